@@ -1,0 +1,61 @@
+"""What the bot needs from GitHub, as one narrow interface.
+
+The real implementation is `bot.github_client.GitHubClient` (PyGithub); the
+dry run records instead of writing. Handlers depend on this Protocol only, so
+the core never imports PyGithub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class PRRef:
+    """Which pull request, and through which App installation (None: plain token)."""
+
+    repo: str  # "owner/name"
+    number: int
+    installation_id: int | None = None
+
+
+class Outcome(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"  # the rendered body equals what is posted: no write
+    SKIPPED = "skipped"  # nothing posted and nothing to post (e.g. no match, no comment yet)
+
+
+@dataclass(frozen=True)
+class StickyResult:
+    outcome: Outcome
+    comment_id: int | None = None
+
+
+class GitHubPort(Protocol):
+    def list_files(self, ref: PRRef) -> list[str]:
+        """Changed file paths of the PR (renames also give the previous path)."""
+        ...
+
+    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+        """Create or edit the bot's one comment carrying `marker`.
+
+        Only a comment that contains the marker AND was written by the bot's own
+        account is ours. Identical body: no write. `create=False`: edit an
+        existing comment but never create one (used for "no notes match any more").
+        """
+        ...
+
+    def create_comment(self, ref: PRRef, body: str) -> int:
+        """Post a new comment (replies to commands); return its id."""
+        ...
+
+    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
+        """React to an issue comment: eyes, +1, confused, ..."""
+        ...
+
+    def permission(self, ref: PRRef, login: str) -> str:
+        """The user's permission on the repo: admin, maintain, write, triage, read or none."""
+        ...

@@ -1,0 +1,84 @@
+"""Path globs for changed files, compiled to regular expressions (pure).
+
+Semantics follow CODEOWNERS, which vLLM curators already know:
+- `*` matches within one path segment, `?` one character, `[abc]` a class;
+- `**` matches any number of segments (`vllm/**/cuda_graph.py`);
+- a pattern without `/` matches the file name at any depth (`*.cu`);
+- a pattern naming a directory (`vllm/v1/core` or `vllm/v1/core/`) matches everything under it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_GLOB_CHARS = set("*?[")
+
+
+class GlobError(ValueError):
+    """A path pattern that cannot be compiled; the message says why."""
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Translate one path glob to an anchored regular expression source."""
+    if not pattern or not pattern.strip():
+        raise GlobError("empty pattern")
+    if "\\" in pattern:
+        raise GlobError("use '/' as the path separator, not '\\'")
+    if pattern != pattern.strip():
+        raise GlobError("leading or trailing whitespace")
+    pat = pattern.lstrip("/")
+    if not pat:
+        raise GlobError("pattern matches nothing but '/'")
+    directory = pat.endswith("/")
+    pat = pat.rstrip("/")
+    if "/" not in pat:
+        pat = "**/" + pat
+    out: list[str] = []
+    i, n = 0, len(pat)
+    while i < n:
+        c = pat[i]
+        if pat.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pat.find("]", i + 2)
+            if end == -1:
+                raise GlobError(f"unclosed '[' at position {i + 1}")
+            body = pat[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif c == "]":
+            raise GlobError(f"unmatched ']' at position {i + 1}")
+        else:
+            out.append(re.escape(c))
+            i += 1
+    source = "".join(out)
+    # A literal directory, or a pattern ending in '/', also covers what lies below it.
+    has_glob = any(ch in _GLOB_CHARS for ch in pattern)
+    if directory or not has_glob:
+        source += "(?:/.*)?"
+    return source
+
+
+@lru_cache(maxsize=4096)
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(r"\A(?:" + glob_to_regex(pattern) + r")\Z")
+    except re.error as exc:  # e.g. a bad range inside [...]
+        raise GlobError(str(exc)) from exc
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    return compile_glob(pattern).match(path) is not None

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Set up everything on a fresh machine (Python 3.11 + pip): a virtualenv with the
+# project and its test tools, the npm test fixtures, and headless Chromium for the
+# browser test. Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+
+# Real webhook payloads for the tests (package.json pins the version).
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -d node_modules/@octokit/webhooks-examples ]; then
+    npm install --no-audit --no-fund --silent >/dev/null
+  fi
+else
+  echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples will say so" >&2
+fi
+
+# Debian's Chromium and its driver for the browser test (root only; skipped otherwise).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+      || echo "bootstrap: could not install chromium; the browser test will be skipped" >&2
+  fi
+fi
