@@ -1,0 +1,290 @@
+"""Run-time settings: environment, an optional `.env`, then `config/bot.toml`, then defaults.
+
+GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
+`REVIEW_NOTES_<FIELD>`. Secrets are SecretStr (they print as `**********`).
+`load_settings()` turns every invalid or contradictory value into one
+`SettingsError` whose lines name the variable to fix.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
+from bot.matching import DEFAULT_MATCHING_FILE
+
+DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
+ENV_PREFIX = "REVIEW_NOTES_"
+# Used only in dry run without GITHUB_WEBHOOK_SECRET: nothing is written to GitHub
+# then, and `review-notes replay` signs with it by default. Printed at start-up.
+DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_COMMAND = re.compile(r"^/[a-z][a-z0-9-]{0,31}$")
+
+
+class SettingsError(Exception):
+    """Start-up configuration problems, one `NAME: message` per line."""
+
+
+def _github(name: str) -> Any:
+    return Field(default=None, validation_alias=AliasChoices(name))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="forbid",
+        validate_by_name=True,
+        toml_file=DEFAULT_BOT_TOML,
+    )
+
+    # --- GitHub (standard names, no prefix) ---
+    github_app_id: str | None = _github("GITHUB_APP_ID")  # App ID or client ID
+    github_private_key: SecretStr | None = _github("GITHUB_PRIVATE_KEY")  # PEM text
+    github_private_key_path: Path | None = _github("GITHUB_PRIVATE_KEY_PATH")
+    github_webhook_secret: SecretStr | None = _github("GITHUB_WEBHOOK_SECRET")
+    github_api_url: str = Field(
+        default="https://api.github.com", validation_alias=AliasChoices("GITHUB_API_URL")
+    )
+    github_token: SecretStr | None = _github("GITHUB_TOKEN")
+
+    # --- the bot (REVIEW_NOTES_*) ---
+    db_path: Path = Path("var/review-notes.sqlite3")
+    repos: Annotated[tuple[str, ...], NoDecode] = ("vllm-project/vllm",)
+    dry_run: bool | None = None  # None: dry run exactly when no credentials are set
+    public_url: str | None = None  # base of the notes pages; dry run: http://HOST:PORT
+    comment_on_drafts: bool = False
+    command: str = "/notes"
+    note_links: Literal["pages", "github"] = "pages"
+    notes_github_repo: str | None = None  # owner/name holding the note files (links=github)
+    notes_github_branch: str = "main"
+    notes_github_dir: str = "seeds/notes"
+    notes_dir: Path = DEFAULT_NOTES_DIR
+    topics_file: Path = DEFAULT_TOPICS_FILE
+    matching_file: Path = DEFAULT_MATCHING_FILE
+    workers: int = Field(default=2, ge=1, le=32)
+    http_timeout: float = Field(default=15.0, gt=0, le=300)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    retry_max_wait: float = Field(default=60.0, ge=0, le=3600)
+    bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Earlier wins: explicit arguments, real environment, .env, then config/bot.toml.
+        return (
+            init_settings,
+            env_settings,
+            dotenv_settings,
+            TomlConfigSettingsSource(settings_cls),
+        )
+
+    @field_validator("repos", mode="before")
+    @classmethod
+    def _split_repos(cls, v: Any) -> Any:
+        if isinstance(v, str):  # env: "a/b,c/d" (or JSON, which also splits cleanly)
+            v = [r.strip(" \"'[]") for r in v.split(",")]
+            v = [r for r in v if r]
+        return v
+
+    @field_validator("repos")
+    @classmethod
+    def _check_repos(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [r for r in v if not _REPO.match(r)]
+        if bad:
+            raise ValueError(f"not owner/name: {', '.join(bad)}")
+        if not v:
+            raise ValueError("the allow-list is empty: the bot would never comment")
+        return tuple(r.lower() for r in v)
+
+    @field_validator("command")
+    @classmethod
+    def _check_command(cls, v: str) -> str:
+        if not _COMMAND.match(v):
+            raise ValueError("must be '/' then lowercase letters, digits or '-', e.g. /notes")
+        return v
+
+    @field_validator("github_api_url", "public_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        if not re.match(r"^https?://[^/\s]+", v):
+            raise ValueError("must be an http(s) URL")
+        return v.rstrip("/")
+
+    @field_validator("github_app_id", "bot_login")
+    @classmethod
+    def _blank_is_none(cls, v: str | None) -> str | None:
+        return v.strip() or None if v is not None else None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        problems = []
+        key_given = self.github_private_key is not None or self.github_private_key_path is not None
+        if self.github_private_key is not None and self.github_private_key_path is not None:
+            problems.append(
+                "GITHUB_PRIVATE_KEY: set either GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH,"
+                " not both"
+            )
+        if self.github_app_id and not key_given:
+            problems.append("GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is")
+        if key_given and not self.github_app_id:
+            problems.append("GITHUB_APP_ID: a private key is set but no App ID is")
+        if self.github_token is not None and (self.github_app_id or key_given):
+            problems.append("GITHUB_TOKEN: set either a token or the App credentials, not both")
+        if self.github_private_key_path is not None and not problems:
+            problems += _check_pem_file(self.github_private_key_path)
+        elif self.github_private_key is not None and not _looks_like_pem(
+            self.github_private_key.get_secret_value()
+        ):
+            problems.append("GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)")
+        if self.dry_run is False and not self.has_credentials:
+            problems.append(
+                f"{ENV_PREFIX}DRY_RUN: is false but no GitHub credentials are set "
+                "(GITHUB_APP_ID + GITHUB_PRIVATE_KEY[_PATH], or GITHUB_TOKEN)"
+            )
+        live = self.dry_run is False or (self.dry_run is None and self.has_credentials)
+        if live and self.github_webhook_secret is None:
+            problems.append("GITHUB_WEBHOOK_SECRET: required when posting to GitHub")
+        if live and self.note_links == "pages" and self.public_url is None:
+            problems.append(
+                f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "
+                "when posting to GitHub (links must work for reviewers)"
+            )
+        if self.note_links == "github" and not _REPO.match(self.notes_github_repo or ""):
+            problems.append(
+                f"{ENV_PREFIX}NOTES_GITHUB_REPO: required (owner/name) with "
+                f"{ENV_PREFIX}NOTE_LINKS=github"
+            )
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    # --- derived values ---
+
+    @property
+    def has_credentials(self) -> bool:
+        return bool(
+            self.github_app_id
+            or self.github_private_key is not None
+            or self.github_private_key_path is not None
+            or self.github_token is not None
+        )
+
+    @property
+    def is_dry_run(self) -> bool:
+        return self.dry_run if self.dry_run is not None else not self.has_credentials
+
+    @property
+    def uses_dev_secret(self) -> bool:
+        return self.github_webhook_secret is None
+
+    def webhook_secret(self) -> str:
+        if self.github_webhook_secret is not None:
+            return self.github_webhook_secret.get_secret_value()
+        return DEV_WEBHOOK_SECRET
+
+    def private_key_pem(self) -> str | None:
+        if self.github_private_key is not None:
+            return self.github_private_key.get_secret_value()
+        if self.github_private_key_path is not None:
+            return self.github_private_key_path.read_text("utf-8")
+        return None
+
+    def links_base(self) -> str:
+        """Where `/notes/{id}` pages are served."""
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+    def allows(self, repo: str) -> bool:
+        return repo.lower() in self.repos
+
+
+def _looks_like_pem(text: str) -> bool:
+    text = text.strip()
+    return text.startswith("-----BEGIN ") and "PRIVATE KEY-----" in text
+
+
+def _check_pem_file(path: Path) -> list[str]:
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        return [f"GITHUB_PRIVATE_KEY_PATH: cannot read {path}: {exc.strerror}"]
+    except UnicodeDecodeError:
+        return [f"GITHUB_PRIVATE_KEY_PATH: {path} is not a PEM text file"]
+    if not _looks_like_pem(text):
+        return [f"GITHUB_PRIVATE_KEY_PATH: {path} is not a PEM private key"]
+    return []
+
+
+def env_name(field: str) -> str:
+    """The variable a user sets for `field`."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info else None
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return ENV_PREFIX + field.upper()
+
+
+def load_settings(
+    *,
+    env_file: str | Path | None = ".env",
+    toml_file: Path | None = DEFAULT_BOT_TOML,
+    **values: Any,
+) -> Settings:
+    """Build the settings or raise SettingsError naming each bad variable.
+
+    `values` (by field name) override everything; tests pass `env_file=None`.
+    """
+    config = dict(Settings.model_config)
+    config["toml_file"] = toml_file if toml_file is not None and toml_file.exists() else None
+    cls = type("Settings", (Settings,), {"model_config": config, "__module__": __name__})
+    try:
+        return cls(_env_file=env_file, **values)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        if not err.get("loc"):  # the cross-field check: lines already name their variable
+            lines += msg.split("\n")
+            continue
+        field = str(err["loc"][0])
+        name = env_name(field) if field in Settings.model_fields else field
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting"
+        lines.append(f"{name}: {msg}")
+    return "\n".join(lines)

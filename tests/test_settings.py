@@ -1,0 +1,122 @@
+"""Settings: defaults from config/bot.toml, env overrides, clear errors, secrets kept secret."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings
+
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith(("GITHUB_", "REVIEW_NOTES_")):
+            monkeypatch.delenv(name)
+
+
+def load(**kw):
+    return load_settings(env_file=None, **kw)
+
+
+def errors(**kw) -> str:
+    with pytest.raises(SettingsError) as exc:
+        load(**kw)
+    return str(exc.value)
+
+
+def test_no_credentials_means_dry_run_with_the_dev_secret():
+    s = load()
+    assert s.is_dry_run and s.uses_dev_secret
+    assert s.webhook_secret() == DEV_WEBHOOK_SECRET
+    assert s.repos == ("vllm-project/vllm",)
+    assert s.command == "/notes" and s.comment_on_drafts is False and s.note_links == "pages"
+
+
+def test_toml_gives_defaults_and_env_overrides_them(tmp_path, monkeypatch):
+    toml = tmp_path / "bot.toml"
+    toml.write_text('repos = ["acme/one"]\ncomment_on_drafts = true\ncommand = "/rn"\n')
+    s = load_settings(env_file=None, toml_file=toml)
+    assert s.repos == ("acme/one",) and s.comment_on_drafts and s.command == "/rn"
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", "acme/two, Acme/Three")
+    monkeypatch.setenv("REVIEW_NOTES_COMMENT_ON_DRAFTS", "false")
+    s = load_settings(env_file=None, toml_file=toml)
+    assert s.repos == ("acme/two", "acme/three") and not s.comment_on_drafts
+    assert s.command == "/rn"
+
+
+def test_unknown_toml_key_is_named(tmp_path):
+    toml = tmp_path / "bot.toml"
+    toml.write_text("comment_on_draft = true\n")
+    with pytest.raises(SettingsError, match="comment_on_draft: unknown setting"):
+        load_settings(env_file=None, toml_file=toml)
+
+
+def test_dotenv_file_is_read(tmp_path):
+    env = tmp_path / ".env"
+    env.write_text("REVIEW_NOTES_WORKERS=5\nGITHUB_WEBHOOK_SECRET=from-dotenv\n")
+    s = load_settings(env_file=env)
+    assert s.workers == 5 and s.webhook_secret() == "from-dotenv"
+
+
+def test_app_credentials_make_a_live_configuration(tmp_path):
+    key = tmp_path / "app.pem"
+    key.write_text(PEM)
+    s = load(
+        github_app_id="4242",
+        github_private_key_path=key,
+        github_webhook_secret="s3cret",
+        public_url="https://notes.example.org/",
+    )
+    assert not s.is_dry_run and s.private_key_pem() == PEM
+    assert s.links_base() == "https://notes.example.org"
+
+
+@pytest.mark.parametrize(
+    ("values", "names"),
+    [
+        ({"github_app_id": "1"}, ["GITHUB_PRIVATE_KEY"]),
+        ({"github_private_key": PEM}, ["GITHUB_APP_ID"]),
+        (
+            {"github_app_id": "1", "github_private_key": PEM, "github_private_key_path": "k"},
+            ["GITHUB_PRIVATE_KEY: set either"],
+        ),
+        ({"github_token": "t", "github_app_id": "1", "github_private_key": PEM}, ["GITHUB_TOKEN"]),
+        ({"github_token": "t", "public_url": "https://x.org"}, ["GITHUB_WEBHOOK_SECRET"]),
+        ({"github_token": "t", "github_webhook_secret": "s"}, ["REVIEW_NOTES_PUBLIC_URL"]),
+        (
+            {"github_app_id": "1", "github_private_key": "not a key"},
+            ["GITHUB_PRIVATE_KEY: not a PEM"],
+        ),
+        ({"github_app_id": "1", "github_private_key_path": "/nonexistent/k.pem"}, ["cannot read"]),
+        ({"dry_run": False}, ["REVIEW_NOTES_DRY_RUN"]),
+        ({"workers": 0}, ["REVIEW_NOTES_WORKERS"]),
+        ({"command": "notes"}, ["REVIEW_NOTES_COMMAND"]),
+        ({"repos": "vllm"}, ["REVIEW_NOTES_REPOS"]),
+        ({"note_links": "wiki"}, ["REVIEW_NOTES_NOTE_LINKS"]),
+        ({"note_links": "github"}, ["REVIEW_NOTES_NOTES_GITHUB_REPO"]),
+        ({"github_api_url": "api.github.com"}, ["GITHUB_API_URL"]),
+    ],
+)
+def test_bad_or_contradictory_settings_name_the_variable(values, names):
+    text = errors(**values)
+    for name in names:
+        assert name in text
+
+
+def test_env_errors_name_the_env_variable(monkeypatch):
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "eighty")
+    assert "REVIEW_NOTES_PORT" in errors()
+
+
+def test_secrets_never_print():
+    s = load(
+        github_token="ghp_supersecret",
+        github_webhook_secret="hook-secret",
+        public_url="https://x.org",
+    )
+    text = repr(s) + str(s) + str(s.model_dump())
+    assert "ghp_supersecret" not in text and "hook-secret" not in text
