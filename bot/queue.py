@@ -1,0 +1,322 @@
+"""The durable delivery queue and its worker threads.
+
+A verified webhook delivery is inserted here before GitHub gets its answer, so a
+crash loses nothing. Workers claim deliveries atomically; deliveries for the same
+PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
+A delivery left `processing` by a killed process goes back to `pending` on start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bot.db import Database, utcnow
+
+log = logging.getLogger(__name__)
+
+# A delivery interrupted by this many crashes is given up, so a poison payload
+# cannot crash-loop the server.
+MAX_INTERRUPTIONS = 3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS deliveries (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,             -- X-GitHub-Delivery
+    event       TEXT NOT NULL,                    -- X-GitHub-Event
+    action      TEXT,
+    payload     TEXT NOT NULL,
+    repo        TEXT,
+    pr_number   INTEGER,
+    pr_key      TEXT,                             -- "owner/name#N": work on one PR is serial
+    state       TEXT NOT NULL CHECK (state IN ('pending', 'processing', 'done', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    last_error  TEXT,
+    received_at TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
+CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
+"""
+
+
+class State(StrEnum):
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Enqueued(StrEnum):
+    QUEUED = "queued"
+    DUPLICATE = "duplicate"  # seen before and not failed: nothing to do
+    REQUEUED = "requeued"  # a redelivery of a failed delivery: try again
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    event: str
+    action: str | None
+    payload: dict[str, Any]
+    repo: str | None = None
+    pr_number: int | None = None
+    state: State = State.PENDING
+    attempts: int = 0
+    last_error: str | None = None
+    received_at: str = ""
+    updated_at: str = ""
+
+
+def pr_key(repo: str | None, number: int | None) -> str | None:
+    return f"{repo.lower()}#{number}" if repo and number is not None else None
+
+
+class DeliveryQueue:
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(SCHEMA)
+        self._changed = threading.Condition()
+        self._version = 0  # bumped on every change, so a waiter never misses a wake-up
+
+    # --- producer side ---
+
+    def enqueue(
+        self,
+        delivery_id: str,
+        event: str,
+        action: str | None,
+        payload: dict[str, Any],
+        repo: str | None = None,
+        pr_number: int | None = None,
+    ) -> Enqueued:
+        now = utcnow()
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "SELECT state FROM deliveries WHERE id = ?", (delivery_id,)
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
+                    " pr_key, state, received_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                    (
+                        delivery_id,
+                        event,
+                        action,
+                        json.dumps(payload, ensure_ascii=False),
+                        repo,
+                        pr_number,
+                        pr_key(repo, pr_number),
+                        now,
+                        now,
+                    ),
+                )
+                outcome = Enqueued.QUEUED
+            elif row["state"] == State.FAILED:
+                conn.execute(
+                    "UPDATE deliveries SET state = 'pending', updated_at = ? WHERE id = ?",
+                    (now, delivery_id),
+                )
+                outcome = Enqueued.REQUEUED
+            else:
+                outcome = Enqueued.DUPLICATE
+        if outcome != Enqueued.DUPLICATE:
+            self._notify()
+        return outcome
+
+    # --- consumer side ---
+
+    def claim(self) -> Delivery | None:
+        """Atomically take the oldest pending delivery whose PR has nothing in progress."""
+        rows = self.db.execute(
+            """
+            UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
+            WHERE seq = (
+                SELECT d.seq FROM deliveries d
+                WHERE d.state = 'pending' AND (
+                    d.pr_key IS NULL OR NOT EXISTS (
+                        SELECT 1 FROM deliveries p
+                        WHERE p.pr_key = d.pr_key AND p.state = 'processing'))
+                ORDER BY d.seq LIMIT 1)
+            RETURNING *
+            """,
+            (utcnow(),),
+        )
+        return _delivery(rows[0]) if rows else None
+
+    def complete(self, delivery_id: str) -> None:
+        self._finish(delivery_id, State.DONE, None)
+
+    def fail(self, delivery_id: str, error: str) -> None:
+        self._finish(delivery_id, State.FAILED, error[:2000])
+
+    def _finish(self, delivery_id: str, state: State, error: str | None) -> None:
+        self.db.execute(
+            "UPDATE deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ?",
+            (state, error, utcnow(), delivery_id),
+        )
+        self._notify()
+
+    def recover(self) -> int:
+        """On start: resume deliveries a killed process left `processing`."""
+        now = utcnow()
+        with self.db.tx() as conn:
+            conn.execute(
+                "UPDATE deliveries SET state = 'failed', updated_at = ?,"
+                " last_error = 'interrupted ' || attempts || ' times (process killed while"
+                " working on it); given up' WHERE state = 'processing' AND attempts >= ?",
+                (now, MAX_INTERRUPTIONS),
+            )
+            cur = conn.execute(
+                "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                " WHERE state = 'processing'",
+                (now,),
+            )
+            resumed = cur.rowcount
+        self._notify()
+        return resumed
+
+    def retry(self, delivery_ids: list[str] | None = None) -> list[str]:
+        """Put failed deliveries back in the queue (all of them when ids is None)."""
+        now = utcnow()
+        with self.db.tx() as conn:
+            if delivery_ids is None:
+                rows = conn.execute(
+                    "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                    " WHERE state = 'failed' RETURNING id",
+                    (now,),
+                ).fetchall()
+            else:
+                rows = []
+                for did in delivery_ids:
+                    rows += conn.execute(
+                        "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                        " WHERE state = 'failed' AND id = ? RETURNING id",
+                        (now, did),
+                    ).fetchall()
+        self._notify()
+        return [r["id"] for r in rows]
+
+    # --- inspection ---
+
+    def get(self, delivery_id: str) -> Delivery | None:
+        rows = self.db.execute("SELECT * FROM deliveries WHERE id = ?", (delivery_id,))
+        return _delivery(rows[0]) if rows else None
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in State}
+        for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):
+            out[row["state"]] = row["n"]
+        return out
+
+    def failed(self, limit: int = 50) -> list[Delivery]:
+        rows = self.db.execute(
+            "SELECT * FROM deliveries WHERE state = 'failed' ORDER BY seq DESC LIMIT ?", (limit,)
+        )
+        return [_delivery(r) for r in rows]
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until nothing is pending or processing (tests, shutdown); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                c = self.counts()
+                if c["pending"] == 0 and c["processing"] == 0:
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(min(left, 0.2))
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def wait_for_work(self, seen_version: int, timeout: float) -> None:
+        """Sleep until something changed since `seen_version`, or `timeout`."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._version != seen_version, timeout)
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._version += 1
+            self._changed.notify_all()
+
+
+def _delivery(row: Any) -> Delivery:
+    return Delivery(
+        id=row["id"],
+        event=row["event"],
+        action=row["action"],
+        payload=json.loads(row["payload"]),
+        repo=row["repo"],
+        pr_number=row["pr_number"],
+        state=State(row["state"]),
+        attempts=row["attempts"],
+        last_error=row["last_error"],
+        received_at=row["received_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+class Workers:
+    """A small pool of threads draining the queue through `process`.
+
+    `process` raising means the delivery failed (the GitHub client has already
+    retried what it could); the error is kept and shown in /healthz.
+    """
+
+    # Other processes (`review-notes retry`) cannot wake us: poll this often.
+    POLL_SECONDS = 1.0
+
+    def __init__(self, queue: DeliveryQueue, process: Callable[[Delivery], None], count: int):
+        self.queue = queue
+        self.process = process
+        self.count = count
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        self._stop.clear()
+        for i in range(self.count):
+            t = threading.Thread(target=self._run, name=f"review-notes-worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the deliveries in hand, then stop; unclaimed ones stay pending."""
+        self._stop.set()
+        self.queue._notify()
+        for t in self._threads:
+            t.join(timeout)
+        self._threads = []
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            seen = self.queue.version
+            try:
+                delivery = self.queue.claim()
+            except Exception:  # database busy or gone: wait and try again
+                log.exception("claiming a delivery failed")
+                delivery = None
+            if delivery is None:
+                self.queue.wait_for_work(seen, self.POLL_SECONDS)
+                continue
+            self.run_one(delivery)
+
+    def run_one(self, delivery: Delivery) -> None:
+        try:
+            self.process(delivery)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning("delivery %s (%s) failed: %s", delivery.id, delivery.event, error)
+            self.queue.fail(delivery.id, error)
+        else:
+            self.queue.complete(delivery.id)

@@ -1,0 +1,163 @@
+"""The SQLite delivery queue: atomic claims, per-PR serialisation, recovery, retry."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from bot.db import Database
+from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Workers
+
+
+def queue_at(path) -> DeliveryQueue:
+    return DeliveryQueue(Database(path / "q.sqlite3"))
+
+
+def add(q: DeliveryQueue, did: str, number: int | None = 1, repo: str = "o/r") -> Enqueued:
+    return q.enqueue(did, "pull_request", "opened", {"n": did}, repo, number)
+
+
+def test_enqueue_is_idempotent_per_delivery_id(tmp_path):
+    q = queue_at(tmp_path)
+    assert add(q, "a") == Enqueued.QUEUED
+    assert add(q, "a") == Enqueued.DUPLICATE
+    assert q.counts()["pending"] == 1
+    d = q.claim()
+    assert d.id == "a" and d.payload == {"n": "a"} and d.attempts == 1
+    q.complete("a")
+    assert add(q, "a") == Enqueued.DUPLICATE  # done stays done
+    assert q.claim() is None
+
+
+def test_uses_wal_and_survives_reopening(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    assert q.db.execute("PRAGMA journal_mode")[0][0] == "wal"
+    q.db.close()
+    q2 = queue_at(tmp_path)
+    assert q2.get("a").state == "pending"
+
+
+def test_one_pr_is_serial_other_prs_are_parallel(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "pr1-opened", 1)
+    add(q, "pr1-labeled", 1)
+    add(q, "pr2-opened", 2)
+    first = q.claim()
+    assert first.id == "pr1-opened"
+    second = q.claim()
+    assert second.id == "pr2-opened"  # PR 1 is busy: its next event waits
+    assert q.claim() is None
+    q.complete("pr1-opened")
+    third = q.claim()
+    assert third.id == "pr1-labeled"  # arrival order within a PR
+
+
+def test_pr_key_ignores_repo_case(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a", 1, "Vllm-Project/vLLM")
+    add(q, "b", 1, "vllm-project/vllm")
+    assert q.claim().id == "a"
+    assert q.claim() is None
+
+
+def test_concurrent_claims_never_hand_out_a_delivery_twice(tmp_path):
+    q = queue_at(tmp_path)
+    for i in range(200):
+        add(q, f"d{i}", i % 7)  # 7 PRs
+    claimed: list[str] = []
+    lock = threading.Lock()
+    active: dict[int, int] = {}
+    overlaps = []
+
+    def worker():
+        while True:
+            d = q.claim()
+            if d is None:
+                if q.counts()["pending"] == 0:
+                    return
+                continue
+            with lock:
+                claimed.append(d.id)
+                active[d.pr_number] = active.get(d.pr_number, 0) + 1
+                if active[d.pr_number] > 1:
+                    overlaps.append(d.pr_number)
+            time.sleep(0.0005)  # "work": gives another claim the chance to overlap
+            with lock:
+                active[d.pr_number] -= 1
+            q.complete(d.id)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(claimed) == sorted(f"d{i}" for i in range(200))
+    assert overlaps == []
+    assert q.counts()["done"] == 200
+
+
+def test_recover_resumes_interrupted_work_and_gives_up_on_poison(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a", 1)
+    add(q, "b", 2)
+    q.claim()  # "a" processing, then the process dies
+    assert q.recover() == 1
+    assert q.get("a").state == "pending"
+    for _ in range(MAX_INTERRUPTIONS - 1):  # keeps killing the process
+        while (d := q.claim()) and d.id != "a":
+            q.complete(d.id)
+        q.recover()
+    assert q.get("a").attempts == MAX_INTERRUPTIONS
+    q.claim()
+    q.recover()
+    a = q.get("a")
+    assert a.state == "failed" and "interrupted" in a.last_error
+
+
+def test_failed_deliveries_are_kept_and_can_be_retried(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a", 1)
+    add(q, "b", 2)
+    add(q, "c", 3)
+    for _ in range(3):
+        d = q.claim()
+        q.fail(d.id, f"GithubException: 502 for {d.id}")
+    assert q.counts()["failed"] == 3
+    assert [d.id for d in q.failed()] == ["c", "b", "a"]
+    assert q.get("b").last_error == "GithubException: 502 for b"
+    assert q.retry(["b", "nope"]) == ["b"]
+    assert q.claim().id == "b"
+    assert sorted(q.retry()) == ["a", "c"]
+    assert q.counts() == {"pending": 2, "processing": 1, "done": 0, "failed": 0}
+
+
+def test_workers_record_failures_and_keep_going(tmp_path):
+    q = queue_at(tmp_path)
+    seen = []
+
+    def process(d):
+        seen.append(d.id)
+        if d.id == "bad":
+            raise RuntimeError("no luck")
+
+    w = Workers(q, process, count=2)
+    w.start()
+    try:
+        add(q, "bad", 1)
+        add(q, "good", 2)
+        assert q.wait_idle(20)
+    finally:
+        w.stop()
+    assert sorted(seen) == ["bad", "good"]
+    assert q.get("bad").state == "failed" and q.get("bad").last_error == "RuntimeError: no luck"
+    assert q.get("good").state == "done"
+
+
+def test_server_lock_is_exclusive(tmp_path):
+    a = Database(tmp_path / "x.sqlite3")
+    b = Database(tmp_path / "x.sqlite3")
+    assert a.acquire_server_lock()
+    assert not b.acquire_server_lock()
+    a.close()
+    assert b.acquire_server_lock()
