@@ -1,0 +1,230 @@
+"""The sticky PR comment, rendered from a match result (pure: data in, Markdown out).
+
+Everything that comes from notes or PRs passes through `safe_text`, so the
+comment never pings anyone (`@` gets a zero-width space), never creates a
+backlink (`#123`, `owner/repo#123`, `GH-123` are broken up; GitHub PR URLs go
+through redirect.github.com), and never injects Markdown or HTML. Commands are
+only ever shown in inline code in the middle of a sentence, so the bot's own
+comment can never trigger it. The marker is the first line, so no truncation can
+remove it, and the body stays within a budget well under GitHub's 65,536 limit
+by dropping whole notes, lowest ranked first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.library import Library
+from bot.matching import Match, MatchResult
+from bot.notes import Note, Verdict
+
+MARKER = "<!-- review-notes:v1 -->"
+GITHUB_BODY_LIMIT = 65_536
+BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
+
+ZWSP = "\u200b"
+_TITLE_MAX = 300
+_SUMMARY_MAX = 1_500
+_REASON_MAX = 300
+_REASONS_SHORT = 12
+_REASONS_VERBOSE = 60
+
+_BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
+
+
+@dataclass(frozen=True)
+class NoteLinks:
+    """Where a note's full guidance lives."""
+
+    mode: Literal["pages", "github"] = "pages"
+    base_url: str = "http://127.0.0.1:8000"  # pages: {base_url}/notes/{id}
+    repo: str | None = None  # github: the repository holding the note files
+    branch: str = "main"
+    directory: str = "seeds/notes"
+
+    def url(self, note: Note) -> str:
+        if self.mode == "github" and self.repo:
+            path = f"{self.directory.strip('/')}/{note.filename}".lstrip("/")
+            return f"https://github.com/{self.repo}/blob/{self.branch}/{path}"
+        return f"{self.base_url.rstrip('/')}/notes/{note.id}"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    links: NoteLinks = NoteLinks()
+    command: str = "/notes"
+    verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
+    budget: int = BUDGET
+
+
+# --- safe text -----------------------------------------------------------------
+
+_GITHUB_REF_URL = re.compile(
+    r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(pull|issues)/(\d+)",
+    re.I,
+)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_ISSUE_REF = re.compile(r"#(?=\d)")
+_GH_REF = re.compile(r"\b(GH)-(?=\d)", re.I)
+_SPACE = re.compile(r"\s+")
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _defuse(text: str) -> str:
+    """Break mentions and issue references (also used inside code spans)."""
+    text = _MENTION.sub("@" + ZWSP, text)
+    text = _ISSUE_REF.sub("#" + ZWSP, text)
+    return _GH_REF.sub(lambda m: m.group(1) + "-" + ZWSP, text)
+
+
+def safe_text(text: str, limit: int | None = None) -> str:
+    """One line of untrusted text, made inert for GitHub Markdown."""
+    text = _SPACE.sub(" ", text or "").strip()
+    if limit is not None:
+        text = clip(text, limit)
+    text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1/\2/\3", text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _defuse(text)
+
+
+def code(text: str) -> str:
+    """An inline code span that survives backticks in `text`."""
+    text = _defuse(_SPACE.sub(" ", text))
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def pr_link(repo: str, number: int) -> str:
+    """A link to a PR that creates no backlink on it."""
+    return f"[{safe_text(repo)} PR {number}](https://redirect.github.com/{repo}/pull/{number})"
+
+
+# --- the comment -------------------------------------------------------------
+
+
+def render(
+    result: MatchResult, library: Library, *, head_sha: str = "", opts: RenderOptions
+) -> str:
+    """The sticky comment for this match result (the short "no match" body when empty)."""
+    if not result.matches:
+        return render_no_match(result, library, head_sha=head_sha, opts=opts)
+    matches = list(result.matches)
+    for shown in range(len(matches), -1, -1):
+        body = _compose(matches[:shown], len(matches) - shown, result, library, head_sha, opts)
+        if len(body) <= opts.budget:
+            return body
+    raise AssertionError("unreachable: a comment with no notes always fits")
+
+
+def render_no_match(
+    result: MatchResult | None, library: Library, *, head_sha: str = "", opts: RenderOptions
+) -> str:
+    """The body left in place when notes matched before but none match now."""
+    against = f" (checked against commit {code(head_sha[:7])})" if head_sha else ""
+    parts = [
+        MARKER,
+        "### 📚 Review notes",
+        "",
+        f"No review note matches this pull request any more{against}.",
+    ]
+    if opts.verbose and result is not None:
+        parts += ["", *_topics_section(result, library, ())]
+    parts += ["", _footer(opts)]
+    return "\n".join(parts) + "\n"
+
+
+def _compose(
+    shown: list[Match],
+    hidden: int,
+    result: MatchResult,
+    library: Library,
+    head_sha: str,
+    opts: RenderOptions,
+) -> str:
+    n = len(shown) + hidden
+    what = "a past pull request" if n == 1 else f"{n} past pull requests"
+    against = f" Matched against commit {code(head_sha[:7])}." if head_sha else ""
+    parts = [
+        MARKER,
+        "### 📚 Review notes" + (" (why mode)" if opts.verbose else ""),
+        "",
+        f"Reviewers' reading guidance on {what} related to this one.{against}",
+    ]
+    for rank, match in enumerate(shown, 1):
+        parts += ["", *_note_block(rank, match, library, opts)]
+    if hidden:
+        more = "1 more note matched" if hidden == 1 else f"{hidden} more notes matched"
+        parts += ["", f"_{more} but is not shown: the comment would be too long._"]
+    if opts.verbose:
+        parts += ["", *_topics_section(result, library, shown)]
+    parts += ["", _footer(opts)]
+    return "\n".join(parts) + "\n"
+
+
+def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:
+    note = match.note
+    v = note.verdict
+    title = note.title_en or note.title_zh
+    head = f"**{rank}. {safe_text(title, _TITLE_MAX)}**"
+    source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
+    guidance = f"[full guidance]({opts.links.url(note)})"
+    badge = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
+    lines = [head, badge]
+    if note.title_en:
+        lines.append(f"原题 (original title): {safe_text(note.title_zh, _TITLE_MAX)}")
+    if note.summary_en:
+        lines += ["", f"> {safe_text(note.summary_en, _SUMMARY_MAX)}"]
+    topics = [library.topics[t].name_en for t in note.topics if t in library.topics]
+    if topics:
+        lines += ["", "Topics: " + ", ".join(safe_text(t) for t in topics)]
+    limit = _REASONS_VERBOSE if opts.verbose else _REASONS_SHORT
+    reasons = [f"- {safe_text(r, _REASON_MAX)}" for r in match.reasons[:limit]]
+    if len(match.reasons) > limit:
+        reasons.append(f"- … and {len(match.reasons) - limit} more")
+    if opts.verbose:
+        lines += ["", f"Why (score {match.score:g}):", *reasons]
+    else:
+        lines += ["", "<details><summary>Why this note</summary>", "", *reasons, "", "</details>"]
+    return lines
+
+
+def _topics_section(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
+    if not result.topics:
+        return ["This pull request hit no topic of the notes taxonomy."]
+    linked = {t for m in shown for t in m.note.topics}
+    names = [_topic_name(library, t) for t in result.topics]
+    lines = ["Topics this pull request touches, strongest first: " + ", ".join(names) + "."]
+    without = [t for t in result.topics if not library.by_topic.get(t) and t not in linked]
+    if without:
+        lines += [
+            "",
+            "Topics hit that have no note yet: "
+            + ", ".join(_topic_name(library, t) for t in without)
+            + ".",
+        ]
+    return lines
+
+
+def _topic_name(library: Library, topic_id: str) -> str:
+    topic = library.topics.get(topic_id)
+    name = f"{topic.name_en} ({topic.name_zh})" if topic else topic_id
+    return safe_text(name)
+
+
+def _footer(opts: RenderOptions) -> str:
+    c = opts.command
+    return (
+        f"<sub>Reply {code(c)} to refresh this comment, {code(c + ' why')} to see all the"
+        f" evidence, {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
+        f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request,"
+        f" and {code(c + ' help')} for more. This comment is edited in place.</sub>"
+    )

@@ -1,0 +1,238 @@
+"""The sticky comment's text: safe (no pings, no backlinks, no injection), bounded, complete."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.library import load_library
+from bot.matching import Match, MatchResult, load_match_config, match_pr
+from bot.notes import Note, Verdict
+from bot.prfacts import PRFacts
+from bot.render import (
+    BUDGET,
+    GITHUB_BODY_LIMIT,
+    MARKER,
+    NoteLinks,
+    RenderOptions,
+    code,
+    render,
+    render_no_match,
+    safe_text,
+)
+
+LIB = load_library()
+OPTS = RenderOptions(links=NoteLinks(base_url="https://notes.example.org"))
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+LIVE_MENTION = re.compile(r"(?<![A-Za-z0-9`])@[A-Za-z0-9]")
+ISSUE_REF = re.compile(r"#\d")
+GH_REF = re.compile(r"\bGH-\d", re.I)
+PULL_URL = re.compile(r"(?<!redirect\.)github\.com/[^/\s)]+/[^/\s)]+/(pull|issues)/\d", re.I)
+
+
+def outside_code(text: str) -> str:
+    return CODE_SPAN.sub("", text)
+
+
+def assert_inert(body: str) -> None:
+    """The properties every rendered body must have, whatever went in."""
+    prose = outside_code(body)
+    assert not LIVE_MENTION.search(body), "live @mention"
+    assert not ISSUE_REF.search(prose), "#N outside code"
+    assert not GH_REF.search(prose), "GH-N outside code"
+    assert not PULL_URL.search(body), "github.com PR/issue URL (backlink)"
+    assert body.startswith(MARKER + "\n")
+    assert len(body) <= BUDGET < GITHUB_BODY_LIMIT
+    for line in body.splitlines():
+        assert not line.lstrip().startswith("/"), f"a command at the start of a line: {line!r}"
+
+
+def note(i: int = 1, **kw) -> Note:
+    data = dict(
+        id=f"test-{i:04d}",
+        repo="vllm-project/vllm",
+        source_pr=50000 + i,
+        verdict=Verdict.DEEP,
+        topics=("spec-decode",),
+        title_zh="测试笔记",
+        title_en=f"Test note {i}",
+        summary_en="A summary.",
+        guidance="值得精读。",
+    )
+    data.update(kw)
+    return Note(**data)
+
+
+def result(*notes: Note, reasons: tuple[str, ...] = ("title mentions 'EAGLE'",)) -> MatchResult:
+    matches = tuple(Match(n, 10.0 - i, reasons) for i, n in enumerate(notes))
+    return MatchResult(matches, ("spec-decode",))
+
+
+# --- content ----------------------------------------------------------------------
+
+
+def test_comment_for_a_real_seed_pr_has_every_part():
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=52419,
+        title="[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path",
+        files=("vllm/v1/core/kv_cache_coordinator.py",),
+        head_sha=SHA,
+    )
+    res = match_pr(facts, LIB, load_match_config())
+    assert res.matches
+    body = render(res, LIB, head_sha=SHA, opts=OPTS)
+    first = res.matches[0].note
+    assert first.source_pr == 52419
+    assert "**Deep read** · 值得精读" in body
+    assert first.title_zh in body
+    assert "https://redirect.github.com/vllm-project/vllm/pull/52419" in body
+    assert f"https://notes.example.org/notes/{first.id}" in body
+    assert "<details><summary>Why this note</summary>" in body
+    assert "`0123456`" in body  # freshness: the head it matched against
+    for word in ("/notes", "/notes why", "/notes topic ID", "/notes search WORDS", "/notes off"):
+        assert f"`{word}`" in body
+    assert "`/notes help`" in body and "`/notes on`" in body
+    assert_inert(body)
+
+
+def test_english_title_and_summary_with_the_original_chinese_title():
+    body = render(
+        result(note(title_en="Keep EAGLE cache", summary_en="Why it matters.")),
+        LIB,
+        head_sha=SHA,
+        opts=OPTS,
+    )
+    assert "**1. Keep EAGLE cache**" in body
+    assert "原题 (original title): 测试笔记" in body
+    assert "> Why it matters." in body
+
+
+@pytest.mark.parametrize(
+    ("verdict", "en", "zh"),
+    [
+        (Verdict.DEEP, "Deep read", "值得精读"),
+        (Verdict.QUICK, "Quick read", "值得快速阅读"),
+        (Verdict.SKIP, "No deep read needed", "不需要精读"),
+    ],
+)
+def test_verdict_badge_in_english_and_chinese(verdict, en, zh):
+    body = render(result(note(verdict=verdict)), LIB, head_sha=SHA, opts=OPTS)
+    assert f"**{en}** · {zh}" in body
+
+
+def test_command_word_comes_from_settings():
+    body = render(result(note()), LIB, head_sha=SHA, opts=RenderOptions(command="/rn"))
+    assert "`/rn why`" in body and "`/notes" not in body
+
+
+def test_github_link_mode_points_at_the_note_file():
+    links = NoteLinks(mode="github", repo="acme/notes", branch="live", directory="seeds/notes/")
+    body = render(result(note(7)), LIB, head_sha=SHA, opts=RenderOptions(links=links))
+    assert "(https://github.com/acme/notes/blob/live/seeds/notes/test-0007.md)" in body
+    assert_inert(body)
+
+
+def test_no_match_body_is_short_and_keeps_the_marker():
+    body = render(MatchResult((), ()), LIB, head_sha=SHA, opts=OPTS)
+    assert body == render_no_match(MatchResult((), ()), LIB, head_sha=SHA, opts=OPTS)
+    assert body.startswith(MARKER + "\n")
+    assert "No review note matches this pull request any more" in body
+    assert "`0123456`" in body
+    assert len(body) < 1000
+    assert_inert(body)
+
+
+def test_verbose_shows_all_evidence_and_topics_without_notes():
+    reasons = tuple(f"reason {i}" for i in range(30))
+    res = MatchResult((Match(note(), 42.5, reasons),), ("spec-decode", "not-a-real-topic"))
+    short = render(res, LIB, head_sha=SHA, opts=OPTS)
+    why = render(res, LIB, head_sha=SHA, opts=RenderOptions(links=OPTS.links, verbose=True))
+    assert "reason 29" in why and "reason 29" not in short  # short view caps the list
+    assert "Why (score 42.5):" in why and "<details>" not in why
+    assert "Topics hit that have no note yet: not-a-real-topic" in why
+    assert "Speculative decoding (投机解码)" in why
+    assert_inert(why)
+
+
+def test_verbose_no_match_lists_the_topics_considered():
+    res = MatchResult((), ("rocm",))
+    body = render(res, LIB, head_sha=SHA, opts=RenderOptions(verbose=True))
+    assert "ROCm" in body
+    assert_inert(body)
+
+
+def test_missing_head_sha_is_simply_not_shown():
+    body = render(result(note()), LIB, head_sha="", opts=OPTS)
+    assert "Matched against" not in body
+
+
+# --- safety ------------------------------------------------------------------------
+
+
+NASTY = (
+    "@octocat and @vllm-project/maintainers, fixes #123 and vllm-project/vllm#456, GH-789, "
+    "see https://github.com/vllm-project/vllm/pull/52419 and www.github.com/a/b/issues/9 "
+    "<script>alert(1)</script> <img src=x onerror=y> **bold** _it_ [link](http://x) "
+    "`code` | table | ~~strike~~ $x^2$ &amp; \\ <!-- review-notes:v1 --> /notes off"
+)
+
+
+def test_untrusted_note_text_is_neutralised():
+    n = note(title_en=NASTY, summary_en=NASTY, title_zh=NASTY)
+    body = render(result(n, reasons=(NASTY,)), LIB, head_sha=SHA, opts=OPTS)
+    assert_inert(body)
+    assert "<script>" not in body and "<img" not in body
+    assert "&lt;script&gt;" in body
+    assert body.count(MARKER) == 1  # a note cannot forge a second marker
+    assert "https://redirect.github.com/vllm-project/vllm/pull/52419" in body
+    assert "\\*\\*bold\\*\\*" in body and "\\[link\\]" in body
+
+
+def test_safe_text_breaks_references_but_keeps_them_readable():
+    out = safe_text("see #12 and @bob")
+    assert out.replace("\u200b", "") == "see #12 and @bob"
+    assert not ISSUE_REF.search(out) and not LIVE_MENTION.search(out)
+
+
+def test_code_spans_survive_backticks_and_defuse_mentions():
+    assert code("a`b") == "``a`b``"
+    assert code("`x`") == "`` `x` ``"
+    assert "@\u200bbob" in code("@bob")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=300))
+def test_any_text_renders_inert(title, reason):
+    n = note(title_en=title or "x", summary_en=title, title_zh=title or "x")
+    body = render(result(n, reasons=(reason,)), LIB, head_sha=SHA, opts=OPTS)
+    assert_inert(body)
+
+
+# --- size ---------------------------------------------------------------------------
+
+
+def test_over_budget_drops_lowest_ranked_notes_whole():
+    big = "长" * 1400
+    notes = [note(i, title_en=f"Note number {i}", summary_en=big, title_zh=big) for i in range(60)]
+    reasons = tuple("r" * 290 for _ in range(12))
+    res = MatchResult(tuple(Match(n, 100 - i, reasons) for i, n in enumerate(notes)), ())
+    body = render(res, LIB, head_sha=SHA, opts=OPTS)
+    assert_inert(body)
+    shown = [i for i in range(60) if f"**{i + 1}. Note number {i}**" in body]
+    assert shown == list(range(len(shown)))  # a prefix: the best ones, in order
+    assert 0 < len(shown) < 60
+    assert f"{60 - len(shown)} more notes matched but is not shown" in body
+    assert body.rstrip().endswith("</sub>")  # footer intact: nothing was cut mid-markdown
+
+
+def test_one_huge_note_is_clipped_not_dropped():
+    n = note(title_en="T" * 100_000, summary_en="S" * 100_000)
+    body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, head_sha=SHA, opts=OPTS)
+    assert_inert(body)
+    assert "**1. " in body and "…" in body
