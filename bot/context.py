@@ -1,0 +1,35 @@
+"""Everything a handler needs, wired once at start-up and shared by the workers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.github_port import GitHubPort
+from bot.library import Library
+from bot.matching import MatchConfig
+from bot.prstate import PRStore
+from bot.render import NoteLinks, RenderOptions
+from bot.settings import Settings
+
+
+@dataclass(frozen=True)
+class BotContext:
+    settings: Settings
+    library: Library
+    match_config: MatchConfig
+    github: GitHubPort
+    prs: PRStore
+
+    @property
+    def links(self) -> NoteLinks:
+        s = self.settings
+        return NoteLinks(
+            mode=s.note_links,
+            base_url=s.links_base(),
+            repo=s.notes_github_repo,
+            branch=s.notes_github_branch,
+            directory=s.notes_github_dir,
+        )
+
+    def render_options(self, *, verbose: bool = False) -> RenderOptions:
+        return RenderOptions(links=self.links, command=self.settings.command, verbose=verbose)

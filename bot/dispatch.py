@@ -1,0 +1,110 @@
+"""Event name -> handler, plus the filters every event passes first.
+
+Each feature module (`bot.pr_events`, later the slash commands) exposes
+`register(dispatcher)` and is listed in FEATURES. `triage` runs twice: at intake
+(so ignored deliveries never reach the queue and get a 202 at once) and again
+before the work (settings may have changed since the delivery was queued).
+
+Cross-cutting rules: only repositories on the allow-list, only pull requests,
+never events sent by a bot (our own comments included: no loops).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.context import BotContext
+from bot.queue import Delivery
+from bot.settings import Settings
+
+# Modules that register handlers, in order. Slash commands will add theirs here.
+FEATURES: tuple[str, ...] = ("bot.pr_events",)
+
+Handler = Callable[[BotContext, Delivery], str]
+Check = Callable[[dict[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class Route:
+    event: str  # X-GitHub-Event
+    actions: frozenset[str] | None  # None: every action
+    handler: Handler  # returns a one-line summary for the log
+    check: Check | None = None  # a reason to ignore this payload, or None
+
+
+@dataclass(frozen=True)
+class Triage:
+    route: Route | None
+    reason: str  # why ignored ("" when routed)
+    repo: str | None = None
+    pr_number: int | None = None
+
+
+def pr_number(event: str, payload: dict[str, Any]) -> int | None:
+    """The PR an event is about, or None (an issue comment on a plain issue)."""
+    pr = payload.get("pull_request")
+    if isinstance(pr, dict) and pr.get("number"):
+        return int(pr["number"])
+    issue = payload.get("issue")
+    if isinstance(issue, dict) and issue.get("pull_request") and issue.get("number"):
+        return int(issue["number"])
+    return None
+
+
+class Dispatcher:
+    def __init__(self) -> None:
+        self._routes: dict[str, list[Route]] = {}
+
+    def add(self, route: Route) -> None:
+        for other in self._routes.get(route.event, []):
+            if other.actions is None or route.actions is None or other.actions & route.actions:
+                raise ValueError(f"two handlers for {route.event} {route.actions}")
+        self._routes.setdefault(route.event, []).append(route)
+
+    def events(self) -> list[str]:
+        return sorted(self._routes)
+
+    def route(self, event: str, action: str | None) -> Route | None:
+        for r in self._routes.get(event, []):
+            if r.actions is None or action in r.actions:
+                return r
+        return None
+
+    def triage(self, event: str, payload: dict[str, Any], settings: Settings) -> Triage:
+        action = payload.get("action")
+        route = self.route(event, action if isinstance(action, str) else None)
+        if route is None:
+            return Triage(None, f"no handler for {event}" + (f".{action}" if action else ""))
+        repo = (payload.get("repository") or {}).get("full_name")
+        if not isinstance(repo, str) or not settings.allows(repo):
+            return Triage(None, f"repository {repo!r} is not on the allow-list")
+        number = pr_number(event, payload)
+        if number is None:
+            return Triage(None, "not about a pull request", repo)
+        sender = payload.get("sender") or {}
+        login = str(sender.get("login") or "")
+        if sender.get("type") == "Bot" or (
+            settings.bot_login and login.lower() == settings.bot_login.lower()
+        ):
+            return Triage(None, f"sent by a bot ({login})", repo, number)
+        if route.check is not None:
+            reason = route.check(payload)
+            if reason:
+                return Triage(None, reason, repo, number)
+        return Triage(route, "", repo, number)
+
+    def dispatch(self, ctx: BotContext, delivery: Delivery) -> str:
+        t = self.triage(delivery.event, delivery.payload, ctx.settings)
+        if t.route is None:
+            return f"ignored: {t.reason}"
+        return t.route.handler(ctx, delivery)
+
+
+def build_dispatcher(features: tuple[str, ...] = FEATURES) -> Dispatcher:
+    d = Dispatcher()
+    for name in features:
+        importlib.import_module(name).register(d)
+    return d

@@ -1,0 +1,126 @@
+"""A GitHubPort that writes nothing to GitHub: it records what it would post.
+
+Used when no credentials are configured (`review-notes serve` out of the box).
+Comments and reactions go to SQLite and the log; `GET /dry-run/comments` lists
+them. Changed files are unknown without GitHub, so matching uses the title, body
+and labels, plus a `files` list when the payload carries one (our examples do).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.db import Database, utcnow
+from bot.github_port import Outcome, PRRef, StickyResult
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS dry_run_comments (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo        TEXT NOT NULL,
+    number      INTEGER NOT NULL,
+    body        TEXT NOT NULL,
+    sticky      INTEGER NOT NULL,          -- 1: the bot's sticky comment, 0: a reply
+    edits       INTEGER NOT NULL DEFAULT 0,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS dry_run_reactions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo        TEXT NOT NULL,
+    number      INTEGER NOT NULL,
+    comment_id  INTEGER NOT NULL,
+    content     TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+"""
+
+
+class DryRunGitHub:
+    """GitHubPort implementation for dry runs (same contract as the real client)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(SCHEMA)
+
+    def list_files(self, ref: PRRef) -> list[str]:
+        log.info("dry run: changed files of %s PR %s are unknown", ref.repo, ref.number)
+        return []
+
+    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+        now = utcnow()
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 1"
+                " AND instr(body, ?) > 0 ORDER BY id LIMIT 1",
+                (ref.repo, ref.number, marker),
+            ).fetchone()
+            if row is not None and row["body"] == body:
+                return StickyResult(Outcome.UNCHANGED, row["id"])
+            if row is not None:
+                conn.execute(
+                    "UPDATE dry_run_comments SET body = ?, edits = edits + 1, updated_at = ?"
+                    " WHERE id = ?",
+                    (body, now, row["id"]),
+                )
+                result = StickyResult(Outcome.UPDATED, row["id"])
+            elif create:
+                cur = conn.execute(
+                    "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at,"
+                    " updated_at) VALUES (?, ?, ?, 1, ?, ?)",
+                    (ref.repo, ref.number, body, now, now),
+                )
+                result = StickyResult(Outcome.CREATED, cur.lastrowid)
+            else:
+                return StickyResult(Outcome.SKIPPED)
+        log.info(
+            "dry run: would have %s comment %s on %s PR %s:\n%s",
+            result.outcome,
+            result.comment_id,
+            ref.repo,
+            ref.number,
+            body,
+        )
+        return result
+
+    def create_comment(self, ref: PRRef, body: str) -> int:
+        now = utcnow()
+        rows = self.db.execute(
+            "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
+            " VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+            (ref.repo, ref.number, body, now, now),
+        )
+        log.info("dry run: would have replied on %s PR %s:\n%s", ref.repo, ref.number, body)
+        return int(rows[0]["id"])
+
+    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
+        self.db.execute(
+            "INSERT INTO dry_run_reactions (repo, number, comment_id, content, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (ref.repo, ref.number, comment_id, content, utcnow()),
+        )
+        log.info("dry run: would have reacted %s to comment %s", content, comment_id)
+
+    def permission(self, ref: PRRef, login: str) -> str:
+        return "write"  # local development: everyone may run every command
+
+    # --- inspection (GET /dry-run/comments) ---
+
+    def comments(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM dry_run_comments"
+        where, params = [], []
+        if repo is not None:
+            where.append("lower(repo) = lower(?)")
+            params.append(repo)
+        if number is not None:
+            where.append("number = ?")
+            params.append(number)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self.db.execute(sql + " ORDER BY id", tuple(params))
+        return [dict(r) | {"sticky": bool(r["sticky"])} for r in rows]
+
+    def reactions(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM dry_run_reactions ORDER BY id")]

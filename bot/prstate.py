@@ -1,0 +1,116 @@
+"""What the bot remembers about each pull request (SQLite).
+
+The sticky comment's id and the hash of the body last posted (so an unchanged
+render costs no API call), the files seen at a head SHA (a `labeled` event does
+not change files), the notes shown, and the PR's switches: opted out (`/notes
+off`) and verbose (`/notes why` stays until a plain `/notes`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+from bot.db import Database, utcnow
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS pr_state (
+    repo        TEXT NOT NULL,            -- lower-case owner/name
+    number      INTEGER NOT NULL,
+    comment_id  INTEGER,                  -- our sticky comment, once posted
+    body_hash   TEXT,                     -- sha256 of the body last posted
+    head_sha    TEXT,                     -- head the last render matched against
+    notes       TEXT NOT NULL DEFAULT '[]',  -- note ids shown, best first (JSON)
+    files_sha   TEXT,                     -- head SHA the cached file list belongs to
+    files       TEXT,                     -- cached changed files (JSON)
+    event_at    TEXT,                     -- pull_request.updated_at of the last render
+    opted_out   INTEGER NOT NULL DEFAULT 0,
+    verbose     INTEGER NOT NULL DEFAULT 0,
+    updated_at  TEXT NOT NULL,
+    PRIMARY KEY (repo, number)
+);
+"""
+
+
+@dataclass(frozen=True)
+class PRState:
+    repo: str
+    number: int
+    comment_id: int | None = None
+    body_hash: str | None = None
+    head_sha: str | None = None
+    notes: tuple[str, ...] = ()
+    files_sha: str | None = None
+    files: tuple[str, ...] | None = None
+    event_at: str | None = None
+    opted_out: bool = False
+    verbose: bool = False
+
+    def files_for(self, head_sha: str) -> tuple[str, ...] | None:
+        """The cached file list when it belongs to this head (files change only on push)."""
+        if head_sha and self.files_sha == head_sha and self.files is not None:
+            return self.files
+        return None
+
+
+class PRStore:
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(SCHEMA)
+
+    def get(self, repo: str, number: int) -> PRState:
+        rows = self.db.execute(
+            "SELECT * FROM pr_state WHERE repo = ? AND number = ?", (repo.lower(), number)
+        )
+        if not rows:
+            return PRState(repo.lower(), number)
+        r = rows[0]
+        return PRState(
+            repo=r["repo"],
+            number=r["number"],
+            comment_id=r["comment_id"],
+            body_hash=r["body_hash"],
+            head_sha=r["head_sha"],
+            notes=tuple(json.loads(r["notes"])),
+            files_sha=r["files_sha"],
+            files=tuple(json.loads(r["files"])) if r["files"] is not None else None,
+            event_at=r["event_at"],
+            opted_out=bool(r["opted_out"]),
+            verbose=bool(r["verbose"]),
+        )
+
+    def put(self, state: PRState) -> None:
+        self.db.execute(
+            """
+            INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
+                                  files, event_at, opted_out, verbose, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (repo, number) DO UPDATE SET
+                comment_id = excluded.comment_id, body_hash = excluded.body_hash,
+                head_sha = excluded.head_sha, notes = excluded.notes,
+                files_sha = excluded.files_sha, files = excluded.files,
+                event_at = excluded.event_at, opted_out = excluded.opted_out,
+                verbose = excluded.verbose, updated_at = excluded.updated_at
+            """,
+            (
+                state.repo.lower(),
+                state.number,
+                state.comment_id,
+                state.body_hash,
+                state.head_sha,
+                json.dumps(list(state.notes)),
+                state.files_sha,
+                json.dumps(list(state.files)) if state.files is not None else None,
+                state.event_at,
+                int(state.opted_out),
+                int(state.verbose),
+                utcnow(),
+            ),
+        )
+
+    def update(self, repo: str, number: int, **changes: object) -> PRState:
+        """Change some fields (e.g. `opted_out=True`) and return the new state."""
+        with self.db.tx():
+            state = replace(self.get(repo, number), **changes)
+            self.put(state)
+        return state

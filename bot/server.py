@@ -1,0 +1,268 @@
+"""The webhook server: verify, queue durably, answer at once; workers do the rest.
+
+POST /webhook
+  413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
+  401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing)
+  400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
+  200 ping; 200 a delivery id already seen (processed once)
+  202 queued (written to SQLite before answering), or ignored (with the reason)
+GET /healthz         200 {pending, processing, failed, done, ...}
+GET /dry-run/comments  what the dry run would have posted (dry run only)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from bot import signature
+from bot.context import BotContext
+from bot.db import Database
+from bot.dispatch import Dispatcher, build_dispatcher
+from bot.dryrun import DryRunGitHub
+from bot.github_port import GitHubPort
+from bot.library import Library, load_library
+from bot.matching import load_match_config
+from bot.prstate import PRStore
+from bot.queue import Delivery, DeliveryQueue, Enqueued, Workers
+from bot.settings import Settings, SettingsError
+
+log = logging.getLogger("review_notes")
+
+MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
+
+
+class StartupError(Exception):
+    """The server cannot start; the message says why."""
+
+
+@dataclass
+class Runtime:
+    """The wired application: settings, library, store, queue, GitHub port, workers."""
+
+    settings: Settings
+    db: Database
+    queue: DeliveryQueue
+    dispatcher: Dispatcher
+    ctx: BotContext
+    dry_run: DryRunGitHub | None
+    workers: Workers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.workers = Workers(self.queue, self.process, self.settings.workers)
+
+    def process(self, delivery: Delivery) -> None:
+        summary = self.dispatcher.dispatch(self.ctx, delivery)
+        log.info(
+            "delivery %s %s.%s PR %s %s: %s",
+            delivery.id,
+            delivery.event,
+            delivery.action,
+            delivery.repo,
+            delivery.pr_number,
+            summary,
+        )
+
+    def start(self) -> None:
+        if not self.db.acquire_server_lock():
+            raise StartupError(
+                f"another review-notes server is using {self.settings.db_path}; "
+                "stop it or set REVIEW_NOTES_DB_PATH"
+            )
+        resumed = self.queue.recover()
+        pending = self.queue.counts()["pending"]
+        if resumed or pending:
+            log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)
+        self.workers.start()
+
+    def stop(self) -> None:
+        self.workers.stop()
+        self.db.close()
+
+
+def build_runtime(
+    settings: Settings, *, library: Library | None = None, github: GitHubPort | None = None
+) -> Runtime:
+    """Wire everything; raises LibraryError on a broken notes library."""
+    if library is None:
+        library = load_library(settings.notes_dir, settings.topics_file)
+    match_config = load_match_config(settings.matching_file)
+    db = Database(settings.db_path)
+    queue = DeliveryQueue(db)
+    prs = PRStore(db)
+    dry_run = None
+    if github is None:
+        if settings.is_dry_run:
+            github = dry_run = DryRunGitHub(db)
+        else:
+            github = live_github(settings)
+    elif isinstance(github, DryRunGitHub):
+        dry_run = github
+    ctx = BotContext(settings, library, match_config, github, prs)
+    return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+
+
+def live_github(settings: Settings) -> GitHubPort:
+    try:
+        from bot.github_client import GitHubClient
+    except ImportError as exc:  # pragma: no cover - only before the client exists
+        raise SettingsError(f"GITHUB_APP_ID: no GitHub client available ({exc})") from None
+    return GitHubClient.from_settings(settings)
+
+
+# --- HTTP -------------------------------------------------------------------------
+
+
+def _reply(code: int, **content: Any) -> JSONResponse:
+    return JSONResponse(content, status_code=code)
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The raw body, or None when it is over MAX_BODY."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise HTTPException(400, "bad Content-Length")
+        if int(length) > MAX_BODY:
+            return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return bytes(body)
+
+
+def _parse(body: bytes, content_type: str) -> Any:
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        # Repository hooks may send `payload=<json>`; the App always sends JSON.
+        form = parse_qs(body.decode("utf-8"), strict_parsing=True)
+        return json.loads(form["payload"][0])
+    return json.loads(body)
+
+
+def create_app(rt: Runtime) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        rt.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(rt.stop)
+
+    app = FastAPI(title="review-notes", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.runtime = rt
+    secret = rt.settings.webhook_secret()
+
+    @app.post("/webhook")
+    async def webhook(request: Request) -> JSONResponse:
+        body = await _read_body(request)
+        if body is None:
+            return _reply(413, error=f"payload over {MAX_BODY} bytes")
+        if not signature.verify(secret, body, request.headers.get("x-hub-signature-256")):
+            return _reply(401, error="missing or invalid X-Hub-Signature-256")
+        event = request.headers.get("x-github-event")
+        delivery_id = request.headers.get("x-github-delivery")
+        if not event or not delivery_id:
+            return _reply(400, error="missing X-GitHub-Event or X-GitHub-Delivery header")
+        try:
+            payload = _parse(body, request.headers.get("content-type", ""))
+        except (ValueError, KeyError, UnicodeDecodeError):
+            return _reply(400, error="body is not valid JSON")
+        if not isinstance(payload, dict):
+            return _reply(400, error="payload is not a JSON object")
+        if event == "ping":
+            return _reply(200, status="pong", zen=str(payload.get("zen", "")))
+        triage = rt.dispatcher.triage(event, payload, rt.settings)
+        action = payload.get("action") if isinstance(payload.get("action"), str) else None
+        if triage.route is None:
+            log.info("delivery %s %s.%s ignored: %s", delivery_id, event, action, triage.reason)
+            return _reply(202, status="ignored", reason=triage.reason)
+        outcome = await run_in_threadpool(
+            rt.queue.enqueue,
+            delivery_id,
+            event,
+            action,
+            payload,
+            triage.repo,
+            triage.pr_number,
+        )
+        if outcome == Enqueued.DUPLICATE:
+            return _reply(200, status="duplicate", delivery=delivery_id)
+        return _reply(202, status=str(outcome), delivery=delivery_id)
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        counts = await run_in_threadpool(rt.queue.counts)
+        failed = await run_in_threadpool(rt.queue.failed, 10)
+        return _reply(
+            200,
+            status="ok",
+            dry_run=rt.dry_run is not None,
+            notes=len(rt.ctx.library.notes),
+            **counts,
+            recent_failures=[
+                {"id": d.id, "event": d.event, "action": d.action, "error": d.last_error}
+                for d in failed
+            ],
+        )
+
+    @app.get("/dry-run/comments")
+    async def dry_run_comments(repo: str | None = None, number: int | None = None) -> JSONResponse:
+        if rt.dry_run is None:
+            return _reply(404, error="not in dry-run mode")
+        comments = await run_in_threadpool(rt.dry_run.comments, repo, number)
+        reactions = await run_in_threadpool(rt.dry_run.reactions)
+        return _reply(200, comments=comments, reactions=reactions)
+
+    return app
+
+
+def run_server(settings: Settings, library: Library | None = None) -> int:
+    """`review-notes serve`: start uvicorn; print why when it cannot start."""
+    import uvicorn
+
+    rt = build_runtime(settings, library=library)
+    if not rt.db.acquire_server_lock():
+        raise StartupError(
+            f"another review-notes server is using {settings.db_path}; "
+            "stop it or set REVIEW_NOTES_DB_PATH"
+        )
+    base = f"http://{settings.host}:{settings.port}"
+    lines = [
+        f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"
+        f" queue and state in {settings.db_path}",
+        f"review-notes: webhook at {base}/webhook, health at {base}/healthz",
+    ]
+    if rt.dry_run is not None:
+        lines.append(
+            "review-notes: DRY RUN, nothing is written to GitHub; would-be comments at "
+            f"{base}/dry-run/comments"
+        )
+    if settings.uses_dev_secret:
+        lines.append(
+            f"review-notes: development webhook secret: {settings.webhook_secret()}"
+            "  (set GITHUB_WEBHOOK_SECRET for real deliveries)"
+        )
+        lines.append(
+            "review-notes: try  review-notes replay examples/pr-52419-opened.json"
+            f" --url {base}/webhook"
+        )
+    print("\n".join(lines), flush=True)
+    uvicorn.run(
+        create_app(rt),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=settings.log_level == "DEBUG",
+    )
+    return 0

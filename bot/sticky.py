@@ -1,0 +1,117 @@
+"""Keep a PR's one sticky comment in step with its matches (the product's main job).
+
+`refresh_sticky` is the single entry point: PR events call it, and slash commands
+call it with `force=True` (act now, even on a draft, even if the body looks
+unchanged) and `verbose=True/False` (`/notes why` / plain `/notes`).
+
+Rules: create the comment when notes first match; edit it in place when they
+change; no write when the rendered body is what we last posted; when nothing
+matches any more, edit it to say so (never delete); no comment at all for a PR
+that never matched. The state kept per PR saves API calls: the last body hash,
+and the changed files for the current head SHA (only a push changes them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from bot.context import BotContext
+from bot.github_port import Outcome, PRRef
+from bot.matching import match_pr
+from bot.prfacts import PRFacts
+from bot.render import MARKER, render
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Refresh:
+    outcome: Outcome
+    reason: str
+    comment_id: int | None = None
+    notes: tuple[str, ...] = ()  # note ids now shown, best first
+
+
+def body_hash(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def refresh_sticky(
+    ctx: BotContext,
+    ref: PRRef,
+    facts: PRFacts,
+    *,
+    force: bool = False,
+    verbose: bool | None = None,
+    files: Sequence[str] | None = None,
+    event_at: str | None = None,
+) -> Refresh:
+    """Match the PR, render, and create/edit/leave the sticky comment.
+
+    files: the changed files when the caller knows them (a payload that carries
+    them); otherwise the cached list for this head SHA, else GitHub is asked.
+    event_at: the PR's `updated_at` from the payload; an older event than the one
+    last rendered is stale and changes nothing (deliveries can arrive late).
+    verbose: None keeps the PR's current mode.
+    """
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.opted_out:
+        return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
+    if (
+        facts.draft
+        and not force
+        and not ctx.settings.comment_on_drafts
+        and state.comment_id is None
+    ):
+        return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
+    if not force and event_at and state.event_at and event_at < state.event_at:
+        return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {state.event_at})")
+
+    head_sha = facts.head_sha or (state.head_sha or "")
+    if files is None:
+        files = state.files_for(head_sha)
+        if files is None and not facts.head_sha and state.files is not None:
+            files = state.files  # a command: no head in the payload, use the last one seen
+    if files is None:
+        files = ctx.github.list_files(ref)
+    files = tuple(files)
+    facts = replace(facts, files=files, head_sha=head_sha)
+    state = replace(state, files_sha=head_sha or None, files=files)
+
+    if verbose is not None:
+        state = replace(state, verbose=verbose)
+    result = match_pr(facts, ctx.library, ctx.match_config)
+    body = render(
+        result, ctx.library, head_sha=head_sha, opts=ctx.render_options(verbose=state.verbose)
+    )
+    notes = tuple(m.note.id for m in result.matches)
+    new_hash = body_hash(body)
+
+    if not result.matches and state.comment_id is None and not force:
+        ctx.prs.put(state)
+        return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
+    if state.comment_id is not None and state.body_hash == new_hash and not force:
+        ctx.prs.put(replace(state, event_at=event_at or state.event_at))
+        return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
+
+    # A human asking (force) gets an answer even when nothing matches.
+    create = bool(result.matches) or force
+    sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
+    if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
+        ctx.prs.put(replace(state, comment_id=None, body_hash=None))
+        return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
+    ctx.prs.put(
+        replace(
+            state,
+            comment_id=sticky.comment_id or state.comment_id,
+            body_hash=new_hash,
+            head_sha=head_sha or None,
+            notes=notes,
+            event_at=event_at or state.event_at,
+        )
+    )
+    what = f"{len(notes)} note(s)" if notes else "no note matches any more"
+    return Refresh(sticky.outcome, what, sticky.comment_id or state.comment_id, notes)

@@ -1,0 +1,191 @@
+"""`pull_request` events end to end through the HTTP endpoint, the queue and the dry-run port."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dispatch import Dispatcher, Route, build_dispatcher
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    UNRELATED_TITLE,
+    clean_env,
+    drain,
+    make_settings,
+    post,
+    pr_payload,
+    serving,
+)
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+@pytest.fixture
+def app(tmp_path):
+    with serving(make_settings(tmp_path, workers=3)) as (client, rt):
+        yield client, rt
+
+
+def comments(rt, number=7001):
+    return rt.dry_run.comments("vllm-project/vllm", number)
+
+
+def send(client, rt, **kw):
+    r = post(client, "pull_request", pr_payload(**kw))
+    assert r.status_code == 202, r.text
+    drain(rt)
+    return r.json()
+
+
+def test_opened_pr_gets_one_comment(app):
+    client, rt = app
+    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    (c,) = comments(rt)
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in c["body"]
+
+
+def test_unrelated_pr_gets_no_comment(app):
+    client, rt = app
+    send(client, rt, title=UNRELATED_TITLE, files=["docs/contributing.md"])
+    assert comments(rt) == []
+    assert rt.queue.counts()["done"] == 1
+
+
+def test_draft_waits_until_ready_for_review(app):
+    client, rt = app
+    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES, draft=True)
+    send(
+        client,
+        rt,
+        action="labeled",
+        title=MATCHING_TITLE,
+        files=MATCHING_FILES,
+        draft=True,
+        labels=("speculative-decoding",),
+    )
+    assert comments(rt) == []
+    send(
+        client,
+        rt,
+        action="ready_for_review",
+        title=MATCHING_TITLE,
+        files=MATCHING_FILES,
+        labels=("speculative-decoding",),
+        updated_at="2026-09-01T11:00:00Z",
+    )
+    assert len(comments(rt)) == 1
+
+
+def test_events_for_one_pr_at_the_same_moment_give_one_comment(app):
+    client, rt = app
+    rt.workers.stop()  # let them pile up, then release them to three workers at once
+    for i, (action, labels) in enumerate(
+        [
+            ("opened", ()),
+            ("labeled", ("speculative-decoding",)),
+            ("labeled", ("v1",)),
+            ("synchronize", ("v1",)),
+            ("unlabeled", ()),
+        ]
+    ):
+        post(
+            client,
+            "pull_request",
+            pr_payload(
+                action=action,
+                title=MATCHING_TITLE,
+                files=MATCHING_FILES,
+                labels=labels,
+                updated_at=f"2026-09-01T10:00:0{i}Z",
+            ),
+        )
+    # and another PR alongside, to keep a second worker busy
+    post(
+        client, "pull_request", pr_payload(number=7002, title=MATCHING_TITLE, files=MATCHING_FILES)
+    )
+    rt.workers.start()
+    drain(rt)
+    assert len(comments(rt)) == 1
+    assert len(comments(rt, 7002)) == 1
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 6, "failed": 0}
+
+
+def test_title_edit_that_loses_the_match_says_so(app):
+    client, rt = app
+    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    send(
+        client,
+        rt,
+        action="edited",
+        title=UNRELATED_TITLE,
+        files=["docs/x.md"],
+        changes={"title": {"from": MATCHING_TITLE}},
+        updated_at="2026-09-01T10:05:00Z",
+    )
+    (c,) = comments(rt)
+    assert "No review note matches this pull request any more" in c["body"]
+    assert c["edits"] == 1
+
+
+def test_edit_with_unchanged_body_is_not_rewritten(app):
+    client, rt = app
+    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    send(
+        client,
+        rt,
+        action="edited",
+        title=MATCHING_TITLE,
+        files=MATCHING_FILES,
+        body="more words",
+        changes={"body": {"from": ""}},
+        updated_at="2026-09-01T10:05:00Z",
+    )
+    (c,) = comments(rt)
+    assert c["edits"] == 0
+
+
+def test_synchronize_updates_the_head_shown(app):
+    client, rt = app
+    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    send(
+        client,
+        rt,
+        action="synchronize",
+        title=MATCHING_TITLE,
+        files=MATCHING_FILES,
+        head_sha="f" * 40,
+        updated_at="2026-09-01T10:05:00Z",
+    )
+    (c,) = comments(rt)
+    assert "`fffffff`" in c["body"] and c["edits"] == 1
+
+
+def test_dispatch_point_takes_new_features_without_touching_the_server():
+    d = build_dispatcher()
+    assert d.events() == ["pull_request"]
+    calls = []
+    d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: calls.append(dl) or "ok"))
+    assert d.route("issue_comment", "created") is not None
+    assert d.route("issue_comment", "deleted") is None
+    with pytest.raises(ValueError):
+        d.add(Route("pull_request", frozenset({"opened"}), lambda ctx, dl: "dup"))
+
+
+def test_triage_only_prs_for_comment_events(tmp_path):
+    d = Dispatcher()
+    d.add(Route("issue_comment", None, lambda ctx, dl: "ok"))
+    settings = make_settings(tmp_path)
+    base = {
+        "action": "created",
+        "repository": {"full_name": "vllm-project/vllm"},
+        "sender": {"login": "a", "type": "User"},
+        "comment": {"body": "/notes"},
+    }
+    on_issue = dict(base, issue={"number": 5})
+    on_pr = dict(base, issue={"number": 5, "pull_request": {"url": "x"}})
+    assert d.triage("issue_comment", on_issue, settings).reason == "not about a pull request"
+    t = d.triage("issue_comment", on_pr, settings)
+    assert t.route is not None and t.pr_number == 5 and t.repo == "vllm-project/vllm"

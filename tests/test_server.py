@@ -1,0 +1,275 @@
+"""The webhook endpoint: signature, size, parsing, routing, dedup, health, dry run."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from bot.signature import sign, verify
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    SECRET,
+    clean_env,
+    drain,
+    make_settings,
+    octokit_examples,
+    post,
+    pr_payload,
+    serving,
+)
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+@pytest.fixture
+def app(tmp_path):
+    with serving(make_settings(tmp_path)) as (client, rt):
+        yield client, rt
+
+
+# --- signature -------------------------------------------------------------------
+
+
+def test_signature_matches_githubs_published_test_vector():
+    secret, body = "It's a Secret to Everybody", b"Hello, World!"
+    expected = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    assert sign(secret, body) == expected
+    assert verify(secret, body, expected)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        None,
+        "",
+        "sha256=",
+        "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",  # no prefix
+        "sha1=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+        "sha256=857107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+        "sha256=757107EA0EB2509FC211221CCE984B8A37570B6D7586C22C46F4379C8B043E17",
+        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e1",
+        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17ü",
+    ],
+)
+def test_signature_rejects_anything_but_the_exact_digest(header):
+    assert not verify("It's a Secret to Everybody", b"Hello, World!", header)
+
+
+def test_missing_or_wrong_signature_is_401_and_queues_nothing(app):
+    client, rt = app
+    payload = pr_payload(title=MATCHING_TITLE)
+    body = json.dumps(payload).encode()
+    for sig in (None, sign("another secret", body), sign(SECRET, body + b" ")):
+        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4())}
+        if sig:
+            headers["X-Hub-Signature-256"] = sig
+        r = client.post("/webhook", content=body, headers=headers)
+        assert r.status_code == 401
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 0, "failed": 0}
+
+
+def test_signature_is_checked_before_parsing(app):
+    client, _ = app
+    # Malformed JSON with a bad signature: 401, not 400 (nothing is parsed before the HMAC).
+    r = client.post(
+        "/webhook",
+        content=b"{not json",
+        headers={"X-GitHub-Event": "pull_request", "X-Hub-Signature-256": "sha256=00"},
+    )
+    assert r.status_code == 401
+
+
+# --- size, parsing, headers ----------------------------------------------------
+
+
+def test_declared_body_over_25mb_is_413(app):
+    client, _ = app
+    r = client.post(
+        "/webhook",
+        content=b"{}",
+        headers={"Content-Length": str(25 * 1024 * 1024 + 1), "X-GitHub-Event": "ping"},
+    )
+    assert r.status_code == 413
+
+
+def test_streamed_body_over_25mb_is_413_even_without_content_length(app):
+    client, _ = app
+    chunk = b" " * (1024 * 1024)
+
+    def body():
+        for _ in range(26):
+            yield chunk
+
+    r = client.post("/webhook", content=body(), headers={"X-GitHub-Event": "ping"})
+    assert "content-length" not in {k.lower() for k in r.request.headers}
+    assert r.status_code == 413
+
+
+def test_malformed_json_with_a_valid_signature_is_400(app):
+    client, _ = app
+    for body in (b"{not json", b"\xff\xfe", b"[1, 2]", b""):
+        r = post(client, "pull_request", body)
+        assert r.status_code == 400, body
+
+
+def test_missing_event_or_delivery_header_is_400(app):
+    client, _ = app
+    body = json.dumps(pr_payload()).encode()
+    r = client.post("/webhook", content=body, headers={"X-Hub-Signature-256": sign(SECRET, body)})
+    assert r.status_code == 400
+    r = client.post(
+        "/webhook",
+        content=body,
+        headers={"X-Hub-Signature-256": sign(SECRET, body), "X-GitHub-Event": "pull_request"},
+    )
+    assert r.status_code == 400
+
+
+def test_ping_is_200(app):
+    client, rt = app
+    for ping in octokit_examples("ping"):
+        r = post(client, "ping", ping)
+        assert r.status_code == 200
+        assert r.json()["status"] == "pong"
+    assert rt.queue.counts()["pending"] == 0
+
+
+def test_form_encoded_delivery_is_accepted(app):
+    from urllib.parse import urlencode
+
+    client, rt = app
+    body = urlencode({"payload": json.dumps(pr_payload(title=MATCHING_TITLE))}).encode()
+    r = post(
+        client,
+        "pull_request",
+        body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    drain(rt)
+
+
+# --- routing ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("event", "payload_kw", "reason"),
+    [
+        ("issues", {}, "no handler"),
+        ("pull_request", {"action": "closed"}, "no handler"),
+        ("pull_request", {"action": "assigned"}, "no handler"),
+        ("pull_request", {"repo": "someone/else"}, "allow-list"),
+        ("pull_request", {"sender_type": "Bot", "sender": "mergify[bot]"}, "bot"),
+        (
+            "pull_request",
+            {"action": "edited", "changes": {"base": {"ref": {"from": "x"}}}},
+            "edited",
+        ),
+        ("pull_request", {"action": "labeled", "state": "closed"}, "closed"),
+    ],
+)
+def test_unhandled_events_are_202_and_nothing_is_queued(app, event, payload_kw, reason):
+    client, rt = app
+    r = post(client, event, pr_payload(**payload_kw))
+    assert r.status_code == 202
+    assert r.json()["status"] == "ignored"
+    assert reason in r.json()["reason"]
+    assert rt.queue.counts()["pending"] == 0
+
+
+def test_the_bots_own_login_is_ignored_even_if_not_typed_bot(tmp_path):
+    settings = make_settings(tmp_path, bot_login="review-notes[bot]")
+    with serving(settings) as (client, _):
+        r = post(client, "pull_request", pr_payload(sender="Review-Notes[bot]"))
+        assert r.json()["status"] == "ignored"
+
+
+def test_every_octokit_pull_request_and_issue_comment_example_is_accepted(tmp_path):
+    # Allow the examples' repository so that handled actions really run through the
+    # handler (dry run), not just the allow-list filter.
+    settings = make_settings(tmp_path, repos="Codertocat/Hello-World,vllm-project/vllm")
+    with serving(settings) as (client, rt):
+        seen = {}
+        for event in ("pull_request", "issue_comment"):
+            for example in octokit_examples(event):
+                r = post(client, event, example)
+                assert r.status_code in (200, 202), (event, example.get("action"), r.text)
+                seen[(event, example.get("action"))] = r.json()["status"]
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert seen[("pull_request", "opened")] == "queued"
+        assert seen[("pull_request", "closed")] == "ignored"
+        assert rt.queue.counts()["done"] >= 5  # opened x3, ready_for_review x3, reopened, ...
+
+
+# --- durability and dedup ----------------------------------------------------------
+
+
+def test_a_delivery_is_in_sqlite_before_the_answer(app):
+    client, rt = app
+    rt.workers.stop()  # nothing may process it: what we see was stored by the request
+    r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="d-1")
+    assert r.status_code == 202
+    stored = rt.queue.get("d-1")
+    assert stored is not None and stored.state == "pending"
+    assert stored.repo == "vllm-project/vllm" and stored.pr_number == 7001
+    rt.workers.start()
+    drain(rt)
+    assert rt.queue.get("d-1").state == "done"
+
+
+def test_same_delivery_id_twice_is_processed_once(app):
+    client, rt = app
+    payload = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)
+    assert post(client, "pull_request", payload, delivery="dup").status_code == 202
+    r = post(client, "pull_request", payload, delivery="dup")
+    assert r.status_code == 200 and r.json()["status"] == "duplicate"
+    drain(rt)
+    assert rt.queue.get("dup").attempts == 1
+    assert rt.queue.counts()["done"] == 1
+    assert len(rt.dry_run.comments()) == 1
+
+
+def test_redelivery_of_a_failed_delivery_runs_it_again(app):
+    client, rt = app
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="f-1")
+    rt.queue.claim()
+    rt.queue.fail("f-1", "RuntimeError: boom")
+    r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="f-1")
+    assert r.status_code == 202 and r.json()["status"] == "requeued"
+    rt.workers.start()
+    drain(rt)
+    assert rt.queue.get("f-1").state == "done"
+
+
+def test_healthz_reports_pending_and_failed(app):
+    client, rt = app
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, number=1), delivery="h-1")
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, number=2), delivery="h-2")
+    rt.queue.claim()
+    rt.queue.fail("h-1", "GithubException: 502 Server Error")
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["pending"] == 1 and data["failed"] == 1 and data["dry_run"] is True
+    assert data["recent_failures"][0]["error"] == "GithubException: 502 Server Error"
+    rt.workers.start()
+
+
+def test_dry_run_comments_endpoint_shows_the_would_be_comment(app):
+    client, rt = app
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
+    drain(rt)
+    comments = client.get("/dry-run/comments").json()["comments"]
+    assert len(comments) == 1
+    assert comments[0]["body"].startswith("<!-- review-notes:v1 -->\n")
+    assert comments[0]["number"] == 7001
+    assert client.get("/dry-run/comments?number=7002").json()["comments"] == []

@@ -1,0 +1,176 @@
+"""The upsert rules, through the dry-run port (a real SQLite-backed GitHubPort)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from bot.context import BotContext
+from bot.db import Database
+from bot.dryrun import DryRunGitHub
+from bot.github_port import Outcome, PRRef
+from bot.library import load_library
+from bot.matching import load_match_config
+from bot.prfacts import PRFacts
+from bot.prstate import PRStore
+from bot.render import MARKER
+from bot.sticky import refresh_sticky
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    UNRELATED_TITLE,
+    clean_env,
+    make_settings,
+)
+
+REF = PRRef("vllm-project/vllm", 7001, 1001)
+SHA1 = "1111111111111111111111111111111111111111"
+SHA2 = "2222222222222222222222222222222222222222"
+
+
+class CountingPort(DryRunGitHub):
+    """The dry-run port, counting the calls made through it."""
+
+    def __init__(self, db: Database, files: list[str] | None = None):
+        super().__init__(db)
+        self.calls: Counter[str] = Counter()
+        self.files = files or []
+
+    def list_files(self, ref):
+        self.calls["list_files"] += 1
+        return list(self.files)
+
+    def upsert_sticky(self, ref, body, marker, *, create):
+        self.calls["upsert_sticky"] += 1
+        return super().upsert_sticky(ref, body, marker, create=create)
+
+
+@pytest.fixture
+def ctx(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    db = Database(tmp_path / "s.sqlite3")
+    port = CountingPort(db, MATCHING_FILES)
+    settings = make_settings(tmp_path)
+    yield BotContext(settings, load_library(), load_match_config(), port, PRStore(db))
+    db.close()
+
+
+def facts(title=MATCHING_TITLE, sha=SHA1, **kw) -> PRFacts:
+    return PRFacts(repo=REF.repo, number=REF.number, title=title, head_sha=sha, **kw)
+
+
+def bodies(ctx) -> list[str]:
+    return [c["body"] for c in ctx.github.comments(REF.repo, REF.number)]
+
+
+def test_create_then_unchanged_costs_no_call(ctx):
+    r = refresh_sticky(ctx, REF, facts())
+    assert r.outcome == Outcome.CREATED and r.notes
+    assert ctx.github.calls == {"list_files": 1, "upsert_sticky": 1}
+    again = refresh_sticky(ctx, REF, facts(labels=("unrelated-label",)))
+    assert again.outcome == Outcome.UNCHANGED
+    assert ctx.github.calls == {"list_files": 1, "upsert_sticky": 1}  # files cached per head
+    assert len(bodies(ctx)) == 1
+
+
+def test_update_in_place_when_matches_change(ctx):
+    refresh_sticky(ctx, REF, facts())
+    before = bodies(ctx)[0]
+    r = refresh_sticky(ctx, REF, facts(labels=("rocm",), title=MATCHING_TITLE + " on ROCm"))
+    assert r.outcome == Outcome.UPDATED
+    (after,) = bodies(ctx)
+    assert after != before and after.startswith(MARKER)
+
+
+def test_a_push_refetches_files_and_updates_the_freshness_line(ctx):
+    refresh_sticky(ctx, REF, facts(sha=SHA1))
+    r = refresh_sticky(ctx, REF, facts(sha=SHA2))
+    assert r.outcome == Outcome.UPDATED
+    assert ctx.github.calls["list_files"] == 2
+    assert "`2222222`" in bodies(ctx)[0]
+
+
+def test_no_longer_matching_edits_to_say_so_and_never_deletes(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
+    assert r.outcome == Outcome.UPDATED and r.notes == ()
+    (body,) = bodies(ctx)
+    assert "No review note matches this pull request any more" in body
+    # and back again
+    ctx.github.files = MATCHING_FILES
+    assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.UPDATED
+    assert len(bodies(ctx)) == 1
+
+
+def test_never_matched_means_no_comment_and_no_comment_call(ctx):
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
+    assert r.outcome == Outcome.SKIPPED
+    assert bodies(ctx) == []
+    assert ctx.github.calls == {"list_files": 1}
+
+
+def test_draft_waits_but_a_command_can_force_it(ctx):
+    assert refresh_sticky(ctx, REF, facts(draft=True)).outcome == Outcome.SKIPPED
+    assert ctx.github.calls == {}
+    assert refresh_sticky(ctx, REF, facts(draft=True), force=True).outcome == Outcome.CREATED
+    # Once a comment exists, a draft keeps it up to date.
+    r = refresh_sticky(ctx, REF, facts(draft=True, sha=SHA2))
+    assert r.outcome == Outcome.UPDATED
+
+
+def test_comment_on_drafts_setting(ctx):
+    ctx2 = replace(ctx, settings=ctx.settings.model_copy(update={"comment_on_drafts": True}))
+    assert refresh_sticky(ctx2, REF, facts(draft=True)).outcome == Outcome.CREATED
+
+
+def test_forced_refresh_with_no_match_still_answers(ctx):
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE), force=True)
+    assert r.outcome == Outcome.CREATED
+    assert "No review note matches" in bodies(ctx)[0]
+
+
+def test_verbose_mode_sticks_until_turned_off(ctx):
+    refresh_sticky(ctx, REF, facts(), force=True, verbose=True)
+    assert "(why mode)" in bodies(ctx)[0]
+    refresh_sticky(ctx, REF, facts(sha=SHA2))  # a later push keeps the mode
+    assert "(why mode)" in bodies(ctx)[0]
+    refresh_sticky(ctx, REF, facts(sha=SHA2), force=True, verbose=False)
+    assert "(why mode)" not in bodies(ctx)[0]
+
+
+def test_opted_out_pr_is_left_alone(ctx):
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.SKIPPED
+    assert ctx.github.calls == {}
+
+
+def test_stale_event_changes_nothing(ctx):
+    refresh_sticky(ctx, REF, facts(), event_at="2026-09-01T10:00:05Z")
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE), event_at="2026-09-01T10:00:00Z")
+    assert r.outcome == Outcome.SKIPPED and "stale" in r.reason
+    assert "No review note" not in bodies(ctx)[0]
+
+
+def test_files_from_the_payload_skip_the_files_call(ctx):
+    r = refresh_sticky(ctx, REF, facts(), files=MATCHING_FILES)
+    assert r.outcome == Outcome.CREATED
+    assert ctx.github.calls == {"upsert_sticky": 1}
+
+
+def test_state_is_per_pr_and_repo_case_insensitive(ctx):
+    refresh_sticky(ctx, REF, facts())
+    state = ctx.prs.get("VLLM-project/vllm", 7001)
+    assert state.comment_id is not None and state.notes
+    assert ctx.prs.get("vllm-project/vllm", 7002).comment_id is None
+
+
+def test_body_identical_but_comment_deleted_by_a_human_is_recreated_on_force(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.UNCHANGED  # no call spent
+    assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED

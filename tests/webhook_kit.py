@@ -1,0 +1,142 @@
+"""Helpers for the server tests: settings in a temp dir, signed deliveries, payloads.
+
+Payloads come from `@octokit/webhooks-examples` (real GitHub shapes), moved to
+`vllm-project/vllm` and given the title/labels/files a test needs.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from bot.github_port import GitHubPort
+from bot.server import Runtime, build_runtime, create_app
+from bot.settings import Settings, load_settings
+from bot.signature import sign
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = (
+    ROOT / "node_modules" / "@octokit" / "webhooks-examples" / "api.github.com" / "index.json"
+)
+SECRET = "test-webhook-secret"
+REPO = "vllm-project/vllm"
+
+
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests must not see a developer's GitHub credentials or bot options."""
+    for name in list(os.environ):
+        if name.startswith(("GITHUB_", "REVIEW_NOTES_")):
+            monkeypatch.delenv(name)
+
+
+def make_settings(tmp_path: Path, **values: Any) -> Settings:
+    values.setdefault("db_path", tmp_path / "bot.sqlite3")
+    values.setdefault("github_webhook_secret", SECRET)
+    values.setdefault("workers", 2)
+    return load_settings(env_file=None, **values)
+
+
+@contextmanager
+def serving(
+    settings: Settings, github: GitHubPort | None = None
+) -> Iterator[tuple[TestClient, Runtime]]:
+    """The app with its workers running (TestClient runs the lifespan)."""
+    rt = build_runtime(settings, github=github)
+    with TestClient(create_app(rt)) as client:
+        yield client, rt
+
+
+def post(
+    client: TestClient,
+    event: str,
+    payload: dict[str, Any] | bytes,
+    *,
+    delivery: str | None = None,
+    secret: str = SECRET,
+    headers: dict[str, str] | None = None,
+) -> Any:
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    h = {
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/test",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(secret, body),
+    }
+    h.update(headers or {})
+    return client.post("/webhook", content=body, headers=h)
+
+
+def drain(rt: Runtime, timeout: float = 20.0) -> None:
+    assert rt.queue.wait_idle(timeout), f"queue did not drain: {rt.queue.counts()}"
+
+
+# --- payloads ------------------------------------------------------------------
+
+
+def octokit_examples(event: str) -> list[dict[str, Any]]:
+    if not EXAMPLES.exists():
+        pytest.skip("node_modules/@octokit/webhooks-examples missing: run scripts/bootstrap.sh")
+    defs = json.loads(EXAMPLES.read_text("utf-8"))
+    return [copy.deepcopy(e) for d in defs if d["name"] == event for e in d["examples"]]
+
+
+def pr_payload(
+    action: str = "opened",
+    *,
+    number: int = 7001,
+    title: str = "Tidy up logging",
+    body: str | None = "",
+    labels: tuple[str, ...] = (),
+    files: list[str] | None = None,
+    draft: bool = False,
+    repo: str = REPO,
+    sender_type: str = "User",
+    sender: str = "octo-dev",
+    head_sha: str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+    updated_at: str = "2026-09-01T10:00:00Z",
+    state: str = "open",
+    changes: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A `pull_request` payload built on GitHub's own `opened` example."""
+    base = next(e for e in octokit_examples("pull_request") if e.get("action") == "opened")
+    p = copy.deepcopy(base)
+    p["action"] = action
+    p["number"] = number
+    p["repository"]["full_name"] = repo
+    p["repository"]["name"] = repo.split("/")[1]
+    p["repository"]["owner"]["login"] = repo.split("/")[0]
+    pr = p["pull_request"]
+    pr.update(
+        number=number,
+        title=title,
+        body=body,
+        draft=draft,
+        state=state,
+        updated_at=updated_at,
+        labels=[{"id": i + 1, "name": name, "color": "ededed"} for i, name in enumerate(labels)],
+    )
+    pr["head"]["sha"] = head_sha
+    pr["user"]["login"] = sender
+    p["sender"] = {"login": sender, "id": 99, "type": sender_type}
+    p["installation"] = {"id": 1001, "node_id": "x"}
+    if changes is not None:
+        p["changes"] = changes
+    if files is not None:
+        p["files"] = files
+    return p
+
+
+# Titles that reliably match a seed note through the matcher, and one that does not.
+MATCHING_TITLE = "[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path"
+MATCHING_FILES = ["vllm/v1/core/kv_cache_coordinator.py"]
+UNRELATED_TITLE = "Fix a typo in the contributing guide"
