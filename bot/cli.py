@@ -45,6 +45,91 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(**values: object):
+    """Settings for a command, or None after printing every problem."""
+    from bot.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(**{k: v for k, v in values.items() if v is not None})
+    except SettingsError as exc:
+        print("review-notes: configuration error", file=sys.stderr)
+        print(exc, file=sys.stderr)
+        return None
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from bot.server import StartupError, run_server
+
+    settings = _settings(host=args.host, port=args.port)
+    if settings is None:
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        return run_server(settings)
+    except LibraryError as exc:
+        print(exc, file=sys.stderr)
+        print(
+            f"review-notes: the notes library has {len(exc.problems)} problem(s); not starting",
+            file=sys.stderr,
+        )
+        return 1
+    except StartupError as exc:
+        print(f"review-notes: {exc}", file=sys.stderr)
+        return 1
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from bot.replay import replay
+
+    secret = args.secret
+    if secret is None:
+        settings = _settings()
+        if settings is None:
+            return 2
+        secret = settings.webhook_secret()
+    try:
+        status, body = replay(
+            Path(args.file),
+            url=args.url,
+            secret=secret,
+            event=args.event,
+            delivery_id=args.delivery,
+        )
+    except (OSError, ValueError) as exc:
+        print(f"review-notes replay: {exc}", file=sys.stderr)
+        return 1
+    print(f"{status} {body}")
+    return 0 if 200 <= status < 300 else 1
+
+
+def _cmd_retry(args: argparse.Namespace) -> int:
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    settings = _settings(db_path=args.db)
+    if settings is None:
+        return 2
+    queue = DeliveryQueue(Database(settings.db_path))
+    if not args.all and not args.ids:
+        failed = queue.failed(limit=1000)
+        for d in failed:
+            print(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
+        print(f"{len(failed)} failed deliveries; `review-notes retry ID` or `--all` re-queues")
+        return 0
+    done = queue.retry(None if args.all else args.ids)
+    for did in done:
+        print(f"re-queued {did}")
+    missing = set(args.ids) - set(done)
+    for did in sorted(missing):
+        print(f"{did}: no failed delivery with this id", file=sys.stderr)
+    print(f"{len(done)} re-queued; a running server picks them up within a second")
+    return 1 if missing else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="review-notes", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,6 +145,25 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
     chk.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
     chk.set_defaults(func=_cmd_notes_check)
+
+    serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
+    serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: REVIEW_NOTES_PORT or 8000)")
+    serve.set_defaults(func=_cmd_serve)
+
+    rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
+    rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
+    rep.add_argument("--url", default="http://127.0.0.1:8000/webhook")
+    rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")
+    rep.add_argument("--event", help="X-GitHub-Event (default: guessed from the payload)")
+    rep.add_argument("--delivery", help="X-GitHub-Delivery (default: a new UUID)")
+    rep.set_defaults(func=_cmd_replay)
+
+    retry = sub.add_parser("retry", help="list failed deliveries, or re-queue them")
+    retry.add_argument("ids", nargs="*", metavar="ID", help="delivery ids to re-queue")
+    retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
+    retry.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+    retry.set_defaults(func=_cmd_retry)
     return parser
 
 

@@ -1,0 +1,209 @@
+"""`review-notes serve / replay / retry` as real processes: start-up checks, dry run, replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.webhook_kit import ROOT
+
+PY = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEW_NOTES_"))}
+    env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+def cli(
+    *args: str, env: dict[str, str], cwd: Path, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PY, "-m", "bot.cli", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def wait_until(check, timeout: float = 30.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@contextmanager
+def server(tmp_path: Path, env: dict[str, str], port: int) -> Iterator[subprocess.Popen]:
+    """`review-notes serve` in a child process, cwd = tmp_path (so no .env of ours)."""
+    log = open(tmp_path / f"serve-{port}.log", "w")
+    proc = subprocess.Popen(
+        [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+        env=env | {"PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_until(lambda: get_json(f"http://127.0.0.1:{port}/healthz"), what="server start")
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+
+
+def test_serve_refuses_a_broken_library_and_prints_every_problem(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "bad.md").write_text('+++\nid = "x"\nverdict = "maybe"\n+++\nbody\n')
+    env = base_env(tmp_path, REVIEW_NOTES_NOTES_DIR=str(notes))
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+    assert r.returncode == 1
+    assert f"{notes / 'bad.md'}:3: verdict: bad verdict 'maybe'" in r.stderr
+    assert "missing required field" in r.stderr
+    assert "not starting" in r.stderr
+
+
+def test_serve_refuses_bad_settings_and_names_them(tmp_path):
+    r = cli("serve", env=base_env(tmp_path, REVIEW_NOTES_WORKERS="lots"), cwd=ROOT)
+    assert r.returncode == 2 and "REVIEW_NOTES_WORKERS: Input should be a valid integer" in r.stderr
+    r = cli("serve", env=base_env(tmp_path, GITHUB_APP_ID="42"), cwd=ROOT)
+    assert r.returncode == 2
+    assert "GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is" in r.stderr
+    assert "GITHUB_WEBHOOK_SECRET: required" in r.stderr
+
+
+def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
+    port = free_port()
+    env = base_env(tmp_path)
+    with server(tmp_path, env, port):
+        banner = (tmp_path / f"serve-{port}.log").read_text()
+        assert "DRY RUN" in banner and "review-notes-dev-secret" in banner
+        url = f"http://127.0.0.1:{port}/webhook"
+        r = cli(
+            "replay",
+            str(ROOT / "examples" / "pr-52419-opened.json"),
+            "--url",
+            url,
+            env=env,
+            cwd=ROOT,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.startswith("202 ")
+        comments = wait_until(
+            lambda: get_json(f"http://127.0.0.1:{port}/dry-run/comments")["comments"],
+            what="the dry-run comment",
+        )
+        assert comments[0]["number"] == 52419
+        assert "redirect.github.com/vllm-project/vllm/pull/52419" in comments[0]["body"]
+        bad = cli(
+            "replay",
+            str(ROOT / "examples" / "pr-52419-opened.json"),
+            "--url",
+            url,
+            "--secret",
+            "wrong",
+            env=env,
+            cwd=ROOT,
+        )
+        assert bad.returncode == 1 and bad.stdout.startswith("401 ")
+
+
+def test_every_example_replays_cleanly(tmp_path):
+    port = free_port()
+    env = base_env(tmp_path)
+    examples = sorted((ROOT / "examples").glob("*.json"))
+    assert len(examples) >= 3
+    with server(tmp_path, env, port):
+        for ex in examples:
+            r = cli(
+                "replay", str(ex), "--url", f"http://127.0.0.1:{port}/webhook", env=env, cwd=ROOT
+            )
+            assert r.stdout.startswith("202 "), (ex.name, r.stdout, r.stderr)
+        wait_until(
+            lambda: (
+                (h := get_json(f"http://127.0.0.1:{port}/healthz"))["pending"] == 0
+                and h["processing"] == 0
+            ),
+            what="queue drained",
+        )
+        health = get_json(f"http://127.0.0.1:{port}/healthz")
+        assert health["failed"] == 0 and health["done"] == len(examples)
+        numbers = {
+            c["number"] for c in get_json(f"http://127.0.0.1:{port}/dry-run/comments")["comments"]
+        }
+        assert numbers == {52419, 51901, 56157}
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
+    env = base_env(tmp_path)
+    with server(tmp_path, env, free_port()):
+        r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+        assert r.returncode == 1
+        assert "another review-notes server is using" in r.stderr
+
+
+def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env = base_env(tmp_path)
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.claim()
+    q.fail("d-1", "GithubException: 502")
+    listing = cli("retry", env=env, cwd=ROOT)
+    assert "d-1" in listing.stdout and "GithubException: 502" in listing.stdout
+    r = cli("retry", "d-1", "nope", env=env, cwd=ROOT)
+    assert r.returncode == 1 and "re-queued d-1" in r.stdout and "nope" in r.stderr
+    assert q.get("d-1").state == "pending"
+    q.claim()
+    q.fail("d-1", "again")
+    assert cli("retry", "--all", env=env, cwd=ROOT).returncode == 0
+    assert q.get("d-1").state == "pending"
+
+
+@pytest.mark.parametrize("name", ["pr-52419-opened.json", "pr-51901-edited.json"])
+def test_replay_guesses_the_event(name):
+    from bot.replay import guess_event
+
+    assert guess_event(json.loads((ROOT / "examples" / name).read_text())) == "pull_request"
