@@ -304,8 +304,9 @@ class FakeGitHub:
 
     def start(self) -> FakeGitHub:
         self._server = _Server(self)
+        # a short poll keeps stop() quick (shutdown waits for the loop to notice)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-github", daemon=True
+            target=self._server.serve_forever, args=(0.02,), name="fake-github", daemon=True
         )
         self._thread.start()
         return self
