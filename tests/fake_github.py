@@ -39,7 +39,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -142,7 +142,8 @@ class Recorded:
     path: str
     query: dict[str, str]
     status: int | None
-    time: float  # time.monotonic() on arrival
+    time: float  # time.monotonic() on arrival: for gaps between requests
+    wall: float  # time.time() on arrival: to compare with x-ratelimit-reset
     login: str | None  # who it authenticated as ("app" for a JWT), None if nobody
     faulted: bool
 
@@ -292,7 +293,7 @@ class FakeGitHub:
         self._comments: dict[int, FakeComment] = {}
         self._reactions: dict[int, list[FakeReaction]] = {}
         self._users: dict[str, Identity] = {}
-        self._faults: list[tuple[str, str, deque[Fault]]] = []
+        self._faults: list[tuple[str, str, dict[str, str], deque[Fault]]] = []
         self._requests: list[Recorded] = []
         self._used: dict[str, int] = {}
         self._window_reset = int(time.time()) + 3600
@@ -438,15 +439,18 @@ class FakeGitHub:
 
     # --- faults and records -------------------------------------------------
 
-    def inject(self, method: str, path: str, *faults: Fault) -> None:
-        """Queue faults for the next requests matching `method` ("*": any) and the
-        path glob `path` (fnmatch: "*" spans slashes). Each fault is used once, in order."""
+    def inject(
+        self, method: str, path: str, *faults: Fault, query: dict[str, str] | None = None
+    ) -> None:
+        """Queue faults for the next requests matching `method` ("*": any), the path
+        glob `path` (fnmatch: "*" spans slashes) and, if given, these query values
+        (e.g. {"page": "2"}). Each fault is used once, in order."""
         with self._lock:
-            self._faults.append((method.upper(), path, deque(faults)))
+            self._faults.append((method.upper(), path, dict(query or {}), deque(faults)))
 
     def pending_faults(self) -> int:
         with self._lock:
-            return sum(len(q) for _, _, q in self._faults)
+            return sum(len(q) for *_, q in self._faults)
 
     @property
     def requests(self) -> list[Recorded]:
@@ -469,13 +473,13 @@ class FakeGitHub:
     # --- request handling ---------------------------------------------------
 
     def _serve(self, handler: BaseHTTPRequestHandler) -> None:
-        arrived = time.monotonic()
+        arrived, wall = time.monotonic(), time.time()
         method = handler.command
         split = urlsplit(handler.path)
         path, query = split.path, dict(parse_qsl(split.query))
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
-        fault = self._take_fault(method, path)
+        fault = self._take_fault(method, path, query)
         reply, login = _Reply(500), None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
             reply, login = self._dispatch(
@@ -486,7 +490,7 @@ class FakeGitHub:
         status = None if fault is not None and fault.drop else reply.status
         with self._lock:
             self._requests.append(
-                Recorded(method, path, query, status, arrived, login, fault is not None)
+                Recorded(method, path, query, status, arrived, wall, login, fault is not None)
             )
         if fault is not None and fault.drop:
             handler.close_connection = True
@@ -495,10 +499,15 @@ class FakeGitHub:
             time.sleep(fault.delay)
         self._send(handler, reply, login)
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
+    def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
         with self._lock:
-            for want_method, glob, queue in self._faults:
-                if queue and want_method in ("*", method) and fnmatch.fnmatchcase(path, glob):
+            for want_method, glob, want_query, queue in self._faults:
+                if (
+                    queue
+                    and want_method in ("*", method)
+                    and fnmatch.fnmatchcase(path, glob)
+                    and all(query.get(k) == v for k, v in want_query.items())
+                ):
                     return queue.popleft()
             return None
 
@@ -812,8 +821,10 @@ class FakeGitHub:
             raise _HTTPError(404, "Not Found")
         return c
 
-    def _page(self, items: list[Any], path: str, query: dict[str, str]) -> _Reply:
-        """One page of `items` with GitHub's Link header (`page` never first in its URLs)."""
+    def _page(
+        self, items: list[Any], path: str, query: dict[str, str], render: Callable[[Any], Any]
+    ) -> _Reply:
+        """One page of `items`, rendered, with GitHub's Link header (`page` never first)."""
         per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
         page = max(_int(query.get("page"), 1), 1)
         last = max(math.ceil(len(items) / per_page), 1)
@@ -830,7 +841,8 @@ class FakeGitHub:
             links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
         if page > 1:
             links.append(f'<{url(1)}>; rel="first"')
-        return _Reply(200, chunk, {"Link": ", ".join(links)} if links else {})
+        body = [render(item) for item in chunk]
+        return _Reply(200, body, {"Link": ", ".join(links)} if links else {})
 
     # --- handlers (called with the lock held) --------------------------------
 
@@ -880,8 +892,8 @@ class FakeGitHub:
         pr = repo.pulls.get(int(params["number"]))
         if pr is None:
             raise _HTTPError(404, "Not Found")
-        files = [self._file_json(repo, pr, f) for f in pr.files[:FILES_CAP]]
-        return self._page(files, f"/repos/{repo.full_name}/pulls/{pr.number}/files", query)
+        path = f"/repos/{repo.full_name}/pulls/{pr.number}/files"
+        return self._page(pr.files[:FILES_CAP], path, query, lambda f: self._file_json(repo, pr, f))
 
     def _issue_number(self, repo: FakeRepo, params: dict[str, str]) -> int:
         number = int(params["number"])
@@ -892,8 +904,8 @@ class FakeGitHub:
     def _list_comments(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
         number = self._issue_number(repo, params)
-        items = [self._comment_json(c) for c in self.comments(repo.full_name, number)]
-        return self._page(items, f"/repos/{repo.full_name}/issues/{number}/comments", query)
+        path = f"/repos/{repo.full_name}/issues/{number}/comments"
+        return self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
 
     def _create_comment(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
@@ -976,6 +988,7 @@ def _comment_body(body: dict[str, Any]) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as PyGithub's requests session expects
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stalls
     server: _Server
     timeout = 30  # an idle keep-alive connection frees its thread after this
 
