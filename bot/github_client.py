@@ -310,9 +310,8 @@ class GitHubClient:
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
-            comments = self._retry(
-                f"list comments of {_pr(ref)}", lambda: list(issue.get_comments())
-            )
+            pages = issue.get_comments()  # resumable on retry, like the files
+            comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and marker in (c.body or "")]
             if ours:
                 sticky = ours[0]  # the oldest: where readers saw it first
