@@ -61,6 +61,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
     from bot.server import StartupError, run_server
+    from bot.settings import SettingsError
 
     settings = _settings(host=args.host, port=args.port)
     if settings is None:
@@ -80,6 +81,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except StartupError as exc:
         print(f"review-notes: {exc}", file=sys.stderr)
         return 1
+    except SettingsError as exc:
+        print("review-notes: configuration error", file=sys.stderr)
+        print(exc, file=sys.stderr)
+        return 2
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:

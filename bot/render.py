@@ -118,8 +118,11 @@ def render(
     if not result.matches:
         return render_no_match(result, library, head_sha=head_sha, opts=opts)
     matches = list(result.matches)
+    blocks = [_note_block(rank, m, library, opts) for rank, m in enumerate(matches, 1)]
     for shown in range(len(matches), -1, -1):
-        body = _compose(matches[:shown], len(matches) - shown, result, library, head_sha, opts)
+        body = _compose(
+            blocks[:shown], matches[:shown], len(matches) - shown, result, library, head_sha, opts
+        )
         if len(body) <= opts.budget:
             return body
     raise AssertionError("unreachable: a comment with no notes always fits")
@@ -143,6 +146,7 @@ def render_no_match(
 
 
 def _compose(
+    blocks: list[list[str]],
     shown: list[Match],
     hidden: int,
     result: MatchResult,
@@ -159,8 +163,8 @@ def _compose(
         "",
         f"Reviewers' reading guidance on {what} related to this one.{against}",
     ]
-    for rank, match in enumerate(shown, 1):
-        parts += ["", *_note_block(rank, match, library, opts)]
+    for block in blocks:
+        parts += ["", *block]
     if hidden:
         more = "1 more note matched" if hidden == 1 else f"{hidden} more notes matched"
         parts += ["", f"_{more} but is not shown: the comment would be too long._"]

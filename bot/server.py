@@ -86,6 +86,9 @@ class Runtime:
 
     def stop(self) -> None:
         self.workers.stop()
+        close = getattr(self.ctx.github, "close", None)
+        if callable(close):
+            close()
         self.db.close()
 
 
@@ -112,11 +115,34 @@ def build_runtime(
 
 
 def live_github(settings: Settings) -> GitHubPort:
+    """The PyGithub client, configured from the settings (App or token)."""
+    import math
+
+    from bot.github_client import GitHubClient, RetryPolicy
+
+    app_id: int | str | None = settings.github_app_id
+    if isinstance(app_id, str) and app_id.isdigit():
+        app_id = int(app_id)  # an App ID; a client ID ("Iv1...") stays a string
+    token = settings.github_token.get_secret_value() if settings.github_token else None
     try:
-        from bot.github_client import GitHubClient
-    except ImportError as exc:  # pragma: no cover - only before the client exists
-        raise SettingsError(f"GITHUB_APP_ID: no GitHub client available ({exc})") from None
-    return GitHubClient.from_settings(settings)
+        return GitHubClient(
+            base_url=settings.github_api_url,
+            app_id=app_id,
+            private_key=settings.private_key_pem(),
+            token=token,
+            timeout=max(1, math.ceil(settings.http_timeout)),
+            retry=RetryPolicy(
+                attempts=settings.max_retries + 1,
+                backoff=settings.retry_backoff,
+                backoff_max=max(settings.retry_backoff, 30.0),
+                max_wait=settings.retry_max_wait,
+            ),
+            seconds_between_requests=settings.seconds_between_requests,
+            seconds_between_writes=settings.seconds_between_writes,
+            bot_login=settings.bot_login,
+        )
+    except ValueError as exc:  # e.g. a PEM that is not a usable RSA key
+        raise SettingsError(f"GITHUB_PRIVATE_KEY: {exc}") from None
 
 
 # --- HTTP -------------------------------------------------------------------------

@@ -85,8 +85,11 @@ class Settings(BaseSettings):
     matching_file: Path = DEFAULT_MATCHING_FILE
     workers: int = Field(default=2, ge=1, le=32)
     http_timeout: float = Field(default=15.0, gt=0, le=300)
-    max_retries: int = Field(default=3, ge=0, le=10)
-    retry_max_wait: float = Field(default=60.0, ge=0, le=3600)
+    max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
+    retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles
+    retry_max_wait: float = Field(default=300.0, ge=0, le=3600)  # longer: fail, retry later
+    seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
+    seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

@@ -3,67 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.webhook_kit import ROOT
-
-PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEW_NOTES_"))}
-    env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
-    env.update(extra)
-    return env
-
-
-def cli(
-    *args: str, env: dict[str, str], cwd: Path, timeout: float = 60
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [PY, "-m", "bot.cli", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def get_json(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def wait_until(check, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = check()
-            if value:
-                return value
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+from tests.webhook_kit import PY, ROOT, base_env, cli, free_port, get_json, wait_until
 
 
 @contextmanager

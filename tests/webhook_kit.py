@@ -9,6 +9,11 @@ from __future__ import annotations
 import copy
 import json
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -78,6 +83,74 @@ def post(
 
 def drain(rt: Runtime, timeout: float = 20.0) -> None:
     assert rt.queue.wait_idle(timeout), f"queue did not drain: {rt.queue.counts()}"
+
+
+# --- real processes -------------------------------------------------------------
+
+PY = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEW_NOTES_"))}
+    env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+def cli(
+    *args: str, env: dict[str, str], cwd: Path, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PY, "-m", "bot.cli", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def wait_until(check, timeout: float = 30.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def send_signed(base_url: str, event: str, payload: dict[str, Any], delivery: str) -> int:
+    """POST a signed delivery to a server in another process; return the status."""
+    body = json.dumps(payload).encode()
+    request = urllib.request.Request(
+        f"{base_url}/webhook",
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "X-GitHub-Event": event,
+            "X-GitHub-Delivery": delivery,
+            "X-Hub-Signature-256": sign(SECRET, body),
+        },
+    )
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return r.status
 
 
 # --- payloads ------------------------------------------------------------------

@@ -1,0 +1,313 @@
+"""End to end: signed webhook -> queue -> worker -> real GitHubClient -> fake GitHub over HTTP.
+
+Nothing is mocked: PyGithub talks to the fake GitHub on 127.0.0.1, state is in a
+real SQLite file, and the crash test SIGKILLs a real server process.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import threading
+from collections import Counter
+
+import pytest
+
+from bot.render import MARKER
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    PY,
+    ROOT,
+    SECRET,
+    UNRELATED_TITLE,
+    base_env,
+    clean_env,
+    cli,
+    drain,
+    free_port,
+    get_json,
+    make_settings,
+    post,
+    pr_payload,
+    send_signed,
+    serving,
+    wait_until,
+)
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"
+N = 7001
+
+
+def live_settings(tmp_path, fake, key, **kw):
+    values = dict(
+        github_app_id=str(DEFAULT_APP_ID),
+        github_private_key=key.private_pem,
+        github_api_url=fake.base_url,
+        public_url="https://notes.example.org",
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        retry_backoff=0.01,
+        max_retries=2,
+        workers=3,
+    )
+    values.update(kw)
+    return make_settings(tmp_path, **values)
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        assert rt.dry_run is None
+        yield client, rt, fake_github
+
+
+def ours(fake, number=N):
+    return [c for c in fake.comments(DEFAULT_REPO, number) if c.user.login == BOT]
+
+
+def repo_calls(fake) -> Counter:
+    """HTTP calls on the repository (auth and App lookups excluded), by method and route."""
+    out: Counter = Counter()
+    for r in fake.requests:
+        if r.path.startswith("/repos/") and not r.path.endswith("/installation"):
+            parts = r.path.split("/")
+            route = "/".join(p if not p.isdigit() else "{n}" for p in parts[4:])
+            out[f"{r.method} {route}"] += 1
+    return out
+
+
+def deliver(client, rt, **kw):
+    r = post(client, "pull_request", pr_payload(**kw))
+    assert r.status_code == 202, r.text
+    drain(rt)
+
+
+def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    report = []
+    e, f = "e" * 40, "f" * 40
+    steps = [
+        ("opened", dict(title=MATCHING_TITLE)),
+        ("labeled, no change", dict(action="labeled", title=MATCHING_TITLE, labels=("x",))),
+        (
+            "labeled, new match",
+            dict(action="labeled", title=MATCHING_TITLE + " on ROCm", labels=("rocm",)),
+        ),
+        ("synchronize", dict(action="synchronize", title=MATCHING_TITLE, head_sha=e)),
+        (
+            "edited title",
+            dict(
+                action="edited",
+                title=UNRELATED_TITLE,
+                head_sha=e,
+                changes={"title": {"from": MATCHING_TITLE}},
+            ),
+        ),
+        ("synchronize, unrelated", dict(action="synchronize", title=UNRELATED_TITLE, head_sha=f)),
+    ]
+    for i, (name, kw) in enumerate(steps):
+        if name == "synchronize, unrelated":  # the push replaced the files
+            fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
+        fake.clear_requests()
+        deliver(client, rt, updated_at=f"2026-09-01T10:00:0{i}Z", **kw)
+        calls = repo_calls(fake)
+        report.append((name, sum(calls.values()), dict(calls)))
+    with capsys.disabled():
+        print("\nGitHub calls per event (repository routes; token mint and App lookup once):")
+        for name, total, calls in report:
+            print(f"  {name:22} {total}  {calls}")
+    totals = dict((name, total) for name, total, _ in report)
+    assert totals["opened"] <= 3
+    assert report[0][2] == {
+        "GET pulls/{n}/files": 1,
+        "GET issues/{n}/comments": 1,
+        "POST issues/{n}/comments": 1,
+    }
+    assert totals["labeled, no change"] == 0  # same body: not even a read
+    assert totals["labeled, new match"] == 2  # files cached for the head: list + edit
+    assert totals["synchronize"] == 3  # files again, list, edit (new head shown)
+    assert totals["edited title"] == 2
+    assert totals["synchronize, unrelated"] == 3
+    (c,) = ours(fake)
+    assert "No review note matches this pull request any more" in c.body
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_create_update_and_foreign_comments_untouched(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    human = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nI copied your marker", login="mallory")
+    other_bot = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nnot me", login="mergify", bot=True)
+    deliver(client, rt, title=MATCHING_TITLE)
+    (mine,) = ours(fake)
+    first_id, first_body = mine.id, mine.body  # the fake's objects change in place
+    assert first_body.startswith(MARKER) and "redirect.github.com" in first_body
+    deliver(
+        client,
+        rt,
+        action="labeled",
+        title=MATCHING_TITLE + " on ROCm",
+        labels=("rocm",),
+        updated_at="2026-09-01T10:01:00Z",
+    )
+    (updated,) = ours(fake)
+    assert updated.id == first_id and updated.body != first_body
+    assert fake.comment(human.id).body == f"{MARKER}\nI copied your marker"
+    assert fake.comment(other_bot.id).body == f"{MARKER}\nnot me"
+    assert len(fake.comments(DEFAULT_REPO, N)) == 3
+    assert fake.calls("DELETE") == []
+
+
+def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"])
+    deliver(client, rt, title=UNRELATED_TITLE)
+    assert fake.comments(DEFAULT_REPO, N) == []
+    assert fake.calls(path="/repos/*/issues/*/comments") == []
+
+
+def test_concurrent_events_on_one_pr_give_one_comment(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES)
+    # A slow comment listing widens the window in which a second worker could also
+    # see "no comment yet" and create one, if the same PR were ever worked on twice.
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.slow(0.3))
+    payloads = [
+        pr_payload(action="opened", title=MATCHING_TITLE),
+        pr_payload(action="labeled", title=MATCHING_TITLE, labels=("speculative-decoding",)),
+        pr_payload(action="labeled", title=MATCHING_TITLE + " on ROCm", labels=("rocm",)),
+        pr_payload(number=N + 1, title=MATCHING_TITLE),
+    ]
+    threads = [threading.Thread(target=post, args=(client, "pull_request", p)) for p in payloads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    drain(rt)
+    assert len(ours(fake)) == 1
+    assert len(ours(fake, N + 1)) == 1
+    assert rt.queue.counts()["done"] == 4
+
+
+def test_transient_errors_are_retried_then_succeed(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))
+    fake.inject("POST", "/repos/*/issues/*/comments", Fault.dropped(apply=True))
+    deliver(client, rt, title=MATCHING_TITLE)
+    assert len(ours(fake)) == 1  # the create reached GitHub before the drop: not doubled
+    assert fake.pending_faults() == 0
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 1, "failed": 0}
+
+
+def test_persistent_failure_is_recorded_then_retry_succeeds(live, tmp_path):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake.inject("GET", "/repos/*/pulls/*/files", *[Fault.error(502)] * 3)  # 1 try + 2 retries
+    r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="will-fail")
+    assert r.status_code == 202
+    drain(rt)
+    health = client.get("/healthz").json()
+    assert health["failed"] == 1
+    assert health["recent_failures"][0]["id"] == "will-fail"
+    assert "502" in health["recent_failures"][0]["error"]
+    assert ours(fake) == []
+    # The operator's command, as a separate process on the same database file.
+    env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=str(rt.settings.db_path))
+    out = cli("retry", "--all", env=env, cwd=ROOT)
+    assert out.returncode == 0 and "re-queued will-fail" in out.stdout
+    wait_until(lambda: rt.queue.get("will-fail").state == "done", what="the retried delivery")
+    assert len(ours(fake)) == 1
+    assert client.get("/healthz").json()["failed"] == 0
+
+
+def test_a_bad_app_key_stops_start_up_with_the_variable_named(tmp_path, fake_github, monkeypatch):
+    from bot.server import build_runtime
+    from bot.settings import SettingsError
+
+    clean_env(monkeypatch)
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5\n-----END RSA PRIVATE KEY-----\n"
+    settings = make_settings(
+        tmp_path, github_app_id="1", github_private_key=pem, public_url="https://x.org"
+    )
+    with pytest.raises(SettingsError, match="GITHUB_PRIVATE_KEY"):
+        build_runtime(settings)
+
+
+def test_killed_server_resumes_its_queue_on_restart(tmp_path, fake_github, app_key):
+    """SIGKILL while a delivery is being processed; the restarted server finishes it
+    and the one queued behind it, with one comment each."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES)
+    # The first files request hangs: the server is killed while processing.
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files", Fault.slow(5))
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_APP_ID=str(DEFAULT_APP_ID),
+        GITHUB_PRIVATE_KEY=app_key.private_pem,
+        GITHUB_WEBHOOK_SECRET=SECRET,
+        GITHUB_API_URL=fake.base_url,
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        REVIEW_NOTES_WORKERS="1",
+        REVIEW_NOTES_HTTP_TIMEOUT="60",
+        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
+        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+    )
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+
+    def start(log_name):
+        log = open(tmp_path / log_name, "w")
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
+        return proc, log
+
+    proc, log = start("first.log")
+    try:
+        first = pr_payload(title=MATCHING_TITLE)
+        second = pr_payload(number=N + 1, title=MATCHING_TITLE)
+        assert send_signed(base, "pull_request", first, "d-first") == 202
+        assert send_signed(base, "pull_request", second, "d-second") == 202
+        wait_until(
+            lambda: fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files"),
+            what="the hanging request",
+        )
+        health = get_json(f"{base}/healthz")
+        assert health["processing"] == 1 and health["pending"] == 1
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        log.close()
+    assert ours(fake) == [] and ours(fake, N + 1) == []
+
+    proc, log = start("second.log")
+    try:
+        wait_until(
+            lambda: (h := get_json(f"{base}/healthz"))["done"] == 2 and h["processing"] == 0,
+            what="both deliveries done after the restart",
+        )
+        assert get_json(f"{base}/healthz")["failed"] == 0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        log.close()
+    assert len(ours(fake)) == 1 and len(ours(fake, N + 1)) == 1
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    assert q.get("d-first").attempts == 2  # interrupted once, then finished
+    assert q.get("d-second").attempts == 1
