@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.commands import Command, Kind
+from bot.commands import Command, Kind, check_word
 from bot.library import Library
 from bot.notes import Note, Topic
 
@@ -107,7 +107,7 @@ def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
 
 def render_help(word: str = "/notes") -> str:
     """The commands, briefly; each in inline code, mid-sentence, so it never runs."""
-    w = word
+    w = check_word(word)
     return "\n".join(
         [
             REPLY_MARKER,
@@ -320,6 +320,7 @@ def render_reply(
     topic_url: TopicUrl | None = None,
 ) -> str:
     """The reply comment for a command answered by a reply (Kind.replies)."""
+    word = check_word(word)
     if command.kind is Kind.HELP:
         return render_help(word)
     if command.kind is Kind.TOPIC:

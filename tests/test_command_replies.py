@@ -87,6 +87,13 @@ def test_refusal_says_who_may(library):
     assert_safe(body)
 
 
+def test_a_bad_word_never_reaches_a_reply(library):
+    with pytest.raises(ValueError, match="command word"):
+        render_help("/notes`\n/lgtm")
+    with pytest.raises(ValueError, match="command word"):
+        reply("/notes help", library, word="/notes @x")
+
+
 def test_sticky_commands_have_no_reply(library):
     for line in ["/notes", "/notes why", "/notes off", "/notes on"]:
         with pytest.raises(ValueError, match="sticky"):
