@@ -1,0 +1,588 @@
+"""GitHubPort over PyGithub: App or token auth, one retry layer, call counts.
+
+- Auth. App mode mints an installation token per installation (the JWT is PyGithub's
+  `Auth.AppAuth`) and keeps one lazy `Github` object per installation until shortly
+  before the token expires; a 401 drops it, mints a new token and retries once.
+  Token mode uses one `Github` with `Auth.Token`.
+- Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
+  comment) cost no GET. Lists use per_page=100. A new PR costs three calls: its
+  files, its comments, the comment create.
+- Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
+  on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
+  x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
+  asks for at least a minute). Attempts are bounded and so is any single wait: over
+  the cap the call fails with GitHubError(transient=True), so the caller records the
+  delivery as failed and tries again later instead of holding a worker for an hour.
+- A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
+  blindly repeated: the comments are listed again and ours is taken if it is there.
+- Only comments written by the bot's own login are ever edited.
+- Every HTTP call is counted by (method, route template, status) in `client.calls`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from urllib.parse import quote, urlsplit
+
+import requests
+from github import Auth, Github, GithubException, GithubIntegration
+from github.IssueComment import IssueComment
+from github.Requester import Requester
+from tenacity import RetryCallState, Retrying, retry_if_exception
+
+from bot.github_port import Outcome, PRRef, StickyResult
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
+ROLES = ("admin", "maintain", "write", "triage", "read")
+# Errors after which a request may or may not have been carried out by GitHub.
+TRANSPORT_ERRORS = (
+    requests.exceptions.ConnectionError,
+    requests.exceptions.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+)
+# How far GitHub's clock may be from ours when looking for a comment we may have made.
+CLOCK_SLACK = timedelta(minutes=2)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4  # tries per call, the first included
+    backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
+    backoff_max: float = 30.0
+    secondary_wait: float = 60.0  # rate limited without Retry-After or reset
+    max_wait: float = 300.0  # a single wait over this: give up now, retry the delivery later
+
+
+class GitHubError(Exception):
+    """A GitHub call failed for good: not retryable, attempts used up, or asked to wait too long.
+
+    `transient`: trying again later may work (5xx, network, rate limit); else it will
+    not without a change (404, 403 permission, 422). `retry_after`: seconds GitHub
+    asked us to wait, when it said so.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        transient: bool = False,
+        retry_after: float | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+        self.retry_after = retry_after
+
+
+# --- call counting ------------------------------------------------------------
+
+_ROUTES = [
+    (re.compile(pattern), template)
+    for pattern, template in [
+        (r"/app", "/app"),
+        (r"/app/installations/\d+/access_tokens", "/app/installations/{id}/access_tokens"),
+        (r"/user", "/user"),
+        (r"/repos/[^/]+/[^/]+", "/repos/{owner}/{repo}"),
+        (r"/repos/[^/]+/[^/]+/installation", "/repos/{owner}/{repo}/installation"),
+        (r"/repos/[^/]+/[^/]+/pulls/\d+", "/repos/{owner}/{repo}/pulls/{number}"),
+        (r"/repos/[^/]+/[^/]+/pulls/\d+/files", "/repos/{owner}/{repo}/pulls/{number}/files"),
+        (
+            r"/repos/[^/]+/[^/]+/issues/\d+/comments",
+            "/repos/{owner}/{repo}/issues/{number}/comments",
+        ),
+        (r"/repos/[^/]+/[^/]+/issues/comments/\d+", "/repos/{owner}/{repo}/issues/comments/{id}"),
+        (
+            r"/repos/[^/]+/[^/]+/issues/comments/\d+/reactions",
+            "/repos/{owner}/{repo}/issues/comments/{id}/reactions",
+        ),
+        (
+            r"/repos/[^/]+/[^/]+/collaborators/[^/]+/permission",
+            "/repos/{owner}/{repo}/collaborators/{username}/permission",
+        ),
+    ]
+]
+
+
+def route_template(path: str) -> str:
+    """`/repos/o/r/pulls/7/files` -> `/repos/{owner}/{repo}/pulls/{number}/files` (else "other")."""
+    for pattern, template in _ROUTES:
+        if pattern.fullmatch(path):
+            return template
+    return "other"
+
+
+class CallCounter:
+    """GitHub HTTP calls by (method, route template, status), safe across threads.
+
+    `status` is the HTTP status as text, or "timeout" / "connection" when no answer
+    came. Also keeps the last x-ratelimit-remaining/-reset seen.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: Counter[tuple[str, str, str]] = Counter()
+        self.rate_remaining: int | None = None
+        self.rate_reset: int | None = None
+
+    def record(self, method: str, route: str, status: str, headers: dict[str, Any] | None = None):
+        with self._lock:
+            self._counts[(method, route, status)] += 1
+            if headers and "x-ratelimit-remaining" in headers:
+                self.rate_remaining = int(float(headers["x-ratelimit-remaining"]))
+            if headers and "x-ratelimit-reset" in headers:
+                self.rate_reset = int(float(headers["x-ratelimit-reset"]))
+
+    def snapshot(self) -> dict[tuple[str, str, str], int]:
+        with self._lock:
+            return dict(self._counts)
+
+    def total(
+        self, method: str | None = None, route: str | None = None, status: str | None = None
+    ) -> int:
+        return sum(
+            n
+            for (m, r, s), n in self.snapshot().items()
+            if (method is None or m == method)
+            and (route is None or r == route)
+            and (status is None or s == status)
+        )
+
+
+# --- error classification -----------------------------------------------------
+
+
+def _headers(exc: GithubException) -> dict[str, str]:
+    return {k.lower(): str(v) for k, v in (exc.headers or {}).items()}
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or exc.message or "")
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    if not isinstance(exc, GithubException) or exc.status not in (403, 429):
+        return False
+    headers = _headers(exc)
+    return (
+        exc.status == 429
+        or "retry-after" in headers
+        or headers.get("x-ratelimit-remaining") == "0"
+        or Requester.isRateLimitError(_message(exc))
+    )
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, TRANSPORT_ERRORS):
+        return True
+    return isinstance(exc, GithubException) and (exc.status >= 500 or _rate_limited(exc))
+
+
+def _may_have_applied(exc: BaseException) -> bool:
+    """No clear answer: GitHub may have done the write before the failure."""
+    return (
+        isinstance(exc, TRANSPORT_ERRORS) or isinstance(exc, GithubException) and exc.status >= 500
+    )
+
+
+def _seconds(retry_after: str) -> float:
+    """Retry-After is delta-seconds or an HTTP date."""
+    try:
+        return max(float(retry_after), 0.0)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(retry_after)
+        return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def _detail(exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        return f"{exc.status} {_message(exc)}".strip()
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "timed out"
+    return f"connection failed ({type(exc).__name__})"
+
+
+def _same_text(a: str | None, b: str) -> bool:
+    def norm(s: str) -> str:
+        return s.replace("\r\n", "\n").rstrip()
+
+    return a is not None and norm(a) == norm(b)
+
+
+# --- the client -----------------------------------------------------------------
+
+
+@dataclass
+class _Installation:
+    github: Github
+    expires_at: datetime
+
+
+class GitHubClient:
+    """The real GitHubPort. Give either `app_id` + `private_key` (PEM text) or `token`."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str = "https://api.github.com",
+        app_id: int | str | None = None,
+        private_key: str | None = None,
+        token: str | None = None,
+        timeout: int = 10,
+        retry: RetryPolicy | None = None,
+        seconds_between_requests: float = 0.25,
+        seconds_between_writes: float = 1.0,
+        bot_login: str | None = None,
+        token_refresh_margin: float = 300.0,
+        user_agent: str = "review-notes",
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if (app_id is None) == (token is None) or (app_id is not None and not private_key):
+            raise ValueError("GitHubClient needs app_id and private_key, or token (not both)")
+        self.calls = CallCounter()
+        self.policy = retry or RetryPolicy()
+        self._base_url = base_url.rstrip("/")
+        self._prefix = urlsplit(self._base_url).path
+        self._options = dict(
+            base_url=self._base_url,
+            timeout=int(timeout),  # PyGithub asserts an int
+            user_agent=user_agent,
+            retry=None,  # retries happen in _retry, not inside PyGithub
+            seconds_between_requests=seconds_between_requests,
+            seconds_between_writes=seconds_between_writes,
+        )
+        self._refresh_margin = timedelta(seconds=token_refresh_margin)
+        self._sleep = sleep
+        self._bot_login = bot_login
+        self._lock = threading.Lock()
+        self._mint_locks: dict[int, threading.Lock] = {}
+        self._installations: dict[int, _Installation] = {}
+        self._repo_installations: dict[str, int] = {}
+        self._integration: GithubIntegration | None = None
+        self._token_github: Github | None = None
+        if token is not None:
+            self._token_github = self._new_github(Auth.Token(token))
+        else:
+            app_auth = Auth.AppAuth(app_id, private_key)  # type: ignore[arg-type]
+            try:
+                app_auth.create_jwt()  # a bad key fails here, not on the first webhook
+            except Exception as exc:
+                raise ValueError("GitHub App private key is not a usable RSA PEM key") from exc
+            self._integration = GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
+            self._count(self._integration.requester)
+
+    # --- GitHubPort ---------------------------------------------------------
+
+    def list_files(self, ref: PRRef) -> list[str]:
+        def op(gh: Github) -> list[str]:
+            files = gh.get_repo(ref.repo).get_pull(ref.number).get_files()
+            # Re-iterating a PaginatedList yields the pages already fetched and goes on
+            # from the one that failed, so a retry does not start over.
+            fetched = self._retry(f"list files of {_pr(ref)}", lambda: list(files))
+            paths: dict[str, None] = {}
+            for f in fetched:
+                paths[f.filename] = None
+                if f.previous_filename:
+                    paths[f.previous_filename] = None
+            return list(paths)
+
+        return self._as_installation(ref, op)
+
+    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+        if not marker or marker not in body:
+            raise ValueError("the sticky comment body must contain its marker")
+
+        def op(gh: Github) -> StickyResult:
+            login = self.bot_login()
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            pages = issue.get_comments()  # resumable on retry, like the files
+            comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
+            ours = [c for c in comments if self._is_ours(c, login) and marker in (c.body or "")]
+            if ours:
+                sticky = ours[0]  # the oldest: where readers saw it first
+                if _same_text(sticky.body, body):
+                    return StickyResult(Outcome.UNCHANGED, sticky.id)
+                self._retry(f"edit comment {sticky.id} on {_pr(ref)}", lambda: sticky.edit(body))
+                return StickyResult(Outcome.UPDATED, sticky.id)
+            if not create:
+                return StickyResult(Outcome.SKIPPED)
+            made = self._create(ref, issue, body, lambda c: marker in (c.body or ""), since=None)
+            return StickyResult(Outcome.CREATED, made.id)
+
+        return self._as_installation(ref, op)
+
+    def create_comment(self, ref: PRRef, body: str) -> int:
+        def op(gh: Github) -> int:
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            since = datetime.now(UTC) - CLOCK_SLACK
+            return self._create(ref, issue, body, lambda c: _same_text(c.body, body), since).id
+
+        return self._as_installation(ref, op)
+
+    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
+        if content not in REACTIONS:
+            raise ValueError(f"not a GitHub reaction: {content!r}")
+
+        def op(gh: Github) -> None:
+            comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
+            # GitHub answers 200 for a reaction that exists: repeating is harmless
+            self._retry(f"react to comment {comment_id}", lambda: comment.create_reaction(content))
+
+        self._as_installation(ref, op)
+
+    def permission(self, ref: PRRef, login: str) -> str:
+        """admin, maintain, write, triage, read or none (custom roles give their base)."""
+
+        def op(gh: Github) -> str:
+            url = f"/repos/{ref.repo}/collaborators/{quote(login, safe='')}/permission"
+            try:
+                _, data = self._retry(
+                    f"permission of {login} on {ref.repo}",
+                    lambda: gh.requester.requestJsonAndCheck("GET", url),
+                )
+            except GitHubError as err:
+                if err.status == 404:  # no such user: no rights
+                    return "none"
+                raise
+            role = data.get("role_name")
+            return role if role in ROLES else data.get("permission") or "none"
+
+        return self._as_installation(ref, op)
+
+    # --- identity ---------------------------------------------------------------
+
+    def bot_login(self) -> str:
+        """Our own login (`<slug>[bot]` for an App), asked once and cached."""
+        with self._lock:
+            if self._bot_login:
+                return self._bot_login
+        if self._integration is not None:
+            integration = self._integration
+            slug = self._retry("get the App", lambda: integration.get_app().slug)
+            login = f"{slug}[bot]"
+        else:
+            token_github = self._token_github
+            assert token_github is not None
+            login = self._retry("get the token's user", lambda: token_github.get_user().login)
+        with self._lock:
+            self._bot_login = login
+        return login
+
+    def close(self) -> None:
+        with self._lock:
+            githubs = [i.github for i in self._installations.values()]
+            self._installations.clear()
+        for gh in [*githubs, self._token_github, self._integration]:
+            if gh is not None:
+                gh.close()
+
+    # --- auth and sessions ------------------------------------------------------
+
+    def _new_github(self, auth: Auth.Auth) -> Github:
+        gh = Github(auth=auth, per_page=100, lazy=True, **self._options)  # type: ignore[arg-type]
+        self._count(gh.requester)
+        return gh
+
+    def _as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
+        """Run `op` with a Github for the PR's installation; on 401 re-mint once."""
+        if self._token_github is not None:
+            return op(self._token_github)
+        installation_id = self._installation_of(ref)
+        try:
+            return op(self._installation_github(installation_id))
+        except GitHubError as err:
+            if err.status != 401:
+                raise
+            log.info("installation %s: token refused, minting a new one", installation_id)
+            with self._lock:
+                self._installations.pop(installation_id, None)
+            return op(self._installation_github(installation_id))
+
+    def _installation_of(self, ref: PRRef) -> int:
+        if ref.installation_id is not None:
+            return int(ref.installation_id)  # PyGithub and the cache want an int
+        with self._lock:
+            known = self._repo_installations.get(ref.repo)
+        if known is not None:
+            return known
+        owner, name = ref.repo.split("/", 1)
+        integration = self._integration
+        assert integration is not None
+        found = self._retry(
+            f"find the installation on {ref.repo}",
+            lambda: integration.get_repo_installation(owner, name).id,
+        )
+        with self._lock:
+            self._repo_installations[ref.repo] = found
+        return found
+
+    def _installation_github(self, installation_id: int) -> Github:
+        with self._lock:
+            lock = self._mint_locks.setdefault(installation_id, threading.Lock())
+        with lock:  # one mint per installation at a time
+            with self._lock:
+                cached = self._installations.get(installation_id)
+            if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
+                return cached.github
+            integration = self._integration
+            assert integration is not None
+            grant = self._retry(
+                f"mint a token for installation {installation_id}",
+                lambda: integration.get_access_token(installation_id),
+            )
+            gh = self._new_github(Auth.Token(grant.token))
+            with self._lock:
+                self._installations[installation_id] = _Installation(gh, grant.expires_at)
+            # the replaced Github is not closed: another thread may still be using it
+            return gh
+
+    # --- writes that must not be doubled ----------------------------------------
+
+    def _is_ours(self, comment: IssueComment, login: str) -> bool:
+        return comment.user is not None and comment.user.login.lower() == login.lower()
+
+    def _create(
+        self,
+        ref: PRRef,
+        issue: Any,
+        body: str,
+        matches: Callable[[IssueComment], bool],
+        since: datetime | None,
+    ) -> IssueComment:
+        """POST a comment; after an unclear failure, look for it before posting again."""
+        login = self.bot_login()
+        unclear = False
+
+        def attempt() -> IssueComment:
+            nonlocal unclear
+            if unclear:
+                for c in issue.get_comments():
+                    recent = since is None or c.created_at is None or c.created_at >= since
+                    if self._is_ours(c, login) and matches(c) and recent:
+                        log.info(
+                            "comment %s on %s had been created; not posting again", c.id, _pr(ref)
+                        )
+                        return c
+            try:
+                return issue.create_comment(body)
+            except Exception as exc:
+                unclear = unclear or _may_have_applied(exc)
+                raise
+
+        return self._retry(f"create a comment on {_pr(ref)}", attempt)
+
+    # --- the one retry layer ----------------------------------------------------
+
+    def _retry(self, what: str, fn: Callable[[], T]) -> T:
+        policy = self.policy
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            asked = self._asked_wait(exc) if exc is not None else None
+            if asked is not None:
+                return asked
+            step = min(policy.backoff_max, policy.backoff * 2 ** (state.attempt_number - 1))
+            return step * random.uniform(0.5, 1.0)  # jitter: workers do not retry in step
+
+        def stop(state: RetryCallState) -> bool:
+            return (
+                state.attempt_number >= policy.attempts
+                or (state.upcoming_sleep or 0.0) > policy.max_wait
+            )
+
+        def before_sleep(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning(
+                "GitHub %s: %s; try %d of %d in %.1fs",
+                what,
+                _detail(exc) if exc else "?",
+                state.attempt_number + 1,
+                policy.attempts,
+                state.upcoming_sleep,
+            )
+
+        retrying = Retrying(
+            retry=retry_if_exception(_retryable),
+            wait=wait,
+            stop=stop,
+            sleep=self._sleep,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(fn)
+        except (GithubException, *TRANSPORT_ERRORS) as exc:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            raise self._failure(what, exc, attempts) from exc
+
+    def _asked_wait(self, exc: BaseException) -> float | None:
+        """How long GitHub asked us to wait, for a rate limit; None for other errors."""
+        if not _rate_limited(exc):
+            return None
+        assert isinstance(exc, GithubException)
+        headers = _headers(exc)
+        if "retry-after" in headers:
+            return _seconds(headers["retry-after"])
+        if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
+            return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0
+        return self.policy.secondary_wait
+
+    def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
+        status = exc.status if isinstance(exc, GithubException) else None
+        if not _retryable(exc):
+            return GitHubError(f"GitHub {what}: {_detail(exc)}", status=status)
+        asked = self._asked_wait(exc)
+        if asked is not None and asked > self.policy.max_wait:
+            message = (
+                f"GitHub {what}: rate limited, asked to wait {asked:.0f}s, over the "
+                f"{self.policy.max_wait:.0f}s cap; giving up, try again later"
+            )
+        else:
+            message = f"GitHub {what}: {_detail(exc)} (gave up after {attempts} attempts)"
+        return GitHubError(message, status=status, transient=True, retry_after=asked)
+
+    def _count(self, requester: Requester) -> None:
+        """Count every HTTP call of this requester.
+
+        PyGithub has no response hook; every JSON call (objects, PaginatedList)
+        goes through `Requester.requestJson`, so wrap it on this instance only.
+        """
+        inner = requester.requestJson
+        prefix = self._prefix
+
+        def counted(
+            verb: str, url: str, *args: Any, **kwargs: Any
+        ) -> tuple[int, dict[str, Any], str]:
+            path = urlsplit(url).path
+            route = route_template(path[len(prefix) :] if path.startswith(prefix) else path)
+            try:
+                status, headers, output = inner(verb, url, *args, **kwargs)
+            except requests.exceptions.Timeout:
+                self.calls.record(verb, route, "timeout")
+                raise
+            except TRANSPORT_ERRORS:
+                self.calls.record(verb, route, "connection")
+                raise
+            self.calls.record(verb, route, str(status), headers)
+            return status, headers, output
+
+        requester.requestJson = counted  # type: ignore[method-assign]
+
+
+def _pr(ref: PRRef) -> str:
+    return f"{ref.repo} PR {ref.number}"

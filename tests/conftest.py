@@ -1,0 +1,90 @@
+"""Shared fixtures: a test App key pair, the fake GitHub server, a client factory.
+
+The RSA key is generated once per session (no key is committed). `fake_github`
+is a started FakeGitHub that knows the test App (its public key, App ID, slug) and
+one installation on `vllm-project/vllm`; add PRs, comments and faults per test.
+`make_github_client(**overrides)` builds a GitHubClient in App mode against it,
+with no throttling and short retry waits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from bot.github_client import GitHubClient, RetryPolicy
+from tests.fake_github import (
+    DEFAULT_APP_ID,
+    DEFAULT_APP_SLUG,
+    DEFAULT_INSTALLATION_ID,
+    DEFAULT_REPO,
+    FakeGitHub,
+)
+
+
+@dataclass(frozen=True)
+class AppKey:
+    private_pem: str  # give this to the client (GitHub App private key)
+    public_pem: str  # the fake verifies JWTs with this
+
+
+@pytest.fixture(scope="session")
+def app_key() -> AppKey:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    )
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return AppKey(private.decode(), public.decode())
+
+
+@pytest.fixture
+def fake_github(app_key: AppKey) -> Iterator[FakeGitHub]:
+    """A running fake: App DEFAULT_APP_ID/DEFAULT_APP_SLUG, installation
+    DEFAULT_INSTALLATION_ID on DEFAULT_REPO. Its base_url goes to the client."""
+    fake = FakeGitHub(
+        app_public_key=app_key.public_pem, app_id=DEFAULT_APP_ID, app_slug=DEFAULT_APP_SLUG
+    )
+    fake.add_installation(DEFAULT_INSTALLATION_ID, [DEFAULT_REPO])
+    with fake:
+        yield fake
+
+
+# Short waits so fault tests stay fast; Retry-After still wins when GitHub sends it.
+FAST_RETRY = RetryPolicy(attempts=4, backoff=0.01, backoff_max=0.05, secondary_wait=0.3, max_wait=5)
+
+
+@pytest.fixture
+def make_github_client(
+    fake_github: FakeGitHub, app_key: AppKey
+) -> Iterator[Callable[..., GitHubClient]]:
+    """Build GitHubClients for the fake: App mode unless `token=` is given."""
+    made: list[GitHubClient] = []
+
+    def make(**overrides: Any) -> GitHubClient:
+        options: dict[str, Any] = dict(
+            base_url=fake_github.base_url,
+            timeout=5,
+            retry=FAST_RETRY,
+            seconds_between_requests=0,
+            seconds_between_writes=0,
+        )
+        if "token" not in overrides:
+            options.update(app_id=DEFAULT_APP_ID, private_key=app_key.private_pem)
+        options.update(overrides)
+        client = GitHubClient(**options)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()

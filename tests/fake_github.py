@@ -1,0 +1,1032 @@
+"""A fake GitHub REST API: a real HTTP server on 127.0.0.1 for tests.
+
+PyGithub talks to it through `base_url`, so the whole client stack runs for real:
+auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
+
+- State lives in memory: repos, pull requests with their files, issue comments,
+  reactions, collaborator permissions, App installations and the tokens it issued.
+- Auth is checked like GitHub does: App routes want an RS256 JWT signed with the
+  App's key (`iss` = App ID); other routes want a token this server issued (and not
+  expired) or a configured personal access token; anything else is 401.
+  Comments are written as the authenticated identity (`<slug>[bot]`, type Bot,
+  for installation tokens).
+- Every request is recorded (method, path, query, status, arrival time).
+- Faults can be queued per route: an error status with headers/body, a dropped
+  connection, or a slow answer.
+
+Shapes follow GitHub's REST description (@octokit/openapi examples), trimmed to the
+fields a client reads. API URLs in bodies and Link headers carry this server's exact
+host and port: PyGithub asserts both before following them.
+
+    with FakeGitHub(app_public_key=pem) as gh:
+        gh.add_installation(1001, ["vllm-project/vllm"])
+        gh.add_pull("vllm-project/vllm", 7, files=["a.py", ("new.py", "old.py")])
+        gh.inject("POST", "/repos/*/issues/*/comments", Fault.error(502))
+        ...  # point the code under test at gh.base_url
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import json
+import math
+import re
+import secrets
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+import jwt
+
+DEFAULT_APP_ID = 4242
+DEFAULT_APP_SLUG = "review-notes"
+DEFAULT_INSTALLATION_ID = 1001
+DEFAULT_REPO = "vllm-project/vllm"
+
+RATE_LIMIT = 5000
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+FILES_CAP = 3000  # GET .../pulls/{n}/files never lists more than this
+COMMENT_MAX = 65536
+DOCS = "https://docs.github.com/rest"
+SECONDARY_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+    "If you reach out to GitHub Support for help, please include the request ID."
+)
+
+
+# --- faults -----------------------------------------------------------------
+
+
+@dataclass
+class Fault:
+    """What to do instead of (or on top of) the normal answer to one request.
+
+    `status`: answer this status with `body` and `headers` instead of the real one.
+    `drop`: close the connection without any answer.
+    `delay`: wait this long before answering (past the client's timeout: it gives up).
+    `apply`: carry out the request first (state changes), then fault; a slow answer
+    always applies, as a server that did the work but answered late.
+    `reset_in`: with a status, also send x-ratelimit-remaining: 0 and a reset this
+    many seconds ahead (a primary rate limit).
+    """
+
+    status: int | None = None
+    body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False
+    delay: float = 0.0
+    apply: bool = False
+    reset_in: float | None = None
+
+    @classmethod
+    def error(cls, status: int = 502, message: str = "Server Error", apply: bool = False) -> Fault:
+        return cls(status=status, body={"message": message}, apply=apply)
+
+    @classmethod
+    def secondary_rate_limit(cls, retry_after: int | None = None) -> Fault:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        return cls(
+            status=403,
+            body={"message": SECONDARY_MESSAGE, "documentation_url": DOCS},
+            headers=headers,
+        )
+
+    @classmethod
+    def too_many_requests(cls, retry_after: int | None = 1) -> Fault:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        return cls(
+            status=429,
+            body={"message": SECONDARY_MESSAGE, "documentation_url": DOCS},
+            headers=headers,
+        )
+
+    @classmethod
+    def primary_rate_limit(cls, reset_in: float = 1.0) -> Fault:
+        message = "API rate limit exceeded for installation. Check out the documentation."
+        return cls(
+            status=403, body={"message": message, "documentation_url": DOCS}, reset_in=reset_in
+        )
+
+    @classmethod
+    def bad_credentials(cls) -> Fault:
+        """401 as for an expired or revoked token."""
+        return cls(status=401, body={"message": "Bad credentials", "documentation_url": DOCS})
+
+    @classmethod
+    def not_found(cls) -> Fault:
+        return cls(status=404, body={"message": "Not Found", "documentation_url": DOCS})
+
+    @classmethod
+    def dropped(cls, apply: bool = False) -> Fault:
+        return cls(drop=True, apply=apply)
+
+    @classmethod
+    def slow(cls, seconds: float) -> Fault:
+        return cls(delay=seconds)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as the server saw it. `status` is None for a dropped connection."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    status: int | None
+    time: float  # time.monotonic() on arrival: for gaps between requests
+    wall: float  # time.time() on arrival: to compare with x-ratelimit-reset
+    login: str | None  # who it authenticated as ("app" for a JWT), None if nobody
+    faulted: bool
+
+
+# --- state ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Identity:
+    login: str
+    id: int
+    type: str = "User"  # "Bot" for an App installation, "Organization" for owners
+    installation_id: int | None = None  # set when this is an installation token
+
+
+@dataclass
+class FakeFile:
+    filename: str
+    status: str = "modified"
+    previous_filename: str | None = None
+    additions: int = 1
+    deletions: int = 1
+
+
+@dataclass
+class FakePull:
+    number: int
+    title: str
+    body: str | None
+    user: Identity
+    files: list[FakeFile]
+    labels: list[str]
+    draft: bool = False
+    head_sha: str = field(default_factory=lambda: secrets.token_hex(20))
+
+
+@dataclass
+class FakeComment:
+    id: int
+    repo: str
+    number: int
+    body: str
+    user: Identity
+    created_at: float
+    updated_at: float
+
+
+@dataclass
+class FakeReaction:
+    id: int
+    content: str
+    user: Identity
+    created_at: float
+
+
+@dataclass
+class FakeRepo:
+    full_name: str
+    id: int
+    pulls: dict[int, FakePull] = field(default_factory=dict)
+    issues: set[int] = field(default_factory=set)  # every PR number is an issue number too
+    permissions: dict[str, str] = field(default_factory=dict)  # login -> role name
+    default_permission: str = "read"  # public repo: anyone can read
+
+
+@dataclass
+class FakeInstallation:
+    id: int
+    account: str
+    repos: set[str]
+
+
+@dataclass
+class _Token:
+    identity: Identity
+    expires_at: float | None  # epoch seconds; None: never (a personal access token)
+
+
+@dataclass
+class _Reply:
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.reply = _Reply(status, {"message": message, "documentation_url": DOCS})
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def _node_id(kind: str, number: int) -> str:
+    return base64.b64encode(f"0:{kind}{number}".encode()).decode()
+
+
+# --- the server -------------------------------------------------------------
+
+_OWNER_REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+_JWT, _TOKEN = "jwt", "token"
+_ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
+    (method, re.compile(pattern), handler, auth)
+    for method, pattern, handler, auth in [
+        ("GET", r"/app", "_get_app", _JWT),
+        ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", "_post_access_token", _JWT),
+        ("GET", _OWNER_REPO + r"/installation", "_get_repo_installation", _JWT),
+        ("GET", r"/user", "_get_user", _TOKEN),
+        ("GET", _OWNER_REPO, "_get_repo", _TOKEN),
+        ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)", "_get_pull", _TOKEN),
+        ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)/files", "_list_pull_files", _TOKEN),
+        ("GET", _OWNER_REPO + r"/issues/(?P<number>\d+)/comments", "_list_comments", _TOKEN),
+        ("POST", _OWNER_REPO + r"/issues/(?P<number>\d+)/comments", "_create_comment", _TOKEN),
+        ("GET", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_get_comment", _TOKEN),
+        ("PATCH", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_edit_comment", _TOKEN),
+        ("DELETE", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_delete_comment", _TOKEN),
+        ("POST", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)/reactions", "_react", _TOKEN),
+        ("GET", _OWNER_REPO + r"/collaborators/(?P<login>[^/]+)/permission", "_permission", _TOKEN),
+    ]
+]
+
+
+class FakeGitHub:
+    """In-memory GitHub with a real HTTP front. Start with `start()` or `with`."""
+
+    def __init__(
+        self,
+        *,
+        app_public_key: str | None = None,
+        app_id: int = DEFAULT_APP_ID,
+        app_slug: str = DEFAULT_APP_SLUG,
+        client_id: str = "Iv1.fakeclientid",
+        token_ttl: float = 3600.0,
+    ):
+        self.app_id = app_id
+        self.app_slug = app_slug
+        self.client_id = client_id
+        self.app_public_key = app_public_key
+        self.token_ttl = token_ttl  # lifetime of installation tokens issued from now on
+        self.bot = Identity(f"{app_slug}[bot]", 10_000_000 + app_id, "Bot")
+        self._lock = threading.RLock()
+        self._repos: dict[str, FakeRepo] = {}
+        self._installations: dict[int, FakeInstallation] = {}
+        self._tokens: dict[str, _Token] = {}
+        self._comments: dict[int, FakeComment] = {}
+        self._reactions: dict[int, list[FakeReaction]] = {}
+        self._users: dict[str, Identity] = {}
+        self._faults: list[tuple[str, str, dict[str, str], deque[Fault]]] = []
+        self._requests: list[Recorded] = []
+        self._used: dict[str, int] = {}
+        self._window_reset = int(time.time()) + 3600
+        self._next_id = 1000
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ----------------------------------------------------------
+
+    def start(self) -> FakeGitHub:
+        self._server = _Server(self)
+        # a short poll keeps stop() quick (shutdown waits for the loop to notice)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="fake-github", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.close_all()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the fake first"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """What to give PyGithub as base_url (no trailing slash)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    # --- state set-up -------------------------------------------------------
+
+    def add_repo(self, full_name: str) -> FakeRepo:
+        with self._lock:
+            if full_name not in self._repos:
+                self._repos[full_name] = FakeRepo(full_name, self._new_id())
+            return self._repos[full_name]
+
+    def add_installation(
+        self, installation_id: int = DEFAULT_INSTALLATION_ID, repos: Sequence[str] = ()
+    ) -> FakeInstallation:
+        with self._lock:
+            for repo in repos:
+                self.add_repo(repo)
+            account = repos[0].split("/")[0] if repos else "someone"
+            inst = FakeInstallation(installation_id, account, set(repos))
+            self._installations[installation_id] = inst
+            return inst
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        *,
+        files: Sequence[str | tuple[str, str] | FakeFile] = (),
+        title: str = "A pull request",
+        body: str | None = "",
+        author: str = "contributor",
+        labels: Sequence[str] = (),
+        draft: bool = False,
+    ) -> FakePull:
+        """A PR; a file is a path, a (new path, old path) rename, or a FakeFile."""
+        with self._lock:
+            pr = FakePull(
+                number,
+                title,
+                body,
+                self.user(author),
+                [_file(f) for f in files],
+                list(labels),
+                draft,
+            )
+            r = self.add_repo(repo)
+            r.pulls[number] = pr
+            r.issues.add(number)
+            return pr
+
+    def add_issue(self, repo: str, number: int) -> None:
+        with self._lock:
+            self.add_repo(repo).issues.add(number)
+
+    def add_comment(
+        self, repo: str, number: int, body: str, *, login: str = "someone", bot: bool = False
+    ) -> FakeComment:
+        """A comment written by someone else (a user, or another bot with `bot=True`)."""
+        with self._lock:
+            who = self.user(login, "Bot" if bot else "User")
+            self.add_repo(repo).issues.add(number)
+            return self._store_comment(repo, number, body, who)
+
+    def set_permission(self, repo: str, login: str, role: str) -> None:
+        """Role name: admin, maintain, write, triage, read (or none)."""
+        with self._lock:
+            self.user(login)
+            self.add_repo(repo).permissions[login.lower()] = role
+
+    def add_pat(self, token: str, login: str) -> Identity:
+        """A personal access token acting as `login`."""
+        with self._lock:
+            who = self.user(login)
+            self._tokens[token] = _Token(who, None)
+            return who
+
+    def user(self, login: str, type: str = "User") -> Identity:
+        with self._lock:
+            if login.lower() not in self._users:
+                self._users[login.lower()] = Identity(login, self._new_id(), type)
+            return self._users[login.lower()]
+
+    def expire_tokens(self) -> int:
+        """Expire every installation token issued so far (as after an hour); return how many."""
+        with self._lock:
+            issued = [t for t in self._tokens.values() if t.identity.installation_id is not None]
+            for t in issued:
+                t.expires_at = time.time() - 1
+            return len(issued)
+
+    # --- state read-back ----------------------------------------------------
+
+    def comments(self, repo: str, number: int) -> list[FakeComment]:
+        with self._lock:
+            found = [c for c in self._comments.values() if c.repo == repo and c.number == number]
+            return sorted(found, key=lambda c: c.id)
+
+    def comment(self, comment_id: int) -> FakeComment | None:
+        with self._lock:
+            return self._comments.get(comment_id)
+
+    def reactions(self, comment_id: int) -> list[FakeReaction]:
+        with self._lock:
+            return list(self._reactions.get(comment_id, []))
+
+    # --- faults and records -------------------------------------------------
+
+    def inject(
+        self, method: str, path: str, *faults: Fault, query: dict[str, str] | None = None
+    ) -> None:
+        """Queue faults for the next requests matching `method` ("*": any), the path
+        glob `path` (fnmatch: "*" spans slashes) and, if given, these query values
+        (e.g. {"page": "2"}). Each fault is used once, in order."""
+        with self._lock:
+            self._faults.append((method.upper(), path, dict(query or {}), deque(faults)))
+
+    def pending_faults(self) -> int:
+        with self._lock:
+            return sum(len(q) for *_, q in self._faults)
+
+    @property
+    def requests(self) -> list[Recorded]:
+        with self._lock:
+            return list(self._requests)
+
+    def calls(self, method: str | None = None, path: str | None = None) -> list[Recorded]:
+        """Recorded requests, filtered by method and path glob."""
+        return [
+            r
+            for r in self.requests
+            if (method is None or r.method == method.upper())
+            and (path is None or fnmatch.fnmatchcase(r.path, path))
+        ]
+
+    def clear_requests(self) -> None:
+        with self._lock:
+            self._requests.clear()
+
+    # --- request handling ---------------------------------------------------
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        arrived, wall = time.monotonic(), time.time()
+        method = handler.command
+        split = urlsplit(handler.path)
+        path, query = split.path, dict(parse_qsl(split.query))
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        fault = self._take_fault(method, path, query)
+        reply, login = _Reply(500), None
+        if fault is None or fault.apply or (fault.status is None and not fault.drop):
+            reply, login = self._dispatch(
+                method, path, query, raw, handler.headers.get("Authorization", "")
+            )
+        if fault is not None and fault.status is not None:
+            reply = self._fault_reply(fault)
+        status = None if fault is not None and fault.drop else reply.status
+        with self._lock:
+            self._requests.append(
+                Recorded(method, path, query, status, arrived, wall, login, fault is not None)
+            )
+        if fault is not None and fault.drop:
+            handler.close_connection = True
+            return
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)
+        self._send(handler, reply, login)
+
+    def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
+        with self._lock:
+            for want_method, glob, want_query, queue in self._faults:
+                if (
+                    queue
+                    and want_method in ("*", method)
+                    and fnmatch.fnmatchcase(path, glob)
+                    and all(query.get(k) == v for k, v in want_query.items())
+                ):
+                    return queue.popleft()
+            return None
+
+    def _fault_reply(self, fault: Fault) -> _Reply:
+        headers = dict(fault.headers)
+        if fault.reset_in is not None:
+            headers["x-ratelimit-remaining"] = "0"
+            headers["x-ratelimit-reset"] = str(math.ceil(time.time() + fault.reset_in))
+        body = fault.body if fault.body is not None else {"message": "fault"}
+        return _Reply(fault.status or 500, body, headers)
+
+    def _dispatch(
+        self, method: str, path: str, query: dict[str, str], raw: bytes, authz: str
+    ) -> tuple[_Reply, str | None]:
+        login = None
+        try:
+            for want, pattern, handler_name, auth in _ROUTES:
+                match = pattern.fullmatch(path)
+                if match is None or want != method:
+                    continue
+                who = self._authenticate(authz, auth)
+                login = "app" if who is None else who.login
+                params = {k: v for k, v in match.groupdict().items()}
+                body = json.loads(raw) if raw else {}
+                with self._lock:
+                    return getattr(self, handler_name)(who, params, query, body), login
+            raise _HTTPError(404, "Not Found")
+        except _HTTPError as exc:
+            return exc.reply, login
+        except json.JSONDecodeError:
+            return _Reply(
+                400, {"message": "Problems parsing JSON", "documentation_url": DOCS}
+            ), login
+        except Exception:  # a bug in the fake: show it, answer 500 rather than hang
+            traceback.print_exc(file=sys.stderr)
+            return _Reply(500, {"message": "fake server error"}), login
+
+    def _authenticate(self, authz: str, kind: str) -> Identity | None:
+        """The token's identity, or None for a valid App JWT; 401 otherwise."""
+        scheme, _, credential = authz.partition(" ")
+        if kind == _JWT:
+            if scheme.lower() != "bearer" or not self._valid_jwt(credential):
+                raise _HTTPError(401, "A JSON web token could not be decoded")
+            return None
+        with self._lock:
+            token = self._tokens.get(credential) if scheme.lower() in ("token", "bearer") else None
+            if token is None or (token.expires_at is not None and token.expires_at <= time.time()):
+                raise _HTTPError(401, "Bad credentials")
+            return token.identity
+
+    def _valid_jwt(self, credential: str) -> bool:
+        if self.app_public_key is None:
+            return False
+        try:
+            claims = jwt.decode(
+                credential,
+                self.app_public_key,
+                algorithms=["RS256"],
+                options={"require": ["iat", "exp", "iss"]},
+            )
+        except jwt.PyJWTError:
+            return False
+        # GitHub: exp at most 10 minutes ahead; iss the App ID or client ID
+        return claims["exp"] - time.time() <= 660 and str(claims["iss"]) in (
+            str(self.app_id),
+            self.client_id,
+        )
+
+    def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, login: str | None) -> None:
+        data = b"" if reply.body is None else json.dumps(reply.body).encode()
+        headers = {
+            "Content-Type": "application/json; charset=utf-8",
+            "Content-Length": str(len(data)),
+            "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
+            **self._rate_headers(login),
+            **reply.headers,
+        }
+        try:
+            handler.send_response(reply.status)
+            for name, value in headers.items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+            handler.wfile.flush()
+        except OSError:  # the client gave up (timeout) and closed its end
+            handler.close_connection = True
+
+    def _rate_headers(self, login: str | None) -> dict[str, str]:
+        with self._lock:
+            key = login or "anonymous"
+            self._used[key] = self._used.get(key, 0) + 1
+            used = self._used[key]
+        return {
+            "x-ratelimit-limit": str(RATE_LIMIT),
+            "x-ratelimit-remaining": str(max(RATE_LIMIT - used, 0)),
+            "x-ratelimit-reset": str(self._window_reset),
+            "x-ratelimit-used": str(used),
+            "x-ratelimit-resource": "core",
+        }
+
+    # --- JSON shapes --------------------------------------------------------
+
+    def _api(self, path: str) -> str:
+        return f"{self.base_url}{path}"
+
+    def _user_json(self, who: Identity) -> dict[str, Any]:
+        return {
+            "login": who.login,
+            "id": who.id,
+            "node_id": _node_id("User", who.id),
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{who.id}?v=4",
+            "gravatar_id": "",
+            "url": self._api(f"/users/{quote(who.login)}"),
+            "html_url": f"https://github.com/{quote(who.login)}",
+            "type": who.type,
+            "site_admin": False,
+        }
+
+    def _app_json(self) -> dict[str, Any]:
+        return {
+            "id": self.app_id,
+            "slug": self.app_slug,
+            "client_id": self.client_id,
+            "node_id": _node_id("Integration", self.app_id),
+            "owner": self._user_json(self.user("app-owner", "Organization")),
+            "name": self.app_slug,
+            "description": "",
+            "external_url": "https://example.com",
+            "html_url": f"https://github.com/apps/{self.app_slug}",
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "permissions": {"metadata": "read", "pull_requests": "read", "issues": "write"},
+            "events": ["pull_request", "issue_comment"],
+        }
+
+    def _installation_json(self, inst: FakeInstallation) -> dict[str, Any]:
+        return {
+            "id": inst.id,
+            "account": self._user_json(self.user(inst.account, "Organization")),
+            "repository_selection": "selected",
+            "access_tokens_url": self._api(f"/app/installations/{inst.id}/access_tokens"),
+            "repositories_url": self._api("/installation/repositories"),
+            "html_url": f"https://github.com/organizations/{inst.account}/settings/installations/{inst.id}",
+            "app_id": self.app_id,
+            "app_slug": self.app_slug,
+            "client_id": self.client_id,
+            "target_id": self.user(inst.account).id,
+            "target_type": "Organization",
+            "permissions": {"metadata": "read", "pull_requests": "read", "issues": "write"},
+            "events": ["pull_request", "issue_comment"],
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "single_file_name": None,
+            "suspended_at": None,
+            "suspended_by": None,
+        }
+
+    def _repo_json(self, repo: FakeRepo) -> dict[str, Any]:
+        owner, name = repo.full_name.split("/")
+        return {
+            "id": repo.id,
+            "node_id": _node_id("Repository", repo.id),
+            "name": name,
+            "full_name": repo.full_name,
+            "owner": self._user_json(self.user(owner, "Organization")),
+            "private": False,
+            "html_url": f"https://github.com/{repo.full_name}",
+            "url": self._api(f"/repos/{repo.full_name}"),
+            "issues_url": self._api(f"/repos/{repo.full_name}/issues{{/number}}"),
+            "pulls_url": self._api(f"/repos/{repo.full_name}/pulls{{/number}}"),
+            "default_branch": "main",
+        }
+
+    def _pull_json(self, repo: FakeRepo, pr: FakePull) -> dict[str, Any]:
+        api = f"/repos/{repo.full_name}"
+        html = f"https://github.com/{repo.full_name}/pull/{pr.number}"
+
+        def part(ref: str, sha: str) -> dict[str, Any]:
+            owner = repo.full_name.split("/")[0]
+            return {
+                "label": f"{owner}:{ref}",
+                "ref": ref,
+                "sha": sha,
+                "user": self._user_json(self.user(owner, "Organization")),
+                "repo": self._repo_json(repo),
+            }
+
+        return {
+            "url": self._api(f"{api}/pulls/{pr.number}"),
+            "id": repo.id * 100_000 + pr.number,
+            "node_id": _node_id("PullRequest", pr.number),
+            "html_url": html,
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "issue_url": self._api(f"{api}/issues/{pr.number}"),
+            "commits_url": self._api(f"{api}/pulls/{pr.number}/commits"),
+            "review_comments_url": self._api(f"{api}/pulls/{pr.number}/comments"),
+            "review_comment_url": self._api(f"{api}/pulls/comments{{/number}}"),
+            "comments_url": self._api(f"{api}/issues/{pr.number}/comments"),
+            "statuses_url": self._api(f"{api}/statuses/{pr.head_sha}"),
+            "number": pr.number,
+            "state": "open",
+            "locked": False,
+            "title": pr.title,
+            "user": self._user_json(pr.user),
+            "body": pr.body,
+            "labels": [
+                {"id": i + 1, "name": name, "color": "ededed", "default": False}
+                for i, name in enumerate(pr.labels)
+            ],
+            "milestone": None,
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "closed_at": None,
+            "merged_at": None,
+            "merge_commit_sha": None,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [],
+            "requested_teams": [],
+            "head": part(f"branch-{pr.number}", pr.head_sha),
+            "base": part("main", "0" * 40),
+            "author_association": "CONTRIBUTOR",
+            "auto_merge": None,
+            "draft": pr.draft,
+            "merged": False,
+            "mergeable": None,
+            "comments": len(self.comments(repo.full_name, pr.number)),
+            "review_comments": 0,
+            "commits": 1,
+            "additions": sum(f.additions for f in pr.files),
+            "deletions": sum(f.deletions for f in pr.files),
+            "changed_files": len(pr.files),
+        }
+
+    def _file_json(self, repo: FakeRepo, pr: FakePull, f: FakeFile) -> dict[str, Any]:
+        blob = f"https://github.com/{repo.full_name}/blob/{pr.head_sha}/{quote(f.filename)}"
+        out = {
+            "sha": secrets.token_hex(20),
+            "filename": f.filename,
+            "status": f.status,
+            "additions": f.additions,
+            "deletions": f.deletions,
+            "changes": f.additions + f.deletions,
+            "blob_url": blob,
+            "raw_url": blob.replace("/blob/", "/raw/", 1),
+            "contents_url": self._api(
+                f"/repos/{repo.full_name}/contents/{quote(f.filename)}?ref={pr.head_sha}"
+            ),
+            "patch": "@@ -1 +1 @@\n-old\n+new",
+        }
+        if f.previous_filename is not None:
+            out["previous_filename"] = f.previous_filename
+        return out
+
+    def _comment_json(self, c: FakeComment) -> dict[str, Any]:
+        kind = "pull" if c.number in self._repos[c.repo].pulls else "issues"
+        return {
+            "id": c.id,
+            "node_id": _node_id("IssueComment", c.id),
+            "url": self._api(f"/repos/{c.repo}/issues/comments/{c.id}"),
+            "html_url": f"https://github.com/{c.repo}/{kind}/{c.number}#issuecomment-{c.id}",
+            "body": c.body,
+            "user": self._user_json(c.user),
+            "created_at": _iso(c.created_at),
+            "updated_at": _iso(c.updated_at),
+            "issue_url": self._api(f"/repos/{c.repo}/issues/{c.number}"),
+            "author_association": "NONE",
+            "performed_via_github_app": self._app_json()
+            if c.user.login == self.bot.login
+            else None,
+        }
+
+    def _reaction_json(self, r: FakeReaction) -> dict[str, Any]:
+        return {
+            "id": r.id,
+            "node_id": _node_id("Reaction", r.id),
+            "user": self._user_json(r.user),
+            "content": r.content,
+            "created_at": _iso(r.created_at),
+        }
+
+    # --- helpers for handlers -----------------------------------------------
+
+    def _new_id(self) -> int:
+        with self._lock:
+            self._next_id += 1
+            return self._next_id
+
+    def _store_comment(self, repo: str, number: int, body: str, who: Identity) -> FakeComment:
+        now = time.time()
+        c = FakeComment(self._new_id(), repo, number, body, who, now, now)
+        self._comments[c.id] = c
+        return c
+
+    def _repo_for(self, who: Identity | None, params: dict[str, str]) -> FakeRepo:
+        """The repo, if it exists and this identity may see it (GitHub says 404 either way)."""
+        full_name = f"{params['owner']}/{params['name']}"
+        repo = self._repos.get(full_name)
+        if repo is None:
+            raise _HTTPError(404, "Not Found")
+        if who is not None and who.installation_id is not None:
+            inst = self._installations.get(who.installation_id)
+            if inst is None or full_name not in inst.repos:
+                raise _HTTPError(404, "Not Found")
+        return repo
+
+    def _comment_for(self, repo: FakeRepo, params: dict[str, str]) -> FakeComment:
+        c = self._comments.get(int(params["cid"]))
+        if c is None or c.repo != repo.full_name:
+            raise _HTTPError(404, "Not Found")
+        return c
+
+    def _page(
+        self, items: list[Any], path: str, query: dict[str, str], render: Callable[[Any], Any]
+    ) -> _Reply:
+        """One page of `items`, rendered, with GitHub's Link header (`page` never first)."""
+        per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
+        page = max(_int(query.get("page"), 1), 1)
+        last = max(math.ceil(len(items) / per_page), 1)
+        chunk = items[(page - 1) * per_page : page * per_page]
+        others = [(k, v) for k, v in query.items() if k not in ("page", "per_page")]
+
+        def url(n: int) -> str:
+            return self._api(path) + "?" + urlencode([*others, ("per_page", per_page), ("page", n)])
+
+        links = []
+        if page > 1:
+            links.append(f'<{url(min(page - 1, last))}>; rel="prev"')
+        if page < last:
+            links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
+        if page > 1:
+            links.append(f'<{url(1)}>; rel="first"')
+        body = [render(item) for item in chunk]
+        return _Reply(200, body, {"Link": ", ".join(links)} if links else {})
+
+    # --- handlers (called with the lock held) --------------------------------
+
+    def _get_app(self, who, params, query, body) -> _Reply:
+        return _Reply(200, self._app_json())
+
+    def _post_access_token(self, who, params, query, body) -> _Reply:
+        inst = self._installations.get(int(params["iid"]))
+        if inst is None:
+            raise _HTTPError(404, "Not Found")
+        token = "ghs_" + secrets.token_urlsafe(27)
+        expires = time.time() + self.token_ttl
+        identity = Identity(self.bot.login, self.bot.id, "Bot", inst.id)
+        self._tokens[token] = _Token(identity, expires)
+        payload = {
+            "token": token,
+            "expires_at": _iso(expires),
+            "permissions": {"issues": "write", "pull_requests": "read", "metadata": "read"},
+            "repository_selection": "selected",
+        }
+        return _Reply(201, payload)
+
+    def _get_repo_installation(self, who, params, query, body) -> _Reply:
+        full_name = f"{params['owner']}/{params['name']}"
+        for inst in self._installations.values():
+            if full_name in inst.repos:
+                return _Reply(200, self._installation_json(inst))
+        raise _HTTPError(404, "Not Found")
+
+    def _get_user(self, who: Identity, params, query, body) -> _Reply:
+        if who.installation_id is not None:
+            raise _HTTPError(403, "Resource not accessible by integration")
+        return _Reply(200, self._user_json(who))
+
+    def _get_repo(self, who, params, query, body) -> _Reply:
+        return _Reply(200, self._repo_json(self._repo_for(who, params)))
+
+    def _get_pull(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        pr = repo.pulls.get(int(params["number"]))
+        if pr is None:
+            raise _HTTPError(404, "Not Found")
+        return _Reply(200, self._pull_json(repo, pr))
+
+    def _list_pull_files(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        pr = repo.pulls.get(int(params["number"]))
+        if pr is None:
+            raise _HTTPError(404, "Not Found")
+        path = f"/repos/{repo.full_name}/pulls/{pr.number}/files"
+        return self._page(pr.files[:FILES_CAP], path, query, lambda f: self._file_json(repo, pr, f))
+
+    def _issue_number(self, repo: FakeRepo, params: dict[str, str]) -> int:
+        number = int(params["number"])
+        if number not in repo.issues:
+            raise _HTTPError(404, "Not Found")
+        return number
+
+    def _list_comments(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        number = self._issue_number(repo, params)
+        path = f"/repos/{repo.full_name}/issues/{number}/comments"
+        return self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
+
+    def _create_comment(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        number = self._issue_number(repo, params)
+        text = _comment_body(body)
+        return _Reply(
+            201, self._comment_json(self._store_comment(repo.full_name, number, text, who))
+        )
+
+    def _get_comment(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        return _Reply(200, self._comment_json(self._comment_for(repo, params)))
+
+    def _edit_comment(self, who, params, query, body) -> _Reply:
+        # Like GitHub for an App with issues:write, the fake lets anyone with access edit
+        # any comment: refusing to touch others' comments is the client's job.
+        repo = self._repo_for(who, params)
+        c = self._comment_for(repo, params)
+        c.body = _comment_body(body)
+        c.updated_at = time.time()
+        return _Reply(200, self._comment_json(c))
+
+    def _delete_comment(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        c = self._comment_for(repo, params)
+        del self._comments[c.id]
+        self._reactions.pop(c.id, None)
+        return _Reply(204)
+
+    def _react(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        c = self._comment_for(repo, params)
+        content = body.get("content")
+        if content not in REACTIONS:
+            raise _HTTPError(422, "Validation Failed")
+        existing = self._reactions.setdefault(c.id, [])
+        for r in existing:
+            if r.user.login == who.login and r.content == content:
+                return _Reply(200, self._reaction_json(r))
+        r = FakeReaction(self._new_id(), content, who, time.time())
+        existing.append(r)
+        return _Reply(201, self._reaction_json(r))
+
+    def _permission(self, who, params, query, body) -> _Reply:
+        repo = self._repo_for(who, params)
+        login = params["login"]
+        user = self._users.get(login.lower())
+        if user is None:
+            raise _HTTPError(404, f"{login} is not a user")
+        role = repo.permissions.get(login.lower(), repo.default_permission)
+        # `permission` folds maintain into write and triage into read; role_name keeps it
+        permission = {"maintain": "write", "triage": "read"}.get(role, role)
+        payload = {"permission": permission, "role_name": role, "user": self._user_json(user)}
+        return _Reply(200, payload)
+
+
+def _file(f: str | tuple[str, str] | FakeFile) -> FakeFile:
+    if isinstance(f, FakeFile):
+        return f
+    if isinstance(f, tuple):
+        return FakeFile(f[0], "renamed", previous_filename=f[1])
+    return FakeFile(f)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _comment_body(body: dict[str, Any]) -> str:
+    text = body.get("body")
+    if not isinstance(text, str) or not text:
+        raise _HTTPError(422, "Validation Failed")
+    if len(text) > COMMENT_MAX:
+        raise _HTTPError(422, f"Body is too long (maximum is {COMMENT_MAX} characters)")
+    return text
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as PyGithub's requests session expects
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stalls
+    server: _Server
+    timeout = 30  # an idle keep-alive connection frees its thread after this
+
+    def do_GET(self) -> None:
+        self.server.fake._serve(self)
+
+    do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # tests read fake.requests instead
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, fake: FakeGitHub):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.fake = fake
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_all(self) -> None:
+        """Close kept-alive connections so no handler thread outlives the server."""
+        with self._open_lock:
+            for sock in self._open:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self._open.clear()

@@ -1,0 +1,538 @@
+"""The GitHub layer against the fake GitHub: the fake's own contract first, then the client."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from bot.github_client import GitHubClient, GitHubError, RetryPolicy, route_template
+from bot.github_port import Outcome, PRRef, StickyResult
+from tests.conftest import AppKey
+from tests.fake_github import (
+    DEFAULT_APP_ID,
+    DEFAULT_INSTALLATION_ID,
+    DEFAULT_REPO,
+    FakeGitHub,
+    Fault,
+)
+
+# --- the fake speaks GitHub -------------------------------------------------
+
+
+@pytest.fixture
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(verify=False) as client:  # plain http to loopback: skip loading CA certs
+        yield client
+
+
+def _app_jwt(key: AppKey, iss: int | str = DEFAULT_APP_ID) -> str:
+    now = int(time.time())
+    claims = {"iat": now - 60, "exp": now + 300, "iss": str(iss)}
+    return jwt.encode(claims, key.private_pem, algorithm="RS256")
+
+
+def _token(http: httpx.Client, fake: FakeGitHub, key: AppKey) -> str:
+    url = f"{fake.base_url}/app/installations/{DEFAULT_INSTALLATION_ID}/access_tokens"
+    bearer = {"Authorization": f"Bearer {_app_jwt(key)}"}
+    r = http.post(url, headers=bearer, json={"permissions": {}})
+    assert r.status_code == 201
+    assert r.json()["expires_at"].endswith("Z")
+    return r.json()["token"]
+
+
+def test_fake_rejects_a_jwt_from_another_key_or_app(http, fake_github, app_key):
+    url = f"{fake_github.base_url}/app"
+    bearer = {"Authorization": f"Bearer {_app_jwt(app_key)}"}
+    assert http.get(url, headers=bearer).status_code == 200
+    wrong_iss = _app_jwt(app_key, iss=DEFAULT_APP_ID + 1)
+    assert http.get(url, headers={"Authorization": f"Bearer {wrong_iss}"}).status_code == 401
+    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = stranger.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    forged = _app_jwt(AppKey(pem, ""))
+    assert http.get(url, headers={"Authorization": f"Bearer {forged}"}).status_code == 401
+    token = _token(http, fake_github, app_key)  # a token is no JWT
+    assert http.get(url, headers={"Authorization": f"Bearer {token}"}).status_code == 401
+
+
+def test_fake_checks_tokens_and_their_expiry(http, fake_github, app_key):
+    token = _token(http, fake_github, app_key)
+    url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
+    assert http.get(url, headers={"Authorization": f"token {token}"}).status_code == 200
+    made_up = http.get(url, headers={"Authorization": "token ghs_made_up"})
+    assert made_up.json()["message"] == "Bad credentials"
+    assert fake_github.expire_tokens() == 1
+    assert http.get(url, headers={"Authorization": f"token {token}"}).status_code == 401
+    assert [r.status for r in fake_github.calls("GET", "/repos/*")] == [200, 401, 401]
+
+
+def test_fake_paginates_files_like_github_with_the_3000_cap(http, fake_github, app_key):
+    fake_github.add_pull(DEFAULT_REPO, 9, files=[f"f{i}.py" for i in range(3100)])
+    token = _token(http, fake_github, app_key)
+    url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/pulls/9/files"
+    auth = {"Authorization": f"token {token}"}
+    first = http.get(url, params={"per_page": 100}, headers=auth)
+    assert len(first.json()) == 100
+    assert first.headers["link"] == (
+        f'<{url}?per_page=100&page=2>; rel="next", <{url}?per_page=100&page=30>; rel="last"'
+    )
+    default = http.get(url, headers=auth)  # 30 a page by default, page never first
+    assert len(default.json()) == 30
+    assert f'<{url}?per_page=30&page=100>; rel="last"' in default.headers["link"]
+    last = http.get(url, params={"per_page": 100, "page": 30}, headers=auth)
+    assert last.json()[-1]["filename"] == "f2999.py"
+    assert 'rel="next"' not in last.headers["link"]
+    assert http.get(url, params={"per_page": 500, "page": 31}, headers=auth).json() == []
+
+
+def test_fake_faults_are_used_once_in_order_and_recorded(http, fake_github, app_key):
+    token = _token(http, fake_github, app_key)
+    url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
+    fake_github.inject("GET", "/repos/*", Fault.error(503), Fault.too_many_requests(retry_after=7))
+    auth = {"Authorization": f"token {token}"}
+    assert http.get(url, headers=auth).status_code == 503
+    second = http.get(url, headers=auth)
+    assert (second.status_code, second.headers["retry-after"]) == (429, "7")
+    third = http.get(url, headers=auth)
+    assert third.status_code == 200
+    assert int(third.headers["x-ratelimit-remaining"]) < 5000
+    assert fake_github.pending_faults() == 0
+    assert [r.faulted for r in fake_github.calls("GET", "/repos/*")] == [True, True, False]
+
+
+# --- the client -----------------------------------------------------------------
+
+PR = PRRef(DEFAULT_REPO, 7, DEFAULT_INSTALLATION_ID)
+MARKER = "<!-- review-notes:sticky -->"
+FILES_ROUTE = "/repos/{owner}/{repo}/pulls/{number}/files"
+COMMENTS_ROUTE = "/repos/{owner}/{repo}/issues/{number}/comments"
+TOKENS = "/app/installations/*/access_tokens"
+
+
+def _sticky(text: str) -> str:
+    return f"{MARKER}\n{text}"
+
+
+def _mints(fake: FakeGitHub) -> int:
+    return len(fake.calls("POST", TOKENS))
+
+
+def _gaps(fake: FakeGitHub, method: str, path: str) -> list[float]:
+    times = [r.time for r in fake.calls(method, path)]
+    return [b - a for a, b in zip(times, times[1:], strict=False)]
+
+
+def test_app_mode_mints_once_and_writes_as_the_bot(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["vllm/a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["vllm/b.py"])
+    client = make_github_client()
+    assert client.list_files(PR) == ["vllm/a.py"]
+    result = client.upsert_sticky(PR, _sticky("one"), MARKER, create=True)
+    client.upsert_sticky(
+        PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID), _sticky("x"), MARKER, create=True
+    )
+    assert result.outcome is Outcome.CREATED
+    [posted] = fake_github.comments(DEFAULT_REPO, 7)
+    assert (posted.id, posted.user.login, posted.user.type) == (
+        result.comment_id,
+        "review-notes[bot]",
+        "Bot",
+    )
+    assert _mints(fake_github) == 1 and len(fake_github.calls("GET", "/app")) == 1
+    assert client.bot_login() == "review-notes[bot]"
+
+
+def test_token_mode_writes_as_the_token_user(fake_github, make_github_client):
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(token="ghp_test")
+    assert client.upsert_sticky(PR, _sticky("a"), MARKER, create=True).outcome is Outcome.CREATED
+    assert client.upsert_sticky(PR, _sticky("b"), MARKER, create=True).outcome is Outcome.UPDATED
+    assert [c.user.login for c in fake_github.comments(DEFAULT_REPO, 7)] == ["notes-bot"]
+    assert len(fake_github.calls("GET", "/user")) == 1  # login asked once
+    assert _mints(fake_github) == 0
+
+
+def test_an_unknown_token_fails_at_once_with_a_clear_error(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(token="ghp_revoked")
+    with pytest.raises(GitHubError, match="401 Bad credentials") as caught:
+        client.list_files(PR)
+    assert (caught.value.status, caught.value.transient) == (401, False)
+    assert len(fake_github.requests) == 1
+
+
+def test_a_bad_private_key_is_refused_at_construction(fake_github):
+    with pytest.raises(ValueError, match="private key"):
+        GitHubClient(base_url=fake_github.base_url, app_id=1, private_key="not a key")
+    with pytest.raises(ValueError, match="app_id and private_key, or token"):
+        GitHubClient(base_url=fake_github.base_url, app_id=1, private_key="k", token="t")
+
+
+def test_a_token_near_expiry_is_replaced_before_use(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.token_ttl = 3600
+    fresh = make_github_client(token_refresh_margin=300)
+    fresh.list_files(PR)
+    fresh.list_files(PR)
+    assert _mints(fake_github) == 1
+    fake_github.token_ttl = 200  # expires within the 300 s margin: never used as is
+    short = make_github_client(token_refresh_margin=300)
+    short.list_files(PR)
+    short.list_files(PR)
+    assert _mints(fake_github) == 3
+    assert all(r.status == 200 for r in fake_github.calls("GET", "/repos/*"))
+
+
+def test_a_401_drops_the_token_mints_a_new_one_and_retries_once(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    client.list_files(PR)
+    fake_github.expire_tokens()  # the server forgets it early; our cache still trusts it
+    assert client.list_files(PR) == ["a.py"]
+    assert _mints(fake_github) == 2
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200, 401, 200]
+
+
+def test_a_second_401_after_a_fresh_token_is_an_error(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("GET", "/repos/*/files", Fault.bad_credentials(), Fault.bad_credentials())
+    with pytest.raises(GitHubError) as caught:
+        make_github_client().list_files(PR)
+    assert caught.value.status == 401
+    assert _mints(fake_github) == 2
+
+
+def test_the_installation_is_looked_up_once_when_the_ref_has_none(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    ref = PRRef(DEFAULT_REPO, 7)
+    assert client.list_files(ref) == client.list_files(ref) == ["a.py"]
+    assert len(fake_github.calls("GET", f"/repos/{DEFAULT_REPO}/installation")) == 1
+
+
+def test_concurrent_workers_share_one_token(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: client.list_files(PR), range(8)))
+    assert results == [["a.py"]] * 8
+    assert _mints(fake_github) == 1
+
+
+# --- files ------------------------------------------------------------------------
+
+
+def test_files_over_100_take_one_call_a_hundred_and_renames_give_both_paths(
+    fake_github, make_github_client
+):
+    files = [f"vllm/f{i:03}.py" for i in range(249)] + [("vllm/new.py", "vllm/old.py")]
+    fake_github.add_pull(DEFAULT_REPO, 7, files=files)
+    client = make_github_client()
+    paths = client.list_files(PR)
+    assert paths[:2] == ["vllm/f000.py", "vllm/f001.py"]
+    assert paths[-2:] == ["vllm/new.py", "vllm/old.py"]
+    assert len(paths) == 251
+    pages = fake_github.calls("GET", "/repos/*/files")
+    assert [r.query.get("per_page") for r in pages] == ["100"] * 3
+    assert client.calls.total("GET", FILES_ROUTE, "200") == 3
+
+
+def test_a_pr_over_3000_files_lists_the_first_3000(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(3200)])
+    paths = make_github_client().list_files(PR)
+    assert len(paths) == 3000 and paths[-1] == "f2999.py"
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 30
+
+
+def test_a_failed_page_is_fetched_again_without_starting_over(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(250)])
+    fake_github.inject("GET", "/repos/*/files", Fault.error(502), query={"page": "2"})
+    assert len(make_github_client().list_files(PR)) == 250
+    pages = [
+        (r.query.get("page", "1"), r.status) for r in fake_github.calls("GET", "/repos/*/files")
+    ]
+    assert pages == [("1", 200), ("2", 502), ("2", 200), ("3", 200)]
+
+
+# --- the sticky comment -----------------------------------------------------------
+
+
+def test_sticky_create_update_unchanged_and_what_each_costs(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.bot_login()
+    client.list_files(PR)  # warm: token minted, login known
+    fake_github.clear_requests()
+
+    created = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True)
+    assert [r.method for r in fake_github.requests] == ["GET", "POST"]
+    updated = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True)
+    unchanged = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True)
+    assert [r.method for r in fake_github.requests] == ["GET", "POST", "GET", "PATCH", "GET"]
+
+    assert created.outcome is Outcome.CREATED
+    assert updated == StickyResult(Outcome.UPDATED, created.comment_id)
+    assert unchanged == StickyResult(Outcome.UNCHANGED, created.comment_id)
+    [only] = fake_github.comments(DEFAULT_REPO, 7)
+    assert only.body == _sticky("v2")
+
+
+def test_create_false_edits_but_never_creates(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    assert client.upsert_sticky(PR, _sticky("none"), MARKER, create=False) == StickyResult(
+        Outcome.SKIPPED
+    )
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
+    assert fake_github.calls("POST", "/repos/*") == []
+    client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True)
+    assert client.upsert_sticky(PR, _sticky("v2"), MARKER, create=False).outcome is Outcome.UPDATED
+
+
+def test_comments_of_others_carrying_the_marker_are_never_touched(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    quoted = fake_github.add_comment(
+        DEFAULT_REPO, 7, f"> {MARKER}\n> quoting the bot", login="alice"
+    )
+    other_bot = fake_github.add_comment(
+        DEFAULT_REPO, 7, _sticky("theirs"), login="x[bot]", bot=True
+    )
+    client = make_github_client()
+    first = client.upsert_sticky(PR, _sticky("ours"), MARKER, create=True)
+    second = client.upsert_sticky(PR, _sticky("ours, v2"), MARKER, create=True)
+    assert first.outcome is Outcome.CREATED and second.comment_id == first.comment_id
+    assert fake_github.comment(quoted.id).body == f"> {MARKER}\n> quoting the bot"
+    assert fake_github.comment(other_bot.id).body == _sticky("theirs")
+    touched = {r.path for r in fake_github.requests if r.method in ("PATCH", "DELETE")}
+    assert touched == {f"/repos/{DEFAULT_REPO}/issues/comments/{first.comment_id}"}
+    assert (
+        client.upsert_sticky(PR, _sticky("x"), MARKER, create=False).comment_id == first.comment_id
+    )
+
+
+def test_the_sticky_is_found_on_a_later_page_of_comments(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    for i in range(120):
+        fake_github.add_comment(DEFAULT_REPO, 7, f"comment {i}")
+    client = make_github_client()
+    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True)
+    assert client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True) == StickyResult(
+        Outcome.UNCHANGED, made.comment_id
+    )
+
+
+def test_a_body_without_its_marker_is_refused(make_github_client):
+    with pytest.raises(ValueError, match="marker"):
+        make_github_client().upsert_sticky(PR, "no marker", MARKER, create=True)
+
+
+def test_a_new_pr_costs_three_calls(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 6, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(80)])
+    client = make_github_client()
+    client.list_files(PRRef(DEFAULT_REPO, 6, DEFAULT_INSTALLATION_ID))  # first PR pays the token
+    client.upsert_sticky(
+        PRRef(DEFAULT_REPO, 6, DEFAULT_INSTALLATION_ID), _sticky("a"), MARKER, create=True
+    )
+    before = client.calls.snapshot()
+    fake_github.clear_requests()
+
+    client.list_files(PR)
+    client.upsert_sticky(PR, _sticky("notes"), MARKER, create=True)
+
+    assert len(fake_github.requests) == 3
+    after = client.calls.snapshot()
+    spent = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+    assert spent == {
+        ("GET", FILES_ROUTE, "200"): 1,
+        ("GET", COMMENTS_ROUTE, "200"): 1,
+        ("POST", COMMENTS_ROUTE, "201"): 1,
+    }
+    assert client.calls.rate_remaining is not None and client.calls.rate_remaining < 5000
+
+
+# --- faults -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+def test_a_server_error_is_retried(fake_github, make_github_client, status):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.error(status))
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [status, 200]
+    assert client.calls.total("GET", FILES_ROUTE, str(status)) == 1
+
+
+def test_a_dropped_connection_is_retried(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.dropped())
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [None, 200]
+    assert client.calls.total("GET", FILES_ROUTE, "connection") == 1
+
+
+def test_an_answer_slower_than_the_timeout_is_retried(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.slow(2.0))
+    client = make_github_client(timeout=1)
+    assert client.list_files(PR) == ["a.py"]
+    assert client.calls.total("GET", FILES_ROUTE, "timeout") == 1
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 2
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.slow(2.0), Fault.dropped(apply=True), Fault.error(502, apply=True)],
+    ids=["timeout", "dropped", "502"],
+)
+def test_a_create_that_reached_github_is_not_posted_twice(fake_github, make_github_client, fault):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", fault)
+    client = make_github_client(timeout=1)
+    sticky = client.upsert_sticky(PR, _sticky("once"), MARKER, create=True)
+    reply = client.create_comment(PR, "a reply")  # no marker: found by body and author
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("once"), "a reply"]
+    assert sticky.comment_id == fake_github.comments(DEFAULT_REPO, 7)[0].id
+    assert reply == fake_github.comments(DEFAULT_REPO, 7)[1].id
+    assert len(fake_github.calls("POST", "/repos/*/comments")) == 2  # one each: none repeated
+
+
+def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502))
+    client = make_github_client()
+    assert client.create_comment(PR, "hello") == fake_github.comments(DEFAULT_REPO, 7)[0].id
+    assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [502, 201]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.secondary_rate_limit(retry_after=1), Fault.too_many_requests(retry_after=1)],
+    ids=["403", "429"],
+)
+def test_retry_after_is_obeyed(fake_github, make_github_client, fault):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", fault)
+    assert make_github_client().list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= 1.0  # no retry sooner than asked
+
+
+def test_a_secondary_limit_without_retry_after_waits_the_secondary_wait(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.secondary_rate_limit(retry_after=None))
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= client.policy.secondary_wait
+    assert RetryPolicy().secondary_wait >= 60  # GitHub asks for at least a minute
+
+
+def test_a_primary_limit_waits_past_the_reset(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    reset = int(time.time())  # GitHub's reset is whole epoch seconds
+    limited = Fault(
+        status=403,
+        body={"message": "API rate limit exceeded for installation."},
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+    )
+    fake_github.inject("GET", "/repos/*/files", limited)
+    assert make_github_client().list_files(PR) == ["a.py"]
+    first, retry = fake_github.calls("GET", "/repos/*/files")
+    assert first.status == 403 and retry.wall >= reset + 1  # reset, plus a second for skew
+
+
+def test_a_wait_over_the_cap_gives_up_at_once(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=3600))
+    with pytest.raises(GitHubError, match="asked to wait 3600s") as caught:
+        make_github_client().list_files(PR)
+    assert (caught.value.transient, caught.value.retry_after) == (True, 3600)
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 1
+
+
+def test_a_persistent_failure_gives_up_after_bounded_attempts(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("GET", "/repos/*/files", *[Fault.error(503)] * 10)
+    client = make_github_client()
+    with pytest.raises(GitHubError, match="503 Server Error .gave up after 4 attempts") as caught:
+        client.list_files(PR)
+    assert (caught.value.status, caught.value.transient) == (503, True)
+    assert len(fake_github.calls("GET", "/repos/*/files")) == client.policy.attempts == 4
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.not_found(),
+        Fault(status=403, body={"message": "Resource not accessible by integration"}),
+    ],
+    ids=["404", "403-permission"],
+)
+def test_a_client_error_is_not_retried(fake_github, make_github_client, fault):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("GET", "/repos/*/files", fault)
+    with pytest.raises(GitHubError) as caught:
+        make_github_client().list_files(PR)
+    assert (caught.value.status, caught.value.transient) == (fault.status, False)
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 1
+
+
+# --- reactions, permission, replies -------------------------------------------------
+
+
+def test_reactions_are_added_once(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    command = fake_github.add_comment(DEFAULT_REPO, 7, "/notes refresh", login="alice")
+    client = make_github_client()
+    client.add_reaction(PR, command.id, "eyes")
+    client.add_reaction(PR, command.id, "eyes")
+    assert [(r.content, r.user.login) for r in fake_github.reactions(command.id)] == [
+        ("eyes", "review-notes[bot]")
+    ]
+    assert [r.status for r in fake_github.calls("POST", "/repos/*/reactions")] == [201, 200]
+    with pytest.raises(ValueError, match="not a GitHub reaction"):
+        client.add_reaction(PR, command.id, "thumbsup")
+
+
+def test_permission_gives_the_role(fake_github, make_github_client):
+    fake_github.set_permission(DEFAULT_REPO, "maint", "maintain")
+    fake_github.set_permission(DEFAULT_REPO, "writer", "write")
+    fake_github.user("passer-by")
+    client = make_github_client()
+    assert client.permission(PR, "maint") == "maintain"
+    assert client.permission(PR, "writer") == "write"
+    assert client.permission(PR, "passer-by") == "read"
+    assert client.permission(PR, "ghost") == "none"  # no such user
+
+
+def test_create_comment_returns_the_new_id(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    first = client.create_comment(PR, "same words")
+    second = client.create_comment(PR, "same words")  # a clean create is never deduplicated
+    assert first != second
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [first, second]
+
+
+def test_route_templates():
+    assert route_template("/repos/o/r/issues/comments/5/reactions") == (
+        "/repos/{owner}/{repo}/issues/comments/{id}/reactions"
+    )
+    assert route_template("/repos/o/r/collaborators/a%20b/permission").endswith("/permission")
+    assert route_template("/gists") == "other"
