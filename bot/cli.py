@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library
 from bot.notes import LibraryError
 
 
@@ -35,11 +35,11 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
-    try:
-        library = load_library(Path(args.dir), Path(args.topics))
-    except LibraryError as exc:
-        print(exc, file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s)", file=sys.stderr)
+    library, problems = check_library(Path(args.dir), Path(args.topics))
+    if library is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
     return 0
