@@ -30,6 +30,7 @@ from bot.notes import (
     Verdict,
     decode_utf8,
     dump_fields,
+    dump_note,
     normalise_text,
     parse_toml,
     split_front_matter,
@@ -212,19 +213,19 @@ def plan_import(
         target = notes_dir / note.filename
         fresh = _digest_fields(note)
         if not target.exists():
-            writes[target] = dump_fields(note.model_dump(exclude={"guidance"}), note.guidance)
+            writes[target] = dump_note(note)
             result.created.append(target)
             continue
         try:
-            data, guidance = _existing_fields(target.read_text("utf-8"), str(target))
-        except LibraryError as exc:
-            if force:
+            text = decode_utf8(target.read_bytes(), str(target))
+            data, guidance = _existing_fields(text, str(target))
+        except (LibraryError, OSError) as exc:
+            if not force:  # it exists: left alone, whatever state it is in
+                result.kept.append(target)
+            elif isinstance(exc, LibraryError):
                 problems += exc.problems
             else:
-                result.kept.append(target)
-            continue
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(str(target), 1, "file", f"cannot read: {exc}"))
+                problems.append(Problem(str(target), 1, "file", f"cannot read: {exc.strerror}"))
             continue
         old = {**data, "guidance": guidance}
         if all(str(old.get(k, "")) == str(fresh[k]) for k in CONTENT_FIELDS):

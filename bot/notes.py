@@ -310,7 +310,7 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
 
 # A strict subset of TOML (what dump_note writes and what curators usually type: bare
 # keys; basic strings with the short escapes; decimal integers; booleans; dates; arrays
-# of strings; blank and comment lines) read line by line, about ten times faster than
+# of strings; blank and comment lines) read line by line, about five times faster than
 # tomllib. Anything outside the subset goes to tomllib, so what is accepted and every
 # error message stay tomllib's.
 _PLAIN = r'"[^"\\\x00-\x1f\x7f]*"'

@@ -250,15 +250,18 @@ def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
     broken.write_text("+++\nverdict = deep\n+++\ntext\n", "utf-8")
     other = out / "vllm-0436d44c.md"
     other.write_text(other.read_text("utf-8").replace("值得精读", "值得快速阅读"), "utf-8")
-    before = notes_in(out)
+    garbled = out / "vllm-dea4fb5e.md"
+    garbled.write_bytes(garbled.read_bytes().replace("值得".encode(), b"\xff"))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
     with pytest.raises(LibraryError) as exc:
         import_digest(DIGESTS[0], out, force=True, today=TODAY)
-    assert str(exc.value) == (
-        f"{broken}:2: header: malformed TOML: Invalid value (at line 1, column 11)"
-    )
-    assert notes_in(out) == before
-    result = import_digest(DIGESTS[0], out, today=TODAY)  # without --force it is just kept
-    assert sorted(result.kept) == [broken, other]
+    assert str(exc.value).splitlines() == [
+        f"{broken}:2: header: malformed TOML: Invalid value (at line 1, column 11)",
+        f"{garbled}:10: file: not UTF-8: invalid start byte",
+    ]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    result = import_digest(DIGESTS[0], out, today=TODAY)  # without --force they are just kept
+    assert sorted(result.kept) == [broken, other, garbled]
 
 
 def test_writes_leave_no_temporary_files(tmp_path):
