@@ -52,6 +52,8 @@ def note(note_id: str, topics: tuple[str, ...], created: date, **fields) -> Note
             topics=topics,
             title_zh=f"笔记 {note_id}",
             guidance="值得精读。看 `_capturing` 时序。",
+            title_en=f"English title of {note_id}",
+            summary_en=f"English summary of {note_id}.",
             created=created,
         )
         | fields

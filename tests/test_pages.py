@@ -30,26 +30,31 @@ TOPICS_TOML = """
 id = "cuda-graphs"
 name_en = "CUDA graphs"
 name_zh = "CUDA Graph 捕获"
+keywords = ["cudagraph"]
 
 [[topic]]
 id = "rocm"
 name_en = "ROCm platform"
 name_zh = "ROCm 平台"
+keywords = ["ROCm"]
 
 [[topic]]
 id = "sampling"
 name_en = "Sampling"
 name_zh = "采样"
+keywords = ["sampler"]
 
 [[topic]]
 id = "hostile"
 name_en = "<svg onload=alert(4)>"
 name_zh = "恶意"
+keywords = ["hostile"]
 
 [[topic]]
 id = "lonely"
 name_en = "Lonely subsystem"
 name_zh = "无人问津"
+keywords = ["lonely"]
 """
 
 
@@ -62,6 +67,8 @@ def make_note(note_id: str, **fields) -> Note:
         topics=("cuda-graphs",),
         title_zh=f"标题 {note_id}",
         guidance=f"指引 {note_id}",
+        title_en=f"English title of {note_id}",
+        summary_en=f"English summary of {note_id}.",
         created=date(2026, 1, 1),
     )
     return Note.model_validate(base | fields)
