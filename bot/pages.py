@@ -161,6 +161,11 @@ def guidance_html(text: str) -> Markup:
     return Markup("\n".join(html))
 
 
+def inline_html(text: str) -> Markup:
+    """One line of text (a summary) with `x` shown as <code>x</code>, escaped first."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
 # --- JSON shapes (the edge) --------------------------------------------------------------
 
 
@@ -272,6 +277,7 @@ def template_environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["guidance"] = guidance_html
+    env.filters["inline"] = inline_html
     return env
 
 

@@ -515,3 +515,11 @@ def test_every_seed_note_page_renders():
 def test_stylesheet_has_a_cjk_font_stack():
     css = (Path(__file__).parent.parent / "bot" / "static" / "notes.css").read_text("utf-8")
     assert '"Noto Sans CJK SC", "PingFang SC"' in css and "sans-serif" in css
+
+
+def test_summary_code_spans_render_as_code_and_stay_escaped():
+    from bot.pages import inline_html
+
+    assert str(inline_html("see `_capturing` and `<b>x</b>`")) == (
+        "see <code>_capturing</code> and <code>&lt;b&gt;x&lt;/b&gt;</code>"
+    )
