@@ -19,10 +19,12 @@ else
   echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples will say so" >&2
 fi
 
-# Debian's Chromium and its driver for the browser test (root only; skipped otherwise).
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+# Debian's Chromium and its driver for the browser test, and CJK fonts so Chinese note
+# text renders as glyphs, not boxes, in the browser and the screenshot (root only).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1 \
+  || [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk >/dev/null) \
       || echo "bootstrap: could not install chromium; the browser test will be skipped" >&2
   fi
 fi

@@ -1,0 +1,233 @@
+"""Who may run which slash command, and per-PR flood control (pure; the clock is injected).
+
+Reactions on the command's comment tell the user what happened:
+`eyes` when a command is taken, `+1` when it is done, `confused` when it is
+refused, unknown, or over the reply budget. Bots get nothing (no loops).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+from bot.commands import Command, Kind
+
+TAKEN = "eyes"
+DONE = "+1"
+REFUSED = "confused"
+
+# Repository permissions (GET /repos/{o}/{r}/collaborators/{user}/permission) that may
+# switch automatic updates off and on for someone else's PR.
+WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+OWNER_KINDS = frozenset({Kind.OFF, Kind.ON})
+
+Clock = Callable[[], float]
+
+
+class Decision(StrEnum):
+    ALLOW = "allow"
+    REFUSE = "refuse"  # answered with `confused` and a short reply saying who may
+    IGNORE = "ignore"  # not answered at all (another bot)
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who wrote the comment: `sender.login` and whether `sender.type` is "Bot"."""
+
+    login: str
+    is_bot: bool = False
+
+    @property
+    def bot(self) -> bool:
+        return self.is_bot or self.login.lower().endswith("[bot]")
+
+
+def authorize(
+    kind: Kind, actor: Actor, pr_author: str, permission_of: Callable[[str], str]
+) -> Decision:
+    """May `actor` run `kind` on a PR opened by `pr_author`?
+
+    `permission_of(login)` is called only when the answer depends on it (off/on by
+    someone other than the author), so most commands cost no API call.
+    """
+    if actor.bot:
+        return Decision.IGNORE
+    if kind not in OWNER_KINDS:
+        return Decision.ALLOW
+    if pr_author and actor.login.casefold() == pr_author.casefold():
+        return Decision.ALLOW
+    permission = (permission_of(actor.login) or "none").lower()
+    return Decision.ALLOW if permission in WRITE_PERMISSIONS else Decision.REFUSE
+
+
+def first_reaction(command: Command, decision: Decision) -> str | None:
+    """The reaction to add as soon as the command is judged; None for bots."""
+    if decision is Decision.IGNORE:
+        return None
+    if decision is Decision.REFUSE or command.kind is Kind.UNKNOWN:
+        return REFUSED
+    return TAKEN
+
+
+# --- flood control ---------------------------------------------------------------
+
+K = TypeVar("K", bound=Hashable)
+R = TypeVar("R")
+
+
+class Admission(StrEnum):
+    RUN = "run"  # update now
+    DEFER = "defer"  # schedule one update at `run_at`, then call `start(key)`
+    MERGED = "merged"  # an update is already scheduled; it will cover this request
+
+
+@dataclass(frozen=True)
+class Ticket(Generic[R]):
+    admission: Admission
+    run_at: float  # clock time the covering update runs (now for RUN)
+    requests: tuple[R, ...] = ()  # for RUN: what this run covers
+
+
+@dataclass
+class _Window(Generic[R]):
+    last_run: float
+    pending: list[R] | None = None  # requests waiting for the deferred run
+
+
+class RateLimiter(Generic[K, R]):
+    """At most one sticky-comment update per PR every `min_interval_s`; the rest coalesce.
+
+    An update re-reads the PR when it runs, so one run at the end of a window
+    covers every request made during it. Refusing instead would leave the comment
+    stale after a burst (the last `/notes refresh` must win), and running each
+    would spend GitHub's content-creation budget on identical writes. So:
+
+    - the first request runs at once (RUN);
+    - a request inside the window is DEFERred to the window's end; the caller
+      schedules one job for `run_at` and calls `start(key)` when it begins;
+    - requests while that job is pending are MERGED into it; if the job has not
+      started `lost_after_s` after its time, it is taken as lost and the next
+      request RUNs for all of them.
+
+    `start` returns every request the run covers (say, the kinds asked for, to
+    show the evidence if any was `why`, and the comments to mark `+1` when done).
+    Nothing is refused: each command is taken (`eyes`) and answered (`+1`).
+    State is in memory, per process: losing it on restart costs at most one
+    extra update.
+    """
+
+    def __init__(
+        self,
+        min_interval_s: float,
+        clock: Clock = time.monotonic,
+        *,
+        lost_after_s: float = 60.0,
+        max_keys: int = 4096,
+    ):
+        if min_interval_s < 0 or lost_after_s <= 0:
+            raise ValueError("min_interval_s must be >= 0 and lost_after_s > 0")
+        self.min_interval_s = min_interval_s
+        self.lost_after_s = lost_after_s
+        self._clock = clock
+        self._max_keys = max_keys
+        self._windows: dict[K, _Window[R]] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, key: K, request: R) -> Ticket[R]:
+        with self._lock:
+            now = self._clock()
+            window = self._windows.get(key)
+            if window is not None and window.pending is not None:
+                run_at = window.last_run + self.min_interval_s
+                if now - run_at < self.lost_after_s:
+                    window.pending.append(request)
+                    return Ticket(Admission.MERGED, run_at)
+                # The deferred job never started (lost in a restart or a crash):
+                # run now for everything it was to cover, rather than wait forever.
+                requests = (*window.pending, request)
+                self._windows[key] = _Window(last_run=now)
+                return Ticket(Admission.RUN, now, requests)
+            if window is None or now - window.last_run >= self.min_interval_s:
+                self._prune(now)
+                self._windows[key] = _Window(last_run=now)
+                return Ticket(Admission.RUN, now, (request,))
+            window.pending = [request]
+            return Ticket(Admission.DEFER, window.last_run + self.min_interval_s)
+
+    def start(self, key: K) -> tuple[R, ...]:
+        """The deferred run begins: take what it covers and open a new window.
+
+        Returns () when nothing is pending (a duplicate job), so it can be dropped.
+        """
+        with self._lock:
+            window = self._windows.get(key)
+            if window is None or window.pending is None:
+                return ()
+            requests = tuple(window.pending)
+            window.pending = None
+            window.last_run = self._clock()
+            return requests
+
+    def due(self) -> list[K]:
+        """Keys whose deferred run may start now (for a caller that polls)."""
+        with self._lock:
+            now = self._clock()
+            return [
+                k
+                for k, w in self._windows.items()
+                if w.pending is not None and now >= w.last_run + self.min_interval_s
+            ]
+
+    def _prune(self, now: float) -> None:
+        if len(self._windows) < self._max_keys:
+            return
+        for k in [
+            k
+            for k, w in self._windows.items()
+            if w.pending is None and now - w.last_run >= self.min_interval_s
+        ]:
+            del self._windows[k]
+
+
+class ReplyBudget(Generic[K]):
+    """Reply comments per PR: a token bucket of `burst`, one token back every `refill_s`.
+
+    Replies (topic, search, help) are distinct answers, so they cannot be
+    coalesced; past the budget a command gets `confused` and no reply, which
+    stops a flood from turning into a wall of bot comments.
+    """
+
+    def __init__(
+        self, burst: int, refill_s: float, clock: Clock = time.monotonic, *, max_keys: int = 4096
+    ):
+        if burst < 1 or refill_s <= 0:
+            raise ValueError("burst must be >= 1 and refill_s > 0")
+        self.burst = burst
+        self.refill_s = refill_s
+        self._clock = clock
+        self._max_keys = max_keys
+        self._buckets: dict[K, tuple[float, float]] = {}  # key -> (tokens, at)
+        self._lock = threading.Lock()
+
+    def _tokens(self, key: K, now: float) -> float:
+        tokens, at = self._buckets.get(key, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - at) / self.refill_s)
+
+    def allow(self, key: K) -> bool:
+        """Spend one reply for `key` if one is left."""
+        with self._lock:
+            now = self._clock()
+            tokens = self._tokens(key, now)
+            if tokens < 1:
+                self._buckets[key] = (tokens, now)
+                return False
+            if key not in self._buckets and len(self._buckets) >= self._max_keys:
+                full = [k for k in self._buckets if self._tokens(k, now) >= self.burst]
+                for k in full:
+                    del self._buckets[k]
+            self._buckets[key] = (tokens - 1, now)
+            return True

@@ -1,0 +1,334 @@
+"""Reply comments for slash commands (pure: command and library in, Markdown out).
+
+Every reply is safe to post: the commands it mentions sit in inline code
+mid-sentence (so no bot, ours included, runs them), it never pings anyone
+(`@` gets a zero-width space), never writes a bare `#123` (which GitHub would
+turn into a backlink), and whatever the user typed comes back inside a code
+span with control characters removed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.commands import Command, Kind, check_word
+from bot.library import Library
+from bot.notes import Note, Topic
+
+REPLY_MARKER = "<!-- review-notes:reply -->"
+ZWSP = "\u200b"
+NoteUrl = Callable[[Note], str]
+TopicUrl = Callable[[str], str]
+
+# --- safe text -----------------------------------------------------------------
+
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
+_GITHUB_REF_URL = re.compile(
+    r"https?://(?:www\.)?github\.com/([^/\s]+/[^/\s]+/(?:pull|issues)/\d+)", re.I
+)
+
+
+def neutralize(text: str) -> str:
+    """No live mention, no issue reference, no backlinking URL."""
+    text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1", text)
+    text = _MENTION.sub("@" + ZWSP, text)
+    return _ISSUE_REF.sub(lambda m: m.group(1) + ZWSP, text)
+
+
+def plain(text: str) -> str:
+    """Curated text (note titles) for Markdown: neutralized, raw HTML shown as text."""
+    return neutralize(text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def code(text: str, limit: int = 80) -> str:
+    """User-typed text as one inline code span: no formatting, HTML or autolinks apply."""
+    cleaned = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+    cleaned = " ".join(cleaned.split())
+    if len(cleaned) > limit:
+        cleaned = cleaned[: limit - 1] + "…"
+    cleaned = neutralize(cleaned)
+    longest = max((len(run) for run in re.findall(r"`+", cleaned)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if cleaned.startswith("`") or cleaned.endswith("`") or not cleaned else ""
+    return f"{fence}{pad}{cleaned}{pad}{fence}"
+
+
+def pr_link(repo: str, number: int) -> str:
+    """A PR link through redirect.github.com, so the linked PR gets no backlink."""
+    return f"[{repo} PR {number}](https://redirect.github.com/{repo}/pull/{number})"
+
+
+def _url(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+# --- pieces --------------------------------------------------------------------
+
+
+def verdict_badge(note: Note) -> str:
+    return f"**{note.verdict.label_en}** · {note.verdict.label_zh}"
+
+
+def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
+    """One list item: verdict, English and Chinese titles, source PR, link to the note."""
+    titles = " / ".join(plain(t) for t in (note.title_en, note.title_zh) if t.strip())
+    parts = [verdict_badge(note), titles]
+    if note.source_pr:
+        parts.append("source: " + pr_link(note.repo, note.source_pr))
+    parts.append(f"[read the note]({_url(note_url(note))})")
+    if extra:
+        parts.append(extra)
+    return "- " + " — ".join(parts)
+
+
+def _header(command: Command) -> str:
+    return f"{REPLY_MARKER}\nIn reply to {code(command.line)}:\n"
+
+
+def _topic_list(library: Library) -> str:
+    return ", ".join(f"{code(t.id)} ({plain(t.name_en)})" for t in library.topics.values())
+
+
+def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
+    """Strongest verdict first, then the newest source PR."""
+    return sorted(notes, key=lambda n: (n.verdict.rank, -(n.source_pr or 0), n.id))
+
+
+# --- help ----------------------------------------------------------------------
+
+
+def render_help(word: str = "/notes") -> str:
+    """The commands, briefly; each in inline code, mid-sentence, so it never runs."""
+    w = check_word(word)
+    return "\n".join(
+        [
+            REPLY_MARKER,
+            "**review-notes commands.** Write one per line, at the start of a line, in a"
+            " comment on the pull request (not in code or quotes):",
+            "",
+            f"- Use `{w}` or `{w} refresh` to match this PR again now and update the notes"
+            " comment (works on drafts and when automatic updates are off).",
+            f"- Use `{w} why` to show the full evidence for each note, and the topics this PR"
+            " touches that have no note yet.",
+            f"- Use `{w} topic ID` to list the notes of one topic, or `{w} search WORDS` to"
+            " find notes by words (English or Chinese).",
+            f"- Use `{w} off` or `{w} on` to stop or resume automatic updates on this PR"
+            " (PR author or collaborators with write access).",
+            f"- Use `{w} help` to show this message.",
+        ]
+    )
+
+
+def render_unknown(command: Command, word: str = "/notes") -> str:
+    sub = command.args[0] if command.args else ""
+    return (
+        f"{_header(command)}\nThere is no {code(sub, 40)} command. The commands are"
+        f" `{word}`, `{word} why`, `{word} topic ID`, `{word} search WORDS`,"
+        f" `{word} off`, `{word} on` and `{word} help` (which explains them)."
+    )
+
+
+def render_refused(command: Command, word: str = "/notes") -> str:
+    """Why `off`/`on` was not done for this user."""
+    return (
+        f"{_header(command)}\nOnly the PR author or a collaborator with write access can"
+        f" use `{word} {command.kind.value}`; nothing was changed."
+    )
+
+
+# --- topic ---------------------------------------------------------------------
+
+
+def _find_topic(library: Library, text: str) -> Topic | None:
+    wanted = text.strip().strip("`").casefold()
+    for topic in library.topics.values():
+        if topic.id.casefold() == wanted:
+            return topic
+    return None
+
+
+def render_topic(
+    command: Command,
+    library: Library,
+    note_url: NoteUrl,
+    *,
+    word: str = "/notes",
+    max_results: int = 10,
+    topic_url: TopicUrl | None = None,
+) -> str:
+    """The notes of the topic named by command.args[0]; unknown -> the valid ids."""
+    head = _header(command)
+    if not command.args:
+        example = f"`{word} topic cuda-graphs`"
+        return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
+    topic = _find_topic(library, command.args[0])
+    if topic is None:
+        return (
+            f"{head}\nThere is no topic {code(command.args[0], 40)}."
+            f" Topics: {_topic_list(library)}."
+        )
+    notes = _order(library.by_topic.get(topic.id, ()))
+    title = f"**{plain(topic.name_en)}** ({plain(topic.name_zh)}, {code(topic.id)})"
+    if topic_url is not None:
+        title += f", [all notes of this topic]({_url(topic_url(topic.id))})"
+    if not notes:
+        return f"{head}\nNo notes on {title} yet."
+    lines = [f"{head}\n{len(notes)} note(s) on {title}:", ""]
+    lines += [note_line(n, note_url) for n in notes[:max_results]]
+    if len(notes) > max_results:
+        lines.append(f"\n{len(notes) - max_results} more not shown.")
+    return "\n".join(lines)
+
+
+# --- search --------------------------------------------------------------------
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+_IS_CJK = re.compile(rf"[{_CJK}]")
+# Where a word counts most: titles and keywords say what a note is about.
+FIELD_WEIGHTS = {
+    "title_en": 4.0,
+    "title_zh": 4.0,
+    "keywords": 3.0,
+    "summary_en": 2.0,
+    "guidance": 1.0,
+}
+MAX_TERMS = 8
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    note: Note
+    terms: int  # how many query terms the note contains
+    score: float  # the sum of field weights over (term, field) matches
+    fields: tuple[str, ...]  # the fields that matched, by weight
+
+
+def query_terms(query: str) -> list[str]:
+    """Search terms: ASCII (and other non-CJK) words, and runs of CJK characters."""
+    terms: list[str] = []
+    for t in _TERM.findall(query.casefold()):
+        if t not in terms:
+            terms.append(t)
+    return terms[:MAX_TERMS]
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    if _IS_CJK.search(term):
+        return re.compile(re.escape(term))
+    # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
+    return re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
+
+
+def _fields(note: Note) -> dict[str, str]:
+    return {
+        "title_en": note.title_en,
+        "title_zh": note.title_zh,
+        "keywords": "\n".join(note.keywords),
+        "summary_en": note.summary_en,
+        "guidance": note.guidance,
+    }
+
+
+def search_notes(library: Library, query: str, limit: int = 10) -> list[SearchHit]:
+    """Notes containing the query's terms: most terms first, then weight, verdict, recency."""
+    patterns = [_term_pattern(t) for t in query_terms(query)]
+    hits = []
+    for note in library.notes:
+        fields = {k: v.casefold() for k, v in _fields(note).items()}
+        matched_terms = 0
+        score = 0.0
+        where: set[str] = set()
+        for rx in patterns:
+            found = [k for k, text in fields.items() if rx.search(text)]
+            if found:
+                matched_terms += 1
+                score += sum(FIELD_WEIGHTS[k] for k in found)
+                where.update(found)
+        if matched_terms:
+            order = tuple(k for k in FIELD_WEIGHTS if k in where)
+            hits.append(SearchHit(note, matched_terms, score, order))
+    hits.sort(
+        key=lambda h: (
+            -h.terms,
+            -h.score,
+            h.note.verdict.rank,
+            -(h.note.source_pr or 0),
+            h.note.id,
+        )
+    )
+    return hits[:limit]
+
+
+_FIELD_NAMES = {
+    "title_en": "title",
+    "title_zh": "Chinese title",
+    "keywords": "keywords",
+    "summary_en": "summary",
+    "guidance": "guidance",
+}
+
+
+def render_search(
+    command: Command,
+    library: Library,
+    note_url: NoteUrl,
+    *,
+    word: str = "/notes",
+    max_results: int = 10,
+) -> str:
+    """The notes best matching command.args, one line each with where they matched."""
+    head = _header(command)
+    terms = query_terms(command.text)
+    if not terms:
+        return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
+    hits = search_notes(library, command.text, limit=len(library.notes))
+    if not hits:
+        return (
+            f"{head}\nNo note contains {code(command.text)}."
+            f" Try `{word} topic ID`; topics: {_topic_list(library)}."
+        )
+    shown = hits[:max_results]
+    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text)}, best first:", ""]
+    for h in shown:
+        where = ", ".join(_FIELD_NAMES[f] for f in h.fields)
+        extra = f"matched {h.terms}/{len(terms)} word(s) in {where}"
+        lines.append(note_line(h.note, note_url, extra))
+    if len(hits) > max_results:
+        lines.append(f"\n{len(hits) - max_results} more not shown; add words to narrow the search.")
+    return "\n".join(lines)
+
+
+# --- dispatch ------------------------------------------------------------------
+
+
+def render_reply(
+    command: Command,
+    library: Library,
+    note_url: NoteUrl,
+    *,
+    word: str = "/notes",
+    max_results: int = 10,
+    topic_url: TopicUrl | None = None,
+) -> str:
+    """The reply comment for a command answered by a reply (Kind.replies)."""
+    word = check_word(word)
+    if command.kind is Kind.HELP:
+        return render_help(word)
+    if command.kind is Kind.TOPIC:
+        return render_topic(
+            command, library, note_url, word=word, max_results=max_results, topic_url=topic_url
+        )
+    if command.kind is Kind.SEARCH:
+        return render_search(command, library, note_url, word=word, max_results=max_results)
+    if command.kind is Kind.UNKNOWN:
+        return render_unknown(command, word)
+    raise ValueError(f"{command.kind.value!r} is answered in the sticky comment, not by a reply")

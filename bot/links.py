@@ -1,0 +1,48 @@
+"""Where a note lives on the web (pure: note and settings in, URL out).
+
+The PR comment and the notes pages share these so a note has one address.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+from urllib.parse import quote
+
+from bot.notes import Note
+
+LinkMode = Literal["pages", "github"]
+LINK_MODES: tuple[str, ...] = get_args(LinkMode)
+NOTES_DIR_IN_REPO = "seeds/notes"
+
+
+def check_link_settings(link_mode: str, notes_repo_url: str) -> None:
+    """Raise ValueError for settings that cannot produce a working link."""
+    if link_mode not in LINK_MODES:
+        raise ValueError(f"link_mode must be one of {', '.join(LINK_MODES)}, not {link_mode!r}")
+    if link_mode == "github" and not notes_repo_url.strip():
+        raise ValueError("link_mode 'github' needs notes_repo_url (e.g. https://github.com/o/r)")
+
+
+def note_page_url(note: Note, *, public_url: str) -> str:
+    """The note's page on our server; root-relative when public_url is empty."""
+    return f"{public_url.rstrip('/')}/notes/{quote(note.id, safe='')}"
+
+
+def note_file_url(note: Note, *, notes_repo_url: str) -> str:
+    """The note's file on GitHub (the importer writes one `<id>.md` per note)."""
+    return f"{notes_repo_url.rstrip('/')}/blob/main/{NOTES_DIR_IN_REPO}/{quote(note.filename)}"
+
+
+def note_link(note: Note, *, public_url: str, link_mode: str, notes_repo_url: str) -> str:
+    """The URL a reader should follow for `note`: our page, or its file on GitHub."""
+    check_link_settings(link_mode, notes_repo_url)
+    if link_mode == "github":
+        return note_file_url(note, notes_repo_url=notes_repo_url)
+    return note_page_url(note, public_url=public_url)
+
+
+def pr_url(repo: str, number: int, *, redirect: bool = True) -> str:
+    """A pull request's URL; `redirect` goes through redirect.github.com so that text
+    posted on GitHub creates no "mentioned this" backlink on the linked PR."""
+    host = "redirect.github.com" if redirect else "github.com"
+    return f"https://{host}/{repo}/pull/{number}"

@@ -1,0 +1,67 @@
+"""Structured logs: one JSON object per line, secrets redacted.
+
+Fields passed with `extra={"delivery": ..., "repo": ..., "pr": ...}` become keys
+of the object, so a delivery can be followed through the log with one grep.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+# Shapes of credentials that must never reach a log line, whatever logged them.
+_SECRET_PATTERNS = [
+    re.compile(r"gh[opsur]_[A-Za-z0-9]{20,}"),  # GitHub tokens (ghs_ = installation)
+    re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"(?i)(bearer|token)\s+[A-Za-z0-9._\-]{16,}"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+    re.compile(r"sha256=[0-9a-f]{64}"),  # webhook signatures
+]
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+class Redactor:
+    """Replace known secret values and credential-shaped strings with a placeholder."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for s in self.secrets:
+            text = text.replace(s, "[redacted]")
+        for pattern in _SECRET_PATTERNS:
+            text = pattern.sub("[redacted]", text)
+        return text
+
+
+class JsonFormatter(logging.Formatter):
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__()
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return self.redact(json.dumps(entry, ensure_ascii=False, default=str))
+
+
+def setup_logging(level: str = "INFO", secrets: Iterable[str] = (), stream=None) -> None:
+    """Send every log record, ours and the libraries', as redacted JSON lines."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter(Redactor(secrets)))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())

@@ -1,0 +1,69 @@
+"""Prometheus metrics for the server, one registry per app instance.
+
+A registry of its own (not prometheus-client's global one) lets tests and
+benchmarks build several apps in one process without duplicate-metric errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+
+class Metrics:
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.deliveries = Counter(
+            "review_notes_deliveries_total",
+            "Webhook deliveries by event and outcome",
+            ["event", "outcome"],
+            registry=r,
+        )
+        self.queue_depth = Gauge(
+            "review_notes_queue_depth", "Deliveries by queue state", ["state"], registry=r
+        )
+        self.processing_seconds = Histogram(
+            "review_notes_processing_seconds",
+            "Time from claiming a delivery to finishing it",
+            ["event"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+            registry=r,
+        )
+        self.github_calls = Counter(
+            "review_notes_github_calls_total",
+            "GitHub API calls by endpoint and HTTP status",
+            ["method", "endpoint", "status"],
+            registry=r,
+        )
+        self.ratelimit_remaining = Gauge(
+            "review_notes_github_ratelimit_remaining",
+            "Last x-ratelimit-remaining seen from GitHub",
+            registry=r,
+        )
+        self.comments = Counter(
+            "review_notes_comments_total",
+            "Sticky comment upserts by outcome (created, updated, unchanged, skipped)",
+            ["outcome"],
+            registry=r,
+        )
+        self._collect_hooks: list[Callable[[], None]] = []
+
+    def on_collect(self, hook: Callable[[], None]) -> None:
+        """Run `hook` before each scrape (e.g. to read queue depth from SQLite)."""
+        self._collect_hooks.append(hook)
+
+    def render(self) -> bytes:
+        for hook in self._collect_hooks:
+            hook()
+        return generate_latest(self.registry)

@@ -1,0 +1,100 @@
+"""Screenshot a seed note's page in headless Chromium, for the README.
+
+    .venv/bin/python scripts/screenshot.py                          # docs/screenshot-note.png
+    .venv/bin/python scripts/screenshot.py --width 390 --out /tmp/phone.png vllm-a4696815
+
+Serves the shipped notes with uvicorn on a free 127.0.0.1 port, opens /notes/<id> with
+Debian's chromium + chromedriver (nothing is downloaded) and saves the whole page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+from fastapi import FastAPI
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.library import load_library  # noqa: E402
+from bot.pages import notes_router  # noqa: E402
+
+FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+]
+
+
+def serve(app: FastAPI) -> tuple[uvicorn.Server, str]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise SystemExit("uvicorn did not start")
+        time.sleep(0.05)
+    return server, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("note_id", nargs="?", default="vllm-0341d216")
+    parser.add_argument("--page", help="another path to shoot instead, e.g. /notes or /topics")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshot-note.png"))
+    parser.add_argument("--width", type=int, default=1100)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    args = parser.parse_args()
+
+    app = FastAPI()
+    app.include_router(notes_router(load_library()))
+    server, base = serve(app)
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = args.chromium
+        for flag in [*FLAGS, f"--user-data-dir={profile}", f"--window-size={args.width},800"]:
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service(args.chromedriver), options=options)
+        try:
+            url = base + (args.page or f"/notes/{args.note_id}")
+            driver.get(url)
+            # Grow the window until the viewport holds the whole page (the window's own
+            # frame takes a few pixels of its height).
+            for _ in range(3):
+                height, inner = driver.execute_script(
+                    "return [document.documentElement.scrollHeight, window.innerHeight]"
+                )
+                if inner >= height:
+                    break
+                outer = driver.get_window_size()["height"]
+                driver.set_window_size(args.width, outer + height - inner)
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(args.out)
+        finally:
+            driver.quit()
+    server.should_exit = True
+    print(f"wrote {args.out} ({args.width}x{height}) of {url}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""Who may run which command, the reactions, and per-PR flood control with a fake clock."""
+
+import pytest
+
+from bot.command_policy import (
+    DONE,
+    REFUSED,
+    TAKEN,
+    Actor,
+    Admission,
+    Decision,
+    RateLimiter,
+    ReplyBudget,
+    authorize,
+    first_reaction,
+)
+from bot.commands import Command, Kind
+
+
+class FakeClock:
+    def __init__(self, now: float = 1000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Permissions:
+    """permission_of(login) that records whether it was asked."""
+
+    def __init__(self, table: dict[str, str]):
+        self.table = table
+        self.asked: list[str] = []
+
+    def __call__(self, login: str) -> str:
+        self.asked.append(login)
+        return self.table.get(login, "none")
+
+
+PERMS = {
+    "ada": "admin",
+    "max": "maintain",
+    "wes": "write",
+    "tri": "triage",
+    "rea": "read",
+    "nob": "none",
+}
+
+
+@pytest.mark.parametrize(
+    "login, kind, expected",
+    [
+        # off/on: the PR author, or write access and above
+        ("author", Kind.OFF, Decision.ALLOW),
+        ("AUTHOR", Kind.ON, Decision.ALLOW),  # logins are case-insensitive
+        ("ada", Kind.OFF, Decision.ALLOW),
+        ("max", Kind.OFF, Decision.ALLOW),
+        ("wes", Kind.ON, Decision.ALLOW),
+        ("tri", Kind.OFF, Decision.REFUSE),
+        ("rea", Kind.OFF, Decision.REFUSE),
+        ("nob", Kind.ON, Decision.REFUSE),
+        ("stranger", Kind.OFF, Decision.REFUSE),
+        # everything else: anyone
+        ("stranger", Kind.REFRESH, Decision.ALLOW),
+        ("rea", Kind.WHY, Decision.ALLOW),
+        ("nob", Kind.TOPIC, Decision.ALLOW),
+        ("nob", Kind.SEARCH, Decision.ALLOW),
+        ("nob", Kind.HELP, Decision.ALLOW),
+        ("nob", Kind.UNKNOWN, Decision.ALLOW),
+    ],
+)
+def test_permissions_table(login, kind, expected):
+    assert authorize(kind, Actor(login), "author", Permissions(PERMS)) is expected
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+def test_bots_are_ignored_whatever_they_ask(kind):
+    perms = Permissions({"ci-bot[bot]": "admin", "robot": "admin"})
+    assert authorize(kind, Actor("ci-bot[bot]"), "author", perms) is Decision.IGNORE
+    assert authorize(kind, Actor("robot", is_bot=True), "robot", perms) is Decision.IGNORE
+    assert perms.asked == []
+
+
+def test_permission_is_asked_only_when_it_decides():
+    perms = Permissions(PERMS)
+    for kind in (Kind.REFRESH, Kind.WHY, Kind.SEARCH, Kind.TOPIC, Kind.HELP):
+        authorize(kind, Actor("wes"), "author", perms)
+    authorize(Kind.OFF, Actor("author"), "author", perms)
+    assert perms.asked == []
+    authorize(Kind.OFF, Actor("wes"), "author", perms)
+    assert perms.asked == ["wes"]
+
+
+def test_unknown_permission_string_is_not_write():
+    assert authorize(Kind.OFF, Actor("x"), "author", lambda _: "") is Decision.REFUSE
+    assert authorize(Kind.OFF, Actor("x"), "author", lambda _: "WRITE") is Decision.ALLOW
+
+
+def test_empty_author_matches_nobody():
+    assert authorize(Kind.OFF, Actor(""), "", lambda _: "read") is Decision.REFUSE
+
+
+@pytest.mark.parametrize(
+    "kind, decision, reaction",
+    [
+        (Kind.REFRESH, Decision.ALLOW, TAKEN),
+        (Kind.SEARCH, Decision.ALLOW, TAKEN),
+        (Kind.UNKNOWN, Decision.ALLOW, REFUSED),
+        (Kind.OFF, Decision.REFUSE, REFUSED),
+        (Kind.OFF, Decision.IGNORE, None),
+    ],
+)
+def test_first_reaction(kind, decision, reaction):
+    assert first_reaction(Command(kind), decision) == reaction
+
+
+def test_reaction_names_are_githubs():
+    valid = {"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"}
+    assert {TAKEN, DONE, REFUSED} <= valid
+
+
+# --- rate limiter --------------------------------------------------------------------
+
+
+def test_first_request_runs_at_once():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock)
+    t = rl.admit("pr1", "refresh")
+    assert t.admission is Admission.RUN
+    assert t.run_at == clock.now
+    assert t.requests == ("refresh",)
+
+
+def test_a_flood_turns_into_one_deferred_run_at_the_end_of_the_window():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock)
+    assert rl.admit("pr1", "c1").admission is Admission.RUN
+    clock.advance(1)
+    second = rl.admit("pr1", "c2")
+    assert second.admission is Admission.DEFER
+    assert second.run_at == 1005.0
+    for i in range(3, 30):
+        clock.advance(0.1)
+        t = rl.admit("pr1", f"c{i}")
+        assert t.admission is Admission.MERGED
+        assert t.run_at == 1005.0
+    assert rl.due() == []
+    clock.now = 1005.0
+    assert rl.due() == ["pr1"]
+    covered = rl.start("pr1")
+    assert covered == tuple(f"c{i}" for i in range(2, 30))  # nothing lost, in order
+    assert rl.due() == []
+    assert rl.start("pr1") == ()  # a duplicate job finds nothing to do
+
+
+def test_after_a_deferred_run_the_next_window_starts_from_it():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock)
+    rl.admit("pr1", "a")
+    clock.advance(1)
+    rl.admit("pr1", "b")
+    clock.now = 1005.0
+    rl.start("pr1")
+    clock.advance(1)  # 1 s after the deferred run: still inside its window
+    t = rl.admit("pr1", "c")
+    assert t.admission is Admission.DEFER and t.run_at == 1010.0
+    clock.now = 1010.0
+    assert rl.start("pr1") == ("c",)
+    clock.advance(5)
+    assert rl.admit("pr1", "d").admission is Admission.RUN
+
+
+def test_requests_spaced_beyond_the_interval_all_run():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock)
+    for _ in range(4):
+        assert rl.admit("pr1", "x").admission is Admission.RUN
+        clock.advance(5)
+
+
+def test_prs_are_limited_independently():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock)
+    assert rl.admit(("o/r", 1), "x").admission is Admission.RUN
+    assert rl.admit(("o/r", 2), "x").admission is Admission.RUN
+    assert rl.admit(("o/r", 1), "y").admission is Admission.DEFER
+    assert rl.admit(("o/x", 1), "x").admission is Admission.RUN
+
+
+def test_a_lost_deferred_run_does_not_block_the_pr_forever():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock, lost_after_s=60)
+    rl.admit("pr1", "a")
+    rl.admit("pr1", "b")  # deferred to 1005; the job is then lost
+    clock.now = 1005 + 59
+    assert rl.admit("pr1", "c").admission is Admission.MERGED
+    clock.now = 1005 + 61
+    t = rl.admit("pr1", "d")
+    assert t.admission is Admission.RUN
+    assert t.requests == ("b", "c", "d")
+    assert rl.start("pr1") == ()
+
+
+def test_zero_interval_never_defers():
+    rl = RateLimiter(0.0, FakeClock())
+    assert all(rl.admit("pr", i).admission is Admission.RUN for i in range(5))
+
+
+def test_limiter_memory_is_bounded():
+    clock = FakeClock()
+    rl = RateLimiter(5.0, clock, max_keys=10)
+    for i in range(10):
+        rl.admit(i, "x")
+    rl.admit(0, "y")  # pending: must survive pruning
+    clock.advance(10)
+    for i in range(100, 200):
+        rl.admit(i, "x")
+        clock.advance(10)
+    assert len(rl._windows) <= 11
+    assert rl.start(0) == ("y",)
+
+
+def test_bad_settings_are_rejected():
+    with pytest.raises(ValueError):
+        RateLimiter(-1)
+    with pytest.raises(ValueError):
+        ReplyBudget(0, 10)
+    with pytest.raises(ValueError):
+        ReplyBudget(3, 0)
+
+
+# --- reply budget ----------------------------------------------------------------------
+
+
+def test_reply_budget_allows_a_burst_then_refills_slowly():
+    clock = FakeClock()
+    budget = ReplyBudget(3, 30.0, clock)
+    assert [budget.allow("pr1") for _ in range(5)] == [True, True, True, False, False]
+    assert budget.allow("pr2")  # another PR has its own budget
+    clock.advance(29)
+    assert not budget.allow("pr1")
+    clock.advance(1)  # 30 s after the burst: one reply back (refused attempts cost nothing)
+    assert budget.allow("pr1")
+    assert not budget.allow("pr1")
+    clock.advance(60)  # two more
+    assert [budget.allow("pr1") for _ in range(3)] == [True, True, False]
+    clock.advance(3600)
+    assert [budget.allow("pr1") for _ in range(4)] == [True, True, True, False]
+
+
+def test_reply_budget_memory_is_bounded():
+    clock = FakeClock()
+    budget = ReplyBudget(2, 10.0, clock, max_keys=10)
+    for i in range(10):
+        budget.allow(i)
+    assert budget.allow(0) and not budget.allow(0)  # key 0 is spent
+    clock.advance(100)  # every bucket is full again, so forgetting them loses nothing
+    for i in range(100, 105):
+        assert budget.allow(i)
+    assert len(budget._buckets) <= 10

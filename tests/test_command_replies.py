@@ -1,0 +1,304 @@
+"""Reply comments for slash commands: content, ranking on the real notes, and safety."""
+
+import re
+
+import pytest
+
+from bot.command_replies import (
+    REPLY_MARKER,
+    ZWSP,
+    code,
+    neutralize,
+    query_terms,
+    render_help,
+    render_refused,
+    render_reply,
+    render_unknown,
+    search_notes,
+)
+from bot.commands import Command, parse_commands
+from bot.library import Library, load_library
+from bot.notes import Note, Verdict
+
+
+@pytest.fixture(scope="module")
+def library() -> Library:
+    return load_library()
+
+
+def note_url(note: Note) -> str:
+    return f"https://notes.example/n/{note.id}"
+
+
+def command(line: str, word: str = "/notes") -> Command:
+    (cmd,) = parse_commands(line, word)
+    return cmd
+
+
+def reply(line: str, library: Library, **kw) -> str:
+    return render_reply(command(line), library, note_url, **kw)
+
+
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
+
+
+def outside_code(body: str) -> str:
+    return _CODE_SPAN.sub(" ", body)
+
+
+def assert_safe(body: str, word: str = "/notes") -> None:
+    """What every reply must satisfy before it is posted on GitHub."""
+    assert parse_commands(body, word) == [], "a reply must never contain a runnable command"
+    assert not re.search(r"(?m)^\s*/", body), "no line may start like any bot's command"
+    assert not re.search(r"@[A-Za-z0-9]", body), "live mention"
+    assert not re.search(r"#\d|\bGH-\d", body, re.I), "issue reference (backlink)"
+    assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues)/\d", body), "backlink URL"
+    prose = outside_code(body).replace(REPLY_MARKER, "")
+    assert "<" not in prose and ">" not in prose, "raw HTML outside code"
+    assert not re.search(r"[\u0000-\u0008\u000b-\u001f\u202a-\u202e\u2066-\u2069]", body)
+
+
+# --- help and unknown ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["/notes", "/review-notes"])
+def test_help_names_every_command_and_runs_none(word):
+    body = render_help(word)
+    for sub in ["", " refresh", " why", " topic ID", " search WORDS", " off", " on", " help"]:
+        assert f"`{word}{sub}`" in body
+    assert_safe(body, word)
+    assert_safe(body, "/notes")
+    # commands are mid-sentence: never the first thing on a line, even after a bullet
+    assert not re.search(r"(?m)^(?:- )?`/", body)
+
+
+def test_unknown_sub_command_gets_a_short_help_naming_it(library):
+    body = reply("/notes frobnicate", library)
+    assert "`frobnicate`" in body
+    assert "`/notes help`" in body
+    assert len(body) < 600
+    assert body == render_unknown(command("/notes frobnicate"))
+    assert_safe(body)
+
+
+def test_refusal_says_who_may(library):
+    body = render_refused(command("/notes off"))
+    assert "PR author" in body and "write access" in body and "`/notes off`" in body
+    assert_safe(body)
+
+
+def test_a_bad_word_never_reaches_a_reply(library):
+    with pytest.raises(ValueError, match="command word"):
+        render_help("/notes`\n/lgtm")
+    with pytest.raises(ValueError, match="command word"):
+        reply("/notes help", library, word="/notes @x")
+
+
+def test_sticky_commands_have_no_reply(library):
+    for line in ["/notes", "/notes why", "/notes off", "/notes on"]:
+        with pytest.raises(ValueError, match="sticky"):
+            reply(line, library)
+
+
+# --- topic ---------------------------------------------------------------------------
+
+
+def test_topic_lists_its_notes_strongest_first_with_links(library):
+    body = reply("/notes topic sparse-mla", library)
+    expected = library.by_topic["sparse-mla"]
+    assert len(expected) >= 2
+    for note in expected:
+        assert f"({note_url(note)})" in body
+        assert f"https://redirect.github.com/{note.repo}/pull/{note.source_pr})" in body
+        assert note.title_zh in body
+    order = [n for n in expected if note_url(n) in body]
+    positions = [body.index(note_url(n)) for n in order]
+    shown = [n for _, n in sorted(zip(positions, order, strict=True), key=lambda p: p[0])]
+    assert [n.verdict.rank for n in shown] == sorted(n.verdict.rank for n in shown)
+    assert "**Deep read** · 值得精读" in body
+    assert "Sparse MLA" in body  # the topic's English name
+    assert_safe(body)
+
+
+def test_topic_shows_english_title_first_when_the_note_has_one(library):
+    title = "Watermarks meet spec decode"
+    note = library.by_topic["watermarking"][0].model_copy(update={"title_en": title})
+    lib = Library(notes=(note,), topics=library.topics)
+    body = reply("/notes topic watermarking", lib)
+    line = next(x for x in body.splitlines() if note_url(note) in x)
+    assert line.index(title) < line.index(note.title_zh)
+
+
+def test_topic_id_is_case_insensitive_and_may_be_in_backticks(library):
+    a = reply("/notes topic ROCM", library)
+    b = reply("/notes topic `rocm`", library)
+    assert a.split("\n", 2)[2] == b.split("\n", 2)[2]  # same answer after the header
+    assert all(note_url(n) in a for n in library.by_topic["rocm"])
+
+
+def test_unknown_topic_lists_the_valid_ids(library):
+    body = reply("/notes topic cuda-graph", library)
+    assert "no topic `cuda-graph`" in body
+    for topic_id in library.topics:
+        assert f"`{topic_id}`" in body
+    assert "redirect.github.com" not in body  # no notes listed
+    assert_safe(body)
+
+
+def test_topic_without_id_lists_the_valid_ids(library):
+    body = reply("/notes topic", library)
+    assert all(f"`{t}`" in body for t in library.topics)
+
+
+def test_topic_with_no_notes_yet(library):
+    lib = Library(notes=(), topics=library.topics)
+    assert "No notes on **CUDA graphs**" in reply("/notes topic cuda-graphs", lib)
+
+
+def test_topic_answer_is_capped(library):
+    body = reply("/notes topic sparse-mla", library, max_results=2)
+    total = len(library.by_topic["sparse-mla"])
+    assert sum(note_url(n) in body for n in library.notes) == 2
+    assert f"{total - 2} more not shown" in body
+
+
+def test_topic_url_is_linked_when_given(library):
+    body = render_reply(
+        command("/notes topic rocm"), library, note_url, topic_url=lambda t: f"https://x.test/t/{t}"
+    )
+    assert "(https://x.test/t/rocm)" in body
+
+
+# --- search ----------------------------------------------------------------------------
+
+
+def ids(hits) -> list[str]:
+    return [h.note.id for h in hits]
+
+
+def test_query_terms_split_ascii_words_and_cjk_runs():
+    assert query_terms("EAGLE 缓存注册, kv-cache!") == ["eagle", "缓存注册", "kv", "cache"]
+    assert query_terms("ROCm默认") == ["rocm", "默认"]
+    assert query_terms("a a A") == ["a"]
+    assert query_terms("?? ...") == []
+    assert len(query_terms(" ".join(f"w{i}" for i in range(50)))) == 8
+
+
+def test_search_ranks_notes_with_every_word_in_the_title_first(library):
+    hits = search_notes(library, "EAGLE 缓存")
+    first = hits[0].note
+    assert "EAGLE" in first.title_zh and "缓存" in first.title_zh
+    assert hits[0].terms == 2
+    # at equal coverage, a title match outranks a guidance-only match
+    for a, b in zip(hits, hits[1:], strict=False):
+        assert a.terms >= b.terms
+        if a.terms == b.terms and b.fields == ("guidance",):
+            assert a.score >= b.score
+
+
+def test_search_ascii_is_case_insensitive_and_word_wise(library):
+    assert ids(search_notes(library, "rocm")) == ids(search_notes(library, "ROCm"))
+    rocm = search_notes(library, "ROCm")
+    assert rocm
+    assert all(re.search(r"(?<![A-Za-z0-9_])ROCm", h.note.title_zh + h.note.guidance) for h in rocm)
+    assert search_notes(library, "ROC") == []  # a piece of a word is not a word
+    # "cuda" is found exactly where it stands as a word, never inside "cudagraph"
+    cuda = set(ids(search_notes(library, "cuda", limit=100)))
+    for n in library.notes:
+        text = "\n".join([n.title_en, n.title_zh, n.summary_en, n.guidance, *n.keywords])
+        assert (n.id in cuda) == bool(re.search(r"(?i)(?<![a-z0-9_])cuda(?![a-z0-9_])", text))
+    assert any("cudagraph" in n.guidance.lower() for n in library.notes)
+
+
+def test_search_cjk_matches_substrings(library):
+    hits = search_notes(library, "水印")
+    assert hits and all("水印" in h.note.title_zh + h.note.guidance for h in hits)
+    assert set(ids(search_notes(library, "缓存注册"))) <= set(ids(search_notes(library, "缓存")))
+
+
+def test_search_latin_word_next_to_cjk_text_matches():
+    note = Note(
+        id="t-1",
+        repo="vllm-project/vllm",
+        verdict=Verdict.QUICK,
+        topics=("rocm",),
+        title_zh="恢复ROCm默认",
+        guidance="值得快速阅读。",
+    )
+    lib = Library(notes=(note,), topics={})
+    assert ids(search_notes(lib, "rocm")) == ["t-1"]
+    assert ids(search_notes(lib, "默认")) == ["t-1"]
+    assert search_notes(lib, "roc") == []
+
+
+def test_search_ties_break_by_verdict_then_newest_pr(library):
+    hits = search_notes(library, "值得", limit=100)  # every guidance says how worth reading it is
+    assert len(hits) == len(library.notes)
+    keys = [(h.note.verdict.rank, -(h.note.source_pr or 0)) for h in hits]
+    assert keys == sorted(keys)
+
+
+def test_search_reply_is_capped_and_says_how_many_more(library):
+    body = reply("/notes search 值得", library, max_results=10)
+    assert sum(note_url(n) in body for n in library.notes) == 10
+    assert f"{len(library.notes) - 10} more not shown" in body
+    assert_safe(body)
+
+
+def test_search_reply_says_where_each_note_matched(library):
+    body = reply("/notes search EAGLE 缓存", library)
+    lines = [x for x in body.splitlines() if x.startswith("- ")]
+    assert "matched 2/2 word(s) in" in lines[0] and "Chinese title" in lines[0]
+
+
+def test_search_with_no_hit_or_no_words(library):
+    assert "No note contains `zzzqqq`" in reply("/notes search zzzqqq", library)
+    assert "Give some words" in reply("/notes search", library)
+    assert "Give some words" in reply("/notes search ?!", library)
+
+
+# --- safety ----------------------------------------------------------------------------
+
+HOSTILE = [
+    "/notes search @octocat #123 gh-9 <script>alert(1)</script>",
+    "/notes search **bold** [x](https://evil.example) ![i](https://evil.example/i.png)",
+    "/notes search https://github.com/vllm-project/vllm/pull/1 www.github.com/a/b/issues/2",
+    "/notes search ``` `tick` ``` `",
+    "/notes search \u202eevil\u2066 @\u200bx",
+    "/notes topic @octocat",
+    "/notes topic <img src=x onerror=alert(1)>",
+    "/notes @here please #42",
+    "/notes search fix #123 and close #456 @vllm-project/maintainers",
+]
+
+
+@pytest.mark.parametrize("line", HOSTILE)
+def test_hostile_input_echoed_back_is_harmless(line, library):
+    body = reply(line, library)
+    assert_safe(body)
+
+
+def test_code_span_holds_any_text():
+    assert code("a`b") == "``a`b``"
+    assert code("`x`") == "`` `x` ``"
+    assert code("line\nbreak\ttab") == "`line break tab`"
+    assert code("x" * 500, limit=10) == "`" + "x" * 9 + "…`"
+    assert code("\u202eabc\x07") == "`abc`"
+
+
+def test_neutralize():
+    assert neutralize("@octocat") == f"@{ZWSP}octocat"
+    assert neutralize("see #12 and GH-3") == f"see #{ZWSP}12 and GH-{ZWSP}3"
+    assert neutralize("C# and issue #") == "C# and issue #"
+    assert neutralize("https://github.com/o/r/pull/7") == "https://redirect.github.com/o/r/pull/7"
+    assert neutralize("mail a@b") == f"mail a@{ZWSP}b"
+
+
+def test_curated_text_is_neutralized_too(library):
+    note = library.by_topic["rocm"][0].model_copy(
+        update={"title_en": "Fix <T> for @someone, see #50062", "title_zh": "修复 @某人 #1"}
+    )
+    lib = Library(notes=(note,), topics=library.topics)
+    body = reply("/notes topic rocm", lib)
+    assert_safe(body)
+    assert "&lt;T&gt;" in body

@@ -1,0 +1,240 @@
+"""Slash-command parsing: what counts as a command, and what is only text about one."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.commands import (
+    CommandConfig,
+    Kind,
+    changed_commands,
+    load_command_config,
+    parse_commands,
+)
+
+
+def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
+    return [(c.kind.value, c.args) for c in parse_commands(text, **kw)]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("/notes", [("refresh", ())]),
+        ("/notes refresh", [("refresh", ())]),
+        ("/notes why", [("why", ())]),
+        ("/notes topic cuda-graphs", [("topic", ("cuda-graphs",))]),
+        ("/notes search prefix cache", [("search", ("prefix", "cache"))]),
+        ("/notes off", [("off", ())]),
+        ("/notes on", [("on", ())]),
+        ("/notes help", [("help", ())]),
+        ("/notes frobnicate now", [("unknown", ("frobnicate", "now"))]),
+        # case, spacing, tabs
+        ("/NOTES Why", [("why", ())]),
+        ("/Notes   SEARCH   EAGLE   缓存", [("search", ("EAGLE", "缓存"))]),
+        ("/notes\twhy", [("why", ())]),
+        ("   /notes why   ", [("why", ())]),
+        # trailing words are kept, and do not change the sub-command
+        ("/notes refresh please", [("refresh", ("please",))]),
+        ("/notes off for this PR", [("off", ("for", "this", "PR"))]),
+    ],
+)
+def test_one_command(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/notesfoo",
+        "/notes-bar why",
+        "/notes.",
+        "/ci run",
+        "/lgtm",
+        "/hold cancel",
+        "notes why",
+        "please run /notes why",  # not at the start of the line
+        "- /notes why",  # a list item is text about the command
+        "# /notes why",
+        "",
+        "   ",
+    ],
+)
+def test_not_our_command(text):
+    assert parse_commands(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\n/notes why\n```",
+        "```python\n/notes why\n```",
+        "~~~\n/notes why\n~~~",
+        "~~~~ text\n/notes why\n~~~\nstill code\n~~~~",  # a shorter fence does not close it
+        "````\n```\n/notes why\n````",  # nor does a shorter fence of the same kind
+        "```\nunclosed fence\n\n/notes why",  # runs to the end, as GitHub renders it
+        "  ```\n/notes why\n  ```",
+        "    /notes why",  # indented code
+        "\t/notes why",
+        "`/notes why`",
+        "`` /notes why ``",
+        "see `code\n/notes why` here",  # a code span may cross lines in a paragraph
+        "`x`/notes why",
+        "> /notes why",
+        ">> /notes why",
+        "> quoted\n> /notes off",
+        "   > /notes why",
+        "<!-- /notes why -->",
+        "<!--\n/notes why\n-->",
+        "<!-- unclosed comment\n/notes why",
+        "<!-- x --> /notes why",
+        "<pre>\n/notes why\n</pre>",
+        "<code>/notes why</code>",
+    ],
+)
+def test_commands_in_code_quotes_and_comments_are_ignored(text):
+    assert parse_commands(text) == []
+
+
+def test_text_after_a_closed_block_is_read_again():
+    text = (
+        "```sh\n/notes off\n```\n"
+        "<!-- /notes on -->\n"
+        "> /notes help\n"
+        "~~~\n/notes search x\n~~~\n"
+        "`a`\n"
+        "/notes why\n"
+    )
+    assert kinds(text) == [("why", ())]
+
+
+def test_a_fence_inside_an_html_comment_opens_nothing():
+    assert kinds("<!--\n```\n-->\n/notes why") == [("why", ())]
+
+
+def test_an_html_comment_inside_a_fence_hides_nothing_after_it():
+    assert kinds("```html\n<!-- never closed\n```\n/notes why") == [("why", ())]
+
+
+def test_backtick_fence_with_backtick_in_info_string_is_inline_code_not_a_fence():
+    # "```a`b" is not a fence opener, so the next line is prose.
+    assert kinds("```a`b\n/notes why") == [("why", ())]
+
+
+def test_code_in_arguments_keeps_its_words_and_hidden_html_is_dropped():
+    cmds = parse_commands("/notes search `kv_cache` <!-- not this --> manager")
+    assert cmds[0].kind is Kind.SEARCH
+    assert cmds[0].args == ("`kv_cache`", "manager")
+    assert cmds[0].line == "/notes search `kv_cache` manager"
+
+
+def test_several_commands_in_one_comment_in_order():
+    text = "Thanks!\n/notes why\nsome text\n/notes topic rocm\n\n/notes search EAGLE\n"
+    assert kinds(text) == [("why", ()), ("topic", ("rocm",)), ("search", ("EAGLE",))]
+
+
+def test_crlf_and_cr_line_endings():
+    assert kinds("hello\r\n/notes why\r\n/notes off\r\n") == [("why", ()), ("off", ())]
+    assert kinds("hello\r/notes why") == [("why", ())]
+    assert kinds("```\r\n/notes why\r\n```\r\n/notes help") == [("help", ())]
+
+
+def test_identical_commands_count_once_whatever_their_case():
+    text = "/notes\n/notes refresh\n/NOTES REFRESH\n/notes search Foo\n/notes search foo"
+    assert kinds(text) == [("refresh", ()), ("search", ("Foo",))]
+
+
+def test_cap_on_commands_per_comment():
+    text = "\n".join(f"/notes topic t{i}" for i in range(20))
+    cmds = parse_commands(text)
+    assert [c.args[0] for c in cmds] == ["t0", "t1", "t2", "t3", "t4"]
+    assert len(parse_commands(text, max_commands=2)) == 2
+
+
+def test_cap_on_argument_length_keeps_whole_words():
+    words = " ".join(["word"] * 100)  # 499 characters
+    cmd = parse_commands(f"/notes search {words}")[0]
+    assert len(cmd.text) <= 100
+    assert set(cmd.args) == {"word"}
+    long_one = parse_commands("/notes search " + "x" * 5000, max_arg_chars=50)[0]
+    assert long_one.args == ("x" * 50,)
+    assert len(long_one.line) <= len("/notes ") + 50
+
+
+def test_configurable_word():
+    text = "/notes why\n/review-notes why\n/review-notes"
+    assert kinds(text, word="/review-notes") == [("why", ()), ("refresh", ())]
+    assert kinds(text, word="/Review-Notes") == [("why", ()), ("refresh", ())]
+
+
+@pytest.mark.parametrize("word", ["notes", "/", "/no tes", "/notes\n", "", "/" + "x" * 40])
+def test_bad_word_is_a_clear_error(word):
+    with pytest.raises(ValueError, match="command word"):
+        parse_commands("/notes", word=word)
+
+
+def test_kind_tells_how_the_command_is_answered():
+    sticky = {k for k in Kind if k.updates_sticky}
+    reply = {k for k in Kind if k.replies}
+    assert sticky == {Kind.REFRESH, Kind.WHY, Kind.OFF, Kind.ON}
+    assert reply == {Kind.TOPIC, Kind.SEARCH, Kind.HELP, Kind.UNKNOWN}
+
+
+# --- edited comments ---------------------------------------------------------------
+
+
+def test_edit_that_touches_only_prose_runs_nothing():
+    old = "/notes why\nthanks"
+    assert changed_commands(old, "/notes why\nthanks a lot!", "/notes") == []
+
+
+def test_edit_that_adds_a_command_runs_only_that_one():
+    old = "/notes why"
+    new = "/notes why\n/notes topic rocm"
+    assert [(c.kind.value, c.args) for c in changed_commands(old, new)] == [("topic", ("rocm",))]
+
+
+def test_edit_that_changes_a_command_runs_the_new_version():
+    got = changed_commands("/notes search EAGLE", "/notes search MTP")
+    assert [(c.kind.value, c.args) for c in got] == [("search", ("MTP",))]
+
+
+def test_edit_that_only_changes_case_or_spacing_runs_nothing():
+    assert changed_commands("/notes search EAGLE", "/NOTES  search  eagle") == []
+
+
+def test_edit_that_unquotes_a_command_runs_it():
+    got = changed_commands("> /notes off", "/notes off")
+    assert [c.kind for c in got] == [Kind.OFF]
+
+
+def test_edit_with_unknown_previous_body_runs_everything():
+    got = changed_commands(None, "/notes why\n/notes off")
+    assert [c.kind for c in got] == [Kind.WHY, Kind.OFF]
+
+
+def test_edit_diff_is_capped_after_diffing():
+    old = "\n".join(f"/notes topic t{i}" for i in range(5))
+    new = old + "\n/notes topic extra"
+    got = changed_commands(old, new, max_commands=5)
+    assert [c.args for c in got] == [("extra",)]
+
+
+# --- configuration -----------------------------------------------------------------
+
+
+def test_shipped_config_loads_and_matches_defaults():
+    cfg = load_command_config()
+    assert cfg.word == "/notes"
+    assert cfg.max_commands >= 1
+
+
+def test_bad_config_is_rejected(tmp_path: Path):
+    bad = tmp_path / "commands.toml"
+    bad.write_text('word = "notes"\n', "utf-8")
+    with pytest.raises(ValueError, match="word"):
+        load_command_config(bad)
+    bad.write_text("max_comands = 3\n", "utf-8")
+    with pytest.raises(ValueError, match="max_comands"):
+        load_command_config(bad)
+    assert CommandConfig().word == "/notes"

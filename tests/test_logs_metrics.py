@@ -1,0 +1,55 @@
+"""Structured logs carry context and never secrets; metrics render in Prometheus format."""
+
+import io
+import json
+import logging
+
+from bot.logs import Redactor, setup_logging
+from bot.metrics import Metrics
+
+
+def _log_lines(secrets, emit):
+    stream = io.StringIO()
+    setup_logging("DEBUG", secrets=secrets, stream=stream)
+    try:
+        emit(logging.getLogger("t"))
+    finally:
+        logging.getLogger().handlers[:] = []
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_one_json_object_per_line_with_context_fields():
+    lines = _log_lines([], lambda log: log.info("processed", extra={"delivery": "d-1", "pr": 7}))
+    assert lines == [
+        {**lines[0], "level": "info", "logger": "t", "msg": "processed", "delivery": "d-1", "pr": 7}
+    ]
+
+
+def test_configured_secret_and_token_shapes_are_redacted():
+    token = "ghs_" + "A" * 36
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----"
+    lines = _log_lines(
+        ["my-webhook-secret"],
+        lambda log: log.warning(
+            "auth %s %s %s", "my-webhook-secret", token, pem, extra={"hdr": "Bearer " + "x" * 30}
+        ),
+    )
+    text = json.dumps(lines)
+    for leaked in ("my-webhook-secret", token, "MIIEabc", "x" * 30):
+        assert leaked not in text
+    assert text.count("[redacted]") == 4
+
+
+def test_redactor_leaves_ordinary_text_alone():
+    assert Redactor(["s3cr3t"])("PR 52419 matched 2 notes") == "PR 52419 matched 2 notes"
+
+
+def test_metrics_render_prometheus_text_and_run_collect_hooks():
+    m = Metrics()
+    m.deliveries.labels("pull_request", "done").inc()
+    m.on_collect(lambda: m.queue_depth.labels("pending").set(4))
+    text = m.render().decode()
+    assert 'review_notes_deliveries_total{event="pull_request",outcome="done"} 1.0' in text
+    assert 'review_notes_queue_depth{state="pending"} 4.0' in text
+    # Two apps in one process do not collide.
+    Metrics().deliveries.labels("ping", "done").inc()

@@ -1,0 +1,525 @@
+"""The notes browser through the ASGI test client: HTML and JSON, filters, search,
+escaping of hostile note text, 404s, related notes, link modes."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from bot.library import Library, load_library
+from bot.links import note_link, pr_url
+from bot.notes import Note, dump_note, parse_note
+from bot.pages import guidance_html, notes_router
+
+CHROME_ACCEPT = (
+    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+)
+HOSTILE_TITLE = "<script>alert('zh')</script> 标题"
+HOSTILE_EN = '"><img src=x onerror=alert(1)>'
+HOSTILE_SUMMARY = "{{ 7*7 }} {% if true %}jinja{% endif %} <b onclick=x>bold</b>"
+HOSTILE_GUIDANCE = "看 `<script>alert(2)</script>` 和 <iframe src=javascript:alert(3)>\n{{ 6*9 }}"
+
+TOPICS_TOML = """
+[[topic]]
+id = "cuda-graphs"
+name_en = "CUDA graphs"
+name_zh = "CUDA Graph 捕获"
+keywords = ["cudagraph"]
+
+[[topic]]
+id = "rocm"
+name_en = "ROCm platform"
+name_zh = "ROCm 平台"
+keywords = ["ROCm"]
+
+[[topic]]
+id = "sampling"
+name_en = "Sampling"
+name_zh = "采样"
+keywords = ["sampler"]
+
+[[topic]]
+id = "hostile"
+name_en = "<svg onload=alert(4)>"
+name_zh = "恶意"
+keywords = ["hostile"]
+
+[[topic]]
+id = "lonely"
+name_en = "Lonely subsystem"
+name_zh = "无人问津"
+keywords = ["lonely"]
+"""
+
+
+def make_note(note_id: str, **fields) -> Note:
+    base = dict(
+        id=note_id,
+        repo="vllm-project/vllm",
+        source_pr=100,
+        verdict="deep",
+        topics=("cuda-graphs",),
+        title_zh=f"标题 {note_id}",
+        guidance=f"指引 {note_id}",
+        title_en=f"English title of {note_id}",
+        summary_en=f"English summary of {note_id}.",
+        created=date(2026, 1, 1),
+    )
+    return Note.model_validate(base | fields)
+
+
+NOTES = [
+    make_note(
+        "n-graph",
+        source_pr=52401,
+        topics=("cuda-graphs", "rocm"),
+        keywords=("cudagraph",),
+        paths=("vllm/compilation/**",),
+        title_zh="修复 CUDA 图捕获死锁",
+        title_en="Fix a CUDA graph capture deadlock",
+        summary_en="Worth a deep read: the capture order matters.",
+        guidance="值得精读。看 `_capturing` 时序。\n第二行。\n\n新段落。",
+        created=date(2026, 1, 3),
+    ),
+    make_note("n-rocm-b", verdict="quick", topics=("rocm",), created=date(2026, 1, 2)),
+    make_note("n-rocm-a", verdict="skip", topics=("rocm", "sampling"), created=date(2026, 1, 2)),
+    make_note("n-twin", topics=("rocm", "cuda-graphs"), created=date(2026, 1, 1)),
+    make_note("n-undated", verdict="quick", topics=("sampling",), created=None),
+    make_note(
+        "n-hostile",
+        topics=("hostile",),
+        keywords=('"><script>k</script>',),
+        title_zh=HOSTILE_TITLE,
+        title_en=HOSTILE_EN,
+        summary_en=HOSTILE_SUMMARY,
+        guidance=HOSTILE_GUIDANCE,
+        created=date(2025, 12, 1),
+    ),
+    make_note("n-other-repo", repo="acme/widgets", topics=("cuda-graphs", "rocm")),
+]
+NEWEST_FIRST = ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin", "n-hostile", "n-undated"]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    root = tmp_path_factory.mktemp("library")
+    (root / "notes").mkdir()
+    for note in NOTES:
+        (root / "notes" / note.filename).write_text(dump_note(note), "utf-8")
+    (root / "topics.toml").write_text(TOPICS_TOML, "utf-8")
+    return load_library(root / "notes", root / "topics.toml")
+
+
+def client_for(library, prefix: str = "", **options) -> TestClient:
+    app = FastAPI()
+    app.include_router(notes_router(library, **options), prefix=prefix)
+    return TestClient(app)
+
+
+@pytest.fixture(scope="module")
+def client(library: Library) -> TestClient:
+    return client_for(library)
+
+
+def note_ids(html: str) -> list[str]:
+    """Ids of the note cards, in page order (headings link to /notes/<id>)."""
+    return re.findall(r'<h[23]><a href="/notes/([^"/?]+)">', html)
+
+
+class Page(HTMLParser):
+    """The tags, attributes and text of a page, with the `lang` in force for each text."""
+
+    VOID = {"meta", "link", "input", "br", "img", "hr", "source", "wbr"}
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.texts: list[tuple[str, str, str]] = []  # (text, lang, enclosing tag)
+        self.stack: list[tuple[str, str]] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += attrs
+        lang = dict(attrs).get("lang") or (self.stack[-1][1] if self.stack else "")
+        if tag not in self.VOID:
+            self.stack.append((tag, lang))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if data.strip():
+            lang, tag = (self.stack[-1][1], self.stack[-1][0]) if self.stack else ("", "")
+            self.texts.append((data, lang, tag))
+
+    @property
+    def text(self) -> str:
+        return "".join(t for t, _, _ in self.texts)
+
+
+def assert_inert(html: str) -> Page:
+    """No markup from note text survived: no script, no injected element, no handler."""
+    page = Page(html)
+    assert not {"script", "img", "iframe", "svg", "b"} & set(page.tags)
+    assert not [name for name, _ in page.attrs if name.startswith("on")]
+    assert not [v for _, v in page.attrs if v and v.lower().startswith("javascript:")]
+    assert "49" not in page.text and "54" not in page.text  # {{ 7*7 }} was not evaluated
+    return page
+
+
+# --- list ---------------------------------------------------------------------------
+
+
+def test_list_is_newest_first_then_by_id_and_only_the_repo(client):
+    r = client.get("/notes", headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html")
+    assert note_ids(r.text) == NEWEST_FIRST
+    assert "6 of 6 notes" in r.text
+    other = client.get("/notes", params={"repo": "acme/widgets"})
+    assert note_ids(other.text) == ["n-other-repo"]
+
+
+def test_list_shows_english_title_summary_and_verdict_badge(client):
+    page = Page(client.get("/notes").text)
+    assert ("Fix a CUDA graph capture deadlock", "en", "a") in page.texts
+    assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
+    assert ("Worth a deep read: the capture order matters.", "en", "p") in page.texts
+    assert ("值得精读", "zh", "span") in page.texts and ("Quick read ", "en", "span") in page.texts
+
+
+def test_list_as_json_by_accept_header_and_by_format(client):
+    by_accept = client.get("/notes", headers={"accept": "application/json"})
+    by_format = client.get("/notes", params={"format": "json"}, headers={"accept": CHROME_ACCEPT})
+    assert by_accept.headers["content-type"] == "application/json"
+    assert by_accept.json() == by_format.json()
+    data = by_accept.json()
+    assert [n["id"] for n in data["notes"]] == NEWEST_FIRST
+    assert data["count"] == 6 and data["repo"] == "vllm-project/vllm"
+    first = data["notes"][0]
+    assert first["title_en"] == "Fix a CUDA graph capture deadlock"
+    assert (first["verdict"], first["verdict_en"], first["verdict_zh"]) == (
+        "deep",
+        "Deep read",
+        "值得精读",
+    )
+    assert first["source_pr_url"] == "https://redirect.github.com/vllm-project/vllm/pull/52401"
+    assert first["url"] == "/notes/n-graph" and first["created"] == "2026-01-03"
+    assert by_accept.headers["vary"] == "Accept"
+
+
+def test_html_wins_when_accept_prefers_it(client):
+    r = client.get("/notes", headers={"accept": "application/json;q=0.5, text/html"})
+    assert r.headers["content-type"].startswith("text/html")
+    r = client.get("/notes", params={"format": "html"}, headers={"accept": "application/json"})
+    assert r.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"topic": "rocm"}, ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin"]),
+        ({"verdict": "quick"}, ["n-rocm-b", "n-undated"]),
+        ({"topic": "rocm", "verdict": "skip"}, ["n-rocm-a"]),
+        ({"topic": "lonely"}, []),
+        ({"topic": "", "verdict": "", "q": ""}, NEWEST_FIRST),  # a blank form
+    ],
+)
+def test_filters(client, params, expected):
+    assert note_ids(client.get("/notes", params=params).text) == expected
+    data = client.get("/notes", params=params | {"format": "json"}).json()
+    assert [n["id"] for n in data["notes"]] == expected
+
+
+def test_filter_form_keeps_the_chosen_values(client):
+    html = client.get("/notes", params={"topic": "rocm", "verdict": "skip", "q": "x"}).text
+    assert '<option value="rocm" selected>ROCm platform (4)</option>' in html
+    assert '<option value="skip" selected>' in html
+    assert 'name="q" value="x"' in html
+    assert '<a class="clear" href="/notes">Clear</a>' in html
+
+
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [
+        ("图捕获", ["n-graph"]),  # Chinese substring of a title, no word boundaries
+        ("时序", ["n-graph"]),  # in the guidance
+        ("capture DEADLOCK", ["n-graph"]),  # English, any case, every term
+        ("deadlock 死锁", ["n-graph"]),  # mixed
+        ("ＣＵＤＡ　graph", ["n-graph"]),  # full-width letters and ideographic space
+        ("cudagraph", ["n-graph"]),  # a keyword
+        ("52401", ["n-graph"]),  # the source PR number
+        ("order matters", ["n-graph"]),  # summary_en
+        ("指引 n-rocm", ["n-rocm-a", "n-rocm-b"]),
+        ("deadlock 采样", []),  # all terms must occur
+        ("<script>", ["n-hostile"]),
+    ],
+)
+def test_search(client, q, expected):
+    assert note_ids(client.get("/notes", params={"q": q}).text) == expected
+
+
+def test_no_match_says_so(client):
+    html = client.get("/notes", params={"q": "nothing-like-this"}).text
+    assert "0 of 6 notes" in html and "No notes match." in html
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"topic": "nope"}, "unknown topic 'nope'"),
+        ({"verdict": "maybe"}, "unknown verdict 'maybe'; use one of: deep, quick, skip"),
+        ({"format": "xml"}, "unknown format 'xml'"),
+        ({"q": "x" * 201}, "longer than 200 characters"),
+    ],
+)
+def test_bad_filters_are_400_with_a_clear_message(client, params, message):
+    r = client.get("/notes", params=params)
+    assert r.status_code == 400 and message in Page(r.text).text
+    if "format" not in params:
+        r = client.get("/notes", params=params, headers={"accept": "application/json"})
+        assert r.status_code == 400 and message in r.json()["detail"]
+
+
+# --- one note ---------------------------------------------------------------------------
+
+
+def test_note_page_shows_everything(client):
+    r = client.get("/notes/n-graph")
+    assert r.status_code == 200
+    html = r.text
+    page = Page(html)
+    assert "<title>Fix a CUDA graph capture deadlock · review notes</title>" in html
+    assert '<html lang="en">' in html
+    assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
+    assert "Worth a deep read: the capture order matters." in page.text
+    assert (
+        '<div lang="zh"><p>值得精读。看 <code>_capturing</code> 时序。<br>\n第二行。</p>\n'
+        "<p>新段落。</p></div>"
+    ) in html
+    assert 'class="badge badge-deep">Deep read <span lang="zh">值得精读</span>' in html
+    assert '<a href="https://redirect.github.com/vllm-project/vllm/pull/52401"' in html
+    assert '<a href="/notes?topic=cuda-graphs" title="CUDA Graph 捕获">CUDA graphs</a>' in html
+    assert '<a href="/notes?topic=rocm" title="ROCm 平台">ROCm platform</a>' in html
+    assert "<code>cudagraph</code>" in html and "<code>vllm/compilation/**</code>" in html
+    assert '<a href="/notes/n-graph/source">source file</a>' in html
+    assert "github.com/vllm-project/vllm/pull" not in html.replace("redirect.github.com", "")
+
+
+def test_chinese_text_is_always_marked_as_chinese(client):
+    for path in ["/notes", "/notes/n-graph", "/notes/n-rocm-a", "/topics"]:
+        page = Page(client.get(path).text)
+        cjk = [(t, lang, tag) for t, lang, tag in page.texts if re.search(r"[\u4e00-\u9fff]", t)]
+        assert cjk, path
+        assert all(lang == "zh" for _, lang, tag in cjk if tag != "title"), (path, cjk)
+
+
+def test_related_notes_ranked_by_shared_topics_same_repo_only(client):
+    html = client.get("/notes/n-graph").text
+    related = html.split("Related notes", 1)[1]
+    # n-twin shares both topics; then one shared topic: n-rocm-b (quick) before n-rocm-a (skip).
+    assert note_ids(related) == ["n-twin", "n-rocm-b", "n-rocm-a"]
+    assert "shares CUDA graphs, ROCm platform" in related
+    data = client.get("/notes/n-graph", params={"format": "json"}).json()
+    assert [(r["id"], r["shared_topics"]) for r in data["related"]] == [
+        ("n-twin", ["cuda-graphs", "rocm"]),
+        ("n-rocm-b", ["rocm"]),
+        ("n-rocm-a", ["rocm"]),
+    ]
+    lonely = client.get("/notes/n-hostile").text
+    assert "No other notes share these topics yet." in lonely
+
+
+def test_note_as_json(client):
+    data = client.get("/notes/n-graph", headers={"accept": "application/json"}).json()
+    assert data["guidance"] == NOTES[0].guidance
+    assert data["title_zh"] == "修复 CUDA 图捕获死锁"
+    assert data["topics"] == ["cuda-graphs", "rocm"]
+    assert data["keywords"] == ["cudagraph"] and data["paths"] == ["vllm/compilation/**"]
+    assert data["source_file_url"] == "/notes/n-graph/source"
+
+
+def test_source_file_is_the_note_file(client, library):
+    r = client.get("/notes/n-hostile/source")
+    assert r.headers["content-type"].startswith("text/plain")
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert parse_note(r.text, "x.md") == library.by_id["n-hostile"]
+
+
+def test_unknown_note_is_a_404_page_or_json(client):
+    r = client.get("/notes/no-such-note", headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert "<title>Not found · review notes</title>" in r.text
+    assert "no note with id 'no-such-note'" in Page(r.text).text
+    r = client.get("/notes/no-such-note", headers={"accept": "application/json"})
+    assert r.status_code == 404 and r.json() == {"detail": "no note with id 'no-such-note'"}
+    assert client.get("/notes/no-such-note/source").status_code == 404
+
+
+def test_hostile_id_in_the_url_is_escaped(client):
+    r = client.get("/notes/<script>alert(1)<%2Fscript>")
+    assert r.status_code == 404
+    assert_inert(r.text)
+
+
+# --- escaping ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/notes/n-hostile", "/notes", "/notes?q=%3Cscript%3E", "/topics", "/notes?topic=hostile"],
+)
+def test_hostile_note_text_is_shown_as_text(client, path):
+    r = client.get(path)
+    assert r.status_code == 200
+    page = assert_inert(r.text)
+    assert "script-src" not in r.headers["content-security-policy"]  # default-src 'none'
+    if "n-hostile" in path or "q=" in path or "topic=" in path:
+        assert HOSTILE_EN in page.text
+        assert HOSTILE_SUMMARY in page.text
+    if path == "/notes/n-hostile":
+        assert (HOSTILE_TITLE, "zh", "p") in page.texts
+        assert "<code>&lt;script&gt;alert(2)&lt;/script&gt;</code>" in r.text
+        assert "&lt;iframe src=javascript:alert(3)&gt;<br>" in r.text
+        assert '"><script>k</script>' in page.text
+        assert "{{ 6*9 }}" in page.text
+    if path == "/topics":
+        assert "<svg onload=alert(4)>" in page.text
+
+
+def test_hostile_search_text_is_echoed_escaped(client):
+    r = client.get("/notes", params={"q": '"><script>alert(5)</script>'})
+    assert 'value="&#34;&gt;&lt;script&gt;alert(5)&lt;/script&gt;"' in r.text
+    assert_inert(r.text)
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("a `b` c", "<p>a <code>b</code> c</p>"),
+        ("`<i>`", "<p><code>&lt;i&gt;</code></p>"),
+        ("`a\nb`", "<p>`a<br>\nb`</p>"),  # a code span does not cross a line
+        ("one `unclosed", "<p>one `unclosed</p>"),
+        ("a\r\nb\n\n\nc", "<p>a<br>\nb</p>\n<p>c</p>"),
+        ("x & y", "<p>x &amp; y</p>"),
+    ],
+)
+def test_guidance_html(text, html):
+    assert guidance_html(text) == html
+
+
+# --- topics ---------------------------------------------------------------------------
+
+
+def test_topics_page_counts_and_flags_empty_topics(client):
+    r = client.get("/topics")
+    html = r.text
+    assert "<title>Topics · review notes</title>" in html
+    assert "5 topics; 1 without notes yet" in html
+    rocm = html.split('id="topic-rocm"', 1)[1].split("</li>", 1)[0]
+    assert '<a href="/notes?topic=rocm">ROCm platform</a>' in rocm and "4 notes" in rocm
+    assert '<li id="topic-lonely" class="topic no-notes">' in html
+    data = client.get("/topics", headers={"accept": "application/json"}).json()
+    counts = {t["id"]: t["notes"] for t in data["topics"]}
+    assert counts == {"cuda-graphs": 2, "rocm": 4, "sampling": 2, "hostile": 1, "lonely": 0}
+    assert data["without_notes"] == ["lonely"]
+    assert data["topics"][1]["url"] == "/notes?topic=rocm"
+    other = client.get("/topics", params={"repo": "acme/widgets", "format": "json"}).json()
+    assert other["without_notes"] == ["sampling", "hostile", "lonely"]
+
+
+# --- links, mounting, settings --------------------------------------------------------------
+
+
+def test_github_link_mode_points_source_files_at_the_notes_repo(library):
+    client = client_for(
+        library, link_mode="github", notes_repo_url="https://github.com/acme/review-notes/"
+    )
+    html = client.get("/notes/n-graph").text
+    file_url = "https://github.com/acme/review-notes/blob/main/seeds/notes/n-graph.md"
+    assert f'<a href="{file_url}">source file</a>' in html
+    data = client.get("/notes/n-graph", params={"format": "json"}).json()
+    assert data["source_file_url"] == file_url and data["url"] == "/notes/n-graph"
+
+
+def test_note_link():
+    note = NOTES[0]
+    assert (
+        note_link(note, public_url="https://bot.test/", link_mode="pages", notes_repo_url="")
+        == "https://bot.test/notes/n-graph"
+    )
+    assert (
+        note_link(note, public_url="", link_mode="github", notes_repo_url="https://github.com/o/r")
+        == "https://github.com/o/r/blob/main/seeds/notes/n-graph.md"
+    )
+    with pytest.raises(ValueError, match="needs notes_repo_url"):
+        note_link(note, public_url="", link_mode="github", notes_repo_url="")
+    with pytest.raises(ValueError, match="link_mode must be one of pages, github"):
+        note_link(note, public_url="", link_mode="gitlab", notes_repo_url="")
+    assert pr_url("o/r", 5) == "https://redirect.github.com/o/r/pull/5"
+
+
+def test_bad_link_settings_fail_when_the_router_is_built(library):
+    with pytest.raises(ValueError, match="needs notes_repo_url"):
+        notes_router(library, link_mode="github")
+
+
+def test_public_url_makes_json_urls_and_canonical_link_absolute(library):
+    client = client_for(library, public_url="https://bot.test")
+    html = client.get("/notes/n-graph").text
+    assert '<link rel="canonical" href="https://bot.test/notes/n-graph">' in html
+    data = client.get("/notes", params={"format": "json"}).json()
+    assert data["notes"][0]["url"] == "https://bot.test/notes/n-graph"
+
+
+def test_links_follow_a_mount_prefix(library):
+    client = client_for(library, prefix="/review")
+    html = client.get("/review/notes").text
+    assert 'href="/review/assets/notes.css"' in html
+    assert note_ids(html.replace("/review/notes/", "/notes/")) == NEWEST_FIRST
+    assert '<form class="filters" method="get" action="/review/notes"' in html
+    assert client.get("/review/assets/notes.css").headers["content-type"].startswith("text/css")
+
+
+def test_library_may_be_a_callable_for_reloads(library):
+    current = {"lib": library}
+    client = client_for(lambda: current["lib"])
+    assert client.get("/notes/n-late").status_code == 404
+    extra = make_note("n-late", created=date(2027, 1, 1))
+    current["lib"] = Library(notes=library.notes + (extra,), topics=library.topics)
+    assert client.get("/notes/n-late").status_code == 200
+    assert note_ids(client.get("/notes").text)[0] == "n-late"
+
+
+def test_every_seed_note_page_renders():
+    seeds = load_library()
+    client = client_for(seeds)
+    for note in seeds.notes:
+        r = client.get(f"/notes/{note.id}")
+        assert r.status_code == 200, note.id
+        assert note.title_zh in Page(r.text).text
+    assert len(note_ids(client.get("/notes").text)) == len(seeds.notes)
+
+
+def test_stylesheet_has_a_cjk_font_stack():
+    css = (Path(__file__).parent.parent / "bot" / "static" / "notes.css").read_text("utf-8")
+    assert '"Noto Sans CJK SC", "PingFang SC"' in css and "sans-serif" in css
+
+
+def test_summary_code_spans_render_as_code_and_stay_escaped():
+    from bot.pages import inline_html
+
+    assert str(inline_html("see `_capturing` and `<b>x</b>`")) == (
+        "see <code>_capturing</code> and <code>&lt;b&gt;x&lt;/b&gt;</code>"
+    )
