@@ -52,7 +52,8 @@ def assert_inert(body: str) -> None:
         assert not line.lstrip().startswith("/"), f"a command at the start of a line: {line!r}"
 
 
-def note(i: int = 1, **kw) -> Note:
+def note(i: int = 1, *, trusted: bool = True, **kw) -> Note:
+    """A note; trusted=False skips validation: rendering must not rely on it."""
     data = dict(
         id=f"test-{i:04d}",
         repo="vllm-project/vllm",
@@ -65,7 +66,7 @@ def note(i: int = 1, **kw) -> Note:
         guidance="值得精读。",
     )
     data.update(kw)
-    return Note(**data)
+    return Note(**data) if trusted else Note.model_construct(**data)
 
 
 def result(*notes: Note, reasons: tuple[str, ...] = ("title mentions 'EAGLE'",)) -> MatchResult:
@@ -184,7 +185,7 @@ NASTY = (
 
 
 def test_untrusted_note_text_is_neutralised():
-    n = note(title_en=NASTY, summary_en=NASTY, title_zh=NASTY)
+    n = note(title_en=NASTY, summary_en=NASTY, title_zh=NASTY, trusted=False)
     body = render(result(n, reasons=(NASTY,)), LIB, head_sha=SHA, opts=OPTS)
     assert_inert(body)
     assert "<script>" not in body and "<img" not in body
@@ -209,7 +210,7 @@ def test_code_spans_survive_backticks_and_defuse_mentions():
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=300), st.text(max_size=300))
 def test_any_text_renders_inert(title, reason):
-    n = note(title_en=title or "x", summary_en=title, title_zh=title or "x")
+    n = note(title_en=title, summary_en=title, title_zh=title or "x", trusted=False)
     body = render(result(n, reasons=(reason,)), LIB, head_sha=SHA, opts=OPTS)
     assert_inert(body)
 
@@ -219,7 +220,10 @@ def test_any_text_renders_inert(title, reason):
 
 def test_over_budget_drops_lowest_ranked_notes_whole():
     big = "长" * 1400
-    notes = [note(i, title_en=f"Note number {i}", summary_en=big, title_zh=big) for i in range(60)]
+    notes = [
+        note(i, title_en=f"Note number {i}", summary_en=big, title_zh=big, trusted=False)
+        for i in range(60)
+    ]
     reasons = tuple("r" * 290 for _ in range(12))
     res = MatchResult(tuple(Match(n, 100 - i, reasons) for i, n in enumerate(notes)), ())
     body = render(res, LIB, head_sha=SHA, opts=OPTS)
@@ -232,7 +236,7 @@ def test_over_budget_drops_lowest_ranked_notes_whole():
 
 
 def test_one_huge_note_is_clipped_not_dropped():
-    n = note(title_en="T" * 100_000, summary_en="S" * 100_000)
+    n = note(title_en="T" * 100_000, summary_en="S" * 100_000, trusted=False)
     body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, head_sha=SHA, opts=OPTS)
     assert_inert(body)
     assert "**1. " in body and "…" in body
