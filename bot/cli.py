@@ -71,17 +71,18 @@ def _settings(**values: object):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    import logging
-
+    from bot.logs import setup_logging
     from bot.server import StartupError, run_server
     from bot.settings import SettingsError
 
     settings = _settings(host=args.host, port=args.port)
     if settings is None:
         return 2
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    secrets = [settings.webhook_secret()]
+    for secret in (settings.github_token, settings.github_private_key):
+        if secret is not None:
+            secrets.append(secret.get_secret_value())
+    setup_logging(settings.log_level, secrets=secrets)
     try:
         return run_server(settings)
     except LibraryError as exc:

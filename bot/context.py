@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.matching import MatchConfig
+from bot.metrics import Metrics
 from bot.prstate import PRStore
 from bot.render import NoteLinks, RenderOptions
 from bot.settings import Settings
@@ -19,6 +20,12 @@ class BotContext:
     match_config: MatchConfig
     github: GitHubPort
     prs: PRStore
+    metrics: Metrics = field(default_factory=Metrics)
+    command_word: str = ""  # "" until resolved from the settings
+
+    def __post_init__(self) -> None:
+        if not self.command_word:
+            object.__setattr__(self, "command_word", self.settings.command_word())
 
     @property
     def links(self) -> NoteLinks:
@@ -32,4 +39,4 @@ class BotContext:
         )
 
     def render_options(self, *, verbose: bool = False) -> RenderOptions:
-        return RenderOptions(links=self.links, command=self.settings.command, verbose=verbose)
+        return RenderOptions(links=self.links, command=self.command_word, verbose=verbose)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import quote
 
 from bot.library import Library
+from bot.links import note_page_url
 from bot.matching import Match, MatchResult
 from bot.notes import Note, Verdict
 
@@ -46,9 +48,10 @@ class NoteLinks:
 
     def url(self, note: Note) -> str:
         if self.mode == "github" and self.repo:
-            path = f"{self.directory.strip('/')}/{note.filename}".lstrip("/")
+            # Same address as bot.links.note_file_url for the default branch and directory.
+            path = f"{self.directory.strip('/')}/{quote(note.filename)}".lstrip("/")
             return f"https://github.com/{self.repo}/blob/{self.branch}/{path}"
-        return f"{self.base_url.rstrip('/')}/notes/{note.id}"
+        return note_page_url(note, public_url=self.base_url)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"#(?=\d)")
 _GH_REF = re.compile(r"\b(GH)-(?=\d)", re.I)
 _SPACE = re.compile(r"\s+")
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def clip(text: str, limit: int) -> str:
@@ -84,10 +88,24 @@ def _defuse(text: str) -> str:
 
 
 def safe_text(text: str, limit: int | None = None) -> str:
-    """One line of untrusted text, made inert for GitHub Markdown."""
+    """One line of untrusted text, made inert for GitHub Markdown.
+
+    Inline code spans in it (`_align_cacheable`) stay code spans; everything else
+    is escaped.
+    """
     text = _SPACE.sub(" ", text or "").strip()
     if limit is not None:
         text = clip(text, limit)
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_escape(text[pos : m.start()]))
+        out.append(code(m.group(2).strip(" ") or " "))
+        pos = m.end()
+    out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+def _escape(text: str) -> str:
     text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1/\2/\3", text)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_SPECIAL.sub(r"\\\1", text)

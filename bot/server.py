@@ -7,13 +7,18 @@ POST /webhook
   200 ping; 200 a delivery id already seen (processed once)
   202 queued (written to SQLite before answering), or ignored (with the reason)
 GET /healthz         200 {pending, processing, failed, done, ...}
+GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
+GET /notes, /notes/{id}, /topics  the notes pages the comment links to (bot.pages)
 GET /dry-run/comments  what the dry run would have posted (dry run only)
+GET /github/app-created  the App manifest flow's redirect: how to exchange the code
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,7 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from bot import signature
@@ -32,6 +37,8 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
 from bot.matching import load_match_config
+from bot.metrics import Metrics
+from bot.pages import notes_router
 from bot.prstate import PRStore
 from bot.queue import Delivery, DeliveryQueue, Enqueued, Workers
 from bot.settings import Settings, SettingsError
@@ -61,7 +68,17 @@ class Runtime:
         self.workers = Workers(self.queue, self.process, self.settings.workers)
 
     def process(self, delivery: Delivery) -> None:
-        summary = self.dispatcher.dispatch(self.ctx, delivery)
+        metrics = self.ctx.metrics
+        started = time.monotonic()
+        context = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+        try:
+            summary = self.dispatcher.dispatch(self.ctx, delivery)
+        except Exception:
+            metrics.deliveries.labels(delivery.event, "failed").inc()
+            raise
+        finally:
+            metrics.processing_seconds.labels(delivery.event).observe(time.monotonic() - started)
+        metrics.deliveries.labels(delivery.event, "done").inc()
         log.info(
             "delivery %s %s.%s PR %s %s: %s",
             delivery.id,
@@ -70,6 +87,7 @@ class Runtime:
             delivery.repo,
             delivery.pr_number,
             summary,
+            extra=context,
         )
 
     def start(self) -> None:
@@ -110,8 +128,34 @@ def build_runtime(
             github = live_github(settings)
     elif isinstance(github, DryRunGitHub):
         dry_run = github
-    ctx = BotContext(settings, library, match_config, github, prs)
+    metrics = Metrics()
+    ctx = BotContext(settings, library, match_config, github, prs, metrics)
+    _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+
+
+def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort) -> None:
+    """Before each scrape: queue depth from SQLite, GitHub calls from the client's counter."""
+
+    def queue_depth() -> None:
+        for state, n in queue.counts().items():
+            metrics.queue_depth.labels(state).set(n)
+
+    metrics.on_collect(queue_depth)
+    calls = getattr(github, "calls", None)
+    if calls is None or not hasattr(calls, "snapshot"):
+        return
+    seen: dict[tuple[str, str, str], int] = {}
+
+    def github_calls() -> None:
+        for key, n in calls.snapshot().items():
+            if n > seen.get(key, 0):
+                metrics.github_calls.labels(*key).inc(n - seen.get(key, 0))
+                seen[key] = n
+        if calls.rate_remaining is not None:
+            metrics.ratelimit_remaining.set(calls.rate_remaining)
+
+    metrics.on_collect(github_calls)
 
 
 def live_github(settings: Settings) -> GitHubPort:
@@ -187,31 +231,56 @@ def create_app(rt: Runtime) -> FastAPI:
 
     app = FastAPI(title="review-notes", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.runtime = rt
-    secret = rt.settings.webhook_secret()
+    settings = rt.settings
+    secret = settings.webhook_secret()
+    counted = rt.ctx.metrics.deliveries
+
+    # The notes pages the comment links to (pages mode), served by the same app.
+    app.include_router(
+        notes_router(
+            rt.ctx.library,
+            public_url=settings.public_url or "",
+            link_mode=settings.note_links,
+            notes_repo_url=settings.notes_repo_url(),
+        )
+    )
 
     @app.post("/webhook")
     async def webhook(request: Request) -> JSONResponse:
         body = await _read_body(request)
         if body is None:
+            counted.labels("unverified", "too_large").inc()
             return _reply(413, error=f"payload over {MAX_BODY} bytes")
         if not signature.verify(secret, body, request.headers.get("x-hub-signature-256")):
+            counted.labels("unverified", "bad_signature").inc()
             return _reply(401, error="missing or invalid X-Hub-Signature-256")
         event = request.headers.get("x-github-event")
         delivery_id = request.headers.get("x-github-delivery")
         if not event or not delivery_id:
+            counted.labels("unknown", "bad_request").inc()
             return _reply(400, error="missing X-GitHub-Event or X-GitHub-Delivery header")
         try:
             payload = _parse(body, request.headers.get("content-type", ""))
         except (ValueError, KeyError, UnicodeDecodeError):
-            return _reply(400, error="body is not valid JSON")
+            payload = None
         if not isinstance(payload, dict):
-            return _reply(400, error="payload is not a JSON object")
+            counted.labels(event, "bad_request").inc()
+            return _reply(400, error="body is not a JSON object")
         if event == "ping":
+            counted.labels(event, "pong").inc()
             return _reply(200, status="pong", zen=str(payload.get("zen", "")))
-        triage = rt.dispatcher.triage(event, payload, rt.settings)
+        triage = rt.dispatcher.triage(event, payload, settings)
         action = payload.get("action") if isinstance(payload.get("action"), str) else None
         if triage.route is None:
-            log.info("delivery %s %s.%s ignored: %s", delivery_id, event, action, triage.reason)
+            counted.labels(event, "ignored").inc()
+            log.info(
+                "delivery %s %s.%s ignored: %s",
+                delivery_id,
+                event,
+                action,
+                triage.reason,
+                extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
+            )
             return _reply(202, status="ignored", reason=triage.reason)
         outcome = await run_in_threadpool(
             rt.queue.enqueue,
@@ -222,6 +291,7 @@ def create_app(rt: Runtime) -> FastAPI:
             triage.repo,
             triage.pr_number,
         )
+        counted.labels(event, str(outcome)).inc()
         if outcome == Enqueued.DUPLICATE:
             return _reply(200, status="duplicate", delivery=delivery_id)
         return _reply(202, status=str(outcome), delivery=delivery_id)
@@ -242,6 +312,11 @@ def create_app(rt: Runtime) -> FastAPI:
             ],
         )
 
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        text = await run_in_threadpool(rt.ctx.metrics.render)
+        return Response(text, media_type=rt.ctx.metrics.content_type)
+
     @app.get("/dry-run/comments")
     async def dry_run_comments(repo: str | None = None, number: int | None = None) -> JSONResponse:
         if rt.dry_run is None:
@@ -249,6 +324,21 @@ def create_app(rt: Runtime) -> FastAPI:
         comments = await run_in_threadpool(rt.dry_run.comments, repo, number)
         reactions = await run_in_threadpool(rt.dry_run.reactions)
         return _reply(200, comments=comments, reactions=reactions)
+
+    @app.get("/github/app-created", response_class=PlainTextResponse)
+    async def app_created(code: str = "") -> str:
+        # The manifest flow's redirect_url: GitHub sends the browser here with a
+        # one-hour code; the operator exchanges it for the App's id, key and secret.
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", code):
+            return "No valid ?code= from GitHub. Start again from the manifest form (README).\n"
+        return (
+            "GitHub App created. Within one hour, exchange the code for its credentials:\n\n"
+            "  curl -X POST -H 'Accept: application/vnd.github+json' "
+            f"https://api.github.com/app-manifests/{code}/conversions > app.json\n\n"
+            "app.json holds id, pem and webhook_secret: set GITHUB_APP_ID, "
+            "GITHUB_PRIVATE_KEY_PATH (save pem to a file) and GITHUB_WEBHOOK_SECRET, then\n"
+            "install the App on the repository and restart review-notes.\n"
+        )
 
     return app
 
@@ -288,6 +378,7 @@ def run_server(settings: Settings, library: Library | None = None) -> int:
         create_app(rt),
         host=settings.host,
         port=settings.port,
+        log_config=None,  # keep our JSON, redacting log handler for uvicorn's loggers too
         log_level=settings.log_level.lower(),
         access_log=settings.log_level == "DEBUG",
     )

@@ -28,6 +28,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bot.commands import WORD_PATTERN, load_command_config
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.matching import DEFAULT_MATCHING_FILE
 
@@ -38,7 +39,6 @@ ENV_PREFIX = "REVIEW_NOTES_"
 DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_COMMAND = re.compile(r"^/[a-z][a-z0-9-]{0,31}$")
 
 
 class SettingsError(Exception):
@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     dry_run: bool | None = None  # None: dry run exactly when no credentials are set
     public_url: str | None = None  # base of the notes pages; dry run: http://HOST:PORT
     comment_on_drafts: bool = False
-    command: str = "/notes"
+    command: str | None = None  # None: `word` in config/commands.toml (default /notes)
     note_links: Literal["pages", "github"] = "pages"
     notes_github_repo: str | None = None  # owner/name holding the note files (links=github)
     notes_github_branch: str = "main"
@@ -132,10 +132,10 @@ class Settings(BaseSettings):
 
     @field_validator("command")
     @classmethod
-    def _check_command(cls, v: str) -> str:
-        if not _COMMAND.match(v):
-            raise ValueError("must be '/' then lowercase letters, digits or '-', e.g. /notes")
-        return v
+    def _check_command(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(WORD_PATTERN, v):
+            raise ValueError("must be '/' then a letter, then letters, digits, '_' or '-'")
+        return v.lower() if v is not None else None
 
     @field_validator("github_api_url", "public_url")
     @classmethod
@@ -228,6 +228,14 @@ class Settings(BaseSettings):
     def links_base(self) -> str:
         """Where `/notes/{id}` pages are served."""
         return self.public_url or f"http://{self.host}:{self.port}"
+
+    def command_word(self) -> str:
+        """The slash command word: REVIEW_NOTES_COMMAND, else config/commands.toml."""
+        return self.command or load_command_config().word
+
+    def notes_repo_url(self) -> str:
+        """The notes repository on GitHub (links mode "github"), or ""."""
+        return f"https://github.com/{self.notes_github_repo}" if self.notes_github_repo else ""
 
     def allows(self, repo: str) -> bool:
         return repo.lower() in self.repos

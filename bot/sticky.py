@@ -1,8 +1,9 @@
 """Keep a PR's one sticky comment in step with its matches (the product's main job).
 
 `refresh_sticky` is the single entry point: PR events call it, and slash commands
-call it with `force=True` (act now, even on a draft, even if the body looks
-unchanged) and `verbose=True/False` (`/notes why` / plain `/notes`).
+call it with `force=True` (act now, even on a draft or an opted-out PR, even if
+the body looks unchanged) and `verbose=True/False` (`/notes why` / plain `/notes`).
+`/notes off|on` set `opted_out` with `ctx.prs.update(repo, number, opted_out=...)`.
 
 Rules: create the comment when notes first match; edit it in place when they
 change; no write when the rendered body is what we last posted; when nothing
@@ -58,7 +59,7 @@ def refresh_sticky(
     verbose: None keeps the PR's current mode.
     """
     state = ctx.prs.get(ref.repo, ref.number)
-    if state.opted_out:
+    if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
         return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
     if (
         facts.draft
@@ -100,6 +101,7 @@ def refresh_sticky(
     # A human asking (force) gets an answer even when nothing matches.
     create = bool(result.matches) or force
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
+    ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
         ctx.prs.put(replace(state, comment_id=None, body_hash=None))
         return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")

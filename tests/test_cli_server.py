@@ -155,3 +155,22 @@ def test_replay_guesses_the_event(name):
     from bot.replay import guess_event
 
     assert guess_event(json.loads((ROOT / "examples" / name).read_text())) == "pull_request"
+
+
+def test_serve_logs_json_lines_without_the_secret(tmp_path):
+    secret = "s3cret-value-xyz"
+    port = free_port()
+    env = base_env(tmp_path, GITHUB_WEBHOOK_SECRET=secret)
+    with server(tmp_path, env, port):
+        url = f"http://127.0.0.1:{port}/webhook"
+        example = str(ROOT / "examples" / "pr-52419-opened.json")
+        r = cli("replay", example, "--url", url, "--secret", secret, env=env, cwd=ROOT)
+        assert r.stdout.startswith("202 ")
+        wait_until(
+            lambda: get_json(f"http://127.0.0.1:{port}/healthz")["done"] == 1, what="processed"
+        )
+    text = (tmp_path / f"serve-{port}.log").read_text()
+    assert secret not in text
+    records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    processed = [r for r in records if r.get("delivery") and r["logger"] == "review_notes"]
+    assert processed and processed[0]["pr"] == 52419 and processed[0]["repo"] == "vllm-project/vllm"

@@ -240,3 +240,14 @@ def test_one_huge_note_is_clipped_not_dropped():
     body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, head_sha=SHA, opts=OPTS)
     assert_inert(body)
     assert "**1. " in body and "…" in body
+
+
+def test_code_spans_in_curated_text_stay_code():
+    body = render(
+        result(note(summary_en="Both bounds go through one `_align_cacheable` helper.")),
+        LIB,
+        head_sha=SHA,
+        opts=OPTS,
+    )
+    assert "one `_align_cacheable` helper." in body
+    assert_inert(body)

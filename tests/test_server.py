@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -273,3 +274,40 @@ def test_dry_run_comments_endpoint_shows_the_would_be_comment(app):
     assert comments[0]["body"].startswith("<!-- review-notes:v1 -->\n")
     assert comments[0]["number"] == 7001
     assert client.get("/dry-run/comments?number=7002").json()["comments"] == []
+
+
+# --- the rest of the app -------------------------------------------------------------
+
+
+def test_the_comments_note_link_is_served_by_the_same_app(app):
+    client, rt = app
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
+    drain(rt)
+    body = rt.dry_run.comments()[0]["body"]
+    link = re.search(r"\[full guidance\]\((http://127\.0\.0\.1:8000)(/notes/[^)]+)\)", body)
+    assert link, body
+    page = client.get(link.group(2))
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+
+
+def test_metrics_count_deliveries_queue_and_comments(app):
+    client, rt = app
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
+    post(client, "pull_request", pr_payload(action="closed"))
+    client.post("/webhook", content=b"{}", headers={"X-GitHub-Event": "push"})
+    drain(rt)
+    text = client.get("/metrics").text
+    assert 'review_notes_deliveries_total{event="pull_request",outcome="queued"} 1.0' in text
+    assert 'review_notes_deliveries_total{event="pull_request",outcome="done"} 1.0' in text
+    assert 'review_notes_deliveries_total{event="pull_request",outcome="ignored"} 1.0' in text
+    assert 'review_notes_deliveries_total{event="unverified",outcome="bad_signature"} 1.0' in text
+    assert 'review_notes_queue_depth{state="done"} 1.0' in text
+    assert 'review_notes_comments_total{outcome="created"} 1.0' in text
+
+
+def test_app_created_page_explains_the_code_exchange(app):
+    client, _ = app
+    r = client.get("/github/app-created?code=abc123")
+    assert r.status_code == 200
+    assert "https://api.github.com/app-manifests/abc123/conversions" in r.text
+    assert "No valid" in client.get("/github/app-created?code=a;rm").text

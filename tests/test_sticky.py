@@ -143,10 +143,12 @@ def test_verbose_mode_sticks_until_turned_off(ctx):
     assert "(why mode)" not in bodies(ctx)[0]
 
 
-def test_opted_out_pr_is_left_alone(ctx):
+def test_opted_out_pr_is_left_alone_unless_asked(ctx):
     ctx.prs.update(REF.repo, REF.number, opted_out=True)
-    assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.SKIPPED
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.SKIPPED
     assert ctx.github.calls == {}
+    assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED
+    assert refresh_sticky(ctx, REF, facts(sha=SHA2)).outcome == Outcome.SKIPPED  # still off
 
 
 def test_stale_event_changes_nothing(ctx):
