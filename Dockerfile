@@ -1,0 +1,35 @@
+# review-notes: the webhook server. Build: docker build -t review-notes .
+# Run:  docker run -p 8000:8000 -v review-notes-data:/app/var --env-file .env review-notes
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin review-notes
+WORKDIR /app
+
+# Dependencies first (cached while only the code or the notes change).
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+RUN pip install -e .
+
+# Data: the taxonomy, matching weights, bot defaults and the notes themselves.
+COPY config ./config
+COPY seeds/notes ./seeds/notes
+
+# The SQLite queue and state live on a volume owned by the unprivileged user.
+RUN mkdir -p /app/var && chown review-notes:review-notes /app/var
+VOLUME ["/app/var"]
+USER review-notes
+
+ENV REVIEW_NOTES_HOST=0.0.0.0 \
+    REVIEW_NOTES_PORT=8000 \
+    REVIEW_NOTES_DB_PATH=/app/var/review-notes.sqlite3
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('REVIEW_NOTES_PORT', '8000'), timeout=4)"]
+
+CMD ["review-notes", "serve"]

@@ -1,0 +1,68 @@
+"""What ships beside the code agrees with it: the App manifest, the README, the Dockerfile."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+
+import yaml
+
+from bot.dispatch import build_dispatcher
+from bot.settings import Settings, env_name
+from tests.webhook_kit import ROOT
+
+MANIFEST = yaml.safe_load((ROOT / "app.yml").read_text("utf-8"))
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+def test_manifest_asks_for_the_least_privilege():
+    assert MANIFEST["default_permissions"] == {
+        "pull_requests": "write",
+        "issues": "write",
+        "metadata": "read",
+    }
+    assert MANIFEST["public"] is False
+
+
+def test_manifest_subscribes_to_every_handled_event_and_the_command_events():
+    events = set(MANIFEST["default_events"])
+    assert set(build_dispatcher().events()) <= events
+    assert {"pull_request", "issue_comment", "pull_request_review"} == events
+
+
+def test_manifest_urls_point_at_our_routes():
+    assert MANIFEST["hook_attributes"]["url"].endswith("/webhook")
+    assert MANIFEST["redirect_url"].endswith("/github/app-created")
+
+
+def test_readme_manifest_form_is_app_yml():
+    block = re.search(r"name=\"manifest\" value='(\{.*?\})'>", README, re.S)
+    assert block, "the manifest form is missing from the README"
+    form = json.loads(block.group(1))
+    for key in ("name", "public", "default_permissions", "default_events"):
+        assert form[key] == MANIFEST[key], key
+    assert form["hook_attributes"]["url"].endswith("/webhook")
+
+
+def test_readme_settings_table_is_complete():
+    table = re.search(r"## Settings\n(.*?)(\n## |\Z)", README, re.S).group(1)
+    documented = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", table, re.M))
+    assert documented == {env_name(f) for f in Settings.model_fields}
+
+
+def test_bot_toml_only_holds_known_settings():
+    keys = set(tomllib.loads((ROOT / "config" / "bot.toml").read_text("utf-8")))
+    assert keys and keys <= set(Settings.model_fields)
+
+
+def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    assert re.search(r"^FROM python:3\.11-slim", text, re.M)
+    user = re.findall(r"^USER (\S+)", text, re.M)
+    assert user and user[-1] not in ("root", "0")
+    assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", text, re.M)
+    assert 'CMD ["review-notes", "serve"]' in text
+    for src in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", text, re.M):
+        for path in src.split():
+            assert (ROOT / path).exists(), f"Dockerfile copies a missing {path}"
