@@ -104,16 +104,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from bot.replay import replay
 
-    secret = args.secret
-    if secret is None:
+    secret, url = args.secret, args.url
+    if secret is None or url is None:
         settings = _settings()
         if settings is None:
             return 2
-        secret = settings.webhook_secret()
+        secret = secret if secret is not None else settings.webhook_secret()
+        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+        url = url or f"http://{host}:{settings.port}/webhook"
     try:
         status, body = replay(
             Path(args.file),
-            url=args.url,
+            url=url,
             secret=secret,
             event=args.event,
             delivery_id=args.delivery,
@@ -176,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
     rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
-    rep.add_argument("--url", default="http://127.0.0.1:8000/webhook")
+    rep.add_argument("--url", help="default: the webhook of a local serve (settings port)")
     rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")
     rep.add_argument("--event", help="X-GitHub-Event (default: guessed from the payload)")
     rep.add_argument("--delivery", help="X-GitHub-Delivery (default: a new UUID)")

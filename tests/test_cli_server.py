@@ -98,14 +98,12 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
 
 def test_every_example_replays_cleanly(tmp_path):
     port = free_port()
-    env = base_env(tmp_path)
+    env = base_env(tmp_path, REVIEW_NOTES_PORT=str(port))  # replay finds the server by it
     examples = sorted((ROOT / "examples").glob("*.json"))
     assert len(examples) >= 3
     with server(tmp_path, env, port):
         for ex in examples:
-            r = cli(
-                "replay", str(ex), "--url", f"http://127.0.0.1:{port}/webhook", env=env, cwd=ROOT
-            )
+            r = cli("replay", str(ex), env=env, cwd=ROOT)
             assert r.stdout.startswith("202 "), (ex.name, r.stdout, r.stderr)
         wait_until(
             lambda: (
