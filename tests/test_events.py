@@ -165,13 +165,13 @@ def test_synchronize_updates_the_head_shown(app):
 
 def test_dispatch_point_takes_new_features_without_touching_the_server():
     d = build_dispatcher()
-    assert d.events() == ["pull_request"]
+    assert "pull_request" in d.events()
     calls = []
     d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: calls.append(dl) or "ok"))
     assert d.route("issue_comment", "created") is not None
     assert d.route("issue_comment", "deleted") is None
     with pytest.raises(ValueError):
-        d.add(Route("pull_request", frozenset({"opened"}), lambda ctx, dl: "dup"))
+        d.add(Route("pull_request", frozenset({"opened"}), lambda ctx, dl: "dup"))  # taken
 
 
 def test_triage_only_prs_for_comment_events(tmp_path):
