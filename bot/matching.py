@@ -32,12 +32,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.library import ROOT, Library
-from bot.notes import Note, Topic
+from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.terms import TermHit, TermIndex, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
+_VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
 
 
 # --- configuration -------------------------------------------------------------------
@@ -165,6 +166,7 @@ class _Scan:
     topic_files: dict[str, list[str]]
     note_files: dict[int, list[str]]
     labels: dict[str, list[str]]  # topic id -> labels
+    n_files: int  # distinct changed files
 
 
 class CompiledMatcher:
@@ -180,6 +182,7 @@ class CompiledMatcher:
         self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
         self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._repo = [n.repo.lower() for n in self.notes]
+        self._note_keys = [frozenset(filter(None, map(term_key, n.keywords))) for n in self.notes]
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
         for topic in library.topics.values():
@@ -226,7 +229,8 @@ class CompiledMatcher:
         for label in dict.fromkeys(facts.labels):
             for tid in self._label_topics.get(label.lower(), ()):
                 labels[tid].append(label)
-        return _Scan(tags, title, body, topic_files, note_files, labels)
+        n_files = len(set(facts.files))
+        return _Scan(tags, title, body, topic_files, note_files, labels, n_files)
 
     def _share(self, matched: int, total: int) -> float:
         """A file under the subsystem says less when it is one of hundreds."""
@@ -254,7 +258,7 @@ class CompiledMatcher:
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
             if files := found.get(Kind.PATH):
-                weight = w.path * self._share(len(files), len(set(facts.files)))
+                weight = w.path * self._share(len(files), scan.n_files)
                 ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
             if tagged := found.get(Kind.TAG):
                 tag, _ = tagged[0]
@@ -286,9 +290,9 @@ class CompiledMatcher:
     # -- notes --
 
     def _own_evidence(self, i: int, facts: PRFacts, scan: _Scan) -> list[Evidence]:
-        note, w = self.notes[i], self.config.weights
+        w = self.config.weights
         ev: list[Evidence] = []
-        mine = {term_key(k) for k in note.keywords}
+        mine = self._note_keys[i]
         for key in mine:
             if key in scan.tags:
                 tag, _ = scan.tags[key]
@@ -320,7 +324,7 @@ class CompiledMatcher:
                 )
             )
         if files := scan.note_files.get(i):
-            weight = w.note_path * self._share(len(files), len(set(facts.files)))
+            weight = w.note_path * self._share(len(files), scan.n_files)
             ev.append(
                 Evidence(
                     Kind.PATH, weight, _changes(files) + " (a path of this note)", frozenset(files)
@@ -383,7 +387,7 @@ class CompiledMatcher:
         source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
 
         def rank(m: Match) -> tuple:
-            return (m.note.id not in source_ids, -m.score, m.note.verdict.rank, m.note.id)
+            return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
 
         scored.sort(key=rank)
         sources = [m for m in scored if m.note.id in source_ids]

@@ -20,6 +20,7 @@ from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
 from bot.globs import compile_glob
+from bot.terms import trie_regex
 
 Owner = TypeVar("Owner", bound=Hashable)
 
@@ -43,9 +44,7 @@ class GlobIndex(Generic[Owner]):
         self._run_prefixes = {
             r: [r[:k] for k in range(1, len(r)) if r[:k] in self._by_run] for r in runs
         }
-        self._runs = (
-            re.compile("(?=(" + "|".join(re.escape(r) for r in runs) + "))") if runs else None
-        )
+        self._runs = re.compile("(?=(" + trie_regex(runs) + "))") if runs else None
 
     def _add(self, pattern: str, owner: Owner) -> None:
         rx = compile_glob(pattern)  # validates; raises GlobError

@@ -55,8 +55,9 @@ class TermHit:
     count: int
 
 
-def _trie_regex(sequences: Iterable[str]) -> str:
-    """One alternation for many strings, factored on common prefixes."""
+def trie_regex(sequences: Iterable[str]) -> str:
+    """One alternation for many strings, factored on common prefixes (so a scan tries
+    a few branches per position, not one per string)."""
     root: dict = {}
     for seq in sequences:
         node = root
@@ -104,14 +105,14 @@ class TermIndex:
             else:
                 other.add(key)
         if ascii_seqs:
-            trie = _trie_regex(ascii_seqs.values())
+            trie = trie_regex(ascii_seqs.values())
             self._ascii = re.compile(
                 r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))", re.I
             )
             self._prefixes = _prefix_keys(ascii_seqs)
             self._seqs = ascii_seqs
         if other:
-            self._other = re.compile("(?=(" + _trie_regex(other) + "))", re.I)
+            self._other = re.compile("(?=(" + trie_regex(other) + "))", re.I)
 
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""
