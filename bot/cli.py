@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library
 from bot.notes import LibraryError
 
 
@@ -26,20 +26,33 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(f"{digest}:1: file: cannot read: {exc.strerror}", file=sys.stderr)
             status = 1
             continue
-        for path in result.written:
-            print(f"wrote {path}")
+        for path in result.created:
+            print(f"created {path}")
+        for path in result.updated:
+            print(f"updated {path} (title, guidance and verdict from the digest)")
         for path in result.kept:
-            print(f"kept  {path} (exists; --force to overwrite)")
-        print(f"{digest}: {len(result.written)} written, {len(result.kept)} kept")
+            print(f"kept    {path} (differs from the digest; --force refreshes its digest fields)")
+        counts = ", ".join(
+            f"{len(paths)} {name}"
+            for name, paths in [
+                ("created", result.created),
+                ("updated", result.updated),
+                ("unchanged", result.unchanged),
+                ("kept", result.kept),
+            ]
+        )
+        print(f"{digest}: {counts}")
+        if result.created:
+            print("next: give each new note topics, title_en and summary_en, then `notes check`")
     return status
 
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
-    try:
-        library = load_library(Path(args.dir), Path(args.topics))
-    except LibraryError as exc:
-        print(exc, file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s)", file=sys.stderr)
+    library, problems = check_library(Path(args.dir), Path(args.topics))
+    if library is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
     return 0
@@ -54,7 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     imp = notes_sub.add_parser("import", help="turn digest files into note files")
     imp.add_argument("digest", nargs="+", help="digest file(s) in the seed format")
     imp.add_argument("--notes-dir", default=str(DEFAULT_NOTES_DIR))
-    imp.add_argument("--force", action="store_true", help="overwrite notes that exist")
+    imp.add_argument(
+        "--force",
+        action="store_true",
+        help="refresh title, guidance and verdict of notes that exist (curated fields are kept)",
+    )
     imp.set_defaults(func=_cmd_notes_import)
     chk = notes_sub.add_parser("check", help="validate every note and the taxonomy")
     chk.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))

@@ -27,13 +27,17 @@ def glob_to_regex(pattern: str) -> str:
         raise GlobError("use '/' as the path separator, not '\\'")
     if pattern != pattern.strip():
         raise GlobError("leading or trailing whitespace")
+    if pattern.startswith("!"):
+        raise GlobError("negation ('!') is not supported; list the paths that should match")
     pat = pattern.lstrip("/")
     if not pat:
         raise GlobError("pattern matches nothing but '/'")
     directory = pat.endswith("/")
     pat = pat.rstrip("/")
+    shift = len(pattern) - len(pattern.lstrip("/"))  # so positions count in `pattern`
     if "/" not in pat:
         pat = "**/" + pat
+        shift -= 3
     out: list[str] = []
     i, n = 0, len(pat)
     while i < n:
@@ -53,14 +57,15 @@ def glob_to_regex(pattern: str) -> str:
         elif c == "[":
             end = pat.find("]", i + 2)
             if end == -1:
-                raise GlobError(f"unclosed '[' at position {i + 1}")
+                raise GlobError(f"unclosed '[' at position {i + 1 + shift}")
             body = pat[i + 1 : end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
+            if body[0] in "!^":
+                # A negated class still never crosses a path separator.
+                body = "^/" + body[1:]
+            out.append("[" + body + "]")
             i = end + 1
         elif c == "]":
-            raise GlobError(f"unmatched ']' at position {i + 1}")
+            raise GlobError(f"unmatched ']' at position {i + 1 + shift}")
         else:
             out.append(re.escape(c))
             i += 1

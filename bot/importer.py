@@ -2,19 +2,39 @@
 
 A digest (seeds/raw/*.txt) is: line 1 the repository, then blocks separated by
 blank lines, alternating a one-line Chinese title and a guidance paragraph.
-Parsing is pure; `import_digest` writes files and never overwrites one that
-exists unless forced, so importing the same digest twice changes nothing.
+Parsing is pure. The text is kept exactly, except what no reader can see: a
+byte-order mark, CRLF line ends and whitespace at the end of a line.
+
+`import_digest` writes one file per entry and never touches a note that exists
+unless forced; then it refreshes only what the digest owns (title, guidance,
+verdict, provenance) and keeps the curator's fields. Importing the same digest
+twice changes nothing. A malformed digest writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-from bot.notes import REPO_PATTERN, LibraryError, Note, Problem, Verdict, dump_note
+from bot.notes import (
+    REPO_PATTERN,
+    LibraryError,
+    Note,
+    Problem,
+    Verdict,
+    decode_utf8,
+    dump_fields,
+    dump_note,
+    normalise_text,
+    parse_toml,
+    split_front_matter,
+)
 
 
 @dataclass(frozen=True)
@@ -37,8 +57,12 @@ _VERDICT_RULES: list[tuple[str, Verdict]] = [
     ("不需要精读", Verdict.SKIP),
     ("不需精读", Verdict.SKIP),
     ("无需精读", Verdict.SKIP),
+    ("不必精读", Verdict.SKIP),
+    ("不需要深入精读", Verdict.SKIP),
+    ("无需深入精读", Verdict.SKIP),
     ("可直接略过", Verdict.SKIP),
 ]
+VERDICT_HINT = "值得精读 / 值得快速阅读 / 值得快速浏览 / 不需要精读 / 可直接略过"
 
 
 def derive_verdict(guidance: str) -> Verdict | None:
@@ -57,66 +81,73 @@ def note_id(repo: str, title: str) -> str:
     return f"{repo.split('/')[-1].lower()}-{digest}"
 
 
-def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
-    """Split a digest into (repo, entries); raise LibraryError on any defect."""
-    lines = text.split("\n")
-    repo = lines[0].strip().lstrip("\ufeff") if lines else ""
-    if not re.match(REPO_PATTERN, repo):
-        raise LibraryError([Problem(path, 1, "repo", f"line 1 must be owner/name, got {repo!r}")])
-    chunks: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    start = 0
+def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Runs of non-blank lines after line 1, each with the line number it starts on."""
+    blocks: list[tuple[int, list[str]]] = []
     for no, line in enumerate(lines[1:], start=2):
-        if line.strip():
-            if not current:
-                start = no
-            current.append(line)
-        elif current:
-            chunks.append((start, current))
-            current = []
-    if current:
-        chunks.append((start, current))
+        if not line.strip():
+            continue
+        if blocks and blocks[-1][0] + len(blocks[-1][1]) == no:
+            blocks[-1][1].append(line)
+        else:
+            blocks.append((no, [line]))
+    return blocks
+
+
+def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
+    """Split a digest into (repo, entries); raise LibraryError listing every defect."""
+    lines = [line.rstrip(" \t") for line in normalise_text(text).split("\n")]
+    repo = lines[0].strip()
+    if not re.match(REPO_PATTERN, repo):
+        msg = f"line 1 must be the repository as owner/name, got {repo!r}"
+        raise LibraryError([Problem(path, 1, "repo", msg)])
+    blocks = _blocks(lines)
+    if not blocks:
+        raise LibraryError([Problem(path, 1, "notes", "no title/guidance blocks after line 1")])
     problems: list[Problem] = []
     entries: list[DigestEntry] = []
-    if not chunks:
-        problems.append(Problem(path, 1, "notes", "no title/guidance blocks after line 1"))
-    for k in range(0, len(chunks), 2):
-        t_line, t_lines = chunks[k]
+    k = 0
+    while k < len(blocks):
+        t_line, t_lines = blocks[k]
+        if derive_verdict(t_lines[0]) is not None:
+            # A guidance where a title should be: report it and pair up again after it.
+            msg = "this looks like a guidance paragraph (it states a verdict); is a title missing?"
+            problems.append(Problem(path, t_line, "title", msg))
+            k += 1
+            continue
         if len(t_lines) != 1:
-            problems.append(
-                Problem(path, t_line, "title", f"a title is one line; found {len(t_lines)} lines")
-            )
-            continue
-        if k + 1 >= len(chunks):
+            msg = f"a title is one line, found {len(t_lines)}; is a blank line missing after it?"
+            problems.append(Problem(path, t_line, "title", msg))
+        elif k + 1 >= len(blocks):
             problems.append(Problem(path, t_line, "guidance", "title without a guidance paragraph"))
-            continue
-        g_line, g_lines = chunks[k + 1]
-        guidance = "\n".join(g_lines)
-        if derive_verdict(guidance) is None:
-            problems.append(
-                Problem(
-                    path,
-                    g_line,
-                    "verdict",
-                    "guidance states no verdict (值得精读 / 值得快速阅读 / 不需要精读 ...)",
-                )
-            )
-            continue
-        entries.append(DigestEntry(t_lines[0].strip(), guidance, t_line, len(entries) + 1))
+        else:
+            g_line, g_lines = blocks[k + 1]
+            guidance = "\n".join(g_lines)
+            if derive_verdict(guidance) is None:
+                msg = f"the guidance states no verdict ({VERDICT_HINT})"
+                problems.append(Problem(path, g_line, "verdict", msg))
+            else:
+                entries.append(DigestEntry(t_lines[0].strip(), guidance, t_line, len(entries) + 1))
+        k += 2
     seen: dict[str, int] = {}
     for e in entries:
         if e.title in seen:
-            problems.append(
-                Problem(path, e.line, "title", f"duplicate title (first at line {seen[e.title]})")
-            )
+            msg = f"duplicate title (first at line {seen[e.title]}): it would give the same id"
+            problems.append(Problem(path, e.line, "title", msg))
         seen.setdefault(e.title, e.line)
     if problems:
         raise LibraryError(problems)
     return repo, entries
 
 
+# What the digest owns; everything else in a note file belongs to the curator. `source`
+# (provenance) is refreshed with the rest but a new file name alone is no change.
+DIGEST_FIELDS = ("repo", "verdict", "title_zh", "guidance", "source")
+CONTENT_FIELDS = ("repo", "verdict", "title_zh", "guidance")
+
+
 def digest_notes(text: str, path: str, today: date) -> list[Note]:
-    """The uncurated notes a digest describes (topics are left for the curator)."""
+    """The uncurated notes a digest describes (topics and English lines are the curator's)."""
     repo, entries = parse_digest(text, path)
     name = Path(path).name
     return [
@@ -140,24 +171,86 @@ def digest_notes(text: str, path: str, today: date) -> list[Note]:
     ]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ImportResult:
-    written: list[Path]
-    kept: list[Path]  # existed already; left as the curator has it
+    created: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)  # --force: the digest's fields refreshed
+    unchanged: list[Path] = field(default_factory=list)  # exists and agrees with the digest
+    kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
+
+
+def _digest_fields(note: Note) -> dict[str, Any]:
+    return {k: getattr(note, k) for k in DIGEST_FIELDS}
+
+
+def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
+    """The header fields and guidance of an existing note, validated or not."""
+    header, body, first = split_front_matter(text, path)
+    data = parse_toml(header, path, first, "header")
+    return data, body.removesuffix("\n")
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    # A dot-file that is not *.md, so a crash never leaves a half note the loader reads.
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def plan_import(
+    notes: list[Note], notes_dir: Path, *, force: bool, today: date
+) -> tuple[dict[Path, str], ImportResult]:
+    """Decide what to write (target -> text) without writing; raise LibraryError if stuck."""
+    writes: dict[Path, str] = {}
+    result = ImportResult()
+    problems: list[Problem] = []
+    for note in notes:
+        target = notes_dir / note.filename
+        fresh = _digest_fields(note)
+        if not target.exists():
+            writes[target] = dump_note(note)
+            result.created.append(target)
+            continue
+        try:
+            text = decode_utf8(target.read_bytes(), str(target))
+            data, guidance = _existing_fields(text, str(target))
+        except (LibraryError, OSError) as exc:
+            if not force:  # it exists: left alone, whatever state it is in
+                result.kept.append(target)
+            elif isinstance(exc, LibraryError):
+                problems += exc.problems
+            else:
+                problems.append(Problem(str(target), 1, "file", f"cannot read: {exc.strerror}"))
+            continue
+        old = {**data, "guidance": guidance}
+        if all(str(old.get(k, "")) == str(fresh[k]) for k in CONTENT_FIELDS):
+            result.unchanged.append(target)
+        elif not force:
+            result.kept.append(target)
+        else:
+            data.update({k: v for k, v in fresh.items() if k != "guidance"})
+            data["updated"] = today
+            writes[target] = dump_fields(data, note.guidance)
+            result.updated.append(target)
+    if problems:
+        raise LibraryError(problems)
+    return writes, result
 
 
 def import_digest(
     digest: Path, notes_dir: Path, *, force: bool = False, today: date | None = None
 ) -> ImportResult:
-    """Write one note file per digest entry; nothing is written if the digest is malformed."""
-    notes = digest_notes(digest.read_text("utf-8"), str(digest), today or date.today())
+    """Write the digest's notes; a malformed digest or a stuck merge writes nothing."""
+    text = decode_utf8(digest.read_bytes(), str(digest))
+    today = today or date.today()
+    notes = digest_notes(text, str(digest), today)
     notes_dir.mkdir(parents=True, exist_ok=True)
-    written, kept = [], []
-    for note in notes:
-        target = notes_dir / note.filename
-        if target.exists() and not force:
-            kept.append(target)
-            continue
-        target.write_text(dump_note(note), "utf-8")
-        written.append(target)
-    return ImportResult(written, kept)
+    writes, result = plan_import(notes, notes_dir, force=force, today=today)
+    for target, content in writes.items():
+        _write_atomically(target, content)
+    return result

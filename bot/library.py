@@ -1,24 +1,39 @@
 """The notes library: every note file plus the topic taxonomy, loaded and checked.
 
-Parsing is pure (text in, models out); `load_library` is the one place that reads
-the disk. Loading is deterministic: notes are sorted by id, topics keep file order.
+Parsing and checking are pure (text in, models and problems out); `load_library`
+and `check_library` are the one place that reads the disk. Loading is
+deterministic: notes are sorted by id, topics keep file order.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.notes import LibraryError, Note, Problem, Topic, key_lines, parse_note, pydantic_problems
+from bot.notes import (
+    Header,
+    LibraryError,
+    Note,
+    NoteSource,
+    Problem,
+    Topic,
+    decode_utf8,
+    normalise_text,
+    parse_toml,
+    pydantic_problems,
+    read_note,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
 DEFAULT_TOPICS_FILE = ROOT / "config" / "topics.toml"
+NOTE_SUFFIX = ".md"
 
 _TABLE = re.compile(r"^\s*\[\[\s*topic\s*\]\]\s*(#.*)?$")
 
@@ -31,122 +46,158 @@ class Library:
     topics: dict[str, Topic]
     by_id: dict[str, Note] = field(init=False)
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
+    by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {n.id: n for n in self.notes})
-        index: dict[str, list[Note]] = {t: [] for t in self.topics}
+        topic_index: dict[str, list[Note]] = {t: [] for t in self.topics}
+        repo_index: dict[str, list[Note]] = {}
         for note in self.notes:
             for t in note.topics:
-                index.setdefault(t, []).append(note)
-        object.__setattr__(self, "by_topic", {t: tuple(ns) for t, ns in index.items()})
+                topic_index.setdefault(t, []).append(note)
+            repo_index.setdefault(note.repo.lower(), []).append(note)
+        object.__setattr__(self, "by_topic", {t: tuple(ns) for t, ns in topic_index.items()})
+        object.__setattr__(self, "by_repo", {r: tuple(ns) for r, ns in repo_index.items()})
 
     def for_repo(self, repo: str) -> tuple[Note, ...]:
-        return tuple(n for n in self.notes if n.repo.lower() == repo.lower())
+        return self.by_repo.get(repo.lower(), ())
+
+
+# --- the taxonomy ----------------------------------------------------------------
 
 
 def parse_taxonomy(text: str, path: str) -> list[Topic]:
     """Parse config/topics.toml (an array of [[topic]] tables); raise LibraryError."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise LibraryError(
-            [Problem(path, int(m.group(1)) if m else 1, "taxonomy", f"malformed TOML: {exc}")]
-        ) from None
+    text = normalise_text(text)
+    data = parse_toml(text, path, 1, "taxonomy")
     extra = sorted(set(data) - {"topic"})
     if extra:
-        raise LibraryError([Problem(path, 1, extra[0], "unknown top-level key")])
+        line = Header(text, 1).line_of(extra[0])
+        raise LibraryError([Problem(path, line, extra[0], "unknown top-level key")])
+    raw_topics = data.get("topic", [])
+    if not raw_topics:
+        raise LibraryError([Problem(path, 1, "taxonomy", "no [[topic]] tables")])
+    if not isinstance(raw_topics, list) or not all(isinstance(t, dict) for t in raw_topics):
+        raise LibraryError([Problem(path, 1, "taxonomy", "'topic' must be [[topic]] tables")])
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if _TABLE.match(line)] + [len(lines)]
+    starts = [i for i, line in enumerate(lines) if _TABLE.match(line)]
+    if len(starts) != len(raw_topics):  # e.g. `topic = [{...}]`: lines are unknown
+        starts = [0] * len(raw_topics)
+    ends = starts[1:] + [len(lines)]
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
-    for i, raw in enumerate(data.get("topic", [])):
-        first = starts[i] + 1 if i < len(starts) - 1 else 1
-        block = lines[starts[i] + 1 : starts[i + 1]] if i < len(starts) - 1 else []
-        where = key_lines(block, first + 1)
+    for raw, start, end in zip(raw_topics, starts, ends, strict=True):
+        block = Header("\n".join(lines[start + 1 : end]), start + 2)
+        table_line = start + 1
         try:
             topic = Topic.model_validate(raw)
         except ValidationError as exc:
-            problems += pydantic_problems(exc, path, where, first)
+            problems += pydantic_problems(exc, path, block, raw, table_line)
             continue
+        id_line = block.line_of("id", default=table_line)
         if topic.id in seen:
-            problems.append(
-                Problem(
-                    path,
-                    where.get("id", first),
-                    "id",
-                    f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})",
-                )
-            )
+            msg = f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})"
+            problems.append(Problem(path, id_line, "id", msg))
             continue
-        seen[topic.id] = where.get("id", first)
+        if not (topic.keywords or topic.paths or topic.labels):
+            msg = "no keywords, paths or labels: nothing can select this topic"
+            problems.append(Problem(path, id_line, "topic", msg))
+        seen[topic.id] = id_line
         topics.append(topic)
     if problems:
         raise LibraryError(problems)
     return topics
 
 
-def check_notes(
-    notes: Iterable[tuple[str, Note]], topics: dict[str, Topic], texts: dict[str, str]
-) -> list[Problem]:
-    """Cross-file checks: unknown topics and duplicate ids."""
+# --- the notes -------------------------------------------------------------------
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:
+    """Checks beyond one file's own content: file names, topics, duplicate ids."""
     problems: list[Problem] = []
     first_seen: dict[str, str] = {}
-    for path, note in notes:
-        lines = key_lines(texts[path].split("\n"), 1)
-        for t in note.topics:
-            if t not in topics:
-                problems.append(
-                    Problem(path, lines.get("topics", 1), "topics", f"unknown topic {t!r}")
-                )
+    for src in sources:
+        note, path, where = src.note, src.path, src.header
+        if os.path.basename(path) != note.filename:
+            msg = f"file name must be {note.filename!r} (the importer finds notes by it)"
+            problems.append(Problem(path, where.line_of("id"), "id", msg))
+        if topics:
+            for t in note.topics:
+                if t not in topics:
+                    msg = f"unknown topic {t!r}" + _did_you_mean(t, topics)
+                    problems.append(Problem(path, where.line_of("topics", t), "topics", msg))
         if note.id in first_seen:
-            problems.append(
-                Problem(
-                    path,
-                    lines.get("id", 1),
-                    "id",
-                    f"duplicate id {note.id!r} (also in {first_seen[note.id]})",
-                )
-            )
+            msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]})"
+            problems.append(Problem(path, where.line_of("id"), "id", msg))
         else:
             first_seen[note.id] = path
     return problems
+
+
+def note_files(notes_dir: Path) -> list[str]:
+    """Every `*.md` under the directory, dot-files and dot-directories skipped, sorted."""
+    found: list[str] = []
+    stack = [str(notes_dir)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    stack.append(entry.path)
+                elif entry.name.endswith(NOTE_SUFFIX):
+                    found.append(entry.path)
+    return sorted(found)
+
+
+def _read(file: str | Path) -> str:
+    with open(file, "rb") as f:
+        return decode_utf8(f.read(), str(file))
+
+
+def check_library(
+    notes_dir: Path = DEFAULT_NOTES_DIR, topics_file: Path = DEFAULT_TOPICS_FILE
+) -> tuple[Library | None, list[Problem]]:
+    """Read and check everything; return the library (None if any problem) and the problems."""
+    problems: list[Problem] = []
+    topics: dict[str, Topic] = {}
+    try:
+        topics = {t.id: t for t in parse_taxonomy(_read(topics_file), str(topics_file))}
+    except LibraryError as exc:
+        problems += exc.problems
+    except OSError as exc:
+        problems.append(Problem(str(topics_file), 1, "taxonomy", f"cannot read: {exc.strerror}"))
+    sources: list[NoteSource] = []
+    try:
+        files = note_files(notes_dir)
+    except OSError as exc:
+        problems.append(Problem(str(notes_dir), 1, "notes", f"cannot read: {exc.strerror}"))
+        files = []
+    for file in files:
+        try:
+            sources.append(read_note(_read(file), file, curated=True))
+        except LibraryError as exc:
+            problems += exc.problems
+        except OSError as exc:
+            problems.append(Problem(file, 1, "file", f"cannot read: {exc.strerror}"))
+    problems += check_notes(sources, topics)
+    if problems:
+        return None, sorted(problems)
+    notes = tuple(sorted((s.note for s in sources), key=lambda n: n.id))
+    return Library(notes=notes, topics=topics), []
 
 
 def load_library(
     notes_dir: Path = DEFAULT_NOTES_DIR, topics_file: Path = DEFAULT_TOPICS_FILE
 ) -> Library:
     """Read and validate every note and the taxonomy; raise LibraryError listing all problems."""
-    problems: list[Problem] = []
-    topics: dict[str, Topic] = {}
-    try:
-        topics = {t.id: t for t in parse_taxonomy(topics_file.read_text("utf-8"), str(topics_file))}
-    except LibraryError as exc:
-        problems += exc.problems
-    except OSError as exc:
-        problems.append(Problem(str(topics_file), 1, "taxonomy", f"cannot read: {exc.strerror}"))
-    parsed: list[tuple[str, Note]] = []
-    texts: dict[str, str] = {}
-    if not notes_dir.is_dir():
-        problems.append(Problem(str(notes_dir), 1, "notes", "not a directory"))
-        files: list[Path] = []
-    else:
-        files = sorted(notes_dir.rglob("*.md"))
-    for file in files:
-        path = str(file)
-        try:
-            texts[path] = file.read_text("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(path, 1, "file", f"not UTF-8: {exc.reason}"))
-            continue
-        try:
-            parsed.append((path, parse_note(texts[path], path)))
-        except LibraryError as exc:
-            problems += exc.problems
-    if topics:
-        problems += check_notes(parsed, topics, texts)
-    if problems:
+    library, problems = check_library(notes_dir, topics_file)
+    if library is None:
         raise LibraryError(problems)
-    notes = tuple(sorted((n for _, n in parsed), key=lambda n: n.id))
-    return Library(notes=notes, topics=topics)
+    return library

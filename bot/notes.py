@@ -4,16 +4,24 @@ A note file is Markdown with a TOML front matter between `+++` lines; the body
 after the header is the curator's guidance text, kept byte for byte:
 
     +++
-    id = "rn-3f2a9c1d"
+    id = "vllm-3f2a9c1d"
     repo = "vllm-project/vllm"
     source_pr = 52401
     verdict = "deep"
     topics = ["cuda-graphs"]
+    keywords = ["eager_break_during_capture"]
+    paths = ["vllm/models/deepseek_v4/attention.py"]
     title_zh = "..."
     title_en = "..."
     summary_en = "..."
+    created = 2026-08-14
+    updated = 2026-12-02
+    source = "000_592c10ca5a9ed86e.txt#1"
     +++
     值得精读。...
+
+Every problem is reported as a `Problem(path, line, field, message)`, with the
+line of the offending key (or array element) in the file.
 """
 
 from __future__ import annotations
@@ -24,9 +32,18 @@ import tomllib
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import Any
+from functools import cached_property
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from bot.globs import GlobError, compile_glob
 
@@ -63,20 +80,33 @@ _VERDICT_LABELS = {
 }
 
 
-def _check_globs(paths: tuple[str, ...]) -> tuple[str, ...]:
-    for p in paths:
-        try:
-            compile_glob(p)
-        except GlobError as exc:
-            raise ValueError(f"bad glob {p!r}: {exc}") from None
-    return paths
+def _check_glob(pattern: str) -> str:
+    try:
+        compile_glob(pattern)
+    except GlobError as exc:
+        raise ValueError(f"bad glob {pattern!r}: {exc}") from None
+    return pattern
 
 
-def _check_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
-    for t in terms:
-        if not t.strip():
-            raise ValueError("empty keyword")
+def _check_term(term: str) -> str:
+    if not term.strip():
+        raise ValueError("empty term")
+    if term != term.strip():
+        raise ValueError(f"{term!r} has leading or trailing whitespace")
+    return term
+
+
+def _no_duplicates(terms: tuple[str, ...]) -> tuple[str, ...]:
+    folded = [t.casefold() for t in terms]
+    if len(set(folded)) < len(folded):
+        twice = next(t for i, t in enumerate(terms) if folded[i] in folded[:i])
+        raise ValueError(f"{twice!r} is listed twice")
     return terms
+
+
+# Validated per element, so an error names the element (and so its line).
+Glob = Annotated[str, AfterValidator(_check_glob)]
+Term = Annotated[str, AfterValidator(_check_term)]
 
 
 class Topic(BaseModel):
@@ -88,12 +118,11 @@ class Topic(BaseModel):
     name_en: str = Field(min_length=1)
     name_zh: str = Field(min_length=1)
     description: str = ""
-    keywords: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    labels: tuple[str, ...] = ()
+    keywords: tuple[Term, ...] = ()
+    paths: tuple[Glob, ...] = ()
+    labels: tuple[Term, ...] = ()
 
-    _globs = field_validator("paths")(_check_globs)
-    _terms = field_validator("keywords", "labels")(_check_terms)
+    _unique = field_validator("keywords", "paths", "labels")(_no_duplicates)
 
 
 class Note(BaseModel):
@@ -106,24 +135,47 @@ class Note(BaseModel):
     source_pr: int | None = Field(default=None, ge=1)
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)
-    keywords: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
+    keywords: tuple[Term, ...] = ()
+    paths: tuple[Glob, ...] = ()
     title_zh: str = Field(min_length=1)
     title_en: str = ""
     summary_en: str = ""
     guidance: str
     created: date | None = None
     updated: date | None = None
-    source: str = ""  # provenance, e.g. "seeds/raw/000_x.txt#3"
+    source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
-    _globs = field_validator("paths")(_check_globs)
-    _terms = field_validator("keywords")(_check_terms)
+    _unique = field_validator("topics", "keywords", "paths")(_no_duplicates)
 
     @field_validator("title_zh", "guidance")
     @classmethod
     def _not_blank(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("must not be empty")
+        return v
+
+    @field_validator("guidance")
+    @classmethod
+    def _lf_only(cls, v: str) -> str:
+        if "\r" in v:
+            raise ValueError("carriage return in the text; files use LF line ends")
+        return v
+
+    @field_validator("title_zh", "title_en")
+    @classmethod
+    def _one_line(cls, v: str) -> str:
+        if "\n" in v or "\r" in v:
+            raise ValueError("a title is one line")
+        if v != v.strip():
+            raise ValueError("leading or trailing whitespace")
+        return v
+
+    @field_validator("updated")
+    @classmethod
+    def _not_before_created(cls, v: date | None, info: ValidationInfo) -> date | None:
+        created = info.data.get("created")
+        if v is not None and created is not None and v < created:
+            raise ValueError(f"{v} is before created ({created})")
         return v
 
     @property
@@ -152,28 +204,60 @@ class LibraryError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
-# --- reading -----------------------------------------------------------------
+# --- where things are ----------------------------------------------------------
 
-_KEY_LINE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+_KEY_LINE = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 
 
-def key_lines(lines: list[str], first_line: int) -> dict[str, int]:
-    """Map each top-level `key =` in a block of TOML lines to its 1-based line number."""
-    found: dict[str, int] = {}
-    for offset, line in enumerate(lines):
-        m = _KEY_LINE.match(line)
-        if m and m.group(1) not in found:
-            found[m.group(1)] = first_line + offset
-    return found
+@dataclass(frozen=True)
+class Header:
+    """A block of TOML text, to find the line of a key or of an array element."""
+
+    text: str
+    first: int  # file line number of the block's first line
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @cached_property
+    def keys(self) -> dict[str, int]:
+        """Each top-level key -> index into lines (worked out only when a problem needs it)."""
+        keys: dict[str, int] = {}
+        for i, line in enumerate(self.lines):
+            m = _KEY_LINE.match(line)
+            if m and m.group(1) not in keys:
+                keys[m.group(1)] = i
+        return keys
+
+    def line_of(self, key: str, value: Any = None, default: int | None = None) -> int:
+        """The file line of `key`, or of the array element `value` under it."""
+        if key not in self.keys:
+            return self.first - 1 if default is None else default
+        start = self.keys[key]
+        if isinstance(value, str):
+            later = [i for i in self.keys.values() if i > start]
+            end = min(later, default=len(self.lines))
+            for needle in (toml_string(value), f"'{value}'"):
+                for i in range(start, end):
+                    if needle in self.lines[i]:
+                        return self.first + i
+        return self.first + start
 
 
 def pydantic_problems(
-    exc: ValidationError, path: str, lines: dict[str, int], default_line: int
+    exc: ValidationError, path: str, header: Header, data: dict[str, Any], default_line: int
 ) -> list[Problem]:
+    """Turn pydantic's errors into problems on the right lines."""
     out = []
     for err in exc.errors():
         loc = err.get("loc") or ("header",)
         field = str(loc[0])
+        value = None
+        if len(loc) > 1 and isinstance(loc[1], int):
+            items = data.get(field)
+            if isinstance(items, list | tuple) and loc[1] < len(items):
+                value = items[loc[1]]
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             msg = "missing required field"
@@ -181,48 +265,199 @@ def pydantic_problems(
             msg = "unknown field"
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
-        out.append(Problem(path, lines.get(field, default_line), field, msg))
+        elif field == "topics" and err["type"] == "too_short":
+            msg = "list at least one topic id from the taxonomy"
+        line = header.line_of(field, value, default=default_line)
+        out.append(Problem(path, line, field, msg))
     return out
 
 
-def split_front_matter(text: str, path: str) -> tuple[list[str], str, int]:
-    """Return (header lines, body, line number of the first header line)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+# --- reading -----------------------------------------------------------------
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """File bytes as text; LibraryError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LibraryError([Problem(path, line, "file", f"not UTF-8: {exc.reason}")]) from None
+
+
+def normalise_text(text: str) -> str:
+    """Drop a byte-order mark and turn CRLF / CR line ends into LF."""
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
+    """Return (header text, body, line number of the header's first line)."""
+    text = normalise_text(text)
+    if text.startswith(FENCE + "\n"):  # the usual layout, found without splitting the body
+        end = text.find("\n" + FENCE + "\n", len(FENCE))
+        if end != -1 and FENCE not in text[: end + 1][len(FENCE) :]:
+            return text[len(FENCE) + 1 : end], text[end + len(FENCE) + 2 :], 2
     lines = text.split("\n")
-    if not lines or lines[0].strip() != FENCE:
+    if lines[0].strip() != FENCE:
         raise LibraryError([Problem(path, 1, "header", f"file must start with a '{FENCE}' line")])
     for i in range(1, len(lines)):
         if lines[i].strip() == FENCE:
-            return lines[1:i], "\n".join(lines[i + 1 :]), 2
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), 2
     raise LibraryError([Problem(path, 1, "header", f"no closing '{FENCE}' line")])
+
+
+# A strict subset of TOML (what dump_note writes and what curators usually type: bare
+# keys; basic strings with the short escapes; decimal integers; booleans; dates; arrays
+# of strings; blank and comment lines) read line by line, about five times faster than
+# tomllib. Anything outside the subset goes to tomllib, so what is accepted and every
+# error message stay tomllib's.
+_PLAIN = r'"[^"\\\x00-\x1f\x7f]*"'
+# \uXXXX except surrogates, which TOML refuses and JSON would pair up.
+_ESCAPED = r'"(?:[^"\\\x00-\x1f\x7f]|\\["\\bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"'
+_SEP = r"[ \t\n]*"
+
+
+def _array(s: str) -> re.Pattern[str]:
+    return re.compile(rf"\[{_SEP}(?:{s}{_SEP},{_SEP})*(?:{s}{_SEP})?\]")
+
+
+_PLAIN_STR, _ESCAPED_STR = re.compile(_PLAIN), re.compile(_ESCAPED)
+_PLAIN_ARRAY, _ESCAPED_ARRAY = _array(_PLAIN), _array(_ESCAPED)
+_NOT_PLAIN = re.compile(r'["\\\x00-\x1f\x7f]')
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")
+_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _unquote(literal: str) -> str:
+    return json.loads(literal) if "\\" in literal else literal[1:-1]
+
+
+def _fast_value(raw: str) -> Any:
+    """The value of one subset literal; ValueError when it is outside the subset."""
+    first = raw[:1]
+    if first == '"':
+        if len(raw) >= 2 and raw[-1] == '"':
+            inner = raw[1:-1]
+            if not _NOT_PLAIN.search(inner):
+                return inner
+            if _ESCAPED_STR.fullmatch(raw):
+                return json.loads(raw)
+    elif first == "[":
+        if _PLAIN_ARRAY.fullmatch(raw):
+            return [s[1:-1] for s in _PLAIN_STR.findall(raw)]
+        if _ESCAPED_ARRAY.fullmatch(raw):
+            return [_unquote(s) for s in _ESCAPED_STR.findall(raw)]
+    elif _INT.fullmatch(raw):
+        return int(raw)
+    elif raw in ("true", "false"):
+        return raw == "true"
+    elif _DATE.fullmatch(raw):
+        return date.fromisoformat(raw)  # ValueError (month 13...) -> tomllib's message
+    raise ValueError(raw)
+
+
+def fast_toml(text: str) -> dict[str, Any] | None:
+    """Parse the TOML subset, or None when the text is outside it."""
+    data: dict[str, Any] = {}
+    lines = text.split("\n")
+    i, n = 0, len(lines)
+    try:
+        while i < n:
+            line = lines[i]
+            i += 1
+            key, eq, raw = line.partition("=")
+            key = key.strip(" \t")
+            if not eq or not _BARE_KEY.fullmatch(key):
+                if _BLANK_OR_COMMENT.fullmatch(line):
+                    continue
+                return None
+            raw = raw.strip(" \t")
+            if raw.startswith("[") and not raw.endswith("]"):  # a multi-line array
+                parts = [raw]
+                while i < n and not parts[-1].endswith("]"):
+                    parts.append(lines[i].strip(" \t"))
+                    i += 1
+                raw = "\n".join(parts)
+            if key in data:
+                return None
+            data[key] = _fast_value(raw)
+    except ValueError:
+        return None
+    return data
+
+
+def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
+    """Parse a block of TOML; raise LibraryError on the offending line."""
+    data = fast_toml(text)
+    if data is not None:
+        return data
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        line = first + int(m.group(1)) - 1 if m else first
+        raise LibraryError([Problem(path, line, field, f"malformed TOML: {exc}")]) from None
+
+
+@dataclass(frozen=True)
+class NoteSource:
+    """A parsed note with the header it came from, for line-accurate checks."""
+
+    note: Note
+    path: str
+    header: Header
+
+
+# Reviewers read English: a note in the library is not ready until it has these.
+CURATED_FIELDS = {
+    "title_en": "missing: write a one-line English title",
+    "summary_en": "missing: write a one- or two-sentence English summary",
+}
+
+
+def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
+    """Parse one note file; raise LibraryError naming file, line and field.
+
+    With `curated`, a note must also have its English title and summary (the
+    library requires them; a freshly imported note does not have them yet).
+    """
+    header_text, body, first = split_front_matter(text, path)
+    header = Header(header_text, first)
+    data = parse_toml(header_text, path, first, "header")
+    if "guidance" in data:
+        msg = "the guidance is the body after the header, not a field"
+        raise LibraryError([Problem(path, header.line_of("guidance"), "guidance", msg)])
+    data["guidance"] = body.removesuffix("\n")
+    problems = []
+    if curated:
+        for key, msg in CURATED_FIELDS.items():
+            if not str(data.get(key) or "").strip():
+                problems.append(Problem(path, header.line_of(key), key, msg))
+    try:
+        note = Note.model_validate(data)
+    except ValidationError as exc:
+        body_line = first + header_text.count("\n") + 2
+        problems += [
+            Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
+            for p in pydantic_problems(exc, path, header, data, 1)
+        ]
+    if problems:
+        raise LibraryError(problems)
+    return NoteSource(note, path, header)
 
 
 def parse_note(text: str, path: str) -> Note:
     """Parse one note file; raise LibraryError naming file, line and field."""
-    header, body, first = split_front_matter(text, path)
-    try:
-        data: dict[str, Any] = tomllib.loads("\n".join(header))
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        line = first + int(m.group(1)) - 1 if m else 1
-        raise LibraryError([Problem(path, line, "header", f"malformed TOML: {exc}")]) from None
-    lines = key_lines(header, first)
-    if "guidance" in data:
-        raise LibraryError(
-            [Problem(path, lines["guidance"], "guidance", "the guidance is the body, not a field")]
-        )
-    data["guidance"] = body.removesuffix("\n")
-    lines["guidance"] = first + len(header) + 1
-    try:
-        return Note.model_validate(data)
-    except ValidationError as exc:
-        raise LibraryError(pydantic_problems(exc, path, lines, 1)) from None
+    return read_note(text, path).note
 
 
 # --- writing -------------------------------------------------------------------
 
-_FIELD_ORDER = [
+FIELD_ORDER = (
     "id",
     "repo",
     "source_pr",
@@ -236,30 +471,51 @@ _FIELD_ORDER = [
     "created",
     "updated",
     "source",
-]
+)
+_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_ESCAPES |= {'"': '\\"', "\\": "\\\\"}
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+_LINE_WIDTH = 100
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string; non-ASCII text stays readable."""
+    return '"' + _NEEDS_ESCAPE.sub(lambda m: _ESCAPES.get(m[0], f"\\u{ord(m[0]):04x}"), value) + '"'
 
 
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
         return str(value)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    # A JSON string with non-ASCII kept is a valid TOML basic string.
-    return json.dumps(str(value), ensure_ascii=False)
+    return toml_string(str(value))
+
+
+def _toml_line(key: str, value: Any) -> str:
+    line = f"{key} = {_toml_value(value)}"
+    if isinstance(value, tuple | list) and len(value) > 1 and len(line) > _LINE_WIDTH:
+        # One element a line: easier to edit and to diff, and errors point at the element.
+        return "\n".join([f"{key} = ["] + [f"  {_toml_value(v)}," for v in value] + ["]"])
+    return line
+
+
+def dump_fields(fields: dict[str, Any], guidance: str) -> str:
+    """Note file text from header fields (known ones in order, then any others) and a body."""
+    keys = [k for k in FIELD_ORDER if k in fields] + sorted(set(fields) - set(FIELD_ORDER))
+    out = [FENCE]
+    for key in keys:
+        value = fields[key]
+        if value is None or value == () or value == [] or value == "":
+            continue
+        out.append(_toml_line(key, value))
+    out.append(FENCE)
+    return "\n".join(out) + "\n" + guidance + "\n"
 
 
 def dump_note(note: Note) -> str:
     """Serialise a note to its file text; parse_note(dump_note(n)) == n."""
-    data = note.model_dump(mode="python")
-    out = [FENCE]
-    for key in _FIELD_ORDER:
-        value = data[key]
-        if value is None or value == () or value == "":
-            continue
-        out.append(f"{key} = {_toml_value(value)}")
-    out.append(FENCE)
-    return "\n".join(out) + "\n" + note.guidance + "\n"
+    return dump_fields({k: getattr(note, k) for k in FIELD_ORDER}, note.guidance)

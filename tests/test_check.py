@@ -1,0 +1,382 @@
+"""`review-notes notes check` and load_library: every defect, its exact message and line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.library import DEFAULT_TOPICS_FILE, ROOT, check_library, load_library
+from bot.notes import LibraryError
+
+TOPICS = DEFAULT_TOPICS_FILE
+
+VALID = """\
++++
+id = "vllm-test0001"
+repo = "vllm-project/vllm"
+source_pr = 52401
+verdict = "deep"
+topics = ["cuda-graphs", "rocm"]
+keywords = ["eager_break_during_capture"]
+paths = ["vllm/models/deepseek_v4/attention.py"]
+title_zh = "按 runner 选择 eager 区域"
+title_en = "Pick the eager region per model runner"
+summary_en = "Shows how a function pointer picks the eager region."
+created = 2026-08-14
+updated = 2026-12-02
++++
+值得精读。正文。
+"""
+
+
+def write(directory: Path, text: str, name: str = "vllm-test0001.md") -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    return path
+
+
+def problems_of(notes_dir: Path, topics: Path = TOPICS) -> list[str]:
+    library, problems = check_library(notes_dir, topics)
+    assert (library is None) == bool(problems)
+    return [str(p) for p in problems]
+
+
+def line_at(path: Path, line: int) -> str:
+    return path.read_text("utf-8").split("\n")[line - 1]
+
+
+def test_valid_note_has_no_problems(tmp_path):
+    write(tmp_path, VALID)
+    assert problems_of(tmp_path) == []
+    assert [n.id for n in load_library(tmp_path, TOPICS).notes] == ["vllm-test0001"]
+
+
+# (replace this, with that) -> (line, field, message); the line is checked against the text.
+NOTE_DEFECTS = [
+    pytest.param(
+        ('topics = ["cuda-graphs", "rocm"]', 'topics = ["cuda-graph", "rocm"]'),
+        (6, "topics", "unknown topic 'cuda-graph'; did you mean 'cuda-graphs'?"),
+        id="unknown-topic",
+    ),
+    pytest.param(
+        ('topics = ["cuda-graphs", "rocm"]', 'topics = [\n  "rocm",\n  "no-such-topic",\n]'),
+        (8, "topics", "unknown topic 'no-such-topic'"),
+        id="unknown-topic-in-multiline-array-points-at-element",
+    ),
+    pytest.param(
+        ('topics = ["cuda-graphs", "rocm"]', "topics = []"),
+        (6, "topics", "list at least one topic id from the taxonomy"),
+        id="no-topics",
+    ),
+    pytest.param(
+        ('title_zh = "按 runner 选择 eager 区域"\n', ""),
+        (1, "title_zh", "missing required field"),
+        id="missing-title",
+    ),
+    pytest.param(
+        ('title_zh = "按 runner 选择 eager 区域"', 'title_zh = "  "'),
+        (9, "title_zh", "must not be empty"),
+        id="blank-title",
+    ),
+    pytest.param(
+        ('title_en = "Pick the eager region per model runner"\n', ""),
+        (1, "title_en", "missing: write a one-line English title"),
+        id="missing-english-title",
+    ),
+    pytest.param(
+        ('title_en = "Pick the eager region per model runner"', 'title_en = "two\\nlines"'),
+        (10, "title_en", "a title is one line"),
+        id="two-line-title",
+    ),
+    pytest.param(
+        ('summary_en = "Shows how a function pointer picks the eager region."', 'summary_en = ""'),
+        (11, "summary_en", "missing: write a one- or two-sentence English summary"),
+        id="empty-english-summary",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "must-read"'),
+        (5, "verdict", "bad verdict 'must-read'; use one of: deep, quick, skip"),
+        id="bad-verdict",
+    ),
+    pytest.param(
+        ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
+        (8, "paths", "bad glob 'vllm/[abc': unclosed '[' at position 6"),
+        id="bad-glob",
+    ),
+    pytest.param(
+        ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = [\n  "a.py",\n  "!b.py",\n]'),
+        (
+            10,
+            "paths",
+            "bad glob '!b.py': negation ('!') is not supported; list the paths that should match",
+        ),
+        id="bad-glob-in-multiline-array-points-at-element",
+    ),
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["x", " padded"]'),
+        (7, "keywords", "' padded' has leading or trailing whitespace"),
+        id="padded-keyword",
+    ),
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["MRV1", "mrv1"]'),
+        (7, "keywords", "'mrv1' is listed twice"),
+        id="duplicate-keyword",
+    ),
+    pytest.param(
+        ("值得精读。正文。\n", "   \n"),
+        (15, "guidance", "must not be empty"),
+        id="blank-guidance",
+    ),
+    pytest.param(
+        ("值得精读。正文。\n", ""),
+        (15, "guidance", "must not be empty"),
+        id="no-guidance",
+    ),
+    pytest.param(
+        ("source_pr = 52401", "source_pr = 0"),
+        (4, "source_pr", "Input should be greater than or equal to 1"),
+        id="bad-source-pr",
+    ),
+    pytest.param(
+        ('repo = "vllm-project/vllm"', 'repo = "vllm"'),
+        (3, "repo", "String should match pattern '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$'"),
+        id="bad-repo",
+    ),
+    pytest.param(
+        ("updated = 2026-12-02", "updated = 2026-01-02"),
+        (13, "updated", "2026-01-02 is before created (2026-08-14)"),
+        id="updated-before-created",
+    ),
+    pytest.param(
+        ("created = 2026-08-14", 'created = 2026-08-14\nreviewer = "x"'),
+        (13, "reviewer", "unknown field"),
+        id="unknown-field",
+    ),
+    pytest.param(
+        ("created = 2026-08-14", 'created = 2026-08-14\nguidance = "x"'),
+        (13, "guidance", "the guidance is the body after the header, not a field"),
+        id="guidance-as-field",
+    ),
+    pytest.param(
+        ('id = "vllm-test0001"', 'id = "vllm-other"'),
+        (2, "id", "file name must be 'vllm-other.md' (the importer finds notes by it)"),
+        id="file-name-not-id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "expected"), NOTE_DEFECTS)
+def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
+    old, new = edit
+    assert old in VALID
+    path = write(tmp_path, VALID.replace(old, new, 1))
+    line, field, message = expected
+    assert problems_of(tmp_path) == [f"{path}:{line}: {field}: {message}"]
+    text = line_at(path, line)
+    if line == 1:  # missing fields point at the opening fence
+        assert text == "+++"
+    elif field == "guidance" and "field" not in message:
+        assert line == VALID.count("\n")  # the line right after the closing fence
+    else:
+        assert text.lstrip().startswith(field) or new.split("\n")[-2].strip() in text
+
+
+@pytest.mark.parametrize(
+    ("replace", "expected"),
+    [
+        pytest.param(
+            ('verdict = "deep"', "verdict = deep"),
+            "5: header: malformed TOML: Invalid value (at line 4, column 11)",
+            id="unquoted-string",
+        ),
+        pytest.param(
+            ("source_pr = 52401", "source_pr = 52401\nsource_pr = 1"),
+            "5: header: malformed TOML: Cannot overwrite a value (at line 4, column 14)",
+            id="duplicate-key",
+        ),
+        pytest.param(
+            ("+++\nid", "id"), "1: header: file must start with a '+++' line", id="no-open"
+        ),
+        pytest.param(("+++\n值得", "值得"), "1: header: no closing '+++' line", id="no-close"),
+        pytest.param(
+            ("created = 2026-08-14", "created = 2026-13-14"),
+            "12: header: malformed TOML: Expected newline or end of document after a statement "
+            "(at line 11, column 15)",
+            id="bad-date",
+        ),
+    ],
+)
+def test_malformed_header_names_the_line(tmp_path, replace, expected):
+    path = write(tmp_path, VALID.replace(*replace))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+def test_duplicate_id_names_the_other_file(tmp_path):
+    first = write(tmp_path, VALID, "a/vllm-test0001.md")
+    second = write(tmp_path, VALID, "b/vllm-test0001.md")
+    assert problems_of(tmp_path) == [
+        f"{second}:2: id: duplicate id 'vllm-test0001' (also in {first})"
+    ]
+
+
+def test_not_utf8_names_the_line_of_the_bad_byte(tmp_path):
+    path = tmp_path / "vllm-test0001.md"
+    path.write_bytes(VALID.encode().replace("正文".encode(), b"\xff\xfe"))
+    assert problems_of(tmp_path) == [f"{path}:15: file: not UTF-8: invalid start byte"]
+
+
+def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
+    write(tmp_path, VALID.replace('"cuda-graphs"', '"cudagraphs"'), "b/vllm-test0001.md")
+    write(tmp_path, VALID.replace('"rocm"', '"nope"'), "a/vllm-test0001.md")
+    write(tmp_path, VALID.replace('verdict = "deep"', 'verdict = "x"'), "c/vllm-test0001.md")
+    found = problems_of(tmp_path)
+    assert [p.split(": ", 1)[1] for p in found] == [
+        "topics: unknown topic 'nope'",
+        "id: duplicate id 'vllm-test0001' (also in " + str(tmp_path / "a/vllm-test0001.md") + ")",
+        "topics: unknown topic 'cudagraphs'; did you mean 'cuda-graphs'?",
+        "verdict: bad verdict 'x'; use one of: deep, quick, skip",  # unparsed: no duplicate
+    ]
+    assert found == sorted(found, key=lambda s: (s.split(":")[0], int(s.split(":")[1])))
+
+
+def test_crlf_and_bom_files_keep_their_line_numbers(tmp_path):
+    text = "\ufeff" + VALID.replace('verdict = "deep"', 'verdict = "x"').replace("\n", "\r\n")
+    path = tmp_path / "vllm-test0001.md"
+    path.write_bytes(text.encode())
+    assert problems_of(tmp_path) == [
+        f"{path}:5: verdict: bad verdict 'x'; use one of: deep, quick, skip"
+    ]
+
+
+def test_dot_files_and_other_suffixes_are_not_notes(tmp_path):
+    write(tmp_path, VALID)
+    write(tmp_path, "junk", ".vllm-test0001.md.123.tmp")
+    write(tmp_path, "junk", ".hidden/x.md")
+    write(tmp_path, "junk", "README.txt")
+    assert problems_of(tmp_path) == []
+
+
+def test_missing_notes_directory(tmp_path):
+    assert problems_of(tmp_path / "nope") == [
+        f"{tmp_path / 'nope'}:1: notes: cannot read: No such file or directory"
+    ]
+
+
+# --- the taxonomy ----------------------------------------------------------------
+
+TAXONOMY = """\
+# comment
+[[topic]]
+id = "cuda-graphs"
+name_en = "CUDA graphs"
+name_zh = "CUDA Graph"
+keywords = ["cudagraph"]
+
+[[topic]]
+id = "rocm"
+name_en = "ROCm"
+name_zh = "ROCm"
+labels = ["rocm"]
+"""
+
+TAXONOMY_DEFECTS = [
+    pytest.param(
+        ('id = "rocm"', 'id = "cuda-graphs"'),
+        "9: id: duplicate topic id 'cuda-graphs' (first at line 3)",
+        id="duplicate-topic",
+    ),
+    pytest.param(
+        ('name_en = "ROCm"\n', ""), "8: name_en: missing required field", id="missing-name"
+    ),
+    pytest.param(
+        ('labels = ["rocm"]', 'paths = ["cmake", "a/[b"]'),
+        "12: paths: bad glob 'a/[b': unclosed '[' at position 3",
+        id="bad-glob",
+    ),
+    pytest.param(
+        ('labels = ["rocm"]', 'labels = ["rocm"]\ncolour = "red"'),
+        "13: colour: unknown field",
+        id="unknown-topic-field",
+    ),
+    pytest.param(("# comment", "version = 2"), "1: version: unknown top-level key", id="top-key"),
+    pytest.param(
+        ('labels = ["rocm"]\n', ""),
+        "9: topic: no keywords, paths or labels: nothing can select this topic",
+        id="unreachable-topic",
+    ),
+    pytest.param(
+        ('id = "rocm"', 'id = "ROCm!"'),
+        "9: id: String should match pattern '^[a-z0-9][a-z0-9._-]{0,63}$'",
+        id="bad-topic-id",
+    ),
+    pytest.param(
+        ('name_zh = "ROCm"', "name_zh = ROCm"),
+        "11: taxonomy: malformed TOML: Invalid value (at line 11, column 11)",
+        id="malformed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "expected"), TAXONOMY_DEFECTS)
+def test_each_taxonomy_defect_is_reported_on_its_line(tmp_path, edit, expected):
+    notes = tmp_path / "notes"
+    write(notes, VALID.replace('"cuda-graphs", "rocm"', '"rocm"'))
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TAXONOMY, "utf-8")
+    assert problems_of(notes, topics) == []
+    topics.write_text(TAXONOMY.replace(*edit, 1), "utf-8")
+    assert problems_of(notes, topics) == [f"{topics}:{expected}"]
+
+
+def test_empty_or_missing_taxonomy(tmp_path):
+    notes = tmp_path / "notes"
+    write(notes, VALID)
+    topics = tmp_path / "topics.toml"
+    topics.write_text("# nothing yet\n", "utf-8")
+    assert problems_of(notes, topics) == [f"{topics}:1: taxonomy: no [[topic]] tables"]
+    topics.unlink()
+    assert problems_of(notes, topics) == [
+        f"{topics}:1: taxonomy: cannot read: No such file or directory"
+    ]
+
+
+def test_shipped_taxonomy_has_the_sixteen_topics():
+    library = load_library()
+    assert len(library.topics) == 16
+    assert list(library.topics)[:2] == ["cuda-graphs", "prefix-caching"]
+
+
+# --- the command line --------------------------------------------------------------
+
+
+def test_cli_exit_codes_and_messages(tmp_path, capsys):
+    write(tmp_path, VALID)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    assert capsys.readouterr().out == "ok: 1 notes, 16 topics\n"
+
+    bad = write(tmp_path, VALID.replace('verdict = "deep"', 'verdict = "x"'))
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"{bad}:5: verdict: bad verdict 'x'; use one of: deep, quick, skip\n1 problem(s)\n"
+    )
+    with pytest.raises(LibraryError) as exc:  # what the server prints when it refuses to start
+        load_library(tmp_path, TOPICS)
+    assert str(exc.value) == err.splitlines()[0]
+
+
+def test_cli_process_exit_status(tmp_path):
+    bad = write(tmp_path, VALID.replace('"rocm"', '"nope"'))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "bot.cli", "notes", "check", str(tmp_path)]
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[0] == f"{bad}:6: topics: unknown topic 'nope'"
+    run = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert (run.returncode, run.stdout) == (0, "ok: 16 notes, 16 topics\n")

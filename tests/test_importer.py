@@ -1,0 +1,280 @@
+"""`review-notes notes import`: digests in, note files out, text kept exactly."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.importer import derive_verdict, import_digest, note_id, parse_digest
+from bot.library import DEFAULT_NOTES_DIR, ROOT
+from bot.notes import LibraryError, Verdict, parse_note, parse_toml, split_front_matter
+
+RAW = ROOT / "seeds" / "raw"
+DIGESTS = sorted(RAW.glob("*.txt"))
+TODAY = date(2026, 12, 2)
+
+# Read by hand from the two seed digests: (digest, position) -> verdict.
+EXPECTED_VERDICTS = {
+    ("000_592c10ca5a9ed86e.txt", 6): Verdict.SKIP,  # 值得快速合入的确定性 bugfix，不需精读
+    ("000_592c10ca5a9ed86e.txt", 7): Verdict.QUICK,  # 值得快速阅读
+    ("004_8895db6335a0d0f8.txt", 4): Verdict.SKIP,  # 不需要精读，属于可直接略过的
+    ("004_8895db6335a0d0f8.txt", 5): Verdict.QUICK,  # 值得快速阅读，不建议深入精读
+    ("004_8895db6335a0d0f8.txt", 8): Verdict.QUICK,  # 值得快速浏览 ... 无需深入精读
+}
+
+
+def notes_in(directory: Path) -> dict[str, str]:
+    return {p.name: p.read_text("utf-8") for p in sorted(directory.iterdir())}
+
+
+def header_fields(text: str) -> dict:
+    """The header of a note file, whether or not it is curated yet."""
+    header, _, first = split_front_matter(text, "x")
+    return parse_toml(header, "x", first, "header")
+
+
+def imported(tmp_path: Path) -> Path:
+    out = tmp_path / "notes"
+    for digest in DIGESTS:
+        import_digest(digest, out, today=TODAY)
+    return out
+
+
+def test_seed_digests_give_sixteen_notes_with_the_right_verdicts(tmp_path):
+    out = imported(tmp_path)
+    notes = [header_fields(text) for text in notes_in(out).values()]
+    assert len(notes) == 16
+    got = {(n["source"].split("#")[0], int(n["source"].split("#")[1])): n["verdict"] for n in notes}
+    assert len(got) == 16
+    expected = {key: EXPECTED_VERDICTS.get(key, Verdict.DEEP) for key in got}
+    assert got == expected
+    counts = {v: list(got.values()).count(v) for v in Verdict}
+    assert counts == {Verdict.DEEP: 11, Verdict.QUICK: 3, Verdict.SKIP: 2}
+
+
+def test_titles_and_guidance_are_byte_identical_to_the_raw_paragraphs(tmp_path):
+    out = imported(tmp_path)
+    files = notes_in(out)
+    for digest in DIGESTS:
+        paragraphs = digest.read_text("utf-8").split("\n\n")  # independent of the importer
+        repo, pairs = paragraphs[0], paragraphs[1:]
+        assert len(pairs) == 16
+        for title, guidance in zip(pairs[0::2], pairs[1::2], strict=True):
+            name = f"{note_id(repo, title)}.md"
+            _, body, _ = split_front_matter(files[name], name)
+            assert body == guidance.removesuffix("\n") + "\n"
+            assert f'title_zh = "{title}"' in files[name]
+
+
+def test_ids_and_bodies_match_the_shipped_seed_notes(tmp_path):
+    out = imported(tmp_path)
+    shipped = notes_in(DEFAULT_NOTES_DIR)
+    fresh = notes_in(out)
+    assert sorted(shipped) == sorted(fresh)
+    for name in shipped:  # curation never touched the guidance
+        body = split_front_matter(shipped[name], name)[1]
+        assert body == split_front_matter(fresh[name], name)[1]
+
+
+def test_fresh_notes_wait_for_curation(tmp_path):
+    out = imported(tmp_path)
+    text = notes_in(out)["vllm-0341d216.md"]
+    assert text.startswith(
+        '+++\nid = "vllm-0341d216"\nrepo = "vllm-project/vllm"\nverdict = "deep"\n'
+        'title_zh = "按 runner 选择 DSV4 eager 区域，修复 MRV1 并恢复 ROCm 默认"\n'
+        'created = 2026-12-02\nupdated = 2026-12-02\nsource = "000_592c10ca5a9ed86e.txt#1"\n+++\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("值得精读。其余。", Verdict.DEEP),
+        ("值得精读：它清晰展示了...", Verdict.DEEP),
+        ("值得快速阅读，不建议深入精读。核心看点是...", Verdict.QUICK),
+        ("值得快速浏览：它展示了...。无需深入精读。", Verdict.QUICK),
+        ("值得快速合入的确定性 bugfix，不需精读。可关注的点是...", Verdict.SKIP),
+        ("不需要精读，属于可直接略过的 CI 修复类 PR；但有两处值得作为经验留存", Verdict.SKIP),
+        ("可直接略过。", Verdict.SKIP),
+        ("不值得精读。", Verdict.SKIP),
+        ("无需深入精读。", Verdict.SKIP),
+        ("背景介绍。\n值得精读。", Verdict.DEEP),  # no verdict in the lead: the whole text
+        ("值得精读。文中提到不需要精读的部分。", Verdict.DEEP),  # the lead wins
+        ("这个 PR 很好。", None),
+    ],
+)
+def test_verdict_from_wording(text, verdict):
+    assert derive_verdict(text) == verdict
+
+
+def test_crlf_bom_and_trailing_whitespace_give_the_same_notes(tmp_path):
+    digest = DIGESTS[0]
+    plain = digest.read_text("utf-8")
+    messy = "\ufeff" + plain.replace("\n", "  \t\r\n")
+    messy_file = tmp_path / digest.name
+    messy_file.write_bytes(messy.encode())
+    import_digest(messy_file, tmp_path / "messy", today=TODAY)
+    import_digest(digest, tmp_path / "plain", today=TODAY)
+    assert notes_in(tmp_path / "messy") == notes_in(tmp_path / "plain")
+
+
+MALFORMED = [
+    pytest.param(
+        "vllm\n\n标题\n\n值得精读。\n",
+        ["1: repo: line 1 must be the repository as owner/name, got 'vllm'"],
+        id="no-repo",
+    ),
+    pytest.param("o/r\n\n\n", ["1: notes: no title/guidance blocks after line 1"], id="empty"),
+    pytest.param(
+        "o/r\n\n标题一\n第二行\n\n值得精读。\n",
+        ["3: title: a title is one line, found 2; is a blank line missing after it?"],
+        id="two-line-title",
+    ),
+    pytest.param(
+        "o/r\n\n值得精读。没有标题。\n\n标题二\n\n值得精读。\n",
+        [
+            "3: title: this looks like a guidance paragraph (it states a verdict); is a title "
+            "missing?"
+        ],
+        id="missing-title",
+    ),
+    pytest.param(
+        "o/r\n\n标题\n\n这是一段没有结论的说明。\n",
+        [
+            "5: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过)"
+        ],
+        id="no-verdict",
+    ),
+    pytest.param(
+        "o/r\n\n标题\n\n值得精读。\n\n孤立的标题\n",
+        ["7: guidance: title without a guidance paragraph"],
+        id="title-without-guidance",
+    ),
+    pytest.param(
+        "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n",
+        ["7: title: duplicate title (first at line 3): it would give the same id"],
+        id="duplicate-title",
+    ),
+    pytest.param(
+        "o/r\n\n标题一\n第二行\n\n值得精读。\n\n标题二\n\n说明。\n",
+        [
+            "3: title: a title is one line, found 2; is a blank line missing after it?",
+            "10: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过)",
+        ],
+        id="every-problem-at-once",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MALFORMED)
+def test_malformed_digest_names_file_line_field_and_writes_nothing(tmp_path, text, expected):
+    digest = tmp_path / "bad.txt"
+    digest.write_text(text, "utf-8")
+    out = tmp_path / "notes"
+    with pytest.raises(LibraryError) as exc:
+        import_digest(digest, out, today=TODAY)
+    assert str(exc.value).splitlines() == [f"{digest}:{e}" for e in expected]
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_malformed_digest_via_cli(tmp_path, capsys):
+    digest = tmp_path / "bad.txt"
+    digest.write_bytes("o/r\n\n标题\n\n值得精读。\n".encode() + b"\n\xff\n")
+    out = tmp_path / "notes"
+    assert main(["notes", "import", str(digest), "--notes-dir", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"{digest}:7: file: not UTF-8: invalid start byte\n{digest}: nothing written\n"
+    assert not out.exists()
+    assert main(["notes", "import", str(tmp_path / "missing.txt"), "--notes-dir", str(out)]) == 1
+    assert "missing.txt:1: file: cannot read: No such file or directory" in capsys.readouterr().err
+
+
+def test_reimport_is_a_no_op(tmp_path, capsys):
+    out = imported(tmp_path)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()}
+    for digest in DIGESTS:
+        assert main(["notes", "import", str(digest), "--notes-dir", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{d}: 0 created, 0 updated, 8 unchanged, 0 kept" for d in DIGESTS
+    ]
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+    for digest in DIGESTS:  # --force with nothing new rewrites nothing either
+        result = import_digest(digest, out, force=True, today=date(2027, 1, 1))
+        assert (result.created, result.updated, len(result.unchanged)) == ([], [], 8)
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+
+
+def _edited_digest(tmp_path: Path) -> Path:
+    """The first seed digest with the first guidance reworded (same title, same id)."""
+    text = DIGESTS[0].read_text("utf-8")
+    first_guidance = text.split("\n\n")[2]
+    edited = tmp_path / DIGESTS[0].name
+    edited.write_text(text.replace(first_guidance, "值得快速阅读。改写后的说明。"), "utf-8")
+    return edited
+
+
+def test_curated_note_is_kept_without_force_and_refreshed_with_it(tmp_path, capsys):
+    out = tmp_path / "notes"
+    out.mkdir()
+    for name, text in notes_in(DEFAULT_NOTES_DIR).items():
+        (out / name).write_text(text, "utf-8")
+    target = out / "vllm-0341d216.md"
+    curated = parse_note(target.read_text("utf-8"), "x")
+    digest = _edited_digest(tmp_path)
+
+    assert main(["notes", "import", str(digest), "--notes-dir", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"kept    {target} (differs from the digest; --force refreshes its digest fields)",
+        f"{digest}: 0 created, 0 updated, 7 unchanged, 1 kept",
+    ]
+    assert parse_note(target.read_text("utf-8"), "x") == curated
+
+    result = import_digest(digest, out, force=True, today=date(2027, 1, 5))
+    assert result.updated == [target] and len(result.unchanged) == 7
+    refreshed = parse_note(target.read_text("utf-8"), "x")
+    assert refreshed.guidance == "值得快速阅读。改写后的说明。"
+    assert refreshed.verdict is Verdict.QUICK
+    assert refreshed.updated == date(2027, 1, 5)
+    keep = {"guidance", "verdict", "updated"}
+    assert refreshed.model_dump(exclude=keep) == curated.model_dump(exclude=keep)
+
+
+def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
+    out = imported(tmp_path)
+    broken = out / "vllm-0341d216.md"
+    broken.write_text("+++\nverdict = deep\n+++\ntext\n", "utf-8")
+    other = out / "vllm-0436d44c.md"
+    other.write_text(other.read_text("utf-8").replace("值得精读", "值得快速阅读"), "utf-8")
+    garbled = out / "vllm-dea4fb5e.md"
+    garbled.write_bytes(garbled.read_bytes().replace("值得".encode(), b"\xff"))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(LibraryError) as exc:
+        import_digest(DIGESTS[0], out, force=True, today=TODAY)
+    assert str(exc.value).splitlines() == [
+        f"{broken}:2: header: malformed TOML: Invalid value (at line 1, column 11)",
+        f"{garbled}:10: file: not UTF-8: invalid start byte",
+    ]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    result = import_digest(DIGESTS[0], out, today=TODAY)  # without --force they are just kept
+    assert sorted(result.kept) == [broken, other, garbled]
+
+
+def test_writes_leave_no_temporary_files(tmp_path):
+    out = imported(tmp_path)
+    import_digest(_edited_digest(tmp_path), out, force=True, today=TODAY)
+    assert all(p.suffix == ".md" and not p.name.startswith(".") for p in out.iterdir())
+
+
+def test_parse_digest_positions():
+    text = "o/r\n\n\nT1\n\nG1 值得精读\n第二行\n\n\nT2\n\n可直接略过\n"
+    repo, entries = parse_digest(text, "d.txt")
+    assert repo == "o/r"
+    assert [(e.title, e.guidance, e.line, e.index) for e in entries] == [
+        ("T1", "G1 值得精读\n第二行", 4, 1),
+        ("T2", "可直接略过", 10, 2),
+    ]

@@ -1,0 +1,312 @@
+"""The note model, the file format (round trips, the fast TOML path), globs, the seeds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.globs import GlobError, glob_matches
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
+from bot.notes import (
+    Header,
+    Note,
+    Verdict,
+    dump_note,
+    fast_toml,
+    parse_note,
+    split_front_matter,
+    toml_string,
+)
+
+RAW = DEFAULT_NOTES_DIR.parent / "raw"
+
+# --- the shipped seed notes ---------------------------------------------------------
+
+
+def test_seed_library_loads_sorted_and_complete():
+    library = load_library()
+    assert len(library.notes) == 16
+    ids = [n.id for n in library.notes]
+    assert ids == sorted(ids)
+    assert sorted(p.stem for p in DEFAULT_NOTES_DIR.glob("*.md")) == ids
+    verdicts = [n.verdict for n in library.notes]
+    assert {v: verdicts.count(v) for v in Verdict} == {
+        Verdict.DEEP: 11,
+        Verdict.QUICK: 3,
+        Verdict.SKIP: 2,
+    }
+    for note in library.notes:
+        assert note.title_en and "\n" not in note.title_en
+        assert note.summary_en and note.keywords
+        assert note.updated == date(2026, 12, 2)
+        assert set(note.topics) <= set(library.topics)
+        assert library.by_id[note.id] is note
+        assert all(note in library.by_topic[t] for t in note.topics)
+    assert library.for_repo("VLLM-project/vllm") == library.notes
+    assert library.for_repo("other/repo") == ()
+
+
+def test_seed_notes_follow_the_pr_records():
+    """source_pr and created agree with seeds/raw/notes_prs.json (by digest position)."""
+    records = json.loads((RAW / "notes_prs.json").read_text("utf-8"))
+    position: dict[str, int] = {}
+    by_source = {}
+    for r in records:
+        position[r["seed_file"]] = position.get(r["seed_file"], 0) + 1
+        by_source[f"{r['seed_file']}#{position[r['seed_file']]}"] = r
+    for note in load_library().notes:
+        record = by_source[note.source]
+        assert note.source_pr == record["pr_number"]
+        assert note.title_zh == record["note_title"]
+        created = record["created"]
+        assert note.created == (date.fromisoformat(created) if len(created) == 10 else None)
+
+
+def test_seed_keywords_and_paths_are_specific():
+    """Keywords feed the matcher: none repeats its topics' own terms or is a common word."""
+    library = load_library()
+    for note in library.notes:
+        topic_terms = {k.casefold() for t in note.topics for k in library.topics[t].keywords}
+        for kw in note.keywords:
+            assert kw.casefold() not in topic_terms, (note.id, kw)
+            assert len(kw) >= 5 or not kw.isalpha(), (note.id, kw)
+        for path in note.paths:
+            assert "*" not in path and path.count("/") >= 1, (note.id, path)
+
+
+def test_seed_files_are_in_canonical_form():
+    """Each shipped file is exactly what dump_note writes, so a round trip changes no byte."""
+    for note in load_library().notes:
+        assert (DEFAULT_NOTES_DIR / note.filename).read_text("utf-8") == dump_note(note)
+
+
+# --- round trips -----------------------------------------------------------------------
+
+
+def test_load_dump_load_round_trip(tmp_path):
+    first = load_library()
+    for note in first.notes:
+        (tmp_path / note.filename).write_text(dump_note(note), "utf-8")
+    second = load_library(tmp_path, DEFAULT_TOPICS_FILE)
+    assert second.notes == first.notes
+    assert [parse_note(dump_note(n), "x") for n in second.notes] == list(first.notes)
+
+
+def test_loading_is_deterministic_whatever_the_file_order(tmp_path):
+    names = sorted(p.name for p in DEFAULT_NOTES_DIR.glob("*.md"))
+    for i, name in enumerate(reversed(names)):  # other creation order, nested directories
+        sub = tmp_path / f"d{i % 3}"
+        sub.mkdir(exist_ok=True)
+        shutil.copy(DEFAULT_NOTES_DIR / name, sub / name)
+    assert load_library(tmp_path, DEFAULT_TOPICS_FILE) == load_library()
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+LINE = TEXT.filter(lambda s: "\n" not in s and "\r" not in s and s == s.strip() and s.strip())
+
+
+@st.composite
+def notes(draw) -> Note:
+    return Note(
+        id=draw(st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True)),
+        repo="vllm-project/vllm",
+        source_pr=draw(st.none() | st.integers(1, 10**6)),
+        verdict=draw(st.sampled_from(list(Verdict))),
+        topics=tuple(draw(st.lists(LINE, min_size=1, max_size=3, unique_by=str.casefold))),
+        keywords=tuple(draw(st.lists(LINE, max_size=8, unique_by=str.casefold))),
+        paths=tuple(
+            draw(
+                st.lists(
+                    st.from_regex(r"[a-z]{1,8}(/[a-z_.]{1,8}){0,3}", fullmatch=True),
+                    max_size=4,
+                    unique=True,
+                )
+            )
+        ),
+        title_zh=draw(LINE),
+        title_en=draw(st.just("") | LINE),
+        summary_en=draw(TEXT),
+        guidance=draw(TEXT.filter(lambda s: s.strip() and "\r" not in s)),
+        created=draw(st.none() | st.dates(date(2020, 1, 1), date(2026, 1, 1))),
+        updated=draw(st.none() | st.dates(date(2026, 1, 2), date(2030, 1, 1))),
+        source=draw(TEXT),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(notes())
+def test_any_note_round_trips(note):
+    text = dump_note(note)
+    assert parse_note(text, "x.md") == note
+    header, _, _ = split_front_matter(text, "x.md")
+    assert fast_toml(header) == tomllib.loads(header)
+
+
+def test_guidance_has_lf_line_ends_only():
+    with pytest.raises(ValueError, match="carriage return in the text"):
+        Note(id="n", repo="o/r", verdict="deep", topics=["t"], title_zh="t", guidance="a\r\nb")
+
+
+def test_round_trip_keeps_awkward_text():
+    note = Note(
+        id="n1",
+        repo="o/r",
+        verdict="quick",
+        topics=["cuda-graphs"],
+        title_zh='引号 " 和反斜杠 \\ 和制表\t符',
+        summary_en="line one\nline two \x7f \x00 \u2028 😀",
+        guidance="+++\n正文里有围栏也没关系。\n\n第二段\n",
+    )
+    assert parse_note(dump_note(note), "x.md") == note
+
+
+# --- the fast TOML path agrees with tomllib ---------------------------------------------
+
+GOOD_VALUE = st.one_of(
+    st.builds(toml_string, TEXT),
+    st.integers(-(10**6), 10**6).map(str),
+    st.sampled_from(["true", "false", "2026-12-02", "[]"]),
+    st.lists(st.builds(toml_string, TEXT), max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+    st.lists(st.builds(toml_string, TEXT), min_size=1, max_size=3).map(
+        lambda xs: "[\n  " + ",\n  ".join(xs) + ",\n]"
+    ),
+)
+ANY_VALUE = st.one_of(
+    GOOD_VALUE,
+    st.builds(lambda s: '"' + s + '"', TEXT),  # raw, maybe invalid
+    st.builds(lambda s: "'" + s + "'", TEXT),
+    st.sampled_from(
+        [
+            "2026-13-02",
+            "01",
+            "+0",
+            "1_000",
+            "1.5",
+            "2026-12-02T10:00:00",
+            "[",
+            "]",
+            "[,]",
+            '["a",]',
+            '["a" "b"]',
+            "{}",
+            '"\\ud83d\\ude00"',
+            '"\\U0001F600"',
+        ]
+    ),
+)
+GOOD_LINE = st.tuples(
+    st.sampled_from(["id", "a", "b-c", "d_e", "9", "k1", "k2", "k3", "k4", "k5"]),
+    st.sampled_from([" = ", "=", "\t=  "]),
+    GOOD_VALUE,
+    st.sampled_from(["", " ", "\t"]),
+).map("".join)
+ANY_LINE = st.one_of(
+    st.tuples(
+        st.sampled_from(["id", "a", "x y", '"q"', "a.b", ""]),
+        st.sampled_from([" = ", " ="]),
+        ANY_VALUE,
+        st.sampled_from(["", " # c", "#"]),
+    ).map("".join),
+    st.sampled_from(["", "  ", "# comment", "#\x7f", "[table]", "[[topic]]", "+++"]),
+    TEXT,
+)
+# Mostly well-formed documents (so the fast path is exercised), some of anything.
+TOML_DOC = st.lists(st.one_of(GOOD_LINE, GOOD_LINE, GOOD_LINE, ANY_LINE), max_size=6).map("\n".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TOML_DOC)
+def test_fast_toml_accepts_only_what_tomllib_accepts_and_agrees(text):
+    fast = fast_toml(text)
+    try:
+        slow = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert fast is None
+        return
+    assert fast is None or fast == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a = "x\\/y"',  # JSON escape, not TOML
+        'a = "\x7f"',  # DEL must be escaped in TOML
+        'a = "\\ud800"',  # not a scalar value
+        "a = 1\na = 2",  # duplicate key
+        "a = 2026-02-30",  # no such day
+        'a = ["x",\nb = "y"]',  # an unclosed array swallowing the next key
+        "a = 007",
+    ],
+)
+def test_fast_toml_leaves_invalid_toml_to_tomllib(text):
+    assert fast_toml(text) is None
+
+
+def test_fast_toml_reads_the_usual_forms():
+    text = '# c\nid = "x"\n\nn = 5\nd = 2026-12-02\nok = true\nl = [\n  "a\\"b",\n  "c",\n]\n'
+    assert fast_toml(text) == tomllib.loads(text)
+
+
+def test_header_finds_key_and_element_lines():
+    header = Header('id = "x"\ntopics = [\n  "a",\n  "b",\n]\npaths = ["b"]', first=2)
+    assert header.line_of("id") == 2
+    assert header.line_of("topics", "b") == 5
+    assert header.line_of("paths", "b") == 7
+    assert header.line_of("missing") == 1
+    assert header.line_of("missing", default=9) == 9
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+def test_verdict_order_and_labels():
+    assert sorted(Verdict, key=lambda v: v.rank) == [Verdict.DEEP, Verdict.QUICK, Verdict.SKIP]
+    assert [v.label_en for v in Verdict] == ["Deep read", "Quick read", "No deep read needed"]
+    assert Verdict.SKIP.label_zh == "不需要精读"
+
+
+# --- globs ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("vllm/v1/core", "vllm/v1/core/kv_cache_coordinator.py", True),
+        ("vllm/v1/core/", "vllm/v1/core/sched/x.py", True),
+        ("vllm/v1/core", "vllm/v1/core_utils.py", False),
+        ("*.cu", "csrc/a/b.cu", True),
+        ("csrc/*.cu", "csrc/a/b.cu", False),
+        ("csrc/**/*.cuh", "csrc/libtorch_stable/persistent_topk.cuh", True),
+        ("vllm/[!a]*.py", "vllm/b.py", True),
+        ("vllm/[!a]*.py", "vllm/a.py", False),
+        ("vllm[!a]x.py", "vllm/x.py", False),  # a negated class never matches '/'
+        ("tests/watermarking/", "tests/watermarking/test_x.py", True),
+    ],
+)
+def test_glob_semantics(pattern, path, matches):
+    assert glob_matches(pattern, path) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("", "empty pattern"),
+        ("a\\b", "use '/' as the path separator, not '\\'"),
+        (" a", "leading or trailing whitespace"),
+        ("!a", "negation ('!') is not supported; list the paths that should match"),
+        ("a/[b", "unclosed '[' at position 3"),
+        ("a]", "unmatched ']' at position 2"),
+        ("/x[", "unclosed '[' at position 3"),
+        ("/", "pattern matches nothing but '/'"),
+    ],
+)
+def test_bad_globs(pattern, message):
+    with pytest.raises(GlobError) as exc:
+        glob_matches(pattern, "x")
+    assert str(exc.value) == message
