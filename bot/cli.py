@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library, load_library
 from bot.notes import LibraryError
 
 

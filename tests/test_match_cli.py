@@ -42,6 +42,7 @@ verdict = "deep"
 topics = ["prefix-caching", "spec-decode"]
 title_zh = "修复 EAGLE 缓存注册"
 title_en = "Keep EAGLE cache registration"
+summary_en = "A bugfix worth reading for its regression test."
 +++
 值得精读。
 """
