@@ -157,12 +157,13 @@ def _facts_from_args(args: argparse.Namespace):
 def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
-    from bot.matching import load_match_config, match_pr
+    from bot.matching import compile_matcher, load_match_config, match_pr
     from bot.prfacts import facts_from_record
 
     try:
         library = load_library(Path(args.notes_dir), Path(args.topics))
         config = load_match_config(Path(args.config))
+        compile_matcher(library, config)  # a config naming unknown topics fails here
     except LibraryError as exc:
         print(exc, file=sys.stderr)
         return 1

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
@@ -71,6 +71,17 @@ class MatchConfig(BaseModel):
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
     weights: Weights = Weights()
+    # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
+    # one note: their score is multiplied by this, after the cap. Topic id -> factor.
+    topic_scale: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("topic_scale")
+    @classmethod
+    def _factors(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [t for t, f in v.items() if not 0 <= f <= 10]
+        if bad:
+            raise ValueError(f"factors must be between 0 and 10: {', '.join(bad)}")
+        return v
 
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
@@ -205,6 +216,9 @@ class CompiledMatcher:
                 self._notes_by_topic[t].append(i)
             if note.source_pr is not None:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
+        unknown = sorted(set(config.topic_scale) - set(library.topics))
+        if unknown:
+            raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
 
@@ -275,7 +289,8 @@ class CompiledMatcher:
             if (labels := found.get(Kind.LABEL)) and not ev_of(ev, Kind.PATH, Kind.TAG, Kind.TITLE):
                 text = ", ".join(f"'{lb}'" for lb in labels)
                 ev.append(Evidence(Kind.LABEL, w.label, f"labelled {text}", frozenset(labels)))
-            score = min(self.config.topic_cap, sum(e.weight for e in ev))
+            scale = self.config.topic_scale.get(tid, 1.0)
+            score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale
             if score <= 0:
                 continue
             ev.sort(key=lambda e: -e.weight)
@@ -337,7 +352,10 @@ class CompiledMatcher:
     ) -> Match:
         note, w, cfg = self.notes[i], self.config.weights, self.config
         hit = [topic_hits[t] for t in note.topics if t in topic_hits]
-        coverage = (len(hit) / len(note.topics)) ** cfg.coverage_power if note.topics else 0.0
+        # A topic the description alone mentions adds its (small) score but does not make
+        # the topic present: descriptions name neighbouring subsystems all the time.
+        present = sum(1 for th in hit if any(e.kind is not Kind.BODY for e in th.evidence))
+        coverage = (present / len(note.topics)) ** cfg.coverage_power if note.topics else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         for th in hit:

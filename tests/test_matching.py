@@ -298,11 +298,31 @@ def test_relative_floor_drops_notes_far_below_the_best():
 
 
 def test_weights_come_from_config():
-    lib = library(note("n", ("spec-decode",)))
-    heavy = CFG.model_copy(update={"weights": Weights(body=5.0)})
-    assert match_pr(pr("x", body="EAGLE"), lib, heavy).topic_hits[0].score == 4.0  # topic cap
-    assert ids(match_pr(pr("x", body="EAGLE"), lib, heavy)) == ["n"]
-    assert ids(match_pr(pr("x", body="EAGLE"), lib, CFG)) == []
+    lib = library(note("n", ("spec-decode",), keywords=("lookahead",)))
+    heavy = CFG.model_copy(update={"weights": Weights(body=5.0, note_body=5.0)})
+    facts = pr("x", body="EAGLE with lookahead")
+    assert match_pr(facts, lib, heavy).topic_hits[0].score == 4.0  # topic cap
+    assert ids(match_pr(facts, lib, heavy)) == ["n"]
+    assert ids(match_pr(facts, lib, CFG)) == []
+
+
+def test_a_topic_only_the_description_names_is_not_present_for_a_note():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    cfg = CFG.model_copy(update={"threshold": 2.0})
+    in_title = match_pr(pr("[Spec Decode] EAGLE and prefix caching"), lib, cfg)
+    in_body = match_pr(pr("[Spec Decode] EAGLE", body="Works with prefix caching."), lib, cfg)
+    assert ids(in_title) == ["n"]
+    assert in_body.candidates[0].score < in_title.candidates[0].score / 2
+
+
+def test_broad_topics_count_less():
+    lib = library(note("n", ("rocm",)))
+    facts = pr("[ROCm] ROCm fix")
+    assert ids(match_pr(facts, lib, CFG.model_copy(update={"threshold": 2.5}))) == ["n"]
+    scaled = CFG.model_copy(update={"threshold": 2.5, "topic_scale": {"rocm": 0.5}})
+    assert ids(match_pr(facts, lib, scaled)) == []
+    with pytest.raises(ValueError, match="unknown topic"):
+        compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
 
 
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
@@ -315,6 +335,10 @@ def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     with pytest.raises(ValueError) as err:
         load_match_config(bad)
     assert "max_notes" in str(err.value) and "weights.pathh" in str(err.value)
+    scale = tmp_path / "scale.toml"
+    scale.write_text("[topic_scale]\nrocm = -1\n")
+    with pytest.raises(ValueError, match="topic_scale"):
+        load_match_config(scale)
     broken = tmp_path / "broken.toml"
     broken.write_text("threshold = \n")
     with pytest.raises(ValueError, match="malformed TOML"):
