@@ -193,7 +193,11 @@ class CompiledMatcher:
         self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
         self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._repo = [n.repo.lower() for n in self.notes]
-        self._note_keys = [frozenset(filter(None, map(term_key, n.keywords))) for n in self.notes]
+        # In keyword order, not a set: reasons must come out the same on every run, or the
+        # sticky comment would be rewritten for nothing.
+        self._note_keys = [
+            tuple(dict.fromkeys(filter(None, map(term_key, n.keywords)))) for n in self.notes
+        ]
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
         for topic in library.topics.values():

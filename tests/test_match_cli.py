@@ -208,3 +208,35 @@ def test_bad_config_is_reported(setup, tmp_path, capsys):
     (tmp_path / "matching.toml").write_text("max_notes = 0\n", "utf-8")
     code, _, err = run(capsys, "--title", "x", *flags)
     assert code == 1 and "max_notes" in err
+
+
+def test_output_is_the_same_whatever_the_hash_seed(setup, tmp_path):
+    """Reasons feed the sticky comment: a reordering would rewrite it for nothing."""
+    import os
+    import subprocess
+    import sys
+
+    root, flags = setup
+    note = (root / "notes" / "vllm-aaaa0001.md").read_text("utf-8")
+    note = note.replace(
+        'topics = ["prefix-caching", "spec-decode"]',
+        (
+            'topics = ["prefix-caching", "spec-decode"]\n'
+            'keywords = ["lookahead hashing", "draft registration", "hash hit", "block table"]'
+        ),
+    )
+    (root / "notes" / "vllm-aaaa0001.md").write_text(note, "utf-8")
+    title = "[Spec Decode] hash hit, block table, draft registration, lookahead hashing"
+    cmd = [sys.executable, "-m", "bot.cli", "match", "--title", title, "--json", *flags]
+    repo = Path(__file__).resolve().parent.parent
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(repo)}
+        run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=repo, check=True)
+        outs.add(run.stdout)
+    assert len(outs) == 1
+    reasons = json.loads(outs.pop())["notes"][0]["reasons"]
+    assert reasons[:4] == [
+        f"title mentions '{k}' (keyword of this note)"
+        for k in ("lookahead hashing", "draft registration", "hash hit", "block table")
+    ]
