@@ -22,6 +22,7 @@ trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses
 
 from __future__ import annotations
 
+import re
 import tomllib
 import weakref
 from collections import defaultdict
@@ -167,6 +168,14 @@ def _changes(files: list[str]) -> str:
     return f"changes {files[0]}{tail}"
 
 
+_PLAIN_TAG = re.compile(r"[\w ./+-]+")
+
+
+def _tag_text(tag: str, hit: TermHit) -> str:
+    """The tag as written, unless it carries more than words (a mention, a reference)."""
+    return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
+
+
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -279,7 +288,7 @@ class CompiledMatcher:
                 weight = w.path * self._share(len(files), scan.n_files)
                 ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
             if tagged := found.get(Kind.TAG):
-                tag, _ = tagged[0]
+                tag = _tag_text(*tagged[0])
                 keys = frozenset("title:" + h.key for _, h in tagged)
                 ev.append(Evidence(Kind.TAG, w.tag, f"title is tagged [{tag}]", keys))
             if said := found.get(Kind.TITLE):
@@ -314,7 +323,7 @@ class CompiledMatcher:
         mine = self._note_keys[i]
         for key in mine:
             if key in scan.tags:
-                tag, _ = scan.tags[key]
+                tag = _tag_text(*scan.tags[key])
                 ev.append(
                     Evidence(
                         Kind.TAG,

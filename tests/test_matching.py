@@ -106,6 +106,12 @@ def test_a_title_tag_is_named_as_a_tag():
     )
 
 
+def test_a_tag_with_a_mention_is_not_repeated():
+    lib = library(note("n", ("spec-decode",)))
+    result = match_pr(pr("[EAGLE @someone] fix"), lib, CFG)
+    assert result.topic_hits[0].reasons == ("title is tagged [EAGLE]",)
+
+
 def test_per_topic_evidence_and_topics_without_notes():
     lib = library(note("n", ("spec-decode",)))
     result = match_pr(
