@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
-from bot.globs import compile_glob
+from bot.globs import compile_glob, glob_to_regex
 from bot.terms import trie_regex
 
 Owner = TypeVar("Owner", bound=Hashable)
@@ -47,11 +47,12 @@ class GlobIndex(Generic[Owner]):
         self._runs = re.compile("(?=(" + trie_regex(runs) + "))") if runs else None
 
     def _add(self, pattern: str, owner: Owner) -> None:
-        rx = compile_glob(pattern)  # validates; raises GlobError
-        pat = pattern.strip().lstrip("/").rstrip("/")
+        glob_to_regex(pattern)  # validates (raises GlobError) without compiling
+        pat = pattern.lstrip("/").rstrip("/")
         if not _GLOB_CHARS.search(pat):
             (self._exact if "/" in pat else self._part)[pat].add(owner)
             return
+        rx = compile_glob(pattern)
         parts = pat.split("/")
         if len(parts) > 1:
             lead = []
