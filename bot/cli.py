@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library, load_library
 from bot.notes import LibraryError
 
 
@@ -170,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
     chk.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
     chk.set_defaults(func=_cmd_notes_check)
+    _add_match_parser(sub)
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
     serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
@@ -190,6 +191,159 @@ def build_parser() -> argparse.ArgumentParser:
     retry.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
     retry.set_defaults(func=_cmd_retry)
     return parser
+
+
+# --- match: which notes a PR would get -------------------------------------------------
+
+
+def _match_result_json(result) -> dict:
+    return {
+        "notes": [
+            {
+                "id": m.note.id,
+                "pr": m.note.source_pr,
+                "score": m.score,
+                "verdict": m.note.verdict.value,
+                "reasons": list(m.reasons),
+            }
+            for m in result.matches
+        ],
+        "topics": list(result.topics),
+    }
+
+
+def _print_match(facts, result, config) -> None:
+    print(f"PR {facts.repo} {facts.number}: {facts.title}")
+    if not result.matches:
+        print(f"no note reaches the threshold ({config.threshold:g})")
+    for rank, m in enumerate(result.matches, 1):
+        source = f", reviews PR {m.note.source_pr}" if m.note.source_pr else ""
+        print(f"{rank}. {m.note.id}  {m.note.verdict.label_en}  score {m.score:g}{source}")
+        for line in (m.note.title_en, m.note.title_zh):
+            if line:
+                print(f"   {line}")
+        for reason in m.reasons:
+            print(f"   - {reason}")
+    if result.topic_hits:
+        hits = ", ".join(f"{h.topic.id} ({h.score:g})" for h in result.topic_hits)
+        print(f"topics: {hits}")
+    bare = result.topics_without_notes
+    if bare:
+        print("topics with no note yet: " + ", ".join(h.topic.id for h in bare))
+
+
+def _read_lines(path: str) -> list[str]:
+    return [ln.strip() for ln in Path(path).read_text("utf-8").splitlines() if ln.strip()]
+
+
+def _facts_from_args(args: argparse.Namespace):
+    """PR facts from --payload (+ --files-from) or from --title/--body-file/--label/--file."""
+    import json
+
+    from bot.prfacts import PRFacts, facts_from_payload
+
+    files = list(args.file or [])
+    if args.files_from:
+        files += _read_lines(args.files_from)
+    if args.payload:
+        payload = json.loads(Path(args.payload).read_text("utf-8"))
+        if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
+            raise ValueError(f"{args.payload}: not a pull_request webhook payload")
+        try:
+            facts = facts_from_payload(payload, files)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{args.payload}: malformed pull_request payload: {exc}") from None
+        extra = tuple(lb for lb in args.label or () if lb not in facts.labels)
+        return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
+    body = Path(args.body_file).read_text("utf-8") if args.body_file else ""
+    return PRFacts(
+        repo=args.repo,
+        number=args.number,
+        title=args.title or "",
+        body=body,
+        labels=tuple(args.label or ()),
+        files=tuple(files),
+    )
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    import json
+
+    from bot.matching import compile_matcher, load_match_config, match_pr
+    from bot.prfacts import facts_from_record
+
+    try:
+        library = load_library(Path(args.notes_dir), Path(args.topics))
+        config = load_match_config(Path(args.config))
+        compile_matcher(library, config)  # a config naming unknown topics fails here
+    except LibraryError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.batch:
+        status = 0
+        try:
+            lines = Path(args.batch).read_text("utf-8").splitlines()
+        except OSError as exc:
+            print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
+            return 1
+        for no, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise ValueError("not a JSON object")
+                facts = facts_from_record(record, repo=args.repo)
+            except (ValueError, TypeError) as exc:
+                print(f"{args.batch}:{no}: skipped: {exc}", file=sys.stderr)
+                status = 1
+                continue
+            out = {"number": facts.number, **_match_result_json(match_pr(facts, library, config))}
+            print(json.dumps(out, ensure_ascii=False))
+        return status
+    try:
+        facts = _facts_from_args(args)
+    except OSError as exc:
+        print(f"{exc.filename}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # also json.JSONDecodeError
+        print(exc, file=sys.stderr)
+        return 1
+    result = match_pr(facts, library, config)
+    if args.json:
+        print(json.dumps(_match_result_json(result), ensure_ascii=False, indent=2))
+    else:
+        _print_match(facts, result, config)
+    return 0
+
+
+def _add_match_parser(sub) -> None:
+    from bot.matching import DEFAULT_MATCHING_FILE
+
+    m = sub.add_parser(
+        "match",
+        help="show which notes a PR would get, ranked, with the reasons",
+        description="Match one PR (from flags or a pull_request webhook payload) or a batch "
+        "of PRs (JSON lines: number, title, body, labels, files) against the notes.",
+    )
+    src = m.add_mutually_exclusive_group(required=True)
+    src.add_argument("--title", help="the PR title")
+    src.add_argument("--payload", metavar="EVENT.json", help="a pull_request webhook payload")
+    src.add_argument("--batch", metavar="PRS.jsonl", help="one PR per line; JSON lines out")
+    m.add_argument("--body-file", help="file holding the PR description")
+    m.add_argument("--label", action="append", help="a PR label (repeatable)")
+    m.add_argument("--file", action="append", help="a changed file path (repeatable)")
+    m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
+    m.add_argument("--repo", default="vllm-project/vllm", help="owner/name (default: %(default)s)")
+    m.add_argument("--number", type=int, default=0, help="the PR number")
+    m.add_argument("--json", action="store_true", help="print JSON instead of text")
+    m.add_argument("--notes-dir", default=str(DEFAULT_NOTES_DIR))
+    m.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    m.add_argument("--config", default=str(DEFAULT_MATCHING_FILE))
+    m.set_defaults(func=_cmd_match)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,44 +1,138 @@
 """Which notes a PR should get, ranked, with the reasons (pure).
 
-First version: topic evidence from title keywords, body keywords, path globs and
-labels; a note scores the evidence of its topics. To be deepened (issue 3).
+Evidence is gathered per topic of the taxonomy, then per note:
+- a topic is hit by its path globs (changed files), its keywords (title tags, the
+  title, the cleaned description) and its GitHub labels. A label only counts when
+  neither a file nor the title already showed the topic: vLLM's mergify derives its
+  labels from those, so counting both would count one fact twice. A topic's score is
+  capped, so one subsystem cannot outweigh everything else.
+- a note collects the scores of its topics, scaled by the share of its topics the PR
+  hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
+  keywords and paths, which are more specific than a topic's. The same word counts
+  once, at the stronger of its weights.
+- a PR that is a note's source PR always gets that note, first; a PR that refers to a
+  note's source PR gets strong evidence for it.
+A note is linked when its score reaches the threshold and is not far below the best
+note's (`relative_floor`); at most `max_notes`, best first, deep reads before quick
+reads at equal score. Weights and limits live in config/matching.toml.
+
+`compile_matcher` builds the indexes once per (library, config): every keyword in one
+trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses it.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+import weakref
+from collections import defaultdict
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bot.globs import glob_matches
 from bot.library import ROOT, Library
-from bot.notes import Note
+from bot.notes import Note, Topic, Verdict
+from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
+from bot.terms import TermHit, TermIndex, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
+_VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
+
+
+# --- configuration -------------------------------------------------------------------
 
 
 class Weights(BaseModel):
+    """How much each kind of evidence says (see config/matching.toml)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
-    path: float = 3.0
-    label: float = 2.0
-    title: float = 2.0
-    body: float = 0.5
-    source_pr: float = 100.0
+    path: float = Field(default=3.0, ge=0)
+    tag: float = Field(default=2.5, ge=0)
+    title: float = Field(default=2.0, ge=0)
+    label: float = Field(default=1.5, ge=0)
+    body: float = Field(default=0.5, ge=0)
+    note_path: float = Field(default=3.0, ge=0)
+    note_tag: float = Field(default=3.0, ge=0)
+    note_title: float = Field(default=3.0, ge=0)
+    note_body: float = Field(default=0.75, ge=0)
+    source_ref: float = Field(default=4.0, ge=0)
+    source_pr: float = Field(default=100.0, ge=0)
 
 
 class MatchConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    threshold: float = 3.0
+    threshold: float = Field(default=4.0, gt=0)
     max_notes: int = Field(default=3, ge=1)
+    relative_floor: float = Field(default=0.5, ge=0, le=1)
+    topic_cap: float = Field(default=4.0, gt=0)
+    coverage_power: float = Field(default=1.0, ge=0)
+    body_terms: int = Field(default=2, ge=0)
+    path_share_floor: float = Field(default=0.5, ge=0, le=1)
     weights: Weights = Weights()
+    # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
+    # one note: their score is multiplied by this, after the cap. Topic id -> factor.
+    topic_scale: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("topic_scale")
+    @classmethod
+    def _factors(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [t for t, f in v.items() if not 0 <= f <= 10]
+        if bad:
+            raise ValueError(f"factors must be between 0 and 10: {', '.join(bad)}")
+        return v
 
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
-    return MatchConfig.model_validate(tomllib.loads(path.read_text("utf-8")))
+    """Read config/matching.toml; a bad file raises ValueError naming the file and field."""
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    try:
+        return MatchConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ValueError(f"{path}: {problems}") from None
+
+
+# --- results ------------------------------------------------------------------------
+
+
+class Kind(StrEnum):
+    SOURCE = "source"  # the PR is the note's source PR
+    REF = "ref"  # the PR refers to the note's source PR
+    PATH = "path"
+    TAG = "tag"
+    TITLE = "title"
+    LABEL = "label"
+    BODY = "body"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: Kind
+    weight: float
+    detail: str  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
+    keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
+
+
+@dataclass(frozen=True)
+class TopicHit:
+    """One topic the PR touches, with the evidence, and the notes the library has on it."""
+
+    topic: Topic
+    score: float
+    evidence: tuple[Evidence, ...]
+    note_ids: tuple[str, ...]  # notes of this topic for the PR's repository
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return tuple(e.detail for e in self.evidence)
 
 
 @dataclass(frozen=True)
@@ -52,47 +146,319 @@ class Match:
 class MatchResult:
     matches: tuple[Match, ...]  # linked notes, best first
     topics: tuple[str, ...]  # every topic the PR hit, strongest first
+    topic_hits: tuple[TopicHit, ...] = ()  # the same topics, with their evidence
+    candidates: tuple[Match, ...] = ()  # every note with any evidence, linked or not, best first
+
+    @property
+    def topics_without_notes(self) -> tuple[TopicHit, ...]:
+        """Topics the PR hit that no note covers yet."""
+        return tuple(h for h in self.topic_hits if not h.note_ids)
 
 
-def _term_regex(term: str) -> re.Pattern[str]:
-    if term.isascii():
-        return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(term) + r"(?![A-Za-z0-9_])", re.I)
-    return re.compile(re.escape(term))
+# --- the compiled matcher ----------------------------------------------------------------
+
+
+def _quote(hits: list[TermHit]) -> str:
+    return ", ".join(f"'{h.text}'" for h in hits)
+
+
+def _changes(files: list[str]) -> str:
+    more = len(files) - 1
+    tail = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
+    return f"changes {files[0]}{tail}"
+
+
+_PLAIN_TAG = re.compile(r"[\w ./+-]+")
+
+
+def _tag_text(tag: str, hit: TermHit) -> str:
+    """The tag as written, unless it carries more than words (a mention, a reference)."""
+    return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
+
+
+@dataclass
+class _Scan:
+    """What the PR's text, files and labels hit, before scoring."""
+
+    tags: dict[str, tuple[str, TermHit]]  # key -> (tag, hit)
+    title: dict[str, TermHit]  # keys in the title outside its tags
+    body: dict[str, TermHit]
+    topic_files: dict[str, list[str]]
+    note_files: dict[int, list[str]]
+    labels: dict[str, list[str]]  # topic id -> labels
+    n_files: int  # distinct changed files
+
+
+class CompiledMatcher:
+    """The library and configuration, indexed for matching many PRs."""
+
+    def __init__(self, library: Library, config: MatchConfig):
+        self.library = library
+        self.config = config
+        self.notes = library.notes
+        self._term_topics: dict[str, list[str]] = defaultdict(list)
+        self._term_notes: dict[str, list[int]] = defaultdict(list)
+        self._label_topics: dict[str, list[str]] = defaultdict(list)
+        self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
+        self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._repo = [n.repo.lower() for n in self.notes]
+        # In keyword order, not a set: reasons must come out the same on every run, or the
+        # sticky comment would be rewritten for nothing.
+        self._note_keys = [
+            tuple(dict.fromkeys(filter(None, map(term_key, n.keywords)))) for n in self.notes
+        ]
+        terms: list[str] = []
+        globs: list[tuple[str, tuple[str, str | int]]] = []
+        for topic in library.topics.values():
+            for term in topic.keywords:
+                key = term_key(term)
+                if key and topic.id not in self._term_topics[key]:
+                    self._term_topics[key].append(topic.id)
+                terms.append(term)
+            globs += [(p, ("t", topic.id)) for p in topic.paths]
+            for label in topic.labels:
+                self._label_topics[label.lower()].append(topic.id)
+        for i, note in enumerate(self.notes):
+            for term in note.keywords:
+                key = term_key(term)
+                if key and i not in self._term_notes[key]:
+                    self._term_notes[key].append(i)
+                terms.append(term)
+            globs += [(p, ("n", i)) for p in note.paths]
+            for t in note.topics:
+                self._notes_by_topic[t].append(i)
+            if note.source_pr is not None:
+                self._by_source[(note.repo.lower(), note.source_pr)].append(i)
+        unknown = sorted(set(config.topic_scale) - set(library.topics))
+        if unknown:
+            raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
+        self._terms = TermIndex(terms)
+        self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
+
+    # -- scanning --
+
+    def _scan(self, facts: PRFacts) -> _Scan:
+        tags: dict[str, tuple[str, TermHit]] = {}
+        for tag in facts.tags:
+            for key, hit in self._terms.find(tag).items():
+                tags.setdefault(key, (tag, hit))
+        title = {k: h for k, h in self._terms.find(facts.title_text).items() if k not in tags}
+        body = self._terms.find(facts.clean_body)
+        topic_files: dict[str, list[str]] = defaultdict(list)
+        note_files: dict[int, list[str]] = defaultdict(list)
+        for path in dict.fromkeys(facts.files):
+            for kind, owner in self._globs.owners(path):
+                if kind == "t":
+                    topic_files[owner].append(path)  # type: ignore[index]
+                else:
+                    note_files[owner].append(path)  # type: ignore[index]
+        labels: dict[str, list[str]] = defaultdict(list)
+        for label in dict.fromkeys(facts.labels):
+            for tid in self._label_topics.get(label.lower(), ()):
+                labels[tid].append(label)
+        n_files = len(set(facts.files))
+        return _Scan(tags, title, body, topic_files, note_files, labels, n_files)
+
+    def _share(self, matched: int, total: int) -> float:
+        """A file under the subsystem says less when it is one of hundreds."""
+        floor = self.config.path_share_floor
+        return floor + (1 - floor) * (matched / total if total else 1.0)
+
+    # -- topics --
+
+    def _topic_hits(self, facts: PRFacts, scan: _Scan, repo: str) -> list[TopicHit]:
+        w = self.config.weights
+        by_topic: dict[str, dict[Kind, list]] = defaultdict(lambda: defaultdict(list))
+        for key, (tag, hit) in scan.tags.items():
+            for tid in self._term_topics.get(key, ()):
+                by_topic[tid][Kind.TAG].append((tag, hit))
+        for field, kind in ((scan.title, Kind.TITLE), (scan.body, Kind.BODY)):
+            for key, hit in field.items():
+                for tid in self._term_topics.get(key, ()):
+                    by_topic[tid][kind].append(hit)
+        for tid in scan.topic_files:
+            by_topic[tid][Kind.PATH] = scan.topic_files[tid]
+        for tid in scan.labels:
+            by_topic[tid][Kind.LABEL] = scan.labels[tid]
+
+        hits = []
+        for tid, found in by_topic.items():
+            ev: list[Evidence] = []
+            if files := found.get(Kind.PATH):
+                weight = w.path * self._share(len(files), scan.n_files)
+                ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
+            if tagged := found.get(Kind.TAG):
+                tag = _tag_text(*tagged[0])
+                keys = frozenset("title:" + h.key for _, h in tagged)
+                ev.append(Evidence(Kind.TAG, w.tag, f"title is tagged [{tag}]", keys))
+            if said := found.get(Kind.TITLE):
+                keys = frozenset("title:" + h.key for h in said)
+                ev.append(Evidence(Kind.TITLE, w.title, f"title mentions {_quote(said)}", keys))
+            if said := found.get(Kind.BODY):
+                said = sorted(said, key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+                weight = w.body * min(len(said), self.config.body_terms)
+                keys = frozenset("body:" + h.key for h in said)
+                ev.append(Evidence(Kind.BODY, weight, f"description mentions {_quote(said)}", keys))
+            if (labels := found.get(Kind.LABEL)) and not ev_of(ev, Kind.PATH, Kind.TAG, Kind.TITLE):
+                text = ", ".join(f"'{lb}'" for lb in labels)
+                ev.append(Evidence(Kind.LABEL, w.label, f"labelled {text}", frozenset(labels)))
+            scale = self.config.topic_scale.get(tid, 1.0)
+            score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale
+            if score <= 0:
+                continue
+            ev.sort(key=lambda e: -e.weight)
+            note_ids = tuple(
+                self.notes[i].id for i in self._notes_by_topic.get(tid, ()) if self._repo[i] == repo
+            )
+            hits.append(TopicHit(self.library.topics[tid], score, tuple(ev), note_ids))
+        order = {tid: n for n, tid in enumerate(self.library.topics)}
+        hits.sort(key=lambda h: (-round(h.score, 6), order[h.topic.id]))
+        return hits
+
+    # -- notes --
+
+    def _own_evidence(self, i: int, facts: PRFacts, scan: _Scan) -> list[Evidence]:
+        w = self.config.weights
+        ev: list[Evidence] = []
+        mine = self._note_keys[i]
+        for key in mine:
+            if key in scan.tags:
+                tag = _tag_text(*scan.tags[key])
+                ev.append(
+                    Evidence(
+                        Kind.TAG,
+                        w.note_tag,
+                        f"title is tagged [{tag}] (keyword of this note)",
+                        frozenset({"title:" + key}),
+                    )
+                )
+            elif key in scan.title:
+                ev.append(
+                    Evidence(
+                        Kind.TITLE,
+                        w.note_title,
+                        f"title mentions '{scan.title[key].text}' (keyword of this note)",
+                        frozenset({"title:" + key}),
+                    )
+                )
+        in_body = sorted((scan.body[k] for k in mine if k in scan.body), key=lambda h: -h.count)
+        for hit in in_body[: self.config.body_terms]:
+            ev.append(
+                Evidence(
+                    Kind.BODY,
+                    w.note_body,
+                    f"description mentions '{hit.text}' (keyword of this note)",
+                    frozenset({"body:" + hit.key}),
+                )
+            )
+        if files := scan.note_files.get(i):
+            weight = w.note_path * self._share(len(files), scan.n_files)
+            ev.append(
+                Evidence(
+                    Kind.PATH, weight, _changes(files) + " (a path of this note)", frozenset(files)
+                )
+            )
+        return ev
+
+    def _score_note(
+        self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
+    ) -> Match:
+        note, w, cfg = self.notes[i], self.config.weights, self.config
+        hit = [topic_hits[t] for t in note.topics if t in topic_hits]
+        # A topic the description alone mentions adds its (small) score but does not make
+        # the topic present: descriptions name neighbouring subsystems all the time.
+        present = sum(1 for th in hit if any(e.kind is not Kind.BODY for e in th.evidence))
+        coverage = (present / len(note.topics)) ** cfg.coverage_power if note.topics else 0.0
+        scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
+        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        for th in hit:
+            scale = coverage * th.score / sum(e.weight for e in th.evidence)  # cap, coverage
+            for e in th.evidence:
+                scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
+                for k in e.keys:
+                    shared[k] = max(shared.get(k, 0.0), e.weight * scale)
+        for e in self._own_evidence(i, facts, scan):
+            already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
+            gain = e.weight - already if e.kind is not Kind.PATH else e.weight
+            if gain > 0:
+                scored.append((gain, e.detail))
+        if note.source_pr is not None and note.source_pr in facts.refs:
+            scored.append(
+                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews")
+            )
+        if self._is_source(i, facts):
+            scored.insert(0, (w.source_pr, "this PR is the one this note reviews"))
+        score = sum(s for s, _ in scored)
+        head = [r for s, r in scored[:1] if self._is_source(i, facts)]
+        rest = scored[1:] if head else scored
+        reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
+        return Match(note, round(score, 2), tuple(reasons))
+
+    def _is_source(self, i: int, facts: PRFacts) -> bool:
+        note = self.notes[i]
+        return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
+
+    def match(self, facts: PRFacts) -> MatchResult:
+        repo = facts.repo.lower()
+        scan = self._scan(facts)
+        topic_hits = self._topic_hits(facts, scan, repo)
+        by_id = {h.topic.id: h for h in topic_hits}
+
+        candidates: set[int] = set(self._by_source.get((repo, facts.number), ()))
+        for h in topic_hits:
+            candidates.update(self._notes_by_topic.get(h.topic.id, ()))
+        for key in (*scan.tags, *scan.title, *scan.body):
+            candidates.update(self._term_notes.get(key, ()))
+        candidates.update(scan.note_files)
+        for ref in facts.refs:
+            candidates.update(self._by_source.get((repo, ref), ()))
+        scored = [
+            self._score_note(i, facts, scan, by_id) for i in candidates if self._repo[i] == repo
+        ]
+        source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
+
+        def rank(m: Match) -> tuple:
+            return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
+
+        scored.sort(key=rank)
+        sources = [m for m in scored if m.note.id in source_ids]
+        eligible = [
+            m for m in scored if m.note.id not in source_ids and m.score >= self.config.threshold
+        ]
+        if eligible:
+            floor = self.config.relative_floor * eligible[0].score
+            eligible = [m for m in eligible if m.score >= floor]
+        linked = (sources + eligible)[: self.config.max_notes]
+        return MatchResult(
+            matches=tuple(linked),
+            topics=tuple(h.topic.id for h in topic_hits),
+            topic_hits=tuple(topic_hits),
+            candidates=tuple(scored),
+        )
+
+
+def ev_of(evidence: list[Evidence], *kinds: Kind) -> bool:
+    return any(e.kind in kinds for e in evidence)
+
+
+# --- entry points -------------------------------------------------------------------------
+
+_CACHE: dict[int, tuple[weakref.ref[Library], MatchConfig, CompiledMatcher]] = {}
+_CACHE_SIZE = 4
+
+
+def compile_matcher(library: Library, config: MatchConfig) -> CompiledMatcher:
+    """The compiled matcher for this library and config, built once and reused."""
+    entry = _CACHE.get(id(library))
+    if entry is not None and entry[0]() is library and entry[1] == config:
+        return entry[2]
+    matcher = CompiledMatcher(library, config)
+    _CACHE[id(library)] = (weakref.ref(library), config, matcher)
+    while len(_CACHE) > _CACHE_SIZE:
+        del _CACHE[next(iter(_CACHE))]
+    return matcher
 
 
 def match_pr(facts: PRFacts, library: Library, config: MatchConfig) -> MatchResult:
-    w = config.weights
-    topic_score: dict[str, float] = {}
-    topic_reasons: dict[str, list[str]] = {}
-
-    def hit(topic_id: str, weight: float, reason: str) -> None:
-        topic_score[topic_id] = topic_score.get(topic_id, 0.0) + weight
-        topic_reasons.setdefault(topic_id, []).append(reason)
-
-    for topic in library.topics.values():
-        name = topic.name_en
-        for term in topic.keywords:
-            rx = _term_regex(term)
-            if rx.search(facts.title):
-                hit(topic.id, w.title, f"title mentions '{term}' (topic: {name})")
-            elif rx.search(facts.body):
-                hit(topic.id, w.body, f"description mentions '{term}' (topic: {name})")
-        for f in facts.files:
-            if any(glob_matches(p, f) for p in topic.paths):
-                hit(topic.id, w.path, f"changes {f} (topic: {name})")
-                break
-        for label in facts.labels:
-            if label in topic.labels:
-                hit(topic.id, w.label, f"labelled '{label}' (topic: {name})")
-    matches = []
-    for note in library.for_repo(facts.repo):
-        score = sum(topic_score.get(t, 0.0) for t in note.topics)
-        reasons = [r for t in note.topics for r in topic_reasons.get(t, [])]
-        if note.source_pr == facts.number:
-            score += w.source_pr
-            reasons.insert(0, f"this PR is the note's source PR ({facts.number})")
-        if score >= config.threshold:
-            matches.append(Match(note, score, tuple(reasons)))
-    matches.sort(key=lambda m: (-m.score, m.note.verdict.rank, m.note.id))
-    topics = sorted(topic_score, key=lambda t: (-topic_score[t], t))
-    return MatchResult(tuple(matches[: config.max_notes]), tuple(topics))
+    """The notes this PR should get, ranked, with the reasons; and the topics it hit."""
+    return compile_matcher(library, config).match(facts)

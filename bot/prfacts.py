@@ -1,14 +1,137 @@
 """What we know about a pull request, as plain data (pure).
 
 Built from a `pull_request` webhook payload (or a dev-set line) plus the PR's
-changed files, which the payload does not carry.
+changed files, which the payload does not carry. The derived views the matcher
+reads (title tags, cleaned description, referenced PRs) are computed once per
+facts object.
+
+The description is cleaned before matching: vLLM's PR template (its banner,
+headings and checklist), HTML comments, code blocks, collapsed `<details>`
+sections, test results and log lines say nothing about the subsystem a PR
+touches, yet are full of words that would look like evidence.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+# --- title -----------------------------------------------------------------------
+
+# `[Bugfix][Spec Decode]`, `[Misc] [CI/Build]`: short bracketed groups anywhere in the title.
+_TAG = re.compile(r"\[([^\[\]\n]{1,40})\]")
+# Conventional-commit prefix `feat(spec-decode): ...`: the scope is a tag too.
+_CC_PREFIX = re.compile(r"^\s*[A-Za-z]+\(([^()\n]{1,40})\)!?:\s*")
+
+
+def title_tags(title: str) -> tuple[str, ...]:
+    """The subsystem tags the author put in the title, in order, stripped."""
+    tags = [m.group(1).strip() for m in _TAG.finditer(title)]
+    cc = _CC_PREFIX.match(title)
+    if cc:
+        tags.insert(0, cc.group(1).strip())
+    return tuple(t for t in tags if t)
+
+
+def title_text(title: str) -> str:
+    """The title without its tags: the author's one-line summary."""
+    return re.sub(r"\s{2,}", " ", _TAG.sub(" ", title)).strip()
+
+
+# --- description ----------------------------------------------------------------
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# A fence opens with 3+ backticks or tildes; it closes with the same run (or the text ends).
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+_DETAILS = re.compile(r"<details\b.*?(?:</details>|\Z)", re.S | re.I)
+_PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_URL = re.compile(r"<?https?://[^\s)>\]]+>?")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+
+# vLLM's template (.github/PULL_REQUEST_TEMPLATE.md), old and new, as line patterns.
+_TEMPLATE_TAIL = re.compile(r"^\s*\*\*BEFORE SUBMITTING, PLEASE READ", re.M)
+_TEMPLATE_LINES = re.compile(
+    r"^\s*(?:"
+    r"(?:PLEASE )?FILL IN THE PR DESCRIPTION HERE.*"
+    r"|FIX #xxxx.*"
+    r"|#{1,6}\s*(?:Purpose|Test Plan|Test Results?|\(Optional\) Documentation Update)\s*:?\s*"
+    r"|(?:[-*]\s*)?\[[ xX]\]\s*(?:The purpose of the PR|The test plan|The test results"
+    r"|\(Optional\) The necessary documentation update|\(Optional\) Release notes update).*"
+    r"|Essential Elements of an Effective PR Description Checklist.*"
+    r"|-{3,}\s*"
+    r")$",
+    re.M | re.I,
+)
+# The template's "Test Result" section holds numbers and logs: drop it up to the next heading.
+_RESULT_SECTION = re.compile(
+    r"^\s*#{1,6}\s*Test Results?\b[^\n]*\n.*?(?=^\s*#{1,6}\s|\Z)", re.S | re.M | re.I
+)
+_LOG_LINE = re.compile(
+    r"^\s*(?:"
+    r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
+    r"|\(\w+ pid=\d+\)"
+    r"|\[?\d{4}-\d{2}-\d{2}[ T]\d"
+    r"|Traceback \(most recent call last\)"
+    r"|File \"[^\"]+\", line \d+"
+    r"|(?:\$|>>>)\s"
+    r"|\|[\s\-:|]*\|\s*$"
+    r").*$",
+    re.M,
+)
+_MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
+
+_REF_HASH = re.compile(r"(?<![\w/])(?:([\w.-]+/[\w.-]+))?#(\d{1,7})\b")
+_REF_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d{1,7})\b")
+
+
+def _numeric_line(line: str) -> bool:
+    """A row of figures (benchmark tables, progress bars) carries no topic words."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    digits = sum(c.isdigit() for c in stripped)
+    return digits * 2 > len(stripped.replace(" ", "")) or bool(_MOSTLY_NUMBERS.match(stripped))
+
+
+def clean_body(body: str) -> str:
+    """The author's own words in a PR description: template, code, logs and markup removed."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    text = _HTML_COMMENT.sub("", text)
+    text = _FENCE.sub("", text)
+    text = _DETAILS.sub("", text)
+    text = _PRE.sub("", text)
+    tail = _TEMPLATE_TAIL.search(text)
+    if tail:
+        text = text[: tail.start()]
+    text = _RESULT_SECTION.sub("", text)
+    text = _TEMPLATE_LINES.sub("", text)
+    text = _LOG_LINE.sub("", text)
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _URL.sub("", text)
+    text = _HTML_TAG.sub("", text)
+    lines = [ln.rstrip() for ln in text.split("\n") if not _numeric_line(ln)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def referenced_prs(text: str, repo: str) -> tuple[int, ...]:
+    """PR/issue numbers of `repo` the text refers to (`#N`, `owner/name#N`, GitHub URLs)."""
+    found: list[int] = []
+    for m in _REF_HASH.finditer(text):
+        if m.group(1) is None or m.group(1).lower() == repo.lower():
+            found.append(int(m.group(2)))
+    for m in _REF_URL.finditer(text):
+        if m.group(1).lower() == repo.lower():
+            found.append(int(m.group(2)))
+    return tuple(dict.fromkeys(found))
+
+
+# --- the facts -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -16,13 +139,40 @@ class PRFacts:
     repo: str  # "owner/name"
     number: int
     title: str
-    body: str = ""
+    body: str = ""  # raw, as the author wrote it; see `clean_body` for what is matched
     labels: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     draft: bool = False
     author: str = ""
     author_is_bot: bool = False
     head_sha: str = ""
+
+    @cached_property
+    def tags(self) -> tuple[str, ...]:
+        """Title tags such as `Bugfix`, `Spec Decode`, `ROCm`."""
+        return title_tags(self.title)
+
+    @cached_property
+    def title_text(self) -> str:
+        """The title without its tags."""
+        return title_text(self.title)
+
+    @cached_property
+    def clean_body(self) -> str:
+        """The description with template, code blocks, logs and markup removed."""
+        return clean_body(self.body)
+
+    @cached_property
+    def refs(self) -> tuple[int, ...]:
+        """Numbers of this repo's PRs/issues the title or description refers to.
+
+        Read from the raw body minus comments and code, so links count but the
+        template's `FIX #xxxx` placeholder and code samples do not.
+        """
+        raw = _FENCE.sub("", _HTML_COMMENT.sub("", self.body))
+        return tuple(
+            n for n in referenced_prs(self.title + "\n" + raw, self.repo) if n != self.number
+        )
 
 
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:

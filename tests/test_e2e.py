@@ -33,6 +33,7 @@ from tests.webhook_kit import (
     pr_payload,
     send_signed,
     serving,
+    title_with_one_more_note,
     wait_until,
 )
 
@@ -95,7 +96,9 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
         ("labeled, no change", dict(action="labeled", title=MATCHING_TITLE, labels=("x",))),
         (
             "labeled, new match",
-            dict(action="labeled", title=MATCHING_TITLE + " on ROCm", labels=("rocm",)),
+            dict(
+                action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
+            ),
         ),
         ("synchronize", dict(action="synchronize", title=MATCHING_TITLE, head_sha=e)),
         (
@@ -150,8 +153,8 @@ def test_create_update_and_foreign_comments_untouched(live):
         client,
         rt,
         action="labeled",
-        title=MATCHING_TITLE + " on ROCm",
-        labels=("rocm",),
+        title=title_with_one_more_note(),
+        labels=("speculative-decoding",),
         updated_at="2026-09-01T10:01:00Z",
     )
     (updated,) = ours(fake)
@@ -180,7 +183,9 @@ def test_concurrent_events_on_one_pr_give_one_comment(live):
     payloads = [
         pr_payload(action="opened", title=MATCHING_TITLE),
         pr_payload(action="labeled", title=MATCHING_TITLE, labels=("speculative-decoding",)),
-        pr_payload(action="labeled", title=MATCHING_TITLE + " on ROCm", labels=("rocm",)),
+        pr_payload(
+            action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
+        ),
         pr_payload(number=N + 1, title=MATCHING_TITLE),
     ]
     threads = [threading.Thread(target=post, args=(client, "pull_request", p)) for p in payloads]

@@ -23,6 +23,7 @@ from tests.webhook_kit import (
     UNRELATED_TITLE,
     clean_env,
     make_settings,
+    title_with_one_more_note,
 )
 
 REF = PRRef("vllm-project/vllm", 7001, 1001)
@@ -78,7 +79,7 @@ def test_create_then_unchanged_costs_no_call(ctx):
 def test_update_in_place_when_matches_change(ctx):
     refresh_sticky(ctx, REF, facts())
     before = bodies(ctx)[0]
-    r = refresh_sticky(ctx, REF, facts(labels=("rocm",), title=MATCHING_TITLE + " on ROCm"))
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
     assert r.outcome == Outcome.UPDATED
     (after,) = bodies(ctx)
     assert after != before and after.startswith(MARKER)

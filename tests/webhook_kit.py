@@ -7,6 +7,7 @@ Payloads come from `@octokit/webhooks-examples` (real GitHub shapes), moved to
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import socket
@@ -213,3 +214,29 @@ def pr_payload(
 MATCHING_TITLE = "[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path"
 MATCHING_FILES = ["vllm/v1/core/kv_cache_coordinator.py"]
 UNRELATED_TITLE = "Fix a typo in the contributing guide"
+
+
+@functools.cache
+def title_with_one_more_note() -> str:
+    """A title that links every note MATCHING_TITLE links and one more.
+
+    Searched in the shipped library, so these tests follow the matcher and the notes
+    as they change instead of hard-coding what links what.
+    """
+    from bot.library import load_library
+    from bot.matching import load_match_config, match_pr
+    from bot.prfacts import PRFacts
+
+    library, config = load_library(), load_match_config()
+
+    def linked(title: str) -> set[str]:
+        facts = PRFacts(REPO, 7001, title, files=tuple(MATCHING_FILES))
+        return {m.note.id for m in match_pr(facts, library, config).matches}
+
+    base = linked(MATCHING_TITLE)
+    assert base, "MATCHING_TITLE no longer links any note"
+    for note in library.notes:
+        title = f"{MATCHING_TITLE} and {note.title_en}"
+        if linked(title) > base:
+            return title
+    raise AssertionError("no title adds a note to MATCHING_TITLE's")

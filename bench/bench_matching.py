@@ -1,0 +1,171 @@
+"""How fast the matcher is; prints figures, asserts nothing.
+
+    python bench/bench_matching.py [--quick]
+
+- the shipped library (16 seed notes) on the dev-set PRs;
+- a generated library of 10,000 notes over 1,000 topics: build (compile) time and
+  time per PR;
+- how the time per PR grows with the description (1 KB .. 1 MB) and with the number
+  of changed files (1 .. 3,000).
+Times are medians over repeated runs, in milliseconds per PR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import string
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.library import Library, load_library  # noqa: E402
+from bot.matching import CompiledMatcher, load_match_config, match_pr  # noqa: E402
+from bot.notes import Note, Topic  # noqa: E402
+from bot.prfacts import PRFacts, facts_from_record  # noqa: E402
+
+DEV = Path("/work/shared/eval/dev_prs.jsonl")
+REPO = "vllm-project/vllm"
+
+
+def median_ms(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def words(rng: random.Random, n: int) -> list[str]:
+    return ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 9))) for _ in range(n)]
+
+
+def generated_library(rng: random.Random, n_topics: int, n_notes: int):
+    """Topics with 5 keywords and 3 globs each; notes with 1-3 topics, 0-3 keywords, 0-2 paths."""
+    vocab = words(rng, 30000)
+    dirs = [f"vllm/{a}/{b}" for a, b in zip(words(rng, 400), words(rng, 400), strict=True)]
+    topics = []
+    for t in range(n_topics):
+        kw = rng.sample(vocab, 4) + [" ".join(rng.sample(vocab, 2))]
+        d = rng.choice(dirs)
+        paths = [
+            f"{d}/{rng.choice(vocab)}",
+            f"{d}/*{rng.choice(vocab)}*",
+            f"**/*{rng.choice(vocab)}*",
+        ]
+        topics.append(
+            Topic(
+                id=f"topic-{t:04d}",
+                name_en=f"Topic {t}",
+                name_zh=f"主题 {t}",
+                keywords=tuple(kw),
+                paths=tuple(paths),
+                labels=(f"label-{t}",),
+            )
+        )
+    notes = []
+    for i in range(n_notes):
+        d = rng.choice(dirs)
+        notes.append(
+            Note(
+                id=f"gen-{i:05d}",
+                repo=REPO,
+                source_pr=100000 + i,
+                verdict=rng.choice(["deep", "quick", "skip"]),
+                topics=tuple(t.id for t in rng.sample(topics, rng.randint(1, 3))),
+                keywords=tuple(rng.sample(vocab, rng.randint(0, 3))),
+                paths=tuple(f"{d}/{w}.py" for w in rng.sample(vocab, rng.randint(0, 2))),
+                title_zh=f"笔记 {i}",
+                guidance="值得精读。",
+            )
+        )
+    return Library(notes=tuple(notes), topics={t.id: t for t in topics}), vocab, dirs
+
+
+FILLER = words(random.Random(1), 3000)  # prose words that are nobody's keyword
+
+
+def make_pr(rng: random.Random, vocab: list[str], dirs: list[str], body_bytes: int, n_files: int):
+    """A PR whose title names a few keywords and whose body is prose with 1 word in 50 a keyword."""
+    title = (
+        "["
+        + rng.choice(vocab)
+        + "] "
+        + " ".join(rng.choices(FILLER, k=6) + rng.choices(vocab, k=2))
+    )
+    body_words: list[str] = []
+    size = 0
+    while size < body_bytes:
+        w = rng.choice(vocab) if rng.random() < 0.02 else rng.choice(FILLER)
+        body_words.append(w)
+        size += len(w) + 1
+    lines = [" ".join(body_words[i : i + 12]) for i in range(0, len(body_words), 12)]
+    body = "\n".join(lines)[:body_bytes]
+    files = tuple(f"{rng.choice(dirs)}/{rng.choice(vocab)}.py" for _ in range(n_files))
+    return PRFacts(repo=REPO, number=1, title=title, body=body, files=files)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = ap.parse_args(argv)
+    rep = 5 if args.quick else 20
+    config = load_match_config()
+
+    # -- the shipped library on the dev set --
+    library = load_library()
+    start = time.perf_counter()
+    CompiledMatcher(library, config)
+    build = (time.perf_counter() - start) * 1000
+    prs = [facts_from_record(json.loads(line)) for line in DEV.read_text("utf-8").splitlines()]
+    match_pr(prs[0], library, config)  # compile once (cached)
+    per_pr = median_ms(lambda: [match_pr(p, library, config) for p in prs], rep) / len(prs)
+    print(f"seed library: {len(library.notes)} notes, {len(library.topics)} topics")
+    print(f"  matcher build {build:.1f} ms; {per_pr:.3f} ms per PR over {len(prs)} dev-set PRs")
+
+    # -- a generated library --
+    rng = random.Random(42)
+    start = time.perf_counter()
+    big, vocab, dirs = generated_library(rng, 1000, 10000)
+    made = time.perf_counter() - start
+    start = time.perf_counter()
+    matcher = CompiledMatcher(big, config.model_copy(update={"topic_scale": {}}))
+    build = (time.perf_counter() - start) * 1000
+    print(f"generated library: {len(big.notes)} notes, {len(big.topics)} topics")
+    print(f"  models built in {made:.1f} s (pydantic validation, not matching)")
+    print(f"  matcher build {build:.0f} ms (once per library and config, cached)")
+
+    typical = [make_pr(rng, vocab, dirs, 2048, 20) for _ in range(20)]
+    base = median_ms(lambda: [matcher.match(p) for p in typical], rep) / len(typical)
+    found = statistics.mean(len(matcher.match(p).candidates) for p in typical)
+    print(f"  typical PR (2 KB body, 20 files): {base:.2f} ms per PR ({found:.0f} candidate notes)")
+
+    print("  by description size (20 files):")
+    prev = None
+    for kb in (1, 10, 100, 1000):
+        facts = make_pr(rng, vocab, dirs, kb * 1024, 20)
+        t = median_ms(lambda f=facts: matcher.match(f), max(3, rep // (1 + kb // 100)))
+        ratio = f"  x{t / prev:.1f} for x10 text" if prev else ""
+        print(f"    {kb:>5} KB: {t:8.2f} ms{ratio}")
+        prev = t
+
+    print("  by changed files (2 KB body):")
+    prev, prev_n = None, None
+    for n in (1, 10, 100, 1000, 3000):
+        facts = make_pr(rng, vocab, dirs, 2048, n)
+        t = median_ms(lambda f=facts: matcher.match(f), max(3, rep // (1 + n // 500)))
+        ratio = f"  x{t / prev:.1f} for x{n // prev_n} files" if prev else ""
+        print(f"    {n:>5} files: {t:8.2f} ms{ratio}")
+        prev, prev_n = t, n
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

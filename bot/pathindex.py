@@ -1,0 +1,95 @@
+"""Which path globs a changed file falls under, for many globs at once (pure).
+
+Same semantics as `bot.globs` (CODEOWNERS style), but indexed so that a PR with
+thousands of files against a library with thousands of globs costs a few dict
+look-ups per file rather than one regex per (file, glob):
+- a literal path or directory (`vllm/v1/spec_decode`) is looked up by each of the
+  file's ancestors;
+- a literal name without `/` (`conftest.py`, `cmake`) is looked up by each path part;
+- a glob is filed under its literal leading directories (`vllm/models` for
+  `vllm/models/deepseek*/**`) and only tried on files below them;
+- a glob with no leading directory (`*rocm*`, `**/*.cu`) is filed under the longest
+  literal run it needs (`rocm`, `.cu`); one scan of the path finds which runs occur.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
+from typing import Generic, TypeVar
+
+from bot.globs import compile_glob, glob_to_regex
+from bot.terms import trie_regex
+
+Owner = TypeVar("Owner", bound=Hashable)
+
+_GLOB_CHARS = re.compile(r"[*?\[\]]")
+
+
+class GlobIndex(Generic[Owner]):
+    """Maps a file path to the owners whose globs match it."""
+
+    def __init__(self, entries: Iterable[tuple[str, Owner]]):
+        self._exact: dict[str, set[Owner]] = defaultdict(set)  # literal path or directory
+        self._part: dict[str, set[Owner]] = defaultdict(set)  # literal name at any depth
+        self._under: dict[str, list[tuple[re.Pattern[str], Owner]]] = defaultdict(list)
+        self._by_run: dict[str, list[tuple[re.Pattern[str], Owner]]] = defaultdict(list)
+        self._always: list[tuple[re.Pattern[str], Owner]] = []
+        for pattern, owner in entries:
+            self._add(pattern, owner)
+        runs = sorted(self._by_run, key=len, reverse=True)
+        # The scan reports the longest run at each position; shorter runs that are its
+        # prefixes occur there too.
+        self._run_prefixes = {
+            r: [r[:k] for k in range(1, len(r)) if r[:k] in self._by_run] for r in runs
+        }
+        self._runs = re.compile("(?=(" + trie_regex(runs) + "))") if runs else None
+
+    def _add(self, pattern: str, owner: Owner) -> None:
+        glob_to_regex(pattern)  # validates (raises GlobError) without compiling
+        pat = pattern.lstrip("/").rstrip("/")
+        if not _GLOB_CHARS.search(pat):
+            (self._exact if "/" in pat else self._part)[pat].add(owner)
+            return
+        rx = compile_glob(pattern)
+        parts = pat.split("/")
+        if len(parts) > 1:
+            lead = []
+            for part in parts[:-1]:
+                if _GLOB_CHARS.search(part):
+                    break
+                lead.append(part)
+            if lead:
+                self._under["/".join(lead)].append((rx, owner))
+                return
+        runs = [r for r in re.split(r"[*?]+|\[[^\]]*\]|/", pat.removeprefix("**/")) if r]
+        if runs:
+            self._by_run[max(runs, key=len)].append((rx, owner))
+        else:
+            self._always.append((rx, owner))
+
+    def owners(self, path: str) -> set[Owner]:
+        """Every owner with a glob matching `path` (a repository-relative file path)."""
+        found: set[Owner] = set()
+        parts = path.split("/")
+        prefix = ""
+        for i, part in enumerate(parts):
+            prefix = part if i == 0 else prefix + "/" + part
+            if prefix in self._exact:
+                found |= self._exact[prefix]
+            if part in self._part:
+                found |= self._part[part]
+            if i < len(parts) - 1 and prefix in self._under:
+                found.update(
+                    o for rx, o in self._under[prefix] if o not in found and rx.match(path)
+                )
+        if self._runs is not None:
+            present: set[str] = set()
+            for m in self._runs.finditer(path):
+                present.add(m.group(1))
+                present.update(self._run_prefixes[m.group(1)])
+            for run in present:
+                found.update(o for rx, o in self._by_run[run] if o not in found and rx.match(path))
+        found.update(o for rx, o in self._always if o not in found and rx.match(path))
+        return found

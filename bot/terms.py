@@ -1,0 +1,180 @@
+"""Find keywords in text, all of them at once (pure).
+
+Rules, the same for topics and notes:
+- An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
+  `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
+  the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`).
+- Inside a keyword, separators are loose: `thinking budget` also matches
+  `thinking-budget`, `thinking_budget` and `ThinkingBudget`; `KVConnector` also matches
+  `KV connector`. A trailing plural `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
+- A keyword with any non-ASCII character (Chinese) matches as a plain substring.
+
+Every keyword is compiled into one regular expression shaped like a trie, so a text is
+scanned once however many keywords there are; overlapping hits are all reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Where an identifier may be cut into words: case changes and letter/digit changes.
+_INNER_EDGE = (
+    r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
+)
+_START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
+_END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"
+_SEP = r"[^A-Za-z0-9\n]{0,3}"  # what may stand between the words of a keyword
+_SEP_MARK = "\x00"  # trie edge standing for _SEP
+_PLURAL = r"(?:e?s)?"
+
+_WORDS = re.compile(r"[A-Za-z0-9]+")
+_SPLIT = re.compile(_INNER_EDGE)
+
+
+def _chunks(term: str) -> list[str]:
+    """`KVConnector stats` -> ['kv', 'connector', 'stats']."""
+    out: list[str] = []
+    for word in _WORDS.findall(term):
+        out += [c.lower() for c in _SPLIT.split(word) if c]
+    return out
+
+
+def term_key(term: str) -> str:
+    """The identity of a keyword: spellings that match the same texts share a key."""
+    if term.isascii():
+        return "".join(_chunks(term))
+    return re.sub(r"\s+", " ", term.strip().lower())
+
+
+@dataclass(frozen=True)
+class TermHit:
+    key: str
+    text: str  # the first occurrence, as written in the text
+    count: int
+
+
+def trie_regex(sequences: Iterable[str]) -> str:
+    """One alternation for many strings, factored on common prefixes (so a scan tries
+    a few branches per position, not one per string)."""
+    root: dict = {}
+    for seq in sequences:
+        node = root
+        for ch in seq:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        end = "" in node
+        alts = []
+        for ch in sorted(k for k in node if k):
+            edge = _SEP if ch == _SEP_MARK else re.escape(ch)
+            alts.append(edge + emit(node[ch]))
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if end:  # a shorter keyword ends here: the longer branches are optional
+            return "(?:" + body + ")?"
+        return body
+
+    return emit(root)
+
+
+@dataclass
+class TermIndex:
+    """Every keyword of a library, compiled for one-pass scanning."""
+
+    terms: Iterable[str]
+    keys: set[str] = field(init=False, default_factory=set)
+    _ascii: re.Pattern[str] | None = field(init=False, default=None)
+    _other: re.Pattern[str] | None = field(init=False, default=None)
+    _prefixes: dict[str, list[str]] = field(init=False, default_factory=dict)
+    _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ascii_seqs: dict[str, str] = {}  # key -> trie sequence
+        other: set[str] = set()
+        for term in self.terms:
+            key = term_key(term)
+            if not key:
+                continue  # nothing to match (punctuation only)
+            self.keys.add(key)
+            if term.isascii():
+                ascii_seqs[key] = _SEP_MARK.join(_chunks(term))
+            else:
+                other.add(key)
+        if ascii_seqs:
+            trie = trie_regex(ascii_seqs.values())
+            self._ascii = re.compile(
+                r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))", re.I
+            )
+            self._prefixes = _prefix_keys(ascii_seqs)
+            self._seqs = ascii_seqs
+        if other:
+            self._other = re.compile("(?=(" + trie_regex(other) + "))", re.I)
+
+    def find(self, text: str) -> dict[str, TermHit]:
+        """Every keyword present in `text`, by key, with its first spelling and count."""
+        hits: dict[str, TermHit] = {}
+
+        def add(key: str, spelled: str) -> None:
+            old = hits.get(key)
+            hits[key] = TermHit(key, old.text if old else spelled, (old.count if old else 0) + 1)
+
+        if self._ascii is not None and text:
+            for m in self._ascii.finditer(text):
+                spelled = m.group(1)
+                key = self._key_of(spelled)
+                if key is None:
+                    continue
+                add(key, spelled)
+                for shorter in self._prefixes.get(key, ()):
+                    sm = self._single_regex(shorter).match(text, m.start())
+                    if sm:
+                        add(shorter, sm.group(0))
+        if self._other is not None and text and not text.isascii():
+            for m in self._other.finditer(text):
+                spelled = m.group(1)
+                add(re.sub(r"\s+", " ", spelled.lower()), spelled)
+        return hits
+
+    def _key_of(self, spelled: str) -> str | None:
+        key = "".join(c for c in spelled.lower() if c.isascii() and c.isalnum())
+        candidates = [key]
+        if key.endswith("s"):
+            candidates.append(key[:-1])
+        if key.endswith("es"):
+            candidates.append(key[:-2])
+        for candidate in candidates:
+            if candidate in self.keys:
+                return candidate
+        return None
+
+    def _single_regex(self, key: str) -> re.Pattern[str]:
+        rx = self._single.get(key)
+        if rx is None:
+            body = re.escape(self._seqs[key]).replace(re.escape(_SEP_MARK), _SEP)
+            rx = re.compile(_START + body + _PLURAL + _END, re.I)
+            self._single[key] = rx
+        return rx
+
+
+def _prefix_keys(seqs: dict[str, str]) -> dict[str, list[str]]:
+    """For each keyword, the other keywords that are its leading words (`CUDA` of `CUDA graph`).
+
+    The trie regex reports the longest keyword starting at a position; these are
+    re-checked there so that a shorter keyword still counts.
+    """
+    by_seq = {seq: key for key, seq in seqs.items()}
+    out: dict[str, list[str]] = {}
+    for key, seq in seqs.items():
+        words = seq.split(_SEP_MARK)
+        shorter = [
+            by_seq[_SEP_MARK.join(words[:n])]
+            for n in range(1, len(words))
+            if _SEP_MARK.join(words[:n]) in by_seq
+        ]
+        if shorter:
+            out[key] = shorter
+    return out

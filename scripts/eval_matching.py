@@ -1,0 +1,146 @@
+"""Measure the matcher on a graded set of real PRs (default: the dev set).
+
+Each line of the PR file has number, title, body, labels, files and `relevant`:
+{note index: grade}, grade 2 = the note is what a reviewer of this PR needs,
+1 = related, absent = not relevant. A note index is the note's position in
+seeds/raw/notes_prs.json; it is mapped to a library note by that entry's PR
+number (the note's source_pr) or, failing that, its Chinese title.
+
+Printed figures:
+- precision: linked notes graded >= 1 / linked notes;
+- grade-2 recall: grade-2 pairs linked / grade-2 pairs;
+- false-comment rate: PRs with no relevant note that still get a comment / such PRs;
+- per note: how often linked, how often wrongly, its grade-2 recall.
+Each figure is given over all PRs and over the PRs that are not some note's own
+source PR (those get their note by the source-PR rule, which flatters the numbers).
+
+    python scripts/eval_matching.py [--prs FILE] [--verbose]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_library  # noqa: E402
+from bot.matching import DEFAULT_MATCHING_FILE, load_match_config, match_pr  # noqa: E402
+from bot.prfacts import facts_from_record  # noqa: E402
+
+DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")
+DEFAULT_INDEX = ROOT / "seeds" / "raw" / "notes_prs.json"
+
+
+def note_index(library: Library, index_file: Path) -> dict[int, str]:
+    """Note index (1-based, as graded) -> note id."""
+    by_pr = {n.source_pr: n.id for n in library.notes if n.source_pr}
+    by_title = {n.title_zh: n.id for n in library.notes}
+    out: dict[int, str] = {}
+    for entry in json.loads(index_file.read_text("utf-8")):
+        nid = by_pr.get(entry.get("pr_number")) or by_title.get(entry.get("note_title"))
+        if nid is None:
+            raise SystemExit(f"{index_file}: note {entry['note_index']} matches no library note")
+        out[int(entry["note_index"])] = nid
+    return out
+
+
+@dataclass
+class Tally:
+    prs: int = 0
+    linked: int = 0
+    good: int = 0  # linked and graded >= 1
+    grade2: int = 0
+    grade2_found: int = 0
+    related: int = 0  # graded >= 1
+    related_found: int = 0
+    empty_prs: int = 0  # PRs with no relevant note
+    empty_commented: int = 0
+    # note id -> [linked, wrong, grade-2, grade-2 found]
+    per_note: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, linked: list[str], grades: dict[str, int]) -> None:
+        self.prs += 1
+        self.linked += len(linked)
+        self.good += sum(1 for n in linked if grades.get(n, 0) >= 1)
+        for nid, g in grades.items():
+            self.related += g >= 1
+            self.related_found += g >= 1 and nid in linked
+            self.grade2 += g == 2
+            self.grade2_found += g == 2 and nid in linked
+        if not any(g >= 1 for g in grades.values()):
+            self.empty_prs += 1
+            self.empty_commented += bool(linked)
+        for nid in set(linked) | set(grades):
+            row = self.per_note.setdefault(nid, [0, 0, 0, 0])
+            row[0] += nid in linked
+            row[1] += nid in linked and grades.get(nid, 0) < 1
+            row[2] += grades.get(nid) == 2
+            row[3] += grades.get(nid) == 2 and nid in linked
+
+
+def ratio(a: int, b: int) -> str:
+    return f"{a / b:.3f} ({a}/{b})" if b else "n/a (0/0)"
+
+
+def report(name: str, t: Tally) -> None:
+    print(f"== {name}: {t.prs} PRs")
+    print(f"  precision          {ratio(t.good, t.linked)}")
+    print(f"  grade-2 recall     {ratio(t.grade2_found, t.grade2)}")
+    print(f"  grade>=1 recall    {ratio(t.related_found, t.related)}")
+    print(f"  false-comment rate {ratio(t.empty_commented, t.empty_prs)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prs", type=Path, default=DEFAULT_PRS)
+    ap.add_argument("--index", type=Path, default=DEFAULT_INDEX, help="notes_prs.json")
+    ap.add_argument("--notes", type=Path, default=DEFAULT_NOTES_DIR)
+    ap.add_argument("--topics", type=Path, default=DEFAULT_TOPICS_FILE)
+    ap.add_argument("--config", type=Path, default=DEFAULT_MATCHING_FILE)
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
+    args = ap.parse_args(argv)
+
+    library = load_library(args.notes, args.topics)
+    config = load_match_config(args.config)
+    index = note_index(library, args.index)
+    label = {nid: i for i, nid in index.items()}
+    sources = {n.source_pr for n in library.notes if n.source_pr}
+    everything, unseen = Tally(), Tally()
+    for line in args.prs.read_text("utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        grades = {index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
+        result = match_pr(facts_from_record(record), library, config)
+        linked = [m.note.id for m in result.matches]
+        everything.add(linked, grades)
+        is_source = record["number"] in sources
+        if not is_source:
+            unseen.add(linked, grades)
+        if args.verbose:
+            shown = " ".join(f"{label[n]}:{grades.get(n, 0)}" for n in linked) or "-"
+            missed = " ".join(
+                str(label[n]) for n, g in grades.items() if g == 2 and n not in linked
+            )
+            flag = "S" if is_source else " "
+            print(
+                f"{flag} {record['number']:>6} linked [{shown}]"
+                f"{' missed g2 [' + missed + ']' if missed else ''}  {record['title'][:70]}"
+            )
+    report("all PRs", everything)
+    report("excluding notes' source PRs", unseen)
+    print("== per note (all PRs): linked / wrong / grade-2 found of grade-2")
+    for i in sorted(index):
+        nid = index[i]
+        linked, wrong, g2, g2f = everything.per_note.get(nid, [0, 0, 0, 0])
+        print(f"  {i:>2} {nid}  linked {linked:>2}  wrong {wrong:>2}  grade-2 {g2f}/{g2}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""`review-notes match`: text, JSON, payload and batch modes, and bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / (
+    "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+)
+
+TOPICS = """
+[[topic]]
+id = "spec-decode"
+name_en = "Speculative decoding"
+name_zh = "投机解码"
+keywords = ["EAGLE", "spec decode"]
+paths = ["vllm/v1/spec_decode"]
+labels = ["speculative-decoding"]
+
+[[topic]]
+id = "prefix-caching"
+name_en = "Prefix caching"
+name_zh = "前缀缓存"
+keywords = ["prefix caching"]
+paths = ["vllm/v1/core"]
+
+[[topic]]
+id = "tool-calling"
+name_en = "Tool calling"
+name_zh = "工具调用"
+keywords = ["tool parser"]
+"""
+
+NOTE = """+++
+id = "vllm-aaaa0001"
+repo = "vllm-project/vllm"
+source_pr = 52419
+verdict = "deep"
+topics = ["prefix-caching", "spec-decode"]
+title_zh = "修复 EAGLE 缓存注册"
+title_en = "Keep EAGLE cache registration"
+summary_en = "A bugfix worth reading for its regression test."
++++
+值得精读。
+"""
+
+CONFIG = """threshold = 4.0
+max_notes = 3
+relative_floor = 0.5
+[weights]
+path = 3.0
+"""
+
+
+@pytest.fixture
+def setup(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vllm-aaaa0001.md").write_text(NOTE, "utf-8")
+    (tmp_path / "topics.toml").write_text(TOPICS, "utf-8")
+    (tmp_path / "matching.toml").write_text(CONFIG, "utf-8")
+    flags = [
+        "--notes-dir",
+        str(notes),
+        "--topics",
+        str(tmp_path / "topics.toml"),
+        "--config",
+        str(tmp_path / "matching.toml"),
+    ]
+    return tmp_path, flags
+
+
+def run(capsys, *argv):
+    code = main(["match", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_lists_notes_with_reasons(setup, capsys):
+    _, flags = setup
+    code, out, _ = run(
+        capsys,
+        "--title",
+        "[Spec Decode] prefix caching for EAGLE drafts",
+        "--file",
+        "vllm/v1/core/kv_cache_manager.py",
+        "--number",
+        "1",
+        *flags,
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "PR vllm-project/vllm 1: [Spec Decode] prefix caching for EAGLE drafts"
+    assert lines[1].startswith("1. vllm-aaaa0001  Deep read  score ")
+    assert "   Keep EAGLE cache registration" in lines
+    assert "   - changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)" in lines
+    assert "   - title is tagged [Spec Decode] (topic: Speculative decoding)" in lines
+    assert lines[-1] == "topics: spec-decode (4), prefix-caching (4)"  # capped; file order
+
+
+def test_text_output_when_nothing_matches(setup, capsys):
+    _, flags = setup
+    code, out, _ = run(capsys, "--title", "[Frontend] New tool parser", *flags)
+    assert code == 0
+    assert "no note reaches the threshold (4)" in out
+    assert "topics with no note yet: tool-calling" in out
+
+
+def test_json_output(setup, tmp_path, capsys):
+    _, flags = setup
+    body = tmp_path / "body.md"
+    body.write_text("Follow-up to the EAGLE fix.\n```\nprefix caching\n```\n", "utf-8")
+    code, out, _ = run(
+        capsys,
+        "--title",
+        "Keep the fix",
+        "--body-file",
+        str(body),
+        "--number",
+        "52419",
+        "--label",
+        "speculative-decoding",
+        "--json",
+        *flags,
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"notes", "topics"}
+    [entry] = data["notes"]
+    assert set(entry) == {"id", "pr", "score", "verdict", "reasons"}
+    assert (entry["id"], entry["pr"], entry["verdict"]) == ("vllm-aaaa0001", 52419, "deep")
+    assert entry["reasons"][0] == "this PR is the one this note reviews"
+    assert data["topics"] == ["spec-decode"]  # label; the code block does not count
+
+
+def test_batch_writes_one_json_line_per_pr_and_reports_bad_lines(setup, tmp_path, capsys):
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text(
+        "\n".join(
+            [
+                json.dumps({"number": 1, "title": "[Spec Decode] prefix caching for EAGLE"}),
+                "{not json",
+                "",
+                json.dumps({"number": 2, "title": "Docs", "body": None, "labels": [], "files": []}),
+            ]
+        ),
+        "utf-8",
+    )
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert code == 1
+    assert f"{prs}:2: skipped" in err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["number"] for r in rows] == [1, 2]
+    assert [n["id"] for n in rows[0]["notes"]] == ["vllm-aaaa0001"]
+    assert rows[1] == {"number": 2, "notes": [], "topics": []}
+
+
+@pytest.mark.skipif(not EXAMPLES.exists(), reason="webhook examples not installed")
+def test_payload_with_files_from(setup, tmp_path, capsys):
+    _, flags = setup
+    groups = json.loads(EXAMPLES.read_text("utf-8"))
+    payload = next(
+        e
+        for g in groups
+        if g["name"] == "pull_request"
+        for e in g["examples"]
+        if e["action"] == "opened"
+    )
+    payload = json.loads(json.dumps(payload))
+    payload["repository"]["full_name"] = "vllm-project/vllm"
+    payload["pull_request"]["title"] = "[Spec Decode] prefix caching for EAGLE"
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), "utf-8")
+    files = tmp_path / "files.txt"
+    files.write_text("vllm/v1/spec_decode/eagle.py\n\nvllm/v1/core/block_pool.py\n", "utf-8")
+    code, out, _ = run(
+        capsys, "--payload", str(event), "--files-from", str(files), "--json", *flags
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert [n["id"] for n in data["notes"]] == ["vllm-aaaa0001"]
+    reasons = data["notes"][0]["reasons"]
+    assert "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)" in reasons
+
+
+def test_bad_input_gets_a_clear_error(setup, tmp_path, capsys):
+    _, flags = setup
+    code, _, err = run(capsys, "--payload", str(tmp_path / "missing.json"), *flags)
+    assert code == 1 and "missing.json: cannot read" in err
+    not_pr = tmp_path / "issue.json"
+    not_pr.write_text(json.dumps({"issue": {}}), "utf-8")
+    code, _, err = run(capsys, "--payload", str(not_pr), *flags)
+    assert code == 1 and "not a pull_request webhook payload" in err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", "utf-8")
+    code, _, err = run(capsys, "--payload", str(broken), *flags)
+    assert code == 1 and err.strip()
+    with pytest.raises(SystemExit):  # --title and --batch are exclusive
+        main(["match", "--title", "x", "--batch", "y", *flags])
+
+
+def test_bad_config_is_reported(setup, tmp_path, capsys):
+    _, flags = setup
+    (tmp_path / "matching.toml").write_text("max_notes = 0\n", "utf-8")
+    code, _, err = run(capsys, "--title", "x", *flags)
+    assert code == 1 and "max_notes" in err
+
+
+def test_output_is_the_same_whatever_the_hash_seed(setup, tmp_path):
+    """Reasons feed the sticky comment: a reordering would rewrite it for nothing."""
+    import os
+    import subprocess
+    import sys
+
+    root, flags = setup
+    note = (root / "notes" / "vllm-aaaa0001.md").read_text("utf-8")
+    note = note.replace(
+        'topics = ["prefix-caching", "spec-decode"]',
+        (
+            'topics = ["prefix-caching", "spec-decode"]\n'
+            'keywords = ["lookahead hashing", "draft registration", "hash hit", "block table"]'
+        ),
+    )
+    (root / "notes" / "vllm-aaaa0001.md").write_text(note, "utf-8")
+    title = "[Spec Decode] hash hit, block table, draft registration, lookahead hashing"
+    cmd = [sys.executable, "-m", "bot.cli", "match", "--title", title, "--json", *flags]
+    repo = Path(__file__).resolve().parent.parent
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(repo)}
+        run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=repo, check=True)
+        outs.add(run.stdout)
+    assert len(outs) == 1
+    reasons = json.loads(outs.pop())["notes"][0]["reasons"]
+    assert reasons[:4] == [
+        f"title mentions '{k}' (keyword of this note)"
+        for k in ("lookahead hashing", "draft registration", "hash hit", "block table")
+    ]

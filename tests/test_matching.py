@@ -1,0 +1,469 @@
+"""The matcher: evidence, scores, ranking, reasons; the keyword and glob indexes."""
+
+import random
+
+import pytest
+
+from bot.globs import glob_matches
+from bot.library import Library, load_library
+from bot.matching import (
+    MatchConfig,
+    Weights,
+    compile_matcher,
+    load_match_config,
+    match_pr,
+)
+from bot.notes import Note, Topic
+from bot.pathindex import GlobIndex
+from bot.prfacts import PRFacts
+from bot.terms import TermIndex
+
+REPO = "vllm-project/vllm"
+
+TOPICS = [
+    Topic(
+        id="cuda-graphs",
+        name_en="CUDA graphs",
+        name_zh="CUDA Graph",
+        keywords=("CUDA graph", "piecewise"),
+        paths=("vllm/compilation/cuda_graph.py",),
+    ),
+    Topic(
+        id="spec-decode",
+        name_en="Speculative decoding",
+        name_zh="投机解码",
+        keywords=("EAGLE", "spec decode", "投机解码"),
+        paths=("vllm/v1/spec_decode",),
+        labels=("speculative-decoding",),
+    ),
+    Topic(
+        id="prefix-caching",
+        name_en="Prefix caching",
+        name_zh="前缀缓存",
+        keywords=("prefix caching",),
+        paths=("vllm/v1/core/kv_cache_*.py",),
+    ),
+    Topic(
+        id="expert-parallel",
+        name_en="Expert parallelism",
+        name_zh="专家并行",
+        keywords=("EP", "elastic EP"),
+    ),
+    Topic(id="rocm", name_en="ROCm platform", name_zh="ROCm", keywords=("ROCm",), labels=("rocm",)),
+    Topic(id="tool-calling", name_en="Tool calling", name_zh="工具调用", keywords=("tool parser",)),
+]
+
+
+def note(nid: str, topics: tuple[str, ...], verdict: str = "deep", **kw) -> Note:
+    return Note(
+        id=nid,
+        repo=kw.pop("repo", REPO),
+        verdict=verdict,
+        topics=topics,
+        title_zh=f"笔记 {nid}",
+        guidance="值得精读。",
+        **kw,
+    )
+
+
+def library(*notes: Note) -> Library:
+    return Library(notes=tuple(sorted(notes, key=lambda n: n.id)), topics={t.id: t for t in TOPICS})
+
+
+def pr(title: str = "", body: str = "", files=(), labels=(), number: int = 1000) -> PRFacts:
+    return PRFacts(
+        repo=REPO, number=number, title=title, body=body, files=tuple(files), labels=tuple(labels)
+    )
+
+
+CFG = MatchConfig(threshold=4.0, max_notes=3, relative_floor=0.0)
+
+
+def ids(result) -> list[str]:
+    return [m.note.id for m in result.matches]
+
+
+# --- evidence and reasons ---------------------------------------------------------
+
+
+def test_reasons_name_the_file_the_word_and_the_topic():
+    lib = library(note("n-graphs", ("cuda-graphs", "spec-decode")))
+    result = match_pr(
+        pr("Fix EAGLE drafts under capture", files=["vllm/compilation/cuda_graph.py"]), lib, CFG
+    )
+    assert ids(result) == ["n-graphs"]
+    reasons = result.matches[0].reasons
+    assert "changes vllm/compilation/cuda_graph.py (topic: CUDA graphs)" in reasons
+    assert "title mentions 'EAGLE' (topic: Speculative decoding)" in reasons
+    assert result.topics == ("cuda-graphs", "spec-decode")  # the file outweighs the word
+
+
+def test_a_title_tag_is_named_as_a_tag():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    result = match_pr(pr("[Spec Decode] Hash prefix caching blocks for drafts"), lib, CFG)
+    assert (
+        "title is tagged [Spec Decode] (topic: Speculative decoding)" in result.matches[0].reasons
+    )
+
+
+def test_a_tag_with_a_mention_is_not_repeated():
+    lib = library(note("n", ("spec-decode",)))
+    result = match_pr(pr("[EAGLE @someone] fix"), lib, CFG)
+    assert result.topic_hits[0].reasons == ("title is tagged [EAGLE]",)
+
+
+def test_per_topic_evidence_and_topics_without_notes():
+    lib = library(note("n", ("spec-decode",)))
+    result = match_pr(
+        pr("[Frontend] New tool parser", files=["vllm/v1/spec_decode/x.py"]), lib, CFG
+    )
+    hits = {h.topic.id: h for h in result.topic_hits}
+    assert set(hits) == {"tool-calling", "spec-decode"}
+    assert hits["spec-decode"].note_ids == ("n",)
+    assert [h.topic.id for h in result.topics_without_notes] == ["tool-calling"]
+    assert hits["tool-calling"].reasons == ("title mentions 'tool parser'",)
+
+
+def test_a_body_word_says_less_than_a_changed_file():
+    lib = library(note("n", ("spec-decode",)))
+    in_body = match_pr(pr("Refactor", body="This touches EAGLE."), lib, CFG)
+    in_files = match_pr(pr("Refactor", files=["vllm/v1/spec_decode/eagle.py"]), lib, CFG)
+    body_hit = in_body.topic_hits[0]
+    file_hit = in_files.topic_hits[0]
+    assert body_hit.score < file_hit.score
+    assert body_hit.reasons == ("description mentions 'EAGLE'",)
+
+
+def test_code_blocks_and_template_do_not_count():
+    lib = library(note("n", ("spec-decode",)))
+    body = "## Purpose\nRefactor.\n```\nEAGLE spec decode\n```\n<!-- EAGLE -->"
+    assert match_pr(pr("Refactor", body=body), lib, CFG).topics == ()
+
+
+def test_a_label_derived_from_a_path_is_not_counted_twice():
+    lib = library(note("n", ("spec-decode",)))
+    files = ["vllm/v1/spec_decode/eagle.py"]
+    path_only = match_pr(pr("x", files=files), lib, CFG).topic_hits[0]
+    both = match_pr(pr("x", files=files, labels=["speculative-decoding"]), lib, CFG).topic_hits[0]
+    label_only = match_pr(pr("x", labels=["speculative-decoding"]), lib, CFG).topic_hits[0]
+    assert both.score == path_only.score
+    assert label_only.reasons == ("labelled 'speculative-decoding'",)
+    assert 0 < label_only.score < path_only.score
+
+
+def test_many_files_dilute_one_file_under_a_topic():
+    lib = library(note("n", ("spec-decode",)))
+    one = match_pr(pr("x", files=["vllm/v1/spec_decode/a.py"]), lib, CFG).topic_hits[0]
+    files = ["vllm/v1/spec_decode/a.py"] + [f"docs/p{i}.md" for i in range(20)]
+    diluted = match_pr(pr("x", files=files), lib, CFG).topic_hits[0]
+    assert diluted.score < one.score
+    assert diluted.reasons == ("changes vllm/v1/spec_decode/a.py",)
+
+
+# --- keyword rules ---------------------------------------------------------------
+
+
+def test_ascii_keywords_match_whole_words_only():
+    lib = library(note("n", ("expert-parallel",)))
+    assert match_pr(pr("One more step for the prep stage"), lib, CFG).topics == ()
+    assert match_pr(pr("EPLB rebalancing"), lib, CFG).topics == ()
+    for title in ("Fix elastic EP scaling", "fix ep sizes", "DP+EP usage", "Add ElasticEP"):
+        assert match_pr(pr(title), lib, CFG).topics == ("expert-parallel",), title
+
+
+def test_keyword_separators_case_and_plurals_are_loose():
+    index = TermIndex(["thinking budget", "CUDA graph", "KVConnector"])
+    for text, key in [
+        ("the thinking-budget state", "thinkingbudget"),
+        ("ThinkingBudget", "thinkingbudget"),
+        ("THINKING_BUDGET", "thinkingbudget"),
+        ("two CUDA graphs", "cudagraph"),
+        ("cudagraph capture", "cudagraph"),
+        ("KV connector stats", "kvconnector"),
+        ("KVConnectorStats", "kvconnector"),
+    ]:
+        assert key in index.find(text), text
+    assert index.find("thinkingbudgetary") == {}
+
+
+def test_cjk_keywords_match_as_substrings():
+    lib = library(note("n", ("spec-decode",)))
+    result = match_pr(pr("支持投机解码的水印"), lib, CFG)
+    assert result.topics == ("spec-decode",)
+    assert "title mentions '投机解码'" in result.topic_hits[0].reasons
+
+
+def test_overlapping_keywords_all_count():
+    index = TermIndex(["CUDA", "CUDA graph", "graph", "sparse MLA", "MLA"])
+    found = index.find("CUDA graph for sparse MLA")
+    assert set(found) == {"cuda", "cudagraph", "graph", "sparsemla", "mla"}
+    assert "cuda" not in index.find("cudagraph")  # no word edge inside 'cudagraph'
+
+
+def test_keyword_hits_are_counted():
+    hit = TermIndex(["EAGLE"]).find("EAGLE and eagle and Eagle3")["eagle"]
+    assert (hit.text, hit.count) == ("EAGLE", 3)
+
+
+# --- notes: score, ranking, source PR --------------------------------------------
+
+
+def test_a_note_needs_most_of_its_topics_not_just_a_broad_one():
+    lib = library(note("ep-rocm", ("expert-parallel", "rocm")))
+    assert ids(match_pr(pr("[ROCm] Fix an OOB in warmup"), lib, CFG)) == []
+    assert ids(match_pr(pr("[ROCm] Fix elastic EP deadlock"), lib, CFG)) == ["ep-rocm"]
+
+
+def test_own_keywords_and_paths_make_a_note_specific():
+    lib = library(
+        note("generic", ("spec-decode",)),
+        note(
+            "specific",
+            ("spec-decode",),
+            keywords=("lookahead",),
+            paths=("vllm/v1/spec_decode/la.py",),
+        ),
+    )
+    result = match_pr(
+        pr("[Spec Decode] lookahead hashing", files=["vllm/v1/spec_decode/la.py"]), lib, CFG
+    )
+    assert ids(result)[0] == "specific"
+    reasons = result.matches[0].reasons
+    assert "title mentions 'lookahead' (keyword of this note)" in reasons
+    assert "changes vllm/v1/spec_decode/la.py (a path of this note)" in reasons
+
+
+def test_a_word_shared_by_topic_and_note_counts_once():
+    lib = library(note("n", ("spec-decode",), keywords=("EAGLE",)))
+    lib2 = library(note("n", ("spec-decode",), keywords=("Medusa",)))
+    shared = match_pr(pr("EAGLE"), lib, CFG.model_copy(update={"threshold": 0.1}))
+    apart = match_pr(pr("EAGLE Medusa"), lib2, CFG.model_copy(update={"threshold": 0.1}))
+    w = CFG.weights
+    assert shared.matches[0].score == w.note_title  # not title + note_title
+    assert apart.matches[0].score == w.title + w.note_title
+
+
+def test_deep_reads_rank_before_quick_reads_at_equal_score():
+    lib = library(
+        note("a-quick", ("spec-decode", "prefix-caching"), verdict="quick"),
+        note("b-skip", ("spec-decode", "prefix-caching"), verdict="skip"),
+        note("c-deep", ("spec-decode", "prefix-caching"), verdict="deep"),
+    )
+    result = match_pr(pr("[Spec Decode] prefix caching for EAGLE"), lib, CFG)
+    assert ids(result) == ["c-deep", "a-quick", "b-skip"]
+    assert len({m.score for m in result.matches}) == 1
+
+
+def test_the_source_pr_always_gets_its_note_first():
+    lib = library(
+        note("strong", ("spec-decode", "prefix-caching")),
+        note("mine", ("rocm",), source_pr=1000, verdict="skip"),
+    )
+    cfg = CFG.model_copy(update={"max_notes": 1})
+    result = match_pr(pr("[Spec Decode] prefix caching for EAGLE", number=1000), lib, cfg)
+    assert ids(result) == ["mine"]
+    assert result.matches[0].reasons[0] == "this PR is the one this note reviews"
+    other_repo = PRFacts(repo="someone/fork", number=1000, title="x")
+    assert ids(match_pr(other_repo, lib, CFG)) == []
+
+
+def test_referring_to_a_notes_source_pr_is_evidence():
+    lib = library(note("n", ("rocm",), source_pr=52419))
+    result = match_pr(pr("Follow-up", body="Follow-up to #52419: keep the fix"), lib, CFG)
+    assert ids(result) == ["n"]
+    assert result.matches[0].reasons == ("refers to PR 52419, the PR this note reviews",)
+
+
+def test_notes_of_other_repos_are_ignored():
+    lib = library(note("n", ("spec-decode", "prefix-caching"), repo="other/repo"))
+    assert ids(match_pr(pr("[Spec Decode] prefix caching"), lib, CFG)) == []
+
+
+# --- configuration ---------------------------------------------------------------
+
+
+def test_threshold_and_max_notes_come_from_config():
+    lib = library(*(note(f"n{i}", ("spec-decode", "prefix-caching")) for i in range(5)))
+    facts = pr("[Spec Decode] prefix caching for EAGLE")
+    assert len(match_pr(facts, lib, CFG).matches) == 3
+    assert len(match_pr(facts, lib, CFG.model_copy(update={"max_notes": 5})).matches) == 5
+    score = match_pr(facts, lib, CFG).matches[0].score
+    assert match_pr(facts, lib, CFG.model_copy(update={"threshold": score + 0.01})).matches == ()
+    # a candidate below the threshold is still reported, for `/notes why`
+    assert len(match_pr(facts, lib, CFG.model_copy(update={"threshold": 99})).candidates) == 5
+
+
+def test_relative_floor_drops_notes_far_below_the_best():
+    lib = library(
+        note("best", ("spec-decode", "prefix-caching"), keywords=("lookahead", "hashing")),
+        note("weaker", ("spec-decode", "prefix-caching")),
+    )
+    facts = pr("[Spec Decode] lookahead hashing for prefix caching")
+    assert ids(match_pr(facts, lib, CFG)) == ["best", "weaker"]
+    assert ids(match_pr(facts, lib, CFG.model_copy(update={"relative_floor": 0.9}))) == ["best"]
+
+
+def test_weights_come_from_config():
+    lib = library(note("n", ("spec-decode",), keywords=("lookahead",)))
+    heavy = CFG.model_copy(update={"weights": Weights(body=5.0, note_body=5.0)})
+    facts = pr("x", body="EAGLE with lookahead")
+    assert match_pr(facts, lib, heavy).topic_hits[0].score == 4.0  # topic cap
+    assert ids(match_pr(facts, lib, heavy)) == ["n"]
+    assert ids(match_pr(facts, lib, CFG)) == []
+
+
+def test_a_topic_only_the_description_names_is_not_present_for_a_note():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    cfg = CFG.model_copy(update={"threshold": 2.0})
+    in_title = match_pr(pr("[Spec Decode] EAGLE and prefix caching"), lib, cfg)
+    in_body = match_pr(pr("[Spec Decode] EAGLE", body="Works with prefix caching."), lib, cfg)
+    assert ids(in_title) == ["n"]
+    assert in_body.candidates[0].score < in_title.candidates[0].score / 2
+
+
+def test_broad_topics_count_less():
+    lib = library(note("n", ("rocm",)))
+    facts = pr("[ROCm] ROCm fix")
+    assert ids(match_pr(facts, lib, CFG.model_copy(update={"threshold": 2.5}))) == ["n"]
+    scaled = CFG.model_copy(update={"threshold": 2.5, "topic_scale": {"rocm": 0.5}})
+    assert ids(match_pr(facts, lib, scaled)) == []
+    with pytest.raises(ValueError, match="unknown topic"):
+        compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
+
+
+def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
+    good = tmp_path / "m.toml"
+    good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
+    cfg = load_match_config(good)
+    assert (cfg.threshold, cfg.max_notes, cfg.weights.path, cfg.weights.title) == (2.5, 2, 9.0, 2.0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("max_notes = 0\n[weights]\npathh = 1\n")
+    with pytest.raises(ValueError) as err:
+        load_match_config(bad)
+    assert "max_notes" in str(err.value) and "weights.pathh" in str(err.value)
+    scale = tmp_path / "scale.toml"
+    scale.write_text("[topic_scale]\nrocm = -1\n")
+    with pytest.raises(ValueError, match="topic_scale"):
+        load_match_config(scale)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("threshold = \n")
+    with pytest.raises(ValueError, match="malformed TOML"):
+        load_match_config(broken)
+
+
+def test_shipped_config_loads():
+    cfg = load_match_config()
+    assert cfg.max_notes >= 1 and cfg.threshold > 0
+
+
+def test_the_compiled_matcher_is_built_once_per_library_and_config():
+    lib = library(note("n", ("spec-decode",)))
+    assert compile_matcher(lib, CFG) is compile_matcher(lib, CFG)
+    assert compile_matcher(lib, CFG) is not compile_matcher(
+        lib, CFG.model_copy(update={"threshold": 1})
+    )
+    assert compile_matcher(lib, CFG) is not compile_matcher(library(note("n", ("rocm",))), CFG)
+
+
+# --- the shipped library ---------------------------------------------------------
+
+
+def test_shipped_library_source_pr_and_unrelated_pr():
+    lib, cfg = load_library(), load_match_config()
+    source = next(n for n in lib.notes if n.source_pr)
+    result = match_pr(PRFacts(repo=REPO, number=source.source_pr, title="anything"), lib, cfg)
+    assert result.matches[0].note.id == source.id
+    frontend = PRFacts(
+        repo=REPO,
+        number=1,
+        title="[Frontend] Add a tool parser for a new model",
+        files=("vllm/entrypoints/openai/tool_parsers/foo_tool_parser.py",),
+    )
+    result = match_pr(frontend, lib, cfg)
+    assert result.matches == ()
+    assert "tool-calling" in {h.topic.id for h in result.topics_without_notes}
+
+
+# --- indexes agree with the plain definitions -------------------------------------
+
+GLOBS = [
+    "vllm/v1/spec_decode",
+    "vllm/v1/spec_decode/",
+    "cmake",
+    "conftest.py",
+    "CMakeLists.txt",
+    "*.cu",
+    "**/*rocm*",
+    "*rocm*",
+    "vllm/models/deepseek*/**",
+    "vllm/**/cuda_graph.py",
+    "tests/**/*mock*",
+    "vllm/compilation/*cudagraph*",
+    "csrc/**/*.cuh",
+    "docs/**/*.[mM]d",
+    "vllm/v1/core/kv_cache_?????.py",
+    "**/roc",
+    "*ro*",
+]
+PARTS = [
+    "vllm",
+    "v1",
+    "spec_decode",
+    "cmake",
+    "models",
+    "deepseek_v4",
+    "rocm",
+    "compilation",
+    "tests",
+    "csrc",
+    "docs",
+    "core",
+    "x",
+    "amd_rocm_ops",
+    "roc",
+    "ro",
+]
+NAMES = [
+    "a.py",
+    "conftest.py",
+    "CMakeLists.txt",
+    "k.cu",
+    "k.cuh",
+    "rocm.py",
+    "cuda_graph.py",
+    "breakable_cudagraph.py",
+    "mock_x.py",
+    "README.md",
+    "kv_cache_utils.py",
+    "roc",
+    "r.Md",
+]
+
+
+FIXED = [
+    "vllm/v1/spec_decode/eagle.py",
+    "vllm/v1/spec_decode",
+    "vllm/v1/spec_decode_x.py",
+    "vllm/models/deepseek_v4/amd/rocm.py",
+    "vllm/models/deepseek_v4",
+    "vllm/compilation/breakable_cudagraph.py",
+    "vllm/compilation/sub/breakable_cudagraph.py",
+    "vllm/v1/core/kv_cache_utils.py",
+    "vllm/v1/core/kv_cache_manager.py",
+    "tests/v1/x/mock_model.py",
+]
+
+
+def test_glob_index_agrees_with_glob_matches():
+    rng = random.Random(7)
+    index = GlobIndex((g, g) for g in GLOBS)
+    seen: set[str] = set()
+    paths = list(FIXED)
+    for _ in range(3000):
+        depth = rng.randint(0, 4)
+        paths.append("/".join([rng.choice(PARTS) for _ in range(depth)] + [rng.choice(NAMES)]))
+    for path in paths:
+        expected = {g for g in GLOBS if glob_matches(g, path)}
+        assert index.owners(path) == expected, path
+        seen |= expected
+    assert seen == set(GLOBS)  # every kind of glob was exercised

@@ -1,0 +1,153 @@
+"""PR facts: title tags, description cleaning, referenced PRs, payload parsing."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.prfacts import (
+    PRFacts,
+    clean_body,
+    facts_from_payload,
+    facts_from_record,
+    referenced_prs,
+    title_tags,
+    title_text,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / (
+    "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+)
+
+# vLLM's PR template (.github/PULL_REQUEST_TEMPLATE.md) as an author leaves it, filled in.
+TEMPLATE_FILLED = (Path(__file__).parent / "data" / "vllm_pr_body.md").read_text("utf-8")
+
+
+def test_title_tags_in_order_with_spaces_and_anywhere():
+    assert title_tags("[Bugfix][Spec Decode] Keep EAGLE cache") == ("Bugfix", "Spec Decode")
+    assert title_tags("[Misc] [CI/Build] [CMake] PTX Warning") == ("Misc", "CI/Build", "CMake")
+    assert title_tags("Fix foo [ROCm]") == ("ROCm",)
+    assert title_tags("No tags at all") == ()
+
+
+def test_conventional_commit_scope_is_a_tag():
+    assert title_tags("feat(spec-decode): add drafter") == ("spec-decode",)
+    assert title_tags("fix: make NCCL collectives eager") == ()
+
+
+def test_title_text_drops_the_tags():
+    assert title_text("[Bugfix][Spec Decode] Keep EAGLE cache") == "Keep EAGLE cache"
+    assert title_text("[Misc] [CI/Build]  PTX Warning") == "PTX Warning"
+
+
+def test_template_boilerplate_code_and_logs_are_removed():
+    cleaned = clean_body(TEMPLATE_FILLED)
+    assert "Keep the EAGLE drafter's cache registration" in cleaned
+    for gone in (
+        "PLEASE FILL IN",
+        "## Purpose",
+        "Test Plan",
+        "pytest",  # code block
+        "watermark",  # in a code block and in a log line of the result section
+        "12.5",
+        "Checklist",
+        "The purpose of the PR",
+        "BEFORE SUBMITTING",
+        "Kernel",  # below the template's cut line
+        "markdownlint",  # HTML comment
+    ):
+        assert gone not in cleaned, gone
+
+
+def test_unterminated_code_block_and_comment_run_to_the_end():
+    assert clean_body("Fix the sampler.\n```\nEAGLE traceback") == "Fix the sampler."
+    assert clean_body("Fix the sampler.\n~~~python\nEAGLE") == "Fix the sampler."
+    assert clean_body("Fix the sampler.<!-- EAGLE") == "Fix the sampler."
+
+
+def test_links_keep_their_text_but_not_the_url():
+    cleaned = clean_body(
+        "See [the MoE docs](https://docs.vllm.ai/spec_decode.html) and https://x.io/eagle"
+    )
+    assert cleaned == "See the MoE docs and"
+
+
+def test_log_lines_and_tracebacks_are_removed():
+    body = (
+        "Fix ROCm hang.\nTraceback (most recent call last):\n"
+        '  File "x.py", line 3, in f\nERROR EAGLE died\n'
+        "(VllmWorker pid=12) spec decode\n$ vllm serve eagle"
+    )
+    assert clean_body(body) == "Fix ROCm hang."
+
+
+def test_crlf_and_empty_bodies():
+    assert clean_body("") == ""
+    assert clean_body("a\r\nb") == "a\nb"
+
+
+def test_referenced_prs():
+    text = (
+        "Follow-up to #52419 and vllm-project/vllm#51318, see "
+        "https://github.com/vllm-project/vllm/pull/49613 and other/repo#7 and "
+        "https://github.com/other/repo/pull/8; FIX #xxxx"
+    )
+    assert referenced_prs(text, "vllm-project/vllm") == (52419, 51318, 49613)
+
+
+def test_refs_skip_code_and_the_pr_itself():
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=100,
+        title="Revert #51318 (#100)",
+        body="Fixes #200\n```\nsee #300\n```\n<!-- #400 -->",
+    )
+    assert facts.refs == (51318, 200)
+
+
+def test_derived_views_are_cached_and_fields_unchanged():
+    facts = PRFacts(repo="o/r", number=1, title="[ROCm] x", body="<!-- c -->text")
+    assert facts.tags is facts.tags
+    assert facts.body == "<!-- c -->text"  # raw stays raw
+    assert facts.clean_body == "text"
+    assert facts == PRFacts(repo="o/r", number=1, title="[ROCm] x", body="<!-- c -->text")
+
+
+def test_facts_from_record_tolerates_missing_fields():
+    facts = facts_from_record({"number": 7, "title": "t", "body": None, "labels": None})
+    assert (facts.repo, facts.number, facts.body, facts.labels, facts.files) == (
+        "vllm-project/vllm",
+        7,
+        "",
+        (),
+        (),
+    )
+
+
+def _example(action: str) -> dict:
+    groups = json.loads(EXAMPLES.read_text("utf-8"))
+    pr = next(g for g in groups if g["name"] == "pull_request")
+    return next(e for e in pr["examples"] if e["action"] == action)
+
+
+@pytest.mark.skipif(not EXAMPLES.exists(), reason="webhook examples not installed")
+def test_facts_from_a_real_webhook_payload():
+    payload = _example("labeled")
+    facts = facts_from_payload(payload, ["a.py", "b.py"])
+    pr = payload["pull_request"]
+    assert facts.repo == payload["repository"]["full_name"]
+    assert facts.number == pr["number"]
+    assert facts.title == pr["title"]
+    assert facts.labels == tuple(lb["name"] for lb in pr["labels"])
+    assert facts.files == ("a.py", "b.py")
+    assert facts.author == pr["user"]["login"]
+    assert facts.head_sha == pr["head"]["sha"]
+
+
+def test_null_body_and_labels_in_a_payload():
+    payload = {
+        "repository": {"full_name": "o/r"},
+        "pull_request": {"number": 3, "title": "x", "body": None, "labels": None, "user": None},
+    }
+    facts = facts_from_payload(payload)
+    assert (facts.body, facts.labels, facts.author) == ("", (), "")
