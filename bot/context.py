@@ -38,5 +38,7 @@ class BotContext:
             directory=s.notes_github_dir,
         )
 
-    def render_options(self, *, verbose: bool = False) -> RenderOptions:
-        return RenderOptions(links=self.links, command=self.command_word, verbose=verbose)
+    def render_options(self, *, verbose: bool = False, had_comment: bool = True) -> RenderOptions:
+        return RenderOptions(
+            links=self.links, command=self.command_word, verbose=verbose, had_comment=had_comment
+        )

@@ -60,6 +60,7 @@ class RenderOptions:
     command: str = "/notes"
     verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
     budget: int = BUDGET
+    had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
 
 
 # --- safe text -----------------------------------------------------------------
@@ -155,7 +156,8 @@ def render_no_match(
         MARKER,
         "### 📚 Review notes",
         "",
-        f"No review note matches this pull request any more{against}.",
+        f"No review note matches this pull request{' any more' if opts.had_comment else ''}"
+        f"{against}.",
     ]
     if opts.verbose and result is not None:
         parts += ["", *_topics_section(result, library, ())]
@@ -225,14 +227,15 @@ def _topics_section(result: MatchResult, library: Library, shown: list[Match]) -
     linked = {t for m in shown for t in m.note.topics}
     names = [_topic_name(library, t) for t in result.topics]
     lines = ["Topics this pull request touches, strongest first: " + ", ".join(names) + "."]
-    without = [t for t in result.topics if not library.by_topic.get(t) and t not in linked]
-    if without:
-        lines += [
-            "",
-            "Topics hit that have no note yet: "
-            + ", ".join(_topic_name(library, t) for t in without)
-            + ".",
-        ]
+    if result.topic_hits:  # the matcher knows which topics have notes for this repository
+        bare = [(h.topic.id, h.reasons) for h in result.topics_without_notes]
+    else:
+        bare = [(t, ()) for t in result.topics if not library.by_topic.get(t) and t not in linked]
+    if bare:
+        lines += ["", "Topics hit that have no note yet:"]
+        for topic_id, reasons in bare:
+            why = "; ".join(safe_text(r, _REASON_MAX) for r in reasons[:_REASONS_SHORT])
+            lines.append(f"- {_topic_name(library, topic_id)}" + (f": {why}" if why else ""))
     return lines
 
 

@@ -85,9 +85,8 @@ def refresh_sticky(
     if verbose is not None:
         state = replace(state, verbose=verbose)
     result = match_pr(facts, ctx.library, ctx.match_config)
-    body = render(
-        result, ctx.library, head_sha=head_sha, opts=ctx.render_options(verbose=state.verbose)
-    )
+    opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
+    body = render(result, ctx.library, head_sha=head_sha, opts=opts)
     notes = tuple(m.note.id for m in result.matches)
     new_hash = body_hash(body)
 

@@ -156,7 +156,7 @@ def test_verbose_shows_all_evidence_and_topics_without_notes():
     why = render(res, LIB, head_sha=SHA, opts=RenderOptions(links=OPTS.links, verbose=True))
     assert "reason 29" in why and "reason 29" not in short  # short view caps the list
     assert "Why (score 42.5):" in why and "<details>" not in why
-    assert "Topics hit that have no note yet: not-a-real-topic" in why
+    assert "Topics hit that have no note yet:\n- not-a-real-topic" in why
     assert "Speculative decoding (投机解码)" in why
     assert_inert(why)
 
@@ -250,4 +250,21 @@ def test_code_spans_in_curated_text_stay_code():
         opts=OPTS,
     )
     assert "one `_align_cacheable` helper." in body
+    assert_inert(body)
+
+
+def test_verbose_lists_bare_topics_with_their_evidence_from_the_matcher():
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=1,
+        title="[Frontend] Stream tool calls from the OpenAI-compatible API server",
+        files=("vllm/entrypoints/openai/serving_chat.py", "vllm/tool_parsers/hermes.py"),
+    )
+    res = match_pr(facts, LIB, load_match_config())
+    bare = res.topics_without_notes
+    if not bare:
+        pytest.skip("every topic this PR hits has a note now")
+    body = render(res, LIB, head_sha=SHA, opts=RenderOptions(verbose=True))
+    assert "Topics hit that have no note yet:" in body
+    assert f"- {bare[0].topic.name_en}" in body
     assert_inert(body)

@@ -132,7 +132,7 @@ def test_forced_refresh_with_no_match_still_answers(ctx):
     ctx.github.files = []
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE), force=True)
     assert r.outcome == Outcome.CREATED
-    assert "No review note matches" in bodies(ctx)[0]
+    assert "No review note matches this pull request (checked" in bodies(ctx)[0]
 
 
 def test_verbose_mode_sticks_until_turned_off(ctx):
