@@ -86,7 +86,9 @@ def refresh_sticky(
         state = replace(state, verbose=verbose)
     result = match_pr(facts, ctx.library, ctx.match_config)
     opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
-    body = render(result, ctx.library, head_sha=head_sha, opts=opts)
+    # No commit SHA in the body: a push that leaves the matches as they were must
+    # leave the comment untouched (no write, no "edited" churn on busy PRs).
+    body = render(result, ctx.library, opts=opts)
     notes = tuple(m.note.id for m in result.matches)
     new_hash = body_hash(body)
 

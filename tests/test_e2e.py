@@ -101,12 +101,13 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
             ),
         ),
         ("synchronize", dict(action="synchronize", title=MATCHING_TITLE, head_sha=e)),
+        ("synchronize, same", dict(action="synchronize", title=MATCHING_TITLE, head_sha="d" * 40)),
         (
             "edited title",
             dict(
                 action="edited",
                 title=UNRELATED_TITLE,
-                head_sha=e,
+                head_sha="d" * 40,
                 changes={"title": {"from": MATCHING_TITLE}},
             ),
         ),
@@ -132,7 +133,8 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     }
     assert totals["labeled, no change"] == 0  # same body: not even a read
     assert totals["labeled, new match"] == 2  # files cached for the head: list + edit
-    assert totals["synchronize"] == 3  # files again, list, edit (new head shown)
+    assert totals["synchronize"] == 3  # files again, list, edit (one note fewer)
+    assert totals["synchronize, same"] == 1  # files for the new head; same body: no write
     assert totals["edited title"] == 2
     assert totals["synchronize, unrelated"] == 3
     (c,) = ours(fake)
