@@ -147,7 +147,7 @@ def test_edit_with_unchanged_body_is_not_rewritten(app):
     assert c["edits"] == 0
 
 
-def test_synchronize_updates_the_head_shown(app):
+def test_synchronize_with_the_same_notes_leaves_the_comment_alone(app):
     client, rt = app
     send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
     send(
@@ -160,7 +160,7 @@ def test_synchronize_updates_the_head_shown(app):
         updated_at="2026-09-01T10:05:00Z",
     )
     (c,) = comments(rt)
-    assert "`fffffff`" in c["body"] and c["edits"] == 1
+    assert "fffffff" not in c["body"] and c["edits"] == 0
 
 
 def test_dispatch_point_takes_new_features_without_touching_the_server():

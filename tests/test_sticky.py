@@ -85,12 +85,12 @@ def test_update_in_place_when_matches_change(ctx):
     assert after != before and after.startswith(MARKER)
 
 
-def test_a_push_refetches_files_and_updates_the_freshness_line(ctx):
+def test_a_push_refetches_files_but_same_notes_write_nothing(ctx):
     refresh_sticky(ctx, REF, facts(sha=SHA1))
     r = refresh_sticky(ctx, REF, facts(sha=SHA2))
-    assert r.outcome == Outcome.UPDATED
+    assert r.outcome == Outcome.UNCHANGED
     assert ctx.github.calls["list_files"] == 2
-    assert "`2222222`" in bodies(ctx)[0]
+    assert "1111111" not in bodies(ctx)[0]  # no commit SHA in the body
 
 
 def test_no_longer_matching_edits_to_say_so_and_never_deletes(ctx):
@@ -119,7 +119,8 @@ def test_draft_waits_but_a_command_can_force_it(ctx):
     assert ctx.github.calls == {}
     assert refresh_sticky(ctx, REF, facts(draft=True), force=True).outcome == Outcome.CREATED
     # Once a comment exists, a draft keeps it up to date.
-    r = refresh_sticky(ctx, REF, facts(draft=True, sha=SHA2))
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(draft=True, title=UNRELATED_TITLE, sha=SHA2))
     assert r.outcome == Outcome.UPDATED
 
 
@@ -132,7 +133,7 @@ def test_forced_refresh_with_no_match_still_answers(ctx):
     ctx.github.files = []
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE), force=True)
     assert r.outcome == Outcome.CREATED
-    assert "No review note matches this pull request (checked" in bodies(ctx)[0]
+    assert "No review note matches this pull request." in bodies(ctx)[0]
 
 
 def test_verbose_mode_sticks_until_turned_off(ctx):
