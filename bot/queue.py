@@ -12,7 +12,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -60,6 +60,18 @@ class Enqueued(StrEnum):
 
 
 @dataclass(frozen=True)
+class Incoming:
+    """A verified delivery on its way into the queue; `payload` is its JSON text."""
+
+    id: str
+    event: str
+    action: str | None
+    payload: str
+    repo: str | None = None
+    pr_number: int | None = None
+
+
+@dataclass(frozen=True)
 class Delivery:
     id: str
     event: str
@@ -95,41 +107,48 @@ class DeliveryQueue:
         payload: dict[str, Any],
         repo: str | None = None,
         pr_number: int | None = None,
+        *,
+        raw: str | None = None,
     ) -> Enqueued:
+        """Store one delivery. `raw`: the payload's JSON text as received (saves re-encoding)."""
+        text = raw if raw is not None else json.dumps(payload)
+        return self.enqueue_many([Incoming(delivery_id, event, action, text, repo, pr_number)])[0]
+
+    def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
+        """Store deliveries in one transaction (one commit for a burst); outcome per item."""
         now = utcnow()
+        outcomes = []
         with self.db.tx() as conn:
-            row = conn.execute(
-                "SELECT state FROM deliveries WHERE id = ?", (delivery_id,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
+            for d in items:
+                cur = conn.execute(
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
                     " pr_key, state, received_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING",
                     (
-                        delivery_id,
-                        event,
-                        action,
-                        json.dumps(payload, ensure_ascii=False),
-                        repo,
-                        pr_number,
-                        pr_key(repo, pr_number),
+                        d.id,
+                        d.event,
+                        d.action,
+                        d.payload,
+                        d.repo,
+                        d.pr_number,
+                        pr_key(d.repo, d.pr_number),
                         now,
                         now,
                     ),
                 )
-                outcome = Enqueued.QUEUED
-            elif row["state"] == State.FAILED:
-                conn.execute(
-                    "UPDATE deliveries SET state = 'pending', updated_at = ? WHERE id = ?",
-                    (now, delivery_id),
+                if cur.rowcount:
+                    outcomes.append(Enqueued.QUEUED)
+                    continue
+                # Seen before: a redelivery of a failed delivery runs it again.
+                cur = conn.execute(
+                    "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                    " WHERE id = ? AND state = 'failed'",
+                    (now, d.id),
                 )
-                outcome = Enqueued.REQUEUED
-            else:
-                outcome = Enqueued.DUPLICATE
-        if outcome != Enqueued.DUPLICATE:
+                outcomes.append(Enqueued.REQUEUED if cur.rowcount else Enqueued.DUPLICATE)
+        if any(o != Enqueued.DUPLICATE for o in outcomes):
             self._notify()
-        return outcome
+        return outcomes
 
     # --- consumer side ---
 

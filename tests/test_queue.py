@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
 from bot.db import Database
-from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Workers
+from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, Workers
 
 
 def queue_at(path) -> DeliveryQueue:
@@ -161,3 +162,37 @@ def test_server_lock_is_exclusive(tmp_path):
     assert not b.acquire_server_lock()
     a.close()
     assert b.acquire_server_lock()
+
+
+def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "failed-before")
+    q.claim()
+    q.fail("failed-before", "502")
+    items = [
+        Incoming("new", "pull_request", "opened", '{"n": 1}', "o/r", 1),
+        Incoming("new", "pull_request", "opened", '{"n": 1}', "o/r", 1),  # same id in the burst
+        Incoming("failed-before", "pull_request", "opened", '{"n": 2}', "o/r", 2),
+    ]
+    assert q.enqueue_many(items) == [Enqueued.QUEUED, Enqueued.DUPLICATE, Enqueued.REQUEUED]
+    assert q.counts() == {"pending": 2, "processing": 0, "done": 0, "failed": 0}
+    assert q.get("new").payload == {"n": 1}  # the JSON text is stored as given
+
+
+def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_path):
+    from bot.server import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    good = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5)]
+    bad = Incoming("bad", "pull_request", "opened", "{}", "o/\udc00", 9)  # SQLite refuses it
+
+    async def burst():
+        return await asyncio.gather(
+            *(commit.enqueue(d) for d in [*good[:2], bad, *good[2:]]), return_exceptions=True
+        )
+
+    outcomes = asyncio.run(burst())
+    assert isinstance(outcomes[2], UnicodeEncodeError)
+    assert [o for i, o in enumerate(outcomes) if i != 2] == [Enqueued.QUEUED] * 5
+    assert q.counts()["pending"] == 5 and q.get("bad") is None
