@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if secret is not None:
             secrets.append(secret.get_secret_value())
     setup_logging(settings.log_level, secrets=secrets)
+    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
+    # that was there before it: make that one a no-op, so a drained stop exits 0.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stopped)
     try:
         return run_server(settings)
     except LibraryError as exc:
@@ -99,6 +104,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print("review-notes: configuration error", file=sys.stderr)
         print(exc, file=sys.stderr)
         return 2
+
+
+def _stopped(signum: int, frame: object) -> None:
+    print(f"review-notes: stopped by {signal.Signals(signum).name}", file=sys.stderr)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:

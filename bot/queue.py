@@ -183,6 +183,15 @@ class DeliveryQueue:
         )
         self._notify()
 
+    def release(self, delivery_id: str) -> None:
+        """Give a claimed delivery back unprocessed (shutting down)."""
+        self.db.execute(
+            "UPDATE deliveries SET state = 'pending', attempts = attempts - 1, updated_at = ?"
+            " WHERE id = ? AND state = 'processing'",
+            (utcnow(), delivery_id),
+        )
+        self._notify()
+
     def recover(self) -> int:
         """On start: resume deliveries a killed process left `processing`."""
         now = utcnow()
@@ -309,12 +318,24 @@ class Workers:
             t.start()
             self._threads.append(t)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Finish the deliveries in hand, then stop; unclaimed ones stay pending."""
+    def stop_claiming(self) -> None:
+        """Take no new delivery (safe from a signal handler: sets a flag, takes no lock)."""
+        self._stop.set()
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Finish the deliveries in hand, then stop; unclaimed ones stay pending.
+
+        Bounded: a worker still busy after `timeout` seconds (all workers together) is
+        left behind; its delivery stays `processing` and is resumed at the next start.
+        """
         self._stop.set()
         self.queue._notify()
+        deadline = time.monotonic() + timeout
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(deadline - time.monotonic(), 0))
+        busy = [t.name for t in self._threads if t.is_alive()]
+        if busy:
+            log.warning("stopping with %s still busy; their deliveries resume at start", busy)
         self._threads = []
 
     def _run(self) -> None:
@@ -322,6 +343,10 @@ class Workers:
             seen = self.queue.version
             try:
                 delivery = self.queue.claim()
+                if delivery is not None and self._stop.is_set():
+                    # stopped between the check and the claim: hand it back untouched
+                    self.queue.release(delivery.id)
+                    break
             except Exception:  # database busy or gone: wait and try again
                 log.exception("claiming a delivery failed")
                 delivery = None

@@ -392,6 +392,23 @@ def create_app(rt: Runtime) -> FastAPI:
     return app
 
 
+# SIGTERM/SIGINT: stop accepting, answer the requests under way, let each worker
+# finish the delivery in hand (claiming no new one), then exit. Each stage is bounded.
+DRAIN_SECONDS = 10
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server; on the first stop signal the workers stop claiming at once."""
+
+    def __init__(self, config: uvicorn.Config, rt: Runtime):
+        super().__init__(config)
+        self.rt = rt
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.rt.workers.stop_claiming()
+        super().handle_exit(sig, frame)
+
+
 def run_server(settings: Settings, library: Library | None = None) -> int:
     """`review-notes serve`: start uvicorn; print why when it cannot start."""
     rt = build_runtime(settings, library=library)
@@ -433,6 +450,7 @@ def run_server(settings: Settings, library: Library | None = None) -> int:
         log_config=None,  # keep our JSON, redacting log handler for uvicorn's loggers too
         log_level=settings.log_level.lower(),
         access_log=settings.log_level == "DEBUG",
+        timeout_graceful_shutdown=DRAIN_SECONDS,  # open requests get this long
     )
-    uvicorn.Server(config).run()
+    DrainingServer(config, rt).run()
     return 0

@@ -1,0 +1,226 @@
+"""Crash safety of `review-notes serve` as a real process against the fake GitHub.
+
+SIGKILL with deliveries queued and in flight (one of them right after GitHub stored
+its comment): after a restart every accepted delivery is processed exactly once and
+every PR has exactly one comment. SIGTERM drains: the deliveries in hand finish,
+nothing new is claimed, the process exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bot.db import Database
+from bot.queue import DeliveryQueue
+from bot.render import MARKER
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    PY,
+    ROOT,
+    SECRET,
+    base_env,
+    free_port,
+    get_json,
+    pr_payload,
+    send_signed,
+    wait_until,
+)
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"
+PRS = list(range(7101, 7107))  # six PRs
+SLOW = 10.0  # seconds a slowed GitHub answer takes: longer than any test waits for it
+
+
+@pytest.fixture
+def env(tmp_path, fake_github, app_key) -> dict[str, str]:
+    return base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_APP_ID=str(DEFAULT_APP_ID),
+        GITHUB_PRIVATE_KEY=app_key.private_pem,
+        GITHUB_WEBHOOK_SECRET=SECRET,
+        GITHUB_API_URL=fake_github.base_url,
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        REVIEW_NOTES_WORKERS="2",
+        REVIEW_NOTES_HTTP_TIMEOUT="60",  # a slowed answer is waited for, not retried
+        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
+        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+    )
+
+
+class Serve:
+    """`review-notes serve` runs, each with its own log file, on one port and database."""
+
+    def __init__(self, tmp_path: Path, env: dict[str, str]):
+        self.tmp_path, self.env = tmp_path, env
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.logs: list[Path] = []
+
+    @contextmanager
+    def run(self) -> Iterator[subprocess.Popen]:
+        log_path = self.tmp_path / f"serve-{len(self.logs)}.log"
+        self.logs.append(log_path)
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                [PY, "-m", "bot.cli", "serve", "--port", str(self.port)],
+                env=self.env,
+                cwd=self.tmp_path,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                wait_until(lambda: get_json(f"{self.base}/healthz"), what="server start")
+                yield proc
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+
+    def health(self) -> dict:
+        return get_json(f"{self.base}/healthz")
+
+    def processed(self) -> Counter:
+        """Deliveries whose processing ran to the end, by id, over every run's log."""
+        done: Counter = Counter()
+        for path in self.logs:
+            for line in path.read_text().splitlines():
+                if not line.startswith("{"):
+                    continue
+                record = json.loads(line)
+                if record["logger"] == "review_notes" and record["msg"].startswith("delivery "):
+                    if "ignored:" not in record["msg"]:
+                        done[record["delivery"]] += 1
+        return done
+
+
+def setup_prs(fake: FakeGitHub) -> None:
+    for n in PRS:
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+
+
+def deliveries() -> list[tuple[str, dict]]:
+    """Three events per PR (opened, labeled, a push), interleaved across the PRs."""
+    out = []
+    for step, (action, extra) in enumerate(
+        [
+            ("opened", {}),
+            ("labeled", {"labels": ("ci",)}),
+            ("synchronize", {"head_sha": "b" * 40}),
+        ]
+    ):
+        for n in PRS:
+            payload = pr_payload(
+                action,
+                number=n,
+                title=MATCHING_TITLE,
+                updated_at=f"2026-09-01T10:00:0{step}Z",
+                **extra,
+            )
+            out.append((f"d-{n}-{action}", payload))
+    return out
+
+
+def ours(fake: FakeGitHub, number: int) -> list:
+    return [c for c in fake.comments(DEFAULT_REPO, number) if c.user.login == BOT]
+
+
+def queue_of(tmp_path: Path) -> DeliveryQueue:
+    return DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+
+
+def test_sigkill_with_work_queued_and_in_flight_loses_nothing_and_doubles_nothing(
+    tmp_path, env, fake_github
+):
+    fake = fake_github
+    setup_prs(fake)
+    first, second = PRS[0], PRS[1]
+    # In flight at the kill: one worker waits for the first PR's files; the other
+    # waits for the answer to a comment GitHub has already stored on the second PR.
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{first}/files", Fault.slow(SLOW))
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{second}/comments", Fault.slow(SLOW))
+    serve = Serve(tmp_path, env)
+    sent = deliveries()
+    with serve.run() as proc:
+        for delivery, payload in sent:
+            assert send_signed(serve.base, "pull_request", payload, delivery) == 202
+        wait_until(
+            lambda: (
+                fake.calls("GET", f"/repos/*/pulls/{first}/files")
+                and fake.calls("POST", f"/repos/*/issues/{second}/comments")
+            ),
+            what="both slowed requests in flight",
+        )
+        health = serve.health()
+        assert health["processing"] == 2 and health["pending"] == len(sent) - 2
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert len(ours(fake, second)) == 1  # stored by GitHub, never acknowledged to us
+    assert fake.pending_faults() == 0
+
+    with serve.run() as proc:
+        wait_until(
+            lambda: serve.health()["done"] == len(sent),
+            what="every delivery done after the restart",
+        )
+        health = serve.health()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    assert health["failed"] == 0 and health["pending"] == health["processing"] == 0
+    for n in PRS:
+        (comment,) = ours(fake, n)  # exactly one comment per PR, no duplicate
+        assert comment.body.startswith(MARKER)
+    assert serve.processed() == Counter({d: 1 for d, _ in sent})  # each exactly once
+    q = queue_of(tmp_path)
+    assert q.get(f"d-{first}-opened").attempts == 2  # interrupted once, then finished
+    assert q.get(f"d-{second}-opened").attempts == 2
+
+
+def test_sigterm_finishes_the_work_in_hand_claims_nothing_new_and_exits_0(
+    tmp_path, env, fake_github
+):
+    fake = fake_github
+    setup_prs(fake)
+    first, second = PRS[0], PRS[1]
+    for n in (first, second):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.slow(1.5))
+    serve = Serve(tmp_path, env)
+    sent = deliveries()
+    with serve.run() as proc:
+        for delivery, payload in sent:
+            assert send_signed(serve.base, "pull_request", payload, delivery) == 202
+        wait_until(
+            lambda: len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2,
+            what="two deliveries in flight",
+        )
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0  # drained within the bound, exit status 0
+    assert "stopped by SIGTERM" in serve.logs[0].read_text()
+
+    q = queue_of(tmp_path)
+    in_hand = {f"d-{first}-opened", f"d-{second}-opened"}
+    for did in in_hand:
+        assert q.get(did).state == "done"  # the work in hand finished
+    assert len(ours(fake, first)) == 1 and len(ours(fake, second)) == 1
+    assert q.counts() == {"pending": len(sent) - 2, "processing": 0, "done": 2, "failed": 0}
+    untouched = [q.get(d) for d, _ in sent if d not in in_hand]
+    assert all(d.state == "pending" and d.attempts == 0 for d in untouched)  # never claimed
+    assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2  # nothing else started
+    q.db.close()
+
+    with serve.run() as proc:
+        wait_until(lambda: serve.health()["done"] == len(sent), what="the rest after restart")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    assert all(len(ours(fake, n)) == 1 for n in PRS)
+    assert serve.processed() == Counter({d: 1 for d, _ in sent})
