@@ -310,7 +310,8 @@ def create_app(rt: Runtime) -> FastAPI:
             return _reply(400, error="missing X-GitHub-Event or X-GitHub-Delivery header")
         try:
             payload, raw = _parse(body, request.headers.get("content-type", ""))
-        except (ValueError, KeyError, UnicodeDecodeError):
+        except (ValueError, KeyError, UnicodeDecodeError, RecursionError):
+            # RecursionError: JSON nested deeper than Python's stack (e.g. 100k `[`)
             payload, raw = None, None
         if not isinstance(payload, dict):
             counted.labels(event, "bad_request").inc()
@@ -318,7 +319,15 @@ def create_app(rt: Runtime) -> FastAPI:
         if event == "ping":
             counted.labels(event, "pong").inc()
             return _reply(200, status="pong", zen=str(payload.get("zen", "")))
-        triage = rt.dispatcher.triage(event, payload, settings)
+        try:
+            triage = rt.dispatcher.triage(event, payload, settings)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            # Signed but not GitHub's shape (e.g. "number": "x", "repository": []).
+            counted.labels(event, "bad_request").inc()
+            return _reply(400, error=f"malformed {event} payload: {type(exc).__name__}")
+        if triage.pr_number is not None and not 0 < triage.pr_number < 2**53:
+            counted.labels(event, "bad_request").inc()
+            return _reply(400, error="pull request number out of range")
         action = payload.get("action") if isinstance(payload.get("action"), str) else None
         if triage.route is None:
             counted.labels(event, "ignored").inc()

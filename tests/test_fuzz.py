@@ -1,0 +1,356 @@
+"""Bad input against the running app (ASGI test client, dry run, real SQLite file).
+
+Whatever arrives: never a 5xx, the app keeps answering, nothing unverified is queued
+or commented, and hostile PR text renders inert. Hypothesis runs a modest, fixed set
+of examples (derandomized, no deadline) so the suite stays fast and stable.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.server import Runtime, build_runtime, create_app
+from bot.signature import sign
+from tests.test_render import assert_inert
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    SECRET,
+    clean_env,
+    drain,
+    make_settings,
+    pr_payload,
+)
+
+FUZZ = settings(
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+@contextmanager
+def app_at(tmp_path) -> Iterator[tuple[TestClient, Runtime]]:
+    """The app with workers; a server error comes back as a 500, not an exception."""
+    rt = build_runtime(make_settings(tmp_path))
+    with TestClient(create_app(rt), raise_server_exceptions=False) as client:
+        yield client, rt
+
+
+def send(
+    client: TestClient,
+    body: bytes,
+    *,
+    event: str = "pull_request",
+    signature: str | None = None,
+    content_type: str = "application/json",
+) -> Any:
+    return client.post(
+        "/webhook",
+        content=body,
+        headers={
+            "Content-Type": content_type,
+            "X-GitHub-Event": event,
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            # bytes: any Latin-1 header value goes through as is
+            "X-Hub-Signature-256": (
+                signature if signature is not None else sign(SECRET, body)
+            ).encode("latin-1"),
+        },
+    )
+
+
+def queued(rt: Runtime) -> int:
+    return sum(rt.queue.counts().values())
+
+
+def still_healthy(client: TestClient, rt: Runtime) -> dict:
+    drain(rt)
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    assert health.json()["processing"] == 0
+    return health.json()
+
+
+# --- unverified requests ----------------------------------------------------------
+
+header_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=80)
+
+
+def test_unverified_requests_never_reach_the_queue_or_a_comment(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+
+        @FUZZ
+        @given(
+            body=st.one_of(
+                st.binary(max_size=2000),
+                st.builds(lambda p: json.dumps(p).encode(), st.just(pr_payload())),
+            ),
+            signature=st.one_of(
+                header_text,
+                st.builds(lambda h: "sha256=" + h, st.text("0123456789abcdefABCDEF", max_size=70)),
+            ),
+            event=st.sampled_from(["pull_request", "issue_comment", "ping", "push", ""]),
+        )
+        def check(body: bytes, signature: str, event: str) -> None:
+            r = send(client, body, event=event or "pull_request", signature=signature)
+            assert r.status_code == 401, (r.status_code, r.text)
+
+        check()
+        # A correct signature made with another secret is refused the same way.
+        body = json.dumps(pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)).encode()
+        assert send(client, body, signature=sign("not-the-secret", body)).status_code == 401
+        assert queued(rt) == 0
+        still_healthy(client, rt)
+        assert rt.dry_run.comments() == []
+
+
+# --- signed, but malformed --------------------------------------------------------
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+# Where a broken GitHub (or a forger holding the secret) could put the wrong thing.
+PATHS = [
+    ("action",),
+    ("number",),
+    ("repository",),
+    ("repository", "full_name"),
+    ("pull_request",),
+    ("pull_request", "number"),
+    ("pull_request", "title"),
+    ("pull_request", "body"),
+    ("pull_request", "labels"),
+    ("pull_request", "head"),
+    ("pull_request", "head", "sha"),
+    ("pull_request", "draft"),
+    ("pull_request", "state"),
+    ("pull_request", "updated_at"),
+    ("pull_request", "user"),
+    ("sender",),
+    ("sender", "type"),
+    ("sender", "login"),
+    ("installation",),
+    ("installation", "id"),
+    ("changes",),
+    ("files",),
+]
+BASE = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)
+
+
+def mutate(payload: dict, path: tuple[str, ...], value: Any, delete: bool) -> dict:
+    out = copy.deepcopy(payload)
+    node = out
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            return out
+    if delete:
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = value
+    return out
+
+
+def test_signed_payloads_of_any_shape_are_never_a_server_error(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+        statuses: set[int] = set()
+
+        @FUZZ
+        @given(
+            changes=st.lists(
+                st.tuples(st.sampled_from(PATHS), json_values, st.booleans()),
+                min_size=1,
+                max_size=3,
+            ),
+            action=st.sampled_from(["opened", "edited", "synchronize", "labeled", "closed"]),
+        )
+        def check(changes, action) -> None:
+            payload = dict(BASE, action=action)
+            for path, value, delete in changes:
+                payload = mutate(payload, path, value, delete)
+            r = send(client, json.dumps(payload).encode())
+            statuses.add(r.status_code)
+            assert r.status_code < 500, (r.status_code, r.text, changes)
+
+        check()
+        health = still_healthy(client, rt)
+        # Some were refused (400), some ignored or queued (202); what was queued ended
+        # done or failed with its error, and the workers are still there.
+        assert {400, 202} <= statuses
+        assert health["pending"] == 0
+        ok = send(client, json.dumps(pr_payload(number=8001, title=MATCHING_TITLE)).encode())
+        assert ok.status_code == 202
+        drain(rt)
+        assert rt.queue.get(ok.json()["delivery"]).state == "done"
+
+
+@FUZZ
+@given(body=st.binary(max_size=300))
+def test_any_signed_bytes_are_answered_without_a_server_error(body):
+    # One app for every example: build it once, lazily.
+    client, rt = _shared_app()
+    r = send(client, body)
+    assert r.status_code in (200, 202, 400), (r.status_code, r.text)
+
+
+_APP: dict[str, Any] = {}
+
+
+def _shared_app() -> tuple[TestClient, Runtime]:
+    return _APP["app"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_app(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        clean_env(mp)
+        with app_at(tmp_path_factory.mktemp("fuzz")) as app:
+            _APP["app"] = app
+            yield
+            _APP.clear()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000,  # json.loads raises RecursionError
+        b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+        b'{"action": "opened", "pull_request": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+    ids=["arrays", "objects", "inside-a-payload"],
+)
+def test_deeply_nested_json_is_400_not_500(body):
+    client, rt = _shared_app()
+    r = send(client, body)
+    assert r.status_code == 400 and r.json()["error"] == "body is not a JSON object"
+
+
+def test_json_nested_a_few_hundred_deep_is_accepted_and_processed(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+        payload = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)
+        payload["pull_request"]["extra"] = json.loads("[" * 400 + "]" * 400)
+        r = send(client, json.dumps(payload).encode())
+        assert r.status_code == 202
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "done"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"action": "opened", "title": "\xff\xfe"}',  # not UTF-8
+        b"{'action': 'opened'}",  # not JSON
+        b"\xef\xbb\xbf[1]",  # BOM, then not an object
+        b"",
+        b"null",
+        b'"a string"',
+    ],
+)
+def test_bodies_that_are_not_a_json_object_are_400(body):
+    client, _ = _shared_app()
+    assert send(client, body).status_code == 400
+
+
+def test_a_number_out_of_range_is_400_not_a_database_error():
+    client, rt = _shared_app()
+    payload = pr_payload()
+    payload["pull_request"]["number"] = 2**70
+    r = send(client, json.dumps(payload).encode())
+    assert r.status_code == 400 and "out of range" in r.json()["error"]
+
+
+def test_utf16_json_is_accepted_stored_and_processed(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+        payload = pr_payload(number=8101, title=MATCHING_TITLE, files=MATCHING_FILES)
+        r = send(client, json.dumps(payload).encode("utf-16"))
+        assert r.status_code == 202
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "done"
+        assert len(rt.dry_run.comments(number=8101)) == 1
+
+
+# --- hostile pull request text ------------------------------------------------------
+
+HOSTILE = (
+    "@everyone @vllm-project/maintainers <script>alert(1)</script> <img src=x onerror=y> "
+    "**bold** [link](https://evil.example) fixes #123 GH-45 vllm-project/vllm#46 "
+    "https://github.com/vllm-project/vllm/pull/52419 <!-- review-notes:v1 --> "
+    "\u200b\u200d\u2060\ufeff \u202e\u2066RTL\u2069\u202c /notes off \ud800"
+)
+
+
+def hostile_title(extra: str) -> str:
+    return f"[Spec Decode][{extra[:40]}] {MATCHING_TITLE} {extra}"
+
+
+def test_hostile_pr_text_renders_inert_end_to_end(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+        cases = [
+            ("injection", hostile_title(HOSTILE), HOSTILE),
+            ("100 KB title", hostile_title("@everyone " * 10_000), "x"),
+            ("1 MB description", MATCHING_TITLE, (HOSTILE + "\n") * 4_000),
+            ("command lines", MATCHING_TITLE, "/notes off\n/notes why\n"),
+        ]
+        for number, (name, title, body) in enumerate(cases, start=8200):
+            payload = pr_payload(number=number, title=title, body=body, files=MATCHING_FILES)
+            payload["pull_request"]["labels"] = [{"name": HOSTILE, "id": 1, "color": "fff"}]
+            r = send(client, json.dumps(payload).encode())
+            assert r.status_code == 202, name
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        for number, (name, *_) in enumerate(cases, start=8200):
+            (comment,) = rt.dry_run.comments(number=number)
+            body = comment["body"]
+            assert_inert(body)
+            assert "<script" not in body and "<img" not in body, name
+            assert "@everyone" not in body and "\u202e" not in body, name
+
+
+@FUZZ
+@given(
+    extra=st.text(
+        st.characters(blacklist_categories=("Cs",))
+        | st.sampled_from(["@", "#", "<", ">", "`", "*", "[", "]", "\u202e", "\u200b", "\n"]),
+        max_size=200,
+    )
+)
+def test_any_pr_title_and_body_give_an_inert_comment(extra):
+    client, rt = _shared_app()
+    number = 9000 + zlib.crc32(extra.encode("utf-8", "surrogatepass")) % 100_000
+    payload = pr_payload(
+        number=number, title=hostile_title(extra), body=extra, files=MATCHING_FILES
+    )
+    payload["pull_request"]["updated_at"] = f"2026-09-01T10:00:00.{uuid.uuid4().int % 10**6}Z"
+    r = send(client, json.dumps(payload).encode())
+    assert r.status_code == 202
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"
+    (comment,) = rt.dry_run.comments(number=number)  # the files match whatever the text
+    assert_inert(comment["body"])
