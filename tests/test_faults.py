@@ -1,0 +1,224 @@
+"""GitHub failing in every way it does, through the whole app (webhook -> queue ->
+worker -> GitHubClient -> fake GitHub over HTTP).
+
+For each fault, on every route a delivery uses (changed files, comment list, comment
+create, comment edit): the delivery still ends with the right comment, exactly once,
+and the fake's recorded times show no retry sooner than GitHub asked (Retry-After, a
+the client's backoff). A delivery that keeps failing ends
+`failed` with its error in /healthz and /metrics, and `review-notes retry` finishes
+it once GitHub is back. (The client's own retry rules are unit-tested in
+test_github_client.py; test_e2e.py has the basic retry-then-succeed path.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    ROOT,
+    base_env,
+    clean_env,
+    cli,
+    drain,
+    make_settings,
+    post,
+    pr_payload,
+    serving,
+    title_with_one_more_note,
+    wait_until,
+)
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"
+N = 7301
+BACKOFF = 0.1  # the client's first backoff; jitter makes the first wait 0.05 .. 0.1 s
+
+FILES = ("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files")
+LIST = ("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments")
+CREATE = ("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments")
+EDIT = ("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*")
+READS_AND_CREATE = (FILES, LIST, CREATE)
+
+
+@dataclass(frozen=True)
+class Case:
+    fault: Callable[[], Fault]
+    opened: tuple[tuple[str, str], ...]  # routes faulted once while the PR is opened
+    edited: tuple[tuple[str, str], ...] = (EDIT,)  # ... and while the comment is edited
+    min_gap: float = 0.5 * BACKOFF  # the least time before the same request again
+    timeout: float = 10.0  # REVIEW_NOTES_HTTP_TIMEOUT
+
+
+CASES = {
+    "500": Case(lambda: Fault.error(500), READS_AND_CREATE),
+    "502 after GitHub did the write": Case(lambda: Fault.error(502, apply=True), READS_AND_CREATE),
+    "503": Case(lambda: Fault.error(503), READS_AND_CREATE),
+    "dropped connection": Case(Fault.dropped, READS_AND_CREATE),
+    "dropped after GitHub did the write": Case(lambda: Fault.dropped(apply=True), READS_AND_CREATE),
+    # GitHub does the work and answers after the client gave up (1 s)
+    "slow past the client timeout": Case(
+        lambda: Fault.slow(2.5), (CREATE,), (), min_gap=1 + 0.5 * BACKOFF, timeout=1
+    ),
+    "403 secondary rate limit, Retry-After": Case(
+        lambda: Fault.secondary_rate_limit(retry_after=1), (CREATE,), (), min_gap=1
+    ),
+    "429 Retry-After": Case(lambda: Fault.too_many_requests(retry_after=1), (FILES,), (), 1),
+}
+
+
+def live_settings(tmp_path, fake: FakeGitHub, key, **kw):
+    values = dict(
+        github_app_id=str(DEFAULT_APP_ID),
+        github_private_key=key.private_pem,
+        github_api_url=fake.base_url,
+        public_url="https://notes.example.org",
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        retry_backoff=BACKOFF,
+        max_retries=3,
+        retry_max_wait=5,
+        workers=2,
+    )
+    values.update(kw)
+    return make_settings(tmp_path, **values)
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+def ours(fake: FakeGitHub) -> list:
+    return [c for c in fake.comments(DEFAULT_REPO, N) if c.user.login == BOT]
+
+
+def inject(fake: FakeGitHub, routes, fault: Callable[[], Fault]) -> None:
+    for method, path in routes:
+        fake.inject(method, path, fault())
+
+
+def deliver(client, rt, **kw) -> str:
+    r = post(client, "pull_request", pr_payload(number=N, **kw))
+    assert r.status_code == 202, r.text
+    drain(rt, timeout=60)
+    return r.json()["delivery"]
+
+
+def retried_no_sooner_than(fake: FakeGitHub, min_gap: float) -> int:
+    """After each faulted request, the client's next request (the same one again, or
+    the comment list that looks for a write GitHub may have done) came no sooner than
+    `min_gap` seconds; returns how many faults were checked. One delivery at a time."""
+    requests = fake.requests
+    checked = 0
+    for i, r in enumerate(requests):
+        if r.faulted:
+            after = requests[i + 1]
+            assert after.time - r.time >= min_gap, (r, after)
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_fault_on_each_route_still_gives_one_right_comment(
+    name, tmp_path, fake_github, app_key
+):
+    case, fake = CASES[name], fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, http_timeout=case.timeout)
+    with serving(settings) as (client, rt):
+        inject(fake, case.opened, case.fault)
+        first = deliver(client, rt, title=MATCHING_TITLE)
+        assert fake.pending_faults() == 0  # every route met its fault
+        (comment,) = ours(fake)
+        created_id, created_body = comment.id, comment.body
+
+        inject(fake, case.edited, case.fault)
+        second = deliver(
+            client,
+            rt,
+            action="labeled",
+            title=title_with_one_more_note(),
+            labels=("speculative-decoding",),
+            updated_at="2026-09-01T11:00:00Z",
+        )
+        assert fake.pending_faults() == 0
+        (comment,) = ours(fake)  # still exactly one comment: edited in place
+        assert comment.id == created_id and comment.body != created_body
+        assert rt.queue.get(first).state == rt.queue.get(second).state == "done"
+    faulted = len(case.opened) + len(case.edited)
+    assert retried_no_sooner_than(fake, case.min_gap) == faulted
+
+
+def test_expired_installation_tokens_are_replaced_mid_stream(tmp_path, fake_github, app_key):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver(client, rt, title=MATCHING_TITLE)
+        assert fake.expire_tokens() == 1  # an hour later: GitHub answers 401
+        deliver(
+            client,
+            rt,
+            action="labeled",
+            title=title_with_one_more_note(),
+            labels=("speculative-decoding",),
+            updated_at="2026-09-01T11:00:00Z",
+        )
+        assert rt.queue.counts()["failed"] == 0
+    (comment,) = ours(fake)
+    assert "401" in {str(r.status) for r in fake.requests}  # the old token was refused
+    assert len(fake.calls("POST", "/app/installations/*/access_tokens")) == 2
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    """The value of one sample of a Prometheus text page (0 when absent)."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return 0.0
+
+
+def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
+    tmp_path, fake_github, app_key
+):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        # GitHub asks for an hour: over retry_max_wait (5 s), so no retry, no hour-long
+        # wait in a worker; the delivery fails at once with the reason.
+        fake.inject(*CREATE, Fault.secondary_rate_limit(retry_after=3600))
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        drain(rt)
+        assert len(fake.calls(*CREATE)) == 1  # not retried sooner than asked
+        health = client.get("/healthz").json()
+        assert health["failed"] == 1
+        (failure,) = health["recent_failures"]
+        assert failure["id"] == delivery and "asked to wait 3600s" in failure["error"]
+        text = client.get("/metrics").text
+        deliveries = "review_notes_deliveries_total"
+        assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
+        assert metric(text, "review_notes_queue_depth", state="failed") == 1
+        comments = "/repos/{owner}/{repo}/issues/{number}/comments"
+        calls = "review_notes_github_calls_total"
+        assert metric(text, calls, method="POST", endpoint=comments, status="403") == 1
+        assert ours(fake) == []
+
+        # The operator, once GitHub is back: a separate process on the same database.
+        env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=str(settings.db_path))
+        out = cli("retry", delivery, env=env, cwd=ROOT)
+        assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
+        wait_until(lambda: rt.queue.get(delivery).state == "done", what="the retried delivery")
+        assert len(ours(fake)) == 1
+        assert client.get("/healthz").json()["failed"] == 0
+        text = client.get("/metrics").text
+        assert metric(text, deliveries, event="pull_request", outcome="done") == 1
+        assert metric(text, "review_notes_queue_depth", state="failed") == 0
+        assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1
