@@ -2,6 +2,8 @@
 
 Fields passed with `extra={"delivery": ..., "repo": ..., "pr": ...}` become keys
 of the object, so a delivery can be followed through the log with one grep.
+Inside `with log_context(delivery=..., pr=...)` every record logged by that thread
+(the GitHub client's retries, the libraries' lines) carries those fields too.
 """
 
 from __future__ import annotations
@@ -10,17 +12,34 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
+from typing import Any
 
 # Shapes of credentials that must never reach a log line, whatever logged them.
 _SECRET_PATTERNS = [
-    re.compile(r"gh[opsur]_[A-Za-z0-9]{20,}"),  # GitHub tokens (ghs_ = installation)
+    re.compile(r"gh[opsur]_[A-Za-z0-9_-]{20,}"),  # GitHub tokens (ghs_ = installation)
     re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
     re.compile(r"(?i)(bearer|token)\s+[A-Za-z0-9._\-]{16,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
     re.compile(r"sha256=[0-9a-f]{64}"),  # webhook signatures
+    re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"),  # JWTs (App auth)
 ]
+_context: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("review_notes_log", default=())
+
+
+@contextmanager
+def log_context(**fields: Any) -> Iterator[None]:
+    """Add these fields to every record this thread logs inside the block."""
+    token = _context.set((*_context.get(), *fields.items()))
+    try:
+        yield
+    finally:
+        _context.reset(token)
+
+
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
@@ -53,6 +72,8 @@ class JsonFormatter(logging.Formatter):
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value
+        for key, value in reversed(_context.get()):  # inner first; in the logging thread
+            entry.setdefault(key, value)
         if record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)
         return self.redact(json.dumps(entry, ensure_ascii=False, default=str))

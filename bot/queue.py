@@ -360,7 +360,13 @@ class Workers:
             self.process(delivery)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
-            log.warning("delivery %s (%s) failed: %s", delivery.id, delivery.event, error)
+            log.warning(
+                "delivery %s (%s) failed: %s",
+                delivery.id,
+                delivery.event,
+                error,
+                extra={"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number},
+            )
             self.queue.fail(delivery.id, error)
         else:
             self.queue.complete(delivery.id)

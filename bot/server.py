@@ -39,6 +39,7 @@ from bot.dispatch import Dispatcher, build_dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
+from bot.logs import log_context
 from bot.matching import load_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
@@ -75,7 +76,8 @@ class Runtime:
         started = time.monotonic()
         context = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
         try:
-            summary = self.dispatcher.dispatch(self.ctx, delivery)
+            with log_context(**context):
+                summary = self.dispatcher.dispatch(self.ctx, delivery)
         except Exception:
             metrics.deliveries.labels(delivery.event, "failed").inc()
             raise

@@ -97,6 +97,7 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
     if state.comment_id is not None and state.body_hash == new_hash and not force:
         ctx.prs.put(replace(state, event_at=event_at or state.event_at))
+        ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
         return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
 
     # A human asking (force) gets an answer even when nothing matches.

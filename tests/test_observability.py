@@ -1,0 +1,229 @@
+"""What an operator sees: /metrics populated by real traffic, and JSON logs that follow
+a delivery without ever showing a credential.
+
+Both drive the app in App mode against the fake GitHub: the metrics test in process
+(ASGI client), the log test as a real `review-notes serve` at DEBUG level, the most
+verbose there is, with a retry and an expired token on the way so that the client's
+warnings and re-mint are logged too.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot.signature import sign
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    PY,
+    ROOT,
+    SECRET,
+    UNRELATED_TITLE,
+    base_env,
+    clean_env,
+    drain,
+    free_port,
+    get_json,
+    make_settings,
+    post,
+    pr_payload,
+    send_signed,
+    serving,
+    title_with_one_more_note,
+    wait_until,
+)
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"
+N = 7401
+
+
+def samples(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """Prometheus text -> sample name -> [(labels, value)]; fails on malformed text."""
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out.setdefault(s.name, []).append((s.labels, s.value))
+    return out
+
+
+def value(found: dict, name: str, **labels: str) -> float:
+    matches = [
+        v for got, v in found.get(name, []) if all(got.get(k) == w for k, w in labels.items())
+    ]
+    assert matches, f"no sample {name}{labels}"
+    return sum(matches)
+
+
+def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/contributing.md"])
+    settings = make_settings(
+        tmp_path,
+        github_app_id=str(DEFAULT_APP_ID),
+        github_private_key=app_key.private_pem,
+        github_api_url=fake.base_url,
+        public_url="https://notes.example.org",
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        retry_backoff=0.01,
+    )
+    with serving(settings) as (client, rt):
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # one retried call
+        steps = [
+            dict(title=MATCHING_TITLE),  # created
+            dict(action="labeled", title=MATCHING_TITLE, labels=("ci",)),  # unchanged
+            dict(
+                action="labeled",
+                title=title_with_one_more_note(),
+                labels=("speculative-decoding",),
+                updated_at="2026-09-01T11:00:00Z",
+            ),  # updated
+            dict(number=N + 1, title=UNRELATED_TITLE),  # no match: no comment
+            dict(action="closed"),  # ignored at intake
+        ]
+        for step in steps:
+            kw = {"number": N, **step}
+            assert post(client, "pull_request", pr_payload(**kw)).status_code == 202
+            drain(rt)
+        again = pr_payload(number=N, title=MATCHING_TITLE)
+        assert post(client, "pull_request", again, delivery="twice").status_code == 202
+        assert post(client, "pull_request", again, delivery="twice").status_code == 200
+        assert post(client, "pull_request", again, secret="wrong").status_code == 401
+        drain(rt)
+        response = client.get("/metrics")
+    assert response.headers["content-type"].startswith("text/plain")
+    m = samples(response.text)
+
+    deliveries = "review_notes_deliveries_total"
+    assert value(m, deliveries, event="pull_request", outcome="queued") == 5
+    assert value(m, deliveries, event="pull_request", outcome="done") == 5
+    assert value(m, deliveries, event="pull_request", outcome="ignored") == 1
+    assert value(m, deliveries, event="pull_request", outcome="duplicate") == 1
+    assert value(m, deliveries, event="unverified", outcome="bad_signature") == 1
+
+    assert value(m, "review_notes_queue_depth", state="done") == 5
+    assert value(m, "review_notes_queue_depth", state="pending") == 0
+    assert value(m, "review_notes_queue_depth", state="failed") == 0
+
+    hist = "review_notes_processing_seconds"
+    assert value(m, f"{hist}_count", event="pull_request") == 5
+    assert value(m, f"{hist}_bucket", event="pull_request", le="+Inf") == 5
+    assert value(m, f"{hist}_sum", event="pull_request") > 0
+
+    comments = "review_notes_comments_total"
+    assert value(m, comments, outcome="created") == 1
+    assert value(m, comments, outcome="updated") == 1
+    assert value(m, comments, outcome="unchanged") == 1  # the label that changed nothing
+
+    calls = "review_notes_github_calls_total"
+    files = "/repos/{owner}/{repo}/pulls/{number}/files"
+    listing = "/repos/{owner}/{repo}/issues/{number}/comments"
+    assert value(m, calls, method="GET", endpoint=files, status="502") == 1
+    assert value(m, calls, method="GET", endpoint=files, status="200") == 2  # then cached
+    assert value(m, calls, method="POST", endpoint=listing, status="201") == 1
+    assert value(m, calls, method="PATCH", status="200") == 1
+    tokens = "/app/installations/{id}/access_tokens"
+    assert value(m, calls, method="POST", endpoint=tokens, status="201") == 1
+    # Every call the fake saw is counted once, under its status.
+    assert sum(v for _, v in m[calls]) == len(fake.requests)
+
+    remaining = value(m, "review_notes_github_ratelimit_remaining")
+    assert 0 < remaining < 5000  # the fake's x-ratelimit-remaining, after our calls
+
+
+# --- logs -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def served_log(tmp_path, fake_github, app_key):
+    """Run `review-notes serve` at DEBUG through one delivery; yield what it logged."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_APP_ID=str(DEFAULT_APP_ID),
+        GITHUB_PRIVATE_KEY=app_key.private_pem,
+        GITHUB_WEBHOOK_SECRET=SECRET,
+        GITHUB_API_URL=fake.base_url,
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        REVIEW_NOTES_LOG_LEVEL="DEBUG",
+        REVIEW_NOTES_RETRY_BACKOFF="0.01",
+        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
+        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+    )
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "serve.log"
+    bodies = []
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
+            fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # a logged retry
+            first = pr_payload(number=N, title=MATCHING_TITLE)
+            assert send_signed(base, "pull_request", first, "delivery-one") == 202
+            wait_until(lambda: get_json(f"{base}/healthz")["done"] == 1, what="processed")
+            fake.expire_tokens()  # the next call is a 401, then a new token is minted
+            second = pr_payload(
+                number=N,
+                action="labeled",
+                title=title_with_one_more_note(),
+                labels=("speculative-decoding",),
+                updated_at="2026-09-01T11:00:00Z",
+            )
+            assert send_signed(base, "pull_request", second, "delivery-two") == 202
+            wait_until(lambda: get_json(f"{base}/healthz")["done"] == 2, what="processed")
+            bodies = [json.dumps(p).encode() for p in (first, second)]
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+    assert len(fake.calls("POST", "/app/installations/*/access_tokens")) == 2
+    yield log_path.read_text(), bodies
+
+
+def test_logs_follow_the_delivery_and_never_show_a_credential(served_log, fake_github, app_key):
+    text, bodies = served_log
+    # What must never appear: every token the fake issued, the App's private key, the
+    # webhook secret, the deliveries' signatures, the App's JWT.
+    issued = list(fake_github._tokens)  # noqa: SLF001 (the fake's record of what it issued)
+    assert len(issued) == 2
+    key_lines = [ln for ln in app_key.private_pem.splitlines() if "PRIVATE KEY" not in ln]
+    secrets = [*issued, SECRET, *key_lines, *(sign(SECRET, b) for b in bodies)]
+    for secret in secrets:
+        assert secret not in text
+    assert "eyJ" not in text  # no JWT (base64 of '{"')
+
+    records = []
+    for line in text.splitlines():
+        if line.startswith("review-notes: "):  # the start-up banner and the stop line
+            continue
+        record = json.loads(line)  # one JSON object per line
+        assert isinstance(record, dict) and {"ts", "level", "logger", "msg"} <= set(record)
+        records.append(record)
+
+    def about(delivery: str) -> list[dict]:
+        return [r for r in records if r.get("delivery") == delivery]
+
+    one, two = about("delivery-one"), about("delivery-two")
+    assert all(r["pr"] == N and r["repo"] == DEFAULT_REPO for r in one + two)
+    # Not only our own summary line: the client's retry warning and the libraries'
+    # lines written while the delivery was processed carry its id too.
+    assert any("try 2 of" in r["msg"] for r in one)
+    assert any("created" in r["msg"] and r["logger"] == "review_notes" for r in one)
+    assert any("minting a new one" in r["msg"] for r in two)
+    assert any(r["logger"].startswith("urllib3") for r in two)
