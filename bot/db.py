@@ -34,6 +34,7 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._lock_file: int | None = None
+        self._checkpoints: tuple[threading.Thread, threading.Event] | None = None
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -76,7 +77,42 @@ class Database:
         self._lock_file = fd
         return True
 
+    def checkpoint_in_background(self, every: float = 0.5) -> None:
+        """Run WAL checkpoints (the only fsyncs with synchronous=NORMAL) off the commits.
+
+        SQLite checkpoints inside the commit that takes the WAL past 1000 pages: with
+        ~20 KB per delivery, every ~200 deliveries a webhook answer waited for the
+        fsyncs. A thread with its own connection runs a PASSIVE checkpoint (it never
+        blocks a writer or a reader) every `every` seconds instead; a commit still
+        checkpoints past 10,000 pages, should the thread fall behind. The server
+        calls this; short-lived commands (`retry`) keep SQLite's default.
+        """
+        if self._checkpoints is not None:
+            return
+        self.execute("PRAGMA wal_autocheckpoint=10000")
+        stop = threading.Event()
+
+        def run() -> None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+            try:
+                while not stop.wait(every):
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    except sqlite3.Error:
+                        pass  # busy or locked: the next round tries again
+            finally:
+                conn.close()
+
+        thread = threading.Thread(target=run, name="review-notes-checkpoint", daemon=True)
+        thread.start()
+        self._checkpoints = (thread, stop)
+
     def close(self) -> None:
+        if self._checkpoints is not None:
+            thread, stop = self._checkpoints
+            stop.set()
+            thread.join(5)
+            self._checkpoints = None
         with self._lock:
             self._conn.close()
             if self._lock_file is not None:

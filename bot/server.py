@@ -101,6 +101,7 @@ class Runtime:
                 f"another review-notes server is using {self.settings.db_path}; "
                 "stop it or set REVIEW_NOTES_DB_PATH"
             )
+        self.db.checkpoint_in_background()
         resumed = self.queue.recover()
         pending = self.queue.counts()["pending"]
         if resumed or pending:

@@ -196,3 +196,21 @@ def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_p
     assert isinstance(outcomes[2], UnicodeEncodeError)
     assert [o for i, o in enumerate(outcomes) if i != 2] == [Enqueued.QUEUED] * 5
     assert q.counts()["pending"] == 5 and q.get("bad") is None
+
+
+def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
+    q = queue_at(tmp_path)
+    q.db.checkpoint_in_background(every=0.05)
+    assert q.db.execute("PRAGMA wal_autocheckpoint")[0][0] == 10000  # commits no longer do
+    big = "x" * 100_000
+    for i in range(60):  # ~6 MB through the WAL: past SQLite's own 1000-page trigger
+        q.enqueue(f"d{i}", "pull_request", "opened", {"big": big}, "o/r", i)
+    database = tmp_path / "q.sqlite3"
+    # Only a checkpoint moves pages from the WAL into the database file; no commit
+    # here does one (10,000 pages is 40 MB), so the thread did.
+    deadline = time.monotonic() + 20
+    while database.stat().st_size < 6_000_000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert database.stat().st_size >= 6_000_000
+    q.db.close()  # stops the thread first
+    assert queue_at(tmp_path).counts()["pending"] == 60
