@@ -1,74 +1,26 @@
 """Reply comments for slash commands (pure: command and library in, Markdown out).
 
 Every reply is safe to post: the commands it mentions sit in inline code
-mid-sentence (so no bot, ours included, runs them), it never pings anyone
-(`@` gets a zero-width space), never writes a bare `#123` (which GitHub would
-turn into a backlink), and whatever the user typed comes back inside a code
-span with control characters removed.
+mid-sentence (so no bot, ours included, runs them), and all text goes through
+`bot.markdown_safety` (no ping, no backlink, no markup); whatever the user
+typed comes back inside a code span.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
 from bot.library import Library
+from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
 
 REPLY_MARKER = "<!-- review-notes:reply -->"
-ZWSP = "\u200b"
+ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
 NoteUrl = Callable[[Note], str]
 TopicUrl = Callable[[str], str]
-
-# --- safe text -----------------------------------------------------------------
-
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
-_GITHUB_REF_URL = re.compile(
-    r"https?://(?:www\.)?github\.com/([^/\s]+/[^/\s]+/(?:pull|issues)/\d+)", re.I
-)
-
-
-def neutralize(text: str) -> str:
-    """No live mention, no issue reference, no backlinking URL."""
-    text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1", text)
-    text = _MENTION.sub("@" + ZWSP, text)
-    return _ISSUE_REF.sub(lambda m: m.group(1) + ZWSP, text)
-
-
-def plain(text: str) -> str:
-    """Curated text (note titles) for Markdown: neutralized, raw HTML shown as text."""
-    return neutralize(text).replace("<", "&lt;").replace(">", "&gt;")
-
-
-def code(text: str, limit: int = 80) -> str:
-    """User-typed text as one inline code span: no formatting, HTML or autolinks apply."""
-    cleaned = "".join(
-        " " if ch.isspace() else ch
-        for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
-    )
-    cleaned = " ".join(cleaned.split())
-    if len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1] + "…"
-    cleaned = neutralize(cleaned)
-    longest = max((len(run) for run in re.findall(r"`+", cleaned)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if cleaned.startswith("`") or cleaned.endswith("`") or not cleaned else ""
-    return f"{fence}{pad}{cleaned}{pad}{fence}"
-
-
-def pr_link(repo: str, number: int) -> str:
-    """A PR link through redirect.github.com, so the linked PR gets no backlink."""
-    return f"[{repo} PR {number}](https://redirect.github.com/{repo}/pull/{number})"
-
-
-def _url(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
-
 
 # --- pieces --------------------------------------------------------------------
 
@@ -79,22 +31,22 @@ def verdict_badge(note: Note) -> str:
 
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     """One list item: verdict, English and Chinese titles, source PR, link to the note."""
-    titles = " / ".join(plain(t) for t in (note.title_en, note.title_zh) if t.strip())
+    titles = " / ".join(safe_text(t) for t in (note.title_en, note.title_zh) if t.strip())
     parts = [verdict_badge(note), titles]
     if note.source_pr:
         parts.append("source: " + pr_link(note.repo, note.source_pr))
-    parts.append(f"[read the note]({_url(note_url(note))})")
+    parts.append(f"[read the note]({link_target(note_url(note))})")
     if extra:
         parts.append(extra)
     return "- " + " — ".join(parts)
 
 
 def _header(command: Command) -> str:
-    return f"{REPLY_MARKER}\nIn reply to {code(command.line)}:\n"
+    return f"{REPLY_MARKER}\nIn reply to {code(command.line, ECHO_LIMIT)}:\n"
 
 
 def _topic_list(library: Library) -> str:
-    return ", ".join(f"{code(t.id)} ({plain(t.name_en)})" for t in library.topics.values())
+    return ", ".join(f"{code(t.id)} ({safe_text(t.name_en)})" for t in library.topics.values())
 
 
 def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
@@ -176,9 +128,9 @@ def render_topic(
             f" Topics: {_topic_list(library)}."
         )
     notes = _order(library.by_topic.get(topic.id, ()))
-    title = f"**{plain(topic.name_en)}** ({plain(topic.name_zh)}, {code(topic.id)})"
+    title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.name_zh)}, {code(topic.id)})"
     if topic_url is not None:
-        title += f", [all notes of this topic]({_url(topic_url(topic.id))})"
+        title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     if not notes:
         return f"{head}\nNo notes on {title} yet."
     lines = [f"{head}\n{len(notes)} note(s) on {title}:", ""]
@@ -293,11 +245,11 @@ def render_search(
     hits = search_notes(library, command.text, limit=len(library.notes))
     if not hits:
         return (
-            f"{head}\nNo note contains {code(command.text)}."
+            f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."
             f" Try `{word} topic ID`; topics: {_topic_list(library)}."
         )
     shown = hits[:max_results]
-    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text)}, best first:", ""]
+    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text, ECHO_LIMIT)}, best first:", ""]
     for h in shown:
         where = ", ".join(_FIELD_NAMES[f] for f in h.fields)
         extra = f"matched {h.terms}/{len(terms)} word(s) in {where}"

@@ -6,9 +6,6 @@ import pytest
 
 from bot.command_replies import (
     REPLY_MARKER,
-    ZWSP,
-    code,
-    neutralize,
     query_terms,
     render_help,
     render_refused,
@@ -18,6 +15,7 @@ from bot.command_replies import (
 )
 from bot.commands import Command, parse_commands
 from bot.library import Library, load_library
+from bot.markdown_safety import ZWSP, code, neutralize
 from bot.notes import Note, Verdict
 
 
