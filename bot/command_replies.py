@@ -3,19 +3,18 @@
 Every reply is safe to post: the commands it mentions sit in inline code
 mid-sentence (so no bot, ours included, runs them), and all text goes through
 `bot.markdown_safety` (no ping, no backlink, no markup); whatever the user
-typed comes back inside a code span.
+typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
+from bot.search import query_terms, search_notes
 
 REPLY_MARKER = "<!-- review-notes:reply -->"
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
@@ -140,85 +139,7 @@ def render_topic(
     return "\n".join(lines)
 
 
-# --- search --------------------------------------------------------------------
-
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
-_IS_CJK = re.compile(rf"[{_CJK}]")
-# Where a word counts most: titles and keywords say what a note is about.
-FIELD_WEIGHTS = {
-    "title_en": 4.0,
-    "title_zh": 4.0,
-    "keywords": 3.0,
-    "summary_en": 2.0,
-    "guidance": 1.0,
-}
-MAX_TERMS = 8
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    note: Note
-    terms: int  # how many query terms the note contains
-    score: float  # the sum of field weights over (term, field) matches
-    fields: tuple[str, ...]  # the fields that matched, by weight
-
-
-def query_terms(query: str) -> list[str]:
-    """Search terms: ASCII (and other non-CJK) words, and runs of CJK characters."""
-    terms: list[str] = []
-    for t in _TERM.findall(query.casefold()):
-        if t not in terms:
-            terms.append(t)
-    return terms[:MAX_TERMS]
-
-
-def _term_pattern(term: str) -> re.Pattern[str]:
-    if _IS_CJK.search(term):
-        return re.compile(re.escape(term))
-    # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
-    return re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
-
-
-def _fields(note: Note) -> dict[str, str]:
-    return {
-        "title_en": note.title_en,
-        "title_zh": note.title_zh,
-        "keywords": "\n".join(note.keywords),
-        "summary_en": note.summary_en,
-        "guidance": note.guidance,
-    }
-
-
-def search_notes(library: Library, query: str, limit: int = 10) -> list[SearchHit]:
-    """Notes containing the query's terms: most terms first, then weight, verdict, recency."""
-    patterns = [_term_pattern(t) for t in query_terms(query)]
-    hits = []
-    for note in library.notes:
-        fields = {k: v.casefold() for k, v in _fields(note).items()}
-        matched_terms = 0
-        score = 0.0
-        where: set[str] = set()
-        for rx in patterns:
-            found = [k for k, text in fields.items() if rx.search(text)]
-            if found:
-                matched_terms += 1
-                score += sum(FIELD_WEIGHTS[k] for k in found)
-                where.update(found)
-        if matched_terms:
-            order = tuple(k for k in FIELD_WEIGHTS if k in where)
-            hits.append(SearchHit(note, matched_terms, score, order))
-    hits.sort(
-        key=lambda h: (
-            -h.terms,
-            -h.score,
-            h.note.verdict.rank,
-            -(h.note.source_pr or 0),
-            h.note.id,
-        )
-    )
-    return hits[:limit]
-
+# --- search ---
 
 _FIELD_NAMES = {
     "title_en": "title",
@@ -242,7 +163,7 @@ def render_search(
     terms = query_terms(command.text)
     if not terms:
         return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
-    hits = search_notes(library, command.text, limit=len(library.notes))
+    hits = search_notes(library.notes, command.text)
     if not hits:
         return (
             f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."
