@@ -58,6 +58,7 @@ class RenderOptions:
     verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
     budget: int = BUDGET
     had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
+    paused: bool = False  # `/notes off`: automatic updates are off on this PR
 
 
 # --- the comment -------------------------------------------------------------
@@ -92,10 +93,29 @@ def render_no_match(
         f"No review note matches this pull request{' any more' if opts.had_comment else ''}"
         f"{against}.",
     ]
+    if opts.paused:
+        parts += ["", _paused_line(opts)]
     if opts.verbose and result is not None:
         parts += ["", *_topics_section(result, library, ())]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
+
+
+def render_paused(opts: RenderOptions) -> str:
+    """The short body left in place by `/notes off` (the comment is never deleted)."""
+    c = opts.command
+    return (
+        "\n".join(
+            [
+                MARKER,
+                "### 📚 Review notes",
+                "",
+                f"Automatic updates are paused on this pull request ({code(c + ' off')}). Reply"
+                f" {code(c + ' on')} to resume them, or {code(c)} to see the matching notes once.",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _compose(
@@ -116,6 +136,8 @@ def _compose(
         "",
         f"Reviewers' reading guidance on {what} related to this one.{against}",
     ]
+    if opts.paused:
+        parts += ["", _paused_line(opts)]
     for block in blocks:
         parts += ["", *block]
     if hidden:
@@ -176,6 +198,14 @@ def _topic_name(library: Library, topic_id: str) -> str:
     topic = library.topics.get(topic_id)
     name = f"{topic.name_en} ({topic.name_zh})" if topic else topic_id
     return safe_text(name)
+
+
+def _paused_line(opts: RenderOptions) -> str:
+    c = opts.command
+    return (
+        f"_Automatic updates are paused on this pull request: this comment changes only when"
+        f" someone asks with {code(c)}; {code(c + ' on')} resumes them._"
+    )
 
 
 def _footer(opts: RenderOptions) -> str:
