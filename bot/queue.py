@@ -4,6 +4,8 @@ A verified webhook delivery is inserted here before GitHub gets its answer, so a
 crash loses nothing. Workers claim deliveries atomically; deliveries for the same
 PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
+A delivery may wait for a time (`not_before`): slash commands queue their
+coalesced comment update that way, so it survives a restart like any delivery.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     attempts    INTEGER NOT NULL DEFAULT 0,
     last_error  TEXT,
     received_at TEXT NOT NULL,
-    updated_at  TEXT NOT NULL
+    updated_at  TEXT NOT NULL,
+    not_before  TEXT                              -- claim no earlier (utcnow format); NULL: now
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
@@ -82,6 +85,9 @@ class DeliveryQueue:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
+        columns = {r["name"] for r in db.execute("PRAGMA table_info(deliveries)")}
+        if "not_before" not in columns:  # a database from before deferred deliveries
+            db.execute("ALTER TABLE deliveries ADD COLUMN not_before TEXT")
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
 
@@ -95,7 +101,9 @@ class DeliveryQueue:
         payload: dict[str, Any],
         repo: str | None = None,
         pr_number: int | None = None,
+        not_before: str | None = None,
     ) -> Enqueued:
+        """Add a delivery; `not_before` (a `utcnow()`-format time) makes it wait until then."""
         now = utcnow()
         with self.db.tx() as conn:
             row = conn.execute(
@@ -104,8 +112,8 @@ class DeliveryQueue:
             if row is None:
                 conn.execute(
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
-                    " pr_key, state, received_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                    " pr_key, state, received_at, updated_at, not_before)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
                     (
                         delivery_id,
                         event,
@@ -116,6 +124,7 @@ class DeliveryQueue:
                         pr_key(repo, pr_number),
                         now,
                         now,
+                        not_before,
                     ),
                 )
                 outcome = Enqueued.QUEUED
@@ -134,20 +143,22 @@ class DeliveryQueue:
     # --- consumer side ---
 
     def claim(self) -> Delivery | None:
-        """Atomically take the oldest pending delivery whose PR has nothing in progress."""
+        """Atomically take the oldest pending delivery that is due and whose PR has
+        nothing in progress."""
+        now = utcnow()
         rows = self.db.execute(
             """
             UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
             WHERE seq = (
                 SELECT d.seq FROM deliveries d
-                WHERE d.state = 'pending' AND (
+                WHERE d.state = 'pending' AND (d.not_before IS NULL OR d.not_before <= ?) AND (
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
                         WHERE p.pr_key = d.pr_key AND p.state = 'processing'))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
             """,
-            (utcnow(),),
+            (now, now),
         )
         return _delivery(rows[0]) if rows else None
 
