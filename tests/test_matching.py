@@ -467,3 +467,40 @@ def test_glob_index_agrees_with_glob_matches():
         assert index.owners(path) == expected, path
         seen |= expected
     assert seen == set(GLOBS)  # every kind of glob was exercised
+
+
+# --- the evaluation script ---------------------------------------------------------
+
+
+def _eval_script():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_matching.py"
+    spec = importlib.util.spec_from_file_location("eval_matching", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsys):
+    import json
+
+    source = next(n for n in load_library().notes if n.source_pr)
+    prs = tmp_path / "prs.jsonl"
+    rows = [
+        {"number": source.source_pr, "title": "graded", "files": ["a.py"], "relevant": {}},
+        {"number": source.source_pr, "title": "no grades at all"},
+        {"number": 1, "title": "[Frontend] nothing to see", "relevant": {}},
+    ]
+    prs.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert _eval_script().main(["--prs", str(prs), "--show"]) == 0
+    out = capsys.readouterr().out
+    assert f"#{source.source_pr} graded\n   files: a.py\n" in out
+    assert f"{source.id} (grade 0, score " in out  # graded, and not relevant
+    assert f"{source.id} (ungraded, score " in out  # the line has no `relevant`
+    assert "        - this PR is the one this note reviews" in out
+    assert "nothing to see" not in out  # no link, nothing to review
+    assert "precision          0.000 (0/2)" in out
