@@ -10,6 +10,10 @@ Evidence is gathered per topic of the taxonomy, then per note:
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
   keywords and paths, which are more specific than a topic's. The same word counts
   once, at the stronger of its weights.
+- broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
+  weigh less in that share too, and they cannot carry a note: the part of its score
+  resting on its own keywords and paths, references to its PR and its other topics
+  must reach `min_specific`.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -71,6 +75,7 @@ class MatchConfig(BaseModel):
     coverage_power: float = Field(default=1.0, ge=0)
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
+    min_specific: float = Field(default=0.0, ge=0)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -140,6 +145,7 @@ class Match:
     note: Note
     score: float
     reasons: tuple[str, ...]
+    specific: float = 0.0  # the part of `score` that does not rest on broad topics
 
 
 @dataclass(frozen=True)
@@ -232,6 +238,7 @@ class CompiledMatcher:
         unknown = sorted(set(config.topic_scale) - set(library.topics))
         if unknown:
             raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
+        self._broad = frozenset(t for t, f in config.topic_scale.items() if f < 1)
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
 
@@ -366,17 +373,25 @@ class CompiledMatcher:
         note, w, cfg = self.notes[i], self.config.weights, self.config
         hit = [topic_hits[t] for t in note.topics if t in topic_hits]
         # A topic the description alone mentions adds its (small) score but does not make
-        # the topic present: descriptions name neighbouring subsystems all the time.
-        present = sum(1 for th in hit if any(e.kind is not Kind.BODY for e in th.evidence))
-        coverage = (present / len(note.topics)) ** cfg.coverage_power if note.topics else 0.0
+        # the topic present: descriptions name neighbouring subsystems all the time. A
+        # broad topic weighs in the share as it weighs in the score.
+        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        present = sum(
+            weight[th.topic.id] for th in hit if any(e.kind is not Kind.BODY for e in th.evidence)
+        )
+        total = sum(weight.values())
+        coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        broad = 0.0  # what the broad topics contributed
         for th in hit:
             scale = coverage * th.score / sum(e.weight for e in th.evidence)  # cap, coverage
             for e in th.evidence:
                 scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
+            if th.topic.id in self._broad:
+                broad += coverage * th.score
         for e in self._own_evidence(i, facts, scan):
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind is not Kind.PATH else e.weight
@@ -392,7 +407,7 @@ class CompiledMatcher:
         head = [r for s, r in scored[:1] if self._is_source(i, facts)]
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
-        return Match(note, round(score, 2), tuple(reasons))
+        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2))
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -423,7 +438,11 @@ class CompiledMatcher:
         scored.sort(key=rank)
         sources = [m for m in scored if m.note.id in source_ids]
         eligible = [
-            m for m in scored if m.note.id not in source_ids and m.score >= self.config.threshold
+            m
+            for m in scored
+            if m.note.id not in source_ids
+            and m.score >= self.config.threshold
+            and m.specific >= self.config.min_specific
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

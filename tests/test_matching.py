@@ -331,6 +331,35 @@ def test_broad_topics_count_less():
         compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
 
 
+def test_broad_topics_weigh_less_in_the_share_of_a_notes_topics():
+    lib = library(note("n", ("spec-decode", "rocm")))
+    facts = pr("[Spec Decode] EAGLE fix")  # spec-decode at its cap (4), no ROCm
+    assert match_pr(facts, lib, CFG).candidates[0].score == 2.0  # 4 x 1/2
+    scaled = CFG.model_copy(update={"topic_scale": {"rocm": 0.5}})
+    assert match_pr(facts, lib, scaled).candidates[0].score == 2.67  # 4 x 1/1.5
+
+
+def test_broad_topics_cannot_carry_a_note_alone():
+    lib = library(note("ep-rocm", ("expert-parallel", "rocm")))
+    cfg = CFG.model_copy(
+        update={"threshold": 3.0, "min_specific": 2.5, "topic_scale": {"rocm": 0.5}}
+    )
+    # one EP word (2) and the ROCm tag (2.5 x 0.5) reach the threshold, but without
+    # ROCm the note has 2 < 2.5
+    weak = match_pr(pr("[ROCm] Fix a test with EP"), lib, cfg)
+    assert ids(weak) == []
+    assert (weak.candidates[0].score, weak.candidates[0].specific) == (3.25, 2.0)
+    no_floor = cfg.model_copy(update={"min_specific": 0.0})
+    assert ids(match_pr(pr("[ROCm] Fix a test with EP"), lib, no_floor)) == ["ep-rocm"]
+    strong = match_pr(pr("[EP] Fix a ROCm test"), lib, cfg)  # a tag is 2.5
+    assert ids(strong) == ["ep-rocm"]
+    # a note whose topics are all broad needs its own words
+    ci = library(note("ci", ("rocm",), keywords=("noconftest",)))
+    low = cfg.model_copy(update={"threshold": 1.0})
+    assert ids(match_pr(pr("[ROCm] ROCm fix"), ci, low)) == []
+    assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
+
+
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     good = tmp_path / "m.toml"
     good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
