@@ -413,6 +413,21 @@ def test_shipped_library_source_pr_and_unrelated_pr():
     assert "tool-calling" in {h.topic.id for h in result.topics_without_notes}
 
 
+def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
+    lib, cfg = load_library(), load_match_config()
+
+    def topics(*files: str) -> set[str]:
+        facts = PRFacts(repo=REPO, number=1, title="x", files=files)
+        return set(match_pr(facts, lib, cfg).topics)
+
+    build = topics("cmake/external_projects/deepgemm.cmake", "tools/build_deepgemm_C.py")
+    assert "fp8-deepgemm" not in build and "cmake-build" in build
+    assert "fp8-deepgemm" in topics("vllm/model_executor/layers/fused_moe/deep_gemm_utils.py")
+    assert "fp8-deepgemm" in topics("tests/kernels/quantization/test_deepgemm.py")
+    assert "expert-parallel" not in topics("tools/ep_kernels/elastic_ep/install_eep_libraries.sh")
+    assert "expert-parallel" in topics("vllm/distributed/eplb/eplb_state.py")
+
+
 # --- indexes agree with the plain definitions -------------------------------------
 
 GLOBS = [
