@@ -8,6 +8,9 @@ Rules, the same for topics and notes:
   `thinking-budget`, `thinking_budget` and `ThinkingBudget`; `KVConnector` also matches
   `KV connector`. A trailing plural `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
 - A keyword with any non-ASCII character (Chinese) matches as a plain substring.
+- A keyword with a leading underscore names a private identifier (`_capturing`,
+  `_align_cacheable`): it matches only as written, underscores included, case aside, so
+  `_capturing` never hits the English word "capturing".
 
 Every keyword is compiled into one regular expression shaped like a trie, so a text is
 scanned once however many keywords there are; overlapping hits are all reported.
@@ -41,8 +44,15 @@ def _chunks(term: str) -> list[str]:
     return out
 
 
+def _is_identifier(term: str) -> bool:
+    """`_capturing`: a private name, matched as written."""
+    return term.isascii() and term.startswith("_") and bool(_WORDS.search(term))
+
+
 def term_key(term: str) -> str:
     """The identity of a keyword: spellings that match the same texts share a key."""
+    if _is_identifier(term):
+        return term.strip().lower()
     if term.isascii():
         return "".join(_chunks(term))
     return re.sub(r"\s+", " ", term.strip().lower())
@@ -89,18 +99,22 @@ class TermIndex:
     keys: set[str] = field(init=False, default_factory=set)
     _ascii: re.Pattern[str] | None = field(init=False, default=None)
     _other: re.Pattern[str] | None = field(init=False, default=None)
+    _ident: re.Pattern[str] | None = field(init=False, default=None)
     _prefixes: dict[str, list[str]] = field(init=False, default_factory=dict)
     _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         ascii_seqs: dict[str, str] = {}  # key -> trie sequence
         other: set[str] = set()
+        idents: set[str] = set()
         for term in self.terms:
             key = term_key(term)
             if not key:
                 continue  # nothing to match (punctuation only)
             self.keys.add(key)
-            if term.isascii():
+            if _is_identifier(term):
+                idents.add(key)
+            elif term.isascii():
                 ascii_seqs[key] = _SEP_MARK.join(_chunks(term))
             else:
                 other.add(key)
@@ -113,6 +127,10 @@ class TermIndex:
             self._seqs = ascii_seqs
         if other:
             self._other = re.compile("(?=(" + trie_regex(other) + "))", re.I)
+        if idents:
+            self._ident = re.compile(
+                r"(?<![A-Za-z0-9_])(" + trie_regex(idents) + r")(?![A-Za-z0-9_])", re.I
+            )
 
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""
@@ -133,6 +151,9 @@ class TermIndex:
                     sm = self._single_regex(shorter).match(text, m.start())
                     if sm:
                         add(shorter, sm.group(0))
+        if self._ident is not None and "_" in text:
+            for m in self._ident.finditer(text):
+                add(m.group(1).lower(), m.group(1))
         if self._other is not None and text and not text.isascii():
             for m in self._other.finditer(text):
                 spelled = m.group(1)

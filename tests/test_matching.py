@@ -186,6 +186,23 @@ def test_keyword_separators_case_and_plurals_are_loose():
     assert index.find("thinkingbudgetary") == {}
 
 
+def test_a_leading_underscore_keyword_is_a_private_name_matched_as_written():
+    index = TermIndex(["_capturing", "_align_cacheable"])
+    assert index.find("Fix a leak while capturing CUDA graphs") == {}
+    assert index.find("align cacheable bounds") == {}
+    assert index.find("x_capturing and _capturing_done") == {}
+    found = index.find("Route both bounds through `_align_cacheable()`; set self._CAPTURING")
+    assert {k: h.text for k, h in found.items()} == {
+        "_align_cacheable": "_align_cacheable",
+        "_capturing": "_CAPTURING",
+    }
+    lib = library(note("n", ("cuda-graphs",), keywords=("_capturing",)))
+    cfg = CFG.model_copy(update={"threshold": 1.0})
+    assert match_pr(pr("Skip warmup while capturing"), lib, cfg).candidates == ()
+    hit = match_pr(pr("Reset _capturing after a failed capture"), lib, cfg)
+    assert hit.matches[0].reasons == ("title mentions '_capturing' (keyword of this note)",)
+
+
 def test_cjk_keywords_match_as_substrings():
     lib = library(note("n", ("spec-decode",)))
     result = match_pr(pr("支持投机解码的水印"), lib, CFG)
