@@ -383,16 +383,18 @@ class CompiledMatcher:
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
-        broad = 0.0  # what the broad topics contributed
+        own = self._own_evidence(i, facts, scan)
+        own_keys = frozenset().union(*(e.keys for e in own))
+        broad = 0.0  # what broad topics contributed beyond the note's own words and files
         for th in hit:
             scale = coverage * th.score / sum(e.weight for e in th.evidence)  # cap, coverage
             for e in th.evidence:
                 scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
-            if th.topic.id in self._broad:
-                broad += coverage * th.score
-        for e in self._own_evidence(i, facts, scan):
+                if th.topic.id in self._broad and not e.keys & own_keys:
+                    broad += e.weight * scale
+        for e in own:
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind is not Kind.PATH else e.weight
             if gain > 0:

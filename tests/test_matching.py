@@ -377,6 +377,16 @@ def test_broad_topics_cannot_carry_a_note_alone():
     assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
 
 
+def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
+    lib = library(note("n", ("rocm",), keywords=("ROCm",)))
+    cfg = CFG.model_copy(
+        update={"threshold": 3.0, "min_specific": 2.5, "topic_scale": {"rocm": 0.5}}
+    )
+    result = match_pr(pr("Fix the ROCm build"), lib, cfg)
+    assert (result.candidates[0].score, result.candidates[0].specific) == (3.0, 3.0)
+    assert ids(result) == ["n"]
+
+
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     good = tmp_path / "m.toml"
     good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
