@@ -440,6 +440,24 @@ def test_shipped_library_source_pr_and_unrelated_pr():
     assert "tool-calling" in {h.topic.id for h in result.topics_without_notes}
 
 
+def test_shipped_notes_know_their_kernels_and_parameters_by_code_name():
+    lib, cfg = load_library(), load_match_config()
+
+    def linked(title: str, *files: str) -> list[str]:
+        return ids(match_pr(PRFacts(repo=REPO, number=1, title=title, files=files), lib, cfg))
+
+    # the indexer's top-k kernel, in the old (csrc/) and the new (csrc/libtorch_stable/) tree
+    assert linked("Fix a persistent_topk hang for large K", "csrc/topk.cu") == ["vllm-a4696815"]
+    moved = linked("Fix a race in the top-k kernel", "csrc/libtorch_stable/persistent_topk.cuh")
+    assert moved == ["vllm-a4696815"]
+    # the request parameter is `thinking_token_budget`
+    budget = linked(
+        "Do not drop thinking_token_budget for some requests",
+        "tests/v1/logits_processors/test_correctness.py",
+    )
+    assert budget == ["vllm-dea4fb5e"]
+
+
 def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
     lib, cfg = load_library(), load_match_config()
 
