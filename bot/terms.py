@@ -104,7 +104,8 @@ class TermIndex:
     _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        ascii_seqs: dict[str, str] = {}  # key -> trie sequence
+        # key -> its trie sequences: `all-reduce` and `allreduce` share a key but not words
+        ascii_seqs: dict[str, list[str]] = {}
         other: set[str] = set()
         idents: set[str] = set()
         for term in self.terms:
@@ -115,11 +116,13 @@ class TermIndex:
             if _is_identifier(term):
                 idents.add(key)
             elif term.isascii():
-                ascii_seqs[key] = _SEP_MARK.join(_chunks(term))
+                seq = _SEP_MARK.join(_chunks(term))
+                if seq not in ascii_seqs.setdefault(key, []):
+                    ascii_seqs[key].append(seq)
             else:
                 other.add(key)
         if ascii_seqs:
-            trie = trie_regex(ascii_seqs.values())
+            trie = trie_regex(seq for seqs in ascii_seqs.values() for seq in seqs)
             self._ascii = re.compile(
                 r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))", re.I
             )
@@ -175,27 +178,28 @@ class TermIndex:
     def _single_regex(self, key: str) -> re.Pattern[str]:
         rx = self._single.get(key)
         if rx is None:
-            body = re.escape(self._seqs[key]).replace(re.escape(_SEP_MARK), _SEP)
-            rx = re.compile(_START + body + _PLURAL + _END, re.I)
+            bodies = (re.escape(q).replace(re.escape(_SEP_MARK), _SEP) for q in self._seqs[key])
+            rx = re.compile(_START + "(?:" + "|".join(bodies) + ")" + _PLURAL + _END, re.I)
             self._single[key] = rx
         return rx
 
 
-def _prefix_keys(seqs: dict[str, str]) -> dict[str, list[str]]:
+def _prefix_keys(seqs: dict[str, list[str]]) -> dict[str, list[str]]:
     """For each keyword, the other keywords that are its leading words (`CUDA` of `CUDA graph`).
 
     The trie regex reports the longest keyword starting at a position; these are
     re-checked there so that a shorter keyword still counts.
     """
-    by_seq = {seq: key for key, seq in seqs.items()}
+    by_seq = {seq: key for key, many in seqs.items() for seq in many}
     out: dict[str, list[str]] = {}
-    for key, seq in seqs.items():
-        words = seq.split(_SEP_MARK)
-        shorter = [
-            by_seq[_SEP_MARK.join(words[:n])]
-            for n in range(1, len(words))
-            if _SEP_MARK.join(words[:n]) in by_seq
-        ]
+    for key, many in seqs.items():
+        shorter: list[str] = []
+        for seq in many:
+            words = seq.split(_SEP_MARK)
+            for n in range(1, len(words)):
+                lead = by_seq.get(_SEP_MARK.join(words[:n]))
+                if lead is not None and lead != key and lead not in shorter:
+                    shorter.append(lead)
         if shorter:
             out[key] = shorter
     return out

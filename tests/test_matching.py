@@ -203,6 +203,17 @@ def test_a_leading_underscore_keyword_is_a_private_name_matched_as_written():
     assert hit.matches[0].reasons == ("title mentions '_capturing' (keyword of this note)",)
 
 
+def test_keywords_sharing_a_key_keep_every_spelling():
+    # `all-reduce` and `allreduce` are one key; each spelling finds its own texts
+    for terms in (["all-reduce", "allreduce"], ["allreduce", "all-reduce"]):
+        index = TermIndex(terms)
+        for text in ("custom allreduce", "custom all-reduce", "all_reduce op", "AllReduce"):
+            assert set(index.find(text)) == {"allreduce"}, (terms, text)
+    index = TermIndex(["persistent_topk", "persistent top-k", "persistent"])
+    for text in ("persistent_topk race", "Handle persistent top-k overflow"):
+        assert set(index.find(text)) == {"persistenttopk", "persistent"}, text
+
+
 def test_cjk_keywords_match_as_substrings():
     lib = library(note("n", ("spec-decode",)))
     result = match_pr(pr("支持投机解码的水印"), lib, CFG)
