@@ -40,7 +40,7 @@ from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.terms import TermHit, TermIndex, term_key
+from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
@@ -61,6 +61,7 @@ class Weights(BaseModel):
     note_path: float = Field(default=3.0, ge=0)
     note_tag: float = Field(default=3.0, ge=0)
     note_title: float = Field(default=3.0, ge=0)
+    note_code: float = Field(default=3.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
@@ -213,6 +214,9 @@ class CompiledMatcher:
         self._note_keys = [
             tuple(dict.fromkeys(filter(None, map(term_key, n.keywords)))) for n in self.notes
         ]
+        self._code_keys = [
+            frozenset(term_key(k) for k in n.keywords if is_code_name(k)) for n in self.notes
+        ]
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
         for topic in library.topics.values():
@@ -328,13 +332,14 @@ class CompiledMatcher:
         w = self.config.weights
         ev: list[Evidence] = []
         mine = self._note_keys[i]
+        code = self._code_keys[i]
         for key in mine:
             if key in scan.tags:
                 tag = _tag_text(*scan.tags[key])
                 ev.append(
                     Evidence(
                         Kind.TAG,
-                        w.note_tag,
+                        max(w.note_tag, w.note_code) if key in code else w.note_tag,
                         f"title is tagged [{tag}] (keyword of this note)",
                         frozenset({"title:" + key}),
                     )
@@ -343,7 +348,7 @@ class CompiledMatcher:
                 ev.append(
                     Evidence(
                         Kind.TITLE,
-                        w.note_title,
+                        max(w.note_title, w.note_code) if key in code else w.note_title,
                         f"title mentions '{scan.title[key].text}' (keyword of this note)",
                         frozenset({"title:" + key}),
                     )

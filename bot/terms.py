@@ -44,6 +44,19 @@ def _chunks(term: str) -> list[str]:
     return out
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def is_code_name(term: str) -> bool:
+    """A name from the code (`persistent_topk`, `KVConnectorStats`), not a phrase: one ASCII
+    token with an underscore or a lower-to-upper case change."""
+    return (
+        term.isascii()
+        and not any(c.isspace() for c in term)
+        and ("_" in term.strip("_") or bool(_CAMEL.search(term)))
+    )
+
+
 def _is_identifier(term: str) -> bool:
     """`_capturing`: a private name, matched as written."""
     return term.isascii() and term.startswith("_") and bool(_WORDS.search(term))

@@ -16,7 +16,7 @@ from bot.matching import (
 from bot.notes import Note, Topic
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.terms import TermIndex
+from bot.terms import TermIndex, is_code_name
 
 REPO = "vllm-project/vllm"
 
@@ -259,6 +259,30 @@ def test_own_keywords_and_paths_make_a_note_specific():
     reasons = result.matches[0].reasons
     assert "title mentions 'lookahead' (keyword of this note)" in reasons
     assert "changes vllm/v1/spec_decode/la.py (a path of this note)" in reasons
+
+
+def test_a_code_name_of_the_note_in_the_title_weighs_more_than_a_phrase():
+    lib = library(
+        note("code", ("spec-decode",), keywords=("persistent_topk",)),
+        note("phrase", ("spec-decode",), keywords=("persistent kernel",)),
+    )
+    cfg = CFG.model_copy(update={"weights": Weights(note_title=3.0, note_code=4.0)})
+    by_id = {m.note.id: m.score for m in match_pr(pr("Fix persistent topk"), lib, cfg).candidates}
+    assert by_id == {"code": 4.0}  # loose spelling, still the code name's weight
+    phrase = match_pr(pr("Fix the persistent kernel"), lib, cfg).candidates
+    assert [(m.note.id, m.score) for m in phrase] == [("phrase", 3.0)]
+    assert ids(match_pr(pr("Fix persistent_topk"), lib, cfg)) == ["code"]  # reaches 4 alone
+    assert ids(match_pr(pr("Fix persistent_topk"), lib, CFG)) == []  # default: same as a phrase
+    for name, code in [
+        ("persistent_topk", True),
+        ("KVConnectorStats", True),
+        ("IMAGE_PAD_ID", True),
+        ("_capturing", False),  # one plain word behind the underscore
+        ("MRV1", False),
+        ("elastic EP", False),
+        ("inter-CTA", False),
+    ]:
+        assert is_code_name(name) is code, name
 
 
 def test_a_word_shared_by_topic_and_note_counts_once():
