@@ -4,9 +4,10 @@ Rules, the same for topics and notes:
 - An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
   `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
   the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`).
-- Inside a keyword, separators are loose: `thinking budget` also matches
-  `thinking-budget`, `thinking_budget` and `ThinkingBudget`; `KVConnector` also matches
-  `KV connector`. A trailing plural `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
+- Inside a keyword, separators are loose (up to four non-alphanumerics, so an arrow
+  ` -> ` too): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
+  `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
+  `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
 - A keyword with any non-ASCII character (Chinese) matches as a plain substring.
 - A keyword with a leading underscore names a private identifier (`_capturing`,
   `_align_cacheable`): it matches only as written, underscores included, case aside, so
@@ -28,7 +29,7 @@ _INNER_EDGE = (
 )
 _START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
 _END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"
-_SEP = r"[^A-Za-z0-9\n]{0,3}"  # what may stand between the words of a keyword
+_SEP = r"[^A-Za-z0-9\n]{0,4}"  # what may stand between the words of a keyword
 _SEP_MARK = "\x00"  # trie edge standing for _SEP
 _PLURAL = r"(?:e?s)?"
 

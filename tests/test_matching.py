@@ -214,6 +214,13 @@ def test_keywords_sharing_a_key_keep_every_spelling():
         assert set(index.find(text)) == {"persistenttopk", "persistent"}, text
 
 
+def test_an_arrow_between_the_words_of_a_keyword_is_a_separator():
+    index = TermIndex(["worker -> scheduler"])
+    for text in ("worker -> scheduler metadata", "worker => scheduler", "worker->scheduler"):
+        assert set(index.find(text)) == {"workerscheduler"}, text
+    assert index.find("worker and then the scheduler") == {}
+
+
 def test_cjk_keywords_match_as_substrings():
     lib = library(note("n", ("spec-decode",)))
     result = match_pr(pr("支持投机解码的水印"), lib, CFG)
