@@ -498,6 +498,9 @@ def test_shipped_notes_know_their_kernels_and_parameters_by_code_name():
         "tests/v1/logits_processors/test_correctness.py",
     )
     assert budget == ["vllm-dea4fb5e"]
+    # the EC connector note's channel, however the title draws the arrow
+    for arrow in ("worker -> scheduler", "worker→scheduler", "worker => scheduler"):
+        assert linked(f"[KV Connector] Pass {arrow} metadata") == ["vllm-fdfa4ecb"], arrow
 
 
 def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
