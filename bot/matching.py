@@ -175,6 +175,8 @@ def _changes(files: list[str]) -> str:
     return f"changes {files[0]}{tail}"
 
 
+_FIRST_HAND = (Kind.PATH, Kind.TAG, Kind.TITLE)  # what labels are derived from
+
 _PLAIN_TAG = re.compile(r"[\w ./+-]+")
 
 
@@ -292,6 +294,10 @@ class CompiledMatcher:
         for tid in scan.labels:
             by_topic[tid][Kind.LABEL] = scan.labels[tid]
 
+        # mergify derives a label from files and title words; once any topic carrying that
+        # label shows them, the label is that fact again, for every topic that carries it
+        # (`ci/build` from a cmake/ file says nothing more about CI pipelines).
+        shown = {tid for tid, found in by_topic.items() if any(k in found for k in _FIRST_HAND)}
         hits = []
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
@@ -310,7 +316,12 @@ class CompiledMatcher:
                 weight = w.body * min(len(said), self.config.body_terms)
                 keys = frozenset("body:" + h.key for h in said)
                 ev.append(Evidence(Kind.BODY, weight, f"description mentions {_quote(said)}", keys))
-            if (labels := found.get(Kind.LABEL)) and not ev_of(ev, Kind.PATH, Kind.TAG, Kind.TITLE):
+            labels = [
+                lb
+                for lb in found.get(Kind.LABEL, ())
+                if not shown.intersection(self._label_topics[lb.lower()])
+            ]
+            if labels:
                 text = ", ".join(f"'{lb}'" for lb in labels)
                 ev.append(Evidence(Kind.LABEL, w.label, f"labelled {text}", frozenset(labels)))
             scale = self.config.topic_scale.get(tid, 1.0)
@@ -461,10 +472,6 @@ class CompiledMatcher:
             topic_hits=tuple(topic_hits),
             candidates=tuple(scored),
         )
-
-
-def ev_of(evidence: list[Evidence], *kinds: Kind) -> bool:
-    return any(e.kind in kinds for e in evidence)
 
 
 # --- entry points -------------------------------------------------------------------------

@@ -151,6 +151,23 @@ def test_a_label_derived_from_a_path_is_not_counted_twice():
     assert 0 < label_only.score < path_only.score
 
 
+def test_a_label_another_topic_already_explains_is_not_counted():
+    label = ("ci/build",)
+    build = Topic(id="build", name_en="Build", name_zh="构建", paths=("cmake/",), labels=label)
+    ci = Topic(id="ci", name_en="CI", name_zh="CI", paths=(".buildkite/",), labels=label)
+    lib = Library(notes=(note("n", ("ci",)),), topics={"build": build, "ci": ci})
+
+    def topics(*files: str) -> dict[str, tuple[str, ...]]:
+        facts = pr("x", files=files, labels=["ci/build"])
+        return {h.topic.id: h.reasons for h in match_pr(facts, lib, CFG).topic_hits}
+
+    # mergify labelled the PR ci/build for its cmake/ file: that is no news about CI
+    assert topics("cmake/utils.cmake") == {"build": ("changes cmake/utils.cmake",)}
+    # with nothing that explains it, the label still counts
+    only_label = ("labelled 'ci/build'",)
+    assert topics("vllm/x.py") == {"build": only_label, "ci": only_label}
+
+
 def test_many_files_dilute_one_file_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     one = match_pr(pr("x", files=["vllm/v1/spec_decode/a.py"]), lib, CFG).topic_hits[0]
