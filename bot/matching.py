@@ -14,6 +14,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
   must reach `min_specific`.
+- a note's first topic is its subsystem (the others say where it applies): a note with
+  no evidence of its own needs the PR to show that topic (`main_topic_first`).
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -77,6 +79,7 @@ class MatchConfig(BaseModel):
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
     min_specific: float = Field(default=0.0, ge=0)
+    main_topic_first: bool = False
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -147,6 +150,9 @@ class Match:
     score: float
     reasons: tuple[str, ...]
     specific: float = 0.0  # the part of `score` that does not rest on broad topics
+    # False when the note rests on topic evidence only and the PR does not show the note's
+    # first topic, its main subsystem
+    on_topic: bool = True
 
 
 @dataclass(frozen=True)
@@ -425,7 +431,12 @@ class CompiledMatcher:
         head = [r for s, r in scored[:1] if self._is_source(i, facts)]
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
-        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2))
+        main = note.topics[0]
+        on_topic = bool(own) or any(
+            th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence) for th in hit
+        )
+        on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
+        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic)
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -461,6 +472,7 @@ class CompiledMatcher:
             if m.note.id not in source_ids
             and m.score >= self.config.threshold
             and m.specific >= self.config.min_specific
+            and (m.on_topic or not self.config.main_topic_first)
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

@@ -446,6 +446,24 @@ def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
     assert ids(result) == ["n"]
 
 
+def test_on_topics_alone_a_note_needs_its_first_topic():
+    lib = library(
+        note("kv", ("prefix-caching", "spec-decode", "cuda-graphs")),
+        note("kv-own", ("prefix-caching", "spec-decode", "cuda-graphs"), keywords=("drafter",)),
+    )
+    cfg = CFG.model_copy(update={"main_topic_first": True, "threshold": 3.5})
+    facts = pr("[Spec Decode] EAGLE drafter with CUDA graph")  # no prefix caching
+    plain = {m.note.id: m for m in match_pr(facts, lib, CFG).candidates}
+    assert plain["kv"].score == 4.0 and not plain["kv"].on_topic
+    assert ids(match_pr(facts, lib, CFG.model_copy(update={"threshold": 3.5}))) == [
+        "kv-own",
+        "kv",
+    ]
+    assert ids(match_pr(facts, lib, cfg)) == ["kv-own"]  # its own word stands for it
+    with_main = pr("[Spec Decode] EAGLE with prefix caching")
+    assert ids(match_pr(with_main, lib, cfg)) == ["kv", "kv-own"]
+
+
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     good = tmp_path / "m.toml"
     good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
