@@ -10,7 +10,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin review-notes
 WORKDIR /app
 
-# Dependencies first (cached while only the code or the notes change).
+# The package, installed editable so that config/ and seeds/ are found beside bot/
+# (a change to the notes or the config below does not re-run this layer).
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 RUN pip install -e .

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from bot.commands import Command, Kind
+from bot.commands import Command, CommandConfig, Kind
 
 TAKEN = "eyes"
 DONE = "+1"
@@ -231,3 +231,15 @@ class ReplyBudget(Generic[K]):
                     del self._buckets[k]
             self._buckets[key] = (tokens - 1, now)
             return True
+
+
+class FloodControl:
+    """One process's per-PR limits, from config/commands.toml: sticky-comment
+    updates (coalesced) and reply comments (a budget). Keys are `owner/name#N`."""
+
+    def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
+        self.clock = clock
+        self.sticky: RateLimiter[str, int | None] = RateLimiter(config.min_update_interval_s, clock)
+        self.replies: ReplyBudget[str] = ReplyBudget(
+            config.reply_burst, config.reply_refill_s, clock
+        )

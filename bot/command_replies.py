@@ -1,74 +1,25 @@
 """Reply comments for slash commands (pure: command and library in, Markdown out).
 
 Every reply is safe to post: the commands it mentions sit in inline code
-mid-sentence (so no bot, ours included, runs them), it never pings anyone
-(`@` gets a zero-width space), never writes a bare `#123` (which GitHub would
-turn into a backlink), and whatever the user typed comes back inside a code
-span with control characters removed.
+mid-sentence (so no bot, ours included, runs them), and all text goes through
+`bot.markdown_safety` (no ping, no backlink, no markup); whatever the user
+typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
 from bot.library import Library
+from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
+from bot.search import query_terms, search_notes
 
 REPLY_MARKER = "<!-- review-notes:reply -->"
-ZWSP = "\u200b"
+ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
 NoteUrl = Callable[[Note], str]
 TopicUrl = Callable[[str], str]
-
-# --- safe text -----------------------------------------------------------------
-
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
-_GITHUB_REF_URL = re.compile(
-    r"https?://(?:www\.)?github\.com/([^/\s]+/[^/\s]+/(?:pull|issues)/\d+)", re.I
-)
-
-
-def neutralize(text: str) -> str:
-    """No live mention, no issue reference, no backlinking URL."""
-    text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1", text)
-    text = _MENTION.sub("@" + ZWSP, text)
-    return _ISSUE_REF.sub(lambda m: m.group(1) + ZWSP, text)
-
-
-def plain(text: str) -> str:
-    """Curated text (note titles) for Markdown: neutralized, raw HTML shown as text."""
-    return neutralize(text).replace("<", "&lt;").replace(">", "&gt;")
-
-
-def code(text: str, limit: int = 80) -> str:
-    """User-typed text as one inline code span: no formatting, HTML or autolinks apply."""
-    cleaned = "".join(
-        " " if ch.isspace() else ch
-        for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
-    )
-    cleaned = " ".join(cleaned.split())
-    if len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1] + "…"
-    cleaned = neutralize(cleaned)
-    longest = max((len(run) for run in re.findall(r"`+", cleaned)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if cleaned.startswith("`") or cleaned.endswith("`") or not cleaned else ""
-    return f"{fence}{pad}{cleaned}{pad}{fence}"
-
-
-def pr_link(repo: str, number: int) -> str:
-    """A PR link through redirect.github.com, so the linked PR gets no backlink."""
-    return f"[{repo} PR {number}](https://redirect.github.com/{repo}/pull/{number})"
-
-
-def _url(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
-
 
 # --- pieces --------------------------------------------------------------------
 
@@ -79,22 +30,22 @@ def verdict_badge(note: Note) -> str:
 
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     """One list item: verdict, English and Chinese titles, source PR, link to the note."""
-    titles = " / ".join(plain(t) for t in (note.title_en, note.title_zh) if t.strip())
+    titles = " / ".join(safe_text(t) for t in (note.title_en, note.title_zh) if t.strip())
     parts = [verdict_badge(note), titles]
     if note.source_pr:
         parts.append("source: " + pr_link(note.repo, note.source_pr))
-    parts.append(f"[read the note]({_url(note_url(note))})")
+    parts.append(f"[read the note]({link_target(note_url(note))})")
     if extra:
         parts.append(extra)
     return "- " + " — ".join(parts)
 
 
 def _header(command: Command) -> str:
-    return f"{REPLY_MARKER}\nIn reply to {code(command.line)}:\n"
+    return f"{REPLY_MARKER}\nIn reply to {code(command.line, ECHO_LIMIT)}:\n"
 
 
 def _topic_list(library: Library) -> str:
-    return ", ".join(f"{code(t.id)} ({plain(t.name_en)})" for t in library.topics.values())
+    return ", ".join(f"{code(t.id)} ({safe_text(t.name_en)})" for t in library.topics.values())
 
 
 def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
@@ -176,9 +127,9 @@ def render_topic(
             f" Topics: {_topic_list(library)}."
         )
     notes = _order(library.by_topic.get(topic.id, ()))
-    title = f"**{plain(topic.name_en)}** ({plain(topic.name_zh)}, {code(topic.id)})"
+    title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.name_zh)}, {code(topic.id)})"
     if topic_url is not None:
-        title += f", [all notes of this topic]({_url(topic_url(topic.id))})"
+        title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     if not notes:
         return f"{head}\nNo notes on {title} yet."
     lines = [f"{head}\n{len(notes)} note(s) on {title}:", ""]
@@ -188,85 +139,7 @@ def render_topic(
     return "\n".join(lines)
 
 
-# --- search --------------------------------------------------------------------
-
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
-_IS_CJK = re.compile(rf"[{_CJK}]")
-# Where a word counts most: titles and keywords say what a note is about.
-FIELD_WEIGHTS = {
-    "title_en": 4.0,
-    "title_zh": 4.0,
-    "keywords": 3.0,
-    "summary_en": 2.0,
-    "guidance": 1.0,
-}
-MAX_TERMS = 8
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    note: Note
-    terms: int  # how many query terms the note contains
-    score: float  # the sum of field weights over (term, field) matches
-    fields: tuple[str, ...]  # the fields that matched, by weight
-
-
-def query_terms(query: str) -> list[str]:
-    """Search terms: ASCII (and other non-CJK) words, and runs of CJK characters."""
-    terms: list[str] = []
-    for t in _TERM.findall(query.casefold()):
-        if t not in terms:
-            terms.append(t)
-    return terms[:MAX_TERMS]
-
-
-def _term_pattern(term: str) -> re.Pattern[str]:
-    if _IS_CJK.search(term):
-        return re.compile(re.escape(term))
-    # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
-    return re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
-
-
-def _fields(note: Note) -> dict[str, str]:
-    return {
-        "title_en": note.title_en,
-        "title_zh": note.title_zh,
-        "keywords": "\n".join(note.keywords),
-        "summary_en": note.summary_en,
-        "guidance": note.guidance,
-    }
-
-
-def search_notes(library: Library, query: str, limit: int = 10) -> list[SearchHit]:
-    """Notes containing the query's terms: most terms first, then weight, verdict, recency."""
-    patterns = [_term_pattern(t) for t in query_terms(query)]
-    hits = []
-    for note in library.notes:
-        fields = {k: v.casefold() for k, v in _fields(note).items()}
-        matched_terms = 0
-        score = 0.0
-        where: set[str] = set()
-        for rx in patterns:
-            found = [k for k, text in fields.items() if rx.search(text)]
-            if found:
-                matched_terms += 1
-                score += sum(FIELD_WEIGHTS[k] for k in found)
-                where.update(found)
-        if matched_terms:
-            order = tuple(k for k in FIELD_WEIGHTS if k in where)
-            hits.append(SearchHit(note, matched_terms, score, order))
-    hits.sort(
-        key=lambda h: (
-            -h.terms,
-            -h.score,
-            h.note.verdict.rank,
-            -(h.note.source_pr or 0),
-            h.note.id,
-        )
-    )
-    return hits[:limit]
-
+# --- search ---
 
 _FIELD_NAMES = {
     "title_en": "title",
@@ -290,14 +163,14 @@ def render_search(
     terms = query_terms(command.text)
     if not terms:
         return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
-    hits = search_notes(library, command.text, limit=len(library.notes))
+    hits = search_notes(library.notes, command.text)
     if not hits:
         return (
-            f"{head}\nNo note contains {code(command.text)}."
+            f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."
             f" Try `{word} topic ID`; topics: {_topic_list(library)}."
         )
     shown = hits[:max_results]
-    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text)}, best first:", ""]
+    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text, ECHO_LIMIT)}, best first:", ""]
     for h in shown:
         where = ", ".join(_FIELD_NAMES[f] for f in h.fields)
         extra = f"matched {h.terms}/{len(terms)} word(s) in {where}"

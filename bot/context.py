@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
+from bot.command_policy import Clock, FloodControl
+from bot.commands import CommandConfig, load_command_config
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.matching import MatchConfig
 from bot.metrics import Metrics
 from bot.prstate import PRStore
+from bot.queue import DeliveryQueue
 from bot.render import NoteLinks, RenderOptions
 from bot.settings import Settings
 
@@ -22,10 +26,16 @@ class BotContext:
     prs: PRStore
     metrics: Metrics = field(default_factory=Metrics)
     command_word: str = ""  # "" until resolved from the settings
+    commands: CommandConfig = field(default_factory=load_command_config)
+    clock: Clock = time.monotonic  # flood control's clock (tests freeze it)
+    queue: DeliveryQueue | None = None  # for follow-up work (a deferred comment update)
+    flood: FloodControl = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.command_word:
             object.__setattr__(self, "command_word", self.settings.command_word())
+        # Per process, like the workers: rebuilt by dataclasses.replace.
+        object.__setattr__(self, "flood", FloodControl(self.commands, self.clock))
 
     @property
     def links(self) -> NoteLinks:

@@ -14,13 +14,14 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 
-def utcnow() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def utcnow(after_s: float = 0.0) -> str:
+    """Now (or `after_s` seconds from now) as text that sorts like the time it names."""
+    return (datetime.now(UTC) + timedelta(seconds=after_s)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class Database:

@@ -1,6 +1,6 @@
 """Event name -> handler, plus the filters every event passes first.
 
-Each feature module (`bot.pr_events`, later the slash commands) exposes
+Each feature module (`bot.pr_events`, `bot.command_events`) exposes
 `register(dispatcher)` and is listed in FEATURES. `triage` runs twice: at intake
 (so ignored deliveries never reach the queue and get a 202 at once) and again
 before the work (settings may have changed since the delivery was queued).
@@ -20,8 +20,8 @@ from bot.context import BotContext
 from bot.queue import Delivery
 from bot.settings import Settings
 
-# Modules that register handlers, in order. Slash commands will add theirs here.
-FEATURES: tuple[str, ...] = ("bot.pr_events",)
+# Modules that register handlers, in order.
+FEATURES: tuple[str, ...] = ("bot.pr_events", "bot.command_events")
 
 Handler = Callable[[BotContext, Delivery], str]
 Check = Callable[[dict[str, Any]], str | None]

@@ -6,7 +6,8 @@
   Token mode uses one `Github` with `Auth.Token`.
 - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
   comment) cost no GET. Lists use per_page=100. A new PR costs three calls: its
-  files, its comments, the comment create.
+  files, its comments, the comment create; a slash command that updates the
+  comment adds one GET of the PR (a comment event does not carry its head).
 - Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
   on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
   x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
@@ -41,6 +42,7 @@ from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from bot.github_port import Outcome, PRRef, StickyResult
+from bot.prfacts import PRFacts, facts_from_payload
 
 log = logging.getLogger(__name__)
 
@@ -287,6 +289,14 @@ class GitHubClient:
             self._count(self._integration.requester)
 
     # --- GitHubPort ---------------------------------------------------------
+
+    def get_pull(self, ref: PRRef) -> PRFacts:
+        def op(gh: Github) -> PRFacts:
+            pull = gh.get_repo(ref.repo).get_pull(ref.number)  # lazy: no request yet
+            data = self._retry(f"get {_pr(ref)}", lambda: pull.raw_data)
+            return facts_from_payload({"repository": {"full_name": ref.repo}, "pull_request": data})
+
+        return self._as_installation(ref, op)
 
     def list_files(self, ref: PRRef) -> list[str]:
         def op(gh: Github) -> list[str]:

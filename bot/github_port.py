@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.prfacts import PRFacts
+
 
 @dataclass(frozen=True)
 class PRRef:
@@ -35,6 +37,11 @@ class StickyResult:
 
 
 class GitHubPort(Protocol):
+    def get_pull(self, ref: PRRef) -> PRFacts | None:
+        """The PR as it is now, without its files (one call); None when this port
+        cannot ask GitHub (dry run). For events that do not carry the PR (comments)."""
+        ...
+
     def list_files(self, ref: PRRef) -> list[str]:
         """Changed file paths of the PR (renames also give the previous path)."""
         ...

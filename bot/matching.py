@@ -10,6 +10,12 @@ Evidence is gathered per topic of the taxonomy, then per note:
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
   keywords and paths, which are more specific than a topic's. The same word counts
   once, at the stronger of its weights.
+- broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
+  weigh less in that share too, and they cannot carry a note: the part of its score
+  resting on its own keywords and paths, references to its PR and its other topics
+  must reach `min_specific`.
+- a note's first topic is its subsystem (the others say where it applies): a note with
+  no evidence of its own needs the PR to show that topic (`main_topic_first`).
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -36,7 +42,7 @@ from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.terms import TermHit, TermIndex, term_key
+from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
@@ -57,6 +63,7 @@ class Weights(BaseModel):
     note_path: float = Field(default=3.0, ge=0)
     note_tag: float = Field(default=3.0, ge=0)
     note_title: float = Field(default=3.0, ge=0)
+    note_code: float = Field(default=3.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
@@ -71,6 +78,8 @@ class MatchConfig(BaseModel):
     coverage_power: float = Field(default=1.0, ge=0)
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
+    min_specific: float = Field(default=0.0, ge=0)
+    main_topic_first: bool = False
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -140,6 +149,10 @@ class Match:
     note: Note
     score: float
     reasons: tuple[str, ...]
+    specific: float = 0.0  # the part of `score` that does not rest on broad topics
+    # False when the note rests on topic evidence only and the PR does not show the note's
+    # first topic, its main subsystem
+    on_topic: bool = True
 
 
 @dataclass(frozen=True)
@@ -167,6 +180,8 @@ def _changes(files: list[str]) -> str:
     tail = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     return f"changes {files[0]}{tail}"
 
+
+_FIRST_HAND = (Kind.PATH, Kind.TAG, Kind.TITLE)  # what labels are derived from
 
 _PLAIN_TAG = re.compile(r"[\w ./+-]+")
 
@@ -207,6 +222,9 @@ class CompiledMatcher:
         self._note_keys = [
             tuple(dict.fromkeys(filter(None, map(term_key, n.keywords)))) for n in self.notes
         ]
+        self._code_keys = [
+            frozenset(term_key(k) for k in n.keywords if is_code_name(k)) for n in self.notes
+        ]
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
         for topic in library.topics.values():
@@ -232,6 +250,7 @@ class CompiledMatcher:
         unknown = sorted(set(config.topic_scale) - set(library.topics))
         if unknown:
             raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
+        self._broad = frozenset(t for t, f in config.topic_scale.items() if f < 1)
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
 
@@ -281,6 +300,10 @@ class CompiledMatcher:
         for tid in scan.labels:
             by_topic[tid][Kind.LABEL] = scan.labels[tid]
 
+        # mergify derives a label from files and title words; once any topic carrying that
+        # label shows them, the label is that fact again, for every topic that carries it
+        # (`ci/build` from a cmake/ file says nothing more about CI pipelines).
+        shown = {tid for tid, found in by_topic.items() if any(k in found for k in _FIRST_HAND)}
         hits = []
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
@@ -299,7 +322,12 @@ class CompiledMatcher:
                 weight = w.body * min(len(said), self.config.body_terms)
                 keys = frozenset("body:" + h.key for h in said)
                 ev.append(Evidence(Kind.BODY, weight, f"description mentions {_quote(said)}", keys))
-            if (labels := found.get(Kind.LABEL)) and not ev_of(ev, Kind.PATH, Kind.TAG, Kind.TITLE):
+            labels = [
+                lb
+                for lb in found.get(Kind.LABEL, ())
+                if not shown.intersection(self._label_topics[lb.lower()])
+            ]
+            if labels:
                 text = ", ".join(f"'{lb}'" for lb in labels)
                 ev.append(Evidence(Kind.LABEL, w.label, f"labelled {text}", frozenset(labels)))
             scale = self.config.topic_scale.get(tid, 1.0)
@@ -321,13 +349,14 @@ class CompiledMatcher:
         w = self.config.weights
         ev: list[Evidence] = []
         mine = self._note_keys[i]
+        code = self._code_keys[i]
         for key in mine:
             if key in scan.tags:
                 tag = _tag_text(*scan.tags[key])
                 ev.append(
                     Evidence(
                         Kind.TAG,
-                        w.note_tag,
+                        max(w.note_tag, w.note_code) if key in code else w.note_tag,
                         f"title is tagged [{tag}] (keyword of this note)",
                         frozenset({"title:" + key}),
                     )
@@ -336,7 +365,7 @@ class CompiledMatcher:
                 ev.append(
                     Evidence(
                         Kind.TITLE,
-                        w.note_title,
+                        max(w.note_title, w.note_code) if key in code else w.note_title,
                         f"title mentions '{scan.title[key].text}' (keyword of this note)",
                         frozenset({"title:" + key}),
                     )
@@ -366,18 +395,28 @@ class CompiledMatcher:
         note, w, cfg = self.notes[i], self.config.weights, self.config
         hit = [topic_hits[t] for t in note.topics if t in topic_hits]
         # A topic the description alone mentions adds its (small) score but does not make
-        # the topic present: descriptions name neighbouring subsystems all the time.
-        present = sum(1 for th in hit if any(e.kind is not Kind.BODY for e in th.evidence))
-        coverage = (present / len(note.topics)) ** cfg.coverage_power if note.topics else 0.0
+        # the topic present: descriptions name neighbouring subsystems all the time. A
+        # broad topic weighs in the share as it weighs in the score.
+        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        present = sum(
+            weight[th.topic.id] for th in hit if any(e.kind is not Kind.BODY for e in th.evidence)
+        )
+        total = sum(weight.values())
+        coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        own = self._own_evidence(i, facts, scan)
+        own_keys = frozenset().union(*(e.keys for e in own))
+        broad = 0.0  # what broad topics contributed beyond the note's own words and files
         for th in hit:
             scale = coverage * th.score / sum(e.weight for e in th.evidence)  # cap, coverage
             for e in th.evidence:
                 scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
-        for e in self._own_evidence(i, facts, scan):
+                if th.topic.id in self._broad and not e.keys & own_keys:
+                    broad += e.weight * scale
+        for e in own:
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind is not Kind.PATH else e.weight
             if gain > 0:
@@ -392,7 +431,12 @@ class CompiledMatcher:
         head = [r for s, r in scored[:1] if self._is_source(i, facts)]
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
-        return Match(note, round(score, 2), tuple(reasons))
+        main = note.topics[0]
+        on_topic = bool(own) or any(
+            th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence) for th in hit
+        )
+        on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
+        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic)
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -423,7 +467,12 @@ class CompiledMatcher:
         scored.sort(key=rank)
         sources = [m for m in scored if m.note.id in source_ids]
         eligible = [
-            m for m in scored if m.note.id not in source_ids and m.score >= self.config.threshold
+            m
+            for m in scored
+            if m.note.id not in source_ids
+            and m.score >= self.config.threshold
+            and m.specific >= self.config.min_specific
+            and (m.on_topic or not self.config.main_topic_first)
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score
@@ -435,10 +484,6 @@ class CompiledMatcher:
             topic_hits=tuple(topic_hits),
             candidates=tuple(scored),
         )
-
-
-def ev_of(evidence: list[Evidence], *kinds: Kind) -> bool:
-    return any(e.kind in kinds for e in evidence)
 
 
 # --- entry points -------------------------------------------------------------------------

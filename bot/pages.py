@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -28,6 +26,7 @@ from pydantic import BaseModel
 from bot.library import Library
 from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
 from bot.notes import Note, Topic, Verdict, dump_note
+from bot.search import FILTER, search_notes
 
 DEFAULT_REPO = "vllm-project/vllm"
 RELATED_LIMIT = 8
@@ -59,10 +58,6 @@ class NoteQuery:
     verdict: Verdict | None = None
     q: str = ""
 
-    @property
-    def terms(self) -> tuple[str, ...]:
-        return tuple(fold(self.q).split())
-
 
 def parse_query(library: Library, *, repo: str, topic: str, verdict: str, q: str) -> NoteQuery:
     """Validate raw GET parameters; empty means "no filter" (what a blank form sends)."""
@@ -76,22 +71,6 @@ def parse_query(library: Library, *, repo: str, topic: str, verdict: str, q: str
     return NoteQuery(repo=repo, topic=topic, verdict=Verdict(verdict) if verdict else None, q=q)
 
 
-def fold(text: str) -> str:
-    """Normalise for search: NFKC (full-width ＡＢＣ, ideographic space) and case folding."""
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-@lru_cache(maxsize=8192)  # notes are frozen; folding every note on every search adds up
-def search_text(note: Note) -> str:
-    """Everything a search looks at, folded; fields are joined by newlines, which a
-    whitespace-free term cannot contain, so no match straddles two fields."""
-    fields = [note.id, note.title_zh, note.title_en, note.summary_en, note.guidance]
-    fields += list(note.keywords)
-    if note.source_pr:
-        fields.append(str(note.source_pr))
-    return fold("\n".join(fields))
-
-
 def newest_first(notes: Iterable[Note]) -> list[Note]:
     """Newest created date first (undated last); ties by id, ascending."""
     by_id = sorted(notes, key=lambda n: n.id)
@@ -99,16 +78,17 @@ def newest_first(notes: Iterable[Note]) -> list[Note]:
 
 
 def find_notes(library: Library, query: NoteQuery) -> list[Note]:
-    """The notes of query.repo that pass every filter; each search term is a substring
-    (so Chinese needs no word splitting) and all terms must occur."""
-    terms = query.terms
+    """The notes of query.repo that pass every filter, newest first. The search is
+    `bot.search`'s FILTER: each term a substring (so Chinese needs no word
+    splitting), every term must occur."""
     found = [
         n
         for n in library.for_repo(query.repo)
         if (not query.topic or query.topic in n.topics)
         and (query.verdict is None or n.verdict == query.verdict)
-        and all(t in search_text(n) for t in terms)
     ]
+    if query.q.strip():
+        found = [hit.note for hit in search_notes(found, query.q, FILTER)]
     return newest_first(found)
 
 

@@ -3,13 +3,14 @@
 The sticky comment's id and the hash of the body last posted (so an unchanged
 render costs no API call), the files seen at a head SHA (a `labeled` event does
 not change files), the notes shown, and the PR's switches: opted out (`/notes
-off`) and verbose (`/notes why` stays until a plain `/notes`).
+off`) and verbose (`/notes why` stays until a plain `/notes`). While slash
+commands wait for a coalesced comment update, what that update owes them.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 from bot.db import Database, utcnow
 
@@ -27,9 +28,28 @@ CREATE TABLE IF NOT EXISTS pr_state (
     opted_out   INTEGER NOT NULL DEFAULT 0,
     verbose     INTEGER NOT NULL DEFAULT 0,
     updated_at  TEXT NOT NULL,
+    pending     TEXT,                     -- a comment update owed to commands (JSON), or NULL
     PRIMARY KEY (repo, number)
 );
 """
+
+
+@dataclass(frozen=True)
+class PendingUpdate:
+    """A sticky-comment update that slash commands are waiting for (flood control).
+
+    Kept in SQLite, so a restart loses neither the update nor the `+1` its
+    commands are owed.
+    """
+
+    acks: tuple[int, ...] = ()  # comments to react `+1` to once it is done
+    show: bool = False  # a command asked to see the notes (`/notes`, `why`), not only `off`
+
+    def add(self, comment_id: int | None, show: bool) -> PendingUpdate:
+        acks = (
+            self.acks if comment_id is None or comment_id in self.acks else (*self.acks, comment_id)
+        )
+        return PendingUpdate(acks, self.show or show)
 
 
 @dataclass(frozen=True)
@@ -45,6 +65,7 @@ class PRState:
     event_at: str | None = None
     opted_out: bool = False
     verbose: bool = False
+    pending: PendingUpdate | None = None
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change only on push)."""
@@ -57,6 +78,9 @@ class PRStore:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
+        columns = {r["name"] for r in db.execute("PRAGMA table_info(pr_state)")}
+        if "pending" not in columns:  # a database from before slash commands
+            db.execute("ALTER TABLE pr_state ADD COLUMN pending TEXT")
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -77,20 +101,22 @@ class PRStore:
             event_at=r["event_at"],
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
+            pending=_pending(r["pending"]),
         )
 
     def put(self, state: PRState) -> None:
         self.db.execute(
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
-                                  files, event_at, opted_out, verbose, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  files, event_at, opted_out, verbose, updated_at, pending)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
                 files_sha = excluded.files_sha, files = excluded.files,
                 event_at = excluded.event_at, opted_out = excluded.opted_out,
-                verbose = excluded.verbose, updated_at = excluded.updated_at
+                verbose = excluded.verbose, updated_at = excluded.updated_at,
+                pending = excluded.pending
             """,
             (
                 state.repo.lower(),
@@ -105,6 +131,7 @@ class PRStore:
                 int(state.opted_out),
                 int(state.verbose),
                 utcnow(),
+                json.dumps(asdict(state.pending)) if state.pending is not None else None,
             ),
         )
 
@@ -114,3 +141,10 @@ class PRStore:
             state = replace(self.get(repo, number), **changes)
             self.put(state)
         return state
+
+
+def _pending(text: str | None) -> PendingUpdate | None:
+    if text is None:
+        return None
+    data = json.loads(text)
+    return PendingUpdate(tuple(data.get("acks") or ()), bool(data.get("show")))

@@ -4,6 +4,8 @@ A verified webhook delivery is inserted here before GitHub gets its answer, so a
 crash loses nothing. Workers claim deliveries atomically; deliveries for the same
 PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
+A delivery may wait for a time (`not_before`): slash commands queue their
+coalesced comment update that way, so it survives a restart like any delivery.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     attempts    INTEGER NOT NULL DEFAULT 0,
     last_error  TEXT,
     received_at TEXT NOT NULL,
-    updated_at  TEXT NOT NULL
+    updated_at  TEXT NOT NULL,
+    not_before  TEXT                              -- claim no earlier (utcnow format); NULL: now
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
@@ -69,6 +72,7 @@ class Incoming:
     payload: str
     repo: str | None = None
     pr_number: int | None = None
+    not_before: str | None = None  # claim no earlier (utcnow format)
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,9 @@ class DeliveryQueue:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
+        columns = {r["name"] for r in db.execute("PRAGMA table_info(deliveries)")}
+        if "not_before" not in columns:  # a database from before deferred deliveries
+            db.execute("ALTER TABLE deliveries ADD COLUMN not_before TEXT")
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
 
@@ -107,12 +114,17 @@ class DeliveryQueue:
         payload: dict[str, Any],
         repo: str | None = None,
         pr_number: int | None = None,
+        not_before: str | None = None,
         *,
         raw: str | None = None,
     ) -> Enqueued:
-        """Store one delivery. `raw`: the payload's JSON text as received (saves re-encoding)."""
+        """Add a delivery; `not_before` (a `utcnow()`-format time) makes it wait until then.
+
+        `raw`: the payload's JSON text as received (saves re-encoding it).
+        """
         text = raw if raw is not None else json.dumps(payload)
-        return self.enqueue_many([Incoming(delivery_id, event, action, text, repo, pr_number)])[0]
+        item = Incoming(delivery_id, event, action, text, repo, pr_number, not_before)
+        return self.enqueue_many([item])[0]
 
     def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
         """Store deliveries in one transaction (one commit for a burst); outcome per item."""
@@ -122,8 +134,8 @@ class DeliveryQueue:
             for d in items:
                 cur = conn.execute(
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
-                    " pr_key, state, received_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING",
+                    " pr_key, state, received_at, updated_at, not_before)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING",
                     (
                         d.id,
                         d.event,
@@ -134,6 +146,7 @@ class DeliveryQueue:
                         pr_key(d.repo, d.pr_number),
                         now,
                         now,
+                        d.not_before,
                     ),
                 )
                 if cur.rowcount:
@@ -153,20 +166,22 @@ class DeliveryQueue:
     # --- consumer side ---
 
     def claim(self) -> Delivery | None:
-        """Atomically take the oldest pending delivery whose PR has nothing in progress."""
+        """Atomically take the oldest pending delivery that is due and whose PR has
+        nothing in progress."""
+        now = utcnow()
         rows = self.db.execute(
             """
             UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
             WHERE seq = (
                 SELECT d.seq FROM deliveries d
-                WHERE d.state = 'pending' AND (
+                WHERE d.state = 'pending' AND (d.not_before IS NULL OR d.not_before <= ?) AND (
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
                         WHERE p.pr_key = d.pr_key AND p.state = 'processing'))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
             """,
-            (utcnow(),),
+            (now, now),
         )
         return _delivery(rows[0]) if rows else None
 

@@ -1,24 +1,22 @@
 """The sticky PR comment, rendered from a match result (pure: data in, Markdown out).
 
-Everything that comes from notes or PRs passes through `safe_text`, so the
-comment never pings anyone (`@` gets a zero-width space), never creates a
-backlink (`#123`, `owner/repo#123`, `GH-123` are broken up; GitHub PR URLs go
-through redirect.github.com), and never injects Markdown or HTML. Commands are
-only ever shown in inline code in the middle of a sentence, so the bot's own
-comment can never trigger it. The marker is the first line, so no truncation can
-remove it, and the body stays within a budget well under GitHub's 65,536 limit
-by dropping whole notes, lowest ranked first.
+Everything that comes from notes or PRs passes through `bot.markdown_safety`,
+so the comment never pings anyone, never creates a backlink and never injects
+Markdown or HTML. Commands are only ever shown in inline code in the middle of
+a sentence, so the bot's own comment can never trigger it. The marker is the
+first line, so no truncation can remove it, and the body stays within a budget
+well under GitHub's 65,536 limit by dropping whole notes, lowest ranked first.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
 from bot.library import Library
 from bot.links import note_page_url
+from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.matching import Match, MatchResult
 from bot.notes import Note, Verdict
 
@@ -26,7 +24,6 @@ MARKER = "<!-- review-notes:v1 -->"
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
 
-ZWSP = "\u200b"
 _TITLE_MAX = 300
 _SUMMARY_MAX = 1_500
 _REASON_MAX = 300
@@ -61,70 +58,7 @@ class RenderOptions:
     verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
     budget: int = BUDGET
     had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
-
-
-# --- safe text -----------------------------------------------------------------
-
-_GITHUB_REF_URL = re.compile(
-    r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(pull|issues)/(\d+)",
-    re.I,
-)
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
-_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_ISSUE_REF = re.compile(r"#(?=\d)")
-_GH_REF = re.compile(r"\b(GH)-(?=\d)", re.I)
-_SPACE = re.compile(r"\s+")
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _defuse(text: str) -> str:
-    """Break mentions and issue references (also used inside code spans)."""
-    text = _MENTION.sub("@" + ZWSP, text)
-    text = _ISSUE_REF.sub("#" + ZWSP, text)
-    return _GH_REF.sub(lambda m: m.group(1) + "-" + ZWSP, text)
-
-
-def safe_text(text: str, limit: int | None = None) -> str:
-    """One line of untrusted text, made inert for GitHub Markdown.
-
-    Inline code spans in it (`_align_cacheable`) stay code spans; everything else
-    is escaped.
-    """
-    text = _SPACE.sub(" ", text or "").strip()
-    if limit is not None:
-        text = clip(text, limit)
-    out, pos = [], 0
-    for m in _CODE_SPAN.finditer(text):
-        out.append(_escape(text[pos : m.start()]))
-        out.append(code(m.group(2).strip(" ") or " "))
-        pos = m.end()
-    out.append(_escape(text[pos:]))
-    return "".join(out)
-
-
-def _escape(text: str) -> str:
-    text = _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1/\2/\3", text)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return _defuse(text)
-
-
-def code(text: str) -> str:
-    """An inline code span that survives backticks in `text`."""
-    text = _defuse(_SPACE.sub(" ", text))
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def pr_link(repo: str, number: int) -> str:
-    """A link to a PR that creates no backlink on it."""
-    return f"[{safe_text(repo)} PR {number}](https://redirect.github.com/{repo}/pull/{number})"
+    paused: bool = False  # `/notes off`: automatic updates are off on this PR
 
 
 # --- the comment -------------------------------------------------------------
@@ -159,10 +93,29 @@ def render_no_match(
         f"No review note matches this pull request{' any more' if opts.had_comment else ''}"
         f"{against}.",
     ]
+    if opts.paused:
+        parts += ["", _paused_line(opts)]
     if opts.verbose and result is not None:
         parts += ["", *_topics_section(result, library, ())]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
+
+
+def render_paused(opts: RenderOptions) -> str:
+    """The short body left in place by `/notes off` (the comment is never deleted)."""
+    c = opts.command
+    return (
+        "\n".join(
+            [
+                MARKER,
+                "### 📚 Review notes",
+                "",
+                f"Automatic updates are paused on this pull request ({code(c + ' off')}). Reply"
+                f" {code(c + ' on')} to resume them, or {code(c)} to see the matching notes once.",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _compose(
@@ -183,6 +136,8 @@ def _compose(
         "",
         f"Reviewers' reading guidance on {what} related to this one.{against}",
     ]
+    if opts.paused:
+        parts += ["", _paused_line(opts)]
     for block in blocks:
         parts += ["", *block]
     if hidden:
@@ -200,7 +155,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, _TITLE_MAX)}**"
     source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
-    guidance = f"[full guidance]({opts.links.url(note)})"
+    guidance = f"[full guidance]({link_target(opts.links.url(note))})"
     badge = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
     lines = [head, badge]
     if note.title_en:
@@ -243,6 +198,14 @@ def _topic_name(library: Library, topic_id: str) -> str:
     topic = library.topics.get(topic_id)
     name = f"{topic.name_en} ({topic.name_zh})" if topic else topic_id
     return safe_text(name)
+
+
+def _paused_line(opts: RenderOptions) -> str:
+    c = opts.command
+    return (
+        f"_Automatic updates are paused on this pull request: this comment changes only when"
+        f" someone asks with {code(c)}; {code(c + ' on')} resumes them._"
+    )
 
 
 def _footer(opts: RenderOptions) -> str:

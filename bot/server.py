@@ -135,7 +135,7 @@ def build_runtime(
     elif isinstance(github, DryRunGitHub):
         dry_run = github
     metrics = Metrics()
-    ctx = BotContext(settings, library, match_config, github, prs, metrics)
+    ctx = BotContext(settings, library, match_config, github, prs, metrics, queue=queue)
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
 

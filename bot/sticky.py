@@ -3,7 +3,9 @@
 `refresh_sticky` is the single entry point: PR events call it, and slash commands
 call it with `force=True` (act now, even on a draft or an opted-out PR, even if
 the body looks unchanged) and `verbose=True/False` (`/notes why` / plain `/notes`).
-`/notes off|on` set `opted_out` with `ctx.prs.update(repo, number, opted_out=...)`.
+`/notes off|on` set `opted_out` with `ctx.prs.update(repo, number, opted_out=...)`;
+`pause_sticky` then edits the comment to say so, and a forced refresh of an
+opted-out PR carries a line saying updates are paused.
 
 Rules: create the comment when notes first match; edit it in place when they
 change; no write when the rendered body is what we last posted; when nothing
@@ -23,7 +25,8 @@ from bot.context import BotContext
 from bot.github_port import Outcome, PRRef
 from bot.matching import match_pr
 from bot.prfacts import PRFacts
-from bot.render import MARKER, render
+from bot.prstate import PRState
+from bot.render import MARKER, render, render_paused
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +89,7 @@ def refresh_sticky(
         state = replace(state, verbose=verbose)
     result = match_pr(facts, ctx.library, ctx.match_config)
     opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
+    opts = replace(opts, paused=state.opted_out)  # only a command renders an opted-out PR
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
@@ -102,20 +106,39 @@ def refresh_sticky(
 
     # A human asking (force) gets an answer even when nothing matches.
     create = bool(result.matches) or force
+    changes = dict(head_sha=head_sha or None, notes=notes, event_at=event_at or state.event_at)
+    written = _write(ctx, ref, state, body, create=create, **changes)
+    if written.outcome == Outcome.SKIPPED:
+        return written
+    what = f"{len(notes)} note(s)" if notes else "no note matches any more"
+    return Refresh(written.outcome, what, written.comment_id, notes)
+
+
+def pause_sticky(ctx: BotContext, ref: PRRef) -> Refresh:
+    """`/notes off`: edit our comment, if there is one, to say updates are paused.
+
+    Never creates a comment and never deletes one; costs nothing when there is no
+    comment or it says so already.
+    """
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.comment_id is None:
+        return Refresh(Outcome.SKIPPED, "paused (no comment to edit)")
+    body = render_paused(ctx.render_options())
+    if state.body_hash == body_hash(body):
+        return Refresh(Outcome.UNCHANGED, "paused (the comment says so)", state.comment_id)
+    written = _write(ctx, ref, state, body, create=False, notes=())
+    return replace(written, reason="paused" if written.comment_id else written.reason)
+
+
+def _write(
+    ctx: BotContext, ref: PRRef, state: PRState, body: str, *, create: bool, **changes: object
+) -> Refresh:
+    """Create or edit the sticky comment and remember what was posted."""
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
         ctx.prs.put(replace(state, comment_id=None, body_hash=None))
         return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
-    ctx.prs.put(
-        replace(
-            state,
-            comment_id=sticky.comment_id or state.comment_id,
-            body_hash=new_hash,
-            head_sha=head_sha or None,
-            notes=notes,
-            event_at=event_at or state.event_at,
-        )
-    )
-    what = f"{len(notes)} note(s)" if notes else "no note matches any more"
-    return Refresh(sticky.outcome, what, sticky.comment_id or state.comment_id, notes)
+    comment_id = sticky.comment_id or state.comment_id
+    ctx.prs.put(replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes))
+    return Refresh(sticky.outcome, "written", comment_id)

@@ -4,10 +4,14 @@ Rules, the same for topics and notes:
 - An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
   `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
   the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`).
-- Inside a keyword, separators are loose: `thinking budget` also matches
-  `thinking-budget`, `thinking_budget` and `ThinkingBudget`; `KVConnector` also matches
-  `KV connector`. A trailing plural `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
+- Inside a keyword, separators are loose (up to four non-alphanumerics, so an arrow
+  ` -> ` too): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
+  `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
+  `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
 - A keyword with any non-ASCII character (Chinese) matches as a plain substring.
+- A keyword with a leading underscore names a private identifier (`_capturing`,
+  `_align_cacheable`): it matches only as written, underscores included, case aside, so
+  `_capturing` never hits the English word "capturing".
 
 Every keyword is compiled into one regular expression shaped like a trie, so a text is
 scanned once however many keywords there are; overlapping hits are all reported.
@@ -25,7 +29,7 @@ _INNER_EDGE = (
 )
 _START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
 _END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"
-_SEP = r"[^A-Za-z0-9\n]{0,3}"  # what may stand between the words of a keyword
+_SEP = r"[^A-Za-z0-9\n]{0,4}"  # what may stand between the words of a keyword
 _SEP_MARK = "\x00"  # trie edge standing for _SEP
 _PLURAL = r"(?:e?s)?"
 
@@ -41,8 +45,28 @@ def _chunks(term: str) -> list[str]:
     return out
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def is_code_name(term: str) -> bool:
+    """A name from the code (`persistent_topk`, `KVConnectorStats`), not a phrase: one ASCII
+    token with an underscore or a lower-to-upper case change."""
+    return (
+        term.isascii()
+        and not any(c.isspace() for c in term)
+        and ("_" in term.strip("_") or bool(_CAMEL.search(term)))
+    )
+
+
+def _is_identifier(term: str) -> bool:
+    """`_capturing`: a private name, matched as written."""
+    return term.isascii() and term.startswith("_") and bool(_WORDS.search(term))
+
+
 def term_key(term: str) -> str:
     """The identity of a keyword: spellings that match the same texts share a key."""
+    if _is_identifier(term):
+        return term.strip().lower()
     if term.isascii():
         return "".join(_chunks(term))
     return re.sub(r"\s+", " ", term.strip().lower())
@@ -89,23 +113,30 @@ class TermIndex:
     keys: set[str] = field(init=False, default_factory=set)
     _ascii: re.Pattern[str] | None = field(init=False, default=None)
     _other: re.Pattern[str] | None = field(init=False, default=None)
+    _ident: re.Pattern[str] | None = field(init=False, default=None)
     _prefixes: dict[str, list[str]] = field(init=False, default_factory=dict)
     _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        ascii_seqs: dict[str, str] = {}  # key -> trie sequence
+        # key -> its trie sequences: `all-reduce` and `allreduce` share a key but not words
+        ascii_seqs: dict[str, list[str]] = {}
         other: set[str] = set()
+        idents: set[str] = set()
         for term in self.terms:
             key = term_key(term)
             if not key:
                 continue  # nothing to match (punctuation only)
             self.keys.add(key)
-            if term.isascii():
-                ascii_seqs[key] = _SEP_MARK.join(_chunks(term))
+            if _is_identifier(term):
+                idents.add(key)
+            elif term.isascii():
+                seq = _SEP_MARK.join(_chunks(term))
+                if seq not in ascii_seqs.setdefault(key, []):
+                    ascii_seqs[key].append(seq)
             else:
                 other.add(key)
         if ascii_seqs:
-            trie = trie_regex(ascii_seqs.values())
+            trie = trie_regex(seq for seqs in ascii_seqs.values() for seq in seqs)
             self._ascii = re.compile(
                 r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))", re.I
             )
@@ -113,6 +144,10 @@ class TermIndex:
             self._seqs = ascii_seqs
         if other:
             self._other = re.compile("(?=(" + trie_regex(other) + "))", re.I)
+        if idents:
+            self._ident = re.compile(
+                r"(?<![A-Za-z0-9_])(" + trie_regex(idents) + r")(?![A-Za-z0-9_])", re.I
+            )
 
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""
@@ -133,6 +168,9 @@ class TermIndex:
                     sm = self._single_regex(shorter).match(text, m.start())
                     if sm:
                         add(shorter, sm.group(0))
+        if self._ident is not None and "_" in text:
+            for m in self._ident.finditer(text):
+                add(m.group(1).lower(), m.group(1))
         if self._other is not None and text and not text.isascii():
             for m in self._other.finditer(text):
                 spelled = m.group(1)
@@ -154,27 +192,28 @@ class TermIndex:
     def _single_regex(self, key: str) -> re.Pattern[str]:
         rx = self._single.get(key)
         if rx is None:
-            body = re.escape(self._seqs[key]).replace(re.escape(_SEP_MARK), _SEP)
-            rx = re.compile(_START + body + _PLURAL + _END, re.I)
+            bodies = (re.escape(q).replace(re.escape(_SEP_MARK), _SEP) for q in self._seqs[key])
+            rx = re.compile(_START + "(?:" + "|".join(bodies) + ")" + _PLURAL + _END, re.I)
             self._single[key] = rx
         return rx
 
 
-def _prefix_keys(seqs: dict[str, str]) -> dict[str, list[str]]:
+def _prefix_keys(seqs: dict[str, list[str]]) -> dict[str, list[str]]:
     """For each keyword, the other keywords that are its leading words (`CUDA` of `CUDA graph`).
 
     The trie regex reports the longest keyword starting at a position; these are
     re-checked there so that a shorter keyword still counts.
     """
-    by_seq = {seq: key for key, seq in seqs.items()}
+    by_seq = {seq: key for key, many in seqs.items() for seq in many}
     out: dict[str, list[str]] = {}
-    for key, seq in seqs.items():
-        words = seq.split(_SEP_MARK)
-        shorter = [
-            by_seq[_SEP_MARK.join(words[:n])]
-            for n in range(1, len(words))
-            if _SEP_MARK.join(words[:n]) in by_seq
-        ]
+    for key, many in seqs.items():
+        shorter: list[str] = []
+        for seq in many:
+            words = seq.split(_SEP_MARK)
+            for n in range(1, len(words)):
+                lead = by_seq.get(_SEP_MARK.join(words[:n]))
+                if lead is not None and lead != key and lead not in shorter:
+                    shorter.append(lead)
         if shorter:
             out[key] = shorter
     return out

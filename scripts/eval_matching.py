@@ -14,7 +14,11 @@ Printed figures:
 Each figure is given over all PRs and over the PRs that are not some note's own
 source PR (those get their note by the source-PR rule, which flatters the numbers).
 
-    python scripts/eval_matching.py [--prs FILE] [--verbose]
+Any JSONL with those fields works (`relevant` may be absent: then every link counts
+as wrong, which is what a set of PRs no note is about should show). `--show` lists
+every linked (PR, note) pair with its grade, score and reasons, for hand review.
+
+    python scripts/eval_matching.py [--prs FILE] [--verbose] [--show]
 """
 
 from __future__ import annotations
@@ -95,6 +99,24 @@ def report(name: str, t: Tally) -> None:
     print(f"  false-comment rate {ratio(t.empty_commented, t.empty_prs)}")
 
 
+def show_links(record: dict, matches, grades: dict[str, int], label: dict[str, int]) -> None:
+    """One block per linked note: what a reviewer grading the link needs to see."""
+    if not matches:
+        return
+    files = record.get("files") or []
+    more = f" (+{len(files) - 5} more)" if len(files) > 5 else ""
+    print(f"#{record['number']} {record['title']}")
+    if files:
+        print(f"   files: {' '.join(files[:5])}{more}")
+    for m in matches:
+        grade = grades.get(m.note.id, 0) if "relevant" in record else None
+        shown = "ungraded" if grade is None else f"grade {grade}"
+        print(f"   -> note {label.get(m.note.id, '?')} {m.note.id} ({shown}, score {m.score:g})")
+        print(f"      {m.note.title_en or m.note.title_zh}")
+        for reason in m.reasons:
+            print(f"        - {reason}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prs", type=Path, default=DEFAULT_PRS)
@@ -103,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topics", type=Path, default=DEFAULT_TOPICS_FILE)
     ap.add_argument("--config", type=Path, default=DEFAULT_MATCHING_FILE)
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
+    ap.add_argument(
+        "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
+    )
     args = ap.parse_args(argv)
 
     library = load_library(args.notes, args.topics)
@@ -132,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{flag} {record['number']:>6} linked [{shown}]"
                 f"{' missed g2 [' + missed + ']' if missed else ''}  {record['title'][:70]}"
             )
+        if args.show:
+            show_links(record, result.matches, grades, label)
     report("all PRs", everything)
     report("excluding notes' source PRs", unseen)
     print("== per note (all PRs): linked / wrong / grade-2 found of grade-2")

@@ -6,19 +6,16 @@ import pytest
 
 from bot.command_replies import (
     REPLY_MARKER,
-    ZWSP,
-    code,
-    neutralize,
-    query_terms,
     render_help,
     render_refused,
     render_reply,
     render_unknown,
-    search_notes,
 )
 from bot.commands import Command, parse_commands
 from bot.library import Library, load_library
+from bot.markdown_safety import ZWSP, code, neutralize
 from bot.notes import Note, Verdict
+from bot.search import query_terms, search_notes
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +182,7 @@ def test_query_terms_split_ascii_words_and_cjk_runs():
 
 
 def test_search_ranks_notes_with_every_word_in_the_title_first(library):
-    hits = search_notes(library, "EAGLE 缓存")
+    hits = search_notes(library.notes, "EAGLE 缓存")
     first = hits[0].note
     assert "EAGLE" in first.title_zh and "缓存" in first.title_zh
     assert hits[0].terms == 2
@@ -197,13 +194,13 @@ def test_search_ranks_notes_with_every_word_in_the_title_first(library):
 
 
 def test_search_ascii_is_case_insensitive_and_word_wise(library):
-    assert ids(search_notes(library, "rocm")) == ids(search_notes(library, "ROCm"))
-    rocm = search_notes(library, "ROCm")
+    assert ids(search_notes(library.notes, "rocm")) == ids(search_notes(library.notes, "ROCm"))
+    rocm = search_notes(library.notes, "ROCm")
     assert rocm
     assert all(re.search(r"(?<![A-Za-z0-9_])ROCm", h.note.title_zh + h.note.guidance) for h in rocm)
-    assert search_notes(library, "ROC") == []  # a piece of a word is not a word
+    assert search_notes(library.notes, "ROC") == []  # a piece of a word is not a word
     # "cuda" is found exactly where it stands as a word, never inside "cudagraph"
-    cuda = set(ids(search_notes(library, "cuda", limit=100)))
+    cuda = set(ids(search_notes(library.notes, "cuda", limit=100)))
     for n in library.notes:
         text = "\n".join([n.title_en, n.title_zh, n.summary_en, n.guidance, *n.keywords])
         assert (n.id in cuda) == bool(re.search(r"(?i)(?<![a-z0-9_])cuda(?![a-z0-9_])", text))
@@ -211,9 +208,11 @@ def test_search_ascii_is_case_insensitive_and_word_wise(library):
 
 
 def test_search_cjk_matches_substrings(library):
-    hits = search_notes(library, "水印")
+    hits = search_notes(library.notes, "水印")
     assert hits and all("水印" in h.note.title_zh + h.note.guidance for h in hits)
-    assert set(ids(search_notes(library, "缓存注册"))) <= set(ids(search_notes(library, "缓存")))
+    assert set(ids(search_notes(library.notes, "缓存注册"))) <= set(
+        ids(search_notes(library.notes, "缓存"))
+    )
 
 
 def test_search_latin_word_next_to_cjk_text_matches():
@@ -226,13 +225,14 @@ def test_search_latin_word_next_to_cjk_text_matches():
         guidance="值得快速阅读。",
     )
     lib = Library(notes=(note,), topics={})
-    assert ids(search_notes(lib, "rocm")) == ["t-1"]
-    assert ids(search_notes(lib, "默认")) == ["t-1"]
-    assert search_notes(lib, "roc") == []
+    assert ids(search_notes(lib.notes, "rocm")) == ["t-1"]
+    assert ids(search_notes(lib.notes, "默认")) == ["t-1"]
+    assert search_notes(lib.notes, "roc") == []
 
 
 def test_search_ties_break_by_verdict_then_newest_pr(library):
-    hits = search_notes(library, "值得", limit=100)  # every guidance says how worth reading it is
+    # every guidance says how worth reading it is
+    hits = search_notes(library.notes, "值得", limit=100)
     assert len(hits) == len(library.notes)
     keys = [(h.note.verdict.rank, -(h.note.source_pr or 0)) for h in hits]
     assert keys == sorted(keys)

@@ -165,11 +165,13 @@ def test_synchronize_with_the_same_notes_leaves_the_comment_alone(app):
 
 def test_dispatch_point_takes_new_features_without_touching_the_server():
     d = build_dispatcher()
-    assert "pull_request" in d.events()
+    assert {"pull_request", "issue_comment", "pull_request_review"} <= set(d.events())
     calls = []
-    d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: calls.append(dl) or "ok"))
-    assert d.route("issue_comment", "created") is not None
-    assert d.route("issue_comment", "deleted") is None
+    d.add(Route("discussion", frozenset({"created"}), lambda ctx, dl: calls.append(dl) or "ok"))
+    assert d.route("discussion", "created") is not None
+    assert d.route("discussion", "deleted") is None
+    with pytest.raises(ValueError):
+        d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: "dup"))  # taken
     with pytest.raises(ValueError):
         d.add(Route("pull_request", frozenset({"opened"}), lambda ctx, dl: "dup"))  # taken
 

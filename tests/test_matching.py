@@ -16,7 +16,7 @@ from bot.matching import (
 from bot.notes import Note, Topic
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.terms import TermIndex
+from bot.terms import TermIndex, is_code_name
 
 REPO = "vllm-project/vllm"
 
@@ -151,6 +151,23 @@ def test_a_label_derived_from_a_path_is_not_counted_twice():
     assert 0 < label_only.score < path_only.score
 
 
+def test_a_label_another_topic_already_explains_is_not_counted():
+    label = ("ci/build",)
+    build = Topic(id="build", name_en="Build", name_zh="构建", paths=("cmake/",), labels=label)
+    ci = Topic(id="ci", name_en="CI", name_zh="CI", paths=(".buildkite/",), labels=label)
+    lib = Library(notes=(note("n", ("ci",)),), topics={"build": build, "ci": ci})
+
+    def topics(*files: str) -> dict[str, tuple[str, ...]]:
+        facts = pr("x", files=files, labels=["ci/build"])
+        return {h.topic.id: h.reasons for h in match_pr(facts, lib, CFG).topic_hits}
+
+    # mergify labelled the PR ci/build for its cmake/ file: that is no news about CI
+    assert topics("cmake/utils.cmake") == {"build": ("changes cmake/utils.cmake",)}
+    # with nothing that explains it, the label still counts
+    only_label = ("labelled 'ci/build'",)
+    assert topics("vllm/x.py") == {"build": only_label, "ci": only_label}
+
+
 def test_many_files_dilute_one_file_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     one = match_pr(pr("x", files=["vllm/v1/spec_decode/a.py"]), lib, CFG).topic_hits[0]
@@ -184,6 +201,41 @@ def test_keyword_separators_case_and_plurals_are_loose():
     ]:
         assert key in index.find(text), text
     assert index.find("thinkingbudgetary") == {}
+
+
+def test_a_leading_underscore_keyword_is_a_private_name_matched_as_written():
+    index = TermIndex(["_capturing", "_align_cacheable"])
+    assert index.find("Fix a leak while capturing CUDA graphs") == {}
+    assert index.find("align cacheable bounds") == {}
+    assert index.find("x_capturing and _capturing_done") == {}
+    found = index.find("Route both bounds through `_align_cacheable()`; set self._CAPTURING")
+    assert {k: h.text for k, h in found.items()} == {
+        "_align_cacheable": "_align_cacheable",
+        "_capturing": "_CAPTURING",
+    }
+    lib = library(note("n", ("cuda-graphs",), keywords=("_capturing",)))
+    cfg = CFG.model_copy(update={"threshold": 1.0})
+    assert match_pr(pr("Skip warmup while capturing"), lib, cfg).candidates == ()
+    hit = match_pr(pr("Reset _capturing after a failed capture"), lib, cfg)
+    assert hit.matches[0].reasons == ("title mentions '_capturing' (keyword of this note)",)
+
+
+def test_keywords_sharing_a_key_keep_every_spelling():
+    # `all-reduce` and `allreduce` are one key; each spelling finds its own texts
+    for terms in (["all-reduce", "allreduce"], ["allreduce", "all-reduce"]):
+        index = TermIndex(terms)
+        for text in ("custom allreduce", "custom all-reduce", "all_reduce op", "AllReduce"):
+            assert set(index.find(text)) == {"allreduce"}, (terms, text)
+    index = TermIndex(["persistent_topk", "persistent top-k", "persistent"])
+    for text in ("persistent_topk race", "Handle persistent top-k overflow"):
+        assert set(index.find(text)) == {"persistenttopk", "persistent"}, text
+
+
+def test_an_arrow_between_the_words_of_a_keyword_is_a_separator():
+    index = TermIndex(["worker -> scheduler"])
+    for text in ("worker -> scheduler metadata", "worker => scheduler", "worker->scheduler"):
+        assert set(index.find(text)) == {"workerscheduler"}, text
+    assert index.find("worker and then the scheduler") == {}
 
 
 def test_cjk_keywords_match_as_substrings():
@@ -231,6 +283,30 @@ def test_own_keywords_and_paths_make_a_note_specific():
     reasons = result.matches[0].reasons
     assert "title mentions 'lookahead' (keyword of this note)" in reasons
     assert "changes vllm/v1/spec_decode/la.py (a path of this note)" in reasons
+
+
+def test_a_code_name_of_the_note_in_the_title_weighs_more_than_a_phrase():
+    lib = library(
+        note("code", ("spec-decode",), keywords=("persistent_topk",)),
+        note("phrase", ("spec-decode",), keywords=("persistent kernel",)),
+    )
+    cfg = CFG.model_copy(update={"weights": Weights(note_title=3.0, note_code=4.0)})
+    by_id = {m.note.id: m.score for m in match_pr(pr("Fix persistent topk"), lib, cfg).candidates}
+    assert by_id == {"code": 4.0}  # loose spelling, still the code name's weight
+    phrase = match_pr(pr("Fix the persistent kernel"), lib, cfg).candidates
+    assert [(m.note.id, m.score) for m in phrase] == [("phrase", 3.0)]
+    assert ids(match_pr(pr("Fix persistent_topk"), lib, cfg)) == ["code"]  # reaches 4 alone
+    assert ids(match_pr(pr("Fix persistent_topk"), lib, CFG)) == []  # default: same as a phrase
+    for name, code in [
+        ("persistent_topk", True),
+        ("KVConnectorStats", True),
+        ("IMAGE_PAD_ID", True),
+        ("_capturing", False),  # one plain word behind the underscore
+        ("MRV1", False),
+        ("elastic EP", False),
+        ("inter-CTA", False),
+    ]:
+        assert is_code_name(name) is code, name
 
 
 def test_a_word_shared_by_topic_and_note_counts_once():
@@ -331,6 +407,63 @@ def test_broad_topics_count_less():
         compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
 
 
+def test_broad_topics_weigh_less_in_the_share_of_a_notes_topics():
+    lib = library(note("n", ("spec-decode", "rocm")))
+    facts = pr("[Spec Decode] EAGLE fix")  # spec-decode at its cap (4), no ROCm
+    assert match_pr(facts, lib, CFG).candidates[0].score == 2.0  # 4 x 1/2
+    scaled = CFG.model_copy(update={"topic_scale": {"rocm": 0.5}})
+    assert match_pr(facts, lib, scaled).candidates[0].score == 2.67  # 4 x 1/1.5
+
+
+def test_broad_topics_cannot_carry_a_note_alone():
+    lib = library(note("ep-rocm", ("expert-parallel", "rocm")))
+    cfg = CFG.model_copy(
+        update={"threshold": 3.0, "min_specific": 2.5, "topic_scale": {"rocm": 0.5}}
+    )
+    # one EP word (2) and the ROCm tag (2.5 x 0.5) reach the threshold, but without
+    # ROCm the note has 2 < 2.5
+    weak = match_pr(pr("[ROCm] Fix a test with EP"), lib, cfg)
+    assert ids(weak) == []
+    assert (weak.candidates[0].score, weak.candidates[0].specific) == (3.25, 2.0)
+    no_floor = cfg.model_copy(update={"min_specific": 0.0})
+    assert ids(match_pr(pr("[ROCm] Fix a test with EP"), lib, no_floor)) == ["ep-rocm"]
+    strong = match_pr(pr("[EP] Fix a ROCm test"), lib, cfg)  # a tag is 2.5
+    assert ids(strong) == ["ep-rocm"]
+    # a note whose topics are all broad needs its own words
+    ci = library(note("ci", ("rocm",), keywords=("noconftest",)))
+    low = cfg.model_copy(update={"threshold": 1.0})
+    assert ids(match_pr(pr("[ROCm] ROCm fix"), ci, low)) == []
+    assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
+
+
+def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
+    lib = library(note("n", ("rocm",), keywords=("ROCm",)))
+    cfg = CFG.model_copy(
+        update={"threshold": 3.0, "min_specific": 2.5, "topic_scale": {"rocm": 0.5}}
+    )
+    result = match_pr(pr("Fix the ROCm build"), lib, cfg)
+    assert (result.candidates[0].score, result.candidates[0].specific) == (3.0, 3.0)
+    assert ids(result) == ["n"]
+
+
+def test_on_topics_alone_a_note_needs_its_first_topic():
+    lib = library(
+        note("kv", ("prefix-caching", "spec-decode", "cuda-graphs")),
+        note("kv-own", ("prefix-caching", "spec-decode", "cuda-graphs"), keywords=("drafter",)),
+    )
+    cfg = CFG.model_copy(update={"main_topic_first": True, "threshold": 3.5})
+    facts = pr("[Spec Decode] EAGLE drafter with CUDA graph")  # no prefix caching
+    plain = {m.note.id: m for m in match_pr(facts, lib, CFG).candidates}
+    assert plain["kv"].score == 4.0 and not plain["kv"].on_topic
+    assert ids(match_pr(facts, lib, CFG.model_copy(update={"threshold": 3.5}))) == [
+        "kv-own",
+        "kv",
+    ]
+    assert ids(match_pr(facts, lib, cfg)) == ["kv-own"]  # its own word stands for it
+    with_main = pr("[Spec Decode] EAGLE with prefix caching")
+    assert ids(match_pr(with_main, lib, cfg)) == ["kv", "kv-own"]
+
+
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     good = tmp_path / "m.toml"
     good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
@@ -382,6 +515,42 @@ def test_shipped_library_source_pr_and_unrelated_pr():
     result = match_pr(frontend, lib, cfg)
     assert result.matches == ()
     assert "tool-calling" in {h.topic.id for h in result.topics_without_notes}
+
+
+def test_shipped_notes_know_their_kernels_and_parameters_by_code_name():
+    lib, cfg = load_library(), load_match_config()
+
+    def linked(title: str, *files: str) -> list[str]:
+        return ids(match_pr(PRFacts(repo=REPO, number=1, title=title, files=files), lib, cfg))
+
+    # the indexer's top-k kernel, in the old (csrc/) and the new (csrc/libtorch_stable/) tree
+    assert linked("Fix a persistent_topk hang for large K", "csrc/topk.cu") == ["vllm-a4696815"]
+    moved = linked("Fix a race in the top-k kernel", "csrc/libtorch_stable/persistent_topk.cuh")
+    assert moved == ["vllm-a4696815"]
+    # the request parameter is `thinking_token_budget`
+    budget = linked(
+        "Do not drop thinking_token_budget for some requests",
+        "tests/v1/logits_processors/test_correctness.py",
+    )
+    assert budget == ["vllm-dea4fb5e"]
+    # the EC connector note's channel, however the title draws the arrow
+    for arrow in ("worker -> scheduler", "worker→scheduler", "worker => scheduler"):
+        assert linked(f"[KV Connector] Pass {arrow} metadata") == ["vllm-fdfa4ecb"], arrow
+
+
+def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
+    lib, cfg = load_library(), load_match_config()
+
+    def topics(*files: str) -> set[str]:
+        facts = PRFacts(repo=REPO, number=1, title="x", files=files)
+        return set(match_pr(facts, lib, cfg).topics)
+
+    build = topics("cmake/external_projects/deepgemm.cmake", "tools/build_deepgemm_C.py")
+    assert "fp8-deepgemm" not in build and "cmake-build" in build
+    assert "fp8-deepgemm" in topics("vllm/model_executor/layers/fused_moe/deep_gemm_utils.py")
+    assert "fp8-deepgemm" in topics("tests/kernels/quantization/test_deepgemm.py")
+    assert "expert-parallel" not in topics("tools/ep_kernels/elastic_ep/install_eep_libraries.sh")
+    assert "expert-parallel" in topics("vllm/distributed/eplb/eplb_state.py")
 
 
 # --- indexes agree with the plain definitions -------------------------------------
@@ -467,3 +636,40 @@ def test_glob_index_agrees_with_glob_matches():
         assert index.owners(path) == expected, path
         seen |= expected
     assert seen == set(GLOBS)  # every kind of glob was exercised
+
+
+# --- the evaluation script ---------------------------------------------------------
+
+
+def _eval_script():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_matching.py"
+    spec = importlib.util.spec_from_file_location("eval_matching", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsys):
+    import json
+
+    source = next(n for n in load_library().notes if n.source_pr)
+    prs = tmp_path / "prs.jsonl"
+    rows = [
+        {"number": source.source_pr, "title": "graded", "files": ["a.py"], "relevant": {}},
+        {"number": source.source_pr, "title": "no grades at all"},
+        {"number": 1, "title": "[Frontend] nothing to see", "relevant": {}},
+    ]
+    prs.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert _eval_script().main(["--prs", str(prs), "--show"]) == 0
+    out = capsys.readouterr().out
+    assert f"#{source.source_pr} graded\n   files: a.py\n" in out
+    assert f"{source.id} (grade 0, score " in out  # graded, and not relevant
+    assert f"{source.id} (ungraded, score " in out  # the line has no `relevant`
+    assert "        - this PR is the one this note reviews" in out
+    assert "nothing to see" not in out  # no link, nothing to review
+    assert "precision          0.000 (0/2)" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +22,7 @@ from bot.render import (
     code,
     render,
     render_no_match,
+    render_paused,
     safe_text,
 )
 
@@ -268,3 +270,13 @@ def test_verbose_lists_bare_topics_with_their_evidence_from_the_matcher():
     assert "Topics hit that have no note yet:" in body
     assert f"- {bare[0].topic.name_en}" in body
     assert_inert(body)
+
+
+def test_paused_comment_and_the_paused_line_are_inert():
+    paused = render_paused(OPTS)
+    assert_inert(paused)
+    assert "paused" in paused and "`/notes on`" in paused and "`/notes`" in paused
+    body = render(result(note()), LIB, head_sha=SHA, opts=replace(OPTS, paused=True))
+    assert_inert(body)
+    assert "_Automatic updates are paused on this pull request" in body
+    assert "paused" not in render(result(note()), LIB, head_sha=SHA, opts=OPTS)

@@ -1,0 +1,340 @@
+"""Slash commands: `/notes ...` in a PR comment or a review body, answered on the PR.
+
+Routes: `issue_comment` created/edited on a pull request, `pull_request_review`
+submitted/edited (its body), and `pull_request` with REFRESH_ACTION, an action
+GitHub never sends: our own delayed delivery.
+
+For each new command (for an edit: each command the edit added or changed) the
+bot decides who may run it (`bot.command_policy`), reacts on the comment
+(`eyes` taken, `confused` refused or unknown), then answers:
+
+- `refresh`, `why`, `off` and `on` change the PR's state at once (`verbose`,
+  `opted_out`) and ask for ONE sticky-comment update through the per-PR rate
+  limiter. Inside its window the update is deferred: the PR's state records what
+  it owes (comments to `+1`, whether to show the notes) and a REFRESH_ACTION
+  delivery waits in the SQLite queue (`not_before`) until the window ends, so a
+  restart loses neither. Commands in the same window join that update.
+- `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
+  comment, within the per-PR reply budget (over it: `confused`, no reply).
+
+`+1` follows once everything the comment asked for is done. GitHub has no
+reaction API for reviews, so commands in a review body are answered without
+reactions. Bots are never answered (our own comments included).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from bot.command_policy import (
+    DONE,
+    REFUSED,
+    TAKEN,
+    Actor,
+    Admission,
+    Decision,
+    authorize,
+    first_reaction,
+)
+from bot.command_replies import REPLY_MARKER, render_refused, render_reply
+from bot.commands import Command, Kind, changed_commands, parse_commands
+from bot.context import BotContext
+from bot.db import utcnow
+from bot.dispatch import Dispatcher, Route
+from bot.github_port import PRRef
+from bot.pr_events import ref_from_payload
+from bot.prfacts import PRFacts, facts_from_payload
+from bot.prstate import PendingUpdate
+from bot.queue import Delivery, pr_key
+from bot.render import MARKER
+from bot.sticky import pause_sticky, refresh_sticky
+
+log = logging.getLogger(__name__)
+
+COMMENT_ACTIONS = frozenset({"created", "edited"})
+REVIEW_ACTIONS = frozenset({"submitted", "edited"})
+REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
+# Cheap intake filter, whatever the command word: a command starts a line.
+_MAY_HOLD_COMMAND = re.compile(r"(?m)^ {0,3}/[A-Za-z]")
+# The PR fields kept for later (a deferred update in a dry run matches on them).
+_PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft")
+
+
+def register(d: Dispatcher) -> None:
+    d.add(Route("issue_comment", COMMENT_ACTIONS, handle_comment, check_comment))
+    d.add(Route("pull_request_review", REVIEW_ACTIONS, handle_review, check_review))
+    d.add(Route("pull_request", frozenset({REFRESH_ACTION}), handle_refresh))
+
+
+# --- intake ----------------------------------------------------------------------
+
+
+def _check_text(payload: dict[str, Any], part: str) -> str | None:
+    """Why this comment or review cannot hold a new command for us (None: it may)."""
+    item = payload.get(part) or {}
+    if payload.get("action") == "edited" and "body" not in (payload.get("changes") or {}):
+        return "edited, but not its text"
+    if (item.get("user") or {}).get("type") == "Bot":
+        return "written by a bot"
+    body = item.get("body") or ""
+    if MARKER in body or REPLY_MARKER in body:
+        return "one of our own comments"
+    if not _MAY_HOLD_COMMAND.search(body):
+        return "no line starts with a slash command"
+    return None
+
+
+def check_comment(payload: dict[str, Any]) -> str | None:
+    return _check_text(payload, "comment")
+
+
+def check_review(payload: dict[str, Any]) -> str | None:
+    return _check_text(payload, "review")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where commands were written, and what the event says about the PR."""
+
+    body: str
+    old_body: str | None  # an edit: the text before it; None: a new comment or review
+    comment_id: int | None  # the issue comment to react on; None for a review body
+    actor: Actor  # who wrote (or edited) it
+    pr_author: str
+    pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
+
+
+def _old_body(payload: dict[str, Any]) -> str | None:
+    if payload.get("action") != "edited":
+        return None
+    return ((payload.get("changes") or {}).get("body") or {}).get("from") or ""
+
+
+def _actor(payload: dict[str, Any]) -> Actor:
+    sender = payload.get("sender") or {}
+    return Actor(str(sender.get("login") or ""), sender.get("type") == "Bot")
+
+
+def comment_source(payload: dict[str, Any]) -> Source:
+    issue, comment = payload["issue"], payload["comment"]
+    return Source(
+        body=comment.get("body") or "",
+        old_body=_old_body(payload),
+        comment_id=int(comment["id"]),
+        actor=_actor(payload),
+        pr_author=(issue.get("user") or {}).get("login") or "",
+        # An issue has the title, body, labels and author, but not the head commit.
+        pull={k: issue[k] for k in _PULL_FIELDS if k in issue},
+    )
+
+
+def review_source(payload: dict[str, Any]) -> Source:
+    pr = payload["pull_request"]
+    pull = {k: pr[k] for k in _PULL_FIELDS if k in pr}
+    pull["head"] = {"sha": (pr.get("head") or {}).get("sha") or ""}
+    return Source(
+        body=(payload.get("review") or {}).get("body") or "",
+        old_body=_old_body(payload),
+        comment_id=None,
+        actor=_actor(payload),
+        pr_author=(pr.get("user") or {}).get("login") or "",
+        pull=pull,
+    )
+
+
+def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
+    return run_commands(ctx, ref, comment_source(payload))
+
+
+def handle_review(ctx: BotContext, delivery: Delivery) -> str:
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    return run_commands(ctx, ref, review_source(payload))
+
+
+# --- answering ----------------------------------------------------------------------
+
+
+class Reactions:
+    """Reactions on comments, each added once; a failed one is logged, not fatal."""
+
+    def __init__(self, ctx: BotContext, ref: PRRef):
+        self.ctx, self.ref = ctx, ref
+        self._added: set[tuple[int, str]] = set()
+
+    def add(self, comment_id: int | None, content: str | None) -> None:
+        if comment_id is None or content is None or (comment_id, content) in self._added:
+            return
+        self._added.add((comment_id, content))
+        try:
+            self.ctx.github.add_reaction(self.ref, comment_id, content)
+        except Exception as exc:  # e.g. the comment was deleted meanwhile
+            log.warning("reacting %s to comment %s failed: %s", content, comment_id, exc)
+
+
+def new_commands(ctx: BotContext, source: Source) -> list[Command]:
+    caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
+    if source.old_body is not None:
+        return changed_commands(source.old_body, source.body, ctx.command_word, **caps)
+    return parse_commands(source.body, ctx.command_word, **caps)
+
+
+def run_commands(ctx: BotContext, ref: PRRef, source: Source) -> str:
+    commands = new_commands(ctx, source)
+    if not commands:
+        return "no new command"
+    permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
+    judged = [
+        (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands
+    ]
+    judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
+    if not judged:
+        return f"ignored: {source.actor.login} is a bot"
+    reactions = Reactions(ctx, ref)
+    for c, d in judged:
+        reactions.add(source.comment_id, first_reaction(c, d))
+
+    key = pr_key(ref.repo, ref.number) or ""
+    said: list[str] = []
+    sticky: list[Kind] = []
+    answered = 0  # taken commands done now
+    for c, d in judged:
+        if d is Decision.ALLOW and c.kind.updates_sticky:
+            sticky.append(c.kind)
+        elif ctx.flood.replies.allow(key):
+            refused = d is Decision.REFUSE
+            ctx.github.create_comment(ref, _reply(ctx, c, refused))
+            answered += first_reaction(c, d) == TAKEN
+            said.append(f"{c.kind}: {'refused' if refused else 'replied'}")
+        else:
+            reactions.add(source.comment_id, REFUSED)
+            said.append(f"{c.kind}: over the reply budget")
+    owed = False
+    if sticky:
+        summary, owed = _ask_for_update(ctx, ref, source, sticky, reactions)
+        said.append(summary)
+        answered += not owed
+    if answered and not owed:
+        reactions.add(source.comment_id, DONE)
+    return "; ".join(said)
+
+
+def _reply(ctx: BotContext, command: Command, refused: bool) -> str:
+    if refused:
+        return render_refused(command, ctx.command_word)
+    links = ctx.links
+
+    def topic_page(topic_id: str) -> str:
+        return f"{links.base_url.rstrip('/')}/notes?topic={quote(topic_id)}"
+
+    return render_reply(
+        command,
+        ctx.library,
+        links.url,
+        word=ctx.command_word,
+        max_results=ctx.commands.max_results,
+        topic_url=topic_page if links.mode == "pages" else None,
+    )
+
+
+# --- the sticky comment, rate limited ------------------------------------------------
+
+_STATE_CHANGES: dict[Kind, dict[str, bool]] = {
+    Kind.REFRESH: {"verbose": False},
+    Kind.WHY: {"verbose": True},
+    Kind.OFF: {"opted_out": True},
+    Kind.ON: {"opted_out": False},
+}
+
+
+def _ask_for_update(
+    ctx: BotContext, ref: PRRef, source: Source, kinds: list[Kind], reactions: Reactions
+) -> tuple[str, bool]:
+    """Apply the commands to the PR's state now; update the comment now or owe it.
+
+    Returns a summary and whether the update is owed (deferred) rather than done.
+    """
+    changes: dict[str, bool] = {}
+    for kind in kinds:  # in the comment's order: the last one wins
+        changes.update(_STATE_CHANGES[kind])
+    show = any(k in (Kind.REFRESH, Kind.WHY) for k in kinds)
+    ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
+    state = ctx.prs.update(ref.repo, ref.number, **changes)
+    pending = (state.pending or PendingUpdate()).add(source.comment_id, show)
+    if ticket.admission is Admission.RUN or ctx.queue is None:
+        return _update(ctx, ref, source.pull, pending, reactions), False
+    ctx.prs.update(ref.repo, ref.number, pending=pending)
+    if ticket.admission is Admission.DEFER:
+        delay = max(0.0, ticket.run_at - ctx.flood.clock())
+        _schedule(ctx, ref, source.pull, delay)
+        return f"comment update deferred {delay:.1f}s (flood control)", True
+    return "comment update joins the one already deferred", True
+
+
+def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float) -> None:
+    """Queue REFRESH_ACTION for the end of the window; it re-reads the PR when it runs."""
+    assert ctx.queue is not None
+    payload: dict[str, Any] = {
+        "action": REFRESH_ACTION,
+        "repository": {"full_name": ref.repo},
+        "pull_request": {k: v for k, v in pull.items() if k != "head"},  # ask for the head then
+    }
+    if ref.installation_id is not None:
+        payload["installation"] = {"id": ref.installation_id}
+    ctx.queue.enqueue(
+        f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}",
+        "pull_request",
+        REFRESH_ACTION,
+        payload,
+        ref.repo,
+        ref.number,
+        not_before=utcnow(after_s=delay_s),
+    )
+
+
+def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
+    """The deferred update: everything the window's commands asked for, at once."""
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    ctx.flood.sticky.start(pr_key(ref.repo, ref.number) or "")  # the next window opens now
+    pending = ctx.prs.get(ref.repo, ref.number).pending
+    if pending is None:
+        return "nothing owed: an earlier update covered it"
+    return _update(ctx, ref, payload["pull_request"], pending, Reactions(ctx, ref))
+
+
+def _update(
+    ctx: BotContext,
+    ref: PRRef,
+    pull: dict[str, Any],
+    pending: PendingUpdate,
+    reactions: Reactions,
+) -> str:
+    """Write the sticky comment as the PR's state says, then `+1` the commands it answers."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.opted_out and not pending.show:
+        result = pause_sticky(ctx, ref)
+    else:  # even on a draft or an opted-out PR: a human asked
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+    ctx.prs.update(ref.repo, ref.number, pending=None)
+    for comment_id in pending.acks:
+        reactions.add(comment_id, DONE)
+    return f"comment {result.outcome}: {result.reason}"
+
+
+def current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
+    """The PR as it is now: the event's copy when it has the head commit (a review),
+    else one GET of the PR; the event's copy when the port cannot ask (dry run)."""
+    if not (pull.get("head") or {}).get("sha"):
+        live = ctx.github.get_pull(ref)
+        if live is not None:
+            return live
+    return facts_from_payload({"repository": {"full_name": ref.repo}, "pull_request": pull})

@@ -1,0 +1,107 @@
+"""Untrusted text made inert for GitHub Markdown (pure): one set of rules for every comment.
+
+Note text, PR titles, matcher reasons and what users type all reach the bot's
+comments. Whatever goes in, what comes out:
+
+- pings nobody: `@` gets a zero-width space (`@someone`, `@org/team`);
+- creates no backlink: `#123`, `owner/repo#123` and `GH-123` are broken up, and
+  github.com PR and issue URLs go through redirect.github.com;
+- injects no markup: in prose, HTML and Markdown characters are escaped, while
+  inline code spans the text already had stay code; text shown as typed is one
+  inline code span;
+- hides nothing: control and format characters (bidi overrides) are dropped.
+
+Commands are never made inert here: callers show them in inline code, in the
+middle of a sentence, so no bot (ours included) runs them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+ZWSP = "\u200b"
+
+# A github.com PR or issue URL, with or without its scheme; not redirect.github.com.
+_GITHUB_REF_URL = re.compile(
+    r"(?<![\w.-])(?:https?://)?(?:www\.)?github\.com/"
+    r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
+    re.I,
+)
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+_SPACE = re.compile(r"\s+")
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def printable(text: str) -> str:
+    """Drop control and format characters (bidi overrides, zero-width marks); keep white space."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def redirect_github_links(text: str) -> str:
+    """github.com PR/issue URLs -> redirect.github.com: the same page, no backlink."""
+    return _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1", text)
+
+
+def _defuse(text: str) -> str:
+    text = _MENTION.sub("@" + ZWSP, text)
+    return _ISSUE_REF.sub(lambda m: m.group(1) + ZWSP, text)
+
+
+def neutralize(text: str) -> str:
+    """No live mention, no issue reference, no backlinking URL; nothing else changes."""
+    return _defuse(redirect_github_links(text))
+
+
+def _escape(text: str) -> str:
+    # Links first: escaping `_` in an owner name would hide the URL from the redirect.
+    text = redirect_github_links(text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _defuse(_MD_SPECIAL.sub(r"\\\1", text))
+
+
+def safe_text(text: str, limit: int | None = None) -> str:
+    """One line of untrusted prose: escaped, except its own inline code spans stay code."""
+    text = _SPACE.sub(" ", printable(text or "")).strip()
+    if limit is not None:
+        text = clip(text, limit)
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_escape(text[pos : m.start()]))
+        out.append(code(m.group(2)))
+        pos = m.end()
+    out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+def code(text: str, limit: int | None = None) -> str:
+    """Text as one inline code span, however many backticks it holds: no markup applies."""
+    text = " ".join(printable(text).split())
+    if limit is not None:
+        text = clip(text, limit)
+    text = neutralize(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def link_target(url: str) -> str:
+    """A URL safe inside `[text](url)`: spaces and parentheses would end it early."""
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def pr_link(repo: str, number: int) -> str:
+    """A link to a PR through redirect.github.com, so the linked PR gets no backlink."""
+    target = link_target(f"https://redirect.github.com/{repo}/pull/{int(number)}")
+    return f"[{safe_text(repo)} PR {int(number)}]({target})"

@@ -1,0 +1,137 @@
+"""Finding notes by words (pure): one search, two ways of asking.
+
+The notes pages filter (`/notes?q=`): every whitespace-separated term must occur
+somewhere in a note, as a substring of any field (its id and source PR number
+included), so `n-rocm`, `<script>` or half a Chinese phrase find what they name.
+
+The `/notes search` reply ranks: a query is split into words (runs of Chinese
+or Japanese characters are one term each); a Latin word matches whole words only
+(`ROC` is not `ROCm`), a CJK term any part of the text; a note needs one term,
+and notes with more terms, and with them in heavier fields (titles, keywords),
+come first.
+
+Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+
+from bot.notes import Note
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+_IS_CJK = re.compile(rf"[{_CJK}]")
+
+FIELDS = ("id", "title_en", "title_zh", "keywords", "summary_en", "guidance", "source_pr")
+
+
+def fold(text: str) -> str:
+    """Normalise for search: NFKC and case folding."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@dataclass(frozen=True)
+class SearchMode:
+    """How a query is read and what a hit is."""
+
+    words: bool  # split into words and CJK runs, Latin words whole; else whitespace, substrings
+    require_all: bool  # every term must occur (a filter); else any term (ranked by coverage)
+    weights: Mapping[str, float]  # the fields looked at and what a term found in each is worth
+    max_terms: int | None = None  # a long query is cut to its first terms
+
+    def __post_init__(self) -> None:
+        unknown = set(self.weights) - set(FIELDS)
+        if unknown:
+            raise ValueError(f"unknown search fields: {sorted(unknown)}")
+
+
+# The notes pages' `q`: a filter over every field.
+FILTER = SearchMode(
+    words=False, require_all=True, weights=MappingProxyType(dict.fromkeys(FIELDS, 1.0))
+)
+# `/notes search`: ranked; titles and keywords say what a note is about. The id is
+# left out: every id starts with the repository's name.
+RANKED = SearchMode(
+    words=True,
+    require_all=False,
+    weights=MappingProxyType(
+        {"title_en": 4.0, "title_zh": 4.0, "keywords": 3.0, "summary_en": 2.0, "guidance": 1.0}
+    ),
+    max_terms=8,
+)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    note: Note
+    terms: int  # how many query terms the note contains
+    score: float  # the sum of field weights over (term, field) matches
+    fields: tuple[str, ...] = field(default=())  # the fields that matched, heaviest first
+
+
+def query_terms(query: str, mode: SearchMode = RANKED) -> list[str]:
+    """The query's distinct terms, folded, in order."""
+    folded = fold(query)
+    found = _WORD_TERM.findall(folded) if mode.words else folded.split()
+    terms = list(dict.fromkeys(found))
+    return terms if mode.max_terms is None else terms[: mode.max_terms]
+
+
+def _matcher(term: str, words: bool):
+    if not words or _IS_CJK.search(term):
+        return lambda text: term in text
+    # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
+    rx = re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
+    return lambda text: rx.search(text) is not None
+
+
+@lru_cache(maxsize=8192)  # notes are frozen; folding every note on every search adds up
+def _folded(note: Note) -> dict[str, str]:
+    return {
+        "id": fold(note.id),
+        "title_en": fold(note.title_en),
+        "title_zh": fold(note.title_zh),
+        "keywords": fold("\n".join(note.keywords)),
+        "summary_en": fold(note.summary_en),
+        "guidance": fold(note.guidance),
+        "source_pr": str(note.source_pr or ""),
+    }
+
+
+def search_notes(
+    notes: Iterable[Note], query: str, mode: SearchMode = RANKED, limit: int | None = None
+) -> list[SearchHit]:
+    """The notes the query finds: most terms first, then weight, verdict, newest source PR.
+
+    A query without terms finds every note in a filter (nothing to filter on) and
+    none in a ranked search (nothing to rank by).
+    """
+    terms = query_terms(query, mode)
+    if not terms:
+        return [SearchHit(n, 0, 0.0) for n in notes] if mode.require_all else []
+    matchers = [_matcher(t, mode.words) for t in terms]
+    order = {name: i for i, name in enumerate(sorted(mode.weights, key=lambda k: -mode.weights[k]))}
+    hits = []
+    for note in notes:
+        texts = _folded(note)
+        found_terms, score, where = 0, 0.0, set()
+        for hit in matchers:
+            fields = [k for k in mode.weights if hit(texts[k])]
+            if fields:
+                found_terms += 1
+                score += sum(mode.weights[k] for k in fields)
+                where.update(fields)
+            elif mode.require_all:
+                break
+        if found_terms and (found_terms == len(terms) or not mode.require_all):
+            hits.append(SearchHit(note, found_terms, score, tuple(sorted(where, key=order.get))))
+    hits.sort(
+        key=lambda h: (-h.terms, -h.score, h.note.verdict.rank, -(h.note.source_pr or 0), h.note.id)
+    )
+    return hits if limit is None else hits[:limit]

@@ -1,0 +1,495 @@
+"""Slash commands end to end: signed webhook -> queue -> worker -> GitHubClient -> fake GitHub.
+
+Each command is a real comment in the fake GitHub (so reactions land on it) and
+a real `issue_comment` / `pull_request_review` delivery built on GitHub's own
+example payloads. Flood control runs on a frozen clock where it matters, so no
+assertion depends on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from bot.command_replies import REPLY_MARKER
+from bot.commands import CommandConfig, parse_commands
+from bot.db import Database, utcnow
+from bot.render import MARKER
+from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
+from tests.test_e2e import BOT, live_settings, ours, repo_calls
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    drain,
+    make_settings,
+    octokit_examples,
+    post,
+    pr_payload,
+    serving,
+    title_with_one_more_note,
+    wait_until,
+)
+
+N = 7001
+AUTHOR = "pr-author"
+# Every command answered at once unless a test says otherwise.
+INSTANT = CommandConfig(min_update_interval_s=0)
+
+
+def tune(rt, config: CommandConfig = INSTANT, clock=None) -> None:
+    """Use this command config (and clock) from now on; the workers read rt.ctx per delivery."""
+    rt.ctx = replace(rt.ctx, commands=config, clock=clock or rt.ctx.clock)
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+# --- payloads ---------------------------------------------------------------------
+
+
+def _pr_issue(number: int, title: str, on_pr: bool) -> dict:
+    issue = {
+        "number": number,
+        "title": title,
+        "body": "",
+        "labels": [],
+        "user": {"login": AUTHOR, "id": 5, "type": "User"},
+        "draft": False,
+        "state": "open",
+    }
+    if on_pr:  # what makes an issue comment a PR comment
+        issue["pull_request"] = {
+            "url": f"https://api.github.com/repos/{DEFAULT_REPO}/pulls/{number}",
+            "html_url": f"https://github.com/{DEFAULT_REPO}/pull/{number}",
+            "merged_at": None,
+        }
+    return issue
+
+
+def comment_payload(
+    comment,
+    *,
+    action: str = "created",
+    old_body: str | None = None,
+    sender_type: str | None = None,
+    number: int = N,
+    title: str = MATCHING_TITLE,
+    on_pr: bool = True,
+) -> dict:
+    """An `issue_comment` delivery for a comment that exists in the fake."""
+    base = next(e for e in octokit_examples("issue_comment") if e["action"] == action)
+    p = dict(base)
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    p["issue"] = _pr_issue(number, title, on_pr)
+    who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
+    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["sender"] = dict(who, type=sender_type or comment.user.type)
+    p["installation"] = {"id": 1001}
+    if old_body is not None:
+        p["changes"] = {"body": {"from": old_body}}
+    return p
+
+
+def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict:
+    base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
+    pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    p = dict(base, pull_request=pr, installation={"id": 1001})
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    p["review"] = dict(base["review"], body=body, user={"login": login, "id": 8, "type": "User"})
+    p["sender"] = {"login": login, "id": 8, "type": "User"}
+    return p
+
+
+def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = True, **kw):
+    """Write a comment on the PR and deliver its `created` event; return the comment."""
+    c = fake.add_comment(DEFAULT_REPO, kw.get("number", N), body, login=login)
+    r = post(client, "issue_comment", comment_payload(c, **kw))
+    assert r.status_code == 202, r.text
+    if wait:
+        drain(rt)
+    return c
+
+
+def edit(client, rt, fake, comment, new_body: str):
+    old, comment.body = comment.body, new_body  # the fake's comment changes in place
+    post(client, "issue_comment", comment_payload(comment, action="edited", old_body=old))
+    drain(rt)
+
+
+def reactions(fake, comment) -> set[str]:
+    return {r.content for r in fake.reactions(comment.id) if r.user.login == BOT}
+
+
+def sticky(fake, number=N):
+    found = [c for c in ours(fake, number) if c.body.startswith(MARKER)]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+def replies(fake, number=N):
+    return [c for c in ours(fake, number) if c.body.startswith(REPLY_MARKER)]
+
+
+def sticky_writes(fake, number=N) -> int:
+    posts = [r for r in fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{number}/comments")]
+    return len(posts) + len(fake.calls("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*"))
+
+
+def cost(rt, fake, act) -> Counter:
+    """The repository calls `act` makes, once the queue is drained."""
+    fake.clear_requests()
+    act()
+    drain(rt)
+    return repo_calls(fake)
+
+
+def state(rt, number=N):
+    return rt.ctx.prs.get(DEFAULT_REPO, number)
+
+
+# --- each command -------------------------------------------------------------------
+
+
+def test_refresh_creates_the_comment_and_acknowledges_with_reactions(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "Could the bot have a look?\n/notes")
+    body = sticky(fake).body
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in body
+    assert "(why mode)" not in body
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert replies(fake) == []  # answered in the sticky comment only
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_why_shows_every_reason_and_the_topics_without_notes(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    plain = sticky(fake).body
+    c = say(client, rt, fake, "/NOTES WHY")  # case does not matter
+    why = sticky(fake).body
+    assert why != plain and "(why mode)" in why
+    assert "Why (score" in why and "Topics this pull request touches" in why
+    assert "<details>" not in why  # the evidence is shown, not folded
+    assert reactions(fake, c) == {"eyes", "+1"}
+    say(client, rt, fake, "/notes refresh")  # a plain refresh leaves why mode
+    assert "(why mode)" not in sticky(fake).body
+
+
+@pytest.mark.parametrize(
+    ("line", "expect"),
+    [
+        ("/notes topic rocm", "ROCm"),
+        ("/notes search EAGLE", "match `EAGLE`"),
+        ("/notes help", "review-notes commands"),
+    ],
+)
+def test_lookups_are_answered_by_a_reply_not_the_sticky_comment(live, line, expect):
+    client, rt, fake = live
+    c = say(client, rt, fake, line)
+    (reply,) = replies(fake)
+    assert expect in reply.body and sticky(fake) is None
+    assert parse_commands(reply.body) == []  # our reply never runs a command
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+def test_unknown_sub_command_gets_a_short_help_and_confused(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes frobnicate")
+    (reply,) = replies(fake)
+    assert "There is no `frobnicate` command" in reply.body and "`/notes help`" in reply.body
+    assert reactions(fake, c) == {"confused"}
+
+
+def test_reply_budget_limits_reply_comments(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)
+    comments = [say(client, rt, fake, f"/notes search word{i}") for i in range(3)]
+    assert len(replies(fake)) == 2
+    assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}] * 2 + [{"eyes", "confused"}]
+
+
+# --- who may ------------------------------------------------------------------------
+
+
+def test_off_and_on_by_the_author_a_writer_and_a_reader(live):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "maintain")
+    fake.add_comment(DEFAULT_REPO, N, "hello", login="reader")  # a known user, read access
+    say(client, rt, fake, "/notes")
+
+    fake.clear_requests()
+    refused = say(client, rt, fake, "/notes off", login="reader")
+    assert reactions(fake, refused) == {"confused"}
+    assert "Only the PR author or a collaborator with write access" in replies(fake)[-1].body
+    assert not state(rt).opted_out
+    assert len(fake.calls("GET", "/repos/*/collaborators/reader/permission")) == 1
+
+    fake.clear_requests()
+    by_author = say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert state(rt).opted_out and reactions(fake, by_author) == {"eyes", "+1"}
+    assert fake.calls("GET", "/repos/*/collaborators/*/permission") == []  # the author: no call
+    assert "Automatic updates are paused" in sticky(fake).body
+
+    by_writer = say(client, rt, fake, "/notes on", login="maintainer")
+    assert not state(rt).opted_out and reactions(fake, by_writer) == {"eyes", "+1"}
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in sticky(fake).body
+
+
+def test_off_silences_pr_events_and_on_resumes_them(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    paused = first.body
+    assert "Automatic updates are paused" in paused and "/notes on" in paused
+    assert fake.comment(first.id) is not None  # edited, never deleted
+
+    # A push and a new title that would add a note: nothing happens, not even a read.
+    fake.clear_requests()
+    more = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=more, author=AUTHOR)
+    for action in ("synchronize", "edited"):
+        payload = pr_payload(
+            action=action, title=more, head_sha="b" * 40, changes={"title": {"from": "x"}}
+        )
+        assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    assert repo_calls(fake) == Counter() and first.body == paused
+
+    # `/notes` while paused shows the notes once, and says updates are paused.
+    say(client, rt, fake, "/notes")
+    assert "Automatic updates are paused on this pull request: this comment" in first.body
+    assert state(rt).opted_out
+
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    resumed = first.body
+    assert "paused" not in resumed
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    payload = pr_payload(action="edited", title=MATCHING_TITLE, head_sha="c" * 40)
+    payload["changes"] = {"title": {"from": more}}
+    post(client, "pull_request", payload)
+    drain(rt)
+    assert first.body != resumed  # PR events update the comment again
+    assert len(ours(fake)) == 1
+
+
+def test_off_before_any_comment_writes_nothing(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert ours(fake) == [] and state(rt).opted_out
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+# --- what is not a command for us ----------------------------------------------------
+
+
+def test_commands_in_code_or_quotes_are_text(live):
+    client, rt, fake = live
+    body = (
+        "As the docs say:\n\n```\n/notes off\n```\n\n> /notes why\n\n"
+        "Use `/notes help`, or\n\n    /notes search x\n<!--\n/notes on\n-->"
+    )
+    c = say(client, rt, fake, body)
+    assert ours(fake) == [] and reactions(fake, c) == set()
+    assert not state(rt).opted_out
+    quoted = fake.add_comment(DEFAULT_REPO, N, "> /notes\nagreed")
+    r = post(client, "issue_comment", comment_payload(quoted))
+    assert r.json() == {"status": "ignored", "reason": "no line starts with a slash command"}
+
+
+def test_bots_are_never_answered_our_own_comments_included(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")
+    mine = ours(fake)
+    assert len(mine) == 2 and all("`/notes" in c.body for c in mine)  # commands in inline code
+    fake.clear_requests()
+    for c in mine:
+        # as the App delivers them (sender type Bot) ...
+        r = post(client, "issue_comment", comment_payload(c))
+        assert r.json()["status"] == "ignored" and "bot" in r.json()["reason"]
+        # ... and as if the bot were a plain user account (a token): our marker shows
+        r = post(client, "issue_comment", comment_payload(c, sender_type="User"))
+        assert r.json()["status"] == "ignored"
+        assert parse_commands(c.body) == []  # and no line of ours parses as a command
+    other = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="other-bot[bot]", bot=True)
+    r = post(client, "issue_comment", comment_payload(other))
+    assert r.json()["status"] == "ignored"
+    drain(rt)
+    assert repo_calls(fake) == Counter() and len(ours(fake)) == 2
+
+
+def test_a_comment_on_a_plain_issue_is_ignored(live):
+    client, rt, fake = live
+    fake.add_issue(DEFAULT_REPO, 42)
+    c = fake.add_comment(DEFAULT_REPO, 42, "/notes")
+    r = post(client, "issue_comment", comment_payload(c, number=42, on_pr=False))
+    assert r.json() == {"status": "ignored", "reason": "not about a pull request"}
+    assert reactions(fake, c) == set()
+
+
+def test_an_edit_runs_only_the_commands_it_adds(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic rocm")
+    assert len(replies(fake)) == 1
+    edit(client, rt, fake, c, "/notes topic ROCM\n\nThanks! (typo fixed)")  # same command
+    assert len(replies(fake)) == 1
+    edit(client, rt, fake, c, "/notes topic rocm\n/notes search EAGLE")
+    assert len(replies(fake)) == 2 and "match `EAGLE`" in replies(fake)[-1].body
+    # an edit of something else than the text is not even queued
+    payload = comment_payload(c, action="edited", old_body=c.body)
+    payload["changes"] = {}
+    assert post(client, "issue_comment", payload).json()["status"] == "ignored"
+
+
+def test_refresh_on_a_draft(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES, title=MATCHING_TITLE, draft=True)
+    post(client, "pull_request", pr_payload(number=N + 1, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    assert ours(fake, N + 1) == []  # drafts wait for ready_for_review ...
+    say(client, rt, fake, "/notes", number=N + 1)
+    assert "redirect.github.com" in sticky(fake, N + 1).body  # ... unless someone asks
+
+
+def test_refresh_with_no_match_says_so(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N + 2, files=["docs/contributing.md"], title="Fix a typo")
+    say(client, rt, fake, "/notes", number=N + 2, title="Fix a typo")
+    assert "No review note matches this pull request" in sticky(fake, N + 2).body
+
+
+def test_review_bodies_run_commands_without_reactions(live):
+    client, rt, fake = live
+    head = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha
+    fake.clear_requests()
+    r = post(
+        client,
+        "pull_request_review",
+        review_payload("LGTM\n/notes why\n/notes help", head_sha=head),
+    )
+    assert r.status_code == 202
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 1
+    assert fake.calls("POST", "/repos/*/reactions") == []
+    assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}") == []  # the review has the head
+
+
+# --- flood control ---------------------------------------------------------------------
+
+
+def test_a_flood_costs_at_most_two_sticky_writes_and_every_command_is_acknowledged(live, capsys):
+    client, rt, fake = live
+    # A frozen clock: the ten commands fall in one window however slow the machine is.
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()  # queue them all, then let the workers loose
+    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
+    flood.append(say(client, rt, fake, "/notes why", wait=False))
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    assert sticky_writes(fake) <= 2
+    assert "(why mode)" in sticky(fake).body  # the deferred update covered the last one
+    assert all(reactions(fake, c) == {"eyes", "+1"} for c in flood)
+    assert state(rt).pending is None
+    calls = repo_calls(fake)
+    with capsys.disabled():
+        print(f"\n10 commands in one window: {sum(calls.values())} calls {dict(calls)}")
+
+
+def test_a_deferred_update_survives_a_restart(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=3600))
+        say(client, rt, fake, "/notes")
+        owed = say(client, rt, fake, "/notes why", wait=False)
+        # the command is done; the update it owes waits in the queue: it is due in an hour
+        wait_until(
+            lambda: rt.queue.counts() == {"pending": 1, "processing": 0, "done": 2, "failed": 0},
+            what="the second command",
+        )
+        assert reactions(fake, owed) == {"eyes"} and state(rt).pending.acks == (owed.id,)
+    assert "(why mode)" not in sticky(fake).body
+    db = Database(settings.db_path)
+    (job,) = db.execute("SELECT id, not_before FROM deliveries WHERE state = 'pending'")
+    assert job["not_before"] > utcnow(after_s=3000)
+    # The server is down when the window ends; the next server does the owed work.
+    db.execute("UPDATE deliveries SET not_before = ? WHERE id = ?", (utcnow(), job["id"]))
+    db.close()
+    with serving(settings) as (client, rt):
+        drain(rt)
+    assert "(why mode)" in sticky(fake).body
+    assert reactions(fake, owed) == {"eyes", "+1"}
+
+
+# --- cost ---------------------------------------------------------------------------
+
+
+def test_api_calls_per_command(live, capsys):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    head = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha
+
+    def comment(body: str, login: str = "octo-dev"):
+        return lambda: say(client, rt, fake, body, login=login)
+
+    def review(body: str):
+        return lambda: post(client, "pull_request_review", review_payload(body, head_sha=head))
+
+    steps = {
+        "/notes (first comment)": comment("/notes"),
+        "/notes (same body)": comment("/notes"),
+        "/notes why": comment("/notes why"),
+        "/notes topic rocm": comment("/notes topic rocm"),
+        "/notes search EAGLE": comment("/notes search EAGLE"),
+        "/notes help": comment("/notes help"),
+        "/notes frobnicate": comment("/notes frobnicate"),
+        "/notes off (author)": comment("/notes off", AUTHOR),
+        "/notes on (writer)": comment("/notes on", "maintainer"),
+        "review: /notes": review("/notes"),
+    }
+    costs = {name: cost(rt, fake, act) for name, act in steps.items()}
+    with capsys.disabled():
+        print("\nGitHub calls per command (repository routes):")
+        for name, calls in costs.items():
+            print(f"  {name:24} {calls.total()}  {dict(calls)}")
+    totals = {name: calls.total() for name, calls in costs.items()}
+    # eyes + GET pull + files + list comments + create + +1
+    assert totals["/notes (first comment)"] == 6
+    assert totals["/notes (same body)"] == 4  # files cached for the head; no write
+    assert totals["/notes topic rocm"] == 3  # eyes, reply, +1
+    assert totals["/notes frobnicate"] == 2  # confused, reply
+    assert totals["/notes off (author)"] == 4  # eyes, list comments, edit, +1
+    assert totals["review: /notes"] == 2  # the review has the head: list comments + edit
+    assert totals["/notes on (writer)"] == 6  # one more: the permission of a non-author
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    with serving(make_settings(tmp_path)) as (client, rt):
+        tune(rt)
+        # No GitHub in a dry run: the comment exists only in its event, and the PR's
+        # title comes from the event's issue.
+        comment = FakeComment(99, DEFAULT_REPO, N, "/notes why", Identity("octo-dev", 3), 0, 0)
+        post(client, "issue_comment", comment_payload(comment))
+        drain(rt)
+        (c,) = rt.dry_run.comments(DEFAULT_REPO, N)
+        assert c["sticky"] and "(why mode)" in c["body"] and "52419" in c["body"]
+        assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}

@@ -1,0 +1,44 @@
+"""What a deferred comment update keeps in SQLite: a queued delivery that waits for its
+time, and what the PR's state owes its commands; an old database gains both columns."""
+
+from __future__ import annotations
+
+from bot.db import Database, utcnow
+from bot.prstate import PendingUpdate, PRStore
+from bot.queue import DeliveryQueue
+
+
+def test_queue_holds_a_delivery_until_its_time(tmp_path):
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("later", "pull_request", "x", {}, "o/r", 1, not_before=utcnow(after_s=60))
+    q.enqueue("now", "pull_request", "x", {}, "o/r", 1)
+    assert q.claim().id == "now"  # the waiting one does not hold up its PR
+    q.complete("now")
+    assert q.claim() is None
+    q.db.execute("UPDATE deliveries SET not_before = ? WHERE id = 'later'", (utcnow(),))
+    assert q.claim().id == "later"
+
+
+def test_an_old_database_gains_the_new_columns(tmp_path):
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(
+        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "CREATE TABLE pr_state (repo TEXT NOT NULL, number INTEGER NOT NULL, comment_id INTEGER,"
+        " body_hash TEXT, head_sha TEXT, notes TEXT NOT NULL DEFAULT '[]', files_sha TEXT,"
+        " files TEXT, event_at TEXT, opted_out INTEGER NOT NULL DEFAULT 0,"
+        " verbose INTEGER NOT NULL DEFAULT 0, updated_at TEXT NOT NULL,"
+        " PRIMARY KEY (repo, number));"
+    )
+    q, prs = DeliveryQueue(db), PRStore(db)
+    q.enqueue("d", "pull_request", "x", {}, "o/r", 1, not_before=utcnow())
+    assert q.claim().id == "d"
+    prs.update("o/r", 1, pending=PendingUpdate((5,), True))
+    assert prs.get("o/r", 1).pending == PendingUpdate((5,), True)
+
+
+def test_pending_update_collects_comments_once_and_remembers_a_request_to_show():
+    p = PendingUpdate().add(5, False).add(5, False).add(None, False).add(6, True).add(7, False)
+    assert p == PendingUpdate((5, 6, 7), True)

@@ -1,0 +1,54 @@
+"""The one note search, in its two modes: the pages' filter and the reply's ranking."""
+
+from bot.library import Library
+from bot.notes import Note, Verdict
+from bot.search import FILTER, RANKED, query_terms, search_notes
+
+
+def note(nid: str, title_zh: str, guidance: str, **kw) -> Note:
+    return Note(
+        id=nid,
+        repo="vllm-project/vllm",
+        verdict=kw.pop("verdict", Verdict.QUICK),
+        topics=("rocm",),
+        title_zh=title_zh,
+        guidance=guidance,
+        **kw,
+    )
+
+
+NOTES = (
+    note("n-a", "恢复ROCm默认", "值得快速阅读。ROCm kernels.", source_pr=101),
+    note("n-b", "修复调度", "值得精读。scheduler deadlock.", verdict=Verdict.DEEP, source_pr=102),
+)
+LIB = Library(notes=NOTES, topics={})
+
+
+def ids(hits) -> list[str]:
+    return [h.note.id for h in hits]
+
+
+def test_filter_needs_every_term_as_a_substring_of_any_field():
+    assert ids(search_notes(LIB.notes, "roc 默认", FILTER)) == ["n-a"]  # pieces of words count
+    assert ids(search_notes(LIB.notes, "n-b", FILTER)) == ["n-b"]  # the id is a field
+    assert ids(search_notes(LIB.notes, "102", FILTER)) == ["n-b"]  # so is the source PR
+    assert search_notes(LIB.notes, "rocm deadlock", FILTER) == []  # both terms, one note
+    assert len(search_notes(LIB.notes, "  ", FILTER)) == 2  # no term: nothing filtered out
+
+
+def test_ranked_takes_whole_words_and_any_term_most_terms_first():
+    assert search_notes(LIB.notes, "roc", RANKED) == []
+    # one term each, in the guidance: the deep read first
+    assert ids(search_notes(LIB.notes, "kernels deadlock", RANKED)) == ["n-b", "n-a"]
+    # the same coverage, but a title match weighs more than the verdict
+    assert ids(search_notes(LIB.notes, "rocm deadlock", RANKED)) == ["n-a", "n-b"]
+    hits = search_notes(LIB.notes, "ROCm 默认 deadlock", RANKED)
+    assert ids(hits) == ["n-a", "n-b"] and hits[0].terms == 2
+    assert hits[0].fields == ("title_zh", "guidance")
+    assert search_notes(LIB.notes, "vllm", RANKED) == []  # ids are not searched
+    assert search_notes(LIB.notes, "?!", RANKED) == []
+
+
+def test_full_width_text_is_folded():
+    assert query_terms("ＲＯＣｍ　Kernels", FILTER) == ["rocm", "kernels"]
+    assert ids(search_notes(LIB.notes, "ＲＯＣｍ", RANKED)) == ["n-a"]
