@@ -249,6 +249,7 @@ def load(port: int, requests: list[bytes], senders: int, max_seconds: float) -> 
 # --- payloads ----------------------------------------------------------------------
 
 APP_ID = 4242
+MARKER = "<!-- review-notes:v1 -->"  # the sticky comment's first line
 
 
 def payload(number: int, action: str = "opened", **kw: Any) -> dict[str, Any]:
@@ -346,53 +347,63 @@ def bench_e2e(tmp: Path, fake: Any, private_pem: str, quick: bool) -> None:
     numbers = list(range(9000, 9000 + prs))
     # Half the PRs match a note (they get a comment), half do not (they must not).
     matching = set(numbers[::2])
+    # What GitHub knows of each PR; every event below changes it first, like GitHub.
+    title = {n: MATCHING_TITLE if n in matching else UNRELATED_TITLE for n in numbers}
+    files = {n: MATCHING_FILES if n in matching else ["docs/contributing.md"] for n in numbers}
+    sha = {n: f"{n:040x}" for n in numbers}
 
-    def title(n: int) -> str:
-        return MATCHING_TITLE if n in matching else UNRELATED_TITLE
+    def sync_fake(n: int) -> None:
+        fake.add_pull(REPO, n, files=files[n], title=title[n], author="octo-dev").head_sha = sha[n]
 
-    def files(n: int) -> list[str]:
-        return MATCHING_FILES if n in matching else ["docs/contributing.md"]
+    def pr_event(action: str, **kw: Any) -> Callable[[int, int], tuple[str, dict[str, Any]]]:
+        def make(n: int, step: int) -> tuple[str, dict[str, Any]]:
+            p = payload(n, action, title=title[n], head_sha=sha[n], **kw)
+            p["pull_request"]["updated_at"] = f"2026-09-01T10:00:{step:02d}Z"
+            return "pull_request", p
 
-    for n in numbers:
-        fake.add_pull(REPO, n, files=files(n), title=title(n))
-    sha = {n: f"{n:040x}" for n in numbers}  # each PR's head; a push moves it
-    steps: list[tuple[str, Callable[[int], dict[str, Any]]]] = [
-        ("opened", lambda n: payload(n, title=title(n), head_sha=sha[n])),
-        (
-            "labeled (no change)",
-            lambda n: payload(n, "labeled", title=title(n), labels=("ci",), head_sha=sha[n]),
-        ),
-        ("synchronize, same files", lambda n: payload(n, "synchronize", title=title(n))),
-        ("synchronize, new files", lambda n: payload(n, "synchronize", title=title(n))),
-        (
-            "edited title",
-            lambda n: payload(
-                n,
-                "edited",
-                title=UNRELATED_TITLE if n in matching else MATCHING_TITLE,
-                changes={"title": {"from": title(n)}},
-                head_sha=sha[n],
-            ),
-        ),
+        return make
+
+    def command(text: str) -> Callable[[int, int], tuple[str, dict[str, Any]]]:
+        def make(n: int, step: int) -> tuple[str, dict[str, Any]]:
+            return "issue_comment", comment_payload(fake.add_comment(REPO, n, text, login="dev"))
+
+        return make
+
+    def push(new_files: bool) -> Callable[[int], None]:
+        def change(n: int) -> None:
+            sha[n] = uuid.uuid4().hex + "0" * 8
+            if new_files:
+                files[n] = [*files[n], "vllm/config/new.py"]
+
+        return change
+
+    def retitle(n: int) -> None:
+        title[n] = UNRELATED_TITLE if n in matching else MATCHING_TITLE
+
+    edited = pr_event("edited", changes={"title": {"from": "the title before"}})
+    steps: list[tuple[str, Callable[[int], None] | None, Callable]] = [
+        ("opened", None, pr_event("opened")),
+        ("labeled (no change)", None, pr_event("labeled", labels=("ci",))),
+        ("synchronize, same files", push(False), pr_event("synchronize")),
+        ("synchronize, a file added", push(True), pr_event("synchronize")),
+        ("edited title", retitle, edited),
+        ("comment: /notes", None, command("/notes")),
+        ("comment: /notes search EAGLE", None, command("/notes search EAGLE")),
     ]
     print(f"\n2. End to end: {prs} PRs (half match a note), workers 2, no request spacing")
-    print(f"   {'event':26} {'events/s':>9} {'GitHub calls/event':>19}  calls")
+    print(f"   {'event':30} {'events/s':>9} {'GitHub calls/event':>19}  calls")
     total_events, total_seconds, total_calls = 0, 0.0, 0
     try:
-        for i, (name, make) in enumerate(steps):
-            if name == "synchronize, new files":
-                for n in numbers:  # the push added a file
-                    fake.add_pull(REPO, n, files=files(n) + ["vllm/config/new.py"], title=title(n))
-            fake.clear_requests()
-            done_before = get_json(f"{real.base}/healthz")["done"]
+        for step, (name, change, make) in enumerate(steps):
             bodies = []
             for n in numbers:
-                if name.startswith("synchronize"):
-                    sha[n] = f"{i:02d}{n:038x}"
-                p = make(n)
-                p["pull_request"]["updated_at"] = f"2026-09-01T10:00:{i:02d}Z"
-                p["pull_request"]["head"]["sha"] = sha[n]
-                bodies.append(request_bytes(real.port, "pull_request", p, f"e2e-{uuid.uuid4()}"))
+                if change is not None:
+                    change(n)
+                sync_fake(n)
+                event, body = make(n, step)
+                bodies.append(request_bytes(real.port, event, body, f"e2e-{uuid.uuid4()}"))
+            fake.clear_requests()
+            done_before = get_json(f"{real.base}/healthz")["done"]
             started = time.perf_counter()
             res = load(real.port, bodies, 10, 30)
             target = done_before + res.acked
@@ -407,21 +418,42 @@ def bench_e2e(tmp: Path, fake: Any, private_pem: str, quick: bool) -> None:
             total_calls += n_calls
             shown = ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
             rate, per_event = res.acked / seconds, n_calls / res.acked
-            print(f"   {name:26} {rate:9.1f} {per_event:19.2f}  {shown or '-'}")
+            print(f"   {name:30} {rate:9.1f} {per_event:19.2f}  {shown or '-'}")
         health = get_json(f"{real.base}/healthz")
     finally:
         real.stop()
-    commented = sum(1 for n in numbers if _bot_comments(fake, n))
-    doubled = sum(1 for n in numbers if len(_bot_comments(fake, n)) > 1)
+    stickies = [len(_bot_comments(fake, n, MARKER)) for n in numbers]
     print(
         f"   all kinds: {total_events} events in {total_seconds:.1f}s = "
         f"{total_events / total_seconds:.1f} events/s, {total_calls / total_events:.2f} calls/event"
     )
     print(
-        f"   comments: {commented} PRs with one, {doubled} with more than one; "
+        f"   sticky comments: {stickies.count(1)} PRs with one, "
+        f"{sum(1 for k in stickies if k > 1)} with more than one; "
         f"failed deliveries: {health['failed']}"
     )
-    print("   issue_comment slash commands: not on main when this was written, so not in the mix")
+
+
+def comment_payload(comment: Any) -> dict[str, Any]:
+    """An `issue_comment` `created` delivery for a comment that exists in the fake."""
+    from tests.webhook_kit import octokit_examples
+
+    base = next(e for e in octokit_examples("issue_comment") if e["action"] == "created")
+    who = {"login": comment.user.login, "id": comment.user.id, "type": "User"}
+    return dict(
+        base,
+        repository=dict(base["repository"], full_name=REPO, name="vllm"),
+        issue={
+            "number": comment.number,
+            "title": "",
+            "user": who,
+            "state": "open",
+            "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/{comment.number}"},
+        },
+        comment=dict(base["comment"], id=comment.id, body=comment.body, user=who),
+        sender=who,
+        installation={"id": 1001},
+    )
 
 
 def _drained(server: Server, done: int) -> bool:
@@ -434,8 +466,12 @@ def _route(path: str) -> str:
     return "/".join("{n}" if p.isdigit() else p for p in parts) or "repo"
 
 
-def _bot_comments(fake: Any, number: int) -> list[Any]:
-    return [c for c in fake.comments(REPO, number) if c.user.login.endswith("[bot]")]
+def _bot_comments(fake: Any, number: int, marker: str) -> list[Any]:
+    return [
+        c
+        for c in fake.comments(REPO, number)
+        if c.user.login.endswith("[bot]") and c.body.startswith(marker)
+    ]
 
 
 # --- main --------------------------------------------------------------------------
