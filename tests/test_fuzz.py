@@ -13,6 +13,7 @@ import uuid
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,16 +21,19 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.commands import CommandConfig
 from bot.server import Runtime, build_runtime, create_app
 from bot.signature import sign
 from tests.test_render import assert_inert
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
+    REPO,
     SECRET,
     clean_env,
     drain,
     make_settings,
+    octokit_examples,
     pr_payload,
 )
 
@@ -206,6 +210,75 @@ def test_signed_payloads_of_any_shape_are_never_a_server_error(tmp_path):
         assert {400, 202} <= statuses
         assert health["pending"] == 0
         ok = send(client, json.dumps(pr_payload(number=8001, title=MATCHING_TITLE)).encode())
+        assert ok.status_code == 202
+        drain(rt)
+        assert rt.queue.get(ok.json()["delivery"]).state == "done"
+
+
+COMMENT_PATHS = [
+    ("action",),
+    ("comment",),
+    ("comment", "body"),
+    ("comment", "id"),
+    ("comment", "user"),
+    ("issue",),
+    ("issue", "number"),
+    ("issue", "pull_request"),
+    ("changes",),
+    ("changes", "body"),
+    ("sender",),
+    ("sender", "login"),
+    ("repository", "full_name"),
+]
+
+
+def comment_base(body: str = "/notes\n/notes search EAGLE") -> dict:
+    base = next(e for e in octokit_examples("issue_comment") if e["action"] == "created")
+    who = {"login": "octo-dev", "id": 5, "type": "User"}
+    return dict(
+        base,
+        repository=dict(base["repository"], full_name=REPO, name="vllm"),
+        issue={
+            "number": 8301,
+            "title": MATCHING_TITLE,
+            "user": who,
+            "state": "open",
+            "pull_request": {"url": "https://api.github.com/repos/x/y/pulls/8301"},
+        },
+        comment=dict(base["comment"], id=123456, body=body, user=who),
+        sender=who,
+        installation={"id": 1001},
+    )
+
+
+def test_signed_comment_payloads_of_any_shape_are_never_a_server_error(tmp_path):
+    with app_at(tmp_path) as (client, rt):
+        # no flood window: a `/notes` is answered at once, not 5 s later
+        rt.ctx = replace(rt.ctx, commands=CommandConfig(min_update_interval_s=0))
+        statuses: set[int] = set()
+        base = comment_base()
+
+        @FUZZ
+        @given(
+            changes=st.lists(
+                st.tuples(st.sampled_from(COMMENT_PATHS), json_values, st.booleans()),
+                min_size=1,
+                max_size=3,
+            ),
+            action=st.sampled_from(["created", "edited", "deleted"]),
+        )
+        def check(changes, action) -> None:
+            payload = dict(base, action=action)
+            for path, value, delete in changes:
+                payload = mutate(payload, path, value, delete)
+            r = send(client, json.dumps(payload).encode(), event="issue_comment")
+            statuses.add(r.status_code)
+            assert r.status_code < 500, (r.status_code, r.text, changes)
+
+        check()
+        health = still_healthy(client, rt)
+        assert {400, 202} <= statuses and health["pending"] == 0
+        ok = send(client, json.dumps(comment_base()).encode(), event="issue_comment")
         assert ok.status_code == 202
         drain(rt)
         assert rt.queue.get(ok.json()["delivery"]).state == "done"
