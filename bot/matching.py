@@ -13,7 +13,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
-  must reach `min_specific`.
+  must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
+  at full weight but cannot carry a note either: a note teaches one member or one
+  aspect of the family, which a PR on another member does not show.
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
@@ -84,6 +86,9 @@ class MatchConfig(BaseModel):
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
     topic_scale: dict[str, float] = Field(default_factory=dict)
+    # Family topics (every KV connector): full weight, but like broad topics they cannot
+    # carry a note, whose mechanism is one member or one aspect of the family.
+    family_topics: frozenset[str] = frozenset()
 
     @field_validator("topic_scale")
     @classmethod
@@ -247,10 +252,12 @@ class CompiledMatcher:
                 self._notes_by_topic[t].append(i)
             if note.source_pr is not None:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
-        unknown = sorted(set(config.topic_scale) - set(library.topics))
+        unknown = sorted((set(config.topic_scale) | config.family_topics) - set(library.topics))
         if unknown:
-            raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
-        self._broad = frozenset(t for t, f in config.topic_scale.items() if f < 1)
+            raise ValueError(
+                f"topic_scale or family_topics names unknown topic(s): {', '.join(unknown)}"
+            )
+        self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
 

@@ -436,6 +436,22 @@ def test_broad_topics_cannot_carry_a_note_alone():
     assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
 
 
+def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
+    # prefix-caching stands for a family (every KV connector): a PR on one member and a
+    # word of the note's second topic is not about the note's one aspect of the family
+    lib = library(note("stats", ("prefix-caching", "spec-decode"), keywords=("stats",)))
+    cfg = CFG.model_copy(update={"min_specific": 2.5, "family_topics": {"prefix-caching"}})
+    other = pr("Fix EAGLE block size", files=["vllm/v1/core/kv_cache_manager.py"])
+    assert ids(match_pr(other, lib, CFG.model_copy(update={"min_specific": 2.5}))) == ["stats"]
+    weak = match_pr(other, lib, cfg)
+    assert ids(weak) == []
+    assert (weak.candidates[0].score, weak.candidates[0].specific) == (5.0, 2.0)
+    own = pr("Add EAGLE stats", files=["vllm/v1/core/kv_cache_manager.py"])
+    assert ids(match_pr(own, lib, cfg)) == ["stats"]
+    with pytest.raises(ValueError, match="unknown topic"):
+        compile_matcher(lib, CFG.model_copy(update={"family_topics": {"nope"}}))
+
+
 def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
     lib = library(note("n", ("rocm",), keywords=("ROCm",)))
     cfg = CFG.model_copy(
