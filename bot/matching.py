@@ -18,6 +18,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
   aspect of the family, which a PR on another member does not show.
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
+- a note shown by changed files alone (no word of its own, no title word, tag or label of
+  its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
+  across the tree touches a test file of every subsystem.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -82,6 +85,7 @@ class MatchConfig(BaseModel):
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
     min_specific: float = Field(default=0.0, ge=0)
     main_topic_first: bool = False
+    files_only_share: float = Field(default=0.0, ge=0, le=1)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -158,6 +162,8 @@ class Match:
     # False when the note rests on topic evidence only and the PR does not show the note's
     # first topic, its main subsystem
     on_topic: bool = True
+    # True when the note rests on a few changed files of a PR that is mostly elsewhere
+    swept: bool = False
 
 
 @dataclass(frozen=True)
@@ -396,6 +402,19 @@ class CompiledMatcher:
             )
         return ev
 
+    def _swept(self, hit: list[TopicHit], scan: _Scan) -> bool:
+        """Topics shown by changed files alone (no word, tag or label), which are a small
+        part of the PR's files: a sweep across the tree (a refactor of thirty test files)
+        brushes many subsystems without changing any one's mechanism."""
+        files: set[str] = set()
+        for th in hit:
+            for e in th.evidence:
+                if e.kind is Kind.PATH:
+                    files |= e.keys
+                elif e.kind is not Kind.BODY:
+                    return False
+        return len(files) < self.config.files_only_share * scan.n_files
+
     def _score_note(
         self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
     ) -> Match:
@@ -443,7 +462,10 @@ class CompiledMatcher:
             th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence) for th in hit
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
-        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic)
+        swept = not own and note.source_pr not in facts.refs and self._swept(hit, scan)
+        return Match(
+            note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept
+        )
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -480,6 +502,7 @@ class CompiledMatcher:
             and m.score >= self.config.threshold
             and m.specific >= self.config.min_specific
             and (m.on_topic or not self.config.main_topic_first)
+            and not m.swept
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

@@ -436,6 +436,21 @@ def test_broad_topics_cannot_carry_a_note_alone():
     assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
 
 
+def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    low = CFG.model_copy(update={"threshold": 3.0})
+    cfg = low.model_copy(update={"files_only_share": 0.33})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    sweep = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(8)])
+    assert ids(match_pr(sweep, lib, low)) == ["n"]  # 2 x 3 x (0.5 + 0.5 / 10) = 3.3
+    assert ids(match_pr(sweep, lib, cfg)) == []
+    # the same files as a third of the PR, or a word of a topic, show the note's subsystem
+    small = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(4)])
+    assert ids(match_pr(small, lib, cfg)) == ["n"]
+    said = pr("Refactor EAGLE device strings", files=sweep.files)
+    assert ids(match_pr(said, lib, cfg)) == ["n"]
+
+
 def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
     # prefix-caching stands for a family (every KV connector): a PR on one member and a
     # word of the note's second topic is not about the note's one aspect of the family
