@@ -5,7 +5,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   title, the cleaned description) and its GitHub labels. A label only counts when
   neither a file nor the title already showed the topic: vLLM's mergify derives its
   labels from those, so counting both would count one fact twice. A topic's score is
-  capped, so one subsystem cannot outweigh everything else.
+  capped, so one subsystem cannot outweigh everything else. Files that are all docs or
+  examples (`aux_files`) weigh less: the PR discusses the topic, not its mechanism.
 - a note collects the scores of its topics, scaled by the share of its topics the PR
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
   keywords and paths, which are more specific than a topic's. The same word counts
@@ -65,6 +66,7 @@ class Weights(BaseModel):
     title: float = Field(default=2.0, ge=0)
     label: float = Field(default=1.5, ge=0)
     body: float = Field(default=0.5, ge=0)
+    aux_path: float = Field(default=3.0, ge=0)
     note_path: float = Field(default=3.0, ge=0)
     note_tag: float = Field(default=3.0, ge=0)
     note_title: float = Field(default=3.0, ge=0)
@@ -86,6 +88,9 @@ class MatchConfig(BaseModel):
     min_specific: float = Field(default=0.0, ge=0)
     main_topic_first: bool = False
     files_only_share: float = Field(default=0.0, ge=0, le=1)
+    # Docs and examples: a PR changing only these under a topic discusses the topic
+    # (`weights.aux_path`), it does not change its mechanism.
+    aux_files: tuple[str, ...] = ()
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -266,6 +271,7 @@ class CompiledMatcher:
         self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
+        self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
 
     # -- scanning --
 
@@ -321,7 +327,8 @@ class CompiledMatcher:
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
             if files := found.get(Kind.PATH):
-                weight = w.path * self._share(len(files), scan.n_files)
+                aux = all(self._aux.owners(f) for f in files)
+                weight = (w.aux_path if aux else w.path) * self._share(len(files), scan.n_files)
                 ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
             if tagged := found.get(Kind.TAG):
                 tag = _tag_text(*tagged[0])

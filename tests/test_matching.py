@@ -451,6 +451,25 @@ def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
     assert ids(match_pr(said, lib, cfg)) == ["n"]
 
 
+def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(
+        update={
+            "aux_files": ("docs/", "examples/", "*.md"),
+            "weights": CFG.weights.model_copy(update={"aux_path": 1.0}),
+        }
+    )
+    readme = pr("[Spec Decode] Update arguments", files=["vllm/v1/spec_decode/README.md"])
+    assert ids(match_pr(readme, lib, CFG)) == ["n"]  # 3 + 2.5 = 5.5, capped at 4
+    result = match_pr(readme, lib, cfg)
+    assert ids(result) == [] and result.candidates[0].score == 3.5  # 1 + 2.5
+    code = pr(
+        "[Spec Decode] Update arguments",
+        files=["vllm/v1/spec_decode/README.md", "vllm/v1/spec_decode/eagle.py"],
+    )
+    assert ids(match_pr(code, lib, cfg)) == ["n"]
+
+
 def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
     # prefix-caching stands for a family (every KV connector): a PR on one member and a
     # word of the note's second topic is not about the note's one aspect of the family
