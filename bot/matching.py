@@ -16,7 +16,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   resting on its own keywords and paths, references to its PR and its other topics
   must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
   at full weight but cannot carry a note either: a note teaches one member or one
-  aspect of the family, which a PR on another member does not show.
+  aspect of the family, which a PR on another member does not show; a note whose first
+  topic is a family needs words or files of its own (with `main_topic_first`).
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
 - a note shown by changed files alone (no word of its own, no title word, tag or label of
@@ -465,8 +466,14 @@ class CompiledMatcher:
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
-        on_topic = bool(own) or any(
-            th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence) for th in hit
+        # A family as the subsystem does not say which member or aspect: words or files
+        # of the note's own have to.
+        on_topic = bool(own) or (
+            main not in self.config.family_topics
+            and any(
+                th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence)
+                for th in hit
+            )
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
         swept = not own and note.source_pr not in facts.refs and self._swept(hit, scan)

@@ -436,6 +436,24 @@ def test_broad_topics_cannot_carry_a_note_alone():
     assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
 
 
+def test_a_note_on_a_family_needs_words_or_files_of_its_own():
+    lib = library(note("stats", ("prefix-caching", "spec-decode"), keywords=("stats",)))
+    cfg = CFG.model_copy(update={"main_topic_first": True, "family_topics": {"prefix-caching"}})
+    # another topic of the note, shown strongly, cannot say which aspect of the family
+    strong = pr(
+        "[Spec Decode] Fix EAGLE layout",
+        files=["vllm/v1/core/kv_cache_manager.py", "vllm/v1/spec_decode/eagle.py"],
+    )
+    result = match_pr(strong, lib, cfg)
+    assert result.candidates[0].specific >= 4.0 and not result.candidates[0].on_topic
+    assert ids(result) == []
+    assert ids(match_pr(strong, lib, CFG.model_copy(update={"main_topic_first": True}))) == [
+        "stats"
+    ]
+    own = pr("[Spec Decode] Fix EAGLE stats", files=strong.files)
+    assert ids(match_pr(own, lib, cfg)) == ["stats"]
+
+
 def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
     lib = library(note("n", ("spec-decode", "prefix-caching")))
     low = CFG.model_copy(update={"threshold": 3.0})
