@@ -136,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     big, vocab, dirs = generated_library(rng, 1000, 10000)
     made = time.perf_counter() - start
     start = time.perf_counter()
-    matcher = CompiledMatcher(big, config.model_copy(update={"topic_scale": {}}))
+    matcher = CompiledMatcher(
+        big, config.model_copy(update={"topic_scale": {}, "family_topics": frozenset()})
+    )
     build = (time.perf_counter() - start) * 1000
     print(f"generated library: {len(big.notes)} notes, {len(big.topics)} topics")
     print(f"  models built in {made:.1f} s (pydantic validation, not matching)")

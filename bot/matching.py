@@ -5,7 +5,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   title, the cleaned description) and its GitHub labels. A label only counts when
   neither a file nor the title already showed the topic: vLLM's mergify derives its
   labels from those, so counting both would count one fact twice. A topic's score is
-  capped, so one subsystem cannot outweigh everything else.
+  capped, so one subsystem cannot outweigh everything else. Files that are all docs or
+  examples (`aux_files`) weigh less: the PR discusses the topic, not its mechanism.
 - a note collects the scores of its topics, scaled by the share of its topics the PR
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
   keywords and paths, which are more specific than a topic's. The same word counts
@@ -13,9 +14,15 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
-  must reach `min_specific`.
+  must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
+  at full weight but cannot carry a note either: a note teaches one member or one
+  aspect of the family, which a PR on another member does not show; a note whose first
+  topic is a family needs words or files of its own (with `main_topic_first`).
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
+- a note shown by changed files alone (no word of its own, no title word, tag or label of
+  its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
+  across the tree touches a test file of every subsystem.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -60,6 +67,7 @@ class Weights(BaseModel):
     title: float = Field(default=2.0, ge=0)
     label: float = Field(default=1.5, ge=0)
     body: float = Field(default=0.5, ge=0)
+    aux_path: float = Field(default=3.0, ge=0)
     note_path: float = Field(default=3.0, ge=0)
     note_tag: float = Field(default=3.0, ge=0)
     note_title: float = Field(default=3.0, ge=0)
@@ -80,10 +88,17 @@ class MatchConfig(BaseModel):
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
     min_specific: float = Field(default=0.0, ge=0)
     main_topic_first: bool = False
+    files_only_share: float = Field(default=0.0, ge=0, le=1)
+    # Docs and examples: a PR changing only these under a topic discusses the topic
+    # (`weights.aux_path`), it does not change its mechanism.
+    aux_files: tuple[str, ...] = ()
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
     topic_scale: dict[str, float] = Field(default_factory=dict)
+    # Family topics (every KV connector): full weight, but like broad topics they cannot
+    # carry a note, whose mechanism is one member or one aspect of the family.
+    family_topics: frozenset[str] = frozenset()
 
     @field_validator("topic_scale")
     @classmethod
@@ -153,6 +168,8 @@ class Match:
     # False when the note rests on topic evidence only and the PR does not show the note's
     # first topic, its main subsystem
     on_topic: bool = True
+    # True when the note rests on a few changed files of a PR that is mostly elsewhere
+    swept: bool = False
 
 
 @dataclass(frozen=True)
@@ -247,12 +264,15 @@ class CompiledMatcher:
                 self._notes_by_topic[t].append(i)
             if note.source_pr is not None:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
-        unknown = sorted(set(config.topic_scale) - set(library.topics))
+        unknown = sorted((set(config.topic_scale) | config.family_topics) - set(library.topics))
         if unknown:
-            raise ValueError(f"topic_scale names unknown topic(s): {', '.join(unknown)}")
-        self._broad = frozenset(t for t, f in config.topic_scale.items() if f < 1)
+            raise ValueError(
+                f"topic_scale or family_topics names unknown topic(s): {', '.join(unknown)}"
+            )
+        self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
+        self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
 
     # -- scanning --
 
@@ -308,7 +328,8 @@ class CompiledMatcher:
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
             if files := found.get(Kind.PATH):
-                weight = w.path * self._share(len(files), scan.n_files)
+                aux = all(self._aux.owners(f) for f in files)
+                weight = (w.aux_path if aux else w.path) * self._share(len(files), scan.n_files)
                 ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
             if tagged := found.get(Kind.TAG):
                 tag = _tag_text(*tagged[0])
@@ -389,6 +410,19 @@ class CompiledMatcher:
             )
         return ev
 
+    def _swept(self, hit: list[TopicHit], scan: _Scan) -> bool:
+        """Topics shown by changed files alone (no word, tag or label), which are a small
+        part of the PR's files: a sweep across the tree (a refactor of thirty test files)
+        brushes many subsystems without changing any one's mechanism."""
+        files: set[str] = set()
+        for th in hit:
+            for e in th.evidence:
+                if e.kind is Kind.PATH:
+                    files |= e.keys
+                elif e.kind is not Kind.BODY:
+                    return False
+        return len(files) < self.config.files_only_share * scan.n_files
+
     def _score_note(
         self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
     ) -> Match:
@@ -432,11 +466,20 @@ class CompiledMatcher:
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
-        on_topic = bool(own) or any(
-            th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence) for th in hit
+        # A family as the subsystem does not say which member or aspect: words or files
+        # of the note's own have to.
+        on_topic = bool(own) or (
+            main not in self.config.family_topics
+            and any(
+                th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence)
+                for th in hit
+            )
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
-        return Match(note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic)
+        swept = not own and note.source_pr not in facts.refs and self._swept(hit, scan)
+        return Match(
+            note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept
+        )
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -473,6 +516,7 @@ class CompiledMatcher:
             and m.score >= self.config.threshold
             and m.specific >= self.config.min_specific
             and (m.on_topic or not self.config.main_topic_first)
+            and not m.swept
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

@@ -436,6 +436,74 @@ def test_broad_topics_cannot_carry_a_note_alone():
     assert ids(match_pr(pr("[ROCm] run with noconftest"), ci, low)) == ["ci"]
 
 
+def test_a_note_on_a_family_needs_words_or_files_of_its_own():
+    lib = library(note("stats", ("prefix-caching", "spec-decode"), keywords=("stats",)))
+    cfg = CFG.model_copy(update={"main_topic_first": True, "family_topics": {"prefix-caching"}})
+    # another topic of the note, shown strongly, cannot say which aspect of the family
+    strong = pr(
+        "[Spec Decode] Fix EAGLE layout",
+        files=["vllm/v1/core/kv_cache_manager.py", "vllm/v1/spec_decode/eagle.py"],
+    )
+    result = match_pr(strong, lib, cfg)
+    assert result.candidates[0].specific >= 4.0 and not result.candidates[0].on_topic
+    assert ids(result) == []
+    assert ids(match_pr(strong, lib, CFG.model_copy(update={"main_topic_first": True}))) == [
+        "stats"
+    ]
+    own = pr("[Spec Decode] Fix EAGLE stats", files=strong.files)
+    assert ids(match_pr(own, lib, cfg)) == ["stats"]
+
+
+def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    low = CFG.model_copy(update={"threshold": 3.0})
+    cfg = low.model_copy(update={"files_only_share": 0.33})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    sweep = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(8)])
+    assert ids(match_pr(sweep, lib, low)) == ["n"]  # 2 x 3 x (0.5 + 0.5 / 10) = 3.3
+    assert ids(match_pr(sweep, lib, cfg)) == []
+    # the same files as a third of the PR, or a word of a topic, show the note's subsystem
+    small = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(4)])
+    assert ids(match_pr(small, lib, cfg)) == ["n"]
+    said = pr("Refactor EAGLE device strings", files=sweep.files)
+    assert ids(match_pr(said, lib, cfg)) == ["n"]
+
+
+def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(
+        update={
+            "aux_files": ("docs/", "examples/", "*.md"),
+            "weights": CFG.weights.model_copy(update={"aux_path": 1.0}),
+        }
+    )
+    readme = pr("[Spec Decode] Update arguments", files=["vllm/v1/spec_decode/README.md"])
+    assert ids(match_pr(readme, lib, CFG)) == ["n"]  # 3 + 2.5 = 5.5, capped at 4
+    result = match_pr(readme, lib, cfg)
+    assert ids(result) == [] and result.candidates[0].score == 3.5  # 1 + 2.5
+    code = pr(
+        "[Spec Decode] Update arguments",
+        files=["vllm/v1/spec_decode/README.md", "vllm/v1/spec_decode/eagle.py"],
+    )
+    assert ids(match_pr(code, lib, cfg)) == ["n"]
+
+
+def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
+    # prefix-caching stands for a family (every KV connector): a PR on one member and a
+    # word of the note's second topic is not about the note's one aspect of the family
+    lib = library(note("stats", ("prefix-caching", "spec-decode"), keywords=("stats",)))
+    cfg = CFG.model_copy(update={"min_specific": 2.5, "family_topics": {"prefix-caching"}})
+    other = pr("Fix EAGLE block size", files=["vllm/v1/core/kv_cache_manager.py"])
+    assert ids(match_pr(other, lib, CFG.model_copy(update={"min_specific": 2.5}))) == ["stats"]
+    weak = match_pr(other, lib, cfg)
+    assert ids(weak) == []
+    assert (weak.candidates[0].score, weak.candidates[0].specific) == (5.0, 2.0)
+    own = pr("Add EAGLE stats", files=["vllm/v1/core/kv_cache_manager.py"])
+    assert ids(match_pr(own, lib, cfg)) == ["stats"]
+    with pytest.raises(ValueError, match="unknown topic"):
+        compile_matcher(lib, CFG.model_copy(update={"family_topics": {"nope"}}))
+
+
 def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
     lib = library(note("n", ("rocm",), keywords=("ROCm",)))
     cfg = CFG.model_copy(
