@@ -18,16 +18,17 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
+    app_settings,
     base_env,
     clean_env,
     cli,
+    deliver_pr,
     drain,
-    make_settings,
     post,
     pr_payload,
     serving,
@@ -73,20 +74,12 @@ CASES = {
 
 
 def live_settings(tmp_path, fake: FakeGitHub, key, **kw):
-    values = dict(
-        github_app_id=str(DEFAULT_APP_ID),
-        github_private_key=key.private_pem,
-        github_api_url=fake.base_url,
-        public_url="https://notes.example.org",
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-        retry_backoff=BACKOFF,
-        max_retries=3,
-        retry_max_wait=5,
-        workers=2,
+    return app_settings(
+        tmp_path,
+        fake,
+        key,
+        **{"retry_backoff": BACKOFF, "max_retries": 3, "retry_max_wait": 5, "workers": 2, **kw},
     )
-    values.update(kw)
-    return make_settings(tmp_path, **values)
 
 
 @pytest.fixture(autouse=True)
@@ -104,10 +97,7 @@ def inject(fake: FakeGitHub, routes, fault: Callable[[], Fault]) -> None:
 
 
 def deliver(client, rt, **kw) -> str:
-    r = post(client, "pull_request", pr_payload(number=N, **kw))
-    assert r.status_code == 202, r.text
-    drain(rt, timeout=60)
-    return r.json()["delivery"]
+    return deliver_pr(client, rt, timeout=60, number=N, **kw)["delivery"]
 
 
 def retried_no_sooner_than(fake: FakeGitHub, min_gap: float) -> int:
