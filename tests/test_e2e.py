@@ -27,12 +27,12 @@ from tests.webhook_kit import (
     cli,
     deliver_pr,
     drain,
+    labeled_one_more_note,
     make_settings,
     post,
     pr_payload,
     send_signed,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -77,12 +77,7 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     steps = [
         ("opened", dict(title=MATCHING_TITLE)),
         ("labeled, no change", dict(action="labeled", title=MATCHING_TITLE, labels=("x",))),
-        (
-            "labeled, new match",
-            dict(
-                action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
-            ),
-        ),
+        ("labeled, new match", labeled_one_more_note()),
         ("synchronize", dict(action="synchronize", title=MATCHING_TITLE, head_sha=e)),
         ("synchronize, same", dict(action="synchronize", title=MATCHING_TITLE, head_sha="d" * 40)),
         (
@@ -134,14 +129,7 @@ def test_create_update_and_foreign_comments_untouched(live):
     (mine,) = ours(fake)
     first_id, first_body = mine.id, mine.body  # the fake's objects change in place
     assert first_body.startswith(MARKER) and "redirect.github.com" in first_body
-    deliver_pr(
-        client,
-        rt,
-        action="labeled",
-        title=title_with_one_more_note(),
-        labels=("speculative-decoding",),
-        updated_at="2026-09-01T10:01:00Z",
-    )
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:01:00Z"))
     (updated,) = ours(fake)
     assert updated.id == first_id and updated.body != first_body
     assert fake.comment(human.id).body == f"{MARKER}\nI copied your marker"
@@ -168,9 +156,7 @@ def test_concurrent_events_on_one_pr_give_one_comment(live):
     payloads = [
         pr_payload(action="opened", title=MATCHING_TITLE),
         pr_payload(action="labeled", title=MATCHING_TITLE, labels=("speculative-decoding",)),
-        pr_payload(
-            action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
-        ),
+        pr_payload(**labeled_one_more_note()),
         pr_payload(number=N + 1, title=MATCHING_TITLE),
     ]
     threads = [threading.Thread(target=post, args=(client, "pull_request", p)) for p in payloads]

@@ -29,10 +29,10 @@ from tests.webhook_kit import (
     cli,
     deliver_pr,
     drain,
+    labeled_one_more_note,
     post,
     pr_payload,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -129,14 +129,7 @@ def test_each_fault_on_each_route_still_gives_one_right_comment(
         created_id, created_body = comment.id, comment.body
 
         inject(fake, case.edited, case.fault)
-        second = deliver(
-            client,
-            rt,
-            action="labeled",
-            title=title_with_one_more_note(),
-            labels=("speculative-decoding",),
-            updated_at="2026-09-01T11:00:00Z",
-        )
+        second = deliver(client, rt, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
         assert fake.pending_faults() == 0
         (comment,) = ours(fake)  # still exactly one comment: edited in place
         assert comment.id == created_id and comment.body != created_body
@@ -151,14 +144,7 @@ def test_expired_installation_tokens_are_replaced_mid_stream(tmp_path, fake_gith
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver(client, rt, title=MATCHING_TITLE)
         assert fake.expire_tokens() == 1  # an hour later: GitHub answers 401
-        deliver(
-            client,
-            rt,
-            action="labeled",
-            title=title_with_one_more_note(),
-            labels=("speculative-decoding",),
-            updated_at="2026-09-01T11:00:00Z",
-        )
+        deliver(client, rt, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
         assert rt.queue.counts()["failed"] == 0
     (comment,) = ours(fake)
     assert "401" in {str(r.status) for r in fake.requests}  # the old token was refused

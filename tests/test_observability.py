@@ -27,11 +27,11 @@ from tests.webhook_kit import (
     app_settings,
     clean_env,
     drain,
+    labeled_one_more_note,
     post,
     pr_payload,
     send_signed,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -67,12 +67,7 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
         steps = [
             dict(title=MATCHING_TITLE),  # created
             dict(action="labeled", title=MATCHING_TITLE, labels=("ci",)),  # unchanged
-            dict(
-                action="labeled",
-                title=title_with_one_more_note(),
-                labels=("speculative-decoding",),
-                updated_at="2026-09-01T11:00:00Z",
-            ),  # updated
+            labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"),  # updated
             dict(number=N + 1, title=UNRELATED_TITLE),  # no match: no comment
             dict(action="closed"),  # ignored at intake
         ]
@@ -150,13 +145,7 @@ def served_log(tmp_path, fake_github, app_key):
         assert send_signed(serve.base, "pull_request", first, "delivery-one") == 202
         wait_until(lambda: serve.health()["done"] == 1, what="processed")
         fake.expire_tokens()  # the next call is a 401, then a new token is minted
-        second = pr_payload(
-            number=N,
-            action="labeled",
-            title=title_with_one_more_note(),
-            labels=("speculative-decoding",),
-            updated_at="2026-09-01T11:00:00Z",
-        )
+        second = pr_payload(number=N, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
         assert send_signed(serve.base, "pull_request", second, "delivery-two") == 202
         wait_until(lambda: serve.health()["done"] == 2, what="processed")
         bodies = [json.dumps(p).encode() for p in (first, second)]

@@ -321,3 +321,12 @@ def title_with_one_more_note() -> str:
         if linked(title) > base:
             return title
     raise AssertionError("no title adds a note to MATCHING_TITLE's")
+
+
+def labeled_one_more_note(**kw: Any) -> dict[str, Any]:
+    """`pr_payload` arguments of a `labeled` event whose title links one note more than
+    MATCHING_TITLE does, so the sticky comment must be edited."""
+    event = dict(
+        action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
+    )
+    return event | kw
