@@ -10,14 +10,10 @@ Debian's chromium + chromedriver (nothing is downloaded) and saves the whole pag
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-import uvicorn
 from fastapi import FastAPI
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -27,32 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.library import load_library  # noqa: E402
 from bot.pages import notes_router  # noqa: E402
-
-FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-    "--force-device-scale-factor=1",
-]
-
-
-def serve(app: FastAPI) -> tuple[uvicorn.Server, str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise SystemExit("uvicorn did not start")
-        time.sleep(0.05)
-    return server, f"http://127.0.0.1:{sock.getsockname()[1]}"
+from tests.browser_kit import chrome_options, serving_in_thread  # noqa: E402
 
 
 def main() -> int:
@@ -67,12 +38,17 @@ def main() -> int:
 
     app = FastAPI()
     app.include_router(notes_router(load_library()))
-    server, base = serve(app)
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        options = webdriver.ChromeOptions()
-        options.binary_location = args.chromium
-        for flag in [*FLAGS, f"--user-data-dir={profile}", f"--window-size={args.width},800"]:
-            options.add_argument(flag)
+    with (
+        serving_in_thread(app) as base,
+        tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile,
+    ):
+        options = chrome_options(
+            args.chromium,
+            profile,
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            f"--window-size={args.width},800",
+        )
         driver = webdriver.Chrome(service=Service(args.chromedriver), options=options)
         try:
             url = base + (args.page or f"/notes/{args.note_id}")
@@ -91,7 +67,6 @@ def main() -> int:
             driver.save_screenshot(args.out)
         finally:
             driver.quit()
-    server.should_exit = True
     print(f"wrote {args.out} ({args.width}x{height}) of {url}")
     return 0
 

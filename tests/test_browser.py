@@ -4,15 +4,11 @@ chromedriver via selenium), against uvicorn serving the router on 127.0.0.1."""
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from bot.library import DEFAULT_TOPICS_FILE, load_library
@@ -24,20 +20,10 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
+from tests.browser_kit import chrome_options, serving_in_thread  # noqa: E402
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-CHROME_FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1000,900",
-]
-
 TITLE_ZH = "修复 CUDA 图捕获死锁"
 SUMMARY_EN = "Capture order matters; read the warm-up path first."
 
@@ -81,18 +67,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         (notes_dir / n.filename).write_text(dump_note(n), "utf-8")
     app = FastAPI()
     app.include_router(notes_router(load_library(notes_dir, DEFAULT_TOPICS_FILE)))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))  # a free port, held until uvicorn takes the socket
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started and thread.is_alive():
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serving_in_thread(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +78,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
         pytest.skip(
             f"browser not found: {', '.join(missing)} (apt-get install chromium chromium-driver)"
         )
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    options = chrome_options(CHROMIUM, profile, "--window-size=1000,900")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # An explicit driver path means selenium-manager looks nothing up or downloads nothing.
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)

@@ -3,40 +3,16 @@
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.webhook_kit import PY, ROOT, base_env, cli, free_port, get_json, wait_until
+from tests.webhook_kit import ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
 
 
-@contextmanager
-def server(tmp_path: Path, env: dict[str, str], port: int) -> Iterator[subprocess.Popen]:
+def server(tmp_path: Path, env: dict[str, str], port: int | None = None) -> LiveServer:
     """`review-notes serve` in a child process, cwd = tmp_path (so no .env of ours)."""
-    log = open(tmp_path / f"serve-{port}.log", "w")
-    proc = subprocess.Popen(
-        [PY, "-m", "bot.cli", "serve", "--port", str(port)],
-        env=env | {"PYTHONPATH": str(ROOT)},
-        cwd=tmp_path,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_until(lambda: get_json(f"http://127.0.0.1:{port}/healthz"), what="server start")
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
+    return LiveServer(tmp_path, env | {"PYTHONPATH": str(ROOT)}, port)
 
 
 def test_serve_refuses_a_broken_library_and_prints_every_problem(tmp_path):
@@ -61,12 +37,12 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
 
 
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
-    port = free_port()
     env = base_env(tmp_path)
-    with server(tmp_path, env, port):
-        banner = (tmp_path / f"serve-{port}.log").read_text()
+    serve = server(tmp_path, env)
+    with serve.run():
+        banner = serve.logs[0].read_text()
         assert "DRY RUN" in banner and "review-notes-dev-secret" in banner
-        url = f"http://127.0.0.1:{port}/webhook"
+        url = f"{serve.base}/webhook"
         r = cli(
             "replay",
             str(ROOT / "examples" / "pr-52419-opened.json"),
@@ -78,7 +54,7 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
         assert r.stdout.startswith("202 ")
         comments = wait_until(
-            lambda: get_json(f"http://127.0.0.1:{port}/dry-run/comments")["comments"],
+            lambda: get_json(f"{serve.base}/dry-run/comments")["comments"],
             what="the dry-run comment",
         )
         assert comments[0]["number"] == 52419
@@ -101,28 +77,24 @@ def test_every_example_replays_cleanly(tmp_path):
     env = base_env(tmp_path, REVIEW_NOTES_PORT=str(port))  # replay finds the server by it
     examples = sorted((ROOT / "examples").glob("*.json"))
     assert len(examples) >= 3
-    with server(tmp_path, env, port):
+    serve = server(tmp_path, env, port)
+    with serve.run():
         for ex in examples:
             r = cli("replay", str(ex), env=env, cwd=ROOT)
             assert r.stdout.startswith("202 "), (ex.name, r.stdout, r.stderr)
         wait_until(
-            lambda: (
-                (h := get_json(f"http://127.0.0.1:{port}/healthz"))["pending"] == 0
-                and h["processing"] == 0
-            ),
+            lambda: (h := serve.health())["pending"] == 0 and h["processing"] == 0,
             what="queue drained",
         )
-        health = get_json(f"http://127.0.0.1:{port}/healthz")
+        health = serve.health()
         assert health["failed"] == 0 and health["done"] == len(examples)
-        numbers = {
-            c["number"] for c in get_json(f"http://127.0.0.1:{port}/dry-run/comments")["comments"]
-        }
+        numbers = {c["number"] for c in get_json(f"{serve.base}/dry-run/comments")["comments"]}
         assert numbers == {52419, 51901, 56157}
 
 
 def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
     env = base_env(tmp_path)
-    with server(tmp_path, env, free_port()):
+    with server(tmp_path, env).run():
         r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
         assert r.returncode == 1
         assert "another review-notes server is using" in r.stderr
@@ -157,17 +129,15 @@ def test_replay_guesses_the_event(name):
 
 def test_serve_logs_json_lines_without_the_secret(tmp_path):
     secret = "s3cret-value-xyz"
-    port = free_port()
     env = base_env(tmp_path, GITHUB_WEBHOOK_SECRET=secret)
-    with server(tmp_path, env, port):
-        url = f"http://127.0.0.1:{port}/webhook"
+    serve = server(tmp_path, env)
+    with serve.run():
+        url = f"{serve.base}/webhook"
         example = str(ROOT / "examples" / "pr-52419-opened.json")
         r = cli("replay", example, "--url", url, "--secret", secret, env=env, cwd=ROOT)
         assert r.stdout.startswith("202 ")
-        wait_until(
-            lambda: get_json(f"http://127.0.0.1:{port}/healthz")["done"] == 1, what="processed"
-        )
-    text = (tmp_path / f"serve-{port}.log").read_text()
+        wait_until(lambda: serve.health()["done"] == 1, what="processed")
+    text = serve.logs[0].read_text()
     assert secret not in text
     records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     processed = [r for r in records if r.get("delivery") and r["logger"] == "review_notes"]

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,16 +18,12 @@ import pytest
 from bot.db import Database
 from bot.queue import DeliveryQueue
 from bot.render import MARKER
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
-    PY,
-    ROOT,
-    SECRET,
-    base_env,
-    free_port,
-    get_json,
+    LiveServer,
+    app_env,
     pr_payload,
     send_signed,
     wait_until,
@@ -43,53 +36,16 @@ SLOW = 10.0  # seconds a slowed GitHub answer takes: longer than any test waits 
 
 @pytest.fixture
 def env(tmp_path, fake_github, app_key) -> dict[str, str]:
-    return base_env(
+    return app_env(
         tmp_path,
-        PYTHONPATH=str(ROOT),
-        GITHUB_APP_ID=str(DEFAULT_APP_ID),
-        GITHUB_PRIVATE_KEY=app_key.private_pem,
-        GITHUB_WEBHOOK_SECRET=SECRET,
-        GITHUB_API_URL=fake_github.base_url,
-        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        fake_github,
+        app_key,
         REVIEW_NOTES_WORKERS="2",
         REVIEW_NOTES_HTTP_TIMEOUT="60",  # a slowed answer is waited for, not retried
-        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
-        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
     )
 
 
-class Serve:
-    """`review-notes serve` runs, each with its own log file, on one port and database."""
-
-    def __init__(self, tmp_path: Path, env: dict[str, str]):
-        self.tmp_path, self.env = tmp_path, env
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.logs: list[Path] = []
-
-    @contextmanager
-    def run(self) -> Iterator[subprocess.Popen]:
-        log_path = self.tmp_path / f"serve-{len(self.logs)}.log"
-        self.logs.append(log_path)
-        with open(log_path, "w") as log:
-            proc = subprocess.Popen(
-                [PY, "-m", "bot.cli", "serve", "--port", str(self.port)],
-                env=self.env,
-                cwd=self.tmp_path,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            try:
-                wait_until(lambda: get_json(f"{self.base}/healthz"), what="server start")
-                yield proc
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-
-    def health(self) -> dict:
-        return get_json(f"{self.base}/healthz")
-
+class Serve(LiveServer):
     def processed(self) -> Counter:
         """Deliveries whose processing ran to the end, by id, over every run's log."""
         done: Counter = Counter()

@@ -7,33 +7,32 @@ real SQLite file, and the crash test SIGKILLs a real server process.
 from __future__ import annotations
 
 import signal
-import subprocess
 import threading
 from collections import Counter
 
 import pytest
 
 from bot.render import MARKER
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
-    PY,
     ROOT,
-    SECRET,
     UNRELATED_TITLE,
+    LiveServer,
+    app_env,
+    app_settings,
     base_env,
     clean_env,
     cli,
+    deliver_pr,
     drain,
-    free_port,
-    get_json,
+    labeled_one_more_note,
     make_settings,
     post,
     pr_payload,
     send_signed,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -42,19 +41,9 @@ N = 7001
 
 
 def live_settings(tmp_path, fake, key, **kw):
-    values = dict(
-        github_app_id=str(DEFAULT_APP_ID),
-        github_private_key=key.private_pem,
-        github_api_url=fake.base_url,
-        public_url="https://notes.example.org",
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-        retry_backoff=0.01,
-        max_retries=2,
-        workers=3,
+    return app_settings(
+        tmp_path, fake, key, **{"retry_backoff": 0.01, "max_retries": 2, "workers": 3, **kw}
     )
-    values.update(kw)
-    return make_settings(tmp_path, **values)
 
 
 @pytest.fixture
@@ -80,12 +69,6 @@ def repo_calls(fake) -> Counter:
     return out
 
 
-def deliver(client, rt, **kw):
-    r = post(client, "pull_request", pr_payload(**kw))
-    assert r.status_code == 202, r.text
-    drain(rt)
-
-
 def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
@@ -94,12 +77,7 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     steps = [
         ("opened", dict(title=MATCHING_TITLE)),
         ("labeled, no change", dict(action="labeled", title=MATCHING_TITLE, labels=("x",))),
-        (
-            "labeled, new match",
-            dict(
-                action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
-            ),
-        ),
+        ("labeled, new match", labeled_one_more_note()),
         ("synchronize", dict(action="synchronize", title=MATCHING_TITLE, head_sha=e)),
         ("synchronize, same", dict(action="synchronize", title=MATCHING_TITLE, head_sha="d" * 40)),
         (
@@ -117,7 +95,7 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
         if name == "synchronize, unrelated":  # the push replaced the files
             fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
         fake.clear_requests()
-        deliver(client, rt, updated_at=f"2026-09-01T10:00:0{i}Z", **kw)
+        deliver_pr(client, rt, updated_at=f"2026-09-01T10:00:0{i}Z", **kw)
         calls = repo_calls(fake)
         report.append((name, sum(calls.values()), dict(calls)))
     with capsys.disabled():
@@ -147,18 +125,11 @@ def test_create_update_and_foreign_comments_untouched(live):
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     human = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nI copied your marker", login="mallory")
     other_bot = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nnot me", login="mergify", bot=True)
-    deliver(client, rt, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE)
     (mine,) = ours(fake)
     first_id, first_body = mine.id, mine.body  # the fake's objects change in place
     assert first_body.startswith(MARKER) and "redirect.github.com" in first_body
-    deliver(
-        client,
-        rt,
-        action="labeled",
-        title=title_with_one_more_note(),
-        labels=("speculative-decoding",),
-        updated_at="2026-09-01T10:01:00Z",
-    )
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:01:00Z"))
     (updated,) = ours(fake)
     assert updated.id == first_id and updated.body != first_body
     assert fake.comment(human.id).body == f"{MARKER}\nI copied your marker"
@@ -170,7 +141,7 @@ def test_create_update_and_foreign_comments_untouched(live):
 def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"])
-    deliver(client, rt, title=UNRELATED_TITLE)
+    deliver_pr(client, rt, title=UNRELATED_TITLE)
     assert fake.comments(DEFAULT_REPO, N) == []
     assert fake.calls(path="/repos/*/issues/*/comments") == []
 
@@ -185,9 +156,7 @@ def test_concurrent_events_on_one_pr_give_one_comment(live):
     payloads = [
         pr_payload(action="opened", title=MATCHING_TITLE),
         pr_payload(action="labeled", title=MATCHING_TITLE, labels=("speculative-decoding",)),
-        pr_payload(
-            action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
-        ),
+        pr_payload(**labeled_one_more_note()),
         pr_payload(number=N + 1, title=MATCHING_TITLE),
     ]
     threads = [threading.Thread(target=post, args=(client, "pull_request", p)) for p in payloads]
@@ -206,7 +175,7 @@ def test_transient_errors_are_retried_then_succeed(live):
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))
     fake.inject("POST", "/repos/*/issues/*/comments", Fault.dropped(apply=True))
-    deliver(client, rt, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE)
     assert len(ours(fake)) == 1  # the create reached GitHub before the drop: not doubled
     assert fake.pending_faults() == 0
     assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 1, "failed": 0}
@@ -254,63 +223,39 @@ def test_killed_server_resumes_its_queue_on_restart(tmp_path, fake_github, app_k
     fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES)
     # The first files request hangs: the server is killed while processing.
     fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files", Fault.slow(5))
-    env = base_env(
+    serve = LiveServer(
         tmp_path,
-        PYTHONPATH=str(ROOT),
-        GITHUB_APP_ID=str(DEFAULT_APP_ID),
-        GITHUB_PRIVATE_KEY=app_key.private_pem,
-        GITHUB_WEBHOOK_SECRET=SECRET,
-        GITHUB_API_URL=fake.base_url,
-        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
-        REVIEW_NOTES_WORKERS="1",
-        REVIEW_NOTES_HTTP_TIMEOUT="60",
-        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
-        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+        app_env(
+            tmp_path,
+            fake,
+            app_key,
+            REVIEW_NOTES_WORKERS="1",
+            REVIEW_NOTES_HTTP_TIMEOUT="60",
+        ),
     )
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-
-    def start(log_name):
-        log = open(tmp_path / log_name, "w")
-        proc = subprocess.Popen(
-            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
-            env=env,
-            cwd=tmp_path,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
-        return proc, log
-
-    proc, log = start("first.log")
-    try:
+    with serve.run() as proc:
         first = pr_payload(title=MATCHING_TITLE)
         second = pr_payload(number=N + 1, title=MATCHING_TITLE)
-        assert send_signed(base, "pull_request", first, "d-first") == 202
-        assert send_signed(base, "pull_request", second, "d-second") == 202
+        assert send_signed(serve.base, "pull_request", first, "d-first") == 202
+        assert send_signed(serve.base, "pull_request", second, "d-second") == 202
         wait_until(
             lambda: fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files"),
             what="the hanging request",
         )
-        health = get_json(f"{base}/healthz")
+        health = serve.health()
         assert health["processing"] == 1 and health["pending"] == 1
-    finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        log.close()
     assert ours(fake) == [] and ours(fake, N + 1) == []
 
-    proc, log = start("second.log")
-    try:
+    with serve.run() as proc:
         wait_until(
-            lambda: (h := get_json(f"{base}/healthz"))["done"] == 2 and h["processing"] == 0,
+            lambda: (h := serve.health())["done"] == 2 and h["processing"] == 0,
             what="both deliveries done after the restart",
         )
-        assert get_json(f"{base}/healthz")["failed"] == 0
-    finally:
+        assert serve.health()["failed"] == 0
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
-        log.close()
     assert len(ours(fake)) == 1 and len(ours(fake, N + 1)) == 1
     from bot.db import Database
     from bot.queue import DeliveryQueue

@@ -10,6 +10,7 @@ from tests.webhook_kit import (
     MATCHING_TITLE,
     UNRELATED_TITLE,
     clean_env,
+    deliver_pr,
     drain,
     make_settings,
     post,
@@ -33,31 +34,24 @@ def comments(rt, number=7001):
     return rt.dry_run.comments("vllm-project/vllm", number)
 
 
-def send(client, rt, **kw):
-    r = post(client, "pull_request", pr_payload(**kw))
-    assert r.status_code == 202, r.text
-    drain(rt)
-    return r.json()
-
-
 def test_opened_pr_gets_one_comment(app):
     client, rt = app
-    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
     (c,) = comments(rt)
     assert "redirect.github.com/vllm-project/vllm/pull/52419" in c["body"]
 
 
 def test_unrelated_pr_gets_no_comment(app):
     client, rt = app
-    send(client, rt, title=UNRELATED_TITLE, files=["docs/contributing.md"])
+    deliver_pr(client, rt, title=UNRELATED_TITLE, files=["docs/contributing.md"])
     assert comments(rt) == []
     assert rt.queue.counts()["done"] == 1
 
 
 def test_draft_waits_until_ready_for_review(app):
     client, rt = app
-    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES, draft=True)
-    send(
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES, draft=True)
+    deliver_pr(
         client,
         rt,
         action="labeled",
@@ -67,7 +61,7 @@ def test_draft_waits_until_ready_for_review(app):
         labels=("speculative-decoding",),
     )
     assert comments(rt) == []
-    send(
+    deliver_pr(
         client,
         rt,
         action="ready_for_review",
@@ -115,8 +109,8 @@ def test_events_for_one_pr_at_the_same_moment_give_one_comment(app):
 
 def test_title_edit_that_loses_the_match_says_so(app):
     client, rt = app
-    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
-    send(
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    deliver_pr(
         client,
         rt,
         action="edited",
@@ -132,8 +126,8 @@ def test_title_edit_that_loses_the_match_says_so(app):
 
 def test_edit_with_unchanged_body_is_not_rewritten(app):
     client, rt = app
-    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
-    send(
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    deliver_pr(
         client,
         rt,
         action="edited",
@@ -149,8 +143,8 @@ def test_edit_with_unchanged_body_is_not_rewritten(app):
 
 def test_synchronize_with_the_same_notes_leaves_the_comment_alone(app):
     client, rt = app
-    send(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
-    send(
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+    deliver_pr(
         client,
         rt,
         action="synchronize",

@@ -18,20 +18,21 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
+    app_settings,
     base_env,
     clean_env,
     cli,
+    deliver_pr,
     drain,
-    make_settings,
+    labeled_one_more_note,
     post,
     pr_payload,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -73,20 +74,12 @@ CASES = {
 
 
 def live_settings(tmp_path, fake: FakeGitHub, key, **kw):
-    values = dict(
-        github_app_id=str(DEFAULT_APP_ID),
-        github_private_key=key.private_pem,
-        github_api_url=fake.base_url,
-        public_url="https://notes.example.org",
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-        retry_backoff=BACKOFF,
-        max_retries=3,
-        retry_max_wait=5,
-        workers=2,
+    return app_settings(
+        tmp_path,
+        fake,
+        key,
+        **{"retry_backoff": BACKOFF, "max_retries": 3, "retry_max_wait": 5, "workers": 2, **kw},
     )
-    values.update(kw)
-    return make_settings(tmp_path, **values)
 
 
 @pytest.fixture(autouse=True)
@@ -104,10 +97,7 @@ def inject(fake: FakeGitHub, routes, fault: Callable[[], Fault]) -> None:
 
 
 def deliver(client, rt, **kw) -> str:
-    r = post(client, "pull_request", pr_payload(number=N, **kw))
-    assert r.status_code == 202, r.text
-    drain(rt, timeout=60)
-    return r.json()["delivery"]
+    return deliver_pr(client, rt, timeout=60, number=N, **kw)["delivery"]
 
 
 def retried_no_sooner_than(fake: FakeGitHub, min_gap: float) -> int:
@@ -139,14 +129,7 @@ def test_each_fault_on_each_route_still_gives_one_right_comment(
         created_id, created_body = comment.id, comment.body
 
         inject(fake, case.edited, case.fault)
-        second = deliver(
-            client,
-            rt,
-            action="labeled",
-            title=title_with_one_more_note(),
-            labels=("speculative-decoding",),
-            updated_at="2026-09-01T11:00:00Z",
-        )
+        second = deliver(client, rt, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
         assert fake.pending_faults() == 0
         (comment,) = ours(fake)  # still exactly one comment: edited in place
         assert comment.id == created_id and comment.body != created_body
@@ -161,14 +144,7 @@ def test_expired_installation_tokens_are_replaced_mid_stream(tmp_path, fake_gith
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver(client, rt, title=MATCHING_TITLE)
         assert fake.expire_tokens() == 1  # an hour later: GitHub answers 401
-        deliver(
-            client,
-            rt,
-            action="labeled",
-            title=title_with_one_more_note(),
-            labels=("speculative-decoding",),
-            updated_at="2026-09-01T11:00:00Z",
-        )
+        deliver(client, rt, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
         assert rt.queue.counts()["failed"] == 0
     (comment,) = ours(fake)
     assert "401" in {str(r.status) for r in fake.requests}  # the old token was refused

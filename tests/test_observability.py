@@ -11,31 +11,27 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.signature import sign
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
-    PY,
-    ROOT,
     SECRET,
     UNRELATED_TITLE,
-    base_env,
+    LiveServer,
+    app_env,
+    app_settings,
     clean_env,
     drain,
-    free_port,
-    get_json,
-    make_settings,
+    labeled_one_more_note,
     post,
     pr_payload,
     send_signed,
     serving,
-    title_with_one_more_note,
     wait_until,
 )
 
@@ -65,27 +61,13 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/contributing.md"])
-    settings = make_settings(
-        tmp_path,
-        github_app_id=str(DEFAULT_APP_ID),
-        github_private_key=app_key.private_pem,
-        github_api_url=fake.base_url,
-        public_url="https://notes.example.org",
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-        retry_backoff=0.01,
-    )
+    settings = app_settings(tmp_path, fake, app_key, retry_backoff=0.01)
     with serving(settings) as (client, rt):
         fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # one retried call
         steps = [
             dict(title=MATCHING_TITLE),  # created
             dict(action="labeled", title=MATCHING_TITLE, labels=("ci",)),  # unchanged
-            dict(
-                action="labeled",
-                title=title_with_one_more_note(),
-                labels=("speculative-decoding",),
-                updated_at="2026-09-01T11:00:00Z",
-            ),  # updated
+            labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"),  # updated
             dict(number=N + 1, title=UNRELATED_TITLE),  # no match: no comment
             dict(action="closed"),  # ignored at intake
         ]
@@ -147,53 +129,30 @@ def served_log(tmp_path, fake_github, app_key):
     """Run `review-notes serve` at DEBUG through one delivery; yield what it logged."""
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
-    env = base_env(
+    serve = LiveServer(
         tmp_path,
-        PYTHONPATH=str(ROOT),
-        GITHUB_APP_ID=str(DEFAULT_APP_ID),
-        GITHUB_PRIVATE_KEY=app_key.private_pem,
-        GITHUB_WEBHOOK_SECRET=SECRET,
-        GITHUB_API_URL=fake.base_url,
-        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
-        REVIEW_NOTES_LOG_LEVEL="DEBUG",
-        REVIEW_NOTES_RETRY_BACKOFF="0.01",
-        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
-        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+        app_env(
+            tmp_path,
+            fake,
+            app_key,
+            REVIEW_NOTES_LOG_LEVEL="DEBUG",
+            REVIEW_NOTES_RETRY_BACKOFF="0.01",
+        ),
     )
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log_path = tmp_path / "serve.log"
-    bodies = []
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
-            env=env,
-            cwd=tmp_path,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
-            fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # a logged retry
-            first = pr_payload(number=N, title=MATCHING_TITLE)
-            assert send_signed(base, "pull_request", first, "delivery-one") == 202
-            wait_until(lambda: get_json(f"{base}/healthz")["done"] == 1, what="processed")
-            fake.expire_tokens()  # the next call is a 401, then a new token is minted
-            second = pr_payload(
-                number=N,
-                action="labeled",
-                title=title_with_one_more_note(),
-                labels=("speculative-decoding",),
-                updated_at="2026-09-01T11:00:00Z",
-            )
-            assert send_signed(base, "pull_request", second, "delivery-two") == 202
-            wait_until(lambda: get_json(f"{base}/healthz")["done"] == 2, what="processed")
-            bodies = [json.dumps(p).encode() for p in (first, second)]
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
+    with serve.run() as proc:
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # a logged retry
+        first = pr_payload(number=N, title=MATCHING_TITLE)
+        assert send_signed(serve.base, "pull_request", first, "delivery-one") == 202
+        wait_until(lambda: serve.health()["done"] == 1, what="processed")
+        fake.expire_tokens()  # the next call is a 401, then a new token is minted
+        second = pr_payload(number=N, **labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"))
+        assert send_signed(serve.base, "pull_request", second, "delivery-two") == 202
+        wait_until(lambda: serve.health()["done"] == 2, what="processed")
+        bodies = [json.dumps(p).encode() for p in (first, second)]
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
     assert len(fake.calls("POST", "/app/installations/*/access_tokens")) == 2
-    yield log_path.read_text(), bodies
+    yield serve.logs[0].read_text(), bodies
 
 
 def test_logs_follow_the_delivery_and_never_show_a_credential(served_log, fake_github, app_key):

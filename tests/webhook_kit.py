@@ -10,6 +10,7 @@ import copy
 import functools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from bot.github_port import GitHubPort
 from bot.server import Runtime, build_runtime, create_app
 from bot.settings import Settings, load_settings
 from bot.signature import sign
+from tests.fake_github import DEFAULT_APP_ID, FakeGitHub
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = (
@@ -86,6 +88,28 @@ def drain(rt: Runtime, timeout: float = 20.0) -> None:
     assert rt.queue.wait_idle(timeout), f"queue did not drain: {rt.queue.counts()}"
 
 
+def deliver_pr(client: TestClient, rt: Runtime, timeout: float = 20.0, **kw: Any) -> dict:
+    """Post a `pull_request` built from `kw`, expect it queued, wait until it is done."""
+    r = post(client, "pull_request", pr_payload(**kw))
+    assert r.status_code == 202, r.text
+    drain(rt, timeout)
+    return r.json()
+
+
+def app_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **values: Any) -> Settings:
+    """Settings in App mode against the fake GitHub (`key`: conftest's AppKey), unthrottled."""
+    options: dict[str, Any] = dict(
+        github_app_id=str(DEFAULT_APP_ID),
+        github_private_key=key.private_pem,
+        github_api_url=fake.base_url,
+        public_url="https://notes.example.org",
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+    options.update(values)
+    return make_settings(tmp_path, **options)
+
+
 # --- real processes -------------------------------------------------------------
 
 PY = sys.executable
@@ -102,6 +126,22 @@ def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
     env.update(extra)
     return env
+
+
+def app_env(tmp_path: Path, fake: FakeGitHub, key: Any, **extra: str) -> dict[str, str]:
+    """The environment of a `review-notes serve` in App mode against the fake, unthrottled."""
+    return base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_APP_ID=str(DEFAULT_APP_ID),
+        GITHUB_PRIVATE_KEY=key.private_pem,
+        GITHUB_WEBHOOK_SECRET=SECRET,
+        GITHUB_API_URL=fake.base_url,
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
+        REVIEW_NOTES_SECONDS_BETWEEN_WRITES="0",
+        **extra,
+    )
 
 
 def cli(
@@ -152,6 +192,47 @@ def send_signed(base_url: str, event: str, payload: dict[str, Any], delivery: st
     )
     with urllib.request.urlopen(request, timeout=10) as r:
         return r.status
+
+
+class LiveServer:
+    """`review-notes serve` runs, each with its own log file, on one port and database.
+
+    The process runs in `tmp_path` (so no .env of ours is read). A run the test left
+    running is stopped with SIGTERM, and killed if it does not exit within 20 s.
+    """
+
+    def __init__(self, tmp_path: Path, env: dict[str, str], port: int | None = None):
+        self.tmp_path, self.env = tmp_path, env
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.logs: list[Path] = []
+
+    @contextmanager
+    def run(self) -> Iterator[subprocess.Popen]:
+        log_path = self.tmp_path / f"serve-{len(self.logs)}.log"
+        self.logs.append(log_path)
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                [PY, "-m", "bot.cli", "serve", "--port", str(self.port)],
+                env=self.env,
+                cwd=self.tmp_path,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                wait_until(self.health, what="server start")
+                yield proc
+            finally:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+                    try:
+                        proc.wait(20)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+
+    def health(self) -> dict:
+        return get_json(f"{self.base}/healthz")
 
 
 # --- payloads ------------------------------------------------------------------
@@ -240,3 +321,12 @@ def title_with_one_more_note() -> str:
         if linked(title) > base:
             return title
     raise AssertionError("no title adds a note to MATCHING_TITLE's")
+
+
+def labeled_one_more_note(**kw: Any) -> dict[str, Any]:
+    """`pr_payload` arguments of a `labeled` event whose title links one note more than
+    MATCHING_TITLE does, so the sticky comment must be edited."""
+    event = dict(
+        action="labeled", title=title_with_one_more_note(), labels=("speculative-decoding",)
+    )
+    return event | kw
