@@ -621,6 +621,40 @@ def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
     assert "expert-parallel" in topics("vllm/distributed/eplb/eplb_state.py")
 
 
+def test_shipped_notes_a_metrics_tag_alone_is_not_the_connector_metrics_note():
+    """ "metrics" is every engine metric; the note is about the KV connector's stats."""
+    lib, cfg = load_library(), load_match_config()
+
+    def linked(title: str, *files: str) -> list[str]:
+        facts = PRFacts(repo=REPO, number=1, title=title, files=files)
+        return [m.note.id for m in match_pr(facts, lib, cfg).matches]
+
+    prompt = linked(
+        "[Metrics] Add labeled prompt token metrics for P/D disaggregation",
+        "vllm/v1/metrics/loggers.py",
+        "vllm/v1/metrics/stats.py",
+    )
+    assert "vllm-505c8870" not in prompt
+    offload = linked(
+        "[KV Connector] Add connector metrics to the offloading connector",
+        "vllm/distributed/kv_transfer/kv_connector/v1/metrics.py",
+    )
+    assert offload[:1] == ["vllm-505c8870"]
+
+
+def test_shipped_taxonomy_knows_the_kv_coordinator_by_its_short_name():
+    lib, cfg = load_library(), load_match_config()
+    facts = PRFacts(
+        repo=REPO,
+        number=1,
+        title="[Core] Support several cache groups in the Hybrid KV Coordinator",
+        files=("tests/v1/core/test_prefix_caching.py", "vllm/v1/core/kv_cache_coordinator.py"),
+    )
+    result = match_pr(facts, lib, cfg)
+    assert "prefix-caching" in result.topics[:1]
+    assert [m.note.id for m in result.matches][:1] == ["vllm-0436d44c"]
+
+
 # --- indexes agree with the plain definitions -------------------------------------
 
 GLOBS = [
