@@ -41,8 +41,7 @@ def note_link(note: Note, *, public_url: str, link_mode: str, notes_repo_url: st
     return note_page_url(note, public_url=public_url)
 
 
-def pr_url(repo: str, number: int, *, redirect: bool = True) -> str:
-    """A pull request's URL; `redirect` goes through redirect.github.com so that text
-    posted on GitHub creates no "mentioned this" backlink on the linked PR."""
-    host = "redirect.github.com" if redirect else "github.com"
-    return f"https://{host}/{repo}/pull/{number}"
+def pr_url(repo: str, number: int) -> str:
+    """A pull request's URL through redirect.github.com, so that text posted on GitHub
+    creates no "mentioned this" backlink on the linked PR."""
+    return f"https://redirect.github.com/{repo}/pull/{int(number)}"

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bot.links import pr_url
+
 ZWSP = "\u200b"
 
 # A github.com PR or issue URL, with or without its scheme; not redirect.github.com.
@@ -103,5 +105,5 @@ def link_target(url: str) -> str:
 
 def pr_link(repo: str, number: int) -> str:
     """A link to a PR through redirect.github.com, so the linked PR gets no backlink."""
-    target = link_target(f"https://redirect.github.com/{repo}/pull/{int(number)}")
+    target = link_target(pr_url(repo, number))
     return f"[{safe_text(repo)} PR {int(number)}]({target})"
