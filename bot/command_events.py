@@ -151,13 +151,13 @@ def review_source(payload: dict[str, Any]) -> Source:
 def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    return run_commands(ctx, ref, comment_source(payload))
+    return run_commands(ctx, ref, comment_source(payload), delivery)
 
 
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, review_source(payload))
+    return run_commands(ctx, ref, review_source(payload), delivery)
 
 
 # --- answering ----------------------------------------------------------------------
@@ -187,7 +187,14 @@ def new_commands(ctx: BotContext, source: Source) -> list[Command]:
     return parse_commands(source.body, ctx.command_word, **caps)
 
 
-def run_commands(ctx: BotContext, ref: PRRef, source: Source) -> str:
+def reply_key(delivery_id: str, index: int) -> str:
+    """What marks the reply to one command of one delivery, so that a re-run of the
+    delivery (after a crash or `review-notes retry`) finds it instead of posting again."""
+    safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
+    return f"<!-- review-notes:reply-to {safe}/{index} -->"
+
+
+def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
     commands = new_commands(ctx, source)
     if not commands:
         return "no new command"
@@ -206,12 +213,15 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source) -> str:
     said: list[str] = []
     sticky: list[Kind] = []
     answered = 0  # taken commands done now
-    for c, d in judged:
+    rerun = delivery.attempts > 1  # an earlier run may have posted some replies
+    for i, (c, d) in enumerate(judged):
         if d is Decision.ALLOW and c.kind.updates_sticky:
             sticky.append(c.kind)
         elif ctx.flood.replies.allow(key):
             refused = d is Decision.REFUSE
-            ctx.github.create_comment(ref, _reply(ctx, c, refused))
+            once = reply_key(delivery.id, i)
+            body = f"{_reply(ctx, c, refused)}\n{once}"
+            ctx.github.create_comment(ref, body, once=once if rerun else None)
             answered += first_reaction(c, d) == TAKEN
             said.append(f"{c.kind}: {'refused' if refused else 'replied'}")
         else:

@@ -336,9 +336,16 @@ class GitHubClient:
 
         return self._as_installation(ref, op)
 
-    def create_comment(self, ref: PRRef, body: str) -> int:
+    def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
+        if once is not None and once not in body:
+            raise ValueError("a comment posted once must carry its key")
+
         def op(gh: Github) -> int:
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            if once is not None:  # posted by an earlier run of the same delivery?
+                key = once
+                found = self._create(ref, issue, body, lambda c: key in (c.body or ""), None, True)
+                return found.id
             since = datetime.now(UTC) - CLOCK_SLACK
             return self._create(ref, issue, body, lambda c: _same_text(c.body, body), since).id
 
@@ -473,10 +480,12 @@ class GitHubClient:
         body: str,
         matches: Callable[[IssueComment], bool],
         since: datetime | None,
+        look_first: bool = False,
     ) -> IssueComment:
-        """POST a comment; after an unclear failure, look for it before posting again."""
+        """POST a comment; after an unclear failure (or first, when asked), look for it
+        before posting again."""
         login = self.bot_login()
-        unclear = False
+        unclear = look_first
 
         def attempt() -> IssueComment:
             nonlocal unclear

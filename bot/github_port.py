@@ -55,8 +55,11 @@ class GitHubPort(Protocol):
         """
         ...
 
-    def create_comment(self, ref: PRRef, body: str) -> int:
-        """Post a new comment (replies to commands); return its id."""
+    def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
+        """Post a new comment (replies to commands); return its id.
+
+        `once`: a key written in `body`; when given, a comment of the bot's that
+        already carries it is returned instead of posting again (a re-run delivery)."""
         ...
 
     def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:

@@ -17,7 +17,7 @@ from bot.command_replies import REPLY_MARKER
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database, utcnow
 from bot.render import MARKER
-from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
+from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
 from tests.test_e2e import BOT, live_settings, ours, repo_calls
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -493,3 +493,40 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
         (c,) = rt.dry_run.comments(DEFAULT_REPO, N)
         assert c["sticky"] and "(why mode)" in c["body"] and "52419" in c["body"]
         assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}
+
+
+def test_a_retried_delivery_does_not_post_its_replies_twice(live):
+    """The reply went out, then the sticky update failed the delivery; `retry` re-runs
+    it: the sticky comment appears and the reply is found, not posted again."""
+    client, rt, fake = live
+    # Over the longest wait the bot accepts: no retry inside the run, the delivery fails.
+    listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("GET", listing, Fault.secondary_rate_limit(3600))
+    c = say(client, rt, fake, "/notes topic rocm\n/notes")
+    assert len(replies(fake)) == 1 and sticky(fake) is None
+    assert rt.queue.counts()["failed"] == 1
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 1 and sticky(fake) is not None
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+def test_two_deliveries_asking_the_same_get_two_replies(live):
+    """The reply key is per delivery: the same question asked again is answered again."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes topic rocm")
+    say(client, rt, fake, "/notes topic rocm")
+    first, second = replies(fake)
+    assert first.body != second.body  # each carries its own delivery's key
+
+
+def test_dry_run_keeps_a_keyed_reply_once(tmp_path):
+    from bot.dryrun import DryRunGitHub
+    from bot.github_port import PRRef
+
+    port, ref = DryRunGitHub(Database(tmp_path / "dry.db")), PRRef(DEFAULT_REPO, N)
+    first = port.create_comment(ref, "answer\n<!-- k1 -->", once="<!-- k1 -->")
+    assert port.create_comment(ref, "answer\n<!-- k1 -->", once="<!-- k1 -->") == first
+    assert port.create_comment(ref, "answer\n<!-- k1 -->") != first  # no key: a new reply
+    assert len(port.comments(DEFAULT_REPO, N)) == 2
