@@ -50,5 +50,9 @@ class BotContext:
 
     def render_options(self, *, verbose: bool = False, had_comment: bool = True) -> RenderOptions:
         return RenderOptions(
-            links=self.links, command=self.command_word, verbose=verbose, had_comment=had_comment
+            links=self.links,
+            command=self.command_word,
+            verbose=verbose,
+            had_comment=had_comment,
+            opt_out_label=self.settings.opt_out_label,
         )

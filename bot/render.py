@@ -59,6 +59,7 @@ class RenderOptions:
     budget: int = BUDGET
     had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
     paused: bool = False  # `/notes off`: automatic updates are off on this PR
+    opt_out_label: str = ""  # the label that also pauses them ("" none)
 
 
 # --- the comment -------------------------------------------------------------
@@ -101,17 +102,22 @@ def render_no_match(
     return "\n".join(parts) + "\n"
 
 
-def render_paused(opts: RenderOptions) -> str:
-    """The short body left in place by `/notes off` (the comment is never deleted)."""
+def render_paused(opts: RenderOptions, *, by_label: bool = False) -> str:
+    """The short body left in place by `/notes off` or the opt-out label (the comment
+    is never deleted)."""
     c = opts.command
+    if by_label:
+        why = f"by the label {code(opts.opt_out_label)}. Remove the label to resume them"
+    else:
+        why = f"({code(c + ' off')}). Reply {code(c + ' on')} to resume them"
     return (
         "\n".join(
             [
                 MARKER,
                 "### 📚 Review notes",
                 "",
-                f"Automatic updates are paused on this pull request ({code(c + ' off')}). Reply"
-                f" {code(c + ' on')} to resume them, or {code(c)} to see the matching notes once.",
+                f"Automatic updates are paused on this pull request {why}, or reply {code(c)}"
+                " to see the matching notes once.",
             ]
         )
         + "\n"
@@ -210,9 +216,10 @@ def _paused_line(opts: RenderOptions) -> str:
 
 def _footer(opts: RenderOptions) -> str:
     c = opts.command
+    label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
     return (
         f"<sub>Reply {code(c)} to refresh this comment, {code(c + ' why')} to see all the"
         f" evidence, {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
-        f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request,"
-        f" and {code(c + ' help')} for more. This comment is edited in place.</sub>"
+        f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request"
+        f"{label}, and {code(c + ' help')} for more. This comment is edited in place.</sub>"
     )

@@ -75,6 +75,7 @@ class Settings(BaseSettings):
     dry_run: bool | None = None  # None: dry run exactly when no credentials are set
     public_url: str | None = None  # base of the notes pages; dry run: http://HOST:PORT
     comment_on_drafts: bool = False
+    opt_out_label: str = "no-review-notes"  # a PR with this label gets no automatic update
     command: str | None = None  # None: `word` in config/commands.toml (default /notes)
     note_links: Literal["pages", "github"] = "pages"
     notes_github_repo: str | None = None  # owner/name holding the note files (links=github)

@@ -73,6 +73,8 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     if not force and event_at and state.event_at and event_at < state.event_at:
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {state.event_at})")
+    if not force and _labelled_off(ctx, facts):
+        return pause_sticky(ctx, ref, by_label=True)
 
     head_sha = facts.head_sha or (state.head_sha or "")
     if files is None:
@@ -114,20 +116,27 @@ def refresh_sticky(
     return Refresh(written.outcome, what, written.comment_id, notes)
 
 
-def pause_sticky(ctx: BotContext, ref: PRRef) -> Refresh:
-    """`/notes off`: edit our comment, if there is one, to say updates are paused.
+def _labelled_off(ctx: BotContext, facts: PRFacts) -> bool:
+    label = ctx.settings.opt_out_label.strip().lower()
+    return bool(label) and any(x.strip().lower() == label for x in facts.labels)
+
+
+def pause_sticky(ctx: BotContext, ref: PRRef, *, by_label: bool = False) -> Refresh:
+    """`/notes off` or the opt-out label: edit our comment, if there is one, to say
+    updates are paused.
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already.
     """
+    why = "opt-out label" if by_label else "paused"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.comment_id is None:
-        return Refresh(Outcome.SKIPPED, "paused (no comment to edit)")
-    body = render_paused(ctx.render_options())
+        return Refresh(Outcome.SKIPPED, f"{why} (no comment to edit)")
+    body = render_paused(ctx.render_options(), by_label=by_label)
     if state.body_hash == body_hash(body):
-        return Refresh(Outcome.UNCHANGED, "paused (the comment says so)", state.comment_id)
+        return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
     written = _write(ctx, ref, state, body, create=False, notes=())
-    return replace(written, reason="paused" if written.comment_id else written.reason)
+    return replace(written, reason=why if written.comment_id else written.reason)
 
 
 def _write(

@@ -178,3 +178,29 @@ def test_body_identical_but_comment_deleted_by_a_human_is_recreated_on_force(ctx
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.UNCHANGED  # no call spent
     assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED
+
+
+def test_the_opt_out_label_keeps_the_bot_away_until_removed(ctx):
+    off = ("bug", "No-Review-Notes")  # GitHub labels are matched case-insensitively
+    r = refresh_sticky(ctx, REF, facts(labels=off))
+    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
+    assert ctx.github.calls == {}  # not even the files were asked for
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
+    assert "the label `no-review-notes`" in bodies(ctx)[0]  # the footer says how
+
+    paused = refresh_sticky(ctx, REF, facts(labels=off))
+    assert paused.outcome == Outcome.UPDATED and len(bodies(ctx)) == 1  # edited, not deleted
+    assert "paused on this pull request by the label `no-review-notes`" in bodies(ctx)[0]
+    assert "52419" not in bodies(ctx)[0]  # the notes are gone until the label is
+    assert refresh_sticky(ctx, REF, facts(labels=off, sha=SHA2)).outcome == Outcome.UNCHANGED
+    assert refresh_sticky(ctx, REF, facts(labels=off), force=True).outcome == Outcome.UPDATED
+    assert "52419" in bodies(ctx)[0]  # a human asking with /notes still gets the notes
+
+    assert refresh_sticky(ctx, REF, facts()).outcome in (Outcome.UPDATED, Outcome.UNCHANGED)
+    assert "52419" in bodies(ctx)[0] and "paused" not in bodies(ctx)[0]
+
+
+def test_an_empty_opt_out_label_turns_the_feature_off(ctx):
+    ctx2 = replace(ctx, settings=ctx.settings.model_copy(update={"opt_out_label": ""}))
+    assert refresh_sticky(ctx2, REF, facts(labels=("",))).outcome == Outcome.CREATED
+    assert "label" not in bodies(ctx2)[0].split("<sub>")[-1]
