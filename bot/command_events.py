@@ -1,6 +1,8 @@
 """Slash commands: `/notes ...` in a PR comment or a review body, answered on the PR.
 
-Routes: `issue_comment` created/edited on a pull request, `pull_request_review`
+Routes: `issue_comment` created/edited on a pull request,
+`pull_request_review_comment` created/edited (a comment on a line of the diff; the
+answer goes to the conversation, the reactions to that comment), `pull_request_review`
 submitted/edited (its body), and `pull_request` with REFRESH_ACTION, an action
 GitHub never sends: our own delayed delivery.
 
@@ -18,7 +20,7 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   comment, within the per-PR reply budget (over it: `confused`, no reply).
 
 `+1` follows once everything the comment asked for is done. GitHub has no
-reaction API for reviews, so commands in a review body are answered without
+reaction API for review bodies, so commands in a review body are answered without
 reactions. Bots are never answered (our own comments included).
 """
 
@@ -69,6 +71,7 @@ _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft")
 def register(d: Dispatcher) -> None:
     d.add(Route("issue_comment", COMMENT_ACTIONS, handle_comment, check_comment))
     d.add(Route("pull_request_review", REVIEW_ACTIONS, handle_review, check_review))
+    d.add(Route("pull_request_review_comment", COMMENT_ACTIONS, handle_diff_comment, check_comment))
     d.add(Route("pull_request", frozenset({REFRESH_ACTION}), handle_refresh))
 
 
@@ -104,10 +107,11 @@ class Source:
 
     body: str
     old_body: str | None  # an edit: the text before it; None: a new comment or review
-    comment_id: int | None  # the issue comment to react on; None for a review body
+    comment_id: int | None  # the comment to react on; None for a review body
     actor: Actor  # who wrote (or edited) it
     pr_author: str
     pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
+    on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
 
 
 def _old_body(payload: dict[str, Any]) -> str | None:
@@ -134,17 +138,35 @@ def comment_source(payload: dict[str, Any]) -> Source:
     )
 
 
-def review_source(payload: dict[str, Any]) -> Source:
+def _pull_of(payload: dict[str, Any]) -> dict[str, Any]:
     pr = payload["pull_request"]
     pull = {k: pr[k] for k in _PULL_FIELDS if k in pr}
     pull["head"] = {"sha": (pr.get("head") or {}).get("sha") or ""}
+    return pull
+
+
+def review_source(payload: dict[str, Any]) -> Source:
+    pull = _pull_of(payload)
     return Source(
         body=(payload.get("review") or {}).get("body") or "",
         old_body=_old_body(payload),
         comment_id=None,
         actor=_actor(payload),
-        pr_author=(pr.get("user") or {}).get("login") or "",
+        pr_author=(pull.get("user") or {}).get("login") or "",
         pull=pull,
+    )
+
+
+def diff_comment_source(payload: dict[str, Any]) -> Source:
+    pull, comment = _pull_of(payload), payload["comment"]
+    return Source(
+        body=comment.get("body") or "",
+        old_body=_old_body(payload),
+        comment_id=int(comment["id"]),
+        actor=_actor(payload),
+        pr_author=(pull.get("user") or {}).get("login") or "",
+        pull=pull,
+        on_diff=True,
     )
 
 
@@ -152,6 +174,12 @@ def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
     return run_commands(ctx, ref, comment_source(payload), delivery)
+
+
+def handle_diff_comment(ctx: BotContext, delivery: Delivery) -> str:
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    return run_commands(ctx, ref, diff_comment_source(payload), delivery)
 
 
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
@@ -170,12 +198,12 @@ class Reactions:
         self.ctx, self.ref = ctx, ref
         self._added: set[tuple[int, str]] = set()
 
-    def add(self, comment_id: int | None, content: str | None) -> None:
+    def add(self, comment_id: int | None, content: str | None, on_diff: bool = False) -> None:
         if comment_id is None or content is None or (comment_id, content) in self._added:
             return
         self._added.add((comment_id, content))
         try:
-            self.ctx.github.add_reaction(self.ref, comment_id, content)
+            self.ctx.github.add_reaction(self.ref, comment_id, content, on_diff=on_diff)
         except Exception as exc:  # e.g. the comment was deleted meanwhile
             log.warning("reacting %s to comment %s failed: %s", content, comment_id, exc)
 
@@ -207,7 +235,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         return f"ignored: {source.actor.login} is a bot"
     reactions = Reactions(ctx, ref)
     for c, d in judged:
-        reactions.add(source.comment_id, first_reaction(c, d))
+        reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)
 
     key = pr_key(ref.repo, ref.number) or ""
     said: list[str] = []
@@ -225,7 +253,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             answered += first_reaction(c, d) == TAKEN
             said.append(f"{c.kind}: {'refused' if refused else 'replied'}")
         else:
-            reactions.add(source.comment_id, REFUSED)
+            reactions.add(source.comment_id, REFUSED, source.on_diff)
             said.append(f"{c.kind}: over the reply budget")
     owed = False
     if sticky:
@@ -233,7 +261,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         said.append(summary)
         answered += not owed
     if answered and not owed:
-        reactions.add(source.comment_id, DONE)
+        reactions.add(source.comment_id, DONE, source.on_diff)
     return "; ".join(said)
 
 
@@ -278,7 +306,7 @@ def _ask_for_update(
     show = any(k in (Kind.REFRESH, Kind.WHY) for k in kinds)
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
-    pending = (state.pending or PendingUpdate()).add(source.comment_id, show)
+    pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)
     if ticket.admission is Admission.RUN or ctx.queue is None:
         return _update(ctx, ref, source.pull, pending, reactions), False
     ctx.prs.update(ref.repo, ref.number, pending=pending)
@@ -337,6 +365,8 @@ def _update(
     ctx.prs.update(ref.repo, ref.number, pending=None)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)
+    for comment_id in pending.diff_acks:
+        reactions.add(comment_id, DONE, on_diff=True)
     return f"comment {result.outcome}: {result.reason}"
 
 

@@ -106,7 +106,9 @@ class DryRunGitHub:
         log.info("dry run: would have replied on %s PR %s:\n%s", ref.repo, ref.number, body)
         return int(rows[0]["id"])
 
-    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
+    def add_reaction(
+        self, ref: PRRef, comment_id: int, content: str, *, on_diff: bool = False
+    ) -> None:
         self.db.execute(
             "INSERT INTO dry_run_reactions (repo, number, comment_id, content, created_at)"
             " VALUES (?, ?, ?, ?, ?)",

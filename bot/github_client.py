@@ -38,6 +38,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from github import Auth, Github, GithubException, GithubIntegration
 from github.IssueComment import IssueComment
+from github.PullRequestComment import PullRequestComment
 from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
@@ -351,12 +352,18 @@ class GitHubClient:
 
         return self._as_installation(ref, op)
 
-    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
+    def add_reaction(
+        self, ref: PRRef, comment_id: int, content: str, *, on_diff: bool = False
+    ) -> None:
         if content not in REACTIONS:
             raise ValueError(f"not a GitHub reaction: {content!r}")
 
         def op(gh: Github) -> None:
-            comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
+            comment: IssueComment | PullRequestComment
+            if on_diff:  # lazy objects: the one request is the POST
+                comment = gh.get_repo(ref.repo).get_pull(ref.number).get_review_comment(comment_id)
+            else:
+                comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
             # GitHub answers 200 for a reaction that exists: repeating is harmless
             self._retry(f"react to comment {comment_id}", lambda: comment.create_reaction(content))
 

@@ -62,8 +62,11 @@ class GitHubPort(Protocol):
         already carries it is returned instead of posting again (a re-run delivery)."""
         ...
 
-    def add_reaction(self, ref: PRRef, comment_id: int, content: str) -> None:
-        """React to an issue comment: eyes, +1, confused, ..."""
+    def add_reaction(
+        self, ref: PRRef, comment_id: int, content: str, *, on_diff: bool = False
+    ) -> None:
+        """React to an issue comment (`on_diff`: a comment on a line of the diff):
+        eyes, +1, confused, ..."""
         ...
 
     def permission(self, ref: PRRef, login: str) -> str:

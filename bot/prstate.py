@@ -44,12 +44,15 @@ class PendingUpdate:
 
     acks: tuple[int, ...] = ()  # comments to react `+1` to once it is done
     show: bool = False  # a command asked to see the notes (`/notes`, `why`), not only `off`
+    diff_acks: tuple[int, ...] = ()  # the same for comments on lines of the diff
 
-    def add(self, comment_id: int | None, show: bool) -> PendingUpdate:
-        acks = (
-            self.acks if comment_id is None or comment_id in self.acks else (*self.acks, comment_id)
-        )
-        return PendingUpdate(acks, self.show or show)
+    def add(self, comment_id: int | None, show: bool, on_diff: bool = False) -> PendingUpdate:
+        acks, diff_acks = self.acks, self.diff_acks
+        if comment_id is not None and on_diff and comment_id not in diff_acks:
+            diff_acks = (*diff_acks, comment_id)
+        elif comment_id is not None and not on_diff and comment_id not in acks:
+            acks = (*acks, comment_id)
+        return PendingUpdate(acks, self.show or show, diff_acks)
 
 
 @dataclass(frozen=True)
@@ -147,4 +150,6 @@ def _pending(text: str | None) -> PendingUpdate | None:
     if text is None:
         return None
     data = json.loads(text)
-    return PendingUpdate(tuple(data.get("acks") or ()), bool(data.get("show")))
+    return PendingUpdate(
+        tuple(data.get("acks") or ()), bool(data.get("show")), tuple(data.get("diff_acks") or ())
+    )

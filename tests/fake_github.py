@@ -263,6 +263,12 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
         ("PATCH", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_edit_comment", _TOKEN),
         ("DELETE", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_delete_comment", _TOKEN),
         ("POST", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)/reactions", "_react", _TOKEN),
+        (
+            "POST",
+            _OWNER_REPO + r"/pulls/comments/(?P<cid>\d+)/reactions",
+            "_react_review_comment",
+            _TOKEN,
+        ),
         ("GET", _OWNER_REPO + r"/collaborators/(?P<login>[^/]+)/permission", "_permission", _TOKEN),
     ]
 ]
@@ -291,6 +297,7 @@ class FakeGitHub:
         self._installations: dict[int, FakeInstallation] = {}
         self._tokens: dict[str, _Token] = {}
         self._comments: dict[int, FakeComment] = {}
+        self._review_comments: dict[int, FakeComment] = {}  # on a diff line
         self._reactions: dict[int, list[FakeReaction]] = {}
         self._users: dict[str, Identity] = {}
         self._faults: list[tuple[str, str, dict[str, str], deque[Fault]]] = []
@@ -394,6 +401,22 @@ class FakeGitHub:
             who = self.user(login, "Bot" if bot else "User")
             self.add_repo(repo).issues.add(number)
             return self._store_comment(repo, number, body, who)
+
+    def pull(self, repo: str, number: int) -> FakePull:
+        with self._lock:
+            return self._repos[repo].pulls[number]
+
+    def add_review_comment(
+        self, repo: str, number: int, body: str, *, login: str = "someone"
+    ) -> FakeComment:
+        """A comment on a line of the PR's diff (its own id space and reactions route)."""
+        with self._lock:
+            who = self.user(login)
+            self.add_repo(repo).issues.add(number)
+            now = time.time()
+            c = FakeComment(self._new_id(), repo, number, body, who, now, now)
+            self._review_comments[c.id] = c
+            return c
 
     def set_permission(self, repo: str, login: str, role: str) -> None:
         """Role name: admin, maintain, write, triage, read (or none)."""
@@ -815,8 +838,10 @@ class FakeGitHub:
                 raise _HTTPError(404, "Not Found")
         return repo
 
-    def _comment_for(self, repo: FakeRepo, params: dict[str, str]) -> FakeComment:
-        c = self._comments.get(int(params["cid"]))
+    def _comment_for(
+        self, repo: FakeRepo, params: dict[str, str], store: dict[int, FakeComment] | None = None
+    ) -> FakeComment:
+        c = (self._comments if store is None else store).get(int(params["cid"]))
         if c is None or c.repo != repo.full_name:
             raise _HTTPError(404, "Not Found")
         return c
@@ -935,9 +960,12 @@ class FakeGitHub:
         self._reactions.pop(c.id, None)
         return _Reply(204)
 
-    def _react(self, who, params, query, body) -> _Reply:
+    def _react_review_comment(self, who, params, query, body) -> _Reply:
+        return self._react(who, params, query, body, self._review_comments)
+
+    def _react(self, who, params, query, body, store=None) -> _Reply:
         repo = self._repo_for(who, params)
-        c = self._comment_for(repo, params)
+        c = self._comment_for(repo, params, store)
         content = body.get("content")
         if content not in REACTIONS:
             raise _HTTPError(422, "Validation Failed")

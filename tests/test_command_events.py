@@ -530,3 +530,41 @@ def test_dry_run_keeps_a_keyed_reply_once(tmp_path):
     assert port.create_comment(ref, "answer\n<!-- k1 -->", once="<!-- k1 -->") == first
     assert port.create_comment(ref, "answer\n<!-- k1 -->") != first  # no key: a new reply
     assert len(port.comments(DEFAULT_REPO, N)) == 2
+
+
+def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> dict:
+    """A `pull_request_review_comment` delivery for a diff-line comment in the fake."""
+    base = next(e for e in octokit_examples("pull_request_review_comment") if e["action"] == action)
+    pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    p = dict(base, pull_request=pr, installation={"id": 1001})
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
+    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["sender"] = who
+    return p
+
+
+@pytest.mark.parametrize(("line", "sticky_too"), [("/notes topic rocm", False), ("/notes", True)])
+def test_commands_on_a_diff_line_react_there_and_answer_in_the_conversation(live, line, sticky_too):
+    client, rt, fake = live
+    c = fake.add_review_comment(DEFAULT_REPO, N, f"Is this safe?\n{line}", login="octo-dev")
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    r = post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    assert r.status_code == 202, r.text
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}  # on the diff comment itself
+    assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/pulls/comments/{c.id}/reactions")
+    assert (sticky(fake) is not None) == sticky_too
+    assert len(replies(fake)) == (0 if sticky_too else 1)
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0.3))
+    say(client, rt, fake, "/notes")  # opens the flood-control window
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    wait_until(lambda: "(why mode)" in sticky(fake).body and "+1" in reactions(fake, c))
+    assert reactions(fake, c) == {"eyes", "+1"}
