@@ -410,11 +410,12 @@ class CompiledMatcher:
             )
         return ev
 
-    def _swept(self, hit: list[TopicHit], scan: _Scan) -> bool:
-        """Topics shown by changed files alone (no word, tag or label), which are a small
-        part of the PR's files: a sweep across the tree (a refactor of thirty test files)
-        brushes many subsystems without changing any one's mechanism."""
-        files: set[str] = set()
+    def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
+        """Topics (and the note's own paths) shown by changed files alone (no word, tag or
+        label), which are a small part of the PR's files: a sweep across the tree (a
+        refactor of thirty test files, a typing clean-up of 900) brushes many subsystems
+        without changing any one's mechanism."""
+        files: set[str] = set(own_files)
         for th in hit:
             for e in th.evidence:
                 if e.kind is Kind.PATH:
@@ -470,16 +471,29 @@ class CompiledMatcher:
         # of the note's own have to.
         on_topic = bool(own) or (
             main not in self.config.family_topics
-            and any(
-                th.topic.id == main and any(e.kind is not Kind.BODY for e in th.evidence)
-                for th in hit
-            )
+            and any(th.topic.id == main and self._shows(th, scan) for th in hit)
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
-        swept = not own and note.source_pr not in facts.refs and self._swept(hit, scan)
+        own_words = [e for e in own if e.kind is not Kind.PATH]
+        own_files = frozenset().union(*(e.keys for e in own if e.kind is Kind.PATH))
+        swept = (
+            not own_words and note.source_pr not in facts.refs and self._swept(hit, scan, own_files)
+        )
         return Match(
             note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept
         )
+
+    def _shows(self, th: TopicHit, scan: _Scan) -> bool:
+        """The PR shows this topic itself: a title word, tag or label, or changed files
+        that are a fair share of its files (two attention files renamed in an 18-file
+        refactor touch the subsystem; they do not make the PR about it)."""
+        files: set[str] = set()
+        for e in th.evidence:
+            if e.kind is Kind.PATH:
+                files |= e.keys
+            elif e.kind is not Kind.BODY:
+                return True
+        return bool(files) and len(files) >= self.config.files_only_share * scan.n_files
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]

@@ -469,6 +469,33 @@ def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
     assert ids(match_pr(said, lib, cfg)) == ["n"]
 
 
+def test_a_notes_own_file_in_a_sweep_does_not_exempt_it():
+    """A typing clean-up of many files passes through a note's own file too."""
+    lib = library(note("n", ("spec-decode", "prefix-caching"), paths=("vllm/v1/core/coord.py",)))
+    cfg = CFG.model_copy(update={"files_only_share": 0.33, "threshold": 3.0})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    sweep = pr(
+        "Use X | None", files=[*ours, "vllm/v1/core/coord.py"] + [f"t{i}.py" for i in range(20)]
+    )
+    assert ids(match_pr(sweep, lib, cfg.model_copy(update={"files_only_share": 0.0}))) == ["n"]
+    assert ids(match_pr(sweep, lib, cfg)) == []
+    said = pr("Fix EAGLE in coord", files=sweep.files)  # a word of its topic is not a sweep
+    assert ids(match_pr(said, lib, cfg)) == ["n"]
+
+
+def test_a_first_topic_shown_by_a_few_files_of_many_is_not_shown():
+    lib = library(note("kv", ("prefix-caching", "spec-decode")))
+    cfg = CFG.model_copy(
+        update={"main_topic_first": True, "threshold": 3.0, "files_only_share": 0.33}
+    )
+    rest = [f"vllm/attention/b{i}.py" for i in range(10)]
+    few = pr("[Spec Decode] EAGLE refactor", files=["vllm/v1/core/kv_cache_utils.py", *rest])
+    assert not {m.note.id: m for m in match_pr(few, lib, cfg).candidates}["kv"].on_topic
+    assert ids(match_pr(few, lib, cfg)) == []
+    share = pr("[Spec Decode] EAGLE refactor", files=["vllm/v1/core/kv_cache_utils.py", *rest[:2]])
+    assert ids(match_pr(share, lib, cfg)) == ["kv"]
+
+
 def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(
