@@ -48,7 +48,7 @@ class DryRunGitHub:
     def get_pull(self, ref: PRRef) -> None:
         return None  # the caller matches on what the event carried
 
-    def list_files(self, ref: PRRef) -> list[str]:
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
         log.info("dry run: changed files of %s PR %s are unknown", ref.repo, ref.number)
         return []
 

@@ -42,7 +42,7 @@ from github.PullRequestComment import PullRequestComment
 from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
-from bot.github_port import Outcome, PRRef, StickyResult
+from bot.github_port import MAX_LISTED_FILES, FilesNotReady, Outcome, PRRef, StickyResult
 from bot.prfacts import PRFacts, facts_from_payload
 
 log = logging.getLogger(__name__)
@@ -299,12 +299,14 @@ class GitHubClient:
 
         return self._as_installation(ref, op)
 
-    def list_files(self, ref: PRRef) -> list[str]:
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
         def op(gh: Github) -> list[str]:
             files = gh.get_repo(ref.repo).get_pull(ref.number).get_files()
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
             fetched = self._retry(f"list files of {_pr(ref)}", lambda: list(files))
+            if expected is not None and len(fetched) < min(expected, MAX_LISTED_FILES):
+                raise FilesNotReady(ref, len(fetched), expected)
             paths: dict[str, None] = {}
             for f in fetched:
                 paths[f.filename] = None

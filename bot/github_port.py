@@ -23,6 +23,19 @@ class PRRef:
     installation_id: int | None = None
 
 
+# GitHub lists at most this many files of a PR (REST `pulls/list-files`).
+MAX_LISTED_FILES = 3000
+
+
+class FilesNotReady(Exception):
+    """GitHub listed fewer files than the PR's `changed_files` says: right after a push
+    the list can lag behind. Matching on it would link the wrong notes; look again later."""
+
+    def __init__(self, ref: PRRef, listed: int, expected: int):
+        super().__init__(f"GitHub listed {listed} of {expected} changed files")
+        self.ref, self.listed, self.expected = ref, listed, expected
+
+
 class Outcome(StrEnum):
     CREATED = "created"
     UPDATED = "updated"
@@ -42,8 +55,11 @@ class GitHubPort(Protocol):
         cannot ask GitHub (dry run). For events that do not carry the PR (comments)."""
         ...
 
-    def list_files(self, ref: PRRef) -> list[str]:
-        """Changed file paths of the PR (renames also give the previous path)."""
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
+        """Changed file paths of the PR (renames also give the previous path).
+
+        `expected`: the PR's `changed_files` from the event; a shorter list (up to
+        GitHub's cap) raises FilesNotReady. A port that cannot ask GitHub ignores it."""
         ...
 
     def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:

@@ -9,14 +9,20 @@ left alone.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from bot.context import BotContext
+from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
-from bot.github_port import PRRef
+from bot.github_port import FilesNotReady, PRRef
 from bot.prfacts import facts_from_payload
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky
+
+log = logging.getLogger(__name__)
+# Set on our own re-check of a delivery whose file list GitHub had not caught up with.
+RECHECK = "review_notes_files_recheck"
 
 ACTIONS = frozenset(
     {"opened", "reopened", "ready_for_review", "edited", "synchronize", "labeled", "unlabeled"}
@@ -60,8 +66,38 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
-    result = refresh_sticky(
-        ctx, ref, facts, files=files, event_at=payload["pull_request"].get("updated_at")
-    )
+    rechecks = int(payload.get(RECHECK) or 0)
+    delays = ctx.settings.files_recheck_delays
+    expected = payload["pull_request"].get("changed_files")
+    if not isinstance(expected, int) or rechecks >= len(delays) or ctx.queue is None:
+        expected = None  # out of patience: match on the list as it is
+    try:
+        result = refresh_sticky(
+            ctx,
+            ref,
+            facts,
+            files=files,
+            event_at=payload["pull_request"].get("updated_at"),
+            expected_files=expected,
+        )
+    except FilesNotReady as short:
+        return _recheck_later(ctx, delivery, short, delays[rechecks])
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}"
+
+
+def _recheck_later(ctx: BotContext, delivery: Delivery, short: FilesNotReady, delay: float) -> str:
+    """Queue the same event again after `delay`, as a delivery of its own (durable)."""
+    assert ctx.queue is not None
+    n = int(delivery.payload.get(RECHECK) or 0) + 1
+    base_id = delivery.id.split("#files-recheck-")[0]
+    ctx.queue.enqueue(
+        f"{base_id}#files-recheck-{n}",
+        delivery.event,
+        delivery.action,
+        {**delivery.payload, RECHECK: n},
+        delivery.repo,
+        delivery.pr_number,
+        not_before=utcnow(after_s=delay),
+    )
+    return f"{short}; looking again in {delay:g}s"

@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     public_url: str | None = None  # base of the notes pages; dry run: http://HOST:PORT
     comment_on_drafts: bool = False
     opt_out_label: str = "no-review-notes"  # a PR with this label gets no automatic update
+    # GitHub's file list can lag behind a push: look again after these delays (s).
+    files_recheck_delays: Annotated[tuple[float, ...], NoDecode] = (5.0, 30.0, 120.0)
     command: str | None = None  # None: `word` in config/commands.toml (default /notes)
     note_links: Literal["pages", "github"] = "pages"
     notes_github_repo: str | None = None  # owner/name holding the note files (links=github)
@@ -112,6 +114,21 @@ class Settings(BaseSettings):
             dotenv_settings,
             TomlConfigSettingsSource(settings_cls),
         )
+
+    @field_validator("files_recheck_delays", mode="before")
+    @classmethod
+    def _split_delays(cls, v: Any) -> Any:
+        if isinstance(v, str):  # env: "5,30,120" (or "[5, 30, 120]"; empty: never look again)
+            v = [d.strip(" []") for d in v.split(",")]
+            v = [d for d in v if d]
+        return v
+
+    @field_validator("files_recheck_delays")
+    @classmethod
+    def _check_delays(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        if any(not 0 <= d <= 3600 for d in v):
+            raise ValueError("each delay must be between 0 and 3600 seconds")
+        return v
 
     @field_validator("repos", mode="before")
     @classmethod

@@ -52,6 +52,7 @@ def refresh_sticky(
     verbose: bool | None = None,
     files: Sequence[str] | None = None,
     event_at: str | None = None,
+    expected_files: int | None = None,
 ) -> Refresh:
     """Match the PR, render, and create/edit/leave the sticky comment.
 
@@ -60,6 +61,8 @@ def refresh_sticky(
     event_at: the PR's `updated_at` from the payload; an older event than the one
     last rendered is stale and changes nothing (deliveries can arrive late).
     verbose: None keeps the PR's current mode.
+    expected_files: the event's `changed_files`; GitHub listing fewer raises
+    FilesNotReady (nothing is written or cached).
     """
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
@@ -82,7 +85,7 @@ def refresh_sticky(
         if files is None and not facts.head_sha and state.files is not None:
             files = state.files  # a command: no head in the payload, use the last one seen
     if files is None:
-        files = ctx.github.list_files(ref)
+        files = ctx.github.list_files(ref, expected=expected_files)
     files = tuple(files)
     facts = replace(facts, files=files, head_sha=head_sha)
     state = replace(state, files_sha=head_sha or None, files=files)

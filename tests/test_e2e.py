@@ -263,3 +263,42 @@ def test_killed_server_resumes_its_queue_on_restart(tmp_path, fake_github, app_k
     q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
     assert q.get("d-first").attempts == 2  # interrupted once, then finished
     assert q.get("d-second").attempts == 1
+
+
+def _lagging(fake, answers: int) -> None:
+    """GitHub's file list not caught up yet: `answers` empty lists, then the real one."""
+    fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * answers)
+
+
+def test_a_file_list_behind_changed_files_is_read_again_later(tmp_path, fake_github, app_key):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.2, 0.2))
+    with serving(settings) as (client, rt):
+        _lagging(fake, 1)
+        payload = pr_payload(title="Tidy up the KV cache coordinator")
+        payload["pull_request"]["changed_files"] = len(MATCHING_FILES)
+        assert post(client, "pull_request", payload).status_code == 202
+        wait_until(lambda: ours(fake), what="the comment, after the second look")
+        drain(rt)
+        assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2
+        (comment,) = ours(fake)
+        assert "a path of this note" in comment.body  # matched on the real list
+        done = rt.queue.counts()
+        assert done["failed"] == 0 and done["done"] == 2  # the event and its re-check
+
+
+def test_after_the_last_re_check_the_list_is_taken_as_it_is(tmp_path, fake_github, app_key):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05,))
+    with serving(settings) as (client, rt):
+        _lagging(fake, 5)
+        payload = pr_payload(title=MATCHING_TITLE)
+        payload["pull_request"]["changed_files"] = 3
+        assert post(client, "pull_request", payload).status_code == 202
+        wait_until(lambda: rt.queue.counts()["done"] == 2, what="the event and one re-check")
+        drain(rt)
+        assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2  # no third look
+        assert len(ours(fake)) == 1  # the title alone still matches
+        assert rt.queue.counts()["failed"] == 0

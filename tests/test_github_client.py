@@ -554,3 +554,14 @@ def test_a_comment_posted_once_is_found_by_its_key(fake_github, make_github_clie
     assert first == again != other  # the foreign comment with the key is not ours
     with pytest.raises(ValueError):
         client.create_comment(PR, "no key in here", once="<!-- key-3 -->")
+
+
+def test_a_file_list_shorter_than_changed_files_is_not_ready(fake_github, make_github_client):
+    from bot.github_port import FilesNotReady
+
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py", ("b.py", "old_b.py")])
+    client = make_github_client()
+    assert client.list_files(PR, expected=2) == ["a.py", "b.py", "old_b.py"]  # a rename: 1 file
+    assert client.list_files(PR) == ["a.py", "b.py", "old_b.py"]
+    with pytest.raises(FilesNotReady, match="listed 2 of 3"):
+        client.list_files(PR, expected=3)

@@ -121,3 +121,14 @@ def test_secrets_never_print():
     )
     text = repr(s) + str(s) + str(s.model_dump())
     assert "ghp_supersecret" not in text and "hook-secret" not in text
+
+
+def test_file_recheck_delays_from_toml_and_env(tmp_path, monkeypatch):
+    assert load().files_recheck_delays == (5.0, 30.0, 120.0)  # config/bot.toml
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "1, 2.5")
+    assert load_settings(env_file=None).files_recheck_delays == (1.0, 2.5)
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "")
+    assert load_settings(env_file=None).files_recheck_delays == ()
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "5, -1")
+    with pytest.raises(SettingsError, match="FILES_RECHECK_DELAYS"):
+        load_settings(env_file=None)

@@ -39,7 +39,7 @@ class CountingPort(DryRunGitHub):
         self.calls: Counter[str] = Counter()
         self.files = files or []
 
-    def list_files(self, ref):
+    def list_files(self, ref, *, expected=None):
         self.calls["list_files"] += 1
         return list(self.files)
 
