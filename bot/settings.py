@@ -115,14 +115,6 @@ class Settings(BaseSettings):
             TomlConfigSettingsSource(settings_cls),
         )
 
-    @field_validator("files_recheck_delays", mode="before")
-    @classmethod
-    def _split_delays(cls, v: Any) -> Any:
-        if isinstance(v, str):  # env: "5,30,120" (or "[5, 30, 120]"; empty: never look again)
-            v = [d.strip(" []") for d in v.split(",")]
-            v = [d for d in v if d]
-        return v
-
     @field_validator("files_recheck_delays")
     @classmethod
     def _check_delays(cls, v: tuple[float, ...]) -> tuple[float, ...]:
@@ -130,10 +122,10 @@ class Settings(BaseSettings):
             raise ValueError("each delay must be between 0 and 3600 seconds")
         return v
 
-    @field_validator("repos", mode="before")
+    @field_validator("repos", "files_recheck_delays", mode="before")
     @classmethod
-    def _split_repos(cls, v: Any) -> Any:
-        if isinstance(v, str):  # env: "a/b,c/d" (or JSON, which also splits cleanly)
+    def _split_list(cls, v: Any) -> Any:
+        if isinstance(v, str):  # env: "a/b,c/d" or "5,30" (or JSON, which also splits cleanly)
             v = [r.strip(" \"'[]") for r in v.split(",")]
             v = [r for r in v if r]
         return v
