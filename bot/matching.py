@@ -17,12 +17,14 @@ Evidence is gathered per topic of the taxonomy, then per note:
   must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
   at full weight but cannot carry a note either: a note teaches one member or one
   aspect of the family, which a PR on another member does not show; a note whose first
-  topic is a family needs words or files of its own (with `main_topic_first`).
+  topic is a family or broad needs words or files of its own (with `main_topic_first`).
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
 - a note shown by changed files alone (no word of its own, no title word, tag or label of
   its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
   across the tree touches a test file of every subsystem.
+- a PR whose title says it is cosmetic (`cosmetic_words`: a typo, comments, a clean-up)
+  gets only notes its title names by their own keywords.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
@@ -92,6 +94,8 @@ class MatchConfig(BaseModel):
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.
     aux_files: tuple[str, ...] = ()
+    # Title words that say the change is cosmetic (a typo, comments, a clean-up).
+    cosmetic_words: tuple[str, ...] = ()
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -170,6 +174,8 @@ class Match:
     on_topic: bool = True
     # True when the note rests on a few changed files of a PR that is mostly elsewhere
     swept: bool = False
+    # True when the title names the note itself (one of its own keywords, or its PR)
+    named: bool = False
 
 
 @dataclass(frozen=True)
@@ -273,6 +279,7 @@ class CompiledMatcher:
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
         self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
+        self._cosmetic = TermIndex(list(config.cosmetic_words))
 
     # -- scanning --
 
@@ -467,10 +474,10 @@ class CompiledMatcher:
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
-        # A family as the subsystem does not say which member or aspect: words or files
-        # of the note's own have to.
+        # A family or a broad topic (test plumbing, CI) as the subsystem does not say
+        # which member or which failure: words or files of the note's own have to.
         on_topic = bool(own) or (
-            main not in self.config.family_topics
+            main not in self._broad
             and any(th.topic.id == main and self._shows(th, scan) for th in hit)
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
@@ -479,8 +486,10 @@ class CompiledMatcher:
         swept = (
             not own_words and note.source_pr not in facts.refs and self._swept(hit, scan, own_files)
         )
+        named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
+        named = named or note.source_pr in facts.refs or self._is_source(i, facts)
         return Match(
-            note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept
+            note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept, named
         )
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
@@ -522,6 +531,9 @@ class CompiledMatcher:
             return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
 
         scored.sort(key=rank)
+        # A typo fix or a clean-up in a subsystem needs no reading guidance on it, unless
+        # its title names the note's own mechanism.
+        cosmetic = bool(self._cosmetic.find(facts.title_text))
         sources = [m for m in scored if m.note.id in source_ids]
         eligible = [
             m
@@ -531,6 +543,7 @@ class CompiledMatcher:
             and m.specific >= self.config.min_specific
             and (m.on_topic or not self.config.main_topic_first)
             and not m.swept
+            and (m.named or not cosmetic)
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

@@ -496,6 +496,38 @@ def test_a_first_topic_shown_by_a_few_files_of_many_is_not_shown():
     assert ids(match_pr(share, lib, cfg)) == ["kv"]
 
 
+def test_a_cosmetic_title_gets_only_the_notes_it_names():
+    lib = library(
+        note("kv", ("prefix-caching",), paths=("vllm/v1/core/kv_cache_coordinator.py",)),
+        note("eagle", ("spec-decode",), keywords=("drafter",)),
+    )
+    cfg = CFG.model_copy(update={"cosmetic_words": ("typo", "clean up")})
+    files = ["vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/spec_decode/eagle.py"]
+    real = pr("Fix prefix caching for EAGLE drafter", files=files)
+    assert ids(match_pr(real, lib, cfg)) == ["eagle", "kv"]
+    typo = pr("Fix comment typos in prefix caching for EAGLE drafter", files=files)
+    assert ids(match_pr(typo, lib, cfg)) == ["eagle"]  # its own word is in the title
+    assert ids(match_pr(typo, lib, CFG)) == ["eagle", "kv"]  # no cosmetic words configured
+    cleanup = pr("[Misc] Clean-up prefix caching", files=files[:1])
+    assert ids(match_pr(cleanup, lib, cfg)) == []
+
+
+def test_a_note_whose_first_topic_is_broad_needs_its_own_evidence():
+    lib = library(
+        note("ci", ("rocm", "spec-decode")),
+        note("ci-own", ("rocm", "spec-decode"), keywords=("drafter",)),
+    )
+    cfg = CFG.model_copy(
+        update={"main_topic_first": True, "topic_scale": {"rocm": 0.5}, "threshold": 3.0}
+    )
+    facts = pr("[ROCm] EAGLE drafter fix", files=["vllm/v1/spec_decode/eagle.py"])
+    assert ids(match_pr(facts, lib, cfg.model_copy(update={"main_topic_first": False}))) == [
+        "ci-own",
+        "ci",
+    ]
+    assert ids(match_pr(facts, lib, cfg)) == ["ci-own"]
+
+
 def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(

@@ -294,7 +294,7 @@ def pr_payload(
 # Titles that reliably match a seed note through the matcher, and one that does not.
 MATCHING_TITLE = "[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path"
 MATCHING_FILES = ["vllm/v1/core/kv_cache_coordinator.py"]
-UNRELATED_TITLE = "Fix a typo in the contributing guide"
+UNRELATED_TITLE = "Reorder the sections of the contributing guide"
 
 
 @functools.cache
