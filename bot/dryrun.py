@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from bot.db import Database, utcnow
-from bot.github_port import Outcome, PRRef, StickyResult
+from bot.github_port import FileList, Outcome, PRRef, StickyResult
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +48,9 @@ class DryRunGitHub:
     def get_pull(self, ref: PRRef) -> None:
         return None  # the caller matches on what the event carried
 
-    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
         log.info("dry run: changed files of %s PR %s are unknown", ref.repo, ref.number)
-        return []
+        return FileList()
 
     def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
         now = utcnow()

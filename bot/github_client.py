@@ -42,8 +42,15 @@ from github.PullRequestComment import PullRequestComment
 from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
-from bot.github_port import MAX_LISTED_FILES, FilesNotReady, Outcome, PRRef, StickyResult
-from bot.prfacts import PRFacts, facts_from_payload
+from bot.github_port import (
+    MAX_LISTED_FILES,
+    FileList,
+    FilesNotReady,
+    Outcome,
+    PRRef,
+    StickyResult,
+)
+from bot.prfacts import PRFacts, code_names_in, facts_from_payload
 
 log = logging.getLogger(__name__)
 
@@ -299,8 +306,8 @@ class GitHubClient:
 
         return self._as_installation(ref, op)
 
-    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
-        def op(gh: Github) -> list[str]:
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
+        def op(gh: Github) -> FileList:
             files = gh.get_repo(ref.repo).get_pull(ref.number).get_files()
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
@@ -312,7 +319,8 @@ class GitHubClient:
                 paths[f.filename] = None
                 if f.previous_filename:
                     paths[f.previous_filename] = None
-            return list(paths)
+            # `patch` is absent for binary and very large files: their names go unseen
+            return FileList(paths, code_names_in((f.filename, f.patch) for f in fetched if f.patch))
 
         return self._as_installation(ref, op)
 

@@ -7,6 +7,7 @@ the core never imports PyGithub.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -36,6 +37,18 @@ class FilesNotReady(Exception):
         self.ref, self.listed, self.expected = ref, listed, expected
 
 
+class FileList(list[str]):
+    """Changed file paths, as a list, plus `code_names`: the names on the diff's
+    changed lines -> the files naming them (`bot.prfacts.code_names_in`; empty when
+    the diff was not seen)."""
+
+    def __init__(
+        self, paths: Iterable[str] = (), code_names: Mapping[str, tuple[str, ...]] | None = None
+    ):
+        super().__init__(paths)
+        self.code_names: Mapping[str, tuple[str, ...]] = code_names or {}
+
+
 class Outcome(StrEnum):
     CREATED = "created"
     UPDATED = "updated"
@@ -55,8 +68,9 @@ class GitHubPort(Protocol):
         cannot ask GitHub (dry run). For events that do not carry the PR (comments)."""
         ...
 
-    def list_files(self, ref: PRRef, *, expected: int | None = None) -> list[str]:
-        """Changed file paths of the PR (renames also give the previous path).
+    def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
+        """Changed file paths of the PR (renames also give the previous path), and the
+        names its diff changes (from the same listing: no extra call).
 
         `expected`: the PR's `changed_files` from the event; a shorter list (up to
         GitHub's cap) raises FilesNotReady. A port that cannot ask GitHub ignores it."""

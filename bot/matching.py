@@ -9,8 +9,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
   examples (`aux_files`) weigh less: the PR discusses the topic, not its mechanism.
 - a note collects the scores of its topics, scaled by the share of its topics the PR
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
-  keywords and paths, which are more specific than a topic's. The same word counts
-  once, at the stronger of its weights.
+  keywords and paths, which are more specific than a topic's, and a code name of its
+  own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`). The
+  same word counts once, at the stronger of its weights.
 - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
@@ -75,6 +76,7 @@ class Weights(BaseModel):
     note_title: float = Field(default=3.0, ge=0)
     note_code: float = Field(default=3.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
+    note_diff: float = Field(default=3.0, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
 
@@ -139,6 +141,7 @@ class Kind(StrEnum):
     TITLE = "title"
     LABEL = "label"
     BODY = "body"
+    DIFF = "diff"  # the diff's changed lines name one of the note's code names
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,12 @@ class CompiledMatcher:
         self._code_keys = [
             frozenset(term_key(k) for k in n.keywords if is_code_name(k)) for n in self.notes
         ]
+        # Code names as written, to look up in the names a diff changes (exact: code).
+        self._code_words = [tuple(k for k in n.keywords if is_code_name(k)) for n in self.notes]
+        self._code_notes: dict[str, list[int]] = defaultdict(list)
+        for i, words in enumerate(self._code_words):
+            for word in words:
+                self._code_notes[word].append(i)
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
         for topic in library.topics.values():
@@ -415,6 +424,17 @@ class CompiledMatcher:
                     Kind.PATH, weight, _changes(files) + " (a path of this note)", frozenset(files)
                 )
             )
+        said = {k for e in ev if e.kind in (Kind.TITLE, Kind.TAG) for k in e.keys}
+        named = [
+            word
+            for word in self._code_words[i]
+            if word in facts.code_names and "title:" + term_key(word) not in said
+        ]
+        if named:  # once per note: three names in a diff are one piece of evidence
+            naming = frozenset(f for word in named for f in facts.code_names[word])
+            quoted = ", ".join(f"'{word}'" for word in named[:3])
+            detail = f"its changed lines name {quoted} (code of this note)"
+            ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming))
         return ev
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
@@ -460,7 +480,7 @@ class CompiledMatcher:
                     broad += e.weight * scale
         for e in own:
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
-            gain = e.weight - already if e.kind is not Kind.PATH else e.weight
+            gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
             if gain > 0:
                 scored.append((gain, e.detail))
         if note.source_pr is not None and note.source_pr in facts.refs:
@@ -481,8 +501,10 @@ class CompiledMatcher:
             and any(th.topic.id == main and self._shows(th, scan) for th in hit)
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
-        own_words = [e for e in own if e.kind is not Kind.PATH]
-        own_files = frozenset().union(*(e.keys for e in own if e.kind is Kind.PATH))
+        # Files and the names their diff changes can both be a sweep's (a typing clean-up
+        # of 900 files names everything); words cannot.
+        own_words = [e for e in own if e.kind not in (Kind.PATH, Kind.DIFF)]
+        own_files = frozenset().union(*(e.keys for e in own if e.kind in (Kind.PATH, Kind.DIFF)))
         swept = (
             not own_words and note.source_pr not in facts.refs and self._swept(hit, scan, own_files)
         )
@@ -520,6 +542,10 @@ class CompiledMatcher:
         for key in (*scan.tags, *scan.title, *scan.body):
             candidates.update(self._term_notes.get(key, ()))
         candidates.update(scan.note_files)
+        names, index = facts.code_names, self._code_notes
+        for word in index if len(index) < len(names) else names:
+            if word in index and word in names:
+                candidates.update(index[word])
         for ref in facts.refs:
             candidates.update(self._by_source.get((repo, ref), ()))
         scored = [

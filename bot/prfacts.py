@@ -14,10 +14,12 @@ touches, yet are full of words that would look like evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+
+from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
 
@@ -146,6 +148,9 @@ class PRFacts:
     author: str = ""
     author_is_bot: bool = False
     head_sha: str = ""
+    # Names from the code the PR changes (identifiers on its added and removed lines,
+    # see `code_names_in`) -> the files whose diff names them; empty: diff not seen.
+    code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
     def tags(self) -> tuple[str, ...]:
@@ -175,6 +180,27 @@ class PRFacts:
         )
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+MAX_CODE_NAMES = 20_000  # a 3,000-file PR still costs a bounded set
+
+
+def code_names_in(patches: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """Identifiers with an underscore or an inner capital (`deep_gemm_warmup`,
+    `KVConnectorStats`) on the added and removed lines of unified diffs, each with
+    the files that name it: what the PR's code changes name, not the lines around."""
+    names: dict[str, dict[str, None]] = {}
+    for path, patch in patches:
+        for line in patch.splitlines():
+            if line[:1] not in ("+", "-") or line.startswith(("+++", "---")):
+                continue
+            for name in _IDENTIFIER.findall(line):
+                if name in names:
+                    names[name][path] = None
+                elif len(names) < MAX_CODE_NAMES and is_code_name(name):
+                    names[name] = {path: None}
+    return {name: tuple(files) for name, files in sorted(names.items())}
+
+
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:
     """PR facts from a `pull_request` event payload (body may be null)."""
     pr = payload["pull_request"]
@@ -202,4 +228,5 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
         body=record.get("body") or "",
         labels=tuple(record.get("labels") or ()),
         files=tuple(record.get("files") or ()),
+        code_names={k: tuple(v) for k, v in (record.get("code_names") or {}).items()},
     )

@@ -10,7 +10,8 @@ commands wait for a coalesced comment update, what that update owes them.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 
 from bot.db import Database, utcnow
 
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     notes       TEXT NOT NULL DEFAULT '[]',  -- note ids shown, best first (JSON)
     files_sha   TEXT,                     -- head SHA the cached file list belongs to
     files       TEXT,                     -- cached changed files (JSON)
+    code_names  TEXT,                     -- names on their changed lines (JSON), same head
     event_at    TEXT,                     -- pull_request.updated_at of the last render
     opted_out   INTEGER NOT NULL DEFAULT 0,
     verbose     INTEGER NOT NULL DEFAULT 0,
@@ -69,6 +71,8 @@ class PRState:
     opted_out: bool = False
     verbose: bool = False
     pending: PendingUpdate | None = None
+    # names the diff at files_sha changes -> the files naming them
+    code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change only on push)."""
@@ -84,6 +88,8 @@ class PRStore:
         columns = {r["name"] for r in db.execute("PRAGMA table_info(pr_state)")}
         if "pending" not in columns:  # a database from before slash commands
             db.execute("ALTER TABLE pr_state ADD COLUMN pending TEXT")
+        if "code_names" not in columns:  # ... from before matching on the diff's names
+            db.execute("ALTER TABLE pr_state ADD COLUMN code_names TEXT")
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -105,21 +111,23 @@ class PRStore:
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
             pending=_pending(r["pending"]),
+            code_names={k: tuple(v) for k, v in json.loads(r["code_names"] or "{}").items()},
         )
 
     def put(self, state: PRState) -> None:
         self.db.execute(
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
-                                  files, event_at, opted_out, verbose, updated_at, pending)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  files, event_at, opted_out, verbose, updated_at, pending,
+                                  code_names)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
                 files_sha = excluded.files_sha, files = excluded.files,
                 event_at = excluded.event_at, opted_out = excluded.opted_out,
                 verbose = excluded.verbose, updated_at = excluded.updated_at,
-                pending = excluded.pending
+                pending = excluded.pending, code_names = excluded.code_names
             """,
             (
                 state.repo.lower(),
@@ -135,6 +143,7 @@ class PRStore:
                 int(state.verbose),
                 utcnow(),
                 json.dumps(asdict(state.pending)) if state.pending is not None else None,
+                json.dumps({k: list(v) for k, v in state.code_names.items()}),
             ),
         )
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.context import BotContext
@@ -80,15 +80,18 @@ def refresh_sticky(
         return pause_sticky(ctx, ref, by_label=True)
 
     head_sha = facts.head_sha or (state.head_sha or "")
+    names: Mapping[str, tuple[str, ...]] = {}  # what the diff names, cached with the files
     if files is None:
         files = state.files_for(head_sha)
         if files is None and not facts.head_sha and state.files is not None:
             files = state.files  # a command: no head in the payload, use the last one seen
+        names = state.code_names if files is not None else {}
     if files is None:
-        files = ctx.github.list_files(ref, expected=expected_files)
+        listed = ctx.github.list_files(ref, expected=expected_files)
+        files, names = listed, listed.code_names
     files = tuple(files)
-    facts = replace(facts, files=files, head_sha=head_sha)
-    state = replace(state, files_sha=head_sha or None, files=files)
+    facts = replace(facts, files=files, head_sha=head_sha, code_names=names)
+    state = replace(state, files_sha=head_sha or None, files=files, code_names=names)
 
     if verbose is not None:
         state = replace(state, verbose=verbose)

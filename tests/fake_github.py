@@ -166,6 +166,7 @@ class FakeFile:
     previous_filename: str | None = None
     additions: int = 1
     deletions: int = 1
+    patch: str | None = "@@ -1 +1 @@\n-old\n+new"  # None: binary or too large (no patch)
 
 
 @dataclass
@@ -780,8 +781,9 @@ class FakeGitHub:
             "contents_url": self._api(
                 f"/repos/{repo.full_name}/contents/{quote(f.filename)}?ref={pr.head_sha}"
             ),
-            "patch": "@@ -1 +1 @@\n-old\n+new",
         }
+        if f.patch is not None:
+            out["patch"] = f.patch
         if f.previous_filename is not None:
             out["previous_filename"] = f.previous_filename
         return out

@@ -565,3 +565,24 @@ def test_a_file_list_shorter_than_changed_files_is_not_ready(fake_github, make_g
     assert client.list_files(PR) == ["a.py", "b.py", "old_b.py"]
     with pytest.raises(FilesNotReady, match="listed 2 of 3"):
         client.list_files(PR, expected=3)
+
+
+def test_the_file_listing_also_gives_the_names_its_diff_changes(fake_github, make_github_client):
+    from tests.fake_github import FakeFile
+
+    patch = "\n".join(
+        ["@@ -3,2 +3,2 @@ def run():", "-    deep_gemm_warmup(m)", "+    deep_gemm_warmup(m, n)"]
+        + ["     keep_this_line()"]
+    )
+    fake_github.add_pull(
+        DEFAULT_REPO,
+        7,
+        files=[
+            FakeFile("vllm/warmup.py", patch=patch),
+            FakeFile("tests/t.py", patch="@@ -0,0 +1 @@\n+deep_gemm_warmup()"),
+            FakeFile("model.bin", patch=None),  # binary: GitHub sends no patch
+        ],
+    )
+    listed = make_github_client().list_files(PR)
+    assert listed == ["vllm/warmup.py", "tests/t.py", "model.bin"]
+    assert listed.code_names == {"deep_gemm_warmup": ("vllm/warmup.py", "tests/t.py")}

@@ -528,6 +528,26 @@ def test_a_note_whose_first_topic_is_broad_needs_its_own_evidence():
     assert ids(match_pr(facts, lib, cfg)) == ["ci-own"]
 
 
+def test_a_code_name_of_the_note_on_the_diffs_changed_lines_is_evidence():
+    lib = library(note("kv", ("prefix-caching",), keywords=("_align_cacheable", "partial hit")))
+    cfg = CFG.model_copy(update={"threshold": 4.0, "files_only_share": 0.33})
+    files = ("vllm/v1/core/kv_cache_manager.py", "tests/t.py")
+
+    def facts(title, names, files=files):
+        return PRFacts(repo=REPO, number=1, title=title, files=files, code_names=names)
+
+    named = {"_align_cacheable": ("vllm/v1/core/kv_cache_manager.py",)}
+    assert ids(match_pr(facts("Speed up block lookups", {}), lib, cfg)) == []
+    m = match_pr(facts("Speed up block lookups", named), lib, cfg).matches[0]
+    assert m.note.id == "kv" and "its changed lines name '_align_cacheable'" in m.reasons[0]
+    # named in the title too: one piece of evidence, the title's
+    both = match_pr(facts("Speed up _align_cacheable", named), lib, cfg).matches[0]
+    assert not any("changed lines" in r for r in both.reasons)
+    # a sweep of many files naming it in one of them is still a sweep
+    many = files + tuple(f"vllm/x{i}.py" for i in range(20))
+    assert ids(match_pr(facts("Use X | None everywhere", named, many), lib, cfg)) == []
+
+
 def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(

@@ -151,3 +151,24 @@ def test_null_body_and_labels_in_a_payload():
     }
     facts = facts_from_payload(payload)
     assert (facts.body, facts.labels, facts.author) == ("", (), "")
+
+
+def test_code_names_are_the_identifiers_on_changed_lines_with_their_files():
+    from bot.prfacts import code_names_in
+
+    a = "\n".join(
+        [
+            "--- a/x.py",
+            "+++ b/x.py",
+            "@@ -1,3 +1,3 @@ class KVCacheManager:",  # hunk header: context, not a change
+            " unchanged_context_name = 1",
+            "-old = KVConnectorStats()",
+            "+new = KVConnectorStats(_align_cacheable)  # plain words, and a_b is too short",
+        ]
+    )
+    b = "@@ -1 +1 @@\n+x = KVConnectorStats"
+    assert code_names_in([("x.py", a), ("y.py", b)]) == {
+        "KVConnectorStats": ("x.py", "y.py"),
+        "_align_cacheable": ("x.py",),
+    }
+    assert code_names_in([]) == {}

@@ -10,7 +10,7 @@ import pytest
 from bot.context import BotContext
 from bot.db import Database
 from bot.dryrun import DryRunGitHub
-from bot.github_port import Outcome, PRRef
+from bot.github_port import FileList, Outcome, PRRef
 from bot.library import load_library
 from bot.matching import load_match_config
 from bot.prfacts import PRFacts
@@ -38,10 +38,11 @@ class CountingPort(DryRunGitHub):
         super().__init__(db)
         self.calls: Counter[str] = Counter()
         self.files = files or []
+        self.code_names: set[str] = set()
 
     def list_files(self, ref, *, expected=None):
         self.calls["list_files"] += 1
-        return list(self.files)
+        return FileList(self.files, {n: tuple(self.files[:1]) for n in self.code_names})
 
     def upsert_sticky(self, ref, body, marker, *, create):
         self.calls["upsert_sticky"] += 1
@@ -204,3 +205,18 @@ def test_an_empty_opt_out_label_turns_the_feature_off(ctx):
     ctx2 = replace(ctx, settings=ctx.settings.model_copy(update={"opt_out_label": ""}))
     assert refresh_sticky(ctx2, REF, facts(labels=("",))).outcome == Outcome.CREATED
     assert "label" not in bodies(ctx2)[0].split("<sub>")[-1]
+
+
+def test_the_names_a_diff_changes_are_cached_with_its_files(ctx):
+    ctx.github.files = ["vllm/v1/sample/logits_processor/state.py"]
+    ctx.github.code_names = {"MoveDirectionality"}
+    title = "Fix batch updates for pooling models"
+    first = refresh_sticky(ctx, REF, facts(title=title))
+    assert first.outcome == Outcome.CREATED and first.notes == ("vllm-dea4fb5e",)
+    assert "MoveDirectionality" in bodies(ctx)[0]
+    # a label later: same head, no new listing, the same names, the same comment
+    again = refresh_sticky(ctx, REF, facts(title=title, labels=("v1",)))
+    assert again.outcome == Outcome.UNCHANGED and ctx.github.calls["list_files"] == 1
+    assert ctx.prs.get(REF.repo, REF.number).code_names == {
+        "MoveDirectionality": ("vllm/v1/sample/logits_processor/state.py",)
+    }
