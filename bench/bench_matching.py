@@ -20,6 +20,7 @@ import string
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from bot.library import Library, load_library  # noqa: E402
 from bot.matching import CompiledMatcher, load_match_config, match_pr  # noqa: E402
 from bot.notes import Note, Topic  # noqa: E402
-from bot.prfacts import PRFacts, facts_from_record  # noqa: E402
+from bot.prfacts import PRFacts, code_names_in, facts_from_record  # noqa: E402
 
 DEV = Path("/work/shared/eval/dev_prs.jsonl")
 REPO = "vllm-project/vllm"
@@ -80,7 +81,8 @@ def generated_library(rng: random.Random, n_topics: int, n_notes: int):
                 source_pr=100000 + i,
                 verdict=rng.choice(["deep", "quick", "skip"]),
                 topics=tuple(t.id for t in rng.sample(topics, rng.randint(1, 3))),
-                keywords=tuple(rng.sample(vocab, rng.randint(0, 3))),
+                keywords=tuple(rng.sample(vocab, rng.randint(0, 3)))
+                + ((f"{rng.choice(vocab)}_{rng.choice(vocab)}",) if rng.random() < 0.5 else ()),
                 paths=tuple(f"{d}/{w}.py" for w in rng.sample(vocab, rng.randint(0, 2))),
                 title_zh=f"笔记 {i}",
                 guidance="值得精读。",
@@ -148,6 +150,24 @@ def main(argv: list[str] | None = None) -> int:
     base = median_ms(lambda: [matcher.match(p) for p in typical], rep) / len(typical)
     found = statistics.mean(len(matcher.match(p).candidates) for p in typical)
     print(f"  typical PR (2 KB body, 20 files): {base:.2f} ms per PR ({found:.0f} candidate notes)")
+
+    code_words = [k for n in big.notes for k in n.keywords if "_" in k]
+    patch = "\n".join(
+        f"+    {rng.choice(vocab)}_{rng.choice(vocab)} = {rng.choice(code_words)}()"
+        if i % 50 == 0
+        else f"-    {rng.choice(vocab)}_{rng.choice(vocab)}({rng.choice(vocab)}Stats)"
+        for i in range(20_000)
+    )
+    start = time.perf_counter()
+    names = code_names_in([("vllm/big.py", patch)])
+    read = (time.perf_counter() - start) * 1000
+    print(f"  reading a {len(patch) // 1024} KB diff: {read:.0f} ms, {len(names)} names (capped)")
+    named = [replace(p, code_names=names) for p in typical]
+    with_names = median_ms(lambda: [matcher.match(p) for p in named], rep) / len(named)
+    print(
+        f"  typical PR with those names: {with_names:.2f} ms per PR"
+        f" (x{with_names / base:.1f} the same PR without)"
+    )
 
     print("  by description size (20 files):")
     prev = None
