@@ -180,7 +180,7 @@ def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):
 
 
 def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_path):
-    from bot.server import GroupCommit
+    from bot.webhook import GroupCommit
 
     q = queue_at(tmp_path)
     commit = GroupCommit(q)
