@@ -20,6 +20,7 @@ import logging
 from typing import Any
 from urllib.parse import parse_qs
 
+import orjson
 from prometheus_client import Counter
 
 from bot import signature
@@ -86,10 +87,26 @@ def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
         # Repository hooks may send `payload=<json>`; the App always sends JSON.
         form = parse_qs(body.decode("utf-8"), strict_parsing=True)
         return json.loads(form["payload"][0]), None
-    payload = json.loads(body)
+    payload = _loads(body)
     # Plain UTF-8 (no BOM, not UTF-16/32): store GitHub's bytes, no re-encoding.
     raw = body.decode("utf-8") if json.detect_encoding(body) == "utf-8" else None
     return payload, raw
+
+
+def _loads(body: bytes) -> Any:
+    """json.loads, at about a third of its cost on GitHub's payloads (orjson).
+
+    orjson accepts a subset of what json.loads does (strict UTF-8 without a BOM, no
+    NaN, no lone surrogates, nesting up to 1024); json.loads decides the rest, so
+    the same bodies are accepted or refused as before. Where both accept, the
+    objects are equal, except that orjson reads integers past 64 bits as floats:
+    triage reads only strings and the PR number (past 2**53 either way: 400), and
+    the queue stores the body's own text, so no handler ever sees such a float.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
 
 
 class WebhookEndpoint:
