@@ -2,8 +2,9 @@
 
 The server's hottest path (GitHub may send bursts), so it skips FastAPI's
 request, dependency and response machinery, which cost about as much CPU per
-delivery as the delivery's own work (bench/bench_load.py). The app still routes
-to it and wraps it in its middleware (errors, 405).
+delivery as the delivery's own work (bench/bench_load.py). The app hands it POST
+/webhook ahead of its router (bot.server.WebhookFirst), inside its error
+middleware (a crash is a logged 500); other methods get the router's 405.
 
   413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing)
