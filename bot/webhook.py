@@ -144,6 +144,19 @@ class WebhookEndpoint:
         await _send_json(send, code, content)
 
     async def answer(self, headers: Headers, body: bytes) -> Answer:
+        checked = self.check(headers, body)
+        if not isinstance(checked, Incoming):
+            return checked
+        # Only the JSON text waits for the commit, not the parsed payload: a hundred
+        # payloads in flight made the collector's young generations busy.
+        outcome = await self.intake.enqueue(checked)  # answered once committed
+        self.counted.labels(checked.event, str(outcome)).inc()
+        if outcome == Enqueued.DUPLICATE:
+            return 200, {"status": "duplicate", "delivery": checked.id}
+        return 202, {"status": str(outcome), "delivery": checked.id}
+
+    def check(self, headers: Headers, body: bytes) -> Answer | Incoming:
+        """The answer now, or the delivery to queue first."""
         if not signature.verify(self.secret, body, _text(headers, b"x-hub-signature-256")):
             self.counted.labels("unverified", "bad_signature").inc()
             return 401, {"error": "missing or invalid X-Hub-Signature-256"}
@@ -163,11 +176,11 @@ class WebhookEndpoint:
         if event == "ping":
             self.counted.labels(event, "pong").inc()
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
-        return await self.queue(event, delivery_id, payload, raw)
+        return self.triage(event, delivery_id, payload, raw)
 
-    async def queue(
+    def triage(
         self, event: str, delivery_id: str, payload: dict[str, Any], raw: str | None
-    ) -> Answer:
+    ) -> Answer | Incoming:
         try:
             triage = self.dispatcher.triage(event, payload, self.settings)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -189,7 +202,7 @@ class WebhookEndpoint:
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
             return 202, {"status": "ignored", "reason": triage.reason}
-        incoming = Incoming(
+        return Incoming(
             delivery_id,
             event,
             action,
@@ -197,11 +210,6 @@ class WebhookEndpoint:
             triage.repo,
             triage.pr_number,
         )
-        outcome = await self.intake.enqueue(incoming)  # answered once committed
-        self.counted.labels(event, str(outcome)).inc()
-        if outcome == Enqueued.DUPLICATE:
-            return 200, {"status": "duplicate", "delivery": delivery_id}
-        return 202, {"status": str(outcome), "delivery": delivery_id}
 
 
 def _text(headers: Headers, name: bytes) -> str | None:
