@@ -6,7 +6,8 @@ comments; prints figures, asserts nothing.
 1. Ack path. The real server (`review-notes serve` under uvicorn, in a subprocess,
    with a real SQLite file, posting to a loopback fake GitHub with the production
    request spacing) and a bare FastAPI endpoint that reads the body and answers 202
-   (another subprocess, same uvicorn) get the same signed `pull_request` deliveries
+   (another subprocess, same uvicorn, same HTTP parser and event loop: printed) get
+   the same signed `pull_request` deliveries
    (~21 KB, GitHub's own example) from this process at 1, 10 and 100 concurrent
    senders (one keep-alive connection each). Printed: acks/s, p50/p99 ack latency,
    the ratio real/bare, the server's peak RSS, and whether every acknowledged
@@ -69,7 +70,17 @@ def run_bare(port: int) -> None:
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        # the real server's (bot.server), passed by bench_ack: a fair ratio, and this
+        # process does not import the bot (its RSS is printed next to the server's)
+        http=os.environ["BENCH_UVICORN_HTTP"],
+        loop=os.environ["BENCH_UVICORN_LOOP"],
+    )
 
 
 # --- processes --------------------------------------------------------------------
@@ -267,7 +278,10 @@ def bench_ack(tmp: Path, fake: Any, private_pem: str, quick: bool) -> dict[str, 
     db = tmp / "ack.sqlite3"
     env = server_env(db, fake.base_url, private_pem)  # production pacing: workers mostly wait
     real = start("real", [PY, "-m", "bot.cli", "serve"], env, tmp / "real.log")
-    bare = start("bare", [PY, __file__, "--bare"], dict(os.environ), tmp / "bare.log")
+    from bot.server import UVICORN_HTTP, UVICORN_LOOP
+
+    uvicorn = dict(os.environ, BENCH_UVICORN_HTTP=UVICORN_HTTP, BENCH_UVICORN_LOOP=UVICORN_LOOP)
+    bare = start("bare", [PY, __file__, "--bare"], uvicorn, tmp / "bare.log")
     template = payload(1)
     acked_ids: list[str] = []
     rows: list[tuple[int, LoadResult, LoadResult]] = []
@@ -307,6 +321,7 @@ def bench_ack(tmp: Path, fake: Any, private_pem: str, quick: bool) -> dict[str, 
     real_acks = sum(r.acked for _, _, r in rows)
     missing = [i for i in acked_ids if i not in stored]
     print("\n1. Ack path: signed pull_request deliveries (21 KB), keep-alive senders, loopback")
+    print(f"   both servers: uvicorn http={UVICORN_HTTP} loop={UVICORN_LOOP}")
     print(
         f"   {'senders':>7}  {'server':6} {'acks/s':>8} {'p50 ms':>8} {'p99 ms':>8}"
         f" {'CPU ms/ack':>10}  answers"

@@ -6,7 +6,7 @@ import asyncio
 import threading
 import time
 
-from bot.db import Database
+from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, Workers
 
 
@@ -180,7 +180,7 @@ def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):
 
 
 def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_path):
-    from bot.server import GroupCommit
+    from bot.webhook import GroupCommit
 
     q = queue_at(tmp_path)
     commit = GroupCommit(q)
@@ -201,7 +201,8 @@ def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_p
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
-    assert q.db.execute("PRAGMA wal_autocheckpoint")[0][0] == 10000  # commits no longer do
+    # commits no longer do, short of a safety net far above SQLite's 1,000 pages
+    assert q.db.execute("PRAGMA wal_autocheckpoint")[0][0] == WAL_AUTOCHECKPOINT_PAGES
     big = "x" * 100_000
     for i in range(60):  # ~6 MB through the WAL: past SQLite's own 1000-page trigger
         q.enqueue(f"d{i}", "pull_request", "opened", {"big": big}, "o/r", i)
@@ -214,3 +215,22 @@ def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     assert database.stat().st_size >= 6_000_000
     q.db.close()  # stops the thread first
     assert queue_at(tmp_path).counts()["pending"] == 60
+
+
+def test_checkpoints_wait_for_a_quiet_moment_while_writes_keep_coming(tmp_path):
+    # A checkpoint that catches up makes the next commit fsync the new WAL header:
+    # during a burst that would stall every answer in flight, so it waits.
+    q = queue_at(tmp_path)
+    q.db.checkpoint_in_background(every=0.02, busy_every=600, quiet=1.0)
+    database = tmp_path / "q.sqlite3"
+    size = database.stat().st_size
+    big = "x" * 100_000
+    for i in range(30):  # a burst: never a second without a write
+        q.enqueue(f"d{i}", "pull_request", "opened", {"big": big}, "o/r", i)
+        time.sleep(0.01)
+    assert database.stat().st_size == size  # all in the WAL, none checkpointed yet
+    deadline = time.monotonic() + 20
+    while database.stat().st_size < 3_000_000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert database.stat().st_size >= 3_000_000  # checkpointed once the writes stopped
+    q.db.close()

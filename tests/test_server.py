@@ -156,6 +156,23 @@ def test_form_encoded_delivery_is_accepted(app):
     drain(rt)
 
 
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-16"),  # JSON allows UTF-16/32; json.loads reads them
+        lambda text: b"\xef\xbb\xbf" + text.encode(),  # a UTF-8 BOM
+        lambda text: text.replace('"body": null', '"body": NaN, "x": "\\ud800"').encode(),
+    ],
+)
+def test_json_that_only_pythons_parser_reads_is_still_queued(app, encode):
+    # The fast parser refuses these; the endpoint must answer as json.loads would.
+    client, rt = app
+    payload = pr_payload(body=None)
+    r = post(client, "pull_request", encode(json.dumps(payload)), delivery="odd-json")
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    assert rt.queue.get("odd-json").payload["pull_request"]["number"] == payload["number"]
+
+
 # --- routing ------------------------------------------------------------------------
 
 

@@ -1,0 +1,258 @@
+"""POST /webhook: verify, triage, queue durably, answer; a plain ASGI endpoint.
+
+The server's hottest path (GitHub may send bursts), so it skips FastAPI's
+request, dependency and response machinery, which cost about as much CPU per
+delivery as the delivery's own work (bench/bench_load.py). The app hands it POST
+/webhook ahead of its router (bot.server.WebhookFirst), inside its error
+middleware (a crash is a logged 500); other methods get the router's 405.
+
+  413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
+  401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing)
+  400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
+  200 ping; 200 a delivery id already seen (processed once)
+  202 queued (written to SQLite before answering), or ignored (with the reason)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+from prometheus_client import Counter
+
+from bot import signature
+from bot.dispatch import Dispatcher
+from bot.queue import DeliveryQueue, Enqueued, Incoming
+from bot.settings import Settings
+
+log = logging.getLogger("review_notes")
+
+MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
+
+Headers = dict[bytes, bytes]
+Answer = tuple[int, dict[str, Any]]
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class GroupCommit:
+    """Write deliveries to the queue from the event loop, a burst per transaction.
+
+    A handler awaits its delivery's commit, so every 202 still means "in SQLite".
+    Deliveries that reach this point in the same loop iteration share one
+    transaction (one commit for a burst). Measured against a thread pool or a writer
+    thread, this costs the least CPU per delivery: no thread hand-off, no lock convoy
+    (bench/bench_load.py). Each write is short (WAL, synchronous=NORMAL: no fsync).
+    """
+
+    def __init__(self, queue: DeliveryQueue):
+        self.queue = queue
+        self._pending: list[tuple[Incoming, asyncio.Future[Enqueued]]] = []
+
+    async def enqueue(self, item: Incoming) -> Enqueued:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Enqueued] = loop.create_future()
+        self._pending.append((item, future))
+        if len(self._pending) == 1:
+            loop.call_soon(self._flush)  # after the handlers ready in this iteration
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        self._write(batch)
+
+    def _write(self, batch: list[tuple[Incoming, asyncio.Future[Enqueued]]]) -> None:
+        try:
+            outcomes = self.queue.enqueue_many([item for item, _ in batch])
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0][1].set_exception(exc)
+            else:  # one delivery SQLite refuses fails alone
+                for one in batch:
+                    self._write([one])
+            return
+        for (_, future), outcome in zip(batch, outcomes, strict=True):
+            if not future.done():  # the client may have gone
+                future.set_result(outcome)
+
+
+def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
+    """The payload, and its JSON text as received when it can be stored as is."""
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        # Repository hooks may send `payload=<json>`; the App always sends JSON.
+        form = parse_qs(body.decode("utf-8"), strict_parsing=True)
+        return json.loads(form["payload"][0]), None
+    payload = _loads(body)
+    # Plain UTF-8 (no BOM, not UTF-16/32): store GitHub's bytes, no re-encoding.
+    raw = body.decode("utf-8") if json.detect_encoding(body) == "utf-8" else None
+    return payload, raw
+
+
+def _loads(body: bytes) -> Any:
+    """json.loads, at about a third of its cost on GitHub's payloads (orjson).
+
+    orjson accepts a subset of what json.loads does (strict UTF-8 without a BOM, no
+    NaN, no lone surrogates, nesting up to 1024); json.loads decides the rest, so
+    the same bodies are accepted or refused as before. Where both accept, the
+    objects are equal, except that orjson reads integers past 64 bits as floats:
+    triage reads only strings and the PR number (past 2**53 either way: 400), and
+    the queue stores the body's own text, so no handler ever sees such a float.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
+class WebhookEndpoint:
+    """The ASGI app behind POST /webhook."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        dispatcher: Dispatcher,
+        queue: DeliveryQueue,
+        counted: Counter,  # deliveries by event and outcome
+    ):
+        self.settings = settings
+        self.secret = settings.webhook_secret()
+        self.dispatcher = dispatcher
+        self.intake = GroupCommit(queue)
+        self.counted = counted
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers: Headers = {}
+        for name, value in reversed(scope["headers"]):  # the first of repeated headers wins
+            headers[name] = value
+        try:
+            body = await _read_body(headers, receive)
+        except BodyTooLarge:
+            self.counted.labels("unverified", "too_large").inc()
+            code, content = 413, {"error": f"payload over {MAX_BODY} bytes"}
+        except ValueError:
+            code, content = 400, {"detail": "bad Content-Length"}
+        else:
+            if body is None:
+                return  # the client went away: nobody to answer, nothing queued
+            code, content = await self.answer(headers, body)
+        await _send_json(send, code, content)
+
+    async def answer(self, headers: Headers, body: bytes) -> Answer:
+        checked = self.check(headers, body)
+        if not isinstance(checked, Incoming):
+            return checked
+        # Only the JSON text waits for the commit, not the parsed payload: a hundred
+        # payloads in flight made the collector's young generations busy.
+        outcome = await self.intake.enqueue(checked)  # answered once committed
+        self.counted.labels(checked.event, str(outcome)).inc()
+        if outcome == Enqueued.DUPLICATE:
+            return 200, {"status": "duplicate", "delivery": checked.id}
+        return 202, {"status": str(outcome), "delivery": checked.id}
+
+    def check(self, headers: Headers, body: bytes) -> Answer | Incoming:
+        """The answer now, or the delivery to queue first."""
+        if not signature.verify(self.secret, body, _text(headers, b"x-hub-signature-256")):
+            self.counted.labels("unverified", "bad_signature").inc()
+            return 401, {"error": "missing or invalid X-Hub-Signature-256"}
+        event = _text(headers, b"x-github-event")
+        delivery_id = _text(headers, b"x-github-delivery")
+        if not event or not delivery_id:
+            self.counted.labels("unknown", "bad_request").inc()
+            return 400, {"error": "missing X-GitHub-Event or X-GitHub-Delivery header"}
+        try:
+            payload, raw = parse(body, _text(headers, b"content-type") or "")
+        except (ValueError, KeyError, UnicodeDecodeError, RecursionError):
+            # RecursionError: JSON nested deeper than Python's stack (e.g. 100k `[`)
+            payload, raw = None, None
+        if not isinstance(payload, dict):
+            self.counted.labels(event, "bad_request").inc()
+            return 400, {"error": "body is not a JSON object"}
+        if event == "ping":
+            self.counted.labels(event, "pong").inc()
+            return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
+        return self.triage(event, delivery_id, payload, raw)
+
+    def triage(
+        self, event: str, delivery_id: str, payload: dict[str, Any], raw: str | None
+    ) -> Answer | Incoming:
+        try:
+            triage = self.dispatcher.triage(event, payload, self.settings)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            # Signed but not GitHub's shape (e.g. "number": "x", "repository": []).
+            self.counted.labels(event, "bad_request").inc()
+            return 400, {"error": f"malformed {event} payload: {type(exc).__name__}"}
+        if triage.pr_number is not None and not 0 < triage.pr_number < 2**53:
+            self.counted.labels(event, "bad_request").inc()
+            return 400, {"error": "pull request number out of range"}
+        action = payload.get("action") if isinstance(payload.get("action"), str) else None
+        if triage.route is None:
+            self.counted.labels(event, "ignored").inc()
+            log.info(
+                "delivery %s %s.%s ignored: %s",
+                delivery_id,
+                event,
+                action,
+                triage.reason,
+                extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
+            )
+            return 202, {"status": "ignored", "reason": triage.reason}
+        return Incoming(
+            delivery_id,
+            event,
+            action,
+            raw if raw is not None else json.dumps(payload),
+            triage.repo,
+            triage.pr_number,
+        )
+
+
+def _text(headers: Headers, name: bytes) -> str | None:
+    value = headers.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
+async def _read_body(headers: Headers, receive: Any) -> bytes | None:
+    """The raw body; None when the client disconnected.
+
+    Raises BodyTooLarge past MAX_BODY, ValueError on a Content-Length that is not a number.
+    """
+    length = _text(headers, b"content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise ValueError(length)
+        if int(length) > MAX_BODY:
+            raise BodyTooLarge
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY:
+            raise BodyTooLarge
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+async def _send_json(send: Any, code: int, content: dict[str, Any]) -> None:
+    # The bytes and headers Starlette's JSONResponse would send.
+    body = json.dumps(
+        content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": code,
+            "headers": [
+                (b"content-length", str(len(body)).encode("latin-1")),
+                (b"content-type", b"application/json"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
