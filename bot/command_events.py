@@ -125,16 +125,18 @@ def _actor(payload: dict[str, Any]) -> Actor:
     return Actor(str(sender.get("login") or ""), sender.get("type") == "Bot")
 
 
-def comment_source(payload: dict[str, Any]) -> Source:
-    issue, comment = payload["issue"], payload["comment"]
+def _source(
+    payload: dict[str, Any], part: str, pull: dict[str, Any], *, reacts: bool, on_diff: bool = False
+) -> Source:
+    item = payload.get(part) or {}
     return Source(
-        body=comment.get("body") or "",
+        body=item.get("body") or "",
         old_body=_old_body(payload),
-        comment_id=int(comment["id"]),
+        comment_id=int(item["id"]) if reacts else None,
         actor=_actor(payload),
-        pr_author=(issue.get("user") or {}).get("login") or "",
-        # An issue has the title, body, labels and author, but not the head commit.
-        pull={k: issue[k] for k in _PULL_FIELDS if k in issue},
+        pr_author=(pull.get("user") or {}).get("login") or "",
+        pull=pull,
+        on_diff=on_diff,
     )
 
 
@@ -145,29 +147,19 @@ def _pull_of(payload: dict[str, Any]) -> dict[str, Any]:
     return pull
 
 
+def comment_source(payload: dict[str, Any]) -> Source:
+    issue = payload["issue"]
+    # An issue has the title, body, labels and author, but not the head commit.
+    pull = {k: issue[k] for k in _PULL_FIELDS if k in issue}
+    return _source(payload, "comment", pull, reacts=True)
+
+
 def review_source(payload: dict[str, Any]) -> Source:
-    pull = _pull_of(payload)
-    return Source(
-        body=(payload.get("review") or {}).get("body") or "",
-        old_body=_old_body(payload),
-        comment_id=None,
-        actor=_actor(payload),
-        pr_author=(pull.get("user") or {}).get("login") or "",
-        pull=pull,
-    )
+    return _source(payload, "review", _pull_of(payload), reacts=False)
 
 
 def diff_comment_source(payload: dict[str, Any]) -> Source:
-    pull, comment = _pull_of(payload), payload["comment"]
-    return Source(
-        body=comment.get("body") or "",
-        old_body=_old_body(payload),
-        comment_id=int(comment["id"]),
-        actor=_actor(payload),
-        pr_author=(pull.get("user") or {}).get("login") or "",
-        pull=pull,
-        on_diff=True,
-    )
+    return _source(payload, "comment", _pull_of(payload), reacts=True, on_diff=True)
 
 
 def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
