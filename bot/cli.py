@@ -7,7 +7,13 @@ import signal
 import sys
 from pathlib import Path
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library, load_library
+from bot.library import (
+    DEFAULT_NOTES_DIR,
+    DEFAULT_TOPICS_FILE,
+    check_library,
+    diff_blind,
+    load_library,
+)
 from bot.notes import LibraryError
 
 
@@ -56,6 +62,11 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
+    for note in diff_blind(library):  # advice, not a defect
+        print(
+            f"hint: {note.filename}: no code name (snake_case or CamelCase) among its keywords;"
+            " the bot cannot see this note's mechanism in a PR's changed lines"
+        )
     return 0
 
 

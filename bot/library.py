@@ -29,6 +29,7 @@ from bot.notes import (
     pydantic_problems,
     read_note,
 )
+from bot.terms import is_code_name
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
@@ -116,6 +117,13 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
 def _did_you_mean(word: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(known), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def diff_blind(library: Library) -> list[Note]:
+    """Notes with no code name (`snake_case`, `CamelCase`) among their keywords: the
+    matcher finds them by titles and files only, never on the changed lines of a diff,
+    where a PR that changes the mechanism without naming it in its title shows it."""
+    return [n for n in library.notes if not any(is_code_name(k) for k in n.keywords)]
 
 
 def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:

@@ -381,4 +381,18 @@ def test_cli_process_exit_status(tmp_path):
     assert run.stderr.splitlines()[0] == f"{bad}:6: topics: unknown topic 'nope'"
     run = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, cwd=ROOT)
     topics = len(load_library().topics)
-    assert (run.returncode, run.stdout) == (0, f"ok: 16 notes, {topics} topics\n")
+    assert run.returncode == 0
+    assert run.stdout.splitlines()[0] == f"ok: 16 notes, {topics} topics"
+
+
+def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
+    write(tmp_path, VALID)  # keywords: eager_break_during_capture, a code name
+    plain = VALID.replace("vllm-test0001", "vllm-test0002").replace(
+        '"eager_break_during_capture"', '"eager region"'
+    )
+    write(tmp_path, plain, "vllm-test0002.md")
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
+    assert [line.split(":")[1].strip() for line in out[1:]] == ["vllm-test0002.md"]
+    assert "no code name" in out[1]
