@@ -85,11 +85,8 @@ class PRStore:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
-        columns = {r["name"] for r in db.execute("PRAGMA table_info(pr_state)")}
-        if "pending" not in columns:  # a database from before slash commands
-            db.execute("ALTER TABLE pr_state ADD COLUMN pending TEXT")
-        if "code_names" not in columns:  # ... from before matching on the diff's names
-            db.execute("ALTER TABLE pr_state ADD COLUMN code_names TEXT")
+        # pending: since slash commands; code_names: since matching on the diff's names
+        db.add_missing_columns("pr_state", {"pending": "TEXT", "code_names": "TEXT"})
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(

@@ -98,9 +98,8 @@ class DeliveryQueue:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
-        columns = {r["name"] for r in db.execute("PRAGMA table_info(deliveries)")}
-        if "not_before" not in columns:  # a database from before deferred deliveries
-            db.execute("ALTER TABLE deliveries ADD COLUMN not_before TEXT")
+        # not_before: since deferred deliveries
+        db.add_missing_columns("deliveries", {"not_before": "TEXT"})
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
 

@@ -1,5 +1,5 @@
 """What a deferred comment update keeps in SQLite: a queued delivery that waits for its
-time, and what the PR's state owes its commands; an old database gains both columns."""
+time, and what the PR's state owes its commands; an old database gains the new columns."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert q.claim().id == "d"
     prs.update("o/r", 1, pending=PendingUpdate((5,), True))
     assert prs.get("o/r", 1).pending == PendingUpdate((5,), True)
+    prs.update("o/r", 1, code_names={"KVConnectorStats": ("a.py",)})
+    assert prs.get("o/r", 1).code_names == {"KVConnectorStats": ("a.py",)}
 
 
 def test_pending_update_collects_comments_once_and_remembers_a_request_to_show():
