@@ -42,6 +42,7 @@ import re
 import tomllib
 import weakref
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -217,6 +218,18 @@ def _tag_text(tag: str, hit: TermHit) -> str:
     return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
 
 
+def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
+    """The changed files this evidence rests on, or None when a word, tag or label
+    is part of it (a description word alone counts as neither)."""
+    files: set[str] = set()
+    for e in evidence:
+        if e.kind is Kind.PATH:
+            files |= e.keys
+        elif e.kind is not Kind.BODY:
+            return None
+    return files
+
+
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -248,11 +261,9 @@ class CompiledMatcher:
         self._note_keys = [
             tuple(dict.fromkeys(filter(None, map(term_key, n.keywords)))) for n in self.notes
         ]
-        self._code_keys = [
-            frozenset(term_key(k) for k in n.keywords if is_code_name(k)) for n in self.notes
-        ]
         # Code names as written, to look up in the names a diff changes (exact: code).
         self._code_words = [tuple(k for k in n.keywords if is_code_name(k)) for n in self.notes]
+        self._code_keys = [frozenset(map(term_key, words)) for words in self._code_words]
         self._code_notes: dict[str, list[int]] = defaultdict(list)
         for i, words in enumerate(self._code_words):
             for word in words:
@@ -442,14 +453,10 @@ class CompiledMatcher:
         label), which are a small part of the PR's files: a sweep across the tree (a
         refactor of thirty test files, a typing clean-up of 900) brushes many subsystems
         without changing any one's mechanism."""
-        files: set[str] = set(own_files)
-        for th in hit:
-            for e in th.evidence:
-                if e.kind is Kind.PATH:
-                    files |= e.keys
-                elif e.kind is not Kind.BODY:
-                    return False
-        return len(files) < self.config.files_only_share * scan.n_files
+        files = _files_alone(e for th in hit for e in th.evidence)
+        if files is None:
+            return False
+        return len(files | own_files) < self.config.files_only_share * scan.n_files
 
     def _score_note(
         self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
@@ -518,12 +525,9 @@ class CompiledMatcher:
         """The PR shows this topic itself: a title word, tag or label, or changed files
         that are a fair share of its files (two attention files renamed in an 18-file
         refactor touch the subsystem; they do not make the PR about it)."""
-        files: set[str] = set()
-        for e in th.evidence:
-            if e.kind is Kind.PATH:
-                files |= e.keys
-            elif e.kind is not Kind.BODY:
-                return True
+        files = _files_alone(th.evidence)
+        if files is None:
+            return True
         return bool(files) and len(files) >= self.config.files_only_share * scan.n_files
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
