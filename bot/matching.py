@@ -53,6 +53,7 @@ from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
+from bot.similarity import Vocabulary, load_vocabulary, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -78,6 +79,7 @@ class Weights(BaseModel):
     note_code: float = Field(default=3.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
     note_diff: float = Field(default=3.0, ge=0)
+    note_similar: float = Field(default=0.0, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
 
@@ -99,6 +101,14 @@ class MatchConfig(BaseModel):
     aux_files: tuple[str, ...] = ()
     # Title words that say the change is cosmetic (a typo, comments, a clean-up).
     cosmetic_words: tuple[str, ...] = ()
+    # A title resembling a note's title (bot/similarity.py): words rarer than
+    # `similar_floor` (IDF) count; from `similar_from` on, each `similar_span` of summed
+    # IDF adds one point, up to `weights.note_similar`. No vocabulary: not used.
+    vocabulary: Path | None = None
+    similar_floor: float = Field(default=3.0, ge=0)
+    similar_from: float = Field(default=10.0, ge=0)
+    similar_span: float = Field(default=5.0, gt=0)
+    similar_min_words: int = Field(default=2, ge=1)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
@@ -122,13 +132,18 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
         data = tomllib.loads(path.read_text("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    if isinstance(data.get("vocabulary"), str):  # relative to the config file
+        data["vocabulary"] = path.parent / data["vocabulary"]
     try:
-        return MatchConfig.model_validate(data)
+        config = MatchConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ValueError(f"{path}: {problems}") from None
+    if config.vocabulary is not None:
+        load_vocabulary(config.vocabulary)  # a bad file fails here, named
+    return config
 
 
 # --- results ------------------------------------------------------------------------
@@ -143,6 +158,7 @@ class Kind(StrEnum):
     LABEL = "label"
     BODY = "body"
     DIFF = "diff"  # the diff's changed lines name one of the note's code names
+    SIMILAR = "similar"  # the title shares rare words with the note's title
 
 
 @dataclass(frozen=True)
@@ -241,6 +257,7 @@ class _Scan:
     note_files: dict[int, list[str]]
     labels: dict[str, list[str]]  # topic id -> labels
     n_files: int  # distinct changed files
+    words: frozenset[str] = frozenset()  # the title's words, when similarity is on
 
 
 class CompiledMatcher:
@@ -300,6 +317,10 @@ class CompiledMatcher:
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
         self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
         self._cosmetic = TermIndex(list(config.cosmetic_words))
+        self._vocab: Vocabulary | None = (
+            load_vocabulary(config.vocabulary) if config.vocabulary is not None else None
+        )
+        self._title_words = [title_words(" ".join((n.title_en, *n.keywords))) for n in self.notes]
 
     # -- scanning --
 
@@ -323,7 +344,8 @@ class CompiledMatcher:
             for tid in self._label_topics.get(label.lower(), ()):
                 labels[tid].append(label)
         n_files = len(set(facts.files))
-        return _Scan(tags, title, body, topic_files, note_files, labels, n_files)
+        words = title_words(facts.title_text) if self._vocab is not None else frozenset()
+        return _Scan(tags, title, body, topic_files, note_files, labels, n_files, words)
 
     def _share(self, matched: int, total: int) -> float:
         """A file under the subsystem says less when it is one of hundreds."""
@@ -446,7 +468,25 @@ class CompiledMatcher:
             quoted = ", ".join(f"'{word}'" for word in named[:3])
             detail = f"its changed lines name {quoted} (code of this note)"
             ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming))
+        if similar := self._similar(i, scan):
+            ev.append(similar)
         return ev
+
+    def _similar(self, i: int, scan: _Scan) -> Evidence | None:
+        """The title says what the note's title says, in the same rare words."""
+        cfg = self.config
+        if self._vocab is None or not cfg.weights.note_similar:
+            return None
+        words = shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
+        if len(words) < cfg.similar_min_words:
+            return None
+        idf = sum(i for _, i in words)
+        weight = min(cfg.weights.note_similar, (idf - cfg.similar_from) / cfg.similar_span)
+        if weight <= 0:
+            return None
+        quoted = ", ".join(f"'{w}'" for w, _ in words[:4])
+        detail = f"title shares {quoted} with this note's title"
+        return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
         """Topics (and the note's own paths) shown by changed files alone (no word, tag or

@@ -1,5 +1,6 @@
 """The matcher: evidence, scores, ranking, reasons; the keyword and glob indexes."""
 
+import json
 import random
 
 import pytest
@@ -854,3 +855,75 @@ def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsy
     assert "        - this PR is the one this note reviews" in out
     assert "nothing to see" not in out  # no link, nothing to review
     assert "precision          0.000 (0/2)" in out
+
+
+# --- a title resembling the note's title ----------------------------------------------
+
+
+def _vocab_file(tmp_path):
+    path = tmp_path / "vocab.json"
+    df = {"fix": 900, "model": 600, "graph": 40, "cuda": 90, "eager": 6, "region": 2}
+    path.write_text(json.dumps({"titles": 1000, "df": df}))
+    return path
+
+
+def _similar_cfg(tmp_path, **kw):
+    kw = {"similar_from": 0.0, "similar_span": 2.0, **kw}
+    return MatchConfig(
+        threshold=4.0,
+        relative_floor=0.0,
+        vocabulary=_vocab_file(tmp_path),
+        weights=Weights(note_similar=4.0),
+        **kw,
+    )
+
+
+def test_a_title_sharing_rare_words_with_the_notes_title_is_evidence(tmp_path):
+    title_en = "Pick the eager CUDA-graph region per runner"
+    lib = library(note("n-eager", ("cuda-graphs", "rocm"), title_en=title_en))
+    title = "Narrow the eager CUDA graph region"
+    without = match_pr(pr(title), lib, CFG)
+    assert ids(without) == []  # the topic alone, at half coverage, is too little
+    result = match_pr(pr(title), lib, _similar_cfg(tmp_path))
+    assert ids(result) == ["n-eager"]
+    # `cuda` (1 title in 11) is below the IDF floor of 3
+    reason = "title shares 'region', 'eager', 'graph' with this note's title"
+    assert reason in result.matches[0].reasons
+
+
+def test_similarity_counts_only_rare_words_and_needs_two(tmp_path):
+    n = note("n-eager", ("cuda-graphs", "rocm"), title_en="Fix the model eager region")
+    lib = library(n)
+    # `fix` and `model` are common: below the floor only `eager` is left, one word
+    result = match_pr(pr("Fix model eager CUDA graph"), lib, _similar_cfg(tmp_path))
+    assert [m.score for m in result.candidates] == [1.0]  # the topic alone
+    assert not any("shares" in r for r in result.candidates[0].reasons)
+
+
+def test_similarity_grows_with_rarity_up_to_its_weight(tmp_path):
+    lib = library(note("n-eager", ("cuda-graphs", "rocm"), title_en="Eager CUDA graph region"))
+    title = pr("Eager region CUDA graph")  # region 5.81 + eager 4.96 + graph 3.19 = 13.97
+
+    def similar(**kw) -> float:
+        best = match_pr(title, lib, _similar_cfg(tmp_path, **kw)).candidates[0]
+        return best.score - 1.0  # minus the topic's 2.0 at half coverage
+
+    assert similar(similar_from=12.0, similar_span=1.0) == pytest.approx(1.97, abs=0.02)
+    assert similar(similar_from=5.0, similar_span=1.0) == pytest.approx(4.0)  # capped
+    assert similar(similar_from=15.0) == 0.0  # below similar_from: nothing
+
+
+def test_similarity_alone_finds_no_note(tmp_path):
+    # no topic, keyword or path of the note: the note is not even a candidate
+    n = note("n-eager", ("rocm",), title_en="Eager region capture")
+    result = match_pr(pr("Eager region capture"), library(n), _similar_cfg(tmp_path))
+    assert result.candidates == ()
+
+
+def test_the_vocabulary_path_is_relative_to_the_config_file(tmp_path):
+    _vocab_file(tmp_path)
+    (tmp_path / "m.toml").write_text('vocabulary = "vocab.json"\n')
+    assert load_match_config(tmp_path / "m.toml").vocabulary == tmp_path / "vocab.json"
+    (tmp_path / "bad.toml").write_text('vocabulary = "missing.json"\n')
+    with pytest.raises(ValueError, match="missing.json"):
+        load_match_config(tmp_path / "bad.toml")
