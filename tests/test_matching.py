@@ -408,6 +408,19 @@ def test_broad_topics_count_less():
         compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
 
 
+def test_a_narrow_topic_named_in_a_tag_carries_its_note():
+    lib = library(
+        note("n-ep", ("expert-parallel",)), note("n-ep-rocm", ("expert-parallel", "rocm"))
+    )
+    facts = pr("[Elastic EP] Async preparation")
+    assert ids(match_pr(facts, lib, CFG)) == []  # a tag alone: 2.5
+    narrow = CFG.model_copy(update={"topic_scale": {"expert-parallel": 1.6}})
+    result = match_pr(facts, lib, narrow)
+    # a narrow topic also weighs more in the share of a note's topics: 4.0 * 1.6 / 2.6
+    assert ids(result) == ["n-ep"]
+    assert [m.score for m in result.candidates] == [4.0, 2.46]
+
+
 def test_broad_topics_weigh_less_in_the_share_of_a_notes_topics():
     lib = library(note("n", ("spec-decode", "rocm")))
     facts = pr("[Spec Decode] EAGLE fix")  # spec-decode at its cap (4), no ROCm
