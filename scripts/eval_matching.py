@@ -20,7 +20,14 @@ Any JSONL with those fields works (`relevant` may be absent: then every link cou
 as wrong, which is what a set of PRs no note is about should show). `--show` lists
 every linked (PR, note) pair with its grade, score and reasons, for hand review.
 
-    python scripts/eval_matching.py [--prs FILE] [--verbose] [--show]
+    python scripts/eval_matching.py [--prs FILE] [--title-only] [--verbose] [--show]
+
+Graded sets shipped with the project (bench/graded/, same fields plus the grader's
+`why`, `kind` (g2 / g1 / neg / random) and `url`): notes_era_1.jsonl (139 PRs) and
+notes_era_2.jsonl (150 PRs), vllm-project/vllm PRs of 2023..2026 found through the search
+corpus for each note, with hard negatives that share the notes' words and random PRs,
+graded by hand against all 16 notes by graders who had not seen the matcher; bodies are
+the descriptions as the search showed them (often cut short), files were not captured.
 """
 
 from __future__ import annotations
@@ -130,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
     )
+    ap.add_argument(
+        "--title-only",
+        action="store_true",
+        help="match on the title (and labels) alone, as for PRs whose description and files "
+        "were not captured",
+    )
     args = ap.parse_args(argv)
 
     library = load_library(args.notes, args.topics)
@@ -142,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         if not line.strip():
             continue
         record = json.loads(line)
+        if args.title_only:
+            record = {**record, "body": "", "files": [], "code_names": {}}
         grades = {index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
         result = match_pr(facts_from_record(record), library, config)
         linked = [m.note.id for m in result.matches]
