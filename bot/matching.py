@@ -53,7 +53,7 @@ from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.similarity import Vocabulary, load_vocabulary, shared_words, title_words
+from bot.similarity import Vocabulary, load_vocabulary, shared_words, title_words, word_forms
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -468,11 +468,11 @@ class CompiledMatcher:
             quoted = ", ".join(f"'{word}'" for word in named[:3])
             detail = f"its changed lines name {quoted} (code of this note)"
             ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming))
-        if similar := self._similar(i, scan):
+        if similar := self._similar(i, facts, scan):
             ev.append(similar)
         return ev
 
-    def _similar(self, i: int, scan: _Scan) -> Evidence | None:
+    def _similar(self, i: int, facts: PRFacts, scan: _Scan) -> Evidence | None:
         """The title says what the note's title says, in the same rare words."""
         cfg = self.config
         if self._vocab is None or not cfg.weights.note_similar:
@@ -484,7 +484,8 @@ class CompiledMatcher:
         weight = min(cfg.weights.note_similar, (idf - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
-        quoted = ", ".join(f"'{w}'" for w, _ in words[:4])
+        forms = word_forms(facts.title_text)
+        quoted = ", ".join(f"'{f}'" for f in dict.fromkeys(forms[w] for w, _ in words[:4]))
         detail = f"title shares {quoted} with this note's title"
         return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 

@@ -46,6 +46,16 @@ def title_words(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def word_forms(text: str) -> dict[str, str]:
+    """Each title word -> the identifier or word it was read from, as written
+    (`seek` -> `DeepSeek`, `state` -> `swap_states`): what a reason should quote."""
+    forms: dict[str, str] = {}
+    for chunk in re.findall(r"[A-Za-z0-9_]+", _PR_SUFFIX.sub(" ", text)):
+        for word in title_words(chunk):
+            forms.setdefault(word, chunk)
+    return forms
+
+
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
     """Document frequencies of title words over `titles` PR titles. Words seen fewer

@@ -13,6 +13,7 @@ from bot.similarity import (
     load_vocabulary,
     shared_words,
     title_words,
+    word_forms,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,13 @@ def test_title_words_split_identifiers_and_drop_plurals_numbers_and_function_wor
     }
     assert title_words("a 2 x of") == frozenset()
     assert title_words("class address") == {"class", "address"}  # no "clas"
+
+
+def test_a_word_is_quoted_as_written_in_the_title():
+    forms = word_forms("Narrow DeepSeek V4 region in InputBatch.swap_states (#12)")
+    assert forms["seek"] == "DeepSeek" and forms["v4"] == "V4"
+    assert forms["state"] == "swap_states" and forms["batch"] == "InputBatch"
+    assert set(forms) == title_words("Narrow DeepSeek V4 region in InputBatch.swap_states")
 
 
 def test_rare_words_weigh_more_and_unseen_words_most():
