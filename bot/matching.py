@@ -543,8 +543,9 @@ class CompiledMatcher:
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
-        # which member or which failure: words or files of the note's own have to.
-        on_topic = bool(own) or (
+        # which member or which failure: words or files of the note's own have to. A title
+        # resembling the note's is not one of them: it shares words, not the subsystem.
+        on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
             main not in self._broad
             and any(th.topic.id == main and self._shows(th, scan) for th in hit)
         )

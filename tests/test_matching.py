@@ -940,3 +940,13 @@ def test_the_vocabulary_path_is_relative_to_the_config_file(tmp_path):
     (tmp_path / "bad.toml").write_text('vocabulary = "missing.json"\n')
     with pytest.raises(ValueError, match="missing.json"):
         load_match_config(tmp_path / "bad.toml")
+
+
+def test_a_similar_title_does_not_show_the_notes_subsystem(tmp_path):
+    # the note is about spec decode; a CUDA-graph title sharing its words is not
+    lib = library(note("n", ("spec-decode", "cuda-graphs"), title_en="EAGLE eager region graph"))
+    cfg = _similar_cfg(tmp_path, main_topic_first=True)
+    off_topic = match_pr(pr("Eager region for the CUDA graph"), lib, cfg)
+    assert ids(off_topic) == [] and not off_topic.candidates[0].on_topic
+    assert any("shares" in r for r in off_topic.candidates[0].reasons)
+    assert ids(match_pr(pr("[Spec Decode] Eager region for the CUDA graph"), lib, cfg)) == ["n"]
