@@ -95,6 +95,7 @@ class MatchConfig(BaseModel):
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
     min_specific: float = Field(default=0.0, ge=0)
     main_topic_first: bool = False
+    extra_links_need_own: bool = False
     files_only_share: float = Field(default=0.0, ge=0, le=1)
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.
@@ -196,6 +197,9 @@ class Match:
     swept: bool = False
     # True when the title names the note itself (one of its own keywords, or its PR)
     named: bool = False
+    # True when something beyond its topics speaks for the note: its own words, paths or
+    # code, a title like its own, a reference to its PR
+    own: bool = True
 
 
 @dataclass(frozen=True)
@@ -559,8 +563,16 @@ class CompiledMatcher:
         )
         named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
         named = named or note.source_pr in facts.refs or self._is_source(i, facts)
+        own_any = bool(own) or note.source_pr in facts.refs or self._is_source(i, facts)
         return Match(
-            note, round(score, 2), tuple(reasons), round(score - broad, 2), on_topic, swept, named
+            note,
+            round(score, 2),
+            tuple(reasons),
+            round(score - broad, 2),
+            on_topic,
+            swept,
+            named,
+            own_any,
         )
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
@@ -620,6 +632,11 @@ class CompiledMatcher:
         if eligible:
             floor = self.config.relative_floor * eligible[0].score
             eligible = [m for m in eligible if m.score >= floor]
+        if self.config.extra_links_need_own:
+            # the best note may rest on its topics; a second one resting on the same
+            # subsystem evidence would only repeat it
+            first = 0 if sources else 1
+            eligible = eligible[:first] + [m for m in eligible[first:] if m.own]
         linked = (sources + eligible)[: self.config.max_notes]
         return MatchResult(
             matches=tuple(linked),

@@ -950,3 +950,16 @@ def test_a_similar_title_does_not_show_the_notes_subsystem(tmp_path):
     assert ids(off_topic) == [] and not off_topic.candidates[0].on_topic
     assert any("shares" in r for r in off_topic.candidates[0].reasons)
     assert ids(match_pr(pr("[Spec Decode] Eager region for the CUDA graph"), lib, cfg)) == ["n"]
+
+
+def test_only_the_best_note_may_rest_on_its_topics_alone():
+    lib = library(
+        note("a-graphs", ("cuda-graphs", "spec-decode")),
+        note("b-graphs", ("spec-decode", "cuda-graphs"), verdict="quick"),
+        note("c-own", ("cuda-graphs",), keywords=("graph pool",)),
+    )
+    facts = pr("[Spec Decode] EAGLE piecewise CUDA graph pool")
+    assert ids(match_pr(facts, lib, CFG)) == ["a-graphs", "b-graphs", "c-own"]
+    strict = CFG.model_copy(update={"extra_links_need_own": True})
+    # the best may rest on its topics; b-graphs only repeats that evidence, c-own has its own
+    assert ids(match_pr(facts, lib, strict)) == ["a-graphs", "c-own"]
