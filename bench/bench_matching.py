@@ -49,7 +49,8 @@ def words(rng: random.Random, n: int) -> list[str]:
 
 
 def generated_library(rng: random.Random, n_topics: int, n_notes: int):
-    """Topics with 5 keywords and 3 globs each; notes with 1-3 topics, 0-3 keywords, 0-2 paths."""
+    """Topics with 5 keywords and 3 globs each; notes with 1-3 topics, 0-3 keywords, 0-2 paths
+    and a 6-word English title."""
     vocab = words(rng, 30000)
     dirs = [f"vllm/{a}/{b}" for a, b in zip(words(rng, 400), words(rng, 400), strict=True)]
     topics = []
@@ -85,6 +86,7 @@ def generated_library(rng: random.Random, n_topics: int, n_notes: int):
                 + ((f"{rng.choice(vocab)}_{rng.choice(vocab)}",) if rng.random() < 0.5 else ()),
                 paths=tuple(f"{d}/{w}.py" for w in rng.sample(vocab, rng.randint(0, 2))),
                 title_zh=f"笔记 {i}",
+                title_en=" ".join(rng.sample(vocab, 6)),
                 guidance="值得精读。",
             )
         )
@@ -129,8 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     prs = [facts_from_record(json.loads(line)) for line in DEV.read_text("utf-8").splitlines()]
     match_pr(prs[0], library, config)  # compile once (cached)
     per_pr = median_ms(lambda: [match_pr(p, library, config) for p in prs], rep) / len(prs)
+    plain = config.model_copy(update={"vocabulary": None})
+    match_pr(prs[0], library, plain)
+    per_pr_plain = median_ms(lambda: [match_pr(p, library, plain) for p in prs], rep) / len(prs)
     print(f"seed library: {len(library.notes)} notes, {len(library.topics)} topics")
     print(f"  matcher build {build:.1f} ms; {per_pr:.3f} ms per PR over {len(prs)} dev-set PRs")
+    print(
+        f"  without title similarity: {per_pr_plain:.3f} ms per PR"
+        f" (similarity x{per_pr / per_pr_plain:.2f})"
+    )
 
     # -- a generated library --
     rng = random.Random(42)
