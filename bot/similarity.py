@@ -26,8 +26,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 # English function words: frequent enough in titles to sit near the IDF floor, and never
 # what a title is about.
 _FUNCTION_WORDS = frozenset(
-    "a an and are as at be by for from in into is it its not of on or than that the this "
-    "to via when where which while with without".split()
+    "a an and are as at be but by for from if in into is it its not of on onto or per so "
+    "than that the then this to via when where which while with without".split()
 )
 
 
