@@ -584,6 +584,15 @@ class CompiledMatcher:
             return True
         return bool(files) and len(files) >= self.config.files_only_share * scan.n_files
 
+    @staticmethod
+    def _ambiguous(best: Match, scored: list[Match], shown: set[str]) -> bool:
+        """Another note resting on its topics alone has every topic the PR shows of
+        this one: the topic evidence does not single out either."""
+        mine = shown.intersection(best.note.topics)
+        return any(
+            not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
+        )
+
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
         return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
@@ -633,10 +642,18 @@ class CompiledMatcher:
             floor = self.config.relative_floor * eligible[0].score
             eligible = [m for m in eligible if m.score >= floor]
         if self.config.extra_links_need_own:
-            # the best note may rest on its topics; a second one resting on the same
-            # subsystem evidence would only repeat it
+            # the best note may rest on its topics, unless they fit another note as well
+            # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
+            # them); a second note on the same subsystem evidence would only repeat it
             first = 0 if sources else 1
-            eligible = eligible[:first] + [m for m in eligible[first:] if m.own]
+            shown = {
+                h.topic.id for h in topic_hits if any(e.kind is not Kind.BODY for e in h.evidence)
+            }
+            eligible = [
+                m
+                for n, m in enumerate(eligible)
+                if m.own or (n < first and not self._ambiguous(m, scored, shown))
+            ]
         linked = (sources + eligible)[: self.config.max_notes]
         return MatchResult(
             matches=tuple(linked),

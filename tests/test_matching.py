@@ -955,11 +955,32 @@ def test_a_similar_title_does_not_show_the_notes_subsystem(tmp_path):
 def test_only_the_best_note_may_rest_on_its_topics_alone():
     lib = library(
         note("a-graphs", ("cuda-graphs", "spec-decode")),
-        note("b-graphs", ("spec-decode", "cuda-graphs"), verdict="quick"),
+        note("b-graphs", ("spec-decode",), verdict="quick"),
         note("c-own", ("cuda-graphs",), keywords=("graph pool",)),
     )
     facts = pr("[Spec Decode] EAGLE piecewise CUDA graph pool")
-    assert ids(match_pr(facts, lib, CFG)) == ["a-graphs", "b-graphs", "c-own"]
+    assert ids(match_pr(facts, lib, CFG)) == ["a-graphs", "c-own", "b-graphs"]
     strict = CFG.model_copy(update={"extra_links_need_own": True})
     # the best may rest on its topics; b-graphs only repeats that evidence, c-own has its own
     assert ids(match_pr(facts, lib, strict)) == ["a-graphs", "c-own"]
+
+
+def test_topics_that_fit_two_notes_equally_link_neither():
+    lib = library(
+        note("a-pair", ("cuda-graphs", "spec-decode")),
+        note("b-triple", ("spec-decode", "cuda-graphs", "rocm")),
+    )
+    facts = pr("[Spec Decode] EAGLE piecewise CUDA graph fix")
+    strict = CFG.model_copy(update={"extra_links_need_own": True})
+    assert ids(match_pr(facts, lib, CFG)) == ["a-pair", "b-triple"]
+    assert ids(match_pr(facts, lib, strict)) == []  # which of the two? the PR does not say
+    # the third topic singles out b-triple, which a-pair lacks
+    assert ids(match_pr(pr("[Spec Decode][ROCm] EAGLE piecewise CUDA graph"), lib, strict)) == [
+        "b-triple"
+    ]
+    # words of its own single a note out too
+    own = library(
+        note("a-pair", ("cuda-graphs", "spec-decode"), keywords=("graph pool",)),
+        note("b-triple", ("spec-decode", "cuda-graphs", "rocm")),
+    )
+    assert ids(match_pr(pr("[Spec Decode] EAGLE CUDA graph pool"), own, strict)) == ["a-pair"]
