@@ -44,10 +44,20 @@ def figures(path: Path, title_only: bool) -> dict[str, float]:
     }
 
 
+# Set 3 holds what the first two rounds of searching left: few grade-2 PRs, most of them
+# with titles that do not name the mechanism (README, "Matching quality").
+FLOORS = {  # name: (precision, grade-2 recall)
+    "notes_era_1.jsonl": (0.93, 0.45),
+    "notes_era_2.jsonl": (0.93, 0.45),
+    "notes_era_3.jsonl": (0.85, 0.25),
+}
+
+
 @pytest.mark.parametrize("title_only", [True, False], ids=["title-only", "with-description"])
-@pytest.mark.parametrize("name", ["notes_era_1.jsonl", "notes_era_2.jsonl"])
+@pytest.mark.parametrize("name", sorted(FLOORS))
 def test_graded_prs_get_relevant_notes_and_unrelated_prs_no_comment(name, title_only):
     got = figures(ROOT / "bench" / "graded" / name, title_only)
-    assert got["precision"] >= 0.93, got
+    precision, recall = FLOORS[name]
+    assert got["precision"] >= precision, got
     assert got["false_comments"] <= 0.03, got
-    assert got["recall"] >= 0.45, got
+    assert got["recall"] >= recall, got
