@@ -547,11 +547,13 @@ class CompiledMatcher:
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
-        # which member or which failure: words or files of the note's own have to. A title
-        # resembling the note's is not one of them: it shares words, not the subsystem.
+        # which member or which failure: words or files of the note's own have to, or a
+        # title resembling the note's. That title alone does not show the subsystem: it
+        # shares words, and those may come from another one.
+        similar = any(e.kind is Kind.SIMILAR for e in own)
+        main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
         on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
-            main not in self._broad
-            and any(th.topic.id == main and self._shows(th, scan) for th in hit)
+            main_shown and (similar or main not in self._broad)
         )
         on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
         # Files and the names their diff changes can both be a sweep's (a typing clean-up

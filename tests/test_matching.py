@@ -984,3 +984,13 @@ def test_topics_that_fit_two_notes_equally_link_neither():
         note("b-triple", ("spec-decode", "cuda-graphs", "rocm")),
     )
     assert ids(match_pr(pr("[Spec Decode] EAGLE CUDA graph pool"), own, strict)) == ["a-pair"]
+
+
+def test_a_similar_title_is_the_own_evidence_a_note_on_a_broad_subsystem_needs(tmp_path):
+    # a note on ROCm CI (broad) needs more than "a ROCm PR": a title like its own is enough
+    lib = library(note("n-rocm", ("rocm", "cuda-graphs"), title_en="ROCm eager region graph"))
+    cfg = _similar_cfg(tmp_path, main_topic_first=True, topic_scale={"rocm": 0.5})
+    plain = match_pr(pr("[ROCm] Fix the CUDA graph"), lib, cfg).candidates[0]
+    assert not plain.on_topic
+    similar = match_pr(pr("[ROCm] Eager region for the CUDA graph"), lib, cfg).candidates[0]
+    assert similar.on_topic and any("shares" in r for r in similar.reasons)
