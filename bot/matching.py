@@ -10,8 +10,10 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - a note collects the scores of its topics, scaled by the share of its topics the PR
   hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
   keywords and paths, which are more specific than a topic's, and a code name of its
-  own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`). The
-  same word counts once, at the stronger of its weights.
+  own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`), and a
+  title that says what the note's English title says in the same rare words
+  (`note_similar`, bot/similarity.py). The same word counts once, at the stronger of its
+  weights.
 - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
@@ -30,7 +32,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
   note's source PR gets strong evidence for it.
 A note is linked when its score reaches the threshold and is not far below the best
 note's (`relative_floor`); at most `max_notes`, best first, deep reads before quick
-reads at equal score. Weights and limits live in config/matching.toml.
+reads at equal score. Only the best may rest on its topics alone, and not when those
+topics fit another note as well (`extra_links_need_own`). Weights and limits live in
+config/matching.toml.
 
 `compile_matcher` builds the indexes once per (library, config): every keyword in one
 trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses it.
@@ -484,8 +488,8 @@ class CompiledMatcher:
         words = shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
         if len(words) < cfg.similar_min_words:
             return None
-        idf = sum(i for _, i in words)
-        weight = min(cfg.weights.note_similar, (idf - cfg.similar_from) / cfg.similar_span)
+        rarity = sum(idf for _, idf in words)
+        weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
         forms = word_forms(facts.title_text)
