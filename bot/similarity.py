@@ -5,8 +5,8 @@ the same words: "Narrow DeepSeek V4 eager CUDA graph region" against the note "P
 DeepSeek V4 eager CUDA-graph region per model runner". Words are weighed by how rare
 they are in vLLM's PR titles (inverse document frequency over a vocabulary built from
 the repository's history, config/title_vocabulary.json): sharing `region` and `eager`
-says much, sharing `fix` or `model` nothing, so common words need no stop list; words
-below an IDF floor are simply not counted.
+says much, sharing `fix` or `model` nothing: words below an IDF floor are not counted,
+and only English function words, which sit near that floor, are left out by name.
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ def load_vocabulary(path: Path) -> Vocabulary:
         data = json.loads(Path(path).read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: cannot read the title vocabulary: {exc}") from None
-    titles, df = data.get("titles") if isinstance(data, dict) else None, None
-    if isinstance(data, dict):
-        df = data.get("df")
+    if not isinstance(data, dict):
+        data = {}
+    titles, df = data.get("titles"), data.get("df")
     if not isinstance(titles, int) or titles < 1:
         raise ValueError(f"{path}: field 'titles' must be a positive integer")
     if not isinstance(df, dict) or not all(
