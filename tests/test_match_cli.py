@@ -240,3 +240,31 @@ def test_output_is_the_same_whatever_the_hash_seed(setup, tmp_path):
         f"title mentions '{k}' (keyword of this note)"
         for k in ("lookahead hashing", "draft registration", "hash hit", "block table")
     ]
+
+
+def test_batch_output_to_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """`review-notes match --batch PRS | head -1`: no traceback when head goes away."""
+    import subprocess
+    import sys
+
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text(
+        "".join(
+            json.dumps({"number": n, "title": f"[Frontend] change {n}"}) + "\n"
+            for n in range(20000)
+        ),
+        "utf-8",
+    )
+    repo = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "match", "--batch", str(prs)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=repo,
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away with most of the output unread
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert json.loads(first)["number"] == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err
