@@ -430,24 +430,17 @@ class CompiledMatcher:
         code = self._code_keys[i]
         for key in mine:
             if key in scan.tags:
-                tag = _tag_text(*scan.tags[key])
-                ev.append(
-                    Evidence(
-                        Kind.TAG,
-                        max(w.note_tag, w.note_code) if key in code else w.note_tag,
-                        f"title is tagged [{tag}] (keyword of this note)",
-                        frozenset({"title:" + key}),
-                    )
-                )
+                kind, weight = Kind.TAG, w.note_tag
+                said = f"title is tagged [{_tag_text(*scan.tags[key])}]"
             elif key in scan.title:
-                ev.append(
-                    Evidence(
-                        Kind.TITLE,
-                        max(w.note_title, w.note_code) if key in code else w.note_title,
-                        f"title mentions '{scan.title[key].text}' (keyword of this note)",
-                        frozenset({"title:" + key}),
-                    )
-                )
+                kind, weight = Kind.TITLE, w.note_title
+                said = f"title mentions '{scan.title[key].text}'"
+            else:
+                continue
+            if key in code:  # a name from the note's code says more than a phrase
+                weight = max(weight, w.note_code)
+            detail = f"{said} (keyword of this note)"
+            ev.append(Evidence(kind, weight, detail, frozenset({"title:" + key})))
         in_body = sorted((scan.body[k] for k in mine if k in scan.body), key=lambda h: -h.count)
         for hit in in_body[: self.config.body_terms]:
             ev.append(
