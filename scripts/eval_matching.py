@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,18 @@ def note_index(library: Library, index_file: Path) -> dict[int, str]:
             raise SystemExit(f"{index_file}: note {entry['note_index']} matches no library note")
         out[int(entry["note_index"])] = nid
     return out
+
+
+def graded_records(path: Path, title_only: bool = False) -> Iterator[dict]:
+    """The PR records of a graded file; with `title_only`, as if only the title (and
+    labels) had been captured."""
+    for line in path.read_text("utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if title_only:
+            record = {**record, "body": "", "files": [], "code_names": {}}
+        yield record
 
 
 @dataclass
@@ -153,12 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     label = {nid: i for i, nid in index.items()}
     sources = {n.source_pr for n in library.notes if n.source_pr}
     everything, unseen = Tally(), Tally()
-    for line in args.prs.read_text("utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        if args.title_only:
-            record = {**record, "body": "", "files": [], "code_names": {}}
+    for record in graded_records(args.prs, args.title_only):
         grades = {index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
         result = match_pr(facts_from_record(record), library, config)
         linked = [m.note.id for m in result.matches]

@@ -88,3 +88,18 @@ def make_github_client(
     yield make
     for client in made:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def eval_script():
+    """scripts/eval_matching.py as a module (scripts/ is not a package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_matching.py"
+    spec = importlib.util.spec_from_file_location("eval_matching", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -6,7 +6,6 @@ the sets were new (README, "Matching quality"); the floors leave room for small 
 between precision and recall, not for a regression.
 """
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,31 +15,23 @@ from bot.matching import load_match_config, match_pr
 from bot.prfacts import facts_from_record
 
 ROOT = Path(__file__).resolve().parent.parent
-INDEX = json.loads((ROOT / "seeds" / "raw" / "notes_prs.json").read_text("utf-8"))
 
 
-def figures(path: Path, title_only: bool) -> dict[str, float]:
+def figures(ev, path: Path, title_only: bool) -> dict[str, float]:
+    """The evaluation script's figures (`ev`: scripts/eval_matching.py) for one set."""
     library, config = load_library(), load_match_config()
-    by_pr = {n.source_pr: n.id for n in library.notes}
-    note_of = {str(e["note_index"]): by_pr[e["pr_number"]] for e in INDEX}
-    linked = wrong = g2 = g2_found = empty = empty_commented = 0
-    for line in path.read_text("utf-8").splitlines():
-        record = json.loads(line)
-        if title_only:
-            record = {**record, "body": "", "files": []}
-        grades = {note_of[k]: v for k, v in record["relevant"].items()}
-        links = [m.note.id for m in match_pr(facts_from_record(record), library, config).matches]
-        linked += len(links)
-        wrong += sum(1 for n in links if n not in grades)
-        g2 += sum(1 for g in grades.values() if g == 2)
-        g2_found += sum(1 for n in links if grades.get(n) == 2)
-        if not grades:
-            empty += 1
-            empty_commented += bool(links)
+    index = ev.note_index(library, ev.DEFAULT_INDEX)
+    tally = ev.Tally()
+    for record in ev.graded_records(path, title_only):
+        grades = {index[int(k)]: int(v) for k, v in record["relevant"].items()}
+        tally.add(
+            [m.note.id for m in match_pr(facts_from_record(record), library, config).matches],
+            grades,
+        )
     return {
-        "precision": (linked - wrong) / linked if linked else 1.0,
-        "recall": g2_found / g2 if g2 else 1.0,
-        "false_comments": empty_commented / empty,
+        "precision": tally.good / tally.linked if tally.linked else 1.0,
+        "recall": tally.grade2_found / tally.grade2 if tally.grade2 else 1.0,
+        "false_comments": tally.empty_commented / tally.empty_prs,
     }
 
 
@@ -57,8 +48,8 @@ FLOORS = {  # name: (precision, grade-2 recall)
 
 @pytest.mark.parametrize("title_only", [True, False], ids=["title-only", "with-description"])
 @pytest.mark.parametrize("name", sorted(FLOORS))
-def test_graded_prs_get_relevant_notes_and_unrelated_prs_no_comment(name, title_only):
-    got = figures(ROOT / "bench" / "graded" / name, title_only)
+def test_graded_prs_get_relevant_notes_and_unrelated_prs_no_comment(name, title_only, eval_script):
+    got = figures(eval_script, ROOT / "bench" / "graded" / name, title_only)
     precision, recall = FLOORS[name]
     assert got["precision"] >= precision, got
     assert got["false_comments"] <= 0.03, got

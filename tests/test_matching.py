@@ -836,20 +836,7 @@ def test_glob_index_agrees_with_glob_matches():
 # --- the evaluation script ---------------------------------------------------------
 
 
-def _eval_script():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_matching.py"
-    spec = importlib.util.spec_from_file_location("eval_matching", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsys):
+def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsys, eval_script):
     import json
 
     source = next(n for n in load_library().notes if n.source_pr)
@@ -860,7 +847,7 @@ def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsy
         {"number": 1, "title": "[Frontend] nothing to see", "relevant": {}},
     ]
     prs.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
-    assert _eval_script().main(["--prs", str(prs), "--show"]) == 0
+    assert eval_script.main(["--prs", str(prs), "--show"]) == 0
     out = capsys.readouterr().out
     assert f"#{source.source_pr} graded\n   files: a.py\n" in out
     assert f"{source.id} (grade 0, score " in out  # graded, and not relevant
