@@ -187,6 +187,12 @@ class TopicHit:
     def reasons(self) -> tuple[str, ...]:
         return tuple(e.detail for e in self.evidence)
 
+    @property
+    def present(self) -> bool:
+        """Shown by more than the description, which names neighbouring subsystems all
+        the time."""
+        return any(e.kind is not Kind.BODY for e in self.evidence)
+
 
 @dataclass(frozen=True)
 class Match:
@@ -509,9 +515,7 @@ class CompiledMatcher:
         # the topic present: descriptions name neighbouring subsystems all the time. A
         # broad topic weighs in the share as it weighs in the score.
         weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
-        present = sum(
-            weight[th.topic.id] for th in hit if any(e.kind is not Kind.BODY for e in th.evidence)
-        )
+        present = sum(weight[th.topic.id] for th in hit if th.present)
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
@@ -532,14 +536,17 @@ class CompiledMatcher:
             gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
             if gain > 0:
                 scored.append((gain, e.detail))
-        if note.source_pr is not None and note.source_pr in facts.refs:
+        is_source = self._is_source(i, facts)
+        refers = note.source_pr is not None and note.source_pr in facts.refs
+        tied = is_source or refers  # the note's own PR, or one building on it: enough alone
+        if refers:
             scored.append(
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews")
             )
-        if self._is_source(i, facts):
+        if is_source:
             scored.insert(0, (w.source_pr, "this PR is the one this note reviews"))
         score = sum(s for s, _ in scored)
-        head = [r for s, r in scored[:1] if self._is_source(i, facts)]
+        head = [r for s, r in scored[:1] if is_source]
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
         main = note.topics[0]
@@ -552,17 +559,14 @@ class CompiledMatcher:
         on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
             main_shown and (similar or main not in self._broad)
         )
-        on_topic = on_topic or note.source_pr in facts.refs or self._is_source(i, facts)
+        on_topic = on_topic or tied
         # Files and the names their diff changes can both be a sweep's (a typing clean-up
         # of 900 files names everything); words cannot.
         own_words = [e for e in own if e.kind not in (Kind.PATH, Kind.DIFF)]
         own_files = frozenset().union(*(e.keys for e in own if e.kind in (Kind.PATH, Kind.DIFF)))
-        swept = (
-            not own_words and note.source_pr not in facts.refs and self._swept(hit, scan, own_files)
-        )
+        swept = not own_words and not refers and self._swept(hit, scan, own_files)
         named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
-        named = named or note.source_pr in facts.refs or self._is_source(i, facts)
-        own_any = bool(own) or note.source_pr in facts.refs or self._is_source(i, facts)
+        named = named or tied
         return Match(
             note,
             round(score, 2),
@@ -571,7 +575,7 @@ class CompiledMatcher:
             on_topic,
             swept,
             named,
-            own_any,
+            bool(own) or tied,
         )
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
@@ -645,9 +649,7 @@ class CompiledMatcher:
             # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
             # them); a second note on the same subsystem evidence would only repeat it
             first = 0 if sources else 1
-            shown = {
-                h.topic.id for h in topic_hits if any(e.kind is not Kind.BODY for e in h.evidence)
-            }
+            shown = {h.topic.id for h in topic_hits if h.present}
             eligible = [
                 m
                 for n, m in enumerate(eligible)
