@@ -101,8 +101,8 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             msg = f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})"
             problems.append(Problem(path, id_line, "id", msg))
             continue
-        if not (topic.keywords or topic.paths or topic.labels):
-            msg = "no keywords, paths or labels: nothing can select this topic"
+        if not (topic.keywords or topic.tags or topic.paths or topic.labels):
+            msg = "no keywords, tags, paths or labels: nothing can select this topic"
             problems.append(Problem(path, id_line, "topic", msg))
         seen[topic.id] = id_line
         topics.append(topic)

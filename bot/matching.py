@@ -12,8 +12,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
   keywords and paths, which are more specific than a topic's, and a code name of its
   own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`), and a
   title that says what the note's English title says in the same rare words
-  (`note_similar`, bot/similarity.py). The same word counts once, at the stronger of its
-  weights.
+  (`note_similar`, bot/similarity.py), and a word naming what the note teaches of its
+  first topic (`aspects`: `metrics` of KV connectors) when the PR shows that topic
+  (`note_aspect`). The same word counts once, at the stronger of its weights.
 - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
   weigh less in that share too, and they cannot carry a note: the part of its score
   resting on its own keywords and paths, references to its PR and its other topics
@@ -84,6 +85,7 @@ class Weights(BaseModel):
     note_body: float = Field(default=0.75, ge=0)
     note_diff: float = Field(default=3.0, ge=0)
     note_similar: float = Field(default=0.0, ge=0)
+    note_aspect: float = Field(default=3.0, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
 
@@ -164,6 +166,7 @@ class Kind(StrEnum):
     BODY = "body"
     DIFF = "diff"  # the diff's changed lines name one of the note's code names
     SIMILAR = "similar"  # the title shares rare words with the note's title
+    ASPECT = "aspect"  # the title names the note's aspect of a subsystem the PR shows
 
 
 @dataclass(frozen=True)
@@ -282,6 +285,7 @@ class CompiledMatcher:
         self.config = config
         self.notes = library.notes
         self._term_topics: dict[str, list[str]] = defaultdict(list)
+        self._tag_topics: dict[str, list[str]] = defaultdict(list)
         self._term_notes: dict[str, list[int]] = defaultdict(list)
         self._label_topics: dict[str, list[str]] = defaultdict(list)
         self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
@@ -294,6 +298,9 @@ class CompiledMatcher:
         ]
         # Code names as written, to look up in the names a diff changes (exact: code).
         self._code_words = [tuple(k for k in n.keywords if is_code_name(k)) for n in self.notes]
+        self._aspect_keys = [
+            tuple(dict.fromkeys(filter(None, map(term_key, n.aspects)))) for n in self.notes
+        ]
         self._code_keys = [frozenset(map(term_key, words)) for words in self._code_words]
         self._code_notes: dict[str, list[int]] = defaultdict(list)
         for i, words in enumerate(self._code_words):
@@ -307,6 +314,11 @@ class CompiledMatcher:
                 if key and topic.id not in self._term_topics[key]:
                     self._term_topics[key].append(topic.id)
                 terms.append(term)
+            for term in topic.tags:  # `[Build]`: found in a title tag only
+                key = term_key(term)
+                if key and topic.id not in self._tag_topics[key]:
+                    self._tag_topics[key].append(topic.id)
+                terms.append(term)
             globs += [(p, ("t", topic.id)) for p in topic.paths]
             for label in topic.labels:
                 self._label_topics[label.lower()].append(topic.id)
@@ -316,6 +328,7 @@ class CompiledMatcher:
                 if key and i not in self._term_notes[key]:
                     self._term_notes[key].append(i)
                 terms.append(term)
+            terms += note.aspects  # found like keywords; a note's candidacy comes from its topic
             globs += [(p, ("n", i)) for p in note.paths]
             for t in note.topics:
                 self._notes_by_topic[t].append(i)
@@ -372,7 +385,9 @@ class CompiledMatcher:
         w = self.config.weights
         by_topic: dict[str, dict[Kind, list]] = defaultdict(lambda: defaultdict(list))
         for key, (tag, hit) in scan.tags.items():
-            for tid in self._term_topics.get(key, ()):
+            for tid in dict.fromkeys(
+                (*self._term_topics.get(key, ()), *self._tag_topics.get(key, ()))
+            ):
                 by_topic[tid][Kind.TAG].append((tag, hit))
         for field, kind in ((scan.title, Kind.TITLE), (scan.body, Kind.BODY)):
             for key, hit in field.items():
@@ -479,6 +494,20 @@ class CompiledMatcher:
             ev.append(similar)
         return ev
 
+    def _aspect(self, i: int, scan: _Scan) -> Evidence | None:
+        """The title names what the note teaches of its subsystem (`metrics`), once."""
+        for key in self._aspect_keys[i]:
+            if key in scan.tags:
+                said = f"title is tagged [{_tag_text(*scan.tags[key])}]"
+            elif key in scan.title:
+                said = f"title mentions '{scan.title[key].text}'"
+            else:
+                continue
+            detail = f"{said} (what this note teaches of its subsystem)"
+            weight = self.config.weights.note_aspect
+            return Evidence(Kind.ASPECT, weight, detail, frozenset({"title:" + key}))
+        return None
+
     def _similar(self, i: int, facts: PRFacts, scan: _Scan) -> Evidence | None:
         """The title says what the note's title says, in the same rare words."""
         cfg = self.config
@@ -521,6 +550,13 @@ class CompiledMatcher:
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         own = self._own_evidence(i, facts, scan)
+        main = note.topics[0]
+        main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
+        # An aspect word is common (`metrics`): where the files are known, they must be
+        # the subsystem's too ("prompt token metrics for P/D" changes engine metrics).
+        if main_shown and (not scan.n_files or main in scan.topic_files):
+            if aspect := self._aspect(i, scan):
+                own.append(aspect)
         own_keys = frozenset().union(*(e.keys for e in own))
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         for th in hit:
@@ -549,13 +585,11 @@ class CompiledMatcher:
         head = [r for s, r in scored[:1] if is_source]
         rest = scored[1:] if head else scored
         reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
-        main = note.topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
         # which member or which failure: words or files of the note's own have to, or a
         # title resembling the note's. That title alone does not show the subsystem: it
         # shares words, and those may come from another one.
         similar = any(e.kind is Kind.SIMILAR for e in own)
-        main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
         on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
             main_shown and (similar or main not in self._broad)
         )

@@ -119,10 +119,12 @@ class Topic(BaseModel):
     name_zh: str = Field(min_length=1)
     description: str = ""
     keywords: tuple[Term, ...] = ()
+    # Title tags that name the topic in words too common in a title's text (`[Build]`)
+    tags: tuple[Term, ...] = ()
     paths: tuple[Glob, ...] = ()
     labels: tuple[Term, ...] = ()
 
-    _unique = field_validator("keywords", "paths", "labels")(_no_duplicates)
+    _unique = field_validator("keywords", "tags", "paths", "labels")(_no_duplicates)
 
 
 class Note(BaseModel):
@@ -136,6 +138,9 @@ class Note(BaseModel):
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)
     keywords: tuple[Term, ...] = ()
+    # Words naming what the note teaches of its first topic that are too common to point
+    # to it alone (`metrics` of KV connectors): they count only where that topic shows.
+    aspects: tuple[Term, ...] = ()
     paths: tuple[Glob, ...] = ()
     title_zh: str = Field(min_length=1)
     title_en: str = ""
@@ -145,7 +150,7 @@ class Note(BaseModel):
     updated: date | None = None
     source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
-    _unique = field_validator("topics", "keywords", "paths")(_no_duplicates)
+    _unique = field_validator("topics", "keywords", "aspects", "paths")(_no_duplicates)
 
     @field_validator("title_zh", "guidance")
     @classmethod
@@ -464,6 +469,7 @@ FIELD_ORDER = (
     "verdict",
     "topics",
     "keywords",
+    "aspects",
     "paths",
     "title_zh",
     "title_en",

@@ -173,6 +173,7 @@ class RelatedOut(NoteOut):
 class NoteDetailOut(NoteOut):
     guidance: str
     keywords: list[str]
+    aspects: list[str]
     paths: list[str]
     source_file_url: str
     related: list[RelatedOut]
@@ -398,6 +399,7 @@ def notes_router(
                     **note_out(request, note),
                     guidance=note.guidance,
                     keywords=list(note.keywords),
+                    aspects=list(note.aspects),
                     paths=list(note.paths),
                     source_file_url=source_file_url(request, note),
                     related=[

@@ -129,6 +129,19 @@ NOTE_DEFECTS = [
         id="duplicate-keyword",
     ),
     pytest.param(
+        (
+            'keywords = ["eager_break_during_capture"]',
+            'keywords = ["x"]\naspects = ["eager", "Eager"]',
+        ),
+        (8, "aspects", "'Eager' is listed twice"),
+        id="duplicate-aspect",
+    ),
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["x"]\naspects = "eager"'),
+        (8, "aspects", "Input should be a valid tuple"),
+        id="aspects-not-a-list",
+    ),
+    pytest.param(
         ("值得精读。正文。\n", "   \n"),
         (15, "guidance", "must not be empty"),
         id="blank-guidance",
@@ -307,8 +320,13 @@ TAXONOMY_DEFECTS = [
     pytest.param(("# comment", "version = 2"), "1: version: unknown top-level key", id="top-key"),
     pytest.param(
         ('labels = ["rocm"]\n', ""),
-        "9: topic: no keywords, paths or labels: nothing can select this topic",
+        "9: topic: no keywords, tags, paths or labels: nothing can select this topic",
         id="unreachable-topic",
+    ),
+    pytest.param(
+        ('labels = ["rocm"]', 'tags = ["ROCm", "rocm"]'),
+        "12: tags: 'rocm' is listed twice",
+        id="duplicate-tag",
     ),
     pytest.param(
         ('id = "rocm"', 'id = "ROCm!"'),

@@ -645,6 +645,52 @@ def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
         load_match_config(broken)
 
 
+# --- aspects and tag-only words --------------------------------------------------------
+
+
+def test_an_aspect_counts_where_the_note_s_first_topic_shows():
+    """`metrics` is every engine metric; with spec decode shown it is this note's aspect."""
+    lib = library(note("n-accept", ("spec-decode", "rocm"), aspects=("metric", "Prometheus")))
+    shown = match_pr(pr("[Spec Decode] Export acceptance metrics"), lib, CFG)
+    assert ids(shown) == ["n-accept"]
+    assert shown.matches[0].own  # the aspect is the note's own evidence
+    reasons = shown.matches[0].reasons
+    assert "title mentions 'metrics' (what this note teaches of its subsystem)" in reasons
+    # one aspect counts once, however many the title names
+    both = match_pr(pr("[Spec Decode] Export acceptance metrics to Prometheus"), lib, CFG)
+    assert both.matches[0].score == shown.matches[0].score
+
+    assert ids(match_pr(pr("Export engine metrics"), lib, CFG)) == []  # no topic: no note
+    # the second topic (ROCm) is not the note's subsystem
+    assert ids(match_pr(pr("[ROCm] Export engine metrics"), lib, CFG)) == []
+    # an aspect in the description only is not the PR's subject
+    body = pr("[Spec Decode] Fix draft acceptance", body="adds metrics and Prometheus gauges")
+    assert ids(match_pr(body, lib, CFG)) == []
+
+
+def test_an_aspect_needs_the_subsystem_s_files_when_the_files_are_known():
+    lib = library(note("n-accept", ("spec-decode",), aspects=("metric",)))
+    title = "[Spec Decode] Export acceptance metrics"
+    elsewhere = pr(title, files=["vllm/v1/metrics/loggers.py", "vllm/v1/metrics/stats.py"])
+    assert ids(match_pr(elsewhere, lib, CFG)) == []
+    inside = pr(title, files=["vllm/v1/spec_decode/metrics.py"])
+    assert ids(match_pr(inside, lib, CFG)) == ["n-accept"]
+
+
+def test_a_topic_tag_counts_inside_a_title_tag_only():
+    build = Topic(id="build", name_en="Build", name_zh="构建", tags=("Build",))
+    lib = Library(notes=(), topics={build.id: build})
+    assert match_pr(pr("[Build] Bump the CUDA toolkit"), lib, CFG).topics == ("build",)
+    assert match_pr(pr("[CI/Build] Bump the CUDA toolkit"), lib, CFG).topics == ("build",)
+    for text in ("Build attention metadata once", "[Docs] Speed up the docs build"):
+        assert match_pr(pr(text, body="build it"), lib, CFG).topics == ()
+    # a word another topic has as a keyword is found everywhere, for that topic only
+    other = Topic(id="docs", name_en="Docs", name_zh="文档", keywords=("build",))
+    lib = Library(notes=(), topics={build.id: build, other.id: other})
+    assert match_pr(pr("Fix the docs build"), lib, CFG).topics == ("docs",)
+    assert match_pr(pr("[Build] Fix the docs"), lib, CFG).topics == ("build", "docs")
+
+
 def test_shipped_config_loads():
     cfg = load_match_config()
     assert cfg.max_notes >= 1 and cfg.threshold > 0

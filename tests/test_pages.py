@@ -80,6 +80,7 @@ NOTES = [
         source_pr=52401,
         topics=("cuda-graphs", "rocm"),
         keywords=("cudagraph",),
+        aspects=("capture",),
         paths=("vllm/compilation/**",),
         title_zh="修复 CUDA 图捕获死锁",
         title_en="Fix a CUDA graph capture deadlock",
@@ -304,6 +305,7 @@ def test_note_page_shows_everything(client):
     assert '<html lang="en">' in html
     assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
     assert "Worth a deep read: the capture order matters." in page.text
+    assert "<dt>Aspects</dt><dd><code>capture</code></dd>" in html
     assert (
         '<div lang="zh"><p>值得精读。看 <code>_capturing</code> 时序。<br>\n第二行。</p>\n'
         "<p>新段落。</p></div>"
@@ -347,6 +349,7 @@ def test_note_as_json(client):
     assert data["title_zh"] == "修复 CUDA 图捕获死锁"
     assert data["topics"] == ["cuda-graphs", "rocm"]
     assert data["keywords"] == ["cudagraph"] and data["paths"] == ["vllm/compilation/**"]
+    assert data["aspects"] == ["capture"]
     assert data["source_file_url"] == "/notes/n-graph/source"
 
 
