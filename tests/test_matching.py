@@ -781,6 +781,22 @@ def test_shipped_notes_a_metrics_tag_alone_is_not_the_connector_metrics_note():
     assert offload[:1] == ["vllm-505c8870"]
 
 
+def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
+    lib, cfg = load_library(), load_match_config()
+
+    def linked(title: str) -> list[str]:
+        return [
+            m.note.id for m in match_pr(PRFacts(repo=REPO, number=1, title=title), lib, cfg).matches
+        ]
+
+    assert linked("[NIXL] Report transfer metrics to Prometheus")[:1] == ["vllm-505c8870"]
+    assert linked("Expose KV offload hit-rate metric")[:1] == ["vllm-505c8870"]
+    assert "vllm-505c8870" not in linked("Add Prometheus metrics for the scheduler")
+    assert linked("[Build] Drop CUDA arch 7.0 from the default list") == ["vllm-6e24c63c"]
+    assert linked("[Build] Bump the docs theme") == []
+    assert linked("Fix CUDA arch detection in the docs") == []  # one word is one piece of evidence
+
+
 def test_shipped_taxonomy_knows_the_kv_coordinator_by_its_short_name():
     lib, cfg = load_library(), load_match_config()
     facts = PRFacts(
