@@ -24,12 +24,13 @@ every linked (PR, note) pair with its grade, score and reasons, for hand review.
 
 Graded sets shipped with the project (bench/graded/, same fields plus the grader's
 `why`, `kind` (g2 / g1 / neg / random) and `url`): notes_era_1.jsonl (139 PRs),
-notes_era_2.jsonl (150) and notes_era_3.jsonl (124, what the first two rounds of search
-left), vllm-project/vllm PRs of 2023..2026 found through the search
-corpus for each note, with hard negatives that share the notes' words and random PRs,
-graded by hand against all 16 notes by graders who had not seen the matcher (and
-everyday_mix.jsonl: 68 PRs of 2026-05..09 sampled across all of vLLM); bodies are
-the descriptions as the search showed them (often cut short), files were not captured.
+notes_era_2.jsonl (150), notes_era_3.jsonl (124) and notes_era_4.jsonl (146; these
+two are what the earlier rounds of search left), vllm-project/vllm PRs of 2023..2026
+found through the search corpus for each note, with hard negatives that share the
+notes' words and random PRs, graded by hand against all 16 notes by graders who had
+not seen the matcher (and everyday_mix.jsonl: 68 PRs of 2026-05..09 sampled across all
+of vLLM); bodies are the descriptions as the search showed them (often cut short),
+files were not captured.
 """
 
 from __future__ import annotations
