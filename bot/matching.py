@@ -277,6 +277,15 @@ class _Scan:
     words: frozenset[str] = frozenset()  # the title's words, when similarity is on
 
 
+def _title_says(key: str, scan: _Scan) -> str | None:
+    """Where the title has this term, in a reviewer's words (None: it has not)."""
+    if key in scan.tags:
+        return f"title is tagged [{_tag_text(*scan.tags[key])}]"
+    if key in scan.title:
+        return f"title mentions '{scan.title[key].text}'"
+    return None
+
+
 class CompiledMatcher:
     """The library and configuration, indexed for matching many PRs."""
 
@@ -450,14 +459,10 @@ class CompiledMatcher:
         mine = self._note_keys[i]
         code = self._code_keys[i]
         for key in mine:
-            if key in scan.tags:
-                kind, weight = Kind.TAG, w.note_tag
-                said = f"title is tagged [{_tag_text(*scan.tags[key])}]"
-            elif key in scan.title:
-                kind, weight = Kind.TITLE, w.note_title
-                said = f"title mentions '{scan.title[key].text}'"
-            else:
+            if not (said := _title_says(key, scan)):
                 continue
+            kind = Kind.TAG if key in scan.tags else Kind.TITLE
+            weight = w.note_tag if kind is Kind.TAG else w.note_title
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
             detail = f"{said} (keyword of this note)"
@@ -497,11 +502,7 @@ class CompiledMatcher:
     def _aspect(self, i: int, scan: _Scan) -> Evidence | None:
         """The title names what the note teaches of its subsystem (`metrics`), once."""
         for key in self._aspect_keys[i]:
-            if key in scan.tags:
-                said = f"title is tagged [{_tag_text(*scan.tags[key])}]"
-            elif key in scan.title:
-                said = f"title mentions '{scan.title[key].text}'"
-            else:
+            if not (said := _title_says(key, scan)):
                 continue
             detail = f"{said} (what this note teaches of its subsystem)"
             weight = self.config.weights.note_aspect
