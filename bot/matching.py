@@ -83,6 +83,7 @@ class Weights(BaseModel):
     note_title: float = Field(default=3.0, ge=0)
     note_code: float = Field(default=3.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
+    note_body_code: float = Field(default=2.0, ge=0)
     note_diff: float = Field(default=3.0, ge=0)
     note_similar: float = Field(default=0.0, ge=0)
     note_aspect: float = Field(default=3.0, ge=0)
@@ -472,7 +473,7 @@ class CompiledMatcher:
             ev.append(
                 Evidence(
                     Kind.BODY,
-                    w.note_body,
+                    w.note_body_code if hit.key in code else w.note_body,
                     f"description mentions '{hit.text}' (keyword of this note)",
                     frozenset({"body:" + hit.key}),
                 )

@@ -135,6 +135,20 @@ def test_a_body_word_says_less_than_a_changed_file():
     assert body_hit.reasons == ("description mentions 'EAGLE'",)
 
 
+def test_a_code_name_in_the_description_says_more_than_a_phrase():
+    lib = library(note("n", ("spec-decode",), keywords=("load_draft_model", "draft loading")))
+    title = "[Spec Decode] Keep the target's parallel config"
+    named = match_pr(pr(title, body="Pass it through load_draft_model."), lib, CFG)
+    phrase = match_pr(pr(title, body="Pass it through draft loading."), lib, CFG)
+    assert ids(named) == ["n"] and ids(phrase) == []
+    assert (
+        "description mentions 'load_draft_model' (keyword of this note)" in named.matches[0].reasons
+    )
+    # in a code block it is a log line or an example, not the author's words
+    logged = pr(title, body="Fails:\n```\nload_draft_model raised\n```")
+    assert ids(match_pr(logged, lib, CFG)) == []
+
+
 def test_code_blocks_and_template_do_not_count():
     lib = library(note("n", ("spec-decode",)))
     body = "## Purpose\nRefactor.\n```\nEAGLE spec decode\n```\n<!-- EAGLE -->"
