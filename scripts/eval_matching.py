@@ -29,8 +29,9 @@ two are what the earlier rounds of search left), vllm-project/vllm PRs of 2023..
 found through the search corpus for each note, with hard negatives that share the
 notes' words and random PRs, graded by hand against all 16 notes by graders who had
 not seen the matcher (and everyday_mix.jsonl: 68 PRs of 2026-05..09 sampled across all
-of vLLM); bodies are the descriptions as the search showed them (often cut short),
-files were not captured.
+of vLLM; subsystem_sample.jsonl: 141 PRs of the notes' subsystems taken as the search
+returned them, whether a note is about them or not); bodies are the descriptions as
+the search showed them (often cut short), files were not captured.
 """
 
 from __future__ import annotations
