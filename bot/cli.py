@@ -14,6 +14,7 @@ from bot.library import (
     check_library,
     diff_blind,
     load_library,
+    redundant_aspects,
 )
 from bot.notes import LibraryError
 
@@ -67,6 +68,11 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         print(
             f"hint: {note.filename}: no code name (snake_case or CamelCase) among its keywords;"
             " the bot cannot see this note's mechanism in a PR's changed lines"
+        )
+    for note, aspect in redundant_aspects(library):
+        print(
+            f"hint: {note.filename}: aspect {aspect!r} is also one of its keywords, which counts"
+            " without the topic; keep it in one list"
         )
     return 0
 

@@ -29,7 +29,7 @@ from bot.notes import (
     pydantic_problems,
     read_note,
 )
-from bot.terms import is_code_name
+from bot.terms import is_code_name, term_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
@@ -124,6 +124,16 @@ def diff_blind(library: Library) -> list[Note]:
     matcher finds them by titles and files only, never on the changed lines of a diff,
     where a PR that changes the mechanism without naming it in its title shows it."""
     return [n for n in library.notes if not any(is_code_name(k) for k in n.keywords)]
+
+
+def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
+    """Aspects that are also the note's own keywords: the keyword already counts without
+    the topic, so the aspect adds nothing (the curator meant one or the other)."""
+    found = []
+    for note in library.notes:
+        keys = {term_key(k) for k in note.keywords}
+        found += [(note, a) for a in note.aspects if term_key(a) in keys]
+    return found
 
 
 def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:

@@ -414,3 +414,17 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
     assert [line.split(":")[1].strip() for line in out[1:]] == ["vllm-test0002.md"]
     assert "no code name" in out[1]
+
+
+def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
+    both = VALID.replace(
+        'keywords = ["eager_break_during_capture"]',
+        'keywords = ["eager_break_during_capture", "MRV1"]\naspects = ["mrv1", "eager"]',
+    )
+    write(tmp_path, both)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = capsys.readouterr().out.splitlines()[1:]
+    assert hints == [
+        "hint: vllm-test0001.md: aspect 'mrv1' is also one of its keywords, which counts"
+        " without the topic; keep it in one list"
+    ]
