@@ -31,9 +31,10 @@ notes' words and random PRs, graded by hand against all 16 notes by graders who 
 not seen the matcher (and everyday_mix.jsonl: 68 PRs of 2026-05..09 sampled across all
 of vLLM; subsystem_sample.jsonl: 141 PRs of the notes' subsystems taken as the search
 returned them, whether a note is about them or not); bodies are the descriptions as
-the search showed them (often cut short), files were not captured. history_with_files.jsonl
-(137 PRs) is the exception: squash-merged PRs of vLLM's history up to 2026-05-24, with
-every changed file and no description, graded from their diffs.
+the search showed them (often cut short), files were not captured. The exceptions are
+history_with_files.jsonl (137 PRs) and history_with_files_2.jsonl (130): squash-merged
+PRs of vLLM's history up to 2026-05-24, with every changed file and no description,
+graded from their diffs.
 """
 
 from __future__ import annotations
