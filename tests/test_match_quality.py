@@ -2,7 +2,7 @@
 
 A guard, not the target: a taxonomy or weight change that makes the bot link wrong notes
 or comment on PRs no note is about fails here. The figures it guards were measured when
-the sets were new (README, "Matching quality"); the floors leave room for small trades
+the sets were new (bench/graded/README.md); the floors leave room for small trades
 between precision and recall, not for a regression.
 """
 
@@ -36,7 +36,7 @@ def figures(ev, path: Path, title_only: bool) -> dict[str, float]:
 
 
 # Sets 3 and 4 hold what the earlier rounds of searching left: few grade-2 PRs, most of
-# them with titles that do not name the mechanism (README, "Matching quality").
+# them with titles that do not name the mechanism (bench/graded/README.md).
 FLOORS = {  # name: (precision, grade-2 recall)
     "notes_era_1.jsonl": (0.95, 0.65),
     "notes_era_2.jsonl": (0.93, 0.65),
