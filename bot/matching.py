@@ -350,6 +350,7 @@ class CompiledMatcher:
                 f"topic_scale or family_topics names unknown topic(s): {', '.join(unknown)}"
             )
         self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
+        self._narrow = frozenset(t for t, f in config.topic_scale.items() if f > 1)
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
         self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
@@ -546,13 +547,13 @@ class CompiledMatcher:
         # the topic present: descriptions name neighbouring subsystems all the time. A
         # broad topic weighs in the share as it weighs in the score.
         weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        main = note.topics[0]
         present = sum(weight[th.topic.id] for th in hit if th.present)
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         own = self._own_evidence(i, facts, scan)
-        main = note.topics[0]
         main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
         # An aspect word is common (`metrics`): where the files are known, they must be
         # the subsystem's too ("prompt token metrics for P/D" changes engine metrics).
@@ -562,8 +563,12 @@ class CompiledMatcher:
         own_keys = frozenset().union(*(e.keys for e in own))
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         for th in hit:
-            scale = coverage * th.score / sum(e.weight for e in th.evidence)  # cap, coverage
+            capped = th.score / sum(e.weight for e in th.evidence)
+            # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
+            # PR is about: it counts in full, whatever other topics the note has.
+            tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
+                scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
                 scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)

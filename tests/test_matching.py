@@ -423,16 +423,31 @@ def test_broad_topics_count_less():
 
 
 def test_a_narrow_topic_named_in_a_tag_carries_its_note():
-    lib = library(
-        note("n-ep", ("expert-parallel",)), note("n-ep-rocm", ("expert-parallel", "rocm"))
-    )
+    lib = library(note("n-ep", ("expert-parallel",)))
     facts = pr("[Elastic EP] Async preparation")
     assert ids(match_pr(facts, lib, CFG)) == []  # a tag alone: 2.5
     narrow = CFG.model_copy(update={"topic_scale": {"expert-parallel": 1.6}})
-    result = match_pr(facts, lib, narrow)
-    # a narrow topic also weighs more in the share of a note's topics: 4.0 * 1.6 / 2.6
-    assert ids(result) == ["n-ep"]
-    assert [m.score for m in result.candidates] == [4.0, 2.46]
+    assert ids(match_pr(facts, lib, narrow)) == ["n-ep"]  # 2.5 * 1.6
+
+
+def test_a_tag_naming_a_narrow_main_topic_counts_in_full_whatever_the_other_topics():
+    lib = library(
+        note("ep-first", ("expert-parallel", "rocm")),
+        note("ep-second", ("spec-decode", "expert-parallel")),
+    )
+    narrow = CFG.model_copy(update={"topic_scale": {"expert-parallel": 1.6}})
+    tagged = match_pr(pr("[Elastic EP] Async preparation"), lib, narrow)
+    assert ids(tagged) == ["ep-first"]
+    # its subsystem's tag: in full; another note's: a share, 4.0 * 1.6 / 2.6
+    assert [(m.note.id, m.score) for m in tagged.candidates] == [
+        ("ep-first", 4.0),
+        ("ep-second", 2.46),
+    ]
+    # the same words outside a tag may be a side remark: the share again, 3.2 * 1.6 / 2.6
+    worded = match_pr(pr("Async preparation for elastic EP"), lib, narrow)
+    assert ids(worded) == []
+    assert worded.candidates[0].score == 1.97
+    assert match_pr(pr("[Elastic EP] Async preparation"), lib, CFG).candidates[0].score < 4
 
 
 def test_broad_topics_weigh_less_in_the_share_of_a_notes_topics():
