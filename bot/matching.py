@@ -176,6 +176,7 @@ class Evidence:
     weight: float
     detail: str  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
     keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
+    gloss: str = ""  # why it speaks for the note, e.g. "keyword of this note"
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,27 @@ _PLAIN_TAG = re.compile(r"[\w ./+-]+")
 def _tag_text(tag: str, hit: TermHit) -> str:
     """The tag as written, unless it carries more than words (a mention, a reference)."""
     return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
+
+
+_KEYWORD = "keyword of this note"
+
+
+def _reason_lines(scored: list[tuple[float, str, str]]) -> tuple[str, ...]:
+    """One line per thing the PR does, strongest first, with every reason it counts:
+    "changes a.py (a path of this note; topic: Prefix caching)", not the file twice."""
+    lines: dict[str, tuple[float, list[str]]] = {}
+    for weight, what, why in scored:
+        total, whys = lines.get(what, (0.0, []))
+        lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
+    ranked = sorted(lines.items(), key=lambda line: -line[1][0])  # stable: ties keep order
+    return tuple(
+        f"{what} ({'; '.join(sorted(whys, key=_topic_last))})" if whys else what
+        for what, (_, whys) in ranked
+    )
+
+
+def _topic_last(why: str) -> bool:
+    return why.startswith("topic:")  # the note's own reason first: it says more
 
 
 def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
@@ -467,23 +489,23 @@ class CompiledMatcher:
             weight = w.note_tag if kind is Kind.TAG else w.note_title
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
-            detail = f"{said} (keyword of this note)"
-            ev.append(Evidence(kind, weight, detail, frozenset({"title:" + key})))
+            ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), _KEYWORD))
         in_body = sorted((scan.body[k] for k in mine if k in scan.body), key=lambda h: -h.count)
         for hit in in_body[: self.config.body_terms]:
             ev.append(
                 Evidence(
                     Kind.BODY,
                     w.note_body_code if hit.key in code else w.note_body,
-                    f"description mentions '{hit.text}' (keyword of this note)",
+                    f"description mentions '{hit.text}'",
                     frozenset({"body:" + hit.key}),
+                    _KEYWORD,
                 )
             )
         if files := scan.note_files.get(i):
             weight = w.note_path * self._share(len(files), scan.n_files)
             ev.append(
                 Evidence(
-                    Kind.PATH, weight, _changes(files) + " (a path of this note)", frozenset(files)
+                    Kind.PATH, weight, _changes(files), frozenset(files), "a path of this note"
                 )
             )
         said = {k for e in ev if e.kind in (Kind.TITLE, Kind.TAG) for k in e.keys}
@@ -495,8 +517,8 @@ class CompiledMatcher:
         if named:  # once per note: three names in a diff are one piece of evidence
             naming = frozenset(f for word in named for f in facts.code_names[word])
             quoted = ", ".join(f"'{word}'" for word in named[:3])
-            detail = f"its changed lines name {quoted} (code of this note)"
-            ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming))
+            detail = f"its changed lines name {quoted}"
+            ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming, "code of this note"))
         if similar := self._similar(i, facts, scan):
             ev.append(similar)
         return ev
@@ -506,9 +528,9 @@ class CompiledMatcher:
         for key in self._aspect_keys[i]:
             if not (said := _title_says(key, scan)):
                 continue
-            detail = f"{said} (what this note teaches of its subsystem)"
             weight = self.config.weights.note_aspect
-            return Evidence(Kind.ASPECT, weight, detail, frozenset({"title:" + key}))
+            gloss = "what this note teaches of its subsystem"
+            return Evidence(Kind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 
     def _similar(self, i: int, facts: PRFacts, scan: _Scan) -> Evidence | None:
@@ -551,7 +573,7 @@ class CompiledMatcher:
         present = sum(weight[th.topic.id] for th in hit if th.present)
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
-        scored: list[tuple[float, str]] = []  # (weight it contributed, reason)
+        scored: list[tuple[float, str, str]] = []  # (weight it contributed, what, why)
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         own = self._own_evidence(i, facts, scan)
         main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
@@ -569,7 +591,7 @@ class CompiledMatcher:
             tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
                 scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
-                scored.append((e.weight * scale, f"{e.detail} (topic: {th.topic.name_en})"))
+                scored.append((e.weight * scale, e.detail, f"topic: {th.topic.name_en}"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:
@@ -578,20 +600,19 @@ class CompiledMatcher:
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
             if gain > 0:
-                scored.append((gain, e.detail))
+                scored.append((gain, e.detail, e.gloss))
         is_source = self._is_source(i, facts)
         refers = note.source_pr is not None and note.source_pr in facts.refs
         tied = is_source or refers  # the note's own PR, or one building on it: enough alone
         if refers:
             scored.append(
-                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews")
+                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
             )
+        score = sum(s for s, _, _ in scored)
+        reasons = _reason_lines(scored)
         if is_source:
-            scored.insert(0, (w.source_pr, "this PR is the one this note reviews"))
-        score = sum(s for s, _ in scored)
-        head = [r for s, r in scored[:1] if is_source]
-        rest = scored[1:] if head else scored
-        reasons = head + [r for _, r in sorted(rest, key=lambda sr: -sr[0])]
+            score += w.source_pr
+            reasons = ("this PR is the one this note reviews", *reasons)
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
         # which member or which failure: words or files of the note's own have to, or a
         # title resembling the note's. That title alone does not show the subsystem: it
@@ -611,7 +632,7 @@ class CompiledMatcher:
         return Match(
             note,
             round(score, 2),
-            tuple(reasons),
+            reasons,
             round(score - broad, 2),
             on_topic,
             swept,

@@ -297,7 +297,12 @@ def test_own_keywords_and_paths_make_a_note_specific():
     assert ids(result)[0] == "specific"
     reasons = result.matches[0].reasons
     assert "title mentions 'lookahead' (keyword of this note)" in reasons
-    assert "changes vllm/v1/spec_decode/la.py (a path of this note)" in reasons
+    # one line per changed file, with every reason it counts, the note's own first
+    assert (
+        "changes vllm/v1/spec_decode/la.py (a path of this note; topic: Speculative decoding)"
+        in (reasons)
+    )
+    assert sum("la.py" in r for r in reasons) == 1
 
 
 def test_a_code_name_of_the_note_in_the_title_weighs_more_than_a_phrase():
