@@ -649,11 +649,12 @@ class CompiledMatcher:
             return True
         return bool(files) and len(files) >= self.config.files_only_share * scan.n_files
 
-    @staticmethod
-    def _ambiguous(best: Match, scored: list[Match], shown: set[str]) -> bool:
+    def _ambiguous(self, best: Match, scored: list[Match], shown: set[str]) -> bool:
         """Another note resting on its topics alone has every topic the PR shows of
-        this one: the topic evidence does not single out either."""
-        mine = shown.intersection(best.note.topics)
+        this one: the topic evidence does not single out either. A broad topic is
+        context and singles out nothing: [ROCm] on a sparse-MLA CUDA-graph PR does not
+        make it the ROCm one of three sparse-MLA CUDA-graph notes."""
+        mine = shown.intersection(best.note.topics) - self._broad
         return any(
             not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
         )

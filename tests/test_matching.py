@@ -1058,9 +1058,12 @@ def test_topics_that_fit_two_notes_equally_link_neither():
     assert ids(match_pr(facts, lib, CFG)) == ["a-pair", "b-triple"]
     assert ids(match_pr(facts, lib, strict)) == []  # which of the two? the PR does not say
     # the third topic singles out b-triple, which a-pair lacks
-    assert ids(match_pr(pr("[Spec Decode][ROCm] EAGLE piecewise CUDA graph"), lib, strict)) == [
-        "b-triple"
-    ]
+    rocm_pr = pr("[Spec Decode][ROCm] EAGLE piecewise CUDA graph")
+    assert ids(match_pr(rocm_pr, lib, strict)) == ["b-triple"]
+    # unless it is a broad topic: context, which singles out nothing
+    broad = strict.model_copy(update={"topic_scale": {"rocm": 0.5}, "threshold": 3.0})
+    assert ids(match_pr(rocm_pr, lib, broad.model_copy(update={"extra_links_need_own": False})))
+    assert ids(match_pr(rocm_pr, lib, broad)) == []
     # words of its own single a note out too
     own = library(
         note("a-pair", ("cuda-graphs", "spec-decode"), keywords=("graph pool",)),
