@@ -109,6 +109,10 @@ class MatchConfig(BaseModel):
     aux_files: tuple[str, ...] = ()
     # Title words that say the change is cosmetic (a typo, comments, a clean-up).
     cosmetic_words: tuple[str, ...] = ()
+    # Tests and CI configuration: a PR changing only these (all its files known) keeps
+    # them working; it gets notes on `upkeep_topics` or notes its title names.
+    upkeep_files: tuple[str, ...] = ()
+    upkeep_topics: frozenset[str] = frozenset()
     # A title resembling a note's title (bot/similarity.py): words rarer than
     # `similar_floor` (IDF) count; from `similar_from` on, each `similar_span` of summed
     # IDF adds one point, up to `weights.note_similar`. No vocabulary: not used.
@@ -366,16 +370,19 @@ class CompiledMatcher:
                 self._notes_by_topic[t].append(i)
             if note.source_pr is not None:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
-        unknown = sorted((set(config.topic_scale) | config.family_topics) - set(library.topics))
+        named = set(config.topic_scale) | config.family_topics | config.upkeep_topics
+        unknown = sorted(named - set(library.topics))
         if unknown:
             raise ValueError(
-                f"topic_scale or family_topics names unknown topic(s): {', '.join(unknown)}"
+                "topic_scale, family_topics or upkeep_topics names unknown topic(s): "
+                + ", ".join(unknown)
             )
         self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
         self._narrow = frozenset(t for t, f in config.topic_scale.items() if f > 1)
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
         self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
+        self._upkeep: GlobIndex[int] = GlobIndex((g, 0) for g in config.upkeep_files)
         self._cosmetic = TermIndex(list(config.cosmetic_words))
         self._vocab: Vocabulary | None = (
             load_vocabulary(config.vocabulary) if config.vocabulary is not None else None
@@ -659,6 +666,12 @@ class CompiledMatcher:
             not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
         )
 
+    @staticmethod
+    def _only(kind: GlobIndex[int], facts: PRFacts) -> bool:
+        """Every file the PR changes is of this kind (docs, tests and CI...), and the
+        list is the whole of them: a partial one may have missed the code."""
+        return facts.files_complete and all(kind.owners(f) for f in facts.files)
+
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
         return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
@@ -690,9 +703,11 @@ class CompiledMatcher:
             return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
 
         scored.sort(key=rank)
-        # A typo fix or a clean-up in a subsystem needs no reading guidance on it, unless
-        # its title names the note's own mechanism.
-        cosmetic = bool(self._cosmetic.find(facts.title_text))
+        # A typo fix, a clean-up or a docs-only change in a subsystem needs no reading
+        # guidance on it, unless its title names the note's own mechanism; a change to
+        # tests and CI alone needs guidance on tests and CI.
+        cosmetic = bool(self._cosmetic.find(facts.title_text)) or self._only(self._aux, facts)
+        upkeep = self._only(self._upkeep, facts)
         sources = [m for m in scored if m.note.id in source_ids]
         eligible = [
             m
@@ -703,6 +718,7 @@ class CompiledMatcher:
             and (m.on_topic or not self.config.main_topic_first)
             and not m.swept
             and (m.named or not cosmetic)
+            and (m.named or not upkeep or not self.config.upkeep_topics.isdisjoint(m.note.topics))
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score

@@ -151,6 +151,18 @@ class PRFacts:
     # Names from the code the PR changes (identifiers on its added and removed lines,
     # see `code_names_in`) -> the files whose diff names them; empty: diff not seen.
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The PR's own count of its changed files (`changed_files`), when known: it tells
+    # the whole list (GitHub's listing) from a partial one (files someone happened to see).
+    changed_files: int | None = None
+
+    @property
+    def files_complete(self) -> bool:
+        """`files` is every file the PR changes (a rename lists both paths)."""
+        return (
+            bool(self.files)
+            and self.changed_files is not None
+            and (len(self.files) >= self.changed_files)
+        )
 
     @cached_property
     def tags(self) -> tuple[str, ...]:
@@ -216,6 +228,7 @@ def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PR
         author=user.get("login") or "",
         author_is_bot=user.get("type") == "Bot",
         head_sha=(pr.get("head") or {}).get("sha") or "",
+        changed_files=_count(pr.get("changed_files")),
     )
 
 
@@ -229,4 +242,9 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
         labels=tuple(record.get("labels") or ()),
         files=tuple(record.get("files") or ()),
         code_names={k: tuple(v) for k, v in (record.get("code_names") or {}).items()},
+        changed_files=_count(record.get("changed_files")),
     )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

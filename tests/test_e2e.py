@@ -146,6 +146,27 @@ def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     assert fake.calls(path="/repos/*/issues/*/comments") == []
 
 
+def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
+    # GitHub's listing is every changed file (the payload's `changed_files` says how many)
+    client, rt, fake = live
+    tests_only = ["tests/distributed/test_context_parallel.py"]
+    fake.add_pull(DEFAULT_REPO, N, files=tests_only)
+    payload = pr_payload(title="[CI][DCP] Speed up the DCP tests")
+    payload["pull_request"]["changed_files"] = len(tests_only)
+    assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    assert fake.comments(DEFAULT_REPO, N) == []
+    # the same title on a PR that also changes the code gets the PCP+DCP note
+    code = [*tests_only, "vllm/v1/worker/gpu/cp_utils.py"]
+    fake.add_pull(DEFAULT_REPO, N + 1, files=code)
+    payload = pr_payload(number=N + 1, title="[CI][DCP] Speed up the DCP tests")
+    payload["pull_request"]["changed_files"] = len(code)
+    assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    (comment,) = ours(fake, N + 1)
+    assert "Enable PCP + DCP on sparse-MLA models" in comment.body
+
+
 def test_concurrent_events_on_one_pr_give_one_comment(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)

@@ -2,6 +2,7 @@
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -613,6 +614,46 @@ def test_docs_and_examples_alone_say_less_than_code_under_a_topic():
         files=["vllm/v1/spec_decode/README.md", "vllm/v1/spec_decode/eagle.py"],
     )
     assert ids(match_pr(code, lib, cfg)) == ["n"]
+
+
+def _complete(title: str, files: list[str]) -> PRFacts:
+    return replace(pr(title, files=files), changed_files=len(files))
+
+
+def test_a_pr_changing_only_docs_gets_only_the_notes_its_title_names():
+    lib = library(
+        note("n", ("spec-decode",)), note("n-own", ("spec-decode",), keywords=("drafter",))
+    )
+    cfg = CFG.model_copy(update={"aux_files": ("docs/", "*.md")})
+    files = ["docs/features/spec_decode.md", "vllm/v1/spec_decode/README.md"]
+    # files someone happened to see may have missed the code: as before
+    assert ids(match_pr(pr("[Spec Decode] EAGLE guide", files=files), lib, cfg)) == ["n", "n-own"]
+    assert ids(match_pr(_complete("[Spec Decode] EAGLE guide", files), lib, cfg)) == []
+    named = _complete("[Spec Decode] Document the EAGLE drafter", files)
+    assert ids(match_pr(named, lib, cfg)) == ["n-own"]
+    code = _complete("[Spec Decode] EAGLE guide", [*files, "vllm/v1/spec_decode/eagle.py"])
+    assert ids(match_pr(code, lib, cfg)) == ["n", "n-own"]
+
+
+def test_a_pr_changing_only_tests_and_ci_gets_notes_on_tests_and_ci():
+    lib = library(
+        note("n-graphs", ("spec-decode", "cuda-graphs")),
+        note("n-ci", ("rocm", "spec-decode"), keywords=("MI300",)),
+        note("n-own", ("spec-decode",), keywords=("drafter",)),
+    )
+    cfg = CFG.model_copy(
+        update={"upkeep_files": ("tests/", ".buildkite/"), "upkeep_topics": frozenset({"rocm"})}
+    )
+    files = ["tests/v1/spec_decode/test_eagle.py", ".buildkite/test-pipeline.yaml"]
+    title = "[Spec Decode] Speed up the EAGLE CUDA graph tests"
+    assert ids(match_pr(pr(title, files=files), lib, cfg))[0] == "n-graphs"  # partial list
+    assert ids(match_pr(_complete(title, files), lib, cfg)) == []
+    ci = _complete("[ROCm][Spec Decode] EAGLE tests on MI300", files)
+    assert ids(match_pr(ci, lib, cfg)) == ["n-ci"]  # a note on CI upkeep
+    named = _complete("[Spec Decode] Test the EAGLE drafter", files)
+    assert ids(match_pr(named, lib, cfg)) == ["n-own"]  # named by its own word
+    with pytest.raises(ValueError, match="unknown topic"):
+        compile_matcher(lib, cfg.model_copy(update={"upkeep_topics": frozenset({"nope"})}))
 
 
 def test_a_family_topic_counts_fully_but_cannot_carry_a_note():

@@ -142,6 +142,21 @@ def test_facts_from_a_real_webhook_payload():
     assert facts.files == ("a.py", "b.py")
     assert facts.author == pr["user"]["login"]
     assert facts.head_sha == pr["head"]["sha"]
+    assert facts.changed_files == pr["changed_files"]
+    assert facts.files_complete == (len(facts.files) >= pr["changed_files"])
+
+
+def test_files_are_complete_only_when_they_number_the_prs_own_count():
+    def facts(files, count):
+        return facts_from_record({"number": 1, "files": files, "changed_files": count})
+
+    assert facts(["a.py", "b.py"], 2).files_complete
+    assert facts(["old.py", "new.py"], 1).files_complete  # a rename lists both paths
+    assert not facts(["a.py"], 2).files_complete  # what someone happened to see
+    assert not facts(["a.py"], None).files_complete  # count unknown
+    assert not facts([], 0).files_complete  # nothing to judge by
+    assert facts(["a.py"], "2").changed_files is None  # not a count
+    assert facts(["a.py"], True).changed_files is None
 
 
 def test_null_body_and_labels_in_a_payload():
