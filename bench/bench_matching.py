@@ -148,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     made = time.perf_counter() - start
     start = time.perf_counter()
     matcher = CompiledMatcher(
-        big, config.model_copy(update={"topic_scale": {}, "family_topics": frozenset()})
+        big,
+        config.model_copy(
+            update={"topic_scale": {}, "family_topics": frozenset(), "upkeep_topics": frozenset()}
+        ),
     )
     build = (time.perf_counter() - start) * 1000
     print(f"generated library: {len(big.notes)} notes, {len(big.topics)} topics")
