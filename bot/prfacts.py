@@ -233,15 +233,23 @@ def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PR
 
 
 def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -> PRFacts:
-    """PR facts from one line of an evaluation file (number, title, body, labels, files)."""
+    """PR facts from one line of an evaluation file (number, title, body, labels, files).
+
+    `code_names` maps a name to the files naming it, each a path or its index in `files`
+    (compact: a 1,500-file PR's diff names thousands of identifiers)."""
+    files = tuple(record.get("files") or ())
+
+    def naming(where: list[str | int]) -> tuple[str, ...]:
+        return tuple(files[f] if isinstance(f, int) else f for f in where)
+
     return PRFacts(
         repo=record.get("repo", repo),
         number=int(record.get("number") or 0),
         title=record.get("title") or "",
         body=record.get("body") or "",
         labels=tuple(record.get("labels") or ()),
-        files=tuple(record.get("files") or ()),
-        code_names={k: tuple(v) for k, v in (record.get("code_names") or {}).items()},
+        files=files,
+        code_names={k: naming(v) for k, v in (record.get("code_names") or {}).items()},
         changed_files=_count(record.get("changed_files")),
     )
 

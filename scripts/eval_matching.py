@@ -1,10 +1,10 @@
 """Measure the matcher on a graded set of real PRs (default: the dev set).
 
 Each line of the PR file has number, title, body, labels, files, optionally
-`code_names` ({name: [files]}: the names on the diff's changed lines, as the bot
-reads them from GitHub's file listing; `bot.prfacts.code_names_in`), optionally
-`changed_files` (the PR's own count: when `files` holds that many, the list is whole)
-and `relevant`:
+`code_names` ({name: [files]}, a file as a path or its index in `files`: the names on
+the diff's changed lines, as the bot reads them from GitHub's file listing;
+`bot.prfacts.code_names_in`), optionally `changed_files` (the PR's own count: when
+`files` holds that many, the list is whole) and `relevant`:
 {note index: grade}, grade 2 = the note is what a reviewer of this PR needs,
 1 = related, absent = not relevant. A note index is the note's position in
 seeds/raw/notes_prs.json; it is mapped to a library note by that entry's PR

@@ -124,6 +124,13 @@ def test_facts_from_record_tolerates_missing_fields():
     )
 
 
+def test_code_names_in_a_record_name_files_by_path_or_index():
+    facts = facts_from_record(
+        {"number": 1, "files": ["a.py", "b.py"], "code_names": {"run_x": [1, "c.py"], "Y_z": [0]}}
+    )
+    assert facts.code_names == {"run_x": ("b.py", "c.py"), "Y_z": ("a.py",)}
+
+
 def _example(action: str) -> dict:
     groups = json.loads(EXAMPLES.read_text("utf-8"))
     pr = next(g for g in groups if g["name"] == "pull_request")
