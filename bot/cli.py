@@ -15,6 +15,7 @@ from bot.library import (
     diff_blind,
     load_library,
     redundant_aspects,
+    unlisted_prs,
 )
 from bot.notes import LibraryError
 
@@ -68,6 +69,11 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         print(
             f"hint: {note.filename}: no code name (snake_case or CamelCase) among its keywords;"
             " the bot cannot see this note's mechanism in a PR's changed lines"
+        )
+    for note, number in unlisted_prs(library):
+        print(
+            f"hint: {note.filename}: its text names PR {number}; add it to read_with if a"
+            " reviewer of that PR should get this note"
         )
     for note, aspect in redundant_aspects(library):
         print(

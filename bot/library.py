@@ -136,6 +136,28 @@ def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
     return found
 
 
+# "#38390", "PR 54416", "PRs 38390 (...), 49994 (...) and 47941": numbers the text gives
+# as pull requests (a list after "PRs" runs on through commas, "and" and parentheses);
+# "NVIDIA/nccl#574" is another repository's.
+_PR_MENTION = re.compile(
+    r"(?<![\w/.-])#(\d{2,7})\b|\bPRs?\s+(\d{2,7}(?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)"
+)
+
+
+def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
+    """PRs a note's text names that are neither its source PR nor in its `read_with`:
+    the curator may want the note shown on them too (or the number is an issue)."""
+    found = []
+    for note in library.notes:
+        named: dict[int, None] = {}
+        for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
+            for n in re.findall(r"\d{2,7}", m.group(1) or re.sub(r"\([^)]*\)", "", m.group(2))):
+                named[int(n)] = None
+        known = {note.source_pr, *note.read_with}
+        found += [(note, n) for n in named if n not in known]
+    return found
+
+
 def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:
     """Checks beyond one file's own content: file names, topics, duplicate ids."""
     problems: list[Problem] = []

@@ -326,6 +326,7 @@ class CompiledMatcher:
         self._label_topics: dict[str, list[str]] = defaultdict(list)
         self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
         self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._by_reading: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._repo = [n.repo.lower() for n in self.notes]
         # In keyword order, not a set: reasons must come out the same on every run, or the
         # sticky comment would be rewritten for nothing.
@@ -370,6 +371,8 @@ class CompiledMatcher:
                 self._notes_by_topic[t].append(i)
             if note.source_pr is not None:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
+            for n in note.read_with:
+                self._by_reading[(note.repo.lower(), n)].append(i)
         named = set(config.topic_scale) | config.family_topics | config.upkeep_topics
         unknown = sorted(named - set(library.topics))
         if unknown:
@@ -610,11 +613,15 @@ class CompiledMatcher:
                 scored.append((gain, e.detail, e.gloss))
         is_source = self._is_source(i, facts)
         refers = note.source_pr is not None and note.source_pr in facts.refs
-        tied = is_source or refers  # the note's own PR, or one building on it: enough alone
+        reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
+        # the note's own PR, one building on it, or one the note says to read: enough alone
+        tied = is_source or refers or reading
         if refers:
             scored.append(
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
             )
+        if reading:
+            scored.append((w.source_ref, "this note says to read this PR with its own", ""))
         score = sum(s for s, _, _ in scored)
         reasons = _reason_lines(scored)
         if is_source:
@@ -633,7 +640,7 @@ class CompiledMatcher:
         # of 900 files names everything); words cannot.
         own_words = [e for e in own if e.kind not in (Kind.PATH, Kind.DIFF)]
         own_files = frozenset().union(*(e.keys for e in own if e.kind in (Kind.PATH, Kind.DIFF)))
-        swept = not own_words and not refers and self._swept(hit, scan, own_files)
+        swept = not own_words and not tied and self._swept(hit, scan, own_files)
         named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
         named = named or tied
         return Match(
@@ -683,6 +690,7 @@ class CompiledMatcher:
         by_id = {h.topic.id: h for h in topic_hits}
 
         candidates: set[int] = set(self._by_source.get((repo, facts.number), ()))
+        candidates.update(self._by_reading.get((repo, facts.number), ()))
         for h in topic_hits:
             candidates.update(self._notes_by_topic.get(h.topic.id, ()))
         for key in (*scan.tags, *scan.title, *scan.body):

@@ -96,8 +96,8 @@ def _check_term(term: str) -> str:
     return term
 
 
-def _no_duplicates(terms: tuple[str, ...]) -> tuple[str, ...]:
-    folded = [t.casefold() for t in terms]
+def _no_duplicates(terms: tuple[Any, ...]) -> tuple[Any, ...]:
+    folded = [t.casefold() if isinstance(t, str) else t for t in terms]
     if len(set(folded)) < len(folded):
         twice = next(t for i, t in enumerate(terms) if folded[i] in folded[:i])
         raise ValueError(f"{twice!r} is listed twice")
@@ -135,6 +135,9 @@ class Note(BaseModel):
     id: str = Field(pattern=ID_PATTERN)
     repo: str = Field(pattern=REPO_PATTERN)
     source_pr: int | None = Field(default=None, ge=1)
+    # PRs the note says to read with its own ("read it with PRs 38390, 49994 and 47941"):
+    # a reviewer of one of them gets the note.
+    read_with: tuple[Annotated[int, Field(ge=1)], ...] = ()
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)
     keywords: tuple[Term, ...] = ()
@@ -150,7 +153,7 @@ class Note(BaseModel):
     updated: date | None = None
     source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
-    _unique = field_validator("topics", "keywords", "aspects", "paths")(_no_duplicates)
+    _unique = field_validator("topics", "keywords", "aspects", "paths", "read_with")(_no_duplicates)
 
     @field_validator("title_zh", "guidance")
     @classmethod
@@ -334,6 +337,7 @@ _NOT_PLAIN = re.compile(r'["\\\x00-\x1f\x7f]')
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")
 _INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_INT_ARRAY = _array(_INT.pattern)  # read_with = [38390, 49994]
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -356,6 +360,8 @@ def _fast_value(raw: str) -> Any:
             return [s[1:-1] for s in _PLAIN_STR.findall(raw)]
         if _ESCAPED_ARRAY.fullmatch(raw):
             return [_unquote(s) for s in _ESCAPED_STR.findall(raw)]
+        if _INT_ARRAY.fullmatch(raw):
+            return [int(s) for s in _INT.findall(raw)]
     elif _INT.fullmatch(raw):
         return int(raw)
     elif raw in ("true", "false"):
@@ -466,6 +472,7 @@ FIELD_ORDER = (
     "id",
     "repo",
     "source_pr",
+    "read_with",
     "verdict",
     "topics",
     "keywords",

@@ -175,6 +175,7 @@ class NoteDetailOut(NoteOut):
     keywords: list[str]
     aspects: list[str]
     paths: list[str]
+    read_with: list[int]  # PRs the note says to read with its own
     source_file_url: str
     related: list[RelatedOut]
 
@@ -401,6 +402,7 @@ def notes_router(
                     keywords=list(note.keywords),
                     aspects=list(note.aspects),
                     paths=list(note.paths),
+                    read_with=list(note.read_with),
                     source_file_url=source_file_url(request, note),
                     related=[
                         RelatedOut(**note_out(request, r.note), shared_topics=list(r.shared))

@@ -142,6 +142,16 @@ NOTE_DEFECTS = [
         id="aspects-not-a-list",
     ),
     pytest.param(
+        ("source_pr = 52401", "source_pr = 52401\nread_with = [38390, 38390]"),
+        (5, "read_with", "38390 is listed twice"),
+        id="duplicate-read-with",
+    ),
+    pytest.param(
+        ("source_pr = 52401", "source_pr = 52401\nread_with = [0]"),
+        (5, "read_with", "Input should be greater than or equal to 1"),
+        id="read-with-not-a-pr-number",
+    ),
+    pytest.param(
         ("值得精读。正文。\n", "   \n"),
         (15, "guidance", "must not be empty"),
         id="blank-guidance",
@@ -414,6 +424,23 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
     assert [line.split(":")[1].strip() for line in out[1:]] == ["vllm-test0002.md"]
     assert "no code name" in out[1]
+
+
+def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path, capsys):
+    named = VALID.replace(
+        'summary_en = "Shows how a function pointer picks the eager region."',
+        'summary_en = "Read it with PRs 38390 (the base), 49994 and 47941, after PR 52401."\n'
+        "read_with = [49994]",
+    ).replace("值得精读。正文。", "值得精读。与 #47941 串读；参考 NVIDIA/nccl#574 与 #9129。")
+    write(tmp_path, named)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = capsys.readouterr().out.splitlines()[1:]
+    # not its source PR (52401), not one already listed, not another repository's
+    assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941", "9129"]
+    assert hints[0] == (
+        "hint: vllm-test0001.md: its text names PR 38390; add it to read_with if a"
+        " reviewer of that PR should get this note"
+    )
 
 
 def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):

@@ -1076,6 +1076,16 @@ def test_a_similar_title_does_not_show_the_notes_subsystem(tmp_path):
     assert ids(match_pr(pr("[Spec Decode] Eager region for the CUDA graph"), lib, cfg)) == ["n"]
 
 
+def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
+    lib = library(note("n", ("ec-connector",), source_pr=49585, read_with=(38390, 47941)))
+    got = match_pr(pr("[Model Runner v2] E/P/D disaggregation support", number=38390), lib, CFG)
+    assert ids(got) == ["n"]
+    assert got.matches[0].reasons == ("this note says to read this PR with its own",)
+    other_repo = replace(pr("E/P/D disaggregation support", number=38390), repo="o/fork")
+    assert ids(match_pr(other_repo, lib, CFG)) == []
+    assert ids(match_pr(pr("E/P/D disaggregation support", number=38391), lib, CFG)) == []
+
+
 def test_only_the_best_note_may_rest_on_its_topics_alone():
     lib = library(
         note("a-graphs", ("cuda-graphs", "spec-decode")),
