@@ -27,10 +27,17 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - a note shown by changed files alone (no word of its own, no title word, tag or label of
   its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
   across the tree touches a test file of every subsystem.
-- a PR whose title says it is cosmetic (`cosmetic_words`: a typo, comments, a clean-up)
-  gets only notes its title names by their own keywords.
+- a PR whose title says it is cosmetic (`cosmetic_words`: a typo, comments, a clean-up),
+  or that changes only docs and examples, gets only notes its title names by their own
+  keywords; one that changes only tests and CI (`upkeep_files`) gets those or notes on
+  CI and test plumbing (`upkeep_topics`). Both need the whole file list (PRFacts
+  `files_complete`): a partial one may have missed the code.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
-  note's source PR gets strong evidence for it.
+  note's source PR, or that the note says to read with it (`read_with`), gets strong
+  evidence for it.
+- a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
+  full, whatever the note's other topics; a broad topic does not single out one of the
+  notes its other topics fit.
 A note is linked when its score reaches the threshold and is not far below the best
 note's (`relative_floor`); at most `max_notes`, best first, deep reads before quick
 reads at equal score. Only the best may rest on its topics alone, and not when those
@@ -47,7 +54,7 @@ import re
 import tomllib
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -673,6 +680,24 @@ class CompiledMatcher:
             not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
         )
 
+    def _kind_fits(self, facts: PRFacts) -> Callable[[Match], bool]:
+        """Whether a note suits the kind of change: a typo fix, a clean-up or a docs-only
+        change in a subsystem needs no reading guidance on it, unless its title names the
+        note's own mechanism; a change to tests and CI alone needs guidance on tests and
+        CI, or on what its title names."""
+        cosmetic = bool(self._cosmetic.find(facts.title_text)) or self._only(self._aux, facts)
+        upkeep = self._only(self._upkeep, facts)
+        upkeep_topics = self.config.upkeep_topics
+
+        def fits(m: Match) -> bool:
+            if m.named:
+                return True
+            if upkeep:
+                return not cosmetic and not upkeep_topics.isdisjoint(m.note.topics)
+            return not cosmetic
+
+        return fits
+
     @staticmethod
     def _only(kind: GlobIndex[int], facts: PRFacts) -> bool:
         """Every file the PR changes is of this kind (docs, tests and CI...), and the
@@ -711,12 +736,8 @@ class CompiledMatcher:
             return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
 
         scored.sort(key=rank)
-        # A typo fix, a clean-up or a docs-only change in a subsystem needs no reading
-        # guidance on it, unless its title names the note's own mechanism; a change to
-        # tests and CI alone needs guidance on tests and CI.
-        cosmetic = bool(self._cosmetic.find(facts.title_text)) or self._only(self._aux, facts)
-        upkeep = self._only(self._upkeep, facts)
         sources = [m for m in scored if m.note.id in source_ids]
+        fits = self._kind_fits(facts)
         eligible = [
             m
             for m in scored
@@ -725,8 +746,7 @@ class CompiledMatcher:
             and m.specific >= self.config.min_specific
             and (m.on_topic or not self.config.main_topic_first)
             and not m.swept
-            and (m.named or not cosmetic)
-            and (m.named or not upkeep or not self.config.upkeep_topics.isdisjoint(m.note.topics))
+            and fits(m)
         ]
         if eligible:
             floor = self.config.relative_floor * eligible[0].score
