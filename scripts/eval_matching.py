@@ -20,9 +20,11 @@ source PR (those get their note by the source-PR rule, which flatters the number
 
 Any JSONL with those fields works (`relevant` may be absent: then every link counts
 as wrong, which is what a set of PRs no note is about should show). `--show` lists
-every linked (PR, note) pair with its grade, score and reasons, for hand review.
+every linked (PR, note) pair with its grade, score and reasons, for hand review;
+`--misses` every grade-2 note a PR did not get, with its score and evidence: where a
+note's keywords or aspects fall short.
 
-    python scripts/eval_matching.py [--prs FILE] [--title-only] [--verbose] [--show]
+    python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
 
 Graded sets shipped with the project (bench/graded/, same fields plus the grader's
 `why`, `kind` (g2 / g1 / neg / random) and `url`): notes_era_1.jsonl (139 PRs),
@@ -148,6 +150,36 @@ def show_links(record: dict, matches, grades: dict[str, int], label: dict[str, i
             print(f"        - {reason}")
 
 
+def show_misses(record: dict, result, grades: dict[str, int], label: dict[str, int]) -> None:
+    """One block per grade-2 note the PR did not get: how far it came, and on what."""
+    linked = {m.note.id for m in result.matches}
+    missed = [nid for nid, g in grades.items() if g == 2 and nid not in linked]
+    if not missed:
+        return
+    print(f"#{record['number']} {record['title']}")
+    candidates = {m.note.id: m for m in result.candidates}
+    for nid in missed:
+        m = candidates.get(nid)
+        if m is None:
+            print(f"   missed note {label.get(nid, '?')} {nid}: no evidence at all")
+            continue
+        held = [
+            why
+            for why, holds in (
+                ("its first topic not shown", not m.on_topic),
+                ("files of a sweep", m.swept),
+                ("nothing of its own", not m.own),
+            )
+            if holds
+        ]
+        print(
+            f"   missed note {label.get(nid, '?')} {nid}: score {m.score:g}, specific"
+            f" {m.specific:g}{'; ' + ', '.join(held) if held else ''}"
+        )
+        for reason in m.reasons:
+            print(f"        - {reason}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prs", type=Path, default=DEFAULT_PRS)
@@ -158,6 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
     ap.add_argument(
         "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
+    )
+    ap.add_argument(
+        "--misses",
+        action="store_true",
+        help="every grade-2 note a PR did not get, with how far it came (for curators)",
     )
     ap.add_argument(
         "--title-only",
@@ -193,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.show:
             show_links(record, result.matches, grades, label)
+        if args.misses:
+            show_misses(record, result, grades, label)
     report("all PRs", everything)
     report("excluding notes' source PRs", unseen)
     print("== per note (all PRs): linked / wrong / grade-2 found of grade-2")

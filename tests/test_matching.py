@@ -994,6 +994,31 @@ def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsy
     assert "precision          0.000 (0/2)" in out
 
 
+def test_eval_script_misses_shows_how_far_each_missed_grade_2_note_came(
+    tmp_path, capsys, eval_script
+):
+    import json
+
+    lib = load_library()
+    index = eval_script.note_index(lib, eval_script.DEFAULT_INDEX)
+    label = {nid: i for i, nid in index.items()}
+    ptx = next(n for n in lib.notes if "PTX" in n.keywords)
+    other = next(n for n in lib.notes if n.id not in (ptx.id,) and n.source_pr)
+    prs = tmp_path / "prs.jsonl"
+    rows = [  # a PTX title with no topic of its own: a keyword, short of the threshold
+        {"number": 7, "title": "Explain PTX", "relevant": {str(label[ptx.id]): 2}},
+        {"number": 8, "title": "Unrelated words", "relevant": {str(label[other.id]): 2}},
+        {"number": other.source_pr, "title": "found", "relevant": {str(label[other.id]): 2}},
+    ]
+    prs.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert eval_script.main(["--prs", str(prs), "--misses"]) == 0
+    out = capsys.readouterr().out
+    assert f"#7 Explain PTX\n   missed note {label[ptx.id]} {ptx.id}: score 3, specific 3" in out
+    assert "        - title mentions 'PTX' (keyword of this note)" in out
+    assert f"missed note {label[other.id]} {other.id}: no evidence at all" in out
+    assert "#" + str(other.source_pr) not in out  # got its note: nothing to show
+
+
 # --- a title resembling the note's title ----------------------------------------------
 
 
