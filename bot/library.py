@@ -140,7 +140,12 @@ def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
 # as pull requests (a list after "PRs" runs on through commas, "and" and parentheses);
 # "NVIDIA/nccl#574" is another repository's.
 _PR_MENTION = re.compile(
-    r"(?<![\w/.-])#(\d{2,7})\b|\bPRs?\s+(\d{2,7}(?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)"
+    r"""
+    (?<![\w/.-])\#(\d{2,7})\b                          # "#38390", not "NVIDIA/nccl#574"
+    | \bPRs?\s+(\d{2,7}                                 # "PR 54416", "PRs 38390
+        (?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)     #  (the base), 49994 and 47941"
+    """,
+    re.VERBOSE,
 )
 
 
