@@ -239,7 +239,12 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
     (compact: a 1,500-file PR's diff names thousands of identifiers)."""
     files = tuple(record.get("files") or ())
 
-    def naming(where: list[str | int]) -> tuple[str, ...]:
+    def naming(name: str, where: list[str | int]) -> tuple[str, ...]:
+        bad = [f for f in where if isinstance(f, int) and not 0 <= f < len(files)]
+        if bad:
+            raise ValueError(
+                f"code_names[{name!r}]: no file at index {bad[0]} (files lists {len(files)})"
+            )
         return tuple(files[f] if isinstance(f, int) else f for f in where)
 
     return PRFacts(
@@ -249,7 +254,7 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
         body=record.get("body") or "",
         labels=tuple(record.get("labels") or ()),
         files=files,
-        code_names={k: naming(v) for k, v in (record.get("code_names") or {}).items()},
+        code_names={k: naming(k, v) for k, v in (record.get("code_names") or {}).items()},
         changed_files=_count(record.get("changed_files")),
     )
 

@@ -129,6 +129,10 @@ def test_code_names_in_a_record_name_files_by_path_or_index():
         {"number": 1, "files": ["a.py", "b.py"], "code_names": {"run_x": [1, "c.py"], "Y_z": [0]}}
     )
     assert facts.code_names == {"run_x": ("b.py", "c.py"), "Y_z": ("a.py",)}
+    with pytest.raises(
+        ValueError, match=r"code_names\['run_x'\]: no file at index 2 \(files lists 2\)"
+    ):
+        facts_from_record({"number": 1, "files": ["a.py", "b.py"], "code_names": {"run_x": [2]}})
 
 
 def _example(action: str) -> dict:
