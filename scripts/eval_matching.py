@@ -26,19 +26,9 @@ note's keywords or aspects fall short.
 
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
 
-Graded sets shipped with the project (bench/graded/, same fields plus the grader's
-`why`, `kind` (g2 / g1 / neg / random) and `url`): notes_era_1.jsonl (139 PRs),
-notes_era_2.jsonl (150), notes_era_3.jsonl (124) and notes_era_4.jsonl (146; these
-two are what the earlier rounds of search left), vllm-project/vllm PRs of 2023..2026
-found through the search corpus for each note, with hard negatives that share the
-notes' words and random PRs, graded by hand against all 16 notes by graders who had
-not seen the matcher (and everyday_mix.jsonl: 68 PRs of 2026-05..09 sampled across all
-of vLLM; subsystem_sample.jsonl: 141 PRs of the notes' subsystems taken as the search
-returned them, whether a note is about them or not); bodies are the descriptions as
-the search showed them (often cut short), files were not captured. The exceptions are
-history_with_files.jsonl (137 PRs) and history_with_files_2.jsonl (130): squash-merged
-PRs of vLLM's history up to 2026-05-24, with every changed file and no description,
-graded from their diffs.
+Graded sets shipped with the project are in bench/graded/ (same fields plus the
+grader's `why`, `kind`, `url`); bench/graded/README.md says how each was found and
+graded, and what the matcher scored on it when it was new.
 """
 
 from __future__ import annotations
