@@ -25,6 +25,12 @@ every linked (PR, note) pair with its grade, score and reasons, for hand review;
 note's keywords or aspects fall short.
 
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
+    python scripts/eval_matching.py --all [--before NOTES_DIR] [--before-config FILE]
+
+`--all` tabulates every graded set (the dev set and bench/graded/), title only and with
+what was captured, with totals. `--before` compares with another library (a copy of
+seeds/notes/ taken before an edit; `--before-config` another matching.toml) and lists
+every link the edit gained (+) or lost (-) with its grade: what a curator's change does.
 
 Graded sets shipped with the project are in bench/graded/ (same fields plus the
 grader's `why`, `kind`, `url`); bench/graded/README.md says how each was found and
@@ -36,7 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,11 +50,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_library  # noqa: E402
-from bot.matching import DEFAULT_MATCHING_FILE, load_match_config, match_pr  # noqa: E402
+from bot.matching import (  # noqa: E402
+    DEFAULT_MATCHING_FILE,
+    MatchConfig,
+    load_match_config,
+    match_pr,
+)
 from bot.prfacts import facts_from_record  # noqa: E402
 
 DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")
 DEFAULT_INDEX = ROOT / "seeds" / "raw" / "notes_prs.json"
+GRADED_DIR = ROOT / "bench" / "graded"
 
 
 def note_index(library: Library, index_file: Path) -> dict[int, str]:
@@ -89,6 +101,14 @@ class Tally:
     empty_commented: int = 0
     # note id -> [linked, wrong, grade-2, grade-2 found]
     per_note: dict[str, list[int]] = field(default_factory=dict)
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally's counts (per-note figures are left out)."""
+        for name in ("prs", "linked", "good", "grade2", "grade2_found", "related"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.related_found += other.related_found
+        self.empty_prs += other.empty_prs
+        self.empty_commented += other.empty_commented
 
     def add(self, linked: list[str], grades: dict[str, int]) -> None:
         self.prs += 1
@@ -170,6 +190,104 @@ def show_misses(record: dict, result, grades: dict[str, int], label: dict[str, i
             print(f"        - {reason}")
 
 
+@dataclass
+class Run:
+    """One pass of the matcher over one graded set."""
+
+    tally: Tally = field(default_factory=Tally)
+    links: dict[tuple[int, str], int] = field(default_factory=dict)  # (PR, note id) -> grade
+    titles: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    library: Library
+    config: MatchConfig
+    index: dict[int, str]  # note index -> note id
+
+    @classmethod
+    def load(cls, notes: Path, topics: Path, config: Path, index_file: Path) -> Matcher:
+        library = load_library(notes, topics)
+        return cls(library, load_match_config(config), note_index(library, index_file))
+
+
+def evaluate(
+    matcher: Matcher, path: Path, title_only: bool, each: Callable[..., None] | None = None
+) -> Run:
+    """Match every PR of the set; `each(record, result, grades)` sees every one."""
+    run = Run()
+    for record in graded_records(path, title_only):
+        grades = {matcher.index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
+        result = match_pr(facts_from_record(record), matcher.library, matcher.config)
+        linked = [m.note.id for m in result.matches]
+        run.tally.add(linked, grades)
+        run.links.update({(record["number"], nid): grades.get(nid, 0) for nid in linked})
+        run.titles[record["number"]] = record["title"]
+        if each is not None:
+            each(record, result, grades)
+    return run
+
+
+def graded_sets(dev: Path) -> list[Path]:
+    """The dev set (when present) and every shipped set graded against the notes."""
+    sets = [dev] if dev.exists() else []
+    for path in sorted(GRADED_DIR.glob("*.jsonl")):
+        first = next(iter(path.read_text("utf-8").splitlines()), "")
+        if first.strip() and "relevant" in json.loads(first):  # not the second grader's
+            sets.append(path)
+    return sets
+
+
+def brief(t: Tally) -> str:
+    """Precision, grade-2 recall and false comments, in one cell of a table."""
+    return (
+        f"{ratio(t.good, t.linked):>15} {ratio(t.grade2_found, t.grade2):>15} "
+        f"{t.empty_commented:>4}/{t.empty_prs:<4}"
+    )
+
+
+MODES = (("title only", True), ("as captured", False))
+
+
+def report_all(matcher: Matcher, sets: list[Path], before: Matcher | None) -> list[str]:
+    """A table of every set, title only and with what was captured; the links that
+    differ from `before`'s, one line each."""
+    cell = f"{'precision':>15} {'grade-2 recall':>15} {'false com.':>9}"
+    width = len(cell)
+    print(f"{'':<28} {'':>4} | {'title only':^{width}} | {'as captured':^{width}}")
+    print(f"{'set':<28} {'PRs':>4} | {cell} | {cell}")
+    totals = {mode: Tally() for mode, _ in MODES}
+    changes: list[str] = []
+    for path in sets:
+        cells = []
+        for mode, title_only in MODES:
+            run = evaluate(matcher, path, title_only)
+            totals[mode].merge(run.tally)
+            cells.append(brief(run.tally))
+            if before is not None:
+                changes += link_changes(
+                    run, evaluate(before, path, title_only), path, mode, matcher
+                )
+        print(f"{path.stem:<28} {run.tally.prs:>4} | {cells[0]} | {cells[1]}")
+    cells = [brief(totals[mode]) for mode, _ in MODES]
+    print(f"{'all sets':<28} {totals['title only'].prs:>4} | {cells[0]} | {cells[1]}")
+    return changes
+
+
+def link_changes(now: Run, then: Run, path: Path, mode: str, matcher: Matcher) -> list[str]:
+    """`+` a link gained, `-` a link lost, with its grade: what a change did."""
+    label = {nid: i for i, nid in matcher.index.items()}
+    out = []
+    for sign, a, b in (("+", now, then), ("-", then, now)):
+        for (number, nid), grade in sorted(a.links.items()):
+            if (number, nid) not in b.links:
+                out.append(
+                    f"{sign} {path.stem} ({mode}) #{number} note {label.get(nid, '?')} "
+                    f"(grade {grade}): {now.titles[number][:80]}"
+                )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prs", type=Path, default=DEFAULT_PRS)
@@ -177,6 +295,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--notes", type=Path, default=DEFAULT_NOTES_DIR)
     ap.add_argument("--topics", type=Path, default=DEFAULT_TOPICS_FILE)
     ap.add_argument("--config", type=Path, default=DEFAULT_MATCHING_FILE)
+    ap.add_argument(
+        "--all",
+        action="store_true",
+        help="every graded set (the dev set and bench/graded/), title only and as captured, "
+        "in one table",
+    )
+    ap.add_argument(
+        "--before",
+        type=Path,
+        metavar="NOTES_DIR",
+        help="compare with another library (say, a copy taken before an edit): prints every "
+        "link gained (+) or lost (-), with its grade",
+    )
+    ap.add_argument(
+        "--before-config", type=Path, metavar="FILE", help="the same for another matching.toml"
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
     ap.add_argument(
         "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
@@ -194,17 +328,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    library = load_library(args.notes, args.topics)
-    config = load_match_config(args.config)
-    index = note_index(library, args.index)
-    label = {nid: i for i, nid in index.items()}
-    sources = {n.source_pr for n in library.notes if n.source_pr}
-    everything, unseen = Tally(), Tally()
-    for record in graded_records(args.prs, args.title_only):
-        grades = {index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
-        result = match_pr(facts_from_record(record), library, config)
+    matcher = Matcher.load(args.notes, args.topics, args.config, args.index)
+    before = None
+    if args.before or args.before_config:
+        before = Matcher.load(
+            args.before or args.notes,
+            args.topics,
+            args.before_config or args.config,
+            args.index,
+        )
+    if args.all:
+        changes = report_all(matcher, graded_sets(args.prs), before)
+        print_changes(changes, before is not None)
+        return 0
+
+    label = {nid: i for i, nid in matcher.index.items()}
+    sources = {n.source_pr for n in matcher.library.notes if n.source_pr}
+    unseen = Tally()
+
+    def each(record: dict, result, grades: dict[str, int]) -> None:
         linked = [m.note.id for m in result.matches]
-        everything.add(linked, grades)
         is_source = record["number"] in sources
         if not is_source:
             unseen.add(linked, grades)
@@ -222,14 +365,31 @@ def main(argv: list[str] | None = None) -> int:
             show_links(record, result.matches, grades, label)
         if args.misses:
             show_misses(record, result, grades, label)
+
+    run = evaluate(matcher, args.prs, args.title_only, each)
+    everything = run.tally
     report("all PRs", everything)
     report("excluding notes' source PRs", unseen)
     print("== per note (all PRs): linked / wrong / grade-2 found of grade-2")
-    for i in sorted(index):
-        nid = index[i]
+    for i in sorted(matcher.index):
+        nid = matcher.index[i]
         linked, wrong, g2, g2f = everything.per_note.get(nid, [0, 0, 0, 0])
         print(f"  {i:>2} {nid}  linked {linked:>2}  wrong {wrong:>2}  grade-2 {g2f}/{g2}")
+    if before is not None:
+        mode = "title only" if args.title_only else "as captured"
+        changes = link_changes(
+            run, evaluate(before, args.prs, args.title_only), args.prs, mode, matcher
+        )
+        print_changes(changes, True)
     return 0
+
+
+def print_changes(changes: list[str], compared: bool) -> None:
+    if not compared:
+        return
+    print(f"== links that differ from --before: {len(changes)}")
+    for line in changes:
+        print(f"  {line}")
 
 
 if __name__ == "__main__":

@@ -10,24 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.library import load_library
-from bot.matching import load_match_config, match_pr
-from bot.prfacts import facts_from_record
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def figures(ev, path: Path, title_only: bool) -> dict[str, float]:
     """The evaluation script's figures (`ev`: scripts/eval_matching.py) for one set."""
-    library, config = load_library(), load_match_config()
-    index = ev.note_index(library, ev.DEFAULT_INDEX)
-    tally = ev.Tally()
-    for record in ev.graded_records(path, title_only):
-        grades = {index[int(k)]: int(v) for k, v in record["relevant"].items()}
-        tally.add(
-            [m.note.id for m in match_pr(facts_from_record(record), library, config).matches],
-            grades,
-        )
+    matcher = ev.Matcher.load(
+        ev.DEFAULT_NOTES_DIR, ev.DEFAULT_TOPICS_FILE, ev.DEFAULT_MATCHING_FILE, ev.DEFAULT_INDEX
+    )
+    tally = ev.evaluate(matcher, path, title_only).tally
     return {
         "precision": tally.good / tally.linked if tally.linked else 1.0,
         "recall": tally.grade2_found / tally.grade2 if tally.grade2 else 1.0,

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from bot.globs import glob_matches
-from bot.library import Library, load_library
+from bot.library import DEFAULT_NOTES_DIR, Library, load_library
 from bot.matching import (
     MatchConfig,
     Weights,
@@ -1017,6 +1017,54 @@ def test_eval_script_misses_shows_how_far_each_missed_grade_2_note_came(
     assert "        - title mentions 'PTX' (keyword of this note)" in out
     assert f"missed note {label[other.id]} {other.id}: no evidence at all" in out
     assert "#" + str(other.source_pr) not in out  # got its note: nothing to show
+
+
+def _graded(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def test_eval_script_all_tabulates_every_graded_set_both_ways(
+    tmp_path, capsys, monkeypatch, eval_script
+):
+    lib = load_library()
+    label = {nid: i for i, nid in eval_script.note_index(lib, eval_script.DEFAULT_INDEX).items()}
+    source = next(n for n in lib.notes if n.source_pr)
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    hit = {"number": source.source_pr, "title": "found", "relevant": {str(label[source.id]): 2}}
+    _graded(graded / "one.jsonl", [hit, {"number": 5, "title": "[Doc] typo", "relevant": {}}])
+    _graded(graded / "regrade.jsonl", [{"number": 5, "title": "x", "first": {}, "second": {}}])
+    dev = _graded(tmp_path / "dev.jsonl", [{"number": 6, "title": "Unrelated", "relevant": {}}])
+    monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
+    assert eval_script.main(["--all", "--prs", str(dev)]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert set(rows) == {"dev", "one", "all"}  # the second grader's file is not a graded set
+    cell = "1.000 (1/1)     1.000 (1/1)    0/1"  # precision, grade-2 recall, false comments
+    assert rows["one"].count(cell) == 2  # title only and as captured
+    assert rows["dev"].count("n/a (0/0)       n/a (0/0)    0/1") == 2
+    assert rows["all"].split("|")[0].split() == ["all", "sets", "3"]
+    assert rows["all"].count("1.000 (1/1)     1.000 (1/1)    0/2") == 2
+
+
+def test_eval_script_before_lists_the_links_a_library_change_gains_and_loses(
+    tmp_path, capsys, eval_script
+):
+    import shutil
+
+    lib = load_library()
+    label = {nid: i for i, nid in eval_script.note_index(lib, eval_script.DEFAULT_INDEX).items()}
+    ptx = next(n for n in lib.notes if "PTX" in n.keywords)
+    before = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, before)
+    path = before / f"{ptx.id}.md"
+    path.write_text(path.read_text("utf-8").replace('"PTX"', '"PTX", "fatbin"'), "utf-8")
+    title = "[CI/Build] Warn when the fatbin drops an arch"
+    prs = _graded(tmp_path / "prs.jsonl", [{"number": 9, "title": title, "relevant": {}}])
+    assert eval_script.main(["--prs", str(prs), "--before", str(before)]) == 0
+    out = capsys.readouterr().out
+    assert "== links that differ from --before: 1\n" in out
+    assert f"  - prs (as captured) #9 note {label[ptx.id]} (grade 0): {title}" in out
 
 
 # --- a title resembling the note's title ----------------------------------------------
