@@ -580,18 +580,12 @@ class CompiledMatcher:
     def _score_note(
         self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
     ) -> Match:
-        note, w, cfg = self.notes[i], self.config.weights, self.config
+        """The note's score and reasons: its topics' evidence, scaled by how much of the
+        note the PR shows, plus what speaks for the note itself; and the flags that keep
+        a scored note from being linked (see `match`)."""
+        note, w = self.notes[i], self.config.weights
         hit = [topic_hits[t] for t in note.topics if t in topic_hits]
-        # A topic the description alone mentions adds its (small) score but does not make
-        # the topic present: descriptions name neighbouring subsystems all the time. A
-        # broad topic weighs in the share as it weighs in the score.
-        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
         main = note.topics[0]
-        present = sum(weight[th.topic.id] for th in hit if th.present)
-        total = sum(weight.values())
-        coverage = (present / total) ** cfg.coverage_power if total else 0.0
-        scored: list[tuple[float, str, str]] = []  # (weight it contributed, what, why)
-        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         own = self._own_evidence(i, facts, scan)
         main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
         # An aspect word is common (`metrics`): where the files are known, they must be
@@ -599,21 +593,8 @@ class CompiledMatcher:
         if main_shown and (not scan.n_files or main in scan.topic_files):
             if aspect := self._aspect(i, scan):
                 own.append(aspect)
-        own_keys = frozenset().union(*(e.keys for e in own))
-        broad = 0.0  # what broad topics contributed beyond the note's own words and files
-        for th in hit:
-            capped = th.score / sum(e.weight for e in th.evidence)
-            # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
-            # PR is about: it counts in full, whatever other topics the note has.
-            tagged = th.topic.id == main and main in self._narrow
-            for e in th.evidence:
-                scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
-                scored.append((e.weight * scale, e.detail, f"topic: {th.topic.name_en}"))
-                for k in e.keys:
-                    shared[k] = max(shared.get(k, 0.0), e.weight * scale)
-                if th.topic.id in self._broad and not e.keys & own_keys:
-                    broad += e.weight * scale
-        for e in own:
+        scored, shared, broad = self._topic_part(note, hit, own)
+        for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
             if gain > 0:
@@ -642,24 +623,56 @@ class CompiledMatcher:
         on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
             main_shown and (similar or main not in self._broad)
         )
-        on_topic = on_topic or tied
         # Files and the names their diff changes can both be a sweep's (a typing clean-up
         # of 900 files names everything); words cannot.
         own_words = [e for e in own if e.kind not in (Kind.PATH, Kind.DIFF)]
         own_files = frozenset().union(*(e.keys for e in own if e.kind in (Kind.PATH, Kind.DIFF)))
         swept = not own_words and not tied and self._swept(hit, scan, own_files)
         named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
-        named = named or tied
         return Match(
             note,
             round(score, 2),
             reasons,
-            round(score - broad, 2),
-            on_topic,
-            swept,
-            named,
-            bool(own) or tied,
+            specific=round(score - broad, 2),
+            on_topic=on_topic or tied,
+            swept=swept,
+            named=named or tied,
+            own=bool(own) or tied,
         )
+
+    def _topic_part(
+        self, note: Note, hit: list[TopicHit], own: list[Evidence]
+    ) -> tuple[list[tuple[float, str, str]], dict[str, float], float]:
+        """What the note's topics contribute: (weight, what, why) per piece of evidence,
+        scaled by the share of the note's topics the PR shows; the weight each evidence
+        key got (so the note's own evidence on the same word counts once); and the part
+        resting on broad topics alone."""
+        cfg = self.config
+        # A topic the description alone mentions adds its (small) score but does not make
+        # the topic present: descriptions name neighbouring subsystems all the time. A
+        # broad topic weighs in the share as it weighs in the score.
+        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        present = sum(weight[th.topic.id] for th in hit if th.present)
+        total = sum(weight.values())
+        coverage = (present / total) ** cfg.coverage_power if total else 0.0
+        main = note.topics[0]
+        own_keys = frozenset().union(*(e.keys for e in own))
+        scored: list[tuple[float, str, str]] = []
+        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        broad = 0.0  # what broad topics contributed beyond the note's own words and files
+        for th in hit:
+            capped = th.score / sum(e.weight for e in th.evidence)
+            # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
+            # PR is about: it counts in full, whatever other topics the note has.
+            tagged = th.topic.id == main and main in self._narrow
+            for e in th.evidence:
+                scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
+                scored.append((e.weight * scale, e.detail, f"topic: {th.topic.name_en}"))
+                for k in e.keys:
+                    shared[k] = max(shared.get(k, 0.0), e.weight * scale)
+                if th.topic.id in self._broad and not e.keys & own_keys:
+                    broad += e.weight * scale
+        return scored, shared, broad
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
         """The PR shows this topic itself: a title word, tag or label, or changed files
