@@ -50,7 +50,13 @@ from bot.github_port import (
     PRRef,
     StickyResult,
 )
-from bot.prfacts import PRFacts, code_names_in, facts_from_payload
+from bot.prfacts import (
+    FileChange,
+    PRFacts,
+    code_names_in,
+    facts_from_payload,
+    incidental_files,
+)
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +326,12 @@ class GitHubClient:
                 if f.previous_filename:
                     paths[f.previous_filename] = None
             # `patch` is absent for binary and very large files: their names go unseen
-            return FileList(paths, code_names_in((f.filename, f.patch) for f in fetched if f.patch))
+            names = code_names_in((f.filename, f.patch) for f in fetched if f.patch)
+            changes = (
+                FileChange(f.filename, f.status, f.previous_filename, f.changes, f.patch)
+                for f in fetched
+            )
+            return FileList(paths, names, incidental_files(changes))
 
         return self._as_installation(ref, op)
 

@@ -38,15 +38,20 @@ class FilesNotReady(Exception):
 
 
 class FileList(list[str]):
-    """Changed file paths, as a list, plus `code_names`: the names on the diff's
-    changed lines -> the files naming them (`bot.prfacts.code_names_in`; empty when
-    the diff was not seen)."""
+    """Changed file paths, as a list, plus what the diff shows (both empty when it was
+    not seen): `code_names`, the names on its changed lines -> the files naming them
+    (`bot.prfacts.code_names_in`), and `incidental`, the files only moved or changed in
+    their imports (`bot.prfacts.incidental_files`)."""
 
     def __init__(
-        self, paths: Iterable[str] = (), code_names: Mapping[str, tuple[str, ...]] | None = None
+        self,
+        paths: Iterable[str] = (),
+        code_names: Mapping[str, tuple[str, ...]] | None = None,
+        incidental: frozenset[str] = frozenset(),
     ):
         super().__init__(paths)
         self.code_names: Mapping[str, tuple[str, ...]] = code_names or {}
+        self.incidental = incidental
 
 
 class Outcome(StrEnum):

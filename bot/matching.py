@@ -1,7 +1,8 @@
 """Which notes a PR should get, ranked, with the reasons (pure).
 
 Evidence is gathered per topic of the taxonomy, then per note:
-- a topic is hit by its path globs (changed files), its keywords (title tags, the
+- a topic is hit by its path globs (changed files, except those the PR only moves or
+  changes in their imports: `PRFacts.incidental`), its keywords (title tags, the
   title, the cleaned description) and its GitHub labels. A label only counts when
   neither a file nor the title already showed the topic: vLLM's mergify derives its
   labels from those, so counting both would count one fact twice. A topic's score is
@@ -411,6 +412,8 @@ class CompiledMatcher:
         topic_files: dict[str, list[str]] = defaultdict(list)
         note_files: dict[int, list[str]] = defaultdict(list)
         for path in dict.fromkeys(facts.files):
+            if path in facts.incidental:
+                continue  # moved, or changed in its imports: not a change to its subsystem
             for kind, owner in self._globs.owners(path):
                 if kind == "t":
                     topic_files[owner].append(path)  # type: ignore[index]

@@ -154,6 +154,9 @@ class PRFacts:
     # The PR's own count of its changed files (`changed_files`), when known: it tells
     # the whole list (GitHub's listing) from a partial one (files someone happened to see).
     changed_files: int | None = None
+    # Files it changes only by moving them or editing their imports (`incidental_files`):
+    # they say where code went, not what it does. Empty: the diff was not seen.
+    incidental: frozenset[str] = frozenset()
 
     @property
     def files_complete(self) -> bool:
@@ -213,6 +216,60 @@ def code_names_in(patches: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ..
     return {name: tuple(files) for name, files in sorted(names.items())}
 
 
+@dataclass(frozen=True)
+class FileChange:
+    """One entry of GitHub's list of a PR's files (`GET /pulls/{n}/files`)."""
+
+    filename: str
+    status: str = "modified"  # added, removed, modified, renamed, copied, changed
+    previous_filename: str | None = None  # a rename's old path
+    changes: int = 0  # lines added + removed
+    patch: str | None = None  # None: binary, or too large for GitHub to show
+
+
+# An import statement's first line: Python's `import x` / `from x import y`, C's `#include`.
+_IMPORT = re.compile(r"\s*(?:import\s+[\w.]|from\s+[\w.]+\s+import\b|#\s*include\b)")
+
+
+def incidental_files(changes: Iterable[FileChange]) -> frozenset[str]:
+    """The files a PR changes only by moving them or by editing their import lines
+    (both paths of a move): a module moved, and every file importing it follows. They
+    show where code went, not a change to what it does."""
+    out: set[str] = set()
+    for f in changes:
+        moved = f.status == "renamed" and not f.changes
+        if moved or (f.patch and imports_only(f.patch)):
+            out.add(f.filename)
+            if f.previous_filename:
+                out.add(f.previous_filename)
+    return frozenset(out)
+
+
+def imports_only(patch: str) -> bool:
+    """Every added or removed line of this unified diff (blank ones aside) is part of
+    an import statement, a parenthesised `from x import (...)` included."""
+    changed = False
+    in_import = False  # inside `from x import (` ... `)`, as the hunk's lines show it
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            in_import = False  # a new hunk starts somewhere else in the file
+            continue
+        mark, text = line[:1], line[1:]
+        if mark not in (" ", "+", "-"):
+            continue  # "\ No newline at end of file"
+        opens = bool(_IMPORT.match(text))
+        part = in_import or opens
+        if opens and "(" in text and ")" not in text:
+            in_import = True
+        elif in_import and ")" in text:
+            in_import = False
+        if mark != " " and text.strip():
+            if not part:
+                return False
+            changed = True
+    return changed
+
+
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:
     """PR facts from a `pull_request` event payload (body may be null)."""
     pr = payload["pull_request"]
@@ -236,15 +293,14 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
     """PR facts from one line of an evaluation file (number, title, body, labels, files).
 
     `code_names` maps a name to the files naming it, each a path or its index in `files`
-    (compact: a 1,500-file PR's diff names thousands of identifiers)."""
+    (compact: a 1,500-file PR's diff names thousands of identifiers); `incidental` lists
+    the files moved or changed in their imports only, the same way."""
     files = tuple(record.get("files") or ())
 
-    def naming(name: str, where: list[str | int]) -> tuple[str, ...]:
+    def paths(where: list[str | int], what: str) -> tuple[str, ...]:
         bad = [f for f in where if isinstance(f, int) and not 0 <= f < len(files)]
         if bad:
-            raise ValueError(
-                f"code_names[{name!r}]: no file at index {bad[0]} (files lists {len(files)})"
-            )
+            raise ValueError(f"{what}: no file at index {bad[0]} (files lists {len(files)})")
         return tuple(files[f] if isinstance(f, int) else f for f in where)
 
     return PRFacts(
@@ -254,8 +310,11 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
         body=record.get("body") or "",
         labels=tuple(record.get("labels") or ()),
         files=files,
-        code_names={k: naming(k, v) for k, v in (record.get("code_names") or {}).items()},
+        code_names={
+            k: paths(v, f"code_names[{k!r}]") for k, v in (record.get("code_names") or {}).items()
+        },
         changed_files=_count(record.get("changed_files")),
+        incidental=frozenset(paths(record.get("incidental") or [], "incidental")),
     )
 
 

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     files_sha   TEXT,                     -- head SHA the cached file list belongs to
     files       TEXT,                     -- cached changed files (JSON)
     code_names  TEXT,                     -- names on their changed lines (JSON), same head
+    incidental  TEXT,                     -- files moved or changed in imports only (JSON)
     event_at    TEXT,                     -- pull_request.updated_at of the last render
     opted_out   INTEGER NOT NULL DEFAULT 0,
     verbose     INTEGER NOT NULL DEFAULT 0,
@@ -73,6 +74,8 @@ class PRState:
     pending: PendingUpdate | None = None
     # names the diff at files_sha changes -> the files naming them
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # files that diff only moves or changes in their imports
+    incidental: frozenset[str] = frozenset()
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change only on push)."""
@@ -85,8 +88,11 @@ class PRStore:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
-        # pending: since slash commands; code_names: since matching on the diff's names
-        db.add_missing_columns("pr_state", {"pending": "TEXT", "code_names": "TEXT"})
+        # pending: since slash commands; code_names: since matching on the diff's names;
+        # incidental: since moved files stopped counting as evidence
+        db.add_missing_columns(
+            "pr_state", {"pending": "TEXT", "code_names": "TEXT", "incidental": "TEXT"}
+        )
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -109,6 +115,7 @@ class PRStore:
             verbose=bool(r["verbose"]),
             pending=_pending(r["pending"]),
             code_names={k: tuple(v) for k, v in json.loads(r["code_names"] or "{}").items()},
+            incidental=frozenset(json.loads(r["incidental"] or "[]")),
         )
 
     def put(self, state: PRState) -> None:
@@ -116,15 +123,16 @@ class PRStore:
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
-                                  code_names)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  code_names, incidental)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
                 files_sha = excluded.files_sha, files = excluded.files,
                 event_at = excluded.event_at, opted_out = excluded.opted_out,
                 verbose = excluded.verbose, updated_at = excluded.updated_at,
-                pending = excluded.pending, code_names = excluded.code_names
+                pending = excluded.pending, code_names = excluded.code_names,
+                incidental = excluded.incidental
             """,
             (
                 state.repo.lower(),
@@ -141,6 +149,7 @@ class PRStore:
                 utcnow(),
                 json.dumps(asdict(state.pending)) if state.pending is not None else None,
                 json.dumps({k: list(v) for k, v in state.code_names.items()}),
+                json.dumps(sorted(state.incidental)),
             ),
         )
 

@@ -80,18 +80,23 @@ def refresh_sticky(
         return pause_sticky(ctx, ref, by_label=True)
 
     head_sha = facts.head_sha or (state.head_sha or "")
-    names: Mapping[str, tuple[str, ...]] = {}  # what the diff names, cached with the files
+    # what the diff shows (the names it changes, the files it only moves), cached with
+    # the files
+    names: Mapping[str, tuple[str, ...]] = {}
+    incidental: frozenset[str] = frozenset()
     if files is None:
         files = state.files_for(head_sha)
         if files is None and not facts.head_sha and state.files is not None:
             files = state.files  # a command: no head in the payload, use the last one seen
-        names = state.code_names if files is not None else {}
+        if files is not None:
+            names, incidental = state.code_names, state.incidental
     if files is None:
         listed = ctx.github.list_files(ref, expected=expected_files)
-        files, names = listed, listed.code_names
+        files, names, incidental = listed, listed.code_names, listed.incidental
     files = tuple(files)
-    facts = replace(facts, files=files, head_sha=head_sha, code_names=names)
-    state = replace(state, files_sha=head_sha or None, files=files, code_names=names)
+    seen = dict(code_names=names, incidental=incidental)
+    facts = replace(facts, files=files, head_sha=head_sha, **seen)
+    state = replace(state, files_sha=head_sha or None, files=files, **seen)
 
     if verbose is not None:
         state = replace(state, verbose=verbose)

@@ -3,8 +3,10 @@
 Each line of the PR file has number, title, body, labels, files, optionally
 `code_names` ({name: [files]}, a file as a path or its index in `files`: the names on
 the diff's changed lines, as the bot reads them from GitHub's file listing;
-`bot.prfacts.code_names_in`), optionally `changed_files` (the PR's own count: when
-`files` holds that many, the list is whole) and `relevant`:
+`bot.prfacts.code_names_in`), optionally `incidental` (the files, as paths or indexes,
+the PR only moves or changes in their imports: `bot.prfacts.incidental_files`),
+optionally `changed_files` (the PR's own count: when `files` holds that many, the list
+is whole) and `relevant`:
 {note index: grade}, grade 2 = the note is what a reviewer of this PR needs,
 1 = related, absent = not relevant. A note index is the note's position in
 seeds/raw/notes_prs.json; it is mapped to a library note by that entry's PR
@@ -84,7 +86,7 @@ def graded_records(path: Path, title_only: bool = False) -> Iterator[dict]:
             continue
         record = json.loads(line)
         if title_only:
-            record = {**record, "body": "", "files": [], "code_names": {}}
+            record = {**record, "body": "", "files": [], "code_names": {}, "incidental": []}
         yield record
 
 

@@ -39,6 +39,9 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert prs.get("o/r", 1).pending == PendingUpdate((5,), True)
     prs.update("o/r", 1, code_names={"KVConnectorStats": ("a.py",)})
     assert prs.get("o/r", 1).code_names == {"KVConnectorStats": ("a.py",)}
+    assert prs.get("o/r", 1).incidental == frozenset()  # NULL in a row of the old table
+    prs.update("o/r", 1, incidental=frozenset({"b.py", "a.py"}))
+    assert prs.get("o/r", 1).incidental == {"a.py", "b.py"}
 
 
 def test_pending_update_collects_comments_once_and_remembers_a_request_to_show():

@@ -586,3 +586,26 @@ def test_the_file_listing_also_gives_the_names_its_diff_changes(fake_github, mak
     listed = make_github_client().list_files(PR)
     assert listed == ["vllm/warmup.py", "tests/t.py", "model.bin"]
     assert listed.code_names == {"deep_gemm_warmup": ("vllm/warmup.py", "tests/t.py")}
+    assert listed.incidental == frozenset()
+
+
+def test_the_file_listing_tells_files_only_moved_or_changed_in_their_imports(
+    fake_github, make_github_client
+):
+    from tests.fake_github import FakeFile
+
+    imports = "@@ -1,2 +1,2 @@\n-from vllm.a import X\n+from vllm.b.a import X\n import os"
+    fake_github.add_pull(
+        DEFAULT_REPO,
+        7,
+        files=[
+            # GitHub lists a move without changes with no patch and 0 changes
+            FakeFile("vllm/b/a.py", "renamed", "vllm/a.py", 0, 0, None),
+            FakeFile("vllm/user.py", patch=imports),
+            FakeFile("vllm/core.py"),  # a real change
+            FakeFile("model.bin", patch=None),  # binary: no patch, not known to be a move
+        ],
+    )
+    listed = make_github_client().list_files(PR)
+    assert listed == ["vllm/b/a.py", "vllm/a.py", "vllm/user.py", "vllm/core.py", "model.bin"]
+    assert listed.incidental == {"vllm/b/a.py", "vllm/a.py", "vllm/user.py"}

@@ -1204,3 +1204,24 @@ def test_a_similar_title_is_the_own_evidence_a_note_on_a_broad_subsystem_needs(t
     assert not plain.on_topic
     similar = match_pr(pr("[ROCm] Eager region for the CUDA graph"), lib, cfg).candidates[0]
     assert similar.on_topic and any("shares" in r for r in similar.reasons)
+
+
+# --- files a PR only moves or changes in their imports --------------------------------
+
+
+def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
+    lib, cfg = load_library(), load_match_config()
+    warmup = "vllm/model_executor/warmup/deep_gemm_warmup.py"  # the warmup note's own file
+    note = next(n for n in lib.notes if warmup in n.paths)
+    facts = PRFacts(
+        "vllm-project/vllm", 1, "Update imports after the experts move", files=(warmup,)
+    )
+    assert [m.note.id for m in match_pr(facts, lib, cfg).matches] == [note.id]
+    moved = replace(facts, incidental=frozenset({warmup}))
+    result = match_pr(moved, lib, cfg)
+    assert result.matches == () and result.topics == ()
+    # the PR's other files still count, and the incidental one still counts in their share
+    other = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
+    both = replace(moved, files=(warmup, other))
+    hits = {h.topic.id: h for h in match_pr(both, lib, cfg).topic_hits}
+    assert warmup not in str(hits) and other in str(hits["fp8-deepgemm"].reasons)

@@ -198,3 +198,63 @@ def test_code_names_are_the_identifiers_on_changed_lines_with_their_files():
         "_align_cacheable": ("x.py",),
     }
     assert code_names_in([]) == {}
+
+
+# --- files a PR only moves or changes in their imports --------------------------------
+
+
+def _patch(*lines: str) -> str:
+    return "\n".join(["@@ -10,6 +10,6 @@ import os", *lines])
+
+
+def test_a_patch_of_import_lines_only_is_incidental():
+    from bot.prfacts import imports_only
+
+    assert imports_only(_patch(" import os", "-from vllm.a import X", "+from vllm.b.a import X"))
+    assert imports_only(_patch("-import vllm.a as a", "+import vllm.b.a as a", "+", " x = 1"))
+    assert imports_only(_patch('-#include "old/ops.h"', '+#include "new/ops.h"'))
+    # names inside a parenthesised import, the statement opening in the context lines
+    block = _patch(
+        " from vllm.model_executor.layers.fused_moe import (",
+        "-    DeepGemmExperts,",
+        "+    TritonOrDeepGemmExperts,",
+        " )",
+    )
+    assert imports_only(block)
+    # ...but not the code after the closing parenthesis, nor a name before the hunk's
+    # own view of the statement (a new hunk may start inside some other block)
+    assert not imports_only(block + "\n-run(DeepGemmExperts)\n+run(TritonOrDeepGemmExperts)")
+    assert not imports_only("@@ -3,2 +3,2 @@\n-    DeepGemmExperts,\n+    Triton,")
+    assert not imports_only(_patch("-x = load()", "+x = load(strict=True)"))
+    assert not imports_only(_patch("-# import the old way", "+# import the new way"))
+    assert not imports_only(_patch(" import os"))  # nothing changed
+    assert not imports_only(_patch("+from vllm.a import X", "+X.run()"))
+
+
+def test_incidental_files_are_pure_moves_and_import_only_changes():
+    from bot.prfacts import FileChange, incidental_files
+
+    imports = _patch("-from vllm.a import X", "+from vllm.b import X")
+    code = _patch("-x = 1", "+x = 2")
+    got = incidental_files(
+        [
+            FileChange("new/mod.py", "renamed", "old/mod.py", 0, None),  # moved as is
+            FileChange("new/b.py", "renamed", "old/b.py", 2, imports),  # moved, imports fixed
+            FileChange("user.py", "modified", None, 2, imports),  # follows the move
+            FileChange("new/c.py", "renamed", "old/c.py", 2, code),  # moved and changed
+            FileChange("core.py", "modified", None, 2, code),
+            FileChange("weights.bin", "modified", None, 0, None),  # binary: unknown
+            FileChange("huge.py", "modified", None, 9000, None),  # too large to show: unknown
+        ]
+    )
+    assert got == {"new/mod.py", "old/mod.py", "new/b.py", "old/b.py", "user.py"}
+
+
+def test_a_record_lists_incidental_files_by_path_or_index():
+    facts = facts_from_record(
+        {"number": 1, "title": "t", "files": ["a.py", "b.py", "c.py"], "incidental": [0, "c.py"]}
+    )
+    assert facts.incidental == {"a.py", "c.py"}
+    assert facts_from_record({"number": 1, "title": "t"}).incidental == frozenset()
+    with pytest.raises(ValueError, match=r"incidental: no file at index 3 \(files lists 1\)"):
+        facts_from_record({"number": 1, "title": "t", "files": ["a.py"], "incidental": [3]})

@@ -39,10 +39,12 @@ class CountingPort(DryRunGitHub):
         self.calls: Counter[str] = Counter()
         self.files = files or []
         self.code_names: set[str] = set()
+        self.incidental: frozenset[str] = frozenset()
 
     def list_files(self, ref, *, expected=None):
         self.calls["list_files"] += 1
-        return FileList(self.files, {n: tuple(self.files[:1]) for n in self.code_names})
+        names = {n: tuple(self.files[:1]) for n in self.code_names}
+        return FileList(self.files, names, self.incidental)
 
     def upsert_sticky(self, ref, body, marker, *, create):
         self.calls["upsert_sticky"] += 1
@@ -220,3 +222,20 @@ def test_the_names_a_diff_changes_are_cached_with_its_files(ctx):
     assert ctx.prs.get(REF.repo, REF.number).code_names == {
         "MoveDirectionality": ("vllm/v1/sample/logits_processor/state.py",)
     }
+
+
+def test_files_only_moved_are_cached_with_the_files_and_are_no_evidence(ctx):
+    warmup = "vllm/model_executor/warmup/deep_gemm_warmup.py"  # the warmup note's own file
+    ctx.github.files = [warmup]
+    ctx.github.incidental = frozenset({warmup})  # the PR only fixed its imports
+    title = "Update imports after the experts move"
+    first = refresh_sticky(ctx, REF, facts(title=title))
+    assert first.outcome == Outcome.SKIPPED and first.notes == ()
+    assert ctx.prs.get(REF.repo, REF.number).incidental == {warmup}
+    # a label later: same head, the cached listing, still no note
+    again = refresh_sticky(ctx, REF, facts(title=title, labels=("v1",)))
+    assert again.notes == () and ctx.github.calls["list_files"] == 1
+    # a push that changes the file for real: a new listing, and the note
+    ctx.github.incidental = frozenset()
+    pushed = refresh_sticky(ctx, REF, facts(title=title, sha=SHA2))
+    assert pushed.outcome == Outcome.CREATED and pushed.notes == ("vllm-d1bdb5d7",)
