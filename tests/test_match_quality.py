@@ -37,6 +37,9 @@ FLOORS = {  # name: (precision, grade-2 recall[, share of false comments, defaul
     # its hard negatives share the notes' words ([DCP] on a KV-connector fix, DCP for MLA
     # in NIXL, an EC connector docs example): 2-3 of them get a comment (target: 3%)
     "notes_era_5.jsonl": (0.83, 0.50, 0.07),
+    # what five rounds left: 6 grade-2 pairs; [DCP][MLA] on dense MLA and a thinking-budget
+    # validation PR are its hard negatives
+    "notes_era_6.jsonl": (0.85, 0.66, 0.07),
     # 141 PRs as searches on the notes' subsystems returned them: 10 grade-2 pairs
     "subsystem_sample.jsonl": (0.90, 0.15),
     # the same, PRs of 2026-06 and later only: 99 PRs, 7 grade-2 pairs
