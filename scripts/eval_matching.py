@@ -105,12 +105,15 @@ class Tally:
     per_note: dict[str, list[int]] = field(default_factory=dict)
 
     def merge(self, other: Tally) -> None:
-        """Add another tally's counts (per-note figures are left out)."""
+        """Add another tally's counts."""
         for name in ("prs", "linked", "good", "grade2", "grade2_found", "related"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.related_found += other.related_found
         self.empty_prs += other.empty_prs
         self.empty_commented += other.empty_commented
+        for nid, row in other.per_note.items():
+            mine = self.per_note.setdefault(nid, [0, 0, 0, 0])
+            mine[:] = [a + b for a, b in zip(mine, row, strict=True)]
 
     def add(self, linked: list[str], grades: dict[str, int]) -> None:
         self.prs += 1
@@ -273,7 +276,20 @@ def report_all(matcher: Matcher, sets: list[Path], before: Matcher | None) -> li
         print(f"{path.stem:<28} {run.tally.prs:>4} | {cells[0]} | {cells[1]}")
     cells = [brief(totals[mode]) for mode, _ in MODES]
     print(f"{'all sets':<28} {totals['title only'].prs:>4} | {cells[0]} | {cells[1]}")
+    print_per_note(matcher.index, totals)
     return changes
+
+
+def print_per_note(index: dict[int, str], tallies: dict[str, Tally]) -> None:
+    """Per note: how often linked, how often wrongly, grade-2 pairs found of all."""
+    print("== per note: linked / wrong / grade-2 found of grade-2")
+    for i in sorted(index):
+        nid = index[i]
+        cells = []
+        for mode, t in tallies.items():
+            linked, wrong, g2, g2f = t.per_note.get(nid, [0, 0, 0, 0])
+            cells.append(f"{mode}: linked {linked:>3}  wrong {wrong:>2}  grade-2 {g2f:>2}/{g2:<3}")
+        print(f"  {i:>2} {nid}  " + " | ".join(cells))
 
 
 def link_changes(now: Run, then: Run, path: Path, mode: str, matcher: Matcher) -> list[str]:
@@ -372,11 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = run.tally
     report("all PRs", everything)
     report("excluding notes' source PRs", unseen)
-    print("== per note (all PRs): linked / wrong / grade-2 found of grade-2")
-    for i in sorted(matcher.index):
-        nid = matcher.index[i]
-        linked, wrong, g2, g2f = everything.per_note.get(nid, [0, 0, 0, 0])
-        print(f"  {i:>2} {nid}  linked {linked:>2}  wrong {wrong:>2}  grade-2 {g2f}/{g2}")
+    print_per_note(matcher.index, {"all PRs": everything})
     if before is not None:
         mode = "title only" if args.title_only else "as captured"
         changes = link_changes(

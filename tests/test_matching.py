@@ -1038,13 +1038,18 @@ def test_eval_script_all_tabulates_every_graded_set_both_ways(
     dev = _graded(tmp_path / "dev.jsonl", [{"number": 6, "title": "Unrelated", "relevant": {}}])
     monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
     assert eval_script.main(["--all", "--prs", str(dev)]) == 0
-    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    table, notes = capsys.readouterr().out.split("== per note")
+    rows = {line.split()[0]: line for line in table.splitlines()[2:]}
     assert set(rows) == {"dev", "one", "all"}  # the second grader's file is not a graded set
     cell = "1.000 (1/1)     1.000 (1/1)    0/1"  # precision, grade-2 recall, false comments
     assert rows["one"].count(cell) == 2  # title only and as captured
     assert rows["dev"].count("n/a (0/0)       n/a (0/0)    0/1") == 2
     assert rows["all"].split("|")[0].split() == ["all", "sets", "3"]
     assert rows["all"].count("1.000 (1/1)     1.000 (1/1)    0/2") == 2
+    # per note, over all sets: the source note linked once in each mode, its grade 2 found
+    per_note = {line.split()[0]: line for line in notes.splitlines()[1:]}
+    assert len(per_note) == len(lib.notes)
+    assert per_note[str(label[source.id])].count("linked   1  wrong  0  grade-2  1/1") == 2
 
 
 def test_eval_script_before_lists_the_links_a_library_change_gains_and_loses(
