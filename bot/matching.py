@@ -34,7 +34,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   CI and test plumbing (`upkeep_topics`). Both need the whole file list (PRFacts
   `files_complete`): a partial one may have missed the code.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
-  note's source PR, or that the note says to read with it (`read_with`), gets strong
+  note's source PR, or that the note lists to read with it (`read_with`: PRs its text
+  names, and those its source PR fixes, reverts or builds on), gets strong
   evidence for it.
 - a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
   full, whatever the note's other topics; a broad topic does not single out one of the
@@ -612,7 +613,7 @@ class CompiledMatcher:
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
             )
         if reading:
-            scored.append((w.source_ref, "this note says to read this PR with its own", ""))
+            scored.append((w.source_ref, "this note lists this PR to read with its own", ""))
         score = sum(s for s, _, _ in scored)
         reasons = _reason_lines(scored)
         if is_source:

@@ -135,8 +135,9 @@ class Note(BaseModel):
     id: str = Field(pattern=ID_PATTERN)
     repo: str = Field(pattern=REPO_PATTERN)
     source_pr: int | None = Field(default=None, ge=1)
-    # PRs the note says to read with its own ("read it with PRs 38390, 49994 and 47941"):
-    # a reviewer of one of them gets the note.
+    # PRs to read with its own: those the note names ("read it with PRs 38390 and 49994")
+    # and those its source PR fixes, reverts, supersedes or builds on, by its description.
+    # They change the same mechanism: a reviewer of one of them gets the note.
     read_with: tuple[Annotated[int, Field(ge=1)], ...] = ()
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)

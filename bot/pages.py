@@ -175,7 +175,7 @@ class NoteDetailOut(NoteOut):
     keywords: list[str]
     aspects: list[str]
     paths: list[str]
-    read_with: list[int]  # PRs the note says to read with its own
+    read_with: list[int]  # PRs to read with its own (named by the note, or built on by its PR)
     source_file_url: str
     related: list[RelatedOut]
 

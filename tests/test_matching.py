@@ -1158,7 +1158,7 @@ def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
     lib = library(note("n", ("ec-connector",), source_pr=49585, read_with=(38390, 47941)))
     got = match_pr(pr("[Model Runner v2] E/P/D disaggregation support", number=38390), lib, CFG)
     assert ids(got) == ["n"]
-    assert got.matches[0].reasons == ("this note says to read this PR with its own",)
+    assert got.matches[0].reasons == ("this note lists this PR to read with its own",)
     other_repo = replace(pr("E/P/D disaggregation support", number=38390), repo="o/fork")
     assert ids(match_pr(other_repo, lib, CFG)) == []
     assert ids(match_pr(pr("E/P/D disaggregation support", number=38391), lib, CFG)) == []
