@@ -73,7 +73,8 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     for note, number in unlisted_prs(library):
         print(
             f"hint: {note.filename}: its text names PR {number}; add it to read_with if a"
-            " reviewer of that PR should get this note"
+            " reviewer of that PR should get this note (to issues if it is an issue its PR"
+            " fixes)"
         )
     for note, aspect in redundant_aspects(library):
         print(

@@ -150,7 +150,7 @@ _PR_MENTION = re.compile(
 
 
 def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
-    """PRs a note's text names that are neither its source PR nor in its `read_with`:
+    """PRs a note's text names that are none of its source PR, `read_with` and `issues`:
     the curator may want the note shown on them too (or the number is an issue)."""
     found = []
     for note in library.notes:
@@ -158,7 +158,7 @@ def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
         for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
             for n in re.findall(r"\d{2,7}", m.group(1) or re.sub(r"\([^)]*\)", "", m.group(2))):
                 named[int(n)] = None
-        known = {note.source_pr, *note.read_with}
+        known = {note.source_pr, *note.read_with, *note.issues}
         found += [(note, n) for n in named if n not in known]
     return found
 

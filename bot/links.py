@@ -45,3 +45,8 @@ def pr_url(repo: str, number: int) -> str:
     """A pull request's URL through redirect.github.com, so that text posted on GitHub
     creates no "mentioned this" backlink on the linked PR."""
     return f"https://redirect.github.com/{repo}/pull/{int(number)}"
+
+
+def issue_url(repo: str, number: int) -> str:
+    """An issue's URL, through redirect.github.com for the same reason as `pr_url`."""
+    return f"https://redirect.github.com/{repo}/issues/{int(number)}"

@@ -35,8 +35,8 @@ Evidence is gathered per topic of the taxonomy, then per note:
   `files_complete`): a partial one may have missed the code.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR, or that the note lists to read with it (`read_with`: PRs its text
-  names, and those its source PR fixes, reverts or builds on), gets strong
-  evidence for it.
+  names, and those its source PR fixes, reverts or builds on), or that refers to an issue
+  the note's PR fixes (`issues`: another fix of the same bug), gets strong evidence for it.
 - a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
   full, whatever the note's other topics; a broad topic does not single out one of the
   notes its other topics fit.
@@ -336,6 +336,7 @@ class CompiledMatcher:
         self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
         self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._by_reading: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._by_issue: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._repo = [n.repo.lower() for n in self.notes]
         # In keyword order, not a set: reasons must come out the same on every run, or the
         # sticky comment would be rewritten for nothing.
@@ -382,6 +383,8 @@ class CompiledMatcher:
                 self._by_source[(note.repo.lower(), note.source_pr)].append(i)
             for n in note.read_with:
                 self._by_reading[(note.repo.lower(), n)].append(i)
+            for n in note.issues:
+                self._by_issue[(note.repo.lower(), n)].append(i)
         named = set(config.topic_scale) | config.family_topics | config.upkeep_topics
         unknown = sorted(named - set(library.topics))
         if unknown:
@@ -606,14 +609,20 @@ class CompiledMatcher:
         is_source = self._is_source(i, facts)
         refers = note.source_pr is not None and note.source_pr in facts.refs
         reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
-        # the note's own PR, one building on it, or one the note says to read: enough alone
-        tied = is_source or refers or reading
+        issue = next((n for n in note.issues if n in facts.refs), None)
+        # the note's own PR, one building on it, one the note says to read, or one on the
+        # bug its PR fixes: enough alone
+        tied = is_source or refers or reading or issue is not None
         if refers:
             scored.append(
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
             )
         if reading:
             scored.append((w.source_ref, "this note lists this PR to read with its own", ""))
+        if issue is not None:
+            scored.append(
+                (w.source_ref, f"refers to issue {issue}, which this note's PR fixes", "")
+            )
         score = sum(s for s, _, _ in scored)
         reasons = _reason_lines(scored)
         if is_source:
@@ -744,6 +753,7 @@ class CompiledMatcher:
                 candidates.update(index[word])
         for ref in facts.refs:
             candidates.update(self._by_source.get((repo, ref), ()))
+            candidates.update(self._by_issue.get((repo, ref), ()))
         scored = [
             self._score_note(i, facts, scan, by_id) for i in candidates if self._repo[i] == repo
         ]

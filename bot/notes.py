@@ -139,6 +139,9 @@ class Note(BaseModel):
     # and those its source PR fixes, reverts, supersedes or builds on, by its description.
     # They change the same mechanism: a reviewer of one of them gets the note.
     read_with: tuple[Annotated[int, Field(ge=1)], ...] = ()
+    # Issues the source PR fixes ("Fixes #52448"): another PR referring to one of them
+    # works on the same bug, and gets the note.
+    issues: tuple[Annotated[int, Field(ge=1)], ...] = ()
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)
     keywords: tuple[Term, ...] = ()
@@ -154,7 +157,9 @@ class Note(BaseModel):
     updated: date | None = None
     source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
-    _unique = field_validator("topics", "keywords", "aspects", "paths", "read_with")(_no_duplicates)
+    _unique = field_validator("topics", "keywords", "aspects", "paths", "read_with", "issues")(
+        _no_duplicates
+    )
 
     @field_validator("title_zh", "guidance")
     @classmethod
@@ -474,6 +479,7 @@ FIELD_ORDER = (
     "repo",
     "source_pr",
     "read_with",
+    "issues",
     "verdict",
     "topics",
     "keywords",

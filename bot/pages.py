@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from bot.library import Library
-from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
+from bot.links import check_link_settings, issue_url, note_file_url, note_page_url, pr_url
 from bot.notes import Note, Topic, Verdict, dump_note
 from bot.search import FILTER, search_notes
 
@@ -176,6 +176,7 @@ class NoteDetailOut(NoteOut):
     aspects: list[str]
     paths: list[str]
     read_with: list[int]  # PRs to read with its own (named by the note, or built on by its PR)
+    issues: list[int]  # issues its PR fixes
     source_file_url: str
     related: list[RelatedOut]
 
@@ -326,6 +327,7 @@ def notes_router(
             topics=lib.topics,
             verdicts=list(Verdict),
             pr_url=pr_url,
+            issue_url=issue_url,
             source_file_url=lambda note: source_file_url(request, note),
             default_repo=DEFAULT_REPO,
             **context,
@@ -403,6 +405,7 @@ def notes_router(
                     aspects=list(note.aspects),
                     paths=list(note.paths),
                     read_with=list(note.read_with),
+                    issues=list(note.issues),
                     source_file_url=source_file_url(request, note),
                     related=[
                         RelatedOut(**note_out(request, r.note), shared_topics=list(r.shared))

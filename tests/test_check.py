@@ -152,6 +152,11 @@ NOTE_DEFECTS = [
         id="read-with-not-a-pr-number",
     ),
     pytest.param(
+        ("source_pr = 52401", "source_pr = 52401\nissues = [53573, 53573]"),
+        (5, "issues", "53573 is listed twice"),
+        id="duplicate-issue",
+    ),
+    pytest.param(
         ("值得精读。正文。\n", "   \n"),
         (15, "guidance", "must not be empty"),
         id="blank-guidance",
@@ -430,16 +435,19 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     named = VALID.replace(
         'summary_en = "Shows how a function pointer picks the eager region."',
         'summary_en = "Read it with PRs 38390 (the base), 49994 and 47941, after PR 52401."\n'
-        "read_with = [49994]",
-    ).replace("值得精读。正文。", "值得精读。与 #47941 串读；参考 NVIDIA/nccl#574 与 #9129。")
+        "read_with = [49994]\nissues = [52448]",
+    ).replace(
+        "值得精读。正文。", "值得精读。与 #47941 串读；参考 NVIDIA/nccl#574、#52448 与 #9129。"
+    )
     write(tmp_path, named)
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = capsys.readouterr().out.splitlines()[1:]
-    # not its source PR (52401), not one already listed, not another repository's
+    # not its source PR (52401), not one already listed (a PR or an issue), not another
+    # repository's
     assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941", "9129"]
     assert hints[0] == (
         "hint: vllm-test0001.md: its text names PR 38390; add it to read_with if a"
-        " reviewer of that PR should get this note"
+        " reviewer of that PR should get this note (to issues if it is an issue its PR fixes)"
     )
 
 

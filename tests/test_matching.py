@@ -1164,6 +1164,20 @@ def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
     assert ids(match_pr(pr("E/P/D disaggregation support", number=38391), lib, CFG)) == []
 
 
+def test_a_pr_on_the_bug_the_notes_pr_fixes_gets_the_note():
+    lib = library(note("n", ("ec-connector",), source_pr=51318, issues=(52448,)))
+    another_fix = pr("Keep C128A metadata aligned", "## Purpose\nFixes #52448 another way.")
+    got = match_pr(another_fix, lib, CFG)
+    assert ids(got) == ["n"]
+    assert got.matches[0].reasons == ("refers to issue 52448, which this note's PR fixes",)
+    link = "See https://github.com/vllm-project/vllm/issues/52448"
+    assert ids(match_pr(pr("A fix", link), lib, CFG)) == ["n"]
+    assert ids(match_pr(pr("A fix", "Fixes other/repo#52448"), lib, CFG)) == []
+    assert ids(match_pr(pr("A fix", "Fixes #52449"), lib, CFG)) == []
+    # the template's placeholder and code are not references
+    assert ids(match_pr(pr("A fix", "<!-- FIX #52448 -->\n```\n#52448\n```"), lib, CFG)) == []
+
+
 def test_only_the_best_note_may_rest_on_its_topics_alone():
     lib = library(
         note("a-graphs", ("cuda-graphs", "spec-decode")),

@@ -120,6 +120,7 @@ def notes(draw) -> Note:
         repo="vllm-project/vllm",
         source_pr=draw(st.none() | st.integers(1, 10**6)),
         read_with=tuple(draw(st.lists(st.integers(1, 10**6), max_size=4, unique=True))),
+        issues=tuple(draw(st.lists(st.integers(1, 10**6), max_size=3, unique=True))),
         verdict=draw(st.sampled_from(list(Verdict))),
         topics=tuple(draw(st.lists(LINE, min_size=1, max_size=3, unique_by=str.casefold))),
         keywords=tuple(draw(st.lists(LINE, max_size=8, unique_by=str.casefold))),

@@ -79,6 +79,7 @@ NOTES = [
         "n-graph",
         source_pr=52401,
         read_with=(49994,),
+        issues=(52448,),
         topics=("cuda-graphs", "rocm"),
         keywords=("cudagraph",),
         aspects=("capture",),
@@ -309,6 +310,8 @@ def test_note_page_shows_everything(client):
     assert "<dt>Aspects</dt><dd><code>capture</code></dd>" in html
     read_with = '<a href="https://redirect.github.com/vllm-project/vllm/pull/49994" rel="noopener">'
     assert f"<dt>Read with</dt><dd>{read_with}PR 49994</a></dd>" in html
+    fixes = '<a href="https://redirect.github.com/vllm-project/vllm/issues/52448" rel="noopener">'
+    assert f"<dt>Fixes</dt><dd>{fixes}issue 52448</a></dd>" in html
     assert (
         '<div lang="zh"><p>值得精读。看 <code>_capturing</code> 时序。<br>\n第二行。</p>\n'
         "<p>新段落。</p></div>"
@@ -353,7 +356,7 @@ def test_note_as_json(client):
     assert data["topics"] == ["cuda-graphs", "rocm"]
     assert data["keywords"] == ["cudagraph"] and data["paths"] == ["vllm/compilation/**"]
     assert data["aspects"] == ["capture"]
-    assert data["read_with"] == [49994]
+    assert data["read_with"] == [49994] and data["issues"] == [52448]
     assert data["source_file_url"] == "/notes/n-graph/source"
 
 
