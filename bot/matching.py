@@ -236,6 +236,8 @@ class MatchResult:
     topics: tuple[str, ...]  # every topic the PR hit, strongest first
     topic_hits: tuple[TopicHit, ...] = ()  # the same topics, with their evidence
     candidates: tuple[Match, ...] = ()  # every note with any evidence, linked or not, best first
+    # changed files left out as evidence: the PR only moves them or changes their imports
+    not_counted: tuple[str, ...] = ()
 
     @property
     def topics_without_notes(self) -> tuple[TopicHit, ...]:
@@ -795,6 +797,7 @@ class CompiledMatcher:
             topics=tuple(h.topic.id for h in topic_hits),
             topic_hits=tuple(topic_hits),
             candidates=tuple(scored),
+            not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
         )
 
 

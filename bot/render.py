@@ -28,6 +28,7 @@ _TITLE_MAX = 300
 _SUMMARY_MAX = 1_500
 _REASON_MAX = 300
 _REASONS_SHORT = 12
+_FILES_SHOWN = 5  # files named in why mode's "not counted" line
 _REASONS_VERBOSE = 60
 
 _BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
@@ -183,8 +184,28 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
 
 
 def _topics_section(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
+    lines = _not_counted(result.not_counted)
     if not result.topics:
-        return ["This pull request hit no topic of the notes taxonomy."]
+        return ["This pull request hit no topic of the notes taxonomy.", *lines]
+    return _topics_lines(result, library, shown) + lines
+
+
+def _not_counted(files: tuple[str, ...]) -> list[str]:
+    """The files left out as evidence, so that a reviewer sees why a path did not count."""
+    if not files:
+        return []
+    more = len(files) - _FILES_SHOWN
+    names = ", ".join(code(f) for f in files[:_FILES_SHOWN])
+    tail = f" and {more} more" if more > 0 else ""
+    return [
+        "",
+        f"Not counted: {names}{tail} (this pull request only moves "
+        f"{'it' if len(files) == 1 else 'them'} or changes {'its' if len(files) == 1 else 'their'}"
+        " imports).",
+    ]
+
+
+def _topics_lines(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
     linked = {t for m in shown for t in m.note.topics}
     names = [_topic_name(library, t) for t in result.topics]
     lines = ["Topics this pull request touches, strongest first: " + ", ".join(names) + "."]

@@ -170,6 +170,29 @@ def test_verbose_no_match_lists_the_topics_considered():
     assert_inert(body)
 
 
+def test_why_mode_names_the_files_not_counted_as_evidence():
+    warmup = "vllm/model_executor/warmup/deep_gemm_warmup.py"
+    moved = PRFacts(
+        "vllm-project/vllm", 1, "Update imports", files=(warmup,), incidental=frozenset({warmup})
+    )
+    res = match_pr(moved, LIB, load_match_config())
+    assert res.not_counted == (warmup,) and not res.matches
+    why = render_no_match(res, LIB, opts=RenderOptions(verbose=True))
+    assert (
+        f"Not counted: `{warmup}` (this pull request only moves it or changes its imports)." in why
+    )
+    assert "Not counted" not in render_no_match(res, LIB, opts=RenderOptions())
+    many = tuple(f"vllm/m{i}.py" for i in range(7))
+    res = MatchResult((), (), not_counted=many)
+    why = render_no_match(res, LIB, opts=RenderOptions(verbose=True))
+    assert (
+        "`vllm/m4.py` and 2 more (this pull request only moves them or changes their imports)"
+        in why
+    )
+    assert "m5.py" not in why
+    assert_inert(why)
+
+
 def test_missing_head_sha_is_simply_not_shown():
     body = render(result(note()), LIB, head_sha="", opts=OPTS)
     assert "Matched against" not in body
