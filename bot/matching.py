@@ -737,27 +737,15 @@ class CompiledMatcher:
         return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
 
     def match(self, facts: PRFacts) -> MatchResult:
+        """Scan the PR, score every note with any evidence, and link the ones that hold."""
         repo = facts.repo.lower()
         scan = self._scan(facts)
         topic_hits = self._topic_hits(facts, scan, repo)
         by_id = {h.topic.id: h for h in topic_hits}
-
-        candidates: set[int] = set(self._by_source.get((repo, facts.number), ()))
-        candidates.update(self._by_reading.get((repo, facts.number), ()))
-        for h in topic_hits:
-            candidates.update(self._notes_by_topic.get(h.topic.id, ()))
-        for key in (*scan.tags, *scan.title, *scan.body):
-            candidates.update(self._term_notes.get(key, ()))
-        candidates.update(scan.note_files)
-        names, index = facts.code_names, self._code_notes
-        for word in index if len(index) < len(names) else names:
-            if word in index and word in names:
-                candidates.update(index[word])
-        for ref in facts.refs:
-            candidates.update(self._by_source.get((repo, ref), ()))
-            candidates.update(self._by_issue.get((repo, ref), ()))
         scored = [
-            self._score_note(i, facts, scan, by_id) for i in candidates if self._repo[i] == repo
+            self._score_note(i, facts, scan, by_id)
+            for i in self._candidates(facts, scan, topic_hits)
+            if self._repo[i] == repo
         ]
         source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
 
@@ -766,39 +754,65 @@ class CompiledMatcher:
 
         scored.sort(key=rank)
         sources = [m for m in scored if m.note.id in source_ids]
-        fits = self._kind_fits(facts)
-        eligible = [
-            m
-            for m in scored
-            if m.note.id not in source_ids
-            and m.score >= self.config.threshold
-            and m.specific >= self.config.min_specific
-            and (m.on_topic or not self.config.main_topic_first)
-            and not m.swept
-            and fits(m)
-        ]
-        if eligible:
-            floor = self.config.relative_floor * eligible[0].score
-            eligible = [m for m in eligible if m.score >= floor]
-        if self.config.extra_links_need_own:
-            # the best note may rest on its topics, unless they fit another note as well
-            # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
-            # them); a second note on the same subsystem evidence would only repeat it
-            first = 0 if sources else 1
-            shown = {h.topic.id for h in topic_hits if h.present}
-            eligible = [
-                m
-                for n, m in enumerate(eligible)
-                if m.own or (n < first and not self._ambiguous(m, scored, shown))
-            ]
-        linked = (sources + eligible)[: self.config.max_notes]
+        others = [m for m in scored if m.note.id not in source_ids]
+        shown = {h.topic.id for h in topic_hits if h.present}
+        linked = sources + self._eligible(others, scored, facts, shown, first=0 if sources else 1)
         return MatchResult(
-            matches=tuple(linked),
+            matches=tuple(linked[: self.config.max_notes]),
             topics=tuple(h.topic.id for h in topic_hits),
             topic_hits=tuple(topic_hits),
             candidates=tuple(scored),
             not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
         )
+
+    def _candidates(self, facts: PRFacts, scan: _Scan, topic_hits: list[TopicHit]) -> set[int]:
+        """Every note with some evidence: through the indexes, never note by note."""
+        repo = facts.repo.lower()
+        found: set[int] = set(self._by_source.get((repo, facts.number), ()))
+        found.update(self._by_reading.get((repo, facts.number), ()))
+        for h in topic_hits:
+            found.update(self._notes_by_topic.get(h.topic.id, ()))
+        for key in (*scan.tags, *scan.title, *scan.body):
+            found.update(self._term_notes.get(key, ()))
+        found.update(scan.note_files)
+        names, index = facts.code_names, self._code_notes
+        for word in index if len(index) < len(names) else names:
+            if word in index and word in names:
+                found.update(index[word])
+        for ref in facts.refs:
+            found.update(self._by_source.get((repo, ref), ()))
+            found.update(self._by_issue.get((repo, ref), ()))
+        return found
+
+    def _eligible(
+        self, ranked: list[Match], scored: list[Match], facts: PRFacts, shown: set[str], first: int
+    ) -> list[Match]:
+        """The scored notes (not source notes, best first) that may be linked: above the
+        threshold and not far below the best, on topic, not a sweep's, fitting the kind of
+        change; only the first `first` of them may rest on their topics alone."""
+        cfg, fits = self.config, self._kind_fits(facts)
+        eligible = [
+            m
+            for m in ranked
+            if m.score >= cfg.threshold
+            and m.specific >= cfg.min_specific
+            and (m.on_topic or not cfg.main_topic_first)
+            and not m.swept
+            and fits(m)
+        ]
+        if eligible:
+            floor = cfg.relative_floor * eligible[0].score
+            eligible = [m for m in eligible if m.score >= floor]
+        if cfg.extra_links_need_own:
+            # the best note may rest on its topics, unless they fit another note as well
+            # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
+            # them); a second note on the same subsystem evidence would only repeat it
+            eligible = [
+                m
+                for n, m in enumerate(eligible)
+                if m.own or (n < first and not self._ambiguous(m, scored, shown))
+            ]
+        return eligible
 
 
 # --- entry points -------------------------------------------------------------------------
