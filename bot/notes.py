@@ -161,6 +161,18 @@ class Note(BaseModel):
         _no_duplicates
     )
 
+    @field_validator("read_with", "issues")
+    @classmethod
+    def _listed_once(cls, v: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
+        """A number is the source PR, a PR to read with it, or an issue: one of them."""
+        source, reading = info.data.get("source_pr"), info.data.get("read_with") or ()
+        for n in v:
+            if n == source:
+                raise ValueError(f"{n} is the source PR")
+            if info.field_name == "issues" and n in reading:
+                raise ValueError(f"{n} is also in read_with (a PR to read), not an issue")
+        return v
+
     @field_validator("title_zh", "guidance")
     @classmethod
     def _not_blank(cls, v: str) -> str:

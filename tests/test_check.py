@@ -157,6 +157,16 @@ NOTE_DEFECTS = [
         id="duplicate-issue",
     ),
     pytest.param(
+        ("source_pr = 52401", "source_pr = 52401\nread_with = [52401]"),
+        (5, "read_with", "52401 is the source PR"),
+        id="read-with-the-source-pr",
+    ),
+    pytest.param(
+        ("source_pr = 52401", "source_pr = 52401\nread_with = [49994]\nissues = [49994]"),
+        (6, "issues", "49994 is also in read_with (a PR to read), not an issue"),
+        id="issue-also-read-with",
+    ),
+    pytest.param(
         ("值得精读。正文。\n", "   \n"),
         (15, "guidance", "must not be empty"),
         id="blank-guidance",

@@ -118,9 +118,10 @@ def notes(draw) -> Note:
     return Note(
         id=draw(st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True)),
         repo="vllm-project/vllm",
-        source_pr=draw(st.none() | st.integers(1, 10**6)),
+        # a number is the source PR, a PR to read with it or an issue: drawn apart
+        source_pr=draw(st.none() | st.integers(2 * 10**6 + 1, 3 * 10**6)),
         read_with=tuple(draw(st.lists(st.integers(1, 10**6), max_size=4, unique=True))),
-        issues=tuple(draw(st.lists(st.integers(1, 10**6), max_size=3, unique=True))),
+        issues=tuple(draw(st.lists(st.integers(10**6 + 1, 2 * 10**6), max_size=3, unique=True))),
         verdict=draw(st.sampled_from(list(Verdict))),
         topics=tuple(draw(st.lists(LINE, min_size=1, max_size=3, unique_by=str.casefold))),
         keywords=tuple(draw(st.lists(LINE, max_size=8, unique_by=str.casefold))),
