@@ -45,7 +45,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,11 +106,9 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         """Add another tally's counts."""
-        for name in ("prs", "linked", "good", "grade2", "grade2_found", "related"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.related_found += other.related_found
-        self.empty_prs += other.empty_prs
-        self.empty_commented += other.empty_commented
+        for f in fields(self):
+            if f.name != "per_note":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         for nid, row in other.per_note.items():
             mine = self.per_note.setdefault(nid, [0, 0, 0, 0])
             mine[:] = [a + b for a, b in zip(mine, row, strict=True)]
@@ -357,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.all:
         changes = report_all(matcher, graded_sets(args.prs), before)
-        print_changes(changes, before is not None)
+        if before is not None:
+            print_changes(changes)
         return 0
 
     label = {nid: i for i, nid in matcher.index.items()}
@@ -394,13 +393,11 @@ def main(argv: list[str] | None = None) -> int:
         changes = link_changes(
             run, evaluate(before, args.prs, args.title_only), args.prs, mode, matcher
         )
-        print_changes(changes, True)
+        print_changes(changes)
     return 0
 
 
-def print_changes(changes: list[str], compared: bool) -> None:
-    if not compared:
-        return
+def print_changes(changes: list[str]) -> None:
     print(f"== links that differ from --before: {len(changes)}")
     for line in changes:
         print(f"  {line}")
