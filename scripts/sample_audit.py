@@ -40,17 +40,17 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def seen_numbers(dev: Path, graded_dir: Path) -> set[int]:
-    """PRs some graded set already holds: an audit is of PRs nobody tuned on."""
+    """PRs some graded set already holds."""
     files = [dev] if dev.exists() else []
     return {r["number"] for f in [*files, *graded_dir.glob("*.jsonl")] for r in read_jsonl(f)}
 
 
 def draw(args: argparse.Namespace) -> int:
     library, config = load_library(), load_match_config()
-    sources = {n.source_pr for n in library.notes}
-    seen = seen_numbers(args.dev, args.graded)
+    # graded already, or some note's own PR: an audit is of PRs nobody tuned on
+    left_out = seen_numbers(args.dev, args.graded) | {n.source_pr for n in library.notes}
     every = read_jsonl(args.prs)
-    pool = [r for r in every if r["number"] not in seen | sources]
+    pool = [r for r in every if r["number"] not in left_out]
     commented, near, rest = [], [], []
     for record in pool:
         result = match_pr(facts_from_record(record), library, config)
