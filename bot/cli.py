@@ -84,6 +84,56 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_notes_refs(args: argparse.Namespace) -> int:
+    """Read each note's source PR on GitHub; print the PRs and issues it says it relates to."""
+    from bot.github_client import GitHubError
+    from bot.github_port import PRRef
+    from bot.note_refs import related_refs, render, suggest
+    from bot.server import live_github
+
+    settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
+    if settings is None:
+        return 2
+    if not settings.has_credentials:
+        print(
+            "review-notes: notes refs reads GitHub: set GITHUB_TOKEN (or the App's"
+            " GITHUB_APP_ID and GITHUB_PRIVATE_KEY)",
+            file=sys.stderr,
+        )
+        return 2
+    library, problems = check_library(Path(args.dir), Path(args.topics))
+    if library is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1
+    wanted = set(args.note or ())
+    notes = [n for n in library.notes if n.source_pr and (not wanted or n.id in wanted)]
+    missing = sorted(wanted - {n.id for n in notes})
+    if missing:
+        print(f"review-notes: no such note with a source PR: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    github, failed = live_github(settings), 0
+    try:
+        for note in notes:
+            try:
+                pull = github.get_pull(PRRef(note.repo, note.source_pr))
+                related = related_refs(pull.body, note.repo, own_number=note.source_pr)
+                known = {*note.read_with, *note.issues}
+                kinds = {
+                    r.number: github.is_pull(PRRef(note.repo, r.number))
+                    for r in related
+                    if r.number not in known
+                }
+            except GitHubError as exc:  # say which note, go on with the others
+                print(f"{note.id} (PR {note.source_pr}): not read: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            print("\n".join(render(note, suggest(note, related, kinds))))
+    finally:
+        github.close()
+    return 1 if failed else 0
+
+
 def _settings(**values: object):
     """Settings for a command, or None after printing every problem."""
     from bot.settings import SettingsError, load_settings
@@ -204,6 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
     chk.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
     chk.set_defaults(func=_cmd_notes_check)
+    refs = notes_sub.add_parser(
+        "refs",
+        help="suggest read_with and issues from what each note's source PR says (reads GitHub)",
+    )
+    refs.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
+    refs.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    refs.add_argument("--note", action="append", metavar="ID", help="only this note (repeatable)")
+    refs.set_defaults(func=_cmd_notes_refs)
     _add_match_parser(sub)
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")

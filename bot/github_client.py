@@ -117,6 +117,7 @@ _ROUTES = [
         (r"/repos/[^/]+/[^/]+/installation", "/repos/{owner}/{repo}/installation"),
         (r"/repos/[^/]+/[^/]+/pulls/\d+", "/repos/{owner}/{repo}/pulls/{number}"),
         (r"/repos/[^/]+/[^/]+/pulls/\d+/files", "/repos/{owner}/{repo}/pulls/{number}/files"),
+        (r"/repos/[^/]+/[^/]+/issues/\d+", "/repos/{owner}/{repo}/issues/{number}"),
         (
             r"/repos/[^/]+/[^/]+/issues/\d+/comments",
             "/repos/{owner}/{repo}/issues/{number}/comments",
@@ -332,6 +333,21 @@ class GitHubClient:
                 for f in fetched
             )
             return FileList(paths, names, incidental_files(changes))
+
+        return self._as_installation(ref, op)
+
+    def is_pull(self, ref: PRRef) -> bool | None:
+        """Whether the number is a PR (True) or an issue (False); None: the repo has neither."""
+
+        def op(gh: Github) -> bool | None:
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)  # lazy: no request yet
+            try:
+                data = self._retry(f"get {ref.repo}#{ref.number}", lambda: issue.raw_data)
+            except GitHubError as err:
+                if err.status in (404, 410):  # 410: a deleted issue
+                    return None
+                raise
+            return data.get("pull_request") is not None
 
         return self._as_installation(ref, op)
 

@@ -121,6 +121,11 @@ def clean_body(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+def without_comments_and_code(body: str) -> str:
+    """The description minus HTML comments (the template's hints) and fenced code."""
+    return _FENCE.sub("", _HTML_COMMENT.sub("", body))
+
+
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:
     """PR/issue numbers of `repo` the text refers to (`#N`, `owner/name#N`, GitHub URLs)."""
     found: list[int] = []
@@ -189,7 +194,7 @@ class PRFacts:
         Read from the raw body minus comments and code, so links count but the
         template's `FIX #xxxx` placeholder and code samples do not.
         """
-        raw = _FENCE.sub("", _HTML_COMMENT.sub("", self.body))
+        raw = without_comments_and_code(self.body)
         return tuple(
             n for n in referenced_prs(self.title + "\n" + raw, self.repo) if n != self.number
         )

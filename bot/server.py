@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -38,6 +38,9 @@ from bot.prstate import PRStore
 from bot.queue import Delivery, DeliveryQueue, Workers
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
+
+if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
+    from bot.github_client import GitHubClient
 
 log = logging.getLogger("review_notes")
 
@@ -154,7 +157,7 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
     metrics.on_collect(github_calls)
 
 
-def live_github(settings: Settings) -> GitHubPort:
+def live_github(settings: Settings) -> GitHubClient:
     """The PyGithub client, configured from the settings (App or token)."""
     import math
 

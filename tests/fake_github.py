@@ -258,6 +258,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
         ("GET", _OWNER_REPO, "_get_repo", _TOKEN),
         ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)", "_get_pull", _TOKEN),
         ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)/files", "_list_pull_files", _TOKEN),
+        ("GET", _OWNER_REPO + r"/issues/(?P<number>\d+)", "_get_issue", _TOKEN),
         ("GET", _OWNER_REPO + r"/issues/(?P<number>\d+)/comments", "_list_comments", _TOKEN),
         ("POST", _OWNER_REPO + r"/issues/(?P<number>\d+)/comments", "_create_comment", _TOKEN),
         ("GET", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", "_get_comment", _TOKEN),
@@ -927,6 +928,41 @@ class FakeGitHub:
         if number not in repo.issues:
             raise _HTTPError(404, "Not Found")
         return number
+
+    def _get_issue(self, who, params, query, body) -> _Reply:
+        """An issue, or a PR seen as an issue (GitHub adds its `pull_request` links)."""
+        repo = self._repo_for(who, params)
+        number = self._issue_number(repo, params)
+        api, html = f"/repos/{repo.full_name}", f"https://github.com/{repo.full_name}"
+        pr = repo.pulls.get(number)
+        kind = "pull" if pr else "issues"
+        data: dict[str, Any] = {
+            "url": self._api(f"{api}/issues/{number}"),
+            "id": repo.id * 100_000 + number,
+            "node_id": _node_id("PullRequest" if pr else "Issue", number),
+            "html_url": f"{html}/{kind}/{number}",
+            "comments_url": self._api(f"{api}/issues/{number}/comments"),
+            "number": number,
+            "state": "open",
+            "title": pr.title if pr else f"Issue {number}",
+            "body": pr.body if pr else "",
+            "user": self._user_json(pr.user if pr else self.user("someone")),
+            "labels": [],
+            "comments": len(self.comments(repo.full_name, number)),
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+            "closed_at": None,
+            "author_association": "CONTRIBUTOR",
+        }
+        if pr:
+            data["pull_request"] = {
+                "url": self._api(f"{api}/pulls/{number}"),
+                "html_url": f"{html}/pull/{number}",
+                "diff_url": f"{html}/pull/{number}.diff",
+                "patch_url": f"{html}/pull/{number}.patch",
+                "merged_at": None,
+            }
+        return _Reply(200, data)
 
     def _list_comments(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)

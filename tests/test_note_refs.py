@@ -1,0 +1,164 @@
+"""`notes refs`: what a note's source PR says it relates to, read from GitHub."""
+
+from __future__ import annotations
+
+import pytest
+from webhook_kit import base_env, cli
+
+from bot.library import ROOT
+from bot.note_refs import Related, Relation, related_refs, render, suggest
+from bot.notes import Note
+
+REPO = "vllm-project/vllm"
+
+
+def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
+    return [(r.number, r.relation.value) for r in related_refs(body, REPO, own_number=own)]
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("Fixes #52448", [(52448, "fixes")]),
+        ("closes: #7, #8 and #9", [(7, "fixes"), (8, "fixes"), (9, "fixes")]),
+        ("Follow-up to #51430.", [(51430, "follows up on")]),
+        ("follow up of PR #12", [(12, "follows up on")]),
+        ("Fix for the bug in #4242", [(4242, "fixes")]),
+        ("This reverts #1 partially", [(1, "reverts")]),
+        ("Supersedes vllm-project/vllm#33", [(33, "supersedes")]),
+        ("Based on https://github.com/vllm-project/vllm/pull/50011", [(50011, "builds on")]),
+        ("Builds on https://github.com/vllm-project/vllm/issues/600", [(600, "builds on")]),
+        # mere mentions say nothing
+        ("See #123 for the numbers; cc #456", []),
+        ("Benchmarks as in #5 and #6", []),
+        # another repository's numbers are not this repository's PRs
+        ("Fixes other/repo#7 and https://github.com/other/repo/pull/8", []),
+        # the template's hint lives in a comment, samples in code blocks
+        ("<!-- FIX #xxxx (link existing issues) Fixes #999 -->\nNo refs.", []),
+        ("```\nReverts #1\n```\nplain text", []),
+        # a word that only contains a phrase is no phrase
+        ("prefix #3 and hotfixes #4", []),
+    ],
+)
+def test_related_refs_reads_relations_not_mentions(body, expected):
+    assert rel(body) == expected
+
+
+def test_the_first_relation_of_a_number_wins_and_the_own_number_is_skipped():
+    body = "Fixes #10. Follow-up to #10 and #11. Reverts #5"
+    assert rel(body, own=5) == [(10, "fixes"), (11, "follows up on")]
+    quote = related_refs("Follow-up to #11, #12", REPO)[1].quote
+    assert quote == "Follow-up to #11, #12"
+
+
+def note(**extra) -> Note:
+    fields = dict(
+        id="vllm-test0001",
+        repo=REPO,
+        source_pr=100,
+        verdict="deep",
+        topics=["cuda-graphs"],
+        title_zh="标题",
+        title_en="A title",
+        guidance="值得精读。",
+    )
+    return Note.model_validate({**fields, **extra})
+
+
+def test_suggest_puts_prs_in_read_with_and_fixed_issues_in_issues():
+    related = [
+        Related(1, Relation.FOLLOWS, "Follow-up to #1"),  # a PR
+        Related(2, Relation.FIXES, "Fixes #2"),  # an issue it fixes
+        Related(3, Relation.BUILDS_ON, "Part of #3"),  # an issue: an RFC or tracker
+        Related(4, Relation.FIXES, "Fixes #4"),  # a PR whose bug it fixes
+        Related(5, Relation.FIXES, "Fixes #5"),  # GitHub does not know it
+        Related(6, Relation.REVERTS, "Reverts #6"),  # listed already
+    ]
+    kinds = {1: True, 2: False, 3: False, 4: True, 5: None, 6: True}
+    got = suggest(note(read_with=[6]), related, kinds)
+    assert [(s.field, s.number) for s in got] == [("read_with", 1), ("issues", 2), ("read_with", 4)]
+    lines = render(note(read_with=[6]), got)
+    assert lines[0] == "vllm-test0001 (PR 100):"
+    assert '  read_with += 1  (follows up on: "Follow-up to #1")' in lines
+    assert "  read_with = [6, 1, 4]" in lines and "  issues = [2]" in lines
+
+
+def test_suggest_nothing_new():
+    n = note(issues=[2])
+    assert suggest(n, [Related(2, Relation.FIXES, "Fixes #2")], {2: False}) == []
+    assert render(n, []) == ["vllm-test0001 (PR 100):", "  nothing to add"]
+
+
+NOTE_FILE = """\
++++
+id = "vllm-test0001"
+repo = "vllm-project/vllm"
+source_pr = 100
+read_with = [20]
+verdict = "deep"
+topics = ["cuda-graphs"]
+title_zh = "标题"
+title_en = "A title"
+summary_en = "One sentence."
+created = 2026-08-14
+updated = 2026-12-02
++++
+值得精读。正文。
+"""
+
+
+def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vllm-test0001.md").write_text(NOTE_FILE, "utf-8")
+    (notes / "vllm-test0002.md").write_text(
+        NOTE_FILE.replace("test0001", "test0002").replace("source_pr = 100", "source_pr = 404"),
+        "utf-8",
+    )
+    body = (
+        "## Purpose\nFollow-up to #20 and #21. Fixes #30, fixes #31.\n"
+        "Part of #40. See #50 for numbers. Closes #99 (no such number)."
+    )
+    fake_github.add_pull(REPO, 100, body=body)
+    fake_github.add_pull(REPO, 21)
+    fake_github.add_pull(REPO, 31)
+    fake_github.add_issue(REPO, 30)
+    fake_github.add_issue(REPO, 40)
+    fake_github.add_pat("ghp_curator", "curator")
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_TOKEN="ghp_curator",
+        GITHUB_API_URL=fake_github.base_url,
+    )
+
+    run = cli("notes", "refs", str(notes), "--note", "vllm-test0001", env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "vllm-test0001 (PR 100):",
+        '  read_with += 21  (follows up on: "Follow-up to #20 and #21")',
+        '  issues += 30  (fixes: "Fixes #30")',
+        '  read_with += 31  (fixes: "fixes #31")',
+        "  read_with = [20, 21, 31]",
+        "  issues = [30]",
+    ]
+    asked = {r.path for r in fake_github.requests}
+    # a number already listed is not looked up; an unrelated mention neither
+    assert f"/repos/{REPO}/issues/21" in asked
+    assert f"/repos/{REPO}/issues/20" not in asked and f"/repos/{REPO}/issues/50" not in asked
+
+    # every note: the one whose PR GitHub does not have is named, the others still printed
+    run = cli("notes", "refs", str(notes), env=env, cwd=tmp_path)
+    assert run.returncode == 1
+    assert "vllm-test0002 (PR 404): not read:" in run.stderr
+    assert "vllm-test0001 (PR 100):" in run.stdout
+    assert "ghp_curator" not in run.stdout + run.stderr
+
+
+def test_cli_needs_credentials_and_a_known_note(tmp_path, fake_github):
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    run = cli("notes", "refs", env=env, cwd=tmp_path)
+    assert run.returncode == 2 and "set GITHUB_TOKEN" in run.stderr
+    env.update(GITHUB_TOKEN="ghp_x", GITHUB_API_URL=fake_github.base_url)
+    run = cli("notes", "refs", "--note", "vllm-nope", env=env, cwd=tmp_path)
+    assert run.returncode == 2 and "no such note with a source PR: vllm-nope" in run.stderr
