@@ -1,6 +1,6 @@
 """Draw a natural-traffic audit: what the bot would comment on, among PRs it has not seen.
 
-    python scripts/sample_audit.py draw PRS.jsonl --out DIR [--near 30] [--random 50]
+    python scripts/sample_audit.py draw PRS.jsonl --out DIR [--near 30] [--random 50] [--show-files]
     python scripts/sample_audit.py merge DIR GRADED.jsonl > bench/graded/natural_traffic_N.jsonl
 
 `draw` matches every PR of PRS.jsonl (the fields of the graded sets: number, title and,
@@ -8,11 +8,14 @@ when known, body, labels, files, changed_files, code_names, incidental) that no 
 holds and that is no note's source PR, and prints the comment rate. It samples every PR
 the matcher comments on, `--near` near misses (a note scoring `--near-score` or more, not
 linked) and `--random` of the rest, and writes them mixed, in a seeded random order, to
-DIR/to_grade.jsonl (number and title only: graders look each PR up and must not know
-which PRs the bot commented on) and which sample each came from to DIR/sample.json.
+DIR/to_grade.jsonl (number and title, with `--show-files` also the files as captured:
+graders must not know which PRs the bot commented on), which sample each came from to
+DIR/sample.json, and the drawn PRs as captured to DIR/drawn.jsonl.
 
-`merge` adds that `sample` to each line of the graders' file (the graded-set fields plus
-`why`) and checks that every drawn PR was graded once. Run the result once with
+`merge` joins each line of the graders' file to its drawn PR: the captured fields come
+from DIR/drawn.jsonl (a grader cannot change what the matcher is measured on), `relevant`,
+`why` and any field the capture lacks (files a grader looked up) from the graders, plus
+the `sample`. It checks that every drawn PR was graded once. Run the result once with
 scripts/eval_matching.py: that first run is the audit's honest figure.
 """
 
@@ -68,8 +71,11 @@ def draw(args: argparse.Namespace) -> int:
     )
     rng.shuffle(picked)
     args.out.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps({"number": r["number"], "title": r["title"]}) for r, _ in picked]
+    shown = ("number", "title", *(("files", "changed_files") if args.show_files else ()))
+    lines = [json.dumps({k: r[k] for k in shown if k in r}) for r, _ in picked]
     (args.out / "to_grade.jsonl").write_text("".join(f"{line}\n" for line in lines), "utf-8")
+    drawn = [json.dumps(r, ensure_ascii=False) for r, _ in picked]
+    (args.out / "drawn.jsonl").write_text("".join(f"{line}\n" for line in drawn), "utf-8")
     kinds = {str(r["number"]): kind for r, kind in picked}
     (args.out / "sample.json").write_text(json.dumps(kinds, indent=0) + "\n", "utf-8")
     rate = len(commented) / len(pool) if pool else 0.0
@@ -95,11 +101,15 @@ def merge(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    drawn = {str(r["number"]): r for r in read_jsonl(args.dir / "drawn.jsonl")}
     for record in sorted(graded, key=lambda r: r["number"]):
         if "relevant" not in record:
             print(f"{args.graded}: PR {record['number']} has no 'relevant'", file=sys.stderr)
             return 1
-        print(json.dumps({**record, "sample": kinds[str(record["number"])]}, ensure_ascii=False))
+        captured = drawn[str(record["number"])]
+        merged = {**record, **captured, "relevant": record["relevant"]}
+        merged["sample"] = kinds[str(record["number"])]
+        print(json.dumps(merged, ensure_ascii=False))
     return 0
 
 
@@ -115,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--dev", type=Path, default=DEFAULT_DEV)
     d.add_argument("--graded", type=Path, default=GRADED_DIR, help="folder of graded sets")
+    d.add_argument(
+        "--show-files", action="store_true", help="graders also see the files as captured"
+    )
     m = sub.add_parser("merge", help="add each drawn PR's sample to the graders' file")
     m.add_argument("dir", type=Path, help="the folder `draw` wrote")
     m.add_argument("graded", type=Path, help="the graders' JSONL")

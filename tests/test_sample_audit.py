@@ -37,7 +37,7 @@ def test_draw_samples_the_comments_near_misses_and_random_prs_unlabelled(tmp_pat
     pool = [
         {"number": 7, "title": COMMENTED},  # graded already: left out
         {"number": source, "title": "the note's own PR"},  # left out
-        {"number": 8, "title": COMMENTED},
+        {"number": 8, "title": COMMENTED, "files": ["csrc/a.cu"], "changed_files": 5},
         {"number": 9, "title": NEAR},
         *({"number": 100 + i, "title": f"[Frontend] Add option {i}"} for i in range(10)),
     ]
@@ -53,17 +53,36 @@ def test_draw_samples_the_comments_near_misses_and_random_prs_unlabelled(tmp_pat
     to_grade = [json.loads(line) for line in (out / "to_grade.jsonl").read_text().splitlines()]
     assert {r["number"] for r in to_grade} == {int(n) for n in kinds}
     assert all(set(r) == {"number", "title"} for r in to_grade)  # graders see no sample
+    drawn = {json.loads(line)["number"]: json.loads(line) for line in (out / "drawn.jsonl").open()}
+    assert drawn[8] == pool[2]  # the PR as captured, for `merge`
+
+    assert audit.main([*argv, "--near", "5", "--random", "3", "--show-files"]) == 0
+    to_grade = [json.loads(line) for line in (out / "to_grade.jsonl").read_text().splitlines()]
+    shown = {r["number"]: r for r in to_grade}
+    assert shown[8] == {k: pool[2][k] for k in ("number", "title", "files", "changed_files")}
+    assert set(shown[9]) == {"number", "title"}  # no files captured: none shown
 
 
 def test_merge_adds_the_sample_and_refuses_an_incomplete_grading(tmp_path, capsys, audit):
     out = tmp_path / "audit"
     out.mkdir()
     (out / "sample.json").write_text(json.dumps({"8": "commented", "9": "random"}))
+    captured = {"number": 8, "title": "t", "files": ["a.py"], "changed_files": 9}
+    jsonl(out / "drawn.jsonl", [captured, {"number": 9, "title": "u"}])
     row = {"title": "t", "relevant": {}, "why": "no note"}
-    graded = jsonl(tmp_path / "graded.jsonl", [{"number": 9, **row}, {"number": 8, **row}])
+    # a grader's copy of the title or files does not replace the capture; what it lacks is added
+    graded = jsonl(
+        tmp_path / "graded.jsonl",
+        [
+            {"number": 9, **row, "files": ["looked/up.py"], "seen": "description"},
+            {"number": 8, **row, "title": "edited", "files": [], "relevant": {"3": 2}},
+        ],
+    )
     assert audit.main(["merge", str(out), str(graded)]) == 0
     merged = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["number"], r["sample"]) for r in merged] == [(8, "commented"), (9, "random")]
+    assert merged[0] == {**captured, "relevant": {"3": 2}, "why": "no note", "sample": "commented"}
+    assert merged[1]["title"] == "u" and merged[1]["files"] == ["looked/up.py"]
     jsonl(graded, [{"number": 8, **row}, {"number": 8, **row}, {"number": 5, **row}])
     assert audit.main(["merge", str(out), str(graded)]) == 1
     err = capsys.readouterr().err
