@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from test_check import VALID
 from webhook_kit import base_env, cli
 
 from bot.library import ROOT
@@ -89,22 +90,8 @@ def test_suggest_nothing_new():
     assert render(n, []) == ["vllm-test0001 (PR 100):", "  nothing to add"]
 
 
-NOTE_FILE = """\
-+++
-id = "vllm-test0001"
-repo = "vllm-project/vllm"
-source_pr = 100
-read_with = [20]
-verdict = "deep"
-topics = ["cuda-graphs"]
-title_zh = "标题"
-title_en = "A title"
-summary_en = "One sentence."
-created = 2026-08-14
-updated = 2026-12-02
-+++
-值得精读。正文。
-"""
+# a valid note whose source PR is 100 and that lists PR 20 already
+NOTE_FILE = VALID.replace("source_pr = 52401", "source_pr = 100\nread_with = [20]")
 
 
 def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github):
