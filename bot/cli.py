@@ -88,7 +88,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     """Read each note's source PR on GitHub; print the PRs and issues it says it relates to."""
     from bot.github_client import GitHubError
     from bot.github_port import PRRef
-    from bot.note_refs import related_refs, render, suggest
+    from bot.note_refs import mentioned, related_refs, render, suggest
     from bot.server import live_github
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
@@ -128,7 +128,9 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
                 print(f"{note.id} (PR {note.source_pr}): not read: {exc}", file=sys.stderr)
                 failed += 1
                 continue
-            print("\n".join(render(note, suggest(note, related, kinds))))
+            names = mentioned(pull.body, note, related)
+            unknown = [n for n, kind in kinds.items() if kind is None]
+            print("\n".join(render(note, suggest(note, related, kinds), names, unknown)))
     finally:
         github.close()
     return 1 if failed else 0

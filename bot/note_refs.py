@@ -112,9 +112,36 @@ def suggest(
     return out
 
 
-def render(note: Note, suggestions: list[Suggestion]) -> list[str]:
-    """Lines for the curator: the note, each suggestion with its quote, the TOML to paste."""
+def mentioned(body: str, note: Note, related: Iterable[Related]) -> list[int]:
+    """Numbers the description names with no relation stated, that the note does not list.
+
+    Prose relates PRs too ("#51430 narrowed the region ... restoring the pre-#51430
+    region"): the curator reads those and decides; nothing is suggested for them.
+    """
+    skip = {note.source_pr, *note.read_with, *note.issues, *(r.number for r in related)}
+    found = referenced_prs(without_comments_and_code(body or ""), note.repo)
+    return [n for n in found if n not in skip]
+
+
+def render(
+    note: Note,
+    suggestions: list[Suggestion],
+    names: Iterable[int] = (),
+    unknown: Iterable[int] = (),
+) -> list[str]:
+    """Lines for the curator: the note, each suggestion with its quote, the TOML to paste.
+
+    `names`: numbers named with no relation (`mentioned`); `unknown`: related numbers
+    GitHub has neither as PR nor as issue (a typo in the description, another repository).
+    """
     lines = [f"{note.id} (PR {note.source_pr}):"]
+    for label, numbers, why in (
+        ("also names", names, "no relation stated: read the PR and decide"),
+        ("GitHub does not know", unknown, "left out"),
+    ):
+        listed = ", ".join(f"#{n}" for n in numbers)
+        if listed:
+            lines.append(f"  {label} {listed} ({why})")
     if not suggestions:
         return lines + ["  nothing to add"]
     for s in suggestions:

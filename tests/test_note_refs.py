@@ -7,7 +7,7 @@ from test_check import VALID
 from webhook_kit import base_env, cli
 
 from bot.library import ROOT
-from bot.note_refs import Related, Relation, related_refs, render, suggest
+from bot.note_refs import Related, Relation, mentioned, related_refs, render, suggest
 from bot.notes import Note
 
 REPO = "vllm-project/vllm"
@@ -84,10 +84,18 @@ def test_suggest_puts_prs_in_read_with_and_fixed_issues_in_issues():
     assert "  read_with = [6, 1, 4]" in lines and "  issues = [2]" in lines
 
 
-def test_suggest_nothing_new():
-    n = note(issues=[2])
-    assert suggest(n, [Related(2, Relation.FIXES, "Fixes #2")], {2: False}) == []
+def test_suggest_nothing_new_but_show_what_prose_names():
+    n = note(issues=[2], read_with=[3])
+    related = [Related(2, Relation.FIXES, "Fixes #2")]
+    assert suggest(n, related, {2: False}) == []
     assert render(n, []) == ["vllm-test0001 (PR 100):", "  nothing to add"]
+    body = "#51430 narrowed the region; this restores the pre-#51430 one. Fixes #2. See #3, #100."
+    assert mentioned(body, n, related) == [51430]
+    assert render(n, [], [51430]) == [
+        "vllm-test0001 (PR 100):",
+        "  also names #51430 (no relation stated: read the PR and decide)",
+        "  nothing to add",
+    ]
 
 
 # a valid note whose source PR is 100 and that lists PR 20 already
@@ -123,6 +131,8 @@ def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
         "vllm-test0001 (PR 100):",
+        "  also names #50 (no relation stated: read the PR and decide)",
+        "  GitHub does not know #99 (left out)",
         '  read_with += 21  (follows up on: "Follow-up to #20 and #21")',
         '  issues += 30  (fixes: "Fixes #30")',
         '  read_with += 31  (fixes: "fixes #31")',
