@@ -68,6 +68,9 @@ NATURAL = {  # name: (precision, most false comments)
     # audit 3: 3,203 PRs of 2026-05..08 (the notes' era), titles and the files the graders
     # saw; 7 wrong comments at its first run (title only)
     "natural_traffic_3.jsonl": (0.74, 7),
+    # audit 4: 2,030 PRs of 2026-08..10 with their first four files; 21 wrong comments at
+    # its first run (4.2% commented)
+    "natural_traffic_4.jsonl": (0.70, 21),
 }
 
 
