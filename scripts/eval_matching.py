@@ -28,10 +28,12 @@ note's keywords or aspects fall short.
 
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
     python scripts/eval_matching.py --all [--before NOTES_DIR] [--before-config FILE]
+                                          [--before-topics FILE]
 
 `--all` tabulates every graded set (the dev set and bench/graded/), title only and with
 what was captured, with totals. `--before` compares with another library (a copy of
-seeds/notes/ taken before an edit; `--before-config` another matching.toml) and lists
+seeds/notes/ taken before an edit; `--before-config` another matching.toml,
+`--before-topics` another topics.toml) and lists
 every link the edit gained (+) or lost (-) with its grade: what a curator's change does.
 
 Graded sets shipped with the project are in bench/graded/ (same fields plus the
@@ -327,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--before-config", type=Path, metavar="FILE", help="the same for another matching.toml"
     )
+    ap.add_argument(
+        "--before-topics", type=Path, metavar="FILE", help="the same for another topics.toml"
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
     ap.add_argument(
         "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
@@ -346,10 +351,10 @@ def main(argv: list[str] | None = None) -> int:
 
     matcher = Matcher.load(args.notes, args.topics, args.config, args.index)
     before = None
-    if args.before or args.before_config:
+    if args.before or args.before_config or args.before_topics:
         before = Matcher.load(
             args.before or args.notes,
-            args.topics,
+            args.before_topics or args.topics,
             args.before_config or args.config,
             args.index,
         )
