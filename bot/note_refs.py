@@ -38,15 +38,17 @@ _PHRASES: dict[Relation, list[str]] = {
         Relation.REVERTS: "revert|reverts|reverting|revert of|partially reverts",
         Relation.FOLLOWS: "follow-up to|follow up to|followup to|follow-up of|follow up of"
         "|follow-up for|follow-up from|follow-up|continuation of|continues",
-        Relation.SUPERSEDES: "supersede|supersedes|replaces|replacement for|alternative to",
+        Relation.SUPERSEDES: "supersede|supersedes|replaces|replacement for|alternative to"
+        "|consolidates|reland of|relands|re-land of|redo of",
         Relation.BUILDS_ON: "builds on|built on|build on|based on|on top of|extends|depends on"
-        "|stacked on|part of",
+        "|stacked on|part of|taken from|ported from|cherry-pick of|cherry-picked from"
+        "|split from|split out of|split out from",
     }.items()
 }
 _REF = (
     r"(?:[\w.-]+/[\w.-]+)?#\d{1,7}\b|https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d{1,7}\b"
 )
-# A phrase, optional filler ("PR", "issue", "for the bug in", ":"), then one or more refs
+# A phrase, optional filler ("PR", "the draft", "for the bug in", ":"), then one or more refs
 # joined by commas or "and": "Fixes #1, #2 and #3".
 _RELATED = re.compile(
     r"(?i)(?<![\w-])(?P<phrase>"
@@ -55,7 +57,8 @@ _RELATED = re.compile(
         for p in sorted({p for ps in _PHRASES.values() for p in ps}, key=len, reverse=True)
     )
     + r")(?![\w-])[\s:]*"
-    + r"(?:(?:for|to|of|in|from|the|pr|pull\s+request|issue|bug|regression)s?\b[\s:]*){0,4}"
+    + r"(?:(?:for|to|of|in|from|the|this|that|draft|earlier|original|previous|prior|pr"
+    + r"|pull\s+request|issue|bug|regression)s?\b[\s:]*){0,4}"
     + rf"(?P<refs>(?:{_REF})(?:\s*(?:,|and|&)\s*(?:{_REF}))*)"
 )
 _RELATION_OF = {p: r for r, ps in _PHRASES.items() for p in ps}

@@ -29,6 +29,10 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("Supersedes vllm-project/vllm#33", [(33, "supersedes")]),
         ("Based on https://github.com/vllm-project/vllm/pull/50011", [(50011, "builds on")]),
         ("Builds on https://github.com/vllm-project/vllm/issues/600", [(600, "builds on")]),
+        # as real source PRs put it
+        ("Supersedes the draft #53010, which restricts", [(53010, "supersedes")]),
+        ("This consolidates #51042 after coordination", [(51042, "supersedes")]),
+        ("(taken from https://github.com/vllm-project/vllm/pull/56233)", [(56233, "builds on")]),
         # mere mentions say nothing
         ("See #123 for the numbers; cc #456", []),
         ("Benchmarks as in #5 and #6", []),
