@@ -71,6 +71,9 @@ NATURAL = {  # name: (precision, most false comments)
     # audit 4: 2,030 PRs of 2026-08..10 with their first four files; 21 wrong comments at
     # its first run (4.2% commented), 16 since EPD stopped naming the EC connector topic
     "natural_traffic_4.jsonl": (0.74, 16),
+    # audit 5: 1,502 PRs of 2026-07..08 with their first four files, run after audit 4's
+    # changes: 13 comments, all relevant, at its first run
+    "natural_traffic_5.jsonl": (0.92, 1),
 }
 
 
