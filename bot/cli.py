@@ -88,7 +88,8 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     """Read each note's source PR on GitHub; print the PRs and issues it says it relates to."""
     from bot.github_client import GitHubError
     from bot.github_port import PRRef
-    from bot.note_refs import mentioned, related_refs, render, suggest
+    from bot.note_refs import mentioned, render, suggest
+    from bot.relations import related_refs
     from bot.server import live_github
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed

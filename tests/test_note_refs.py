@@ -7,8 +7,9 @@ from test_check import VALID
 from webhook_kit import base_env, cli
 
 from bot.library import ROOT
-from bot.note_refs import Related, Relation, mentioned, related_refs, render, suggest
+from bot.note_refs import mentioned, render, suggest
 from bot.notes import Note
+from bot.relations import Related, Relation, related_refs
 
 REPO = "vllm-project/vllm"
 
