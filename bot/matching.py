@@ -36,7 +36,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR, or that the note lists to read with it (`read_with`: PRs its text
   names, and those its source PR fixes, reverts or builds on), or that refers to an issue
-  the note's PR fixes (`issues`: another fix of the same bug), gets strong evidence for it.
+  the note's PR fixes (`issues`: another fix of the same bug), gets strong evidence for it;
+  so does one whose description relates it to a PR the bot showed the note on
+  (`PRFacts.related_notes`, filled by the shell: "reverts PR 53155, which got this note").
 - a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
   full, whatever the note's other topics; a broad topic does not single out one of the
   notes its other topics fit.
@@ -339,6 +341,7 @@ class CompiledMatcher:
         self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._by_reading: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._by_issue: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._by_id = {note.id: i for i, note in enumerate(self.notes)}
         self._repo = [n.repo.lower() for n in self.notes]
         # In keyword order, not a set: reasons must come out the same on every run, or the
         # sticky comment would be rewritten for nothing.
@@ -612,9 +615,10 @@ class CompiledMatcher:
         refers = note.source_pr is not None and note.source_pr in facts.refs
         reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
         issue = next((n for n in note.issues if n in facts.refs), None)
-        # the note's own PR, one building on it, one the note says to read, or one on the
-        # bug its PR fixes: enough alone
-        tied = is_source or refers or reading or issue is not None
+        via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
+        # the note's own PR, one building on it, one the note says to read, one on the
+        # bug its PR fixes, or one related to a PR that got the note: enough alone
+        tied = is_source or refers or reading or issue is not None or via is not None
         if refers:
             scored.append(
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
@@ -625,6 +629,8 @@ class CompiledMatcher:
             scored.append(
                 (w.source_ref, f"refers to issue {issue}, which this note's PR fixes", "")
             )
+        if via is not None and not (is_source or refers or reading):
+            scored.append((w.source_ref, f"{via[1]} PR {via[0]}, which got this note", ""))
         score = sum(s for s, _, _ in scored)
         reasons = _reason_lines(scored)
         if is_source:
@@ -782,6 +788,7 @@ class CompiledMatcher:
         for ref in facts.refs:
             found.update(self._by_source.get((repo, ref), ()))
             found.update(self._by_issue.get((repo, ref), ()))
+        found.update(self._by_id[n] for n in facts.related_notes if n in self._by_id)
         return found
 
     def _eligible(

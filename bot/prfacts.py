@@ -162,6 +162,10 @@ class PRFacts:
     # Files it changes only by moving them or editing their imports (`incidental_files`):
     # they say where code went, not what it does. Empty: the diff was not seen.
     incidental: frozenset[str] = frozenset()
+    # Notes the bot showed on the PRs this one says it fixes, reverts, follows up on,
+    # supersedes or builds on (`bot.relations`): note id -> (that PR, the relation).
+    # Filled by the shell from what it remembers; empty when matching a PR alone.
+    related_notes: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def files_complete(self) -> bool:

@@ -153,6 +153,18 @@ class PRStore:
             ),
         )
 
+    def notes_of(self, repo: str, numbers: list[int]) -> dict[int, tuple[str, ...]]:
+        """The notes shown on each of these PRs (those with none are left out)."""
+        if not numbers:
+            return {}
+        marks = ",".join("?" * len(numbers))
+        rows = self.db.execute(
+            f"SELECT number, notes FROM pr_state WHERE repo = ? AND number IN ({marks})",
+            (repo.lower(), *numbers),
+        )
+        shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
+        return {n: ids for n, ids in shown.items() if ids}
+
     def update(self, repo: str, number: int, **changes: object) -> PRState:
         """Change some fields (e.g. `opted_out=True`) and return the new state."""
         with self.db.tx():

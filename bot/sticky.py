@@ -26,6 +26,7 @@ from bot.github_port import Outcome, PRRef
 from bot.matching import match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
+from bot.relations import related_refs
 from bot.render import MARKER, render, render_paused
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,7 @@ def refresh_sticky(
 
     if verbose is not None:
         state = replace(state, verbose=verbose)
+    facts = replace(facts, related_notes=related_notes(ctx, facts))
     result = match_pr(facts, ctx.library, ctx.match_config)
     opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
     opts = replace(opts, paused=state.opted_out)  # only a command renders an opted-out PR
@@ -125,6 +127,19 @@ def refresh_sticky(
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
     return Refresh(written.outcome, what, written.comment_id, notes)
+
+
+def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]:
+    """The notes shown on the PRs this one fixes, reverts, follows up on, supersedes or
+    builds on, by what its description says: a revert of a PR that got a note, or the
+    fix of its bug, changes the same mechanism."""
+    related = related_refs(facts.body, facts.repo, own_number=facts.number)
+    shown = ctx.prs.notes_of(facts.repo, [r.number for r in related])
+    found: dict[str, tuple[int, str]] = {}
+    for r in related:
+        for note_id in shown.get(r.number, ()):
+            found.setdefault(note_id, (r.number, r.relation.value))
+    return found
 
 
 def _labelled_off(ctx: BotContext, facts: PRFacts) -> bool:

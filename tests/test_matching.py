@@ -1178,6 +1178,18 @@ def test_a_pr_on_the_bug_the_notes_pr_fixes_gets_the_note():
     assert ids(match_pr(pr("A fix", "<!-- FIX #52448 -->\n```\n#52448\n```"), lib, CFG)) == []
 
 
+def test_a_pr_related_to_one_that_got_a_note_gets_it_too():
+    lib = library(note("n", ("ec-connector",), source_pr=1), note("m", ("cuda-graphs",)))
+    revert = replace(pr("Revert a change", number=9), related_notes={"n": (7, "reverts")})
+    got = match_pr(revert, lib, CFG)
+    assert ids(got) == ["n"]
+    assert got.matches[0].reasons == ("reverts PR 7, which got this note",)
+    assert ids(match_pr(pr("Revert a change", number=9), lib, CFG)) == []
+    # a note the library no longer has is nothing
+    gone = replace(revert, related_notes={"gone": (7, "reverts")})
+    assert ids(match_pr(gone, lib, CFG)) == []
+
+
 def test_only_the_best_note_may_rest_on_its_topics_alone():
     lib = library(
         note("a-graphs", ("cuda-graphs", "spec-decode")),

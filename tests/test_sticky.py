@@ -61,8 +61,8 @@ def ctx(tmp_path, monkeypatch):
     db.close()
 
 
-def facts(title=MATCHING_TITLE, sha=SHA1, **kw) -> PRFacts:
-    return PRFacts(repo=REF.repo, number=REF.number, title=title, head_sha=sha, **kw)
+def facts(title=MATCHING_TITLE, sha=SHA1, number=REF.number, **kw) -> PRFacts:
+    return PRFacts(repo=REF.repo, number=number, title=title, head_sha=sha, **kw)
 
 
 def bodies(ctx) -> list[str]:
@@ -174,6 +174,23 @@ def test_state_is_per_pr_and_repo_case_insensitive(ctx):
     state = ctx.prs.get("VLLM-project/vllm", 7001)
     assert state.comment_id is not None and state.notes
     assert ctx.prs.get("vllm-project/vllm", 7002).comment_id is None
+
+
+def test_a_revert_or_fix_of_a_pr_that_got_notes_gets_them_with_the_reason(ctx):
+    first = refresh_sticky(ctx, REF, facts())
+    assert first.notes
+
+    def other(number: int, body: str):
+        pr = facts(UNRELATED_TITLE, number=number, body=body)
+        return refresh_sticky(ctx, PRRef(REF.repo, number), pr, files=["docs/README.md"])
+
+    r = other(7002, f"Reverts {REF.repo}#{REF.number}\n\nIt broke the nightly run.")
+    assert r.outcome == Outcome.CREATED and r.notes == first.notes
+    posted = ctx.github.comments(REF.repo, 7002)[0]["body"]
+    assert f"reverts PR {REF.number}, which got this note" in posted
+    # a mere mention is no relation, and a PR the bot showed nothing on gives nothing
+    assert other(7003, f"See #{REF.number} for the numbers.").outcome == Outcome.SKIPPED
+    assert other(7004, "Reverts #7003").outcome == Outcome.SKIPPED
 
 
 def test_body_identical_but_comment_deleted_by_a_human_is_recreated_on_force(ctx):
