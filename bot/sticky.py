@@ -31,6 +31,8 @@ from bot.render import MARKER, render, render_paused
 
 log = logging.getLogger(__name__)
 
+MAX_RELATED = 50  # related PRs looked up per PR
+
 
 @dataclass(frozen=True)
 class Refresh:
@@ -133,7 +135,8 @@ def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]
     """The notes shown on the PRs this one fixes, reverts, follows up on, supersedes or
     builds on, by what its description says: a revert of a PR that got a note, or the
     fix of its bug, changes the same mechanism."""
-    related = related_refs(facts.body, facts.repo, own_number=facts.number)
+    # the first few: a description listing thousands of "fixes #N" costs one small query
+    related = related_refs(facts.body, facts.repo, own_number=facts.number)[:MAX_RELATED]
     shown = ctx.prs.notes_of(facts.repo, [r.number for r in related])
     found: dict[str, tuple[int, str]] = {}
     for r in related:

@@ -191,6 +191,11 @@ def test_a_revert_or_fix_of_a_pr_that_got_notes_gets_them_with_the_reason(ctx):
     # a mere mention is no relation, and a PR the bot showed nothing on gives nothing
     assert other(7003, f"See #{REF.number} for the numbers.").outcome == Outcome.SKIPPED
     assert other(7004, "Reverts #7003").outcome == Outcome.SKIPPED
+    # thousands of relations cost one bounded query, and the related PR is still found
+    many = "Fixes " + ", ".join(f"#{n}" for n in range(1, 5000)) + f". Reverts #{REF.number}"
+    assert other(7005, many).outcome == Outcome.SKIPPED  # past the first 50
+    first_few = f"Reverts #{REF.number}. Fixes " + ", ".join(f"#{n}" for n in range(1, 5000))
+    assert other(7006, first_few).notes == first.notes
 
 
 def test_body_identical_but_comment_deleted_by_a_human_is_recreated_on_force(ctx):
