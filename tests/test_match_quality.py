@@ -78,6 +78,9 @@ NATURAL = {  # name: (precision, most false comments)
     # audit 5: 1,502 PRs of 2026-07..08 with their first four files, run after audit 4's
     # changes: 13 comments, all relevant, at its first run
     "natural_traffic_5.jsonl": (0.92, 1),
+    # audit 6: 1,431 PRs of 2026-06..07, the same matcher: 15 comments, 10 relevant, 4 on
+    # PRs no note is about at its first run
+    "natural_traffic_6.jsonl": (0.66, 4),
 }
 
 
