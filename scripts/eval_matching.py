@@ -29,12 +29,15 @@ note's keywords or aspects fall short.
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
     python scripts/eval_matching.py --all [--before NOTES_DIR] [--before-config FILE]
                                           [--before-topics FILE]
+    python scripts/eval_matching.py [--all] --scan-terms
 
 `--all` tabulates every graded set (the dev set and bench/graded/), title only and with
 what was captured, with totals. `--before` compares with another library (a copy of
 seeds/notes/ taken before an edit; `--before-config` another matching.toml,
 `--before-topics` another topics.toml) and lists
 every link the edit gained (+) or lost (-) with its grade: what a curator's change does.
+`--scan-terms` takes each note's aspects and keywords out one at a time and lists the
+links each one's absence loses or gains, by grade: which terms earn their keep.
 
 Graded sets shipped with the project are in bench/graded/ (same fields plus the
 grader's `why`, `kind`, `url`); bench/graded/README.md says how each was found and
@@ -46,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -280,6 +284,54 @@ def report_all(matcher: Matcher, sets: list[Path], before: Matcher | None) -> li
     return changes
 
 
+def without_term(matcher: Matcher, note_id: str, attr: str, term: str) -> Matcher:
+    """The same matcher with one aspect or keyword taken out of one note."""
+    notes = tuple(
+        n.model_copy(update={attr: tuple(t for t in getattr(n, attr) if t != term)})
+        if n.id == note_id
+        else n
+        for n in matcher.library.notes
+    )
+    library = Library(notes=notes, topics=matcher.library.topics)
+    return Matcher(library, matcher.config, matcher.index)
+
+
+def links_of(matcher: Matcher, sets: list[Path]) -> dict[tuple[str, int, str], int]:
+    """Every (set, PR, note) link with what was captured, and its grade."""
+    return {
+        (path.stem, number, nid): grade
+        for path in sets
+        for (number, nid), grade in evaluate(matcher, path, False).links.items()
+    }
+
+
+def scan_terms(matcher: Matcher, sets: list[Path]) -> list[tuple[str, str, str, Counter]]:
+    """Each note's aspects and keywords taken out one at a time: the links each one's
+    absence loses (+ its grade) or gains (- its grade), for curators weighing a term.
+    Terms whose absence changes nothing are left out."""
+    base = links_of(matcher, sets)
+    found = []
+    for note in matcher.library.notes:
+        for attr in ("aspects", "keywords"):
+            for term in getattr(note, attr):
+                after = links_of(without_term(matcher, note.id, attr, term), sets)
+                change = Counter(f"lost {g}" for k, g in base.items() if k not in after)
+                change.update(f"gained {g}" for k, g in after.items() if k not in base)
+                if change:
+                    found.append((note.id, attr, term, change))
+    return found
+
+
+def print_scan(found: list[tuple[str, str, str, Counter]]) -> None:
+    print("== without each term: links lost / gained by grade (0 = not relevant), as captured")
+    for note_id, attr, term, change in found:
+        cells = " ".join(
+            f"{kind}: {change[f'{kind} 0']}/{change[f'{kind} 1']}/{change[f'{kind} 2']}"
+            for kind in ("lost", "gained")
+        )
+        print(f"  {note_id} {attr[:-1]} {term!r}: {cells}")
+
+
 def print_per_note(index: dict[int, str], tallies: dict[str, Tally]) -> None:
     """Per note: how often linked, how often wrongly, grade-2 pairs found of all."""
     print("== per note: linked / wrong / grade-2 found of grade-2")
@@ -332,6 +384,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--before-topics", type=Path, metavar="FILE", help="the same for another topics.toml"
     )
+    ap.add_argument(
+        "--scan-terms",
+        action="store_true",
+        help="take each note's aspects and keywords out one at a time and list the links "
+        "each one's absence loses or gains (with --all: on every set; a run per term)",
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per PR")
     ap.add_argument(
         "--show", action="store_true", help="every linked PR/note pair with grade and reasons"
@@ -358,6 +416,9 @@ def main(argv: list[str] | None = None) -> int:
             args.before_config or args.config,
             args.index,
         )
+    if args.scan_terms:
+        print_scan(scan_terms(matcher, graded_sets(args.prs) if args.all else [args.prs]))
+        return 0
     if args.all:
         changes = report_all(matcher, graded_sets(args.prs), before)
         if before is not None:

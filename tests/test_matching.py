@@ -994,6 +994,26 @@ def test_eval_script_show_lists_each_link_with_grade_and_reasons(tmp_path, capsy
     assert "precision          0.000 (0/2)" in out
 
 
+def test_eval_script_scan_terms_lists_what_each_term_links(tmp_path, capsys, eval_script):
+    import json
+
+    lib = load_library()
+    label = {nid: i for i, nid in eval_script.note_index(lib, eval_script.DEFAULT_INDEX).items()}
+    ptx = next(n for n in lib.notes if "PTX" in n.keywords)
+    rows = [  # PTX in the title is what links the note: right once, wrong once
+        {"number": 1, "title": "[Build] Keep PTX for the newest arch", "relevant": {}},
+        {"number": 2, "title": "[Build] Embed PTX per source file", "relevant": {}},
+        {"number": 3, "title": "[Frontend] nothing to see", "relevant": {}},
+    ]
+    rows[1]["relevant"] = {str(label[ptx.id]): 2}
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert eval_script.main(["--prs", str(prs), "--scan-terms"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {ptx.id} keyword 'PTX': lost: 1/0/1 gained: 0/0/0" in out
+    assert "nothing to see" not in out and out.count("\n") >= 2
+
+
 def test_eval_script_misses_shows_how_far_each_missed_grade_2_note_came(
     tmp_path, capsys, eval_script
 ):
