@@ -138,6 +138,22 @@ def test_create_update_and_foreign_comments_untouched(live):
     assert fake.calls("DELETE") == []
 
 
+def test_the_revert_of_a_pr_that_got_notes_gets_them_through_github(live):
+    # GitHub's revert button opens a PR whose body is "Reverts owner/name#N"
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE)
+    (original,) = ours(fake)
+    revert, body = N + 1, f"Reverts {DEFAULT_REPO}#{N}"
+    fake.add_pull(DEFAULT_REPO, revert, files=["docs/contributing.md"], title=UNRELATED_TITLE)
+    deliver_pr(client, rt, number=revert, title=UNRELATED_TITLE, body=body)
+    (mine,) = [c for c in fake.comments(DEFAULT_REPO, revert) if c.body.startswith(MARKER)]
+    assert f"reverts PR {N}, which got this note" in mine.body
+    assert f"#{N}" not in mine.body  # no backlink on the reverted PR's timeline
+    first_note = original.body.split("**1. ", 1)[1].split("**", 1)[0]
+    assert f"**1. {first_note}**" in mine.body
+
+
 def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"])
