@@ -91,6 +91,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     from bot.note_refs import mentioned, render, suggest
     from bot.relations import related_refs
     from bot.server import live_github
+    from bot.settings import SettingsError
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
     if settings is None:
@@ -113,7 +114,11 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     if missing:
         print(f"review-notes: no such note with a source PR: {', '.join(missing)}", file=sys.stderr)
         return 2
-    github, failed = live_github(settings), 0
+    try:
+        github, failed = live_github(settings), 0
+    except SettingsError as exc:  # a PEM that is not a usable key
+        print(f"review-notes: {exc}", file=sys.stderr)
+        return 2
     try:
         for note in notes:
             try:

@@ -157,10 +157,16 @@ def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github
     assert "ghp_curator" not in run.stdout + run.stderr
 
 
-def test_cli_needs_credentials_and_a_known_note(tmp_path, fake_github):
+def test_cli_needs_usable_credentials_and_a_known_note(tmp_path, fake_github):
     env = base_env(tmp_path, PYTHONPATH=str(ROOT))
     run = cli("notes", "refs", env=env, cwd=tmp_path)
     assert run.returncode == 2 and "set GITHUB_TOKEN" in run.stderr
     env.update(GITHUB_TOKEN="ghp_x", GITHUB_API_URL=fake_github.base_url)
     run = cli("notes", "refs", "--note", "vllm-nope", env=env, cwd=tmp_path)
     assert run.returncode == 2 and "no such note with a source PR: vllm-nope" in run.stderr
+    del env["GITHUB_TOKEN"]
+    bad_key = "-----BEGIN RSA PRIVATE KEY-----\nnot a key\n-----END RSA PRIVATE KEY-----"
+    env.update(GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=bad_key)
+    run = cli("notes", "refs", env=env, cwd=tmp_path)
+    assert run.returncode == 2 and "GITHUB_PRIVATE_KEY" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and "not a key" not in run.stderr
