@@ -124,11 +124,10 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
             try:
                 pull = github.get_pull(PRRef(note.repo, note.source_pr))
                 related = related_refs(pull.body, note.repo, own_number=note.source_pr)
-                known = {*note.read_with, *note.issues}
                 kinds = {
                     r.number: github.is_pull(PRRef(note.repo, r.number))
                     for r in related
-                    if r.number not in known
+                    if r.number not in note.listed_numbers
                 }
             except GitHubError as exc:  # say which note, go on with the others
                 print(f"{note.id} (PR {note.source_pr}): not read: {exc}", file=sys.stderr)

@@ -158,8 +158,7 @@ def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
         for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
             for n in re.findall(r"\d{2,7}", m.group(1) or re.sub(r"\([^)]*\)", "", m.group(2))):
                 named[int(n)] = None
-        known = {note.source_pr, *note.read_with, *note.issues}
-        found += [(note, n) for n in named if n not in known]
+        found += [(note, n) for n in named if n not in note.listed_numbers]
     return found
 
 

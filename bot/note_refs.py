@@ -38,11 +38,10 @@ def suggest(
     An issue the PR only follows up or builds on (an RFC, a tracker) is left out: every
     PR of that effort would then get the note.
     """
-    known = {note.source_pr, *note.read_with, *note.issues}
     out: list[Suggestion] = []
     for r in related:
         kind = is_pull.get(r.number)
-        if r.number in known or kind is None:
+        if r.number in note.listed_numbers or kind is None:
             continue
         if kind:
             out.append(Suggestion("read_with", r.number, r.relation, r.quote))
@@ -57,7 +56,7 @@ def mentioned(body: str, note: Note, related: Iterable[Related]) -> list[int]:
     Prose relates PRs too ("#51430 narrowed the region ... restoring the pre-#51430
     region"): the curator reads those and decides; nothing is suggested for them.
     """
-    skip = {note.source_pr, *note.read_with, *note.issues, *(r.number for r in related)}
+    skip = note.listed_numbers | {r.number for r in related}
     found = referenced_prs(without_comments_and_code(body or ""), note.repo)
     return [n for n in found if n not in skip]
 

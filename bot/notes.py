@@ -208,6 +208,13 @@ class Note(BaseModel):
     def filename(self) -> str:
         return f"{self.id}.md"
 
+    @property
+    def listed_numbers(self) -> frozenset[int]:
+        """The PR and issue numbers the note already names in its fields: its source PR,
+        the PRs to read with it and the issues its PR fixes."""
+        source = () if self.source_pr is None else (self.source_pr,)
+        return frozenset((*source, *self.read_with, *self.issues))
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
