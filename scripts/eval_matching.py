@@ -306,9 +306,9 @@ def links_of(matcher: Matcher, sets: list[Path]) -> dict[tuple[str, int, str], i
 
 
 def scan_terms(matcher: Matcher, sets: list[Path]) -> list[tuple[str, str, str, Counter]]:
-    """Each note's aspects and keywords taken out one at a time: the links each one's
-    absence loses (+ its grade) or gains (- its grade), for curators weighing a term.
-    Terms whose absence changes nothing are left out."""
+    """Each note's aspects and keywords taken out one at a time: how many links of each
+    grade the term's absence loses and gains (counts keyed "lost G" / "gained G"), for
+    curators weighing a term. Terms whose absence changes nothing are left out."""
     base = links_of(matcher, sets)
     found = []
     for note in matcher.library.notes:
