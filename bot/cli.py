@@ -141,6 +141,80 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _cmd_notes_feedback(args: argparse.Namespace) -> int:
+    """What reviewers said with `/notes wrong`, per note, from the bot's database."""
+    import json
+
+    from bot.db import Database
+    from bot.feedback import FeedbackStore, summarise
+    from bot.prstate import PRStore
+
+    settings = _settings(db_path=args.db)
+    if settings is None:
+        return 2
+    if not Path(settings.db_path).is_file():
+        print(
+            f"review-notes: no database at {settings.db_path} (--db or REVIEW_NOTES_DB_PATH)",
+            file=sys.stderr,
+        )
+        return 2
+    db = Database(settings.db_path)
+    try:
+        records = summarise(FeedbackStore(db).marks(), PRStore(db).shown_counts())
+    finally:
+        db.close()
+    titles = _note_titles(args.dir, args.topics)
+    if args.json:
+        for f in records:
+            marks = [
+                {
+                    "repo": m.repo,
+                    "number": m.number,
+                    "rank": m.rank,
+                    "login": m.login,
+                    "reason": m.reason,
+                    "evidence": list(m.evidence),
+                    "at": m.at,
+                }
+                for m in f.marks
+            ]
+            print(
+                json.dumps(
+                    {"note": f.note_id, "shown": f.shown, "marks": marks}, ensure_ascii=False
+                )
+            )
+        return 0
+    for f in records:
+        print(
+            f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
+            f" ({f.share:.0%})  {titles.get(f.note_id, '(not in the library)')}"
+        )
+        for m in f.marks:
+            said = f": {m.reason}" if m.reason else ""
+            print(
+                f"    {m.repo} PR {m.number} (note {m.rank} of the comment), {m.at[:10]},"
+                f" by {m.login}{said}"
+            )
+            for reason in m.evidence:
+                print(f"        - {reason}")
+    marked = sum(len(f.marks) for f in records)
+    print(
+        f"{marked} mark(s) on {sum(1 for f in records if f.marks)} of {len(records)} note(s)"
+        " shown; the evidence is what each comment said when the note was marked"
+    )
+    return 0
+
+
+def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
+    """Each note's title, for reading the feedback; none when the library does not load."""
+    try:
+        library = load_library(Path(notes_dir), Path(topics))
+    except LibraryError as exc:
+        print(f"review-notes: notes left untitled: {exc}", file=sys.stderr)
+        return {}
+    return {n.id: n.title_en or n.title_zh for n in library.notes}
+
+
 def _settings(**values: object):
     """Settings for a command, or None after printing every problem."""
     from bot.settings import SettingsError, load_settings
@@ -269,6 +343,15 @@ def build_parser() -> argparse.ArgumentParser:
     refs.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
     refs.add_argument("--note", action="append", metavar="ID", help="only this note (repeatable)")
     refs.set_defaults(func=_cmd_notes_refs)
+    fb = notes_sub.add_parser(
+        "feedback",
+        help="the notes reviewers marked as not relevant (`/notes wrong`), with the evidence",
+    )
+    fb.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
+    fb.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    fb.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+    fb.add_argument("--json", action="store_true", help="one JSON object per note")
+    fb.set_defaults(func=_cmd_notes_feedback)
     _add_match_parser(sub)
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")

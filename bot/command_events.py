@@ -44,11 +44,12 @@ from bot.command_policy import (
     authorize,
     first_reaction,
 )
-from bot.command_replies import REPLY_MARKER, render_refused, render_reply
+from bot.command_replies import REPLY_MARKER, render_refused, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
+from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
 from bot.pr_events import ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
@@ -235,15 +236,21 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     answered = 0  # taken commands done now
     rerun = delivery.attempts > 1  # an earlier run may have posted some replies
     for i, (c, d) in enumerate(judged):
-        if d is Decision.ALLOW and c.kind.updates_sticky:
+        # `wrong` naming no note of the comment is answered by a reply saying which it can name
+        problem = _take_feedback(ctx, ref, c, source) if d is Decision.ALLOW else None
+        if d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
             sticky.append(c.kind)
         elif ctx.flood.replies.allow(key):
             refused = d is Decision.REFUSE
             once = reply_key(delivery.id, i)
-            body = f"{_reply(ctx, c, refused)}\n{once}"
+            body = f"{problem or _reply(ctx, c, refused)}\n{once}"
             ctx.github.create_comment(ref, body, once=once if rerun else None)
-            answered += first_reaction(c, d) == TAKEN
-            said.append(f"{c.kind}: {'refused' if refused else 'replied'}")
+            if problem:
+                reactions.add(source.comment_id, REFUSED, source.on_diff)
+            else:
+                answered += first_reaction(c, d) == TAKEN
+            answer = "refused" if refused else "no such note" if problem else "replied"
+            said.append(f"{c.kind}: {answer}")
         else:
             reactions.add(source.comment_id, REFUSED, source.on_diff)
             said.append(f"{c.kind}: over the reply budget")
@@ -275,6 +282,43 @@ def _reply(ctx: BotContext, command: Command, refused: bool) -> str:
     )
 
 
+# --- reviewers' verdicts on notes ------------------------------------------------------
+
+
+def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source) -> str | None:
+    """Apply `wrong` / `restore` to the PR's state (the comment update follows).
+
+    Returns a reply when `wrong` names none of the notes the comment shows. The number
+    in `wrong N` is the note's place in the comment as last posted, which is what the
+    reviewer read.
+    """
+    if command.kind is Kind.RESTORE:
+        ctx.feedback.withdraw(ref.repo, ref.number)
+        ctx.prs.update(ref.repo, ref.number, dismissed=())
+        return None
+    if command.kind is not Kind.WRONG:
+        return None
+    state = ctx.prs.get(ref.repo, ref.number)
+    pick = pick_note(command.args, state.notes, known=ctx.library.by_id)
+    if pick.note_id is None:
+        return render_unpicked(command, pick, len(state.notes), ctx.command_word)
+    mark = Mark(
+        ref.repo,
+        ref.number,
+        pick.note_id,
+        pick.rank,
+        source.actor.login,
+        pick.reason,
+        state.evidence.get(pick.note_id, ()),
+    )
+    if ctx.feedback.record(mark):
+        ctx.metrics.feedback.labels(pick.note_id).inc()
+        log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
+    if pick.note_id not in state.dismissed:
+        ctx.prs.update(ref.repo, ref.number, dismissed=(*state.dismissed, pick.note_id))
+    return None
+
+
 # --- the sticky comment, rate limited ------------------------------------------------
 
 _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
@@ -282,6 +326,8 @@ _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
     Kind.WHY: {"verbose": True},
     Kind.OFF: {"opted_out": True},
     Kind.ON: {"opted_out": False},
+    Kind.WRONG: {},  # the notes hidden are changed at once (_take_feedback)
+    Kind.RESTORE: {},
 }
 
 
@@ -295,7 +341,7 @@ def _ask_for_update(
     changes: dict[str, bool] = {}
     for kind in kinds:  # in the comment's order: the last one wins
         changes.update(_STATE_CHANGES[kind])
-    show = any(k in (Kind.REFRESH, Kind.WHY) for k in kinds)
+    show = any(k in (Kind.REFRESH, Kind.WHY, Kind.WRONG) for k in kinds)
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

@@ -21,9 +21,9 @@ DONE = "+1"
 REFUSED = "confused"
 
 # Repository permissions (GET /repos/{o}/{r}/collaborators/{user}/permission) that may
-# switch automatic updates off and on for someone else's PR.
+# switch automatic updates off and on for someone else's PR, or hide its notes.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-OWNER_KINDS = frozenset({Kind.OFF, Kind.ON})
+OWNER_KINDS = frozenset({Kind.OFF, Kind.ON, Kind.WRONG, Kind.RESTORE})
 
 Clock = Callable[[], float]
 
@@ -51,8 +51,8 @@ def authorize(
 ) -> Decision:
     """May `actor` run `kind` on a PR opened by `pr_author`?
 
-    `permission_of(login)` is called only when the answer depends on it (off/on by
-    someone other than the author), so most commands cost no API call.
+    `permission_of(login)` is called only when the answer depends on it (off/on,
+    wrong/restore by someone other than the author), so most commands cost no API call.
     """
     if actor.bot:
         return Decision.IGNORE

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.commands import Command, Kind, check_word
+from bot.feedback import Pick, Problem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
@@ -73,6 +74,10 @@ def render_help(word: str = "/notes") -> str:
             " find notes by words (English or Chinese).",
             f"- Use `{w} off` or `{w} on` to stop or resume automatic updates on this PR"
             " (PR author or collaborators with write access).",
+            f"- Use `{w} wrong N` (and a few words why, if you like) when note N of the notes"
+            " comment does not fit this PR: it is hidden here and the curators are told;"
+            f" `{w} restore` shows hidden notes again (PR author or collaborators with write"
+            " access).",
             f"- Use `{w} help` to show this message.",
         ]
     )
@@ -83,15 +88,35 @@ def render_unknown(command: Command, word: str = "/notes") -> str:
     return (
         f"{_header(command)}\nThere is no {code(sub, 40)} command. The commands are"
         f" `{word}`, `{word} why`, `{word} topic ID`, `{word} search WORDS`,"
-        f" `{word} off`, `{word} on` and `{word} help` (which explains them)."
+        f" `{word} off`, `{word} on`, `{word} wrong N`, `{word} restore` and `{word} help`"
+        " (which explains them)."
     )
 
 
 def render_refused(command: Command, word: str = "/notes") -> str:
-    """Why `off`/`on` was not done for this user."""
+    """Why `off`/`on`/`wrong`/`restore` was not done for this user."""
     return (
         f"{_header(command)}\nOnly the PR author or a collaborator with write access can"
         f" use `{word} {command.kind.value}`; nothing was changed."
+    )
+
+
+def render_unpicked(command: Command, pick: Pick, shown: int, word: str = "/notes") -> str:
+    """`wrong` that names none of the comment's notes: which ones it can name."""
+    head = _header(command)
+    example = f"`{word} wrong 1`"
+    if pick.problem is Problem.NO_NOTES:
+        return f"{head}\nThe notes comment on this pull request shows no note; nothing was hidden."
+    numbers = "1" if shown == 1 else f"1 to {shown}"
+    if pick.problem is Problem.WHICH:
+        said = f"Say which note does not fit, by its number in the notes comment ({numbers})"
+        return f"{head}\n{said}, as in {example}; nothing was hidden."
+    asked = code(pick.asked, 40)
+    if pick.problem is Problem.NOT_SHOWN:
+        return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
+    return (
+        f"{head}\nThere is no note {asked} in the notes comment: it shows notes {numbers}"
+        f" (say {example}); nothing was hidden."
     )
 
 

@@ -7,6 +7,8 @@ followed by a sub-command and its arguments:
     /notes why
     /notes topic cuda-graphs
     /notes search prefix cache
+    /notes wrong 2 only renames the flag   (note 2 of the comment is not relevant here)
+    /notes restore
 
 Only lines a reader sees as plain text count: lines inside fenced or indented
 code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
@@ -54,13 +56,15 @@ class Kind(StrEnum):
     SEARCH = "search"
     OFF = "off"
     ON = "on"
+    WRONG = "wrong"  # a note of the comment is not relevant to this PR: hide it, record why
+    RESTORE = "restore"  # show the notes hidden with `wrong` again
     HELP = "help"
     UNKNOWN = "unknown"
 
     @property
     def updates_sticky(self) -> bool:
         """Answered by (re)writing the sticky comment rather than by a reply."""
-        return self in (Kind.REFRESH, Kind.WHY, Kind.OFF, Kind.ON)
+        return self in (Kind.REFRESH, Kind.WHY, Kind.OFF, Kind.ON, Kind.WRONG, Kind.RESTORE)
 
     @property
     def replies(self) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.command_policy import Clock, FloodControl
 from bot.commands import CommandConfig, load_command_config
+from bot.feedback import FeedbackStore
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.matching import MatchConfig
@@ -30,12 +31,14 @@ class BotContext:
     clock: Clock = time.monotonic  # flood control's clock (tests freeze it)
     queue: DeliveryQueue | None = None  # for follow-up work (a deferred comment update)
     flood: FloodControl = field(init=False, repr=False, compare=False)
+    feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
 
     def __post_init__(self) -> None:
         if not self.command_word:
             object.__setattr__(self, "command_word", self.settings.command_word())
         # Per process, like the workers: rebuilt by dataclasses.replace.
         object.__setattr__(self, "flood", FloodControl(self.commands, self.clock))
+        object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
 
     @property
     def links(self) -> NoteLinks:

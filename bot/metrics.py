@@ -57,6 +57,12 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.feedback = Counter(
+            "review_notes_marked_not_relevant_total",
+            "Notes reviewers marked as not relevant to a PR (`/notes wrong`), by note",
+            ["note"],
+            registry=r,
+        )
         self._collect_hooks: list[Callable[[], None]] = []
 
     def on_collect(self, hook: Callable[[], None]) -> None:

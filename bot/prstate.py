@@ -3,13 +3,16 @@
 The sticky comment's id and the hash of the body last posted (so an unchanged
 render costs no API call), the files seen at a head SHA (a `labeled` event does
 not change files), the notes shown, and the PR's switches: opted out (`/notes
-off`) and verbose (`/notes why` stays until a plain `/notes`). While slash
-commands wait for a coalesced comment update, what that update owes them.
+off`) and verbose (`/notes why` stays until a plain `/notes`). The notes a reviewer
+marked as not relevant here (`/notes wrong`), and the reasons the comment gave for each
+note it shows (kept with such a mark). While slash commands wait for a coalesced
+comment update, what that update owes them.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 
@@ -32,6 +35,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
     verbose     INTEGER NOT NULL DEFAULT 0,
     updated_at  TEXT NOT NULL,
     pending     TEXT,                     -- a comment update owed to commands (JSON), or NULL
+    dismissed   TEXT,                     -- note ids marked not relevant here (JSON)
+    evidence    TEXT,                     -- note id -> the reasons shown for it (JSON)
     PRIMARY KEY (repo, number)
 );
 """
@@ -76,6 +81,8 @@ class PRState:
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # files that diff only moves or changes in their imports
     incidental: frozenset[str] = frozenset()
+    dismissed: tuple[str, ...] = ()  # `/notes wrong`: hidden on this PR
+    evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # of the notes shown
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change only on push)."""
@@ -89,9 +96,17 @@ class PRStore:
         self.db = db
         db.script(SCHEMA)
         # pending: since slash commands; code_names: since matching on the diff's names;
-        # incidental: since moved files stopped counting as evidence
+        # incidental: since moved files stopped counting as evidence; dismissed, evidence:
+        # since `/notes wrong`
         db.add_missing_columns(
-            "pr_state", {"pending": "TEXT", "code_names": "TEXT", "incidental": "TEXT"}
+            "pr_state",
+            {
+                "pending": "TEXT",
+                "code_names": "TEXT",
+                "incidental": "TEXT",
+                "dismissed": "TEXT",
+                "evidence": "TEXT",
+            },
         )
 
     def get(self, repo: str, number: int) -> PRState:
@@ -116,6 +131,8 @@ class PRStore:
             pending=_pending(r["pending"]),
             code_names={k: tuple(v) for k, v in json.loads(r["code_names"] or "{}").items()},
             incidental=frozenset(json.loads(r["incidental"] or "[]")),
+            dismissed=tuple(json.loads(r["dismissed"] or "[]")),
+            evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
         )
 
     def put(self, state: PRState) -> None:
@@ -123,8 +140,8 @@ class PRStore:
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
-                                  code_names, incidental)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  code_names, incidental, dismissed, evidence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -132,7 +149,8 @@ class PRStore:
                 event_at = excluded.event_at, opted_out = excluded.opted_out,
                 verbose = excluded.verbose, updated_at = excluded.updated_at,
                 pending = excluded.pending, code_names = excluded.code_names,
-                incidental = excluded.incidental
+                incidental = excluded.incidental, dismissed = excluded.dismissed,
+                evidence = excluded.evidence
             """,
             (
                 state.repo.lower(),
@@ -150,6 +168,8 @@ class PRStore:
                 json.dumps(asdict(state.pending)) if state.pending is not None else None,
                 json.dumps({k: list(v) for k, v in state.code_names.items()}),
                 json.dumps(sorted(state.incidental)),
+                json.dumps(list(state.dismissed)),
+                json.dumps({k: list(v) for k, v in state.evidence.items()}, ensure_ascii=False),
             ),
         )
 
@@ -164,6 +184,13 @@ class PRStore:
         )
         shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
         return {n: ids for n, ids in shown.items() if ids}
+
+    def shown_counts(self) -> Counter[str]:
+        """How many PRs' comments showed each note (hidden ones included: they were shown)."""
+        counts: Counter[str] = Counter()
+        for r in self.db.execute("SELECT notes, dismissed FROM pr_state"):
+            counts.update(set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]")))
+        return counts
 
     def update(self, repo: str, number: int, **changes: object) -> PRState:
         """Change some fields (e.g. `opted_out=True`) and return the new state."""

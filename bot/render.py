@@ -61,6 +61,7 @@ class RenderOptions:
     had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
     paused: bool = False  # `/notes off`: automatic updates are off on this PR
     opt_out_label: str = ""  # the label that also pauses them ("" none)
+    hidden: int = 0  # notes that matched but were marked not relevant here (`/notes wrong`)
 
 
 # --- the comment -------------------------------------------------------------
@@ -88,15 +89,18 @@ def render_no_match(
 ) -> str:
     """The body left in place when notes matched before but none match now."""
     against = f" (checked against commit {code(head_sha[:7])})" if head_sha else ""
+    any_more = " any more" if opts.had_comment else ""
+    what = "is left to show on" if opts.hidden else "matches"
     parts = [
         MARKER,
         "### 📚 Review notes",
         "",
-        f"No review note matches this pull request{' any more' if opts.had_comment else ''}"
-        f"{against}.",
+        f"No review note {what} this pull request{'' if opts.hidden else any_more}{against}.",
     ]
     if opts.paused:
         parts += ["", _paused_line(opts)]
+    if opts.hidden:
+        parts += ["", _hidden_line(opts)]
     if opts.verbose and result is not None:
         parts += ["", *_topics_section(result, library, ())]
     parts += ["", _footer(opts)]
@@ -150,6 +154,8 @@ def _compose(
     if hidden:
         more = "1 more note matched" if hidden == 1 else f"{hidden} more notes matched"
         parts += ["", f"_{more} but is not shown: the comment would be too long._"]
+    if opts.hidden:
+        parts += ["", _hidden_line(opts)]
     if opts.verbose:
         parts += ["", *_topics_section(result, library, shown)]
     parts += ["", _footer(opts)]
@@ -235,12 +241,20 @@ def _paused_line(opts: RenderOptions) -> str:
     )
 
 
+def _hidden_line(opts: RenderOptions) -> str:
+    n, c = opts.hidden, opts.command
+    what = "1 note that matched was" if n == 1 else f"{n} notes that matched were"
+    them = "it" if n == 1 else "them"
+    return f"_{what} marked not relevant here and hidden; {code(c + ' restore')} shows {them}._"
+
+
 def _footer(opts: RenderOptions) -> str:
     c = opts.command
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
     return (
         f"<sub>Reply {code(c)} to refresh this comment, {code(c + ' why')} to see all the"
-        f" evidence, {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
+        f" evidence, {code(c + ' wrong N')} if note N does not fit this pull request,"
+        f" {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
         f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request"
         f"{label}, and {code(c + ' help')} for more. This comment is edited in place.</sub>"
     )

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.context import BotContext
+from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.matching import match_pr
 from bot.prfacts import PRFacts
@@ -104,26 +105,34 @@ def refresh_sticky(
     if verbose is not None:
         state = replace(state, verbose=verbose)
     facts = replace(facts, related_notes=related_notes(ctx, facts))
-    result = match_pr(facts, ctx.library, ctx.match_config)
+    # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
+    result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
     opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
-    opts = replace(opts, paused=state.opted_out)  # only a command renders an opted-out PR
+    # only a command renders an opted-out PR
+    opts = replace(opts, paused=state.opted_out, hidden=hidden)
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
     notes = tuple(m.note.id for m in result.matches)
+    evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
     new_hash = body_hash(body)
 
     if not result.matches and state.comment_id is None and not force:
         ctx.prs.put(state)
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
     if state.comment_id is not None and state.body_hash == new_hash and not force:
-        ctx.prs.put(replace(state, event_at=event_at or state.event_at))
+        ctx.prs.put(replace(state, event_at=event_at or state.event_at, evidence=evidence))
         ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
         return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
 
     # A human asking (force) gets an answer even when nothing matches.
     create = bool(result.matches) or force
-    changes = dict(head_sha=head_sha or None, notes=notes, event_at=event_at or state.event_at)
+    changes = dict(
+        head_sha=head_sha or None,
+        notes=notes,
+        evidence=evidence,
+        event_at=event_at or state.event_at,
+    )
     written = _write(ctx, ref, state, body, create=create, **changes)
     if written.outcome == Outcome.SKIPPED:
         return written

@@ -568,3 +568,86 @@ def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
     post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
     wait_until(lambda: "(why mode)" in sticky(fake).body and "+1" in reactions(fake, c))
     assert reactions(fake, c) == {"eyes", "+1"}
+
+
+# --- reviewers' verdicts: `wrong` and `restore` ------------------------------------------
+
+
+def test_wrong_hides_the_note_keeps_the_mark_and_restore_brings_it_back(live):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    shown = state(rt).notes
+    assert len(shown) >= 2
+    second = rt.ctx.library.by_id[shown[1]]
+    evidence = state(rt).evidence[shown[1]]
+    assert f"full guidance]({rt.ctx.links.url(second)})" in sticky(fake).body
+
+    c = say(client, rt, fake, "/notes wrong 2 the proxy is not the connector", login=AUTHOR)
+    body = sticky(fake).body
+    assert rt.ctx.links.url(second) not in body and "marked not relevant here" in body
+    assert state(rt).notes == (shown[0], *shown[2:]) and state(rt).dismissed == (shown[1],)
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+    (kept,) = rt.ctx.feedback.marks()
+    assert (kept.note_id, kept.rank, kept.login) == (shown[1], 2, AUTHOR)
+    assert kept.reason == "the proxy is not the connector" and kept.evidence == evidence
+    metric = f'review_notes_marked_not_relevant_total{{note="{shown[1]}"}} 1.0'
+    assert metric in rt.ctx.metrics.render().decode()
+
+    # a push keeps it hidden; restore shows it again and takes the mark back
+    payload = pr_payload(action="synchronize", title=title_with_one_more_note(), head_sha="d" * 40)
+    post(client, "pull_request", payload)
+    drain(rt)
+    assert rt.ctx.links.url(second) not in sticky(fake).body
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    assert rt.ctx.links.url(second) in sticky(fake).body
+    assert "marked not relevant" not in sticky(fake).body
+    assert rt.ctx.feedback.marks() == [] and state(rt).dismissed == ()
+    assert len(ours(fake)) == 1  # one comment throughout
+
+
+def test_wrong_by_someone_without_write_access_changes_nothing(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    before = sticky(fake).body
+    c = say(client, rt, fake, "/notes wrong 1", login="passer-by")
+    assert reactions(fake, c) == {"confused"}
+    assert "`/notes wrong`; nothing was changed" in replies(fake)[-1].body
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+    assert state(rt).dismissed == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ("/notes wrong 7", "There is no note `7` in the notes comment: it shows notes 1 to"),
+        ("/notes wrong", "Say which note does not fit, by its number in the notes comment (1 to"),
+        ("/notes wrong vllm-17f5148d", "The notes comment does not show `vllm-17f5148d`"),
+    ],
+)
+def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, answer):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    assert "vllm-17f5148d" not in state(rt).notes
+    before = sticky(fake).body
+    c = say(client, rt, fake, line, login=AUTHOR)
+    (reply,) = replies(fake)
+    assert answer in reply.body and "nothing was hidden" in reply.body
+    assert parse_commands(reply.body) == []
+    assert reactions(fake, c) == {"eyes", "confused"}
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+
+
+def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    shown = state(rt).notes
+    lines = "\n".join(f"/notes wrong {i}" for i in range(1, len(shown) + 1))
+    say(client, rt, fake, lines, login=AUTHOR)  # numbers as the reader saw the comment
+    assert "No review note is left to show on this pull request" in sticky(fake).body
+    assert {m.note_id for m in rt.ctx.feedback.marks()} == set(shown)

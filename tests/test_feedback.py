@@ -1,0 +1,211 @@
+"""`/notes wrong` and `/notes restore`: picking the note, hiding it, keeping the mark.
+
+The pure parts on plain data; the store and the sticky refresh on a real SQLite file
+through the dry-run port (the end-to-end path is in test_command_events).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cli import main
+from bot.context import BotContext
+from bot.db import Database
+from bot.feedback import FeedbackStore, Mark, Problem, hide_dismissed, pick_note, summarise
+from bot.library import load_library
+from bot.matching import load_match_config, match_pr
+from bot.prfacts import PRFacts
+from bot.prstate import SCHEMA, PRStore
+from bot.sticky import refresh_sticky
+from tests.test_sticky import REF, CountingPort, bodies, facts
+from tests.webhook_kit import MATCHING_FILES, clean_env, make_settings, title_with_one_more_note
+
+SHOWN = ("vllm-aaaa1111", "vllm-bbbb2222", "vllm-cccc3333")
+
+
+# --- which note a command means ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["2", "#2", "2.", "2:", "VLLM-BBBB2222"])
+def test_a_note_is_named_by_its_number_or_its_id(first):
+    pick = pick_note((first, "only", "renames", "a", "flag"), SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == ("vllm-bbbb2222", 2, "only renames a flag")
+    assert pick.problem is None
+
+
+def test_with_one_note_shown_the_number_may_be_left_out():
+    assert pick_note((), SHOWN[:1]).note_id == SHOWN[0]
+    pick = pick_note(("the", "proxy", "is", "not", "the", "connector"), SHOWN[:1])
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[0], 1, "the proxy is not the connector")
+
+
+@pytest.mark.parametrize(
+    ("args", "shown", "problem"),
+    [
+        (("1",), (), Problem.NO_NOTES),
+        ((), SHOWN, Problem.WHICH),
+        (("not", "relevant"), SHOWN, Problem.WHICH),
+        (("4",), SHOWN, Problem.RANGE),
+        (("0",), SHOWN, Problem.RANGE),
+        (("vllm-dddd4444", "why"), SHOWN, Problem.NOT_SHOWN),
+    ],
+)
+def test_a_command_naming_no_shown_note_says_why(args, shown, problem):
+    pick = pick_note(args, shown, known={*SHOWN, "vllm-dddd4444"})
+    assert pick.note_id is None and pick.problem is problem
+
+
+def test_an_unknown_id_with_one_note_shown_is_a_reason_not_a_note():
+    # only ids of the library are taken as ids: the word may be the reviewer's own
+    pick = pick_note(("vllm-dddd4444",), SHOWN[:1], known=set(SHOWN))
+    assert pick.note_id == SHOWN[0] and pick.reason == "vllm-dddd4444"
+
+
+# --- hiding ----------------------------------------------------------------------------
+
+
+def two_note_result():
+    library = load_library()
+    pr = PRFacts(
+        repo=REF.repo, number=1, title=title_with_one_more_note(), files=tuple(MATCHING_FILES)
+    )
+    result = match_pr(pr, library, load_match_config())
+    assert len(result.matches) >= 2
+    return result
+
+
+def test_a_hidden_note_leaves_a_gap_nothing_fills():
+    result = two_note_result()
+    first, second = (m.note.id for m in result.matches[:2])
+    kept, hidden = hide_dismissed(result, [first, "vllm-not-matched"])
+    assert hidden == 1
+    assert [m.note.id for m in kept.matches] == [m.note.id for m in result.matches[1:]]
+    assert kept.matches[0].note.id == second and kept.topics == result.topics
+    assert hide_dismissed(result, []) == (result, 0)
+
+
+# --- what curators read -------------------------------------------------------------------
+
+
+def mark(note_id: str, number: int, at: str, **kw) -> Mark:
+    return Mark("vllm-project/vllm", number, note_id, 1, "reviewer", at=at, **kw)
+
+
+def test_summary_counts_standing_marks_most_marked_first():
+    marks = [
+        mark("a", 1, "2026-12-01"),
+        mark("a", 2, "2026-12-02"),
+        mark("b", 3, "2026-12-01"),
+        mark("b", 4, "2026-12-01", withdrawn=True),
+    ]
+    rows = summarise(marks, {"a": 10, "b": 2, "c": 5})
+    assert [(f.note_id, f.shown, len(f.marks)) for f in rows] == [
+        ("a", 10, 2),
+        ("b", 2, 1),
+        ("c", 5, 0),
+    ]
+    assert [m.number for m in rows[0].marks] == [2, 1]  # newest first
+    assert rows[1].share == 0.5 and rows[2].share == 0.0
+    # a mark on a PR the database no longer counts as shown still counts as shown once
+    assert summarise([mark("d", 1, "x")], {})[0].shown == 1
+
+
+def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    first = mark("vllm-aaaa1111", 7, "t1", reason="只改了名字", evidence=("title mentions 'X'",))
+    assert store.record(first)
+    assert not store.record(mark("vllm-aaaa1111", 7, "t2"))  # again, or a retried delivery
+    assert store.record(mark("vllm-aaaa1111", 8, "t3"))
+    (kept, _) = store.marks()
+    assert kept.reason == "只改了名字" and kept.evidence == ("title mentions 'X'",)
+    assert store.withdraw("VLLM-project/vllm", 7) == 1 and store.withdraw(REF.repo, 7) == 0
+    assert [m.number for m in store.marks()] == [8]
+    assert [m.withdrawn for m in store.marks(withdrawn=True)] == [True, False]
+    assert store.record(mark("vllm-aaaa1111", 7, "t4"))  # marked again after a restore
+    db.close()
+
+
+# --- the sticky comment on SQLite ---------------------------------------------------------
+
+
+@pytest.fixture
+def ctx(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    db = Database(tmp_path / "s.sqlite3")
+    port = CountingPort(db, MATCHING_FILES)
+    yield BotContext(
+        make_settings(tmp_path), load_library(), load_match_config(), port, PRStore(db)
+    )
+    db.close()
+
+
+def test_refresh_keeps_the_evidence_shown_and_leaves_hidden_notes_out(ctx):
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert set(state.evidence) == set(r.notes) and all(state.evidence.values())
+    first = r.notes[0]
+    ctx.prs.update(REF.repo, REF.number, dismissed=(first,))
+    again = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    assert again.notes == r.notes[1:]
+    (body,) = bodies(ctx)
+    assert first not in body and "1 note that matched was marked not relevant here" in body
+    assert "`/notes restore`" in body
+    assert ctx.prs.shown_counts()[first] == 1  # hidden, but it was shown
+
+
+def test_when_every_note_is_hidden_the_comment_says_so(ctx):
+    r = refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, dismissed=r.notes)
+    assert refresh_sticky(ctx, REF, facts()).notes == ()
+    (body,) = bodies(ctx)
+    assert "No review note is left to show on this pull request" in body
+    assert "any more" not in body and "marked not relevant here and hidden" in body
+
+
+def test_an_older_database_gains_the_new_columns(tmp_path):
+    new = ("dismissed", "evidence")
+    old = "\n".join(x for x in SCHEMA.splitlines() if not x.strip().startswith(new))
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(old)
+    db.execute(
+        "INSERT INTO pr_state (repo, number, notes, updated_at) VALUES (?, ?, ?, ?)",
+        (REF.repo, 1, json.dumps(["vllm-aaaa1111"]), "t"),
+    )
+    prs = PRStore(db)
+    assert prs.get(REF.repo, 1).dismissed == () and prs.get(REF.repo, 1).evidence == {}
+    assert prs.shown_counts() == {"vllm-aaaa1111": 1}
+    db.close()
+
+
+# --- review-notes notes feedback ------------------------------------------------------------
+
+
+def test_the_feedback_command_lists_marks_with_their_evidence(ctx, capsys):
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    evidence = ctx.prs.get(REF.repo, REF.number).evidence[r.notes[1]]
+    ctx.feedback.record(
+        Mark(REF.repo, REF.number, r.notes[1], 2, "octo-dev", "proxy only", evidence, "2026-12-03")
+    )
+    db_path = str(ctx.prs.db.path)
+    assert main(["notes", "feedback", "--db", db_path]) == 0
+    out = capsys.readouterr().out
+    title = ctx.library.by_id[r.notes[1]].title_en
+    assert f"{r.notes[1]}  shown on 1 PR(s), marked not relevant on 1 (100%)  {title}" in out
+    assert f"{REF.repo} PR {REF.number} (note 2 of the comment), 2026-12-03, by octo-dev" in out
+    assert f"        - {evidence[0]}" in out
+    assert f"{r.notes[0]}  shown on 1 PR(s), marked not relevant on 0 (0%)" in out
+    assert "1 mark(s) on 1 of" in out
+
+    assert main(["notes", "feedback", "--db", db_path, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[0]["note"] == r.notes[1] and rows[0]["marks"][0]["evidence"] == list(evidence)
+
+
+def test_the_feedback_command_never_creates_a_database(tmp_path, monkeypatch, capsys):
+    clean_env(monkeypatch)
+    missing = tmp_path / "nowhere.sqlite3"
+    assert main(["notes", "feedback", "--db", str(missing)]) == 2
+    assert "no database at" in capsys.readouterr().err and not missing.exists()
