@@ -146,7 +146,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     import json
 
     from bot.db import Database
-    from bot.feedback import FeedbackStore, summarise
+    from bot.feedback import FeedbackStore, report_json, report_lines, summarise
     from bot.prstate import PRStore
 
     settings = _settings(db_path=args.db)
@@ -160,48 +160,15 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         return 2
     db = Database(settings.db_path)
     try:
-        records = summarise(FeedbackStore(db).marks(), PRStore(db).shown_counts())
+        prs = PRStore(db)
+        records = summarise(FeedbackStore(db).marks(), prs.shown_counts(), prs.shown_evidence())
     finally:
         db.close()
-    titles = _note_titles(args.dir, args.topics)
     if args.json:
-        for f in records:
-            marks = [
-                {
-                    "repo": m.repo,
-                    "number": m.number,
-                    "rank": m.rank,
-                    "login": m.login,
-                    "reason": m.reason,
-                    "evidence": list(m.evidence),
-                    "at": m.at,
-                }
-                for m in f.marks
-            ]
-            print(
-                json.dumps(
-                    {"note": f.note_id, "shown": f.shown, "marks": marks}, ensure_ascii=False
-                )
-            )
+        for row in report_json(records):
+            print(json.dumps(row, ensure_ascii=False))
         return 0
-    for f in records:
-        print(
-            f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
-            f" ({f.share:.0%})  {titles.get(f.note_id, '(not in the library)')}"
-        )
-        for m in f.marks:
-            said = f": {m.reason}" if m.reason else ""
-            print(
-                f"    {m.repo} PR {m.number} (note {m.rank} of the comment), {m.at[:10]},"
-                f" by {m.login}{said}"
-            )
-            for reason in m.evidence:
-                print(f"        - {reason}")
-    marked = sum(len(f.marks) for f in records)
-    print(
-        f"{marked} mark(s) on {sum(1 for f in records if f.marks)} of {len(records)} note(s)"
-        " shown; the evidence is what each comment said when the note was marked"
-    )
+    print("\n".join(report_lines(records, _note_titles(args.dir, args.topics))))
     return 0
 
 

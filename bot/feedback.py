@@ -6,13 +6,15 @@ repeat the mistake. The mark is kept for curators with the evidence the note was
 on, so `review-notes notes feedback` can tell which notes, and which of their terms, link
 PRs they do not fit: the graded audits' question, answered by the reviewers themselves.
 
-Pure: `pick_note` (which shown note a command means), `hide_dismissed` and `summarise`.
-`FeedbackStore` is one SQLite table.
+Pure: `pick_note` (which shown note a command means), `hide_dismissed`, `summarise` and
+the curators' report. `FeedbackStore` is one SQLite table.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -112,36 +114,144 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class TermRecord:
+    """One piece of evidence (a word, a tag, a path) behind a note's marks."""
+
+    term: str
+    marked: int  # marks whose evidence holds it
+    shown: int  # PRs showing the note, or marked, with it in their evidence
+
+
+@dataclass(frozen=True)
 class NoteFeedback:
     note_id: str
     shown: int  # PRs whose comment showed the note (marked ones included)
     marks: tuple[Mark, ...]  # standing marks, newest first
+    terms: tuple[TermRecord, ...] = ()  # the evidence behind the marks, most marked first
 
     @property
     def share(self) -> float:
         return len(self.marks) / self.shown if self.shown else 0.0
 
 
-def summarise(marks: Iterable[Mark], shown: Mapping[str, int]) -> list[NoteFeedback]:
+# The evidence lines of bot.matching, and the term each one rests on.
+_TERM_PATTERNS = (
+    (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
+    (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),
+    (re.compile(r"^labelled (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
+    (re.compile(r"^title shares "), lambda m: "(a title like the note's)"),
+    (re.compile(r"^refers to (PR|issue) "), lambda m: "(refers to the note's PR or issue)"),
+)
+_QUOTED = re.compile(r"'([^'\n]{1,100})'")
+
+
+def evidence_terms(reasons: Iterable[str]) -> set[str]:
+    """The words, tags, paths and links a note's evidence rests on (what a curator edits)."""
+    terms: set[str] = set()
+    for reason in reasons:
+        for pattern, term in _TERM_PATTERNS:
+            if m := pattern.match(reason):
+                terms.add(term(m))
+                break
+        else:
+            terms.update(f"'{q}'" for q in _QUOTED.findall(reason))
+    return terms
+
+
+def summarise(
+    marks: Iterable[Mark],
+    shown: Mapping[str, int],
+    shown_evidence: Iterable[tuple[str, int, str, tuple[str, ...]]] = (),
+) -> list[NoteFeedback]:
     """Per note: how often it was shown and marked not relevant; most marked first.
 
     Withdrawn marks do not count. Notes shown but never marked are listed too (with no
-    marks), so a curator sees the whole library's record.
+    marks), so a curator sees the whole library's record. `shown_evidence` gives, for
+    each PR a note is shown on, (repo, number, note id, the reasons shown for it): with
+    the marks' own evidence, it tells how often each term behind a mark also linked PRs
+    nobody objected to.
     """
     standing: dict[str, list[Mark]] = {}
     for m in marks:
         if not m.withdrawn:
             standing.setdefault(m.note_id, []).append(m)
+    marked_pairs = {(m.repo.lower(), m.number, m.note_id) for ms in standing.values() for m in ms}
+    unmarked: dict[str, Counter[str]] = {}
+    for repo, number, note_id, reasons in shown_evidence:
+        if (repo.lower(), number, note_id) not in marked_pairs:  # marked, not yet hidden
+            unmarked.setdefault(note_id, Counter()).update(evidence_terms(reasons))
     ids = set(shown) | set(standing)
     out = [
         NoteFeedback(
             i,
             max(shown.get(i, 0), len(standing.get(i, ()))),
             tuple(sorted(standing.get(i, ()), key=lambda m: m.at, reverse=True)),
+            _terms(standing.get(i, ()), unmarked.get(i, Counter())),
         )
         for i in ids
     ]
     return sorted(out, key=lambda f: (-len(f.marks), -f.share, -f.shown, f.note_id))
+
+
+def _terms(marks: Iterable[Mark], unmarked: Counter[str]) -> tuple[TermRecord, ...]:
+    marked: Counter[str] = Counter()
+    for m in marks:
+        marked.update(evidence_terms(m.evidence))
+    records = [TermRecord(t, n, n + unmarked[t]) for t, n in marked.items()]
+    return tuple(sorted(records, key=lambda r: (-r.marked, -r.marked / r.shown, r.term)))
+
+
+def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> list[str]:
+    """`review-notes notes feedback`: per note, its marks with their evidence, and the
+    terms behind them (each with how many PRs showing the note it linked)."""
+    records = list(records)
+    lines: list[str] = []
+    for f in records:
+        title = titles.get(f.note_id, "(not in the library)")
+        lines.append(
+            f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
+            f" ({f.share:.0%})  {title}"
+        )
+        for m in f.marks:
+            said = f": {m.reason}" if m.reason else ""
+            lines.append(
+                f"    {m.repo} PR {m.number} (note {m.rank} of the comment), {m.at[:10]},"
+                f" by {m.login}{said}"
+            )
+            lines += [f"        - {reason}" for reason in m.evidence]
+        if f.terms:
+            said = ", ".join(f"{t.term} {t.marked} of {t.shown}" for t in f.terms)
+            lines.append(f"    behind the marks (marked of PRs shown with it): {said}")
+    marked = sum(len(f.marks) for f in records)
+    lines.append(
+        f"{marked} mark(s) on {sum(1 for f in records if f.marks)} of {len(records)} note(s)"
+        " shown; the evidence is what each comment said when the note was marked"
+    )
+    return lines
+
+
+def report_json(records: Iterable[NoteFeedback]) -> list[dict[str, object]]:
+    """The same, one object per note (`--json`)."""
+    return [
+        {
+            "note": f.note_id,
+            "shown": f.shown,
+            "marks": [
+                {
+                    "repo": m.repo,
+                    "number": m.number,
+                    "rank": m.rank,
+                    "login": m.login,
+                    "reason": m.reason,
+                    "evidence": list(m.evidence),
+                    "at": m.at,
+                }
+                for m in f.marks
+            ],
+            "terms": [{"term": t.term, "marked": t.marked, "shown": t.shown} for t in f.terms],
+        }
+        for f in records
+    ]
 
 
 class FeedbackStore:

@@ -192,6 +192,18 @@ class PRStore:
             counts.update(set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]")))
         return counts
 
+    def shown_evidence(self) -> list[tuple[str, int, str, tuple[str, ...]]]:
+        """(repo, number, note id, the reasons shown for it) for each note each PR's
+        comment shows."""
+        rows = self.db.execute(
+            "SELECT repo, number, evidence FROM pr_state WHERE evidence IS NOT NULL"
+        )
+        return [
+            (r["repo"], r["number"], note_id, tuple(reasons))
+            for r in rows
+            for note_id, reasons in json.loads(r["evidence"]).items()
+        ]
+
     def update(self, repo: str, number: int, **changes: object) -> PRState:
         """Change some fields (e.g. `opted_out=True`) and return the new state."""
         with self.db.tx():

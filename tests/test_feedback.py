@@ -13,7 +13,15 @@ import pytest
 from bot.cli import main
 from bot.context import BotContext
 from bot.db import Database
-from bot.feedback import FeedbackStore, Mark, Problem, hide_dismissed, pick_note, summarise
+from bot.feedback import (
+    FeedbackStore,
+    Mark,
+    Problem,
+    evidence_terms,
+    hide_dismissed,
+    pick_note,
+    summarise,
+)
 from bot.library import load_library
 from bot.matching import load_match_config, match_pr
 from bot.prfacts import PRFacts
@@ -112,6 +120,48 @@ def test_summary_counts_standing_marks_most_marked_first():
     assert summarise([mark("d", 1, "x")], {})[0].shown == 1
 
 
+def test_the_terms_of_the_matchers_evidence():
+    reasons = (
+        "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
+        "title shares 'partial', 'hit' with this note's title",
+        "title mentions 'partial-hash-hit' (keyword of this note)",
+        "title is tagged [Spec Decode] (topic: Speculative decoding)",
+        "description mentions 'EAGLE', 'MTP' (topic: Speculative decoding)",
+        "labelled speculative-decoding (topic: Speculative decoding)",
+        "refers to PR 52419, the PR this note reviews",
+        "reverts PR 53155, which got this note",
+    )
+    assert evidence_terms(reasons) == {
+        "vllm/v1/core/kv_cache_coordinator.py",
+        "(a title like the note's)",
+        "'partial-hash-hit'",
+        "[Spec Decode]",
+        "'EAGLE'",
+        "'MTP'",
+        "label speculative-decoding",
+        "(refers to the note's PR or issue)",
+    }
+
+
+def test_the_terms_behind_the_marks_against_the_prs_shown_with_them():
+    mtp = ("title mentions 'MTP' (aspect of this note)",)
+    marks = [
+        mark("a", 1, "t1", evidence=(*mtp, "changes x.py (a path of this note)")),
+        mark("a", 2, "t2", evidence=mtp),
+        mark("a", 3, "t3", evidence=mtp, withdrawn=True),
+    ]
+    repo = "vllm-project/vllm"
+    shown = [
+        (repo, 1, "a", mtp),  # marked, and not hidden yet: counted once
+        (repo, 5, "a", mtp),
+        (repo, 6, "a", ("changes y.py (a path of this note)",)),
+        (repo, 7, "b", mtp),
+    ]
+    (a, b) = summarise(marks, {"a": 4, "b": 1}, shown)
+    assert [(t.term, t.marked, t.shown) for t in a.terms] == [("'MTP'", 2, 3), ("x.py", 1, 1)]
+    assert b.terms == ()
+
+
 def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     db = Database(tmp_path / "f.sqlite3")
     store = FeedbackStore(db)
@@ -198,10 +248,14 @@ def test_the_feedback_command_lists_marks_with_their_evidence(ctx, capsys):
     assert f"        - {evidence[0]}" in out
     assert f"{r.notes[0]}  shown on 1 PR(s), marked not relevant on 0 (0%)" in out
     assert "1 mark(s) on 1 of" in out
+    terms = evidence_terms(evidence)
+    assert "    behind the marks (marked of PRs shown with it): " in out
+    assert all(f"{t} 1 of 1" in out for t in terms) and terms
 
     assert main(["notes", "feedback", "--db", db_path, "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows[0]["note"] == r.notes[1] and rows[0]["marks"][0]["evidence"] == list(evidence)
+    assert {t["term"] for t in rows[0]["terms"]} == terms
 
 
 def test_the_feedback_command_never_creates_a_database(tmp_path, monkeypatch, capsys):
