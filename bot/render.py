@@ -11,6 +11,7 @@ well under GitHub's 65,536 limit by dropping whole notes, lowest ranked first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 from urllib.parse import quote
 
@@ -107,12 +108,26 @@ def render_no_match(
     return "\n".join(parts) + "\n"
 
 
-def render_paused(opts: RenderOptions, *, by_label: bool = False) -> str:
-    """The short body left in place by `/notes off` or the opt-out label (the comment
-    is never deleted)."""
+class PauseCause(StrEnum):
+    COMMAND = "command"  # `/notes off`
+    LABEL = "label"  # the opt-out label
+    DESCRIPTION = "description"  # `<!-- no-review-notes -->` in the PR's description
+
+
+def opt_out_marker(label: str) -> str:
+    """The description's opt-out marker: the opt-out label in an HTML comment (invisible)."""
+    return f"<!-- {label.strip()} -->"
+
+
+def render_paused(opts: RenderOptions, *, by: PauseCause = PauseCause.COMMAND) -> str:
+    """The short body left in place by `/notes off`, the opt-out label or the
+    description's marker (the comment is never deleted)."""
     c = opts.command
-    if by_label:
+    if by is PauseCause.LABEL:
         why = f"by the label {code(opts.opt_out_label)}. Remove the label to resume them"
+    elif by is PauseCause.DESCRIPTION:
+        marker = code(opt_out_marker(opts.opt_out_label))
+        why = f"by {marker} in its description. Remove it to resume them"
     else:
         why = f"({code(c + ' off')}). Reply {code(c + ' on')} to resume them"
     return (

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -28,7 +29,7 @@ from bot.matching import match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
-from bot.render import MARKER, render, render_paused
+from bot.render import MARKER, PauseCause, render, render_paused
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +81,9 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     if not force and event_at and state.event_at and event_at < state.event_at:
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {state.event_at})")
-    if not force and _labelled_off(ctx, facts):
-        return pause_sticky(ctx, ref, by_label=True)
+    off = None if force else opted_out_by_pr(facts, ctx.settings.opt_out_label)
+    if off is not None:
+        return pause_sticky(ctx, ref, by=off)
 
     head_sha = facts.head_sha or (state.head_sha or "")
     # what the diff shows (the names it changes, the files it only moves), cached with
@@ -154,23 +156,32 @@ def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]
     return found
 
 
-def _labelled_off(ctx: BotContext, facts: PRFacts) -> bool:
-    label = ctx.settings.opt_out_label.strip().lower()
-    return bool(label) and any(x.strip().lower() == label for x in facts.labels)
+def opted_out_by_pr(facts: PRFacts, label: str) -> PauseCause | None:
+    """Whether the PR itself asks for no notes: the opt-out label (matched as GitHub
+    matches labels, case-insensitively), or that label in an HTML comment in the
+    description (`<!-- no-review-notes -->`, invisible, for authors who cannot label)."""
+    label = label.strip().lower()
+    if not label:
+        return None
+    if any(x.strip().lower() == label for x in facts.labels):
+        return PauseCause.LABEL
+    if re.search(rf"<!--\s*{re.escape(label)}\s*-->", facts.body, re.IGNORECASE):
+        return PauseCause.DESCRIPTION
+    return None
 
 
-def pause_sticky(ctx: BotContext, ref: PRRef, *, by_label: bool = False) -> Refresh:
-    """`/notes off` or the opt-out label: edit our comment, if there is one, to say
-    updates are paused.
+def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COMMAND) -> Refresh:
+    """`/notes off`, the opt-out label or the description's marker: edit our comment, if
+    there is one, to say updates are paused.
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already.
     """
-    why = "opt-out label" if by_label else "paused"
+    why = "paused" if by is PauseCause.COMMAND else f"opt-out {by}"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.comment_id is None:
         return Refresh(Outcome.SKIPPED, f"{why} (no comment to edit)")
-    body = render_paused(ctx.render_options(), by_label=by_label)
+    body = render_paused(ctx.render_options(), by=by)
     if state.body_hash == body_hash(body):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
     written = _write(ctx, ref, state, body, create=False, notes=())

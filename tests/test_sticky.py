@@ -15,8 +15,8 @@ from bot.library import load_library
 from bot.matching import load_match_config
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
-from bot.render import MARKER
-from bot.sticky import refresh_sticky
+from bot.render import MARKER, PauseCause
+from bot.sticky import opted_out_by_pr, refresh_sticky
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -223,6 +223,37 @@ def test_the_opt_out_label_keeps_the_bot_away_until_removed(ctx):
 
     assert refresh_sticky(ctx, REF, facts()).outcome in (Outcome.UPDATED, Outcome.UNCHANGED)
     assert "52419" in bodies(ctx)[0] and "paused" not in bodies(ctx)[0]
+
+
+def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
+    body = "Fixes a cache bug.\n\n<!--   No-Review-Notes -->\n"  # invisible once rendered
+    r = refresh_sticky(ctx, REF, facts(body=body))
+    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == [] and ctx.github.calls == {}
+    assert refresh_sticky(ctx, REF, facts(body="Fixes a cache bug.")).outcome == Outcome.CREATED
+    paused = refresh_sticky(ctx, REF, facts(body=body, sha=SHA2))
+    assert paused.outcome == Outcome.UPDATED and "opt-out description" in paused.reason
+    (text,) = bodies(ctx)
+    assert "by `<!-- no-review-notes -->` in its description. Remove it to resume them" in text
+    assert "52419" not in text
+    assert refresh_sticky(ctx, REF, facts(body=body), force=True).outcome == Outcome.UPDATED
+    assert "52419" in bodies(ctx)[0]  # `/notes` still answers
+
+
+@pytest.mark.parametrize(
+    ("labels", "body", "label", "cause"),
+    [
+        (("no-review-notes",), "", "no-review-notes", PauseCause.LABEL),
+        ((), "x <!--no-review-notes--> y", "no-review-notes", PauseCause.DESCRIPTION),
+        ((), "no-review-notes, said in prose", "no-review-notes", None),  # visible text: no
+        ((), "<!-- no-review-notes-please -->", "no-review-notes", None),
+        ((), "<!-- skip.notes -->", "skip.notes", PauseCause.DESCRIPTION),
+        ((), "<!-- skipxnotes -->", "skip.notes", None),  # the label is text, not a pattern
+        (("no-review-notes",), "<!-- no-review-notes -->", "", None),  # empty: feature off
+    ],
+)
+def test_what_opts_a_pr_out(labels, body, label, cause):
+    pr = facts(labels=labels, body=body)
+    assert opted_out_by_pr(pr, label) is cause
 
 
 def test_an_empty_opt_out_label_turns_the_feature_off(ctx):
