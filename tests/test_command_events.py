@@ -462,6 +462,8 @@ def test_api_calls_per_command(live, capsys):
         "/notes frobnicate": comment("/notes frobnicate"),
         "/notes off (author)": comment("/notes off", AUTHOR),
         "/notes on (writer)": comment("/notes on", "maintainer"),
+        "/notes wrong 1 (author)": comment("/notes wrong 1", AUTHOR),
+        "/notes restore (author)": comment("/notes restore", AUTHOR),
         "review: /notes": review("/notes"),
     }
     costs = {name: cost(rt, fake, act) for name, act in steps.items()}
@@ -478,6 +480,8 @@ def test_api_calls_per_command(live, capsys):
     assert totals["/notes off (author)"] == 4  # eyes, list comments, edit, +1
     assert totals["review: /notes"] == 2  # the review has the head: list comments + edit
     assert totals["/notes on (writer)"] == 6  # one more: the permission of a non-author
+    # eyes, GET pull, list comments, edit, +1: the mark itself is SQLite only
+    assert totals["/notes wrong 1 (author)"] == totals["/notes restore (author)"] == 5
     assert rt.queue.counts()["failed"] == 0
 
 
