@@ -96,7 +96,8 @@ class Command:
 
 # --- what a reader sees as plain text ----------------------------------------
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# A fence may open on a list item's first line (`- ```` ), as CommonMark renders it.
+_FENCE_OPEN = re.compile(r"^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 # Raw HTML whose content is not prose: comments, <pre> and <code> elements.
 _HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])[^>]*>", re.I)

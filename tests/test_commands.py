@@ -74,6 +74,9 @@ def test_not_our_command(text):
         "````\n```\n/notes why\n````",  # nor does a shorter fence of the same kind
         "```\nunclosed fence\n\n/notes why",  # runs to the end, as GitHub renders it
         "  ```\n/notes why\n  ```",
+        "To pause it:\n\n- ```\n  /notes off\n  ```",  # a fence opened on a list item's line
+        "1. ```\n   /notes off\n   ```",
+        "  * ~~~\n    /notes why\n    ~~~",
         "    /notes why",  # indented code
         "\t/notes why",
         "`/notes why`",
@@ -94,6 +97,11 @@ def test_not_our_command(text):
 )
 def test_commands_in_code_quotes_and_comments_are_ignored(text):
     assert parse_commands(text) == []
+
+
+def test_after_a_fence_in_a_list_item_commands_are_read_again():
+    text = "- ```\n  /notes off\n  ```\n\n/notes why"
+    assert [c.kind for c in parse_commands(text)] == [Kind.WHY]
 
 
 def test_text_after_a_closed_block_is_read_again():
