@@ -121,6 +121,15 @@ def clean_body(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+
+
+def without_code(body: str) -> str:
+    """The description minus fenced code and inline code spans: what a reader sees as
+    text or markup (an HTML comment there is a real one, not one shown as code)."""
+    return _INLINE_CODE.sub("", _FENCE.sub("", body))
+
+
 def without_comments_and_code(body: str) -> str:
     """The description minus HTML comments (the template's hints) and fenced code."""
     return _FENCE.sub("", _HTML_COMMENT.sub("", body))

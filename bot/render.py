@@ -53,6 +53,12 @@ class NoteLinks:
         return note_page_url(note, public_url=self.base_url)
 
 
+class PauseCause(StrEnum):
+    COMMAND = "command"  # `/notes off`
+    LABEL = "label"  # the opt-out label
+    DESCRIPTION = "description"  # `<!-- no-review-notes -->` in the PR's description
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     links: NoteLinks = NoteLinks()
@@ -60,7 +66,7 @@ class RenderOptions:
     verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
     budget: int = BUDGET
     had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
-    paused: bool = False  # `/notes off`: automatic updates are off on this PR
+    paused: PauseCause | None = None  # automatic updates are off on this PR, and why
     opt_out_label: str = ""  # the label that also pauses them ("" none)
     hidden: int = 0  # notes that matched but were marked not relevant here (`/notes wrong`)
 
@@ -106,12 +112,6 @@ def render_no_match(
         parts += ["", *_topics_section(result, library, ())]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
-
-
-class PauseCause(StrEnum):
-    COMMAND = "command"  # `/notes off`
-    LABEL = "label"  # the opt-out label
-    DESCRIPTION = "description"  # `<!-- no-review-notes -->` in the PR's description
 
 
 def opt_out_marker(label: str) -> str:
@@ -250,9 +250,16 @@ def _topic_name(library: Library, topic_id: str) -> str:
 
 def _paused_line(opts: RenderOptions) -> str:
     c = opts.command
+    if opts.paused is PauseCause.LABEL:
+        by, resume = f" by the label {code(opts.opt_out_label)}", "removing the label resumes them"
+    elif opts.paused is PauseCause.DESCRIPTION:
+        marker = code(opt_out_marker(opts.opt_out_label))
+        by, resume = f" by {marker} in its description", "removing it resumes them"
+    else:
+        by, resume = "", f"{code(c + ' on')} resumes them"
     return (
-        f"_Automatic updates are paused on this pull request: this comment changes only when"
-        f" someone asks with {code(c)}; {code(c + ' on')} resumes them._"
+        f"_Automatic updates are paused on this pull request{by}: this comment changes only"
+        f" when someone asks with {code(c)}; {resume}._"
     )
 
 

@@ -26,7 +26,7 @@ from bot.context import BotContext
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.matching import match_pr
-from bot.prfacts import PRFacts
+from bot.prfacts import PRFacts, without_code
 from bot.prstate import PRState
 from bot.relations import related_refs
 from bot.render import MARKER, PauseCause, render, render_paused
@@ -81,8 +81,8 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     if not force and event_at and state.event_at and event_at < state.event_at:
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {state.event_at})")
-    off = None if force else opted_out_by_pr(facts, ctx.settings.opt_out_label)
-    if off is not None:
+    off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
+    if off is not None and not force:
         return pause_sticky(ctx, ref, by=off)
 
     head_sha = facts.head_sha or (state.head_sha or "")
@@ -110,8 +110,9 @@ def refresh_sticky(
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
     opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
-    # only a command renders an opted-out PR
-    opts = replace(opts, paused=state.opted_out, hidden=hidden)
+    # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
+    paused = off or (PauseCause.COMMAND if state.opted_out else None)
+    opts = replace(opts, paused=paused, hidden=hidden)
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
@@ -165,7 +166,8 @@ def opted_out_by_pr(facts: PRFacts, label: str) -> PauseCause | None:
         return None
     if any(x.strip().lower() == label for x in facts.labels):
         return PauseCause.LABEL
-    if re.search(rf"<!--\s*{re.escape(label)}\s*-->", facts.body, re.IGNORECASE):
+    marker = rf"<!--\s*{re.escape(label)}\s*-->"
+    if re.search(marker, without_code(facts.body), re.IGNORECASE):  # shown as code: no
         return PauseCause.DESCRIPTION
     return None
 

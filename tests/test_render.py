@@ -18,6 +18,7 @@ from bot.render import (
     GITHUB_BODY_LIMIT,
     MARKER,
     NoteLinks,
+    PauseCause,
     RenderOptions,
     code,
     render,
@@ -299,7 +300,15 @@ def test_paused_comment_and_the_paused_line_are_inert():
     paused = render_paused(OPTS)
     assert_inert(paused)
     assert "paused" in paused and "`/notes on`" in paused and "`/notes`" in paused
-    body = render(result(note()), LIB, head_sha=SHA, opts=replace(OPTS, paused=True))
+    body = render(result(note()), LIB, head_sha=SHA, opts=replace(OPTS, paused=PauseCause.COMMAND))
     assert_inert(body)
     assert "_Automatic updates are paused on this pull request" in body
     assert "paused" not in render(result(note()), LIB, head_sha=SHA, opts=OPTS)
+    labelled = replace(OPTS, paused=PauseCause.LABEL, opt_out_label="no-review-notes")
+    body = render(result(note()), LIB, head_sha=SHA, opts=labelled)
+    assert "paused on this pull request by the label `no-review-notes`" in body
+    assert "removing the label resumes them" in body and "`/notes on` resumes" not in body
+    described = replace(labelled, paused=PauseCause.DESCRIPTION)
+    body = render(result(note()), LIB, head_sha=SHA, opts=described)
+    assert "by `<!-- no-review-notes -->` in its description" in body
+    assert_inert(body)

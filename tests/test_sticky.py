@@ -246,6 +246,14 @@ def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
         ((), "x <!--no-review-notes--> y", "no-review-notes", PauseCause.DESCRIPTION),
         ((), "no-review-notes, said in prose", "no-review-notes", None),  # visible text: no
         ((), "<!-- no-review-notes-please -->", "no-review-notes", None),
+        ((), "write `<!-- no-review-notes -->` to opt out", "no-review-notes", None),  # code
+        ((), "so:\n\n```md\n<!-- no-review-notes -->\n```\n", "no-review-notes", None),
+        (
+            (),
+            "`x` then <!-- no-review-notes --> and `y`",
+            "no-review-notes",
+            PauseCause.DESCRIPTION,
+        ),
         ((), "<!-- skip.notes -->", "skip.notes", PauseCause.DESCRIPTION),
         ((), "<!-- skipxnotes -->", "skip.notes", None),  # the label is text, not a pattern
         (("no-review-notes",), "<!-- no-review-notes -->", "", None),  # empty: feature off
