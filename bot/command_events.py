@@ -341,7 +341,8 @@ def _ask_for_update(
     changes: dict[str, bool] = {}
     for kind in kinds:  # in the comment's order: the last one wins
         changes.update(_STATE_CHANGES[kind])
-    show = any(k in (Kind.REFRESH, Kind.WHY, Kind.WRONG) for k in kinds)
+    # asked to see the notes (even while paused), not only to switch something
+    show = any(k in (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE) for k in kinds)
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

@@ -73,7 +73,7 @@ def pick_note(args: Iterable[str], shown: tuple[str, ...], known: Collection[str
     first = words[0] if words else ""
     selector = first.strip().lstrip("#").rstrip(".:,)").casefold()
     by_id = {n.casefold(): i for i, n in enumerate(shown)}
-    if selector.isdigit():
+    if selector.isascii() and selector.isdigit():  # `①`, `²` are digits to str, not to int
         rank = int(selector)
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=Problem.RANGE, asked=first)

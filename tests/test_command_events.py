@@ -629,6 +629,7 @@ def test_wrong_by_someone_without_write_access_changes_nothing(live):
         ("/notes wrong 7", "There is no note `7` in the notes comment: it shows notes 1 to"),
         ("/notes wrong", "Say which note does not fit, by its number in the notes comment (1 to"),
         ("/notes wrong vllm-17f5148d", "The notes comment does not show `vllm-17f5148d`"),
+        ("/notes wrong ①", "Say which note does not fit"),  # a digit to str, not to int()
     ],
 )
 def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, answer):
@@ -655,3 +656,34 @@ def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
     say(client, rt, fake, lines, login=AUTHOR)  # numbers as the reader saw the comment
     assert "No review note is left to show on this pull request" in sticky(fake).body
     assert {m.note_id for m in rt.ctx.feedback.marks()} == set(shown)
+
+
+def test_restore_on_a_paused_pr_shows_the_notes_again(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = rt.ctx.library.by_id[state(rt).notes[0]]
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    say(client, rt, fake, "/notes", login=AUTHOR)  # shown once while paused
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert rt.ctx.links.url(first) not in sticky(fake).body
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    body = sticky(fake).body
+    assert rt.ctx.links.url(first) in body and "Automatic updates are paused" in body
+    assert state(rt).opted_out  # restore shows the notes; it does not resume the updates
+
+
+def test_notes_on_a_pr_paused_by_the_label_says_so(live):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO,
+        N,
+        files=MATCHING_FILES,
+        title=MATCHING_TITLE,
+        author=AUTHOR,
+        labels=["no-review-notes"],
+    )
+    say(client, rt, fake, "/notes")
+    body = sticky(fake).body
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in body  # shown once
+    assert "paused on this pull request by the label `no-review-notes`" in body
+    assert "removing the label resumes them" in body

@@ -58,6 +58,8 @@ def test_with_one_note_shown_the_number_may_be_left_out():
         (("4",), SHOWN, Problem.RANGE),
         (("0",), SHOWN, Problem.RANGE),
         (("vllm-dddd4444", "why"), SHOWN, Problem.NOT_SHOWN),
+        (("①",), SHOWN, Problem.WHICH),  # a digit to str.isdigit, not to int()
+        (("²",), SHOWN, Problem.WHICH),
     ],
 )
 def test_a_command_naming_no_shown_note_says_why(args, shown, problem):
