@@ -575,7 +575,9 @@ class CompiledMatcher:
         if weight <= 0:
             return None
         forms = word_forms(facts.title_text)
-        quoted = ", ".join(f"'{f}'" for f in dict.fromkeys(forms[w] for w, _ in words[:4]))
+        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
+        shown = (forms.get(w, w) for w, _ in words[:4])
+        quoted = ", ".join(f"'{f}'" for f in dict.fromkeys(shown))
         detail = f"title shares {quoted} with this note's title"
         return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 

@@ -1126,6 +1126,16 @@ def test_a_title_sharing_rare_words_with_the_notes_title_is_evidence(tmp_path):
     assert reason in result.matches[0].reasons
 
 
+def test_a_letter_that_lower_cases_to_ascii_is_quoted_as_the_word(tmp_path):
+    # U+212A KELVIN SIGN lower-cases to "k": "Brea\u212a" is the word "break" to the
+    # similarity, which has no written form of it; the reason quotes the word itself
+    lib = library(note("n-eager", ("cuda-graphs", "rocm"), title_en="Eager CUDA graph break"))
+    title = "Narrow the eager CUDA graph brea\u212a"
+    result = match_pr(pr(title), lib, _similar_cfg(tmp_path))
+    (m,) = [c for c in result.candidates if c.note.id == "n-eager"]
+    assert any(r.startswith("title shares") and "'break'" in r for r in m.reasons), m.reasons
+
+
 def test_similarity_counts_only_rare_words_and_needs_two(tmp_path):
     n = note("n-eager", ("cuda-graphs", "rocm"), title_en="Fix the model eager region")
     lib = library(n)
