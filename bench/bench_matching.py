@@ -198,7 +198,31 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"  x{t / prev:.1f} for x{n // prev_n} files" if prev else ""
         print(f"    {n:>5} files: {t:8.2f} ms{ratio}")
         prev, prev_n = t, n
+
+    # Descriptions an author could write to stall the bot: each should cost about what
+    # ordinary prose of the same size costs (these were quadratic once: minutes at 64 KB).
+    print("  hostile 64 KB descriptions (20 files), against 64 KB of prose:")
+    size = 64 * 1024
+    prose = make_pr(rng, vocab, dirs, size, 20)
+    # a new PRFacts each run: its cleaned description is cached per object
+    base_t = median_ms(lambda: matcher.match(replace(prose)), max(3, rep // 4))
+    print(f"    {'prose':>18}: {base_t:8.2f} ms")
+    for name, unit in HOSTILE_BODIES.items():
+        facts = replace(prose, body=(unit * (size // len(unit) + 1))[:size])
+        t = median_ms(lambda f=facts: matcher.match(replace(f)), max(3, rep // 4))
+        print(f"    {name:>18}: {t:8.2f} ms  x{t / base_t:.1f} prose")
     return 0
+
+
+HOSTILE_BODIES = {
+    "blank lines": "\n",
+    "unclosed links": "[x](",
+    "open brackets": "[",
+    "backticks": "`",
+    "fence lines": "```\n",
+    "template headings": "#\n",
+    "numbered refs": "Fixes #1 ",
+}
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.library import ROOT
+from bot.markdown_text import paragraph_code_spans
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -168,28 +169,6 @@ def _block_pass(lines: list[str]) -> list[str]:
     return out
 
 
-def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
-    """(start, end) of each inline code span: a run of n backticks up to the next run of n."""
-    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", paragraph)]
-    # next_same[i]: the next run as long as run i (linear, so a hostile comment stays cheap)
-    next_same: list[int | None] = [None] * len(runs)
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        width = runs[i][1] - runs[i][0]
-        next_same[i] = last.get(width)
-        last[width] = i
-    spans = []
-    i = 0
-    while i < len(runs):
-        j = next_same[i]
-        if j is None:
-            i += 1
-            continue
-        spans.append((runs[i][0], runs[j][1]))
-        i = j + 1
-    return spans
-
-
 def prose_lines(text: str) -> list[tuple[str, str]]:
     """(mask, line) for each line of the comment, in place.
 
@@ -201,13 +180,10 @@ def prose_lines(text: str) -> list[tuple[str, str]]:
     text = text.replace(HIDDEN, "").replace("\r\n", "\n").replace("\r", "\n")
     joined = "\n".join(_block_pass(text.split("\n")))
     mask = list(joined)
-    offset = 0
-    for paragraph in re.split(r"(\n[ \t]*\n)", joined):
-        for start, end in _code_span_ranges(paragraph):
-            for k in range(offset + start, offset + end):
-                if mask[k] != "\n":
-                    mask[k] = HIDDEN
-        offset += len(paragraph)
+    for start, end in paragraph_code_spans(joined):
+        for k in range(start, end):
+            if mask[k] != "\n":
+                mask[k] = HIDDEN
     return list(zip("".join(mask).split("\n"), joined.split("\n"), strict=True))
 
 

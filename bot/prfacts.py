@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from bot.markdown_text import without_code_spans
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -46,19 +47,31 @@ def title_text(title: str) -> str:
 # --- description ----------------------------------------------------------------
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-# A fence opens with 3+ backticks or tildes; it closes with the same run (or the text ends).
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+# A fence opens with 3+ backticks or tildes (a backtick fence's info string has no
+# backtick: "```cmd```" on one line is inline code); it closes with a run of the same
+# character at least as long (or the text ends). Possessive runs keep a line of 65,536
+# backticks linear.
+_FENCE = re.compile(
+    r"^[ \t]*(?:(?P<b>`{3,}+)[^`\n]*+|(?P<t>~{3,}+)[^\n]*+)\n"
+    r".*?(?:^[ \t]*(?:(?P=b)`*+|(?P=t)~*+)[ \t]*$|\Z)",
+    re.S | re.M,
+)
 _DETAILS = re.compile(r"<details\b.*?(?:</details>|\Z)", re.S | re.I)
 _PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+# No bracket inside the text, no parenthesis inside the target, and bounded: an
+# unclosed "[x](" or "[" repeated along a line is then given up at the next one instead
+# of being rescanned to the line's end from each (quadratic).
+_IMAGE = re.compile(r"!\[[^\[\]\n]{0,500}\]\([^()\n]{0,2000}\)")
+_LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\([^()\n]{0,2000}\)")
 _URL = re.compile(r"<?https?://[^\s)>\]]+>?")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 
 # vLLM's template (.github/PULL_REQUEST_TEMPLATE.md), old and new, as line patterns.
-_TEMPLATE_TAIL = re.compile(r"^\s*\*\*BEFORE SUBMITTING, PLEASE READ", re.M)
+# Line starts are `^[ \t]*`, never `^\s*`: with re.M, `\s*` runs over every blank line
+# that follows, at every line start, which is quadratic in a body of blank lines.
+_TEMPLATE_TAIL = re.compile(r"^[ \t]*\*\*BEFORE SUBMITTING, PLEASE READ", re.M)
 _TEMPLATE_LINES = re.compile(
-    r"^\s*(?:"
+    r"^[ \t]*(?:"
     r"(?:PLEASE )?FILL IN THE PR DESCRIPTION HERE.*"
     r"|FIX #xxxx.*"
     r"|#{1,6}\s*(?:Purpose|Test Plan|Test Results?|\(Optional\) Documentation Update)\s*:?\s*"
@@ -71,10 +84,10 @@ _TEMPLATE_LINES = re.compile(
 )
 # The template's "Test Result" section holds numbers and logs: drop it up to the next heading.
 _RESULT_SECTION = re.compile(
-    r"^\s*#{1,6}\s*Test Results?\b[^\n]*\n.*?(?=^\s*#{1,6}\s|\Z)", re.S | re.M | re.I
+    r"^[ \t]*#{1,6}[ \t]*Test Results?\b[^\n]*\n.*?(?=^[ \t]*#{1,6}\s|\Z)", re.S | re.M | re.I
 )
 _LOG_LINE = re.compile(
-    r"^\s*(?:"
+    r"^[ \t]*(?:"
     r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
     r"|\(\w+ pid=\d+\)"
     r"|\[?\d{4}-\d{2}-\d{2}[ T]\d"
@@ -121,13 +134,10 @@ def clean_body(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-
-
 def without_code(body: str) -> str:
     """The description minus fenced code and inline code spans: what a reader sees as
     text or markup (an HTML comment there is a real one, not one shown as code)."""
-    return _INLINE_CODE.sub("", _FENCE.sub("", body))
+    return without_code_spans(_FENCE.sub("", body))
 
 
 def without_comments_and_code(body: str) -> str:

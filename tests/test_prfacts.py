@@ -13,6 +13,7 @@ from bot.prfacts import (
     referenced_prs,
     title_tags,
     title_text,
+    without_code,
 )
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
@@ -63,6 +64,42 @@ def test_unterminated_code_block_and_comment_run_to_the_end():
     assert clean_body("Fix the sampler.\n```\nEAGLE traceback") == "Fix the sampler."
     assert clean_body("Fix the sampler.\n~~~python\nEAGLE") == "Fix the sampler."
     assert clean_body("Fix the sampler.<!-- EAGLE") == "Fix the sampler."
+
+
+def test_a_one_line_triple_backtick_span_is_inline_code_not_a_fence():
+    # CommonMark: a backtick fence's info string has no backtick, so this is a code span
+    body = "Run ```pytest -k eagle``` to see it.\n\nThe EAGLE prefix cache loses hits."
+    assert "The EAGLE prefix cache loses hits." in clean_body(body)
+
+
+def test_a_longer_closing_fence_closes_the_block():
+    body = "````\nlog /notes\n``````\nThe EAGLE path.\n~~~\ncode\n~~~~~\nAfter."
+    assert clean_body(body) == "The EAGLE path.\n\nAfter."
+
+
+@pytest.mark.parametrize(
+    ("unit", "tail"),
+    [
+        ("\n", "EAGLE"),
+        ("[x](", "EAGLE"),
+        ("[", "EAGLE"),
+        ("`", ""),  # a line of backticks alone opens a fence (unclosed: the rest is code)
+        ("`x", "EAGLE"),
+        ("```\n", ""),  # the last fence is unclosed: the tail is in code
+        ("#\n", "EAGLE"),
+        ("## Test Result\n", ""),  # a results section runs to the next heading
+    ],
+)
+def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
+    # These were quadratic (minutes at this size); bench/bench_matching.py prints their
+    # cost against prose. Here: the right text comes out of a 65,536-character body.
+    body = unit * (65_536 // len(unit)) + "\n\nEAGLE"
+    assert clean_body(body).endswith(tail)
+
+
+def test_without_code_keeps_comments_and_drops_code_spans_and_fences():
+    body = "a `<!-- x -->` b\n\n```\n<!-- y -->\n```\n<!-- z --> ``c`` d"
+    assert without_code(body) == "a  b\n\n\n<!-- z -->  d"
 
 
 def test_links_keep_their_text_but_not_the_url():
