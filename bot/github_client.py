@@ -1,9 +1,15 @@
 """GitHubPort over PyGithub: App or token auth, one retry layer, call counts.
 
 - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
-  `Auth.AppAuth`) and keeps one lazy `Github` object per installation until shortly
-  before the token expires; a 401 drops it, mints a new token and retries once.
-  Token mode uses one `Github` with `Auth.Token`.
+  `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
+  drops it, mints a new token and retries once. Token mode uses `Auth.Token`.
+- Threads. PyGithub's requester and its connection are not thread-safe (two threads on
+  one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
+  own lazy `Github` per installation and token, closed when that thread sees a new token
+  or by `close()`. The one `GithubIntegration` (JWT calls: mint a token, find an
+  installation, get the App) is used by one thread at a time. Request spacing
+  (`seconds_between_requests` / `_writes`) is shared by the threads of an installation,
+  as it was when they shared one `Github`.
 - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
   comment) cost no GET. Lists use per_page=100. A new PR costs three calls: its
   files, its comments, the comment create; a slash command that updates the
@@ -244,10 +250,61 @@ def _same_text(a: str | None, b: str) -> bool:
 # --- the client -----------------------------------------------------------------
 
 
-@dataclass
-class _Installation:
-    github: Github
+@dataclass(frozen=True)
+class _Grant:
+    """An installation token, shared by every thread until shortly before it expires."""
+
+    token: str
     expires_at: datetime
+
+
+class _Pacer:
+    """Spacing of the requests made with one identity (an installation, or the token),
+    across threads.
+
+    PyGithub spaces the requests of one `Github` object; with a `Github` per thread that
+    would space each thread's requests only, so the per-thread objects have PyGithub's
+    spacing off and share this instead. A request starts at least `between_requests`
+    after the previous one started and after every one that had ended by then (PyGithub
+    counts from the end); a write likewise `between_writes` after the previous write.
+    Threads take turns: a request that starts holds its slot.
+    """
+
+    def __init__(
+        self,
+        between_requests: float,
+        between_writes: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self._gap = between_requests
+        self._write_gap = between_writes
+        self._clock, self._sleep = clock, sleep
+        self._lock = threading.Lock()
+        self._next = 0.0  # clock() before which no request starts
+        self._next_write = 0.0  # ... no write starts
+
+    @property
+    def idle(self) -> bool:
+        return not self._gap and not self._write_gap
+
+    def before(self, verb: str) -> None:
+        write = verb != "GET"
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next, self._next_write if write else 0.0)
+            self._next = start + self._gap
+            if write:
+                self._next_write = start + self._write_gap
+        if start > now:
+            self._sleep(start - now)
+
+    def after(self, verb: str) -> None:
+        with self._lock:
+            end = self._clock()
+            self._next = max(self._next, end + self._gap)
+            if verb != "GET":
+                self._next_write = max(self._next_write, end + self._write_gap)
 
 
 class GitHubClient:
@@ -283,18 +340,21 @@ class GitHubClient:
             seconds_between_requests=seconds_between_requests,
             seconds_between_writes=seconds_between_writes,
         )
+        self._between = (seconds_between_requests, seconds_between_writes)
         self._refresh_margin = timedelta(seconds=token_refresh_margin)
         self._sleep = sleep
         self._bot_login = bot_login
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the shared dicts and the registry below
+        self._app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
         self._mint_locks: dict[int, threading.Lock] = {}
-        self._installations: dict[int, _Installation] = {}
+        self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         self._repo_installations: dict[str, int] = {}
+        self._pacers: dict[int | str, _Pacer] = {}  # installation id, or "token"
+        self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
+        self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
         self._integration: GithubIntegration | None = None
-        self._token_github: Github | None = None
-        if token is not None:
-            self._token_github = self._new_github(Auth.Token(token))
-        else:
+        self._token = token
+        if token is None:
             app_auth = Auth.AppAuth(app_id, private_key)  # type: ignore[arg-type]
             try:
                 app_auth.create_jwt()  # a bad key fails here, not on the first webhook
@@ -434,45 +494,90 @@ class GitHubClient:
                 return self._bot_login
         if self._integration is not None:
             integration = self._integration
-            slug = self._retry("get the App", lambda: integration.get_app().slug)
+            slug = self._retry(
+                "get the App", lambda: self._as_app(lambda: integration.get_app().slug)
+            )
             login = f"{slug}[bot]"
         else:
-            token_github = self._token_github
-            assert token_github is not None
-            login = self._retry("get the token's user", lambda: token_github.get_user().login)
+            assert self._token is not None
+            gh = self._thread_github("token", self._token)
+            login = self._retry("get the token's user", lambda: gh.get_user().login)
         with self._lock:
             self._bot_login = login
         return login
 
     def close(self) -> None:
+        """Close every Github this client made, in any thread, and the GithubIntegration."""
         with self._lock:
-            githubs = [i.github for i in self._installations.values()]
-            self._installations.clear()
-        for gh in [*githubs, self._token_github, self._integration]:
-            if gh is not None:
-                gh.close()
+            githubs = list(self._open.values())
+            self._open.clear()
+            self._grants.clear()
+        for gh in githubs:
+            gh.close()
+        if self._integration is not None:
+            with self._app_lock:
+                self._integration.close()
 
     # --- auth and sessions ------------------------------------------------------
 
-    def _new_github(self, auth: Auth.Auth) -> Github:
-        gh = Github(auth=auth, per_page=100, lazy=True, **self._options)  # type: ignore[arg-type]
+    def _new_github(self, auth: Auth.Auth, pacer: _Pacer) -> Github:
+        options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
+        gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
         self._count(gh.requester)
+        if not pacer.idle:
+            self._pace(gh.requester, pacer)
         return gh
 
+    def _thread_github(self, key: int | str, token: str) -> Github:
+        """This thread's Github for `key` (an installation id, or "token") with `token`.
+
+        Made on first use in each thread; a thread that sees a new token for the key
+        closes its own old one (no other thread uses it). All are kept in `_open` for
+        `close()`, also those of a thread that has ended (the workers live as long as
+        the server).
+        """
+        mine: dict[int | str, tuple[str, Github]] | None = getattr(self._local, "githubs", None)
+        if mine is None:
+            mine = self._local.githubs = {}
+        held = mine.get(key)
+        with self._lock:
+            if held is not None and held[0] == token and id(held[1]) in self._open:
+                return held[1]
+            pacer = self._pacers.get(key)
+            if pacer is None:
+                pacer = self._pacers[key] = _Pacer(*self._between)
+        gh = self._new_github(Auth.Token(token), pacer)
+        with self._lock:
+            self._open[id(gh)] = gh
+            stale = held is not None and self._open.pop(id(held[1]), None) is not None
+        mine[key] = (token, gh)
+        if stale:
+            assert held is not None
+            held[1].close()
+        return gh
+
+    def _as_app(self, call: Callable[[], T]) -> T:
+        """A call on the shared GithubIntegration (JWT auth), one thread at a time."""
+        with self._app_lock:
+            return call()
+
     def _as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
-        """Run `op` with a Github for the PR's installation; on 401 re-mint once."""
-        if self._token_github is not None:
-            return op(self._token_github)
+        """Run `op` with this thread's Github for the PR's installation; on 401 re-mint once."""
+        if self._token is not None:
+            return op(self._thread_github("token", self._token))
         installation_id = self._installation_of(ref)
+        grant = self._grant(installation_id)
         try:
-            return op(self._installation_github(installation_id))
+            return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
             if err.status != 401:
                 raise
             log.info("installation %s: token refused, minting a new one", installation_id)
-            with self._lock:
-                self._installations.pop(installation_id, None)
-            return op(self._installation_github(installation_id))
+            with self._lock:  # unless another thread has already replaced it
+                if self._grants.get(installation_id) == grant:
+                    del self._grants[installation_id]
+            grant = self._grant(installation_id)
+            return op(self._thread_github(installation_id, grant.token))
 
     def _installation_of(self, ref: PRRef) -> int:
         if ref.installation_id is not None:
@@ -486,31 +591,31 @@ class GitHubClient:
         assert integration is not None
         found = self._retry(
             f"find the installation on {ref.repo}",
-            lambda: integration.get_repo_installation(owner, name).id,
+            lambda: self._as_app(lambda: integration.get_repo_installation(owner, name).id),
         )
         with self._lock:
             self._repo_installations[ref.repo] = found
         return found
 
-    def _installation_github(self, installation_id: int) -> Github:
+    def _grant(self, installation_id: int) -> _Grant:
+        """The installation's token, minted when there is none or it expires soon."""
         with self._lock:
             lock = self._mint_locks.setdefault(installation_id, threading.Lock())
         with lock:  # one mint per installation at a time
             with self._lock:
-                cached = self._installations.get(installation_id)
+                cached = self._grants.get(installation_id)
             if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
-                return cached.github
+                return cached
             integration = self._integration
             assert integration is not None
-            grant = self._retry(
+            access = self._retry(
                 f"mint a token for installation {installation_id}",
-                lambda: integration.get_access_token(installation_id),
+                lambda: self._as_app(lambda: integration.get_access_token(installation_id)),
             )
-            gh = self._new_github(Auth.Token(grant.token))
+            grant = _Grant(access.token, access.expires_at)
             with self._lock:
-                self._installations[installation_id] = _Installation(gh, grant.expires_at)
-            # the replaced Github is not closed: another thread may still be using it
-            return gh
+                self._grants[installation_id] = grant
+            return grant
 
     # --- writes that must not be doubled ----------------------------------------
 
@@ -645,6 +750,19 @@ class GitHubClient:
             return status, headers, output
 
         requester.requestJson = counted  # type: ignore[method-assign]
+
+    def _pace(self, requester: Requester, pacer: _Pacer) -> None:
+        """Space this requester's calls with the other threads' of the same identity."""
+        inner = requester.requestJson
+
+        def paced(verb: str, *args: Any, **kwargs: Any) -> tuple[int, dict[str, Any], str]:
+            pacer.before(verb)
+            try:
+                return inner(verb, *args, **kwargs)
+            finally:
+                pacer.after(verb)
+
+        requester.requestJson = paced  # type: ignore[method-assign]
 
 
 def _pr(ref: PRRef) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +12,10 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from github import Github
+from github.Requester import HTTPRequestsConnectionClass
 
+from bot import github_client
 from bot.github_client import GitHubClient, GitHubError, RetryPolicy, route_template
 from bot.github_port import Outcome, PRRef, StickyResult
 from tests.conftest import AppKey
@@ -228,6 +232,120 @@ def test_concurrent_workers_share_one_token(fake_github, make_github_client):
         results = list(pool.map(lambda _: client.list_files(PR), range(8)))
     assert results == [["a.py"]] * 8
     assert _mints(fake_github) == 1
+
+
+def _in_threads(*calls) -> list:
+    """Run each call in a thread of its own, all at once; their results in order."""
+    results: list = [None] * len(calls)
+    start = threading.Barrier(len(calls))
+
+    def run(i: int) -> None:
+        start.wait()
+        results[i] = calls[i]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_threads_never_get_each_others_answers(fake_github, make_github_client, monkeypatch, mode):
+    # PyGithub's connection is not thread-safe (PyGithub PR #2052): request() stores the
+    # verb and URL, getresponse() sends them. Here both threads are made to pass request()
+    # before either sends, which a thread switch can do at any time: on one shared
+    # connection, one PR then gets the other PR's files.
+    fake_github.add_pull(DEFAULT_REPO, 1, files=["a/1.py"])
+    fake_github.add_pull(DEFAULT_REPO, 2, files=["b/1.py"])
+    fake_github.add_pat("ghp_test", "notes-bot")
+    client = make_github_client(token="ghp_test") if mode == "token" else make_github_client()
+    client.list_files(PRRef(DEFAULT_REPO, 1, DEFAULT_INSTALLATION_ID))  # token minted, warm
+    real, both_stored = HTTPRequestsConnectionClass.request, threading.Barrier(2)
+
+    def request(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        both_stored.wait(10)  # the other thread runs request() now
+
+    monkeypatch.setattr(HTTPRequestsConnectionClass, "request", request)
+    files = [
+        lambda n=n: list(client.list_files(PRRef(DEFAULT_REPO, n, DEFAULT_INSTALLATION_ID)))
+        for n in (1, 2)
+    ]
+    assert _in_threads(*files) == [["a/1.py"], ["b/1.py"]]
+
+
+def test_each_thread_has_its_own_github_and_close_closes_them_all(
+    fake_github, make_github_client, monkeypatch
+):
+    made: list[Github] = []
+    closed: list[Github] = []
+
+    class Recorded(Github):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+        def close(self) -> None:
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(github_client, "Github", Recorded)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    assert client.list_files(PR) == client.list_files(PR) == ["a.py"]
+    assert len(made) == 1  # this thread's, kept
+    assert (
+        _in_threads(lambda: client.list_files(PR), lambda: client.list_files(PR)) == [["a.py"]] * 2
+    )
+    assert len(made) == 3 and _mints(fake_github) == 1  # one each, one token for all
+    fake_github.expire_tokens()
+    assert client.list_files(PR) == ["a.py"]  # 401: a new token, and a new Github here
+    assert len(made) == 4 and closed == [made[0]]  # only this thread's old one is closed
+    client.close()
+    assert sorted(map(id, closed)) == sorted(map(id, made))  # every one, once
+    # every Github's calls are counted
+    files = fake_github.calls("GET", "/repos/*/files")
+    assert client.calls.total("GET", FILES_ROUTE) == len(files) == 6
+
+
+def test_threads_of_one_installation_share_the_request_spacing(
+    fake_github, make_github_client, monkeypatch
+):
+    used: list[tuple[int, str]] = []
+    real = github_client._Pacer.before
+
+    def before(self, verb: str) -> None:
+        used.append((id(self), threading.current_thread().name))
+        real(self, verb)
+
+    monkeypatch.setattr(github_client._Pacer, "before", before)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client(seconds_between_requests=0.001, seconds_between_writes=0.001)
+    client.list_files(PR)
+    _in_threads(lambda: client.list_files(PR), lambda: client.list_files(PR))
+    assert len({thread for _, thread in used}) == 3
+    assert len({pacer for pacer, _ in used}) == 1
+
+
+def test_the_shared_spacing_makes_threads_take_turns():
+    now, slept = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    pacer = github_client._Pacer(0.25, 1.0, clock=lambda: now[0], sleep=sleep)
+    pacer.before("POST")  # a write starts at 0
+    pacer.before("POST")  # another thread's, the first still under way: 1 s after its start
+    pacer.before("GET")  # a third thread's read: 0.25 s after the second write started
+    assert (slept, now[0]) == ([1.0, 0.25], 1.25)
+    now[0] = 3.0
+    pacer.after("POST")  # the first write ends late
+    pacer.before("GET")  # 0.25 s after that end
+    pacer.before("POST")  # 1 s after that end
+    assert (slept[2:], now[0]) == ([0.25, 0.75], 4.0)
 
 
 # --- files ------------------------------------------------------------------------
