@@ -34,8 +34,9 @@ from bot.matching import DEFAULT_MATCHING_FILE
 
 DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
 ENV_PREFIX = "REVIEW_NOTES_"
-# Used only in dry run without GITHUB_WEBHOOK_SECRET: nothing is written to GitHub
-# then, and `review-notes replay` signs with it by default. Printed at start-up.
+# Used only in dry run without GITHUB_WEBHOOK_SECRET (unset, empty or blank): nothing
+# is written to GitHub then, and `review-notes replay` signs with it by default.
+# Printed at start-up.
 DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -190,6 +191,11 @@ class Settings(BaseSettings):
         live = self.dry_run is False or (self.dry_run is None and self.has_credentials)
         if live and self.github_webhook_secret is None:
             problems.append("GITHUB_WEBHOOK_SECRET: required when posting to GitHub")
+        elif live and not self.has_webhook_secret:
+            problems.append(
+                "GITHUB_WEBHOOK_SECRET: is empty; required when posting to GitHub "
+                "(with an empty secret anyone can sign a delivery)"
+            )
         if live and self.note_links == "pages" and self.public_url is None:
             problems.append(
                 f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "
@@ -220,11 +226,17 @@ class Settings(BaseSettings):
         return self.dry_run if self.dry_run is not None else not self.has_credentials
 
     @property
+    def has_webhook_secret(self) -> bool:
+        """GITHUB_WEBHOOK_SECRET is set to something other than blanks."""
+        secret = self.github_webhook_secret
+        return secret is not None and bool(secret.get_secret_value().strip())
+
+    @property
     def uses_dev_secret(self) -> bool:
-        return self.github_webhook_secret is None
+        return not self.has_webhook_secret  # dry run only: live mode requires a secret
 
     def webhook_secret(self) -> str:
-        if self.github_webhook_secret is not None:
+        if self.github_webhook_secret is not None and self.has_webhook_secret:
             return self.github_webhook_secret.get_secret_value()
         return DEV_WEBHOOK_SECRET
 

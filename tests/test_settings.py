@@ -108,6 +108,27 @@ def test_bad_or_contradictory_settings_name_the_variable(values, names):
         assert name in text
 
 
+@pytest.mark.parametrize("blank", ["", "  \t"])
+@pytest.mark.parametrize(
+    "credentials",
+    [{"github_token": "ghp_" + "x" * 36}, {"github_app_id": "1", "github_private_key": PEM}],
+)
+def test_an_empty_webhook_secret_is_refused_when_posting_to_github(monkeypatch, blank, credentials):
+    # An HMAC keyed with "" is one anyone can compute: every forged delivery would pass.
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", blank)
+    text = errors(public_url="https://notes.example.org", **credentials)
+    assert "GITHUB_WEBHOOK_SECRET: is empty; required when posting to GitHub" in text
+    assert "ghp_" not in text
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_webhook_secret_in_dry_run_means_the_dev_secret(monkeypatch, blank):
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", blank)
+    for s in (load(), load(dry_run=True, github_token="t")):
+        assert s.is_dry_run and s.uses_dev_secret
+        assert s.webhook_secret() == DEV_WEBHOOK_SECRET
+
+
 def test_env_errors_name_the_env_variable(monkeypatch):
     monkeypatch.setenv("REVIEW_NOTES_PORT", "eighty")
     assert "REVIEW_NOTES_PORT" in errors()
