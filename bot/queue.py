@@ -24,7 +24,8 @@ from bot.db import Database, utcnow
 log = logging.getLogger(__name__)
 
 # A delivery interrupted by this many crashes is given up, so a poison payload
-# cannot crash-loop the server.
+# cannot crash-loop the server. Only interruptions count (`interruptions`), not
+# runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
 
 SCHEMA = """
@@ -38,7 +39,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     pr_number   INTEGER,
     pr_key      TEXT,                             -- "owner/name#N": work on one PR is serial
     state       TEXT NOT NULL CHECK (state IN ('pending', 'processing', 'done', 'failed')),
-    attempts    INTEGER NOT NULL DEFAULT 0,
+    attempts    INTEGER NOT NULL DEFAULT 0,      -- runs started (claims)
+    interruptions INTEGER NOT NULL DEFAULT 0,    -- of which a process died while processing
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
@@ -84,7 +86,8 @@ class Delivery:
     repo: str | None = None
     pr_number: int | None = None
     state: State = State.PENDING
-    attempts: int = 0
+    attempts: int = 0  # runs started, this one included
+    interruptions: int = 0  # runs cut short by the process dying
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
@@ -98,8 +101,11 @@ class DeliveryQueue:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
-        # not_before: since deferred deliveries
-        db.add_missing_columns("deliveries", {"not_before": "TEXT"})
+        # not_before: since deferred deliveries; interruptions: since crashes were told
+        # apart from other runs (an older database starts every count at 0)
+        db.add_missing_columns(
+            "deliveries", {"not_before": "TEXT", "interruptions": "INTEGER NOT NULL DEFAULT 0"}
+        )
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
 
@@ -207,13 +213,17 @@ class DeliveryQueue:
         self._notify()
 
     def recover(self) -> int:
-        """On start: resume deliveries a killed process left `processing`."""
+        """On start: resume deliveries a killed process left `processing`; give up one
+        interrupted MAX_INTERRUPTIONS times."""
         now = utcnow()
         with self.db.tx() as conn:
             conn.execute(
+                "UPDATE deliveries SET interruptions = interruptions + 1 WHERE state = 'processing'"
+            )
+            conn.execute(
                 "UPDATE deliveries SET state = 'failed', updated_at = ?,"
-                " last_error = 'interrupted ' || attempts || ' times (process killed while"
-                " working on it); given up' WHERE state = 'processing' AND attempts >= ?",
+                " last_error = 'interrupted ' || interruptions || ' times (process killed while"
+                " working on it); given up' WHERE state = 'processing' AND interruptions >= ?",
                 (now, MAX_INTERRUPTIONS),
             )
             cur = conn.execute(
@@ -302,6 +312,7 @@ def _delivery(row: Any) -> Delivery:
         pr_number=row["pr_number"],
         state=State(row["state"]),
         attempts=row["attempts"],
+        interruptions=row["interruptions"],
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],

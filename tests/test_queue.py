@@ -106,14 +106,45 @@ def test_recover_resumes_interrupted_work_and_gives_up_on_poison(tmp_path):
     assert q.recover() == 1
     assert q.get("a").state == "pending"
     for _ in range(MAX_INTERRUPTIONS - 1):  # keeps killing the process
-        while (d := q.claim()) and d.id != "a":
-            q.complete(d.id)
+        assert q.claim().id == "a"
         q.recover()
-    assert q.get("a").attempts == MAX_INTERRUPTIONS
-    q.claim()
-    q.recover()
     a = q.get("a")
-    assert a.state == "failed" and "interrupted" in a.last_error
+    assert a.state == "failed" and a.attempts == a.interruptions == MAX_INTERRUPTIONS
+    assert a.last_error.startswith(f"interrupted {MAX_INTERRUPTIONS} times")
+    assert q.claim().id == "b"  # the others go on
+
+
+def test_only_interruptions_count_toward_giving_up(tmp_path):
+    # A run that failed and was queued again (a GitHub redelivery, `review-notes retry`)
+    # is no crash: after two of those, one crash must not give the delivery up.
+    q = queue_at(tmp_path)
+    add(q, "a")
+    q.fail(q.claim().id, "GitHubError: 502 (gave up after 4 attempts)")
+    assert add(q, "a") == Enqueued.REQUEUED  # GitHub redelivery
+    q.fail(q.claim().id, "GitHubError: 502 (gave up after 4 attempts)")
+    assert q.retry(["a"]) == ["a"]  # the operator's retry
+    assert q.claim().attempts == 3  # the third run; now the process dies
+    restarted = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    assert restarted.recover() == 1
+    a = restarted.get("a")
+    assert a.state == "pending", a.last_error
+    assert (a.attempts, a.interruptions) == (3, 1)
+
+
+def test_an_old_database_counts_interruptions_from_now_on(tmp_path):
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(  # the table before `not_before` and `interruptions`
+        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "INSERT INTO deliveries (id, event, payload, state, attempts, received_at, updated_at)"
+        " VALUES ('old', 'pull_request', '{}', 'processing', 5, 'x', 'x');"
+    )
+    q = DeliveryQueue(db)
+    assert q.recover() == 1  # five runs, but no crash known: resumed, not given up
+    old = q.get("old")
+    assert (old.state, old.attempts, old.interruptions) == ("pending", 5, 1)
 
 
 def test_failed_deliveries_are_kept_and_can_be_retried(tmp_path):
