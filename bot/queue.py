@@ -324,10 +324,18 @@ class Workers:
 
     `process` raising means the delivery failed (the GitHub client has already
     retried what it could); the error is kept and shown in /healthz.
+
+    Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
+    full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
+    seconds, doubling up to RECORD_RETRY_MAX, for as long as the server is not
+    stopping. Stopping, it gives up with an error in the log: the delivery stays
+    `processing` and runs again at the next start. The worker itself carries on.
     """
 
     # Other processes (`review-notes retry`) cannot wake us: poll this often.
     POLL_SECONDS = 1.0
+    RECORD_RETRY_FIRST = 0.1
+    RECORD_RETRY_MAX = 5.0
 
     def __init__(self, queue: DeliveryQueue, process: Callable[[Delivery], None], count: int):
         self.queue = queue
@@ -378,20 +386,61 @@ class Workers:
             if delivery is None:
                 self.queue.wait_for_work(seen, self.POLL_SECONDS)
                 continue
-            self.run_one(delivery)
+            try:
+                self.run_one(delivery)
+            except Exception:  # never lose the worker
+                log.exception(
+                    "delivery %s: unexpected error in the worker; it stays processing and"
+                    " runs again at the next start",
+                    delivery.id,
+                )
 
     def run_one(self, delivery: Delivery) -> None:
+        extra = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
         try:
             self.process(delivery)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             log.warning(
-                "delivery %s (%s) failed: %s",
-                delivery.id,
-                delivery.event,
-                error,
-                extra={"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number},
+                "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
             )
-            self.queue.fail(delivery.id, error)
+            self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
         else:
-            self.queue.complete(delivery.id)
+            self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
+
+    def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
+        """Store the outcome, trying again while not stopping; False if it was not stored."""
+        extra = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+        wait, tries = self.RECORD_RETRY_FIRST, 0
+        while True:
+            tries += 1
+            try:
+                record()
+                if tries > 1:
+                    log.info(
+                        "delivery %s recorded as %s at try %d",
+                        delivery.id,
+                        outcome,
+                        tries,
+                        extra=extra,
+                    )
+                return True
+            except Exception:
+                log.exception(
+                    "delivery %s: recording it as %s failed (try %d)",
+                    delivery.id,
+                    outcome,
+                    tries,
+                    extra=extra,
+                )
+            if self._stop.is_set():
+                log.error(
+                    "delivery %s: stopping without recording it as %s; it stays processing"
+                    " and runs again at the next start",
+                    delivery.id,
+                    outcome,
+                    extra=extra,
+                )
+                return False
+            self._stop.wait(wait)  # a stop cuts the wait short: one more try, then give up
+            wait = min(wait * 2, self.RECORD_RETRY_MAX)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 import time
 
@@ -184,6 +185,85 @@ def test_workers_record_failures_and_keep_going(tmp_path):
     assert sorted(seen) == ["bad", "good"]
     assert q.get("bad").state == "failed" and q.get("bad").last_error == "RuntimeError: no luck"
     assert q.get("good").state == "done"
+
+
+def _flaky(record, failures: int):
+    """`record`, raising sqlite3's "database is locked" the first `failures` times."""
+    calls = []
+
+    def call(*args):
+        calls.append(args)
+        if len(calls) <= failures:
+            raise sqlite3.OperationalError("database is locked")
+        record(*args)
+
+    return call
+
+
+def test_a_failure_to_record_the_outcome_is_retried_and_the_worker_goes_on(
+    tmp_path, monkeypatch, caplog
+):
+    # A sqlite3 error in complete() / fail() used to end the worker thread for good and
+    # leave the delivery `processing`, holding up its PR until a restart.
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.001, raising=False)
+    q = queue_at(tmp_path)
+    monkeypatch.setattr(q, "complete", _flaky(q.complete, 2))
+    monkeypatch.setattr(q, "fail", _flaky(q.fail, 1))
+
+    def process(d):
+        if d.id == "bad":
+            raise RuntimeError("no luck")
+
+    w = Workers(q, process, count=1)
+    w.start()
+    try:
+        add(q, "good", 1)
+        add(q, "bad", 2)
+        add(q, "next", 3)  # the one worker is still there for it
+        assert q.wait_idle(20), q.counts()
+        assert [t.is_alive() for t in w._threads] == [True]
+    finally:
+        w.stop()
+    assert [q.get(i).state for i in ("good", "bad", "next")] == ["done", "failed", "done"]
+    assert q.get("bad").last_error == "RuntimeError: no luck"
+    failures = [r for r in caplog.records if "recording it as" in r.getMessage()]
+    assert [r.getMessage() for r in failures] == [
+        "delivery good: recording it as done failed (try 1)",
+        "delivery good: recording it as done failed (try 2)",
+        "delivery bad: recording it as failed failed (try 1)",
+    ]
+    assert all(r.exc_info for r in failures)  # the error itself is in the log
+
+
+def test_stopping_while_the_outcome_cannot_be_recorded_leaves_it_to_the_next_start(
+    tmp_path, monkeypatch, caplog
+):
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.001, raising=False)
+    q = queue_at(tmp_path)
+    refused, failing = [], threading.Event()
+
+    def complete(delivery_id: str) -> None:  # the disk is full, for good
+        refused.append(delivery_id)
+        if len(refused) == 3:
+            failing.set()
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(q, "complete", complete)
+    w = Workers(q, lambda d: None, count=1)
+    w.start()
+    (thread,) = w._threads
+    add(q, "a")
+    try:
+        assert failing.wait(20)  # refused three times: still trying
+        assert thread.is_alive() and q.get("a").state == "processing"
+    finally:
+        w.stop()
+    assert not thread.is_alive()
+    assert q.get("a").state == "processing"  # the next start runs it again
+    assert any(
+        "stopping without recording it as done" in r.getMessage() and r.levelname == "ERROR"
+        for r in caplog.records
+    )
 
 
 def test_server_lock_is_exclusive(tmp_path):

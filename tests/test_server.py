@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import uuid
 
 import pytest
 
+from bot.queue import Workers
 from bot.signature import sign, verify
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -265,6 +267,26 @@ def test_redelivery_of_a_failed_delivery_runs_it_again(app):
     rt.workers.start()
     drain(rt)
     assert rt.queue.get("f-1").state == "done"
+
+
+def test_a_database_error_recording_an_outcome_does_not_stop_the_worker(tmp_path, monkeypatch):
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.001, raising=False)
+    with serving(make_settings(tmp_path, workers=1)) as (client, rt):
+        real, calls = rt.queue.complete, []
+
+        def flaky(delivery_id: str) -> None:
+            calls.append(delivery_id)
+            if len(calls) == 1:
+                raise sqlite3.OperationalError("database is locked")
+            real(delivery_id)
+
+        monkeypatch.setattr(rt.queue, "complete", flaky)
+        for number in (1, 2):
+            r = post(client, "pull_request", pr_payload(number=number), delivery=f"d-{number}")
+            assert r.json()["status"] == "queued"
+        drain(rt)
+        assert [t.is_alive() for t in rt.workers._threads] == [True]
+        assert [rt.queue.get(f"d-{n}").state for n in (1, 2)] == ["done", "done"]
 
 
 def test_healthz_reports_pending_and_failed(app):
