@@ -6,7 +6,14 @@ Each feature module (`bot.pr_events`, `bot.command_events`) exposes
 before the work (settings may have changed since the delivery was queued).
 
 Cross-cutting rules: only repositories on the allow-list, only pull requests,
-never events sent by a bot (our own comments included: no loops).
+never events sent by the bot itself (no loops), and events sent by other bots only
+on routes that ask for them (`Route.bots`): `pull_request` does, since vLLM's
+Mergify adds most labels; slash commands (comments, reviews) do not.
+
+The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
+know it without a GitHub call, so a bot-sent delivery on a `bots` route is queued
+and `dispatch` asks the GitHub client for the login (asked once, cached; it is
+needed for the comment anyway) and ignores the delivery if it is our own.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ class Route:
     actions: frozenset[str] | None  # None: every action
     handler: Handler  # returns a one-line summary for the log
     check: Check | None = None  # a reason to ignore this payload, or None
+    bots: bool = False  # also events sent by other bots (never those sent by the bot itself)
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,15 @@ class Dispatcher:
                 return r
         return None
 
-    def triage(self, event: str, payload: dict[str, Any], settings: Settings) -> Triage:
+    def triage(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        settings: Settings,
+        own_login: str | None = None,
+    ) -> Triage:
+        """Route a delivery or say why it is ignored. `own_login`: the bot's login
+        when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case)."""
         action = payload.get("action")
         route = self.route(event, action if isinstance(action, str) else None)
         if route is None:
@@ -86,9 +102,9 @@ class Dispatcher:
             return Triage(None, "not about a pull request", repo)
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
-        if sender.get("type") == "Bot" or (
-            settings.bot_login and login.lower() == settings.bot_login.lower()
-        ):
+        if login and login.lower() in {x.lower() for x in (settings.bot_login, own_login) if x}:
+            return Triage(None, f"sent by the bot itself ({login})", repo, number)
+        if sender.get("type") == "Bot" and not route.bots:
             return Triage(None, f"sent by a bot ({login})", repo, number)
         if route.check is not None:
             reason = route.check(payload)
@@ -98,9 +114,18 @@ class Dispatcher:
 
     def dispatch(self, ctx: BotContext, delivery: Delivery) -> str:
         t = self.triage(delivery.event, delivery.payload, ctx.settings)
+        if t.route is not None and _sent_by_a_bot(delivery.payload):
+            # is it our own App? (REVIEW_NOTES_BOT_LOGIN unset: intake could not tell)
+            own_login = getattr(ctx.github, "bot_login", None)
+            if callable(own_login):
+                t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login())
         if t.route is None:
             return f"ignored: {t.reason}"
         return t.route.handler(ctx, delivery)
+
+
+def _sent_by_a_bot(payload: dict[str, Any]) -> bool:
+    return (payload.get("sender") or {}).get("type") == "Bot"
 
 
 def build_dispatcher(features: tuple[str, ...] = FEATURES) -> Dispatcher:

@@ -2,7 +2,9 @@
 
 opened / reopened / ready_for_review: the first look. edited: only a new title
 or body can change the matches. synchronize: a push, files may have changed.
-labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`.
+labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
+events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
+like anyone's; those sent by the bot itself are not (bot.dispatch).
 Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
 left alone.
 """
@@ -30,7 +32,7 @@ ACTIONS = frozenset(
 
 
 def register(d: Dispatcher) -> None:
-    d.add(Route("pull_request", ACTIONS, handle_pull_request, check_pull_request))
+    d.add(Route("pull_request", ACTIONS, handle_pull_request, check_pull_request, bots=True))
 
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.db import Database
 from bot.dispatch import Dispatcher, Route, build_dispatcher
+from bot.dryrun import DryRunGitHub
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -155,6 +157,91 @@ def test_synchronize_with_the_same_notes_leaves_the_comment_alone(app):
     )
     (c,) = comments(rt)
     assert "fffffff" not in c["body"] and c["edits"] == 0
+
+
+SPEC_TITLE = "Make watermarking work with"  # no note alone; with speculative-decoding: one
+
+
+def test_a_label_added_by_mergify_is_matched(app):
+    # vLLM's Mergify (a bot) adds most labels seconds after `opened`: its `labeled`
+    # event must reach matching like a person's.
+    client, rt = app
+    deliver_pr(client, rt, title=SPEC_TITLE, number=9)
+    assert comments(rt, 9) == []
+    labeled = deliver_pr(
+        client,
+        rt,
+        action="labeled",
+        title=SPEC_TITLE,
+        number=9,
+        labels=("speculative-decoding",),
+        sender="mergify[bot]",
+        sender_type="Bot",
+        updated_at="2026-09-01T10:00:05Z",
+    )
+    assert labeled["status"] == "queued"
+    (c,) = comments(rt, 9)
+    assert "speculative" in c["body"].lower()
+
+
+class AppDryRun(DryRunGitHub):
+    """The dry-run port, knowing the App's login as the GitHub client does."""
+
+    def __init__(self, db: Database):
+        super().__init__(db)
+        self.asked = 0
+
+    def bot_login(self) -> str:
+        self.asked += 1
+        return "review-notes[bot]"
+
+
+def test_pull_request_events_sent_by_the_app_itself_are_not_handled(tmp_path):
+    # Without REVIEW_NOTES_BOT_LOGIN intake cannot tell our App from other bots; the
+    # worker asks the GitHub client for its login and drops the delivery.
+    port = AppDryRun(Database(tmp_path / "port.sqlite3"))
+    with serving(make_settings(tmp_path), github=port) as (client, rt):
+        event = dict(
+            action="labeled", title=MATCHING_TITLE, files=MATCHING_FILES, sender_type="Bot"
+        )
+        assert deliver_pr(client, rt, sender="review-notes[bot]", **event)["status"] == "queued"
+        assert comments(rt) == [] and port.asked == 1
+        deliver_pr(client, rt, sender="mergify[bot]", **event)
+        assert len(comments(rt)) == 1
+        deliver_pr(client, rt, action="opened", title=MATCHING_TITLE, files=MATCHING_FILES)
+        assert port.asked == 2  # a person's event: not asked
+
+
+@pytest.mark.parametrize(
+    ("event", "action", "sender", "reason"),
+    [
+        ("pull_request", "labeled", "mergify[bot]", ""),
+        ("pull_request", "opened", "dependabot[bot]", ""),
+        ("pull_request", "synchronize", "pre-commit-ci[bot]", ""),
+        ("pull_request", "labeled", "review-notes[bot]", "sent by the bot itself"),
+        ("issue_comment", "created", "mergify[bot]", "sent by a bot (mergify[bot])"),
+        ("pull_request_review", "submitted", "copilot[bot]", "sent by a bot (copilot[bot])"),
+        ("pull_request_review_comment", "created", "x[bot]", "sent by a bot (x[bot])"),
+    ],
+)
+def test_triage_takes_pull_request_events_from_other_bots_only(
+    tmp_path, event, action, sender, reason
+):
+    d = build_dispatcher()
+    payload = {
+        "action": action,
+        "repository": {"full_name": "vllm-project/vllm"},
+        "pull_request": {"number": 5, "state": "open"},
+        "sender": {"login": sender, "type": "Bot"},
+        "comment": {"body": "/notes"},
+        "review": {"body": "/notes"},
+    }
+    for settings, own_login in [
+        (make_settings(tmp_path, bot_login="review-notes[bot]"), None),  # configured
+        (make_settings(tmp_path), "review-notes[bot]"),  # or known from GitHub
+    ]:
+        t = d.triage(event, payload, settings, own_login)
+        assert t.reason.startswith(reason) and (t.route is None) == bool(reason), t.reason
 
 
 def test_dispatch_point_takes_new_features_without_touching_the_server():

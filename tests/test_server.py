@@ -185,7 +185,7 @@ def test_json_that_only_pythons_parser_reads_is_still_queued(app, encode):
         ("pull_request", {"action": "closed"}, "no handler"),
         ("pull_request", {"action": "assigned"}, "no handler"),
         ("pull_request", {"repo": "someone/else"}, "allow-list"),
-        ("pull_request", {"sender_type": "Bot", "sender": "mergify[bot]"}, "bot"),
+        ("issue_comment", {"action": "created", "sender_type": "Bot", "sender": "x[bot]"}, "bot"),
         (
             "pull_request",
             {"action": "edited", "changes": {"base": {"ref": {"from": "x"}}}},
@@ -208,6 +208,18 @@ def test_the_bots_own_login_is_ignored_even_if_not_typed_bot(tmp_path):
     with serving(settings) as (client, _):
         r = post(client, "pull_request", pr_payload(sender="Review-Notes[bot]"))
         assert r.json()["status"] == "ignored"
+        r = post(client, "pull_request", pr_payload(sender="review-notes[bot]", sender_type="Bot"))
+        assert r.json()["reason"] == "sent by the bot itself (review-notes[bot])"
+
+
+def test_pull_request_events_from_other_bots_are_queued(app):
+    client, rt = app
+    rt.workers.stop()  # routing only
+    for n, bot in enumerate(["mergify[bot]", "pre-commit-ci[bot]", "dependabot[bot]"]):
+        payload = pr_payload("labeled", number=n + 1, sender=bot, sender_type="Bot")
+        r = post(client, "pull_request", payload)
+        assert r.status_code == 202 and r.json()["status"] == "queued", r.json()
+    assert rt.queue.counts()["pending"] == 3
 
 
 def test_every_octokit_pull_request_and_issue_comment_example_is_accepted(tmp_path):
