@@ -160,14 +160,14 @@ class TermIndex:
         if self._ascii is not None and text:
             for m in self._ascii.finditer(text):
                 spelled = m.group(1)
-                key = self._key_of(spelled)
-                if key is None:
-                    continue
-                add(key, spelled)
-                for shorter in self._prefixes.get(key, ()):
-                    sm = self._single_regex(shorter).match(text, m.start())
-                    if sm:
-                        add(shorter, sm.group(0))
+                keys = self._keys_of(spelled)
+                for key in keys:  # `tool calls` is `tool calls` and the plural of `tool call`
+                    add(key, spelled)
+                if keys:
+                    for shorter in self._prefixes.get(keys[0], ()):
+                        sm = self._single_regex(shorter).match(text, m.start())
+                        if sm and shorter not in keys:
+                            add(shorter, sm.group(0))
         if self._ident is not None and "_" in text:
             for m in self._ident.finditer(text):
                 add(m.group(1).lower(), m.group(1))
@@ -177,17 +177,16 @@ class TermIndex:
                 add(re.sub(r"\s+", " ", spelled.lower()), spelled)
         return hits
 
-    def _key_of(self, spelled: str) -> str | None:
+    def _keys_of(self, spelled: str) -> list[str]:
+        """The keys a matched spelling stands for, longest first: itself, and the singular
+        it is a plural of, when both are keywords."""
         key = "".join(c for c in spelled.lower() if c.isascii() and c.isalnum())
         candidates = [key]
         if key.endswith("s"):
             candidates.append(key[:-1])
         if key.endswith("es"):
             candidates.append(key[:-2])
-        for candidate in candidates:
-            if candidate in self.keys:
-                return candidate
-        return None
+        return [c for c in candidates if c in self.keys]
 
     def _single_regex(self, key: str) -> re.Pattern[str]:
         rx = self._single.get(key)

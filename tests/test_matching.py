@@ -219,6 +219,24 @@ def test_keyword_separators_case_and_plurals_are_loose():
     assert index.find("thinkingbudgetary") == {}
 
 
+def test_a_plural_matches_its_singular_keyword_even_when_the_plural_is_a_keyword_too():
+    # the taxonomy has `tool calls`; a note's `tool call` must still match "tool calls"
+    found = TermIndex(["tool call", "tool calls", "batch"]).find("Fix tool calls in batches")
+    assert {"toolcall", "toolcalls", "batch"} <= set(found)
+    assert found["toolcall"].text == "tool calls"
+
+
+def test_a_note_keyword_counts_when_a_topic_keyword_is_its_plural():
+    topics = {t.id: t for t in TOPICS}
+    calls = topics["tool-calling"].model_copy(update={"keywords": ("tool parser", "tool calls")})
+    n = note("n-calls", ("tool-calling",), keywords=("tool call",))
+    lib = Library(notes=(n,), topics={**topics, "tool-calling": calls})
+    result = match_pr(pr("Fix tool calls with LoRA adapters"), lib, CFG)
+    (m,) = result.candidates
+    said = "title mentions 'tool calls' (keyword of this note; topic: Tool calling)"
+    assert m.reasons == (said,) and m.named  # without the note's keyword: the topic only
+
+
 def test_a_leading_underscore_keyword_is_a_private_name_matched_as_written():
     index = TermIndex(["_capturing", "_align_cacheable"])
     assert index.find("Fix a leak while capturing CUDA graphs") == {}
