@@ -809,9 +809,6 @@ class CompiledMatcher:
             and not m.swept
             and fits(m)
         ]
-        if eligible:
-            floor = cfg.relative_floor * eligible[0].score
-            eligible = [m for m in eligible if m.score >= floor]
         if cfg.extra_links_need_own:
             # the best note may rest on its topics, unless they fit another note as well
             # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
@@ -821,6 +818,9 @@ class CompiledMatcher:
                 for n, m in enumerate(eligible)
                 if m.own or (n < first and not self._ambiguous(m, scored, shown))
             ]
+        if eligible:  # relative to the best note that is linked, not to one left out
+            floor = cfg.relative_floor * eligible[0].score
+            eligible = [m for m in eligible if m.score >= floor]
         return eligible
 
 

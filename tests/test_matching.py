@@ -1304,3 +1304,27 @@ def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
     both = replace(moved, files=(warmup, other))
     hits = {h.topic.id: h for h in match_pr(both, lib, cfg).topic_hits}
     assert warmup not in str(hits) and other in str(hits["fp8-deepgemm"].reasons)
+
+
+def test_the_relative_floor_is_taken_from_the_best_note_linked():
+    # Two notes on the same four topics rest on them alone: ambiguous, neither is linked.
+    # Their high score must not floor out a note its own code name in the title carries.
+    lib = load_library()
+    four = ("spec-decode", "cuda-graphs", "prefix-caching", "model-runner")
+    notes = (
+        note("n-a", four),
+        note("n-b", four),
+        note("n-c", ("lora",), keywords=("foo_bar_baz",)),
+    )
+    files = [
+        "vllm/v1/spec_decode/eagle.py",
+        "vllm/compilation/cuda_graph.py",
+        "vllm/v1/core/kv_cache_manager.py",
+        "vllm/v1/worker/gpu_model_runner.py",
+    ]
+    title = "Fix speculative decoding CUDA graph prefix caching model runner foo_bar_baz"
+    lib2 = Library(notes=notes, topics=lib.topics)
+    result = match_pr(pr(title, files=files), lib2, load_match_config())
+    scores = {m.note.id: m.score for m in result.candidates}
+    assert scores["n-a"] > 2 * scores["n-c"] >= 2 * load_match_config().threshold
+    assert ids(result) == ["n-c"]
