@@ -438,6 +438,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
             return 1
+        except UnicodeDecodeError as exc:
+            print(f"{args.batch}: cannot read: not UTF-8 (byte {exc.start})", file=sys.stderr)
+            return 1
         for no, line in enumerate(lines, 1):
             if not line.strip():
                 continue

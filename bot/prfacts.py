@@ -323,7 +323,7 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
     `code_names` maps a name to the files naming it, each a path or its index in `files`
     (compact: a 1,500-file PR's diff names thousands of identifiers); `incidental` lists
     the files moved or changed in their imports only, the same way."""
-    files = tuple(record.get("files") or ())
+    files = _names(record.get("files"), "files", ("path", "filename"))
 
     def paths(where: list[str | int], what: str) -> tuple[str, ...]:
         bad = [f for f in where if isinstance(f, int) and not 0 <= f < len(files)]
@@ -331,19 +331,51 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
             raise ValueError(f"{what}: no file at index {bad[0]} (files lists {len(files)})")
         return tuple(files[f] if isinstance(f, int) else f for f in where)
 
+    number = record.get("number") or 0
+    if isinstance(number, bool) or not (
+        isinstance(number, int)
+        or (isinstance(number, str) and number.isascii() and number.isdigit())
+    ):
+        raise ValueError(f"number: not a PR number ({str(number)[:40]!r})")
+    names = record.get("code_names") or {}
+    if not isinstance(names, dict) or not all(isinstance(v, list) for v in names.values()):
+        raise ValueError("code_names: not an object of lists")
     return PRFacts(
-        repo=record.get("repo", repo),
-        number=int(record.get("number") or 0),
-        title=record.get("title") or "",
-        body=record.get("body") or "",
-        labels=tuple(record.get("labels") or ()),
+        repo=_text(record.get("repo", repo), "repo"),
+        number=int(number),
+        title=_text(record.get("title"), "title"),
+        body=_text(record.get("body"), "body"),
+        labels=_names(record.get("labels"), "labels", ("name",)),
         files=files,
-        code_names={
-            k: paths(v, f"code_names[{k!r}]") for k, v in (record.get("code_names") or {}).items()
-        },
+        code_names={k: paths(v, f"code_names[{k!r}]") for k, v in names.items()},
         changed_files=_count(record.get("changed_files")),
         incidental=frozenset(paths(record.get("incidental") or [], "incidental")),
     )
+
+
+def _text(value: Any, field: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{field}: not a string ({type(value).__name__})")
+    return value
+
+
+def _names(value: Any, field: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of strings, or of objects naming one (`gh pr view --json labels,files` gives
+    `{"name": ...}` labels and `{"path": ...}` files)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError(f"{field}: not a list ({type(value).__name__})")
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, dict):
+            item = next((item[k] for k in keys if isinstance(item.get(k), str)), None)
+        if not isinstance(item, str):
+            raise ValueError(f"{field}[{i}]: not a string or an object with {keys[0]!r}")
+        out.append(item)
+    return tuple(out)
 
 
 def _count(value: Any) -> int | None:

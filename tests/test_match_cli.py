@@ -159,6 +159,42 @@ def test_batch_writes_one_json_line_per_pr_and_reports_bad_lines(setup, tmp_path
     assert rows[1] == {"number": 2, "notes": [], "topics": []}
 
 
+def test_batch_takes_gh_shapes_and_skips_badly_shaped_lines_with_the_field(setup, tmp_path, capsys):
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    gh = {  # what `gh pr view N --json number,title,labels,files` prints
+        "number": 3,
+        "title": "[Spec Decode] prefix caching for EAGLE",
+        "labels": [{"name": "speculative-decoding", "color": "ededed"}],
+        "files": [{"path": "vllm/v1/spec_decode/eagle.py", "additions": 3}],
+    }
+    lines = [
+        json.dumps({"number": 1, "title": 42}),
+        json.dumps({"number": 2, "title": "x", "labels": "bug"}),
+        json.dumps({"number": "abc", "title": "x"}),
+        json.dumps({"number": 4, "title": "x", "code_names": ["a"]}),
+        json.dumps(gh),
+    ]
+    prs.write_text("\n".join(lines), "utf-8")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert code == 1
+    assert f"{prs}:1: skipped: title: not a string (int)" in err
+    assert f"{prs}:2: skipped: labels: not a list (str)" in err
+    assert f"{prs}:3: skipped: number: not a PR number ('abc')" in err
+    assert f"{prs}:4: skipped: code_names: not an object of lists" in err
+    (row,) = [json.loads(line) for line in out.splitlines()]  # the good line after them
+    assert row["number"] == 3 and [n["id"] for n in row["notes"]] == ["vllm-aaaa0001"]
+
+
+def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    prs.write_bytes(b'{"number": 1, "title": "caf\xe9"}\n')
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert code == 1 and out == ""
+    assert f"{prs}: cannot read: not UTF-8 (byte 27)" in err
+
+
 @pytest.mark.skipif(not EXAMPLES.exists(), reason="webhook examples not installed")
 def test_payload_with_files_from(setup, tmp_path, capsys):
     _, flags = setup
