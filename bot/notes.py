@@ -432,10 +432,14 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
     if data is not None:
         return data
     try:
-        return tomllib.loads(text)
+        # with its last newline (the header is cut before the closing line), so that an
+        # error on the last line is reported on it rather than "at end of document"
+        return tomllib.loads(text if text.endswith("\n") else text + "\n")
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
-        line = first + int(m.group(1)) - 1 if m else first
+        # "at end of document": an array or string left open runs to the last line
+        at = int(m.group(1)) if m else text.rstrip("\n").count("\n") + 1
+        line = first + at - 1
         raise LibraryError([Problem(path, line, field, f"malformed TOML: {exc}")]) from None
 
 

@@ -248,6 +248,16 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             "(at line 11, column 15)",
             id="bad-date",
         ),
+        pytest.param(  # the header's last line: it used to be put on line 2
+            ("updated = 2026-12-02", 'updated = "2026-12-02'),
+            "13: header: malformed TOML: Illegal character '\\n' (at line 12, column 22)",
+            id="unterminated-string-on-the-last-line",
+        ),
+        pytest.param(  # an array left open runs to the end: the last line is named
+            ("updated = 2026-12-02", "updated = [2026-12-02,"),
+            "13: header: malformed TOML: Invalid value (at end of document)",
+            id="open-array-on-the-last-line",
+        ),
     ],
 )
 def test_malformed_header_names_the_line(tmp_path, replace, expected):
