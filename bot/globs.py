@@ -3,7 +3,8 @@
 Semantics follow CODEOWNERS, which vLLM curators already know:
 - `*` matches within one path segment, `?` one character, `[abc]` a class;
 - `**` matches any number of segments (`vllm/**/cuda_graph.py`);
-- a pattern without `/` matches the file name at any depth (`*.cu`);
+- a pattern without `/` matches the file name at any depth (`*.cu`); a leading `/`
+  anchors it at the repository root (`/setup.py`, not `tools/setup.py`);
 - a pattern naming a directory (`vllm/v1/core` or `vllm/v1/core/`) matches everything under it.
 """
 
@@ -35,7 +36,7 @@ def glob_to_regex(pattern: str) -> str:
     directory = pat.endswith("/")
     pat = pat.rstrip("/")
     shift = len(pattern) - len(pattern.lstrip("/"))  # so positions count in `pattern`
-    if "/" not in pat:
+    if "/" not in pat and not pattern.startswith("/"):
         pat = "**/" + pat
         shift -= 3
     out: list[str] = []

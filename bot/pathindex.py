@@ -49,8 +49,8 @@ class GlobIndex(Generic[Owner]):
     def _add(self, pattern: str, owner: Owner) -> None:
         glob_to_regex(pattern)  # validates (raises GlobError) without compiling
         pat = pattern.lstrip("/").rstrip("/")
-        if not _GLOB_CHARS.search(pat):
-            (self._exact if "/" in pat else self._part)[pat].add(owner)
+        if not _GLOB_CHARS.search(pat):  # a name anywhere, unless `/` anchors it at the root
+            (self._exact if "/" in pat or pattern.startswith("/") else self._part)[pat].add(owner)
             return
         rx = compile_glob(pattern)
         parts = pat.split("/")
@@ -63,7 +63,8 @@ class GlobIndex(Generic[Owner]):
             if lead:
                 self._under["/".join(lead)].append((rx, owner))
                 return
-        runs = [r for r in re.split(r"[*?]+|\[[^\]]*\]|/", pat.removeprefix("**/")) if r]
+        # a class may start with `]` (or `!]`, `^]`), which is then one of its characters
+        runs = [r for r in re.split(r"[*?]+|\[[!^]?\]?[^\]]*\]|/", pat.removeprefix("**/")) if r]
         if runs:
             self._by_run[max(runs, key=len)].append((rx, owner))
         else:

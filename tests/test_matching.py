@@ -923,6 +923,9 @@ GLOBS = [
     "vllm/v1/core/kv_cache_?????.py",
     "**/roc",
     "*ro*",
+    "[]r]oc",  # a class may start with `]`
+    "/conftest.py",  # a leading `/` anchors a name at the root
+    "/*.cu",
 ]
 PARTS = [
     "vllm",
@@ -986,6 +989,14 @@ def test_glob_index_agrees_with_glob_matches():
         assert index.owners(path) == expected, path
         seen |= expected
     assert seen == set(GLOBS)  # every kind of glob was exercised
+
+
+def test_a_leading_slash_anchors_at_the_root_as_in_codeowners():
+    assert glob_matches("/conftest.py", "conftest.py")
+    assert not glob_matches("/conftest.py", "tests/conftest.py")
+    assert glob_matches("conftest.py", "tests/conftest.py")
+    assert glob_matches("/*.cu", "k.cu") and not glob_matches("/*.cu", "csrc/k.cu")
+    assert glob_matches("[]r]oc", "roc") and glob_matches("[]r]oc", "]oc")
 
 
 # --- the evaluation script ---------------------------------------------------------
