@@ -40,6 +40,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -134,14 +135,15 @@ class Note(BaseModel):
 
     id: str = Field(pattern=ID_PATTERN)
     repo: str = Field(pattern=REPO_PATTERN)
-    source_pr: int | None = Field(default=None, ge=1)
+    # strict: TOML's `true` is not PR 1, nor "52419" a number
+    source_pr: StrictInt | None = Field(default=None, ge=1)
     # PRs to read with its own: those the note names ("read it with PRs 38390 and 49994")
     # and those its source PR fixes, reverts, supersedes or builds on, by its description.
     # They change the same mechanism: a reviewer of one of them gets the note.
-    read_with: tuple[Annotated[int, Field(ge=1)], ...] = ()
+    read_with: tuple[Annotated[StrictInt, Field(ge=1)], ...] = ()
     # Issues the source PR fixes ("Fixes #52448"): another PR referring to one of them
     # works on the same bug, and gets the note.
-    issues: tuple[Annotated[int, Field(ge=1)], ...] = ()
+    issues: tuple[Annotated[StrictInt, Field(ge=1)], ...] = ()
     verdict: Verdict
     topics: tuple[str, ...] = Field(min_length=1)
     keywords: tuple[Term, ...] = ()

@@ -248,6 +248,11 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             "(at line 11, column 15)",
             id="bad-date",
         ),
+        pytest.param(
+            ("source_pr = 52401", "source_pr = true"),
+            "4: source_pr: Input should be a valid integer",
+            id="a-boolean-is-not-a-pr-number",
+        ),
         pytest.param(  # the header's last line: it used to be put on line 2
             ("updated = 2026-12-02", 'updated = "2026-12-02'),
             "13: header: malformed TOML: Illegal character '\\n' (at line 12, column 22)",
