@@ -94,6 +94,15 @@ def _check_term(term: str) -> str:
         raise ValueError("empty term")
     if term != term.strip():
         raise ValueError(f"{term!r} has leading or trailing whitespace")
+    if term.isascii():
+        # an English keyword matches by its letters and digits (bot.terms): `C++` would be
+        # `c`, every standalone C; `++` nothing at all
+        key = "".join(c for c in term if c.isalnum())
+        if len(key) < 2:
+            raise ValueError(
+                f"{term!r} matches by its letters and digits only, {key!r}: too short to"
+                " name anything (spell it out, e.g. 'C++ extension' or 'cpp')"
+            )
     return term
 
 

@@ -119,9 +119,19 @@ NOTE_DEFECTS = [
         id="bad-glob-in-multiline-array-points-at-element",
     ),
     pytest.param(
-        ('keywords = ["eager_break_during_capture"]', 'keywords = ["x", " padded"]'),
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["xyz", " padded"]'),
         (7, "keywords", "' padded' has leading or trailing whitespace"),
         id="padded-keyword",
+    ),
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["C++"]'),
+        (
+            7,
+            "keywords",
+            "'C++' matches by its letters and digits only, 'C': too short to name anything"
+            " (spell it out, e.g. 'C++ extension' or 'cpp')",
+        ),
+        id="keyword-of-one-letter-and-symbols",
     ),
     pytest.param(
         ('keywords = ["eager_break_during_capture"]', 'keywords = ["MRV1", "mrv1"]'),
@@ -131,13 +141,13 @@ NOTE_DEFECTS = [
     pytest.param(
         (
             'keywords = ["eager_break_during_capture"]',
-            'keywords = ["x"]\naspects = ["eager", "Eager"]',
+            'keywords = ["xyz"]\naspects = ["eager", "Eager"]',
         ),
         (8, "aspects", "'Eager' is listed twice"),
         id="duplicate-aspect",
     ),
     pytest.param(
-        ('keywords = ["eager_break_during_capture"]', 'keywords = ["x"]\naspects = "eager"'),
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["xyz"]\naspects = "eager"'),
         (8, "aspects", "Input should be a valid tuple"),
         id="aspects-not-a-list",
     ),
