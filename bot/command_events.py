@@ -32,7 +32,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import urlencode
 
 from bot.command_policy import (
     DONE,
@@ -243,7 +243,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         elif ctx.flood.replies.allow(key):
             refused = d is Decision.REFUSE
             once = reply_key(delivery.id, i)
-            body = f"{problem or _reply(ctx, c, refused)}\n{once}"
+            body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
             ctx.github.create_comment(ref, body, once=once if rerun else None)
             if problem:
                 reactions.add(source.comment_id, REFUSED, source.on_diff)
@@ -264,13 +264,14 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     return "; ".join(said)
 
 
-def _reply(ctx: BotContext, command: Command, refused: bool) -> str:
+def _reply(ctx: BotContext, command: Command, refused: bool, repo: str) -> str:
     if refused:
         return render_refused(command, ctx.command_word)
     links = ctx.links
 
-    def topic_page(topic_id: str) -> str:
-        return f"{links.base_url.rstrip('/')}/notes?topic={quote(topic_id)}"
+    def topic_page(topic_id: str) -> str:  # the PR's repository's notes, as the reply lists
+        query = urlencode({"topic": topic_id, "repo": repo.lower()})
+        return f"{links.base_url.rstrip('/')}/notes?{query}"
 
     return render_reply(
         command,
@@ -279,6 +280,7 @@ def _reply(ctx: BotContext, command: Command, refused: bool) -> str:
         word=ctx.command_word,
         max_results=ctx.commands.max_results,
         topic_url=topic_page if links.mode == "pages" else None,
+        repo=repo,
     )
 
 

@@ -131,6 +131,10 @@ def _find_topic(library: Library, text: str) -> Topic | None:
     return None
 
 
+def _in_repo(note: Note, repo: str | None) -> bool:
+    return repo is None or note.repo.lower() == repo.lower()
+
+
 def render_topic(
     command: Command,
     library: Library,
@@ -139,6 +143,7 @@ def render_topic(
     word: str = "/notes",
     max_results: int = 10,
     topic_url: TopicUrl | None = None,
+    repo: str | None = None,
 ) -> str:
     """The notes of the topic named by command.args[0]; unknown -> the valid ids."""
     head = _header(command)
@@ -151,7 +156,8 @@ def render_topic(
             f"{head}\nThere is no topic {code(command.args[0], 40)}."
             f" Topics: {_topic_list(library)}."
         )
-    notes = _order(library.by_topic.get(topic.id, ()))
+    # the PR's repository's notes, as on the page the link opens
+    notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])
     title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.name_zh)}, {code(topic.id)})"
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
@@ -216,6 +222,7 @@ def render_reply(
     word: str = "/notes",
     max_results: int = 10,
     topic_url: TopicUrl | None = None,
+    repo: str | None = None,
 ) -> str:
     """The reply comment for a command answered by a reply (Kind.replies)."""
     word = check_word(word)
@@ -223,7 +230,13 @@ def render_reply(
         return render_help(word)
     if command.kind is Kind.TOPIC:
         return render_topic(
-            command, library, note_url, word=word, max_results=max_results, topic_url=topic_url
+            command,
+            library,
+            note_url,
+            word=word,
+            max_results=max_results,
+            topic_url=topic_url,
+            repo=repo,
         )
     if command.kind is Kind.SEARCH:
         return render_search(command, library, note_url, word=word, max_results=max_results)

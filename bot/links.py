@@ -28,9 +28,12 @@ def note_page_url(note: Note, *, public_url: str) -> str:
     return f"{public_url.rstrip('/')}/notes/{quote(note.id, safe='')}"
 
 
-def note_file_url(note: Note, *, notes_repo_url: str) -> str:
+def note_file_url(
+    note: Note, *, notes_repo_url: str, branch: str = "main", directory: str = NOTES_DIR_IN_REPO
+) -> str:
     """The note's file on GitHub (the importer writes one `<id>.md` per note)."""
-    return f"{notes_repo_url.rstrip('/')}/blob/main/{NOTES_DIR_IN_REPO}/{quote(note.filename)}"
+    path = f"{directory.strip('/')}/{quote(note.filename)}".lstrip("/")
+    return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}"
 
 
 def note_link(note: Note, *, public_url: str, link_mode: str, notes_repo_url: str) -> str:

@@ -26,6 +26,9 @@ _SECRET_PATTERNS = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
     re.compile(r"sha256=[0-9a-f]{64}"),  # webhook signatures
     re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"),  # JWTs (App auth)
+    # the App manifest flow's one-hour code (exchanged for the App's key and secret),
+    # in the access log line of its redirect
+    re.compile(r"(?<=/github/app-created\?code=)[A-Za-z0-9_-]+"),
 ]
 _context: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("review_notes_log", default=())
 

@@ -24,7 +24,14 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from bot.library import Library
-from bot.links import check_link_settings, issue_url, note_file_url, note_page_url, pr_url
+from bot.links import (
+    NOTES_DIR_IN_REPO,
+    check_link_settings,
+    issue_url,
+    note_file_url,
+    note_page_url,
+    pr_url,
+)
 from bot.notes import Note, Topic, Verdict, dump_note
 from bot.search import FILTER, search_notes
 
@@ -270,12 +277,15 @@ def notes_router(
     public_url: str = "",
     link_mode: str = "pages",
     notes_repo_url: str = "",
+    notes_branch: str = "main",
+    notes_dir: str = NOTES_DIR_IN_REPO,
 ) -> APIRouter:
     """GET /notes, /notes/{id}, /notes/{id}/source, /topics and /assets/notes.css.
 
     `library` may be a callable returning the current Library, for an app that reloads
     notes. `public_url` makes JSON urls and the canonical link absolute. With
-    link_mode="github" the "source file" links go to `{notes_repo_url}/blob/main/...`.
+    link_mode="github" the "source file" links go to
+    `{notes_repo_url}/blob/{notes_branch}/{notes_dir}/<id>.md`, as the comment's do.
     """
     check_link_settings(link_mode, notes_repo_url)
     current: Callable[[], Library] = library if callable(library) else (lambda: library)
@@ -291,6 +301,10 @@ def notes_router(
         }
         return path + ("?" + urlencode(query) if query else "")
 
+    def absolute(path: str) -> str:
+        """A root-relative link made absolute by `public_url` (JSON clients follow them)."""
+        return f"{public_url.rstrip('/')}{path}" if public_url else path
+
     def page_url(request: Request, note: Note) -> str:
         if public_url:
             return note_page_url(note, public_url=public_url)
@@ -298,8 +312,10 @@ def notes_router(
 
     def source_file_url(request: Request, note: Note) -> str:
         if link_mode == "github":
-            return note_file_url(note, notes_repo_url=notes_repo_url)
-        return href(request, "notes_source", note_id=note.id)
+            return note_file_url(
+                note, notes_repo_url=notes_repo_url, branch=notes_branch, directory=notes_dir
+            )
+        return absolute(href(request, "notes_source", note_id=note.id))
 
     def note_out(request: Request, note: Note) -> dict[str, Any]:
         return dict(
@@ -443,7 +459,9 @@ def notes_router(
                             name_zh=t.name_zh,
                             description=t.description,
                             notes=count,
-                            url=href(request, "notes_list", {"topic": t.id, "repo": repo}),
+                            url=absolute(
+                                href(request, "notes_list", {"topic": t.id, "repo": repo})
+                            ),
                         )
                         for t, count in rows
                     ],

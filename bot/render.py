@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
-from urllib.parse import quote
 
 from bot.library import Library
-from bot.links import note_page_url
+from bot.links import note_file_url, note_page_url
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.matching import Match, MatchResult
 from bot.notes import Note, Verdict
@@ -47,9 +46,10 @@ class NoteLinks:
 
     def url(self, note: Note) -> str:
         if self.mode == "github" and self.repo:
-            # Same address as bot.links.note_file_url for the default branch and directory.
-            path = f"{self.directory.strip('/')}/{quote(note.filename)}".lstrip("/")
-            return f"https://github.com/{self.repo}/blob/{self.branch}/{path}"
+            repo_url = f"https://github.com/{self.repo}"
+            return note_file_url(
+                note, notes_repo_url=repo_url, branch=self.branch, directory=self.directory
+            )
         return note_page_url(note, public_url=self.base_url)
 
 

@@ -17,10 +17,10 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -218,6 +218,8 @@ def create_app(rt: Runtime) -> FastAPI:
             public_url=settings.public_url or "",
             link_mode=settings.note_links,
             notes_repo_url=settings.notes_repo_url(),
+            notes_branch=settings.notes_github_branch,
+            notes_dir=settings.notes_github_dir,
         )
     )
 
@@ -243,7 +245,10 @@ def create_app(rt: Runtime) -> FastAPI:
         return Response(text, media_type=rt.ctx.metrics.content_type)
 
     @app.get("/dry-run/comments")
-    async def dry_run_comments(repo: str | None = None, number: int | None = None) -> JSONResponse:
+    async def dry_run_comments(
+        repo: str | None = None,
+        number: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,  # SQLite's INTEGER
+    ) -> JSONResponse:
         if rt.dry_run is None:
             return _reply(404, error="not in dry-run mode")
         comments = await run_in_threadpool(rt.dry_run.comments, repo, number)
@@ -259,7 +264,7 @@ def create_app(rt: Runtime) -> FastAPI:
         return (
             "GitHub App created. Within one hour, exchange the code for its credentials:\n\n"
             "  curl -X POST -H 'Accept: application/vnd.github+json' "
-            f"https://api.github.com/app-manifests/{code}/conversions > app.json\n\n"
+            f"{settings.github_api_url.rstrip('/')}/app-manifests/{code}/conversions > app.json\n\n"
             "app.json holds id, pem and webhook_secret: set GITHUB_APP_ID, "
             "GITHUB_PRIVATE_KEY_PATH (save pem to a file) and GITHUB_WEBHOOK_SECRET, then\n"
             "install the App on the repository and restart review-notes.\n"

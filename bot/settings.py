@@ -248,8 +248,16 @@ class Settings(BaseSettings):
         return None
 
     def links_base(self) -> str:
-        """Where `/notes/{id}` pages are served."""
-        return self.public_url or f"http://{self.host}:{self.port}"
+        """Where `/notes/{id}` pages are served: PUBLIC_URL, else this server as a local
+        browser reaches it (listening on every address means this machine's loopback)."""
+        if self.public_url:
+            return self.public_url
+        host = self.host.strip()
+        if host in ("", "0.0.0.0", "::", "[::]"):
+            host = "127.0.0.1"
+        elif ":" in host and not host.startswith("["):
+            host = f"[{host}]"  # an IPv6 address in a URL
+        return f"http://{host}:{self.port}"
 
     def command_word(self) -> str:
         """The slash command word: REVIEW_NOTES_COMMAND, else config/commands.toml."""

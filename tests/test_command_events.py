@@ -687,3 +687,10 @@ def test_notes_on_a_pr_paused_by_the_label_says_so(live):
     assert "redirect.github.com/vllm-project/vllm/pull/52419" in body  # shown once
     assert "paused on this pull request by the label `no-review-notes`" in body
     assert "removing the label resumes them" in body
+
+
+def test_the_topic_reply_links_the_prs_repository_page(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes topic rocm")
+    (reply,) = replies(fake)
+    assert "/notes?topic=rocm&repo=vllm-project%2Fvllm)" in reply.body

@@ -40,6 +40,25 @@ def test_configured_secret_and_token_shapes_are_redacted():
     assert text.count("[redacted]") == 4
 
 
+def test_the_app_manifest_code_in_an_access_line_is_redacted():
+    # uvicorn's access log (on at DEBUG) writes the redirect's query: the one-hour code
+    # that GitHub exchanges for the App's private key and webhook secret
+    code = "0123456789abcdef0123"
+    lines = _log_lines(
+        [],
+        lambda log: log.info(
+            '%s - "%s %s HTTP/%s" %d',
+            "127.0.0.1:5000",
+            "GET",
+            f"/github/app-created?code={code}",
+            "1.1",
+            200,
+        ),
+    )
+    assert code not in json.dumps(lines)
+    assert "/github/app-created?code=[redacted]" in lines[0]["msg"]
+
+
 def test_redactor_leaves_ordinary_text_alone():
     assert Redactor(["s3cr3t"])("PR 52419 matched 2 notes") == "PR 52419 matched 2 notes"
 

@@ -491,6 +491,35 @@ def test_public_url_makes_json_urls_and_canonical_link_absolute(library):
     assert '<link rel="canonical" href="https://bot.test/notes/n-graph">' in html
     data = client.get("/notes", params={"format": "json"}).json()
     assert data["notes"][0]["url"] == "https://bot.test/notes/n-graph"
+    # every URL in the JSON, not only the note's own
+    detail = client.get("/notes/n-graph", params={"format": "json"}).json()
+    assert detail["source_file_url"] == "https://bot.test/notes/n-graph/source"
+    topics = client.get("/topics", params={"format": "json"}).json()["topics"]
+    assert all(t["url"].startswith("https://bot.test/notes?topic=") for t in topics)
+
+
+def test_the_topic_reply_lists_what_its_link_opens(library):
+    # `/notes topic X` on a PR of one repository: that repository's notes, as the page
+    # its link opens (pages are per repository)
+    from bot.command_replies import render_reply
+    from bot.commands import parse_commands
+
+    (command,) = parse_commands("/notes topic rocm")
+    client = client_for(library)
+    for repo in ("vllm-project/vllm", "acme/widgets"):
+        body = render_reply(
+            command,
+            library,
+            lambda n: f"/notes/{n.id}",
+            topic_url=lambda t, r=repo: f"/notes?topic={t}&repo={r}",
+            repo=repo,
+        )
+        said = int(re.search(r"(\d+) note\(s\) on", body).group(1))
+        link = re.search(r"\[all notes of this topic\]\(([^)]+)\)", body).group(1)
+        page = client.get(link + "&format=json").json()
+        assert page["count"] == said and said == sum(
+            1 for n in library.notes if "rocm" in n.topics and n.repo == repo
+        )
 
 
 def test_links_follow_a_mount_prefix(library):

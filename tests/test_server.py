@@ -325,6 +325,50 @@ def test_dry_run_comments_endpoint_shows_the_would_be_comment(app):
     assert comments[0]["body"].startswith("<!-- review-notes:v1 -->\n")
     assert comments[0]["number"] == 7001
     assert client.get("/dry-run/comments?number=7002").json()["comments"] == []
+    # a number SQLite cannot hold is a 422, not a 500 (OverflowError)
+    assert client.get("/dry-run/comments", params={"number": "9" * 20}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("host", "base"),
+    [
+        ("::", "http://127.0.0.1:8000"),  # every address: this machine's loopback
+        ("0.0.0.0", "http://127.0.0.1:8000"),
+        ("::1", "http://[::1]:8000"),
+        ("192.0.2.7", "http://192.0.2.7:8000"),
+    ],
+)
+def test_dry_run_links_are_urls_a_browser_here_can_open(tmp_path, host, base):
+    with serving(make_settings(tmp_path, host=host)) as (client, rt):
+        post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
+        drain(rt)
+        body = rt.dry_run.comments()[0]["body"]
+    link = re.search(r"\[full guidance\]\(([^)]+)\)", body).group(1)
+    assert link.startswith(base + "/notes/"), link
+
+
+def test_the_app_created_page_posts_the_code_to_the_configured_api(tmp_path):
+    settings = make_settings(tmp_path, github_api_url="https://ghe.example.com/api/v3")
+    with serving(settings) as (client, _):
+        text = client.get("/github/app-created", params={"code": "abc123"}).text
+    assert "https://ghe.example.com/api/v3/app-manifests/abc123/conversions" in text
+    assert "api.github.com" not in text
+
+
+def test_the_notes_pages_source_link_follows_the_branch_and_directory(tmp_path):
+    settings = make_settings(
+        tmp_path,
+        note_links="github",
+        notes_github_repo="acme/review-notes",
+        notes_github_branch="notes",
+        notes_github_dir="library",
+    )
+    with serving(settings) as (client, rt):
+        note = rt.ctx.library.notes[0]
+        data = client.get(f"/notes/{note.id}", params={"format": "json"}).json()
+        link = rt.ctx.links.url(note)  # the comment's link
+    assert link == f"https://github.com/acme/review-notes/blob/notes/library/{note.id}.md"
+    assert data["source_file_url"] == link
 
 
 # --- the rest of the app -------------------------------------------------------------
