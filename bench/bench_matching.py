@@ -222,6 +222,7 @@ HOSTILE_BODIES = {
     "fence lines": "```\n",
     "template headings": "#\n",
     "numbered refs": "Fixes #1 ",
+    "unclosed tags": "<a",
 }
 
 

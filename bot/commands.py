@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.library import ROOT
-from bot.markdown_text import paragraph_code_spans
+from bot.markdown_text import INDENTED, fence_closed, fence_opened, paragraph_code_spans
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -97,13 +97,9 @@ class Command:
 
 # --- what a reader sees as plain text ----------------------------------------
 
-# A fence may open on a list item's first line (`- ```` ), as CommonMark renders it.
-_FENCE_OPEN = re.compile(r"^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 # Raw HTML whose content is not prose: comments, <pre> and <code> elements.
 _HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])[^>]*>", re.I)
 _QUOTE = re.compile(r"^ {0,3}>")
-_INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 
 
 HIDDEN = "\x00"  # stands in for a character the reader does not see as prose
@@ -149,19 +145,16 @@ def _block_pass(lines: list[str]) -> list[str]:
     closer: re.Pattern[str] | None = None
     for line in lines:
         if fence:
-            m = _FENCE_CLOSE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if fence_closed(line, fence):
                 fence = ""
             out.append("")
             continue
         if closer is None:
-            m = _FENCE_OPEN.match(line)
-            # A backtick fence's info string may not contain a backtick.
-            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-                fence = m.group(1)
+            if opened := fence_opened(line):
+                fence = opened
                 out.append("")
                 continue
-            if _QUOTE.match(line) or _INDENTED.match(line):
+            if _QUOTE.match(line) or INDENTED.match(line):
                 out.append("")
                 continue
         line, closer = _hide_html(line, closer)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from bot.markdown_text import without_code_spans
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -64,7 +63,8 @@ _PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
 _IMAGE = re.compile(r"!\[[^\[\]\n]{0,500}\]\([^()\n]{0,2000}\)")
 _LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\([^()\n]{0,2000}\)")
 _URL = re.compile(r"<?https?://[^\s)>\]]+>?")
-_HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+# No `<` inside and bounded: "<a" repeated along a line is given up at the next `<`
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,1000}>")
 
 # vLLM's template (.github/PULL_REQUEST_TEMPLATE.md), old and new, as line patterns.
 # Line starts are `^[ \t]*`, never `^\s*`: with re.M, `\s*` runs over every blank line
@@ -100,8 +100,10 @@ _LOG_LINE = re.compile(
 )
 _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
 
-_REF_HASH = re.compile(r"(?<![\w/])(?:([\w.-]+/[\w.-]+))?#(\d{1,7})\b")
-_REF_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d{1,7})\b")
+# Owner and name bounded as GitHub bounds them (39 and 100): "_._._." repeated would
+# otherwise be rescanned from each position for a `/` (quadratic).
+_REF_HASH = re.compile(r"(?<![\w/])(?:([\w.-]{1,39}/[\w.-]{1,100}))?#(\d{1,7})\b")
+_REF_URL = re.compile(r"github\.com/([\w.-]{1,39}/[\w.-]{1,100})/(?:pull|issues)/(\d{1,7})\b")
 
 
 def _numeric_line(line: str) -> bool:
@@ -132,12 +134,6 @@ def clean_body(body: str) -> str:
     text = _HTML_TAG.sub("", text)
     lines = [ln.rstrip() for ln in text.split("\n") if not _numeric_line(ln)]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def without_code(body: str) -> str:
-    """The description minus fenced code and inline code spans: what a reader sees as
-    text or markup (an HTML comment there is a real one, not one shown as code)."""
-    return without_code_spans(_FENCE.sub("", body))
 
 
 def without_comments_and_code(body: str) -> str:

@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 from bot.context import BotContext
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
+from bot.markdown_text import without_code
 from bot.matching import match_pr
-from bot.prfacts import PRFacts, without_code
+from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
 from bot.render import MARKER, PauseCause, render, render_paused

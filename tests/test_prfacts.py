@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.markdown_text import without_code
 from bot.prfacts import (
     PRFacts,
     clean_body,
@@ -13,7 +14,6 @@ from bot.prfacts import (
     referenced_prs,
     title_tags,
     title_text,
-    without_code,
 )
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
@@ -88,6 +88,8 @@ def test_a_longer_closing_fence_closes_the_block():
         ("```\n", ""),  # the last fence is unclosed: the tail is in code
         ("#\n", "EAGLE"),
         ("## Test Result\n", ""),  # a results section runs to the next heading
+        ("<a", "EAGLE"),
+        ("</a ", "EAGLE"),
     ],
 )
 def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
@@ -99,7 +101,9 @@ def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
 
 def test_without_code_keeps_comments_and_drops_code_spans_and_fences():
     body = "a `<!-- x -->` b\n\n```\n<!-- y -->\n```\n<!-- z --> ``c`` d"
-    assert without_code(body) == "a  b\n\n\n<!-- z -->  d"
+    assert without_code(body) == "a  b\n\n\n\n\n<!-- z -->  d"  # block lines left empty
+    listed = "- ```\n  <!-- y -->\n  ```\n\n    <!-- indented -->\n\n<!-- z -->"
+    assert without_code(listed).split() == ["<!--", "z", "-->"]
 
 
 def test_links_keep_their_text_but_not_the_url():

@@ -248,6 +248,8 @@ def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
         ((), "<!-- no-review-notes-please -->", "no-review-notes", None),
         ((), "write `<!-- no-review-notes -->` to opt out", "no-review-notes", None),  # code
         ((), "so:\n\n```md\n<!-- no-review-notes -->\n```\n", "no-review-notes", None),
+        ((), "- ```\n  <!-- no-review-notes -->\n  ```", "no-review-notes", None),  # list fence
+        ((), "Opt out:\n\n    <!-- no-review-notes -->\n\nDone.", "no-review-notes", None),
         (
             (),
             "`x` then <!-- no-review-notes --> and `y`",
