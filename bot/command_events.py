@@ -113,6 +113,7 @@ class Source:
     pr_author: str
     pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
     on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
+    origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
 
 
 def _old_body(payload: dict[str, Any]) -> str | None:
@@ -130,6 +131,7 @@ def _source(
     payload: dict[str, Any], part: str, pull: dict[str, Any], *, reacts: bool, on_diff: bool = False
 ) -> Source:
     item = payload.get(part) or {}
+    kind = "diff" if on_diff else "comment" if part == "comment" else part
     return Source(
         body=item.get("body") or "",
         old_body=_old_body(payload),
@@ -138,6 +140,7 @@ def _source(
         pr_author=(pull.get("user") or {}).get("login") or "",
         pull=pull,
         on_diff=on_diff,
+        origin=f"{kind}:{item['id']}" if item.get("id") is not None else "",
     )
 
 
@@ -301,9 +304,12 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
     if command.kind is not Kind.WRONG:
         return None
     state = ctx.prs.get(ref.repo, ref.number)
-    pick = pick_note(command.args, state.notes, known=ctx.library.by_id)
+    # What this comment numbered when it first marked a note, else the comment as posted
+    # now: an edit that adds a reason, or a resumed delivery, must not hide the next note.
+    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin) or state.notes
+    pick = pick_note(command.args, numbering, known=ctx.library.by_id)
     if pick.note_id is None:
-        return render_unpicked(command, pick, len(state.notes), ctx.command_word)
+        return render_unpicked(command, pick, len(numbering), ctx.command_word)
     mark = Mark(
         ref.repo,
         ref.number,
@@ -312,10 +318,14 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
         source.actor.login,
         pick.reason,
         state.evidence.get(pick.note_id, ()),
+        origin=source.origin,
+        shown=numbering,
     )
     if ctx.feedback.record(mark):
         ctx.metrics.feedback.labels(pick.note_id).inc()
         log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
+    elif pick.reason:  # marked already: keep the words as last written
+        ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, pick.reason)
     if pick.note_id not in state.dismissed:
         ctx.prs.update(ref.repo, ref.number, dismissed=(*state.dismissed, pick.note_id))
     return None

@@ -33,7 +33,9 @@ CREATE TABLE IF NOT EXISTS feedback (
     reason        TEXT NOT NULL DEFAULT '',  -- what they wrote after the note's number
     evidence      TEXT NOT NULL DEFAULT '[]',  -- the reasons the comment gave for the note (JSON)
     at            TEXT NOT NULL,
-    withdrawn_at  TEXT                       -- `/notes restore` took the mark back
+    withdrawn_at  TEXT,                      -- `/notes restore` took the mark back
+    origin        TEXT NOT NULL DEFAULT '',  -- the comment or review it was written in
+    shown         TEXT NOT NULL DEFAULT '[]' -- the notes the comment numbered then (JSON)
 );
 -- one standing mark per note and PR: marking it again (or a retried delivery) adds nothing
 CREATE UNIQUE INDEX IF NOT EXISTS feedback_standing
@@ -111,6 +113,10 @@ class Mark:
     evidence: tuple[str, ...] = ()
     at: str = ""
     withdrawn: bool = False
+    # `comment:ID`, `diff:ID` or `review:ID`: a command run again (an edit that adds a
+    # reason, a delivery resumed after a crash) reads its numbers as they were then
+    origin: str = ""
+    shown: tuple[str, ...] = ()  # the comment's notes, best first, when it was written
 
 
 @dataclass(frozen=True)
@@ -258,6 +264,10 @@ class FeedbackStore:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
+        db.add_missing_columns(  # a table made before marks kept their origin
+            "feedback",
+            {"origin": "TEXT NOT NULL DEFAULT ''", "shown": "TEXT NOT NULL DEFAULT '[]'"},
+        )
 
     def record(self, mark: Mark) -> bool:
         """Keep a mark; False when the note already has a standing mark on this PR."""
@@ -265,8 +275,8 @@ class FeedbackStore:
             cursor = conn.execute(
                 """
                 INSERT OR IGNORE INTO feedback (repo, number, note_id, rank, login, reason,
-                                                evidence, at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                                evidence, at, origin, shown)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 (
                     mark.repo.lower(),
@@ -277,9 +287,31 @@ class FeedbackStore:
                     mark.reason,
                     json.dumps(list(mark.evidence), ensure_ascii=False),
                     mark.at or utcnow(),
+                    mark.origin,
+                    json.dumps(list(mark.shown)),
                 ),
             )
             return cursor.rowcount == 1
+
+    def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
+        """The notes, best first, that a comment or review numbered when it first marked
+        one (None: it has marked none): its `wrong N` means them, however often it runs."""
+        if not origin:
+            return None
+        rows = self.db.execute(
+            "SELECT shown FROM feedback WHERE repo = ? AND number = ? AND origin = ?"
+            " ORDER BY id LIMIT 1",
+            (repo.lower(), number, origin),
+        )
+        return tuple(json.loads(rows[0]["shown"])) if rows else None
+
+    def set_reason(self, repo: str, number: int, note_id: str, reason: str) -> None:
+        """A standing mark's reason, as the reviewer last wrote it (an edit added one)."""
+        self.db.execute(
+            "UPDATE feedback SET reason = ? WHERE repo = ? AND number = ? AND note_id = ?"
+            " AND withdrawn_at IS NULL",
+            (reason, repo.lower(), number, note_id),
+        )
 
     def withdraw(self, repo: str, number: int) -> int:
         """`/notes restore`: take back every standing mark on the PR; how many there were."""
@@ -306,6 +338,8 @@ class FeedbackStore:
                 evidence=tuple(json.loads(r["evidence"])),
                 at=r["at"],
                 withdrawn=r["withdrawn_at"] is not None,
+                origin=r["origin"],
+                shown=tuple(json.loads(r["shown"])),
             )
             for r in rows
         ]

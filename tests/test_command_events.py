@@ -694,3 +694,33 @@ def test_the_topic_reply_links_the_prs_repository_page(live):
     say(client, rt, fake, "/notes topic rocm")
     (reply,) = replies(fake)
     assert "/notes?topic=rocm&repo=vllm-project%2Fvllm)" in reply.body
+
+
+def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
+    # An edit that adds a reason re-runs `wrong 1`, and so does a delivery resumed after
+    # a crash; by then the comment is renumbered, but the command still means its note.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    assert len(shown) >= 2
+    c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (shown[0],)
+
+    edit(client, rt, fake, c, "/notes wrong 1 the proxy is not the connector")
+    assert state(rt).dismissed == (shown[0],)
+    (kept,) = rt.ctx.feedback.marks()
+    assert (kept.note_id, kept.reason) == (shown[0], "the proxy is not the connector")
+
+    (row,) = rt.queue.db.execute(
+        "SELECT id FROM deliveries WHERE event = 'issue_comment' ORDER BY seq DESC LIMIT 1"
+    )
+    rt.queue.db.execute("UPDATE deliveries SET state = 'processing' WHERE id = ?", (row["id"],))
+    assert rt.queue.recover() == 1
+    drain(rt)
+    assert state(rt).dismissed == (shown[0],)
+
+    # a new comment reads the comment as it is now: its note 1 is the former note 2
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (shown[0], shown[1])

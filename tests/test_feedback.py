@@ -180,6 +180,37 @@ def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     db.close()
 
 
+def test_the_store_remembers_what_each_comment_numbered(tmp_path):
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    shown = ("vllm-aaaa1111", "vllm-bbbb2222")
+    assert store.numbering(REF.repo, 7, "comment:5") is None
+    store.record(mark("vllm-aaaa1111", 7, "t1", origin="comment:5", shown=shown))
+    store.record(mark("vllm-bbbb2222", 7, "t2", origin="comment:5", shown=shown[1:]))
+    assert store.numbering(REF.repo, 7, "comment:5") == shown  # the first mark's
+    assert store.numbering(REF.repo, 7, "comment:6") is None
+    assert store.numbering(REF.repo, 7, "") is None  # no origin: nothing to remember
+    store.set_reason(REF.repo, 7, "vllm-aaaa1111", "renames only")
+    assert [m.reason for m in store.marks()] == ["renames only", ""]
+    db.close()
+
+
+def test_a_feedback_table_of_this_mornings_shape_gains_origin_and_shown(tmp_path):
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(
+        "CREATE TABLE feedback (id INTEGER PRIMARY KEY, repo TEXT NOT NULL, number INTEGER"
+        " NOT NULL, note_id TEXT NOT NULL, rank INTEGER NOT NULL, login TEXT NOT NULL,"
+        " reason TEXT NOT NULL DEFAULT '', evidence TEXT NOT NULL DEFAULT '[]',"
+        " at TEXT NOT NULL, withdrawn_at TEXT);"
+        "INSERT INTO feedback (repo, number, note_id, rank, login, at)"
+        " VALUES ('vllm-project/vllm', 7, 'vllm-aaaa1111', 1, 'x', 't');"
+    )
+    store = FeedbackStore(db)
+    (old,) = store.marks()
+    assert (old.origin, old.shown) == ("", ())
+    db.close()
+
+
 # --- the sticky comment on SQLite ---------------------------------------------------------
 
 
