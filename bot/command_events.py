@@ -294,8 +294,8 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
     """Apply `wrong` / `restore` to the PR's state (the comment update follows).
 
     Returns a reply when `wrong` names none of the notes the comment shows. The number
-    in `wrong N` is the note's place in the comment as last posted, which is what the
-    reviewer read.
+    in `wrong N` is the note's place in the comment the reviewer read: as last posted,
+    or, for a comment that has marked a note before, as it was then.
     """
     if command.kind is Kind.RESTORE:
         ctx.feedback.withdraw(ref.repo, ref.number)
