@@ -22,6 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bot.library import note_files
 from bot.notes import (
     REPO_PATTERN,
     LibraryError,
@@ -45,10 +46,12 @@ class DigestEntry:
     index: int  # 1-based position in the digest
 
 
-# Checked in order on the lead sentence, then on the whole text: the first hit wins.
-# Negations come first so that "不值得精读" is not read as "值得精读", and the quick-read
-# forms come before the "no deep read" forms so that "值得快速阅读，不建议深入精读" is quick.
+# Looked for in the lead sentence, then in the whole text: the phrase that comes FIRST
+# wins, so "值得快速浏览，但不值得精读" is a quick read and "值得精读……测试部分值得快速浏览"
+# a deep one. A negation is its own phrase, found where it starts: "不值得精读" and
+# "不太值得精读" are read as "no deep read", not as the "值得精读" inside them.
 _VERDICT_RULES: list[tuple[str, Verdict]] = [
+    ("不太值得", Verdict.SKIP),
     ("不值得", Verdict.SKIP),
     ("值得精读", Verdict.DEEP),
     ("值得深入阅读", Verdict.DEEP),
@@ -69,9 +72,13 @@ def derive_verdict(guidance: str) -> Verdict | None:
     """The verdict the guidance's wording states, or None when it states none."""
     lead = re.split(r"[。！？!?\n]", guidance, maxsplit=1)[0]
     for text in (lead, guidance):
-        for phrase, verdict in _VERDICT_RULES:
-            if phrase in text:
-                return verdict
+        found = [
+            (at, -len(phrase), verdict)  # the first; at one place, the longest phrase
+            for phrase, verdict in _VERDICT_RULES
+            if (at := text.find(phrase)) != -1
+        ]
+        if found:
+            return min(found)[2]
     return None
 
 
@@ -209,8 +216,10 @@ def plan_import(
     writes: dict[Path, str] = {}
     result = ImportResult()
     problems: list[Problem] = []
+    # a note a curator moved into a sub-folder (the loader reads them all) is still there
+    existing = {Path(f).name: Path(f) for f in note_files(notes_dir)} if notes_dir.is_dir() else {}
     for note in notes:
-        target = notes_dir / note.filename
+        target = existing.get(note.filename, notes_dir / note.filename)
         fresh = _digest_fields(note)
         if not target.exists():
             writes[target] = dump_note(note)

@@ -104,6 +104,10 @@ def test_fresh_notes_wait_for_curation(tmp_path):
         ("背景介绍。\n值得精读。", Verdict.DEEP),  # no verdict in the lead: the whole text
         ("值得精读。文中提到不需要精读的部分。", Verdict.DEEP),  # the lead wins
         ("这个 PR 很好。", None),
+        # the first phrase wins, a negation where it starts
+        ("不太值得精读，只是改名。", Verdict.SKIP),
+        ("值得快速浏览，但不值得精读。", Verdict.QUICK),
+        ("值得精读，测试部分值得快速浏览。", Verdict.DEEP),
     ],
 )
 def test_verdict_from_wording(text, verdict):
@@ -207,6 +211,17 @@ def test_reimport_is_a_no_op(tmp_path, capsys):
         result = import_digest(digest, out, force=True, today=date(2027, 1, 1))
         assert (result.created, result.updated, len(result.unchanged)) == ([], [], 8)
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+
+
+def test_reimport_finds_notes_a_curator_moved_into_sub_folders(tmp_path):
+    out = imported(tmp_path)
+    (out / "by-topic").mkdir()
+    for p in list(out.glob("*.md"))[:5]:
+        p.rename(out / "by-topic" / p.name)
+    for digest in DIGESTS:
+        result = import_digest(digest, out, force=False, today=date(2027, 1, 1))
+        assert result.created == [] and len(result.unchanged) == 8
+    assert len(list(out.rglob("*.md"))) == 16  # no copy written beside the moved ones
 
 
 def _edited_digest(tmp_path: Path) -> Path:
