@@ -56,6 +56,9 @@ _RELATED = re.compile(
     + rf"(?P<refs>(?:{_REF})(?:\s*(?:,|and|&)\s*(?:{_REF}))*)"
 )
 _RELATION_OF = {p: r for r, ps in _PHRASES.items() for p in ps}
+# "does not fix #1", "Not a revert of #2", "isn't a follow-up to #3": the words just
+# before the phrase deny it ("This should fix #4" does not, and stays a tie).
+_DENIED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bno)\s+(?:(?:a|an|the|really|yet|just)\s+)*$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ def related_refs(body: str, repo: str, *, own_number: int | None = None) -> list
     text = without_comments_and_code(body or "")
     found: dict[int, Related] = {}
     for m in _RELATED.finditer(text):
+        if _DENIED.search(text, max(0, m.start() - 40), m.start()):
+            continue
         phrase = re.sub(r"\s+", " ", m.group("phrase").lower())
         relation = _RELATION_OF[phrase]
         quote = re.sub(r"\s+", " ", m.group(0)).strip()

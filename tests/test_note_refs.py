@@ -44,6 +44,12 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("```\nReverts #1\n```\nplain text", []),
         # a word that only contains a phrase is no phrase
         ("prefix #3 and hotfixes #4", []),
+        # a denied relation is none ("should fix" is the author's way to say it fixes)
+        ("This PR does not fix #51593; a separate PR will.", []),
+        ("Not a revert of #123, only a rename", []),
+        ("This isn't a follow-up to #6", []),
+        ("This should fix #4", [(4, "fixes")]),
+        ("Reverts #9. Not related to #10", [(9, "reverts")]),
     ],
 )
 def test_related_refs_reads_relations_not_mentions(body, expected):
