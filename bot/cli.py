@@ -145,20 +145,15 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     """What reviewers said with `/notes wrong`, per note, from the bot's database."""
     import json
 
-    from bot.db import Database
     from bot.feedback import FeedbackStore, report_json, report_lines, summarise
     from bot.prstate import PRStore
 
     settings = _settings(db_path=args.db)
     if settings is None:
         return 2
-    if not Path(settings.db_path).is_file():
-        print(
-            f"review-notes: no database at {settings.db_path} (--db or REVIEW_NOTES_DB_PATH)",
-            file=sys.stderr,
-        )
+    db = _existing_database(settings.db_path)
+    if db is None:
         return 2
-    db = Database(settings.db_path)
     try:
         prs = PRStore(db)
         records = summarise(FeedbackStore(db).marks(), prs.shown_counts(), prs.shown_evidence())
@@ -170,6 +165,25 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         return 0
     print("\n".join(report_lines(records, _note_titles(args.dir, args.topics))))
     return 0
+
+
+def _existing_database(path: Path | str):
+    """The bot's database at `path`, or None after saying why (a command that reads it
+    must not create an empty one at a mistyped path and report that nothing is there)."""
+    import sqlite3
+
+    from bot.db import Database
+
+    where = "(--db or REVIEW_NOTES_DB_PATH)"
+    if not Path(path).is_file():
+        print(f"review-notes: no database at {path} {where}", file=sys.stderr)
+        return None
+    try:
+        db = Database(path)  # opening it reads the header: not SQLite fails here
+    except sqlite3.DatabaseError as exc:
+        print(f"review-notes: {path} is not the bot's database ({exc}) {where}", file=sys.stderr)
+        return None
+    return db
 
 
 def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
@@ -260,13 +274,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_retry(args: argparse.Namespace) -> int:
-    from bot.db import Database
     from bot.queue import DeliveryQueue
 
     settings = _settings(db_path=args.db)
     if settings is None:
         return 2
-    queue = DeliveryQueue(Database(settings.db_path))
+    db = _existing_database(settings.db_path)
+    if db is None:
+        return 2
+    queue = DeliveryQueue(db)
     if not args.all and not args.ids:
         failed = queue.failed(limit=1000)
         for d in failed:

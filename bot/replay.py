@@ -20,6 +20,8 @@ def guess_event(payload: dict[str, Any]) -> str:
         return "issue_comment"
     if "review" in payload and "pull_request" in payload:
         return "pull_request_review"
+    if "comment" in payload and "pull_request" in payload:  # a comment on a line of the diff
+        return "pull_request_review_comment"
     if "pull_request" in payload:
         return "pull_request"
     raise ValueError("cannot tell the event from the payload; pass --event")

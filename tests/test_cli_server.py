@@ -120,6 +120,26 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
+@pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
+def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
+    env = base_env(tmp_path)
+    missing = tmp_path / "typo.sqlite3"
+    r = cli(*command, "--db", str(missing), env=env, cwd=ROOT)
+    assert r.returncode == 2 and "no database at" in r.stderr and not missing.exists()
+    other = tmp_path / "topics.toml"
+    other.write_text("x = 1\n" * 200, "utf-8")
+    r = cli(*command, "--db", str(other), env=env, cwd=ROOT)
+    assert r.returncode == 2 and "is not the bot's database" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_replay_tells_a_comment_on_a_diff_line_from_a_pr_event():
+    from bot.replay import guess_event
+
+    payload = {"action": "created", "comment": {"id": 1}, "pull_request": {"number": 2}}
+    assert guess_event(payload) == "pull_request_review_comment"
+
+
 @pytest.mark.parametrize("name", ["pr-52419-opened.json", "pr-51901-edited.json"])
 def test_replay_guesses_the_event(name):
     from bot.replay import guess_event
