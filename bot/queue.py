@@ -157,9 +157,10 @@ class DeliveryQueue:
                 if cur.rowcount:
                     outcomes.append(Enqueued.QUEUED)
                     continue
-                # Seen before: a redelivery of a failed delivery runs it again.
+                # Seen before: a redelivery of a failed delivery runs it again, from a clean
+                # count of interruptions (someone asked for it, as with `review-notes retry`).
                 cur = conn.execute(
-                    "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
                     " WHERE id = ? AND state = 'failed'",
                     (now, d.id),
                 )
@@ -241,7 +242,7 @@ class DeliveryQueue:
         with self.db.tx() as conn:
             if delivery_ids is None:
                 rows = conn.execute(
-                    "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
                     " WHERE state = 'failed' RETURNING id",
                     (now,),
                 ).fetchall()
@@ -249,7 +250,7 @@ class DeliveryQueue:
                 rows = []
                 for did in delivery_ids:
                     rows += conn.execute(
-                        "UPDATE deliveries SET state = 'pending', updated_at = ?"
+                        "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
                         " WHERE state = 'failed' AND id = ? RETURNING id",
                         (now, did),
                     ).fetchall()

@@ -132,6 +132,21 @@ def test_only_interruptions_count_toward_giving_up(tmp_path):
     assert (a.attempts, a.interruptions) == (3, 1)
 
 
+def test_a_retried_delivery_counts_its_crashes_afresh(tmp_path):
+    # given up after three crashes, then re-queued by the operator (the bug was fixed):
+    # one more crash must not give it up at once
+    q = queue_at(tmp_path)
+    add(q, "a")
+    for _ in range(MAX_INTERRUPTIONS):
+        q.claim()
+        q.recover()
+    assert q.get("a").state == "failed"
+    assert q.retry(["a"]) == ["a"] and q.get("a").interruptions == 0
+    q.claim()
+    q.recover()
+    assert (q.get("a").state, q.get("a").interruptions) == ("pending", 1)
+
+
 def test_an_old_database_counts_interruptions_from_now_on(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before `not_before` and `interruptions`
