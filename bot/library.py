@@ -138,11 +138,12 @@ def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
 
 # "#38390", "PR 54416", "PRs 38390 (...), 49994 (...) and 47941": numbers the text gives
 # as pull requests (a list after "PRs" runs on through commas, "and" and parentheses);
-# "NVIDIA/nccl#574" is another repository's.
+# "NVIDIA/nccl#574" is another repository's. Word edges are ASCII: Chinese text runs
+# into the number without a space ("建议与#38390串读", "另见PR 47941").
 _PR_MENTION = re.compile(
     r"""
-    (?<![\w/.-])\#(\d{2,7})\b                          # "#38390", not "NVIDIA/nccl#574"
-    | \bPRs?\s+(\d{2,7}                                 # "PR 54416", "PRs 38390
+    (?<![A-Za-z0-9_/.-])\#(\d{2,7})(?![0-9])           # "#38390", not "NVIDIA/nccl#574"
+    | (?<![A-Za-z0-9_])PRs?\s*(\d{2,7}                # "PR 54416", "PRs 38390", "另见PR47941"
         (?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)     #  (the base), 49994 and 47941"
     """,
     re.VERBOSE,

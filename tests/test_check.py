@@ -486,6 +486,15 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     )
 
 
+def test_check_hints_at_pr_numbers_run_into_chinese_text(tmp_path, capsys):
+    # Chinese characters are word characters to Python: "与#38390串" has no ASCII edge
+    named = VALID.replace("值得精读。正文。", "值得精读。建议与#38390串读；另见PR47941和PR 52401。")
+    write(tmp_path, named)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = capsys.readouterr().out.splitlines()[1:]
+    assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941"]
+
+
 def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
     both = VALID.replace(
         'keywords = ["eager_break_during_capture"]',
