@@ -186,10 +186,12 @@ class PRStore:
         return {n: ids for n, ids in shown.items() if ids}
 
     def shown_counts(self) -> Counter[str]:
-        """How many PRs' comments showed each note (hidden ones included: they were shown)."""
+        """How many PRs' comments showed each note: the notes shown, those hidden with
+        `/notes wrong`, and those a paused comment showed last (their evidence is kept)."""
         counts: Counter[str] = Counter()
-        for r in self.db.execute("SELECT notes, dismissed FROM pr_state"):
-            counts.update(set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]")))
+        for r in self.db.execute("SELECT notes, dismissed, evidence FROM pr_state"):
+            shown = set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]"))
+            counts.update(shown | set(json.loads(r["evidence"] or "{}")))
         return counts
 
     def shown_evidence(self) -> list[tuple[str, int, str, tuple[str, ...]]]:

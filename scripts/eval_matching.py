@@ -435,9 +435,9 @@ def main(argv: list[str] | None = None) -> int:
         if not is_source:
             unseen.add(linked, grades)
         if args.verbose:
-            shown = " ".join(f"{label[n]}:{grades.get(n, 0)}" for n in linked) or "-"
+            shown = " ".join(f"{label.get(n, '?')}:{grades.get(n, 0)}" for n in linked) or "-"
             missed = " ".join(
-                str(label[n]) for n, g in grades.items() if g == 2 and n not in linked
+                str(label.get(n, "?")) for n, g in grades.items() if g == 2 and n not in linked
             )
             flag = "S" if is_source else " "
             print(

@@ -248,6 +248,18 @@ def test_when_every_note_is_hidden_the_comment_says_so(ctx):
     assert "any more" not in body and "marked not relevant here and hidden" in body
 
 
+def test_a_paused_comment_still_counts_the_notes_it_showed(tmp_path):
+    # `/notes off` edits the comment to a paused line (notes=()), keeping the evidence:
+    # the note was shown there, and the feedback report's share must say so
+    db = Database(tmp_path / "s.sqlite3")
+    prs = PRStore(db)
+    for number in (1, 2):
+        prs.update(REF.repo, number, notes=("vllm-aaaa1111",), evidence={"vllm-aaaa1111": ("x",)})
+    prs.update(REF.repo, 2, notes=())  # paused
+    assert prs.shown_counts()["vllm-aaaa1111"] == 2
+    db.close()
+
+
 def test_an_older_database_gains_the_new_columns(tmp_path):
     new = ("dismissed", "evidence")
     old = "\n".join(x for x in SCHEMA.splitlines() if not x.strip().startswith(new))

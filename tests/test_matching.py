@@ -1339,3 +1339,24 @@ def test_the_relative_floor_is_taken_from_the_best_note_linked():
     scores = {m.note.id: m.score for m in result.candidates}
     assert scores["n-a"] > 2 * scores["n-c"] >= 2 * load_match_config().threshold
     assert ids(result) == ["n-c"]
+
+
+def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
+    tmp_path, capsys, eval_script
+):
+    # a note written by hand is not in notes_prs.json, so it has no number there
+    import shutil
+
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    ptx = next(n for n in load_library().notes if "PTX" in n.keywords)
+    text = (notes / f"{ptx.id}.md").read_text("utf-8")
+    (notes / "vllm-new00001.md").write_text(
+        text.replace(ptx.id, "vllm-new00001").replace(f"source_pr = {ptx.source_pr}\n", ""),
+        "utf-8",
+    )
+    title = "[CI/Build] Warn about unsupported global PTX architecture requests in CMake"
+    rows = [{"number": 9, "title": title, "relevant": {}}]  # grades use notes_prs.json's numbers
+    prs = _graded(tmp_path / "prs.jsonl", rows)
+    assert eval_script.main(["--prs", str(prs), "--notes", str(notes), "-v"]) == 0
+    assert "?:0" in capsys.readouterr().out  # the new note, linked, ungraded
