@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.library import note_files
 from bot.notes import (
+    FENCE,
     REPO_PATTERN,
     LibraryError,
     Note,
@@ -32,6 +33,7 @@ from bot.notes import (
     decode_utf8,
     dump_fields,
     dump_note,
+    field_line,
     normalise_text,
     parse_toml,
     split_front_matter,
@@ -197,6 +199,35 @@ def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
     return data, body.removesuffix("\n")
 
 
+def _patched(
+    text: str, changes: dict[str, Any], expected: dict[str, Any], guidance: str, path: str
+) -> str | None:
+    """The note with only `changes` rewritten in its header, line by line, so that the
+    curator's other lines, comments included, stay as they are. A header that cannot be
+    patched so is rewritten whole when it has no comment to lose; else None."""
+    header, _, first = split_front_matter(text, path)
+    lines = header.split("\n")
+    for key, value in changes.items():
+        at = [i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*=", line)]
+        new = field_line(key, value)
+        if not at:
+            lines.append(new)
+        elif len(at) == 1 and "\n" not in new:
+            lines[at[0]] = new
+        else:
+            break
+    else:
+        patched = "\n".join([FENCE, *lines, FENCE]) + "\n" + guidance + "\n"
+        try:
+            if parse_toml("\n".join(lines), path, first, "header") == expected:
+                return patched
+        except LibraryError:
+            pass
+    if any(line.lstrip().startswith("#") for line in header.split("\n")):
+        return None
+    return dump_fields(expected, guidance)
+
+
 def _write_atomically(target: Path, text: str) -> None:
     # A dot-file that is not *.md, so a crash never leaves a half note the loader reads.
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -242,9 +273,21 @@ def plan_import(
         elif not force:
             result.kept.append(target)
         else:
-            data.update({k: v for k, v in fresh.items() if k != "guidance"})
-            data["updated"] = today
-            writes[target] = dump_fields(data, note.guidance)
+            changes = {k: v for k, v in fresh.items() if k != "guidance"}
+            changes["updated"] = today
+            text = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
+            if text is None:
+                problems.append(
+                    Problem(
+                        str(target),
+                        2,
+                        "header",
+                        "--force would rewrite this header and lose its comments (a field"
+                        " it refreshes spans several lines); refresh the note by hand",
+                    )
+                )
+                continue
+            writes[target] = text
             result.updated.append(target)
     if problems:
         raise LibraryError(problems)

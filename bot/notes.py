@@ -557,6 +557,11 @@ def _toml_line(key: str, value: Any) -> str:
     return line
 
 
+def field_line(key: str, value: Any) -> str:
+    """One header field as `dump_fields` writes it (a long array over several lines)."""
+    return _toml_line(key, value)
+
+
 def dump_fields(fields: dict[str, Any], guidance: str) -> str:
     """Note file text from header fields (known ones in order, then any others) and a body."""
     keys = [k for k in FIELD_ORDER if k in fields] + sorted(set(fields) - set(FIELD_ORDER))

@@ -259,6 +259,42 @@ def test_curated_note_is_kept_without_force_and_refreshed_with_it(tmp_path, caps
     assert refreshed.model_dump(exclude=keep) == curated.model_dump(exclude=keep)
 
 
+def test_force_keeps_the_curators_other_header_lines_and_comments(tmp_path):
+    out = tmp_path / "notes"
+    out.mkdir()
+    for name, text in notes_in(DEFAULT_NOTES_DIR).items():
+        (out / name).write_text(text, "utf-8")
+    target = out / "vllm-0341d216.md"
+    before = target.read_text("utf-8")
+    commented = before.replace(
+        "\nkeywords = [", "\n# keywords trimmed after audit 6: see bench/graded\nkeywords = [", 1
+    )
+    target.write_text(commented, "utf-8")
+    result = import_digest(_edited_digest(tmp_path), out, force=True, today=date(2027, 1, 5))
+    assert result.updated == [target]
+    after = target.read_text("utf-8")
+    assert "# keywords trimmed after audit 6: see bench/graded\n" in after
+    old_lines = commented.split("+++")[1].splitlines()
+    new_lines = after.split("+++")[1].splitlines()
+    changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b]
+    assert [a.split(" =")[0] for a, _ in changed] == ["verdict", "updated"]  # only those lines
+
+
+def test_force_refuses_rather_than_lose_a_comment_it_cannot_keep(tmp_path):
+    out = tmp_path / "notes"
+    out.mkdir()
+    for name, text in notes_in(DEFAULT_NOTES_DIR).items():
+        (out / name).write_text(text, "utf-8")
+    target = out / "vllm-0341d216.md"
+    text = target.read_text("utf-8")
+    # a header field the import refreshes, written over two lines, and a comment
+    text = text.replace('verdict = "deep"', 'verdict = """\ndeep"""\n# why deep', 1)
+    target.write_text(text, "utf-8")
+    with pytest.raises(LibraryError, match="lose its comments"):
+        import_digest(_edited_digest(tmp_path), out, force=True, today=date(2027, 1, 5))
+    assert target.read_text("utf-8") == text  # nothing written
+
+
 def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
     out = imported(tmp_path)
     broken = out / "vllm-0341d216.md"
