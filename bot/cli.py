@@ -148,10 +148,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     from bot.feedback import FeedbackStore, report_json, report_lines, summarise
     from bot.prstate import PRStore
 
-    settings = _settings(db_path=args.db)
-    if settings is None:
-        return 2
-    db = _existing_database(settings.db_path)
+    db = _database_of(args)
     if db is None:
         return 2
     try:
@@ -165,6 +162,12 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         return 0
     print("\n".join(report_lines(records, _note_titles(args.dir, args.topics))))
     return 0
+
+
+def _database_of(args: argparse.Namespace):
+    """The database `--db` (else the settings') names, when it exists; None after saying why."""
+    settings = _settings(db_path=args.db)
+    return None if settings is None else _existing_database(settings.db_path)
 
 
 def _existing_database(path: Path | str):
@@ -276,10 +279,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_retry(args: argparse.Namespace) -> int:
     from bot.queue import DeliveryQueue
 
-    settings = _settings(db_path=args.db)
-    if settings is None:
-        return 2
-    db = _existing_database(settings.db_path)
+    db = _database_of(args)
     if db is None:
         return 2
     queue = DeliveryQueue(db)

@@ -233,11 +233,17 @@ def _edited_digest(tmp_path: Path) -> Path:
     return edited
 
 
-def test_curated_note_is_kept_without_force_and_refreshed_with_it(tmp_path, capsys):
+def shipped_notes(tmp_path: Path) -> Path:
+    """A copy of the shipped notes to import into."""
     out = tmp_path / "notes"
     out.mkdir()
     for name, text in notes_in(DEFAULT_NOTES_DIR).items():
         (out / name).write_text(text, "utf-8")
+    return out
+
+
+def test_curated_note_is_kept_without_force_and_refreshed_with_it(tmp_path, capsys):
+    out = shipped_notes(tmp_path)
     target = out / "vllm-0341d216.md"
     curated = parse_note(target.read_text("utf-8"), "x")
     digest = _edited_digest(tmp_path)
@@ -260,10 +266,7 @@ def test_curated_note_is_kept_without_force_and_refreshed_with_it(tmp_path, caps
 
 
 def test_force_keeps_the_curators_other_header_lines_and_comments(tmp_path):
-    out = tmp_path / "notes"
-    out.mkdir()
-    for name, text in notes_in(DEFAULT_NOTES_DIR).items():
-        (out / name).write_text(text, "utf-8")
+    out = shipped_notes(tmp_path)
     target = out / "vllm-0341d216.md"
     before = target.read_text("utf-8")
     commented = before.replace(
@@ -281,10 +284,7 @@ def test_force_keeps_the_curators_other_header_lines_and_comments(tmp_path):
 
 
 def test_force_refuses_rather_than_lose_a_comment_it_cannot_keep(tmp_path):
-    out = tmp_path / "notes"
-    out.mkdir()
-    for name, text in notes_in(DEFAULT_NOTES_DIR).items():
-        (out / name).write_text(text, "utf-8")
+    out = shipped_notes(tmp_path)
     target = out / "vllm-0341d216.md"
     text = target.read_text("utf-8")
     # a header field the import refreshes, written over two lines, and a comment
