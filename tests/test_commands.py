@@ -77,6 +77,7 @@ def test_not_our_command(text):
         "To pause it:\n\n- ```\n  /notes off\n  ```",  # a fence opened on a list item's line
         "1. ```\n   /notes off\n   ```",
         "  * ~~~\n    /notes why\n    ~~~",
+        "```\n/notes why\n~~~\n/notes off\n```",  # a tilde line does not close backticks
         "    /notes why",  # indented code
         "\t/notes why",
         "`/notes why`",
@@ -97,6 +98,11 @@ def test_not_our_command(text):
 )
 def test_commands_in_code_quotes_and_comments_are_ignored(text):
     assert parse_commands(text) == []
+
+
+def test_a_fence_indented_four_spaces_is_indented_code_not_a_fence():
+    # it opens nothing, so the command after it is read
+    assert [c.kind for c in parse_commands("    ```\n/notes why")] == [Kind.WHY]
 
 
 def test_after_a_fence_in_a_list_item_commands_are_read_again():

@@ -20,6 +20,7 @@ from bot.feedback import (
     evidence_terms,
     hide_dismissed,
     pick_note,
+    report_lines,
     summarise,
 )
 from bot.library import load_library
@@ -36,7 +37,7 @@ SHOWN = ("vllm-aaaa1111", "vllm-bbbb2222", "vllm-cccc3333")
 # --- which note a command means ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("first", ["2", "#2", "2.", "2:", "VLLM-BBBB2222"])
+@pytest.mark.parametrize("first", ["2", "#2", "2.", "2:", "2)", "VLLM-BBBB2222"])
 def test_a_note_is_named_by_its_number_or_its_id(first):
     pick = pick_note((first, "only", "renames", "a", "flag"), SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == ("vllm-bbbb2222", 2, "only renames a flag")
@@ -101,6 +102,34 @@ def test_a_hidden_note_leaves_a_gap_nothing_fills():
 
 def mark(note_id: str, number: int, at: str, **kw) -> Mark:
     return Mark("vllm-project/vllm", number, note_id, 1, "reviewer", at=at, **kw)
+
+
+def test_report_lines_say_each_mark_and_only_the_words_written():
+    marks = [
+        mark("a", 1, "2026-12-01", reason="proxy only", evidence=("title mentions 'EPD'",)),
+        mark("a", 2, "2026-12-02"),
+    ]
+    lines = report_lines(summarise(marks, {"a": 4}), {"a": "A note"})
+    assert lines[0] == "a  shown on 4 PR(s), marked not relevant on 2 (50%)  A note"
+    assert (
+        "    vllm-project/vllm PR 1 (note 1 of the comment), 2026-12-01, by reviewer: proxy only"
+        in lines
+    )
+    assert "    vllm-project/vllm PR 2 (note 1 of the comment), 2026-12-02, by reviewer" in lines
+    assert "        - title mentions 'EPD'" in lines
+    assert lines[-1].startswith("2 mark(s) on 1 of 1 note(s) shown")
+
+
+def test_summary_ranks_equal_marks_by_share_and_terms_likewise():
+    marks = [mark("a", 1, "t"), mark("b", 2, "t")]
+    rows = summarise(marks, {"a": 10, "b": 2})
+    assert [f.note_id for f in rows] == ["b", "a"]  # one mark each: 1 of 2 before 1 of 10
+    mtp, ep = "title mentions 'MTP' (aspect)", "title mentions 'EP' (topic: EP)"
+    repo = "vllm-project/vllm"
+    marked = [mark("c", 1, "t", evidence=(mtp, ep))]
+    shown = [(repo, 5, "c", (ep,)), (repo, 6, "c", (ep,))]
+    (c,) = summarise(marked, {"c": 3}, shown)
+    assert [t.term for t in c.terms] == ["'MTP'", "'EP'"]  # 1 of 1 before 1 of 3
 
 
 def test_summary_counts_standing_marks_most_marked_first():
@@ -177,6 +206,10 @@ def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     assert [m.number for m in store.marks()] == [8]
     assert [m.withdrawn for m in store.marks(withdrawn=True)] == [True, False]
     assert store.record(mark("vllm-aaaa1111", 7, "t4"))  # marked again after a restore
+    # a repository named with capitals is one repository, whatever the spelling
+    assert store.record(Mark("VLLM-Project/vLLM", 9, "vllm-aaaa1111", 1, "x", origin="c:1"))
+    assert store.numbering("vllm-project/vllm", 9, "c:1") == ()
+    assert store.withdraw("vllm-project/VLLM", 9) == 1
     db.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 
@@ -108,6 +109,7 @@ def test_fresh_notes_wait_for_curation(tmp_path):
         ("不太值得精读，只是改名。", Verdict.SKIP),
         ("值得快速浏览，但不值得精读。", Verdict.QUICK),
         ("值得精读，测试部分值得快速浏览。", Verdict.DEEP),
+        ("不需要深入精读，看改动即可。", Verdict.SKIP),
     ],
 )
 def test_verdict_from_wording(text, verdict):
@@ -283,16 +285,29 @@ def test_force_keeps_the_curators_other_header_lines_and_comments(tmp_path):
     assert [a.split(" =")[0] for a, _ in changed] == ["verdict", "updated"]  # only those lines
 
 
+def test_force_adds_a_refreshed_field_the_header_lacks_and_keeps_comments(tmp_path):
+    out = shipped_notes(tmp_path)
+    target = out / "vllm-0341d216.md"
+    text = target.read_text("utf-8")
+    text = re.sub(r"\nupdated = [0-9-]+", "\n# updated left out on purpose", text, count=1)
+    target.write_text(text, "utf-8")
+    result = import_digest(_edited_digest(tmp_path), out, force=True, today=date(2027, 1, 5))
+    assert result.updated == [target]
+    after = target.read_text("utf-8")
+    assert "# updated left out on purpose" in after and "updated = 2027-01-05" in after
+
+
 def test_force_refuses_rather_than_lose_a_comment_it_cannot_keep(tmp_path):
     out = shipped_notes(tmp_path)
     target = out / "vllm-0341d216.md"
     text = target.read_text("utf-8")
     # a header field the import refreshes, written over two lines, and a comment
-    text = text.replace('verdict = "deep"', 'verdict = """\ndeep"""\n# why deep', 1)
-    target.write_text(text, "utf-8")
-    with pytest.raises(LibraryError, match="lose its comments"):
-        import_digest(_edited_digest(tmp_path), out, force=True, today=date(2027, 1, 5))
-    assert target.read_text("utf-8") == text  # nothing written
+    for comment in ("\n# why deep", "  # why deep", "\n    # why deep"):  # any place
+        multi = text.replace('verdict = "deep"', f'verdict = """\ndeep"""{comment}', 1)
+        target.write_text(multi, "utf-8")
+        with pytest.raises(LibraryError, match="lose its comments"):
+            import_digest(_edited_digest(tmp_path), out, force=True, today=date(2027, 1, 5))
+        assert target.read_text("utf-8") == multi  # nothing written
 
 
 def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):

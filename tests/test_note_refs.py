@@ -50,6 +50,9 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("This isn't a follow-up to #6", []),
         ("This should fix #4", [(4, "fixes")]),
         ("Reverts #9. Not related to #10", [(9, "reverts")]),
+        ("No tests needed. Fixes #12", [(12, "fixes")]),  # a negation elsewhere denies nothing
+        ("This never fixed #13", []),
+        ("It is not really a revert of #14", []),
     ],
 )
 def test_related_refs_reads_relations_not_mentions(body, expected):

@@ -258,12 +258,25 @@ def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
         ),
         ((), "<!-- skip.notes -->", "skip.notes", PauseCause.DESCRIPTION),
         ((), "<!-- skipxnotes -->", "skip.notes", None),  # the label is text, not a pattern
+        (("no-review-notes",), "", "No-Review-Notes", PauseCause.LABEL),  # configured so
+        ((), "<!-- no-review-notes -->", " No-Review-Notes ", PauseCause.DESCRIPTION),
+        ((), "Opt out:\n\n\t<!-- no-review-notes -->", "no-review-notes", None),  # tab: code
         (("no-review-notes",), "<!-- no-review-notes -->", "", None),  # empty: feature off
     ],
 )
 def test_what_opts_a_pr_out(labels, body, label, cause):
     pr = facts(labels=labels, body=body)
     assert opted_out_by_pr(pr, label) is cause
+
+
+def test_a_pr_paused_by_its_label_and_a_command_names_the_label(ctx):
+    # `/notes on` would not resume it while the label is there: the label is the cause
+    refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)), force=True)
+    (body,) = bodies(ctx)
+    assert "paused on this pull request by the label `no-review-notes`" in body
+    assert "`/notes on` resumes" not in body
 
 
 def test_an_empty_opt_out_label_turns_the_feature_off(ctx):
