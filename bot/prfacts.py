@@ -100,10 +100,11 @@ _LOG_LINE = re.compile(
 )
 _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
 
-# Owner and name bounded as GitHub bounds them (39 and 100): "_._._." repeated would
-# otherwise be rescanned from each position for a `/` (quadratic).
-_REF_HASH = re.compile(r"(?<![\w/])(?:([\w.-]{1,39}/[\w.-]{1,100}))?#(\d{1,7})\b")
-_REF_URL = re.compile(r"github\.com/([\w.-]{1,39}/[\w.-]{1,100})/(?:pull|issues)/(\d{1,7})\b")
+# owner/name, bounded as GitHub bounds them (39 and 100): "_._._." repeated would
+# otherwise be rescanned from each position for a `/` (quadratic). bot.relations too.
+OWNER_NAME = r"[\w.-]{1,39}/[\w.-]{1,100}"
+_REF_HASH = re.compile(rf"(?<![\w/])(?:({OWNER_NAME}))?#(\d{{1,7}})\b")
+_REF_URL = re.compile(rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})\b")
 
 
 def _numeric_line(line: str) -> bool:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.prfacts import referenced_prs, without_comments_and_code
+from bot.prfacts import OWNER_NAME, referenced_prs, without_comments_and_code
 
 
 class Relation(StrEnum):
@@ -40,7 +40,7 @@ _PHRASES: dict[Relation, list[str]] = {
     }.items()
 }
 _REF = (
-    r"(?:[\w.-]+/[\w.-]+)?#\d{1,7}\b|https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d{1,7}\b"
+    rf"(?:{OWNER_NAME})?#\d{{1,7}}\b|https?://github\.com/{OWNER_NAME}/(?:pull|issues)/\d{{1,7}}\b"
 )
 # A phrase, optional filler ("PR", "the draft", "for the bug in", ":"), then one or more refs
 # joined by commas or "and": "Fixes #1, #2 and #3".
