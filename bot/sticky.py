@@ -167,6 +167,9 @@ def opted_out_by_pr(facts: PRFacts, label: str) -> PauseCause | None:
         return None
     if any(x.strip().lower() == label for x in facts.labels):
         return PauseCause.LABEL
+    # every event asks, and most bodies never name the label: skip the pass over code then
+    if not re.search(re.escape(label), facts.body, re.IGNORECASE):
+        return None
     marker = rf"<!--\s*{re.escape(label)}\s*-->"
     if re.search(marker, without_code(facts.body), re.IGNORECASE):  # shown as code: no
         return PauseCause.DESCRIPTION
