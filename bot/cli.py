@@ -299,6 +299,17 @@ def _cmd_retry(args: argparse.Namespace) -> int:
     return 1 if missing else 0
 
 
+def _library_arguments(parser: argparse.ArgumentParser) -> None:
+    """The notes library a `notes` sub-command reads: a directory and the taxonomy."""
+    parser.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
+    parser.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+
+
+def _database_argument(parser: argparse.ArgumentParser) -> None:
+    """The bot's database a command reads (`_database_of`)."""
+    parser.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="review-notes", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -315,24 +326,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.set_defaults(func=_cmd_notes_import)
     chk = notes_sub.add_parser("check", help="validate every note and the taxonomy")
-    chk.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
-    chk.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    _library_arguments(chk)
     chk.set_defaults(func=_cmd_notes_check)
     refs = notes_sub.add_parser(
         "refs",
         help="suggest read_with and issues from what each note's source PR says (reads GitHub)",
     )
-    refs.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
-    refs.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    _library_arguments(refs)
     refs.add_argument("--note", action="append", metavar="ID", help="only this note (repeatable)")
     refs.set_defaults(func=_cmd_notes_refs)
     fb = notes_sub.add_parser(
         "feedback",
         help="the notes reviewers marked as not relevant (`/notes wrong`), with the evidence",
     )
-    fb.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
-    fb.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
-    fb.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+    _library_arguments(fb)
+    _database_argument(fb)
     fb.add_argument("--json", action="store_true", help="one JSON object per note")
     fb.set_defaults(func=_cmd_notes_feedback)
     _add_match_parser(sub)
@@ -353,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     retry = sub.add_parser("retry", help="list failed deliveries, or re-queue them")
     retry.add_argument("ids", nargs="*", metavar="ID", help="delivery ids to re-queue")
     retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
-    retry.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+    _database_argument(retry)
     retry.set_defaults(func=_cmd_retry)
     return parser
 
