@@ -27,6 +27,12 @@ log = logging.getLogger(__name__)
 # cannot crash-loop the server. Only interruptions count (`interruptions`), not
 # runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
+# A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
+# with a clean count of interruptions.
+_REQUEUE = (
+    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
+    " WHERE state = 'failed'"
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -159,11 +165,7 @@ class DeliveryQueue:
                     continue
                 # Seen before: a redelivery of a failed delivery runs it again, from a clean
                 # count of interruptions (someone asked for it, as with `review-notes retry`).
-                cur = conn.execute(
-                    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
-                    " WHERE id = ? AND state = 'failed'",
-                    (now, d.id),
-                )
+                cur = conn.execute(_REQUEUE + " AND id = ?", (now, d.id))
                 outcomes.append(Enqueued.REQUEUED if cur.rowcount else Enqueued.DUPLICATE)
         if any(o != Enqueued.DUPLICATE for o in outcomes):
             self._notify()
@@ -241,18 +243,12 @@ class DeliveryQueue:
         now = utcnow()
         with self.db.tx() as conn:
             if delivery_ids is None:
-                rows = conn.execute(
-                    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
-                    " WHERE state = 'failed' RETURNING id",
-                    (now,),
-                ).fetchall()
+                rows = conn.execute(_REQUEUE + " RETURNING id", (now,)).fetchall()
             else:
                 rows = []
                 for did in delivery_ids:
                     rows += conn.execute(
-                        "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
-                        " WHERE state = 'failed' AND id = ? RETURNING id",
-                        (now, did),
+                        _REQUEUE + " AND id = ? RETURNING id", (now, did)
                     ).fetchall()
         self._notify()
         return [r["id"] for r in rows]
@@ -301,6 +297,10 @@ class DeliveryQueue:
         with self._changed:
             self._version += 1
             self._changed.notify_all()
+
+
+def _log_context(delivery: Delivery) -> dict[str, Any]:
+    return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
 def _delivery(row: Any) -> Delivery:
@@ -397,7 +397,7 @@ class Workers:
                 )
 
     def run_one(self, delivery: Delivery) -> None:
-        extra = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+        extra = _log_context(delivery)
         try:
             self.process(delivery)
         except Exception as exc:
@@ -411,7 +411,7 @@ class Workers:
 
     def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
         """Store the outcome, trying again while not stopping; False if it was not stored."""
-        extra = {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+        extra = _log_context(delivery)
         wait, tries = self.RECORD_RETRY_FIRST, 0
         while True:
             tries += 1
