@@ -494,9 +494,7 @@ class GitHubClient:
                 return self._bot_login
         if self._integration is not None:
             integration = self._integration
-            slug = self._retry(
-                "get the App", lambda: self._as_app(lambda: integration.get_app().slug)
-            )
+            slug = self._as_app("get the App", lambda: integration.get_app().slug)
             login = f"{slug}[bot]"
         else:
             assert self._token is not None
@@ -556,10 +554,15 @@ class GitHubClient:
             held[1].close()
         return gh
 
-    def _as_app(self, call: Callable[[], T]) -> T:
-        """A call on the shared GithubIntegration (JWT auth), one thread at a time."""
-        with self._app_lock:
-            return call()
+    def _as_app(self, what: str, call: Callable[[], T]) -> T:
+        """A call on the shared GithubIntegration (JWT auth), retried like any other; each
+        try holds the integration for itself (one thread at a time), not the waits."""
+
+        def locked() -> T:
+            with self._app_lock:
+                return call()
+
+        return self._retry(what, locked)
 
     def _as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
         """Run `op` with this thread's Github for the PR's installation; on 401 re-mint once."""
@@ -589,9 +592,9 @@ class GitHubClient:
         owner, name = ref.repo.split("/", 1)
         integration = self._integration
         assert integration is not None
-        found = self._retry(
+        found = self._as_app(
             f"find the installation on {ref.repo}",
-            lambda: self._as_app(lambda: integration.get_repo_installation(owner, name).id),
+            lambda: integration.get_repo_installation(owner, name).id,
         )
         with self._lock:
             self._repo_installations[ref.repo] = found
@@ -608,9 +611,9 @@ class GitHubClient:
                 return cached
             integration = self._integration
             assert integration is not None
-            access = self._retry(
+            access = self._as_app(
                 f"mint a token for installation {installation_id}",
-                lambda: self._as_app(lambda: integration.get_access_token(installation_id)),
+                lambda: integration.get_access_token(installation_id),
             )
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
