@@ -124,10 +124,9 @@ def render_paused(opts: RenderOptions, *, by: PauseCause = PauseCause.COMMAND) -
     description's marker (the comment is never deleted)."""
     c = opts.command
     if by is PauseCause.LABEL:
-        why = f"by the label {code(opts.opt_out_label)}. Remove the label to resume them"
+        why = f"{_paused_by(by, opts)}. Remove the label to resume them"
     elif by is PauseCause.DESCRIPTION:
-        marker = code(opt_out_marker(opts.opt_out_label))
-        why = f"by {marker} in its description. Remove it to resume them"
+        why = f"{_paused_by(by, opts)}. Remove it to resume them"
     else:
         why = f"({code(c + ' off')}). Reply {code(c + ' on')} to resume them"
     return (
@@ -248,13 +247,19 @@ def _topic_name(library: Library, topic_id: str) -> str:
     return safe_text(name)
 
 
+def _paused_by(cause: PauseCause, opts: RenderOptions) -> str:
+    """What pauses the PR, as the comment names it: its label or its description's marker."""
+    if cause is PauseCause.LABEL:
+        return f"by the label {code(opts.opt_out_label)}"
+    return f"by {code(opt_out_marker(opts.opt_out_label))} in its description"
+
+
 def _paused_line(opts: RenderOptions) -> str:
     c = opts.command
     if opts.paused is PauseCause.LABEL:
-        by, resume = f" by the label {code(opts.opt_out_label)}", "removing the label resumes them"
+        by, resume = f" {_paused_by(opts.paused, opts)}", "removing the label resumes them"
     elif opts.paused is PauseCause.DESCRIPTION:
-        marker = code(opt_out_marker(opts.opt_out_label))
-        by, resume = f" by {marker} in its description", "removing it resumes them"
+        by, resume = f" {_paused_by(opts.paused, opts)}", "removing it resumes them"
     else:
         by, resume = "", f"{code(c + ' on')} resumes them"
     return (
