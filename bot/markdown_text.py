@@ -15,40 +15,52 @@ _BACKTICKS = re.compile(r"`+")
 # A fence may open on a list item's first line (`- ```` ), as CommonMark renders it.
 _FENCE_OPEN = re.compile(r"^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+# The same at any depth: a fence in a nested list item of a PR description.
+_NESTED_OPEN = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
+_NESTED_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 
 
-def fence_opened(line: str) -> str:
-    """The fence (its run of backticks or tildes) this line opens, or ""."""
-    m = _FENCE_OPEN.match(line)
+def fence_opened(line: str, nested: bool = False) -> str:
+    """The fence (its run of backticks or tildes) this line opens, or "". `nested`: at
+    any indent, not only up to 3 spaces (deeper is indented code at the top level)."""
+    m = (_NESTED_OPEN if nested else _FENCE_OPEN).match(line)
     # A backtick fence's info string may not contain a backtick: "```a`b" is inline code.
     if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
         return m.group(1)
     return ""
 
 
-def fence_closed(line: str, fence: str) -> bool:
+def fence_closed(line: str, fence: str, nested: bool = False) -> bool:
     """Whether this line closes `fence`: a run of its character at least as long."""
-    m = _FENCE_CLOSE.match(line)
+    m = (_NESTED_CLOSE if nested else _FENCE_CLOSE).match(line)
     return bool(m) and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
 
 
-def without_code(text: str) -> str:
-    """The text minus fenced and indented code blocks (their lines left empty) and inline
-    code spans: what a reader sees as text or markup. An unclosed fence runs to the end."""
+def without_fences(text: str, nested: bool = False) -> str:
+    """The text with its fenced code blocks' lines left empty (an unclosed fence runs to
+    the end). `nested`: fences at any indent count, as in the nested lists of a PR
+    description, where what matters is leaving logs out, not CommonMark's fine print."""
     out: list[str] = []
     fence = ""
     for line in text.split("\n"):
         if fence:
-            if fence_closed(line, fence):
+            if fence_closed(line, fence, nested):
                 fence = ""
             out.append("")
-        elif opened := fence_opened(line):
+        elif opened := fence_opened(line, nested):
             fence = opened
             out.append("")
         else:
-            out.append("" if INDENTED.match(line) else line)
-    return without_code_spans("\n".join(out))
+            out.append(line)
+    return "\n".join(out)
+
+
+def without_code(text: str) -> str:
+    """The text minus fenced and indented code blocks (their lines left empty) and inline
+    code spans: what a reader sees as text or markup."""
+    lines = without_fences(text).split("\n")
+    return without_code_spans("\n".join("" if INDENTED.match(ln) else ln for ln in lines))
 
 
 def code_span_ranges(paragraph: str) -> list[tuple[int, int]]:

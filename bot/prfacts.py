@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from bot.markdown_text import without_fences
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -46,15 +47,6 @@ def title_text(title: str) -> str:
 # --- description ----------------------------------------------------------------
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-# A fence opens with 3+ backticks or tildes (a backtick fence's info string has no
-# backtick: "```cmd```" on one line is inline code); it closes with a run of the same
-# character at least as long (or the text ends). Possessive runs keep a line of 65,536
-# backticks linear.
-_FENCE = re.compile(
-    r"^[ \t]*(?:(?P<b>`{3,}+)[^`\n]*+|(?P<t>~{3,}+)[^\n]*+)\n"
-    r".*?(?:^[ \t]*(?:(?P=b)`*+|(?P=t)~*+)[ \t]*$|\Z)",
-    re.S | re.M,
-)
 _DETAILS = re.compile(r"<details\b.*?(?:</details>|\Z)", re.S | re.I)
 _PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
 # No bracket inside the text, no parenthesis inside the target, and bounded: an
@@ -120,7 +112,7 @@ def clean_body(body: str) -> str:
     """The author's own words in a PR description: template, code, logs and markup removed."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
     text = _HTML_COMMENT.sub("", text)
-    text = _FENCE.sub("", text)
+    text = without_fences(text, nested=True)
     text = _DETAILS.sub("", text)
     text = _PRE.sub("", text)
     tail = _TEMPLATE_TAIL.search(text)
@@ -139,7 +131,7 @@ def clean_body(body: str) -> str:
 
 def without_comments_and_code(body: str) -> str:
     """The description minus HTML comments (the template's hints) and fenced code."""
-    return _FENCE.sub("", _HTML_COMMENT.sub("", body))
+    return without_fences(_HTML_COMMENT.sub("", body), nested=True)
 
 
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:

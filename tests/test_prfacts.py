@@ -77,6 +77,15 @@ def test_a_longer_closing_fence_closes_the_block():
     assert clean_body(body) == "The EAGLE path.\n\nAfter."
 
 
+def test_fences_in_list_items_and_nested_lists_are_code():
+    # Descriptions put their logs under steps: "1. run it:" then an indented fence.
+    body = (
+        "Steps:\n1. run it:\n    ```\n    ERROR MTP traceback\n    ```\n"
+        "- ```\n  EAGLE log\n  ```\nThe sampler."
+    )
+    assert clean_body(body) == "Steps:\n1. run it:\n\nThe sampler."
+
+
 @pytest.mark.parametrize(
     ("unit", "tail"),
     [
