@@ -712,6 +712,13 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     assert state(rt).dismissed == (shown[0],)
     (kept,) = rt.ctx.feedback.marks()
     assert (kept.note_id, kept.reason) == (shown[0], "the proxy is not the connector")
+    edit(client, rt, fake, c, "/notes wrong 1")  # words taken out: the reason given stays
+    (kept,) = rt.ctx.feedback.marks()
+    assert kept.reason == "the proxy is not the connector"
+    # a number past the end is told against the numbering the comment was read with
+    edit(client, rt, fake, c, f"/notes wrong {len(shown) + 1}")
+    assert f"it shows notes 1 to {len(shown)} " in replies(fake)[-1].body
+    assert len(state(rt).notes) != len(shown)  # not the comment as it is now
 
     (row,) = rt.queue.db.execute(
         "SELECT id FROM deliveries WHERE event = 'issue_comment' ORDER BY seq DESC LIMIT 1"
