@@ -6,7 +6,8 @@ labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
 events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
 like anyone's; those sent by the bot itself are not (bot.dispatch).
 Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
-left alone.
+left alone: `closed` only records when the PR closed, so that an older event handled
+after it (late, or re-run by `review-notes retry`) changes nothing.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from bot.dispatch import Dispatcher, Route
 from bot.github_port import FilesNotReady, PRRef
 from bot.prfacts import facts_from_payload
 from bot.queue import Delivery
-from bot.sticky import refresh_sticky
+from bot.sticky import refresh_sticky, seen_event
 
 log = logging.getLogger(__name__)
 # Set on our own re-check of a delivery whose file list GitHub had not caught up with.
 RECHECK = "review_notes_files_recheck"
 
 ACTIONS = frozenset(
-    {"opened", "reopened", "ready_for_review", "edited", "synchronize", "labeled", "unlabeled"}
+    {
+        *("opened", "reopened", "ready_for_review", "edited", "synchronize"),
+        *("labeled", "unlabeled", "closed"),
+    }
 )
 
 
@@ -41,7 +45,7 @@ def check_pull_request(payload: dict[str, Any]) -> str | None:
         payload.get("changes") or {}
     ):
         return "edited, but neither the title nor the body changed"
-    if pr.get("state") == "closed":
+    if pr.get("state") == "closed" and payload.get("action") != "closed":
         return "the pull request is closed"
     return None
 
@@ -68,6 +72,10 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
+    if payload.get("action") == "closed":
+        event_at = payload["pull_request"].get("updated_at")
+        newer = seen_event(ctx, ref, event_at) if event_at else None
+        return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
     rechecks = int(payload.get(RECHECK) or 0)
     delays = ctx.settings.files_recheck_delays
     expected = payload["pull_request"].get("changed_files")

@@ -70,6 +70,8 @@ def refresh_sticky(
     expected_files: the event's `changed_files`; GitHub listing fewer raises
     FilesNotReady (nothing is written or cached).
     """
+    if not force and event_at and (newer := seen_event(ctx, ref, event_at)):
+        return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
         return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
@@ -80,8 +82,6 @@ def refresh_sticky(
         and state.comment_id is None
     ):
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
-    if not force and event_at and state.event_at and event_at < state.event_at:
-        return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {state.event_at})")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
     if off is not None and not force:
         return pause_sticky(ctx, ref, by=off)
@@ -142,6 +142,21 @@ def refresh_sticky(
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
     return Refresh(written.outcome, what, written.comment_id, notes)
+
+
+def seen_event(ctx: BotContext, ref: PRRef, event_at: str) -> str | None:
+    """Remember a PR event's `updated_at` as the newest seen, whatever the event then
+    does (match nothing, wait for a draft, pause, or note that the PR closed). Returns
+    the newer time already seen when this event is older: it is stale and must change
+    nothing (deliveries arrive late, `retry` re-runs old ones, a files re-check re-runs
+    its event after newer ones)."""
+    # one delivery per PR runs at a time (bot.queue), so nothing changes it in between
+    newest = ctx.prs.get(ref.repo, ref.number).event_at
+    if newest and event_at < newest:
+        return newest
+    if event_at != newest:
+        ctx.prs.update(ref.repo, ref.number, event_at=event_at)
+    return None
 
 
 def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]:

@@ -69,7 +69,7 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
             dict(action="labeled", title=MATCHING_TITLE, labels=("ci",)),  # unchanged
             labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"),  # updated
             dict(number=N + 1, title=UNRELATED_TITLE),  # no match: no comment
-            dict(action="closed"),  # ignored at intake
+            dict(action="assigned"),  # ignored at intake
         ]
         for step in steps:
             kw = {"number": N, **step}
