@@ -120,6 +120,10 @@ def render_unpicked(command: Command, pick: Pick, shown: int, word: str = "/note
     )
 
 
+def _count_notes(n: int) -> str:
+    return "1 note" if n == 1 else f"{n} notes"
+
+
 # --- topic ---------------------------------------------------------------------
 
 
@@ -163,7 +167,7 @@ def render_topic(
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     if not notes:
         return f"{head}\nNo notes on {title} yet."
-    lines = [f"{head}\n{len(notes)} note(s) on {title}:", ""]
+    lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
     lines += [note_line(n, note_url) for n in notes[:max_results]]
     if len(notes) > max_results:
         lines.append(f"\n{len(notes) - max_results} more not shown.")
@@ -201,7 +205,9 @@ def render_search(
             f" Try `{word} topic ID`; topics: {_topic_list(library)}."
         )
     shown = hits[:max_results]
-    lines = [f"{head}\n{len(hits)} note(s) match {code(command.text, ECHO_LIMIT)}, best first:", ""]
+    match = "matches" if len(hits) == 1 else "match"
+    found = f"{_count_notes(len(hits))} {match} {code(command.text, ECHO_LIMIT)}"
+    lines = [f"{head}\n{found}, best first:", ""]
     for h in shown:
         where = ", ".join(_FIELD_NAMES[f] for f in h.fields)
         extra = f"matched {h.terms}/{len(terms)} word(s) in {where}"

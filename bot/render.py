@@ -166,8 +166,10 @@ def _compose(
     for block in blocks:
         parts += ["", *block]
     if hidden:
-        more = "1 more note matched" if hidden == 1 else f"{hidden} more notes matched"
-        parts += ["", f"_{more} but is not shown: the comment would be too long._"]
+        more = (
+            "1 more note matched but is" if hidden == 1 else f"{hidden} more notes matched but are"
+        )
+        parts += ["", f"_{more} not shown: the comment would be too long._"]
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
     if opts.verbose:

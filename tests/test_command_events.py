@@ -188,7 +188,7 @@ def test_why_shows_every_reason_and_the_topics_without_notes(live):
     ("line", "expect"),
     [
         ("/notes topic rocm", "ROCm"),
-        ("/notes search EAGLE", "match `EAGLE`"),
+        ("/notes search EAGLE", "1 note matches `EAGLE`"),
         ("/notes help", "review-notes commands"),
     ],
 )
@@ -344,7 +344,7 @@ def test_an_edit_runs_only_the_commands_it_adds(live):
     edit(client, rt, fake, c, "/notes topic ROCM\n\nThanks! (typo fixed)")  # same command
     assert len(replies(fake)) == 1
     edit(client, rt, fake, c, "/notes topic rocm\n/notes search EAGLE")
-    assert len(replies(fake)) == 2 and "match `EAGLE`" in replies(fake)[-1].body
+    assert len(replies(fake)) == 2 and "1 note matches `EAGLE`" in replies(fake)[-1].body
     # an edit of something else than the text is not even queued
     payload = comment_payload(c, action="edited", old_body=c.body)
     payload["changes"] = {}
@@ -731,3 +731,4 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     # a new comment reads the comment as it is now: its note 1 is the former note 2
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
     assert state(rt).dismissed == (shown[0], shown[1])
+

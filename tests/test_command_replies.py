@@ -245,6 +245,15 @@ def test_search_reply_is_capped_and_says_how_many_more(library):
     assert_safe(body)
 
 
+def test_replies_count_their_notes_in_english(library):
+    one = next(t for t in library.topics if len(library.by_topic.get(t, ())) == 1)
+    assert "\n1 note on **" in reply(f"/notes topic {one}", library)
+    many = max(library.topics, key=lambda t: len(library.by_topic.get(t, ())))
+    assert f"\n{len(library.by_topic[many])} notes on **" in reply(f"/notes topic {many}", library)
+    assert "\n1 note matches `EAGLE`" in reply("/notes search EAGLE", library)
+    assert f"\n{len(library.notes)} notes match `值得`" in reply("/notes search 值得", library)
+
+
 def test_search_reply_says_where_each_note_matched(library):
     body = reply("/notes search EAGLE 缓存", library)
     lines = [x for x in body.splitlines() if x.startswith("- ")]

@@ -514,7 +514,7 @@ def test_the_topic_reply_lists_what_its_link_opens(library):
             topic_url=lambda t, r=repo: f"/notes?topic={t}&repo={r}",
             repo=repo,
         )
-        said = int(re.search(r"(\d+) note\(s\) on", body).group(1))
+        said = int(re.search(r"(\d+) notes? on", body).group(1))
         link = re.search(r"\[all notes of this topic\]\(([^)]+)\)", body).group(1)
         page = client.get(link + "&format=json").json()
         assert page["count"] == said and said == sum(

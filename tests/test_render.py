@@ -257,7 +257,7 @@ def test_over_budget_drops_lowest_ranked_notes_whole():
     shown = [i for i in range(60) if f"**{i + 1}. Note number {i}**" in body]
     assert shown == list(range(len(shown)))  # a prefix: the best ones, in order
     assert 0 < len(shown) < 60
-    assert f"{60 - len(shown)} more notes matched but is not shown" in body
+    assert f"{60 - len(shown)} more notes matched but are not shown" in body
     assert body.rstrip().endswith("</sub>")  # footer intact: nothing was cut mid-markdown
 
 
@@ -312,3 +312,20 @@ def test_paused_comment_and_the_paused_line_are_inert():
     body = render(result(note()), LIB, head_sha=SHA, opts=described)
     assert "by `<!-- no-review-notes -->` in its description" in body
     assert_inert(body)
+
+
+def test_the_readme_shows_the_comment_the_bot_renders():
+    # README: "A comment, rendered from the shipped notes for a PR titled ..."; a matcher
+    # or note change that alters it must update the README too.
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    shown = readme.split("````markdown\n", 1)[1].split("````", 1)[0]
+    title = "[Core] Keep prefix-cache hits for EAGLE after preemption"
+    files = ("vllm/v1/core/kv_cache_coordinator.py",)
+    assert f'titled "{title[:20]}' in readme.replace("\n", " ") and files[0] in readme
+    facts = PRFacts("vllm-project/vllm", 60001, title, files=files)
+    links = NoteLinks(base_url="https://review-notes.example.org")
+    opts = RenderOptions(links=links, opt_out_label="no-review-notes")
+    body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=opts)
+    assert body.rstrip("\n") == shown.rstrip("\n")
