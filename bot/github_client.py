@@ -412,15 +412,20 @@ class GitHubClient:
         return self._as_installation(ref, op)
 
     def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
-        if not marker or marker not in body:
-            raise ValueError("the sticky comment body must contain its marker")
+        if not marker or not body.startswith(marker):
+            raise ValueError("the sticky comment body must open with its marker")
+
+        # The marker opens the sticky comment; elsewhere it may be a reply of ours
+        # quoting a command that carried it (shown as code), which is not the sticky.
+        def sticky_of_ours(c: IssueComment) -> bool:
+            return (c.body or "").lstrip().startswith(marker)
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
-            ours = [c for c in comments if self._is_ours(c, login) and marker in (c.body or "")]
+            ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
             if ours:
                 sticky = ours[0]  # the oldest: where readers saw it first
                 if _same_text(sticky.body, body):
@@ -429,7 +434,7 @@ class GitHubClient:
                 return StickyResult(Outcome.UPDATED, sticky.id)
             if not create:
                 return StickyResult(Outcome.SKIPPED)
-            made = self._create(ref, issue, body, lambda c: marker in (c.body or ""), since=None)
+            made = self._create(ref, issue, body, sticky_of_ours, since=None)
             return StickyResult(Outcome.CREATED, made.id)
 
         return self._as_installation(ref, op)

@@ -732,3 +732,16 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
     assert state(rt).dismissed == (shown[0], shown[1])
 
+
+def test_a_reply_quoting_the_marker_is_not_taken_for_the_notes_comment(live):
+    # A format character keeps `<!-\u2060-` from reading as an HTML comment; the reply
+    # quotes the command as code without it, so the reply holds the marker's text. Only
+    # a comment of ours that opens with the marker is the notes comment.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes <!-\u2060- review-notes:v1 -->")
+    (reply,) = replies(fake)
+    quoted = reply.body
+    assert MARKER in quoted
+    say(client, rt, fake, "/notes")
+    assert quoted in [c.body for c in ours(fake)]  # left as it was
+    assert sum(c.body.startswith(MARKER) for c in ours(fake)) == 1
