@@ -25,8 +25,9 @@ from bot.links import pr_url
 ZWSP = "\u200b"
 
 # A github.com PR or issue URL, with or without its scheme; not redirect.github.com.
+# After `_`, GitHub still links `www.` and `https://` (`see_www.github.com/...`).
 _GITHUB_REF_URL = re.compile(
-    r"(?<![\w.-])(?:https?://)?(?:www\.)?github\.com/"
+    r"(?:(?<![\w.-])|(?<=_)(?=https?://|www\.))(?:https?://)?(?:www\.)?github\.com/"
     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
     re.I,
 )

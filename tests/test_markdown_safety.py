@@ -13,6 +13,10 @@ def test_links_are_redirected_once_with_or_without_scheme():
         "see https://redirect.github.com/o/r/pull/7 and https://redirect.github.com/o/r/issues/8"
     )
     assert redirect_github_links(once) == once  # a redirect link is left alone
+    # GitHub links `www.` and `https://` after `_` too (a file path quoted in a reason)
+    for glued in ("see_www.github.com/o/r/pull/7", "see_https://github.com/o/r/pull/7"):
+        assert redirect_github_links(glued) == "see_https://redirect.github.com/o/r/pull/7"
+    assert redirect_github_links("notgithub.com/o/r/pull/7") == "notgithub.com/o/r/pull/7"
 
 
 def test_prose_and_code_follow_the_same_rules():
