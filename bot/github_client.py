@@ -134,15 +134,22 @@ _ROUTES = [
             "/repos/{owner}/{repo}/issues/comments/{id}/reactions",
         ),
         (
+            r"/repos/[^/]+/[^/]+/pulls/comments/\d+/reactions",
+            "/repos/{owner}/{repo}/pulls/comments/{id}/reactions",
+        ),
+        (
             r"/repos/[^/]+/[^/]+/collaborators/[^/]+/permission",
             "/repos/{owner}/{repo}/collaborators/{username}/permission",
         ),
     ]
 ]
+# GitHub's next-page links name the repository by its id
+_REPOSITORY_BY_ID = re.compile(r"^/repositories/\d+(?=/|$)")
 
 
 def route_template(path: str) -> str:
     """`/repos/o/r/pulls/7/files` -> `/repos/{owner}/{repo}/pulls/{number}/files` (else "other")."""
+    path = _REPOSITORY_BY_ID.sub("/repos/{owner}/{repo}", path)
     for pattern, template in _ROUTES:
         if pattern.fullmatch(path):
             return template

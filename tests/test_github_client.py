@@ -654,6 +654,11 @@ def test_route_templates():
     )
     assert route_template("/repos/o/r/collaborators/a%20b/permission").endswith("/permission")
     assert route_template("/gists") == "other"
+    # next-page links name the repository by id; reactions on a diff comment
+    assert route_template("/repositories/1300192/issues/7/comments") == (
+        "/repos/{owner}/{repo}/issues/{number}/comments"
+    )
+    assert route_template("/repos/o/r/pulls/comments/5/reactions").endswith("/{id}/reactions")
 
 
 def test_a_comment_posted_once_is_found_by_its_key(fake_github, make_github_client):
