@@ -206,6 +206,9 @@ def _message(exc: GithubException) -> str:
 
 
 def _rate_limited(exc: BaseException) -> bool:
+    if isinstance(exc, GithubException) and exc.status == 422:
+        # content created too fast: "was submitted too quickly", a secondary limit
+        return "submitted too quickly" in str(exc.data)
     if not isinstance(exc, GithubException) or exc.status not in (403, 429):
         return False
     headers = _headers(exc)

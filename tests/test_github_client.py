@@ -561,6 +561,37 @@ def test_a_secondary_limit_without_retry_after_waits_the_secondary_wait(
     assert RetryPolicy().secondary_wait >= 60  # GitHub asks for at least a minute
 
 
+def test_a_comment_submitted_too_quickly_waits_like_a_secondary_limit(
+    fake_github, make_github_client
+):
+    # GitHub's content-creation limit can also answer 422 (the REST description of
+    # POST .../issues/{n}/comments: "Validation failed, or the endpoint has been spammed")
+    too_quickly = Fault(
+        status=422,
+        body={
+            "message": "Validation Failed",
+            "errors": [
+                {
+                    "resource": "IssueComment",
+                    "code": "custom",
+                    "field": "body",
+                    "message": "was submitted too quickly",
+                }
+            ],
+        },
+    )
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("POST", "/repos/*/comments", too_quickly)
+    client = make_github_client()
+    assert client.create_comment(PR, "hello") == fake_github.comments(DEFAULT_REPO, 7)[0].id
+    [gap] = _gaps(fake_github, "POST", "/repos/*/comments")
+    assert gap >= client.policy.secondary_wait
+    invalid = Fault(status=422, body={"message": "Validation Failed", "errors": [{"code": "x"}]})
+    fake_github.inject("POST", "/repos/*/comments", invalid)
+    with pytest.raises(GitHubError, match="422"):  # any other 422: no retry
+        client.create_comment(PR, "again")
+
+
 def test_a_primary_limit_waits_past_the_reset(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     reset = int(time.time())  # GitHub's reset is whole epoch seconds
