@@ -1,7 +1,8 @@
 """`pull_request` events: keep the sticky comment in step with the PR.
 
-opened / reopened / ready_for_review: the first look. edited: only a new title
-or body can change the matches. synchronize: a push, files may have changed.
+opened / reopened / ready_for_review: the first look. edited: only a new title,
+body or base branch can change the matches (a new base changes the files, not the
+head). synchronize: a push, files may have changed.
 labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
 events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
 like anyone's; those sent by the bot itself are not (bot.dispatch).
@@ -41,10 +42,10 @@ def register(d: Dispatcher) -> None:
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:
     pr = payload.get("pull_request") or {}
-    if payload.get("action") == "edited" and not {"title", "body"} & set(
+    if payload.get("action") == "edited" and not {"title", "body", "base"} & set(
         payload.get("changes") or {}
     ):
-        return "edited, but neither the title nor the body changed"
+        return "edited, but not its title, body or base branch"
     if pr.get("state") == "closed" and payload.get("action") != "closed":
         return "the pull request is closed"
     return None
@@ -76,6 +77,8 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
         event_at = payload["pull_request"].get("updated_at")
         newer = seen_event(ctx, ref, event_at) if event_at else None
         return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
+    if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
+        ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)
     delays = ctx.settings.files_recheck_delays
     expected = payload["pull_request"].get("changed_files")

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from bot.render import MARKER
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -160,6 +160,25 @@ def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     deliver_pr(client, rt, title=UNRELATED_TITLE)
     assert fake.comments(DEFAULT_REPO, N) == []
     assert fake.calls(path="/repos/*/issues/*/comments") == []
+
+
+def test_a_pr_moved_to_another_base_branch_is_matched_on_its_new_files(live):
+    # Retargeting sends `edited` with `changes.base`: the head SHA stays, but the files
+    # are now the diff against the new base (a stacked PR gains its parent's files).
+    client, rt, fake = live
+    title, head = "[Core] Fix preemption bookkeeping", "a" * 40  # matches through its files
+    fake.add_pull(DEFAULT_REPO, N, title=title, files=["docs/README.md"])
+    deliver_pr(client, rt, title=title, head_sha=head)
+    assert ours(fake) == []  # docs only: no note
+    fake.pull(DEFAULT_REPO, N).files.append(FakeFile("vllm/v1/core/kv_cache_coordinator.py"))
+    base = {"ref": {"from": "stacked-parent"}, "sha": {"from": "b" * 40}}
+    deliver_pr(client, rt, action="edited", title=title, head_sha=head, changes={"base": base})
+    (comment,) = ours(fake)
+    assert comment.body.startswith(MARKER)
+    # an edit of anything else (here, the PR's state) still costs nothing
+    before = len(fake.requests)
+    r = post(client, "pull_request", pr_payload("edited", title=title, changes={"state": {}}))
+    assert r.json()["status"] == "ignored" and len(fake.requests) == before
 
 
 def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):

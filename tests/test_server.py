@@ -188,7 +188,7 @@ def test_json_that_only_pythons_parser_reads_is_still_queued(app, encode):
         ("issue_comment", {"action": "created", "sender_type": "Bot", "sender": "x[bot]"}, "bot"),
         (
             "pull_request",
-            {"action": "edited", "changes": {"base": {"ref": {"from": "x"}}}},
+            {"action": "edited", "changes": {"state": {"from": "open"}}},
             "edited",
         ),
         ("pull_request", {"action": "labeled", "state": "closed"}, "closed"),
