@@ -358,3 +358,79 @@ def test_after_the_last_re_check_the_list_is_taken_as_it_is(tmp_path, fake_githu
         assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2  # no third look
         assert len(ours(fake)) == 1  # the title alone still matches
         assert rt.queue.counts()["failed"] == 0
+
+
+# --- events handled out of order: an older one than one handled changes nothing ---------
+
+
+def at(minute: int) -> str:
+    return f"2026-09-01T10:{minute:02d}:00Z"
+
+
+RETITLED = dict(action="edited", title=UNRELATED_TITLE, changes={"title": {"from": MATCHING_TITLE}})
+
+
+def test_a_retried_opened_older_than_a_handled_retitle_posts_nothing(
+    tmp_path, fake_github, app_key
+):
+    # `opened` fails (GitHub asks to wait an hour), the author retitles the PR (nothing
+    # matches: no comment), then the operator runs `review-notes retry --all`.
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_max_wait=5)) as (client, rt):
+        wait = Fault.secondary_rate_limit(retry_after=3600)
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", wait)
+        post(client, "pull_request", pr_payload(title=MATCHING_TITLE, updated_at=at(0)))
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 1
+        post(client, "pull_request", pr_payload(**RETITLED, updated_at=at(5)))
+        drain(rt)
+        rt.queue.retry()  # what `review-notes retry --all` does
+        drain(rt)
+        assert ours(fake) == [] and rt.queue.counts()["failed"] == 0
+
+
+def test_a_retried_event_older_than_the_close_leaves_the_comment_alone(
+    tmp_path, fake_github, app_key
+):
+    # "Closed PRs are left alone": a `labeled` that failed is retried after the merge. Its
+    # payload says "open", but the `closed` event was remembered, and it is newer.
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_max_wait=5)) as (client, rt):
+        post(client, "pull_request", pr_payload(title=MATCHING_TITLE, updated_at=at(0)))
+        drain(rt)
+        before = ours(fake)[0].body
+        wait = Fault.secondary_rate_limit(retry_after=3600)
+        fake.inject("PATCH", "/repos/*/issues/comments/*", wait)
+        post(client, "pull_request", pr_payload(**labeled_one_more_note(updated_at=at(1))))
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 1
+        closed = pr_payload(action="closed", state="closed", title=MATCHING_TITLE, updated_at=at(2))
+        assert post(client, "pull_request", closed).json()["status"] == "queued"
+        drain(rt)
+        rt.queue.retry()
+        drain(rt)
+        assert [c.body for c in ours(fake)] == [before]
+
+
+def test_the_files_recheck_of_an_event_older_than_a_retitle_posts_nothing(
+    tmp_path, fake_github, app_key
+):
+    # `opened` meets a file list behind `changed_files`, so the bot queues a re-check of
+    # that payload; meanwhile the author retitles the PR (nothing matches). The re-check
+    # of the older payload is then stale.
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(1.5,))
+    with serving(settings) as (client, rt):
+        _lagging(fake, 1)
+        opened = pr_payload(title=MATCHING_TITLE, updated_at=at(0))
+        edited = pr_payload(**RETITLED, updated_at=at(1))
+        for payload in (opened, edited):
+            payload["pull_request"]["changed_files"] = 1
+            post(client, "pull_request", payload)
+            wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the re-check waiting")
+        drain(rt)  # the re-check of `opened`
+        assert ours(fake) == []
+        assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2  # the re-check reads none

@@ -272,3 +272,30 @@ def test_triage_only_prs_for_comment_events(tmp_path):
     assert d.triage("issue_comment", on_issue, settings).reason == "not about a pull request"
     t = d.triage("issue_comment", on_pr, settings)
     assert t.route is not None and t.pr_number == 5 and t.repo == "vllm-project/vllm"
+
+
+def at(minute: int) -> str:
+    return f"2026-09-01T10:{minute:02d}:00Z"
+
+
+def test_an_older_event_arriving_after_the_opt_out_label_changes_nothing(app):
+    # GitHub does not order deliveries, and `retry` re-runs old ones: a synchronize of
+    # 10:02 handled after the label of 10:03 must not un-pause the comment.
+    client, rt = app
+    pr = dict(title=MATCHING_TITLE, files=MATCHING_FILES)
+    deliver_pr(client, rt, **pr, updated_at=at(0))
+    deliver_pr(client, rt, **pr, action="labeled", labels=("no-review-notes",), updated_at=at(3))
+    assert "paused" in comments(rt)[0]["body"]
+    deliver_pr(client, rt, **pr, action="synchronize", head_sha="b" * 40, updated_at=at(2))
+    (c,) = comments(rt)
+    assert "paused" in c["body"] and c["edits"] == 1
+
+
+def test_an_older_opened_after_a_newer_edit_that_matched_nothing_posts_nothing(app):
+    # The edit wrote nothing, but its time is remembered: the older `opened` cannot post
+    # notes for a title the PR no longer has.
+    client, rt = app
+    retitled = dict(changes={"title": {"from": MATCHING_TITLE}}, updated_at=at(5))
+    deliver_pr(client, rt, action="edited", title=UNRELATED_TITLE, files=["docs/x.md"], **retitled)
+    deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES, updated_at=at(0))
+    assert comments(rt) == []
