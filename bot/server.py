@@ -31,7 +31,7 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
 from bot.logs import log_context
-from bot.matching import load_match_config
+from bot.matching import MatchConfig, compile_matcher, load_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
 from bot.prstate import PRStore
@@ -112,10 +112,11 @@ class Runtime:
 def build_runtime(
     settings: Settings, *, library: Library | None = None, github: GitHubPort | None = None
 ) -> Runtime:
-    """Wire everything; raises LibraryError on a broken notes library."""
+    """Wire everything; raises LibraryError on a broken notes library, StartupError on
+    a broken config file."""
     if library is None:
         library = load_library(settings.notes_dir, settings.topics_file)
-    match_config = load_match_config(settings.matching_file)
+    match_config = _match_config(settings, library)
     db = Database(settings.db_path)
     queue = DeliveryQueue(db)
     prs = PRStore(db)
@@ -131,6 +132,25 @@ def build_runtime(
     ctx = BotContext(settings, library, match_config, github, prs, metrics, queue=queue)
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+
+
+def _match_config(settings: Settings, library: Library) -> MatchConfig:
+    """The matching config, compiled once against the library: a file that is broken, or
+    names a topic the taxonomy lacks, stops the start rather than fail every delivery."""
+    path = settings.matching_file
+    try:
+        config = load_match_config(path)  # its errors name the file
+    except OSError as exc:
+        raise StartupError(
+            f"REVIEW_NOTES_MATCHING_FILE: cannot read {path}: {exc.strerror}"
+        ) from None
+    except ValueError as exc:
+        raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {exc}") from None
+    try:
+        compile_matcher(library, config)  # cached: the first delivery reuses it
+    except ValueError as exc:
+        raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {path}: {exc}") from None
+    return config
 
 
 def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort) -> None:

@@ -36,6 +36,18 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     assert "GITHUB_WEBHOOK_SECRET: required" in r.stderr
 
 
+@pytest.mark.parametrize("content", ["threshold = [\n", None])
+def test_serve_refuses_a_malformed_or_missing_matching_file_naming_it(tmp_path, content):
+    # A curator's unfinished edit or a mistyped path: one line to act on, not a traceback.
+    path = tmp_path / "matching.toml"
+    if content is not None:
+        path.write_text(content)
+    env = base_env(tmp_path, REVIEW_NOTES_MATCHING_FILE=str(path))
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=20)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "review-notes: REVIEW_NOTES_MATCHING_FILE: " in r.stderr and str(path) in r.stderr
+
+
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
     env = base_env(tmp_path)
     serve = server(tmp_path, env)

@@ -10,10 +10,12 @@ import uuid
 import pytest
 
 from bot.queue import Workers
+from bot.server import StartupError, build_runtime
 from bot.signature import sign, verify
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
+    ROOT,
     SECRET,
     clean_env,
     drain,
@@ -370,6 +372,20 @@ def test_the_notes_pages_source_link_follows_the_branch_and_directory(tmp_path):
         link = rt.ctx.links.url(note)  # the comment's link
     assert link == f"https://github.com/acme/review-notes/blob/notes/library/{note.id}.md"
     assert data["source_file_url"] == link
+
+
+# --- start-up ----------------------------------------------------------------------
+
+
+def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
+    # Found only when a delivery compiled the matcher, it failed every delivery.
+    text = (ROOT / "config" / "matching.toml").read_text()
+    text = text.replace('family_topics = ["kv-connector"]', 'family_topics = ["kv-connectors"]')
+    text = text.replace('vocabulary = "', f'vocabulary = "{ROOT / "config"}/')
+    bad = tmp_path / "matching.toml"
+    bad.write_text(text)
+    with pytest.raises(StartupError, match=re.escape(f"FILE: {bad}: ") + ".*kv-connectors"):
+        build_runtime(make_settings(tmp_path, matching_file=bad))
 
 
 # --- the rest of the app -------------------------------------------------------------
