@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.library import ROOT
 from bot.markdown_text import INDENTED, fence_closed, fence_opened, paragraph_code_spans
@@ -47,7 +47,16 @@ class CommandConfig(BaseModel):
 
 
 def load_command_config(path: Path = DEFAULT_COMMANDS_FILE) -> CommandConfig:
-    return CommandConfig.model_validate(tomllib.loads(path.read_text("utf-8")))
+    """Read config/commands.toml; a bad file raises ValueError naming the file and field."""
+    try:
+        return CommandConfig.model_validate(tomllib.loads(path.read_text("utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ValueError(f"{path}: {problems}") from None
 
 
 class Kind(StrEnum):

@@ -24,6 +24,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, build_dispatcher
@@ -117,6 +118,12 @@ def build_runtime(
     if library is None:
         library = load_library(settings.notes_dir, settings.topics_file)
     match_config = _match_config(settings, library)
+    try:
+        commands = load_command_config()  # read here, so a broken file stops the start
+    except OSError as exc:
+        raise StartupError(f"{DEFAULT_COMMANDS_FILE}: cannot read: {exc.strerror}") from None
+    except ValueError as exc:  # it names the file
+        raise StartupError(str(exc)) from None
     db = Database(settings.db_path)
     queue = DeliveryQueue(db)
     prs = PRStore(db)
@@ -129,7 +136,9 @@ def build_runtime(
     elif isinstance(github, DryRunGitHub):
         dry_run = github
     metrics = Metrics()
-    ctx = BotContext(settings, library, match_config, github, prs, metrics, queue=queue)
+    ctx = BotContext(
+        settings, library, match_config, github, prs, metrics, commands=commands, queue=queue
+    )
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
 

@@ -9,6 +9,7 @@ GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -314,6 +315,8 @@ def load_settings(
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
         raise SettingsError(_describe(exc)) from None
+    except tomllib.TOMLDecodeError as exc:  # e.g. config/bot.toml in the middle of an edit
+        raise SettingsError(f"{toml_file}: malformed TOML: {exc}") from None
 
 
 def _describe(exc: ValidationError) -> str:

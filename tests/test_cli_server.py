@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,29 @@ def test_serve_refuses_a_malformed_or_missing_matching_file_naming_it(tmp_path, 
     r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=20)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "review-notes: REVIEW_NOTES_MATCHING_FILE: " in r.stderr and str(path) in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "code"),
+    [
+        ("bot.toml", "workers = [", 2),  # settings: exit 2, as for a bad variable
+        ("commands.toml", "max_results = [", 1),
+        ("commands.toml", "max_results = 0", 1),  # out of range
+    ],
+)
+def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, code):
+    # config/ is data a curator edits in place: a slip there must read as one message.
+    app = tmp_path / "app"  # the code and data as the image holds them, to edit one file
+    for part in ("bot", "config", "seeds/notes"):
+        shutil.copytree(ROOT / part, app / part, ignore=shutil.ignore_patterns("__pycache__"))
+    path = app / "config" / name
+    key = line.split(" =")[0]
+    kept = [ln for ln in path.read_text().splitlines() if not ln.startswith(key)]
+    path.write_text("\n".join([*kept, line, ""]))
+    env = base_env(tmp_path, PYTHONPATH=str(app))
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+    assert f"{path}: " in r.stderr
 
 
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):

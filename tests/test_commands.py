@@ -251,4 +251,7 @@ def test_bad_config_is_rejected(tmp_path: Path):
     bad.write_text("max_comands = 3\n", "utf-8")
     with pytest.raises(ValueError, match="max_comands"):
         load_command_config(bad)
+    bad.write_text("max_results = [\n", "utf-8")  # the file named, for the start-up message
+    with pytest.raises(ValueError, match=f"{bad}: malformed TOML"):
+        load_command_config(bad)
     assert CommandConfig().word == "/notes"

@@ -56,6 +56,14 @@ def test_unknown_toml_key_is_named(tmp_path):
         load_settings(env_file=None, toml_file=toml)
 
 
+def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
+    # An edit of config/bot.toml left half done: a settings error, not a traceback.
+    toml = tmp_path / "bot.toml"
+    toml.write_text("workers = 2\ncomment_on_drafts = yes\n")
+    with pytest.raises(SettingsError, match=f"{toml}: malformed TOML: .*line 2"):
+        load_settings(env_file=None, toml_file=toml)
+
+
 def test_dotenv_file_is_read(tmp_path):
     env = tmp_path / ".env"
     env.write_text("REVIEW_NOTES_WORKERS=5\nGITHUB_WEBHOOK_SECRET=from-dotenv\n")
