@@ -224,6 +224,12 @@ def check_library(
     except OSError as exc:
         problems.append(Problem(str(notes_dir), 1, "notes", f"cannot read: {exc.strerror}"))
         files = []
+    else:
+        # A wrong directory or an empty volume mounted over it: with no notes, the server
+        # would edit every comment it made to say that no note matches any more.
+        if not files:
+            msg = f"no notes (*{NOTE_SUFFIX} files) in this directory"
+            problems.append(Problem(str(notes_dir), 1, "notes", msg))
     for file in files:
         try:
             sources.append(read_note(_read(file), file, curated=True))

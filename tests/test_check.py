@@ -331,6 +331,13 @@ def test_missing_notes_directory(tmp_path):
     ]
 
 
+def test_a_notes_directory_without_notes_is_a_problem(tmp_path):
+    # A wrong path or an empty volume: the server would tell every PR that no note matches.
+    write(tmp_path, "junk", ".hidden/x.md")
+    expected = f"{tmp_path}:1: notes: no notes (*.md files) in this directory"
+    assert problems_of(tmp_path) == [expected]
+
+
 # --- the taxonomy ----------------------------------------------------------------
 
 TAXONOMY = """\

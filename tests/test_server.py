@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from bot.notes import LibraryError
 from bot.queue import Workers
 from bot.server import StartupError, build_runtime
 from bot.signature import sign, verify
@@ -386,6 +387,14 @@ def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
     bad.write_text(text)
     with pytest.raises(StartupError, match=re.escape(f"FILE: {bad}: ") + ".*kv-connectors"):
         build_runtime(make_settings(tmp_path, matching_file=bad))
+
+
+def test_an_empty_notes_directory_stops_the_start(tmp_path):
+    # With no notes, every comment the bot made would be edited to "no note matches".
+    empty = tmp_path / "notes"
+    empty.mkdir()
+    with pytest.raises(LibraryError, match=re.escape(f"{empty}:1: notes: no notes")):
+        build_runtime(make_settings(tmp_path, notes_dir=empty))
 
 
 # --- the rest of the app -------------------------------------------------------------
