@@ -278,6 +278,12 @@ def _looks_like_pem(text: str) -> bool:
 
 
 def _check_pem_file(path: Path) -> list[str]:
+    # A key pasted where its path goes must not be echoed back into the logs.
+    if "PRIVATE KEY" in str(path) or "\n" in str(path):
+        return [
+            "GITHUB_PRIVATE_KEY_PATH: holds a key, not a path: use GITHUB_PRIVATE_KEY for"
+            " the key itself"
+        ]
     try:
         text = path.read_text("utf-8")
     except OSError as exc:

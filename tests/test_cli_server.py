@@ -35,6 +35,11 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     assert r.returncode == 2
     assert "GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is" in r.stderr
     assert "GITHUB_WEBHOOK_SECRET: required" in r.stderr
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecret\n-----END RSA PRIVATE KEY-----\n"
+    env = base_env(tmp_path, GITHUB_APP_ID="42", GITHUB_PRIVATE_KEY_PATH=pem)  # pasted in
+    r = cli("serve", env=env, cwd=ROOT)
+    assert r.returncode == 2 and "GITHUB_PRIVATE_KEY_PATH: holds a key" in r.stderr
+    assert "MIIEowIBAAKCAQEAsecret" not in r.stderr
 
 
 @pytest.mark.parametrize("content", ["threshold = [\n", None])

@@ -137,6 +137,14 @@ def test_an_empty_webhook_secret_in_dry_run_means_the_dev_secret(monkeypatch, bl
         assert s.webhook_secret() == DEV_WEBHOOK_SECRET
 
 
+@pytest.mark.parametrize("key", [PEM, PEM.replace("\n", " ")])
+def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
+    # "cannot read <path>" would print the key itself, into a terminal or the logs.
+    text = errors(github_app_id="1", github_private_key_path=key)
+    assert "GITHUB_PRIVATE_KEY_PATH: holds a key, not a path: use GITHUB_PRIVATE_KEY" in text
+    assert "MIIBOgIBAAJBAK" not in text
+
+
 def test_env_errors_name_the_env_variable(monkeypatch):
     monkeypatch.setenv("REVIEW_NOTES_PORT", "eighty")
     assert "REVIEW_NOTES_PORT" in errors()
