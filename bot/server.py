@@ -196,6 +196,12 @@ def live_github(settings: Settings) -> GitHubClient:
     if isinstance(app_id, str) and app_id.isdigit():
         app_id = int(app_id)  # an App ID; a client ID ("Iv1...") stays a string
     token = settings.github_token.get_secret_value() if settings.github_token else None
+    if token is not None:  # the variable a construction error is about
+        name = "GITHUB_TOKEN"
+    elif settings.github_private_key_path is not None:
+        name = "GITHUB_PRIVATE_KEY_PATH"
+    else:
+        name = "GITHUB_PRIVATE_KEY"
     try:
         return GitHubClient(
             base_url=settings.github_api_url,
@@ -214,7 +220,7 @@ def live_github(settings: Settings) -> GitHubClient:
             bot_login=settings.bot_login,
         )
     except ValueError as exc:  # e.g. a PEM that is not a usable RSA key
-        raise SettingsError(f"GITHUB_PRIVATE_KEY: {exc}") from None
+        raise SettingsError(f"{name}: {exc}") from None
 
 
 # --- HTTP -------------------------------------------------------------------------

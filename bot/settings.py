@@ -158,6 +158,13 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL")
         return v.rstrip("/")
 
+    @field_validator("github_token", "github_private_key")
+    @classmethod
+    def _blank_secret_is_none(cls, v: SecretStr | None) -> SecretStr | None:
+        # `GITHUB_TOKEN=` (a template's empty line) is no credential: dry run, as unset,
+        # rather than live mode with nothing to sign in with.
+        return v if v is None or v.get_secret_value().strip() else None
+
     @field_validator("github_app_id", "bot_login")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:

@@ -258,16 +258,22 @@ def test_persistent_failure_is_recorded_then_retry_succeeds(live, tmp_path):
     assert client.get("/healthz").json()["failed"] == 0
 
 
-def test_a_bad_app_key_stops_start_up_with_the_variable_named(tmp_path, fake_github, monkeypatch):
+@pytest.mark.parametrize("by_path", [False, True])
+def test_a_bad_app_key_stops_start_up_with_the_variable_named(
+    tmp_path, fake_github, monkeypatch, by_path
+):
     from bot.server import build_runtime
     from bot.settings import SettingsError
 
     clean_env(monkeypatch)
     pem = "-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5\n-----END RSA PRIVATE KEY-----\n"
-    settings = make_settings(
-        tmp_path, github_app_id="1", github_private_key=pem, public_url="https://x.org"
-    )
-    with pytest.raises(SettingsError, match="GITHUB_PRIVATE_KEY"):
+    key = {"github_private_key": pem}
+    if by_path:  # the variable to fix is the one set, not GITHUB_PRIVATE_KEY
+        (tmp_path / "app.pem").write_text(pem)
+        key = {"github_private_key_path": tmp_path / "app.pem"}
+    settings = make_settings(tmp_path, github_app_id="1", public_url="https://x.org", **key)
+    name = "GITHUB_PRIVATE_KEY_PATH" if by_path else "GITHUB_PRIVATE_KEY"
+    with pytest.raises(SettingsError, match=f"^{name}: "):
         build_runtime(settings)
 
 

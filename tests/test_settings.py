@@ -145,6 +145,16 @@ def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     assert "MIIBOgIBAAJBAK" not in text
 
 
+@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GITHUB_PRIVATE_KEY"])
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
+    # `GITHUB_TOKEN=` turned on live mode with nothing to sign in with, and the error
+    # then blamed another variable; empty means unset, as for GITHUB_APP_ID.
+    monkeypatch.setenv(name, blank)
+    s = load()
+    assert s.is_dry_run and not s.has_credentials
+
+
 def test_env_errors_name_the_env_variable(monkeypatch):
     monkeypatch.setenv("REVIEW_NOTES_PORT", "eighty")
     assert "REVIEW_NOTES_PORT" in errors()
