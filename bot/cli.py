@@ -164,6 +164,10 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     return 0
 
 
+# Tables a server creates at start: a file with none of them is not the bot's.
+BOT_TABLES = ("deliveries", "pr_state", "feedback")
+
+
 def _database_of(args: argparse.Namespace):
     """The database `--db` (else the settings') names, when it exists; None after saying why."""
     settings = _settings(db_path=args.db)
@@ -174,6 +178,7 @@ def _existing_database(path: Path | str):
     """The bot's database at `path`, or None after saying why (a command that reads it
     must not create an empty one at a mistyped path and report that nothing is there)."""
     import sqlite3
+    from contextlib import closing
 
     from bot.db import Database
 
@@ -181,12 +186,19 @@ def _existing_database(path: Path | str):
     if not Path(path).is_file():
         print(f"review-notes: no database at {path} {where}", file=sys.stderr)
         return None
+    # Look before Database() and the stores write to it (WAL mode, their tables): another
+    # application's SQLite file named by mistake must stay as it is.
     try:
-        db = Database(path)  # opening it reads the header: not SQLite fails here
+        with closing(sqlite3.connect(path)) as conn:  # not SQLite fails here
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        why = "" if tables & set(BOT_TABLES) else "none of its tables"
     except sqlite3.DatabaseError as exc:
-        print(f"review-notes: {path} is not the bot's database ({exc}) {where}", file=sys.stderr)
+        why = str(exc)
+    if why:
+        msg = f"{path} is not a review-notes database ({why}) {where}"
+        print(f"review-notes: {msg}", file=sys.stderr)
         return None
-    return db
+    return Database(path)
 
 
 def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -170,8 +172,20 @@ def test_commands_reading_the_database_never_create_one_nor_read_another_file(tm
     other = tmp_path / "topics.toml"
     other.write_text("x = 1\n" * 200, "utf-8")
     r = cli(*command, "--db", str(other), env=env, cwd=ROOT)
-    assert r.returncode == 2 and "is not the bot's database" in r.stderr
+    assert r.returncode == 2 and "is not a review-notes database" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
+def test_commands_reading_the_database_leave_another_sqlite_file_untouched(tmp_path, command):
+    # A --db naming another application's SQLite file got the bot's tables written into it.
+    other = tmp_path / "accounts.sqlite3"
+    with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE accounts (id INTEGER)")
+    before = other.read_bytes()
+    r = cli(*command, "--db", str(other), env=base_env(tmp_path), cwd=ROOT)
+    assert other.read_bytes() == before  # no table, not even the journal mode
+    assert r.returncode == 2 and f"{other} is not a review-notes database" in r.stderr
 
 
 def test_replay_tells_a_comment_on_a_diff_line_from_a_pr_event():
