@@ -43,7 +43,8 @@ def without_fences(text: str, nested: bool = False) -> str:
     description, where what matters is leaving logs out, not CommonMark's fine print."""
     out: list[str] = []
     fence = ""
-    for line in text.split("\n"):
+    # GitHub sends descriptions typed on github.com with CRLF: "```\r" must close a fence
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if fence:
             if fence_closed(line, fence, nested):
                 fence = ""

@@ -15,6 +15,7 @@ from bot.prfacts import (
     title_tags,
     title_text,
 )
+from bot.render import PauseCause
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
     "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
@@ -84,6 +85,19 @@ def test_fences_in_list_items_and_nested_lists_are_code():
         "- ```\n  EAGLE log\n  ```\nThe sampler."
     )
     assert clean_body(body) == "Steps:\n1. run it:\n\nThe sampler."
+
+
+def test_crlf_descriptions_close_their_fences():
+    # GitHub sends descriptions typed on github.com with CRLF: "```\r" closes the fence,
+    # so what follows a log block (references, the opt-out marker) is still read.
+    from bot.relations import related_refs
+    from bot.sticky import opted_out_by_pr
+
+    body = "Log:\r\n```\r\nerror\r\n```\r\nFixes #52419\r\n<!-- no-review-notes -->\r\n"
+    pr = PRFacts(repo="vllm-project/vllm", number=7001, title="x", body=body)
+    assert 52419 in pr.refs
+    assert [r.number for r in related_refs(body, pr.repo)] == [52419]
+    assert opted_out_by_pr(pr, "no-review-notes") is PauseCause.DESCRIPTION
 
 
 @pytest.mark.parametrize(
