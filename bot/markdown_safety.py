@@ -25,9 +25,10 @@ from bot.links import pr_url
 ZWSP = "\u200b"
 
 # A github.com PR or issue URL, with or without its scheme; not redirect.github.com.
-# After `_`, GitHub still links `www.` and `https://` (`see_www.github.com/...`).
+# GitHub links `https://...` after anything but a letter (`v2.https://...`) and `www.`
+# after `_` too (`see_www.github.com/...`); a bare `github.com/...` only as a word.
 _GITHUB_REF_URL = re.compile(
-    r"(?:(?<![\w.-])|(?<=_)(?=https?://|www\.))(?:https?://)?(?:www\.)?github\.com/"
+    r"(?:https?://(?:www\.)?|(?:(?<![\w.-])|(?<=_)(?=www\.))(?:www\.)?)github\.com/"
     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
     re.I,
 )

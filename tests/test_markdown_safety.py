@@ -17,6 +17,10 @@ def test_links_are_redirected_once_with_or_without_scheme():
     for glued in ("see_www.github.com/o/r/pull/7", "see_https://github.com/o/r/pull/7"):
         assert redirect_github_links(glued) == "see_https://redirect.github.com/o/r/pull/7"
     assert redirect_github_links("notgithub.com/o/r/pull/7") == "notgithub.com/o/r/pull/7"
+    # and `https://` after any non-letter: the scheme goes too, not "https://https://..."
+    for glue in ".-1":
+        glued = f"v2{glue}https://github.com/o/r/pull/7"
+        assert redirect_github_links(glued) == f"v2{glue}https://redirect.github.com/o/r/pull/7"
 
 
 def test_prose_and_code_follow_the_same_rules():
