@@ -170,6 +170,11 @@ class Settings(BaseSettings):
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v.strip() or None if v is not None else None
 
+    @field_validator("github_private_key_path", mode="before")
+    @classmethod
+    def _blank_path_is_none(cls, v: object) -> object:
+        return None if isinstance(v, str) and not v.strip() else v  # not Path(".")
+
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
         problems = []

@@ -145,7 +145,7 @@ def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     assert "MIIBOgIBAAJBAK" not in text
 
 
-@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GITHUB_PRIVATE_KEY"])
+@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH"])
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
     # `GITHUB_TOKEN=` turned on live mode with nothing to sign in with, and the error
