@@ -19,13 +19,13 @@ ignored, so quoting or documenting a command never runs it. `/notesfoo`,
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from bot.config_files import read_toml, validate
 from bot.library import ROOT
 from bot.markdown_text import INDENTED, fence_closed, fence_opened, paragraph_code_spans
 
@@ -48,15 +48,7 @@ class CommandConfig(BaseModel):
 
 def load_command_config(path: Path = DEFAULT_COMMANDS_FILE) -> CommandConfig:
     """Read config/commands.toml; a bad file raises ValueError naming the file and field."""
-    try:
-        return CommandConfig.model_validate(tomllib.loads(path.read_text("utf-8")))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ValueError(f"{path}: {problems}") from None
+    return validate(CommandConfig, read_toml(path), path)
 
 
 class Kind(StrEnum):

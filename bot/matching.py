@@ -55,7 +55,6 @@ trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses
 from __future__ import annotations
 
 import re
-import tomllib
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -63,8 +62,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bot.config_files import read_toml, validate
 from bot.library import ROOT, Library
 from bot.notes import Note, Topic, Verdict
 from bot.pathindex import GlobIndex
@@ -151,19 +151,10 @@ class MatchConfig(BaseModel):
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     """Read config/matching.toml; a bad file raises ValueError naming the file and field."""
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    data = read_toml(path)
     if isinstance(data.get("vocabulary"), str):  # relative to the config file
         data["vocabulary"] = path.parent / data["vocabulary"]
-    try:
-        config = MatchConfig.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ValueError(f"{path}: {problems}") from None
+    config = validate(MatchConfig, data, path)
     if config.vocabulary is not None:
         load_vocabulary(config.vocabulary)  # a bad file fails here, named
     return config

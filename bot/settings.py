@@ -335,6 +335,8 @@ def load_settings(
         raise SettingsError(_describe(exc)) from None
     except tomllib.TOMLDecodeError as exc:  # e.g. config/bot.toml in the middle of an edit
         raise SettingsError(f"{toml_file}: malformed TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # saved in another encoding (TOML is UTF-8)
+        raise SettingsError(f"{toml_file}: not UTF-8: {exc}") from None
 
 
 def _describe(exc: ValidationError) -> str:

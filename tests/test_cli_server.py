@@ -44,12 +44,13 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     assert "MIIEowIBAAKCAQEAsecret" not in r.stderr
 
 
-@pytest.mark.parametrize("content", ["threshold = [\n", None])
+@pytest.mark.parametrize("content", [b"threshold = [\n", b"# caf\xe9 (cp1252)\n", None])
 def test_serve_refuses_a_malformed_or_missing_matching_file_naming_it(tmp_path, content):
-    # A curator's unfinished edit or a mistyped path: one line to act on, not a traceback.
+    # A curator's unfinished edit, a file saved in another encoding or a mistyped path:
+    # one line to act on, not a traceback.
     path = tmp_path / "matching.toml"
     if content is not None:
-        path.write_text(content)
+        path.write_bytes(content)
     env = base_env(tmp_path, REVIEW_NOTES_MATCHING_FILE=str(path))
     r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=20)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
@@ -62,6 +63,8 @@ def test_serve_refuses_a_malformed_or_missing_matching_file_naming_it(tmp_path, 
         ("bot.toml", "workers = [", 2),  # settings: exit 2, as for a bad variable
         ("commands.toml", "max_results = [", 1),
         ("commands.toml", "max_results = 0", 1),  # out of range
+        ("bot.toml", "# caf\xe9", 2),  # saved in cp1252 on a Windows machine
+        ("commands.toml", "# caf\xe9", 1),
     ],
 )
 def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, code):
@@ -72,7 +75,7 @@ def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, c
     path = app / "config" / name
     key = line.split(" =")[0]
     kept = [ln for ln in path.read_text().splitlines() if not ln.startswith(key)]
-    path.write_text("\n".join([*kept, line, ""]))
+    path.write_bytes("\n".join([*kept, line, ""]).encode("cp1252"))
     env = base_env(tmp_path, PYTHONPATH=str(app))
     r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
     assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
