@@ -63,6 +63,11 @@ PERMS = {
         ("rea", Kind.OFF, Decision.REFUSE),
         ("nob", Kind.ON, Decision.REFUSE),
         ("stranger", Kind.OFF, Decision.REFUSE),
+        # wrong/restore hide or show notes for everyone: the same rule as off/on
+        ("author", Kind.WRONG, Decision.ALLOW),
+        ("wes", Kind.RESTORE, Decision.ALLOW),
+        ("tri", Kind.WRONG, Decision.REFUSE),
+        ("nob", Kind.RESTORE, Decision.REFUSE),
         # everything else: anyone
         ("stranger", Kind.REFRESH, Decision.ALLOW),
         ("rea", Kind.WHY, Decision.ALLOW),
@@ -221,6 +226,13 @@ def test_limiter_memory_is_bounded():
         clock.advance(10)
     assert len(rl._windows) <= 11
     assert rl.start(0) == ("y",)
+    # pruning forgets only windows that are over: a PR that has just run stays limited
+    # (forgetting it would let a flood through, one run per new PR seen)
+    rl = RateLimiter(5.0, clock, max_keys=2)
+    rl.admit("a", "x")
+    rl.admit("b", "x")
+    rl.admit("c", "x")  # the table is full, but a's and b's windows are still open
+    assert rl.admit("a", "y").admission is Admission.DEFER
 
 
 def test_bad_settings_are_rejected():
@@ -261,3 +273,8 @@ def test_reply_budget_memory_is_bounded():
     for i in range(100, 105):
         assert budget.allow(i)
     assert len(budget._buckets) <= 10
+    # only full buckets are forgotten: forgetting a spent one would hand its PR a new burst
+    budget = ReplyBudget(1, 3600.0, clock, max_keys=2)
+    assert budget.allow("a") and budget.allow("b")  # both spent
+    assert budget.allow("c")  # the table is full, with nothing full to forget
+    assert not budget.allow("a")

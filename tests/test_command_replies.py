@@ -108,13 +108,36 @@ def test_topic_lists_its_notes_strongest_first_with_links(library):
         assert f"({note_url(note)})" in body
         assert f"https://redirect.github.com/{note.repo}/pull/{note.source_pr})" in body
         assert note.title_zh in body
-    order = [n for n in expected if note_url(n) in body]
-    positions = [body.index(note_url(n)) for n in order]
-    shown = [n for _, n in sorted(zip(positions, order, strict=True), key=lambda p: p[0])]
-    assert [n.verdict.rank for n in shown] == sorted(n.verdict.rank for n in shown)
     assert "**Deep read** · 值得精读" in body
     assert "Sparse MLA" in body  # the topic's English name
     assert_safe(body)
+
+
+def test_topic_lists_deep_reads_first_then_the_newest_source_pr(library):
+    # Every shipped note of a topic is a deep read, so an order checked on them holds
+    # whatever the order: these notes differ in verdict and source PR, given shuffled.
+    base = library.by_topic["rocm"][0]
+
+    def n(nid: str, verdict: Verdict, pr: int) -> Note:
+        return base.model_copy(update={"id": nid, "verdict": verdict, "source_pr": pr})
+
+    given = (
+        n("t-quick", Verdict.QUICK, 300),
+        n("t-skip", Verdict.SKIP, 400),
+        n("t-old", Verdict.DEEP, 100),
+        n("t-new", Verdict.DEEP, 200),
+    )
+    lib = Library(notes=given, topics=library.topics)
+    body = reply("/notes topic rocm", lib)
+    lines = [x for x in body.splitlines() if x.startswith("- ")]
+    assert [next(m.id for m in given if note_url(m) in x) for x in lines] == [
+        "t-new",
+        "t-old",
+        "t-quick",
+        "t-skip",
+    ]
+    capped = reply("/notes topic rocm", lib, max_results=2)  # the cap keeps the strongest
+    assert [m.id for m in given if note_url(m) in capped] == ["t-old", "t-new"]
 
 
 def test_topic_shows_english_title_first_when_the_note_has_one(library):

@@ -100,6 +100,14 @@ def test_commands_in_code_quotes_and_comments_are_ignored(text):
     assert parse_commands(text) == []
 
 
+def test_a_quote_hides_its_own_lines_and_nothing_after_them():
+    # The quoted cases above would be ignored without the quote rule too: a line starting
+    # with `>` is no command. What the rule decides is that a comment or <pre> opened in
+    # a quote ends with the quote, as GitHub renders it, so the next line is prose.
+    assert kinds("> <!-- left open in the quote\n/notes why") == [("why", ())]
+    assert kinds("> <pre>\n/notes off") == [("off", ())]
+
+
 def test_a_fence_indented_four_spaces_is_indented_code_not_a_fence():
     # it opens nothing, so the command after it is read
     assert [c.kind for c in parse_commands("    ```\n/notes why")] == [Kind.WHY]

@@ -30,6 +30,7 @@ def test_prose_and_code_follow_the_same_rules():
             assert "@" + ZWSP in out
             assert not re.search(r"(?<!redirect\.)github\.com/o/r", out)
             assert not re.search(r"#\d", out)
+            assert not re.search(r"GH-\d", out, re.I)  # GH-3 links an issue too
         assert neutralize(text) in span
 
 
