@@ -12,7 +12,9 @@ followed by a sub-command and its arguments:
 
 Only lines a reader sees as plain text count: lines inside fenced or indented
 code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
-ignored, so quoting or documenting a command never runs it. `/notesfoo`,
+ignored, so quoting or documenting a command never runs it. A command on the line
+right after a quote runs, although GitHub shows that line inside the quote (a lazy
+continuation): the author typed it there, under what they quoted. `/notesfoo`,
 `/ci run` and `/lgtm` are other bots' business.
 """
 

@@ -106,6 +106,9 @@ def test_a_quote_hides_its_own_lines_and_nothing_after_them():
     # a quote ends with the quote, as GitHub renders it, so the next line is prose.
     assert kinds("> <!-- left open in the quote\n/notes why") == [("why", ())]
     assert kinds("> <pre>\n/notes off") == [("off", ())]
+    # typed under a quote without a blank line: GitHub shows it in the quote, but the
+    # author wrote it as their answer (README: a quoted command never runs; this is not one)
+    assert kinds("> can the bot skip this PR?\n/notes off") == [("off", ())]
 
 
 def test_a_fence_indented_four_spaces_is_indented_code_not_a_fence():
