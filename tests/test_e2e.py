@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections import Counter
+from datetime import UTC, datetime
 
 import pytest
 
@@ -160,6 +161,17 @@ def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     deliver_pr(client, rt, title=UNRELATED_TITLE)
     assert fake.comments(DEFAULT_REPO, N) == []
     assert fake.calls(path="/repos/*/issues/*/comments") == []
+
+
+def test_the_installation_named_in_the_delivery_is_used_without_an_app_lookup(live):
+    # the payload says which installation sent it: its token is minted directly, no
+    # GET /repos/{owner}/{repo}/installation first (one App call less per repository)
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    deliver_pr(client, rt, title=MATCHING_TITLE)
+    assert len(ours(fake)) == 1
+    assert fake.calls(path="/repos/*/installation") == []
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 1
 
 
 def test_a_pr_moved_to_another_base_branch_is_matched_on_its_new_files(live):
@@ -327,6 +339,11 @@ def test_killed_server_resumes_its_queue_on_restart(tmp_path, fake_github, app_k
     assert q.get("d-second").attempts == 1
 
 
+def at_s(text: str) -> float:
+    """A `utcnow()` time as seconds."""
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
+
+
 def _lagging(fake, answers: int) -> None:
     """GitHub's file list not caught up yet: `answers` empty lists, then the real one."""
     fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * answers)
@@ -348,6 +365,29 @@ def test_a_file_list_behind_changed_files_is_read_again_later(tmp_path, fake_git
         assert "a path of this note" in comment.body  # matched on the real list
         done = rt.queue.counts()
         assert done["failed"] == 0 and done["done"] == 2  # the event and its re-check
+
+
+def test_each_re_check_waits_its_own_delay_and_counts_on(tmp_path, fake_github, app_key):
+    # the second look is a delivery of its own (a new id, not a duplicate of the first
+    # re-check, named after the event) and waits the second delay, not the first
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05, 0.6))
+    with serving(settings) as (client, rt):
+        _lagging(fake, 2)
+        payload = pr_payload(title="Tidy up the KV cache coordinator")
+        payload["pull_request"]["changed_files"] = len(MATCHING_FILES)
+        assert post(client, "pull_request", payload, delivery="ev").status_code == 202
+        wait_until(lambda: ours(fake), what="the comment, after the third look")
+        drain(rt)
+        assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 3
+        rows = rt.queue.db.execute(
+            "SELECT id, received_at, not_before FROM deliveries ORDER BY seq"
+        )
+        ids = [r["id"] for r in rows]
+        assert ids == ["ev", "ev#files-recheck-1", "ev#files-recheck-2"]
+        waited = [at_s(r["not_before"]) - at_s(r["received_at"]) for r in rows[1:]]
+        assert waited[0] < 0.5 <= waited[1]
 
 
 def test_after_the_last_re_check_the_list_is_taken_as_it_is(tmp_path, fake_github, app_key):

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, Route, build_dispatcher
 from bot.dryrun import DryRunGitHub
+from bot.github_port import FileList, FilesNotReady
+from bot.library import load_library
+from bot.matching import load_match_config
+from bot.pr_events import handle_pull_request, payload_files
+from bot.prstate import PRStore
+from bot.queue import Delivery
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -299,3 +306,80 @@ def test_an_older_opened_after_a_newer_edit_that_matched_nothing_posts_nothing(a
     deliver_pr(client, rt, action="edited", title=UNRELATED_TITLE, files=["docs/x.md"], **retitled)
     deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES, updated_at=at(0))
     assert comments(rt) == []
+
+
+def test_a_closed_pr_is_left_alone_until_it_is_reopened(app):
+    # any event on a closed PR (a label added after merge) is ignored at intake;
+    # `reopened` is a first look again, like `opened`
+    client, rt = app
+    event = dict(title=MATCHING_TITLE, files=MATCHING_FILES)
+    late = deliver_pr(client, rt, action="labeled", state="closed", labels=("v1",), **event)
+    assert late["status"] == "ignored" and "closed" in late["reason"]
+    assert comments(rt) == []
+    deliver_pr(client, rt, action="reopened", updated_at="2026-09-01T11:00:00Z", **event)
+    assert len(comments(rt)) == 1
+
+
+def test_files_in_a_payload_are_taken_only_when_all_are_paths():
+    # our examples carry `files`; a list holding anything but strings is not trusted
+    # (the files are then asked of GitHub), so it cannot reach matching
+    assert payload_files({"files": ["a.py", "docs/b.md"]}) == ["a.py", "docs/b.md"]
+    assert payload_files({"files": ["a.py", {"filename": "b.py"}]}) is None
+    assert payload_files({"files": "a.py"}) is None
+    assert payload_files({}) is None
+
+
+class LaggingDryRun(DryRunGitHub):
+    """The dry-run port, its file list always behind the PR's `changed_files`."""
+
+    def list_files(self, ref, *, expected=None):
+        if expected:
+            raise FilesNotReady(ref, 0, expected)
+        return FileList()
+
+
+def test_without_a_queue_a_short_file_list_is_taken_as_it_is(tmp_path):
+    # a context with no queue cannot look again later: it matches on the list as it is
+    # rather than fail the event
+    db = Database(tmp_path / "s.sqlite3")
+    settings = make_settings(tmp_path)
+    ctx = BotContext(settings, load_library(), load_match_config(), LaggingDryRun(db), PRStore(db))
+    payload = pr_payload(title=MATCHING_TITLE)
+    payload["pull_request"]["changed_files"] = 3
+    delivery = Delivery("d-1", "pull_request", "opened", payload, "vllm-project/vllm", 7001)
+    assert handle_pull_request(ctx, delivery).startswith("created")
+    db.close()
+
+
+def test_a_route_for_every_action_conflicts_with_any_other_route_for_its_event():
+    # `actions=None` takes every action: no second handler may share any of them
+    d = Dispatcher()
+    d.add(Route("discussion", None, lambda ctx, dl: "all"))
+    with pytest.raises(ValueError):
+        d.add(Route("discussion", frozenset({"created"}), lambda ctx, dl: "dup"))
+    d.add(Route("label", frozenset({"created"}), lambda ctx, dl: "one"))
+    with pytest.raises(ValueError):
+        d.add(Route("label", None, lambda ctx, dl: "dup"))
+
+
+def test_a_pull_request_object_without_a_number_is_not_about_a_pull_request(tmp_path):
+    # ignored with its reason (a 202), not taken for PR number None or 0
+    d = build_dispatcher()
+    settings = make_settings(tmp_path)
+    for pr in ({}, {"number": 0}, {"number": None}):
+        payload = {
+            "action": "opened",
+            "repository": {"full_name": "vllm-project/vllm"},
+            "pull_request": pr,
+            "sender": {"login": "a", "type": "User"},
+        }
+        assert d.triage("pull_request", payload, settings).reason == "not about a pull request"
+
+
+def test_the_files_a_payload_carries_are_matched(app):
+    # our examples carry `files`; the dry-run port cannot list them, so only the
+    # payload's list can match a note by its paths
+    client, rt = app
+    deliver_pr(client, rt, title="Tidy up the KV cache coordinator", files=MATCHING_FILES)
+    (c,) = comments(rt)
+    assert "a path of this note" in c["body"]

@@ -23,6 +23,7 @@ from bot.feedback import (
     report_lines,
     summarise,
 )
+from bot.github_port import Outcome
 from bot.library import load_library
 from bot.matching import load_match_config, match_pr
 from bot.prfacts import PRFacts
@@ -270,6 +271,16 @@ def test_refresh_keeps_the_evidence_shown_and_leaves_hidden_notes_out(ctx):
     assert first not in body and "1 note that matched was marked not relevant here" in body
     assert "`/notes restore`" in body
     assert ctx.prs.shown_counts()[first] == 1  # hidden, but it was shown
+
+
+def test_an_unchanged_comment_still_records_the_evidence_of_its_notes(ctx):
+    # a row from before the evidence column (or any stale copy) is filled in by the
+    # next event even when the comment needs no write: a `wrong` mark keeps it
+    r = refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, evidence={})
+    assert refresh_sticky(ctx, REF, facts(labels=("v1",))).outcome == Outcome.UNCHANGED
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert set(state.evidence) == set(r.notes) and all(state.evidence.values())
 
 
 def test_when_every_note_is_hidden_the_comment_says_so(ctx):

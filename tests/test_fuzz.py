@@ -359,6 +359,24 @@ def test_a_number_out_of_range_is_400_not_a_database_error():
     assert r.status_code == 400 and "out of range" in r.json()["error"]
 
 
+@pytest.mark.parametrize(("number", "status"), [(2**53 - 1, 202), (2**53, 400)])
+def test_pr_numbers_up_to_2_to_the_53_are_taken(number, status):
+    # past 2**53 a number no longer survives every JSON reader exactly: refused
+    client, _ = _shared_app()
+    payload = pr_payload(action="labeled", state="closed")  # ignored after the number
+    payload["pull_request"]["number"] = number
+    assert send(client, json.dumps(payload).encode()).status_code == status
+
+
+@pytest.mark.parametrize("field", ["repository", "sender"])
+def test_a_signed_payload_with_a_list_for_an_object_is_400(field):
+    client, _ = _shared_app()
+    payload = pr_payload()
+    payload[field] = [1]
+    r = send(client, json.dumps(payload).encode())
+    assert r.status_code == 400 and "malformed" in r.json()["error"]
+
+
 def test_utf16_json_is_accepted_stored_and_processed(tmp_path):
     with app_at(tmp_path) as (client, rt):
         payload = pr_payload(number=8101, title=MATCHING_TITLE, files=MATCHING_FILES)

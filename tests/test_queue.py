@@ -7,6 +7,8 @@ import sqlite3
 import threading
 import time
 
+import pytest
+
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, Workers
 
@@ -324,6 +326,25 @@ def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_p
     assert q.counts()["pending"] == 5 and q.get("bad") is None
 
 
+def test_group_commit_answers_the_rest_of_a_burst_when_a_client_has_gone(tmp_path):
+    # a handler cancelled before the commit (its client went away) is skipped: the
+    # delivery is still stored, and the others of the burst get their answers
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    items = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(3)]
+
+    async def burst():
+        tasks = [asyncio.create_task(commit.enqueue(d)) for d in items]
+        await asyncio.sleep(0)  # all three wait for the one commit
+        tasks[0].cancel()
+        return await asyncio.wait_for(asyncio.gather(*tasks[1:]), 5)
+
+    assert asyncio.run(burst()) == [Enqueued.QUEUED, Enqueued.QUEUED]
+    assert q.counts()["pending"] == 3
+
+
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
@@ -360,3 +381,189 @@ def test_checkpoints_wait_for_a_quiet_moment_while_writes_keep_coming(tmp_path):
         time.sleep(0.05)
     assert database.stat().st_size >= 3_000_000  # checkpointed once the writes stopped
     q.db.close()
+
+
+def test_a_delivery_interrupted_three_times_is_given_up_not_twice(tmp_path):
+    # the README's promise, in numbers: two crashes resume it, the third gives it up
+    q = queue_at(tmp_path)
+    add(q, "a")
+    for crashes in (1, 2):
+        q.claim()
+        q.recover()
+        assert (q.get("a").state, q.get("a").interruptions) == ("pending", crashes)
+    q.claim()
+    q.recover()
+    assert q.get("a").state == "failed"
+
+
+def test_deliveries_about_no_pr_are_not_serialised_with_each_other(tmp_path):
+    # only work on one PR is serial; deliveries with no PR number run side by side
+    q = queue_at(tmp_path)
+    add(q, "a", None)
+    add(q, "b", None)
+    assert q.claim().id == "a"
+    assert q.claim().id == "b"
+
+
+def test_an_idle_worker_wakes_for_a_new_delivery_at_once(tmp_path):
+    # enqueueing notifies the workers: they do not sleep out their poll interval
+    q = queue_at(tmp_path)
+    done = threading.Event()
+    w = Workers(q, lambda d: done.set(), count=1)
+    w.POLL_SECONDS = 30.0
+    w.start()
+    try:
+        time.sleep(0.2)  # the worker found nothing and waits
+        add(q, "a")
+        assert done.wait(5)
+    finally:
+        w.stop()
+
+
+def test_a_released_delivery_is_pending_again_as_if_never_claimed(tmp_path):
+    # shutting down between the claim and the work: the run did not happen, so it is
+    # not counted; a delivery no longer processing is left as it is
+    q = queue_at(tmp_path)
+    add(q, "a", 1)
+    add(q, "b", 2)
+    q.claim()
+    q.release("a")
+    assert (q.get("a").state, q.get("a").attempts) == ("pending", 0)
+    assert q.claim().id == "a"
+    q.complete("a")
+    q.release("a")
+    assert (q.get("a").state, q.get("a").attempts) == ("done", 1)
+
+
+def test_an_idle_worker_wakes_for_a_retried_delivery_at_once(tmp_path):
+    # `retry` in this process notifies the workers, as a new delivery does
+    q = queue_at(tmp_path)
+    add(q, "a")
+    q.claim()
+    q.fail("a", "RuntimeError: no luck")
+    done = threading.Event()
+    w = Workers(q, lambda d: done.set(), count=1)
+    w.POLL_SECONDS = 30.0
+    w.start()
+    try:
+        time.sleep(0.2)  # the worker found nothing and waits
+        assert q.retry(["a"]) == ["a"]
+        assert done.wait(5)
+    finally:
+        w.stop()
+
+
+def test_wait_idle_gives_up_at_its_timeout(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    started = time.monotonic()
+    assert q.wait_idle(0.3) is False
+    assert time.monotonic() - started < 2
+
+
+def test_a_worker_stopped_while_claiming_hands_the_delivery_back_unrun(tmp_path, monkeypatch):
+    # the stop came between the loop's check and the claim: the delivery is released
+    # (pending, no run counted) for the next start, and not processed
+    q = queue_at(tmp_path)
+    add(q, "a")
+    ran = []
+    w = Workers(q, ran.append, count=1)
+    claim, claimed = q.claim, threading.Event()
+
+    def claim_then_stop():
+        d = claim()
+        w.stop_claiming()
+        claimed.set()
+        return d
+
+    monkeypatch.setattr(q, "claim", claim_then_stop)
+    w.start()
+    assert claimed.wait(5)
+    w.stop()
+    assert ran == []
+    assert (q.get("a").state, q.get("a").attempts) == ("pending", 0)
+
+
+def test_stopping_wakes_idle_workers_at_once(tmp_path):
+    # a worker waiting for work is woken by `stop`, not left to sleep out its poll
+    q = queue_at(tmp_path)
+    w = Workers(q, lambda d: None, count=2)
+    w.POLL_SECONDS = 30.0
+    w.start()
+    threads = list(w._threads)
+    time.sleep(0.2)  # both found nothing and wait
+    started = time.monotonic()
+    w.stop(timeout=5)
+    assert time.monotonic() - started < 2
+    assert not any(t.is_alive() for t in threads)
+
+
+def test_stopping_is_bounded_and_leaves_a_busy_delivery_processing(tmp_path):
+    # a handler still busy at the timeout is left behind: its delivery stays
+    # `processing` and is resumed at the next start
+    q = queue_at(tmp_path)
+    busy, release = threading.Event(), threading.Event()
+    w = Workers(q, lambda d: (busy.set(), release.wait(10)), count=1)
+    w.start()
+    add(q, "a")
+    try:
+        assert busy.wait(5)
+        started = time.monotonic()
+        w.stop(timeout=0.3)
+        assert time.monotonic() - started < 2
+        assert q.get("a").state == "processing"
+    finally:
+        release.set()
+
+
+def test_an_idle_worker_sleeps_instead_of_polling_the_database(tmp_path, monkeypatch):
+    # with nothing to claim a worker waits for a change (or its poll interval), even
+    # after earlier changes: no busy loop of claims
+    q = queue_at(tmp_path)
+    add(q, "a")
+    q.complete(q.claim().id)  # the queue has changed before the worker starts
+    claims = []
+    claim = q.claim
+    monkeypatch.setattr(q, "claim", lambda: claims.append(1) or claim())
+    w = Workers(q, lambda d: None, count=1)
+    w.POLL_SECONDS = 30.0
+    w.start()
+    try:
+        time.sleep(0.3)
+    finally:
+        w.stop()
+    assert len(claims) <= 2
+
+
+class RecordedWaits(threading.Event):
+    """A stop flag whose waits return at once, remembering how long they would be."""
+
+    def __init__(self):
+        super().__init__()
+        self.waits: list[float] = []
+
+    def wait(self, timeout=None):
+        self.waits.append(timeout)
+        return self.is_set()
+
+
+def test_recording_retries_wait_longer_each_time_up_to_the_cap(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    refusals = iter(range(8))
+    complete = q.complete
+
+    def flaky_complete(delivery_id):
+        if next(refusals, None) is not None:
+            raise sqlite3.OperationalError("database is locked")
+        complete(delivery_id)
+
+    monkeypatch.setattr(q, "complete", flaky_complete)
+    w = Workers(q, lambda d: None, count=1)
+    w._stop = RecordedWaits()
+    w.run_one(q.claim())
+    assert q.get("a").state == "done"
+    first, cap = Workers.RECORD_RETRY_FIRST, Workers.RECORD_RETRY_MAX
+    expected = [min(first * 2**i, cap) for i in range(8)]
+    assert w._stop.waits == pytest.approx(expected)
+    assert expected[-1] == cap  # the cap was reached

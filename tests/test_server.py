@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sqlite3
@@ -13,6 +14,7 @@ from bot.notes import LibraryError
 from bot.queue import Workers
 from bot.server import StartupError, build_runtime
 from bot.signature import sign, verify
+from bot.webhook import WebhookEndpoint
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -117,6 +119,67 @@ def test_streamed_body_over_25mb_is_413_even_without_content_length(app):
     assert r.status_code == 413
 
 
+def test_a_body_of_exactly_25mb_is_read(app):
+    # GitHub caps payloads at 25 MB: that size itself is allowed, declared or streamed
+    # (unsigned here, so the answer is the signature's 401, not a 413)
+    client, _ = app
+    declared = {"Content-Length": str(25 * 1024 * 1024), "X-GitHub-Event": "ping"}
+    assert client.post("/webhook", content=b"{}", headers=declared).status_code == 401
+    chunk = b" " * (1024 * 1024)
+    streamed = client.post(
+        "/webhook", content=(chunk for _ in range(25)), headers={"X-GitHub-Event": "ping"}
+    )
+    assert streamed.status_code == 401
+
+
+def call_endpoint(tmp_path, delivery: str, messages: list[dict]) -> tuple[list[dict], object]:
+    """POST /webhook as the ASGI server calls it, message by message (the test client
+    sends a body as one message); what was sent back, and the delivery as queued."""
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    body = b"".join(m.get("body", b"") for m in messages)
+    headers = [
+        (b"x-github-event", b"pull_request"),
+        (b"x-github-delivery", delivery.encode()),
+        (b"x-hub-signature-256", sign(SECRET, body).encode()),
+    ]
+    sent = []
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(endpoint({"type": "http", "headers": headers}, receive, send))
+    queued = rt.queue.get(delivery)
+    rt.db.close()
+    return sent, queued
+
+
+def pieces(body: bytes, size: int = 1000) -> list[dict]:
+    return [
+        {"type": "http.request", "body": body[i : i + size], "more_body": True}
+        for i in range(0, len(body), size)
+    ]
+
+
+def test_a_body_sent_in_pieces_is_read_whole(tmp_path):
+    # the signature covers the whole body: every ASGI message of it is read first
+    body = json.dumps(pr_payload(title=MATCHING_TITLE)).encode()
+    end = {"type": "http.request", "body": b"", "more_body": False}
+    sent, queued = call_endpoint(tmp_path, "in-pieces", [*pieces(body), end])
+    assert sent[0]["status"] == 202 and queued is not None
+
+
+def test_a_client_gone_mid_body_gets_no_answer_and_nothing_is_queued(tmp_path):
+    body = json.dumps(pr_payload(title=MATCHING_TITLE)).encode()
+    gone = {"type": "http.disconnect"}
+    sent, queued = call_endpoint(tmp_path, "gone", [pieces(body)[0], gone])
+    assert sent == [] and queued is None
+
+
 def test_malformed_json_with_a_valid_signature_is_400(app):
     client, _ = app
     for body in (b"{not json", b"\xff\xfe", b"[1, 2]", b""):
@@ -135,6 +198,27 @@ def test_missing_event_or_delivery_header_is_400(app):
         headers={"X-Hub-Signature-256": sign(SECRET, body), "X-GitHub-Event": "pull_request"},
     )
     assert r.status_code == 400
+
+
+def test_an_event_header_missing_alone_is_400(app):
+    client, rt = app
+    body = json.dumps(pr_payload()).encode()
+    headers = {"X-Hub-Signature-256": sign(SECRET, body), "X-GitHub-Delivery": "no-event"}
+    assert client.post("/webhook", content=body, headers=headers).status_code == 400
+    assert rt.queue.get("no-event") is None
+
+
+def test_a_form_encoded_body_without_its_payload_field_is_400(app):
+    # GitHub's form encoding is `payload=<json>`; any other form is a bad request
+    client, rt = app
+    body = b"other=%7B%7D"
+    r = post(
+        client,
+        "pull_request",
+        body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 400 and rt.queue.counts()["pending"] == 0
 
 
 def test_ping_is_200(app):
@@ -159,6 +243,29 @@ def test_form_encoded_delivery_is_accepted(app):
     )
     assert r.status_code == 202 and r.json()["status"] == "queued"
     drain(rt)
+
+
+def test_form_encoded_with_a_charset_is_accepted(app):
+    # a media type may carry parameters: the type alone decides how to read the body
+    from urllib.parse import urlencode
+
+    client, rt = app
+    body = urlencode({"payload": json.dumps(pr_payload(title=MATCHING_TITLE))}).encode()
+    content_type = "application/x-www-form-urlencoded; charset=utf-8"
+    r = post(client, "pull_request", body, headers={"Content-Type": content_type})
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    drain(rt)
+
+
+def test_the_queue_keeps_the_bodys_own_text_so_big_integers_stay_exact(app):
+    # orjson reads integers past 64 bits as floats: storing a re-encoding of the parsed
+    # payload would hand the handler 1.18e+21 where GitHub sent an integer
+    client, rt = app
+    rt.workers.stop()
+    payload = pr_payload(title=MATCHING_TITLE)
+    payload["pull_request"]["x_big"] = 2**70 + 1
+    assert post(client, "pull_request", payload, delivery="big").status_code == 202
+    assert rt.queue.get("big").payload["pull_request"]["x_big"] == 2**70 + 1
 
 
 @pytest.mark.parametrize(
@@ -258,6 +365,24 @@ def test_a_delivery_is_in_sqlite_before_the_answer(app):
     rt.workers.start()
     drain(rt)
     assert rt.queue.get("d-1").state == "done"
+
+
+def test_the_first_of_repeated_headers_counts(app):
+    # a proxy may append a header GitHub already sent: GitHub's own, the first, wins
+    client, rt = app
+    rt.workers.stop()
+    body = json.dumps(pr_payload(title=MATCHING_TITLE)).encode()
+    headers = [
+        ("Content-Type", "application/json"),
+        ("X-GitHub-Event", "pull_request"),
+        ("X-GitHub-Delivery", "first"),
+        ("X-GitHub-Delivery", "second"),
+        ("X-Hub-Signature-256", sign(SECRET, body)),
+        ("X-Hub-Signature-256", "sha256=" + "0" * 64),
+    ]
+    r = client.post("/webhook", content=body, headers=headers)
+    assert r.status_code == 202 and r.json()["delivery"] == "first"
+    assert rt.queue.get("first") is not None and rt.queue.get("second") is None
 
 
 def test_same_delivery_id_twice_is_processed_once(app):

@@ -315,3 +315,86 @@ def test_files_only_moved_are_cached_with_the_files_and_are_no_evidence(ctx):
     ctx.github.incidental = frozenset()
     pushed = refresh_sticky(ctx, REF, facts(title=title, sha=SHA2))
     assert pushed.outcome == Outcome.CREATED and pushed.notes == ("vllm-d1bdb5d7",)
+
+
+def test_a_command_reuses_the_files_of_the_head_and_keeps_them_cached_for_it(ctx):
+    # a command's payload has no head SHA: it must use the head last seen, so the next
+    # event on that same head still finds its files cached (one listing in all)
+    refresh_sticky(ctx, REF, facts(sha=SHA1))
+    refresh_sticky(ctx, REF, facts(sha=""), force=True)
+    assert refresh_sticky(ctx, REF, facts(labels=("v1",))).outcome == Outcome.UNCHANGED
+    assert ctx.github.calls["list_files"] == 1
+
+
+def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
+    # nothing written yet (no head kept), but the files seen for the event are: a
+    # command with no head in its payload answers from them without listing again
+    ctx.github.files = []
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=""), force=True)
+    assert r.outcome == Outcome.CREATED
+    assert ctx.github.calls["list_files"] == 1
+
+
+def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
+    # with nothing to show, a missing comment stays missing (never a "no note" comment
+    # out of nowhere); the state forgets it, so when notes match again, it is created
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
+    assert r.outcome == Outcome.SKIPPED and "no comment of ours found" in r.reason
+    assert bodies(ctx) == [] and ctx.prs.get(REF.repo, REF.number).comment_id is None
+    ctx.github.files = MATCHING_FILES
+    assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.CREATED
+    assert len(bodies(ctx)) == 1
+
+
+def test_a_command_keeps_the_newest_event_time_so_an_older_event_stays_stale(ctx):
+    # a command carries no `updated_at`: writing the comment must not forget the
+    # newest event seen, or a late older delivery would overwrite a newer state
+    refresh_sticky(ctx, REF, facts(), event_at="2026-09-01T10:00:05Z")
+    refresh_sticky(ctx, REF, facts(), force=True, verbose=True)
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE), event_at="2026-09-01T10:00:00Z")
+    assert r.outcome == Outcome.SKIPPED and "stale" in r.reason
+
+
+def test_the_first_relation_named_gives_the_reason_for_a_note_both_related_prs_got(ctx):
+    # the description's first mention wins: "reverts PR 7001", not the later "fixes"
+    first = refresh_sticky(ctx, REF, facts())
+    refresh_sticky(ctx, PRRef(REF.repo, 7002), facts(number=7002))
+    pr = facts(UNRELATED_TITLE, number=7003, body="Reverts #7001. Fixes #7002")
+    r = refresh_sticky(ctx, PRRef(REF.repo, 7003), pr, files=["docs/README.md"])
+    assert r.notes == first.notes
+    posted = ctx.github.comments(REF.repo, 7003)[0]["body"]
+    assert f"reverts PR {REF.number}, which got this note" in posted
+    assert "PR 7002" not in posted
+
+
+@pytest.mark.parametrize(("before", "found"), [(49, True), (50, False)])
+def test_the_first_fifty_relations_are_looked_up(ctx, before, found):
+    # MAX_RELATED: the 50th relation in the description still counts, the 51st does not
+    first = refresh_sticky(ctx, REF, facts())
+    others = ", ".join(f"#{n}" for n in range(1, before + 1))
+    pr = facts(UNRELATED_TITLE, number=7002, body=f"Fixes {others}. Reverts #{REF.number}")
+    r = refresh_sticky(ctx, PRRef(REF.repo, 7002), pr, files=["docs/README.md"])
+    assert r.notes == (first.notes if found else ())
+
+
+def test_a_paused_comment_shows_no_note_and_pausing_again_costs_no_write(ctx):
+    off = ("no-review-notes",)
+    refresh_sticky(ctx, REF, facts())
+    refresh_sticky(ctx, REF, facts(labels=off))
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert state.notes == () and state.evidence  # none shown now; what was shown is kept
+    writes = ctx.github.calls["upsert_sticky"]
+    again = refresh_sticky(ctx, REF, facts(labels=off, sha=SHA2))
+    assert again.outcome == Outcome.UNCHANGED
+    assert ctx.github.calls["upsert_sticky"] == writes  # the comment says so already
+
+
+def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
+    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
