@@ -122,7 +122,7 @@ def refresh_sticky(
     new_hash = body_hash(body)
 
     if not result.matches and state.comment_id is None and not force:
-        ctx.prs.put(state)
+        ctx.prs.put(replace(state, head_sha=head_sha or None))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
     if state.comment_id is not None and state.body_hash == new_hash and not force:
         ctx.prs.put(replace(state, event_at=event_at or state.event_at, evidence=evidence))

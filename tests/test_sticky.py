@@ -334,6 +334,9 @@ def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=""), force=True)
     assert r.outcome == Outcome.CREATED
     assert ctx.github.calls["list_files"] == 1
+    # and the next event on the same head still finds them cached
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
+    assert ctx.github.calls["list_files"] == 1
 
 
 def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
