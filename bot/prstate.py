@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     pending     TEXT,                     -- a comment update owed to commands (JSON), or NULL
     dismissed   TEXT,                     -- note ids marked not relevant here (JSON)
     evidence    TEXT,                     -- note id -> the reasons shown for it (JSON)
+    paused      TEXT,                     -- what the posted comment says paused it, if it does
     PRIMARY KEY (repo, number)
 );
 """
@@ -83,9 +84,11 @@ class PRState:
     incidental: frozenset[str] = frozenset()
     dismissed: tuple[str, ...] = ()  # `/notes wrong`: hidden on this PR
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # of the notes shown
+    paused: str | None = None  # the PauseCause the posted comment names, if it says paused
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
-        """The cached file list when it belongs to this head (files change only on push)."""
+        """The cached file list when it belongs to this head (files change on a push; a new
+        base branch clears files_sha)."""
         if head_sha and self.files_sha == head_sha and self.files is not None:
             return self.files
         return None
@@ -97,7 +100,7 @@ class PRStore:
         db.script(SCHEMA)
         # pending: since slash commands; code_names: since matching on the diff's names;
         # incidental: since moved files stopped counting as evidence; dismissed, evidence:
-        # since `/notes wrong`
+        # since `/notes wrong`; paused: since a paused comment showing notes stays as it is
         db.add_missing_columns(
             "pr_state",
             {
@@ -106,6 +109,7 @@ class PRStore:
                 "incidental": "TEXT",
                 "dismissed": "TEXT",
                 "evidence": "TEXT",
+                "paused": "TEXT",
             },
         )
 
@@ -133,6 +137,7 @@ class PRStore:
             incidental=frozenset(json.loads(r["incidental"] or "[]")),
             dismissed=tuple(json.loads(r["dismissed"] or "[]")),
             evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
+            paused=r["paused"],
         )
 
     def put(self, state: PRState) -> None:
@@ -140,8 +145,8 @@ class PRStore:
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
-                                  code_names, incidental, dismissed, evidence)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  code_names, incidental, dismissed, evidence, paused)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -150,7 +155,7 @@ class PRStore:
                 verbose = excluded.verbose, updated_at = excluded.updated_at,
                 pending = excluded.pending, code_names = excluded.code_names,
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
-                evidence = excluded.evidence
+                evidence = excluded.evidence, paused = excluded.paused
             """,
             (
                 state.repo.lower(),
@@ -170,6 +175,7 @@ class PRStore:
                 json.dumps(sorted(state.incidental)),
                 json.dumps(list(state.dismissed)),
                 json.dumps({k: list(v) for k, v in state.evidence.items()}, ensure_ascii=False),
+                state.paused,
             ),
         )
 

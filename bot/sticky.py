@@ -136,6 +136,7 @@ def refresh_sticky(
         notes=notes,
         evidence=evidence,
         event_at=event_at or state.event_at,
+        paused=str(paused) if paused else None,
     )
     written = _write(ctx, ref, state, body, create=create, **changes)
     if written.outcome == Outcome.SKIPPED:
@@ -196,16 +197,17 @@ def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COM
     there is one, to say updates are paused.
 
     Never creates a comment and never deletes one; costs nothing when there is no
-    comment or it says so already.
+    comment or it says so already, also when it shows notes under the paused line (a
+    `/notes` asked for them: later events must not take them away).
     """
     why = "paused" if by is PauseCause.COMMAND else f"opt-out {by}"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.comment_id is None:
         return Refresh(Outcome.SKIPPED, f"{why} (no comment to edit)")
     body = render_paused(ctx.render_options(), by=by)
-    if state.body_hash == body_hash(body):
+    if state.paused == str(by) or state.body_hash == body_hash(body):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
-    written = _write(ctx, ref, state, body, create=False, notes=())
+    written = _write(ctx, ref, state, body, create=False, notes=(), paused=str(by))
     return replace(written, reason=why if written.comment_id else written.reason)
 
 
@@ -216,7 +218,7 @@ def _write(
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
-        ctx.prs.put(replace(state, comment_id=None, body_hash=None))
+        ctx.prs.put(replace(state, comment_id=None, body_hash=None, paused=None))
         return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
     ctx.prs.put(replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes))

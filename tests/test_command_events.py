@@ -689,6 +689,32 @@ def test_notes_on_a_pr_paused_by_the_label_says_so(live):
     assert "removing the label resumes them" in body
 
 
+def test_notes_asked_for_on_a_pr_paused_by_the_label_stay_and_later_events_cost_nothing(live):
+    # README: `/notes` on a paused PR shows the notes once and later events cost nothing;
+    # "the label does the same" as `/notes off`. A push (or Mergify's next label) used to
+    # edit the comment back to the bare paused line, and cost a read and a write each time.
+    client, rt, fake = live
+    label = ["no-review-notes"]
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR, labels=label
+    )
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    shown = sticky(fake).body
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in shown
+    before = len(fake.requests)
+    push = pr_payload(
+        action="synchronize",
+        number=N,
+        title=MATCHING_TITLE,
+        labels=tuple(label),
+        head_sha="d" * 40,
+        updated_at="2026-09-02T10:00:00Z",
+    )
+    assert post(client, "pull_request", push).status_code == 202
+    drain(rt)
+    assert sticky(fake).body == shown and len(fake.requests) == before
+
+
 def test_the_topic_reply_links_the_prs_repository_page(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes topic rocm")
