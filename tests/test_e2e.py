@@ -349,15 +349,21 @@ def _lagging(fake, answers: int) -> None:
     fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * answers)
 
 
+def _opened_behind(client, fake, *, looks: int, delivery: str | None = None) -> None:
+    """`opened` for a PR whose file list lags its `changed_files` for `looks` listings."""
+    _lagging(fake, looks)
+    payload = pr_payload(title="Tidy up the KV cache coordinator")
+    payload["pull_request"]["changed_files"] = len(MATCHING_FILES)
+    kw = {"delivery": delivery} if delivery else {}
+    assert post(client, "pull_request", payload, **kw).status_code == 202
+
+
 def test_a_file_list_behind_changed_files_is_read_again_later(tmp_path, fake_github, app_key):
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.2, 0.2))
     with serving(settings) as (client, rt):
-        _lagging(fake, 1)
-        payload = pr_payload(title="Tidy up the KV cache coordinator")
-        payload["pull_request"]["changed_files"] = len(MATCHING_FILES)
-        assert post(client, "pull_request", payload).status_code == 202
+        _opened_behind(client, fake, looks=1)
         wait_until(lambda: ours(fake), what="the comment, after the second look")
         drain(rt)
         assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2
@@ -374,10 +380,7 @@ def test_each_re_check_waits_its_own_delay_and_counts_on(tmp_path, fake_github, 
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05, 0.6))
     with serving(settings) as (client, rt):
-        _lagging(fake, 2)
-        payload = pr_payload(title="Tidy up the KV cache coordinator")
-        payload["pull_request"]["changed_files"] = len(MATCHING_FILES)
-        assert post(client, "pull_request", payload, delivery="ev").status_code == 202
+        _opened_behind(client, fake, looks=2, delivery="ev")
         wait_until(lambda: ours(fake), what="the comment, after the third look")
         drain(rt)
         assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 3

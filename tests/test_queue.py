@@ -405,16 +405,24 @@ def test_deliveries_about_no_pr_are_not_serialised_with_each_other(tmp_path):
     assert q.claim().id == "b"
 
 
-def test_an_idle_worker_wakes_for_a_new_delivery_at_once(tmp_path):
-    # enqueueing notifies the workers: they do not sleep out their poll interval
+@pytest.mark.parametrize("work", ["new", "retried"])
+def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
+    # enqueueing, and `retry` in this process, notify the workers: they do not sleep out
+    # their poll interval
     q = queue_at(tmp_path)
+    if work == "retried":
+        add(q, "a")
+        q.fail(q.claim().id, "RuntimeError: no luck")
     done = threading.Event()
     w = Workers(q, lambda d: done.set(), count=1)
     w.POLL_SECONDS = 30.0
     w.start()
     try:
         time.sleep(0.2)  # the worker found nothing and waits
-        add(q, "a")
+        if work == "retried":
+            assert q.retry(["a"]) == ["a"]
+        else:
+            add(q, "a")
         assert done.wait(5)
     finally:
         w.stop()
@@ -433,24 +441,6 @@ def test_a_released_delivery_is_pending_again_as_if_never_claimed(tmp_path):
     q.complete("a")
     q.release("a")
     assert (q.get("a").state, q.get("a").attempts) == ("done", 1)
-
-
-def test_an_idle_worker_wakes_for_a_retried_delivery_at_once(tmp_path):
-    # `retry` in this process notifies the workers, as a new delivery does
-    q = queue_at(tmp_path)
-    add(q, "a")
-    q.claim()
-    q.fail("a", "RuntimeError: no luck")
-    done = threading.Event()
-    w = Workers(q, lambda d: done.set(), count=1)
-    w.POLL_SECONDS = 30.0
-    w.start()
-    try:
-        time.sleep(0.2)  # the worker found nothing and waits
-        assert q.retry(["a"]) == ["a"]
-        assert done.wait(5)
-    finally:
-        w.stop()
 
 
 def test_wait_idle_gives_up_at_its_timeout(tmp_path):
