@@ -28,6 +28,7 @@ from bot.notes import (
     parse_toml,
     pydantic_problems,
     read_note,
+    split_front_matter,
 )
 from bot.terms import is_code_name, term_key
 
@@ -172,17 +173,44 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
         if os.path.basename(path) != note.filename:
             msg = f"file name must be {note.filename!r} (the importer finds notes by it)"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
-        if topics:
-            for t in note.topics:
-                if t not in topics:
-                    msg = f"unknown topic {t!r}" + _did_you_mean(t, topics)
-                    problems.append(Problem(path, where.line_of("topics", t), "topics", msg))
+        problems += _unknown_topics(note.topics, path, where, topics)
         if note.id in first_seen:
             msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]})"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
         else:
             first_seen[note.id] = path
     return problems
+
+
+def _unknown_topics(
+    named: Iterable[object], path: str, where: Header, topics: dict[str, Topic]
+) -> list[Problem]:
+    if not topics:  # the taxonomy did not load: its own problems say why
+        return []
+    return [
+        Problem(
+            path,
+            where.line_of("topics", t),
+            "topics",
+            f"unknown topic {t!r}" + _did_you_mean(t, topics),
+        )
+        for t in named
+        if isinstance(t, str) and t not in topics
+    ]
+
+
+def _problems_of_an_unread_note(text: str, path: str, topics: dict[str, Topic]) -> list[Problem]:
+    """What the library checks would also say of a note that did not validate, so that a
+    curator sees every problem at once: its unknown topics, when its header parses."""
+    try:
+        header_text, _, first = split_front_matter(text, path)
+        data = parse_toml(header_text, path, first, "header")
+    except LibraryError:
+        return []  # the header itself is broken: that is the one problem to fix first
+    named = data.get("topics")
+    if not isinstance(named, list):
+        return []
+    return _unknown_topics(named, path, Header(header_text, first), topics)
 
 
 def note_files(notes_dir: Path) -> list[str]:
@@ -232,11 +260,17 @@ def check_library(
             problems.append(Problem(str(notes_dir), 1, "notes", msg))
     for file in files:
         try:
-            sources.append(read_note(_read(file), file, curated=True))
-        except LibraryError as exc:
+            text = _read(file)
+        except LibraryError as exc:  # not UTF-8
             problems += exc.problems
+            continue
         except OSError as exc:
             problems.append(Problem(file, 1, "file", f"cannot read: {exc.strerror}"))
+            continue
+        try:
+            sources.append(read_note(text, file, curated=True))
+        except LibraryError as exc:
+            problems += exc.problems + _problems_of_an_unread_note(text, file, topics)
     problems += check_notes(sources, topics)
     if problems:
         return None, sorted(problems)

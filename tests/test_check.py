@@ -308,6 +308,21 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
     assert found == sorted(found, key=lambda s: (s.split(":")[0], int(s.split(":")[1])))
 
 
+def test_a_note_that_does_not_validate_also_gets_its_unknown_topics(tmp_path):
+    # fixing one problem to be told of the next on the following run wastes a curator's
+    # time: a bad verdict and an unknown topic in one file come together
+    bad = VALID.replace('verdict = "deep"', 'verdict = "x"').replace('"rocm"', '"nope"')
+    path = write(tmp_path, bad)
+    assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
+        "verdict: bad verdict 'x'; use one of: deep, quick, skip",
+        "topics: unknown topic 'nope'",
+    ]
+    # a header that does not parse says only that: nothing else can be read from it
+    write(tmp_path, bad.replace('verdict = "x"', "verdict = "))
+    assert [p.split(":")[2].strip() for p in problems_of(tmp_path)] == ["header"]
+    assert str(path) in problems_of(tmp_path)[0]
+
+
 def test_crlf_and_bom_files_keep_their_line_numbers(tmp_path):
     text = "\ufeff" + VALID.replace('verdict = "deep"', 'verdict = "x"').replace("\n", "\r\n")
     path = tmp_path / "vllm-test0001.md"
