@@ -205,7 +205,10 @@ def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COM
     if state.comment_id is None:
         return Refresh(Outcome.SKIPPED, f"{why} (no comment to edit)")
     body = render_paused(ctx.render_options(), by=by)
-    if state.paused == str(by) or state.body_hash == body_hash(body):
+    # A PR event (label, marker) finds the comment naming its cause already: leave it,
+    # notes and all; `/notes off` itself always brings it back to the short line.
+    says_so = state.paused == str(by) and by is not PauseCause.COMMAND
+    if says_so or state.body_hash == body_hash(body):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
     written = _write(ctx, ref, state, body, create=False, notes=(), paused=str(by))
     return replace(written, reason=why if written.comment_id else written.reason)

@@ -771,3 +771,16 @@ def test_a_reply_quoting_the_marker_is_not_taken_for_the_notes_comment(live):
     say(client, rt, fake, "/notes")
     assert quoted in [c.body for c in ours(fake)]  # left as it was
     assert sum(c.body.startswith(MARKER) for c in ours(fake)) == 1
+
+
+def test_notes_off_after_notes_on_a_paused_pr_brings_back_the_short_line(live):
+    # `/notes` shows the notes once on a paused PR; a second `/notes off` takes them away
+    # again (later PR events leave them, but the author's own command does not)
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    short = sticky(fake).body
+    say(client, rt, fake, "/notes")
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in sticky(fake).body
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert sticky(fake).body == short
