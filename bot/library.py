@@ -194,7 +194,7 @@ def _unknown_topics(
             "topics",
             f"unknown topic {t!r}" + _did_you_mean(t, topics),
         )
-        for t in named
+        for t in dict.fromkeys(named)  # once each: a topic listed twice is its own problem
         if isinstance(t, str) and t not in topics
     ]
 

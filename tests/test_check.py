@@ -317,6 +317,12 @@ def test_a_note_that_does_not_validate_also_gets_its_unknown_topics(tmp_path):
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",
         "topics: unknown topic 'nope'",
     ]
+    # a topic listed twice: that problem, and the topic unknown once
+    write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', '["zz", "zz"]'))
+    assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
+        "topics: 'zz' is listed twice",
+        "topics: unknown topic 'zz'",
+    ]
     # a header that does not parse says only that: nothing else can be read from it
     write(tmp_path, bad.replace('verdict = "x"', "verdict = "))
     assert [p.split(":")[2].strip() for p in problems_of(tmp_path)] == ["header"]
