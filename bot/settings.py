@@ -158,22 +158,18 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL")
         return v.rstrip("/")
 
-    @field_validator("github_token", "github_private_key")
+    @field_validator("github_token", "github_private_key", "github_private_key_path", mode="before")
     @classmethod
-    def _blank_secret_is_none(cls, v: SecretStr | None) -> SecretStr | None:
+    def _blank_credential_is_none(cls, v: object) -> object:
         # `GITHUB_TOKEN=` (a template's empty line) is no credential: dry run, as unset,
-        # rather than live mode with nothing to sign in with.
-        return v if v is None or v.get_secret_value().strip() else None
+        # rather than live mode with nothing to sign in with (or a key at Path(".")).
+        text = v.get_secret_value() if isinstance(v, SecretStr) else v
+        return None if isinstance(text, str) and not text.strip() else v
 
     @field_validator("github_app_id", "bot_login")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v.strip() or None if v is not None else None
-
-    @field_validator("github_private_key_path", mode="before")
-    @classmethod
-    def _blank_path_is_none(cls, v: object) -> object:
-        return None if isinstance(v, str) and not v.strip() else v  # not Path(".")
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
