@@ -34,8 +34,8 @@ class BotContext:
     feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
 
     def __post_init__(self) -> None:
-        if not self.command_word:
-            object.__setattr__(self, "command_word", self.settings.command_word())
+        if not self.command_word:  # REVIEW_NOTES_COMMAND, else the commands config's word
+            object.__setattr__(self, "command_word", self.settings.command or self.commands.word)
         # Per process, like the workers: rebuilt by dataclasses.replace.
         object.__setattr__(self, "flood", FloodControl(self.commands, self.clock))
         object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
