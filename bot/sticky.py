@@ -152,11 +152,11 @@ def seen_event(ctx: BotContext, ref: PRRef, event_at: str) -> str | None:
     nothing (deliveries arrive late, `retry` re-runs old ones, a files re-check re-runs
     its event after newer ones)."""
     # one delivery per PR runs at a time (bot.queue), so nothing changes it in between
-    newest = ctx.prs.get(ref.repo, ref.number).event_at
-    if newest and event_at < newest:
-        return newest
-    if event_at != newest:
-        ctx.prs.update(ref.repo, ref.number, event_at=event_at)
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.event_at and event_at < state.event_at:
+        return state.event_at
+    if event_at != state.event_at:
+        ctx.prs.put(replace(state, event_at=event_at))
     return None
 
 
