@@ -70,13 +70,14 @@ def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
-    files = payload_files(payload)
-    facts = facts_from_payload(payload, files or ())
-    ref = ref_from_payload(payload, facts.number)
-    if payload.get("action") == "closed":
+    if payload.get("action") == "closed":  # nothing to match: only remember when
+        ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
         event_at = payload["pull_request"].get("updated_at")
         newer = seen_event(ctx, ref, event_at) if event_at else None
         return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
+    files = payload_files(payload)
+    facts = facts_from_payload(payload, files or ())
+    ref = ref_from_payload(payload, facts.number)
     if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
         ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)
