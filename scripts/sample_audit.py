@@ -1,6 +1,7 @@
 """Draw a natural-traffic audit: what the bot would comment on, among PRs it has not seen.
 
-    python scripts/sample_audit.py draw PRS.jsonl --out DIR [--near 30] [--random 50] [--show-files]
+    python scripts/sample_audit.py draw PRS.jsonl --out DIR [--near 30] [--random 50]
+        [--show-files] [--show-description]
     python scripts/sample_audit.py merge DIR GRADED.jsonl > bench/graded/natural_traffic_N.jsonl
 
 `draw` matches every PR of PRS.jsonl (the fields of the graded sets: number, title and,
@@ -8,8 +9,9 @@ when known, body, labels, files, changed_files, code_names, incidental) that no 
 holds and that is no note's source PR, and prints the comment rate. It samples every PR
 the matcher comments on, `--near` near misses (a note scoring `--near-score` or more, not
 linked) and `--random` of the rest, and writes them mixed, in a seeded random order, to
-DIR/to_grade.jsonl (number and title, with `--show-files` also the files as captured:
-graders must not know which PRs the bot commented on), which sample each came from to
+DIR/to_grade.jsonl (number and title, with `--show-files` also the files as captured, with
+`--show-description` the labels and description: graders must not know which PRs the bot
+commented on), which sample each came from to
 DIR/sample.json, and the drawn PRs as captured to DIR/drawn.jsonl.
 
 `merge` joins each line of the graders' file to its drawn PR: the captured fields come
@@ -71,7 +73,9 @@ def draw(args: argparse.Namespace) -> int:
     )
     rng.shuffle(picked)
     args.out.mkdir(parents=True, exist_ok=True)
-    shown = ("number", "title", *(("files", "changed_files") if args.show_files else ()))
+    shown = ("number", "title")
+    shown += ("files", "changed_files") if args.show_files else ()
+    shown += ("labels", "body") if args.show_description else ()
     lines = [json.dumps({k: r[k] for k in shown if k in r}) for r, _ in picked]
     (args.out / "to_grade.jsonl").write_text("".join(f"{line}\n" for line in lines), "utf-8")
     drawn = [json.dumps(r, ensure_ascii=False) for r, _ in picked]
@@ -127,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--graded", type=Path, default=GRADED_DIR, help="folder of graded sets")
     d.add_argument(
         "--show-files", action="store_true", help="graders also see the files as captured"
+    )
+    d.add_argument(
+        "--show-description",
+        action="store_true",
+        help="graders also see the labels and description as captured",
     )
     m = sub.add_parser("merge", help="add each drawn PR's sample to the graders' file")
     m.add_argument("dir", type=Path, help="the folder `draw` wrote")

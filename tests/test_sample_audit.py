@@ -62,6 +62,14 @@ def test_draw_samples_the_comments_near_misses_and_random_prs_unlabelled(tmp_pat
     assert shown[8] == {k: pool[2][k] for k in ("number", "title", "files", "changed_files")}
     assert set(shown[9]) == {"number", "title"}  # no files captured: none shown
 
+    pool[3] |= {"labels": ["ci/build"], "body": "Prints a warning."}
+    jsonl(tmp_path / "pool.jsonl", pool)
+    assert audit.main([*argv, "--near", "5", "--random", "3", "--show-description"]) == 0
+    to_grade = [json.loads(line) for line in (out / "to_grade.jsonl").read_text().splitlines()]
+    shown = {r["number"]: r for r in to_grade}
+    assert shown[9] == {k: pool[3][k] for k in ("number", "title", "labels", "body")}
+    assert set(shown[8]) == {"number", "title"}  # files stay hidden without --show-files
+
 
 def test_merge_adds_the_sample_and_refuses_an_incomplete_grading(tmp_path, capsys, audit):
     out = tmp_path / "audit"
