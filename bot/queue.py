@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import orjson
+
 from bot.db import Database, utcnow
 
 log = logging.getLogger(__name__)
@@ -303,12 +305,22 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
+def _payload(text: str) -> Any:
+    """The stored payload. json.loads keeps integers past 64 bits exact; the webhook
+    accepted the body with orjson, which also reads nesting of 1000 to 1024, where
+    json.loads gives up: such a payload must be read too, or it stays `processing`."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return orjson.loads(text)
+
+
 def _delivery(row: Any) -> Delivery:
     return Delivery(
         id=row["id"],
         event=row["event"],
         action=row["action"],
-        payload=json.loads(row["payload"]),
+        payload=_payload(row["payload"]),
         repo=row["repo"],
         pr_number=row["pr_number"],
         state=State(row["state"]),

@@ -97,12 +97,12 @@ def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
 def _loads(body: bytes) -> Any:
     """json.loads, at about a third of its cost on GitHub's payloads (orjson).
 
-    orjson accepts a subset of what json.loads does (strict UTF-8 without a BOM, no
-    NaN, no lone surrogates, nesting up to 1024); json.loads decides the rest, so
-    the same bodies are accepted or refused as before. Where both accept, the
-    objects are equal, except that orjson reads integers past 64 bits as floats:
-    triage reads only strings and the PR number (past 2**53 either way: 400), and
-    the queue stores the body's own text, so no handler ever sees such a float.
+    What orjson refuses (a BOM, NaN, lone surrogates, nesting past 1024) json.loads
+    decides, so the same bodies are accepted or refused as with json.loads alone, but
+    for nesting of 1000 to 1024, which only orjson reads (the queue reads it back).
+    Where both accept, the objects are equal, except that orjson reads integers past
+    64 bits as floats: triage reads only strings and the PR number (past 2**53 either
+    way: 400), and the queue stores the body's own text, so no handler sees such a float.
     """
     try:
         return orjson.loads(body)
