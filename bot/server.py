@@ -245,6 +245,7 @@ def create_app(rt: Runtime) -> FastAPI:
     webhook = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
     app.add_route("/webhook", webhook, methods=["POST"])  # GET /webhook: 405, as for any route
     app.add_middleware(WebhookFirst, path="/webhook", endpoint=webhook)
+    app.add_middleware(HeadAsGet)
 
     # The notes pages the comment links to (pages mode), served by the same app.
     app.include_router(
@@ -331,6 +332,26 @@ class WebhookFirst:
             await self.endpoint(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """Answer HEAD like GET, headers only (RFC 9110: every server supports HEAD; uptime
+    monitors and link checkers send it). FastAPI's GET routes alone answer it 405."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 # SIGTERM/SIGINT: stop accepting, answer the requests under way, let each worker

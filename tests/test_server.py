@@ -445,6 +445,20 @@ def test_healthz_reports_pending_and_failed(app):
     rt.workers.start()
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css"])
+def test_head_is_answered_like_get_without_the_body(app, path):
+    # uptime monitors and link checkers send HEAD (RFC 9110: every server supports it)
+    client, _ = app
+    got, head = client.get(path), client.head(path)
+    assert got.status_code == head.status_code == 200
+    assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"]
+
+
+def test_head_of_a_post_only_route_is_405_like_its_get(app):
+    client, _ = app
+    assert client.head("/webhook").status_code == client.get("/webhook").status_code == 405
+
+
 def test_dry_run_comments_endpoint_shows_the_would_be_comment(app):
     client, rt = app
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
