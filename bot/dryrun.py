@@ -122,7 +122,14 @@ class DryRunGitHub:
     # --- inspection (GET /dry-run/comments) ---
 
     def comments(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM dry_run_comments"
+        rows = self._rows("dry_run_comments", repo, number)
+        return [dict(r) | {"sticky": bool(r["sticky"])} for r in rows]
+
+    def reactions(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._rows("dry_run_reactions", repo, number)]
+
+    def _rows(self, table: str, repo: str | None, number: int | None) -> list[Any]:
+        """A table's rows, of one repository and PR when given, oldest first."""
         where, params = [], []
         if repo is not None:
             where.append("lower(repo) = lower(?)")
@@ -130,10 +137,5 @@ class DryRunGitHub:
         if number is not None:
             where.append("number = ?")
             params.append(number)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        rows = self.db.execute(sql + " ORDER BY id", tuple(params))
-        return [dict(r) | {"sticky": bool(r["sticky"])} for r in rows]
-
-    def reactions(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.execute("SELECT * FROM dry_run_reactions ORDER BY id")]
+        sql = f"SELECT * FROM {table}" + (" WHERE " + " AND ".join(where) if where else "")
+        return self.db.execute(sql + " ORDER BY id", tuple(params))

@@ -288,7 +288,7 @@ def create_app(rt: Runtime) -> FastAPI:
         if rt.dry_run is None:
             return _reply(404, error="not in dry-run mode")
         comments = await run_in_threadpool(rt.dry_run.comments, repo, number)
-        reactions = await run_in_threadpool(rt.dry_run.reactions)
+        reactions = await run_in_threadpool(rt.dry_run.reactions, repo, number)
         return _reply(200, comments=comments, reactions=reactions)
 
     @app.get("/github/app-created", response_class=PlainTextResponse)

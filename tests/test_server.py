@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from bot.github_port import PRRef
 from bot.notes import LibraryError
 from bot.queue import Workers
 from bot.server import StartupError, build_runtime
@@ -470,6 +471,17 @@ def test_dry_run_comments_endpoint_shows_the_would_be_comment(app):
     assert client.get("/dry-run/comments?number=7002").json()["comments"] == []
     # a number SQLite cannot hold is a 422, not a 500 (OverflowError)
     assert client.get("/dry-run/comments", params={"number": "9" * 20}).status_code == 422
+
+
+def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
+    client, rt = app
+    rt.dry_run.add_reaction(PRRef("vllm-project/vllm", 1), 11, "eyes")
+    rt.dry_run.add_reaction(PRRef("vllm-project/vllm", 2), 22, "+1")
+    rt.dry_run.add_reaction(PRRef("other/repo", 1), 33, "+1")
+    mine = client.get("/dry-run/comments", params={"repo": "VLLM-project/vllm", "number": 1})
+    assert [r["comment_id"] for r in mine.json()["reactions"]] == [11]
+    everyone = client.get("/dry-run/comments").json()["reactions"]
+    assert [r["comment_id"] for r in everyone] == [11, 22, 33]
 
 
 @pytest.mark.parametrize(
