@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jinja2
 from fastapi import APIRouter, Request
@@ -283,7 +283,9 @@ def notes_router(
     """GET /notes, /notes/{id}, /notes/{id}/source, /topics and /assets/notes.css.
 
     `library` may be a callable returning the current Library, for an app that reloads
-    notes. `public_url` makes JSON urls and the canonical link absolute. With
+    notes. `public_url` makes JSON urls and the canonical link absolute; a path in it
+    (`https://example.org/review-notes`, a proxy that strips the prefix) is kept in
+    every link the pages make, so the stylesheet and navigation stay under it. With
     link_mode="github" the "source file" links go to
     `{notes_repo_url}/blob/{notes_branch}/{notes_dir}/<id>.md`, as the comment's do.
     """
@@ -292,9 +294,12 @@ def notes_router(
     env = template_environment()
     css = (HERE / "static" / "notes.css").read_bytes()
     router = APIRouter()
+    parts = urlsplit(public_url)
+    origin = f"{parts.scheme}://{parts.netloc}" if public_url else ""
+    prefix = parts.path.rstrip("/")  # where a proxy serves these pages, if not at the root
 
     def href(request: Request, name: str, query: dict[str, str] | None = None, **params) -> str:
-        path = request.url_for(name, **params).path
+        path = prefix + request.url_for(name, **params).path
         # Empty values and the default repo stay out, so links stay short and stable.
         query = {
             k: v for k, v in (query or {}).items() if v and not (k == "repo" and v == DEFAULT_REPO)
@@ -303,7 +308,7 @@ def notes_router(
 
     def absolute(path: str) -> str:
         """A root-relative link made absolute by `public_url` (JSON clients follow them)."""
-        return f"{public_url.rstrip('/')}{path}" if public_url else path
+        return origin + path
 
     def page_url(request: Request, note: Note) -> str:
         if public_url:

@@ -498,6 +498,21 @@ def test_public_url_makes_json_urls_and_canonical_link_absolute(library):
     assert all(t["url"].startswith("https://bot.test/notes?topic=") for t in topics)
 
 
+def test_a_public_url_with_a_path_keeps_every_link_under_it(library):
+    # https://example.org/review-notes: a proxy serves the bot under a path (and strips it)
+    client = client_for(library, public_url="https://example.org/review-notes/")
+    html = client.get("/notes/n-graph").text
+    assert '<link rel="canonical" href="https://example.org/review-notes/notes/n-graph">' in html
+    pages = [client.get(p).text for p in ("/notes", "/notes/n-graph", "/topics")]
+    hrefs = [h for page in pages for h in re.findall(r'(?:href|action)="(/[^"]*)"', page)]
+    assert hrefs and "/review-notes/assets/notes.css" in hrefs
+    assert [h for h in hrefs if not h.startswith("/review-notes/")] == []
+    detail = client.get("/notes/n-graph", params={"format": "json"}).json()
+    assert detail["source_file_url"] == "https://example.org/review-notes/notes/n-graph/source"
+    topics = client.get("/topics", params={"format": "json"}).json()["topics"]
+    assert all(t["url"].startswith("https://example.org/review-notes/notes?") for t in topics)
+
+
 def test_the_topic_reply_lists_what_its_link_opens(library):
     # `/notes topic X` on a PR of one repository: that repository's notes, as the page
     # its link opens (pages are per repository)
