@@ -537,6 +537,7 @@ class GitHubClient:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
         self._count(gh.requester)
+        _follow_moves(gh.requester)
         if not pacer.idle:
             self._pace(gh.requester, pacer)
         return gh
@@ -781,6 +782,30 @@ class GitHubClient:
                 pacer.after(verb)
 
         requester.requestJson = paced  # type: ignore[method-assign]
+
+
+# A renamed or transferred repository answers its old name with 301 (GET) or 307 (any
+# other method); PyGithub follows 301 only, and takes a 307's body for the answer: a
+# comment "created" with no id, nothing posted. Each hop is a counted call.
+MOVES = (307, 308)
+MAX_MOVES = 3
+
+
+def _follow_moves(requester: Requester) -> None:
+    """Repeat a request GitHub answered 307 or 308 at the Location, as GitHub asks."""
+    inner = requester.requestJson
+
+    def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
+        for _ in range(MAX_MOVES):
+            status, headers, output = inner(verb, url, *args, **kwargs)
+            location = headers.get("location")
+            if status not in MOVES or not location:
+                return status, headers, output
+            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)
+            url = location
+        raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
+
+    requester.requestJson = following  # type: ignore[method-assign]
 
 
 def _pr(ref: PRRef) -> str:

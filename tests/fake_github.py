@@ -307,6 +307,7 @@ class FakeGitHub:
         self._used: dict[str, int] = {}
         self._window_reset = int(time.time()) + 3600
         self._next_id = 1000
+        self._moved: dict[str, str] = {}  # a renamed or transferred repository's old name
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -351,6 +352,32 @@ class FakeGitHub:
             if full_name not in self._repos:
                 self._repos[full_name] = FakeRepo(full_name, self._new_id())
             return self._repos[full_name]
+
+    def transfer(self, old: str, new: str) -> None:
+        """Rename or transfer a repository as GitHub does: its data moves to `new`, and
+        the old name answers with redirects, 301 for GET and 307 for every other method
+        (the client repeats the request at the Location)."""
+        with self._lock:
+            repo = self._repos.pop(old)
+            repo.full_name = new
+            self._repos[new] = repo
+            for c in (*self._comments.values(), *self._review_comments.values()):
+                if c.repo == old:
+                    c.repo = new
+            for inst in self._installations.values():
+                if old in inst.repos:
+                    inst.repos.discard(old)
+                    inst.repos.add(new)
+            self._moved[old] = new
+
+    def _moved_reply(self, method: str, path: str) -> _Reply | None:
+        for old, new in self._moved.items():
+            prefix = f"/repos/{old}"
+            if path == prefix or path.startswith(prefix + "/"):
+                location = self._api(f"/repos/{new}{path[len(prefix) :]}")
+                body = {"message": "Moved Permanently", "url": location, "documentation_url": DOCS}
+                return _Reply(301 if method == "GET" else 307, body, {"Location": location})
+        return None
 
     def add_installation(
         self, installation_id: int = DEFAULT_INSTALLATION_ID, repos: Sequence[str] = ()
@@ -549,6 +576,10 @@ class FakeGitHub:
     ) -> tuple[_Reply, str | None]:
         login = None
         try:
+            with self._lock:
+                moved = self._moved_reply(method, path)
+            if moved is not None:
+                return moved, login
             for want, pattern, handler_name, auth in _ROUTES:
                 match = pattern.fullmatch(path)
                 if match is None or want != method:

@@ -193,6 +193,24 @@ def test_a_pr_moved_to_another_base_branch_is_matched_on_its_new_files(live):
     assert r.json()["status"] == "ignored" and len(fake.requests) == before
 
 
+def test_a_delivery_naming_a_repository_since_renamed_still_gets_its_comment(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # queued, deferred or failed-and-retried before the rename: it names the old repository
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    settings = live_settings(tmp_path, fake_github, app_key, repos=f"{DEFAULT_REPO},vllm-org/vllm")
+    with serving(settings) as (client, rt):
+        post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE), delivery="d1")
+        drain(rt)
+        assert rt.queue.get("d1").state == "done"
+        (comment,) = fake_github.comments("vllm-org/vllm", N)
+        assert comment.body.startswith(MARKER) and rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == (
+            comment.id
+        )
+
+
 def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
     # GitHub's listing is every changed file (the payload's `changed_files` says how many)
     client, rt, fake = live

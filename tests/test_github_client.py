@@ -642,6 +642,39 @@ def test_a_client_error_is_not_retried(fake_github, make_github_client, fault):
     assert len(fake_github.calls("GET", "/repos/*/files")) == 1
 
 
+# --- a repository renamed or transferred -------------------------------------------
+
+
+def test_writes_to_a_moved_repository_follow_githubs_redirect(fake_github, make_github_client):
+    # A delivery queued, deferred or retried across a rename still names the old
+    # repository: GitHub answers its writes 307, to be repeated at the new location
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    command = fake_github.add_comment(DEFAULT_REPO, 7, "/notes", login="alice")
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    client = make_github_client()
+    made = client.upsert_sticky(PR, f"{MARKER}\nnotes", MARKER, create=True)
+    (posted,) = [c for c in fake_github.comments("vllm-org/vllm", 7) if c.id != command.id]
+    assert made == StickyResult(Outcome.CREATED, posted.id)
+    assert client.upsert_sticky(PR, f"{MARKER}\nmore notes", MARKER, create=True).outcome == (
+        Outcome.UPDATED
+    )
+    assert fake_github.comment(posted.id).body == f"{MARKER}\nmore notes"
+    client.add_reaction(PR, command.id, "eyes")
+    assert [r.content for r in fake_github.reactions(command.id)] == ["eyes"]
+    moved = [(r.method, r.status) for r in fake_github.requests if r.status in (301, 307)]
+    assert ("GET", 301) in moved and ("POST", 307) in moved  # the comment and the reaction
+
+
+def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.transfer(DEFAULT_REPO, "a/b")
+    fake_github.transfer("a/b", DEFAULT_REPO)  # a loop: each name redirects to the other
+    with pytest.raises(GitHubError):
+        make_github_client().create_comment(PR, "a reply")
+
+
 # --- reactions, permission, replies -------------------------------------------------
 
 
