@@ -36,7 +36,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
@@ -584,8 +584,7 @@ class GitHubClient:
         """Run `op` with this thread's Github for the PR's installation; on 401 re-mint once."""
         if self._token is not None:
             return op(self._thread_github("token", self._token))
-        installation_id = self._installation_of(ref)
-        grant = self._grant(installation_id)
+        installation_id, grant = self._installation_grant(ref)
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
@@ -595,8 +594,26 @@ class GitHubClient:
             with self._lock:  # unless another thread has already replaced it
                 if self._grants.get(installation_id) == grant:
                     del self._grants[installation_id]
-            grant = self._grant(installation_id)
+            installation_id, grant = self._installation_grant(ref)
             return op(self._thread_github(installation_id, grant.token))
+
+    def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
+        """The PR's installation and its token. An installation named by the delivery
+        but gone (the App uninstalled and installed again since: a delivery retried or
+        redelivered) gives way to the repository's current one."""
+        installation_id = self._installation_of(ref)
+        try:
+            return installation_id, self._grant(installation_id)
+        except GitHubError as err:
+            if err.status != 404 or ref.installation_id is None:
+                raise
+            with self._lock:  # a lookup cached before the reinstall is stale too
+                self._repo_installations.pop(ref.repo, None)
+            current = self._installation_of(replace(ref, installation_id=None))
+            if current == installation_id:
+                raise
+        log.info("installation %s is gone; %s is now in %s", installation_id, ref.repo, current)
+        return current, self._grant(current)
 
     def _installation_of(self, ref: PRRef) -> int:
         if ref.installation_id is not None:

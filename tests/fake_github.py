@@ -474,6 +474,14 @@ class FakeGitHub:
                 t.expires_at = time.time() - 1
             return len(issued)
 
+    def uninstall(self, installation_id: int) -> None:
+        """Uninstall the App from an installation: its tokens stop working at once."""
+        with self._lock:
+            del self._installations[installation_id]
+            for t in self._tokens.values():
+                if t.identity.installation_id == installation_id:
+                    t.expires_at = time.time() - 1
+
     # --- state read-back ----------------------------------------------------
 
     def comments(self, repo: str, number: int) -> list[FakeComment]:

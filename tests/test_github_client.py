@@ -675,6 +675,34 @@ def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
         make_github_client().create_comment(PR, "a reply")
 
 
+# --- the App installed again ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("token_cached", [False, True], ids=["new-client", "token-cached"])
+def test_a_delivery_of_an_installation_since_removed_goes_through_the_current_one(
+    fake_github, make_github_client, token_cached
+):
+    # retried or redelivered after the App was uninstalled and installed again: the
+    # payload names the old installation, whose tokens and id are gone
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    if token_cached:
+        client.create_comment(PR, "before")
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.create_comment(PR, "after")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)][-1] == "after"
+    assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
+
+
+def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    with pytest.raises(GitHubError, match="404"):
+        client.create_comment(PR, "after")
+
+
 # --- reactions, permission, replies -------------------------------------------------
 
 
