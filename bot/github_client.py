@@ -354,6 +354,7 @@ class GitHubClient:
         self._refresh_margin = timedelta(seconds=token_refresh_margin)
         self._sleep = sleep
         self._bot_login = bot_login
+        self._app_id = str(app_id)  # the App's id, or its client ID
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
         self._app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
         self._mint_locks: dict[int, threading.Lock] = {}
@@ -656,7 +657,17 @@ class GitHubClient:
     # --- writes that must not be doubled ----------------------------------------
 
     def _is_ours(self, comment: IssueComment, login: str) -> bool:
-        return comment.user is not None and comment.user.login.lower() == login.lower()
+        user = comment.user
+        if user is None:
+            return False
+        if user.login.lower() == login.lower():
+            return True
+        # Renaming the App renames its bot account, and the login cached at start no
+        # longer matches what it wrote; the comment still names the App that wrote it.
+        if self._integration is None or user.type != "Bot":
+            return False
+        app = comment.performed_via_github_app
+        return app is not None and self._app_id in (str(app.id), app.client_id)
 
     def _create(
         self,

@@ -474,6 +474,20 @@ class FakeGitHub:
                 t.expires_at = time.time() - 1
             return len(issued)
 
+    def rename_app(self, slug: str) -> None:
+        """Rename the App: its bot account `<slug>[bot]` is renamed (same user id), so
+        the comments it wrote and its tokens show the new login."""
+        with self._lock:
+            old = self.bot
+            self.app_slug = slug
+            self.bot = Identity(f"{slug}[bot]", old.id, "Bot")
+            for c in (*self._comments.values(), *self._review_comments.values()):
+                if c.user.id == old.id:
+                    c.user = self.bot
+            for t in self._tokens.values():
+                if t.identity.id == old.id:
+                    t.identity = Identity(self.bot.login, old.id, "Bot", t.identity.installation_id)
+
     def uninstall(self, installation_id: int) -> None:
         """Uninstall the App from an installation: its tokens stop working at once."""
         with self._lock:

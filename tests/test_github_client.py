@@ -675,6 +675,26 @@ def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
         make_github_client().create_comment(PR, "a reply")
 
 
+# --- the App renamed ---------------------------------------------------------------
+
+
+def test_after_the_app_is_renamed_its_comment_is_still_the_one_edited(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    first = client.upsert_sticky(PR, f"{MARKER}\nnotes", MARKER, create=True)
+    fake_github.rename_app("vllm-review-notes")  # the running client cached the old login
+    fake_github.add_comment(DEFAULT_REPO, 7, f"{MARKER}\nquoted by a person", login="alice")
+    again = client.upsert_sticky(PR, f"{MARKER}\nmore notes", MARKER, create=True)
+    assert again == StickyResult(Outcome.UPDATED, first.comment_id)
+    bodies = [(c.user.login, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)]
+    assert bodies == [
+        ("vllm-review-notes[bot]", f"{MARKER}\nmore notes"),
+        ("alice", f"{MARKER}\nquoted by a person"),  # a person's comment: never ours
+    ]
+
+
 # --- the App installed again ----------------------------------------------------------
 
 
