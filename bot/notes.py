@@ -358,8 +358,9 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
 # tomllib. Anything outside the subset goes to tomllib, so what is accepted and every
 # error message stay tomllib's.
 _PLAIN = r'"[^"\\\x00-\x1f\x7f]*"'
-# \uXXXX except surrogates, which TOML refuses and JSON would pair up.
-_ESCAPED = r'"(?:[^"\\\x00-\x1f\x7f]|\\["\\bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"'
+# \uXXXX except surrogates (D800-DFFF, high and low), which TOML refuses and JSON
+# would pair up or keep alone.
+_ESCAPED = r'"(?:[^"\\\x00-\x1f\x7f]|\\["\\bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"'
 _SEP = r"[ \t\n]*"
 
 
@@ -451,7 +452,9 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         # "at end of document": an array or string left open runs to the last line
         at = int(m.group(1)) if m else text.rstrip("\n").count("\n") + 1
         line = first + at - 1
-        raise LibraryError([Problem(path, line, field, f"malformed TOML: {exc}")]) from None
+        # tomllib counts lines from the header's start; the problem names the file's line
+        said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
+        raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
 
 
 @dataclass(frozen=True)

@@ -322,7 +322,7 @@ def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
     with pytest.raises(LibraryError) as exc:
         import_digest(DIGESTS[0], out, force=True, today=TODAY)
     assert str(exc.value).splitlines() == [
-        f"{broken}:2: header: malformed TOML: Invalid value (at line 1, column 11)",
+        f"{broken}:2: header: malformed TOML: Invalid value (column 11)",
         f"{garbled}:10: file: not UTF-8: invalid start byte",
     ]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -203,6 +203,8 @@ ANY_VALUE = st.one_of(
             '["a" "b"]',
             "{}",
             '"\\ud83d\\ude00"',
+            '"\\udc00"',
+            '"\\ud7ff\\ue000"',
             '"\\U0001F600"',
         ]
     ),
@@ -244,7 +246,11 @@ def test_fast_toml_accepts_only_what_tomllib_accepts_and_agrees(text):
     [
         'a = "x\\/y"',  # JSON escape, not TOML
         'a = "\x7f"',  # DEL must be escaped in TOML
-        'a = "\\ud800"',  # not a scalar value
+        'a = "\\ud800"',  # not a scalar value: surrogates, high
+        'a = "\\udbff"',
+        'a = "\\udc00"',  # and low (json.loads keeps a lone one)
+        'a = "\\uDFFF"',
+        'a = ["x", "\\udc00"]',
         "a = 1\na = 2",  # duplicate key
         "a = 2026-02-30",  # no such day
         'a = ["x",\nb = "y"]',  # an unclosed array swallowing the next key
