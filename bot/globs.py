@@ -33,6 +33,8 @@ def glob_to_regex(pattern: str) -> str:
     pat = pattern.lstrip("/")
     if not pat:
         raise GlobError("pattern matches nothing but '/'")
+    if {".", ".."} & set(pat.split("/")):  # what a shell's completion gives: ./vllm/...
+        raise GlobError("GitHub's paths have no '.' or '..' parts: write it from the root")
     directory = pat.endswith("/")
     pat = pat.rstrip("/")
     shift = len(pattern) - len(pattern.lstrip("/"))  # so positions count in `pattern`

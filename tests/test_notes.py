@@ -130,7 +130,9 @@ def notes(draw) -> Note:
         paths=tuple(
             draw(
                 st.lists(
-                    st.from_regex(r"[a-z]{1,8}(/[a-z_.]{1,8}){0,3}", fullmatch=True),
+                    st.from_regex(r"[a-z]{1,8}(/[a-z_.]{1,8}){0,3}", fullmatch=True).filter(
+                        lambda p: not {".", ".."} & set(p.split("/"))
+                    ),
                     max_size=4,
                     unique=True,
                 )
@@ -317,6 +319,9 @@ def test_glob_semantics(pattern, path, matches):
         ("a]", "unmatched ']' at position 2"),
         ("/x[", "unclosed '[' at position 3"),
         ("/", "pattern matches nothing but '/'"),
+        ("./vllm/x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
+        ("vllm/../csrc/", "GitHub's paths have no '.' or '..' parts: write it from the root"),
+        ("vllm/./x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
     ],
 )
 def test_bad_globs(pattern, message):
