@@ -516,11 +516,16 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
 
 def test_check_hints_at_pr_numbers_run_into_chinese_text(tmp_path, capsys):
     # Chinese characters are word characters to Python: "与#38390串" has no ASCII edge
-    named = VALID.replace("值得精读。正文。", "值得精读。建议与#38390串读；另见PR47941和PR 52401。")
+    named = VALID.replace(
+        "值得精读。正文。",
+        "值得精读。建议与#38390串读；另见PR47941和PR 52401，PR#51000 与"
+        " vllm-project/vllm#51001（不是 acme/vllm#51002）。",
+    )
     write(tmp_path, named)
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = capsys.readouterr().out.splitlines()[1:]
-    assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941"]
+    numbers = [h.split("PR ")[1].split(";")[0] for h in hints]
+    assert numbers == ["38390", "47941", "51000", "51001"]
 
 
 def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
