@@ -11,6 +11,7 @@ from pathlib import Path
 from bot.library import (
     DEFAULT_NOTES_DIR,
     DEFAULT_TOPICS_FILE,
+    Library,
     check_library,
     diff_blind,
     load_library,
@@ -59,11 +60,14 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
     library, problems = check_library(Path(args.dir), Path(args.topics))
-    if library is None:
+    if library is not None:  # the server refuses to start on a config naming a lost topic
+        problems = _matching_problems(library, Path(args.config))
+    if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
+    assert library is not None
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
     for note in diff_blind(library):  # advice, not a defect
         print(
@@ -82,6 +86,20 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
             " without the topic; keep it in one list"
         )
     return 0
+
+
+def _matching_problems(library: Library, path: Path) -> list[str]:
+    """What the server would refuse in the matching config with this library, if anything."""
+    from bot.matching import compile_matcher, load_match_config
+
+    try:
+        compile_matcher(library, load_match_config(path))
+    except OSError as exc:
+        return [f"{path}: cannot read: {exc.strerror}"]
+    except ValueError as exc:
+        said = str(exc)  # load_match_config's errors name the file
+        return [said if said.startswith(str(path)) else f"{path}: {said}"]
+    return []
 
 
 def _cmd_notes_refs(args: argparse.Namespace) -> int:
@@ -337,8 +355,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="refresh title, guidance and verdict of notes that exist (curated fields are kept)",
     )
     imp.set_defaults(func=_cmd_notes_import)
-    chk = notes_sub.add_parser("check", help="validate every note and the taxonomy")
+    from bot.matching import DEFAULT_MATCHING_FILE
+
+    chk = notes_sub.add_parser(
+        "check", help="validate every note, the taxonomy and the matching config against them"
+    )
     _library_arguments(chk)
+    chk.add_argument(
+        "--config",
+        default=os.environ.get("REVIEW_NOTES_MATCHING_FILE") or str(DEFAULT_MATCHING_FILE),
+        help="matching weights (default: REVIEW_NOTES_MATCHING_FILE or config/matching.toml)",
+    )
     chk.set_defaults(func=_cmd_notes_check)
     refs = notes_sub.add_parser(
         "refs",

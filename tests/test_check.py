@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -540,3 +541,32 @@ def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
         "hint: vllm-test0001.md: aspect 'mrv1' is also one of its keywords, which counts"
         " without the topic; keep it in one list"
     ]
+
+
+def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys, monkeypatch):
+    # a curator renames a topic in topics.toml and in its one note, then checks until ok:
+    # config/matching.toml still weighs the old name, which the server refuses at start
+    monkeypatch.delenv("REVIEW_NOTES_MATCHING_FILE", raising=False)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for path in (ROOT / "seeds" / "notes").glob("*.md"):
+        text = path.read_text("utf-8").replace('"watermarking"', '"watermarks"')
+        (notes / path.name).write_text(text, "utf-8")
+    topics = tmp_path / "topics.toml"
+    topics.write_text(
+        TOPICS.read_text("utf-8").replace('id = "watermarking"', 'id = "watermarks"'), "utf-8"
+    )
+    argv = ["notes", "check", str(notes), "--topics", str(topics)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{ROOT / 'config' / 'matching.toml'}: ")
+    assert "unknown topic(s): watermarking" in err[0] and err[-1] == "1 problem(s)"
+    fixed = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    matching = (ROOT / "config" / "matching.toml").read_text("utf-8")
+    fixed.write_text(matching.replace("watermarking =", "watermarks ="), "utf-8")
+    assert main([*argv, "--config", str(fixed)]) == 0
+    monkeypatch.setenv("REVIEW_NOTES_MATCHING_FILE", str(fixed))  # what the server reads
+    assert main(argv) == 0
+    assert main([*argv, "--config", str(tmp_path / "missing.toml")]) == 1
+    assert "missing.toml: cannot read: No such file or directory" in capsys.readouterr().err
