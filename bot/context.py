@@ -49,6 +49,7 @@ class BotContext:
             repo=s.notes_github_repo,
             branch=s.notes_github_branch,
             directory=s.notes_github_dir,
+            files=self.library.files,
         )
 
     def render_options(self, *, verbose: bool = False, had_comment: bool = True) -> RenderOptions:

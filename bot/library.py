@@ -46,6 +46,9 @@ class Library:
 
     notes: tuple[Note, ...]
     topics: dict[str, Topic]
+    # note id -> its file under the notes directory ("eagle/vllm-0436d44c.md"), for links
+    # to the file; a note read from elsewhere is `<id>.md` at the top
+    files: dict[str, str] = field(default_factory=dict, compare=False)
     by_id: dict[str, Note] = field(init=False)
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
     by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
@@ -281,7 +284,8 @@ def check_library(
     if problems:
         return None, sorted(problems)
     notes = tuple(sorted((s.note for s in sources), key=lambda n: n.id))
-    return Library(notes=notes, topics=topics), []
+    files = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
+    return Library(notes=notes, topics=topics, files=files), []
 
 
 def load_library(

@@ -29,10 +29,16 @@ def note_page_url(note: Note, *, public_url: str) -> str:
 
 
 def note_file_url(
-    note: Note, *, notes_repo_url: str, branch: str = "main", directory: str = NOTES_DIR_IN_REPO
+    note: Note,
+    *,
+    notes_repo_url: str,
+    branch: str = "main",
+    directory: str = NOTES_DIR_IN_REPO,
+    file: str | None = None,
 ) -> str:
-    """The note's file on GitHub (the importer writes one `<id>.md` per note)."""
-    path = f"{directory.strip('/')}/{quote(note.filename)}".lstrip("/")
+    """The note's file on GitHub: `file` under the notes directory (Library.files: a
+    curator may sort notes into sub-folders), else `<id>.md`, as the importer writes it."""
+    path = f"{directory.strip('/')}/{quote(file or note.filename, safe='/')}".lstrip("/")
     return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}"
 
 

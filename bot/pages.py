@@ -318,7 +318,11 @@ def notes_router(
     def source_file_url(request: Request, note: Note) -> str:
         if link_mode == "github":
             return note_file_url(
-                note, notes_repo_url=notes_repo_url, branch=notes_branch, directory=notes_dir
+                note,
+                notes_repo_url=notes_repo_url,
+                branch=notes_branch,
+                directory=notes_dir,
+                file=current().files.get(note.id),
             )
         return absolute(href(request, "notes_source", note_id=note.id))
 

@@ -10,7 +10,8 @@ well under GitHub's 65,536 limit by dropping whole notes, lowest ranked first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -43,12 +44,16 @@ class NoteLinks:
     repo: str | None = None  # github: the repository holding the note files
     branch: str = "main"
     directory: str = "seeds/notes"
+    files: Mapping[str, str] = field(default_factory=dict)  # Library.files
 
     def url(self, note: Note) -> str:
         if self.mode == "github" and self.repo:
-            repo_url = f"https://github.com/{self.repo}"
             return note_file_url(
-                note, notes_repo_url=repo_url, branch=self.branch, directory=self.directory
+                note,
+                notes_repo_url=f"https://github.com/{self.repo}",
+                branch=self.branch,
+                directory=self.directory,
+                file=self.files.get(note.id),
             )
         return note_page_url(note, public_url=self.base_url)
 

@@ -463,6 +463,30 @@ def test_github_link_mode_points_source_files_at_the_notes_repo(library):
     assert data["source_file_url"] == file_url and data["url"] == "/notes/n-graph"
 
 
+def test_a_note_in_a_sub_folder_links_to_its_own_file(tmp_path, library):
+    # curators may sort notes into folders; the loader reads them all
+    from bot.render import NoteLinks
+
+    notes = tmp_path / "notes"
+    (notes / "cuda graphs").mkdir(parents=True)
+    for note in NOTES:
+        folder = notes / "cuda graphs" if note.id == "n-graph" else notes
+        (folder / note.filename).write_text(dump_note(note), "utf-8")
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TOPICS_TOML, "utf-8")
+    nested = load_library(notes, topics)
+    assert nested.files["n-graph"] == "cuda graphs/n-graph.md"
+    url = "https://github.com/acme/review-notes/blob/main/seeds/notes/cuda%20graphs/n-graph.md"
+    client = client_for(
+        nested, link_mode="github", notes_repo_url="https://github.com/acme/review-notes"
+    )
+    assert client.get("/notes/n-graph", params={"format": "json"}).json()["source_file_url"] == url
+    links = NoteLinks(mode="github", repo="acme/review-notes", files=nested.files)
+    assert links.url(nested.by_id["n-graph"]) == url
+    top = [n for n in nested.notes if n.id != "n-graph"][0]
+    assert links.url(top).endswith(f"/seeds/notes/{top.filename}")
+
+
 def test_note_link():
     note = NOTES[0]
     assert (

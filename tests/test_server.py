@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 import sqlite3
 import uuid
 
@@ -524,6 +525,20 @@ def test_the_notes_pages_source_link_follows_the_branch_and_directory(tmp_path):
         link = rt.ctx.links.url(note)  # the comment's link
     assert link == f"https://github.com/acme/review-notes/blob/notes/library/{note.id}.md"
     assert data["source_file_url"] == link
+
+
+def test_the_comments_link_to_a_note_in_a_sub_folder_is_its_file(tmp_path):
+    notes = tmp_path / "notes"
+    shutil.copytree(ROOT / "seeds" / "notes", notes / "deepseek")
+    settings = make_settings(
+        tmp_path, notes_dir=notes, note_links="github", notes_github_repo="acme/review-notes"
+    )
+    with serving(settings) as (_, rt):
+        note = rt.ctx.library.notes[0]
+        link = rt.ctx.links.url(note)
+    assert (
+        link == f"https://github.com/acme/review-notes/blob/main/seeds/notes/deepseek/{note.id}.md"
+    )
 
 
 # --- start-up ----------------------------------------------------------------------
