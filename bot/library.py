@@ -223,11 +223,17 @@ def _problems_of_an_unread_note(text: str, path: str, topics: dict[str, Topic]) 
 
 
 def note_files(notes_dir: Path) -> list[str]:
-    """Every `*.md` under the directory, dot-files and dot-directories skipped, sorted."""
+    """Every `*.md` under the directory, dot-files and dot-directories skipped, sorted.
+    A directory reached twice (a symlink to it, or a loop: `current -> .`) is read once."""
     found: list[str] = []
-    stack = [str(notes_dir)]
+    stack, seen = [str(notes_dir)], set()
     while stack:
-        with os.scandir(stack.pop()) as entries:
+        directory = stack.pop()
+        real = os.path.realpath(directory)
+        if real in seen:
+            continue
+        seen.add(real)
+        with os.scandir(directory) as entries:
             for entry in entries:
                 if entry.name.startswith("."):
                     continue

@@ -570,3 +570,13 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     assert main(argv) == 0
     assert main([*argv, "--config", str(tmp_path / "missing.toml")]) == 1
     assert "missing.toml: cannot read: No such file or directory" in capsys.readouterr().err
+
+
+def test_a_symlink_loop_in_the_notes_directory_is_read_once(tmp_path, capsys):
+    # `current -> .`: followed for ever, it hid every note behind one "cannot read"
+    write(tmp_path, VALID)
+    (tmp_path / "current").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    assert capsys.readouterr().out.startswith("ok: 1 notes")
