@@ -136,6 +136,15 @@ class Topic(BaseModel):
 
     _unique = field_validator("keywords", "tags", "paths", "labels")(_no_duplicates)
 
+    @field_validator("name_en", "name_zh")
+    @classmethod
+    def _a_name(cls, v: str) -> str:  # shown in every comment and page: one line of text
+        if not v.strip() or "\n" in v:
+            raise ValueError("a name is one line of text")
+        if v != v.strip():
+            raise ValueError("leading or trailing whitespace")
+        return v
+
 
 class Note(BaseModel):
     """One curated review note about a past pull request."""

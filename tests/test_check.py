@@ -387,6 +387,14 @@ TAXONOMY_DEFECTS = [
         ('name_en = "ROCm"\n', ""), "8: name_en: missing required field", id="missing-name"
     ),
     pytest.param(
+        ('name_en = "ROCm"', 'name_en = " "'), "10: name_en: a name is one line of text", id="blank"
+    ),
+    pytest.param(
+        ('name_en = "ROCm"', 'name_en = "ROCm "'),
+        "10: name_en: leading or trailing whitespace",
+        id="name-space",
+    ),
+    pytest.param(
         ('labels = ["rocm"]', 'paths = ["cmake", "a/[b"]'),
         "12: paths: bad glob 'a/[b': unclosed '[' at position 3",
         id="bad-glob",
