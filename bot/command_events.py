@@ -343,6 +343,9 @@ _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
 }
 
 
+_SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
+
+
 def _ask_for_update(
     ctx: BotContext, ref: PRRef, source: Source, kinds: list[Kind], reactions: Reactions
 ) -> tuple[str, bool]:
@@ -351,10 +354,13 @@ def _ask_for_update(
     Returns a summary and whether the update is owed (deferred) rather than done.
     """
     changes: dict[str, bool] = {}
+    show: bool | None = None  # asked to see the notes (even while paused), or `off`
     for kind in kinds:  # in the comment's order: the last one wins
         changes.update(_STATE_CHANGES[kind])
-    # asked to see the notes (even while paused), not only to switch something
-    show = any(k in (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE) for k in kinds)
+        if kind in _SHOWING:
+            show = True
+        elif kind is Kind.OFF:
+            show = False
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)
@@ -411,8 +417,11 @@ def _update(
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
-    else:  # even on a draft or an opted-out PR: a human asked
+    elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+    else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
+        # a PR no note matches gets no comment, the opt-out label still pauses)
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
     ctx.prs.update(ref.repo, ref.number, pending=None)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)

@@ -52,16 +52,20 @@ class PendingUpdate:
     """
 
     acks: tuple[int, ...] = ()  # comments to react `+1` to once it is done
-    show: bool = False  # a command asked to see the notes (`/notes`, `why`), not only `off`
+    # the last command that said: see the notes (`/notes`, `why`, `wrong`), or `off`
+    show: bool = False
     diff_acks: tuple[int, ...] = ()  # the same for comments on lines of the diff
 
-    def add(self, comment_id: int | None, show: bool, on_diff: bool = False) -> PendingUpdate:
+    def add(
+        self, comment_id: int | None, show: bool | None, on_diff: bool = False
+    ) -> PendingUpdate:
+        """Owe one more comment's commands; `show` None: they said neither (`on`)."""
         acks, diff_acks = self.acks, self.diff_acks
         if comment_id is not None and on_diff and comment_id not in diff_acks:
             diff_acks = (*diff_acks, comment_id)
         elif comment_id is not None and not on_diff and comment_id not in acks:
             acks = (*acks, comment_id)
-        return PendingUpdate(acks, self.show or show, diff_acks)
+        return PendingUpdate(acks, self.show if show is None else show, diff_acks)
 
 
 @dataclass(frozen=True)

@@ -784,3 +784,60 @@ def test_notes_off_after_notes_on_a_paused_pr_brings_back_the_short_line(live):
     assert "redirect.github.com/vllm-project/vllm/pull/52419" in sticky(fake).body
     say(client, rt, fake, "/notes off", login=AUTHOR)
     assert sticky(fake).body == short
+
+
+# --- `off` and `on` have the last word as written ------------------------------------
+
+
+def _short_paused_line(client, rt, fake) -> str:
+    """What `/notes off` alone leaves after `/notes`; automatic updates on again after."""
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    short = sticky(fake).body
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    return short
+
+
+def test_off_after_why_in_one_comment_leaves_the_short_paused_line(live):
+    client, rt, fake = live
+    short = _short_paused_line(client, rt, fake)
+    say(client, rt, fake, "/notes why\n/notes off", login=AUTHOR)
+    assert state(rt).opted_out and sticky(fake).body == short
+
+
+def test_off_after_why_in_one_window_leaves_the_short_paused_line(live):
+    # "applies the last why/off/on given", however the window folds them
+    client, rt, fake = live
+    short = _short_paused_line(client, rt, fake)
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes why", wait=False)  # deferred
+    off = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)  # folded in, last
+    rt.workers.start()
+    drain(rt)
+    assert state(rt).opted_out and state(rt).pending is None
+    assert reactions(fake, off) == {"eyes", "+1"}
+    assert sticky(fake).body == short
+
+
+def test_on_resumes_automatic_updates_without_posting_what_they_would_not(live):
+    client, rt, fake = live
+    # a PR no note matches: `off` then `on` posts nothing ("no comment at all")
+    typo = {"files": ["docs/contributing.md"], "title": "Fix a typo", "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, N + 2, **typo)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=N + 2, title="Fix a typo")
+    assert state(rt, N + 2).opted_out
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=N + 2, title="Fix a typo")
+    assert sticky(fake, N + 2) is None and not state(rt, N + 2).opted_out
+    # a draft waits for ready_for_review, `on` or not
+    draft = {"files": MATCHING_FILES, "title": MATCHING_TITLE, "draft": True, "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, N + 1, **draft)
+    post(client, "pull_request", pr_payload(number=N + 1, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=N + 1)
+    assert state(rt, N + 1).opted_out
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=N + 1)
+    assert sticky(fake, N + 1) is None and not state(rt, N + 1).opted_out
+    say(client, rt, fake, "/notes", number=N + 1)  # asked to see them: answered on a draft
+    assert sticky(fake, N + 1) is not None

@@ -44,6 +44,9 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert prs.get("o/r", 1).incidental == {"a.py", "b.py"}
 
 
-def test_pending_update_collects_comments_once_and_remembers_a_request_to_show():
-    p = PendingUpdate().add(5, False).add(5, False).add(None, False).add(6, True).add(7, False)
+def test_pending_update_collects_comments_once_and_the_last_word_on_showing():
+    # True: `/notes`, `why`, `wrong` (show them); False: `off`; None: neither (`on`)
+    p = PendingUpdate().add(5, None).add(5, None).add(None, None).add(6, True).add(7, None)
     assert p == PendingUpdate((5, 6, 7), True)
+    assert p.add(8, False) == PendingUpdate((5, 6, 7, 8), False)  # `off` after `why`
+    assert p.add(8, False).add(9, None).add(10, True).show is True
