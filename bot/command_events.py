@@ -66,7 +66,7 @@ REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky updat
 # Cheap intake filter, whatever the command word: a command starts a line.
 _MAY_HOLD_COMMAND = re.compile(r"(?m)^ {0,3}/[A-Za-z]")
 # The PR fields kept for later (a deferred update in a dry run matches on them).
-_PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft")
+_PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_files")
 
 
 def register(d: Dispatcher) -> None:
@@ -431,9 +431,11 @@ def _update(
 
 
 def current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
-    """The PR as it is now: the event's copy when it has the head commit (a review),
-    else one GET of the PR; the event's copy when the port cannot ask (dry run)."""
-    if not (pull.get("head") or {}).get("sha"):
+    """The PR as it is now: one GET of the PR, unless the event's copy has the head
+    commit and the file count (a comment's lacks the head, a review's the count, without
+    which the docs-only and tests-only rules cannot tell every file is known); the
+    event's copy when the port cannot ask (dry run)."""
+    if not (pull.get("head") or {}).get("sha") or pull.get("changed_files") is None:
         live = ctx.github.get_pull(ref)
         if live is not None:
             return live

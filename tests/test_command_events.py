@@ -102,6 +102,7 @@ def comment_payload(
 def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict:
     base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
     pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
     p = dict(base, pull_request=pr, installation={"id": 1001})
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
     p["review"] = dict(base["review"], body=body, user={"login": login, "id": 8, "type": "User"})
@@ -383,7 +384,25 @@ def test_review_bodies_run_commands_without_reactions(live):
     drain(rt)
     assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 1
     assert fake.calls("POST", "/repos/*/reactions") == []
-    assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}") == []  # the review has the head
+    # a review's copy of the PR has no file count: the PR is read once
+    assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}")) == 1
+
+
+def test_notes_in_a_review_matches_like_notes_in_a_comment(live):
+    # a docs-only PR gets only notes it names by their keywords: that needs every file
+    # known, which a review's copy of the PR (no changed_files) cannot tell alone
+    client, rt, fake = live
+    docs = {"files": ["docs/features/spec_decode.md"], "title": "[Docs] EAGLE prefix caching"}
+    fake.add_pull(DEFAULT_REPO, N + 10, **docs)
+    say(client, rt, fake, "/notes", number=N + 10, title=docs["title"])
+    by_comment = sticky(fake, N + 10).body
+    assert "No review note matches this pull request" in by_comment
+    head = fake.add_pull(DEFAULT_REPO, N + 11, **docs).head_sha
+    p = review_payload("/notes", head_sha=head)
+    p["pull_request"].update(number=N + 11, title=docs["title"])
+    assert post(client, "pull_request_review", p).status_code == 202
+    drain(rt)
+    assert sticky(fake, N + 11).body == by_comment
 
 
 # --- flood control ---------------------------------------------------------------------
@@ -478,7 +497,8 @@ def test_api_calls_per_command(live, capsys):
     assert totals["/notes topic rocm"] == 3  # eyes, reply, +1
     assert totals["/notes frobnicate"] == 2  # confused, reply
     assert totals["/notes off (author)"] == 4  # eyes, list comments, edit, +1
-    assert totals["review: /notes"] == 2  # the review has the head: list comments + edit
+    # the PR (a review's copy has no file count), list comments, edit
+    assert totals["review: /notes"] == 3
     assert totals["/notes on (writer)"] == 6  # one more: the permission of a non-author
     # eyes, GET pull, list comments, edit, +1: the mark itself is SQLite only
     assert totals["/notes wrong 1 (author)"] == totals["/notes restore (author)"] == 5
