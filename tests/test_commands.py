@@ -141,6 +141,24 @@ def test_an_html_comment_inside_a_fence_hides_nothing_after_it():
     assert kinds("```html\n<!-- never closed\n```\n/notes why") == [("why", ())]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # `<!--` or `<pre>` shown as inline code is text GitHub shows, opening nothing
+        ("Titles with `<!--` break the preview.\n/notes why", [("why", ())]),
+        ("Wrap the log in a `<pre>` block.\n/notes search markdown", [("search", ("markdown",))]),
+        ("``<code>``\n\n/notes", [("refresh", ())]),
+        ("`` <!-- ` `` -->\n/notes", [("refresh", ())]),  # the span holds a lone backtick
+        # backticks inside the comment, or unmatched before it, do not end or hide it
+        ("<!-- x `y -->\n/notes off", [("off", ())]),
+        ("it's a ` then <!--\n/notes\n-->", []),
+        ("a `b` <!--\n/notes\n-->", []),
+    ],
+)
+def test_html_shown_as_inline_code_is_text(text, expected):
+    assert kinds(text) == expected
+
+
 def test_backtick_fence_with_backtick_in_info_string_is_inline_code_not_a_fence():
     # "```a`b" is not a fence opener, so the next line is prose.
     assert kinds("```a`b\n/notes why") == [("why", ())]
