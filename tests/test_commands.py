@@ -284,3 +284,11 @@ def test_bad_config_is_rejected(tmp_path: Path):
     with pytest.raises(ValueError, match=f"{bad}: malformed TOML"):
         load_command_config(bad)
     assert CommandConfig().word == "/notes"
+
+
+def test_a_command_on_a_list_items_line_is_text_one_on_its_own_line_under_it_runs():
+    assert kinds("- /notes off") == [] and kinds("1. /notes why") == []
+    # its own line under the item: the author typed it there, as right after a quote
+    assert kinds("- ask the author, who writes\n  /notes off") == [("off", ())]
+    assert kinds("1. step\n\n   /notes why") == [("why", ())]
+    assert kinds("1. step\n\n    /notes why") == []  # four spaces: indented code
