@@ -454,14 +454,22 @@ class GitHubClient:
         if once is not None and once not in body:
             raise ValueError("a comment posted once must carry its key")
 
+        since = datetime.now(UTC) - CLOCK_SLACK
+        runs = 0
+
         def op(gh: Github) -> int:
+            nonlocal runs
+            runs += 1
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
             if once is not None:  # posted by an earlier run of the same delivery?
                 key = once
                 found = self._create(ref, issue, body, lambda c: key in (c.body or ""), None, True)
                 return found.id
-            since = datetime.now(UTC) - CLOCK_SLACK
-            return self._create(ref, issue, body, lambda c: _same_text(c.body, body), since).id
+            # run again after a 401 (a new token): the first run's POST may have landed
+            return self._create(ref, issue, body, same_text, since, look_first=runs > 1).id
+
+        def same_text(c: IssueComment) -> bool:
+            return _same_text(c.body, body)
 
         return self._as_installation(ref, op)
 

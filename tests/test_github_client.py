@@ -723,6 +723,18 @@ def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, ma
         client.create_comment(PR, "after")
 
 
+def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
+    fake_github, make_github_client
+):
+    # the POST landed but answered 502; looking for it, the token is refused (expired,
+    # revoked): the operation runs again with a new token, and must look first again
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502, apply=True))
+    fake_github.inject("GET", "/repos/*/issues/7/comments", Fault.bad_credentials())
+    make_github_client().create_comment(PR, "a reply to /notes help")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
+
+
 # --- reactions, permission, replies -------------------------------------------------
 
 
