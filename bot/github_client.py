@@ -590,14 +590,18 @@ class GitHubClient:
         return self._retry(what, locked)
 
     def _as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
-        """Run `op` with this thread's Github for the PR's installation; on 401 re-mint once."""
+        """Run `op` with this thread's Github for the PR's installation; when the token is
+        refused (401), or lacks a permission (403 "not accessible by integration": a token
+        keeps the permissions it was minted with, and an owner may have accepted new ones
+        since), mint a new one and run it once more."""
         if self._token is not None:
             return op(self._thread_github("token", self._token))
         installation_id, grant = self._installation_grant(ref)
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
-            if err.status != 401:
+            lacks = err.status == 403 and "not accessible by integration" in str(err)
+            if err.status != 401 and not lacks:
                 raise
             log.info("installation %s: token refused, minting a new one", installation_id)
             with self._lock:  # unless another thread has already replaced it

@@ -308,6 +308,7 @@ class FakeGitHub:
         self._window_reset = int(time.time()) + 3600
         self._next_id = 1000
         self._moved: dict[str, str] = {}  # a renamed or transferred repository's old name
+        self._read_only: set[str] = set()  # tokens minted before a permission was granted
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -488,6 +489,15 @@ class FakeGitHub:
                 if t.identity.id == old.id:
                     t.identity = Identity(self.bot.login, old.id, "Bot", t.identity.installation_id)
 
+    def grant_write_to_new_tokens(self) -> None:
+        """The App had no write permission and an owner has just accepted it: tokens
+        minted until now keep what they were minted with (GitHub lists a token's
+        permissions when it mints it), so their writes are refused; new ones may write."""
+        with self._lock:
+            self._read_only |= {
+                t for t, v in self._tokens.items() if v.identity.installation_id is not None
+            }
+
     def uninstall(self, installation_id: int) -> None:
         """Uninstall the App from an installation: its tokens stop working at once."""
         with self._lock:
@@ -602,6 +612,14 @@ class FakeGitHub:
                 moved = self._moved_reply(method, path)
             if moved is not None:
                 return moved, login
+            with self._lock:
+                read_only = authz.partition(" ")[2] in self._read_only
+            if read_only and method not in ("GET", "HEAD") and path.startswith("/repos/"):
+                body = {
+                    "message": "Resource not accessible by integration",
+                    "documentation_url": DOCS,
+                }
+                return _Reply(403, body), login
             for want, pattern, handler_name, auth in _ROUTES:
                 match = pattern.fullmatch(path)
                 if match is None or want != method:

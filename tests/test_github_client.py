@@ -626,20 +626,22 @@ def test_a_persistent_failure_gives_up_after_bounded_attempts(fake_github, make_
 
 
 @pytest.mark.parametrize(
-    "fault",
+    ("fault", "tries"),
     [
-        Fault.not_found(),
-        Fault(status=403, body={"message": "Resource not accessible by integration"}),
+        (Fault.not_found(), 1),
+        # once more with a new token (it may have been minted before a permission was
+        # granted), then given up
+        (Fault(status=403, body={"message": "Resource not accessible by integration"}), 2),
     ],
     ids=["404", "403-permission"],
 )
-def test_a_client_error_is_not_retried(fake_github, make_github_client, fault):
+def test_a_client_error_is_not_retried(fake_github, make_github_client, fault, tries):
     fake_github.add_pull(DEFAULT_REPO, 7)
-    fake_github.inject("GET", "/repos/*/files", fault)
+    fake_github.inject("GET", "/repos/*/files", fault, fault)
     with pytest.raises(GitHubError) as caught:
         make_github_client().list_files(PR)
     assert (caught.value.status, caught.value.transient) == (fault.status, False)
-    assert len(fake_github.calls("GET", "/repos/*/files")) == 1
+    assert len(fake_github.calls("GET", "/repos/*/files")) == tries
 
 
 # --- a repository renamed or transferred -------------------------------------------
@@ -733,6 +735,19 @@ def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github.inject("GET", "/repos/*/issues/7/comments", Fault.bad_credentials())
     make_github_client().create_comment(PR, "a reply to /notes help")
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
+
+
+def test_a_token_minted_before_new_permissions_were_accepted_is_replaced(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.is_pull(PR)  # a token is minted and cached
+    fake_github.grant_write_to_new_tokens()
+    client.create_comment(PR, "a reply")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply"]
+    refused = [r for r in fake_github.requests if r.status == 403]
+    assert len(refused) == 1 and len(fake_github.calls("POST", "/app/installations/*")) == 2
 
 
 # --- reactions, permission, replies -------------------------------------------------
