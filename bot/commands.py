@@ -102,7 +102,6 @@ class Command:
 
 # Raw HTML whose content is not prose: comments, <pre> and <code> elements.
 _HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])[^>]*>", re.I)
-_TICKS = re.compile(r"`+")
 _QUOTE = re.compile(r"^ {0,3}>")
 
 
@@ -125,14 +124,6 @@ def _hide_html(line: str, closer: re.Pattern[str] | None) -> tuple[str, re.Patte
             if not m:
                 out.append(line[pos:])
                 break
-            # `<!--` shown as inline code is text, not HTML: a code span that opens
-            # before it on this line is skipped whole; unmatched backticks are literal
-            if tick := _TICKS.search(line, pos, m.start()):
-                same = re.compile(rf"(?<!`){tick.group()}(?!`)").search(line, tick.end())
-                end = same.end() if same else tick.end()
-                out.append(line[pos:end])
-                pos = end
-                continue
             out.append(line[pos : m.start()] + HIDDEN * (m.end() - m.start()))
             closer, pos = _hide_close(m), m.end()
         else:

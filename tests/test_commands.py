@@ -141,24 +141,6 @@ def test_an_html_comment_inside_a_fence_hides_nothing_after_it():
     assert kinds("```html\n<!-- never closed\n```\n/notes why") == [("why", ())]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        # `<!--` or `<pre>` shown as inline code is text GitHub shows, opening nothing
-        ("Titles with `<!--` break the preview.\n/notes why", [("why", ())]),
-        ("Wrap the log in a `<pre>` block.\n/notes search markdown", [("search", ("markdown",))]),
-        ("``<code>``\n\n/notes", [("refresh", ())]),
-        ("`` <!-- ` `` -->\n/notes", [("refresh", ())]),  # the span holds a lone backtick
-        # backticks inside the comment, or unmatched before it, do not end or hide it
-        ("<!-- x `y -->\n/notes off", [("off", ())]),
-        ("it's a ` then <!--\n/notes\n-->", []),
-        ("a `b` <!--\n/notes\n-->", []),
-    ],
-)
-def test_html_shown_as_inline_code_is_text(text, expected):
-    assert kinds(text) == expected
-
-
 def test_backtick_fence_with_backtick_in_info_string_is_inline_code_not_a_fence():
     # "```a`b" is not a fence opener, so the next line is prose.
     assert kinds("```a`b\n/notes why") == [("why", ())]
@@ -292,3 +274,8 @@ def test_a_command_on_a_list_items_line_is_text_one_on_its_own_line_under_it_run
     assert kinds("- ask the author, who writes\n  /notes off") == [("off", ())]
     assert kinds("1. step\n\n   /notes why") == [("why", ())]
     assert kinds("1. step\n\n    /notes why") == []  # four spaces: indented code
+
+
+def test_a_command_in_an_html_comment_after_a_code_span_across_lines_stays_text():
+    # "`foo\nbar`" is one code span; the `<!--` after it hides the lines up to `-->`
+    assert kinds("see `foo\nbar` and <!-- a ` in here\n/notes off\n-->") == []
