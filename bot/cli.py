@@ -61,6 +61,11 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 def _cmd_notes_check(args: argparse.Namespace) -> int:
     library, problems = check_library(Path(args.dir), Path(args.topics))
     if library is not None:  # the server refuses to start on a config naming a lost topic
+        if args.config is None:  # the server's: REVIEW_NOTES_MATCHING_FILE, .env, bot.toml
+            settings = _settings(dry_run=True)
+            if settings is None:
+                return 2
+            args.config = settings.matching_file
         problems = _matching_problems(library, Path(args.config))
     if problems:
         for problem in problems:
@@ -363,8 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     _library_arguments(chk)
     chk.add_argument(
         "--config",
-        default=os.environ.get("REVIEW_NOTES_MATCHING_FILE") or str(DEFAULT_MATCHING_FILE),
-        help="matching weights (default: REVIEW_NOTES_MATCHING_FILE or config/matching.toml)",
+        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
+        f"{DEFAULT_MATCHING_FILE.relative_to(DEFAULT_MATCHING_FILE.parents[1])})",
     )
     chk.set_defaults(func=_cmd_notes_check)
     refs = notes_sub.add_parser(

@@ -555,6 +555,7 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     # a curator renames a topic in topics.toml and in its one note, then checks until ok:
     # config/matching.toml still weighs the old name, which the server refuses at start
     monkeypatch.delenv("REVIEW_NOTES_MATCHING_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here (yet)
     notes = tmp_path / "notes"
     notes.mkdir()
     for path in (ROOT / "seeds" / "notes").glob("*.md"):
@@ -575,6 +576,10 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     fixed.write_text(matching.replace("watermarking =", "watermarks ="), "utf-8")
     assert main([*argv, "--config", str(fixed)]) == 0
     monkeypatch.setenv("REVIEW_NOTES_MATCHING_FILE", str(fixed))  # what the server reads
+    assert main(argv) == 0
+    # ... also from a .env file, as the server does
+    monkeypatch.delenv("REVIEW_NOTES_MATCHING_FILE")
+    (tmp_path / ".env").write_text(f"REVIEW_NOTES_MATCHING_FILE={fixed}\n", "utf-8")
     assert main(argv) == 0
     assert main([*argv, "--config", str(tmp_path / "missing.toml")]) == 1
     assert "missing.toml: cannot read: No such file or directory" in capsys.readouterr().err
