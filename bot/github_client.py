@@ -546,9 +546,9 @@ class GitHubClient:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
         self._count(gh.requester)
-        _follow_moves(gh.requester)
         if not pacer.idle:
             self._pace(gh.requester, pacer)
+        _follow_moves(gh.requester)  # outermost: each hop is paced and counted
         return gh
 
     def _thread_github(self, key: int | str, token: str) -> Github:
@@ -836,7 +836,7 @@ def _follow_moves(requester: Requester) -> None:
     inner = requester.requestJson
 
     def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
-        for _ in range(MAX_MOVES):
+        for _ in range(1 + MAX_MOVES):  # the request, then each move
             status, headers, output = inner(verb, url, *args, **kwargs)
             location = headers.get("location")
             if status not in MOVES or not location:

@@ -667,6 +667,20 @@ def test_writes_to_a_moved_repository_follow_githubs_redirect(fake_github, make_
     assert ("GET", 301) in moved and ("POST", 307) in moved  # the comment and the reaction
 
 
+def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    for old, new in [(DEFAULT_REPO, "b/vllm"), ("b/vllm", "c/vllm"), ("c/vllm", "d/vllm")]:
+        fake_github.transfer(old, new)
+    client = make_github_client(seconds_between_requests=0.05, seconds_between_writes=0.3)
+    made = client.create_comment(PR, "a reply")
+    assert [c.id for c in fake_github.comments("d/vllm", 7)] == [made]
+    posts = fake_github.calls("POST", "/repos/*/comments")
+    assert [p.status for p in posts] == [307, 307, 307, 201]
+    assert all(b.time - a.time >= 0.25 for a, b in zip(posts, posts[1:], strict=False))
+
+
 def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
     fake_github, make_github_client
 ):
