@@ -29,13 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.config_files import read_toml, validate
 from bot.library import ROOT
-from bot.markdown_text import (
-    INDENTED,
-    backtick_runs,
-    fence_closed,
-    fence_opened,
-    paragraph_code_spans,
-)
+from bot.markdown_text import INDENTED, fence_closed, fence_opened, paragraph_code_spans
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -107,128 +101,68 @@ class Command:
 # --- what a reader sees as plain text ----------------------------------------
 
 # Raw HTML whose content is not prose: comments, <pre> and <code> elements.
-_HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])", re.I)
+_HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])[^>]*>", re.I)
 _QUOTE = re.compile(r"^ {0,3}>")
 
 
 HIDDEN = "\x00"  # stands in for a character the reader does not see as prose
 
-Closer = re.Pattern[str]
-_COMMENT_END = re.compile(r"-->")
+
+def _hide_close(opener: re.Match[str]) -> re.Pattern[str]:
+    if opener.group(0) == "<!--":
+        return re.compile(r"-->")
+    return re.compile(rf"</{opener.group(1)}\s*>", re.I)
 
 
-def _hide(chars: list[str], start: int, end: int) -> None:
-    for k in range(start, end):
-        if chars[k] != "\n":
-            chars[k] = HIDDEN
-
-
-class _RawHTML:
-    """The raw HTML openers of a text in order: `<!--`, or a `<pre>`/`<code>` tag whose
-    `>` is on its line. Linear: a hostile run of `<pre ` with no `>` costs one scan."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.gt = self.nl = -2  # the next '>' and newline after the last look (-1: none)
-
-    def next(self, pos: int) -> tuple[int, int, Closer] | None:
-        """(start, end, what closes it) of the first opener at or after `pos`."""
-        text = self.text
-        for m in _HIDE_OPEN.finditer(text, pos):
-            if m.group(1) is None:
-                return m.start(), m.end(), _COMMENT_END
-            if -1 < self.gt < m.end() or self.gt == -2:
-                self.gt = text.find(">", m.end())
-            if -1 < self.nl < m.end() or self.nl == -2:
-                self.nl = text.find("\n", m.end())
-            if self.gt != -1 and (self.nl == -1 or self.gt < self.nl):
-                return m.start(), self.gt + 1, re.compile(rf"</{m.group(1)}\s*>", re.I)
-        return None
-
-
-def _hide_html(paragraph: str) -> tuple[str, Closer | None]:
-    """Hide the raw HTML of one paragraph; return it and the closer still awaited.
-
-    Left to right, as GitHub reads inline markup: a code span that opens first holds
-    any `<!--` inside it as text (`` `<!--` ``), an HTML comment that opens first holds
-    any backtick; backticks with no closing run are text.
-    """
-    runs, next_same = backtick_runs(paragraph)
-    chars = list(paragraph)
-    openers = _RawHTML(paragraph)
-    pos, i = 0, 0
-    html = openers.next(0)
-    while html is not None:
-        start, end, closer = html
-        while i < len(runs) and runs[i][0] < pos:
-            i += 1
-        if i < len(runs) and runs[i][0] < start:  # a code span, or literal ticks
-            j = next_same[i]
-            pos, i = (runs[j][1], j + 1) if j is not None else (runs[i][1], i + 1)
+def _hide_html(line: str, closer: re.Pattern[str] | None) -> tuple[str, re.Pattern[str] | None]:
+    """Hide raw HTML on one line; return the line and the closer still awaited."""
+    out = []
+    pos = 0
+    while pos < len(line):
+        if closer is None:
+            m = _HIDE_OPEN.search(line, pos)
+            if not m:
+                out.append(line[pos:])
+                break
+            out.append(line[pos : m.start()] + HIDDEN * (m.end() - m.start()))
+            closer, pos = _hide_close(m), m.end()
         else:
-            close = closer.search(paragraph, end)
-            if close is None:
-                _hide(chars, start, len(chars))
-                return "".join(chars), closer
-            _hide(chars, start, close.end())
-            pos = close.end()
-        if start < pos:
-            html = openers.next(pos)
-    return "".join(chars), None
+            m = closer.search(line, pos)
+            end = m.end() if m else len(line)
+            out.append(HIDDEN * (end - pos))
+            pos = end
+            if m:
+                closer = None
+    return "".join(out), closer
 
 
 def _block_pass(lines: list[str]) -> list[str]:
     """Blank fenced code, quotes and indented code; hide raw HTML; in source order.
 
-    Raw HTML is found per paragraph (`_hide_html`). An unclosed fence or HTML comment
-    runs to the end of the comment, as GitHub renders it. Hidden characters stay in
-    place, so a command after them on the same line is not at the start of its line.
+    An unclosed fence or HTML comment runs to the end of the comment, as GitHub
+    renders it. Hidden characters stay in place, so a command after them on the
+    same line is not at the start of its line.
     """
     out: list[str] = []
     fence = ""
-    closer: Closer | None = None
-    paragraph: list[str] = []
-
-    def end_paragraph() -> None:
-        nonlocal closer
-        if paragraph:
-            text, closer = _hide_html("\n".join(paragraph))
-            out.extend(text.split("\n"))
-            paragraph.clear()
-
+    closer: re.Pattern[str] | None = None
     for line in lines:
         if fence:
             if fence_closed(line, fence):
                 fence = ""
             out.append("")
             continue
-        if closer is None and not paragraph_goes_on(line):
-            end_paragraph()  # which may leave raw HTML open, hiding this line too
-        if closer is not None:  # inside raw HTML left open: hidden up to its end
-            close = closer.search(line)
-            if close is None:
-                out.append(HIDDEN * len(line))
+        if closer is None:
+            if opened := fence_opened(line):
+                fence = opened
+                out.append("")
                 continue
-            closer, line = None, HIDDEN * close.end() + line[close.end() :]
-            paragraph.append(line)
-        elif opened := fence_opened(line):
-            fence = opened
-            out.append("")
-        elif _QUOTE.match(line) or INDENTED.match(line):
-            out.append("")
-        elif line.strip():
-            paragraph.append(line)
-        else:
-            out.append(line)
-    end_paragraph()
+            if _QUOTE.match(line) or INDENTED.match(line):
+                out.append("")
+                continue
+        line, closer = _hide_html(line, closer)
+        out.append(line)
     return out
-
-
-def paragraph_goes_on(line: str) -> bool:
-    """Whether the line continues a paragraph: not blank, no fence, quote or indented code."""
-    return bool(line.strip()) and not (
-        fence_opened(line) or _QUOTE.match(line) or INDENTED.match(line)
-    )
 
 
 def prose_lines(text: str) -> list[tuple[str, str]]:

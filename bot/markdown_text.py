@@ -64,23 +64,16 @@ def without_code(text: str) -> str:
     return without_code_spans("\n".join("" if INDENTED.match(ln) else ln for ln in lines))
 
 
-def backtick_runs(paragraph: str) -> tuple[list[tuple[int, int]], list[int | None]]:
-    """Each run of backticks (start, end), and for each the index of the next run as
-    long as it (None: none), which closes a code span it opens (linear, so a hostile
-    text stays cheap)."""
+def code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
+    """(start, end) of each inline code span: a run of n backticks up to the next run of n."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(paragraph)]
+    # next_same[i]: the next run as long as run i (linear, so a hostile text stays cheap)
     next_same: list[int | None] = [None] * len(runs)
     last: dict[int, int] = {}
     for i in range(len(runs) - 1, -1, -1):
         width = runs[i][1] - runs[i][0]
         next_same[i] = last.get(width)
         last[width] = i
-    return runs, next_same
-
-
-def code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
-    """(start, end) of each inline code span: a run of n backticks up to the next run of n."""
-    runs, next_same = backtick_runs(paragraph)
     spans = []
     i = 0
     while i < len(runs):
