@@ -100,17 +100,22 @@ class Command:
 
 # --- what a reader sees as plain text ----------------------------------------
 
-# Raw HTML whose content is not prose: comments, <pre> and <code> elements.
-_HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s>])[^>]*>", re.I)
+# Raw HTML whose content is not prose: comments, <pre> and <code> elements (`<pre/>` is
+# one too; a tag whose attributes go on past the line opens it as well).
+_HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s/>]|$)[^>]*(?:>|$)", re.I)
 _QUOTE = re.compile(r"^ {0,3}>")
 
 
 HIDDEN = "\x00"  # stands in for a character the reader does not see as prose
 
 
+# `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
+_COMMENT_END = re.compile(r"(?<=<!--)-?>|-->")
+
+
 def _hide_close(opener: re.Match[str]) -> re.Pattern[str]:
     if opener.group(0) == "<!--":
-        return re.compile(r"-->")
+        return _COMMENT_END
     return re.compile(rf"</{opener.group(1)}\s*>", re.I)
 
 

@@ -276,6 +276,23 @@ def test_a_command_on_a_list_items_line_is_text_one_on_its_own_line_under_it_run
     assert kinds("1. step\n\n    /notes why") == []  # four spaces: indented code
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<!-->\n/notes why", [("why", ())]),  # empty comments, closed at once
+        ("<!--->\n/notes why", [("why", ())]),
+        ("<!---->\n/notes why", [("why", ())]),
+        ("<!--\n->\n/notes why", []),  # not a close on a later line
+        ('<pre\nclass="x">\n/notes off\n</pre>', []),  # attributes on the next line
+        ("text <code\nclass=x>\n/notes off\n</code>", []),
+        ("<pre/>\n/notes off\n</pre>", []),  # a <pre> start tag to a browser
+        ("<predator>\n/notes why", [("why", ())]),
+    ],
+)
+def test_html_comments_and_pre_tags_as_a_browser_reads_them(text, expected):
+    assert kinds(text) == expected
+
+
 def test_a_command_in_an_html_comment_after_a_code_span_across_lines_stays_text():
     # "`foo\nbar`" is one code span; the `<!--` after it hides the lines up to `-->`
     assert kinds("see `foo\nbar` and <!-- a ` in here\n/notes off\n-->") == []
