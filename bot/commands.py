@@ -151,6 +151,7 @@ def _block_pass(lines: list[str]) -> list[str]:
     out: list[str] = []
     fence = ""
     closer: re.Pattern[str] | None = None
+    prose = False  # the line before was a paragraph's: indented code cannot interrupt it
     for line in lines:
         if fence:
             if fence_closed(line, fence):
@@ -161,10 +162,13 @@ def _block_pass(lines: list[str]) -> list[str]:
             if opened := fence_opened(line):
                 fence = opened
                 out.append("")
+                prose = False
                 continue
-            if _QUOTE.match(line) or INDENTED.match(line):
+            if _QUOTE.match(line) or (INDENTED.match(line) and not prose):
                 out.append("")
+                prose = False
                 continue
+        prose = bool(line.strip())
         line, closer = _hide_html(line, closer)
         out.append(line)
     return out

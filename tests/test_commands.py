@@ -293,6 +293,23 @@ def test_html_comments_and_pre_tags_as_a_browser_reads_them(text, expected):
     assert kinds(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # indented code cannot interrupt a paragraph: the line goes on with it, and a
+        # code span runs through it
+        ("a `\n    b\n/notes off\n`", []),
+        ("a\n    ```\n/notes off\n    ```", []),
+        ("text\n    /notes why", []),  # four spaces: not a command either way
+        # after a blank line it is indented code, as before
+        ("text\n\n    `\n/notes why\n`", [("why", ())]),  # its backtick pairs nothing
+        ("text\n\n    <!--\n/notes why", [("why", ())]),
+    ],
+)
+def test_an_indented_line_right_after_a_paragraphs_line_continues_it(text, expected):
+    assert kinds(text) == expected
+
+
 def test_a_command_in_an_html_comment_after_a_code_span_across_lines_stays_text():
     # "`foo\nbar`" is one code span; the `<!--` after it hides the lines up to `-->`
     assert kinds("see `foo\nbar` and <!-- a ` in here\n/notes off\n-->") == []
