@@ -95,15 +95,12 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
 
 def _matching_problems(library: Library, path: Path) -> list[str]:
     """What the server would refuse in the matching config with this library, if anything."""
-    from bot.matching import compile_matcher, load_match_config
+    from bot.matching import checked_match_config
 
     try:
-        compile_matcher(library, load_match_config(path))
-    except OSError as exc:
-        return [f"{path}: cannot read: {exc.strerror}"]
-    except ValueError as exc:
-        said = str(exc)  # load_match_config's errors name the file
-        return [said if said.startswith(str(path)) else f"{path}: {said}"]
+        checked_match_config(library, path)
+    except ValueError as exc:  # it names the file
+        return [str(exc)]
     return []
 
 

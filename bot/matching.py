@@ -833,6 +833,21 @@ def compile_matcher(library: Library, config: MatchConfig) -> CompiledMatcher:
     return matcher
 
 
+def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
+    """The matching config, read and compiled against the library (cached: the first PR
+    reuses it): what the server checks at start and `notes check` before it. Any fault,
+    a topic the taxonomy lacks included, is a ValueError naming the file."""
+    try:
+        config = load_match_config(path)  # its errors name the file
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        compile_matcher(library, config)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return config
+
+
 def match_pr(facts: PRFacts, library: Library, config: MatchConfig) -> MatchResult:
     """The notes this PR should get, ranked, with the reasons; and the topics it hit."""
     return compile_matcher(library, config).match(facts)

@@ -32,7 +32,7 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
 from bot.logs import log_context
-from bot.matching import MatchConfig, compile_matcher, load_match_config
+from bot.matching import MatchConfig, checked_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
 from bot.prstate import PRStore
@@ -146,20 +146,10 @@ def build_runtime(
 def _match_config(settings: Settings, library: Library) -> MatchConfig:
     """The matching config, compiled once against the library: a file that is broken, or
     names a topic the taxonomy lacks, stops the start rather than fail every delivery."""
-    path = settings.matching_file
     try:
-        config = load_match_config(path)  # its errors name the file
-    except OSError as exc:
-        raise StartupError(
-            f"REVIEW_NOTES_MATCHING_FILE: cannot read {path}: {exc.strerror}"
-        ) from None
-    except ValueError as exc:
+        return checked_match_config(library, settings.matching_file)
+    except ValueError as exc:  # it names the file
         raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {exc}") from None
-    try:
-        compile_matcher(library, config)  # cached: the first delivery reuses it
-    except ValueError as exc:
-        raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {path}: {exc}") from None
-    return config
 
 
 def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort) -> None:
