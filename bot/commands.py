@@ -27,9 +27,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.comment_prose import HIDDEN, command_lines
 from bot.config_files import read_toml, validate
 from bot.library import ROOT
-from bot.markdown_text import INDENTED, fence_closed, fence_opened, paragraph_code_spans
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -98,100 +98,6 @@ class Command:
         return " ".join(self.args)
 
 
-# --- what a reader sees as plain text ----------------------------------------
-
-# Raw HTML whose content is not prose: comments, <pre> and <code> elements (`<pre/>` is
-# one too; a tag whose attributes go on past the line opens it as well).
-_HIDE_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s/>]|$)[^>]*(?:>|$)", re.I)
-_QUOTE = re.compile(r"^ {0,3}>")
-
-
-HIDDEN = "\x00"  # stands in for a character the reader does not see as prose
-
-
-# `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
-_COMMENT_END = re.compile(r"(?<=<!--)-?>|-->")
-
-
-def _hide_close(opener: re.Match[str]) -> re.Pattern[str]:
-    if opener.group(0) == "<!--":
-        return _COMMENT_END
-    return re.compile(rf"</{opener.group(1)}\s*>", re.I)
-
-
-def _hide_html(line: str, closer: re.Pattern[str] | None) -> tuple[str, re.Pattern[str] | None]:
-    """Hide raw HTML on one line; return the line and the closer still awaited."""
-    out = []
-    pos = 0
-    while pos < len(line):
-        if closer is None:
-            m = _HIDE_OPEN.search(line, pos)
-            if not m:
-                out.append(line[pos:])
-                break
-            out.append(line[pos : m.start()] + HIDDEN * (m.end() - m.start()))
-            closer, pos = _hide_close(m), m.end()
-        else:
-            m = closer.search(line, pos)
-            end = m.end() if m else len(line)
-            out.append(HIDDEN * (end - pos))
-            pos = end
-            if m:
-                closer = None
-    return "".join(out), closer
-
-
-def _block_pass(lines: list[str]) -> list[str]:
-    """Blank fenced code, quotes and indented code; hide raw HTML; in source order.
-
-    An unclosed fence or HTML comment runs to the end of the comment, as GitHub
-    renders it. Hidden characters stay in place, so a command after them on the
-    same line is not at the start of its line.
-    """
-    out: list[str] = []
-    fence = ""
-    closer: re.Pattern[str] | None = None
-    prose = False  # the line before was a paragraph's: indented code cannot interrupt it
-    for line in lines:
-        if fence:
-            if fence_closed(line, fence):
-                fence = ""
-            out.append("")
-            continue
-        if closer is None:
-            if opened := fence_opened(line):
-                fence = opened
-                out.append("")
-                prose = False
-                continue
-            if _QUOTE.match(line) or (INDENTED.match(line) and not prose):
-                out.append("")
-                prose = False
-                continue
-        prose = bool(line.strip())
-        line, closer = _hide_html(line, closer)
-        out.append(line)
-    return out
-
-
-def prose_lines(text: str) -> list[tuple[str, str]]:
-    """(mask, line) for each line of the comment, in place.
-
-    `line` is the text with code blocks and quotes blanked and raw HTML hidden;
-    `mask` also hides inline code, which may cross lines within a paragraph. A
-    command must start in the mask; its arguments are read from `line`, so
-    `search `kv_cache`` keeps its word.
-    """
-    text = text.replace(HIDDEN, "").replace("\r\n", "\n").replace("\r", "\n")
-    joined = "\n".join(_block_pass(text.split("\n")))
-    mask = list(joined)
-    for start, end in paragraph_code_spans(joined):
-        for k in range(start, end):
-            if mask[k] != "\n":
-                mask[k] = HIDDEN
-    return list(zip("".join(mask).split("\n"), joined.split("\n"), strict=True))
-
-
 # --- parsing -------------------------------------------------------------------
 
 
@@ -215,16 +121,10 @@ def _cap_args(words: list[str], max_chars: int) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _parse_line(mask: str, line: str, word: str, max_arg_chars: int) -> Command | None:
-    indent = len(mask) - len(mask.lstrip(" "))
-    end = indent + len(word)
-    if indent > 3 or mask[indent:end].lower() != word:
-        return None
-    if end < len(mask) and not mask[end].isspace():
-        return None  # `/notesfoo`, `/notes-x`: someone else's command
-    rest = line[end:].replace(HIDDEN, " ")
-    words = rest.split()
-    source = " ".join([line[indent:end], *words])[: len(word) + 1 + max_arg_chars]
+def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
+    """A line that starts with the command word (`/notesfoo` is someone else's)."""
+    words = line[len(word) :].replace(HIDDEN, " ").split()
+    source = " ".join([line[: len(word)], *words])[: len(word) + 1 + max_arg_chars]
     if not words:
         return Command(Kind.REFRESH, (), source)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)
@@ -236,9 +136,9 @@ def _all_commands(text: str, word: str, max_arg_chars: int) -> list[Command]:
     word = check_word(word)
     found: list[Command] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
-    for mask, line in prose_lines(text):
-        cmd = _parse_line(mask, line, word, max_arg_chars)
-        if cmd is not None and cmd.key not in seen:
+    for line in command_lines(text, word):
+        cmd = _parse_line(line, word, max_arg_chars)
+        if cmd.key not in seen:
             seen.add(cmd.key)
             found.append(cmd)
     return found

@@ -1,8 +1,11 @@
 """Slash-command parsing: what counts as a command, and what is only text about one."""
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.commands import (
     CommandConfig,
@@ -101,14 +104,20 @@ def test_commands_in_code_quotes_and_comments_are_ignored(text):
 
 
 def test_a_quote_hides_its_own_lines_and_nothing_after_them():
-    # The quoted cases above would be ignored without the quote rule too: a line starting
-    # with `>` is no command. What the rule decides is that a comment or <pre> opened in
-    # a quote ends with the quote, as GitHub renders it, so the next line is prose.
-    assert kinds("> <!-- left open in the quote\n/notes why") == [("why", ())]
+    # A <pre> opened in a quote ends with the quote (the browser closes it with the
+    # </blockquote>), so the next line is prose.
     assert kinds("> <pre>\n/notes off") == [("off", ())]
     # typed under a quote without a blank line: GitHub shows it in the quote, but the
     # author wrote it as their answer (README: a quoted command never runs; this is not one)
     assert kinds("> can the bot skip this PR?\n/notes off") == [("off", ())]
+
+
+def test_an_html_comment_left_open_hides_the_rest_whatever_block_opened_it():
+    # GitHub's HTML is "<blockquote><!-- ...</blockquote><p>/notes why</p>": the comment
+    # runs to the next "-->" in raw HTML, and a "-->" typed as text is escaped (--&gt;)
+    assert kinds("> <!-- left open in the quote\n/notes why") == []
+    assert kinds("> <!--\n/notes why\n-->") == []
+    assert kinds("> <!--\n\n/notes off\n\n<div>-->\n\n/notes why") == [("why", ())]
 
 
 def test_a_fence_indented_four_spaces_is_indented_code_not_a_fence():
@@ -313,3 +322,86 @@ def test_an_indented_line_right_after_a_paragraphs_line_continues_it(text, expec
 def test_a_command_in_an_html_comment_after_a_code_span_across_lines_stays_text():
     # "`foo\nbar`" is one code span; the `<!--` after it hides the lines up to `-->`
     assert kinds("see `foo\nbar` and <!-- a ` in here\n/notes off\n-->") == []
+
+
+# --- GitHub's blocks, as a CommonMark parser reads them -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a fence opened on a list item's line ends with the item: the line after the
+        # list is prose, and a fence typed later opens anew
+        ("- ```\n/notes why\n```", [("why", ())]),
+        ("- ```\n  x\n\n```\n/notes why\n```", []),
+        # a <pre> block ends at the line of its </pre>; an HTML comment inside it nests and
+        # hides that </pre> and everything after, since a "-->" typed as text is escaped
+        ("<pre>\nx\n</pre>\n/notes why", [("why", ())]),
+        ("<pre>\n<!--\n</pre>\n/notes why\n-->", []),
+        # a link reference definition is not shown, nor is a link's title
+        ('[foo]: /url "title\n/notes why"\n\n[foo]', []),
+        ("[a](https://x 'title\n/notes why')", []),
+        ("[a\n/notes why](https://x)", [("why", ())]),  # link text is shown
+        # raw HTML written as inline code is code, not HTML
+        ("use `<!--` to hide\n/notes why", [("why", ())]),
+        ("`<pre>`\n/notes why", [("why", ())]),
+        # "<!--" with no "-->" in its paragraph is text (GitHub shows "<!-- b")
+        ("a <!-- b\n\n/notes why", [("why", ())]),
+        # a <div> shows its text; a <code> opened inline hides to its end tag, across blocks
+        ("<div>\n/notes why\n</div>", [("why", ())]),
+        ("see <code>\n\n/notes off\n\n</code>\n\n/notes why", [("why", ())]),
+        # a heading is shown: a command right above a rule is read
+        ("/notes off\n---\nthanks", [("off", ())]),
+        ("\\/notes why", []),  # an escaped slash: the source is not the command
+        ("![a\n/notes why](https://x/i.png)", []),  # an image's alt text is not shown
+    ],
+)
+def test_blocks_and_inline_html_as_github_shows_them(text, expected):
+    assert kinds(text) == expected
+
+
+def test_a_command_under_a_deep_list_or_quote_is_still_read():
+    deep_list = "\n".join("  " * i + "- item" for i in range(12))
+    assert kinds(deep_list + "\n\n/notes why") == [("why", ())]
+    assert kinds("> " * 12 + "x\n\n/notes why") == [("why", ())]
+
+
+def test_comments_without_the_word_at_a_line_start_are_not_parsed():
+    from bot import comment_prose
+
+    calls = []
+    real = comment_prose._MD.parse
+    comment_prose._MD.parse = lambda *a: calls.append(a) or real(*a)  # type: ignore[method-assign]
+    try:
+        assert parse_commands("LGTM, thanks! see /notes why\n> /notes off") == []
+        assert calls == []
+        assert kinds("/notes why") == [("why", ())] and len(calls) == 1
+    finally:
+        comment_prose._MD.parse = real  # type: ignore[method-assign]
+
+
+_PIECES = [
+    *("> ", "- ", "1. ", "   ", "    ", "\t", "```", "~~~", "`", "<!--", "-->", "<pre>"),
+    *("</pre>", "<div>", "<code>", "[a]: /u 'x", "'", "[a](", ")", "x", "#", "---", "*"),
+    *("\\", "<", ">", "&amp;", "![a](b)", "/notes why", "/notes off", "\n", "\n", "\n\n"),
+]
+_MARKDOWN = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(text=_MARKDOWN)
+def test_a_block_s_inline_text_has_one_row_per_source_line(text):
+    # where a command is marked relies on it: row i of a block's text is its line map[0]+i
+    from bot.comment_prose import _MD
+
+    for tok in _MD.parse(text, {}):
+        if tok.type == "inline" and tok.map:
+            assert len(tok.content.split("\n")) == tok.map[1] - tok.map[0]
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(text=_MARKDOWN)
+def test_nothing_inside_a_fence_runs_and_nothing_breaks_the_parser(text):
+    parse_commands(text)  # any text: no error
+    text = re.sub("`{8,}", "`", text)  # nothing in it closes the fence below
+    assert parse_commands("````````\n" + text + "\n````````") == []

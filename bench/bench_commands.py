@@ -1,0 +1,82 @@
+"""How fast slash commands are read from a comment; prints figures, asserts nothing.
+
+    python bench/bench_commands.py [--quick]
+
+Comments of GitHub's largest size (65,536 characters), each ending in a command so the
+CommonMark parse cannot be skipped: ordinary prose, then texts built to be slow for a
+Markdown parser (brackets, backticks, HTML openers, deep lists). Each is printed with
+its ratio to the prose comment, timed in the same run; a comment with no command at a
+line's start is not parsed at all, and its figure is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.commands import parse_commands  # noqa: E402
+
+SIZE = 65_536
+COMMAND = "\n/notes why"  # in the same paragraph: its inline text must be read
+
+
+def comment(body: str) -> str:
+    return body[: SIZE - len(COMMAND)] + COMMAND
+
+
+CASES: dict[str, str] = {
+    "prose (baseline)": comment(
+        "Thanks, `kv_cache` looks right; see the [docs](https://x).\n" * 2000
+    ),
+    "no command at a line start": ("LGTM, run /notes why later.\n" * 3000)[:SIZE],
+    "brackets [": comment("[" * SIZE),
+    "image openers ![": comment("![" * SIZE),
+    "link openers [a](": comment("[a](" * SIZE),
+    "backtick runs": comment("`" * SIZE),
+    "backtick pairs": comment("` " * SIZE),
+    "growing backtick runs": comment("".join("`" * i + " " for i in range(1, 400))),
+    "<pre without >": comment("<pre " * SIZE),
+    "<!-- never closed": comment("<!--" * SIZE),
+    "< characters": comment("<" * SIZE),
+    "entities &#": comment("&#" * SIZE),
+    "backslashes": comment("\\" * SIZE),
+    "one-line paragraphs": comment("a\n" * SIZE),
+    "quote markers > ": comment("> " * SIZE),
+    "list markers - ": comment("- " * SIZE),
+    "nested list, 2 levels a line": comment(
+        "\n".join("  " * (i % 60) + "- a" for i in range(SIZE // 40))
+    ),
+    "commands on every line": "\n".join(["/notes why"] * (SIZE // 11)),
+    "a command in every paragraph": "\n\n".join(["/notes why"] * (SIZE // 12)),
+}
+
+
+def median_ms(text: str, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        parse_commands(text)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="one run per case")
+    args = ap.parse_args()
+    repeat = 1 if args.quick else 5
+    baseline = median_ms(CASES["prose (baseline)"], repeat)
+    print(f"reading commands from a {SIZE:,}-character comment (median of {repeat}):")
+    for name, text in CASES.items():
+        ms = baseline if name == "prose (baseline)" else median_ms(text, repeat)
+        print(f"  {name:32s} {ms:9.2f} ms  {ms / baseline:7.2f}x prose")
+
+
+if __name__ == "__main__":
+    main()
