@@ -59,6 +59,8 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
+    if not _server_library(args):
+        return 2
     library, problems = check_library(Path(args.dir), Path(args.topics))
     if library is not None:  # the server refuses to start on a config naming a lost topic
         if args.config is None:  # the server's: REVIEW_NOTES_MATCHING_FILE, .env, bot.toml
@@ -114,7 +116,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
-    if settings is None:
+    if settings is None or not _server_library(args):
         return 2
     if not settings.has_credentials:
         print(
@@ -169,7 +171,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     from bot.prstate import PRStore
 
     db = _database_of(args)
-    if db is None:
+    if db is None or not _server_library(args):
         return 2
     try:
         prs = PRStore(db)
@@ -332,9 +334,34 @@ def _cmd_retry(args: argparse.Namespace) -> int:
 
 
 def _library_arguments(parser: argparse.ArgumentParser) -> None:
-    """The notes library a `notes` sub-command reads: a directory and the taxonomy."""
-    parser.add_argument("dir", nargs="?", default=str(DEFAULT_NOTES_DIR))
-    parser.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
+    """The notes library a `notes` sub-command reads: a directory and the taxonomy, by
+    default the server's (`_server_library`)."""
+    root = DEFAULT_NOTES_DIR.parents[1]
+    parser.add_argument(
+        "dir",
+        nargs="?",
+        help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
+        f"{DEFAULT_NOTES_DIR.relative_to(root)})",
+    )
+    parser.add_argument(
+        "--topics",
+        help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
+        f"{DEFAULT_TOPICS_FILE.relative_to(root)})",
+    )
+
+
+def _server_library(args: argparse.Namespace) -> bool:
+    """Fill in the library paths not given with the server's (its environment, .env and
+    bot.toml), so a curator checks the notes the bot serves. False after printing a
+    configuration error."""
+    if args.dir is not None and args.topics is not None:
+        return True
+    settings = _settings(dry_run=True)
+    if settings is None:
+        return False
+    args.dir = args.dir or str(settings.notes_dir)
+    args.topics = args.topics or str(settings.topics_file)
+    return True
 
 
 def _database_argument(parser: argparse.ArgumentParser) -> None:

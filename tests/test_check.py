@@ -593,3 +593,25 @@ def test_a_symlink_loop_in_the_notes_directory_is_read_once(tmp_path, capsys):
     (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     assert capsys.readouterr().out.startswith("ok: 1 notes")
+
+
+def test_check_without_paths_checks_the_notes_the_server_serves(tmp_path, capsys, monkeypatch):
+    # a deployment keeps its notes elsewhere: `notes check` with no arguments must check
+    # those (REVIEW_NOTES_NOTES_DIR / _TOPICS_FILE, or .env), not the shipped seeds
+    monkeypatch.chdir(tmp_path)
+    notes = tmp_path / "served"
+    notes.mkdir()
+    bad = write(notes, VALID.replace('"rocm"', '"nope"'))
+    monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(notes))
+    assert main(["notes", "check"]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == f"{bad}:6: topics: unknown topic 'nope'"
+    topics = tmp_path / "topics.toml"
+    nope = '\n[[topic]]\nid = "nope"\nname_en = "Nope"\nname_zh = "无"\nkeywords = ["nope"]\n'
+    topics.write_text(TOPICS.read_text("utf-8") + nope, "utf-8")
+    (tmp_path / ".env").write_text(f"REVIEW_NOTES_TOPICS_FILE={topics}\n", "utf-8")
+    assert main(["notes", "check"]) == 0
+    assert capsys.readouterr().out.startswith("ok: 1 notes")
+    assert main(["notes", "check", str(ROOT / "seeds" / "notes"), "--topics", str(TOPICS)]) == 0
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")  # the server would not start either
+    assert main(["notes", "check"]) == 2
+    assert "configuration error" in capsys.readouterr().err
