@@ -56,6 +56,7 @@ from bot.github_port import (
     PRRef,
     StickyResult,
 )
+from bot.installations import InstallationChange
 from bot.prfacts import (
     FileChange,
     PRFacts,
@@ -609,6 +610,16 @@ class GitHubClient:
                     del self._grants[installation_id]
             installation_id, grant = self._installation_grant(ref)
             return op(self._thread_github(installation_id, grant.token))
+
+    def forget_installation(self, change: InstallationChange) -> None:
+        """An installation event: the installation's token may lack a new permission or be
+        refused, and the repositories it names may have moved to or from it. The next
+        call mints and looks up afresh."""
+        with self._lock:
+            self._grants.pop(change.installation_id, None)
+            for repo, installation_id in list(self._repo_installations.items()):
+                if installation_id == change.installation_id or repo in change.repos:
+                    del self._repo_installations[repo]
 
     def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
         """The PR's installation and its token. An installation named by the delivery

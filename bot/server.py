@@ -232,7 +232,11 @@ def create_app(rt: Runtime) -> FastAPI:
     app = FastAPI(title="review-notes", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.runtime = rt
     settings = rt.settings
-    webhook = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    # a dry run, or a token, has no installation caches to forget
+    forget = getattr(rt.ctx.github, "forget_installation", None)
+    webhook = WebhookEndpoint(
+        settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries, on_installation=forget
+    )
     app.add_route("/webhook", webhook, methods=["POST"])  # GET /webhook: 405, as for any route
     app.add_middleware(WebhookFirst, path="/webhook", endpoint=webhook)
     app.add_middleware(HeadAsGet)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -26,6 +27,8 @@ from prometheus_client import Counter
 
 from bot import signature
 from bot.dispatch import Dispatcher
+from bot.installations import EVENTS as INSTALLATION_EVENTS
+from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
 from bot.settings import Settings
 
@@ -119,8 +122,10 @@ class WebhookEndpoint:
         dispatcher: Dispatcher,
         queue: DeliveryQueue,
         counted: Counter,  # deliveries by event and outcome
+        on_installation: Callable[[InstallationChange], None] | None = None,
     ):
         self.settings = settings
+        self.on_installation = on_installation
         self.secret = settings.webhook_secret()
         self.dispatcher = dispatcher
         self.intake = GroupCommit(queue)
@@ -176,7 +181,25 @@ class WebhookEndpoint:
         if event == "ping":
             self.counted.labels(event, "pong").inc()
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
+        if event in INSTALLATION_EVENTS:
+            return self.installation(event, delivery_id, payload)
         return self.triage(event, delivery_id, payload, raw)
+
+    def installation(self, event: str, delivery_id: str, payload: dict[str, Any]) -> Answer:
+        """Answered at once, nothing queued: the caches it makes stale are forgotten now."""
+        try:
+            change = installation_change(event, payload)
+        except ValueError as exc:
+            self.counted.labels(event, "bad_request").inc()
+            return 400, {"error": f"malformed {event} payload: {exc}"}
+        what, warning = describe(change, self.settings.allows)
+        log.info("delivery %s %s", delivery_id, what, extra={"delivery": delivery_id})
+        if warning:
+            log.warning(warning, extra={"delivery": delivery_id})
+        if self.on_installation is not None:
+            self.on_installation(change)
+        self.counted.labels(event, "noted").inc()
+        return 200, {"status": "noted", "installation": change.installation_id}
 
     def triage(
         self, event: str, delivery_id: str, payload: dict[str, Any], raw: str | None

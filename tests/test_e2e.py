@@ -30,6 +30,7 @@ from tests.webhook_kit import (
     drain,
     labeled_one_more_note,
     make_settings,
+    octokit_examples,
     post,
     pr_payload,
     send_signed,
@@ -501,3 +502,22 @@ def test_the_files_recheck_of_an_event_older_than_a_retitle_posts_nothing(
         drain(rt)  # the re-check of `opened`
         assert ours(fake) == []
         assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 2  # the re-check reads none
+
+
+def test_new_permissions_accepted_replaces_the_token_before_the_next_write(live):
+    # a token keeps the permissions it was minted with: without the event the next
+    # write is refused once (403), then a new token is minted
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    fake.grant_write_to_new_tokens()
+    accepted = next(
+        p for p in octokit_examples("installation") if p["action"] == "new_permissions_accepted"
+    )
+    accepted["installation"]["id"] = 1001
+    r = post(client, "installation", accepted)
+    assert r.status_code == 200 and r.json()["status"] == "noted"
+    deliver_pr(client, rt, **labeled_one_more_note(), updated_at="2026-09-01T10:00:01Z")
+    assert [r.status for r in fake.requests if r.status == 403] == []
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
+    assert len(ours(fake)) == 1 and fake.calls("PATCH", "/repos/*/issues/comments/*")

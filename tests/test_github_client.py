@@ -885,3 +885,25 @@ def test_the_file_listing_tells_files_only_moved_or_changed_in_their_imports(
     listed = make_github_client().list_files(PR)
     assert listed == ["vllm/b/a.py", "vllm/a.py", "vllm/user.py", "vllm/core.py", "model.bin"]
     assert listed.incidental == {"vllm/b/a.py", "vllm/a.py", "vllm/user.py"}
+
+
+def test_an_installation_event_makes_the_next_call_look_up_and_mint_afresh(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ref = PRRef(DEFAULT_REPO, 7)  # no installation in the delivery: looked up, then cached
+    client.is_pull(ref)
+    client.is_pull(ref)
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 1
+    removed = InstallationChange(
+        DEFAULT_INSTALLATION_ID, "installation_repositories", "removed", "octocat", (DEFAULT_REPO,)
+    )
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)  # the repository moves to another one
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.forget_installation(removed)
+    client.is_pull(ref)
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
+    assert len(fake_github.calls("POST", "/app/installations/2002/access_tokens")) == 1

@@ -1,0 +1,85 @@
+"""What an `installation` or `installation_repositories` event says (pure).
+
+GitHub sends them to every App (no subscription needed) when the App is installed,
+uninstalled, suspended, given new permissions, or given or refused repositories. The bot
+keeps no list of installations: it looks each repository's installation up when needed
+and caches it with a token. These events make those caches stale, so the shell forgets
+them at once (a token minted before `new_permissions_accepted` lacks the new permission
+for up to an hour); and the operator learns from the log which repositories the App was
+installed on that the allow-list leaves out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+EVENTS = frozenset({"installation", "installation_repositories"})
+
+
+@dataclass(frozen=True)
+class InstallationChange:
+    installation_id: int
+    event: str
+    action: str
+    account: str  # the user or organisation the App is installed on
+    repos: tuple[str, ...]  # the repositories the event names (listed, added or removed)
+
+    @property
+    def adds(self) -> bool:
+        """Repositories the App may now act on."""
+        return (self.event, self.action) in {
+            ("installation", "created"),
+            ("installation", "unsuspend"),
+            ("installation_repositories", "added"),
+        }
+
+
+def installation_change(event: str, payload: dict[str, Any]) -> InstallationChange:
+    """The change an installation event describes; ValueError naming the field when the
+    payload is not GitHub's shape."""
+    installation = payload.get("installation")
+    if not isinstance(installation, dict):
+        raise ValueError("installation: not an object")
+    iid = installation.get("id")
+    if not isinstance(iid, int) or isinstance(iid, bool) or not 0 < iid < 2**63:
+        raise ValueError("installation.id: not a positive integer")
+    action = payload.get("action")
+    if not isinstance(action, str):
+        raise ValueError("action: not a string")
+    account = installation.get("account")
+    login = account.get("login") if isinstance(account, dict) else None
+    key = {"added": "repositories_added", "removed": "repositories_removed"}.get(action)
+    listed = payload.get(key if event == "installation_repositories" and key else "repositories")
+    repos = []
+    for repo in listed if isinstance(listed, list) else []:
+        name = repo.get("full_name") if isinstance(repo, dict) else None
+        if not isinstance(name, str):
+            raise ValueError(f"{key or 'repositories'}: an entry without full_name")
+        repos.append(name)
+    return InstallationChange(iid, event, action, str(login or "?"), tuple(repos))
+
+
+def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple[str, str]:
+    """(what happened, a warning or "") for the log. The warning names the repositories
+    the App was just given that the allow-list leaves out: their events are ignored."""
+    who = f"installation {change.installation_id} ({change.account})"
+    what = f"{who}: {change.event}.{change.action}"
+    if change.repos:
+        shown = ", ".join(change.repos[:10]) + (" ..." if len(change.repos) > 10 else "")
+        what += f" [{shown}]"
+    left_out = [r for r in change.repos if not allows(r)] if change.adds else []
+    warning = ""
+    if left_out:
+        warning = (
+            f"{who} covers {', '.join(left_out[:10])}, not on the allow-list (REVIEW_NOTES_REPOS): "
+            "the bot ignores their events"
+        )
+    elif change.action == "suspend":
+        warning = (
+            f"{who} is suspended: GitHub "
+            "refuses its calls until it is unsuspended; re-queue what failed meanwhile with "
+            "`review-notes retry`"
+        )
+    return what, warning

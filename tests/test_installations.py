@@ -1,0 +1,80 @@
+"""Installation events: read from GitHub's own example payloads, answered at once."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.installations import describe, installation_change
+from tests.webhook_kit import clean_env, make_settings, octokit_examples, post, serving
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+def test_every_example_payload_is_read():
+    seen = set()
+    for event in ("installation", "installation_repositories"):
+        for payload in octokit_examples(event):
+            change = installation_change(event, payload)
+            assert change.installation_id == payload["installation"]["id"]
+            assert change.account == payload["installation"]["account"]["login"]
+            seen.add((event, change.action, change.repos))
+    assert ("installation", "created", ("Codertocat/Hello-World",)) in seen
+    assert ("installation", "suspend", ()) in seen
+    assert ("installation_repositories", "added", ("Codertocat/Space",)) in seen
+    assert ("installation_repositories", "removed", ("octocat/Hello-World",)) in seen
+
+
+@pytest.mark.parametrize(
+    ("mangle", "field"),
+    [
+        (lambda p: p.pop("installation"), "installation: not an object"),
+        (lambda p: p["installation"].update(id="7"), "installation.id"),
+        (lambda p: p["installation"].update(id=True), "installation.id"),
+        (lambda p: p.update(action=3), "action"),
+        (lambda p: p["repositories"].append({"name": "x"}), "repositories: an entry"),
+    ],
+)
+def test_a_payload_not_of_github_s_shape_names_the_field(mangle, field):
+    payload = octokit_examples("installation")[1]  # created, one repository
+    mangle(payload)
+    with pytest.raises(ValueError, match=field):
+        installation_change("installation", payload)
+
+
+def test_the_log_names_repositories_the_allow_list_leaves_out_and_a_suspension():
+    created = installation_change("installation", octokit_examples("installation")[1])
+    what, warning = describe(created, lambda repo: repo == "vllm-project/vllm")
+    assert what == "installation 957387 (Codertocat): installation.created [Codertocat/Hello-World]"
+    assert "Codertocat/Hello-World, not on the allow-list" in warning
+    assert describe(created, lambda repo: True)[1] == ""
+    removed = [p for p in octokit_examples("installation_repositories") if p["action"] == "removed"]
+    assert describe(installation_change("installation_repositories", removed[0]), bool)[1] == ""
+    suspend = [p for p in octokit_examples("installation") if p["action"] == "suspend"]
+    assert "is suspended" in describe(installation_change("installation", suspend[0]), bool)[1]
+
+
+def test_installation_events_are_answered_at_once_and_nothing_is_queued(tmp_path, caplog):
+    with serving(make_settings(tmp_path)) as (client, rt):
+        for event in ("installation", "installation_repositories"):
+            for i, payload in enumerate(octokit_examples(event)):
+                with caplog.at_level(logging.INFO, logger="review_notes"):
+                    r = post(client, event, payload, delivery=f"{event}-{i}")
+                assert r.status_code == 200, r.text
+                assert r.json() == {
+                    "status": "noted",
+                    "installation": payload["installation"]["id"],
+                }
+        assert rt.queue.counts() == {} or sum(rt.queue.counts().values()) == 0
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert any("Codertocat/Space, not on the allow-list" in w for w in warnings)
+        bad = octokit_examples("installation")[0]
+        bad["installation"]["id"] = "1"
+        r = post(client, "installation", bad)
+        assert r.status_code == 400 and "installation.id" in r.json()["error"]
+        r = post(client, "installation", octokit_examples("installation")[0], secret="wrong")
+        assert r.status_code == 401
