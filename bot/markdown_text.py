@@ -1,9 +1,11 @@
-"""What a Markdown reader sees as code, in text people write (pure).
+"""What a Markdown reader sees as code, in a PR description (pure).
 
-Slash commands in comments and the opt-out marker in a PR description must not count
-when they are shown as code: fenced blocks (also one opened on a list item's line),
-indented blocks and inline code spans, as GitHub (CommonMark) renders them. Everything
-is found in linear passes: a text of 65,536 backticks costs milliseconds, not minutes.
+Matching leaves a description's code blocks and logs out, and the opt-out marker does
+not count when it is shown as code: fenced blocks (also one opened on a list item's
+line), indented blocks and inline code spans. Everything is found in linear passes: a
+text of 65,536 backticks costs milliseconds, not minutes. (Slash commands, where a
+hidden command running is the worse error, are read with a CommonMark parser:
+`bot.comment_prose`.)
 """
 
 from __future__ import annotations
