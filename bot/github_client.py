@@ -361,6 +361,9 @@ class GitHubClient:
         self._mint_locks: dict[int, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         self._repo_installations: dict[str, int] = {}
+        # bumped by each installation event: a token or lookup fetched across one is
+        # used once, not cached (it may predate a permission or a move)
+        self._forgotten = 0
         self._pacers: dict[int | str, _Pacer] = {}  # installation id, or "token"
         self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
         self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
@@ -616,6 +619,7 @@ class GitHubClient:
         refused, and the repositories it names may have moved to or from it. The next
         call mints and looks up afresh."""
         with self._lock:
+            self._forgotten += 1
             self._grants.pop(change.installation_id, None)
             for repo, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or repo in change.repos:
@@ -644,6 +648,7 @@ class GitHubClient:
             return int(ref.installation_id)  # PyGithub and the cache want an int
         with self._lock:
             known = self._repo_installations.get(ref.repo)
+            before = self._forgotten
         if known is not None:
             return known
         owner, name = ref.repo.split("/", 1)
@@ -654,7 +659,8 @@ class GitHubClient:
             lambda: integration.get_repo_installation(owner, name).id,
         )
         with self._lock:
-            self._repo_installations[ref.repo] = found
+            if self._forgotten == before:
+                self._repo_installations[ref.repo] = found
         return found
 
     def _grant(self, installation_id: int) -> _Grant:
@@ -664,6 +670,7 @@ class GitHubClient:
         with lock:  # one mint per installation at a time
             with self._lock:
                 cached = self._grants.get(installation_id)
+                before = self._forgotten
             if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
                 return cached
             integration = self._integration
@@ -674,7 +681,8 @@ class GitHubClient:
             )
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
-                self._grants[installation_id] = grant
+                if self._forgotten == before:
+                    self._grants[installation_id] = grant
             return grant
 
     # --- writes that must not be doubled ----------------------------------------

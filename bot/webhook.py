@@ -206,7 +206,7 @@ class WebhookEndpoint:
     ) -> Answer | Incoming:
         try:
             triage = self.dispatcher.triage(event, payload, self.settings)
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
             # Signed but not GitHub's shape (e.g. "number": "x", "repository": []).
             self.counted.labels(event, "bad_request").inc()
             return 400, {"error": f"malformed {event} payload: {type(exc).__name__}"}
@@ -264,10 +264,9 @@ async def _read_body(headers: Headers, receive: Any) -> bytes | None:
 
 
 async def _send_json(send: Any, code: int, content: dict[str, Any]) -> None:
-    # The bytes and headers Starlette's JSONResponse would send.
-    body = json.dumps(
-        content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
+    # What Starlette's JSONResponse would send, but ASCII: an answer may quote a payload's
+    # string, and a lone surrogate (valid JSON) cannot be encoded as UTF-8
+    body = json.dumps(content, allow_nan=False, indent=None, separators=(",", ":")).encode()
     await send(
         {
             "type": "http.response.start",

@@ -374,6 +374,33 @@ def test_pr_numbers_up_to_2_to_the_53_are_taken(number, status):
     assert send(client, json.dumps(payload).encode()).status_code == status
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "Infinity"])
+def test_a_pr_number_past_a_double_is_400_not_500(number):
+    # json.loads reads it as infinity, which int() refuses with OverflowError
+    client, rt = _shared_app()
+    text = json.dumps(pr_payload(number=7001)).replace('"number": 7001', f'"number": {number}')
+    assert f'"number": {number}' in text
+    r = send(client, text.encode())
+    assert r.status_code == 400 and "malformed" in r.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(pr_payload()).replace('"action": "opened"', '"action": "op\\ud800"'),
+        '{"zen": "Keep it logically awesome.\\ud800", "hook_id": 1}',
+    ],
+    ids=["quoted-in-the-reason", "ping-zen"],
+)
+def test_a_lone_surrogate_the_answer_quotes_is_no_server_error(text):
+    # valid JSON; the answer quotes it, and UTF-8 cannot encode it: the answer is ASCII
+    client, _ = _shared_app()
+    event = "ping" if "zen" in text else "pull_request"
+    r = send(client, text.encode(), event=event)
+    assert r.status_code in (200, 202), r.text
+    assert "\\ud800" in r.text  # escaped, as JSON allows
+
+
 @pytest.mark.parametrize("field", ["repository", "sender"])
 def test_a_signed_payload_with_a_list_for_an_object_is_400(field):
     client, _ = _shared_app()

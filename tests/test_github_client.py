@@ -907,3 +907,35 @@ def test_an_installation_event_makes_the_next_call_look_up_and_mint_afresh(
     client.is_pull(ref)
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
     assert len(fake_github.calls("POST", "/app/installations/2002/access_tokens")) == 1
+
+
+def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
+    fake_github, make_github_client
+):
+    # a worker's mint is in flight when new_permissions_accepted is answered: the token
+    # it gets predates the permission, so it must not serve the next call (found by
+    # review 'intake')
+    from bot.installations import InstallationChange
+    from tests.webhook_kit import wait_until
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.inject("POST", "/app/installations/*/access_tokens", Fault.slow(1.0))
+    worker = threading.Thread(target=client.is_pull, args=(PR,))
+    worker.start()
+    wait_until(
+        lambda: fake_github.calls("POST", "/app/installations/*/access_tokens"),
+        timeout=10,
+        what="the mint request",
+    )
+    fake_github.grant_write_to_new_tokens()
+    accepted = InstallationChange(
+        DEFAULT_INSTALLATION_ID, "installation", "new_permissions_accepted", "vllm-project", ()
+    )
+    client.forget_installation(accepted)
+    worker.join(10)
+    assert not worker.is_alive()
+    fake_github.clear_requests()
+    client.create_comment(PR, "hello")
+    assert [r for r in fake_github.calls("POST", "/repos/*/comments") if r.status == 403] == []
+    assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
