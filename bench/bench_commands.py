@@ -3,7 +3,7 @@
     python bench/bench_commands.py [--quick]
 
 Comments of GitHub's largest size (65,536 characters), each ending in a command so the
-CommonMark parse cannot be skipped: ordinary prose, then texts built to be slow for a
+comment must be rendered: ordinary prose, then texts built to be slow for a
 Markdown parser (brackets, backticks, HTML openers, deep lists). Each is printed with
 its ratio to the prose comment, timed in the same run; a comment with no command at a
 line's start is not parsed at all, and its figure is printed too.
@@ -52,6 +52,9 @@ CASES: dict[str, str] = {
     "nested list, 2 levels a line": comment(
         "\n".join("  " * (i % 60) + "- a" for i in range(SIZE // 40))
     ),
+    "deep quote, lazy lines": comment(">" * 99 + "a\n" + "b\n" * SIZE),
+    "quotes 32,768 deep": comment("> " * SIZE),
+    "raw <div> 13,000 deep": comment("<div>" * SIZE),
     "commands on every line": "\n".join(["/notes why"] * (SIZE // 11)),
     "a command in every paragraph": "\n\n".join(["/notes why"] * (SIZE // 12)),
 }

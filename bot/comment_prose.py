@@ -1,96 +1,57 @@
-"""Where a slash command may start in a GitHub comment: lines a reader sees as prose (pure).
+"""Where a slash command may start in a GitHub comment: lines GitHub shows as prose (pure).
 
-GitHub renders comments as CommonMark (plus GFM extensions that hide nothing), so the
-comment is read with a CommonMark parser (markdown-it-py): fenced and indented code,
-quotes, HTML blocks, link reference definitions and list structure come out as GitHub
-sees them, which no line-by-line guess managed (a fence opened on a list item's line
-ends with the list; a quote's lazy lines; a `<pre>` block ends at its `</pre>` line).
+A command runs only where a reader sees it. Rather than re-derive GitHub's rendering, the
+comment is rendered the way GitHub renders it: cmark-gfm (GitHub's own Markdown engine,
+with its extensions and raw HTML passed through), and the HTML read by an HTML5 parser
+(Lexbor), as GitHub's sanitizer and the browser read it. Code blocks and spans, quotes,
+lists, link labels and titles, HTML comments, tags and attributes, `<pre>` and `<code>`
+elements all come out as GitHub shows them; both engines are C and linear in the text.
 
-What the parser leaves to the browser is done here: raw HTML (HTML blocks and inline
-tags, in document order) is read as a browser reads it. An HTML comment hides everything
-up to the next `-->` in raw HTML (an unclosed one hides the rest, whatever block it was
-opened in); `<pre>` and `<code>` elements hide up to their end tag, a `<pre>` also ends
-with the quote or list item it was opened in. A comment inside `<pre>` nests.
+How a line is found: each line whose source starts with the command word (at most three
+spaces in) gets a private-use character before the word, one the comment does not use.
+A command counts where that character lands in the HTML as text, at the start of a line,
+outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
+`> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
+with the word. A command on a quote's lazy line or on its own line under a list item
+runs: the author typed it there.
 
-A line counts only when its source starts with the command word, at most three spaces
-in: `> /notes`, `- /notes` or `\\/notes` are text about a command. A command on a quote's
-lazy line or on its own line under a list item runs: the author typed it there.
+A mark may change one thing: a full reference link's label (`[see][` newline `/notes
+off]`) is not shown, and with the mark in it, it matches no definition and no link forms.
+When the marks change the links, nothing is read (the safe side).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from typing import Any
+from itertools import chain
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+import cmarkgfm
+from cmarkgfm.cmark import Options
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-HIDDEN = "\x00"  # stands in for a character the reader does not see as prose
-_MARK = "\ue000"  # put before a candidate command; where it lands says what GitHub shows
+_EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
+_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS  # as in comments
 
-# Blocks first, inline text only where a command may be: lists and quotes nest up to 100
-# deep (what lies deeper is not read: the safe side), links 20 (each level multiplies the
-# cost of a text of brackets). Emphasis changes how text looks, never whether it shows.
-_MD = MarkdownIt("commonmark", {"maxNesting": 100}).disable(["inline", "text_join"])
-_INLINE = MarkdownIt("commonmark", {"maxNesting": 20}).disable(["emphasis"])
-
-_COMMENT_OPEN = "<!--"
-# `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
-_COMMENT_END = re.compile(r"(?<=<!--)-?>|-->")
-# an element whose content is not prose; `<pre/>` opens one too, as do attributes that run
-# on past the line
-_ELEMENT_OPEN = re.compile(r"<!--|<(pre|code)(?=[\s/>]|$)[^>]*(?:>|$)", re.I)
-
-
-class _RawHtml:
-    """A browser's view of the raw HTML met so far: what still hides the text after it."""
-
-    def __init__(self) -> None:
-        # open hiders, innermost last: (closing pattern, element name, container depth)
-        self.open: list[tuple[re.Pattern[str], str, int]] = []
-
-    @property
-    def hiding(self) -> bool:
-        return bool(self.open)
-
-    def feed(self, html: str, depth: int) -> str:
-        """`html` as shown: what an open comment or element hides becomes HIDDEN."""
-        out, pos = [], 0
-        while pos < len(html):
-            closer = self.open[-1][0] if self.open else None
-            # inside an element a comment may open (and hide its end tag); inside a
-            # comment nothing opens
-            opener = None if closer is _COMMENT_END else _ELEMENT_OPEN.search(html, pos)
-            end = closer.search(html, pos) if closer else None
-            if end and (opener is None or end.start() < opener.start()):
-                out.append(HIDDEN * (end.end() - pos))
-                self.open.pop()
-                pos = end.end()
-            elif opener:
-                shown = html[pos : opener.start()]
-                out.append(shown if not self.open else HIDDEN * len(shown))
-                out.append(HIDDEN * (opener.end() - opener.start()))
-                self.open.append(self._closer(opener, depth))
-                pos = opener.end()
-            else:
-                rest = html[pos:]
-                out.append(HIDDEN * len(rest) if self.open else rest)
-                break
-        return "".join(out)
-
-    @staticmethod
-    def _closer(opener: re.Match[str], depth: int) -> tuple[re.Pattern[str], str, int]:
-        if opener.group(0) == _COMMENT_OPEN:
-            return _COMMENT_END, "!--", depth
-        name = opener.group(1).lower()
-        return re.compile(rf"</{name}\s*>", re.I), name, depth
-
-    def leave(self, depth: int) -> None:
-        """A quote or list item closes: so do the `<pre>` elements opened in it. An HTML
-        comment runs on; a `<code>` is a formatting element the browser opens again."""
-        while self.open and self.open[-1][1] == "pre" and self.open[-1][2] >= depth:
-            self.open.pop()
+# Elements whose text a reader does not see as prose: code, or nothing at all.
+_HIDING = frozenset(
+    {"pre", "code", "template", "textarea", "script", "style", "title", "noscript"}
+    | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head"}
+)
+# Elements a line may run through (a command may start inside a link or emphasis).
+_INLINE = frozenset(
+    {"a", "em", "strong", "del", "s", "span", "b", "i", "u", "ins", "mark", "small", "sub"}
+    | {"sup", "abbr", "cite", "q", "dfn", "font", "strike", "big", "bdi", "bdo"}
+)
+_TEXT, _COMMENT = "-text", "_comment"
+# An HTML5 parser's work grows with the depth of open elements (32,768 nested quotes fit in
+# 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
+# than this, a comment is not read: the safe side.
+MAX_DEPTH = 400
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
+    | {"track", "wbr", "param"}
+)
 
 
 def _starts_with(line: str, word: str) -> bool:
@@ -100,98 +61,124 @@ def _starts_with(line: str, word: str) -> bool:
     return indent <= 3 and head.lower() == word and (end == len(line) or line[end].isspace())
 
 
+def _free_mark(text: str) -> str | None:
+    """A private-use character the comment does not contain (None: it holds all 71,000)."""
+    used = set(text)
+    for code in chain(range(0xE000, 0xF900), range(0xF0000, 0xFFFFE)):
+        if chr(code) not in used:
+            return chr(code)
+    return None
+
+
 def command_lines(text: str, word: str) -> list[str]:
     """The lines of a comment where GitHub shows `word` as prose at the line's start, from
-    the word on: inline code kept with its backticks, raw HTML as HIDDEN. `word` is
-    lower case."""
-    text = text.replace(HIDDEN, "").replace(_MARK, "")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
+    the word to the line's end as shown (inline code with its backticks, HTML comments
+    left out). `word` is lower case."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     candidates = [i for i, line in enumerate(lines) if _starts_with(line, word)]
     if not candidates:
-        return []  # most comments: no parse at all
-    starts = set(candidates)
-    env: dict[str, Any] = {}
-    html = _RawHtml()
-    found: list[str] = []
-    depth = 0
-    for tok in _MD.parse(text, env):
-        if tok.type in ("blockquote_open", "list_item_open"):
-            depth += 1
-        elif tok.type in ("blockquote_close", "list_item_close"):
-            html.leave(depth)
-            depth -= 1
-        elif tok.type == "html_block" and tok.map:
-            for i, line in enumerate(tok.content.split("\n")):
-                shown = html.feed(line, depth)
-                if _starts_with(shown, word) and tok.map[0] + i in starts:
-                    found.append(shown.lstrip(" "))
-        elif tok.type == "inline" and tok.map:
-            found += _inline_commands(tok, candidates, starts, word, env, html, depth)
-    return found
-
-
-def _marked(tok: Token, candidates: set[int], word: str) -> str:
-    """The block's inline text with _MARK before each candidate line's word."""
-    assert tok.map is not None
-    rows = tok.content.split("\n")
-    if len(rows) != tok.map[1] - tok.map[0]:
-        return tok.content  # lines out of step with the source: mark none (the safe side)
-    for i, row in enumerate(rows):
-        if tok.map[0] + i in candidates and _starts_with(row, word):
-            at = len(row) - len(row.lstrip(" "))
-            rows[i] = row[:at] + _MARK + row[at:]
-    return "\n".join(rows)
-
-
-def _inline_commands(
-    tok: Token,
-    candidates: list[int],
-    starts: set[int],
-    word: str,
-    env: dict[str, Any],
-    html: _RawHtml,
-    depth: int,
-) -> list[str]:
-    """The commands GitHub shows in one block's inline text (`candidates`: the lines
-    starting with the word, sorted; `starts`: the same as a set)."""
-    assert tok.map is not None
-    at = bisect_left(candidates, tok.map[0])
-    marked = at < len(candidates) and candidates[at] < tok.map[1]
-    if not marked and "<" not in tok.content:
-        return []  # no command here, and no raw HTML to follow
-    source = _marked(tok, starts, word) if marked else tok.content
-    children: list[Token] = []
-    _INLINE.inline.parse(source, _INLINE, env, children)
-    found: list[str] = []
-    current: list[str] | None = None
-    line_start = True
-    for child in children:
-        kind = child.type
-        if kind in ("softbreak", "hardbreak"):
-            if current is not None:
-                found.append("".join(current))
-                current = None
-            line_start = True
+        return []  # most comments: nothing to render
+    mark = _free_mark(text)
+    if mark is None:
+        return []  # not a comment anyone types: read nothing
+    for i in candidates:
+        at = len(lines[i]) - len(lines[i].lstrip(" "))
+        lines[i] = lines[i][:at] + mark + lines[i][at:]
+    html = _render("\n".join(lines))
+    if _links(html) != _links(_render(text)):
+        return []  # a mark sits in a link's hidden label
+    if _depth(html) > MAX_DEPTH:
+        return []
+    found = []
+    for node in LexborHTMLParser(html).root.traverse(include_text=True):
+        if node.tag != _TEXT or mark not in (node.text_content or "") or _hidden(node):
             continue
-        if kind == "html_inline":
-            shown = html.feed(child.content, depth)
-            piece = HIDDEN * len(shown)
-        elif kind in ("text", "text_special"):
-            piece = HIDDEN * len(child.content) if html.hiding else child.content
-            if line_start and piece.startswith(_MARK):
-                current = []
-        elif kind == "code_inline":
-            piece = child.markup + child.content + child.markup
-            if html.hiding:
-                piece = HIDDEN * len(piece)
-        elif kind == "image":
-            piece = HIDDEN  # its text is the image's alt, not shown
-        else:
-            piece = ""  # a link's start and end
-        if current is not None:
-            current.append(piece.replace(_MARK, ""))
-        line_start = False
-    if current is not None:
-        found.append("".join(current))
+        pieces = (node.text_content or "").split(mark)
+        newline, tail = "\n" in pieces[0], pieces[0].rsplit("\n", 1)[-1]
+        for piece in pieces[1:]:
+            if _line_starts(node, newline, tail):
+                line, *more = piece.split("\n", 1)
+                found.append((line if more else line + _line_after(node)).replace(mark, ""))
+            if "\n" in piece:
+                newline, tail = True, piece.rsplit("\n", 1)[1]
+            else:
+                tail += mark + piece  # a mark is one per source line: this stays short
     return found
+
+
+def _render(text: str) -> str:
+    return cmarkgfm.markdown_to_html_with_extensions(text, options=_OPTIONS, extensions=_EXTENSIONS)
+
+
+def _links(html: str) -> tuple[int, int]:
+    return html.count("<a "), html.count("<img ")
+
+
+def _depth(html: str) -> int:
+    """How deep the elements nest, counted from the tags (an unclosed tag counts open)."""
+    depth = deepest = 0
+    for m in _TAG.finditer(html):
+        if m.group(3) or m.group(2).lower() in _VOID:
+            continue
+        depth += -1 if m.group(1) else 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _hidden(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in _HIDING:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _line_starts(node: LexborNode, newline: bool, tail: str) -> bool:
+    """Whether a mark in `node` starts a shown line: `tail` is the node's text before it,
+    since the last newline (`newline`: there is one)."""
+    if newline or tail.strip():
+        return not tail.strip()
+    while True:  # back through what precedes it on the line
+        prev = node.prev
+        while prev is not None:
+            if prev.tag == "br":
+                return True
+            if prev.tag == _TEXT:
+                shown = prev.text_content or ""
+                if "\n" in shown:
+                    return not shown.rsplit("\n", 1)[1].strip()
+                if shown.strip():
+                    return False
+            elif prev.tag != _COMMENT:
+                return False  # an element before it on its line: not at the start
+            prev = prev.prev
+        parent = node.parent
+        if parent is None or parent.tag not in _INLINE:
+            return True  # the start of a block
+        node = parent
+
+
+def _line_after(node: LexborNode) -> str:
+    """The rest of the line after `node`: siblings, and past the end of inline parents,
+    up to a line break or the end of the block."""
+    out: list[str] = []
+    while True:
+        sibling = node.next
+        while sibling is not None:
+            if sibling.tag == "br":
+                return "".join(out)
+            if sibling.tag == _TEXT:
+                shown = sibling.text_content or ""
+                if "\n" in shown:
+                    return "".join(out) + shown.split("\n", 1)[0]
+                out.append(shown)
+            elif sibling.tag == "code":
+                out.append("`" + sibling.text(deep=True) + "`")
+            elif sibling.tag in _INLINE:
+                out.append(sibling.text(deep=True).split("\n", 1)[0])
+            sibling = sibling.next
+        parent = node.parent
+        if parent is None or parent.tag not in _INLINE:
+            return "".join(out)
+        node = parent

@@ -363,21 +363,20 @@ def test_blocks_and_inline_html_as_github_shows_them(text, expected):
 def test_a_command_under_a_deep_list_or_quote_is_still_read():
     deep_list = "\n".join("  " * i + "- item" for i in range(12))
     assert kinds(deep_list + "\n\n/notes why") == [("why", ())]
-    assert kinds("> " * 12 + "x\n\n/notes why") == [("why", ())]
+    assert kinds("> " * 300 + "x\n\n/notes why") == [("why", ())]
+    # past MAX_DEPTH (400) elements deep nothing is read: the safe side, and a bounded cost
+    assert kinds("> " * 500 + "x\n\n/notes why") == []
 
 
-def test_comments_without_the_word_at_a_line_start_are_not_parsed():
+def test_comments_without_the_word_at_a_line_start_are_not_rendered(monkeypatch):
     from bot import comment_prose
 
     calls = []
-    real = comment_prose._MD.parse
-    comment_prose._MD.parse = lambda *a: calls.append(a) or real(*a)  # type: ignore[method-assign]
-    try:
-        assert parse_commands("LGTM, thanks! see /notes why\n> /notes off") == []
-        assert calls == []
-        assert kinds("/notes why") == [("why", ())] and len(calls) == 1
-    finally:
-        comment_prose._MD.parse = real  # type: ignore[method-assign]
+    real = comment_prose._render
+    monkeypatch.setattr(comment_prose, "_render", lambda text: calls.append(text) or real(text))
+    assert parse_commands("LGTM, thanks! see /notes why\n> /notes off") == []
+    assert calls == []
+    assert kinds("/notes why") == [("why", ())] and len(calls) == 2  # marked, and as typed
 
 
 _PIECES = [
@@ -390,18 +389,51 @@ _MARKDOWN = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(text=_MARKDOWN)
-def test_a_block_s_inline_text_has_one_row_per_source_line(text):
-    # where a command is marked relies on it: row i of a block's text is its line map[0]+i
-    from bot.comment_prose import _MD
-
-    for tok in _MD.parse(text, {}):
-        if tok.type == "inline" and tok.map:
-            assert len(tok.content.split("\n")) == tok.map[1] - tok.map[0]
-
-
-@settings(max_examples=300, derandomize=True, database=None, deadline=None)
-@given(text=_MARKDOWN)
 def test_nothing_inside_a_fence_runs_and_nothing_breaks_the_parser(text):
     parse_commands(text)  # any text: no error
     text = re.sub("`{8,}", "`", text)  # nothing in it closes the fence below
     assert parse_commands("````````\n" + text + "\n````````") == []
+
+
+# --- raw HTML, as the browser reads what cmark-gfm passes through (review 'parser') ---
+# Each was checked against cmark-gfm and an HTML5 parser (html5lib) by the review.
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a start tag still open at a line's end: the next lines are its attributes
+        "<div\n/notes off\n>",
+        '<div title="\n/notes off\n">',
+        '<div>\n<img alt="\n/notes off\n">\n</div>',
+        "<p><x\n/notes off",
+        # "<?", "<!X", "<![CDATA[" and "</ " open a bogus comment to the next ">"
+        "<?x\n/notes off\n?>",
+        "<!X\n/notes off\n>",
+        "<![CDATA[\n/notes off\n]]>",
+        "<div>\n</ \n/notes off\n>\n</div>",
+        # an end tag inside an attribute or a bogus comment closes nothing
+        '<pre>\n<a title="</pre>">\n/notes off\n</pre>',
+        'x <code><span title="</code>">y\n/notes off\n</code>',
+        "<pre>\n<? </pre> ?>\n/notes off\n</pre>",
+        # GFM's extended autolink takes the backtick, so the next two pair around the command
+        "www.a.com/` `\n/notes off\n`",
+        "see https://a.com/x` `\n/notes off\n`",
+        # a private-use character the comment holds is kept, as GitHub keeps it
+        "a `\ue000`` \n/notes off\n``",
+        # a full reference link's label is not shown
+        "[see][\n/notes off]\n\n[/notes off]: https://x",
+        "![see][\n/notes off]\n\n[/notes off]: https://x",
+        # raw HTML left open in a quote nested deeper than any parser limit
+        "> " * 101 + "<!--\n\n/notes off",
+        "> " * 101 + "x <code>\n\n/notes off",
+    ],
+)
+def test_what_github_hides_in_raw_html_and_links_does_not_run(text):
+    assert kinds(text) == []
+
+
+def test_a_comment_holding_every_private_use_character_reads_nothing():
+    every = "".join(chr(c) for c in (*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE)))
+    assert kinds("/notes why\n" + every) == []
+    assert kinds("/notes why\n" + every[1:]) == [("why", ())]  # one left free for the mark
