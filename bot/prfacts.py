@@ -46,7 +46,8 @@ def title_text(title: str) -> str:
 
 # --- description ----------------------------------------------------------------
 
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
+_HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?(?:-->|\Z))", re.S)
 _DETAILS = re.compile(r"<details\b.*?(?:</details>|\Z)", re.S | re.I)
 _PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
 # No bracket inside the text, no parenthesis inside the target, and bounded: an

@@ -67,6 +67,15 @@ def test_unterminated_code_block_and_comment_run_to_the_end():
     assert clean_body("Fix the sampler.<!-- EAGLE") == "Fix the sampler."
 
 
+def test_an_empty_html_comment_closes_at_once():
+    # `<!-->` and `<!--->` hid the rest of the description, references included
+    # (found by review 'evidence')
+    for empty in ("<!-->", "<!--->"):
+        body = f"{empty}\nReverts #52401: it broke the ROCm default."
+        assert clean_body(body) == "Reverts #52401: it broke the ROCm default.", empty
+        assert PRFacts("vllm-project/vllm", 1, "Revert", body=body).refs == (52401,), empty
+
+
 def test_a_one_line_triple_backtick_span_is_inline_code_not_a_fence():
     # CommonMark: a backtick fence's info string has no backtick, so this is a code span
     body = "Run ```pytest -k eagle``` to see it.\n\nThe EAGLE prefix cache loses hits."
