@@ -75,10 +75,10 @@ _TEMPLATE_LINES = re.compile(
     r")$",
     re.M | re.I,
 )
-# The template's "Test Result" section holds numbers and logs: drop it up to the next heading.
-_RESULT_SECTION = re.compile(
-    r"^[ \t]*#{1,6}[ \t]*Test Results?\b[^\n]*\n.*?(?=^[ \t]*#{1,6}\s|\Z)", re.S | re.M | re.I
-)
+# The template's "Test Result" section holds numbers and logs, its sub-headings too
+# ("### Before", "### After"): it ends at the next heading of its level or above.
+_RESULT_HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]*Test Results?\b[^\n]*$", re.M | re.I)
+_HEADING = re.compile(r"^[ \t]*(#{1,6})(?:[ \t]|$)", re.M)
 _LOG_LINE = re.compile(
     r"^[ \t]*(?:"
     r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
@@ -109,6 +109,21 @@ def _numeric_line(line: str) -> bool:
     return digits * 2 > len(stripped.replace(" ", "")) or bool(_MOSTLY_NUMBERS.match(stripped))
 
 
+def _without_result_sections(text: str) -> str:
+    """The text minus each "Test Result" section, its sub-sections included."""
+    out, pos = [], 0
+    while section := _RESULT_HEADING.search(text, pos):
+        out.append(text[pos : section.start()])
+        level = len(section.group(1))
+        pos = len(text)
+        for heading in _HEADING.finditer(text, section.end()):
+            if len(heading.group(1)) <= level:
+                pos = heading.start()
+                break
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def clean_body(body: str) -> str:
     """The author's own words in a PR description: template, code, logs and markup removed."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
@@ -119,7 +134,7 @@ def clean_body(body: str) -> str:
     tail = _TEMPLATE_TAIL.search(text)
     if tail:
         text = text[: tail.start()]
-    text = _RESULT_SECTION.sub("", text)
+    text = _without_result_sections(text)
     text = _TEMPLATE_LINES.sub("", text)
     text = _LOG_LINE.sub("", text)
     text = _IMAGE.sub("", text)

@@ -138,6 +138,18 @@ def test_without_code_keeps_comments_and_drops_code_spans_and_fences():
     assert without_code(listed).split() == ["<!--", "z", "-->"]
 
 
+def test_the_test_result_section_includes_its_sub_headings():
+    # "### Before" / "### After" under "## Test Result" are still results, not prose
+    # (found by review 'evidence')
+    body = (
+        "## Purpose\nSpeed up the Qwen3 tokenizer.\n\n## Test Result\n"
+        "### Before\nAcceptance rate: 62.3 with the EAGLE drafter\n"
+        "### After\nAcceptance rate: 62.4 with the EAGLE drafter\n"
+        "## Notes\nNone."
+    )
+    assert clean_body(body) == "Speed up the Qwen3 tokenizer.\n\n## Notes\nNone."
+
+
 def test_links_keep_their_text_but_not_the_url():
     cleaned = clean_body(
         "See [the MoE docs](https://docs.vllm.ai/spec_decode.html) and https://x.io/eagle"
