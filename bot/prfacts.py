@@ -82,7 +82,10 @@ _HEADING = re.compile(r"^[ \t]*(#{1,6})(?:[ \t]|$)", re.M)
 _LOG_LINE = re.compile(
     r"^[ \t]*(?:"
     r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
-    r"|\(\w+ pid=\d+\)"
+    # the process prefixes vLLM and torch put on each line: `(EngineCore pid=12)`,
+    # `(VllmWorker rank=0 pid=3340)`, `(RayWorkerWrapper pid=3436, ip=...)`, `[rank0]:`
+    r"|\(\w+[^()\n]{0,80}\bpid=\d+[^()\n]{0,80}\)"
+    r"|\[rank\d+\]:"
     r"|\[?\d{4}-\d{2}-\d{2}[ T]\d"
     r"|Traceback \(most recent call last\)"
     r"|File \"[^\"]+\", line \d+"

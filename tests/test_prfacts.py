@@ -166,6 +166,18 @@ def test_log_lines_and_tracebacks_are_removed():
     assert clean_body(body) == "Fix ROCm hang."
 
 
+def test_log_lines_with_worker_ray_and_rank_prefixes_are_removed():
+    # vLLM's multiproc and Ray workers and torch distributed prefix every log line; a code
+    # name in such a stack frame counted as prose (found by review 'evidence')
+    logs = (
+        "(VllmWorker rank=0 pid=3340) ERROR 06-05 02:08:42 [multiproc_executor.py:522] "
+        "return KVConnectorStats(data=self._stats)\n"
+        "(RayWorkerWrapper pid=3436, ip=172.31.9.67) INFO [eagle.py:80] Loading EAGLE\n"
+        '[rank0]:   File "/opt/vllm/vllm/v1/spec_decode/eagle.py", line 312, in propose\n'
+    )
+    assert clean_body("Fix the NIXL handshake.\n" + logs) == "Fix the NIXL handshake."
+
+
 def test_crlf_and_empty_bodies():
     assert clean_body("") == ""
     assert clean_body("a\r\nb") == "a\nb"
