@@ -94,6 +94,14 @@ _LOG_LINE = re.compile(
     r").*$",
     re.M,
 )
+# A whole Python traceback: its header, the indented frames (file lines, source lines,
+# `^^^` markers) and the exception line that ends it (`RuntimeError: ...`).
+_TRACEBACK = re.compile(
+    r"^[ \t]*Traceback \(most recent call last\)[^\n]*"
+    r"(?:\n[ \t]+[^\n]*)*"
+    r"(?:\n[ \t]*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b[^\n]*)?",
+    re.M,
+)
 _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
 
 # owner/name, bounded as GitHub bounds them (39 and 100): "_._._." repeated would
@@ -139,6 +147,7 @@ def clean_body(body: str) -> str:
         text = text[: tail.start()]
     text = _without_result_sections(text)
     text = _TEMPLATE_LINES.sub("", text)
+    text = _TRACEBACK.sub("", text)
     text = _LOG_LINE.sub("", text)
     text = _IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)

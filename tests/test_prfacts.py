@@ -178,6 +178,21 @@ def test_log_lines_with_worker_ray_and_rank_prefixes_are_removed():
     assert clean_body("Fix the NIXL handshake.\n" + logs) == "Fix the NIXL handshake."
 
 
+def test_a_whole_python_traceback_is_removed():
+    # each frame's source line and the exception line stayed as the author's words
+    # (found by review 'evidence')
+    body = (
+        "Fix the drafter crash below.\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/opt/vllm/vllm/v1/engine/core.py", line 88, in step\n'
+        "    draft_token_ids = self.drafter.propose(spec_decode_metadata)\n"
+        "                      ^^^^^^^^^^^^^^^^^^^^\n"
+        "RuntimeError: CUDA error: an illegal memory access during EAGLE graph capture\n"
+        "\nIt now waits for the capture."
+    )
+    assert clean_body(body) == "Fix the drafter crash below.\n\nIt now waits for the capture."
+
+
 def test_crlf_and_empty_bodies():
     assert clean_body("") == ""
     assert clean_body("a\r\nb") == "a\nb"
