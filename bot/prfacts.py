@@ -48,7 +48,8 @@ def title_text(title: str) -> str:
 
 # `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
 _HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?(?:-->|\Z))", re.S)
-_DETAILS = re.compile(r"<details\b.*?(?:</details>|\Z)", re.S | re.I)
+# `<details>` nests (logs folded inside logs): the outer one ends at its own end tag.
+_DETAILS_TAG = re.compile(r"<details\b|</details\s*>", re.I)
 _PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
 # No bracket inside the text, no parenthesis inside the target, and bounded: an
 # unclosed "[x](" or "[" repeated along a line is then given up at the next one instead
@@ -135,12 +136,37 @@ def _without_result_sections(text: str) -> str:
     return "".join(out)
 
 
+def _details_end(text: str, pos: int) -> int:
+    """Where the `<details>` opened just before `pos` ends (its end tag's end, or the
+    text's end): nested ones are counted."""
+    depth = 1
+    for tag in _DETAILS_TAG.finditer(text, pos):
+        depth += -1 if tag.group(0).startswith("</") else 1
+        if not depth:
+            return tag.end()
+    return len(text)
+
+
+def _without_details(text: str) -> str:
+    """The text minus its collapsed `<details>` sections, nested ones whole."""
+    out, pos = [], 0
+    while opened := _DETAILS_TAG.search(text, pos):
+        if opened.group(0).startswith("</"):  # a stray end tag: markup, dropped later
+            out.append(text[pos : opened.end()])
+            pos = opened.end()
+            continue
+        out.append(text[pos : opened.start()])
+        pos = _details_end(text, opened.end())
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def clean_body(body: str) -> str:
     """The author's own words in a PR description: template, code, logs and markup removed."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
     text = _HTML_COMMENT.sub("", text)
     text = without_fences(text, nested=True)
-    text = _DETAILS.sub("", text)
+    text = _without_details(text)
     text = _PRE.sub("", text)
     tail = _TEMPLATE_TAIL.search(text)
     if tail:

@@ -150,6 +150,17 @@ def test_the_test_result_section_includes_its_sub_headings():
     assert clean_body(body) == "Speed up the Qwen3 tokenizer.\n\n## Notes\nNone."
 
 
+def test_nested_details_are_removed_whole():
+    # the outer <details> ended at the inner </details>, leaving the rest of its logs
+    # (found by review 'evidence')
+    body = (
+        "Fix the tokenizer.\n\n<details><summary>Logs</summary>\n\n"
+        "<details><summary>before</summary>\nwarmup log\n</details>\n\n"
+        "EAGLE drafter acceptance rate dropped in the after run\n</details>\nDone."
+    )
+    assert clean_body(body) == "Fix the tokenizer.\n\nDone."
+
+
 def test_links_keep_their_text_but_not_the_url():
     cleaned = clean_body(
         "See [the MoE docs](https://docs.vllm.ai/spec_decode.html) and https://x.io/eagle"
