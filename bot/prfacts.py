@@ -14,12 +14,12 @@ touches, yet are full of words that would look like evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from bot.markdown_text import without_fences
+from bot.markdown_text import paragraph_code_spans, without_fences
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -46,11 +46,15 @@ def title_text(title: str) -> str:
 
 # --- description ----------------------------------------------------------------
 
-# `<!-->` and `<!--->` are empty comments, closed at once (HTML, and GitHub)
-_HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?(?:-->|\Z))", re.S)
-# `<details>` nests (logs folded inside logs): the outer one ends at its own end tag.
+# What hides the text after it up to its end (or the text's end): an HTML comment
+# (`<!-->` and `<!--->` are empty ones, closed at once, as in HTML and on GitHub), a
+# collapsed `<details>` (it nests: logs folded inside logs) and a `<pre>`.
+_COMMENT_OPEN = re.compile(r"<!--")
+_COMMENT_END = re.compile(r"(?<=<!--)-?>|-->")
+_DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_TAG = re.compile(r"<details\b|</details\s*>", re.I)
-_PRE = re.compile(r"<pre\b.*?(?:</pre>|\Z)", re.S | re.I)
+_PRE_OPEN = re.compile(r"<pre\b", re.I)
+_PRE_END = re.compile(r"</pre\s*>", re.I)
 # No bracket inside the text, no parenthesis inside the target, and bounded: an
 # unclosed "[x](" or "[" repeated along a line is then given up at the next one instead
 # of being rescanned to the line's end from each (quadratic).
@@ -136,38 +140,59 @@ def _without_result_sections(text: str) -> str:
     return "".join(out)
 
 
-def _details_end(text: str, pos: int) -> int:
-    """Where the `<details>` opened just before `pos` ends (its end tag's end, or the
-    text's end): nested ones are counted."""
+def _comment_end(text: str, opened: re.Match[str]) -> int:
+    end = _COMMENT_END.search(text, opened.end())
+    return end.end() if end else len(text)
+
+
+def _details_end(text: str, opened: re.Match[str]) -> int:
+    """Nested `<details>` are counted: the outer one ends at its own end tag."""
     depth = 1
-    for tag in _DETAILS_TAG.finditer(text, pos):
+    for tag in _DETAILS_TAG.finditer(text, opened.end()):
         depth += -1 if tag.group(0).startswith("</") else 1
         if not depth:
             return tag.end()
     return len(text)
 
 
-def _without_details(text: str) -> str:
-    """The text minus its collapsed `<details>` sections, nested ones whole."""
-    out, pos = [], 0
-    while opened := _DETAILS_TAG.search(text, pos):
-        if opened.group(0).startswith("</"):  # a stray end tag: markup, dropped later
-            out.append(text[pos : opened.end()])
-            pos = opened.end()
+def _pre_end(text: str, opened: re.Match[str]) -> int:
+    end = _PRE_END.search(text, opened.end())
+    return end.end() if end else len(text)
+
+
+def _without_hiding(
+    text: str, opener: re.Pattern[str], end: Callable[[str, re.Match[str]], int]
+) -> str:
+    """The text minus each element `opener` finds, up to `end`. One written inside
+    inline code is text: GitHub shows "wrap the logs in a `<details>` block" as is."""
+    out, pos, k = [], 0, 0
+    spans: list[tuple[int, int]] | None = None  # read once an element is found
+    while opened := opener.search(text, pos):
+        if spans is None:
+            spans = paragraph_code_spans(text) if "`" in text else []
+        while k < len(spans) and spans[k][1] <= opened.start():
+            k += 1
+        if k < len(spans) and spans[k][0] <= opened.start():
+            out.append(text[pos : spans[k][1]])
+            pos = spans[k][1]
             continue
         out.append(text[pos : opened.start()])
-        pos = _details_end(text, opened.end())
+        pos = end(text, opened)
     out.append(text[pos:])
     return "".join(out)
+
+
+def _without_comments(text: str) -> str:
+    return _without_hiding(text, _COMMENT_OPEN, _comment_end)
 
 
 def clean_body(body: str) -> str:
     """The author's own words in a PR description: template, code, logs and markup removed."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
-    text = _HTML_COMMENT.sub("", text)
+    text = _without_comments(text)
     text = without_fences(text, nested=True)
-    text = _without_details(text)
-    text = _PRE.sub("", text)
+    text = _without_hiding(text, _DETAILS_OPEN, _details_end)
+    text = _without_hiding(text, _PRE_OPEN, _pre_end)
     tail = _TEMPLATE_TAIL.search(text)
     if tail:
         text = text[: tail.start()]
@@ -185,7 +210,7 @@ def clean_body(body: str) -> str:
 
 def without_comments_and_code(body: str) -> str:
     """The description minus HTML comments (the template's hints) and fenced code."""
-    return without_fences(_HTML_COMMENT.sub("", body), nested=True)
+    return without_fences(_without_comments(body), nested=True)
 
 
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:

@@ -161,6 +161,15 @@ def test_nested_details_are_removed_whole():
     assert clean_body(body) == "Fix the tokenizer.\n\nDone."
 
 
+def test_html_shown_as_inline_code_hides_nothing():
+    # a PR talking about `<details>`, `<!--` or `<pre>` lost the rest of its description,
+    # references included; GitHub shows them as text (found by review 'evidence')
+    for opener in ("`<details>`", "`<!--`", "`<pre>`"):
+        body = f"Wrap the logs in a {opener} block.\n\nFollow-up to #52401."
+        assert clean_body(body).endswith("Follow-up to #52401."), opener
+        assert PRFacts("vllm-project/vllm", 1, "x", body=body).refs == (52401,), opener
+
+
 def test_links_keep_their_text_but_not_the_url():
     cleaned = clean_body(
         "See [the MoE docs](https://docs.vllm.ai/spec_decode.html) and https://x.io/eagle"
