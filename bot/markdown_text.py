@@ -20,6 +20,8 @@ _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 # The same at any depth: a fence in a nested list item of a PR description.
 _NESTED_OPEN = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
 _NESTED_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+# A block quote's markers (`> `, `> > `): a fence may open inside a quote too.
+_QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 
 
@@ -39,22 +41,31 @@ def fence_closed(line: str, fence: str, nested: bool = False) -> bool:
     return bool(m) and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
 
 
+def _quoted(line: str) -> tuple[int, str]:
+    """How deep in block quotes a line is, and the line without the quote's markers."""
+    m = _QUOTED.match(line)
+    return (m.group(0).count(">"), line[m.end() :]) if m else (0, line)
+
+
 def without_fences(text: str, nested: bool = False) -> str:
     """The text with its fenced code blocks' lines left empty (an unclosed fence runs to
-    the end). `nested`: fences at any indent count, as in the nested lists of a PR
-    description, where what matters is leaving logs out, not CommonMark's fine print."""
+    the end). `nested`: fences at any indent and inside block quotes count (a PR quoting
+    the issue's log), as in the nested lists of a PR description, where what matters is
+    leaving logs out, not CommonMark's fine print; a quoted fence ends with its quote."""
     out: list[str] = []
-    fence = ""
+    fence, depth = "", 0
     # GitHub sends descriptions typed on github.com with CRLF: "```\r" must close a fence
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        if fence:
-            if fence_closed(line, fence, nested):
+        quotes, inner = _quoted(line) if nested else (0, line)
+        if fence and quotes >= depth:
+            if fence_closed(inner, fence, nested):
                 fence = ""
             out.append("")
-        elif opened := fence_opened(line, nested):
-            fence = opened
+        elif opened := fence_opened(inner, nested):
+            fence, depth = opened, quotes
             out.append("")
         else:
+            fence = ""  # the quote that held the fence has ended
             out.append(line)
     return "\n".join(out)
 

@@ -96,6 +96,17 @@ def test_fences_in_list_items_and_nested_lists_are_code():
     assert clean_body(body) == "Steps:\n1. run it:\n\nThe sampler."
 
 
+def test_a_fenced_block_inside_a_quote_is_code():
+    # "> ```" opens a code block GitHub shows as such (a PR quoting the issue's log); a
+    # quoted fence ends with its quote (found by review 'evidence')
+    body = (
+        "Fixes the crash reported in the issue:\n\n"
+        "> ```\n> RuntimeError: EAGLE drafter failed in spec_decode\n> ```\n\n"
+        "> > ```\n> > EAGLE log\n\nThe drafter now waits."
+    )
+    assert clean_body(body) == "Fixes the crash reported in the issue:\n\nThe drafter now waits."
+
+
 def test_crlf_descriptions_close_their_fences():
     # GitHub sends descriptions typed on github.com with CRLF: "```\r" closes the fence,
     # so what follows a log block (references, the opt-out marker) is still read.
