@@ -111,9 +111,11 @@ _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
 
 # owner/name, bounded as GitHub bounds them (39 and 100): "_._._." repeated would
 # otherwise be rescanned from each position for a `/` (quadratic). bot.relations too.
-OWNER_NAME = r"[\w.-]{1,39}/[\w.-]{1,100}"
-_REF_HASH = re.compile(rf"(?<![\w/])(?:({OWNER_NAME}))?#(\d{{1,7}})\b")
-_REF_URL = re.compile(rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})\b")
+OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's names are
+# Word edges are ASCII: Chinese text runs into the number ("回退#52401中的改动"), as in
+# bot.library. `&#10004;` is an HTML character reference, not PR 10004.
+_REF_HASH = re.compile(rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])")
+_REF_URL = re.compile(rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])")
 
 
 def _numeric_line(line: str) -> bool:

@@ -238,6 +238,22 @@ def test_referenced_prs():
     assert referenced_prs(text, "vllm-project/vllm") == (52419, 51318, 49613)
 
 
+def test_html_character_references_are_not_pr_references():
+    # "&#10004;" (a check mark) read as PR 10004, "&#52401;" as a note's source PR
+    # (found by review 'evidence')
+    assert referenced_prs("Status: &#10004; done, &#52401; fixed", "vllm-project/vllm") == ()
+
+
+def test_a_reference_written_into_chinese_text_is_read():
+    # Chinese characters are word characters to Python's `\w` and `\b`, so "回退#52401中的改动"
+    # referred to nothing (found by review 'evidence')
+    text = (
+        "回退#52401中的改动，修复vllm-project/vllm#52402引入的回归，"
+        "见github.com/vllm-project/vllm/pull/52403中"
+    )
+    assert referenced_prs(text, "vllm-project/vllm") == (52401, 52402, 52403)
+
+
 def test_refs_skip_code_and_the_pr_itself():
     facts = PRFacts(
         repo="vllm-project/vllm",
