@@ -294,6 +294,12 @@ def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
     return files
 
 
+def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
+    """The files whose diff names this code name, but those the PR only moves or changes
+    in their imports: a name on an import line that follows a move is no evidence."""
+    return tuple(f for f in facts.code_names.get(name, ()) if f not in facts.incidental)
+
+
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -529,13 +535,10 @@ class CompiledMatcher:
                 )
             )
         said = {k for e in ev if e.kind in (Kind.TITLE, Kind.TAG) for k in e.keys}
-        named = [
-            word
-            for word in self._code_words[i]
-            if word in facts.code_names and "title:" + term_key(word) not in said
-        ]
+        diff = {word: _changed_by(word, facts) for word in self._code_words[i]}
+        named = [word for word in diff if diff[word] and "title:" + term_key(word) not in said]
         if named:  # once per note: three names in a diff are one piece of evidence
-            naming = frozenset(f for word in named for f in facts.code_names[word])
+            naming = frozenset(f for word in named for f in diff[word])
             quoted = ", ".join(f"'{word}'" for word in named[:3])
             detail = f"its changed lines name {quoted}"
             ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming, "code of this note"))

@@ -1317,6 +1317,20 @@ def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
     assert warmup not in str(hits) and other in str(hits["fp8-deepgemm"].reasons)
 
 
+def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
+    # the file was left out, yet the names on its import lines still counted as the
+    # note's diff evidence (README's own example) (found by review 'evidence')
+    lib = library(note("kv", ("prefix-caching",), keywords=("_align_cacheable", "partial hit")))
+    cfg = CFG.model_copy(update={"threshold": 4.0})
+    user = "vllm/v1/core/kv_cache_manager.py"
+    facts = PRFacts(
+        REPO, 1, "Move block helpers", files=(user,), code_names={"_align_cacheable": (user,)}
+    )
+    assert ids(match_pr(facts, lib, cfg)) == ["kv"]
+    result = match_pr(replace(facts, incidental=frozenset({user})), lib, cfg)
+    assert not any("changed lines" in r for m in result.candidates for r in m.reasons)
+
+
 def test_the_relative_floor_is_taken_from_the_best_note_linked():
     # Two notes on the same four topics rest on them alone: ambiguous, neither is linked.
     # Their high score must not floor out a note its own code name in the title carries.
