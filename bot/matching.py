@@ -56,10 +56,12 @@ from __future__ import annotations
 
 import re
 import weakref
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import accumulate
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -294,6 +296,31 @@ def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
     return files
 
 
+def _one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[str]:
+    """The keys found in one text, in order, but those every mention of which lies inside
+    a longer one's: `get_kv_connector_stats` is one mention, not three, of a note whose
+    keywords also include `KVConnectorStats` and `connector stats`."""
+    found = [k for k in keys if k in hits]
+    kept: list[str] = []
+    cover: list[tuple[int, int]] = []
+    for key in sorted(found, key=lambda k: -max(e - s for s, e in hits[k].spans)):
+        if not cover or not _within(hits[key].spans, cover):
+            kept.append(key)
+            cover = sorted(cover + list(hits[key].spans))
+    return [k for k in found if k in kept]
+
+
+def _within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> bool:
+    """Every span lies inside one of `cover` (sorted by start)."""
+    starts = [start for start, _ in cover]
+    reach = list(accumulate((end for _, end in cover), max))  # furthest end so far
+    for start, end in spans:
+        j = bisect_right(starts, start) - 1
+        if j < 0 or reach[j] < end:
+            return False
+    return True
+
+
 def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     """The files whose diff names this code name, but those the PR only moves or changes
     in their imports: a name on an import line that follows a move is no evidence."""
@@ -508,15 +535,21 @@ class CompiledMatcher:
         ev: list[Evidence] = []
         mine = self._note_keys[i]
         code = self._code_keys[i]
+        in_title = _one_per_mention(mine, scan.title)
+        for tag in dict.fromkeys(tag for tag, _ in scan.tags.values()):
+            in_tag = {k: hit for k, (t, hit) in scan.tags.items() if t == tag}
+            in_title += _one_per_mention(mine, in_tag)
         for key in mine:
-            if not (said := _title_says(key, scan)):
+            if key not in in_title or not (said := _title_says(key, scan)):
                 continue
             kind = Kind.TAG if key in scan.tags else Kind.TITLE
             weight = w.note_tag if kind is Kind.TAG else w.note_title
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
             ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), _KEYWORD))
-        in_body = sorted((scan.body[k] for k in mine if k in scan.body), key=lambda h: -h.count)
+        in_body = sorted(
+            (scan.body[k] for k in _one_per_mention(mine, scan.body)), key=lambda h: -h.count
+        )
         for hit in in_body[: self.config.body_terms]:
             ev.append(
                 Evidence(
@@ -534,7 +567,7 @@ class CompiledMatcher:
                     Kind.PATH, weight, _changes(files), frozenset(files), "a path of this note"
                 )
             )
-        said = {k for e in ev if e.kind in (Kind.TITLE, Kind.TAG) for k in e.keys}
+        said = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
         diff = {word: _changed_by(word, facts) for word in self._code_words[i]}
         named = [word for word in diff if diff[word] and "title:" + term_key(word) not in said]
         if named:  # once per note: three names in a diff are one piece of evidence

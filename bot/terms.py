@@ -14,7 +14,8 @@ Rules, the same for topics and notes:
   `_capturing` never hits the English word "capturing".
 
 Every keyword is compiled into one regular expression shaped like a trie, so a text is
-scanned once however many keywords there are; overlapping hits are all reported.
+scanned once however many keywords there are; overlapping hits are all reported, each
+with where it is (`TermHit.spans`), so a caller can count one mention once.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class TermHit:
     key: str
     text: str  # the first occurrence, as written in the text
     count: int
+    spans: tuple[tuple[int, int], ...] = ()  # (start, end) of each occurrence, in order
 
 
 def trie_regex(sequences: Iterable[str]) -> str:
@@ -151,31 +153,33 @@ class TermIndex:
 
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""
-        hits: dict[str, TermHit] = {}
+        found: dict[str, tuple[str, list[tuple[int, int]]]] = {}
 
-        def add(key: str, spelled: str) -> None:
-            old = hits.get(key)
-            hits[key] = TermHit(key, old.text if old else spelled, (old.count if old else 0) + 1)
+        def add(key: str, spelled: str, start: int) -> None:
+            found.setdefault(key, (spelled, []))[1].append((start, start + len(spelled)))
 
         if self._ascii is not None and text:
             for m in self._ascii.finditer(text):
                 spelled = m.group(1)
                 keys = self._keys_of(spelled)
                 for key in keys:  # `tool calls` is `tool calls` and the plural of `tool call`
-                    add(key, spelled)
+                    add(key, spelled, m.start())
                 if keys:
                     for shorter in self._prefixes.get(keys[0], ()):
                         sm = self._single_regex(shorter).match(text, m.start())
                         if sm and shorter not in keys:
-                            add(shorter, sm.group(0))
+                            add(shorter, sm.group(0), m.start())
         if self._ident is not None and "_" in text:
             for m in self._ident.finditer(text):
-                add(m.group(1).lower(), m.group(1))
+                add(m.group(1).lower(), m.group(1), m.start(1))
         if self._other is not None and text and not text.isascii():
             for m in self._other.finditer(text):
                 spelled = m.group(1)
-                add(re.sub(r"\s+", " ", spelled.lower()), spelled)
-        return hits
+                add(re.sub(r"\s+", " ", spelled.lower()), spelled, m.start())
+        return {
+            key: TermHit(key, spelled, len(spans), tuple(spans))
+            for key, (spelled, spans) in found.items()
+        }
 
     def _keys_of(self, spelled: str) -> list[str]:
         """The keys a matched spelling stands for, longest first: itself, and the singular

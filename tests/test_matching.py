@@ -150,6 +150,26 @@ def test_a_code_name_in_the_description_says_more_than_a_phrase():
     assert ids(match_pr(logged, lib, CFG)) == []
 
 
+def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
+    # `get_kv_connector_stats` also holds `KVConnectorStats` and `connector stats`: one
+    # identifier was two or three reasons, scored as many times (found by review 'evidence')
+    kw = ("KVConnectorStats", "get_kv_connector_stats", "connector stats")
+    lib = library(note("n", ("prefix-caching",), keywords=kw))
+
+    def own(title: str, body: str = "") -> list[str]:
+        found = match_pr(pr(title, body=body), lib, CFG).candidates[0].reasons
+        return [r for r in found if "keyword of this note" in r]
+
+    assert own("Fix a race", "The race is in get_kv_connector_stats.") == [
+        "description mentions 'get_kv_connector_stats' (keyword of this note)"
+    ]
+    assert own("Fix KV connector stats aggregation") == [
+        "title mentions 'KV connector stats' (keyword of this note)"
+    ]
+    # said apart, they are two mentions
+    assert len(own("Fix KVConnectorStats and the connector stats log")) == 2
+
+
 def test_code_blocks_and_template_do_not_count():
     lib = library(note("n", ("spec-decode",)))
     body = "## Purpose\nRefactor.\n```\nEAGLE spec decode\n```\n<!-- EAGLE -->"
