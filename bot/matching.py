@@ -327,6 +327,25 @@ def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     return tuple(f for f in facts.code_names.get(name, ()) if f not in facts.incidental)
 
 
+def _shared_detail(words: list[str], in_title: frozenset[str], facts: PRFacts) -> str:
+    """The words a PR title shares with a note, quoted as the PR wrote them, each said to
+    come from where it is: the note's title or, failing that, its keywords."""
+    forms = word_forms(facts.title_text)
+
+    def quoted(some: list[str]) -> str:
+        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
+        return ", ".join(f"'{f}'" for f in dict.fromkeys(forms.get(w, w) for w in some))
+
+    titled = [w for w in words if w in in_title]
+    keyed = [w for w in words if w not in in_title]
+    if not keyed:
+        return f"title shares {quoted(titled)} with this note's title"
+    if not titled:
+        return f"title shares {quoted(keyed)} with this note's keywords"
+    both = f"{quoted(titled)} with this note's title and {quoted(keyed)} with its keywords"
+    return f"title shares {both}"
+
+
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -431,7 +450,9 @@ class CompiledMatcher:
         self._vocab: Vocabulary | None = (
             load_vocabulary(config.vocabulary) if config.vocabulary is not None else None
         )
+        # the note's title and its keywords say what it is about: a title may share either
         self._title_words = [title_words(" ".join((n.title_en, *n.keywords))) for n in self.notes]
+        self._title_only = [title_words(n.title_en) for n in self.notes]
 
     # -- scanning --
 
@@ -601,11 +622,7 @@ class CompiledMatcher:
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
-        forms = word_forms(facts.title_text)
-        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
-        shown = (forms.get(w, w) for w, _ in words[:4])
-        quoted = ", ".join(f"'{f}'" for f in dict.fromkeys(shown))
-        detail = f"title shares {quoted} with this note's title"
+        detail = _shared_detail([w for w, _ in words[:4]], self._title_only[i], facts)
         return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:

@@ -1351,6 +1351,19 @@ def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
     assert not any("changed lines" in r for m in result.candidates for r in m.reasons)
 
 
+def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keywords():
+    # the words compared come from the note's title and keywords, but the reason said
+    # "with this note's title" of words only its keywords have (found by review 'evidence')
+    lib = load_library()
+    eager = next(n for n in lib.notes if "eager_break_during_capture" in n.keywords)
+    title = "[Bugfix] Skip generic attention during piecewise CUDA graph capture"
+    m = next(m for m in match_pr(pr(title), lib, load_match_config()).candidates if m.note is eager)
+    assert (
+        "title shares 'graph', 'CUDA' with this note's title and 'capture', 'during' with its "
+        "keywords" in m.reasons
+    )
+
+
 def test_the_relative_floor_is_taken_from_the_best_note_linked():
     # Two notes on the same four topics rest on them alone: ambiguous, neither is linked.
     # Their high score must not floor out a note its own code name in the title carries.
