@@ -3,7 +3,8 @@
 Rules, the same for topics and notes:
 - An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
   `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
-  the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`).
+  the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`),
+  but an acronym's plural is one word (`PD` never hits `PDFs`).
 - Inside a keyword, separators are loose (up to four non-alphanumerics, so an arrow
   ` -> ` too): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
   `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
@@ -24,9 +25,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-# Where an identifier may be cut into words: case changes and letter/digit changes.
+# Where an identifier may be cut into words: case changes and letter/digit changes. An
+# acronym's plural is not cut: `PDFs` is PDF plural, not `PD` + `Fs` (`KVConnector` is
+# KV + Connector).
 _INNER_EDGE = (
-    r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
+    r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s(?![A-Za-z0-9]))"
+    r"|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
 )
 _START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
 _END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"

@@ -224,6 +224,15 @@ def test_ascii_keywords_match_whole_words_only():
         assert match_pr(pr(title), lib, CFG).topics == ("expert-parallel",), title
 
 
+def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
+    # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
+    # before a word still splits (found by review 'evidence')
+    index = TermIndex(["PD", "CI", "GPU", "connector"])
+    assert index.find("Accept PDFs and CIFs as inputs") == {}
+    assert set(index.find("Run on GPUs")) == {"gpu"}
+    assert set(index.find("PDConnector for CIFs")) == {"pd", "connector"}
+
+
 def test_keyword_separators_case_and_plurals_are_loose():
     index = TermIndex(["thinking budget", "CUDA graph", "KVConnector"])
     for text, key in [
