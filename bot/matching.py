@@ -358,6 +358,9 @@ class _Scan:
     labels: dict[str, list[str]]  # topic id -> labels
     n_files: int  # distinct changed files
     words: frozenset[str] = frozenset()  # the title's words, when similarity is on
+    # topics of the files the PR only moves or re-imports: no evidence, but a label
+    # mergify derives from them is that same non-fact
+    moved_topics: frozenset[str] = frozenset()
 
 
 def _title_says(key: str, scan: _Scan) -> str | None:
@@ -465,9 +468,12 @@ class CompiledMatcher:
         body = self._terms.find(facts.clean_body)
         topic_files: dict[str, list[str]] = defaultdict(list)
         note_files: dict[int, list[str]] = defaultdict(list)
+        moved: set[str] = set()
         for path in dict.fromkeys(facts.files):
             if path in facts.incidental:
-                continue  # moved, or changed in its imports: not a change to its subsystem
+                # moved, or changed in its imports: not a change to its subsystem
+                moved.update(str(o) for kind, o in self._globs.owners(path) if kind == "t")
+                continue
             for kind, owner in self._globs.owners(path):
                 if kind == "t":
                     topic_files[owner].append(path)  # type: ignore[index]
@@ -479,7 +485,9 @@ class CompiledMatcher:
                 labels[tid].append(label)
         n_files = len(set(facts.files))
         words = title_words(facts.title_text) if self._vocab is not None else frozenset()
-        return _Scan(tags, title, body, topic_files, note_files, labels, n_files, words)
+        return _Scan(
+            tags, title, body, topic_files, note_files, labels, n_files, words, frozenset(moved)
+        )
 
     def _share(self, matched: int, total: int) -> float:
         """A file under the subsystem says less when it is one of hundreds."""
@@ -507,8 +515,10 @@ class CompiledMatcher:
 
         # mergify derives a label from files and title words; once any topic carrying that
         # label shows them, the label is that fact again, for every topic that carries it
-        # (`ci/build` from a cmake/ file says nothing more about CI pipelines).
+        # (`ci/build` from a cmake/ file says nothing more about CI pipelines). A file the
+        # PR only moves is no evidence, and neither is the label derived from it.
         shown = {tid for tid, found in by_topic.items() if any(k in found for k in _FIRST_HAND)}
+        shown |= scan.moved_topics
         hits = []
         for tid, found in by_topic.items():
             ev: list[Evidence] = []

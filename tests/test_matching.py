@@ -1346,6 +1346,20 @@ def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
     assert warmup not in str(hits) and other in str(hits["fp8-deepgemm"].reasons)
 
 
+def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
+    # the moved file was left out and the label mergify derives from it counted in its
+    # place (found by review 'evidence')
+    lib = library(note("n", ("spec-decode",)))
+    moved = "vllm/v1/spec_decode/utils.py"
+    facts = PRFacts(REPO, 1, "Move helpers", files=(moved,), labels=("speculative-decoding",))
+    assert match_pr(facts, lib, CFG).topics == ("spec-decode",)
+    assert match_pr(replace(facts, incidental=frozenset({moved})), lib, CFG).topics == ()
+    # a label beside the moved file of another topic still counts
+    other = replace(facts, files=("vllm/v1/core/kv_cache_utils.py",))
+    other = replace(other, incidental=frozenset(other.files))
+    assert match_pr(other, lib, CFG).topics == ("spec-decode",)
+
+
 def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
     # the file was left out, yet the names on its import lines still counted as the
     # note's diff evidence (README's own example) (found by review 'evidence')
