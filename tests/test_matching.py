@@ -608,6 +608,23 @@ def test_a_cosmetic_title_gets_only_the_notes_it_names():
     assert ids(match_pr(cleanup, lib, cfg)) == []
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="left as documented: cosmetic words match like keywords, and `_` is a word edge",
+)
+def test_a_cosmetic_word_inside_an_identifier_does_not_make_the_title_cosmetic():
+    # `log_stats` (a flag) reads as the cosmetic word "log" and the PR loses the note on
+    # its own file. Not fixed: README and config/matching.toml match cosmetic words like
+    # keywords, which cut identifiers at `_`; a change is a rule change
+    # (found by review 'evidence')
+    lib = library(note("kv", ("prefix-caching",), paths=("vllm/v1/core/kv_cache_coordinator.py",)))
+    cfg = CFG.model_copy(update={"cosmetic_words": ("log",)})
+    files = ["vllm/v1/core/kv_cache_coordinator.py"]
+    assert ids(match_pr(_complete("Keep prefix caching when stats are off", files), lib, cfg))
+    flag = _complete("Keep prefix caching when log_stats is off", files)
+    assert ids(match_pr(flag, lib, cfg)) == ["kv"]
+
+
 def test_a_note_whose_first_topic_is_broad_needs_its_own_evidence():
     lib = library(
         note("ci", ("rocm", "spec-decode")),
