@@ -55,6 +55,9 @@ CASES: dict[str, str] = {
     "deep quote, lazy lines": comment(">" * 99 + "a\n" + "b\n" * SIZE),
     "quotes 32,768 deep": comment("> " * SIZE),
     "raw <div> 13,000 deep": comment("<div>" * SIZE),
+    "<q/> 8,000 deep, then commands": ("<q/>" * 8000 + "\n/notes why" * 4600)[:SIZE],
+    "<span> 398 deep, then commands": ("<span>" * 398 + "\n/notes" * 9000)[:SIZE],
+    "quotes 390 deep, lazy commands": ("> " * 390 + "x" + "\n/notes" * 9000)[:SIZE],
     "commands on every line": "\n".join(["/notes why"] * (SIZE // 11)),
     "a command in every paragraph": "\n\n".join(["/notes why"] * (SIZE // 12)),
 }

@@ -23,6 +23,7 @@ When the marks change the links, nothing is read (the safe side).
 from __future__ import annotations
 
 import re
+import unicodedata
 from itertools import chain
 
 import cmarkgfm
@@ -30,35 +31,45 @@ from cmarkgfm.cmark import Options
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
-_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS  # as in comments
+# as in comments: raw HTML passed on (GitHub's sanitizer reads it), newlines as breaks,
+# footnotes (an unreferenced definition is not shown)
+_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_FOOTNOTES
 
 # Elements whose text a reader does not see as prose: code, or nothing at all.
 _HIDING = frozenset(
     {"pre", "code", "template", "textarea", "script", "style", "title", "noscript"}
-    | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head"}
+    | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head", "rp"}  # rp: display none
 )
 # Elements a line may run through (a command may start inside a link or emphasis).
 _INLINE = frozenset(
     {"a", "em", "strong", "del", "s", "span", "b", "i", "u", "ins", "mark", "small", "sub"}
     | {"sup", "abbr", "cite", "q", "dfn", "font", "strike", "big", "bdi", "bdo"}
 )
-_TEXT, _COMMENT = "-text", "_comment"
+_TEXT, _COMMENT = "-text", "-comment"
+_SKIPPED = frozenset({_COMMENT, "img", "input", "wbr"})  # neither text nor the line's end
 # An HTML5 parser's work grows with the depth of open elements (32,768 nested quotes fit in
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
+_TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9-]*)(?:[^<>"']|"[^"]*"|'[^']*')*>""")
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
     | {"track", "wbr", "param"}
 )
+# a start tag of one of these closes an open one of its kind (`<p><p>`, `<li><li>`)
+_SIBLINGS = frozenset({"p", "li", "dt", "dd", "option", "tr", "td", "th"})
 
 
 def _starts_with(line: str, word: str) -> bool:
     indent = len(line) - len(line.lstrip(" "))
     end = indent + len(word)
     head = line[indent:end]
-    return indent <= 3 and head.lower() == word and (end == len(line) or line[end].isspace())
+    return indent <= 3 and head.lower() == word and (end == len(line) or _space(line[end]))
+
+
+def _space(char: str) -> bool:
+    """A space a reader sees: not a control character Python also calls white space."""
+    return char in " \t" or unicodedata.category(char) == "Zs"
 
 
 def _free_mark(text: str) -> str | None:
@@ -74,8 +85,10 @@ def command_lines(text: str, word: str) -> list[str]:
     """The lines of a comment where GitHub shows `word` as prose at the line's start, from
     the word to the line's end as shown (inline code with its backticks, HTML comments
     left out). `word` is lower case."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word)]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    math = _display_math(lines)
+    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word) and i not in math]
     if not candidates:
         return []  # most comments: nothing to render
     mark = _free_mark(text)
@@ -85,24 +98,21 @@ def command_lines(text: str, word: str) -> list[str]:
         at = len(lines[i]) - len(lines[i].lstrip(" "))
         lines[i] = lines[i][:at] + mark + lines[i][at:]
     html = _render("\n".join(lines))
-    if _links(html) != _links(_render(text)):
-        return []  # a mark sits in a link's hidden label
+    if html.replace(mark, "") != _render(text):
+        return []  # a mark changed more than itself (it sits in a link's hidden label)
     if _depth(html) > MAX_DEPTH:
         return []
     found = []
+    hides: dict[int, bool] = {}  # element -> whether it or an ancestor hides its text
     for node in LexborHTMLParser(html).root.traverse(include_text=True):
-        if node.tag != _TEXT or mark not in (node.text_content or "") or _hidden(node):
+        text = (node.text_content or "") if node.tag == _TEXT else ""
+        if mark not in text or _hidden(node.parent, hides):
             continue
-        pieces = (node.text_content or "").split(mark)
-        newline, tail = "\n" in pieces[0], pieces[0].rsplit("\n", 1)[-1]
-        for piece in pieces[1:]:
-            if _line_starts(node, newline, tail):
-                line, *more = piece.split("\n", 1)
-                found.append((line if more else line + _line_after(node)).replace(mark, ""))
-            if "\n" in piece:
-                newline, tail = True, piece.rsplit("\n", 1)[1]
-            else:
-                tail += mark + piece  # a mark is one per source line: this stays short
+        # a newline in raw HTML is a space to the browser: only the node's first mark can
+        # start a line, and the line runs on to a break or a block's end
+        before, _, after = text.partition(mark)
+        if not before.strip() and _line_starts(node):
+            found.append((after + _line_after(node)).replace(mark, "").replace("\n", " "))
     return found
 
 
@@ -110,45 +120,73 @@ def _render(text: str) -> str:
     return cmarkgfm.markdown_to_html_with_extensions(text, options=_OPTIONS, extensions=_EXTENSIONS)
 
 
-def _links(html: str) -> tuple[int, int]:
-    return html.count("<a "), html.count("<img ")
+def _display_math(lines: list[str]) -> set[int]:
+    """The lines inside `$$` blocks, which GitHub shows as a formula, not as text."""
+    inside: set[int] = set()
+    start = None
+    for i, line in enumerate(lines):
+        if start is None:
+            stripped = line.strip()
+            if stripped.startswith("$$") and "$$" not in stripped[2:]:
+                start = i
+        elif "$$" in line:
+            inside.update(range(start + 1, i))
+            start = None
+    if start is not None:
+        inside.update(range(start + 1, len(lines)))
+    return inside
 
 
 def _depth(html: str) -> int:
-    """How deep the elements nest, counted from the tags (an unclosed tag counts open)."""
-    depth = deepest = 0
+    """How deep the elements nest, as an HTML5 parser roughly builds them (errs deep): a
+    start tag opens (`<q/>` too), an end tag closes up to its element if one is open and
+    else nothing. Linear: a count per name says whether one is open."""
+    stack: list[str] = []
+    open_by_name: dict[str, int] = {}
+    deepest = 0
     for m in _TAG.finditer(html):
-        if m.group(3) or m.group(2).lower() in _VOID:
+        name = m.group(2).lower()
+        if name in _VOID:
             continue
-        depth += -1 if m.group(1) else 1
-        deepest = max(deepest, depth)
+        if not m.group(1):
+            if name in _SIBLINGS and stack and stack[-1] == name:
+                continue  # closes the last and opens a new one: the same depth
+            stack.append(name)
+            open_by_name[name] = open_by_name.get(name, 0) + 1
+            deepest = max(deepest, len(stack))
+        elif open_by_name.get(name):
+            while stack:
+                top = stack.pop()
+                open_by_name[top] -= 1
+                if top == name:
+                    break
     return deepest
 
 
-def _hidden(node: LexborNode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.tag in _HIDING:
-            return True
-        parent = parent.parent
-    return False
+def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
+    """Whether `element` or an ancestor hides its text; `hides` remembers each element's
+    answer, so a walk up stops at the first one known (every element is walked once)."""
+    path = []
+    while element is not None and element.mem_id not in hides:
+        path.append(element)
+        element = element.parent
+    hidden = hides[element.mem_id] if element is not None else False
+    for node in reversed(path):
+        hidden = hidden or node.tag in _HIDING
+        hides[node.mem_id] = hidden
+    return hidden
 
 
-def _line_starts(node: LexborNode, newline: bool, tail: str) -> bool:
-    """Whether a mark in `node` starts a shown line: `tail` is the node's text before it,
-    since the last newline (`newline`: there is one)."""
-    if newline or tail.strip():
-        return not tail.strip()
-    while True:  # back through what precedes it on the line
+def _line_starts(node: LexborNode) -> bool:
+    """Whether nothing shown precedes `node` on its line: back to a line break or the
+    start of its block, through inline elements."""
+    while True:
         prev = node.prev
         while prev is not None:
             if prev.tag == "br":
                 return True
             if prev.tag == _TEXT:
-                shown = prev.text_content or ""
-                if "\n" in shown:
-                    return not shown.rsplit("\n", 1)[1].strip()
-                if shown.strip():
+                if (prev.text_content or "").strip():
                     return False
             elif prev.tag != _COMMENT:
                 return False  # an element before it on its line: not at the start
@@ -159,6 +197,11 @@ def _line_starts(node: LexborNode, newline: bool, tail: str) -> bool:
         node = parent
 
 
+def _backref(element: LexborNode) -> bool:
+    """The link back from a footnote to where it is cited (an arrow, not words)."""
+    return "footnote-backref" in (element.attributes.get("class") or "")
+
+
 def _line_after(node: LexborNode) -> str:
     """The rest of the line after `node`: siblings, and past the end of inline parents,
     up to a line break or the end of the block."""
@@ -166,17 +209,14 @@ def _line_after(node: LexborNode) -> str:
     while True:
         sibling = node.next
         while sibling is not None:
-            if sibling.tag == "br":
-                return "".join(out)
             if sibling.tag == _TEXT:
-                shown = sibling.text_content or ""
-                if "\n" in shown:
-                    return "".join(out) + shown.split("\n", 1)[0]
-                out.append(shown)
+                out.append(sibling.text_content or "")
             elif sibling.tag == "code":
                 out.append("`" + sibling.text(deep=True) + "`")
-            elif sibling.tag in _INLINE:
-                out.append(sibling.text(deep=True).split("\n", 1)[0])
+            elif sibling.tag in _INLINE and not _backref(sibling):
+                out.append(sibling.text(deep=True))
+            elif sibling.tag not in _SKIPPED:
+                return "".join(out)  # a line break, or a block
             sibling = sibling.next
         parent = node.parent
         if parent is None or parent.tag not in _INLINE:

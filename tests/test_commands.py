@@ -437,3 +437,41 @@ def test_a_comment_holding_every_private_use_character_reads_nothing():
     every = "".join(chr(c) for c in (*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE)))
     assert kinds("/notes why\n" + every) == []
     assert kinds("/notes why\n" + every[1:]) == [("why", ())]  # one left free for the mark
+
+
+# --- review 'parser2': what the renderer alone does not say -------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the depth guard as an HTML5 parser nests: "<q/>" opens, a stray end tag closes
+        # nothing, a "<" in an attribute value is no tag
+        "<q/>" * 500 + "\n/notes why",
+        "<div/>" * 500 + "\n/notes why",
+        "</x>" * 500 + "<q>" * 500 + "\n/notes why",
+        "<q title='<'>" * 500 + "\n/notes why",
+        # a newline in raw HTML is a space: GitHub shows "please do not type /notes off"
+        "<div>\nplease do not type\n/notes off\n</div>",
+        "<div>\nsee <b>this</b>\n/notes off\n</div>",
+        # <rp> is allowed by GitHub's sanitizer and not displayed
+        "<ruby>x<rp>\n/notes off\n</rp></ruby>",
+        "<rp>\n/notes off\n</rp>",
+        # a link label holding a link of its own is still a hidden label
+        "[a][\n/notes off\n<a href=x>]\n\n[/notes off <a href=x>]: https://x",
+        "[a][\n/notes off\n<http://x.com>]\n\n[/notes off <http://x.com>]: https://x",
+        # a footnote nothing refers to is not shown; a $$ block is a formula
+        "[^x]: hidden\n/notes off",
+        "$$\n/notes off\n$$",
+        "The bound:\n$$\n/notes off\n$$",
+        # a control character is no space: GitHub shows "/notesoff"
+        "/notes\x1coff",
+    ],
+)
+def test_what_github_hides_or_joins_does_not_run(text):
+    assert kinds(text) == []
+
+
+def test_a_referenced_footnote_and_text_after_a_math_block_are_read():
+    assert kinds("see[^x]\n\n[^x]: a footnote\n/notes why") == [("why", ())]
+    assert kinds("$$\nx^2\n$$\n/notes why") == [("why", ())]
