@@ -58,6 +58,7 @@ CASES: dict[str, str] = {
     "<q/> 8,000 deep, then commands": ("<q/>" * 8000 + "\n/notes why" * 4600)[:SIZE],
     "<span> 398 deep, then commands": ("<span>" * 398 + "\n/notes" * 9000)[:SIZE],
     "quotes 390 deep, lazy commands": ("> " * 390 + "x" + "\n/notes" * 9000)[:SIZE],
+    "399 commands opening <b>": ("/notes <b>\n" * 399 + "a\n" * SIZE)[:SIZE],
     "commands on every line": "\n".join(["/notes why"] * (SIZE // 11)),
     "a command in every paragraph": "\n\n".join(["/notes why"] * (SIZE // 12)),
 }

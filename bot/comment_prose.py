@@ -30,6 +30,8 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from bot.markdown_text import without_fences
+
 _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
 # as in comments: raw HTML passed on (GitHub's sanitizer reads it), newlines as breaks,
 # footnotes (an unreferenced definition is not shown)
@@ -40,17 +42,23 @@ _HIDING = frozenset(
     {"pre", "code", "template", "textarea", "script", "style", "title", "noscript"}
     | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head", "rp"}  # rp: display none
 )
-# Elements a line may run through (a command may start inside a link or emphasis).
-_INLINE = frozenset(
-    {"a", "em", "strong", "del", "s", "span", "b", "i", "u", "ins", "mark", "small", "sub"}
-    | {"sup", "abbr", "cite", "q", "dfn", "font", "strike", "big", "bdi", "bdo"}
+# Elements that start and end a line of their own; any other element is inline, and a
+# line runs through it (a command may start inside a link, emphasis or an unknown tag).
+_BLOCKS = frozenset(
+    {"address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "div"}
+    | {"dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3"}
+    | {"h4", "h5", "h6", "header", "hr", "html", "li", "main", "nav", "ol", "p", "pre"}
+    | {"section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
 )
 _TEXT, _COMMENT = "-text", "-comment"
-_SKIPPED = frozenset({_COMMENT, "img", "input", "wbr"})  # neither text nor the line's end
+_BREAKS = _BLOCKS | {"br"}
+_NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no line end
 # An HTML5 parser's work grows with the depth of open elements (32,768 nested quotes fit in
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
+# what may precede a block's first character: indent, quote markers, a list item's marker
+_CONTAINER = re.compile(r" {0,3}(?:>[ \t]?)*(?: {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9-]*)(?:[^<>"']|"[^"]*"|'[^']*')*>""")
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
@@ -85,7 +93,10 @@ def command_lines(text: str, word: str) -> list[str]:
     """The lines of a comment where GitHub shows `word` as prose at the line's start, from
     the word to the line's end as shown (inline code with its backticks, HTML comments
     left out). `word` is lower case."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # as cmark-gfm reads it: a leading BOM is no text; a lone surrogate (a JSON escape)
+    # cannot be rendered and is no character anyone typed
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.encode("utf-8", "replace").decode("utf-8")
     lines = text.split("\n")
     math = _display_math(lines)
     candidates = [i for i, line in enumerate(lines) if _starts_with(line, word) and i not in math]
@@ -103,16 +114,18 @@ def command_lines(text: str, word: str) -> list[str]:
     if _depth(html) > MAX_DEPTH:
         return []
     found = []
-    hides: dict[int, bool] = {}  # element -> whether it or an ancestor hides its text
+    hides: dict[int, bool] = {}  # element -> whether its content is hidden
     for node in LexborHTMLParser(html).root.traverse(include_text=True):
         text = (node.text_content or "") if node.tag == _TEXT else ""
         if mark not in text or _hidden(node.parent, hides):
             continue
         # a newline in raw HTML is a space to the browser: only the node's first mark can
-        # start a line, and the line runs on to a break or a block's end
+        # start a line, and the line runs on to a break or a block
         before, _, after = text.partition(mark)
         if not before.strip() and _line_starts(node):
-            found.append((after + _line_after(node)).replace(mark, "").replace("\n", " "))
+            rest = [after]
+            _line_after(node, rest, hides)
+            found.append("".join(rest).replace(mark, "").replace("\n", " "))
     return found
 
 
@@ -121,13 +134,15 @@ def _render(text: str) -> str:
 
 
 def _display_math(lines: list[str]) -> set[int]:
-    """The lines inside `$$` blocks, which GitHub shows as a formula, not as text."""
+    """The lines inside `$$` blocks, which GitHub shows as a formula, not as text. A block
+    opens on a line of its own, also behind quote or list markers; a `$$` in a fenced or
+    indented code block opens none."""
     inside: set[int] = set()
     start = None
-    for i, line in enumerate(lines):
+    for i, line in enumerate(without_fences("\n".join(lines), nested=True).split("\n")):
         if start is None:
-            stripped = line.strip()
-            if stripped.startswith("$$") and "$$" not in stripped[2:]:
+            rest = line[_CONTAINER.match(line).end() :].rstrip()
+            if rest.startswith("$$") and "$$" not in rest[2:]:
                 start = i
         elif "$$" in line:
             inside.update(range(start + 1, i))
@@ -164,61 +179,86 @@ def _depth(html: str) -> int:
 
 
 def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
-    """Whether `element` or an ancestor hides its text; `hides` remembers each element's
-    answer, so a walk up stops at the first one known (every element is walked once)."""
+    """Whether the content of `element` is hidden: by it or an ancestor (`_HIDING`, or a
+    `<details>` without `open`, all but its `<summary>`). `hides` remembers each element's
+    answer, so a walk up stops at the first one known (each element is walked once)."""
     path = []
     while element is not None and element.mem_id not in hides:
         path.append(element)
         element = element.parent
-    hidden = hides[element.mem_id] if element is not None else False
     for node in reversed(path):
-        hidden = hidden or node.tag in _HIDING
-        hides[node.mem_id] = hidden
-    return hidden
+        parent = node.parent
+        hidden = parent is not None and hides[parent.mem_id]
+        if node.tag == "summary" and parent is not None and parent.tag == "details":
+            grand = parent.parent  # a collapsed details shows its summary
+            hidden = grand is not None and hides[grand.mem_id]
+        collapsed = node.tag == "details" and "open" not in node.attributes
+        hides[node.mem_id] = hidden or node.tag in _HIDING or collapsed
+    return hides[path[0].mem_id] if path else (element is not None and hides[element.mem_id])
 
 
 def _line_starts(node: LexborNode) -> bool:
-    """Whether nothing shown precedes `node` on its line: back to a line break or the
-    start of its block, through inline elements."""
+    """Whether nothing shown precedes `node` on its line: back to a line break, a block
+    before it, or the start of its block, through inline elements."""
     while True:
         prev = node.prev
         while prev is not None:
-            if prev.tag == "br":
+            if prev.tag in _BREAKS:
                 return True
             if prev.tag == _TEXT:
                 if (prev.text_content or "").strip():
                     return False
             elif prev.tag != _COMMENT:
-                return False  # an element before it on its line: not at the start
+                return False  # an inline element before it on its line
             prev = prev.prev
         parent = node.parent
-        if parent is None or parent.tag not in _INLINE:
+        if parent is None or parent.tag in _BLOCKS:
             return True  # the start of a block
         node = parent
 
 
-def _backref(element: LexborNode) -> bool:
-    """The link back from a footnote to where it is cited (an arrow, not words)."""
-    return "footnote-backref" in (element.attributes.get("class") or "")
+def _shown_inline(element: LexborNode, out: list[str], hides: dict[int, bool]) -> bool:
+    """Add what `element` shows on the current line to `out`; True when the line ends in it
+    (a break or a block)."""
+    child = element.child
+    while child is not None:
+        if _takes(child, out, hides):
+            return True
+        child = child.next
+    return False
 
 
-def _line_after(node: LexborNode) -> str:
-    """The rest of the line after `node`: siblings, and past the end of inline parents,
-    up to a line break or the end of the block."""
-    out: list[str] = []
+def _takes(node: LexborNode, out: list[str], hides: dict[int, bool]) -> bool:
+    """Add one node's share of the line to `out`; True when the line ends at it."""
+    if node.tag == _TEXT:
+        out.append(node.text_content or "")
+    elif node.tag == "code":
+        out.append("`" + node.text(deep=True) + "`")  # a code span: one line, shown as code
+    elif node.tag in _BREAKS:
+        return True
+    elif node.tag not in _NOTHING_SHOWN and not _unshown(node, hides):
+        return _shown_inline(node, out, hides)
+    return False
+
+
+def _unshown(element: LexborNode, hides: dict[int, bool]) -> bool:
+    """An inline element whose text is not part of the line: hidden (`<rp>`), or a
+    footnote's reference number or back-link."""
+    classes = element.attributes.get("class") or ""
+    footnote = "footnote-ref" in classes or "footnote-backref" in classes
+    return footnote or _hidden(element, hides)
+
+
+def _line_after(node: LexborNode, out: list[str], hides: dict[int, bool]) -> None:
+    """Add the rest of the line after `node` to `out`: its siblings, and past the end of
+    inline parents, up to a line break or a block."""
     while True:
         sibling = node.next
         while sibling is not None:
-            if sibling.tag == _TEXT:
-                out.append(sibling.text_content or "")
-            elif sibling.tag == "code":
-                out.append("`" + sibling.text(deep=True) + "`")
-            elif sibling.tag in _INLINE and not _backref(sibling):
-                out.append(sibling.text(deep=True))
-            elif sibling.tag not in _SKIPPED:
-                return "".join(out)  # a line break, or a block
+            if _takes(sibling, out, hides):
+                return
             sibling = sibling.next
         parent = node.parent
-        if parent is None or parent.tag not in _INLINE:
-            return "".join(out)
+        if parent is None or parent.tag in _BLOCKS:
+            return
         node = parent

@@ -14,6 +14,7 @@ from bot.commands import (
     load_command_config,
     parse_commands,
 )
+from bot.comment_prose import command_lines
 
 
 def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
@@ -475,3 +476,132 @@ def test_what_github_hides_or_joins_does_not_run(text):
 def test_a_referenced_footnote_and_text_after_a_math_block_are_read():
     assert kinds("see[^x]\n\n[^x]: a footnote\n/notes why") == [("why", ())]
     assert kinds("$$\nx^2\n$$\n/notes why") == [("why", ())]
+
+
+def test_a_leading_bom_is_no_text_and_a_lone_surrogate_breaks_nothing():
+    assert kinds("\ufeff/notes why") == [("why", ())]  # cmark-gfm drops it, as GitHub shows
+    assert kinds("/notes search a\ud800b") == [("search", ("a?b",))]
+
+
+# --- review 'parser3': lines and their arguments as the browser lays them out ---------
+
+
+def test_a_newline_inside_an_inline_element_of_raw_html_is_a_space_too():
+    # cmark-gfm passes the HTML block through untouched: "<div>\nplease do not type
+    # <kbd>\n/notes off</kbd>\n</div>". A newline in raw HTML is a space, so GitHub shows
+    # one line, "please do not type [/notes off]" (<kbd>, <samp>, <var> and <tt> are in
+    # GitHub's allowlist and are inline; a tag GitHub does not allow, like <x>, is stripped
+    # and its text stays in the line). The bot's line-start walk only climbs through the
+    # elements of its _INLINE list and takes any other parent for the start of a block, so
+    # the mid-sentence command runs. The same comment with <b> instead is read right.
+    assert kinds("<div>\nplease do not type <b>\n/notes off</b>\n</div>") == []
+    for tag in ("kbd", "samp", "var", "tt", "x"):
+        text = f"<div>\nplease do not type <{tag}>\n/notes off</{tag}>\n</div>"
+        assert kinds(text) == [], tag
+
+
+def test_the_arguments_stop_at_a_line_break_inside_a_link_or_emphasis():
+    # "/notes <b>\noff</b>" renders "<p>/notes <b><br />\noff</b></p>": GitHub shows
+    # "/notes" on one line and a bold "off" on the next, a plain refresh. The bot reads
+    # the rest of the line as the whole text of each inline element after the word
+    # (sibling.text(deep=True)), through the <br> inside it, and runs `/notes off`. A
+    # link whose text starts on the next line does the same ("/notes [\noff](https://x)").
+    assert kinds("/notes <b>\noff</b>") == [("refresh", ())]
+    assert kinds("/notes [\noff](https://x)") == [("refresh", ())]
+    # and a command on the next line is read twice, once as the first one's arguments
+    assert kinds("/notes search <b>\n/notes off</b>") == [("search", ()), ("off", ())]
+    # a block inside the inline element ends the line too: GitHub shows "/notes", then
+    # "off" as a block of its own
+    assert kinds("<div>\n/notes <b><div>off</div></b>\n</div>") == [("refresh", ())]
+
+
+def test_the_lines_read_are_not_longer_than_the_comment():
+    # Same cause as above, as a cost: 399 nested inline elements, each opened on a line
+    # with a command ("/notes <b>" newline, repeated), then ~60 KB of short lines. Every
+    # command's "line" is the whole text of the element after it, so the bot reads 399
+    # copies of the rest of the comment: about 0.6 s for 64 KB on the reviewer's machine
+    # (prose 11 ms; the README says at most about 70 ms for 64 KB built to be slow). On
+    # GitHub each of these lines is "/notes" alone. The work, not the time, is asserted:
+    # what the bot reads as lines adds up to far more than the comment.
+    text = ("/notes <b>\n" * 399 + "a\n" * 40000)[:65536]
+    lines = command_lines(text, "/notes")
+    assert sum(len(line) for line in lines) <= len(text)
+
+
+def test_a_footnote_reference_is_not_part_of_an_argument():
+    # "/notes wrong 2[^1]" renders "/notes wrong 2<sup ...><a href="#fn-1">1</a></sup>":
+    # GitHub shows note 2 with a footnote marker (superscript "1", a link to the footnote).
+    # The bot joins the marker to the word and hides note 21 (or answers that the comment
+    # shows no note 21); "/notes topic rocm[^a]" looks up the topic "rocm1". The code
+    # already leaves out a footnote's back-reference arrow; the reference is the same kind
+    # of apparatus, not words.
+    cmds = parse_commands("/notes wrong 2[^1]\n\n[^1]: it is about the scheduler")
+    assert cmds[0].args[:1] == ("2",)
+    cmds = parse_commands("/notes topic rocm[^a]\n\n[^a]: see the ROCm notes")
+    assert cmds[0].args[:1] == ("rocm",)
+
+
+def test_a_collapsed_details_element_hides_what_it_holds():
+    # "<details><summary>logs</summary>\n\n/notes off\n\n</details>" passes through
+    # cmark-gfm as is; GitHub shows a closed disclosure "▸ logs" and nothing of its
+    # content until the reader clicks it. A `/notes off` tucked under a summary like
+    # "logs" pauses the bot without anyone reading it: the smuggled command the README's
+    # rule is about. Decided: collapsed is hidden (running nothing there is the lesser
+    # error: the author sees no 👀 and can move the line out). <details open> is shown,
+    # and so is the <summary> line.
+    assert kinds("<details open><summary>logs</summary>\n\n/notes why\n\n</details>") == [
+        ("why", ())
+    ]
+    assert kinds("<details><summary>\n\n/notes why\n\n</summary></details>") == [("why", ())]
+    assert kinds("<details><summary>logs</summary>\n\n/notes off\n\n</details>") == []
+    assert kinds("<details>\n/notes off\n</details>") == []
+
+
+def test_a_math_block_opened_on_a_list_items_or_a_quotes_line_is_a_formula():
+    # The `$$` block is found on raw source lines whose text starts with "$$", so a block
+    # opened after a list marker or a quote marker is missed: "1. $$\n   /notes off\n   $$"
+    # is a list item whose content is "$$ / /notes off / $$", which GitHub renders as a
+    # display formula, as it does "$$\n/notes off\n$$" at the top level (already a test).
+    # A quote's lazy lines ("> $$\n/notes off\n$$") are the same formula, inside the quote.
+    assert kinds("1. $$\n   /notes off\n   $$") == []
+    assert kinds("- $$\n  x^2\n/notes off\n$$") == []
+    assert kinds("> $$\n/notes off\n$$") == []
+
+
+def test_a_dollar_pair_in_code_opens_no_math_block():
+    # "```tex\n$$\n```\n\n/notes why": the "$$" is inside a code block, so GitHub shows
+    # it as code and "/notes why" below as a paragraph. The bot's math scan does not know
+    # code and takes the "$$" line for the opening of a formula that runs to the end of the
+    # comment, so every later command is dropped (the lesser error, but a plain visible
+    # command that does nothing). Indented code ("    $$") does the same.
+    assert kinds("```tex\n$$\n```\n\n/notes why") == [("why", ())]
+    assert kinds("    $$\n\n/notes why") == [("why", ())]
+
+
+def test_a_command_on_its_own_line_right_after_an_html_block_runs():
+    # The lesser error, in a common shape: logs pasted in a <details> block (or a centred
+    # <div>, an <h3>, a table) and the command typed on the next line, no blank line
+    # between. cmark-gfm keeps "/notes why" in the HTML block ("</details>\n/notes why"),
+    # the browser puts the text after the block element, and GitHub shows "/notes why" on
+    # a line of its own under the block. The bot's line-start walk stops at any element
+    # before the text ("an element before it on its line") although a block element ends
+    # the line, so the command does nothing. An inline element before it, like an <img>,
+    # does share its line: "<img src=x>\n/notes why" rightly runs nothing.
+    assert kinds("<img src=x>\n/notes why") == []
+    assert kinds("<details><summary>logs</summary>\n\nlots of logs\n\n</details>\n/notes why") == [
+        ("why", ())
+    ]
+    assert kinds('<div align="center"><img src="x"></div>\n/notes why') == [("why", ())]
+    assert kinds("<h3>Benchmarks</h3>\n/notes why") == [("why", ())]
+
+
+def test_hidden_text_inside_an_inline_element_is_not_an_argument():
+    # "/notes <span><rp>off</rp></span> on": GitHub shows "/notes on" (an <rp> is never
+    # displayed, GitHub's sanitizer keeps it, and the bot itself treats it as hiding when a
+    # line starts in one). The rest of the line is read as the whole text of each inline
+    # element after the word (sibling.text(deep=True)), hidden descendants included, so
+    # the bot pauses itself on a comment that reads "/notes on". A bare "<rp>" sibling is
+    # not read (the walk stops there); wrapped in a <span> or <b> it is.
+    assert kinds("/notes <rp>off</rp> on") != [("off", ("on",))]  # as reviewed: refresh
+    assert kinds("/notes <span><rp>off</rp></span> on") == [("on", ())]
+    assert kinds("/notes <b><rp>off</rp></b>") == [("refresh", ())]
