@@ -310,6 +310,21 @@ def _one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[s
     return [k for k in found if k in kept]
 
 
+def _distinct(hits: list[TermHit]) -> list[TermHit]:
+    """The hits of one text, one per mention (`_one_per_mention`): the topic keywords
+    `capture size` and `capture sizes` both hit "capture sizes", which is one word said
+    once, quoted and counted once, in its longest spelling."""
+    by_key = {h.key: h for h in hits}
+    return [by_key[k] for k in _one_per_mention(by_key, by_key)]
+
+
+def _inside(hits: list[TermHit], kept: list[TermHit]) -> list[TermHit]:
+    """The hits every mention of which lies inside the kept ones' (those included): what
+    the kept evidence rests on, so that a note's own keyword on it counts once."""
+    cover = sorted(span for h in kept for span in h.spans)
+    return [h for h in hits if cover and _within(h.spans, cover)]
+
+
 def _within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> bool:
     """Every span lies inside one of `cover` (sorted by start)."""
     starts = [start for start, _ in cover]
@@ -532,11 +547,14 @@ class CompiledMatcher:
                 ev.append(Evidence(Kind.TAG, w.tag, f"title is tagged [{tag}]", keys))
             if said := found.get(Kind.TITLE):
                 keys = frozenset("title:" + h.key for h in said)
+                said = _distinct(said)  # `capture sizes` is one mention of two keywords
                 ev.append(Evidence(Kind.TITLE, w.title, f"title mentions {_quote(said)}", keys))
             if said := found.get(Kind.BODY):
-                said = sorted(said, key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+                heard = said
+                said = sorted(_distinct(said), key=lambda h: -h.count)
+                said = said[: max(self.config.body_terms, 1)]
                 weight = w.body * min(len(said), self.config.body_terms)
-                keys = frozenset("body:" + h.key for h in said)
+                keys = frozenset("body:" + h.key for h in _inside(heard, said))
                 ev.append(Evidence(Kind.BODY, weight, f"description mentions {_quote(said)}", keys))
             labels = [
                 lb

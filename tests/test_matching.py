@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 from dataclasses import replace
 
 import pytest
@@ -168,6 +169,44 @@ def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
     ]
     # said apart, they are two mentions
     assert len(own("Fix KVConnectorStats and the connector stats log")) == 2
+
+
+def test_one_mention_of_two_topic_keywords_is_quoted_and_counted_once():
+    # `capture size` and `capture sizes` (both keywords of cuda-graphs) hit the one phrase
+    # "capture sizes": it was quoted twice and, in the description, weighed as two words
+    # (found by review 'render')
+    topics = {t.id: t for t in TOPICS}
+    graphs = topics["cuda-graphs"].model_copy(
+        update={"keywords": ("CUDA graph", "graph capture", "capture size", "capture sizes")}
+    )
+    lib = Library(notes=(note("n", ("cuda-graphs",)),), topics={**topics, "cuda-graphs": graphs})
+
+    def evidence(title: str, body: str = "") -> list:
+        (hit,) = match_pr(pr(title, body=body), lib, CFG).topic_hits
+        return list(hit.evidence)
+
+    (said,) = evidence("Breakable CUDA graph capture sizes")
+    assert said.detail == "title mentions 'CUDA graph', 'graph capture', 'capture sizes'"
+    (plural,) = evidence("Fix it", "We tune the capture sizes here.")
+    (singular,) = evidence("Fix it", "We tune the capture size here.")
+    assert plural.detail == "description mentions 'capture sizes'"
+    assert plural.weight == singular.weight == CFG.weights.body
+    # said apart, it is still one word (a keyword and its plural); two words weigh two
+    (again,) = evidence("Fix it", "The capture size list, and capture sizes of the graphs.")
+    assert (again.detail, again.weight) == ("description mentions 'capture size'", CFG.weights.body)
+    (two,) = evidence("Fix it", "The capture sizes of the CUDA graph.")
+    assert two.weight == 2 * CFG.weights.body
+
+
+def test_a_real_title_quotes_each_word_once():
+    # the shipped taxonomy: "capture sizes" read "'capture sizes', 'capture sizes'"
+    lib, cfg = load_library(), load_match_config()
+    res = match_pr(pr("[Bugfix] Breakable CUDA graph capture sizes", number=1), lib, cfg)
+    assert res.matches
+    for m in res.matches:
+        for reason in m.reasons:
+            quoted = re.findall(r"'([^']+)'", reason.split(" with ")[0])
+            assert len(quoted) == len(set(quoted)), reason
 
 
 def test_code_blocks_and_template_do_not_count():
