@@ -7,8 +7,9 @@ comments. Whatever goes in, what comes out:
 - creates no backlink: `#123`, `owner/repo#123` and `GH-123` are broken up, and
   github.com PR and issue URLs go through redirect.github.com;
 - injects no markup: in prose, HTML and Markdown characters are escaped, while
-  inline code spans the text already had stay code; text shown as typed is one
-  inline code span;
+  inline code spans the text already had stay code, and a URL stays the link it is
+  (an autolink `<url>`, inside which no escape applies and GitHub reads no mention
+  or reference); text shown as typed is one inline code span;
 - hides nothing: control and format characters (bidi overrides) are dropped.
 
 Commands are never made inert here: callers show them in inline code, in the
@@ -32,6 +33,12 @@ _GITHUB_REF_URL = re.compile(
     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
     re.I,
 )
+# A URL where GitHub links one (a scheme after a non-letter, `www.` where a word starts),
+# up to a space or `<`: shown as an autolink `<url>`, in which nothing is escaped.
+_URL = re.compile(r"(?:(?<![A-Za-z])(?:https?|ftp)://|(?<![^\s*_~(])www\.)[^\s<>`]+", re.I)
+_URL_TRAIL = "?!.,:*_~'\""  # punctuation that ends a sentence, not the URL
+_ENTITY_END = re.compile(r"&[A-Za-z0-9]+;$")
+_URL_HOST = re.compile(r"(?:[a-z]+://|www\.)[A-Za-z0-9]", re.I)
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
@@ -70,8 +77,45 @@ def neutralize(text: str) -> str:
 def _escape(text: str) -> str:
     # Links first: escaping `_` in an owner name would hide the URL from the redirect.
     text = redirect_github_links(text)
+    out, pos = [], 0
+    for m in _URL.finditer(text):
+        url = _url_end(m.group(0))
+        if not _URL_HOST.match(url):
+            continue  # a scheme or `www.` alone links nothing
+        out += [_escape_prose(text[pos : m.start()]), _autolink(url)]
+        pos = m.start() + len(url)
+    out.append(_escape_prose(text[pos:]))
+    return "".join(out)
+
+
+def _escape_prose(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _defuse(_MD_SPECIAL.sub(r"\\\1", text))
+
+
+def _url_end(url: str) -> str:
+    """Where GitHub ends a URL in prose: not on a sentence's punctuation, a closing
+    parenthesis it did not open, or an entity-like `&gt;`."""
+    while url:
+        if url[-1] in _URL_TRAIL:
+            url = url[:-1]
+        elif url.endswith(")") and url.count(")") > url.count("("):
+            url = url[:-1]
+        elif url.endswith(";") and (entity := _ENTITY_END.search(url)):
+            url = url[: entity.start()]
+        else:
+            break
+    return url
+
+
+def _autolink(url: str) -> str:
+    """The URL as a CommonMark autolink: no escape applies inside, so the link is the
+    URL as written (a URL holds no space, `<` or `>`, so it always is one); `&` is
+    written `&amp;`, as entities are read there. GitHub reads no mention, reference or
+    commit in a link's text."""
+    if url[:4].lower() == "www.":
+        url = "http://" + url  # what GitHub links `www.` to; an autolink needs a scheme
+    return "<" + url.replace("&", "&amp;") + ">"
 
 
 def safe_text(text: str, limit: int | None = None) -> str:

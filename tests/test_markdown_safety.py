@@ -1,6 +1,11 @@
 """The one sanitizer behind the sticky comment and the replies."""
 
+import html
 import re
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
 
 from bot.markdown_safety import ZWSP, code, neutralize, pr_link, redirect_github_links, safe_text
 
@@ -48,3 +53,29 @@ def test_pr_link_goes_through_redirect():
     assert pr_link("vllm-project/vllm", 5) == (
         "[vllm-project/vllm PR 5](https://redirect.github.com/vllm-project/vllm/pull/5)"
     )
+
+
+def gfm(markdown: str) -> str:
+    """HTML as github.com renders a comment (cmark-gfm with GitHub's extensions)."""
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+
+
+@pytest.mark.parametrize(
+    ("url", "href"),
+    [
+        ("https://docs.vllm.ai/en/latest/design/cuda_graphs.html", None),
+        ("https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_manager.py", None),
+        ("https://example.org/a_b?x=1&y=*2*&z=$3$&lt=4#frag_1", None),
+        ("https://en.wikipedia.org/wiki/Bit_(disambiguation)", None),
+        ("https://github.com/o/my_repo/pull/7", "https://redirect.github.com/o/my_repo/pull/7"),
+        ("www.example.org/a_b", "http://www.example.org/a_b"),
+    ],
+)
+def test_a_url_in_prose_stays_the_link_it_was(url, href):
+    # `_` (and `*`, `&`...) were escaped inside URLs too, and GitHub linked the URL with the
+    # backslashes: ".../cuda%5C_graphs.html", a 404 (found by review 'render')
+    page = gfm(safe_text(f"Read {url}, then (see {url}). @bob #12"))
+    hrefs = [html.unescape(h) for h in re.findall(r'<a href="([^"]+)"', page)]
+    assert hrefs == [href or url] * 2
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "\\" not in text and "@" + ZWSP + "bob" in text and "#" + ZWSP + "12" in text

@@ -45,14 +45,19 @@ PULL_URL = re.compile(
 )
 
 
+# An autolink `<https://...>`: prose has its `<` escaped, so only a URL the bot wrote as a
+# link is one. GitHub reads no mention or reference in a link's text.
+AUTOLINK = re.compile(r"<(?:https?|ftp)://[^\s<>]*>", re.I)
+
+
 def outside_code(text: str) -> str:
-    return CODE_SPAN.sub("", text)
+    return CODE_SPAN.sub("", AUTOLINK.sub("", text))
 
 
 def assert_inert(body: str) -> None:
     """The properties every rendered body must have, whatever went in."""
     prose = outside_code(body)
-    assert not LIVE_MENTION.search(body), "live @mention"
+    assert not LIVE_MENTION.search(AUTOLINK.sub("", body)), "live @mention"
     assert not ISSUE_REF.search(prose), "#N outside code"
     assert not GH_REF.search(prose), "GH-N outside code"
     assert not PULL_URL.search(body), "github.com PR/issue URL (backlink)"
