@@ -43,6 +43,10 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _SPACE = re.compile(r"\s+")
+# What would open a block where the text starts a line ("> " + summary, "- " + reason):
+# a heading `#`, a list item `-`/`+` or `1.`/`2024)`, a rule or setext line `---`/`===`
+# (`*`, `_`, `>`, `<`, backticks, `~`, `|` and `[` are escaped wherever they are).
+_BLOCK_START = re.compile(r"^(?:([#+=-])|(\d{1,9})([.)]))")
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
@@ -119,7 +123,8 @@ def _autolink(url: str) -> str:
 
 
 def safe_text(text: str, limit: int | None = None) -> str:
-    """One line of untrusted prose: escaped, except its own inline code spans stay code."""
+    """One line of untrusted prose: escaped, except its own inline code spans stay code;
+    it may start a line (a block marker at its start is escaped) or sit mid-line."""
     text = _SPACE.sub(" ", printable(text or "")).strip()
     if limit is not None:
         text = clip(text, limit)
@@ -129,7 +134,14 @@ def safe_text(text: str, limit: int | None = None) -> str:
         out.append(code(m.group(2)))
         pos = m.end()
     out.append(_escape(text[pos:]))
-    return "".join(out)
+    return _BLOCK_START.sub(_escape_block_start, "".join(out))
+
+
+def _escape_block_start(m: re.Match[str]) -> str:
+    """`# of blocks` stays a sentence at a line's start: the marker is escaped."""
+    if m.group(1):
+        return "\\" + m.group(1)
+    return m.group(2) + "\\" + m.group(3)
 
 
 def code(text: str, limit: int | None = None) -> str:

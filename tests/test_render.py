@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import replace
 
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +51,11 @@ PULL_URL = re.compile(
 # An autolink `<https://...>`: prose has its `<` escaped, so only a URL the bot wrote as a
 # link is one. GitHub reads no mention or reference in a link's text.
 AUTOLINK = re.compile(r"<(?:https?|ftp)://[^\s<>]*>", re.I)
+
+
+def gfm(markdown: str) -> str:
+    """HTML as github.com renders a comment (cmark-gfm with GitHub's extensions)."""
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
 
 
 def outside_code(text: str) -> str:
@@ -127,6 +135,23 @@ def test_english_title_and_summary_with_the_original_chinese_title():
     assert "**1. Keep EAGLE cache**" in body
     assert "原题 (original title): 测试笔记" in body
     assert "> Why it matters." in body
+
+
+@pytest.mark.parametrize(
+    "summary",
+    ["# of KV blocks was miscounted", "- a list?", "+ b", "* c", "1. d", "2024) e", "> f"]
+    + ["---", "===", "```python x", "- - -", "## x", "#"],
+)
+def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
+    # "# of KV blocks..." after "> " was an <h1> in the quote, its '#' gone; "2024. " a
+    # list (found by review 'render')
+    n = note(summary_en=summary, trusted=False)
+    reason = f"title mentions {summary!r}"
+    page = gfm(render(result(n, reasons=(summary, reason)), LIB, opts=OPTS))
+    quote = page[page.index("<blockquote>") + 12 : page.index("</blockquote>")].strip()
+    assert quote == f"<p>{html.escape(summary, quote=False)}</p>"
+    reasons = page[page.index("Why this note") : page.index("</details>")]
+    assert f"<li>{html.escape(summary, quote=False)}</li>" in reasons
 
 
 @pytest.mark.parametrize(
