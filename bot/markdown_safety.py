@@ -4,8 +4,8 @@ Note text, PR titles, matcher reasons and what users type all reach the bot's
 comments. Whatever goes in, what comes out:
 
 - pings nobody: `@` gets a zero-width space (`@someone`, `@org/team`);
-- creates no backlink: `#123`, `owner/repo#123` and `GH-123` are broken up, and
-  github.com PR and issue URLs go through redirect.github.com;
+- creates no backlink: `#123`, `owner/repo#123`, `GH-123` and a commit SHA in prose
+  are broken up, and github.com PR and issue URLs go through redirect.github.com;
 - injects no markup: in prose, HTML and Markdown characters are escaped, while
   inline code spans the text already had stay code, and a URL stays the link it is
   (an autolink `<url>`, inside which no escape applies and GitHub reads no mention
@@ -41,6 +41,11 @@ _ENTITY_END = re.compile(r"&[A-Za-z0-9]+;$")
 _URL_HOST = re.compile(r"(?:[a-z]+://|www\.)[A-Za-z0-9]", re.I)
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
+# A word GitHub may link as a commit: 7 to 40 hex digits, a digit and a letter among them.
+_SHA = re.compile(
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])", re.I
+)
+_SHA_PART = 6  # shorter than any commit GitHub links
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _SPACE = re.compile(r"\s+")
 # What would open a block where the text starts a line ("> " + summary, "- " + reason):
@@ -94,7 +99,18 @@ def _escape(text: str) -> str:
 
 def _escape_prose(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _defuse(_MD_SPECIAL.sub(r"\\\1", text))
+    return _defuse(_break_shas(_MD_SPECIAL.sub(r"\\\1", text)))
+
+
+def _break_shas(text: str) -> str:
+    """A commit SHA in prose reads the same but links nothing: a zero-width space every
+    six digits (GitHub links seven or more). In code, where GitHub links none, it stays."""
+
+    def broken(m: re.Match[str]) -> str:
+        sha = m.group(0)
+        return ZWSP.join(sha[i : i + _SHA_PART] for i in range(0, len(sha), _SHA_PART))
+
+    return _SHA.sub(broken, text)
 
 
 def _url_end(url: str) -> str:

@@ -79,3 +79,17 @@ def test_a_url_in_prose_stays_the_link_it_was(url, href):
     assert hrefs == [href or url] * 2
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert "\\" not in text and "@" + ZWSP + "bob" in text and "#" + ZWSP + "12" in text
+
+
+def test_a_commit_sha_in_prose_is_broken_up_but_not_in_code():
+    # a bare SHA in a note's summary was linked as a commit of the repository the comment
+    # is on (found by review 'render')
+    sha = "4f0c2a9e1b7d3c5a8e6f2b1d9c0a7e3f5b8d2c4a"
+    for text in (f"The regression came from commit {sha} in PR 50062.", "see abc1234."):
+        out = safe_text(text)
+        assert not re.search(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])", out), out
+        assert out.replace(ZWSP, "") == text
+    assert (
+        safe_text("1234567 deadbeef v0.11.0") == "1234567 deadbeef v0.11.0"
+    )  # no digit or no letter
+    assert code(sha) == f"`{sha}`" and f"`{sha}`" in safe_text(f"see `{sha}`")
