@@ -223,6 +223,8 @@ class Match:
     # True when something beyond its topics speaks for the note: its own words, paths or
     # code, a title like its own, a reference to its PR
     own: bool = True
+    # True when the PR is the note's source PR: the guidance is on this very PR
+    source: bool = False
 
 
 @dataclass(frozen=True)
@@ -733,6 +735,7 @@ class CompiledMatcher:
             swept=swept,
             named=named or tied,
             own=bool(own) or tied,
+            source=is_source,
         )
 
     def _topic_part(

@@ -157,14 +157,12 @@ def _compose(
     head_sha: str,
     opts: RenderOptions,
 ) -> str:
-    n = len(shown) + hidden
-    what = "a past pull request" if n == 1 else f"{n} past pull requests"
     against = f" Matched against commit {code(head_sha[:7])}." if head_sha else ""
     parts = [
         MARKER,
         "### 📚 Review notes" + (" (why mode)" if opts.verbose else ""),
         "",
-        f"Reviewers' reading guidance on {what} related to this one.{against}",
+        f"Reviewers' reading guidance on {_guided(result.matches)}.{against}",
     ]
     if opts.paused:
         parts += ["", _paused_line(opts)]
@@ -181,6 +179,16 @@ def _compose(
         parts += ["", *_topics_section(result, library, shown)]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
+
+
+def _guided(matches: tuple[Match, ...]) -> str:
+    """What the notes are guidance on: past pull requests, or this one (a note's source
+    PR always gets its note), or both."""
+    past = sum(not m.source for m in matches)
+    what = "a past pull request" if past == 1 else f"{past} past pull requests"
+    if not any(m.source for m in matches):
+        return f"{what} related to this one"
+    return f"this pull request and on {what} related to it" if past else "this pull request"
 
 
 def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:

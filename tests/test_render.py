@@ -123,6 +123,27 @@ def test_comment_for_a_real_seed_pr_has_every_part():
         assert f"`{word}`" in body
     assert "`/notes help`" in body and "`/notes on`" in body
     assert_inert(body)
+    # the note on this very PR is not guidance "on a past pull request related to this one"
+    # (found by review 'render')
+    assert [m.source for m in res.matches] == [True]
+    assert body.splitlines()[3].startswith("Reviewers' reading guidance on this pull request.")
+
+
+def test_the_lead_says_which_notes_are_on_this_pull_request():
+    own, other, third = note(1), note(2), note(3)
+
+    def lead(*matches: Match) -> str:
+        return render(MatchResult(matches, ("spec-decode",)), LIB, opts=OPTS).splitlines()[3]
+
+    said = "Reviewers' reading guidance on"
+    assert lead(Match(other, 9, ())) == f"{said} a past pull request related to this one."
+    assert lead(Match(own, 9, (), source=True)) == f"{said} this pull request."
+    assert lead(Match(own, 99, (), source=True), Match(other, 9, ())) == (
+        f"{said} this pull request and on a past pull request related to it."
+    )
+    assert lead(Match(own, 99, (), source=True), Match(other, 9, ()), Match(third, 8, ())) == (
+        f"{said} this pull request and on 2 past pull requests related to it."
+    )
 
 
 def test_english_title_and_summary_with_the_original_chinese_title():
