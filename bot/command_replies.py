@@ -192,13 +192,15 @@ def render_search(
     *,
     word: str = "/notes",
     max_results: int = 10,
+    repo: str | None = None,
 ) -> str:
-    """The notes best matching command.args, one line each with where they matched."""
+    """The notes best matching command.args, one line each with where they matched (the
+    PR's repository's notes only, as `topic` lists)."""
     head = _header(command)
     terms = query_terms(command.text)
     if not terms:
         return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
-    hits = search_notes(library.notes, command.text)
+    hits = search_notes([n for n in library.notes if _in_repo(n, repo)], command.text)
     if not hits:
         return (
             f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."
@@ -245,7 +247,9 @@ def render_reply(
             repo=repo,
         )
     if command.kind is Kind.SEARCH:
-        return render_search(command, library, note_url, word=word, max_results=max_results)
+        return render_search(
+            command, library, note_url, word=word, max_results=max_results, repo=repo
+        )
     if command.kind is Kind.UNKNOWN:
         return render_unknown(command, word)
     raise ValueError(f"{command.kind.value!r} is answered in the sticky comment, not by a reply")

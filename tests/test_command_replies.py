@@ -289,6 +289,21 @@ def test_search_with_no_hit_or_no_words(library):
     assert "Give some words" in reply("/notes search ?!", library)
 
 
+def test_search_lists_only_the_prs_repositorys_notes(library):
+    # like `topic`: another repository's note on the allow-list (maybe a private one) was
+    # listed on a vLLM PR (found by review 'render')
+    other = library.notes[0].model_copy(
+        update={"id": "other-eagle", "repo": "acme/private-engine", "source_pr": 77}
+    )
+    both = Library(notes=(*library.notes, other), topics=library.topics)
+    word = other.title_en.split()[0] if other.title_en else other.title_zh
+    here = reply(f"/notes search {word}", both, repo="vllm-project/vllm")
+    assert "other-eagle" not in here and "acme/private-engine" not in here
+    there = reply(f"/notes search {word}", both, repo="acme/private-engine")
+    assert "other-eagle" in there and "1 note matches" in there
+    assert "other-eagle" in reply(f"/notes search {word}", both)  # no repository: every note
+
+
 # --- safety ----------------------------------------------------------------------------
 
 HOSTILE = [
