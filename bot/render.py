@@ -5,7 +5,8 @@ so the comment never pings anyone, never creates a backlink and never injects
 Markdown or HTML. Commands are only ever shown in inline code in the middle of
 a sentence, so the bot's own comment can never trigger it. The marker is the
 first line, so no truncation can remove it, and the body stays within a budget
-well under GitHub's 65,536 limit by dropping whole notes, lowest ranked first.
+well under GitHub's 65,536 limit by dropping whole notes, lowest ranked first, and
+why mode's topics when not even one note fits with them (the "no match" body too).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _REASON_MAX = 300
 _REASONS_SHORT = 12
 _FILES_SHOWN = 5  # files named in why mode's "not counted" line
 _REASONS_VERBOSE = 60
+
+_TOPICS_CUT = "_The topics this pull request touches are not shown: the comment would be too long._"
 
 _BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
 
@@ -87,13 +90,22 @@ def render(
         return render_no_match(result, library, head_sha=head_sha, opts=opts)
     matches = list(result.matches)
     blocks = [_note_block(rank, m, library, opts) for rank, m in enumerate(matches, 1)]
-    for shown in range(len(matches), -1, -1):
-        body = _compose(
-            blocks[:shown], matches[:shown], len(matches) - shown, result, library, head_sha, opts
-        )
-        if len(body) <= opts.budget:
-            return body
-    raise AssertionError("unreachable: a comment with no notes always fits")
+    # why mode's topics go only when even one note does not fit with them: notes first
+    for topics in (True, False):
+        for shown in range(len(matches), -1, -1):
+            body = _compose(
+                blocks[:shown],
+                matches[:shown],
+                len(matches) - shown,
+                result,
+                library,
+                head_sha,
+                opts,
+                topics=topics,
+            )
+            if len(body) <= opts.budget:
+                return body
+    return body  # the fixed lines alone: only a budget set below them gets here
 
 
 def render_no_match(
@@ -113,8 +125,13 @@ def render_no_match(
         parts += ["", _paused_line(opts)]
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
+    head = parts
     if opts.verbose and result is not None:
-        parts += ["", *_topics_section(result, library, ())]
+        parts = [*head, "", *_topics_section(result, library, ())]
+        body = "\n".join([*parts, "", _footer(opts)]) + "\n"
+        if len(body) <= opts.budget:
+            return body
+        parts = [*head, "", _TOPICS_CUT]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
 
@@ -156,6 +173,8 @@ def _compose(
     library: Library,
     head_sha: str,
     opts: RenderOptions,
+    *,
+    topics: bool = True,
 ) -> str:
     against = f" Matched against commit {code(head_sha[:7])}." if head_sha else ""
     parts = [
@@ -176,7 +195,7 @@ def _compose(
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
     if opts.verbose:
-        parts += ["", *_topics_section(result, library, shown)]
+        parts += ["", *(_topics_section(result, library, shown) if topics else [_TOPICS_CUT])]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
 

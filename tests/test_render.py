@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.library import load_library
-from bot.matching import Match, MatchResult, load_match_config, match_pr
+from bot.matching import Evidence, Kind, Match, MatchResult, TopicHit, load_match_config, match_pr
 from bot.notes import Note, Verdict
 from bot.prfacts import PRFacts
 from bot.render import (
@@ -339,6 +339,31 @@ def test_one_huge_note_is_clipped_not_dropped():
     body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, head_sha=SHA, opts=OPTS)
     assert_inert(body)
     assert "**1. " in body and "…" in body
+
+
+def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
+    # every topic hit, each with long evidence: the note-less comment was over the budget,
+    # and render() raised AssertionError('unreachable'), render_no_match had no check
+    # (suspected by review 'render')
+    evidence = tuple(Evidence(Kind.TITLE, 1.0, "r" * 290) for _ in range(12))
+    hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in LIB.topics.values())
+    topics = tuple(h.topic.id for h in hits)
+    why = RenderOptions(links=OPTS.links, verbose=True)
+    one = render(
+        MatchResult((Match(note(), 9.0, ("title mentions 'EAGLE'",)),), topics, hits),
+        LIB,
+        head_sha=SHA,
+        opts=why,
+    )
+    none = render_no_match(MatchResult((), topics, hits), LIB, head_sha=SHA, opts=why)
+    for body in (one, none):
+        assert_inert(body)
+        assert "topics this pull request touches are not shown" in body
+        assert body.rstrip().endswith("</sub>")
+    assert "**1. Test note 1**" in one  # the note is kept, its topics go
+    # a few topics still fit, and are shown
+    few = MatchResult((), topics[:2], hits[:2])
+    assert "Topics hit that have no note yet:" in render_no_match(few, LIB, opts=why)
 
 
 def test_code_spans_in_curated_text_stay_code():
