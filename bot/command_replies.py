@@ -19,6 +19,10 @@ from bot.search import query_terms, search_notes
 
 REPLY_MARKER = "<!-- review-notes:reply -->"
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
+REPLY_BUDGET = 60_000  # well under GitHub's 65,536 (it counts UTF-16, entities)
+_TITLE_MAX = 300  # a note's title, as in the notes comment
+_NAME_MAX = 100  # a topic's name in the list of topics
+_CUT = "_The rest is not shown: the reply would be too long._"
 NoteUrl = Callable[[Note], str]
 TopicUrl = Callable[[str], str]
 
@@ -31,7 +35,9 @@ def verdict_badge(note: Note) -> str:
 
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     """One list item: verdict, English and Chinese titles, source PR, link to the note."""
-    titles = " / ".join(safe_text(t) for t in (note.title_en, note.title_zh) if t.strip())
+    titles = " / ".join(
+        safe_text(t, _TITLE_MAX) for t in (note.title_en, note.title_zh) if t.strip()
+    )
     parts = [verdict_badge(note), titles]
     if note.source_pr:
         parts.append("source: " + pr_link(note.repo, note.source_pr))
@@ -46,7 +52,9 @@ def _header(command: Command) -> str:
 
 
 def _topic_list(library: Library) -> str:
-    return ", ".join(f"{code(t.id)} ({safe_text(t.name_en)})" for t in library.topics.values())
+    return ", ".join(
+        f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)})" for t in library.topics.values()
+    )
 
 
 def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
@@ -232,7 +240,45 @@ def render_reply(
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
 ) -> str:
-    """The reply comment for a command answered by a reply (Kind.replies)."""
+    """The reply comment for a command answered by a reply (Kind.replies), within
+    REPLY_BUDGET: whole lines from the end go first."""
+    return _within_budget(
+        _reply(
+            command,
+            library,
+            note_url,
+            word=word,
+            max_results=max_results,
+            topic_url=topic_url,
+            repo=repo,
+        )
+    )
+
+
+def _within_budget(body: str, budget: int = REPLY_BUDGET) -> str:
+    """The body, or its first lines that fit and a line saying the rest is cut (a line
+    is a note, a sentence: never cut inside one, so no markup is left open)."""
+    if len(body) <= budget:
+        return body
+    kept, size = [], len(_CUT) + 2
+    for line in body.split("\n"):
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    return "\n".join([*kept, "", _CUT])
+
+
+def _reply(
+    command: Command,
+    library: Library,
+    note_url: NoteUrl,
+    *,
+    word: str,
+    max_results: int,
+    topic_url: TopicUrl | None,
+    repo: str | None,
+) -> str:
     word = check_word(word)
     if command.kind is Kind.HELP:
         return render_help(word)

@@ -5,7 +5,9 @@ import re
 import pytest
 
 from bot.command_replies import (
+    REPLY_BUDGET,
     REPLY_MARKER,
+    _within_budget,
     render_help,
     render_refused,
     render_reply,
@@ -302,6 +304,31 @@ def test_search_lists_only_the_prs_repositorys_notes(library):
     there = reply(f"/notes search {word}", both, repo="acme/private-engine")
     assert "other-eagle" in there and "1 note matches" in there
     assert "other-eagle" in reply(f"/notes search {word}", both)  # no repository: every note
+
+
+def test_a_reply_stays_within_the_budget_however_long_the_library(library):
+    # titles and topic names had no limit in a reply: fifty long-titled notes, or a long
+    # list of topics, passed GitHub's 65,536 characters (suspected by review 'render')
+    base = library.notes[0]
+    long = tuple(
+        base.model_copy(
+            update={"id": f"long-{i}", "title_en": "EAGLE " + "t" * 5_000, "title_zh": "长" * 5_000}
+        )
+        for i in range(50)
+    )
+    topics = {
+        f"t{i}": t.model_copy(update={"id": f"t{i}", "name_en": "n" * 2_000})
+        for i, t in enumerate([*library.topics.values()] * 20)
+    }
+    big = Library(notes=long, topics={**library.topics, **topics})
+    for line in ("/notes search EAGLE", f"/notes topic {base.topics[0]}", "/notes topic nope"):
+        body = reply(line, big, max_results=50)
+        assert len(body) <= REPLY_BUDGET < 65_536, line
+        assert_safe(body)
+    assert "…" in reply("/notes search EAGLE", big, max_results=50)  # titles are clipped
+    cut = _within_budget("\n".join(["head", *(f"- line {i}" for i in range(10))]), budget=90)
+    assert cut.startswith("head\n- line 0") and cut.endswith("the reply would be too long._")
+    assert len(cut) <= 90
 
 
 # --- safety ----------------------------------------------------------------------------
