@@ -116,6 +116,8 @@ OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's
 # bot.library. `&#10004;` is an HTML character reference, not PR 10004.
 _REF_HASH = re.compile(rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])")
 _REF_URL = re.compile(rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])")
+# A Markdown link (or image), bounded as `_LINK` is: its target says what it refers to.
+_LINK_TARGET = re.compile(r"!?\[[^\[\]\n]{0,500}\]\(([^()\n]{0,2000})\)")
 
 
 def _numeric_line(line: str) -> bool:
@@ -216,12 +218,24 @@ def without_comments_and_code(body: str) -> str:
 
 
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:
-    """PR/issue numbers of `repo` the text refers to (`#N`, `owner/name#N`, GitHub URLs)."""
+    """PR/issue numbers of `repo` the text refers to (`#N`, `owner/name#N`, GitHub URLs).
+
+    A Markdown link refers to what its target is, whatever its text says: GitHub shows
+    "[#75919](https://buildkite.com/vllm/ci/builds/75919)" as a link to a Buildkite
+    build, not to PR 75919, and "[#51430](https://github.com/vllm-project/vllm/pull/51430)"
+    as one to PR 51430."""
+    targets: list[str] = []
+
+    def target(link: re.Match[str]) -> str:
+        targets.append(link.group(1))
+        return " "  # a word edge, as the link was
+
+    text = _LINK_TARGET.sub(target, text) if "](" in text else text
     found: list[int] = []
     for m in _REF_HASH.finditer(text):
         if m.group(1) is None or m.group(1).lower() == repo.lower():
             found.append(int(m.group(2)))
-    for m in _REF_URL.finditer(text):
+    for m in _REF_URL.finditer("\n".join((text, *targets))):
         if m.group(1).lower() == repo.lower():
             found.append(int(m.group(2)))
     return tuple(dict.fromkeys(found))

@@ -254,6 +254,21 @@ def test_a_reference_written_into_chinese_text_is_read():
     assert referenced_prs(text, "vllm-project/vllm") == (52401, 52402, 52403)
 
 
+def test_a_markdown_link_refers_to_its_target_not_its_text():
+    # vLLM's nightly CI-failure PRs write the Buildkite build as "[#75919](https://
+    # buildkite.com/...)": read as PR 75919, a build numbered as a note's source PR linked
+    # that note at source_ref alone (found by review 'evidence2')
+    body = (
+        "Nightly main [#52401](https://buildkite.com/vllm/ci/builds/52401): timed out; "
+        "sglang [#7](https://github.com/sgl-project/sglang/pull/7); "
+        "reverts [#51430](https://github.com/vllm-project/vllm/pull/51430), "
+        "[this issue](https://github.com/vllm-project/vllm/issues/50877) and #49613"
+    )
+    assert referenced_prs(body, "vllm-project/vllm") == (49613, 51430, 50877)
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="[CI] Raise a timeout", body=body)
+    assert 52401 not in facts.refs
+
+
 def test_refs_skip_code_and_the_pr_itself():
     facts = PRFacts(
         repo="vllm-project/vllm",
