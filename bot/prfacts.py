@@ -112,10 +112,14 @@ _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
 # owner/name, bounded as GitHub bounds them (39 and 100): "_._._." repeated would
 # otherwise be rescanned from each position for a `/` (quadratic). bot.relations too.
 OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's names are
-# Word edges are ASCII: Chinese text runs into the number ("回退#52401中的改动"), as in
-# bot.library. `&#10004;` is an HTML character reference, not PR 10004.
-_REF_HASH = re.compile(rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])")
-_REF_URL = re.compile(rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])")
+# A reference to a PR or issue, `#N` / `owner/name#N` and a github.com link (group 1 the
+# repository, 2 the number), as patterns bot.relations reads too. Word edges are ASCII:
+# Chinese text runs into the number ("回退#52401中的改动"), as in bot.library. `&#10004;`
+# is an HTML character reference, not PR 10004.
+REF_HASH = rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])"
+REF_URL = rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
+_REF_HASH = re.compile(REF_HASH)
+_REF_URL = re.compile(REF_URL)
 # A Markdown link (or image), bounded as `_LINK` is: its target says what it refers to.
 _LINK_TARGET = re.compile(r"!?\[[^\[\]\n]{0,500}\]\(([^()\n]{0,2000})\)")
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.prfacts import OWNER_NAME, referenced_prs, without_comments_and_code
+from bot.prfacts import REF_HASH, REF_URL, referenced_prs, without_comments_and_code
 
 
 class Relation(StrEnum):
@@ -39,9 +39,8 @@ _PHRASES: dict[Relation, list[str]] = {
         "|split from|split out of|split out from",
     }.items()
 }
-_REF = (
-    rf"(?:{OWNER_NAME})?#\d{{1,7}}\b|https?://github\.com/{OWNER_NAME}/(?:pull|issues)/\d{{1,7}}\b"
-)
+# A reference as bot.prfacts reads one (ASCII word edges: "Reverts #52401中的改动").
+_REF = rf"{REF_HASH}|https?://{REF_URL}"
 # A phrase, optional filler ("PR", "the draft", "for the bug in", ":"), then one or more refs
 # joined by commas or "and": "Fixes #1, #2 and #3".
 _RELATED = re.compile(

@@ -53,6 +53,10 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("No tests needed. Fixes #12", [(12, "fixes")]),  # a negation elsewhere denies nothing
         ("This never fixed #13", []),
         ("It is not really a revert of #14", []),
+        # Chinese text runs into the number: ASCII word edges, as bot.prfacts reads
+        # references (found by review 'evidence2')
+        ("Reverts #52401中的改动，恢复 ROCm 默认。", [(52401, "reverts")]),
+        ("修复：Fixes vllm-project/vllm#53155中提到的问题", [(53155, "fixes")]),
     ],
 )
 def test_related_refs_reads_relations_not_mentions(body, expected):
