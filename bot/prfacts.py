@@ -227,22 +227,25 @@ def referenced_prs(text: str, repo: str) -> tuple[int, ...]:
     A Markdown link refers to what its target is, whatever its text says: GitHub shows
     "[#75919](https://buildkite.com/vllm/ci/builds/75919)" as a link to a Buildkite
     build, not to PR 75919, and "[#51430](https://github.com/vllm-project/vllm/pull/51430)"
-    as one to PR 51430."""
-    targets: list[str] = []
+    as one to PR 51430. First mention first."""
+    links: list[tuple[int, str]] = []  # (where, target)
 
-    def target(link: re.Match[str]) -> str:
-        targets.append(link.group(1))
-        return " "  # a word edge, as the link was
+    def blank(link: re.Match[str]) -> str:
+        links.append((link.start(), link.group(1)))
+        return " " * len(link.group(0))  # a word edge, as the link was; places kept
 
-    text = _LINK_TARGET.sub(target, text) if "](" in text else text
-    found: list[int] = []
+    text = _LINK_TARGET.sub(blank, text) if "](" in text else text
+    found: list[tuple[int, int]] = []  # (where, number)
     for m in _REF_HASH.finditer(text):
         if m.group(1) is None or m.group(1).lower() == repo.lower():
-            found.append(int(m.group(2)))
-    for m in _REF_URL.finditer("\n".join((text, *targets))):
+            found.append((m.start(), int(m.group(2))))
+    urls = [(m.start(), m) for m in _REF_URL.finditer(text)]
+    urls += [(where, m) for where, target in links for m in _REF_URL.finditer(target)]
+    for where, m in urls:
         if m.group(1).lower() == repo.lower():
-            found.append(int(m.group(2)))
-    return tuple(dict.fromkeys(found))
+            found.append((where, int(m.group(2))))
+    found.sort()
+    return tuple(dict.fromkeys(n for _, n in found))
 
 
 # --- the facts -------------------------------------------------------------------

@@ -39,8 +39,13 @@ _PHRASES: dict[Relation, list[str]] = {
         "|split from|split out of|split out from",
     }.items()
 }
-# A reference as bot.prfacts reads one (ASCII word edges: "Reverts #52401中的改动").
-_REF = rf"{REF_HASH}|https?://{REF_URL}"
+# A reference as bot.prfacts reads one (ASCII word edges: "Reverts #52401中的改动"), bare
+# or as the target of a Markdown link ("Revert [#51430](https://github.com/.../pull/51430)",
+# bounded as bot.prfacts bounds links; its target, not its text, is what it refers to).
+_REF = (
+    rf"{REF_HASH}|https?://{REF_URL}"
+    rf"|\[[^\[\]\n]{{0,500}}\]\([ \t]*<?https?://{REF_URL}[^()\n]{{0,2000}}\)"
+)
 # A phrase, optional filler ("PR", "the draft", "for the bug in", ":"), then one or more refs
 # joined by commas or "and": "Fixes #1, #2 and #3".
 _RELATED = re.compile(

@@ -30,6 +30,18 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("Supersedes vllm-project/vllm#33", [(33, "supersedes")]),
         ("Based on https://github.com/vllm-project/vllm/pull/50011", [(50011, "builds on")]),
         ("Builds on https://github.com/vllm-project/vllm/issues/600", [(600, "builds on")]),
+        # a reference written as a Markdown link: its target is this repository's PR
+        # (found by review 'evidence2', PRs 52093 and 50932)
+        (
+            "- Revert [#51430](https://github.com/vllm-project/vllm/pull/51430) and restore",
+            [(51430, "reverts")],
+        ),
+        (
+            "fixes [#50877](https://github.com/vllm-project/vllm/issues/50877), "
+            "[that bug](https://github.com/vllm-project/vllm/issues/9) and #10",
+            [(50877, "fixes"), (9, "fixes"), (10, "fixes")],
+        ),
+        ("Fixes [#75919](https://buildkite.com/vllm/ci/builds/75919)", []),
         # as real source PRs put it
         ("Supersedes the draft #53010, which restricts", [(53010, "supersedes")]),
         ("This consolidates #51042 after coordination", [(51042, "supersedes")]),

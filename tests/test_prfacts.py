@@ -264,7 +264,7 @@ def test_a_markdown_link_refers_to_its_target_not_its_text():
         "reverts [#51430](https://github.com/vllm-project/vllm/pull/51430), "
         "[this issue](https://github.com/vllm-project/vllm/issues/50877) and #49613"
     )
-    assert referenced_prs(body, "vllm-project/vllm") == (49613, 51430, 50877)
+    assert referenced_prs(body, "vllm-project/vllm") == (51430, 50877, 49613)
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="[CI] Raise a timeout", body=body)
     assert 52401 not in facts.refs
 
