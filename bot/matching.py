@@ -270,16 +270,82 @@ _KEYWORD = "keyword of this note"
 
 def _reason_lines(scored: list[tuple[float, str, str]]) -> tuple[str, ...]:
     """One line per thing the PR does, strongest first, with every reason it counts:
-    "changes a.py (a path of this note; topic: Prefix caching)", not the file twice."""
+    "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
+    A file or title word that two lines name (the note's path and a topic's files, the
+    note's aspect and a topic's keywords) gets a line of its own with both reasons."""
     lines: dict[str, tuple[float, list[str]]] = {}
     for weight, what, why in scored:
         total, whys = lines.get(what, (0.0, []))
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
-    ranked = sorted(lines.items(), key=lambda line: -line[1][0])  # stable: ties keep order
+    ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
     return tuple(
         f"{what} ({'; '.join(sorted(whys, key=_topic_last))})" if whys else what
-        for what, (_, whys) in ranked
+        for what, _, whys in ranked
     )
+
+
+_CHANGES = re.compile(r"changes (\S+)(?: and (\d+) more files?)?")
+_MENTIONS = re.compile(r"((?:title|description) mentions )'(.*)'")
+
+
+def _things(what: str) -> tuple[str, list[str]] | None:
+    """What a line of `_changes` or `_quote` names, one by one: ("changes", [the file it
+    names, and a token standing for the N files it only counts]), ("title mentions ",
+    [each word]); None for any other line."""
+    if m := _CHANGES.fullmatch(what):
+        counted = [f"\0{what}\0{m.group(2)}"] if m.group(2) else []
+        return "changes", [m.group(1), *counted]
+    if m := _MENTIONS.fullmatch(what):
+        return m.group(1), m.group(2).split("', '")
+    return None
+
+
+def _one_per_thing(lines: dict[str, tuple[float, list[str]]]) -> list[tuple[str, float, list[str]]]:
+    """The lines regrouped so that no file or word is named by two of them: each thing
+    goes on a line with the things the same lines name, with their reasons and weights
+    added up. Lines that share nothing come out as they went in, in their order."""
+    naming: dict[tuple[str, str], list[str]] = {}  # (kind, thing) -> the lines naming it
+    for what in lines:
+        if parsed := _things(what):
+            for thing in parsed[1]:
+                naming.setdefault((parsed[0], thing), []).append(what)
+    if all(len(whats) == 1 for whats in naming.values()):
+        return [(what, weight, whys) for what, (weight, whys) in lines.items()]
+    order: list[str | tuple[str, tuple[str, ...]]] = []  # a line, or a group of things
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # (kind, lines) -> things
+    for what in lines:
+        if not (parsed := _things(what)):
+            order.append(what)
+            continue
+        kind, things = parsed
+        for thing in things:
+            key = (kind, tuple(naming[kind, thing]))
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            if thing not in groups[key]:
+                groups[key].append(thing)
+    out: list[tuple[str, float, list[str]]] = []
+    for item in order:
+        if isinstance(item, str):
+            out.append((item, *lines[item]))
+            continue
+        kind, whats = item
+        weight = sum(lines[what][0] for what in whats)
+        whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
+        out.append((_said(kind, groups[item]), weight, whys))
+    return out
+
+
+def _said(kind: str, things: list[str]) -> str:
+    """The line naming these things, as `_changes` and `_quote` write one."""
+    if kind != "changes":
+        return kind + ", ".join(f"'{thing}'" for thing in things)
+    files = [t for t in things if not t.startswith("\0")]  # one at most: a line names one
+    more = sum(int(t.rsplit("\0", 1)[1]) for t in things if t.startswith("\0"))
+    if files:
+        return _changes(files + [""] * more)
+    return f"changes {more} other file{'s' if more > 1 else ''}"
 
 
 def _topic_last(why: str) -> bool:

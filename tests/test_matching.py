@@ -101,6 +101,49 @@ def test_reasons_name_the_file_the_word_and_the_topic():
     assert result.topics == ("cuda-graphs", "spec-decode")  # the file outweighs the word
 
 
+def test_a_reason_names_each_file_and_word_once():
+    # the note's path and its topic's files, the note's aspect and its topic's keywords:
+    # each file and word was named on two lines, "changes a.py (a path of this note)" and
+    # "changes a.py and 1 more file (topic: ...)", as on real PRs 51395 and 49494
+    # (found by review 'evidence2')
+    lib = library(
+        note(
+            "n",
+            ("prefix-caching", "cuda-graphs"),
+            paths=("vllm/v1/core/kv_cache_coordinator.py",),
+            aspects=("piecewise",),
+        )
+    )
+    files = ["vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache_manager.py"]
+    result = match_pr(
+        pr("Fix piecewise CUDA graph capture in prefix caching", files=files), lib, CFG
+    )
+    assert result.matches[0].reasons == (
+        "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
+        "title mentions 'piecewise' (what this note teaches of its subsystem; topic: CUDA graphs)",
+        "changes 1 other file (topic: Prefix caching)",
+        "title mentions 'CUDA graph' (topic: CUDA graphs)",
+        "title mentions 'prefix caching' (topic: Prefix caching)",
+    )
+
+
+def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
+    from bot.matching import _reason_lines
+
+    scored = [
+        (3.0, "changes a.py and 1 more file", "topic: A"),
+        (2.0, "changes a.py", "topic: B"),
+        (1.5, "changes c.py and 2 more files", "topic: C"),
+        (1.0, "changes c.py", "a path of this note"),
+    ]
+    assert _reason_lines(scored) == (
+        "changes a.py (topic: A; topic: B)",
+        "changes 1 other file (topic: A)",
+        "changes c.py (a path of this note; topic: C)",
+        "changes 2 other files (topic: C)",
+    )
+
+
 def test_a_title_tag_is_named_as_a_tag():
     lib = library(note("n", ("spec-decode", "prefix-caching")))
     result = match_pr(pr("[Spec Decode] Hash prefix caching blocks for drafts"), lib, CFG)
