@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.comment_prose import command_lines
+from bot.comment_prose import WORDS, command_lines
 from bot.config_files import read_toml, validate
 from bot.library import ROOT
 
@@ -123,7 +123,7 @@ def _cap_args(words: list[str], max_chars: int) -> tuple[str, ...]:
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's)."""
-    words = line[len(word) :].split()
+    words = WORDS.findall(line[len(word) :])
     source = " ".join([line[: len(word)], *words])[: len(word) + 1 + max_arg_chars]
     if not words:
         return Command(Kind.REFRESH, (), source)

@@ -44,11 +44,12 @@ _HIDING = frozenset(
 )
 # Elements that start and end a line of their own; any other element is inline, and a
 # line runs through it (a command may start inside a link, emphasis or an unknown tag).
+# Only blocks GitHub's sanitizer keeps: it strips <aside>, <article>, <nav>, ... and keeps
+# their text, which then runs on in the line it is in.
 _BLOCKS = frozenset(
-    {"address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "div"}
-    | {"dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3"}
-    | {"h4", "h5", "h6", "header", "hr", "html", "li", "main", "nav", "ol", "p", "pre"}
-    | {"section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
+    {"blockquote", "body", "dd", "details", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5"}
+    | {"h6", "hr", "html", "li", "ol", "p", "pre", "section", "summary", "table", "tbody"}
+    | {"td", "tfoot", "th", "thead", "tr", "ul"}
 )
 _TEXT, _COMMENT = "-text", "-comment"
 _BREAKS = _BLOCKS | {"br"}
@@ -57,12 +58,18 @@ _NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_CHAR_REF = re.compile(r"&#(?:0*(\d{1,7})|[xX]0*([0-9a-fA-F]{1,6}))")
 # what may precede a block's first character: indent, quote markers, a list item's marker
-_CONTAINER = re.compile(r" {0,3}(?:>[ \t]?)*(?: {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
+_CONTAINER = re.compile(r"(?: {0,3}(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*")
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9-]*)(?:[^<>"']|"[^"]*"|'[^']*')*>""")
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
     | {"track", "wbr", "param"}
+)
+_FORMATTING = frozenset(
+    {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong"}
+    | {"tt", "u"}
 )
 # a start tag of one of these closes an open one of its kind (`<p><p>`, `<li><li>`)
 _SIBLINGS = frozenset({"p", "li", "dt", "dd", "option", "tr", "td", "th"})
@@ -80,9 +87,20 @@ def _space(char: str) -> bool:
     return char in " \t" or unicodedata.category(char) == "Zs"
 
 
+# a command's words, between the spaces a reader sees (`_space`)
+WORDS = re.compile(r"[^\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
+
+
 def _free_mark(text: str) -> str | None:
-    """A private-use character the comment does not contain (None: it holds all 71,000)."""
+    """A private-use character the comment does not contain, typed or as a numeric
+    character reference (raw HTML passes `&#xE000;` to the browser, which decodes it);
+    None: it holds all 71,000."""
     used = set(text)
+    for m in _CHAR_REF.finditer(text):
+        digits, hexa = m.groups()
+        code = int(digits) if digits else int(hexa, 16)
+        if code < 0x110000:
+            used.add(chr(code))
     for code in chain(range(0xE000, 0xF900), range(0xF0000, 0xFFFFE)):
         if chr(code) not in used:
             return chr(code)
@@ -111,11 +129,14 @@ def command_lines(text: str, word: str) -> list[str]:
     html = _render("\n".join(lines))
     if html.replace(mark, "") != _render(text):
         return []  # a mark changed more than itself (it sits in a link's hidden label)
-    if _depth(html) > MAX_DEPTH:
+    if _too_costly(html):
         return []
     found = []
     hides: dict[int, bool] = {}  # element -> whether its content is hidden
-    for node in LexborHTMLParser(html).root.traverse(include_text=True):
+    depths: dict[int, int] = {}  # element -> its ancestors (document order: parents first)
+    for walked, node in enumerate(LexborHTMLParser(html).root.traverse(include_text=True)):
+        if walked > len(html) or _depth(node, depths) > MAX_DEPTH:
+            return []  # a tree larger than its text, or deeper than MAX_DEPTH: not read
         text = (node.text_content or "") if node.tag == _TEXT else ""
         if mark not in text or _hidden(node.parent, hides):
             continue
@@ -139,7 +160,9 @@ def _display_math(lines: list[str]) -> set[int]:
     indented code block opens none."""
     inside: set[int] = set()
     start = None
-    for i, line in enumerate(without_fences("\n".join(lines), nested=True).split("\n")):
+    # code and HTML comments open no formula (blanked, their lines kept)
+    plain = _HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences("\n".join(lines)))
+    for i, line in enumerate(plain.split("\n")):
         if start is None:
             rest = line[_CONTAINER.match(line).end() :].rstrip()
             if rest.startswith("$$") and "$$" not in rest[2:]:
@@ -152,30 +175,50 @@ def _display_math(lines: list[str]) -> set[int]:
     return inside
 
 
-def _depth(html: str) -> int:
-    """How deep the elements nest, as an HTML5 parser roughly builds them (errs deep): a
-    start tag opens (`<q/>` too), an end tag closes up to its element if one is open and
-    else nothing. Linear: a count per name says whether one is open."""
+def _too_costly(html: str) -> bool:
+    """Whether an HTML5 parser would build a tree too deep or too large for its size, as
+    far as the tags say (a cheap first look; the walk counts the real tree): elements
+    nested past MAX_DEPTH (a start tag opens, `<q/>` too; an end tag closes up to its
+    element if one is open, else nothing), or formatting elements left open that the
+    parser opens again in every later block (`<b a=1>`... then many paragraphs)."""
     stack: list[str] = []
     open_by_name: dict[str, int] = {}
-    deepest = 0
+    formatting = reopened = 0
     for m in _TAG.finditer(html):
         name = m.group(2).lower()
         if name in _VOID:
             continue
         if not m.group(1):
+            if name in _FORMATTING:
+                formatting += 1
+            else:
+                reopened += formatting  # the open formatting elements are built again
+                if reopened > len(html):
+                    return True
             if name in _SIBLINGS and stack and stack[-1] == name:
                 continue  # closes the last and opens a new one: the same depth
             stack.append(name)
             open_by_name[name] = open_by_name.get(name, 0) + 1
-            deepest = max(deepest, len(stack))
+            if len(stack) > MAX_DEPTH:
+                return True
         elif open_by_name.get(name):
+            if name in _FORMATTING and formatting:
+                formatting -= 1
             while stack:
                 top = stack.pop()
                 open_by_name[top] -= 1
                 if top == name:
                     break
-    return deepest
+    return False
+
+
+def _depth(node: LexborNode, depths: dict[int, int]) -> int:
+    """How many ancestors `node` has, from its parent's count (met before it)."""
+    parent = node.parent
+    depth = 0 if parent is None else depths.get(parent.mem_id, 0) + 1
+    if node.tag != _TEXT:
+        depths[node.mem_id] = depth
+    return depth
 
 
 def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
@@ -190,11 +233,21 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
         parent = node.parent
         hidden = parent is not None and hides[parent.mem_id]
         if node.tag == "summary" and parent is not None and parent.tag == "details":
-            grand = parent.parent  # a collapsed details shows its summary
-            hidden = grand is not None and hides[grand.mem_id]
+            if _first_summary(node):  # a collapsed details shows its (first) summary
+                grand = parent.parent
+                hidden = grand is not None and hides[grand.mem_id]
         collapsed = node.tag == "details" and "open" not in node.attributes
         hides[node.mem_id] = hidden or node.tag in _HIDING or collapsed
     return hides[path[0].mem_id] if path else (element is not None and hides[element.mem_id])
+
+
+def _first_summary(summary: LexborNode) -> bool:
+    prev = summary.prev
+    while prev is not None:
+        if prev.tag == "summary":
+            return False
+        prev = prev.prev
+    return True
 
 
 def _line_starts(node: LexborNode) -> bool:
@@ -232,21 +285,32 @@ def _takes(node: LexborNode, out: list[str], hides: dict[int, bool]) -> bool:
     """Add one node's share of the line to `out`; True when the line ends at it."""
     if node.tag == _TEXT:
         out.append(node.text_content or "")
-    elif node.tag == "code":
-        out.append("`" + node.text(deep=True) + "`")  # a code span: one line, shown as code
+    elif node.tag == "code":  # shown as code, with what it shows of its own
+        inner: list[str] = []
+        ended = _shown_inline(node, inner, hides)
+        if shown := "".join(inner):
+            out.append(f"`{shown}`")
+        return ended
     elif node.tag in _BREAKS:
         return True
-    elif node.tag not in _NOTHING_SHOWN and not _unshown(node, hides):
+    elif node.tag not in _NOTHING_SHOWN and not _unshown(node):
         return _shown_inline(node, out, hides)
     return False
 
 
-def _unshown(element: LexborNode, hides: dict[int, bool]) -> bool:
+def _unshown(element: LexborNode) -> bool:
     """An inline element whose text is not part of the line: hidden (`<rp>`), or a
-    footnote's reference number or back-link."""
-    classes = element.attributes.get("class") or ""
-    footnote = "footnote-ref" in classes or "footnote-backref" in classes
-    return footnote or _hidden(element, hides)
+    footnote's reference number or back-link as cmark-gfm writes them (a `class` typed in
+    raw HTML is stripped by GitHub, so it alone proves nothing)."""
+    return _footnote_link(element) or element.tag in _HIDING
+
+
+def _footnote_link(element: LexborNode) -> bool:
+    link = element.child if element.tag == "sup" else element
+    if link is None or link.tag != "a":
+        return False
+    attributes = link.attributes
+    return "data-footnote-ref" in attributes or "data-footnote-backref" in attributes
 
 
 def _line_after(node: LexborNode, out: list[str], hides: dict[int, bool]) -> None:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import comment_prose
 from bot.commands import (
     CommandConfig,
     Kind,
@@ -605,3 +606,146 @@ def test_hidden_text_inside_an_inline_element_is_not_an_argument():
     assert kinds("/notes <rp>off</rp> on") != [("off", ("on",))]  # as reviewed: refresh
     assert kinds("/notes <span><rp>off</rp></span> on") == [("on", ())]
     assert kinds("/notes <b><rp>off</rp></b>") == [("refresh", ())]
+
+
+# --- review 'parser4': GitHub's sanitizer, character references, the cost guard --------
+
+
+def test_only_the_first_summary_of_a_collapsed_details_is_shown():
+    # HTML standard: "the first summary element child of the details element" is its
+    # legend; everything else, a second <summary> included, is the details' content and
+    # hidden while it is closed. GitHub shows "▸ logs" and nothing more. _hidden shows
+    # every <summary> child of a <details>, so the command in the second one runs.
+    text = "<details><summary>logs</summary><summary>\n\n/notes off\n\n</summary></details>"
+    assert kinds(text) == []
+    # the first summary is still shown
+    shown = "<details><summary>\n\n/notes why\n\n</summary><summary>x</summary></details>"
+    assert kinds(shown) == [("why", ())]
+
+
+def test_a_block_element_github_strips_is_no_line_break():
+    # GitHub's sanitizer removes <article>, <aside>, <figure>, <header>, <footer>, <nav>,
+    # <main>, <address>, <fieldset>, <form>, <figcaption> and a stray <caption>, keeping
+    # their text (rehype-github's fixtures: the elements are gone from GitHub's HTML;
+    # <section> is kept). So "<div>\nplease do not type <aside>\n/notes off</aside>\n
+    # </div>" reaches the browser as "please do not type \n/notes off" inside the div, one
+    # line of prose with the command mid-sentence. The bot's _BLOCKS lists these elements
+    # as blocks, so the text inside starts a line and the command runs.
+    for tag in ("aside", "article", "figure", "header", "nav", "address"):
+        text = f"<div>\nplease do not type <{tag}>\n/notes off</{tag}>\n</div>"
+        assert kinds(text) == [], tag
+
+
+def test_a_class_typed_in_raw_html_does_not_make_a_footnote_reference():
+    # GitHub drops class attributes from the HTML a user writes (only those its own
+    # renderer adds survive), so "/notes <span class="footnote-ref">on</span> off" shows
+    # "/notes on off": an `on` with the word "off" after it. The bot recognises footnote
+    # apparatus by the class alone, leaves "on" out and pauses itself on `/notes off`, a
+    # command the page does not show.
+    assert kinds('/notes <span class="footnote-ref">on</span> off') == [("on", ("off",))]
+    assert kinds('/notes wrong <sup class="footnote-ref">1</sup>2') != [("wrong", ("2",))]
+
+
+def test_a_private_use_character_written_as_an_entity_is_not_the_mark():
+    # _free_mark picks a private-use character the comment's text does not hold, but an
+    # HTML block is passed through verbatim and the HTML parser decodes "&#xE000;" into
+    # that very character. The bot then takes it for one of its marks: the line
+    # "&#xE000;/notes off" (shown as "\ue000/notes off", a character before the word; its
+    # source does not start with the command either, like "\\/notes off") runs `off`.
+    # Any other comment that makes the bot render (here a `/notes why`) is enough.
+    assert kinds("/notes why\n\n<div>\n&#xE000;/notes off\n</div>") == [("why", ())]
+    assert kinds("/notes why\n\n<div>\nplease type<br>&#57344;/notes off\n</div>") == [("why", ())]
+
+
+def test_a_control_character_inside_the_arguments_joins_words():
+    # The word boundary after "/notes" is a space a reader sees (_space: "a control
+    # character is no space: GitHub shows /notesoff", already a test). The arguments are
+    # then split with str.split(), which also splits at \x1c-\x1f and \x85: GitHub shows
+    # "/notes off\x1fnow" as "/notes offnow" (an unknown sub-command); the bot pauses.
+    assert [c.kind.value for c in parse_commands("/notes off\x1fnow")] != ["off"]
+    assert [c.args for c in parse_commands("/notes wrong 1\x1f2")] != [("1", "2")]
+
+
+def test_a_code_element_after_the_word_is_read_as_the_page_shows_it():
+    # _takes reads a <code> element whole (node.text(deep=True)), unlike any other inline
+    # element: an <rp> inside it (never displayed) is read as part of the argument, and a
+    # <br> or block inside it does not end the line. "/notes topic <code>ro<rp>(</rp>cm
+    # </code>" shows the topic `rocm`; the bot looks up "ro(cm". "/notes <code><br>off
+    # </code>" shows "/notes" and, on the next line, `off` in code: a refresh; the bot
+    # answers an unknown sub-command "`off`".
+    assert parse_commands("/notes topic <code>ro<rp>(</rp>cm</code>")[0].args == ("`rocm`",)
+    assert kinds("/notes <code><br>off</code>") == [("refresh", ())]
+
+
+def test_a_math_block_opened_behind_a_list_and_a_quote_or_two_lists_is_a_formula():
+    # The math scan allows quote markers and then one list marker before "$$"
+    # (_CONTAINER), so a block opened behind a list marker then a quote marker, or behind
+    # two list markers, is missed. "- > $$\n/notes off\n$$" is a list item holding a quote
+    # whose paragraph is "$$ / /notes off / $$" (the lines after are lazy continuations):
+    # the same formula as "> $$\n/notes off\n$$", already a test. The command runs.
+    assert kinds("- > $$\n/notes off\n$$") == []
+    assert kinds("- - $$\n/notes off\n$$") == []
+    assert kinds("1. - $$\n/notes off\n$$") == []
+
+
+def test_a_fence_that_is_paragraph_text_does_not_hide_a_math_block():
+    # The math scan first blanks fenced code with without_fences(nested=True), which takes
+    # a "```" at any indent for a fence. Right after a paragraph line, "    ```" is not
+    # code: indented code cannot interrupt a paragraph, so it is paragraph text, and so are
+    # the lines after it. GitHub renders the paragraph "x ``` $$ /notes off $$" with the
+    # "$$ ... $$" as a formula (as "The bound:\n$$\n/notes off\n$$", already a test); the
+    # scan saw an unclosed fence, found no "$$" line, and the command runs.
+    assert kinds("x\n    ```\n$$\n/notes off\n$$") == []
+
+
+def test_a_dollar_pair_in_an_html_comment_opens_no_math_block():
+    # The lesser error: "<!--\n$$\n-->\n\n/notes why" shows nothing of the comment and
+    # "/notes why" as a paragraph. The math scan does not know HTML comments (it was taught
+    # code blocks only), takes the "$$" line for a formula that runs to the end of the
+    # comment, and drops every later command.
+    assert kinds("<!--\n$$\n-->\n\n/notes why") == [("why", ())]
+
+
+def test_nesting_deeper_than_400_is_not_read_however_the_tags_are_written():
+    # README: "A comment whose elements nest more than 400 deep is not read". _depth counts
+    # tags with a regular expression, but the HTML parser nests where it sees none, or
+    # where _depth thinks they close:
+    # - "</div>" inside an HTML comment closes nothing ("<div><!--</div>-->" x 3,600 nests
+    #   3,600 divs; _depth says 2);
+    # - an unquoted attribute value may hold "<" ("<ul/<>" opens a <ul>; _TAG does not
+    #   match it at all: 10,900 nested lists, _depth 1, about 0.17 s to read);
+    # - an end tag whose element is out of scope is ignored ("<div><marquee></div>": the
+    #   </div> does not cross the <marquee>; 6,500 deep, _depth 3).
+    # Each ends in a visible command under the 400 limit's own reading, which runs.
+    head, tail = "<div>\n", "\n/notes off\n</div>"
+    for unit in ("<div><!--</div>-->", "<ul/<>", "<div><marquee></div>"):
+        text = head + unit * 1000 + tail
+        assert kinds(text) == [], unit
+
+
+def test_reconstructed_formatting_elements_do_not_multiply_the_work(monkeypatch):
+    # Formatting elements opened in a paragraph (distinct attributes, so the HTML parser's
+    # "Noah's Ark" clause keeps them all; under the depth guard), then "<p>x" repeated:
+    # each <p> closes the paragraph and its open elements, and the HTML parser rebuilds
+    # all of them around each "x". With 390 of them ("<b a=0>" ... ; _depth 393) 64 KB
+    # become ~6 million elements: parse_commands took 7.1 s and changed_commands 3.8 s on
+    # the reviewer's machine; with the 50 used here, 0.7 s and 0.34 s (README: at most
+    # about 95 ms for 64 KB built to be slow). GitHub shows 16,000 lines "x". The work,
+    # not the time, is asserted: the reader must not walk more elements than the comment
+    # has characters.
+    head = "/notes why\n\n<div>\n<p>" + "".join(f"<b a={i}>" for i in range(50))
+    tail = "\n</div>"
+    text = head + "<p>x" * ((65536 - len(head) - len(tail)) // 4) + tail
+    parsers = []
+    real = comment_prose.LexborHTMLParser
+    monkeypatch.setattr(
+        comment_prose, "LexborHTMLParser", lambda html: parsers.append(real(html)) or parsers[-1]
+    )
+    changed_commands(None, text)
+    walked = 0
+    for parser in parsers:
+        for _ in parser.root.traverse(include_text=True):
+            walked += 1
+            if walked > len(text):
+                break
+    assert walked <= len(text)
