@@ -15,12 +15,12 @@ from bot.feedback import Pick, Problem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
+from bot.render import BUDGET, TITLE_MAX
 from bot.search import query_terms, search_notes
 
 REPLY_MARKER = "<!-- review-notes:reply -->"
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
-REPLY_BUDGET = 60_000  # well under GitHub's 65,536 (it counts UTF-16, entities)
-_TITLE_MAX = 300  # a note's title, as in the notes comment
+REPLY_BUDGET = BUDGET  # as the notes comment: well under GitHub's 65,536
 _NAME_MAX = 100  # a topic's name in the list of topics
 _CUT = "_The rest is not shown: the reply would be too long._"
 NoteUrl = Callable[[Note], str]
@@ -36,7 +36,7 @@ def verdict_badge(note: Note) -> str:
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     """One list item: verdict, English and Chinese titles, source PR, link to the note."""
     titles = " / ".join(
-        safe_text(t, _TITLE_MAX) for t in (note.title_en, note.title_zh) if t.strip()
+        safe_text(t, TITLE_MAX) for t in (note.title_en, note.title_zh) if t.strip()
     )
     parts = [verdict_badge(note), titles]
     if note.source_pr:

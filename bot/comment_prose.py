@@ -5,7 +5,8 @@ comment is rendered the way GitHub renders it: cmark-gfm (GitHub's own Markdown 
 with its extensions and raw HTML passed through), and the HTML read by an HTML5 parser
 (Lexbor), as GitHub's sanitizer and the browser read it. Code blocks and spans, quotes,
 lists, link labels and titles, HTML comments, tags and attributes, `<pre>` and `<code>`
-elements all come out as GitHub shows them; both engines are C and linear in the text.
+elements all come out as GitHub shows them; both engines are C. Their work is linear
+in the text once nesting is capped (`MAX_DEPTH`, `_too_costly`).
 
 How a line is found: each line whose source starts with the command word (at most three
 spaces in) gets a private-use character before the word, one the comment does not use.
@@ -58,7 +59,9 @@ _NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# an HTML comment: `<!-->` and `<!--->` are empty ones; an unclosed one runs to the end
+# (taken in one match: trying `.*?-->` again from each later `<!--` was quadratic)
+_HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
 _CHAR_REF = re.compile(r"&#(?:0*(\d{1,7})|[xX]0*([0-9a-fA-F]{1,6}))")
 # what may precede a block's first character: indent, quote markers, a list item's marker
 _CONTAINER = re.compile(r"(?: {0,3}(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*")
@@ -83,12 +86,14 @@ def _starts_with(line: str, word: str) -> bool:
 
 
 def _space(char: str) -> bool:
-    """A space a reader sees: not a control character Python also calls white space."""
-    return char in " \t" or unicodedata.category(char) == "Zs"
+    """A space a reader sees: a tab or Unicode's space separators (Zs), not a control
+    character Python also calls white space."""
+    return char in _SPACES
 
 
-# a command's words, between the spaces a reader sees (`_space`)
-WORDS = re.compile(r"[^\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
+_SPACES = "\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs")
+# a command's words: between the spaces a reader sees
+WORDS = re.compile(f"[^{re.escape(_SPACES)}]+")
 
 
 def _free_mark(text: str) -> str | None:
@@ -160,11 +165,13 @@ def _display_math(lines: list[str]) -> set[int]:
     indented code block opens none."""
     inside: set[int] = set()
     start = None
-    # code and HTML comments open no formula (blanked, their lines kept)
-    plain = _HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences("\n".join(lines)))
+    # behind quote and list markers, code and HTML comments open no formula (blanked,
+    # their lines kept)
+    bare = "\n".join(line[_CONTAINER.match(line).end() :] for line in lines)
+    plain = _HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences(bare))
     for i, line in enumerate(plain.split("\n")):
         if start is None:
-            rest = line[_CONTAINER.match(line).end() :].rstrip()
+            rest = line.rstrip()
             if rest.startswith("$$") and "$$" not in rest[2:]:
                 start = i
         elif "$$" in line:

@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.db import Database, utcnow
 from bot.github_port import FileList, Outcome, PRRef, StickyResult
+from bot.installations import InstallationChange
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,9 @@ class DryRunGitHub:
 
     def permission(self, ref: PRRef, login: str) -> str:
         return "write"  # local development: everyone may run every command
+
+    def forget_installation(self, change: InstallationChange) -> None:
+        """Nothing cached: a dry run mints no tokens."""
 
     # --- inspection (GET /dry-run/comments) ---
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.installations import InstallationChange
 from bot.prfacts import PRFacts
 
 
@@ -106,4 +107,8 @@ class GitHubPort(Protocol):
 
     def permission(self, ref: PRRef, login: str) -> str:
         """The user's permission on the repo: admin, maintain, write, triage, read or none."""
+        ...
+
+    def forget_installation(self, change: InstallationChange) -> None:
+        """An installation event: forget the tokens and lookups it makes stale."""
         ...

@@ -50,13 +50,15 @@ def installation_change(event: str, payload: dict[str, Any]) -> InstallationChan
         raise ValueError("action: not a string")
     account = installation.get("account")
     login = account.get("login") if isinstance(account, dict) else None
-    key = {"added": "repositories_added", "removed": "repositories_removed"}.get(action)
-    listed = payload.get(key if event == "installation_repositories" and key else "repositories")
+    field = "repositories"  # installation_repositories lists what was added or removed
+    if event == "installation_repositories" and action in ("added", "removed"):
+        field = f"repositories_{action}"
+    listed = payload.get(field)
     repos = []
     for repo in listed if isinstance(listed, list) else []:
         name = repo.get("full_name") if isinstance(repo, dict) else None
         if not isinstance(name, str):
-            raise ValueError(f"{key or 'repositories'}: an entry without full_name")
+            raise ValueError(f"{field}: an entry without full_name")
         repos.append(name)
     return InstallationChange(iid, event, action, str(login or "?"), tuple(repos))
 
@@ -73,7 +75,8 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
     warning = ""
     if left_out:
         warning = (
-            f"{who} covers {', '.join(left_out[:10])}, not on the allow-list (REVIEW_NOTES_REPOS): "
+            f"{who} covers {', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''},"
+            " not on the allow-list (REVIEW_NOTES_REPOS): "
             "the bot ignores their events"
         )
     elif change.action == "suspend":

@@ -171,13 +171,14 @@ def _pre_end(text: str, opened: re.Match[str]) -> int:
 def _without_hiding(
     text: str, opener: re.Pattern[str], end: Callable[[str, re.Match[str]], int]
 ) -> str:
-    """The text minus each element `opener` finds, up to `end`. One written inside
-    inline code is text: GitHub shows "wrap the logs in a `<details>` block" as is."""
+    """The text minus each element `opener` finds, up to `end`. One written inside code
+    (inline or a fenced block) is text: GitHub shows "wrap the logs in a `<details>`
+    block" as is."""
     out, pos, k = [], 0, 0
     spans: list[tuple[int, int]] | None = None  # read once an element is found
     while opened := opener.search(text, pos):
         if spans is None:
-            spans = paragraph_code_spans(text) if "`" in text else []
+            spans = _code_spans(text) if "`" in text or "~~~" in text else []
         while k < len(spans) and spans[k][1] <= opened.start():
             k += 1
         if k < len(spans) and spans[k][0] <= opened.start():
@@ -188,6 +189,21 @@ def _without_hiding(
         pos = end(text, opened)
     out.append(text[pos:])
     return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the fenced blocks' lines and the inline code spans, in order. `text`
+    has "\n" line ends."""
+    lines = text.split("\n")
+    kept = without_fences(text, nested=True).split("\n")
+    fenced, masked, pos = [], [], 0
+    for line, shown in zip(lines, kept, strict=True):
+        code = bool(line) and not shown
+        if code:
+            fenced.append((pos, pos + len(line)))
+        masked.append(" " * len(line) if code else line)  # positions kept for the spans
+        pos += len(line) + 1
+    return sorted(fenced + paragraph_code_spans("\n".join(masked)))
 
 
 def _without_comments(text: str) -> str:
@@ -218,6 +234,7 @@ def clean_body(body: str) -> str:
 
 def without_comments_and_code(body: str) -> str:
     """The description minus HTML comments (the template's hints) and fenced code."""
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
     return without_fences(_without_comments(body), nested=True)
 
 

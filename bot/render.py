@@ -26,7 +26,7 @@ MARKER = "<!-- review-notes:v1 -->"
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
 
-_TITLE_MAX = 300
+TITLE_MAX = 300
 _SUMMARY_MAX = 1_500
 _REASON_MAX = 300
 _REASONS_SHORT = 12
@@ -92,7 +92,8 @@ def render(
     blocks = [_note_block(rank, m, library, opts) for rank, m in enumerate(matches, 1)]
     # why mode's topics go only when even one note does not fit with them: notes first
     for topics in (True, False):
-        for shown in range(len(matches), -1, -1):
+        least = 1 if topics else 0  # with the topics, at least one note; else drop them
+        for shown in range(len(matches), least - 1, -1):
             body = _compose(
                 blocks[:shown],
                 matches[:shown],
@@ -125,7 +126,7 @@ def render_no_match(
         parts += ["", _paused_line(opts)]
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
-    head = parts
+    head = list(parts)
     if opts.verbose and result is not None:
         parts = [*head, "", *_topics_section(result, library, ())]
         body = "\n".join([*parts, "", _footer(opts)]) + "\n"
@@ -214,13 +215,13 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     note = match.note
     v = note.verdict
     title = note.title_en or note.title_zh
-    head = f"**{rank}. {safe_text(title, _TITLE_MAX)}**"
+    head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
     source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
     guidance = f"[full guidance]({link_target(opts.links.url(note))})"
     badge = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
     lines = [head, badge]
     if note.title_en:
-        lines.append(f"原题 (original title): {safe_text(note.title_zh, _TITLE_MAX)}")
+        lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if note.summary_en:
         lines += ["", f"> {safe_text(note.summary_en, _SUMMARY_MAX)}"]
     topics = [library.topics[t].name_en for t in note.topics if t in library.topics]

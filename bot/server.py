@@ -232,10 +232,12 @@ def create_app(rt: Runtime) -> FastAPI:
     app = FastAPI(title="review-notes", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.runtime = rt
     settings = rt.settings
-    # a dry run, or a token, has no installation caches to forget
-    forget = getattr(rt.ctx.github, "forget_installation", None)
     webhook = WebhookEndpoint(
-        settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries, on_installation=forget
+        settings,
+        rt.dispatcher,
+        rt.queue,
+        rt.ctx.metrics.deliveries,
+        on_installation=rt.ctx.github.forget_installation,
     )
     app.add_route("/webhook", webhook, methods=["POST"])  # GET /webhook: 405, as for any route
     app.add_middleware(WebhookFirst, path="/webhook", endpoint=webhook)

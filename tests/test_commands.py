@@ -749,3 +749,25 @@ def test_reconstructed_formatting_elements_do_not_multiply_the_work(monkeypatch)
             if walked > len(text):
                 break
     assert walked <= len(text)
+
+
+def test_a_math_marker_inside_a_quoted_code_block_does_not_hide_later_commands():
+    # _display_math blanks fences with markdown_text.without_fences (strict mode), which
+    # does not see a fence opened behind `> `, so the `$$` inside the quoted code block
+    # opens a formula that never closes and every later command is dropped, though GitHub
+    # shows `/notes why` as a paragraph (cmark-gfm: <blockquote><pre>..</pre></blockquote>
+    # <p>/notes why</p>). The module docstring says a `$$` in a fenced block opens none.
+    comment = "> ```\n> $$\n> ```\n\n/notes why\n"
+    assert [(c.kind.value, c.args) for c in parse_commands(comment)] == [("why", ())]
+
+
+def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
+    # `<!-->` and `<!--->` are empty comments, closed at once (HTML, cmark-gfm's HTML
+    # block ends on the line holding `-->`, and bot.prfacts._COMMENT_END says so), but
+    # comment_prose._HTML_COMMENT (`<!--.*?-->`) runs from them to the next `-->`, so
+    # _display_math never sees the `$$` block in between: cmark-gfm (which knows no math)
+    # shows the command as a paragraph and it runs, although GitHub shows it inside a
+    # formula -- the unsafe direction.
+    for empty in ("<!-->", "<!--->"):
+        comment = f"{empty}\n\n$$\n/notes off\n$$\n\n<!-- done -->\n"
+        assert parse_commands(comment) == [], empty

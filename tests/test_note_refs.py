@@ -195,3 +195,12 @@ def test_cli_needs_usable_credentials_and_a_known_note(tmp_path, fake_github):
     run = cli("notes", "refs", env=env, cwd=tmp_path)
     assert run.returncode == 2 and "GITHUB_PRIVATE_KEY" in run.stderr, run.stderr
     assert "Traceback" not in run.stderr and "not a key" not in run.stderr
+
+
+def test_a_relation_after_a_fenced_html_comment_opener_is_read():
+    assert [
+        (r.number, r.relation)
+        for r in related_refs(
+            "Repro:\n\n```html\n<!-- a hint\n\nnot closed\n```\n\nFixes #123.", "vllm-project/vllm"
+        )
+    ] == [(123, Relation.FIXES)]

@@ -432,3 +432,20 @@ def test_a_record_lists_incidental_files_by_path_or_index():
     assert facts_from_record({"number": 1, "title": "t"}).incidental == frozenset()
     with pytest.raises(ValueError, match=r"incidental: no file at index 3 \(files lists 1\)"):
         facts_from_record({"number": 1, "title": "t", "files": ["a.py"], "incidental": [3]})
+
+
+FENCED_COMMENT_BODY = (
+    "Repro:\n\n"
+    "```html\n<!-- the template's hint\n\nis not closed here\n```\n\n"
+    "Fixes #123. The prefix cache keeps its hits."
+)
+
+
+def test_an_html_comment_opener_inside_a_fenced_block_hides_nothing():
+    # comments are removed before fences, so `<!--` shown as code (a fence with a blank
+    # line inside is not mistaken for a code span) runs to the end of the description:
+    # the references, the relations and the author's prose after it are lost. The fix of
+    # commit 4c1df37 covers inline code only.
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=FENCED_COMMENT_BODY)
+    assert facts.refs == (123,)
+    assert "prefix cache" in facts.clean_body

@@ -427,3 +427,19 @@ def test_the_readme_shows_the_comment_the_bot_renders():
     opts = RenderOptions(links=links, opt_out_label="no-review-notes")
     body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=opts)
     assert body.rstrip("\n") == shown.rstrip("\n")
+
+
+def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
+    # render() tried every note count with the topics first, down to none, and only then
+    # dropped the topics: a comment could show the topics and no note, though the note
+    # fitted without them (notes are kept first; found by review 'diff11')
+    evidence = tuple(Evidence(Kind.TITLE, 1.0, "r" * 290) for _ in range(12))
+    hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in list(LIB.topics.values())[:6])
+    topics = tuple(h.topic.id for h in hits)
+    big = note(summary_en="s " * 2000)  # a 4,000-character note block
+    result = MatchResult((Match(big, 9.0, ("title mentions 'EAGLE'",)),), topics, hits)
+    why = replace(OPTS, verbose=True, budget=10**6)
+    full = render(result, LIB, head_sha=SHA, opts=why)
+    body = render(result, LIB, head_sha=SHA, opts=replace(why, budget=len(full) - 1))
+    assert "**1. Test note 1**" in body  # the note is kept ...
+    assert "topics this pull request touches are not shown" in body  # ... its topics go
