@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from itertools import chain
 
 import cmarkgfm
@@ -53,6 +54,9 @@ _BLOCKS = frozenset(
     | {"td", "tfoot", "th", "thead", "tr", "ul"}
 )
 _TEXT, _COMMENT = "-text", "-comment"
+# The comment as part of GitHub's page: no quirks mode (a <table> closes a <p>), inside a
+# <div> after content (a <frameset> in the comment cannot take over the document).
+_PAGE = "<!DOCTYPE html><html><body><br><div>{}</div></body></html>"
 _BREAKS = _BLOCKS | {"br"}
 _NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no line end
 # An HTML5 parser's work grows with the depth of open elements (32,768 nested quotes fit in
@@ -75,14 +79,34 @@ _FORMATTING = frozenset(
     | {"tt", "u"}
 )
 # a start tag of one of these closes an open one of its kind (`<p><p>`, `<li><li>`)
-_SIBLINGS = frozenset({"p", "li", "dt", "dd", "option", "tr", "td", "th"})
+# Start tags that close an open element of the kinds named (end tags may be left out):
+# `<li>` an open `<li>`, `<dd>` a `<dt>`, a block a `<p>`, within the top few elements.
+_LIST_ITEM, _TERM, _CELL = {"li"}, {"dt", "dd"}, {"td", "th"}
+_CLOSES = {
+    "li": _LIST_ITEM | {"p"},
+    "dt": _TERM | {"p"},
+    "dd": _TERM | {"p"},
+    "tr": {"tr"} | _CELL,
+    "td": _CELL,
+    "th": _CELL,
+    "option": {"option"},
+    "p": {"p"},
+} | dict.fromkeys(
+    ("div", "ul", "ol", "dl", "table", "pre", "blockquote", "details", "section", "hr")
+    + ("h1", "h2", "h3", "h4", "h5", "h6", "summary"),
+    {"p"},
+)
+_IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looked for
 
 
 def _starts_with(line: str, word: str) -> bool:
     indent = len(line) - len(line.lstrip(" "))
     end = indent + len(word)
     head = line[indent:end]
-    return indent <= 3 and head.lower() == word and (end == len(line) or _space(line[end]))
+    # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break): the
+    # page decides, after rendering
+    after = line[end : end + 1]
+    return indent <= 3 and head.lower() == word and (not after or _space(after) or after in "<\\")
 
 
 def _space(char: str) -> bool:
@@ -121,8 +145,10 @@ def command_lines(text: str, word: str) -> list[str]:
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = text.encode("utf-8", "replace").decode("utf-8")
     lines = text.split("\n")
-    math = _display_math(lines)
-    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word) and i not in math]
+    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word)]
+    if candidates:
+        math = _display_math(lines)
+        candidates = [i for i in candidates if i not in math]
     if not candidates:
         return []  # most comments: nothing to render
     mark = _free_mark(text)
@@ -139,7 +165,8 @@ def command_lines(text: str, word: str) -> list[str]:
     found = []
     hides: dict[int, bool] = {}  # element -> whether its content is hidden
     depths: dict[int, int] = {}  # element -> its ancestors (document order: parents first)
-    for walked, node in enumerate(LexborHTMLParser(html).root.traverse(include_text=True)):
+    page = LexborHTMLParser(_PAGE.format(html))
+    for walked, node in enumerate(page.root.traverse(include_text=True)):
         if walked > len(html) or _depth(node, depths) > MAX_DEPTH:
             return []  # a tree larger than its text, or deeper than MAX_DEPTH: not read
         text = (node.text_content or "") if node.tag == _TEXT else ""
@@ -151,7 +178,9 @@ def command_lines(text: str, word: str) -> list[str]:
         if not before.strip() and _line_starts(node):
             rest = [after]
             _line_after(node, rest, hides)
-            found.append("".join(rest).replace(mark, "").replace("\n", " "))
+            line = "".join(rest).replace(mark, "").replace("\n", " ")
+            if line[len(word) : len(word) + 1] in ("", *_SPACES):  # `/notes<b>x` is /notesx
+                found.append(line)
     return found
 
 
@@ -202,8 +231,7 @@ def _too_costly(html: str) -> bool:
                 reopened += formatting  # the open formatting elements are built again
                 if reopened > len(html):
                     return True
-            if name in _SIBLINGS and stack and stack[-1] == name:
-                continue  # closes the last and opens a new one: the same depth
+            _close_implied(_CLOSES.get(name, ()), stack, open_by_name)
             stack.append(name)
             open_by_name[name] = open_by_name.get(name, 0) + 1
             if len(stack) > MAX_DEPTH:
@@ -217,6 +245,16 @@ def _too_costly(html: str) -> bool:
                 if top == name:
                     break
     return False
+
+
+def _close_implied(kinds: Iterable[str], stack: list[str], open_by_name: dict[str, int]) -> None:
+    """Pop up to the nearest open element of `kinds` among the top few, if there is one."""
+    for i in range(len(stack) - 1, max(len(stack) - 1 - _IMPLIED_REACH, -1), -1):
+        if stack[i] in kinds:
+            for top in stack[i:]:
+                open_by_name[top] -= 1
+            del stack[i:]
+            return
 
 
 def _depth(node: LexborNode, depths: dict[int, int]) -> int:
@@ -248,6 +286,16 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
     return hides[path[0].mem_id] if path else (element is not None and hides[element.mem_id])
 
 
+def _shows_nothing(node: LexborNode) -> bool:
+    """A comment, a processing instruction (`<?php ?>`: a comment to the browser) or an
+    inline element with no text and no image (`<a name="top"></a>`, `<wbr>`)."""
+    if node.tag in (_COMMENT, None) or node.is_comment_node:
+        return True
+    if node.tag in ("img", "input") or node.css_first("img, input") is not None:
+        return False
+    return not node.text(deep=True).strip()
+
+
 def _first_summary(summary: LexborNode) -> bool:
     prev = summary.prev
     while prev is not None:
@@ -268,7 +316,7 @@ def _line_starts(node: LexborNode) -> bool:
             if prev.tag == _TEXT:
                 if (prev.text_content or "").strip():
                     return False
-            elif prev.tag != _COMMENT:
+            elif not _shows_nothing(prev):
                 return False  # an inline element before it on its line
             prev = prev.prev
         parent = node.parent

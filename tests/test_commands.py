@@ -771,3 +771,107 @@ def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
     for empty in ("<!-->", "<!--->"):
         comment = f"{empty}\n\n$$\n/notes off\n$$\n\n<!-- done -->\n"
         assert parse_commands(comment) == [], empty
+
+
+# --- review 'parser5': the comment as part of GitHub's page -------------------------
+
+
+def test_a_comment_without_a_command_line_is_not_scanned_for_math(monkeypatch):
+    # README: "Reading costs nothing for a comment with no `/notes` at a line's start".
+    # command_lines runs _display_math before it looks for candidate lines, and the math
+    # scan blanks HTML comments with the lazy regex "<!--.*?-->" (re.S): each "<!--"
+    # without a "-->" after it scans to the end of the text, so the scan is quadratic.
+    # "<!--" * 16,384 (64 KB, no "/notes" anywhere) took 5.5 s in parse_commands and
+    # 9.3 s in changed_commands on the reviewer's machine; "a <!-- b\n" * 7,000 (63 KB,
+    # any text with a "<!--" on each line) 1.7 s. With a command line in it the same
+    # comment is as slow ("/notes why\n" + "<!--" * 16,384: 4.6 s / 9.3 s;
+    # "/notes why\n\n<div>\n" + "<!--x" * 12,000: 2.8 s / 5.6 s), all of it in
+    # _display_math. GitHub shows a paragraph of "<!--" text. The work, not the time, is
+    # asserted: a comment with no command line does not reach the math scan.
+    calls = []
+    real = comment_prose._display_math
+    monkeypatch.setattr(
+        comment_prose, "_display_math", lambda lines: calls.append(1) or real(lines)
+    )
+    text = "<!--" * 2000  # small: the test stays fast
+    assert parse_commands(text) == [] and changed_commands(None, text) == []
+    assert calls == []
+
+
+def test_the_comment_is_read_as_part_of_githubs_page_not_as_a_document_of_its_own():
+    # The bot gives cmark-gfm's HTML to Lexbor as a whole document with no doctype: a
+    # quirks-mode document whose start is the start of <html>. GitHub's page has a
+    # doctype (no-quirks) and the comment sits inside its <body>.
+    # - In no-quirks mode a <table> closes an open <p> (HTML standard, "in body", a start
+    #   tag "table"); in quirks mode it does not. "see <code>this<table><tr><td>\n/notes
+    #   why" renders "<p>see <code>this<table><tr><td><br />\n/notes why...": GitHub shows
+    #   "see `this`" and, below it, a table whose cell reads "/notes why" as text (the
+    #   <code> is closed with the <p>, and not rebuilt inside a cell). Lexbor, in quirks
+    #   mode, nests the table inside the <code>, so the bot takes the cell for code and
+    #   runs nothing. The same with an <rp> (the cell is "hidden" in it).
+    # - The worse error, same cause: text the parser moves out of a table (foster
+    #   parenting) lands right before the table. "<p>\n/notes\n<table>off</table>" is
+    #   passed through by cmark-gfm; in no-quirks mode the <p> ends at <table>, so the page
+    #   shows "/notes" (a refresh) and, on the next line, "off". In quirks mode the table
+    #   and the "off" before it stay inside the <p>, and the bot pauses on `/notes off`.
+    # - A comment that starts with "<frameset>" makes Lexbor build a frameset document and
+    #   drop everything after it; inside a page's body the parser ignores <frameset> (and
+    #   GitHub's sanitizer strips it), so "/notes why" is a paragraph on the page.
+    assert kinds("<p>\n/notes\n<table>off</table>") == [("refresh", ())]
+    assert kinds("<div>\n<p>\n/notes\n<table><tr><td>x</td>off</tr></table>\n</div>") == [
+        ("refresh", ())
+    ]
+    assert kinds("see <code>this<table><tr><td>\n/notes why\n</td></tr></table>") == [("why", ())]
+    assert kinds("text <rp>x<table><tr><td>\n/notes why\n</td></tr></table>") == [("why", ())]
+    assert kinds("<frameset>\n\n/notes why") == [("why", ())]
+
+
+def test_a_processing_instruction_is_a_comment_to_the_browser():
+    # "<?php ... ?>" in raw HTML is a bogus comment to an HTML5 parser (HTML standard:
+    # "<?" starts a bogus comment, which ends at the next ">"): nothing is shown. Lexbor
+    # keeps it as a processing-instruction node (tag None), and _line_starts takes any
+    # node before the text that is not text or "-comment" for "an inline element before
+    # it on its line". So "<div>\n<?php echo 1; ?>\n/notes why\n</div>", shown by GitHub
+    # as a div whose only line is "/notes why", runs nothing. "<!-- x -->" there works.
+    assert kinds("<div>\n<!-- x -->\n/notes why\n</div>") == [("why", ())]
+    assert kinds("<div>\n<?php echo 1; ?>\n/notes why\n</div>") == [("why", ())]
+
+
+def test_an_empty_inline_element_before_the_command_shows_nothing():
+    # "<div>\n<a name="top"></a>\n/notes why\n</div>": an empty anchor (or a <wbr>, an
+    # empty <b>) shows nothing, so GitHub shows "/notes why" at the start of the div.
+    # _line_starts stops at any element before the text ("an inline element before it on
+    # its line"), whether or not it shows anything; <wbr> is even listed in
+    # _NOTHING_SHOWN ("no text, and no line end"), and still ends the look back. An
+    # <img> before it does share its line (already a test), as it shows an image.
+    assert kinds('<div>\n<a name="top"></a>\n/notes why\n</div>') == [("why", ())]
+    assert kinds("<div>\n<wbr>\n/notes why\n</div>") == [("why", ())]
+    assert kinds("<div>\n<b></b>\n/notes why\n</div>") == [("why", ())]
+
+
+def test_markup_right_after_the_word_is_not_text_after_it():
+    # _starts_with wants a space (or the line's end) right after the word in the source,
+    # so a line where markup follows it is no candidate, whatever the page shows.
+    # "/notes<!-- c --> off" shows "/notes off" (the HTML comment is not shown, the space
+    # after it is), a visible `/notes off` that does nothing; "/notes<br>thanks" and
+    # "/notes\\" + newline (a hard break) show "/notes" alone on its line, a refresh.
+    assert kinds("/notes<!-- c --> off") == [("off", ())]
+    assert kinds("/notes<br>thanks") == [("refresh", ())]
+    assert kinds("/notes\\\nthanks") == [("refresh", ())]
+
+
+def test_end_tags_html_lets_you_leave_out_do_not_count_as_nesting():
+    # README: "A comment whose elements nest more than 400 deep is not read". _too_costly
+    # guesses the depth from the tags, and treats an optional end tag as missing only when
+    # the same element follows right away (_SIBLINGS: "<p><p>", "<li><li>"). A definition
+    # list written the usual HTML way, "<dl>\n<dt>term\n<dd>meaning\n..." (a <dt> or <dd>
+    # closes an open <dt> or <dd>), is three elements deep whatever its length, but every
+    # "<dt>" after a "<dd>" (and back) counts one level more: at 201 entries the guess
+    # passes 400 and the whole comment is not read, so the "/notes why" on its first line,
+    # a plain paragraph on the page, does nothing. Likewise a table whose rows are
+    # "<tr><td>a<td>b" (a <tr> closes the open cell and row) and a list of "<li><p>item"
+    # (an <li> closes the open <p> and <li>). 199 entries are read.
+    head = "/notes why\n\n"
+    assert kinds(head + "<dl>\n" + "<dt>term\n<dd>meaning\n" * 201 + "</dl>") == [("why", ())]
+    assert kinds(head + "<table>\n" + "<tr><td>a<td>b\n" * 201 + "</table>") == [("why", ())]
+    assert kinds(head + "<ul>\n" + "<li><p>item\n" * 201 + "</ul>") == [("why", ())]
