@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from itertools import chain
 
 import cmarkgfm
@@ -49,7 +48,8 @@ _HIDING = frozenset(
 # Only blocks GitHub's sanitizer keeps: it strips <aside>, <article>, <nav>, ... and keeps
 # their text, which then runs on in the line it is in.
 _BLOCKS = frozenset(
-    {"blockquote", "body", "dd", "details", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5"}
+    {"blockquote", "body", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "h1"}
+    | {"h2", "h3", "h4", "h5"}
     | {"h6", "hr", "html", "li", "ol", "p", "pre", "section", "summary", "table", "tbody"}
     | {"td", "tfoot", "th", "thead", "tr", "ul"}
 )
@@ -81,20 +81,23 @@ _FORMATTING = frozenset(
 # a start tag of one of these closes an open one of its kind (`<p><p>`, `<li><li>`)
 # Start tags that close an open element of the kinds named (end tags may be left out):
 # `<li>` an open `<li>`, `<dd>` a `<dt>`, a block a `<p>`, within the top few elements.
-_LIST_ITEM, _TERM, _CELL = {"li"}, {"dt", "dd"}, {"td", "th"}
-_CLOSES = {
-    "li": _LIST_ITEM | {"p"},
-    "dt": _TERM | {"p"},
-    "dd": _TERM | {"p"},
-    "tr": {"tr"} | _CELL,
-    "td": _CELL,
-    "th": _CELL,
-    "option": {"option"},
-    "p": {"p"},
+# The search stops at the element that scopes them (an `<li>` closes no `<li>` of an
+# outer list).
+_LISTS, _TABLE = frozenset({"ul", "ol"}), frozenset({"table"})
+_TERM, _CELL = frozenset({"dt", "dd"}), frozenset({"td", "th"})
+_CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "li": (frozenset({"li", "p"}), _LISTS),
+    "dt": (_TERM | {"p"}, frozenset({"dl"})),
+    "dd": (_TERM | {"p"}, frozenset({"dl"})),
+    "tr": (_CELL | {"tr"}, _TABLE),
+    "td": (_CELL, _TABLE),
+    "th": (_CELL, _TABLE),
+    "option": (frozenset({"option"}), frozenset({"select"})),
+    "p": (frozenset({"p"}), frozenset()),
 } | dict.fromkeys(
     ("div", "ul", "ol", "dl", "table", "pre", "blockquote", "details", "section", "hr")
-    + ("h1", "h2", "h3", "h4", "h5", "h6", "summary"),
-    {"p"},
+    + ("h1", "h2", "h3", "h4", "h5", "h6", "summary", "figure"),
+    (frozenset({"p"}), frozenset()),
 )
 _IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looked for
 
@@ -103,10 +106,10 @@ def _starts_with(line: str, word: str) -> bool:
     indent = len(line) - len(line.lstrip(" "))
     end = indent + len(word)
     head = line[indent:end]
-    # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break): the
-    # page decides, after rendering
+    # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
+    # `/notes&nbsp;`): the page decides, after rendering
     after = line[end : end + 1]
-    return indent <= 3 and head.lower() == word and (not after or _space(after) or after in "<\\")
+    return indent <= 3 and head.lower() == word and (not after or _space(after) or after in "<\\&")
 
 
 def _space(char: str) -> bool:
@@ -178,7 +181,7 @@ def command_lines(text: str, word: str) -> list[str]:
         if not before.strip() and _line_starts(node):
             rest = [after]
             _line_after(node, rest, hides)
-            line = "".join(rest).replace(mark, "").replace("\n", " ")
+            line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
             if line[len(word) : len(word) + 1] in ("", *_SPACES):  # `/notes<b>x` is /notesx
                 found.append(line)
     return found
@@ -231,7 +234,8 @@ def _too_costly(html: str) -> bool:
                 reopened += formatting  # the open formatting elements are built again
                 if reopened > len(html):
                     return True
-            _close_implied(_CLOSES.get(name, ()), stack, open_by_name)
+            if name in _CLOSES:
+                _close_implied(*_CLOSES[name], stack, open_by_name)
             stack.append(name)
             open_by_name[name] = open_by_name.get(name, 0) + 1
             if len(stack) > MAX_DEPTH:
@@ -247,9 +251,14 @@ def _too_costly(html: str) -> bool:
     return False
 
 
-def _close_implied(kinds: Iterable[str], stack: list[str], open_by_name: dict[str, int]) -> None:
-    """Pop up to the nearest open element of `kinds` among the top few, if there is one."""
+def _close_implied(
+    kinds: frozenset[str], scope: frozenset[str], stack: list[str], open_by_name: dict[str, int]
+) -> None:
+    """Pop up to the nearest open element of `kinds` among the top few, unless an element
+    of `scope` comes first."""
     for i in range(len(stack) - 1, max(len(stack) - 1 - _IMPLIED_REACH, -1), -1):
+        if stack[i] in scope:
+            return
         if stack[i] in kinds:
             for top in stack[i:]:
                 open_by_name[top] -= 1
@@ -286,6 +295,22 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
     return hides[path[0].mem_id] if path else (element is not None and hides[element.mem_id])
 
 
+def _ends_in_break(element: LexborNode) -> bool:
+    """Whether what `element` shows last is a line break or a block (so the line after it
+    is a new one); whitespace and comments at its end do not count."""
+    if element.tag in _BREAKS:
+        return True
+    child = element.last_child
+    while child is not None:
+        if child.tag == _TEXT:
+            if (child.text_content or "").strip():
+                return False
+        elif child.tag not in (_COMMENT, None):
+            return _ends_in_break(child)
+        child = child.prev
+    return False
+
+
 def _shows_nothing(node: LexborNode) -> bool:
     """A comment, a processing instruction (`<?php ?>`: a comment to the browser) or an
     inline element with no text and no image (`<a name="top"></a>`, `<wbr>`)."""
@@ -316,6 +341,8 @@ def _line_starts(node: LexborNode) -> bool:
             if prev.tag == _TEXT:
                 if (prev.text_content or "").strip():
                     return False
+            elif _ends_in_break(prev):
+                return True  # `<b>x<br></b>`, `<span><div>x</div></span>`: a new line after
             elif not _shows_nothing(prev):
                 return False  # an inline element before it on its line
             prev = prev.prev

@@ -624,14 +624,14 @@ def test_only_the_first_summary_of_a_collapsed_details_is_shown():
 
 
 def test_a_block_element_github_strips_is_no_line_break():
-    # GitHub's sanitizer removes <article>, <aside>, <figure>, <header>, <footer>, <nav>,
-    # <main>, <address>, <fieldset>, <form>, <figcaption> and a stray <caption>, keeping
-    # their text (rehype-github's fixtures: the elements are gone from GitHub's HTML;
-    # <section> is kept). So "<div>\nplease do not type <aside>\n/notes off</aside>\n
-    # </div>" reaches the browser as "please do not type \n/notes off" inside the div, one
-    # line of prose with the command mid-sentence. The bot's _BLOCKS lists these elements
+    # GitHub's sanitizer removes <article>, <aside>, <header>, <footer>, <nav>, <main>,
+    # <address>, <fieldset> and <form>, keeping their text (rehype-github's fixtures: the
+    # elements are gone from GitHub's HTML; <section> is kept; <figure> and <figcaption>
+    # are on html-pipeline's allow-list, review 'parser6'). So "please do not type
+    # <aside>" newline "/notes off</aside>" in a <div> reaches the browser as one line of
+    # prose with the command mid-sentence. The bot's _BLOCKS listed these elements
     # as blocks, so the text inside starts a line and the command runs.
-    for tag in ("aside", "article", "figure", "header", "nav", "address"):
+    for tag in ("aside", "article", "header", "nav", "address"):
         text = f"<div>\nplease do not type <{tag}>\n/notes off</{tag}>\n</div>"
         assert kinds(text) == [], tag
 
@@ -875,3 +875,83 @@ def test_end_tags_html_lets_you_leave_out_do_not_count_as_nesting():
     assert kinds(head + "<dl>\n" + "<dt>term\n<dd>meaning\n" * 201 + "</dl>") == [("why", ())]
     assert kinds(head + "<table>\n" + "<tr><td>a<td>b\n" * 201 + "</table>") == [("why", ())]
     assert kinds(head + "<ul>\n" + "<li><p>item\n" * 201 + "</ul>") == [("why", ())]
+
+
+# --- review 'parser6': line ends inside inline elements, references after the word ----
+
+
+def test_a_line_starts_after_an_inline_element_that_ends_in_a_block():
+    # "<div>\n<b><p>bold</p></b>\n/notes why\n</div>": GitHub shows a bold paragraph
+    # "bold" and, on the line below it (after the block), "/notes why", at the start of
+    # its line. _line_starts looks back from the text and stops at any inline element
+    # that shows something ("an inline element before it on its line"), though this one
+    # ends in a block, which ends the line. Lexbor also builds this tree when it moves
+    # a block out of a <p> ("<ins>\n\n<pre>x</pre>\n\n</ins>": the </ins> closes after
+    # the <pre>). The lesser error: a visible command does nothing.
+    assert kinds("<div>\n<b><p>bold</p></b>\n/notes why\n</div>") == [("why", ())]
+    assert kinds("<div>\n<span><div>x</div></span>\n/notes why\n</div>") == [("why", ())]
+    assert kinds("<ins>\n\n<pre>x</pre>\n\n</ins>\n/notes why") == [("why", ())]
+    # the same with a <br> as the element's last content ("x", then "/notes why" on the
+    # next line), and with an empty block in an element that shows no text: _shows_nothing
+    # takes "<span><p></p></span>" for nothing and looks on back to "see", but the <p>
+    # ends the line "see" (a block in inline content splits it)
+    assert kinds("<div>\n<b>x<br></b>\n/notes why\n</div>") == [("why", ())]
+    assert kinds("<div>\nsee\n<span><p></p></span>\n/notes why\n</div>") == [("why", ())]
+
+
+def test_a_character_reference_right_after_the_word_is_the_space_it_shows():
+    # "/notes&#32;off" renders "<p>/notes off</p>": GitHub shows "/notes off", the same
+    # characters as a typed one; "/notes&nbsp;off" shows "/notes\xa0off", which the bot
+    # reads as `off` when the no-break space is typed ("/notes\xa0off" runs). _starts_with
+    # takes markup after the word only when it starts with "<" or "\\" (review parser5's
+    # "/notes<!-- c --> off"), so an entity there makes the line no candidate: a visible
+    # command does nothing (the lesser error), whatever the page shows.
+    assert kinds("/notes\u00a0off") == [("off", ())]  # typed: read (passes)
+    assert kinds("/notes&#32;off") == [("off", ())]
+    assert kinds("/notes&nbsp;off") == [("off", ())]
+    assert kinds("/notes&#9;why") == [("why", ())]
+
+
+def test_a_carriage_return_written_as_a_reference_in_raw_html_is_a_space():
+    # In a paragraph cmark-gfm writes "&#13;" as a raw CR, which the HTML parser turns into
+    # a newline (the bot reads "/notes off&#13;now" as `off now`, rightly). In an HTML
+    # block the reference is passed through and the HTML parser decodes it into U+000D in
+    # the text; CSS shows a carriage return as a space ("treated identically to spaces",
+    # CSS Text 3, white space processing). So "<div>\n/notes off&#13;\n</div>" shows
+    # "/notes off", and "<div>\n/notes wrong 1&#13;2\n</div>" "/notes wrong 1 2". The bot
+    # splits words at its _SPACES (no CR) and replaces only "\n": it answers an unknown
+    # sub-command "off\r" and reads note "1\r2".
+    assert kinds("/notes off&#13;now") == [("off", ("now",))]  # a paragraph: read (passes)
+    assert kinds("<div>\n/notes off&#13;\n</div>") == [("off", ())]
+    assert kinds("<div>\n/notes wrong 1&#13;2\n</div>") == [("wrong", ("1", "2"))]
+
+
+def test_list_items_nested_in_lists_count_as_nesting():
+    # _too_costly, the cheap look before the HTML parser runs, takes "<li>" to close any
+    # open <li> among the top 8 elements (_close_implied), but an HTML parser's <li> closes
+    # one only up to the nearest <ul>/<ol> (a "special" element stops the search; <dt>/<dd>
+    # likewise stop at a <dl>). So "<ul><li>" repeated, a list nested in each item, looks
+    # two elements deep to _too_costly and is 16,000 deep to Lexbor, which builds it in
+    # time that grows with the square of the depth: "/notes why\n\n<div>\n" + "<ul><li>"
+    # to 64 KB took 0.22 s in parse_commands and 0.45 s in changed_commands on the
+    # reviewer's machine ("<dl><dd>" 0.24 s / 0.50 s; README: at most about 110 ms for
+    # 64 KB built to be slow), and the walk then finds it past MAX_DEPTH and reads nothing.
+    # The work, not the time, is asserted: the cheap look must see the depth.
+    from bot import comment_prose
+
+    for unit in ("<ul><li>", "<ol><li>x", "<dl><dt>", "<dl><dd>"):
+        html = comment_prose._render("/notes why\n\n<div>\n" + unit * 300)
+        assert comment_prose._too_costly(html), unit
+
+
+def test_figure_and_figcaption_are_blocks():
+    # GitHub's sanitizer keeps <figure> and <figcaption> (html-pipeline's allowlist: "...
+    # summary details caption figure figcaption abbr ..."), and the browser shows them as
+    # blocks. They are missing from _BLOCKS, so the bot reads them as inline elements:
+    # "<div>\n/notes <figure>off</figure>\n</div>" shows "/notes" on its line and "off" as
+    # a block below it, a refresh; the bot runs the rest of the line through the figure
+    # and pauses itself on `/notes off` (the worse error: an `off` not on the command's
+    # line). And a command right after a figure is taken for text after it on its line.
+    assert kinds("<div>\n/notes <figure>off</figure>\n</div>") == [("refresh", ())]
+    assert kinds("<div>\n/notes <figcaption>off</figcaption>\n</div>") == [("refresh", ())]
+    assert kinds("<div>\n<figure>x</figure>\n/notes why\n</div>") == [("why", ())]
