@@ -57,7 +57,7 @@ from __future__ import annotations
 import re
 import weakref
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -178,13 +178,49 @@ class Kind(StrEnum):
     ASPECT = "aspect"  # the title names the note's aspect of a subsystem the PR shows
 
 
+class Saying(StrEnum):
+    """What a reason line that names things says of them."""
+
+    CHANGES = "changes"
+    TITLE = "title mentions"
+    BODY = "description mentions"
+
+
+@dataclass(frozen=True)
+class Said:
+    """A reason line that names changed files or words, as data: the files it names and
+    how many more it counts, or the words it quotes. Lines naming the same file or word
+    are merged on this (`_reason_lines`); `str()` is the line as the reviewer reads it."""
+
+    saying: Saying
+    names: tuple[str, ...]  # the files named, or the words quoted, as written
+    more: int = 0  # files counted but not named
+
+    @property
+    def size(self) -> int:
+        """How many things it names or counts: its weight is theirs, in equal shares."""
+        return len(self.names) + self.more
+
+    def __str__(self) -> str:
+        if self.saying is not Saying.CHANGES:
+            return f"{self.saying} " + ", ".join(f"'{name}'" for name in self.names)
+        if not self.names:
+            return f"changes {self.more} other file{'s' if self.more > 1 else ''}"
+        tail = f" and {self.more} more file{'s' if self.more > 1 else ''}" if self.more else ""
+        return f"changes {', '.join(self.names)}{tail}"
+
+
 @dataclass(frozen=True)
 class Evidence:
     kind: Kind
     weight: float
-    detail: str  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
+    what: str | Said  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
     keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
     gloss: str = ""  # why it speaks for the note, e.g. "keyword of this note"
+
+    @property
+    def detail(self) -> str:
+        return str(self.what)
 
 
 @dataclass(frozen=True)
@@ -245,14 +281,13 @@ class MatchResult:
 # --- the compiled matcher ----------------------------------------------------------------
 
 
-def _quote(hits: list[TermHit]) -> str:
-    return ", ".join(f"'{h.text}'" for h in hits)
+def _mentions(saying: Saying, hits: list[TermHit]) -> Said:
+    return Said(saying, tuple(h.text for h in hits))
 
 
-def _changes(files: list[str]) -> str:
-    more = len(files) - 1
-    tail = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
-    return f"changes {files[0]}{tail}"
+def _changes(files: list[str]) -> Said:
+    """The first file named, the others counted."""
+    return Said(Saying.CHANGES, (files[0],), len(files) - 1)
 
 
 _FIRST_HAND = (Kind.PATH, Kind.TAG, Kind.TITLE)  # what labels are derived from
@@ -268,84 +303,75 @@ def _tag_text(tag: str, hit: TermHit) -> str:
 _KEYWORD = "keyword of this note"
 
 
-def _reason_lines(scored: list[tuple[float, str, str]]) -> tuple[str, ...]:
+def _reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]:
     """One line per thing the PR does, strongest first, with every reason it counts:
     "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
     A file or title word that two lines name (the note's path and a topic's files, the
     note's aspect and a topic's keywords) gets a line of its own with both reasons."""
-    lines: dict[str, tuple[float, list[str]]] = {}
+    lines: dict[str | Said, tuple[float, list[str]]] = {}
     for weight, what, why in scored:
         total, whys = lines.get(what, (0.0, []))
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
     return tuple(
-        f"{what} ({'; '.join(sorted(whys, key=_topic_last))})" if whys else what
+        f"{what} ({'; '.join(sorted(whys, key=_topic_last))})" if whys else str(what)
         for what, _, whys in ranked
     )
 
 
-_CHANGES = re.compile(r"changes (\S+)(?: and (\d+) more files?)?")
-_MENTIONS = re.compile(r"((?:title|description) mentions )'(.*)'")
+def _things(said: Said) -> list[tuple[str | Said, int]]:
+    """The things a line names, one by one, each with how many of the line's `size` it
+    is: a file or word (a str) is one; the files it only counts are one thing, the line
+    itself, of their number: no other line names them (which files they are is unknown)."""
+    things: list[tuple[str | Said, int]] = [(name, 1) for name in said.names]
+    if said.more:
+        things.append((said, said.more))
+    return things
 
 
-def _things(what: str) -> tuple[str, list[str]] | None:
-    """What a line of `_changes` or `_quote` names, one by one: ("changes", [the file it
-    names, and a token standing for the N files it only counts]), ("title mentions ",
-    [each word]); None for any other line."""
-    if m := _CHANGES.fullmatch(what):
-        counted = [f"\0{what}\0{m.group(2)}"] if m.group(2) else []
-        return "changes", [m.group(1), *counted]
-    if m := _MENTIONS.fullmatch(what):
-        return m.group(1), m.group(2).split("', '")
-    return None
-
-
-def _one_per_thing(lines: dict[str, tuple[float, list[str]]]) -> list[tuple[str, float, list[str]]]:
+def _one_per_thing(
+    lines: dict[str | Said, tuple[float, list[str]]],
+) -> list[tuple[str | Said, float, list[str]]]:
     """The lines regrouped so that no file or word is named by two of them: each thing
-    goes on a line with the things the same lines name, with their reasons and weights
-    added up. Lines that share nothing come out as they went in, in their order."""
-    naming: dict[tuple[str, str], list[str]] = {}  # (kind, thing) -> the lines naming it
+    goes on a line with the things the same lines name, with their reasons, and with the
+    share of each line's weight its things carry (a line's weight is its things', in
+    equal shares: "changes a.py and 2 more files" split leaves "changes 2 other files"
+    two thirds of it). Lines that share nothing come out as they went in, in their order."""
+    naming: dict[tuple[Saying, str | Said], list[Said]] = {}  # (saying, thing) -> lines naming it
     for what in lines:
-        if parsed := _things(what):
-            for thing in parsed[1]:
-                naming.setdefault((parsed[0], thing), []).append(what)
+        if isinstance(what, Said):
+            for thing, _ in _things(what):
+                naming.setdefault((what.saying, thing), []).append(what)
     if all(len(whats) == 1 for whats in naming.values()):
         return [(what, weight, whys) for what, (weight, whys) in lines.items()]
-    order: list[str | tuple[str, tuple[str, ...]]] = []  # a line, or a group of things
-    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # (kind, lines) -> things
+    Group = tuple[Saying, tuple[Said, ...]]  # (saying, the lines naming its things)
+    order: list[str | Group] = []  # a line, or a group of things
+    groups: dict[Group, list[str | Said]] = {}  # the things of each group
+    carried: dict[Group, Counter[Said]] = defaultdict(Counter)  # of each line's `size`
     for what in lines:
-        if not (parsed := _things(what)):
+        if not isinstance(what, Said):
             order.append(what)
             continue
-        kind, things = parsed
-        for thing in things:
-            key = (kind, tuple(naming[kind, thing]))
+        for thing, n in _things(what):
+            key = (what.saying, tuple(naming[what.saying, thing]))
             if key not in groups:
                 groups[key] = []
                 order.append(key)
             if thing not in groups[key]:
                 groups[key].append(thing)
-    out: list[tuple[str, float, list[str]]] = []
+            carried[key][what] += n
+    out: list[tuple[str | Said, float, list[str]]] = []
     for item in order:
         if isinstance(item, str):
             out.append((item, *lines[item]))
             continue
-        kind, whats = item
-        weight = sum(lines[what][0] for what in whats)
+        saying, whats = item
+        weight = sum(lines[what][0] * n / what.size for what, n in carried[item].items())
         whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
-        out.append((_said(kind, groups[item]), weight, whys))
+        names = tuple(thing for thing in groups[item] if isinstance(thing, str))
+        more = sum(thing.more for thing in groups[item] if isinstance(thing, Said))
+        out.append((Said(saying, names, more), weight, whys))
     return out
-
-
-def _said(kind: str, things: list[str]) -> str:
-    """The line naming these things, as `_changes` and `_quote` write one."""
-    if kind != "changes":
-        return kind + ", ".join(f"'{thing}'" for thing in things)
-    files = [t for t in things if not t.startswith("\0")]  # one at most: a line names one
-    more = sum(int(t.rsplit("\0", 1)[1]) for t in things if t.startswith("\0"))
-    if files:
-        return _changes(files + [""] * more)
-    return f"changes {more} other file{'s' if more > 1 else ''}"
 
 
 def _topic_last(why: str) -> bool:
@@ -446,12 +472,12 @@ class _Scan:
     moved_topics: frozenset[str] = frozenset()
 
 
-def _title_says(key: str, scan: _Scan) -> str | None:
+def _title_says(key: str, scan: _Scan) -> str | Said | None:
     """Where the title has this term, in a reviewer's words (None: it has not)."""
     if key in scan.tags:
         return f"title is tagged [{_tag_text(*scan.tags[key])}]"
     if key in scan.title:
-        return f"title mentions '{scan.title[key].text}'"
+        return _mentions(Saying.TITLE, [scan.title[key]])
     return None
 
 
@@ -616,14 +642,14 @@ class CompiledMatcher:
             if said := found.get(Kind.TITLE):
                 keys = frozenset("title:" + h.key for h in said)
                 said = _distinct(said)  # `capture sizes` is one mention of two keywords
-                ev.append(Evidence(Kind.TITLE, w.title, f"title mentions {_quote(said)}", keys))
+                ev.append(Evidence(Kind.TITLE, w.title, _mentions(Saying.TITLE, said), keys))
             if said := found.get(Kind.BODY):
                 heard = said
                 said = sorted(_distinct(said), key=lambda h: -h.count)
                 said = said[: max(self.config.body_terms, 1)]
                 weight = w.body * min(len(said), self.config.body_terms)
                 keys = frozenset("body:" + h.key for h in _inside(heard, said))
-                ev.append(Evidence(Kind.BODY, weight, f"description mentions {_quote(said)}", keys))
+                ev.append(Evidence(Kind.BODY, weight, _mentions(Saying.BODY, said), keys))
             labels = [
                 lb
                 for lb in found.get(Kind.LABEL, ())
@@ -672,7 +698,7 @@ class CompiledMatcher:
                 Evidence(
                     Kind.BODY,
                     w.note_body_code if hit.key in code else w.note_body,
-                    f"description mentions '{hit.text}'",
+                    _mentions(Saying.BODY, [hit]),
                     frozenset({"body:" + hit.key}),
                     _KEYWORD,
                 )
@@ -752,7 +778,7 @@ class CompiledMatcher:
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
             if gain > 0:
-                scored.append((gain, e.detail, e.gloss))
+                scored.append((gain, e.what, e.gloss))
         is_source = self._is_source(i, facts)
         refers = note.source_pr is not None and note.source_pr in facts.refs
         reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
@@ -806,7 +832,7 @@ class CompiledMatcher:
 
     def _topic_part(
         self, note: Note, hit: list[TopicHit], own: list[Evidence]
-    ) -> tuple[list[tuple[float, str, str]], dict[str, float], float]:
+    ) -> tuple[list[tuple[float, str | Said, str]], dict[str, float], float]:
         """What the note's topics contribute: (weight, what, why) per piece of evidence,
         scaled by the share of the note's topics the PR shows; the weight each evidence
         key got (so the note's own evidence on the same word counts once); and the part
@@ -821,7 +847,7 @@ class CompiledMatcher:
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
         main = note.topics[0]
         own_keys = frozenset().union(*(e.keys for e in own))
-        scored: list[tuple[float, str, str]] = []
+        scored: list[tuple[float, str | Said, str]] = []
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         for th in hit:
@@ -831,7 +857,7 @@ class CompiledMatcher:
             tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
                 scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
-                scored.append((e.weight * scale, e.detail, f"topic: {th.topic.name_en}"))
+                scored.append((e.weight * scale, e.what, f"topic: {th.topic.name_en}"))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:

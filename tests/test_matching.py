@@ -118,29 +118,80 @@ def test_a_reason_names_each_file_and_word_once():
     result = match_pr(
         pr("Fix piecewise CUDA graph capture in prefix caching", files=files), lib, CFG
     )
+    # what is left of a split line weighs its share: "changes 1 other file" is half of
+    # the topic's two files, below the title's 'prefix caching' (it ranked above it with
+    # the whole line's weight; found by review 'diff11')
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         "title mentions 'piecewise' (what this note teaches of its subsystem; topic: CUDA graphs)",
+        "title mentions 'prefix caching' (topic: Prefix caching)",
         "changes 1 other file (topic: Prefix caching)",
         "title mentions 'CUDA graph' (topic: CUDA graphs)",
-        "title mentions 'prefix caching' (topic: Prefix caching)",
+    )
+
+
+def test_a_path_with_a_space_is_named_once():
+    # the lines were merged by reading their text back, and a path with a space did not
+    # read as a path: it was named on two lines (found by review 'diff11')
+    path = "vllm/v1/core/kv_cache_my utils.py"
+    lib = library(note("n", ("prefix-caching",), paths=(path,)))
+    files = [path, "vllm/v1/core/kv_cache_manager.py"]
+    result = match_pr(pr("Tidy up", files=files), lib, CFG)
+    assert result.matches[0].reasons == (
+        f"changes {path} (a path of this note; topic: Prefix caching)",
+        "changes 1 other file (topic: Prefix caching)",
     )
 
 
 def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
-    from bot.matching import _reason_lines
+    from bot.matching import _changes, _reason_lines
 
     scored = [
-        (3.0, "changes a.py and 1 more file", "topic: A"),
-        (2.0, "changes a.py", "topic: B"),
-        (1.5, "changes c.py and 2 more files", "topic: C"),
-        (1.0, "changes c.py", "a path of this note"),
+        (3.0, _changes(["a.py", "b.py"]), "topic: A"),
+        (2.0, _changes(["a.py"]), "topic: B"),
+        (1.5, _changes(["c.py", "d.py", "e.py"]), "topic: C"),
+        (1.0, _changes(["c.py"]), "a path of this note"),
     ]
     assert _reason_lines(scored) == (
         "changes a.py (topic: A; topic: B)",
         "changes 1 other file (topic: A)",
         "changes c.py (a path of this note; topic: C)",
         "changes 2 other files (topic: C)",
+    )
+
+
+def test_what_is_left_of_a_split_line_weighs_its_share():
+    # "changes 1 other file" kept the whole weight of "changes a.py and 1 more file" and
+    # ranked above lines that weigh more than its one file (found by review 'diff11')
+    from bot.matching import _changes, _one_per_thing
+
+    lines = {
+        _changes(["a.py", "b.py", "c.py", "d.py"]): (4.0, ["topic: A"]),
+        _changes(["a.py"]): (2.0, ["a path of this note"]),
+    }
+    assert [(str(what), weight, whys) for what, weight, whys in _one_per_thing(lines)] == [
+        ("changes a.py", 3.0, ["topic: A", "a path of this note"]),
+        ("changes 3 other files", 3.0, ["topic: A"]),
+    ]
+
+
+def test_words_with_a_comma_or_quotes_are_named_once():
+    # a word was read back out of "title mentions 'x', 'y'" by splitting at "', '"
+    # (found by review 'diff11')
+    from bot.matching import Said, Saying, _reason_lines
+
+    odd = "tool_choice='auto', 'none'"
+    scored = [
+        (2.0, Said(Saying.TITLE, ("blocks, tokens", odd)), "topic: A"),
+        (1.0, Said(Saying.TITLE, (odd,)), "keyword of this note"),
+        (1.0, Said(Saying.TITLE, ("blocks, tokens", "EAGLE")), "topic: B"),
+        (1.0, Said(Saying.BODY, ("blocks, tokens",)), "topic: A"),
+    ]
+    assert _reason_lines(scored) == (
+        f"title mentions '{odd}' (keyword of this note; topic: A)",
+        "title mentions 'blocks, tokens' (topic: A; topic: B)",
+        "description mentions 'blocks, tokens' (topic: A)",  # the description says it apart
+        "title mentions 'EAGLE' (topic: B)",
     )
 
 
