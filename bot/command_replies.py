@@ -230,31 +230,6 @@ def render_search(
 # --- dispatch ------------------------------------------------------------------
 
 
-def render_reply(
-    command: Command,
-    library: Library,
-    note_url: NoteUrl,
-    *,
-    word: str = "/notes",
-    max_results: int = 10,
-    topic_url: TopicUrl | None = None,
-    repo: str | None = None,
-) -> str:
-    """The reply comment for a command answered by a reply (Kind.replies), within
-    REPLY_BUDGET: whole lines from the end go first."""
-    return _within_budget(
-        _reply(
-            command,
-            library,
-            note_url,
-            word=word,
-            max_results=max_results,
-            topic_url=topic_url,
-            repo=repo,
-        )
-    )
-
-
 def _within_budget(body: str, budget: int = REPLY_BUDGET) -> str:
     """The body, or its first lines that fit and a line saying the rest is cut (a line
     is a note, a sentence: never cut inside one, so no markup is left open)."""
@@ -269,11 +244,27 @@ def _within_budget(body: str, budget: int = REPLY_BUDGET) -> str:
     return "\n".join([*kept, "", _CUT])
 
 
-def _reply(
+def render_reply(
     command: Command,
     library: Library,
     note_url: NoteUrl,
     *,
+    word: str = "/notes",
+    max_results: int = 10,
+    topic_url: TopicUrl | None = None,
+    repo: str | None = None,
+) -> str:
+    """The reply comment for a command answered by a reply (Kind.replies), within
+    REPLY_BUDGET: whole lines from the end go first."""
+    return _within_budget(
+        _reply_body(command, library, note_url, word, max_results, topic_url, repo)
+    )
+
+
+def _reply_body(
+    command: Command,
+    library: Library,
+    note_url: NoteUrl,
     word: str,
     max_results: int,
     topic_url: TopicUrl | None,
