@@ -16,9 +16,15 @@ outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`,
 with the word. A command on a quote's lazy line or on its own line under a list item
 runs: the author typed it there.
 
-A mark may change one thing: a full reference link's label (`[see][` newline `/notes
-off]`) is not shown, and with the mark in it, it matches no definition and no link forms.
-When the marks change the links, nothing is read (the safe side).
+A mark may change what it sits in: a full reference link's label (`[see][` newline
+`/notes off]`) is not shown, and with the mark in it, it matches no definition and no
+link forms. When the rendering with marks, marks taken out, differs from the rendering
+of the comment as typed, nothing is read (the safe side).
+
+What the engines leave to GitHub is modelled here: the page around the comment (no
+quirks mode), the sanitizer (the blocks it keeps, a collapsed `<details>`, `<rp>`),
+`$$` math blocks (from the source; cmark-gfm knows no math) and the layout of a line
+(where it breaks, what shows nothing). Each rule is a test in tests/test_commands.py.
 """
 
 from __future__ import annotations
