@@ -45,6 +45,8 @@ _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
 _OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_FOOTNOTES
 
 # Elements whose text a reader does not see as prose: code, or nothing at all.
+# Elements no browser displays (rp: display none); their text is not in a line.
+_NOT_DISPLAYED = frozenset({"template", "script", "style", "title", "noscript", "head", "rp"})
 _HIDING = frozenset(
     {"pre", "code", "template", "textarea", "script", "style", "title", "noscript"}
     | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head", "rp"}  # rp: display none
@@ -60,6 +62,11 @@ _BLOCKS = frozenset(
     | {"td", "tfoot", "th", "thead", "tr", "ul"}
 )
 _TEXT, _COMMENT = "-text", "-comment"
+# GitHub's sanitizer strips <svg> and <math> and keeps what is in them, which the browser
+# then reads as HTML (a <td> in them is no table cell): read them as <span>s. An <image>
+# is an <img> to an HTML parser (Lexbor forgets that inside a table).
+_FOREIGN = re.compile(r"<(/?)(?:svg|math)(?=[\s/>])", re.I)
+_IMAGE = re.compile(r"<image(?=[\s/>])", re.I)
 # The comment as part of GitHub's page: no quirks mode (a <table> closes a <p>), inside a
 # <div> after content (a <frameset> in the comment cannot take over the document).
 _PAGE = "<!DOCTYPE html><html><body><br><div>{}</div></body></html>"
@@ -174,7 +181,7 @@ def command_lines(text: str, word: str) -> list[str]:
     found = []
     hides: dict[int, bool] = {}  # element -> whether its content is hidden
     depths: dict[int, int] = {}  # element -> its ancestors (document order: parents first)
-    page = LexborHTMLParser(_PAGE.format(html))
+    page = LexborHTMLParser(_PAGE.format(_as_sanitized(html)))
     for walked, node in enumerate(page.root.traverse(include_text=True)):
         if walked > len(html) or _depth(node, depths) > MAX_DEPTH:
             return []  # a tree larger than its text, or deeper than MAX_DEPTH: not read
@@ -191,6 +198,10 @@ def command_lines(text: str, word: str) -> list[str]:
             if line[len(word) : len(word) + 1] in ("", *_SPACES):  # `/notes<b>x` is /notesx
                 found.append(line)
     return found
+
+
+def _as_sanitized(html: str) -> str:
+    return _IMAGE.sub("<img", _FOREIGN.sub(r"<\1span", html))
 
 
 def _render(text: str) -> str:
@@ -303,7 +314,10 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
 
 def _ends_in_break(element: LexborNode) -> bool:
     """Whether what `element` shows last is a line break or a block (so the line after it
-    is a new one); whitespace and comments at its end do not count."""
+    is a new one); whitespace, comments and what is not displayed (`<rp><br></rp>`) at
+    its end do not count."""
+    if element.tag in _NOT_DISPLAYED:
+        return False
     if element.tag in _BREAKS:
         return True
     child = element.last_child
@@ -311,7 +325,7 @@ def _ends_in_break(element: LexborNode) -> bool:
         if child.tag == _TEXT:
             if (child.text_content or "").strip():
                 return False
-        elif child.tag not in (_COMMENT, None):
+        elif child.tag not in (_COMMENT, None) and child.tag not in _NOT_DISPLAYED:
             return _ends_in_break(child)
         child = child.prev
     return False
@@ -320,7 +334,7 @@ def _ends_in_break(element: LexborNode) -> bool:
 def _shows_nothing(node: LexborNode) -> bool:
     """A comment, a processing instruction (`<?php ?>`: a comment to the browser) or an
     inline element with no text and no image (`<a name="top"></a>`, `<wbr>`)."""
-    if node.tag in (_COMMENT, None) or node.is_comment_node:
+    if node.tag in (_COMMENT, None) or node.is_comment_node or node.tag in _NOT_DISPLAYED:
         return True
     if node.tag in ("img", "input") or node.css_first("img, input") is not None:
         return False
@@ -394,11 +408,16 @@ def _unshown(element: LexborNode) -> bool:
 
 
 def _footnote_link(element: LexborNode) -> bool:
+    """cmark-gfm's footnote reference (`<sup><a data-footnote-ref>2</a></sup>`) or back
+    link (`<a data-footnote-backref>↩</a>`). The attribute may be typed in raw HTML, so
+    what the link shows must be what cmark-gfm writes too: a number, or the arrow."""
     link = element.child if element.tag == "sup" else element
     if link is None or link.tag != "a":
         return False
-    attributes = link.attributes
-    return "data-footnote-ref" in attributes or "data-footnote-backref" in attributes
+    attributes, shown = link.attributes, link.text(deep=True)
+    if "data-footnote-ref" in attributes:
+        return element.tag == "sup" and shown.isascii() and shown.isdigit()
+    return "data-footnote-backref" in attributes and shown == "↩"
 
 
 def _line_after(node: LexborNode, out: list[str], hides: dict[int, bool]) -> None:

@@ -955,3 +955,90 @@ def test_figure_and_figcaption_are_blocks():
     assert kinds("<div>\n/notes <figure>off</figure>\n</div>") == [("refresh", ())]
     assert kinds("<div>\n/notes <figcaption>off</figcaption>\n</div>") == [("refresh", ())]
     assert kinds("<div>\n<figure>x</figure>\n/notes why\n</div>") == [("why", ())]
+
+
+# --- review 'parser7': hidden elements, typed footnote attributes, foreign content ------
+
+
+def test_a_hidden_element_ending_in_a_break_does_not_end_the_line():
+    # "<div>\nplease do not type <rp><br></rp>\n/notes off\n</div>": an <rp> is never
+    # displayed (HTML's rendering rules: "rp { display: none }"; GitHub's sanitizer keeps
+    # it; the bot's _HIDING lists it), so the <br> or block inside it breaks no line.
+    # A newline in raw HTML is a space: GitHub shows one line, "please do not type
+    # /notes off", the command mid-sentence. _line_starts looks back from the text and
+    # takes any element that _ends_in_break for the end of the previous line, without
+    # asking whether that element is shown (_ends_in_break reads only the tags), so the
+    # bot pauses itself on a sentence that quotes the command. The same through an inline
+    # element holding the <rp> last, and with a <p>, <div> or <hr> in the <rp>.
+    for hidden in ("<rp><br></rp>", "<b>now<rp><br></rp></b>", "<rp><p></p></rp>", "<rp><hr></rp>"):
+        text = f"<div>\nplease do not type {hidden}\n/notes off\n</div>"
+        assert kinds(text) == [], hidden
+
+
+def test_a_footnote_attribute_typed_in_raw_html_does_not_hide_what_the_element_shows():
+    # _unshown leaves out of a command's line any <a> (or <sup> around one) carrying
+    # data-footnote-ref or data-footnote-backref, as cmark-gfm marks its footnote
+    # references. Raw HTML can carry the same attribute: "/notes <a data-footnote-ref>on</a>
+    # off" is shown by GitHub as "/notes on off" (the link text "on" is shown whether the
+    # sanitizer keeps the attribute or strips it), a `/notes on`; the bot leaves "on"
+    # out and pauses itself on `/notes off`. With a <br> inside ("/notes <a
+    # data-footnote-ref><br></a>off") GitHub shows "/notes" and "off" on the next line, a
+    # refresh; the bot skips the break and reads `/notes off`. Review 'parser4' found the
+    # same with a typed class="footnote-ref"; the attribute proves no more than the class.
+    assert kinds("/notes <a data-footnote-ref>on</a> off") == [("on", ("off",))]
+    assert kinds("/notes <sup><a data-footnote-ref>on</a></sup> off") == [("on", ("off",))]
+    assert kinds('/notes <a data-footnote-backref href="#x">on</a> off') == [("on", ("off",))]
+    assert kinds("/notes <a data-footnote-ref><br></a>off") == [("refresh", ())]
+
+
+def test_an_image_tag_in_a_table_is_an_image_before_the_text():
+    # HTML's parser reads a start tag "image" as "img" (in body: "Parse error. Change the
+    # token's tag name to img and reprocess it"); in a table it is foster-parented before
+    # the table, and so is the text after it. "<table><image src=x>\n/notes off\n</table>"
+    # (an HTML block cmark-gfm passes through) is, per the standard and html5lib,
+    # '<img src="x"> /notes off <table></table>': GitHub shows an image and "/notes off"
+    # after it on the same line, as for "<img src=x>\n/notes why", which
+    # tests/test_commands.py expects not to run. Lexbor drops an <image> it fosters (the
+    # same "<table><img src=x>" keeps the <img>, and "<p><image src=x>" becomes an <img>), so
+    # the bot finds the text at the start of its line and pauses itself.
+    assert kinds("<table><img src=x>\n/notes off\n</table>") == []  # passes
+    assert kinds("<table><image src=x>\n/notes off\n</table>") == []
+
+
+def test_lines_read_stay_within_the_comment_when_hidden_breaks_repeat():
+    # A cost, from the first two defects: each "/notes x" is taken for a line start (an
+    # <rp><br></rp> before it "ends" the line), and each command's line is read by
+    # _line_after, which rightly skips the hidden <rp> and so runs on through every later
+    # command to the end of the <div>. "<div>\n" + "/notes x <rp><br></rp>\n" to 64 KB:
+    # 2,849 lines adding up to 40.6 million characters; parse_commands took 4.1 s and
+    # changed_commands 8.1 s on the reviewer's machine ("/notes x<rp><p></p></rp>": 3.4 s
+    # / 6.8 s; README: at most about 110 ms for 64 KB built to be slow). The same with
+    # "<a data-footnote-ref><br></a>" in place of the <rp> (1.4 s / 2.7 s). GitHub shows
+    # one line. The work, not the time, is asserted, as in
+    # test_the_lines_read_are_not_longer_than_the_comment.
+    for hidden in ("<rp><br></rp>", "<a data-footnote-ref><br></a>"):
+        text = ("<div>\n" + f"/notes x {hidden}\n" * 400)[:12000]
+        lines = command_lines(text, "/notes")
+        assert sum(len(line) for line in lines) <= len(text), hidden
+
+
+def test_a_table_cell_tag_inside_svg_or_math_is_no_line_break():
+    # Inside <svg> or <math> an HTML5 parser builds a foreign element for any tag that does
+    # not break out of it (<td>, <th>, <tr>, <tbody> do not; <p>, <div>, <br> do), so
+    # "<div>\nplease do not type <svg><td>\n/notes off\n</td></svg>\n</div>" holds an SVG
+    # element named "td", no table cell. GitHub does not show it as one either way:
+    # <svg>/<math> are not on its sanitizer's allow-list (stripped, text kept), and a
+    # "<td>" left outside a table is removed by the sanitizer (html-pipeline: "Table child
+    # elements that are not contained by a <table> are removed") or ignored by the browser
+    # ("in body": a start tag "td" is a parse error and ignored); kept in SVG, text outside
+    # <text> is not drawn at all. So GitHub shows "please do not type /notes off" on one
+    # line (or nothing). Lexbor reports the foreign element's tag as "td", and _BLOCKS /
+    # _BREAKS go by the tag name alone, so the bot takes the cell for a block, finds the
+    # command at the start of its line, and pauses itself. Likewise after an empty one.
+    for root in ("svg", "math"):
+        for tag in ("td", "th", "tr", "tbody"):
+            text = (
+                f"<div>\nplease do not type <{root}><{tag}>\n/notes off\n</{tag}></{root}>\n</div>"
+            )
+            assert kinds(text) == [], (root, tag)
+    assert kinds("<div>\nplease do not type <svg><td></td></svg>\n/notes off\n</div>") == []
