@@ -37,7 +37,7 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from bot.markdown_text import without_fences
+from bot.markdown_text import HTML_COMMENT, without_fences
 
 _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
 # as in comments: raw HTML passed on (GitHub's sanitizer reads it), newlines as breaks,
@@ -76,9 +76,6 @@ _NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
-# an HTML comment: `<!-->` and `<!--->` are empty ones; an unclosed one runs to the end
-# (taken in one match: trying `.*?-->` again from each later `<!--` was quadratic)
-_HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
 _CHAR_REF = re.compile(r"&#(?:0*(\d{1,7})|[xX]0*([0-9a-fA-F]{1,6}))")
 # what may precede a block's first character: indent, quote markers, a list item's marker
 _CONTAINER = re.compile(r"(?: {0,3}(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*")
@@ -217,7 +214,7 @@ def _display_math(lines: list[str]) -> set[int]:
     # behind quote and list markers, code and HTML comments open no formula (blanked,
     # their lines kept)
     bare = "\n".join(line[_CONTAINER.match(line).end() :] for line in lines)
-    plain = _HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences(bare))
+    plain = HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences(bare))
     for i, line in enumerate(plain.split("\n")):
         if start is None:
             rest = line.rstrip()

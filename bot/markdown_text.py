@@ -22,6 +22,10 @@ _NESTED_OPEN = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})
 _NESTED_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 # A block quote's markers (`> `, `> > `): a fence may open inside a quote too.
 _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
+# An HTML comment as a browser (and GitHub) closes it: `<!-->` and `<!--->` are empty
+# ones; an unclosed one runs to the end, taken in one match (trying `.*?-->` again from
+# each later `<!--` would be quadratic).
+HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
 INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 
 

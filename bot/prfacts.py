@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from bot.markdown_text import paragraph_code_spans, without_fences
+from bot.markdown_text import HTML_COMMENT, paragraph_code_spans, without_fences
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -50,7 +50,6 @@ def title_text(title: str) -> str:
 # (`<!-->` and `<!--->` are empty ones, closed at once, as in HTML and on GitHub), a
 # collapsed `<details>` (it nests: logs folded inside logs) and a `<pre>`.
 _COMMENT_OPEN = re.compile(r"<!--")
-_COMMENT_END = re.compile(r"(?<=<!--)-?>|-->")
 _DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_TAG = re.compile(r"<details\b|</details\s*>", re.I)
 _PRE_OPEN = re.compile(r"<pre\b", re.I)
@@ -149,7 +148,7 @@ def _without_result_sections(text: str) -> str:
 
 
 def _comment_end(text: str, opened: re.Match[str]) -> int:
-    end = _COMMENT_END.search(text, opened.end())
+    end = HTML_COMMENT.match(text, opened.start())  # it always matches at a "<!--"
     return end.end() if end else len(text)
 
 
