@@ -44,13 +44,12 @@ _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
 # footnotes (an unreferenced definition is not shown)
 _OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_FOOTNOTES
 
-# Elements whose text a reader does not see as prose: code, or nothing at all.
 # Elements no browser displays (rp: display none); their text is not in a line.
 _NOT_DISPLAYED = frozenset({"template", "script", "style", "title", "noscript", "head", "rp"})
-_HIDING = frozenset(
-    {"pre", "code", "template", "textarea", "script", "style", "title", "noscript"}
-    | {"xmp", "iframe", "noembed", "noframes", "plaintext", "head", "rp"}  # rp: display none
-)
+# Elements whose text a reader does not see as prose: code, or nothing at all.
+_HIDING = _NOT_DISPLAYED | {
+    *("pre", "code", "textarea", "xmp", "iframe", "noembed", "noframes", "plaintext")
+}
 # Elements that start and end a line of their own; any other element is inline, and a
 # line runs through it (a command may start inside a link, emphasis or an unknown tag).
 # Only blocks GitHub's sanitizer keeps: it strips <aside>, <article>, <nav>, ... and keeps
@@ -71,7 +70,7 @@ _IMAGE = re.compile(r"<image(?=[\s/>])", re.I)
 # <div> after content (a <frameset> in the comment cannot take over the document).
 _PAGE = "<!DOCTYPE html><html><body><br><div>{}</div></body></html>"
 _BREAKS = _BLOCKS | {"br"}
-_NOTHING_SHOWN = frozenset({_COMMENT, "img", "input", "wbr"})  # no text, and no line end
+_NO_TEXT = frozenset({_COMMENT, "img", "input", "wbr"})  # nothing for a line's words, no end
 # An HTML5 parser's work grows with the depth of open elements (32,768 nested quotes fit in
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
@@ -88,7 +87,6 @@ _FORMATTING = frozenset(
     {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong"}
     | {"tt", "u"}
 )
-# a start tag of one of these closes an open one of its kind (`<p><p>`, `<li><li>`)
 # Start tags that close an open element of the kinds named (end tags may be left out):
 # `<li>` an open `<li>`, `<dd>` a `<dt>`, a block a `<p>`, within the top few elements.
 # The search stops at the element that scopes them (an `<li>` closes no `<li>` of an
@@ -192,7 +190,8 @@ def command_lines(text: str, word: str) -> list[str]:
             rest = [after]
             _line_after(node, rest, hides)
             line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
-            if line[len(word) : len(word) + 1] in ("", *_SPACES):  # `/notes<b>x` is /notesx
+            after_word = line[len(word) : len(word) + 1]
+            if not after_word or _space(after_word):  # `/notes<b>x</b>` is /notesx
                 found.append(line)
     return found
 
@@ -293,7 +292,9 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
     """Whether the content of `element` is hidden: by it or an ancestor (`_HIDING`, or a
     `<details>` without `open`, all but its `<summary>`). `hides` remembers each element's
     answer, so a walk up stops at the first one known (each element is walked once)."""
-    path = []
+    if element is None:
+        return False
+    asked, path = element, []
     while element is not None and element.mem_id not in hides:
         path.append(element)
         element = element.parent
@@ -306,7 +307,7 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
                 hidden = grand is not None and hides[grand.mem_id]
         collapsed = node.tag == "details" and "open" not in node.attributes
         hides[node.mem_id] = hidden or node.tag in _HIDING or collapsed
-    return hides[path[0].mem_id] if path else (element is not None and hides[element.mem_id])
+    return hides[asked.mem_id]
 
 
 def _ends_in_break(element: LexborNode) -> bool:
@@ -392,7 +393,7 @@ def _takes(node: LexborNode, out: list[str], hides: dict[int, bool]) -> bool:
         return ended
     elif node.tag in _BREAKS:
         return True
-    elif node.tag not in _NOTHING_SHOWN and not _unshown(node):
+    elif node.tag not in _NO_TEXT and not _unshown(node):
         return _shown_inline(node, out, hides)
     return False
 
