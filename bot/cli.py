@@ -7,10 +7,12 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.library import (
     DEFAULT_NOTES_DIR,
     DEFAULT_TOPICS_FILE,
+    ROOT,
     Library,
     check_library,
     diff_blind,
@@ -19,6 +21,9 @@ from bot.library import (
     unlisted_prs,
 )
 from bot.notes import LibraryError
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 
 def _cmd_notes_import(args: argparse.Namespace) -> int:
@@ -63,11 +68,6 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         return 2
     library, problems = check_library(Path(args.dir), Path(args.topics))
     if library is not None:  # the server refuses to start on a config naming a lost topic
-        if args.config is None:  # the server's: REVIEW_NOTES_MATCHING_FILE, .env, bot.toml
-            settings = _settings(dry_run=True)
-            if settings is None:
-                return 2
-            args.config = settings.matching_file
         problems = _matching_problems(library, Path(args.config))
     if problems:
         for problem in problems:
@@ -116,7 +116,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
-    if settings is None or not _server_library(args):
+    if settings is None or not _server_library(args, settings):
         return 2
     if not settings.has_credentials:
         print(
@@ -336,31 +336,37 @@ def _cmd_retry(args: argparse.Namespace) -> int:
 def _library_arguments(parser: argparse.ArgumentParser) -> None:
     """The notes library a `notes` sub-command reads: a directory and the taxonomy, by
     default the server's (`_server_library`)."""
-    root = DEFAULT_NOTES_DIR.parents[1]
     parser.add_argument(
         "dir",
         nargs="?",
         help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
-        f"{DEFAULT_NOTES_DIR.relative_to(root)})",
+        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
     )
     parser.add_argument(
         "--topics",
         help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
-        f"{DEFAULT_TOPICS_FILE.relative_to(root)})",
+        f"{DEFAULT_TOPICS_FILE.relative_to(ROOT)})",
     )
 
 
-def _server_library(args: argparse.Namespace) -> bool:
-    """Fill in the library paths not given with the server's (its environment, .env and
-    bot.toml), so a curator checks the notes the bot serves. False after printing a
-    configuration error."""
-    if args.dir is not None and args.topics is not None:
+def _server_library(args: argparse.Namespace, settings: Settings | None = None) -> bool:
+    """Fill in the paths not given (the notes, the taxonomy, and the matching config where
+    the command takes one) with the server's (its environment, .env and bot.toml), so a
+    curator checks what the bot serves. The settings are read once, unless `settings`
+    are given. False after printing a configuration error."""
+    missing = [name for name in ("dir", "topics", "config") if getattr(args, name, "") is None]
+    if not missing:
         return True
-    settings = _settings(dry_run=True)
+    settings = settings or _settings(dry_run=True)
     if settings is None:
         return False
-    args.dir = args.dir or str(settings.notes_dir)
-    args.topics = args.topics or str(settings.topics_file)
+    server = {
+        "dir": settings.notes_dir,
+        "topics": settings.topics_file,
+        "config": settings.matching_file,
+    }
+    for name in missing:
+        setattr(args, name, str(server[name]))
     return True
 
 
@@ -393,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument(
         "--config",
         help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
-        f"{DEFAULT_MATCHING_FILE.relative_to(DEFAULT_MATCHING_FILE.parents[1])})",
+        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
     )
     chk.set_defaults(func=_cmd_notes_check)
     refs = notes_sub.add_parser(
