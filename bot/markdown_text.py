@@ -26,10 +26,10 @@ _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 # ones; an unclosed one runs to the end, taken in one match (trying `.*?-->` again from
 # each later `<!--` would be quadratic).
 HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
-INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
+_INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 
 
-def fence_opened(line: str, nested: bool = False) -> str:
+def _fence_opened(line: str, nested: bool = False) -> str:
     """The fence (its run of backticks or tildes) this line opens, or "". `nested`: at
     any indent, not only up to 3 spaces (deeper is indented code at the top level)."""
     m = (_NESTED_OPEN if nested else _FENCE_OPEN).match(line)
@@ -39,7 +39,7 @@ def fence_opened(line: str, nested: bool = False) -> str:
     return ""
 
 
-def fence_closed(line: str, fence: str, nested: bool = False) -> bool:
+def _fence_closed(line: str, fence: str, nested: bool = False) -> bool:
     """Whether this line closes `fence`: a run of its character at least as long."""
     m = (_NESTED_CLOSE if nested else _FENCE_CLOSE).match(line)
     return bool(m) and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
@@ -62,10 +62,10 @@ def without_fences(text: str, nested: bool = False) -> str:
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         quotes, inner = _quoted(line) if nested else (0, line)
         if fence and quotes >= depth:
-            if fence_closed(inner, fence, nested):
+            if _fence_closed(inner, fence, nested):
                 fence = ""
             out.append("")
-        elif opened := fence_opened(inner, nested):
+        elif opened := _fence_opened(inner, nested):
             fence, depth = opened, quotes
             out.append("")
         else:
@@ -78,10 +78,10 @@ def without_code(text: str) -> str:
     """The text minus fenced and indented code blocks (their lines left empty) and inline
     code spans: what a reader sees as text or markup."""
     lines = without_fences(text).split("\n")
-    return without_code_spans("\n".join("" if INDENTED.match(ln) else ln for ln in lines))
+    return _without_code_spans("\n".join("" if _INDENTED.match(ln) else ln for ln in lines))
 
 
-def code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
+def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
     """(start, end) of each inline code span: a run of n backticks up to the next run of n."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(paragraph)]
     # next_same[i]: the next run as long as run i (linear, so a hostile text stays cheap)
@@ -109,12 +109,12 @@ def paragraph_code_spans(text: str) -> list[tuple[int, int]]:
     offset = 0
     for part in _PARAGRAPH_BREAK.split(text):
         if "`" in part:  # most paragraphs have none: 64 KB of blank lines stays cheap
-            spans += [(offset + s, offset + e) for s, e in code_span_ranges(part)]
+            spans += [(offset + s, offset + e) for s, e in _code_span_ranges(part)]
         offset += len(part)
     return spans
 
 
-def without_code_spans(text: str) -> str:
+def _without_code_spans(text: str) -> str:
     """The text with its inline code spans removed."""
     out, pos = [], 0
     for start, end in paragraph_code_spans(text):
