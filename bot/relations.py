@@ -55,11 +55,14 @@ _RELATED = re.compile(
         for p in sorted({p for ps in _PHRASES.values() for p in ps}, key=len, reverse=True)
     )
     + r")(?![\w-])[\s:]*"
-    + r"(?:(?:for|to|of|in|from|the|this|that|draft|earlier|original|previous|prior|pr"
-    + r"|pull\s+request|issue|bug|regression)s?\b[\s:]*){0,4}"
+    + r"(?P<filler>(?:(?:for|to|of|in|from|the|this|that|draft|earlier|original|previous|prior"
+    + r"|pr|pull\s+request|issue|bug|regression)s?\b[\s:]*){0,4})"
     + rf"(?P<refs>(?:{_REF})(?:\s*(?:,|and|&)\s*(?:{_REF}))*)"
 )
 _RELATION_OF = {p: r for r, ps in _PHRASES.items() for p in ps}
+# Participles that are adjectives too: "revisits closed PR #51750" names a closed PR; only
+# with the reference right after them ("Closed #5", "resolved: #6") do they say it closes.
+_ADJECTIVES = frozenset({"closed", "resolved"})
 # "does not fix #1", "Not a revert of #2", "isn't a follow-up to #3": the words just
 # before the phrase deny it ("This should fix #4" does not, and stays a tie).
 _DENIED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bno)\s+(?:(?:a|an|the|really|yet|just)\s+)*$")
@@ -80,6 +83,8 @@ def related_refs(body: str, repo: str, *, own_number: int | None = None) -> list
         if _DENIED.search(text, max(0, m.start() - 40), m.start()):
             continue
         phrase = re.sub(r"\s+", " ", m.group("phrase").lower())
+        if phrase in _ADJECTIVES and m.group("filler"):
+            continue
         relation = _RELATION_OF[phrase]
         quote = re.sub(r"\s+", " ", m.group(0)).strip()
         for n in referenced_prs(m.group("refs"), repo):

@@ -61,6 +61,11 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("Not a revert of #123, only a rename", []),
         ("This isn't a follow-up to #6", []),
         ("This should fix #4", [(4, "fixes")]),
+        # "closed" and "resolved" before a noun are adjectives: they close nothing
+        ("This revisits closed PR #51750 with a new design", []),
+        ("as the resolved issue #3 asked", []),
+        ("Closed #5; resolved: #6", [(5, "fixes"), (6, "fixes")]),
+        ("Fixed the bug in #7", [(7, "fixes")]),
         ("Reverts #9. Not related to #10", [(9, "reverts")]),
         ("No tests needed. Fixes #12", [(12, "fixes")]),  # a negation elsewhere denies nothing
         ("This never fixed #13", []),
