@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 def _cmd_notes_import(args: argparse.Namespace) -> int:
     from bot.importer import import_digest
 
+    if not _server_library(args):
+        return 2
     status = 0
     for digest in args.digest:
         try:
-            result = import_digest(Path(digest), Path(args.notes_dir), force=args.force)
+            result = import_digest(Path(digest), Path(args.dir), force=args.force)
         except LibraryError as exc:
             print(exc, file=sys.stderr)
             print(f"{digest}: nothing written", file=sys.stderr)
@@ -383,7 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
     notes_sub = notes.add_subparsers(dest="notes_command", required=True)
     imp = notes_sub.add_parser("import", help="turn digest files into note files")
     imp.add_argument("digest", nargs="+", help="digest file(s) in the seed format")
-    imp.add_argument("--notes-dir", default=str(DEFAULT_NOTES_DIR))
+    imp.add_argument(
+        "--notes-dir",
+        dest="dir",
+        help="where the note files go (default: the server's, REVIEW_NOTES_NOTES_DIR or "
+        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
+    )
     imp.add_argument(
         "--force",
         action="store_true",
@@ -519,8 +526,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from bot.matching import compile_matcher, load_match_config, match_pr
     from bot.prfacts import facts_from_record
 
+    if not _server_library(args):
+        return 2
     try:
-        library = load_library(Path(args.notes_dir), Path(args.topics))
+        library = load_library(Path(args.dir), Path(args.topics))
         config = load_match_config(Path(args.config))
         compile_matcher(library, config)  # a config naming unknown topics fails here
     except LibraryError as exc:
@@ -590,9 +599,22 @@ def _add_match_parser(sub) -> None:
     m.add_argument("--repo", default="vllm-project/vllm", help="owner/name (default: %(default)s)")
     m.add_argument("--number", type=int, default=0, help="the PR number")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
-    m.add_argument("--notes-dir", default=str(DEFAULT_NOTES_DIR))
-    m.add_argument("--topics", default=str(DEFAULT_TOPICS_FILE))
-    m.add_argument("--config", default=str(DEFAULT_MATCHING_FILE))
+    m.add_argument(
+        "--notes-dir",
+        dest="dir",
+        help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
+        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
+    )
+    m.add_argument(
+        "--topics",
+        help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
+        f"{DEFAULT_TOPICS_FILE.relative_to(ROOT)})",
+    )
+    m.add_argument(
+        "--config",
+        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
+        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
+    )
     m.set_defaults(func=_cmd_match)
 
 

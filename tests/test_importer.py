@@ -200,6 +200,16 @@ def test_malformed_digest_via_cli(tmp_path, capsys):
     assert "missing.txt:1: file: cannot read: No such file or directory" in capsys.readouterr().err
 
 
+def test_import_without_notes_dir_writes_into_the_servers_library(tmp_path, capsys, monkeypatch):
+    # a curator importing on the deployment adds to the notes the bot serves
+    monkeypatch.chdir(tmp_path)
+    served = tmp_path / "served"
+    monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(served))
+    assert main(["notes", "import", str(DIGESTS[0])]) == 0
+    assert len(list(served.glob("*.md"))) == 8
+    assert f"{DIGESTS[0]}: 8 created" in capsys.readouterr().out
+
+
 def test_reimport_is_a_no_op(tmp_path, capsys):
     out = imported(tmp_path)
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()}

@@ -304,3 +304,22 @@ def test_batch_output_to_a_reader_that_stops_early_ends_quietly(tmp_path):
     assert proc.wait(timeout=120) == 141
     assert json.loads(first)["number"] == 0
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_without_library_flags_match_reads_the_servers_library(setup, capsys, monkeypatch):
+    # the preview must show what the deployed bot would link: its notes, taxonomy and
+    # weights (REVIEW_NOTES_*, .env), not the shipped seeds
+    tmp_path, _ = setup
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(tmp_path / "notes"))
+    monkeypatch.setenv("REVIEW_NOTES_TOPICS_FILE", str(tmp_path / "topics.toml"))
+    (tmp_path / ".env").write_text(f"REVIEW_NOTES_MATCHING_FILE={tmp_path / 'matching.toml'}\n")
+    code, out, _ = run(capsys, "--title", "[Spec Decode] prefix caching for EAGLE drafts", "--json")
+    assert code == 0
+    assert [n["id"] for n in json.loads(out)["notes"]] == ["vllm-aaaa0001"]  # not a seed
+    (tmp_path / "matching.toml").write_text(CONFIG.replace("4.0", "40.0"), "utf-8")
+    code, out, _ = run(capsys, "--title", "[Spec Decode] prefix caching for EAGLE drafts", "--json")
+    assert (code, json.loads(out)["notes"]) == (0, [])  # the server's threshold
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")  # the server would not start either
+    code, _, err = run(capsys, "--title", "x")
+    assert code == 2 and "configuration error" in err
