@@ -1,12 +1,15 @@
-"""What an `installation` or `installation_repositories` event says (pure).
+"""What an `installation`, `installation_repositories` or `installation_target` event says
+(pure).
 
 GitHub sends them to every App (no subscription needed) when the App is installed,
-uninstalled, suspended, given new permissions, or given or refused repositories. The bot
+uninstalled, suspended, given new permissions, given or refused repositories, or when the
+account it is installed on is renamed. The bot
 keeps no list of installations: it looks each repository's installation up when needed
 and caches it with a token. These events make those caches stale, so the shell forgets
 them at once (a token minted before `new_permissions_accepted` lacks the new permission
 for up to an hour); and the operator learns from the log which repositories the App was
-installed on that the allow-list leaves out.
+installed on that the allow-list leaves out, or that a rename left it naming an old
+account.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-EVENTS = frozenset({"installation", "installation_repositories"})
+EVENTS = frozenset({"installation", "installation_repositories", "installation_target"})
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,7 @@ class InstallationChange:
     action: str
     account: str  # the user or organisation the App is installed on
     repos: tuple[str, ...]  # the repositories the event names (listed, added or removed)
+    renamed_from: str = ""  # installation_target.renamed: the account's old login
 
     @property
     def adds(self) -> bool:
@@ -48,8 +52,12 @@ def installation_change(event: str, payload: dict[str, Any]) -> InstallationChan
     action = payload.get("action")
     if not isinstance(action, str):
         raise ValueError("action: not a string")
-    account = installation.get("account")
-    login = account.get("login") if isinstance(account, dict) else None
+    # installation_target names the account beside a bare installation (id, node_id)
+    account = payload.get("account") if event == "installation_target" else None
+    account = account or installation.get("account")
+    login = _login(account)
+    renamed = event == "installation_target" and action == "renamed"
+    renamed_from = _renamed_from(payload) if renamed else ""
     field = "repositories"  # installation_repositories lists what was added or removed
     if event == "installation_repositories" and action in ("added", "removed"):
         field = f"repositories_{action}"
@@ -60,7 +68,22 @@ def installation_change(event: str, payload: dict[str, Any]) -> InstallationChan
         if not isinstance(name, str):
             raise ValueError(f"{field}: an entry without full_name")
         repos.append(name)
-    return InstallationChange(iid, event, action, str(login or "?"), tuple(repos))
+    return InstallationChange(iid, event, action, login or "?", tuple(repos), renamed_from)
+
+
+def _login(account: Any) -> str | None:
+    """An account's login (an enterprise has a slug instead)."""
+    found = (account.get("login") or account.get("slug")) if isinstance(account, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def _renamed_from(payload: dict[str, Any]) -> str:
+    changes = payload.get("changes")
+    for key in ("login", "slug"):
+        old = changes.get(key) if isinstance(changes, dict) else None
+        if isinstance(old, dict) and isinstance(old.get("from"), str):
+            return old["from"]
+    raise ValueError("changes.login.from: not a string")
 
 
 def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple[str, str]:
@@ -78,6 +101,13 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
             f"{who} covers {', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''},"
             " not on the allow-list (REVIEW_NOTES_REPOS): "
             "the bot ignores their events"
+        )
+    elif change.renamed_from:
+        old = change.renamed_from
+        warning = (
+            f"{who} was {old}: GitHub's events now name {change.account}/...; "
+            f"REVIEW_NOTES_REPOS entries and notes' `repo` naming {old}/... no longer match "
+            "them: rename those"
         )
     elif change.action == "suspend":
         warning = (

@@ -33,6 +33,7 @@ from tests.webhook_kit import (
     octokit_examples,
     post,
     pr_payload,
+    renamed,
     send_signed,
     serving,
     wait_until,
@@ -521,3 +522,18 @@ def test_new_permissions_accepted_replaces_the_token_before_the_next_write(live)
     assert [r.status for r in fake.requests if r.status == 403] == []
     assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
     assert len(ours(fake)) == 1 and fake.calls("PATCH", "/repos/*/issues/comments/*")
+
+
+def test_a_renamed_account_forgets_the_installation_s_token_and_lookups(live):
+    # the cached lookups were made under the old name: after the rename they are asked again
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 1
+    payload = renamed()
+    payload["installation"]["id"] = 1001
+    r = post(client, "installation_target", payload)
+    assert r.status_code == 200 and r.json()["status"] == "noted"
+    deliver_pr(client, rt, **labeled_one_more_note(), updated_at="2026-09-01T10:00:01Z")
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
+    assert len(ours(fake)) == 1

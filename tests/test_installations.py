@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from bot.installations import describe, installation_change
-from tests.webhook_kit import clean_env, make_settings, octokit_examples, post, serving
+from tests.webhook_kit import clean_env, make_settings, octokit_examples, post, renamed, serving
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +78,38 @@ def test_installation_events_are_answered_at_once_and_nothing_is_queued(tmp_path
         assert r.status_code == 400 and "installation.id" in r.json()["error"]
         r = post(client, "installation", octokit_examples("installation")[0], secret="wrong")
         assert r.status_code == 401
+
+
+def test_a_renamed_account_warns_that_the_allow_list_and_notes_name_the_old_one():
+    change = installation_change("installation_target", renamed())
+    assert (change.installation_id, change.account, change.renamed_from) == (
+        4242,
+        "vllm-org",
+        "vllm-project",
+    )
+    what, warning = describe(change, bool)
+    assert what == "installation 4242 (vllm-org): installation_target.renamed"
+    assert "vllm-project/..." in warning and "REVIEW_NOTES_REPOS" in warning
+    slug = renamed()
+    slug["account"] = {"slug": "vllm-ent", "id": 3}
+    slug["changes"] = {"slug": {"from": "old-ent"}}
+    assert installation_change("installation_target", slug).renamed_from == "old-ent"
+    broken = renamed()
+    broken["changes"] = {"login": {"from": None}}
+    with pytest.raises(ValueError, match="changes.login.from"):
+        installation_change("installation_target", broken)
+
+
+def test_a_rename_is_answered_at_once_with_a_warning(tmp_path, caplog):
+    # that it forgets the installation's token: tests/test_e2e.py
+    with serving(make_settings(tmp_path)) as (client, rt):
+        with caplog.at_level(logging.INFO, logger="review_notes"):
+            r = post(client, "installation_target", renamed())
+        assert (r.status_code, r.json()) == (200, {"status": "noted", "installation": 4242})
+        assert sum(rt.queue.counts().values()) == 0
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert any("was vllm-project" in w for w in warnings)
+        broken = renamed()
+        del broken["changes"]
+        r = post(client, "installation_target", broken)
+        assert r.status_code == 400 and "changes.login.from" in r.json()["error"]

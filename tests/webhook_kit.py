@@ -245,6 +245,20 @@ def octokit_examples(event: str) -> list[dict[str, Any]]:
     return [copy.deepcopy(e) for d in defs if d["name"] == event for e in d["examples"]]
 
 
+def renamed(old: str = "vllm-project", new: str = "vllm-org") -> dict:
+    """An `installation_target.renamed` payload in the shape of @octokit/webhooks-types'
+    InstallationTargetRenamedEvent (the examples package has none): the account beside a
+    bare installation."""
+    return {
+        "action": "renamed",
+        "account": {"login": new, "id": 136984999, "node_id": "O_kgDOCCo", "type": "Organization"},
+        "changes": {"login": {"from": old}},
+        "installation": {"id": 4242, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg=="},
+        "target_type": "Organization",
+        "sender": {"login": "someone", "id": 1, "type": "User"},
+    }
+
+
 def pr_payload(
     action: str = "opened",
     *,
