@@ -301,6 +301,8 @@ def _tag_text(tag: str, hit: TermHit) -> str:
 
 
 _KEYWORD = "keyword of this note"
+_ASPECT = "what this note teaches of {}"  # the note's first topic's name
+_TOPIC = "topic: {}"
 
 
 def _reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]:
@@ -314,9 +316,19 @@ def _reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
     return tuple(
-        f"{what} ({'; '.join(sorted(whys, key=_topic_last))})" if whys else str(what)
+        f"{what} ({'; '.join(sorted(_unrepeated(whys), key=_topic_last))})" if whys else str(what)
         for what, _, whys in ranked
     )
+
+
+def _unrepeated(whys: list[str]) -> list[str]:
+    """Without "topic: X" where "what this note teaches of X" says it already."""
+    topic = _TOPIC.format("")
+    return [
+        w
+        for w in whys
+        if not (w.startswith(topic) and _ASPECT.format(w.removeprefix(topic)) in whys)
+    ]
 
 
 def _things(said: Said) -> list[tuple[str | Said, int]]:
@@ -375,7 +387,7 @@ def _one_per_thing(
 
 
 def _topic_last(why: str) -> bool:
-    return why.startswith("topic:")  # the note's own reason first: it says more
+    return why.startswith(_TOPIC.format(""))  # the note's own reason first: it says more
 
 
 def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
@@ -723,12 +735,13 @@ class CompiledMatcher:
         return ev
 
     def _aspect(self, i: int, scan: _Scan) -> Evidence | None:
-        """The title names what the note teaches of its subsystem (`metrics`), once."""
+        """The title names what the note teaches of its first topic (`metrics`), once."""
         for key in self._aspect_keys[i]:
             if not (said := _title_says(key, scan)):
                 continue
             weight = self.config.weights.note_aspect
-            gloss = "what this note teaches of its subsystem"
+            topic = self.library.topics[self.notes[i].topics[0]].name_en
+            gloss = _ASPECT.format(topic)
             return Evidence(Kind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 
@@ -857,7 +870,7 @@ class CompiledMatcher:
             tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
                 scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
-                scored.append((e.weight * scale, e.what, f"topic: {th.topic.name_en}"))
+                scored.append((e.weight * scale, e.what, _TOPIC.format(th.topic.name_en)))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:

@@ -123,7 +123,7 @@ def test_a_reason_names_each_file_and_word_once():
     # the whole line's weight; found by review 'diff11')
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
-        "title mentions 'piecewise' (what this note teaches of its subsystem; topic: CUDA graphs)",
+        "title mentions 'piecewise' (what this note teaches of Prefix caching; topic: CUDA graphs)",
         "title mentions 'prefix caching' (topic: Prefix caching)",
         "changes 1 other file (topic: Prefix caching)",
         "title mentions 'CUDA graph' (topic: CUDA graphs)",
@@ -927,7 +927,15 @@ def test_an_aspect_counts_where_the_note_s_first_topic_shows():
     assert ids(shown) == ["n-accept"]
     assert shown.matches[0].own  # the aspect is the note's own evidence
     reasons = shown.matches[0].reasons
-    assert "title mentions 'metrics' (what this note teaches of its subsystem)" in reasons
+    # the reason names the topic the aspect belongs to: "of its subsystem" named none
+    # (found by review 'reader')
+    assert "title mentions 'metrics' (what this note teaches of Speculative decoding)" in reasons
+    # an aspect that is also its topic's keyword says the topic once
+    eagle_lib = library(note("n-eagle", ("spec-decode",), aspects=("EAGLE",)))
+    eagle = pr("[Spec Decode] Faster EAGLE drafts", files=["vllm/v1/spec_decode/eagle.py"])
+    reasons = match_pr(eagle, eagle_lib, CFG).matches[0].reasons
+    (line,) = [r for r in reasons if "'EAGLE'" in r]
+    assert line == "title mentions 'EAGLE' (what this note teaches of Speculative decoding)"
     # one aspect counts once, however many the title names
     both = match_pr(pr("[Spec Decode] Export acceptance metrics to Prometheus"), lib, CFG)
     assert both.matches[0].score == shown.matches[0].score
