@@ -309,7 +309,8 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
     numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin) or state.notes
     pick = pick_note(command.args, numbering, known=ctx.library.by_id)
     if pick.note_id is None:
-        return render_unpicked(command, pick, len(numbering), ctx.command_word)
+        commented = state.comment_id is not None
+        return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)
     mark = Mark(
         ref.repo,
         ref.number,

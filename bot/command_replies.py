@@ -109,10 +109,15 @@ def render_refused(command: Command, word: str = "/notes") -> str:
     )
 
 
-def render_unpicked(command: Command, pick: Pick, shown: int, word: str = "/notes") -> str:
-    """`wrong` that names none of the comment's notes: which ones it can name."""
+def render_unpicked(
+    command: Command, pick: Pick, shown: int, word: str = "/notes", *, commented: bool = True
+) -> str:
+    """`wrong` that names none of the comment's notes: which ones it can name.
+    `commented`: the bot has a notes comment on the pull request."""
     head = _header(command)
     example = f"`{word} wrong 1`"
+    if pick.problem is Problem.NO_NOTES and not commented:
+        return f"{head}\nThere is no notes comment on this pull request; nothing was hidden."
     if pick.problem is Problem.NO_NOTES:
         return f"{head}\nThe notes comment on this pull request shows no note; nothing was hidden."
     numbers = "1" if shown == 1 else f"1 to {shown}"
@@ -122,8 +127,9 @@ def render_unpicked(command: Command, pick: Pick, shown: int, word: str = "/note
     asked = code(pick.asked, 40)
     if pick.problem is Problem.NOT_SHOWN:
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
+    shows = "only note 1" if shown == 1 else f"notes {numbers}"
     return (
-        f"{head}\nThere is no note {asked} in the notes comment: it shows notes {numbers}"
+        f"{head}\nThere is no note {asked} in the notes comment: it shows {shows}"
         f" (say {example}); nothing was hidden."
     )
 

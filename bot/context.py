@@ -52,11 +52,11 @@ class BotContext:
             files=self.library.files,
         )
 
-    def render_options(self, *, verbose: bool = False, had_comment: bool = True) -> RenderOptions:
+    def render_options(self, *, verbose: bool = False, had_notes: bool = True) -> RenderOptions:
         return RenderOptions(
             links=self.links,
             command=self.command_word,
             verbose=verbose,
-            had_comment=had_comment,
+            had_notes=had_notes,
             opt_out_label=self.settings.opt_out_label,
         )

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     dismissed   TEXT,                     -- note ids marked not relevant here (JSON)
     evidence    TEXT,                     -- note id -> the reasons shown for it (JSON)
     paused      TEXT,                     -- what the posted comment says paused it, if it does
+    had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
     PRIMARY KEY (repo, number)
 );
 """
@@ -89,6 +90,8 @@ class PRState:
     dismissed: tuple[str, ...] = ()  # `/notes wrong`: hidden on this PR
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # of the notes shown
     paused: str | None = None  # the PauseCause the posted comment names, if it says paused
+    # the comment has shown notes: only then does "no note matches" say "any more"
+    had_notes: bool = False
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -104,7 +107,8 @@ class PRStore:
         db.script(SCHEMA)
         # pending: since slash commands; code_names: since matching on the diff's names;
         # incidental: since moved files stopped counting as evidence; dismissed, evidence:
-        # since `/notes wrong`; paused: since a paused comment showing notes stays as it is
+        # since `/notes wrong`; paused: since a paused comment showing notes stays as it is;
+        # had_notes: since "any more" needs notes shown before (not known: a comment exists)
         db.add_missing_columns(
             "pr_state",
             {
@@ -114,6 +118,7 @@ class PRStore:
                 "dismissed": "TEXT",
                 "evidence": "TEXT",
                 "paused": "TEXT",
+                "had_notes": "INTEGER",
             },
         )
 
@@ -142,6 +147,9 @@ class PRStore:
             dismissed=tuple(json.loads(r["dismissed"] or "[]")),
             evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
             paused=r["paused"],
+            had_notes=bool(
+                r["comment_id"] is not None if r["had_notes"] is None else r["had_notes"]
+            ),
         )
 
     def put(self, state: PRState) -> None:
@@ -149,8 +157,9 @@ class PRStore:
             """
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
-                                  code_names, incidental, dismissed, evidence, paused)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  code_names, incidental, dismissed, evidence, paused,
+                                  had_notes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -159,7 +168,8 @@ class PRStore:
                 verbose = excluded.verbose, updated_at = excluded.updated_at,
                 pending = excluded.pending, code_names = excluded.code_names,
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
-                evidence = excluded.evidence, paused = excluded.paused
+                evidence = excluded.evidence, paused = excluded.paused,
+                had_notes = excluded.had_notes
             """,
             (
                 state.repo.lower(),
@@ -180,6 +190,7 @@ class PRStore:
                 json.dumps(list(state.dismissed)),
                 json.dumps({k: list(v) for k, v in state.evidence.items()}, ensure_ascii=False),
                 state.paused,
+                int(state.had_notes),
             ),
         )
 

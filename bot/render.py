@@ -73,7 +73,7 @@ class RenderOptions:
     command: str = "/notes"
     verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
     budget: int = BUDGET
-    had_comment: bool = True  # a "no match" body says "any more" only after earlier notes
+    had_notes: bool = True  # a "no match" body says "any more" only after earlier notes
     paused: PauseCause | None = None  # automatic updates are off on this PR, and why
     opt_out_label: str = ""  # the label that also pauses them ("" none)
     hidden: int = 0  # notes that matched but were marked not relevant here (`/notes wrong`)
@@ -114,7 +114,7 @@ def render_no_match(
 ) -> str:
     """The body left in place when notes matched before but none match now."""
     against = f" (checked against commit {code(head_sha[:7])})" if head_sha else ""
-    any_more = " any more" if opts.had_comment else ""
+    any_more = " any more" if opts.had_notes else ""
     what = "is left to show on" if opts.hidden else "matches"
     parts = [
         MARKER,

@@ -110,7 +110,7 @@ def refresh_sticky(
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
-    opts = ctx.render_options(verbose=state.verbose, had_comment=state.comment_id is not None)
+    opts = ctx.render_options(verbose=state.verbose, had_notes=state.had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
     paused = off or (PauseCause.COMMAND if state.opted_out else None)
     opts = replace(opts, paused=paused, hidden=hidden)
@@ -221,8 +221,10 @@ def _write(
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
-        ctx.prs.put(replace(state, comment_id=None, body_hash=None, paused=None))
+        gone = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
+        ctx.prs.put(replace(state, **gone))
         return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
-    ctx.prs.put(replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes))
+    written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
+    ctx.prs.put(replace(written, had_notes=written.had_notes or bool(written.notes)))
     return Refresh(sticky.outcome, "written", comment_id)

@@ -23,6 +23,7 @@ from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
+    deliver_pr,
     drain,
     make_settings,
     octokit_examples,
@@ -666,6 +667,57 @@ def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, an
     assert parse_commands(reply.body) == []
     assert reactions(fake, c) == {"eyes", "confused"}
     assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+
+
+def test_wrong_with_no_notes_comment_says_there_is_none(live):
+    # the reply described "the notes comment" on a PR where the bot wrote none (found by
+    # review 'reader')
+    client, rt, fake = live
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert sticky(fake) is None
+    (reply,) = replies(fake)
+    assert "There is no notes comment on this pull request; nothing was hidden." in reply.body
+
+
+def test_wrong_with_one_note_shown_names_only_that_one(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    assert len(state(rt).notes) == 1
+    say(client, rt, fake, "/notes wrong 3", login=AUTHOR)
+    (reply,) = replies(fake)
+    assert "it shows only note 1 (say `/notes wrong 1`)" in reply.body  # not "notes 1"
+
+
+def test_no_match_says_any_more_only_after_notes_were_shown(live):
+    # a comment asked for with `/notes` on a PR no note matches said "No review note
+    # matches this pull request.", and the next push rewrote it to "... any more", as
+    # if notes had been shown and gone (found by review 'reader')
+    client, rt, fake = live
+    number, title = N + 2, "Fix a typo"
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    first = sticky(fake, number)
+    assert "No review note matches this pull request." in first.body
+    deliver_pr(
+        client,
+        rt,
+        action="synchronize",
+        number=number,
+        title=title,
+        head_sha="c" * 40,
+        updated_at="2026-09-01T11:00:00Z",
+    )
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert sticky(fake, number).body == first.body  # not edited to say "any more"
+    # notes shown, then none: now it says "any more", and keeps saying it
+    fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=MATCHING_TITLE)
+    assert state(rt, number).had_notes
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert "matches this pull request any more" in sticky(fake, number).body
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert "matches this pull request any more" in sticky(fake, number).body
 
 
 def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
