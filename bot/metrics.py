@@ -6,7 +6,7 @@ benchmarks build several apps in one process without duplicate-metric errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -16,6 +16,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 
 class Metrics:
@@ -46,9 +47,9 @@ class Metrics:
             ["method", "endpoint", "status"],
             registry=r,
         )
-        self.ratelimit_remaining = Gauge(
+        self.ratelimit_remaining = LastSeenGauge(
             "review_notes_github_ratelimit_remaining",
-            "Last x-ratelimit-remaining seen from GitHub",
+            "Last x-ratelimit-remaining seen from GitHub (no sample before GitHub's first answer)",
             registry=r,
         )
         self.comments = Counter(
@@ -73,3 +74,25 @@ class Metrics:
         for hook in self._collect_hooks:
             hook()
         return generate_latest(self.registry)
+
+
+class LastSeenGauge:
+    """A gauge without a sample until `set`: a plain Gauge starts at 0, and a rate limit
+    of 0 before any GitHub call (or ever, in dry run) reads as exhausted to an alert."""
+
+    def __init__(self, name: str, documentation: str, registry: CollectorRegistry):
+        self.name, self.documentation = name, documentation
+        self.value: float | None = None
+        registry.register(self)
+
+    def set(self, value: float) -> None:
+        self.value = value
+
+    def describe(self) -> list[Metric]:
+        return [GaugeMetricFamily(self.name, self.documentation)]
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(self.name, self.documentation)
+        if self.value is not None:
+            family.add_metric([], self.value)
+        yield family

@@ -28,6 +28,7 @@ from tests.webhook_kit import (
     clean_env,
     drain,
     labeled_one_more_note,
+    make_settings,
     post,
     pr_payload,
     send_signed,
@@ -119,6 +120,20 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
 
     remaining = value(m, "review_notes_github_ratelimit_remaining")
     assert 0 < remaining < 5000  # the fake's x-ratelimit-remaining, after our calls
+
+
+def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_key, monkeypatch):
+    # A made-up 0 reads as an exhausted rate limit and fires any "remaining < N" alert
+    # at every start, and always in dry run: no sample until GitHub's answer said it.
+    clean_env(monkeypatch)
+    name = "review_notes_github_ratelimit_remaining"
+    with serving(make_settings(tmp_path / "dry")) as (client, _):
+        assert name not in samples(client.get("/metrics").text)
+    settings = app_settings(tmp_path / "live", fake_github, app_key)
+    with serving(settings) as (client, rt):
+        assert name not in samples(client.get("/metrics").text)  # no GitHub call yet
+        rt.ctx.github.calls.record("GET", "/rate_limit", "200", {"x-ratelimit-remaining": "0"})
+        assert value(samples(client.get("/metrics").text), name) == 0  # a real 0 shows
 
 
 # --- logs -------------------------------------------------------------------------
