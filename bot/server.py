@@ -1,6 +1,7 @@
 """The webhook server: verify, queue durably, answer at once; workers do the rest.
 
-POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how it answers)
+POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how it answers);
+                     /webhook/ is the same endpoint (GitHub follows no redirect)
 GET /healthz         200 {pending, processing, failed, done, ...}
 GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
 GET /notes, /notes/{id}, /topics  the notes pages the comment links to (bot.pages)
@@ -216,6 +217,9 @@ def live_github(settings: Settings) -> GitHubClient:
 # --- HTTP -------------------------------------------------------------------------
 
 
+WEBHOOK_PATHS = ("/webhook", "/webhook/")
+
+
 def _reply(code: int, **content: Any) -> JSONResponse:
     return JSONResponse(content, status_code=code)
 
@@ -239,8 +243,11 @@ def create_app(rt: Runtime) -> FastAPI:
         rt.ctx.metrics.deliveries,
         on_installation=rt.ctx.github.forget_installation,
     )
-    app.add_route("/webhook", webhook, methods=["POST"])  # GET /webhook: 405, as for any route
-    app.add_middleware(WebhookFirst, path="/webhook", endpoint=webhook)
+    # "/webhook/" too, as the same endpoint: GitHub does not follow the redirect the
+    # router would answer a hook URL entered with a trailing slash.
+    for path in WEBHOOK_PATHS:  # GET /webhook: 405, as for any route
+        app.add_route(path, webhook, methods=["POST"])
+    app.add_middleware(WebhookFirst, paths=WEBHOOK_PATHS, endpoint=webhook)
     app.add_middleware(HeadAsGet)
 
     # The notes pages the comment links to (pages mode), served by the same app.
@@ -320,11 +327,11 @@ class WebhookFirst:
     only routed requests need: ~8% of the ack path's CPU (bench/bench_load.py).
     """
 
-    def __init__(self, app: Any, path: str, endpoint: Any):
-        self.app, self.path, self.endpoint = app, path, endpoint
+    def __init__(self, app: Any, paths: tuple[str, ...], endpoint: Any):
+        self.app, self.paths, self.endpoint = app, paths, endpoint
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"] == self.path and scope["method"] == "POST":
+        if scope["type"] == "http" and scope["path"] in self.paths and scope["method"] == "POST":
             await self.endpoint(scope, receive, send)
         else:
             await self.app(scope, receive, send)

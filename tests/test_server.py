@@ -456,6 +456,17 @@ def test_head_is_answered_like_get_without_the_body(app, path):
     assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"]
 
 
+def test_a_hook_url_with_a_trailing_slash_is_the_same_endpoint_not_a_redirect(app):
+    # GitHub follows no redirect: a 307 to /webhook would fail every delivery.
+    client, rt = app
+    rt.workers.stop()
+    r = post(client, "pull_request", pr_payload(), delivery="slash", path="/webhook/")
+    assert r.status_code == 202 and rt.queue.get("slash") is not None
+    r = post(client, "pull_request", pr_payload(), secret="wrong", path="/webhook/")
+    assert r.status_code == 401  # checked as at /webhook
+    assert client.get("/webhook/", follow_redirects=False).status_code == 405
+
+
 def test_head_of_a_post_only_route_is_405_like_its_get(app):
     client, _ = app
     assert client.head("/webhook").status_code == client.get("/webhook").status_code == 405

@@ -71,6 +71,7 @@ def post(
     delivery: str | None = None,
     secret: str = SECRET,
     headers: dict[str, str] | None = None,
+    path: str = "/webhook",
 ) -> Any:
     body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     h = {
@@ -81,7 +82,7 @@ def post(
         "X-Hub-Signature-256": sign(secret, body),
     }
     h.update(headers or {})
-    return client.post("/webhook", content=body, headers=h)
+    return client.post(path, content=body, headers=h, follow_redirects=False)  # as GitHub
 
 
 def drain(rt: Runtime, timeout: float = 20.0) -> None:
