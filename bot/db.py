@@ -88,7 +88,9 @@ class Database:
         """
         if self._lock_file is not None:
             return True
-        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        # Next to the file itself, symlinks resolved: a second server that reaches the
+        # same file by another path (a symlink to it or to a directory) takes this lock.
+        fd = os.open(f"{os.path.realpath(self.path)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -96,6 +98,11 @@ class Database:
             return False
         self._lock_file = fd
         return True
+
+    def link_count(self) -> int:
+        """The file's names (hard links). Another name is a database apart to SQLite (it
+        finds the WAL by name) and to the server lock: the server refuses to start."""
+        return os.stat(self.path).st_nlink
 
     def checkpoint_in_background(
         self, every: float = 0.5, busy_every: float = 5.0, quiet: float = 0.1

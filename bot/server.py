@@ -91,11 +91,7 @@ class Runtime:
         )
 
     def start(self) -> None:
-        if not self.db.acquire_server_lock():
-            raise StartupError(
-                f"another review-notes server is using {self.settings.db_path}; "
-                "stop it or set REVIEW_NOTES_DB_PATH"
-            )
+        claim_database(self.db, self.settings)
         self.db.checkpoint_in_background()
         resumed = self.queue.recover()
         pending = self.queue.counts()["pending"]
@@ -109,6 +105,22 @@ class Runtime:
         if callable(close):
             close()
         self.db.close()
+
+
+def claim_database(db: Database, settings: Settings) -> None:
+    """One server per database file (resuming `processing` deliveries is only safe then),
+    whatever path names it; idempotent."""
+    if db.link_count() > 1:
+        raise StartupError(
+            f"REVIEW_NOTES_DB_PATH: {settings.db_path} has other hard links: SQLite keeps"
+            " its WAL by file name, and a server using another name would not see this"
+            " one's lock; give the database one name (copy it, or remove the other link)"
+        )
+    if not db.acquire_server_lock():
+        raise StartupError(
+            f"another review-notes server is using {settings.db_path}; "
+            "stop it or set REVIEW_NOTES_DB_PATH"
+        )
 
 
 def build_runtime(
@@ -377,11 +389,7 @@ class DrainingServer(uvicorn.Server):
 def run_server(settings: Settings, library: Library | None = None) -> int:
     """`review-notes serve`: start uvicorn; print why when it cannot start."""
     rt = build_runtime(settings, library=library)
-    if not rt.db.acquire_server_lock():
-        raise StartupError(
-            f"another review-notes server is using {settings.db_path}; "
-            "stop it or set REVIEW_NOTES_DB_PATH"
-        )
+    claim_database(rt.db, settings)
     base = f"http://{settings.host}:{settings.port}"
     lines = [
         f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"

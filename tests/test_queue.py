@@ -292,6 +292,23 @@ def test_server_lock_is_exclusive(tmp_path):
     assert b.acquire_server_lock()
 
 
+def test_server_lock_follows_the_file_through_symlinks(tmp_path):
+    # A second server naming the same file another way must not start: its recover()
+    # would put the first one's `processing` deliveries back to pending (run twice).
+    (tmp_path / "data").mkdir()
+    real = tmp_path / "data" / "bot.sqlite3"
+    first = Database(real)
+    (tmp_path / "link.sqlite3").symlink_to(real)
+    (tmp_path / "dirlink").symlink_to(tmp_path / "data")
+    others = [Database(tmp_path / "link.sqlite3"), Database(tmp_path / "dirlink" / "bot.sqlite3")]
+    try:
+        assert first.acquire_server_lock()
+        assert not any(db.acquire_server_lock() for db in others)
+    finally:
+        for db in [first, *others]:
+            db.close()
+
+
 def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):
     q = queue_at(tmp_path)
     add(q, "failed-before")

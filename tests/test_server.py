@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -465,6 +466,18 @@ def test_a_hook_url_with_a_trailing_slash_is_the_same_endpoint_not_a_redirect(ap
     r = post(client, "pull_request", pr_payload(), secret="wrong", path="/webhook/")
     assert r.status_code == 401  # checked as at /webhook
     assert client.get("/webhook/", follow_redirects=False).status_code == 405
+
+
+def test_a_database_with_another_hard_link_refuses_to_start(tmp_path):
+    # Another name for the file escapes the server lock, and SQLite would keep a second
+    # WAL under it: refuse rather than risk deliveries run twice or a corrupt database.
+    rt = build_runtime(make_settings(tmp_path))
+    os.link(tmp_path / "bot.sqlite3", tmp_path / "other.sqlite3")
+    try:
+        with pytest.raises(StartupError, match="REVIEW_NOTES_DB_PATH: .* other hard links"):
+            rt.start()
+    finally:
+        rt.db.close()
 
 
 def test_head_of_a_post_only_route_is_405_like_its_get(app):
