@@ -31,6 +31,12 @@ class Metrics:
             ["event", "outcome"],
             registry=r,
         )
+        self.pruned = Counter(
+            "review_notes_deliveries_pruned_total",
+            "Finished deliveries deleted after REVIEW_NOTES_DELIVERY_RETENTION_DAYS, by state",
+            ["state"],
+            registry=r,
+        )
         self.queue_depth = Gauge(
             "review_notes_queue_depth", "Deliveries by queue state", ["state"], registry=r
         )

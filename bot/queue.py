@@ -6,6 +6,7 @@ PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
 A delivery may wait for a time (`not_before`): slash commands queue their
 coalesced comment update that way, so it survives a restart like any delivery.
+Finished deliveries are deleted after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`Retention`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ _REQUEUE = (
     " WHERE state = 'failed'"
 )
 
+_PRUNE_DONE = (
+    "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries INDEXED BY deliveries_done"
+    " WHERE state = 'done' AND updated_at < ? ORDER BY updated_at LIMIT ?)"
+)
+_PRUNE_FAILED = (
+    "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries"
+    " WHERE state = 'failed' AND updated_at < ? ORDER BY updated_at LIMIT ?)"
+    " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at"
+)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -56,6 +67,9 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
+-- pruning finds old done deliveries here, not by reading every row (each holds its
+-- payload); partial: a new delivery's insert and its claim never touch it
+CREATE INDEX IF NOT EXISTS deliveries_done ON deliveries (updated_at) WHERE state = 'done';
 """
 
 
@@ -99,6 +113,18 @@ class Delivery:
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A failed delivery deleted by retention, for the log."""
+
+    id: str
+    event: str
+    repo: str | None
+    pr_number: int | None
+    last_error: str | None
+    failed_at: str
 
 
 def pr_key(repo: str | None, number: int | None) -> str | None:
@@ -254,6 +280,18 @@ class DeliveryQueue:
                     ).fetchall()
         self._notify()
         return [r["id"] for r in rows]
+
+    # --- retention ---
+
+    def prune_done(self, before: str, limit: int) -> int:
+        """Delete up to `limit` done deliveries finished before `before` (utcnow format)."""
+        with self.db.tx() as conn:
+            return conn.execute(_PRUNE_DONE, (before, limit)).rowcount
+
+    def prune_failed(self, before: str, limit: int) -> list[Dropped]:
+        """Delete up to `limit` failed deliveries whose last failure was before `before`."""
+        rows = self.db.execute(_PRUNE_FAILED, (before, limit))
+        return [Dropped(**dict(r)) for r in rows]
 
     # --- inspection ---
 
@@ -457,3 +495,90 @@ class Workers:
                 return False
             self._stop.wait(wait)  # a stop cuts the wait short: one more try, then give up
             wait = min(wait * 2, self.RECORD_RETRY_MAX)
+
+
+class Retention:
+    """Deletes deliveries finished more than `days` ago, at start and every
+    EVERY_SECONDS, in a thread of its own.
+
+    Done deliveries go quietly (counted, one log line). A failed one is deleted only
+    when nobody retried it within `days` of its last failure, each with a warning
+    naming it and its error: never silently. Pending and processing ones stay.
+    Batches of BATCH, each its own short transaction: webhook answers never wait
+    behind a long DELETE. Freed pages are reused by new deliveries, so the file stops
+    growing at about `days` of traffic.
+    """
+
+    EVERY_SECONDS = 3600.0
+    BATCH = 500
+
+    def __init__(self, queue: DeliveryQueue, days: int, on_pruned: Callable[[State, int], None]):
+        self.queue, self.days, self.on_pruned = queue, days, on_pruned
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def prune(self, before: str | None = None) -> dict[State, int]:
+        """One pass (`before`: utcnow format; default `days` ago); stops early when stopping."""
+        before = before or utcnow(-self.days * 86400)
+        done = self._batches(lambda: self.queue.prune_done(before, self.BATCH))
+        failed = self._batches(lambda: self._drop_failed(before))
+        for state, n in ((State.DONE, done), (State.FAILED, failed)):
+            if n:
+                self.on_pruned(state, n)
+        if done or failed:
+            log.info(
+                "pruned %d done and %d failed deliveries finished before %s"
+                " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
+                done,
+                failed,
+                before,
+                self.days,
+            )
+        return {State.DONE: done, State.FAILED: failed}
+
+    def _batches(self, batch: Callable[[], int]) -> int:
+        total = 0
+        while not self._stop.is_set():
+            n = batch()
+            total += n
+            if n < self.BATCH:
+                break
+        return total
+
+    def _drop_failed(self, before: str) -> int:
+        dropped = self.queue.prune_failed(before, self.BATCH)
+        for d in dropped:
+            log.warning(
+                "delivery %s (%s, %s#%s) failed at %s and was not retried within %d days:"
+                " deleted; its error was: %s",
+                d.id,
+                d.event,
+                d.repo,
+                d.pr_number,
+                d.failed_at,
+                self.days,
+                d.last_error,
+                extra={"delivery": d.id, "repo": d.repo, "pr": d.pr_number},
+            )
+        return len(dropped)
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._run, name="review-notes-retention", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)  # a batch in hand finishes: one short transaction
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.prune()
+            except Exception:  # database busy or gone: the next round tries again
+                log.exception("pruning old deliveries failed")
+            self._stop.wait(self.EVERY_SECONDS)

@@ -37,7 +37,7 @@ from bot.matching import MatchConfig, checked_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
 from bot.prstate import PRStore
-from bot.queue import Delivery, DeliveryQueue, Workers
+from bot.queue import Delivery, DeliveryQueue, Retention, Workers
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
 
@@ -62,9 +62,16 @@ class Runtime:
     ctx: BotContext
     dry_run: DryRunGitHub | None
     workers: Workers = field(init=False)
+    retention: Retention = field(init=False)
 
     def __post_init__(self) -> None:
         self.workers = Workers(self.queue, self.process, self.settings.workers)
+        pruned = self.ctx.metrics.pruned
+        self.retention = Retention(
+            self.queue,
+            self.settings.delivery_retention_days,
+            lambda state, n: pruned.labels(state).inc(n),
+        )
 
     def process(self, delivery: Delivery) -> None:
         metrics = self.ctx.metrics
@@ -98,8 +105,10 @@ class Runtime:
         if resumed or pending:
             log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)
         self.workers.start()
+        self.retention.start()
 
     def stop(self) -> None:
+        self.retention.stop()
         self.workers.stop()
         close = getattr(self.ctx.github, "close", None)
         if callable(close):

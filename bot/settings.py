@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     topics_file: Path = DEFAULT_TOPICS_FILE
     matching_file: Path = DEFAULT_MATCHING_FILE
     workers: int = Field(default=2, ge=1, le=32)
+    # Done and failed deliveries are deleted this long after they finished; at least
+    # GitHub's redelivery window (3 days), so a redelivery is still known as one.
+    delivery_retention_days: int = Field(default=14, ge=3, le=3650)
     http_timeout: float = Field(default=15.0, gt=0, le=300)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles

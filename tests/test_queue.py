@@ -10,7 +10,15 @@ import time
 import pytest
 
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
-from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, Workers
+from bot.queue import (
+    MAX_INTERRUPTIONS,
+    DeliveryQueue,
+    Enqueued,
+    Incoming,
+    Retention,
+    State,
+    Workers,
+)
 
 
 def queue_at(path) -> DeliveryQueue:
@@ -180,6 +188,50 @@ def test_failed_deliveries_are_kept_and_can_be_retried(tmp_path):
     assert q.claim().id == "b"
     assert sorted(q.retry()) == ["a", "c"]
     assert q.counts() == {"pending": 2, "processing": 1, "done": 0, "failed": 0}
+
+
+OLD, CUTOFF, NEW = "2026-01-01T00:00:00.000000Z", "2026-01-15T00:00:00.000000Z", "2026-02-01"
+
+
+def finished_at(q: DeliveryQueue, did: str, state: str, at: str) -> None:
+    """A delivery in `state` since `at` (times injected, not waited for)."""
+    add(q, did, None)
+    q.db.execute("UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ?", (state, at, did))
+
+
+def test_retention_deletes_old_done_deliveries_and_names_each_failed_one(tmp_path, caplog):
+    # Every done delivery kept its payload (~23 KB) forever. A failed one is the
+    # operator's to retry: deleted only once not retried within the retention, and logged.
+    q = queue_at(tmp_path)
+    for state in ("done", "failed", "pending", "processing"):
+        finished_at(q, f"old-{state}", state, OLD)
+        finished_at(q, f"new-{state}", state, NEW)
+    q.fail("old-failed", "GithubException: 502")
+    q.db.execute("UPDATE deliveries SET updated_at = ? WHERE id = 'old-failed'", (OLD,))
+    counted: list[tuple[State, int]] = []
+    retention = Retention(q, 14, lambda state, n: counted.append((state, n)))
+    caplog.set_level("INFO", logger="bot.queue")
+    assert retention.prune(CUTOFF) == {State.DONE: 1, State.FAILED: 1}
+    assert q.get("old-done") is None and q.get("old-failed") is None
+    kept = ["new-done", "new-failed", "old-pending", "new-pending", "old-processing"]
+    assert all(q.get(did) is not None for did in kept)
+    assert counted == [(State.DONE, 1), (State.FAILED, 1)]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "old-failed" in warned[0] and "GithubException: 502" in warned[0]
+    assert any("pruned 1 done and 1 failed" in r.getMessage() for r in caplog.records)
+    assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 0}  # nothing left to do
+
+
+def test_retention_deletes_in_batches_until_none_is_left(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    for i in range(7):
+        finished_at(q, f"d{i}", "done", OLD)
+    monkeypatch.setattr(Retention, "BATCH", 3)
+    batches: list[int] = []
+    prune_done = q.prune_done
+    monkeypatch.setattr(q, "prune_done", lambda *a: batches.append(prune_done(*a)) or batches[-1])
+    assert Retention(q, 14, lambda *_: None).prune(CUTOFF)[State.DONE] == 7
+    assert batches == [3, 3, 1] and q.counts()["done"] == 0
 
 
 def test_workers_record_failures_and_keep_going(tmp_path):

@@ -11,11 +11,12 @@ import sqlite3
 import uuid
 
 import pytest
+from fastapi.testclient import TestClient
 
 from bot.github_port import PRRef
 from bot.notes import LibraryError
 from bot.queue import Workers
-from bot.server import StartupError, build_runtime
+from bot.server import StartupError, build_runtime, create_app
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from tests.webhook_kit import (
@@ -30,6 +31,7 @@ from tests.webhook_kit import (
     post,
     pr_payload,
     serving,
+    wait_until,
 )
 
 
@@ -478,6 +480,20 @@ def test_a_database_with_another_hard_link_refuses_to_start(tmp_path):
             rt.start()
     finally:
         rt.db.close()
+
+
+def test_the_server_prunes_old_done_deliveries_at_start(tmp_path):
+    rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
+    rt.queue.enqueue("old", "pull_request", "opened", {})
+    rt.queue.complete("old")
+    rt.db.execute("UPDATE deliveries SET updated_at = '2020-01-01T00:00:00.000000Z'")
+    rt.queue.enqueue("recent", "pull_request", "opened", {})
+    rt.queue.complete("recent")
+    with TestClient(create_app(rt)) as client:
+        wait_until(lambda: rt.queue.get("old") is None, timeout=20, what="the prune at start")
+        assert rt.queue.get("recent") is not None
+        metrics = client.get("/metrics").text
+    assert 'review_notes_deliveries_pruned_total{state="done"} 1.0' in metrics
 
 
 def test_head_of_a_post_only_route_is_405_like_its_get(app):

@@ -179,3 +179,9 @@ def test_file_recheck_delays_from_toml_and_env(tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "5, -1")
     with pytest.raises(SettingsError, match="FILES_RECHECK_DELAYS"):
         load_settings(env_file=None)
+
+
+def test_delivery_retention_covers_githubs_redelivery_window():
+    # Shorter than GitHub's 3 days, a redelivery of a done delivery would run it again.
+    assert load().delivery_retention_days == 14
+    assert "REVIEW_NOTES_DELIVERY_RETENTION_DAYS" in errors(delivery_retention_days=2)
