@@ -486,8 +486,14 @@ def _print_match(facts, result, config) -> None:
         print("topics with no note yet: " + ", ".join(h.topic.id for h in bare))
 
 
+def _lines(text: str) -> list[str]:
+    """Lines ended by LF (or CRLF) only: str.splitlines() also cuts at U+2028, U+2029 and
+    NEL, which a JSON string or a file name may hold."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def _read_lines(path: str) -> list[str]:
-    return [ln.strip() for ln in Path(path).read_text("utf-8").splitlines() if ln.strip()]
+    return [ln.strip() for ln in _lines(Path(path).read_text("utf-8")) if ln.strip()]
 
 
 def _facts_from_args(args: argparse.Namespace):
@@ -541,7 +547,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.batch:
         status = 0
         try:
-            lines = Path(args.batch).read_text("utf-8").splitlines()
+            lines = _lines(Path(args.batch).read_text("utf-8"))
         except OSError as exc:
             print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
             return 1

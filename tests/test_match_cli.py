@@ -186,6 +186,28 @@ def test_batch_takes_gh_shapes_and_skips_badly_shaped_lines_with_the_field(setup
     assert row["number"] == 3 and [n["id"] for n in row["notes"]] == ["vllm-aaaa0001"]
 
 
+def test_batch_lines_end_at_newlines_only(setup, tmp_path, capsys):
+    # JSON strings may hold U+2028, U+2029 or NEL raw (`jq -c` and
+    # json.dumps(ensure_ascii=False) write them so): they do not end a record
+    _, flags = setup
+    records = [
+        {"number": 1, "title": "[Spec Decode] prefix caching", "body": "one\u2028two"},
+        {"number": 2, "title": "[Spec Decode] prefix caching", "body": "a\x85b\u2029c"},
+        {"number": 3, "title": "Docs"},
+    ]
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in records), "utf-8")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, err) == (0, "")
+    assert [json.loads(line)["number"] for line in out.splitlines()] == [1, 2, 3]
+    files = tmp_path / "files.txt"
+    files.write_text("vllm/v1/spec_decode/a\u2028b.py\r\n", "utf-8")
+    title = "[Spec Decode] prefix caching for EAGLE"
+    code, out, _ = run(capsys, "--title", title, "--files-from", str(files), "--json", *flags)
+    reasons = json.loads(out)["notes"][0]["reasons"]
+    assert code == 0 and any("spec_decode/a\u2028b.py" in r for r in reasons), reasons
+
+
 def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
     _, flags = setup
     prs = tmp_path / "prs.jsonl"
