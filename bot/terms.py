@@ -94,21 +94,37 @@ def trie_regex(sequences: Iterable[str]) -> str:
         for ch in seq:
             node = node.setdefault(ch, {})
         node[""] = {}
+    # Written from a stack, not by recursion: a keyword a thousand characters long is a
+    # thousand nodes deep, past Python's recursion limit.
+    parts: list[str] = []
+    todo: list[str | dict] = [root]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            parts.append(item)
+        else:
+            todo += reversed(_node_parts(item))
+    return "".join(parts)
 
-    def emit(node: dict) -> str:
-        end = "" in node
-        alts = []
-        for ch in sorted(k for k in node if k):
-            edge = _SEP if ch == _SEP_MARK else re.escape(ch)
-            alts.append(edge + emit(node[ch]))
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        if end:  # a shorter keyword ends here: the longer branches are optional
-            return "(?:" + body + ")?"
-        return body
 
-    return emit(root)
+def _node_parts(node: dict) -> list[str | dict]:
+    """A trie node's pattern, with its children left as nodes to write in their place."""
+    chars = sorted(k for k in node if k)
+    if not chars:
+        return []
+    end = "" in node  # a shorter keyword ends here: the longer branches are optional
+    out: list[str | dict] = ["(?:"] if end else []
+    if len(chars) > 1:
+        out.append("(?:")
+    for i, ch in enumerate(chars):
+        if i:
+            out.append("|")
+        out += (_SEP if ch == _SEP_MARK else re.escape(ch), node[ch])
+    if len(chars) > 1:
+        out.append(")")
+    if end:
+        out.append(")?")
+    return out
 
 
 @dataclass

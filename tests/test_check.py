@@ -551,6 +551,15 @@ def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
     ]
 
 
+def test_a_very_long_keyword_is_checked_and_served(tmp_path, capsys):
+    # some 1,000 characters made check (and the server at start) die with a
+    # RecursionError from the keyword index: both read it now, as any other keyword
+    long_keyword = "preemption order " * 80 + "fix"
+    write(tmp_path, VALID.replace("eager_break_during_capture", long_keyword))
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    assert capsys.readouterr().out.startswith("ok: 1 notes")
+
+
 def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys, monkeypatch):
     # a curator renames a topic in topics.toml and in its one note, then checks until ok:
     # config/matching.toml still weighs the old name, which the server refuses at start

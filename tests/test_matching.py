@@ -453,6 +453,16 @@ def test_keyword_hits_are_counted():
     assert (hit.text, hit.count) == ("EAGLE", 3)
 
 
+def test_a_keyword_thousands_of_characters_long_compiles_and_matches():
+    # the trie is one node a character: it used to be written by recursion, one frame
+    # a node, and a keyword of some 1,000 characters raised RecursionError
+    long_words = " ".join(["preemption"] * 300)
+    terms = [long_words, "_" + "x" * 3000, "抢占" * 1500, "preemption"]
+    index = TermIndex(terms)
+    found = index.find(f"{long_words} and _{'x' * 3000}, {'抢占' * 1500}")
+    assert len(found) == 4 and found["preemption"].count == 300
+
+
 # --- notes: score, ranking, source PR --------------------------------------------
 
 
