@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -89,11 +90,41 @@ def _check_glob(pattern: str) -> str:
     return pattern
 
 
+def _unseen_character(term: str) -> str | None:
+    """The first character of `term` that a PR's text does not hold where it looks like it
+    stands: a space other than U+0020 (a no-break space pasted from a web page), a format
+    character (zero-width space or joiner, soft hyphen) or a control character (NEL). It
+    makes an English keyword non-ASCII, found as written only, so it never matches (an
+    ASCII tab is a separator between words like any other). A zero-width joiner inside
+    an emoji (a label such as 🧑‍💻) is part of the emoji."""
+    for i, ch in enumerate(term):
+        if ch.isascii():
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs"):
+            if ch == "\u200d" and _emoji_sides(term[i - 1 : i], term[i + 1 : i + 2]):
+                continue
+            return ch
+    return None
+
+
+def _emoji_sides(before: str, after: str) -> bool:
+    return all(c and not c.isascii() and not c.isalnum() for c in (before, after))
+
+
 def _check_term(term: str) -> str:
     if not term.strip():
         raise ValueError("empty term")
     if term != term.strip():
         raise ValueError(f"{term!r} has leading or trailing whitespace")
+    unseen = _unseen_character(term)
+    if unseen is not None:
+        name = unicodedata.name(unseen, "")
+        char = f"U+{ord(unseen):04X}" + (f" ({name})" if name else "")
+        if unseen.isspace():
+            raise ValueError(
+                f"{term!r} holds {char} where a PR's text has a plain space: write a plain space"
+            )
+        raise ValueError(f"{term!r} holds {char}, invisible and absent from a PR's text: delete it")
     if term.isascii():
         # an English keyword matches by its letters and digits (bot.terms): `C++` would be
         # `c`, every standalone C; `++` nothing at all

@@ -217,6 +217,26 @@ NOTE_DEFECTS = [
         (2, "id", "file name must be 'vllm-other.md' (the importer finds notes by it)"),
         id="file-name-not-id",
     ),
+    pytest.param(  # pasted from a web page: a PR's title has a plain space
+        ('"eager_break_during_capture"', '"eager break\u00a0during capture"'),
+        (
+            7,
+            "keywords",
+            "'eager break\\xa0during capture' holds U+00A0 (NO-BREAK SPACE) where a PR's text"
+            " has a plain space: write a plain space",
+        ),
+        id="no-break-space-in-keyword",
+    ),
+    pytest.param(
+        ('"eager_break_during_capture"', '"eager_break\u200b_during_capture"'),
+        (
+            7,
+            "keywords",
+            "'eager_break\\u200b_during_capture' holds U+200B (ZERO WIDTH SPACE), invisible"
+            " and absent from a PR's text: delete it",
+        ),
+        id="zero-width-space-in-keyword",
+    ),
 ]
 
 
@@ -425,6 +445,12 @@ TAXONOMY_DEFECTS = [
         "11: taxonomy: malformed TOML: Invalid value (column 11)",
         id="malformed",
     ),
+    pytest.param(
+        ('labels = ["rocm"]', 'labels = ["rocm\u2060"]'),
+        "12: labels: 'rocm\\u2060' holds U+2060 (WORD JOINER), invisible and absent from a"
+        " PR's text: delete it",
+        id="invisible-label",
+    ),
 ]
 
 
@@ -437,6 +463,15 @@ def test_each_taxonomy_defect_is_reported_on_its_line(tmp_path, edit, expected):
     assert problems_of(notes, topics) == []
     topics.write_text(TAXONOMY.replace(*edit, 1), "utf-8")
     assert problems_of(notes, topics) == [f"{topics}:{expected}"]
+
+
+def test_an_emoji_keeps_its_zero_width_joiner(tmp_path):
+    # 🧑‍💻 is one emoji of three characters, the joiner in the middle: a label may be one
+    notes = tmp_path / "notes"
+    write(notes, VALID.replace('"cuda-graphs", "rocm"', '"rocm"'))
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TAXONOMY.replace('labels = ["rocm"]', 'labels = ["🧑\u200d💻 dev"]'), "utf-8")
+    assert problems_of(notes, topics) == []
 
 
 def test_empty_or_missing_taxonomy(tmp_path):

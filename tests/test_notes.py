@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
+import unicodedata
 from datetime import date
 
 import pytest
@@ -109,10 +110,17 @@ def test_loading_is_deterministic_whatever_the_file_order(tmp_path):
     assert load_library(tmp_path, DEFAULT_TOPICS_FILE) == load_library()
 
 
+UNSEEN = ("Cc", "Cf", "Zl", "Zp", "Zs")
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
 LINE = TEXT.filter(lambda s: "\n" not in s and "\r" not in s and s == s.strip() and s.strip())
-# a keyword: English ones need two letters or digits (notes._check_term)
-TERM = LINE.filter(lambda s: not s.isascii() or sum(c.isalnum() for c in s) >= 2)
+# a keyword: English ones need two letters or digits, and no keyword holds a non-ASCII
+# space, control or format character (notes._check_term)
+TERM = LINE.filter(
+    lambda s: (
+        (not s.isascii() or sum(c.isalnum() for c in s) >= 2)
+        and not any(unicodedata.category(c) in UNSEEN for c in s if not c.isascii())
+    )
+)
 
 
 @st.composite
