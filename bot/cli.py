@@ -492,8 +492,14 @@ def _lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
+def _read_input(path: str) -> str:
+    """A file given to `match`, as text, without the byte-order mark some editors write
+    (json.loads refuses it; before a path it would be part of the path)."""
+    return Path(path).read_text("utf-8").removeprefix("\ufeff")
+
+
 def _read_lines(path: str) -> list[str]:
-    return [ln.strip() for ln in _lines(Path(path).read_text("utf-8")) if ln.strip()]
+    return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
 
 
 def _facts_from_args(args: argparse.Namespace):
@@ -506,7 +512,7 @@ def _facts_from_args(args: argparse.Namespace):
     if args.files_from:
         files += _read_lines(args.files_from)
     if args.payload:
-        payload = json.loads(Path(args.payload).read_text("utf-8"))
+        payload = json.loads(_read_input(args.payload))
         if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
             raise ValueError(f"{args.payload}: not a pull_request webhook payload")
         try:
@@ -515,7 +521,7 @@ def _facts_from_args(args: argparse.Namespace):
             raise ValueError(f"{args.payload}: malformed pull_request payload: {exc}") from None
         extra = tuple(lb for lb in args.label or () if lb not in facts.labels)
         return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
-    body = Path(args.body_file).read_text("utf-8") if args.body_file else ""
+    body = _read_input(args.body_file) if args.body_file else ""
     return PRFacts(
         repo=args.repo,
         number=args.number,
@@ -547,7 +553,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.batch:
         status = 0
         try:
-            lines = _lines(Path(args.batch).read_text("utf-8"))
+            lines = _lines(_read_input(args.batch))
         except OSError as exc:
             print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
             return 1

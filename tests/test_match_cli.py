@@ -208,6 +208,29 @@ def test_batch_lines_end_at_newlines_only(setup, tmp_path, capsys):
     assert code == 0 and any("spec_decode/a\u2028b.py" in r for r in reasons), reasons
 
 
+def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
+    # an editor on Windows writes one: dropped, as from notes, topics and digests
+    _, flags = setup
+    bom = b"\xef\xbb\xbf"
+    prs = tmp_path / "prs.jsonl"
+    record = {"number": 5, "title": "Refactor", "files": ["vllm/v1/spec_decode/eagle.py"]}
+    prs.write_bytes(bom + json.dumps(record).encode() + b"\n")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, err) == (0, "")
+    assert json.loads(out)["topics"] == ["spec-decode"]
+    files = tmp_path / "files.txt"  # the first path is the path, not BOM + path
+    files.write_bytes(bom + b"vllm/v1/spec_decode/eagle.py\n")
+    code, out, _ = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
+    event = tmp_path / "event.json"
+    pull = {"number": 7, "title": "[Spec Decode] prefix caching for EAGLE"}
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    event.write_bytes(bom + json.dumps(payload).encode())
+    code, out, err = run(capsys, "--payload", str(event), "--json", *flags)
+    assert (code, err) == (0, "")
+    assert [n["id"] for n in json.loads(out)["notes"]] == ["vllm-aaaa0001"]
+
+
 def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
     _, flags = setup
     prs = tmp_path / "prs.jsonl"
