@@ -535,19 +535,15 @@ def _facts_from_args(args: argparse.Namespace):
 def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
-    from bot.matching import compile_matcher, load_match_config, match_pr
+    from bot.matching import checked_match_config, match_pr
     from bot.prfacts import facts_from_record
 
     if not _server_library(args):
         return 2
     try:
         library = load_library(Path(args.dir), Path(args.topics))
-        config = load_match_config(Path(args.config))
-        compile_matcher(library, config)  # a config naming unknown topics fails here
-    except LibraryError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except (OSError, ValueError) as exc:
+        config = checked_match_config(library, Path(args.config))  # as check and the server
+    except (LibraryError, OSError, ValueError) as exc:  # each names its file
         print(exc, file=sys.stderr)
         return 1
     if args.batch:

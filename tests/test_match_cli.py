@@ -291,6 +291,20 @@ def test_bad_config_is_reported(setup, tmp_path, capsys):
     assert code == 1 and "max_notes" in err
 
 
+def test_a_config_naming_an_unknown_topic_is_named_as_check_and_the_server_do(setup, capsys):
+    tmp_path, flags = setup
+    config = tmp_path / "matching.toml"
+    config.write_text('family_topics = ["spec-decod"]\n' + CONFIG, "utf-8")
+    code, out, err = run(capsys, "--title", "x", *flags)
+    assert (code, out) == (1, "")
+    assert (
+        err == f"{config}: topic_scale, family_topics or upkeep_topics names unknown topic(s):"
+        " spec-decod\n"
+    )
+    assert main(["notes", "check", *flags[1:]]) == 1  # the same line
+    assert capsys.readouterr().err.splitlines()[0] == err.strip()
+
+
 def test_output_is_the_same_whatever_the_hash_seed(setup, tmp_path):
     """Reasons feed the sticky comment: a reordering would rewrite it for nothing."""
     import os
