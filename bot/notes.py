@@ -48,6 +48,7 @@ from pydantic import (
 )
 
 from bot.globs import GlobError, compile_glob
+from bot.toml_lines import first_lines
 
 FENCE = "+++"
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
@@ -290,8 +291,6 @@ class LibraryError(Exception):
 
 # --- where things are ----------------------------------------------------------
 
-_KEY_LINE = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
-
 
 @dataclass(frozen=True)
 class Header:
@@ -306,13 +305,9 @@ class Header:
 
     @cached_property
     def keys(self) -> dict[str, int]:
-        """Each top-level key -> index into lines (worked out only when a problem needs it)."""
-        keys: dict[str, int] = {}
-        for i, line in enumerate(self.lines):
-            m = _KEY_LINE.match(line)
-            if m and m.group(1) not in keys:
-                keys[m.group(1)] = i
-        return keys
+        """Each key, dotted, and each table (`[links]`) -> index into lines, scanned as
+        TOML (worked out only when a problem needs it)."""
+        return first_lines(self.text)
 
     def line_of(self, key: str, value: Any = None, default: int | None = None) -> int:
         """The file line of `key`, or of the array element `value` under it."""

@@ -207,6 +207,16 @@ NOTE_DEFECTS = [
         (13, "reviewer", "unknown field"),
         id="unknown-field",
     ),
+    pytest.param(  # a table: on its own line (`Header` knew only `key =` lines: line 1)
+        ("updated = 2026-12-02", "updated = 2026-12-02\n[links]\nx = 1"),
+        (14, "links", "unknown field"),
+        id="table-in-header",
+    ),
+    pytest.param(  # a quoted key, and a `key =` line inside a multi-line string is text
+        ("source_pr = 52401", 'source_pr = 52401\n"notes" = """\nverdict = 1\n"""'),
+        (5, "notes", "unknown field"),
+        id="quoted-key-and-key-line-in-a-string",
+    ),
     pytest.param(
         ("created = 2026-08-14", 'created = 2026-08-14\nguidance = "x"'),
         (13, "guidance", "the guidance is the body after the header, not a field"),
@@ -253,7 +263,8 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
     elif field == "guidance" and "field" not in message:
         assert line == VALID.count("\n")  # the line right after the closing fence
     else:
-        assert text.lstrip().startswith(field) or new.split("\n")[-2].strip() in text
+        said = text.lstrip().lstrip('["')  # a table or a quoted key
+        assert said.startswith(field) or new.split("\n")[-2].strip() in text
 
 
 @pytest.mark.parametrize(

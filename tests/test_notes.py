@@ -24,6 +24,7 @@ from bot.notes import (
     split_front_matter,
     toml_string,
 )
+from bot.toml_lines import first_lines, scan
 
 RAW = DEFAULT_NOTES_DIR.parent / "raw"
 
@@ -336,3 +337,26 @@ def test_bad_globs(pattern, message):
     with pytest.raises(GlobError) as exc:
         glob_matches(pattern, "x")
     assert str(exc.value) == message
+
+
+def test_toml_lines_scans_keys_and_tables_as_toml_does():
+    # the lines problems are put on: a `[[topic]]` or `key =` inside a multi-line string
+    # or array is text; quoted and dotted keys and tables are keys
+    text = (
+        'a = """\n[[topic]]\nb = 1\n"""\n'  # 0-3
+        "'q.k' = ['''x\n''', \"]\", # c\n  \"[y\"]\n"  # 4-6
+        '["topic"]\n'  # 7
+        'c.d = { e = "}" }\n'  # 8
+        "[[ topic . x ]]  # note\n"  # 9
+        "f = 'g\\'\n"  # 10: a literal string ends at its first quote
+    )
+    tomllib.loads(text)
+    assert [(e.line, e.path, e.table) for e in scan(text)] == [
+        (0, ("a",), False),
+        (4, ("q.k",), False),
+        (7, ("topic",), True),
+        (8, ("topic", "c", "d"), False),
+        (9, ("topic", "x"), True),
+        (10, ("topic", "x", "f"), False),
+    ]
+    assert first_lines(text)["topic.c.d"] == 8 and first_lines(text)["topic"] == 7

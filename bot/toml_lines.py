@@ -1,0 +1,150 @@
+"""Where each key and table of a TOML text is, by line (pure).
+
+tomllib gives values, not lines; a problem must name the line of its key. This scans
+the text as TOML does: a table header (`[weights]`, `[["topic"]]`) or a key (bare,
+quoted or dotted) at the start of a line, and values skipped whole, so a multi-line
+string or array that holds a `[[topic]]` or `key =` line is never read as one. It
+expects text tomllib accepted; on anything else it reads on without failing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_SPACE = " \t"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One key or table header: its 0-based line and its full key path."""
+
+    line: int
+    path: tuple[str, ...]
+    array: bool = False  # an `[[array]]` table header
+    table: bool = False  # a `[table]` or `[[array]]` header, not a `key = value`
+
+
+class _Scanner:
+    def __init__(self, text: str):
+        self.text, self.i, self.line = text, 0, 0
+
+    def peek(self, n: int = 1) -> str:
+        return self.text[self.i : self.i + n]
+
+    def skip_space(self) -> None:
+        while self.peek() and self.peek() in _SPACE:
+            self.i += 1
+
+    def skip_line(self) -> None:
+        """To the start of the next line (a comment or junk after a value)."""
+        end = self.text.find("\n", self.i)
+        self.i = len(self.text) if end == -1 else end
+
+    def string(self) -> str:
+        """Skip a string of any kind at i; its text (escapes left as written)."""
+        quote = self.peek()
+        if self.peek(3) == quote * 3:  # multi-line: runs to the closing triple quote
+            start = self.i = self.i + 3
+            while self.i < len(self.text) and self.peek(3) != quote * 3:
+                self.step(escapes=quote == '"')
+            text = self.text[start : self.i]
+            self.i += 3
+            while self.peek() == quote:  # `""""` closes with a quote inside
+                self.i += 1
+            return text
+        start = self.i = self.i + 1
+        while self.i < len(self.text) and self.peek() not in (quote, "\n"):
+            self.step(escapes=quote == '"')
+        text = self.text[start : self.i]
+        if self.peek() == quote:
+            self.i += 1
+        return text
+
+    def step(self, escapes: bool) -> None:
+        if escapes and self.peek() == "\\":
+            self.i += 1
+        if self.peek() == "\n":
+            self.line += 1
+        self.i += 1
+
+    def key(self) -> tuple[str, ...]:
+        """A key path at i (`a."b c".d`); empty when there is none."""
+        parts: list[str] = []
+        while True:
+            self.skip_space()
+            if self.peek() in ('"', "'"):
+                parts.append(self.string())
+            elif m := _BARE.match(self.text, self.i):
+                parts.append(m[0])
+                self.i = m.end()
+            else:
+                return tuple(parts)
+            self.skip_space()
+            if self.peek() != ".":
+                return tuple(parts)
+            self.i += 1
+
+    def value(self) -> None:
+        """Skip a value at i: strings, and arrays and inline tables to their closing
+        bracket, over as many lines as they take."""
+        depth = 0
+        while self.i < len(self.text):
+            c = self.peek()
+            if c in ('"', "'"):
+                self.string()
+                continue
+            if c == "\n":
+                if depth == 0:
+                    return
+                self.line += 1
+            elif c == "#":
+                self.skip_line()
+                continue
+            elif c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+            self.i += 1
+
+
+def scan(text: str) -> list[Entry]:
+    """Every key and table header of a TOML text, in order, with its line."""
+    s, entries, table = _Scanner(text), [], ()
+    while s.i < len(text):
+        s.skip_space()
+        c = s.peek()
+        if c == "\n":
+            s.i += 1
+            s.line += 1
+        elif c == "#" or not c:
+            s.skip_line()
+        elif c == "[":
+            array = s.peek(2) == "[["
+            s.i += 2 if array else 1
+            line, table = s.line, s.key()
+            entries.append(Entry(line, table, array=array, table=True))
+            s.skip_line()
+        else:
+            line, path = s.line, s.key()
+            if not path:  # not TOML: read on from the next line
+                s.skip_line()
+                continue
+            entries.append(Entry(line, table + path))
+            s.skip_space()
+            if s.peek() == "=":
+                s.i += 1
+                s.value()
+            s.skip_line()
+    return entries
+
+
+def first_lines(text: str) -> dict[str, int]:
+    """Each key path, dotted (`weights.path`), and each of its prefixes (`weights`) ->
+    the 0-based line it first appears on."""
+    lines: dict[str, int] = {}
+    for entry in scan(text):
+        for n in range(1, len(entry.path) + 1):
+            lines.setdefault(".".join(entry.path[:n]), entry.line)
+    return lines
