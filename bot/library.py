@@ -31,13 +31,12 @@ from bot.notes import (
     split_front_matter,
 )
 from bot.terms import is_code_name, term_key
+from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
 DEFAULT_TOPICS_FILE = ROOT / "config" / "topics.toml"
 NOTE_SUFFIX = ".md"
-
-_TABLE = re.compile(r"^\s*\[\[\s*topic\s*\]\]\s*(#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,8 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     if not isinstance(raw_topics, list) or not all(isinstance(t, dict) for t in raw_topics):
         raise LibraryError([Problem(path, 1, "taxonomy", "'topic' must be [[topic]] tables")])
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if _TABLE.match(line)]
+    # scanned as TOML: `[["topic"]]` is one too, a `[[topic]]` line in a string is not
+    starts = [e.line for e in scan(text) if e.array and e.path == ("topic",)]
     if len(starts) != len(raw_topics):  # e.g. `topic = [{...}]`: lines are unknown
         starts = [0] * len(raw_topics)
     ends = starts[1:] + [len(lines)]

@@ -485,6 +485,37 @@ def test_an_emoji_keeps_its_zero_width_joiner(tmp_path):
     assert problems_of(notes, topics) == []
 
 
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [
+        pytest.param(
+            ('[[topic]]\nid = "cuda-graphs"', '[[ "topic" ]]  # quoted\nid = "cuda-graphs"'),
+            8,
+            id="quoted-table-header",
+        ),
+        pytest.param(
+            (
+                'keywords = ["cudagraph"]',
+                'keywords = ["cudagraph"]\ndescription = """\n[[topic]]\n"""',
+            ),
+            11,
+            id="table-line-in-a-string",
+        ),
+    ],
+)
+def test_taxonomy_problems_keep_their_lines_whatever_the_table_headers_look_like(
+    tmp_path, edit, line
+):
+    # A `[[topic]]` written another way, or one inside a multi-line string, put every
+    # problem of the file on line 1: the topics are found by scanning the file as TOML.
+    notes = tmp_path / "notes"
+    write(notes, VALID.replace('"cuda-graphs", "rocm"', '"rocm"'))
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TAXONOMY.replace('name_en = "ROCm"\n', "").replace(*edit, 1), "utf-8")
+    assert problems_of(notes, topics) == [f"{topics}:{line}: name_en: missing required field"]
+    assert line_at(topics, line) == "[[topic]]"
+
+
 def test_empty_or_missing_taxonomy(tmp_path):
     notes = tmp_path / "notes"
     write(notes, VALID)
