@@ -20,7 +20,7 @@ from bot.library import (
     redundant_aspects,
     unlisted_prs,
 )
-from bot.notes import LibraryError
+from bot.notes import LibraryError, Problem
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -97,14 +97,14 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _matching_problems(library: Library, path: Path) -> list[str]:
+def _matching_problems(library: Library, path: Path) -> list[Problem]:
     """What the server would refuse in the matching config with this library, if anything."""
     from bot.matching import checked_match_config
 
     try:
         checked_match_config(library, path)
-    except ValueError as exc:  # it names the file
-        return [str(exc)]
+    except LibraryError as exc:  # a ConfigError: each problem on its line
+        return exc.problems
     return []
 
 

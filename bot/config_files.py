@@ -1,16 +1,21 @@
 """Reading the TOML files of config/ into their pydantic models (pure but for the read).
 
 A curator's mistake names the file and the field, never a traceback: malformed TOML,
-a file saved in another encoding (TOML is UTF-8), a value out of range.
+a file saved in another encoding (TOML is UTF-8), a value out of range. `read_config`
+also names the line, as `notes check` does for a note: `file:line: field: message`.
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from bot.notes import Header, LibraryError, Problem, decode_utf8, parse_toml, pydantic_problems
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -34,3 +39,46 @@ def validate(model: type[M], data: dict[str, Any], path: Path) -> M:
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ValueError(f"{path}: {problems}") from None
+
+
+class ConfigError(LibraryError, ValueError):
+    """A config file's problems, each on its line; a ValueError, as a bad config was."""
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """A config file's text and table, to put each problem on its line."""
+
+    path: Path
+    text: str
+    data: dict[str, Any]
+
+    @cached_property
+    def header(self) -> Header:
+        return Header(self.text, 1)
+
+    def problem(self, field: str, message: str, value: Any = None) -> Problem:
+        """A problem on the line of `field` (dotted: `weights.path`), or of its element
+        `value`; line 1 when the file does not have it."""
+        return Problem(str(self.path), self.header.line_of(field, value, 1), field, message)
+
+    def validate(self, model: type[M], data: dict[str, Any] | None = None) -> M:
+        """`model` from the table (or from `data`, the table amended); ConfigError with a
+        problem per field at fault."""
+        data = self.data if data is None else data
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(
+                pydantic_problems(exc, str(self.path), self.header, data, 1)
+            ) from None
+
+
+def read_config(path: Path) -> ConfigFile:
+    """The file, read; ConfigError on the line of bad UTF-8 or malformed TOML. OSError
+    when it cannot be read."""
+    try:
+        text = decode_utf8(path.read_bytes(), str(path))
+        return ConfigFile(path, text, parse_toml(text, str(path), 1, "config"))
+    except LibraryError as exc:
+        raise ConfigError(exc.problems) from None

@@ -118,7 +118,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
 # --- the notes -------------------------------------------------------------------
 
 
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
+def did_you_mean(word: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(known), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
 
@@ -201,7 +201,7 @@ def _unknown_topics(
             path,
             where.line_of("topics", t),
             "topics",
-            f"unknown topic {t!r}" + _did_you_mean(t, topics),
+            f"unknown topic {t!r}" + did_you_mean(t, topics),
         )
         for t in dict.fromkeys(named)  # once each: a topic listed twice is its own problem
         if isinstance(t, str) and t not in topics

@@ -66,9 +66,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bot.config_files import read_toml, validate
-from bot.library import ROOT, Library
-from bot.notes import Note, Topic, Verdict
+from bot.config_files import ConfigError, ConfigFile, read_config
+from bot.library import ROOT, Library, did_you_mean
+from bot.notes import Glob, Note, Problem, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.similarity import Vocabulary, load_vocabulary, shared_words, title_words, word_forms
@@ -119,12 +119,12 @@ class MatchConfig(BaseModel):
     files_only_share: float = Field(default=0.0, ge=0, le=1)
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.
-    aux_files: tuple[str, ...] = ()
+    aux_files: tuple[Glob, ...] = ()
     # Title words that say the change is cosmetic (a typo, comments, a clean-up).
     cosmetic_words: tuple[str, ...] = ()
     # Tests and CI configuration: a PR changing only these (all its files known) keeps
     # them working; it gets notes on `upkeep_topics` or notes its title names.
-    upkeep_files: tuple[str, ...] = ()
+    upkeep_files: tuple[Glob, ...] = ()
     upkeep_topics: frozenset[str] = frozenset()
     # A title resembling a note's title (bot/similarity.py): words rarer than
     # `similar_floor` (IDF) count; from `similar_from` on, each `similar_span` of summed
@@ -152,14 +152,44 @@ class MatchConfig(BaseModel):
 
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
-    """Read config/matching.toml; a bad file raises ValueError naming the file and field."""
-    data = read_toml(path)
+    """Read config/matching.toml; a bad file raises ValueError (ConfigError) naming the
+    file, line and field."""
+    return _match_config(read_config(path))
+
+
+def _match_config(file: ConfigFile) -> MatchConfig:
+    data = dict(file.data)
     if isinstance(data.get("vocabulary"), str):  # relative to the config file
-        data["vocabulary"] = path.parent / data["vocabulary"]
-    config = validate(MatchConfig, data, path)
+        data["vocabulary"] = file.path.parent / data["vocabulary"]
+    config = file.validate(MatchConfig, data)
     if config.vocabulary is not None:
-        load_vocabulary(config.vocabulary)  # a bad file fails here, named
+        try:
+            load_vocabulary(config.vocabulary)  # a bad file fails here, named
+        except ValueError as exc:
+            raise ConfigError([file.problem("vocabulary", str(exc))]) from None
     return config
+
+
+# The fields of the config naming topics: a renamed topic must be renamed there too.
+_TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
+
+
+def _unknown_topics(file: ConfigFile, library: Library) -> list[Problem]:
+    """Each topic the config names that the taxonomy lacks, on its line: its key in the
+    `topic_scale` table, its element in a list."""
+    problems = []
+    for field in _TOPIC_FIELDS:
+        named = file.data.get(field)
+        for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
+            if not isinstance(topic, str) or topic in library.topics:
+                continue
+            msg = f"unknown topic {topic!r}" + did_you_mean(topic, library.topics)
+            problem = file.problem(field, msg, topic)
+            if isinstance(named, dict):
+                line = file.header.line_of(f"{field}.{topic}", default=problem.line)
+                problem = Problem(problem.path, line, field, msg)
+            problems.append(problem)
+    return problems
 
 
 # --- results ------------------------------------------------------------------------
@@ -1027,13 +1057,17 @@ def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -
     reuses it): what the server checks at start and `notes check` before it. Any fault,
     a topic the taxonomy lacks included, is a ValueError naming the file."""
     try:
-        config = load_match_config(path)  # its errors name the file
+        file = read_config(path)
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+        raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
+    config = _match_config(file)
+    unknown = _unknown_topics(file, library)
+    if unknown:
+        raise ConfigError(unknown)
     try:
         compile_matcher(library, config)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
     return config
 
 

@@ -331,10 +331,11 @@ def pydantic_problems(
     out = []
     for err in exc.errors():
         loc = err.get("loc") or ("header",)
-        field = str(loc[0])
+        # a field of a table is dotted (`weights.path`), an element goes by its value
+        field = ".".join(str(p) for p in loc if not isinstance(p, int))
         value = None
         if len(loc) > 1 and isinstance(loc[1], int):
-            items = data.get(field)
+            items = data.get(str(loc[0]))
             if isinstance(items, list | tuple) and loc[1] < len(items):
                 value = items[loc[1]]
         msg = err["msg"].removeprefix("Value error, ")

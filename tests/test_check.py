@@ -654,11 +654,15 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     argv = ["notes", "check", str(notes), "--topics", str(topics)]
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith(f"{ROOT / 'config' / 'matching.toml'}: ")
-    assert "unknown topic(s): watermarking" in err[0] and err[-1] == "1 problem(s)"
+    matching = (ROOT / "config" / "matching.toml").read_text("utf-8")
+    line = matching.split("\n").index("watermarking = 1.6") + 1
+    assert err == [
+        f"{ROOT / 'config' / 'matching.toml'}:{line}: topic_scale: unknown topic 'watermarking';"
+        " did you mean 'watermarks'?",
+        "1 problem(s)",
+    ]
     fixed = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
     shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
-    matching = (ROOT / "config" / "matching.toml").read_text("utf-8")
     fixed.write_text(matching.replace("watermarking =", "watermarks ="), "utf-8")
     assert main([*argv, "--config", str(fixed)]) == 0
     monkeypatch.setenv("REVIEW_NOTES_MATCHING_FILE", str(fixed))  # what the server reads
@@ -668,7 +672,69 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     (tmp_path / ".env").write_text(f"REVIEW_NOTES_MATCHING_FILE={fixed}\n", "utf-8")
     assert main(argv) == 0
     assert main([*argv, "--config", str(tmp_path / "missing.toml")]) == 1
-    assert "missing.toml: cannot read: No such file or directory" in capsys.readouterr().err
+    assert "missing.toml:1: file: cannot read: No such file or directory" in capsys.readouterr().err
+
+
+def _matching_problems(tmp_path: Path, capsys, edit: tuple[str, str]) -> tuple[list[str], str]:
+    """`notes check` of a valid note with config/matching.toml edited so: the problems
+    without the file name, and the text checked."""
+    write(tmp_path / "notes", VALID)
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    matching = (ROOT / "config" / "matching.toml").read_text("utf-8")
+    assert edit[0] in matching
+    config = tmp_path / "matching.toml"
+    config.write_text(matching.replace(*edit, 1), "utf-8")
+    argv = ["notes", "check", str(tmp_path / "notes"), "--topics", str(TOPICS)]
+    assert main([*argv, "--config", str(config)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"{len(err) - 1} problem(s)"
+    return [line.removeprefix(f"{config}:") for line in err[:-1]], config.read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        pytest.param(
+            ('family_topics = ["kv-connector"]', 'family_topics = ["kv-conector"]'),
+            (
+                'family_topics = ["kv-conector"]',
+                "family_topics: unknown topic 'kv-conector'; did you mean 'kv-connector'?",
+            ),
+            id="unknown-family-topic",
+        ),
+        pytest.param(
+            ('"hardware-ci", "test-fixtures"]', '"hardware-ci",\n  "test-fixture"]'),
+            (
+                '  "test-fixture"]',
+                "upkeep_topics: unknown topic 'test-fixture'; did you mean 'test-fixtures'?",
+            ),
+            id="unknown-topic-on-its-element-line",
+        ),
+        pytest.param(
+            ('aux_files = ["docs/"', 'aux_files = ["docs/["'),
+            ('aux_files = ["docs/["', "aux_files: bad glob 'docs/[': unclosed '[' at position 6"),
+            id="bad-glob",
+        ),
+        pytest.param(
+            ("tag = 2.5", 'tag = "high"'),
+            ('tag = "high"', "weights.tag: Input should be a valid number, unable to parse string"),
+            id="a-field-of-a-table",
+        ),
+        pytest.param(
+            ("max_notes = 3", "max_notes = 3\nmax_notes = 4"),
+            ("max_notes = 4", "config: malformed TOML: Cannot overwrite a value (column 14)"),
+            id="malformed",
+        ),
+    ],
+)
+def test_matching_config_problems_name_line_and_field(tmp_path, capsys, edit, expected):
+    # README: `notes check` prints every problem as file:line: field: message; the
+    # matching config's were "<file>: topic_scale, family_topics or upkeep_topics names
+    # unknown topic(s): kv-conector" and "<file>: unclosed '[' at position 6"
+    problems, text = _matching_problems(tmp_path, capsys, edit)
+    at, said = expected
+    line = next(i for i, s in enumerate(text.split("\n"), 1) if s.startswith(at))
+    assert len(problems) == 1 and problems[0].startswith(f"{line}: {said}"), problems
 
 
 def test_a_symlink_loop_in_the_notes_directory_is_read_once(tmp_path, capsys):

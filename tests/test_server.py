@@ -591,7 +591,9 @@ def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
     text = text.replace('vocabulary = "', f'vocabulary = "{ROOT / "config"}/')
     bad = tmp_path / "matching.toml"
     bad.write_text(text)
-    with pytest.raises(StartupError, match=re.escape(f"FILE: {bad}: ") + ".*kv-connectors"):
+    line = text.split("\n").index('family_topics = ["kv-connectors"]') + 1
+    said = f"FILE: {bad}:{line}: family_topics: unknown topic 'kv-connectors'"
+    with pytest.raises(StartupError, match=re.escape(said)):
         build_runtime(make_settings(tmp_path, matching_file=bad))
 
 
