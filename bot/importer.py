@@ -85,8 +85,10 @@ def derive_verdict(guidance: str) -> Verdict | None:
 
 
 def note_id(repo: str, title: str) -> str:
-    """A stable id from the repository and the original title."""
-    digest = hashlib.sha256(f"{repo}\n{title}".encode()).hexdigest()[:8]
+    """A stable id from the repository and the original title. GitHub's repository names
+    ignore case, and so does the id: `VLLM-Project/vllm` is the same note (the shipped
+    notes' repos are lower case, so their ids are what they were)."""
+    digest = hashlib.sha256(f"{repo.lower()}\n{title}".encode()).hexdigest()[:8]
     return f"{repo.split('/')[-1].lower()}-{digest}"
 
 
@@ -192,6 +194,14 @@ def _digest_fields(note: Note) -> dict[str, Any]:
     return {k: getattr(note, k) for k in DIGEST_FIELDS}
 
 
+def _same(key: str, old: Any, new: Any) -> bool:
+    """The note already says what the digest says (a repository in any case: GitHub's
+    names ignore it)."""
+    if key == "repo":
+        return str(old).lower() == str(new).lower()
+    return str(old) == str(new)
+
+
 def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
     """The header fields and guidance of an existing note, validated or not."""
     header, body, first = split_front_matter(text, path)
@@ -268,7 +278,7 @@ def plan_import(
                 problems.append(Problem(str(target), 1, "file", f"cannot read: {exc.strerror}"))
             continue
         old = {**data, "guidance": guidance}
-        if all(str(old.get(k, "")) == str(fresh[k]) for k in CONTENT_FIELDS):
+        if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
             result.unchanged.append(target)
         elif not force:
             result.kept.append(target)

@@ -225,6 +225,32 @@ def test_reimport_is_a_no_op(tmp_path, capsys):
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
 
 
+def test_reimport_with_the_repository_in_another_case_is_a_no_op(tmp_path):
+    # GitHub's repository names ignore case: `VLLM-Project/vllm` is the same repository,
+    # the same notes (the id hashed the repo as written: a second note, same guidance)
+    out = tmp_path / "notes"
+    digest = tmp_path / "d.txt"
+    body = "\n\n调度器抢占路径修复\n\n值得精读。核心是释放顺序。\n"
+    digest.write_text("vllm-project/vllm" + body, "utf-8")
+    (created,) = import_digest(digest, out, today=TODAY).created
+    digest.write_text("VLLM-Project/vllm" + body, "utf-8")
+    result = import_digest(digest, out, today=TODAY)
+    assert (result.created, result.kept, result.unchanged) == ([], [], [created])
+    assert list(out.iterdir()) == [created]
+    assert note_id("VLLM-Project/vllm", "t") == note_id("vllm-project/vllm", "t")
+
+
+def test_shipped_notes_keep_the_ids_the_importer_gives():
+    # never change an id: the shipped repos are lower case, ids hashed them as written
+    for path in DEFAULT_NOTES_DIR.glob("*.md"):
+        note = parse_note(path.read_text("utf-8"), str(path))
+        assert (
+            note.id
+            == note_id(note.repo, note.title_zh)
+            == note_id("vllm-project/vllm", note.title_zh)
+        )
+
+
 def test_reimport_finds_notes_a_curator_moved_into_sub_folders(tmp_path):
     out = imported(tmp_path)
     (out / "by-topic").mkdir()
