@@ -283,7 +283,12 @@ def plan_import(
         elif not force:
             result.kept.append(target)
         else:
-            changes = {k: v for k, v in fresh.items() if k != "guidance"}
+            # a line whose value is the digest's stays as written, its comment with it
+            changes = {
+                k: v
+                for k, v in fresh.items()
+                if k != "guidance" and (k not in data or not _same(k, data[k], v))
+            }
             changes["updated"] = today
             text = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
             if text is None:

@@ -321,6 +321,25 @@ def test_force_keeps_the_curators_other_header_lines_and_comments(tmp_path):
     assert [a.split(" =")[0] for a, _ in changed] == ["verdict", "updated"]  # only those lines
 
 
+def test_force_keeps_a_comment_on_a_line_whose_value_did_not_change(tmp_path):
+    # only the refreshed lines are rewritten: `repo` and `verdict` lines the digest agrees
+    # with keep their comments (and a repository in another case stays as written)
+    out = tmp_path / "notes"
+    digest = tmp_path / "d.txt"
+    digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。第一版。\n", "utf-8")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    text = path.read_text("utf-8")
+    text = text.replace('repo = "vllm-project/vllm"', 'repo = "VLLM-project/vllm"  # upstream')
+    text = text.replace('verdict = "deep"', 'verdict = "deep"  # checked by hand')
+    path.write_text(text, "utf-8")
+    digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。第二版。\n", "utf-8")
+    assert import_digest(digest, out, force=True, today=date(2027, 1, 5)).updated == [path]
+    after = path.read_text("utf-8")
+    assert after == text.replace("第一版", "第二版").replace(
+        f"updated = {TODAY}", "updated = 2027-01-05"
+    )
+
+
 def test_force_adds_a_refreshed_field_the_header_lacks_and_keeps_comments(tmp_path):
     out = shipped_notes(tmp_path)
     target = out / "vllm-0341d216.md"
