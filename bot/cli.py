@@ -14,15 +14,19 @@ from bot.library import (
     DEFAULT_TOPICS_FILE,
     ROOT,
     Library,
+    broad_paths,
     check_library,
+    common_keywords,
     diff_blind,
+    header_of,
     load_library,
     redundant_aspects,
     unlisted_prs,
 )
-from bot.notes import LibraryError, Problem
+from bot.notes import LibraryError, Note, Problem
 
 if TYPE_CHECKING:
+    from bot.matching import MatchConfig
     from bot.settings import Settings
 
 
@@ -69,15 +73,18 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     if not _server_library(args):
         return 2
     library, problems = check_library(Path(args.dir), Path(args.topics))
+    config = None
     if library is not None:  # the server refuses to start on a config naming a lost topic
-        problems = _matching_problems(library, Path(args.config))
+        problems, config = _matching_problems(library, Path(args.config))
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
-    assert library is not None
+    assert library is not None and config is not None
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
+    for warning in _warnings(library, config, Path(args.dir)):  # likely wrong, not refused
+        print(warning)
     for note in diff_blind(library):  # advice, not a defect
         print(
             f"hint: {note.filename}: no code name (snake_case or CamelCase) among its keywords;"
@@ -97,15 +104,39 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _matching_problems(library: Library, path: Path) -> list[Problem]:
-    """What the server would refuse in the matching config with this library, if anything."""
+def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], MatchConfig | None]:
+    """What the server would refuse in the matching config with this library, if anything;
+    else the config."""
     from bot.matching import checked_match_config
 
     try:
-        checked_match_config(library, path)
+        return [], checked_match_config(library, path)
     except LibraryError as exc:  # a ConfigError: each problem on its line
-        return exc.problems
-    return []
+        return exc.problems, None
+
+
+def _warnings(library: Library, config: MatchConfig, notes_dir: Path) -> list[Problem]:
+    """What a clean library likely has wrong: a keyword as common as `fix`, a path glob
+    matching everywhere. Each as `file:line: field: warning: message`."""
+    from bot.similarity import load_vocabulary
+
+    found: list[tuple[Note, str, str, str]] = []  # note, field, value, message
+    if config.vocabulary is not None:
+        vocab = load_vocabulary(config.vocabulary)
+        for note, keyword, share in common_keywords(library, vocab, config.common_keyword_share):
+            msg = (
+                f"{keyword!r} is in {share:.0%} of vLLM's PR titles (common_keyword_share"
+                f" {config.common_keyword_share:g}): it links unrelated PRs; name the mechanism"
+            )
+            found.append((note, "keywords", keyword, msg))
+    for note, glob in broad_paths(library):
+        msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
+        found.append((note, "paths", glob, msg))
+    warnings = []
+    for note, field, value, msg in found:
+        path, header = header_of(notes_dir, library, note)
+        warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
+    return sorted(warnings)
 
 
 def _cmd_notes_refs(args: argparse.Namespace) -> int:

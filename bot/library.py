@@ -30,6 +30,7 @@ from bot.notes import (
     read_note,
     split_front_matter,
 )
+from bot.similarity import Vocabulary, title_words
 from bot.terms import is_code_name, term_key
 from bot.toml_lines import scan
 
@@ -138,6 +139,41 @@ def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
         keys = {term_key(k) for k in note.keywords}
         found += [(note, a) for a in note.aspects if term_key(a) in keys]
     return found
+
+
+def common_keywords(
+    library: Library, vocab: Vocabulary, share: float
+) -> list[tuple[Note, str, float]]:
+    """Note keywords that are one title word found in at least `share` of vLLM's PR
+    titles (`fix`): each links unrelated PRs. Aspects are common words by design."""
+    found = []
+    for note in library.notes:
+        for keyword in note.keywords:
+            words = title_words(keyword)
+            if len(words) == 1:
+                seen = vocab.df.get(next(iter(words)), 0) / vocab.titles
+                if seen >= share:
+                    found.append((note, keyword, seen))
+    return found
+
+
+def broad_glob(pattern: str) -> bool:
+    """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard) or
+    a whole top-level directory (`vllm/`): a note's path is to be specific."""
+    segments = [s for s in pattern.strip("/").split("/") if s]
+    literal = [s for s in segments if not any(c in s for c in "*?[")]
+    return not literal or (len(segments) == 1 and pattern.endswith("/"))
+
+
+def broad_paths(library: Library) -> list[tuple[Note, str]]:
+    return [(n, p) for n in library.notes for p in n.paths if broad_glob(p)]
+
+
+def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:
+    """The file of a loaded note and its header, to put a warning on its line."""
+    path = notes_dir / library.files.get(note.id, note.filename)
+    header_text, _, first = split_front_matter(_read(path), str(path))
+    return str(path), Header(header_text, first)
 
 
 # "#38390", "PR 54416", "PRs 38390 (...), 49994 (...) and 47941", "PR#38390",

@@ -134,6 +134,8 @@ class MatchConfig(BaseModel):
     similar_from: float = Field(default=10.0, ge=0)
     similar_span: float = Field(default=5.0, gt=0)
     similar_min_words: int = Field(default=2, ge=1)
+    # `notes check` only: a one-word note keyword in this share of titles is too common
+    common_keyword_share: float = Field(default=0.02, gt=0, le=1)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.

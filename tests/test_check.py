@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.library import DEFAULT_TOPICS_FILE, ROOT, check_library, load_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library, load_library
 from bot.notes import LibraryError
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -767,3 +767,29 @@ def test_check_without_paths_checks_the_notes_the_server_serves(tmp_path, capsys
     monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")  # the server would not start either
     assert main(["notes", "check"]) == 2
     assert "configuration error" in capsys.readouterr().err
+
+
+def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywhere(tmp_path, capsys):
+    # `fix` linked the note on 21 of 203 random PRs, `paths = ["*"]` on 7: a warning on
+    # the keyword's and the glob's line (the title vocabulary says how common a word is,
+    # `common_keyword_share` from when); still exit 0, nothing refused
+    broad = VALID.replace(
+        'keywords = ["eager_break_during_capture"]',
+        'keywords = ["eager_break_during_capture", "fix", "eager region"]',
+    ).replace('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["**/*.py", "vllm/"]')
+    path = write(tmp_path, broad)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    warnings = [line for line in out if ": warning: " in line]
+    assert [w.split(": warning: ")[0] for w in warnings] == [
+        f"{path}:7: keywords",
+        f"{path}:8: paths",
+        f"{path}:8: paths",
+    ]
+    assert "'fix' is in 26% of vLLM's PR titles (common_keyword_share 0.02)" in warnings[0]
+    assert "'**/*.py' matches files all over the tree" in warnings[1]
+    assert "'vllm/'" in warnings[2]
+    write(tmp_path, VALID)  # the shipped notes and a specific one: no warning
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    assert main(["notes", "check", str(DEFAULT_NOTES_DIR), "--topics", str(TOPICS)]) == 0
+    assert ": warning: " not in capsys.readouterr().out
