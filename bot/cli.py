@@ -83,7 +83,8 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         return 1
     assert library is not None and config is not None
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
-    for warning in _warnings(library, config, Path(args.dir)):  # likely wrong, not refused
+    served = _served_repos()
+    for warning in _warnings(library, config, Path(args.dir), served):  # likely wrong
         print(warning)
     for note in diff_blind(library):  # advice, not a defect
         print(
@@ -115,12 +116,33 @@ def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], Mat
         return exc.problems, None
 
 
-def _warnings(library: Library, config: MatchConfig, notes_dir: Path) -> list[Problem]:
-    """What a clean library likely has wrong: a keyword as common as `fix`, a path glob
-    matching everywhere. Each as `file:line: field: warning: message`."""
+def _served_repos() -> tuple[str, ...]:
+    """The repositories the server answers (REVIEW_NOTES_REPOS, .env, bot.toml); none
+    when its settings do not load (a check of explicit paths still runs)."""
+    from bot.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(dry_run=True).repos
+    except SettingsError:
+        return ()
+
+
+def _warnings(
+    library: Library, config: MatchConfig, notes_dir: Path, served: tuple[str, ...] = ()
+) -> list[Problem]:
+    """What a clean library likely has wrong: a note for a repository the bot does not
+    serve (`served`, lower case), a keyword as common as `fix`, a path glob matching
+    everywhere. Each as `file:line: field: warning: message`."""
     from bot.similarity import load_vocabulary
 
-    found: list[tuple[Note, str, str, str]] = []  # note, field, value, message
+    found: list[tuple[Note, str, str | None, str]] = []  # note, field, value, message
+    for note in library.notes:
+        if served and note.repo.lower() not in served:
+            msg = (
+                f"{note.repo!r} is not a repository the bot serves (REVIEW_NOTES_REPOS:"
+                f" {', '.join(served)}): no PR gets this note"
+            )
+            found.append((note, "repo", None, msg))
     if config.vocabulary is not None:
         vocab = load_vocabulary(config.vocabulary)
         for note, keyword, share in common_keywords(library, vocab, config.common_keyword_share):

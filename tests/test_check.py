@@ -793,3 +793,22 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     assert main(["notes", "check", str(DEFAULT_NOTES_DIR), "--topics", str(TOPICS)]) == 0
     assert ": warning: " not in capsys.readouterr().out
+
+
+def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
+    tmp_path, capsys, monkeypatch
+):
+    # the server answers REVIEW_NOTES_REPOS only: such a note is never shown
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", "vllm-project/vllm,Acme/VLLM")
+    path = write(tmp_path / "notes", VALID.replace('"vllm-project/vllm"', '"someone/fork"'))
+    argv = ["notes", "check", str(tmp_path / "notes"), "--topics", str(TOPICS)]
+    assert main(argv) == 0
+    warnings = [line for line in capsys.readouterr().out.splitlines() if "warning" in line]
+    assert warnings == [
+        f"{path}:3: repo: warning: 'someone/fork' is not a repository the bot serves"
+        " (REVIEW_NOTES_REPOS: vllm-project/vllm, acme/vllm): no PR gets this note"
+    ]
+    write(tmp_path / "notes", VALID.replace('"vllm-project/vllm"', '"ACME/vllm"'))
+    assert main(argv) == 0  # GitHub's names ignore case
+    assert "warning" not in capsys.readouterr().out
