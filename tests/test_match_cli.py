@@ -297,9 +297,8 @@ def test_a_config_naming_an_unknown_topic_is_named_as_check_and_the_server_do(se
     config.write_text('family_topics = ["spec-decod"]\n' + CONFIG, "utf-8")
     code, out, err = run(capsys, "--title", "x", *flags)
     assert (code, out) == (1, "")
-    assert (
-        err == f"{config}: topic_scale, family_topics or upkeep_topics names unknown topic(s):"
-        " spec-decod\n"
+    assert err == (
+        f"{config}:1: family_topics: unknown topic 'spec-decod'; did you mean 'spec-decode'?\n"
     )
     assert main(["notes", "check", *flags[1:]]) == 1  # the same line
     assert capsys.readouterr().err.splitlines()[0] == err.strip()
