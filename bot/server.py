@@ -14,10 +14,12 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import uvicorn
@@ -146,9 +148,7 @@ def build_runtime(
         raise StartupError(f"{DEFAULT_COMMANDS_FILE}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # it names the file
         raise StartupError(str(exc)) from None
-    db = Database(settings.db_path)
-    queue = DeliveryQueue(db)
-    prs = PRStore(db)
+    db, queue, prs = _open_database(settings.db_path)
     dry_run = None
     if github is None:
         if settings.is_dry_run:
@@ -163,6 +163,27 @@ def build_runtime(
     )
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+
+
+def _open_database(path: Path) -> tuple[Database, DeliveryQueue, PRStore]:
+    """The database and its stores. A path SQLite cannot use (a directory, under a file,
+    another kind of file, a volume this user cannot write) is a settings error naming
+    REVIEW_NOTES_DB_PATH, not a traceback from deep in the start."""
+    if path.is_dir():
+        why = "a directory; name the SQLite file in it"
+    else:
+        try:
+            db = Database(path)
+            return db, DeliveryQueue(db), PRStore(db)
+        except FileExistsError as exc:  # creating its directory: a file is in the way
+            why = f"{exc.filename} is a file, not a directory"
+        except OSError as exc:
+            why = f"cannot create the directory {exc.filename}: {exc.strerror}"
+        except sqlite3.OperationalError as exc:  # "unable to open database file" says little
+            why = f"{exc} (can this user write to it and to its directory?)"
+        except sqlite3.Error as exc:
+            why = f"not an SQLite database ({exc})"
+    raise SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {why}")
 
 
 def _match_config(settings: Settings, library: Library) -> MatchConfig:

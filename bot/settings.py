@@ -169,6 +169,14 @@ class Settings(BaseSettings):
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
         return None if isinstance(text, str) and not text.strip() else v
 
+    @field_validator("db_path", mode="before")
+    @classmethod
+    def _check_db_path(cls, v: object) -> object:
+        # `REVIEW_NOTES_DB_PATH=` would be Path("."): the working directory, not a file.
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("is empty: name the SQLite file (default var/review-notes.sqlite3)")
+        return v
+
     @field_validator("github_app_id", "bot_login")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:

@@ -82,6 +82,25 @@ def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, c
     assert f"{path}: " in r.stderr
 
 
+@pytest.mark.parametrize("kind", ["directory", "parent_is_a_file", "empty", "not_sqlite"])
+def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
+    # A bind mount of a directory, a template's empty line, another application's file:
+    # a configuration error naming REVIEW_NOTES_DB_PATH (exit 2), not a traceback.
+    other = tmp_path / "other.db"
+    other.write_text("not a database\n")
+    value = {
+        "directory": str(tmp_path),
+        "parent_is_a_file": str(other / "bot.sqlite3"),
+        "empty": "",
+        "not_sqlite": str(other),
+    }[kind]
+    env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=value)
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=30)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
+    assert other.read_text() == "not a database\n"  # left as it was
+
+
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
     env = base_env(tmp_path)
     serve = server(tmp_path, env)
