@@ -296,21 +296,46 @@ def _looks_like_pem(text: str) -> bool:
     return text.startswith("-----BEGIN ") and "PRIVATE KEY-----" in text
 
 
+# What a secret put where a path goes looks like: a GitHub token, or a long run of
+# base64 or hex (a key as Kubernetes secrets hold it). Key file names hold neither.
+_SECRET_SHAPE = re.compile(r"gh[pousr]_|github_pat_|[A-Za-z0-9+=]{32,}")
+
+
+def _looks_like_path(value: str) -> bool:
+    """Whether a GITHUB_PRIVATE_KEY_PATH value is plausibly a path (directories, or a
+    name with a suffix), so that an error may print it."""
+    return (
+        ("/" in value or "." in value)
+        and not _SECRET_SHAPE.search(value)
+        and not any(c.isspace() for c in value)
+    )
+
+
 def _check_pem_file(path: Path) -> list[str]:
+    value = str(path)
     # A key pasted where its path goes must not be echoed back into the logs.
-    if "PRIVATE KEY" in str(path) or "\n" in str(path):
+    if "PRIVATE KEY" in value or "\n" in value:
         return [
             "GITHUB_PRIVATE_KEY_PATH: holds a key, not a path: use GITHUB_PRIVATE_KEY for"
             " the key itself"
         ]
+    # Nor a token or a base64 key: only a value that looks like a path is shown.
+    shown = _looks_like_path(value)
+    what = value if shown else "the file it names"
+    hint = (
+        ""
+        if shown
+        else " (the value is not shown: it does not look like a path; the key itself goes"
+        " in GITHUB_PRIVATE_KEY, a token in GITHUB_TOKEN)"
+    )
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
-        return [f"GITHUB_PRIVATE_KEY_PATH: cannot read {path}: {exc.strerror}"]
+        return [f"GITHUB_PRIVATE_KEY_PATH: cannot read {what}: {exc.strerror}{hint}"]
     except UnicodeDecodeError:
-        return [f"GITHUB_PRIVATE_KEY_PATH: {path} is not a PEM text file"]
+        return [f"GITHUB_PRIVATE_KEY_PATH: {what} is not a PEM text file{hint}"]
     if not _looks_like_pem(text):
-        return [f"GITHUB_PRIVATE_KEY_PATH: {path} is not a PEM private key"]
+        return [f"GITHUB_PRIVATE_KEY_PATH: {what} is not a PEM private key{hint}"]
     return []
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 
 import pytest
 
@@ -143,6 +145,31 @@ def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     text = errors(github_app_id="1", github_private_key_path=key)
     assert "GITHUB_PRIVATE_KEY_PATH: holds a key, not a path: use GITHUB_PRIVATE_KEY" in text
     assert "MIIBOgIBAAJBAK" not in text
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        base64.b64encode(PEM.encode()).decode(),  # a key as Kubernetes secrets hold it
+        base64.b64encode(PEM.encode() * 30).decode(),  # a full-size one, with "/" in it
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",  # a token in the wrong variable
+        "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
+        "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+        "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",  # anything long, no path separator
+    ],
+)
+def test_a_secret_given_as_the_key_path_is_never_printed(secret):
+    # Only "PRIVATE KEY" or a newline was caught; anything else was echoed in full, as
+    # "cannot read <value>: File name too long".
+    text = errors(github_app_id="1", github_private_key_path=secret)
+    assert "GITHUB_PRIVATE_KEY_PATH: " in text
+    assert not any(part in text for part in re.findall(r"[A-Za-z0-9+=_]{12,}", secret))
+
+
+@pytest.mark.parametrize("path", ["/run/secrets/app.pem", "app.pem", "keys/review-notes.pem"])
+def test_a_missing_key_file_is_named(path):
+    text = errors(github_app_id="1", github_private_key_path=path)
+    assert f"GITHUB_PRIVATE_KEY_PATH: cannot read {path}: No such file or directory" in text
 
 
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH"])
