@@ -177,6 +177,14 @@ class Settings(BaseSettings):
             raise ValueError("is empty: name the SQLite file (default var/review-notes.sqlite3)")
         return v
 
+    @field_validator("host", mode="before")
+    @classmethod
+    def _blank_host_is_default(cls, v: object) -> object:
+        # Empty means unset, as for the other settings: "" would bind every interface.
+        if isinstance(v, str) and not v.strip():
+            return cls.model_fields["host"].default
+        return v
+
     @field_validator("github_app_id", "bot_login")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:

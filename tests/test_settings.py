@@ -182,6 +182,15 @@ def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
     assert s.is_dry_run and not s.has_credentials
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank):
+    # `REVIEW_NOTES_HOST=` (a template's empty line) was kept as "", which uvicorn binds
+    # on every interface: the dry run's well-known secret and /metrics on the network.
+    monkeypatch.setenv("REVIEW_NOTES_HOST", blank)
+    assert load().host == "127.0.0.1"
+    assert load(host=blank).host == "127.0.0.1"  # `serve --host ""`
+
+
 def test_env_errors_name_the_env_variable(monkeypatch):
     monkeypatch.setenv("REVIEW_NOTES_PORT", "eighty")
     assert "REVIEW_NOTES_PORT" in errors()
