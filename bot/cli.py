@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -303,7 +304,7 @@ def _settings(**values: object):
 def _cmd_serve(args: argparse.Namespace) -> int:
     from bot.logs import setup_logging
     from bot.server import StartupError, run_server
-    from bot.settings import SettingsError
+    from bot.settings import SettingsError, unknown_variables
 
     settings = _settings(host=args.host, port=args.port)
     if settings is None:
@@ -313,6 +314,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if secret is not None:
             secrets.append(secret.get_secret_value())
     setup_logging(settings.log_level, secrets=secrets)
+    for warning in unknown_variables(os.environ):
+        logging.getLogger("review_notes").warning(warning)
     # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
     # that was there before it: make that one a no-op, so a drained stop exits 0.
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -8,8 +8,10 @@ GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -354,6 +356,23 @@ def env_name(field: str) -> str:
     if isinstance(alias, AliasChoices):
         return str(alias.choices[0])
     return ENV_PREFIX + field.upper()
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each REVIEW_NOTES_* variable in `environ` that is no setting, with
+    the closest setting: a typo (REVIEW_NOTES_REPO) would silently leave the default.
+    Not an error, as in `.env`: other tools may set variables with this prefix."""
+    known = [f.upper() for f in Settings.model_fields if env_name(f).startswith(ENV_PREFIX)]
+    warnings = []
+    for name in sorted(environ):
+        upper = name.upper()  # names are read in any case
+        if not upper.startswith(ENV_PREFIX) or upper.removeprefix(ENV_PREFIX) in known:
+            continue
+        # Without the prefix they all share, every name would look close.
+        close = difflib.get_close_matches(upper.removeprefix(ENV_PREFIX), known, n=1)
+        hint = f"; did you mean {ENV_PREFIX}{close[0]}?" if close else ""
+        warnings.append(f"{name}: not a review-notes setting, ignored{hint}")
+    return warnings
 
 
 def load_settings(

@@ -226,7 +226,7 @@ def test_replay_guesses_the_event(name):
 
 def test_serve_logs_json_lines_without_the_secret(tmp_path):
     secret = "s3cret-value-xyz"
-    env = base_env(tmp_path, GITHUB_WEBHOOK_SECRET=secret)
+    env = base_env(tmp_path, GITHUB_WEBHOOK_SECRET=secret, REVIEW_NOTES_REPO="acme/x")  # a typo
     serve = server(tmp_path, env)
     with serve.run():
         url = f"{serve.base}/webhook"
@@ -239,3 +239,5 @@ def test_serve_logs_json_lines_without_the_secret(tmp_path):
     records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     processed = [r for r in records if r.get("delivery") and r["logger"] == "review_notes"]
     assert processed and processed[0]["pr"] == 52419 and processed[0]["repo"] == "vllm-project/vllm"
+    warned = [r for r in records if r["level"] == "warning" and "REVIEW_NOTES_REPO:" in r["msg"]]
+    assert warned and "did you mean REVIEW_NOTES_REPOS?" in warned[0]["msg"], records

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings
+from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
 
@@ -189,6 +189,26 @@ def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank)
     monkeypatch.setenv("REVIEW_NOTES_HOST", blank)
     assert load().host == "127.0.0.1"
     assert load(host=blank).host == "127.0.0.1"  # `serve --host ""`
+
+
+def test_an_unknown_review_notes_variable_is_named_with_the_closest_setting():
+    # REVIEW_NOTES_REPO=acme/repo (docker -e, systemd) was ignored without a word, the
+    # bot answering for the default allow-list. A warning, not an error: other tools
+    # may set variables with this prefix.
+    environ = {
+        "REVIEW_NOTES_REPO": "acme/repo",
+        "review_notes_Wrokers": "4",
+        "REVIEW_NOTES_SIDECAR_TOKEN": "x",
+        "REVIEW_NOTES_REPOS": "acme/repo",
+        "review_notes_port": "8001",  # the settings read names in any case
+        "GITHUB_SHA": "abc",  # GitHub Actions sets many: not ours to judge
+    }
+    assert unknown_variables(environ) == [
+        "REVIEW_NOTES_REPO: not a review-notes setting, ignored; did you mean REVIEW_NOTES_REPOS?",
+        "REVIEW_NOTES_SIDECAR_TOKEN: not a review-notes setting, ignored",
+        "review_notes_Wrokers: not a review-notes setting, ignored; did you mean"
+        " REVIEW_NOTES_WORKERS?",
+    ]
 
 
 def test_env_errors_name_the_env_variable(monkeypatch):
