@@ -25,6 +25,7 @@ from pydantic import (
 )
 from pydantic_settings import (
     BaseSettings,
+    DotEnvSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
@@ -115,10 +116,16 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Earlier wins: explicit arguments, real environment, .env, then config/bot.toml.
+        assert isinstance(dotenv_settings, DotEnvSettingsSource)
+        dotenv = _DotEnvSource(
+            settings_cls,
+            env_file=dotenv_settings.env_file,
+            env_file_encoding=dotenv_settings.env_file_encoding,
+        )
         return (
             init_settings,
             env_settings,
-            dotenv_settings,
+            dotenv,
             TomlConfigSettingsSource(settings_cls),
         )
 
@@ -299,6 +306,34 @@ class Settings(BaseSettings):
 
     def allows(self, repo: str) -> bool:
         return repo.lower() in self.repos
+
+
+class _DotEnvSource(DotEnvSettingsSource):
+    """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
+    prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
+    name with them stays an error, named as written in the file (not lower-cased)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._written: dict[str, str] = {}  # lower-case name -> as in the file
+        super().__init__(*args, **kwargs)
+
+    def _read_env_file(self, file_path: Path) -> Mapping[str, str | None]:
+        names = self._static_read_env_file(
+            file_path, encoding=self.env_file_encoding, case_sensitive=True
+        )
+        self._written.update({name.lower(): name for name in names})
+        return super()._read_env_file(file_path)
+
+    def __call__(self) -> dict[str, Any]:
+        fields = self.settings_cls.model_fields
+        known = set(fields) | {env_name(f) for f in fields}
+        data = {}
+        for key, value in super().__call__().items():
+            if key in known:
+                data[key] = value
+            elif key.startswith((ENV_PREFIX.lower(), "github_")):
+                data[self._written.get(key, key)] = value  # "unknown setting"
+        return data
 
 
 def _looks_like_pem(text: str) -> bool:

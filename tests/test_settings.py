@@ -73,6 +73,27 @@ def test_dotenv_file_is_read(tmp_path):
     assert s.workers == 5 and s.webhook_secret() == "from-dotenv"
 
 
+def test_dotenv_leaves_other_tools_variables_alone(tmp_path):
+    # A .env shared with docker (`--env-file .env`) or compose holds their variables
+    # too: `tz: unknown setting` stopped the server.
+    env = tmp_path / ".env"
+    env.write_text("TZ=UTC\nCOMPOSE_PROJECT_NAME=notes\nREVIEW_NOTES_WORKERS=5\n")
+    s = load_settings(env_file=env)
+    assert s.workers == 5 and s.is_dry_run
+
+
+def test_an_unknown_setting_in_dotenv_is_named_as_written(tmp_path):
+    # `review_notes_repo: unknown setting` is not what a case-sensitive grep finds.
+    env = tmp_path / ".env"
+    env.write_text("TZ=UTC\nREVIEW_NOTES_REPO=acme/repo\nGitHub_App_Key=x\n")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env)
+    assert str(exc.value).splitlines() == [
+        "REVIEW_NOTES_REPO: unknown setting",
+        "GitHub_App_Key: unknown setting",
+    ]
+
+
 def test_app_credentials_make_a_live_configuration(tmp_path):
     key = tmp_path / "app.pem"
     key.write_text(PEM)
