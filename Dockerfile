@@ -1,5 +1,10 @@
 # review-notes: the webhook server. Build: docker build -t review-notes .
 # Run:  docker run -p 8000:8000 -v review-notes-data:/app/var --env-file .env review-notes
+# An env file takes each line as written (no quotes, no multi-line values), so the App key
+# goes in it on one line with "\n" escapes, as awk '{printf "%s\\n", $0}' app.pem prints it:
+#   GITHUB_PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n
+# or mounted as a file: -v "$PWD/app.pem:/run/secrets/app.pem:ro" with
+#   GITHUB_PRIVATE_KEY_PATH=/run/secrets/app.pem (readable by uid 10001) in the env file.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -194,6 +194,16 @@ class Settings(BaseSettings):
             return cls.model_fields["host"].default
         return v
 
+    @field_validator("github_private_key", mode="before")
+    @classmethod
+    def _unescape_key(cls, v: object) -> object:
+        # `docker run --env-file` cannot hold a multi-line value, so the key comes on one
+        # line with literal "\n" escapes; a key that has real newlines is taken as it is.
+        text = v.get_secret_value() if isinstance(v, SecretStr) else v
+        if isinstance(text, str) and "\n" not in text and "\\n" in text:
+            return text.replace("\\n", "\n")
+        return v
+
     @field_validator("github_app_id", "bot_login")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:

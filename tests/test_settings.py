@@ -160,6 +160,20 @@ def test_an_empty_webhook_secret_in_dry_run_means_the_dev_secret(monkeypatch, bl
         assert s.webhook_secret() == DEV_WEBHOOK_SECRET
 
 
+def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key):
+    # `docker run --env-file` cannot hold a multi-line value: the key comes as one line
+    # with literal "\n" escapes, which was refused as "not a usable RSA PEM key".
+    from bot.server import live_github
+
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\n"))
+    s = load(**live)
+    assert s.private_key_pem() == app_key.private_pem
+    live_github(s)  # a usable RSA key
+    as_is = PEM.replace("MIIB", "MI\\nIB")  # with real newlines, a backslash is left alone
+    assert load(github_private_key=as_is, **live).private_key_pem() == as_is
+
+
 @pytest.mark.parametrize("key", [PEM, PEM.replace("\n", " ")])
 def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     # "cannot read <path>" would print the key itself, into a terminal or the logs.

@@ -51,6 +51,13 @@ def test_readme_settings_table_is_complete():
     assert documented == {env_name(f) for f in Settings.model_fields}
 
 
+def test_dockerfile_says_how_an_env_file_gives_the_app_key():
+    # Its run line uses --env-file, which cannot hold a multi-line PEM.
+    header = (ROOT / "Dockerfile").read_text("utf-8").split("\nFROM ")[0]
+    assert "--env-file" in header and "GITHUB_PRIVATE_KEY=-----BEGIN" in header
+    assert "\\n" in header and "GITHUB_PRIVATE_KEY_PATH=" in header
+
+
 def test_bot_toml_only_holds_known_settings():
     keys = set(tomllib.loads((ROOT / "config" / "bot.toml").read_text("utf-8")))
     assert keys and keys <= set(Settings.model_fields)
