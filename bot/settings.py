@@ -46,6 +46,27 @@ DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
+_OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_': managed users)
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def _repo_problem(entry: str) -> str | None:
+    """Why `entry` cannot be a repository's `full_name` on GitHub, if it cannot: the
+    allow-list would then match nothing, every event answered "not on the allow-list"."""
+    owner, slash, name = entry.partition("/")
+    if not slash or not owner or not name or "/" in name:
+        return "not owner/name"
+    if not _OWNER.match(owner):
+        return "an account's name has only letters, digits, '-' and '_'"
+    if name in (".", ".."):
+        return "'.' and '..' are no repository's name"
+    if not _NAME.match(name):
+        return "a repository's name has only letters, digits, '.', '-' and '_'"
+    if name.lower().endswith(".git"):  # a clone URL's tail; GitHub drops it from names
+        return "drop the .git"
+    return None
+
+
 class SettingsError(Exception):
     """Start-up configuration problems, one `NAME: message` per line."""
 
@@ -147,9 +168,9 @@ class Settings(BaseSettings):
     @field_validator("repos")
     @classmethod
     def _check_repos(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [r for r in v if not _REPO.match(r)]
+        bad = [f"{r}: {why}" for r in v if (why := _repo_problem(r))]
         if bad:
-            raise ValueError(f"not owner/name: {', '.join(bad)}")
+            raise ValueError("; ".join(bad))
         if not v:
             raise ValueError("the allow-list is empty: the bot would never comment")
         return tuple(r.lower() for r in v)

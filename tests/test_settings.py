@@ -139,6 +139,35 @@ def test_bad_or_contradictory_settings_name_the_variable(values, names):
         assert name in text
 
 
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ("vllm-project/vllm.git", "drop the .git"),  # pasted from a clone URL
+        ("acme/.", "'.' and '..' are no repository's name"),
+        ("./..", "an account's name has only letters, digits, '-' and '_'"),
+        ("acme.org/repo", "an account's name has only letters, digits, '-' and '_'"),
+        ("acme/re po", "a repository's name has only letters, digits, '.', '-' and '_'"),
+        ("acme/", "not owner/name"),
+        ("/repo", "not owner/name"),
+        ("acme/one/two", "not owner/name"),
+    ],
+)
+def test_an_allow_list_entry_no_repository_can_have_is_refused(entry, why):
+    # Every event would be answered "not on the allow-list", with nothing else to warn.
+    text = errors(repos=f"acme/ok, {entry}")
+    assert text == f"REVIEW_NOTES_REPOS: {entry}: {why}"
+
+
+def test_allow_list_names_github_allows():
+    names = "Codertocat/Hello-World,my_emu_user/x.y_z-1,a-b/.github,acme/git.gitignore"
+    assert load(repos=names).repos == (
+        "codertocat/hello-world",
+        "my_emu_user/x.y_z-1",
+        "a-b/.github",
+        "acme/git.gitignore",
+    )
+
+
 @pytest.mark.parametrize("blank", ["", "  \t"])
 @pytest.mark.parametrize(
     "credentials",
