@@ -698,15 +698,8 @@ def test_no_match_says_any_more_only_after_notes_were_shown(live):
     say(client, rt, fake, "/notes", number=number, title=title)
     first = sticky(fake, number)
     assert "No review note matches this pull request." in first.body
-    deliver_pr(
-        client,
-        rt,
-        action="synchronize",
-        number=number,
-        title=title,
-        head_sha="c" * 40,
-        updated_at="2026-09-01T11:00:00Z",
-    )
+    push = {"action": "synchronize", "head_sha": "c" * 40, "updated_at": "2026-09-01T11:00:00Z"}
+    deliver_pr(client, rt, number=number, title=title, **push)
     say(client, rt, fake, "/notes", number=number, title=title)
     assert sticky(fake, number).body == first.body  # not edited to say "any more"
     # notes shown, then none: now it says "any more", and keeps saying it
