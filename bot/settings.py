@@ -9,12 +9,14 @@ GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from dotenv import dotenv_values
 from pydantic import (
     AliasChoices,
     Field,
@@ -344,27 +346,31 @@ class _DotEnvSource(DotEnvSettingsSource):
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
     name with them stays an error, named as written in the file (not lower-cased)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._written: dict[str, str] = {}  # lower-case name -> as in the file
-        super().__init__(*args, **kwargs)
-
-    def _read_env_file(self, file_path: Path) -> Mapping[str, str | None]:
-        names = self._static_read_env_file(
-            file_path, encoding=self.env_file_encoding, case_sensitive=True
-        )
-        self._written.update({name.lower(): name for name in names})
-        return super()._read_env_file(file_path)
-
     def __call__(self) -> dict[str, Any]:
         fields = self.settings_cls.model_fields
-        known = set(fields) | {env_name(f) for f in fields}
+        known = set(fields) | {env_name(f) for f in fields}  # a field's name, or its alias
+        written = {name.lower(): name for name in self._names_as_written()}
         data = {}
         for key, value in super().__call__().items():
             if key in known:
                 data[key] = value
             elif key.startswith((ENV_PREFIX.lower(), "github_")):
-                data[self._written.get(key, key)] = value  # "unknown setting"
+                data[written.get(key, key)] = value  # "unknown setting"
         return data
+
+    def _names_as_written(self) -> list[str]:
+        # read with python-dotenv, as the source itself reads the files (its dependency)
+        files = self.env_file
+        if files is None:
+            return []
+        paths = [files] if isinstance(files, str | os.PathLike) else list(files)
+        encoding = self.env_file_encoding or "utf-8"
+        return [
+            name
+            for path in map(Path, paths)
+            if path.is_file()
+            for name in dotenv_values(path, encoding=encoding)
+        ]
 
 
 def _looks_like_pem(text: str) -> bool:
