@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -209,24 +210,25 @@ def _terms(marks: Iterable[Mark], unmarked: Counter[str]) -> tuple[TermRecord, .
 
 def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> list[str]:
     """`review-notes notes feedback`: per note, its marks with their evidence, and the
-    terms behind them (each with how many PRs showing the note it linked)."""
+    terms behind them (each with how many PRs showing the note it linked). What came
+    from GitHub is shown with control characters escaped (`_inert`)."""
     records = list(records)
     lines: list[str] = []
     for f in records:
         title = titles.get(f.note_id, "(not in the library)")
         lines.append(
             f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
-            f" ({f.share:.0%})  {title}"
+            f" ({f.share:.0%})  {_inert(title)}"
         )
         for m in f.marks:
-            said = f": {m.reason}" if m.reason else ""
+            said = f": {_inert(m.reason)}" if m.reason else ""
             lines.append(
-                f"    {m.repo} PR {m.number} (note {m.rank} of the comment), {m.at[:10]},"
-                f" by {m.login}{said}"
+                f"    {_inert(m.repo)} PR {m.number} (note {m.rank} of the comment),"
+                f" {_inert(m.at[:10])}, by {_inert(m.login)}{said}"
             )
-            lines += [f"        - {reason}" for reason in m.evidence]
+            lines += [f"        - {_inert(reason)}" for reason in m.evidence]
         if f.terms:
-            said = ", ".join(f"{t.term} {t.marked} of {t.shown}" for t in f.terms)
+            said = ", ".join(f"{_inert(t.term)} {t.marked} of {t.shown}" for t in f.terms)
             lines.append(f"    behind the marks (marked of PRs shown with it): {said}")
     marked = sum(len(f.marks) for f in records)
     lines.append(
@@ -234,6 +236,20 @@ def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> 
         " shown; the evidence is what each comment said when the note was marked"
     )
     return lines
+
+
+def _inert(text: str) -> str:
+    """Text for a terminal: a `/notes wrong` reason is anyone's to write, and an escape
+    sequence in it (ESC, BEL, a bidi override, a line break) would move the cursor,
+    plant a link or rewrite the lines above; each such character is shown as `\\x1b`."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch
+        if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp")
+        else ascii(ch)[1:-1]
+        for ch in text
+    )
 
 
 def report_json(records: Iterable[NoteFeedback]) -> list[dict[str, object]]:

@@ -42,8 +42,12 @@ _URL_HOST = re.compile(r"(?:[a-z]+://|www\.)[A-Za-z0-9]", re.I)
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
 # A word GitHub may link as a commit: 7 to 40 hex digits, a digit and a letter among them.
+# A URL's scheme right after it ends the word too: GitHub links `http://x.org` in
+# `abc1234http://x.org`, leaving `abc1234` a word of its own.
 _SHA = re.compile(
-    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])", re.I
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}"
+    r"(?!(?!(?:https?|ftp)://)[0-9A-Za-z])",
+    re.I,
 )
 _SHA_PART = 6  # shorter than any commit GitHub links
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")

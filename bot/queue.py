@@ -97,6 +97,7 @@ class Incoming:
     repo: str | None = None
     pr_number: int | None = None
     not_before: str | None = None  # claim no earlier (utcnow format)
+    body_sha: str | None = None  # sha256 of a webhook's body: a replay of it is a duplicate
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,18 @@ class DeliveryQueue:
         db.script(SCHEMA)
         # not_before: since deferred deliveries; interruptions: since crashes were told
         # apart from other runs (an older database starts every count at 0)
+        # body_sha: since a replayed body under a new delivery id was refused
         db.add_missing_columns(
-            "deliveries", {"not_before": "TEXT", "interruptions": "INTEGER NOT NULL DEFAULT 0"}
+            "deliveries",
+            {
+                "not_before": "TEXT",
+                "interruptions": "INTEGER NOT NULL DEFAULT 0",
+                "body_sha": "TEXT",
+            },
+        )
+        db.script(
+            "CREATE UNIQUE INDEX IF NOT EXISTS deliveries_body ON deliveries (body_sha)"
+            " WHERE body_sha IS NOT NULL"
         )
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
@@ -172,9 +183,10 @@ class DeliveryQueue:
         with self.db.tx() as conn:
             for d in items:
                 cur = conn.execute(
+                    # a conflict on the id (a redelivery) or on the body (a replay)
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
-                    " pr_key, state, received_at, updated_at, not_before)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    " pr_key, state, received_at, updated_at, not_before, body_sha)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     (
                         d.id,
                         d.event,
@@ -186,6 +198,7 @@ class DeliveryQueue:
                         now,
                         now,
                         d.not_before,
+                        d.body_sha,
                     ),
                 )
                 if cur.rowcount:

@@ -16,6 +16,7 @@ middleware (a crash is a logged 500); other methods get the router's 405.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -130,6 +131,9 @@ class WebhookEndpoint:
         self.dispatcher = dispatcher
         self.intake = GroupCommit(queue)
         self.counted = counted
+        # Events counted by name; any other name (the header is the sender's to choose,
+        # a replayed body can carry thousands) is counted as "other": one series.
+        self.named = {*dispatcher.events(), "ping", *INSTALLATION_EVENTS, "unverified", "unknown"}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers: Headers = {}
@@ -138,7 +142,7 @@ class WebhookEndpoint:
         try:
             body = await _read_body(headers, receive)
         except BodyTooLarge:
-            self.counted.labels("unverified", "too_large").inc()
+            self._count("unverified", "too_large")
             code, content = 413, {"error": f"payload over {MAX_BODY} bytes"}
         except ValueError:
             code, content = 400, {"detail": "bad Content-Length"}
@@ -155,20 +159,23 @@ class WebhookEndpoint:
         # Only the JSON text waits for the commit, not the parsed payload: a hundred
         # payloads in flight made the collector's young generations busy.
         outcome = await self.intake.enqueue(checked)  # answered once committed
-        self.counted.labels(checked.event, str(outcome)).inc()
+        self._count(checked.event, str(outcome))
         if outcome == Enqueued.DUPLICATE:
             return 200, {"status": "duplicate", "delivery": checked.id}
         return 202, {"status": str(outcome), "delivery": checked.id}
 
+    def _count(self, event: str, outcome: str) -> None:
+        self.counted.labels(event if event in self.named else "other", outcome).inc()
+
     def check(self, headers: Headers, body: bytes) -> Answer | Incoming:
         """The answer now, or the delivery to queue first."""
         if not signature.verify(self.secret, body, _text(headers, b"x-hub-signature-256")):
-            self.counted.labels("unverified", "bad_signature").inc()
+            self._count("unverified", "bad_signature")
             return 401, {"error": "missing or invalid X-Hub-Signature-256"}
         event = _text(headers, b"x-github-event")
         delivery_id = _text(headers, b"x-github-delivery")
         if not event or not delivery_id:
-            self.counted.labels("unknown", "bad_request").inc()
+            self._count("unknown", "bad_request")
             return 400, {"error": "missing X-GitHub-Event or X-GitHub-Delivery header"}
         try:
             payload, raw = parse(body, _text(headers, b"content-type") or "")
@@ -176,21 +183,24 @@ class WebhookEndpoint:
             # RecursionError: JSON nested deeper than Python's stack (e.g. 100k `[`)
             payload, raw = None, None
         if not isinstance(payload, dict):
-            self.counted.labels(event, "bad_request").inc()
+            self._count(event, "bad_request")
             return 400, {"error": "body is not a JSON object"}
         if event == "ping":
-            self.counted.labels(event, "pong").inc()
+            self._count(event, "pong")
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
         if event in INSTALLATION_EVENTS:
             return self.installation(event, delivery_id, payload)
-        return self.triage(event, delivery_id, payload, raw)
+        # GitHub signs the body only: the same body under a new X-GitHub-Delivery is a
+        # replay (a redelivery keeps its id), and the queue refuses a second copy by this.
+        body_sha = hashlib.sha256(body).hexdigest()
+        return self.triage(event, delivery_id, payload, raw, body_sha)
 
     def installation(self, event: str, delivery_id: str, payload: dict[str, Any]) -> Answer:
         """Answered at once, nothing queued: the caches it makes stale are forgotten now."""
         try:
             change = installation_change(event, payload)
         except ValueError as exc:
-            self.counted.labels(event, "bad_request").inc()
+            self._count(event, "bad_request")
             return 400, {"error": f"malformed {event} payload: {exc}"}
         what, warning = describe(change, self.settings.allows)
         log.info("delivery %s %s", delivery_id, what, extra={"delivery": delivery_id})
@@ -198,24 +208,29 @@ class WebhookEndpoint:
             log.warning(warning, extra={"delivery": delivery_id})
         if self.on_installation is not None:
             self.on_installation(change)
-        self.counted.labels(event, "noted").inc()
+        self._count(event, "noted")
         return 200, {"status": "noted", "installation": change.installation_id}
 
     def triage(
-        self, event: str, delivery_id: str, payload: dict[str, Any], raw: str | None
+        self,
+        event: str,
+        delivery_id: str,
+        payload: dict[str, Any],
+        raw: str | None,
+        body_sha: str,
     ) -> Answer | Incoming:
         try:
             triage = self.dispatcher.triage(event, payload, self.settings)
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
             # Signed but not GitHub's shape (e.g. "number": "x", "repository": []).
-            self.counted.labels(event, "bad_request").inc()
+            self._count(event, "bad_request")
             return 400, {"error": f"malformed {event} payload: {type(exc).__name__}"}
         if triage.pr_number is not None and not 0 < triage.pr_number < 2**53:
-            self.counted.labels(event, "bad_request").inc()
+            self._count(event, "bad_request")
             return 400, {"error": "pull request number out of range"}
         action = payload.get("action") if isinstance(payload.get("action"), str) else None
         if triage.route is None:
-            self.counted.labels(event, "ignored").inc()
+            self._count(event, "ignored")
             log.info(
                 "delivery %s %s.%s ignored: %s",
                 delivery_id,
@@ -232,6 +247,7 @@ class WebhookEndpoint:
             raw if raw is not None else json.dumps(payload),
             triage.repo,
             triage.pr_number,
+            body_sha=body_sha,
         )
 
 

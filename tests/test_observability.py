@@ -76,7 +76,8 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
             kw = {"number": N, **step}
             assert post(client, "pull_request", pr_payload(**kw)).status_code == 202
             drain(rt)
-        again = pr_payload(number=N, title=MATCHING_TITLE)
+        # not the first step's body (that would be a replay), and older: changes nothing
+        again = pr_payload(number=N, title=MATCHING_TITLE, updated_at="2026-09-01T09:00:00Z")
         assert post(client, "pull_request", again, delivery="twice").status_code == 202
         assert post(client, "pull_request", again, delivery="twice").status_code == 200
         assert post(client, "pull_request", again, secret="wrong").status_code == 401

@@ -41,6 +41,27 @@ def test_enqueue_is_idempotent_per_delivery_id(tmp_path):
     assert q.claim() is None
 
 
+def test_a_webhook_body_seen_before_is_a_duplicate_whatever_its_delivery_id(tmp_path):
+    # GitHub signs the body, not X-GitHub-Delivery: the same body under a new id is a
+    # replay; a failed delivery's replay does not run it again either (found by review
+    # 'security')
+    q = queue_at(tmp_path)
+    first = Incoming("d1", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
+    replay = Incoming("d2", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
+    other = Incoming("d3", "issue_comment", "created", '{"x": 2}', "o/r", 1, body_sha="s2")
+    assert q.enqueue_many([first, replay, other]) == [
+        Enqueued.QUEUED,
+        Enqueued.DUPLICATE,
+        Enqueued.QUEUED,
+    ]
+    q.fail(q.claim().id, "boom")
+    assert q.enqueue_many([replay]) == [Enqueued.DUPLICATE]
+    assert q.enqueue_many([first]) == [Enqueued.REQUEUED]  # GitHub's redelivery: its own id
+    # the bot's own deliveries carry no body hash: equal payloads are not replays
+    own = [q.enqueue(f"own-{i}", "pull_request", "opened", {}, "o/r", 2) for i in (1, 2)]
+    assert own == [Enqueued.QUEUED, Enqueued.QUEUED]
+
+
 def test_uses_wal_and_survives_reopening(tmp_path):
     q = queue_at(tmp_path)
     add(q, "a")

@@ -1,0 +1,162 @@
+"""Security properties a blind review (session 12, 'security') found missing: what a PR
+author, a captured signed body or a note's text must not be able to do. They drive the
+real paths: signed webhooks -> queue -> workers -> the real GitHubClient -> the fake
+GitHub over HTTP, or the CLI as an operator runs it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cli import main
+from bot.signature import sign
+from tests.fake_github import DEFAULT_REPO
+from tests.test_command_events import AUTHOR, N, comment_payload, replies, say, state, tune
+from tests.test_e2e import live_settings
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    SECRET,
+    clean_env,
+    drain,
+    post,
+    serving,
+    title_with_one_more_note,
+)
+
+ESC = "\x1b"
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key, monkeypatch):
+    """As test_command_events': App mode against the fake GitHub, commands answered at once."""
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+# --- 1. terminal control sequences from GitHub reach the curator's terminal -------------
+
+
+def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, capsys):
+    """Any PR author may run `/notes wrong N <reason>` on their own PR; the reason comes
+    from GitHub as typed (command words split at spaces only, so ESC and BEL stay).
+    `review-notes notes feedback` printed it raw, so an ESC in them drove the
+    curator's terminal: clear the screen, move the cursor up and rewrite earlier lines,
+    set the window title, or plant an OSC 8 hyperlink. Expected: the text report shows
+    no control character from GitHub (dropped or escaped); `--json` already escapes."""
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO,
+        N,
+        files=MATCHING_FILES,
+        title=title_with_one_more_note(),
+        author=AUTHOR,
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    assert len(state(rt).notes) >= 2
+    reason = "fine\x1b[1A\x1b[2Kall notes are \x1b]8;;https://evil.example/\x07great\x1b]8;;\x07"
+    say(client, rt, fake, f"/notes wrong 1 {reason}", login=AUTHOR)
+    (mark,) = rt.ctx.feedback.marks()
+    assert ESC in mark.reason  # stored as typed: that is fine, printing it raw is not
+
+    assert main(["notes", "feedback", "--db", str(rt.db.path)]) == 0
+    out = capsys.readouterr().out
+    assert "by pr-author" in out  # the mark is listed
+    assert ESC not in out and "\x07" not in out, out
+
+
+# --- 2. a captured delivery replays under a new X-GitHub-Delivery -----------------------
+
+
+def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(live):
+    """GitHub signs the body only: X-GitHub-Delivery (the queue's only duplicate check)
+    and X-GitHub-Event are not covered by the HMAC. Anyone who once saw a signed body (a
+    proxy's log, a captured request) can send it again under a fresh delivery id, and
+    the bot runs its commands again: another reply comment per replay (each within the
+    reply budget), or an old `/notes off` by a maintainer that switches a PR off again
+    after `/notes on`. GitHub's own redeliveries keep their delivery id. Expected: a
+    comment event for a comment (id, body) already handled is answered as a duplicate
+    and runs nothing."""
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic rocm")
+    assert len(replies(fake)) == 1
+    body = json.dumps(comment_payload(c)).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": "issue_comment",
+        "X-Hub-Signature-256": sign(SECRET, body),  # the captured signature, unchanged
+    }
+    for i in range(3):
+        client.post(
+            "/webhook", content=body, headers={**headers, "X-GitHub-Delivery": f"replay-{i}"}
+        )
+    drain(rt)
+    assert len(replies(fake)) == 1, [r.body for r in replies(fake)]
+
+
+def test_a_replayed_body_under_invented_event_names_adds_no_metric_series(live):
+    """The same captured body, sent with a made-up X-GitHub-Event each time, is
+    'ignored' but counted under that event name: every name is a new time series in
+    /metrics for the life of the process (memory and scrape size without bound).
+    Expected: events the bot has no route for are counted under one label."""
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "hello", login="someone")
+    body = json.dumps(comment_payload(c)).encode()
+    for i in range(50):
+        post(client, f"made_up_event_{i:04d}_" + "x" * 200, body)
+    text = rt.ctx.metrics.render().decode()
+    assert "made_up_event_0049" not in text
+
+
+# --- 4. a commit SHA in prose stays a word when a URL candidate is rejected --------------
+
+
+def test_a_sha_before_a_url_inside_a_rejected_url_candidate_is_broken_up():
+    """safe_text breaks a commit SHA in prose (a zero-width space every six digits) only
+    when it ends at a non-alphanumeric character of its *input*. When a URL candidate is
+    rejected (`http://)` has no host), the URL inside it is not looked for again, so
+    `abc1234http://x.com` stays prose: the SHA is left whole, since `h` follows it, but
+    cmark-gfm (github.com) autolinks the inner `http://x.com`, and the text node before
+    the link ends in `abc1234`, a word GitHub links as a commit. Expected: no 7+ digit
+    hex word with a digit and a letter survives whole in a text node of the rendered
+    comment."""
+    import re
+
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    from bot.markdown_safety import safe_text
+
+    html = cmarkgfm.github_flavored_markdown_to_html(
+        safe_text("the bug: http://)abc1234http://example.org/x"),
+        options=Options.CMARK_OPT_UNSAFE,
+    )
+    assert '<a href="http://example.org/x">' in html  # github.com links the inner URL
+    text = re.sub(r"<a\b.*?</a>|<[^>]+>", "\0", html)  # text nodes, links left out
+    assert not re.search(r"(?<![0-9A-Za-z])abc1234(?![0-9A-Za-z])", text), html
+
+
+# --- 5. the App's credentials, as the README has them saved, are not git-ignored ---------
+
+
+def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
+    """The App manifest flow (README, /github/app-created) has the operator run
+    `curl ... > app.json` (the App's `pem`, `webhook_secret` and `client_secret`) and save
+    the key as `app.pem` (the Deploy section mounts "$PWD/app.pem"), in the directory they
+    work in, usually this checkout. .gitignore ignores `.env` but neither file, so
+    `git add -A` commits the App's private key and webhook secret. Expected: both are
+    ignored (e.g. `app.json`, `*.pem`)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for name in ("app.json", "app.pem", "review-notes.2026-01-01.private-key.pem"):
+        ignored = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", name], cwd=root, check=False
+        ).returncode
+        assert ignored == 0, f"{name} is not git-ignored"
