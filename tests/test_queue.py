@@ -215,18 +215,22 @@ OLD, CUTOFF, NEW = "2026-01-01T00:00:00.000000Z", "2026-01-15T00:00:00.000000Z",
 
 
 def finished_at(q: DeliveryQueue, did: str, state: str, at: str) -> None:
-    """A delivery in `state` since `at` (times injected, not waited for)."""
+    """A delivery received at `at` and in `state` since (times injected, not waited for;
+    added in the order of `at`, as deliveries arrive)."""
     add(q, did, None)
-    q.db.execute("UPDATE deliveries SET state = ?, updated_at = ? WHERE id = ?", (state, at, did))
+    q.db.execute(
+        "UPDATE deliveries SET state = ?, received_at = ?, updated_at = ? WHERE id = ?",
+        (state, at, at, did),
+    )
 
 
 def test_retention_deletes_old_done_deliveries_and_names_each_failed_one(tmp_path, caplog):
     # Every done delivery kept its payload (~23 KB) forever. A failed one is the
     # operator's to retry: deleted only once not retried within the retention, and logged.
     q = queue_at(tmp_path)
-    for state in ("done", "failed", "pending", "processing"):
-        finished_at(q, f"old-{state}", state, OLD)
-        finished_at(q, f"new-{state}", state, NEW)
+    for at, name in ((OLD, "old"), (NEW, "new")):
+        for state in ("done", "failed", "pending", "processing"):
+            finished_at(q, f"{name}-{state}", state, at)
     q.fail("old-failed", "GithubException: 502")
     q.db.execute("UPDATE deliveries SET updated_at = ? WHERE id = 'old-failed'", (OLD,))
     counted: list[tuple[State, int]] = []
@@ -239,7 +243,9 @@ def test_retention_deletes_old_done_deliveries_and_names_each_failed_one(tmp_pat
     assert counted == [(State.DONE, 1), (State.FAILED, 1)]
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warned) == 1 and "old-failed" in warned[0] and "GithubException: 502" in warned[0]
-    assert any("pruned 1 done and 1 failed" in r.getMessage() for r in caplog.records)
+    assert any(
+        "pruned 1 done deliveries received and 1 failed" in r.getMessage() for r in caplog.records
+    )
     assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 0}  # nothing left to do
 
 
@@ -253,6 +259,20 @@ def test_retention_deletes_in_batches_until_none_is_left(tmp_path, monkeypatch):
     monkeypatch.setattr(q, "prune_done", lambda *a: batches.append(prune_done(*a)) or batches[-1])
     assert Retention(q, 14, lambda *_: None).prune(CUTOFF)[State.DONE] == 7
     assert batches == [3, 3, 1] and q.counts()["done"] == 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
+def test_the_first_delivery_received_from_a_time_is_found_by_bisection(tmp_path, n):
+    q = queue_at(tmp_path)
+    times = [f"2026-01-{day:02d}T00:00:00.000000Z" for day in range(1, n + 1)]
+    for i, at in enumerate(times):
+        finished_at(q, f"d{i}", "done", at)
+    seqs = [r["seq"] for r in q.db.execute("SELECT seq FROM deliveries ORDER BY seq")]
+    for probe in ["2025-12-31", *times, "2026-01-01T12", "2027"]:
+        later = [s for s, at in zip(seqs, times, strict=True) if at >= probe]
+        assert q.first_received_from(probe) == (
+            later[0] if later else (seqs[-1] + 1 if seqs else 0)
+        )
 
 
 def test_workers_record_failures_and_keep_going(tmp_path):
