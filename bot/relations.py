@@ -60,9 +60,11 @@ _RELATED = re.compile(
     + rf"(?P<refs>(?:{_REF})(?:\s*(?:,|and|&)\s*(?:{_REF}))*)"
 )
 _RELATION_OF = {p: r for r, ps in _PHRASES.items() for p in ps}
-# Participles that are adjectives too: "revisits closed PR #51750" names a closed PR; only
-# with the reference right after them ("Closed #5", "resolved: #6") do they say it closes.
+# Participles that are adjectives too: "revisits closed PR #51750" names a closed PR. Right
+# before a noun they are one; as verbs a reference or a determiner follows ("Closed #5",
+# "Resolved the issue #3").
 _ADJECTIVES = frozenset({"closed", "resolved"})
+_NOUN_FIRST = re.compile(r"(?i)\s*(?:pr|pull\s+request|issue|bug|regression)s?\b")
 # "does not fix #1", "Not a revert of #2", "isn't a follow-up to #3": the words just
 # before the phrase deny it ("This should fix #4" does not, and stays a tie).
 _DENIED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bno)\s+(?:(?:a|an|the|really|yet|just)\s+)*$")
@@ -83,7 +85,7 @@ def related_refs(body: str, repo: str, *, own_number: int | None = None) -> list
         if _DENIED.search(text, max(0, m.start() - 40), m.start()):
             continue
         phrase = re.sub(r"\s+", " ", m.group("phrase").lower())
-        if phrase in _ADJECTIVES and m.group("filler"):
+        if phrase in _ADJECTIVES and _NOUN_FIRST.match(m.group("filler")):
             continue
         relation = _RELATION_OF[phrase]
         quote = re.sub(r"\s+", " ", m.group(0)).strip()

@@ -65,6 +65,10 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("This revisits closed PR #51750 with a new design", []),
         ("as the resolved issue #3 asked", []),
         ("Closed #5; resolved: #6", [(5, "fixes"), (6, "fixes")]),
+        # as verbs before a determiner they still close (found by review 'diff12')
+        ("Resolved the issue #1234", [(1234, "fixes")]),
+        ("Closed the previous PR #5", [(5, "fixes")]),
+        ("This PR resolved the regression from #51750", [(51750, "fixes")]),
         ("Fixed the bug in #7", [(7, "fixes")]),
         ("Reverts #9. Not related to #10", [(9, "reverts")]),
         ("No tests needed. Fixes #12", [(12, "fixes")]),  # a negation elsewhere denies nothing
