@@ -159,10 +159,18 @@ def common_keywords(
 
 def broad_glob(pattern: str) -> bool:
     """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard) or
-    a whole top-level directory (`vllm/`): a note's path is to be specific."""
+    a whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name,
+    a directory's as `bot.globs` reads it; `setup.py`, a file's, is specific): a note's
+    path is to be specific."""
     segments = [s for s in pattern.strip("/").split("/") if s]
+    directory = pattern.endswith("/")
+    while segments and segments[-1] == "**":  # `vllm/**` is `vllm/`
+        segments.pop()
+        directory = True
     literal = [s for s in segments if not any(c in s for c in "*?[")]
-    return not literal or (len(segments) == 1 and pattern.endswith("/"))
+    if not literal:
+        return True
+    return len(segments) == 1 and (directory or "." not in segments[0])
 
 
 def broad_paths(library: Library) -> list[tuple[Note, str]]:

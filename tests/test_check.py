@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library, load_library
+from bot.library import (
+    DEFAULT_NOTES_DIR,
+    DEFAULT_TOPICS_FILE,
+    ROOT,
+    broad_glob,
+    check_library,
+    load_library,
+)
 from bot.notes import LibraryError
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -793,6 +800,19 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     assert main(["notes", "check", str(DEFAULT_NOTES_DIR), "--topics", str(TOPICS)]) == 0
     assert ": warning: " not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("pattern", "broad"),
+    [
+        *[(p, True) for p in ("vllm", "vllm/", "/vllm", "vllm/**", "/vllm/**/", "*", "**/*.py")],
+        *[(p, False) for p in ("setup.py", "/setup.py", "vllm/v1", "vllm/*.py", "tests/x/")],
+    ],
+)
+def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
+    # `vllm` matches what `vllm/` matches (bot.globs): only the slash was flagged (found
+    # by review 'diff12')
+    assert broad_glob(pattern) is broad
 
 
 def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(

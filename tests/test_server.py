@@ -486,7 +486,7 @@ def test_the_server_prunes_old_done_deliveries_at_start(tmp_path):
     rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
     rt.queue.enqueue("old", "pull_request", "opened", {})
     rt.queue.complete("old")
-    old = '2020-01-01T00:00:00.000000Z'
+    old = "2020-01-01T00:00:00.000000Z"
     rt.db.execute("UPDATE deliveries SET received_at = ?, updated_at = ?", (old, old))
     rt.queue.enqueue("recent", "pull_request", "opened", {})
     rt.queue.complete("recent")
