@@ -84,11 +84,13 @@ def derive_verdict(guidance: str) -> Verdict | None:
     return None
 
 
-def note_id(repo: str, title: str) -> str:
+def note_id(repo: str, title: str, *, as_written: bool = False) -> str:
     """A stable id from the repository and the original title. GitHub's repository names
     ignore case, and so does the id: `VLLM-Project/vllm` is the same note (the shipped
-    notes' repos are lower case, so their ids are what they were)."""
-    digest = hashlib.sha256(f"{repo.lower()}\n{title}".encode()).hexdigest()[:8]
+    notes' repos are lower case, so their ids are what they were). `as_written`: the id
+    as it was before, hashing the repository as the digest wrote it."""
+    hashed = repo if as_written else repo.lower()
+    digest = hashlib.sha256(f"{hashed}\n{title}".encode()).hexdigest()[:8]
     return f"{repo.split('/')[-1].lower()}-{digest}"
 
 
@@ -260,7 +262,9 @@ def plan_import(
     # a note a curator moved into a sub-folder (the loader reads them all) is still there
     existing = {Path(f).name: Path(f) for f in note_files(notes_dir)} if notes_dir.is_dir() else {}
     for note in notes:
-        target = existing.get(note.filename, notes_dir / note.filename)
+        # a note imported before ids ignored the repository's case keeps its file and id
+        earlier = f"{note_id(note.repo, note.title_zh, as_written=True)}.md"
+        target = existing.get(note.filename) or existing.get(earlier, notes_dir / note.filename)
         fresh = _digest_fields(note)
         if not target.exists():
             writes[target] = dump_note(note)

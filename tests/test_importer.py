@@ -210,6 +210,23 @@ def test_import_without_notes_dir_writes_into_the_servers_library(tmp_path, caps
     assert f"{DIGESTS[0]}: 8 created" in capsys.readouterr().out
 
 
+def test_reimport_finds_a_note_whose_id_hashed_the_repository_as_written(tmp_path):
+    # ids hashed the repository as the digest wrote it before they ignored its case: such
+    # a note must be found again, not doubled under a new id (found by review 'diff12')
+    out, digest = tmp_path / "notes", tmp_path / "d.txt"
+    title = "调度器抢占路径修复"
+    digest.write_text(f"VLLM-Project/vllm\n\n{title}\n\n值得精读。核心是释放顺序。\n", "utf-8")
+    (created,) = import_digest(digest, out, today=TODAY).created
+    earlier = note_id("VLLM-Project/vllm", title, as_written=True)
+    assert earlier != created.stem
+    old = out / f"{earlier}.md"
+    old.write_text(created.read_text("utf-8").replace(created.stem, earlier), "utf-8")
+    created.unlink()
+    result = import_digest(digest, out, today=TODAY)
+    assert (result.created, result.unchanged) == ([], [old])
+    assert sorted(p.name for p in out.iterdir()) == [old.name]
+
+
 def test_reimport_is_a_no_op(tmp_path, capsys):
     out = imported(tmp_path)
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()}
