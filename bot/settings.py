@@ -221,10 +221,11 @@ class Settings(BaseSettings):
     @classmethod
     def _unescape_key(cls, v: object) -> object:
         # `docker run --env-file` cannot hold a multi-line value, so the key comes on one
-        # line with literal "\n" escapes; a key that has real newlines is taken as it is.
+        # line with literal "\n" escapes; a key that has real newlines inside is taken as
+        # it is (one at its end is a file's or an `echo`'s, not the key's).
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if isinstance(text, str) and "\n" not in text and "\\n" in text:
-            return text.replace("\\n", "\n")
+        if isinstance(text, str) and "\n" not in text.strip() and "\\n" in text:
+            return text.strip().replace("\\n", "\n")
         return v
 
     @field_validator("github_app_id", "bot_login")

@@ -199,6 +199,10 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     s = load(**live)
     assert s.private_key_pem() == app_key.private_pem
     live_github(s)  # a usable RSA key
+    # one real newline at its end (a secret made from an `echo`) is no newline of the key
+    # (found by review 'diff12')
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\n") + "\n")
+    live_github(load(**live))
     as_is = PEM.replace("MIIB", "MI\\nIB")  # with real newlines, a backslash is left alone
     assert load(github_private_key=as_is, **live).private_key_pem() == as_is
 
