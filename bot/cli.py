@@ -307,14 +307,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError, unknown_variables
 
     settings = _settings(host=args.host, port=args.port)
-    if settings is None:
+    unknown = unknown_variables(os.environ)
+    if settings is None:  # a misspelt name may be why: say so with the errors
+        for warning in unknown:
+            print(warning, file=sys.stderr)
         return 2
     secrets = [settings.webhook_secret()]
     for secret in (settings.github_token, settings.github_private_key):
         if secret is not None:
             secrets.append(secret.get_secret_value())
     setup_logging(settings.log_level, secrets=secrets)
-    for warning in unknown_variables(os.environ):
+    for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
     # that was there before it: make that one a no-op, so a drained stop exits 0.

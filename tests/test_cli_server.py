@@ -101,6 +101,16 @@ def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
     assert other.read_text() == "not a database\n"  # left as it was
 
 
+def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
+    # REVIEW_NOTES_DRYRUN left dry_run unset, so a token made it a live start missing its
+    # secret and URL; the warning naming the typo came only after a successful load, so
+    # it was lost just when it explained the failure (found by review 'diff12')
+    env = base_env(tmp_path, GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    assert r.returncode == 2, r.stderr
+    assert "REVIEW_NOTES_DRYRUN: not a review-notes setting, ignored; did you mean" in r.stderr
+
+
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
     env = base_env(tmp_path)
     serve = server(tmp_path, env)
