@@ -458,6 +458,7 @@ def load_settings(
 
     `values` (by field name) override everything; tests pass `env_file=None`.
     """
+    _check_utf8(env_file)  # else its decoding error would be taken for the TOML file's
     config = dict(Settings.model_config)
     config["toml_file"] = toml_file if toml_file is not None and toml_file.exists() else None
     cls = type("Settings", (Settings,), {"model_config": config, "__module__": __name__})
@@ -469,6 +470,18 @@ def load_settings(
         raise SettingsError(f"{toml_file}: malformed TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # saved in another encoding (TOML is UTF-8)
         raise SettingsError(f"{toml_file}: not UTF-8: {exc}") from None
+
+
+def _check_utf8(env_file: str | Path | None) -> None:
+    path = Path(env_file) if env_file is not None else None
+    if path is None or not path.is_file():
+        return
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:  # a .env shared with other tools may be Latin-1
+        raise SettingsError(f"{path}: not UTF-8 (byte {exc.start}): save it as UTF-8") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def _describe(exc: ValidationError) -> str:

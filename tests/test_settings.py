@@ -73,6 +73,16 @@ def test_dotenv_file_is_read(tmp_path):
     assert s.workers == 5 and s.webhook_secret() == "from-dotenv"
 
 
+def test_a_dotenv_not_in_utf8_is_named(tmp_path):
+    # the decoding error was reported as "config/bot.toml: not UTF-8" (found by review
+    # 'diff12')
+    env = tmp_path / ".env"
+    env.write_bytes("TZ=caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env)
+    assert str(exc.value) == f"{env}: not UTF-8 (byte 6): save it as UTF-8"
+
+
 def test_dotenv_leaves_other_tools_variables_alone(tmp_path):
     # A .env shared with docker (`--env-file .env`) or compose holds their variables
     # too: `tz: unknown setting` stopped the server.
