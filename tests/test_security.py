@@ -8,41 +8,33 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from bot.cli import main
 from bot.signature import sign
 from tests.fake_github import DEFAULT_REPO
-from tests.test_command_events import AUTHOR, N, comment_payload, replies, say, state, tune
-from tests.test_e2e import live_settings
+from tests.test_command_events import (  # live: App mode against the fake GitHub
+    AUTHOR,
+    N,
+    comment_payload,
+    live,  # noqa: F401
+    replies,
+    say,
+    state,
+)
 from tests.webhook_kit import (
     MATCHING_FILES,
-    MATCHING_TITLE,
     SECRET,
-    clean_env,
     drain,
     post,
-    serving,
     title_with_one_more_note,
 )
 
 ESC = "\x1b"
 
 
-@pytest.fixture
-def live(tmp_path, fake_github, app_key, monkeypatch):
-    """As test_command_events': App mode against the fake GitHub, commands answered at once."""
-    clean_env(monkeypatch)
-    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
-        tune(rt)
-        yield client, rt, fake_github
-
-
 # --- 1. terminal control sequences from GitHub reach the curator's terminal -------------
 
 
-def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, capsys):
+def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, capsys):  # noqa: F811 (the imported fixture)
     """Any PR author may run `/notes wrong N <reason>` on their own PR; the reason comes
     from GitHub as typed (command words split at spaces only, so ESC and BEL stay).
     `review-notes notes feedback` printed it raw, so an ESC in them drove the
@@ -73,7 +65,7 @@ def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, 
 # --- 2. a captured delivery replays under a new X-GitHub-Delivery -----------------------
 
 
-def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(live):
+def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(live):  # noqa: F811 (the imported fixture)
     """GitHub signs the body only: X-GitHub-Delivery (the queue's only duplicate check)
     and X-GitHub-Event are not covered by the HMAC. Anyone who once saw a signed body (a
     proxy's log, a captured request) can send it again under a fresh delivery id, and
@@ -99,7 +91,7 @@ def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(l
     assert len(replies(fake)) == 1, [r.body for r in replies(fake)]
 
 
-def test_a_replayed_body_under_invented_event_names_adds_no_metric_series(live):
+def test_a_replayed_body_under_invented_event_names_adds_no_metric_series(live):  # noqa: F811 (the imported fixture)
     """The same captured body, sent with a made-up X-GitHub-Event each time, is
     'ignored' but counted under that event name: every name is a new time series in
     /metrics for the life of the process (memory and scrape size without bound).
