@@ -41,7 +41,7 @@ class Database:
         )
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._lock_file: int | None = None
+        self._lock_files: list[int] = []  # the server lock's descriptors, while held
         self._checkpoints: tuple[threading.Thread, threading.Event] | None = None
         self.last_used = 0.0  # time.monotonic() of the last statement: checkpoints wait for quiet
         with self._lock:
@@ -86,17 +86,24 @@ class Database:
         Resuming `processing` deliveries at start-up is only safe when no other
         live server is working on them. Idempotent.
         """
-        if self._lock_file is not None:
+        if self._lock_files:
             return True
         # Next to the file itself, symlinks resolved: a second server that reaches the
         # same file by another path (a symlink to it or to a directory) takes this lock.
-        fd = os.open(f"{os.path.realpath(self.path)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._lock_file = fd
+        # And next to the path as named, where releases before that took it: a server of
+        # such a release, started during an upgrade or a rollback, is kept out too.
+        held = []
+        for name in dict.fromkeys([os.path.realpath(self.path), str(self.path)]):
+            fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                for other in held:
+                    os.close(other)  # closing a descriptor releases its lock
+                return False
+            held.append(fd)
+        self._lock_files = held
         return True
 
     def link_count(self) -> int:
@@ -159,6 +166,6 @@ class Database:
             self._checkpoints = None
         with self._lock:
             self._conn.close()
-            if self._lock_file is not None:
-                os.close(self._lock_file)  # releases the flock
-                self._lock_file = None
+            for fd in self._lock_files:
+                os.close(fd)  # releases the flock
+            self._lock_files = []

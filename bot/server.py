@@ -121,8 +121,8 @@ class Runtime:
 def claim_database(db: Database, settings: Settings) -> None:
     """One server per database file (resuming `processing` deliveries is only safe then),
     whatever path names it; idempotent."""
-    if db.link_count() > 1:
-        raise StartupError(
+    if db.link_count() > 1:  # a path to change, as the other REVIEW_NOTES_DB_PATH errors
+        raise SettingsError(
             f"REVIEW_NOTES_DB_PATH: {settings.db_path} has other hard links: SQLite keeps"
             " its WAL by file name, and a server using another name would not see this"
             " one's lock; give the database one name (copy it, or remove the other link)"

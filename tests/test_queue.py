@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sqlite3
 import threading
 import time
@@ -400,6 +402,29 @@ def test_server_lock_follows_the_file_through_symlinks(tmp_path):
     finally:
         for db in [first, *others]:
             db.close()
+
+
+def test_server_lock_keeps_out_a_release_that_locked_the_path_as_named(tmp_path):
+    # releases before the lock followed symlinks lock f"{path}.lock" on the path as
+    # configured: one still running on a symlinked path during an upgrade or a rollback
+    # must keep the new server out, and the other way round (found by review 'upgrade')
+    real = tmp_path / "volume" / "bot.sqlite3"
+    real.parent.mkdir()
+    link = tmp_path / "bot.sqlite3"
+    link.symlink_to(real)
+    earlier = os.open(f"{link}.lock", os.O_RDWR | os.O_CREAT, 0o644)  # the old release's
+    fcntl.flock(earlier, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    db = Database(link)
+    try:
+        assert not db.acquire_server_lock()
+        os.close(earlier)
+        assert db.acquire_server_lock()
+        old = os.open(f"{link}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        with pytest.raises(BlockingIOError):  # the old release would not start now
+            fcntl.flock(old, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(old)
+    finally:
+        db.close()
 
 
 def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):

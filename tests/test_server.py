@@ -17,6 +17,7 @@ from bot.github_port import PRRef
 from bot.notes import LibraryError
 from bot.queue import Workers
 from bot.server import StartupError, build_runtime, create_app
+from bot.settings import SettingsError
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from tests.webhook_kit import (
@@ -476,7 +477,7 @@ def test_a_database_with_another_hard_link_refuses_to_start(tmp_path):
     rt = build_runtime(make_settings(tmp_path))
     os.link(tmp_path / "bot.sqlite3", tmp_path / "other.sqlite3")
     try:
-        with pytest.raises(StartupError, match="REVIEW_NOTES_DB_PATH: .* other hard links"):
+        with pytest.raises(SettingsError, match="REVIEW_NOTES_DB_PATH: .* other hard links"):
             rt.start()
     finally:
         rt.db.close()
