@@ -91,7 +91,8 @@ class PRState:
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # of the notes shown
     paused: str | None = None  # the PauseCause the posted comment names, if it says paused
     # the comment has shown notes: only then does "no note matches" say "any more"
-    had_notes: bool = False
+    # None: not known (a comment posted before this was recorded; see bot.sticky)
+    had_notes: bool | None = False
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -108,7 +109,7 @@ class PRStore:
         # pending: since slash commands; code_names: since matching on the diff's names;
         # incidental: since moved files stopped counting as evidence; dismissed, evidence:
         # since `/notes wrong`; paused: since a paused comment showing notes stays as it is;
-        # had_notes: since "any more" needs notes shown before (not known: a comment exists)
+        # had_notes: since "any more" needs notes shown before (NULL: not known)
         db.add_missing_columns(
             "pr_state",
             {
@@ -147,8 +148,10 @@ class PRStore:
             dismissed=tuple(json.loads(r["dismissed"] or "[]")),
             evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
             paused=r["paused"],
-            had_notes=bool(
-                r["comment_id"] is not None if r["had_notes"] is None else r["had_notes"]
+            had_notes=(
+                (None if r["comment_id"] is not None else False)
+                if r["had_notes"] is None
+                else bool(r["had_notes"])
             ),
         )
 
@@ -190,7 +193,7 @@ class PRStore:
                 json.dumps(list(state.dismissed)),
                 json.dumps({k: list(v) for k, v in state.evidence.items()}, ensure_ascii=False),
                 state.paused,
-                int(state.had_notes),
+                None if state.had_notes is None else int(state.had_notes),
             ),
         )
 

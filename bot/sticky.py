@@ -110,13 +110,21 @@ def refresh_sticky(
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
-    opts = ctx.render_options(verbose=state.verbose, had_notes=state.had_notes)
+    # notes shown before (also by a release that kept `notes` but not `had_notes`, after
+    # a rollback): only then does "no note matches" say "any more"
+    had_notes = bool(state.had_notes) or bool(state.notes)
+    opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
     paused = off or (PauseCause.COMMAND if state.opted_out else None)
     opts = replace(opts, paused=paused, hidden=hidden)
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
+    if state.had_notes is None and not had_notes and state.body_hash != body_hash(body):
+        # a comment from before `had_notes` was kept: say "any more" as it does, if it does
+        said = render(result, ctx.library, opts=replace(opts, had_notes=True))
+        if body_hash(said) == state.body_hash:
+            body, had_notes = said, True
     notes = tuple(m.note.id for m in result.matches)
     evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
     new_hash = body_hash(body)
@@ -125,7 +133,8 @@ def refresh_sticky(
         ctx.prs.put(replace(state, head_sha=head_sha or None))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
     if state.comment_id is not None and state.body_hash == new_hash and not force:
-        ctx.prs.put(replace(state, event_at=event_at or state.event_at, evidence=evidence))
+        seen = dict(event_at=event_at or state.event_at, evidence=evidence, had_notes=had_notes)
+        ctx.prs.put(replace(state, **seen))
         ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
         return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
 
@@ -137,6 +146,7 @@ def refresh_sticky(
         evidence=evidence,
         event_at=event_at or state.event_at,
         paused=str(paused) if paused else None,
+        had_notes=had_notes,
     )
     written = _write(ctx, ref, state, body, create=create, **changes)
     if written.outcome == Outcome.SKIPPED:
@@ -226,5 +236,5 @@ def _write(
         return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    ctx.prs.put(replace(written, had_notes=written.had_notes or bool(written.notes)))
+    ctx.prs.put(replace(written, had_notes=bool(written.had_notes) or bool(written.notes)))
     return Refresh(sticky.outcome, "written", comment_id)

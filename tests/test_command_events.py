@@ -713,6 +713,30 @@ def test_no_match_says_any_more_only_after_notes_were_shown(live):
     assert "matches this pull request any more" in sticky(fake, number).body
 
 
+def test_a_no_match_comment_from_before_had_notes_is_left_as_it_says(live):
+    # a row the previous release wrote has had_notes NULL: whether its "no match" comment
+    # says "any more" is read from the comment itself (its hash), so an upgrade edits
+    # neither kind, and reading NULL as "notes were shown" made a false "any more"
+    # (found by review 'upgrade')
+    client, rt, fake = live
+    number, title = N + 3, "Fix a typo"
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    fake.add_pull(DEFAULT_REPO, number + 1, files=MATCHING_FILES, title=MATCHING_TITLE)
+    say(client, rt, fake, "/notes", number=number + 1, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, number + 1, files=["docs/contributing.md"], title=title)
+    say(client, rt, fake, "/notes", number=number + 1, title=title)
+    before = {n: sticky(fake, n).body for n in (number, number + 1)}
+    assert "any more" not in before[number] and "any more" in before[number + 1]
+    rt.db.execute("UPDATE pr_state SET had_notes = NULL")  # as the previous release left it
+    assert state(rt, number).had_notes is None
+    for n in (number, number + 1):
+        push = {"action": "synchronize", "head_sha": "d" * 40, "updated_at": "2026-09-02T10:00:00Z"}
+        deliver_pr(client, rt, number=n, title=title, **push)
+        assert sticky(fake, n).body == before[n]
+    assert [state(rt, n).had_notes for n in (number, number + 1)] == [False, True]
+
+
 def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")

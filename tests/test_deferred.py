@@ -42,13 +42,13 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert prs.get("o/r", 1).incidental == frozenset()  # NULL in a row of the old table
     prs.update("o/r", 1, incidental=frozenset({"b.py", "a.py"}))
     assert prs.get("o/r", 1).incidental == {"a.py", "b.py"}
-    # had_notes is not known for an old row: a comment posted then may have shown notes,
-    # so its "no note matches" keeps saying "any more" (no edit on the upgrade)
+    # had_notes is not known for an old row with a comment (bot.sticky reads it from the
+    # comment's hash); without a comment it is False
     db.execute(
         "INSERT INTO pr_state (repo, number, comment_id, updated_at) VALUES ('o/r', 2, 9, 'x'),"
         " ('o/r', 3, NULL, 'x')"
     )
-    assert (prs.get("o/r", 2).had_notes, prs.get("o/r", 3).had_notes) == (True, False)
+    assert (prs.get("o/r", 2).had_notes, prs.get("o/r", 3).had_notes) == (None, False)
     prs.update("o/r", 2, had_notes=False)
     assert prs.get("o/r", 2).had_notes is False
 
