@@ -260,8 +260,8 @@ def render_reply(
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
 ) -> str:
-    """The reply comment for a command answered by a reply (Kind.replies), within
-    REPLY_BUDGET: whole lines from the end go first."""
+    """The reply comment for a command answered by a reply (a Kind that does not
+    `updates_sticky`), within REPLY_BUDGET: whole lines from the end go first."""
     return _within_budget(
         _reply_body(command, library, note_url, word, max_results, topic_url, repo)
     )

@@ -70,11 +70,6 @@ class Kind(StrEnum):
         """Answered by (re)writing the sticky comment rather than by a reply."""
         return self in (Kind.REFRESH, Kind.WHY, Kind.OFF, Kind.ON, Kind.WRONG, Kind.RESTORE)
 
-    @property
-    def replies(self) -> bool:
-        """Answered by a new reply comment."""
-        return self in (Kind.TOPIC, Kind.SEARCH, Kind.HELP, Kind.UNKNOWN)
-
 
 _SUBCOMMANDS = {k.value: k for k in Kind if k is not Kind.UNKNOWN}
 

@@ -42,14 +42,6 @@ def note_file_url(
     return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}"
 
 
-def note_link(note: Note, *, public_url: str, link_mode: str, notes_repo_url: str) -> str:
-    """The URL a reader should follow for `note`: our page, or its file on GitHub."""
-    check_link_settings(link_mode, notes_repo_url)
-    if link_mode == "github":
-        return note_file_url(note, notes_repo_url=notes_repo_url)
-    return note_page_url(note, public_url=public_url)
-
-
 def pr_url(repo: str, number: int) -> str:
     """A pull request's URL through redirect.github.com, so that text posted on GitHub
     creates no "mentioned this" backlink on the linked PR."""

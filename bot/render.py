@@ -82,12 +82,10 @@ class RenderOptions:
 # --- the comment -------------------------------------------------------------
 
 
-def render(
-    result: MatchResult, library: Library, *, head_sha: str = "", opts: RenderOptions
-) -> str:
+def render(result: MatchResult, library: Library, *, opts: RenderOptions) -> str:
     """The sticky comment for this match result (the short "no match" body when empty)."""
     if not result.matches:
-        return render_no_match(result, library, head_sha=head_sha, opts=opts)
+        return render_no_match(result, library, opts=opts)
     matches = list(result.matches)
     blocks = [_note_block(rank, m, library, opts) for rank, m in enumerate(matches, 1)]
     # why mode's topics go only when even one note does not fit with them: notes first
@@ -100,7 +98,6 @@ def render(
                 len(matches) - shown,
                 result,
                 library,
-                head_sha,
                 opts,
                 topics=topics,
             )
@@ -109,18 +106,15 @@ def render(
     return body  # the fixed lines alone: only a budget set below them gets here
 
 
-def render_no_match(
-    result: MatchResult | None, library: Library, *, head_sha: str = "", opts: RenderOptions
-) -> str:
+def render_no_match(result: MatchResult | None, library: Library, *, opts: RenderOptions) -> str:
     """The body left in place when notes matched before but none match now."""
-    against = f" (checked against commit {code(head_sha[:7])})" if head_sha else ""
     any_more = " any more" if opts.had_notes else ""
     what = "is left to show on" if opts.hidden else "matches"
     parts = [
         MARKER,
         "### 📚 Review notes",
         "",
-        f"No review note {what} this pull request{'' if opts.hidden else any_more}{against}.",
+        f"No review note {what} this pull request{'' if opts.hidden else any_more}.",
     ]
     if opts.paused:
         parts += ["", _paused_line(opts)]
@@ -172,17 +166,15 @@ def _compose(
     hidden: int,
     result: MatchResult,
     library: Library,
-    head_sha: str,
     opts: RenderOptions,
     *,
     topics: bool = True,
 ) -> str:
-    against = f" Matched against commit {code(head_sha[:7])}." if head_sha else ""
     parts = [
         MARKER,
         "### 📚 Review notes" + (" (why mode)" if opts.verbose else ""),
         "",
-        f"Reviewers' reading guidance on {_guided(result.matches)}.{against}",
+        f"Reviewers' reading guidance on {_guided(result.matches)}.",
     ]
     if opts.paused:
         parts += ["", _paused_line(opts)]

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from bot.library import Library, load_library
-from bot.links import note_link, pr_url
+from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
 from bot.notes import Note, dump_note, parse_note
 from bot.pages import guidance_html, notes_router
 
@@ -487,20 +487,17 @@ def test_a_note_in_a_sub_folder_links_to_its_own_file(tmp_path, library):
     assert links.url(top).endswith(f"/seeds/notes/{top.filename}")
 
 
-def test_note_link():
+def test_note_urls_and_link_settings():
     note = NOTES[0]
+    assert note_page_url(note, public_url="https://bot.test/") == "https://bot.test/notes/n-graph"
     assert (
-        note_link(note, public_url="https://bot.test/", link_mode="pages", notes_repo_url="")
-        == "https://bot.test/notes/n-graph"
-    )
-    assert (
-        note_link(note, public_url="", link_mode="github", notes_repo_url="https://github.com/o/r")
+        note_file_url(note, notes_repo_url="https://github.com/o/r")
         == "https://github.com/o/r/blob/main/seeds/notes/n-graph.md"
     )
     with pytest.raises(ValueError, match="needs notes_repo_url"):
-        note_link(note, public_url="", link_mode="github", notes_repo_url="")
+        check_link_settings("github", "")
     with pytest.raises(ValueError, match="link_mode must be one of pages, github"):
-        note_link(note, public_url="", link_mode="gitlab", notes_repo_url="")
+        check_link_settings("gitlab", "")
     assert pr_url("o/r", 5) == "https://redirect.github.com/o/r/pull/5"
 
 

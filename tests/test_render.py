@@ -110,7 +110,7 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     )
     res = match_pr(facts, LIB, load_match_config())
     assert res.matches
-    body = render(res, LIB, head_sha=SHA, opts=OPTS)
+    body = render(res, LIB, opts=OPTS)
     first = res.matches[0].note
     assert first.source_pr == 52419
     assert "**Deep read** · 值得精读" in body
@@ -118,7 +118,9 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     assert "https://redirect.github.com/vllm-project/vllm/pull/52419" in body
     assert f"https://notes.example.org/notes/{first.id}" in body
     assert "<details><summary>Why this note</summary>" in body
-    assert "`0123456`" in body  # freshness: the head it matched against
+    # no commit SHA, though the facts carry one: a push that keeps the same notes must
+    # leave the body unchanged (README)
+    assert "0123456" not in body and "commit" not in body
     for word in ("/notes", "/notes why", "/notes topic ID", "/notes search WORDS", "/notes off"):
         assert f"`{word}`" in body
     assert "`/notes help`" in body and "`/notes on`" in body
@@ -150,7 +152,6 @@ def test_english_title_and_summary_with_the_original_chinese_title():
     body = render(
         result(note(title_en="Keep EAGLE cache", summary_en="Why it matters.")),
         LIB,
-        head_sha=SHA,
         opts=OPTS,
     )
     assert "**1. Keep EAGLE cache**" in body
@@ -184,28 +185,27 @@ def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
     ],
 )
 def test_verdict_badge_in_english_and_chinese(verdict, en, zh):
-    body = render(result(note(verdict=verdict)), LIB, head_sha=SHA, opts=OPTS)
+    body = render(result(note(verdict=verdict)), LIB, opts=OPTS)
     assert f"**{en}** · {zh}" in body
 
 
 def test_command_word_comes_from_settings():
-    body = render(result(note()), LIB, head_sha=SHA, opts=RenderOptions(command="/rn"))
+    body = render(result(note()), LIB, opts=RenderOptions(command="/rn"))
     assert "`/rn why`" in body and "`/notes" not in body
 
 
 def test_github_link_mode_points_at_the_note_file():
     links = NoteLinks(mode="github", repo="acme/notes", branch="live", directory="seeds/notes/")
-    body = render(result(note(7)), LIB, head_sha=SHA, opts=RenderOptions(links=links))
+    body = render(result(note(7)), LIB, opts=RenderOptions(links=links))
     assert "(https://github.com/acme/notes/blob/live/seeds/notes/test-0007.md)" in body
     assert_inert(body)
 
 
 def test_no_match_body_is_short_and_keeps_the_marker():
-    body = render(MatchResult((), ()), LIB, head_sha=SHA, opts=OPTS)
-    assert body == render_no_match(MatchResult((), ()), LIB, head_sha=SHA, opts=OPTS)
+    body = render(MatchResult((), ()), LIB, opts=OPTS)
+    assert body == render_no_match(MatchResult((), ()), LIB, opts=OPTS)
     assert body.startswith(MARKER + "\n")
     assert "No review note matches this pull request any more" in body
-    assert "`0123456`" in body
     assert len(body) < 1000
     assert_inert(body)
 
@@ -213,8 +213,8 @@ def test_no_match_body_is_short_and_keeps_the_marker():
 def test_verbose_shows_all_evidence_and_topics_without_notes():
     reasons = tuple(f"reason {i}" for i in range(30))
     res = MatchResult((Match(note(), 42.5, reasons),), ("spec-decode", "not-a-real-topic"))
-    short = render(res, LIB, head_sha=SHA, opts=OPTS)
-    why = render(res, LIB, head_sha=SHA, opts=RenderOptions(links=OPTS.links, verbose=True))
+    short = render(res, LIB, opts=OPTS)
+    why = render(res, LIB, opts=RenderOptions(links=OPTS.links, verbose=True))
     assert "reason 29" in why and "reason 29" not in short  # short view caps the list
     assert "Why (score 42.5):" in why and "<details>" not in why
     assert "Topics hit that have no note yet:\n- not-a-real-topic" in why
@@ -224,7 +224,7 @@ def test_verbose_shows_all_evidence_and_topics_without_notes():
 
 def test_verbose_no_match_lists_the_topics_considered():
     res = MatchResult((), ("rocm",))
-    body = render(res, LIB, head_sha=SHA, opts=RenderOptions(verbose=True))
+    body = render(res, LIB, opts=RenderOptions(verbose=True))
     assert "ROCm" in body
     assert_inert(body)
 
@@ -252,11 +252,6 @@ def test_why_mode_names_the_files_not_counted_as_evidence():
     assert_inert(why)
 
 
-def test_missing_head_sha_is_simply_not_shown():
-    body = render(result(note()), LIB, head_sha="", opts=OPTS)
-    assert "Matched against" not in body
-
-
 # --- safety ------------------------------------------------------------------------
 
 
@@ -270,7 +265,7 @@ NASTY = (
 
 def test_untrusted_note_text_is_neutralised():
     n = note(title_en=NASTY, summary_en=NASTY, title_zh=NASTY, trusted=False)
-    body = render(result(n, reasons=(NASTY,)), LIB, head_sha=SHA, opts=OPTS)
+    body = render(result(n, reasons=(NASTY,)), LIB, opts=OPTS)
     assert_inert(body)
     assert "<script>" not in body and "<img" not in body
     assert "&lt;script&gt;" in body
@@ -310,7 +305,7 @@ HOSTILE_TEXT = st.one_of(
 @given(HOSTILE_TEXT, HOSTILE_TEXT)
 def test_any_text_renders_inert(title, reason):
     n = note(title_en=title, summary_en=title, title_zh=title or "x", trusted=False)
-    body = render(result(n, reasons=(reason,)), LIB, head_sha=SHA, opts=OPTS)
+    body = render(result(n, reasons=(reason,)), LIB, opts=OPTS)
     assert_inert(body)
 
 
@@ -325,7 +320,7 @@ def test_over_budget_drops_lowest_ranked_notes_whole():
     ]
     reasons = tuple("r" * 290 for _ in range(12))
     res = MatchResult(tuple(Match(n, 100 - i, reasons) for i, n in enumerate(notes)), ())
-    body = render(res, LIB, head_sha=SHA, opts=OPTS)
+    body = render(res, LIB, opts=OPTS)
     assert_inert(body)
     shown = [i for i in range(60) if f"**{i + 1}. Note number {i}**" in body]
     assert shown == list(range(len(shown)))  # a prefix: the best ones, in order
@@ -336,7 +331,7 @@ def test_over_budget_drops_lowest_ranked_notes_whole():
 
 def test_one_huge_note_is_clipped_not_dropped():
     n = note(title_en="T" * 100_000, summary_en="S" * 100_000, trusted=False)
-    body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, head_sha=SHA, opts=OPTS)
+    body = render(result(n, reasons=("R" * 100_000,) * 100), LIB, opts=OPTS)
     assert_inert(body)
     assert "**1. " in body and "…" in body
 
@@ -352,10 +347,9 @@ def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
     one = render(
         MatchResult((Match(note(), 9.0, ("title mentions 'EAGLE'",)),), topics, hits),
         LIB,
-        head_sha=SHA,
         opts=why,
     )
-    none = render_no_match(MatchResult((), topics, hits), LIB, head_sha=SHA, opts=why)
+    none = render_no_match(MatchResult((), topics, hits), LIB, opts=why)
     for body in (one, none):
         assert_inert(body)
         assert "topics this pull request touches are not shown" in body
@@ -370,7 +364,6 @@ def test_code_spans_in_curated_text_stay_code():
     body = render(
         result(note(summary_en="Both bounds go through one `_align_cacheable` helper.")),
         LIB,
-        head_sha=SHA,
         opts=OPTS,
     )
     assert "one `_align_cacheable` helper." in body
@@ -388,7 +381,7 @@ def test_verbose_lists_bare_topics_with_their_evidence_from_the_matcher():
     bare = res.topics_without_notes
     if not bare:
         pytest.skip("every topic this PR hits has a note now")
-    body = render(res, LIB, head_sha=SHA, opts=RenderOptions(verbose=True))
+    body = render(res, LIB, opts=RenderOptions(verbose=True))
     assert "Topics hit that have no note yet:" in body
     assert f"- {bare[0].topic.name_en}" in body
     assert_inert(body)
@@ -398,16 +391,16 @@ def test_paused_comment_and_the_paused_line_are_inert():
     paused = render_paused(OPTS)
     assert_inert(paused)
     assert "paused" in paused and "`/notes on`" in paused and "`/notes`" in paused
-    body = render(result(note()), LIB, head_sha=SHA, opts=replace(OPTS, paused=PauseCause.COMMAND))
+    body = render(result(note()), LIB, opts=replace(OPTS, paused=PauseCause.COMMAND))
     assert_inert(body)
     assert "_Automatic updates are paused on this pull request" in body
-    assert "paused" not in render(result(note()), LIB, head_sha=SHA, opts=OPTS)
+    assert "paused" not in render(result(note()), LIB, opts=OPTS)
     labelled = replace(OPTS, paused=PauseCause.LABEL, opt_out_label="no-review-notes")
-    body = render(result(note()), LIB, head_sha=SHA, opts=labelled)
+    body = render(result(note()), LIB, opts=labelled)
     assert "paused on this pull request by the label `no-review-notes`" in body
     assert "removing the label resumes them" in body and "`/notes on` resumes" not in body
     described = replace(labelled, paused=PauseCause.DESCRIPTION)
-    body = render(result(note()), LIB, head_sha=SHA, opts=described)
+    body = render(result(note()), LIB, opts=described)
     assert "by `<!-- no-review-notes -->` in its description" in body
     assert_inert(body)
 
@@ -439,7 +432,7 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     big = note(summary_en="s " * 2000)  # a 4,000-character note block
     result = MatchResult((Match(big, 9.0, ("title mentions 'EAGLE'",)),), topics, hits)
     why = replace(OPTS, verbose=True, budget=10**6)
-    full = render(result, LIB, head_sha=SHA, opts=why)
-    body = render(result, LIB, head_sha=SHA, opts=replace(why, budget=len(full) - 1))
+    full = render(result, LIB, opts=why)
+    body = render(result, LIB, opts=replace(why, budget=len(full) - 1))
     assert "**1. Test note 1**" in body  # the note is kept ...
     assert "topics this pull request touches are not shown" in body  # ... its topics go
