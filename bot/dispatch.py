@@ -116,9 +116,9 @@ class Dispatcher:
         t = self.triage(delivery.event, delivery.payload, ctx.settings)
         if t.route is not None and _sent_by_a_bot(delivery.payload):
             # is it our own App? (REVIEW_NOTES_BOT_LOGIN unset: intake could not tell)
-            own_login = getattr(ctx.github, "bot_login", None)
-            if callable(own_login):
-                t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login())
+            own_login = ctx.github.bot_login()
+            if own_login:
+                t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
         if t.route is None:
             return f"ignored: {t.reason}"
         return t.route.handler(ctx, delivery)

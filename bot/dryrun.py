@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS dry_run_reactions (
 class DryRunGitHub:
     """GitHubPort implementation for dry runs (same contract as the real client)."""
 
+    calls = None  # no HTTP calls to count
+
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
@@ -122,6 +124,12 @@ class DryRunGitHub:
 
     def forget_installation(self, change: InstallationChange) -> None:
         """Nothing cached: a dry run mints no tokens."""
+
+    def bot_login(self) -> str | None:
+        return None  # no account: events sent by a bot are judged on REVIEW_NOTES_BOT_LOGIN
+
+    def close(self) -> None:
+        """Nothing open: the database belongs to the runtime, which closes it."""
 
     # --- inspection (GET /dry-run/comments) ---
 

@@ -68,7 +68,19 @@ class StickyResult:
     comment_id: int | None = None
 
 
+class CallStats(Protocol):
+    """The GitHub HTTP calls a port made, for /metrics (`GitHubClient.calls`)."""
+
+    rate_remaining: int | None  # the last x-ratelimit-remaining seen
+
+    def snapshot(self) -> dict[tuple[str, str, str], int]:
+        """Calls so far by (method, route template, status)."""
+        ...
+
+
 class GitHubPort(Protocol):
+    calls: CallStats | None  # None: this port makes no HTTP calls (dry run)
+
     def get_pull(self, ref: PRRef) -> PRFacts | None:
         """The PR as it is now, without its files (one call); None when this port
         cannot ask GitHub (dry run). For events that do not carry the PR (comments)."""
@@ -111,4 +123,13 @@ class GitHubPort(Protocol):
 
     def forget_installation(self, change: InstallationChange) -> None:
         """An installation event: forget the tokens and lookups it makes stale."""
+        ...
+
+    def bot_login(self) -> str | None:
+        """The login this port comments as (`<slug>[bot]` for an App), to drop events our
+        own App sent when REVIEW_NOTES_BOT_LOGIN is unset; None when it cannot tell."""
+        ...
+
+    def close(self) -> None:
+        """Release what the port holds open (HTTP sessions); called once, at shutdown."""
         ...

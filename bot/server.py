@@ -112,9 +112,7 @@ class Runtime:
     def stop(self) -> None:
         self.retention.stop()
         self.workers.stop()
-        close = getattr(self.ctx.github, "close", None)
-        if callable(close):
-            close()
+        self.ctx.github.close()
         self.db.close()
 
 
@@ -203,8 +201,8 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
             metrics.queue_depth.labels(state).set(n)
 
     metrics.on_collect(queue_depth)
-    calls = getattr(github, "calls", None)
-    if calls is None or not hasattr(calls, "snapshot"):
+    calls = github.calls
+    if calls is None:
         return
     seen: dict[tuple[str, str, str], int] = {}
 

@@ -32,22 +32,23 @@ SHA2 = "2222222222222222222222222222222222222222"
 
 
 class CountingPort(DryRunGitHub):
-    """The dry-run port, counting the calls made through it."""
+    """The dry-run port, counting the calls made through it (in `counted`: `calls` is the
+    port's HTTP call statistics)."""
 
     def __init__(self, db: Database, files: list[str] | None = None):
         super().__init__(db)
-        self.calls: Counter[str] = Counter()
+        self.counted: Counter[str] = Counter()
         self.files = files or []
         self.code_names: set[str] = set()
         self.incidental: frozenset[str] = frozenset()
 
     def list_files(self, ref, *, expected=None):
-        self.calls["list_files"] += 1
+        self.counted["list_files"] += 1
         names = {n: tuple(self.files[:1]) for n in self.code_names}
         return FileList(self.files, names, self.incidental)
 
     def upsert_sticky(self, ref, body, marker, *, create):
-        self.calls["upsert_sticky"] += 1
+        self.counted["upsert_sticky"] += 1
         return super().upsert_sticky(ref, body, marker, create=create)
 
 
@@ -72,10 +73,10 @@ def bodies(ctx) -> list[str]:
 def test_create_then_unchanged_costs_no_call(ctx):
     r = refresh_sticky(ctx, REF, facts())
     assert r.outcome == Outcome.CREATED and r.notes
-    assert ctx.github.calls == {"list_files": 1, "upsert_sticky": 1}
+    assert ctx.github.counted == {"list_files": 1, "upsert_sticky": 1}
     again = refresh_sticky(ctx, REF, facts(labels=("unrelated-label",)))
     assert again.outcome == Outcome.UNCHANGED
-    assert ctx.github.calls == {"list_files": 1, "upsert_sticky": 1}  # files cached per head
+    assert ctx.github.counted == {"list_files": 1, "upsert_sticky": 1}  # files cached per head
     assert len(bodies(ctx)) == 1
 
 
@@ -92,7 +93,7 @@ def test_a_push_refetches_files_but_same_notes_write_nothing(ctx):
     refresh_sticky(ctx, REF, facts(sha=SHA1))
     r = refresh_sticky(ctx, REF, facts(sha=SHA2))
     assert r.outcome == Outcome.UNCHANGED
-    assert ctx.github.calls["list_files"] == 2
+    assert ctx.github.counted["list_files"] == 2
     assert "1111111" not in bodies(ctx)[0]  # no commit SHA in the body
 
 
@@ -114,12 +115,12 @@ def test_never_matched_means_no_comment_and_no_comment_call(ctx):
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
     assert r.outcome == Outcome.SKIPPED
     assert bodies(ctx) == []
-    assert ctx.github.calls == {"list_files": 1}
+    assert ctx.github.counted == {"list_files": 1}
 
 
 def test_draft_waits_but_a_command_can_force_it(ctx):
     assert refresh_sticky(ctx, REF, facts(draft=True)).outcome == Outcome.SKIPPED
-    assert ctx.github.calls == {}
+    assert ctx.github.counted == {}
     assert refresh_sticky(ctx, REF, facts(draft=True), force=True).outcome == Outcome.CREATED
     # Once a comment exists, a draft keeps it up to date.
     ctx.github.files = []
@@ -151,7 +152,7 @@ def test_verbose_mode_sticks_until_turned_off(ctx):
 def test_opted_out_pr_is_left_alone_unless_asked(ctx):
     ctx.prs.update(REF.repo, REF.number, opted_out=True)
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.SKIPPED
-    assert ctx.github.calls == {}
+    assert ctx.github.counted == {}
     assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED
     assert refresh_sticky(ctx, REF, facts(sha=SHA2)).outcome == Outcome.SKIPPED  # still off
 
@@ -166,7 +167,7 @@ def test_stale_event_changes_nothing(ctx):
 def test_files_from_the_payload_skip_the_files_call(ctx):
     r = refresh_sticky(ctx, REF, facts(), files=MATCHING_FILES)
     assert r.outcome == Outcome.CREATED
-    assert ctx.github.calls == {"upsert_sticky": 1}
+    assert ctx.github.counted == {"upsert_sticky": 1}
 
 
 def test_state_is_per_pr_and_repo_case_insensitive(ctx):
@@ -209,7 +210,7 @@ def test_the_opt_out_label_keeps_the_bot_away_until_removed(ctx):
     off = ("bug", "No-Review-Notes")  # GitHub labels are matched case-insensitively
     r = refresh_sticky(ctx, REF, facts(labels=off))
     assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
-    assert ctx.github.calls == {}  # not even the files were asked for
+    assert ctx.github.counted == {}  # not even the files were asked for
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
     assert "the label `no-review-notes`" in bodies(ctx)[0]  # the footer says how
 
@@ -228,7 +229,7 @@ def test_the_opt_out_label_keeps_the_bot_away_until_removed(ctx):
 def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
     body = "Fixes a cache bug.\n\n<!--   No-Review-Notes -->\n"  # invisible once rendered
     r = refresh_sticky(ctx, REF, facts(body=body))
-    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == [] and ctx.github.calls == {}
+    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == [] and ctx.github.counted == {}
     assert refresh_sticky(ctx, REF, facts(body="Fixes a cache bug.")).outcome == Outcome.CREATED
     paused = refresh_sticky(ctx, REF, facts(body=body, sha=SHA2))
     assert paused.outcome == Outcome.UPDATED and "opt-out description" in paused.reason
@@ -294,7 +295,7 @@ def test_the_names_a_diff_changes_are_cached_with_its_files(ctx):
     assert "MoveDirectionality" in bodies(ctx)[0]
     # a label later: same head, no new listing, the same names, the same comment
     again = refresh_sticky(ctx, REF, facts(title=title, labels=("v1",)))
-    assert again.outcome == Outcome.UNCHANGED and ctx.github.calls["list_files"] == 1
+    assert again.outcome == Outcome.UNCHANGED and ctx.github.counted["list_files"] == 1
     assert ctx.prs.get(REF.repo, REF.number).code_names == {
         "MoveDirectionality": ("vllm/v1/sample/logits_processor/state.py",)
     }
@@ -310,7 +311,7 @@ def test_files_only_moved_are_cached_with_the_files_and_are_no_evidence(ctx):
     assert ctx.prs.get(REF.repo, REF.number).incidental == {warmup}
     # a label later: same head, the cached listing, still no note
     again = refresh_sticky(ctx, REF, facts(title=title, labels=("v1",)))
-    assert again.notes == () and ctx.github.calls["list_files"] == 1
+    assert again.notes == () and ctx.github.counted["list_files"] == 1
     # a push that changes the file for real: a new listing, and the note
     ctx.github.incidental = frozenset()
     pushed = refresh_sticky(ctx, REF, facts(title=title, sha=SHA2))
@@ -323,7 +324,7 @@ def test_a_command_reuses_the_files_of_the_head_and_keeps_them_cached_for_it(ctx
     refresh_sticky(ctx, REF, facts(sha=SHA1))
     refresh_sticky(ctx, REF, facts(sha=""), force=True)
     assert refresh_sticky(ctx, REF, facts(labels=("v1",))).outcome == Outcome.UNCHANGED
-    assert ctx.github.calls["list_files"] == 1
+    assert ctx.github.counted["list_files"] == 1
 
 
 def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
@@ -333,10 +334,10 @@ def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
     refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=""), force=True)
     assert r.outcome == Outcome.CREATED
-    assert ctx.github.calls["list_files"] == 1
+    assert ctx.github.counted["list_files"] == 1
     # and the next event on the same head still finds them cached
     refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
-    assert ctx.github.calls["list_files"] == 1
+    assert ctx.github.counted["list_files"] == 1
 
 
 def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
@@ -390,10 +391,10 @@ def test_a_paused_comment_shows_no_note_and_pausing_again_costs_no_write(ctx):
     refresh_sticky(ctx, REF, facts(labels=off))
     state = ctx.prs.get(REF.repo, REF.number)
     assert state.notes == () and state.evidence  # none shown now; what was shown is kept
-    writes = ctx.github.calls["upsert_sticky"]
+    writes = ctx.github.counted["upsert_sticky"]
     again = refresh_sticky(ctx, REF, facts(labels=off, sha=SHA2))
     assert again.outcome == Outcome.UNCHANGED
-    assert ctx.github.calls["upsert_sticky"] == writes  # the comment says so already
+    assert ctx.github.counted["upsert_sticky"] == writes  # the comment says so already
 
 
 def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
