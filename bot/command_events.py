@@ -50,8 +50,7 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
-from bot.github_port import PRRef
-from bot.pr_events import ref_from_payload
+from bot.github_port import PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate
 from bot.queue import Delivery, pr_key

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.installations import InstallationChange
 from bot.prfacts import PRFacts
@@ -23,6 +23,16 @@ class PRRef:
     repo: str  # "owner/name"
     number: int
     installation_id: int | None = None
+
+
+def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
+    """PR `number` of a webhook payload's repository, through the payload's installation."""
+    installation = (payload.get("installation") or {}).get("id")
+    return PRRef(
+        repo=payload["repository"]["full_name"],
+        number=number,
+        installation_id=int(installation) if installation else None,
+    )
 
 
 # GitHub lists at most this many files of a PR (REST `pulls/list-files`).

@@ -19,7 +19,7 @@ from typing import Any
 from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
-from bot.github_port import FilesNotReady, PRRef
+from bot.github_port import FilesNotReady, ref_from_payload
 from bot.prfacts import facts_from_payload
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky, seen_event
@@ -57,15 +57,6 @@ def payload_files(payload: dict[str, Any]) -> list[str] | None:
     if isinstance(files, list) and all(isinstance(f, str) for f in files):
         return files
     return None
-
-
-def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
-    installation = (payload.get("installation") or {}).get("id")
-    return PRRef(
-        repo=payload["repository"]["full_name"],
-        number=number,
-        installation_id=int(installation) if installation else None,
-    )
 
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
