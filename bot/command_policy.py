@@ -1,4 +1,5 @@
-"""Who may run which slash command, and per-PR flood control (pure; the clock is injected).
+"""Who may run which slash command (pure), and per-PR flood control (state in memory,
+behind a lock; the clock defaults to time.monotonic, tests inject their own).
 
 Reactions on the command's comment tell the user what happened:
 `eyes` when a command is taken, `+1` when it is done, `confused` when it is

@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
-    not_before  TEXT                              -- claim no earlier (utcnow format); NULL: now
+    not_before  TEXT,                             -- claim no earlier (utcnow format); NULL: now
+    body_sha    TEXT                              -- sha256 of the webhook body: replays refused
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
@@ -136,9 +137,10 @@ class DeliveryQueue:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
-        # not_before: since deferred deliveries; interruptions: since crashes were told
-        # apart from other runs (an older database starts every count at 0)
-        # body_sha: since a replayed body under a new delivery id was refused
+        # An older database lacks columns added since (SCHEMA has them all): not_before,
+        # since deferred deliveries; interruptions, since crashes were told apart from
+        # other runs (an older database starts every count at 0); body_sha, since a
+        # replayed body under a new delivery id was refused.
         db.add_missing_columns(
             "deliveries",
             {

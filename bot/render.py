@@ -107,7 +107,8 @@ def render(result: MatchResult, library: Library, *, opts: RenderOptions) -> str
 
 
 def render_no_match(result: MatchResult | None, library: Library, *, opts: RenderOptions) -> str:
-    """The body left in place when notes matched before but none match now."""
+    """The short body when no note matches: left in place when notes matched before
+    (`opts.had_notes`: "any more"), or posted when one is asked for (`/notes`)."""
     any_more = " any more" if opts.had_notes else ""
     what = "is left to show on" if opts.hidden else "matches"
     parts = [

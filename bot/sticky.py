@@ -148,7 +148,7 @@ def refresh_sticky(
         paused=str(paused) if paused else None,
         had_notes=had_notes,
     )
-    written = _write(ctx, ref, state, body, create=create, **changes)
+    written = _write(ctx, ref, state, body, create=create, gone="no note matches", **changes)
     if written.outcome == Outcome.SKIPPED:
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
@@ -220,20 +220,28 @@ def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COM
     says_so = state.paused == str(by) and by is not PauseCause.COMMAND
     if says_so or state.body_hash == body_hash(body):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
-    written = _write(ctx, ref, state, body, create=False, notes=(), paused=str(by))
+    written = _write(ctx, ref, state, body, create=False, gone=why, notes=(), paused=str(by))
     return replace(written, reason=why if written.comment_id else written.reason)
 
 
 def _write(
-    ctx: BotContext, ref: PRRef, state: PRState, body: str, *, create: bool, **changes: object
+    ctx: BotContext,
+    ref: PRRef,
+    state: PRState,
+    body: str,
+    *,
+    create: bool,
+    gone: str,
+    **changes: object,
 ) -> Refresh:
-    """Create or edit the sticky comment and remember what was posted."""
+    """Create or edit the sticky comment and remember what was posted. `gone` starts the
+    reason given when the comment to edit is not there (`create=False`)."""
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
         gone = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
         ctx.prs.put(replace(state, **gone))
-        return Refresh(Outcome.SKIPPED, "no note matches (no comment of ours found)")
+        return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
     ctx.prs.put(replace(written, had_notes=bool(written.had_notes) or bool(written.notes)))

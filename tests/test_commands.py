@@ -762,12 +762,13 @@ def test_a_math_marker_inside_a_quoted_code_block_does_not_hide_later_commands()
 
 
 def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
-    # `<!-->` and `<!--->` are empty comments, closed at once (HTML, cmark-gfm's HTML
-    # block ends on the line holding `-->`, and bot.prfacts._COMMENT_END says so), but
-    # comment_prose._HTML_COMMENT (`<!--.*?-->`) runs from them to the next `-->`, so
-    # _display_math never sees the `$$` block in between: cmark-gfm (which knows no math)
-    # shows the command as a paragraph and it runs, although GitHub shows it inside a
-    # formula -- the unsafe direction.
+    # `<!-->` and `<!--->` are empty comments, closed at once (HTML; cmark-gfm's HTML
+    # block ends on the line holding `-->`), so the `$$` block after them is a formula on
+    # GitHub and the command inside it must not run. markdown_text.HTML_COMMENT closes
+    # them at once; a comment pattern running from them to the next `-->` (`<!--.*?-->`,
+    # as the math scan once used) hid the `$$` block from _display_math, and cmark-gfm
+    # (which knows no math) showed the command as a paragraph: it ran -- the unsafe
+    # direction.
     for empty in ("<!-->", "<!--->"):
         comment = f"{empty}\n\n$$\n/notes off\n$$\n\n<!-- done -->\n"
         assert parse_commands(comment) == [], empty
