@@ -223,7 +223,8 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     """What reviewers said with `/notes wrong`, per note, from the bot's database."""
     import json
 
-    from bot.feedback import FeedbackStore, report_json, report_lines, summarise
+    from bot.feedback import report_json, report_lines, summarise
+    from bot.feedback_store import FeedbackStore
     from bot.prstate import PRStore
 
     db = _database_of(args)

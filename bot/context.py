@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.command_policy import Clock, FloodControl
 from bot.commands import CommandConfig, load_command_config
-from bot.feedback import FeedbackStore
+from bot.feedback_store import FeedbackStore
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.matching import MatchConfig

@@ -14,7 +14,6 @@ from bot.cli import main
 from bot.context import BotContext
 from bot.db import Database
 from bot.feedback import (
-    FeedbackStore,
     Mark,
     Problem,
     evidence_terms,
@@ -23,6 +22,7 @@ from bot.feedback import (
     report_lines,
     summarise,
 )
+from bot.feedback_store import FeedbackStore
 from bot.github_port import Outcome
 from bot.library import load_library
 from bot.matching import load_match_config, match_pr

@@ -1,0 +1,116 @@
+"""The marks of `/notes wrong` in the bot's SQLite file: one table, `feedback` (shell).
+
+What a mark means, and the curators' report built from the marks, are bot/feedback.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.db import Database, utcnow
+from bot.feedback import Mark
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS feedback (
+    id            INTEGER PRIMARY KEY,
+    repo          TEXT NOT NULL,             -- lower-case owner/name
+    number        INTEGER NOT NULL,
+    note_id       TEXT NOT NULL,
+    rank          INTEGER NOT NULL,          -- its place in the comment when marked (1 = first)
+    login         TEXT NOT NULL,             -- who marked it
+    reason        TEXT NOT NULL DEFAULT '',  -- what they wrote after the note's number
+    evidence      TEXT NOT NULL DEFAULT '[]',  -- the reasons the comment gave for the note (JSON)
+    at            TEXT NOT NULL,
+    withdrawn_at  TEXT,                      -- `/notes restore` took the mark back
+    origin        TEXT NOT NULL DEFAULT '',  -- the comment or review it was written in
+    shown         TEXT NOT NULL DEFAULT '[]' -- the notes the comment numbered then (JSON)
+);
+-- one standing mark per note and PR: marking it again (or a retried delivery) adds nothing
+CREATE UNIQUE INDEX IF NOT EXISTS feedback_standing
+    ON feedback (repo, number, note_id) WHERE withdrawn_at IS NULL;
+"""
+
+
+class FeedbackStore:
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(SCHEMA)
+        db.add_missing_columns(  # a table made before marks kept their origin
+            "feedback",
+            {"origin": "TEXT NOT NULL DEFAULT ''", "shown": "TEXT NOT NULL DEFAULT '[]'"},
+        )
+
+    def record(self, mark: Mark) -> bool:
+        """Keep a mark; False when the note already has a standing mark on this PR."""
+        with self.db.tx() as conn:
+            cursor = conn.execute(
+                """
+                INSERT OR IGNORE INTO feedback (repo, number, note_id, rank, login, reason,
+                                                evidence, at, origin, shown)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                (
+                    mark.repo.lower(),
+                    mark.number,
+                    mark.note_id,
+                    mark.rank,
+                    mark.login,
+                    mark.reason,
+                    json.dumps(list(mark.evidence), ensure_ascii=False),
+                    mark.at or utcnow(),
+                    mark.origin,
+                    json.dumps(list(mark.shown)),
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
+        """The notes, best first, that a comment or review numbered when it first marked
+        one (None: it has marked none): its `wrong N` means them, however often it runs."""
+        if not origin:
+            return None
+        rows = self.db.execute(
+            "SELECT shown FROM feedback WHERE repo = ? AND number = ? AND origin = ?"
+            " ORDER BY id LIMIT 1",
+            (repo.lower(), number, origin),
+        )
+        return tuple(json.loads(rows[0]["shown"])) if rows else None
+
+    def set_reason(self, repo: str, number: int, note_id: str, reason: str) -> None:
+        """A standing mark's reason, as the reviewer last wrote it (an edit added one)."""
+        self.db.execute(
+            "UPDATE feedback SET reason = ? WHERE repo = ? AND number = ? AND note_id = ?"
+            " AND withdrawn_at IS NULL",
+            (reason, repo.lower(), number, note_id),
+        )
+
+    def withdraw(self, repo: str, number: int) -> int:
+        """`/notes restore`: take back every standing mark on the PR; how many there were."""
+        with self.db.tx() as conn:
+            cursor = conn.execute(
+                "UPDATE feedback SET withdrawn_at = ? WHERE repo = ? AND number = ?"
+                " AND withdrawn_at IS NULL",
+                (utcnow(), repo.lower(), number),
+            )
+            return cursor.rowcount
+
+    def marks(self, *, withdrawn: bool = False) -> list[Mark]:
+        """Every standing mark (and the withdrawn ones too with withdrawn=True), oldest first."""
+        where = "" if withdrawn else " WHERE withdrawn_at IS NULL"
+        rows = self.db.execute(f"SELECT * FROM feedback{where} ORDER BY id")
+        return [
+            Mark(
+                repo=r["repo"],
+                number=r["number"],
+                note_id=r["note_id"],
+                rank=r["rank"],
+                login=r["login"],
+                reason=r["reason"],
+                evidence=tuple(json.loads(r["evidence"])),
+                at=r["at"],
+                withdrawn=r["withdrawn_at"] is not None,
+                origin=r["origin"],
+                shown=tuple(json.loads(r["shown"])),
+            )
+            for r in rows
+        ]
