@@ -134,8 +134,6 @@ def _warnings(
     """What a clean library likely has wrong: a note for a repository the bot does not
     serve (`served`, lower case), a keyword as common as `fix`, a path glob matching
     everywhere. Each as `file:line: field: warning: message`."""
-    from bot.similarity import load_vocabulary
-
     found: list[tuple[Note, str, str | None, str]] = []  # note, field, value, message
     for note in library.notes:
         if served and note.repo.lower() not in served:
@@ -145,7 +143,7 @@ def _warnings(
             )
             found.append((note, "repo", None, msg))
     if config.vocabulary is not None:
-        vocab = load_vocabulary(config.vocabulary)
+        vocab = config.vocabulary
         for note, keyword, share in common_keywords(library, vocab, config.common_keyword_share):
             msg = (
                 f"{keyword!r} is in {share:.0%} of vLLM's PR titles (common_keyword_share"

@@ -7,15 +7,17 @@ also names the line, as `notes check` does for a note: `file:line: field: messag
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from bot.notes import Header, LibraryError, Problem, decode_utf8, parse_toml, pydantic_problems
+from bot.similarity import Vocabulary
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -82,3 +84,24 @@ def read_config(path: Path) -> ConfigFile:
         return ConfigFile(path, text, parse_toml(text, str(path), 1, "config"))
     except LibraryError as exc:
         raise ConfigError(exc.problems) from None
+
+
+@lru_cache(maxsize=4)
+def load_vocabulary(path: Path) -> Vocabulary:
+    """Read a title vocabulary (config/title_vocabulary.json, bot/similarity.py); a bad
+    one raises ValueError naming the file and field. Cached per path: every config
+    naming the file shares one Vocabulary, so equal configs compare equal."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read the title vocabulary: {exc}") from None
+    if not isinstance(data, dict):
+        data = {}
+    titles, df = data.get("titles"), data.get("df")
+    if not isinstance(titles, int) or titles < 1:
+        raise ValueError(f"{path}: field 'titles' must be a positive integer")
+    if not isinstance(df, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and 0 <= v <= titles for k, v in df.items()
+    ):
+        raise ValueError(f"{path}: field 'df' must map words to counts between 0 and 'titles'")
+    return Vocabulary(titles, df)

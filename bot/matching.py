@@ -64,14 +64,14 @@ from enum import StrEnum
 from itertools import accumulate
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
-from bot.config_files import ConfigError, ConfigFile, read_config
+from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, Library, did_you_mean
 from bot.notes import Glob, Note, Problem, Topic, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.similarity import Vocabulary, load_vocabulary, shared_words, title_words, word_forms
+from bot.similarity import Vocabulary, shared_words, title_words, word_forms
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -128,8 +128,10 @@ class MatchConfig(BaseModel):
     upkeep_topics: frozenset[str] = frozenset()
     # A title resembling a note's title (bot/similarity.py): words rarer than
     # `similar_floor` (IDF) count; from `similar_from` on, each `similar_span` of summed
-    # IDF adds one point, up to `weights.note_similar`. No vocabulary: not used.
-    vocabulary: Path | None = None
+    # IDF adds one point, up to `weights.note_similar`. No vocabulary: not used. The
+    # file names the vocabulary's file; the config loader (`load_match_config`) reads it,
+    # so matching is given the data and never reads a file.
+    vocabulary: InstanceOf[Vocabulary] | None = None
     similar_floor: float = Field(default=3.0, ge=0)
     similar_from: float = Field(default=10.0, ge=0)
     similar_span: float = Field(default=5.0, gt=0)
@@ -159,17 +161,24 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     return _match_config(read_config(path))
 
 
+class _MatchFile(MatchConfig):
+    """config/matching.toml as written: `vocabulary` is the name of a file."""
+
+    vocabulary: Path | None = None  # type: ignore[assignment]
+
+
 def _match_config(file: ConfigFile) -> MatchConfig:
     data = dict(file.data)
     if isinstance(data.get("vocabulary"), str):  # relative to the config file
         data["vocabulary"] = file.path.parent / data["vocabulary"]
-    config = file.validate(MatchConfig, data)
-    if config.vocabulary is not None:
+    written = file.validate(_MatchFile, data)
+    vocabulary = None
+    if written.vocabulary is not None:
         try:
-            load_vocabulary(config.vocabulary)  # a bad file fails here, named
+            vocabulary = load_vocabulary(written.vocabulary)  # a bad file fails here, named
         except ValueError as exc:
             raise ConfigError([file.problem("vocabulary", str(exc))]) from None
-    return config
+    return MatchConfig.model_validate({**dict(written), "vocabulary": vocabulary})
 
 
 # The fields of the config naming topics: a renamed topic must be renamed there too.
@@ -603,9 +612,7 @@ class CompiledMatcher:
         self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
         self._upkeep: GlobIndex[int] = GlobIndex((g, 0) for g in config.upkeep_files)
         self._cosmetic = TermIndex(list(config.cosmetic_words))
-        self._vocab: Vocabulary | None = (
-            load_vocabulary(config.vocabulary) if config.vocabulary is not None else None
-        )
+        self._vocab: Vocabulary | None = config.vocabulary
         # the note's title and its keywords say what it is about: a title may share either
         self._title_words = [title_words(" ".join((n.title_en, *n.keywords))) for n in self.notes]
         self._title_only = [title_words(n.title_en) for n in self.notes]

@@ -1,4 +1,5 @@
-"""How much a PR title resembles a note's title, word by word (pure).
+"""How much a PR title resembles a note's title, word by word (pure: the vocabulary file
+is read by bot/config_files.py `load_vocabulary`).
 
 vLLM titles rarely carry a note's exact keywords, but they often say the same thing in
 the same words: "Narrow DeepSeek V4 eager CUDA graph region" against the note "Pick the
@@ -11,12 +12,9 @@ and only English function words, which sit near that floor, are left out by name
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 _PR_SUFFIX = re.compile(r"\(#\d+\)")
 # Split identifiers where a capitalised word starts: MegaMoE -> Mega MoE, KVConnector ->
@@ -66,25 +64,6 @@ class Vocabulary:
 
     def idf(self, word: str) -> float:
         return math.log((self.titles + 1) / (self.df.get(word, 0) + 1))
-
-
-@lru_cache(maxsize=4)
-def load_vocabulary(path: Path) -> Vocabulary:
-    """Read a vocabulary file; a bad one raises ValueError naming the file and field."""
-    try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: cannot read the title vocabulary: {exc}") from None
-    if not isinstance(data, dict):
-        data = {}
-    titles, df = data.get("titles"), data.get("df")
-    if not isinstance(titles, int) or titles < 1:
-        raise ValueError(f"{path}: field 'titles' must be a positive integer")
-    if not isinstance(df, dict) or not all(
-        isinstance(k, str) and isinstance(v, int) and 0 <= v <= titles for k, v in df.items()
-    ):
-        raise ValueError(f"{path}: field 'df' must map words to counts between 0 and 'titles'")
-    return Vocabulary(titles, df)
 
 
 def shared_words(

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.config_files import load_vocabulary
 from bot.globs import glob_matches
 from bot.library import DEFAULT_NOTES_DIR, Library, load_library
 from bot.matching import (
@@ -1333,7 +1334,7 @@ def _similar_cfg(tmp_path, **kw):
     return MatchConfig(
         threshold=4.0,
         relative_floor=0.0,
-        vocabulary=_vocab_file(tmp_path),
+        vocabulary=load_vocabulary(_vocab_file(tmp_path)),
         weights=Weights(note_similar=4.0),
         **kw,
     )
@@ -1394,7 +1395,9 @@ def test_similarity_alone_finds_no_note(tmp_path):
 def test_the_vocabulary_path_is_relative_to_the_config_file(tmp_path):
     _vocab_file(tmp_path)
     (tmp_path / "m.toml").write_text('vocabulary = "vocab.json"\n')
-    assert load_match_config(tmp_path / "m.toml").vocabulary == tmp_path / "vocab.json"
+    vocabulary = load_match_config(tmp_path / "m.toml").vocabulary
+    assert vocabulary is load_vocabulary(tmp_path / "vocab.json")
+    assert (vocabulary.titles, vocabulary.df["eager"]) == (1000, 6)
     (tmp_path / "bad.toml").write_text('vocabulary = "missing.json"\n')
     with pytest.raises(ValueError, match="missing.json"):
         load_match_config(tmp_path / "bad.toml")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.config_files import load_vocabulary
 from bot.similarity import (
     Vocabulary,
     build_vocabulary,
-    load_vocabulary,
     shared_words,
     title_words,
     word_forms,
