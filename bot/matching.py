@@ -82,7 +82,8 @@ _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
 
 
 class Weights(BaseModel):
-    """How much each kind of evidence says (see config/matching.toml)."""
+    """How much each kind of evidence says (see config/matching.toml, whose values are
+    the defaults here: tests/test_matching.py checks they agree)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     path: float = Field(default=3.0, ge=0)
@@ -90,21 +91,27 @@ class Weights(BaseModel):
     title: float = Field(default=2.0, ge=0)
     label: float = Field(default=1.5, ge=0)
     body: float = Field(default=0.5, ge=0)
-    aux_path: float = Field(default=3.0, ge=0)
-    note_path: float = Field(default=3.0, ge=0)
+    aux_path: float = Field(default=1.0, ge=0)
+    note_path: float = Field(default=4.0, ge=0)
     note_tag: float = Field(default=3.0, ge=0)
     note_title: float = Field(default=3.0, ge=0)
-    note_code: float = Field(default=3.0, ge=0)
+    note_code: float = Field(default=4.0, ge=0)
     note_body: float = Field(default=0.75, ge=0)
     note_body_code: float = Field(default=2.0, ge=0)
     note_diff: float = Field(default=3.0, ge=0)
-    note_similar: float = Field(default=0.0, ge=0)
+    note_similar: float = Field(default=4.0, ge=0)
     note_aspect: float = Field(default=3.0, ge=0)
     source_ref: float = Field(default=4.0, ge=0)
     source_pr: float = Field(default=100.0, ge=0)
 
 
 class MatchConfig(BaseModel):
+    """config/matching.toml. Each number and switch defaults to the shipped file's value
+    (tests/test_matching.py checks they agree), so `MatchConfig()` matches as production
+    does. The lists default to empty (off): the topics they name depend on the taxonomy
+    (a topic it lacks is refused), and the globs, words and vocabulary are curated data
+    that live in the file only."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     threshold: float = Field(default=4.0, gt=0)
     max_notes: int = Field(default=3, ge=1)
@@ -113,10 +120,10 @@ class MatchConfig(BaseModel):
     coverage_power: float = Field(default=1.0, ge=0)
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
-    min_specific: float = Field(default=0.0, ge=0)
-    main_topic_first: bool = False
-    extra_links_need_own: bool = False
-    files_only_share: float = Field(default=0.0, ge=0, le=1)
+    min_specific: float = Field(default=2.5, ge=0)
+    main_topic_first: bool = True
+    extra_links_need_own: bool = True
+    files_only_share: float = Field(default=0.33, ge=0, le=1)
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.
     aux_files: tuple[Glob, ...] = ()
@@ -133,7 +140,7 @@ class MatchConfig(BaseModel):
     # so matching is given the data and never reads a file.
     vocabulary: InstanceOf[Vocabulary] | None = None
     similar_floor: float = Field(default=3.0, ge=0)
-    similar_from: float = Field(default=10.0, ge=0)
+    similar_from: float = Field(default=12.0, ge=0)
     similar_span: float = Field(default=5.0, gt=0)
     similar_min_words: int = Field(default=2, ge=1)
     # `notes check` only: a one-word note keyword in this share of titles is too common

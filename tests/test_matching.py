@@ -80,7 +80,20 @@ def pr(title: str = "", body: str = "", files=(), labels=(), number: int = 1000)
     )
 
 
-CFG = MatchConfig(threshold=4.0, max_notes=3, relative_floor=0.0)
+# The unit tests' matcher: the shipped config's rules that depend on a curated taxonomy
+# are off here and the note weights are flat, so each test turns on the rule it is about
+# (the code defaults are the shipped values: test_code_defaults_are_the_shipped_config).
+TEST_WEIGHTS = Weights(aux_path=3.0, note_path=3.0, note_code=3.0, note_similar=0.0)
+TEST_LIMITS = {
+    "threshold": 4.0,
+    "max_notes": 3,
+    "relative_floor": 0.0,
+    "min_specific": 0.0,
+    "main_topic_first": False,
+    "extra_links_need_own": False,
+    "files_only_share": 0.0,
+}
+CFG = MatchConfig(**TEST_LIMITS, weights=TEST_WEIGHTS)
 
 
 def ids(result) -> list[str]:
@@ -502,7 +515,9 @@ def test_a_code_name_of_the_note_in_the_title_weighs_more_than_a_phrase():
         note("code", ("spec-decode",), keywords=("persistent_topk",)),
         note("phrase", ("spec-decode",), keywords=("persistent kernel",)),
     )
-    cfg = CFG.model_copy(update={"weights": Weights(note_title=3.0, note_code=4.0)})
+    cfg = CFG.model_copy(
+        update={"weights": TEST_WEIGHTS.model_copy(update={"note_title": 3.0, "note_code": 4.0})}
+    )
     by_id = {m.note.id: m.score for m in match_pr(pr("Fix persistent topk"), lib, cfg).candidates}
     assert by_id == {"code": 4.0}  # loose spelling, still the code name's weight
     phrase = match_pr(pr("Fix the persistent kernel"), lib, cfg).candidates
@@ -593,7 +608,9 @@ def test_relative_floor_drops_notes_far_below_the_best():
 
 def test_weights_come_from_config():
     lib = library(note("n", ("spec-decode",), keywords=("lookahead",)))
-    heavy = CFG.model_copy(update={"weights": Weights(body=5.0, note_body=5.0)})
+    heavy = CFG.model_copy(
+        update={"weights": TEST_WEIGHTS.model_copy(update={"body": 5.0, "note_body": 5.0})}
+    )
     facts = pr("x", body="EAGLE with lookahead")
     assert match_pr(facts, lib, heavy).topic_hits[0].score == 4.0  # topic cap
     assert ids(match_pr(facts, lib, heavy)) == ["n"]
@@ -1330,12 +1347,10 @@ def _vocab_file(tmp_path):
 
 
 def _similar_cfg(tmp_path, **kw):
-    kw = {"similar_from": 0.0, "similar_span": 2.0, **kw}
+    kw = {**TEST_LIMITS, "similar_from": 0.0, "similar_span": 2.0, **kw}
     return MatchConfig(
-        threshold=4.0,
-        relative_floor=0.0,
         vocabulary=load_vocabulary(_vocab_file(tmp_path)),
-        weights=Weights(note_similar=4.0),
+        weights=TEST_WEIGHTS.model_copy(update={"note_similar": 4.0}),
         **kw,
     )
 
@@ -1601,3 +1616,23 @@ def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
     prs = _graded(tmp_path / "prs.jsonl", rows)
     assert eval_script.main(["--prs", str(prs), "--notes", str(notes), "-v"]) == 0
     assert "?:0" in capsys.readouterr().out  # the new note, linked, ungraded
+
+
+# The lists stay empty by default: they name topics of the taxonomy, or are curated globs,
+# words and the vocabulary, which the file holds.
+_CURATED = {
+    "aux_files",
+    "cosmetic_words",
+    "upkeep_files",
+    "upkeep_topics",
+    "vocabulary",
+    "topic_scale",
+    "family_topics",
+}
+
+
+def test_code_defaults_are_the_shipped_config():
+    shipped, default = load_match_config(), MatchConfig()
+    assert default.weights == shipped.weights
+    for field in MatchConfig.model_fields.keys() - _CURATED:
+        assert getattr(default, field) == getattr(shipped, field), field
