@@ -55,6 +55,7 @@ trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses
 from __future__ import annotations
 
 import re
+import threading
 import weakref
 from bisect import bisect_right
 from collections import Counter, defaultdict
@@ -711,7 +712,7 @@ class CompiledMatcher:
             labels = [
                 lb
                 for lb in found.get(Kind.LABEL, ())
-                if not shown.intersection(self._label_topics[lb.lower()])
+                if not shown.intersection(self._label_topics.get(lb.lower(), ()))
             ]
             if labels:
                 text = ", ".join(f"'{lb}'" for lb in labels)
@@ -1054,18 +1055,27 @@ class CompiledMatcher:
 
 _CACHE: dict[int, tuple[weakref.ref[Library], MatchConfig, CompiledMatcher]] = {}
 _CACHE_SIZE = 4
+# The delivery workers match PRs in parallel threads, all through this cache. Its
+# look-up, insert and eviction are several steps on one dict: unguarded, two threads can
+# both evict the same oldest entry (KeyError) or both compile the same library. So the
+# whole of `compile_matcher` holds the lock; compiling under it makes the others wait for
+# the one build instead of each making its own. `match` itself runs outside the lock: a
+# matcher only reads its indexes, but for TermIndex's memo of per-keyword regexes, whose
+# single dict assignments store what any thread would compute the same.
+_CACHE_LOCK = threading.Lock()
 
 
 def compile_matcher(library: Library, config: MatchConfig) -> CompiledMatcher:
     """The compiled matcher for this library and config, built once and reused."""
-    entry = _CACHE.get(id(library))
-    if entry is not None and entry[0]() is library and entry[1] == config:
-        return entry[2]
-    matcher = CompiledMatcher(library, config)
-    _CACHE[id(library)] = (weakref.ref(library), config, matcher)
-    while len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[next(iter(_CACHE))]
-    return matcher
+    with _CACHE_LOCK:
+        entry = _CACHE.get(id(library))
+        if entry is not None and entry[0]() is library and entry[1] == config:
+            return entry[2]
+        matcher = CompiledMatcher(library, config)
+        _CACHE[id(library)] = (weakref.ref(library), config, matcher)
+        while len(_CACHE) > _CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
+        return matcher
 
 
 def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
