@@ -92,19 +92,34 @@ class Database:
         # same file by another path (a symlink to it or to a directory) takes this lock.
         # And next to the path as named, where releases before that took it: a server of
         # such a release, started during an upgrade or a rollback, is kept out too.
-        held = []
-        for name in dict.fromkeys([os.path.realpath(self.path), str(self.path)]):
-            fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-            try:
+        # One file may have both names (a relative path, a symlinked directory): it is
+        # locked once, or the second descriptor's lock would conflict with the first.
+        real = f"{os.path.realpath(self.path)}.lock"
+        names = dict.fromkeys([real, os.path.realpath(f"{self.path}.lock")])
+        held: list[int] = []
+        try:
+            for name in names:
+                try:
+                    fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+                except OSError:
+                    if name == real:
+                        raise
+                    continue  # no release could lock there either (a read-only directory)
+                held.append(fd)
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                for other in held:
-                    os.close(other)  # closing a descriptor releases its lock
-                return False
-            held.append(fd)
+        except BlockingIOError:
+            self._release(held)
+            return False
+        except BaseException:
+            self._release(held)
+            raise
         self._lock_files = held
         return True
+
+    @staticmethod
+    def _release(descriptors: list[int]) -> None:
+        for fd in descriptors:
+            os.close(fd)  # closing a descriptor releases its lock
 
     def link_count(self) -> int:
         """The file's names (hard links). Another name is a database apart to SQLite (it
@@ -166,6 +181,5 @@ class Database:
             self._checkpoints = None
         with self._lock:
             self._conn.close()
-            for fd in self._lock_files:
-                os.close(fd)  # releases the flock
+            self._release(self._lock_files)
             self._lock_files = []

@@ -26,7 +26,7 @@ from bot.context import BotContext
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.markdown_text import without_code
-from bot.matching import match_pr
+from bot.matching import MatchResult, match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
@@ -105,14 +105,13 @@ def refresh_sticky(
     facts = replace(facts, files=files, head_sha=head_sha, **seen)
     state = replace(state, files_sha=head_sha or None, files=files, **seen)
 
+    posted_verbose = state.verbose  # how the comment as posted was rendered
     if verbose is not None:
         state = replace(state, verbose=verbose)
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
-    # notes shown before (also by a release that kept `notes` but not `had_notes`, after
-    # a rollback): only then does "no note matches" say "any more"
-    had_notes = bool(state.had_notes) or bool(state.notes)
+    had_notes = _had_notes(ctx, state, result, hidden, posted_verbose)
     opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
     paused = off or (PauseCause.COMMAND if state.opted_out else None)
@@ -120,11 +119,6 @@ def refresh_sticky(
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
-    if state.had_notes is None and not had_notes and state.body_hash != body_hash(body):
-        # a comment from before `had_notes` was kept: say "any more" as it does, if it does
-        said = render(result, ctx.library, opts=replace(opts, had_notes=True))
-        if body_hash(said) == state.body_hash:
-            body, had_notes = said, True
     notes = tuple(m.note.id for m in result.matches)
     evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
     new_hash = body_hash(body)
@@ -153,6 +147,22 @@ def refresh_sticky(
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
     return Refresh(written.outcome, what, written.comment_id, notes)
+
+
+def _had_notes(
+    ctx: BotContext, state: PRState, result: MatchResult, hidden: int, verbose: bool
+) -> bool:
+    """Whether "no note matches" may say "any more": notes were shown before (also by a
+    release that kept `notes` but not `had_notes`, after a rollback). Not known for a
+    comment posted before `had_notes` was kept: the comment as posted tells, if it is
+    the plain "no note matches" (its hash); otherwise it is taken to have shown notes,
+    as before `had_notes` existed."""
+    if state.had_notes is not None or state.notes:
+        return bool(state.had_notes) or bool(state.notes)
+    posted = ctx.render_options(verbose=verbose, had_notes=False)
+    paused = PauseCause(state.paused) if state.paused else None
+    plain = render(result, ctx.library, opts=replace(posted, paused=paused, hidden=hidden))
+    return body_hash(plain) != state.body_hash
 
 
 def seen_event(ctx: BotContext, ref: PRRef, event_at: str) -> str | None:
@@ -239,10 +249,11 @@ def _write(
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
-        gone = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
-        ctx.prs.put(replace(state, **gone))
+        forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
+        ctx.prs.put(replace(state, **forgotten))
         return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    ctx.prs.put(replace(written, had_notes=bool(written.had_notes) or bool(written.notes)))
+    # notes shown now count; a not-known had_notes (None) stays so until one is shown
+    ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)

@@ -16,7 +16,7 @@ from bot.matching import load_match_config
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
 from bot.render import MARKER, PauseCause
-from bot.sticky import opted_out_by_pr, refresh_sticky
+from bot.sticky import opted_out_by_pr, pause_sticky, refresh_sticky
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -402,3 +402,60 @@ def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
     assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
+
+
+# a deleted comment's reason, and "any more" across an upgrade through a pause or why mode
+# (found by review 'diff12b')
+
+
+def test_a_deleted_comment_reason_is_words_not_a_dict(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
+    assert r.outcome == Outcome.SKIPPED
+    assert r.reason == "no note matches (no comment of ours found)", r.reason
+
+
+def test_a_pause_on_a_deleted_comment_names_the_pause(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    r = pause_sticky(ctx, REF)
+    assert r.outcome == Outcome.SKIPPED
+    assert r.reason == "paused (no comment of ours found)", r.reason
+
+
+def test_any_more_survives_a_pause_after_an_upgrade(ctx):
+    # notes shown, then none: the comment says "any more"
+    refresh_sticky(ctx, REF, facts(sha=SHA1))
+    ctx.github.files = []
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
+    assert "matches this pull request any more" in bodies(ctx)[0]
+    # the same, without the upgrade: `/notes off`, `/notes on` keep "any more"
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    pause_sticky(ctx, REF)
+    ctx.prs.update(REF.repo, REF.number, opted_out=False)
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), force=True)
+    assert "matches this pull request any more" in bodies(ctx)[0]
+    # as the previous release left the row: had_notes NULL, the comment saying "any more"
+    ctx.prs.db.execute("UPDATE pr_state SET had_notes = NULL")
+    assert ctx.prs.get(REF.repo, REF.number).had_notes is not False  # None at HEAD
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    pause_sticky(ctx, REF)  # the first event after the upgrade: `/notes off`
+    ctx.prs.update(REF.repo, REF.number, opted_out=False)
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), force=True)
+    # 515b4a0 said "any more" here; HEAD drops it (the pause stored had_notes=False)
+    assert "matches this pull request any more" in bodies(ctx)[0]
+
+
+def test_any_more_survives_why_mode_after_an_upgrade(ctx):
+    # the hash comparison recognises only a body rendered exactly as before: the first
+    # event after the upgrade being `/notes why` (or a setting/footer change, or a paused
+    # line) reads the "any more" comment as one that never showed notes
+    refresh_sticky(ctx, REF, facts(sha=SHA1))
+    ctx.github.files = []
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
+    assert "matches this pull request any more" in bodies(ctx)[0]
+    ctx.prs.db.execute("UPDATE pr_state SET had_notes = NULL")  # as the previous release
+    refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), force=True, verbose=True)
+    assert "matches this pull request any more" in bodies(ctx)[0]
