@@ -71,7 +71,8 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
-    if not _server_library(args):
+    settings = _loaded_settings()  # read once: the paths not given, the repositories served
+    if not _server_library(args, settings):
         return 2
     library, problems = check_library(Path(args.dir), Path(args.topics))
     config = None
@@ -84,7 +85,7 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         return 1
     assert library is not None and config is not None
     print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
-    served = _served_repos()
+    served = settings.repos if settings is not None else ()
     for warning in _warnings(library, config, Path(args.dir), served):  # likely wrong
         print(warning)
     for note in diff_blind(library):  # advice, not a defect
@@ -117,15 +118,15 @@ def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], Mat
         return exc.problems, None
 
 
-def _served_repos() -> tuple[str, ...]:
-    """The repositories the server answers (REVIEW_NOTES_REPOS, .env, bot.toml); none
-    when its settings do not load (a check of explicit paths still runs)."""
+def _loaded_settings() -> Settings | None:
+    """The server's settings (environment, .env, bot.toml), or None, quietly, when they do
+    not load: a check of explicit paths still runs (without the repositories served)."""
     from bot.settings import SettingsError, load_settings
 
     try:
-        return load_settings(dry_run=True).repos
+        return load_settings(dry_run=True)
     except SettingsError:
-        return ()
+        return None
 
 
 def _warnings(
