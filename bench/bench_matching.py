@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.library import Library, load_library  # noqa: E402
-from bot.matching import CompiledMatcher, load_match_config, match_pr  # noqa: E402
+from bot.match_config import load_match_config  # noqa: E402
+from bot.matching import CompiledMatcher, match_pr  # noqa: E402
 from bot.notes import Note, Topic  # noqa: E402
 from bot.prfacts import PRFacts, code_names_in, facts_from_record  # noqa: E402
 

@@ -27,7 +27,7 @@ from bot.library import (
 from bot.notes import LibraryError, Note, Problem
 
 if TYPE_CHECKING:
-    from bot.matching import MatchConfig
+    from bot.match_config import MatchConfig
     from bot.settings import Settings
 
 
@@ -456,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="refresh title, guidance and verdict of notes that exist (curated fields are kept)",
     )
     imp.set_defaults(func=_cmd_notes_import)
-    from bot.matching import DEFAULT_MATCHING_FILE
+    from bot.match_config import DEFAULT_MATCHING_FILE
 
     chk = notes_sub.add_parser(
         "check", help="validate every note, the taxonomy and the matching config against them"
@@ -647,7 +647,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _add_match_parser(sub) -> None:
-    from bot.matching import DEFAULT_MATCHING_FILE
+    from bot.match_config import DEFAULT_MATCHING_FILE
 
     m = sub.add_parser(
         "match",

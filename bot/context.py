@@ -10,7 +10,7 @@ from bot.commands import CommandConfig, load_command_config
 from bot.feedback_store import FeedbackStore
 from bot.github_port import GitHubPort
 from bot.library import Library
-from bot.matching import MatchConfig
+from bot.match_config import MatchConfig
 from bot.metrics import Metrics
 from bot.prstate import PRStore
 from bot.queue import DeliveryQueue

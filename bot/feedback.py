@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.matching import MatchResult
+from bot.match_result import MatchResult
 
 
 class Problem(StrEnum):
@@ -119,7 +119,7 @@ class NoteFeedback:
         return len(self.marks) / self.shown if self.shown else 0.0
 
 
-# The evidence lines of bot.matching, and the term each one rests on.
+# The evidence lines of bot.matching (bot.reasons), and the term each one rests on.
 _TERM_PATTERNS = (
     (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
     (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),

@@ -54,389 +54,37 @@ trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from itertools import accumulate
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
-
-from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, Library, did_you_mean
-from bot.notes import Glob, Note, Problem, Topic, Verdict
+from bot.config_files import ConfigError, read_config
+from bot.library import Library
+from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, match_config, unknown_topics
+from bot.match_result import Evidence, Kind, Match, MatchResult, Said, Saying, TopicHit
+from bot.notes import Note, Problem, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
-from bot.similarity import Vocabulary, shared_words, title_words, word_forms
+from bot.reasons import (
+    ASPECT,
+    KEYWORD,
+    TOPIC,
+    changes,
+    mentions,
+    reason_lines,
+    shared_detail,
+    tag_text,
+)
+from bot.similarity import Vocabulary, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
-DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
-
-
-# --- configuration -------------------------------------------------------------------
-
-
-class Weights(BaseModel):
-    """How much each kind of evidence says (see config/matching.toml, whose values are
-    the defaults here: tests/test_matching.py checks they agree)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    path: float = Field(default=3.0, ge=0)
-    tag: float = Field(default=2.5, ge=0)
-    title: float = Field(default=2.0, ge=0)
-    label: float = Field(default=1.5, ge=0)
-    body: float = Field(default=0.5, ge=0)
-    aux_path: float = Field(default=1.0, ge=0)
-    note_path: float = Field(default=4.0, ge=0)
-    note_tag: float = Field(default=3.0, ge=0)
-    note_title: float = Field(default=3.0, ge=0)
-    note_code: float = Field(default=4.0, ge=0)
-    note_body: float = Field(default=0.75, ge=0)
-    note_body_code: float = Field(default=2.0, ge=0)
-    note_diff: float = Field(default=3.0, ge=0)
-    note_similar: float = Field(default=4.0, ge=0)
-    note_aspect: float = Field(default=3.0, ge=0)
-    source_ref: float = Field(default=4.0, ge=0)
-    source_pr: float = Field(default=100.0, ge=0)
-
-
-class MatchConfig(BaseModel):
-    """config/matching.toml. Each number and switch defaults to the shipped file's value
-    (tests/test_matching.py checks they agree), so `MatchConfig()` matches as production
-    does. The lists default to empty (off): the topics they name depend on the taxonomy
-    (a topic it lacks is refused), and the globs, words and vocabulary are curated data
-    that live in the file only."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    threshold: float = Field(default=4.0, gt=0)
-    max_notes: int = Field(default=3, ge=1)
-    relative_floor: float = Field(default=0.5, ge=0, le=1)
-    topic_cap: float = Field(default=4.0, gt=0)
-    coverage_power: float = Field(default=1.0, ge=0)
-    body_terms: int = Field(default=2, ge=0)
-    path_share_floor: float = Field(default=0.5, ge=0, le=1)
-    min_specific: float = Field(default=2.5, ge=0)
-    main_topic_first: bool = True
-    extra_links_need_own: bool = True
-    files_only_share: float = Field(default=0.33, ge=0, le=1)
-    # Docs and examples: a PR changing only these under a topic discusses the topic
-    # (`weights.aux_path`), it does not change its mechanism.
-    aux_files: tuple[Glob, ...] = ()
-    # Title words that say the change is cosmetic (a typo, comments, a clean-up).
-    cosmetic_words: tuple[str, ...] = ()
-    # Tests and CI configuration: a PR changing only these (all its files known) keeps
-    # them working; it gets notes on `upkeep_topics` or notes its title names.
-    upkeep_files: tuple[Glob, ...] = ()
-    upkeep_topics: frozenset[str] = frozenset()
-    # A title resembling a note's title (bot/similarity.py): words rarer than
-    # `similar_floor` (IDF) count; from `similar_from` on, each `similar_span` of summed
-    # IDF adds one point, up to `weights.note_similar`. No vocabulary: not used. The
-    # file names the vocabulary's file; the config loader (`load_match_config`) reads it,
-    # so matching is given the data and never reads a file.
-    vocabulary: InstanceOf[Vocabulary] | None = None
-    similar_floor: float = Field(default=3.0, ge=0)
-    similar_from: float = Field(default=12.0, ge=0)
-    similar_span: float = Field(default=5.0, gt=0)
-    similar_min_words: int = Field(default=2, ge=1)
-    # `notes check` only: a one-word note keyword in this share of titles is too common
-    common_keyword_share: float = Field(default=0.02, gt=0, le=1)
-    weights: Weights = Weights()
-    # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
-    # one note: their score is multiplied by this, after the cap. Topic id -> factor.
-    topic_scale: dict[str, float] = Field(default_factory=dict)
-    # Family topics (every KV connector): full weight, but like broad topics they cannot
-    # carry a note, whose mechanism is one member or one aspect of the family.
-    family_topics: frozenset[str] = frozenset()
-
-    @field_validator("topic_scale")
-    @classmethod
-    def _factors(cls, v: dict[str, float]) -> dict[str, float]:
-        bad = [t for t, f in v.items() if not 0 <= f <= 10]
-        if bad:
-            raise ValueError(f"factors must be between 0 and 10: {', '.join(bad)}")
-        return v
-
-
-def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
-    """Read config/matching.toml; a bad file raises ValueError (ConfigError) naming the
-    file, line and field."""
-    return _match_config(read_config(path))
-
-
-class _MatchFile(MatchConfig):
-    """config/matching.toml as written: `vocabulary` is the name of a file."""
-
-    vocabulary: Path | None = None  # type: ignore[assignment]
-
-
-def _match_config(file: ConfigFile) -> MatchConfig:
-    data = dict(file.data)
-    if isinstance(data.get("vocabulary"), str):  # relative to the config file
-        data["vocabulary"] = file.path.parent / data["vocabulary"]
-    written = file.validate(_MatchFile, data)
-    vocabulary = None
-    if written.vocabulary is not None:
-        try:
-            vocabulary = load_vocabulary(written.vocabulary)  # a bad file fails here, named
-        except ValueError as exc:
-            raise ConfigError([file.problem("vocabulary", str(exc))]) from None
-    return MatchConfig.model_validate({**dict(written), "vocabulary": vocabulary})
-
-
-# The fields of the config naming topics: a renamed topic must be renamed there too.
-_TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
-
-
-def _unknown_topics(file: ConfigFile, library: Library) -> list[Problem]:
-    """Each topic the config names that the taxonomy lacks, on its line: its key in the
-    `topic_scale` table, its element in a list."""
-    problems = []
-    for field in _TOPIC_FIELDS:
-        named = file.data.get(field)
-        for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
-            if not isinstance(topic, str) or topic in library.topics:
-                continue
-            msg = f"unknown topic {topic!r}" + did_you_mean(topic, library.topics)
-            problem = file.problem(field, msg, topic)
-            if isinstance(named, dict):
-                line = file.header.line_of(f"{field}.{topic}", default=problem.line)
-                problem = Problem(problem.path, line, field, msg)
-            problems.append(problem)
-    return problems
-
-
-# --- results ------------------------------------------------------------------------
-
-
-class Kind(StrEnum):
-    SOURCE = "source"  # the PR is the note's source PR
-    REF = "ref"  # the PR refers to the note's source PR
-    PATH = "path"
-    TAG = "tag"
-    TITLE = "title"
-    LABEL = "label"
-    BODY = "body"
-    DIFF = "diff"  # the diff's changed lines name one of the note's code names
-    SIMILAR = "similar"  # the title shares rare words with the note's title
-    ASPECT = "aspect"  # the title names the note's aspect of a subsystem the PR shows
-
-
-class Saying(StrEnum):
-    """What a reason line that names things says of them."""
-
-    CHANGES = "changes"
-    TITLE = "title mentions"
-    BODY = "description mentions"
-
-
-@dataclass(frozen=True)
-class Said:
-    """A reason line that names changed files or words, as data: the files it names and
-    how many more it counts, or the words it quotes. Lines naming the same file or word
-    are merged on this (`_reason_lines`); `str()` is the line as the reviewer reads it."""
-
-    saying: Saying
-    names: tuple[str, ...]  # the files named, or the words quoted, as written
-    more: int = 0  # files counted but not named
-
-    @property
-    def size(self) -> int:
-        """How many things it names or counts: its weight is theirs, in equal shares."""
-        return len(self.names) + self.more
-
-    def __str__(self) -> str:
-        if self.saying is not Saying.CHANGES:
-            return f"{self.saying} " + ", ".join(f"'{name}'" for name in self.names)
-        if not self.names:
-            return f"changes {self.more} other file{'s' if self.more > 1 else ''}"
-        tail = f" and {self.more} more file{'s' if self.more > 1 else ''}" if self.more else ""
-        return f"changes {', '.join(self.names)}{tail}"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    kind: Kind
-    weight: float
-    what: str | Said  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
-    keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
-    gloss: str = ""  # why it speaks for the note, e.g. "keyword of this note"
-
-    @property
-    def detail(self) -> str:
-        return str(self.what)
-
-
-@dataclass(frozen=True)
-class TopicHit:
-    """One topic the PR touches, with the evidence, and the notes the library has on it."""
-
-    topic: Topic
-    score: float
-    evidence: tuple[Evidence, ...]
-    note_ids: tuple[str, ...]  # notes of this topic for the PR's repository
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        return tuple(e.detail for e in self.evidence)
-
-    @property
-    def present(self) -> bool:
-        """Shown by more than the description, which names neighbouring subsystems all
-        the time."""
-        return any(e.kind is not Kind.BODY for e in self.evidence)
-
-
-@dataclass(frozen=True)
-class Match:
-    note: Note
-    score: float
-    reasons: tuple[str, ...]
-    specific: float = 0.0  # the part of `score` that does not rest on broad topics
-    # False when the note rests on topic evidence only and the PR does not show the note's
-    # first topic, its main subsystem
-    on_topic: bool = True
-    # True when the note rests on a few changed files of a PR that is mostly elsewhere
-    swept: bool = False
-    # True when the title names the note itself (one of its own keywords, or its PR)
-    named: bool = False
-    # True when something beyond its topics speaks for the note: its own words, paths or
-    # code, a title like its own, a reference to its PR
-    own: bool = True
-    # True when the PR is the note's source PR: the guidance is on this very PR
-    source: bool = False
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    matches: tuple[Match, ...]  # linked notes, best first
-    topics: tuple[str, ...]  # every topic the PR hit, strongest first
-    topic_hits: tuple[TopicHit, ...] = ()  # the same topics, with their evidence
-    candidates: tuple[Match, ...] = ()  # every note with any evidence, linked or not, best first
-    # changed files left out as evidence: the PR only moves them or changes their imports
-    not_counted: tuple[str, ...] = ()
-
-    @property
-    def topics_without_notes(self) -> tuple[TopicHit, ...]:
-        """Topics the PR hit that no note covers yet."""
-        return tuple(h for h in self.topic_hits if not h.note_ids)
-
-
-# --- the compiled matcher ----------------------------------------------------------------
-
-
-def _mentions(saying: Saying, hits: list[TermHit]) -> Said:
-    return Said(saying, tuple(h.text for h in hits))
-
-
-def _changes(files: list[str]) -> Said:
-    """The first file named, the others counted."""
-    return Said(Saying.CHANGES, (files[0],), len(files) - 1)
-
-
 _FIRST_HAND = (Kind.PATH, Kind.TAG, Kind.TITLE)  # what labels are derived from
-
-_PLAIN_TAG = re.compile(r"[\w ./+-]+")
-
-
-def _tag_text(tag: str, hit: TermHit) -> str:
-    """The tag as written, unless it carries more than words (a mention, a reference)."""
-    return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
-
-
-_KEYWORD = "keyword of this note"
-_ASPECT = "what this note teaches of {}"  # the note's first topic's name
-_TOPIC = "topic: {}"
-
-
-def _reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]:
-    """One line per thing the PR does, strongest first, with every reason it counts:
-    "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
-    A file or title word that two lines name (the note's path and a topic's files, the
-    note's aspect and a topic's keywords) gets a line of its own with both reasons."""
-    lines: dict[str | Said, tuple[float, list[str]]] = {}
-    for weight, what, why in scored:
-        total, whys = lines.get(what, (0.0, []))
-        lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
-    ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
-    return tuple(
-        f"{what} ({'; '.join(sorted(_unrepeated(whys), key=_topic_last))})" if whys else str(what)
-        for what, _, whys in ranked
-    )
-
-
-def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "what this note teaches of X" says it already."""
-    topic = _TOPIC.format("")
-    return [
-        w
-        for w in whys
-        if not (w.startswith(topic) and _ASPECT.format(w.removeprefix(topic)) in whys)
-    ]
-
-
-def _things(said: Said) -> list[tuple[str | Said, int]]:
-    """The things a line names, one by one, each with how many of the line's `size` it
-    is: a file or word (a str) is one; the files it only counts are one thing, the line
-    itself, of their number: no other line names them (which files they are is unknown)."""
-    things: list[tuple[str | Said, int]] = [(name, 1) for name in said.names]
-    if said.more:
-        things.append((said, said.more))
-    return things
-
-
-def _one_per_thing(
-    lines: dict[str | Said, tuple[float, list[str]]],
-) -> list[tuple[str | Said, float, list[str]]]:
-    """The lines regrouped so that no file or word is named by two of them: each thing
-    goes on a line with the things the same lines name, with their reasons, and with the
-    share of each line's weight its things carry (a line's weight is its things', in
-    equal shares: "changes a.py and 2 more files" split leaves "changes 2 other files"
-    two thirds of it). Lines that share nothing come out as they went in, in their order."""
-    naming: dict[tuple[Saying, str | Said], list[Said]] = {}  # (saying, thing) -> lines naming it
-    for what in lines:
-        if isinstance(what, Said):
-            for thing, _ in _things(what):
-                naming.setdefault((what.saying, thing), []).append(what)
-    if all(len(whats) == 1 for whats in naming.values()):
-        return [(what, weight, whys) for what, (weight, whys) in lines.items()]
-    Group = tuple[Saying, tuple[Said, ...]]  # (saying, the lines naming its things)
-    order: list[str | Group] = []  # a line, or a group of things
-    groups: dict[Group, list[str | Said]] = {}  # the things of each group
-    carried: dict[Group, Counter[Said]] = defaultdict(Counter)  # of each line's `size`
-    for what in lines:
-        if not isinstance(what, Said):
-            order.append(what)
-            continue
-        for thing, n in _things(what):
-            key = (what.saying, tuple(naming[what.saying, thing]))
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            if thing not in groups[key]:
-                groups[key].append(thing)
-            carried[key][what] += n
-    out: list[tuple[str | Said, float, list[str]]] = []
-    for item in order:
-        if isinstance(item, str):
-            out.append((item, *lines[item]))
-            continue
-        saying, whats = item
-        weight = sum(lines[what][0] * n / what.size for what, n in carried[item].items())
-        whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
-        names = tuple(thing for thing in groups[item] if isinstance(thing, str))
-        more = sum(thing.more for thing in groups[item] if isinstance(thing, Said))
-        out.append((Said(saying, names, more), weight, whys))
-    return out
-
-
-def _topic_last(why: str) -> bool:
-    return why.startswith(_TOPIC.format(""))  # the note's own reason first: it says more
 
 
 def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
@@ -497,25 +145,6 @@ def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     return tuple(f for f in facts.code_names.get(name, ()) if f not in facts.incidental)
 
 
-def _shared_detail(words: list[str], in_title: frozenset[str], facts: PRFacts) -> str:
-    """The words a PR title shares with a note, quoted as the PR wrote them, each said to
-    come from where it is: the note's title or, failing that, its keywords."""
-    forms = word_forms(facts.title_text)
-
-    def quoted(some: list[str]) -> str:
-        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
-        return ", ".join(f"'{f}'" for f in dict.fromkeys(forms.get(w, w) for w in some))
-
-    titled = [w for w in words if w in in_title]
-    keyed = [w for w in words if w not in in_title]
-    if not keyed:
-        return f"title shares {quoted(titled)} with this note's title"
-    if not titled:
-        return f"title shares {quoted(keyed)} with this note's keywords"
-    both = f"{quoted(titled)} with this note's title and {quoted(keyed)} with its keywords"
-    return f"title shares {both}"
-
-
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -536,9 +165,9 @@ class _Scan:
 def _title_says(key: str, scan: _Scan) -> str | Said | None:
     """Where the title has this term, in a reviewer's words (None: it has not)."""
     if key in scan.tags:
-        return f"title is tagged [{_tag_text(*scan.tags[key])}]"
+        return f"title is tagged [{tag_text(*scan.tags[key])}]"
     if key in scan.title:
-        return _mentions(Saying.TITLE, [scan.title[key]])
+        return mentions(Saying.TITLE, [scan.title[key]])
     return None
 
 
@@ -693,22 +322,22 @@ class CompiledMatcher:
             if files := found.get(Kind.PATH):
                 aux = all(self._aux.owners(f) for f in files)
                 weight = (w.aux_path if aux else w.path) * self._share(len(files), scan.n_files)
-                ev.append(Evidence(Kind.PATH, weight, _changes(files), frozenset(files)))
+                ev.append(Evidence(Kind.PATH, weight, changes(files), frozenset(files)))
             if tagged := found.get(Kind.TAG):
-                tag = _tag_text(*tagged[0])
+                tag = tag_text(*tagged[0])
                 keys = frozenset("title:" + h.key for _, h in tagged)
                 ev.append(Evidence(Kind.TAG, w.tag, f"title is tagged [{tag}]", keys))
             if said := found.get(Kind.TITLE):
                 keys = frozenset("title:" + h.key for h in said)
                 said = _distinct(said)  # `capture sizes` is one mention of two keywords
-                ev.append(Evidence(Kind.TITLE, w.title, _mentions(Saying.TITLE, said), keys))
+                ev.append(Evidence(Kind.TITLE, w.title, mentions(Saying.TITLE, said), keys))
             if said := found.get(Kind.BODY):
                 heard = said
                 said = sorted(_distinct(said), key=lambda h: -h.count)
                 said = said[: max(self.config.body_terms, 1)]
                 weight = w.body * min(len(said), self.config.body_terms)
                 keys = frozenset("body:" + h.key for h in _inside(heard, said))
-                ev.append(Evidence(Kind.BODY, weight, _mentions(Saying.BODY, said), keys))
+                ev.append(Evidence(Kind.BODY, weight, mentions(Saying.BODY, said), keys))
             labels = [
                 lb
                 for lb in found.get(Kind.LABEL, ())
@@ -748,7 +377,7 @@ class CompiledMatcher:
             weight = w.note_tag if kind is Kind.TAG else w.note_title
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
-            ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), _KEYWORD))
+            ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), KEYWORD))
         in_body = sorted(
             (scan.body[k] for k in _one_per_mention(mine, scan.body)), key=lambda h: -h.count
         )
@@ -757,17 +386,15 @@ class CompiledMatcher:
                 Evidence(
                     Kind.BODY,
                     w.note_body_code if hit.key in code else w.note_body,
-                    _mentions(Saying.BODY, [hit]),
+                    mentions(Saying.BODY, [hit]),
                     frozenset({"body:" + hit.key}),
-                    _KEYWORD,
+                    KEYWORD,
                 )
             )
         if files := scan.note_files.get(i):
             weight = w.note_path * self._share(len(files), scan.n_files)
             ev.append(
-                Evidence(
-                    Kind.PATH, weight, _changes(files), frozenset(files), "a path of this note"
-                )
+                Evidence(Kind.PATH, weight, changes(files), frozenset(files), "a path of this note")
             )
         said = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
         diff = {word: _changed_by(word, facts) for word in self._code_words[i]}
@@ -788,7 +415,7 @@ class CompiledMatcher:
                 continue
             weight = self.config.weights.note_aspect
             topic = self.library.topics[self.notes[i].topics[0]].name_en
-            gloss = _ASPECT.format(topic)
+            gloss = ASPECT.format(topic)
             return Evidence(Kind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 
@@ -804,7 +431,7 @@ class CompiledMatcher:
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
-        detail = _shared_detail([w for w, _ in words[:4]], self._title_only[i], facts)
+        detail = shared_detail([w for w, _ in words[:4]], self._title_only[i], facts)
         return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
@@ -860,7 +487,7 @@ class CompiledMatcher:
         if via is not None and not (is_source or refers or reading):
             scored.append((w.source_ref, f"{via[1]} PR {via[0]}, which got this note", ""))
         score = sum(s for s, _, _ in scored)
-        reasons = _reason_lines(scored)
+        reasons = reason_lines(scored)
         if is_source:
             score += w.source_pr
             reasons = ("this PR is the one this note reviews", *reasons)
@@ -917,7 +544,7 @@ class CompiledMatcher:
             tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
                 scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
-                scored.append((e.weight * scale, e.what, _TOPIC.format(th.topic.name_en)))
+                scored.append((e.weight * scale, e.what, TOPIC.format(th.topic.name_en)))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:
@@ -1086,8 +713,8 @@ def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -
         file = read_config(path)
     except OSError as exc:
         raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
-    config = _match_config(file)
-    unknown = _unknown_topics(file, library)
+    config = match_config(file)
+    unknown = unknown_topics(file, library)
     if unknown:
         raise ConfigError(unknown)
     try:

@@ -19,7 +19,7 @@ from typing import Literal
 from bot.library import Library
 from bot.links import note_file_url, note_page_url
 from bot.markdown_safety import code, link_target, pr_link, safe_text
-from bot.matching import Match, MatchResult
+from bot.match_result import Match, MatchResult
 from bot.notes import Note, Verdict
 
 MARKER = "<!-- review-notes:v1 -->"

@@ -35,7 +35,8 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
 from bot.logs import log_context
-from bot.matching import MatchConfig, checked_match_config
+from bot.match_config import MatchConfig
+from bot.matching import checked_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
 from bot.prstate import PRStore

@@ -36,7 +36,7 @@ from pydantic_settings import (
 
 from bot.commands import WORD_PATTERN, load_command_config
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
-from bot.matching import DEFAULT_MATCHING_FILE
+from bot.match_config import DEFAULT_MATCHING_FILE
 
 DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
 ENV_PREFIX = "REVIEW_NOTES_"

@@ -26,7 +26,8 @@ from bot.context import BotContext
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.markdown_text import without_code
-from bot.matching import MatchResult, match_pr
+from bot.match_result import MatchResult
+from bot.matching import match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs

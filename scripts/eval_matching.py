@@ -58,12 +58,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_library  # noqa: E402
-from bot.matching import (  # noqa: E402
-    DEFAULT_MATCHING_FILE,
-    MatchConfig,
-    load_match_config,
-    match_pr,
-)
+from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, load_match_config  # noqa: E402
+from bot.matching import match_pr  # noqa: E402
 from bot.prfacts import facts_from_record  # noqa: E402
 
 DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")

@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.library import load_library  # noqa: E402
-from bot.matching import load_match_config, match_pr  # noqa: E402
+from bot.match_config import load_match_config  # noqa: E402
+from bot.matching import match_pr  # noqa: E402
 from bot.prfacts import facts_from_record  # noqa: E402
 
 DEFAULT_DEV = Path("/work/shared/eval/dev_prs.jsonl")

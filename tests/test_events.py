@@ -10,7 +10,7 @@ from bot.dispatch import Dispatcher, Route, build_dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, FilesNotReady
 from bot.library import load_library
-from bot.matching import load_match_config
+from bot.match_config import load_match_config
 from bot.pr_events import handle_pull_request, payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery

@@ -25,7 +25,8 @@ from bot.feedback import (
 from bot.feedback_store import FeedbackStore
 from bot.github_port import Outcome
 from bot.library import load_library
-from bot.matching import load_match_config, match_pr
+from bot.match_config import load_match_config
+from bot.matching import match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import SCHEMA, PRStore
 from bot.sticky import refresh_sticky

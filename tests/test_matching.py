@@ -10,13 +10,8 @@ import pytest
 from bot.config_files import load_vocabulary
 from bot.globs import glob_matches
 from bot.library import DEFAULT_NOTES_DIR, Library, load_library
-from bot.matching import (
-    MatchConfig,
-    Weights,
-    compile_matcher,
-    load_match_config,
-    match_pr,
-)
+from bot.match_config import MatchConfig, Weights, load_match_config
+from bot.matching import compile_matcher, match_pr
 from bot.notes import Note, Topic
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
@@ -158,15 +153,15 @@ def test_a_path_with_a_space_is_named_once():
 
 
 def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
-    from bot.matching import _changes, _reason_lines
+    from bot.reasons import changes, reason_lines
 
     scored = [
-        (3.0, _changes(["a.py", "b.py"]), "topic: A"),
-        (2.0, _changes(["a.py"]), "topic: B"),
-        (1.5, _changes(["c.py", "d.py", "e.py"]), "topic: C"),
-        (1.0, _changes(["c.py"]), "a path of this note"),
+        (3.0, changes(["a.py", "b.py"]), "topic: A"),
+        (2.0, changes(["a.py"]), "topic: B"),
+        (1.5, changes(["c.py", "d.py", "e.py"]), "topic: C"),
+        (1.0, changes(["c.py"]), "a path of this note"),
     ]
-    assert _reason_lines(scored) == (
+    assert reason_lines(scored) == (
         "changes a.py (topic: A; topic: B)",
         "changes 1 other file (topic: A)",
         "changes c.py (a path of this note; topic: C)",
@@ -177,11 +172,11 @@ def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
 def test_what_is_left_of_a_split_line_weighs_its_share():
     # "changes 1 other file" kept the whole weight of "changes a.py and 1 more file" and
     # ranked above lines that weigh more than its one file (found by review 'diff11')
-    from bot.matching import _changes, _one_per_thing
+    from bot.reasons import _one_per_thing, changes
 
     lines = {
-        _changes(["a.py", "b.py", "c.py", "d.py"]): (4.0, ["topic: A"]),
-        _changes(["a.py"]): (2.0, ["a path of this note"]),
+        changes(["a.py", "b.py", "c.py", "d.py"]): (4.0, ["topic: A"]),
+        changes(["a.py"]): (2.0, ["a path of this note"]),
     }
     assert [(str(what), weight, whys) for what, weight, whys in _one_per_thing(lines)] == [
         ("changes a.py", 3.0, ["topic: A", "a path of this note"]),
@@ -192,7 +187,8 @@ def test_what_is_left_of_a_split_line_weighs_its_share():
 def test_words_with_a_comma_or_quotes_are_named_once():
     # a word was read back out of "title mentions 'x', 'y'" by splitting at "', '"
     # (found by review 'diff11')
-    from bot.matching import Said, Saying, _reason_lines
+    from bot.match_result import Said, Saying
+    from bot.reasons import reason_lines
 
     odd = "tool_choice='auto', 'none'"
     scored = [
@@ -201,7 +197,7 @@ def test_words_with_a_comma_or_quotes_are_named_once():
         (1.0, Said(Saying.TITLE, ("blocks, tokens", "EAGLE")), "topic: B"),
         (1.0, Said(Saying.BODY, ("blocks, tokens",)), "topic: A"),
     ]
-    assert _reason_lines(scored) == (
+    assert reason_lines(scored) == (
         f"title mentions '{odd}' (keyword of this note; topic: A)",
         "title mentions 'blocks, tokens' (topic: A; topic: B)",
         "description mentions 'blocks, tokens' (topic: A)",  # the description says it apart

@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.library import load_library
-from bot.matching import Evidence, Kind, Match, MatchResult, TopicHit, load_match_config, match_pr
+from bot.match_config import load_match_config
+from bot.match_result import Evidence, Kind, Match, MatchResult, TopicHit
+from bot.matching import match_pr
 from bot.notes import Note, Verdict
 from bot.prfacts import PRFacts
 from bot.render import (

@@ -12,7 +12,7 @@ from bot.db import Database
 from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, Outcome, PRRef
 from bot.library import load_library
-from bot.matching import load_match_config
+from bot.match_config import load_match_config
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
 from bot.render import MARKER, PauseCause

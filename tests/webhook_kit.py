@@ -320,7 +320,8 @@ def title_with_one_more_note() -> str:
     as they change instead of hard-coding what links what.
     """
     from bot.library import load_library
-    from bot.matching import load_match_config, match_pr
+    from bot.match_config import load_match_config
+    from bot.matching import match_pr
     from bot.prfacts import PRFacts
 
     library, config = load_library(), load_match_config()

@@ -1,0 +1,122 @@
+"""What the matcher finds, as data: the evidence for each note and topic, in a
+reviewer's words, and the notes linked, best first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.notes import Note, Topic
+
+
+class Kind(StrEnum):
+    SOURCE = "source"  # the PR is the note's source PR
+    REF = "ref"  # the PR refers to the note's source PR
+    PATH = "path"
+    TAG = "tag"
+    TITLE = "title"
+    LABEL = "label"
+    BODY = "body"
+    DIFF = "diff"  # the diff's changed lines name one of the note's code names
+    SIMILAR = "similar"  # the title shares rare words with the note's title
+    ASPECT = "aspect"  # the title names the note's aspect of a subsystem the PR shows
+
+
+class Saying(StrEnum):
+    """What a reason line that names things says of them."""
+
+    CHANGES = "changes"
+    TITLE = "title mentions"
+    BODY = "description mentions"
+
+
+@dataclass(frozen=True)
+class Said:
+    """A reason line that names changed files or words, as data: the files it names and
+    how many more it counts, or the words it quotes. Lines naming the same file or word
+    are merged on this (`reasons.reason_lines`); `str()` is the line as a reviewer reads it."""
+
+    saying: Saying
+    names: tuple[str, ...]  # the files named, or the words quoted, as written
+    more: int = 0  # files counted but not named
+
+    @property
+    def size(self) -> int:
+        """How many things it names or counts: its weight is theirs, in equal shares."""
+        return len(self.names) + self.more
+
+    def __str__(self) -> str:
+        if self.saying is not Saying.CHANGES:
+            return f"{self.saying} " + ", ".join(f"'{name}'" for name in self.names)
+        if not self.names:
+            return f"changes {self.more} other file{'s' if self.more > 1 else ''}"
+        tail = f" and {self.more} more file{'s' if self.more > 1 else ''}" if self.more else ""
+        return f"changes {', '.join(self.names)}{tail}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: Kind
+    weight: float
+    what: str | Said  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
+    keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
+    gloss: str = ""  # why it speaks for the note, e.g. "keyword of this note"
+
+    @property
+    def detail(self) -> str:
+        return str(self.what)
+
+
+@dataclass(frozen=True)
+class TopicHit:
+    """One topic the PR touches, with the evidence, and the notes the library has on it."""
+
+    topic: Topic
+    score: float
+    evidence: tuple[Evidence, ...]
+    note_ids: tuple[str, ...]  # notes of this topic for the PR's repository
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return tuple(e.detail for e in self.evidence)
+
+    @property
+    def present(self) -> bool:
+        """Shown by more than the description, which names neighbouring subsystems all
+        the time."""
+        return any(e.kind is not Kind.BODY for e in self.evidence)
+
+
+@dataclass(frozen=True)
+class Match:
+    note: Note
+    score: float
+    reasons: tuple[str, ...]
+    specific: float = 0.0  # the part of `score` that does not rest on broad topics
+    # False when the note rests on topic evidence only and the PR does not show the note's
+    # first topic, its main subsystem
+    on_topic: bool = True
+    # True when the note rests on a few changed files of a PR that is mostly elsewhere
+    swept: bool = False
+    # True when the title names the note itself (one of its own keywords, or its PR)
+    named: bool = False
+    # True when something beyond its topics speaks for the note: its own words, paths or
+    # code, a title like its own, a reference to its PR
+    own: bool = True
+    # True when the PR is the note's source PR: the guidance is on this very PR
+    source: bool = False
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    matches: tuple[Match, ...]  # linked notes, best first
+    topics: tuple[str, ...]  # every topic the PR hit, strongest first
+    topic_hits: tuple[TopicHit, ...] = ()  # the same topics, with their evidence
+    candidates: tuple[Match, ...] = ()  # every note with any evidence, linked or not, best first
+    # changed files left out as evidence: the PR only moves them or changes their imports
+    not_counted: tuple[str, ...] = ()
+
+    @property
+    def topics_without_notes(self) -> tuple[TopicHit, ...]:
+        """Topics the PR hit that no note covers yet."""
+        return tuple(h for h in self.topic_hits if not h.note_ids)

@@ -1,0 +1,139 @@
+"""Reasons in a reviewer's words: the evidence lines of a match ("changes a.py (a path
+of this note; topic: Prefix caching)"), one line per thing the PR does, strongest
+first, each file or word named once, with every reason it counts for."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from bot.match_result import Said, Saying
+from bot.prfacts import PRFacts
+from bot.similarity import word_forms
+from bot.terms import TermHit
+
+
+def mentions(saying: Saying, hits: list[TermHit]) -> Said:
+    return Said(saying, tuple(h.text for h in hits))
+
+
+def changes(files: list[str]) -> Said:
+    """The first file named, the others counted."""
+    return Said(Saying.CHANGES, (files[0],), len(files) - 1)
+
+
+_PLAIN_TAG = re.compile(r"[\w ./+-]+")
+
+
+def tag_text(tag: str, hit: TermHit) -> str:
+    """The tag as written, unless it carries more than words (a mention, a reference)."""
+    return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
+
+
+KEYWORD = "keyword of this note"
+ASPECT = "what this note teaches of {}"  # the note's first topic's name
+TOPIC = "topic: {}"
+
+
+def reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]:
+    """One line per thing the PR does, strongest first, with every reason it counts:
+    "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
+    A file or title word that two lines name (the note's path and a topic's files, the
+    note's aspect and a topic's keywords) gets a line of its own with both reasons."""
+    lines: dict[str | Said, tuple[float, list[str]]] = {}
+    for weight, what, why in scored:
+        total, whys = lines.get(what, (0.0, []))
+        lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
+    ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
+    return tuple(
+        f"{what} ({'; '.join(sorted(_unrepeated(whys), key=_topic_last))})" if whys else str(what)
+        for what, _, whys in ranked
+    )
+
+
+def _unrepeated(whys: list[str]) -> list[str]:
+    """Without "topic: X" where "what this note teaches of X" says it already."""
+    topic = TOPIC.format("")
+    return [
+        w
+        for w in whys
+        if not (w.startswith(topic) and ASPECT.format(w.removeprefix(topic)) in whys)
+    ]
+
+
+def _things(said: Said) -> list[tuple[str | Said, int]]:
+    """The things a line names, one by one, each with how many of the line's `size` it
+    is: a file or word (a str) is one; the files it only counts are one thing, the line
+    itself, of their number: no other line names them (which files they are is unknown)."""
+    things: list[tuple[str | Said, int]] = [(name, 1) for name in said.names]
+    if said.more:
+        things.append((said, said.more))
+    return things
+
+
+def _one_per_thing(
+    lines: dict[str | Said, tuple[float, list[str]]],
+) -> list[tuple[str | Said, float, list[str]]]:
+    """The lines regrouped so that no file or word is named by two of them: each thing
+    goes on a line with the things the same lines name, with their reasons, and with the
+    share of each line's weight its things carry (a line's weight is its things', in
+    equal shares: "changes a.py and 2 more files" split leaves "changes 2 other files"
+    two thirds of it). Lines that share nothing come out as they went in, in their order."""
+    naming: dict[tuple[Saying, str | Said], list[Said]] = {}  # (saying, thing) -> lines naming it
+    for what in lines:
+        if isinstance(what, Said):
+            for thing, _ in _things(what):
+                naming.setdefault((what.saying, thing), []).append(what)
+    if all(len(whats) == 1 for whats in naming.values()):
+        return [(what, weight, whys) for what, (weight, whys) in lines.items()]
+    Group = tuple[Saying, tuple[Said, ...]]  # (saying, the lines naming its things)
+    order: list[str | Group] = []  # a line, or a group of things
+    groups: dict[Group, list[str | Said]] = {}  # the things of each group
+    carried: dict[Group, Counter[Said]] = defaultdict(Counter)  # of each line's `size`
+    for what in lines:
+        if not isinstance(what, Said):
+            order.append(what)
+            continue
+        for thing, n in _things(what):
+            key = (what.saying, tuple(naming[what.saying, thing]))
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            if thing not in groups[key]:
+                groups[key].append(thing)
+            carried[key][what] += n
+    out: list[tuple[str | Said, float, list[str]]] = []
+    for item in order:
+        if isinstance(item, str):
+            out.append((item, *lines[item]))
+            continue
+        saying, whats = item
+        weight = sum(lines[what][0] * n / what.size for what, n in carried[item].items())
+        whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
+        names = tuple(thing for thing in groups[item] if isinstance(thing, str))
+        more = sum(thing.more for thing in groups[item] if isinstance(thing, Said))
+        out.append((Said(saying, names, more), weight, whys))
+    return out
+
+
+def _topic_last(why: str) -> bool:
+    return why.startswith(TOPIC.format(""))  # the note's own reason first: it says more
+
+
+def shared_detail(words: list[str], in_title: frozenset[str], facts: PRFacts) -> str:
+    """The words a PR title shares with a note, quoted as the PR wrote them, each said to
+    come from where it is: the note's title or, failing that, its keywords."""
+    forms = word_forms(facts.title_text)
+
+    def quoted(some: list[str]) -> str:
+        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
+        return ", ".join(f"'{f}'" for f in dict.fromkeys(forms.get(w, w) for w in some))
+
+    titled = [w for w in words if w in in_title]
+    keyed = [w for w in words if w not in in_title]
+    if not keyed:
+        return f"title shares {quoted(titled)} with this note's title"
+    if not titled:
+        return f"title shares {quoted(keyed)} with this note's keywords"
+    both = f"{quoted(titled)} with this note's title and {quoted(keyed)} with its keywords"
+    return f"title shares {both}"
