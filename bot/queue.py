@@ -1,4 +1,4 @@
-"""The durable delivery queue and its worker threads.
+"""The durable delivery queue.
 
 A verified webhook delivery is inserted here before GitHub gets its answer, so a
 crash loses nothing. Workers claim deliveries atomically; deliveries for the same
@@ -6,7 +6,7 @@ PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
 A delivery may wait for a time (`not_before`): slash commands queue their
 coalesced comment update that way, so it survives a restart like any delivery.
-Finished deliveries are deleted after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`Retention`).
+Workers (bot/workers.py) drain it; bot/retention.py deletes finished deliveries.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -35,19 +35,6 @@ MAX_INTERRUPTIONS = 3
 _REQUEUE = (
     "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
     " WHERE state = 'failed'"
-)
-
-# Old done deliveries by their place (seq), read from the (state, seq) index alone: a
-# row's times are stored after its payload, and reading them walks its overflow pages.
-_PRUNE_DONE = (
-    "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries"
-    " WHERE state = 'done' AND seq < ? ORDER BY seq LIMIT ?)"
-)
-_FIRST_FROM = "SELECT seq, received_at FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT 1"
-_PRUNE_FAILED = (
-    "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries"
-    " WHERE state = 'failed' AND updated_at < ? ORDER BY updated_at LIMIT ?)"
-    " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at"
 )
 
 SCHEMA = """
@@ -115,18 +102,6 @@ class Delivery:
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
-
-
-@dataclass(frozen=True)
-class Dropped:
-    """A failed delivery deleted by retention, for the log."""
-
-    id: str
-    event: str
-    repo: str | None
-    pr_number: int | None
-    last_error: str | None
-    failed_at: str
 
 
 def pr_key(repo: str | None, number: int | None) -> str | None:
@@ -296,34 +271,6 @@ class DeliveryQueue:
         self._notify()
         return [r["id"] for r in rows]
 
-    # --- retention ---
-
-    def first_received_from(self, at: str) -> int:
-        """The place (seq) of the first delivery received at `at` (utcnow format) or later;
-        every delivery before it was received earlier. Places and receipt times rise
-        together (one insert at a time, `utcnow()` each), so a bisection finds it reading
-        some 30 rows, not every row's time."""
-        rows = self.db.execute("SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM deliveries")
-        lo, hi = rows[0]["lo"] or 0, (rows[0]["hi"] or 0) + 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            first = self.db.execute(_FIRST_FROM, (mid,))
-            if first and first[0]["received_at"] < at:
-                lo = first[0]["seq"] + 1
-            else:
-                hi = mid
-        return lo
-
-    def prune_done(self, before_seq: int, limit: int) -> int:
-        """Delete up to `limit` done deliveries placed before `before_seq`, oldest first."""
-        with self.db.tx() as conn:
-            return conn.execute(_PRUNE_DONE, (before_seq, limit)).rowcount
-
-    def prune_failed(self, before: str, limit: int) -> list[Dropped]:
-        """Delete up to `limit` failed deliveries whose last failure was before `before`."""
-        rows = self.db.execute(_PRUNE_FAILED, (before, limit))
-        return [Dropped(**dict(r)) for r in rows]
-
     # --- inspection ---
 
     def get(self, delivery_id: str) -> Delivery | None:
@@ -370,10 +317,6 @@ class DeliveryQueue:
             self._changed.notify_all()
 
 
-def _log_context(delivery: Delivery) -> dict[str, Any]:
-    return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
-
-
 def _payload(text: str) -> Any:
     """The stored payload. json.loads keeps integers past 64 bits exact; the webhook
     accepted the body with orjson, which also reads nesting of 1000 to 1024, where
@@ -399,222 +342,3 @@ def _delivery(row: Any) -> Delivery:
         received_at=row["received_at"],
         updated_at=row["updated_at"],
     )
-
-
-class Workers:
-    """A small pool of threads draining the queue through `process`.
-
-    `process` raising means the delivery failed (the GitHub client has already
-    retried what it could); the error is kept and shown in /healthz.
-
-    Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
-    full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
-    seconds, doubling up to RECORD_RETRY_MAX, for as long as the server is not
-    stopping. Stopping, it gives up with an error in the log: the delivery stays
-    `processing` and runs again at the next start. The worker itself carries on.
-    """
-
-    # Other processes (`review-notes retry`) cannot wake us: poll this often.
-    POLL_SECONDS = 1.0
-    RECORD_RETRY_FIRST = 0.1
-    RECORD_RETRY_MAX = 5.0
-
-    def __init__(self, queue: DeliveryQueue, process: Callable[[Delivery], None], count: int):
-        self.queue = queue
-        self.process = process
-        self.count = count
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-
-    def start(self) -> None:
-        self._stop.clear()
-        for i in range(self.count):
-            t = threading.Thread(target=self._run, name=f"review-notes-worker-{i}", daemon=True)
-            t.start()
-            self._threads.append(t)
-
-    def stop_claiming(self) -> None:
-        """Take no new delivery (safe from a signal handler: sets a flag, takes no lock)."""
-        self._stop.set()
-
-    def stop(self, timeout: float = 20.0) -> None:
-        """Finish the deliveries in hand, then stop; unclaimed ones stay pending.
-
-        Bounded: a worker still busy after `timeout` seconds (all workers together) is
-        left behind; its delivery stays `processing` and is resumed at the next start.
-        """
-        self._stop.set()
-        self.queue._notify()
-        deadline = time.monotonic() + timeout
-        for t in self._threads:
-            t.join(max(deadline - time.monotonic(), 0))
-        busy = [t.name for t in self._threads if t.is_alive()]
-        if busy:
-            log.warning("stopping with %s still busy; their deliveries resume at start", busy)
-        self._threads = []
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            seen = self.queue.version
-            try:
-                delivery = self.queue.claim()
-                if delivery is not None and self._stop.is_set():
-                    # stopped between the check and the claim: hand it back untouched
-                    self.queue.release(delivery.id)
-                    break
-            except Exception:  # database busy or gone: wait and try again
-                log.exception("claiming a delivery failed")
-                delivery = None
-            if delivery is None:
-                self.queue.wait_for_work(seen, self.POLL_SECONDS)
-                continue
-            try:
-                self.run_one(delivery)
-            except Exception:  # never lose the worker
-                log.exception(
-                    "delivery %s: unexpected error in the worker; it stays processing and"
-                    " runs again at the next start",
-                    delivery.id,
-                )
-
-    def run_one(self, delivery: Delivery) -> None:
-        extra = _log_context(delivery)
-        try:
-            self.process(delivery)
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-            log.warning(
-                "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
-            )
-            self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
-        else:
-            self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
-
-    def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
-        """Store the outcome, trying again while not stopping; False if it was not stored."""
-        extra = _log_context(delivery)
-        wait, tries = self.RECORD_RETRY_FIRST, 0
-        while True:
-            tries += 1
-            try:
-                record()
-                if tries > 1:
-                    log.info(
-                        "delivery %s recorded as %s at try %d",
-                        delivery.id,
-                        outcome,
-                        tries,
-                        extra=extra,
-                    )
-                return True
-            except Exception:
-                log.exception(
-                    "delivery %s: recording it as %s failed (try %d)",
-                    delivery.id,
-                    outcome,
-                    tries,
-                    extra=extra,
-                )
-            if self._stop.is_set():
-                log.error(
-                    "delivery %s: stopping without recording it as %s; it stays processing"
-                    " and runs again at the next start",
-                    delivery.id,
-                    outcome,
-                    extra=extra,
-                )
-                return False
-            self._stop.wait(wait)  # a stop cuts the wait short: one more try, then give up
-            wait = min(wait * 2, self.RECORD_RETRY_MAX)
-
-
-class Retention:
-    """Deletes deliveries received more than `days` ago and done, at start and every
-    EVERY_SECONDS, in a thread of its own.
-
-    Done deliveries go quietly (counted, one log line). A failed one is deleted only
-    when nobody retried it within `days` of its last failure, each with a warning
-    naming it and its error: never silently. Pending and processing ones stay.
-    Batches of BATCH (about 1 MB of payloads), each its own transaction, with a PAUSE
-    between them: a webhook's answer waits for one batch at most, not for the pass (500
-    rows at a time held acks up to 0.6 s on the first pass over a 1 GB file). Freed
-    pages are reused by new deliveries, so the file stops growing at about `days` of
-    traffic.
-    """
-
-    EVERY_SECONDS = 3600.0
-    BATCH = 50
-    PAUSE = 0.02  # seconds between batches: the writers queued behind one go first
-
-    def __init__(self, queue: DeliveryQueue, days: int, on_pruned: Callable[[State, int], None]):
-        self.queue, self.days, self.on_pruned = queue, days, on_pruned
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def prune(self, before: str | None = None) -> dict[State, int]:
-        """One pass (`before`: utcnow format; default `days` ago); stops early when stopping."""
-        before = before or utcnow(-self.days * 86400)
-        cut = self.queue.first_received_from(before)
-        done = self._batches(lambda: self.queue.prune_done(cut, self.BATCH))
-        failed = self._batches(lambda: self._drop_failed(before))
-        for state, n in ((State.DONE, done), (State.FAILED, failed)):
-            if n:
-                self.on_pruned(state, n)
-        if done or failed:
-            log.info(
-                "pruned %d done deliveries received and %d failed ones last failed before %s"
-                " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
-                done,
-                failed,
-                before,
-                self.days,
-            )
-        return {State.DONE: done, State.FAILED: failed}
-
-    def _batches(self, batch: Callable[[], int]) -> int:
-        total = 0
-        while not self._stop.is_set():
-            n = batch()
-            total += n
-            if n < self.BATCH:
-                break
-            self._stop.wait(self.PAUSE)
-        return total
-
-    def _drop_failed(self, before: str) -> int:
-        dropped = self.queue.prune_failed(before, self.BATCH)
-        for d in dropped:
-            log.warning(
-                "delivery %s (%s, %s#%s) failed at %s and was not retried within %d days:"
-                " deleted; its error was: %s",
-                d.id,
-                d.event,
-                d.repo,
-                d.pr_number,
-                d.failed_at,
-                self.days,
-                d.last_error,
-                extra={"delivery": d.id, "repo": d.repo, "pr": d.pr_number},
-            )
-        return len(dropped)
-
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(
-            target=self._run, name="review-notes-retention", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)  # a batch in hand finishes: one short transaction
-            self._thread = None
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.prune()
-            except Exception:  # database busy or gone: the next round tries again
-                log.exception("pruning old deliveries failed")
-            self._stop.wait(self.EVERY_SECONDS)

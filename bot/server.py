@@ -40,9 +40,11 @@ from bot.matching import checked_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
 from bot.prstate import PRStore
-from bot.queue import Delivery, DeliveryQueue, Retention, Workers
+from bot.queue import Delivery, DeliveryQueue
+from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
+from bot.workers import Workers
 
 if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
     from bot.github_client import GitHubClient

@@ -12,15 +12,9 @@ import time
 import pytest
 
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
-from bot.queue import (
-    MAX_INTERRUPTIONS,
-    DeliveryQueue,
-    Enqueued,
-    Incoming,
-    Retention,
-    State,
-    Workers,
-)
+from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, State
+from bot.retention import Retention
+from bot.workers import Workers
 
 
 def queue_at(path) -> DeliveryQueue:
@@ -237,7 +231,7 @@ def test_retention_deletes_old_done_deliveries_and_names_each_failed_one(tmp_pat
     q.db.execute("UPDATE deliveries SET updated_at = ? WHERE id = 'old-failed'", (OLD,))
     counted: list[tuple[State, int]] = []
     retention = Retention(q, 14, lambda state, n: counted.append((state, n)))
-    caplog.set_level("INFO", logger="bot.queue")
+    caplog.set_level("INFO", logger="bot.retention")
     assert retention.prune(CUTOFF) == {State.DONE: 1, State.FAILED: 1}
     assert q.get("old-done") is None and q.get("old-failed") is None
     kept = ["new-done", "new-failed", "old-pending", "new-pending", "old-processing"]
@@ -257,9 +251,12 @@ def test_retention_deletes_in_batches_until_none_is_left(tmp_path, monkeypatch):
         finished_at(q, f"d{i}", "done", OLD)
     monkeypatch.setattr(Retention, "BATCH", 3)
     batches: list[int] = []
-    prune_done = q.prune_done
-    monkeypatch.setattr(q, "prune_done", lambda *a: batches.append(prune_done(*a)) or batches[-1])
-    assert Retention(q, 14, lambda *_: None).prune(CUTOFF)[State.DONE] == 7
+    retention = Retention(q, 14, lambda *_: None)
+    prune_done = retention.prune_done
+    monkeypatch.setattr(
+        retention, "prune_done", lambda *a: batches.append(prune_done(*a)) or batches[-1]
+    )
+    assert retention.prune(CUTOFF)[State.DONE] == 7
     assert batches == [3, 3, 1] and q.counts()["done"] == 0
 
 
@@ -272,7 +269,7 @@ def test_the_first_delivery_received_from_a_time_is_found_by_bisection(tmp_path,
     seqs = [r["seq"] for r in q.db.execute("SELECT seq FROM deliveries ORDER BY seq")]
     for probe in ["2025-12-31", *times, "2026-01-01T12", "2027"]:
         later = [s for s, at in zip(seqs, times, strict=True) if at >= probe]
-        assert q.first_received_from(probe) == (
+        assert Retention(q, 14, lambda *_: None).first_received_from(probe) == (
             later[0] if later else (seqs[-1] + 1 if seqs else 0)
         )
 

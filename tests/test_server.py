@@ -15,11 +15,11 @@ from fastapi.testclient import TestClient
 
 from bot.github_port import PRRef
 from bot.notes import LibraryError
-from bot.queue import Workers
 from bot.server import StartupError, build_runtime, create_app
 from bot.settings import SettingsError
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
+from bot.workers import Workers
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,

@@ -1,0 +1,144 @@
+"""The worker threads that drain the delivery queue (bot/queue.py)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bot.queue import Delivery, DeliveryQueue, State
+
+log = logging.getLogger(__name__)
+
+
+def _log_context(delivery: Delivery) -> dict[str, Any]:
+    return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+
+
+class Workers:
+    """A small pool of threads draining the queue through `process`.
+
+    `process` raising means the delivery failed (the GitHub client has already
+    retried what it could); the error is kept and shown in /healthz.
+
+    Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
+    full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
+    seconds, doubling up to RECORD_RETRY_MAX, for as long as the server is not
+    stopping. Stopping, it gives up with an error in the log: the delivery stays
+    `processing` and runs again at the next start. The worker itself carries on.
+    """
+
+    # Other processes (`review-notes retry`) cannot wake us: poll this often.
+    POLL_SECONDS = 1.0
+    RECORD_RETRY_FIRST = 0.1
+    RECORD_RETRY_MAX = 5.0
+
+    def __init__(self, queue: DeliveryQueue, process: Callable[[Delivery], None], count: int):
+        self.queue = queue
+        self.process = process
+        self.count = count
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        self._stop.clear()
+        for i in range(self.count):
+            t = threading.Thread(target=self._run, name=f"review-notes-worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def stop_claiming(self) -> None:
+        """Take no new delivery (safe from a signal handler: sets a flag, takes no lock)."""
+        self._stop.set()
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Finish the deliveries in hand, then stop; unclaimed ones stay pending.
+
+        Bounded: a worker still busy after `timeout` seconds (all workers together) is
+        left behind; its delivery stays `processing` and is resumed at the next start.
+        """
+        self._stop.set()
+        self.queue._notify()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(deadline - time.monotonic(), 0))
+        busy = [t.name for t in self._threads if t.is_alive()]
+        if busy:
+            log.warning("stopping with %s still busy; their deliveries resume at start", busy)
+        self._threads = []
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            seen = self.queue.version
+            try:
+                delivery = self.queue.claim()
+                if delivery is not None and self._stop.is_set():
+                    # stopped between the check and the claim: hand it back untouched
+                    self.queue.release(delivery.id)
+                    break
+            except Exception:  # database busy or gone: wait and try again
+                log.exception("claiming a delivery failed")
+                delivery = None
+            if delivery is None:
+                self.queue.wait_for_work(seen, self.POLL_SECONDS)
+                continue
+            try:
+                self.run_one(delivery)
+            except Exception:  # never lose the worker
+                log.exception(
+                    "delivery %s: unexpected error in the worker; it stays processing and"
+                    " runs again at the next start",
+                    delivery.id,
+                )
+
+    def run_one(self, delivery: Delivery) -> None:
+        extra = _log_context(delivery)
+        try:
+            self.process(delivery)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning(
+                "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
+            )
+            self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
+        else:
+            self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
+
+    def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
+        """Store the outcome, trying again while not stopping; False if it was not stored."""
+        extra = _log_context(delivery)
+        wait, tries = self.RECORD_RETRY_FIRST, 0
+        while True:
+            tries += 1
+            try:
+                record()
+                if tries > 1:
+                    log.info(
+                        "delivery %s recorded as %s at try %d",
+                        delivery.id,
+                        outcome,
+                        tries,
+                        extra=extra,
+                    )
+                return True
+            except Exception:
+                log.exception(
+                    "delivery %s: recording it as %s failed (try %d)",
+                    delivery.id,
+                    outcome,
+                    tries,
+                    extra=extra,
+                )
+            if self._stop.is_set():
+                log.error(
+                    "delivery %s: stopping without recording it as %s; it stays processing"
+                    " and runs again at the next start",
+                    delivery.id,
+                    outcome,
+                    extra=extra,
+                )
+                return False
+            self._stop.wait(wait)  # a stop cuts the wait short: one more try, then give up
+            wait = min(wait * 2, self.RECORD_RETRY_MAX)
