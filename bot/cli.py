@@ -165,7 +165,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     """Read each note's source PR on GitHub; print the PRs and issues it says it relates to."""
     from bot.github_client import GitHubError
     from bot.github_port import PRRef
-    from bot.note_refs import mentioned, render, suggest
+    from bot.note_refs import mentioned, render_refs, suggest
     from bot.relations import related_refs
     from bot.server import live_github
     from bot.settings import SettingsError
@@ -212,7 +212,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
                 continue
             names = mentioned(pull.body, note, related)
             unknown = [n for n, kind in kinds.items() if kind is None]
-            print("\n".join(render(note, suggest(note, related, kinds), names, unknown)))
+            print("\n".join(render_refs(note, suggest(note, related, kinds), names, unknown)))
     finally:
         github.close()
     return 1 if failed else 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.commands import Command, Kind, check_word
-from bot.feedback import Pick, Problem
+from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
@@ -116,16 +116,16 @@ def render_unpicked(
     `commented`: the bot has a notes comment on the pull request."""
     head = _header(command)
     example = f"`{word} wrong 1`"
-    if pick.problem is Problem.NO_NOTES and not commented:
+    if pick.problem is PickProblem.NO_NOTES and not commented:
         return f"{head}\nThere is no notes comment on this pull request; nothing was hidden."
-    if pick.problem is Problem.NO_NOTES:
+    if pick.problem is PickProblem.NO_NOTES:
         return f"{head}\nThe notes comment on this pull request shows no note; nothing was hidden."
     numbers = "1" if shown == 1 else f"1 to {shown}"
-    if pick.problem is Problem.WHICH:
+    if pick.problem is PickProblem.WHICH:
         said = f"Say which note does not fit, by its number in the notes comment ({numbers})"
         return f"{head}\n{said}, as in {example}; nothing was hidden."
     asked = code(pick.asked, 40)
-    if pick.problem is Problem.NOT_SHOWN:
+    if pick.problem is PickProblem.NOT_SHOWN:
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
     shows = "only note 1" if shown == 1 else f"notes {numbers}"
     return (

@@ -22,7 +22,7 @@ from enum import StrEnum
 from bot.match_result import MatchResult
 
 
-class Problem(StrEnum):
+class PickProblem(StrEnum):
     """Why a `wrong` command names no note of the comment."""
 
     NO_NOTES = "no notes"  # the comment shows no note (or there is no comment)
@@ -36,7 +36,7 @@ class Pick:
     note_id: str | None
     rank: int = 0  # 1-based place in the comment
     reason: str = ""
-    problem: Problem | None = None
+    problem: PickProblem | None = None
     asked: str = ""  # the selector as typed, for the answer to a problem
 
 
@@ -50,23 +50,23 @@ def pick_note(args: Iterable[str], shown: tuple[str, ...], known: Collection[str
     """
     words = list(args)
     if not shown:
-        return Pick(None, problem=Problem.NO_NOTES)
+        return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
     selector = first.strip().lstrip("#").rstrip(".:,)").casefold()
     by_id = {n.casefold(): i for i, n in enumerate(shown)}
     if selector.isascii() and selector.isdigit():  # `①`, `²` are digits to str, not to int
         rank = int(selector)
         if not 1 <= rank <= len(shown):
-            return Pick(None, problem=Problem.RANGE, asked=first)
+            return Pick(None, problem=PickProblem.RANGE, asked=first)
         return Pick(shown[rank - 1], rank, " ".join(words[1:]))
     if selector in by_id:
         i = by_id[selector]
         return Pick(shown[i], i + 1, " ".join(words[1:]))
     if selector in {k.casefold() for k in known}:
-        return Pick(None, problem=Problem.NOT_SHOWN, asked=first)
+        return Pick(None, problem=PickProblem.NOT_SHOWN, asked=first)
     if len(shown) == 1:
         return Pick(shown[0], 1, " ".join(words))
-    return Pick(None, problem=Problem.WHICH)
+    return Pick(None, problem=PickProblem.WHICH)
 
 
 def hide_dismissed(result: MatchResult, dismissed: Iterable[str]) -> tuple[MatchResult, int]:

@@ -9,7 +9,7 @@ from enum import StrEnum
 from bot.notes import Note, Topic
 
 
-class Kind(StrEnum):
+class EvidenceKind(StrEnum):
     SOURCE = "source"  # the PR is the note's source PR
     REF = "ref"  # the PR refers to the note's source PR
     PATH = "path"
@@ -56,7 +56,7 @@ class Said:
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: Kind
+    kind: EvidenceKind
     weight: float
     what: str | Said  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
     keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
@@ -84,7 +84,7 @@ class TopicHit:
     def present(self) -> bool:
         """Shown by more than the description, which names neighbouring subsystems all
         the time."""
-        return any(e.kind is not Kind.BODY for e in self.evidence)
+        return any(e.kind is not EvidenceKind.BODY for e in self.evidence)
 
 
 @dataclass(frozen=True)

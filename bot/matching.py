@@ -66,7 +66,7 @@ from pathlib import Path
 from bot.config_files import ConfigError, read_config
 from bot.library import Library
 from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, match_config, unknown_topics
-from bot.match_result import Evidence, Kind, Match, MatchResult, Said, Saying, TopicHit
+from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
 from bot.notes import Note, Problem, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
@@ -84,7 +84,11 @@ from bot.similarity import Vocabulary, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
-_FIRST_HAND = (Kind.PATH, Kind.TAG, Kind.TITLE)  # what labels are derived from
+_FIRST_HAND = (
+    EvidenceKind.PATH,
+    EvidenceKind.TAG,
+    EvidenceKind.TITLE,
+)  # what labels are derived from
 
 
 def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
@@ -92,9 +96,9 @@ def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
     is part of it (a description word alone counts as neither)."""
     files: set[str] = set()
     for e in evidence:
-        if e.kind is Kind.PATH:
+        if e.kind is EvidenceKind.PATH:
             files |= e.keys
-        elif e.kind is not Kind.BODY:
+        elif e.kind is not EvidenceKind.BODY:
             return None
     return files
 
@@ -295,20 +299,20 @@ class CompiledMatcher:
 
     def _topic_hits(self, facts: PRFacts, scan: _Scan, repo: str) -> list[TopicHit]:
         w = self.config.weights
-        by_topic: dict[str, dict[Kind, list]] = defaultdict(lambda: defaultdict(list))
+        by_topic: dict[str, dict[EvidenceKind, list]] = defaultdict(lambda: defaultdict(list))
         for key, (tag, hit) in scan.tags.items():
             for tid in dict.fromkeys(
                 (*self._term_topics.get(key, ()), *self._tag_topics.get(key, ()))
             ):
-                by_topic[tid][Kind.TAG].append((tag, hit))
-        for field, kind in ((scan.title, Kind.TITLE), (scan.body, Kind.BODY)):
+                by_topic[tid][EvidenceKind.TAG].append((tag, hit))
+        for field, kind in ((scan.title, EvidenceKind.TITLE), (scan.body, EvidenceKind.BODY)):
             for key, hit in field.items():
                 for tid in self._term_topics.get(key, ()):
                     by_topic[tid][kind].append(hit)
         for tid in scan.topic_files:
-            by_topic[tid][Kind.PATH] = scan.topic_files[tid]
+            by_topic[tid][EvidenceKind.PATH] = scan.topic_files[tid]
         for tid in scan.labels:
-            by_topic[tid][Kind.LABEL] = scan.labels[tid]
+            by_topic[tid][EvidenceKind.LABEL] = scan.labels[tid]
 
         # mergify derives a label from files and title words; once any topic carrying that
         # label shows them, the label is that fact again, for every topic that carries it
@@ -319,33 +323,35 @@ class CompiledMatcher:
         hits = []
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
-            if files := found.get(Kind.PATH):
+            if files := found.get(EvidenceKind.PATH):
                 aux = all(self._aux.owners(f) for f in files)
                 weight = (w.aux_path if aux else w.path) * self._share(len(files), scan.n_files)
-                ev.append(Evidence(Kind.PATH, weight, changes(files), frozenset(files)))
-            if tagged := found.get(Kind.TAG):
+                ev.append(Evidence(EvidenceKind.PATH, weight, changes(files), frozenset(files)))
+            if tagged := found.get(EvidenceKind.TAG):
                 tag = tag_text(*tagged[0])
                 keys = frozenset("title:" + h.key for _, h in tagged)
-                ev.append(Evidence(Kind.TAG, w.tag, f"title is tagged [{tag}]", keys))
-            if said := found.get(Kind.TITLE):
+                ev.append(Evidence(EvidenceKind.TAG, w.tag, f"title is tagged [{tag}]", keys))
+            if said := found.get(EvidenceKind.TITLE):
                 keys = frozenset("title:" + h.key for h in said)
                 said = _distinct(said)  # `capture sizes` is one mention of two keywords
-                ev.append(Evidence(Kind.TITLE, w.title, mentions(Saying.TITLE, said), keys))
-            if said := found.get(Kind.BODY):
+                ev.append(Evidence(EvidenceKind.TITLE, w.title, mentions(Saying.TITLE, said), keys))
+            if said := found.get(EvidenceKind.BODY):
                 heard = said
                 said = sorted(_distinct(said), key=lambda h: -h.count)
                 said = said[: max(self.config.body_terms, 1)]
                 weight = w.body * min(len(said), self.config.body_terms)
                 keys = frozenset("body:" + h.key for h in _inside(heard, said))
-                ev.append(Evidence(Kind.BODY, weight, mentions(Saying.BODY, said), keys))
+                ev.append(Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys))
             labels = [
                 lb
-                for lb in found.get(Kind.LABEL, ())
+                for lb in found.get(EvidenceKind.LABEL, ())
                 if not shown.intersection(self._label_topics.get(lb.lower(), ()))
             ]
             if labels:
                 text = ", ".join(f"'{lb}'" for lb in labels)
-                ev.append(Evidence(Kind.LABEL, w.label, f"labelled {text}", frozenset(labels)))
+                ev.append(
+                    Evidence(EvidenceKind.LABEL, w.label, f"labelled {text}", frozenset(labels))
+                )
             scale = self.config.topic_scale.get(tid, 1.0)
             score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale
             if score <= 0:
@@ -373,8 +379,8 @@ class CompiledMatcher:
         for key in mine:
             if key not in in_title or not (said := _title_says(key, scan)):
                 continue
-            kind = Kind.TAG if key in scan.tags else Kind.TITLE
-            weight = w.note_tag if kind is Kind.TAG else w.note_title
+            kind = EvidenceKind.TAG if key in scan.tags else EvidenceKind.TITLE
+            weight = w.note_tag if kind is EvidenceKind.TAG else w.note_title
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
             ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), KEYWORD))
@@ -384,7 +390,7 @@ class CompiledMatcher:
         for hit in in_body[: self.config.body_terms]:
             ev.append(
                 Evidence(
-                    Kind.BODY,
+                    EvidenceKind.BODY,
                     w.note_body_code if hit.key in code else w.note_body,
                     mentions(Saying.BODY, [hit]),
                     frozenset({"body:" + hit.key}),
@@ -394,7 +400,13 @@ class CompiledMatcher:
         if files := scan.note_files.get(i):
             weight = w.note_path * self._share(len(files), scan.n_files)
             ev.append(
-                Evidence(Kind.PATH, weight, changes(files), frozenset(files), "a path of this note")
+                Evidence(
+                    EvidenceKind.PATH,
+                    weight,
+                    changes(files),
+                    frozenset(files),
+                    "a path of this note",
+                )
             )
         said = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
         diff = {word: _changed_by(word, facts) for word in self._code_words[i]}
@@ -403,7 +415,7 @@ class CompiledMatcher:
             naming = frozenset(f for word in named for f in diff[word])
             quoted = ", ".join(f"'{word}'" for word in named[:3])
             detail = f"its changed lines name {quoted}"
-            ev.append(Evidence(Kind.DIFF, w.note_diff, detail, naming, "code of this note"))
+            ev.append(Evidence(EvidenceKind.DIFF, w.note_diff, detail, naming, "code of this note"))
         if similar := self._similar(i, facts, scan):
             ev.append(similar)
         return ev
@@ -416,7 +428,7 @@ class CompiledMatcher:
             weight = self.config.weights.note_aspect
             topic = self.library.topics[self.notes[i].topics[0]].name_en
             gloss = ASPECT.format(topic)
-            return Evidence(Kind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
+            return Evidence(EvidenceKind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 
     def _similar(self, i: int, facts: PRFacts, scan: _Scan) -> Evidence | None:
@@ -432,7 +444,7 @@ class CompiledMatcher:
         if weight <= 0:
             return None
         detail = shared_detail([w for w, _ in words[:4]], self._title_only[i], facts)
-        return Evidence(Kind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
+        return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
         """Topics (and the note's own paths) shown by changed files alone (no word, tag or
@@ -463,7 +475,11 @@ class CompiledMatcher:
         scored, shared, broad = self._topic_part(note, hit, own)
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
-            gain = e.weight - already if e.kind not in (Kind.PATH, Kind.DIFF) else e.weight
+            gain = (
+                e.weight - already
+                if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)
+                else e.weight
+            )
             if gain > 0:
                 scored.append((gain, e.what, e.gloss))
         is_source = self._is_source(i, facts)
@@ -495,16 +511,18 @@ class CompiledMatcher:
         # which member or which failure: words or files of the note's own have to, or a
         # title resembling the note's. That title alone does not show the subsystem: it
         # shares words, and those may come from another one.
-        similar = any(e.kind is Kind.SIMILAR for e in own)
-        on_topic = any(e.kind is not Kind.SIMILAR for e in own) or (
+        similar = any(e.kind is EvidenceKind.SIMILAR for e in own)
+        on_topic = any(e.kind is not EvidenceKind.SIMILAR for e in own) or (
             main_shown and (similar or main not in self._broad)
         )
         # Files and the names their diff changes can both be a sweep's (a typing clean-up
         # of 900 files names everything); words cannot.
-        own_words = [e for e in own if e.kind not in (Kind.PATH, Kind.DIFF)]
-        own_files = frozenset().union(*(e.keys for e in own if e.kind in (Kind.PATH, Kind.DIFF)))
+        own_words = [e for e in own if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)]
+        own_files = frozenset().union(
+            *(e.keys for e in own if e.kind in (EvidenceKind.PATH, EvidenceKind.DIFF))
+        )
         swept = not own_words and not tied and self._swept(hit, scan, own_files)
-        named = any(e.kind in (Kind.TITLE, Kind.TAG) for e in own_words)
+        named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
         return Match(
             note,
             round(score, 2),
@@ -543,7 +561,7 @@ class CompiledMatcher:
             # PR is about: it counts in full, whatever other topics the note has.
             tagged = th.topic.id == main and main in self._narrow
             for e in th.evidence:
-                scale = capped * (1.0 if tagged and e.kind is Kind.TAG else coverage)
+                scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
                 scored.append((e.weight * scale, e.what, TOPIC.format(th.topic.name_en)))
                 for k in e.keys:
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)

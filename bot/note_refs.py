@@ -61,7 +61,7 @@ def mentioned(body: str, note: Note, related: Iterable[Related]) -> list[int]:
     return [n for n in found if n not in skip]
 
 
-def render(
+def render_refs(
     note: Note,
     suggestions: list[Suggestion],
     names: Iterable[int] = (),

@@ -15,7 +15,7 @@ from bot.context import BotContext
 from bot.db import Database
 from bot.feedback import (
     Mark,
-    Problem,
+    PickProblem,
     evidence_terms,
     hide_dismissed,
     pick_note,
@@ -55,14 +55,14 @@ def test_with_one_note_shown_the_number_may_be_left_out():
 @pytest.mark.parametrize(
     ("args", "shown", "problem"),
     [
-        (("1",), (), Problem.NO_NOTES),
-        ((), SHOWN, Problem.WHICH),
-        (("not", "relevant"), SHOWN, Problem.WHICH),
-        (("4",), SHOWN, Problem.RANGE),
-        (("0",), SHOWN, Problem.RANGE),
-        (("vllm-dddd4444", "why"), SHOWN, Problem.NOT_SHOWN),
-        (("①",), SHOWN, Problem.WHICH),  # a digit to str.isdigit, not to int()
-        (("²",), SHOWN, Problem.WHICH),
+        (("1",), (), PickProblem.NO_NOTES),
+        ((), SHOWN, PickProblem.WHICH),
+        (("not", "relevant"), SHOWN, PickProblem.WHICH),
+        (("4",), SHOWN, PickProblem.RANGE),
+        (("0",), SHOWN, PickProblem.RANGE),
+        (("vllm-dddd4444", "why"), SHOWN, PickProblem.NOT_SHOWN),
+        (("①",), SHOWN, PickProblem.WHICH),  # a digit to str.isdigit, not to int()
+        (("²",), SHOWN, PickProblem.WHICH),
     ],
 )
 def test_a_command_naming_no_shown_note_says_why(args, shown, problem):

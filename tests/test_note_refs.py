@@ -7,7 +7,7 @@ from test_check import VALID
 from webhook_kit import base_env, cli
 
 from bot.library import ROOT
-from bot.note_refs import mentioned, render, suggest
+from bot.note_refs import mentioned, render_refs, suggest
 from bot.notes import Note
 from bot.relations import Related, Relation, related_refs
 
@@ -117,7 +117,7 @@ def test_suggest_puts_prs_in_read_with_and_fixed_issues_in_issues():
     kinds = {1: True, 2: False, 3: False, 4: True, 5: None, 6: True}
     got = suggest(note(read_with=[6]), related, kinds)
     assert [(s.field, s.number) for s in got] == [("read_with", 1), ("issues", 2), ("read_with", 4)]
-    lines = render(note(read_with=[6]), got)
+    lines = render_refs(note(read_with=[6]), got)
     assert lines[0] == "vllm-test0001 (PR 100):"
     assert '  read_with += 1  (follows up on: "Follow-up to #1")' in lines
     assert "  read_with = [6, 1, 4]" in lines and "  issues = [2]" in lines
@@ -127,10 +127,10 @@ def test_suggest_nothing_new_but_show_what_prose_names():
     n = note(issues=[2], read_with=[3])
     related = [Related(2, Relation.FIXES, "Fixes #2")]
     assert suggest(n, related, {2: False}) == []
-    assert render(n, []) == ["vllm-test0001 (PR 100):", "  nothing to add"]
+    assert render_refs(n, []) == ["vllm-test0001 (PR 100):", "  nothing to add"]
     body = "#51430 narrowed the region; this restores the pre-#51430 one. Fixes #2. See #3, #100."
     assert mentioned(body, n, related) == [51430]
-    assert render(n, [], [51430]) == [
+    assert render_refs(n, [], [51430]) == [
         "vllm-test0001 (PR 100):",
         "  also names #51430 (no relation stated: read the PR and decide)",
         "  nothing to add",

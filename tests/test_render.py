@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bot.library import load_library
 from bot.match_config import load_match_config
-from bot.match_result import Evidence, Kind, Match, MatchResult, TopicHit
+from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
 from bot.matching import match_pr
 from bot.notes import Note, Verdict
 from bot.prfacts import PRFacts
@@ -342,7 +342,7 @@ def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
     # every topic hit, each with long evidence: the note-less comment was over the budget,
     # and render() raised AssertionError('unreachable'), render_no_match had no check
     # (suspected by review 'render')
-    evidence = tuple(Evidence(Kind.TITLE, 1.0, "r" * 290) for _ in range(12))
+    evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in LIB.topics.values())
     topics = tuple(h.topic.id for h in hits)
     why = RenderOptions(links=OPTS.links, verbose=True)
@@ -428,7 +428,7 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     # render() tried every note count with the topics first, down to none, and only then
     # dropped the topics: a comment could show the topics and no note, though the note
     # fitted without them (notes are kept first; found by review 'diff11')
-    evidence = tuple(Evidence(Kind.TITLE, 1.0, "r" * 290) for _ in range(12))
+    evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in list(LIB.topics.values())[:6])
     topics = tuple(h.topic.id for h in hits)
     big = note(summary_en="s " * 2000)  # a 4,000-character note block
