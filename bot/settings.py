@@ -45,9 +45,6 @@ ENV_PREFIX = "REVIEW_NOTES_"
 # Printed at start-up.
 DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
 
-_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-
-
 _OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_': managed users)
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -272,11 +269,16 @@ class Settings(BaseSettings):
                 f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "
                 "when posting to GitHub (links must work for reviewers)"
             )
-        if self.note_links == "github" and not _REPO.match(self.notes_github_repo or ""):
-            problems.append(
-                f"{ENV_PREFIX}NOTES_GITHUB_REPO: required (owner/name) with "
-                f"{ENV_PREFIX}NOTE_LINKS=github"
-            )
+        if self.note_links == "github":
+            # the note links would all lead to a repository that cannot exist
+            repo = self.notes_github_repo or ""
+            why = _repo_problem(repo) if repo else "required (owner/name)"
+            if why:
+                shown = f"{repo}: " if repo else ""
+                problems.append(
+                    f"{ENV_PREFIX}NOTES_GITHUB_REPO: {shown}{why} "
+                    f"(with {ENV_PREFIX}NOTE_LINKS=github)"
+                )
         if problems:
             raise ValueError("\n".join(problems))
         return self

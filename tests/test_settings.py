@@ -168,6 +168,25 @@ def test_an_allow_list_entry_no_repository_can_have_is_refused(entry, why):
     assert text == f"REVIEW_NOTES_REPOS: {entry}: {why}"
 
 
+@pytest.mark.parametrize(
+    ("repo", "why"),
+    [
+        ("", "required (owner/name)"),
+        ("acme/notes.git", "acme/notes.git: drop the .git"),  # pasted from a clone URL
+        ("acme/..", "acme/..: '.' and '..' are no repository's name"),
+        (
+            "acme.org/notes",
+            "acme.org/notes: an account's name has only letters, digits, '-' and '_'",
+        ),
+    ],
+)
+def test_a_notes_repository_no_repository_can_have_is_refused(repo, why):
+    # Every note link in every comment would lead to a page that cannot exist.
+    text = errors(note_links="github", notes_github_repo=repo)
+    assert text == f"REVIEW_NOTES_NOTES_GITHUB_REPO: {why} (with REVIEW_NOTES_NOTE_LINKS=github)"
+    assert load(note_links="github", notes_github_repo="Acme/review-notes_1.x").notes_github_repo
+
+
 def test_allow_list_names_github_allows():
     names = "Codertocat/Hello-World,my_emu_user/x.y_z-1,a-b/.github,acme/git.gitignore"
     assert load(repos=names).repos == (
