@@ -117,3 +117,70 @@ def test_filter_by_topic_then_open_a_note(browser, base_url):
     assert badge.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
     problems = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not [m for m in problems if "favicon" not in m], problems
+
+
+# --- contrast: every text a reader sees, in the light and the dark palette -------------
+
+AA_NORMAL = 4.5  # WCAG 2.x AA for text under 18.66px bold / 24px
+AA_LARGE = 3.0
+
+# Each element showing text of its own (or a placeholder): its colour, the background it
+# is on (the first opaque one up the tree), its size and weight, and a name for the report.
+_TEXT_COLOURS = """
+const out = [];
+function background(n) {
+  for (; n; n = n.parentElement) {
+    const c = getComputedStyle(n).backgroundColor;
+    if (c && c !== 'transparent' && !/rgba\\(.*,\\s*0\\)$/.test(c)) return c;
+  }
+  return 'rgb(255, 255, 255)';
+}
+function add(e, pseudo, what) {
+  const s = getComputedStyle(e, pseudo);
+  out.push([what, s.color, background(e), parseFloat(s.fontSize), parseInt(s.fontWeight)]);
+}
+for (const e of document.body.querySelectorAll('*')) {
+  if (!e.getClientRects().length) continue;  // not shown
+  const own = [...e.childNodes].some(t => t.nodeType === 3 && t.textContent.trim());
+  const name = e.tagName.toLowerCase() + '.' + e.className;
+  if (own) add(e, null, name + ': ' + e.textContent.trim().slice(0, 30));
+  if (e.placeholder) add(e, '::placeholder', 'placeholder of ' + e.name);
+}
+return out;
+"""
+
+
+def _luminance(css: str) -> float:
+    def channel(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (float(x) for x in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(fg: str, bg: str) -> float:
+    a, b = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url, scheme):
+    # The stylesheet has a dark palette: a colour chosen for the light one only (white on
+    # the dark palette's light link blue, a light-mode orange, the browser's default
+    # placeholder grey) reads at 2.5:1 to 4.1:1 there.
+    features = [{"name": "prefers-color-scheme", "value": scheme}]
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
+    try:
+        poor = []
+        for page in ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent"):
+            browser.get(base_url + page)
+            for what, fg, bg, size, weight in browser.execute_script(_TEXT_COLOURS):
+                large = size >= 24 or (size >= 18.66 and weight >= 700)
+                ratio = _contrast(fg, bg)
+                if ratio < (AA_LARGE if large else AA_NORMAL):
+                    poor.append(f"{page} {what!r}: {fg} on {bg} is {ratio:.2f}:1")
+        assert not poor, "\n".join(dict.fromkeys(poor))
+        assert browser.execute_script(_TEXT_COLOURS)  # the walk saw text at all
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
