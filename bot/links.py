@@ -37,9 +37,11 @@ def note_file_url(
     file: str | None = None,
 ) -> str:
     """The note's file on GitHub: `file` under the notes directory (Library.files: a
-    curator may sort notes into sub-folders), else `<id>.md`, as the importer writes it."""
+    curator may sort notes into sub-folders), else `<id>.md`, as the importer writes it.
+    Shown as written (`?plain=1`): GitHub renders a .md file's TOML `+++` header as prose,
+    which runs the header and the guidance together into one paragraph."""
     path = f"{directory.strip('/')}/{quote(file or note.filename, safe='/')}".lstrip("/")
-    return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}"
+    return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}?plain=1"
 
 
 def pr_url(repo: str, number: int) -> str:

@@ -457,7 +457,7 @@ def test_github_link_mode_points_source_files_at_the_notes_repo(library):
         library, link_mode="github", notes_repo_url="https://github.com/acme/review-notes/"
     )
     html = client.get("/notes/n-graph").text
-    file_url = "https://github.com/acme/review-notes/blob/main/seeds/notes/n-graph.md"
+    file_url = "https://github.com/acme/review-notes/blob/main/seeds/notes/n-graph.md?plain=1"
     assert f'<a href="{file_url}">source file</a>' in html
     data = client.get("/notes/n-graph", params={"format": "json"}).json()
     assert data["source_file_url"] == file_url and data["url"] == "/notes/n-graph"
@@ -476,7 +476,7 @@ def test_a_note_in_a_sub_folder_links_to_its_own_file(tmp_path, library):
     topics.write_text(TOPICS_TOML, "utf-8")
     nested = load_library(notes, topics)
     assert nested.files["n-graph"] == "cuda graphs/n-graph.md"
-    url = "https://github.com/acme/review-notes/blob/main/seeds/notes/cuda%20graphs/n-graph.md"
+    url = "https://github.com/acme/review-notes/blob/main/seeds/notes/cuda%20graphs/n-graph.md?plain=1"
     client = client_for(
         nested, link_mode="github", notes_repo_url="https://github.com/acme/review-notes"
     )
@@ -484,7 +484,7 @@ def test_a_note_in_a_sub_folder_links_to_its_own_file(tmp_path, library):
     links = NoteLinks(mode="github", repo="acme/review-notes", files=nested.files)
     assert links.url(nested.by_id["n-graph"]) == url
     top = [n for n in nested.notes if n.id != "n-graph"][0]
-    assert links.url(top).endswith(f"/seeds/notes/{top.filename}")
+    assert links.url(top).endswith(f"/seeds/notes/{top.filename}?plain=1")
 
 
 def test_note_urls_and_link_settings():
@@ -492,7 +492,7 @@ def test_note_urls_and_link_settings():
     assert note_page_url(note, public_url="https://bot.test/") == "https://bot.test/notes/n-graph"
     assert (
         note_file_url(note, notes_repo_url="https://github.com/o/r")
-        == "https://github.com/o/r/blob/main/seeds/notes/n-graph.md"
+        == "https://github.com/o/r/blob/main/seeds/notes/n-graph.md?plain=1"
     )
     with pytest.raises(ValueError, match="needs notes_repo_url"):
         check_link_settings("github", "")

@@ -199,7 +199,7 @@ def test_command_word_comes_from_settings():
 def test_github_link_mode_points_at_the_note_file():
     links = NoteLinks(mode="github", repo="acme/notes", branch="live", directory="seeds/notes/")
     body = render(result(note(7)), LIB, opts=RenderOptions(links=links))
-    assert "(https://github.com/acme/notes/blob/live/seeds/notes/test-0007.md)" in body
+    assert "(https://github.com/acme/notes/blob/live/seeds/notes/test-0007.md?plain=1)" in body
     assert_inert(body)
 
 

@@ -565,7 +565,7 @@ def test_the_notes_pages_source_link_follows_the_branch_and_directory(tmp_path):
         note = rt.ctx.library.notes[0]
         data = client.get(f"/notes/{note.id}", params={"format": "json"}).json()
         link = rt.ctx.links.url(note)  # the comment's link
-    assert link == f"https://github.com/acme/review-notes/blob/notes/library/{note.id}.md"
+    assert link == f"https://github.com/acme/review-notes/blob/notes/library/{note.id}.md?plain=1"
     assert data["source_file_url"] == link
 
 
@@ -579,7 +579,8 @@ def test_the_comments_link_to_a_note_in_a_sub_folder_is_its_file(tmp_path):
         note = rt.ctx.library.notes[0]
         link = rt.ctx.links.url(note)
     assert (
-        link == f"https://github.com/acme/review-notes/blob/main/seeds/notes/deepseek/{note.id}.md"
+        link
+        == f"https://github.com/acme/review-notes/blob/main/seeds/notes/deepseek/{note.id}.md?plain=1"
     )
 
 
