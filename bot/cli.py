@@ -303,7 +303,7 @@ def _settings(**values: object):
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from bot.logs import setup_logging
-    from bot.server import StartupError, run_server
+    from bot.server import StartupError, StopSignals, run_server
     from bot.settings import SettingsError, unknown_variables
 
     settings = _settings(host=args.host, port=args.port)
@@ -320,11 +320,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
-    # that was there before it: make that one a no-op, so a drained stop exits 0.
+    # that was there before it: that one only notes it, so a drained stop exits 0; a
+    # stop while starting is kept, and ends the run once the server is up.
+    early = StopSignals()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, _stopped)
+        signal.signal(sig, early)
     try:
-        return run_server(settings)
+        return run_server(settings, early=early)
     except LibraryError as exc:
         print(exc, file=sys.stderr)
         print(
@@ -339,10 +341,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print("review-notes: configuration error", file=sys.stderr)
         print(exc, file=sys.stderr)
         return 2
-
-
-def _stopped(signum: int, frame: object) -> None:
-    print(f"review-notes: stopped by {signal.Signals(signum).name}", file=sys.stderr)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import signal
 import sqlite3
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -405,20 +407,45 @@ class HeadAsGet:
 DRAIN_SECONDS = 10
 
 
+class StopSignals:
+    """The stop signals' handler outside uvicorn's serving: while the server starts (the
+    notes load, the database opens) and once uvicorn, having drained, raises the signal
+    again for the handler it found. A signal seen while starting is kept, so the server
+    drains and exits as soon as it is up: `docker stop` right after a start must not be
+    lost (the platform would wait its whole grace period, then kill)."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if signum not in self.seen:  # once: uvicorn's re-raise is the same stop
+            print(f"review-notes: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        self.seen.append(signum)
+
+
 class DrainingServer(uvicorn.Server):
     """uvicorn's server; on the first stop signal the workers stop claiming at once."""
 
-    def __init__(self, config: uvicorn.Config, rt: Runtime):
+    def __init__(self, config: uvicorn.Config, rt: Runtime, early: StopSignals | None = None):
         super().__init__(config)
         self.rt = rt
+        self.early = early
+
+    async def startup(self, sockets: list[Any] | None = None) -> None:
+        await super().startup(sockets)
+        if self.early is not None and self.early.seen:  # stopped while starting
+            self.handle_exit(self.early.seen[0], None)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         self.rt.workers.stop_claiming()
         super().handle_exit(sig, frame)
 
 
-def run_server(settings: Settings, library: Library | None = None) -> int:
-    """`review-notes serve`: start uvicorn; print why when it cannot start."""
+def run_server(
+    settings: Settings, library: Library | None = None, early: StopSignals | None = None
+) -> int:
+    """`review-notes serve`: start uvicorn; print why when it cannot start. `early`: the
+    stop signals' handler installed before (a stop while starting ends the run once up)."""
     rt = build_runtime(settings, library=library)
     claim_database(rt.db, settings)
     base = f"http://{settings.host}:{settings.port}"
@@ -458,5 +485,5 @@ def run_server(settings: Settings, library: Library | None = None) -> int:
         http=UVICORN_HTTP,
         loop=UVICORN_LOOP,
     )
-    DrainingServer(config, rt).run()
+    DrainingServer(config, rt, early).run()
     return 0

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sqlite3
+import subprocess
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from tests.webhook_kit import ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
+from tests.webhook_kit import (
+    PY,
+    ROOT,
+    LiveServer,
+    base_env,
+    cli,
+    free_port,
+    get_json,
+    wait_until,
+)
 
 
 def server(tmp_path: Path, env: dict[str, str], port: int | None = None) -> LiveServer:
@@ -251,3 +262,42 @@ def test_serve_logs_json_lines_without_the_secret(tmp_path):
     assert processed and processed[0]["pr"] == 52419 and processed[0]["repo"] == "vllm-project/vllm"
     warned = [r for r in records if r["level"] == "warning" and "REVIEW_NOTES_REPO:" in r["msg"]]
     assert warned and "did you mean REVIEW_NOTES_REPOS?" in warned[0]["msg"], records
+
+
+# `review-notes serve` as the image runs it, with the stop signal arriving while the
+# notes load: after the CLI installed its handler, before uvicorn installed its own.
+_STOPPED_WHILE_STARTING = """
+import os, signal, sys
+import bot.server as server
+real = server.build_runtime
+def build_runtime(*args, **kwargs):
+    os.kill(os.getpid(), signal.{sig})  # docker stop (or Ctrl-C) while the notes load
+    return real(*args, **kwargs)
+server.build_runtime = build_runtime
+from bot.cli import main
+sys.exit(main(["serve", "--port", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_stop_signal_while_starting_stops_the_server_once_up(tmp_path, sig):
+    # It used to be only printed: the server went on serving until SIGKILL, and the
+    # platform waited out its whole grace period.
+    env = base_env(tmp_path) | {"PYTHONPATH": str(ROOT)}
+    code = _STOPPED_WHILE_STARTING.format(sig=sig)
+    proc = subprocess.Popen(
+        [PY, "-c", code, str(free_port())],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        out = proc.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)  # a second stop, once up, does stop it
+        out = proc.communicate(timeout=30)[0]
+        pytest.fail(f"{sig} while starting was ignored; log:\n{out[-600:]}")
+    assert proc.returncode == 0, out
+    assert out.count(f"stopped by {sig}") == 1, out  # said once, not again at the re-raise
