@@ -350,8 +350,12 @@ def create_app(rt: Runtime) -> FastAPI:
             "  curl -X POST -H 'Accept: application/vnd.github+json' "
             f"{settings.github_api_url.rstrip('/')}/app-manifests/{code}/conversions > app.json\n\n"
             "app.json holds id, pem and webhook_secret: set GITHUB_APP_ID, "
-            "GITHUB_PRIVATE_KEY_PATH (save pem to a file) and GITHUB_WEBHOOK_SECRET, then\n"
-            "install the App on the repository and restart review-notes.\n"
+            "GITHUB_PRIVATE_KEY_PATH (save pem to a file) and GITHUB_WEBHOOK_SECRET,\n"
+            "and REVIEW_NOTES_PUBLIC_URL to this server's public address (the comments "
+            "link to its note pages); then\n"
+            "install the App on the repository and restart review-notes. GitHub's first "
+            "ping was signed with\nthe new secret before this server had it: redeliver it "
+            "from the App's settings (Advanced).\n"
         )
 
     return app

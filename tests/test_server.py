@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from bot.github_port import PRRef
 from bot.notes import LibraryError
 from bot.server import StartupError, build_runtime, create_app
-from bot.settings import SettingsError
+from bot.settings import SettingsError, load_settings
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from bot.workers import Workers
@@ -551,6 +551,30 @@ def test_the_app_created_page_posts_the_code_to_the_configured_api(tmp_path):
         text = client.get("/github/app-created", params={"code": "abc123"}).text
     assert "https://ghe.example.com/api/v3/app-manifests/abc123/conversions" in text
     assert "api.github.com" not in text
+
+
+def test_the_settings_the_app_created_page_names_start_a_live_server(
+    tmp_path, monkeypatch, app_key
+):
+    # The operator sets exactly what the page says, then restarts: that must be enough
+    # (REVIEW_NOTES_PUBLIC_URL was missing, and the live server refused to start).
+    with serving(make_settings(tmp_path)) as (client, _):
+        page = client.get("/github/app-created", params={"code": "abc123"}).text
+    pem = tmp_path / "app.pem"
+    pem.write_text(app_key.private_pem, "utf-8")
+    values = {
+        "GITHUB_APP_ID": "123456",
+        "GITHUB_PRIVATE_KEY_PATH": str(pem),
+        "GITHUB_WEBHOOK_SECRET": "e340154128314309424b7c8e90325147d99fdafa",
+        "REVIEW_NOTES_PUBLIC_URL": "https://notes.example.org",
+    }
+    named = set(re.findall(r"\b(?:GITHUB|REVIEW_NOTES)_[A-Z_]+\b", page))
+    assert named == set(values), named
+    for name in named:
+        monkeypatch.setenv(name, values[name])
+    monkeypatch.setenv("REVIEW_NOTES_DB_PATH", str(tmp_path / "live.sqlite3"))
+    settings = load_settings(env_file=None)
+    assert settings.has_credentials and not settings.uses_dev_secret
 
 
 def test_the_notes_pages_source_link_follows_the_branch_and_directory(tmp_path):
