@@ -24,6 +24,8 @@ RUN pip install -e .
 # Data: the taxonomy, matching weights, bot defaults and the notes themselves.
 COPY config ./config
 COPY seeds/notes ./seeds/notes
+# Payloads to replay against a dry run (the banner suggests one).
+COPY examples ./examples
 
 # The SQLite queue and state live on a volume owned by the unprivileged user.
 RUN mkdir -p /app/var && chown review-notes:review-notes /app/var

@@ -411,6 +411,11 @@ class HeadAsGet:
 DRAIN_SECONDS = 10
 
 
+# The delivery the dry-run banner suggests replaying (relative to the working directory:
+# the checkout, or /app in the image, which copies examples/ for this).
+DRY_RUN_EXAMPLE = "examples/pr-52419-opened.json"
+
+
 class StopSignals:
     """The stop signals' handler outside uvicorn's serving: while the server starts (the
     notes load, the database opens) and once uvicorn, having drained, raises the signal
@@ -469,8 +474,7 @@ def run_server(
             "  (set GITHUB_WEBHOOK_SECRET for real deliveries)"
         )
         lines.append(
-            "review-notes: try  review-notes replay examples/pr-52419-opened.json"
-            f" --url {base}/webhook"
+            f"review-notes: try  review-notes replay {DRY_RUN_EXAMPLE} --url {base}/webhook"
         )
     print("\n".join(lines), flush=True)
     app = create_app(rt)

@@ -9,6 +9,7 @@ import tomllib
 import yaml
 
 from bot.dispatch import build_dispatcher
+from bot.server import DRY_RUN_EXAMPLE
 from bot.settings import Settings, env_name
 from tests.webhook_kit import ROOT
 
@@ -73,3 +74,16 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
     for src in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", text, re.M):
         for path in src.split():
             assert (ROOT / path).exists(), f"Dockerfile copies a missing {path}"
+
+
+def test_the_image_holds_the_example_its_dry_run_banner_suggests():
+    # Run without credentials, the image prints "try  review-notes replay <file>"; the
+    # image used to copy only bot/, config/ and seeds/notes/, so the file was not there.
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    copied = [
+        p for src in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", text, re.M) for p in src.split()
+    ]
+    assert any(DRY_RUN_EXAMPLE == c or DRY_RUN_EXAMPLE.startswith(c + "/") for c in copied)
+    assert (ROOT / DRY_RUN_EXAMPLE).is_file()
+    ignored = (ROOT / ".dockerignore").read_text("utf-8").split()
+    assert not [i for i in ignored if DRY_RUN_EXAMPLE.startswith(i.rstrip("/") + "/")]
