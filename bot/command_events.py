@@ -19,9 +19,10 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 - `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
   comment, within the per-PR reply budget (over it: `confused`, no reply).
 
-`+1` follows once everything the comment asked for is done. GitHub has no
-reaction API for review bodies, so commands in a review body are answered without
-reactions. Bots are never answered (our own comments included).
+`+1` follows once everything the comment asked for is done. A reaction GitHub
+refuses fails the delivery once the rest is answered, so that `retry` adds it (see
+`Reactions`). GitHub has no reaction API for review bodies, so commands in a review
+body are answered without reactions. Bots are never answered (our own comments included).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
+from bot.github_client import GitHubError
 from bot.github_port import PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate
@@ -186,12 +188,29 @@ def handle_review(ctx: BotContext, delivery: Delivery) -> str:
 # --- answering ----------------------------------------------------------------------
 
 
+class ReactionsFailed(Exception):
+    """Reactions GitHub did not take: the delivery fails with them so that a retry adds them."""
+
+
+def _gone(exc: Exception) -> bool:
+    """The comment to react on is no longer there (deleted meanwhile): nothing to retry."""
+    return isinstance(exc, GitHubError) and exc.status in (404, 410)
+
+
 class Reactions:
-    """Reactions on comments, each added once; a failed one is logged, not fatal."""
+    """Reactions on comments, each added once.
+
+    A failed one does not stop the answer (the comment update, the replies), but is
+    kept: `check` then fails the delivery with it, so it shows in /healthz and a retry
+    adds it. A re-run redoes no more than that: GitHub answers 200 for a reaction that
+    exists, replies are found by their key, and an unchanged notes comment is not
+    written. A reaction on a comment deleted meanwhile is moot and only logged.
+    """
 
     def __init__(self, ctx: BotContext, ref: PRRef):
         self.ctx, self.ref = ctx, ref
         self._added: set[tuple[int, str]] = set()
+        self.failed: list[str] = []  # "content on comment N: error", in order
 
     def add(self, comment_id: int | None, content: str | None, on_diff: bool = False) -> None:
         if comment_id is None or content is None or (comment_id, content) in self._added:
@@ -199,8 +218,17 @@ class Reactions:
         self._added.add((comment_id, content))
         try:
             self.ctx.github.add_reaction(self.ref, comment_id, content, on_diff=on_diff)
-        except Exception as exc:  # e.g. the comment was deleted meanwhile
+        except Exception as exc:
+            if _gone(exc):
+                log.info("not reacting %s: comment %s is gone (%s)", content, comment_id, exc)
+                return
             log.warning("reacting %s to comment %s failed: %s", content, comment_id, exc)
+            self.failed.append(f"{content} on comment {comment_id}: {exc}")
+
+    def check(self) -> None:
+        """Fail the delivery if a reaction failed (call once the answer is given)."""
+        if self.failed:
+            raise ReactionsFailed("reacting failed: " + "; ".join(self.failed))
 
 
 def new_commands(ctx: BotContext, source: Source) -> list[Command]:
@@ -263,6 +291,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         answered += not owed
     if answered and not owed:
         reactions.add(source.comment_id, DONE, source.on_diff)
+    reactions.check()
     return "; ".join(said)
 
 
@@ -403,7 +432,10 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
         return "nothing owed: an earlier update covered it"
-    return _update(ctx, ref, payload["pull_request"], pending, Reactions(ctx, ref))
+    reactions = Reactions(ctx, ref)
+    said = _update(ctx, ref, payload["pull_request"], pending, reactions)
+    reactions.check()
+    return said
 
 
 def _update(
@@ -422,11 +454,15 @@ def _update(
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
         # a PR no note matches gets no comment, the opt-out label still pauses)
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
-    ctx.prs.update(ref.repo, ref.number, pending=None)
+    failures = len(reactions.failed)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)
     for comment_id in pending.diff_acks:
         reactions.add(comment_id, DONE, on_diff=True)
+    # A `+1` GitHub did not take stays owed: the delivery fails (Reactions.check), and
+    # its retry, or the PR's next update, finds it here and gives it.
+    paid = len(reactions.failed) == failures
+    ctx.prs.update(ref.repo, ref.number, pending=None if paid else pending)
     return f"comment {result.outcome}: {result.reason}"
 
 

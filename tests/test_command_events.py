@@ -537,6 +537,63 @@ def test_a_retried_delivery_does_not_post_its_replies_twice(live):
     assert reactions(fake, c) == {"eyes", "+1"}
 
 
+def fail_the_done_reaction(fake, comment) -> None:
+    """👀 goes up; GitHub then rate-limits the 👍 for an hour, over the longest wait the
+    bot accepts: the client gives up at once."""
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{comment.id}/reactions"
+    fake.inject("POST", react, Fault(), Fault.secondary_rate_limit(retry_after=3600))
+
+
+@pytest.mark.parametrize(("line", "reply"), [("/notes", False), ("/notes topic rocm", True)])
+def test_a_done_reaction_github_refuses_fails_the_delivery_and_retry_adds_it(live, line, reply):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, line, login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"}
+    failed = rt.queue.get(r.json()["delivery"])
+    assert failed.state == "failed" and "+1 on comment" in failed.last_error
+    assert client.get("/healthz").json()["failed"] == 1
+    assert len(replies(fake)) == reply and (sticky(fake) is not None) != reply
+    writes = sticky_writes(fake)
+
+    assert rt.queue.retry() != []  # the operator's `review-notes retry`
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert reactions(fake, c) == {"eyes", "+1"}
+    # only the reaction was redone: no second reply, no second or rewritten notes comment
+    assert len(replies(fake)) == reply and sticky_writes(fake) == writes
+
+
+def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+    fake.inject("POST", react, *[Fault.error(404, "Not Found")] * 2)  # 👀 and 👍
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"  # nothing a retry could add
+    assert sticky(fake) is not None and fake.pending_faults() == 0
+
+
+def test_a_done_reaction_a_deferred_update_could_not_add_stays_owed(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0.3))
+    say(client, rt, fake, "/notes")  # opens the flood-control window
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body  # the deferred update ran, its 👍 failed
+    assert reactions(fake, c) == {"eyes"} and rt.queue.counts()["failed"] == 1
+    assert state(rt).pending.acks == (c.id,)  # still owed, not forgotten
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert rt.queue.counts()["failed"] == 0 and state(rt).pending is None
+
+
 def test_two_deliveries_asking_the_same_get_two_replies(live):
     """The reply key is per delivery: the same question asked again is answered again."""
     client, rt, fake = live
