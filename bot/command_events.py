@@ -15,7 +15,9 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   limiter. Inside its window the update is deferred: the PR's state records what
   it owes (comments to `+1`, whether to show the notes) and a REFRESH_ACTION
   delivery waits in the SQLite queue (`not_before`) until the window ends, so a
-  restart loses neither. Commands in the same window join that update.
+  restart loses neither. Commands in the same window join that update. An `off` or
+  `on` said on GitHub before the one that set the PR's state (run late: a retry, a
+  redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`).
 - `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
   comment, within the per-PR reply budget (over it: `confused`, no reply).
 
@@ -115,12 +117,24 @@ class Source:
     pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
     on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
     origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
+    said_at: str | None = None  # when GitHub says its text was written (see `said_at`)
 
 
 def _old_body(payload: dict[str, Any]) -> str | None:
     if payload.get("action") != "edited":
         return None
     return ((payload.get("changes") or {}).get("body") or {}).get("from") or ""
+
+
+def said_at(item: dict[str, Any]) -> str | None:
+    """When a comment or review said what it says now, as a key that sorts in that order:
+    GitHub's time (`updated_at`, the edit for an edited comment; a review's `submitted_at`),
+    then its id, since GitHub numbers comments as they are written and its times have
+    whole seconds only. None when the payload does not tell."""
+    when = item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
+    if not isinstance(when, str) or not when or item.get("id") is None:
+        return None
+    return f"{when}/{int(item['id']):020d}"
 
 
 def _actor(payload: dict[str, Any]) -> Actor:
@@ -142,6 +156,7 @@ def _source(
         pull=pull,
         on_diff=on_diff,
         origin=f"{kind}:{item['id']}" if item.get("id") is not None else "",
+        said_at=said_at(item),
     )
 
 
@@ -259,6 +274,8 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     reactions = Reactions(ctx, ref)
     for c, d in judged:
         reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)
+    switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
+    newer = _newer_switch(ctx, ref, source) if switching else None
 
     key = pr_key(ref.repo, ref.number) or ""
     said: list[str] = []
@@ -268,7 +285,10 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
         problem = _take_feedback(ctx, ref, c, source) if d is Decision.ALLOW else None
-        if d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
+        if d is Decision.ALLOW and c.kind in SWITCHES and newer:
+            said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")
+            answered += 1  # acknowledged: it was heard, and outranked
+        elif d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
             sticky.append(c.kind)
         elif ctx.flood.replies.allow(key):
             refused = d is Decision.REFUSE
@@ -373,6 +393,19 @@ _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
 
 
 _SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
+# They set `opted_out`: the one said last on GitHub wins, whatever order they run in.
+SWITCHES = (Kind.OFF, Kind.ON)
+
+
+def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
+    """The key of the `off`/`on` that set the PR's opt-out when it was said after this
+    source: then this one's `off`/`on` is old news (a late delivery, `review-notes retry`
+    or GitHub's redelivery of a failed one) and must not undo the author's last word.
+    A source the payload gives no time for is taken as the newest, as before."""
+    newest = ctx.prs.get(ref.repo, ref.number).switched_at
+    if source.said_at is None or newest is None or source.said_at >= newest:
+        return None
+    return newest
 
 
 def _ask_for_update(
@@ -382,7 +415,7 @@ def _ask_for_update(
 
     Returns a summary and whether the update is owed (deferred) rather than done.
     """
-    changes: dict[str, bool] = {}
+    changes: dict[str, object] = {}
     show: bool | None = None  # asked to see the notes (even while paused), or `off`
     for kind in kinds:  # in the comment's order: the last one wins
         changes.update(_STATE_CHANGES[kind])
@@ -390,6 +423,8 @@ def _ask_for_update(
             show = True
         elif kind is Kind.OFF:
             show = False
+    if source.said_at is not None and any(kind in SWITCHES for kind in kinds):
+        changes["switched_at"] = source.said_at  # what a later-run older one is held to
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

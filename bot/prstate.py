@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     evidence    TEXT,                     -- note id -> the reasons shown for it (JSON)
     paused      TEXT,                     -- what the posted comment says paused it, if it does
     had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
+    switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
     PRIMARY KEY (repo, number)
 );
 """
@@ -93,6 +94,9 @@ class PRState:
     # the comment has shown notes: only then does "no note matches" say "any more"
     # None: not known (a comment posted before this was recorded; see bot.sticky)
     had_notes: bool | None = False
+    # the order key (bot.command_events.said_at) of the `/notes off|on` that set
+    # opted_out: an older one run late must not override it
+    switched_at: str | None = None
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -109,7 +113,8 @@ class PRStore:
         # pending: since slash commands; code_names: since matching on the diff's names;
         # incidental: since moved files stopped counting as evidence; dismissed, evidence:
         # since `/notes wrong`; paused: since a paused comment showing notes stays as it is;
-        # had_notes: since "any more" needs notes shown before (NULL: not known)
+        # had_notes: since "any more" needs notes shown before (NULL: not known);
+        # switched_at: since an older `off`/`on` run late no longer overrides a newer one
         db.add_missing_columns(
             "pr_state",
             {
@@ -120,6 +125,7 @@ class PRStore:
                 "evidence": "TEXT",
                 "paused": "TEXT",
                 "had_notes": "INTEGER",
+                "switched_at": "TEXT",
             },
         )
 
@@ -153,6 +159,7 @@ class PRStore:
                 if r["had_notes"] is None
                 else bool(r["had_notes"])
             ),
+            switched_at=r["switched_at"],
         )
 
     def put(self, state: PRState) -> None:
@@ -161,8 +168,8 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  had_notes, switched_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -172,7 +179,7 @@ class PRStore:
                 pending = excluded.pending, code_names = excluded.code_names,
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
-                had_notes = excluded.had_notes
+                had_notes = excluded.had_notes, switched_at = excluded.switched_at
             """,
             (
                 state.repo.lower(),
@@ -194,6 +201,7 @@ class PRStore:
                 json.dumps({k: list(v) for k, v in state.evidence.items()}, ensure_ascii=False),
                 state.paused,
                 None if state.had_notes is None else int(state.had_notes),
+                state.switched_at,
             ),
         )
 

@@ -944,6 +944,48 @@ def _short_paused_line(client, rt, fake) -> str:
     return short
 
 
+def deliver_said_at(client, rt, comment, at: str, **kw) -> None:
+    """Deliver a comment's event with the time GitHub gives its text (`updated_at`)."""
+    p = comment_payload(comment, **kw)
+    p["comment"] = dict(p["comment"], created_at=at, updated_at=at)
+    assert post(client, "issue_comment", p).status_code == 202
+    drain(rt)
+
+
+def test_an_off_run_again_after_a_later_on_changes_nothing(live):
+    # The off's comment edit fails, so its delivery does; the author's later `on` is
+    # handled; then the off runs again (`review-notes retry`, or GitHub's redelivery).
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    notes = sticky(fake).body
+    fake.inject("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*", *[Fault.error(502)] * 3)
+    off = say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert rt.queue.counts()["failed"] == 1 and fake.pending_faults() == 0
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    assert not state(rt).opted_out
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert not state(rt).opted_out and sticky(fake).body == notes  # the last word stands
+    assert reactions(fake, off) == {"eyes", "+1"}  # heard all the same
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_off_and_on_follow_the_time_github_gives_not_the_order_they_arrive(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    deliver_said_at(client, rt, on, "2026-09-01T10:05:00Z")
+    deliver_said_at(client, rt, off, "2026-09-01T10:00:00Z")  # written first, arrives late
+    assert not state(rt).opted_out
+    assert reactions(fake, off) == {"eyes", "+1"}
+    # an edit is said when it is made: adding `off` to an older comment counts then
+    old = on.body
+    on.body = "/notes on\n/notes off"
+    deliver_said_at(client, rt, on, "2026-09-01T10:09:00Z", action="edited", old_body=old)
+    assert state(rt).opted_out
+
+
 def test_off_after_why_in_one_comment_leaves_the_short_paused_line(live):
     client, rt, fake = live
     short = _short_paused_line(client, rt, fake)
