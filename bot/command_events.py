@@ -24,7 +24,8 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 `+1` follows once everything the comment asked for is done. A reaction GitHub
 refuses fails the delivery once the rest is answered, so that `retry` adds it (see
 `Reactions`). GitHub has no reaction API for review bodies, so commands in a review
-body are answered without reactions. Bots are never answered (our own comments included).
+body are answered without reactions. Bots are never answered (our own comments included,
+known by who wrote them, not by their markers: see `bot.dispatch`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from bot.command_policy import (
     authorize,
     first_reaction,
 )
-from bot.command_replies import REPLY_MARKER, render_refused, render_reply, render_unpicked
+from bot.command_replies import render_refused, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
 from bot.db import utcnow
@@ -58,7 +59,6 @@ from bot.github_port import PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate
 from bot.queue import Delivery, pr_key
-from bot.render import MARKER
 from bot.sticky import pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
@@ -89,9 +89,9 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
         return "edited, but not its text"
     if (item.get("user") or {}).get("type") == "Bot":
         return "written by a bot"
+    # Not by its markers: a human may quote our comment and add a command under it.
+    # Our own comments are known by who wrote them (here, or bot.dispatch for a token).
     body = item.get("body") or ""
-    if MARKER in body or REPLY_MARKER in body:
-        return "one of our own comments"
     if not _MAY_HOLD_COMMAND.search(body):
         return "no line starts with a slash command"
     return None

@@ -6,14 +6,18 @@ Each feature module (`bot.pr_events`, `bot.command_events`) exposes
 before the work (settings may have changed since the delivery was queued).
 
 Cross-cutting rules: only repositories on the allow-list, only pull requests,
-never events sent by the bot itself (no loops), and events sent by other bots only
-on routes that ask for them (`Route.bots`): `pull_request` does, since vLLM's
-Mergify adds most labels; slash commands (comments, reviews) do not.
+never events sent by the bot itself or about a comment or review it wrote (no
+loops), and events sent by other bots only on routes that ask for them
+(`Route.bots`): `pull_request` does, since vLLM's Mergify adds most labels; slash
+commands (comments, reviews) do not. What the bot wrote is known by who wrote it,
+never by what it says: a human may quote the bot's comment, markers and all.
 
 The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
-know it without a GitHub call, so a bot-sent delivery on a `bots` route is queued
-and `dispatch` asks the GitHub client for the login (asked once, cached; it is
-needed for the comment anyway) and ignores the delivery if it is our own.
+know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
+GitHub client for the login (asked once, cached; it is needed for the comment
+anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
+App?), and with a token one about a comment or review, since a user account's
+comments look like anyone's.
 """
 
 from __future__ import annotations
@@ -102,8 +106,12 @@ class Dispatcher:
             return Triage(None, "not about a pull request", repo)
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
-        if login and login.lower() in {x.lower() for x in (settings.bot_login, own_login) if x}:
+        ours = {x.lower() for x in (settings.bot_login, own_login) if x}
+        if login and login.lower() in ours:
             return Triage(None, f"sent by the bot itself ({login})", repo, number)
+        author = _author(payload)
+        if author and author.lower() in ours:  # e.g. someone edited the bot's comment
+            return Triage(None, f"written by the bot itself ({author})", repo, number)
         if sender.get("type") == "Bot" and not route.bots:
             return Triage(None, f"sent by a bot ({login})", repo, number)
         if route.check is not None:
@@ -114,8 +122,8 @@ class Dispatcher:
 
     def dispatch(self, ctx: BotContext, delivery: Delivery) -> str:
         t = self.triage(delivery.event, delivery.payload, ctx.settings)
-        if t.route is not None and _sent_by_a_bot(delivery.payload):
-            # is it our own App? (REVIEW_NOTES_BOT_LOGIN unset: intake could not tell)
+        if t.route is not None and _may_be_our_own(delivery.payload, ctx.settings):
+            # is it our own? (intake knew REVIEW_NOTES_BOT_LOGIN only)
             own_login = ctx.github.bot_login()
             if own_login:
                 t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
@@ -126,6 +134,22 @@ class Dispatcher:
 
 def _sent_by_a_bot(payload: dict[str, Any]) -> bool:
     return (payload.get("sender") or {}).get("type") == "Bot"
+
+
+def _may_be_our_own(payload: dict[str, Any], settings: Settings) -> bool:
+    """Whether to ask GitHub for the bot's login to tell if the bot sent or wrote this: a
+    bot sent it (our App?), or it is about a comment or review and the bot is a user
+    account (a token, its login not in REVIEW_NOTES_BOT_LOGIN), whose comments carry no
+    sign of a bot."""
+    as_user = settings.github_token is not None and not settings.bot_login
+    return _sent_by_a_bot(payload) or (as_user and bool(_author(payload)))
+
+
+def _author(payload: dict[str, Any]) -> str:
+    """Who wrote the comment or review the event is about ("" for other events)."""
+    item = payload.get("comment") or payload.get("review")
+    user = item.get("user") if isinstance(item, dict) else None
+    return str(user.get("login") or "") if isinstance(user, dict) else ""
 
 
 def build_dispatcher(features: tuple[str, ...] = FEATURES) -> Dispatcher:

@@ -319,15 +319,88 @@ def test_bots_are_never_answered_our_own_comments_included(live):
         # as the App delivers them (sender type Bot) ...
         r = post(client, "issue_comment", comment_payload(c))
         assert r.json()["status"] == "ignored" and "bot" in r.json()["reason"]
-        # ... and as if the bot were a plain user account (a token): our marker shows
+        # ... and sent by a person (say, editing it): written by a bot all the same (a
+        # token's comments: test_with_a_token_our_own_comments_are_known_by_their_author)
         r = post(client, "issue_comment", comment_payload(c, sender_type="User"))
-        assert r.json()["status"] == "ignored"
+        assert r.json() == {"status": "ignored", "reason": "written by a bot"}
         assert parse_commands(c.body) == []  # and no line of ours parses as a command
     other = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="other-bot[bot]", bot=True)
     r = post(client, "issue_comment", comment_payload(other))
     assert r.json()["status"] == "ignored"
     drain(rt)
     assert repo_calls(fake) == Counter() and len(ours(fake)) == 2
+
+
+def test_a_human_quoting_our_comments_gets_the_commands_under_them(live):
+    # Our comments are known by who wrote them, not by their markers: a reviewer may
+    # paste the notes comment (or a reply) to discuss it and write a command under it.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")
+    notes, (reply,) = sticky(fake).body, replies(fake)
+    assert notes.startswith(MARKER) and reply.body.startswith(REPLY_MARKER)
+    shown = state(rt).notes
+    text = (
+        f"Is note 1 right here? The bot said:\n\n{notes}\n\nand\n\n{reply.body}\n\n/notes wrong 1"
+    )
+    c = say(client, rt, fake, text, login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).dismissed == (shown[0],)
+
+
+def token_settings(tmp_path, fake, **kw):
+    """The bot as a user account (GITHUB_TOKEN): its comments carry no sign of a bot."""
+    fake.add_pat("ghp_notes", "notes-bot")
+    return make_settings(
+        tmp_path,
+        github_token="ghp_notes",
+        github_api_url=fake.base_url,
+        public_url="https://notes.example.org",
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_with_a_token_our_own_comments_are_known_by_their_author(
+    tmp_path, fake_github, monkeypatch, configured
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = token_settings(tmp_path, fake, bot_login="notes-bot" if configured else None)
+
+    def mine() -> list[FakeComment]:
+        return [c for c in fake.comments(DEFAULT_REPO, N) if c.user.login == "notes-bot"]
+
+    def reacted(comment) -> set[str]:
+        return {r.content for r in fake.reactions(comment.id) if r.user.login == "notes-bot"}
+
+    with serving(settings) as (client, rt):
+        tune(rt)
+        c = say(client, rt, fake, "/notes")
+        (notes,) = mine()
+        assert notes.body.startswith(MARKER) and notes.user.type == "User"
+        # what the bot wrote, with a command line for once: sent by the bot, and edited
+        # by a maintainer (sent by them, written by the bot)
+        own = fake.add_comment(DEFAULT_REPO, N, "answer\n/notes help", login="notes-bot")
+        old, own.body = own.body, own.body + "\n/notes off"
+        edited = comment_payload(own, action="edited", old_body=old)
+        edited["sender"] = {"login": "maintainer", "id": 77, "type": "User"}
+        fake.clear_requests()
+        for payload in (comment_payload(own), edited):
+            r = post(client, "issue_comment", payload)
+            if configured:  # intake knows the login
+                assert r.json()["status"] == "ignored" and "bot itself" in r.json()["reason"]
+        drain(rt)
+        assert reacted(own) == set() and len(mine()) == 2  # no reply: notes and `own`
+        assert repo_calls(fake) == Counter() and not state(rt).opted_out
+        assert rt.queue.counts()["failed"] == 0
+        # a person's command still runs (and the login was asked once at most)
+        h = say(client, rt, fake, "/notes help", login=AUTHOR)
+        assert len(mine()) == 3 and reacted(c) == reacted(h) == {"eyes", "+1"}
+        assert fake.calls("GET", "/user") == []  # the login, once known, is kept
 
 
 def test_a_comment_on_a_plain_issue_is_ignored(live):
