@@ -335,6 +335,7 @@ class GitHubClient:
         bot_login: str | None = None,
         token_refresh_margin: float = 300.0,
         user_agent: str = "review-notes",
+        clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
         if (app_id is None) == (token is None) or (app_id is not None and not private_key):
@@ -353,7 +354,7 @@ class GitHubClient:
         )
         self._between = (seconds_between_requests, seconds_between_writes)
         self._refresh_margin = timedelta(seconds=token_refresh_margin)
-        self._sleep = sleep
+        self._clock, self._sleep = clock, sleep
         self._bot_login = bot_login
         self._app_id = str(app_id)  # the App's id, or its client ID
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
@@ -572,7 +573,9 @@ class GitHubClient:
                 return held[1]
             pacer = self._pacers.get(key)
             if pacer is None:
-                pacer = self._pacers[key] = _Pacer(*self._between)
+                pacer = self._pacers[key] = _Pacer(
+                    *self._between, clock=self._clock, sleep=self._sleep
+                )
         gh = self._new_github(Auth.Token(token), pacer)
         with self._lock:
             self._open[id(gh)] = gh
