@@ -20,6 +20,11 @@
   asks for at least a minute). Attempts are bounded and so is any single wait: over
   the cap the call fails with GitHubError(transient=True), so the caller records the
   delivery as failed and tries again later instead of holding a worker for an hour.
+- A rate limit is the identity's (an installation, the token, the App's JWT calls), and
+  GitHub may ban an integration that goes on calling while limited: a rate limit
+  answer to any call pauses every call of that identity, in every thread, until the
+  time GitHub gave. A call that would wait longer than the cap fails at once, unsent,
+  as the call that was answered so does.
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
   blindly repeated: the comments are listed again and ours is taken if it is there.
 - Only comments written by the bot's own login are ever edited.
@@ -29,6 +34,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import random
 import re
@@ -79,6 +85,9 @@ TRANSPORT_ERRORS = (
 )
 # How far GitHub's clock may be from ours when looking for a comment we may have made.
 CLOCK_SLACK = timedelta(minutes=2)
+# A rate limit pause that ends this much later than the one under way is news (logged);
+# less, and it is the same limit answered to requests that were in flight together.
+PAUSE_NEWS = 1.0
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,28 @@ def _rate_limited(exc: BaseException) -> bool:
     )
 
 
+def _rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> GithubException | None:
+    """The answer as the exception PyGithub will raise for it, when it is a rate limit:
+    the classification `_retry` uses, seen here before PyGithub raises it."""
+    if status not in (403, 422, 429):
+        return None
+    try:
+        data = json.loads(output) if output else None
+    except ValueError:
+        data = output
+    exc = GithubException(status, data, headers)
+    return exc if _rate_limited(exc) else None
+
+
+def _identity(key: int | str) -> str:
+    """A pacer key in words, for logs."""
+    if key == "token":
+        return "the token"
+    if key == "app":
+        return "the App (JWT calls)"
+    return f"installation {key}"
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, TRANSPORT_ERRORS):
         return True
@@ -269,9 +300,13 @@ class _Grant:
     expires_at: datetime
 
 
+class _Paused(GitHubError):
+    """A request not sent: its identity is rate limited for longer than `max_wait`."""
+
+
 class _Pacer:
-    """Spacing of the requests made with one identity (an installation, or the token),
-    across threads.
+    """When the requests made with one identity (an installation, the token, or the App's
+    JWT) may start, across threads: spacing, and the pauses GitHub asks for.
 
     PyGithub spaces the requests of one `Github` object; with a `Github` per thread that
     would space each thread's requests only, so the per-thread objects have PyGithub's
@@ -279,36 +314,66 @@ class _Pacer:
     after the previous one started and after every one that had ended by then (PyGithub
     counts from the end); a write likewise `between_writes` after the previous write.
     Threads take turns: a request that starts holds its slot.
+
+    GitHub counts rate limits per identity and may ban an integration that goes on
+    calling while limited, so a rate limit answer to any thread's request pauses them
+    all (`pause`): no request starts before the time GitHub gave, and one that would
+    have to wait longer than `max_wait` fails at once (`_Paused`) rather than hold its
+    worker, like the call that was answered so.
     """
 
     def __init__(
         self,
         between_requests: float,
         between_writes: float,
+        max_wait: float = float("inf"),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
         self._gap = between_requests
         self._write_gap = between_writes
+        self._max_wait = max_wait
         self._clock, self._sleep = clock, sleep
         self._lock = threading.Lock()
         self._next = 0.0  # clock() before which no request starts
         self._next_write = 0.0  # ... no write starts
+        self._paused_until = 0.0  # ... no request starts: GitHub said so
 
-    @property
-    def idle(self) -> bool:
-        return not self._gap and not self._write_gap
+    def pause(self, seconds: float) -> bool:
+        """No request starts for `seconds` from now. True when this begins a pause or
+        ends it later by more than PAUSE_NEWS (worth a log line)."""
+        with self._lock:
+            now = self._clock()
+            until = now + seconds
+            before, self._paused_until = self._paused_until, max(self._paused_until, until)
+        return until > now and (before <= now or until > before + PAUSE_NEWS)
 
     def before(self, verb: str) -> None:
         write = verb != "GET"
-        with self._lock:
-            now = self._clock()
-            start = max(now, self._next, self._next_write if write else 0.0)
-            self._next = start + self._gap
-            if write:
-                self._next_write = start + self._write_gap
-        if start > now:
+        while True:
+            with self._lock:
+                now = self._clock()
+                paused = self._paused_until
+                if paused - now > self._max_wait:
+                    raise _Paused(
+                        f"rate limited for another {paused - now:.0f}s (GitHub's answer to "
+                        f"another call), over the {self._max_wait:.0f}s cap; not sent, "
+                        "try again later",
+                        transient=True,
+                        retry_after=paused - now,
+                    )
+                start = max(now, paused, self._next, self._next_write if write else 0.0)
+                self._next = start + self._gap
+                if write:
+                    self._next_write = start + self._write_gap
+            if start <= now:
+                return
             self._sleep(start - now)
+            with self._lock:
+                if self._paused_until <= max(paused, self._clock()):
+                    return
+            # a rate limit answer came while this request waited its turn: its slot
+            # was before the pause ends, so it takes a new one
 
     def after(self, verb: str) -> None:
         with self._lock:
@@ -365,7 +430,7 @@ class GitHubClient:
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
-        self._pacers: dict[int | str, _Pacer] = {}  # installation id, or "token"
+        self._pacers: dict[int | str, _Pacer] = {}  # installation id, "token", or "app"
         self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
         self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
         self._integration: GithubIntegration | None = None
@@ -378,6 +443,9 @@ class GitHubClient:
                 raise ValueError("GitHub App private key is not a usable RSA PEM key") from exc
             self._integration = GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
             self._count(self._integration.requester)
+            # the JWT calls are the App's own: paused apart from any installation's;
+            # GithubIntegration spaces them itself
+            self._pace(self._integration.requester, "app", self._pacer("app", (0.0, 0.0)))
 
     # --- GitHubPort ---------------------------------------------------------
 
@@ -547,14 +615,23 @@ class GitHubClient:
 
     # --- auth and sessions ------------------------------------------------------
 
-    def _new_github(self, auth: Auth.Auth, pacer: _Pacer) -> Github:
+    def _new_github(self, auth: Auth.Auth, key: int | str, pacer: _Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
         self._count(gh.requester)
-        if not pacer.idle:
-            self._pace(gh.requester, pacer)
+        self._pace(gh.requester, key, pacer)
         _follow_moves(gh.requester)  # outermost: each hop is paced and counted
         return gh
+
+    def _pacer(self, key: int | str, between: tuple[float, float]) -> _Pacer:
+        """The one pacer of an identity, made on first use; the caller holds no lock."""
+        with self._lock:
+            pacer = self._pacers.get(key)
+            if pacer is None:
+                pacer = self._pacers[key] = _Pacer(
+                    *between, self.policy.max_wait, clock=self._clock, sleep=self._sleep
+                )
+            return pacer
 
     def _thread_github(self, key: int | str, token: str) -> Github:
         """This thread's Github for `key` (an installation id, or "token") with `token`.
@@ -571,12 +648,7 @@ class GitHubClient:
         with self._lock:
             if held is not None and held[0] == token and id(held[1]) in self._open:
                 return held[1]
-            pacer = self._pacers.get(key)
-            if pacer is None:
-                pacer = self._pacers[key] = _Pacer(
-                    *self._between, clock=self._clock, sleep=self._sleep
-                )
-        gh = self._new_github(Auth.Token(token), pacer)
+        gh = self._new_github(Auth.Token(token), key, self._pacer(key, self._between))
         with self._lock:
             self._open[id(gh)] = gh
             stale = held is not None and self._open.pop(id(held[1]), None) is not None
@@ -775,6 +847,10 @@ class GitHubClient:
         )
         try:
             return retrying(fn)
+        except _Paused as paused:  # not sent: say which call
+            raise GitHubError(
+                f"GitHub {what}: {paused}", transient=True, retry_after=paused.retry_after
+            ) from paused
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._failure(what, exc, attempts) from exc
@@ -832,18 +908,35 @@ class GitHubClient:
 
         requester.requestJson = counted  # type: ignore[method-assign]
 
-    def _pace(self, requester: Requester, pacer: _Pacer) -> None:
-        """Space this requester's calls with the other threads' of the same identity."""
+    def _pace(self, requester: Requester, key: int | str, pacer: _Pacer) -> None:
+        """Space this requester's calls with the other threads' of the same identity, and
+        pause them all on a rate limit answer to any one."""
         inner = requester.requestJson
 
         def paced(verb: str, *args: Any, **kwargs: Any) -> tuple[int, dict[str, Any], str]:
             pacer.before(verb)
             try:
-                return inner(verb, *args, **kwargs)
+                status, headers, output = inner(verb, *args, **kwargs)
             finally:
                 pacer.after(verb)
+            limited = _rate_limit_answer(status, headers, output)
+            if limited is not None:
+                self._pause(key, pacer, self._asked_wait(limited))
+            return status, headers, output
 
         requester.requestJson = paced  # type: ignore[method-assign]
+
+    def _pause(self, key: int | str, pacer: _Pacer, seconds: float) -> None:
+        """Pause the identity's calls; said once per pause, not by each waiting thread."""
+        if pacer.pause(seconds):
+            log.warning(
+                "GitHub rate limited %s: no call of it for %.1fs%s",
+                _identity(key),
+                seconds,
+                " (over the wait cap: its calls fail until then)"
+                if seconds > self.policy.max_wait
+                else "",
+            )
 
 
 # A renamed or transferred repository answers its old name with 301 (GET) or 307 (any

@@ -4,11 +4,13 @@ The RSA key is generated once per session (no key is committed). `fake_github`
 is a started FakeGitHub that knows the test App (its public key, App ID, slug) and
 one installation on `vllm-project/vllm`; add PRs, comments and faults per test.
 `make_github_client(**overrides)` builds a GitHubClient in App mode against it,
-with no throttling and short retry waits.
+with no throttling and short retry waits. `manual_time` is a clock that moves only
+when the test says, for the client's `clock=` and `sleep=`.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +90,46 @@ def make_github_client(
     yield make
     for client in made:
         client.close()
+
+
+class ManualTime:
+    """A clock that moves only by `advance`; a thread in `sleep` waits for it there.
+
+    For waits in threads the test does not run itself (workers): the test sees who is
+    waiting (`sleepers`), checks what was (not) sent meanwhile, then lets the time pass.
+    A sleeper gives up after `patience` real seconds, so a broken test fails, not hangs.
+    """
+
+    def __init__(self, patience: float = 30.0) -> None:
+        self._now = 0.0
+        self._changed = threading.Condition()
+        self._patience = patience
+        self.sleepers = 0  # threads in sleep() now
+        self.slept: list[float] = []  # every sleep asked for, in order
+
+    def clock(self) -> float:
+        with self._changed:
+            return self._now
+
+    def sleep(self, seconds: float) -> None:
+        with self._changed:
+            end = self._now + seconds
+            self.slept.append(seconds)
+            self.sleepers += 1
+            try:
+                self._changed.wait_for(lambda: self._now >= end, timeout=self._patience)
+            finally:
+                self.sleepers -= 1
+
+    def advance(self, seconds: float) -> None:
+        with self._changed:
+            self._now += seconds
+            self._changed.notify_all()
+
+
+@pytest.fixture
+def manual_time() -> ManualTime:
+    return ManualTime()
 
 
 @pytest.fixture(scope="session")

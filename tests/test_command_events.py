@@ -597,9 +597,9 @@ def test_a_retried_delivery_does_not_post_its_replies_twice(live):
     """The reply went out, then the sticky update failed the delivery; `retry` re-runs
     it: the sticky comment appears and the reply is found, not posted again."""
     client, rt, fake = live
-    # Over the longest wait the bot accepts: no retry inside the run, the delivery fails.
+    # GitHub down for every try the client makes (max_retries 2): the delivery fails.
     listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-    fake.inject("GET", listing, Fault.secondary_rate_limit(3600))
+    fake.inject("GET", listing, *[Fault.error(502)] * 3)
     c = say(client, rt, fake, "/notes topic rocm\n/notes")
     assert len(replies(fake)) == 1 and sticky(fake) is None
     assert rt.queue.counts()["failed"] == 1

@@ -442,13 +442,13 @@ RETITLED = dict(action="edited", title=UNRELATED_TITLE, changes={"title": {"from
 def test_a_retried_opened_older_than_a_handled_retitle_posts_nothing(
     tmp_path, fake_github, app_key
 ):
-    # `opened` fails (GitHub asks to wait an hour), the author retitles the PR (nothing
+    # `opened` fails (GitHub down for every try), the author retitles the PR (nothing
     # matches: no comment), then the operator runs `review-notes retry --all`.
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key, retry_max_wait=5)) as (client, rt):
-        wait = Fault.secondary_rate_limit(retry_after=3600)
-        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", wait)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        down = [Fault.error(502)] * 3  # each try the client makes (max_retries 2)
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *down)
         post(client, "pull_request", pr_payload(title=MATCHING_TITLE, updated_at=at(0)))
         drain(rt)
         assert rt.queue.counts()["failed"] == 1
@@ -466,12 +466,12 @@ def test_a_retried_event_older_than_the_close_leaves_the_comment_alone(
     # payload says "open", but the `closed` event was remembered, and it is newer.
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key, retry_max_wait=5)) as (client, rt):
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         post(client, "pull_request", pr_payload(title=MATCHING_TITLE, updated_at=at(0)))
         drain(rt)
         before = ours(fake)[0].body
-        wait = Fault.secondary_rate_limit(retry_after=3600)
-        fake.inject("PATCH", "/repos/*/issues/comments/*", wait)
+        down = [Fault.error(502)] * 3  # each try the client makes (max_retries 2)
+        fake.inject("PATCH", "/repos/*/issues/comments/*", *down)
         post(client, "pull_request", pr_payload(**labeled_one_more_note(updated_at=at(1))))
         drain(rt)
         assert rt.queue.counts()["failed"] == 1

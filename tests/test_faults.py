@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
+from bot.github_client import GitHubClient, RetryPolicy
+from tests.conftest import ManualTime
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -79,6 +81,25 @@ def live_settings(tmp_path, fake: FakeGitHub, key, **kw):
         fake,
         key,
         **{"retry_backoff": BACKOFF, "max_retries": 3, "retry_max_wait": 5, "workers": 2, **kw},
+    )
+
+
+def github_on(settings, key, time: ManualTime) -> GitHubClient:
+    """The client `live_settings` give the server, on the test's clock: the waits are
+    the test's to let pass."""
+    return GitHubClient(
+        base_url=settings.github_api_url,
+        app_id=DEFAULT_APP_ID,
+        private_key=key.private_pem,
+        retry=RetryPolicy(
+            attempts=settings.max_retries + 1,
+            backoff=settings.retry_backoff,
+            max_wait=settings.retry_max_wait,
+        ),
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        clock=time.clock,
+        sleep=time.sleep,
     )
 
 
@@ -151,6 +172,38 @@ def test_expired_installation_tokens_are_replaced_mid_stream(tmp_path, fake_gith
     assert len(fake.calls("POST", "/app/installations/*/access_tokens")) == 2
 
 
+def test_a_rate_limit_pauses_every_worker_not_only_the_one_it_answered(
+    tmp_path, fake_github, app_key, manual_time
+):
+    """GitHub: "continuing to make requests while you are rate limited may result in the
+    banning of your integration". The limit is the installation's, so while one worker
+    waits out a Retry-After, another worker's delivery for another PR waits too (reads
+    and writes alike) and goes on when the time GitHub gave has come."""
+    fake, other = fake_github, N + 1
+    for number in (N, other):
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
+        fake.inject(*CREATE, Fault.secondary_rate_limit(retry_after=3))
+        first = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        wait_until(lambda: manual_time.sleepers == 1, what="the limited create's wait")
+        # meanwhile another PR event arrives; the second worker takes it at once
+        r = post(client, "pull_request", pr_payload(number=other, title=MATCHING_TITLE))
+        second = r.json()["delivery"]
+        wait_until(
+            lambda: manual_time.sleepers == 2 or rt.queue.get(second).state == "done",
+            what="the second worker",
+        )
+        assert fake.calls(path=f"/repos/*/{other}/*") == [], "called GitHub while limited"
+        manual_time.advance(3)
+        drain(rt)
+        deliveries = (first.json()["delivery"], second)
+        assert [rt.queue.get(d).state for d in deliveries] == ["done", "done"]
+    assert manual_time.slept == [3, 3]  # each worker waited the Retry-After, once
+    assert len(ours(fake)) == 1
+    assert [c.user.login for c in fake.comments(DEFAULT_REPO, other)] == [BOT]
+
+
 def metric(text: str, name: str, **labels: str) -> float:
     """The value of one sample of a Prometheus text page (0 when absent)."""
     for family in text_string_to_metric_families(text):
@@ -161,12 +214,12 @@ def metric(text: str, name: str, **labels: str) -> float:
 
 
 def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
-    tmp_path, fake_github, app_key
+    tmp_path, fake_github, app_key, manual_time
 ):
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     settings = live_settings(tmp_path, fake, app_key)
-    with serving(settings) as (client, rt):
+    with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
         # GitHub asks for an hour: over retry_max_wait (5 s), so no retry, no hour-long
         # wait in a worker; the delivery fails at once with the reason.
         fake.inject(*CREATE, Fault.secondary_rate_limit(retry_after=3600))
@@ -186,9 +239,20 @@ def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
         calls = "review_notes_github_calls_total"
         assert metric(text, calls, method="POST", endpoint=comments, status="403") == 1
         assert ours(fake) == []
+        sent = len(fake.requests)
 
-        # The operator, once GitHub is back: a separate process on the same database.
+        # The operator retries it (a separate process on the same database) before the
+        # hour is over: it fails again, and GitHub is not called meanwhile.
         env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=str(settings.db_path))
+        out = cli("retry", delivery, env=env, cwd=ROOT)
+        assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
+        wait_until(
+            lambda: "not sent" in (rt.queue.get(delivery).last_error or ""), what="a 2nd failure"
+        )
+        assert len(fake.requests) == sent
+
+        # ... and once the hour is over
+        manual_time.advance(3600)
         out = cli("retry", delivery, env=env, cwd=ROOT)
         assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
         wait_until(lambda: rt.queue.get(delivery).state == "done", what="the retried delivery")

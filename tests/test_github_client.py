@@ -26,6 +26,7 @@ from tests.fake_github import (
     FakeGitHub,
     Fault,
 )
+from tests.webhook_kit import wait_until
 
 # --- the fake speaks GitHub -------------------------------------------------
 
@@ -117,6 +118,7 @@ def test_fake_faults_are_used_once_in_order_and_recorded(http, fake_github, app_
 # --- the client -----------------------------------------------------------------
 
 PR = PRRef(DEFAULT_REPO, 7, DEFAULT_INSTALLATION_ID)
+PR8 = PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID)  # another PR, another worker
 MARKER = "<!-- review-notes:sticky -->"
 FILES_ROUTE = "/repos/{owner}/{repo}/pulls/{number}/files"
 COMMENTS_ROUTE = "/repos/{owner}/{repo}/issues/{number}/comments"
@@ -317,7 +319,8 @@ def test_threads_of_one_installation_share_the_request_spacing(
     real = github_client._Pacer.before
 
     def before(self, verb: str) -> None:
-        used.append((id(self), threading.current_thread().name))
+        if verb == "GET":  # the files; the token's mint (a POST) is the App's own
+            used.append((id(self), threading.current_thread().name))
         real(self, verb)
 
     monkeypatch.setattr(github_client._Pacer, "before", before)
@@ -346,6 +349,29 @@ def test_the_shared_spacing_makes_threads_take_turns():
     pacer.before("GET")  # 0.25 s after that end
     pacer.before("POST")  # 1 s after that end
     assert (slept[2:], now[0]) == ([0.25, 0.75], 4.0)
+
+
+def test_a_pause_holds_every_turn_and_the_spacing_goes_on_after_it():
+    now, slept = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+        if len(slept) == 3:  # another thread's call is answered "rate limited" meanwhile
+            assert pacer.pause(5.0)
+
+    pacer = github_client._Pacer(0.25, 1.0, max_wait=10, clock=lambda: now[0], sleep=sleep)
+    assert pacer.pause(3.0)  # a pause begins: said
+    assert not pacer.pause(2.9)  # another answer within the same pause: not said again
+    pacer.before("POST")  # waits the pause out
+    pacer.before("POST")  # another thread's write: 1 s after that one, as ever
+    assert (slept, now[0]) == ([3.0, 1.0], 4.0)
+    pacer.before("POST")  # its turn comes at 5, but a pause to 10 begins while it waits
+    assert (slept[2:], now[0]) == ([1.0, 5.0], 10.0)
+    assert pacer.pause(60.0)  # over max_wait: a request fails at once, unsent
+    with pytest.raises(github_client._Paused, match="another 60s"):
+        pacer.before("GET")
+    assert now[0] == 10.0
 
 
 # --- files ------------------------------------------------------------------------
@@ -613,6 +639,80 @@ def test_a_wait_over_the_cap_gives_up_at_once(fake_github, make_github_client):
         make_github_client().list_files(PR)
     assert (caught.value.transient, caught.value.retry_after) == (True, 3600)
     assert len(fake_github.calls("GET", "/repos/*/files")) == 1
+
+
+# GitHub counts rate limits per installation (or token) and "continuing to make requests
+# while you are rate limited may result in the banning of your integration": a rate limit
+# answer to one call pauses every call of that identity, in every thread.
+
+
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_a_rate_limit_pauses_the_other_threads_calls_too(
+    fake_github, make_github_client, manual_time, mode
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    fake_github.add_pat("ghp_test", "notes-bot")
+    auth = {"token": "ghp_test"} if mode == "token" else {}
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep, **auth)
+    fake_github.inject("GET", "/repos/*/pulls/7/files", Fault.secondary_rate_limit(retry_after=3))
+    with ThreadPoolExecutor(2) as pool:
+        limited = pool.submit(client.list_files, PR)
+        wait_until(lambda: manual_time.sleepers == 1, 10, "the limited call's wait")
+        other = pool.submit(client.list_files, PR8)
+        wait_until(lambda: manual_time.sleepers == 2 or other.done(), 10, "the other call")
+        assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # waiting, not sent
+        manual_time.advance(3)
+        assert (limited.result(), other.result()) == (["a.py"], ["b.py"])
+    assert manual_time.slept == [3, 3]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/pulls/8/files")] == [200]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.secondary_rate_limit(retry_after=3600),
+        Fault.too_many_requests(retry_after=3600),
+        Fault.primary_rate_limit(reset_in=3600),
+    ],
+    ids=["403", "429", "primary"],
+)
+def test_a_pause_over_the_cap_fails_the_other_calls_at_once_unsent(
+    fake_github, make_github_client, manual_time, caplog, fault
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    fake_github.inject("GET", "/repos/*/pulls/7/files", fault)
+    with pytest.raises(GitHubError, match="over the 5s cap"):
+        client.list_files(PR)
+    with ThreadPoolExecutor(2) as pool:  # two other workers, meanwhile
+        errors = [f.exception() for f in [pool.submit(client.list_files, PR8) for _ in (1, 2)]]
+    for err in errors:
+        assert isinstance(err, GitHubError) and err.transient, err
+        assert "list files of vllm-project/vllm PR 8: rate limited for another" in str(err)
+        assert err.retry_after is not None and err.retry_after > client.policy.max_wait
+    assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # not sent
+    assert manual_time.slept == []  # no worker held for the hour either
+    paused = [r for r in caplog.records if "GitHub rate limited installation" in r.message]
+    assert len(paused) == 1  # said once, not by each call that met it
+    manual_time.advance(3602)  # the time GitHub gave has come
+    assert client.list_files(PR8) == ["b.py"]
+
+
+def test_a_pause_is_its_installations_only(fake_github, make_github_client, manual_time):
+    fake_github.add_installation(2002, ["acme/other"])
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    fake_github.add_pull("acme/other", 1, files=["c.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    fake_github.inject("GET", "/repos/*/pulls/7/files", Fault.too_many_requests(retry_after=3600))
+    with pytest.raises(GitHubError, match="asked to wait 3600s"):
+        client.list_files(PR)
+    # another installation's token, and the App's JWT that mints it, are not limited
+    assert client.list_files(PRRef("acme/other", 1, 2002)) == ["c.py"]
+    with pytest.raises(GitHubError, match="rate limited for another"):
+        client.list_files(PR8)
 
 
 def test_a_persistent_failure_gives_up_after_bounded_attempts(fake_github, make_github_client):
