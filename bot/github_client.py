@@ -170,14 +170,30 @@ class CallCounter:
     """GitHub HTTP calls by (method, route template, status), safe across threads.
 
     `status` is the HTTP status as text, or "timeout" / "connection" when no answer
-    came. Also keeps the last x-ratelimit-remaining/-reset seen.
+    came. Also keeps the last x-ratelimit-remaining/-reset seen, and the rate limit
+    pauses (`record_pause`) on the client's clock.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._counts: Counter[tuple[str, str, str]] = Counter()
         self.rate_remaining: int | None = None
         self.rate_reset: int | None = None
+        self._clock = clock
+        self.pauses = 0  # rate limit pauses begun (each logged once)
+        self._paused_until = 0.0  # clock() at the end of the latest pause
+
+    def record_pause(self, seconds: float, *, news: bool) -> None:
+        """A rate limit answer paused calls for `seconds`; `news`: a pause begun (or
+        notably lengthened), not one more answer within it."""
+        with self._lock:
+            self.pauses += news
+            self._paused_until = max(self._paused_until, self._clock() + seconds)
+
+    def paused_for(self) -> float:
+        """Seconds left of the rate limit pause under way; 0 when there is none."""
+        with self._lock:
+            return max(self._paused_until - self._clock(), 0.0)
 
     def record(self, method: str, route: str, status: str, headers: dict[str, Any] | None = None):
         with self._lock:
@@ -405,7 +421,7 @@ class GitHubClient:
     ):
         if (app_id is None) == (token is None) or (app_id is not None and not private_key):
             raise ValueError("GitHubClient needs app_id and private_key, or token (not both)")
-        self.calls = CallCounter()
+        self.calls = CallCounter(clock)
         self.policy = retry or RetryPolicy()
         self._base_url = base_url.rstrip("/")
         self._prefix = urlsplit(self._base_url).path
@@ -928,7 +944,9 @@ class GitHubClient:
 
     def _pause(self, key: int | str, pacer: _Pacer, seconds: float) -> None:
         """Pause the identity's calls; said once per pause, not by each waiting thread."""
-        if pacer.pause(seconds):
+        news = pacer.pause(seconds)
+        self.calls.record_pause(seconds, news=news)
+        if news:
             log.warning(
                 "GitHub rate limited %s: no call of it for %.1fs%s",
                 _identity(key),

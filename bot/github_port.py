@@ -82,9 +82,14 @@ class CallStats(Protocol):
     """The GitHub HTTP calls a port made, for /metrics (`GitHubClient.calls`)."""
 
     rate_remaining: int | None  # the last x-ratelimit-remaining seen
+    pauses: int  # rate limit answers that paused every call of an identity (one per pause)
 
     def snapshot(self) -> dict[tuple[str, str, str], int]:
         """Calls so far by (method, route template, status)."""
+        ...
+
+    def paused_for(self) -> float:
+        """Seconds left of the rate limit pause under way (no call to GitHub until then)."""
         ...
 
 

@@ -58,6 +58,17 @@ class Metrics:
             "Last x-ratelimit-remaining seen from GitHub (no sample before GitHub's first answer)",
             registry=r,
         )
+        self.ratelimit_pauses = Counter(
+            "review_notes_github_ratelimit_pauses_total",
+            "GitHub rate limit answers that paused every call of an installation (or the"
+            " token) until the time GitHub gave, one per pause",
+            registry=r,
+        )
+        self.ratelimit_paused = Gauge(
+            "review_notes_github_ratelimit_paused_seconds",
+            "Seconds left of a GitHub rate limit pause under way: no call until then (0: none)",
+            registry=r,
+        )
         self.comments = Counter(
             "review_notes_comments_total",
             "Sticky comment upserts by outcome (created, updated, unchanged, skipped)",

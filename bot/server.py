@@ -210,6 +210,7 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
     if calls is None:
         return
     seen: dict[tuple[str, str, str], int] = {}
+    pauses_seen = [0]
 
     def github_calls() -> None:
         for key, n in calls.snapshot().items():
@@ -218,6 +219,10 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
                 seen[key] = n
         if calls.rate_remaining is not None:
             metrics.ratelimit_remaining.set(calls.rate_remaining)
+        if calls.pauses > pauses_seen[0]:
+            metrics.ratelimit_pauses.inc(calls.pauses - pauses_seen[0])
+            pauses_seen[0] = calls.pauses
+        metrics.ratelimit_paused.set(calls.paused_for())
 
     metrics.on_collect(github_calls)
 
@@ -311,12 +316,15 @@ def create_app(rt: Runtime) -> FastAPI:
     async def healthz() -> JSONResponse:
         counts = await run_in_threadpool(rt.queue.counts)
         failed = await run_in_threadpool(rt.queue.failed, 10)
+        calls = rt.ctx.github.calls
         return _reply(
             200,
+            # a rate limit pause is no fault: a restart would forget it and call GitHub
             status="ok",
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,
+            github_paused_for=round(calls.paused_for(), 1) if calls is not None else 0.0,
             recent_failures=[
                 {"id": d.id, "event": d.event, "action": d.action, "error": d.last_error}
                 for d in failed

@@ -231,7 +231,10 @@ def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
         assert health["failed"] == 1
         (failure,) = health["recent_failures"]
         assert failure["id"] == delivery and "asked to wait 3600s" in failure["error"]
+        assert health["github_paused_for"] == 3600  # on the test's clock
         text = client.get("/metrics").text
+        assert metric(text, "review_notes_github_ratelimit_pauses_total") == 1
+        assert metric(text, "review_notes_github_ratelimit_paused_seconds") == 3600
         deliveries = "review_notes_deliveries_total"
         assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
         assert metric(text, "review_notes_queue_depth", state="failed") == 1
@@ -257,8 +260,11 @@ def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
         assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
         wait_until(lambda: rt.queue.get(delivery).state == "done", what="the retried delivery")
         assert len(ours(fake)) == 1
-        assert client.get("/healthz").json()["failed"] == 0
+        health = client.get("/healthz").json()
+        assert (health["failed"], health["github_paused_for"]) == (0, 0)
         text = client.get("/metrics").text
+        assert metric(text, "review_notes_github_ratelimit_pauses_total") == 1
+        assert metric(text, "review_notes_github_ratelimit_paused_seconds") == 0
         assert metric(text, deliveries, event="pull_request", outcome="done") == 1
         assert metric(text, "review_notes_queue_depth", state="failed") == 0
         assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1

@@ -447,6 +447,7 @@ def test_healthz_reports_pending_and_failed(app):
     assert r.status_code == 200
     data = r.json()
     assert data["pending"] == 1 and data["failed"] == 1 and data["dry_run"] is True
+    assert data["github_paused_for"] == 0  # no GitHub calls in dry run: never paused
     assert data["recent_failures"][0]["error"] == "GithubException: 502 Server Error"
     rt.workers.start()
 
