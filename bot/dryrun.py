@@ -58,11 +58,15 @@ class DryRunGitHub:
     def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
         now = utcnow()
         with self.db.tx() as conn:
-            row = conn.execute(
+            rows = conn.execute(
                 "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 1"
-                " AND instr(body, ?) > 0 ORDER BY id LIMIT 1",
+                " AND instr(body, ?) > 0 ORDER BY id",
                 (ref.repo, ref.number, marker),
-            ).fetchone()
+            ).fetchall()
+            row = rows[0] if rows else None  # the oldest is kept; the others go, as on GitHub
+            for copy in rows[1:]:
+                conn.execute("DELETE FROM dry_run_comments WHERE id = ?", (copy["id"],))
+                log.info("dry run: would have deleted duplicate comment %s", copy["id"])
             if row is not None and row["body"] == body:
                 return StickyResult(Outcome.UNCHANGED, row["id"])
             if row is not None:

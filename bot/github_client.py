@@ -27,7 +27,8 @@
   as the call that was answered so does.
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
   blindly repeated: the comments are listed again and ours is taken if it is there.
-- Only comments written by the bot's own login are ever edited.
+- Only comments written by the bot's own login are ever edited or deleted; deleted are
+  only its second notes comments (the oldest is kept and edited), as Prow does.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 """
 
@@ -526,18 +527,34 @@ class GitHubClient:
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
-            if ours:
-                sticky = ours[0]  # the oldest: where readers saw it first
-                if _same_text(sticky.body, body):
-                    return StickyResult(Outcome.UNCHANGED, sticky.id)
+            if not ours:
+                if not create:
+                    return StickyResult(Outcome.SKIPPED)
+                made = self._create(ref, issue, body, sticky_of_ours, since=None)
+                return StickyResult(Outcome.CREATED, made.id)
+            sticky, *copies = ours  # the oldest: where readers saw it first
+            if _same_text(sticky.body, body):
+                result = StickyResult(Outcome.UNCHANGED, sticky.id)
+            else:
                 self._retry(f"edit comment {sticky.id} on {_pr(ref)}", lambda: sticky.edit(body))
-                return StickyResult(Outcome.UPDATED, sticky.id)
-            if not create:
-                return StickyResult(Outcome.SKIPPED)
-            made = self._create(ref, issue, body, sticky_of_ours, since=None)
-            return StickyResult(Outcome.CREATED, made.id)
+                result = StickyResult(Outcome.UPDATED, sticky.id)
+            for copy in copies:  # after the edit: the comment kept is current even if one fails
+                self._delete_copy(ref, copy)
+            return result
 
         return self._as_installation(ref, op)
+
+    def _delete_copy(self, ref: PRRef, copy: IssueComment) -> None:
+        """Delete a second notes comment of ours. Two can exist (deliveries racing, or a
+        create whose answer was lost while the comment list lagged behind it); only the
+        oldest is ever edited, so another would show stale notes for good. Prow removes
+        them so too. Already gone (404, e.g. a retry after a lost answer): done."""
+        try:
+            self._retry(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
+        except GitHubError as err:
+            if err.status != 404:
+                raise
+        log.info("deleted comment %s on %s: a second notes comment of ours", copy.id, _pr(ref))
 
     def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
         if once is not None and once not in body:

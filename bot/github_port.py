@@ -115,6 +115,8 @@ class GitHubPort(Protocol):
         Only a comment that contains the marker AND was written by the bot's own
         account is ours. Identical body: no write. `create=False`: edit an
         existing comment but never create one (used for "no notes match any more").
+        More than one of ours: the oldest is the one kept and edited, the others are
+        deleted (they would show stale notes for good).
         """
         ...
 

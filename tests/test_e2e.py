@@ -258,6 +258,28 @@ def test_concurrent_events_on_one_pr_give_one_comment(live):
     assert rt.queue.counts()["done"] == 4
 
 
+def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
+    # Two notes comments of ours happen (a create whose answer was lost while the list
+    # lagged behind it, deliveries racing); only the oldest is edited, so the other kept
+    # showing notes that no longer apply, for good. Now it is deleted, as Prow does
+    # (found by review 'anchors')
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    human = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nI copied your marker", login="mallory")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    (first,) = ours(fake)
+    before = first.body  # the fake's objects change in place
+    copy = fake.add_comment(DEFAULT_REPO, N, before, login=BOT, bot=True)  # the race's
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    (kept,) = ours(fake)
+    assert kept.id == first.id and kept.body != before
+    assert [r.path for r in fake.calls("DELETE")] == [
+        f"/repos/{DEFAULT_REPO}/issues/comments/{copy.id}"
+    ]
+    assert fake.comment(human.id) is not None  # not ours: never touched
+    assert rt.queue.counts()["failed"] == 0
+
+
 def test_transient_errors_are_retried_then_succeed(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)

@@ -465,6 +465,33 @@ def test_comments_of_others_carrying_the_marker_are_never_touched(fake_github, m
     )
 
 
+def test_a_second_notes_comment_of_ours_is_deleted_and_the_oldest_kept(
+    fake_github, make_github_client
+):
+    # two of ours (a race, a lost answer): only the oldest is edited, so the other would
+    # show stale notes for good; it goes, also when the oldest needs no edit, and a
+    # delete that finds it gone already (404) is done, not a failure
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    login = client.bot_login()
+    oldest = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    quoted = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("v1"), login="alice")
+    copies = [fake_github.add_comment(DEFAULT_REPO, 7, _sticky("v0"), login=login, bot=True)]
+    copies.append(fake_github.add_comment(DEFAULT_REPO, 7, _sticky("v0"), login=login, bot=True))
+    fake_github.inject("DELETE", f"/repos/*/issues/comments/{copies[0].id}", Fault.error(502))
+    lost = Fault.error(502, apply=True)  # deleted, but the answer was lost: the retry 404s
+    fake_github.inject("DELETE", f"/repos/*/issues/comments/{copies[1].id}", lost)
+    fake_github.clear_requests()
+    assert client.upsert_sticky(PR, _sticky("v1"), MARKER, create=False) == StickyResult(
+        Outcome.UNCHANGED, oldest
+    )
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [oldest, quoted.id]
+    deletes = [(int(r.path.rsplit("/", 1)[1]), r.status) for r in fake_github.calls("DELETE")]
+    first, second = copies[0].id, copies[1].id
+    assert deletes == [(first, 502), (first, 204), (second, 502), (second, 404)]
+    assert client.calls.total("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}") == 4
+
+
 def test_the_sticky_is_found_on_a_later_page_of_comments(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     for i in range(120):

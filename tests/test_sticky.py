@@ -459,3 +459,17 @@ def test_any_more_survives_why_mode_after_an_upgrade(ctx):
     ctx.prs.db.execute("UPDATE pr_state SET had_notes = NULL")  # as the previous release
     refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), force=True, verbose=True)
     assert "matches this pull request any more" in bodies(ctx)[0]
+
+
+def test_a_second_notes_comment_is_deleted_in_a_dry_run_too(ctx):
+    # the dry run keeps the port's contract: the oldest is kept and edited, the others go
+    refresh_sticky(ctx, REF, facts())
+    (first,) = ctx.github.comments(REF.repo, REF.number)
+    ctx.github.db.execute(
+        "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
+        " SELECT repo, number, body, sticky, created_at, updated_at FROM dry_run_comments"
+    )
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    assert r.outcome == Outcome.UPDATED and r.comment_id == first["id"]
+    (kept,) = ctx.github.comments(REF.repo, REF.number)
+    assert kept["id"] == first["id"] and kept["body"] != first["body"]
