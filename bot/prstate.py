@@ -1,12 +1,13 @@
 """What the bot remembers about each pull request (SQLite).
 
 The sticky comment's id and the hash of the body last posted (so an unchanged
-render costs no API call), the files seen at a head SHA (a `labeled` event does
-not change files), the notes shown, and the PR's switches: opted out (`/notes
-off`) and verbose (`/notes why` stays until a plain `/notes`). The notes a reviewer
-marked as not relevant here (`/notes wrong`), and the reasons the comment gave for each
-note it shows (kept with such a mark). While slash commands wait for a coalesced
-comment update, what that update owes them.
+render costs no API call), both saved only once GitHub confirms a write, and whether
+a write is begun but not confirmed (then GitHub is asked, not these); the files
+seen at a head SHA (a `labeled` event does not change files), the notes shown, and
+the PR's switches: opted out (`/notes off`) and verbose (`/notes why` stays until a
+plain `/notes`). The notes a reviewer marked as not relevant here (`/notes wrong`),
+and the reasons the comment gave for each note it shows (kept with such a mark).
+While slash commands wait for a coalesced comment update, what that update owes them.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     paused      TEXT,                     -- what the posted comment says paused it, if it does
     had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
     switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
+    unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
     PRIMARY KEY (repo, number)
 );
 """
@@ -97,6 +99,10 @@ class PRState:
     # the order key (bot.command_events.said_at) of the `/notes off|on` that set
     # opted_out: an older one run late must not override it
     switched_at: str | None = None
+    # a write to the comment was begun and GitHub has not confirmed it (an answer lost,
+    # or what it answered not saved): GitHub may hold a comment, or a text, that the
+    # fields above do not know of, so they are not trusted to skip a call
+    unconfirmed: bool = False
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -115,6 +121,7 @@ class PRStore:
         # since `/notes wrong`; paused: since a paused comment showing notes stays as it is;
         # had_notes: since "any more" needs notes shown before (NULL: not known);
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
+        # unconfirmed: since a write GitHub applied but never confirmed is looked for
         db.add_missing_columns(
             "pr_state",
             {
@@ -126,6 +133,7 @@ class PRStore:
                 "paused": "TEXT",
                 "had_notes": "INTEGER",
                 "switched_at": "TEXT",
+                "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
             },
         )
 
@@ -160,6 +168,7 @@ class PRStore:
                 else bool(r["had_notes"])
             ),
             switched_at=r["switched_at"],
+            unconfirmed=bool(r["unconfirmed"]),
         )
 
     def put(self, state: PRState) -> None:
@@ -168,8 +177,8 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  had_notes, switched_at, unconfirmed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -179,7 +188,8 @@ class PRStore:
                 pending = excluded.pending, code_names = excluded.code_names,
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
-                had_notes = excluded.had_notes, switched_at = excluded.switched_at
+                had_notes = excluded.had_notes, switched_at = excluded.switched_at,
+                unconfirmed = excluded.unconfirmed
             """,
             (
                 state.repo.lower(),
@@ -202,6 +212,7 @@ class PRStore:
                 state.paused,
                 None if state.had_notes is None else int(state.had_notes),
                 state.switched_at,
+                int(state.unconfirmed),
             ),
         )
 

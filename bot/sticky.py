@@ -12,6 +12,12 @@ change; no write when the rendered body is what we last posted; when nothing
 matches any more, edit it to say so (never delete); no comment at all for a PR
 that never matched. The state kept per PR saves API calls: the last body hash,
 and the changed files for the current head SHA (only a push changes them).
+
+That state changes only once GitHub confirms a write. A write it applied but never
+confirmed (the answers lost, or the new comment's id not saved) would leave it
+believing in no comment, or in an older text, and skip the call that fixes it: so a
+write is marked `unconfirmed` before it is made, and until one is confirmed the next
+refresh asks GitHub instead of trusting the state.
 """
 
 from __future__ import annotations
@@ -124,10 +130,12 @@ def refresh_sticky(
     evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
     new_hash = body_hash(body)
 
-    if not result.matches and state.comment_id is None and not force:
+    # unconfirmed: a comment we cannot name may be up, or another text than last saved
+    trusted = not state.unconfirmed
+    if not result.matches and state.comment_id is None and trusted and not force:
         ctx.prs.put(replace(state, head_sha=head_sha or None))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
-    if state.comment_id is not None and state.body_hash == new_hash and not force:
+    if state.comment_id is not None and state.body_hash == new_hash and trusted and not force:
         seen = dict(event_at=event_at or state.event_at, evidence=evidence, had_notes=had_notes)
         ctx.prs.put(replace(state, **seen))
         ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
@@ -223,13 +231,13 @@ def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COM
     """
     why = "paused" if by is PauseCause.COMMAND else f"opt-out {by}"
     state = ctx.prs.get(ref.repo, ref.number)
-    if state.comment_id is None:
+    if state.comment_id is None and not state.unconfirmed:
         return Refresh(Outcome.SKIPPED, f"{why} (no comment to edit)")
     body = render_paused(ctx.render_options(), by=by)
     # A PR event (label, marker) finds the comment naming its cause already: leave it,
     # notes and all; `/notes off` itself always brings it back to the short line.
     says_so = state.paused == str(by) and by is not PauseCause.COMMAND
-    if says_so or state.body_hash == body_hash(body):
+    if not state.unconfirmed and (says_so or state.body_hash == body_hash(body)):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
     written = _write(ctx, ref, state, body, create=False, gone=why, notes=(), paused=str(by))
     return replace(written, reason=why if written.comment_id else written.reason)
@@ -247,14 +255,28 @@ def _write(
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`)."""
+    _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
         forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
-        ctx.prs.put(replace(state, **forgotten))
+        ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
         return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
+    written = replace(written, unconfirmed=False)  # GitHub answered: what it holds is known
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
+
+
+def _begin_write(ctx: BotContext, ref: PRRef, *, shows_notes: bool) -> None:
+    """Mark the PR's comment as being written, before the call: should GitHub apply the
+    write but its answer be lost (or saving it fail), the next refresh must look at
+    GitHub rather than skip on a state that knows neither the comment nor its text.
+    The hash goes too, so that even a release that does not know the mark (a rollback)
+    does not take the text for unchanged."""
+    marks: dict[str, object] = dict(unconfirmed=True, body_hash=None)
+    if shows_notes:  # they may be up now: a later "no note matches" says "any more"
+        marks["had_notes"] = True
+    ctx.prs.update(ref.repo, ref.number, **marks)

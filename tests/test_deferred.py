@@ -51,6 +51,10 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert (prs.get("o/r", 2).had_notes, prs.get("o/r", 3).had_notes) == (None, False)
     prs.update("o/r", 2, had_notes=False)
     assert prs.get("o/r", 2).had_notes is False
+    # no write of an old row is unconfirmed; the mark is kept once set
+    assert prs.get("o/r", 2).unconfirmed is False
+    prs.update("o/r", 2, unconfirmed=True)
+    assert prs.get("o/r", 2).unconfirmed is True
 
 
 def test_pending_update_collects_comments_once_and_the_last_word_on_showing():

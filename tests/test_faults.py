@@ -25,6 +25,7 @@ from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
+    UNRELATED_TITLE,
     app_settings,
     base_env,
     clean_env,
@@ -268,3 +269,98 @@ def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
         assert metric(text, deliveries, event="pull_request", outcome="done") == 1
         assert metric(text, "review_notes_queue_depth", state="failed") == 0
         assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1
+
+
+# Writes GitHub applied but never confirmed (found by review 'rel'): the PR's state is
+# saved only once GitHub confirms a write, and two shortcuts trusted it without asking
+# ("no note matches and no comment known: skip", "same body hash as posted: no call"),
+# so such a write left stale notes up for good, `review-notes retry` or not (the failed
+# delivery is older than the event that should fix it).
+
+PLAIN_FILES = ["vllm/utils/misc.py"]  # the title alone links the note
+PASS = Fault()  # answered normally: a later fault in the same queue hits a later call
+RETITLED = dict(action="edited", changes={"title": {"from": MATCHING_TITLE}})
+
+
+def at(minute: int) -> str:
+    return f"2026-09-01T10:{minute:02d}:00Z"
+
+
+def test_a_create_github_applied_but_never_confirmed_is_found_and_edited_later(
+    tmp_path, fake_github, app_key
+):
+    # the POST answered 502 after GitHub stored the comment, then each look for it 502:
+    # the delivery fails and the state never learns the comment's id. Once no note
+    # matches, the next event still looks for it and says so in it.
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=PLAIN_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        fake.inject(*CREATE, Fault.error(502, apply=True))
+        fake.inject(*LIST, PASS, *[Fault.error(502)] * 3)
+        first = deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        assert rt.queue.get(first).state == "failed" and fake.pending_faults() == 0
+        (comment,) = ours(fake)  # GitHub did store it
+
+        fake.pull(DEFAULT_REPO, N).title = UNRELATED_TITLE
+        deliver(client, rt, title=UNRELATED_TITLE, updated_at=at(5), **RETITLED)
+        (comment,) = ours(fake)
+        assert "No review note matches this pull request any more" in comment.body
+        state = rt.ctx.prs.get(DEFAULT_REPO, N)
+        assert (state.comment_id, state.unconfirmed) == (comment.id, False)
+
+
+def test_a_create_whose_id_could_not_be_saved_is_found_and_edited_later(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # the same end from SQLite: the comment is created, then saving its id fails
+    # ("database is locked", e.g. a long `review-notes` command on the file)
+    import sqlite3
+
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=PLAIN_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        real_put = rt.ctx.prs.put
+        locked = []
+
+        def put(state):
+            if state.comment_id is not None and not locked:
+                locked.append(state.comment_id)
+                raise sqlite3.OperationalError("database is locked")
+            return real_put(state)
+
+        monkeypatch.setattr(rt.ctx.prs, "put", put)
+        first = deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        assert locked and rt.queue.get(first).state == "failed"
+        assert len(ours(fake)) == 1
+
+        fake.pull(DEFAULT_REPO, N).title = UNRELATED_TITLE
+        deliver(client, rt, title=UNRELATED_TITLE, updated_at=at(5), **RETITLED)
+        (comment,) = ours(fake)
+        assert comment.id == locked[0]
+        assert "No review note matches this pull request any more" in comment.body
+
+
+def test_an_edit_github_applied_but_never_confirmed_is_undone_when_the_pr_goes_back(
+    tmp_path, fake_github, app_key
+):
+    # a label adds a note: GitHub applies each PATCH but answers 502 every time, so the
+    # state kept the hash of the text before. The PR goes back to what it was: the
+    # comment must too, though the render equals that hash.
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (comment,) = ours(fake)
+        first_body = comment.body
+
+        fake.inject(*EDIT, *[Fault.error(502, apply=True)] * 4)
+        more = deliver(client, rt, **labeled_one_more_note(updated_at=at(5)))
+        assert rt.queue.get(more).state == "failed" and fake.pending_faults() == 0
+        (comment,) = ours(fake)
+        assert comment.body != first_body  # GitHub did apply the edit
+
+        back = dict(action="edited", changes={"title": {"from": "x"}}, labels=())
+        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(9), **back)
+        (comment,) = ours(fake)
+        assert comment.body == first_body
+        assert not rt.ctx.prs.get(DEFAULT_REPO, N).unconfirmed
