@@ -55,7 +55,10 @@ class DryRunGitHub:
         log.info("dry run: changed files of %s PR %s are unknown", ref.repo, ref.number)
         return FileList()
 
-    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+    def upsert_sticky(
+        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+    ) -> StickyResult:
+        # `known_id` needs no look of its own: this table never lags behind a write
         now = utcnow()
         with self.db.tx() as conn:
             rows = conn.execute(

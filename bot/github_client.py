@@ -27,6 +27,8 @@
   as the call that was answered so does.
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
   blindly repeated: the comments are listed again and ours is taken if it is there.
+- A comment list can lag behind a write: the notes comment last posted, when the list
+  lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
 - Only comments written by the bot's own login are ever edited or deleted; deleted are
   only its second notes comments (the oldest is kept and edited), as Prow does.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
@@ -512,7 +514,9 @@ class GitHubClient:
 
         return self._as_installation(ref, op)
 
-    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+    def upsert_sticky(
+        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+    ) -> StickyResult:
         if not marker or not body.startswith(marker):
             raise ValueError("the sticky comment body must open with its marker")
 
@@ -527,6 +531,8 @@ class GitHubClient:
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
+            if not ours and known_id is not None:
+                ours = self._listed_late(ref, issue, known_id, login, sticky_of_ours)
             if not ours:
                 if not create:
                     return StickyResult(Outcome.SKIPPED)
@@ -543,6 +549,29 @@ class GitHubClient:
             return result
 
         return self._as_installation(ref, op)
+
+    def _listed_late(
+        self,
+        ref: PRRef,
+        issue: Any,
+        comment_id: int,
+        login: str,
+        sticky_of_ours: Callable[[IssueComment], bool],
+    ) -> list[IssueComment]:
+        """The comment last posted, asked for by its id when the comment list lacks it:
+        a list can lag behind a write, and the caller takes a comment gone for one a
+        maintainer deleted (and leaves the PR alone from then on). One GET, only then."""
+        comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
+        try:
+            self._retry(f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data)
+        except GitHubError as err:
+            if err.status == 404:
+                return []
+            raise
+        if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
+            return []  # no longer our notes comment (its marker edited away)
+        log.info("comment %s on %s was missing from the comment list", comment_id, _pr(ref))
+        return [comment]
 
     def _delete_copy(self, ref: PRRef, copy: IssueComment) -> None:
         """Delete a second notes comment of ours. Two can exist (deliveries racing, or a

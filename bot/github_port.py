@@ -109,14 +109,19 @@ class GitHubPort(Protocol):
         GitHub's cap) raises FilesNotReady. A port that cannot ask GitHub ignores it."""
         ...
 
-    def upsert_sticky(self, ref: PRRef, body: str, marker: str, *, create: bool) -> StickyResult:
+    def upsert_sticky(
+        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+    ) -> StickyResult:
         """Create or edit the bot's one comment carrying `marker`.
 
         Only a comment that contains the marker AND was written by the bot's own
         account is ours. Identical body: no write. `create=False`: edit an
-        existing comment but never create one (used for "no notes match any more").
+        existing comment but never create one (SKIPPED when there is none).
         More than one of ours: the oldest is the one kept and edited, the others are
-        deleted (they would show stale notes for good).
+        deleted (they would show stale notes for good). `known_id`: the comment last
+        posted, when one was; a comment list lacking it is not taken at its word (a
+        list can lag behind a write): that comment is asked for, so that its absence
+        means it was deleted.
         """
         ...
 

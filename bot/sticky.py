@@ -10,7 +10,10 @@ opted-out PR carries a line saying updates are paused.
 Rules: create the comment when notes first match; edit it in place when they
 change; no write when the rendered body is what we last posted; when nothing
 matches any more, edit it to say so (never delete); no comment at all for a PR
-that never matched. The state kept per PR saves API calls: the last body hash,
+that never matched. A comment we posted that is gone was deleted by a maintainer,
+the plainest "go away": no PR event posts it anew (a new comment notifies everyone);
+the PR is opted out as by `/notes off`, so `/notes` still answers and `/notes on`
+resumes. The state kept per PR saves API calls: the last body hash,
 and the changed files for the current head SHA (only a push changes them).
 
 That state changes only once GitHub confirms a write. A write it applied but never
@@ -141,8 +144,9 @@ def refresh_sticky(
         ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
         return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
 
-    # A human asking (force) gets an answer even when nothing matches.
-    create = bool(result.matches) or force
+    # A human asking (force) gets an answer even when nothing matches. A PR event never
+    # posts a comment anew once one was posted: gone, it was deleted (see _write).
+    create = force or (bool(result.matches) and state.comment_id is None)
     changes = dict(
         head_sha=head_sha or None,
         notes=notes,
@@ -256,12 +260,26 @@ def _write(
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`)."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
-    sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create)
+    posted = state.comment_id
+    sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create, known_id=posted)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
-    if sticky.outcome == Outcome.SKIPPED:  # e.g. someone deleted our comment
+    if sticky.outcome == Outcome.SKIPPED:
         forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
-        ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
-        return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
+        # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
+        # only a create never confirmed, which did not land; no one deleted anything.)
+        deleted = posted is not None
+        opted_out = state.opted_out or deleted
+        ctx.prs.put(replace(state, **forgotten, unconfirmed=False, opted_out=opted_out))
+        if not deleted:
+            return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
+        log.info(
+            "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
+            " `/notes off` (`/notes on` resumes them)",
+            ref.repo,
+            ref.number,
+            posted,
+        )
+        return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
     written = replace(written, unconfirmed=False)  # GitHub answered: what it holds is known

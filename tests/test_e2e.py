@@ -280,6 +280,28 @@ def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
     assert rt.queue.counts()["failed"] == 0
 
 
+def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, caplog):
+    # deleting the bot's comment is the plainest "go away"; a later push or label used
+    # to post a fresh one (a new comment notifies every subscriber of the PR). Now the
+    # PR is opted out as by `/notes off` (found by review 'anchors')
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    (first,) = ours(fake)
+    with fake._lock:  # a maintainer deletes it in the web UI
+        del fake._comments[first.id]
+    # Mergify labels the PR a few seconds later; the matches change
+    with caplog.at_level("INFO", logger="bot.sticky"):
+        deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == []
+    assert f"our comment {first.id} was deleted" in caplog.text
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+    fake.clear_requests()  # from now on PR events cost nothing, as after `/notes off`
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:09Z")
+    assert repo_calls(fake) == Counter() and ours(fake) == []
+    assert rt.queue.counts()["failed"] == 0
+
+
 def test_transient_errors_are_retried_then_succeed(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)

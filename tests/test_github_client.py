@@ -492,6 +492,39 @@ def test_a_second_notes_comment_of_ours_is_deleted_and_the_oldest_kept(
     assert client.calls.total("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}") == 4
 
 
+def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gone(
+    fake_github, make_github_client, monkeypatch
+):
+    # the caller takes a comment gone for one a maintainer deleted (and leaves the PR
+    # alone), so a list lagging behind a write must not decide it: one GET does
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    real_list = fake_github._list_comments
+    lagging = []
+
+    def lags_once(who, params, query, body):
+        reply = real_list(who, params, query, body)
+        if not lagging:
+            lagging.append(made)
+            reply.body = [c for c in reply.body if c["id"] != made]
+        return reply
+
+    monkeypatch.setattr(fake_github, "_list_comments", lags_once)
+    fake_github.clear_requests()
+    edited = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True, known_id=made)
+    assert edited == StickyResult(Outcome.UPDATED, made) and lagging
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
+    assert fake_github.calls("GET", f"/repos/*/issues/comments/{made}")
+    # really gone (404): nothing of ours, and only a create makes one
+    with fake_github._lock:
+        del fake_github._comments[made]
+    gone = client.upsert_sticky(PR, _sticky("v3"), MARKER, create=False, known_id=made)
+    assert gone == StickyResult(Outcome.SKIPPED) and fake_github.comments(DEFAULT_REPO, 7) == []
+    again = client.upsert_sticky(PR, _sticky("v3"), MARKER, create=True, known_id=made)
+    assert again.outcome is Outcome.CREATED
+
+
 def test_the_sticky_is_found_on_a_later_page_of_comments(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     for i in range(120):

@@ -47,9 +47,9 @@ class CountingPort(DryRunGitHub):
         names = {n: tuple(self.files[:1]) for n in self.code_names}
         return FileList(self.files, names, self.incidental)
 
-    def upsert_sticky(self, ref, body, marker, *, create):
+    def upsert_sticky(self, ref, body, marker, *, create, known_id=None):
         self.counted["upsert_sticky"] += 1
-        done = super().upsert_sticky(ref, body, marker, create=create)
+        done = super().upsert_sticky(ref, body, marker, create=create, known_id=known_id)
         if self.answers_lost:  # GitHub did the write; its answer never came
             self.answers_lost -= 1
             raise ConnectionError("answer lost")
@@ -206,10 +206,16 @@ def test_a_revert_or_fix_of_a_pr_that_got_notes_gets_them_with_the_reason(ctx):
 
 
 def test_body_identical_but_comment_deleted_by_a_human_is_recreated_on_force(ctx):
+    # a deletion is seen only by a call: with the same render, a PR event spends none.
+    # `/notes` is a human asking (as when paused by `/notes off`): it posts the comment
+    # anew, and since no PR event saw it gone, updates go on as before
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.UNCHANGED  # no call spent
     assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED
+    assert not ctx.prs.get(REF.repo, REF.number).opted_out
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    assert r.outcome == Outcome.UPDATED and len(bodies(ctx)) == 1
 
 
 def test_the_opt_out_label_keeps_the_bot_away_until_removed(ctx):
@@ -348,16 +354,19 @@ def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
 
 def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
     # with nothing to show, a missing comment stays missing (never a "no note" comment
-    # out of nowhere); the state forgets it, so when notes match again, it is created
+    # out of nowhere). It used to be forgotten, and created again once notes matched
+    # again; a deleted comment is a maintainer's "go away" now (found by review
+    # 'anchors'): the PR is opted out as by `/notes off`, and stays without a comment
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     ctx.github.files = []
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
-    assert r.outcome == Outcome.SKIPPED and "no comment of ours found" in r.reason
-    assert bodies(ctx) == [] and ctx.prs.get(REF.repo, REF.number).comment_id is None
+    assert r.outcome == Outcome.SKIPPED and "deleted" in r.reason
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert bodies(ctx) == [] and state.comment_id is None and state.opted_out
     ctx.github.files = MATCHING_FILES
-    assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.CREATED
-    assert len(bodies(ctx)) == 1
+    assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.SKIPPED
+    assert bodies(ctx) == []
 
 
 def test_a_command_keeps_the_newest_event_time_so_an_older_event_stays_stale(ctx):
@@ -404,10 +413,15 @@ def test_a_paused_comment_shows_no_note_and_pausing_again_costs_no_write(ctx):
 
 
 def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
+    # nor does removing the label later: the deletion opted the PR out, as `/notes off`
+    # (a deleted comment is a maintainer's "go away"; found by review 'anchors')
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
     assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
+    assert ctx.prs.get(REF.repo, REF.number).opted_out
+    assert refresh_sticky(ctx, REF, facts(sha=SHA2)).outcome == Outcome.SKIPPED
+    assert bodies(ctx) == []
 
 
 # a deleted comment's reason, and "any more" across an upgrade through a pause or why mode
@@ -420,7 +434,7 @@ def test_a_deleted_comment_reason_is_words_not_a_dict(ctx):
     ctx.github.files = []
     r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2))
     assert r.outcome == Outcome.SKIPPED
-    assert r.reason == "no note matches (no comment of ours found)", r.reason
+    assert r.reason == "no note matches (our comment was deleted: updates off)", r.reason
 
 
 def test_a_pause_on_a_deleted_comment_names_the_pause(ctx):
@@ -428,7 +442,7 @@ def test_a_pause_on_a_deleted_comment_names_the_pause(ctx):
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     r = pause_sticky(ctx, REF)
     assert r.outcome == Outcome.SKIPPED
-    assert r.reason == "paused (no comment of ours found)", r.reason
+    assert r.reason == "paused (our comment was deleted: updates off)", r.reason
 
 
 def test_any_more_survives_a_pause_after_an_upgrade(ctx):
@@ -532,3 +546,38 @@ def test_a_pause_looks_for_a_comment_a_write_never_confirmed(ctx):
     r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
     assert r.outcome == Outcome.UPDATED
     assert "paused on this pull request by the label" in bodies(ctx)[0]
+
+
+# a notes comment a maintainer deleted is a "go away" (found by review 'anchors'; end to
+# end in test_e2e.py)
+
+
+def test_a_deleted_comment_is_not_posted_again_and_the_pr_is_opted_out(ctx, caplog):
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    with caplog.at_level("INFO", logger="bot.sticky"):
+        r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    assert r.outcome == Outcome.SKIPPED and bodies(ctx) == []
+    assert "was deleted; automatic updates are off on it" in caplog.text
+    assert ctx.prs.get(REF.repo, REF.number).opted_out
+    # later events cost nothing, as after `/notes off`
+    calls = dict(ctx.github.counted)
+    assert refresh_sticky(ctx, REF, facts(sha=SHA2)).outcome == Outcome.SKIPPED
+    assert ctx.github.counted == calls
+    # `/notes` shows the notes, saying updates are paused; `/notes on` resumes them
+    assert refresh_sticky(ctx, REF, facts(), force=True).outcome == Outcome.CREATED
+    assert "`/notes on` resumes them" in bodies(ctx)[0]
+    ctx.prs.update(REF.repo, REF.number, opted_out=False)
+    assert refresh_sticky(ctx, REF, facts(sha=SHA2)).outcome == Outcome.UPDATED
+    assert "paused" not in bodies(ctx)[0] and len(bodies(ctx)) == 1
+
+
+def test_a_create_never_confirmed_and_not_found_is_no_deletion(ctx):
+    # no id known: the create may never have landed, which is no one's "go away"
+    ctx.prs.update(REF.repo, REF.number, unconfirmed=True)
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE))
+    assert r.outcome == Outcome.SKIPPED and "no comment of ours found" in r.reason
+    assert not ctx.prs.get(REF.repo, REF.number).opted_out
+    ctx.github.files = MATCHING_FILES
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
