@@ -533,22 +533,38 @@ class GitHubClient:
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
             if not ours and known_id is not None:
                 ours = self._listed_late(ref, issue, known_id, login, sticky_of_ours)
-            if not ours:
+            while ours:
+                sticky, *copies = ours  # the oldest: where readers saw it first
+                if _same_text(sticky.body, body):
+                    result = StickyResult(Outcome.UNCHANGED, sticky.id)
+                    break
+                if self._edit(ref, sticky, body):
+                    result = StickyResult(Outcome.UPDATED, sticky.id)
+                    break
+                ours = copies  # deleted since the list: as if the list had come later
+            else:
                 if not create:
                     return StickyResult(Outcome.SKIPPED)
                 made = self._create(ref, issue, body, sticky_of_ours, since=None)
                 return StickyResult(Outcome.CREATED, made.id)
-            sticky, *copies = ours  # the oldest: where readers saw it first
-            if _same_text(sticky.body, body):
-                result = StickyResult(Outcome.UNCHANGED, sticky.id)
-            else:
-                self._retry(f"edit comment {sticky.id} on {_pr(ref)}", lambda: sticky.edit(body))
-                result = StickyResult(Outcome.UPDATED, sticky.id)
             for copy in copies:  # after the edit: the comment kept is current even if one fails
                 self._delete_copy(ref, copy)
             return result
 
         return self._as_installation(ref, op)
+
+    def _edit(self, ref: PRRef, comment: IssueComment, body: str) -> bool:
+        """Edit our comment; False when it is gone: 404, deleted (by a maintainer) after
+        the comment list. The caller goes on as if the list had not shown it, which is
+        no failure of the delivery."""
+        try:
+            self._retry(f"edit comment {comment.id} on {_pr(ref)}", lambda: comment.edit(body))
+        except GitHubError as err:
+            if err.status != 404:
+                raise
+            log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
+            return False
+        return True
 
     def _listed_late(
         self,

@@ -364,3 +364,34 @@ def test_an_edit_github_applied_but_never_confirmed_is_undone_when_the_pr_goes_b
         (comment,) = ours(fake)
         assert comment.body == first_body
         assert not rt.ctx.prs.get(DEFAULT_REPO, N).unconfirmed
+
+
+def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # a maintainer deletes the notes comment while a delivery is between its comment
+    # list and its PATCH: GitHub answers 404. That failed the whole delivery; it is the
+    # deletion a later list would have shown: nothing posted, the PR opted out as by
+    # `/notes off` (found by review 'rel')
+    from tests import fake_github as fg
+
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        real_edit = fake._edit_comment
+        raced = []
+
+        def deleted_meanwhile(who, params, query, body):
+            if not raced:  # the human's DELETE landed just before our PATCH
+                raced.append(params["cid"])
+                fake._comments.pop(int(params["cid"]), None)
+                raise fg._HTTPError(404, "Not Found")
+            return real_edit(who, params, query, body)
+
+        monkeypatch.setattr(fake, "_edit_comment", deleted_meanwhile)
+        d = deliver(client, rt, **labeled_one_more_note(updated_at=at(5)))
+        assert raced
+        state = rt.queue.get(d)
+        assert (state.state, ours(fake)) == ("done", []), state.last_error
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out

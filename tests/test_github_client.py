@@ -525,6 +525,29 @@ def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gon
     assert again.outcome is Outcome.CREATED
 
 
+@pytest.mark.parametrize(("create", "outcome"), [(False, Outcome.SKIPPED), (True, Outcome.CREATED)])
+def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
+    fake_github, make_github_client, monkeypatch, create, outcome
+):
+    # the edit's 404 used to fail the delivery; it means the comment was deleted since
+    # the list: as if the list had come a moment later (found by review 'rel')
+    from tests import fake_github as fg
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+
+    def deleted_meanwhile(who, params, query, body):
+        del fake_github._comments[int(params["cid"])]  # the human's DELETE came first
+        raise fg._HTTPError(404, "Not Found")
+
+    monkeypatch.setattr(fake_github, "_edit_comment", deleted_meanwhile)
+    result = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=create, known_id=made)
+    assert result.outcome is outcome
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")] * create
+    assert len(fake_github.calls("PATCH")) == 1  # a 404 is not retried
+
+
 def test_the_sticky_is_found_on_a_later_page_of_comments(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     for i in range(120):
