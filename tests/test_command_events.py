@@ -611,10 +611,10 @@ def test_a_retried_delivery_does_not_post_its_replies_twice(live):
 
 
 def fail_the_done_reaction(fake, comment) -> None:
-    """👀 goes up; GitHub then rate-limits the 👍 for an hour, over the longest wait the
-    bot accepts: the client gives up at once."""
+    """👀 goes up; GitHub then fails the 👍 on every try the client makes (max_retries 2).
+    (Not a rate limit: that would pause every call of the installation, the retry's too.)"""
     react = f"/repos/{DEFAULT_REPO}/issues/comments/{comment.id}/reactions"
-    fake.inject("POST", react, Fault(), Fault.secondary_rate_limit(retry_after=3600))
+    fake.inject("POST", react, Fault(), *[Fault.error(502)] * 3)
 
 
 @pytest.mark.parametrize(("line", "reply"), [("/notes", False), ("/notes topic rocm", True)])
