@@ -557,11 +557,8 @@ class GitHubClient:
         """Edit our comment; False when it is gone: 404, deleted (by a maintainer) after
         the comment list. The caller goes on as if the list had not shown it, which is
         no failure of the delivery."""
-        try:
-            self._retry(f"edit comment {comment.id} on {_pr(ref)}", lambda: comment.edit(body))
-        except GitHubError as err:
-            if err.status != 404:
-                raise
+        what = f"edit comment {comment.id} on {_pr(ref)}"
+        if self._gone(what, lambda: comment.edit(body)):
             log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
             return False
         return True
@@ -578,12 +575,8 @@ class GitHubClient:
         a list can lag behind a write, and the caller takes a comment gone for one a
         maintainer deleted (and leaves the PR alone from then on). One GET, only then."""
         comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
-        try:
-            self._retry(f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data)
-        except GitHubError as err:
-            if err.status == 404:
-                return []
-            raise
+        if self._gone(f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data):
+            return []
         if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
             return []  # no longer our notes comment (its marker edited away)
         log.info("comment %s on %s was missing from the comment list", comment_id, _pr(ref))
@@ -594,12 +587,20 @@ class GitHubClient:
         create whose answer was lost while the comment list lagged behind it); only the
         oldest is ever edited, so another would show stale notes for good. Prow removes
         them so too. Already gone (404, e.g. a retry after a lost answer): done."""
+        self._gone(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
+        log.info("deleted comment %s on %s: a second notes comment of ours", copy.id, _pr(ref))
+
+    def _gone(self, what: str, fn: Callable[[], object]) -> bool:
+        """Run a call on one comment (retried as any); True when GitHub answers 404: the
+        comment is not there (deleted since it was listed), which the callers take as
+        an answer, not a failure."""
         try:
-            self._retry(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
+            self._retry(what, fn)
         except GitHubError as err:
             if err.status != 404:
                 raise
-        log.info("deleted comment %s on %s: a second notes comment of ours", copy.id, _pr(ref))
+            return True
+        return False
 
     def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
         if once is not None and once not in body:
