@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 from bot.library import Library, load_library
 from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
 from bot.notes import Note, dump_note, parse_note
-from bot.pages import guidance_html, notes_router
+from bot.page_templates import guidance_html
+from bot.pages import notes_router
 
 CHROME_ACCEPT = (
     "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
@@ -593,7 +594,7 @@ def test_stylesheet_has_a_cjk_font_stack():
 
 
 def test_summary_code_spans_render_as_code_and_stay_escaped():
-    from bot.pages import inline_html
+    from bot.page_templates import inline_html
 
     assert str(inline_html("see `_capturing` and `<b>x</b>`")) == (
         "see <code>_capturing</code> and <code>&lt;b&gt;x&lt;/b&gt;</code>"

@@ -1,0 +1,109 @@
+"""The notes pages as JSON: the shapes clients get, and when they get JSON rather
+than HTML (`?format=`, else the Accept header's preference)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from fastapi import Request
+from pydantic import BaseModel
+
+from bot.note_queries import QueryError
+from bot.notes import Verdict
+
+
+class NoteOut(BaseModel):
+    id: str
+    repo: str
+    url: str
+    verdict: Verdict
+    verdict_en: str
+    verdict_zh: str
+    topics: list[str]
+    title_zh: str
+    title_en: str
+    summary_en: str
+    source_pr: int | None
+    source_pr_url: str | None
+    created: date | None
+    updated: date | None
+
+
+class RelatedOut(NoteOut):
+    shared_topics: list[str]
+
+
+class NoteDetailOut(NoteOut):
+    guidance: str
+    keywords: list[str]
+    aspects: list[str]
+    paths: list[str]
+    read_with: list[int]  # PRs to read with its own (named by the note, or built on by its PR)
+    issues: list[int]  # issues its PR fixes
+    source_file_url: str
+    related: list[RelatedOut]
+
+
+class NoteListOut(BaseModel):
+    repo: str
+    topic: str
+    verdict: str
+    q: str
+    count: int
+    notes: list[NoteOut]
+
+
+class TopicOut(BaseModel):
+    id: str
+    name_en: str
+    name_zh: str
+    description: str
+    notes: int
+    url: str
+
+
+class TopicsOut(BaseModel):
+    repo: str
+    topics: list[TopicOut]
+    without_notes: list[str]
+
+
+
+
+def _quality(accept: str, media: str) -> float:
+    """The q-value `accept` gives `media`, from its most specific matching range."""
+    kind, sub = media.split("/")
+    best = (-1, 0.0)
+    for part in accept.split(","):
+        rng, *params = [p.strip() for p in part.split(";")]
+        r_kind, _, r_sub = rng.lower().partition("/")
+        if (r_kind, r_sub) == (kind, sub):
+            rank = 2
+        elif (r_kind, r_sub) == (kind, "*"):
+            rank = 1
+        elif (r_kind, r_sub) == ("*", "*"):
+            rank = 0
+        else:
+            continue
+        q = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if rank > best[0]:
+            best = (rank, q)
+    return best[1]
+
+
+def wants_json(request: Request) -> bool:
+    """`?format=json|html` wins; otherwise JSON only when Accept prefers it to HTML."""
+    fmt = request.query_params.get("format", "").strip().lower()
+    if fmt in ("json", "html"):
+        return fmt == "json"
+    if fmt:
+        raise QueryError(f"unknown format {fmt!r}; use json or html")
+    accept = request.headers.get("accept", "")
+    return _quality(accept, "application/json") > _quality(accept, "text/html")

@@ -1,0 +1,46 @@
+"""The notes pages' templates: one Jinja2 environment, autoescaping on, and the filters
+that turn note text into safe HTML (escape everything first, then add the few tags)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup, escape
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
+
+
+def guidance_html(text: str) -> Markup:
+    """Guidance as HTML: escape everything first, then turn `x` into <code>x</code>,
+    blank lines into paragraphs and single newlines into <br>."""
+    escaped = str(escape(text.replace("\r\n", "\n").strip("\n")))
+    paragraphs = [p.strip("\n") for p in _PARAGRAPH_BREAK.split(escaped) if p.strip()]
+    html = (
+        "<p>" + _CODE_SPAN.sub(r"<code>\1</code>", p).replace("\n", "<br>\n") + "</p>"
+        for p in paragraphs
+    )
+    return Markup("\n".join(html))
+
+
+def inline_html(text: str) -> Markup:
+    """One line of text (a summary) with `x` shown as <code>x</code>, escaped first."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
+def template_environment() -> jinja2.Environment:
+    """Autoescape every template (not only *.html) and fail loudly on a missing variable."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["guidance"] = guidance_html
+    env.filters["inline"] = inline_html
+    return env
