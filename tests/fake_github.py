@@ -306,6 +306,10 @@ class FakeGitHub:
         self._requests: list[Recorded] = []
         self._used: dict[str, int] = {}
         self._window_reset = int(time.time()) + 3600
+        # what the x-ratelimit-* headers of every answer count against (headers only:
+        # a call over the limit is still answered; inject a fault for the refusal)
+        self.rate_limit = RATE_LIMIT
+        self.rate_resource = "core"
         self._next_id = 1000
         self._moved: dict[str, str] = {}  # a renamed or transferred repository's old name
         self._read_only: set[str] = set()  # tokens minted before a permission was granted
@@ -697,11 +701,11 @@ class FakeGitHub:
             self._used[key] = self._used.get(key, 0) + 1
             used = self._used[key]
         return {
-            "x-ratelimit-limit": str(RATE_LIMIT),
-            "x-ratelimit-remaining": str(max(RATE_LIMIT - used, 0)),
+            "x-ratelimit-limit": str(self.rate_limit),
+            "x-ratelimit-remaining": str(max(self.rate_limit - used, 0)),
             "x-ratelimit-reset": str(self._window_reset),
             "x-ratelimit-used": str(used),
-            "x-ratelimit-resource": "core",
+            "x-ratelimit-resource": self.rate_resource,
         }
 
     # --- JSON shapes --------------------------------------------------------

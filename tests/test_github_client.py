@@ -798,6 +798,42 @@ def test_a_pause_is_its_installations_only(fake_github, make_github_client, manu
         client.list_files(PR8)
 
 
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_an_answer_that_spends_the_last_call_pauses_before_github_must_refuse(
+    fake_github, make_github_client, manual_time, caplog, mode
+):
+    # A 200 saying x-ratelimit-remaining: 0 means the next call would be refused (and
+    # calling while limited risks a ban): no call is sent until the reset.
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    fake_github.add_pat("ghp_test", "notes-bot")
+    auth = {"token": "ghp_test"} if mode == "token" else {}
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep, **auth)
+    assert client.list_files(PR) == ["a.py"]  # calls left: no pause
+    fake_github.rate_limit = 0  # every answer from now on spends the last call
+    assert client.list_files(PR) == ["a.py"]  # answered: 200
+    with pytest.raises(GitHubError, match="rate limited for another"):
+        client.list_files(PR8)
+    assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # not sent
+    assert client.calls.pauses == 1 and client.calls.paused_for() > 3000
+    assert sum("GitHub rate limited" in r.message for r in caplog.records) == 1
+    manual_time.advance(3602)  # the reset has come
+    fake_github.rate_limit = 5000
+    assert client.list_files(PR8) == ["b.py"]
+
+
+def test_another_resources_last_call_does_not_pause_rest_calls(
+    fake_github, make_github_client, manual_time
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    fake_github.rate_limit, fake_github.rate_resource = 0, "search"
+    assert client.list_files(PR) == ["a.py"]
+    assert client.list_files(PR8) == ["b.py"]
+    assert client.calls.pauses == 0 and manual_time.slept == []
+
+
 def test_a_persistent_failure_gives_up_after_bounded_attempts(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.inject("GET", "/repos/*/files", *[Fault.error(503)] * 10)
