@@ -25,7 +25,8 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 refuses fails the delivery once the rest is answered, so that `retry` adds it (see
 `Reactions`). GitHub has no reaction API for review bodies, so commands in a review
 body are answered without reactions. Bots are never answered (our own comments included,
-known by who wrote them, not by their markers: see `bot.dispatch`).
+known by who wrote them; with a token, whose owner also writes as a person, by who wrote
+them and our marker: see `bot.dispatch`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from bot.github_port import PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate
 from bot.queue import Delivery, pr_key
+from bot.render import REPLY_KEY_OPENING
 from bot.sticky import pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
@@ -90,7 +92,7 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
     if (item.get("user") or {}).get("type") == "Bot":
         return "written by a bot"
     # Not by its markers: a human may quote our comment and add a command under it.
-    # Our own comments are known by who wrote them (here, or bot.dispatch for a token).
+    # Our own comments are known by who wrote them (here; for a token, bot.dispatch).
     body = item.get("body") or ""
     if not _MAY_HOLD_COMMAND.search(body):
         return "no line starts with a slash command"
@@ -257,7 +259,7 @@ def reply_key(delivery_id: str, index: int) -> str:
     """What marks the reply to one command of one delivery, so that a re-run of the
     delivery (after a crash or `review-notes retry`) finds it instead of posting again."""
     safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
-    return f"<!-- review-notes:reply-to {safe}/{index} -->"
+    return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:

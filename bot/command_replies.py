@@ -15,10 +15,9 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
-from bot.render import BUDGET, TITLE_MAX
+from bot.render import BUDGET, REPLY_MARKER, TITLE_MAX
 from bot.search import query_terms, search_notes
 
-REPLY_MARKER = "<!-- review-notes:reply -->"
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
 REPLY_BUDGET = BUDGET  # as the notes comment: well under GitHub's 65,536
 _NAME_MAX = 100  # a topic's name in the list of topics

@@ -9,15 +9,19 @@ Cross-cutting rules: only repositories on the allow-list, only pull requests,
 never events sent by the bot itself or about a comment or review it wrote (no
 loops), and events sent by other bots only on routes that ask for them
 (`Route.bots`): `pull_request` does, since vLLM's Mergify adds most labels; slash
-commands (comments, reviews) do not. What the bot wrote is known by who wrote it,
-never by what it says: a human may quote the bot's comment, markers and all.
+commands (comments, reviews) do not. What the bot wrote is known by who wrote it:
+a human may quote the bot's comment, markers and all. With a token the bot is a
+user account, whose comments look like anyone's and whose owner also acts on
+GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
+a comment written by that login AND carrying our marker (`written_by_review_notes`)
+is the bot's own, and who sent an event says nothing; a human quoting the bot's
+comment is still not the bot.
 
 The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
 know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
 GitHub client for the login (asked once, cached; it is needed for the comment
 anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
-App?), and with a token one about a comment or review, since a user account's
-comments look like anyone's.
+App?), and with a token one about a comment carrying our marker.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 
 from bot.context import BotContext
 from bot.queue import Delivery
+from bot.render import written_by_review_notes
 from bot.settings import Settings
 
 # Modules that register handlers, in order.
@@ -107,11 +112,9 @@ class Dispatcher:
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
         ours = {x.lower() for x in (settings.bot_login, own_login) if x}
-        if login and login.lower() in ours:
-            return Triage(None, f"sent by the bot itself ({login})", repo, number)
-        author = _author(payload)
-        if author and author.lower() in ours:  # e.g. someone edited the bot's comment
-            return Triage(None, f"written by the bot itself ({author})", repo, number)
+        own = _our_own(payload, ours, as_user=_as_user(settings))
+        if own:
+            return Triage(None, own, repo, number)
         if sender.get("type") == "Bot" and not route.bots:
             return Triage(None, f"sent by a bot ({login})", repo, number)
         if route.check is not None:
@@ -136,20 +139,53 @@ def _sent_by_a_bot(payload: dict[str, Any]) -> bool:
     return (payload.get("sender") or {}).get("type") == "Bot"
 
 
+def _as_user(settings: Settings) -> bool:
+    """The bot is a user account (a token), not an App."""
+    return settings.github_token is not None
+
+
+def _our_own(payload: dict[str, Any], ours: set[str], *, as_user: bool) -> str | None:
+    """Why this delivery is the bot's own doing (a loop), or None. `ours`: the bot's
+    logins, lowercased. An App is known by its login, as sender or as author (someone
+    edited its comment). A user account is also a person: only its comments that carry
+    our marker are the bot's, and what it sends as a person is not."""
+    author = _author(payload)
+    if as_user:
+        mine = author.lower() in ours and written_by_review_notes(_body(payload))
+        return f"written by the bot itself ({author})" if mine else None
+    login = str((payload.get("sender") or {}).get("login") or "")
+    if login and login.lower() in ours:
+        return f"sent by the bot itself ({login})"
+    if author and author.lower() in ours:
+        return f"written by the bot itself ({author})"
+    return None
+
+
 def _may_be_our_own(payload: dict[str, Any], settings: Settings) -> bool:
-    """Whether to ask GitHub for the bot's login to tell if the bot sent or wrote this: a
-    bot sent it (our App?), or it is about a comment or review and the bot is a user
-    account (a token, its login not in REVIEW_NOTES_BOT_LOGIN), whose comments carry no
-    sign of a bot."""
-    as_user = settings.github_token is not None and not settings.bot_login
-    return _sent_by_a_bot(payload) or (as_user and bool(_author(payload)))
+    """Whether to ask GitHub for the bot's login to tell if the bot sent or wrote this:
+    an App may have sent a bot's event; a user account (its login not in
+    REVIEW_NOTES_BOT_LOGIN) may have written a comment that carries our marker."""
+    if _as_user(settings):
+        marked = bool(_author(payload)) and written_by_review_notes(_body(payload))
+        return marked and not settings.bot_login
+    return _sent_by_a_bot(payload)
+
+
+def _item(payload: dict[str, Any]) -> dict[str, Any]:
+    """The comment or review the event is about ({} for other events)."""
+    item = payload.get("comment") or payload.get("review")
+    return item if isinstance(item, dict) else {}
 
 
 def _author(payload: dict[str, Any]) -> str:
     """Who wrote the comment or review the event is about ("" for other events)."""
-    item = payload.get("comment") or payload.get("review")
-    user = item.get("user") if isinstance(item, dict) else None
+    user = _item(payload).get("user")
     return str(user.get("login") or "") if isinstance(user, dict) else ""
+
+
+def _body(payload: dict[str, Any]) -> str:
+    body = _item(payload).get("body")
+    return body if isinstance(body, str) else ""
 
 
 def build_dispatcher(features: tuple[str, ...] = FEATURES) -> Dispatcher:

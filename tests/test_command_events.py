@@ -362,45 +362,105 @@ def token_settings(tmp_path, fake, **kw):
     )
 
 
+OWNER = "notes-bot"  # the user account whose token the bot runs with
+
+
+def with_token(tmp_path, fake, configured: bool):
+    """token_settings, the login in REVIEW_NOTES_BOT_LOGIN or (not `configured`) asked."""
+    return token_settings(tmp_path, fake, bot_login=OWNER if configured else None)
+
+
+def written_as(fake, login: str = OWNER) -> list[FakeComment]:
+    return [c for c in fake.comments(DEFAULT_REPO, N) if c.user.login == login]
+
+
+def reacted(fake, comment) -> set[str]:
+    return {r.content for r in fake.reactions(comment.id) if r.user.login == OWNER}
+
+
 @pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
-def test_with_a_token_our_own_comments_are_known_by_their_author(
+def test_with_a_token_our_own_comments_are_known_by_their_author_and_marker(
     tmp_path, fake_github, monkeypatch, configured
 ):
     clean_env(monkeypatch)
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = token_settings(tmp_path, fake, bot_login="notes-bot" if configured else None)
-
-    def mine() -> list[FakeComment]:
-        return [c for c in fake.comments(DEFAULT_REPO, N) if c.user.login == "notes-bot"]
-
-    def reacted(comment) -> set[str]:
-        return {r.content for r in fake.reactions(comment.id) if r.user.login == "notes-bot"}
-
-    with serving(settings) as (client, rt):
+    with serving(with_token(tmp_path, fake, configured)) as (client, rt):
         tune(rt)
         c = say(client, rt, fake, "/notes")
-        (notes,) = mine()
+        say(client, rt, fake, "/notes help")
+        notes, reply = written_as(fake)
         assert notes.body.startswith(MARKER) and notes.user.type == "User"
-        # what the bot wrote, with a command line for once: sent by the bot, and edited
-        # by a maintainer (sent by them, written by the bot)
-        own = fake.add_comment(DEFAULT_REPO, N, "answer\n/notes help", login="notes-bot")
+        assert reply.body.startswith(REPLY_MARKER)
+        # what the bot wrote (its marker first), with a command line for once: sent by
+        # the bot, and edited by a maintainer (sent by them, written by the bot)
+        own = fake.add_comment(DEFAULT_REPO, N, f"{REPLY_MARKER}\n/notes help", login=OWNER)
         old, own.body = own.body, own.body + "\n/notes off"
         edited = comment_payload(own, action="edited", old_body=old)
         edited["sender"] = {"login": "maintainer", "id": 77, "type": "User"}
+        # and the bot's own writes as GitHub reports them: created, or edited by the bot
+        notes_edited = comment_payload(notes, action="edited", old_body=notes.body + "x")
         fake.clear_requests()
-        for payload in (comment_payload(own), edited):
+        for payload in (comment_payload(own), edited, notes_edited, comment_payload(reply)):
             r = post(client, "issue_comment", payload)
+            assert r.json()["status"] in ("ignored", "queued")
             if configured:  # intake knows the login
-                assert r.json()["status"] == "ignored" and "bot itself" in r.json()["reason"]
+                assert r.json() == {
+                    "status": "ignored",
+                    "reason": f"written by the bot itself ({OWNER})",
+                }
         drain(rt)
-        assert reacted(own) == set() and len(mine()) == 2  # no reply: notes and `own`
+        assert reacted(fake, own) == set() and len(written_as(fake)) == 3  # no new reply
         assert repo_calls(fake) == Counter() and not state(rt).opted_out
         assert rt.queue.counts()["failed"] == 0
         # a person's command still runs (and the login was asked once at most)
         h = say(client, rt, fake, "/notes help", login=AUTHOR)
-        assert len(mine()) == 3 and reacted(c) == reacted(h) == {"eyes", "+1"}
+        assert len(written_as(fake)) == 4 and reacted(fake, c) == reacted(fake, h) == {"eyes", "+1"}
         assert fake.calls("GET", "/user") == []  # the login, once known, is kept
+
+
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_with_a_personal_token_its_owner_can_still_run_commands(
+    tmp_path, fake_github, monkeypatch, configured
+):
+    # README: "A personal access token (GITHUB_TOKEN) also works for trying it on a fork
+    # (the comments are then written as that user)". Its owner writes as a person too:
+    # only their comments carrying our marker are the bot's.
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author="me")
+    with serving(with_token(tmp_path, fake, configured)) as (client, rt):
+        tune(rt)
+        asked = say(client, rt, fake, "/notes", login=OWNER)
+        helped = say(client, rt, fake, "/notes help", login=OWNER)
+        notes, reply = (c for c in written_as(fake) if c.id not in (asked.id, helped.id))
+        assert notes.body.startswith(MARKER), "the owner's `/notes` was ignored"
+        assert reply.body.startswith(REPLY_MARKER)
+        assert reacted(fake, asked) == reacted(fake, helped) == {"eyes", "+1"}
+        # the owner quoting the bot's comment (as anyone may) is still the owner
+        quoted = f"Is this right? It said:\n\n{notes.body}\n\n/notes why"
+        q = say(client, rt, fake, quoted, login=OWNER)
+        assert reacted(fake, q) == {"eyes", "+1"} and "(why mode)" in sticky_as_owner(fake).body
+        assert rt.queue.counts()["failed"] == 0
+
+
+def sticky_as_owner(fake) -> FakeComment:
+    (found,) = [c for c in written_as(fake) if c.body.startswith(MARKER)]
+    return found
+
+
+def test_with_a_token_what_its_owner_does_on_a_pull_request_counts(
+    tmp_path, fake_github, monkeypatch
+):
+    # REVIEW_NOTES_BOT_LOGIN names the owner; a PR they open is theirs, not the bot's:
+    # the bot's only writes are comments (a sender alone makes no loop)
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=OWNER)
+    with serving(with_token(tmp_path, fake, configured=True)) as (client, rt):
+        r = deliver_pr(client, rt, sender=OWNER, title=MATCHING_TITLE, files=MATCHING_FILES)
+        assert r["status"] == "queued"
+        assert sticky_as_owner(fake) is not None
 
 
 def test_a_comment_on_a_plain_issue_is_ignored(live):

@@ -17,6 +17,7 @@ from bot.commands import Command, parse_commands
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, code, neutralize
 from bot.notes import Note, Verdict
+from bot.render import written_by_review_notes
 from bot.search import query_terms, search_notes
 
 
@@ -52,6 +53,7 @@ def assert_safe(body: str, word: str = "/notes") -> None:
     assert not re.search(r"@[A-Za-z0-9]", body), "live mention"
     assert not re.search(r"#\d|\bGH-\d", body, re.I), "issue reference (backlink)"
     assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues)/\d", body), "backlink URL"
+    assert written_by_review_notes(body), "the reply must open with our marker"
     prose = outside_code(body).replace(REPLY_MARKER, "")
     assert "<" not in prose and ">" not in prose, "raw HTML outside code"
     assert not re.search(r"[\u0000-\u0008\u000b-\u001f\u202a-\u202e\u2066-\u2069]", body)

@@ -14,6 +14,7 @@ from bot.match_config import load_match_config
 from bot.pr_events import handle_pull_request, payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
+from bot.render import MARKER
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -249,6 +250,55 @@ def test_triage_takes_pull_request_events_from_other_bots_only(
     ]:
         t = d.triage(event, payload, settings, own_login)
         assert t.reason.startswith(reason) and (t.route is None) == bool(reason), t.reason
+
+
+OWN = "notes-bot"  # the bot's login: an App's bot account, or a token's user
+SENT = "sent by the bot itself"
+WROTE = "written by the bot itself"
+
+
+@pytest.mark.parametrize(
+    ("event", "sender", "author", "body", "as_app", "as_token"),
+    [
+        # sent by the bot's login: the App's doing; a token's owner may act as a person
+        ("pull_request", OWN, None, None, SENT, ""),
+        ("issue_comment", OWN, OWN, "/notes", SENT, ""),
+        ("pull_request_review", OWN, OWN, "/notes why", SENT, ""),
+        # written by it, edited by someone: the App's; the owner's words with a token
+        ("issue_comment", "maintainer", OWN, "/notes help", WROTE, ""),
+        # written by it with our marker: the bot's own either way (no loop)
+        ("issue_comment", OWN, OWN, f"{MARKER}\n/notes", SENT, WROTE),
+        ("issue_comment", "maintainer", OWN, f"{MARKER}\n/notes", WROTE, WROTE),
+        # a person's, our marker pasted at its top: never the bot's
+        ("issue_comment", "someone", "someone", f"{MARKER}\n/notes", "", ""),
+    ],
+)
+@pytest.mark.parametrize("configured", [True, False])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_triage_knows_the_bots_own_by_its_login_and_with_a_token_by_its_marker(
+    tmp_path, event, sender, author, body, as_app, as_token, configured
+):
+    payload: dict = {
+        "action": "submitted" if event == "pull_request_review" else "created",
+        "repository": {"full_name": "vllm-project/vllm"},
+        "pull_request": {"number": 5, "state": "open"},
+        "sender": {"login": sender, "type": "User"},  # a user-typed App login, too
+    }
+    if event == "pull_request":
+        payload["action"] = "labeled"
+    else:
+        item = {"body": body, "user": {"login": author, "type": "User"}}
+        payload["review" if event == "pull_request_review" else "comment"] = item
+    login = {"bot_login": OWN} if configured else {}
+    app = make_settings(tmp_path, **login)
+    token = make_settings(
+        tmp_path, github_token="ghp_x", public_url="https://notes.example.org", **login
+    )
+    d = build_dispatcher()
+    own_login = None if configured else OWN
+    for settings, reason in [(app, as_app), (token, as_token)]:
+        t = d.triage(event, payload, settings, own_login)
+        assert t.reason == (f"{reason} ({OWN})" if reason else ""), t.reason
+        assert (t.route is None) == bool(reason)
 
 
 def test_dispatch_point_takes_new_features_without_touching_the_server():

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from bot.commands import CommandConfig
-from bot.render import MARKER
 from tests.fake_github import DEFAULT_REPO
 from tests.test_command_events import (  # noqa: F401  (live: the fixture)
     N,
@@ -22,18 +21,13 @@ from tests.test_command_events import (  # noqa: F401  (live: the fixture)
     say,
     state,
     sticky,
-    token_settings,
     tune,
 )
 from tests.webhook_kit import (
-    MATCHING_FILES,
-    MATCHING_TITLE,
-    clean_env,
     deliver_pr,
     drain,
     labeled_one_more_note,
     post,
-    serving,
 )
 
 
@@ -142,24 +136,3 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     assert reactions(fake, on) == {"eyes", "+1"}
     assert not state(rt).opted_out, "`/notes on` said after the deletion left the PR off"
     assert sticky(fake) is not None  # notes match: a new comment
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="with a user token, every comment by the token's owner is taken as the bot's own",
-)
-def test_with_a_personal_token_its_owner_can_still_run_commands(tmp_path, fake_github, monkeypatch):
-    # README: "A personal access token (GITHUB_TOKEN) also works for trying it on a fork
-    # (the comments are then written as that user)". At fe7794a the token's owner could
-    # say `/notes` on their fork (own comments were told by the marker); now every
-    # comment of theirs is dropped as "written by the bot itself", with no reaction.
-    clean_env(monkeypatch)
-    fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author="me")
-    with serving(token_settings(tmp_path, fake)) as (client, rt):  # the PAT of "notes-bot"
-        tune(rt)
-        c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="notes-bot")  # its owner
-        post(client, "issue_comment", comment_payload(c))
-        drain(rt)
-        mine = [x for x in fake.comments(DEFAULT_REPO, N) if x.user.login == "notes-bot"]
-        assert any(x.body.startswith(MARKER) for x in mine), "the owner's `/notes` was ignored"

@@ -30,6 +30,7 @@ from bot.render import (
     render_no_match,
     render_paused,
     safe_text,
+    written_by_review_notes,
 )
 
 LIB = load_library()
@@ -71,7 +72,7 @@ def assert_inert(body: str) -> None:
     assert not ISSUE_REF.search(prose), "#N outside code"
     assert not GH_REF.search(prose), "GH-N outside code"
     assert not PULL_URL.search(body), "github.com PR/issue URL (backlink)"
-    assert body.startswith(MARKER + "\n")
+    assert body.startswith(MARKER + "\n") and written_by_review_notes(body)
     assert len(body) <= BUDGET < GITHUB_BODY_LIMIT
     for line in body.splitlines():
         assert not line.lstrip().startswith("/"), f"a command at the start of a line: {line!r}"
@@ -405,6 +406,30 @@ def test_paused_comment_and_the_paused_line_are_inert():
     body = render(result(note()), LIB, opts=described)
     assert "by `<!-- no-review-notes -->` in its description" in body
     assert_inert(body)
+
+
+def test_what_review_notes_writes_is_told_by_where_its_markers_stand():
+    # With a token the bot writes as its owner does: its comments are the ones that open
+    # with a marker (the notes comment, a reply) or end with a reply's key.
+    key = "<!-- review-notes:reply-to d1/0 -->"
+    for body in [
+        render_paused(OPTS),
+        render(MatchResult((), ()), LIB, opts=OPTS),
+        "<!-- review-notes:reply -->\nIn reply to `/notes help`:\n",
+        f"\n{MARKER}\nedited by hand, the marker kept\n",
+        f"the reply's opening cut away\n{key}\n",
+    ]:
+        assert written_by_review_notes(body), body
+    # what a person writes, ours quoted in it (as anyone may), is not
+    for body in [
+        "",
+        "/notes",
+        f"> {MARKER}\n> ### 📚 Review notes\n\n/notes why",
+        f"It said:\n\n{render_paused(OPTS)}\n/notes on",
+        f"{key} is what it wrote\n/notes",
+        f"MARKER is {MARKER}",
+    ]:
+        assert not written_by_review_notes(body), body
 
 
 def test_the_readme_shows_the_comment_the_bot_renders():
