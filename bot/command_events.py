@@ -128,12 +128,13 @@ def _old_body(payload: dict[str, Any]) -> str | None:
     return ((payload.get("changes") or {}).get("body") or {}).get("from") or ""
 
 
-def said_at(item: dict[str, Any]) -> str | None:
+def said_at(item: dict[str, Any], edited_at: str | None = None) -> str | None:
     """When a comment or review said what it says now, as a key that sorts in that order:
-    GitHub's time (`updated_at`, the edit for an edited comment; a review's `submitted_at`),
-    then its id, since GitHub numbers comments as they are written and its times have
-    whole seconds only. None when the payload does not tell."""
-    when = item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
+    GitHub's time (`updated_at`, the edit for an edited comment; a review's `submitted_at`,
+    or `edited_at` for an edited review), then its id, since GitHub numbers comments as
+    they are written and its times have whole seconds only. None when the payload does
+    not tell."""
+    when = edited_at or item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
     if not isinstance(when, str) or not when or item.get("id") is None:
         return None
     return f"{when}/{int(item['id']):020d}"
@@ -144,8 +145,20 @@ def _actor(payload: dict[str, Any]) -> Actor:
     return Actor(str(sender.get("login") or ""), sender.get("type") == "Bot")
 
 
+def _github_time(received_at: str) -> str | None:
+    """A `bot.db.utcnow` time as GitHub writes its own (whole seconds, then `Z`), so that
+    keys made of either sort by time: utcnow's `.` sorts before GitHub's `Z`."""
+    return f"{received_at[:19]}Z" if len(received_at) >= 19 else None
+
+
 def _source(
-    payload: dict[str, Any], part: str, pull: dict[str, Any], *, reacts: bool, on_diff: bool = False
+    payload: dict[str, Any],
+    part: str,
+    pull: dict[str, Any],
+    *,
+    reacts: bool,
+    on_diff: bool = False,
+    edited_at: str | None = None,
 ) -> Source:
     item = payload.get(part) or {}
     kind = "diff" if on_diff else "comment" if part == "comment" else part
@@ -158,7 +171,7 @@ def _source(
         pull=pull,
         on_diff=on_diff,
         origin=f"{kind}:{item['id']}" if item.get("id") is not None else "",
-        said_at=said_at(item),
+        said_at=said_at(item, edited_at),
     )
 
 
@@ -176,8 +189,11 @@ def comment_source(payload: dict[str, Any]) -> Source:
     return _source(payload, "comment", pull, reacts=True)
 
 
-def review_source(payload: dict[str, Any]) -> Source:
-    return _source(payload, "review", _pull_of(payload), reacts=False)
+def review_source(payload: dict[str, Any], received_at: str = "") -> Source:
+    """`received_at`: when the delivery reached us (a retry keeps it). A review's payload
+    has only `submitted_at`: an edit is dated by its arrival, right after GitHub sent it."""
+    edited_at = _github_time(received_at) if payload.get("action") == "edited" else None
+    return _source(payload, "review", _pull_of(payload), reacts=False, edited_at=edited_at)
 
 
 def diff_comment_source(payload: dict[str, Any]) -> Source:
@@ -199,7 +215,7 @@ def handle_diff_comment(ctx: BotContext, delivery: Delivery) -> str:
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, review_source(payload), delivery)
+    return run_commands(ctx, ref, review_source(payload, delivery.received_at), delivery)
 
 
 # --- answering ----------------------------------------------------------------------

@@ -1119,6 +1119,31 @@ def test_off_and_on_follow_the_time_github_gives_not_the_order_they_arrive(live)
     assert state(rt).opted_out
 
 
+def github_time_ago(seconds: float) -> str:
+    """A time `seconds` ago as GitHub writes it in payloads (whole seconds, `Z`)."""
+    return f"{utcnow(after_s=-seconds)[:19]}Z"
+
+
+def test_an_on_added_by_editing_a_review_counts_when_the_edit_is_made(live):
+    # A review's payload has no `updated_at` (GitHub sends `submitted_at` only): an
+    # edited review is dated when its delivery arrived, not at its submission, so an
+    # `on` added by the edit outranks an `off` said between submission and edit.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    review = review_payload("Looks fine", login=AUTHOR, head_sha=head)
+    review["review"] = dict(review["review"], submitted_at=github_time_ago(120))
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    deliver_said_at(client, rt, off, github_time_ago(60))
+    assert state(rt).opted_out
+    # now the author edits the review to add `/notes on`
+    edited = dict(review, action="edited", changes={"body": {"from": "Looks fine"}})
+    edited["review"] = dict(review["review"], body="Looks fine\n/notes on")
+    assert post(client, "pull_request_review", edited).status_code == 202
+    drain(rt)
+    assert not state(rt).opted_out, "the `on` written last on GitHub did not count"
+
+
 def test_off_after_why_in_one_comment_leaves_the_short_paused_line(live):
     client, rt, fake = live
     short = _short_paused_line(client, rt, fake)

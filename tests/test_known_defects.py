@@ -12,12 +12,10 @@ from tests.fake_github import DEFAULT_REPO
 from tests.test_command_events import (  # noqa: F401  (live: the fixture)
     N,
     comment_payload,
-    deliver_said_at,
     fail_the_done_reaction,
     live,
     reactions,
     replies,
-    review_payload,
     say,
     state,
     sticky,
@@ -88,32 +86,6 @@ def test_a_retry_for_a_missing_thumbs_up_spends_the_reply_budget_and_says_confus
     drain(rt)
     assert len(replies(fake)) == 1  # found by its key, not posted again
     assert reactions(fake, c) == {"eyes", "+1"}
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review payloads carry only submitted_at: an edit is dated at the submission",
-)
-def test_an_on_added_by_editing_a_review_counts_when_the_edit_is_made(live):
-    # README: "the `off`/`on` written last on GitHub counts (the comment's `updated_at`,
-    # so an edit counts when it is made ...)". A review's payload has no `updated_at`
-    # (GitHub sends `submitted_at` only), so `said_at` dates an edited review's new
-    # `/notes on` at the review's submission: a later-made `on` is "outranked" by the
-    # `off` said between submission and edit, and the PR stays off.
-    client, rt, fake = live
-    say(client, rt, fake, "/notes")
-    head = fake.pull(DEFAULT_REPO, N).head_sha
-    review = review_payload("Looks fine", login="pr-author", head_sha=head)
-    review["review"] = dict(review["review"], submitted_at="2030-01-01T09:00:00Z")
-    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login="pr-author")
-    deliver_said_at(client, rt, off, "2030-01-01T10:00:00Z")  # off, at 10:00
-    assert state(rt).opted_out
-    # at 10:05 the author edits the 09:00 review to add `/notes on`
-    edited = dict(review, action="edited", changes={"body": {"from": "Looks fine"}})
-    edited["review"] = dict(review["review"], body="Looks fine\n/notes on")
-    assert post(client, "pull_request_review", edited).status_code == 202
-    drain(rt)
-    assert not state(rt).opted_out, "the `on` written last on GitHub did not count"
 
 
 @pytest.mark.xfail(

@@ -201,8 +201,10 @@ def test_failed_deliveries_are_kept_and_can_be_retried(tmp_path):
     assert q.counts()["failed"] == 3
     assert [d.id for d in q.failed()] == ["c", "b", "a"]
     assert q.get("b").last_error == "GithubException: 502 for b"
+    received = q.get("b").received_at
     assert q.retry(["b", "nope"]) == ["b"]
-    assert q.claim().id == "b"
+    b = q.claim()
+    assert b.id == "b" and b.received_at == received  # an edited review is dated by it
     assert sorted(q.retry()) == ["a", "c"]
     assert q.counts() == {"pending": 2, "processing": 1, "done": 0, "failed": 0}
 
