@@ -19,7 +19,8 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   `on` said on GitHub before the one that set the PR's state (run late: a retry, a
   redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`).
 - `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
-  comment, within the per-PR reply budget (over it: `confused`, no reply).
+  comment, within the per-PR reply budget (over it: `confused`, no reply; a re-run
+  finds the replies it posted before by their key, and does not pay for them again).
 
 `+1` follows once everything the comment asked for is done. A reaction GitHub
 refuses fails the delivery once the rest is answered, so that `retry` adds it (see
@@ -278,6 +279,15 @@ def reply_key(delivery_id: str, index: int) -> str:
     return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
 
 
+def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int) -> bool:
+    """Whether an earlier run of this delivery (a crash, `review-notes retry`) posted the
+    reply to its command `index`, found by its key: it was paid from the reply budget
+    then. A first run has posted nothing and asks GitHub nothing."""
+    if delivery.attempts <= 1:
+        return False
+    return ctx.github.find_comment(ref, reply_key(delivery.id, index)) is not None
+
+
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
     commands = new_commands(ctx, source)
     if not commands:
@@ -299,7 +309,6 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     said: list[str] = []
     sticky: list[Kind] = []
     answered = 0  # taken commands done now
-    rerun = delivery.attempts > 1  # an earlier run may have posted some replies
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
         problem = _take_feedback(ctx, ref, c, source) if d is Decision.ALLOW else None
@@ -308,11 +317,12 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             answered += 1  # acknowledged: it was heard, and outranked
         elif d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
             sticky.append(c.kind)
-        elif ctx.flood.replies.allow(key):
+        elif (posted := _reply_posted(ctx, ref, delivery, i)) or ctx.flood.replies.allow(key):
             refused = d is Decision.REFUSE
-            once = reply_key(delivery.id, i)
-            body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
-            ctx.github.create_comment(ref, body, once=once if rerun else None)
+            if not posted:
+                once = reply_key(delivery.id, i)
+                body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
+                ctx.github.create_comment(ref, body)
             if problem:
                 reactions.add(source.comment_id, REFUSED, source.on_diff)
             else:

@@ -98,15 +98,15 @@ class DryRunGitHub:
         )
         return result
 
-    def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
-        if once is not None:
-            earlier = self.db.execute(
-                "SELECT id FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
-                " AND instr(body, ?) > 0 ORDER BY id LIMIT 1",
-                (ref.repo, ref.number, once),
-            )
-            if earlier:
-                return int(earlier[0]["id"])
+    def find_comment(self, ref: PRRef, key: str) -> int | None:
+        earlier = self.db.execute(
+            "SELECT id FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
+            " AND instr(body, ?) > 0 ORDER BY id LIMIT 1",
+            (ref.repo, ref.number, key),
+        )
+        return int(earlier[0]["id"]) if earlier else None
+
+    def create_comment(self, ref: PRRef, body: str) -> int:
         now = utcnow()
         rows = self.db.execute(
             "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"

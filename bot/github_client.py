@@ -619,10 +619,18 @@ class GitHubClient:
             return True
         return False
 
-    def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
-        if once is not None and once not in body:
-            raise ValueError("a comment posted once must carry its key")
+    def find_comment(self, ref: PRRef, key: str) -> int | None:
+        def op(gh: Github) -> int | None:
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            found = self._retry(
+                f"look for a comment on {_pr(ref)}",
+                lambda: self._find(issue, lambda c: key in (c.body or ""), None),
+            )
+            return found.id if found is not None else None
 
+        return self._as_installation(ref, op)
+
+    def create_comment(self, ref: PRRef, body: str) -> int:
         since = datetime.now(UTC) - CLOCK_SLACK
         runs = 0
 
@@ -630,10 +638,6 @@ class GitHubClient:
             nonlocal runs
             runs += 1
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
-            if once is not None:  # posted by an earlier run of the same delivery?
-                key = once
-                found = self._create(ref, issue, body, lambda c: key in (c.body or ""), None, True)
-                return found.id
             # run again after a 401 (a new token): the first run's POST may have landed
             return self._create(ref, issue, body, same_text, since, look_first=runs > 1).id
 
@@ -871,6 +875,17 @@ class GitHubClient:
         app = comment.performed_via_github_app
         return app is not None and self._app_id in (str(app.id), app.client_id)
 
+    def _find(
+        self, issue: Any, matches: Callable[[IssueComment], bool], since: datetime | None
+    ) -> IssueComment | None:
+        """Our first comment on the issue that `matches`, created since `since` (None: ever)."""
+        login = self.bot_login()
+        for c in issue.get_comments():
+            recent = since is None or c.created_at is None or c.created_at >= since
+            if self._is_ours(c, login) and matches(c) and recent:
+                return c
+        return None
+
     def _create(
         self,
         ref: PRRef,
@@ -882,19 +897,13 @@ class GitHubClient:
     ) -> IssueComment:
         """POST a comment; after an unclear failure (or first, when asked), look for it
         before posting again."""
-        login = self.bot_login()
         unclear = look_first
 
         def attempt() -> IssueComment:
             nonlocal unclear
-            if unclear:
-                for c in issue.get_comments():
-                    recent = since is None or c.created_at is None or c.created_at >= since
-                    if self._is_ours(c, login) and matches(c) and recent:
-                        log.info(
-                            "comment %s on %s had been created; not posting again", c.id, _pr(ref)
-                        )
-                        return c
+            if unclear and (found := self._find(issue, matches, since)) is not None:
+                log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
+                return found
             try:
                 return issue.create_comment(body)
             except Exception as exc:

@@ -125,11 +125,13 @@ class GitHubPort(Protocol):
         """
         ...
 
-    def create_comment(self, ref: PRRef, body: str, *, once: str | None = None) -> int:
-        """Post a new comment (replies to commands); return its id.
+    def find_comment(self, ref: PRRef, key: str) -> int | None:
+        """The id of the bot's own comment whose body carries `key` (a reply posted by an
+        earlier run of the same delivery), else None."""
+        ...
 
-        `once`: a key written in `body`; when given, a comment of the bot's that
-        already carries it is returned instead of posting again (a re-run delivery)."""
+    def create_comment(self, ref: PRRef, body: str) -> int:
+        """Post a new comment (replies to commands); return its id."""
         ...
 
     def add_reaction(

@@ -699,6 +699,23 @@ def test_a_done_reaction_github_refuses_fails_the_delivery_and_retry_adds_it(liv
     assert len(replies(fake)) == reply and sticky_writes(fake) == writes
 
 
+def test_a_retry_for_a_missing_thumbs_up_does_not_pay_the_reply_budget_again(live):
+    # `/notes topic rocm`: the reply goes out, the 👍 fails (the delivery fails). The
+    # retry finds the reply by its key: paid for by the first run, it needs no budget,
+    # so a spent budget does not turn the 👍 it was retried for into a 😕.
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert len(replies(fake)) == 1  # found by its key, not posted again
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
 def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live):
     client, rt, fake = live
     c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
@@ -736,15 +753,15 @@ def test_two_deliveries_asking_the_same_get_two_replies(live):
     assert first.body != second.body  # each carries its own delivery's key
 
 
-def test_dry_run_keeps_a_keyed_reply_once(tmp_path):
+def test_dry_run_finds_a_reply_by_its_key(tmp_path):
     from bot.dryrun import DryRunGitHub
     from bot.github_port import PRRef
 
     port, ref = DryRunGitHub(Database(tmp_path / "dry.db")), PRRef(DEFAULT_REPO, N)
-    first = port.create_comment(ref, "answer\n<!-- k1 -->", once="<!-- k1 -->")
-    assert port.create_comment(ref, "answer\n<!-- k1 -->", once="<!-- k1 -->") == first
-    assert port.create_comment(ref, "answer\n<!-- k1 -->") != first  # no key: a new reply
-    assert len(port.comments(DEFAULT_REPO, N)) == 2
+    assert port.find_comment(ref, "<!-- k1 -->") is None
+    first = port.create_comment(ref, "answer\n<!-- k1 -->")
+    assert port.find_comment(ref, "<!-- k1 -->") == first
+    assert port.find_comment(PRRef(DEFAULT_REPO, N + 1), "<!-- k1 -->") is None
 
 
 def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> dict:

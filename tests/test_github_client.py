@@ -1033,22 +1033,15 @@ def test_route_templates():
     assert route_template("/repos/o/r/pulls/comments/5/reactions").endswith("/{id}/reactions")
 
 
-def test_a_comment_posted_once_is_found_by_its_key(fake_github, make_github_client):
+def test_a_comment_of_ours_is_found_by_its_key(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.add_comment(DEFAULT_REPO, 7, "someone quoting <!-- key-1 -->", login="someone")
     client = make_github_client()
-    first = client.create_comment(PR, "answer\n<!-- key-1 -->", once="<!-- key-1 -->")
-    again = client.create_comment(PR, "answer, worded anew\n<!-- key-1 -->", once="<!-- key-1 -->")
-    other = client.create_comment(PR, "answer\n<!-- key-2 -->", once="<!-- key-2 -->")
-    bodies = [c.body for c in fake_github.comments(DEFAULT_REPO, 7)]
-    assert bodies == [
-        "someone quoting <!-- key-1 -->",
-        "answer\n<!-- key-1 -->",
-        "answer\n<!-- key-2 -->",
-    ]
-    assert first == again != other  # the foreign comment with the key is not ours
-    with pytest.raises(ValueError):
-        client.create_comment(PR, "no key in here", once="<!-- key-3 -->")
+    assert client.find_comment(PR, "<!-- key-1 -->") is None  # the foreign one is not ours
+    first = client.create_comment(PR, "answer\n<!-- key-1 -->")
+    other = client.create_comment(PR, "answer\n<!-- key-2 -->")
+    assert client.find_comment(PR, "<!-- key-1 -->") == first != other
+    assert client.find_comment(PR, "<!-- key-2 -->") == other
 
 
 def test_a_file_list_shorter_than_changed_files_is_not_ready(fake_github, make_github_client):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import CommandConfig
 from tests.fake_github import DEFAULT_REPO
 from tests.test_command_events import (  # noqa: F401  (live: the fixture)
     N,
@@ -15,7 +14,6 @@ from tests.test_command_events import (  # noqa: F401  (live: the fixture)
     fail_the_done_reaction,
     live,
     reactions,
-    replies,
     say,
     state,
     sticky,
@@ -63,29 +61,6 @@ def test_a_notes_on_said_before_the_deletion_and_retried_posts_the_comment_again
     assert reactions(fake, on) == {"eyes", "+1"}
     assert sticky(fake) is None, "a comment was posted again after a maintainer deleted it"
     assert state(rt).opted_out
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a retry for a missing 👍 asks the reply budget again though its reply is found by key",
-)
-def test_a_retry_for_a_missing_thumbs_up_spends_the_reply_budget_and_says_confused(live):
-    # `/notes topic rocm`: the reply goes out, the 👍 fails (the delivery fails, new).
-    # The README: "`review-notes retry` adds it; the retry redoes nothing else (a reply
-    # is found by its key ...)". The re-run asks the reply budget again, though the
-    # reply is already up: with the budget spent it reacts 😕 ("over the reply budget")
-    # and never adds the 👍 it was retried for.
-    client, rt, fake = live
-    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert len(replies(fake)) == 1  # found by its key, not posted again
-    assert reactions(fake, c) == {"eyes", "+1"}
 
 
 @pytest.mark.xfail(
