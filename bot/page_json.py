@@ -68,8 +68,6 @@ class TopicsOut(BaseModel):
     without_notes: list[str]
 
 
-
-
 def _quality(accept: str, media: str) -> float:
     """The q-value `accept` gives `media`, from its most specific matching range."""
     kind, sub = media.split("/")
