@@ -426,9 +426,10 @@ SWITCHES = (Kind.OFF, Kind.ON)
 
 
 def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
-    """The key of the `off`/`on` that set the PR's opt-out when it was said after this
-    source: then this one's `off`/`on` is old news (a late delivery, `review-notes retry`
-    or GitHub's redelivery of a failed one) and must not undo the author's last word.
+    """The key of the `off`/`on` that set the PR's opt-out (or of the deletion of its
+    notes comment, bot.sticky) when it was said after this source: then this one's
+    `off`/`on` is old news (a late delivery, `review-notes retry` or GitHub's redelivery
+    of a failed one) and must not undo the author's last word, nor the maintainer's.
     A source the payload gives no time for is taken as the newest, as before."""
     newest = ctx.prs.get(ref.repo, ref.number).switched_at
     if source.said_at is None or newest is None or source.said_at >= newest:

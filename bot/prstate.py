@@ -97,7 +97,8 @@ class PRState:
     # None: not known (a comment posted before this was recorded; see bot.sticky)
     had_notes: bool | None = False
     # the order key (bot.command_events.said_at) of the `/notes off|on` that set
-    # opted_out: an older one run late must not override it
+    # opted_out, or of the deletion of our comment that did (bot.sticky: said when
+    # noticed): an older one run late must not override it
     switched_at: str | None = None
     # a write to the comment was begun and GitHub has not confirmed it (an answer lost,
     # or what it answered not saved): GitHub may hold a comment, or a text, that the

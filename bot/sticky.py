@@ -12,8 +12,9 @@ change; no write when the rendered body is what we last posted; when nothing
 matches any more, edit it to say so (never delete); no comment at all for a PR
 that never matched. A comment we posted that is gone was deleted by a maintainer,
 the plainest "go away": no PR event posts it anew (a new comment notifies everyone);
-the PR is opted out as by `/notes off`, so `/notes` still answers and `/notes on`
-resumes. The state kept per PR saves API calls: the last body hash,
+the PR is opted out as by `/notes off` said when the deletion was noticed (so an
+`off`/`on` written before then and run late changes nothing), `/notes` still answers
+and `/notes on` resumes. The state kept per PR saves API calls: the last body hash,
 and the changed files for the current head SHA (only a push changes them).
 
 That state changes only once GitHub confirms a write. A write it applied but never
@@ -30,8 +31,10 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from bot.context import BotContext
+from bot.db import utcnow
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.markdown_text import without_code
@@ -94,7 +97,7 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
     if off is not None and not force:
-        return pause_sticky(ctx, ref, by=off)
+        return pause_sticky(ctx, ref, by=off, noticed_at=event_at)
 
     head_sha = facts.head_sha or (state.head_sha or "")
     # what the diff shows (the names it changes, the files it only moves), cached with
@@ -155,7 +158,10 @@ def refresh_sticky(
         paused=str(paused) if paused else None,
         had_notes=had_notes,
     )
-    written = _write(ctx, ref, state, body, create=create, gone="no note matches", **changes)
+    gone = "no note matches"
+    written = _write(
+        ctx, ref, state, body, create=create, gone=gone, noticed_at=event_at, **changes
+    )
     if written.outcome == Outcome.SKIPPED:
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
@@ -225,9 +231,15 @@ def opted_out_by_pr(facts: PRFacts, label: str) -> PauseCause | None:
     return None
 
 
-def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COMMAND) -> Refresh:
+def pause_sticky(
+    ctx: BotContext,
+    ref: PRRef,
+    *,
+    by: PauseCause = PauseCause.COMMAND,
+    noticed_at: str | None = None,
+) -> Refresh:
     """`/notes off`, the opt-out label or the description's marker: edit our comment, if
-    there is one, to say updates are paused.
+    there is one, to say updates are paused. noticed_at: as for `_write`.
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already, also when it shows notes under the paused line (a
@@ -243,7 +255,17 @@ def pause_sticky(ctx: BotContext, ref: PRRef, *, by: PauseCause = PauseCause.COM
     says_so = state.paused == str(by) and by is not PauseCause.COMMAND
     if not state.unconfirmed and (says_so or state.body_hash == body_hash(body)):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
-    written = _write(ctx, ref, state, body, create=False, gone=why, notes=(), paused=str(by))
+    written = _write(
+        ctx,
+        ref,
+        state,
+        body,
+        create=False,
+        gone=why,
+        noticed_at=noticed_at,
+        notes=(),
+        paused=str(by),
+    )
     return replace(written, reason=why if written.comment_id else written.reason)
 
 
@@ -255,10 +277,12 @@ def _write(
     *,
     create: bool,
     gone: str,
+    noticed_at: str | None = None,
     **changes: object,
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
-    reason given when the comment to edit is not there (`create=False`)."""
+    reason given when the comment to edit is not there (`create=False`); noticed_at, the
+    PR event's `updated_at` (None: a command's write), dates a deletion found so."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     posted = state.comment_id
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create, known_id=posted)
@@ -267,11 +291,13 @@ def _write(
         forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
         # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
         # only a create never confirmed, which did not land; no one deleted anything.)
-        deleted = posted is not None
-        opted_out = state.opted_out or deleted
-        ctx.prs.put(replace(state, **forgotten, unconfirmed=False, opted_out=opted_out))
-        if not deleted:
+        if posted is None:
+            ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
             return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
+        # the maintainer's `/notes off`, said when noticed: an older `on` run late must
+        # not post the comment again
+        off = dict(opted_out=True, switched_at=_deletion_key(state, noticed_at))
+        ctx.prs.put(replace(state, **forgotten, unconfirmed=False, **off))
         log.info(
             "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
             " `/notes off` (`/notes on` resumes them)",
@@ -286,6 +312,28 @@ def _write(
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
+
+
+def _deletion_key(state: PRState, noticed_at: str | None) -> str:
+    """The order key (as bot.command_events.said_at) of a deletion noticed at this PR
+    event's `updated_at` (GitHub's clock, as the keys it is compared with), else now:
+    after every comment of that second ("~" sorts after their ids), so any `off`/`on`
+    written before it ranks below and one written later above. Never below the switch
+    already recorded: that one ran before the deletion was noticed."""
+    key = f"{_whole_second(noticed_at)}/~"
+    return max(key, f"{state.switched_at}~") if state.switched_at else key
+
+
+def _whole_second(at: str | None) -> str:
+    """A time as GitHub writes it (`2030-01-01T10:00:00Z`), now when not given or not a
+    time: keys compare as text, and a fraction or offset (`.`, `+`) sorts before `Z`."""
+    try:
+        when = datetime.fromisoformat(at or utcnow())
+    except ValueError:
+        when = datetime.fromisoformat(utcnow())
+    if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _begin_write(ctx: BotContext, ref: PRRef, *, shows_notes: bool) -> None:

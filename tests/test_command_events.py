@@ -25,6 +25,7 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     drain,
+    labeled_one_more_note,
     make_settings,
     octokit_examples,
     post,
@@ -1204,3 +1205,56 @@ def test_on_resumes_automatic_updates_without_posting_what_they_would_not(live):
     assert sticky(fake, N + 1) is None and not state(rt, N + 1).opted_out
     say(client, rt, fake, "/notes", number=N + 1)  # asked to see them: answered on a draft
     assert sticky(fake, N + 1) is not None
+
+
+# --- the notes comment, deleted by a maintainer: `/notes off` said when noticed ---------
+
+
+def maintainer_deletes(fake, comment) -> None:
+    with fake._lock:  # in the web UI
+        del fake._comments[comment.id]
+
+
+def test_a_notes_on_said_before_the_deletion_and_retried_posts_the_comment_again(live):
+    # `/notes on` is handled but its 👍 fails (the delivery fails). A maintainer then
+    # deletes the notes comment: the next PR event opts the PR out ("go away", as
+    # `/notes off`). `review-notes retry` re-runs the old `on`: said before the deletion
+    # was noticed, it changes nothing. It used to turn updates on again and post a NEW
+    # comment (a notification to everyone): the deletion recorded no `switched_at`
+    # (found by review of session 13's change).
+    client, rt, fake = live
+    c0 = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    post(client, "issue_comment", comment_payload(c0))
+    drain(rt)
+    first = sticky(fake)
+    assert first is not None
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login="pr-author")
+    fail_the_done_reaction(fake, on)
+    post(client, "issue_comment", comment_payload(on))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1 and reactions(fake, on) == {"eyes"}
+    maintainer_deletes(fake, first)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2030-01-01T00:00:05Z"))
+    assert state(rt).opted_out and sticky(fake) is None  # the deletion is a `/notes off`
+    assert rt.queue.retry() != []  # the operator retries the failed `on` for its 👍
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert sticky(fake) is None, "a comment was posted again after a maintainer deleted it"
+    assert state(rt).opted_out
+
+
+def test_an_on_written_after_the_deletion_was_noticed_resumes_the_updates(live):
+    # the deletion ranks above what was written before the PR event that found it (within
+    # its second too), not above what the author writes after it
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2030-01-01T10:00:05Z"))
+    assert state(rt).opted_out
+    same_second = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, same_second, "2030-01-01T10:00:05Z")
+    assert state(rt).opted_out and sticky(fake) is None
+    later = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, later, "2030-01-01T10:00:06Z")
+    assert not state(rt).opted_out and sticky(fake) is not None
+    assert reactions(fake, same_second) == reactions(fake, later) == {"eyes", "+1"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
@@ -581,3 +582,37 @@ def test_a_create_never_confirmed_and_not_found_is_no_deletion(ctx):
     assert not ctx.prs.get(REF.repo, REF.number).opted_out
     ctx.github.files = MATCHING_FILES
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
+
+
+def _said(when: str, comment_id: int) -> str:  # as bot.command_events.said_at
+    return f"{when}/{comment_id:020d}"
+
+
+def _deleted_then_noticed(ctx, **switches) -> str:
+    """Post the comment, record `switches`, delete it; a pause (a command's) finds it
+    gone. Returns the deletion's order key."""
+    refresh_sticky(ctx, REF, facts(), force=True)
+    ctx.prs.update(REF.repo, REF.number, **switches)
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    assert "deleted" in pause_sticky(ctx, REF).reason
+    return ctx.prs.get(REF.repo, REF.number).switched_at
+
+
+def test_a_deletion_is_an_off_said_when_it_was_noticed(ctx):
+    # its order key (switched_at) ranks above every `off`/`on` written before (an older
+    # one run late must not post the comment again), and below those written later
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    event_at = "2030-01-01T10:00:05Z"  # by a PR event: at its time, after that second
+    refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()), event_at=event_at)
+    key = ctx.prs.get(REF.repo, REF.number).switched_at
+    assert _said(event_at, 10**19) < key < _said("2030-01-01T10:00:06Z", 1)
+    # by a command: now, written as GitHub writes times (a fraction would sort below)
+    before = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    key = _deleted_then_noticed(ctx, switched_at=None)
+    after = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert before <= key.removesuffix("/~") <= after and key.endswith("Z/~")
+    # never below the switch recorded: it ran before the deletion was noticed
+    on = _said("2099-01-01T00:00:00Z", 7)
+    key = _deleted_then_noticed(ctx, switched_at=on, opted_out=False)
+    assert on < key < _said("2099-01-01T00:00:00Z", 8)
