@@ -516,8 +516,9 @@ def _update(
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
-        # a PR no note matches gets no comment, the opt-out label still pauses)
-        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+        # a PR no note matches gets no comment, the opt-out label still pauses); a comment
+        # deleted meanwhile (while off) is posted anew, not taken for a new opt-out
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), resume=True)
     failures = len(reactions.failed)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)

@@ -14,8 +14,10 @@ that never matched. A comment we posted that is gone was deleted by a maintainer
 the plainest "go away": no PR event posts it anew (a new comment notifies everyone);
 the PR is opted out as by `/notes off` said when the deletion was noticed (so an
 `off`/`on` written before then and run late changes nothing), `/notes` still answers
-and `/notes on` resumes. The state kept per PR saves API calls: the last body hash,
-and the changed files for the current head SHA (only a push changes them).
+and `/notes on` resumes: its own refresh (`resume`) takes a comment found gone for no
+deletion (the author asks for updates) and posts a new one once notes match. The state
+kept per PR saves API calls: the last body hash, and the changed files for the current
+head SHA (only a push changes them).
 
 That state changes only once GitHub confirms a write. A write it applied but never
 confirmed (the answers lost, or the new comment's id not saved) would leave it
@@ -72,6 +74,7 @@ def refresh_sticky(
     files: Sequence[str] | None = None,
     event_at: str | None = None,
     expected_files: int | None = None,
+    resume: bool = False,
 ) -> Refresh:
     """Match the PR, render, and create/edit/leave the sticky comment.
 
@@ -82,6 +85,9 @@ def refresh_sticky(
     verbose: None keeps the PR's current mode.
     expected_files: the event's `changed_files`; GitHub listing fewer raises
     FilesNotReady (nothing is written or cached).
+    resume: `/notes on`'s own refresh. Our comment found gone is no deletion then (the
+    PR's author asked for the updates, maybe after it went): no opt-out, and notes that
+    match are posted in a new comment.
     """
     if not force and event_at and (newer := seen_event(ctx, ref, event_at)):
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
@@ -97,7 +103,7 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
     if off is not None and not force:
-        return pause_sticky(ctx, ref, by=off, noticed_at=event_at)
+        return pause_sticky(ctx, ref, by=off, noticed_at=event_at, resume=resume)
 
     head_sha = facts.head_sha or (state.head_sha or "")
     # what the diff shows (the names it changes, the files it only moves), cached with
@@ -149,7 +155,7 @@ def refresh_sticky(
 
     # A human asking (force) gets an answer even when nothing matches. A PR event never
     # posts a comment anew once one was posted: gone, it was deleted (see _write).
-    create = force or (bool(result.matches) and state.comment_id is None)
+    create = force or (bool(result.matches) and (state.comment_id is None or resume))
     changes = dict(
         head_sha=head_sha or None,
         notes=notes,
@@ -158,9 +164,16 @@ def refresh_sticky(
         paused=str(paused) if paused else None,
         had_notes=had_notes,
     )
-    gone = "no note matches"
     written = _write(
-        ctx, ref, state, body, create=create, gone=gone, noticed_at=event_at, **changes
+        ctx,
+        ref,
+        state,
+        body,
+        create=create,
+        gone="no note matches",
+        noticed_at=event_at,
+        resume=resume,
+        **changes,
     )
     if written.outcome == Outcome.SKIPPED:
         return written
@@ -237,9 +250,10 @@ def pause_sticky(
     *,
     by: PauseCause = PauseCause.COMMAND,
     noticed_at: str | None = None,
+    resume: bool = False,
 ) -> Refresh:
     """`/notes off`, the opt-out label or the description's marker: edit our comment, if
-    there is one, to say updates are paused. noticed_at: as for `_write`.
+    there is one, to say updates are paused. noticed_at, resume: as for `_write`.
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already, also when it shows notes under the paused line (a
@@ -263,6 +277,7 @@ def pause_sticky(
         create=False,
         gone=why,
         noticed_at=noticed_at,
+        resume=resume,
         notes=(),
         paused=str(by),
     )
@@ -278,11 +293,13 @@ def _write(
     create: bool,
     gone: str,
     noticed_at: str | None = None,
+    resume: bool = False,
     **changes: object,
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
-    PR event's `updated_at` (None: a command's write), dates a deletion found so."""
+    PR event's `updated_at` (None: a command's write), dates a deletion found so; resume
+    (`/notes on`'s refresh): a comment found gone is only forgotten, no deletion."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     posted = state.comment_id
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create, known_id=posted)
@@ -290,8 +307,10 @@ def _write(
     if sticky.outcome == Outcome.SKIPPED:
         forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
         # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
-        # only a create never confirmed, which did not land; no one deleted anything.)
-        if posted is None:
+        # only a create never confirmed, which did not land; no one deleted anything.
+        # Nor for `/notes on` (resume): the author asks for the updates after any deletion
+        # noticed so far, since one noticed before outranks an older `on`: switched_at.)
+        if posted is None or resume:
             ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
             return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
         # the maintainer's `/notes off`, said when noticed: an older `on` run late must

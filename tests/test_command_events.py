@@ -1258,3 +1258,21 @@ def test_an_on_written_after_the_deletion_was_noticed_resumes_the_updates(live):
     deliver_said_at(client, rt, later, "2030-01-01T10:00:06Z")
     assert not state(rt).opted_out and sticky(fake) is not None
     assert reactions(fake, same_second) == reactions(fake, later) == {"eyes", "+1"}
+
+
+def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
+    # `/notes off` (the comment says paused), a maintainer then deletes the comment, and
+    # the author says `/notes on`. README: "`/notes on` resumes the updates (a new
+    # comment as soon as notes match)". The `on`'s refresh used to find the comment
+    # (known since before the `off`) gone and take that for a NEW opt-out: the PR was
+    # off again right after `on`, with nothing posted (found by review of session 13).
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    say(client, rt, fake, "/notes off", login="pr-author")
+    assert state(rt).opted_out and "paused" in sticky(fake).body
+    maintainer_deletes(fake, first)
+    on = say(client, rt, fake, "/notes on", login="pr-author")
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, "`/notes on` said after the deletion left the PR off"
+    assert sticky(fake) is not None  # notes match: a new comment

@@ -616,3 +616,40 @@ def test_a_deletion_is_an_off_said_when_it_was_noticed(ctx):
     on = _said("2099-01-01T00:00:00Z", 7)
     key = _deleted_then_noticed(ctx, switched_at=on, opted_out=False)
     assert on < key < _said("2099-01-01T00:00:00Z", 8)
+
+
+# `/notes on`'s own refresh (resume): our comment found gone is no new deletion (found
+# by review of session 13; end to end in test_command_events.py)
+
+
+def _paused_then_deleted(ctx) -> None:
+    """`/notes off` paused the comment; a maintainer deleted it; `/notes on` follows."""
+    refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    pause_sticky(ctx, REF)
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    ctx.prs.update(REF.repo, REF.number, opted_out=False)
+
+
+def test_notes_on_posts_a_comment_deleted_while_off_anew(ctx):
+    _paused_then_deleted(ctx)
+    r = refresh_sticky(ctx, REF, facts(), resume=True)
+    assert r.outcome == Outcome.CREATED and len(bodies(ctx)) == 1
+    assert "paused" not in bodies(ctx)[0]
+    assert not ctx.prs.get(REF.repo, REF.number).opted_out
+
+
+@pytest.mark.parametrize("labels", [(), ("no-review-notes",)])
+def test_notes_on_with_nothing_to_show_forgets_the_deleted_comment_and_stays_on(ctx, labels):
+    # no note matches, or the opt-out label pauses: nothing is posted, and updates stay
+    # on (a new comment once notes match, or once the label is removed)
+    _paused_then_deleted(ctx)
+    if not labels:
+        ctx.github.files = []
+    title = MATCHING_TITLE if labels else UNRELATED_TITLE
+    r = refresh_sticky(ctx, REF, facts(title=title, labels=labels, sha=SHA2), resume=True)
+    assert r.outcome == Outcome.SKIPPED and "deleted" not in r.reason
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert bodies(ctx) == [] and state.comment_id is None and not state.opted_out
+    ctx.github.files = MATCHING_FILES
+    assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.CREATED
