@@ -27,6 +27,8 @@ from bot.library import (
 from bot.notes import LibraryError, Note, Problem
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from bot.match_config import MatchConfig
     from bot.settings import Settings
 
@@ -559,25 +561,22 @@ def _read_lines(path: str) -> list[str]:
     return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
 
 
-def _facts_from_args(args: argparse.Namespace):
-    """PR facts from --payload (+ --files-from) or from --title/--body-file/--label/--file."""
-    import json
-
-    from bot.prfacts import PRFacts, facts_from_payload
-
+def _given_files(args: argparse.Namespace) -> list[str]:
+    """The changed files the command line names: each --file, then --files-from's lines."""
     files = list(args.file or [])
     if args.files_from:
         files += _read_lines(args.files_from)
+    return files
+
+
+def _facts_from_args(args: argparse.Namespace):
+    """PR facts from --payload or from --title/--body-file/--label; the files from
+    --file/--files-from."""
+    from bot.prfacts import PRFacts
+
+    files = _given_files(args)
     if args.payload:
-        payload = json.loads(_read_input(args.payload))
-        if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
-            raise ValueError(f"{args.payload}: not a pull_request webhook payload")
-        try:
-            facts = facts_from_payload(payload, files)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{args.payload}: malformed pull_request payload: {exc}") from None
-        extra = tuple(lb for lb in args.label or () if lb not in facts.labels)
-        return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
+        return _facts_from_payload_file(args.payload, files, args.label or ())
     body = _read_input(args.body_file) if args.body_file else ""
     return PRFacts(
         repo=args.repo,
@@ -587,6 +586,26 @@ def _facts_from_args(args: argparse.Namespace):
         labels=tuple(args.label or ()),
         files=tuple(files),
     )
+
+
+def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str]):
+    """PR facts from a pull_request webhook payload file, plus `labels`. The files are
+    those the command line names, else the payload's own `files` list (our examples'),
+    read as the dry-run server reads it: the preview shows what the dry run posts."""
+    import json
+
+    from bot.pr_events import payload_files
+    from bot.prfacts import PRFacts, facts_from_payload
+
+    payload = json.loads(_read_input(path))
+    if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
+        raise ValueError(f"{path}: not a pull_request webhook payload")
+    try:
+        facts = facts_from_payload(payload, files or payload_files(payload) or ())
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: malformed pull_request payload: {exc}") from None
+    extra = tuple(lb for lb in labels if lb not in facts.labels)
+    return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -655,7 +674,12 @@ def _add_match_parser(sub) -> None:
     )
     src = m.add_mutually_exclusive_group(required=True)
     src.add_argument("--title", help="the PR title")
-    src.add_argument("--payload", metavar="EVENT.json", help="a pull_request webhook payload")
+    src.add_argument(
+        "--payload",
+        metavar="EVENT.json",
+        help="a pull_request webhook payload; matched on its top-level `files` list when it"
+        " has one (as by the dry run), unless --file/--files-from give the files",
+    )
     src.add_argument("--batch", metavar="PRS.jsonl", help="one PR per line; JSON lines out")
     m.add_argument("--body-file", help="file holding the PR description")
     m.add_argument("--label", action="append", help="a PR label (repeatable)")

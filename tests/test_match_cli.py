@@ -6,10 +6,18 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_library
+from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.matching import checked_match_config, match_pr
+from bot.pr_events import payload_files
+from bot.prfacts import PRFacts, facts_from_payload
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
     "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
 )
+# The shipped notes, taxonomy and weights, named: a .env or REVIEW_NOTES_* must not change them
+SHIPPED = ["--notes-dir", str(DEFAULT_NOTES_DIR), "--topics", str(DEFAULT_TOPICS_FILE)]
+SHIPPED += ["--config", str(DEFAULT_MATCHING_FILE)]
 
 TOPICS = """
 [[topic]]
@@ -266,6 +274,47 @@ def test_payload_with_files_from(setup, tmp_path, capsys):
     assert [n["id"] for n in data["notes"]] == ["vllm-aaaa0001"]
     reasons = data["notes"][0]["reasons"]
     assert "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)" in reasons
+
+
+def server_match(facts: PRFacts) -> list[tuple[str, list[str]]]:
+    """What the bot itself links for these facts (the shipped notes and weights)."""
+    library = load_library(DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE)
+    config = checked_match_config(library, DEFAULT_MATCHING_FILE)
+    return [(m.note.id, list(m.reasons)) for m in match_pr(facts, library, config).matches]
+
+
+def cli_notes(out: str) -> list[tuple[str, list[str]]]:
+    return [(n["id"], n["reasons"]) for n in json.loads(out)["notes"]]
+
+
+def test_payload_files_are_matched_as_the_dry_run_server_does(capsys):
+    # examples/README.md: a dry run uses the payload's top-level `files` list; the preview
+    # of an example payload must show the reasons and scores the bot's comment shows
+    path = ROOT / "examples" / "pr-51901-opened.json"
+    payload = json.loads(path.read_text("utf-8"))
+    assert payload_files(payload)  # the example carries its changed files
+    bot = server_match(facts_from_payload(payload, payload_files(payload) or ()))
+    assert any(r.startswith("changes cmake/utils.cmake") for _, rs in bot for r in rs)
+    code, out, _ = run(capsys, "--payload", str(path), "--json", *SHIPPED)
+    assert code == 0 and cli_notes(out) == bot
+
+
+def test_files_given_with_a_payload_replace_its_files_list(setup, tmp_path, capsys):
+    _, flags = setup
+    pull = {"number": 7, "title": "[Spec Decode] prefix caching for EAGLE", "changed_files": 1}
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({**payload, "files": ["vllm/v1/core/block_pool.py"]}), "utf-8")
+    code, out, _ = run(capsys, "--payload", str(event), "--json", *flags)
+    [(_, reasons)] = cli_notes(out)
+    assert code == 0 and any("vllm/v1/core/block_pool.py" in r for r in reasons), reasons
+    files = tmp_path / "files.txt"
+    files.write_text("vllm/v1/spec_decode/eagle.py\n", "utf-8")
+    given = ["--files-from", str(files)]
+    code, out, _ = run(capsys, "--payload", str(event), *given, "--json", *flags)
+    [(_, reasons)] = cli_notes(out)
+    assert code == 0 and any("vllm/v1/spec_decode/eagle.py" in r for r in reasons), reasons
+    assert not any("block_pool" in r for r in reasons), reasons
 
 
 def test_bad_input_gets_a_clear_error(setup, tmp_path, capsys):
