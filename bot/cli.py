@@ -585,6 +585,9 @@ def _facts_from_args(args: argparse.Namespace):
         body=body,
         labels=tuple(args.label or ()),
         files=tuple(files),
+        # a curator names the PR's changed files: the whole list, as GitHub's listing is
+        # to the bot, so the tests-only and docs-only rules apply as they do there
+        changed_files=len(files) if files else None,
     )
 
 
@@ -683,7 +686,12 @@ def _add_match_parser(sub) -> None:
     src.add_argument("--batch", metavar="PRS.jsonl", help="one PR per line; JSON lines out")
     m.add_argument("--body-file", help="file holding the PR description")
     m.add_argument("--label", action="append", help="a PR label (repeatable)")
-    m.add_argument("--file", action="append", help="a changed file path (repeatable)")
+    m.add_argument(
+        "--file",
+        action="append",
+        help="a changed file path (repeatable); with --files-from, every file the PR changes"
+        " (a --payload's changed_files says how many)",
+    )
     m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
     m.add_argument("--repo", default="vllm-project/vllm", help="owner/name (default: %(default)s)")
     m.add_argument("--number", type=int, default=0, help="the PR number")

@@ -1,6 +1,7 @@
 """`review-notes match`: text, JSON, payload and batch modes, and bad input."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -315,6 +316,43 @@ def test_files_given_with_a_payload_replace_its_files_list(setup, tmp_path, caps
     [(_, reasons)] = cli_notes(out)
     assert code == 0 and any("vllm/v1/spec_decode/eagle.py" in r for r in reasons), reasons
     assert not any("block_pool" in r for r in reasons), reasons
+
+
+ELASTIC_TITLE = "[ROCm] Fix elastic EP deadlock"
+ELASTIC_TEST = "tests/distributed/test_elastic_ep.py"
+ELASTIC_CODE = "vllm/distributed/elastic_ep/elastic_execute.py"
+
+
+@pytest.mark.parametrize(
+    "files, linked",
+    [((ELASTIC_TEST,), []), ((ELASTIC_CODE, ELASTIC_TEST), ["vllm-64eca4f8"])],
+    ids=["tests-only", "code-and-tests"],
+)
+def test_files_given_are_the_whole_list_as_the_bot_sees_it(capsys, files, linked):
+    # README's example: a curator lists the PR's changed files. The bot, with GitHub's whole
+    # listing (changed_files = as many), links nothing to a PR changing only tests; the
+    # preview took the files as a partial list and showed a Deep read the bot never posts
+    facts = PRFacts(repo="vllm-project/vllm", number=0, title=ELASTIC_TITLE, files=files)
+    bot = server_match(replace(facts, changed_files=len(files)))
+    assert [note for note, _ in bot] == linked
+    given = [arg for f in files for arg in ("--file", f)]
+    code, out, _ = run(capsys, "--title", ELASTIC_TITLE, *given, "--json", *SHIPPED)
+    assert code == 0 and cli_notes(out) == bot
+
+
+@pytest.mark.parametrize("changed_files", [1, 2])
+def test_a_payloads_changed_files_tells_whether_the_files_given_are_all(
+    tmp_path, capsys, changed_files
+):
+    # as for the bot: GitHub listing fewer files than changed_files is a partial list
+    pull = {"number": 9, "title": ELASTIC_TITLE, "changed_files": changed_files}
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), "utf-8")
+    bot = server_match(facts_from_payload(payload, (ELASTIC_TEST,)))
+    assert [note for note, _ in bot] == ([] if changed_files == 1 else ["vllm-64eca4f8"])
+    code, out, _ = run(capsys, "--payload", str(event), "--file", ELASTIC_TEST, "--json", *SHIPPED)
+    assert code == 0 and cli_notes(out) == bot
 
 
 def test_bad_input_gets_a_clear_error(setup, tmp_path, capsys):
