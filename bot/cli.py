@@ -527,8 +527,10 @@ def _match_result_json(result) -> dict:
 
 def _print_match(facts, result, config) -> None:
     print(f"PR {facts.repo} {facts.number}: {facts.title}")
-    if not result.matches:
+    if not result.matches and not result.held_back:
         print(f"no note reaches the threshold ({config.threshold:g})")
+    elif not result.matches:
+        print(f"no note linked; above the threshold ({config.threshold:g}) but held back:")
     for rank, m in enumerate(result.matches, 1):
         source = f", reviews PR {m.note.source_pr}" if m.note.source_pr else ""
         print(f"{rank}. {m.note.id}  {m.note.verdict.label_en}  score {m.score:g}{source}")
@@ -537,6 +539,11 @@ def _print_match(facts, result, config) -> None:
                 print(f"   {line}")
         for reason in m.reasons:
             print(f"   - {reason}")
+    if result.matches and result.held_back:
+        print("held back:")
+    scores = {m.note.id: m.score for m in result.candidates}
+    for note_id, why in result.held_back:
+        print(f"   - {note_id} (score {scores[note_id]:g}): {why}")
     if result.topic_hits:
         hits = ", ".join(f"{h.topic.id} ({h.score:g})" for h in result.topic_hits)
         print(f"topics: {hits}")

@@ -115,6 +115,9 @@ class MatchResult:
     candidates: tuple[Match, ...] = ()  # every note with any evidence, linked or not, best first
     # changed files left out as evidence: the PR only moves them or changes their imports
     not_counted: tuple[str, ...] = ()
+    # notes at or above the threshold not linked, best first, with the rule that held
+    # each back (for the `match` preview: a curator asks why a strong note is missing)
+    held_back: tuple[tuple[str, str], ...] = ()
 
     @property
     def topics_without_notes(self) -> tuple[TopicHit, ...]:

@@ -588,23 +588,30 @@ class CompiledMatcher:
             not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
         )
 
-    def _kind_fits(self, facts: PRFacts) -> Callable[[Match], bool]:
-        """Whether a note suits the kind of change: a typo fix, a clean-up or a docs-only
-        change in a subsystem needs no reading guidance on it, unless its title names the
-        note's own mechanism; a change to tests and CI alone needs guidance on tests and
-        CI, or on what its title names."""
-        cosmetic = bool(self._cosmetic.find(facts.title_text)) or self._only(self._aux, facts)
+    def _kind_problem(self, facts: PRFacts) -> Callable[[Match], str | None]:
+        """Why a note does not suit the kind of change (None: it does): a typo fix, a
+        clean-up or a docs-only change in a subsystem needs no reading guidance on it,
+        unless its title names the note's own mechanism; a change to tests and CI alone
+        needs guidance on tests and CI, or on what its title names."""
+        cosmetic = bool(self._cosmetic.find(facts.title_text))
+        docs = self._only(self._aux, facts)
         upkeep = self._only(self._upkeep, facts)
         upkeep_topics = self.config.upkeep_topics
 
-        def fits(m: Match) -> bool:
+        def problem(m: Match) -> str | None:
             if m.named:
-                return True
-            if upkeep:
-                return not cosmetic and not upkeep_topics.isdisjoint(m.note.topics)
-            return not cosmetic
+                return None
+            if cosmetic:
+                return "the title says the change is cosmetic, and names no word of the note"
+            if docs:
+                return (
+                    "the PR changes only docs and examples, and its title names no word of the note"
+                )
+            if upkeep and upkeep_topics.isdisjoint(m.note.topics):
+                return "the PR changes only tests and CI, and the note is not on their plumbing"
+            return None
 
-        return fits
+        return problem
 
     @staticmethod
     def _only(kind: GlobIndex[int], facts: PRFacts) -> bool:
@@ -636,9 +643,13 @@ class CompiledMatcher:
         sources = [m for m in scored if m.note.id in source_ids]
         others = [m for m in scored if m.note.id not in source_ids]
         shown = {h.topic.id for h in topic_hits if h.present}
-        linked = sources + self._eligible(others, scored, facts, shown, first=0 if sources else 1)
+        eligible, held = self._eligible(others, scored, facts, shown, first=0 if sources else 1)
+        linked = sources + eligible
+        cap = self.config.max_notes
+        held += [(m, f"over the limit of {cap} notes") for m in linked[cap:]]
         return MatchResult(
-            matches=tuple(linked[: self.config.max_notes]),
+            matches=tuple(linked[:cap]),
+            held_back=tuple((m.note.id, why) for m, why in sorted(held, key=lambda h: rank(h[0]))),
             topics=tuple(h.topic.id for h in topic_hits),
             topic_hits=tuple(topic_hits),
             candidates=tuple(scored),
@@ -667,33 +678,58 @@ class CompiledMatcher:
 
     def _eligible(
         self, ranked: list[Match], scored: list[Match], facts: PRFacts, shown: set[str], first: int
-    ) -> list[Match]:
+    ) -> tuple[list[Match], list[tuple[Match, str]]]:
         """The scored notes (not source notes, best first) that may be linked: above the
         threshold and not far below the best, on topic, not a sweep's, fitting the kind of
-        change; only the first `first` of them may rest on their topics alone."""
-        cfg, fits = self.config, self._kind_fits(facts)
-        eligible = [
-            m
-            for m in ranked
-            if m.score >= cfg.threshold
-            and m.specific >= cfg.min_specific
-            and (m.on_topic or not cfg.main_topic_first)
-            and not m.swept
-            and fits(m)
-        ]
+        change; only the first `first` of them may rest on their topics alone. Also the
+        notes above the threshold held back, each with the first rule that held it."""
+        cfg, kind_problem = self.config, self._kind_problem(facts)
+        eligible: list[Match] = []
+        held: list[tuple[Match, str]] = []
+        for m in ranked:
+            if m.score < cfg.threshold:
+                continue
+            why = self._held_by_evidence(m) or kind_problem(m)
+            if why:
+                held.append((m, why))
+            else:
+                eligible.append(m)
         if cfg.extra_links_need_own:
             # the best note may rest on its topics, unless they fit another note as well
             # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
             # them); a second note on the same subsystem evidence would only repeat it
-            eligible = [
-                m
-                for n, m in enumerate(eligible)
-                if m.own or (n < first and not self._ambiguous(m, scored, shown))
-            ]
+            kept = []
+            for n, m in enumerate(eligible):
+                if m.own or (n < first and not self._ambiguous(m, scored, shown)):
+                    kept.append(m)
+                elif n < first:
+                    held.append((m, "rests on its topics alone, which fit another note as well"))
+                else:
+                    held.append((m, "rests on its topics alone, and is not the best note"))
+            eligible = kept
         if eligible:  # relative to the best note that is linked, not to one left out
             floor = cfg.relative_floor * eligible[0].score
+            held += [
+                (m, f"far below the best note ({eligible[0].note.id})")
+                for m in eligible
+                if m.score < floor
+            ]
             eligible = [m for m in eligible if m.score >= floor]
-        return eligible
+        return eligible, held
+
+    def _held_by_evidence(self, m: Match) -> str | None:
+        """Why the kind of evidence for a note above the threshold does not carry it."""
+        cfg = self.config
+        if m.specific < cfg.min_specific:
+            return (
+                f"rests on broad or family topics: its own evidence scores {m.specific:g},"
+                f" under {cfg.min_specific:g}"
+            )
+        if not m.on_topic and cfg.main_topic_first:
+            return f"the PR does not show the note's first topic ({m.note.topics[0]})"
+        if m.swept:
+            return "shown by changed files alone, too small a share of the PR's files"
+        return None
 
 
 # --- entry points -------------------------------------------------------------------------

@@ -340,6 +340,18 @@ def test_files_given_are_the_whole_list_as_the_bot_sees_it(capsys, files, linked
     assert code == 0 and cli_notes(out) == bot
 
 
+def test_a_strong_note_held_back_is_named_with_the_rule_that_held_it(capsys):
+    # The tests-only PR: its note scores far above the threshold and is still not linked;
+    # "no note reaches the threshold" sent the curator looking at weights
+    code, out, _ = run(capsys, "--title", ELASTIC_TITLE, "--file", ELASTIC_TEST, *SHIPPED)
+    assert code == 0 and "no note reaches the threshold" not in out
+    assert "no note linked; above the threshold (4) but held back:" in out
+    line = next(x for x in out.splitlines() if "vllm-64eca4f8 (score " in x)
+    assert "changes only tests and CI" in line
+    code, out, _ = run(capsys, "--title", ELASTIC_TITLE, "--file", ELASTIC_CODE, *SHIPPED)
+    assert code == 0 and "held back" not in out  # linked: nothing held
+
+
 @pytest.mark.parametrize("changed_files", [1, 2])
 def test_a_payloads_changed_files_tells_whether_the_files_given_are_all(
     tmp_path, capsys, changed_files

@@ -585,6 +585,10 @@ def test_threshold_and_max_notes_come_from_config():
     lib = library(*(note(f"n{i}", ("spec-decode", "prefix-caching")) for i in range(5)))
     facts = pr("[Spec Decode] prefix caching for EAGLE")
     assert len(match_pr(facts, lib, CFG).matches) == 3
+    # the two over the limit are named as held back, for the `match` preview
+    assert [why for _, why in match_pr(facts, lib, CFG).held_back] == [
+        "over the limit of 3 notes"
+    ] * 2
     assert len(match_pr(facts, lib, CFG.model_copy(update={"max_notes": 5})).matches) == 5
     score = match_pr(facts, lib, CFG).matches[0].score
     assert match_pr(facts, lib, CFG.model_copy(update={"threshold": score + 0.01})).matches == ()
@@ -599,7 +603,9 @@ def test_relative_floor_drops_notes_far_below_the_best():
     )
     facts = pr("[Spec Decode] lookahead hashing for prefix caching")
     assert ids(match_pr(facts, lib, CFG)) == ["best", "weaker"]
-    assert ids(match_pr(facts, lib, CFG.model_copy(update={"relative_floor": 0.9}))) == ["best"]
+    floored = match_pr(facts, lib, CFG.model_copy(update={"relative_floor": 0.9}))
+    assert ids(floored) == ["best"]
+    assert floored.held_back == (("weaker", "far below the best note (best)"),)
 
 
 def test_weights_come_from_config():
@@ -715,6 +721,9 @@ def test_a_note_shown_only_by_a_few_files_of_a_sweep_is_not_linked():
     sweep = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(8)])
     assert ids(match_pr(sweep, lib, low)) == ["n"]  # 2 x 3 x (0.5 + 0.5 / 10) = 3.3
     assert ids(match_pr(sweep, lib, cfg)) == []
+    assert match_pr(sweep, lib, cfg).held_back == (
+        ("n", "shown by changed files alone, too small a share of the PR's files"),
+    )
     # the same files as a third of the PR, or a word of a topic, show the note's subsystem
     small = pr("Refactor device strings", files=ours + [f"tests/t{i}.py" for i in range(4)])
     assert ids(match_pr(small, lib, cfg)) == ["n"]
@@ -760,6 +769,8 @@ def test_a_cosmetic_title_gets_only_the_notes_it_names():
     assert ids(match_pr(real, lib, cfg)) == ["eagle", "kv"]
     typo = pr("Fix comment typos in prefix caching for EAGLE drafter", files=files)
     assert ids(match_pr(typo, lib, cfg)) == ["eagle"]  # its own word is in the title
+    [(held, why)] = match_pr(typo, lib, cfg).held_back
+    assert held == "kv" and why.startswith("the title says the change is cosmetic")
     assert ids(match_pr(typo, lib, CFG)) == ["eagle", "kv"]  # no cosmetic words configured
     cleanup = pr("[Misc] Clean-up prefix caching", files=files[:1])
     assert ids(match_pr(cleanup, lib, cfg)) == []
@@ -868,7 +879,12 @@ def test_a_pr_changing_only_tests_and_ci_gets_notes_on_tests_and_ci():
     files = ["tests/v1/spec_decode/test_eagle.py", ".buildkite/test-pipeline.yaml"]
     title = "[Spec Decode] Speed up the EAGLE CUDA graph tests"
     assert ids(match_pr(pr(title, files=files), lib, cfg))[0] == "n-graphs"  # partial list
-    assert ids(match_pr(_complete(title, files), lib, cfg)) == []
+    tests_only = match_pr(_complete(title, files), lib, cfg)
+    assert ids(tests_only) == []
+    assert tests_only.held_back[0] == (
+        "n-graphs",
+        "the PR changes only tests and CI, and the note is not on their plumbing",
+    )
     ci = _complete("[ROCm][Spec Decode] EAGLE tests on MI300", files)
     assert ids(match_pr(ci, lib, cfg)) == ["n-ci"]  # a note on CI upkeep
     named = _complete("[Spec Decode] Test the EAGLE drafter", files)
@@ -886,6 +902,9 @@ def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
     assert ids(match_pr(other, lib, CFG.model_copy(update={"min_specific": 2.5}))) == ["stats"]
     weak = match_pr(other, lib, cfg)
     assert ids(weak) == []
+    assert weak.held_back == (
+        ("stats", "rests on broad or family topics: its own evidence scores 2, under 2.5"),
+    )
     assert (weak.candidates[0].score, weak.candidates[0].specific) == (5.0, 2.0)
     own = pr("Add EAGLE stats", files=["vllm/v1/core/kv_cache_manager.py"])
     assert ids(match_pr(own, lib, cfg)) == ["stats"]
@@ -917,6 +936,9 @@ def test_on_topics_alone_a_note_needs_its_first_topic():
         "kv",
     ]
     assert ids(match_pr(facts, lib, cfg)) == ["kv-own"]  # its own word stands for it
+    assert match_pr(facts, lib, cfg).held_back == (
+        ("kv", "the PR does not show the note's first topic (prefix-caching)"),
+    )
     with_main = pr("[Spec Decode] EAGLE with prefix caching")
     assert ids(match_pr(with_main, lib, cfg)) == ["kv", "kv-own"]
 
@@ -1471,6 +1493,9 @@ def test_only_the_best_note_may_rest_on_its_topics_alone():
     strict = CFG.model_copy(update={"extra_links_need_own": True})
     # the best may rest on its topics; b-graphs only repeats that evidence, c-own has its own
     assert ids(match_pr(facts, lib, strict)) == ["a-graphs", "c-own"]
+    assert match_pr(facts, lib, strict).held_back == (
+        ("b-graphs", "rests on its topics alone, and is not the best note"),
+    )
 
 
 def test_topics_that_fit_two_notes_equally_link_neither():
@@ -1482,6 +1507,8 @@ def test_topics_that_fit_two_notes_equally_link_neither():
     strict = CFG.model_copy(update={"extra_links_need_own": True})
     assert ids(match_pr(facts, lib, CFG)) == ["a-pair", "b-triple"]
     assert ids(match_pr(facts, lib, strict)) == []  # which of the two? the PR does not say
+    [(first, why), _] = match_pr(facts, lib, strict).held_back
+    assert (first, why) == ("a-pair", "rests on its topics alone, which fit another note as well")
     # the third topic singles out b-triple, which a-pair lacks
     rocm_pr = pr("[Spec Decode][ROCm] EAGLE piecewise CUDA graph")
     assert ids(match_pr(rocm_pr, lib, strict)) == ["b-triple"]
