@@ -604,8 +604,7 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
     read as the dry-run server reads it: the preview shows what the dry run posts."""
     import json
 
-    from bot.pr_events import payload_files
-    from bot.prfacts import PRFacts, facts_from_payload
+    from bot.prfacts import PRFacts, facts_from_payload, payload_files
 
     payload = json.loads(_read_input(path))
     if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):

@@ -20,7 +20,7 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import FilesNotReady, ref_from_payload
-from bot.prfacts import facts_from_payload
+from bot.prfacts import facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky, seen_event
 
@@ -48,14 +48,6 @@ def check_pull_request(payload: dict[str, Any]) -> str | None:
         return "edited, but not its title, body or base branch"
     if pr.get("state") == "closed" and payload.get("action") != "closed":
         return "the pull request is closed"
-    return None
-
-
-def payload_files(payload: dict[str, Any]) -> list[str] | None:
-    """Changed files, when a payload carries them (our examples do, GitHub's don't)."""
-    files = payload.get("files")
-    if isinstance(files, list) and all(isinstance(f, str) for f in files):
-        return files
     return None
 
 

@@ -405,6 +405,14 @@ def imports_only(patch: str) -> bool:
     return changed
 
 
+def payload_files(payload: dict[str, Any]) -> list[str] | None:
+    """Changed files, when a payload carries them (our examples do, GitHub's don't)."""
+    files = payload.get("files")
+    if isinstance(files, list) and all(isinstance(f, str) for f in files):
+        return files
+    return None
+
+
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:
     """PR facts from a `pull_request` event payload (body may be null)."""
     pr = payload["pull_request"]

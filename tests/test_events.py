@@ -11,7 +11,8 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, FilesNotReady
 from bot.library import load_library
 from bot.match_config import load_match_config
-from bot.pr_events import handle_pull_request, payload_files
+from bot.pr_events import handle_pull_request
+from bot.prfacts import payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
 from bot.render import MARKER

@@ -10,8 +10,7 @@ from bot.cli import main
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_library
 from bot.match_config import DEFAULT_MATCHING_FILE
 from bot.matching import checked_match_config, match_pr
-from bot.pr_events import payload_files
-from bot.prfacts import PRFacts, facts_from_payload
+from bot.prfacts import PRFacts, facts_from_payload, payload_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
     "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
