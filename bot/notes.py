@@ -84,6 +84,9 @@ _VERDICT_LABELS = {
 
 
 def _check_glob(pattern: str) -> str:
+    mistyped = _mistyped(pattern, "path")
+    if mistyped is not None:
+        raise ValueError(mistyped)
     try:
         compile_glob(pattern)
     except GlobError as exc:
@@ -112,20 +115,68 @@ def _emoji_sides(before: str, after: str) -> bool:
     return all(c and not c.isascii() and not c.isalnum() for c in (before, after))
 
 
+# What a Chinese input method types for a list's comma: the enumeration comma and the
+# full-width comma and semicolon. One between two terms makes them one term.
+_LIST_SEPARATORS = "、，；"
+
+
+def _ascii_typed_as(ch: str) -> str | None:
+    """The ASCII character a Chinese input method typed `ch` for, or None: a full-width
+    form (`Ｌ`, `，`, `（`, U+FF01-U+FF5E, ASCII's `!` to `~` shifted) or the enumeration
+    comma `、`. Not every compatibility form (`²`): a PR may write those as they are."""
+    if ch == "、":
+        return ","
+    if "\uff01" <= ch <= "\uff5e":
+        return chr(ord(ch) - 0xFEE0)
+    return None
+
+
+def _describe_character(ch: str) -> str:
+    """`'，' (U+FF0C FULLWIDTH COMMA)`; an invisible one by its code point alone."""
+    name = unicodedata.name(ch, "")
+    if unicodedata.category(ch)[0] in "CZ":  # a space or an invisible one: printed, unseen
+        return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
+    return f"{ch!r} (U+{ord(ch):04X}" + (f" {name})" if name else ")")
+
+
+def _mistyped(term: str, noun: str) -> str | None:
+    """Why `term` (a keyword, tag, label or path) can never be found in a PR as written, or
+    None: a character the PR's text does not hold where it seems to stand (an unusual
+    space, an invisible one), or one a Chinese input method typed for ASCII. A PR's
+    titles, files and diffs write ASCII punctuation and letters, so `ＬｏＲＡ` never
+    matches, and `a、b` is one term that no PR's text holds."""
+    unseen = _unseen_character(term)
+    if unseen is not None:
+        char = _describe_character(unseen)
+        if unseen.isspace():
+            return f"{term!r} holds {char} where a PR's text has a plain space: write a plain space"
+        return f"{term!r} holds {char}, invisible and absent from a PR's text: delete it"
+    separator = next((c for c in term if c in _LIST_SEPARATORS), None)
+    if separator is not None:
+        parts = [p.strip() for p in re.split(f"[{_LIST_SEPARATORS}]", term) if p.strip()]
+        listed = ", ".join(toml_string(p) for p in parts)
+        return (
+            f"{term!r} holds {_describe_character(separator)}, a Chinese list separator: write"
+            f" one {noun} per string, [{listed}]"
+        )
+    wide = next((c for c in term if _ascii_typed_as(c) is not None), None)
+    if wide is not None:
+        typed = "".join(_ascii_typed_as(c) or c for c in term)
+        return (
+            f"{term!r} holds {_describe_character(wide)}, typed by a Chinese input method for"
+            f" {_ascii_typed_as(wide)!r}, which a PR's text has instead: write {typed!r}"
+        )
+    return None
+
+
 def _check_term(term: str) -> str:
     if not term.strip():
         raise ValueError("empty term")
     if term != term.strip():
         raise ValueError(f"{term!r} has leading or trailing whitespace")
-    unseen = _unseen_character(term)
-    if unseen is not None:
-        name = unicodedata.name(unseen, "")
-        char = f"U+{ord(unseen):04X}" + (f" ({name})" if name else "")
-        if unseen.isspace():
-            raise ValueError(
-                f"{term!r} holds {char} where a PR's text has a plain space: write a plain space"
-            )
-        raise ValueError(f"{term!r} holds {char}, invisible and absent from a PR's text: delete it")
+    mistyped = _mistyped(term, "term")
+    if mistyped is not None:
+        raise ValueError(mistyped)
     if term.isascii():
         # an English keyword matches by its letters and digits (bot.terms): `C++` would be
         # `c`, every standalone C; `++` nothing at all
@@ -490,7 +541,23 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         line = first + at - 1
         # tomllib counts lines from the header's start; the problem names the file's line
         said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
+        said += _typed_hint(text, str(exc))
         raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
+
+
+def _typed_hint(text: str, error: str) -> str:
+    """A hint when tomllib stops at a character a Chinese input method typed for ASCII:
+    `["a"，"b"]` is an "Unclosed array", whose cause the message does not say."""
+    m = re.search(r"line (\d+), column (\d+)", error)
+    if m is None:
+        return ""
+    lines, line, column = text.split("\n"), int(m[1]), int(m[2])
+    ch = lines[line - 1][column - 1 : column] if line <= len(lines) else ""
+    typed = _ascii_typed_as(ch) if ch else None
+    if typed is None:
+        return ""
+    char = _describe_character(ch)
+    return f"; it stops at {char}, typed by a Chinese input method: type {typed!r}"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,10 @@ from bot.library import (
     check_library,
     load_library,
 )
+from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.matching import checked_match_config, match_pr
 from bot.notes import LibraryError
+from bot.prfacts import PRFacts
 
 TOPICS = DEFAULT_TOPICS_FILE
 
@@ -254,6 +257,53 @@ NOTE_DEFECTS = [
         ),
         id="zero-width-space-in-keyword",
     ),
+    # A Chinese input method types `、` between two terms and full-width letters and
+    # punctuation: as for U+3000, a PR's text never holds them (found by review 'curator')
+    pytest.param(
+        ('"eager_break_during_capture"', '"eager_break_during_capture、eager region"'),
+        (
+            7,
+            "keywords",
+            "'eager_break_during_capture、eager region' holds '、' (U+3001 IDEOGRAPHIC COMMA),"
+            ' a Chinese list separator: write one term per string, ["eager_break_during_capture",'
+            ' "eager region"]',
+        ),
+        id="enumeration-comma-in-keyword",
+    ),
+    pytest.param(
+        (
+            'keywords = ["eager_break_during_capture"]',
+            'keywords = ["eager_break_during_capture"]\naspects = ["ＣＵＤＡ graph"]',
+        ),
+        (
+            8,
+            "aspects",
+            "'ＣＵＤＡ graph' holds 'Ｃ' (U+FF23 FULLWIDTH LATIN CAPITAL LETTER C), typed by a"
+            " Chinese input method for 'C', which a PR's text has instead: write 'CUDA graph'",
+        ),
+        id="full-width-letters-in-aspect",
+    ),
+    pytest.param(
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm/models/deepseek_v4/，vllm/compilation/"'),
+        (
+            8,
+            "paths",
+            "'vllm/models/deepseek_v4/，vllm/compilation/' holds '，' (U+FF0C FULLWIDTH COMMA), a"
+            ' Chinese list separator: write one path per string, ["vllm/models/deepseek_v4/",'
+            ' "vllm/compilation/"]',
+        ),
+        id="full-width-comma-in-path",
+    ),
+    pytest.param(
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm/models/deepseek_v4/attention\u3000.py"'),
+        (
+            8,
+            "paths",
+            "'vllm/models/deepseek_v4/attention\\u3000.py' holds U+3000 (IDEOGRAPHIC SPACE) where"
+            " a PR's text has a plain space: write a plain space",
+        ),
+        id="ideographic-space-in-path",
+    ),
 ]
 
 
@@ -311,6 +361,12 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             ("updated = 2026-12-02", "updated = [2026-12-02,"),
             "13: header: malformed TOML: Invalid value (at end of document)",
             id="open-array-on-the-last-line",
+        ),
+        pytest.param(  # tomllib says "Unclosed array", not why
+            ('"eager_break_during_capture"]', '"eager_break_during_capture"，"eager region"]'),
+            "7: header: malformed TOML: Unclosed array (column 41); it stops at '，' (U+FF0C"
+            " FULLWIDTH COMMA), typed by a Chinese input method: type ','",
+            id="full-width-comma-between-elements",
         ),
     ],
 )
@@ -468,6 +524,12 @@ TAXONOMY_DEFECTS = [
         "12: labels: 'rocm\\u2060' holds U+2060 (WORD JOINER), invisible and absent from a"
         " PR's text: delete it",
         id="invisible-label",
+    ),
+    pytest.param(
+        ('labels = ["rocm"]', 'tags = ["ＲＯＣｍ"]'),
+        "12: tags: 'ＲＯＣｍ' holds 'Ｒ' (U+FF32 FULLWIDTH LATIN CAPITAL LETTER R), typed by a"
+        " Chinese input method for 'R', which a PR's text has instead: write 'ROCm'",
+        id="full-width-tag",
     ),
 ]
 
@@ -832,3 +894,59 @@ def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
     write(tmp_path / "notes", VALID.replace('"vllm-project/vllm"', '"ACME/vllm"'))
     assert main(argv) == 0  # GitHub's names ignore case
     assert "warning" not in capsys.readouterr().out
+
+
+# --- what a curator writing a note from scratch hits (found by review 'curator') ---------
+
+# A note written as the README's field table asks (line numbers matter).
+LORA_NOTE = """\
++++
+id = "vllm-test0001"
+repo = "vllm-project/vllm"
+source_pr = 51234
+verdict = "quick"
+topics = ["lora"]
+keywords = ["punica_wrapper", "LoRA slot"]
+paths = ["vllm/lora/punica_wrapper/"]
+title_zh = "修复 LoRA 适配器槽位回收时的越界访问"
+title_en = "Fix out-of-bounds LoRA slot reuse in the punica wrapper"
+summary_en = "A small bugfix: freed LoRA slots were reused before their mapping was cleared."
+created = 2026-09-01
++++
+值得快速阅读。PR 修复了 punica_wrapper 在回收 LoRA 槽位时没有清理索引映射导致的越界访问。
+"""
+
+
+def check_output(notes_dir: Path, capsys, *extra: str) -> tuple[int, str]:
+    status = main(["notes", "check", str(notes_dir), "--topics", str(TOPICS), *extra])
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err
+
+
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        # a Chinese input method's enumeration comma between two terms: one keyword
+        'keywords = ["punica_wrapper、LoRA slot"]',
+        # full-width Latin letters, as a Chinese input method types them
+        'keywords = ["punica_wrapper", "ＬｏＲＡ slot"]',
+    ],
+    ids=["enumeration-comma", "full-width-letters"],
+)
+def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path, capsys, keywords):
+    # The keyword can never match a PR ("Fix the LoRA slot reuse" did not hit it), yet
+    # `notes check` printed "ok", though it names an ideographic space (U+3000) in a
+    # keyword for this very reason: the same input method types the comma and letters.
+    # It is a problem as U+3000 is (the server refuses it too).
+    path = write(
+        tmp_path, LORA_NOTE.replace('keywords = ["punica_wrapper", "LoRA slot"]', keywords)
+    )
+    status, out = check_output(tmp_path, capsys)
+    assert status == 1 and f"{path}:7: keywords:" in out, out
+    assert "write 'LoRA slot'" in out or '["punica_wrapper", "LoRA slot"]' in out
+    write(tmp_path, LORA_NOTE)  # as meant, the keyword matches
+    library = load_library(tmp_path, TOPICS)
+    config = checked_match_config(library, DEFAULT_MATCHING_FILE)
+    facts = PRFacts(repo="vllm-project/vllm", number=0, title="Fix the LoRA slot reuse")
+    reasons = [r for m in match_pr(facts, library, config).matches for r in m.reasons]
+    assert any("keyword of this note" in r for r in reasons)
