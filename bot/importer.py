@@ -29,8 +29,8 @@ from bot.notes import (
     LibraryError,
     Note,
     Problem,
-    Verdict,
     decode_utf8,
+    derive_verdict,
     dump_fields,
     dump_note,
     field_line,
@@ -48,40 +48,7 @@ class DigestEntry:
     index: int  # 1-based position in the digest
 
 
-# Looked for in the lead sentence, then in the whole text: the phrase that comes FIRST
-# wins, so "值得快速浏览，但不值得精读" is a quick read and "值得精读……测试部分值得快速浏览"
-# a deep one. A negation is its own phrase, found where it starts: "不值得精读" and
-# "不太值得精读" are read as "no deep read", not as the "值得精读" inside them.
-_VERDICT_RULES: list[tuple[str, Verdict]] = [
-    ("不太值得", Verdict.SKIP),
-    ("不值得", Verdict.SKIP),
-    ("值得精读", Verdict.DEEP),
-    ("值得深入阅读", Verdict.DEEP),
-    ("值得快速阅读", Verdict.QUICK),
-    ("值得快速浏览", Verdict.QUICK),
-    ("不需要精读", Verdict.SKIP),
-    ("不需精读", Verdict.SKIP),
-    ("无需精读", Verdict.SKIP),
-    ("不必精读", Verdict.SKIP),
-    ("不需要深入精读", Verdict.SKIP),
-    ("无需深入精读", Verdict.SKIP),
-    ("可直接略过", Verdict.SKIP),
-]
 VERDICT_HINT = "值得精读 / 值得快速阅读 / 值得快速浏览 / 不需要精读 / 可直接略过"
-
-
-def derive_verdict(guidance: str) -> Verdict | None:
-    """The verdict the guidance's wording states, or None when it states none."""
-    lead = re.split(r"[。！？!?\n]", guidance, maxsplit=1)[0]
-    for text in (lead, guidance):
-        found = [
-            (at, -len(phrase), verdict)  # the first; at one place, the longest phrase
-            for phrase, verdict in _VERDICT_RULES
-            if (at := text.find(phrase)) != -1
-        ]
-        if found:
-            return min(found)[2]
-    return None
 
 
 def note_id(repo: str, title: str, *, as_written: bool = False) -> str:

@@ -82,6 +82,48 @@ _VERDICT_LABELS = {
     Verdict.SKIP: ("No deep read needed", "不需要精读"),
 }
 
+# Looked for in the lead sentence, then in the whole text: the phrase that comes FIRST
+# wins, so "值得快速浏览，但不值得精读" is a quick read and "值得精读……测试部分值得快速浏览"
+# a deep one. A negation is its own phrase, found where it starts: "不值得精读" and
+# "不太值得精读" are read as "no deep read", not as the "值得精读" inside them.
+_VERDICT_RULES: list[tuple[str, Verdict]] = [
+    ("不太值得", Verdict.SKIP),
+    ("不值得", Verdict.SKIP),
+    ("值得精读", Verdict.DEEP),
+    ("值得深入阅读", Verdict.DEEP),
+    ("值得快速阅读", Verdict.QUICK),
+    ("值得快速浏览", Verdict.QUICK),
+    ("不需要精读", Verdict.SKIP),
+    ("不需精读", Verdict.SKIP),
+    ("无需精读", Verdict.SKIP),
+    ("不必精读", Verdict.SKIP),
+    ("不需要深入精读", Verdict.SKIP),
+    ("无需深入精读", Verdict.SKIP),
+    ("可直接略过", Verdict.SKIP),
+]
+
+
+def stated_verdict(guidance: str) -> tuple[str, Verdict] | None:
+    """The phrase stating the guidance's verdict and that verdict, or None when its
+    wording states none."""
+    lead = re.split(r"[。！？!?\n]", guidance, maxsplit=1)[0]
+    for text in (lead, guidance):
+        found = [
+            (at, -len(phrase), phrase, verdict)  # the first; at one place, the longest phrase
+            for phrase, verdict in _VERDICT_RULES
+            if (at := text.find(phrase)) != -1
+        ]
+        if found:
+            _, _, phrase, verdict = min(found)
+            return phrase, verdict
+    return None
+
+
+def derive_verdict(guidance: str) -> Verdict | None:
+    """The verdict the guidance's wording states, or None when it states none."""
+    stated = stated_verdict(guidance)
+    return None if stated is None else stated[1]
+
 
 def _check_glob(pattern: str) -> str:
     mistyped = _mistyped(pattern, "path")
@@ -594,6 +636,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         for key, msg in CURATED_FIELDS.items():
             if not str(data.get(key) or "").strip():
                 problems.append(Problem(path, header.line_of(key), key, msg))
+        problems += _contradicted_verdict(data, path, header)
     try:
         note = Note.model_validate(data)
     except ValidationError as exc:
@@ -605,6 +648,23 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     if problems:
         raise LibraryError(problems)
     return NoteSource(note, path, header)
+
+
+def _contradicted_verdict(data: dict[str, Any], path: str, header: Header) -> list[Problem]:
+    """The verdict field against the verdict the guidance states: verdicts come from its
+    wording (the importer derives the field from it), and a comment showing "Deep read"
+    above guidance that opens with 不需要精读 contradicts itself. A guidance stating no
+    verdict leaves the field to the curator."""
+    written, stated = data.get("verdict"), stated_verdict(str(data["guidance"]))
+    if stated is None or written not in tuple(Verdict) or written == stated[1]:
+        return []
+    phrase, verdict = stated
+    msg = (
+        f"{written!r} ({Verdict(written).label_en}), but the guidance says {phrase}"
+        f" ({verdict.label_en}): write verdict = {toml_string(verdict.value)} or reword"
+        " the guidance, whose wording the verdict comes from"
+    )
+    return [Problem(path, header.line_of("verdict"), "verdict", msg)]
 
 
 def parse_note(text: str, path: str) -> Note:

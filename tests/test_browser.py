@@ -55,7 +55,14 @@ NOTES = [
         title_en="Fix a CUDA graph capture deadlock",
         summary_en=SUMMARY_EN,
     ),
-    note("b-rocm", ("rocm",), date(2026, 1, 2), verdict="quick", title_en="A ROCm note"),
+    note(
+        "b-rocm",
+        ("rocm",),
+        date(2026, 1, 2),
+        verdict="quick",
+        guidance="值得快速阅读。看 `_capturing` 时序。",  # as its verdict: `notes check` asks it
+        title_en="A ROCm note",
+    ),
     note("b-sampler", ("sampling",), date(2026, 1, 1), title_en="A sampler note"),
 ]
 

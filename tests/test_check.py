@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.importer import derive_verdict
 from bot.library import (
     DEFAULT_NOTES_DIR,
     DEFAULT_TOPICS_FILE,
@@ -21,7 +22,7 @@ from bot.library import (
 )
 from bot.match_config import DEFAULT_MATCHING_FILE
 from bot.matching import checked_match_config, match_pr
-from bot.notes import LibraryError
+from bot.notes import LibraryError, Verdict
 from bot.prfacts import PRFacts
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -114,6 +115,16 @@ NOTE_DEFECTS = [
         ('verdict = "deep"', 'verdict = "must-read"'),
         (5, "verdict", "bad verdict 'must-read'; use one of: deep, quick, skip"),
         id="bad-verdict",
+    ),
+    pytest.param(  # the comment would show "Quick read" above guidance saying 值得精读
+        ('verdict = "deep"', 'verdict = "quick"'),
+        (
+            5,
+            "verdict",
+            "'quick' (Quick read), but the guidance says 值得精读 (Deep read): write verdict ="
+            ' "deep" or reword the guidance, whose wording the verdict comes from',
+        ),
+        id="verdict-the-guidance-contradicts",
     ),
     pytest.param(
         ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
@@ -950,3 +961,25 @@ def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path,
     facts = PRFacts(repo="vllm-project/vllm", number=0, title="Fix the LoRA slot reuse")
     reasons = [r for m in match_pr(facts, library, config).matches for r in m.reasons]
     assert any("keyword of this note" in r for r in reasons)
+
+
+def test_a_verdict_that_contradicts_the_guidance_is_named_by_check(tmp_path, capsys):
+    # The curator edits the header's verdict (or rewrites the guidance's first sentence)
+    # and the two disagree: the comment then showed "Deep read · 值得精读" above a "full
+    # guidance" link whose first words are 不需要精读. The README says verdicts come from
+    # the guidance's wording; the importer refuses a digest entry whose wording it cannot
+    # read, yet `notes check` only checked that the word is deep/quick/skip.
+    text = LORA_NOTE.replace('verdict = "quick"', 'verdict = "deep"').replace(
+        "值得快速阅读。", "不需要精读。"
+    )
+    path = write(tmp_path, text)
+    assert derive_verdict("不需要精读。PR 修复了越界访问。") == Verdict.SKIP
+    status, out = check_output(tmp_path, capsys)
+    assert status == 1
+    assert f"{path}:5: verdict: 'deep' (Deep read), but the guidance says 不需要精读" in out, out
+
+
+def test_a_guidance_stating_no_verdict_leaves_the_verdict_to_the_curator(tmp_path):
+    for verdict in ("deep", "quick", "skip"):
+        write(tmp_path, LORA_NOTE.replace("值得快速阅读。", "").replace('"quick"', f'"{verdict}"'))
+        assert problems_of(tmp_path) == []
