@@ -157,18 +157,34 @@ def common_keywords(
     return found
 
 
+_WILDCARD = re.compile(r"\*+|\?|\[[^\]]*\]?")
+_FILE_TYPE = re.compile(r"(?:\.[A-Za-z0-9]+)+$")
+
+
+def _names_something(segment: str) -> bool:
+    """A segment naming a file or directory: literal, or with a name beside its wildcards
+    (`fused_moe*`, `test_*.py`); `*.py` and `*` name only a file type or nothing."""
+    if not _WILDCARD.search(segment):
+        return True
+    return bool(_FILE_TYPE.sub("", _WILDCARD.sub("", segment)))
+
+
 def broad_glob(pattern: str) -> bool:
-    """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard) or
-    a whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name,
-    a directory's as `bot.globs` reads it; `setup.py`, a file's, is specific): a note's
-    path is to be specific."""
+    """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard), a
+    whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name, a
+    directory's as `bot.globs` reads it; `setup.py`, a file's, is specific), or any file
+    below one (`vllm/**/*.py`: a recursive wildcard and nothing named below the top
+    directory, where a file type is no name): a note's path is to be specific."""
     segments = [s for s in pattern.strip("/").split("/") if s]
     directory = pattern.endswith("/")
     while segments and segments[-1] == "**":  # `vllm/**` is `vllm/`
         segments.pop()
         directory = True
-    literal = [s for s in segments if not any(c in s for c in "*?[")]
+    literal = [s for s in segments if not _WILDCARD.search(s)]
     if not literal:
+        return True
+    named = [i for i, s in enumerate(segments) if _names_something(s)]
+    if named == [0] and any("**" in s for s in segments):  # `vllm/**/*.py`, `csrc/**.cu`
         return True
     return len(segments) == 1 and (directory or "." not in segments[0])
 

@@ -880,6 +880,12 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     [
         *[(p, True) for p in ("vllm", "vllm/", "/vllm", "vllm/**", "/vllm/**/", "*", "**/*.py")],
         *[(p, False) for p in ("setup.py", "/setup.py", "vllm/v1", "vllm/*.py", "tests/x/")],
+        # every file of a type below a top-level directory (found by review 'curator')
+        *[(p, True) for p in ("vllm/**/*.py", "/vllm/**/*", "csrc/**/*.cu", "vllm/**.py")],
+        *[
+            (p, False)
+            for p in ("vllm/v1/**/*.py", "vllm/**/fused_moe*.py", "vllm/**/lora/", "**/lora/**")
+        ],
     ],
 )
 def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
@@ -983,3 +989,25 @@ def test_a_guidance_stating_no_verdict_leaves_the_verdict_to_the_curator(tmp_pat
     for verdict in ("deep", "quick", "skip"):
         write(tmp_path, LORA_NOTE.replace("值得快速阅读。", "").replace('"quick"', f'"{verdict}"'))
         assert problems_of(tmp_path) == []
+
+
+def test_a_glob_of_every_python_file_under_vllm_is_warned_about(tmp_path, capsys):
+    # `vllm/**/*.py` matches every Python file of vLLM (a path is strong evidence: a
+    # "[LoRA] Support more models" PR changing vllm/engine/llm_engine.py then gets the
+    # LoRA note "changes vllm/engine/llm_engine.py (a path of this note)"). The README
+    # says check warns of a glob that "matches files all over the tree" (`**/*.py`,
+    # `vllm/**`), but this one passed silently.
+    path = write(tmp_path, LORA_NOTE.replace('["vllm/lora/punica_wrapper/"]', '["vllm/**/*.py"]'))
+    library = load_library(tmp_path, TOPICS)
+    config = checked_match_config(library, DEFAULT_MATCHING_FILE)
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=0,
+        title="[LoRA] Support more models",
+        files=("vllm/engine/llm_engine.py", "vllm/entrypoints/openai/api_server.py"),
+    )
+    linked = match_pr(facts, library, config).matches
+    assert [m.note.id for m in linked] == ["vllm-test0001"]  # on unrelated engine files
+    status, out = check_output(tmp_path, capsys)
+    assert status == 0
+    assert f"{path}:8: paths: warning: path 'vllm/**/*.py' matches files all over" in out, out
