@@ -21,6 +21,7 @@ from bot.library import (
     diff_blind,
     header_of,
     load_library,
+    read_taxonomy,
     redundant_aspects,
     unlisted_prs,
 )
@@ -80,6 +81,10 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     config = None
     if library is not None:  # the server refuses to start on a config naming a lost topic
         problems, config = _matching_problems(library, Path(args.config))
+    else:  # the config too, so one run names every file a renamed topic is still in
+        from bot.match_config import config_problems
+
+        problems += config_problems(Path(args.config), read_taxonomy(Path(args.topics))[0])
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)

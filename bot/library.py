@@ -309,18 +309,21 @@ def _read(file: str | Path) -> str:
         return decode_utf8(f.read(), str(file))
 
 
+def read_taxonomy(topics_file: Path) -> tuple[dict[str, Topic], list[Problem]]:
+    """The topics by id, or none and the problems that kept the file from loading."""
+    try:
+        return {t.id: t for t in parse_taxonomy(_read(topics_file), str(topics_file))}, []
+    except LibraryError as exc:
+        return {}, exc.problems
+    except OSError as exc:
+        return {}, [Problem(str(topics_file), 1, "taxonomy", f"cannot read: {exc.strerror}")]
+
+
 def check_library(
     notes_dir: Path = DEFAULT_NOTES_DIR, topics_file: Path = DEFAULT_TOPICS_FILE
 ) -> tuple[Library | None, list[Problem]]:
     """Read and check everything; return the library (None if any problem) and the problems."""
-    problems: list[Problem] = []
-    topics: dict[str, Topic] = {}
-    try:
-        topics = {t.id: t for t in parse_taxonomy(_read(topics_file), str(topics_file))}
-    except LibraryError as exc:
-        problems += exc.problems
-    except OSError as exc:
-        problems.append(Problem(str(topics_file), 1, "taxonomy", f"cannot read: {exc.strerror}"))
+    topics, problems = read_taxonomy(topics_file)
     sources: list[NoteSource] = []
     try:
         files = note_files(notes_dir)

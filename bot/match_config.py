@@ -4,12 +4,13 @@ file, line and field of any fault. bot/matching.py explains what each setting do
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, Library, did_you_mean
+from bot.library import ROOT, did_you_mean
 from bot.notes import Glob, Problem
 from bot.similarity import Vocabulary
 
@@ -127,19 +128,34 @@ def match_config(file: ConfigFile) -> MatchConfig:
 _TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
 
 
-def unknown_topics(file: ConfigFile, library: Library) -> list[Problem]:
-    """Each topic the config names that the taxonomy lacks, on its line: its key in the
-    `topic_scale` table, its element in a list."""
+def unknown_topics(file: ConfigFile, topics: Mapping[str, object]) -> list[Problem]:
+    """Each topic the config names that the taxonomy (`topics`, by id) lacks, on its line:
+    its key in the `topic_scale` table, its element in a list."""
     problems = []
     for field in _TOPIC_FIELDS:
         named = file.data.get(field)
         for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
-            if not isinstance(topic, str) or topic in library.topics:
+            if not isinstance(topic, str) or topic in topics:
                 continue
-            msg = f"unknown topic {topic!r}" + did_you_mean(topic, library.topics)
+            msg = f"unknown topic {topic!r}" + did_you_mean(topic, topics)
             problem = file.problem(field, msg, topic)
             if isinstance(named, dict):
                 line = file.header.line_of(f"{field}.{topic}", default=problem.line)
                 problem = Problem(problem.path, line, field, msg)
             problems.append(problem)
     return problems
+
+
+def config_problems(path: Path, topics: Mapping[str, object]) -> list[Problem]:
+    """What the server would refuse in the config that needs no notes: its own faults and
+    the topics the taxonomy lacks. For `notes check` when the notes do not load, so that a
+    renamed topic is named in the notes and here in one run. No topics (the taxonomy did
+    not load, its problems say why): none is checked."""
+    try:
+        file = read_config(path)
+        match_config(file)
+    except OSError as exc:
+        return [Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]
+    except ConfigError as exc:
+        return exc.problems
+    return unknown_topics(file, topics) if topics else []

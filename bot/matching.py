@@ -768,7 +768,7 @@ def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -
     except OSError as exc:
         raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
     config = match_config(file)
-    unknown = unknown_topics(file, library)
+    unknown = unknown_topics(file, library.topics)
     if unknown:
         raise ConfigError(unknown)
     try:

@@ -63,6 +63,12 @@ def line_at(path: Path, line: int) -> str:
     return path.read_text("utf-8").split("\n")[line - 1]
 
 
+def line_number(path: Path, start: str) -> int:
+    return next(
+        i for i, s in enumerate(path.read_text("utf-8").split("\n"), 1) if s.startswith(start)
+    )
+
+
 def test_valid_note_has_no_problems(tmp_path):
     write(tmp_path, VALID)
     assert problems_of(tmp_path) == []
@@ -1011,3 +1017,58 @@ def test_a_glob_of_every_python_file_under_vllm_is_warned_about(tmp_path, capsys
     status, out = check_output(tmp_path, capsys)
     assert status == 0
     assert f"{path}:8: paths: warning: path 'vllm/**/*.py' matches files all over" in out, out
+
+
+def test_renaming_a_topic_names_every_place_to_change_in_one_run(tmp_path, capsys):
+    # The curator renames `rocm` to `amd-rocm` in topics.toml and runs check: it listed
+    # the two notes naming `rocm`, but not config/matching.toml (`rocm = 0.5` under
+    # [topic_scale]), which the server also refuses. Only after fixing the notes did a
+    # second run reveal the third file: the README says check "prints every problem".
+    notes = tmp_path / "notes"
+    shutil.copytree(ROOT / "seeds" / "notes", notes)
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TOPICS.read_text("utf-8").replace('id = "rocm"', 'id = "amd-rocm"'), "utf-8")
+    argv = ["notes", "check", str(notes), "--topics", str(topics)]
+    argv += ["--config", str(DEFAULT_MATCHING_FILE)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.splitlines()
+    line = DEFAULT_MATCHING_FILE.read_text("utf-8").split("\n").index("rocm = 0.5") + 1
+    said = "unknown topic 'rocm'; did you mean 'amd-rocm'?"
+    assert err == [
+        f"{notes / 'vllm-0341d216.md'}:7: topics: {said}",
+        f"{notes / 'vllm-64eca4f8.md'}:7: topics: {said}",
+        f"{DEFAULT_MATCHING_FILE}:{line}: topic_scale: {said}",
+        "3 problem(s)",
+    ]
+    for f in notes.glob("*.md"):  # the notes fixed: the config's problem alone, as before
+        f.write_text(f.read_text("utf-8").replace('"rocm"', '"amd-rocm"'), "utf-8")
+    assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines() == [err[2], "1 problem(s)"]
+
+
+def test_the_matching_config_is_checked_when_the_notes_or_the_taxonomy_do_not_load(
+    tmp_path, capsys
+):
+    bad = write(tmp_path / "notes", VALID.replace('verdict = "deep"', 'verdict = "x"'))
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    config = tmp_path / "matching.toml"
+    config.write_text(
+        DEFAULT_MATCHING_FILE.read_text("utf-8").replace("tag = 2.5", 'tag = "x"'), "utf-8"
+    )
+    argv = ["notes", "check", str(tmp_path / "notes"), "--config", str(config)]
+    assert main([*argv, "--topics", str(TOPICS)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert [e.split(": ")[0:2] for e in err[:-1]] == [
+        [f"{bad}:5", "verdict"],
+        [f"{config}:{line_number(config, 'tag = ')}", "weights.tag"],
+    ]
+    # a taxonomy that does not load: its own problem, not every topic the config names
+    topics = tmp_path / "topics.toml"
+    topics.write_text("# nothing yet\n", "utf-8")
+    shutil.copy(DEFAULT_MATCHING_FILE, config)
+    assert main([*argv, "--topics", str(topics)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{bad}:5: verdict: bad verdict 'x'; use one of: deep, quick, skip",
+        f"{topics}:1: taxonomy: no [[topic]] tables",
+        "2 problem(s)",
+    ]
