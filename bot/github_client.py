@@ -24,9 +24,9 @@
   GitHub may ban an integration that goes on calling while limited: a rate limit
   answer to any call pauses every call of that identity, in every thread, until the
   time GitHub gave. A call that would wait longer than the cap fails at once, unsent,
-  as the call that was answered so does. An answer that spent the last call of the
-  hour (x-ratelimit-remaining: 0 on a success) pauses them likewise until the reset,
-  so the next call is not one GitHub must refuse.
+  as the call that was answered so does. Any other answer that spent the last call of
+  the hour (x-ratelimit-remaining: 0 on a success or a 404) pauses them likewise until
+  the reset, so the next call is not one GitHub must refuse.
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
   blindly repeated: the comments are listed again and ours is taken if it is there.
 - A comment list can lag behind a write: the notes comment last posted, when the list
@@ -269,10 +269,11 @@ def _until_reset(headers: dict[str, Any]) -> float:
     return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0
 
 
-def _spent_until_reset(status: int, headers: dict[str, Any]) -> float | None:
-    """Seconds to wait when a successful answer spent the identity's last core call
-    before the reset (the next one would be refused); None when calls are left."""
-    if status >= 400 or str(headers.get("x-ratelimit-remaining")) != "0":
+def _spent_until_reset(headers: dict[str, Any]) -> float | None:
+    """Seconds to wait when an answer that is not a rate limit (a success, or a 404 the
+    client takes as an answer) spent the identity's last core call before the reset: the
+    next one would be refused. None when calls are left."""
+    if str(headers.get("x-ratelimit-remaining")) != "0":
         return None
     if headers.get("x-ratelimit-resource", "core") != "core" or "x-ratelimit-reset" not in headers:
         return None  # another resource's count (search, graphql) does not stop REST calls
@@ -1027,7 +1028,7 @@ class GitHubClient:
             limited = _rate_limit_answer(status, headers, output)
             if limited is not None:
                 self._pause(key, pacer, self._asked_wait(limited))
-            elif (spent := _spent_until_reset(status, headers)) is not None:
+            elif (spent := _spent_until_reset(headers)) is not None:
                 self._pause(key, pacer, spent)
             return status, headers, output
 

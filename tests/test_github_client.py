@@ -822,6 +822,22 @@ def test_an_answer_that_spends_the_last_call_pauses_before_github_must_refuse(
     assert client.list_files(PR8) == ["b.py"]
 
 
+def test_a_404_answer_that_spends_the_last_call_pauses_the_calls_too(
+    fake_github, make_github_client, manual_time
+):
+    # GitHub counts a 404 as well; the client takes many as answers (a user without
+    # access, a deleted comment) and goes on calling (found by review 'diff14')
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    assert client.list_files(PR) == ["a.py"]
+    fake_github.rate_limit = 0  # every answer from now on says x-ratelimit-remaining: 0
+    assert client.permission(PR, "nobody-here") == "none"  # 404: an answer, not a failure
+    with pytest.raises(GitHubError, match="rate limited for another"):
+        client.list_files(PR8)
+    assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # not sent
+
+
 def test_another_resources_last_call_does_not_pause_rest_calls(
     fake_github, make_github_client, manual_time
 ):
