@@ -454,6 +454,10 @@ def _ask_for_update(
             show = False
     if source.said_at is not None and any(kind in SWITCHES for kind in kinds):
         changes["switched_at"] = source.said_at  # what a later-run older one is held to
+    if changes.get("opted_out") is False and ctx.prs.get(ref.repo, ref.number).opted_out:
+        # until a write finds the comment, one gone may have been deleted while off: it
+        # is posted anew by whichever refresh runs first (this one may be deferred or fail)
+        changes["resumed"] = True
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)
@@ -517,8 +521,8 @@ def _update(
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
-        # deleted meanwhile (while off) is posted anew, not taken for a new opt-out
-        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), resume=True)
+        # deleted while off is posted anew, not taken for a new opt-out (resumed)
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
     failures = len(reactions.failed)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)

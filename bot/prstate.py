@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
     switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
+    resumed     INTEGER NOT NULL DEFAULT 0,  -- `/notes on` ended an opt-out; no write since
     PRIMARY KEY (repo, number)
 );
 """
@@ -104,6 +105,10 @@ class PRState:
     # or what it answered not saved): GitHub may hold a comment, or a text, that the
     # fields above do not know of, so they are not trusted to skip a call
     unconfirmed: bool = False
+    # `/notes on` ended an opt-out and no write has found the comment since: one found
+    # gone may have been deleted while off, so it is posted anew (README), not taken for
+    # a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's)
+    resumed: bool = False
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -122,7 +127,8 @@ class PRStore:
         # since `/notes wrong`; paused: since a paused comment showing notes stays as it is;
         # had_notes: since "any more" needs notes shown before (NULL: not known);
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
-        # unconfirmed: since a write GitHub applied but never confirmed is looked for
+        # unconfirmed: since a write GitHub applied but never confirmed is looked for;
+        # resumed: since a comment deleted while off is posted anew after `/notes on`
         db.add_missing_columns(
             "pr_state",
             {
@@ -135,6 +141,7 @@ class PRStore:
                 "had_notes": "INTEGER",
                 "switched_at": "TEXT",
                 "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
+                "resumed": "INTEGER NOT NULL DEFAULT 0",
             },
         )
 
@@ -170,6 +177,7 @@ class PRStore:
             ),
             switched_at=r["switched_at"],
             unconfirmed=bool(r["unconfirmed"]),
+            resumed=bool(r["resumed"]),
         )
 
     def put(self, state: PRState) -> None:
@@ -178,8 +186,8 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at, unconfirmed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  had_notes, switched_at, unconfirmed, resumed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -190,7 +198,7 @@ class PRStore:
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
-                unconfirmed = excluded.unconfirmed
+                unconfirmed = excluded.unconfirmed, resumed = excluded.resumed
             """,
             (
                 state.repo.lower(),
@@ -214,6 +222,7 @@ class PRStore:
                 None if state.had_notes is None else int(state.had_notes),
                 state.switched_at,
                 int(state.unconfirmed),
+                int(state.resumed),
             ),
         )
 

@@ -14,8 +14,9 @@ that never matched. A comment we posted that is gone was deleted by a maintainer
 the plainest "go away": no PR event posts it anew (a new comment notifies everyone);
 the PR is opted out as by `/notes off` said when the deletion was noticed (so an
 `off`/`on` written before then and run late changes nothing), `/notes` still answers
-and `/notes on` resumes: its own refresh (`resume`) takes a comment found gone for no
-deletion (the author asks for updates) and posts a new one once notes match. The state
+and `/notes on` resumes: until a write finds the comment again (`PRState.resumed`), a
+comment found gone is no new deletion (it may have gone while off) and a new one is
+posted once notes match (a draft still waits). The state
 kept per PR saves API calls: the last body hash, and the changed files for the current
 head SHA (only a push changes them).
 
@@ -74,7 +75,6 @@ def refresh_sticky(
     files: Sequence[str] | None = None,
     event_at: str | None = None,
     expected_files: int | None = None,
-    resume: bool = False,
 ) -> Refresh:
     """Match the PR, render, and create/edit/leave the sticky comment.
 
@@ -85,25 +85,17 @@ def refresh_sticky(
     verbose: None keeps the PR's current mode.
     expected_files: the event's `changed_files`; GitHub listing fewer raises
     FilesNotReady (nothing is written or cached).
-    resume: `/notes on`'s own refresh. Our comment found gone is no deletion then (the
-    PR's author asked for the updates, maybe after it went): no opt-out, and notes that
-    match are posted in a new comment.
     """
     if not force and event_at and (newer := seen_event(ctx, ref, event_at)):
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
         return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
-    if (
-        facts.draft
-        and not force
-        and not ctx.settings.comment_on_drafts
-        and state.comment_id is None
-    ):
+    if _draft_waits(ctx, facts) and not force and state.comment_id is None:
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
     if off is not None and not force:
-        return pause_sticky(ctx, ref, by=off, noticed_at=event_at, resume=resume)
+        return pause_sticky(ctx, ref, by=off, noticed_at=event_at)
 
     head_sha = facts.head_sha or (state.head_sha or "")
     # what the diff shows (the names it changes, the files it only moves), cached with
@@ -154,8 +146,10 @@ def refresh_sticky(
         return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
 
     # A human asking (force) gets an answer even when nothing matches. A PR event never
-    # posts a comment anew once one was posted: gone, it was deleted (see _write).
-    create = force or (bool(result.matches) and (state.comment_id is None or resume))
+    # posts a comment anew once one was posted: gone, it was deleted (see _write); after
+    # `/notes on` (resumed) it is, as for a new PR (a draft waits).
+    anew = state.comment_id is None or (state.resumed and not _draft_waits(ctx, facts))
+    create = force or (bool(result.matches) and anew)
     changes = dict(
         head_sha=head_sha or None,
         notes=notes,
@@ -172,7 +166,6 @@ def refresh_sticky(
         create=create,
         gone="no note matches",
         noticed_at=event_at,
-        resume=resume,
         **changes,
     )
     if written.outcome == Outcome.SKIPPED:
@@ -250,10 +243,9 @@ def pause_sticky(
     *,
     by: PauseCause = PauseCause.COMMAND,
     noticed_at: str | None = None,
-    resume: bool = False,
 ) -> Refresh:
     """`/notes off`, the opt-out label or the description's marker: edit our comment, if
-    there is one, to say updates are paused. noticed_at, resume: as for `_write`.
+    there is one, to say updates are paused. noticed_at: as for `_write`.
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already, also when it shows notes under the paused line (a
@@ -277,7 +269,6 @@ def pause_sticky(
         create=False,
         gone=why,
         noticed_at=noticed_at,
-        resume=resume,
         notes=(),
         paused=str(by),
     )
@@ -293,24 +284,24 @@ def _write(
     create: bool,
     gone: str,
     noticed_at: str | None = None,
-    resume: bool = False,
     **changes: object,
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
-    PR event's `updated_at` (None: a command's write), dates a deletion found so; resume
-    (`/notes on`'s refresh): a comment found gone is only forgotten, no deletion."""
+    PR event's `updated_at` (None: a command's write), dates a deletion found so."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     posted = state.comment_id
     sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create, known_id=posted)
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:
-        forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False)
+        forgotten = dict(
+            comment_id=None, body_hash=None, paused=None, had_notes=False, resumed=False
+        )
         # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
         # only a create never confirmed, which did not land; no one deleted anything.
-        # Nor for `/notes on` (resume): the author asks for the updates after any deletion
-        # noticed so far, since one noticed before outranks an older `on`: switched_at.)
-        if posted is None or resume:
+        # Nor after `/notes on` (resumed): the author asked for the updates after any
+        # deletion made while off; one noticed before the `on` outranked an older `on`.)
+        if posted is None or state.resumed:
             ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
             return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
         # the maintainer's `/notes off`, said when noticed: an older `on` run late must
@@ -327,7 +318,8 @@ def _write(
         return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    written = replace(written, unconfirmed=False)  # GitHub answered: what it holds is known
+    # GitHub answered: what it holds is known, and the comment is there (or new)
+    written = replace(written, unconfirmed=False, resumed=False)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
@@ -353,6 +345,11 @@ def _whole_second(at: str | None) -> str:
     if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
         when = when.replace(tzinfo=UTC)
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _draft_waits(ctx: BotContext, facts: PRFacts) -> bool:
+    """A draft gets no comment from PR events until it is ready for review."""
+    return facts.draft and not ctx.settings.comment_on_drafts
 
 
 def _begin_write(ctx: BotContext, ref: PRRef, *, shows_notes: bool) -> None:

@@ -1276,3 +1276,79 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     assert reactions(fake, on) == {"eyes", "+1"}
     assert not state(rt).opted_out, "`/notes on` said after the deletion left the PR off"
     assert sticky(fake) is not None  # notes match: a new comment
+
+
+# Found by review 'diff14'. 1. `/notes on` after a deletion made while off: resume lived only
+# in the `on`'s own refresh. If that refresh does not complete before the next PR event (GitHub
+# failed it, or flood control deferred it), the PR event takes the old deletion for a
+# NEW opt-out dated after the `on`: the PR is off again, nothing is posted, the `on`
+# got its +1 (README: "a comment deleted while they were off is posted anew once notes
+# match"; commit 09b2032's bug, back through another door).
+
+
+def test_an_on_whose_refresh_github_failed_is_undone_by_the_next_pr_event(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert state(rt).opted_out and "paused" in first.body
+    maintainer_deletes(fake, first)  # deleted while off
+    # the author's `on`: GitHub fails the comment list of its refresh (every try)
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, on, github_time_ago(10))
+    assert rt.queue.counts()["failed"] == 1 and not state(rt).opted_out  # on, as said
+    # a push or a label (any PR event that changes the comment) comes next
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at=github_time_ago(5)))
+    assert not state(rt).opted_out, (
+        "the deletion made while off (before the `on`) was taken for a new opt-out, "
+        f"ranked after the author's `on` (switched_at {state(rt).switched_at})"
+    )
+    # and `review-notes retry` of the `on` (for its refresh and +1) cannot repair it
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out and sticky(fake) is not None
+
+
+def test_an_on_deferred_by_flood_control_is_undone_by_a_pr_event_in_its_window(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    tune(rt, CommandConfig(min_update_interval_s=1.0), clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes off", login=AUTHOR)  # runs at once, opens the window
+    assert state(rt).opted_out and "paused" in first.body
+    maintainer_deletes(fake, first)  # deleted while off
+    rt.workers.stop()
+    on = say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)  # deferred: in the window
+    labeled = labeled_one_more_note(updated_at=github_time_ago(0))
+    assert post(client, "pull_request", pr_payload(**labeled)).status_code == 202
+    rt.workers.start()
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        "the author's `on` got +1 but the PR is off: the PR event in the `on`'s window took "
+        f"the deletion made while off for a new opt-out ({state(rt).switched_at})"
+    )
+    assert sticky(fake) is not None
+
+
+# --- 3. `/notes on` on a draft whose comment was deleted while off posts a NEW comment
+# on the draft (resume: create=True), though "a draft still waits" and a PR event on
+# that draft (no comment known any more) would post nothing.
+
+
+def test_on_after_a_deletion_posts_a_new_comment_on_a_draft(live):
+    client, rt, fake = live
+    n = N + 1
+    draft = {"files": MATCHING_FILES, "title": MATCHING_TITLE, "draft": True, "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, n, **draft)
+    post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    say(client, rt, fake, "/notes", number=n)  # asked for once, on the draft
+    first = sticky(fake, n)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=n)
+    maintainer_deletes(fake, first)
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=n)
+    assert not state(rt, n).opted_out
+    assert sticky(fake, n) is None, "`/notes on` posted a new comment on a draft"

@@ -618,8 +618,9 @@ def test_a_deletion_is_an_off_said_when_it_was_noticed(ctx):
     assert on < key < _said("2099-01-01T00:00:00Z", 8)
 
 
-# `/notes on`'s own refresh (resume): our comment found gone is no new deletion (found
-# by review of session 13; end to end in test_command_events.py)
+# After `/notes on` (resumed): our comment found gone is no new deletion, whichever
+# refresh finds it (found by reviews of sessions 13 and 14; end to end in
+# test_command_events.py)
 
 
 def _paused_then_deleted(ctx) -> None:
@@ -628,12 +629,12 @@ def _paused_then_deleted(ctx) -> None:
     ctx.prs.update(REF.repo, REF.number, opted_out=True)
     pause_sticky(ctx, REF)
     ctx.github.db.execute("DELETE FROM dry_run_comments")
-    ctx.prs.update(REF.repo, REF.number, opted_out=False)
+    ctx.prs.update(REF.repo, REF.number, opted_out=False, resumed=True)  # as `/notes on` does
 
 
 def test_notes_on_posts_a_comment_deleted_while_off_anew(ctx):
     _paused_then_deleted(ctx)
-    r = refresh_sticky(ctx, REF, facts(), resume=True)
+    r = refresh_sticky(ctx, REF, facts())
     assert r.outcome == Outcome.CREATED and len(bodies(ctx)) == 1
     assert "paused" not in bodies(ctx)[0]
     assert not ctx.prs.get(REF.repo, REF.number).opted_out
@@ -647,9 +648,31 @@ def test_notes_on_with_nothing_to_show_forgets_the_deleted_comment_and_stays_on(
     if not labels:
         ctx.github.files = []
     title = MATCHING_TITLE if labels else UNRELATED_TITLE
-    r = refresh_sticky(ctx, REF, facts(title=title, labels=labels, sha=SHA2), resume=True)
+    r = refresh_sticky(ctx, REF, facts(title=title, labels=labels, sha=SHA2))
     assert r.outcome == Outcome.SKIPPED and "deleted" not in r.reason
     state = ctx.prs.get(REF.repo, REF.number)
     assert bodies(ctx) == [] and state.comment_id is None and not state.opted_out
     ctx.github.files = MATCHING_FILES
     assert refresh_sticky(ctx, REF, facts(sha=SHA1)).outcome == Outcome.CREATED
+
+
+def test_after_notes_on_a_comment_deleted_while_off_waits_on_a_draft(ctx):
+    # "a draft still waits": no new comment on it until it is ready for review
+    _paused_then_deleted(ctx)
+    r = refresh_sticky(ctx, REF, replace(facts(), draft=True))
+    assert r.outcome == Outcome.SKIPPED and "deleted" not in r.reason and bodies(ctx) == []
+    state = ctx.prs.get(REF.repo, REF.number)
+    assert state.comment_id is None and not state.opted_out and not state.resumed
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED  # ready for review
+
+
+def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
+    # once a write finds the comment, a later deletion is a maintainer's "go away" again
+    refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, resumed=True)
+    r = refresh_sticky(ctx, REF, facts(), force=True)  # `/notes`: edits the comment
+    assert r.comment_id is not None and not ctx.prs.get(REF.repo, REF.number).resumed
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    at = "2099-01-01T00:00:00Z"
+    r = refresh_sticky(ctx, REF, facts(), verbose=True, event_at=at)  # another text
+    assert "deleted" in r.reason and ctx.prs.get(REF.repo, REF.number).opted_out
