@@ -327,10 +327,14 @@ def _write(
 
 def _deletion_key(state: PRState, noticed_at: str | None) -> str:
     """The order key (as bot.command_events.said_at) of a deletion noticed at this PR
-    event's `updated_at` (GitHub's clock, as the keys it is compared with), else now:
-    after every comment of that second ("~" sorts after their ids), so any `off`/`on`
-    written before it ranks below and one written later above. Never below the switch
-    already recorded: that one ran before the deletion was noticed."""
+    event's `updated_at` (GitHub's clock, as the keys it is compared with): after every
+    comment of that second ("~" sorts after their ids), so any `off`/`on` written before
+    it ranks below and one written later above. Never below the switch already
+    recorded: that one ran before the deletion was noticed. Noticed by a command's write
+    (`/notes off`): just after that command (its key is the switch recorded), not at the
+    bot's clock, so an `on` written after the `off` still wins however late it ran."""
+    if noticed_at is None and state.switched_at:
+        return f"{state.switched_at}~"
     key = f"{_whole_second(noticed_at)}/~"
     return max(key, f"{state.switched_at}~") if state.switched_at else key
 

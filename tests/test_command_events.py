@@ -1333,6 +1333,27 @@ def test_an_on_deferred_by_flood_control_is_undone_by_a_pr_event_in_its_window(l
     assert sticky(fake) is not None
 
 
+# --- 2. A deletion noticed by `/notes off`'s own edit is dated at the bot's "now" (the
+# end of the `off`'s processing), not when the `off` was written: an `on` the author
+# wrote after the `off` but before the bot got to it is outranked (+1, no change). A
+# deletion noticed by a PR event is dated at the event's own `updated_at` instead, so
+# the same `on` would win there: the outcome depends on the bot's latency.
+
+
+def test_an_on_written_after_an_off_that_finds_the_comment_deleted_is_outranked(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, off, github_time_ago(3))  # run late (GitHub slow, a queue)
+    deliver_said_at(client, rt, on, github_time_ago(1))  # written 2 s after the off
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        f"the author's last word (`on`) lost to the off's own deletion key {state(rt).switched_at}"
+    )
+
+
 # --- 3. `/notes on` on a draft whose comment was deleted while off posts a NEW comment
 # on the draft (resume: create=True), though "a draft still waits" and a PR event on
 # that draft (no comment known any more) would post nothing.
