@@ -18,6 +18,7 @@ from bot.library import (
     broad_paths,
     check_library,
     common_keywords,
+    contradicted_verdicts,
     diff_blind,
     header_of,
     load_library,
@@ -25,7 +26,7 @@ from bot.library import (
     redundant_aspects,
     unlisted_prs,
 )
-from bot.notes import LibraryError, Note, Problem
+from bot.notes import LibraryError, Note, Problem, toml_string
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -161,6 +162,14 @@ def _warnings(
     for note, glob in broad_paths(library):
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
         found.append((note, "paths", glob, msg))
+    for note, phrase, stated in contradicted_verdicts(library):
+        msg = (
+            f"{note.verdict.value!r} ({note.verdict.label_en}), but the guidance reads as"
+            f" {phrase} ({stated.label_en}): the comment would show both; write verdict ="
+            f" {toml_string(stated.value)} or reword the guidance (fine as it is if it"
+            " negates or quotes that phrase)"
+        )
+        found.append((note, "verdict", None, msg))
     warnings = []
     for note, field, value, msg in found:
         path, header = header_of(notes_dir, library, note)

@@ -23,12 +23,14 @@ from bot.notes import (
     NoteSource,
     Problem,
     Topic,
+    Verdict,
     decode_utf8,
     normalise_text,
     parse_toml,
     pydantic_problems,
     read_note,
     split_front_matter,
+    stated_verdict,
 )
 from bot.similarity import Vocabulary, title_words
 from bot.terms import is_code_name, term_key
@@ -191,6 +193,19 @@ def broad_glob(pattern: str) -> bool:
 
 def broad_paths(library: Library) -> list[tuple[Note, str]]:
     return [(n, p) for n in library.notes for p in n.paths if broad_glob(p)]
+
+
+def contradicted_verdicts(library: Library) -> list[tuple[Note, str, Verdict]]:
+    """Notes whose verdict the guidance's wording seems to contradict, with the phrase
+    and the verdict it states. Verdicts come from that wording (the importer derives
+    the field from it), but the reading is a heuristic: a phrase negated or quoted
+    ("并非值得精读") reads as the phrase. So a warning, never a refusal."""
+    found = []
+    for note in library.notes:
+        stated = stated_verdict(note.guidance)
+        if stated is not None and stated[1] != note.verdict:
+            found.append((note, *stated))
+    return found
 
 
 def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:

@@ -636,7 +636,6 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         for key, msg in CURATED_FIELDS.items():
             if not str(data.get(key) or "").strip():
                 problems.append(Problem(path, header.line_of(key), key, msg))
-        problems += _contradicted_verdict(data, path, header)
     try:
         note = Note.model_validate(data)
     except ValidationError as exc:
@@ -648,23 +647,6 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     if problems:
         raise LibraryError(problems)
     return NoteSource(note, path, header)
-
-
-def _contradicted_verdict(data: dict[str, Any], path: str, header: Header) -> list[Problem]:
-    """The verdict field against the verdict the guidance states: verdicts come from its
-    wording (the importer derives the field from it), and a comment showing "Deep read"
-    above guidance that opens with 不需要精读 contradicts itself. A guidance stating no
-    verdict leaves the field to the curator."""
-    written, stated = data.get("verdict"), stated_verdict(str(data["guidance"]))
-    if stated is None or written not in tuple(Verdict) or written == stated[1]:
-        return []
-    phrase, verdict = stated
-    msg = (
-        f"{written!r} ({Verdict(written).label_en}), but the guidance says {phrase}"
-        f" ({verdict.label_en}): write verdict = {toml_string(verdict.value)} or reword"
-        " the guidance, whose wording the verdict comes from"
-    )
-    return [Problem(path, header.line_of("verdict"), "verdict", msg)]
 
 
 def parse_note(text: str, path: str) -> Note:

@@ -122,16 +122,6 @@ NOTE_DEFECTS = [
         (5, "verdict", "bad verdict 'must-read'; use one of: deep, quick, skip"),
         id="bad-verdict",
     ),
-    pytest.param(  # the comment would show "Quick read" above guidance saying 值得精读
-        ('verdict = "deep"', 'verdict = "quick"'),
-        (
-            5,
-            "verdict",
-            "'quick' (Quick read), but the guidance says 值得精读 (Deep read): write verdict ="
-            ' "deep" or reword the guidance, whose wording the verdict comes from',
-        ),
-        id="verdict-the-guidance-contradicts",
-    ),
     pytest.param(
         ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
         (8, "paths", "bad glob 'vllm/[abc': unclosed '[' at position 6"),
@@ -978,17 +968,37 @@ def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path,
 def test_a_verdict_that_contradicts_the_guidance_is_named_by_check(tmp_path, capsys):
     # The curator edits the header's verdict (or rewrites the guidance's first sentence)
     # and the two disagree: the comment then showed "Deep read · 值得精读" above a "full
-    # guidance" link whose first words are 不需要精读. The README says verdicts come from
-    # the guidance's wording; the importer refuses a digest entry whose wording it cannot
-    # read, yet `notes check` only checked that the word is deep/quick/skip.
+    # guidance" link whose first words are 不需要精读. A warning, not a problem: the
+    # reading is a heuristic (below), and a refused note stops the server.
     text = LORA_NOTE.replace('verdict = "quick"', 'verdict = "deep"').replace(
         "值得快速阅读。", "不需要精读。"
     )
     path = write(tmp_path, text)
     assert derive_verdict("不需要精读。PR 修复了越界访问。") == Verdict.SKIP
+    assert problems_of(tmp_path) == []
     status, out = check_output(tmp_path, capsys)
-    assert status == 1
-    assert f"{path}:5: verdict: 'deep' (Deep read), but the guidance says 不需要精读" in out, out
+    assert status == 0
+    said = f"{path}:5: verdict: warning: 'deep' (Deep read), but the guidance reads as 不需要精读"
+    assert said in out, out
+
+
+# A phrase the guidance negates, double-negates or quotes reads as the phrase: the
+# verdict check must not refuse the curator's right verdict (found by review 'r2')
+@pytest.mark.parametrize(
+    ("verdict", "guidance"),
+    [
+        ("skip", "并非值得精读的改动：只是把函数改了个名字。"),
+        ("deep", "不是不需要精读：核心改动值得细看。"),
+        ("skip", "评审里有人说“值得精读”，其实不需要精读：只是改名。"),
+    ],
+    ids=["negated", "double-negation", "quoted"],
+)
+def test_a_verdict_the_guidance_negates_or_quotes_a_phrase_of_is_not_refused(
+    tmp_path, verdict, guidance
+):
+    note = VALID.replace('verdict = "deep"', f'verdict = "{verdict}"')
+    write(tmp_path, note.replace("值得精读。正文。", guidance))
+    assert problems_of(tmp_path) == [], "a verdict the guidance agrees with was refused"
 
 
 def test_a_guidance_stating_no_verdict_leaves_the_verdict_to_the_curator(tmp_path):
