@@ -454,9 +454,10 @@ def _ask_for_update(
             show = False
     if source.said_at is not None and any(kind in SWITCHES for kind in kinds):
         changes["switched_at"] = source.said_at  # what a later-run older one is held to
-    if changes.get("opted_out") is False and ctx.prs.get(ref.repo, ref.number).opted_out:
-        # until a write finds the comment, one gone may have been deleted while off: it
-        # is posted anew by whichever refresh runs first (this one may be deferred or fail)
+    if changes.get("opted_out") is False:
+        # until a write finds the comment, one gone was deleted before this `on` (while
+        # off, or before any event noticed it): it is posted anew by whichever refresh
+        # runs first (this one may be deferred or fail), not taken for a "go away"
         changes["resumed"] = True
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)

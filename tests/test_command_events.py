@@ -1286,7 +1286,7 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
 # match"; commit 09b2032's bug, back through another door).
 
 
-def test_an_on_whose_refresh_github_failed_is_undone_by_the_next_pr_event(live):
+def test_an_on_whose_refresh_github_failed_is_kept_by_the_next_pr_event(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     first = sticky(fake)
@@ -1311,7 +1311,7 @@ def test_an_on_whose_refresh_github_failed_is_undone_by_the_next_pr_event(live):
     assert not state(rt).opted_out and sticky(fake) is not None
 
 
-def test_an_on_deferred_by_flood_control_is_undone_by_a_pr_event_in_its_window(live):
+def test_an_on_deferred_by_flood_control_is_kept_by_a_pr_event_in_its_window(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     first = sticky(fake)
@@ -1340,7 +1340,7 @@ def test_an_on_deferred_by_flood_control_is_undone_by_a_pr_event_in_its_window(l
 # the same `on` would win there: the outcome depends on the bot's latency.
 
 
-def test_an_on_written_after_an_off_that_finds_the_comment_deleted_is_outranked(live):
+def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     maintainer_deletes(fake, sticky(fake))
@@ -1359,7 +1359,7 @@ def test_an_on_written_after_an_off_that_finds_the_comment_deleted_is_outranked(
 # that draft (no comment known any more) would post nothing.
 
 
-def test_on_after_a_deletion_posts_a_new_comment_on_a_draft(live):
+def test_on_after_a_deletion_waits_on_a_draft(live):
     client, rt, fake = live
     n = N + 1
     draft = {"files": MATCHING_FILES, "title": MATCHING_TITLE, "draft": True, "author": AUTHOR}
@@ -1373,3 +1373,61 @@ def test_on_after_a_deletion_posts_a_new_comment_on_a_draft(live):
     say(client, rt, fake, "/notes on", login=AUTHOR, number=n)
     assert not state(rt, n).opted_out
     assert sticky(fake, n) is None, "`/notes on` posted a new comment on a draft"
+
+
+# Found by review 'r2'. B1. `/notes on` the first to find a deletion no PR event noticed
+# A maintainer deletes the notes comment; no PR event has run since (deletions make no
+# event). The author says `/notes on` to have the notes back, after the deletion. The PR
+# changed meanwhile (its title edit's event not yet processed), so the `on`'s own refresh
+# writes and finds the comment gone. 5facef2 dropped the `on`'s own resume (it now only
+# applies when the state already said off) and c2e3178 dates a deletion found by a
+# command's write just after that command's key: the deletion outranks the author's
+# `on` written after it. The PR ends off, nothing posted, the `on` got +1. Had the
+# title's `edited` event been processed first, the deletion would be dated at that event
+# and the same `on` would win (README: "one written after it counts"; "`/notes on`
+# resumes the updates (a new comment as soon as notes match)"). 2b69f56 posted anew.
+
+
+def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # its event comes later
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, on, github_time_ago(1))  # written after the deletion
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        "the author's `on`, written after the maintainer's deletion, lost to it: "
+        f"deletion dated {state(rt).switched_at}"
+    )
+    assert sticky(fake) is not None
+
+
+# --- B2. `resumed` outlives a refresh that made no call --------------------------------
+# `/notes off` then `/notes on` in one flood-control window: the folded update renders
+# the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
+# comment is there and was never deleted. Days later a maintainer deletes it ("go
+# away"); the next PR event that changes it posts a NEW comment (notifying everyone)
+# instead of turning updates off. README: "Once an update finds the comment again, a
+# deletion is a 'go away' again" -- here the state still thinks the author's `on` may
+# be answering a deletion made while off, though the PR was never off on GitHub.
+
+
+def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)  # deferred
+    say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)  # folded in, last
+    rt.workers.start()
+    drain(rt)
+    assert not state(rt).opted_out and state(rt).pending is None
+    first = sticky(fake)
+    assert first is not None and "paused" not in first.body
+    assert not state(rt).resumed, "resumed left set though the comment is there"
+    maintainer_deletes(fake, first)  # a maintainer's "go away", well after the `on`
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at=github_time_ago(0)))
+    assert sticky(fake) is None, "a PR event posted anew a comment a maintainer deleted"
+    assert state(rt).opted_out
