@@ -162,15 +162,38 @@ def _emoji_sides(before: str, after: str) -> bool:
 _LIST_SEPARATORS = "、，；"
 
 
+# What a Chinese input method types, in its punctuation mode, for these ASCII keys
+_TYPED_FOR = {
+    "、": ",",
+    "。": ".",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "【": "[",
+    "】": "]",
+    "《": "<",
+    "》": ">",
+    "—": "_",  # shift and `-` type "——"
+    "·": "`",
+    "…": "^",
+}
+
+
 def _ascii_typed_as(ch: str) -> str | None:
     """The ASCII character a Chinese input method typed `ch` for, or None: a full-width
-    form (`Ｌ`, `，`, `（`, U+FF01-U+FF5E, ASCII's `!` to `~` shifted) or the enumeration
-    comma `、`. Not every compatibility form (`²`): a PR may write those as they are."""
-    if ch == "、":
-        return ","
+    form (`Ｌ`, `，`, `（`, U+FF01-U+FF5E, ASCII's `!` to `~` shifted) or the punctuation
+    its Chinese mode types (`。` for `.`, `“` for `"`). Not every compatibility form
+    (`²`): a PR may write those as they are."""
     if "\uff01" <= ch <= "\uff5e":
         return chr(ord(ch) - 0xFEE0)
-    return None
+    return _TYPED_FOR.get(ch)
+
+
+def _has_cjk(text: str) -> bool:
+    """Chinese (or Japanese) ideographs: such a term matches Chinese text, which writes
+    full-width punctuation (`前缀缓存（APC）`)."""
+    return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in text)
 
 
 def _describe_character(ch: str) -> str:
@@ -202,7 +225,7 @@ def _mistyped(term: str, noun: str) -> str | None:
             f" one {noun} per string, [{listed}]"
         )
     wide = next((c for c in term if _ascii_typed_as(c) is not None), None)
-    if wide is not None:
+    if wide is not None and not (noun == "term" and _has_cjk(term)):
         typed = "".join(_ascii_typed_as(c) or c for c in term)
         return (
             f"{term!r} holds {_describe_character(wide)}, typed by a Chinese input method for"

@@ -1082,3 +1082,51 @@ def test_the_matching_config_is_checked_when_the_notes_or_the_taxonomy_do_not_lo
         f"{topics}:1: taxonomy: no [[topic]] tables",
         "2 problem(s)",
     ]
+
+
+# Found by review 'r2'. A2. What a Chinese input method types for `.` (and `"`)
+# 1c09048 says check "names what a Chinese input method types for ASCII", but only the
+# full-width block U+FF01-U+FF5E and `、` are known. In Chinese punctuation mode an input
+# method types `。` (U+3002) for `.`, `“ ”` for `"`, `【 】` for `[ ]`, `——` for `_`: a
+# path `.../attention。py` or a keyword `torch。compile` checks clean and can never match
+# a PR (the very failure the commit is about), and a TOML error stopped at `“` gets no
+# hint (only `，` does).
+
+
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [
+        (('attention.py"', 'attention。py"'), 8),
+        (('"eager_break_during_capture"', '"torch。compile"'), 7),
+        (('"eager_break_during_capture"', '"eager——break"'), 7),
+    ],
+    ids=["ideographic-full-stop-in-path", "ideographic-full-stop-in-keyword", "dashes-in-keyword"],
+)
+def test_what_an_input_method_types_for_dot_or_underscore_is_a_problem(tmp_path, edit, line):
+    write(tmp_path, VALID.replace(*edit))
+    problems = problems_of(tmp_path)
+    assert problems and f":{line}: " in problems[0], "a term no PR can hold checked clean"
+
+
+def test_a_toml_error_stopped_at_an_input_method_quote_says_so(tmp_path):
+    write(
+        tmp_path, VALID.replace('["eager_break_during_capture"]', "[“eager_break_during_capture”]")
+    )
+    (problem,) = problems_of(tmp_path)
+    assert "Chinese input method" in problem, problem
+
+
+# A3. Chinese keywords with Chinese punctuation are refused ------------------------
+# Terms with Chinese characters match as substrings of the PR's text (README), and Chinese
+# text writes full-width punctuation: `前缀缓存（APC）`, `图捕获：eager 区域` are what such
+# text holds. Check refuses them as "typed by a Chinese input method for '(' ... which a
+# PR's text has instead" and tells the curator to write `前缀缓存(APC)`.
+
+
+@pytest.mark.parametrize(
+    "keyword", ["前缀缓存（APC）", "图捕获：eager 区域"], ids=["parens", "colon"]
+)
+def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
+    kw = f'"eager_break_during_capture", "{keyword}"'
+    write(tmp_path, VALID.replace('"eager_break_during_capture"', kw))
+    assert problems_of(tmp_path) == []
