@@ -437,6 +437,14 @@ def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
     return newest
 
 
+def _ran_before(ctx: BotContext, ref: PRRef, source: Source) -> bool:
+    """This source's `off`/`on` already set the PR's state: a re-run (retry, redelivery)
+    of it. It must not arm `resumed` again, since a deletion made since the first run is
+    a maintainer's "go away" that came after it."""
+    switched = ctx.prs.get(ref.repo, ref.number).switched_at
+    return source.said_at is not None and source.said_at == switched
+
+
 def _ask_for_update(
     ctx: BotContext, ref: PRRef, source: Source, kinds: list[Kind], reactions: Reactions
 ) -> tuple[str, bool]:
@@ -454,7 +462,7 @@ def _ask_for_update(
             show = False
     if source.said_at is not None and any(kind in SWITCHES for kind in kinds):
         changes["switched_at"] = source.said_at  # what a later-run older one is held to
-    if changes.get("opted_out") is False:
+    if changes.get("opted_out") is False and not _ran_before(ctx, ref, source):
         # until a write finds the comment, one gone was deleted before this `on` (while
         # off, or before any event noticed it): it is posted anew by whichever refresh
         # runs first (this one may be deferred or fail), not taken for a "go away"

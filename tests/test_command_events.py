@@ -1431,3 +1431,40 @@ def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
     deliver_pr(client, rt, **labeled_one_more_note(updated_at=github_time_ago(0)))
     assert sticky(fake) is None, "a PR event posted anew a comment a maintainer deleted"
     assert state(rt).opted_out
+
+
+# Found by review 'r3'. 1. A retried `/notes on` re-armed `resumed`, undoing a later deletion
+# README: "Until an update has asked GitHub and found the comment (the first one after an
+# `on` always asks), a comment gone is taken so; after that, a deletion is a 'go away'
+# again", and of a failed 👍: "`review-notes retry` adds it; the retry redoes nothing
+# else"; of deletions: "an `off`/`on` written before it and run late (`review-notes
+# retry`, a late delivery) changes nothing".
+# The `on` is handled, its own update finds the comment (resumed cleared), only its 👍
+# fails. A maintainer then deletes the notes comment ("go away"), after the `on`. The
+# operator retries the failed delivery for its 👍: `_ask_for_update` runs again, sets
+# `resumed` again (the `on`'s key equals switched_at, so it is not outranked), and its
+# refresh takes the maintainer's later deletion for one made before the `on`: a NEW
+# comment is posted (a notification to everyone) and the PR stays on. Without the retry
+# the next PR event would have turned updates off. Any re-run of the delivery (GitHub's
+# redelivery of a failed one) goes through the same `_ask_for_update`.
+
+
+def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
+    client, rt, fake = live
+    say_first = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    post(client, "issue_comment", comment_payload(say_first))
+    drain(rt)
+    first = sticky(fake)
+    assert first is not None
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    fail_the_done_reaction(fake, on)
+    deliver_said_at(client, rt, on, github_time_ago(30))
+    assert rt.queue.counts()["failed"] == 1 and reactions(fake, on) == {"eyes"}
+    assert not state(rt).resumed  # its update asked GitHub and found the comment
+    maintainer_deletes(fake, first)  # after the `on` and its update: a "go away"
+    assert rt.queue.retry() != []  # the operator retries the `on` for its 👍
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert sticky(fake) is None, (
+        "retrying an old `on` for its 👍 posted anew a comment a maintainer deleted after it"
+    )
