@@ -190,10 +190,30 @@ def _ascii_typed_as(ch: str) -> str | None:
     return _TYPED_FOR.get(ch)
 
 
-def _has_cjk(text: str) -> bool:
-    """Chinese (or Japanese) ideographs: such a term matches Chinese text, which writes
-    full-width punctuation (`前缀缓存（APC）`)."""
-    return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in text)
+# Ideographs, kana, hangul: a term holding them matches text in that script, which
+# writes full-width punctuation (`前缀缓存（APC）`), though never full-width letters
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# what the input method types twice for one key (shift and `-`: `——` for `_`)
+_TYPED_TWICE = {"——": "_", "……": "^"}
+
+
+def _as_typed_for(term: str) -> str:
+    """The term with each character an input method typed for ASCII put back."""
+    for pair, ascii_char in _TYPED_TWICE.items():
+        term = term.replace(pair, ascii_char)
+    return "".join(_ascii_typed_as(c) or c for c in term)
+
+
+def _typed_for_ascii(term: str) -> str | None:
+    """The first character of `term` an input method typed for ASCII, or None. In a term
+    in Chinese (Japanese, Korean) script only letters and digits count: its punctuation
+    is that text's own."""
+    in_script = _CJK.search(term) is not None
+    for c in term:
+        typed = _ascii_typed_as(c)
+        if typed is not None and (not in_script or typed.isalnum()):
+            return c
+    return None
 
 
 def _describe_character(ch: str) -> str:
@@ -224,9 +244,9 @@ def _mistyped(term: str, noun: str) -> str | None:
             f"{term!r} holds {_describe_character(separator)}, a Chinese list separator: write"
             f" one {noun} per string, [{listed}]"
         )
-    wide = next((c for c in term if _ascii_typed_as(c) is not None), None)
-    if wide is not None and not (noun == "term" and _has_cjk(term)):
-        typed = "".join(_ascii_typed_as(c) or c for c in term)
+    wide = _typed_for_ascii(term)
+    if wide is not None:
+        typed = _as_typed_for(term)
         return (
             f"{term!r} holds {_describe_character(wide)}, typed by a Chinese input method for"
             f" {_ascii_typed_as(wide)!r}, which a PR's text has instead: write {typed!r}"

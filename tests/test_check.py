@@ -24,6 +24,7 @@ from bot.match_config import DEFAULT_MATCHING_FILE
 from bot.matching import checked_match_config, match_pr
 from bot.notes import LibraryError, Verdict
 from bot.prfacts import PRFacts
+from bot.terms import TermIndex
 
 TOPICS = DEFAULT_TOPICS_FILE
 
@@ -1130,3 +1131,51 @@ def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
     kw = f'"eager_break_during_capture", "{keyword}"'
     write(tmp_path, VALID.replace('"eager_break_during_capture"', kw))
     assert problems_of(tmp_path) == []
+
+
+# Found by review 'r3'. 2. Full-width letters in a keyword with Chinese characters
+# 0d25361 lets a term with Chinese characters hold anything `_ascii_typed_as` knows, so
+# full-width LETTERS and DIGITS pass too, not only the Chinese punctuation the README
+# allows ("A keyword with Chinese characters may hold Chinese punctuation (`前缀缓存（APC）`:
+# it matches Chinese text, which writes it so)"). Chinese text writes Latin letters in
+# ASCII (`KV缓存`, `LoRA 适配器`); `ＫＶ缓存` typed in full-width mode is a non-ASCII term
+# matched as a plain substring, so it never matches, yet checks clean (the previous
+# release refused it: "full-width letters ... `ＬｏＲＡ`").
+
+
+def test_full_width_letters_in_a_chinese_keyword_are_still_a_problem(tmp_path):
+    assert TermIndex(["ＫＶ缓存"]).find("[Bugfix] 修复 KV缓存 泄漏") == {}  # never matches
+    write(tmp_path, VALID.replace('"eager_break_during_capture"', '"ＫＶ缓存"'))
+    problems = problems_of(tmp_path)
+    assert problems and ":7: keywords:" in problems[0], "'ＫＶ缓存' (full-width KV) checked clean"
+
+
+def test_full_width_digits_in_a_chinese_keyword_are_still_a_problem(tmp_path):
+    write(tmp_path, VALID.replace('"eager_break_during_capture"', '"ＦＰ８量化"'))
+    assert problems_of(tmp_path), "'ＦＰ８量化' (full-width FP8) checked clean"
+
+
+# 3. `——` is one `_`, but the hint says write `__` ------------------------------------
+# `_TYPED_FOR` maps each `—` to `_` ("shift and `-` type '——'"), and the hint replaces
+# character by character: `vllm/model——executor/...` (typed `model_executor`) is told to
+# write `vllm/model__executor/...`, a path no file has (globs match as written); a
+# private name `——align——cacheable` is told to write `__align__cacheable` (matched as
+# written, underscores included: never `_align_cacheable`). Following the message makes
+# the note match nothing. (`……` for `^` likewise.)
+
+
+def test_the_hint_for_an_input_method_underscore_in_a_path_is_one_underscore(tmp_path):
+    path = "vllm/model——executor/layers/fused_moe/layer.py"
+    write(tmp_path, VALID.replace('attention.py"', f'attention.py", "{path}"'))
+    (problem,) = problems_of(tmp_path)
+    assert "model_executor/layers" in problem, problem
+    assert "model__executor" not in problem, f"the hint names a path no file has: {problem}"
+
+
+def test_the_hint_for_an_input_method_underscore_in_a_private_name(tmp_path):
+    code = "if self._align_cacheable(block):"
+    assert TermIndex(["__align__cacheable"]).find(code) == {}  # the hint's term: no match
+    assert TermIndex(["_align_cacheable"]).find(code) != {}
+    write(tmp_path, VALID.replace('"eager_break_during_capture"', '"——align——cacheable"'))
+    (problem,) = problems_of(tmp_path)
+    assert "'_align_cacheable'" in problem, problem
