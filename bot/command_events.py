@@ -466,7 +466,7 @@ def _ask_for_update(
         # until a write finds the comment, one gone was deleted before this `on` (while
         # off, or before any event noticed it): it is posted anew by whichever refresh
         # runs first (this one may be deferred or fail), not taken for a "go away"
-        changes["resumed"] = True
+        changes["resumed_for"] = ctx.prs.get(ref.repo, ref.number).comment_id or 0
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
     switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
-    resumed     INTEGER NOT NULL DEFAULT 0,  -- `/notes on` ended an opt-out; no write since
+    resumed_for INTEGER,                  -- the comment (0: none) an `on` resumed; NULL: none
     PRIMARY KEY (repo, number)
 );
 """
@@ -105,10 +105,16 @@ class PRState:
     # or what it answered not saved): GitHub may hold a comment, or a text, that the
     # fields above do not know of, so they are not trusted to skip a call
     unconfirmed: bool = False
-    # `/notes on` ended an opt-out and no write has found the comment since: one found
-    # gone may have been deleted while off, so it is posted anew (README), not taken for
-    # a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's)
-    resumed: bool = False
+    # `/notes on` counted and no write has found the comment since: one found gone may
+    # have been deleted before it (while off), so it is posted anew (README), not taken
+    # for a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's).
+    # The comment id known then (0: none), so that a comment posted since by a release
+    # that does not know this field (a rollback) is not taken for the one resumed.
+    resumed_for: int | None = None
+
+    @property
+    def resumed(self) -> bool:
+        return self.resumed_for is not None and self.resumed_for == (self.comment_id or 0)
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -128,7 +134,7 @@ class PRStore:
         # had_notes: since "any more" needs notes shown before (NULL: not known);
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
         # unconfirmed: since a write GitHub applied but never confirmed is looked for;
-        # resumed: since a comment deleted while off is posted anew after `/notes on`
+        # resumed_for: since a comment deleted while off is posted anew after `/notes on`
         db.add_missing_columns(
             "pr_state",
             {
@@ -141,7 +147,7 @@ class PRStore:
                 "had_notes": "INTEGER",
                 "switched_at": "TEXT",
                 "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
-                "resumed": "INTEGER NOT NULL DEFAULT 0",
+                "resumed_for": "INTEGER",
             },
         )
 
@@ -177,7 +183,7 @@ class PRStore:
             ),
             switched_at=r["switched_at"],
             unconfirmed=bool(r["unconfirmed"]),
-            resumed=bool(r["resumed"]),
+            resumed_for=r["resumed_for"],
         )
 
     def put(self, state: PRState) -> None:
@@ -186,7 +192,7 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at, unconfirmed, resumed)
+                                  had_notes, switched_at, unconfirmed, resumed_for)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
@@ -198,7 +204,7 @@ class PRStore:
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
-                unconfirmed = excluded.unconfirmed, resumed = excluded.resumed
+                unconfirmed = excluded.unconfirmed, resumed_for = excluded.resumed_for
             """,
             (
                 state.repo.lower(),
@@ -222,7 +228,7 @@ class PRStore:
                 None if state.had_notes is None else int(state.had_notes),
                 state.switched_at,
                 int(state.unconfirmed),
-                int(state.resumed),
+                state.resumed_for,
             ),
         )
 

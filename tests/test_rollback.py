@@ -1,0 +1,144 @@
+"""Rollback: the release before session 14 (7bd576a, from git) run as a real server on
+this release's database, then this release again (found by review 'r4')."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.fake_github import DEFAULT_REPO
+from tests.test_command_events import (  # noqa: F401 (live: a fixture)
+    AUTHOR,
+    N,
+    comment_payload,
+    fail_the_done_reaction,
+    live,  # noqa: F811
+    maintainer_deletes,
+    reactions,
+    replies,
+    state,
+    sticky,
+    tune,
+)
+from tests.test_e2e import live_settings, ours
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    ROOT,
+    LiveServer,
+    app_env,
+    clean_env,
+    deliver_pr,
+    drain,
+    labeled_one_more_note,
+    post,
+    pr_payload,
+    send_signed,
+    serving,
+    wait_until,
+)
+
+OLD = "7bd576a"  # the release before today's changes
+
+
+def old_release(tmp_path: Path) -> Path:
+    """The code of the release before today's (bot/, config/, seeds/) in its own tree,
+    as an operator's rollback checks it out."""
+    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{OLD}^{{commit}}"])
+    if known.returncode != 0:  # a shallow clone or an exported tree: no older release
+        pytest.skip(f"release {OLD} is not in this checkout's history")
+    where = tmp_path / "old-release"
+    where.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", OLD, "bot", "config", "seeds"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(where)
+    return where
+
+
+def _say(client, rt, fake, body, *, number, login="octo-dev"):
+    c = fake.add_comment(DEFAULT_REPO, number, body, login=login)
+    r = post(client, "issue_comment", comment_payload(c, number=number))
+    assert r.status_code == 202, r.text
+    drain(rt)
+    return c
+
+
+# Upgrade, rollback, forward again: a stale `resumed` must not repost a deleted comment
+# README "Upgrading": "Rolling back runs on the new database too". `resumed` (new column)
+# is armed by `/notes on` and cleared only by a write of THIS release; an older release
+# writes pr_state with its own column list (ON CONFLICT DO UPDATE of the columns it
+# knows), so its writes leave `resumed` as it was. After going forward again the state
+# still says "the comment may have been deleted before an `on`": a maintainer's later
+# deletion ("go away") is then answered by a NEW comment from the next PR event, which
+# the README promises never happens ("once deleted by a maintainer, never posted again by
+# a PR event (a new comment would notify everyone)").
+# Scenario: on a draft (no notes comment yet) the author says `/notes off`, then `/notes
+# on`, which arms `resumed` (a draft waits, so nothing is written, and nothing clears
+# it; the same holds for an `on` whose update failed or was deferred). The operator
+# rolls back; the old release posts the notes when the PR is ready for review
+# (correct). Forward again; a maintainer deletes that comment; the next PR event posts a
+# new one instead of turning the updates off.
+
+
+def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    n = 7301
+    fake.add_pull(
+        DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR, draft=True
+    )
+    settings = live_settings(tmp_path, fake, app_key)
+    # this release
+    with serving(settings) as (client, rt):
+        tune(rt)
+        deliver_pr(
+            client,
+            rt,
+            number=n,
+            title=MATCHING_TITLE,
+            draft=True,
+            updated_at="2030-01-01T10:00:00Z",
+        )
+        _say(client, rt, fake, "/notes off", number=n, login=AUTHOR)
+        _say(client, rt, fake, "/notes on", number=n, login=AUTHOR)
+        assert sticky(fake, n) is None and not state(rt, n).opted_out  # a draft waits
+        assert state(rt, n).resumed
+    # rollback to the older release, on the same database
+    old = old_release(tmp_path)
+    env = app_env(tmp_path, fake, app_key)
+    env["PYTHONPATH"] = str(old)
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    server = LiveServer(tmp_path, env)
+    fake.pull(DEFAULT_REPO, n).draft = False
+    with server.run():
+        ready = pr_payload(
+            "ready_for_review", number=n, title=MATCHING_TITLE, updated_at="2030-01-01T11:00:00Z"
+        )
+        assert send_signed(server.base, "pull_request", ready, "rollback-ready") == 202
+        wait_until(lambda: sticky(fake, n) is not None, what="the old release posts the notes")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    posted_by_old = sticky(fake, n)
+    # forward again
+    with serving(settings) as (client, rt):
+        tune(rt)
+        stale = state(rt, n).resumed  # the `on` before the rollback, never cleared
+        maintainer_deletes(fake, posted_by_old)  # a maintainer's "go away", long after the `on`
+        deliver_pr(client, rt, number=n, **labeled_one_more_note(updated_at="2030-01-02T10:00:00Z"))
+        assert ours(fake, n) == [], (
+            "a PR event posted anew a notes comment a maintainer deleted: the older release's"
+            f" writes left resumed={stale} from the `on` before the rollback"
+        )
+        assert state(rt, n).opted_out
