@@ -281,11 +281,14 @@ def reply_key(delivery_id: str, index: int) -> str:
 
 def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int) -> bool:
     """Whether an earlier run of this delivery (a crash, `review-notes retry`) posted the
-    reply to its command `index`, found by its key: it was paid from the reply budget
-    then. A first run has posted nothing and asks GitHub nothing."""
+    reply to its command `index`: it was paid from the reply budget then, and one a
+    maintainer deleted since must stay deleted. Recorded once GitHub confirmed it; else
+    found by its key (the run died between the post and the record). A first run has
+    posted nothing and asks GitHub nothing."""
     if delivery.attempts <= 1:
         return False
-    return ctx.github.find_comment(ref, reply_key(delivery.id, index)) is not None
+    key = reply_key(delivery.id, index)
+    return ctx.prs.reply_recorded(key) or ctx.github.find_comment(ref, key) is not None
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
@@ -322,7 +325,8 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             if not posted:
                 once = reply_key(delivery.id, i)
                 body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
-                ctx.github.create_comment(ref, body)
+                reply_id = ctx.github.create_comment(ref, body)
+                ctx.prs.record_reply(ref.repo, ref.number, once, reply_id)
             if problem:
                 reactions.add(source.comment_id, REFUSED, source.on_diff)
             else:

@@ -8,6 +8,8 @@ the PR's switches: opted out (`/notes off`) and verbose (`/notes why` stays unti
 plain `/notes`). The notes a reviewer marked as not relevant here (`/notes wrong`),
 and the reasons the comment gave for each note it shows (kept with such a mark).
 While slash commands wait for a coalesced comment update, what that update owes them.
+And the replies posted to commands, by key, so that a re-run of a delivery knows what
+it posted even after a maintainer deleted it.
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ CREATE TABLE IF NOT EXISTS pr_state (
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
     resumed_for INTEGER,                  -- the comment (0: none) an `on` resumed; NULL: none
     PRIMARY KEY (repo, number)
+);
+CREATE TABLE IF NOT EXISTS pr_replies (
+    key         TEXT PRIMARY KEY,         -- bot.command_events.reply_key: delivery, command
+    repo        TEXT NOT NULL,
+    number      INTEGER NOT NULL,
+    comment_id  INTEGER NOT NULL,
+    posted_at   TEXT NOT NULL
 );
 """
 
@@ -231,6 +240,18 @@ class PRStore:
                 state.resumed_for,
             ),
         )
+
+    def record_reply(self, repo: str, number: int, key: str, comment_id: int) -> None:
+        """A reply GitHub confirmed posting, under its key."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO pr_replies (key, repo, number, comment_id, posted_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (key, repo.lower(), number, comment_id, utcnow()),
+        )
+
+    def reply_recorded(self, key: str) -> bool:
+        """Whether a reply was posted under this key (it may be deleted since)."""
+        return bool(self.db.execute("SELECT 1 FROM pr_replies WHERE key = ?", (key,)))
 
     def notes_of(self, repo: str, numbers: list[int]) -> dict[int, tuple[str, ...]]:
         """The notes shown on each of these PRs (those with none are left out)."""

@@ -1468,3 +1468,30 @@ def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
     assert sticky(fake) is None, (
         "retrying an old `on` for its 👍 posted anew a comment a maintainer deleted after it"
     )
+
+
+# Found by review 'r4': a retry for a missing 👍 must not post again a reply a maintainer deleted
+# README (Slash commands): a reaction GitHub refuses fails the delivery so that
+# `review-notes retry` adds it; "the retry redoes nothing else (a reply is found by its
+# key and not counted against the reply budget again ...)". `_reply_posted` only asks
+# GitHub whether the reply is up NOW: a reply the first run posted (and paid for) that a
+# maintainer deleted before the retry is taken for one never posted, so the retry, run
+# for a 👍, posts the reply again (a new notification to everyone on the PR, undoing
+# the maintainer's deletion) and charges the reply budget a second time; with the
+# budget spent it reacts 😕 instead. The first run knew it posted the reply; a retry
+# should not redo it.
+
+
+def test_a_retry_for_its_thumbs_up_does_not_repost_a_reply_a_maintainer_deleted(live):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    (reply,) = replies(fake)
+    assert rt.queue.counts()["failed"] == 1 and reactions(fake, c) == {"eyes"}
+    maintainer_deletes(fake, reply)  # the answer was read; a maintainer tidies up
+    assert rt.queue.retry() != []  # the operator retries the delivery for its 👍
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert replies(fake) == [], "the retry for a 👍 posted the deleted reply again"
