@@ -1333,11 +1333,11 @@ def test_an_on_deferred_by_flood_control_is_kept_by_a_pr_event_in_its_window(liv
     assert sticky(fake) is not None
 
 
-# --- 2. A deletion noticed by `/notes off`'s own edit is dated at the bot's "now" (the
-# end of the `off`'s processing), not when the `off` was written: an `on` the author
-# wrote after the `off` but before the bot got to it is outranked (+1, no change). A
-# deletion noticed by a PR event is dated at the event's own `updated_at` instead, so
-# the same `on` would win there: the outcome depends on the bot's latency.
+# Found by review 'diff14'. 2. A deletion noticed by `/notes off`'s own edit was dated
+# at the bot's "now" (the end of the `off`'s processing), not when the `off` was written:
+# an `on` the author wrote after the `off` but before the bot got to it was outranked
+# (+1, no change), while a deletion noticed by a PR event is dated at the event's own
+# `updated_at`: the outcome depended on the bot's latency.
 
 
 def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
@@ -1354,8 +1354,8 @@ def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
     )
 
 
-# --- 3. `/notes on` on a draft whose comment was deleted while off posts a NEW comment
-# on the draft (resume: create=True), though "a draft still waits" and a PR event on
+# Found by review 'diff14'. 3. `/notes on` on a draft whose comment was deleted while
+# off posted a NEW comment on the draft, though "a draft still waits" and a PR event on
 # that draft (no comment known any more) would post nothing.
 
 
@@ -1403,7 +1403,7 @@ def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
     assert sticky(fake) is not None
 
 
-# --- B2. `resumed` outlives a refresh that made no call --------------------------------
+# Found by review 'r2'. B2. `resumed` outlived a refresh that made no call
 # `/notes off` then `/notes on` in one flood-control window: the folded update renders
 # the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
 # comment is there and was never deleted. Days later a maintainer deletes it ("go
