@@ -288,7 +288,12 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int) -
     if delivery.attempts <= 1:
         return False
     key = reply_key(delivery.id, index)
-    return ctx.prs.reply_recorded(key) or ctx.github.find_comment(ref, key) is not None
+    if ctx.prs.reply_recorded(key):
+        return True
+    found = ctx.github.find_comment(ref, key)
+    if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
+        ctx.prs.record_reply(ref.repo, ref.number, key, found)
+    return found is not None
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
@@ -470,7 +475,7 @@ def _ask_for_update(
         # until a write finds the comment, one gone was deleted before this `on` (while
         # off, or before any event noticed it): it is posted anew by whichever refresh
         # runs first (this one may be deferred or fail), not taken for a "go away"
-        changes["resumed_for"] = ctx.prs.get(ref.repo, ref.number).comment_id or 0
+        changes["resumed_at"] = ctx.prs.get(ref.repo, ref.number).resume_mark()
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     had_notes   INTEGER,                  -- the comment has shown notes (NULL: not known)
     switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
-    resumed_for INTEGER,                  -- the comment (0: none) an `on` resumed; NULL: none
+    resumed_at  TEXT,                     -- `comment id:body hash` when `on` counted; NULL: none
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -117,13 +117,24 @@ class PRState:
     # `/notes on` counted and no write has found the comment since: one found gone may
     # have been deleted before it (while off), so it is posted anew (README), not taken
     # for a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's).
-    # The comment id known then (0: none), so that a comment posted since by a release
-    # that does not know this field (a rollback) is not taken for the one resumed.
-    resumed_for: int | None = None
+    # The comment known then, `id:body hash` (`0:` for none): a comment posted or edited
+    # since by a release that does not know this field (a rollback) ends the state.
+    resumed_at: str | None = None
+
+    def resume_mark(self) -> str:
+        """What `resumed_at` holds when `/notes on` counts now."""
+        return f"{self.comment_id or 0}:{self.body_hash or ''}"
 
     @property
     def resumed(self) -> bool:
-        return self.resumed_for is not None and self.resumed_for == (self.comment_id or 0)
+        """An `on` counted and no write found the comment since: the comment known then
+        is the comment now, with the text it had (or a write of ours begun on it, which
+        clears the hash until GitHub confirms)."""
+        if self.resumed_at is None:
+            return False
+        comment, _, text = self.resumed_at.partition(":")
+        same_text = self.body_hash is None or self.body_hash == text
+        return comment == str(self.comment_id or 0) and same_text
 
     def files_for(self, head_sha: str) -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head (files change on a push; a new
@@ -143,7 +154,7 @@ class PRStore:
         # had_notes: since "any more" needs notes shown before (NULL: not known);
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
         # unconfirmed: since a write GitHub applied but never confirmed is looked for;
-        # resumed_for: since a comment deleted while off is posted anew after `/notes on`
+        # resumed_at: since a comment deleted while off is posted anew after `/notes on`
         db.add_missing_columns(
             "pr_state",
             {
@@ -156,7 +167,7 @@ class PRStore:
                 "had_notes": "INTEGER",
                 "switched_at": "TEXT",
                 "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
-                "resumed_for": "INTEGER",
+                "resumed_at": "TEXT",
             },
         )
 
@@ -192,7 +203,7 @@ class PRStore:
             ),
             switched_at=r["switched_at"],
             unconfirmed=bool(r["unconfirmed"]),
-            resumed_for=r["resumed_for"],
+            resumed_at=r["resumed_at"],
         )
 
     def put(self, state: PRState) -> None:
@@ -201,7 +212,7 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at, unconfirmed, resumed_for)
+                                  had_notes, switched_at, unconfirmed, resumed_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
@@ -213,7 +224,7 @@ class PRStore:
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
-                unconfirmed = excluded.unconfirmed, resumed_for = excluded.resumed_for
+                unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at
             """,
             (
                 state.repo.lower(),
@@ -237,7 +248,7 @@ class PRStore:
                 None if state.had_notes is None else int(state.had_notes),
                 state.switched_at,
                 int(state.unconfirmed),
-                state.resumed_for,
+                state.resumed_at,
             ),
         )
 
@@ -248,6 +259,15 @@ class PRStore:
             " VALUES (?, ?, ?, ?, ?)",
             (key, repo.lower(), number, comment_id, utcnow()),
         )
+
+    def prune_replies(self, before: str, limit: int) -> int:
+        """Delete up to `limit` reply records posted before `before` (utcnow format)."""
+        with self.db.tx() as conn:
+            return conn.execute(
+                "DELETE FROM pr_replies WHERE key IN"
+                " (SELECT key FROM pr_replies WHERE posted_at < ? LIMIT ?)",
+                (before, limit),
+            ).rowcount
 
     def reply_recorded(self, key: str) -> bool:
         """Whether a reply was posted under this key (it may be deleted since)."""

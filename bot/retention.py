@@ -51,15 +51,24 @@ class Retention:
     between them: a webhook's answer waits for one batch at most, not for the pass (500
     rows at a time held acks up to 0.6 s on the first pass over a 1 GB file). Freed
     pages are reused by new deliveries, so the file stops growing at about `days` of
-    traffic.
+    traffic. `prune_replies`, when given, deletes the records of replies posted before
+    the same time in the same batches (a re-run of their deliveries, gone or nearly,
+    still finds a reply by its key).
     """
 
     EVERY_SECONDS = 3600.0
     BATCH = 50
     PAUSE = 0.02  # seconds between batches: the writers queued behind one go first
 
-    def __init__(self, queue: DeliveryQueue, days: int, on_pruned: Callable[[State, int], None]):
+    def __init__(
+        self,
+        queue: DeliveryQueue,
+        days: int,
+        on_pruned: Callable[[State, int], None],
+        prune_replies: Callable[[str, int], int] | None = None,
+    ):
         self.queue, self.days, self.on_pruned = queue, days, on_pruned
+        self.prune_replies = prune_replies
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -69,6 +78,9 @@ class Retention:
         cut = self.first_received_from(before)
         done = self._batches(lambda: self.prune_done(cut, self.BATCH))
         failed = self._batches(lambda: self._drop_failed(before))
+        if self.prune_replies is not None:
+            prune_replies = self.prune_replies
+            self._batches(lambda: prune_replies(before, self.BATCH))
         for state, n in ((State.DONE, done), (State.FAILED, failed)):
             if n:
                 self.on_pruned(state, n)

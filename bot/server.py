@@ -78,6 +78,7 @@ class Runtime:
             self.queue,
             self.settings.delivery_retention_days,
             lambda state, n: pruned.labels(state).inc(n),
+            self.ctx.prs.prune_replies,
         )
 
     def process(self, delivery: Delivery) -> None:

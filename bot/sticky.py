@@ -297,7 +297,7 @@ def _write(
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:
         forgotten = dict(
-            comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_for=None
+            comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None
         )
         # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
         # only a create never confirmed, which did not land; no one deleted anything.
@@ -321,7 +321,7 @@ def _write(
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
     # GitHub answered: what it holds is known, and the comment is there (or new)
-    written = replace(written, unconfirmed=False, resumed_for=None)
+    written = replace(written, unconfirmed=False, resumed_at=None)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)

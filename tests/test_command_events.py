@@ -1495,3 +1495,76 @@ def test_a_retry_for_its_thumbs_up_does_not_repost_a_reply_a_maintainer_deleted(
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert replies(fake) == [], "the retry for a 👍 posted the deleted reply again"
+
+
+# Found by review 'r5'. 1. A reply found on GitHub by its key was never recorded
+# `_reply_posted`: "Recorded once GitHub confirmed it; else found by its key (the run
+# died between the post and the record)". When a re-run finds the reply by its key it
+# does not record it, so the next re-run again depends on the reply being up on GitHub:
+# a maintainer who deletes it between two retries gets it posted again (a new
+# notification, the deletion undone) and the reply budget is paid a second time: the
+# very defect 0626b0b fixed, left in place for a run that died between the POST and the
+# record (process killed, a "database is locked"), and for every reply an older release
+# posted (it records nothing) that this release retries after going forward again.
+# README: "a reply posted before is known by its key, recorded in the database or found
+# on GitHub, and is neither posted again, also when a maintainer deleted it".
+
+
+def test_a_reply_found_by_its_key_on_a_retry_stays_known_after_a_maintainer_deletes_it(
+    live,
+    monkeypatch,
+):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    record = rt.ctx.prs.record_reply
+    died: list[bool] = []
+
+    def dies_after_the_post(*args, **kw):  # the run dies between the POST and the record
+        if not died:
+            died.append(True)
+            raise RuntimeError("database is locked")
+        return record(*args, **kw)
+
+    monkeypatch.setattr(rt.ctx.prs, "record_reply", dies_after_the_post)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    (reply,) = replies(fake)
+    assert rt.queue.counts()["failed"] == 1
+    # first retry: the reply is found by its key (not posted again); its 👍 fails
+    fail_the_done_reaction(fake, c)
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
+    maintainer_deletes(fake, reply)  # the answer was read; a maintainer tidies up
+    assert rt.queue.retry() != []  # the operator retries again for the 👍
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert replies(fake) == [], (
+        "the second retry posted again a reply a maintainer deleted: the first retry found"
+        " it by its key but never recorded it"
+    )
+
+
+# Found by review 'r5'. 3. pr_replies grew for good
+# README (what the database keeps): deliveries are deleted after
+# REVIEW_NOTES_DELIVERY_RETENTION_DAYS; "Kept for good, as they grow with PRs, not
+# deliveries: pr_state, feedback, dry run's comments"; "the file stops growing at about
+# the retention's worth of deliveries". pr_replies has one row per reply, i.e. it grows
+# with deliveries, is not listed there, and nothing prunes it (bot/retention.py deletes
+# deliveries only): a row whose delivery retention deleted can never be asked for again
+# (no delivery left to retry; `_reply_posted` asks only on a re-run), yet it stays.
+
+
+def test_retention_leaves_no_reply_record_of_a_pruned_delivery(live):
+    client, rt, fake = live
+    for _ in range(3):
+        say(client, rt, fake, "/notes topic rocm")
+    assert len(replies(fake)) == 3
+    assert rt.queue.counts()["done"] == 3
+    pruned = rt.retention.prune(before="9999-12-31T00:00:00.000000Z")  # all of them are old
+    assert sum(pruned.values()) == 3 and rt.queue.counts()["done"] == 0
+    left = rt.ctx.prs.db.execute("SELECT COUNT(*) AS n FROM pr_replies")[0]["n"]
+    assert left == 0, (
+        f"{left} reply records outlive the deliveries retention deleted: pr_replies grows"
+        " with every reply, for good"
+    )

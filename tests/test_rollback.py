@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_github import DEFAULT_REPO
-from tests.test_command_events import (  # noqa: F401 (live: a fixture)
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_command_events import (
     AUTHOR,
-    N,
-    comment_payload,
-    fail_the_done_reaction,
-    live,  # noqa: F811
     maintainer_deletes,
-    reactions,
-    replies,
+    say,
     state,
     sticky,
     tune,
@@ -33,9 +28,7 @@ from tests.webhook_kit import (
     app_env,
     clean_env,
     deliver_pr,
-    drain,
     labeled_one_more_note,
-    post,
     pr_payload,
     send_signed,
     serving,
@@ -61,14 +54,6 @@ def old_release(tmp_path: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(where)
     return where
-
-
-def _say(client, rt, fake, body, *, number, login="octo-dev"):
-    c = fake.add_comment(DEFAULT_REPO, number, body, login=login)
-    r = post(client, "issue_comment", comment_payload(c, number=number))
-    assert r.status_code == 202, r.text
-    drain(rt)
-    return c
 
 
 # Upgrade, rollback, forward again: a stale `resumed` must not repost a deleted comment
@@ -109,8 +94,8 @@ def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
             draft=True,
             updated_at="2030-01-01T10:00:00Z",
         )
-        _say(client, rt, fake, "/notes off", number=n, login=AUTHOR)
-        _say(client, rt, fake, "/notes on", number=n, login=AUTHOR)
+        say(client, rt, fake, "/notes off", number=n, login=AUTHOR)
+        say(client, rt, fake, "/notes on", number=n, login=AUTHOR)
         assert sticky(fake, n) is None and not state(rt, n).opted_out  # a draft waits
         assert state(rt, n).resumed
     # rollback to the older release, on the same database
@@ -140,5 +125,76 @@ def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
         assert ours(fake, n) == [], (
             "a PR event posted anew a notes comment a maintainer deleted: the older release's"
             f" writes left resumed={stale} from the `on` before the rollback"
+        )
+        assert state(rt, n).opted_out
+
+
+# Found by review 'r5': the older release edits the resumed comment itself
+# 884085a: "A comment other than the one resumed ends the state" -- but an older
+# release (rollback) that EDITS the comment the `on` resumed leaves comment_id as it was
+# and resumed_for untouched (it does not know the column), so `resumed` stays True.
+# Forward again, a maintainer's later deletion of that comment ("go away", well after
+# the `on` and after an update found the comment) is taken for one made while off and
+# the next PR event posts a NEW comment (notifying everyone). README: once deleted by a
+# maintainer, never posted again by a PR event. The same scenario as
+# tests/test_rollback.py, with a comment that existed at the `on` (the common case:
+# `off` paused it, `on` resumes it) whose update failed (or was deferred) before the
+# rollback.
+
+
+def test_rollback_editing_the_resumed_comment_then_a_deletion_is_a_go_away(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    n = 7311
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, number=n, title=MATCHING_TITLE, updated_at="2030-01-01T10:00:00Z")
+        first = sticky(fake, n)
+        assert first is not None
+        say(client, rt, fake, "/notes off", login=AUTHOR, number=n)
+        assert state(rt, n).opted_out and "paused" in sticky(fake, n).body
+        # the `on`'s own update fails (GitHub down for each try): the delivery fails
+        listing = f"/repos/{DEFAULT_REPO}/issues/{n}/comments"
+        fake.inject("GET", listing, *[Fault.error(502)] * 3)
+        say(client, rt, fake, "/notes on", login=AUTHOR, number=n)
+        assert rt.queue.counts()["failed"] == 1 and not state(rt, n).opted_out
+        assert state(rt, n).resumed
+    # rollback: the older release edits the SAME comment on the next PR event
+    old = old_release(tmp_path)
+    env = app_env(tmp_path, fake, app_key)
+    env["PYTHONPATH"] = str(old)
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    server = LiveServer(tmp_path, env)
+    with server.run():
+        payload = pr_payload(  # a push
+            "synchronize",
+            number=n,
+            title=MATCHING_TITLE,
+            head_sha="b" * 40,
+            updated_at="2030-01-01T11:00:00Z",
+        )
+        assert send_signed(server.base, "pull_request", payload, "rollback-push") == 202
+        wait_until(
+            lambda: "paused" not in sticky(fake, n).body, what="the old release edits the notes"
+        )
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    edited = sticky(fake, n)
+    assert edited.id == first.id  # the same comment, found and edited after the `on`
+    # forward again: a maintainer deletes the comment, long after the `on`
+    with serving(settings) as (client, rt):
+        tune(rt)
+        stale = state(rt, n).resumed_at
+        maintainer_deletes(fake, edited)
+        deliver_pr(client, rt, number=n, **labeled_one_more_note(updated_at="2030-01-02T10:00:00Z"))
+        assert ours(fake, n) == [], (
+            "a PR event posted anew a notes comment a maintainer deleted after the older"
+            f" release had found and edited it: resumed_at={stale} (the same comment id)"
         )
         assert state(rt, n).opted_out

@@ -629,8 +629,8 @@ def _paused_then_deleted(ctx) -> None:
     ctx.prs.update(REF.repo, REF.number, opted_out=True)
     pause_sticky(ctx, REF)
     ctx.github.db.execute("DELETE FROM dry_run_comments")
-    known = ctx.prs.get(REF.repo, REF.number).comment_id
-    ctx.prs.update(REF.repo, REF.number, opted_out=False, resumed_for=known)  # as `/notes on`
+    mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
+    ctx.prs.update(REF.repo, REF.number, opted_out=False, resumed_at=mark)  # as `/notes on`
 
 
 def test_notes_on_posts_a_comment_deleted_while_off_anew(ctx):
@@ -670,8 +670,8 @@ def test_after_notes_on_a_comment_deleted_while_off_waits_on_a_draft(ctx):
 def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
     # once a write finds the comment, a later deletion is a maintainer's "go away" again
     refresh_sticky(ctx, REF, facts())
-    known = ctx.prs.get(REF.repo, REF.number).comment_id
-    ctx.prs.update(REF.repo, REF.number, resumed_for=known)
+    mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
+    ctx.prs.update(REF.repo, REF.number, resumed_at=mark)
     r = refresh_sticky(ctx, REF, facts(), force=True)  # `/notes`: edits the comment
     assert r.comment_id is not None and not ctx.prs.get(REF.repo, REF.number).resumed
     ctx.github.db.execute("DELETE FROM dry_run_comments")
