@@ -292,7 +292,7 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int) -
         return True
     found = ctx.github.find_comment(ref, key)
     if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
-        ctx.prs.record_reply(ref.repo, ref.number, key, found)
+        ctx.prs.record_reply(ref.repo, ref.number, key, found, delivery.id)
     return found is not None
 
 
@@ -331,7 +331,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
                 once = reply_key(delivery.id, i)
                 body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
                 reply_id = ctx.github.create_comment(ref, body)
-                ctx.prs.record_reply(ref.repo, ref.number, once, reply_id)
+                ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
             if problem:
                 reactions.add(source.comment_id, REFUSED, source.on_diff)
             else:

@@ -52,8 +52,10 @@ CREATE TABLE IF NOT EXISTS pr_replies (
     repo        TEXT NOT NULL,
     number      INTEGER NOT NULL,
     comment_id  INTEGER NOT NULL,
-    posted_at   TEXT NOT NULL
+    posted_at   TEXT NOT NULL,
+    delivery    TEXT                      -- the delivery that posted it (deliveries.id)
 );
+CREATE INDEX IF NOT EXISTS pr_replies_posted ON pr_replies (posted_at);
 """
 
 
@@ -170,6 +172,8 @@ class PRStore:
                 "resumed_at": "TEXT",
             },
         )
+        # delivery: since a reply's record lasts as long as its delivery can run again
+        db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -252,20 +256,26 @@ class PRStore:
             ),
         )
 
-    def record_reply(self, repo: str, number: int, key: str, comment_id: int) -> None:
-        """A reply GitHub confirmed posting, under its key."""
+    def record_reply(
+        self, repo: str, number: int, key: str, comment_id: int, delivery: str
+    ) -> None:
+        """A reply GitHub confirmed posting, under its key, with the delivery that posted
+        it (its record lasts as long as that delivery can run again)."""
         self.db.execute(
-            "INSERT OR REPLACE INTO pr_replies (key, repo, number, comment_id, posted_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (key, repo.lower(), number, comment_id, utcnow()),
+            "INSERT OR REPLACE INTO pr_replies"
+            " (key, repo, number, comment_id, posted_at, delivery) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, repo.lower(), number, comment_id, utcnow(), delivery),
         )
 
     def prune_replies(self, before: str, limit: int) -> int:
-        """Delete up to `limit` reply records posted before `before` (utcnow format)."""
+        """Delete up to `limit` reply records posted before `before` (utcnow format) whose
+        delivery is gone: a failed one kept longer (retried, failed again) may still run
+        again and must know its replies."""
         with self.db.tx() as conn:
             return conn.execute(
-                "DELETE FROM pr_replies WHERE key IN"
-                " (SELECT key FROM pr_replies WHERE posted_at < ? LIMIT ?)",
+                "DELETE FROM pr_replies WHERE key IN (SELECT key FROM pr_replies"
+                " WHERE posted_at < ? AND (delivery IS NULL OR delivery NOT IN"
+                " (SELECT id FROM deliveries)) LIMIT ?)",
                 (before, limit),
             ).rowcount
 

@@ -1568,3 +1568,47 @@ def test_retention_leaves_no_reply_record_of_a_pruned_delivery(live):
         f"{left} reply records outlive the deliveries retention deleted: pr_replies grows"
         " with every reply, for good"
     )
+
+
+DAY = 86400
+
+
+def _age(rt, delivery_id: str, *, received_days: float, failed_days: float) -> None:
+    """Move a delivery and the reply records of its run into the past."""
+    db = rt.queue.db
+    db.execute(
+        "UPDATE deliveries SET received_at = ?, updated_at = ? WHERE id = ?",
+        (utcnow(-received_days * DAY), utcnow(-failed_days * DAY), delivery_id),
+    )
+    db.execute("UPDATE pr_replies SET posted_at = ?", (utcnow(-received_days * DAY),))
+
+
+# Found by review 'r6'. Reply records were pruned by when the reply was posted, but a
+# failed delivery is kept until `days` after its LAST failure (a retry that failed again
+# restarts that clock) and can still be retried: the retry then no longer knew the
+# reply, found nothing on GitHub (a maintainer deleted it) and posted it again.
+
+
+def test_retention_keeps_the_reply_record_of_a_failed_delivery_it_keeps(live):
+    client, rt, fake = live
+    days = rt.retention.days
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    (reply,) = replies(fake)
+    delivery = r.json()["delivery"]
+    assert rt.queue.get(delivery).state == "failed"
+    # received (and replied to) days+3 days ago; retried for its 👍 days-4 days ago, and
+    # GitHub refused the 👍 again: the delivery failed then, and is kept
+    _age(rt, delivery, received_days=days + 3, failed_days=days - 4)
+    rt.retention.prune()
+    assert rt.queue.get(delivery) is not None, "retention keeps the recently failed delivery"
+    maintainer_deletes(fake, reply)  # the answer was read; a maintainer tidied up
+    assert rt.queue.retry() == [delivery]  # the operator retries it for its 👍
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert replies(fake) == [], (
+        "the retry of a delivery retention kept posted again a reply a maintainer deleted:"
+        " retention had deleted the reply's record (posted before the cutoff)"
+    )
