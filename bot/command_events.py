@@ -53,7 +53,7 @@ from bot.command_policy import (
 from bot.command_replies import render_refused, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
-from bot.db import utcnow
+from bot.db import github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
 from bot.github_client import GitHubError
@@ -146,12 +146,6 @@ def _actor(payload: dict[str, Any]) -> Actor:
     return Actor(str(sender.get("login") or ""), sender.get("type") == "Bot")
 
 
-def _github_time(received_at: str) -> str | None:
-    """A `bot.db.utcnow` time as GitHub writes its own (whole seconds, then `Z`), so that
-    keys made of either sort by time: utcnow's `.` sorts before GitHub's `Z`."""
-    return f"{received_at[:19]}Z" if len(received_at) >= 19 else None
-
-
 def _source(
     payload: dict[str, Any],
     part: str,
@@ -193,7 +187,8 @@ def comment_source(payload: dict[str, Any]) -> Source:
 def review_source(payload: dict[str, Any], received_at: str = "") -> Source:
     """`received_at`: when the delivery reached us (a retry keeps it). A review's payload
     has only `submitted_at`: an edit is dated by its arrival, right after GitHub sent it."""
-    edited_at = _github_time(received_at) if payload.get("action") == "edited" else None
+    edited = payload.get("action") == "edited" and received_at
+    edited_at = github_time(received_at) if edited else None
     return _source(payload, "review", _pull_of(payload), reacts=False, edited_at=edited_at)
 
 

@@ -20,6 +20,19 @@ from pathlib import Path
 from typing import Any
 
 
+def github_time(at: str | None) -> str:
+    """A time as GitHub writes it (`2030-01-01T10:00:00Z`), now when not given or not a
+    time: order keys made of GitHub's times and ours compare as text, and a fraction or
+    an offset (`.`, `+`) sorts before GitHub's `Z`."""
+    try:
+        when = datetime.fromisoformat(at or utcnow())
+    except ValueError:
+        when = datetime.fromisoformat(utcnow())
+    if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def utcnow(after_s: float = 0.0) -> str:
     """Now (or `after_s` seconds from now) as text that sorts like the time it names."""
     return (datetime.now(UTC) + timedelta(seconds=after_s)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -34,10 +34,9 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from bot.context import BotContext
-from bot.db import utcnow
+from bot.db import github_time
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef
 from bot.markdown_text import without_code
@@ -337,20 +336,8 @@ def _deletion_key(state: PRState, noticed_at: str | None) -> str:
     bot's clock, so an `on` written after the `off` still wins however late it ran."""
     if noticed_at is None and state.switched_at:
         return f"{state.switched_at}~"
-    key = f"{_whole_second(noticed_at)}/~"
+    key = f"{github_time(noticed_at)}/~"
     return max(key, f"{state.switched_at}~") if state.switched_at else key
-
-
-def _whole_second(at: str | None) -> str:
-    """A time as GitHub writes it (`2030-01-01T10:00:00Z`), now when not given or not a
-    time: keys compare as text, and a fraction or offset (`.`, `+`) sorts before `Z`."""
-    try:
-        when = datetime.fromisoformat(at or utcnow())
-    except ValueError:
-        when = datetime.fromisoformat(utcnow())
-    if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _draft_waits(ctx: BotContext, facts: PRFacts) -> bool:
