@@ -73,6 +73,14 @@ def old_release(tmp_path: Path) -> Path:
 # new one instead of turning the updates off.
 
 
+def old_server(tmp_path: Path, fake, app_key, settings) -> LiveServer:
+    """The older release as a real server on this release's database (a rollback)."""
+    env = app_env(tmp_path, fake, app_key)
+    env["PYTHONPATH"] = str(old_release(tmp_path))
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    return LiveServer(tmp_path, env)
+
+
 def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -99,11 +107,7 @@ def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
         assert sticky(fake, n) is None and not state(rt, n).opted_out  # a draft waits
         assert state(rt, n).resumed
     # rollback to the older release, on the same database
-    old = old_release(tmp_path)
-    env = app_env(tmp_path, fake, app_key)
-    env["PYTHONPATH"] = str(old)
-    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
-    server = LiveServer(tmp_path, env)
+    server = old_server(tmp_path, fake, app_key, settings)
     fake.pull(DEFAULT_REPO, n).draft = False
     with server.run():
         ready = pr_payload(
@@ -164,11 +168,7 @@ def test_rollback_editing_the_resumed_comment_then_a_deletion_is_a_go_away(
         assert rt.queue.counts()["failed"] == 1 and not state(rt, n).opted_out
         assert state(rt, n).resumed
     # rollback: the older release edits the SAME comment on the next PR event
-    old = old_release(tmp_path)
-    env = app_env(tmp_path, fake, app_key)
-    env["PYTHONPATH"] = str(old)
-    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
-    server = LiveServer(tmp_path, env)
+    server = old_server(tmp_path, fake, app_key, settings)
     with server.run():
         payload = pr_payload(  # a push
             "synchronize",
