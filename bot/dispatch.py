@@ -112,7 +112,7 @@ class Dispatcher:
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
         ours = {x.lower() for x in (settings.bot_login, own_login) if x}
-        own = _our_own(payload, ours, as_user=_as_user(settings))
+        own = _our_own(payload, login, ours, as_user=_as_user(settings))
         if own:
             return Triage(None, own, repo, number)
         if sender.get("type") == "Bot" and not route.bots:
@@ -144,16 +144,15 @@ def _as_user(settings: Settings) -> bool:
     return settings.github_token is not None
 
 
-def _our_own(payload: dict[str, Any], ours: set[str], *, as_user: bool) -> str | None:
-    """Why this delivery is the bot's own doing (a loop), or None. `ours`: the bot's
-    logins, lowercased. An App is known by its login, as sender or as author (someone
-    edited its comment). A user account is also a person: only its comments that carry
-    our marker are the bot's, and what it sends as a person is not."""
+def _our_own(payload: dict[str, Any], login: str, ours: set[str], *, as_user: bool) -> str | None:
+    """Why this delivery is the bot's own doing (a loop), or None. `login`: who sent
+    it; `ours`: the bot's logins, lowercased. An App is known by its login, as sender or
+    as author (someone edited its comment). A user account is also a person: only its
+    comments that carry our marker are the bot's, and what it sends as a person is not."""
     author = _author(payload)
     if as_user:
         mine = author.lower() in ours and written_by_review_notes(_body(payload))
         return f"written by the bot itself ({author})" if mine else None
-    login = str((payload.get("sender") or {}).get("login") or "")
     if login and login.lower() in ours:
         return f"sent by the bot itself ({login})"
     if author and author.lower() in ours:

@@ -128,6 +128,13 @@ class PRState:
         return f"{self.comment_id or 0}:{self.body_hash or ''}"
 
     @property
+    def trusted(self) -> bool:
+        """Whether the comment as remembered may stand for GitHub's, to skip a call: not
+        while a write is unconfirmed (a comment we cannot name may be up, or another
+        text), nor while resumed (it may be gone, and only a call finds out and ends it)."""
+        return not self.unconfirmed and not self.resumed
+
+    @property
     def resumed(self) -> bool:
         """An `on` counted and no write found the comment since: the comment known then
         is the comment now, with the text it had (or a write of ours begun on it, which

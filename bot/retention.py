@@ -52,8 +52,8 @@ class Retention:
     rows at a time held acks up to 0.6 s on the first pass over a 1 GB file). Freed
     pages are reused by new deliveries, so the file stops growing at about `days` of
     traffic. `prune_replies`, when given, deletes the records of replies posted before
-    the same time in the same batches (a re-run of their deliveries, gone or nearly,
-    still finds a reply by its key).
+    the same time whose delivery is gone (bot.prstate: a failed delivery kept longer
+    keeps its records), in the same batches.
     """
 
     EVERY_SECONDS = 3600.0

@@ -133,9 +133,7 @@ def refresh_sticky(
     evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
     new_hash = body_hash(body)
 
-    # unconfirmed: a comment we cannot name may be up, or another text than last saved;
-    # resumed: the comment may be gone, and only a call can find it (and end that state)
-    trusted = not state.unconfirmed and not state.resumed
+    trusted = state.trusted
     if not result.matches and state.comment_id is None and trusted and not force:
         ctx.prs.put(replace(state, head_sha=head_sha or None))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
@@ -259,8 +257,7 @@ def pause_sticky(
     # A PR event (label, marker) finds the comment naming its cause already: leave it,
     # notes and all; `/notes off` itself always brings it back to the short line.
     says_so = state.paused == str(by) and by is not PauseCause.COMMAND
-    trusted = not state.unconfirmed and not state.resumed  # as in refresh_sticky
-    if trusted and (says_so or state.body_hash == body_hash(body)):
+    if state.trusted and (says_so or state.body_hash == body_hash(body)):
         return Refresh(Outcome.UNCHANGED, f"{why} (the comment says so)", state.comment_id)
     written = _write(
         ctx,
