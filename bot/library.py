@@ -161,6 +161,8 @@ def common_keywords(
 
 _WILDCARD = re.compile(r"\*+|\?|\[[^\]]*\]?")
 _FILE_TYPE = re.compile(r"(?:\.[A-Za-z0-9]+)+$")
+# file names found in many directories of a Python tree: `**/` before one says nothing
+_REPEATED_NAME = re.compile(r"__\w+__\.py|conftest\.py|utils\.py|CMakeLists\.txt|README\.md")
 
 
 def _names_something(segment: str) -> bool:
@@ -174,9 +176,10 @@ def _names_something(segment: str) -> bool:
 def broad_glob(pattern: str) -> bool:
     """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard), a
     whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name, a
-    directory's as `bot.globs` reads it; `setup.py`, a file's, is specific), or any file
-    below one (`vllm/**/*.py`: a recursive wildcard and nothing named below the top
-    directory, where a file type is no name): a note's path is to be specific."""
+    directory's as `bot.globs` reads it; `setup.py`, a file's, is specific), any file
+    below one (`vllm/**/*.py`, `vllm/*/*.py`: nothing named below the top directory,
+    where a file type is no name), or a name every package repeats (`**/__init__.py`):
+    a note's path is to be specific."""
     segments = [s for s in pattern.strip("/").split("/") if s]
     directory = pattern.endswith("/")
     while segments and segments[-1] == "**":  # `vllm/**` is `vllm/`
@@ -186,7 +189,11 @@ def broad_glob(pattern: str) -> bool:
     if not literal:
         return True
     named = [i for i, s in enumerate(segments) if _names_something(s)]
-    if named == [0] and any("**" in s for s in segments):  # `vllm/**/*.py`, `csrc/**.cu`
+    # `vllm/**/*.py`, `csrc/**.cu`, `vllm/*/*.py`: every file of a type somewhere below
+    if named == [0] and (any("**" in s for s in segments) or len(segments) > 2):
+        return True
+    # `**/__init__.py`: a name every package repeats, named nowhere in particular
+    if named == [len(segments) - 1] and _REPEATED_NAME.fullmatch(segments[-1]):
         return True
     return len(segments) == 1 and (directory or "." not in segments[0])
 

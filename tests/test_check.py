@@ -883,6 +883,9 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
             (p, False)
             for p in ("vllm/v1/**/*.py", "vllm/**/fused_moe*.py", "vllm/**/lora/", "**/lora/**")
         ],
+        # a wildcard directory, or a name every package repeats (left by session 14)
+        *[(p, True) for p in ("vllm/*/*.py", "vllm/*/*/*", "**/__init__.py", "**/utils.py")],
+        *[(p, False) for p in ("vllm/lora/__init__.py", "**/cuda_graph.py", "vllm/*/lora/")],
     ],
 )
 def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
