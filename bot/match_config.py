@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, did_you_mean
-from bot.notes import Glob, Problem
+from bot.notes import Glob, Problem, Term
 from bot.similarity import Vocabulary
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -64,7 +64,7 @@ class MatchConfig(BaseModel):
     # (`weights.aux_path`), it does not change its mechanism.
     aux_files: tuple[Glob, ...] = ()
     # Title words that say the change is cosmetic (a typo, comments, a clean-up).
-    cosmetic_words: tuple[str, ...] = ()
+    cosmetic_words: tuple[Term, ...] = ()  # checked as a keyword is: `清理、typo` never matches
     # Tests and CI configuration: a PR changing only these (all its files known) keeps
     # them working; it gets notes on `upkeep_topics` or notes its title names.
     upkeep_files: tuple[Glob, ...] = ()
