@@ -78,19 +78,22 @@ class Retention:
         cut = self.first_received_from(before)
         done = self._batches(lambda: self.prune_done(cut, self.BATCH))
         failed = self._batches(lambda: self._drop_failed(before))
+        replies = 0
         if self.prune_replies is not None:
             prune_replies = self.prune_replies
-            self._batches(lambda: prune_replies(before, self.BATCH))
+            replies = self._batches(lambda: prune_replies(before, self.BATCH))
         for state, n in ((State.DONE, done), (State.FAILED, failed)):
             if n:
                 self.on_pruned(state, n)
-        if done or failed:
+        if done or failed or replies:
             log.info(
-                "pruned %d done deliveries received and %d failed ones last failed before %s"
+                "pruned %d done deliveries received and %d failed ones last failed before %s,"
+                " and %d records of replies posted by deliveries now gone"
                 " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
                 done,
                 failed,
                 before,
+                replies,
                 self.days,
             )
         return {State.DONE: done, State.FAILED: failed}
