@@ -582,6 +582,12 @@ def _read_lines(path: str) -> list[str]:
     return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
 
 
+def _positive_int(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count of files (1 or more)")
+    return int(text)
+
+
 def _given_files(args: argparse.Namespace) -> list[str]:
     """The changed files the command line names: each --file, then --files-from's lines."""
     files = list(args.file or [])
@@ -607,8 +613,9 @@ def _facts_from_args(args: argparse.Namespace):
         labels=tuple(args.label or ()),
         files=tuple(files),
         # a curator names the PR's changed files: the whole list, as GitHub's listing is
-        # to the bot, so the tests-only and docs-only rules apply as they do there
-        changed_files=len(files) if files else None,
+        # to the bot, so the tests-only and docs-only rules apply as they do there; with
+        # --changed-files above their count, the files someone happened to see
+        changed_files=args.changed_files or (len(files) if files else None),
     )
 
 
@@ -637,6 +644,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from bot.matching import checked_match_config, match_pr
     from bot.prfacts import facts_from_record
 
+    if args.changed_files is not None and args.title is None:
+        print(
+            "--changed-files goes with --title: a payload's or a batch line's PR says how"
+            " many files it changes (changed_files) itself",
+            file=sys.stderr,
+        )
+        return 2
     if not _server_library(args):
         return 2
     try:
@@ -713,6 +727,13 @@ def _add_match_parser(sub) -> None:
         " (a --payload's changed_files says how many)",
     )
     m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
+    m.add_argument(
+        "--changed-files",
+        type=_positive_int,
+        metavar="N",
+        help="how many files the PR changes in all, when --file/--files-from list only some"
+        " (default: as many as they list; a --payload says itself)",
+    )
     m.add_argument("--repo", default="vllm-project/vllm", help="owner/name (default: %(default)s)")
     m.add_argument("--number", type=int, default=0, help="the PR number")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -339,6 +339,31 @@ def test_files_given_are_the_whole_list_as_the_bot_sees_it(capsys, files, linked
     assert code == 0 and cli_notes(out) == bot
 
 
+def test_changed_files_says_the_files_given_are_only_some(capsys):
+    # left by session 14: with --file the whole list, a curator could not preview the
+    # bot on a PR whose listing it saw only in part (GitHub's 3,000-file cap, a fork's
+    # files seen by hand); --changed-files says how many the PR changes in all
+    facts = PRFacts(repo="vllm-project/vllm", number=0, title=ELASTIC_TITLE, files=(ELASTIC_TEST,))
+    bot = server_match(replace(facts, changed_files=2))
+    assert [note for note, _ in bot] == ["vllm-64eca4f8"]  # not held back as tests-only
+    given = ["--title", ELASTIC_TITLE, "--file", ELASTIC_TEST, "--json", *SHIPPED]
+    code, out, _ = run(capsys, *given, "--changed-files", "2")
+    assert code == 0 and cli_notes(out) == bot
+    code, out, _ = run(capsys, *given, "--changed-files", "1")
+    assert code == 0 and cli_notes(out) == []  # the whole list: tests only
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, *given, "--changed-files", "0")
+    assert exit_.value.code == 2 and "'0' is not a count of files" in capsys.readouterr().err
+
+
+def test_changed_files_is_refused_where_the_pr_says_it_itself(tmp_path, capsys):
+    pull = {"number": 9, "title": ELASTIC_TITLE, "changed_files": 1}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": pull}), "utf-8")
+    code, out, err = run(capsys, "--payload", str(event), "--changed-files", "3", *SHIPPED)
+    assert code == 2 and out == "" and "--changed-files goes with --title" in err
+
+
 def test_a_strong_note_held_back_is_named_with_the_rule_that_held_it(capsys):
     # The tests-only PR: its note scores far above the threshold and is still not linked;
     # "no note reaches the threshold" sent the curator looking at weights
