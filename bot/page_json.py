@@ -68,8 +68,9 @@ class TopicsOut(BaseModel):
     without_notes: list[str]
 
 
-def _quality(accept: str, media: str) -> float:
-    """The q-value `accept` gives `media`, from its most specific matching range."""
+def _quality(accept: str, media: str) -> tuple[float, int]:
+    """The q-value `accept` gives `media`, from its most specific matching range, and
+    how specific that range is (2 named, 1 `type/*`, 0 `*/*`, -1 none)."""
     kind, sub = media.split("/")
     best = (-1, 0.0)
     for part in accept.split(","):
@@ -93,15 +94,19 @@ def _quality(accept: str, media: str) -> float:
                     q = 0.0
         if rank > best[0]:
             best = (rank, q)
-    return best[1]
+    return best[1], best[0]
 
 
 def wants_json(request: Request) -> bool:
-    """`?format=json|html` wins; otherwise JSON only when Accept prefers it to HTML."""
+    """`?format=json|html` wins; otherwise JSON only when Accept prefers it to HTML: a
+    higher q, or the same q from a more specific range."""
     fmt = request.query_params.get("format", "").strip().lower()
     if fmt in ("json", "html"):
         return fmt == "json"
     if fmt:
         raise QueryError(f"unknown format {fmt!r}; use json or html")
     accept = request.headers.get("accept", "")
-    return _quality(accept, "application/json") > _quality(accept, "text/html")
+    # at equal q the range naming it wins (RFC 9110 12.5.1): `application/json, */*`
+    # (axios's default) names JSON, not HTML; a browser gives `*/*` a lower q
+    json_q, html_q = _quality(accept, "application/json"), _quality(accept, "text/html")
+    return json_q[0] > 0 and json_q > html_q

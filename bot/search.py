@@ -1,8 +1,9 @@
 """Finding notes by words (pure): one search, two ways of asking.
 
-The notes pages filter (`/notes?q=`): every whitespace-separated term must occur
-somewhere in a note, as a substring of any field (its id and source PR number
-included), so `n-rocm`, `<script>` or half a Chinese phrase find what they name.
+The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
+semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
+id, paths and PR numbers included: source, read with, issues), so `n-rocm`,
+`<script>`, `kv_cache_coordinator.py` or half a Chinese phrase find what they name.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -28,7 +29,22 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
-FIELDS = ("id", "title_en", "title_zh", "keywords", "summary_en", "guidance", "source_pr")
+FIELDS = (
+    "id",
+    "title_en",
+    "title_zh",
+    "keywords",
+    "summary_en",
+    "guidance",
+    "source_pr",
+    "aspects",
+    "paths",
+    "read_with",
+    "issues",
+)
+# Between a filter's terms: whitespace, or a list separator (a Chinese input method's
+# `、`; `，` and `；` are `,` and `;` once folded)
+_FILTER_SEPARATOR = re.compile(r"[\s,;、]+")
 
 
 def fold(text: str) -> str:
@@ -78,7 +94,8 @@ class SearchHit:
 def query_terms(query: str, mode: SearchMode = RANKED) -> list[str]:
     """The query's distinct terms, folded, in order."""
     folded = fold(query)
-    found = _WORD_TERM.findall(folded) if mode.words else folded.split()
+    found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
+    found = [t for t in found if t]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
 
@@ -101,6 +118,10 @@ def _folded(note: Note) -> dict[str, str]:
         "summary_en": fold(note.summary_en),
         "guidance": fold(note.guidance),
         "source_pr": str(note.source_pr or ""),
+        "aspects": fold("\n".join(note.aspects)),
+        "paths": fold("\n".join(note.paths)),
+        "read_with": "\n".join(map(str, note.read_with)),
+        "issues": "\n".join(map(str, note.issues)),
     }
 
 

@@ -223,6 +223,16 @@ def test_list_as_json_by_accept_header_and_by_format(client):
     assert by_accept.headers["vary"] == "Accept"
 
 
+@pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
+def test_json_named_beside_a_wildcard_wins_over_html(client, path):
+    # found by review 'r15c': axios's default names JSON and matches HTML by `*/*` only,
+    # at the same q; the more specific range wins (RFC 9110 12.5.1)
+    r = client.get(path, headers={"accept": "application/json, text/plain, */*"})
+    assert r.headers["content-type"].startswith("application/json")
+    r = client.get(path, headers={"accept": "application/json;q=0, */*"})  # refused
+    assert r.headers["content-type"].startswith("text/html")
+
+
 def test_html_wins_when_accept_prefers_it(client):
     r = client.get("/notes", headers={"accept": "application/json;q=0.5, text/html"})
     assert r.headers["content-type"].startswith("text/html")
@@ -268,6 +278,14 @@ def test_filter_form_keeps_the_chosen_values(client):
         ("指引 n-rocm", ["n-rocm-a", "n-rocm-b"]),
         ("deadlock 采样", []),  # all terms must occur
         ("<script>", ["n-hostile"]),
+        # found by review 'r15c': what the note page lists was not searched, and a
+        # separator other than a space stuck to its term ("No notes match")
+        ("vllm/compilation", ["n-graph"]),  # a path
+        ("49994", ["n-graph"]),  # a PR to read with it
+        ("52448", ["n-graph"]),  # the issue its PR fixes
+        ("capture, deadlock", ["n-graph"]),  # an English list
+        ("图捕获，deadlock", ["n-graph"]),  # a Chinese input method's comma
+        ("deadlock、死锁；cudagraph", ["n-graph"]),  # its enumeration comma, semicolon
     ],
 )
 def test_search(client, q, expected):
