@@ -513,7 +513,7 @@ class GitHubClient:
                 FileChange(f.filename, f.status, f.previous_filename, f.changes, f.patch)
                 for f in fetched
             )
-            return FileList(paths, names, incidental_files(changes))
+            return FileList(paths, names, incidental_files(changes), listed=len(fetched))
 
         return self._as_installation(ref, op)
 

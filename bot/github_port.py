@@ -52,17 +52,20 @@ class FileList(list[str]):
     """Changed file paths, as a list, plus what the diff shows (both empty when it was
     not seen): `code_names`, the names on its changed lines -> the files naming them
     (`bot.prfacts.code_names_in`), and `incidental`, the files only moved or changed in
-    their imports (`bot.prfacts.incidental_files`)."""
+    their imports (`bot.prfacts.incidental_files`). `listed`: how many entries GitHub
+    listed (a rename is one entry and two paths); None: one per path."""
 
     def __init__(
         self,
         paths: Iterable[str] = (),
         code_names: Mapping[str, tuple[str, ...]] | None = None,
         incidental: frozenset[str] = frozenset(),
+        listed: int | None = None,
     ):
         super().__init__(paths)
         self.code_names: Mapping[str, tuple[str, ...]] = code_names or {}
         self.incidental = incidental
+        self.listed = listed
 
 
 class Outcome(StrEnum):

@@ -285,6 +285,9 @@ class PRFacts:
     # The PR's own count of its changed files (`changed_files`), when known: it tells
     # the whole list (GitHub's listing) from a partial one (files someone happened to see).
     changed_files: int | None = None
+    # How many entries GitHub's listing of `files` had: a rename is one entry and two
+    # paths, so the paths overcount it. None: one per path (a list given by hand).
+    listed_files: int | None = None
     # Files it changes only by moving them or editing their imports (`incidental_files`):
     # they say where code went, not what it does. Empty: the diff was not seen.
     incidental: frozenset[str] = frozenset()
@@ -296,11 +299,8 @@ class PRFacts:
     @property
     def files_complete(self) -> bool:
         """`files` is every file the PR changes (a rename lists both paths)."""
-        return (
-            bool(self.files)
-            and self.changed_files is not None
-            and (len(self.files) >= self.changed_files)
-        )
+        listed = len(self.files) if self.listed_files is None else self.listed_files
+        return bool(self.files) and self.changed_files is not None and listed >= self.changed_files
 
     @cached_property
     def tags(self) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     switched_at TEXT,                     -- when the `off`/`on` that set opted_out was said
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
     resumed_at  TEXT,                     -- `comment id:body hash` when `on` counted; NULL: none
+    files_listed TEXT,                    -- `files_sha:n`: GitHub listed n entries for files
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -94,6 +95,9 @@ class PRState:
     notes: tuple[str, ...] = ()
     files_sha: str | None = None
     files: tuple[str, ...] | None = None
+    # how many entries GitHub listed for `files` (a rename: one entry, two paths), so a
+    # cached partial list is not taken for the whole; None: not known (one per path)
+    files_listed: int | None = None
     event_at: str | None = None
     opted_out: bool = False
     verbose: bool = False
@@ -153,6 +157,13 @@ class PRState:
         return None
 
 
+def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
+    """The count stored with the files, if it is of these: an older release (a rollback)
+    caches a new head's files and leaves the count of the old head's in place."""
+    sha, _, count = (stored or "").rpartition(":")
+    return int(count) if stored and sha == str(files_sha) and count.isdigit() else None
+
+
 class PRStore:
     def __init__(self, db: Database):
         self.db = db
@@ -164,6 +175,7 @@ class PRStore:
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
         # unconfirmed: since a write GitHub applied but never confirmed is looked for;
         # resumed_at: since a comment deleted while off is posted anew after `/notes on`
+        # files_listed: since a rename's two paths no longer pass a partial list for whole
         db.add_missing_columns(
             "pr_state",
             {
@@ -177,6 +189,7 @@ class PRStore:
                 "switched_at": "TEXT",
                 "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
                 "resumed_at": "TEXT",
+                "files_listed": "TEXT",
             },
         )
         # delivery: since a reply's record lasts as long as its delivery can run again
@@ -198,6 +211,7 @@ class PRStore:
             notes=tuple(json.loads(r["notes"])),
             files_sha=r["files_sha"],
             files=tuple(json.loads(r["files"])) if r["files"] is not None else None,
+            files_listed=_listed_for(r["files_listed"], r["files_sha"]),
             event_at=r["event_at"],
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
@@ -223,8 +237,8 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at, unconfirmed, resumed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  had_notes, switched_at, unconfirmed, resumed_at, files_listed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -235,7 +249,8 @@ class PRStore:
                 incidental = excluded.incidental, dismissed = excluded.dismissed,
                 evidence = excluded.evidence, paused = excluded.paused,
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
-                unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at
+                unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at,
+                files_listed = excluded.files_listed
             """,
             (
                 state.repo.lower(),
@@ -260,6 +275,7 @@ class PRStore:
                 state.switched_at,
                 int(state.unconfirmed),
                 state.resumed_at,
+                None if state.files_listed is None else f"{state.files_sha}:{state.files_listed}",
             ),
         )
 

@@ -101,19 +101,25 @@ def refresh_sticky(
     # the files
     names: Mapping[str, tuple[str, ...]] = {}
     incidental: frozenset[str] = frozenset()
+    entries: int | None = None  # how many GitHub listed, when it listed them
     if files is None:
         files = state.files_for(head_sha)
         if files is None and not facts.head_sha and state.files is not None:
             files = state.files  # a command: no head in the payload, use the last one seen
         if files is not None:
-            names, incidental = state.code_names, state.incidental
+            names, incidental, entries = state.code_names, state.incidental, state.files_listed
     if files is None:
         listed = ctx.github.list_files(ref, expected=expected_files)
-        files, names, incidental = listed, listed.code_names, listed.incidental
+        files, names, incidental, entries = (
+            listed,
+            listed.code_names,
+            listed.incidental,
+            listed.listed,
+        )
     files = tuple(files)
     seen = dict(code_names=names, incidental=incidental)
-    facts = replace(facts, files=files, head_sha=head_sha, **seen)
-    state = replace(state, files_sha=head_sha or None, files=files, **seen)
+    facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)
+    state = replace(state, files_sha=head_sha or None, files=files, files_listed=entries, **seen)
 
     posted_verbose = state.verbose  # how the comment as posted was rendered
     if verbose is not None:

@@ -55,6 +55,12 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     assert prs.get("o/r", 2).unconfirmed is False
     prs.update("o/r", 2, unconfirmed=True)
     assert prs.get("o/r", 2).unconfirmed is True
+    # the count of GitHub's entries holds for the files cached with it only: an older
+    # release (a rollback) caching a new head's files leaves the old head's count behind
+    prs.update("o/r", 2, files_sha="h1", files=("new.py", "old.py"), files_listed=1)
+    assert prs.get("o/r", 2).files_listed == 1
+    db.execute("UPDATE pr_state SET files_sha = 'h2' WHERE number = 2")  # as 7bd576a writes
+    assert prs.get("o/r", 2).files_listed is None  # not known: one entry per path
 
 
 def test_pending_update_collects_comments_once_and_the_last_word_on_showing():

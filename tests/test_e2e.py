@@ -234,6 +234,28 @@ def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
     assert "Enable PCP + DCP on sparse-MLA models" in comment.body
 
 
+def test_a_partial_listing_with_a_rename_is_not_taken_for_every_file(live):
+    # found by review 'r15b': GitHub lists 3,000 of the PR's 3,001 files (its cap), all
+    # tests, one a rename, never the code they exercise. The rename's old path was
+    # counted as a listed file, 3,001 paths "covered" `changed_files`, and the
+    # tests-only rule dropped the note the same PR gets without the rename
+    client, rt, fake = live
+    title = "[CI][DCP] Speed up the DCP tests"
+    files = [FakeFile(f"tests/distributed/test_context_parallel_{i}.py") for i in range(2999)]
+    moved = FakeFile("tests/distributed/test_cp_moved.py", "renamed", "tests/distributed/old.py")
+    files += [moved, FakeFile("vllm/v1/worker/gpu/cp_utils.py")]  # the 3,001st: unlisted
+    fake.add_pull(DEFAULT_REPO, N, files=files, title=title)
+    for second, extra in ((0, {}), (1, {"action": "labeled"})):  # then from the cached list
+        payload = pr_payload(title=title, updated_at=f"2026-09-01T10:00:0{second}Z", **extra)
+        payload["pull_request"]["changed_files"] = len(files)
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt, 60)
+        (comment,) = ours(fake)
+        assert "Enable PCP + DCP on sparse-MLA models" in comment.body
+    assert repo_calls(fake)["GET pulls/{n}/files"] == 30  # listed once, 100 a page
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).files_listed == 3000
+
+
 def test_concurrent_events_on_one_pr_give_one_comment(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)

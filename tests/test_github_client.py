@@ -1066,6 +1066,7 @@ def test_a_file_list_shorter_than_changed_files_is_not_ready(fake_github, make_g
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py", ("b.py", "old_b.py")])
     client = make_github_client()
     assert client.list_files(PR, expected=2) == ["a.py", "b.py", "old_b.py"]  # a rename: 1 file
+    assert client.list_files(PR).listed == 2  # entries, not paths (found by review 'r15b')
     assert client.list_files(PR) == ["a.py", "b.py", "old_b.py"]
     with pytest.raises(FilesNotReady, match="listed 2 of 3"):
         client.list_files(PR, expected=3)

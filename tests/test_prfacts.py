@@ -1,6 +1,7 @@
 """PR facts: title tags, description cleaning, referenced PRs, payload parsing."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -342,6 +343,10 @@ def test_files_are_complete_only_when_they_number_the_prs_own_count():
     assert not facts([], 0).files_complete  # nothing to judge by
     assert facts(["a.py"], "2").changed_files is None  # not a count
     assert facts(["a.py"], True).changed_files is None
+    # GitHub listed 1 of 2 entries, one a rename: two paths, still partial (review 'r15b')
+    listed = replace(facts(["old.py", "new.py"], 2), listed_files=1)
+    assert not listed.files_complete
+    assert replace(listed, listed_files=2).files_complete
 
 
 def test_null_body_and_labels_in_a_payload():
