@@ -328,11 +328,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         for warning in unknown:
             print(warning, file=sys.stderr)
         return 2
-    secrets = [settings.webhook_secret()]
-    for secret in (settings.github_token, settings.github_private_key):
-        if secret is not None:
-            secrets.append(secret.get_secret_value())
-    setup_logging(settings.log_level, secrets=secrets)
+    setup_logging(settings.log_level, secrets=settings.secret_values())
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler

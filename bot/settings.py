@@ -198,6 +198,29 @@ class Settings(BaseSettings):
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
         return None if isinstance(text, str) and not text.strip() else v
 
+    @field_validator("github_token", mode="after")
+    @classmethod
+    def _token_has_no_whitespace(cls, v: SecretStr | None) -> SecretStr | None:
+        # A secret mounted from a file (`kubectl create secret --from-file`) ends in a
+        # newline: no token holds whitespace, so it is the file's. Inside, it is no token
+        # (an HTTP header cannot carry it: every call would fail, after a clean start).
+        if v is None:
+            return v
+        token = v.get_secret_value().strip()
+        if any(c.isspace() for c in token):
+            raise ValueError("holds whitespace inside, which no GitHub token does")
+        return SecretStr(token)
+
+    @field_validator("github_webhook_secret", mode="after")
+    @classmethod
+    def _secret_line_end_is_the_files(cls, v: SecretStr | None) -> SecretStr | None:
+        # GitHub's webhook secret is one line (a single-line form field; hex from the
+        # manifest flow): a line end after it is a mounted file's. Spaces stay: the
+        # secret may hold them.
+        if v is None:
+            return v
+        return SecretStr(v.get_secret_value().rstrip("\r\n"))
+
     @field_validator("db_path", mode="before")
     @classmethod
     def _check_db_path(cls, v: object) -> object:
@@ -312,6 +335,15 @@ class Settings(BaseSettings):
         if self.github_webhook_secret is not None and self.has_webhook_secret:
             return self.github_webhook_secret.get_secret_value()
         return DEV_WEBHOOK_SECRET
+
+    def secret_values(self) -> list[str]:
+        """What logs and stored errors must never show: the webhook secret, the token,
+        the key given as text (one read from a file is found by its shape)."""
+        secrets = [self.webhook_secret()]
+        for secret in (self.github_token, self.github_private_key):
+            if secret is not None:
+                secrets.append(secret.get_secret_value())
+        return secrets
 
     def private_key_pem(self) -> str | None:
         if self.github_private_key is not None:

@@ -279,6 +279,22 @@ def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
     assert s.is_dry_run and not s.has_credentials
 
 
+def test_a_mounted_secret_files_line_end_is_not_part_of_it(monkeypatch):
+    # found by review 'r15a': a token or secret from a file (`--from-file`) ends in a
+    # newline. The token then failed every call (no HTTP header holds one) after a clean
+    # start; the secret failed every signature check, 401, logging nothing
+    token = "ghp_" + "Q7" * 18
+    monkeypatch.setenv("GITHUB_TOKEN", f"{token}\r\n")
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s3cret with spaces \n")
+    s = load(public_url="https://notes.example.org")
+    assert s.github_token is not None and s.github_token.get_secret_value() == token
+    assert s.webhook_secret() == "s3cret with spaces "  # spaces may be the secret's
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_abc def")
+    text = errors(public_url="https://notes.example.org")
+    assert "GITHUB_TOKEN: holds whitespace inside, which no GitHub token does" in text
+    assert "ghp_abc" not in text
+
+
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank):
     # `REVIEW_NOTES_HOST=` (a template's empty line) was kept as "", which uvicorn binds
