@@ -36,7 +36,7 @@ from bot.dispatch import Dispatcher, build_dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubPort
 from bot.library import Library, load_library
-from bot.logs import log_context
+from bot.logs import Redactor, log_context
 from bot.match_config import MatchConfig
 from bot.matching import checked_match_config
 from bot.metrics import Metrics
@@ -72,7 +72,8 @@ class Runtime:
     retention: Retention = field(init=False)
 
     def __post_init__(self) -> None:
-        self.workers = Workers(self.queue, self.process, self.settings.workers)
+        redact = Redactor(self.settings.secret_values())
+        self.workers = Workers(self.queue, self.process, self.settings.workers, redact)
         pruned = self.ctx.metrics.pruned
         self.retention = Retention(
             self.queue,

@@ -21,7 +21,8 @@ class Workers:
     """A small pool of threads draining the queue through `process`.
 
     `process` raising means the delivery failed (the GitHub client has already
-    retried what it could); the error is kept and shown in /healthz.
+    retried what it could); the error is kept, through `redact`, and shown in /healthz
+    (served to anyone who reaches the webhook's port) and by `review-notes retry`.
 
     Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
     full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
@@ -35,10 +36,17 @@ class Workers:
     RECORD_RETRY_FIRST = 0.1
     RECORD_RETRY_MAX = 5.0
 
-    def __init__(self, queue: DeliveryQueue, process: Callable[[Delivery], None], count: int):
+    def __init__(
+        self,
+        queue: DeliveryQueue,
+        process: Callable[[Delivery], None],
+        count: int,
+        redact: Callable[[str], str] = str,
+    ):
         self.queue = queue
         self.process = process
         self.count = count
+        self.redact = redact
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -98,7 +106,7 @@ class Workers:
         try:
             self.process(delivery)
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+            error = self.redact(f"{type(exc).__name__}: {exc}")
             log.warning(
                 "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
             )

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
+from bot.logs import Redactor
 from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, State
 from bot.retention import Retention
 from bot.workers import Workers
@@ -296,6 +297,28 @@ def test_workers_record_failures_and_keep_going(tmp_path):
     assert sorted(seen) == ["bad", "good"]
     assert q.get("bad").state == "failed" and q.get("bad").last_error == "RuntimeError: no luck"
     assert q.get("good").state == "done"
+
+
+def test_a_failed_deliverys_error_is_stored_without_a_secret(tmp_path):
+    # found by review 'r15a': the error is served by /healthz to anyone reaching the
+    # webhook's port, and printed by `review-notes retry`; an error quoting the token
+    # (requests refusing its header) showed it there while the logs redacted it
+    q = queue_at(tmp_path)
+    token, secret = "ghp_" + "Q7" * 18, "my-webhook-secret"
+
+    def process(d):
+        raise ValueError(f"Invalid header value: 'token {token}\\n'; signed with {secret}")
+
+    w = Workers(q, process, count=1, redact=Redactor([secret]))
+    w.start()
+    try:
+        add(q, "bad", 1)
+        assert q.wait_idle(20)
+    finally:
+        w.stop()
+    error = q.get("bad").last_error
+    assert error is not None and error.startswith("ValueError: Invalid header value")
+    assert token not in error and secret not in error and "[redacted]" in error
 
 
 def _flaky(record, failures: int):

@@ -152,3 +152,21 @@ def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
             ["git", "check-ignore", "-q", "--no-index", name], cwd=root, check=False
         ).returncode
         assert ignored == 0, f"{name} is not git-ignored"
+
+
+# --- found by review 'r15a': /healthz served a failed delivery's error as it was ------
+
+
+def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkeypatch):  # noqa: F811 (the imported fixture)
+    # /healthz is on the webhook's port, open to anyone who reaches it; the logs
+    # redacted the credentials, the stored error (shown there and by `retry`) did not
+    client, rt, fake = live
+
+    def fails(ctx, delivery):
+        raise RuntimeError(f"refused header 'X-Hub-Signature: {SECRET}'")
+
+    monkeypatch.setattr(rt.dispatcher, "dispatch", fails)
+    post(client, "issue_comment", comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes")))
+    drain(rt)
+    (failure,) = client.get("/healthz").json()["recent_failures"]
+    assert failure["error"] == "RuntimeError: refused header 'X-Hub-Signature: [redacted]'"
