@@ -128,11 +128,11 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
     head = list(parts)
     if opts.verbose and result is not None:
         parts = [*head, "", *_topics_section(result, library, ())]
-        body = "\n".join([*parts, "", _footer(opts)]) + "\n"
+        body = "\n".join([*parts, "", _footer(opts, notes_shown=False)]) + "\n"
         if len(body) <= opts.budget:
             return body
         parts = [*head, "", _TOPICS_CUT]
-    parts += ["", _footer(opts)]
+    parts += ["", _footer(opts, notes_shown=False)]
     return "\n".join(parts) + "\n"
 
 
@@ -316,12 +316,16 @@ def _hidden_line(opts: RenderOptions) -> str:
     return f"_{what} marked not relevant here and hidden; {code(c + ' restore')} shows {them}._"
 
 
-def _footer(opts: RenderOptions) -> str:
+def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
+    """The commands line; `wrong N` only under numbered notes (none to name otherwise)."""
     c = opts.command
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
+    wrong = (
+        f" {code(c + ' wrong N')} if note N does not fit this pull request," if notes_shown else ""
+    )
     return (
         f"<sub>Reply {code(c)} to refresh this comment, {code(c + ' why')} to see all the"
-        f" evidence, {code(c + ' wrong N')} if note N does not fit this pull request,"
+        f" evidence,{wrong}"
         f" {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
         f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request"
         f"{label}, and {code(c + ' help')} for more. This comment is edited in place.</sub>"

@@ -211,6 +211,11 @@ def test_no_match_body_is_short_and_keeps_the_marker():
     assert "No review note matches this pull request any more" in body
     assert len(body) < 1000
     assert_inert(body)
+    # no numbered note to name: `wrong N` is not offered (found by review 'r15b')
+    assert "wrong N" not in body and "`/notes why` to see all the evidence" in body
+    assert "`/notes wrong N` if note N" in render(
+        MatchResult((Match(note(), 9.0, ()),), ()), LIB, opts=OPTS
+    )
 
 
 def test_verbose_shows_all_evidence_and_topics_without_notes():
