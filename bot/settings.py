@@ -37,6 +37,7 @@ from pydantic_settings import (
 from bot.commands import WORD_PATTERN, load_command_config
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.toml_lines import first_lines
 
 DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
 ENV_PREFIX = "REVIEW_NOTES_"
@@ -499,7 +500,7 @@ def load_settings(
     try:
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc)) from None
+        raise SettingsError(_describe(exc, config["toml_file"])) from None
     except tomllib.TOMLDecodeError as exc:  # e.g. config/bot.toml in the middle of an edit
         raise SettingsError(f"{toml_file}: malformed TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # saved in another encoding (TOML is UTF-8)
@@ -518,8 +519,9 @@ def _check_utf8(env_file: str | Path | None) -> None:
         raise SettingsError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, toml_file: Path | None = None) -> str:
     lines = []
+    toml_keys = _toml_key_lines(toml_file)
     for err in exc.errors():
         msg = err["msg"].removeprefix("Value error, ")
         if not err.get("loc"):  # the cross-field check: lines already name their variable
@@ -529,5 +531,20 @@ def _describe(exc: ValidationError) -> str:
         name = env_name(field) if field in Settings.model_fields else field
         if err["type"] == "extra_forbidden":
             msg = "unknown setting"
+            if field in toml_keys:  # a key of config/bot.toml: where, and what was meant
+                close = difflib.get_close_matches(field, list(Settings.model_fields), n=1)
+                msg += f"; did you mean {close[0]!r}?" if close else ""
+                name = f"{toml_file}:{toml_keys[field]}: {field}"
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
+
+
+def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:
+    """Each top-level key of the settings file -> its line (1-based); {} when unread."""
+    if toml_file is None:
+        return {}
+    try:
+        text = toml_file.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {key: i + 1 for key, i in first_lines(text).items() if "." not in key}

@@ -53,9 +53,13 @@ def test_toml_gives_defaults_and_env_overrides_them(tmp_path, monkeypatch):
 
 def test_unknown_toml_key_is_named(tmp_path):
     toml = tmp_path / "bot.toml"
-    toml.write_text("comment_on_draft = true\n")
-    with pytest.raises(SettingsError, match="comment_on_draft: unknown setting"):
+    toml.write_text("# the bot's defaults\nworkers = 2\ncomment_on_draft = true\n")
+    with pytest.raises(SettingsError) as err:
         load_settings(env_file=None, toml_file=toml)
+    # the file and line, and the setting meant (noticed by review 'r15a')
+    assert str(err.value) == (
+        f"{toml}:3: comment_on_draft: unknown setting; did you mean 'comment_on_drafts'?"
+    )
 
 
 def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
