@@ -497,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
     serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default: REVIEW_NOTES_PORT or 8000)")
+    serve.add_argument("--port", type=_port, help="port (default: REVIEW_NOTES_PORT or 8000)")
     serve.set_defaults(func=_cmd_serve)
 
     rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
@@ -576,6 +576,13 @@ def _read_input(path: str) -> str:
 
 def _read_lines(path: str) -> list[str]:
     return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
+
+
+def _port(text: str) -> int:
+    """--port checked here, so that its error names --port, not REVIEW_NOTES_PORT."""
+    if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1 to 65535)")
+    return int(text)
 
 
 def _positive_int(text: str) -> int:

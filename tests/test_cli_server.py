@@ -53,6 +53,10 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     r = cli("serve", env=env, cwd=ROOT)
     assert r.returncode == 2 and "GITHUB_PRIVATE_KEY_PATH: holds a key" in r.stderr
     assert "MIIEowIBAAKCAQEAsecret" not in r.stderr
+    # the flag is named, not the variable it overrides (noticed by review 'r15a')
+    r = cli("serve", "--port", "70000", env=base_env(tmp_path), cwd=ROOT)
+    assert r.returncode == 2 and "--port: '70000' is not a port (1 to 65535)" in r.stderr
+    assert "REVIEW_NOTES_PORT" not in r.stderr
 
 
 @pytest.mark.parametrize("content", [b"threshold = [\n", b"# caf\xe9 (cp1252)\n", None])
