@@ -96,20 +96,24 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     served = settings.repos if settings is not None else ()
     for warning in _warnings(library, config, Path(args.dir), served):  # likely wrong
         print(warning)
+
+    def file_of(note: Note) -> Path:  # as the warnings name it: a sub-folder's too
+        return Path(args.dir) / library.files.get(note.id, note.filename)
+
     for note in diff_blind(library):  # advice, not a defect
         print(
-            f"hint: {note.filename}: no code name (snake_case or CamelCase) among its keywords;"
+            f"hint: {file_of(note)}: no code name (snake_case or CamelCase) among its keywords;"
             " the bot cannot see this note's mechanism in a PR's changed lines"
         )
     for note, number in unlisted_prs(library):
         print(
-            f"hint: {note.filename}: its text names PR {number}; add it to read_with if a"
+            f"hint: {file_of(note)}: its text names PR {number}; add it to read_with if a"
             " reviewer of that PR should get this note (to issues if it is an issue its PR"
             " fixes)"
         )
     for note, aspect in redundant_aspects(library):
         print(
-            f"hint: {note.filename}: aspect {aspect!r} is also one of its keywords, which counts"
+            f"hint: {file_of(note)}: aspect {aspect!r} is also one of its keywords, which counts"
             " without the topic; keep it in one list"
         )
     return 0

@@ -653,7 +653,7 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
-    assert [line.split(":")[1].strip() for line in out[1:]] == ["vllm-test0002.md"]
+    assert [line.split(": ")[1] for line in out[1:]] == [str(tmp_path / "vllm-test0002.md")]
     assert "no code name" in out[1]
 
 
@@ -672,7 +672,7 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     # repository's
     assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941", "9129"]
     assert hints[0] == (
-        "hint: vllm-test0001.md: its text names PR 38390; add it to read_with if a"
+        f"hint: {tmp_path / 'vllm-test0001.md'}: its text names PR 38390; add it to read_with if a"
         " reviewer of that PR should get this note (to issues if it is an issue its PR fixes)"
     )
 
@@ -696,12 +696,13 @@ def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
         'keywords = ["eager_break_during_capture"]',
         'keywords = ["eager_break_during_capture", "MRV1"]\naspects = ["mrv1", "eager"]',
     )
-    write(tmp_path, both)
+    (tmp_path / "cuda").mkdir()  # in a sub-folder, named as the warnings name it
+    write(tmp_path / "cuda", both)
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = capsys.readouterr().out.splitlines()[1:]
     assert hints == [
-        "hint: vllm-test0001.md: aspect 'mrv1' is also one of its keywords, which counts"
-        " without the topic; keep it in one list"
+        f"hint: {tmp_path / 'cuda' / 'vllm-test0001.md'}: aspect 'mrv1' is also one of its"
+        " keywords, which counts without the topic; keep it in one list"
     ]
 
 
