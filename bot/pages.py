@@ -178,9 +178,16 @@ class _Site:
         )
 
     def render(
-        self, request: Request, template: str, status: int = 200, **context: Any
+        self,
+        request: Request,
+        template: str,
+        status: int = 200,
+        site_repo: str = DEFAULT_REPO,
+        **context: Any,
     ) -> Response:
+        """The page; `site_repo`: the repository it shows, which the site's links keep."""
         html = self.env.get_template(template).render(
+            site_repo=site_repo,
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
             css_href=self.href(request, "notes_css"),
             topics=self.current().topics,
@@ -245,6 +252,7 @@ class _Site:
         return self.render(
             request,
             "notes.html",
+            site_repo=query.repo,
             query=query,
             notes=notes,
             counts=counts,
@@ -279,7 +287,14 @@ class _Site:
                 )
             )
         canonical = note_page_url(note, public_url=self.public_url) if self.public_url else ""
-        return self.render(request, "note.html", note=note, related=related, canonical=canonical)
+        return self.render(
+            request,
+            "note.html",
+            site_repo=note.repo,
+            note=note,
+            related=related,
+            canonical=canonical,
+        )
 
     def note_source(self, request: Request, note_id: str) -> Response:
         note = self.current().by_id.get(note_id)
@@ -303,7 +318,9 @@ class _Site:
                 )
             )
         empty = [t for t, count in rows if count == 0]
-        return self.render(request, "topics.html", repo=repo, rows=rows, empty=empty)
+        return self.render(
+            request, "topics.html", site_repo=repo, repo=repo, rows=rows, empty=empty
+        )
 
     def _topics_out(
         self, request: Request, repo: str, rows: list[tuple[Topic, int]]

@@ -195,6 +195,18 @@ def test_list_is_newest_first_then_by_id_and_only_the_repo(client):
     assert note_ids(other.text) == ["n-other-repo"]
 
 
+@pytest.mark.parametrize(
+    "path", ["/notes?repo=acme/widgets", "/topics?repo=acme/widgets", "/notes/n-other-repo"]
+)
+def test_the_site_links_keep_the_repository_chosen(client, path):
+    # noticed by review 'r15c': Notes and Topics went back to the default repository
+    html = client.get(path).text
+    assert html.count('href="/notes?repo=acme%2Fwidgets"') >= 2  # the brand and Notes
+    assert 'href="/topics?repo=acme%2Fwidgets"' in html
+    default = client.get("/topics").text  # the default stays out of the links
+    assert '<a href="/notes">Notes</a>' in default and '<a href="/topics">Topics</a>' in default
+
+
 def test_list_shows_english_title_summary_and_verdict_badge(client):
     page = Page(client.get("/notes").text)
     assert ("Fix a CUDA graph capture deadlock", "en", "a") in page.texts
