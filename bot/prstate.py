@@ -9,7 +9,8 @@ plain `/notes`). The notes a reviewer marked as not relevant here (`/notes wrong
 and the reasons the comment gave for each note it shows (kept with such a mark).
 While slash commands wait for a coalesced comment update, what that update owes them.
 And the replies posted to commands, by key, so that a re-run of a delivery knows what
-it posted even after a maintainer deleted it.
+it posted even after a maintainer deleted it. And which kind of server wrote all this
+(`meta`): a dry run's comment ids are not GitHub's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 
 from bot.db import Database, utcnow
 
@@ -57,7 +59,24 @@ CREATE TABLE IF NOT EXISTS pr_replies (
     delivery    TEXT                      -- the delivery that posted it (deliveries.id)
 );
 CREATE INDEX IF NOT EXISTS pr_replies_posted ON pr_replies (posted_at);
+CREATE TABLE IF NOT EXISTS meta (
+    key         TEXT PRIMARY KEY,         -- e.g. 'pr_state_writer' (Writer)
+    value       TEXT NOT NULL
+);
 """
+
+WRITER_KEY = "pr_state_writer"
+
+
+class Writer(StrEnum):
+    """The kind of server that writes the PR state (recorded by the server's start only)."""
+
+    LIVE = "live"
+    DRY_RUN = "dry run"
+
+
+class LiveStateError(Exception):
+    """A dry run was to write over the PR state of a live server (GitHub's comment ids)."""
 
 
 @dataclass(frozen=True)
@@ -345,6 +364,35 @@ class PRStore:
             state = replace(self.get(repo, number), **changes)
             self.put(state)
         return state
+
+    def claim_for(self, writer: Writer) -> int | None:
+        """Record `writer` as the PR state's writer, in one transaction. A live server
+        taking over a dry run's state drops it, the sticky comments' and the replies'
+        records (their ids are the dry run's, not GitHub's: GitHub's 404 for one reads as
+        a maintainer's deletion, an unchanged text posts nothing), and returns how many
+        PRs it was about; else None. Feedback marks stay: they name the reviewers'
+        comments, not ours. Raises LiveStateError, recording nothing, for a dry run on a
+        live server's state. No record (a new file, or one from before this was kept):
+        `writer` is recorded, nothing dropped."""
+        with self.db.tx() as conn:
+            rows = conn.execute("SELECT value FROM meta WHERE key = ?", (WRITER_KEY,)).fetchall()
+            before = rows[0]["value"] if rows else None
+            if before == writer:
+                return None
+            if before == Writer.LIVE:
+                raise LiveStateError(WRITER_KEY)
+            dropped = None
+            if before == Writer.DRY_RUN:
+                dropped = conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT repo, number FROM pr_state"
+                    " UNION SELECT repo, number FROM pr_replies)"
+                ).fetchone()[0]
+                conn.execute("DELETE FROM pr_state")
+                conn.execute("DELETE FROM pr_replies")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (WRITER_KEY, writer.value)
+            )
+        return dropped
 
 
 def _pending(text: str | None) -> PendingUpdate | None:

@@ -41,7 +41,7 @@ from bot.match_config import MatchConfig
 from bot.matching import checked_match_config
 from bot.metrics import Metrics
 from bot.pages import notes_router
-from bot.prstate import PRStore
+from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
@@ -107,7 +107,7 @@ class Runtime:
         )
 
     def start(self) -> None:
-        claim_database(self.db, self.settings)
+        claim_database(self)
         self.db.checkpoint_in_background()
         resumed = self.queue.recover()
         pending = self.queue.counts()["pending"]
@@ -123,9 +123,11 @@ class Runtime:
         self.db.close()
 
 
-def claim_database(db: Database, settings: Settings) -> None:
+def claim_database(rt: Runtime) -> None:
     """One server per database file (resuming `processing` deliveries is only safe then),
-    whatever path names it; idempotent."""
+    whatever path names it, and its PR state of one kind of server (claim_pr_state);
+    idempotent."""
+    db, settings = rt.db, rt.settings
     if db.link_count() > 1:  # a path to change, as the other REVIEW_NOTES_DB_PATH errors
         raise SettingsError(
             f"REVIEW_NOTES_DB_PATH: {settings.db_path} has other hard links: SQLite keeps"
@@ -136,6 +138,30 @@ def claim_database(db: Database, settings: Settings) -> None:
         raise StartupError(
             f"another review-notes server is using {settings.db_path}; "
             "stop it or set REVIEW_NOTES_DB_PATH"
+        )
+    claim_pr_state(rt.ctx.prs, settings.db_path, dry_run=rt.dry_run is not None)
+
+
+def claim_pr_state(prs: PRStore, path: Path, *, dry_run: bool) -> None:
+    """Record which kind of server writes the PR state; here, under the server lock, so
+    neither a refused second server nor a command (`retry`, `notes feedback`) changes it.
+    Going live drops a dry run's state (its comment ids are not GitHub's); a dry run
+    refuses to start on a live server's, which it would overwrite."""
+    try:
+        dropped = prs.claim_for(Writer.DRY_RUN if dry_run else Writer.LIVE)
+    except LiveStateError:
+        raise SettingsError(
+            f"REVIEW_NOTES_DB_PATH: {path} holds a live server's PR state (its comments on"
+            " GitHub); a dry run would write its would-be comment ids over it: give the dry"
+            " run a database of its own (another REVIEW_NOTES_DB_PATH)"
+        ) from None
+    if dropped is not None:
+        log.warning(
+            "going live on a dry run's database (%s): dropped the PR state of %d PRs, whose"
+            " comment ids were the dry run's, not GitHub's: each PR is handled as new"
+            " at its next event (the dry run's would-be comments are kept)",
+            path,
+            dropped,
         )
 
 
@@ -466,7 +492,7 @@ def run_server(
     """`review-notes serve`: start uvicorn; print why when it cannot start. `early`: the
     stop signals' handler installed before (a stop while starting ends the run once up)."""
     rt = build_runtime(settings, library=library)
-    claim_database(rt.db, settings)
+    claim_database(rt)
     base = f"http://{settings.host}:{settings.port}"
     lines = [
         f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"

@@ -28,6 +28,7 @@ from tests.webhook_kit import (
     cli,
     deliver_pr,
     drain,
+    free_port,
     labeled_one_more_note,
     make_settings,
     octokit_examples,
@@ -603,3 +604,91 @@ def test_a_renamed_account_forgets_the_installation_s_token_and_lookups(live):
     deliver_pr(client, rt, **labeled_one_more_note(), updated_at="2026-09-01T10:00:01Z")
     assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
     assert len(ours(fake)) == 1
+
+
+# --- a dry run and a live server on one database ------------------------------------
+
+
+def _dry_run_comments_on_a_pr(tmp_path, fake, monkeypatch) -> None:
+    """The README's first step: a dry run (no credentials) that would comment on PR N."""
+    clean_env(monkeypatch)
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(make_settings(tmp_path, dry_run=True)) as (client, rt):
+        assert rt.dry_run is not None
+        deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+        assert len(rt.dry_run.comments(DEFAULT_REPO, N)) == 1
+
+
+def _push(client, rt) -> None:
+    deliver_pr(
+        client,
+        rt,
+        action="synchronize",
+        title=MATCHING_TITLE,
+        head_sha="b" * 40,
+        updated_at="2026-09-02T10:00:00Z",
+    )
+
+
+def test_going_live_on_the_database_of_a_dry_run_still_comments_on_github(
+    tmp_path, monkeypatch, fake_github, app_key
+):
+    # found by review 'r15a'. The operator's path in the README: run the server first
+    # (no credentials yet: a dry run, e.g. replaying examples, or REVIEW_NOTES_DRY_RUN=true
+    # on real deliveries to see what it would post), then set the App's credentials and
+    # restart, on the same database (the image's volume, or the default
+    # var/review-notes.sqlite3). The dry run's would-be comment ids landed in the PR state
+    # the live server trusts: it asked GitHub for "its" comment 1, got 404, took that for
+    # a maintainer's deletion (an opt-out) and never posted on the PR.
+    _dry_run_comments_on_a_pr(tmp_path, fake_github, monkeypatch)
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        assert rt.dry_run is None
+        _push(client, rt)
+        assert rt.queue.counts()["failed"] == 0
+    assert len(ours(fake_github)) == 1, "no notes comment on GitHub after going live"
+
+
+def test_commands_between_a_dry_run_and_going_live_leave_the_dry_run_s_state_known(
+    tmp_path, monkeypatch, fake_github, app_key, caplog
+):
+    # `retry` and `notes feedback` open the database, with the live credentials set
+    # already: only a server's start may record who writes the PR state, or going live
+    # would trust the dry run's comment ids after all.
+    _dry_run_comments_on_a_pr(tmp_path, fake_github, monkeypatch)
+    env = app_env(tmp_path, fake_github, app_key)
+    for command in (("retry",), ("notes", "feedback")):
+        r = cli(*command, env=env, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+    live = app_settings(tmp_path, fake_github, app_key)
+    with caplog.at_level("WARNING", logger="review_notes"), serving(live) as (client, rt):
+        _push(client, rt)
+        dry_pages = rt.db.execute("SELECT COUNT(*) AS n FROM dry_run_comments")[0]["n"]
+        counts = rt.queue.counts()
+    assert len(ours(fake_github)) == 1
+    dropped = [r.getMessage() for r in caplog.records if "dry run's database" in r.getMessage()]
+    assert len(dropped) == 1 and "dropped the PR state of 1 PRs" in dropped[0], dropped
+    assert dry_pages == 1  # the dry run's would-be comments stay readable
+    assert counts["done"] == 2 and counts["failed"] == 0  # the queue is kept too
+
+
+def test_a_dry_run_refuses_to_start_on_a_live_server_s_database(
+    tmp_path, monkeypatch, fake_github, app_key
+):
+    # The reverse: a preview (REVIEW_NOTES_DRY_RUN=true) started on the live database
+    # would write its would-be comment ids over GitHub's. A configuration error naming
+    # REVIEW_NOTES_DB_PATH, exit 2, and the live state is as it was.
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    live = app_settings(tmp_path, fake_github, app_key)
+    with serving(live) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    (posted,) = ours(fake_github)
+    env = app_env(tmp_path, fake_github, app_key, REVIEW_NOTES_DRY_RUN="true")
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=30)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "configuration error" in r.stderr
+    assert f"REVIEW_NOTES_DB_PATH: {live.db_path} holds a live server's" in r.stderr
+    with serving(live) as (client, rt):
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == posted.id
+        _push(client, rt)
+    assert [c.id for c in ours(fake_github)] == [posted.id]  # still its one comment
