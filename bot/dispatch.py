@@ -22,19 +22,30 @@ know it without a GitHub call, so such a delivery is queued and `dispatch` asks 
 GitHub client for the login (asked once, cached; it is needed for the comment
 anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
 App?), and with a token one about a comment carrying our marker.
+
+Before its handler reads anything, a routed event's PR state follows the repository:
+kept under another name of the same repository (by `repository.id`: a rename or a
+transfer), it is moved to the name the event gives (`follow_repository`). Per PR: a
+PR's deliveries under one name run one at a time, while moving every PR of the
+repository at once could take another PR's state from under an event in flight under
+the other name (both names on the allow-list, a retry of an old delivery).
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.context import BotContext
+from bot.github_port import repository_id
 from bot.queue import Delivery
 from bot.render import written_by_review_notes
 from bot.settings import Settings
+
+log = logging.getLogger(__name__)
 
 # Modules that register handlers, in order.
 FEATURES: tuple[str, ...] = ("bot.pr_events", "bot.command_events")
@@ -132,7 +143,34 @@ class Dispatcher:
                 t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
         if t.route is None:
             return f"ignored: {t.reason}"
+        if t.repo is not None and t.pr_number is not None:  # always so when routed
+            follow_repository(ctx, delivery.payload, t.repo, t.pr_number)
         return t.route.handler(ctx, delivery)
+
+
+def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, number: int) -> None:
+    """Move PR `number`'s state (per-PR state, reply records, `/notes wrong` marks) kept
+    under another name of the payload's repository to `repo`, in one transaction, and
+    mark its state with the repository's id."""
+    repo_id = repository_id(payload)
+    if repo_id is None or not ctx.prs.must_follow(repo, number, repo_id):
+        return  # no id (a hand-made payload, our own deferred update): by name, as ever
+    with ctx.prs.db.tx() as conn:
+        moved = ctx.prs.follow(conn, repo, number, repo_id)
+        marks = sum(ctx.feedback.move(conn, old, moved.new, number) for old in moved.old)
+    if moved.old:
+        log.info(
+            "repository %d renamed or transferred: PR #%d's state moved from %s to %s"
+            " (%d PR state, %d reply records, %d /notes wrong marks; %d older copies dropped)",
+            repo_id,
+            number,
+            ", ".join(moved.old),
+            moved.new,
+            moved.states,
+            moved.replies,
+            marks,
+            moved.dropped,
+        )
 
 
 def _sent_by_a_bot(payload: dict[str, Any]) -> bool:

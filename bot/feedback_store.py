@@ -6,6 +6,7 @@ What a mark means, and the curators' report built from the marks, are bot/feedba
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from bot.db import Database, utcnow
 from bot.feedback import Mark
@@ -93,6 +94,20 @@ class FeedbackStore:
                 (utcnow(), repo.lower(), number),
             )
             return cursor.rowcount
+
+    def move(self, conn: sqlite3.Connection, old: str, new: str, number: int) -> int:
+        """In the caller's transaction: the PR's marks kept under its repository's old
+        name go to the new one (bot.prstate.PRStore.follow); how many moved."""
+        # one standing mark per note and PR: one under the new name stands for both
+        conn.execute(
+            "DELETE FROM feedback WHERE repo = ? AND number = ? AND withdrawn_at IS NULL"
+            " AND note_id IN (SELECT note_id FROM feedback WHERE repo = ? AND number = ?"
+            " AND withdrawn_at IS NULL)",
+            (old, number, new, number),
+        )
+        return conn.execute(
+            "UPDATE feedback SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)
+        ).rowcount
 
     def marks(self, *, withdrawn: bool = False) -> list[Mark]:
         """Every standing mark (and the withdrawn ones too with withdrawn=True), oldest first."""

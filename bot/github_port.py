@@ -35,6 +35,18 @@ def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
     )
 
 
+# SQLite's INTEGER: a larger id (not GitHub's) is no id rather than an overflow
+_MAX_ID = 2**63 - 1
+
+
+def repository_id(payload: dict[str, Any]) -> int | None:
+    """The payload's repository's id (`repository.id`), which a rename or a transfer
+    keeps; None when it has none (hand-made payloads, our own deferred deliveries)."""
+    repo = payload.get("repository")
+    found = repo.get("id") if isinstance(repo, dict) else None
+    return found if type(found) is int and 0 < found <= _MAX_ID else None
+
+
 # GitHub lists at most this many files of a PR (REST `pulls/list-files`).
 MAX_LISTED_FILES = 3000
 

@@ -11,11 +11,16 @@ While slash commands wait for a coalesced comment update, what that update owes 
 And the replies posted to commands, by key, so that a re-run of a delivery knows what
 it posted even after a maintainer deleted it. And which kind of server wrote all this
 (`meta`): a dry run's comment ids are not GitHub's.
+
+Everything is kept under the repository's name, which a rename or a transfer changes;
+the repository's id (`repository.id`), which neither changes, is kept with each PR's
+state, so that the PR's first event under the new name takes its state along (`follow`).
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -48,6 +53,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     unconfirmed INTEGER NOT NULL DEFAULT 0,  -- a write to the comment GitHub did not confirm
     resumed_at  TEXT,                     -- `comment id:body hash` when `on` counted; NULL: none
     files_listed TEXT,                    -- `files_sha:n`: GitHub listed n entries for files
+    repo_id     INTEGER,                  -- the repository's id (NULL: not known yet)
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -193,8 +199,9 @@ class PRStore:
         # had_notes: since "any more" needs notes shown before (NULL: not known);
         # switched_at: since an older `off`/`on` run late no longer overrides a newer one
         # unconfirmed: since a write GitHub applied but never confirmed is looked for;
-        # resumed_at: since a comment deleted while off is posted anew after `/notes on`
-        # files_listed: since a rename's two paths no longer pass a partial list for whole
+        # resumed_at: since a comment deleted while off is posted anew after `/notes on`;
+        # files_listed: since a rename's two paths no longer pass a partial list for whole;
+        # repo_id: since a PR's state follows its repository renamed or transferred
         db.add_missing_columns(
             "pr_state",
             {
@@ -209,7 +216,12 @@ class PRStore:
                 "unconfirmed": "INTEGER NOT NULL DEFAULT 0",
                 "resumed_at": "TEXT",
                 "files_listed": "TEXT",
+                "repo_id": "INTEGER",
             },
+        )
+        db.script(  # after the column: an older table gains it just above
+            "CREATE INDEX IF NOT EXISTS pr_state_repo_id ON pr_state (repo_id, number)"
+            " WHERE repo_id IS NOT NULL"
         )
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
@@ -358,6 +370,48 @@ class PRStore:
             for note_id, reasons in json.loads(r["evidence"]).items()
         ]
 
+    def must_follow(self, repo: str, number: int, repo_id: int) -> bool:
+        """Whether `follow` has work: the PR's state is kept under another name of its
+        repository, or is not yet marked with the repository's id."""
+        rows = self.db.execute(
+            "SELECT repo, repo_id FROM pr_state WHERE number = ? AND (repo = ? OR repo_id = ?)",
+            (number, repo.lower(), repo_id),
+        )
+        return [(r["repo"], r["repo_id"]) for r in rows] != [(repo.lower(), repo_id)]
+
+    def follow(self, conn: sqlite3.Connection, repo: str, number: int, repo_id: int) -> Moved:
+        """In the caller's transaction: move the PR's state kept under other names of the
+        repository `repo_id` (renamed or transferred since) to `repo`, and mark the state
+        under `repo` with the id, a row with no state yet when there is none (so that
+        what this event writes carries it). Ids are unique: no other repository's state
+        moves. The marks of `/notes wrong` (bot.feedback_store) are the caller's to move."""
+        new = repo.lower()
+        rows = conn.execute(
+            "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ? AND repo != ?"
+            " ORDER BY updated_at",
+            (repo_id, number, new),
+        ).fetchall()
+        moved = Moved(new, number, tuple(r["repo"] for r in rows))
+        for old in moved.old:
+            kept, dropped = _move_state(conn, old, new, number)
+            replies = conn.execute(
+                "UPDATE pr_replies SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)
+            ).rowcount
+            moved = replace(
+                moved,
+                states=moved.states + kept,
+                dropped=moved.dropped + dropped,
+                replies=moved.replies + replies,
+            )
+        # a row under this name with another id is a repository's that had the name
+        # before: read as this one's, as it always was (the key is the name)
+        conn.execute(
+            "INSERT INTO pr_state (repo, number, updated_at, repo_id) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (repo, number) DO UPDATE SET repo_id = excluded.repo_id",
+            (new, number, utcnow(), repo_id),
+        )
+        return moved
+
     def update(self, repo: str, number: int, **changes: object) -> PRState:
         """Change some fields (e.g. `opted_out=True`) and return the new state."""
         with self.db.tx():
@@ -393,6 +447,41 @@ class PRStore:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (WRITER_KEY, writer.value)
             )
         return dropped
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A PR's state moved to its repository's current name (`PRStore.follow`)."""
+
+    new: str  # the name it is kept under now
+    number: int
+    old: tuple[str, ...] = ()  # the names it was kept under, oldest state first
+    states: int = 0  # pr_state rows moved
+    dropped: int = 0  # rows of either name dropped: both had one, the older one goes
+    replies: int = 0  # pr_replies rows moved
+
+
+def _move_state(conn: sqlite3.Connection, old: str, new: str, number: int) -> tuple[int, int]:
+    """Move the PR's row from `old` to `new` (rows moved, rows dropped). When `new` has
+    one too (written before the upgrade, or by an event under that name still running
+    when the state moved away), the one written last is the PR's state, the other goes."""
+    written = {
+        r["repo"]: r["updated_at"]
+        for r in conn.execute(
+            "SELECT repo, updated_at FROM pr_state WHERE number = ? AND repo IN (?, ?)",
+            (number, old, new),
+        )
+    }
+    both = new in written
+    take = not both or written[old] > written[new]
+    gone = new if take else old
+    if both:
+        conn.execute("DELETE FROM pr_state WHERE repo = ? AND number = ?", (gone, number))
+    if take:
+        conn.execute(
+            "UPDATE pr_state SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)
+        )
+    return int(take), int(both)
 
 
 def _pending(text: str | None) -> PendingUpdate | None:

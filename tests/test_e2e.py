@@ -6,6 +6,7 @@ real SQLite file, and the crash test SIGKILLs a real server process.
 
 from __future__ import annotations
 
+import shutil
 import signal
 import threading
 from collections import Counter
@@ -58,8 +59,8 @@ def live(tmp_path, fake_github, app_key, monkeypatch):
         yield client, rt, fake_github
 
 
-def ours(fake, number=N):
-    return [c for c in fake.comments(DEFAULT_REPO, number) if c.user.login == BOT]
+def ours(fake, number=N, repo=DEFAULT_REPO):
+    return [c for c in fake.comments(repo, number) if c.user.login == BOT]
 
 
 def repo_calls(fake) -> Counter:
@@ -212,6 +213,44 @@ def test_a_delivery_naming_a_repository_since_renamed_still_gets_its_comment(
         assert comment.body.startswith(MARKER) and rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == (
             comment.id
         )
+
+
+# Found by review 'r15b': a comment a maintainer deleted was posted again after the
+# repository was renamed. README: once deleted by a maintainer, the comment is "never
+# posted again by a PR event (a new comment would notify everyone)". The org is renamed;
+# the operator does what the bot's own log asks (bot.installations: rename the
+# allow-list entry and the notes' `repo`) and restarts. Every PR's memory (the
+# deletion-as-opt-out, `/notes off`, `/notes wrong`, the comment's id) was keyed by the
+# repository's name alone, so the PR looked new and the next label posted the deleted
+# comment anew, pinging every subscriber of the PR.
+def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository_is_renamed(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    clean_env(monkeypatch)
+    fake, new_repo = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (first,) = ours(fake)
+        with fake._lock:  # a maintainer deletes it in the web UI
+            del fake._comments[first.id]
+        deliver_pr(client, rt, **labeled_one_more_note(updated_at=at(1)))  # noticed: off
+        assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+
+    fake.transfer(DEFAULT_REPO, new_repo)  # GitHub moves the PR and its comments
+    notes = tmp_path / "notes"  # the notes' `repo` renamed, as the log asks
+    shutil.copytree(ROOT / "seeds" / "notes", notes)
+    for f in notes.glob("*.md"):
+        text = f.read_text("utf-8")
+        f.write_text(text.replace(f'repo = "{DEFAULT_REPO}"', f'repo = "{new_repo}"'), "utf-8")
+    settings = live_settings(tmp_path, fake, app_key, repos=new_repo, notes_dir=notes)
+    with serving(settings) as (client, rt), caplog.at_level("INFO", logger="bot.dispatch"):
+        deliver_pr(client, rt, **labeled_one_more_note(repo=new_repo, updated_at=at(2)))
+        assert rt.queue.counts()["failed"] == 0
+        assert ours(fake, repo=new_repo) == []
+        assert rt.ctx.prs.get(new_repo, N).opted_out
+    (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
+    assert f"moved from {DEFAULT_REPO} to {new_repo}" in said
 
 
 def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):

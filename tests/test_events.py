@@ -8,6 +8,7 @@ from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, Route, build_dispatcher
 from bot.dryrun import DryRunGitHub
+from bot.feedback import Mark
 from bot.github_port import FileList, FilesNotReady
 from bot.library import load_library
 from bot.match_config import load_match_config
@@ -434,3 +435,36 @@ def test_the_files_a_payload_carries_are_matched(app):
     deliver_pr(client, rt, title="Tidy up the KV cache coordinator", files=MATCHING_FILES)
     (c,) = comments(rt)
     assert "a path of this note" in c["body"]
+
+
+# --- the repository renamed or transferred: the PR's state follows it ----------------------
+
+
+def test_a_routed_event_moves_its_prs_state_to_the_repositorys_new_name(tmp_path, caplog):
+    old, new = "vllm-project/vllm", "vllm-org/vllm"
+    pr = dict(title=MATCHING_TITLE, files=MATCHING_FILES)
+    with serving(make_settings(tmp_path, repos=f"{old},{new}")) as (client, rt):
+        deliver_pr(client, rt, **pr)
+        before = rt.ctx.prs.get(old, 7001)
+        rt.ctx.feedback.record(Mark(old, 7001, before.notes[0], 1, "octo-dev"))
+        with caplog.at_level("INFO", logger="bot.dispatch"):  # closed: no comment call
+            deliver_pr(client, rt, action="closed", state="closed", repo=new, updated_at=at(1))
+        after = rt.ctx.prs.get(new, 7001)
+        assert (after.comment_id, after.notes) == (before.comment_id, before.notes)
+        assert [m.repo for m in rt.ctx.feedback.marks()] == [new]
+        repo_id = pr_payload()["repository"]["id"]
+        said = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
+        assert said == [
+            f"repository {repo_id} renamed or transferred: PR #7001's state moved from {old}"
+            f" to {new} (1 PR state, 0 reply records, 1 /notes wrong marks;"
+            " 0 older copies dropped)"
+        ]
+        # a payload without `repository.id` (hand-made, `replay` of an example): kept by
+        # name alone, as before
+        bare = pr_payload(number=7002, **pr)
+        del bare["repository"]["id"]
+        assert post(client, "pull_request", bare).status_code == 202
+        drain(rt)
+        assert rt.ctx.prs.get(old, 7002).comment_id is not None
+        (row,) = rt.db.execute("SELECT repo_id FROM pr_state WHERE number = 7002")
+        assert row["repo_id"] is None

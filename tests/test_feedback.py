@@ -230,6 +230,30 @@ def test_the_store_remembers_what_each_comment_numbered(tmp_path):
     db.close()
 
 
+def test_marks_move_with_their_pr_to_its_repositorys_new_name(tmp_path):
+    # bot.dispatch.follow_repository: a note marked under both names stays marked once
+    old, new = "vllm-project/vllm", "vllm-org/vllm"
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    store.record(Mark(old, 7, "vllm-aaaa1111", 1, "a"))
+    store.withdraw(old, 7)  # `/notes restore`: its history moves too
+    store.record(Mark(old, 7, "vllm-aaaa1111", 1, "a2"))
+    store.record(Mark(old, 7, "vllm-bbbb2222", 2, "a"))
+    store.record(Mark(new, 7, "vllm-aaaa1111", 1, "b"))  # marked anew before the move
+    store.record(Mark(old, 8, "vllm-aaaa1111", 1, "c"))  # another PR: moves with its own
+    with db.tx() as conn:
+        assert store.move(conn, old, new, 7) == 2
+    assert [
+        (m.repo, m.number, m.note_id, m.login, m.withdrawn) for m in store.marks(withdrawn=True)
+    ] == [
+        (new, 7, "vllm-aaaa1111", "a", True),
+        (new, 7, "vllm-bbbb2222", "a", False),
+        (new, 7, "vllm-aaaa1111", "b", False),
+        (old, 8, "vllm-aaaa1111", "c", False),
+    ]
+    db.close()
+
+
 def test_a_feedback_table_of_this_mornings_shape_gains_origin_and_shown(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(

@@ -1,0 +1,94 @@
+"""What is remembered per PR follows its repository renamed or transferred
+(`bot.prstate.PRStore.follow`): found by the repository's id, moved PR by PR."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.db import Database
+from bot.prstate import Moved, PRState, PRStore
+
+OLD, NEW, OTHER = "vllm-project/vllm", "vllm-org/vllm", "someone/vllm"
+ID = 186853002  # `repository.id`: a rename or a transfer keeps it
+
+
+@pytest.fixture
+def prs(tmp_path):
+    db = Database(tmp_path / "p.sqlite3")
+    yield PRStore(db)
+    db.close()
+
+
+def follow(prs: PRStore, repo: str, number: int, repo_id: int = ID) -> Moved:
+    """What bot.dispatch does before an event's handler runs."""
+    with prs.db.tx() as conn:
+        return prs.follow(conn, repo, number, repo_id)
+
+
+def repos_of(prs: PRStore, table: str) -> list[str]:
+    return [r["repo"] for r in prs.db.execute(f"SELECT repo FROM {table} ORDER BY repo")]
+
+
+def test_a_prs_state_and_replies_follow_its_repository_to_its_new_name(prs):
+    follow(prs, OLD, 1)  # its first event marks the PR's state with the repository's id
+    prs.update(OLD, 1, comment_id=55, opted_out=True, dismissed=("vllm-aaaa1111",))
+    prs.record_reply(OLD, 1, "reply:d1:0", 66, "d1")
+    follow(prs, OLD, 2)
+    prs.update(OLD, 2, comment_id=77)
+    follow(prs, OTHER, 1, ID + 1)  # another repository, the same PR number
+    prs.update(OTHER, 1, comment_id=88)
+
+    assert prs.must_follow(NEW, 1, ID)
+    moved = follow(prs, NEW, 1)
+    assert (moved.old, moved.states, moved.replies, moved.dropped) == ((OLD,), 1, 1, 0)
+    state = prs.get(NEW, 1)
+    assert (state.comment_id, state.opted_out, state.dismissed) == (55, True, ("vllm-aaaa1111",))
+    assert prs.get(OLD, 1) == PRState(OLD, 1)  # nothing left under the old name
+    assert prs.reply_recorded("reply:d1:0") and repos_of(prs, "pr_replies") == [NEW]
+    assert not prs.must_follow(NEW, 1, ID)  # done: the next event costs one read
+    # PR by PR: PR 2 moves with its own first event under the new name
+    assert prs.get(OLD, 2).comment_id == 77 and prs.get(NEW, 2).comment_id is None
+    assert follow(prs, NEW, 2).old == (OLD,) and prs.get(NEW, 2).comment_id == 77
+    assert prs.get(OTHER, 1).comment_id == 88  # ids are unique: never another repository's
+    # a late event under the old name (a retry) takes it back: the state is read under
+    # the name its event gives
+    assert follow(prs, OLD, 1).old == (NEW,) and prs.get(OLD, 1).opted_out
+
+
+def test_when_both_names_hold_a_prs_state_the_one_written_last_is_kept(prs):
+    # a row under the new name without the id: written by an event under that name
+    # still in flight when its state moved away (or before the upgrade)
+    follow(prs, OLD, 1)
+    prs.update(OLD, 1, opted_out=True)
+    prs.update(NEW, 1, verbose=True)  # written last
+    moved = follow(prs, NEW, 1)
+    assert (moved.states, moved.dropped) == (0, 1)
+    assert prs.get(NEW, 1).verbose and not prs.get(NEW, 1).opted_out
+    assert repos_of(prs, "pr_state") == [NEW]
+
+    prs.update(NEW, 2, verbose=True)
+    follow(prs, OLD, 2)
+    prs.update(OLD, 2, opted_out=True)  # written last
+    moved = follow(prs, NEW, 2)
+    assert (moved.states, moved.dropped) == (1, 1)
+    assert prs.get(NEW, 2).opted_out and not prs.get(NEW, 2).verbose
+    assert repos_of(prs, "pr_state") == [NEW, NEW]
+
+
+def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_path):
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(  # pr_state as the release before kept it: no repository id
+        "CREATE TABLE pr_state (repo TEXT NOT NULL, number INTEGER NOT NULL, comment_id INTEGER,"
+        " notes TEXT NOT NULL DEFAULT '[]', opted_out INTEGER NOT NULL DEFAULT 0,"
+        " verbose INTEGER NOT NULL DEFAULT 0, updated_at TEXT NOT NULL, body_hash TEXT,"
+        " head_sha TEXT, files_sha TEXT, files TEXT, event_at TEXT,"
+        " PRIMARY KEY (repo, number));"
+        f"INSERT INTO pr_state (repo, number, comment_id, opted_out, updated_at)"
+        f" VALUES ('{OLD}', 1, 55, 1, 't'), ('{OLD}', 2, 77, 1, 't');"
+    )
+    prs = PRStore(db)
+    follow(prs, OLD, 1)  # PR 1 had an event after the upgrade, PR 2 none
+    assert follow(prs, NEW, 1).old == (OLD,) and prs.get(NEW, 1).comment_id == 55
+    assert follow(prs, NEW, 2).old == () and prs.get(NEW, 2) == PRState(NEW, 2)
+    assert prs.get(OLD, 2).opted_out  # the README's upgrade limit: not known to be the same
+    db.close()
