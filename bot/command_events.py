@@ -17,7 +17,11 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   delivery waits in the SQLite queue (`not_before`) until the window ends, so a
   restart loses neither. Commands in the same window join that update. An `off` or
   `on` said on GitHub before the one that set the PR's state (run late: a retry, a
-  redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`).
+  redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`); so is
+  the mode of a `/notes` or `why` said before the one that set it (`_said_last`).
+- `wrong` and `restore` change the notes hidden at once, each in turn: one run late
+  changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
+  it changed, nor what it did itself before (`_command_key`).
 - `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
   comment, within the per-PR reply budget (over it: `confused`, no reply; a re-run
   finds the replies it posted before by their key, and does not pay for them again).
@@ -59,7 +63,7 @@ from bot.feedback import Mark, pick_note
 from bot.github_client import GitHubError
 from bot.github_port import PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
-from bot.prstate import PendingUpdate
+from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
 from bot.sticky import pause_sticky, refresh_sticky
@@ -314,7 +318,8 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     answered = 0  # taken commands done now
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
-        problem = _take_feedback(ctx, ref, c, source) if d is Decision.ALLOW else None
+        order = _command_key(source, i)
+        problem = _take_feedback(ctx, ref, c, source, order) if d is Decision.ALLOW else None
         if d is Decision.ALLOW and c.kind in SWITCHES and newer:
             said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")
             answered += 1  # acknowledged: it was heard, and outranked
@@ -370,16 +375,25 @@ def _reply(ctx: BotContext, command: Command, refused: bool, repo: str) -> str:
 # --- reviewers' verdicts on notes ------------------------------------------------------
 
 
-def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source) -> str | None:
+def _command_key(source: Source, index: int) -> str | None:
+    """The order key of the source's command `index` (of those run): its `said_at`, then
+    its place, so that one comment's `wrong 1` then `restore` are ordered too, and a
+    re-run of the comment finds each command's own key. None: the payload gives no time."""
+    return None if source.said_at is None else f"{source.said_at}#{index:02d}"
+
+
+def _take_feedback(
+    ctx: BotContext, ref: PRRef, command: Command, source: Source, key: str | None
+) -> str | None:
     """Apply `wrong` / `restore` to the PR's state (the comment update follows).
 
     Returns a reply when `wrong` names none of the notes the comment shows. The number
     in `wrong N` is the note's place in the comment the reviewer read: as last posted,
-    or, for a comment that has marked a note before, as it was then.
+    or, for a comment that has marked a note before, as it was then. `key`: the
+    command's order key (`_command_key`).
     """
     if command.kind is Kind.RESTORE:
-        ctx.feedback.withdraw(ref.repo, ref.number)
-        ctx.prs.update(ref.repo, ref.number, dismissed=())
+        _restore(ctx, ref, key)
         return None
     if command.kind is not Kind.WRONG:
         return None
@@ -391,6 +405,9 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
     if pick.note_id is None:
         commented = state.comment_id is not None
         return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)
+    if _said_before(key, state.restored_at):  # run late: that `restore` took it back
+        log.info("%s on %s#%d: a later restore stands", command.kind, ref.repo, ref.number)
+        return None
     mark = Mark(
         ref.repo,
         ref.number,
@@ -407,9 +424,28 @@ def _take_feedback(ctx: BotContext, ref: PRRef, command: Command, source: Source
         log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
     elif pick.reason:  # marked already: keep the words as last written
         ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, pick.reason)
-    if pick.note_id not in state.dismissed:
-        ctx.prs.update(ref.repo, ref.number, dismissed=(*state.dismissed, pick.note_id))
+    dismissed = state.dismissed
+    if pick.note_id not in dismissed:
+        dismissed = (*dismissed, pick.note_id)
+    # the newest key, not this one's: a `wrong` run late (not outranked) must not let a
+    # `restore` said between the two take back the newer `wrong`
+    newest = _latest(key, state.dismissed_at)
+    if (dismissed, newest) != (state.dismissed, state.dismissed_at):
+        ctx.prs.update(ref.repo, ref.number, dismissed=dismissed, dismissed_at=newest)
     return None
+
+
+def _restore(ctx: BotContext, ref: PRRef, key: str | None) -> None:
+    """`restore`: show the hidden notes and take their marks back, unless it ran before (a
+    re-run of its delivery) or a `wrong` or `restore` said after it was applied: it would
+    take back a mark made after it."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if key is not None and state.dismissed_at is not None and key <= state.dismissed_at:
+        log.info("restore on %s#%d: ran before, or a later one stands", ref.repo, ref.number)
+        return
+    ctx.feedback.withdraw(ref.repo, ref.number)
+    keys = {} if key is None else {"dismissed_at": key, "restored_at": key}
+    ctx.prs.update(ref.repo, ref.number, dismissed=(), **keys)
 
 
 # --- the sticky comment, rate limited ------------------------------------------------
@@ -424,9 +460,36 @@ _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
 }
 
 
+# Each field above, and the PR state's field with the order key (`said_at`) of the
+# command that set it: the one said last on GitHub wins, whatever order they run in.
+_SAID_KEYS = {"verbose": "verbose_at", "opted_out": "switched_at"}
+
 _SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
-# They set `opted_out`: the one said last on GitHub wins, whatever order they run in.
+# They set `opted_out`, and are answered "changes nothing" when a later one stands.
 SWITCHES = (Kind.OFF, Kind.ON)
+
+
+def _said_before(key: str | None, standing: str | None) -> bool:
+    """Whether a command with the order key `key` was said before the one whose key
+    `standing` is (None, either: not known, so not before: taken as the newest)."""
+    return key is not None and standing is not None and key < standing
+
+
+def _latest(*keys: str | None) -> str | None:
+    """The newest of these order keys (None: none known)."""
+    known = [k for k in keys if k is not None]
+    return max(known) if known else None
+
+
+def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> dict[str, object]:
+    """The changes this source still has the last word on, each with its order key: a
+    field a command said after it has set (run before it) stays as that one left it."""
+    kept = {
+        f: v for f, v in changes.items() if not _said_before(said, getattr(state, _SAID_KEYS[f]))
+    }
+    if said is None:
+        return kept
+    return kept | {_SAID_KEYS[f]: said for f in kept}
 
 
 def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
@@ -436,9 +499,7 @@ def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
     of a failed one) and must not undo the author's last word, nor the maintainer's.
     A source the payload gives no time for is taken as the newest, as before."""
     newest = ctx.prs.get(ref.repo, ref.number).switched_at
-    if source.said_at is None or newest is None or source.said_at >= newest:
-        return None
-    return newest
+    return newest if _said_before(source.said_at, newest) else None
 
 
 def _ran_before(ctx: BotContext, ref: PRRef, source: Source) -> bool:
@@ -464,13 +525,14 @@ def _ask_for_update(
             show = True
         elif kind is Kind.OFF:
             show = False
-    if source.said_at is not None and any(kind in SWITCHES for kind in kinds):
-        changes["switched_at"] = source.said_at  # what a later-run older one is held to
+    before = ctx.prs.get(ref.repo, ref.number)
+    # what a later-run older one is held to (an outranked `off`/`on` never gets here)
+    changes = _said_last(before, source.said_at, changes)
     if changes.get("opted_out") is False and not _ran_before(ctx, ref, source):
         # until a write finds the comment, one gone was deleted before this `on` (while
         # off, or before any event noticed it): it is posted anew by whichever refresh
         # runs first (this one may be deferred or fail), not taken for a "go away"
-        changes["resumed_at"] = ctx.prs.get(ref.repo, ref.number).resume_mark()
+        changes["resumed_at"] = before.resume_mark()
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)

@@ -5,7 +5,8 @@ render costs no API call), both saved only once GitHub confirms a write, and whe
 a write is begun but not confirmed (then GitHub is asked, not these); the files
 seen at a head SHA (a `labeled` event does not change files), the notes shown, and
 the PR's switches: opted out (`/notes off`) and verbose (`/notes why` stays until a
-plain `/notes`). The notes a reviewer marked as not relevant here (`/notes wrong`),
+plain `/notes`), each with when the command that set it was written, so that an older
+one run late leaves it. The notes a reviewer marked as not relevant here (`/notes wrong`),
 and the reasons the comment gave for each note it shows (kept with such a mark).
 While slash commands wait for a coalesced comment update, what that update owes them.
 And the replies posted to commands, by key, so that a re-run of a delivery knows what
@@ -54,6 +55,9 @@ CREATE TABLE IF NOT EXISTS pr_state (
     resumed_at  TEXT,                     -- `comment id:body hash` when `on` counted; NULL: none
     files_listed TEXT,                    -- `files_sha:n`: GitHub listed n entries for files
     repo_id     INTEGER,                  -- the repository's id (NULL: not known yet)
+    verbose_at  TEXT,                     -- when the `/notes` or `why` that set verbose was said
+    dismissed_at TEXT,                    -- when the last `wrong`/`restore` applied was said
+    restored_at TEXT,                     -- when the last `restore` applied was said
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -151,6 +155,14 @@ class PRState:
     # The comment known then, `id:body hash` (`0:` for none): a comment posted or edited
     # since by a release that does not know this field (a rollback) ends the state.
     resumed_at: str | None = None
+    # The same order keys for the other things commands change, so that one run late (a
+    # retry, a redelivery) changes nothing a command said after it changed, nor what it
+    # did itself before (bot.command_events): the `/notes` or `why` that set verbose;
+    # the last `wrong` or `restore` that changed `dismissed`, and the last `restore`
+    # (these two per command: `said_at#index`, as they are applied one by one).
+    verbose_at: str | None = None
+    dismissed_at: str | None = None
+    restored_at: str | None = None
 
     def resume_mark(self) -> str:
         """What `resumed_at` holds when `/notes on` counts now."""
@@ -201,7 +213,9 @@ class PRStore:
         # unconfirmed: since a write GitHub applied but never confirmed is looked for;
         # resumed_at: since a comment deleted while off is posted anew after `/notes on`;
         # files_listed: since a rename's two paths no longer pass a partial list for whole;
-        # repo_id: since a PR's state follows its repository renamed or transferred
+        # repo_id: since a PR's state follows its repository renamed or transferred;
+        # verbose_at, dismissed_at, restored_at: since an older `why`, `wrong` or `restore`
+        # run late no longer undoes a newer command
         db.add_missing_columns(
             "pr_state",
             {
@@ -217,6 +231,9 @@ class PRStore:
                 "resumed_at": "TEXT",
                 "files_listed": "TEXT",
                 "repo_id": "INTEGER",
+                "verbose_at": "TEXT",
+                "dismissed_at": "TEXT",
+                "restored_at": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -260,6 +277,9 @@ class PRStore:
             switched_at=r["switched_at"],
             unconfirmed=bool(r["unconfirmed"]),
             resumed_at=r["resumed_at"],
+            verbose_at=r["verbose_at"],
+            dismissed_at=r["dismissed_at"],
+            restored_at=r["restored_at"],
         )
 
     def put(self, state: PRState) -> None:
@@ -268,8 +288,9 @@ class PRStore:
             INSERT INTO pr_state (repo, number, comment_id, body_hash, head_sha, notes, files_sha,
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
-                                  had_notes, switched_at, unconfirmed, resumed_at, files_listed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  had_notes, switched_at, unconfirmed, resumed_at, files_listed,
+                                  verbose_at, dismissed_at, restored_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -281,7 +302,8 @@ class PRStore:
                 evidence = excluded.evidence, paused = excluded.paused,
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
                 unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at,
-                files_listed = excluded.files_listed
+                files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
+                dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at
             """,
             (
                 state.repo.lower(),
@@ -307,6 +329,9 @@ class PRStore:
                 int(state.unconfirmed),
                 state.resumed_at,
                 None if state.files_listed is None else f"{state.files_sha}:{state.files_listed}",
+                state.verbose_at,
+                state.dismissed_at,
+                state.restored_at,
             ),
         )
 

@@ -1616,3 +1616,105 @@ def test_retention_keeps_the_reply_record_of_a_failed_delivery_it_keeps(live):
         "the retry of a delivery retention kept posted again a reply a maintainer deleted:"
         " retention had deleted the reply's record (posted before the cutoff)"
     )
+
+
+# Found by review 'r15d'. A retry for a missing 👍 ran every command of the comment again
+# README: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
+# retry redoes nothing else". The retry ran the comment's commands again: an old `/notes
+# wrong 1` hid again the note a later `/notes restore` showed (and its mark, taken back,
+# stood again in the curators' report); an old `/notes why` put why mode back after a
+# later plain `/notes`. Only `off`/`on` were held to what was said after them.
+
+
+def test_a_retried_wrong_does_not_hide_again_the_note_restore_showed_since(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert state(rt).dismissed != () and rt.queue.counts()["failed"] == 1
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    restored = sticky(fake).body
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+
+    assert rt.queue.retry() != []  # the operator's `review-notes retry`, for the 👍
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+    assert sticky(fake).body == restored
+
+
+def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 1
+    say(client, rt, fake, "/notes", login="octo-dev")
+    plain = sticky(fake).body
+    assert "(why mode)" not in plain
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert sticky(fake).body == plain
+
+
+def test_a_retried_restore_does_not_take_back_a_later_wrong(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes restore", login=AUTHOR)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1
+    say(client, rt, fake, "/notes wrong 1 not this one", login=AUTHOR)
+    hidden = state(rt).dismissed
+    assert hidden != ()
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).dismissed == hidden
+    assert [m.reason for m in rt.ctx.feedback.marks()] == ["not this one"]
+
+
+def test_wrong_then_restore_in_one_comment_run_again_redoes_neither(live):
+    # the two are ordered by their place in the comment: the retry finds both done
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1\n/notes restore", login=AUTHOR)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert state(rt).dismissed == () and rt.queue.counts()["failed"] == 1
+    assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+    assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1  # no second mark made and taken back
+
+
+def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(live):
+    # a run that stopped before its `wrong` (GitHub refused the reply before it): the
+    # retry still hides the note, though a later `wrong` changed the notes hidden since
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    first, second = state(rt).notes[:2]
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).dismissed == ()
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (second,)
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert set(state(rt).dismissed) == {first, second}
