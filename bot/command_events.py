@@ -422,8 +422,16 @@ def _take_feedback(
     if ctx.feedback.record(mark):
         ctx.metrics.feedback.labels(pick.note_id).inc()
         log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
-    elif pick.reason:  # marked already: keep the words as last written
-        ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, pick.reason)
+    elif pick.reason:  # marked already: its author's words as they last wrote them
+        login = source.actor.login
+        if not ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, login, pick.reason):
+            log.info(  # the first mark stands, with its author's words
+                "note %s on %s#%d: marked before by another reviewer; %s's words not kept",
+                pick.note_id,
+                ref.repo,
+                ref.number,
+                login,
+            )
     dismissed = state.dismissed
     if pick.note_id not in dismissed:
         dismissed = (*dismissed, pick.note_id)

@@ -77,13 +77,17 @@ class FeedbackStore:
         )
         return tuple(json.loads(rows[0]["shown"])) if rows else None
 
-    def set_reason(self, repo: str, number: int, note_id: str, reason: str) -> None:
-        """A standing mark's reason, as the reviewer last wrote it (an edit added one)."""
-        self.db.execute(
-            "UPDATE feedback SET reason = ? WHERE repo = ? AND number = ? AND note_id = ?"
-            " AND withdrawn_at IS NULL",
-            (reason, repo.lower(), number, note_id),
-        )
+    def set_reason(self, repo: str, number: int, note_id: str, login: str, reason: str) -> bool:
+        """A standing mark's reason, as the reviewer who made it last wrote it (an edit
+        added one); False when the mark is another reviewer's (or none stands): the
+        report names its author with the words, so another's must not replace them."""
+        with self.db.tx() as conn:
+            cursor = conn.execute(
+                "UPDATE feedback SET reason = ? WHERE repo = ? AND number = ? AND note_id = ?"
+                " AND withdrawn_at IS NULL AND login = ? COLLATE NOCASE",
+                (reason, repo.lower(), number, note_id, login),
+            )
+            return cursor.rowcount == 1
 
     def withdraw(self, repo: str, number: int) -> int:
         """`/notes restore`: take back every standing mark on the PR; how many there were."""

@@ -1718,3 +1718,35 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert set(state(rt).dismissed) == {first, second}
+
+
+# Found by review 'r15d'. Two people mark the same note in one flood-control window (the
+# comment still shows it to both): the second's `record` found the standing mark, and
+# `set_reason` overwrote its reason, so the curators' report (`review-notes notes
+# feedback`) said the author wrote the maintainer's words. The first mark stands, with
+# its author's words.
+
+
+def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes", title=title)
+    first = state(rt).notes[0]
+    # from now on the notes comment is updated at most once an hour: both marks below
+    # fall in the window the `/notes` above opened, and both read the comment as posted
+    tune(rt, CommandConfig(min_update_interval_s=3600))
+    done = rt.queue.counts()["done"]
+    say(client, rt, fake, "/notes", title=title, wait=False)  # opens the window
+    for login, words in ((AUTHOR, "only renames the flag"), ("maintainer", "wrong subsystem")):
+        c = fake.add_comment(DEFAULT_REPO, N, f"/notes wrong 1 {words}", login=login)
+        assert post(client, "issue_comment", comment_payload(c, title=title)).status_code == 202
+    wait_until(
+        lambda: rt.queue.counts()["done"] >= done + 3 and rt.queue.counts()["processing"] == 0,
+        what="the three comments",
+    )
+    marks = rt.ctx.feedback.marks()
+    assert {m.note_id for m in marks} == {first}
+    said = {AUTHOR: "only renames the flag", "maintainer": "wrong subsystem"}
+    assert all(m.reason == said[m.login] for m in marks), [(m.login, m.reason) for m in marks]

@@ -225,8 +225,23 @@ def test_the_store_remembers_what_each_comment_numbered(tmp_path):
     assert store.numbering(REF.repo, 7, "comment:5") == shown  # the first mark's
     assert store.numbering(REF.repo, 7, "comment:6") is None
     assert store.numbering(REF.repo, 7, "") is None  # no origin: nothing to remember
-    store.set_reason(REF.repo, 7, "vllm-aaaa1111", "renames only")
+    assert store.set_reason(REF.repo, 7, "vllm-aaaa1111", "reviewer", "renames only")
     assert [m.reason for m in store.marks()] == ["renames only", ""]
+    db.close()
+
+
+# Found by review 'r15d'. A second reviewer's `wrong` on a note already marked replaced
+# the first reviewer's words, and the curators' report named the first as their author.
+
+
+def test_only_the_reviewer_who_made_a_mark_changes_its_words(tmp_path):
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    store.record(mark("vllm-aaaa1111", 7, "t1", reason="only renames the flag"))
+    assert not store.set_reason(REF.repo, 7, "vllm-aaaa1111", "maintainer", "wrong subsystem")
+    assert [(m.login, m.reason) for m in store.marks()] == [("reviewer", "only renames the flag")]
+    assert store.set_reason(REF.repo, 7, "vllm-aaaa1111", "Reviewer", "a flag rename")
+    assert [(m.login, m.reason) for m in store.marks()] == [("reviewer", "a flag rename")]
     db.close()
 
 
