@@ -21,6 +21,7 @@ continuation): the author typed it there, under what they quoted. `/notesfoo`,
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -116,9 +117,16 @@ def _cap_args(words: list[str], max_chars: int) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def _visible(word: str) -> str:
+    """The word as a reader sees it: without invisible format characters (Unicode Cf:
+    zero-width space, word joiner, BOM, bidi controls). GitHub shows `/notes off` and a
+    zero-width space pasted after it as `/notes off`, which is what its author meant."""
+    return "".join(ch for ch in word if unicodedata.category(ch) != "Cf")
+
+
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's)."""
-    words = WORDS.findall(line[len(word) :])
+    words = [w for w in map(_visible, WORDS.findall(line[len(word) :])) if w]
     source = " ".join([line[: len(word)], *words])[: len(word) + 1 + max_arg_chars]
     if not words:
         return Command(Kind.REFRESH, (), source)

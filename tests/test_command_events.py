@@ -1750,3 +1750,22 @@ def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live)
     assert {m.note_id for m in marks} == {first}
     said = {AUTHOR: "only renames the flag", "maintainer": "wrong subsystem"}
     assert all(m.reason == said[m.login] for m in marks), [(m.login, m.reason) for m in marks]
+
+
+# --- found by review 'r15d' ---------------------------------------------------------------
+
+
+def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_contradiction(
+    live,
+):
+    # `/notes off` followed by a zero-width space (pasted from a chat or a document) shows
+    # as `/notes off` on the page. It was parsed as the unknown sub-command `off<ZWSP>`,
+    # and the reply, whose code span drops format characters, said "There is no `off`
+    # command. The commands are ..., `/notes off`, ...": nothing done, and the answer
+    # denied the command the author could see they typed.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = say(client, rt, fake, "/notes off\u200b", login=AUTHOR)
+    denied = [r for r in replies(fake) if "There is no `off` command" in r.body]
+    assert denied == [], denied[0].body
+    assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}

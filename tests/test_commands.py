@@ -1043,3 +1043,21 @@ def test_a_table_cell_tag_inside_svg_or_math_is_no_line_break():
             )
             assert kinds(text) == [], (root, tag)
     assert kinds("<div>\nplease do not type <svg><td></td></svg>\n/notes off\n</div>") == []
+
+
+# --- found by review 'r15d': invisible characters in the command's words ------------------
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e"])
+def test_an_invisible_format_character_is_not_part_of_a_command_word(invisible):
+    # `/notes off` with a zero-width space pasted after it shows as `/notes off`: it was
+    # read as the unknown sub-command `off<ZWSP>`, and the reply's code span, which drops
+    # such characters, said "There is no `off` command"
+    assert kinds(f"/notes off{invisible}") == [("off", ())]
+    assert kinds(f"/notes {invisible}why") == [("why", ())]
+    assert kinds(f"/notes wrong 1{invisible} too {invisible} broad") == [
+        ("wrong", ("1", "too", "broad"))
+    ]
+    assert parse_commands(f"/notes off{invisible}")[0].line == "/notes off"
+    # one command, however many invisible characters an edit adds
+    assert changed_commands("/notes off", f"/notes off{invisible}") == []
