@@ -22,9 +22,11 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 - `wrong` and `restore` change the notes hidden at once, each in turn: one run late
   changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
   it changed, nor what it did itself before (`_command_key`).
-- `topic`, `search`, `help`, unknown sub-commands and refusals get a reply
-  comment, within the per-PR reply budget (over it: `confused`, no reply; a re-run
-  finds the replies it posted before by their key, and does not pay for them again).
+- `topic`, `search` and `help` get a reply comment each; what could not be done
+  (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
+  the comment. All within the per-PR reply budget (over it: `confused`, no reply; a
+  re-run finds the replies it posted before by their key, and does not pay for them
+  again).
 
 `+1` follows once everything the comment asked for is done. A reaction GitHub
 refuses fails the delivery once the rest is answered, so that `retry` adds it (see
@@ -40,6 +42,7 @@ import functools
 import logging
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -47,14 +50,13 @@ from urllib.parse import urlencode
 from bot.command_policy import (
     DONE,
     REFUSED,
-    TAKEN,
     Actor,
     Admission,
     Decision,
     authorize,
     first_reaction,
 )
-from bot.command_replies import render_refused, render_reply, render_unpicked
+from bot.command_replies import Unanswered, render_errors, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
 from bot.db import github_time, utcnow
@@ -271,19 +273,26 @@ def new_commands(ctx: BotContext, source: Source) -> list[Command]:
     return parse_commands(source.body, ctx.command_word, **caps)
 
 
-def reply_key(delivery_id: str, index: int) -> str:
-    """What marks the reply to one command of one delivery, so that a re-run of the
-    delivery (after a crash or `review-notes retry`) finds it instead of posting again."""
+# The reply key's part for a delivery's one reply to the commands it could not do: one
+# key whichever they are, so a re-run finds it even if what it answers changed meanwhile
+# (a permission granted, a note shown).
+ERRORS = "errors"
+
+
+def reply_key(delivery_id: str, index: int | str) -> str:
+    """What marks the reply to one command of one delivery (`index`), or to all those it
+    could not do (ERRORS), so that a re-run of the delivery (after a crash or
+    `review-notes retry`) finds it instead of posting again."""
     safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
     return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
 
 
-def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int) -> bool:
+def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str) -> bool:
     """Whether an earlier run of this delivery (a crash, `review-notes retry`) posted the
-    reply to its command `index`: it was paid from the reply budget then, and one a
-    maintainer deleted since must stay deleted. Recorded once GitHub confirmed it; else
-    found by its key (the run died between the post and the record). A first run has
-    posted nothing and asks GitHub nothing."""
+    reply to its command `index` (or ERRORS): it was paid from the reply budget then, and
+    one a maintainer deleted since must stay deleted. Recorded once GitHub confirmed it;
+    else found by its key (the run died between the post and the record). A first run
+    has posted nothing and asks GitHub nothing."""
     if delivery.attempts <= 1:
         return False
     key = reply_key(delivery.id, index)
@@ -312,9 +321,9 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
     newer = _newer_switch(ctx, ref, source) if switching else None
 
-    key = pr_key(ref.repo, ref.number) or ""
     said: list[str] = []
     sticky: list[Kind] = []
+    errors: list[Unanswered] = []  # answered together, in one reply (_answer_errors)
     answered = 0  # taken commands done now
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
@@ -325,22 +334,16 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             answered += 1  # acknowledged: it was heard, and outranked
         elif d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
             sticky.append(c.kind)
-        elif (posted := _reply_posted(ctx, ref, delivery, i)) or ctx.flood.replies.allow(key):
-            refused = d is Decision.REFUSE
-            if not posted:
-                once = reply_key(delivery.id, i)
-                body = f"{problem or _reply(ctx, c, refused, ref.repo)}\n{once}"
-                reply_id = ctx.github.create_comment(ref, body)
-                ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
-            if problem:
-                reactions.add(source.comment_id, REFUSED, source.on_diff)
-            else:
-                answered += first_reaction(c, d) == TAKEN
-            answer = "refused" if refused else "no such note" if problem else "replied"
-            said.append(f"{c.kind}: {answer}")
+        elif d is Decision.REFUSE or problem or c.kind is Kind.UNKNOWN:
+            errors.append(Unanswered(c, refused=d is Decision.REFUSE, unpicked=problem))
+        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply, ctx, c, ref.repo)):
+            answered += 1
+            said.append(f"{c.kind}: replied")
         else:
             reactions.add(source.comment_id, REFUSED, source.on_diff)
             said.append(f"{c.kind}: over the reply budget")
+    if errors:
+        said.append(_answer_errors(ctx, ref, source, delivery, errors, reactions))
     owed = False
     if sticky:
         summary, owed = _ask_for_update(ctx, ref, source, sticky, reactions)
@@ -352,9 +355,41 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     return "; ".join(said)
 
 
-def _reply(ctx: BotContext, command: Command, refused: bool, repo: str) -> str:
-    if refused:
-        return render_refused(command, ctx.command_word)
+def _reply_once(
+    ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str, body: Callable[[], str]
+) -> bool:
+    """Post a reply under its key, paid from the PR's reply budget, unless an earlier run
+    of the delivery posted it (and paid for it then). False: over the budget, not posted."""
+    if _reply_posted(ctx, ref, delivery, index):
+        return True
+    if not ctx.flood.replies.allow(pr_key(ref.repo, ref.number) or ""):
+        return False
+    once = reply_key(delivery.id, index)
+    reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+    ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
+    return True
+
+
+def _answer_errors(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    delivery: Delivery,
+    errors: list[Unanswered],
+    reactions: Reactions,
+) -> str:
+    """One reply to all the commands of the source that were not done (unknown, refused,
+    `wrong` naming no note shown), under one key, and 😕: a reply each would notify
+    everyone watching the PR once per typo, and spend the PR's reply budget on them."""
+    reactions.add(source.comment_id, REFUSED, source.on_diff)
+    what = ", ".join(f"{e.command.kind}: {e.outcome}" for e in errors)
+    body = functools.partial(render_errors, errors, ctx.command_word)
+    if not _reply_once(ctx, ref, delivery, ERRORS, body):
+        return f"{what}; over the reply budget"
+    return f"{what}; one reply"
+
+
+def _reply(ctx: BotContext, command: Command, repo: str) -> str:
     links = ctx.links
 
     def topic_page(topic_id: str) -> str:  # the PR's repository's notes, as the reply lists

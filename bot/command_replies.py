@@ -8,7 +8,8 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
 from bot.feedback import Pick, PickProblem
@@ -46,8 +47,24 @@ def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     return "- " + " — ".join(parts)
 
 
-def _header(command: Command) -> str:
-    return f"{REPLY_MARKER}\nIn reply to {code(command.line, ECHO_LIMIT)}:\n"
+def _header(*commands: Command) -> str:
+    lines = _listing([code(c.line, ECHO_LIMIT) for c in commands], "and")
+    return f"{REPLY_MARKER}\nIn reply to {lines}:\n"
+
+
+def _listing(items: Sequence[str], last: str) -> str:
+    """`a`, `a and b`, `a, b and c` (with `last` for "and")."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def _once(items: Sequence[str]) -> list[str]:
+    """The items without repeats (case aside), in their order."""
+    kept: dict[str, str] = {}
+    for item in items:
+        kept.setdefault(item.casefold(), item)
+    return list(kept.values())
 
 
 def _topic_list(library: Library) -> str:
@@ -91,9 +108,14 @@ def render_help(word: str = "/notes") -> str:
 
 
 def render_unknown(command: Command, word: str = "/notes") -> str:
-    sub = command.args[0] if command.args else ""
+    return _render_unknown([command], word)
+
+
+def _render_unknown(commands: Sequence[Command], word: str) -> str:
+    subs = _once([c.args[0] if c.args else "" for c in commands])
     return (
-        f"{_header(command)}\nThere is no {code(sub, 40)} command. The commands are"
+        f"{_header(*commands)}\nThere is no {_listing([code(s, 40) for s in subs], 'or')}"
+        f" command. The commands are"
         f" `{word}`, `{word} why`, `{word} topic ID`, `{word} search WORDS`,"
         f" `{word} off`, `{word} on`, `{word} wrong N`, `{word} restore` and `{word} help`"
         " (which explains them)."
@@ -102,10 +124,48 @@ def render_unknown(command: Command, word: str = "/notes") -> str:
 
 def render_refused(command: Command, word: str = "/notes") -> str:
     """Why `off`/`on`/`wrong`/`restore` was not done for this user."""
+    return _render_refused([command], word)
+
+
+def _render_refused(commands: Sequence[Command], word: str) -> str:
+    uses = _listing([f"`{word} {kind}`" for kind in _once([c.kind.value for c in commands])], "and")
     return (
-        f"{_header(command)}\nOnly the PR author or a collaborator with write access can"
-        f" use `{word} {command.kind.value}`; nothing was changed."
+        f"{_header(*commands)}\nOnly the PR author or a collaborator with write access can"
+        f" use {uses}; nothing was changed."
     )
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A command of a comment that was not done, answered in the comment's error reply."""
+
+    command: Command
+    refused: bool = False  # not allowed for whoever wrote it
+    unpicked: str | None = None  # `wrong` naming no note shown: its reply (render_unpicked)
+
+    @property
+    def outcome(self) -> str:
+        return "refused" if self.refused else "no such note" if self.unpicked else "unknown"
+
+
+def render_errors(errors: Sequence[Unanswered], word: str = "/notes") -> str:
+    """ONE reply to every command of a comment that was not done: three typos in a
+    comment are one notification to everyone watching the PR, and one reply from its
+    budget, not three. The unknown ones share a sentence, the refused ones another; a
+    `wrong` naming no note keeps its own answer. One error alone reads as it always did."""
+    word = check_word(word)
+    unknown = [e.command for e in errors if e.outcome == "unknown"]
+    refused = [e.command for e in errors if e.outcome == "refused"]
+    sections: dict[str, str] = {}  # by group, in the order the comment first has them
+    for i, e in enumerate(errors):
+        if e.outcome == "no such note":
+            sections[f"note {i}"] = e.unpicked or ""
+        elif e.outcome not in sections:
+            group = refused if e.outcome == "refused" else unknown
+            render = _render_refused if e.outcome == "refused" else _render_unknown
+            sections[e.outcome] = render(group, word)
+    opening = f"{REPLY_MARKER}\n"
+    return opening + "\n\n".join(s.removeprefix(opening) for s in sections.values())
 
 
 def render_unpicked(

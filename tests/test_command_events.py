@@ -1769,3 +1769,56 @@ def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_con
     denied = [r for r in replies(fake) if "There is no `off` command" in r.body]
     assert denied == [], denied[0].body
     assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}
+
+
+@pytest.mark.parametrize(
+    ("body", "login"),
+    [
+        # a drive-by contributor's typos, one comment
+        ("/notes hlep\n/notes refersh\n/notes wyh", "drive-by"),
+        # an outsider trying the owner-only commands, one comment
+        ("/notes off\n/notes wrong 1\n/notes restore", "drive-by"),
+    ],
+)
+def test_one_comment_with_several_bad_commands_gets_one_error_reply(live, body, login):
+    # Every unknown or refused command of a comment was answered by a comment of its own:
+    # one comment with three typos made three near-identical bot comments (a
+    # notification each to everyone watching the PR), and spent most of the PR's reply
+    # budget, so the next person's `/notes help` might get only a 😕.
+    client, rt, fake = live
+    c = say(client, rt, fake, body, login=login)
+    assert "confused" in reactions(fake, c)
+    assert len(replies(fake)) <= 1, [r.body.splitlines()[1] for r in replies(fake)]
+    say(client, rt, fake, "/notes help", login="someone-else")
+    assert len(replies(fake)) == 2  # the budget (5) paid for one reply, not three
+
+
+def test_a_comments_errors_share_one_reply_and_its_lookups_keep_theirs(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = say(client, rt, fake, "/notes topic rocm\n/notes hlep\n/notes wrong 9\n/notes wyh")
+    topic, errors = replies(fake)
+    assert "ROCm" in topic.body and "hlep" not in topic.body
+    assert "There is no `hlep` or `wyh` command." in errors.body
+    assert "Only the PR author or a collaborator with write access" in errors.body
+    assert parse_commands(errors.body) == []
+    assert reactions(fake, c) == {"eyes", "confused", "+1"}  # the topic was answered
+    assert state(rt).dismissed == ()
+
+
+def test_a_retried_delivery_finds_its_one_error_reply(live):
+    # The error reply went out, then the notes comment's update failed the delivery;
+    # `retry` finds the reply by its one key and does not post it again.
+    client, rt, fake = live
+    listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("GET", listing, *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes hlep\n/notes\n/notes wyh")
+    assert len(replies(fake)) == 1 and sticky(fake) is None
+    assert rt.queue.counts()["failed"] == 1
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and sticky(fake) is not None
+    (reply,) = replies(fake)
+    assert "There is no `hlep` or `wyh` command." in reply.body
+    assert reactions(fake, c) == {"eyes", "confused", "+1"}

@@ -7,13 +7,17 @@ import pytest
 from bot.command_replies import (
     REPLY_BUDGET,
     REPLY_MARKER,
+    Unanswered,
     _within_budget,
+    render_errors,
     render_help,
     render_refused,
     render_reply,
     render_unknown,
+    render_unpicked,
 )
 from bot.commands import Command, parse_commands
+from bot.feedback import pick_note
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, code, neutralize
 from bot.notes import Note, Verdict
@@ -85,6 +89,56 @@ def test_unknown_sub_command_gets_a_short_help_naming_it(library):
 def test_refusal_says_who_may(library):
     body = render_refused(command("/notes off"))
     assert "PR author" in body and "write access" in body and "`/notes off`" in body
+    assert_safe(body)
+
+
+# --- found by review 'r15d': one reply to the commands of a comment that were not done ---
+
+
+def unpicked(line: str, shown: int = 2) -> Unanswered:
+    cmd = command(line)
+    pick = pick_note(cmd.args, tuple(f"vllm-{i:08x}" for i in range(shown)))
+    return Unanswered(cmd, unpicked=render_unpicked(cmd, pick, shown))
+
+
+def test_one_error_alone_reads_as_its_own_reply_did():
+    assert render_errors([Unanswered(command("/notes hlep"))]) == render_unknown(
+        command("/notes hlep")
+    )
+    off = command("/notes off")
+    assert render_errors([Unanswered(off, refused=True)]) == render_refused(off)
+    assert render_errors([unpicked("/notes wrong 7")]) == unpicked("/notes wrong 7").unpicked
+
+
+def test_several_unknown_commands_share_one_sentence():
+    typos = [Unanswered(command(f"/notes {w}")) for w in ("hlep", "refersh", "wyh", "HLEP x")]
+    body = render_errors(typos)
+    assert body.count(REPLY_MARKER) == 1 and body.count("The commands are") == 1
+    assert "In reply to `/notes hlep`, `/notes refersh`, `/notes wyh` and `/notes HLEP x`:" in body
+    assert "There is no `hlep`, `refersh` or `wyh` command." in body  # `hlep` once
+    assert_safe(body)
+
+
+def test_refusals_share_one_sentence_and_other_errors_keep_theirs():
+    errors = [
+        Unanswered(command("/notes frobnicate")),
+        Unanswered(command("/notes off"), refused=True),
+        unpicked("/notes wrong 7"),
+        Unanswered(command("/notes restore"), refused=True),
+        Unanswered(command("/notes wyh")),
+    ]
+    body = render_errors(errors)
+    assert body.count(REPLY_MARKER) == 1
+    sections = body.removeprefix(REPLY_MARKER + "\n").split("\n\n")
+    # in the comment's order, each group where the comment first has one
+    assert [s.split("\n")[0] for s in sections[::2]] == [
+        "In reply to `/notes frobnicate` and `/notes wyh`:",
+        "In reply to `/notes off` and `/notes restore`:",
+        "In reply to `/notes wrong 7`:",
+    ]
+    assert "There is no `frobnicate` or `wyh` command." in body
+    assert "can use `/notes off` and `/notes restore`; nothing was changed." in body
+    assert "There is no note `7` in the notes comment: it shows notes 1 to 2" in body
     assert_safe(body)
 
 
