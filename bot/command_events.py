@@ -28,6 +28,10 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   re-run finds the replies it posted before by their key, and does not pay for them
   again).
 
+A locked conversation takes no comment and no reaction from the App: a command there
+is ignored at intake (the payload says `locked`), and a lock that came after the command
+ends its delivery at the first write GitHub refuses (bot.dispatch).
+
 `+1` follows once everything the comment asked for is done. A reaction GitHub
 refuses fails the delivery once the rest is answered, so that `retry` adds it (see
 `Reactions`). GitHub has no reaction API for review bodies, so commands in a review
@@ -63,7 +67,7 @@ from bot.db import github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
 from bot.github_client import GitHubError
-from bot.github_port import PRRef, ref_from_payload
+from bot.github_port import ConversationLocked, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
@@ -103,7 +107,19 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
     body = item.get("body") or ""
     if not _MAY_HOLD_COMMAND.search(body):
         return "no line starts with a slash command"
+    if _locked(payload):
+        return (
+            "the conversation is locked: GitHub takes no comment and no reaction from the"
+            " App there, so commands are neither run nor answered"
+        )
     return None
+
+
+def _locked(payload: dict[str, Any]) -> bool:
+    """The payload says the PR's conversation is locked (`issue.locked` for a comment,
+    `pull_request.locked` for a review or a comment on the diff)."""
+    conversation = payload.get("issue") or payload.get("pull_request") or {}
+    return isinstance(conversation, dict) and conversation.get("locked") is True
 
 
 def check_comment(payload: dict[str, Any]) -> str | None:
@@ -253,6 +269,8 @@ class Reactions:
         self._added.add((comment_id, content))
         try:
             self.ctx.github.add_reaction(self.ref, comment_id, content, on_diff=on_diff)
+        except ConversationLocked:
+            raise  # locked since the event: nothing more can be said there (bot.dispatch)
         except Exception as exc:
             if _gone(exc):
                 log.info("not reacting %s: comment %s is gone (%s)", content, comment_id, exc)

@@ -23,6 +23,10 @@ GitHub client for the login (asked once, cached; it is needed for the comment
 anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
 App?), and with a token one about a comment carrying our marker.
 
+A write GitHub refuses because the PR's conversation is locked (ConversationLocked)
+ends the delivery as done, logged: no retry can make it until someone unlocks it, and
+what the handler did before stays.
+
 Before its handler reads anything, a routed event's PR state follows the repository:
 kept under another name of the same repository (by `repository.id`: a rename or a
 transfer), it is moved to the name the event gives (`follow_repository`). Per PR: a
@@ -40,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.context import BotContext
-from bot.github_port import repository_id
+from bot.github_port import ConversationLocked, repository_id
 from bot.queue import Delivery
 from bot.render import written_by_review_notes
 from bot.settings import Settings
@@ -145,7 +149,18 @@ class Dispatcher:
             return f"ignored: {t.reason}"
         if t.repo is not None and t.pr_number is not None:  # always so when routed
             follow_repository(ctx, delivery.payload, t.repo, t.pr_number)
-        return t.route.handler(ctx, delivery)
+        try:
+            return t.route.handler(ctx, delivery)
+        except ConversationLocked as locked:
+            # no retry can write there until someone unlocks it: done, not failed
+            log.info(
+                "delivery %s: %s#%s is locked, GitHub refused our write; left unanswered (%s)",
+                delivery.id,
+                t.repo,
+                t.pr_number,
+                locked,
+            )
+            return f"stopped: the conversation is locked ({locked})"
 
 
 def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, number: int) -> None:

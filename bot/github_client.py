@@ -33,6 +33,9 @@
   lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
 - Only comments written by the bot's own login are ever edited or deleted; deleted are
   only its second notes comments (the oldest is kept and edited), as Prow does.
+- A write GitHub refuses because the conversation is locked (403, "... because issue is
+  locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
+  not retried, and the caller knows no retry will do.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 """
 
@@ -61,6 +64,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from bot.github_port import (
     MAX_LISTED_FILES,
+    ConversationLocked,
     FileList,
     FilesNotReady,
     Outcome,
@@ -124,6 +128,10 @@ class GitHubError(Exception):
         self.status = status
         self.transient = transient
         self.retry_after = retry_after
+
+
+class LockedError(GitHubError, ConversationLocked):
+    """A write refused because the PR's conversation is locked (see ConversationLocked)."""
 
 
 # --- call counting ------------------------------------------------------------
@@ -249,6 +257,17 @@ def _rate_limited(exc: BaseException) -> bool:
         or headers.get("x-ratelimit-remaining") == "0"
         or Requester.isRateLimitError(_message(exc))
     )
+
+
+def _locked(exc: BaseException) -> bool:
+    """GitHub's answer to a write on a locked conversation: 403 "Unable to create comment
+    because issue is locked.", pointing at the docs on locking conversations. An edit's or
+    a reaction's words are not documented: those words, or that link, tell it."""
+    if not isinstance(exc, GithubException) or exc.status != 403:
+        return False
+    data = exc.data if isinstance(exc.data, dict) else {}
+    docs = str(data.get("documentation_url") or "")
+    return "issue is locked" in _message(exc).lower() or "locking-conversations" in docs
 
 
 def _rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> GithubException | None:
@@ -975,6 +994,8 @@ class GitHubClient:
 
     def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
         status = exc.status if isinstance(exc, GithubException) else None
+        if _locked(exc):
+            return LockedError(f"GitHub {what}: {_detail(exc)}", status=status)
         if not _retryable(exc):
             return GitHubError(f"GitHub {what}: {_detail(exc)}", status=status)
         asked = self._asked_wait(exc)

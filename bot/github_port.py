@@ -60,6 +60,13 @@ class FilesNotReady(Exception):
         self.ref, self.listed, self.expected = ref, listed, expected
 
 
+class ConversationLocked(Exception):
+    """GitHub refused a write because the PR's conversation is locked: there only people
+    with write access may comment, and no one may react, so the App is refused (403,
+    "Unable to create comment because issue is locked."). No retry helps until someone
+    unlocks it: what answered a command or an event so is done, not failed."""
+
+
 class FileList(list[str]):
     """Changed file paths, as a list, plus what the diff shows (both empty when it was
     not seen): `code_names`, the names on its changed lines -> the files naming them

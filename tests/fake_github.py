@@ -4,7 +4,8 @@ PyGithub talks to it through `base_url`, so the whole client stack runs for real
 auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 
 - State lives in memory: repos, pull requests with their files, issue comments,
-  reactions, collaborator permissions, App installations and the tokens it issued.
+  reactions, collaborator permissions, locked conversations, App installations and the
+  tokens it issued.
 - Auth is checked like GitHub does: App routes want an RS256 JWT signed with the
   App's key (`iss` = App ID); other routes want a token this server issued (and not
   expired) or a configured personal access token; anything else is 401.
@@ -53,6 +54,8 @@ DEFAULT_INSTALLATION_ID = 1001
 DEFAULT_REPO = "vllm-project/vllm"
 
 RATE_LIMIT = 5000
+LOCKING_DOCS = "https://docs.github.com/articles/locking-conversations/"
+WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 FILES_CAP = 3000  # GET .../pulls/{n}/files never lists more than this
 COMMENT_MAX = 65536
@@ -208,6 +211,7 @@ class FakeRepo:
     issues: set[int] = field(default_factory=set)  # every PR number is an issue number too
     permissions: dict[str, str] = field(default_factory=dict)  # login -> role name
     default_permission: str = "read"  # public repo: anyone can read
+    locked: dict[int, str | None] = field(default_factory=dict)  # issue number -> lock reason
 
 
 @dataclass
@@ -231,9 +235,9 @@ class _Reply:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, docs: str = DOCS):
         super().__init__(message)
-        self.reply = _Reply(status, {"message": message, "documentation_url": DOCS})
+        self.reply = _Reply(status, {"message": message, "documentation_url": docs})
 
 
 def _iso(epoch: float) -> str:
@@ -426,6 +430,18 @@ class FakeGitHub:
     def add_issue(self, repo: str, number: int) -> None:
         with self._lock:
             self.add_repo(repo).issues.add(number)
+
+    def lock(self, repo: str, number: int, reason: str | None = None) -> None:
+        """Lock the conversation of an issue or PR: from then on only collaborators with
+        write access may comment there (an App's installation is refused), and nobody may
+        react ("Reactions and votes in a locked conversation are disabled for all users",
+        GitHub's docs on locking conversations)."""
+        with self._lock:
+            self._repos[repo].locked[number] = reason
+
+    def unlock(self, repo: str, number: int) -> None:
+        with self._lock:
+            self._repos[repo].locked.pop(number, None)
 
     def add_comment(
         self, repo: str, number: int, body: str, *, login: str = "someone", bot: bool = False
@@ -810,7 +826,8 @@ class FakeGitHub:
             "statuses_url": self._api(f"{api}/statuses/{pr.head_sha}"),
             "number": pr.number,
             "state": "open",
-            "locked": False,
+            "locked": pr.number in repo.locked,
+            "active_lock_reason": repo.locked.get(pr.number),
             "title": pr.title,
             "user": self._user_json(pr.user),
             "body": pr.body,
@@ -1019,6 +1036,8 @@ class FakeGitHub:
             "comments_url": self._api(f"{api}/issues/{number}/comments"),
             "number": number,
             "state": "open",
+            "locked": number in repo.locked,
+            "active_lock_reason": repo.locked.get(number),
             "title": pr.title if pr else f"Issue {number}",
             "body": pr.body if pr else "",
             "user": self._user_json(pr.user if pr else self.user("someone")),
@@ -1045,9 +1064,23 @@ class FakeGitHub:
         path = f"/repos/{repo.full_name}/issues/{number}/comments"
         return self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
 
+    def _refuse_if_locked(self, repo: FakeRepo, number: int, who: Identity, what: str) -> None:
+        """GitHub's 403 for a write on a locked conversation. The create's body is the one
+        Renovate, probot/stale and semantic-release logged; the edit's and the reaction's
+        are modelled on it (GitHub's GraphQL schema has LOCKED among the reasons a comment
+        cannot be updated, and its docs disable reactions there for everyone; neither says
+        the REST words). Collaborators with write access may still comment and edit; an
+        App's installation token is no collaborator."""
+        if number not in repo.locked:
+            return
+        role = repo.permissions.get(who.login.lower(), repo.default_permission)
+        if what == "create reaction" or who.installation_id is not None or role not in WRITE_ROLES:
+            raise _HTTPError(403, f"Unable to {what} because issue is locked.", LOCKING_DOCS)
+
     def _create_comment(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
         number = self._issue_number(repo, params)
+        self._refuse_if_locked(repo, number, who, "create comment")
         text = _comment_body(body)
         return _Reply(
             201, self._comment_json(self._store_comment(repo.full_name, number, text, who))
@@ -1062,6 +1095,7 @@ class FakeGitHub:
         # any comment: refusing to touch others' comments is the client's job.
         repo = self._repo_for(who, params)
         c = self._comment_for(repo, params)
+        self._refuse_if_locked(repo, c.number, who, "update comment")
         c.body = _comment_body(body)
         c.updated_at = time.time()
         return _Reply(200, self._comment_json(c))
@@ -1079,6 +1113,7 @@ class FakeGitHub:
     def _react(self, who, params, query, body, store=None) -> _Reply:
         repo = self._repo_for(who, params)
         c = self._comment_for(repo, params, store)
+        self._refuse_if_locked(repo, c.number, who, "create reaction")
         content = body.get("content")
         if content not in REACTIONS:
             raise _HTTPError(422, "Validation Failed")

@@ -1822,3 +1822,73 @@ def test_a_retried_delivery_finds_its_one_error_reply(live):
     (reply,) = replies(fake)
     assert "There is no `hlep` or `wyh` command." in reply.body
     assert reactions(fake, c) == {"eyes", "confused", "+1"}
+
+
+# --- locked conversations (found by review 'r15d') ----------------------------------------
+# On a locked conversation only collaborators may comment, and nobody may react: a
+# maintainer's `/notes help` reached the bot, but GitHub refused the App's comments
+# there (403, as probot/stale, Renovate and others met). The delivery failed, showed in
+# /healthz, and `review-notes retry` failed again for good; the maintainer was left with
+# a 👀 and no answer.
+
+
+def test_a_command_on_a_locked_pr_is_not_a_failure_no_retry_can_fix(live):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    fake.lock(DEFAULT_REPO, N, "too heated")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="maintainer")  # a collaborator
+    payload = comment_payload(c)
+    payload["issue"].update(locked=True, active_lock_reason="too heated")
+    fake.clear_requests()
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 202 and r.json()["status"] == "ignored"
+    assert "locked" in r.json()["reason"]
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert client.get("/healthz").json()["failed"] == 0
+    assert reactions(fake, c) != {"eyes"}  # taken, then neither answered nor refused
+    assert repo_calls(fake) == Counter()  # nothing tried that GitHub must refuse
+
+
+def test_a_review_on_a_locked_pr_is_ignored_too(live):
+    client, rt, fake = live
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    fake.lock(DEFAULT_REPO, N)
+    payload = review_payload("/notes help", head_sha=head)
+    payload["pull_request"]["locked"] = True
+    r = post(client, "pull_request_review", payload)
+    assert r.json()["status"] == "ignored" and "locked" in r.json()["reason"]
+
+
+def test_a_lock_between_the_command_and_its_answer_ends_the_delivery(live, caplog):
+    # the payload says unlocked; by the time the bot answers, a maintainer has locked it
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes", login="octo-dev")
+    fake.lock(DEFAULT_REPO, N)
+    with caplog.at_level("INFO", logger="bot.dispatch"):
+        r = post(client, "issue_comment", comment_payload(c))
+        drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"
+    assert client.get("/healthz").json()["failed"] == 0
+    assert reactions(fake, c) == set() and ours(fake) == []
+    assert "is locked, GitHub refused our write" in caplog.text
+    # one refused write ends it: the rest is not tried
+    assert len(fake.calls("POST", "/repos/*/reactions")) == 1
+    assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments") == []
+
+
+@pytest.mark.parametrize("line", ["/notes help", "/notes why"])
+def test_a_review_on_a_pr_locked_meanwhile_is_not_a_failure(live, line):
+    # a review has no reactions: the reply's create, or the notes comment's edit, is the
+    # first write GitHub refuses
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    before = sticky(fake).body
+    fake.lock(DEFAULT_REPO, N)
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    r = post(client, "pull_request_review", review_payload(line, head_sha=head))
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"
+    assert replies(fake) == [] and sticky(fake).body == before
+    refused = [q for q in fake.requests if q.status == 403]
+    assert len(refused) == 1 and refused[0].method == ("POST" if "help" in line else "PATCH")

@@ -731,3 +731,19 @@ def test_a_dry_run_refuses_to_start_on_a_live_server_s_database(
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == posted.id
         _push(client, rt)
     assert [c.id for c in ours(fake_github)] == [posted.id]  # still its one comment
+
+
+def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
+    # GitHub refuses the App's comments on a locked conversation (403): the delivery used
+    # to fail for good, each retry alike (found by review 'r15d'). It is done, and once
+    # the PR is unlocked the next event posts the notes.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.lock(DEFAULT_REPO, N, "resolved")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    assert ours(fake) == [] and rt.queue.counts()["failed"] == 0
+    fake.unlock(DEFAULT_REPO, N)
+    deliver_pr(
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:01:00Z"
+    )
+    assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0

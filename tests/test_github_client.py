@@ -17,7 +17,7 @@ from github.Requester import HTTPRequestsConnectionClass
 
 from bot import github_client
 from bot.github_client import GitHubClient, GitHubError, RetryPolicy, route_template
-from bot.github_port import Outcome, PRRef, StickyResult
+from bot.github_port import ConversationLocked, Outcome, PRRef, StickyResult
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
@@ -643,6 +643,51 @@ def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_gi
     client = make_github_client()
     assert client.create_comment(PR, "hello") == fake_github.comments(DEFAULT_REPO, 7)[0].id
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [502, 201]
+
+
+def test_a_write_on_a_locked_conversation_is_refused_once_and_says_so(
+    fake_github, make_github_client
+):
+    # found by review 'r15d': GitHub's 403 "Unable to create comment because issue is
+    # locked." failed the delivery as any error; it is ConversationLocked, not retried
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    sticky = client.upsert_sticky(PR, _sticky("before"), MARKER, create=True)
+    comment = fake_github.add_comment(DEFAULT_REPO, 7, "/notes", login="octo-dev")
+    fake_github.lock(DEFAULT_REPO, 7, "too heated")
+    fake_github.clear_requests()
+    writes = [
+        lambda: client.create_comment(PR, "a reply"),
+        lambda: client.upsert_sticky(PR, _sticky("after"), MARKER, create=True),
+        lambda: client.add_reaction(PR, comment.id, "eyes"),
+    ]
+    for write in writes:
+        with pytest.raises(ConversationLocked, match="because issue is locked") as caught:
+            write()
+        assert isinstance(caught.value, GitHubError) and caught.value.status == 403
+        assert not caught.value.transient
+    assert [r.status for r in fake_github.requests if r.method != "GET"] == [403, 403, 403]
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [sticky.comment_id, comment.id]
+    # any other 403 is no lock
+    fake_github.unlock(DEFAULT_REPO, 7)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(403, "Forbidden"))
+    with pytest.raises(GitHubError) as other:
+        client.create_comment(PR, "a reply")
+    assert not isinstance(other.value, ConversationLocked)
+
+
+def test_a_collaborator_token_may_still_comment_on_a_locked_conversation(
+    fake_github, make_github_client
+):
+    # the fake as GitHub: only the App (no collaborator) is refused there
+    fake_github.add_pat("ghp_maintainer", "maintainer")
+    fake_github.set_permission(DEFAULT_REPO, "maintainer", "write")
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.lock(DEFAULT_REPO, 7)
+    client = make_github_client(token="ghp_maintainer")
+    client.create_comment(PR, "locked, but mine")
+    (posted,) = fake_github.comments(DEFAULT_REPO, 7)
+    assert posted.user.login == "maintainer"
 
 
 @pytest.mark.parametrize(
