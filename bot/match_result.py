@@ -94,8 +94,11 @@ class Match:
     reasons: tuple[str, ...]
     specific: float = 0.0  # the part of `score` that does not rest on broad topics
     # False when the note rests on topic evidence only and the PR does not show the note's
-    # first topic, its main subsystem
+    # first topic, its main subsystem; or on a path of its own that no topic agrees with
     on_topic: bool = True
+    # True when all that speaks for the note is a path of its own and no topic of the
+    # note is hit: a path needs one of them to agree (so `on_topic` is False too)
+    path_alone: bool = False
     # True when the note rests on a few changed files of a PR that is mostly elsewhere
     swept: bool = False
     # True when the title names the note itself (one of its own keywords, or its PR)

@@ -25,6 +25,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
   topic is a family or broad needs words or files of its own (with `main_topic_first`).
 - a note's first topic is its subsystem (the others say where it applies): a note with
   no evidence of its own needs the PR to show that topic (`main_topic_first`).
+- a path of the note's own is strong evidence, but one of the note's topics has to agree:
+  a note whose only evidence of its own is its path (a title like the note's aside), and
+  none of whose topics the PR hits, is held back.
 - a note shown by changed files alone (no word of its own, no title word, tag or label of
   its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
   across the tree touches a test file of every subsystem.
@@ -512,7 +515,12 @@ class CompiledMatcher:
         # title resembling the note's. That title alone does not show the subsystem: it
         # shares words, and those may come from another one.
         similar = any(e.kind is EvidenceKind.SIMILAR for e in own)
-        on_topic = any(e.kind is not EvidenceKind.SIMILAR for e in own) or (
+        # A path of the note's own is strong evidence, but not alone: a file of the
+        # note's says where the PR is, not that it is about what the note teaches, so one
+        # of the note's topics has to agree (be hit by something).
+        kinds = {e.kind for e in own} - {EvidenceKind.SIMILAR}
+        path_alone = kinds == {EvidenceKind.PATH} and not hit
+        on_topic = (bool(kinds) and not path_alone) or (
             main_shown and (similar or main not in self._broad)
         )
         # Files and the names their diff changes can both be a sweep's (a typing clean-up
@@ -529,6 +537,7 @@ class CompiledMatcher:
             reasons,
             specific=round(score - broad, 2),
             on_topic=on_topic or tied,
+            path_alone=path_alone and not tied,
             swept=swept,
             named=named or tied,
             own=bool(own) or tied,
@@ -725,6 +734,8 @@ class CompiledMatcher:
                 f"rests on broad or family topics: its own evidence scores {m.specific:g},"
                 f" under {cfg.min_specific:g}"
             )
+        if m.path_alone:
+            return "shown by a path of its own alone: none of its topics agrees"
         if not m.on_topic and cfg.main_topic_first:
             return f"the PR does not show the note's first topic ({m.note.topics[0]})"
         if m.swept:

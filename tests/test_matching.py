@@ -943,6 +943,27 @@ def test_on_topics_alone_a_note_needs_its_first_topic():
     assert ids(match_pr(with_main, lib, cfg)) == ["kv", "kv-own"]
 
 
+def test_a_notes_path_alone_needs_one_of_its_topics_to_agree():
+    # README, `paths`: "A path is strong evidence (it still needs one of the note's topics
+    # to agree)"; with `note_path` at the threshold a path alone linked the note (found by
+    # review 'r15e')
+    lib = library(note("p", ("cuda-graphs", "rocm"), paths=("vllm/models/x/attention.py",)))
+    cfg = CFG.model_copy(update={"weights": TEST_WEIGHTS.model_copy(update={"note_path": 4.0})})
+    files = ["vllm/models/x/attention.py"]
+    alone = match_pr(pr("Remove an unused helper", files=files), lib, cfg)
+    assert alone.candidates[0].score == 4.0 and ids(alone) == []
+    why = "shown by a path of its own alone: none of its topics agrees"
+    assert alone.held_back == (("p", why),)
+    # any of its topics hit agrees: a title word, or a word of the description
+    assert ids(match_pr(pr("Fix the ROCm path", files=files), lib, cfg)) == ["p"]
+    assert ids(match_pr(pr("Fix it", "Only on ROCm.", files=files), lib, cfg)) == ["p"]
+    # and so does a word of the note's own
+    keyed = library(
+        note("p", ("cuda-graphs",), paths=("vllm/models/x/attention.py",), keywords=("eager",))
+    )
+    assert ids(match_pr(pr("Fix it", "Keep it eager.", files=files), keyed, cfg)) == ["p"]
+
+
 def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     good = tmp_path / "m.toml"
     good.write_text("threshold = 2.5\nmax_notes = 2\n[weights]\npath = 9.0\n")
@@ -1114,6 +1135,31 @@ def test_shipped_notes_a_metrics_tag_alone_is_not_the_connector_metrics_note():
         "vllm/distributed/kv_transfer/kv_connector/v1/metrics.py",
     )
     assert offload[:1] == ["vllm-505c8870"]
+
+
+def test_shipped_notes_a_notes_path_alone_without_any_of_its_topics_links_no_note():
+    # README, Curating notes, `paths`: "A path is strong evidence (it still needs one of
+    # the note's topics to agree)". A one-file PR touching the eager-region note's
+    # `vllm/models/deepseek_v4/attention.py`, with nothing of CUDA graphs, sparse MLA or
+    # ROCm in it, got that note on "changes ... (a path of this note)" alone: note_path
+    # (4.0) times the file's share (1.0) is the threshold. Real false comments of audit 4
+    # (natural_traffic_4 #45091 "Fix DeepSeek V4 FlashMLA auto KV cache dtype", #53697
+    # "[Model] Remove unused DeepSeek V4 top-k buffer helper") were this case (found by
+    # review 'r15e').
+    lib, cfg = load_library(), load_match_config()
+    facts = PRFacts(
+        repo=REPO,
+        number=0,
+        title="[Model] Remove an unused buffer helper",
+        files=("vllm/models/deepseek_v4/attention.py",),
+        changed_files=1,
+    )
+    result = match_pr(facts, lib, cfg)
+    shown = {h.topic.id for h in result.topic_hits}
+    eager = lib.by_id["vllm-0341d216"]
+    assert not shown.intersection(eager.topics)  # no topic of the note agrees
+    linked = {m.note.id: m.reasons for m in result.matches}
+    assert "vllm-0341d216" not in linked, linked["vllm-0341d216"]
 
 
 def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
