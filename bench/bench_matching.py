@@ -224,6 +224,9 @@ HOSTILE_BODIES = {
     "template headings": "#\n",
     "numbered refs": "Fixes #1 ",
     "unclosed tags": "<a",
+    # indented lines make clean_body parse the text with cmark-gfm (indented code blocks)
+    "indented code": "    x = 1\n",
+    "code in list items": "- a\n\n      b\n",
 }
 
 

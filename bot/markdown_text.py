@@ -3,14 +3,19 @@
 Matching leaves a description's code blocks and logs out, and the opt-out marker does
 not count when it is shown as code: fenced blocks (also one opened on a list item's
 line), indented blocks and inline code spans. Everything is found in linear passes: a
-text of 65,536 backticks costs milliseconds, not minutes. (Slash commands, where a
-hidden command running is the worse error, are read with a CommonMark parser:
-`bot.comment_prose`.)
+text of 65,536 backticks costs milliseconds, not minutes. Indented blocks depend on
+what holds them (a list item's continuation lines are its text, four columns beyond its
+content are code), so for matching they are located by cmark-gfm, GitHub's own engine,
+as it renders the text (`without_indented_code`). (Slash commands, where a hidden
+command running is the worse error, are read with it too: `bot.comment_prose`.)
 """
 
 from __future__ import annotations
 
 import re
+
+import cmarkgfm
+from cmarkgfm.cmark import Options
 
 _PARAGRAPH_BREAK = re.compile(r"(\n[ \t]*\n)")
 _BACKTICKS = re.compile(r"`+")
@@ -27,6 +32,10 @@ _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 # each later `<!--` would be quadratic).
 HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
 _INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
+# A code block as cmark-gfm renders it with CMARK_OPT_SOURCEPOS: its first and last lines
+# (a last column of 0 is the end of the line before). Raw HTML in the text is never
+# rendered as such (no CMARK_OPT_UNSAFE), so only the renderer writes a `<pre>`.
+_CODE_BLOCK = re.compile(r'<pre data-sourcepos="(\d+):\d+-(\d+):(\d+)"')
 
 
 def _fence_opened(line: str, nested: bool = False) -> str:
@@ -72,6 +81,28 @@ def without_fences(text: str, nested: bool = False) -> str:
             fence = ""  # the quote that held the fence has ended
             out.append(line)
     return "\n".join(out)
+
+
+def without_indented_code(text: str) -> str:
+    """The text with the lines of its code blocks left empty, as GitHub renders them:
+    indented blocks (four columns of indent after a blank line or another block, at the
+    top level, in a block quote, or four beyond a list item's content; not a list item's
+    continuation lines, not a paragraph's lazy ones) and any fenced block still there.
+    `text` has "\n" line ends. Without four spaces or a tab in a row, a text has none,
+    and is returned as it is without being parsed."""
+    if "    " not in text and "\t" not in text:
+        return text
+    # a lone surrogate (a JSON escape) cannot be encoded: a "?" of its own, lines kept
+    safe = text.encode("utf-8", "replace").decode("utf-8")
+    html = cmarkgfm.markdown_to_html(safe, options=Options.CMARK_OPT_SOURCEPOS)
+    if "<pre" not in html:
+        return text
+    lines = text.split("\n")
+    for m in _CODE_BLOCK.finditer(html):
+        last = int(m.group(2)) - (m.group(3) == "0")
+        for n in range(int(m.group(1)) - 1, min(last, len(lines))):
+            lines[n] = ""
+    return "\n".join(lines)
 
 
 def without_code(text: str) -> str:

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from bot.markdown_text import HTML_COMMENT, paragraph_code_spans, without_fences
+from bot.markdown_text import (
+    HTML_COMMENT,
+    paragraph_code_spans,
+    without_fences,
+    without_indented_code,
+)
 from bot.terms import is_code_name
 
 # --- title -----------------------------------------------------------------------
@@ -214,6 +219,7 @@ def clean_body(body: str) -> str:
     text = body.replace("\r\n", "\n").replace("\r", "\n")
     text = _without_comments(text)
     text = without_fences(text, nested=True)
+    text = without_indented_code(text)
     text = _without_hiding(text, _DETAILS_OPEN, _details_end)
     text = _without_hiding(text, _PRE_OPEN, _pre_end)
     tail = _TEMPLATE_TAIL.search(text)

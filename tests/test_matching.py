@@ -1162,6 +1162,29 @@ def test_shipped_notes_a_notes_path_alone_without_any_of_its_topics_links_no_not
     assert "vllm-0341d216" not in linked, linked["vllm-0341d216"]
 
 
+def test_shipped_notes_code_names_in_an_indented_code_block_do_not_link_a_note():
+    # The same block as a fenced one links nothing; indented, its two names counted as
+    # `note_body_code` ("the author wrote the name in prose") and linked the DSpark note
+    # (found by review 'r15e').
+    lib, cfg = load_library(), load_match_config()
+    body = (
+        "This fixes the spec decode loader for Qwen3.\n\nRepro:\n\n"
+        "    from vllm.v1.worker.gpu.spec_decode.dspark.utils import load_dspark_model\n"
+        "    load_dspark_model(get_pp_safe_draft_load_config(cfg))\n"
+    )
+    title = "[Spec Decode] Fix Qwen3 drafter loading"
+
+    def facts(body: str) -> PRFacts:
+        return PRFacts(repo=REPO, number=0, title=title, body=body)
+
+    fenced = body.replace("Repro:\n\n", "Repro:\n\n```\n") + "```\n"
+    assert match_pr(facts(fenced), lib, cfg).matches == ()
+    result = match_pr(facts(body), lib, cfg)
+    reasons = [r for m in result.candidates for r in m.reasons]
+    assert not any("load_dspark_model" in r for r in reasons), reasons
+    assert ids(result) == []
+
+
 def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
     lib, cfg = load_library(), load_match_config()
 

@@ -108,6 +108,62 @@ def test_a_fenced_block_inside_a_quote_is_code():
     assert clean_body(body) == "Fixes the crash reported in the issue:\n\nThe drafter now waits."
 
 
+INDENTED_REPRO = (
+    "This fixes the spec decode loader for Qwen3.\n"
+    "\n"
+    "Repro:\n"
+    "\n"
+    "    from vllm.v1.worker.gpu.spec_decode.dspark.utils import load_dspark_model\n"
+    "    load_dspark_model(get_pp_safe_draft_load_config(cfg))\n"
+)
+
+
+def test_an_indented_code_block_is_left_out_of_the_description():
+    # README, Matching: the description is matched "without vLLM's PR template, HTML
+    # comments, code blocks, <details>, test results and logs"; bot/markdown_text.py:
+    # "Matching leaves a description's code blocks ... out: fenced blocks ..., indented
+    # blocks". A four-space block after a blank line (not in a list) is a code block on
+    # GitHub, yet clean_body kept it (found by review 'r15e').
+    cleaned = clean_body(INDENTED_REPRO)
+    assert "load_dspark_model" not in cleaned, cleaned
+    assert "This fixes the spec decode loader for Qwen3." in cleaned
+
+
+def test_indented_code_is_what_github_shows_as_code_not_every_indented_line():
+    # CommonMark, as cmark-gfm reads it: a list item's continuation lines and a
+    # paragraph's lazy ones are text at any indent; four columns beyond a list item's
+    # content, in a quote, or after a tab, a block is code
+    body = (
+        "Fix the drafter.\n"
+        "- first step\n"
+        "    keeps the EAGLE cache\n"
+        "    - a nested step on MTP\n"
+        "- second step\n"
+        "\n"
+        "      drafter_log_in_item()\n"
+        "\n"
+        "A paragraph\n"
+        "    with a lazy line on DCP\n"
+        "\n"
+        "> quoted:\n"
+        ">\n"
+        ">     quoted_code_line()\n"
+        "\n"
+        "\ttabbed_code_line()\n"
+        "\n"
+        "The end."
+    )
+    cleaned = clean_body(body)
+    for kept in ("keeps the EAGLE cache", "a nested step on MTP", "with a lazy line on DCP"):
+        assert kept in cleaned, kept
+    for gone in ("drafter_log_in_item", "quoted_code_line", "tabbed_code_line"):
+        assert gone not in cleaned, gone
+    assert cleaned.endswith("The end.")
+    # CRLF and a lone surrogate (a JSON escape) keep the lines where they were
+    crlf = clean_body(INDENTED_REPRO.replace("\n", "\r\n").replace("Qwen3", "Qwen3\ud800"))
+    assert "load_dspark_model" not in crlf and "spec decode loader" in crlf
+
+
 def test_crlf_descriptions_close_their_fences():
     # GitHub sends descriptions typed on github.com with CRLF: "```\r" closes the fence,
     # so what follows a log block (references, the opt-out marker) is still read.
@@ -134,6 +190,9 @@ def test_crlf_descriptions_close_their_fences():
         ("## Test Result\n", ""),  # a results section runs to the next heading
         ("<a", "EAGLE"),
         ("</a ", "EAGLE"),
+        ("    x = 1\n", "EAGLE"),  # indented code: cmark-gfm reads the text
+        ("- a\n\n      b\n", "EAGLE"),  # code in list items
+        (">    ", "EAGLE"),  # 16,384 nested quotes on one line
     ],
 )
 def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
