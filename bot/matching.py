@@ -83,7 +83,7 @@ from bot.reasons import (
     shared_detail,
     tag_text,
 )
-from bot.similarity import Vocabulary, shared_words, title_words
+from bot.similarity import Vocabulary, names_in, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, term_key
 
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
@@ -260,6 +260,8 @@ class CompiledMatcher:
         # the note's title and its keywords say what it is about: a title may share either
         self._title_words = [title_words(" ".join((n.title_en, *n.keywords))) for n in self.notes]
         self._title_only = [title_words(n.title_en) for n in self.notes]
+        # what they write, for a reason to quote no more than the note says
+        self._names = [(names_in(n.title_en), names_in(" ".join(n.keywords))) for n in self.notes]
 
     # -- scanning --
 
@@ -446,7 +448,8 @@ class CompiledMatcher:
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
-        detail = shared_detail([w for w, _ in words[:4]], self._title_only[i], facts)
+        shared = [w for w, _ in words[:4]]
+        detail = shared_detail(shared, self._title_only[i], self._names[i], facts)
         return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 
 from bot.match_result import Said, Saying
 from bot.prfacts import PRFacts
-from bot.similarity import word_forms
+from bot.similarity import written_form
 from bot.terms import TermHit
 
 
@@ -120,20 +120,31 @@ def _topic_last(why: str) -> bool:
     return why.startswith(TOPIC.format(""))  # the note's own reason first: it says more
 
 
-def shared_detail(words: list[str], in_title: frozenset[str], facts: PRFacts) -> str:
+def shared_detail(
+    words: list[str],
+    in_title: frozenset[str],
+    names: tuple[frozenset[str], frozenset[str]],
+    facts: PRFacts,
+) -> str:
     """The words a PR title shares with a note, quoted as the PR wrote them, each said to
-    come from where it is: the note's title or, failing that, its keywords."""
-    forms = word_forms(facts.title_text)
+    come from where it is: the note's title (`in_title`: its words) or, failing that, its
+    keywords. A quote holds no more than the note says (`similarity.written_form`;
+    `names`: what the note's title and its keywords write, `similarity.names_in`):
+    `stats`, not the PR's `get_kv_connector_stats`, unless the note writes that too."""
+    text = facts.title_text
 
-    def quoted(some: list[str]) -> str:
-        # a word may have no written form: the Kelvin sign lower-cases to an ASCII k
-        return ", ".join(f"'{f}'" for f in dict.fromkeys(forms.get(w, w) for w in some))
+    def quoted(some: list[str], said: frozenset[str]) -> str:
+        forms = dict.fromkeys(written_form(text, w, said) for w in some)
+        return ", ".join(f"'{f}'" for f in forms)
 
     titled = [w for w in words if w in in_title]
     keyed = [w for w in words if w not in in_title]
     if not keyed:
-        return f"title shares {quoted(titled)} with this note's title"
+        return f"title shares {quoted(titled, names[0])} with this note's title"
     if not titled:
-        return f"title shares {quoted(keyed)} with this note's keywords"
-    both = f"{quoted(titled)} with this note's title and {quoted(keyed)} with its keywords"
+        return f"title shares {quoted(keyed, names[1])} with this note's keywords"
+    both = (
+        f"{quoted(titled, names[0])} with this note's title and "
+        f"{quoted(keyed, names[1])} with its keywords"
+    )
     return f"title shares {both}"

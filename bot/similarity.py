@@ -12,6 +12,8 @@ and only English function words, which sit near that floor, are left out by name
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -44,14 +46,67 @@ def title_words(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def word_forms(text: str) -> dict[str, str]:
-    """Each title word -> the identifier or word it was read from, as written
-    (`seek` -> `DeepSeek`, `state` -> `swap_states`): what a reason should quote."""
-    forms: dict[str, str] = {}
-    for chunk in re.findall(r"[A-Za-z0-9_]+", _PR_SUFFIX.sub(" ", text)):
-        for word in title_words(chunk):
-            forms.setdefault(word, chunk)
-    return forms
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def names_in(text: str) -> frozenset[str]:
+    """The identifiers and words a text writes, as written (`get_kv_connector_stats`,
+    `DeepSeek`): what `written_form` may quote whole. Case counts: `Deepseek` is one
+    title word, `DeepSeek` two."""
+    return frozenset(_NAME.findall(_PR_SUFFIX.sub(" ", text)))
+
+
+def written_form(text: str, word: str, said: frozenset[str]) -> str:
+    """How a reason quotes a title word it shares with a note: as the title writes it,
+    but never more than the note says. The identifier the word was read from when it is
+    that word alone (`stats`, `DSpark`) or the note writes it too (`said`, `names_in` of
+    the note's title or keywords: `DeepSeek`, `get_kv_connector_stats`); else the word's
+    own piece of it (`stats` of `get_kv_connector_stats` against a note titled "KV
+    connector stats"). The word itself when the title has no written form of it (the
+    Kelvin sign lower-cases to an ASCII k)."""
+    piece = ""
+    for name, words, pieces in _named_pieces(text):
+        if word not in words:
+            continue
+        if name in said or words == {word}:
+            return name
+        at = next((n for n, p in enumerate(pieces) if p[2] == word), None)
+        if not piece and at is not None:
+            # the word's own piece, with any letters glued to it that are no word (the `D`
+            # of `DSpark_config`, the `C` of `CMake_args`)
+            part = pieces[at][3]
+            first = last = at
+            while first > 0 and not pieces[first - 1][2] and pieces[first - 1][3] == part:
+                first -= 1
+            while (
+                last + 1 < len(pieces) and not pieces[last + 1][2] and pieces[last + 1][3] == part
+            ):
+                last += 1
+            piece = name[pieces[first][0] : pieces[last][1]]
+    return piece or word
+
+
+@functools.lru_cache(maxsize=64)
+def _named_pieces(
+    text: str,
+) -> tuple[tuple[str, frozenset[str], tuple[tuple[int, int, str, int], ...]], ...]:
+    """Each name the title writes, with its words and pieces (read once per title: every
+    note the title resembles quotes from them)."""
+    names = _NAME.findall(_PR_SUFFIX.sub(" ", text))
+    return tuple((name, title_words(name), tuple(_pieces(name))) for name in names)
+
+
+def _pieces(name: str) -> list[tuple[int, int, str, int]]:
+    """(start, end, its title word or "", which `_`-separated part) of each piece of an
+    identifier, cut where `title_words` cuts it: at `_` and where a capitalised word
+    starts."""
+    out = []
+    for n, part in enumerate(re.finditer(r"[A-Za-z0-9]+", name)):
+        cuts = [0, *(m.start() for m in _CAMEL.finditer(part.group(0))), len(part.group(0))]
+        for a, b in itertools.pairwise(cuts):
+            words = title_words(part.group(0)[a:b])
+            out.append((part.start() + a, part.start() + b, next(iter(words), ""), n))
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,6 +15,7 @@ from bot.matching import compile_matcher, match_pr
 from bot.notes import Note, Topic
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
+from bot.similarity import title_words
 from bot.terms import TermIndex, is_code_name
 
 REPO = "vllm-project/vllm"
@@ -1183,6 +1184,68 @@ def test_shipped_notes_code_names_in_an_indented_code_block_do_not_link_a_note()
     reasons = [r for m in result.candidates for r in m.reasons]
     assert not any("load_dspark_model" in r for r in reasons), reasons
     assert ids(result) == []
+
+
+_SHARES = re.compile(
+    r"^title shares (?P<a>.+?) with this note's (?P<a_side>title|keywords)"
+    r"(?: and (?P<b>.+?) with its keywords)?$"
+)
+
+
+def _shared_claims(reason: str) -> list[tuple[str, str]]:
+    """(quoted name, 'title' or 'keywords') for each name a similarity reason quotes."""
+    m = _SHARES.match(reason)
+    if m is None:
+        return []
+    out = [(q, m["a_side"]) for q in re.findall(r"'([^']+)'", m["a"])]
+    if m["b"]:
+        out += [(q, "keywords") for q in re.findall(r"'([^']+)'", m["b"])]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("title", "note_id"),
+    [
+        # subsystem_sample #26851 (grade 2): read "title shares 'get_kv_connector_stats',
+        # 'connector_worker' with this note's title and 'connector_worker',
+        # 'get_kv_connector_stats' with its keywords": the same names on both sides
+        (
+            "[BUGFIX][NIXL] quick fix for 'assert self.connector_worker is not None' in "
+            "get_kv_connector_stats",
+            "vllm-505c8870",
+        ),
+        # notes_era_1 #49579: "... and 'update_connector_output' with its keywords"; the
+        # EC note has no such keyword (the word shared is `output`, of ECOutputAggregator)
+        (
+            "[EC Connector] Call to EC Connector update_connector_output from scheduler",
+            "vllm-fdfa4ecb",
+        ),
+        # "'persistent_topk' with its keywords" of the C128A note, whose keywords have
+        # `topk` (build_c128a_topk_metadata) but not persistent_topk, another note's
+        (
+            "[Bugfix] Revert DeepSeek V4 C128A metadata packing; fix persistent_topk deadlock",
+            "vllm-e7ef894d",
+        ),
+    ],
+)
+def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(title, note_id):
+    # README, Matching: the similar-title evidence is the title saying "what the note's
+    # English title (or its keywords) says, in the same words (the reason tells which are
+    # the title's and which its keywords')". reasons.shared_detail quoted the whole PR
+    # identifier a shared word was read from (word_forms), so a reviewer was told the
+    # note's title or keywords hold names they do not (found by review 'r15e').
+    lib, cfg = load_library(), load_match_config()
+    note = lib.by_id[note_id]
+    side_words = {
+        "title": title_words(note.title_en),
+        "keywords": title_words(" ".join(note.keywords)),
+    }
+    facts = PRFacts(repo=REPO, number=0, title=title)
+    (match,) = [m for m in match_pr(facts, lib, cfg).candidates if m.note is note]
+    claims = [c for r in match.reasons for c in _shared_claims(r)]
+    assert claims, match.reasons
+    wrong = [(q, side) for q, side in claims if not title_words(q) <= side_words[side]]
+    assert wrong == [], match.reasons
 
 
 def test_shipped_notes_aspects_name_their_part_of_the_subsystem():

@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 
 from bot.config_files import load_vocabulary
+from bot.prfacts import PRFacts
+from bot.reasons import shared_detail
 from bot.similarity import (
     Vocabulary,
     build_vocabulary,
+    names_in,
     shared_words,
     title_words,
-    word_forms,
+    written_form,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,11 +45,37 @@ def test_title_words_split_identifiers_and_drop_plurals_numbers_and_function_wor
     assert title_words("class address") == {"class", "address"}  # no "clas"
 
 
-def test_a_word_is_quoted_as_written_in_the_title():
-    forms = word_forms("Narrow DeepSeek V4 region in InputBatch.swap_states (#12)")
-    assert forms["seek"] == "DeepSeek" and forms["v4"] == "V4"
-    assert forms["state"] == "swap_states" and forms["batch"] == "InputBatch"
-    assert set(forms) == title_words("Narrow DeepSeek V4 region in InputBatch.swap_states")
+def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says():
+    title = "Narrow DeepSeek V4 region in InputBatch.swap_states (#12)"
+    note = names_in("Pick the DeepSeek V4 eager region per InputBatch")
+    assert written_form(title, "seek", note) == "DeepSeek"  # the note writes it too
+    assert written_form(title, "v4", note) == "V4"  # the word alone
+    assert written_form(title, "batch", note) == "InputBatch"
+    # the note's title does not write `swap_states`: only the word shared is quoted
+    assert written_form(title, "state", note) == "states"
+    assert written_form(title, "state", names_in("swap_states")) == "swap_states"
+    # a letter glued to the word is no word of its own (`DSpark`: "d" and "spark")
+    assert written_form("Fix DSpark_config loading", "spark", frozenset()) == "DSpark"
+    assert written_form("Fix CMake", "make", frozenset()) == "CMake"
+    # the same name in another case is another name: `Deepseek` is one word
+    assert written_form("Fix DeepSeek", "seek", names_in("Deepseek")) == "Seek"
+    # no written form (the Kelvin sign lower-cases to an ASCII k): the word itself
+    assert written_form("Fix \u212aV cache", "kv", frozenset()) == "kv"
+
+
+def test_a_similar_titles_reason_quotes_only_what_the_note_says():
+    # reasons.shared_detail quoted the whole PR identifier a shared word was read from
+    # ("title shares 'get_kv_connector_stats' with this note's title" for a note whose
+    # title says "KV connector stats"); found by review 'r15e'
+    facts = PRFacts(repo="o/r", number=1, title="[NIXL] Fix connector_worker in get_kv_stats")
+    title = "Aggregate KV connector stats"
+    keywords = "get_kv_stats connector worker"
+    detail = shared_detail(
+        ["stat", "worker"], title_words(title), (names_in(title), names_in(keywords)), facts
+    )
+    assert detail == ("title shares 'stats' with this note's title and 'worker' with its keywords")
+    detail = shared_detail(["stat"], frozenset(), (names_in(title), names_in(keywords)), facts)
+    assert detail == "title shares 'get_kv_stats' with this note's keywords"
 
 
 def test_rare_words_weigh_more_and_unseen_words_most():
