@@ -84,7 +84,7 @@ from bot.reasons import (
     tag_text,
 )
 from bot.similarity import Vocabulary, names_in, shared_words, title_words
-from bot.terms import TermHit, TermIndex, is_code_name, term_key
+from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
 
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
 _FIRST_HAND = (
@@ -257,11 +257,20 @@ class CompiledMatcher:
         self._upkeep: GlobIndex[int] = GlobIndex((g, 0) for g in config.upkeep_files)
         self._cosmetic = TermIndex(list(config.cosmetic_words))
         self._vocab: Vocabulary | None = config.vocabulary
-        # the note's title and its keywords say what it is about: a title may share either
-        self._title_words = [title_words(" ".join((n.title_en, *n.keywords))) for n in self.notes]
+        # the note's title and its keywords say what it is about: a title may share either.
+        # A private name (`_capturing`) matches only as written, as a keyword: its words
+        # are no English words the title shares ("Fix capturing flag" is not `_capturing`)
+        public = [" ".join(k for k in n.keywords if not is_private_name(k)) for n in self.notes]
+        self._title_words = [
+            title_words(f"{n.title_en} {words}")
+            for n, words in zip(self.notes, public, strict=True)
+        ]
         self._title_only = [title_words(n.title_en) for n in self.notes]
         # what they write, for a reason to quote no more than the note says
-        self._names = [(names_in(n.title_en), names_in(" ".join(n.keywords))) for n in self.notes]
+        self._names = [
+            (names_in(n.title_en), names_in(words))
+            for n, words in zip(self.notes, public, strict=True)
+        ]
 
     # -- scanning --
 

@@ -63,14 +63,14 @@ def is_code_name(term: str) -> bool:
     )
 
 
-def _is_identifier(term: str) -> bool:
+def is_private_name(term: str) -> bool:
     """`_capturing`: a private name, matched as written."""
     return term.isascii() and term.startswith("_") and bool(_WORDS.search(term))
 
 
 def term_key(term: str) -> str:
     """The identity of a keyword: spellings that match the same texts share a key."""
-    if _is_identifier(term):
+    if is_private_name(term):
         return term.strip().lower()
     if term.isascii():
         return "".join(_chunks(term))
@@ -149,7 +149,7 @@ class TermIndex:
             if not key:
                 continue  # nothing to match (punctuation only)
             self.keys.add(key)
-            if _is_identifier(term):
+            if is_private_name(term):
                 idents.add(key)
             elif term.isascii():
                 seq = _SEP_MARK.join(_chunks(term))

@@ -1248,6 +1248,22 @@ def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(ti
     assert wrong == [], match.reasons
 
 
+def test_shipped_notes_a_private_name_keyword_is_not_shared_as_an_english_word():
+    # README, Matching, Keywords: "a term with a leading underscore is a private name and
+    # matches only as written (`_capturing` never hits "capturing")". Title similarity
+    # split the eager-region note's `_capturing` into the word "capturing": the reason
+    # said "title shares 'region', 'eager' with this note's title and 'capturing' with its
+    # keywords", and that word lifted the note from 3.58 to 5.2, over the threshold
+    # (found by review 'r15e').
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(
+        PRFacts(repo=REPO, number=0, title="Fix capturing flag in eager region"), lib, cfg
+    )
+    (match,) = [m for m in result.candidates if m.note.id == "vllm-0341d216"]
+    assert not any("'capturing'" in r for r in match.reasons), match.reasons
+    assert "vllm-0341d216" not in ids(result)
+
+
 def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
     lib, cfg = load_library(), load_match_config()
 
@@ -1535,6 +1551,24 @@ def test_a_letter_that_lower_cases_to_ascii_is_quoted_as_the_word(tmp_path):
     result = match_pr(pr(title), lib, _similar_cfg(tmp_path))
     (m,) = [c for c in result.candidates if c.note.id == "n-eager"]
     assert any(r.startswith("title shares") and "'break'" in r for r in m.reasons), m.reasons
+
+
+def test_a_private_name_keyword_is_no_word_a_similar_title_shares(tmp_path):
+    # README: "a term with a leading underscore is a private name and matches only as
+    # written (`_capturing` never hits "capturing")"; title similarity split it into the
+    # word "capturing" (found by review 'r15e')
+    n = note("n", ("cuda-graphs",), title_en="Eager region", keywords=("_capturing", "ubatch"))
+    result = match_pr(
+        pr("Fix ubatch capturing in eager region"), library(n), _similar_cfg(tmp_path)
+    )
+    (m,) = result.candidates
+    shares = [r for r in m.reasons if r.startswith("title shares")]
+    assert shares == [
+        "title shares 'region', 'eager' with this note's title and 'ubatch' with its keywords"
+    ]
+    # written as it is, the name is the note's keyword
+    written = match_pr(pr("Reset _capturing in eager region"), library(n), _similar_cfg(tmp_path))
+    assert "title mentions '_capturing' (keyword of this note)" in written.candidates[0].reasons
 
 
 def test_similarity_counts_only_rare_words_and_needs_two(tmp_path):
