@@ -524,6 +524,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _match_result_json(result) -> dict:
+    """The linked notes, the topics hit, and the notes above the threshold held back, with
+    the rule that held each (as the text output lists them under "held back")."""
+    scores = {m.note.id: m.score for m in result.candidates}
     return {
         "notes": [
             {
@@ -536,6 +539,10 @@ def _match_result_json(result) -> dict:
             for m in result.matches
         ],
         "topics": list(result.topics),
+        "held_back": [
+            {"id": note_id, "score": scores[note_id], "rule": why}
+            for note_id, why in result.held_back
+        ],
     }
 
 

@@ -136,7 +136,8 @@ def test_json_output(setup, tmp_path, capsys):
     )
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"notes", "topics"}
+    assert set(data) == {"notes", "topics", "held_back"}
+    assert data["held_back"] == []
     [entry] = data["notes"]
     assert set(entry) == {"id", "pr", "score", "verdict", "reasons"}
     assert (entry["id"], entry["pr"], entry["verdict"]) == ("vllm-aaaa0001", 52419, "deep")
@@ -164,7 +165,7 @@ def test_batch_writes_one_json_line_per_pr_and_reports_bad_lines(setup, tmp_path
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["number"] for r in rows] == [1, 2]
     assert [n["id"] for n in rows[0]["notes"]] == ["vllm-aaaa0001"]
-    assert rows[1] == {"number": 2, "notes": [], "topics": []}
+    assert rows[1] == {"number": 2, "notes": [], "topics": [], "held_back": []}
 
 
 def test_batch_takes_gh_shapes_and_skips_badly_shaped_lines_with_the_field(setup, tmp_path, capsys):
@@ -374,6 +375,33 @@ def test_a_strong_note_held_back_is_named_with_the_rule_that_held_it(capsys):
     assert "changes only tests and CI" in line
     code, out, _ = run(capsys, "--title", ELASTIC_TITLE, "--file", ELASTIC_CODE, *SHIPPED)
     assert code == 0 and "held back" not in out  # linked: nothing held
+
+
+def test_match_json_lists_the_notes_held_back_and_why(tmp_path, capsys):
+    # README, Matching: "A note that scores above the threshold but is not linked is
+    # listed under "held back" with the rule that held it (a tests-only or docs-only
+    # PR, ...), so a curator tunes the right thing"; the README's own preview command is
+    # `match --payload event.json --files-from files.txt --json`. The text output listed
+    # the elastic-EP note held back on this tests-only PR; --json (and so --batch) printed
+    # only "notes" and "topics": the note and its rule were gone (found by review 'r15e').
+    args = ["--title", ELASTIC_TITLE, "--file", ELASTIC_TEST, *SHIPPED]
+    code, text, _ = run(capsys, *args)
+    assert code == 0 and "vllm-64eca4f8" in text and "changes only tests and CI" in text
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["notes"] == []
+    [held] = data["held_back"]
+    assert set(held) == {"id", "score", "rule"}
+    score = next(x for x in text.splitlines() if "vllm-64eca4f8 (score " in x)
+    assert held["id"] == "vllm-64eca4f8" and f"(score {held['score']:g})" in score
+    assert held["rule"].startswith("the PR changes only tests and CI")
+    # --batch writes the same object, after the PR's number
+    prs = tmp_path / "prs.jsonl"
+    record = {"number": 9, "title": ELASTIC_TITLE, "files": [ELASTIC_TEST], "changed_files": 1}
+    prs.write_text(json.dumps(record) + "\n", "utf-8")
+    code, out, _ = run(capsys, "--batch", str(prs), *SHIPPED)
+    assert code == 0 and json.loads(out) == {"number": 9, **data}
 
 
 @pytest.mark.parametrize("changed_files", [1, 2])
