@@ -31,7 +31,6 @@ _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 # ones; an unclosed one runs to the end, taken in one match (trying `.*?-->` again from
 # each later `<!--` would be quadratic).
 HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
-_INDENTED = re.compile(r"^(?: {4}| {0,3}\t)")  # 4 columns of indent (a tab reaches 4)
 # A code block as cmark-gfm renders it with CMARK_OPT_SOURCEPOS: its first and last lines
 # (a last column of 0 is the end of the line before). Raw HTML in the text is never
 # rendered as such (no CMARK_OPT_UNSAFE), so only the renderer writes a `<pre>`.
@@ -108,8 +107,7 @@ def without_indented_code(text: str) -> str:
 def without_code(text: str) -> str:
     """The text minus fenced and indented code blocks (their lines left empty) and inline
     code spans: what a reader sees as text or markup."""
-    lines = without_fences(text).split("\n")
-    return _without_code_spans("\n".join("" if _INDENTED.match(ln) else ln for ln in lines))
+    return _without_code_spans(without_indented_code(without_fences(text)))
 
 
 def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:

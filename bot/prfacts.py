@@ -238,9 +238,10 @@ def clean_body(body: str) -> str:
 
 
 def without_comments_and_code(body: str) -> str:
-    """The description minus HTML comments (the template's hints) and fenced code."""
+    """The description minus HTML comments (the template's hints) and code blocks, fenced
+    or indented: GitHub makes no reference of a `#N` shown as code."""
     body = body.replace("\r\n", "\n").replace("\r", "\n")
-    return without_fences(_without_comments(body), nested=True)
+    return without_indented_code(without_fences(_without_comments(body), nested=True))
 
 
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:

@@ -337,6 +337,9 @@ def test_refs_skip_code_and_the_pr_itself():
         body="Fixes #200\n```\nsee #300\n```\n<!-- #400 -->",
     )
     assert facts.refs == (51318, 200)
+    # an indented code block is code too: GitHub makes no reference of it
+    indented = PRFacts(repo="vllm-project/vllm", number=100, title="x", body="Log:\n\n    #500\n")
+    assert indented.refs == ()
 
 
 def test_derived_views_are_cached_and_fields_unchanged():

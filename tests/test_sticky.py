@@ -275,6 +275,8 @@ def test_the_marker_in_the_description_keeps_the_bot_away_until_removed(ctx):
         (("no-review-notes",), "", "No-Review-Notes", PauseCause.LABEL),  # configured so
         ((), "<!-- no-review-notes -->", " No-Review-Notes ", PauseCause.DESCRIPTION),
         ((), "Opt out:\n\n\t<!-- no-review-notes -->", "no-review-notes", None),  # tab: code
+        # a list item's continuation line is the item's text, not code, as GitHub shows it
+        ((), "- opt out\n    <!-- no-review-notes -->", "no-review-notes", PauseCause.DESCRIPTION),
         (("no-review-notes",), "<!-- no-review-notes -->", "", None),  # empty: feature off
     ],
 )
