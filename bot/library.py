@@ -178,8 +178,8 @@ def broad_glob(pattern: str) -> bool:
     whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name, a
     directory's as `bot.globs` reads it; `setup.py`, a file's, is specific), any file
     below one (`vllm/**/*.py`, `vllm/*/*.py`: nothing named below the top directory,
-    where a file type is no name), or a name every package repeats (`**/__init__.py`):
-    a note's path is to be specific."""
+    where a file type is no name; `vllm/*/`), or a name every package repeats
+    (`**/__init__.py`, `vllm/**/utils.py`): a note's path is to be specific."""
     segments = [s for s in pattern.strip("/").split("/") if s]
     directory = pattern.endswith("/")
     while segments and segments[-1] == "**":  # `vllm/**` is `vllm/`
@@ -189,13 +189,26 @@ def broad_glob(pattern: str) -> bool:
     if not literal:
         return True
     named = [i for i, s in enumerate(segments) if _names_something(s)]
-    # `vllm/**/*.py`, `csrc/**.cu`, `vllm/*/*.py`: every file of a type somewhere below
-    if named == [0] and (any("**" in s for s in segments) or len(segments) > 2):
+    recursive = any("**" in s for s in segments)
+    # `vllm/**/*.py`, `csrc/**.cu`, `vllm/*/*.py`, `vllm/*/`: everything of a kind below
+    if named == [0] and (recursive or len(segments) > 2 or (directory and len(segments) > 1)):
         return True
-    # `**/__init__.py`: a name every package repeats, named nowhere in particular
-    if named == [len(segments) - 1] and _REPEATED_NAME.fullmatch(segments[-1]):
-        return True
-    return len(segments) == 1 and (directory or "." not in segments[0])
+    return _repeated_anywhere(pattern, segments, named, recursive) or (
+        len(segments) == 1 and (directory or "." not in segments[0])
+    )
+
+
+def _repeated_anywhere(
+    pattern: str, segments: list[str], named: list[int], recursive: bool
+) -> bool:
+    """`**/__init__.py`, `__init__.py`, `vllm/**/utils.py`: a name every package repeats,
+    anywhere (below the top directory at most); `/CMakeLists.txt` is the root's one."""
+    last = len(segments) - 1
+    if not _REPEATED_NAME.fullmatch(segments[last]):
+        return False
+    if named == [last]:
+        return not (pattern.startswith("/") and last == 0)
+    return named == [0, last] and recursive
 
 
 def broad_paths(library: Library) -> list[tuple[Note, str]]:

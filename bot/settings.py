@@ -532,7 +532,9 @@ def _describe(exc: ValidationError, toml_file: Path | None = None) -> str:
         if err["type"] == "extra_forbidden":
             msg = "unknown setting"
             if field in toml_keys:  # a key of config/bot.toml: where, and what was meant
-                close = difflib.get_close_matches(field, list(Settings.model_fields), n=1)
+                # keys are read in any case; a variable's name pasted in is the likeliest slip
+                meant = field.lower().removeprefix(ENV_PREFIX.lower())
+                close = difflib.get_close_matches(meant, list(Settings.model_fields), n=1)
                 msg += f"; did you mean {close[0]!r}?" if close else ""
                 name = f"{toml_file}:{toml_keys[field]}: {field}"
         lines.append(f"{name}: {msg}")

@@ -887,6 +887,11 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
         # a wildcard directory, or a name every package repeats (left by session 14)
         *[(p, True) for p in ("vllm/*/*.py", "vllm/*/*/*", "**/__init__.py", "**/utils.py")],
         *[(p, False) for p in ("vllm/lora/__init__.py", "**/cuda_graph.py", "vllm/*/lora/")],
+        # found by review 'r15g': the root's own file is specific; a wildcard directory
+        # below the top one, or a repeated name below it, is as broad as the rest
+        *[(p, False) for p in ("/CMakeLists.txt", "/README.md", "csrc/CMakeLists.txt")],
+        *[(p, True) for p in ("vllm/*/", "vllm/*/**", "vllm/**/__init__.py", "__init__.py")],
+        *[(p, True) for p in ("vllm/**/utils.py", "/**/utils.py", "*/conftest.py")],
     ],
 )
 def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):

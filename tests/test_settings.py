@@ -62,6 +62,20 @@ def test_unknown_toml_key_is_named(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("line", "meant"), [("REVIEW_NOTES_WORKERS = 4", "workers"), ('REPO = ["acme/one"]', "repos")]
+)
+def test_an_unknown_toml_key_in_any_case_gets_the_setting_meant(tmp_path, line, meant):
+    # found by review 'r15g': keys are read in any case, and a variable's name copied
+    # from the README's table is the likeliest slip; the suggestion compared as written
+    toml = tmp_path / "bot.toml"
+    toml.write_text(f"# the bot's defaults\n{line}\n", "utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings(env_file=None, toml_file=toml)
+    assert str(err.value).startswith(f"{toml}:2: ")
+    assert f"did you mean {meant!r}?" in str(err.value)
+
+
 def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
     # An edit of config/bot.toml left half done: a settings error, not a traceback.
     toml = tmp_path / "bot.toml"
