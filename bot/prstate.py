@@ -363,13 +363,18 @@ class PRStore:
         return bool(self.db.execute("SELECT 1 FROM pr_replies WHERE key = ?", (key,)))
 
     def notes_of(self, repo: str, numbers: list[int]) -> dict[int, tuple[str, ...]]:
-        """The notes shown on each of these PRs (those with none are left out)."""
+        """The notes shown on each of these PRs (those with none are left out). A PR whose
+        state is still kept under an older name of the repository (renamed or
+        transferred: it moves at the PR's own next event, `follow`) counts too, found by
+        the repository's id; under both names, the state under `repo` is the PR's."""
         if not numbers:
             return {}
         marks = ",".join("?" * len(numbers))
         rows = self.db.execute(
-            f"SELECT number, notes FROM pr_state WHERE repo = ? AND number IN ({marks})",
-            (repo.lower(), *numbers),
+            f"SELECT repo, number, notes FROM pr_state WHERE number IN ({marks}) AND (repo = ?"
+            " OR repo_id = (SELECT repo_id FROM pr_state WHERE repo = ? AND repo_id IS NOT NULL"
+            " LIMIT 1)) ORDER BY repo = ?",  # this name's last: it wins
+            (*numbers, repo.lower(), repo.lower(), repo.lower()),
         )
         shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
         return {n: ids for n, ids in shown.items() if ids}

@@ -223,6 +223,15 @@ def test_a_delivery_naming_a_repository_since_renamed_still_gets_its_comment(
 # deletion-as-opt-out, `/notes off`, `/notes wrong`, the comment's id) was keyed by the
 # repository's name alone, so the PR looked new and the next label posted the deleted
 # comment anew, pinging every subscriber of the PR.
+def _renamed_notes(tmp_path, old: str, new: str):
+    """The shipped notes with their `repo` renamed, as the bot's log asks after a rename."""
+    notes = tmp_path / "notes"
+    shutil.copytree(ROOT / "seeds" / "notes", notes)
+    for f in notes.glob("*.md"):
+        f.write_text(f.read_text("utf-8").replace(f'repo = "{old}"', f'repo = "{new}"'), "utf-8")
+    return notes
+
+
 def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository_is_renamed(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
@@ -238,11 +247,7 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository
         assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
 
     fake.transfer(DEFAULT_REPO, new_repo)  # GitHub moves the PR and its comments
-    notes = tmp_path / "notes"  # the notes' `repo` renamed, as the log asks
-    shutil.copytree(ROOT / "seeds" / "notes", notes)
-    for f in notes.glob("*.md"):
-        text = f.read_text("utf-8")
-        f.write_text(text.replace(f'repo = "{DEFAULT_REPO}"', f'repo = "{new_repo}"'), "utf-8")
+    notes = _renamed_notes(tmp_path, DEFAULT_REPO, new_repo)
     settings = live_settings(tmp_path, fake, app_key, repos=new_repo, notes_dir=notes)
     with serving(settings) as (client, rt), caplog.at_level("INFO", logger="bot.dispatch"):
         deliver_pr(client, rt, **labeled_one_more_note(repo=new_repo, updated_at=at(2)))
@@ -251,6 +256,32 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository
         assert rt.ctx.prs.get(new_repo, N).opted_out
     (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
     assert f"moved from {DEFAULT_REPO} to {new_repo}" in said
+
+
+def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # found by review 'r15f': the reverted PR's state stays under the old name until its
+    # own next event, and related notes were read under the new name only
+    clean_env(monkeypatch)
+    fake, new_repo = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        shown = rt.ctx.prs.get(DEFAULT_REPO, N).notes
+        assert shown and len(ours(fake)) == 1
+
+    fake.transfer(DEFAULT_REPO, new_repo)
+    notes = _renamed_notes(tmp_path, DEFAULT_REPO, new_repo)
+    settings = live_settings(tmp_path, fake, app_key, repos=new_repo, notes_dir=notes)
+    with serving(settings) as (client, rt):
+        files = ["vllm/entrypoints/openai/api_server.py"]
+        fake.add_pull(new_repo, N + 1, files=files, title=UNRELATED_TITLE)
+        revert = dict(repo=new_repo, number=N + 1, title=UNRELATED_TITLE, body=f"Reverts #{N}")
+        deliver_pr(client, rt, **revert, updated_at=at(1))
+        assert rt.queue.counts()["failed"] == 0
+        assert set(shown) <= set(rt.ctx.prs.get(new_repo, N + 1).notes)
+        assert len(ours(fake, N + 1, repo=new_repo)) == 1
 
 
 def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):

@@ -92,3 +92,22 @@ def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_
     assert follow(prs, NEW, 2).old == () and prs.get(NEW, 2) == PRState(NEW, 2)
     assert prs.get(OLD, 2).opted_out  # the README's upgrade limit: not known to be the same
     db.close()
+
+
+def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs):
+    # found by review 'r15f': a revert under the new name, of a PR whose state is still
+    # under the old one (it moves at its own next event), got none of its notes
+    follow(prs, OLD, 1)
+    prs.update(OLD, 1, notes=("vllm-aaaa1111",))
+    follow(prs, OTHER, 2, ID + 1)  # another repository's PR 2: never read as this one's
+    prs.update(OTHER, 2, notes=("vllm-cccc3333",))
+    assert prs.notes_of(NEW, [1, 2]) == {}  # nothing under the new name knows the id yet
+    follow(prs, NEW, 3)  # the revert's own event marks it
+    assert prs.notes_of(NEW, [1, 2]) == {1: ("vllm-aaaa1111",)}
+    follow(prs, NEW, 1)  # once both names hold a row, the new name's is the PR's
+    prs.db.execute(
+        "INSERT INTO pr_state (repo, number, notes, updated_at, repo_id)"
+        " VALUES (?, 1, '[\"vllm-old00000\"]', 'x', ?)",
+        (OLD, ID),
+    )
+    assert prs.notes_of(NEW, [1]) == {1: ("vllm-aaaa1111",)}
