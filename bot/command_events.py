@@ -18,7 +18,10 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   restart loses neither. Commands in the same window join that update. An `off` or
   `on` said on GitHub before the one that set the PR's state (run late: a retry, a
   redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`); so is
-  the mode of a `/notes` or `why` said before the one that set it (`_said_last`).
+  the mode of a `/notes` or `why` said before the one that set it (`_said_last`). Nor
+  does one said before the command that set what the comment shows (a `/notes`, `why`,
+  `wrong`, `restore`, or the `off` that paused it) rewrite it: the update owes what the
+  one said last asked (`PendingUpdate.said`, `_showing_key`).
 - `wrong` and `restore` change the notes hidden at once, each in turn: one run late
   changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
   it changed, nor what it did itself before (`_command_key`).
@@ -67,12 +70,12 @@ from bot.db import github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
 from bot.github_client import GitHubError
-from bot.github_port import ConversationLocked, PRRef, ref_from_payload
+from bot.github_port import ConversationLocked, Outcome, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
-from bot.sticky import pause_sticky, refresh_sticky
+from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
 
@@ -553,6 +556,15 @@ def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> 
     return kept | {_SAID_KEYS[f]: said for f in kept}
 
 
+def _showing_key(state: PRState) -> str | None:
+    """The order key of the command written last of those that set what the comment
+    shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
+    (or the deletion of the comment) that paused it. One written before it, run late,
+    does not rewrite the comment (`_update`)."""
+    dismissed = state.dismissed_at and state.dismissed_at.split("#")[0]  # `said_at#index`
+    return _latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
+
+
 def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
     """The key of the `off`/`on` that set the PR's opt-out (or of the deletion of its
     notes comment, bot.sticky) when it was said after this source: then this one's
@@ -596,7 +608,9 @@ def _ask_for_update(
         changes["resumed_at"] = before.resume_mark()
     ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
     state = ctx.prs.update(ref.repo, ref.number, **changes)
-    pending = (state.pending or PendingUpdate()).add(source.comment_id, show, source.on_diff)
+    pending = (state.pending or PendingUpdate()).add(
+        source.comment_id, show, source.on_diff, source.said_at
+    )
     if ticket.admission is Admission.RUN or ctx.queue is None:
         return _update(ctx, ref, source.pull, pending, reactions), False
     ctx.prs.update(ref.repo, ref.number, pending=pending)
@@ -651,7 +665,16 @@ def _update(
 ) -> str:
     """Write the sticky comment as the PR's state says, then `+1` the commands it answers."""
     state = ctx.prs.get(ref.repo, ref.number)
-    if state.opted_out and not pending.show:
+    if _said_before(pending.said, _showing_key(state)):
+        # run late (a retry, a late delivery): a command written after the one that asked
+        # to see the notes (or `off`) set what the comment shows. Paused: it stays as that
+        # one left it (the short line, or the notes shown once); else a PR event's update.
+        result = (
+            Refresh(Outcome.SKIPPED, "what a later command showed stands")
+            if state.opted_out
+            else refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+        )
+    elif state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)

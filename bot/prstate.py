@@ -101,17 +101,29 @@ class PendingUpdate:
     # the last command that said: see the notes (`/notes`, `why`, `wrong`), or `off`
     show: bool = False
     diff_acks: tuple[int, ...] = ()  # the same for comments on lines of the diff
+    # the order key (bot.command_events.said_at) of the command `show` is from: the one
+    # written last decides it, whatever order they run in; and one written before the
+    # command that set what the comment shows now does not rewrite it (bot.command_events)
+    said: str | None = None
 
     def add(
-        self, comment_id: int | None, show: bool | None, on_diff: bool = False
+        self,
+        comment_id: int | None,
+        show: bool | None,
+        on_diff: bool = False,
+        said: str | None = None,
     ) -> PendingUpdate:
-        """Owe one more comment's commands; `show` None: they said neither (`on`)."""
+        """Owe one more comment's commands; `show` None: they said neither (`on`). `said`:
+        their order key (None: not known, taken as the newest)."""
         acks, diff_acks = self.acks, self.diff_acks
         if comment_id is not None and on_diff and comment_id not in diff_acks:
             diff_acks = (*diff_acks, comment_id)
         elif comment_id is not None and not on_diff and comment_id not in acks:
             acks = (*acks, comment_id)
-        return PendingUpdate(acks, self.show if show is None else show, diff_acks)
+        older = said is not None and self.said is not None and said < self.said
+        if show is None or older:  # run late: what one written after it asked stands
+            return PendingUpdate(acks, self.show, diff_acks, self.said)
+        return PendingUpdate(acks, show, diff_acks, said)
 
 
 @dataclass(frozen=True)
@@ -519,5 +531,8 @@ def _pending(text: str | None) -> PendingUpdate | None:
         return None
     data = json.loads(text)
     return PendingUpdate(
-        tuple(data.get("acks") or ()), bool(data.get("show")), tuple(data.get("diff_acks") or ())
+        tuple(data.get("acks") or ()),
+        bool(data.get("show")),
+        tuple(data.get("diff_acks") or ()),
+        data.get("said"),  # None: written before it was kept, taken as the newest
     )

@@ -1720,6 +1720,71 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     assert set(state(rt).dismissed) == {first, second}
 
 
+# Found by review 'r15f'. The retry of a command written before a later `/notes off` (or
+# `/notes`) still rewrote the notes comment: an older `/notes` or `/notes why` put the
+# notes back into the comment the later `off` had cut to the short paused line, an older
+# `off` took away the notes a later `/notes` showed. README: the retry changes nothing
+# commands written after it changed. It still gets its 👍.
+
+
+@pytest.mark.parametrize("line", ["/notes", "/notes why"])
+def test_a_retried_notes_does_not_bring_back_the_notes_a_later_off_paused(live, line):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1
+    say(client, rt, fake, "/notes off", login=AUTHOR)  # written after it: the last word
+    paused = sticky(fake).body
+    assert state(rt).opted_out
+
+    assert rt.queue.retry() != []  # the operator's `review-notes retry`, for the 👍
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).opted_out
+    assert sticky(fake).body == paused
+
+
+def test_a_retried_off_does_not_take_away_the_notes_a_later_notes_showed(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).opted_out
+    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it: show them once
+    shown = sticky(fake).body
+    assert "Automatic updates are paused" in shown and "Review notes" in shown
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert sticky(fake).body == shown
+
+
+def test_a_late_off_folded_into_a_later_whys_deferred_update_leaves_the_notes_shown(live):
+    # the same through flood control: the `off` (written first, delivered last) joins
+    # the update deferred for a `/notes why` written after it; the update owes what the
+    # command written last asked (the notes, with the paused line), not the one run last
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # not delivered yet
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    why = say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)  # deferred
+    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
+    rt.workers.start()
+    drain(rt)
+    assert state(rt).opted_out and state(rt).pending is None  # the `off` counts
+    assert reactions(fake, off) == reactions(fake, why) == {"eyes", "+1"}
+    body = sticky(fake).body
+    assert "Automatic updates are paused" in body and "(why mode)" in body
+
+
 # Found by review 'r15d'. Two people mark the same note in one flood-control window (the
 # comment still shows it to both): the second's `record` found the standing mark, and
 # `set_reason` overwrote its reason, so the curators' report (`review-notes notes

@@ -35,8 +35,8 @@ def test_an_old_database_gains_the_new_columns(tmp_path):
     q, prs = DeliveryQueue(db), PRStore(db)
     q.enqueue("d", "pull_request", "x", {}, "o/r", 1, not_before=utcnow())
     assert q.claim().id == "d"
-    prs.update("o/r", 1, pending=PendingUpdate((5,), True))
-    assert prs.get("o/r", 1).pending == PendingUpdate((5,), True)
+    prs.update("o/r", 1, pending=PendingUpdate((5,), True, said="t/1"))
+    assert prs.get("o/r", 1).pending == PendingUpdate((5,), True, said="t/1")
     prs.update("o/r", 1, code_names={"KVConnectorStats": ("a.py",)})
     assert prs.get("o/r", 1).code_names == {"KVConnectorStats": ("a.py",)}
     assert prs.get("o/r", 1).incidental == frozenset()  # NULL in a row of the old table
@@ -69,3 +69,17 @@ def test_pending_update_collects_comments_once_and_the_last_word_on_showing():
     assert p == PendingUpdate((5, 6, 7), True)
     assert p.add(8, False) == PendingUpdate((5, 6, 7, 8), False)  # `off` after `why`
     assert p.add(8, False).add(9, None).add(10, True).show is True
+
+
+def test_pending_update_takes_the_showing_of_the_command_written_last_not_run_last():
+    # found by review 'r15f': an `off` written before a `/notes why` whose update is
+    # deferred, delivered late into the same window, must not turn that update into a pause
+    early, late = (
+        "2026-09-01T10:00:00Z/00000000000000000007",
+        "2026-09-01T10:00:01Z/00000000000000000008",
+    )
+    why = PendingUpdate().add(8, True, said=late)
+    assert why.add(7, False, said=early) == PendingUpdate((8, 7), True, said=late)
+    assert why.add(9, False, said=None).show is False  # not known: taken as the newest
+    off = PendingUpdate().add(7, False, said=early)
+    assert off.add(8, True, said=late) == PendingUpdate((7, 8), True, said=late)
