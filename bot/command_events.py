@@ -65,6 +65,7 @@ from bot.command_policy import (
 )
 from bot.command_replies import Unanswered, render_errors, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
+from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import github_time, utcnow
 from bot.dispatch import Dispatcher, Route
@@ -82,8 +83,9 @@ log = logging.getLogger(__name__)
 COMMENT_ACTIONS = frozenset({"created", "edited"})
 REVIEW_ACTIONS = frozenset({"submitted", "edited"})
 REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
-# Cheap intake filter, whatever the command word: a command starts a line.
-_MAY_HOLD_COMMAND = re.compile(r"(?m)^ {0,3}/[A-Za-z]")
+# Cheap intake filter, whatever the command word: a command starts a line (as
+# bot.comment_prose reads it: a BOM opening the comment, invisible characters before it).
+_MAY_HOLD_COMMAND = re.compile(f"(?m)^\ufeff? {{0,3}}[{FORMAT_CHARS}]*/[A-Za-z]")
 # The PR fields kept for later (a deferred update in a dry run matches on them).
 _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_files")
 

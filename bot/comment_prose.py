@@ -9,7 +9,8 @@ elements all come out as GitHub shows them; both engines are C. Their work is li
 in the text once nesting is capped (`MAX_DEPTH`, `_too_costly`).
 
 How a line is found: each line whose source starts with the command word (at most three
-spaces in) gets a private-use character before the word, one the comment does not use.
+spaces in; invisible format characters before and right after it show nothing, and are
+skipped) gets a private-use character before the word, one the comment does not use.
 A command counts where that character lands in the HTML as text, at the start of a line,
 outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
 `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
@@ -112,12 +113,23 @@ _IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looke
 
 def _starts_with(line: str, word: str) -> bool:
     indent = len(line) - len(line.lstrip(" "))
-    end = indent + len(word)
-    head = line[indent:end]
+    if indent > 3:
+        return False
+    start = _past_invisible(line, indent)  # a zero-width space or BOM pasted before it
+    end = start + len(word)
+    if line[start:end].lower() != word:
+        return False
     # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
-    # `/notes&nbsp;`): the page decides, after rendering
-    after = line[end : end + 1]
-    return indent <= 3 and head.lower() == word and (not after or _space(after) or after in "<\\&")
+    # `/notes&nbsp;`): the page decides, after rendering; invisible characters show nothing
+    at = _past_invisible(line, end)
+    after = line[at : at + 1]
+    return not after or _space(after) or after in "<\\&"
+
+
+def _past_invisible(line: str, at: int) -> int:
+    """Where the invisible format characters from `at` on end (`at`: none there). Every
+    line of a comment is looked at: an ASCII character, the common case, is no such."""
+    return _INVISIBLE.match(line, at).end() if line[at : at + 1] > "\x7f" else at
 
 
 def _space(char: str) -> bool:
@@ -125,6 +137,18 @@ def _space(char: str) -> bool:
     character Python also calls white space."""
     return char in _SPACES
 
+
+# Invisible format characters (Unicode Cf, as of Unicode 15.1: the soft hyphen, zero-width
+# space and joiners, bidi controls, the word joiner, the BOM, tags): a reader sees nothing
+# of them, before the command word or right after it. Written out (a scan of Unicode costs
+# 80 ms at import): tests/test_commands.py checks Python's own table is within it.
+FORMAT_CHARS = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)  # a regular expression's character class, without its brackets
+_INVISIBLE = re.compile(f"[{FORMAT_CHARS}]*")
 
 _SPACES = "\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs")
 # a command's words: between the spaces a reader sees
@@ -190,7 +214,9 @@ def command_lines(text: str, word: str) -> list[str]:
             rest = [after]
             _line_after(node, rest, hides)
             line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
-            after_word = line[len(word) : len(word) + 1]
+            line = line[_past_invisible(line, 0) :]  # from the word (_starts_with)
+            at = _past_invisible(line, len(word))
+            after_word = line[at : at + 1]
             if not after_word or _space(after_word):  # `/notes<b>x</b>` is /notesx
                 found.append(line)
     return found

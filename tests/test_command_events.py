@@ -1836,6 +1836,30 @@ def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_con
     assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}
 
 
+# --- found by review 'r15f': invisible characters around the command word ---------------
+# dea517c drops invisible format characters from a command's words, but one right after
+# `/notes` itself still made the line no command (the author's `off` silently ignored),
+# and a comment opening with a pasted BOM was dropped at intake ("no line starts with a
+# slash command") although the parser reads it.
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff"])
+def test_an_invisible_character_right_after_the_command_word_is_no_part_of_it(live, invisible):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = say(client, rt, fake, f"/notes{invisible} off", login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"}, "the command was not seen at all"
+    assert state(rt).opted_out
+
+
+def test_a_comment_opening_with_a_pasted_bom_runs_its_command(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = say(client, rt, fake, "\ufeff/notes off", login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"}, "the delivery was ignored at intake"
+    assert state(rt).opted_out
+
+
 @pytest.mark.parametrize(
     ("body", "login"),
     [

@@ -1061,3 +1061,44 @@ def test_an_invisible_format_character_is_not_part_of_a_command_word(invisible):
     assert parse_commands(f"/notes off{invisible}")[0].line == "/notes off"
     # one command, however many invisible characters an edit adds
     assert changed_commands("/notes off", f"/notes off{invisible}") == []
+
+
+# --- found by review 'r15f': invisible characters around the command word -----------------
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e", "\u00ad"])
+def test_an_invisible_character_around_the_command_word_is_no_part_of_it(invisible):
+    # dea517c dropped them from the words after the command word, but one right after
+    # `/notes` itself (the page shows `/notes off`) made the line no command at all, nor
+    # one pasted before it
+    assert kinds(f"/notes{invisible} off") == [("off", ())]
+    assert kinds(f"/notes{invisible}{invisible}") == [("refresh", ())]
+    assert kinds(f"{invisible}/notes off") == [("off", ())]
+    assert kinds(f"Done.\n\n  {invisible}/notes{invisible} why") == [("why", ())]
+    assert parse_commands(f"{invisible}/notes{invisible} off")[0].line == "/notes off"
+    # still not where a reader sees something else: `/notesoff`, code, an indented block
+    assert kinds(f"/notes{invisible}off") == []
+    assert kinds(f"`/notes{invisible} off`") == []
+    assert kinds(f"    {invisible}/notes off") == []
+    assert changed_commands("/notes off", f"{invisible}/notes{invisible} off") == []
+
+
+def test_a_comment_opening_with_a_bom_may_hold_a_command_at_intake():
+    from bot.command_events import _MAY_HOLD_COMMAND
+
+    assert kinds("\ufeff/notes off") == [("off", ())]  # as cmark-gfm reads it
+    for body in ("\ufeff/notes off", "\ufeff  /notes", "x\n \u200b\u2060/notes", "/notes"):
+        assert _MAY_HOLD_COMMAND.search(body), repr(body)
+    for body in ("x /notes", "    /notes", "\u200b x/notes", "LGTM"):
+        assert not _MAY_HOLD_COMMAND.search(body), repr(body)
+
+
+def test_the_invisible_characters_are_all_of_pythons_format_characters():
+    import unicodedata
+
+    table = re.compile(f"[{comment_prose.FORMAT_CHARS}]")
+    for code in range(0x110000):
+        ch = chr(code)
+        assert bool(table.match(ch)) == (unicodedata.category(ch) == "Cf") or (
+            table.match(ch) and unicodedata.category(ch) == "Cn"  # named by a later Unicode
+        ), f"U+{code:04X}"
