@@ -654,16 +654,22 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
         assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}
 
 
+def said_while_the_comments_cannot_be_listed(client, rt, fake, text: str):
+    """A comment whose one reply goes out, then GitHub fails the comment listing on every
+    try the client makes (max_retries 2): no notes comment, the delivery failed."""
+    listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("GET", listing, *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, text)
+    assert len(replies(fake)) == 1 and sticky(fake) is None
+    assert rt.queue.counts()["failed"] == 1
+    return c
+
+
 def test_a_retried_delivery_does_not_post_its_replies_twice(live):
     """The reply went out, then the sticky update failed the delivery; `retry` re-runs
     it: the sticky comment appears and the reply is found, not posted again."""
     client, rt, fake = live
-    # GitHub down for every try the client makes (max_retries 2): the delivery fails.
-    listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-    fake.inject("GET", listing, *[Fault.error(502)] * 3)
-    c = say(client, rt, fake, "/notes topic rocm\n/notes")
-    assert len(replies(fake)) == 1 and sticky(fake) is None
-    assert rt.queue.counts()["failed"] == 1
+    c = said_while_the_comments_cannot_be_listed(client, rt, fake, "/notes topic rocm\n/notes")
     assert rt.queue.retry() != []
     drain(rt)
     assert rt.queue.counts()["failed"] == 0
@@ -676,6 +682,23 @@ def fail_the_done_reaction(fake, comment) -> None:
     (Not a rate limit: that would pause every call of the installation, the retry's too.)"""
     react = f"/repos/{DEFAULT_REPO}/issues/comments/{comment.id}/reactions"
     fake.inject("POST", react, Fault(), *[Fault.error(502)] * 3)
+
+
+def said_and_left_without_its_thumb(client, rt, fake, line: str, login: str = AUTHOR):
+    """A command whose 👍 GitHub refuses: it ran, and its delivery failed for `retry`."""
+    c = fake.add_comment(DEFAULT_REPO, N, line, login=login)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1
+    return c
+
+
+def retried_for_its_thumb(rt, fake, c) -> None:
+    """The operator's `review-notes retry`, which adds the 👍 GitHub refused."""
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
 
 
 @pytest.mark.parametrize(("line", "reply"), [("/notes", False), ("/notes topic rocm", True)])
@@ -1629,18 +1652,13 @@ def test_retention_keeps_the_reply_record_of_a_failed_delivery_it_keeps(live):
 def test_a_retried_wrong_does_not_hide_again_the_note_restore_showed_since(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert state(rt).dismissed != () and rt.queue.counts()["failed"] == 1
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes wrong 1")
+    assert state(rt).dismissed != ()
     say(client, rt, fake, "/notes restore", login=AUTHOR)
     restored = sticky(fake).body
     assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
 
-    assert rt.queue.retry() != []  # the operator's `review-notes retry`, for the 👍
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
     assert sticky(fake).body == restored
 
@@ -1648,36 +1666,25 @@ def test_a_retried_wrong_does_not_hide_again_the_note_restore_showed_since(live)
 def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 1
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes why", login="octo-dev")
+    assert "(why mode)" in sticky(fake).body
     say(client, rt, fake, "/notes", login="octo-dev")
     plain = sticky(fake).body
     assert "(why mode)" not in plain
 
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert sticky(fake).body == plain
 
 
 def test_a_retried_restore_does_not_take_back_a_later_wrong(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes restore", login=AUTHOR)
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert rt.queue.counts()["failed"] == 1
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes restore")
     say(client, rt, fake, "/notes wrong 1 not this one", login=AUTHOR)
     hidden = state(rt).dismissed
     assert hidden != ()
 
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert state(rt).dismissed == hidden
     assert [m.reason for m in rt.ctx.feedback.marks()] == ["not this one"]
 
@@ -1686,16 +1693,11 @@ def test_wrong_then_restore_in_one_comment_run_again_redoes_neither(live):
     # the two are ordered by their place in the comment: the retry finds both done
     client, rt, fake = live
     say(client, rt, fake, "/notes")
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1\n/notes restore", login=AUTHOR)
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert state(rt).dismissed == () and rt.queue.counts()["failed"] == 1
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes wrong 1\n/notes restore")
+    assert state(rt).dismissed == ()
     assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1
 
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
     assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1  # no second mark made and taken back
 
@@ -1714,9 +1716,7 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
     assert state(rt).dismissed == (second,)
 
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert set(state(rt).dismissed) == {first, second}
 
 
@@ -1731,18 +1731,12 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
 def test_a_retried_notes_does_not_bring_back_the_notes_a_later_off_paused(live, line):
     client, rt, fake = live
     say(client, rt, fake, "/notes", login=AUTHOR)
-    c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert rt.queue.counts()["failed"] == 1
+    c = said_and_left_without_its_thumb(client, rt, fake, line)
     say(client, rt, fake, "/notes off", login=AUTHOR)  # written after it: the last word
     paused = sticky(fake).body
     assert state(rt).opted_out
 
-    assert rt.queue.retry() != []  # the operator's `review-notes retry`, for the 👍
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert state(rt).opted_out
     assert sticky(fake).body == paused
 
@@ -1750,18 +1744,13 @@ def test_a_retried_notes_does_not_bring_back_the_notes_a_later_off_paused(live, 
 def test_a_retried_off_does_not_take_away_the_notes_a_later_notes_showed(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes", login=AUTHOR)
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
-    fail_the_done_reaction(fake, c)
-    post(client, "issue_comment", comment_payload(c))
-    drain(rt)
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes off")
     assert rt.queue.counts()["failed"] == 1 and state(rt).opted_out
     say(client, rt, fake, "/notes", login=AUTHOR)  # written after it: show them once
     shown = sticky(fake).body
     assert "Automatic updates are paused" in shown and "Review notes" in shown
 
-    assert rt.queue.retry() != []
-    drain(rt)
-    assert reactions(fake, c) == {"eyes", "+1"}
+    retried_for_its_thumb(rt, fake, c)
     assert sticky(fake).body == shown
 
 
@@ -1899,11 +1888,9 @@ def test_a_retried_delivery_finds_its_one_error_reply(live):
     # The error reply went out, then the notes comment's update failed the delivery;
     # `retry` finds the reply by its one key and does not post it again.
     client, rt, fake = live
-    listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-    fake.inject("GET", listing, *[Fault.error(502)] * 3)
-    c = say(client, rt, fake, "/notes hlep\n/notes\n/notes wyh")
-    assert len(replies(fake)) == 1 and sticky(fake) is None
-    assert rt.queue.counts()["failed"] == 1
+    c = said_while_the_comments_cannot_be_listed(
+        client, rt, fake, "/notes hlep\n/notes\n/notes wyh"
+    )
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
     assert rt.queue.retry() != []
     drain(rt)
