@@ -669,13 +669,17 @@ def _update(
     state = ctx.prs.get(ref.repo, ref.number)
     if _said_before(pending.said, _showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
-        # to see the notes (or `off`) set what the comment shows. Paused: it stays as that
-        # one left it (the short line, or the notes shown once); else a PR event's update.
-        result = (
-            Refresh(Outcome.SKIPPED, "what a later command showed stands")
-            if state.opted_out
-            else refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
-        )
+        # to see the notes (or `off`) set what the comment shows. Paused and showing the
+        # notes: they are shown again as the state now has them (a late `wrong` hides
+        # its note), under the paused line (a late `off` says so); the short line stays;
+        # not paused: a PR event's update.
+        paused = state.opted_out or state.paused is not None
+        if paused and state.notes:
+            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+        elif state.opted_out:
+            result = Refresh(Outcome.SKIPPED, "what a later command showed stands")
+        else:
+            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
     elif state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them

@@ -1968,3 +1968,57 @@ def test_a_review_on_a_pr_locked_meanwhile_is_not_a_failure(live, line):
     assert replies(fake) == [] and sticky(fake).body == before
     refused = [q for q in fake.requests if q.status == 403]
     assert len(refused) == 1 and refused[0].method == ("POST" if "help" in line else "PATCH")
+
+
+# Found by review 'r15i'. A command run late on a paused PR left the comment as a later
+# command had it, even when it showed notes: a late `wrong` left its note shown (the
+# state hid it; no PR event runs while paused), and a late `off` left the notes without
+# the paused line, which the same written order through flood control has.
+
+
+PAUSED = "Automatic updates are paused"
+
+
+def test_a_wrong_retried_while_paused_still_hides_its_note_in_the_comment(live):
+    # README: "A `wrong` that never ran still hides its note when it runs late, after
+    # another `wrong`" and a late command "still does what is its own (... a `wrong` ...)".
+    # While paused (notes shown once by `/notes`), the late `wrong`'s update is skipped:
+    # the state hides the note, the comment still shows it, and PR events never fix it.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    say(client, rt, fake, "/notes off", login=AUTHOR, title=title)
+    say(client, rt, fake, "/notes", login=AUTHOR, title=title)  # shown once, paused line
+    first, second = state(rt).notes[:2]
+    assert state(rt).opted_out and PAUSED in sticky(fake).body
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).dismissed == ()
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (second,) and second not in state(rt).notes
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert set(state(rt).dismissed) == {first, second}
+    # the comment must not show a note the PR's state hides
+    assert first not in state(rt).notes, "the comment still shows the note the late wrong hid"
+
+
+def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(live):
+    # An `off` written first but delivered after a later `/notes`: the PR is paused, yet
+    # the comment is left showing the notes with no paused line (and PR events now skip,
+    # so it goes stale silently). The same written order through one flood-control window
+    # gives the notes WITH the paused line (test_a_late_off_folded_into_a_later_whys_...).
+    client, rt, fake = live
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # written first
+    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it, delivered first
+    assert not state(rt).opted_out and PAUSED not in sticky(fake).body
+    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
+    drain(rt)
+    assert reactions(fake, off) == {"eyes", "+1"}
+    assert state(rt).opted_out
+    body = sticky(fake).body
+    assert body.startswith(MARKER)
+    assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
