@@ -99,6 +99,10 @@ class FeedbackStore:
             )
             return cursor.rowcount
 
+    def drop_all(self, conn: sqlite3.Connection) -> int:
+        """In the caller's transaction: delete every mark (a dry run's, going live); how many."""
+        return conn.execute("DELETE FROM feedback").rowcount
+
     def move(self, conn: sqlite3.Connection, old: str, new: str, number: int) -> int:
         """In the caller's transaction: the PR's marks kept under its repository's old
         name go to the new one (bot.prstate.PRStore.follow); how many moved."""

@@ -461,33 +461,32 @@ class PRStore:
             self.put(state)
         return state
 
-    def claim_for(self, writer: Writer) -> int | None:
-        """Record `writer` as the PR state's writer, in one transaction. A live server
-        taking over a dry run's state drops it, the sticky comments' and the replies'
-        records (their ids are the dry run's, not GitHub's: GitHub's 404 for one reads as
-        a maintainer's deletion, an unchanged text posts nothing), and returns how many
-        PRs it was about; else None. Feedback marks stay: they name the reviewers'
-        comments, not ours. Raises LiveStateError, recording nothing, for a dry run on a
-        live server's state. No record (a new file, or one from before this was kept):
-        `writer` is recorded, nothing dropped."""
-        with self.db.tx() as conn:
-            rows = conn.execute("SELECT value FROM meta WHERE key = ?", (WRITER_KEY,)).fetchall()
-            before = rows[0]["value"] if rows else None
-            if before == writer:
-                return None
-            if before == Writer.LIVE:
-                raise LiveStateError(WRITER_KEY)
-            dropped = None
-            if before == Writer.DRY_RUN:
-                dropped = conn.execute(
-                    "SELECT COUNT(*) FROM (SELECT repo, number FROM pr_state"
-                    " UNION SELECT repo, number FROM pr_replies)"
-                ).fetchone()[0]
-                conn.execute("DELETE FROM pr_state")
-                conn.execute("DELETE FROM pr_replies")
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (WRITER_KEY, writer.value)
-            )
+    def claim_for(self, conn: sqlite3.Connection, writer: Writer) -> int | None:
+        """In the caller's transaction: record `writer` as the PR state's writer. A live
+        server taking over a dry run's state drops it, the sticky comments' and the
+        replies' records (their ids are the dry run's, not GitHub's: GitHub's 404 for one
+        reads as a maintainer's deletion, an unchanged text posts nothing), and returns
+        how many PRs it was about; else None (the caller drops the `/notes wrong` marks
+        then too: they number a comment nobody saw). Raises LiveStateError, recording
+        nothing, for a dry run on a live server's state. No record (a new file, or one
+        from before this was kept): `writer` is recorded, nothing dropped."""
+        rows = conn.execute("SELECT value FROM meta WHERE key = ?", (WRITER_KEY,)).fetchall()
+        before = rows[0]["value"] if rows else None
+        if before == writer:
+            return None
+        if before == Writer.LIVE:
+            raise LiveStateError(WRITER_KEY)
+        dropped = None
+        if before == Writer.DRY_RUN:
+            dropped = conn.execute(
+                "SELECT COUNT(*) FROM (SELECT repo, number FROM pr_state"
+                " UNION SELECT repo, number FROM pr_replies)"
+            ).fetchone()[0]
+            conn.execute("DELETE FROM pr_state")
+            conn.execute("DELETE FROM pr_replies")
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (WRITER_KEY, writer.value)
+        )
         return dropped
 
 

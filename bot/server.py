@@ -139,16 +139,21 @@ def claim_database(rt: Runtime) -> None:
             f"another review-notes server is using {settings.db_path}; "
             "stop it or set REVIEW_NOTES_DB_PATH"
         )
-    claim_pr_state(rt.ctx.prs, settings.db_path, dry_run=rt.dry_run is not None)
+    claim_pr_state(rt.ctx, settings.db_path, dry_run=rt.dry_run is not None)
 
 
-def claim_pr_state(prs: PRStore, path: Path, *, dry_run: bool) -> None:
+def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
     """Record which kind of server writes the PR state; here, under the server lock, so
     neither a refused second server nor a command (`retry`, `notes feedback`) changes it.
-    Going live drops a dry run's state (its comment ids are not GitHub's); a dry run
-    refuses to start on a live server's, which it would overwrite."""
+    Going live drops a dry run's state (its comment ids are not GitHub's) and its `/notes
+    wrong` marks (they number a comment nobody saw); a dry run refuses to start on a live
+    server's, which it would overwrite."""
+    marks = 0
     try:
-        dropped = prs.claim_for(Writer.DRY_RUN if dry_run else Writer.LIVE)
+        with ctx.prs.db.tx() as conn:
+            dropped = ctx.prs.claim_for(conn, Writer.DRY_RUN if dry_run else Writer.LIVE)
+            if dropped is not None:
+                marks = ctx.feedback.drop_all(conn)
     except LiveStateError:
         raise SettingsError(
             f"REVIEW_NOTES_DB_PATH: {path} holds a live server's PR state (its comments on"
@@ -158,10 +163,12 @@ def claim_pr_state(prs: PRStore, path: Path, *, dry_run: bool) -> None:
     if dropped is not None:
         log.warning(
             "going live on a dry run's database (%s): dropped the PR state of %d PRs, whose"
-            " comment ids were the dry run's, not GitHub's: each PR is handled as new"
-            " at its next event (the dry run's would-be comments are kept)",
+            " comment ids were the dry run's, not GitHub's, and %d /notes wrong marks on"
+            " those comments: each PR is handled as new at its next event (the dry run's"
+            " would-be comments are kept)",
             path,
             dropped,
+            marks,
         )
 
 
