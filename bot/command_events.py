@@ -73,7 +73,7 @@ from bot.feedback import Mark, pick_note
 from bot.github_client import GitHubError
 from bot.github_port import ConversationLocked, Outcome, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload
-from bot.prstate import PendingUpdate, PRState
+from bot.prstate import PendingUpdate, PRState, said_before
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
@@ -463,7 +463,7 @@ def _take_feedback(
     if pick.note_id is None:
         commented = state.comment_id is not None
         return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)
-    if _said_before(key, state.restored_at):  # run late: that `restore` took it back
+    if said_before(key, state.restored_at):  # run late: that `restore` took it back
         log.info("%s on %s#%d: a later restore stands", command.kind, ref.repo, ref.number)
         return None
     mark = Mark(
@@ -535,12 +535,6 @@ _SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
 SWITCHES = (Kind.OFF, Kind.ON)
 
 
-def _said_before(key: str | None, standing: str | None) -> bool:
-    """Whether a command with the order key `key` was said before the one whose key
-    `standing` is (None, either: not known, so not before: taken as the newest)."""
-    return key is not None and standing is not None and key < standing
-
-
 def _latest(*keys: str | None) -> str | None:
     """The newest of these order keys (None: none known)."""
     known = [k for k in keys if k is not None]
@@ -551,7 +545,7 @@ def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> 
     """The changes this source still has the last word on, each with its order key: a
     field a command said after it has set (run before it) stays as that one left it."""
     kept = {
-        f: v for f, v in changes.items() if not _said_before(said, getattr(state, _SAID_KEYS[f]))
+        f: v for f, v in changes.items() if not said_before(said, getattr(state, _SAID_KEYS[f]))
     }
     if said is None:
         return kept
@@ -574,7 +568,7 @@ def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
     of a failed one) and must not undo the author's last word, nor the maintainer's.
     A source the payload gives no time for is taken as the newest, as before."""
     newest = ctx.prs.get(ref.repo, ref.number).switched_at
-    return newest if _said_before(source.said_at, newest) else None
+    return newest if said_before(source.said_at, newest) else None
 
 
 def _ran_before(ctx: BotContext, ref: PRRef, source: Source) -> bool:
@@ -667,7 +661,7 @@ def _update(
 ) -> str:
     """Write the sticky comment as the PR's state says, then `+1` the commands it answers."""
     state = ctx.prs.get(ref.repo, ref.number)
-    if _said_before(pending.said, _showing_key(state)):
+    if said_before(pending.said, _showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
         # to see the notes (or `off`) set what the comment shows. Paused and showing the
         # notes: they are shown again as the state now has them (a late `wrong` hides

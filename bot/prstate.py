@@ -89,6 +89,13 @@ class LiveStateError(Exception):
     """A dry run was to write over the PR state of a live server (GitHub's comment ids)."""
 
 
+def said_before(key: str | None, standing: str | None) -> bool:
+    """Whether a command with the order key `key` (bot.command_events.said_at) was said
+    before the one whose key `standing` is (None, either: not known, so not before:
+    taken as the newest)."""
+    return key is not None and standing is not None and key < standing
+
+
 @dataclass(frozen=True)
 class PendingUpdate:
     """A sticky-comment update that slash commands are waiting for (flood control).
@@ -120,8 +127,8 @@ class PendingUpdate:
             diff_acks = (*diff_acks, comment_id)
         elif comment_id is not None and not on_diff and comment_id not in acks:
             acks = (*acks, comment_id)
-        older = said is not None and self.said is not None and said < self.said
-        if show is None or older:  # run late: what one written after it asked stands
+        # run late: what one written after it asked stands
+        if show is None or said_before(said, self.said):
             return PendingUpdate(acks, self.show, diff_acks, self.said)
         return PendingUpdate(acks, show, diff_acks, said)
 
