@@ -216,10 +216,11 @@ def _without_comments(text: str) -> str:
 
 def clean_body(body: str) -> str:
     """The author's own words in a PR description: template, code, logs and markup removed."""
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
-    text = _without_comments(text)
-    text = without_fences(text, nested=True)
-    text = without_indented_code(text)
+    return _prose(without_comments_and_code(body))
+
+
+def _prose(text: str) -> str:
+    """`clean_body` of a description already without comments and code blocks."""
     text = _without_hiding(text, _DETAILS_OPEN, _details_end)
     text = _without_hiding(text, _PRE_OPEN, _pre_end)
     tail = _TEMPLATE_TAIL.search(text)
@@ -320,9 +321,15 @@ class PRFacts:
         return title_text(self.title)
 
     @cached_property
+    def body_without_code(self) -> str:
+        """The description minus HTML comments and code blocks (`without_comments_and_code`),
+        read once for both `clean_body` and `refs`."""
+        return without_comments_and_code(self.body)
+
+    @cached_property
     def clean_body(self) -> str:
         """The description with template, code blocks, logs and markup removed."""
-        return clean_body(self.body)
+        return _prose(self.body_without_code)
 
     @cached_property
     def refs(self) -> tuple[int, ...]:
@@ -331,7 +338,7 @@ class PRFacts:
         Read from the raw body minus comments and code, so links count but the
         template's `FIX #xxxx` placeholder and code samples do not.
         """
-        raw = without_comments_and_code(self.body)
+        raw = self.body_without_code
         return tuple(
             n for n in referenced_prs(self.title + "\n" + raw, self.repo) if n != self.number
         )
