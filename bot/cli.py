@@ -29,7 +29,7 @@ from bot.library import (
 from bot.notes import LibraryError, Note, Problem, toml_string
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from bot.match_config import MatchConfig
     from bot.settings import Settings
@@ -501,7 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
     serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
-    serve.add_argument("--port", type=_port, help="port (default: REVIEW_NOTES_PORT or 8000)")
+    serve.add_argument(
+        "--port",
+        type=_whole_number("a port (1 to 65535)", 1, 65535),
+        help="port (default: REVIEW_NOTES_PORT or 8000)",
+    )
     serve.set_defaults(func=_cmd_serve)
 
     rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
@@ -589,17 +593,16 @@ def _read_lines(path: str) -> list[str]:
     return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
 
 
-def _port(text: str) -> int:
-    """--port checked here, so that its error names --port, not REVIEW_NOTES_PORT."""
-    if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1 to 65535)")
-    return int(text)
+def _whole_number(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high`, else an error naming the
+    flag, as `what` says (checked here: `--port` must not be reported as REVIEW_NOTES_PORT)."""
 
+    def parse(text: str) -> int:
+        if not text.strip().isdigit() or int(text) < low or (high is not None and int(text) > high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return int(text)
 
-def _positive_int(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a count of files (1 or more)")
-    return int(text)
+    return parse
 
 
 def _given_files(args: argparse.Namespace) -> list[str]:
@@ -743,7 +746,7 @@ def _add_match_parser(sub) -> None:
     m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
     m.add_argument(
         "--changed-files",
-        type=_positive_int,
+        type=_whole_number("a count of files (1 or more)", 1),
         metavar="N",
         help="how many files the PR changes in all, when --file/--files-from list only some"
         " (default: as many as they list; a --payload says itself)",
