@@ -182,7 +182,7 @@ def _without_hiding(
     spans: list[tuple[int, int]] | None = None  # read once an element is found
     while opened := opener.search(text, pos):
         if spans is None:
-            spans = _code_spans(text) if "`" in text or "~~~" in text else []
+            spans = _code_spans(text) if _CODE_HINT.search(text) else []
         while k < len(spans) and spans[k][1] <= opened.start():
             k += 1
         if k < len(spans) and spans[k][0] <= opened.start():
@@ -195,11 +195,15 @@ def _without_hiding(
     return "".join(out)
 
 
+# Without one of these a text has no code (backticks, a tilde fence, an indent of four)
+_CODE_HINT = re.compile(r"`|~~~| {4}|\t")
+
+
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the fenced blocks' lines and the inline code spans, in order. `text`
-    has "\n" line ends."""
+    """(start, end) of the code blocks' lines (fenced or indented) and the inline code
+    spans, in order. `text` has "\n" line ends."""
     lines = text.split("\n")
-    kept = without_fences(text, nested=True).split("\n")
+    kept = without_indented_code(without_fences(text, nested=True)).split("\n")
     fenced, masked, pos = [], [], 0
     for line, shown in zip(lines, kept, strict=True):
         code = bool(line) and not shown

@@ -516,3 +516,27 @@ def test_an_html_comment_opener_inside_a_fenced_block_hides_nothing():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=FENCED_COMMENT_BODY)
     assert facts.refs == (123,)
     assert "prefix cache" in facts.clean_body
+
+
+INDENTED_COMMENT_BODY = (
+    "Repro:\n\n"
+    "    <!-- the template's hint, shown as code\n\n"
+    "    and not closed here\n\n"
+    "Fixes #123. The prefix cache keeps its hits."
+)
+
+
+def test_an_html_comment_opener_inside_an_indented_block_hides_nothing():
+    # GitHub shows an indented `<!--` as code, so the text after the block is read
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=INDENTED_COMMENT_BODY)
+    assert facts.refs == (123,)
+    assert "prefix cache" in facts.clean_body
+    assert "template's hint" not in facts.clean_body
+
+
+def test_an_indented_line_inside_an_html_comment_stays_hidden():
+    # inside a comment an indented line is not code: the comment still ends at its "-->"
+    body = "<!-- hint\n\n    indented inside the hint\n\n-->\nThe prefix cache keeps its hits."
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=body)
+    assert "indented inside" not in facts.clean_body
+    assert "prefix cache" in facts.clean_body
