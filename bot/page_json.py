@@ -110,3 +110,10 @@ def wants_json(request: Request) -> bool:
     # (axios's default) names JSON, not HTML; a browser gives `*/*` a lower q
     json_q, html_q = _quality(accept, "application/json"), _quality(accept, "text/html")
     return json_q[0] > 0 and json_q > html_q
+
+
+def prefers_html(request: Request) -> bool:
+    """Whether Accept ranks HTML above JSON, as a browser's does (`*/*` alone: no)."""
+    accept = request.headers.get("accept", "")
+    html_q = _quality(accept, "text/html")
+    return html_q[0] > 0 and html_q > _quality(accept, "application/json")

@@ -61,7 +61,7 @@ SECURITY_HEADERS = {
 }
 
 
-def notes_router(
+def notes_site(
     library: Library | Callable[[], Library],
     *,
     public_url: str = "",
@@ -69,8 +69,9 @@ def notes_router(
     notes_repo_url: str = "",
     notes_branch: str = "main",
     notes_dir: str = NOTES_DIR_IN_REPO,
-) -> APIRouter:
-    """GET /notes, /notes/{id}, /notes/{id}/source, /topics and /assets/notes.css.
+) -> NotesSite:
+    """The notes browser; its `router()` serves GET /notes, /notes/{id},
+    /notes/{id}/source, /topics and /assets/notes.css.
 
     `library` may be a callable returning the current Library, for an app that reloads
     notes. `public_url` makes JSON urls and the canonical link absolute; a path in it
@@ -81,28 +82,15 @@ def notes_router(
     """
     check_link_settings(link_mode, notes_repo_url)
     current: Callable[[], Library] = library if callable(library) else (lambda: library)
-    site = _Site(current, public_url, link_mode, notes_repo_url, notes_branch, notes_dir)
-    router = APIRouter()
-    pages = [
-        ("/notes", "notes_list", site.list_notes),
-        ("/notes/{note_id}", "notes_note", site.show_note),
-        ("/notes/{note_id}/source", "notes_source", site.note_source),
-        ("/topics", "notes_topics", site.list_topics),
-    ]
-    for path, name, endpoint in pages:
-        router.add_api_route(path, endpoint, methods=["GET"], name=name, response_model=None)
-    router.add_api_route(
-        "/assets/notes.css",
-        site.stylesheet,
-        methods=["GET"],
-        name="notes_css",
-        response_model=None,
-        include_in_schema=False,
-    )
-    return router
+    return NotesSite(current, public_url, link_mode, notes_repo_url, notes_branch, notes_dir)
 
 
-class _Site:
+def notes_router(library: Library | Callable[[], Library], **options: Any) -> APIRouter:
+    """The notes browser's routes (`notes_site`'s options), for an app that needs no more."""
+    return notes_site(library, **options).router()
+
+
+class NotesSite:
     """The pages, with what every page needs: the library, links, templates."""
 
     def __init__(
@@ -123,6 +111,26 @@ class _Site:
         parts = urlsplit(public_url)
         self.origin = f"{parts.scheme}://{parts.netloc}" if public_url else ""
         self.prefix = parts.path.rstrip("/")  # where a proxy serves these pages, if not at root
+
+    def router(self) -> APIRouter:
+        router = APIRouter()
+        pages = [
+            ("/notes", "notes_list", self.list_notes),
+            ("/notes/{note_id}", "notes_note", self.show_note),
+            ("/notes/{note_id}/source", "notes_source", self.note_source),
+            ("/topics", "notes_topics", self.list_topics),
+        ]
+        for path, name, endpoint in pages:
+            router.add_api_route(path, endpoint, methods=["GET"], name=name, response_model=None)
+        router.add_api_route(
+            "/assets/notes.css",
+            self.stylesheet,
+            methods=["GET"],
+            name="notes_css",
+            response_model=None,
+            include_in_schema=False,
+        )
+        return router
 
     # --- links ---
 

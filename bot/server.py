@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import uvicorn
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
@@ -40,7 +42,8 @@ from bot.logs import Redactor, log_context
 from bot.match_config import MatchConfig
 from bot.matching import checked_match_config
 from bot.metrics import Metrics
-from bot.pages import notes_router
+from bot.page_json import prefers_html
+from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
 from bot.retention import Retention
@@ -336,16 +339,23 @@ def create_app(rt: Runtime) -> FastAPI:
     app.add_middleware(HeadAsGet)
 
     # The notes pages the comment links to (pages mode), served by the same app.
-    app.include_router(
-        notes_router(
-            rt.ctx.library,
-            public_url=settings.public_url or "",
-            link_mode=settings.note_links,
-            notes_repo_url=settings.notes_repo_url(),
-            notes_branch=settings.notes_github_branch,
-            notes_dir=settings.notes_github_dir,
-        )
+    site = notes_site(
+        rt.ctx.library,
+        public_url=settings.public_url or "",
+        link_mode=settings.note_links,
+        notes_repo_url=settings.notes_repo_url(),
+        notes_branch=settings.notes_github_branch,
+        notes_dir=settings.notes_github_dir,
     )
+    app.include_router(site.router())
+
+    @app.exception_handler(StarletteHTTPException)
+    async def no_such_page(request: Request, exc: StarletteHTTPException) -> Response:
+        # a browser following a mistyped or stale link gets a page with the site's
+        # links; API clients keep FastAPI's JSON
+        if exc.status_code == 404 and prefers_html(request):
+            return site.error(request, 404, f"no page at {request.url.path}")
+        return await http_exception_handler(request, exc)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

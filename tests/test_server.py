@@ -668,3 +668,20 @@ def test_app_created_page_explains_the_code_exchange(app):
     assert r.status_code == 200
     assert "https://api.github.com/app-manifests/abc123/conversions" in r.text
     assert "No valid" in client.get("/github/app-created?code=a;rm").text
+
+
+def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app):
+    from test_pages import CHROME_ACCEPT
+
+    client, _ = app
+    r = client.get("/notess", headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert "no page at /notess" in r.text and 'href="/notes"' in r.text
+    assert "default-src 'none'" in r.headers["content-security-policy"]
+    hostile = client.get("/<script>x</script>", headers={"accept": CHROME_ACCEPT})
+    assert hostile.status_code == 404 and "<script>" not in hostile.text
+    for accept in ("*/*", "application/json"):
+        r = client.get("/notess", headers={"accept": accept})
+        assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+    # a wrong method stays a 405, also for a browser
+    assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
