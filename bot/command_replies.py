@@ -253,6 +253,7 @@ _FIELD_NAMES = {
     "title_en": "title",
     "title_zh": "Chinese title",
     "keywords": "keywords",
+    "topics": "topics",
     "summary_en": "summary",
     "guidance": "guidance",
 }
@@ -273,7 +274,8 @@ def render_search(
     terms = query_terms(command.text)
     if not terms:
         return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
-    hits = search_notes([n for n in library.notes if _in_repo(n, repo)], command.text)
+    notes = [n for n in library.notes if _in_repo(n, repo)]
+    hits = search_notes(notes, command.text, topics=library.topics)
     if not hits:
         return (
             f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."

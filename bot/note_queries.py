@@ -57,7 +57,7 @@ def find_notes(library: Library, query: NoteQuery) -> list[Note]:
         and (query.verdict is None or n.verdict == query.verdict)
     ]
     if query.q.strip():
-        found = [hit.note for hit in search_notes(found, query.q, FILTER)]
+        found = [hit.note for hit in search_notes(found, query.q, FILTER, topics=library.topics)]
     return newest_first(found)
 
 

@@ -2,8 +2,9 @@
 
 The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
 semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
-id, paths and PR numbers included: source, read with, issues), so `n-rocm`,
-`<script>`, `kv_cache_coordinator.py` or half a Chinese phrase find what they name.
+id, paths, PR numbers (source, read with, issues) and its topics' ids and names
+included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
+a Chinese phrase find what they name.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
-from bot.notes import Note
+from bot.notes import Note, Topic
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
@@ -41,6 +42,7 @@ FIELDS = (
     "paths",
     "read_with",
     "issues",
+    "topics",
 )
 # Between a filter's terms: whitespace, or a list separator (a Chinese input method's
 # `、`; `，` and `；` are `,` and `;` once folded)
@@ -77,7 +79,14 @@ RANKED = SearchMode(
     words=True,
     require_all=False,
     weights=MappingProxyType(
-        {"title_en": 4.0, "title_zh": 4.0, "keywords": 3.0, "summary_en": 2.0, "guidance": 1.0}
+        {
+            "title_en": 4.0,
+            "title_zh": 4.0,
+            "keywords": 3.0,
+            "topics": 2.0,
+            "summary_en": 2.0,
+            "guidance": 1.0,
+        }
     ),
     max_terms=8,
 )
@@ -125,11 +134,21 @@ def _folded(note: Note) -> dict[str, str]:
     }
 
 
+def _topic_texts(topics: Mapping[str, Topic]) -> dict[str, str]:
+    """Each topic's id and names, folded: what a note's `topics` field is searched by."""
+    return {t.id: fold(f"{t.id}\n{t.name_en}\n{t.name_zh}") for t in topics.values()}
+
+
 def search_notes(
-    notes: Iterable[Note], query: str, mode: SearchMode = RANKED, limit: int | None = None
+    notes: Iterable[Note],
+    query: str,
+    mode: SearchMode = RANKED,
+    limit: int | None = None,
+    topics: Mapping[str, Topic] | None = None,
 ) -> list[SearchHit]:
     """The notes the query finds: most terms first, then weight, verdict, newest source PR.
 
+    `topics`: the taxonomy, so a topic's names find its notes (else its id alone does).
     A query without terms finds every note in a filter (nothing to filter on) and
     none in a ranked search (nothing to rank by).
     """
@@ -138,9 +157,12 @@ def search_notes(
         return [SearchHit(n, 0, 0.0) for n in notes] if mode.require_all else []
     matchers = [_matcher(t, mode.words) for t in terms]
     order = {name: i for i, name in enumerate(sorted(mode.weights, key=lambda k: -mode.weights[k]))}
+    named = _topic_texts(topics or {})
     hits = []
     for note in notes:
         texts = _folded(note)
+        if "topics" in mode.weights:
+            texts = texts | {"topics": "\n".join(named.get(t, t) for t in note.topics)}
         found_terms, score, where = 0, 0.0, set()
         for hit in matchers:
             fields = [k for k in mode.weights if hit(texts[k])]

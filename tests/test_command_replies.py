@@ -432,3 +432,11 @@ def test_curated_text_is_neutralized_too(library):
     body = reply("/notes topic rocm", lib)
     assert_safe(body)
     assert "&lt;T&gt;" in body
+
+
+def test_search_reply_finds_a_note_by_its_topics_name(library):
+    # most spec-decode notes never write "speculative decoding": their topic's name does
+    body = reply("/notes search Speculative decoding", library)
+    tagged = [n for n in library.notes if "spec-decode" in n.topics]
+    assert len(tagged) > 1 and all(n.title_en in body for n in tagged)
+    assert body.count("word(s) in topics") >= len(tagged) - 1

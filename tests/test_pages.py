@@ -283,7 +283,8 @@ def test_filter_form_keeps_the_chosen_values(client):
         ("时序", ["n-graph"]),  # in the guidance
         ("capture DEADLOCK", ["n-graph"]),  # English, any case, every term
         ("deadlock 死锁", ["n-graph"]),  # mixed
-        ("ＣＵＤＡ　graph", ["n-graph"]),  # full-width letters and ideographic space
+        # full-width letters and ideographic space; n-twin by its topic's name
+        ("ＣＵＤＡ　graph", ["n-graph", "n-twin"]),
         ("cudagraph", ["n-graph"]),  # a keyword
         ("52401", ["n-graph"]),  # the source PR number
         ("order matters", ["n-graph"]),  # summary_en
@@ -298,6 +299,9 @@ def test_filter_form_keeps_the_chosen_values(client):
         ("capture, deadlock", ["n-graph"]),  # an English list
         ("图捕获，deadlock", ["n-graph"]),  # a Chinese input method's comma
         ("deadlock、死锁；cudagraph", ["n-graph"]),  # its enumeration comma, semicolon
+        # a topic's name or id finds its notes (the search ignored them)
+        ("platform", ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin"]),
+        ("平台", ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin"]),
     ],
 )
 def test_search(client, q, expected):

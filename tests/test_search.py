@@ -1,7 +1,7 @@
 """The one note search, in its two modes: the pages' filter and the reply's ranking."""
 
 from bot.library import Library
-from bot.notes import Note, Verdict
+from bot.notes import Note, Topic, Verdict
 from bot.search import FILTER, RANKED, query_terms, search_notes
 
 
@@ -10,7 +10,7 @@ def note(nid: str, title_zh: str, guidance: str, **kw) -> Note:
         id=nid,
         repo="vllm-project/vllm",
         verdict=kw.pop("verdict", Verdict.QUICK),
-        topics=("rocm",),
+        topics=kw.pop("topics", ("rocm",)),
         title_zh=title_zh,
         guidance=guidance,
         **kw,
@@ -19,7 +19,14 @@ def note(nid: str, title_zh: str, guidance: str, **kw) -> Note:
 
 NOTES = (
     note("n-a", "恢复ROCm默认", "值得快速阅读。ROCm kernels.", source_pr=101),
-    note("n-b", "修复调度", "值得精读。scheduler deadlock.", verdict=Verdict.DEEP, source_pr=102),
+    note(
+        "n-b",
+        "修复调度",
+        "值得精读。scheduler deadlock.",
+        verdict=Verdict.DEEP,
+        source_pr=102,
+        topics=("scheduling",),
+    ),
 )
 LIB = Library(notes=NOTES, topics={})
 
@@ -44,7 +51,7 @@ def test_ranked_takes_whole_words_and_any_term_most_terms_first():
     assert ids(search_notes(LIB.notes, "rocm deadlock", RANKED)) == ["n-a", "n-b"]
     hits = search_notes(LIB.notes, "ROCm 默认 deadlock", RANKED)
     assert ids(hits) == ["n-a", "n-b"] and hits[0].terms == 2
-    assert hits[0].fields == ("title_zh", "guidance")
+    assert hits[0].fields == ("title_zh", "topics", "guidance")  # its topic's id is rocm
     assert search_notes(LIB.notes, "vllm", RANKED) == []  # ids are not searched
     assert search_notes(LIB.notes, "?!", RANKED) == []
 
@@ -52,3 +59,18 @@ def test_ranked_takes_whole_words_and_any_term_most_terms_first():
 def test_full_width_text_is_folded():
     assert query_terms("ＲＯＣｍ　Kernels", FILTER) == ["rocm", "kernels"]
     assert ids(search_notes(LIB.notes, "ＲＯＣｍ", RANKED)) == ["n-a"]
+
+
+TOPICS = {
+    "rocm": Topic(id="rocm", name_en="AMD ROCm", name_zh="AMD 平台"),
+    "scheduling": Topic(id="scheduling", name_en="Scheduler", name_zh="调度器与抢占"),
+}
+
+
+def test_a_topic_finds_its_notes_by_id_and_by_name():
+    assert ids(search_notes(LIB.notes, "scheduling", FILTER)) == ["n-b"]  # the id alone
+    assert search_notes(LIB.notes, "AMD", FILTER) == []  # names need the taxonomy
+    assert ids(search_notes(LIB.notes, "amd", FILTER, topics=TOPICS)) == ["n-a"]
+    assert ids(search_notes(LIB.notes, "抢占", FILTER, topics=TOPICS)) == ["n-b"]
+    hits = search_notes(LIB.notes, "AMD platform", RANKED, topics=TOPICS)
+    assert ids(hits) == ["n-a"] and hits[0].fields == ("topics",)
