@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.comment_prose import WORDS, command_lines
 from bot.config_files import read_toml, validate
 from bot.library import ROOT
+from bot.markdown_safety import joins_emoji
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -119,9 +120,12 @@ def _cap_args(words: list[str], max_chars: int) -> tuple[str, ...]:
 
 def _visible(word: str) -> str:
     """The word as a reader sees it: without invisible format characters (Unicode Cf:
-    zero-width space, word joiner, BOM, bidi controls). GitHub shows `/notes off` and a
-    zero-width space pasted after it as `/notes off`, which is what its author meant."""
-    return "".join(ch for ch in word if unicodedata.category(ch) != "Cf")
+    zero-width space, word joiner, BOM, bidi controls; an emoji sequence's joiners stay).
+    GitHub shows `/notes off` and a zero-width space pasted after it as `/notes off`,
+    which is what its author meant."""
+    return "".join(
+        ch for i, ch in enumerate(word) if unicodedata.category(ch) != "Cf" or joins_emoji(word, i)
+    )
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:

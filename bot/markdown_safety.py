@@ -60,11 +60,25 @@ _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def printable(text: str) -> str:
-    """Drop control and format characters (bidi overrides, zero-width marks); keep white space."""
+    """Drop control and format characters (bidi overrides, zero-width marks); keep white
+    space and the joiners of emoji sequences."""
     if text.isprintable():
         return text
     return "".join(
-        ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
+        ch
+        for i, ch in enumerate(text)
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf") or joins_emoji(text, i)
+    )
+
+
+def joins_emoji(text: str, i: int) -> bool:
+    """Whether text[i] is a zero-width joiner inside an emoji sequence (👩‍💻, a
+    family): a format character, but dropping it splits what a reader sees as one."""
+    return (
+        text[i] == "\u200d"
+        and 0 < i < len(text) - 1
+        and (unicodedata.category(text[i - 1]) in ("So", "Sk") or text[i - 1] == "\ufe0f")
+        and unicodedata.category(text[i + 1]) == "So"
     )
 
 

@@ -1102,3 +1102,16 @@ def test_the_invisible_characters_are_all_of_pythons_format_characters():
         assert bool(table.match(ch)) == (unicodedata.category(ch) == "Cf") or (
             table.match(ch) and unicodedata.category(ch) == "Cn"  # named by a later Unicode
         ), f"U+{code:04X}"
+
+
+def test_an_emoji_sequence_keeps_its_joiners_in_a_commands_words():
+    # dropping every format character split 👩‍💻 (woman, ZWJ, laptop) into two emoji
+    coder, family = "\U0001f469\u200d\U0001f4bb", "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    flag = "\U0001f3f3\ufe0f\u200d\U0001f308"  # rainbow flag: a variation selector first
+    assert kinds(f"/notes wrong 1 for {coder} {family} {flag}") == [
+        ("wrong", ("1", "for", coder, family, flag))
+    ]
+    # a joiner anywhere else is still dropped: next to a letter, or at a word's end
+    assert kinds("/notes wrong 1 o\u200dk \U0001f469\u200d") == [
+        ("wrong", ("1", "ok", "\U0001f469"))
+    ]

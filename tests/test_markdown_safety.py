@@ -93,3 +93,11 @@ def test_a_commit_sha_in_prose_is_broken_up_but_not_in_code():
         safe_text("1234567 deadbeef v0.11.0") == "1234567 deadbeef v0.11.0"
     )  # no digit or no letter
     assert code(sha) == f"`{sha}`" and f"`{sha}`" in safe_text(f"see `{sha}`")
+
+
+def test_printable_keeps_an_emoji_sequences_joiners_only():
+    from bot.markdown_safety import printable
+
+    coder = "\U0001f469\u200d\U0001f4bb"
+    assert printable(f"by {coder}\u200b!") == f"by {coder}!"
+    assert printable("a\u200db \u200d\U0001f4bb \U0001f469\u200d") == "ab \U0001f4bb \U0001f469"
