@@ -501,34 +501,21 @@ def test_a_record_lists_incidental_files_by_path_or_index():
         facts_from_record({"number": 1, "title": "t", "files": ["a.py"], "incidental": [3]})
 
 
-FENCED_COMMENT_BODY = (
-    "Repro:\n\n"
-    "```html\n<!-- the template's hint\n\nis not closed here\n```\n\n"
-    "Fixes #123. The prefix cache keeps its hits."
-)
+# `<!--` shown as code: in a fenced block (a fence with a blank line inside is not
+# mistaken for a code span) or an indented one
+CODE_COMMENT_BODIES = [
+    "Repro:\n\n```html\n<!-- the template's hint\n\nis not closed here\n```\n\n",
+    "Repro:\n\n    <!-- the template's hint, shown as code\n\n    and not closed here\n\n",
+]
 
 
-def test_an_html_comment_opener_inside_a_fenced_block_hides_nothing():
-    # comments are removed before fences, so `<!--` shown as code (a fence with a blank
-    # line inside is not mistaken for a code span) runs to the end of the description:
-    # the references, the relations and the author's prose after it are lost. The fix of
-    # commit 4c1df37 covers inline code only.
-    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=FENCED_COMMENT_BODY)
-    assert facts.refs == (123,)
-    assert "prefix cache" in facts.clean_body
-
-
-INDENTED_COMMENT_BODY = (
-    "Repro:\n\n"
-    "    <!-- the template's hint, shown as code\n\n"
-    "    and not closed here\n\n"
-    "Fixes #123. The prefix cache keeps its hits."
-)
-
-
-def test_an_html_comment_opener_inside_an_indented_block_hides_nothing():
-    # GitHub shows an indented `<!--` as code, so the text after the block is read
-    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=INDENTED_COMMENT_BODY)
+@pytest.mark.parametrize("code", CODE_COMMENT_BODIES, ids=["fenced", "indented"])
+def test_an_html_comment_opener_inside_a_code_block_hides_nothing(code):
+    # comments were removed before code blocks, so `<!--` shown as code ran to the end of
+    # the description: the references, the relations and the author's prose after it
+    # were lost. The fix of commit 4c1df37 covered inline code only.
+    body = code + "Fixes #123. The prefix cache keeps its hits."
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=body)
     assert facts.refs == (123,)
     assert "prefix cache" in facts.clean_body
     assert "template's hint" not in facts.clean_body
