@@ -50,7 +50,10 @@ class Redactor:
     """Replace known secret values and credential-shaped strings with a placeholder."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        values = {s for s in secrets if s and len(s) >= 4}
+        # as a JSON log line writes them too: a `"` or `\\` in a secret is escaped there
+        values |= {json.dumps(s, ensure_ascii=False)[1:-1] for s in values}
+        self.secrets = sorted(values, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
         for s in self.secrets:

@@ -72,3 +72,24 @@ def test_metrics_render_prometheus_text_and_run_collect_hooks():
     assert 'review_notes_queue_depth{state="pending"} 4.0' in text
     # Two apps in one process do not collide.
     Metrics().deliveries.labels("ping", "done").inc()
+
+
+# --- found by review 'r16a' ------------------------------------------------------------
+
+
+def test_a_secret_is_redacted_also_as_a_json_line_escapes_it():
+    # the redactor looked for the secret in the JSON line, where a `"` or `\` in it is
+    # escaped: a webhook secret typed as sw0rd"fish\2026 went to the log whole
+    secret = 'sw0rd"fish\\2026'
+
+    def emit(log):
+        try:
+            raise RuntimeError(f"refused header 'X-Hub-Signature: {secret}'")
+        except RuntimeError:
+            log.exception("delivery d-1 failed")
+        log.warning("secret was %s", secret)
+
+    lines = _log_lines([secret], emit)
+    assert len(lines) == 2
+    assert all(secret not in str(v) for entry in lines for v in entry.values()), lines
+    assert Redactor([secret])(f"x {secret} y") == "x [redacted] y"  # a plain text too
