@@ -27,8 +27,9 @@ _SECRET_PATTERNS = [
     re.compile(r"sha256=[0-9a-f]{64}"),  # webhook signatures
     re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"),  # JWTs (App auth)
     # the App manifest flow's one-hour code (exchanged for the App's key and secret),
-    # in the access log line of its redirect
-    re.compile(r"(?<=/github/app-created\?code=)[A-Za-z0-9_-]+"),
+    # in the access log line of its redirect: the whole query, whatever the order of its
+    # fields, also at the address typed with a trailing slash (answered by a redirect)
+    re.compile(r"(?<=/github/app-created)/?\?[^\s\"]+"),
 ]
 _context: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("review_notes_log", default=())
 

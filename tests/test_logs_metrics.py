@@ -56,7 +56,7 @@ def test_the_app_manifest_code_in_an_access_line_is_redacted():
         ),
     )
     assert code not in json.dumps(lines)
-    assert "/github/app-created?code=[redacted]" in lines[0]["msg"]
+    assert "/github/app-created[redacted] HTTP/1.1" in lines[0]["msg"]  # the query, all of it
 
 
 def test_redactor_leaves_ordinary_text_alone():
@@ -93,3 +93,13 @@ def test_a_secret_is_redacted_also_as_a_json_line_escapes_it():
     assert len(lines) == 2
     assert all(secret not in str(v) for entry in lines for v in entry.values()), lines
     assert Redactor([secret])(f"x {secret} y") == "x [redacted] y"  # a plain text too
+
+
+def test_the_manifest_code_is_redacted_at_a_trailing_slash_and_after_other_fields():
+    # GitHub sends the browser to the redirect URL the operator typed: with a trailing
+    # slash (answered by a redirect) the access line held the one-hour code in clear
+    code = "0123456789abcdef0123"
+    redact = Redactor()
+    for path in (f"/github/app-created/?code={code}", f"/github/app-created?state=s&code={code}"):
+        line = redact(f'127.0.0.1:5000 - "GET {path} HTTP/1.1" 307')
+        assert code not in line and line.endswith('[redacted] HTTP/1.1" 307'), line
