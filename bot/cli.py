@@ -27,6 +27,7 @@ from bot.library import (
     unlisted_prs,
 )
 from bot.notes import LibraryError, Note, Problem, toml_string
+from bot.terminal import inert
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -395,7 +396,8 @@ def _cmd_retry(args: argparse.Namespace) -> int:
     if not args.all and not args.ids:
         failed = queue.failed(limit=1000)
         for d in failed:
-            print(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
+            what = inert(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
+            print(what)  # the delivery's fields came in a webhook
         print(f"{len(failed)} failed deliveries; `review-notes retry ID` or `--all` re-queues")
         return 0
     done = queue.retry(None if args.all else args.ids)
@@ -551,7 +553,8 @@ def _match_result_json(result) -> dict:
 
 
 def _print_match(facts, result, config) -> None:
-    print(f"PR {facts.repo} {facts.number}: {facts.title}")
+    # the title, paths and labels are the PR author's: printed inert
+    print(f"PR {inert(facts.repo)} {facts.number}: {inert(facts.title)}")
     if not result.matches and not result.held_back:
         print(f"no note reaches the threshold ({config.threshold:g})")
     elif not result.matches:
@@ -563,12 +566,12 @@ def _print_match(facts, result, config) -> None:
             if line:
                 print(f"   {line}")
         for reason in m.reasons:
-            print(f"   - {reason}")
+            print(f"   - {inert(reason)}")
     if result.matches and result.held_back:
         print("held back:")
     scores = {m.note.id: m.score for m in result.candidates}
     for note_id, why in result.held_back:
-        print(f"   - {note_id} (score {scores[note_id]:g}): {why}")
+        print(f"   - {note_id} (score {scores[note_id]:g}): {inert(why)}")
     if result.topic_hits:
         hits = ", ".join(f"{h.topic.id} ({h.score:g})" for h in result.topic_hits)
         print(f"topics: {hits}")

@@ -13,13 +13,13 @@ the curators' report. The marks are kept by bot/feedback_store.py (one SQLite ta
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.match_result import MatchResult
+from bot.terminal import inert
 
 
 class PickProblem(StrEnum):
@@ -189,24 +189,24 @@ def _terms(marks: Iterable[Mark], unmarked: Counter[str]) -> tuple[TermRecord, .
 def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> list[str]:
     """`review-notes notes feedback`: per note, its marks with their evidence, and the
     terms behind them (each with how many PRs showing the note it linked). What came
-    from GitHub is shown with control characters escaped (`_inert`)."""
+    from GitHub is shown with control characters escaped (`bot.terminal.inert`)."""
     records = list(records)
     lines: list[str] = []
     for f in records:
         title = titles.get(f.note_id, "(not in the library)")
         lines.append(
             f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
-            f" ({f.share:.0%})  {_inert(title)}"
+            f" ({f.share:.0%})  {inert(title)}"
         )
         for m in f.marks:
-            said = f": {_inert(m.reason)}" if m.reason else ""
+            said = f": {inert(m.reason)}" if m.reason else ""
             lines.append(
-                f"    {_inert(m.repo)} PR {m.number} (note {m.rank} of the comment),"
-                f" {_inert(m.at[:10])}, by {_inert(m.login)}{said}"
+                f"    {inert(m.repo)} PR {m.number} (note {m.rank} of the comment),"
+                f" {inert(m.at[:10])}, by {inert(m.login)}{said}"
             )
-            lines += [f"        - {_inert(reason)}" for reason in m.evidence]
+            lines += [f"        - {inert(reason)}" for reason in m.evidence]
         if f.terms:
-            said = ", ".join(f"{_inert(t.term)} {t.marked} of {t.shown}" for t in f.terms)
+            said = ", ".join(f"{inert(t.term)} {t.marked} of {t.shown}" for t in f.terms)
             lines.append(f"    behind the marks (marked of PRs shown with it): {said}")
     marked = sum(len(f.marks) for f in records)
     lines.append(
@@ -214,20 +214,6 @@ def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> 
         " shown; the evidence is what each comment said when the note was marked"
     )
     return lines
-
-
-def _inert(text: str) -> str:
-    """Text for a terminal: a `/notes wrong` reason is anyone's to write, and an escape
-    sequence in it (ESC, BEL, a bidi override, a line break) would move the cursor,
-    plant a link or rewrite the lines above; each such character is shown as `\\x1b`."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch
-        if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp")
-        else ascii(ch)[1:-1]
-        for ch in text
-    )
 
 
 def report_json(records: Iterable[NoteFeedback]) -> list[dict[str, object]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from bot.notes import Note
 from bot.prfacts import referenced_prs, without_comments_and_code
 from bot.relations import Related, Relation
+from bot.terminal import inert
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def render_refs(
     if not suggestions:
         return lines + ["  nothing to add"]
     for s in suggestions:
-        lines.append(f'  {s.field} += {s.number}  ({s.relation}: "{s.quote}")')
+        lines.append(f'  {s.field} += {s.number}  ({s.relation}: "{inert(s.quote)}")')
     for name, current in (("read_with", note.read_with), ("issues", note.issues)):
         new = [s.number for s in suggestions if s.field == name]
         if new:

@@ -532,3 +532,21 @@ def test_without_library_flags_match_reads_the_servers_library(setup, capsys, mo
     monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")  # the server would not start either
     code, _, err = run(capsys, "--title", "x")
     assert code == 2 and "configuration error" in err
+
+
+# --- found by review 'r16a' ------------------------------------------------------------
+
+
+def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, capsys):
+    # the PR's title and each reason (a path, a label) are the author's: an ESC in them
+    # drove the curator's terminal (cursor up, line clear, an OSC 8 hyperlink, BEL)
+    from webhook_kit import MATCHING_FILES, MATCHING_TITLE, pr_payload
+
+    title = MATCHING_TITLE + "\x1b[1A\x1b[2K\x1b]8;;https://evil.example/\x07looks fine"
+    path = tmp_path / "event.json"
+    files = [*MATCHING_FILES, "vllm/compilation/x\x1b[2K.py"]
+    path.write_text(json.dumps(pr_payload(title=title, files=files)))
+    assert main(["match", "--payload", str(path), "--label", "ci\x07bell"]) == 0
+    out = capsys.readouterr().out
+    assert "looks fine" in out and "\\x1b[1A" in out  # shown, escaped
+    assert "\x1b" not in out and "\x07" not in out, out

@@ -7,7 +7,7 @@ from test_check import VALID
 from webhook_kit import base_env, cli
 
 from bot.library import ROOT
-from bot.note_refs import mentioned, render_refs, suggest
+from bot.note_refs import Suggestion, mentioned, render_refs, suggest
 from bot.notes import Note
 from bot.relations import Related, Relation, related_refs
 
@@ -213,3 +213,10 @@ def test_a_relation_after_a_fenced_html_comment_opener_is_read():
             "Repro:\n\n```html\n<!-- a hint\n\nnot closed\n```\n\nFixes #123.", "vllm-project/vllm"
         )
     ] == [(123, Relation.FIXES)]
+
+
+def test_a_quote_from_a_description_is_printed_inert():
+    # found by review 'r16a': the quote is the PR author's words, printed to a terminal
+    got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to \x1b]8;;x\x07#1")]
+    (line,) = [x for x in render_refs(note(), got) if "+=" in x]
+    assert "\x1b" not in line and "\\x1b]8;;x\\x07#1" in line
