@@ -40,7 +40,8 @@ _URL_TRAIL = "?!.,:*_~'\""  # punctuation that ends a sentence, not the URL
 _ENTITY_END = re.compile(r"&[A-Za-z0-9]+;$")
 _URL_HOST = re.compile(r"(?:[a-z]+://|www\.)[A-Za-z0-9]", re.I)
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_ISSUE_REF = re.compile(r"(#|\bGH-)(?=\d)", re.I)
+# GitHub's word characters are ASCII ones: `修复GH-12` links, so `\b` (Unicode) is not it
+_ISSUE_REF = re.compile(r"(#|(?<![A-Za-z0-9_])GH-)(?=\d)", re.I)
 # A word GitHub may link as a commit: 7 to 40 hex digits, a digit and a letter among them.
 # A URL's scheme right after it ends the word too: GitHub links `http://x.org` in
 # `abc1234http://x.org`, leaving `abc1234` a word of its own.

@@ -101,3 +101,15 @@ def test_printable_keeps_an_emoji_sequences_joiners_only():
     coder = "\U0001f469\u200d\U0001f4bb"
     assert printable(f"by {coder}\u200b!") == f"by {coder}!"
     assert printable("a\u200db \u200d\U0001f4bb \U0001f469\u200d") == "ab \U0001f4bb \U0001f469"
+
+
+def test_a_gh_reference_right_after_chinese_text_is_broken_up():
+    # found by review 'r16a': `\bGH-` missed "回退GH-1234" (Python counts a Chinese
+    # character as a word character; GitHub's word characters are ASCII, so it links)
+    from bot.markdown_safety import safe_text
+
+    for text in ("回退GH-1234引入的改动", "（GH-12）", "x:gh-7"):
+        shown = safe_text(text)
+        assert not re.search(r"(?<![A-Za-z0-9_])GH-\d", shown, re.I), shown
+        assert shown.replace("\u200b", "") == text
+    assert safe_text("aGH-1") == "aGH-1"  # not a reference on GitHub either: left as is

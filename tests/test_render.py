@@ -40,7 +40,7 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 LIVE_MENTION = re.compile(r"(?<![A-Za-z0-9`])@[A-Za-z0-9]")
 ISSUE_REF = re.compile(r"#\d")
-GH_REF = re.compile(r"\bGH-\d", re.I)
+GH_REF = re.compile(r"(?<![A-Za-z0-9_])GH-\d", re.I)  # ASCII word characters, as GitHub
 # A github.com PR or issue URL where GitHub links one: with a scheme, or from where a word
 # starts (GFM autolinks `www.` after a space, `(`, `*`, `_` or `~`); `0github.com/...` and
 # `redirect.github.com/...` are other domains.
