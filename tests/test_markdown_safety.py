@@ -113,3 +113,13 @@ def test_a_gh_reference_right_after_chinese_text_is_broken_up():
         assert not re.search(r"(?<![A-Za-z0-9_])GH-\d", shown, re.I), shown
         assert shown.replace("\u200b", "") == text
     assert safe_text("aGH-1") == "aGH-1"  # not a reference on GitHub either: left as is
+
+
+def test_a_github_url_with_user_info_is_redirected_whole():
+    # the user info was left before the redirect: `https://x@https://redirect.github.com/`
+    from bot.markdown_safety import safe_text
+
+    for url in ("https://x@github.com/o/r/pull/8", "http://user:pw@www.github.com/o/r/issues/9"):
+        shown = safe_text(f"see {url} now")
+        assert shown.count("https://") == 1 and "@" not in shown, shown
+        assert "<https://redirect.github.com/o/r/" in shown
