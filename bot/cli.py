@@ -159,10 +159,14 @@ def _warnings(
     if config.vocabulary is not None:
         vocab = config.vocabulary
         for note, keyword, share in common_keywords(library, vocab, config.common_keyword_share):
-            msg = (
-                f"{keyword!r} is in {share:.0%} of vLLM's PR titles (common_keyword_share"
-                f" {config.common_keyword_share:g}): it links unrelated PRs; name the mechanism"
+            how_common = (
+                "holds only English function words, single letters or numbers, which most"
+                " PRs' text has"
+                if share is None
+                else f"is in {share:.0%} of vLLM's PR titles (common_keyword_share"
+                f" {config.common_keyword_share:g})"
             )
+            msg = f"{keyword!r} {how_common}: it links unrelated PRs; name the mechanism"
             found.append((note, "keywords", keyword, msg))
     for note, glob in broad_paths(library):
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"

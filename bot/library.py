@@ -32,7 +32,7 @@ from bot.notes import (
     split_front_matter,
     stated_verdict,
 )
-from bot.similarity import Vocabulary, title_words
+from bot.similarity import Vocabulary, only_uncounted_words, title_words
 from bot.terms import is_code_name, term_key
 from bot.toml_lines import scan
 
@@ -145,14 +145,18 @@ def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
 
 def common_keywords(
     library: Library, vocab: Vocabulary, share: float
-) -> list[tuple[Note, str, float]]:
+) -> list[tuple[Note, str, float | None]]:
     """Note keywords that are one title word found in at least `share` of vLLM's PR
-    titles (`fix`): each links unrelated PRs. Aspects are common words by design."""
-    found = []
+    titles (`fix`), or only words the vocabulary leaves out (`the`, `in the`, `100`;
+    share None: function words are in nearly every PR's text): each links unrelated PRs.
+    Aspects are common words by design."""
+    found: list[tuple[Note, str, float | None]] = []
     for note in library.notes:
         for keyword in note.keywords:
             words = title_words(keyword)
-            if len(words) == 1:
+            if only_uncounted_words(keyword):
+                found.append((note, keyword, None))
+            elif len(words) == 1:
                 seen = vocab.df.get(next(iter(words)), 0) / vocab.titles
                 if seen >= share:
                     found.append((note, keyword, seen))

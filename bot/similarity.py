@@ -46,6 +46,13 @@ def title_words(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def only_uncounted_words(text: str) -> bool:
+    """Whether the text writes ASCII words and `title_words` leaves out every one (`the`,
+    `in the`, `a`, `100`): words too common, or too meaningless, for the vocabulary to
+    count, so no title frequency measures them."""
+    return bool(_WORD.search(text.lower())) and not title_words(text)
+
+
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 

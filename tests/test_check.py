@@ -20,7 +20,7 @@ from bot.library import (
     check_library,
     load_library,
 )
-from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.match_config import DEFAULT_MATCHING_FILE, load_match_config
 from bot.matching import checked_match_config, match_pr
 from bot.notes import LibraryError, Verdict
 from bot.prfacts import PRFacts
@@ -1188,3 +1188,54 @@ def test_the_hint_for_an_input_method_underscore_in_a_private_name(tmp_path):
     write(tmp_path, VALID.replace('"eager_break_during_capture"', '"——align——cacheable"'))
     (problem,) = problems_of(tmp_path)
     assert "'_align_cacheable'" in problem, problem
+
+
+# --- found by review 'r16c' -----------------------------------------------------------
+
+
+def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, capsys):
+    # README: `notes check` warns of "a note keyword that is one word found in at least
+    # `common_keyword_share` of vLLM's PR titles ... links unrelated PRs" (`add`, 15%,
+    # is warned of). `the` is in far more titles and every description, yet the check
+    # said nothing: the title vocabulary leaves function words out, so the warning
+    # (bot.library.common_keywords, through similarity.title_words) never saw them.
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    path = notes / "vllm-0436d44c.md"
+    text = path.read_text("utf-8")
+    path.write_text(
+        text.replace('keywords = ["_align_cacheable"', 'keywords = ["the", "_align_cacheable"'),
+        "utf-8",
+    )
+    # the keyword is live: it links this prefix-caching note to an unrelated block-pool PR
+    # that no shipped note matched, and the comment says why: "title mentions 'the'"
+    library = load_library(notes, TOPICS)
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=60001,
+        title="[Core] Fix the block pool eviction for the prefix cache",
+        body="This improves the block pool eviction order.",
+        files=("vllm/v1/core/block_pool.py",),
+        changed_files=1,
+    )
+    shipped = match_pr(facts, load_library(), load_match_config())
+    assert not shipped.matches
+    result = match_pr(facts, library, load_match_config())
+    assert [m.note.id for m in result.matches] == ["vllm-0436d44c"]
+    assert "title mentions 'the' (keyword of this note)" in result.matches[0].reasons
+    status, out = check_output(notes, capsys)
+    assert status == 0
+    warned = [line for line in out.splitlines() if ": warning: " in line and "'the'" in line]
+    assert warned, f"no warning for the keyword 'the':\n{out}"
+    assert "only English function words, single letters or numbers" in warned[0]
+
+
+def test_check_warns_of_keywords_of_words_no_title_frequency_measures(tmp_path, capsys):
+    # a phrase of function words and a bare number are left out of the vocabulary too;
+    # a Chinese keyword has no ASCII word to measure and is no such keyword
+    keywords = '["eager_break_during_capture", "in the", "100", "前缀缓存"]'
+    write(tmp_path, VALID.replace('["eager_break_during_capture"]', keywords))
+    status, out = check_output(tmp_path, capsys)
+    assert status == 0
+    warned = [line.split(": warning: ")[1] for line in out.splitlines() if ": warning: " in line]
+    assert [w.split(" holds only")[0] for w in warned] == ["'100'", "'in the'"], out
