@@ -33,8 +33,12 @@ def glob_to_regex(pattern: str) -> str:
     pat = pattern.lstrip("/")
     if not pat:
         raise GlobError("pattern matches nothing but '/'")
+    if "://" in pattern:  # the file's address copied from the browser
+        raise GlobError("a URL, not a path: write the file's path from the repository's root")
     if {".", ".."} & set(pat.split("/")):  # what a shell's completion gives: ./vllm/...
         raise GlobError("GitHub's paths have no '.' or '..' parts: write it from the root")
+    if "//" in pattern:  # matches no path, which has no empty part
+        raise GlobError("GitHub's paths have no empty parts: write one '/' between names")
     directory = pat.endswith("/")
     pat = pat.rstrip("/")
     shift = len(pattern) - len(pattern.lstrip("/"))  # so positions count in `pattern`

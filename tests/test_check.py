@@ -1239,3 +1239,21 @@ def test_check_warns_of_keywords_of_words_no_title_frequency_measures(tmp_path, 
     assert status == 0
     warned = [line.split(": warning: ")[1] for line in out.splitlines() if ": warning: " in line]
     assert [w.split(" holds only")[0] for w in warned] == ["'100'", "'in the'"], out
+
+
+def test_a_path_pasted_as_a_github_url_is_named_by_check(tmp_path, capsys):
+    # A curator copies the file's address from the browser, or types a double slash:
+    # neither can ever match a changed file (GitHub's paths have no empty segment, no
+    # `https:` directory), yet `notes check` printed `ok` and no warning: silently dead
+    # evidence (bot.globs.glob_to_regex refused `.` and `..` parts, not empty ones). Now
+    # each is a problem on its line, as `./vllm/x.py` is.
+    url = "https://github.com/vllm-project/vllm/blob/main/vllm/models/deepseek_v4/attention.py"
+    double = "vllm/models//deepseek_v4/attention.py"
+    real = "vllm/models/deepseek_v4/attention.py"
+    note = VALID.replace(f'paths = ["{real}"]', f'paths = ["{url}", "{double}"]')
+    path = write(tmp_path, note)
+    status, out = check_output(tmp_path, capsys)
+    assert status == 1
+    named = [line for line in out.splitlines() if line.startswith(f"{path}:8: paths:")]
+    assert len(named) == 2, f"neither path is named:\n{out}"
+    assert "a URL, not a path" in named[0] and "no empty parts" in named[1], named

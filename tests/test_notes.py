@@ -334,6 +334,14 @@ def test_glob_semantics(pattern, path, matches):
         ("./vllm/x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/../csrc/", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/./x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
+        # found by review 'r16c': an address from the browser, a doubled slash
+        (
+            "https://github.com/vllm-project/vllm/blob/main/vllm/x.py",
+            "a URL, not a path: write the file's path from the repository's root",
+        ),
+        ("vllm//x.py", "GitHub's paths have no empty parts: write one '/' between names"),
+        ("//vllm/", "GitHub's paths have no empty parts: write one '/' between names"),
+        ("vllm//", "GitHub's paths have no empty parts: write one '/' between names"),
     ],
 )
 def test_bad_globs(pattern, message):
