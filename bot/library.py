@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bot.notes import (
+    FENCE,
     Header,
     LibraryError,
     Note,
@@ -324,7 +325,13 @@ def _problems_of_an_unread_note(text: str, path: str, topics: dict[str, Topic]) 
 def note_files(notes_dir: Path) -> list[str]:
     """Every `*.md` under the directory, dot-files and dot-directories skipped, sorted.
     A directory reached twice (a symlink to it, or a loop: `current -> .`) is read once."""
+    return _scan(notes_dir)[0]
+
+
+def _scan(notes_dir: Path) -> tuple[list[str], list[str]]:
+    """The note files (`note_files`) and every other file beside them, each sorted."""
     found: list[str] = []
+    others: list[str] = []
     stack, seen = [str(notes_dir)], set()
     while stack:
         directory = stack.pop()
@@ -340,7 +347,26 @@ def note_files(notes_dir: Path) -> list[str]:
                     stack.append(entry.path)
                 elif entry.name.endswith(NOTE_SUFFIX):
                     found.append(entry.path)
-    return sorted(found)
+                else:
+                    others.append(entry.path)
+    return sorted(found), sorted(others)
+
+
+def _holds_a_header(file: str) -> bool:
+    """Whether a file opens as a note does, with a `+++` line (after a byte-order mark)."""
+    try:
+        with open(file, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(FENCE.encode())
+
+
+def _stray_notes(others: list[str]) -> list[Problem]:
+    """Notes saved under another name (`x.md.txt` from Notepad, `x.MD`): never loaded, so
+    lost without a word unless named. Other files (images, a README.txt) are no notes."""
+    msg = f"a note not named *{NOTE_SUFFIX} is not loaded: rename it to <id>{NOTE_SUFFIX}"
+    return [Problem(file, 1, "file", msg) for file in others if _holds_a_header(file)]
 
 
 def _read(file: str | Path) -> str:
@@ -365,11 +391,12 @@ def check_library(
     topics, problems = read_taxonomy(topics_file)
     sources: list[NoteSource] = []
     try:
-        files = note_files(notes_dir)
+        files, others = _scan(notes_dir)
     except OSError as exc:
         problems.append(Problem(str(notes_dir), 1, "notes", f"cannot read: {exc.strerror}"))
         files = []
     else:
+        problems += _stray_notes(others)
         # A wrong directory or an empty volume mounted over it: with no notes, the server
         # would edit every comment it made to say that no note matches any more.
         if not files:

@@ -1257,3 +1257,24 @@ def test_a_path_pasted_as_a_github_url_is_named_by_check(tmp_path, capsys):
     named = [line for line in out.splitlines() if line.startswith(f"{path}:8: paths:")]
     assert len(named) == 2, f"neither path is named:\n{out}"
     assert "a URL, not a path" in named[0] and "no empty parts" in named[1], named
+
+
+def test_a_note_saved_under_another_extension_is_not_silently_left_out(tmp_path, capsys):
+    # An editor that saves `vllm-test0002.md.txt` (Windows Notepad) or `.MD`: the file is
+    # a complete note, yet `notes check` said `ok: 1 notes` and named neither file, and
+    # the server started without them: the notes were lost without a word. Now each is a
+    # problem (the server refuses to start on it, as on any); a file that is no note
+    # (a README.txt, an image) beside the notes is still left alone.
+    write(tmp_path, VALID)
+    other = VALID.replace("vllm-test0001", "vllm-test0002").replace("52401", "52402")
+    write(tmp_path, other, "vllm-test0002.md.txt")
+    write(tmp_path, "\ufeff" + other.replace("vllm-test0002", "vllm-test0003"), "vllm-test0003.MD")
+    write(tmp_path, "Notes on CUDA graphs, one file each.\n", "README.txt")
+    (tmp_path / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    status, out = check_output(tmp_path, capsys)
+    assert status == 1
+    assert "vllm-test0002.md.txt" in out and "vllm-test0003.MD" in out, out
+    assert "README.txt" not in out and "diagram.png" not in out, out
+    assert (
+        f"{tmp_path / 'vllm-test0002.md.txt'}:1: file: a note not named *.md is not loaded" in out
+    )
