@@ -207,6 +207,22 @@ def _patched(
     return dump_fields(expected, guidance)
 
 
+def _by_title(files: list[Path]) -> dict[tuple[str, str], Path]:
+    """Each note file by its repository (lower case) and Chinese title, what the id is
+    derived from; files that do not read are left out (the id's file name still finds
+    them)."""
+    found: dict[tuple[str, str], Path] = {}
+    for file in files:
+        try:
+            data, _ = _existing_fields(decode_utf8(file.read_bytes(), str(file)), str(file))
+        except (LibraryError, OSError):
+            continue
+        repo, title = data.get("repo"), data.get("title_zh")
+        if isinstance(repo, str) and isinstance(title, str):
+            found.setdefault((repo.lower(), title), file)
+    return found
+
+
 def _write_atomically(target: Path, text: str) -> None:
     # A dot-file that is not *.md, so a crash never leaves a half note the loader reads.
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -227,11 +243,18 @@ def plan_import(
     result = ImportResult()
     problems: list[Problem] = []
     # a note a curator moved into a sub-folder (the loader reads them all) is still there
-    existing = {Path(f).name: Path(f) for f in note_files(notes_dir)} if notes_dir.is_dir() else {}
+    files = [Path(f) for f in note_files(notes_dir)] if notes_dir.is_dir() else []
+    existing = {f.name: f for f in files}
+    titled = _by_title(files)
     for note in notes:
-        # a note imported before ids ignored the repository's case keeps its file and id
+        # a note imported before ids ignored the repository's case keeps its file and id,
+        # and so does one a curator renamed (file and id): it still has the digest's title
         earlier = f"{note_id(note.repo, note.title_zh, as_written=True)}.md"
-        target = existing.get(note.filename) or existing.get(earlier, notes_dir / note.filename)
+        target = (
+            existing.get(note.filename)
+            or existing.get(earlier)
+            or titled.get((note.repo.lower(), note.title_zh), notes_dir / note.filename)
+        )
         fresh = _digest_fields(note)
         if not target.exists():
             writes[target] = dump_note(note)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -416,3 +417,39 @@ def test_parse_digest_positions():
         ("T1", "G1 值得精读\n第二行", 4, 1),
         ("T2", "可直接略过", 10, 2),
     ]
+
+
+# --- found by review 'r16c' -----------------------------------------------------------
+
+
+def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
+    # README: the id "never change it"; a curator renames one anyway (file and id, as
+    # `notes check` asks). Importing the digest again, which README calls a no-op,
+    # created the note anew under its old id ("1 created": the importer found notes by
+    # their derived id only), and once its fields were filled in `notes check` said ok
+    # with the same guidance twice. The importer now also finds a note by what the id is
+    # derived from, its repository and Chinese title: the import changes nothing.
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    old = notes / "vllm-64eca4f8.md"
+    renamed = notes / "elastic" / "vllm-elastic-ep-deadlock.md"  # in a sub-folder too
+    renamed.parent.mkdir()
+    renamed.write_text(
+        old.read_text("utf-8").replace('id = "vllm-64eca4f8"', 'id = "vllm-elastic-ep-deadlock"'),
+        "utf-8",
+    )
+    old.unlink()
+    before = {p: p.read_bytes() for p in notes.rglob("*.md")}
+    digest = ROOT / "seeds" / "raw" / "004_8895db6335a0d0f8.txt"
+    assert main(["notes", "import", "--notes-dir", str(notes), str(digest)]) == 0
+    assert capsys.readouterr().out == f"{digest}: 0 created, 0 updated, 8 unchanged, 0 kept\n"
+    assert {p: p.read_bytes() for p in notes.rglob("*.md")} == before
+    # --force refreshes the renamed file when the digest's guidance changed
+    edited = tmp_path / digest.name
+    edited.write_text(
+        digest.read_text("utf-8").replace("核心设计决策是", "核心设计决策（修订）是"), "utf-8"
+    )
+    result = import_digest(edited, notes, force=True, today=TODAY)
+    assert (result.created, result.updated) == ([], [renamed])
+    assert "核心设计决策（修订）是" in renamed.read_text("utf-8")
+    assert not old.exists()
