@@ -209,12 +209,17 @@ def _compose(
 
 def _guided(matches: tuple[Match, ...]) -> str:
     """What the notes are guidance on: past pull requests, or this one (a note's source
-    PR always gets its note), or both."""
-    past = sum(not m.source for m in matches)
+    PR always gets its note), or both. Two notes on one past PR are guidance on one PR; a
+    note that names no source PR counts as its own."""
+    past = len({_source_of(m.note) for m in matches if not m.source})
     what = "a past pull request" if past == 1 else f"{past} past pull requests"
     if not any(m.source for m in matches):
         return f"{what} related to this one"
     return f"this pull request and on {what} related to it" if past else "this pull request"
+
+
+def _source_of(note: Note) -> tuple[str, int] | str:
+    return (note.repo.lower(), note.source_pr) if note.source_pr else note.id
 
 
 def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:

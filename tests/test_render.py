@@ -12,6 +12,7 @@ from cmarkgfm.cmark import Options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.library import DEFAULT_TOPICS_FILE as TOPICS
 from bot.library import load_library
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
@@ -32,6 +33,7 @@ from bot.render import (
     safe_text,
     written_by_review_notes,
 )
+from tests.test_check import VALID, problems_of, write
 
 LIB = load_library()
 OPTS = RenderOptions(links=NoteLinks(base_url="https://notes.example.org"))
@@ -148,6 +150,39 @@ def test_the_lead_says_which_notes_are_on_this_pull_request():
     )
     assert lead(Match(own, 99, (), source=True), Match(other, 9, ()), Match(third, 8, ())) == (
         f"{said} this pull request and on 2 past pull requests related to it."
+    )
+
+
+def test_the_lead_counts_past_pull_requests_not_notes(tmp_path):
+    # found by review 'r16c': two notes on one past PR (52401), both linked to a follow-up
+    # of it, and the comment opened "guidance on 2 past pull requests related to this
+    # one" while both notes' source links named the same PR (`_guided` counted notes)
+    write(tmp_path, VALID)
+    second = (
+        VALID.replace("vllm-test0001", "vllm-test0002")
+        .replace("Pick the eager region per model runner", "Restore the ROCm default eager region")
+        .replace("按 runner 选择 eager 区域", "恢复 ROCm 默认 eager 区域")
+    )
+    write(tmp_path, second, "vllm-test0002.md")
+    assert problems_of(tmp_path) == []
+    library = load_library(tmp_path, TOPICS)
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=60002,
+        title="[Bugfix] Follow-up fix for the eager region",
+        body="Follow-up to #52401.",
+    )
+    res = match_pr(facts, library, load_match_config())
+    assert [m.note.source_pr for m in res.matches] == [52401, 52401]
+    lead = render(res, library, opts=OPTS).splitlines()[3]
+    assert lead == "Reviewers' reading guidance on a past pull request related to this one."
+    # a note naming no source PR is one of its own; the same number in another
+    # repository is another PR
+    said = "Reviewers' reading guidance on"
+    pair = (note(1, source_pr=52401), note(2, source_pr=52401))
+    others = (note(3, source_pr=None), note(4, source_pr=52401, repo="other/repo"))
+    assert render(result(*pair, *others), LIB, opts=OPTS).splitlines()[3] == (
+        f"{said} 3 past pull requests related to this one."
     )
 
 
