@@ -236,10 +236,10 @@ def render_topic(
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])
     title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.name_zh)}, {code(topic.id)})"
+    if not notes:  # a link to "all notes" of a topic with none would list nothing
+        return f"{head}\nNo notes on {title} yet."
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
-    if not notes:
-        return f"{head}\nNo notes on {title} yet."
     lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
     lines += [note_line(n, note_url) for n in notes[:max_results]]
     if len(notes) > max_results:

@@ -13,6 +13,7 @@ from bot.command_replies import (
     render_help,
     render_refused,
     render_reply,
+    render_topic,
     render_unknown,
     render_unpicked,
 )
@@ -440,3 +441,30 @@ def test_search_reply_finds_a_note_by_its_topics_name(library):
     tagged = [n for n in library.notes if "spec-decode" in n.topics]
     assert len(tagged) > 1 and all(n.title_en in body for n in tagged)
     assert body.count("word(s) in topics") >= len(tagged) - 1
+
+
+# --- found by review 'r16c' -----------------------------------------------------------
+
+
+def test_a_topic_with_no_notes_is_answered_in_a_sentence(library):
+    # `/notes topic performance` said "No notes on **Benchmarks and performance**
+    # (基准测试与性能, `performance`), [all notes of this topic](...) yet.": a link to the
+    # notes of a topic that has none, between "No notes on" and "yet" (render_topic put
+    # it into the title it reuses). A topic with notes keeps its link.
+    assert not library.by_topic["performance"]
+
+    def topic_url(topic_id: str) -> str:
+        return f"https://notes.example.org/notes?topic={topic_id}"
+
+    def topic(topic_id: str) -> str:
+        command = parse_commands(f"/notes topic {topic_id}")[0]
+        return render_topic(
+            command, library, note_url, topic_url=topic_url, repo="vllm-project/vllm"
+        )
+
+    empty = topic("performance")
+    assert empty.splitlines()[-1] == (
+        "No notes on **Benchmarks and performance** (基准测试与性能, `performance`) yet."
+    )
+    assert "all notes of this topic" not in empty
+    assert f"[all notes of this topic]({topic_url('rocm')}):" in topic("rocm")
