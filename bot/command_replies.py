@@ -252,10 +252,14 @@ def render_topic(
 _FIELD_NAMES = {
     "title_en": "title",
     "title_zh": "Chinese title",
+    "source_pr": "source PR",
     "keywords": "keywords",
     "topics": "topics",
     "summary_en": "summary",
+    "paths": "paths",
     "guidance": "guidance",
+    "read_with": "PRs to read with it",
+    "issues": "issues",
 }
 
 
@@ -278,7 +282,7 @@ def render_search(
     hits = search_notes(notes, command.text, topics=library.topics)
     if not hits:
         return (
-            f"{head}\nNo note contains {code(command.text, ECHO_LIMIT)}."
+            f"{head}\nNo note matches {code(command.text, ECHO_LIMIT)}."
             f" Try `{word} topic ID`; topics: {_topic_list(library)}."
         )
     shown = hits[:max_results]

@@ -9,8 +9,8 @@ a Chinese phrase find what they name.
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
 (`ROC` is not `ROCm`), a CJK term any part of the text; a note needs one term,
-and notes with more terms, and with them in heavier fields (titles, keywords),
-come first.
+and notes with more terms, and with them in heavier fields (titles, the source PR,
+keywords), come first.
 
 Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
 """
@@ -73,8 +73,9 @@ class SearchMode:
 FILTER = SearchMode(
     words=False, require_all=True, weights=MappingProxyType(dict.fromkeys(FIELDS, 1.0))
 )
-# `/notes search`: ranked; titles and keywords say what a note is about. The id is
-# left out: every id starts with the repository's name.
+# `/notes search`: ranked; titles, the source PR and keywords say what a note is about
+# (every reply names a note by its source PR: `52419` finds it). The id is left out:
+# every id starts with the repository's name; aspects are common words by design.
 RANKED = SearchMode(
     words=True,
     require_all=False,
@@ -82,10 +83,14 @@ RANKED = SearchMode(
         {
             "title_en": 4.0,
             "title_zh": 4.0,
+            "source_pr": 4.0,
             "keywords": 3.0,
             "topics": 2.0,
             "summary_en": 2.0,
+            "paths": 2.0,
             "guidance": 1.0,
+            "read_with": 1.0,
+            "issues": 1.0,
         }
     ),
     max_terms=8,

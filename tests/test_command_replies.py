@@ -13,6 +13,7 @@ from bot.command_replies import (
     render_help,
     render_refused,
     render_reply,
+    render_search,
     render_topic,
     render_unknown,
     render_unpicked,
@@ -343,7 +344,7 @@ def test_search_reply_says_where_each_note_matched(library):
 
 
 def test_search_with_no_hit_or_no_words(library):
-    assert "No note contains `zzzqqq`" in reply("/notes search zzzqqq", library)
+    assert "No note matches `zzzqqq`" in reply("/notes search zzzqqq", library)
     assert "Give some words" in reply("/notes search", library)
     assert "Give some words" in reply("/notes search ?!", library)
 
@@ -468,3 +469,23 @@ def test_a_topic_with_no_notes_is_answered_in_a_sentence(library):
     )
     assert "all notes of this topic" not in empty
     assert f"[all notes of this topic]({topic_url('rocm')}):" in topic("rocm")
+
+
+def test_search_by_a_notes_source_pr_number_finds_it(library):
+    # A reviewer asks `/notes search 52419` for the note on PR 52419. The reply said "No
+    # note contains `52419`", although the note's own line in every other reply reads
+    # "source: vllm-project/vllm PR 52419", and the notes page the reply links to
+    # (`/notes?q=52419`) finds it (bot.search.RANKED left the PR numbers and paths out).
+    # A PR to read with it and a path it lists find it too.
+    def search(words: str) -> str:
+        command = parse_commands(f"/notes search {words}")[0]
+        return render_search(command, library, note_url, repo="vllm-project/vllm")
+
+    found = search("52419")
+    assert "1 note matches `52419`" in found, found
+    assert f"({note_url(library.by_id['vllm-0436d44c'])})" in found
+    assert "matched 1/1 word(s) in source PR" in found
+    assert "vllm-64eca4f8" in search("53010")  # its read_with
+    first = search("kv_cache_coordinator").split("\n")[5]  # a path of the note
+    assert "vllm-0436d44c" in first and "in paths" in first
+    assert "No note matches `zzzqqq`." in search("zzzqqq")

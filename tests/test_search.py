@@ -74,3 +74,25 @@ def test_a_topic_finds_its_notes_by_id_and_by_name():
     assert ids(search_notes(LIB.notes, "抢占", FILTER, topics=TOPICS)) == ["n-b"]
     hits = search_notes(LIB.notes, "AMD platform", RANKED, topics=TOPICS)
     assert ids(hits) == ["n-a"] and hits[0].fields == ("topics",)
+
+
+def test_ranked_finds_a_note_by_its_pr_numbers_and_paths():
+    # found by review 'r16c': the reply names each note by its source PR, yet searching
+    # that number found nothing; its source PR weighs as a title, the PRs to read with
+    # it, its issues and its paths count too
+    listed = note(
+        "n-c",
+        "修复注册",
+        "值得精读。registration.",
+        source_pr=103,
+        read_with=(201,),
+        issues=(301,),
+        paths=("vllm/v1/core/kv_cache_coordinator.py",),
+    )
+    notes = (*NOTES, listed)
+    assert ids(search_notes(notes, "103", RANKED)) == ["n-c"]
+    assert search_notes(notes, "103", RANKED)[0].fields == ("source_pr",)
+    assert ids(search_notes(notes, "201", RANKED)) == ["n-c"]
+    assert ids(search_notes(notes, "301", RANKED)) == ["n-c"]
+    assert ids(search_notes(notes, "kv_cache_coordinator", RANKED)) == ["n-c"]
+    assert search_notes(notes, "10", RANKED) == []  # a number is a whole word, as any
