@@ -266,6 +266,8 @@ def _check_term(term: str) -> str:
         # an English keyword matches by its letters and digits (bot.terms): `C++` would be
         # `c`, every standalone C; `++` nothing at all
         key = "".join(c for c in term if c.isalnum())
+        if len(key) < 2 and key == term:  # `a`: no symbol to spell out
+            raise ValueError(f"{term!r} is one character: too short to name anything")
         if len(key) < 2:
             raise ValueError(
                 f"{term!r} matches by its letters and digits only, {key!r}: too short to"

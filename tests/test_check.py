@@ -152,6 +152,11 @@ NOTE_DEFECTS = [
         ),
         id="keyword-of-one-letter-and-symbols",
     ),
+    pytest.param(  # found by review 'r16c': the C++ hint does not fit a plain letter
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["a"]'),
+        (7, "keywords", "'a' is one character: too short to name anything"),
+        id="keyword-of-one-letter",
+    ),
     pytest.param(
         ('keywords = ["eager_break_during_capture"]', 'keywords = ["MRV1", "mrv1"]'),
         (7, "keywords", "'mrv1' is listed twice"),
