@@ -123,7 +123,8 @@ class NoteFeedback:
 _TERM_PATTERNS = (
     (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
     (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),
-    (re.compile(r"^labelled (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
+    # "labelled": the spelling of marks kept before GitHub's "labeled" was used
+    (re.compile(r"^label(?:l)?ed (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
     (re.compile(r"^title shares "), lambda m: "(a title like the note's)"),
     (re.compile(r"^refers to (PR|issue) "), lambda m: "(refers to the note's PR or issue)"),
 )

@@ -364,7 +364,7 @@ class CompiledMatcher:
             if labels:
                 text = ", ".join(f"'{lb}'" for lb in labels)
                 ev.append(
-                    Evidence(EvidenceKind.LABEL, w.label, f"labelled {text}", frozenset(labels))
+                    Evidence(EvidenceKind.LABEL, w.label, f"labeled {text}", frozenset(labels))
                 )
             scale = self.config.topic_scale.get(tid, 1.0)
             score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale

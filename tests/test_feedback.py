@@ -160,7 +160,8 @@ def test_the_terms_of_the_matchers_evidence():
         "title mentions 'partial-hash-hit' (keyword of this note)",
         "title is tagged [Spec Decode] (topic: Speculative decoding)",
         "description mentions 'EAGLE', 'MTP' (topic: Speculative decoding)",
-        "labelled speculative-decoding (topic: Speculative decoding)",
+        "labelled speculative-decoding (topic: Speculative decoding)",  # a mark kept before
+        "labeled 'ci/build' (topic: CI)",  # GitHub's spelling (found by review 'r16c')
         "refers to PR 52419, the PR this note reviews",
         "reverts PR 53155, which got this note",
     )
@@ -172,6 +173,7 @@ def test_the_terms_of_the_matchers_evidence():
         "'EAGLE'",
         "'MTP'",
         "label speculative-decoding",
+        "label 'ci/build'",
         "(refers to the note's PR or issue)",
     }
 

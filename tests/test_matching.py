@@ -327,7 +327,7 @@ def test_a_label_derived_from_a_path_is_not_counted_twice():
     both = match_pr(pr("x", files=files, labels=["speculative-decoding"]), lib, CFG).topic_hits[0]
     label_only = match_pr(pr("x", labels=["speculative-decoding"]), lib, CFG).topic_hits[0]
     assert both.score == path_only.score
-    assert label_only.reasons == ("labelled 'speculative-decoding'",)
+    assert label_only.reasons == ("labeled 'speculative-decoding'",)
     assert 0 < label_only.score < path_only.score
 
 
@@ -344,7 +344,7 @@ def test_a_label_another_topic_already_explains_is_not_counted():
     # mergify labelled the PR ci/build for its cmake/ file: that is no news about CI
     assert topics("cmake/utils.cmake") == {"build": ("changes cmake/utils.cmake",)}
     # with nothing that explains it, the label still counts
-    only_label = ("labelled 'ci/build'",)
+    only_label = ("labeled 'ci/build'",)
     assert topics("vllm/x.py") == {"build": only_label, "ci": only_label}
 
 
