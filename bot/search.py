@@ -27,7 +27,10 @@ from types import MappingProxyType
 from bot.notes import Note, Topic
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+# A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at
+# its dots, its `py` would find every note that lists a Python file
+_PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
+_WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
 FIELDS = (
@@ -115,8 +118,8 @@ def query_terms(query: str, mode: SearchMode = RANKED) -> list[str]:
 
 
 def _matcher(term: str, words: bool):
-    if not words or _IS_CJK.search(term):
-        return lambda text: term in text
+    if not words or _IS_CJK.search(term) or "/" in term or "." in term:
+        return lambda text: term in text  # a path's piece is found inside a longer path
     # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
     rx = re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
     return lambda text: rx.search(text) is not None

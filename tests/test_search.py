@@ -96,3 +96,17 @@ def test_ranked_finds_a_note_by_its_pr_numbers_and_paths():
     assert ids(search_notes(notes, "301", RANKED)) == ["n-c"]
     assert ids(search_notes(notes, "kv_cache_coordinator", RANKED)) == ["n-c"]
     assert search_notes(notes, "10", RANKED) == []  # a number is a whole word, as any
+
+
+def test_a_path_is_one_term_found_inside_longer_paths():
+    # split at its dot, `kv_cache_coordinator.py` searched every note listing a `.py`
+    n = note("n-c", "缓存", "值得精读。", paths=("vllm/v1/core/kv_cache_coordinator.py",))
+    other = note("n-d", "其他", "值得精读。", paths=("vllm/v1/worker/gpu_model_runner.py",))
+    assert query_terms("see kv_cache_coordinator.py, vllm/v1/core") == [
+        "see",
+        "kv_cache_coordinator.py",
+        "vllm/v1/core",
+    ]
+    for q in ("kv_cache_coordinator.py", "v1/core", "KV_Cache_Coordinator.PY"):
+        assert ids(search_notes([n, other], q, RANKED)) == ["n-c"], q
+    assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv", "cache"]
