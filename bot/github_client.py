@@ -63,13 +63,13 @@ from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from bot.github_port import (
-    MAX_LISTED_FILES,
     ConversationLocked,
     FileList,
     FilesNotReady,
     Outcome,
     PRRef,
     StickyResult,
+    listed_short,
 )
 from bot.installations import InstallationChange
 from bot.prfacts import (
@@ -519,7 +519,7 @@ class GitHubClient:
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
             fetched = self._retry(f"list files of {_pr(ref)}", lambda: list(files))
-            if expected is not None and len(fetched) < min(expected, MAX_LISTED_FILES):
+            if expected is not None and listed_short(len(fetched), expected):
                 raise FilesNotReady(ref, len(fetched), expected)
             paths: dict[str, None] = {}
             for f in fetched:

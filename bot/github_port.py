@@ -51,6 +51,12 @@ def repository_id(payload: dict[str, Any]) -> int | None:
 MAX_LISTED_FILES = 3000
 
 
+def listed_short(listed: int, changed_files: int) -> bool:
+    """GitHub listed fewer files than the PR's `changed_files` (up to its cap): its list
+    has not caught up with a push yet."""
+    return listed < min(changed_files, MAX_LISTED_FILES)
+
+
 class FilesNotReady(Exception):
     """GitHub listed fewer files than the PR's `changed_files` says: right after a push
     the list can lag behind. Matching on it would link the wrong notes; look again later."""

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from bot.context import BotContext
 from bot.db import github_time
 from bot.feedback import hide_dismissed
-from bot.github_port import Outcome, PRRef
+from bot.github_port import Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
 from bot.match_result import MatchResult
 from bot.matching import match_pr
@@ -78,7 +78,8 @@ def refresh_sticky(
     """Match the PR, render, and create/edit/leave the sticky comment.
 
     files: the changed files when the caller knows them (a payload that carries
-    them); otherwise the cached list for this head SHA, else GitHub is asked.
+    them); otherwise the cached list for this head SHA (unless GitHub listed it short
+    of the PR's `changed_files`), else GitHub is asked.
     event_at: the PR's `updated_at` from the payload; an older event than the one
     last rendered is stale and changes nothing (deliveries can arrive late).
     verbose: None keeps the PR's current mode.
@@ -104,6 +105,8 @@ def refresh_sticky(
     entries: int | None = None  # how many GitHub listed, when it listed them
     if files is None:
         files = state.files_for(head_sha)
+        if files is not None and _lagged(state, facts):
+            files = None  # ask again: GitHub has had time to catch up since
         if files is None and not facts.head_sha and state.files is not None:
             files = state.files  # a command: no head in the payload, use the last one seen
         if files is not None:
@@ -341,6 +344,16 @@ def _deletion_key(state: PRState, noticed_at: str | None) -> str:
         return f"{state.switched_at}~"
     key = f"{github_time(noticed_at)}/~"
     return max(key, f"{state.switched_at}~") if state.switched_at else key
+
+
+def _lagged(state: PRState, facts: PRFacts) -> bool:
+    """The cached files are a listing GitHub gave short of the PR's `changed_files`: one
+    made before its list caught up with a push, by a caller that could not wait for it
+    (a command answers at once) or had waited long enough. Not the PR's files: matching
+    on them again would keep the wrong notes until the next push. A list given by hand
+    (no count of GitHub's: a payload's, a dry run's) stands as given."""
+    listed, changed = state.files_listed, facts.changed_files
+    return listed is not None and changed is not None and listed_short(listed, changed)
 
 
 def _draft_waits(ctx: BotContext, facts: PRFacts) -> bool:

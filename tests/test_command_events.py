@@ -2022,3 +2022,36 @@ def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(liv
     body = sticky(fake).body
     assert body.startswith(MARKER)
     assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
+
+
+# --- found by review 'r16b' ---
+
+
+def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
+    tmp_path, fake_github, app_key
+):
+    # `opened` meets a file list behind `changed_files`, so a re-check is queued. Before
+    # it runs, the author asks `/notes`: the command cannot wait, answers on the same
+    # lagging list and caches it for the head. The re-check must not take that cache for
+    # the PR's files (it did: matched on an empty list for good, until a push).
+    fake = fake_github
+    pull = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title="Tidy up the KV cache coordinator"
+    )
+    pull.head_sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"  # pr_payload's head commit
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(1.0,))
+    with serving(settings) as (client, rt):
+        # the event's listing and the command's lag
+        fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * 2)
+        opened = pr_payload(number=N, title="Tidy up the KV cache coordinator")
+        opened["pull_request"]["changed_files"] = len(MATCHING_FILES)
+        assert post(client, "pull_request", opened).status_code == 202
+        wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the files re-check waiting")
+        asked = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+        assert post(client, "issue_comment", comment_payload(asked)).status_code == 202
+        drain(rt)  # the command, then the re-check
+        assert fake.pending_faults() == 0
+        [comment] = ours(fake)
+        listings = len(fake.calls("GET", "/repos/*/pulls/*/files"))
+        # GitHub has listed the file since the command; the re-check must have looked
+        assert "a path of this note" in comment.body, (listings, comment.body[:400])
