@@ -56,9 +56,17 @@ class DryRunGitHub:
         return FileList()
 
     def upsert_sticky(
-        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+        self,
+        ref: PRRef,
+        body: str,
+        marker: str,
+        *,
+        create: bool,
+        known_id: int | None = None,
+        known_differs: bool = False,
     ) -> StickyResult:
-        # `known_id` needs no look of its own: this table never lags behind a write
+        # `known_id` and `known_differs` need no look of their own: this table never lags
+        # behind a write
         now = utcnow()
         with self.db.tx() as conn:
             rows = conn.execute(

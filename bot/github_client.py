@@ -552,7 +552,14 @@ class GitHubClient:
         return self._as_installation(ref, op)
 
     def upsert_sticky(
-        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+        self,
+        ref: PRRef,
+        body: str,
+        marker: str,
+        *,
+        create: bool,
+        known_id: int | None = None,
+        known_differs: bool = False,
     ) -> StickyResult:
         if not marker or not body.startswith(marker):
             raise ValueError("the sticky comment body must open with its marker")
@@ -572,7 +579,9 @@ class GitHubClient:
                 ours = self._listed_late(ref, issue, known_id, login, sticky_of_ours)
             while ours:
                 sticky, *copies = ours  # the oldest: where readers saw it first
-                if _same_text(sticky.body, body):
+                # showing `body` where we last wrote another text: the list lags that edit
+                lags = known_differs and sticky.id == known_id
+                if _same_text(sticky.body, body) and not lags:
                     result = StickyResult(Outcome.UNCHANGED, sticky.id)
                     break
                 if self._edit(ref, sticky, body):

@@ -138,7 +138,14 @@ class GitHubPort(Protocol):
         ...
 
     def upsert_sticky(
-        self, ref: PRRef, body: str, marker: str, *, create: bool, known_id: int | None = None
+        self,
+        ref: PRRef,
+        body: str,
+        marker: str,
+        *,
+        create: bool,
+        known_id: int | None = None,
+        known_differs: bool = False,
     ) -> StickyResult:
         """Create or edit the bot's one comment carrying `marker`.
 
@@ -149,7 +156,9 @@ class GitHubPort(Protocol):
         deleted (they would show stale notes for good). `known_id`: the comment last
         posted, when one was; a comment list lacking it is not taken at its word (a
         list can lag behind a write): that comment is asked for, so that its absence
-        means it was deleted.
+        means it was deleted. `known_differs`: the text last posted to `known_id` was
+        not `body`; a list showing `body` there lags behind that write (as it can behind
+        a create), and the edit is sent anyway.
         """
         ...
 

@@ -298,7 +298,12 @@ def _write(
     PR event's `updated_at` (None: a command's write), dates a deletion found so."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     posted = state.comment_id
-    sticky = ctx.github.upsert_sticky(ref, body, MARKER, create=create, known_id=posted)
+    # what we last posted, if known (an unconfirmed write cleared it): a comment list
+    # showing this body instead lags behind that write, and is not taken for "unchanged"
+    differs = state.body_hash is not None and state.body_hash != body_hash(body)
+    sticky = ctx.github.upsert_sticky(
+        ref, body, MARKER, create=create, known_id=posted, known_differs=differs
+    )
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:
         forgotten = dict(

@@ -788,3 +788,52 @@ def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
         client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:01:00Z"
     )
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
+
+
+# --- found by review 'r16b' ---
+
+
+def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_for_it(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # Mergify labels a PR and takes the label off seconds later: the comment gains a
+    # note (v2), then must go back to v1. The comment list, lagging the edit to v2,
+    # still shows v1: that was taken for "unchanged" (no PATCH, v1 recorded as posted),
+    # and GitHub showed the note taken off until the notes changed again.
+    fake = fake_github
+    pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull.head_sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"  # pr_payload's head commit
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+        [first] = ours(fake)
+        v1 = first.body
+        deliver_pr(client, rt, number=N, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+        v2 = fake.comment(first.id).body
+        assert v2 != v1
+
+        real_list = fake._list_comments
+        lagged = []
+
+        def lags_the_edit_once(who, params, query, body):
+            reply = real_list(who, params, query, body)
+            if not lagged:
+                lagged.append(True)
+                reply.body = [dict(c, body=v1) if c["id"] == first.id else c for c in reply.body]
+            return reply
+
+        monkeypatch.setattr(fake, "_list_comments", lags_the_edit_once)
+        back = dict(action="unlabeled", title=MATCHING_TITLE, updated_at="2026-09-01T10:00:09Z")
+        deliver_pr(client, rt, number=N, **back)
+        assert lagged
+        # a later event, the list long caught up: nothing left to do, by the state
+        later = dict(
+            action="edited",
+            title=MATCHING_TITLE,
+            body="More words.",
+            changes={"body": {"from": ""}},
+            updated_at="2026-09-01T10:05:00Z",
+        )
+        deliver_pr(client, rt, number=N, **later)
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert fake.comment(first.id).body == v1, "GitHub still shows the note taken off (v2)"

@@ -1213,3 +1213,24 @@ def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
     client.create_comment(PR, "hello")
     assert [r for r in fake_github.calls("POST", "/repos/*/comments") if r.status == 403] == []
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
+
+
+# --- found by review 'r16b' ---
+
+
+def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
+    fake_github, make_github_client
+):
+    # the caller knows it last posted another text: a list showing `body` lags behind
+    # that edit, and the edit is sent; not knowing it, the list's text is taken at its word
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    fake_github.clear_requests()
+    same = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True, known_id=made)
+    assert same == StickyResult(Outcome.UNCHANGED, made) and not fake_github.calls("PATCH")
+    lagging = client.upsert_sticky(
+        PR, _sticky("v1"), MARKER, create=True, known_id=made, known_differs=True
+    )
+    assert lagging == StickyResult(Outcome.UPDATED, made)
+    assert len(fake_github.calls("PATCH")) == 1

@@ -48,9 +48,11 @@ class CountingPort(DryRunGitHub):
         names = {n: tuple(self.files[:1]) for n in self.code_names}
         return FileList(self.files, names, self.incidental)
 
-    def upsert_sticky(self, ref, body, marker, *, create, known_id=None):
+    def upsert_sticky(self, ref, body, marker, *, create, known_id=None, known_differs=False):
         self.counted["upsert_sticky"] += 1
-        done = super().upsert_sticky(ref, body, marker, create=create, known_id=known_id)
+        done = super().upsert_sticky(
+            ref, body, marker, create=create, known_id=known_id, known_differs=known_differs
+        )
         if self.answers_lost:  # GitHub did the write; its answer never came
             self.answers_lost -= 1
             raise ConnectionError("answer lost")
