@@ -8,8 +8,9 @@ keeps no list of installations: it looks each repository's installation up when 
 and caches it with a token. These events make those caches stale, so the shell forgets
 them at once (a token minted before `new_permissions_accepted` lacks the new permission
 for up to an hour); and the operator learns from the log which repositories the App was
-installed on that the allow-list leaves out, or that a rename left it naming an old
-account.
+installed on that the allow-list leaves out, which allow-listed ones it lost (uninstalled
+or taken off it: no more events, so the bot goes quiet there), or that a rename left it
+naming an old account.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ class InstallationChange:
             ("installation", "created"),
             ("installation", "unsuspend"),
             ("installation_repositories", "added"),
+        }
+
+    @property
+    def removes(self) -> bool:
+        """Repositories the App may no longer act on, for good (a suspension is undone)."""
+        return (self.event, self.action) in {
+            ("installation", "deleted"),
+            ("installation_repositories", "removed"),
         }
 
 
@@ -88,19 +97,27 @@ def _renamed_from(payload: dict[str, Any]) -> str:
 
 def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple[str, str]:
     """(what happened, a warning or "") for the log. The warning names the repositories
-    the App was just given that the allow-list leaves out: their events are ignored."""
+    the App was just given that the allow-list leaves out (their events are ignored), and
+    the allow-listed ones it lost: the bot goes quiet there with nothing failed, so
+    only the log can tell the operator. Losing a repository not on the allow-list
+    changes nothing the bot does."""
     who = f"installation {change.installation_id} ({change.account})"
     what = f"{who}: {change.event}.{change.action}"
     if change.repos:
-        shown = ", ".join(change.repos[:10]) + (" ..." if len(change.repos) > 10 else "")
-        what += f" [{shown}]"
+        what += f" [{_names(change.repos)}]"
     left_out = [r for r in change.repos if not allows(r)] if change.adds else []
+    lost = [r for r in change.repos if allows(r)] if change.removes else []
     warning = ""
     if left_out:
         warning = (
-            f"{who} covers {', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''},"
-            " not on the allow-list (REVIEW_NOTES_REPOS): "
+            f"{who} covers {_names(left_out)}, not on the allow-list (REVIEW_NOTES_REPOS): "
             "the bot ignores their events"
+        )
+    elif lost:
+        warning = (
+            f"{who} no longer covers {_names(lost)}, on the allow-list: GitHub sends the bot"
+            " no more events for them, so it comments there no more until the App is"
+            " given them again"
         )
     elif change.renamed_from:
         old = change.renamed_from
@@ -116,3 +133,8 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
             "`review-notes retry`"
         )
     return what, warning
+
+
+def _names(repos: list[str] | tuple[str, ...]) -> str:
+    """The first ten, for one log line."""
+    return ", ".join(repos[:10]) + (" ..." if len(repos) > 10 else "")

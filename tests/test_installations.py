@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from bot.installations import describe, installation_change
+from tests.fake_github import DEFAULT_REPO
 from tests.webhook_kit import clean_env, make_settings, octokit_examples, post, renamed, serving
 
 
@@ -52,8 +53,11 @@ def test_the_log_names_repositories_the_allow_list_leaves_out_and_a_suspension()
     assert what == "installation 957387 (Codertocat): installation.created [Codertocat/Hello-World]"
     assert "Codertocat/Hello-World, not on the allow-list" in warning
     assert describe(created, lambda repo: True)[1] == ""
+    # a repository the allow-list leaves out taken off the App changes nothing the bot
+    # does: INFO; an allow-listed one lost is a WARNING (test_losing_an_allow_listed_...)
     removed = [p for p in octokit_examples("installation_repositories") if p["action"] == "removed"]
-    assert describe(installation_change("installation_repositories", removed[0]), bool)[1] == ""
+    removal = installation_change("installation_repositories", removed[0])
+    assert describe(removal, lambda repo: repo == "vllm-project/vllm")[1] == ""
     suspend = [p for p in octokit_examples("installation") if p["action"] == "suspend"]
     assert "is suspended" in describe(installation_change("installation", suspend[0]), bool)[1]
 
@@ -113,3 +117,23 @@ def test_a_rename_is_answered_at_once_with_a_warning(tmp_path, caplog):
         del broken["changes"]
         r = post(client, "installation_target", broken)
         assert r.status_code == 400 and "changes.login.from" in r.json()["error"]
+
+
+# --- found by review 'r16b' ---
+
+
+@pytest.mark.parametrize(
+    ("event", "action"), [("installation", "deleted"), ("installation_repositories", "removed")]
+)
+def test_losing_an_allow_listed_repository_is_a_warning_like_a_suspension(event, action):
+    # An owner uninstalls the App, or takes vllm-project/vllm out of its repositories:
+    # GitHub sends no more events for it, so the bot goes quiet for good, /healthz stays
+    # "ok" with nothing failed; the one trace was an INFO line, while a suspension (which
+    # GitHub undoes) got a WARNING.
+    payload = next(p for p in octokit_examples(event) if p["action"] == action)
+    field = "repositories_removed" if event == "installation_repositories" else "repositories"
+    payload[field] = [dict(payload[field][0], full_name=DEFAULT_REPO, name="vllm")]
+    change = installation_change(event, payload)
+    assert change.repos == (DEFAULT_REPO,)
+    what, warning = describe(change, lambda repo: repo == DEFAULT_REPO)
+    assert DEFAULT_REPO in warning and "no more events" in warning, f"only at INFO: {what!r}"
