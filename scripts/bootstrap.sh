@@ -10,13 +10,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 
-# Real webhook payloads for the tests (package.json pins the version).
+# Test fixtures (package.json pins the versions): real webhook payloads, and GitHub's
+# REST API description the fake GitHub's answers are checked against.
 if command -v npm >/dev/null 2>&1; then
-  if [ ! -d node_modules/@octokit/webhooks-examples ]; then
+  if [ ! -d node_modules/@octokit/webhooks-examples ] || [ ! -d node_modules/@octokit/openapi ]; then
     npm install --no-audit --no-fund --silent >/dev/null
   fi
 else
-  echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples will say so" >&2
+  echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples or @octokit/openapi will say so" >&2
 fi
 
 # Debian's Chromium and its driver for the browser test, and CJK fonts so Chinese note
