@@ -15,9 +15,10 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 - Faults can be queued per route: an error status with headers/body, a dropped
   connection, or a slow answer.
 
-Shapes follow GitHub's REST description (@octokit/openapi examples), trimmed to the
-fields a client reads. API URLs in bodies and Link headers carry this server's exact
-host and port: PyGithub asserts both before following them.
+Shapes follow GitHub's REST description (@octokit/openapi), trimmed to the fields a
+client reads; tests/test_fake_conformance.py checks every route's answers against it
+(and lists the required fields left out). API URLs in bodies and Link headers carry
+this server's exact host and port: PyGithub asserts both before following them.
 
     with FakeGitHub(app_public_key=pem) as gh:
         gh.add_installation(1001, ["vllm-project/vllm"])

@@ -1,0 +1,586 @@
+"""The fake GitHub answers as GitHub's REST API description says (`@octokit/openapi`).
+
+A fake that drifts from GitHub hides the bot's bugs, so every route the fake serves is
+driven over HTTP, mostly by the bot's own client (`bot.github_client`, PyGithub) doing
+what the bot does (errors it reads included: 404s, a locked conversation, an expired
+token, a renamed repository), the rest (what the client meets only in a race, and the
+repository, which it never asks for) by plain requests. Every answer is then checked
+against its operation in `node_modules/@octokit/openapi/generated/api.github.com.json`:
+
+- its status is one the operation lists (or one of STATUSES_UNLISTED: GitHub answers
+  them on every route, the description lists them on a few), and a 204 has no body;
+- its body validates against that status's schema, `$ref`s resolved, by the small
+  checker below (OpenAPI 3.0 is not quite JSON Schema: `nullable`, and a `oneOf` whose
+  branches overlap): types (`nullable` too), formats date-time and uri, `enum`, `required`,
+  properties, items, additionalProperties, allOf, anyOf and oneOf (one branch fitting
+  is enough: GitHub's overlap, private-user is a public-user too).
+- Every field the fake returns must be in the schema, with its type: a field the
+  description does not have is a typo or an invention. A field the schema requires
+  may be left out only when MISSING_ALLOWED says so (fields the bot never reads).
+
+Skipped, with the reason, when the package is missing: `scripts/bootstrap.sh` installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from bot.github_client import GitHubClient, GitHubError, RetryPolicy
+from bot.github_port import ConversationLocked, PRRef
+from tests.fake_github import (
+    _ROUTES,
+    DEFAULT_APP_ID,
+    DEFAULT_INSTALLATION_ID,
+    DEFAULT_REPO,
+    FakeFile,
+    FakeGitHub,
+    Fault,
+)
+
+SPEC_PATH = Path(__file__).resolve().parent.parent / (
+    "node_modules/@octokit/openapi/generated/api.github.com.json"
+)
+MARKER = "<!-- review-notes:v1 -->"
+
+# Fields the description marks required that the fake leaves out, by the component
+# schema they belong to and their path inside it ("[]": any item of an array). Only
+# fields the bot never reads. What it reads: of a PR, number, title, body, labels[].name,
+# draft, user.login and .type, head.sha, changed_files (bot.prfacts.facts_from_payload);
+# of a file, filename, previous_filename, status, changes, patch; of an issue, whether
+# it has pull_request; of a comment, id, body, created_at, user.login and .type,
+# performed_via_github_app.id and .client_id; of a token, token and expires_at; of an
+# installation, id; of the App, slug; of a permission, role_name and permission (not
+# its user's); of the token's user (GET /user), login.
+_USER_URLS = (  # API links of a user account
+    "events_url",
+    "followers_url",
+    "following_url",
+    "gists_url",
+    "organizations_url",
+    "received_events_url",
+    "repos_url",
+    "starred_url",
+    "subscriptions_url",
+)
+_PROFILE = (  # GET /user's profile and counts
+    "bio",
+    "blog",
+    "company",
+    "created_at",
+    "email",
+    "followers",
+    "following",
+    "hireable",
+    "location",
+    "name",
+    "public_gists",
+    "public_repos",
+    "updated_at",
+)
+_REPO_URLS = (  # API and clone links of a repository
+    "archive_url",
+    "assignees_url",
+    "blobs_url",
+    "branches_url",
+    "clone_url",
+    "collaborators_url",
+    "comments_url",
+    "commits_url",
+    "compare_url",
+    "contents_url",
+    "contributors_url",
+    "deployments_url",
+    "downloads_url",
+    "events_url",
+    "forks_url",
+    "git_commits_url",
+    "git_refs_url",
+    "git_tags_url",
+    "git_url",
+    "hooks_url",
+    "issue_comment_url",
+    "issue_events_url",
+    "keys_url",
+    "labels_url",
+    "languages_url",
+    "merges_url",
+    "milestones_url",
+    "mirror_url",
+    "notifications_url",
+    "releases_url",
+    "ssh_url",
+    "stargazers_url",
+    "statuses_url",
+    "subscribers_url",
+    "subscription_url",
+    "svn_url",
+    "tags_url",
+    "teams_url",
+    "trees_url",
+)
+_REPO_FACTS = (  # a repository's settings, counts and dates (head.repo, base.repo, GET repo)
+    "archived",
+    "created_at",
+    "description",
+    "disabled",
+    "fork",
+    "forks",
+    "forks_count",
+    "has_issues",
+    "has_pages",
+    "has_projects",
+    "has_wiki",
+    "homepage",
+    "language",
+    "license",
+    "open_issues",
+    "open_issues_count",
+    "pushed_at",
+    "size",
+    "stargazers_count",
+    "updated_at",
+    "watchers",
+    "watchers_count",
+)
+MISSING_ALLOWED: dict[tuple[str, str], str] = {
+    **{(c, f): "user link" for c in ("simple-user", "nullable-simple-user") for f in _USER_URLS},
+    **{("nullable-collaborator", f): "user link" for f in _USER_URLS},
+    ("nullable-collaborator", "role_name"): "the user's own; the bot reads the answer's",
+    **{("public-user", f): "user link" for f in _USER_URLS},
+    **{("public-user", f): "profile" for f in _PROFILE},
+    **{(c, f): "repo link" for c in ("repository", "full-repository") for f in _REPO_URLS},
+    **{(c, f): "repo facts" for c in ("repository", "full-repository") for f in _REPO_FACTS},
+    ("repository", "has_downloads"): "repo facts",
+    ("full-repository", "has_discussions"): "repo facts",
+    ("full-repository", "network_count"): "repo facts",
+    ("full-repository", "subscribers_count"): "repo facts",
+    ("pull-request", "_links"): "the PR's links again",
+    ("pull-request", "labels[].node_id"): "a label's ids and text: the bot reads its name",
+    ("pull-request", "labels[].url"): "label link",
+    ("pull-request", "labels[].description"): "label text",
+    ("pull-request", "maintainer_can_modify"): "merge facts",
+    ("pull-request", "mergeable_state"): "merge facts",
+    ("pull-request", "merged_by"): "merge facts",
+    ("issue", "assignee"): "issue facts: the bot asks an issue only whether it is a PR",
+    ("issue", "milestone"): "issue facts",
+    ("issue", "events_url"): "issue link",
+    ("issue", "labels_url"): "issue link",
+    ("issue", "repository_url"): "issue link",
+}
+
+# Statuses the fake answers, as GitHub does, where the operation does not list them: the
+# description lists 401, 403, 404 and the redirects on some operations only, GitHub
+# answers them on every route. The body must still be a basic-error.
+STATUSES_UNLISTED: dict[tuple[str, int], str] = {
+    ("pulls/get", 301): "a renamed repository's old name (PyGithub follows it)",
+    ("issues/create-comment", 307): "a write to a renamed repository's old name",
+    ("pulls/get", 401): "an expired installation token (the client mints a new one)",
+    ("issues/update-comment", 403): "an edit on a locked conversation",
+    ("reactions/create-for-issue-comment", 403): "a reaction on a locked conversation",
+    ("issues/update-comment", 404): "an edit of a comment deleted since it was listed",
+    ("issues/delete-comment", 404): "a delete of a comment already gone",
+}
+
+ERROR_SCHEMA = "#/components/schemas/basic-error"
+
+
+# --- the description ------------------------------------------------------------
+
+
+@cache
+def _spec() -> dict[str, Any]:
+    if not SPEC_PATH.exists():
+        pytest.skip("node_modules/@octokit/openapi missing: run scripts/bootstrap.sh")
+    return json.loads(SPEC_PATH.read_text("utf-8"))
+
+
+@cache
+def _templates() -> list[tuple[re.Pattern[str], str, int]]:
+    """Each path of the description as a pattern, with its count of literal segments."""
+    out = []
+    for template in _spec()["paths"]:
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        literal = sum(1 for part in template.split("/") if part and not part.startswith("{"))
+        out.append((re.compile(pattern), template, literal))
+    return out
+
+
+def _operation(method: str, path: str) -> tuple[str, dict[str, Any]]:
+    """The description's path template and operation for a request (the most literal
+    template wins: /repos/{owner}/{repo}/issues/comments/{comment_id} over .../{issue_number})."""
+    found = [(lit, t) for p, t, lit in _templates() if p.fullmatch(path)]
+    assert found, f"{method} {path}: no such path in GitHub's REST description"
+    template = max(found)[1]
+    operation = _spec()["paths"][template].get(method.lower())
+    assert operation is not None, f"{method} {template}: no such operation in the description"
+    return template, operation
+
+
+def _deref(schema: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The schema a $ref names, with the component's name; else the schema itself."""
+    name = None
+    while "$ref" in schema:
+        ref = schema["$ref"]
+        node: Any = _spec()
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part]
+        schema, name = node, ref.rsplit("/", 1)[1]
+    return schema, name
+
+
+# --- the checker ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str  # JSON path in the answer
+    component: str  # the component schema it is in, and the path inside it
+    inner: str
+    what: str
+    missing: bool = False  # a required field left out (may be allowed)
+
+    def allowed(self) -> bool:
+        return self.missing and (self.component, self.inner) in MISSING_ALLOWED
+
+    def __str__(self) -> str:
+        return f"{self.where or '(body)'} [{self.component}: {self.inner or '.'}]: {self.what}"
+
+
+_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def _uri(value: str) -> bool:
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def _date_time(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return "T" in value
+
+
+def check(
+    value: Any,
+    schema: dict[str, Any],
+    where: str = "",
+    component: str = "?",
+    inner: str = "",
+    whole: bool = True,
+) -> list[Problem]:
+    """What in `value` disagrees with `schema` (empty: it validates). Allowed missing
+    fields are reported too (Problem.allowed): the caller filters them. `whole`: the
+    schema describes all of the value, so a field it does not know is a problem; a
+    branch of allOf (or anyOf, oneOf) is checked as a part, the whole knows its fields."""
+    schema, name = _deref(schema)
+    if name is not None:
+        component, inner = name, ""
+
+    def problem(what: str, missing: bool = False, at: str = where, sub: str = inner) -> Problem:
+        return Problem(at, component, sub, what, missing)
+
+    if value is None and (schema.get("nullable") or "null" in _type_list(schema)):
+        return []
+    problems: list[Problem] = []
+    for sub in schema.get("allOf", []):
+        problems += check(value, sub, where, component, inner, whole=False)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            tries = [check(value, s, where, component, inner, whole=False) for s in schema[key]]
+            problems += min(tries, key=lambda t: sum(not p.allowed() for p in t))
+    types = _type_list(schema)
+    if types and not any(_TYPES[t](value) for t in types):
+        shown = "null" if value is None else type(value).__name__
+        return [*problems, problem(f"{shown} {value!r:.60}, the description says {types}")]
+    if "enum" in schema and value not in schema["enum"]:
+        problems.append(problem(f"{value!r} not one of {schema['enum']}"))
+    if schema.get("format") == "date-time" and isinstance(value, str) and not _date_time(value):
+        problems.append(problem(f"{value!r} is not a date-time"))
+    if schema.get("format") == "uri" and isinstance(value, str) and not _uri(value):
+        problems.append(problem(f"{value!r} is not a URI"))
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for field in schema.get("required", []):
+            if field not in value:
+                at, sub = f"{where}.{field}".lstrip("."), f"{inner}.{field}".lstrip(".")
+                problems.append(problem("required, missing", True, at, sub))
+        extra = schema.get("additionalProperties")
+        known = _known_fields(schema)
+        for field, item in value.items():
+            at, sub = f"{where}.{field}".lstrip("."), f"{inner}.{field}".lstrip(".")
+            if field in props:
+                problems += check(item, props[field], at, component, sub)
+            elif isinstance(extra, dict):
+                problems += check(item, extra, at, component, sub)
+            elif whole and known is not None and field not in known:
+                problems.append(problem("not in the description", at=at, sub=sub))
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            problems += check(item, schema["items"], f"{where}[{i}]", component, f"{inner}[]")
+    return problems
+
+
+def _known_fields(schema: dict[str, Any]) -> set[str] | None:
+    """The fields an object of this schema may have, its branches' too; None: any."""
+    schema, _ = _deref(schema)
+    if schema.get("additionalProperties") not in (None, False):
+        return None
+    known = set(schema.get("properties", {}))
+    for key in ("allOf", "anyOf", "oneOf"):
+        for sub in schema.get(key, []):
+            more = _known_fields(sub)
+            if more is None:
+                return None
+            known |= more
+    if not known and schema.get("type") == "object":
+        return None  # a free-form object
+    return known
+
+
+def _type_list(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    return [] if kind is None else [kind] if isinstance(kind, str) else list(kind)
+
+
+# --- driving the fake -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and the fake's answer, as the client got it."""
+
+    method: str
+    path: str
+    status: int
+    body: Any  # the JSON answer; None when there was no body
+    raw: bytes
+
+
+def _route_id(method: str, pattern: re.Pattern[str]) -> str:
+    return f"{method} " + re.sub(r"\(\?P<(\w+)>[^)]*\)", r"{\1}", pattern.pattern)
+
+
+ROUTES = {_route_id(method, pattern): (method, pattern) for method, pattern, *_ in _ROUTES}
+
+
+@pytest.fixture(scope="module")
+def exchanges(app_key) -> Iterator[list[Exchange]]:
+    """Every request of a run of the bot's client against the fake, and a few plain ones,
+    with their answers (requests' Session.send, which PyGithub uses, is listened to)."""
+    _spec()  # skip before starting anything when the description is missing
+    seen: list[Exchange] = []
+    send = requests.Session.send
+
+    def listening(session: requests.Session, request: Any, **kwargs: Any) -> Any:
+        response = send(session, request, **kwargs)
+        path = urlsplit(request.url).path
+        raw = response.content
+        body = json.loads(raw) if raw else None
+        seen.append(Exchange(request.method, path, response.status_code, body, raw))
+        return response
+
+    fake = FakeGitHub(app_public_key=app_key.public_pem, app_id=DEFAULT_APP_ID)
+    fake.add_installation(DEFAULT_INSTALLATION_ID, [DEFAULT_REPO])
+    with fake, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(requests.Session, "send", listening)
+        deleted = _run_the_bot_calls(fake, app_key.private_pem)
+        _ask_the_rest(fake, deleted)
+        _after_a_transfer(fake, app_key.private_pem)
+    yield seen
+
+
+def _client(fake: FakeGitHub, **auth: Any) -> GitHubClient:
+    return GitHubClient(
+        base_url=fake.base_url,
+        timeout=5,
+        retry=RetryPolicy(attempts=1),  # an error answer is checked, not retried
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        **auth,
+    )
+
+
+def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
+    """Each call of the GitHubPort the bot makes, with what GitHub answers to it: a PR
+    found through the repository's installation, its files over two pages (a rename, a
+    binary file without a patch), a draft PR with no description, the sticky comment
+    created, edited, a second copy deleted, reactions, permissions, and the errors the
+    client reads (404s, a locked conversation, a comment too long)."""
+    files: list[str | tuple[str, str] | FakeFile] = [f"vllm/f{i}.py" for i in range(120)]
+    files += [("vllm/new.py", "vllm/old.py"), FakeFile("docs/logo.png", "added", patch=None)]
+    files += [FakeFile("vllm/gone.py", "removed", additions=0, deletions=3)]
+    fake.add_pull(DEFAULT_REPO, 7, files=files, title="[Core] Fix it", labels=["ci/build"])
+    fake.add_pull(DEFAULT_REPO, 8, files=["a.py"], body=None, draft=True, author="drafter")
+    fake.add_issue(DEFAULT_REPO, 9)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "maintain")
+    fake.user("stranger")
+    pr = PRRef(DEFAULT_REPO, 7, DEFAULT_INSTALLATION_ID)
+    draft, issue = PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID), PRRef(DEFAULT_REPO, 9, None)
+
+    client = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
+    try:
+        client.get_pull(PRRef(DEFAULT_REPO, 7, None))  # looks up the installation first
+        client.get_pull(draft)
+        assert client.list_files(pr).listed == 123
+        assert client.is_pull(pr) is True
+        assert client.is_pull(issue) is False
+        assert client.is_pull(PRRef(DEFAULT_REPO, 404, None)) is None
+        first = client.upsert_sticky(pr, f"{MARKER}\none", MARKER, create=True).comment_id
+        client.upsert_sticky(pr, f"{MARKER}\ntwo", MARKER, create=True)
+        copy = client.create_comment(pr, f"{MARKER}\na copy")
+        assert client.upsert_sticky(pr, f"{MARKER}\nthree", MARKER, create=True).comment_id == first
+        assert fake.comment(copy) is None
+        client.upsert_sticky(draft, f"{MARKER}\nx", MARKER, create=False, known_id=copy)
+        other = fake.add_comment(DEFAULT_REPO, 7, "/notes why", login="someone")
+        assert client.find_comment(pr, "/notes why") is None  # someone's, not ours
+        client.add_reaction(pr, other.id, "eyes")
+        client.add_reaction(pr, other.id, "eyes")  # again: 200
+        on_diff = fake.add_review_comment(DEFAULT_REPO, 7, "/notes")
+        client.add_reaction(pr, on_diff.id, "+1", on_diff=True)
+        assert client.permission(pr, "maintainer") == "maintain"
+        assert client.permission(pr, "stranger") == "read"
+        assert client.permission(pr, "no-such-user") == "none"
+        fake.expire_tokens()
+        client.get_pull(pr)  # 401, a new token, again
+        fake.lock(DEFAULT_REPO, 9, "resolved")
+        with pytest.raises(ConversationLocked):
+            client.create_comment(issue, "hello")
+        fake.lock(DEFAULT_REPO, 7)
+        with pytest.raises(ConversationLocked):
+            client.upsert_sticky(pr, f"{MARKER}\nfour", MARKER, create=True)
+        with pytest.raises(ConversationLocked):
+            client.add_reaction(pr, other.id, "rocket")
+        fake.unlock(DEFAULT_REPO, 7)
+        with pytest.raises(GitHubError, match="422"):
+            client.create_comment(draft, "x" * 70_000)
+    finally:
+        client.close()
+
+    fake.add_pat("ghp_conformance", "a-maintainer")
+    token = _client(fake, token="ghp_conformance")
+    try:
+        assert token.bot_login() == "a-maintainer"
+    finally:
+        token.close()
+    return copy
+
+
+def _ask_the_rest(fake: FakeGitHub, deleted: int) -> None:
+    """What the client meets only in a race, asked for directly: a comment by its id (a
+    comment list lagging behind a write), an edit and a delete of a comment deleted
+    since it was listed; and the repository, which the bot never asks for (lazy)."""
+    sticky = fake.comments(DEFAULT_REPO, 7)[0]
+    comments = f"{fake.base_url}/repos/{DEFAULT_REPO}/issues/comments"
+    with requests.Session() as http:
+        http.headers["Authorization"] = "token ghp_conformance"
+        assert http.get(f"{fake.base_url}/repos/{DEFAULT_REPO}").status_code == 200
+        assert http.get(f"{comments}/{sticky.id}").status_code == 200
+        assert http.patch(f"{comments}/{deleted}", json={"body": "x"}).status_code == 404
+        assert http.delete(f"{comments}/{deleted}").status_code == 404
+
+
+def _after_a_transfer(fake: FakeGitHub, private_key: str) -> None:
+    """The repository renamed: the old name's GET answers 301, a write 307."""
+    fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    client = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
+    try:
+        pr = PRRef(DEFAULT_REPO, 7, DEFAULT_INSTALLATION_ID)
+        client.get_pull(pr)
+        client.create_comment(pr, "moved")
+    finally:
+        client.close()
+
+
+# --- the checks ---------------------------------------------------------------------
+
+
+def _problems(ex: Exchange) -> tuple[list[str], list[Problem], bool]:
+    """What disagrees (in words), the allowed missing fields seen, and whether the
+    status was one of STATUSES_UNLISTED."""
+    template, operation = _operation(ex.method, ex.path)
+    name = f"{ex.method} {ex.path} {ex.status} ({operation['operationId']})"
+    responses = operation["responses"]
+    unlisted = str(ex.status) not in responses
+    if not unlisted:
+        response, _ = _deref(responses[str(ex.status)])
+    elif (operation["operationId"], ex.status) in STATUSES_UNLISTED:
+        response = {"content": {"application/json": {"schema": {"$ref": ERROR_SCHEMA}}}}
+    else:
+        return [f"{name}: status not listed, the description has {sorted(responses)}"], [], True
+    schema = response.get("content", {}).get("application/json", {}).get("schema")
+    if schema is None:
+        words = [] if not ex.raw else [f"{name}: a body, the description has none"]
+        return words, [], unlisted
+    found = check(ex.body, schema)
+    words = [f"{name}: {p}" for p in found if not p.allowed()]
+    return words, [p for p in found if p.allowed()], unlisted
+
+
+def _of(exchanges: list[Exchange], route: str) -> list[Exchange]:
+    method, pattern = ROUTES[route]
+    return [e for e in exchanges if e.method == method and pattern.fullmatch(e.path)]
+
+
+def test_every_route_of_the_fake_is_driven(exchanges):
+    """A route added to the fake is added to the run above, so its answers are checked."""
+    idle = [r for r in ROUTES if not any(e.status < 300 for e in _of(exchanges, r))]
+    assert not idle, f"routes of the fake with no successful answer checked: {idle}"
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_the_fake_answers_as_the_description_says(exchanges, route):
+    problems = [words for e in _of(exchanges, route) for words in _problems(e)[0]]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_allow_lists_hold_nothing_unused(exchanges):
+    """An entry no answer needs any more (the fake now sends the field, or the status
+    is listed) goes, so the lists stay what the fake really leaves out."""
+    results = [_problems(e) for e in exchanges]
+    used = {(p.component, p.inner) for _, allowed, _ in results for p in allowed}
+    assert not set(MISSING_ALLOWED) - used
+    statuses = {
+        (_operation(e.method, e.path)[1]["operationId"], e.status)
+        for e, (_, _, unlisted) in zip(exchanges, results, strict=True)
+        if unlisted
+    }
+    assert not set(STATUSES_UNLISTED) - statuses
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.error(502),
+        Fault.secondary_rate_limit(60),
+        Fault.too_many_requests(),
+        Fault.primary_rate_limit(),
+        Fault.bad_credentials(),
+        Fault.not_found(),
+    ],
+    ids=lambda f: f"{f.status} {(f.body or {}).get('message', '')[:30]}",
+)
+def test_the_faults_tests_inject_answer_github_errors(fault):
+    """The errors the fault tests have the fake answer are GitHub's error bodies too."""
+    _spec()
+    assert not check(fault.body, {"$ref": ERROR_SCHEMA})
