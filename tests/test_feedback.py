@@ -164,6 +164,9 @@ def test_the_terms_of_the_matchers_evidence():
         "labeled 'ci/build' (topic: CI)",  # GitHub's spelling (found by review 'r16c')
         "refers to PR 52419, the PR this note reviews",
         "reverts PR 53155, which got this note",
+        # found by review 'r16e': the rest of a shared file set gave the term '2'
+        "changes 2 other files (topic: Speculative decoding)",
+        "this note lists this PR to read with its own",
     )
     assert evidence_terms(reasons) == {
         "vllm/v1/core/kv_cache_coordinator.py",
@@ -175,6 +178,8 @@ def test_the_terms_of_the_matchers_evidence():
         "label speculative-decoding",
         "label 'ci/build'",
         "(refers to the note's PR or issue)",
+        "(relates to a PR with it)",
+        "(a PR the note lists to read with it)",
     }
 
 
@@ -394,3 +399,26 @@ def test_the_feedback_command_never_creates_a_database(tmp_path, monkeypatch, ca
     missing = tmp_path / "nowhere.sqlite3"
     assert main(["notes", "feedback", "--db", str(missing)]) == 2
     assert "no database at" in capsys.readouterr().err and not missing.exists()
+
+
+def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
+    # the report reads its terms back from the reasons' words (bot.reasons): a sentence
+    # the patterns misread gave a number for a term ("changes 2 other files" -> '2')
+    from bot.library import ROOT
+    from bot.prfacts import facts_from_record
+
+    lib, cfg = load_library(), load_match_config()
+    seen = 0
+    for name in ("history_with_files.jsonl", "notes_era_1.jsonl"):
+        for line in (ROOT / "bench" / "graded" / name).read_text("utf-8").splitlines():
+            record = {"repo": "vllm-project/vllm", **json.loads(line)}
+            for m in match_pr(facts_from_record(record), lib, cfg).candidates:
+                for reason in m.reasons:
+                    seen += 1
+                    terms = evidence_terms([reason])
+                    if reason.startswith("changes ") and " other file" in reason:
+                        assert not terms, reason  # the rest of a set another line names
+                    else:
+                        assert terms, reason
+                        assert not any(t.strip("'").isdigit() for t in terms), (reason, terms)
+    assert seen > 1000
