@@ -289,7 +289,6 @@ class PRFacts:
     files: tuple[str, ...] = ()
     draft: bool = False
     author: str = ""
-    author_is_bot: bool = False
     head_sha: str = ""
     # Names from the code the PR changes (identifiers on its added and removed lines,
     # see `code_names_in`) -> the files whose diff names them; empty: diff not seen.
@@ -444,7 +443,6 @@ def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PR
         files=tuple(files),
         draft=bool(pr.get("draft")),
         author=user.get("login") or "",
-        author_is_bot=user.get("type") == "Bot",
         head_sha=(pr.get("head") or {}).get("sha") or "",
         changed_files=_count(pr.get("changed_files")),
     )

@@ -18,7 +18,7 @@ and `/notes on` resumes: until a write finds the comment again (`PRState.resumed
 comment found gone is no new deletion (it may have gone while off) and a new one is
 posted once notes match (a draft still waits). The state
 kept per PR saves API calls: the last body hash, and the changed files for the current
-head SHA (only a push changes them).
+head SHA (a push or a new base branch changes them).
 
 That state changes only once GitHub confirms a write. A write it applied but never
 confirmed (the answers lost, or the new comment's id not saved) would leave it
