@@ -29,7 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.comment_prose import WORDS, command_lines
-from bot.config_files import read_toml, validate
+from bot.config_files import read_config
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
 
@@ -51,8 +51,9 @@ class CommandConfig(BaseModel):
 
 
 def load_command_config(path: Path = DEFAULT_COMMANDS_FILE) -> CommandConfig:
-    """Read config/commands.toml; a bad file raises ValueError naming the file and field."""
-    return validate(CommandConfig, read_toml(path), path)
+    """Read config/commands.toml; a bad file raises ConfigError (a ValueError) naming
+    the file, line and field."""
+    return read_config(path).validate(CommandConfig)
 
 
 class Kind(StrEnum):

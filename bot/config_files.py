@@ -8,7 +8,6 @@ also names the line, as `notes check` does for a note: `file:line: field: messag
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -20,27 +19,6 @@ from bot.notes import Header, LibraryError, Problem, decode_utf8, parse_toml, py
 from bot.similarity import Vocabulary
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """The file's table; ValueError naming the file when it is not TOML."""
-    try:
-        return tomllib.loads(path.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8: {exc}") from None
-
-
-def validate(model: type[M], data: dict[str, Any], path: Path) -> M:
-    """`model` from the file's table; ValueError naming the file and each field at fault."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ValueError(f"{path}: {problems}") from None
 
 
 class ConfigError(LibraryError, ValueError):
