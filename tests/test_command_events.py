@@ -2055,3 +2055,15 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
         listings = len(fake.calls("GET", "/repos/*/pulls/*/files"))
         # GitHub has listed the file since the command; the re-check must have looked
         assert "a path of this note" in comment.body, (listings, comment.body[:400])
+
+
+def test_every_command_that_updates_the_comment_says_what_it_changes():
+    # three lists (Kind.updates_sticky, _STATE_CHANGES, _SHOWING) must agree: a kind
+    # added to the first alone fails with a KeyError when it runs (review 'r16e')
+    from bot.command_events import _SHOWING, _STATE_CHANGES, SWITCHES
+    from bot.commands import Kind
+
+    updating = {k for k in Kind if k.updates_sticky}
+    assert set(_STATE_CHANGES) == updating
+    assert set(_SHOWING) | set(SWITCHES) == updating
+    assert not set(_SHOWING) & set(SWITCHES)
