@@ -188,8 +188,7 @@ def _warnings(
 
 def _cmd_notes_refs(args: argparse.Namespace) -> int:
     """Read each note's source PR on GitHub; print the PRs and issues it says it relates to."""
-    from bot.github_client import GitHubError
-    from bot.github_port import PRRef
+    from bot.github_port import GitHubError, PRRef
     from bot.note_refs import mentioned, render_refs, suggest
     from bot.relations import related_refs
     from bot.server import live_github

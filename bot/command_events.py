@@ -70,8 +70,13 @@ from bot.context import BotContext
 from bot.db import github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
-from bot.github_client import GitHubError
-from bot.github_port import ConversationLocked, Outcome, PRRef, ref_from_payload
+from bot.github_port import (
+    ConversationLocked,
+    GitHubError,
+    Outcome,
+    PRRef,
+    ref_from_payload,
+)
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState, said_before
 from bot.queue import Delivery, pr_key

@@ -66,6 +66,7 @@ from bot.github_port import (
     ConversationLocked,
     FileList,
     FilesNotReady,
+    GitHubError,
     Outcome,
     PRRef,
     StickyResult,
@@ -106,28 +107,6 @@ class RetryPolicy:
     backoff_max: float = 30.0
     secondary_wait: float = 60.0  # rate limited without Retry-After or reset
     max_wait: float = 300.0  # a single wait over this: give up now, retry the delivery later
-
-
-class GitHubError(Exception):
-    """A GitHub call failed for good: not retryable, attempts used up, or asked to wait too long.
-
-    `transient`: trying again later may work (5xx, network, rate limit); else it will
-    not without a change (404, 403 permission, 422). `retry_after`: seconds GitHub
-    asked us to wait, when it said so.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        transient: bool = False,
-        retry_after: float | None = None,
-    ):
-        super().__init__(message)
-        self.status = status
-        self.transient = transient
-        self.retry_after = retry_after
 
 
 class LockedError(GitHubError, ConversationLocked):

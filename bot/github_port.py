@@ -57,6 +57,28 @@ def listed_short(listed: int, changed_files: int) -> bool:
     return listed < min(changed_files, MAX_LISTED_FILES)
 
 
+class GitHubError(Exception):
+    """A GitHub call failed for good: not retryable, attempts used up, or asked to wait too long.
+
+    `transient`: trying again later may work (5xx, network, rate limit); else it will
+    not without a change (404, 403 permission, 422). `retry_after`: seconds GitHub
+    asked us to wait, when it said so.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        transient: bool = False,
+        retry_after: float | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+        self.retry_after = retry_after
+
+
 class FilesNotReady(Exception):
     """GitHub listed fewer files than the PR's `changed_files` says: right after a push
     the list can lag behind. Matching on it would link the wrong notes; look again later."""
