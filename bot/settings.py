@@ -34,7 +34,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from bot.commands import WORD_PATTERN, load_command_config
+from bot.commands import WORD_PATTERN
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.match_config import DEFAULT_MATCHING_FILE
 from bot.toml_lines import first_lines
@@ -364,10 +364,6 @@ class Settings(BaseSettings):
         elif ":" in host and not host.startswith("["):
             host = f"[{host}]"  # an IPv6 address in a URL
         return f"http://{host}:{self.port}"
-
-    def command_word(self) -> str:
-        """The slash command word: REVIEW_NOTES_COMMAND, else config/commands.toml."""
-        return self.command or load_command_config().word
 
     def notes_repo_url(self) -> str:
         """The notes repository on GitHub (links mode "github"), or ""."""

@@ -35,7 +35,7 @@ def test_no_credentials_means_dry_run_with_the_dev_secret():
     assert s.is_dry_run and s.uses_dev_secret
     assert s.webhook_secret() == DEV_WEBHOOK_SECRET
     assert s.repos == ("vllm-project/vllm",)
-    assert s.command_word() == "/notes"  # from config/commands.toml
+    assert s.command is None  # the word is config/commands.toml's (BotContext.command_word)
     assert s.comment_on_drafts is False and s.note_links == "pages"
 
 
@@ -43,12 +43,12 @@ def test_toml_gives_defaults_and_env_overrides_them(tmp_path, monkeypatch):
     toml = tmp_path / "bot.toml"
     toml.write_text('repos = ["acme/one"]\ncomment_on_drafts = true\ncommand = "/rn"\n')
     s = load_settings(env_file=None, toml_file=toml)
-    assert s.repos == ("acme/one",) and s.comment_on_drafts and s.command_word() == "/rn"
+    assert s.repos == ("acme/one",) and s.comment_on_drafts and s.command == "/rn"
     monkeypatch.setenv("REVIEW_NOTES_REPOS", "acme/two, Acme/Three")
     monkeypatch.setenv("REVIEW_NOTES_COMMENT_ON_DRAFTS", "false")
     s = load_settings(env_file=None, toml_file=toml)
     assert s.repos == ("acme/two", "acme/three") and not s.comment_on_drafts
-    assert s.command_word() == "/rn"
+    assert s.command == "/rn"
 
 
 def test_unknown_toml_key_is_named(tmp_path):
