@@ -607,7 +607,7 @@ def _ask_for_update(
         # off, or before any event noticed it): it is posted anew by whichever refresh
         # runs first (this one may be deferred or fail), not taken for a "go away"
         changes["resumed_at"] = before.resume_mark()
-    ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "", source.comment_id)
+    ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "")
     state = ctx.prs.update(ref.repo, ref.number, **changes)
     pending = (state.pending or PendingUpdate()).add(
         source.comment_id, show, source.on_diff, source.said_at

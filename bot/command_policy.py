@@ -77,7 +77,6 @@ def first_reaction(command: Command, decision: Decision) -> str | None:
 # --- flood control ---------------------------------------------------------------
 
 K = TypeVar("K", bound=Hashable)
-R = TypeVar("R")
 
 
 class Admission(StrEnum):
@@ -87,19 +86,18 @@ class Admission(StrEnum):
 
 
 @dataclass(frozen=True)
-class Ticket(Generic[R]):
+class Ticket:
     admission: Admission
     run_at: float  # clock time the covering update runs (now for RUN)
-    requests: tuple[R, ...] = ()  # for RUN: what this run covers
 
 
 @dataclass
-class _Window(Generic[R]):
+class _Window:
     last_run: float
-    pending: list[R] | None = None  # requests waiting for the deferred run
+    deferred: bool = False  # a run is scheduled for the window's end
 
 
-class RateLimiter(Generic[K, R]):
+class RateLimiter(Generic[K]):
     """At most one sticky-comment update per PR every `min_interval_s`; the rest coalesce.
 
     An update re-reads the PR when it runs, so one run at the end of a window
@@ -114,11 +112,11 @@ class RateLimiter(Generic[K, R]):
       started `lost_after_s` after its time, it is taken as lost and the next
       request RUNs for all of them.
 
-    `start` returns every request the run covers (say, the kinds asked for, to
-    show the evidence if any was `why`, and the comments to mark `+1` when done).
-    Nothing is refused: each command is taken (`eyes`) and answered (`+1`).
-    State is in memory, per process: losing it on restart costs at most one
-    extra update.
+    This only times the runs: what a run owes (the state each command asked for, the
+    comments to mark `+1`) is kept with the PR's state (`PRState.pending`), which a
+    restart does not lose. Nothing is refused: each command is taken (`eyes`) and
+    answered (`+1`). The windows are in memory, per process: losing them on restart
+    costs at most one extra update.
     """
 
     def __init__(
@@ -135,53 +133,38 @@ class RateLimiter(Generic[K, R]):
         self.lost_after_s = lost_after_s
         self._clock = clock
         self._max_keys = max_keys
-        self._windows: dict[K, _Window[R]] = {}
+        self._windows: dict[K, _Window] = {}
         self._lock = threading.Lock()
 
-    def admit(self, key: K, request: R) -> Ticket[R]:
+    def admit(self, key: K) -> Ticket:
         with self._lock:
             now = self._clock()
             window = self._windows.get(key)
-            if window is not None and window.pending is not None:
+            if window is not None and window.deferred:
                 run_at = window.last_run + self.min_interval_s
                 if now - run_at < self.lost_after_s:
-                    window.pending.append(request)
                     return Ticket(Admission.MERGED, run_at)
                 # The deferred job never started (lost in a restart or a crash):
                 # run now for everything it was to cover, rather than wait forever.
-                requests = (*window.pending, request)
                 self._windows[key] = _Window(last_run=now)
-                return Ticket(Admission.RUN, now, requests)
+                return Ticket(Admission.RUN, now)
             if window is None or now - window.last_run >= self.min_interval_s:
                 self._prune(now)
                 self._windows[key] = _Window(last_run=now)
-                return Ticket(Admission.RUN, now, (request,))
-            window.pending = [request]
+                return Ticket(Admission.RUN, now)
+            window.deferred = True
             return Ticket(Admission.DEFER, window.last_run + self.min_interval_s)
 
-    def start(self, key: K) -> tuple[R, ...]:
-        """The deferred run begins: take what it covers and open a new window.
-
-        Returns () when nothing is pending (a duplicate job), so it can be dropped.
-        """
+    def start(self, key: K) -> bool:
+        """The deferred run begins: open a new window. False when none was pending (a
+        duplicate job, or one taken as lost)."""
         with self._lock:
             window = self._windows.get(key)
-            if window is None or window.pending is None:
-                return ()
-            requests = tuple(window.pending)
-            window.pending = None
+            if window is None or not window.deferred:
+                return False
+            window.deferred = False
             window.last_run = self._clock()
-            return requests
-
-    def due(self) -> list[K]:
-        """Keys whose deferred run may start now (for a caller that polls)."""
-        with self._lock:
-            now = self._clock()
-            return [
-                k
-                for k, w in self._windows.items()
-                if w.pending is not None and now >= w.last_run + self.min_interval_s
-            ]
+            return True
 
     def _prune(self, now: float) -> None:
         if len(self._windows) < self._max_keys:
@@ -189,7 +172,7 @@ class RateLimiter(Generic[K, R]):
         for k in [
             k
             for k, w in self._windows.items()
-            if w.pending is None and now - w.last_run >= self.min_interval_s
+            if not w.deferred and now - w.last_run >= self.min_interval_s
         ]:
             del self._windows[k]
 
@@ -240,7 +223,7 @@ class FloodControl:
 
     def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
         self.clock = clock
-        self.sticky: RateLimiter[str, int | None] = RateLimiter(config.min_update_interval_s, clock)
+        self.sticky: RateLimiter[str] = RateLimiter(config.min_update_interval_s, clock)
         self.replies: ReplyBudget[str] = ReplyBudget(
             config.reply_burst, config.reply_refill_s, clock
         )

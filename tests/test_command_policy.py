@@ -133,106 +133,100 @@ def test_reaction_names_are_githubs():
 def test_first_request_runs_at_once():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock)
-    t = rl.admit("pr1", "refresh")
+    t = rl.admit("pr1")
     assert t.admission is Admission.RUN
     assert t.run_at == clock.now
-    assert t.requests == ("refresh",)
+    assert rl.start("pr1") is False  # nothing deferred: no job to start
 
 
 def test_a_flood_turns_into_one_deferred_run_at_the_end_of_the_window():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock)
-    assert rl.admit("pr1", "c1").admission is Admission.RUN
+    assert rl.admit("pr1").admission is Admission.RUN
     clock.advance(1)
-    second = rl.admit("pr1", "c2")
+    second = rl.admit("pr1")
     assert second.admission is Admission.DEFER
     assert second.run_at == 1005.0
-    for i in range(3, 30):
+    for _ in range(3, 30):
         clock.advance(0.1)
-        t = rl.admit("pr1", f"c{i}")
+        t = rl.admit("pr1")
         assert t.admission is Admission.MERGED
         assert t.run_at == 1005.0
-    assert rl.due() == []
     clock.now = 1005.0
-    assert rl.due() == ["pr1"]
-    covered = rl.start("pr1")
-    assert covered == tuple(f"c{i}" for i in range(2, 30))  # nothing lost, in order
-    assert rl.due() == []
-    assert rl.start("pr1") == ()  # a duplicate job finds nothing to do
+    assert rl.start("pr1") is True
+    assert rl.start("pr1") is False  # a duplicate job finds nothing to do
 
 
 def test_after_a_deferred_run_the_next_window_starts_from_it():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock)
-    rl.admit("pr1", "a")
+    rl.admit("pr1")
     clock.advance(1)
-    rl.admit("pr1", "b")
+    rl.admit("pr1")
     clock.now = 1005.0
     rl.start("pr1")
     clock.advance(1)  # 1 s after the deferred run: still inside its window
-    t = rl.admit("pr1", "c")
+    t = rl.admit("pr1")
     assert t.admission is Admission.DEFER and t.run_at == 1010.0
     clock.now = 1010.0
-    assert rl.start("pr1") == ("c",)
+    assert rl.start("pr1") is True
     clock.advance(5)
-    assert rl.admit("pr1", "d").admission is Admission.RUN
+    assert rl.admit("pr1").admission is Admission.RUN
 
 
 def test_requests_spaced_beyond_the_interval_all_run():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock)
     for _ in range(4):
-        assert rl.admit("pr1", "x").admission is Admission.RUN
+        assert rl.admit("pr1").admission is Admission.RUN
         clock.advance(5)
 
 
 def test_prs_are_limited_independently():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock)
-    assert rl.admit(("o/r", 1), "x").admission is Admission.RUN
-    assert rl.admit(("o/r", 2), "x").admission is Admission.RUN
-    assert rl.admit(("o/r", 1), "y").admission is Admission.DEFER
-    assert rl.admit(("o/x", 1), "x").admission is Admission.RUN
+    assert rl.admit(("o/r", 1)).admission is Admission.RUN
+    assert rl.admit(("o/r", 2)).admission is Admission.RUN
+    assert rl.admit(("o/r", 1)).admission is Admission.DEFER
+    assert rl.admit(("o/x", 1)).admission is Admission.RUN
 
 
 def test_a_lost_deferred_run_does_not_block_the_pr_forever():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock, lost_after_s=60)
-    rl.admit("pr1", "a")
-    rl.admit("pr1", "b")  # deferred to 1005; the job is then lost
+    rl.admit("pr1")
+    rl.admit("pr1")  # deferred to 1005; the job is then lost
     clock.now = 1005 + 59
-    assert rl.admit("pr1", "c").admission is Admission.MERGED
+    assert rl.admit("pr1").admission is Admission.MERGED
     clock.now = 1005 + 61
-    t = rl.admit("pr1", "d")
-    assert t.admission is Admission.RUN
-    assert t.requests == ("b", "c", "d")
-    assert rl.start("pr1") == ()
+    assert rl.admit("pr1").admission is Admission.RUN  # for all of them
+    assert rl.start("pr1") is False  # the lost job, should it start after all
 
 
 def test_zero_interval_never_defers():
     rl = RateLimiter(0.0, FakeClock())
-    assert all(rl.admit("pr", i).admission is Admission.RUN for i in range(5))
+    assert all(rl.admit("pr").admission is Admission.RUN for _ in range(5))
 
 
 def test_limiter_memory_is_bounded():
     clock = FakeClock()
     rl = RateLimiter(5.0, clock, max_keys=10)
     for i in range(10):
-        rl.admit(i, "x")
-    rl.admit(0, "y")  # pending: must survive pruning
+        rl.admit(i)
+    rl.admit(0)  # deferred: must survive pruning
     clock.advance(10)
     for i in range(100, 200):
-        rl.admit(i, "x")
+        rl.admit(i)
         clock.advance(10)
     assert len(rl._windows) <= 11
-    assert rl.start(0) == ("y",)
+    assert rl.start(0) is True
     # pruning forgets only windows that are over: a PR that has just run stays limited
     # (forgetting it would let a flood through, one run per new PR seen)
     rl = RateLimiter(5.0, clock, max_keys=2)
-    rl.admit("a", "x")
-    rl.admit("b", "x")
-    rl.admit("c", "x")  # the table is full, but a's and b's windows are still open
-    assert rl.admit("a", "y").admission is Admission.DEFER
+    rl.admit("a")
+    rl.admit("b")
+    rl.admit("c")  # the table is full, but a's and b's windows are still open
+    assert rl.admit("a").admission is Admission.DEFER
 
 
 def test_bad_settings_are_rejected():
