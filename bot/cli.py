@@ -15,18 +15,20 @@ from bot.library import (
     DEFAULT_TOPICS_FILE,
     ROOT,
     Library,
-    broad_paths,
     check_library,
-    common_keywords,
-    contradicted_verdicts,
-    diff_blind,
     header_of,
     load_library,
     read_taxonomy,
+)
+from bot.notes import LibraryError, Note, Problem, toml_string
+from bot.notes_lint import (
+    broad_paths,
+    common_keywords,
+    contradicted_verdicts,
+    diff_blind,
     redundant_aspects,
     unlisted_prs,
 )
-from bot.notes import LibraryError, Note, Problem, toml_string
 from bot.terminal import inert
 
 if TYPE_CHECKING:

@@ -1,15 +1,16 @@
 """The notes library: every note file plus the topic taxonomy, loaded and checked.
 
-Parsing and checking are pure (text in, models and problems out); `load_library`
-and `check_library` are the one place that reads the disk. Loading is
-deterministic: notes are sorted by id, topics keep file order.
+Parsing and checking are pure (text in, models and problems out); what reads the disk
+is here too: `load_library` and `check_library`, and for them `note_files`,
+`read_taxonomy` and `header_of` (a loaded note's header, to put a warning on its line).
+Loading is deterministic: notes are sorted by id, topics keep file order. The
+warnings `notes check` adds for a library that loads are `bot.notes_lint`'s.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +25,13 @@ from bot.notes import (
     NoteSource,
     Problem,
     Topic,
-    Verdict,
     decode_utf8,
     normalise_text,
     parse_toml,
     pydantic_problems,
     read_note,
     split_front_matter,
-    stated_verdict,
 )
-from bot.similarity import Vocabulary, only_uncounted_words, title_words
-from bot.terms import is_code_name, term_key
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,150 +124,11 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def diff_blind(library: Library) -> list[Note]:
-    """Notes with no code name (`snake_case`, `CamelCase`) among their keywords: the
-    matcher finds them by titles and files only, never on the changed lines of a diff,
-    where a PR that changes the mechanism without naming it in its title shows it."""
-    return [n for n in library.notes if not any(is_code_name(k) for k in n.keywords)]
-
-
-def redundant_aspects(library: Library) -> list[tuple[Note, str]]:
-    """Aspects that are also the note's own keywords: the keyword already counts without
-    the topic, so the aspect adds nothing (the curator meant one or the other)."""
-    found = []
-    for note in library.notes:
-        keys = {term_key(k) for k in note.keywords}
-        found += [(note, a) for a in note.aspects if term_key(a) in keys]
-    return found
-
-
-def common_keywords(
-    library: Library, vocab: Vocabulary, share: float
-) -> list[tuple[Note, str, float | None]]:
-    """Note keywords that are one title word found in at least `share` of vLLM's PR
-    titles (`fix`), or only words the vocabulary leaves out (`the`, `in the`, `100`;
-    share None: function words are in nearly every PR's text): each links unrelated PRs.
-    Aspects are common words by design."""
-    found: list[tuple[Note, str, float | None]] = []
-    for note in library.notes:
-        for keyword in note.keywords:
-            words = title_words(keyword)
-            if only_uncounted_words(keyword):
-                found.append((note, keyword, None))
-            elif len(words) == 1:
-                seen = vocab.df.get(next(iter(words)), 0) / vocab.titles
-                if seen >= share:
-                    found.append((note, keyword, seen))
-    return found
-
-
-_WILDCARD = re.compile(r"\*+|\?|\[[^\]]*\]?")
-_FILE_TYPE = re.compile(r"(?:\.[A-Za-z0-9]+)+$")
-# file names found in many directories of a Python tree: `**/` before one says nothing
-_REPEATED_NAME = re.compile(r"__\w+__\.py|conftest\.py|utils\.py|CMakeLists\.txt|README\.md")
-
-
-def _names_something(segment: str) -> bool:
-    """A segment naming a file or directory: literal, or with a name beside its wildcards
-    (`fused_moe*`, `test_*.py`); `*.py` and `*` name only a file type or nothing."""
-    if not _WILDCARD.search(segment):
-        return True
-    return bool(_FILE_TYPE.sub("", _WILDCARD.sub("", segment)))
-
-
-def broad_glob(pattern: str) -> bool:
-    """A path glob matching everywhere (`*`, `**/*.py`: no segment without a wildcard), a
-    whole directory named at the top (`vllm`, `vllm/`, `/vllm`, `vllm/**`: one name, a
-    directory's as `bot.globs` reads it; `setup.py`, a file's, is specific), any file
-    below one (`vllm/**/*.py`, `vllm/*/*.py`: nothing named below the top directory,
-    where a file type is no name; `vllm/*/`), or a name every package repeats
-    (`**/__init__.py`, `vllm/**/utils.py`): a note's path is to be specific."""
-    segments = [s for s in pattern.strip("/").split("/") if s]
-    directory = pattern.endswith("/")
-    while segments and segments[-1] == "**":  # `vllm/**` is `vllm/`
-        segments.pop()
-        directory = True
-    literal = [s for s in segments if not _WILDCARD.search(s)]
-    if not literal:
-        return True
-    named = [i for i, s in enumerate(segments) if _names_something(s)]
-    recursive = any("**" in s for s in segments)
-    # `vllm/**/*.py`, `csrc/**.cu`, `vllm/*/*.py`, `vllm/*/`: everything of a kind below
-    if named == [0] and (recursive or len(segments) > 2 or (directory and len(segments) > 1)):
-        return True
-    return _repeated_anywhere(pattern, segments, named, recursive) or (
-        len(segments) == 1 and (directory or "." not in segments[0])
-    )
-
-
-def _repeated_anywhere(
-    pattern: str, segments: list[str], named: list[int], recursive: bool
-) -> bool:
-    """`**/__init__.py`, `__init__.py`, `vllm/**/utils.py`: a name every package repeats,
-    anywhere (below the top directory at most); `/CMakeLists.txt` is the root's one."""
-    last = len(segments) - 1
-    if not _REPEATED_NAME.fullmatch(segments[last]):
-        return False
-    if named == [last]:
-        return not (pattern.startswith("/") and last == 0)
-    return named == [0, last] and recursive
-
-
-def broad_paths(library: Library) -> list[tuple[Note, str]]:
-    return [(n, p) for n in library.notes for p in n.paths if broad_glob(p)]
-
-
-def contradicted_verdicts(library: Library) -> list[tuple[Note, str, Verdict]]:
-    """Notes whose verdict the guidance's wording seems to contradict, with the phrase
-    and the verdict it states. Verdicts come from that wording (the importer derives
-    the field from it), but the reading is a heuristic: a phrase negated or quoted
-    ("并非值得精读") reads as the phrase. So a warning, never a refusal."""
-    found = []
-    for note in library.notes:
-        stated = stated_verdict(note.guidance)
-        if stated is not None and stated[1] != note.verdict:
-            found.append((note, *stated))
-    return found
-
-
 def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:
     """The file of a loaded note and its header, to put a warning on its line."""
     path = notes_dir / library.files.get(note.id, note.filename)
     header_text, _, first = split_front_matter(_read(path), str(path))
     return str(path), Header(header_text, first)
-
-
-# "#38390", "PR 54416", "PRs 38390 (...), 49994 (...) and 47941", "PR#38390",
-# "vllm-project/vllm#38390": numbers the text gives as pull requests (a list after "PRs"
-# runs on through commas, "and" and parentheses); "NVIDIA/nccl#574" is another
-# repository's. Word edges are ASCII: Chinese text runs into the number without a space
-# ("建议与#38390串读", "另见PR 47941").
-_PR_MENTION = re.compile(
-    r"""
-    (?:(?<=PR)|(?<![A-Za-z0-9_/.-]))\#(?P<hash>\d{2,7})(?![0-9])   # "#38390", "PR#38390"
-    | (?<![A-Za-z0-9_/.-])(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)  # "vllm-project/vllm#1"
-        \#(?P<in_repo>\d{2,7})(?![0-9])
-    | (?<![A-Za-z0-9_])PRs?\s*(?P<list>\d{2,7}               # "PR 54416", "另见PR47941"
-        (?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)        # "PRs 1 (the base), 2 and 3"
-    """,
-    re.VERBOSE,
-)
-
-
-def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
-    """PRs a note's text names that are none of its source PR, `read_with` and `issues`:
-    the curator may want the note shown on them too (or the number is an issue)."""
-    found = []
-    for note in library.notes:
-        named: dict[int, None] = {}
-        for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
-            if m["repo"] is not None and m["repo"].lower() != note.repo.lower():
-                continue  # another repository's
-            text = m["hash"] or m["in_repo"] or re.sub(r"\([^)]*\)", "", m["list"])
-            for n in re.findall(r"\d{2,7}", text):
-                named[int(n)] = None
-        found += [(note, n) for n in named if n not in note.listed_numbers]
-    return found
 
 
 def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:

@@ -16,13 +16,13 @@ from bot.library import (
     DEFAULT_NOTES_DIR,
     DEFAULT_TOPICS_FILE,
     ROOT,
-    broad_glob,
     check_library,
     load_library,
 )
 from bot.match_config import DEFAULT_MATCHING_FILE, load_match_config
 from bot.matching import checked_match_config, match_pr
 from bot.notes import LibraryError, Verdict
+from bot.notes_lint import broad_glob
 from bot.prfacts import PRFacts
 from bot.terms import TermIndex
 
@@ -1203,7 +1203,7 @@ def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, cap
     # `common_keyword_share` of vLLM's PR titles ... links unrelated PRs" (`add`, 15%,
     # is warned of). `the` is in far more titles and every description, yet the check
     # said nothing: the title vocabulary leaves function words out, so the warning
-    # (bot.library.common_keywords, through similarity.title_words) never saw them.
+    # (bot.notes_lint.common_keywords, through similarity.title_words) never saw them.
     notes = tmp_path / "notes"
     shutil.copytree(DEFAULT_NOTES_DIR, notes)
     path = notes / "vllm-0436d44c.md"
