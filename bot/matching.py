@@ -1,4 +1,6 @@
-"""Which notes a PR should get, ranked, with the reasons (pure).
+"""Which notes a PR should get, ranked, with the reasons (pure, but for
+`checked_match_config`, the loader of the matching file the server and `notes check`
+share; compiled matchers are memoised per library and config).
 
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
