@@ -9,18 +9,22 @@ like anyone's; those sent by the bot itself are not (bot.dispatch).
 Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
 left alone: `closed` only records when the PR closed, so that an older event handled
 after it (late, or re-run by `review-notes retry`) changes nothing.
+Events of the same second come in no promised order (`gh pr create --label` sends
+`opened` without the label and `labeled` with it, both at one `updated_at`): an event
+tied with one already handled is matched on the PR as GitHub has it now.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
-from bot.github_port import FilesNotReady, ref_from_payload
-from bot.prfacts import facts_from_payload, payload_files
+from bot.github_port import FilesNotReady, PRRef, ref_from_payload
+from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky, seen_event
 
@@ -61,11 +65,15 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
+    event_at = payload["pull_request"].get("updated_at")
+    state = ctx.prs.get(ref.repo, ref.number)
+    if event_at and state.event_at == event_at and not state.opted_out:  # (off: no use)
+        facts = _as_now(ctx, ref, facts)
     if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
         ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)
     delays = ctx.settings.files_recheck_delays
-    expected = payload["pull_request"].get("changed_files")
+    expected = facts.changed_files
     if not isinstance(expected, int) or rechecks >= len(delays) or ctx.queue is None:
         expected = None  # out of patience: match on the list as it is
     try:
@@ -74,13 +82,23 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
             ref,
             facts,
             files=files,
-            event_at=payload["pull_request"].get("updated_at"),
+            event_at=event_at,
             expected_files=expected,
         )
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}"
+
+
+def _as_now(ctx: BotContext, ref: PRRef, facts: PRFacts) -> PRFacts:
+    """The PR as GitHub has it now, for an event of the same second as one already
+    handled: either may be the older, so this payload's labels, text and head may be
+    out of date (`labeled` with the opt-out label, handled first, then `opened` without
+    it would post the notes on an opted-out PR). One GET, on such a tie only. A dry run
+    cannot ask: it keeps the payload."""
+    live = ctx.github.get_pull(ref)
+    return facts if live is None else replace(live, files=facts.files)
 
 
 def _recheck_later(ctx: BotContext, delivery: Delivery, short: FilesNotReady, delay: float) -> str:

@@ -552,7 +552,8 @@ def test_each_re_check_waits_its_own_delay_and_counts_on(tmp_path, fake_github, 
 
 def test_after_the_last_re_check_the_list_is_taken_as_it_is(tmp_path, fake_github, app_key):
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
+    # the re-check, a tie with its own event, reads the PR: it has the event's title
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05,))
     with serving(settings) as (client, rt):
         _lagging(fake, 5)
@@ -837,3 +838,32 @@ def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_
         drain(rt)
         assert rt.queue.counts()["failed"] == 0
         assert fake.comment(first.id).body == v1, "GitHub still shows the note taken off (v2)"
+
+
+# --- found by review 'r16d' ---
+
+
+def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_delivery(live):
+    # `gh pr create --label no-review-notes` (or a bot labelling at once): GitHub sends
+    # `opened` (no labels yet) and `labeled` (with the label), both updated_at T, and
+    # does not promise their order. Handled labeled-first, `opened` posted the notes on a
+    # PR that carries the opt-out label (everyone notified). A tie is now matched on the
+    # PR as GitHub has it. (The reviewer's test ran in dry run, which cannot read the PR
+    # and keeps the payload: what matters is the live server, which notifies people.)
+    client, rt, fake = live
+    at = "2026-09-01T10:00:00Z"
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, labels=["no-review-notes"]
+    )
+    labeled = dict(title=MATCHING_TITLE, labels=("no-review-notes",), updated_at=at)
+    deliver_pr(client, rt, action="labeled", **labeled)
+    assert repo_calls(fake) == Counter()  # opted out, no comment: nothing to ask
+    deliver_pr(client, rt, action="opened", title=MATCHING_TITLE, updated_at=at)
+    assert ours(fake) == [], "the opted-out PR got the notes comment"
+    assert repo_calls(fake) == Counter({"GET pulls/{n}": 1})  # the tie's one look
+    assert rt.queue.counts()["failed"] == 0
+    # a later event without a tie trusts its payload, at no extra call
+    fake.clear_requests()
+    later = "2026-09-01T10:00:05Z"
+    deliver_pr(client, rt, action="unlabeled", title=MATCHING_TITLE, updated_at=later)
+    assert len(ours(fake)) == 1 and "GET pulls/{n}" not in repo_calls(fake)

@@ -57,6 +57,9 @@ def value(found: dict, name: str, **labels: str) -> float:
     return sum(matches)
 
 
+LATER = "2026-09-01T10:00:01Z"
+
+
 def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkeypatch):
     clean_env(monkeypatch)
     fake = fake_github
@@ -67,7 +70,8 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
         fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # one retried call
         steps = [
             dict(title=MATCHING_TITLE),  # created
-            dict(action="labeled", title=MATCHING_TITLE, labels=("ci",)),  # unchanged
+            # unchanged; a second after `opened` (a tie would read the PR from GitHub)
+            dict(action="labeled", title=MATCHING_TITLE, labels=("ci",), updated_at=LATER),
             labeled_one_more_note(updated_at="2026-09-01T11:00:00Z"),  # updated
             dict(number=N + 1, title=UNRELATED_TITLE),  # no match: no comment
             dict(action="assigned"),  # ignored at intake
