@@ -88,10 +88,13 @@ class Database:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk, an I/O error): a
+                # ROLLBACK then raises "no transaction is active" over the real cause
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
 
     def acquire_server_lock(self) -> bool:
         """Claim the file for one server process; False when another one holds it.

@@ -789,3 +789,24 @@ def test_a_symlink_in_a_read_only_directory_still_starts_and_leaks_no_lock(tmp_p
                 other.close()
     finally:
         monkeypatch.undo()
+
+
+# --- found by review 'r16d' ---
+
+
+def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path):
+    # SQLite rolls a transaction back by itself when the disk fills during it; tx() then
+    # issued its own ROLLBACK, which raised "cannot rollback - no transaction is
+    # active" over the real error. That is what the operator reads: in the webhook's
+    # 500 traceback, in `review-notes retry`, and as a failed delivery's last_error
+    # (/healthz recent_failures) when a transactional write is the one that hit it.
+    q = queue_at(tmp_path)
+    pages = q.db.execute("PRAGMA page_count")[0][0]
+    q.db.execute(f"PRAGMA max_page_count={pages + 2}")  # the volume is full
+    big = Incoming("d-1", "pull_request", "opened", '{"x": "%s"}' % ("y" * 200_000), "o/r", 1)
+    with pytest.raises(sqlite3.Error) as raised:
+        q.enqueue_many([big])
+    assert "full" in str(raised.value), f"the operator is told: {raised.value!r}"
+    assert not q.db._conn.in_transaction
+    q.db.execute("PRAGMA max_page_count=1073741823")  # space again: the queue goes on
+    assert add(q, "d-2") == Enqueued.QUEUED
