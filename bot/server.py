@@ -2,7 +2,8 @@
 
 POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how it answers);
                      /webhook/ is the same endpoint (GitHub follows no redirect)
-GET /healthz         200 {pending, processing, failed, done, ...}
+GET /healthz         200 {pending, processing, failed, done, ...}; 503 while deliveries
+                     cannot be stored (`failing`)
 GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
 GET /notes, /notes/{id}, /topics  the notes pages the comment links to (bot.pages)
 GET /dry-run/comments  what the dry run would have posted (dry run only)
@@ -362,10 +363,13 @@ def create_app(rt: Runtime) -> FastAPI:
         counts = await run_in_threadpool(rt.queue.counts)
         failed = await run_in_threadpool(rt.queue.failed, 10)
         calls = rt.ctx.github.calls
+        failing = webhook.failing
         return _reply(
-            200,
-            # a rate limit pause is no fault: a restart would forget it and call GitHub
-            status="ok",
+            # a rate limit pause is no fault: a restart would forget it and call GitHub;
+            # deliveries SQLite refuses (a full disk) are lost: that is one
+            503 if failing else 200,
+            status="failing" if failing else "ok",
+            intake_error=failing,
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,

@@ -11,6 +11,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
   200 ping; 200 a delivery id already seen (processed once)
   202 queued (written to SQLite before answering), or ignored (with the reason)
+  500 SQLite refused to store it (a full disk): counted, and /healthz fails until one is
+      stored again (`failing`)
 """
 
 from __future__ import annotations
@@ -134,6 +136,9 @@ class WebhookEndpoint:
         # Events counted by name; any other name (the header is the sender's to choose,
         # a replayed body can carry thousands) is counted as "other": one series.
         self.named = {*dispatcher.events(), "ping", *INSTALLATION_EVENTS, "unverified", "unknown"}
+        # Why the last delivery to store was refused (None: it was stored): each refused
+        # one is lost unless redelivered by hand, so /healthz fails while this holds.
+        self.failing: str | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers: Headers = {}
@@ -158,7 +163,13 @@ class WebhookEndpoint:
             return checked
         # Only the JSON text waits for the commit, not the parsed payload: a hundred
         # payloads in flight made the collector's young generations busy.
-        outcome = await self.intake.enqueue(checked)  # answered once committed
+        try:
+            outcome = await self.intake.enqueue(checked)  # answered once committed
+        except Exception as exc:
+            self._count(checked.event, "error")
+            self.failing = f"{type(exc).__name__}: {exc}"
+            raise  # a logged 500
+        self.failing = None
         self._count(checked.event, str(outcome))
         if outcome == Enqueued.DUPLICATE:
             return 200, {"status": "duplicate", "delivery": checked.id}

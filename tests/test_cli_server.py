@@ -307,3 +307,93 @@ def test_a_stop_signal_while_starting_stops_the_server_once_up(tmp_path, sig):
         pytest.fail(f"{sig} while starting was ignored; log:\n{out[-600:]}")
     assert proc.returncode == 0, out
     assert out.count(f"stopped by {sig}") == 1, out  # said once, not again at the re-raise
+
+
+# --- found by review 'r16d' ---
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    """Status and body, a 5xx included."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def test_healthz_does_not_say_ok_while_every_delivery_is_refused_for_a_full_disk(tmp_path):
+    # The volume holding the database fills up (simulated with the process's file-size
+    # limit: writes past it fail as on a full disk). Every webhook got a 500 and was
+    # stored nowhere, GitHub does not redeliver, yet /healthz, what the platform (the
+    # image's HEALTHCHECK) and the operator watch, answered 200 "ok" with nothing failed,
+    # and /metrics did not count the refused delivery. Now /healthz fails (503) until a
+    # delivery is stored again, and the refusal is counted.
+    import resource
+    import uuid
+
+    from bot.signature import sign
+    from tests.webhook_kit import MATCHING_TITLE, SECRET, pr_payload
+
+    port = free_port()
+    env = base_env(
+        tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET, REVIEW_NOTES_DRY_RUN="true"
+    )
+    log = open(tmp_path / "serve.log", "w")
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # inherited: EFBIG, not a kill
+    try:
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    finally:
+        signal.signal(signal.SIGXFSZ, old)
+    base = f"http://127.0.0.1:{port}"
+
+    def deliver(body_text: str) -> int:
+        import urllib.error
+        import urllib.request
+
+        body = json.dumps(pr_payload(title=MATCHING_TITLE, body=body_text)).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(SECRET, body),
+        }
+        request = urllib.request.Request(f"{base}/webhook", data=body, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as r:
+                return r.status
+        except urllib.error.HTTPError as err:
+            return err.code
+
+    try:
+        wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
+        sizes = [p.stat().st_size for p in tmp_path.iterdir() if p.is_file()]
+        limit = max(sizes) + 256 * 1024
+        _, hard = resource.prlimit(proc.pid, resource.RLIMIT_FSIZE)
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, hard))  # the disk is full
+
+        assert deliver("x " * (1024 * 1024)) >= 500  # refused, not stored
+        code, text = _get(f"{base}/healthz")
+        health = json.loads(text)
+        assert code == 503 and health["status"] == "failing", health
+        assert health["intake_error"].startswith("OperationalError"), health
+        metrics = _get(f"{base}/metrics")[1].decode()
+        assert 'review_notes_deliveries_total{event="pull_request",outcome="error"} 1.0' in metrics
+
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (hard, hard))  # space again
+        assert deliver("fits now") == 202
+        code, text = _get(f"{base}/healthz")
+        assert code == 200 and json.loads(text)["status"] == "ok"
+        assert json.loads(text)["intake_error"] is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        log.close()
