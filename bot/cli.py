@@ -403,7 +403,9 @@ def _cmd_retry(args: argparse.Namespace) -> int:
         for d in failed:
             what = inert(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
             print(what)  # the delivery's fields came in a webhook
-        print(f"{len(failed)} failed deliveries; `review-notes retry ID` or `--all` re-queues")
+        total = queue.counts()["failed"]  # the listing stops at 1000; the count, as /healthz
+        shown = f" (the newest {len(failed)} listed)" if total > len(failed) else ""
+        print(f"{total} failed deliveries{shown}; `review-notes retry ID` or `--all` re-queues")
         return 0
     done = queue.retry(None if args.all else args.ids)
     for did in done:

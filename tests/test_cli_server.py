@@ -397,3 +397,30 @@ def test_healthz_does_not_say_ok_while_every_delivery_is_refused_for_a_full_disk
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         log.close()
+
+
+def test_retry_listing_counts_every_failed_delivery_not_the_first_thousand(tmp_path):
+    # After an outage (a revoked key fails every delivery for a day) an operator runs
+    # `review-notes retry` to see how many failed; /healthz said one number, retry another
+    # (the length of its listing, capped at 1000).
+    from bot.db import Database
+    from bot.queue import DeliveryQueue, Incoming
+
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    n = 1005
+    q.enqueue_many(
+        [
+            Incoming(f"d-{i}", "pull_request", "opened", "{}", "vllm-project/vllm", 9000 + i)
+            for i in range(n)
+        ]
+    )
+    q.db.execute(
+        "UPDATE deliveries SET state = 'failed',"
+        " last_error = 'GithubException: 401 Bad credentials'"
+    )
+    assert q.counts()["failed"] == n  # what /healthz reports
+    listing = cli("retry", env=base_env(tmp_path), cwd=ROOT)
+    assert listing.returncode == 0
+    lines = listing.stdout.strip().splitlines()
+    assert lines[-1].startswith(f"{n} failed deliveries (the newest 1000 listed)"), lines[-1]
+    assert len(lines) == 1001
