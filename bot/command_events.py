@@ -77,8 +77,9 @@ from bot.github_port import (
     PRRef,
     ref_from_payload,
 )
+from bot.order_keys import command_key, comment_key, comment_part, said_before
 from bot.prfacts import PRFacts, facts_from_payload
-from bot.prstate import PendingUpdate, PRState, said_before
+from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
@@ -170,7 +171,7 @@ def said_at(item: dict[str, Any], edited_at: str | None = None) -> str | None:
     when = edited_at or item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
     if not isinstance(when, str) or not when or item.get("id") is None:
         return None
-    return f"{when}/{int(item['id']):020d}"
+    return comment_key(when, int(item["id"]))
 
 
 def _actor(payload: dict[str, Any]) -> Actor:
@@ -442,7 +443,7 @@ def _command_key(source: Source, index: int) -> str | None:
     """The order key of the source's command `index` (of those run): its `said_at`, then
     its place, so that one comment's `wrong 1` then `restore` are ordered too, and a
     re-run of the comment finds each command's own key. None: the payload gives no time."""
-    return None if source.said_at is None else f"{source.said_at}#{index:02d}"
+    return command_key(source.said_at, index)
 
 
 def _take_feedback(
@@ -562,7 +563,7 @@ def _showing_key(state: PRState) -> str | None:
     shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
     (or the deletion of the comment) that paused it. One written before it, run late,
     does not rewrite the comment (`_update`)."""
-    dismissed = state.dismissed_at and state.dismissed_at.split("#")[0]  # `said_at#index`
+    dismissed = state.dismissed_at and comment_part(state.dismissed_at)
     return _latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
 
 

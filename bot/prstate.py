@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 
 from bot.db import Database, utcnow
+from bot.order_keys import said_before
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pr_state (
@@ -89,13 +90,6 @@ class LiveStateError(Exception):
     """A dry run was to write over the PR state of a live server (GitHub's comment ids)."""
 
 
-def said_before(key: str | None, standing: str | None) -> bool:
-    """Whether a command with the order key `key` (bot.command_events.said_at) was said
-    before the one whose key `standing` is (None, either: not known, so not before:
-    taken as the newest)."""
-    return key is not None and standing is not None and key < standing
-
-
 @dataclass(frozen=True)
 class PendingUpdate:
     """A sticky-comment update that slash commands are waiting for (flood control).
@@ -108,7 +102,7 @@ class PendingUpdate:
     # the last command that said: see the notes (`/notes`, `why`, `wrong`), or `off`
     show: bool = False
     diff_acks: tuple[int, ...] = ()  # the same for comments on lines of the diff
-    # the order key (bot.command_events.said_at) of the command `show` is from: the one
+    # the order key (bot.order_keys) of the command `show` is from: the one
     # written last decides it, whatever order they run in; and one written before the
     # command that set what the comment shows now does not rewrite it (bot.command_events)
     said: str | None = None
@@ -160,7 +154,7 @@ class PRState:
     # the comment has shown notes: only then does "no note matches" say "any more"
     # None: not known (a comment posted before this was recorded; see bot.sticky)
     had_notes: bool | None = False
-    # the order key (bot.command_events.said_at) of the `/notes off|on` that set
+    # the order key (bot.order_keys) of the `/notes off|on` that set
     # opted_out, or of the deletion of our comment that did (bot.sticky: said when
     # noticed): an older one run late must not override it
     switched_at: str | None = None

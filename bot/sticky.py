@@ -42,6 +42,7 @@ from bot.github_port import Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
 from bot.match_result import MatchResult
 from bot.matching import match_pr
+from bot.order_keys import after_second, just_after
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
@@ -338,17 +339,17 @@ def _write(
 
 
 def _deletion_key(state: PRState, noticed_at: str | None) -> str:
-    """The order key (as bot.command_events.said_at) of a deletion noticed at this PR
-    event's `updated_at` (GitHub's clock, as the keys it is compared with): after every
-    comment of that second ("~" sorts after their ids), so any `off`/`on` written before
-    it ranks below and one written later above. Never below the switch already
-    recorded: that one ran before the deletion was noticed. Noticed by a command's write
-    (`/notes off`): just after that command (its key is the switch recorded), not at the
-    bot's clock, so an `on` written after the `off` still wins however late it ran."""
+    """The order key (bot.order_keys) of a deletion noticed at this PR event's
+    `updated_at` (GitHub's clock, as the keys it is compared with): after every comment
+    of that second, so any `off`/`on` written before it ranks below and one written
+    later above. Never below the switch already recorded: that one ran before the
+    deletion was noticed. Noticed by a command's write (`/notes off`): just after that
+    command (its key is the switch recorded), not at the bot's clock, so an `on` written
+    after the `off` still wins however late it ran."""
     if noticed_at is None and state.switched_at:
-        return f"{state.switched_at}~"
-    key = f"{github_time(noticed_at)}/~"
-    return max(key, f"{state.switched_at}~") if state.switched_at else key
+        return just_after(state.switched_at)
+    key = after_second(github_time(noticed_at))
+    return max(key, just_after(state.switched_at)) if state.switched_at else key
 
 
 def _lagged(state: PRState, facts: PRFacts) -> bool:

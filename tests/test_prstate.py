@@ -111,3 +111,32 @@ def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs)
         (OLD, ID),
     )
     assert prs.notes_of(NEW, [1]) == {1: ("vllm-aaaa1111",)}
+
+
+def test_order_keys_sort_as_things_were_said():
+    # bot.order_keys: time, then comment id, then a command's place; `~` after them all
+    from bot.order_keys import (
+        after_second,
+        command_key,
+        comment_key,
+        comment_part,
+        just_after,
+        said_before,
+    )
+
+    t1, t2 = "2026-09-01T10:00:00Z", "2026-09-01T10:00:01Z"
+    early, late = comment_key(t1, 99), comment_key(t1, 100)  # one second, ids in order
+    keys = [
+        early,
+        command_key(early, 0),
+        command_key(early, 1),
+        late,
+        just_after(late),
+        after_second(t1),
+        comment_key(t2, 1),
+    ]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert comment_part(command_key(late, 3)) == late
+    assert said_before(early, late) and not said_before(late, early)
+    assert not said_before(None, late) and not said_before(early, None)
+    assert command_key(None, 0) is None
