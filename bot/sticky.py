@@ -98,32 +98,8 @@ def refresh_sticky(
     if off is not None and not force:
         return pause_sticky(ctx, ref, by=off, noticed_at=event_at)
 
-    head_sha = facts.head_sha or (state.head_sha or "")
-    # what the diff shows (the names it changes, the files it only moves), cached with
-    # the files
-    names: Mapping[str, tuple[str, ...]] = {}
-    incidental: frozenset[str] = frozenset()
-    entries: int | None = None  # how many GitHub listed, when it listed them
-    if files is None:
-        files = state.files_for(head_sha)
-        if files is not None and _lagged(state, facts):
-            files = None  # ask again: GitHub has had time to catch up since
-        if files is None and not facts.head_sha and state.files is not None:
-            files = state.files  # a command: no head in the payload, use the last one seen
-        if files is not None:
-            names, incidental, entries = state.code_names, state.incidental, state.files_listed
-    if files is None:
-        listed = ctx.github.list_files(ref, expected=expected_files)
-        files, names, incidental, entries = (
-            listed,
-            listed.code_names,
-            listed.incidental,
-            listed.listed,
-        )
-    files = tuple(files)
-    seen = dict(code_names=names, incidental=incidental)
-    facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)
-    state = replace(state, files_sha=head_sha or None, files=files, files_listed=entries, **seen)
+    facts, state = _with_files(ctx, ref, facts, state, files, expected_files)
+    head_sha = facts.head_sha
 
     posted_verbose = state.verbose  # how the comment as posted was rendered
     if verbose is not None:
@@ -180,6 +156,46 @@ def refresh_sticky(
         return written
     what = f"{len(notes)} note(s)" if notes else "no note matches any more"
     return Refresh(written.outcome, what, written.comment_id, notes)
+
+
+def _with_files(
+    ctx: BotContext,
+    ref: PRRef,
+    facts: PRFacts,
+    state: PRState,
+    files: Sequence[str] | None,
+    expected_files: int | None,
+) -> tuple[PRFacts, PRState]:
+    """The PR's facts and state with its changed files and what its diff shows: the
+    caller's files, else the list cached for the head SHA, else GitHub's (which raises
+    FilesNotReady when it lists fewer than `expected_files`)."""
+    head_sha = facts.head_sha or (state.head_sha or "")
+    # what the diff shows (the names it changes, the files it only moves), cached with
+    # the files
+    names: Mapping[str, tuple[str, ...]] = {}
+    incidental: frozenset[str] = frozenset()
+    entries: int | None = None  # how many GitHub listed, when it listed them
+    if files is None:
+        files = state.files_for(head_sha)
+        if files is not None and _lagged(state, facts):
+            files = None  # ask again: GitHub has had time to catch up since
+        if files is None and not facts.head_sha and state.files is not None:
+            files = state.files  # a command: no head in the payload, use the last one seen
+        if files is not None:
+            names, incidental, entries = state.code_names, state.incidental, state.files_listed
+    if files is None:
+        listed = ctx.github.list_files(ref, expected=expected_files)
+        files, names, incidental, entries = (
+            listed,
+            listed.code_names,
+            listed.incidental,
+            listed.listed,
+        )
+    files = tuple(files)
+    seen = dict(code_names=names, incidental=incidental)
+    facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)
+    state = replace(state, files_sha=head_sha or None, files=files, files_listed=entries, **seen)
+    return facts, state
 
 
 def _had_notes(
