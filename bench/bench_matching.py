@@ -227,6 +227,7 @@ HOSTILE_BODIES = {
     # indented lines make clean_body parse the text with cmark-gfm (indented code blocks)
     "indented code": "    x = 1\n",
     "code in list items": "- a\n\n      b\n",
+    "table rule starts": "| -\n",  # each line opened a scan to the end of the text
 }
 
 

@@ -99,7 +99,9 @@ _LOG_LINE = re.compile(
     r"|Traceback \(most recent call last\)"
     r"|File \"[^\"]+\", line \d+"
     r"|(?:\$|>>>)\s"
-    r"|\|[\s\-:|]*\|\s*$"
+    # a table's rule row, within its line: `\s` would run on to the end of the text
+    # from every line opening with `|` (quadratic in a description of `| -` lines)
+    r"|\|[ \t\-:|]*\|[ \t]*$"
     r").*$",
     re.M,
 )

@@ -193,6 +193,7 @@ def test_crlf_descriptions_close_their_fences():
         ("    x = 1\n", "EAGLE"),  # indented code: cmark-gfm reads the text
         ("- a\n\n      b\n", "EAGLE"),  # code in list items
         (">    ", "EAGLE"),  # 16,384 nested quotes on one line
+        ("| -\n", "EAGLE"),  # table-rule-like lines: 3-5 s (found by review 'r16i')
     ],
 )
 def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
