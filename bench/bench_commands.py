@@ -61,6 +61,11 @@ CASES: dict[str, str] = {
     "399 commands opening <b>": ("/notes <b>\n" * 399 + "a\n" * SIZE)[:SIZE],
     "commands on every line": "\n".join(["/notes why"] * (SIZE // 11)),
     "a command in every paragraph": "\n\n".join(["/notes why"] * (SIZE // 12)),
+    # rendered to megabytes: cmark-gfm pads each one-cell row to the header's width
+    "table of 300 columns, 1-cell rows": (
+        "/notes why\n" + "|a" * 300 + "|\n" + "|-" * 300 + "|\n" + "a\n" * SIZE
+    )[:SIZE],
+    "footnote references [^a]": ("[^a]: x\n\n/notes why\n" + "[^a]" * SIZE)[:SIZE],
 }
 
 

@@ -6,7 +6,8 @@ with its extensions and raw HTML passed through), and the HTML read by an HTML5 
 (Lexbor), as GitHub's sanitizer and the browser read it. Code blocks and spans, quotes,
 lists, link labels and titles, HTML comments, tags and attributes, `<pre>` and `<code>`
 elements all come out as GitHub shows them; both engines are C. Their work is linear
-in the text once nesting is capped (`MAX_DEPTH`, `_too_costly`).
+in the text once nesting and expansion are capped (`MAX_DEPTH`, `_too_costly`,
+`MAX_EXPANSION`).
 
 How a line is found: each line whose source starts with the command word (at most three
 spaces in; invisible format characters before and right after it show nothing, and are
@@ -76,6 +77,15 @@ _NO_TEXT = frozenset({_COMMENT, "img", "input", "wbr"})  # nothing for a line's 
 # 64 KB and take it seconds); no browser or sanitizer keeps such a tree either. Deeper
 # than this, a comment is not read: the safe side.
 MAX_DEPTH = 400
+# HTML this many times the comment's length (plus a page's worth) is not read either: a
+# table whose short rows cmark-gfm pads to hundreds of cells, or footnote references,
+# turn 64 KB into megabytes, whose reading takes seconds (prose renders to about 1-3x).
+MAX_EXPANSION = 20
+_EXPANSION_SLACK = 4096
+# A table's delimiter row (`|-|:-:|`): every row after it is padded to its columns, so
+# the table's size in HTML is known before cmark-gfm spends time rendering it.
+_DELIMITER_ROW = re.compile(r"^ {0,3}\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
+_CELL_HTML = len("<td></td>\n")
 _CHAR_REF = re.compile(r"&#(?:0*(\d{1,7})|[xX]0*([0-9a-fA-F]{1,6}))")
 # what may precede a block's first character: indent, quote markers, a list item's marker
 _CONTAINER = re.compile(r"(?: {0,3}(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*")
@@ -186,6 +196,8 @@ def command_lines(text: str, word: str) -> list[str]:
         candidates = [i for i in candidates if i not in math]
     if not candidates:
         return []  # most comments: nothing to render
+    if _expands_too_far(text, _table_cells(text) * _CELL_HTML):
+        return []  # tables padded to megabytes: not even rendered
     mark = _free_mark(text)
     if mark is None:
         return []  # not a comment anyone types: read nothing
@@ -193,6 +205,8 @@ def command_lines(text: str, word: str) -> list[str]:
         at = len(lines[i]) - len(lines[i].lstrip(" "))
         lines[i] = lines[i][:at] + mark + lines[i][at:]
     html = _render("\n".join(lines))
+    if _expands_too_far(text, len(html)):
+        return []  # not read: the safe side, as for a tree too deep
     if html.replace(mark, "") != _render(text):
         return []  # a mark changed more than itself (it sits in a link's hidden label)
     if _too_costly(html):
@@ -220,6 +234,23 @@ def command_lines(text: str, word: str) -> list[str]:
             if not after_word or _space(after_word):  # `/notes<b>x</b>` is /notesx
                 found.append(line)
     return found
+
+
+def _expands_too_far(text: str, html_size: int) -> bool:
+    return html_size > MAX_EXPANSION * len(text) + _EXPANSION_SLACK
+
+
+def _table_cells(text: str) -> int:
+    """How many cells the text's tables render to, about: each delimiter row's columns
+    times the lines after it up to a blank line (another block may end a table sooner:
+    an upper bound, as tight as it needs to be for a comment built to be slow)."""
+    cells = 0
+    for m in _DELIMITER_ROW.finditer(text):
+        columns = len(re.findall(r"-+", m.group(0)))
+        end = text.find("\n\n", m.end())
+        rows = text.count("\n", m.end(), len(text) if end < 0 else end)
+        cells += columns * rows
+    return cells
 
 
 def _as_sanitized(html: str) -> str:

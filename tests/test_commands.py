@@ -1116,3 +1116,29 @@ def test_an_emoji_sequence_keeps_its_joiners_in_a_commands_words():
     assert kinds("/notes wrong 1 o\u200dk \U0001f469\u200d") == [
         ("wrong", ("1", "ok", "\U0001f469"))
     ]
+
+
+# --- found by review 'r16i': comments that render to megabytes -----------------------------
+
+
+def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypatch):
+    # a table whose one-cell rows cmark-gfm pads to the header's 240 cells (6 KB of text,
+    # 1.7 MB of HTML) or 4,000 footnote references took seconds to read; the HTML is
+    # now measured first and not scanned or parsed (the safe side, as for depth)
+    scanned = []
+    real = comment_prose._too_costly
+    monkeypatch.setattr(comment_prose, "_too_costly", lambda html: scanned.append(1) or real(html))
+    k = 240
+    table = "/notes off\n" + "|a" * k + "|\n" + "|-" * k + "|\n" + "a\n" * k
+    footnotes = "[^a]: x\n\n/notes off\n" + "[^a]" * 4000
+    for text in (table, footnotes):
+        assert kinds(text) == [] and scanned == [], len(text)
+    # the padded table's size is known from its delimiter row: not even rendered
+    rendered = []
+    monkeypatch.setattr(comment_prose, "_render", lambda text: rendered.append(1) or "")
+    assert kinds(table) == [] and rendered == []
+    monkeypatch.undo()
+    # a table anyone writes beside a command is read as ever
+    monkeypatch.setattr(comment_prose, "_too_costly", lambda html: scanned.append(1) or real(html))
+    modest = "/notes off\n\n| model | before | after |\n|-|-|-|\n| Llama | 1.0 | 1.2 |\n"
+    assert kinds(modest) == [("off", ())] and scanned == [1]
