@@ -45,12 +45,17 @@ def glob_to_regex(pattern: str) -> str:
     if "/" not in pat and not pattern.startswith("/"):
         pat = "**/" + pat
         shift -= 3
+    has_glob = any(ch in _GLOB_CHARS for ch in pattern)
+    covers_below = directory or not has_glob  # `(?:/.*)?` follows: it may need a segment
     out: list[str] = []
     i, n = 0, len(pat)
     while i < n:
         c = pat[i]
         if pat.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
+            # before a last segment alone, all the directories are taken at once (`*+`):
+            # giving them back one by one costs segments squared on a deep path
+            last = "/" not in pat[i + 3 :] and not covers_below
+            out.append("(?:[^/]+/)*+" if last else "(?:[^/]+/)*")
             i += 3
         elif pat.startswith("**", i):
             out.append(".*")
@@ -78,8 +83,7 @@ def glob_to_regex(pattern: str) -> str:
             i += 1
     source = "".join(out)
     # A literal directory, or a pattern ending in '/', also covers what lies below it.
-    has_glob = any(ch in _GLOB_CHARS for ch in pattern)
-    if directory or not has_glob:
+    if covers_below:
         source += "(?:/.*)?"
     return source
 

@@ -38,6 +38,9 @@ class GlobIndex(Generic[Owner]):
         self._always: list[tuple[re.Pattern[str], Owner]] = []
         for pattern, owner in entries:
             self._add(pattern, owner)
+        # the deepest literal directory or path: a file's ancestors below it find nothing
+        literal = [*self._exact, *self._under]
+        self._depth = max((key.count("/") + 1 for key in literal), default=0)
         runs = sorted(self._by_run, key=len, reverse=True)
         # The scan reports the longest run at each position; shorter runs that are its
         # prefixes occur there too.
@@ -76,20 +79,22 @@ class GlobIndex(Generic[Owner]):
         parts = path.split("/")
         prefix = ""
         for i, part in enumerate(parts):
+            if part in self._part:
+                found |= self._part[part]
+            if i >= self._depth:
+                continue  # (building ever longer prefixes of a deep path costs its square)
             prefix = part if i == 0 else prefix + "/" + part
             if prefix in self._exact:
                 found |= self._exact[prefix]
-            if part in self._part:
-                found |= self._part[part]
             if i < len(parts) - 1 and prefix in self._under:
                 found.update(
                     o for rx, o in self._under[prefix] if o not in found and rx.match(path)
                 )
         if self._runs is not None:
             present: set[str] = set()
-            for m in self._runs.finditer(path):
-                present.add(m.group(1))
-                present.update(self._run_prefixes[m.group(1)])
+            for run in set(self._runs.findall(path)):  # a run repeated in a long path: once
+                present.add(run)
+                present.update(self._run_prefixes[run])
             for run in present:
                 found.update(o for rx, o in self._by_run[run] if o not in found and rx.match(path))
         found.update(o for rx, o in self._always if o not in found and rx.match(path))
