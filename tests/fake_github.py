@@ -1059,11 +1059,21 @@ class FakeGitHub:
             }
         return _Reply(200, data)
 
+    def lag_next_comment_list(self, alter: Callable[[list[dict]], list[dict]]) -> None:
+        """The next comment list answers what `alter` makes of its page: a list that lags
+        behind a write (GitHub's lists may, for a while), as a create missing from it or
+        an edit's older text."""
+        self._lag_list = alter
+
     def _list_comments(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
         number = self._issue_number(repo, params)
         path = f"/repos/{repo.full_name}/issues/{number}/comments"
-        return self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
+        reply = self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
+        alter, self._lag_list = getattr(self, "_lag_list", None), None
+        if alter is not None:
+            reply.body = alter(reply.body)
+        return reply
 
     def _refuse_if_locked(self, repo: FakeRepo, number: int, who: Identity, what: str) -> None:
         """GitHub's 403 for a write on a locked conversation. The create's body is the one

@@ -795,7 +795,7 @@ def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
 
 
 def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_for_it(
-    tmp_path, fake_github, app_key, monkeypatch
+    tmp_path, fake_github, app_key
 ):
     # Mergify labels a PR and takes the label off seconds later: the comment gains a
     # note (v2), then must go back to v1. The comment list, lagging the edit to v2,
@@ -812,17 +812,13 @@ def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_
         v2 = fake.comment(first.id).body
         assert v2 != v1
 
-        real_list = fake._list_comments
         lagged = []
 
-        def lags_the_edit_once(who, params, query, body):
-            reply = real_list(who, params, query, body)
-            if not lagged:
-                lagged.append(True)
-                reply.body = [dict(c, body=v1) if c["id"] == first.id else c for c in reply.body]
-            return reply
+        def lags_the_edit(page):
+            lagged.append(True)
+            return [dict(c, body=v1) if c["id"] == first.id else c for c in page]
 
-        monkeypatch.setattr(fake, "_list_comments", lags_the_edit_once)
+        fake.lag_next_comment_list(lags_the_edit)
         back = dict(action="unlabeled", title=MATCHING_TITLE, updated_at="2026-09-01T10:00:09Z")
         deliver_pr(client, rt, number=N, **back)
         assert lagged

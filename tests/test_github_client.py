@@ -493,24 +493,20 @@ def test_a_second_notes_comment_of_ours_is_deleted_and_the_oldest_kept(
 
 
 def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gone(
-    fake_github, make_github_client, monkeypatch
+    fake_github, make_github_client
 ):
     # the caller takes a comment gone for one a maintainer deleted (and leaves the PR
     # alone), so a list lagging behind a write must not decide it: one GET does
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
     made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
-    real_list = fake_github._list_comments
     lagging = []
 
-    def lags_once(who, params, query, body):
-        reply = real_list(who, params, query, body)
-        if not lagging:
-            lagging.append(made)
-            reply.body = [c for c in reply.body if c["id"] != made]
-        return reply
+    def lags(page):
+        lagging.append(made)
+        return [c for c in page if c["id"] != made]
 
-    monkeypatch.setattr(fake_github, "_list_comments", lags_once)
+    fake_github.lag_next_comment_list(lags)
     fake_github.clear_requests()
     edited = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True, known_id=made)
     assert edited == StickyResult(Outcome.UPDATED, made) and lagging
