@@ -238,8 +238,10 @@ def _prose(text: str) -> str:
     text = _LOG_LINE.sub("", text)
     text = _IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)
-    text = _URL.sub("", text)
+    # tags before bare URLs: a URL the last attribute (`<img alt=".." src="https://..">`)
+    # would otherwise take the tag's closing `">` with it, and leave the tag open
     text = _HTML_TAG.sub("", text)
+    text = _URL.sub("", text)
     lines = [ln.rstrip() for ln in text.split("\n") if not _numeric_line(ln)]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 

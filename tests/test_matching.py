@@ -1875,3 +1875,44 @@ def test_deep_paths_cost_linear_work_and_match_as_before():
     small, hashed[:] = sum(hashed), []
     index.owners("vllm/" + "a/" * 2000 + "x.py")
     assert sum(hashed) <= 2 * small  # only prefixes as deep as a literal entry: not 16x
+
+
+# --- found by review 'r16h' ----------------------------------------------------------
+
+_REPO = "vllm-project/vllm"
+
+
+def _shipped_pr(title: str, body: str = "", files=(), number: int = 99_001, **kw) -> PRFacts:
+    return PRFacts(repo=_REPO, number=number, title=title, body=body, files=tuple(files), **kw)
+
+
+def _reasons_of(result) -> list[str]:
+    return [r for m in result.candidates for r in m.reasons]
+
+
+_SCREENSHOT = (
+    '<img width="1000" alt="{alt}" '
+    'src="https://github.com/user-attachments/assets/5c9b1c1a-1f0e-4b7a-9d1e-0c3d2b1a9f00">'
+)
+
+
+def test_img_alt_text_does_not_link_a_note():
+    # an <img> whose URL is its last attribute: its alt text is no description text
+    lib, cfg = load_library(), load_match_config()
+    title = "[Perf] Warm up kernels before serving on H100"
+    body = (
+        "## Purpose\n\nCut TTFT of the first request after the server starts. Before and"
+        " after:\n\n" + _SCREENSHOT.format(alt="deep_gemm_warmup_ttft") + "\n\n## Test Plan\n"
+    )
+    plain = match_pr(_shipped_pr(title, body.replace("deep_gemm_warmup_ttft", "ttft")), lib, cfg)
+    leaked = match_pr(_shipped_pr(title, body), lib, cfg)
+    assert ids(plain) == []
+    assert not any("deep_gemm_warmup" in r for r in _reasons_of(leaked)), _reasons_of(leaked)
+    assert ids(leaked) == []
+
+
+def test_pasted_screenshot_default_alt_is_not_the_multimodal_topic():
+    lib, cfg = load_library(), load_match_config()
+    body = "## Purpose\n\nFix the hang.\n\n" + _SCREENSHOT.format(alt="image") + "\n"
+    result = match_pr(_shipped_pr("[Bugfix] Fix scheduler hang on abort", body), lib, cfg)
+    assert "multimodal" not in result.topics, [h.reasons for h in result.topic_hits]

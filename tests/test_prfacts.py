@@ -528,3 +528,18 @@ def test_an_indented_line_inside_an_html_comment_stays_hidden():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=body)
     assert "indented inside" not in facts.clean_body
     assert "prefix cache" in facts.clean_body
+
+
+# --- found by review 'r16h' ----------------------------------------------------------
+
+
+def test_img_alt_attribute_is_not_description_text():
+    # GitHub's uploader wrote `<img width=".." alt="<file name>" src="https://...">`: the
+    # URL, its last attribute, must not take the tag's `">` and leave the tag open
+    screenshot = (
+        '<img width="1000" alt="image" '
+        'src="https://github.com/user-attachments/assets/5c9b1c1a-1f0e-4b7a-9d1e-0c3d2b1a9f00">'
+    )
+    cleaned = clean_body("Cut TTFT of the first request.\n\n" + screenshot + "\n")
+    assert "alt=" not in cleaned and "image" not in cleaned, cleaned
+    assert cleaned == "Cut TTFT of the first request."
