@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.notes import Note
-from bot.prfacts import referenced_prs, without_comments_and_code
+from bot.prfacts import reference_text, referenced_prs
 from bot.relations import Related, Relation
 from bot.terminal import inert
 
@@ -58,7 +58,7 @@ def mentioned(body: str, note: Note, related: Iterable[Related]) -> list[int]:
     region"): the curator reads those and decides; nothing is suggested for them.
     """
     skip = note.listed_numbers | {r.number for r in related}
-    found = referenced_prs(without_comments_and_code(body or ""), note.repo)
+    found = referenced_prs(reference_text(body or ""), note.repo)
     return [n for n in found if n not in skip]
 
 

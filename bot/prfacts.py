@@ -253,6 +253,37 @@ def without_comments_and_code(body: str) -> str:
     return without_indented_code(without_fences(_without_comments(body), nested=True))
 
 
+# A `<code>` element, up to its end tag or the next `<code` (so an unclosed one repeated
+# along a text is given up at the next, not rescanned to the end from each).
+_CODE_ELEMENT = re.compile(r"<code\b[^<>]*>(?:[^<]|<(?!/?code\b))*</code\s*>", re.I)
+_SHOWN_AS_CODE = "\x00"  # what stands for inline code: no word, no space, no reference
+
+
+def without_inline_code(text: str) -> str:
+    """The text with each inline code span, `<code>` and `<pre>` element replaced by a
+    mark that is neither a word nor a space (so "Fixes `x` #1" does not become "Fixes
+    #1"): GitHub makes no reference of a `#N` shown as code (`` `#52419` ``, a build
+    number), nor of one inside a `<code>` or `<pre>`. `text` has "\n" line ends."""
+    if "<" in text:
+        text = _without_hiding(text, _PRE_OPEN, _pre_end)
+        text = _CODE_ELEMENT.sub(_SHOWN_AS_CODE, text)
+    if "`" not in text:
+        return text
+    out, pos = [], 0
+    for start, end in paragraph_code_spans(text):
+        out += (text[pos:start], _SHOWN_AS_CODE)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def reference_text(body: str) -> str:
+    """The description where GitHub finds references: without HTML comments and without
+    anything shown as code, blocks (`without_comments_and_code`) or inline
+    (`without_inline_code`)."""
+    return without_inline_code(without_comments_and_code(body))
+
+
 def referenced_prs(text: str, repo: str) -> tuple[int, ...]:
     """PR/issue numbers of `repo` the text refers to (`#N`, `owner/name#N`, GitHub URLs).
 
@@ -343,12 +374,12 @@ class PRFacts:
         """Numbers of this repo's PRs/issues the title or description refers to.
 
         Read from the raw body minus comments and code, so links count but the
-        template's `FIX #xxxx` placeholder and code samples do not.
+        template's `FIX #xxxx` placeholder and code samples do not, inline code spans
+        (`` `#52419` ``) and `<code>` included (`reference_text`).
         """
-        raw = self.body_without_code
-        return tuple(
-            n for n in referenced_prs(self.title + "\n" + raw, self.repo) if n != self.number
-        )
+        raw = without_inline_code(self.body_without_code)
+        title = without_inline_code(self.title.replace("\r", " ").replace("\n", " "))
+        return tuple(n for n in referenced_prs(title + "\n" + raw, self.repo) if n != self.number)
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.prfacts import REF_HASH, REF_URL, referenced_prs, without_comments_and_code
+from bot.prfacts import REF_HASH, REF_URL, reference_text, referenced_prs
 
 
 class Relation(StrEnum):
@@ -79,7 +79,7 @@ class Related:
 
 def related_refs(body: str, repo: str, *, own_number: int | None = None) -> list[Related]:
     """The PRs/issues of `repo` the description relates itself to, first mention first."""
-    text = without_comments_and_code(body or "")
+    text = reference_text(body or "")
     found: dict[int, Related] = {}
     for m in _RELATED.finditer(text):
         if _DENIED.search(text, max(0, m.start() - 40), m.start()):

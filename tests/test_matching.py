@@ -1916,3 +1916,17 @@ def test_pasted_screenshot_default_alt_is_not_the_multimodal_topic():
     body = "## Purpose\n\nFix the hang.\n\n" + _SCREENSHOT.format(alt="image") + "\n"
     result = match_pr(_shipped_pr("[Bugfix] Fix scheduler hang on abort", body), lib, cfg)
     assert "multimodal" not in result.topics, [h.reasons for h in result.topic_hits]
+
+
+# A Buildkite build number in backticks tied a frontend PR to the prefix-caching note's
+# source PR, and the note was linked on that alone: GitHub links no `#N` shown as code.
+@pytest.mark.parametrize("code", ["`#52419`", "<code>#52419</code>"])
+def test_a_number_in_inline_code_is_not_a_reference(code):
+    lib, cfg = load_library(), load_match_config()
+    body = (
+        "## Purpose\n\nThe server crashed on `tools: []`. Broken since nightly wheel "
+        f"{code} (Buildkite).\n"
+    )
+    facts = _shipped_pr("[Frontend] Return 400 for an empty tools list", body)
+    assert 52419 not in facts.refs
+    assert "vllm-0436d44c" not in ids(match_pr(facts, lib, cfg))

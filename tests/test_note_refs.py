@@ -220,3 +220,15 @@ def test_a_quote_from_a_description_is_printed_inert():
     got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to \x1b]8;;x\x07#1")]
     (line,) = [x for x in render_refs(note(), got) if "+=" in x]
     assert "\x1b" not in line and "\\x1b]8;;x\\x07#1" in line
+
+
+# --- found by review 'r16h' ----------------------------------------------------------
+
+
+def test_a_reference_shown_as_code_relates_nothing():
+    # GitHub links no `#N` shown as code; and a code span between a phrase and a
+    # reference still keeps them apart, as the backticks did
+    assert rel("Reverts `#6`, follows up on <code>#7</code>. Fixes #5") == [(5, "fixes")]
+    assert rel("Fixes `x` #12") == []
+    body = "Numbers: `#52419` and #52420"
+    assert mentioned(body, note(), []) == [52420]

@@ -543,3 +543,16 @@ def test_img_alt_attribute_is_not_description_text():
     cleaned = clean_body("Cut TTFT of the first request.\n\n" + screenshot + "\n")
     assert "alt=" not in cleaned and "image" not in cleaned, cleaned
     assert cleaned == "Cut TTFT of the first request."
+
+
+@pytest.mark.parametrize(
+    "shown", ["`#52419`", "``#52419``", "<code>#52419</code>", "<pre>#52419</pre>"]
+)
+def test_a_number_shown_as_code_is_no_reference(shown):
+    # GitHub links no `#N` written as code, inline as well as in a block: a build
+    # number in backticks is no tie to that PR (found by review 'r16h')
+    body = f"Broken since nightly wheel {shown} (Buildkite), see #77."
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=body)
+    assert facts.refs == (77,)
+    title = PRFacts(repo="vllm-project/vllm", number=1, title="Revert `#52419` #78", body="")
+    assert title.refs == (78,)
