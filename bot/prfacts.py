@@ -35,9 +35,20 @@ _TAG = re.compile(r"\[([^\[\]\n]{1,40})\]")
 _CC_PREFIX = re.compile(r"^\s*[A-Za-z]+\(([^()\n]{1,40})\)!?:\s*")
 
 
+def _tags_in(title: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each bracketed tag, but brackets inside a code span:
+    "Fix merging `dict[str, KVConnectorStats]`" quotes a type, GitHub shows it as code.
+    A code span inside a tag ("[`torch.compile`]") leaves the tag one."""
+    masked = title
+    if "`" in title:
+        for start, end in paragraph_code_spans(title):
+            masked = masked[:start] + "\x00" * (end - start) + masked[end:]
+    return [(m.start(), m.end(), title[m.start(1) : m.end(1)]) for m in _TAG.finditer(masked)]
+
+
 def title_tags(title: str) -> tuple[str, ...]:
     """The subsystem tags the author put in the title, in order, stripped."""
-    tags = [m.group(1).strip() for m in _TAG.finditer(title)]
+    tags = [text.strip() for _, _, text in _tags_in(title)]
     cc = _CC_PREFIX.match(title)
     if cc:
         tags.insert(0, cc.group(1).strip())
@@ -46,7 +57,12 @@ def title_tags(title: str) -> tuple[str, ...]:
 
 def title_text(title: str) -> str:
     """The title without its tags: the author's one-line summary."""
-    return re.sub(r"\s{2,}", " ", _TAG.sub(" ", title)).strip()
+    out, pos = [], 0
+    for start, end, _ in _tags_in(title):
+        out += (title[pos:start], " ")
+        pos = end
+    out.append(title[pos:])
+    return re.sub(r"\s{2,}", " ", "".join(out)).strip()
 
 
 # --- description ----------------------------------------------------------------

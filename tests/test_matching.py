@@ -1930,3 +1930,12 @@ def test_a_number_in_inline_code_is_not_a_reference(code):
     facts = _shipped_pr("[Frontend] Return 400 for an empty tools list", body)
     assert 52419 not in facts.refs
     assert "vllm-0436d44c" not in ids(match_pr(facts, lib, cfg))
+
+
+def test_brackets_in_a_title_code_span_are_not_tags():
+    # `dict[str, KVConnectorStats]` is a type the author quoted, shown as code: the
+    # comment said "title is tagged [KVConnectorStats]", a tag the title never carries
+    lib, cfg = load_library(), load_match_config()
+    title = "[Bugfix] Fix merging `dict[str, KVConnectorStats]` across DP ranks"
+    reasons = _reasons_of(match_pr(_shipped_pr(title), lib, cfg))
+    assert not any(r.startswith("title is tagged [KVConnector") for r in reasons), reasons

@@ -556,3 +556,13 @@ def test_a_number_shown_as_code_is_no_reference(shown):
     assert facts.refs == (77,)
     title = PRFacts(repo="vllm-project/vllm", number=1, title="Revert `#52419` #78", body="")
     assert title.refs == (78,)
+
+
+def test_brackets_in_a_title_code_span_are_not_tags():
+    # a code span is text as written, brackets and all (found by review 'r16h')
+    title = "[Bugfix] Fix merging `dict[str, KVConnectorStats]` across DP ranks"
+    assert title_tags(title) == ("Bugfix",)
+    assert title_text(title) == "Fix merging `dict[str, KVConnectorStats]` across DP ranks"
+    # a code span inside a tag leaves it a tag
+    assert title_tags("[`torch.compile`] Fix `a[0]` [ROCm]") == ("`torch.compile`", "ROCm")
+    assert title_text("[`torch.compile`] Fix `a[0]` [ROCm]") == "Fix `a[0]`"
