@@ -5,6 +5,9 @@ Rules, the same for topics and notes:
   `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
   the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`),
   but an acronym's plural is one word (`PD` never hits `PDFs`).
+- A keyword ending in an acronym (`EP`, `elastic EP`: its last word all capitals) is
+  plural only written so, its capitals and a lower-case `s`: `EPs`, not `eps`
+  (epsilon, `rms_norm_eps`) nor `TPS` (tokens per second).
 - Inside a keyword, separators are loose (up to four non-alphanumerics, so an arrow
   ` -> ` too): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
   `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
@@ -138,12 +141,15 @@ class TermIndex:
     _ident: re.Pattern[str] | None = field(init=False, default=None)
     _prefixes: dict[str, list[str]] = field(init=False, default_factory=dict)
     _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
+    # key -> the length of the acronym every spelling of it ends in (`EP`: 2)
+    _acronyms: dict[str, int] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         # key -> its trie sequences: `all-reduce` and `allreduce` share a key but not words
         ascii_seqs: dict[str, list[str]] = {}
         other: set[str] = set()
         idents: set[str] = set()
+        acronyms: dict[str, int | None] = {}  # None: a spelling of the key ends in no acronym
         for term in self.terms:
             key = term_key(term)
             if not key:
@@ -155,8 +161,11 @@ class TermIndex:
                 seq = _SEP_MARK.join(_chunks(term))
                 if seq not in ascii_seqs.setdefault(key, []):
                     ascii_seqs[key].append(seq)
+                n = _acronym_end(term)
+                acronyms[key] = n if acronyms.get(key, n) == n else None
             else:
                 other.add(key)
+        self._acronyms = {k: n for k, n in acronyms.items() if n}
         if ascii_seqs:
             trie = trie_regex(seq for seqs in ascii_seqs.values() for seq in seqs)
             self._ascii = re.compile(
@@ -181,13 +190,13 @@ class TermIndex:
         if self._ascii is not None and text:
             for m in self._ascii.finditer(text):
                 spelled = m.group(1)
-                keys = self._keys_of(spelled)
+                keys = [k for k in self._keys_of(spelled) if self._plural_ok(k, spelled)]
                 for key in keys:  # `tool calls` is `tool calls` and the plural of `tool call`
                     add(key, spelled, m.start())
                 if keys:
                     for shorter in self._prefixes.get(keys[0], ()):
                         sm = self._single_regex(shorter).match(text, m.start())
-                        if sm and shorter not in keys:
+                        if sm and shorter not in keys and self._plural_ok(shorter, sm.group(0)):
                             add(shorter, sm.group(0), m.start())
         if self._ident is not None and "_" in text:
             for m in self._ident.finditer(text):
@@ -212,6 +221,19 @@ class TermIndex:
             candidates.append(key[:-2])
         return [c for c in candidates if c in self.keys]
 
+    def _plural_ok(self, key: str, spelled: str) -> bool:
+        """A keyword ending in an acronym is plural only as `EPs`: the acronym in
+        capitals, then a lower-case `s` or `es` (`eps` is epsilon, `TPS` tokens per
+        second). Any other spelling of a keyword is as good as another."""
+        n = self._acronyms.get(key)
+        if n is None:
+            return True
+        extra = sum(c.isascii() and c.isalnum() for c in spelled) - len(key)
+        if extra <= 0:
+            return True  # the keyword itself, not a plural
+        stem, suffix = spelled[:-extra], spelled[-extra:]
+        return suffix.islower() and not any(c.islower() for c in stem[-n:])
+
     def _single_regex(self, key: str) -> re.Pattern[str]:
         rx = self._single.get(key)
         if rx is None:
@@ -219,6 +241,14 @@ class TermIndex:
             rx = re.compile(_START + "(?:" + "|".join(bodies) + ")" + _PLURAL + _END, re.I)
             self._single[key] = rx
         return rx
+
+
+def _acronym_end(term: str) -> int | None:
+    """How long the acronym is that the keyword ends in (`elastic EP`: 2), or None: its
+    last word has a lower-case letter (`CUDA graph`), or no letter (`SM90`)."""
+    words = _WORDS.findall(term)
+    last = _SPLIT.split(words[-1])[-1] if words else ""
+    return len(last) if len(last) > 1 and last.isupper() and last.isalpha() else None
 
 
 def _prefix_keys(seqs: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -1939,3 +1939,23 @@ def test_brackets_in_a_title_code_span_are_not_tags():
     title = "[Bugfix] Fix merging `dict[str, KVConnectorStats]` across DP ranks"
     reasons = _reasons_of(match_pr(_shipped_pr(title), lib, cfg))
     assert not any(r.startswith("title is tagged [KVConnector") for r in reasons), reasons
+
+
+def test_eps_epsilon_is_not_expert_parallelism():
+    # `EP` + plural `s`: "eps" (epsilon: rms_norm_eps, layer_norm_eps) read as "EPs"
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(_shipped_pr("[Bugfix] Fix rms_norm_eps for Gemma3 layer norm"), lib, cfg)
+    assert "expert-parallel" not in result.topics, [h.reasons for h in result.topic_hits]
+    plural = match_pr(_shipped_pr("[Bugfix] Fix a hang with two EPs"), lib, cfg)
+    assert "expert-parallel" in plural.topics
+
+
+def test_an_acronym_keyword_is_plural_only_in_its_capitals():
+    index = TermIndex(["EP", "elastic EP", "CUDA graph", "SM90", "MoE"])
+    assert sorted(index.find("EPs")) == ["ep"]
+    for text in ("ElasticEPs", "elastic EPs"):
+        assert sorted(index.find(text)) == ["elasticep", "ep"], text
+    for text in ("rms_norm_eps", "eps", "EPS", "Eps", "elastic eps", "TPS EPS"):
+        assert index.find(text) == {}, text
+    # a last word with a lower-case letter or no letter is plural in any case
+    assert sorted(index.find("cuda graphs, sm90s and moes")) == ["cudagraph", "moe", "sm90"]
