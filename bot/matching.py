@@ -148,6 +148,43 @@ def _within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> b
     return True
 
 
+def _own_mentions(
+    own: Iterable[Evidence], scan: _Scan
+) -> dict[EvidenceKind, list[tuple[int, int]]]:
+    """Where the note's own keywords are said in the title's text and the description
+    (sorted spans, by kind of evidence): a topic word inside one of them is that mention."""
+    covers: dict[EvidenceKind, list[tuple[int, int]]] = {}
+    for e in own:
+        if e.gloss != KEYWORD or e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
+            continue
+        field, prefix = (
+            (scan.title, "title:") if e.kind is EvidenceKind.TITLE else (scan.body, "body:")
+        )
+        for k in e.keys:
+            if (hit := field.get(k.removeprefix(prefix))) is not None:
+                covers.setdefault(e.kind, []).extend(hit.spans)
+    return {kind: sorted(spans) for kind, spans in covers.items()}
+
+
+def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str]:
+    """The keys of the note's own keyword evidence said by exactly the mentions of this
+    topic evidence (the note's `tool call` and the topic's `tool calls`, both hitting
+    "tool calls"): one mention, so the note's evidence counts only what it adds."""
+    if e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
+        return set()
+    field = scan.title if e.kind is EvidenceKind.TITLE else scan.body
+    prefix = "title:" if e.kind is EvidenceKind.TITLE else "body:"
+    spans = {span for k in e.keys if (h := field.get(k.removeprefix(prefix))) for span in h.spans}
+    out: set[str] = set()
+    for o in own:
+        if o.kind is e.kind and o.gloss == KEYWORD:
+            for k in o.keys - e.keys:
+                hit = field.get(k.removeprefix(prefix))
+                if hit is not None and set(hit.spans) <= spans:
+                    out.add(k)
+    return out
+
+
 def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     """The files whose diff names this code name, but those the PR only moves or changes
     in their imports: a name on an import line that follows a move is no evidence."""
@@ -489,7 +526,7 @@ class CompiledMatcher:
         if main_shown and (not scan.n_files or main in scan.topic_files):
             if aspect := self._aspect(i, scan):
                 own.append(aspect)
-        scored, shared, broad = self._topic_part(note, hit, own)
+        scored, shared, broad = self._topic_part(note, hit, own, scan, facts)
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = (
@@ -559,12 +596,14 @@ class CompiledMatcher:
         )
 
     def _topic_part(
-        self, note: Note, hit: list[TopicHit], own: list[Evidence]
+        self, note: Note, hit: list[TopicHit], own: list[Evidence], scan: _Scan, facts: PRFacts
     ) -> tuple[list[tuple[float, str | Said, str]], dict[str, float], float]:
         """What the note's topics contribute: (weight, what, why) per piece of evidence,
         scaled by the share of the note's topics the PR shows; the weight each evidence
         key got (so the note's own evidence on the same word counts once); and the part
-        resting on broad topics alone."""
+        resting on broad topics alone. A topic word said only inside a mention of the
+        note's own keyword (`warmup` in `deep_gemm_warmup`) is that one mention: it
+        counts for the keyword, not for the topic too."""
         cfg = self.config
         # A topic the description alone mentions adds its (small) score but does not make
         # the topic present: descriptions name neighbouring subsystems all the time. A
@@ -578,19 +617,59 @@ class CompiledMatcher:
         scored: list[tuple[float, str | Said, str]] = []
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
+        covers = _own_mentions(own, scan)
         for th in hit:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
             # PR is about: it counts in full, whatever other topics the note has.
             tagged = th.topic.id == main and main in self._narrow
-            for e in th.evidence:
+            for e in filter(None, (self._outside(e, covers, scan, facts) for e in th.evidence)):
                 scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
                 scored.append((e.weight * scale, e.what, TOPIC.format(th.topic.name_en)))
-                for k in e.keys:
+                for k in e.keys | _same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:
                     broad += e.weight * scale
         return scored, shared, broad
+
+    def _outside(
+        self,
+        e: Evidence,
+        covers: dict[EvidenceKind, list[tuple[int, int]]],
+        scan: _Scan,
+        facts: PRFacts,
+    ) -> Evidence | None:
+        """A topic's title or description evidence without its mentions that lie inside
+        the note's own keywords' (`covers`); None when nothing is left of it. A mention
+        that is the keyword's own (`tool calls`, the plural of the note's `tool call`)
+        stays: it is one evidence key, counted once (`_same_mentions`)."""
+        cover = covers.get(e.kind)
+        if not cover:
+            return e
+        title = e.kind is EvidenceKind.TITLE
+        field, prefix = (scan.title, "title:") if title else (scan.body, "body:")
+        text = facts.title_text if title else facts.clean_body
+        exact = set(cover)
+        hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
+        left: list[TermHit] = []
+        for h in hits:
+            spans = [sp for sp in h.spans if sp in exact or not _within([sp], cover)]
+            if len(spans) == len(h.spans):
+                left.append(h)
+            elif spans:  # quoted where the PR says it outside the keyword
+                start, end = spans[0]
+                left.append(TermHit(h.key, text[start:end], len(spans), tuple(spans)))
+        if left == hits:
+            return e
+        if not left:
+            return None
+        if title:
+            keys = frozenset(prefix + h.key for h in left)
+            return Evidence(e.kind, e.weight, mentions(Saying.TITLE, _distinct(left)), keys)
+        said = sorted(_distinct(left), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+        weight = self.config.weights.body * min(len(said), self.config.body_terms)
+        keys = frozenset(prefix + h.key for h in _inside(left, said))
+        return Evidence(e.kind, weight, mentions(Saying.BODY, said), keys)
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
         """The PR shows this topic itself: a title word, tag or label, or changed files

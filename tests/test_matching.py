@@ -1959,3 +1959,31 @@ def test_an_acronym_keyword_is_plural_only_in_its_capitals():
         assert index.find(text) == {}, text
     # a last word with a lower-case letter or no letter is plural in any case
     assert sorted(index.find("cuda graphs, sm90s and moes")) == ["cudagraph", "moe", "sm90"]
+
+
+def test_one_identifier_is_one_mention_across_topic_and_note_keywords():
+    # `deep_gemm_warmup` (a note keyword) holds the topic keywords `deep_gemm` and
+    # `warmup`: the comment named the one identifier three times, each with its weight
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(_shipped_pr("Fix deep_gemm_warmup skipping some shapes"), lib, cfg)
+    (m,) = [m for m in result.matches if m.note.id == "vllm-d1bdb5d7"]
+    mentions = [r for r in m.reasons if r.startswith("title mentions")]
+    assert mentions == ["title mentions 'deep_gemm_warmup' (keyword of this note)"], mentions
+    # the topics still show: another note on them still counts the words
+    assert {"kernel-warmup", "fp8-deepgemm"} <= set(result.topics)
+
+
+def test_a_topic_word_inside_a_note_keyword_counts_once_for_that_note_only():
+    lib = library(
+        note("own", ("spec-decode",), keywords=("eagle_proposer",)),
+        note("other", ("spec-decode",)),
+    )
+    title = pr("Fix eagle_proposer skipping shapes")
+    both = pr("Fix eagle_proposer skipping shapes, and the EAGLE drafter")
+    by_id = {m.note.id: m for m in match_pr(title, lib, CFG).candidates}
+    assert by_id["own"].reasons == ("title mentions 'eagle_proposer' (keyword of this note)",)
+    assert by_id["own"].score == CFG.weights.note_code
+    assert by_id["other"].reasons[0].startswith("title mentions 'eagle' (topic:")
+    # a mention of the topic word of its own still counts for the topic
+    own = next(m for m in match_pr(both, lib, CFG).candidates if m.note.id == "own")
+    assert any(r.startswith("title mentions 'EAGLE' (topic:") for r in own.reasons)
