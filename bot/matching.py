@@ -63,7 +63,7 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -185,6 +185,14 @@ def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str
     return out
 
 
+def _file_count(paths: Collection[str], scan: _Scan) -> int:
+    """How many of the PR's files these paths are: as many as the paths, but never more
+    than the PR's files (a rename's two paths are one file: "changes scale.py", not
+    "scale.py and 1 more file"). Which paths pair up is not kept, so a rename whose two
+    paths both fall under the same globs still counts twice when the PR has other files."""
+    return min(len(paths), scan.n_files) if scan.n_files else len(paths)
+
+
 def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     """The files whose diff names this code name, but those the PR only moves or changes
     in their imports: a name on an import line that follows a move is no evidence."""
@@ -201,7 +209,7 @@ class _Scan:
     topic_files: dict[str, list[str]]
     note_files: dict[int, list[str]]
     labels: dict[str, list[str]]  # topic id -> labels
-    n_files: int  # distinct changed files
+    n_files: int  # changed files, a rename one (`PRFacts.file_count`)
     words: frozenset[str] = frozenset()  # the title's words, when similarity is on
     # topics of the files the PR only moves or re-imports: no evidence, but a label
     # mergify derives from them is that same non-fact
@@ -337,7 +345,7 @@ class CompiledMatcher:
         for label in dict.fromkeys(facts.labels):
             for tid in self._label_topics.get(label.lower(), ()):
                 labels[tid].append(label)
-        n_files = len(set(facts.files))
+        n_files = facts.file_count  # GitHub's entries: a rename is one file, two paths
         words = title_words(facts.title_text) if self._vocab is not None else frozenset()
         return _Scan(
             tags, title, body, topic_files, note_files, labels, n_files, words, frozenset(moved)
@@ -378,8 +386,10 @@ class CompiledMatcher:
             ev: list[Evidence] = []
             if files := found.get(EvidenceKind.PATH):
                 aux = all(self._aux.owners(f) for f in files)
-                weight = (w.aux_path if aux else w.path) * self._share(len(files), scan.n_files)
-                ev.append(Evidence(EvidenceKind.PATH, weight, changes(files), frozenset(files)))
+                n = _file_count(files, scan)
+                weight = (w.aux_path if aux else w.path) * self._share(n, scan.n_files)
+                said = changes(files, n)
+                ev.append(Evidence(EvidenceKind.PATH, weight, said, frozenset(files)))
             if tagged := found.get(EvidenceKind.TAG):
                 tag = tag_text(*tagged[0])
                 keys = frozenset("title:" + h.key for _, h in tagged)
@@ -451,12 +461,13 @@ class CompiledMatcher:
                 )
             )
         if files := scan.note_files.get(i):
-            weight = w.note_path * self._share(len(files), scan.n_files)
+            n = _file_count(files, scan)
+            weight = w.note_path * self._share(n, scan.n_files)
             ev.append(
                 Evidence(
                     EvidenceKind.PATH,
                     weight,
-                    changes(files),
+                    changes(files, n),
                     frozenset(files),
                     "a path of this note",
                 )
@@ -508,7 +519,7 @@ class CompiledMatcher:
         files = _files_alone(e for th in hit for e in th.evidence)
         if files is None:
             return False
-        return len(files | own_files) < self.config.files_only_share * scan.n_files
+        return _file_count(files | own_files, scan) < self.config.files_only_share * scan.n_files
 
     def _score_note(
         self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
@@ -678,7 +689,8 @@ class CompiledMatcher:
         files = _files_alone(th.evidence)
         if files is None:
             return True
-        return bool(files) and len(files) >= self.config.files_only_share * scan.n_files
+        share = self.config.files_only_share * scan.n_files
+        return bool(files) and _file_count(files, scan) >= share
 
     def _ambiguous(self, best: Match, scored: list[Match], shown: set[str]) -> bool:
         """Another note resting on its topics alone has every topic the PR shows of

@@ -365,6 +365,13 @@ class PRFacts:
         return bool(self.files) and self.changed_files is not None and listed >= self.changed_files
 
     @cached_property
+    def file_count(self) -> int:
+        """How many files the PR changes, as GitHub lists them: a rename is one, though
+        `files` holds both its paths (`listed_files`); without that count, one per path."""
+        paths = len(set(self.files))
+        return paths if self.listed_files is None else min(self.listed_files, paths)
+
+    @cached_property
     def tags(self) -> tuple[str, ...]:
         """Title tags such as `Bugfix`, `Spec Decode`, `ROCm`."""
         return title_tags(self.title)

@@ -17,9 +17,10 @@ def mentions(saying: Saying, hits: list[TermHit]) -> Said:
     return Said(saying, tuple(h.text for h in hits))
 
 
-def changes(files: list[str]) -> Said:
-    """The first file named, the others counted."""
-    return Said(Saying.CHANGES, (files[0],), len(files) - 1)
+def changes(files: list[str], count: int | None = None) -> Said:
+    """The first file named, the others counted; `count`: how many files they are, when
+    fewer than the paths (a rename's two paths are one file)."""
+    return Said(Saying.CHANGES, (files[0],), (len(files) if count is None else count) - 1)
 
 
 _PLAIN_TAG = re.compile(r"[\w ./+-]+")

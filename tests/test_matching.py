@@ -1987,3 +1987,40 @@ def test_a_topic_word_inside_a_note_keyword_counts_once_for_that_note_only():
     # a mention of the topic word of its own still counts for the topic
     own = next(m for m in match_pr(both, lib, CFG).candidates if m.note.id == "own")
     assert any(r.startswith("title mentions 'EAGLE' (topic:") for r in own.reasons)
+
+
+# A rename is one file, not two: GitHub's listing gives its old and new path, and
+# PRFacts.listed_files how many entries there were; the share rules and the reasons'
+# file counts counted the paths.
+
+
+def test_renamed_files_do_not_dilute_a_notes_share():
+    lib, cfg = load_library(), load_match_config()
+    title = "Refactor: wait for new ranks before resuming"
+    elastic = "vllm/distributed/elastic_ep/elastic_execute.py"
+    # three entries: one modified file, two helpers renamed with edits
+    as_listed = (
+        elastic,
+        "vllm/utils/network_utils.py",
+        "vllm/utils/net_utils.py",
+        "vllm/utils/process_utils.py",
+        "vllm/utils/proc_utils.py",
+    )
+    once = (elastic, "vllm/utils/network_utils.py", "vllm/utils/process_utils.py")
+    kw = dict(changed_files=3, listed_files=3)
+    assert ids(match_pr(_shipped_pr(title, files=once, **kw), lib, cfg)) == ["vllm-64eca4f8"]
+    # same PR as the bot sees it: held back as "too small a share of the PR's files"
+    assert ids(match_pr(_shipped_pr(title, files=as_listed, **kw), lib, cfg)) == ["vllm-64eca4f8"]
+
+
+def test_a_single_rename_is_not_described_as_two_files():
+    lib, cfg = load_library(), load_match_config()
+    files = (
+        "vllm/distributed/elastic_ep/scale.py",  # new path
+        "vllm/distributed/elastic_ep/elastic_state.py",  # its old path
+    )
+    facts = _shipped_pr("Wait for new ranks", files=files, changed_files=1, listed_files=1)
+    result = match_pr(facts, lib, cfg)
+    assert ids(result) == ["vllm-64eca4f8"]
+    reasons = result.matches[0].reasons
+    assert not any("1 more file" in r for r in reasons), reasons

@@ -566,3 +566,11 @@ def test_brackets_in_a_title_code_span_are_not_tags():
     # a code span inside a tag leaves it a tag
     assert title_tags("[`torch.compile`] Fix `a[0]` [ROCm]") == ("`torch.compile`", "ROCm")
     assert title_text("[`torch.compile`] Fix `a[0]` [ROCm]") == "Fix `a[0]`"
+
+
+def test_a_rename_is_one_of_the_prs_files():
+    # GitHub lists a rename once, with both paths (found by review 'r16h')
+    files = ("vllm/a_new.py", "vllm/a_old.py", "vllm/b.py")
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files, listed_files=2)
+    assert facts.file_count == 2
+    assert PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files).file_count == 3
