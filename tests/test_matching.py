@@ -2024,3 +2024,18 @@ def test_a_single_rename_is_not_described_as_two_files():
     assert ids(result) == ["vllm-64eca4f8"]
     reasons = result.matches[0].reasons
     assert not any("1 more file" in r for r in reasons), reasons
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="left as documented: a letter/digit change is a word edge (`EAGLE3`, `MI300`)",
+)
+def test_amd64_is_not_the_rocm_platform():
+    # `AMD` + letter/digit edge: the x86-64 architecture name reads as AMD GPUs. Not
+    # fixed: README and config/topics.toml cut identifiers where letters meet digits
+    # (`EAGLE3` is EAGLE, `DeepSeekV3` DeepSeek), and no general rule tells `amd64` from
+    # those without naming words
+    lib, cfg = load_library(), load_match_config()
+    title = "[CI/Build] Publish the CPU docker image for both arm64 and amd64"
+    result = match_pr(_shipped_pr(title), lib, cfg)
+    assert "rocm" not in result.topics, [h.reasons for h in result.topic_hits]
