@@ -382,10 +382,17 @@ class CompiledMatcher:
         shown = {tid for tid, found in by_topic.items() if any(k in found for k in _FIRST_HAND)}
         shown |= scan.moved_topics
         hits = []
+        aux_of: dict[str, bool] = {}  # a file under many topics is looked up once
+
+        def is_aux(path: str) -> bool:
+            if path not in aux_of:
+                aux_of[path] = bool(self._aux.owners(path))
+            return aux_of[path]
+
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
             if files := found.get(EvidenceKind.PATH):
-                aux = all(self._aux.owners(f) for f in files)
+                aux = all(is_aux(f) for f in files)
                 n = _file_count(files, scan)
                 weight = (w.aux_path if aux else w.path) * self._share(n, scan.n_files)
                 said = changes(files, n)
