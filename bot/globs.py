@@ -54,7 +54,8 @@ def glob_to_regex(pattern: str) -> str:
         if pat.startswith("**/", i):
             # before a last segment alone, all the directories are taken at once (`*+`):
             # giving them back one by one costs segments squared on a deep path
-            last = "/" not in pat[i + 3 :] and not covers_below
+            rest = pat[i + 3 :]  # (a `**` in it crosses directories: it needs them back)
+            last = "/" not in rest and "**" not in rest and not covers_below
             out.append("(?:[^/]+/)*+" if last else "(?:[^/]+/)*")
             i += 3
         elif pat.startswith("**", i):

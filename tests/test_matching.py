@@ -2053,3 +2053,24 @@ def test_a_file_under_many_topics_is_asked_once_whether_it_is_docs(monkeypatch):
     result = matcher.match(PRFacts(repo="vllm-project/vllm", number=1, title="x", files=files))
     assert sum(1 for h in result.topic_hits if h.evidence) >= 4  # each file hits several
     assert len(asked) <= 2 * len(files)
+
+
+# --- found by review 'r16g' ---
+
+
+def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
+    from bot.globs import glob_to_regex
+
+    # d549555 made `**/` possessive before a last segment ("the same matches, checked
+    # against the plain form"), but a last segment holding `**` (`.*`, which crosses
+    # `/`) needs the directories given back: `vllm/**/fused_moe**` (the fused_moe
+    # package and anything under it) matched vllm/.../fused_moe/layer.py before and
+    # matches nothing below the directory now. notes check still accepts the glob.
+    path = "vllm/model_executor/layers/fused_moe/layer.py"
+    for glob in ("vllm/**/fused_moe**", "fused_moe**", "**/spec_decode**"):
+        target = path if "moe" in glob else "vllm/v1/spec_decode/eagle.py"
+        plain = glob_to_regex(glob).replace(")*+", ")*")
+        assert re.fullmatch(plain, target), glob  # what it matched before the change
+        assert glob_matches(glob, target), f"{glob} no longer matches {target}"
+        index = GlobIndex([(glob, "note")])
+        assert index.owners(target) == {"note"}, glob
