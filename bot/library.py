@@ -220,11 +220,21 @@ def _holds_a_header(file: str) -> bool:
     return head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(FENCE.encode())
 
 
+# What an editor saves a text as when told no better (`x.md.txt` from Notepad, `x.MD`,
+# `x.markdown`, no suffix at all); an editor's backup (`x.md~`, `x.md.orig`, `x.md.bak`)
+# is a copy, no note lost
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".txt", ".text", ""})
+
+
 def _stray_notes(others: list[str]) -> list[Problem]:
-    """Notes saved under another name (`x.md.txt` from Notepad, `x.MD`): never loaded, so
-    lost without a word unless named. Other files (images, a README.txt) are no notes."""
+    """Notes saved under another name (`x.md.txt`, `x.MD`): never loaded, so lost without
+    a word unless named. Other files (images, a README.txt, backups) are no notes."""
     msg = f"a note not named *{NOTE_SUFFIX} is not loaded: rename it to <id>{NOTE_SUFFIX}"
-    return [Problem(file, 1, "file", msg) for file in others if _holds_a_header(file)]
+    return [
+        Problem(file, 1, "file", msg)
+        for file in others
+        if os.path.splitext(file)[1].lower() in _TEXT_SUFFIXES and _holds_a_header(file)
+    ]
 
 
 def _read(file: str | Path) -> str:

@@ -1283,3 +1283,20 @@ def test_a_note_saved_under_another_extension_is_not_silently_left_out(tmp_path,
     assert (
         f"{tmp_path / 'vllm-test0002.md.txt'}:1: file: a note not named *.md is not loaded" in out
     )
+
+
+# --- found by review 'r16g' ---
+
+
+def test_an_editor_backup_beside_a_note_does_not_stop_the_library(tmp_path):
+    # 4c84623 makes every file under the notes directory that opens with `+++` and is
+    # not *.md a problem. An editor's backup (Emacs `x.md~`) or a merge tool's
+    # `x.md.orig` is such a file: the curator's note loads fine, yet `notes check`
+    # fails and the server refuses to start, telling the curator to "rename it to
+    # <id>.md", which would make a second note with the same id.
+    write(tmp_path, VALID)
+    write(tmp_path, VALID, "vllm-test0001.md~")
+    write(tmp_path, VALID, "vllm-test0001.md.orig")
+    library, problems = check_library(tmp_path, TOPICS)
+    assert problems == [], [str(p) for p in problems]
+    assert library is not None and [n.id for n in library.notes] == ["vllm-test0001"]
