@@ -47,9 +47,12 @@ def title_words(text: str) -> frozenset[str]:
 
 
 def only_uncounted_words(text: str) -> bool:
-    """Whether the text writes ASCII words and `title_words` leaves out every one (`the`,
-    `in the`, `a`, `100`): words too common, or too meaningless, for the vocabulary to
-    count, so no title frequency measures them."""
+    """Whether the text writes only ASCII words and `title_words` leaves out every one
+    (`the`, `in the`, `a`, `100`): words too common, or too meaningless, for the
+    vocabulary to count, so no title frequency measures them. Not a text with other
+    letters (`P/D 分离`): those say what it is about."""
+    if any(ch.isalpha() and not ch.isascii() for ch in text):
+        return False
     return bool(_WORD.search(text.lower())) and not title_words(text)
 
 

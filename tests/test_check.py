@@ -1300,3 +1300,17 @@ def test_an_editor_backup_beside_a_note_does_not_stop_the_library(tmp_path):
     library, problems = check_library(tmp_path, TOPICS)
     assert problems == [], [str(p) for p in problems]
     assert library is not None and [n.id for n in library.notes] == ["vllm-test0001"]
+
+
+def test_a_chinese_keyword_with_a_letter_or_digit_is_no_function_word(tmp_path, capsys):
+    # 42e4261: a keyword "holding only English function words, single letters or
+    # numbers" is warned of as linking unrelated PRs. A Chinese keyword matches as a
+    # substring of Chinese text and is specific; one that also writes a letter or a
+    # digit (`P/D 分离`, PD disaggregation; `第2阶段`) has only such ASCII words, and
+    # gets the warning "holds only English function words ... it links unrelated PRs".
+    keywords = '["eager_break_during_capture", "P/D 分离", "第2阶段"]'
+    write(tmp_path, VALID.replace('["eager_break_during_capture"]', keywords))
+    status, out = check_output(tmp_path, capsys)
+    assert status == 0
+    warned = [line for line in out.splitlines() if "holds only English function words" in line]
+    assert warned == [], "\n".join(warned)
