@@ -31,6 +31,10 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # its dots, its `py` would find every note that lists a Python file
 _PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
 _WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
+# A PR or issue link (github.com's, or the redirect the bot's replies print) is its number
+_PR_LINK = re.compile(
+    r"(?:https?://)?(?:www\.|redirect\.)?github\.com/[^/\s]+/[^/\s]+/(?:pull|issues)/(\d+)\S*"
+)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
 FIELDS = (
@@ -110,15 +114,25 @@ class SearchHit:
 
 def query_terms(query: str, mode: SearchMode = RANKED) -> list[str]:
     """The query's distinct terms, folded, in order."""
-    folded = fold(query)
+    folded = _PR_LINK.sub(r" \1 ", fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
     found = [t for t in found if t]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
 
 
+def _is_path(term: str) -> bool:
+    return "/" in term or "." in term
+
+
+def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
+    """The folded text a term is looked for in: a ranked search's word looks at the
+    paths' file names only."""
+    return "path_names" if field == "paths" and mode.words and not pathlike else field
+
+
 def _matcher(term: str, words: bool):
-    if not words or _IS_CJK.search(term) or "/" in term or "." in term:
+    if not words or _IS_CJK.search(term) or _is_path(term):
         return lambda text: term in text  # a path's piece is found inside a longer path
     # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
     rx = re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
@@ -137,6 +151,9 @@ def _folded(note: Note) -> dict[str, str]:
         "source_pr": str(note.source_pr or ""),
         "aspects": fold("\n".join(note.aspects)),
         "paths": fold("\n".join(note.paths)),
+        # what a word (not a path) finds among the paths: the file names, as a directory
+        # (`vllm`, `v1`) is in nearly every note's paths
+        "path_names": fold("\n".join(p.rstrip("/").rsplit("/", 1)[-1] for p in note.paths)),
         "read_with": "\n".join(map(str, note.read_with)),
         "issues": "\n".join(map(str, note.issues)),
     }
@@ -163,7 +180,7 @@ def search_notes(
     terms = query_terms(query, mode)
     if not terms:
         return [SearchHit(n, 0, 0.0) for n in notes] if mode.require_all else []
-    matchers = [_matcher(t, mode.words) for t in terms]
+    matchers = [(_matcher(t, mode.words), _is_path(t)) for t in terms]
     order = {name: i for i, name in enumerate(sorted(mode.weights, key=lambda k: -mode.weights[k]))}
     named = _topic_texts(topics or {})
     hits = []
@@ -172,8 +189,8 @@ def search_notes(
         if "topics" in mode.weights:
             texts = texts | {"topics": "\n".join(named.get(t, t) for t in note.topics)}
         found_terms, score, where = 0, 0.0, set()
-        for hit in matchers:
-            fields = [k for k in mode.weights if hit(texts[k])]
+        for hit, pathlike in matchers:
+            fields = [k for k in mode.weights if hit(texts[_text_of(k, mode, pathlike)])]
             if fields:
                 found_terms += 1
                 score += sum(mode.weights[k] for k in fields)

@@ -489,3 +489,31 @@ def test_search_by_a_notes_source_pr_number_finds_it(library):
     first = search("kv_cache_coordinator").split("\n")[5]  # a path of the note
     assert "vllm-0436d44c" in first and "in paths" in first
     assert "No note matches `zzzqqq`." in search("zzzqqq")
+
+
+# --- found by review 'r16g' ---
+
+
+def test_searching_the_source_prs_url_finds_its_note(library):
+    # 2ff3cc8: "/notes search 52419" finds the note every reply names by that PR. The
+    # reply links the PR (https://redirect.github.com/vllm-project/vllm/pull/52419), and
+    # a reader pastes that link or the PR's github.com address: 5508be3 joins
+    # `project/vllm/pull/52419` into one path term, found as a substring of nothing,
+    # so the search answers "No note matches" though the number alone finds the note.
+    assert [h.note.id for h in search_notes(library.notes, "52419", topics=library.topics)] == [
+        "vllm-0436d44c"
+    ]
+    for url in (
+        "https://github.com/vllm-project/vllm/pull/52419",
+        "https://redirect.github.com/vllm-project/vllm/pull/52419",
+    ):
+        hits = search_notes(library.notes, url, topics=library.topics)
+        assert "vllm-0436d44c" in [h.note.id for h in hits], url
+        assert "No note matches" not in reply(f"/notes search {url}", library)
+
+
+def test_a_word_searches_the_paths_file_names_not_their_directories(library):
+    # `vllm` is in nearly every note's paths: it found 14 of the 16 notes by them
+    hits = search_notes(library.notes, "vllm", topics=library.topics)
+    assert all("paths" not in h.fields for h in hits)
+    assert [h.fields for h in search_notes(library.notes, "kv_cache_coordinator")] == [("paths",)]
