@@ -66,6 +66,7 @@ CASES: dict[str, str] = {
         "/notes why\n" + "|a" * 300 + "|\n" + "|-" * 300 + "|\n" + "a\n" * SIZE
     )[:SIZE],
     "footnote references [^a]": ("[^a]: x\n\n/notes why\n" + "[^a]" * SIZE)[:SIZE],
+    "'-|' lines in a code block": ("/notes why\n\n```\n" + "-|\n" * SIZE)[:SIZE],
 }
 
 

@@ -86,6 +86,7 @@ _EXPANSION_SLACK = 4096
 # the table's size in HTML is known before cmark-gfm spends time rendering it.
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
 _CELL_HTML = len("<td></td>\n")
+_DASHES = re.compile(r"-+")
 _CHAR_REF = re.compile(r"&#(?:0*(\d{1,7})|[xX]0*([0-9a-fA-F]{1,6}))")
 # what may precede a block's first character: indent, quote markers, a list item's marker
 _CONTAINER = re.compile(r"(?: {0,3}(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*")
@@ -241,16 +242,29 @@ def _expands_too_far(text: str, html_size: int) -> bool:
 
 
 def _table_cells(text: str) -> int:
-    """How many cells the text's tables render to, about: each delimiter row's columns
-    times the lines after it up to a blank line (another block may end a table sooner:
-    an upper bound, as tight as it needs to be for a comment built to be slow)."""
-    cells = 0
-    for m in _DELIMITER_ROW.finditer(text):
-        columns = len(re.findall(r"-+", m.group(0)))
-        end = text.find("\n\n", m.end())
-        rows = text.count("\n", m.end(), len(text) if end < 0 else end)
-        cells += columns * rows
+    """About how many cells the text's tables render to: each table's columns (its
+    delimiter row's, when the header above has as many cells) times its rows, up to a
+    blank line (another block may end it sooner: an upper bound, as tight as it needs to
+    be for a comment built to be slow). Fenced code holds no table. One pass."""
+    cells, columns, header = 0, 0, ""
+    for line in without_fences(text).split("\n"):  # a fenced line is left empty
+        if not line.strip():
+            columns, header = 0, ""
+        elif columns:
+            cells += columns
+        elif _DELIMITER_ROW.match(line) and _cells(header) == (n := len(_DASHES.findall(line))):
+            columns = n
+        else:
+            header = line
     return cells
+
+
+def _cells(row: str) -> int:
+    """The cells of a table row as GFM splits it (at `|` not escaped, outer ones aside)."""
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return len(re.split(r"(?<!\\)\|", inner))
 
 
 def _as_sanitized(html: str) -> str:

@@ -1142,3 +1142,44 @@ def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypat
     monkeypatch.setattr(comment_prose, "_too_costly", lambda html: scanned.append(1) or real(html))
     modest = "/notes off\n\n| model | before | after |\n|-|-|-|\n| Llama | 1.0 | 1.2 |\n"
     assert kinds(modest) == [("off", ())] and scanned == [1]
+
+
+# --- found by review 'r16g' ---
+
+
+def test_a_table_then_a_spaces_only_line_and_a_log_is_read():
+    # 520e107 estimates a table's HTML as its delimiter row's columns times every line
+    # up to the next "\n\n". GFM ends a table at any blank line, one holding spaces
+    # too (and at a fence); the estimate runs on through the log after it and takes a
+    # comment that renders to 1.4x its size for one padded to megabytes: the command
+    # under it is not read.
+    layers = 40
+    table = (
+        "Per-layer latency (ms) before/after:\n\n"
+        + "| "
+        + " | ".join(f"L{i}" for i in range(layers))
+        + " |\n"
+        + "|"
+        + "|".join(["---"] * layers)
+        + "|\n"
+        + "\n".join("| " + " | ".join("0.1" for _ in range(layers)) + " |" for _ in range(2))
+    )
+    log = "\n".join(f"step {i}: 0.{i % 97:02d}" for i in range(600))
+    body = f"{table}\n   \n```\n{log}\n```\n\n/notes why\n"
+    import cmarkgfm
+
+    assert len(cmarkgfm.github_flavored_markdown_to_html(body)) < 3 * len(body)
+    assert command_lines(body, "/notes") == ["/notes why"]
+
+
+def test_delimiter_like_lines_in_a_code_block_are_no_table():
+    # _table_cells (520e107) scans, for every line shaped like a delimiter row, the text
+    # on to the next blank line (`find` and `count` from each): quadratic. A 64 KB
+    # comment whose `-|` lines sit in a fenced code block (no table, nothing expands)
+    # was read in 17 ms before; now each comment event spends about 0.75 s estimating
+    # tables that do not exist (README: "at most about 110 ms for 64 KB built to be
+    # slow"), then drops the command the comment plainly gives.
+    # (its cost: bench/bench_commands.py; here, that no table is counted in code at all)
+    body = "/notes why\n\n```\n" + "-|\n" * 21800 + "```\n"
+    assert comment_prose._table_cells(body) == 0
+    assert command_lines(body, "/notes") == ["/notes why"]
