@@ -30,7 +30,7 @@ ZWSP = "\u200b"
 # after `_` too (`see_www.github.com/...`); a bare `github.com/...` only as a word.
 _GITHUB_REF_URL = re.compile(
     # a URL's user info (`https://me@github.com/...`) goes with it: the redirect needs none
-    r"(?:https?://(?:[^\s/@<>]+@)?(?:www\.)?|(?:(?<![\w.-])|(?<=_)(?=www\.))(?:www\.)?)github\.com/"
+    r"(?:https?://(?:[^\s/@<>#?]+@)?(?:www\.)?|(?:(?<![\w.-])|(?<=_)(?=www\.))(?:www\.)?)github\.com/"
     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
     re.I,
 )
@@ -73,13 +73,17 @@ def printable(text: str) -> str:
     )
 
 
+# What may end an emoji before a joiner: the emoji presentation selector, a skin tone
+_EMOJI_TAILS = frozenset("\ufe0f\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff")
+
+
 def joins_emoji(text: str, i: int) -> bool:
     """Whether text[i] is a zero-width joiner inside an emoji sequence (👩‍💻, a
     family): a format character, but dropping it splits what a reader sees as one."""
     return (
         text[i] == "\u200d"
         and 0 < i < len(text) - 1
-        and (unicodedata.category(text[i - 1]) in ("So", "Sk") or text[i - 1] == "\ufe0f")
+        and (unicodedata.category(text[i - 1]) == "So" or text[i - 1] in _EMOJI_TAILS)
         and unicodedata.category(text[i + 1]) == "So"
     )
 

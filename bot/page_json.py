@@ -113,7 +113,11 @@ def wants_json(request: Request) -> bool:
 
 
 def prefers_html(request: Request) -> bool:
-    """Whether Accept ranks HTML above JSON, as a browser's does (`*/*` alone: no)."""
+    """Whether `?format=html`, or else Accept ranks HTML above JSON, as a browser's does
+    (`*/*` alone: no)."""
+    fmt = request.query_params.get("format", "").strip().lower()
+    if fmt in ("json", "html"):
+        return fmt == "html"
     accept = request.headers.get("accept", "")
     html_q = _quality(accept, "text/html")
     return html_q[0] > 0 and html_q > _quality(accept, "application/json")

@@ -123,3 +123,12 @@ def test_a_github_url_with_user_info_is_redirected_whole():
         shown = safe_text(f"see {url} now")
         assert shown.count("https://") == 1 and "@" not in shown, shown
         assert "<https://redirect.github.com/o/r/" in shown
+
+
+def test_only_an_emoji_or_its_skin_tone_keeps_a_joiner_after_it():
+    # review 'r16g': a joiner after any modifier symbol (Sk: a backtick, `^`) was kept
+    from bot.markdown_safety import printable
+
+    assert printable("`\u200d\U0001f4bb ^\u200d\U0001f4bb") == "`\U0001f4bb ^\U0001f4bb"
+    toned = "\U0001f469\U0001f3fd\u200d\U0001f4bb"  # woman, medium skin tone, laptop
+    assert printable(toned) == toned

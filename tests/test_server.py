@@ -683,5 +683,9 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     for accept in ("*/*", "application/json"):
         r = client.get("/notess", headers={"accept": accept})
         assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+    # ?format= wins, as on the notes pages (review 'r16g')
+    asked = client.get("/notess?format=json", headers={"accept": CHROME_ACCEPT})
+    assert asked.json() == {"detail": "Not Found"}
+    assert "no page at" in client.get("/notess?format=html").text
     # a wrong method stays a 405, also for a browser
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
