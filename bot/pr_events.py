@@ -11,7 +11,8 @@ left alone: `closed` only records when the PR closed, so that an older event han
 after it (late, or re-run by `review-notes retry`) changes nothing.
 Events of the same second come in no promised order (`gh pr create --label` sends
 `opened` without the label and `labeled` with it, both at one `updated_at`): an event
-tied with one already handled is matched on the PR as GitHub has it now.
+tied with one already handled is matched on the PR as GitHub has it now (closed
+by then: left alone; a dry run cannot ask and keeps the payload).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     state = ctx.prs.get(ref.repo, ref.number)
     if event_at and state.event_at == event_at and not state.opted_out:  # (off: no use)
         facts = _as_now(ctx, ref, facts)
+        if facts.closed:  # `closed` of the same second, handled first: left alone as triage
+            return "skipped: the pull request is closed"
     if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
         ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)

@@ -339,6 +339,8 @@ class PRFacts:
     labels: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     draft: bool = False
+    # GitHub's `state` is "closed" (merged or not): PR events leave such a PR alone.
+    closed: bool = False
     author: str = ""
     head_sha: str = ""
     # Names from the code the PR changes (identifiers on its added and removed lines,
@@ -500,6 +502,7 @@ def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PR
         labels=tuple(lb["name"] for lb in pr.get("labels") or () if lb.get("name")),
         files=tuple(files),
         draft=bool(pr.get("draft")),
+        closed=pr.get("state") == "closed",
         author=user.get("login") or "",
         head_sha=(pr.get("head") or {}).get("sha") or "",
         changed_files=_count(pr.get("changed_files")),

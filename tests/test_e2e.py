@@ -863,3 +863,39 @@ def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_
     later = "2026-09-01T10:00:05Z"
     deliver_pr(client, rt, action="unlabeled", title=MATCHING_TITLE, updated_at=later)
     assert len(ours(fake)) == 1 and "GET pulls/{n}" not in repo_calls(fake)
+
+
+# --- found by review 'r16f' ---
+
+
+def _answers_closed(fake, monkeypatch):
+    """GitHub's GET pulls/{n} for a PR that has been closed: state closed, closed_at set."""
+    real = fake._get_pull
+
+    def closed(who, params, query, body):
+        reply = real(who, params, query, body)
+        reply.body = dict(reply.body, state="closed", closed_at="2026-09-01T10:00:00Z")
+        return reply
+
+    monkeypatch.setattr(fake, "_get_pull", closed)
+
+
+def test_a_tie_with_the_prs_closing_does_not_post_on_the_closed_pr(live, monkeypatch):
+    # A bot (or `gh pr edit --add-label x && gh pr close`) labels a PR and closes it in
+    # the same second: GitHub sends `labeled` (state open) and `closed`, both with one
+    # updated_at, in no promised order. `closed`, handled first, records its time; the
+    # `labeled` of that same second is a tie, so the bot reads the PR "as GitHub has it
+    # now" (one GET) - GitHub says it is closed - and it matched and posted the notes
+    # comment anyway, notifying everyone on a closed PR. README: "closed PRs are left
+    # alone; an event older than ... the PR's closing changes nothing, and one of the
+    # same second is matched on the PR as GitHub has it then".
+    client, rt, fake = live
+    at = "2026-09-01T10:00:00Z"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    _answers_closed(fake, monkeypatch)
+    deliver_pr(client, rt, action="closed", state="closed", title=MATCHING_TITLE, updated_at=at)
+    assert ours(fake) == []
+    deliver_pr(client, rt, action="labeled", title=MATCHING_TITLE, labels=("x",), updated_at=at)
+    assert rt.queue.counts()["failed"] == 0
+    assert "GET pulls/{n}" in repo_calls(fake), "the tie read the PR (closed) from GitHub"
+    assert ours(fake) == [], "the notes comment was posted on a PR GitHub says is closed"

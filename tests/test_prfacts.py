@@ -393,6 +393,8 @@ def test_facts_from_a_real_webhook_payload():
     assert facts.head_sha == pr["head"]["sha"]
     assert facts.changed_files == pr["changed_files"]
     assert facts.files_complete == (len(facts.files) >= pr["changed_files"])
+    assert facts.closed == (pr["state"] == "closed")
+    assert facts_from_payload(_example("closed")).closed
 
 
 def test_files_are_complete_only_when_they_number_the_prs_own_count():
