@@ -12,7 +12,7 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   200 ping; 200 a delivery id already seen (processed once)
   202 queued (written to SQLite before answering), or ignored (with the reason)
   500 SQLite refused to store it (a full disk): counted, and /healthz fails until one is
-      stored again (`failing`)
+      stored again (`failing`; a duplicate stores nothing)
 """
 
 from __future__ import annotations
@@ -136,8 +136,9 @@ class WebhookEndpoint:
         # Events counted by name; any other name (the header is the sender's to choose,
         # a replayed body can carry thousands) is counted as "other": one series.
         self.named = {*dispatcher.events(), "ping", *INSTALLATION_EVENTS, "unverified", "unknown"}
-        # Why the last delivery to store was refused (None: it was stored): each refused
-        # one is lost unless redelivered by hand, so /healthz fails while this holds.
+        # Why the last delivery to store was refused (None: one was stored since; a
+        # duplicate, which writes nothing, changes nothing): each refused one is lost
+        # unless redelivered by hand, so /healthz fails while this holds.
         self.failing: str | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -169,10 +170,10 @@ class WebhookEndpoint:
             self._count(checked.event, "error")
             self.failing = f"{type(exc).__name__}: {exc}"
             raise  # a logged 500
-        self.failing = None
         self._count(checked.event, str(outcome))
-        if outcome == Enqueued.DUPLICATE:
+        if outcome == Enqueued.DUPLICATE:  # wrote nothing: says nothing of the disk
             return 200, {"status": "duplicate", "delivery": checked.id}
+        self.failing = None  # a write committed
         return 202, {"status": str(outcome), "delivery": checked.id}
 
     def _count(self, event: str, outcome: str) -> None:

@@ -689,3 +689,48 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     assert "no page at" in client.get("/notess?format=html").text
     # a wrong method stays a 405, also for a browser
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
+
+
+# --- found by review 'r16f' ---
+
+
+def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path):
+    # README (/healthz): "When SQLite refused to store the last delivery (a full disk ...),
+    # 503 with "status": "failing" ... until a delivery is stored again". A delivery
+    # already stored, sent again (a redelivery from the App's settings keeps its id; a
+    # replay keeps its body), writes nothing: ON CONFLICT DO NOTHING commits on a full
+    # disk. It is answered 200 "duplicate", and that cleared `failing`: /healthz said
+    # 200 "ok" (the image's HEALTHCHECK healthy) while every new delivery still got a 500
+    # and was lost.
+    rt = build_runtime(make_settings(tmp_path))
+    # as GitHub sees it: a 500, not the exception re-raised into the test
+    with TestClient(create_app(rt), raise_server_exceptions=False) as client:
+        stored = post(client, "pull_request", pr_payload(title="one"), delivery="d-stored")
+        assert stored.status_code == 202
+        drain(rt)
+        conn = rt.queue.db._conn
+        with rt.queue.db._lock:  # the volume fills up: no page more for the database
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute(f"PRAGMA max_page_count = {pages}")
+        big = pr_payload(title="two", body="x " * 200_000)
+        refused = post(client, "pull_request", big, delivery="d-new-1")
+        assert refused.status_code == 500
+        r = client.get("/healthz")
+        assert r.status_code == 503 and r.json()["status"] == "failing"
+
+        again = post(client, "pull_request", pr_payload(title="one"), delivery="d-stored")
+        assert again.status_code == 200 and again.json()["status"] == "duplicate"
+        # the disk is still full: a new delivery is refused as the last one was
+        assert post(client, "pull_request", big, delivery="d-new-2").status_code == 500
+        again = post(client, "pull_request", pr_payload(title="one"), delivery="d-stored")
+        assert again.json()["status"] == "duplicate"
+        r = client.get("/healthz")
+        assert r.status_code == 503, (
+            "a duplicate, which stored nothing, made /healthz say ok on a full disk: "
+            f"{r.json()['status']}"
+        )
+        with rt.queue.db._lock:  # space again: the next delivery stored clears it
+            conn.execute("PRAGMA max_page_count = 1073741823")
+        assert post(client, "pull_request", big, delivery="d-new-3").status_code == 202
+        r = client.get("/healthz")
+        assert r.status_code == 200 and r.json()["status"] == "ok"
