@@ -245,9 +245,10 @@ class TermIndex:
 
 def _acronym_end(term: str) -> int | None:
     """How long the acronym is that the keyword ends in (`elastic EP`: 2), or None: its
-    last word has a lower-case letter (`CUDA graph`), or no letter (`SM90`)."""
+    last word has a lower-case letter (`CUDA graph`, `LoRA`, whose `loras` is a plural),
+    or no letter (`SM90`)."""
     words = _WORDS.findall(term)
-    last = _SPLIT.split(words[-1])[-1] if words else ""
+    last = words[-1] if words else ""
     return len(last) if len(last) > 1 and last.isupper() and last.isalpha() else None
 
 

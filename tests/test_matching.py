@@ -2074,3 +2074,35 @@ def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
         assert glob_matches(glob, target), f"{glob} no longer matches {target}"
         index = GlobIndex([(glob, "note")])
         assert index.owners(target) == {"note"}, glob
+
+
+# --- found by review 'r16k' ---
+
+
+def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
+    """`max_loras`, `num_loras`, "multiple loras" are vLLM's everyday words for LoRA
+    adapters (the graded sets hold max_loras, num_loras, default_mm_loras...). The LoRA
+    topic's keyword `LoRA` has a lower-case last letter pair, so by terms.py's own rule
+    ("its last word all capitals") it is no acronym keyword; but `_acronym_end` splits
+    `LoRA` at its case change and takes `RA` for an acronym, so `loras` is refused and
+    the PR no longer shows the LoRA topic (`/notes why`'s topics without a note, the
+    CLI's `topics`). Before the change it did."""
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(
+        PRFacts(
+            repo="vllm-project/vllm",
+            number=60000,
+            title="[Bugfix] Fix max_loras validation when loading adapters twice",
+        ),
+        lib,
+        cfg,
+    )
+    assert "lora" in result.topics
+    result = match_pr(
+        PRFacts(
+            repo="vllm-project/vllm", number=60000, title="Support multiple loras in one batch"
+        ),
+        lib,
+        cfg,
+    )
+    assert "lora" in result.topics
