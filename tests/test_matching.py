@@ -1803,7 +1803,7 @@ def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
 
     notes = tmp_path / "notes"
     shutil.copytree(DEFAULT_NOTES_DIR, notes)
-    ptx = next(n for n in load_library().notes if "PTX" in n.keywords)
+    ptx = next(n for n in load_library().notes if "global PTX" in n.keywords)
     text = (notes / f"{ptx.id}.md").read_text("utf-8")
     (notes / "vllm-new00001.md").write_text(
         text.replace(ptx.id, "vllm-new00001").replace(f"source_pr = {ptx.source_pr}\n", ""),
