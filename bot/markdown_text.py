@@ -17,7 +17,12 @@ import re
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
-_PARAGRAPH_BREAK = re.compile(r"(\n[ \t]*\n)")
+# Where a code span ends at the latest: a blank line, or a line opening another block (a
+# list item, a heading, a quote), as GitHub ends the paragraph there: a stray backtick
+# in one bullet does not pair with one in the next
+_PARAGRAPH_BREAK = re.compile(
+    r"(\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]|[ \t]{0,3}(?:#{1,6}[ \t]|>)))"
+)
 _BACKTICKS = re.compile(r"`+")
 # A fence may open on a list item's first line (`- ```` ), as CommonMark renders it.
 _FENCE_OPEN = re.compile(r"^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
@@ -133,7 +138,8 @@ def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
 
 
 def paragraph_code_spans(text: str) -> list[tuple[int, int]]:
-    """The code spans of a whole text: a span never crosses a blank line."""
+    """The code spans of a whole text: a span never crosses a blank line or the start of
+    a list item, heading or quote."""
     spans: list[tuple[int, int]] = []
     offset = 0
     for part in _PARAGRAPH_BREAK.split(text):

@@ -576,3 +576,34 @@ def test_a_rename_is_one_of_the_prs_files():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files, listed_files=2)
     assert facts.file_count == 2
     assert PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files).file_count == 3
+
+
+# --- found by review 'r16k' ---
+
+
+def test_a_stray_backtick_in_one_bullet_does_not_hide_a_reference_in_the_next():
+    """GitHub reads each list item as its own block: a lone backtick ("the runner`s") in
+    one bullet opens no code span, and `#52419` in the next is a link. reference_text
+    pairs that backtick with the first one of a later bullet (paragraph_code_spans only
+    splits at blank lines), so "Follow-up to #52419" is read as code: the note of PR
+    52419 (source_ref) is no longer linked, and the relation tie is lost. Before the
+    change (no inline-code removal) the tie held."""
+    from bot.library import load_library
+    from bot.match_config import load_match_config
+    from bot.matching import match_pr
+    from bot.relations import related_refs
+
+    lib, cfg = load_library(), load_match_config()
+    body = (
+        "## Purpose\n"
+        "- Fix the runner`s crash when the hash table is empty\n"
+        "- Follow-up to #52419\n"
+        "- Add a `--max-model-len` check\n"
+    )
+    facts = PRFacts(
+        repo="vllm-project/vllm", number=60000, title="Fix crash on empty hash table", body=body
+    )
+    assert 52419 in facts.refs
+    assert [r.number for r in related_refs(body, "vllm-project/vllm")] == [52419]
+    linked = [m.note.id for m in match_pr(facts, lib, cfg).matches]
+    assert "vllm-0436d44c" in linked  # the note of PR 52419
