@@ -280,17 +280,17 @@ def without_inline_code(text: str) -> str:
     mark that is neither a word nor a space (so "Fixes `x` #1" does not become "Fixes
     #1"): GitHub makes no reference of a `#N` shown as code (`` `#52419` ``, a build
     number), nor of one inside a `<code>` or `<pre>`. `text` has "\n" line ends."""
+    if "`" in text:  # spans first: a `<code>` written in one is text, as GitHub shows it
+        out, pos = [], 0
+        for start, end in paragraph_code_spans(text):
+            out += (text[pos:start], _SHOWN_AS_CODE)
+            pos = end
+        out.append(text[pos:])
+        text = "".join(out)
     if "<" in text:
         text = _without_hiding(text, _PRE_OPEN, _pre_end)
         text = _CODE_ELEMENT.sub(_SHOWN_AS_CODE, text)
-    if "`" not in text:
-        return text
-    out, pos = [], 0
-    for start, end in paragraph_code_spans(text):
-        out += (text[pos:start], _SHOWN_AS_CODE)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
+    return text
 
 
 def reference_text(body: str) -> str:

@@ -607,3 +607,26 @@ def test_a_stray_backtick_in_one_bullet_does_not_hide_a_reference_in_the_next():
     assert [r.number for r in related_refs(body, "vllm-project/vllm")] == [52419]
     linked = [m.note.id for m in match_pr(facts, lib, cfg).matches]
     assert "vllm-0436d44c" in linked  # the note of PR 52419
+
+
+def test_code_tags_written_as_inline_code_hide_no_reference():
+    """ "`<code>`" and "`</code>`" written in backticks are literal text on GitHub, not an
+    element; `without_inline_code` removes `<code>` elements before the inline code
+    spans, so it takes the two quoted tags for one element and drops the "Fixes #52419"
+    between them: the relation (and the PR's reference) is lost."""
+    from bot.relations import Relation, related_refs
+
+    body = (
+        "The docs page now wraps names in `<code>`.\n"
+        "Fixes #52419.\n"
+        "The stray `</code>` at the end of the page is gone too."
+    )
+    assert [(r.number, r.relation) for r in related_refs(body, "vllm-project/vllm")] == [
+        (52419, Relation.FIXES)
+    ]
+    assert (
+        52419
+        in PRFacts(
+            repo="vllm-project/vllm", number=60000, title="Docs: fix code tags", body=body
+        ).refs
+    )
