@@ -31,9 +31,11 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # its dots, its `py` would find every note that lists a Python file
 _PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
 _WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
-# A PR or issue link (github.com's, or the redirect the bot's replies print) is its number
+# A PR or issue link (github.com's, or the redirect the bot's replies print) is its
+# number, when it is of a repository the search looks at (another's: nothing)
 _PR_LINK = re.compile(
-    r"(?:https?://)?(?:www\.|redirect\.)?github\.com/[^/\s]+/[^/\s]+/(?:pull|issues)/(\d+)\S*"
+    r"(?:https?://)?(?:www\.|redirect\.)?github\.com/([^/\s]+/[^/\s]+)/(?:pull|issues)/(\d+)"
+    r"[^\s,;]*"
 )
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
@@ -112,9 +114,17 @@ class SearchHit:
     fields: tuple[str, ...] = field(default=())  # the fields that matched, heaviest first
 
 
-def query_terms(query: str, mode: SearchMode = RANKED) -> list[str]:
-    """The query's distinct terms, folded, in order."""
-    folded = _PR_LINK.sub(r" \1 ", fold(query))
+def query_terms(
+    query: str, mode: SearchMode = RANKED, repos: frozenset[str] | None = None
+) -> list[str]:
+    """The query's distinct terms, folded, in order. `repos` (lower case): whose PR
+    links count, as their numbers (None: any repository's)."""
+
+    def number(link: re.Match[str]) -> str:
+        ours = repos is None or link.group(1) in repos
+        return f" {link.group(2)} " if ours else " "
+
+    folded = _PR_LINK.sub(number, fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
     found = [t for t in found if t]
     terms = list(dict.fromkeys(found))
@@ -127,7 +137,7 @@ def _is_path(term: str) -> bool:
 
 def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
     """The folded text a term is looked for in: a ranked search's word looks at the
-    paths' file names only."""
+    paths below their top directory only."""
     return "path_names" if field == "paths" and mode.words and not pathlike else field
 
 
@@ -151,9 +161,9 @@ def _folded(note: Note) -> dict[str, str]:
         "source_pr": str(note.source_pr or ""),
         "aspects": fold("\n".join(note.aspects)),
         "paths": fold("\n".join(note.paths)),
-        # what a word (not a path) finds among the paths: the file names, as a directory
-        # (`vllm`, `v1`) is in nearly every note's paths
-        "path_names": fold("\n".join(p.rstrip("/").rsplit("/", 1)[-1] for p in note.paths)),
+        # what a word (not a path) finds among the paths: their parts below the top
+        # directory (`vllm`, `tests`), which nearly every note's paths start with
+        "path_names": fold("\n".join(p.strip("/").partition("/")[2] for p in note.paths)),
         "read_with": "\n".join(map(str, note.read_with)),
         "issues": "\n".join(map(str, note.issues)),
     }
@@ -177,7 +187,8 @@ def search_notes(
     A query without terms finds every note in a filter (nothing to filter on) and
     none in a ranked search (nothing to rank by).
     """
-    terms = query_terms(query, mode)
+    notes = list(notes)
+    terms = query_terms(query, mode, frozenset(n.repo.lower() for n in notes))
     if not terms:
         return [SearchHit(n, 0, 0.0) for n in notes] if mode.require_all else []
     matchers = [(_matcher(t, mode.words), _is_path(t)) for t in terms]

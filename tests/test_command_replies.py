@@ -512,8 +512,32 @@ def test_searching_the_source_prs_url_finds_its_note(library):
         assert "No note matches" not in reply(f"/notes search {url}", library)
 
 
-def test_a_word_searches_the_paths_file_names_not_their_directories(library):
+def test_a_word_searches_the_paths_below_their_top_directory(library):
     # `vllm` is in nearly every note's paths: it found 14 of the 16 notes by them
     hits = search_notes(library.notes, "vllm", topics=library.topics)
     assert all("paths" not in h.fields for h in hits)
     assert [h.fields for h in search_notes(library.notes, "kv_cache_coordinator")] == [("paths",)]
+
+
+# --- found by review 'r16k' ---
+
+
+def test_search_a_link_to_another_repositorys_pr_finds_no_vllm_note(library):
+    # a PR link was taken for its number whatever repository it named: sglang's PR
+    # 52419 found vLLM's note of PR 52419
+    url = "https://github.com/sgl-project/sglang/pull/52419"
+    assert search_notes(library.notes, url, topics=library.topics) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "note_id"),
+    [
+        ("logits_processor", "vllm-dea4fb5e"),  # vllm/v1/sample/logits_processor/state.py
+        ("kv_connector", "vllm-505c8870"),  # vllm/distributed/kv_transfer/kv_connector/...
+        ("deepseek_v4", "vllm-e7ef894d"),  # vllm/models/deepseek_v4/sparse_mla.py
+    ],
+)
+def test_search_a_package_name_finds_the_notes_whose_paths_hold_it(library, query, note_id):
+    # a word looked at each path's file name only, which lost every directory name
+    hits = search_notes(library.notes, query, topics=library.topics)
+    assert note_id in [h.note.id for h in hits]
