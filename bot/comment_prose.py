@@ -248,6 +248,7 @@ def _table_cells(text: str) -> int:
     be for a comment built to be slow). Fenced code holds no table. One pass."""
     cells, columns, header = 0, 0, ""
     for line in without_fences(text).split("\n"):  # a fenced line is left empty
+        line = line[_CONTAINER.match(line).end() :]  # in a list item or a quote too
         if not line.strip():
             columns, header = 0, ""
         elif columns:

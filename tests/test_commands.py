@@ -1183,3 +1183,27 @@ def test_delimiter_like_lines_in_a_code_block_are_no_table():
     body = "/notes why\n\n```\n" + "-|\n" * 21800 + "```\n"
     assert comment_prose._table_cells(body) == 0
     assert command_lines(body, "/notes") == ["/notes why"]
+
+
+# --- found by review 'r16k' ---
+
+
+def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypatch):
+    """bench_commands' "table of 300 columns, 1-cell rows" inside a list item renders to
+    5.4 MB (82 times its length): the estimate is there so such a comment is "not even
+    rendered". `_cells` reads the header line with its list marker (`- |a|a|...`), counts
+    one cell too many, and the table is not counted at all (0 cells; the old estimate
+    had 900,060), so cmark-gfm renders the megabytes every time (about 0.2 s against
+    0.03 s before; README: at most about 110 ms for 64 KB built to be slow)."""
+    size = 65_536
+    text = ("/notes why\n\n- " + "|a" * 300 + "|\n  " + "|-" * 300 + "|\n" + "  a\n" * size)[:size]
+    rendered = []
+    real = comment_prose._render
+
+    def render(t: str) -> str:
+        rendered.append(len(t))
+        return real(t)
+
+    monkeypatch.setattr(comment_prose, "_render", render)
+    assert command_lines(text, "/notes") == []
+    assert rendered == []  # refused by the estimate, before rendering
