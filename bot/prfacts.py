@@ -493,20 +493,45 @@ def payload_files(payload: dict[str, Any]) -> list[str] | None:
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:
     """PR facts from a `pull_request` event payload (body may be null)."""
     pr = payload["pull_request"]
-    user = pr.get("user") or {}
+    user = _object(pr.get("user"), "user")
     return PRFacts(
         repo=payload["repository"]["full_name"],
         number=int(pr["number"]),
-        title=pr.get("title") or "",
-        body=pr.get("body") or "",
-        labels=tuple(lb["name"] for lb in pr.get("labels") or () if lb.get("name")),
+        title=_text(pr.get("title"), "title"),
+        body=_text(pr.get("body"), "body"),
+        labels=_label_names(pr.get("labels")),
         files=tuple(files),
         draft=bool(pr.get("draft")),
         closed=pr.get("state") == "closed",
-        author=user.get("login") or "",
-        head_sha=(pr.get("head") or {}).get("sha") or "",
+        author=_text(user.get("login"), "user.login"),
+        head_sha=_text(_object(pr.get("head"), "head").get("sha"), "head.sha"),
         changed_files=_count(pr.get("changed_files")),
     )
+
+
+def _object(value: Any, field: str) -> dict[str, Any]:
+    """A payload's object (null or absent: empty), else an error naming its field."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{field}: not an object ({type(value).__name__})")
+    return value
+
+
+def _label_names(value: Any) -> tuple[str, ...]:
+    """A payload's labels: objects with a `name` (one without a name is left out)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError(f"labels: not a list ({type(value).__name__})")
+    names = []
+    for i, label in enumerate(value):
+        if not isinstance(label, dict):
+            raise ValueError(f"labels[{i}]: not an object with 'name' ({type(label).__name__})")
+        name = _text(label.get("name"), f"labels[{i}].name")
+        if name:
+            names.append(name)
+    return tuple(names)
 
 
 def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -> PRFacts:

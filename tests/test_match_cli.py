@@ -550,3 +550,40 @@ def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, caps
     out = capsys.readouterr().out
     assert "looks fine" in out and "\\x1b[1A" in out  # shown, escaped
     assert "\x1b" not in out and "\x07" not in out, out
+
+
+# --- found by review 'r16m' ---
+
+R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
+
+
+def run_cli(tmp_path: Path, *args: str, timeout: float = 60, **env: str):
+    """The CLI as a user runs it, in a directory of its own (no .env of ours)."""
+    from tests.webhook_kit import base_env, cli
+
+    return cli(
+        *args, env=base_env(tmp_path, PYTHONPATH=str(ROOT), **env), cwd=tmp_path, timeout=timeout
+    )
+
+
+def clear_error(r, *names: str) -> None:
+    assert r.returncode != 0, r.stdout
+    assert "Traceback" not in r.stderr, r.stderr[-800:]
+    for name in names:
+        assert name in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("title", 52419), ("body", 7), ("labels", ["bug"]), ("labels", "bug")],
+)
+def test_match_payload_with_a_field_of_the_wrong_type_is_no_traceback(tmp_path, field, value):
+    # A hand-edited payload (labels as names, as `gh` prints them; a number for a title):
+    # AttributeError/TypeError tracebacks from prfacts, where a missing `repository` or a
+    # bad `number` get "malformed pull_request payload: ...".
+    payload = json.loads(R16M_EXAMPLE.read_text("utf-8"))
+    payload["pull_request"][field] = value
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload), "utf-8")
+    r = run_cli(tmp_path, "match", "--payload", str(path), *SHIPPED)
+    clear_error(r, "event.json")
