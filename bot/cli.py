@@ -654,7 +654,10 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
 
     from bot.prfacts import PRFacts, facts_from_payload, payload_files
 
-    payload = json.loads(_read_input(path))
+    try:
+        payload = json.loads(_read_input(path))
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deep") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
         raise ValueError(f"{path}: not a pull_request webhook payload")
     try:
@@ -704,6 +707,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 if not isinstance(record, dict):
                     raise ValueError("not a JSON object")
                 facts = facts_from_record(record, repo=args.repo)
+            except RecursionError:
+                print(f"{args.batch}:{no}: skipped: JSON nested too deep", file=sys.stderr)
+                status = 1
+                continue
             except (ValueError, TypeError) as exc:
                 print(f"{args.batch}:{no}: skipped: {exc}", file=sys.stderr)
                 status = 1

@@ -587,3 +587,28 @@ def test_match_payload_with_a_field_of_the_wrong_type_is_no_traceback(tmp_path, 
     path.write_text(json.dumps(payload), "utf-8")
     r = run_cli(tmp_path, "match", "--payload", str(path), *SHIPPED)
     clear_error(r, "event.json")
+
+
+def test_match_batch_deeply_nested_line_is_skipped_not_a_traceback(tmp_path):
+    # One line nesting JSON arrays 100,000 deep: RecursionError traceback, and every
+    # line after it is never matched.
+    batch = tmp_path / "prs.jsonl"
+    deep = "[" * 100_000 + "]" * 100_000
+    batch.write_text(
+        '{"number": 1, "title": "ok"}\n'
+        f'{{"number": 2, "title": "x", "extra": {deep}}}\n'
+        '{"number": 3, "title": "ok"}\n',
+        "utf-8",
+    )
+    r = run_cli(tmp_path, "match", "--batch", str(batch), *SHIPPED)
+    assert "Traceback" not in r.stderr, r.stderr[-500:]
+    assert r.returncode == 1 and f"{batch}:2:" in r.stderr
+    numbers = [json.loads(line)["number"] for line in r.stdout.splitlines()]
+    assert numbers == [1, 3]
+
+
+def test_match_payload_nested_too_deep_names_the_file(tmp_path):
+    path = tmp_path / "event.json"
+    path.write_text('{"pull_request": ' + "[" * 100_000 + "]" * 100_000 + "}", "utf-8")
+    r = run_cli(tmp_path, "match", "--payload", str(path), *SHIPPED)
+    clear_error(r, "event.json", "nested too deep")
