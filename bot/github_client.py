@@ -488,7 +488,13 @@ class GitHubClient:
         def op(gh: Github) -> PRFacts:
             pull = gh.get_repo(ref.repo).get_pull(ref.number)  # lazy: no request yet
             data = self._retry(f"get {_pr(ref)}", lambda: pull.raw_data)
-            return facts_from_payload({"repository": {"full_name": ref.repo}, "pull_request": data})
+            _check_answer(f"get {_pr(ref)}", data, ref.number)
+            try:
+                return facts_from_payload(
+                    {"repository": {"full_name": ref.repo}, "pull_request": data}
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                raise GitHubError(f"GitHub get {_pr(ref)}: a malformed answer: {exc}") from None
 
         return self._as_installation(ref, op)
 
@@ -526,6 +532,7 @@ class GitHubClient:
                 if err.status in (404, 410):  # 410: a deleted issue
                     return None
                 raise
+            _check_answer(f"get {ref.repo}#{ref.number}", data, ref.number)
             return data.get("pull_request") is not None
 
         return self._as_installation(ref, op)
@@ -1080,6 +1087,17 @@ def _follow_moves(requester: Requester) -> None:
         raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
 
     requester.requestJson = following  # type: ignore[method-assign]
+
+
+def _check_answer(what: str, data: Any, number: int) -> None:
+    """GitHub's answer is the PR or issue asked for: a GITHUB_API_URL that is not the API
+    (a GitHub Enterprise host without /api/v3) answers every path with a 200 HTML page,
+    which PyGithub hands over as `{"data": "<html>..."}`."""
+    if not isinstance(data, dict) or data.get("number") != number:
+        raise GitHubError(
+            f"GitHub {what}: the answer is not that pull request or issue (is GITHUB_API_URL"
+            " the API's address, https://HOST/api/v3 for GitHub Enterprise?)"
+        )
 
 
 def _pr(ref: PRRef) -> str:

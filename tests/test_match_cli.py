@@ -5,6 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from webhook_kit import clear_error, run_cli
 
 from bot.cli import main
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_library
@@ -555,22 +556,6 @@ def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, caps
 # --- found by review 'r16m' ---
 
 R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
-
-
-def run_cli(tmp_path: Path, *args: str, timeout: float = 60, **env: str):
-    """The CLI as a user runs it, in a directory of its own (no .env of ours)."""
-    from tests.webhook_kit import base_env, cli
-
-    return cli(
-        *args, env=base_env(tmp_path, PYTHONPATH=str(ROOT), **env), cwd=tmp_path, timeout=timeout
-    )
-
-
-def clear_error(r, *names: str) -> None:
-    assert r.returncode != 0, r.stdout
-    assert "Traceback" not in r.stderr, r.stderr[-800:]
-    for name in names:
-        assert name in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
+
 import pytest
 from test_check import VALID
-from webhook_kit import base_env, cli
+from webhook_kit import base_env, clear_error, cli, run_cli
 
 from bot.library import ROOT
 from bot.note_refs import Suggestion, mentioned, render_refs, suggest
@@ -232,3 +235,53 @@ def test_a_reference_shown_as_code_relates_nothing():
     assert rel("Fixes `x` #12") == []
     body = "Numbers: `#52419` and #52420"
     assert mentioned(body, note(), []) == [52420]
+
+
+# --- found by review 'r16m' ---
+
+
+class _HTMLHandler(http.server.BaseHTTPRequestHandler):
+    """A GitHub Enterprise host's web UI: every path a 200 HTML page."""
+
+    def do_GET(self):  # noqa: N802
+        body = b"<html><body>Sign in to GitHub Enterprise</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET  # noqa: N815
+
+    def log_message(self, *args):
+        pass
+
+
+def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path):
+    # README: GITHUB_API_URL for GHE is https://HOST/api/v3; given https://HOST, every
+    # answer is a 200 HTML page. `notes refs` dies with KeyError: 'number' (prfacts) on
+    # the first note, and the other notes are never read, where README promises "a note
+    # whose PR cannot be read is named and the others still printed (exit 1)".
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HTMLHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        r = run_cli(
+            tmp_path,
+            "notes",
+            "refs",
+            "--note",
+            "vllm-0436d44c",
+            "--note",
+            "vllm-0341d216",
+            str(ROOT / "seeds/notes"),
+            "--topics",
+            str(ROOT / "config/topics.toml"),
+            GITHUB_TOKEN="ghp_example",
+            GITHUB_API_URL=f"http://127.0.0.1:{server.server_port}",
+            REVIEW_NOTES_MAX_RETRIES="0",
+            REVIEW_NOTES_SECONDS_BETWEEN_REQUESTS="0",
+        )
+    finally:
+        server.shutdown()
+    clear_error(r, "vllm-0436d44c", "vllm-0341d216")
+    assert r.returncode == 1

@@ -158,6 +158,21 @@ def cli(
     )
 
 
+def run_cli(tmp_path: Path, *args: str, timeout: float = 60, **env: str):
+    """The CLI as a user runs it, in a directory of its own (no .env of ours)."""
+    return cli(
+        *args, env=base_env(tmp_path, PYTHONPATH=str(ROOT), **env), cwd=tmp_path, timeout=timeout
+    )
+
+
+def clear_error(r: subprocess.CompletedProcess, *names: str) -> None:
+    """A failure (non-zero exit) without a traceback, naming each of `names`."""
+    assert r.returncode != 0, r.stdout
+    assert "Traceback" not in r.stderr, r.stderr[-800:]
+    for name in names:
+        assert name in r.stderr, r.stderr
+
+
 def get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=10) as r:
         return json.loads(r.read())
