@@ -296,6 +296,9 @@ def _existing_database(path: Path | str):
         with closing(sqlite3.connect(path)) as conn:  # not SQLite fails here
             tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
         why = "" if tables & set(BOT_TABLES) else "none of its tables"
+    except sqlite3.OperationalError as exc:  # locked by another process, unreadable
+        print(f"review-notes: {path}: {exc}", file=sys.stderr)
+        return None
     except sqlite3.DatabaseError as exc:
         why = str(exc)
     if why:
@@ -392,11 +395,21 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_retry(args: argparse.Namespace) -> int:
-    from bot.queue import DeliveryQueue
+    import sqlite3
 
     db = _database_of(args)
     if db is None:
         return 2
+    try:
+        return _retry(args, db)
+    except sqlite3.OperationalError as exc:  # locked by another process past the busy timeout
+        print(f"review-notes: {db.path}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _retry(args: argparse.Namespace, db) -> int:
+    from bot.queue import DeliveryQueue
+
     queue = DeliveryQueue(db)
     if not args.all and not args.ids:
         failed = queue.failed(limit=1000)

@@ -18,9 +18,11 @@ from tests.webhook_kit import (
     ROOT,
     LiveServer,
     base_env,
+    clear_error,
     cli,
     free_port,
     get_json,
+    run_cli,
     wait_until,
 )
 
@@ -424,3 +426,28 @@ def test_retry_listing_counts_every_failed_delivery_not_the_first_thousand(tmp_p
     lines = listing.stdout.strip().splitlines()
     assert lines[-1].startswith(f"{n} failed deliveries (the newest 1000 listed)"), lines[-1]
     assert len(lines) == 1001
+
+
+# --- found by review 'r16m' ---
+
+
+def test_retry_on_a_locked_database_is_a_clear_error(tmp_path):
+    # Another process holds the database (a `sqlite3 ... VACUUM`, a backup): after the
+    # 10 s busy timeout `retry --all` dies with an OperationalError traceback.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db_path = tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(db_path))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.claim()
+    q.fail("d-1", "GithubException: 502")
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        r = run_cli(tmp_path, "retry", "--all", timeout=60)
+    finally:
+        holder.rollback()
+        holder.close()
+    clear_error(r, str(db_path))
+    assert "locked" in r.stderr
