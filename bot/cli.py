@@ -705,14 +705,19 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.batch:
         status = 0
         try:
-            lines = _lines(_read_input(args.batch))
+            lines = Path(args.batch).read_bytes().split(b"\n")  # each line decoded alone
         except OSError as exc:
             print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
             return 1
-        except UnicodeDecodeError as exc:
-            print(f"{args.batch}: cannot read: not UTF-8 (byte {exc.start})", file=sys.stderr)
-            return 1
-        for no, line in enumerate(lines, 1):
+        for no, raw in enumerate(lines, 1):
+            try:
+                line = raw.decode("utf-8").removesuffix("\r")
+            except UnicodeDecodeError as exc:
+                print(f"{args.batch}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
+                status = 1
+                continue
+            if no == 1:
+                line = line.removeprefix("\ufeff")  # the byte-order mark some editors write
             if not line.strip():
                 continue
             try:

@@ -247,7 +247,7 @@ def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys)
     prs.write_bytes(b'{"number": 1, "title": "caf\xe9"}\n')
     code, out, err = run(capsys, "--batch", str(prs), *flags)
     assert code == 1 and out == ""
-    assert f"{prs}: cannot read: not UTF-8 (byte 27)" in err
+    assert f"{prs}:1: skipped: not UTF-8 (byte 27)" in err  # a line alone (review r16m)
 
 
 @pytest.mark.skipif(not EXAMPLES.exists(), reason="webhook examples not installed")
@@ -597,3 +597,20 @@ def test_match_payload_nested_too_deep_names_the_file(tmp_path):
     path.write_text('{"pull_request": ' + "[" * 100_000 + "]" * 100_000 + "}", "utf-8")
     r = run_cli(tmp_path, "match", "--payload", str(path), *SHIPPED)
     clear_error(r, "event.json", "nested too deep")
+
+
+def test_match_batch_non_utf8_line_is_skipped_by_line_and_the_others_matched(tmp_path):
+    # README: "A line of the wrong shape is skipped with its line number and field
+    # (exit 1); the others are still matched." A scraped title in Latin-1 on line 2
+    # refuses the whole file, naming a byte offset: PRs 1 and 3 are lost.
+    batch = tmp_path / "prs.jsonl"
+    batch.write_bytes(
+        b'{"number": 1, "title": "ok"}\n'
+        b'{"number": 2, "title": "caf\xe9"}\n'
+        b'{"number": 3, "title": "ok"}\n'
+    )
+    r = run_cli(tmp_path, "match", "--batch", str(batch), *SHIPPED)
+    assert r.returncode == 1
+    assert f"{batch}:2:" in r.stderr, r.stderr
+    numbers = [json.loads(line)["number"] for line in r.stdout.splitlines()]
+    assert numbers == [1, 3], r.stdout
