@@ -542,7 +542,12 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
     the files moved or changed in their imports only, the same way."""
     files = _names(record.get("files"), "files", ("path", "filename"))
 
-    def paths(where: list[str | int], what: str) -> tuple[str, ...]:
+    def paths(where: Any, what: str) -> tuple[str, ...]:
+        if not isinstance(where, list):
+            raise ValueError(f"{what}: not a list ({type(where).__name__})")
+        for i, f in enumerate(where):
+            if isinstance(f, bool) or not isinstance(f, (str, int)):
+                raise ValueError(f"{what}[{i}]: not a path or an index in files")
         bad = [f for f in where if isinstance(f, int) and not 0 <= f < len(files)]
         if bad:
             raise ValueError(f"{what}: no file at index {bad[0]} (files lists {len(files)})")
@@ -565,7 +570,7 @@ def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -
         labels=_names(record.get("labels"), "labels", ("name",)),
         files=files,
         code_names={k: paths(v, f"code_names[{k!r}]") for k, v in names.items()},
-        changed_files=_count(record.get("changed_files")),
+        changed_files=_file_count(record.get("changed_files")),
         incidental=frozenset(paths(record.get("incidental") or [], "incidental")),
     )
 
@@ -597,3 +602,11 @@ def _names(value: Any, field: str, keys: tuple[str, ...]) -> tuple[str, ...]:
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _file_count(value: Any) -> int | None:
+    """A line's `changed_files`: absent (None), or a count, else an error naming it (taken
+    for "unknown", the tests-only and docs-only rules would silently never apply)."""
+    if value is not None and _count(value) is None:
+        raise ValueError(f"changed_files: not a count of files ({str(value)[:40]!r})")
+    return value

@@ -614,3 +614,23 @@ def test_match_batch_non_utf8_line_is_skipped_by_line_and_the_others_matched(tmp
     assert f"{batch}:2:" in r.stderr, r.stderr
     numbers = [json.loads(line)["number"] for line in r.stdout.splitlines()]
     assert numbers == [1, 3], r.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ('"changed_files": "12"', "changed_files"),  # a string, as some exporters write
+        ('"changed_files": -3', "changed_files"),
+        ('"files": ["a.py"], "incidental": [{"path": "a.py"}]', "incidental"),
+    ],
+)
+def test_match_batch_line_of_the_wrong_shape_names_its_field(tmp_path, extra, field):
+    # README: a line of the wrong shape is skipped with its line number and field. A
+    # changed_files the matcher cannot read is silently taken for "unknown" (the
+    # tests-only and docs-only rules then never apply) and the line is matched, exit 0;
+    # an object in `incidental` gives "unhashable type: 'dict'", no field.
+    batch = tmp_path / "prs.jsonl"
+    batch.write_text(f'{{"number": 1, "title": "ok", {extra}}}\n', "utf-8")
+    r = run_cli(tmp_path, "match", "--batch", str(batch), *SHIPPED)
+    assert r.returncode == 1, r.stdout
+    assert f"{batch}:1:" in r.stderr and field in r.stderr, r.stderr

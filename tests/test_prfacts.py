@@ -406,8 +406,9 @@ def test_files_are_complete_only_when_they_number_the_prs_own_count():
     assert not facts(["a.py"], 2).files_complete  # what someone happened to see
     assert not facts(["a.py"], None).files_complete  # count unknown
     assert not facts([], 0).files_complete  # nothing to judge by
-    assert facts(["a.py"], "2").changed_files is None  # not a count
-    assert facts(["a.py"], True).changed_files is None
+    for not_a_count in ("2", True, -3, 1.5):  # refused, not taken for unknown (review 'r16m')
+        with pytest.raises(ValueError, match="changed_files"):
+            facts(["a.py"], not_a_count)
     # GitHub listed 1 of 2 entries, one a rename: two paths, still partial (review 'r15b')
     listed = replace(facts(["old.py", "new.py"], 2), listed_files=1)
     assert not listed.files_complete
