@@ -681,6 +681,9 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
     return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
 
 
+DEFAULT_REPO = "vllm-project/vllm"  # what `match` matches a PR of, unless told
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
@@ -694,6 +697,21 @@ def _cmd_match(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    source = "--payload" if args.payload else "--batch" if args.batch else None
+    given = {
+        "--body-file": args.body_file is not None,
+        "--number": args.number is not None,
+        "--repo": args.repo is not None and not args.batch,  # a batch line may leave it out
+        "--file": args.file is not None and bool(args.batch),
+        "--files-from": args.files_from is not None and bool(args.batch),
+        "--label": args.label is not None and bool(args.batch),
+    }
+    for flag in (f for f, is_given in given.items() if is_given and source):
+        what = "payload" if source == "--payload" else "batch line"
+        print(f"{flag} goes with --title, not {source}: a {what} says it itself", file=sys.stderr)
+        return 2
+    args.repo = DEFAULT_REPO if args.repo is None else args.repo
+    args.number = 0 if args.number is None else args.number
     if not _server_library(args):
         return 2
     try:
@@ -786,8 +804,8 @@ def _add_match_parser(sub) -> None:
         help="how many files the PR changes in all, when --file/--files-from list only some"
         " (default: as many as they list; a --payload says itself)",
     )
-    m.add_argument("--repo", default="vllm-project/vllm", help="owner/name (default: %(default)s)")
-    m.add_argument("--number", type=int, default=0, help="the PR number")
+    m.add_argument("--repo", help=f"owner/name (default: {DEFAULT_REPO})")
+    m.add_argument("--number", type=int, help="the PR number")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
     m.add_argument(
         "--notes-dir",

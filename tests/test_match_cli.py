@@ -634,3 +634,29 @@ def test_match_batch_line_of_the_wrong_shape_names_its_field(tmp_path, extra, fi
     r = run_cli(tmp_path, "match", "--batch", str(batch), *SHIPPED)
     assert r.returncode == 1, r.stdout
     assert f"{batch}:1:" in r.stderr and field in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--payload", str(R16M_EXAMPLE), "--body-file", "BODY"],
+        ["--payload", str(R16M_EXAMPLE), "--number", "7"],
+        ["--payload", str(R16M_EXAMPLE), "--repo", "my-org/vllm-fork"],
+        ["--batch", "BATCH", "--file", "vllm/v1/core/kv_cache_coordinator.py"],
+        ["--batch", "BATCH", "--label", "bug"],
+        ["--batch", "BATCH", "--body-file", "BODY"],
+    ],
+)
+def test_match_refuses_flags_it_would_ignore(tmp_path, flags):
+    # `--changed-files` with --payload or --batch is refused (exit 2, "goes with --title");
+    # --body-file, --number and --repo with --payload, and --file, --label and --body-file
+    # with --batch, are dropped without a word and the result printed with exit 0: the
+    # curator believes the description or files were matched.
+    body = tmp_path / "body.txt"
+    body.write_text("Fixes the _align_cacheable bound of the partial-hash-hit path.\n")
+    batch = tmp_path / "prs.jsonl"
+    batch.write_text('{"number": 1, "title": "ok"}\n')
+    args = [str(body) if a == "BODY" else str(batch) if a == "BATCH" else a for a in flags]
+    r = run_cli(tmp_path, "match", *args, *SHIPPED)
+    assert r.returncode == 2, r.stdout
+    assert flags[2] in r.stderr, r.stderr
