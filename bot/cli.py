@@ -609,7 +609,10 @@ def _lines(text: str) -> list[str]:
 def _read_input(path: str) -> str:
     """A file given to `match`, as text, without the byte-order mark some editors write
     (json.loads refuses it; before a path it would be part of the path)."""
-    return Path(path).read_text("utf-8").removeprefix("\ufeff")
+    try:
+        return Path(path).read_text("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:  # three files may be on the command line: say which
+        raise ValueError(f"{path}: cannot read: not UTF-8 (byte {exc.start})") from None
 
 
 def _read_lines(path: str) -> list[str]:
@@ -671,6 +674,8 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
         payload = json.loads(_read_input(path))
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deep") from None
+    except json.JSONDecodeError as exc:  # an empty file (a failed curl), a cut-off one
+        raise ValueError(f"{path}: not JSON: {exc}") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
         raise ValueError(f"{path}: not a pull_request webhook payload")
     try:

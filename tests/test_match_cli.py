@@ -660,3 +660,23 @@ def test_match_refuses_flags_it_would_ignore(tmp_path, flags):
     r = run_cli(tmp_path, "match", *args, *SHIPPED)
     assert r.returncode == 2, r.stdout
     assert flags[2] in r.stderr, r.stderr
+
+
+def test_match_payload_empty_or_truncated_file_names_the_file(tmp_path):
+    # A payload saved from a failed `curl` (empty) or cut off: the error says
+    # "Expecting value: line 1 column 1 (char 0)" and never which of the files it is.
+    empty = tmp_path / "event.json"
+    empty.write_text("")
+    r = run_cli(tmp_path, "match", "--payload", str(empty), *SHIPPED)
+    clear_error(r, "event.json")
+
+
+@pytest.mark.parametrize("flag", ["--payload", "--body-file", "--files-from"])
+def test_match_non_utf8_input_names_the_file(tmp_path, flag):
+    # A description or file list saved in cp1252: "'utf-8' codec can't decode byte 0xe9
+    # in position 4" names no file (three files may be on the command line).
+    bad = tmp_path / "input.txt"
+    bad.write_bytes(b'{"x": "caf\xe9"}\n' if flag == "--payload" else b"caf\xe9\n")
+    args = [flag, str(bad)] if flag == "--payload" else ["--title", "t", flag, str(bad)]
+    r = run_cli(tmp_path, "match", *args, *SHIPPED)
+    clear_error(r, "input.txt")
