@@ -38,7 +38,12 @@ def replay(
 ) -> tuple[int, str]:
     """Send the file's bytes as they are (the signature covers them); return (status, body)."""
     body = path.read_bytes()
-    payload = json.loads(body)
+    try:
+        payload = json.loads(body)
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deep") from None
+    except ValueError as exc:  # not JSON (an empty file, a cut-off one), not UTF-8
+        raise ValueError(f"{path}: not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise ValueError(f"{path}: not a JSON object")
     request = urllib.request.Request(
@@ -58,3 +63,7 @@ def replay(
             return resp.status, resp.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode("utf-8", "replace")
+    except urllib.error.URLError as exc:  # no server there: say where we sent it
+        raise OSError(f"{url}: cannot send: {exc.reason}") from None
+    except TimeoutError:
+        raise OSError(f"{url}: no answer within {timeout:g} s") from None

@@ -430,6 +430,8 @@ def test_retry_listing_counts_every_failed_delivery_not_the_first_thousand(tmp_p
 
 # --- found by review 'r16m' ---
 
+R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
+
 
 def test_retry_on_a_locked_database_is_a_clear_error(tmp_path):
     # Another process holds the database (a `sqlite3 ... VACUUM`, a backup): after the
@@ -451,3 +453,18 @@ def test_retry_on_a_locked_database_is_a_clear_error(tmp_path):
         holder.close()
     clear_error(r, str(db_path))
     assert "locked" in r.stderr
+
+
+def test_replay_of_an_empty_payload_file_names_the_file(tmp_path):
+    empty = tmp_path / "event.json"
+    empty.write_text("")
+    r = run_cli(tmp_path, "replay", str(empty), "--url", f"http://127.0.0.1:{free_port()}/webhook")
+    clear_error(r, "event.json")
+
+
+def test_replay_to_no_server_names_the_url(tmp_path):
+    # "review-notes replay: <urlopen error [Errno 111] Connection refused>": refused by
+    # what? The default URL comes from the settings' port, so the user cannot tell.
+    port = free_port()
+    r = run_cli(tmp_path, "replay", str(R16M_EXAMPLE), REVIEW_NOTES_PORT=str(port))
+    clear_error(r, f"127.0.0.1:{port}")
