@@ -53,7 +53,11 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             status = 1
             continue
         except OSError as exc:
-            print(f"{digest}:1: file: cannot read: {exc.strerror}", file=sys.stderr)
+            if exc.filename is not None and Path(exc.filename) != Path(digest):
+                # the notes directory (--notes-dir), or a note in it, not the digest
+                print(f"{exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+            else:
+                print(f"{digest}:1: file: cannot read: {exc.strerror}", file=sys.stderr)
             status = 1
             continue
         for path in result.created:

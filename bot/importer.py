@@ -13,6 +13,7 @@ twice changes nothing. A malformed digest writes nothing.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -310,6 +311,8 @@ def import_digest(
     text = decode_utf8(digest.read_bytes(), str(digest))
     today = today or date.today()
     notes = digest_notes(text, str(digest), today)
+    if notes_dir.exists() and not notes_dir.is_dir():  # mkdir would say only "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(notes_dir))
     notes_dir.mkdir(parents=True, exist_ok=True)
     writes, result = plan_import(notes, notes_dir, force=force, today=today)
     for target, content in writes.items():

@@ -13,6 +13,7 @@ from bot.cli import main
 from bot.importer import derive_verdict, import_digest, note_id, parse_digest
 from bot.library import DEFAULT_NOTES_DIR, ROOT
 from bot.notes import LibraryError, Verdict, parse_note, parse_toml, split_front_matter
+from tests.webhook_kit import clear_error, run_cli
 
 RAW = ROOT / "seeds" / "raw"
 DIGESTS = sorted(RAW.glob("*.txt"))
@@ -453,3 +454,20 @@ def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
     assert (result.created, result.updated) == ([], [renamed])
     assert "核心设计决策（修订）是" in renamed.read_text("utf-8")
     assert not old.exists()
+
+
+# --- found by review 'r16m' ---
+
+
+@pytest.mark.parametrize("kind", ["file", "unmakeable"])
+def test_notes_import_bad_notes_dir_names_the_notes_dir_not_the_digest(tmp_path, kind):
+    # "digest.txt:1: file: cannot read: File exists": the digest reads fine; the
+    # --notes-dir (a file, or a directory that cannot be made) is the problem.
+    digest = tmp_path / "digest.txt"
+    digest.write_text("vllm-project/vllm\n\n标题\n\n值得精读。正文。\n", "utf-8")
+    target = tmp_path / "notes.toml"
+    target.write_text("x = 1\n")
+    notes_dir = target if kind == "file" else target / "notes"
+    r = run_cli(tmp_path, "notes", "import", "--notes-dir", str(notes_dir), str(digest))
+    clear_error(r, str(target))
+    assert "digest.txt:1: file: cannot read" not in r.stderr, r.stderr
