@@ -473,7 +473,9 @@ def _server_library(args: argparse.Namespace, settings: Settings | None = None) 
 
 def _database_argument(parser: argparse.ArgumentParser) -> None:
     """The bot's database a command reads (`_database_of`)."""
-    parser.add_argument("--db", help="database file (default: REVIEW_NOTES_DB_PATH)")
+    parser.add_argument(
+        "--db", type=_some_path, help="database file (default: REVIEW_NOTES_DB_PATH)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -633,6 +635,14 @@ def _whole_number(what: str, low: int, high: int | None = None) -> Callable[[str
         return int(text)
 
     return parse
+
+
+def _some_path(text: str) -> str:
+    """An argparse type: a path, not an empty one (an unset shell variable), which the
+    settings would report as their environment variable, not as the flag."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    return text
 
 
 def _given_files(args: argparse.Namespace) -> list[str]:
@@ -814,7 +824,9 @@ def _add_match_parser(sub) -> None:
         " (default: as many as they list; a --payload says itself)",
     )
     m.add_argument("--repo", help=f"owner/name (default: {DEFAULT_REPO})")
-    m.add_argument("--number", type=int, help="the PR number")
+    m.add_argument(
+        "--number", type=_whole_number("a PR number (1 or more)", 1), help="the PR number"
+    )
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
     m.add_argument(
         "--notes-dir",

@@ -468,3 +468,10 @@ def test_replay_to_no_server_names_the_url(tmp_path):
     port = free_port()
     r = run_cli(tmp_path, "replay", str(R16M_EXAMPLE), REVIEW_NOTES_PORT=str(port))
     clear_error(r, f"127.0.0.1:{port}")
+
+
+def test_retry_empty_db_flag_is_named_as_the_flag(tmp_path):
+    # `--db ""` (an unset shell variable) is reported as REVIEW_NOTES_DB_PATH, which the
+    # user did not set; `--port` is named as the flag for the same reason (review r15a).
+    r = run_cli(tmp_path, "retry", "--db", "")
+    assert r.returncode == 2 and "--db" in r.stderr, r.stderr

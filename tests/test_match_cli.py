@@ -680,3 +680,10 @@ def test_match_non_utf8_input_names_the_file(tmp_path, flag):
     args = [flag, str(bad)] if flag == "--payload" else ["--title", "t", flag, str(bad)]
     r = run_cli(tmp_path, "match", *args, *SHIPPED)
     clear_error(r, "input.txt")
+
+
+def test_match_number_out_of_range_is_refused(tmp_path):
+    # --changed-files is checked ("'0' is not a count of files"), --number is not:
+    # "PR vllm-project/vllm -3" is printed as if it were one.
+    r = run_cli(tmp_path, "match", "--title", "x", "--number", "-3", *SHIPPED)
+    assert r.returncode == 2 and "--number" in r.stderr, r.stdout
