@@ -9,6 +9,7 @@ GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import tomllib
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 from pydantic import (
     AliasChoices,
     Field,
@@ -508,11 +510,20 @@ def _check_utf8(env_file: str | Path | None) -> None:
     if path is None or not path.is_file():
         return
     try:
-        path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:  # a .env shared with other tools may be Latin-1
         raise SettingsError(f"{path}: not UTF-8 (byte {exc.start}): save it as UTF-8") from None
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror}") from None
+    # A line python-dotenv cannot read (`NAME: value`, an unclosed quote) it drops with a
+    # warning naming no file: the setting would silently keep its default.
+    bad = [
+        b.original.line + len(b.original.string) - len(b.original.string.lstrip("\n"))
+        for b in parse_stream(io.StringIO(text))
+        if b.error
+    ]
+    if bad:
+        raise SettingsError("\n".join(f"{path}:{line}: not a NAME=value line" for line in bad))
 
 
 def _describe(exc: ValidationError, toml_file: Path | None = None) -> str:

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
+from tests.webhook_kit import clear_error, run_cli
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
 
@@ -372,3 +373,31 @@ def test_delivery_retention_covers_githubs_redelivery_window():
     # Shorter than GitHub's 3 days, a redelivery of a done delivery would run it again.
     assert load().delivery_retention_days == 14
     assert "REVIEW_NOTES_DELIVERY_RETENTION_DAYS" in errors(delivery_retention_days=2)
+
+
+# --- found by review 'r16m' ---
+
+
+def test_a_malformed_env_line_is_an_error_naming_the_file_and_line(tmp_path):
+    # A YAML habit in .env: `REVIEW_NOTES_REPOS: a/b,c/d`. python-dotenv warns (three
+    # times, naming no file) and drops the line: the server starts serving the default
+    # allow-list only, the fork is silently left out. An unknown name in .env stops the
+    # start (README); a line that is no assignment at all should too.
+    (tmp_path / ".env").write_text(
+        "REVIEW_NOTES_WORKERS=2\nREVIEW_NOTES_REPOS: vllm-project/vllm,my-org/vllm-fork\n"
+    )
+    q_db = tmp_path / "bot.sqlite3"
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    DeliveryQueue(Database(q_db))
+    r = run_cli(tmp_path, "retry")
+    clear_error(r, ".env")
+    assert ".env:2" in r.stderr or "line 2" in r.stderr
+
+
+def test_an_unclosed_quote_in_env_is_named_by_line(tmp_path):
+    env = tmp_path / ".env"
+    env.write_text('REVIEW_NOTES_WORKERS=2\n\nREVIEW_NOTES_REPOS="a/b\n', "utf-8")
+    with pytest.raises(SettingsError, match=r"\.env:3: not a NAME=value line"):
+        load_settings(env_file=env, toml_file=None)
