@@ -16,6 +16,7 @@ import gc
 import logging
 import re
 import signal
+import socket
 import sqlite3
 import sys
 import time
@@ -514,6 +515,7 @@ def run_server(
     stop signals' handler installed before (a stop while starting ends the run once up)."""
     rt = build_runtime(settings, library=library)
     claim_database(rt)
+    sock = _listening_socket(settings.host, settings.port)  # before saying where it listens
     base = f"http://{settings.host}:{settings.port}"
     lines = [
         f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"
@@ -550,5 +552,22 @@ def run_server(
         http=UVICORN_HTTP,
         loop=UVICORN_LOOP,
     )
-    DrainingServer(config, rt, early).run()
+    DrainingServer(config, rt, early).run(sockets=[sock])
     return 0
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound as uvicorn binds it; a port in use (another server) or an
+    address not of this host is a StartupError naming it, where uvicorn logs it in a JSON
+    line after the banner said where the webhook is, and exits 3."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+        raise StartupError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock

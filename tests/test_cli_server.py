@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 from contextlib import closing
@@ -475,3 +476,17 @@ def test_retry_empty_db_flag_is_named_as_the_flag(tmp_path):
     # user did not set; `--port` is named as the flag for the same reason (review r15a).
     r = run_cli(tmp_path, "retry", "--db", "")
     assert r.returncode == 2 and "--db" in r.stderr, r.stderr
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
+    # It prints "webhook at http://127.0.0.1:PORT/webhook ... try review-notes replay"
+    # as if it were up, then exits 3 (an exit status README does not list) with the
+    # reason only inside a JSON log line of uvicorn's.
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = run_cli(tmp_path, "serve", "--port", str(port), timeout=60)
+    assert r.returncode != 0
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("review-notes:")]
+    assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
