@@ -118,13 +118,15 @@ def query_terms(
     query: str, mode: SearchMode = RANKED, repos: frozenset[str] | None = None
 ) -> list[str]:
     """The query's distinct terms, folded, in order. `repos` (lower case): whose PR
-    links count, as their numbers (None: any repository's)."""
+    links count, as their numbers, in a ranked search (None: any repository's)."""
 
     def number(link: re.Match[str]) -> str:
         ours = repos is None or link.group(1) in repos
         return f" {link.group(2)} " if ours else " "
 
-    folded = _PR_LINK.sub(number, fold(query))
+    folded = fold(query)
+    if mode.words:  # (a filter keeps every term as typed: a dropped one would widen it)
+        folded = _PR_LINK.sub(number, folded)
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
     found = [t for t in found if t]
     terms = list(dict.fromkeys(found))

@@ -110,3 +110,10 @@ def test_a_path_is_one_term_found_inside_longer_paths():
     for q in ("kv_cache_coordinator.py", "v1/core", "KV_Cache_Coordinator.PY"):
         assert ids(search_notes([n, other], q, RANKED)) == ["n-c"], q
     assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv", "cache"]
+
+
+def test_a_filter_keeps_another_repositorys_pr_link_as_a_term():
+    # dropping the link as no number of ours left the filter no term: every note shown
+    url = "https://github.com/sgl-project/sglang/pull/101"
+    assert search_notes(LIB.notes, url, FILTER) == []
+    assert query_terms(url, FILTER) == [url]
