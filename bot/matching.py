@@ -714,7 +714,8 @@ class CompiledMatcher:
         clean-up or a docs-only change in a subsystem needs no reading guidance on it,
         unless its title names the note's own mechanism; a change to tests and CI alone
         needs guidance on tests and CI, or on what its title names."""
-        cosmetic = bool(self._cosmetic.find(facts.title_text))
+        # in its text or a tag of its own (`[Cleanup]`, `[Typo]`)
+        cosmetic = any(self._cosmetic.find(t) for t in (facts.title_text, *facts.tags))
         docs = self._only(self._aux, facts)
         upkeep = self._only(self._upkeep, facts)
         upkeep_topics = self.config.upkeep_topics

@@ -2106,3 +2106,23 @@ def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
         cfg,
     )
     assert "lora" in result.topics
+
+
+# --- found by review 'r16n' ---
+
+
+def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
+    # the check read the title without its tags, so `[Cleanup]` (117 vLLM titles say
+    # "cleanup") linked the note that "[Misc] Clean up ..." holds back
+    lib, cfg = load_library(), load_match_config()
+    files = ("vllm/v1/core/kv_cache_coordinator.py",)
+    for title in (
+        "[Misc] Clean up dead code in prefix caching for EAGLE",
+        "[Cleanup] Remove dead code in prefix caching for EAGLE",
+    ):
+        facts = PRFacts(
+            repo="vllm-project/vllm", number=1, title=title, files=files, changed_files=1
+        )
+        result = match_pr(facts, lib, cfg)
+        assert result.matches == (), title
+        assert result.held_back[0][1].startswith("the title says the change is cosmetic")
