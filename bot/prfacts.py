@@ -56,9 +56,13 @@ def title_tags(title: str) -> tuple[str, ...]:
 
 
 def title_text(title: str) -> str:
-    """The title without its tags: the author's one-line summary."""
-    out, pos = [], 0
+    """The title without its tags (a conventional commit's `fix(scope): ` too, whose
+    scope is a tag): the author's one-line summary."""
+    cc = _CC_PREFIX.match(title)
+    out, pos = [], cc.end() if cc else 0
     for start, end, _ in _tags_in(title):
+        if start < pos:
+            continue
         out += (title[pos:start], " ")
         pos = end
     out.append(title[pos:])

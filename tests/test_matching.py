@@ -2126,3 +2126,33 @@ def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
         result = match_pr(facts, lib, cfg)
         assert result.matches == (), title
         assert result.held_back[0][1].startswith("the title says the change is cosmetic")
+
+
+def test_a_conventional_commit_scope_is_a_tag_not_also_title_text():
+    # `fix(mrv1): ...`'s scope was read as a tag and kept in the title's text: counted
+    # again as a word shared with a note's title, and a keyword's loose separators ran
+    # across its "): " ("title mentions 'moe): kernel'", "'kv): connector'")
+    lib, cfg = load_library(), load_match_config()
+
+    def result(title: str, files: tuple[str, ...] = ()):
+        facts = PRFacts(repo="vllm-project/vllm", number=1, title=title, files=files)
+        return match_pr(facts, lib, cfg)
+
+    def note(title: str):
+        files = ("vllm/compilation/breakable_cudagraph.py",)
+        return next(m for m in result(title, files).candidates if m.note.id == "vllm-0341d216")
+
+    bracket, scope = (
+        note("[MRV1] Restore DeepSeek V4 default"),
+        note("fix(mrv1): restore DeepSeek V4 default"),
+    )
+    assert "title is tagged [mrv1] (keyword of this note)" in scope.reasons
+    assert not any("shares" in r and "'mrv1'" in r for r in scope.reasons), scope.reasons
+    assert scope.score == bracket.score
+
+    def reasons(title: str) -> dict[str, tuple[str, ...]]:
+        return {h.topic.id: h.reasons for h in result(title).topic_hits}
+
+    assert reasons("perf(moe): kernel tuning for H200")["moe-kernels"] == ("title is tagged [moe]",)
+    kv = reasons("fix(kv): connector handshake timeout")
+    assert not any("):" in r for r in kv.get("kv-connector", ())), kv
