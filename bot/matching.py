@@ -148,6 +148,11 @@ def _within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> b
     return True
 
 
+def _said_in(kind: EvidenceKind, scan: _Scan) -> tuple[dict[str, TermHit], str]:
+    """The terms a title or description evidence rests on, and its keys' prefix."""
+    return (scan.title, "title:") if kind is EvidenceKind.TITLE else (scan.body, "body:")
+
+
 def _own_mentions(
     own: Iterable[Evidence], scan: _Scan
 ) -> dict[EvidenceKind, list[tuple[int, int]]]:
@@ -157,9 +162,7 @@ def _own_mentions(
     for e in own:
         if e.gloss != KEYWORD or e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
             continue
-        field, prefix = (
-            (scan.title, "title:") if e.kind is EvidenceKind.TITLE else (scan.body, "body:")
-        )
+        field, prefix = _said_in(e.kind, scan)
         for k in e.keys:
             if (hit := field.get(k.removeprefix(prefix))) is not None:
                 covers.setdefault(e.kind, []).extend(hit.spans)
@@ -172,8 +175,7 @@ def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str
     "tool calls"): one mention, so the note's evidence counts only what it adds."""
     if e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
         return set()
-    field = scan.title if e.kind is EvidenceKind.TITLE else scan.body
-    prefix = "title:" if e.kind is EvidenceKind.TITLE else "body:"
+    field, prefix = _said_in(e.kind, scan)
     spans = {span for k in e.keys if (h := field.get(k.removeprefix(prefix))) for span in h.spans}
     out: set[str] = set()
     for o in own:
@@ -183,6 +185,13 @@ def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str
                 if hit is not None and set(hit.spans) <= spans:
                     out.add(k)
     return out
+
+
+def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:
+    """The title's mentions of a topic's keywords, one evidence (`capture sizes` is one
+    mention of two keywords)."""
+    keys = frozenset("title:" + h.key for h in hits)
+    return Evidence(EvidenceKind.TITLE, weight, mentions(Saying.TITLE, _distinct(hits)), keys)
 
 
 def _file_count(paths: Collection[str], scan: _Scan) -> int:
@@ -402,16 +411,9 @@ class CompiledMatcher:
                 keys = frozenset("title:" + h.key for _, h in tagged)
                 ev.append(Evidence(EvidenceKind.TAG, w.tag, f"title is tagged [{tag}]", keys))
             if said := found.get(EvidenceKind.TITLE):
-                keys = frozenset("title:" + h.key for h in said)
-                said = _distinct(said)  # `capture sizes` is one mention of two keywords
-                ev.append(Evidence(EvidenceKind.TITLE, w.title, mentions(Saying.TITLE, said), keys))
+                ev.append(_title_evidence(said, w.title))
             if said := found.get(EvidenceKind.BODY):
-                heard = said
-                said = sorted(_distinct(said), key=lambda h: -h.count)
-                said = said[: max(self.config.body_terms, 1)]
-                weight = w.body * min(len(said), self.config.body_terms)
-                keys = frozenset("body:" + h.key for h in _inside(heard, said))
-                ev.append(Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys))
+                ev.append(self._body_evidence(said))
             labels = [
                 lb
                 for lb in found.get(EvidenceKind.LABEL, ())
@@ -665,7 +667,7 @@ class CompiledMatcher:
         if not cover:
             return e
         title = e.kind is EvidenceKind.TITLE
-        field, prefix = (scan.title, "title:") if title else (scan.body, "body:")
+        field, prefix = _said_in(e.kind, scan)
         text = facts.title_text if title else facts.clean_body
         exact = set(cover)
         hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
@@ -681,13 +683,15 @@ class CompiledMatcher:
             return e
         if not left:
             return None
-        if title:
-            keys = frozenset(prefix + h.key for h in left)
-            return Evidence(e.kind, e.weight, mentions(Saying.TITLE, _distinct(left)), keys)
-        said = sorted(_distinct(left), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+        return _title_evidence(left, e.weight) if title else self._body_evidence(left)
+
+    def _body_evidence(self, hits: list[TermHit]) -> Evidence:
+        """The description's mentions of a topic's keywords: the `body_terms` said most,
+        each worth `weights.body`."""
+        said = sorted(_distinct(hits), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
         weight = self.config.weights.body * min(len(said), self.config.body_terms)
-        keys = frozenset(prefix + h.key for h in _inside(left, said))
-        return Evidence(e.kind, weight, mentions(Saying.BODY, said), keys)
+        keys = frozenset("body:" + h.key for h in _inside(hits, said))
+        return Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys)
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
         """The PR shows this topic itself: a title word, tag or label, or changed files
