@@ -112,7 +112,7 @@ def without_indented_code(text: str) -> str:
 def without_code(text: str) -> str:
     """The text minus fenced and indented code blocks (their lines left empty) and inline
     code spans: what a reader sees as text or markup."""
-    return _without_code_spans(without_indented_code(without_fences(text)))
+    return replace_code_spans(without_indented_code(without_fences(text)))
 
 
 def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
@@ -149,11 +149,11 @@ def paragraph_code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _without_code_spans(text: str) -> str:
-    """The text with its inline code spans removed."""
+def replace_code_spans(text: str, mark: str = "") -> str:
+    """The text with each inline code span replaced by `mark` (removed, by default)."""
     out, pos = [], 0
     for start, end in paragraph_code_spans(text):
-        out.append(text[pos:start])
+        out += (text[pos:start], mark)
         pos = end
     out.append(text[pos:])
     return "".join(out)

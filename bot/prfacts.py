@@ -22,6 +22,7 @@ from typing import Any
 from bot.markdown_text import (
     HTML_COMMENT,
     paragraph_code_spans,
+    replace_code_spans,
     without_fences,
     without_indented_code,
 )
@@ -285,12 +286,7 @@ def without_inline_code(text: str) -> str:
     #1"): GitHub makes no reference of a `#N` shown as code (`` `#52419` ``, a build
     number), nor of one inside a `<code>` or `<pre>`. `text` has "\n" line ends."""
     if "`" in text:  # spans first: a `<code>` written in one is text, as GitHub shows it
-        out, pos = [], 0
-        for start, end in paragraph_code_spans(text):
-            out += (text[pos:start], _SHOWN_AS_CODE)
-            pos = end
-        out.append(text[pos:])
-        text = "".join(out)
+        text = replace_code_spans(text, _SHOWN_AS_CODE)
     if "<" in text:
         text = _without_hiding(text, _PRE_OPEN, _pre_end)
         text = _CODE_ELEMENT.sub(_SHOWN_AS_CODE, text)
