@@ -29,6 +29,7 @@ from bot.notes_lint import (
     redundant_aspects,
     unlisted_prs,
 )
+from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
 
 if TYPE_CHECKING:
@@ -698,9 +699,6 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
         raise ValueError(f"{path}: malformed pull_request payload: {exc}") from None
     extra = tuple(lb for lb in labels if lb not in facts.labels)
     return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
-
-
-DEFAULT_REPO = "vllm-project/vllm"  # what `match` matches a PR of, unless told
 
 
 def _cmd_match(args: argparse.Namespace) -> int:

@@ -9,9 +9,9 @@ from datetime import date
 
 from bot.library import Library
 from bot.notes import Note, Topic, Verdict
+from bot.prfacts import DEFAULT_REPO
 from bot.search import FILTER, search_notes
 
-DEFAULT_REPO = "vllm-project/vllm"
 RELATED_LIMIT = 8
 MAX_QUERY_CHARS = 200
 

@@ -28,6 +28,9 @@ from bot.markdown_text import (
 )
 from bot.terms import is_code_name
 
+# The repository the bot and its notes are for, where nothing names another
+DEFAULT_REPO = "vllm-project/vllm"
+
 # --- title -----------------------------------------------------------------------
 
 # `[Bugfix][Spec Decode]`, `[Misc] [CI/Build]`: short bracketed groups anywhere in the title.
@@ -534,7 +537,7 @@ def _label_names(value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def facts_from_record(record: dict[str, Any], repo: str = "vllm-project/vllm") -> PRFacts:
+def facts_from_record(record: dict[str, Any], repo: str = DEFAULT_REPO) -> PRFacts:
     """PR facts from one line of an evaluation file (number, title, body, labels, files).
 
     `code_names` maps a name to the files naming it, each a path or its index in `files`
