@@ -63,7 +63,12 @@ def names_in(text: str) -> frozenset[str]:
     """The identifiers and words a text writes, as written (`get_kv_connector_stats`,
     `DeepSeek`): what `written_form` may quote whole. Case counts: `Deepseek` is one
     title word, `DeepSeek` two."""
-    return frozenset(_NAME.findall(_PR_SUFFIX.sub(" ", text)))
+    return frozenset(_names(text))
+
+
+def _names(text: str) -> list[str]:
+    """The identifiers and words a text writes, in order, its `(#123)` suffix aside."""
+    return _NAME.findall(_PR_SUFFIX.sub(" ", text))
 
 
 def written_form(text: str, word: str, said: frozenset[str]) -> str:
@@ -102,8 +107,7 @@ def _named_pieces(
 ) -> tuple[tuple[str, frozenset[str], tuple[tuple[int, int, str, int], ...]], ...]:
     """Each name the title writes, with its words and pieces (read once per title: every
     note the title resembles quotes from them)."""
-    names = _NAME.findall(_PR_SUFFIX.sub(" ", text))
-    return tuple((name, title_words(name), tuple(_pieces(name))) for name in names)
+    return tuple((name, title_words(name), tuple(_pieces(name))) for name in _names(text))
 
 
 def _pieces(name: str) -> list[tuple[int, int, str, int]]:
