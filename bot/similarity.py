@@ -6,8 +6,8 @@ the same words: "Narrow DeepSeek V4 eager CUDA graph region" against the note "P
 DeepSeek V4 eager CUDA-graph region per model runner". Words are weighed by how rare
 they are in vLLM's PR titles (inverse document frequency over a vocabulary built from
 the repository's history, config/title_vocabulary.json): sharing `region` and `eager`
-says much, sharing `fix` or `model` nothing: words below an IDF floor are not counted,
-and only English function words, which sit near that floor, are left out by name.
+says much, sharing `fix` or `model` nothing: words below an IDF floor are not counted, and
+English function words, most of which are rarer than that floor, are left out by name.
 """
 
 from __future__ import annotations
@@ -23,11 +23,26 @@ _PR_SUFFIX = re.compile(r"\(#\d+\)")
 # KV Connector; acronyms stay whole (MoE, LoRA, DSv4).
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[a-z0-9]+")
-# English function words: frequent enough in titles to sit near the IDF floor, and never
-# what a title is about.
+# English function words (prepositions, conjunctions, determiners, pronouns, auxiliary
+# verbs, particles): most are rare enough in titles to pass the IDF floor (`between` is
+# in 1 title in 500), and none is what a title is about. `all` is not among them: it is
+# half of `all-reduce` and `all-gather`.
 _FUNCTION_WORDS = frozenset(
-    "a an and are as at be but by for from if in into is it its not of on onto or per so "
-    "than that the then this to via when where which while with without".split()
+    """
+    a an the this that these those each every both either neither some any such no
+    and or but nor so yet if than then because unless whether though although
+    about above across after against along among around as at before behind below
+    beneath beside besides between beyond by despite down during except for from in
+    inside into like near of off on onto out outside over past per since through
+    throughout till to toward towards under underneath unlike until up upon versus
+    via vs with within without
+    it its they them their we our you your he she his her me my us
+    is are was were be been being has have had do does did can could may might must
+    shall should will would
+    how what who why whom whose when where which while
+    not also again ever never here there now once only instead too very just more
+    most same other own etc one two
+    """.split()
 )
 
 
@@ -83,7 +98,7 @@ def written_form(text: str, word: str, said: frozenset[str]) -> str:
     for name, words, pieces in _named_pieces(text):
         if word not in words:
             continue
-        if name in said or words == {word}:
+        if name in said or _only(word, name, words, pieces):
             return name
         at = next((n for n, p in enumerate(pieces) if p[2] == word), None)
         if not piece and at is not None:
@@ -99,6 +114,14 @@ def written_form(text: str, word: str, said: frozenset[str]) -> str:
                 last += 1
             piece = name[pieces[first][0] : pieces[last][1]]
     return piece or word
+
+
+def _only(word: str, name: str, words: frozenset[str], pieces) -> bool:
+    """The name writes this word and no other (`EC`, `DSpark`: its `D` is no word), not
+    even one left uncounted (`ec_both`: `both` is a function word)."""
+    return words == {word} and not any(
+        name[a:b].lower() in _FUNCTION_WORDS for a, b, _, _ in pieces
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -1766,7 +1766,7 @@ def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keyw
     title = "[Bugfix] Skip generic attention during piecewise CUDA graph capture"
     m = next(m for m in match_pr(pr(title), lib, load_match_config()).candidates if m.note is eager)
     assert (
-        "title shares 'graph', 'CUDA' with this note's title and 'capture', 'during' with its "
+        "title shares 'graph', 'CUDA' with this note's title and 'capture', 'attention' with its "
         "keywords" in m.reasons
     )
 
@@ -2156,3 +2156,23 @@ def test_a_conventional_commit_scope_is_a_tag_not_also_title_text():
     assert reasons("perf(moe): kernel tuning for H200")["moe-kernels"] == ("title is tagged [moe]",)
     kv = reasons("fix(kv): connector handshake timeout")
     assert not any("):" in r for r in kv.get("kv-connector", ())), kv
+
+
+def test_a_similar_title_does_not_count_english_function_words():
+    # README: "words in more than 1 title in 20 and English function words do not
+    # count". 'between' and 'after' (1 vLLM title in 200) were the two rarest words this
+    # title "shared" with the thinking-budget note ("...left shared between requests
+    # after an asymmetric batch swap"), and carried a scheduler fix to that note.
+    lib, cfg = load_library(), load_match_config()
+    facts = pr(
+        "[Bugfix] Fix state shared between requests after preemption",
+        files=["vllm/v1/sample/logits_processor/builtin.py"],
+    )
+    result = match_pr(facts, lib, cfg)
+    budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
+    shares = [r for r in budget.reasons if r.startswith("title shares")]
+    assert not any("'between'" in r or "'after'" in r for r in shares), shares
+    assert "vllm-dea4fb5e" not in ids(result)
+    assert not {"between", "after", "during", "through", "under"} & title_words(
+        "between after during through under"
+    )

@@ -57,6 +57,9 @@ def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says
     # a letter glued to the word is no word of its own (`DSpark`: "d" and "spark")
     assert written_form("Fix DSpark_config loading", "spark", frozenset()) == "DSpark"
     assert written_form("Fix CMake", "make", frozenset()) == "CMake"
+    # a function word is a word, though not counted: `ec_both` is more than `ec`
+    assert written_form("Add ec_both role", "ec", frozenset()) == "ec"
+    assert written_form("Add ec_both role EC connector", "ec", frozenset()) == "EC"
     # the same name in another case is another name: `Deepseek` is one word
     assert written_form("Fix DeepSeek", "seek", names_in("Deepseek")) == "Seek"
     # no written form (the Kelvin sign lower-cases to an ASCII k): the word itself
