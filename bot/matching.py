@@ -169,6 +169,24 @@ def _own_mentions(
     return {kind: sorted(spans) for kind, spans in covers.items()}
 
 
+def _inside_own(key: str, own: Iterable[Evidence], scan: _Scan) -> bool:
+    """Every mention of this term in the title lies inside a mention of the note's own
+    keywords: in the title's text, or in the same tag."""
+    if key in scan.tags:
+        tag, hit = scan.tags[key]
+        cover = sorted(
+            span
+            for e in own
+            if e.gloss == KEYWORD and e.kind is EvidenceKind.TAG
+            for k in e.keys
+            if (mine := scan.tags.get(k.removeprefix("title:"))) and mine[0] == tag
+            for span in mine[1].spans
+        )
+    else:
+        hit, cover = scan.title[key], _own_mentions(own, scan).get(EvidenceKind.TITLE, [])
+    return bool(cover) and _within(hit.spans, cover)
+
+
 def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str]:
     """The keys of the note's own keyword evidence said by exactly the mentions of this
     topic evidence (the note's `tool call` and the topic's `tool calls`, both hitting
@@ -493,10 +511,12 @@ class CompiledMatcher:
             ev.append(similar)
         return ev
 
-    def _aspect(self, i: int, scan: _Scan) -> Evidence | None:
-        """The title names what the note teaches of its first topic (`metrics`), once."""
+    def _aspect(self, i: int, scan: _Scan, own: list[Evidence]) -> Evidence | None:
+        """The title names what the note teaches of its first topic (`metrics`), once,
+        outside a mention of the note's own keyword (`connector metrics` is that one
+        mention, counted as the keyword)."""
         for key in self._aspect_keys[i]:
-            if not (said := _title_says(key, scan)):
+            if not (said := _title_says(key, scan)) or _inside_own(key, own, scan):
                 continue
             weight = self.config.weights.note_aspect
             topic = self.library.topics[self.notes[i].topics[0]].name_en
@@ -544,7 +564,7 @@ class CompiledMatcher:
         # An aspect word is common (`metrics`): where the files are known, they must be
         # the subsystem's too ("prompt token metrics for P/D" changes engine metrics).
         if main_shown and (not scan.n_files or main in scan.topic_files):
-            if aspect := self._aspect(i, scan):
+            if aspect := self._aspect(i, scan, own):
                 own.append(aspect)
         scored, shared, broad = self._topic_part(note, hit, own, scan, facts)
         for e in own:  # what the topics already counted of it counts once

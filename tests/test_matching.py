@@ -2176,3 +2176,29 @@ def test_a_similar_title_does_not_count_english_function_words():
     assert not {"between", "after", "during", "through", "under"} & title_words(
         "between after during through under"
     )
+
+
+def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
+    # README: "One mention counts once ... The same holds for a note's own keywords, and
+    # between them and the note's topics". 'metrics' said only inside the note's keyword
+    # 'connector metrics' was counted as the keyword and quoted again as the aspect.
+    lib, cfg = load_library(), load_match_config()
+
+    def note(title: str, files: list[str], nid: str):
+        return next(
+            m for m in match_pr(pr(title, files=files), lib, cfg).candidates if m.note.id == nid
+        )
+
+    nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
+    metrics = note("[KV Connector] Fix connector metrics reset", nixl, "vllm-505c8870")
+    assert "title mentions 'connector metrics' (keyword of this note)" in metrics.reasons
+    assert not any("what this note teaches" in r for r in metrics.reasons), metrics.reasons
+    # said outside the keyword too, it is the aspect as well
+    both = note(
+        "[KV Connector] Fix connector metrics reset and metrics names", nixl, "vllm-505c8870"
+    )
+    assert any("what this note teaches" in r for r in both.reasons), both.reasons
+    # 'hits' inside the prefix-caching note's 'partial hash hits'
+    manager = ["vllm/v1/core/kv_cache_manager.py"]
+    hits = note("Fix lost partial hash hits", manager, "vllm-0436d44c")
+    assert not any("what this note teaches" in r for r in hits.reasons), hits.reasons
