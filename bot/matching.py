@@ -538,7 +538,22 @@ class CompiledMatcher:
             return None
         shared = [w for w, _ in words[:4]]
         detail = shared_detail(shared, self._title_only[i], self._names[i], facts)
-        return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, frozenset({"similar"}))
+        keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
+        return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
+
+    @staticmethod
+    def _topic_words(hit: list[TopicHit], scan: _Scan, facts: PRFacts) -> frozenset[str]:
+        """The title words inside the mentions (and tags) of these topics' keywords."""
+        words: set[str] = set()
+        for e in (e for th in hit for e in th.evidence):
+            for key in (k.removeprefix("title:") for k in e.keys if k.startswith("title:")):
+                if key in scan.tags:
+                    words |= title_words(scan.tags[key][0])
+                elif key in scan.title:
+                    words.update(
+                        *(title_words(facts.title_text[a:b]) for a, b in scan.title[key].spans)
+                    )
+        return frozenset(words)
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
         """Topics (and the note's own paths) shown by changed files alone (no word, tag or
@@ -622,6 +637,15 @@ class CompiledMatcher:
         )
         swept = not own_words and not tied and self._swept(hit, scan, own_files)
         named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
+        # A title sharing only words the note's topics already show ('CUDA graph capture')
+        # says no more of this note than of any other on those topics.
+        singles_out = [
+            e
+            for e in own
+            if e.kind is not EvidenceKind.SIMILAR
+            or not {k.removeprefix("similar:") for k in e.keys}
+            <= self._topic_words(hit, scan, facts)
+        ]
         return Match(
             note,
             round(score, 2),
@@ -631,7 +655,7 @@ class CompiledMatcher:
             path_alone=path_alone and not tied,
             swept=swept,
             named=named or tied,
-            own=bool(own) or tied,
+            own=bool(singles_out) or tied,
             source=is_source,
         )
 

@@ -2202,3 +2202,24 @@ def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
     manager = ["vllm/v1/core/kv_cache_manager.py"]
     hits = note("Fix lost partial hash hits", manager, "vllm-0436d44c")
     assert not any("what this note teaches" in r for r in hits.reasons), hits.reasons
+
+
+def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
+    # README: "not even the best when its topics fit another note as well (a 'sparse MLA
+    # CUDA graph' title fits three notes and names none)". The words this title shared
+    # with the eager-region note's title were its topics' keywords again ('CUDA graph',
+    # 'graph capture'): a similar-title evidence of 0.37 counted as the note's own and
+    # lifted the ambiguity, linking the ROCm one of the three (found by review 'r16n')
+    lib, cfg = load_library(), load_match_config()
+    for title in (
+        "[ROCm][Bugfix] Fix sparse MLA CUDA graphs",
+        "[ROCm][Bugfix] Fix sparse MLA CUDA graph capture",
+        "[Bugfix] Fix sparse MLA CUDA graph capture on ROCm",
+    ):
+        result = match_pr(pr(title), lib, cfg)
+        assert result.matches == (), (title, [m.reasons for m in result.matches])
+        held = dict(result.held_back)
+        assert held["vllm-0341d216"] == "rests on its topics alone, which fit another note as well"
+    # a rare word of the note's own title beside them still singles it out
+    result = match_pr(pr("[ROCm][Bugfix] Fix sparse MLA eager CUDA graph region"), lib, cfg)
+    assert ids(result)[:1] == ["vllm-0341d216"]
