@@ -474,14 +474,17 @@ class CompiledMatcher:
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
             ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), KEYWORD))
+        # the `body_terms` strongest (a code name before a phrase), then the most said
+        weigh = {k: w.note_body_code if k in code else w.note_body for k in scan.body}
         in_body = sorted(
-            (scan.body[k] for k in _one_per_mention(mine, scan.body)), key=lambda h: -h.count
+            (scan.body[k] for k in _one_per_mention(mine, scan.body)),
+            key=lambda h: (-weigh[h.key], -h.count),
         )
         for hit in in_body[: self.config.body_terms]:
             ev.append(
                 Evidence(
                     EvidenceKind.BODY,
-                    w.note_body_code if hit.key in code else w.note_body,
+                    weigh[hit.key],
                     mentions(Saying.BODY, [hit]),
                     frozenset({"body:" + hit.key}),
                     KEYWORD,

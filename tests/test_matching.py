@@ -2223,3 +2223,29 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
     # a rare word of the note's own title beside them still singles it out
     result = match_pr(pr("[ROCm][Bugfix] Fix sparse MLA eager CUDA graph region"), lib, cfg)
     assert ids(result)[:1] == ["vllm-0341d216"]
+
+
+# --- found by review 'r17a' ---
+
+
+def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
+    # README: a code name in the description weighs `note_body_code` (2), a phrase
+    # `note_body` (0.75), and `body_terms` (2) words count per note. They were picked by
+    # how often each is said: a description naming `persistent_topk` once and the note's
+    # phrases `workspace` and `ubatch` twice counted the phrases and dropped the code
+    # name, scoring less for saying more of the note
+    lib, cfg = load_library(), load_match_config()
+    title = "[Bugfix] Fix DeepSeek V4 sparse MLA decode hang"
+    terse = "The persistent_topk kernel hangs when the buffer is shared.\n"
+    fuller = (
+        "The persistent_topk kernel hangs when the workspace is shared.\n"
+        "We give each ubatch its own workspace, and each ubatch now waits.\n"
+    )
+
+    def note(body: str):
+        result = match_pr(pr(title, body), lib, cfg)
+        return next(m for m in result.candidates if m.note.id == "vllm-a4696815")
+
+    short, long = note(terse), note(fuller)
+    assert any("'persistent_topk'" in r for r in long.reasons), long.reasons
+    assert long.score > short.score, (long.score, short.score)
