@@ -108,6 +108,9 @@ class Match:
     own: bool = True
     # True when the PR is the note's source PR: the guidance is on this very PR
     source: bool = False
+    # True when the PR is tied to the note's PR (refers to it, is read with it, fixes
+    # the same issue, relates to a PR that got the note): linked whatever else it matches
+    tied: bool = False
 
 
 @dataclass(frozen=True)

@@ -660,6 +660,7 @@ class CompiledMatcher:
             named=named or tied,
             own=bool(singles_out) or tied,
             source=is_source,
+            tied=tied,
         )
 
     def _topic_part(
@@ -881,13 +882,12 @@ class CompiledMatcher:
                     held.append((m, "rests on its topics alone, and is not the best note"))
             eligible = kept
         if eligible:  # relative to the best note that is linked, not to one left out
+            # a note tied to the PR (another fix of its PR's bug) stays, whatever else
+            # the PR is about
             floor = cfg.relative_floor * eligible[0].score
-            held += [
-                (m, f"far below the best note ({eligible[0].note.id})")
-                for m in eligible
-                if m.score < floor
-            ]
-            eligible = [m for m in eligible if m.score >= floor]
+            low = [m for m in eligible if m.score < floor and not m.tied]
+            held += [(m, f"far below the best note ({eligible[0].note.id})") for m in low]
+            eligible = [m for m in eligible if m not in low]
         return eligible, held
 
     def _held_by_evidence(self, m: Match) -> str | None:

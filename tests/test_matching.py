@@ -2249,3 +2249,17 @@ def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
     short, long = note(terse), note(fuller)
     assert any("'persistent_topk'" in r for r in long.reasons), long.reasons
     assert long.score > short.score, (long.score, short.score)
+
+
+def test_a_pr_on_the_bug_a_notes_pr_fixes_gets_the_note_whatever_else_it_matches():
+    # README: a PR "that refers to an issue the note's PR fixes (`issues`) gets the note
+    # on that alone". A deadlock fix saying "Fixes #53573" (the issue the PCP+DCP note's
+    # PR fixes) whose title also names the sparse-MLA note's kernel scored that note
+    # 11.67: the tie (4.0) was held "far below the best note"
+    lib, cfg = load_library(), load_match_config()
+    title = "[Bugfix] Fix persistent_topk deadlock on the inter-CTA barrier for MTP"
+    result = match_pr(pr(title, "Fixes #53573."), lib, cfg)
+    assert "vllm-d996c45a" in ids(result), result.held_back
+    # without the tie it is held by the floor, as before
+    result = match_pr(pr(title), lib, cfg)
+    assert "vllm-d996c45a" not in ids(result)
