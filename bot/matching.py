@@ -187,6 +187,18 @@ def _inside_own(key: str, own: Iterable[Evidence], scan: _Scan) -> bool:
     return bool(cover) and _within(hit.spans, cover)
 
 
+def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The text with these spans (sorted) made spaces."""
+    out, at = [], 0
+    for start, end in spans:
+        if start > at:
+            out.append(text[at:start])
+        out.append(" " * (end - max(start, at)) if end > at else "")
+        at = max(at, end)
+    out.append(text[at:])
+    return "".join(out)
+
+
 def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str]:
     """The keys of the note's own keyword evidence said by exactly the mentions of this
     topic evidence (the note's `tool call` and the topic's `tool calls`, both hitting
@@ -510,7 +522,7 @@ class CompiledMatcher:
             quoted = ", ".join(f"'{word}'" for word in named[:3])
             detail = f"its changed lines name {quoted}"
             ev.append(Evidence(EvidenceKind.DIFF, w.note_diff, detail, naming, "code of this note"))
-        if similar := self._similar(i, facts, scan):
+        if similar := self._similar(i, facts, scan, ev):
             ev.append(similar)
         return ev
 
@@ -527,14 +539,21 @@ class CompiledMatcher:
             return Evidence(EvidenceKind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 
-    def _similar(self, i: int, facts: PRFacts, scan: _Scan) -> Evidence | None:
-        """The title says what the note's title says, in the same rare words."""
+    def _similar(self, i: int, facts: PRFacts, scan: _Scan, own: list[Evidence]) -> Evidence | None:
+        """The title says what the note's title says, in the same rare words; not when
+        every word it shares is said inside the note's own keywords: "Handle a partial
+        hash hit" is one mention of `partial hash hit`, counted as the keyword, not
+        again as a title like the note's."""
         cfg = self.config
         if self._vocab is None or not cfg.weights.note_similar:
             return None
         words = shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
         if len(words) < cfg.similar_min_words:
             return None
+        if cover := _own_mentions(own, scan).get(EvidenceKind.TITLE):
+            outside = title_words(_blanked(facts.title_text, cover))
+            if not outside.intersection(w for w, _ in words):
+                return None
         rarity = sum(idf for _, idf in words)
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:

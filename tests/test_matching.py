@@ -2263,3 +2263,22 @@ def test_a_pr_on_the_bug_a_notes_pr_fixes_gets_the_note_whatever_else_it_matches
     # without the tie it is held by the floor, as before
     result = match_pr(pr(title), lib, cfg)
     assert "vllm-d996c45a" not in ids(result)
+
+
+def test_a_keyword_said_in_the_title_is_not_counted_again_as_a_similar_title():
+    # matching: "The same word counts once". "Handle a partial hash hit" names one phrase
+    # of the EAGLE prefix-cache note and nothing of its topics; the similar title then
+    # found 'partial', 'hash', 'hit', the words of that same phrase, and added 1.51: the
+    # note was linked on one phrase. notes_era_4 #55432 (graded not relevant) reached the
+    # threshold the same way: 'thinking budget' (3) + 0.25 for "title shares 'budget',
+    # 'thinking'"
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(pr("Handle a partial hash hit"), lib, cfg)
+    assert "vllm-0436d44c" not in ids(result)
+    result = match_pr(pr("[Bugfix][Frontend] Map reasoning effort to thinking budget"), lib, cfg)
+    budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
+    assert not any(r.startswith("title shares") for r in budget.reasons), budget.reasons
+    # a word shared outside the keyword keeps the resemblance, the keyword's words too
+    result = match_pr(pr("Fix thinking budget leak on asymmetric swap"), lib, cfg)
+    budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
+    assert any(r.startswith("title shares") and "'swap'" in r for r in budget.reasons)
