@@ -122,6 +122,22 @@ def _one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[s
     return [k for k in found if k in kept]
 
 
+def _quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> dict[str, TermHit]:
+    """The hits of these keys (one per mention, `_one_per_mention`), each quoted where
+    the text says it apart from the others: `connector stats` where the title writes
+    it, not inside the `get_kv_connector_stats` it also hits."""
+    out: dict[str, TermHit] = {}
+    for key in keys:
+        hit = hits[key]
+        cover = sorted(span for k in keys if k != key for span in hits[k].spans)
+        apart = [span for span in hit.spans if not cover or not _within([span], cover)]
+        if apart and len(apart) < len(hit.spans):
+            start, end = apart[0]
+            hit = TermHit(key, text[start:end], len(apart), tuple(apart))
+        out[key] = hit
+    return out
+
+
 def _distinct(hits: list[TermHit]) -> list[TermHit]:
     """The hits of one text, one per mention (`_one_per_mention`): the topic keywords
     `capture size` and `capture sizes` both hit "capture sizes", which is one word said
@@ -474,12 +490,15 @@ class CompiledMatcher:
         ev: list[Evidence] = []
         mine = self._note_keys[i]
         code = self._code_keys[i]
-        in_title = _one_per_mention(mine, scan.title)
+        in_text = _quoted_apart(_one_per_mention(mine, scan.title), scan.title, facts.title_text)
+        in_title = list(in_text)
         for tag in dict.fromkeys(tag for tag, _ in scan.tags.values()):
             in_tag = {k: hit for k, (t, hit) in scan.tags.items() if t == tag}
             in_title += _one_per_mention(mine, in_tag)
         for key in mine:
-            if key not in in_title or not (said := _title_says(key, scan)):
+            if key in in_text:
+                said = mentions(Saying.TITLE, [in_text[key]])
+            elif key not in in_title or not (said := _title_says(key, scan)):
                 continue
             kind = EvidenceKind.TAG if key in scan.tags else EvidenceKind.TITLE
             weight = w.note_tag if kind is EvidenceKind.TAG else w.note_title
@@ -489,7 +508,7 @@ class CompiledMatcher:
         # the `body_terms` strongest (a code name before a phrase), then the most said
         weigh = {k: w.note_body_code if k in code else w.note_body for k in scan.body}
         in_body = sorted(
-            (scan.body[k] for k in _one_per_mention(mine, scan.body)),
+            _quoted_apart(_one_per_mention(mine, scan.body), scan.body, facts.clean_body).values(),
             key=lambda h: (-weigh[h.key], -h.count),
         )
         for hit in in_body[: self.config.body_terms]:

@@ -2282,3 +2282,19 @@ def test_a_keyword_said_in_the_title_is_not_counted_again_as_a_similar_title():
     result = match_pr(pr("Fix thinking budget leak on asymmetric swap"), lib, cfg)
     budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
     assert any(r.startswith("title shares") and "'swap'" in r for r in budget.reasons)
+
+
+def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
+    # README: "a phrase several keywords hit ... is quoted once, in its longest
+    # spelling". The title says `get_kv_connector_stats` and, at its end, `connector
+    # stats`; the second was counted for its own mention but quoted by its first, inside
+    # the identifier: "title mentions 'connector_stats'", a spelling the title never
+    # writes apart
+    lib, cfg = load_library(), load_match_config()
+    title = "[KV Connector] Fix get_kv_connector_stats merging of connector stats"
+    body = "Merges KVConnectorStats of every worker; connector stats were lost."
+    for facts in (pr(title), pr("Fix stats merging", body)):
+        result = match_pr(facts, lib, cfg)
+        reasons = next(m for m in result.candidates if m.note.id == "vllm-505c8870").reasons
+        assert not any("'connector_stats'" in r or "'ConnectorStats'" in r for r in reasons)
+        assert any("mentions 'connector stats' (keyword" in r for r in reasons), reasons
