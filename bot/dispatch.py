@@ -65,6 +65,10 @@ class Route:
     handler: Handler  # returns a one-line summary for the log
     check: Check | None = None  # a reason to ignore this payload, or None
     bots: bool = False  # also events sent by other bots (never those sent by the bot itself)
+    # GitHub may send two real events with one body (`labeled` carries whole-second times
+    # and no event id), so a body seen before is no replay: the handler must make one
+    # harmless. False: a body seen before under another delivery id is a replay, refused.
+    same_bodies: bool = False
 
 
 @dataclass(frozen=True)

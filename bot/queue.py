@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
     not_before  TEXT,                             -- claim no earlier (utcnow format); NULL: now
-    body_sha    TEXT                              -- sha256 of the webhook body: replays refused
+    body_sha    TEXT                              -- sha256 of a command's body: replays refused
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);

@@ -9,7 +9,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing)
   400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
-  200 ping; 200 a delivery id already seen (processed once)
+  200 ping; 200 a delivery id already seen (processed once), or a comment's or review's
+      body seen under another one (a replay)
   202 queued (written to SQLite before answering), or ignored (with the reason)
   500 SQLite refused to store it (a full disk): counted, and /healthz fails until one is
       stored again (`failing`; a duplicate stores nothing)
@@ -202,10 +203,7 @@ class WebhookEndpoint:
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
         if event in INSTALLATION_EVENTS:
             return self.installation(event, delivery_id, payload)
-        # GitHub signs the body only: the same body under a new X-GitHub-Delivery is a
-        # replay (a redelivery keeps its id), and the queue refuses a second copy by this.
-        body_sha = hashlib.sha256(body).hexdigest()
-        return self.triage(event, delivery_id, payload, raw, body_sha)
+        return self.triage(event, delivery_id, payload, raw, body)
 
     def installation(self, event: str, delivery_id: str, payload: dict[str, Any]) -> Answer:
         """Answered at once, nothing queued: the caches it makes stale are forgotten now."""
@@ -229,7 +227,7 @@ class WebhookEndpoint:
         delivery_id: str,
         payload: dict[str, Any],
         raw: str | None,
-        body_sha: str,
+        body: bytes,
     ) -> Answer | Incoming:
         try:
             triage = self.dispatcher.triage(event, payload, self.settings)
@@ -252,6 +250,11 @@ class WebhookEndpoint:
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
             return 202, {"status": "ignored", "reason": triage.reason}
+        # GitHub signs the body only: a captured body sent again under a new
+        # X-GitHub-Delivery (a redelivery keeps its id) would run its commands again, so
+        # the queue refuses a second copy by this; not on routes where GitHub itself
+        # sends one body for two events (they are made harmless another way).
+        body_sha = None if triage.route.same_bodies else hashlib.sha256(body).hexdigest()
         return Incoming(
             delivery_id,
             event,

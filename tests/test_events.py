@@ -1,4 +1,5 @@
-"""`pull_request` events end to end through the HTTP endpoint, the queue and the dry-run port."""
+"""`pull_request` events end to end through the HTTP endpoint, the queue and the dry-run port
+(or, where what GitHub answers matters, the App's client against the fake GitHub)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from bot.prfacts import payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
 from bot.render import MARKER
+from tests.fake_github import DEFAULT_REPO
+from tests.test_e2e import live_settings, ours
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -468,3 +471,62 @@ def test_a_routed_event_moves_its_prs_state_to_the_repositorys_new_name(tmp_path
         assert rt.ctx.prs.get(old, 7002).comment_id is not None
         (row,) = rt.db.execute("SELECT repo_id FROM pr_state WHERE number = 7002")
         assert row["repo_id"] is None
+
+
+# --- found by review 'r17c' ---
+
+OPT_OUT = "no-review-notes"
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key):
+    with serving(live_settings(tmp_path, fake_github, app_key, workers=2)) as (client, rt):
+        assert rt.dry_run is None
+        yield client, rt, fake_github
+
+
+def sticky_text(fake, number=7001) -> str:
+    (comment,) = [c for c in ours(fake, number) if c.body.startswith(MARKER)]
+    return comment.body
+
+
+def test_an_opt_out_label_put_back_in_the_same_second_is_not_dropped_as_a_replay(live):
+    # `labeled` / `unlabeled` payloads carry whole-second times and no event id: the
+    # label added, removed and added back within one second makes GitHub send the first
+    # and third events byte for byte alike, under two X-GitHub-Delivery ids. Both are
+    # real: the PR must end paused. The intake took the third for a replay of the first
+    # (a body seen before) and dropped it, leaving the notes on an opted-out PR.
+    client, rt, fake = live
+    pr = fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    assert "Automatic updates are paused" not in sticky_text(fake)
+
+    at = "2026-09-01T10:00:05Z"
+    labeled = pr_payload(action="labeled", title=MATCHING_TITLE, labels=(OPT_OUT,), updated_at=at)
+    labeled["label"] = {"id": 1, "name": OPT_OUT, "color": "ededed"}
+    unlabeled = pr_payload(action="unlabeled", title=MATCHING_TITLE, labels=(), updated_at=at)
+    unlabeled["label"] = labeled["label"]
+
+    pr.labels = [OPT_OUT]
+    assert post(client, "pull_request", labeled, delivery="d-labeled-1").status_code == 202
+    drain(rt)
+    assert "Automatic updates are paused" in sticky_text(fake)
+
+    pr.labels = []
+    assert post(client, "pull_request", unlabeled, delivery="d-unlabeled").status_code == 202
+    drain(rt)
+    assert "Automatic updates are paused" not in sticky_text(fake)
+
+    pr.labels = [OPT_OUT]  # put back: GitHub sends `labeled` again, the same bytes
+    r = post(client, "pull_request", labeled, delivery="d-labeled-2")
+    drain(rt)
+    assert r.status_code == 202, f"a new delivery id was refused as a replay: {r.text}"
+    assert "Automatic updates are paused" in sticky_text(fake), (
+        "the PR carries the opt-out label, but its comment shows the notes"
+    )
+    # a captured `unlabeled` sent again is no harm: of the second last handled, it is
+    # matched on the PR as GitHub has it now (labelled)
+    r = post(client, "pull_request", unlabeled, delivery="d-unlabeled-replayed")
+    drain(rt)
+    assert r.status_code == 202
+    assert "Automatic updates are paused" in sticky_text(fake)
