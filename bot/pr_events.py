@@ -2,7 +2,10 @@
 
 opened / reopened / ready_for_review: the first look. edited: only a new title,
 body or base branch can change the matches (a new base changes the files, not the
-head). synchronize: a push, files may have changed.
+head). synchronize: a push, files may have changed. converted_to_draft: handled as any
+event, so that its time is remembered: an older one handled after it (its payload not
+a draft) is stale and cannot post on the draft; a comment already there is kept up to
+date, as on any draft that has one.
 labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
 events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
 like anyone's; those sent by the bot itself are not (bot.dispatch).
@@ -36,7 +39,7 @@ RECHECK = "review_notes_files_recheck"
 ACTIONS = frozenset(
     {
         *("opened", "reopened", "ready_for_review", "edited", "synchronize"),
-        *("labeled", "unlabeled", "closed"),
+        *("labeled", "unlabeled", "converted_to_draft", "closed"),
     }
 )
 

@@ -530,3 +530,39 @@ def test_an_opt_out_label_put_back_in_the_same_second_is_not_dropped_as_a_replay
     drain(rt)
     assert r.status_code == 202
     assert "Automatic updates are paused" in sticky_text(fake)
+
+
+def test_a_late_event_from_before_converted_to_draft_posts_nothing_on_the_draft(live):
+    # Opened ready for review at 10:00:00, converted to a draft at 10:00:05; GitHub
+    # promises no order, and `converted_to_draft` arrives first. It had no route, so its
+    # time was not remembered, and the late `opened` (`draft: false`) posted the notes
+    # on the draft. Its time now makes the `opened` stale; `ready_for_review` after it
+    # still posts.
+    client, rt, fake = live
+    pr = fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES, title=MATCHING_TITLE, draft=True)
+    r = post(
+        client,
+        "pull_request",
+        pr_payload(
+            action="converted_to_draft",
+            title=MATCHING_TITLE,
+            draft=True,
+            updated_at="2026-09-01T10:00:05Z",
+        ),
+    )
+    assert r.status_code == 202
+    drain(rt)
+    deliver_pr(client, rt, title=MATCHING_TITLE, draft=False, updated_at="2026-09-01T10:00:00Z")
+    assert rt.queue.counts()["failed"] == 0
+    assert ours(fake) == [], "a late `opened` posted the notes on a PR converted to a draft"
+
+    pr.draft = False
+    deliver_pr(
+        client,
+        rt,
+        action="ready_for_review",
+        title=MATCHING_TITLE,
+        draft=False,
+        updated_at="2026-09-01T10:00:09Z",
+    )
+    assert "Automatic updates are paused" not in sticky_text(fake)
