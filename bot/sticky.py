@@ -10,8 +10,10 @@ opted-out PR carries a line saying updates are paused.
 Rules: create the comment when notes first match; edit it in place when they
 change; no write when the rendered body is what we last posted; when nothing
 matches any more, edit it to say so (never delete); no comment at all for a PR
-that never matched. A comment we posted that is gone was deleted by a maintainer,
-the plainest "go away": no PR event posts it anew (a new comment notifies everyone);
+that never matched; a closed PR is left alone unless a human asks (`force`): triage
+keeps PR events off one, this keeps off `/notes on`, which updates as they would. A
+comment we posted that is gone was deleted by a maintainer, the plainest "go away": no
+PR event posts it anew (a new comment notifies everyone);
 the PR is opted out as by `/notes off` said when the deletion was noticed (so an
 `off`/`on` written before then and run late changes nothing), `/notes` still answers
 and `/notes on` resumes: until a write finds the comment again (`PRState.resumed`), a
@@ -92,6 +94,8 @@ def refresh_sticky(
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
         return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
+    if facts.closed and not force:  # done with: a comment would notify everyone watching
+        return Refresh(Outcome.SKIPPED, "the pull request is closed", state.comment_id)
     if _draft_waits(ctx, facts) and not force and state.comment_id is None:
         return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)

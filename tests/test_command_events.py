@@ -2067,3 +2067,53 @@ def test_every_command_that_updates_the_comment_says_what_it_changes():
     assert set(_STATE_CHANGES) == updating
     assert set(_SHOWING) | set(SWITCHES) == updating
     assert not set(_SHOWING) & set(SWITCHES)
+
+
+# --- found by review 'r17c' ---
+
+
+def _github_says_merged(fake, monkeypatch):
+    """GET pulls/{n} answers as GitHub does for a merged PR: state closed."""
+    real = fake._get_pull
+
+    def closed(who, params, query, body):
+        reply = real(who, params, query, body)
+        reply.body = dict(reply.body, state="closed", merged=True, closed_at="2026-09-01T11:00:00Z")
+        return reply
+
+    monkeypatch.setattr(fake, "_get_pull", closed)
+
+
+def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypatch):
+    # `/notes off` before the bot commented, the PR merged, then `/notes on` on it. The
+    # `on` updates as a PR event would, and PR events leave a closed PR alone; it ran
+    # the non-forced refresh, which never looked at `closed`, and posted the notes on
+    # the merged PR, notifying everyone watching it.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert ours(fake) == []
+    deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T11:00:00Z",
+    )
+    _github_says_merged(fake, monkeypatch)
+
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    payload = comment_payload(on)
+    payload["issue"] = dict(payload["issue"], state="closed")
+    payload["issue"]["pull_request"] = dict(
+        payload["issue"]["pull_request"], merged_at="2026-09-01T11:00:00Z"
+    )
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert sticky(fake) is None, "`/notes on` posted the notes comment on a merged PR"
+    assert "+1" in reactions(fake, on)  # done: updates are on, should it be reopened
+    assert not rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+    # a human who asks still gets an answer
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    assert sticky(fake) is not None
