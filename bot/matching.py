@@ -233,6 +233,44 @@ def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str
     return out
 
 
+def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> dict[int, Said]:
+    """The title and description evidence (by id) whose words are each said only inside
+    a longer mention another piece of it quotes, quoted as that mention: `EP` of expert
+    parallelism inside `Elastic EP` of elastic EP is one thing the title says, named
+    once with both reasons (`reasons.reason_lines` merges lines by the words quoted)."""
+    out: dict[int, Said] = {}
+    for kind in (EvidenceKind.TITLE, EvidenceKind.BODY):
+        field, prefix = _said_in(kind, scan)
+        text = facts.title_text if kind is EvidenceKind.TITLE else facts.clean_body
+        hits = {
+            id(e): [
+                field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field
+            ]
+            for e in evidence
+            if e.kind is kind
+        }
+        for e in (e for e in evidence if id(e) in hits and isinstance(e.what, Said)):
+            spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
+            wider: dict[str, str] = {}
+            for h in hits[id(e)]:
+                holders = [_holder(span, spans) for span in h.spans]
+                if all(holders):
+                    start, end = holders[0]
+                    wider[h.text] = text[start:end]
+            quoted = tuple(dict.fromkeys(wider.get(n, n) for n in e.what.names))
+            if quoted != e.what.names:
+                out[id(e)] = Said(e.what.saying, quoted, e.what.more)
+    return out
+
+
+def _holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The longest of `spans` that holds this one and is longer, the first of equals
+    (None: none does)."""
+    start, end = span
+    held = [(a, b) for a, b in spans if a <= start and end <= b and b - a > end - start]
+    return min(held, key=lambda ab: (ab[0] - ab[1], ab[0]), default=None)
+
+
 def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:
     """The title's mentions of a topic's keywords, one evidence (`capture sizes` is one
     mention of two keywords)."""
@@ -724,14 +762,20 @@ class CompiledMatcher:
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         covers = _own_mentions(own, scan)
-        for th in hit:
+        kept = [
+            (th, [e for e in (self._outside(e, covers, scan, facts) for e in th.evidence) if e])
+            for th in hit
+        ]
+        wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
+        for th, evidence in kept:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
             # PR is about: it counts in full, whatever other topics the note has.
             tagged = th.topic.id == main and main in self._narrow
-            for e in filter(None, (self._outside(e, covers, scan, facts) for e in th.evidence)):
+            for e in evidence:
                 scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
-                scored.append((e.weight * scale, e.what, TOPIC.format(th.topic.name_en)))
+                what = wider.get(id(e), e.what)
+                scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
                 for k in e.keys | _same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:

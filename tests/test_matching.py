@@ -2298,3 +2298,21 @@ def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
         reasons = next(m for m in result.candidates if m.note.id == "vllm-505c8870").reasons
         assert not any("'connector_stats'" in r or "'ConnectorStats'" in r for r in reasons)
         assert any("mentions 'connector stats' (keyword" in r for r in reasons), reasons
+
+
+def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it():
+    # README: "each file and title word named once with every reason it counts".
+    # "Elastic EP" is one mention: `elastic EP` of the elastic-EP topic and `EP`, inside
+    # it, of expert parallelism, both topics of the elastic-EP note; the comment listed
+    # "title mentions 'Elastic EP' (topic: Elastic EP scaling)" and "title mentions 'EP'
+    # (topic: Expert parallelism and elastic EP)", as if the title said EP twice
+    lib, cfg = load_library(), load_match_config()
+    result = match_pr(pr("[Bugfix] Fix stalled local-only Elastic EP scale-up"), lib, cfg)
+    reasons = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8").reasons
+    assert not any(r.startswith("title mentions 'EP'") for r in reasons), reasons
+    [line] = [r for r in reasons if r.startswith("title mentions 'Elastic EP'")]
+    assert "Expert parallelism and elastic EP" in line, reasons
+    # said apart as well, the word keeps its own quote
+    result = match_pr(pr("[Bugfix] Fix Elastic EP scale-up for EP ranks"), lib, cfg)
+    reasons = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8").reasons
+    assert any(r.startswith("title mentions 'EP'") for r in reasons), reasons
