@@ -148,6 +148,11 @@ class NotesSite:
         """A root-relative link made absolute by `public_url` (JSON clients follow them)."""
         return self.origin + path
 
+    def public(self, path: str) -> str:
+        """A path of the app as a browser reaches it: under public_url's path, and
+        absolute with it (root-relative without one)."""
+        return self.absolute(self.prefix + path)
+
     def page_url(self, request: Request, note: Note) -> str:
         if self.public_url:
             return note_page_url(note, public_url=self.public_url)

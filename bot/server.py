@@ -25,13 +25,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import quote
 
 import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
@@ -314,6 +316,19 @@ def _reply(code: int, **content: Any) -> JSONResponse:
     return JSONResponse(content, status_code=code)
 
 
+def _route_with_other_slash(app: FastAPI, request: Request) -> str | None:
+    """`/notes/` as `/notes` (or `/x` as `/x/`) when that is a route: the path
+    Starlette's redirect_slashes would send the browser to."""
+    path = request.scope["path"]
+    if path == "/":
+        return None
+    other = path.rstrip("/") if path.endswith("/") else path + "/"
+    scope = {**request.scope, "path": other}
+    if any(route.matches(scope)[0] is not Match.NONE for route in app.router.routes):
+        return other
+    return None
+
+
 def create_app(rt: Runtime) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -323,7 +338,15 @@ def create_app(rt: Runtime) -> FastAPI:
         finally:
             await run_in_threadpool(rt.stop)
 
-    app = FastAPI(title="review-notes", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # Starlette's own trailing-slash redirect builds its Location from the request,
+    # which loses the path a proxy strips: `no_such_page` redirects instead.
+    app = FastAPI(
+        title="review-notes",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        redirect_slashes=False,
+    )
     app.state.runtime = rt
     settings = rt.settings
     webhook = WebhookEndpoint(
@@ -355,6 +378,10 @@ def create_app(rt: Runtime) -> FastAPI:
     async def no_such_page(request: Request, exc: StarletteHTTPException) -> Response:
         # a browser following a mistyped or stale link gets a page with the site's
         # links; API clients keep FastAPI's JSON
+        other = _route_with_other_slash(app, request) if exc.status_code == 404 else None
+        if other is not None:
+            query = request.url.query
+            return RedirectResponse(site.public(quote(other)) + ("?" + query if query else ""))
         if exc.status_code == 404 and prefers_html(request):
             return site.error(request, 404, f"no page at {request.url.path}")
         return await http_exception_handler(request, exc)

@@ -734,3 +734,54 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
         assert post(client, "pull_request", big, delivery="d-new-3").status_code == 202
         r = client.get("/healthz")
         assert r.status_code == 200 and r.json()["status"] == "ok"
+
+
+# --- found by review 'r17d' ---
+
+
+def stripping_proxy(prefix: str, app):
+    """README's deployment under a path: a reverse proxy that serves the bot at `prefix`
+    and strips it (nginx `location /review-notes/ { proxy_pass http://bot/; }`), keeping
+    the Host header. Anything outside the prefix is not the bot's: the proxy's 404."""
+    from starlette.responses import PlainTextResponse
+
+    async def proxy(scope, receive, send):
+        if scope["type"] == "http":
+            path = scope["path"]
+            if not path.startswith(prefix + "/"):
+                await PlainTextResponse("not routed to the bot", 404)(scope, receive, send)
+                return
+            inner = path[len(prefix) :]
+            scope = {**scope, "path": inner, "raw_path": inner.encode()}
+        await app(scope, receive, send)
+
+    return proxy
+
+
+@pytest.mark.parametrize("page", ["/notes/", "/topics/", "/notes/vllm-0436d44c/"])
+def test_trailing_slash_redirect_stays_under_the_public_url_path(tmp_path, page):
+    # README (REVIEW_NOTES_PUBLIC_URL): "It may end in a path ... the pages keep it in
+    # their links". https://example.org/review-notes/notes/ (a trailing slash, as many
+    # type) got Starlette's 307 to https://example.org/notes -- built from the stripped
+    # path, so the browser landed outside the bot (the proxy's 404).
+    from test_pages import CHROME_ACCEPT
+
+    settings = make_settings(tmp_path, public_url="https://example.org/review-notes")
+    proxy = stripping_proxy("/review-notes", create_app(build_runtime(settings)))
+    with TestClient(proxy, base_url="https://example.org") as client:
+        first = client.get(
+            "/review-notes" + page, headers={"accept": CHROME_ACCEPT}, follow_redirects=False
+        )
+        if first.is_redirect:
+            assert first.headers["location"].startswith("https://example.org/review-notes/"), (
+                f"redirected out of the public path: {first.headers['location']}"
+            )
+        final = client.get("/review-notes" + page, headers={"accept": CHROME_ACCEPT})
+        assert final.status_code == 200, (final.status_code, final.url, final.text[:80])
+
+
+def test_without_a_public_url_the_slash_redirect_is_root_relative_and_keeps_the_query(app):
+    client, _ = app
+    r = client.get("/notes/?topic=rocm&q=a%20b", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/notes?topic=rocm&q=a%20b"
+    assert client.get("/nope/", follow_redirects=False).status_code == 404
