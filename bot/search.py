@@ -12,6 +12,9 @@ or Japanese characters are one term each); a Latin word matches whole words only
 and notes with more terms, and with them in heavier fields (titles, the source PR,
 keywords), come first.
 
+Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
+a link) as its number, when it is of the repository searched.
+
 Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
 """
 
@@ -25,17 +28,21 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from bot.notes import Note, Topic
+from bot.prfacts import REF_HASH
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at
 # its dots, its `py` would find every note that lists a Python file
 _PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
 _WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
-# A PR or issue link (github.com's, or the redirect the bot's replies print) is its
-# number, when it is of a repository the search looks at (another's: nothing)
-_PR_LINK = re.compile(
+# A PR or issue as GitHub writes it is its number, when it is of a repository the
+# search looks at: a link (github.com's, or the redirect the bot's replies print;
+# groups 1, 2), `owner/name#N` or `#N` (3, 4), `GH-N` (5). Text is folded: lower case.
+_PR_REF = re.compile(
     r"(?:https?://)?(?:www\.|redirect\.)?github\.com/([^/\s]+/[^/\s]+)/(?:pull|issues)/(\d+)"
     r"[^\s,;]*"
+    rf"|{REF_HASH}"
+    r"|(?<![a-z0-9_])gh-(\d+)(?![a-z0-9_])"
 )
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
@@ -117,16 +124,18 @@ class SearchHit:
 def query_terms(
     query: str, mode: SearchMode = RANKED, repos: frozenset[str] | None = None
 ) -> list[str]:
-    """The query's distinct terms, folded, in order. `repos` (lower case): whose PR
-    links count, as their numbers, in a ranked search (None: any repository's)."""
+    """The query's distinct terms, folded, in order. A PR or issue reference (`#N`,
+    `GH-N`, a link) is its number; `repos` (lower case): whose references named with
+    their repository count so (None: any repository's)."""
 
-    def number(link: re.Match[str]) -> str:
-        ours = repos is None or link.group(1) in repos
-        return f" {link.group(2)} " if ours else " "
+    def number(ref: re.Match[str]) -> str:
+        repo, digits = ref.group(1) or ref.group(3), ref.group(2) or ref.group(4) or ref.group(5)
+        if repos is None or repo is None or repo in repos:
+            return f" {digits} "
+        # another repository's: a filter keeps it as typed (a dropped term would widen it)
+        return " " if mode.words else ref.group(0)
 
-    folded = fold(query)
-    if mode.words:  # (a filter keeps every term as typed: a dropped one would widen it)
-        folded = _PR_LINK.sub(number, folded)
+    folded = _PR_REF.sub(number, fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
     found = [t for t in found if t]
     terms = list(dict.fromkeys(found))

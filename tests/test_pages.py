@@ -633,3 +633,19 @@ def test_summary_code_spans_render_as_code_and_stay_escaped():
     assert str(inline_html("see `_capturing` and `<b>x</b>`")) == (
         "see <code>_capturing</code> and <code>&lt;b&gt;x&lt;/b&gt;</code>"
     )
+
+
+# --- found by review 'r17d' ---
+
+
+def test_search_finds_a_note_by_its_pr_number_written_as_github_writes_it():
+    # README (/notes): search "in any field: a path, a PR or issue number". On GitHub a
+    # PR number is written `#52419`; the filter looked for that text, which no field
+    # holds (source_pr is 52419): "No notes match".
+    client = client_for(load_library())
+    by_number = client.get("/notes", params={"q": "52419", "format": "json"}).json()
+    assert [n["id"] for n in by_number["notes"]] == ["vllm-0436d44c"]
+    as_on_github = client.get("/notes", params={"q": "#52419", "format": "json"}).json()
+    assert [n["id"] for n in as_on_github["notes"]] == ["vllm-0436d44c"], as_on_github
+    html = client.get("/notes", params={"q": "#52419"}, headers={"accept": CHROME_ACCEPT})
+    assert "No notes match" not in html.text

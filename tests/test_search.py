@@ -116,4 +116,22 @@ def test_a_filter_keeps_another_repositorys_pr_link_as_a_term():
     # dropping the link as no number of ours left the filter no term: every note shown
     url = "https://github.com/sgl-project/sglang/pull/101"
     assert search_notes(LIB.notes, url, FILTER) == []
-    assert query_terms(url, FILTER) == [url]
+    assert query_terms(url, FILTER, frozenset({"vllm-project/vllm"})) == [url]
+
+
+# --- found by review 'r17d' ---
+
+
+def test_a_pr_or_issue_number_as_github_writes_it_is_the_number_in_both_modes():
+    # `?q=#52419` found nothing on the notes page (the filter looked for the text
+    # "#52419"), while `?q=52419` found the note; a filter now reads a reference as the
+    # command's search did a link: `#N`, `GH-N`, `owner/name#N` of ours, a link of ours
+    ours = frozenset({"vllm-project/vllm"})
+    for q in ("#102", "GH-102", "vllm-project/vllm#102", "github.com/vllm-project/vllm/pull/102"):
+        assert query_terms(q, FILTER, ours) == ["102"], q
+        assert ids(search_notes(LIB.notes, q, FILTER)) == ["n-b"], q
+        assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"], q
+    # another repository's reference stays a term of a filter, which it then finds nowhere
+    assert query_terms("sgl-project/sglang#102", FILTER, ours) == ["sgl-project/sglang#102"]
+    assert search_notes(LIB.notes, "sgl-project/sglang#102", FILTER) == []
+    assert query_terms("c# GH-", FILTER) == ["c#", "gh-"]  # no number: no reference
