@@ -4,7 +4,8 @@ The notes pages filter (`/notes?q=`): every term (separated by whitespace, comma
 semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
 id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
-a Chinese phrase find what they name.
+a Chinese phrase find what they name. A number is a whole number, as in the reply:
+`5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -74,7 +75,7 @@ def fold(text: str) -> str:
 class SearchMode:
     """How a query is read and what a hit is."""
 
-    words: bool  # split into words and CJK runs, Latin words whole; else whitespace, substrings
+    words: bool  # split into words and CJK runs, Latin words whole; else substrings, not numbers
     require_all: bool  # every term must occur (a filter); else any term (ranked by coverage)
     weights: Mapping[str, float]  # the fields looked at and what a term found in each is worth
     max_terms: int | None = None  # a long query is cut to its first terms
@@ -153,7 +154,9 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
 
 
 def _matcher(term: str, words: bool):
-    if not words or _IS_CJK.search(term) or _is_path(term):
+    # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
+    whole = words or (term.isascii() and term.isdigit())
+    if not whole or _IS_CJK.search(term) or _is_path(term):
         return lambda text: term in text  # a path's piece is found inside a longer path
     # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
     rx = re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")

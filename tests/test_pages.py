@@ -649,3 +649,15 @@ def test_search_finds_a_note_by_its_pr_number_written_as_github_writes_it():
     assert [n["id"] for n in as_on_github["notes"]] == ["vllm-0436d44c"], as_on_github
     html = client.get("/notes", params={"q": "#52419"}, headers={"accept": CHROME_ACCEPT})
     assert "No notes match" not in html.text
+
+
+def test_a_pr_number_finds_that_pr_not_every_number_containing_it():
+    # A reviewer looking for notes on PR 5241 got the note of PR 52419 (its source_pr
+    # "52419" contains "5241": the filter compared every term as a substring), and
+    # `5006` listed it through its read_with PR 50062. The `/notes search` command
+    # matched such a term whole; the page search now does too.
+    client = client_for(load_library())
+    for number in ("5241", "5006"):
+        found = client.get("/notes", params={"q": number, "format": "json"}).json()
+        shown = [(n["id"], n["source_pr"]) for n in found["notes"]]
+        assert shown == [], f"q={number} lists notes of other PRs: {shown}"

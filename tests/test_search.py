@@ -135,3 +135,16 @@ def test_a_pr_or_issue_number_as_github_writes_it_is_the_number_in_both_modes():
     assert query_terms("sgl-project/sglang#102", FILTER, ours) == ["sgl-project/sglang#102"]
     assert search_notes(LIB.notes, "sgl-project/sglang#102", FILTER) == []
     assert query_terms("c# GH-", FILTER) == ["c#", "gh-"]  # no number: no reference
+
+
+def test_a_number_is_a_whole_number_in_a_filter_as_in_the_reply():
+    listed = note(
+        "n-c", "修复注册", "值得精读。见 #5006 和 v0.10。", source_pr=52419, read_with=(50062,)
+    )
+    notes = (*NOTES, listed)
+    for q in ("5241", "2419", "500", "0062", "1", "0"):  # `v0.10`: its 0 is in a word
+        assert search_notes(notes, q, FILTER) == [], q
+        assert search_notes(notes, q, RANKED) == [], q
+    for q in ("52419", "50062", "5006", "10"):  # whole, beside `#`, `.` or Chinese
+        assert ids(search_notes(notes, q, FILTER)) == ["n-c"], q
+    assert ids(search_notes(notes, "n-c 52419", FILTER)) == ["n-c"]  # other terms: substrings
