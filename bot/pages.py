@@ -231,7 +231,11 @@ class NotesSite:
             body = json.dumps({"detail": message}, ensure_ascii=False)
             return Response(body, status, media_type="application/json", headers=SECURITY_HEADERS)
         title = "Not found" if status == 404 else "Bad request"
-        return self.render(request, "error.html", status, title=title, message=message)
+        # a bad filter on another repository's list leaves the reader in that repository
+        repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
+        return self.render(
+            request, "error.html", status, site_repo=repo, title=title, message=message
+        )
 
     # --- the pages ---
 

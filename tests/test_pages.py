@@ -661,3 +661,34 @@ def test_a_pr_number_finds_that_pr_not_every_number_containing_it():
         found = client.get("/notes", params={"q": number, "format": "json"}).json()
         shown = [(n["id"], n["source_pr"]) for n in found["notes"]]
         assert shown == [], f"q={number} lists notes of other PRs: {shown}"
+
+
+def test_the_bad_request_page_keeps_the_repository_chosen():
+    # The site keeps the repository a reader chose across pages (base.html). A reader on
+    # acme-org/widgets' notes who follows a stale topic link got the 400 page with every
+    # link (brand, Notes, Topics, "Browse all notes") on vllm-project/vllm's notes:
+    # NotesSite.error rendered with the default repository, error.html's links named none.
+    lib = load_library()
+    other = Note.model_validate(
+        dict(
+            id="widgets-1",
+            repo="acme-org/widgets",
+            verdict="deep",
+            topics=(next(iter(lib.topics)),),
+            title_zh="小部件",
+            guidance="值得精读。",
+        )
+    )
+    client = client_for(Library(notes=lib.notes + (other,), topics=lib.topics))
+    ok = client.get(
+        "/notes", params={"repo": "acme-org/widgets"}, headers={"accept": CHROME_ACCEPT}
+    )
+    assert 'href="/notes?repo=acme-org%2Fwidgets"' in ok.text  # the list page keeps it
+    bad = client.get(
+        "/notes",
+        params={"repo": "acme-org/widgets", "topic": "no-such-topic"},
+        headers={"accept": CHROME_ACCEPT},
+    )
+    assert bad.status_code == 400
+    links = re.findall(r'href="(/(?:notes|topics)[^"]*)"', bad.text)
+    assert links and all("repo=acme-org%2Fwidgets" in h for h in links), links
