@@ -692,3 +692,19 @@ def test_the_bad_request_page_keeps_the_repository_chosen():
     assert bad.status_code == 400
     links = re.findall(r'href="(/(?:notes|topics)[^"]*)"', bad.text)
     assert links and all("repo=acme-org%2Fwidgets" in h for h in links), links
+
+
+@pytest.mark.parametrize(
+    ("fields", "meta"),
+    [
+        ({}, "PR 100 · 2026-01-01"),
+        ({"source_pr": None}, "2026-01-01"),  # was " · 2026-01-01"
+        ({"created": None}, "PR 100"),
+        ({"source_pr": None, "created": None}, ""),
+    ],
+)
+def test_a_list_cards_meta_line_has_no_stray_separator(fields, meta):
+    lib = Library(notes=(make_note("n-meta", **fields),), topics={})
+    html = client_for(lib).get("/notes").text
+    shown = re.search(r'<span class="meta">(.*?)</span>', html, re.S).group(1)
+    assert Page(shown).text.strip() == meta
