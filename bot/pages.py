@@ -48,7 +48,11 @@ from bot.page_json import (
 )
 from bot.page_templates import template_environment
 
-CSS = Path(__file__).resolve().parent / "static" / "notes.css"
+STATIC = Path(__file__).resolve().parent / "static"
+CSS = STATIC / "notes.css"
+# Named by every page: without one a browser asks for /favicon.ico, a 404 on each load
+# (and outside the bot behind a proxy that serves it under a path)
+ICON = STATIC / "favicon.svg"
 
 # Scripts are never needed: filters are GET forms. Styles come from our one CSS file.
 SECURITY_HEADERS = {
@@ -59,6 +63,8 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Vary": "Accept",
 }
+
+ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
 
 
 def notes_site(
@@ -71,7 +77,7 @@ def notes_site(
     notes_dir: str = NOTES_DIR_IN_REPO,
 ) -> NotesSite:
     """The notes browser; its `router()` serves GET /notes, /notes/{id},
-    /notes/{id}/source, /topics and /assets/notes.css.
+    /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg.
 
     `library` may be a callable returning the current Library, for an app that reloads
     notes. `public_url` makes JSON urls and the canonical link absolute; a path in it
@@ -108,6 +114,7 @@ class NotesSite:
         self.notes_repo = (notes_repo_url, notes_branch, notes_dir)
         self.env = template_environment()
         self.css = CSS.read_bytes()
+        self.icon_svg = ICON.read_bytes()
         parts = urlsplit(public_url)
         self.origin = f"{parts.scheme}://{parts.netloc}" if public_url else ""
         self.prefix = parts.path.rstrip("/")  # where a proxy serves these pages, if not at root
@@ -122,14 +129,18 @@ class NotesSite:
         ]
         for path, name, endpoint in pages:
             router.add_api_route(path, endpoint, methods=["GET"], name=name, response_model=None)
-        router.add_api_route(
-            "/assets/notes.css",
-            self.stylesheet,
-            methods=["GET"],
-            name="notes_css",
-            response_model=None,
-            include_in_schema=False,
-        )
+        for path, name, endpoint in [
+            ("/assets/notes.css", "notes_css", self.stylesheet),
+            ("/assets/favicon.svg", "notes_icon", self.icon),
+        ]:
+            router.add_api_route(
+                path,
+                endpoint,
+                methods=["GET"],
+                name=name,
+                response_model=None,
+                include_in_schema=False,
+            )
         return router
 
     # --- links ---
@@ -203,6 +214,7 @@ class NotesSite:
             site_repo=site_repo,
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
             css_href=self.href(request, "notes_css"),
+            icon_href=self.href(request, "notes_icon"),
             topics=self.current().topics,
             verdicts=list(Verdict),
             pr_url=pr_url,
@@ -355,5 +367,7 @@ class NotesSite:
         ]
 
     def stylesheet(self) -> Response:
-        headers = {"Cache-Control": "public, max-age=3600"}
-        return Response(self.css, media_type="text/css", headers=headers)
+        return Response(self.css, media_type="text/css", headers=ASSET_HEADERS)
+
+    def icon(self) -> Response:
+        return Response(self.icon_svg, media_type="image/svg+xml", headers=ASSET_HEADERS)

@@ -708,3 +708,16 @@ def test_a_list_cards_meta_line_has_no_stray_separator(fields, meta):
     html = client_for(lib).get("/notes").text
     shown = re.search(r'<span class="meta">(.*?)</span>', html, re.S).group(1)
     assert Page(shown).text.strip() == meta
+
+
+def test_every_page_names_an_icon_the_site_serves(library):
+    # without one the browser asked for /favicon.ico on every page load: a 404 in its
+    # console (and, behind a proxy serving the bot under a path, not the bot's to answer)
+    client = client_for(library, public_url="https://example.org/review-notes")
+    for path in ("/notes", "/notes/n-graph", "/topics", "/notes?topic=nope", "/notes/nope"):
+        html = client.get(path, headers={"accept": CHROME_ACCEPT}).text
+        link = '<link rel="icon" href="/review-notes/assets/favicon.svg" type="image/svg+xml">'
+        assert link in html, path
+    icon = client.get("/assets/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.text.startswith("<svg ")
