@@ -16,6 +16,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
@@ -66,6 +67,33 @@ def _repo_problem(entry: str) -> str | None:
         return "a repository's name has only letters, digits, '.', '-' and '_'"
     if name.lower().endswith(".git"):  # a clone URL's tail; GitHub drops it from names
         return "drop the .git"
+    return None
+
+
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot be a base every link or call is built on, if it cannot: what
+    follows the host is kept in every link of every comment, and nothing else fails.
+    The value is not echoed (GITHUB_API_URL may carry a user and password)."""
+    if not re.match(r"^https?://[^/\s]", url):
+        return "must be an http(s) URL"
+    if "#" in url:  # docker's --env-file keeps `VALUE # comment` whole
+        return "holds '#': an inline comment (an env file keeps it in the value) or a fragment"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        if url.rstrip() != url:
+            return "ends in whitespace (a mounted file's line end?), which no URL has"
+        return "holds whitespace or a control character, which no URL has"
+    if "?" in url:
+        return "holds a query ('?'): links are built by adding a path to it"
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        written = parts.netloc.rpartition(":")[2]
+        return f"the port {written!r} is not a number from 1 to 65535"
+    if not parts.hostname:
+        return "names no host"
     return None
 
 
@@ -189,8 +217,9 @@ class Settings(BaseSettings):
     def _check_url(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        if not re.match(r"^https?://[^/\s]+", v):
-            raise ValueError("must be an http(s) URL")
+        why = _url_problem(v)
+        if why:
+            raise ValueError(why)
         return v.rstrip("/")
 
     @field_validator("github_token", "github_private_key", "github_private_key_path", mode="before")

@@ -401,3 +401,36 @@ def test_an_unclosed_quote_in_env_is_named_by_line(tmp_path):
     env.write_text('REVIEW_NOTES_WORKERS=2\n\nREVIEW_NOTES_REPOS="a/b\n', "utf-8")
     with pytest.raises(SettingsError, match=r"\.env:3: not a NAME=value line"):
         load_settings(env_file=env, toml_file=None)
+
+
+# --- found by review 'r17b' ---
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        # a value mounted from a file (ConfigMap/secret) ends in a line end
+        ("https://notes.example.org\n", "ends in whitespace"),
+        # python-dotenv drops an inline comment, docker's --env-file keeps it in the value
+        ("https://notes.example.org # production", "an inline comment"),
+        ("https://notes.example.org:84a3", "the port '84a3' is not a number"),
+        ("https://notes.example.org?x=1", "a query"),
+    ],
+    ids=["line-end", "inline-comment-via-docker-env-file", "bad-port", "query"],
+)
+@pytest.mark.parametrize("field", ["public_url", "github_api_url"])
+def test_a_url_no_link_or_call_can_be_built_on_is_refused_saying_why(field, value, why):
+    # `_check_url` only checked that the value *started* like a URL: what followed was
+    # kept in every "full guidance" link of every comment (`(https://notes.example.org\n
+    # /notes/vllm-...)` is no Markdown link) or every API call, and nobody was told.
+    from bot.settings import env_name
+
+    text = errors(**{field: value})
+    assert text.startswith(f"{env_name(field)}: ") and why in text, text
+    assert value.strip() not in text  # GITHUB_API_URL may carry a user and password
+
+
+def test_a_url_with_a_port_and_a_path_is_still_a_base():
+    s = load(public_url="https://notes.example.org:8443/review-notes/")
+    assert s.links_base() == "https://notes.example.org:8443/review-notes"
+    assert load(github_api_url="https://[::1]:8080/api/v3").github_api_url.endswith(":8080/api/v3")
