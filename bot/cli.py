@@ -198,7 +198,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     from bot.github_port import GitHubError, PRRef
     from bot.note_refs import mentioned, render_refs, suggest
     from bot.relations import related_refs
-    from bot.server import live_github
+    from bot.server import StartupError, live_github
     from bot.settings import SettingsError
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
@@ -224,7 +224,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
         return 2
     try:
         github, failed = live_github(settings), 0
-    except SettingsError as exc:  # a PEM that is not a usable key
+    except (SettingsError, StartupError) as exc:  # e.g. a PEM that is not a usable key
         print(f"review-notes: {exc}", file=sys.stderr)
         return 2
     try:

@@ -109,6 +109,10 @@ class RetryPolicy:
     max_wait: float = 300.0  # a single wait over this: give up now, retry the delivery later
 
 
+class UnusableKeyError(ValueError):
+    """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
+
+
 class LockedError(GitHubError, ConversationLocked):
     """A write refused because the PR's conversation is locked (see ConversationLocked)."""
 
@@ -475,7 +479,9 @@ class GitHubClient:
             try:
                 app_auth.create_jwt()  # a bad key fails here, not on the first webhook
             except Exception as exc:
-                raise ValueError("GitHub App private key is not a usable RSA PEM key") from exc
+                raise UnusableKeyError(
+                    "GitHub App private key is not a usable RSA PEM key"
+                ) from exc
             self._integration = GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
             self._count(self._integration.requester)
             # the JWT calls are the App's own: paused apart from any installation's;

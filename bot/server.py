@@ -273,18 +273,15 @@ def live_github(settings: Settings) -> GitHubClient:
     """The PyGithub client, configured from the settings (App or token)."""
     import math
 
-    from bot.github_client import GitHubClient, RetryPolicy
+    from bot.github_client import GitHubClient, RetryPolicy, UnusableKeyError
 
     app_id: int | str | None = settings.github_app_id
     if isinstance(app_id, str) and app_id.isdigit():
         app_id = int(app_id)  # an App ID; a client ID ("Iv1...") stays a string
     token = settings.github_token.get_secret_value() if settings.github_token else None
-    if token is not None:  # the variable a construction error is about
-        name = "GITHUB_TOKEN"
-    elif settings.github_private_key_path is not None:
-        name = "GITHUB_PRIVATE_KEY_PATH"
-    else:
-        name = "GITHUB_PRIVATE_KEY"
+    key_name = (
+        "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
+    )
     try:
         return GitHubClient(
             base_url=settings.github_api_url,
@@ -302,8 +299,10 @@ def live_github(settings: Settings) -> GitHubClient:
             seconds_between_writes=settings.seconds_between_writes,
             bot_login=settings.bot_login,
         )
-    except ValueError as exc:  # e.g. a PEM that is not a usable RSA key
-        raise SettingsError(f"{name}: {exc}") from None
+    except UnusableKeyError as exc:  # a PEM that is not a usable RSA key
+        raise SettingsError(f"{key_name}: {exc}") from None
+    except ValueError as exc:  # not the credential's (the settings check the API URL)
+        raise StartupError(f"cannot make the GitHub client: {exc}") from None
 
 
 # --- HTTP -------------------------------------------------------------------------

@@ -785,3 +785,57 @@ def test_without_a_public_url_the_slash_redirect_is_root_relative_and_keeps_the_
     r = client.get("/notes/?topic=rocm&q=a%20b", follow_redirects=False)
     assert r.status_code == 307 and r.headers["location"] == "/notes?topic=rocm&q=a%20b"
     assert client.get("/nope/", follow_redirects=False).status_code == 404
+
+
+# --- found by review 'r17b' ---
+
+
+def test_only_the_keys_own_fault_is_blamed_on_the_key(tmp_path, app_key):
+    # `live_github` caught every ValueError from building the client and put it on the
+    # credential's variable: a GitHub Enterprise port mistyped ('84a3') was reported as
+    #   GITHUB_PRIVATE_KEY: Port could not be cast to integer value as '84a3'
+    # so the operator checked a key that was fine. The settings now refuse such a URL
+    # (tests/test_settings.py); here one that got past them.
+    from bot.server import live_github
+
+    live = dict(
+        github_app_id="4242",
+        github_webhook_secret="s3cret",
+        public_url="https://notes.example.org",
+        db_path=tmp_path / "bot.sqlite3",
+    )
+    settings = load_settings(env_file=None, github_private_key=app_key.private_pem, **live)
+    bad_url = settings.model_copy(update={"github_api_url": "https://ghe.example.com:84a3/api/v3"})
+    with pytest.raises(StartupError) as exc:
+        live_github(bad_url)
+    assert "84a3" in str(exc.value) and "GITHUB_" not in str(exc.value), exc.value
+    # a PEM that signs nothing is the key's fault, and named so
+    unusable = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
+    with pytest.raises(SettingsError, match=r"^GITHUB_PRIVATE_KEY: .*not a usable"):
+        live_github(load_settings(env_file=None, github_private_key=unusable, **live))
+
+
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_a_malformed_api_url_is_named_as_github_api_url(tmp_path, app_key, mode):
+    # App mode said "GITHUB_PRIVATE_KEY: Port could not be cast ..."; token mode said
+    # nothing at all: the server started and every delivery failed.
+    from bot.server import live_github
+
+    creds = (
+        dict(github_app_id="4242", github_private_key=app_key.private_pem)
+        if mode == "app"
+        else dict(github_token="ghp_" + "a" * 36)
+    )
+    with pytest.raises((SettingsError, StartupError)) as exc:
+        settings = load_settings(
+            env_file=None,
+            github_api_url="https://ghe.example.com:84a3/api/v3",
+            github_webhook_secret="s3cret",
+            public_url="https://notes.example.org",
+            db_path=tmp_path / "bot.sqlite3",
+            **creds,
+        )
+        live_github(settings).close()
+    problem = str(exc.value)
+    assert problem.startswith("GITHUB_API_URL"), problem
+    assert "GITHUB_PRIVATE_KEY" not in problem and "GITHUB_TOKEN" not in problem, problem
