@@ -7,7 +7,8 @@ delivery as the delivery's own work (bench/bench_load.py). The app hands it POST
 middleware (a crash is a logged 500); other methods get the router's 405.
 
   413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
-  401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing)
+  401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
+      a WARNING says so, once a minute at most (a mistyped secret refuses them all)
   400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
   200 ping; 200 a delivery id already seen (processed once), or a comment's or review's
       body seen under another one (a replay)
@@ -22,6 +23,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -46,6 +48,25 @@ Answer = tuple[int, dict[str, Any]]
 
 class BodyTooLarge(Exception):
     pass
+
+
+class Throttle:
+    """Lets one event through per `every` seconds and counts those held back between:
+    a line per refused delivery would let anyone flood the log."""
+
+    def __init__(self, every: float, clock: Callable[[], float] = time.monotonic):
+        self.every, self.clock = every, clock
+        self.next_at: float | None = None
+        self.held = 0
+
+    def take(self) -> int | None:
+        """None: hold this one back; else how many were held back since the last one."""
+        now = self.clock()
+        if self.next_at is not None and now < self.next_at:
+            self.held += 1
+            return None
+        held, self.held, self.next_at = self.held, 0, now + self.every
+        return held
 
 
 class GroupCommit:
@@ -141,6 +162,8 @@ class WebhookEndpoint:
         # duplicate, which writes nothing, changes nothing): each refused one is lost
         # unless redelivered by hand, so /healthz fails while this holds.
         self.failing: str | None = None
+        # A mistyped secret refuses every delivery: said in the log, once a minute at most.
+        self.unverified = Throttle(60.0)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers: Headers = {}
@@ -182,8 +205,10 @@ class WebhookEndpoint:
 
     def check(self, headers: Headers, body: bytes) -> Answer | Incoming:
         """The answer now, or the delivery to queue first."""
-        if not signature.verify(self.secret, body, _text(headers, b"x-hub-signature-256")):
+        sent = _text(headers, b"x-hub-signature-256")
+        if not signature.verify(self.secret, body, sent):
             self._count("unverified", "bad_signature")
+            self._log_unverified(headers, signed=sent is not None)
             return 401, {"error": "missing or invalid X-Hub-Signature-256"}
         event = _text(headers, b"x-github-event")
         delivery_id = _text(headers, b"x-github-delivery")
@@ -204,6 +229,28 @@ class WebhookEndpoint:
         if event in INSTALLATION_EVENTS:
             return self.installation(event, delivery_id, payload)
         return self.triage(event, delivery_id, payload, raw, body)
+
+    def _log_unverified(self, headers: Headers, *, signed: bool) -> None:
+        """A WARNING naming the refused delivery (never the signature or the secret)."""
+        held = self.unverified.take()
+        if held is None:
+            return
+        delivery = _shown(_text(headers, b"x-github-delivery"))
+        why = (
+            "its X-Hub-Signature-256 does not verify with GITHUB_WEBHOOK_SECRET (is it the"
+            " secret set in the App's or the hook's settings?)"
+            if signed
+            else "it has no X-Hub-Signature-256 (a hook with no secret set?)"
+        )
+        more = f"; {held} more refused since the last such line" if held else ""
+        log.warning(
+            "delivery %s %s refused (401): %s%s",
+            delivery,
+            _shown(_text(headers, b"x-github-event")),
+            why,
+            more,
+            extra={"delivery": delivery},
+        )
 
     def installation(self, event: str, delivery_id: str, payload: dict[str, Any]) -> Answer:
         """Answered at once, nothing queued: the caches it makes stale are forgotten now."""
@@ -269,6 +316,14 @@ class WebhookEndpoint:
 def _text(headers: Headers, name: bytes) -> str | None:
     value = headers.get(name)
     return None if value is None else value.decode("latin-1")
+
+
+def _shown(value: str | None) -> str:
+    """A header of an unverified delivery, as a log line may carry it: anyone sent it."""
+    if value is None:
+        return "(none)"
+    value = value[:100]
+    return value if value.isprintable() else ascii(value)
 
 
 async def _read_body(headers: Headers, receive: Any) -> bytes | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import shutil
@@ -839,3 +840,61 @@ def test_a_malformed_api_url_is_named_as_github_api_url(tmp_path, app_key, mode)
     problem = str(exc.value)
     assert problem.startswith("GITHUB_API_URL"), problem
     assert "GITHUB_PRIVATE_KEY" not in problem and "GITHUB_TOKEN" not in problem, problem
+
+
+def _refusals(caplog) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.WARNING and "refused (401)" in r.getMessage()
+    ]
+
+
+def test_a_delivery_with_a_wrong_signature_is_logged(tmp_path, caplog):
+    # With a webhook secret that is not GitHub's (a typo, or the App's secret changed),
+    # every delivery was a 401 and the server logged nothing at INFO (only /metrics
+    # counted "unverified"), and /healthz said "ok" with nothing pending or failed: the
+    # server looked like one nobody calls.
+    caplog.set_level(logging.INFO)
+    wrong = "not-the-servers-secret"
+    body = json.dumps(pr_payload()).encode()
+    with serving(make_settings(tmp_path)) as (client, _rt):
+        r = post(client, "pull_request", body, delivery="d-typo", secret=wrong)
+        assert r.status_code == 401
+        health = client.get("/healthz").json()
+    assert health["status"] == "ok" and health["pending"] == health["failed"] == 0
+    [said] = _refusals(caplog)
+    assert "d-typo" in said and "pull_request" in said, said
+    assert "does not verify with GITHUB_WEBHOOK_SECRET" in said, said
+    for secret in (SECRET, wrong, sign(wrong, body), sign(wrong, body).removeprefix("sha256=")):
+        assert secret not in caplog.text
+
+
+def test_refused_signatures_are_logged_once_a_minute_with_a_count(tmp_path, caplog):
+    # anyone can send unsigned deliveries: one line each would flood the log
+    caplog.set_level(logging.INFO)
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    now = [1000.0]
+    endpoint.unverified.clock = lambda: now[0]
+
+    def refuse(delivery: str, signature: str | None = "sha256=" + "0" * 64) -> None:
+        headers = {b"x-github-event": b"push", b"x-github-delivery": delivery.encode()}
+        if signature is not None:
+            headers[b"x-hub-signature-256"] = signature.encode()
+        assert endpoint.check(headers, b"{}")[0] == 401
+
+    try:
+        refuse("d-1", signature=None)
+        for i in range(2, 7):
+            now[0] += 10
+            refuse(f"d-{i}\n")
+        now[0] += 10  # a minute after the first line
+        refuse("d-7")
+    finally:
+        rt.db.close()
+    first, second = _refusals(caplog)
+    assert "d-1 push" in first and "no X-Hub-Signature-256" in first, first
+    assert "d-7 push" in second and "5 more refused since the last such line" in second
+    assert "d-2" not in caplog.text
