@@ -898,3 +898,38 @@ def test_refused_signatures_are_logged_once_a_minute_with_a_count(tmp_path, capl
     assert "d-1 push" in first and "no X-Hub-Signature-256" in first, first
     assert "d-7 push" in second and "5 more refused since the last such line" in second
     assert "d-2" not in caplog.text
+
+
+def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, monkeypatch):
+    # README, Deploy, said an upgrade "resumes what the old one left pending, processing
+    # or failed"; an operator upgrading to a release that fixes what made deliveries
+    # fail read that as: they run again. They do not (Runtime.start -> queue.recover puts
+    # back `processing` ones only, as after any restart): the README now says they wait
+    # for `review-notes retry --all`. Both are checked, so they cannot part again.
+    from bot import cli
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    upgrading = readme[readme.index("Upgrading keeps the database") :]
+    upgrading = " ".join(upgrading[: upgrading.index("\n\n")].split())
+    assert "resumes what the old one left pending or processing" in upgrading, upgrading[:300]
+    assert "left failed stay failed" in upgrading and "review-notes retry --all" in upgrading
+
+    db = tmp_path / "bot.sqlite3"
+    with serving(make_settings(tmp_path, db_path=db)) as (client, rt):  # the old release
+        for delivery, number in (("failed-before", 7001), ("interrupted-before", 7002)):
+            r = post(client, "pull_request", pr_payload(number=number), delivery=delivery)
+            assert r.status_code == 202
+        assert rt.queue.wait_idle(20)
+    with sqlite3.connect(db) as conn:  # one had failed there, one was cut short
+        conn.execute(
+            "UPDATE deliveries SET state = 'failed', last_error = 'GitHubError: 502'"
+            " WHERE id = 'failed-before'"
+        )
+        conn.execute("UPDATE deliveries SET state = 'processing' WHERE id = 'interrupted-before'")
+    conn.close()
+    with serving(make_settings(tmp_path, db_path=db)) as (client, rt):  # the new release
+        wait_until(lambda: str(rt.queue.get("interrupted-before").state) == "done")
+        assert str(rt.queue.get("failed-before").state) == "failed"
+        monkeypatch.setenv("REVIEW_NOTES_DB_PATH", str(db))
+        assert cli.main(["retry", "--all"]) == 0  # as the README says
+        wait_until(lambda: str(rt.queue.get("failed-before").state) == "done")
