@@ -722,6 +722,28 @@ class GitHubClient:
             self._bot_login = login
         return login
 
+    def check_app(self) -> None:
+        """Ask GitHub once for the App (GET /app, signed with the JWT), not retried: a
+        start must not wait out an outage. Raises GitHubError: `transient` unless GitHub
+        refused the credentials (401, 403 not a rate limit, 404: no such App). Keeps
+        the App's login, which `bot_login` would ask for."""
+        integration = self._integration
+        if integration is None:
+            return
+        try:
+            with self._app_lock:
+                slug = integration.get_app().slug
+        except _Paused as paused:
+            raise GitHubError(f"GitHub get the App: {paused}", transient=True) from paused
+        except (GithubException, *TRANSPORT_ERRORS) as exc:
+            status = exc.status if isinstance(exc, GithubException) else None
+            refused = status in (401, 403, 404) and not _rate_limited(exc)
+            raise GitHubError(
+                f"GitHub get the App: {_detail(exc)}", status=status, transient=not refused
+            ) from exc
+        with self._lock:
+            self._bot_login = self._bot_login or f"{slug}[bot]"
+
     def close(self) -> None:
         """Close every Github this client made, in any thread, and the GithubIntegration."""
         with self._lock:

@@ -200,6 +200,12 @@ def build_runtime(
             github = dry_run = DryRunGitHub(db)
         else:
             github = live_github(settings)
+            try:
+                check_app_credentials(github, settings)
+            except SettingsError:
+                github.close()
+                db.close()
+                raise
     elif isinstance(github, DryRunGitHub):
         dry_run = github
     metrics = Metrics()
@@ -303,6 +309,33 @@ def live_github(settings: Settings) -> GitHubClient:
         raise SettingsError(f"{key_name}: {exc}") from None
     except ValueError as exc:  # not the credential's (the settings check the API URL)
         raise StartupError(f"cannot make the GitHub client: {exc}") from None
+
+
+def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
+    """Ask GitHub for the App once at start (App mode): credentials GitHub refuses (the
+    installation's id in GITHUB_APP_ID, another App's key) stop the start, where the
+    server would otherwise look healthy until the first PR event failed. GitHub down
+    or out of reach only warns: a restart during an outage must still start."""
+    from bot.github_port import GitHubError
+
+    try:
+        github.check_app()
+    except GitHubError as exc:
+        key = (
+            "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
+        )
+        if not exc.transient:
+            raise SettingsError(
+                f"GITHUB_APP_ID: GitHub refused the App's credentials ({exc}): is"
+                f" GITHUB_APP_ID the App's ID (not an installation's) and {key} one of"
+                " its private keys?"
+            ) from None
+        log.warning(
+            "could not ask GitHub for the App to check GITHUB_APP_ID and %s (%s):"
+            " starting anyway; they are first used at the next event",
+            key,
+            exc,
+        )
 
 
 # --- HTTP -------------------------------------------------------------------------

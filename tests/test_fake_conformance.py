@@ -186,6 +186,7 @@ STATUSES_UNLISTED: dict[tuple[str, int], str] = {
     ("pulls/get", 301): "a renamed repository's old name (PyGithub follows it)",
     ("issues/create-comment", 307): "a write to a renamed repository's old name",
     ("pulls/get", 401): "an expired installation token (the client mints a new one)",
+    ("apps/get-authenticated", 401): "the start's check with another App's ID",
     ("issues/update-comment", 403): "an edit on a locked conversation",
     ("reactions/create-for-issue-comment", 403): "a reaction on a locked conversation",
     ("issues/update-comment", 404): "an edit of a comment deleted since it was listed",
@@ -440,6 +441,7 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
 
     client = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
     try:
+        client.check_app()  # as the server's start asks
         client.get_pull(PRRef(DEFAULT_REPO, 7, None))  # looks up the installation first
         client.get_pull(draft)
         assert client.list_files(pr).listed == 123
@@ -476,6 +478,14 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
             client.create_comment(draft, "x" * 70_000)
     finally:
         client.close()
+
+    other_app = _client(fake, app_id=DEFAULT_APP_ID + 1, private_key=private_key)
+    try:
+        with pytest.raises(GitHubError, match="401") as refused:
+            other_app.check_app()  # the start refuses such credentials
+        assert not refused.value.transient
+    finally:
+        other_app.close()
 
     fake.add_pat("ghp_conformance", "a-maintainer")
     token = _client(fake, token="ghp_conformance")

@@ -21,6 +21,7 @@ from bot.github_port import ConversationLocked, Outcome, PRRef, StickyResult
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
+    DEFAULT_APP_SLUG,
     DEFAULT_INSTALLATION_ID,
     DEFAULT_REPO,
     FakeGitHub,
@@ -1230,3 +1231,39 @@ def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
     )
     assert lagging == StickyResult(Outcome.UPDATED, made)
     assert len(fake_github.calls("PATCH")) == 1
+
+
+# --- found by review 'r17b' ---
+
+
+@pytest.mark.parametrize(
+    ("fault", "refused"),
+    [
+        (Fault.bad_credentials(), True),  # another App's id: its JWT
+        (Fault.not_found(), True),  # no such App
+        (Fault(status=403, body={"message": "Forbidden"}), True),
+        (Fault.primary_rate_limit(), False),  # a 403 that is no refusal of the credentials
+        (Fault.error(502), False),
+        (Fault.dropped(), False),
+    ],
+    ids=["401", "404", "403", "403-rate-limit", "502", "dropped"],
+)
+def test_the_start_s_app_check_tells_a_refusal_from_an_outage(
+    make_github_client, fake_github, fault, refused
+):
+    # The server's start asks for the App once (GET /app): credentials GitHub refuses
+    # stop it, GitHub down must not (a restart during an outage). One try, no retries.
+    fake_github.inject("GET", "/app", fault)
+    with pytest.raises(GitHubError) as exc:
+        make_github_client().check_app()
+    assert exc.value.transient is not refused
+    assert len(fake_github.calls("GET", "/app")) == 1
+
+
+def test_the_app_check_keeps_the_login_and_asks_a_token_nothing(make_github_client, fake_github):
+    app = make_github_client()
+    app.check_app()
+    assert app.bot_login() == f"{DEFAULT_APP_SLUG}[bot]"
+    fake_github.add_pat("ghp_r17b", "someone")
+    make_github_client(token="ghp_r17b").check_app()
+    assert len(fake_github.requests) == 1

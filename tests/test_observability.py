@@ -15,6 +15,7 @@ import signal
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.server import live_github
 from bot.signature import sign
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
@@ -135,7 +136,9 @@ def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_k
     with serving(make_settings(tmp_path / "dry")) as (client, _):
         assert name not in samples(client.get("/metrics").text)
     settings = app_settings(tmp_path / "live", fake_github, app_key)
-    with serving(settings) as (client, rt):
+    # a client of its own: not the start's, which asks GitHub for the App (found by
+    # review 'r17b')
+    with serving(settings, github=live_github(settings)) as (client, rt):
         assert name not in samples(client.get("/metrics").text)  # no GitHub call yet
         rt.ctx.github.calls.record("GET", "/rate_limit", "200", {"x-ratelimit-remaining": "0"})
         assert value(samples(client.get("/metrics").text), name) == 0  # a real 0 shows

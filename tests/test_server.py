@@ -933,3 +933,45 @@ def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, mon
         monkeypatch.setenv("REVIEW_NOTES_DB_PATH", str(db))
         assert cli.main(["retry", "--all"]) == 0  # as the README says
         wait_until(lambda: str(rt.queue.get("failed-before").state) == "done")
+
+
+def test_app_credentials_github_refuses_stop_the_start(tmp_path, fake_github, app_key):
+    # An operator who put the installation id (or another App's id) in GITHUB_APP_ID got
+    # a server that started, logged nothing and answered /healthz "ok": GitHub was first
+    # asked at the first PR event, which failed ("401 A JSON web token could not be
+    # decoded"). The check at construction only signed a JWT locally.
+    from tests.webhook_kit import app_settings
+
+    settings = app_settings(tmp_path, fake_github, app_key, github_app_id="987654")
+    with pytest.raises(SettingsError) as exc:
+        build_runtime(settings)
+    problem = str(exc.value)
+    assert "\n" not in problem and problem.startswith("GITHUB_APP_ID: GitHub refused"), problem
+    assert "401" in problem and "GITHUB_PRIVATE_KEY" in problem, problem
+    assert len(fake_github.calls("GET", "/app")) == 1  # asked once, not retried
+
+
+@pytest.mark.parametrize("fault", ["502", "dropped"])
+def test_a_start_while_github_is_down_warns_and_starts(
+    tmp_path, fake_github, app_key, caplog, fault
+):
+    # a restart during a GitHub outage must work: the deliveries wait in the queue
+    from tests.fake_github import Fault
+    from tests.webhook_kit import app_settings
+
+    caplog.set_level(logging.INFO)
+    fake_github.inject("GET", "/app", Fault.error(502) if fault == "502" else Fault.dropped())
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, _rt):
+        assert client.get("/healthz").json()["status"] == "ok"
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("starting anyway" in m and "GITHUB_APP_ID" in m for m in warned), warned
+    assert len(fake_github.calls("GET", "/app")) == 1  # one try: no outage waited out
+
+
+def test_the_start_asks_for_the_app_once_for_the_login_too(tmp_path, fake_github, app_key):
+    from tests.fake_github import DEFAULT_APP_SLUG
+    from tests.webhook_kit import app_settings
+
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (_client, rt):
+        assert rt.ctx.github.bot_login() == f"{DEFAULT_APP_SLUG}[bot]"
+    assert len(fake_github.calls("GET", "/app")) == 1
