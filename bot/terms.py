@@ -8,8 +8,9 @@ Rules, the same for topics and notes:
 - A keyword ending in an acronym (`EP`, `elastic EP`: its last word all capitals) is
   plural only written so, its capitals and a lower-case `s`: `EPs`, not `eps`
   (epsilon, `rms_norm_eps`) nor `TPS` (tokens per second).
-- Inside a keyword, separators are loose (up to four non-alphanumerics, so an arrow
-  ` -> ` too): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
+- Inside a keyword, separators are loose (up to four spaces, joiners, dots, parentheses,
+  so an arrow ` -> ` too; not what ends a phrase or a quote: `.` before a space, a comma,
+  a backtick): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
   `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
   `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
 - A keyword with any non-ASCII character (Chinese) matches as a plain substring.
@@ -37,7 +38,10 @@ _INNER_EDGE = (
 )
 _START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
 _END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"
-_SEP = r"[^A-Za-z0-9\n]{0,4}"  # what may stand between the words of a keyword
+# What may stand between the words of a keyword: up to four spaces, joiners, dots and
+# parentheses ("EC (encoder cache) connector"), not what ends a phrase or a quote
+# (`prefix. Cache`, "the `kv cache` manager", `prefix, caching`).
+_SEP = r"(?:[ \t_\-/+<=>~*()→⇒←↔]|\.(?!\s)){0,4}"
 _SEP_MARK = "\x00"  # trie edge standing for _SEP
 _PLURAL = r"(?:e?s)?"
 

@@ -2316,3 +2316,24 @@ def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it(
     result = match_pr(pr("[Bugfix] Fix Elastic EP scale-up for EP ranks"), lib, cfg)
     reasons = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8").reasons
     assert any(r.startswith("title mentions 'EP'") for r in reasons), reasons
+
+
+# --- found by review 'r17h' ---
+
+
+def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
+    # separators inside a keyword are loose, but "the prefix. Cache sizes" is two
+    # sentences (the reason said "description mentions 'prefix. Cache'" and it counted),
+    # and "the `kv cache` manager" quoted 'kv cache` manager', whose lone backtick paired
+    # with the next quote's into a code span on GitHub
+    index = TermIndex(["prefix cache", "kv cache manager", "encoder cache connector"])
+    for text in ("the prefix. Cache sizes", "the prefix, cache", "the `kv cache` manager"):
+        assert not {"prefixcache", "kvcachemanager"} & set(index.find(text)), text
+    for text in ("prefix-cache", "prefix.cache", "prefix_cache", "prefix -> cache"):
+        assert "prefixcache" in index.find(text), text
+    assert "encodercacheconnector" in index.find("EC (encoder cache) connector")
+    lib, cfg = load_library(), load_match_config()
+    title = "[Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path"
+    body = "Same output with and without the prefix. Cache sizes are unchanged.\n"
+    result = match_pr(pr(title, body), lib, cfg)
+    assert not [r for m in result.matches for r in m.reasons if "prefix. Cache" in r]
