@@ -185,22 +185,30 @@ def _own_mentions(
     return {kind: sorted(spans) for kind, spans in covers.items()}
 
 
-def _inside_own(key: str, own: Iterable[Evidence], scan: _Scan) -> bool:
-    """Every mention of this term in the title lies inside a mention of the note's own
-    keywords: in the title's text, or in the same tag."""
-    if key in scan.tags:
-        tag, hit = scan.tags[key]
-        cover = sorted(
-            span
-            for e in own
-            if e.gloss == KEYWORD and e.kind is EvidenceKind.TAG
-            for k in e.keys
-            if (mine := scan.tags.get(k.removeprefix("title:"))) and mine[0] == tag
-            for span in mine[1].spans
-        )
-    else:
-        hit, cover = scan.title[key], _own_mentions(own, scan).get(EvidenceKind.TITLE, [])
-    return bool(cover) and _within(hit.spans, cover)
+def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | None:
+    """Where the title says this term outside every mention of the note's own keywords,
+    in a reviewer's words (None: only inside them, `metrics` in "connector metrics", or
+    not at all). Each tag and the title's text is looked at, every mention in each."""
+    mine = {
+        k.removeprefix("title:")
+        for e in own
+        if e.gloss == KEYWORD and e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG)
+        for k in e.keys
+    }
+    cover: dict[str, list[tuple[int, int]]] = defaultdict(list)  # place -> spans
+    for k in mine:
+        for place, hit in scan.said.get(k, ()):
+            cover[place].extend(hit.spans)
+    for place, hit in scan.said.get(key, ()):
+        spans = sorted(cover[place])
+        apart = [span for span in hit.spans if not spans or not _within([span], spans)]
+        if not apart:
+            continue
+        if place != scan.text:
+            return f"title is tagged [{tag_text(place, hit)}]"
+        start, end = apart[0]
+        return mentions(Saying.TITLE, [TermHit(key, place[start:end], len(apart), tuple(apart))])
+    return None
 
 
 def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -296,17 +304,20 @@ def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
 
-    tags: dict[str, tuple[str, TermHit]]  # key -> (tag, hit)
+    tags: dict[str, tuple[str, TermHit]]  # key -> (its first tag, hit)
     title: dict[str, TermHit]  # keys in the title outside its tags
     body: dict[str, TermHit]
     topic_files: dict[str, list[str]]
     note_files: dict[int, list[str]]
     labels: dict[str, list[str]]  # topic id -> labels
     n_files: int  # changed files, a rename one (`PRFacts.file_count`)
-    words: frozenset[str] = frozenset()  # the title's words, when similarity is on
+    words: frozenset[str]  # the title's words, when similarity is on
     # topics of the files the PR only moves or re-imports: no evidence, but a label
     # mergify derives from them is that same non-fact
-    moved_topics: frozenset[str] = frozenset()
+    moved_topics: frozenset[str]
+    # key -> every place the title says it: (each tag, hit), (the title's text, hit)
+    said: dict[str, list[tuple[str, TermHit]]]
+    text: str  # the title's text, without its tags
 
 
 def _title_says(key: str, scan: _Scan) -> str | Said | None:
@@ -415,11 +426,15 @@ class CompiledMatcher:
     # -- scanning --
 
     def _scan(self, facts: PRFacts) -> _Scan:
-        tags: dict[str, tuple[str, TermHit]] = {}
+        said: dict[str, list[tuple[str, TermHit]]] = defaultdict(list)
         for tag in facts.tags:
             for key, hit in self._terms.find(tag).items():
-                tags.setdefault(key, (tag, hit))
-        title = {k: h for k, h in self._terms.find(facts.title_text).items() if k not in tags}
+                said[key].append((tag, hit))
+        tags = {key: places[0] for key, places in said.items()}
+        in_text = self._terms.find(facts.title_text)
+        for key, hit in in_text.items():
+            said[key].append((facts.title_text, hit))
+        title = {k: h for k, h in in_text.items() if k not in tags}
         body = self._terms.find(facts.clean_body)
         topic_files: dict[str, list[str]] = defaultdict(list)
         note_files: dict[int, list[str]] = defaultdict(list)
@@ -441,7 +456,17 @@ class CompiledMatcher:
         n_files = facts.file_count  # GitHub's entries: a rename is one file, two paths
         words = title_words(facts.title_text) if self._vocab is not None else frozenset()
         return _Scan(
-            tags, title, body, topic_files, note_files, labels, n_files, words, frozenset(moved)
+            tags,
+            title,
+            body,
+            topic_files,
+            note_files,
+            labels,
+            n_files,
+            words,
+            frozenset(moved),
+            said,
+            facts.title_text,
         )
 
     def _share(self, matched: int, total: int) -> float:
@@ -588,7 +613,7 @@ class CompiledMatcher:
         outside a mention of the note's own keyword (`connector metrics` is that one
         mention, counted as the keyword)."""
         for key in self._aspect_keys[i]:
-            if not (said := _title_says(key, scan)) or _inside_own(key, own, scan):
+            if not (said := _said_apart(key, own, scan)):
                 continue
             weight = self.config.weights.note_aspect
             topic = self.library.topics[self.notes[i].topics[0]].name_en

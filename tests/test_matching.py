@@ -2337,3 +2337,32 @@ def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
     body = "Same output with and without the prefix. Cache sizes are unchanged.\n"
     result = match_pr(pr(title, body), lib, cfg)
     assert not [r for m in result.matches for r in m.reasons if "prefix. Cache" in r]
+
+
+# --- found by review 'r17e' ---
+
+
+def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
+    # an aspect inside the note's keyword is that keyword's mention, but the check looked
+    # only at the first tag saying the aspect: `[Connector Metrics][Metrics]` lost the
+    # aspect its second tag says apart, which the same tags swapped kept; and a keyword
+    # tag hid the aspect written apart in the title's text ("[connector metrics] Fix
+    # metrics reset")
+    lib, cfg = load_library(), load_match_config()
+    nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
+
+    def note(title: str):
+        result = match_pr(pr(title, files=nixl), lib, cfg)
+        return next(m for m in result.candidates if m.note.id == "vllm-505c8870")
+
+    first = note("[Connector Metrics][Metrics] Fix reset")
+    second = note("[Metrics][Connector Metrics] Fix reset")
+    text = note("[connector metrics] Fix metrics reset")
+    for m in (first, second, text):
+        assert any("what this note teaches" in r for r in m.reasons), m.reasons
+    assert first.score == second.score == text.score
+    assert "title mentions 'metrics' (what this note teaches of KV connector and its metrics)" in (
+        text.reasons
+    )
+    # only inside the keyword, in its tag: the keyword's one mention
+    assert not any("what this note teaches" in r for r in note("[Connector Metrics] Fix").reasons)
