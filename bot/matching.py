@@ -128,14 +128,23 @@ def _quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> di
     it, not inside the `get_kv_connector_stats` it also hits."""
     out: dict[str, TermHit] = {}
     for key in keys:
-        hit = hits[key]
         cover = sorted(span for k in keys if k != key for span in hits[k].spans)
-        apart = [span for span in hit.spans if not cover or not _within([span], cover)]
-        if apart and len(apart) < len(hit.spans):
-            start, end = apart[0]
-            hit = TermHit(key, text[start:end], len(apart), tuple(apart))
-        out[key] = hit
+        out[key] = _apart(hits[key], cover, text) or hits[key]
     return out
+
+
+def _apart(
+    hit: TermHit, cover: list[tuple[int, int]], text: str, keep: Collection = ()
+) -> TermHit | None:
+    """The hit's mentions that lie outside `cover` (sorted spans; those in `keep` stay
+    whatever), quoted at the first of them; None when none does."""
+    spans = [sp for sp in hit.spans if sp in keep or not cover or not _within([sp], cover)]
+    if len(spans) == len(hit.spans):
+        return hit
+    if not spans:
+        return None
+    start, end = spans[0]
+    return TermHit(hit.key, text[start:end], len(spans), tuple(spans))
 
 
 def _distinct(hits: list[TermHit]) -> list[TermHit]:
@@ -200,14 +209,11 @@ def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | 
         for place, hit in scan.said.get(k, ()):
             cover[place].extend(hit.spans)
     for place, hit in scan.said.get(key, ()):
-        spans = sorted(cover[place])
-        apart = [span for span in hit.spans if not spans or not _within([span], spans)]
-        if not apart:
+        if (apart := _apart(hit, sorted(cover[place]), place)) is None:
             continue
         if place != scan.text:
             return f"title is tagged [{tag_text(place, hit)}]"
-        start, end = apart[0]
-        return mentions(Saying.TITLE, [TermHit(key, place[start:end], len(apart), tuple(apart))])
+        return mentions(Saying.TITLE, [apart])
     return None
 
 
@@ -826,14 +832,8 @@ class CompiledMatcher:
         text = facts.title_text if title else facts.clean_body
         exact = set(cover)
         hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
-        left: list[TermHit] = []
-        for h in hits:
-            spans = [sp for sp in h.spans if sp in exact or not _within([sp], cover)]
-            if len(spans) == len(h.spans):
-                left.append(h)
-            elif spans:  # quoted where the PR says it outside the keyword
-                start, end = spans[0]
-                left.append(TermHit(h.key, text[start:end], len(spans), tuple(spans)))
+        # quoted where the PR says it outside the keyword
+        left = [h for h in (_apart(h, cover, text, keep=exact) for h in hits) if h]
         if left == hits:
             return e
         if not left:
