@@ -8,6 +8,7 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -200,10 +201,19 @@ def _count_notes(n: int) -> str:
 # --- topic ---------------------------------------------------------------------
 
 
+_NAME_GAPS = re.compile(r"[\s_-]+")
+
+
+def _topic_key(text: str) -> str:
+    """A topic's id or English name as a reader may type it: `cuda graphs`, `CUDA graphs`
+    and `cuda_graphs` all mean `cuda-graphs` (the comment prints names, not ids)."""
+    return _NAME_GAPS.sub(" ", text.strip().strip("`").casefold()).strip()
+
+
 def _find_topic(library: Library, text: str) -> Topic | None:
-    wanted = text.strip().strip("`").casefold()
+    wanted = _topic_key(text)
     for topic in library.topics.values():
-        if topic.id.casefold() == wanted:
+        if wanted in (_topic_key(topic.id), _topic_key(topic.name_en)):
             return topic
     return None
 
@@ -222,15 +232,16 @@ def render_topic(
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
 ) -> str:
-    """The notes of the topic named by command.args[0]; unknown -> the valid ids."""
+    """The notes of the topic command.text names (its id or English name); unknown ->
+    the valid ids, after what was asked, as typed."""
     head = _header(command)
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
         return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
-    topic = _find_topic(library, command.args[0])
+    topic = _find_topic(library, command.text)
     if topic is None:
         return (
-            f"{head}\nThere is no topic {code(command.args[0], 40)}."
+            f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."
             f" Topics: {_topic_list(library)}."
         )
     # the PR's repository's notes, as on the page the link opens

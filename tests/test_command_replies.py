@@ -541,3 +541,23 @@ def test_search_a_package_name_finds_the_notes_whose_paths_hold_it(library, quer
     # a word looked at each path's file name only, which lost every directory name
     hits = search_notes(library.notes, query, topics=library.topics)
     assert note_id in [h.note.id for h in hits]
+
+
+# --- found by review 'r17h' ---
+
+
+def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):
+    # `/notes topic cuda graphs` (the name the comment's "Topics:" line prints) was
+    # answered "There is no topic `cuda`.", quoting a word alone, then listing
+    # `cuda-graphs` (CUDA graphs): the topic is found by its id or English name now
+    body = reply("/notes topic cuda graphs", library)
+    assert "There is no topic `cuda`." not in body, body
+    assert "**CUDA graphs**" in body, body
+    answer = body.split("\n", 2)[2]  # after the marker and the "In reply to" echo
+    for asked in ["CUDA graphs", "cuda_graphs", "Cuda-Graphs", "cuda-graphs"]:
+        assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
+
+
+def test_an_unknown_topic_is_quoted_as_typed(library):
+    body = reply("/notes topic cuda graph things", library)
+    assert "There is no topic `cuda graph things`." in body, body
