@@ -5,7 +5,8 @@ comments. Whatever goes in, what comes out:
 
 - pings nobody: `@` gets a zero-width space (`@someone`, `@org/team`);
 - creates no backlink: `#123`, `owner/repo#123`, `GH-123` and a commit SHA in prose
-  are broken up, and github.com PR and issue URLs go through redirect.github.com;
+  are broken up, and github.com PR and issue URLs in prose go through
+  redirect.github.com (in code, where GitHub links none, a URL stays as typed);
 - injects no markup: in prose, HTML and Markdown characters are escaped, while
   inline code spans the text already had stay code, and a URL stays the link it is
   (an autolink `<url>`, inside which no escape applies and GitHub reads no mention
@@ -185,11 +186,13 @@ def _escape_block_start(m: re.Match[str]) -> str:
 
 
 def code(text: str, limit: int | None = None) -> str:
-    """Text as one inline code span, however many backticks it holds: no markup applies."""
+    """Text as one inline code span, however many backticks it holds: no markup applies.
+    GitHub links no URL in code, so a github.com one stays as typed (a redirect would
+    misquote it); mentions and references only get their invisible zero-width space."""
     text = " ".join(printable(text).split())
     if limit is not None:
         text = clip(text, limit)
-    text = neutralize(text)
+    text = _defuse(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text else ""

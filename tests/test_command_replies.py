@@ -25,6 +25,7 @@ from bot.markdown_safety import ZWSP, code, neutralize
 from bot.notes import Note, Verdict
 from bot.render import written_by_review_notes
 from bot.search import query_terms, search_notes
+from tests.test_render import linked_by_github
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,8 @@ def assert_safe(body: str, word: str = "/notes") -> None:
     assert not re.search(r"(?m)^\s*/", body), "no line may start like any bot's command"
     assert not re.search(r"@[A-Za-z0-9]", body), "live mention"
     assert not re.search(r"#\d|\bGH-\d", body, re.I), "issue reference (backlink)"
-    assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues)/\d", body), "backlink URL"
+    linked = linked_by_github(body)  # a URL in code is shown as typed: GitHub links none
+    assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues)/\d", linked), "backlink URL"
     assert written_by_review_notes(body), "the reply must open with our marker"
     prose = outside_code(body).replace(REPLY_MARKER, "")
     assert "<" not in prose and ">" not in prose, "raw HTML outside code"
@@ -561,3 +563,13 @@ def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):
 def test_an_unknown_topic_is_quoted_as_typed(library):
     body = reply("/notes topic cuda graph things", library)
     assert "There is no topic `cuda graph things`." in body, body
+
+
+def test_reply_echo_quotes_the_link_the_user_typed(library):
+    # the echo, inline code where GitHub links nothing, said "In reply to `/notes search
+    # https://redirect.github.com/...`": a URL the user never typed
+    typed = "/notes search https://github.com/vllm-project/vllm/pull/52419"
+    body = reply(typed, library)
+    assert body.splitlines()[1] == f"In reply to `{typed}`:", body
+    assert f"matches `{typed.removeprefix('/notes search ')}`" in body, body
+    assert_safe(body)
