@@ -17,7 +17,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.notes import Note, Topic
-from bot.render import BUDGET, REPLY_MARKER, TITLE_MAX
+from bot.render import BUDGET, GUIDANCE_LINK, REPLY_MARKER, TITLE_MAX
 from bot.search import query_terms, search_notes
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
@@ -35,14 +35,15 @@ def verdict_badge(note: Note) -> str:
 
 
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
-    """One list item: verdict, English and Chinese titles, source PR, link to the note."""
+    """One list item: verdict, English and Chinese titles, source PR, link to the note's
+    (Chinese) guidance, labelled as in the notes comment."""
     titles = " / ".join(
         safe_text(t, TITLE_MAX) for t in (note.title_en, note.title_zh) if t.strip()
     )
     parts = [verdict_badge(note), titles]
     if note.source_pr:
         parts.append("source: " + pr_link(note.repo, note.source_pr))
-    parts.append(f"[read the note]({link_target(note_url(note))})")
+    parts.append(f"[{GUIDANCE_LINK}]({link_target(note_url(note))})")
     if extra:
         parts.append(extra)
     return "- " + " — ".join(parts)

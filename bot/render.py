@@ -39,6 +39,10 @@ _REASONS_VERBOSE = 60
 
 _TOPICS_CUT = "_The topics this pull request touches are not shown: the comment would be too long._"
 
+# The guidance a note links to is Chinese only (its English is the summary shown here):
+# the link says so, as 原题 (original title) labels the Chinese title.
+GUIDANCE_LINK = "full guidance (Chinese)"
+
 _BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
 
 
@@ -228,7 +232,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
     source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
-    guidance = f"[full guidance]({link_target(opts.links.url(note))})"
+    guidance = f"[{GUIDANCE_LINK}]({link_target(opts.links.url(note))})"
     badge = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
     lines = [head, badge]
     if note.title_en:

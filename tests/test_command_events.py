@@ -839,7 +839,7 @@ def test_wrong_hides_the_note_keeps_the_mark_and_restore_brings_it_back(live):
     assert len(shown) >= 2
     second = rt.ctx.library.by_id[shown[1]]
     evidence = state(rt).evidence[shown[1]]
-    assert f"full guidance]({rt.ctx.links.url(second)})" in sticky(fake).body
+    assert f"full guidance (Chinese)]({rt.ctx.links.url(second)})" in sticky(fake).body
 
     c = say(client, rt, fake, "/notes wrong 2 the proxy is not the connector", login=AUTHOR)
     body = sticky(fake).body

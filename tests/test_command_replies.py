@@ -573,3 +573,13 @@ def test_reply_echo_quotes_the_link_the_user_typed(library):
     assert body.splitlines()[1] == f"In reply to `{typed}`:", body
     assert f"matches `{typed.removeprefix('/notes search ')}`" in body, body
     assert_safe(body)
+
+
+def test_a_reply_labels_the_notes_link_as_chinese_as_the_comment_does(library):
+    # replies linked "read the note", the comment "full guidance": neither said the
+    # guidance they open is Chinese only
+    body = reply("/notes topic rocm", library)
+    notes = library.by_topic["rocm"]
+    for note in notes:
+        assert f"[full guidance (Chinese)]({note_url(note)})" in body, body
+    assert "read the note" not in body

@@ -511,3 +511,21 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     body = render(result, LIB, opts=replace(why, budget=len(full) - 1))
     assert "**1. Test note 1**" in body  # the note is kept ...
     assert "topics this pull request touches are not shown" in body  # ... its topics go
+
+
+# --- found by review 'r17h' ---
+
+
+def test_full_guidance_link_says_the_guidance_is_in_chinese():
+    # "[full guidance](...)" opens a page whose guidance is Chinese only, and nothing
+    # said so: an English reader clicked expecting more English than the summary
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=60001,
+        title="[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path",
+        files=("vllm/v1/core/kv_cache_coordinator.py",),
+    )
+    result = match_pr(facts, LIB, load_match_config())
+    body = render(result, LIB, opts=OPTS)
+    links = re.findall(r"\[([^\]]*guidance[^\]]*)\]\(https://notes\.example\.org/notes/", body)
+    assert links and set(links) == {"full guidance (Chinese)"}, body

@@ -543,7 +543,7 @@ def test_dry_run_links_are_urls_a_browser_here_can_open(tmp_path, host, base):
         post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
         drain(rt)
         body = rt.dry_run.comments()[0]["body"]
-    link = re.search(r"\[full guidance\]\(([^)]+)\)", body).group(1)
+    link = re.search(r"\[full guidance \(Chinese\)\]\(([^)]+)\)", body).group(1)
     assert link.startswith(base + "/notes/"), link
 
 
@@ -642,7 +642,9 @@ def test_the_comments_note_link_is_served_by_the_same_app(app):
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
     drain(rt)
     body = rt.dry_run.comments()[0]["body"]
-    link = re.search(r"\[full guidance\]\((http://127\.0\.0\.1:8000)(/notes/[^)]+)\)", body)
+    link = re.search(
+        r"\[full guidance \(Chinese\)\]\((http://127\.0\.0\.1:8000)(/notes/[^)]+)\)", body
+    )
     assert link, body
     page = client.get(link.group(2))
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
