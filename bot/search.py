@@ -14,7 +14,9 @@ and notes with more terms, and with them in heavier fields (titles, the source P
 keywords), come first.
 
 Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
-a link) as its number, when it is of the repository searched.
+a link) as its number, when it is of the repository searched; brackets or punctuation
+around it (`(#52419)`, as a squash commit's title ends) and a term of punctuation alone
+ask for nothing.
 
 Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
 """
@@ -29,7 +31,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from bot.notes import Note, Topic
-from bot.prfacts import REF_HASH
+from bot.prfacts import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at
@@ -37,11 +39,11 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
 _WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
 # A PR or issue as GitHub writes it is its number, when it is of a repository the
-# search looks at: a link (github.com's, or the redirect the bot's replies print;
-# groups 1, 2), `owner/name#N` or `#N` (3, 4), `GH-N` (5). Text is folded: lower case.
+# search looks at: a link (github.com's, or the redirect the bot's replies print; its
+# scheme and what follows the number go with it; groups 1, 2), `owner/name#N` or `#N`
+# (3, 4), as bot.prfacts reads them, and `GH-N` (5). Text is folded: lower case.
 _PR_REF = re.compile(
-    r"(?:https?://)?(?:www\.|redirect\.)?github\.com/([^/\s]+/[^/\s]+)/(?:pull|issues)/(\d+)"
-    r"[^\s,;]*"
+    rf"(?:https?://)?(?:www\.|redirect\.)?{REF_URL}[^\s,;]*"
     rf"|{REF_HASH}"
     r"|(?<![a-z0-9_])gh-(\d+)(?![a-z0-9_])"
 )
@@ -138,9 +140,16 @@ def query_terms(
 
     folded = _PR_REF.sub(number, fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
-    found = [t for t in found if t]
+    found = [t for t in found if _asks_something(t)]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
+
+
+def _asks_something(term: str) -> bool:
+    """A term with no letter or digit is none: the brackets a reference was cut out of
+    (`(#102)`, a squash commit's title), a sentence's full stop, a lone `-`. As a
+    filter's term it would only keep the notes that happen to hold that character."""
+    return any(ch.isalnum() for ch in term)
 
 
 def _is_path(term: str) -> bool:

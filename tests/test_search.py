@@ -1,5 +1,7 @@
 """The one note search, in its two modes: the pages' filter and the reply's ranking."""
 
+import pytest
+
 from bot.library import Library
 from bot.notes import Note, Topic, Verdict
 from bot.search import FILTER, RANKED, query_terms, search_notes
@@ -148,3 +150,37 @@ def test_a_number_is_a_whole_number_in_a_filter_as_in_the_reply():
     for q in ("52419", "50062", "5006", "10"):  # whole, beside `#`, `.` or Chinese
         assert ids(search_notes(notes, q, FILTER)) == ["n-c"], q
     assert ids(search_notes(notes, "n-c 52419", FILTER)) == ["n-c"]  # other terms: substrings
+
+
+# --- found by review 'r17e' ---
+
+
+def _search_note(**kw) -> Note:
+    return Note(
+        id="n-sched",
+        repo="vllm-project/vllm",
+        verdict=Verdict.DEEP,
+        topics=("scheduling",),
+        title_zh="修复调度",
+        guidance="值得精读。scheduler deadlock.",
+        source_pr=102,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("q", ["(#102)", "[#102]", "#102.", "Fix scheduler deadlock (#102)"])
+def test_a_reference_in_brackets_finds_its_note_in_the_filter(q):
+    # GitHub writes a squashed PR as "Title (#102)"; pasted into ?q=, the reference was
+    # cut out of its brackets and '(', ')' (or '[', ']', a trailing '.') were left as
+    # terms every field was searched for: a note holding none was not found, though
+    # ?q=#102 finds it. (The reviewer's note had no "fix" in any field, which a filter
+    # asks for too: here it bears its PR's title, as a note does.)
+    notes = (_search_note(title_en="Fix scheduler deadlock"),)
+    assert [h.note.id for h in search_notes(notes, "#102", FILTER)] == ["n-sched"]
+    found = [h.note.id for h in search_notes(notes, q, FILTER)]
+    assert found == ["n-sched"], f"?q={q!r} finds nothing: {found}"
+
+
+def test_a_term_of_punctuation_alone_asks_for_nothing():
+    assert query_terms("( ) [ ] - . 、", FILTER) == []
+    assert query_terms("<script> a.py (x)", FILTER) == ["<script>", "a.py", "(x)"]
