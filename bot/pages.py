@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from pydantic import BaseModel
 
 from bot.library import Library
@@ -50,8 +50,8 @@ from bot.page_templates import template_environment
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = STATIC / "notes.css"
-# Named by every page: without one a browser asks for /favicon.ico, a 404 on each load
-# (and outside the bot behind a proxy that serves it under a path)
+# Named by every HTML page: without one a browser asks for /favicon.ico (redirected here;
+# behind a proxy that serves the bot under a path, not the bot's to answer)
 ICON = STATIC / "favicon.svg"
 
 # Scripts are never needed: filters are GET forms. Styles come from our one CSS file.
@@ -77,7 +77,8 @@ def notes_site(
     notes_dir: str = NOTES_DIR_IN_REPO,
 ) -> NotesSite:
     """The notes browser; its `router()` serves GET /notes, /notes/{id},
-    /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg.
+    /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg (and
+    /favicon.ico, redirected to it).
 
     `library` may be a callable returning the current Library, for an app that reloads
     notes. `public_url` makes JSON urls and the canonical link absolute; a path in it
@@ -132,6 +133,7 @@ class NotesSite:
         for path, name, endpoint in [
             ("/assets/notes.css", "notes_css", self.stylesheet),
             ("/assets/favicon.svg", "notes_icon", self.icon),
+            ("/favicon.ico", "notes_favicon", self.favicon),
         ]:
             router.add_api_route(
                 path,
@@ -371,3 +373,9 @@ class NotesSite:
 
     def icon(self) -> Response:
         return Response(self.icon_svg, media_type="image/svg+xml", headers=ASSET_HEADERS)
+
+    def favicon(self, request: Request) -> Response:
+        """A page that can name no icon (/notes/{id}/source is plain text) has the browser
+        ask for /favicon.ico: sent to the icon the HTML pages name, under public_url."""
+        icon = self.absolute(self.href(request, "notes_icon"))
+        return RedirectResponse(icon, headers=ASSET_HEADERS)

@@ -191,3 +191,15 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
         assert browser.execute_script(_TEXT_COLOURS)  # the walk saw text at all
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+# --- found by review 'r17h' ---
+
+
+def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
+    # plain text names no icon: the browser asked for /favicon.ico, a 404 in its console
+    browser.get_log("browser")  # what earlier pages logged
+    browser.get(f"{base_url}/notes/b-graph/source")
+    WebDriverWait(browser, 20).until(lambda d: "b-graph" in d.page_source)
+    problems = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not problems, problems

@@ -721,3 +721,24 @@ def test_every_page_names_an_icon_the_site_serves(library):
     icon = client.get("/assets/favicon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     assert icon.text.startswith("<svg ")
+
+
+# --- found by review 'r17h' ---
+
+
+@pytest.mark.parametrize(
+    ("public_url", "location"),
+    [
+        ("", "/assets/favicon.svg"),
+        ("https://example.org/review-notes", "https://example.org/review-notes/assets/favicon.svg"),
+    ],
+)
+def test_favicon_ico_leads_to_the_sites_icon(library, public_url, location):
+    # /notes/{id}/source is plain text and can name no icon: the browser asked for
+    # /favicon.ico and got a 404 on every visit
+    client = client_for(library, public_url=public_url)
+    r = client.get("/favicon.ico", follow_redirects=False)
+    assert r.is_redirect and r.headers["location"] == location, (r.status_code, r.headers)
+    if not public_url:  # under a public path, followed through a proxy in test_server
+        icon = client.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"

@@ -977,3 +977,17 @@ def test_the_start_asks_for_the_app_once_for_the_login_too(tmp_path, fake_github
     with serving(app_settings(tmp_path, fake_github, app_key)) as (_client, rt):
         assert rt.ctx.github.bot_login() == f"{DEFAULT_APP_SLUG}[bot]"
     assert len(fake_github.calls("GET", "/app")) == 1
+
+
+# --- found by review 'r17h' ---
+
+
+def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
+    # the plain-text source page names no icon: the browser's /favicon.ico was a 404
+    settings = make_settings(tmp_path, public_url="https://example.org/review-notes")
+    proxy = stripping_proxy("/review-notes", create_app(build_runtime(settings)))
+    with TestClient(proxy, base_url="https://example.org") as client:
+        first = client.get("/review-notes/favicon.ico", follow_redirects=False)
+        assert first.headers["location"] == "https://example.org/review-notes/assets/favicon.svg"
+        icon = client.get("/review-notes/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
