@@ -103,11 +103,6 @@ def _defuse(text: str) -> str:
     return _ISSUE_REF.sub(lambda m: m.group(1) + ZWSP, text)
 
 
-def neutralize(text: str) -> str:
-    """No live mention, no issue reference, no backlinking URL; nothing else changes."""
-    return _defuse(redirect_github_links(text))
-
-
 def _escape(text: str) -> str:
     # Links first: escaping `_` in an owner name would hide the URL from the redirect.
     text = redirect_github_links(text)
