@@ -66,8 +66,9 @@ class Route:
     check: Check | None = None  # a reason to ignore this payload, or None
     bots: bool = False  # also events sent by other bots (never those sent by the bot itself)
     # GitHub may send two real events with one body (`labeled` carries whole-second times
-    # and no event id), so a body seen before is no replay: the handler must make one
-    # harmless. False: a body seen before under another delivery id is a replay, refused.
+    # and no event id: a label added, removed, added back), so only the PR's latest body
+    # again is a replay, refused; an older one must be harmless to the handler. False: a
+    # body seen before under another delivery id is a replay, refused.
     same_bodies: bool = False
 
 

@@ -45,8 +45,9 @@ ACTIONS = frozenset(
 
 
 def register(d: Dispatcher) -> None:
-    # A replayed body changes nothing: older than the last event handled it is stale, of
-    # its second it is matched on the PR as GitHub has it (`_as_now`).
+    # One body may be two events (same_bodies): intake refuses the PR's latest body
+    # again; an older one replayed changes nothing: older than the last event handled it
+    # is stale, of its second it is matched on the PR as GitHub has it (`_as_now`).
     d.add(
         Route(
             "pull_request",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -54,11 +55,30 @@ CREATE TABLE IF NOT EXISTS deliveries (
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
     not_before  TEXT,                             -- claim no earlier (utcnow format); NULL: now
-    body_sha    TEXT                              -- sha256 of a command's body: replays refused
+    body_sha    TEXT,                             -- sha256 of a body stored once (a comment's,
+                                                  -- a review's): any copy is a replay
+    same_body_sha TEXT                            -- sha256 of a body GitHub may send twice
+                                                  -- (Route.same_bodies, pull_request): a
+                                                  -- replay only right after itself on its PR
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
 """
+# On columns an older database gains at start (made after add_missing_columns).
+# deliveries_body, named when every body was hashed, now holds those stored once only
+# (not renamed: a new unique index would read every payload at start, and again after
+# each rollback, which makes the old name again).
+INDEXES = """
+CREATE UNIQUE INDEX IF NOT EXISTS deliveries_body ON deliveries (body_sha)
+    WHERE body_sha IS NOT NULL;
+CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
+    WHERE same_body_sha IS NOT NULL;
+"""
+# The PR's latest delivery that carries a same_body_sha (deliveries_same_body).
+LATEST_SAME_BODY = (
+    "SELECT id, same_body_sha FROM deliveries WHERE pr_key = ? AND same_body_sha IS NOT NULL"
+    " ORDER BY seq DESC LIMIT 1"
+)
 
 
 class State(StrEnum):
@@ -85,7 +105,10 @@ class Incoming:
     repo: str | None = None
     pr_number: int | None = None
     not_before: str | None = None  # claim no earlier (utcnow format)
-    body_sha: str | None = None  # sha256 of a webhook's body: a replay of it is a duplicate
+    body_sha: str | None = None  # sha256 of a body stored once: any copy is a duplicate
+    # sha256 of a body GitHub may send for two events (a label put back within its
+    # second): a duplicate only as the PR's latest such body again (_repeats_latest)
+    same_body_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,19 +138,18 @@ class DeliveryQueue:
         # An older database lacks columns added since (SCHEMA has them all): not_before,
         # since deferred deliveries; interruptions, since crashes were told apart from
         # other runs (an older database starts every count at 0); body_sha, since a
-        # replayed body under a new delivery id was refused.
+        # replayed body under a new delivery id was refused; same_body_sha, since a
+        # pull_request body was refused only as its PR's latest again.
         db.add_missing_columns(
             "deliveries",
             {
                 "not_before": "TEXT",
                 "interruptions": "INTEGER NOT NULL DEFAULT 0",
                 "body_sha": "TEXT",
+                "same_body_sha": "TEXT",
             },
         )
-        db.script(
-            "CREATE UNIQUE INDEX IF NOT EXISTS deliveries_body ON deliveries (body_sha)"
-            " WHERE body_sha IS NOT NULL"
-        )
+        db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
 
@@ -159,11 +181,15 @@ class DeliveryQueue:
         outcomes = []
         with self.db.tx() as conn:
             for d in items:
+                if _repeats_latest(conn, d):
+                    outcomes.append(Enqueued.DUPLICATE)
+                    continue
                 cur = conn.execute(
                     # a conflict on the id (a redelivery) or on the body (a replay)
-                    "INSERT INTO deliveries (id, event, action, payload, repo, pr_number,"
-                    " pr_key, state, received_at, updated_at, not_before, body_sha)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    "INSERT INTO deliveries (id, event, action, payload, repo, pr_number, pr_key,"
+                    " state, received_at, updated_at, not_before, body_sha, same_body_sha)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
                     (
                         d.id,
                         d.event,
@@ -176,6 +202,7 @@ class DeliveryQueue:
                         now,
                         d.not_before,
                         d.body_sha,
+                        d.same_body_sha,
                     ),
                 )
                 if cur.rowcount:
@@ -315,6 +342,19 @@ class DeliveryQueue:
         with self._changed:
             self._version += 1
             self._changed.notify_all()
+
+
+def _repeats_latest(conn: sqlite3.Connection, d: Incoming) -> bool:
+    """The PR's latest same_body_sha body again, under a new delivery id: a replay.
+
+    GitHub sends one body for two events only with another between (a label added,
+    removed, added back: X, Y, X), never twice in a row. The same id is a redelivery,
+    left to the id's own rule (a failed one runs again)."""
+    key = pr_key(d.repo, d.pr_number)
+    if d.same_body_sha is None or key is None:
+        return False
+    latest = conn.execute(LATEST_SAME_BODY, (key,)).fetchone()
+    return latest is not None and latest[1] == d.same_body_sha and latest[0] != d.id
 
 
 def _payload(text: str) -> Any:

@@ -10,8 +10,9 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
       a WARNING says so, once a minute at most (a mistyped secret refuses them all)
   400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
-  200 ping; 200 a delivery id already seen (processed once), or a comment's or review's
-      body seen under another one (a replay)
+  200 ping; 200 a delivery id already seen (processed once), or under another one a
+      comment's or review's body seen before, or a pull_request body equal to its PR's
+      latest (a replay; GitHub sends one twice only with another between)
   202 queued (written to SQLite before answering), or ignored (with the reason)
   500 SQLite refused to store it (a full disk): counted, and /healthz fails until one is
       stored again (`failing`; a duplicate stores nothing)
@@ -298,10 +299,11 @@ class WebhookEndpoint:
             )
             return 202, {"status": "ignored", "reason": triage.reason}
         # GitHub signs the body only: a captured body sent again under a new
-        # X-GitHub-Delivery (a redelivery keeps its id) would run its commands again, so
-        # the queue refuses a second copy by this; not on routes where GitHub itself
-        # sends one body for two events (they are made harmless another way).
-        body_sha = None if triage.route.same_bodies else hashlib.sha256(body).hexdigest()
+        # X-GitHub-Delivery (a redelivery keeps its id) would run its commands again, or
+        # cost GitHub calls, so the queue refuses it by its hash: any copy, or, where
+        # GitHub itself sends one body for two events, a copy of the PR's latest.
+        sha = hashlib.sha256(body).hexdigest()
+        once = not triage.route.same_bodies
         return Incoming(
             delivery_id,
             event,
@@ -309,7 +311,8 @@ class WebhookEndpoint:
             raw if raw is not None else json.dumps(payload),
             triage.repo,
             triage.pr_number,
-            body_sha=body_sha,
+            body_sha=sha if once else None,
+            same_body_sha=None if once else sha,
         )
 
 

@@ -566,3 +566,39 @@ def test_a_late_event_from_before_converted_to_draft_posts_nothing_on_the_draft(
         updated_at="2026-09-01T10:00:09Z",
     )
     assert "Automatic updates are paused" not in sticky_text(fake)
+
+
+# --- found by review 'r17e' ---
+
+
+def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live):
+    # 3076634 stopped the body dedupe for every `pull_request` action, on the ground
+    # that a replay "changes nothing". It changes no comment, but it is not free: a body
+    # of the second last handled is "matched on the PR as GitHub has it" (`_as_now`), one
+    # GET of the PR per copy, and every copy is a row in SQLite. Anyone holding one
+    # captured signed delivery (a proxy log, the App's delivery page) can now make the
+    # bot call GitHub as often as they post it under a fresh X-GitHub-Delivery; before,
+    # intake answered 200 duplicate and nothing ran. The reason given for the exemption
+    # (a label put back within its second sends the same bytes) needs a body seen
+    # before to be accepted only when it is not the PR's latest: the same body twice in a
+    # row is never two events.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES, title=MATCHING_TITLE)
+    opened = pr_payload(title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    assert post(client, "pull_request", opened, delivery="d-opened").status_code == 202
+    drain(rt)
+    assert len(ours(fake, 7001)) == 1
+    fake.clear_requests()
+
+    answers = [
+        post(client, "pull_request", opened, delivery=f"d-replay-{n}").status_code for n in range(5)
+    ]
+    drain(rt)
+    gets = fake.calls("GET", "*/pulls/7001")
+    assert len(gets) == 0, (
+        f"5 replays of one captured body were answered {answers} and cost {len(gets)}"
+        " GETs of the PR"
+    )
+    # refused as any duplicate is, and nothing stored
+    assert answers == [200] * 5
+    assert sum(rt.queue.counts().values()) == 1

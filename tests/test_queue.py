@@ -13,7 +13,14 @@ import pytest
 
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.logs import Redactor
-from bot.queue import MAX_INTERRUPTIONS, DeliveryQueue, Enqueued, Incoming, State
+from bot.queue import (
+    LATEST_SAME_BODY,
+    MAX_INTERRUPTIONS,
+    DeliveryQueue,
+    Enqueued,
+    Incoming,
+    State,
+)
 from bot.retention import Retention
 from bot.workers import Workers
 
@@ -810,3 +817,63 @@ def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path
     assert not q.db._conn.in_transaction
     q.db.execute("PRAGMA max_page_count=1073741823")  # space again: the queue goes on
     assert add(q, "d-2") == Enqueued.QUEUED
+
+
+# --- found by review 'r17e' ---
+
+
+def _pr_body(did: str, sha: str, number: int = 1) -> Incoming:
+    return Incoming(did, "pull_request", "labeled", "{}", "o/r", number, same_body_sha=sha)
+
+
+def test_a_pull_request_body_is_a_replay_only_right_after_itself_on_its_pr(tmp_path):
+    # A label added, removed and added back within one second: X, Y, X are three events;
+    # X right after X is a replay (GitHub sends one body twice only with another between)
+    q = queue_at(tmp_path)
+    x1, y, x2 = _pr_body("x1", "X"), _pr_body("y", "Y"), _pr_body("x2", "X")
+    assert q.enqueue_many([x1, _pr_body("x1-copy", "X")]) == [
+        Enqueued.QUEUED,
+        Enqueued.DUPLICATE,
+    ]
+    assert q.enqueue_many([y, x2, _pr_body("x2-copy", "X")]) == [
+        Enqueued.QUEUED,
+        Enqueued.QUEUED,
+        Enqueued.DUPLICATE,
+    ]
+    assert q.enqueue_many([_pr_body("other-pr", "X", number=2)]) == [Enqueued.QUEUED]
+    # the bot's own deliveries (no hash) come between nothing
+    q.enqueue("own", "pull_request", "labeled", {}, "o/r", 1)
+    assert q.enqueue_many([_pr_body("x3", "X")]) == [Enqueued.DUPLICATE]
+    # GitHub's redelivery keeps its id: a failed latest runs again
+    while (d := q.claim()) is not None:
+        q.fail(d.id, "boom")
+    assert q.enqueue_many([x2]) == [Enqueued.REQUEUED]
+    assert q.counts()["pending"] == 1
+
+
+def test_an_old_database_gains_the_same_body_column_and_its_index(tmp_path):
+    path = tmp_path / "q.sqlite3"
+    db = Database(path)
+    db.script(
+        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,"
+        " interruptions INTEGER NOT NULL DEFAULT 0, last_error TEXT, received_at TEXT NOT NULL,"
+        " updated_at TEXT NOT NULL, not_before TEXT, body_sha TEXT);"
+        "CREATE UNIQUE INDEX deliveries_body ON deliveries (body_sha) WHERE body_sha IS NOT NULL;"
+        "INSERT INTO deliveries (id, event, payload, pr_key, state, received_at, updated_at,"
+        " body_sha) VALUES ('c1', 'issue_comment', '{}', 'o/r#1', 'done', 'x', 'x', 'C')"
+    )
+    q = DeliveryQueue(db)
+    indexes = {r["name"] for r in db.execute("PRAGMA index_list(deliveries)")}
+    assert {"deliveries_body", "deliveries_same_body"} <= indexes
+    comment = Incoming("c2", "issue_comment", "created", "{}", "o/r", 1, body_sha="C")
+    assert q.enqueue_many([comment]) == [Enqueued.DUPLICATE]  # still refused
+    assert q.enqueue_many([_pr_body("p1", "P"), _pr_body("p2", "P")]) == [
+        Enqueued.QUEUED,
+        Enqueued.DUPLICATE,
+    ]
+    plan = " ".join(
+        r["detail"] for r in db.execute("EXPLAIN QUERY PLAN " + LATEST_SAME_BODY, ("k",))
+    )
+    assert "deliveries_same_body" in plan, plan
