@@ -84,9 +84,9 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     event_at = payload["pull_request"].get("updated_at")
     state = ctx.prs.get(ref.repo, ref.number)
     if event_at and state.event_at == event_at and not state.opted_out:  # (off: no use)
+        # closed by now (`closed` of the same second, handled first): refresh_sticky
+        # leaves it alone, as it does any closed PR
         facts = _as_now(ctx, ref, facts)
-        if facts.closed:  # `closed` of the same second, handled first: left alone as triage
-            return "skipped: the pull request is closed"
     if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
         ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)
