@@ -17,7 +17,8 @@
 - Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
   on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
   x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
-  asks for at least a minute). Attempts are bounded and so is any single wait: over
+  asks for at least a minute, doubled at each secondary limit met again before a call
+  of that identity succeeds, up to `max_wait`). Attempts are bounded and so is any single wait: over
   the cap the call fails with GitHubError(transient=True), so the caller records the
   delivery as failed and tries again later instead of holding a worker for an hour.
 - A rate limit is the identity's (an installation, the token, the App's JWT calls), and
@@ -105,7 +106,7 @@ class RetryPolicy:
     attempts: int = 4  # tries per call, the first included
     backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
     backoff_max: float = 30.0
-    secondary_wait: float = 60.0  # rate limited without Retry-After or reset
+    secondary_wait: float = 60.0  # rate limited without Retry-After or reset; doubles
     max_wait: float = 300.0  # a single wait over this: give up now, retry the delivery later
 
 
@@ -240,6 +241,13 @@ def _rate_limited(exc: BaseException) -> bool:
         or headers.get("x-ratelimit-remaining") == "0"
         or Requester.isRateLimitError(_message(exc))
     )
+
+
+def _secondary(exc: GithubException) -> bool:
+    """A rate limit that names no time to wait (`_asked_wait` backs off on its own)."""
+    headers = _headers(exc)
+    primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
+    return "retry-after" not in headers and not primary
 
 
 def _locked(exc: BaseException) -> bool:
@@ -377,6 +385,21 @@ class _Pacer:
         self._next = 0.0  # clock() before which no request starts
         self._next_write = 0.0  # ... no write starts
         self._paused_until = 0.0  # ... no request starts: GitHub said so
+        self._secondary_streak = 0  # secondary limits met since the last call that was not
+
+    def secondary(self) -> int:
+        """A secondary limit (no Retry-After, no reset) answered: how many in a row, this
+        one included. An answer within the pause under way is the same limit met by a
+        request in flight with the first, not one more."""
+        with self._lock:
+            if self._paused_until <= self._clock():
+                self._secondary_streak += 1
+            return max(self._secondary_streak, 1)
+
+    def answered(self) -> None:
+        """A call that was not rate limited: the next secondary limit starts over."""
+        with self._lock:
+            self._secondary_streak = 0
 
     def pause(self, seconds: float) -> bool:
         """No request starts for `seconds` from now. True when this begins a pause or
@@ -1013,7 +1036,10 @@ class GitHubClient:
             return _seconds(headers["retry-after"])
         if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
             return _until_reset(headers)
-        return self.policy.secondary_wait
+        # GitHub: wait at least a minute, then back off exponentially. The streak is the
+        # identity's, set by this thread's answer (`_pace`) just before PyGithub raised.
+        streak = getattr(self._local, "secondary_streak", 0) or 1
+        return min(self.policy.secondary_wait * 2 ** (streak - 1), self.policy.max_wait)
 
     def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
         status = exc.status if isinstance(exc, GithubException) else None
@@ -1071,8 +1097,11 @@ class GitHubClient:
                 pacer.after(verb)
             limited = _rate_limit_answer(status, headers, output)
             if limited is not None:
+                self._local.secondary_streak = pacer.secondary() if _secondary(limited) else 0
                 self._pause(key, pacer, self._asked_wait(limited))
-            elif (spent := _spent_until_reset(headers)) is not None:
+                return status, headers, output
+            pacer.answered()
+            if (spent := _spent_until_reset(headers)) is not None:
                 self._pause(key, pacer, spent)
             return status, headers, output
 

@@ -1267,3 +1267,53 @@ def test_the_app_check_keeps_the_login_and_asks_a_token_nothing(make_github_clie
     fake_github.add_pat("ghp_r17b", "someone")
     make_github_client(token="ghp_r17b").check_app()
     assert len(fake_github.requests) == 1
+
+
+# --- found by review 'r17j' ---
+
+
+class StepClock:
+    """A single-thread clock: sleep() moves it at once and records the wait."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_a_secondary_limit_met_again_backs_off_exponentially(fake_github, make_github_client):
+    """github_facts.md §3.3: with no `retry-after` and `x-ratelimit-remaining` not 0,
+    "wait at least one minute, then back off exponentially"; calling on at a fixed rate
+    while limited may get the integration banned. The client waited 60, 60, 60."""
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", *[Fault.secondary_rate_limit(retry_after=None)] * 3)
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=3600.0),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert client.list_files(PR) == ["a.py"]
+    waits = [s for s in t.slept if s > 0]
+    assert waits == [60, 120, 240]
+    # a call that went through starts the streak over
+    fake_github.inject("GET", "/repos/*/files", *[Fault.secondary_rate_limit(retry_after=None)] * 3)
+    t.slept.clear()
+    assert client.list_files(PR) == ["a.py"]
+    assert [s for s in t.slept if s > 0] == [60, 120, 240]
+    # and the back-off is capped by max_wait
+    fake_github.inject("GET", "/repos/*/files", *[Fault.secondary_rate_limit(retry_after=None)] * 3)
+    t.slept.clear()
+    capped = make_github_client(
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=100.0),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert capped.list_files(PR) == ["a.py"]
+    assert [s for s in t.slept if s > 0] == [60, 100, 100]
