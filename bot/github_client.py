@@ -18,14 +18,15 @@
   on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
   x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
   asks for at least a minute, doubled at each secondary limit met again before a call
-  of that identity succeeds, up to `max_wait`). Attempts are bounded and so is any single wait: over
-  the cap the call fails with GitHubError(transient=True), so the caller records the
-  delivery as failed and tries again later instead of holding a worker for an hour.
+  of that identity succeeds, up to `max_wait`). Attempts are bounded. A worker sleeps
+  only short waits: a rate limit asking for longer than `sleep_max` fails the call at
+  once with GitHubError(transient=True, retry_after=...), and the worker puts the
+  delivery back until then (bot/workers.py), free meanwhile for other installations.
 - A rate limit is the identity's (an installation, the token, the App's JWT calls), and
   GitHub may ban an integration that goes on calling while limited: a rate limit
   answer to any call pauses every call of that identity, in every thread, until the
-  time GitHub gave. A call that would wait longer than the cap fails at once, unsent,
-  as the call that was answered so does. Any other answer that spent the last call of
+  time GitHub gave. A call that would wait longer than `sleep_max` fails at once,
+  unsent, as the call that was answered so does. Any other answer that spent the last call of
   the hour (x-ratelimit-remaining: 0 on a success or a 404) pauses them likewise until
   the reset, so the next call is not one GitHub must refuse.
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
@@ -107,7 +108,11 @@ class RetryPolicy:
     backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
     backoff_max: float = 30.0
     secondary_wait: float = 60.0  # rate limited without Retry-After or reset; doubles
-    max_wait: float = 300.0  # a single wait over this: give up now, retry the delivery later
+    max_wait: float = 300.0  # the longest back-off (secondary_wait doubling) and 5xx wait
+    # The longest rate limit wait slept in a worker; a longer one fails the call at once
+    # (transient, retry_after) and the delivery is put back until then: a worker asleep
+    # would hold back every other installation's deliveries.
+    sleep_max: float = 5.0
 
 
 class UnusableKeyError(ValueError):
@@ -348,7 +353,7 @@ class _Grant:
 
 
 class _Paused(GitHubError):
-    """A request not sent: its identity is rate limited for longer than `max_wait`."""
+    """A request not sent: its identity is rate limited for longer than `sleep_max`."""
 
 
 class _Pacer:
@@ -365,7 +370,7 @@ class _Pacer:
     GitHub counts rate limits per identity and may ban an integration that goes on
     calling while limited, so a rate limit answer to any thread's request pauses them
     all (`pause`): no request starts before the time GitHub gave, and one that would
-    have to wait longer than `max_wait` fails at once (`_Paused`) rather than hold its
+    have to wait longer than `sleep_max` fails at once (`_Paused`) rather than hold its
     worker, like the call that was answered so.
     """
 
@@ -373,13 +378,15 @@ class _Pacer:
         self,
         between_requests: float,
         between_writes: float,
-        max_wait: float = float("inf"),
+        sleep_max: float = float("inf"),
+        name: str = "",
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
         self._gap = between_requests
         self._write_gap = between_writes
-        self._max_wait = max_wait
+        self._sleep_max = sleep_max
+        self._name = name  # the identity, for the error
         self._clock, self._sleep = clock, sleep
         self._lock = threading.Lock()
         self._next = 0.0  # clock() before which no request starts
@@ -416,11 +423,10 @@ class _Pacer:
             with self._lock:
                 now = self._clock()
                 paused = self._paused_until
-                if paused - now > self._max_wait:
+                if paused - now > self._sleep_max:
                     raise _Paused(
-                        f"rate limited for another {paused - now:.0f}s (GitHub's answer to "
-                        f"another call), over the {self._max_wait:.0f}s cap; not sent, "
-                        "try again later",
+                        f"{self._name} rate limited for another {paused - now:.0f}s (GitHub's"
+                        " answer to another call); not sent, try again then",
                         transient=True,
                         retry_after=paused - now,
                     )
@@ -795,7 +801,11 @@ class GitHubClient:
             pacer = self._pacers.get(key)
             if pacer is None:
                 pacer = self._pacers[key] = _Pacer(
-                    *between, self.policy.max_wait, clock=self._clock, sleep=self._sleep
+                    *between,
+                    self.policy.sleep_max,
+                    _identity(key),
+                    clock=self._clock,
+                    sleep=self._sleep,
                 )
             return pacer
 
@@ -992,9 +1002,11 @@ class GitHubClient:
             return step * random.uniform(0.5, 1.0)  # jitter: workers do not retry in step
 
         def stop(state: RetryCallState) -> bool:
+            exc = state.outcome.exception() if state.outcome else None
+            limited = exc is not None and self._asked_wait(exc) is not None
+            longest = policy.sleep_max if limited else policy.max_wait
             return (
-                state.attempt_number >= policy.attempts
-                or (state.upcoming_sleep or 0.0) > policy.max_wait
+                state.attempt_number >= policy.attempts or (state.upcoming_sleep or 0.0) > longest
             )
 
         def before_sleep(state: RetryCallState) -> None:
@@ -1048,10 +1060,10 @@ class GitHubClient:
         if not _retryable(exc):
             return GitHubError(f"GitHub {what}: {_detail(exc)}", status=status)
         asked = self._asked_wait(exc)
-        if asked is not None and asked > self.policy.max_wait:
+        if asked is not None and asked > self.policy.sleep_max:
             message = (
-                f"GitHub {what}: rate limited, asked to wait {asked:.0f}s, over the "
-                f"{self.policy.max_wait:.0f}s cap; giving up, try again later"
+                f"GitHub {what}: rate limited, asked to wait {asked:.0f}s; not waited in a"
+                " worker, try again then"
             )
         else:
             message = f"GitHub {what}: {_detail(exc)} (gave up after {attempts} attempts)"
@@ -1112,12 +1124,14 @@ class GitHubClient:
         news = pacer.pause(seconds)
         self.calls.record_pause(seconds, news=news)
         if news:
+            until = datetime.now(UTC) + timedelta(seconds=seconds)
             log.warning(
-                "GitHub rate limited %s: no call of it for %.1fs%s",
+                "GitHub rate limited %s: no call of it for %.1fs, until %s%s",
                 _identity(key),
                 seconds,
-                " (over the wait cap: its calls fail until then)"
-                if seconds > self.policy.max_wait
+                until.strftime("%H:%M:%SZ"),
+                " (its deliveries wait in the queue until then)"
+                if seconds > self.policy.sleep_max
                 else "",
             )
 

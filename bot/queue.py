@@ -6,6 +6,8 @@ PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
 A delivery may wait for a time (`not_before`): slash commands queue their
 coalesced comment update that way, so it survives a restart like any delivery.
+A delivery GitHub rate limited is put back to wait so too (`defer`); until it has run,
+no later delivery of its PR is claimed.
 Workers (bot/workers.py) drain it; bot/retention.py deletes finished deliveries.
 """
 
@@ -31,11 +33,15 @@ log = logging.getLogger(__name__)
 # cannot crash-loop the server. Only interruptions count (`interruptions`), not
 # runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
+# A delivery put back this many times in a row for a rate limit (`defer`) fails instead:
+# a limit that lasts this long needs a look (the secondary back-off alone stays under an
+# hour in all; a primary limit's reset is an hour at most, one put-back).
+MAX_DEFERRALS = 8
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
-# with a clean count of interruptions.
+# with clean counts of interruptions and of put-backs.
 _REQUEUE = (
-    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0"
-    " WHERE state = 'failed'"
+    "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
+    " deferrals = 0 WHERE state = 'failed'"
 )
 
 SCHEMA = """
@@ -51,6 +57,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
     state       TEXT NOT NULL CHECK (state IN ('pending', 'processing', 'done', 'failed')),
     attempts    INTEGER NOT NULL DEFAULT 0,      -- runs started (claims)
     interruptions INTEGER NOT NULL DEFAULT 0,    -- of which a process died while processing
+    deferrals   INTEGER NOT NULL DEFAULT 0,      -- put back in a row for a rate limit
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
@@ -122,6 +129,7 @@ class Delivery:
     state: State = State.PENDING
     attempts: int = 0  # runs started, this one included
     interruptions: int = 0  # runs cut short by the process dying
+    deferrals: int = 0  # put back in a row for a rate limit
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
@@ -139,7 +147,8 @@ class DeliveryQueue:
         # since deferred deliveries; interruptions, since crashes were told apart from
         # other runs (an older database starts every count at 0); body_sha, since a
         # replayed body under a new delivery id was refused; same_body_sha, since a
-        # pull_request body was refused only as its PR's latest again.
+        # pull_request body was refused only as its PR's latest again; deferrals, since a
+        # rate limited delivery was put back rather than failed.
         db.add_missing_columns(
             "deliveries",
             {
@@ -147,6 +156,7 @@ class DeliveryQueue:
                 "interruptions": "INTEGER NOT NULL DEFAULT 0",
                 "body_sha": "TEXT",
                 "same_body_sha": "TEXT",
+                "deferrals": "INTEGER NOT NULL DEFAULT 0",
             },
         )
         db.script(INDEXES)
@@ -220,7 +230,9 @@ class DeliveryQueue:
 
     def claim(self) -> Delivery | None:
         """Atomically take the oldest pending delivery that is due and whose PR has
-        nothing in progress."""
+        nothing in progress, nor an older delivery put back for a rate limit (`defer`):
+        a PR's events run in arrival order. (A files re-check, queued to wait, is a new
+        delivery: later events of its PR do not wait for it.)"""
         now = utcnow()
         rows = self.db.execute(
             """
@@ -230,7 +242,8 @@ class DeliveryQueue:
                 WHERE d.state = 'pending' AND (d.not_before IS NULL OR d.not_before <= ?) AND (
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
-                        WHERE p.pr_key = d.pr_key AND p.state = 'processing'))
+                        WHERE p.pr_key = d.pr_key AND (p.state = 'processing'
+                            OR p.state = 'pending' AND p.deferrals > 0 AND p.seq < d.seq)))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
             """,
@@ -250,6 +263,33 @@ class DeliveryQueue:
             (state, error, utcnow(), delivery_id),
         )
         self._notify()
+
+    def defer(self, delivery_id: str, seconds: float, reason: str) -> bool:
+        """Put a delivery GitHub rate limited back, to be claimed no sooner than `seconds`
+        from now; `reason` shows meanwhile as its last error. Not a failure nor an
+        interruption. False, and failed with `reason`, when it was put back
+        MAX_DEFERRALS times in a row already."""
+        now, error = utcnow(), reason[:2000]
+        with self.db.tx() as conn:
+            cur = conn.execute(
+                "UPDATE deliveries SET state = 'pending', deferrals = deferrals + 1,"
+                " not_before = ?, last_error = ?, updated_at = ?"
+                " WHERE id = ? AND state = 'processing' AND deferrals < ?",
+                (utcnow(after_s=seconds), error, now, delivery_id, MAX_DEFERRALS),
+            )
+            put_back = cur.rowcount > 0
+            if not put_back:
+                conn.execute(
+                    "UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?"
+                    " WHERE id = ? AND state = 'processing'",
+                    (
+                        f"rate limited {MAX_DEFERRALS} times in a row; given up: {error}"[:2000],
+                        now,
+                        delivery_id,
+                    ),
+                )
+        self._notify()
+        return put_back
 
     def release(self, delivery_id: str) -> None:
         """Give a claimed delivery back unprocessed (shutting down)."""
@@ -378,6 +418,7 @@ def _delivery(row: Any) -> Delivery:
         state=State(row["state"]),
         attempts=row["attempts"],
         interruptions=row["interruptions"],
+        deferrals=row["deferrals"],
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],

@@ -53,7 +53,7 @@ from bot.queue import Delivery, DeliveryQueue
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
-from bot.workers import Workers
+from bot.workers import Workers, rate_limit_wait
 
 if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
     from bot.github_client import GitHubClient
@@ -96,8 +96,9 @@ class Runtime:
         try:
             with log_context(**context):
                 summary = self.dispatcher.dispatch(self.ctx, delivery)
-        except Exception:
-            metrics.deliveries.labels(delivery.event, "failed").inc()
+        except Exception as exc:
+            put_back = rate_limit_wait(exc) is not None
+            metrics.deliveries.labels(delivery.event, "deferred" if put_back else "failed").inc()
             raise
         finally:
             metrics.processing_seconds.labels(delivery.event).observe(time.monotonic() - started)
@@ -300,6 +301,7 @@ def live_github(settings: Settings) -> GitHubClient:
                 backoff=settings.retry_backoff,
                 backoff_max=max(settings.retry_backoff, 30.0),
                 max_wait=settings.retry_max_wait,
+                sleep_max=settings.retry_sleep_max,
             ),
             seconds_between_requests=settings.seconds_between_requests,
             seconds_between_writes=settings.seconds_between_writes,

@@ -149,7 +149,9 @@ class Settings(BaseSettings):
     http_timeout: float = Field(default=15.0, gt=0, le=300)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles
-    retry_max_wait: float = Field(default=300.0, ge=0, le=3600)  # longer: fail, retry later
+    retry_max_wait: float = Field(default=300.0, ge=0, le=3600)  # longest back-off
+    # longest rate limit wait slept in a worker; longer: the delivery waits in the queue
+    retry_sleep_max: float = Field(default=5.0, ge=0, le=60)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user

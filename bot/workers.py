@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.queue import Delivery, DeliveryQueue, State
+from bot.github_port import GitHubError
+from bot.queue import MAX_DEFERRALS, Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
 
@@ -17,12 +18,22 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
+def rate_limit_wait(exc: BaseException) -> float | None:
+    """Seconds GitHub asked to wait when `exc` is a rate limit the client would not
+    sleep out in the worker; None for any other failure."""
+    if isinstance(exc, GitHubError) and exc.transient and exc.retry_after is not None:
+        return exc.retry_after
+    return None
+
+
 class Workers:
     """A small pool of threads draining the queue through `process`.
 
     `process` raising means the delivery failed (the GitHub client has already
     retried what it could); the error is kept, through `redact`, and shown in /healthz
     (served to anyone who reaches the webhook's port) and by `review-notes retry`.
+    Unless GitHub rate limited it: then it is put back, to run again at the time GitHub
+    gave (`DeliveryQueue.defer`), and the worker goes on with other deliveries.
 
     Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
     full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
@@ -107,12 +118,36 @@ class Workers:
             self.process(delivery)
         except Exception as exc:
             error = self.redact(f"{type(exc).__name__}: {exc}")
+            if (wait := rate_limit_wait(exc)) is not None:
+                self._defer(delivery, wait, error)
+                return
             log.warning(
                 "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
             )
             self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
         else:
             self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
+
+    def _defer(self, delivery: Delivery, wait: float, error: str) -> None:
+        extra = _log_context(delivery)
+        log.warning(
+            "delivery %s (%s) put back for %.0fs (%d of %d in a row): %s",
+            delivery.id,
+            delivery.event,
+            wait,
+            delivery.deferrals + 1,
+            MAX_DEFERRALS,
+            error,
+            extra=extra,
+        )
+        put_back = []
+        stored = self._record(
+            delivery,
+            State.PENDING,
+            lambda: put_back.append(self.queue.defer(delivery.id, wait, error)),
+        )
+        if stored and not put_back[-1]:
+            log.warning("delivery %s failed: rate limited too often", delivery.id, extra=extra)
 
     def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
         """Store the outcome, trying again while not stopping; False if it was not stored."""

@@ -24,12 +24,9 @@ from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, Fa
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
-    ROOT,
     UNRELATED_TITLE,
     app_settings,
-    base_env,
     clean_env,
-    cli,
     deliver_pr,
     drain,
     labeled_one_more_note,
@@ -96,6 +93,7 @@ def github_on(settings, key, time: ManualTime) -> GitHubClient:
             attempts=settings.max_retries + 1,
             backoff=settings.retry_backoff,
             max_wait=settings.retry_max_wait,
+            sleep_max=settings.retry_sleep_max,
         ),
         seconds_between_requests=0,
         seconds_between_writes=0,
@@ -214,60 +212,46 @@ def metric(text: str, name: str, **labels: str) -> float:
     return 0.0
 
 
-def test_a_delivery_that_keeps_failing_is_failed_visible_and_retried_later(
+def test_a_delivery_rate_limited_for_long_waits_in_the_queue_visible_and_runs_then(
     tmp_path, fake_github, app_key, manual_time
 ):
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     settings = live_settings(tmp_path, fake, app_key)
     with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
-        # GitHub asks for an hour: over retry_max_wait (5 s), so no retry, no hour-long
-        # wait in a worker; the delivery fails at once with the reason.
+        # GitHub asks for an hour: over retry_sleep_max, so no retry and no hour-long
+        # wait in a worker; the delivery goes back to the queue until then, not failed.
         fake.inject(*CREATE, Fault.secondary_rate_limit(retry_after=3600))
         r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
         delivery = r.json()["delivery"]
-        drain(rt)
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
         assert len(fake.calls(*CREATE)) == 1  # not retried sooner than asked
         health = client.get("/healthz").json()
-        assert health["failed"] == 1
-        (failure,) = health["recent_failures"]
-        assert failure["id"] == delivery and "asked to wait 3600s" in failure["error"]
+        assert (health["pending"], health["failed"]) == (1, 0)
+        assert "asked to wait 3600s" in rt.queue.get(delivery).last_error
         assert health["github_paused_for"] == 3600  # on the test's clock
         text = client.get("/metrics").text
         assert metric(text, "review_notes_github_ratelimit_pauses_total") == 1
         assert metric(text, "review_notes_github_ratelimit_paused_seconds") == 3600
         deliveries = "review_notes_deliveries_total"
-        assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
-        assert metric(text, "review_notes_queue_depth", state="failed") == 1
+        assert metric(text, deliveries, event="pull_request", outcome="deferred") == 1
+        assert metric(text, deliveries, event="pull_request", outcome="failed") == 0
+        assert metric(text, "review_notes_queue_depth", state="pending") == 1
         comments = "/repos/{owner}/{repo}/issues/{number}/comments"
         calls = "review_notes_github_calls_total"
         assert metric(text, calls, method="POST", endpoint=comments, status="403") == 1
         assert ours(fake) == []
-        sent = len(fake.requests)
 
-        # The operator retries it (a separate process on the same database) before the
-        # hour is over: it fails again, and GitHub is not called meanwhile.
-        env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=str(settings.db_path))
-        out = cli("retry", delivery, env=env, cwd=ROOT)
-        assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
-        wait_until(
-            lambda: "not sent" in (rt.queue.get(delivery).last_error or ""), what="a 2nd failure"
-        )
-        assert len(fake.requests) == sent
-
-        # ... and once the hour is over
+        # the hour is over (the queue's time is the wall clock's: moved by hand here)
         manual_time.advance(3600)
-        out = cli("retry", delivery, env=env, cwd=ROOT)
-        assert out.returncode == 0 and f"re-queued {delivery}" in out.stdout
-        wait_until(lambda: rt.queue.get(delivery).state == "done", what="the retried delivery")
+        rt.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = ?", (delivery,))
+        rt.queue._notify()
+        wait_until(lambda: rt.queue.get(delivery).state == "done", what="the delivery")
         assert len(ours(fake)) == 1
         health = client.get("/healthz").json()
         assert (health["failed"], health["github_paused_for"]) == (0, 0)
         text = client.get("/metrics").text
-        assert metric(text, "review_notes_github_ratelimit_pauses_total") == 1
-        assert metric(text, "review_notes_github_ratelimit_paused_seconds") == 0
         assert metric(text, deliveries, event="pull_request", outcome="done") == 1
-        assert metric(text, "review_notes_queue_depth", state="failed") == 0
         assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1
 
 
@@ -395,3 +379,67 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
         state = rt.queue.get(d)
         assert (state.state, ours(fake)) == ("done", []), state.last_error
         assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+
+
+# --- found by review 'r17j' ---
+
+OTHER_REPO = "acme/other"
+OTHER_INSTALLATION = 2002
+
+
+def test_one_installations_rate_limit_does_not_stall_another_installations_deliveries(
+    tmp_path, fake_github, app_key, manual_time
+):
+    """github_facts.md §3.2/§3.3: rate limits are per installation token. The workers
+    slept out a limit (Retry-After up to REVIEW_NOTES_RETRY_MAX_WAIT), the one answered
+    and every other taking a delivery of that installation, so with both workers asleep
+    another installation's delivery sat pending. Now a wait over retry_sleep_max puts
+    the limited installation's deliveries back (the second unsent) and frees the worker."""
+    fake = fake_github
+    fake.add_installation(OTHER_INSTALLATION, [OTHER_REPO])
+    for number in (7301, 7302):
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(OTHER_REPO, 1, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(
+        tmp_path, fake, app_key, repos=f"{DEFAULT_REPO},{OTHER_REPO}", retry_sleep_max=1
+    )
+    with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/7301/files", Fault.too_many_requests(3))
+        limited = []
+        for n in (7301, 7302):  # the second after the first's answer: the pause under way
+            payload = pr_payload(number=n, title=MATCHING_TITLE)
+            limited.append(post(client, "pull_request", payload).json()["delivery"])
+            wait_until(lambda: rt.queue.get(limited[-1]).deferrals == 1, what="a put-back")
+        assert fake.calls(path=f"/repos/{DEFAULT_REPO}/*/7302/*") == []  # not sent
+        other = pr_payload(number=1, title=MATCHING_TITLE, repo=OTHER_REPO)
+        other["installation"]["id"] = OTHER_INSTALLATION
+        delivery = post(client, "pull_request", other).json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).state == "done", timeout=5, what="2002's")
+        assert manual_time.sleepers == 0  # no worker asleep in 1001's pause
+        manual_time.advance(3)  # the limit's end: the put-back deliveries run then
+        assert rt.queue.wait_idle(20)
+        assert [rt.queue.get(d).state for d in limited] == ["done", "done"]
+    assert len(fake.comments(DEFAULT_REPO, 7302)) == 1
+
+
+def test_a_delivery_failed_on_a_rate_limit_runs_again_once_the_time_github_gave_has_come(
+    tmp_path, fake_github, app_key
+):
+    """github_facts.md §3.2/§3.3 (retry after the time given), §1.3 (GitHub does not
+    redeliver failed deliveries): a rate limit asking for longer than the cap failed the
+    delivery for good, GitHubError.retry_after thrown away, until an operator ran
+    `review-notes retry`. Scaled down: cap 1 s, Retry-After 2 s, real time."""
+    fake = fake_github
+    n = 7401
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, retry_max_wait=1, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        fake.inject(
+            "POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments", Fault.too_many_requests(2)
+        )
+        delivery = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = delivery.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).state == "done", timeout=12, what="it")
+        posts = fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")
+        assert posts[1].time - posts[0].time >= 2  # not before the time GitHub gave
+    assert [c.user.login for c in fake.comments(DEFAULT_REPO, n)] == ["review-notes[bot]"]

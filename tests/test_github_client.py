@@ -361,7 +361,7 @@ def test_a_pause_holds_every_turn_and_the_spacing_goes_on_after_it():
         if len(slept) == 3:  # another thread's call is answered "rate limited" meanwhile
             assert pacer.pause(5.0)
 
-    pacer = github_client._Pacer(0.25, 1.0, max_wait=10, clock=lambda: now[0], sleep=sleep)
+    pacer = github_client._Pacer(0.25, 1.0, sleep_max=10, clock=lambda: now[0], sleep=sleep)
     assert pacer.pause(3.0)  # a pause begins: said
     assert not pacer.pause(2.9)  # another answer within the same pause: not said again
     pacer.before("POST")  # waits the pause out
@@ -369,7 +369,7 @@ def test_a_pause_holds_every_turn_and_the_spacing_goes_on_after_it():
     assert (slept, now[0]) == ([3.0, 1.0], 4.0)
     pacer.before("POST")  # its turn comes at 5, but a pause to 10 begins while it waits
     assert (slept[2:], now[0]) == ([1.0, 5.0], 10.0)
-    assert pacer.pause(60.0)  # over max_wait: a request fails at once, unsent
+    assert pacer.pause(60.0)  # over sleep_max: a request fails at once, unsent
     with pytest.raises(github_client._Paused, match="another 60s"):
         pacer.before("GET")
     assert now[0] == 10.0
@@ -809,14 +809,15 @@ def test_a_pause_over_the_cap_fails_the_other_calls_at_once_unsent(
     fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
     fake_github.inject("GET", "/repos/*/pulls/7/files", fault)
-    with pytest.raises(GitHubError, match="over the 5s cap"):
+    with pytest.raises(GitHubError, match=r"asked to wait 360\ds; not waited in a worker"):
         client.list_files(PR)
     with ThreadPoolExecutor(2) as pool:  # two other workers, meanwhile
         errors = [f.exception() for f in [pool.submit(client.list_files, PR8) for _ in (1, 2)]]
     for err in errors:
         assert isinstance(err, GitHubError) and err.transient, err
-        assert "list files of vllm-project/vllm PR 8: rate limited for another" in str(err)
-        assert err.retry_after is not None and err.retry_after > client.policy.max_wait
+        said = "list files of vllm-project/vllm PR 8: installation 1001 rate limited for another"
+        assert said in str(err)
+        assert err.retry_after is not None and err.retry_after > client.policy.sleep_max
     assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # not sent
     assert manual_time.slept == []  # no worker held for the hour either
     paused = [r for r in caplog.records if "GitHub rate limited installation" in r.message]
@@ -1295,7 +1296,7 @@ def test_a_secondary_limit_met_again_backs_off_exponentially(fake_github, make_g
     fake_github.inject("GET", "/repos/*/files", *[Fault.secondary_rate_limit(retry_after=None)] * 3)
     t = StepClock()
     client = make_github_client(
-        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=3600.0),
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=3600.0, sleep_max=3600),
         clock=t.clock,
         sleep=t.sleep,
     )
@@ -1311,9 +1312,33 @@ def test_a_secondary_limit_met_again_backs_off_exponentially(fake_github, make_g
     fake_github.inject("GET", "/repos/*/files", *[Fault.secondary_rate_limit(retry_after=None)] * 3)
     t.slept.clear()
     capped = make_github_client(
-        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=100.0),
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=100.0, sleep_max=3600),
         clock=t.clock,
         sleep=t.sleep,
     )
     assert capped.list_files(PR) == ["a.py"]
     assert [s for s in t.slept if s > 0] == [60, 100, 100]
+
+
+def test_a_token_that_expires_during_a_rate_limit_wait_is_replaced_before_github_refuses_it(
+    fake_github, make_github_client
+):
+    """github_facts.md §2.2: an installation token lasts an hour; refresh it before it
+    expires. `_grant` checks the expiry when an operation starts, and an operation waited
+    out rate limits inside itself (up to 3 x 300 s): the expired token was sent and only
+    GitHub's 401 replaced it. A wait over `sleep_max` now ends the operation (the
+    delivery waits in the queue), so the next one starts with a token checked then."""
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.token_ttl = 1.5
+    client = make_github_client(
+        token_refresh_margin=1,
+        retry=RetryPolicy(attempts=4, backoff=0.01, backoff_max=0.05, max_wait=5, sleep_max=0.5),
+    )
+    fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=1))
+    with pytest.raises(GitHubError) as limited:
+        client.list_files(PR)
+    assert limited.value.transient and limited.value.retry_after == 1
+    time.sleep(1)  # the delivery's wait in the queue: the token has 0.5 s left
+    assert client.list_files(PR) == ["a.py"]
+    assert [r for r in fake_github.requests if r.status == 401] == []
+    assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2

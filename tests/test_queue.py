@@ -877,3 +877,44 @@ def test_an_old_database_gains_the_same_body_column_and_its_index(tmp_path):
         r["detail"] for r in db.execute("EXPLAIN QUERY PLAN " + LATEST_SAME_BODY, ("k",))
     )
     assert "deliveries_same_body" in plan, plan
+
+
+# --- found by review 'r17j' ---
+
+
+def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded(tmp_path):
+    from bot.github_port import GitHubError
+    from bot.queue import MAX_DEFERRALS
+
+    q = queue_at(tmp_path)
+    add(q, "first", 1)
+    add(q, "second", 1)
+    add(q, "other-pr", 2)
+    assert q.claim().id == "first"
+    limited = GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
+
+    def rate_limited(delivery):
+        raise limited
+
+    workers = Workers(q, rate_limited, 1)
+    workers.run_one(q.get("first"))
+    first = q.get("first")
+    assert (first.state, first.deferrals, first.last_error) == (
+        State.PENDING,
+        1,
+        f"GitHubError: {limited}",
+    )
+    # waiting: the later delivery of its PR does not overtake it; another PR's goes on
+    assert q.claim().id == "other-pr"
+    assert q.claim() is None
+    # put back at most MAX_DEFERRALS times in a row, then failed with the reason
+    for _ in range(MAX_DEFERRALS):
+        q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'first'")
+        assert q.claim().id == "first"
+        workers.run_one(q.get("first"))
+    first = q.get("first")
+    assert first.state == State.FAILED
+    assert first.last_error.startswith(f"rate limited {MAX_DEFERRALS} times in a row; given up")
+    assert q.claim().id == "second"  # a failed delivery holds nothing back
+    # `review-notes retry` starts the count afresh
+    assert q.retry(["first"]) == ["first"] and q.get("first").deferrals == 0
