@@ -372,9 +372,12 @@ class PRFacts:
     @cached_property
     def file_count(self) -> int:
         """How many files the PR changes, as GitHub lists them: a rename is one, though
-        `files` holds both its paths (`listed_files`); without that count, one per path."""
+        `files` holds both its paths (`listed_files`); without that count, one per path.
+        GitHub's own count (`changed_files`) when a list is partial (GitHub lists 3,000
+        at most): a share of the files seen is no share of the PR's. 0: none known."""
         paths = len(set(self.files))
-        return paths if self.listed_files is None else min(self.listed_files, paths)
+        listed = paths if self.listed_files is None else min(self.listed_files, paths)
+        return max(listed, self.changed_files or 0) if paths else 0
 
     @cached_property
     def tags(self) -> tuple[str, ...]:

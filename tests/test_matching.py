@@ -2366,3 +2366,27 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     )
     # only inside the keyword, in its tag: the keyword's one mention
     assert not any("what this note teaches" in r for r in note("[Connector Metrics] Fix").reasons)
+
+
+# --- found by review 'r17k' ---
+
+
+def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
+    # README: a note on topics alone needs the PR to show its first topic "by files that
+    # are a third of the PR's". The share was taken over the files seen: 2 prefix
+    # caching files of 4 listed counted as shown, though the PR changes 8 (GitHub lists
+    # 3,000 at most; a capture may hold fewer), and the EAGLE prefix-cache note was
+    # linked on topics alone
+    files = (
+        "tests/v1/core/test_kv_cache_utils.py",
+        "tests/v1/worker/test_attn_utils.py",
+        "vllm/v1/attention/backend.py",
+        "vllm/v1/core/kv_cache_utils.py",
+    )
+    title = "[Spec Decode] Support mixed KV page sizes for DFlash"
+    facts = PRFacts(repo=REPO, number=1, title=title, files=files, changed_files=8)
+    assert not facts.files_complete and facts.file_count == 8
+    result = match_pr(facts, load_library(), load_match_config())
+    assert "vllm-0436d44c" not in ids(result), [m.reasons for m in result.matches]
+    # no file known: no count either (a title alone)
+    assert PRFacts(repo=REPO, number=1, title=title, changed_files=8).file_count == 0
