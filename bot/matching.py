@@ -277,6 +277,17 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     return out
 
 
+def _named_by(said: str | Said, files: frozenset[str], named: set[str]) -> str | Said:
+    """A topic's changed files named by a file the note's own path line names, when
+    they hold one: that file gets one line with both reasons ("changes a.py (a path of
+    this note; topic: X)") and the rest count as "3 other files", not a.py on one line
+    and again among another line's "and 3 more files"."""
+    first = sorted(named & files)
+    if not first or not isinstance(said, Said) or set(said.names) & named:
+        return said
+    return Said(said.saying, (first[0], *said.names[1:]), said.more)
+
+
 def _holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
     """The longest of `spans` that holds this one and is longer, the first of equals
     (None: none does)."""
@@ -798,6 +809,12 @@ class CompiledMatcher:
             for th in hit
         ]
         wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
+        own_named = {
+            n
+            for e in own
+            if e.kind is EvidenceKind.PATH and isinstance(e.what, Said)
+            for n in e.what.names
+        }
         for th, evidence in kept:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
@@ -806,6 +823,8 @@ class CompiledMatcher:
             for e in evidence:
                 scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
                 what = wider.get(id(e), e.what)
+                if e.kind is EvidenceKind.PATH:
+                    what = _named_by(what, e.keys, own_named)
                 scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
                 for k in e.keys | _same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)

@@ -2390,3 +2390,26 @@ def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
     assert "vllm-0436d44c" not in ids(result), [m.reasons for m in result.matches]
     # no file known: no count either (a title alone)
     assert PRFacts(repo=REPO, number=1, title=title, changed_files=8).file_count == 0
+
+
+def test_a_file_is_named_once_with_every_reason_not_counted_again_in_more_files():
+    # README: "each file and title word named once with every reason it counts
+    # ('changes a.py (a path of this note; topic: Prefix caching)', then 'changes 1
+    # other file (topic: Prefix caching)')". When the note's path was not the first of
+    # its topic's files, it was named with only "a path of this note" and counted again
+    # among the topic line's "and 3 more files": five files for a 4-file PR
+    files = (
+        "tests/v1/core/test_single_type_kv_cache_manager.py",
+        "vllm/v1/core/kv_cache_coordinator.py",
+        "vllm/v1/core/kv_cache_manager.py",
+        "vllm/v1/core/single_type_kv_cache_manager.py",
+    )
+    title = "[Bugfix] Fix failure to allocate KV blocks error"
+    facts = PRFacts(repo=REPO, number=1, title=title, files=files, changed_files=4)
+    result = match_pr(facts, load_library(), load_match_config())
+    note = next(m for m in result.candidates if m.note.id == "vllm-0436d44c")
+    assert [r for r in note.reasons if r.startswith("changes ")] == [
+        "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note;"
+        " topic: Prefix caching and KV cache manager)",
+        "changes 3 other files (topic: Prefix caching and KV cache manager)",
+    ], note.reasons
