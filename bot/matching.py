@@ -277,6 +277,15 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     return out
 
 
+def _shows_topic(e: Evidence, own_keys: frozenset[str]) -> bool:
+    """The evidence makes its topic present for a note: a file, or a title word, tag or
+    label the note does not count as its own keyword or aspect (one mention counts
+    once); a description is no showing."""
+    if e.kind is EvidenceKind.BODY:
+        return False
+    return e.kind is EvidenceKind.PATH or not e.keys <= own_keys
+
+
 def _named_by(said: str | Said, files: frozenset[str], named: set[str]) -> str | Said:
     """A topic's changed files named by a file the note's own path line names, when
     they hold one: that file gets one line with both reasons ("changes a.py (a path of
@@ -791,23 +800,28 @@ class CompiledMatcher:
         note's own keyword (`warmup` in `deep_gemm_warmup`) is that one mention: it
         counts for the keyword, not for the topic too."""
         cfg = self.config
-        # A topic the description alone mentions adds its (small) score but does not make
-        # the topic present: descriptions name neighbouring subsystems all the time. A
-        # broad topic weighs in the share as it weighs in the score.
-        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
-        present = sum(weight[th.topic.id] for th in hit if th.present)
-        total = sum(weight.values())
-        coverage = (present / total) ** cfg.coverage_power if total else 0.0
         main = note.topics[0]
         own_keys = frozenset().union(*(e.keys for e in own))
-        scored: list[tuple[float, str | Said, str]] = []
-        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
-        broad = 0.0  # what broad topics contributed beyond the note's own words and files
         covers = _own_mentions(own, scan)
         kept = [
             (th, [e for e in (self._outside(e, covers, scan, facts) for e in th.evidence) if e])
             for th in hit
         ]
+        # A topic the description alone mentions adds its (small) score but does not make
+        # the topic present: descriptions name neighbouring subsystems all the time; nor
+        # does a word counted as the note's own keyword (one mention counts once). A
+        # broad topic weighs in the share as it weighs in the score.
+        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        present = sum(
+            weight[th.topic.id]
+            for th, evidence in kept
+            if any(_shows_topic(e, own_keys) for e in evidence)
+        )
+        total = sum(weight.values())
+        coverage = (present / total) ** cfg.coverage_power if total else 0.0
+        scored: list[tuple[float, str | Said, str]] = []
+        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        broad = 0.0  # what broad topics contributed beyond the note's own words and files
         wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
         own_named = {
             n
