@@ -672,17 +672,14 @@ class CompiledMatcher:
         return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
 
     @staticmethod
-    def _topic_words(hit: list[TopicHit], scan: _Scan, facts: PRFacts) -> frozenset[str]:
+    def _topic_words(hit: list[TopicHit], scan: _Scan) -> frozenset[str]:
         """The title words inside the mentions (and tags) of these topics' keywords."""
         words: set[str] = set()
         for e in (e for th in hit for e in th.evidence):
             for key in (k.removeprefix("title:") for k in e.keys if k.startswith("title:")):
-                if key in scan.tags:
-                    words |= title_words(scan.tags[key][0])
-                elif key in scan.title:
-                    words.update(
-                        *(title_words(facts.title_text[a:b]) for a, b in scan.title[key].spans)
-                    )
+                for place, h in scan.said.get(key, ()):
+                    spans = h.spans if place == scan.text else [(0, len(place))]
+                    words.update(*(title_words(place[a:b]) for a, b in spans))
         return frozenset(words)
 
     def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
@@ -773,8 +770,7 @@ class CompiledMatcher:
             e
             for e in own
             if e.kind is not EvidenceKind.SIMILAR
-            or not {k.removeprefix("similar:") for k in e.keys}
-            <= self._topic_words(hit, scan, facts)
+            or not {k.removeprefix("similar:") for k in e.keys} <= self._topic_words(hit, scan)
         ]
         return Match(
             note,
