@@ -286,15 +286,15 @@ def _shows_topic(e: Evidence, own_keys: frozenset[str]) -> bool:
     return e.kind is EvidenceKind.PATH or not e.keys <= own_keys
 
 
-def _named_by(said: str | Said, files: frozenset[str], named: set[str]) -> str | Said:
-    """A topic's changed files named by a file the note's own path line names, when
-    they hold one: that file gets one line with both reasons ("changes a.py (a path of
-    this note; topic: X)") and the rest count as "3 other files", not a.py on one line
-    and again among another line's "and 3 more files"."""
-    first = sorted(named & files)
-    if not first or not isinstance(said, Said) or set(said.names) & named:
+def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str | Said:
+    """A changed-files line naming the files both the note's own paths and a topic
+    hold (`both`), and counting the rest: each of those files gets one line with both
+    reasons ("changes a.py (a path of this note; topic: X)"), the rest of each side
+    its "N other files", none named on one line and counted again on another."""
+    names = tuple(f for f in both if f in files)
+    if not names or not isinstance(said, Said):
         return said
-    return Said(said.saying, (first[0], *said.names[1:]), said.more)
+    return Said(said.saying, names, max(said.size - len(names), 0))
 
 
 def _holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -708,7 +708,14 @@ class CompiledMatcher:
         if main_shown and (not scan.n_files or main in scan.topic_files):
             if aspect := self._aspect(i, scan, own):
                 own.append(aspect)
-        scored, shared, broad = self._topic_part(note, hit, own, scan, facts)
+        # files both the note's paths and its topics hold: named once, with both reasons
+        both = sorted(
+            frozenset().union(*(e.keys for e in own if e.kind is EvidenceKind.PATH))
+            & frozenset().union(
+                *(e.keys for th in hit for e in th.evidence if e.kind is EvidenceKind.PATH)
+            )
+        )
+        scored, shared, broad = self._topic_part(note, hit, own, scan, facts, both)
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = (
@@ -716,8 +723,9 @@ class CompiledMatcher:
                 if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)
                 else e.weight
             )
+            what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
             if gain > 0:
-                scored.append((gain, e.what, e.gloss))
+                scored.append((gain, what, e.gloss))
         is_source = self._is_source(i, facts)
         refers = note.source_pr is not None and note.source_pr in facts.refs
         reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
@@ -787,7 +795,13 @@ class CompiledMatcher:
         )
 
     def _topic_part(
-        self, note: Note, hit: list[TopicHit], own: list[Evidence], scan: _Scan, facts: PRFacts
+        self,
+        note: Note,
+        hit: list[TopicHit],
+        own: list[Evidence],
+        scan: _Scan,
+        facts: PRFacts,
+        both: list[str],
     ) -> tuple[list[tuple[float, str | Said, str]], dict[str, float], float]:
         """What the note's topics contribute: (weight, what, why) per piece of evidence,
         scaled by the share of the note's topics the PR shows; the weight each evidence
@@ -819,12 +833,6 @@ class CompiledMatcher:
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
-        own_named = {
-            n
-            for e in own
-            if e.kind is EvidenceKind.PATH and isinstance(e.what, Said)
-            for n in e.what.names
-        }
         for th, evidence in kept:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
@@ -834,7 +842,7 @@ class CompiledMatcher:
                 scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
                 what = wider.get(id(e), e.what)
                 if e.kind is EvidenceKind.PATH:
-                    what = _named_by(what, e.keys, own_named)
+                    what = _named_by(what, e.keys, both)
                 scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
                 for k in e.keys | _same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)

@@ -2425,3 +2425,28 @@ def test_a_word_counted_as_the_notes_own_does_not_also_show_its_topic():
     assert "vllm-17f5148d" not in ids(result), [m.reasons for m in result.matches]
     npu = next(m for m in result.candidates if m.note.id == "vllm-17f5148d")
     assert any("'conftest'" in r for r in npu.reasons)  # still counted, once
+
+
+# --- found by review 'r17l' ---
+
+
+def test_every_file_a_note_path_and_a_topic_share_is_named_once():
+    # the topic's files were named by the first file of the note's own path line only:
+    # a second file both hold was counted in the note's "N other files" and again in
+    # the topic's, three elastic-EP files reading as four
+    files = (
+        "vllm/engine/elastic_ep_utils.py",
+        "vllm/distributed/elastic_ep/elastic_state.py",
+        "tests/distributed/test_elastic_ep.py",
+        "vllm/v1/worker/gpu_worker.py",
+    )
+    result = match_pr(
+        pr("[Bugfix] Fix scale-down hang", files=files), load_library(), load_match_config()
+    )
+    m = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8")
+    topics = "topic: Elastic EP scaling; topic: Expert parallelism and elastic EP"
+    assert [r for r in m.reasons if r.startswith("changes ")] == [
+        "changes tests/distributed/test_elastic_ep.py, vllm/distributed/elastic_ep/elastic_state.py"
+        f" (a path of this note; {topics})",
+        f"changes 1 other file ({topics})",
+    ], m.reasons
