@@ -38,10 +38,11 @@ _INNER_EDGE = (
 )
 _START = r"(?-i:(?<![A-Za-z0-9])|" + _INNER_EDGE + ")"
 _END = r"(?-i:(?![A-Za-z0-9])|" + _INNER_EDGE + ")"
-# What may stand between the words of a keyword: up to four spaces, joiners, dots and
-# parentheses ("EC (encoder cache) connector"), not what ends a phrase or a quote
-# (`prefix. Cache`, "the `kv cache` manager", `prefix, caching`).
-_SEP = r"(?:[ \t_\-/+<=>~*()→⇒←↔]|\.(?!\s)){0,4}"
+# What may stand between the words of a keyword: up to four spaces (a no-break one
+# too), joiners and Unicode dashes, dots and parentheses ("EC (encoder cache)
+# connector"), not what ends a phrase or a quote (`prefix. Cache`, "the `kv cache`
+# manager", `prefix, caching`).
+_SEP = r"(?:[^\S\n]|[_\-/+<=>~*()→⇒←↔\u2010-\u2015\u2212]|\.(?!\s)){0,4}"
 _SEP_MARK = "\x00"  # trie edge standing for _SEP
 _PLURAL = r"(?:e?s)?"
 

@@ -2450,3 +2450,18 @@ def test_every_file_a_note_path_and_a_topic_share_is_named_once():
         f" (a path of this note; {topics})",
         f"changes 1 other file ({topics})",
     ], m.reasons
+
+
+def test_unicode_dashes_and_spaces_still_join_a_keywords_words():
+    # the separators allowed between a keyword's words were ASCII only: a non-breaking
+    # hyphen ('prefix\u2011caching'), the Unicode hyphen and a no-break space lost
+    # their mention
+    index = TermIndex(["prefix caching", "CUDA graph", "warm-up"])
+    for text, key in (
+        ("Fix prefix\u2011caching with EAGLE", "prefixcaching"),
+        ("Fix CUDA\u00a0graph capture", "cudagraph"),
+        ("skip the JIT warm\u2010up", "warmup"),
+        ("a CUDA\u3000graph", "cudagraph"),
+    ):
+        assert key in index.find(text), text
+    assert index.find("prefix\ncaching") == {}
