@@ -194,22 +194,30 @@ def _own_mentions(
     return {kind: sorted(spans) for kind, spans in covers.items()}
 
 
+def _title_cover(keys: Iterable[str], scan: _Scan) -> dict[str, list[tuple[int, int]]]:
+    """Where the title says these terms (`title:` evidence keys): each place, a tag or
+    the title's text, with the sorted spans of its mentions."""
+    cover: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for k in keys:
+        if k.startswith("title:"):
+            for place, hit in scan.said.get(k.removeprefix("title:"), ()):
+                cover[place].extend(hit.spans)
+    return {place: sorted(spans) for place, spans in cover.items()}
+
+
 def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | None:
     """Where the title says this term outside every mention of the note's own keywords,
     in a reviewer's words (None: only inside them, `metrics` in "connector metrics", or
     not at all). Each tag and the title's text is looked at, every mention in each."""
-    mine = {
-        k.removeprefix("title:")
+    keywords = (
+        k
         for e in own
         if e.gloss == KEYWORD and e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG)
         for k in e.keys
-    }
-    cover: dict[str, list[tuple[int, int]]] = defaultdict(list)  # place -> spans
-    for k in mine:
-        for place, hit in scan.said.get(k, ()):
-            cover[place].extend(hit.spans)
+    )
+    cover = _title_cover(keywords, scan)
     for place, hit in scan.said.get(key, ()):
-        if (apart := _apart(hit, sorted(cover[place]), place)) is None:
+        if (apart := _apart(hit, cover.get(place, []), place)) is None:
             continue
         if place != scan.text:
             return f"title is tagged [{tag_text(place, hit)}]"
@@ -277,13 +285,20 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     return out
 
 
-def _shows_topic(e: Evidence, own_keys: frozenset[str]) -> bool:
-    """The evidence makes its topic present for a note: a file, or a title word, tag or
-    label the note does not count as its own keyword or aspect (one mention counts
-    once); a description is no showing."""
+def _shows_topic(e: Evidence, own: dict[str, list[tuple[int, int]]], scan: _Scan) -> bool:
+    """The evidence makes its topic present for a note: a file or a label, or a title
+    word or tag said somewhere other than where the note's own keywords and aspects
+    are (`own`, `_title_cover`: one mention counts once, whatever its spelling); a
+    description is no showing."""
     if e.kind is EvidenceKind.BODY:
         return False
-    return e.kind is EvidenceKind.PATH or not e.keys <= own_keys
+    if e.kind not in (EvidenceKind.TITLE, EvidenceKind.TAG):
+        return True
+    return any(
+        not _within(hit.spans, own.get(place, []))
+        for k in e.keys
+        for place, hit in scan.said.get(k.removeprefix("title:"), ())
+    )
 
 
 def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str | Said:
@@ -822,10 +837,11 @@ class CompiledMatcher:
         # does a word counted as the note's own keyword (one mention counts once). A
         # broad topic weighs in the share as it weighs in the score.
         weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        own_said = _title_cover(own_keys, scan)
         present = sum(
             weight[th.topic.id]
             for th, evidence in kept
-            if any(_shows_topic(e, own_keys) for e in evidence)
+            if any(_shows_topic(e, own_said, scan) for e in evidence)
         )
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0

@@ -2465,3 +2465,22 @@ def test_unicode_dashes_and_spaces_still_join_a_keywords_words():
     ):
         assert key in index.find(text), text
     assert index.find("prefix\ncaching") == {}
+
+
+def test_the_notes_own_word_in_another_spelling_does_not_show_its_topic_either():
+    # one mention counts once, whatever its spelling: the note's `tool call` and its
+    # topic's `tool calls` hit the one "tool calls" of the title, but the check compared
+    # keys, so the topic still counted as shown, and the note scored more for listing
+    # the singular than for listing its topic's very keyword
+    topics = (
+        Topic(id="tool-calling", name_en="Tool calling", name_zh="工具", keywords=("tool calls",)),
+        Topic(id="frontend", name_en="API server", name_zh="服务", keywords=("API server",)),
+    )
+
+    def score(keyword: str) -> float:
+        n = note("n", ("tool-calling", "frontend"), keywords=(keyword,))
+        lib = Library(notes=(n,), topics={t.id: t for t in topics})
+        result = match_pr(pr("Fix tool calls dropped by the API server"), lib, CFG)
+        return next(m.score for m in result.candidates if m.note.id == "n")
+
+    assert score("tool call") == score("tool calls")
