@@ -83,6 +83,7 @@ from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
+from bot.workers import rate_limit_wait
 
 log = logging.getLogger(__name__)
 
@@ -264,15 +265,18 @@ class Reactions:
 
     A failed one does not stop the answer (the comment update, the replies), but is
     kept: `check` then fails the delivery with it, so it shows in /healthz and a retry
-    adds it. A re-run redoes no more than that: GitHub answers 200 for a reaction that
-    exists, replies are found by their key, and an unchanged notes comment is not
-    written. A reaction on a comment deleted meanwhile is moot and only logged.
+    adds it; or, when GitHub rate limited it, raises that limit, so the worker puts the
+    delivery back until then (GitHub does not redeliver). A re-run redoes no more than
+    that: GitHub answers 200 for a reaction that exists, replies are found by their key,
+    and an unchanged notes comment is not written. A reaction on a comment deleted
+    meanwhile is moot and only logged.
     """
 
     def __init__(self, ctx: BotContext, ref: PRRef):
         self.ctx, self.ref = ctx, ref
         self._added: set[tuple[int, str]] = set()
         self.failed: list[str] = []  # "content on comment N: error", in order
+        self.limited: list[Exception] = []  # of those, GitHub's rate limits
 
     def add(self, comment_id: int | None, content: str | None, on_diff: bool = False) -> None:
         if comment_id is None or content is None or (comment_id, content) in self._added:
@@ -288,9 +292,14 @@ class Reactions:
                 return
             log.warning("reacting %s to comment %s failed: %s", content, comment_id, exc)
             self.failed.append(f"{content} on comment {comment_id}: {exc}")
+            if rate_limit_wait(exc) is not None:
+                self.limited.append(exc)
 
     def check(self) -> None:
-        """Fail the delivery if a reaction failed (call once the answer is given)."""
+        """Fail the delivery if a reaction failed (call once the answer is given); put it
+        back (raise the rate limit) if GitHub refused one for a while."""
+        if self.limited:  # the longest wait: every reaction's limit is over by then
+            raise max(self.limited, key=lambda e: rate_limit_wait(e) or 0.0)
         if self.failed:
             raise ReactionsFailed("reacting failed: " + "; ".join(self.failed))
 

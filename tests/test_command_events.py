@@ -2117,3 +2117,63 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypat
     # a human who asks still gets an answer
     say(client, rt, fake, "/notes", login=AUTHOR)
     assert sticky(fake) is not None
+
+
+# --- found by review 'r17m' ---
+
+REACTIONS = "/repos/*/issues/comments/*/reactions"
+
+
+def _said(client, fake, body: str, login: str = "octo-dev"):
+    """Write a comment and deliver it, without waiting: the comment and its delivery id."""
+    c = fake.add_comment(DEFAULT_REPO, N, body, login=login)
+    r = post(client, "issue_comment", comment_payload(c))
+    assert r.status_code == 202, r.text
+    return c, r.json()["delivery"]
+
+
+def test_a_rate_limited_plus_one_is_put_back_not_failed(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A reaction's rate limit (a GitHubError with retry_after) was swallowed by
+    `Reactions.add` into ReactionsFailed, no GitHubError: `/notes help` whose `+1` met a
+    Retry-After of 60 s ended `failed` for good, though GitHub does not redeliver."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        # eyes goes through, the +1 is rate limited for a minute
+        fake.inject("POST", REACTIONS, Fault(), Fault.too_many_requests(retry_after=60))
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(
+            lambda: (
+                rt.queue.get(delivery).state in ("pending", "failed")
+                and rt.queue.get(delivery).attempts >= 1
+                and rt.queue.get(delivery).last_error
+            ),
+            timeout=20,
+            what="the delivery's outcome",
+        )
+        got = rt.queue.get(delivery)
+        assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes"}
+        assert (got.state, got.deferrals) == ("pending", 1), (got.state, got.last_error)
+
+
+def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The re-run of a delivery put back for its `+1` adds it, and finds its reply by
+    its key: one reply, each reaction once."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        fake.inject("POST", REACTIONS, Fault(), Fault.too_many_requests(retry_after=2))
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        drain(rt, 20)
+        assert rt.queue.get(delivery).state == "done"
+        assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
