@@ -400,10 +400,17 @@ def _reply_once(
     of the delivery posted it (and paid for it then). False: over the budget, not posted."""
     if _reply_posted(ctx, ref, delivery, index):
         return True
-    if not ctx.flood.replies.allow(pr_key(ref.repo, ref.number) or ""):
+    budget = pr_key(ref.repo, ref.number) or ""
+    if not ctx.flood.replies.allow(budget):
         return False
     once = reply_key(delivery.id, index)
-    reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+    try:
+        reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+    except Exception:
+        # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
+        # Posted all the same (a timeout), the re-run finds it by its key and pays nothing.
+        ctx.flood.replies.refund(budget)
+        raise
     ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     return True
 

@@ -216,6 +216,12 @@ class ReplyBudget(Generic[K]):
             self._buckets[key] = (tokens - 1, now)
             return True
 
+    def refund(self, key: K) -> None:
+        """Give back the reply `allow` spent for `key` when it was not posted."""
+        with self._lock:
+            now = self._clock()
+            self._buckets[key] = (min(float(self.burst), self._tokens(key, now) + 1), now)
+
 
 class FloodControl:
     """One process's per-PR limits, from config/commands.toml: sticky-comment

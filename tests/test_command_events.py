@@ -2177,3 +2177,27 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
         drain(rt, 20)
         assert rt.queue.get(delivery).state == "done"
         assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
+
+
+def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A rate limited reply (Retry-After 2 s, over a 1 s sleep cap) is put back. Its
+    first run spent a token of the PR's reply budget before the POST GitHub refused; the
+    re-run found no reply under its key and paid again: with a budget of one the reply
+    was never posted, the command `confused` and "over the reply budget"."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+        fake.inject(
+            "POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.too_many_requests(2)
+        )
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        drain(rt, 20)
+        assert rt.queue.get(delivery).state == "done"
+        assert len(replies(fake)) == 1, reactions(fake, c)
+        assert reactions(fake, c) == {"eyes", "+1"}

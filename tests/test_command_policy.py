@@ -272,3 +272,18 @@ def test_reply_budget_memory_is_bounded():
     assert budget.allow("a") and budget.allow("b")  # both spent
     assert budget.allow("c")  # the table is full, with nothing full to forget
     assert not budget.allow("a")
+
+
+# --- found by review 'r17m' ---
+
+
+def test_a_reply_not_posted_is_refunded_up_to_the_burst():
+    """A reply GitHub refused (rate limited, put back) gives its token back, so the
+    re-run of its delivery does not pay for it twice; never past the burst."""
+    budget = ReplyBudget(1, 30.0, FakeClock())
+    assert budget.allow("pr1") and not budget.allow("pr1")
+    budget.refund("pr1")
+    assert budget.allow("pr1") and not budget.allow("pr1")
+    budget.refund("pr1")
+    budget.refund("pr1")  # one spent, one back: no more
+    assert budget.allow("pr1") and not budget.allow("pr1")
