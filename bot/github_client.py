@@ -18,7 +18,8 @@
   on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
   x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
   asks for at least a minute, doubled at each secondary limit met again before a call
-  of that identity succeeds, up to `max_wait`). Attempts are bounded. A worker sleeps
+  of that identity succeeds, up to `max_wait`, or `secondary_wait` if that is more).
+  Attempts are bounded. A worker sleeps
   only short waits: a rate limit asking for longer than `sleep_max` fails the call at
   once with GitHubError(transient=True, retry_after=...), and the worker puts the
   delivery back until then (bot/workers.py), free meanwhile for other installations.
@@ -108,7 +109,8 @@ class RetryPolicy:
     backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
     backoff_max: float = 30.0
     secondary_wait: float = 60.0  # rate limited without Retry-After or reset; doubles
-    max_wait: float = 300.0  # the longest back-off (secondary_wait doubling) and 5xx wait
+    # the longest back-off (secondary_wait doubling, never under secondary_wait) and 5xx wait
+    max_wait: float = 300.0
     # The longest rate limit wait slept in a worker; a longer one fails the call at once
     # (transient, retry_after) and the delivery is put back until then: a worker asleep
     # would hold back every other installation's deliveries.
@@ -1051,7 +1053,10 @@ class GitHubClient:
         # GitHub: wait at least a minute, then back off exponentially. The streak is the
         # identity's, set by this thread's answer (`_pace`) just before PyGithub raised.
         streak = getattr(self._local, "secondary_streak", 0) or 1
-        return min(self.policy.secondary_wait * 2 ** (streak - 1), self.policy.max_wait)
+        # max_wait caps the doubling, never the first minute: a smaller max_wait would
+        # call again sooner than GitHub allows.
+        longest = max(self.policy.max_wait, self.policy.secondary_wait)
+        return min(self.policy.secondary_wait * 2 ** (streak - 1), longest)
 
     def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
         status = exc.status if isinstance(exc, GithubException) else None

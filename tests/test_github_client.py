@@ -1342,3 +1342,28 @@ def test_a_token_that_expires_during_a_rate_limit_wait_is_replaced_before_github
     assert client.list_files(PR) == ["a.py"]
     assert [r for r in fake_github.requests if r.status == 401] == []
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2
+
+
+# --- found by review 'r17m' ---
+
+
+def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, make_github_client):
+    """The secondary back-off was `min(secondary_wait * 2**k, max_wait)`: with
+    REVIEW_NOTES_RETRY_MAX_WAIT under 60 (settings allow 0..3600) the client retried a
+    secondary limit after max_wait, sooner than GitHub's "wait at least one minute", and
+    with 0 at once, 4 calls in a row while limited."""
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.secondary_rate_limit(retry_after=None))
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=10.0, sleep_max=60),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    try:
+        client.list_files(PR)
+    except Exception:
+        pass  # giving up is fine; calling again within the minute is not
+    calls = fake_github.calls("GET", "/repos/*/files")
+    waits = [s for s in t.slept if s > 0]
+    assert len(calls) == 1 or min(waits) >= 60, (len(calls), waits)
