@@ -53,7 +53,7 @@ from bot.queue import Delivery, DeliveryQueue
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
-from bot.workers import Workers, rate_limit_wait
+from bot.workers import Workers
 
 if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
     from bot.github_client import GitHubClient
@@ -80,7 +80,9 @@ class Runtime:
 
     def __post_init__(self) -> None:
         redact = Redactor(self.settings.secret_values())
-        self.workers = Workers(self.queue, self.process, self.settings.workers, redact)
+        self.workers = Workers(
+            self.queue, self.process, self.settings.workers, redact, self._count_outcome
+        )
         pruned = self.ctx.metrics.pruned
         self.retention = Retention(
             self.queue,
@@ -89,6 +91,9 @@ class Runtime:
             self.ctx.prs.prune_replies,
         )
 
+    def _count_outcome(self, delivery: Delivery, outcome: str) -> None:
+        self.ctx.metrics.deliveries.labels(delivery.event, outcome).inc()
+
     def process(self, delivery: Delivery) -> None:
         metrics = self.ctx.metrics
         started = time.monotonic()
@@ -96,13 +101,8 @@ class Runtime:
         try:
             with log_context(**context):
                 summary = self.dispatcher.dispatch(self.ctx, delivery)
-        except Exception as exc:
-            put_back = rate_limit_wait(exc) is not None
-            metrics.deliveries.labels(delivery.event, "deferred" if put_back else "failed").inc()
-            raise
-        finally:
+        finally:  # its outcome is counted by the worker, as stored (Workers.counted)
             metrics.processing_seconds.labels(delivery.event).observe(time.monotonic() - started)
-        metrics.deliveries.labels(delivery.event, "done").inc()
         log.info(
             "delivery %s %s.%s PR %s %s: %s",
             delivery.id,

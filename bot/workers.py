@@ -53,11 +53,14 @@ class Workers:
         process: Callable[[Delivery], None],
         count: int,
         redact: Callable[[str], str] = str,
+        counted: Callable[[Delivery, str], None] = lambda delivery, outcome: None,
     ):
         self.queue = queue
         self.process = process
         self.count = count
         self.redact = redact
+        # told each run's outcome as stored: "done", "failed" or "deferred" (put back)
+        self.counted = counted
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -124,14 +127,38 @@ class Workers:
             log.warning(
                 "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
             )
+            self.counted(delivery, "failed")
             self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
         else:
+            self.counted(delivery, "done")
             self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
 
     def _defer(self, delivery: Delivery, wait: float, error: str) -> None:
+        """Put the delivery back; told and logged as what `defer` did (the last put-back
+        allowed fails it instead)."""
         extra = _log_context(delivery)
+        put_back = []
+        stored = self._record(
+            delivery,
+            State.PENDING,
+            lambda: put_back.append(self.queue.defer(delivery.id, wait, error)),
+        )
+        if not stored:  # stopping: it stays processing and runs again at the next start
+            return
+        if not put_back[-1]:
+            self.counted(delivery, "failed")
+            log.warning(
+                "delivery %s (%s) failed: rate limited %d times; %s",
+                delivery.id,
+                delivery.event,
+                MAX_DEFERRALS + 1,
+                error,
+                extra=extra,
+            )
+            return
+        self.counted(delivery, "deferred")
         log.warning(
-            "delivery %s (%s) put back for %.0fs (%d of %d in a row): %s",
+            "delivery %s (%s) put back for %.0fs (%d of %d put-backs): %s",
             delivery.id,
             delivery.event,
             wait,
@@ -140,14 +167,6 @@ class Workers:
             error,
             extra=extra,
         )
-        put_back = []
-        stored = self._record(
-            delivery,
-            State.PENDING,
-            lambda: put_back.append(self.queue.defer(delivery.id, wait, error)),
-        )
-        if stored and not put_back[-1]:
-            log.warning("delivery %s failed: rate limited too often", delivery.id, extra=extra)
 
     def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
         """Store the outcome, trying again while not stopping; False if it was not stored."""

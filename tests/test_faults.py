@@ -19,6 +19,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.github_client import GitHubClient, RetryPolicy
+from bot.queue import MAX_DEFERRALS
 from tests.conftest import ManualTime
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
@@ -443,3 +444,37 @@ def test_a_delivery_failed_on_a_rate_limit_runs_again_once_the_time_github_gave_
         posts = fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")
         assert posts[1].time - posts[0].time >= 2  # not before the time GitHub gave
     assert [c.user.login for c in fake.comments(DEFAULT_REPO, n)] == ["review-notes[bot]"]
+
+
+# --- found by review 'r17m' ---
+
+
+def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
+    tmp_path, fake_github, app_key, caplog
+):
+    """Runtime.process counted any rate limit error as outcome="deferred"; the
+    MAX_DEFERRALS-th one makes `DeliveryQueue.defer` fail the delivery, so /metrics
+    showed a put-back that never happened and no failure, and the worker logged
+    "(9 of 8 in a row)". Counted and logged now from what `defer` did."""
+    fake = fake_github
+    n = 7501
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.too_many_requests(60))
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        # as after MAX_DEFERRALS put-backs; the installation is still paused
+        rt.db.execute(
+            "UPDATE deliveries SET deferrals = ?, not_before = NULL WHERE id = ?",
+            (MAX_DEFERRALS, delivery),
+        )
+        rt.queue._notify()
+        wait_until(lambda: rt.queue.get(delivery).state == "failed", what="the give-up")
+        text = client.get("/metrics").text
+        deliveries = "review_notes_deliveries_total"
+        assert metric(text, "review_notes_queue_depth", state="failed") == 1
+        assert metric(text, deliveries, event="pull_request", outcome="deferred") == 1
+        assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
+    put_backs = [m for m in caplog.messages if "put back for" in m]
+    assert len(put_backs) == 1 and f"(1 of {MAX_DEFERRALS} " in put_backs[0], put_backs
