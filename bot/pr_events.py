@@ -35,6 +35,7 @@ from bot.sticky import refresh_sticky, seen_event
 log = logging.getLogger(__name__)
 # Set on our own re-check of a delivery whose file list GitHub had not caught up with.
 RECHECK = "review_notes_files_recheck"
+RECHECK_ID = "#files-recheck-"  # and its number: a re-check's delivery id after its event's
 
 ACTIONS = frozenset(
     {
@@ -76,14 +77,15 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     if payload.get("action") == "closed":  # nothing to match: only remember when
         ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
         event_at = payload["pull_request"].get("updated_at")
-        newer = seen_event(ctx, ref, event_at) if event_at else None
+        newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
         return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
     event_at = payload["pull_request"].get("updated_at")
     state = ctx.prs.get(ref.repo, ref.number)
-    if event_at and state.event_at == event_at and not state.opted_out:  # (off: no use)
+    tied = event_at and state.event_at == event_at and state.event_by != event_id(delivery)
+    if tied and not state.opted_out:  # (off: no use)
         # closed by now (`closed` of the same second, handled first): refresh_sticky
         # leaves it alone, as it does any closed PR
         facts = _as_now(ctx, ref, facts)
@@ -102,11 +104,18 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
             files=files,
             event_at=event_at,
             expected_files=expected,
+            event_by=event_id(delivery),
         )
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}"
+
+
+def event_id(delivery: Delivery) -> str:
+    """The event a delivery carries: its id, or for a files re-check its original's. A
+    re-run of the event (put back, retried, re-checked) is no tie with itself."""
+    return delivery.id.split(RECHECK_ID)[0]
 
 
 def _as_now(ctx: BotContext, ref: PRRef, facts: PRFacts) -> PRFacts:
@@ -123,9 +132,8 @@ def _recheck_later(ctx: BotContext, delivery: Delivery, short: FilesNotReady, de
     """Queue the same event again after `delay`, as a delivery of its own (durable)."""
     assert ctx.queue is not None
     n = int(delivery.payload.get(RECHECK) or 0) + 1
-    base_id = delivery.id.split("#files-recheck-")[0]
     ctx.queue.enqueue(
-        f"{base_id}#files-recheck-{n}",
+        f"{event_id(delivery)}{RECHECK_ID}{n}",
         delivery.event,
         delivery.action,
         {**delivery.payload, RECHECK: n},

@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
     verbose_at  TEXT,                     -- when the `/notes` or `why` that set verbose was said
     dismissed_at TEXT,                    -- when the last `wrong`/`restore` applied was said
     restored_at TEXT,                     -- when the last `restore` applied was said
+    event_by    TEXT,                     -- the event (delivery id) that alone set event_at;
+                                          -- NULL: several of that second, or not known
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -141,6 +143,10 @@ class PRState:
     # cached partial list is not taken for the whole; None: not known (one per path)
     files_listed: int | None = None
     event_at: str | None = None
+    # the event (its delivery's id, a files re-check's original's) that alone set
+    # event_at, so its own re-run is not a tie of the same second; None: several were
+    # handled of that second, or not known
+    event_by: str | None = None
     opted_out: bool = False
     verbose: bool = False
     pending: PendingUpdate | None = None
@@ -228,7 +234,8 @@ class PRStore:
         # files_listed: since a rename's two paths no longer pass a partial list for whole;
         # repo_id: since a PR's state follows its repository renamed or transferred;
         # verbose_at, dismissed_at, restored_at: since an older `why`, `wrong` or `restore`
-        # run late no longer undoes a newer command
+        # run late no longer undoes a newer command; event_by: since a re-run of an event
+        # is not taken for a tie with itself
         db.add_missing_columns(
             "pr_state",
             {
@@ -247,6 +254,7 @@ class PRStore:
                 "verbose_at": "TEXT",
                 "dismissed_at": "TEXT",
                 "restored_at": "TEXT",
+                "event_by": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -293,6 +301,7 @@ class PRStore:
             verbose_at=r["verbose_at"],
             dismissed_at=r["dismissed_at"],
             restored_at=r["restored_at"],
+            event_by=r["event_by"],
         )
 
     def put(self, state: PRState) -> None:
@@ -302,8 +311,9 @@ class PRStore:
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
-                                  verbose_at, dismissed_at, restored_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  verbose_at, dismissed_at, restored_at, event_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -316,7 +326,8 @@ class PRStore:
                 had_notes = excluded.had_notes, switched_at = excluded.switched_at,
                 unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at,
                 files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
-                dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at
+                dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
+                event_by = excluded.event_by
             """,
             (
                 state.repo.lower(),
@@ -345,6 +356,7 @@ class PRStore:
                 state.verbose_at,
                 state.dismissed_at,
                 state.restored_at,
+                state.event_by,
             ),
         )
 

@@ -77,6 +77,7 @@ def refresh_sticky(
     files: Sequence[str] | None = None,
     event_at: str | None = None,
     expected_files: int | None = None,
+    event_by: str | None = None,
 ) -> Refresh:
     """Match the PR, render, and create/edit/leave the sticky comment.
 
@@ -88,8 +89,9 @@ def refresh_sticky(
     verbose: None keeps the PR's current mode.
     expected_files: the event's `changed_files`; GitHub listing fewer raises
     FilesNotReady (nothing is written or cached).
+    event_by: the event's own id (`seen_event`).
     """
-    if not force and event_at and (newer := seen_event(ctx, ref, event_at)):
+    if not force and event_at and (newer := seen_event(ctx, ref, event_at, event_by)):
         return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
     state = ctx.prs.get(ref.repo, ref.number)
     if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
@@ -218,18 +220,24 @@ def _had_notes(
     return body_hash(plain) != state.body_hash
 
 
-def seen_event(ctx: BotContext, ref: PRRef, event_at: str) -> str | None:
+def seen_event(ctx: BotContext, ref: PRRef, event_at: str, by: str | None = None) -> str | None:
     """Remember a PR event's `updated_at` as the newest seen, whatever the event then
     does (match nothing, wait for a draft, pause, or note that the PR closed). Returns
     the newer time already seen when this event is older: it is stale and must change
     nothing (deliveries arrive late, `retry` re-runs old ones, a files re-check re-runs
-    its event after newer ones)."""
+    its event after newer ones).
+
+    `by`: the event's id, kept as the one that set the time (`PRState.event_by`); a
+    second event of that time clears it: from then on every run of that second is a tie.
+    """
     # one delivery per PR runs at a time (bot.queue), so nothing changes it in between
     state = ctx.prs.get(ref.repo, ref.number)
     if state.event_at and event_at < state.event_at:
         return state.event_at
     if event_at != state.event_at:
-        ctx.prs.put(replace(state, event_at=event_at))
+        ctx.prs.put(replace(state, event_at=event_at, event_by=by))
+    elif state.event_by is not None and state.event_by != by:
+        ctx.prs.put(replace(state, event_by=None))
     return None
 
 

@@ -552,7 +552,7 @@ def test_each_re_check_waits_its_own_delay_and_counts_on(tmp_path, fake_github, 
 
 def test_after_the_last_re_check_the_list_is_taken_as_it_is(tmp_path, fake_github, app_key):
     fake = fake_github
-    # the re-check, a tie with its own event, reads the PR: it has the event's title
+    # the PR has the event's title
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05,))
     with serving(settings) as (client, rt):

@@ -18,8 +18,8 @@ from bot.prfacts import payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
 from bot.render import MARKER
-from tests.fake_github import DEFAULT_REPO
-from tests.test_e2e import live_settings, ours
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_e2e import _opened_behind, live_settings, ours
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -31,6 +31,7 @@ from tests.webhook_kit import (
     post,
     pr_payload,
     serving,
+    wait_until,
 )
 
 
@@ -602,3 +603,55 @@ def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live
     # refused as any duplicate is, and nothing stored
     assert answers == [200] * 5
     assert sum(rt.queue.counts().values()) == 1
+
+
+# --- found by review 'r17m' ---
+
+
+def test_a_put_back_pr_event_costs_no_extra_get_of_the_pr_when_it_runs_again(
+    tmp_path, fake_github, app_key
+):
+    """refresh_sticky records the event's time (`seen_event`) before its first GitHub
+    call, so a delivery put back for a rate limit was taken, when it ran again, for a
+    tie with itself (state.event_at == event_at) and asked GitHub for the PR (`_as_now`,
+    one GET /pulls/N more on an installation just rate limited, at each re-run)."""
+    fake = fake_github
+    n = 7502
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.too_many_requests(2))
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).state == "done", timeout=15, what="it")
+        assert rt.queue.get(delivery).deferrals == 1  # it was put back once
+        assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}") == []
+
+
+def test_a_files_re_check_is_no_tie_with_its_own_event(tmp_path, fake_github, app_key):
+    """A files re-check re-runs its event: the time its event recorded is its own, so
+    it does not read the PR (it did, one GET more per re-check)."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.05, 0.05))
+    with serving(settings) as (client, rt):
+        _opened_behind(client, fake, looks=2)
+        wait_until(lambda: ours(fake), what="the comment, after the third look")
+        drain(rt)
+        assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 3
+        assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/7001") == []
+
+
+def test_a_re_check_after_another_event_of_its_second_is_a_tie(tmp_path, fake_github, app_key):
+    """Another event of the same second handled between an event and its re-check may
+    be the newer (`labeled` with the opt-out label): the re-check reads the PR."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES)
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(0.5,))
+    with serving(settings) as (client, rt):
+        _opened_behind(client, fake, looks=1)
+        wait_until(lambda: rt.queue.counts()["done"] == 1, what="the first look")
+        same = pr_payload(action="labeled", title="Tidy up the KV cache coordinator")
+        post(client, "pull_request", same)  # of the same second: a tie, one GET
+        drain(rt)
+        assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/7001")) == 2
