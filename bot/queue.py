@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 # cannot crash-loop the server. Only interruptions count (`interruptions`), not
 # runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
-# A delivery put back this many times in a row for a rate limit (`defer`) fails instead:
+# A delivery put back this many times for a rate limit (`defer`; counted since it was
+# queued or last retried, whatever its runs did meanwhile) fails instead:
 # a limit that lasts this long needs a look (the secondary back-off alone stays under an
 # hour in all; a primary limit's reset is an hour at most, one put-back).
 MAX_DEFERRALS = 8
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
     state       TEXT NOT NULL CHECK (state IN ('pending', 'processing', 'done', 'failed')),
     attempts    INTEGER NOT NULL DEFAULT 0,      -- runs started (claims)
     interruptions INTEGER NOT NULL DEFAULT 0,    -- of which a process died while processing
-    deferrals   INTEGER NOT NULL DEFAULT 0,      -- put back in a row for a rate limit
+    deferrals   INTEGER NOT NULL DEFAULT 0,      -- put back for a rate limit (since retried)
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
@@ -129,7 +130,7 @@ class Delivery:
     state: State = State.PENDING
     attempts: int = 0  # runs started, this one included
     interruptions: int = 0  # runs cut short by the process dying
-    deferrals: int = 0  # put back in a row for a rate limit
+    deferrals: int = 0  # put back for a rate limit, since queued or last retried
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
@@ -268,7 +269,7 @@ class DeliveryQueue:
         """Put a delivery GitHub rate limited back, to be claimed no sooner than `seconds`
         from now; `reason` shows meanwhile as its last error. Not a failure nor an
         interruption. False, and failed with `reason`, when it was put back
-        MAX_DEFERRALS times in a row already."""
+        MAX_DEFERRALS times already."""
         now, error = utcnow(), reason[:2000]
         with self.db.tx() as conn:
             cur = conn.execute(
@@ -283,7 +284,7 @@ class DeliveryQueue:
                     "UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?"
                     " WHERE id = ? AND state = 'processing'",
                     (
-                        f"rate limited {MAX_DEFERRALS} times in a row; given up: {error}"[:2000],
+                        f"put back {MAX_DEFERRALS} times for rate limits; given up: {error}"[:2000],
                         now,
                         delivery_id,
                     ),

@@ -907,14 +907,14 @@ def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded
     # waiting: the later delivery of its PR does not overtake it; another PR's goes on
     assert q.claim().id == "other-pr"
     assert q.claim() is None
-    # put back at most MAX_DEFERRALS times in a row, then failed with the reason
+    # put back at most MAX_DEFERRALS times, then failed with the reason
     for _ in range(MAX_DEFERRALS):
         q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'first'")
         assert q.claim().id == "first"
         workers.run_one(q.get("first"))
     first = q.get("first")
     assert first.state == State.FAILED
-    assert first.last_error.startswith(f"rate limited {MAX_DEFERRALS} times in a row; given up")
+    assert first.last_error.startswith(f"put back {MAX_DEFERRALS} times for rate limits; given up")
     assert q.claim().id == "second"  # a failed delivery holds nothing back
     # `review-notes retry` starts the count afresh
     assert q.retry(["first"]) == ["first"] and q.get("first").deferrals == 0
