@@ -474,6 +474,14 @@ class PRStore:
             self.put(state)
         return state
 
+    def forget_event_owners(self, conn: sqlite3.Connection) -> None:
+        """In the caller's transaction, at a server's start: no PR's event time is known
+        as one event's own any more (`event_by`). A release before it (a rollback) left
+        it as it was while handling another event of that second, so a re-run would not
+        take that real tie for one; once forgotten, a re-run after a restart reads the
+        PR once more, the safe side."""
+        conn.execute("UPDATE pr_state SET event_by = NULL WHERE event_by IS NOT NULL")
+
     def claim_for(self, conn: sqlite3.Connection, writer: Writer) -> int | None:
         """In the caller's transaction: record `writer` as the PR state's writer. A live
         server taking over a dry run's state drops it, the sticky comments' and the

@@ -160,6 +160,7 @@ def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
     try:
         with ctx.prs.db.tx() as conn:
             dropped = ctx.prs.claim_for(conn, Writer.DRY_RUN if dry_run else Writer.LIVE)
+            ctx.prs.forget_event_owners(conn)
             if dropped is not None:
                 marks = ctx.feedback.drop_all(conn)
     except LiveStateError:

@@ -29,6 +29,7 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     labeled_one_more_note,
+    post,
     pr_payload,
     send_signed,
     serving,
@@ -38,16 +39,16 @@ from tests.webhook_kit import (
 OLD = "7bd576a"  # the release before today's changes
 
 
-def old_release(tmp_path: Path) -> Path:
-    """The code of the release before today's (bot/, config/, seeds/) in its own tree,
-    as an operator's rollback checks it out."""
-    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{OLD}^{{commit}}"])
+def old_release(tmp_path: Path, rev: str = OLD) -> Path:
+    """The code of an older release (bot/, config/, seeds/; by default the one before
+    session 14's) in its own tree, as an operator's rollback checks it out."""
+    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{rev}^{{commit}}"])
     if known.returncode != 0:  # a shallow clone or an exported tree: no older release
-        pytest.skip(f"release {OLD} is not in this checkout's history")
-    where = tmp_path / "old-release"
+        pytest.skip(f"release {rev} is not in this checkout's history")
+    where = tmp_path / f"release-{rev}"
     where.mkdir()
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", OLD, "bot", "config", "seeds"],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "bot", "config", "seeds"],
         capture_output=True,
         check=True,
     ).stdout
@@ -198,3 +199,62 @@ def test_rollback_editing_the_resumed_comment_then_a_deletion_is_a_go_away(
             f" release had found and edited it: resumed_at={stale} (the same comment id)"
         )
         assert state(rt, n).opted_out
+
+
+# --- found by review 'r17n' ---
+
+OPT_OUT = "no-review-notes"
+
+
+# pr_state.event_by, rollback then forward again: the older release writes
+# pr_state with its own column list (ON CONFLICT DO UPDATE of the columns it knows), so
+# handling a second event of the same second does not clear event_by. Forward again, a
+# re-run (`review-notes retry`) of the first event finds event_by == its own id and is
+# taken for "no tie", so it is matched on its out-of-date payload (no opt-out label)
+# instead of the PR as GitHub has it now (labelled): notes posted on an opted-out PR.
+# A server now forgets event_by at start. (found by review 'r17n')
+def test_a_stale_event_by_after_a_rollback_hides_no_real_tie(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    n = 7711
+    at = "2030-01-01T10:00:00Z"
+    pr = fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    # this release: `opened` (no label) fails on GitHub errors, after recording its time
+    with serving(settings) as (client, rt):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", *[Fault.error()] * 40)
+        opened = pr_payload(number=n, title=MATCHING_TITLE, updated_at=at)
+        assert post(client, "pull_request", opened, delivery="d-opened").status_code == 202
+        wait_until(lambda: rt.queue.get("d-opened").state == "failed", timeout=30, what="fail")
+        assert rt.ctx.prs.get(DEFAULT_REPO, n).event_by == "d-opened"
+    fake._faults.clear()
+    # rollback: the older release handles `labeled` (opt-out) of the same second
+    env = app_env(tmp_path, fake, app_key)
+    env["PYTHONPATH"] = str(old_release(tmp_path, "4979cc7"))  # before event_by
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    server = LiveServer(tmp_path, env)
+    pr.labels = [OPT_OUT]
+    with server.run():
+        labeled = pr_payload(
+            "labeled", number=n, title=MATCHING_TITLE, labels=(OPT_OUT,), updated_at=at
+        )
+        labeled["label"] = {"id": 1, "name": OPT_OUT, "color": "ededed"}
+        assert send_signed(server.base, "pull_request", labeled, "d-labeled") == 202
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    gets_before = len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}"))
+    # forward again: the operator retries the failed `opened`
+    with serving(settings) as (client, rt):
+        assert rt.queue.retry(["d-opened"]) == ["d-opened"]
+        wait_until(lambda: rt.queue.get("d-opened").state == "done", timeout=30, what="rerun")
+        gets = len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}")) - gets_before
+        shown = [c.body for c in ours(fake, n)]
+        assert gets == 1 and not any("paused" not in b.lower() for b in shown), (
+            f"a re-run after another event of its second was handled (by the older release)"
+            f" was taken for no tie: GET of the PR {gets} times, comments {shown!r}; the PR"
+            " carries the opt-out label"
+        )
