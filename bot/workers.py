@@ -127,11 +127,11 @@ class Workers:
             log.warning(
                 "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
             )
-            self.counted(delivery, "failed")
-            self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error))
+            if self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error)):
+                self.counted(delivery, "failed")
         else:
-            self.counted(delivery, "done")
-            self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id))
+            if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
+                self.counted(delivery, "done")
 
     def _defer(self, delivery: Delivery, wait: float, error: str) -> None:
         """Put the delivery back; told and logged as what `defer` did (the last put-back
@@ -148,10 +148,10 @@ class Workers:
         if not put_back[-1]:
             self.counted(delivery, "failed")
             log.warning(
-                "delivery %s (%s) failed: rate limited %d times; %s",
+                "delivery %s (%s) failed: rate limited after %d put-backs; %s",
                 delivery.id,
                 delivery.event,
-                MAX_DEFERRALS + 1,
+                MAX_DEFERRALS,
                 error,
                 extra=extra,
             )

@@ -478,3 +478,39 @@ def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
         assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
     put_backs = [m for m in caplog.messages if "put back for" in m]
     assert len(put_backs) == 1 and f"(1 of {MAX_DEFERRALS} " in put_backs[0], put_backs
+
+
+# --- found by review 'r17n' ---
+
+
+def test_an_outcome_not_stored_is_not_counted():
+    # outcomes are counted from what the queue stored, but run_one counted "done" before
+    # storing it: stopping while the store failed (database busy), the delivery stayed
+    # processing to run again at the next start, yet /metrics had counted it done
+    from bot.queue import Delivery
+    from bot.workers import Workers
+
+    class Busy:
+        def complete(self, delivery_id):
+            raise RuntimeError("database is locked")
+
+        fail = complete
+
+    told: list[str] = []
+    workers = Workers(Busy(), lambda d: None, 1, counted=lambda d, o: told.append(o))
+    workers._stop.set()  # stopping: _record gives up after the first try
+    delivery = Delivery.__new__(Delivery)
+    fields = dict(
+        id="d-1",
+        event="pull_request",
+        action="opened",
+        payload={},
+        repo="vllm-project/vllm",
+        pr_number=1,
+        attempts=1,
+        deferrals=0,
+    )
+    for name, value in fields.items():
+        object.__setattr__(delivery, name, value)
+    workers.run_one(delivery)
+    assert told == []
