@@ -1000,16 +1000,17 @@ class GitHubClient:
             asked = self._asked_wait(exc) if exc is not None else None
             if asked is not None:
                 return asked
-            step = min(policy.backoff_max, policy.backoff * 2 ** (state.attempt_number - 1))
+            longest = min(policy.backoff_max, policy.max_wait)  # max_wait caps, never stops
+            step = min(longest, policy.backoff * 2 ** (state.attempt_number - 1))
             return step * random.uniform(0.5, 1.0)  # jitter: workers do not retry in step
 
         def stop(state: RetryCallState) -> bool:
+            # only a rate limit's wait over sleep_max ends the tries early: not slept in a
+            # worker, the delivery goes back to the queue until then
             exc = state.outcome.exception() if state.outcome else None
-            limited = exc is not None and self._asked_wait(exc) is not None
-            longest = policy.sleep_max if limited else policy.max_wait
-            return (
-                state.attempt_number >= policy.attempts or (state.upcoming_sleep or 0.0) > longest
-            )
+            limited = exc is not None and _rate_limited(exc)
+            too_long = limited and (state.upcoming_sleep or 0.0) > policy.sleep_max
+            return state.attempt_number >= policy.attempts or too_long
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None

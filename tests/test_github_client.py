@@ -1367,3 +1367,22 @@ def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, ma
     calls = fake_github.calls("GET", "/repos/*/files")
     waits = [s for s in t.slept if s > 0]
     assert len(calls) == 1 or min(waits) >= 60, (len(calls), waits)
+
+
+# --- found by review 'r17o' ---
+
+
+def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, make_github_client):
+    # README: REVIEW_NOTES_RETRY_MAX_WAIT is the "longest back-off ... and a 5xx's"; the
+    # retry gave up once the next 5xx wait was over it, so with a first back-off over
+    # max_wait one 502 failed the call with no retry at all
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.error(502))
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, backoff=20.0, backoff_max=30.0, max_wait=10.0),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert client.list_files(PR) == ["a.py"]  # retried after a wait capped at 10 s
+    assert t.slept and all(s <= 10.0 for s in t.slept)
