@@ -239,7 +239,8 @@ def render_topic(
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
         return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
-    topic = _find_topic(library, command.text)
+    # the whole text names it (`cuda graphs`), or its first word does (`cuda-graphs please`)
+    topic = _find_topic(library, command.text) or _find_topic(library, command.args[0])
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."

@@ -582,3 +582,14 @@ def test_a_reply_labels_the_notes_link_as_chinese_as_the_comment_does(library):
     for note in notes:
         assert f"[full guidance (Chinese)]({note_url(note)})" in body, body
     assert "read the note" not in body
+
+
+# --- found by review 'r17o' ---
+
+
+def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
+    # reading the whole text as the topic's name (`cuda graphs`) lost what the first
+    # word alone had found: `/notes topic rocm please` answered "There is no topic"
+    a = reply("/notes topic rocm please", library)
+    assert "There is no topic" not in a
+    assert a.split("\n", 2)[2] == reply("/notes topic rocm", library).split("\n", 2)[2]
