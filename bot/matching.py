@@ -361,15 +361,6 @@ class _Scan:
     text: str  # the title's text, without its tags
 
 
-def _title_says(key: str, scan: _Scan) -> str | Said | None:
-    """Where the title has this term, in a reviewer's words (None: it has not)."""
-    if key in scan.tags:
-        return f"title is tagged [{tag_text(*scan.tags[key])}]"
-    if key in scan.title:
-        return mentions(Saying.TITLE, [scan.title[key]])
-    return None
-
-
 class CompiledMatcher:
     """The library and configuration, indexed for matching many PRs."""
 
@@ -602,7 +593,7 @@ class CompiledMatcher:
         for key in mine:
             if key in in_text:
                 said = mentions(Saying.TITLE, [in_text[key]])
-            elif key not in in_title or not (said := _title_says(key, scan)):
+            elif key not in in_title or not (said := _said_apart(key, (), scan)):
                 continue
             kind = EvidenceKind.TAG if key in scan.tags else EvidenceKind.TITLE
             weight = w.note_tag if kind is EvidenceKind.TAG else w.note_title

@@ -84,7 +84,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     ref = ref_from_payload(payload, facts.number)
     event_at = payload["pull_request"].get("updated_at")
     state = ctx.prs.get(ref.repo, ref.number)
-    tied = event_at and state.event_at == event_at and state.event_by != event_id(delivery)
+    tied = bool(event_at) and state.event_at == event_at and state.event_by != event_id(delivery)
     if tied and not state.opted_out:  # (off: no use)
         # closed by now (`closed` of the same second, handled first): refresh_sticky
         # leaves it alone, as it does any closed PR

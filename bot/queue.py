@@ -35,8 +35,9 @@ log = logging.getLogger(__name__)
 MAX_INTERRUPTIONS = 3
 # A delivery put back this many times for a rate limit (`defer`; counted since it was
 # queued or last retried, whatever its runs did meanwhile) fails instead:
-# a limit that lasts this long needs a look (the secondary back-off alone stays under an
-# hour in all; a primary limit's reset is an hour at most, one put-back).
+# a limit that lasts this long needs a look (with the default retry_max_wait, 300 s, the
+# secondary back-off's eight come to about half an hour; a primary limit's reset is an
+# hour at most, one put-back).
 MAX_DEFERRALS = 8
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.

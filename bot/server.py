@@ -287,9 +287,6 @@ def live_github(settings: Settings) -> GitHubClient:
     if isinstance(app_id, str) and app_id.isdigit():
         app_id = int(app_id)  # an App ID; a client ID ("Iv1...") stays a string
     token = settings.github_token.get_secret_value() if settings.github_token else None
-    key_name = (
-        "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
-    )
     try:
         return GitHubClient(
             base_url=settings.github_api_url,
@@ -309,9 +306,14 @@ def live_github(settings: Settings) -> GitHubClient:
             bot_login=settings.bot_login,
         )
     except UnusableKeyError as exc:  # a PEM that is not a usable RSA key
-        raise SettingsError(f"{key_name}: {exc}") from None
+        raise SettingsError(f"{_key_setting(settings)}: {exc}") from None
     except ValueError as exc:  # not the credential's (the settings check the API URL)
         raise StartupError(f"cannot make the GitHub client: {exc}") from None
+
+
+def _key_setting(settings: Settings) -> str:
+    """The variable the App's private key came from, for an error to name."""
+    return "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
 
 
 def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
@@ -324,9 +326,7 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
     try:
         github.check_app()
     except GitHubError as exc:
-        key = (
-            "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
-        )
+        key = _key_setting(settings)
         if not exc.transient:
             raise SettingsError(
                 f"GITHUB_APP_ID: GitHub refused the App's credentials ({exc}): is"
