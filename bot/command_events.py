@@ -75,6 +75,7 @@ from bot.github_port import (
     GitHubError,
     Outcome,
     PRRef,
+    rate_limit_wait,
     ref_from_payload,
 )
 from bot.order_keys import command_key, comment_key, comment_part, said_before
@@ -83,7 +84,6 @@ from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.render import REPLY_KEY_OPENING
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
-from bot.workers import rate_limit_wait
 
 log = logging.getLogger(__name__)
 

@@ -79,6 +79,14 @@ class GitHubError(Exception):
         self.retry_after = retry_after
 
 
+def rate_limit_wait(exc: BaseException) -> float | None:
+    """Seconds GitHub asked to wait when `exc` is a rate limit it named a wait for (the
+    delivery goes back to the queue until then); None for any other failure."""
+    if isinstance(exc, GitHubError) and exc.transient and exc.retry_after is not None:
+        return exc.retry_after
+    return None
+
+
 class FilesNotReady(Exception):
     """GitHub listed fewer files than the PR's `changed_files` says: right after a push
     the list can lag behind. Matching on it would link the wrong notes; look again later."""

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.github_port import GitHubError
+from bot.github_port import rate_limit_wait
 from bot.queue import MAX_DEFERRALS, Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
@@ -16,14 +16,6 @@ log = logging.getLogger(__name__)
 
 def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
-
-
-def rate_limit_wait(exc: BaseException) -> float | None:
-    """Seconds GitHub asked to wait when `exc` is a rate limit the client would not
-    sleep out in the worker; None for any other failure."""
-    if isinstance(exc, GitHubError) and exc.transient and exc.retry_after is not None:
-        return exc.retry_after
-    return None
 
 
 class Workers:
