@@ -1046,10 +1046,10 @@ class GitHubClient:
         if not _rate_limited(exc):
             return None
         assert isinstance(exc, GithubException)
-        headers = _headers(exc)
-        if "retry-after" in headers:
-            return _seconds(headers["retry-after"])
-        if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
+        if not _secondary(exc):  # GitHub named the time
+            headers = _headers(exc)
+            if "retry-after" in headers:
+                return _seconds(headers["retry-after"])
             return _until_reset(headers)
         # GitHub: wait at least a minute, then back off exponentially. The streak is the
         # identity's, set by this thread's answer (`_pace`) just before PyGithub raised.
