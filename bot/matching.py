@@ -285,6 +285,16 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     return out
 
 
+def _shared_paths(own: list[Evidence], hit: list[TopicHit]) -> list[str]:
+    """The changed files both the note's own paths and its topics hold: named once,
+    with both reasons (`_named_by`)."""
+    mine = frozenset().union(*(e.keys for e in own if e.kind is EvidenceKind.PATH))
+    topics = frozenset().union(
+        *(e.keys for th in hit for e in th.evidence if e.kind is EvidenceKind.PATH)
+    )
+    return sorted(mine & topics)
+
+
 def _shows_topic(e: Evidence, own: dict[str, list[tuple[int, int]]], scan: _Scan) -> bool:
     """The evidence makes its topic present for a note: a file or a label, or a title
     word or tag said somewhere other than where the note's own keywords and aspects
@@ -677,6 +687,16 @@ class CompiledMatcher:
         keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
         return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
 
+    def _singles_out(self, own: list[Evidence], hit: list[TopicHit], scan: _Scan) -> bool:
+        """Something of the note's own speaks for it; not a title sharing only words its
+        topics already show ('CUDA graph capture'), which says no more of this note than
+        of any other on those topics."""
+        return any(
+            e.kind is not EvidenceKind.SIMILAR
+            or not {k.removeprefix("similar:") for k in e.keys} <= self._topic_words(hit, scan)
+            for e in own
+        )
+
     @staticmethod
     def _topic_words(hit: list[TopicHit], scan: _Scan) -> frozenset[str]:
         """The title words inside the mentions (and tags) of these topics' keywords."""
@@ -714,13 +734,7 @@ class CompiledMatcher:
         if main_shown and (not scan.n_files or main in scan.topic_files):
             if aspect := self._aspect(i, scan, own):
                 own.append(aspect)
-        # files both the note's paths and its topics hold: named once, with both reasons
-        both = sorted(
-            frozenset().union(*(e.keys for e in own if e.kind is EvidenceKind.PATH))
-            & frozenset().union(
-                *(e.keys for th in hit for e in th.evidence if e.kind is EvidenceKind.PATH)
-            )
-        )
+        both = _shared_paths(own, hit)
         scored, shared, broad = self._topic_part(note, hit, own, scan, facts, both)
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
@@ -778,14 +792,6 @@ class CompiledMatcher:
         )
         swept = not own_words and not tied and self._swept(hit, scan, own_files)
         named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
-        # A title sharing only words the note's topics already show ('CUDA graph capture')
-        # says no more of this note than of any other on those topics.
-        singles_out = [
-            e
-            for e in own
-            if e.kind is not EvidenceKind.SIMILAR
-            or not {k.removeprefix("similar:") for k in e.keys} <= self._topic_words(hit, scan)
-        ]
         return Match(
             note,
             round(score, 2),
@@ -795,7 +801,7 @@ class CompiledMatcher:
             path_alone=path_alone and not tied,
             swept=swept,
             named=named or tied,
-            own=bool(singles_out) or tied,
+            own=self._singles_out(own, hit, scan) or tied,
             source=is_source,
             tied=tied,
         )
