@@ -396,7 +396,7 @@ class _Pacer:
         self._paused_until = 0.0  # ... no request starts: GitHub said so
         self._secondary_streak = 0  # secondary limits met since the last call that was not
 
-    def secondary(self) -> int:
+    def met_secondary_limit(self) -> int:
         """A secondary limit (no Retry-After, no reset) answered: how many in a row, this
         one included. An answer within the pause under way is the same limit met by a
         request in flight with the first, not one more."""
@@ -1115,7 +1115,9 @@ class GitHubClient:
                 pacer.after(verb)
             limited = _rate_limit_answer(status, headers, output)
             if limited is not None:
-                self._local.secondary_streak = pacer.secondary() if _secondary(limited) else 0
+                self._local.secondary_streak = (
+                    pacer.met_secondary_limit() if _secondary(limited) else 0
+                )
                 self._pause(key, pacer, self._asked_wait(limited))
                 return status, headers, output
             pacer.answered()
