@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
+import shutil
+import subprocess
 import tomllib
+import urllib.request
+from pathlib import Path
 
 import yaml
 
 from bot.dispatch import build_dispatcher
 from bot.server import DRY_RUN_EXAMPLE
 from bot.settings import Settings, env_name
-from tests.webhook_kit import ROOT
+from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, get_json, wait_until
 
 MANIFEST = yaml.safe_load((ROOT / "app.yml").read_text("utf-8"))
 README = (ROOT / "README.md").read_text("utf-8")
@@ -87,3 +92,74 @@ def test_the_image_holds_the_example_its_dry_run_banner_suggests():
     assert (ROOT / DRY_RUN_EXAMPLE).is_file()
     ignored = (ROOT / ".dockerignore").read_text("utf-8").split()
     assert not [i for i in ignored if DRY_RUN_EXAMPLE.startswith(i.rstrip("/") + "/")]
+
+
+def _image_tree(app: Path) -> None:
+    """Lay out what the Dockerfile's COPY lines put in /app, minus .dockerignore."""
+    ignored = (ROOT / ".dockerignore").read_text("utf-8").split()
+
+    def skip(path: Path) -> bool:
+        rel = path.relative_to(ROOT).as_posix()
+        return any(
+            fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(path.name, p.removeprefix("**/"))
+            for p in ignored
+        )
+
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    for line in re.findall(r"^COPY (.+)$", text, re.M):
+        *sources, dest = line.split()
+        for src in sources:
+            origin = ROOT / src
+            target = app / dest / origin.name if dest.endswith("/") else app / dest
+            if origin.is_dir():
+                shutil.copytree(
+                    origin, target, ignore=lambda d, names: [n for n in names if skip(Path(d) / n)]
+                )
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(origin, target)
+
+
+def test_the_server_runs_from_what_the_image_copies(tmp_path):
+    # No Docker engine runs here, so the image is never built in the tests; this lays out
+    # the files the image holds and runs the server from them alone, as the image's CMD
+    # and HEALTHCHECK do. A file the app reads at run time but the image does not copy
+    # (a template, the title vocabulary, a page asset) fails here.
+    app = tmp_path / "app"
+    _image_tree(app)
+    (app / "var").mkdir()
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(app),
+        REVIEW_NOTES_DB_PATH=str(app / "var" / "review-notes.sqlite3"),
+    )
+    where = subprocess.run(
+        [PY, "-c", "import bot; print(bot.__file__)"],
+        env=env,
+        cwd=app,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.strip().startswith(str(app)), where.stdout
+    serve = LiveServer(app, env)
+    with serve.run():
+        r = cli("replay", DRY_RUN_EXAMPLE, "--url", f"{serve.base}/webhook", env=env, cwd=app)
+        assert r.returncode == 0 and r.stdout.startswith("202 "), r.stdout + r.stderr
+        comments = wait_until(
+            lambda: get_json(f"{serve.base}/dry-run/comments")["comments"],
+            what="the dry-run comment",
+        )
+        assert "redirect.github.com/vllm-project/vllm/pull/" in comments[0]["body"]
+        note = sorted((app / "seeds" / "notes").glob("*.md"))[0].stem
+        for page in ("/notes", f"/notes/{note}", "/topics", "/assets/notes.css"):
+            with urllib.request.urlopen(serve.base + page, timeout=10) as resp:
+                assert resp.status == 200, page
+        # The image's HEALTHCHECK command, its `python` being ours, against this server.
+        dockerfile = (ROOT / "Dockerfile").read_text("utf-8")
+        probe = json.loads(re.search(r"^HEALTHCHECK .*\n\s*CMD (\[.*\])$", dockerfile, re.M)[1])
+        assert probe[0] == "python"
+        ran = subprocess.run(
+            [PY, *probe[1:]], env=env | {"REVIEW_NOTES_PORT": str(serve.port)}, cwd=app, timeout=30
+        )
+        assert ran.returncode == 0
