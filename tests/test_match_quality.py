@@ -86,6 +86,9 @@ NATURAL = {  # name: (precision, most false comments)
     # PRs list them (title, labels, the description's first ~300 characters; no files):
     # 18 comments (3.4%), 14 relevant, 4 on PRs no note is about at its first run
     "natural_traffic_7.jsonl": (0.75, 4),
+    # audit 8: 8,299 PRs of 2025-08..2026-10 no set or pool held, by their titles: 6
+    # comments (0.07%), 3 relevant, 3 on PRs no note is about at its first run
+    "natural_traffic_8.jsonl": (0.50, 3),
 }
 
 
@@ -120,11 +123,14 @@ def test_natural_traffic_with_its_files(name, eval_script):
 # description's start). Graded or not, the bot must stay quiet on most of them
 # (bench/graded/README.md: 4.3% of each when it was added, the graded PRs near the notes
 # included; 2.3% of June's merged PRs, 6.3% of September's, the notes' month).
-POOLS = {  # file: the PRs it holds
-    "weekly_2026-06-01_10-05.jsonl": 5349,
-    "digests_2026-07-02_10-10.jsonl": 886,
+POOLS = {  # file: the PRs it holds, the largest share commented on
+    "weekly_2026-06-01_10-05.jsonl": (5349, 0.05),
+    "digests_2026-07-02_10-10.jsonl": (886, 0.05),
+    # The weekly tracker's older lists, 2025-08..2026-08 (and 27 PRs up to 2026-10), less
+    # every PR a set or pool held: the bot commented on 6 by their titles (0.07%) when
+    # they were added (audit 8).
+    "tracker_2025-08_2026-10.jsonl": (8299, 0.005),
 }
-MOST_COMMENTED = 0.05
 
 
 @pytest.mark.parametrize("name", sorted(POOLS))
@@ -142,5 +148,6 @@ def test_the_bot_comments_on_few_of_the_prs_of_the_notes_era(name, eval_script):
         for r in records
         if match_pr(facts_from_record(r), matcher.library, matcher.config).matches
     )
-    assert len(records) == POOLS[name]
-    assert commented / len(records) <= MOST_COMMENTED, (commented, len(records))
+    count, most_commented = POOLS[name]
+    assert len(records) == count
+    assert commented / len(records) <= most_commented, (commented, len(records))
