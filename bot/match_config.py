@@ -56,7 +56,7 @@ class MatchConfig(BaseModel):
     coverage_power: float = Field(default=1.0, ge=0)
     body_terms: int = Field(default=2, ge=0)
     path_share_floor: float = Field(default=0.5, ge=0, le=1)
-    min_specific: float = Field(default=2.5, ge=0)
+    min_specific: float = Field(default=2.0, ge=0)
     main_topic_first: bool = True
     extra_links_need_own: bool = True
     files_only_share: float = Field(default=0.33, ge=0, le=1)
