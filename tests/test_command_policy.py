@@ -287,3 +287,36 @@ def test_a_reply_not_posted_is_refunded_up_to_the_burst():
     budget.refund("pr1")
     budget.refund("pr1")  # one spent, one back: no more
     assert budget.allow("pr1") and not budget.allow("pr1")
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/command_policy.py:130 `lost_after_s <= 0` -> `lost_after_s < 0`
+def test_a_zero_lost_after_is_refused():
+    with pytest.raises(ValueError):
+        RateLimiter(1.0, lost_after_s=0)
+
+
+# kills: bot/command_policy.py:145 `now - run_at < self.lost_after_s` -> `<=`
+def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
+    clock = FakeClock()
+    limiter = RateLimiter(10.0, clock, lost_after_s=60.0)
+    assert limiter.admit("k").admission is Admission.RUN
+    clock.now += 1
+    deferred = limiter.admit("k")
+    assert deferred.admission is Admission.DEFER
+    clock.now = deferred.run_at + 60.0 - 0.5
+    assert limiter.admit("k").admission is Admission.MERGED
+    clock.now = deferred.run_at + 60.0
+    assert limiter.admit("k").admission is Admission.RUN
+
+
+# kills: bot/command_policy.py:170 `len(self._windows) < self._max_keys` -> `<=`
+def test_the_limiter_keeps_at_most_max_keys_windows():
+    clock = FakeClock()
+    limiter = RateLimiter(1.0, clock, max_keys=2)
+    for key in ("a", "b", "c", "d"):
+        assert limiter.admit(key).admission is Admission.RUN
+        clock.now += 5  # every earlier window is over: it may go
+        assert len(limiter._windows) <= 2

@@ -1207,3 +1207,20 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
     monkeypatch.setattr(comment_prose, "_render", render)
     assert command_lines(text, "/notes") == []
     assert rendered == []  # refused by the estimate, before rendering
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/commands.py:111 `used = -1` -> `used = 0`
+def test_arguments_exactly_max_arg_chars_long_are_kept_whole():
+    (cmd,) = parse_commands("/notes search abcd efghi", max_arg_chars=10)  # "abcd efghi": 10
+    assert cmd.args == ("abcd", "efghi")
+    (cmd,) = parse_commands("/notes search abcd efghij", max_arg_chars=10)
+    assert cmd.args == ("abcd",)
+
+
+# kills: bot/commands.py:177 drop `[:max_commands]` in changed_commands
+def test_an_edit_runs_at_most_max_commands_new_commands():
+    new = "/notes why\n/notes topic a\n/notes search b"
+    assert [c.kind.value for c in changed_commands("hi", new, max_commands=2)] == ["why", "topic"]

@@ -7,7 +7,16 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from bot.markdown_safety import ZWSP, code, pr_link, redirect_github_links, safe_text
+from bot.markdown_safety import (
+    ZWSP,
+    clip,
+    code,
+    link_target,
+    pr_link,
+    printable,
+    redirect_github_links,
+    safe_text,
+)
 
 
 def test_links_are_redirected_once_with_or_without_scheme():
@@ -147,3 +156,78 @@ def test_a_code_span_of_the_text_keeps_its_url_as_typed():
     )
     page = gfm(safe_text(f"see `{url}`"))
     assert "<a " not in page and f"<code>{url}</code>" in page
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/markdown_safety.py:86 0 < i -> 0 <= i
+def test_a_leading_zero_width_joiner_is_dropped_even_between_emoji_ends():
+    # text[-1] is an emoji: the mutant reads it as the joiner's left neighbour
+    assert printable("\u200d😀😀") == "😀😀"
+    assert printable("😀\u200d😀") == "😀\u200d😀"
+
+
+# kills: bot/markdown_safety.py:93 len(text) <= limit -> len(text) < limit
+def test_clip_keeps_text_exactly_at_the_limit():
+    assert clip("abcde", 5) == "abcde"
+    assert clip("abcdef", 5) == "abcd…"
+
+
+# kills: bot/markdown_safety.py:121 text.replace("&", "&amp;") -> text
+def test_entities_in_prose_are_escaped_so_no_encoded_mention_or_reference_comes_back():
+    out = safe_text("&#64;someone and &#35;12")
+    assert out == "&amp;#\u200b64;someone and &amp;#\u200b35;12"
+    assert "&#64;" not in out and "&#35;" not in out
+
+
+# kills: bot/markdown_safety.py:144 entity-end branch of _url_end -> elif False
+def test_a_url_ends_before_a_trailing_entity():
+    assert safe_text("see https://example.com/a&quot;") == "see <https://example.com/a>&amp;quot;"
+
+
+# kills: bot/markdown_safety.py:158 url.replace("&", "&amp;") -> url
+def test_an_ampersand_inside_an_autolink_is_written_as_an_entity():
+    assert safe_text("https://x.org/?a=1&copy=2") == "<https://x.org/?a=1&amp;copy=2>"
+
+
+# kills: bot/markdown_safety.py:156 url[:4].lower() == "www." -> url[:4] == "www."
+def test_an_upper_case_www_link_gets_a_scheme():
+    assert safe_text("WWW.example.com/x") == "<http://WWW.example.com/x>"
+
+
+# kills: bot/markdown_safety.py:193 drop `or text.endswith("`")`
+def test_code_pads_text_that_ends_with_a_backtick():
+    assert code("a`") == "`` a` ``"
+
+
+# kills: bot/markdown_safety.py:199 drop .replace("(", "%28")
+def test_link_target_escapes_an_opening_parenthesis():
+    assert link_target("https://x.org/a(b") == "https://x.org/a%28b"
+
+
+# kills: bot/markdown_safety.py:46 (?<![A-Za-z0-9_])GH- -> (?<![A-Za-z0-9])GH-
+def test_gh_reference_glued_to_an_identifier_is_left_as_typed():
+    # GitHub links no `GH-12` after a word character (`_` is one): no needless ZWSP
+    assert safe_text("snake_GH-12 and GH-12") == "snake\\_GH-12 and GH-\u200b12"
+
+
+# kills: bot/markdown_safety.py:61 `([#+=-])` -> `([#+-])`
+def test_a_setext_underline_at_the_start_is_escaped():
+    assert safe_text("=== big") == "\\=== big"
+
+
+# kills: bot/markdown_safety.py:61 `\d{1,9}` -> `\d{1,8}`
+def test_a_nine_digit_ordered_list_marker_at_the_start_is_escaped():
+    assert safe_text("123456789. x") == "123456789\\. x"  # CommonMark: up to nine digits
+
+
+def link_text_of(link: str) -> str:
+    assert link.startswith("[") and link.count("](") == 1
+    return link[1 : link.index("](")]
+
+
+# kills: bot/markdown_safety.py:56 `\[\]` -> `\[` (a closing bracket left bare)
+def test_a_closing_bracket_is_escaped_so_it_cannot_end_a_link_text():
+    assert safe_text("a]b") == "a\\]b"
+    assert link_text_of(pr_link("own]er/repo", 5)) == "own\\]er/repo PR 5"

@@ -2484,3 +2484,42 @@ def test_the_notes_own_word_in_another_spelling_does_not_show_its_topic_either()
         return next(m.score for m in result.candidates if m.note.id == "n")
 
     assert score("tool call") == score("tool calls")
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/reasons.py:47 `why and why not in whys` -> `why`
+def test_a_reason_given_twice_for_one_thing_is_said_once():
+    from bot.reasons import reason_lines
+
+    said = (1.0, "changes a.py", "a path of this note")
+    scored = [said, said]
+    assert reason_lines(scored) == ("changes a.py (a path of this note)",)
+
+
+# kills: bot/terms.py:45 `{0,4}` -> `{0,5}` (separators between a keyword's words)
+def test_at_most_four_separators_join_a_keywords_words():
+    index = TermIndex(["thinking budget"])
+    assert set(index.find("thinking    budget")) == {"thinkingbudget"}
+    assert index.find("thinking     budget") == {}
+
+
+# kills: bot/terms.py:160 `if not key: continue` -> `if False:`
+def test_a_punctuation_only_keyword_matches_nothing():
+    index = TermIndex(["---", "EP"])
+    assert "" not in index.keys
+    assert set(index.find("some text with EP")) == {"ep"}
+
+
+# kills: bot/terms.py:170 `acronyms.get(key, n) == n` -> `True`
+def test_a_keyword_spelled_with_and_without_its_acronym_takes_any_plural():
+    # one spelling ends in no acronym: `elastic eps` is its plural, whichever comes last
+    for terms in (["elastic EP", "elastic ep"], ["elastic ep", "elastic EP"]):
+        assert "elasticep" in TermIndex(terms).find("elastic eps"), terms
+
+
+# kills: bot/terms.py:204 drop `shorter not in keys and`
+def test_a_shorter_keyword_already_found_at_a_place_is_counted_once_there():
+    hits = TermIndex(["tool call", "tool call s"]).find("tool calls")
+    assert hits["toolcall"].count == 1 and hits["toolcall"].spans == ((0, 10),)

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from bot import queue as queue_module
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.logs import Redactor
 from bot.queue import (
@@ -918,3 +919,32 @@ def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded
     assert q.claim().id == "second"  # a failed delivery holds nothing back
     # `review-notes retry` starts the count afresh
     assert q.retry(["first"]) == ["first"] and q.get("first").deferrals == 0
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/queue.py:244 `d.not_before <= ?` -> `d.not_before < ?`
+def test_a_delivery_put_back_is_due_at_its_not_before_exactly(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    assert q.claim().id == "d1"
+    monkeypatch.setattr(queue_module, "utcnow", lambda after_s=0.0: "2030-01-01T00:00:00.000000Z")
+    assert q.defer("d1", 0, "rate limited")
+    (row,) = q.db.execute("SELECT not_before FROM deliveries WHERE id = 'd1'")
+    assert row["not_before"] == "2030-01-01T00:00:00.000000Z"
+    assert q.claim().id == "d1"  # the clock reads its not_before: it is due
+
+
+# kills: bot/queue.py:41 `MAX_DEFERRALS = 8` -> `9`
+def test_a_delivery_is_put_back_eight_times_for_rate_limits_then_failed(tmp_path):
+    # eight secondary back-offs of 300 s come to about half an hour (bot/queue.py)
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    for _ in range(8):
+        assert q.claim().id == "d1"
+        assert q.defer("d1", 0, "rate limited")
+        q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")
+    assert q.claim().id == "d1"
+    assert not q.defer("d1", 0, "rate limited")
+    assert q.get("d1").state == State.FAILED

@@ -26,6 +26,7 @@ from bot.render import (
     NoteLinks,
     PauseCause,
     RenderOptions,
+    _not_counted,
     code,
     render,
     render_no_match,
@@ -529,3 +530,56 @@ def test_full_guidance_link_says_the_guidance_is_in_chinese():
     body = render(result, LIB, opts=OPTS)
     links = re.findall(r"\[([^\]]*guidance[^\]]*)\]\(https://notes\.example\.org/notes/", body)
     assert links and set(links) == {"full guidance (Chinese)"}, body
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/render.py:112 `len(body) <= opts.budget` -> `<`
+def test_a_comment_exactly_at_the_budget_shows_every_note():
+    res = result(note(1), note(2))
+    full = render(res, LIB, opts=OPTS)
+    assert render(res, LIB, opts=replace(OPTS, budget=len(full))) == full
+
+
+# kills: bot/render.py:136 `len(body) <= opts.budget` -> `<` (no-match body, why mode)
+def test_a_no_match_body_exactly_at_the_budget_keeps_its_topics():
+    res = MatchResult((), ("rocm",))
+    why = RenderOptions(verbose=True)
+    full = render(res, LIB, opts=why)
+    assert "ROCm" in full
+    assert render(res, LIB, opts=replace(why, budget=len(full))) == full
+
+
+# kills: bot/render.py:203 `if hidden == 1 else` -> `if hidden == 0 else`
+def test_one_note_left_out_for_the_budget_is_named_in_the_singular():
+    res = result(note(1), note(2))
+    full = render(res, LIB, opts=OPTS)
+    body = render(res, LIB, opts=replace(OPTS, budget=len(full) - 1))
+    assert "Test note 1" in body and "Test note 2" not in body
+    assert "_1 more note matched but is not shown: the comment would be too long._" in body
+
+
+# kills: bot/render.py:247 `len(match.reasons) > limit` -> `>=`
+def test_exactly_the_shown_number_of_reasons_adds_no_more_line():
+    reasons = tuple(f"reason {i}" for i in range(12))  # _REASONS_SHORT
+    body = render(result(note(1), reasons=reasons), LIB, opts=OPTS)
+    assert "reason 11" in body and "more" not in body.split("</details>")[0].split("reason 11")[1]
+    assert "… and 0 more" not in body
+
+
+# kills: bot/render.py:269 `if more > 0` -> `if more >= 0`
+def test_five_files_not_counted_are_all_named_with_no_and_more():
+    (line,) = [x for x in _not_counted(tuple(f"f{i}.py" for i in range(5))) if x]
+    assert "and 0 more" not in line and "`f4.py`" in line
+    (line,) = [x for x in _not_counted(tuple(f"f{i}.py" for i in range(6))) if x]
+    assert "and 1 more" in line
+
+
+# kills: bot/render.py:324 `them = "it" if n == 1 else "them"` -> `them = "them"`
+def test_one_hidden_note_is_shown_again_as_it():
+    body = render(MatchResult((), ()), LIB, opts=RenderOptions(hidden=1))
+    assert "_1 note that matched was marked not relevant here and hidden;" in body
+    assert "restore` shows it._" in body
+    body = render(MatchResult((), ()), LIB, opts=RenderOptions(hidden=2))
+    assert "restore` shows them._" in body

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import os
@@ -991,3 +992,28 @@ def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
         assert first.headers["location"] == "https://example.org/review-notes/assets/favicon.svg"
         icon = client.get("/review-notes/favicon.ico")
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/signature.py:19 hmac.compare_digest(...) -> sign(...) == header.strip()
+def test_signature_is_compared_in_constant_time(monkeypatch):
+    seen = []
+    real = hmac.compare_digest
+
+    def spy(a, b):
+        seen.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr("bot.signature.hmac.compare_digest", spy)
+    body = b'{"x": 1}'
+    assert verify("s3cret", body, sign("s3cret", body))
+    assert not verify("s3cret", body, sign("other", body))
+    assert len(seen) == 2
+
+
+# kills: bot/signature.py:19 header.strip().encode -> header.encode
+def test_signature_header_with_trailing_whitespace_still_verifies():
+    body = b"payload"
+    assert verify("k", body, sign("k", body) + " \r\n")

@@ -14,6 +14,7 @@ from bot.similarity import (
     Vocabulary,
     build_vocabulary,
     names_in,
+    only_uncounted_words,
     shared_words,
     title_words,
     written_form,
@@ -154,3 +155,38 @@ def test_shipped_vocabulary_loads_and_knows_common_words():
     vocab = load_vocabulary(ROOT / "config" / "title_vocabulary.json")
     assert vocab.titles > 10_000
     assert vocab.idf("fix") < 2 < 5 < vocab.idf("watermarking")
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/similarity.py:58 `len(word) > 3` -> `len(word) > 2`
+def test_a_three_letter_word_ending_in_s_keeps_its_s():
+    assert title_words("bus gas ops") == {"bus", "gas", "ops"}
+    assert title_words("graphs") == {"graph"}
+
+
+# kills: bot/similarity.py:69 non-ASCII letters guard -> `if False:`
+def test_a_text_with_other_letters_is_not_only_uncounted_words():
+    assert not only_uncounted_words("P/D 分离")
+    assert only_uncounted_words("in the")
+
+
+# kills: bot/similarity.py:71 drop `and not title_words(text)`
+def test_a_text_with_counted_words_is_not_only_uncounted_words():
+    assert not only_uncounted_words("prefix cache")
+
+
+# kills: bot/similarity.py:104 `if not piece and at is not None:` -> `if at is not None:`
+def test_a_shared_word_is_quoted_from_its_first_name_in_the_title():
+    # both names write `stats` among other words; the first one's piece is the quote
+    assert written_form("kv_stats_x and CStats_foo", "stat", frozenset()) == "stats"
+
+
+# kills: bot/similarity.py:166 `i >= floor` -> `i > floor`
+def test_a_word_exactly_as_rare_as_the_floor_counts():
+    vocab = Vocabulary(titles=99, df={"region": 9})
+    floor = vocab.idf("region")
+    assert shared_words(frozenset({"region"}), frozenset({"region"}), vocab, floor) == [
+        ("region", floor)
+    ]

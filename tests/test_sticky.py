@@ -17,7 +17,7 @@ from bot.match_config import load_match_config
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
 from bot.render import MARKER, PauseCause
-from bot.sticky import opted_out_by_pr, pause_sticky, refresh_sticky
+from bot.sticky import opted_out_by_pr, pause_sticky, refresh_sticky, seen_event
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -682,3 +682,157 @@ def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
     at = "2099-01-01T00:00:00Z"
     r = refresh_sticky(ctx, REF, facts(), verbose=True, event_at=at)  # another text
     assert "deleted" in r.reason and ctx.prs.get(REF.repo, REF.number).opted_out
+
+
+# --- found by review 'r18b' (mutation run) ---
+
+
+# kills: bot/sticky.py:94 `if not force and event_at` -> `if event_at`
+def test_a_forced_refresh_is_never_stale(ctx):
+    refresh_sticky(ctx, REF, facts(), event_at="2026-09-01T10:00:05Z")
+    ctx.github.files = []
+    old = "2026-09-01T10:00:00Z"  # older than the event seen: stale for a PR event
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), force=True, event_at=old)
+    assert r.outcome == Outcome.UPDATED
+    assert "No review note" in bodies(ctx)[0]
+
+
+# kills: bot/sticky.py:99 `if facts.closed and not force:` -> `if facts.closed:`
+def test_a_human_asking_on_a_closed_pr_gets_an_answer(ctx):
+    assert refresh_sticky(ctx, REF, facts(closed=True)).outcome == Outcome.SKIPPED
+    assert refresh_sticky(ctx, REF, facts(closed=True), force=True).outcome == Outcome.CREATED
+
+
+# kills: bot/sticky.py:132 drop `and trusted` from the unchanged shortcut
+def test_after_notes_on_an_unchanged_body_still_looks_for_the_comment(ctx):
+    refresh_sticky(ctx, REF, facts())
+    mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
+    ctx.prs.update(REF.repo, REF.number, resumed_at=mark)  # as `/notes on`
+    ctx.github.db.execute("DELETE FROM dry_run_comments")  # deleted while off
+    r = refresh_sticky(ctx, REF, facts())  # same body as the one remembered
+    assert r.outcome == Outcome.CREATED and len(bodies(ctx)) == 1
+
+
+# kills: bot/sticky.py:186 `if files is not None and _lagged(state, facts):` -> `if False:`
+def test_files_listed_short_of_changed_files_are_asked_for_again(ctx, monkeypatch):
+    calls = []
+
+    def short_list(ref, *, expected=None):
+        calls.append(ref)
+        return FileList(ctx.github.files, {}, frozenset(), listed=len(ctx.github.files))
+
+    monkeypatch.setattr(ctx.github, "list_files", short_list)
+    many = len(ctx.github.files) + 3
+    refresh_sticky(ctx, REF, facts(changed_files=many))
+    refresh_sticky(ctx, REF, facts(changed_files=many))
+    assert len(calls) == 2  # the cached list was short: GitHub is asked again
+    refresh_sticky(ctx, REF, facts(changed_files=len(ctx.github.files)))
+    assert len(calls) == 2  # a full list is reused
+
+
+# kills: bot/sticky.py:235 `event_at < state.event_at` -> `event_at <= state.event_at`
+def test_an_event_of_the_same_second_is_not_stale(ctx):
+    at = "2026-09-01T10:00:05Z"
+    refresh_sticky(ctx, REF, facts(), event_at=at)
+    ctx.github.files = []
+    r = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=SHA2), event_at=at)
+    assert r.outcome == Outcome.UPDATED and "stale" not in r.reason
+
+
+# kills: bot/sticky.py:390 drop `listed is not None and` in _lagged
+def test_a_list_given_without_githubs_count_stands_as_given(ctx):
+    # the counting port lists without a count (listed=None): a later event carrying
+    # `changed_files` reuses the cached list instead of comparing with nothing
+    refresh_sticky(ctx, REF, facts(changed_files=50))
+    r = refresh_sticky(ctx, REF, facts(changed_files=50, labels=("x",)))
+    assert r.outcome == Outcome.UNCHANGED
+    assert ctx.github.counted["list_files"] == 1
+
+
+# kills: bot/sticky.py:360 `sticky.comment_id or state.comment_id` -> swapped
+def test_a_comment_posted_anew_is_remembered_by_its_new_id(ctx):
+    first = refresh_sticky(ctx, REF, facts()).comment_id
+    mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
+    ctx.prs.update(REF.repo, REF.number, resumed_at=mark)  # as `/notes on`
+    ctx.github.db.execute("DELETE FROM dry_run_comments")  # deleted while off
+    r = refresh_sticky(ctx, REF, facts(), force=True)
+    (posted,) = ctx.github.comments(REF.repo, REF.number)
+    assert posted["id"] != first
+    assert r.comment_id == posted["id"] == ctx.prs.get(REF.repo, REF.number).comment_id
+
+
+# kills: bot/sticky.py:365 `bool(written.notes) or written.had_notes` -> `written.had_notes`
+def test_notes_shown_for_the_first_time_are_remembered_as_shown(ctx):
+    refresh_sticky(ctx, REF, facts())
+    assert ctx.prs.get(REF.repo, REF.number).had_notes is True
+
+
+# kills: bot/sticky.py:298 drop `state.trusted and` in pause_sticky
+def test_a_pause_after_notes_on_looks_for_a_comment_that_may_be_gone(ctx):
+    refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, opted_out=True)
+    pause_sticky(ctx, REF)  # the comment says "paused"
+    mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
+    ctx.prs.update(REF.repo, REF.number, opted_out=False, resumed_at=mark)  # `/notes on`
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    r = pause_sticky(ctx, REF)  # `/notes off` again: same body as remembered
+    assert r.outcome == Outcome.SKIPPED and "no comment of ours found" in r.reason
+    assert ctx.prs.get(REF.repo, REF.number).comment_id is None
+
+
+# kills: bot/sticky.py:332 drop `state.body_hash is not None and` (known_differs)
+def test_after_an_unconfirmed_edit_the_text_posted_is_not_claimed_to_differ(ctx, monkeypatch):
+    # the hash was cleared: what the comment shows is unknown, so a comment list showing
+    # this very body must not be taken for one lagging behind another text (a needless edit)
+    refresh_sticky(ctx, REF, facts())
+    ctx.github.answers_lost = 1
+    with pytest.raises(ConnectionError):
+        refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    assert ctx.prs.get(REF.repo, REF.number).body_hash is None
+    asked = []
+    upsert = ctx.github.upsert_sticky
+
+    def spy(ref, body, marker, **kw):
+        asked.append(kw["known_differs"])
+        return upsert(ref, body, marker, **kw)
+
+    monkeypatch.setattr(ctx.github, "upsert_sticky", spy)
+    refresh_sticky(ctx, REF, facts(title=title_with_one_more_note(), labels=("x",)))
+    assert asked == [False]
+    refresh_sticky(ctx, REF, facts())  # the hash is known again, and this text differs
+    assert asked == [False, True]
+
+
+# kills: bot/sticky.py:377 `if noticed_at is None and state.switched_at:` -> `if False:`
+def test_a_deletion_noticed_by_a_command_ranks_just_after_that_command(ctx):
+    said = "2020-01-01T00:00:00Z/00000000000000000007"  # the `/notes off` that paused it
+    refresh_sticky(ctx, REF, facts(), force=True)
+    ctx.prs.update(REF.repo, REF.number, switched_at=said)
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    pause_sticky(ctx, REF)
+    key = ctx.prs.get(REF.repo, REF.number).switched_at
+    assert said < key < "2020-01-01T00:00:00Z/00000000000000000008"  # not the bot's clock
+
+
+# kills: bot/sticky.py:380 `max(key, just_after(state.switched_at))` -> `key`
+def test_a_deletion_noticed_by_an_event_never_ranks_below_the_switch_recorded(ctx):
+    on = "2099-01-01T00:00:00Z/00000000000000000007"  # a switch later than the event
+    refresh_sticky(ctx, REF, facts())
+    ctx.prs.update(REF.repo, REF.number, switched_at=on)
+    ctx.github.db.execute("DELETE FROM dry_run_comments")
+    refresh_sticky(
+        ctx, REF, facts(title=title_with_one_more_note()), event_at="2030-01-01T10:00:05Z"
+    )
+    key = ctx.prs.get(REF.repo, REF.number).switched_at
+    assert on < key < "2099-01-01T00:00:00Z/00000000000000000008"
+
+
+# kills: bot/sticky.py:239 `elif state.event_by is not None and ...:` -> `elif False:`
+def test_a_second_event_of_the_same_second_makes_every_run_of_it_a_tie(ctx):
+    at = "2026-09-01T10:00:05Z"
+    assert seen_event(ctx, REF, at, "delivery-a") is None
+    assert ctx.prs.get(REF.repo, REF.number).event_by == "delivery-a"
+    assert seen_event(ctx, REF, at, "delivery-a") is None  # its own re-run: still its own
+    assert ctx.prs.get(REF.repo, REF.number).event_by == "delivery-a"
+    assert seen_event(ctx, REF, at, "delivery-b") is None  # another event of that second
+    assert ctx.prs.get(REF.repo, REF.number).event_by is None
