@@ -132,11 +132,13 @@ def _visible(word: str) -> str:
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's)."""
     words = [w for w in map(_visible, WORDS.findall(line[len(word) :])) if w]
-    source = " ".join([line[: len(word)], *words])[: len(word) + 1 + max_arg_chars]
     if not words:
-        return Command(Kind.REFRESH, (), source)
+        return Command(Kind.REFRESH, (), line[: len(word)])
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)
     args = words if kind is Kind.UNKNOWN else words[1:]
+    head = line[: len(word)] if kind is Kind.UNKNOWN else f"{line[: len(word)]} {words[0]}"
+    # capped as the arguments are: the sub-command's letters count for none of them
+    source = " ".join([head, *args])[: len(head) + 1 + max_arg_chars]
     return Command(kind, _cap_args(args, max_arg_chars), source)
 
 

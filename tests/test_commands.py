@@ -194,7 +194,7 @@ def test_cap_on_argument_length_keeps_whole_words():
     assert set(cmd.args) == {"word"}
     long_one = parse_commands("/notes search " + "x" * 5000, max_arg_chars=50)[0]
     assert long_one.args == ("x" * 50,)
-    assert len(long_one.line) <= len("/notes ") + 50
+    assert len(long_one.line) <= len("/notes search ") + 50
 
 
 def test_configurable_word():
@@ -1224,3 +1224,17 @@ def test_arguments_exactly_max_arg_chars_long_are_kept_whole():
 def test_an_edit_runs_at_most_max_commands_new_commands():
     new = "/notes why\n/notes topic a\n/notes search b"
     assert [c.kind.value for c in changed_commands("hi", new, max_commands=2)] == ["why", "topic"]
+
+
+# seen by the r18b mutation run: `line` was cut to the command word plus max_arg_chars, a
+# count that took in the sub-command, so a reply's "In reply to" echo quoted less than the
+# arguments it answered
+def test_the_line_keeps_every_argument_kept():
+    from bot.command_replies import render_refused
+
+    (cmd,) = parse_commands("/notes wrong 12 ab", max_arg_chars=10)  # "12 ab": 5
+    assert cmd.args == ("12", "ab")
+    assert cmd.line == "/notes wrong 12 ab"
+    assert "In reply to `/notes wrong 12 ab`:" in render_refused(cmd)
+    (cmd,) = parse_commands("/notes search abcd efghi", max_arg_chars=10)
+    assert cmd.args == ("abcd", "efghi") and cmd.line == "/notes search abcd efghi"
