@@ -29,7 +29,7 @@ note's keywords or aspects fall short.
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
     python scripts/eval_matching.py --all [--before NOTES_DIR] [--before-config FILE]
                                           [--before-topics FILE]
-    python scripts/eval_matching.py [--all] --scan-terms
+    python scripts/eval_matching.py [--all] --scan-terms [--title-only]
 
 `--all` tabulates every graded set (the dev set and bench/graded/), title only and with
 what was captured, with totals. `--before` compares with another library (a copy of
@@ -292,25 +292,30 @@ def without_term(matcher: Matcher, note_id: str, attr: str, term: str) -> Matche
     return Matcher(library, matcher.config, matcher.index)
 
 
-def links_of(matcher: Matcher, sets: list[Path]) -> dict[tuple[str, int, str], int]:
-    """Every (set, PR, note) link with what was captured, and its grade."""
+def links_of(
+    matcher: Matcher, sets: list[Path], title_only: bool = False
+) -> dict[tuple[str, int, str], int]:
+    """Every (set, PR, note) link, with what was captured or by the title alone, and
+    its grade."""
     return {
         (path.stem, number, nid): grade
         for path in sets
-        for (number, nid), grade in evaluate(matcher, path, False).links.items()
+        for (number, nid), grade in evaluate(matcher, path, title_only).links.items()
     }
 
 
-def scan_terms(matcher: Matcher, sets: list[Path]) -> list[tuple[str, str, str, Counter]]:
+def scan_terms(
+    matcher: Matcher, sets: list[Path], title_only: bool = False
+) -> list[tuple[str, str, str, Counter]]:
     """Each note's aspects and keywords taken out one at a time: how many links of each
     grade the term's absence loses and gains (counts keyed "lost G" / "gained G"), for
     curators weighing a term. Terms whose absence changes nothing are left out."""
-    base = links_of(matcher, sets)
+    base = links_of(matcher, sets, title_only)
     found = []
     for note in matcher.library.notes:
         for attr in ("aspects", "keywords"):
             for term in getattr(note, attr):
-                after = links_of(without_term(matcher, note.id, attr, term), sets)
+                after = links_of(without_term(matcher, note.id, attr, term), sets, title_only)
                 change = Counter(f"lost {g}" for k, g in base.items() if k not in after)
                 change.update(f"gained {g}" for k, g in after.items() if k not in base)
                 if change:
@@ -318,8 +323,9 @@ def scan_terms(matcher: Matcher, sets: list[Path]) -> list[tuple[str, str, str, 
     return found
 
 
-def print_scan(found: list[tuple[str, str, str, Counter]]) -> None:
-    print("== without each term: links lost / gained by grade (0 = not relevant), as captured")
+def print_scan(found: list[tuple[str, str, str, Counter]], title_only: bool = False) -> None:
+    mode = "title only" if title_only else "as captured"
+    print(f"== without each term: links lost / gained by grade (0 = not relevant), {mode}")
     for note_id, attr, term, change in found:
         cells = " ".join(
             f"{kind}: {change[f'{kind} 0']}/{change[f'{kind} 1']}/{change[f'{kind} 2']}"
@@ -402,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
         "were not captured",
     )
     args = ap.parse_args(argv)
+    refused = ignored_options(args)
+    if refused:
+        ap.error(refused)
 
     matcher = Matcher.load(args.notes, args.topics, args.config, args.index)
     before = None
@@ -413,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
             args.index,
         )
     if args.scan_terms:
-        print_scan(scan_terms(matcher, graded_sets(args.prs) if args.all else [args.prs]))
+        sets = graded_sets(args.prs) if args.all else [args.prs]
+        print_scan(scan_terms(matcher, sets, args.title_only), args.title_only)
         return 0
     if args.all:
         changes = report_all(matcher, graded_sets(args.prs), before)
@@ -457,6 +467,24 @@ def main(argv: list[str] | None = None) -> int:
         )
         print_changes(changes)
     return 0
+
+
+def ignored_options(args: argparse.Namespace) -> str | None:
+    """Options the chosen report would leave unused, said rather than ignored: a curator
+    reading `--all --misses` would take an empty list for "no misses"."""
+    per_pr = {"--show": args.show, "--misses": args.misses, "-v": args.verbose}
+    if args.scan_terms:
+        per_pr |= {"--before": bool(args.before or args.before_config or args.before_topics)}
+        unused = [name for name, given in per_pr.items() if given]
+        return f"--scan-terms lists terms, {', '.join(unused)} would go unused" if unused else None
+    if args.all:
+        unused = [name for name, given in per_pr.items() if given]
+        if args.title_only:
+            unused.append("--title-only (--all shows both modes)")
+        if unused:
+            named = ", ".join(unused)
+            return f"--all tabulates the sets, {named} would go unused: give one set, --prs FILE"
+    return None
 
 
 def print_changes(changes: list[str]) -> None:

@@ -2523,3 +2523,52 @@ def test_a_keyword_spelled_with_and_without_its_acronym_takes_any_plural():
 def test_a_shorter_keyword_already_found_at_a_place_is_counted_once_there():
     hits = TermIndex(["tool call", "tool call s"]).find("tool calls")
     assert hits["toolcall"].count == 1 and hits["toolcall"].spans == ((0, 10),)
+
+
+# --- found by review 'r18c' ---
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--all", "--misses"], "--misses"),
+        (["--all", "--show", "-v"], "--show, -v"),
+        (["--all", "--title-only"], "--title-only"),
+        (["--scan-terms", "--show"], "--show"),
+        (["--scan-terms", "--before", "x"], "--before"),
+    ],
+)
+def test_eval_script_refuses_options_its_report_would_leave_unused(
+    argv, named, capsys, eval_script
+):
+    # `--all --misses` printed the table and no miss at all: read as "nothing missed".
+    with pytest.raises(SystemExit) as stop:
+        eval_script.main(argv)
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
+
+
+def test_eval_script_scan_terms_title_only_scans_titles(tmp_path, capsys, eval_script):
+    # `--scan-terms --title-only` scanned with the description and files all the same.
+    ev = eval_script
+    matcher = ev.Matcher.load(
+        ev.DEFAULT_NOTES_DIR, ev.DEFAULT_TOPICS_FILE, ev.DEFAULT_MATCHING_FILE, ev.DEFAULT_INDEX
+    )
+    label = {nid: i for i, nid in matcher.index.items()}
+
+    def graded_pr(note):
+        """A PR whose description names the note's code and which changes its files."""
+        body = " ".join(f"`{k}`" for k in note.keywords)
+        record = {"number": 9, "title": "[Misc] Tidy up", "body": body, "files": list(note.paths)}
+        return _graded(tmp_path / f"{note.id}.jsonl", [record | {"relevant": {label[note.id]: 2}}])
+
+    # a note some of whose terms decide its link on such a PR
+    note, prs = next(
+        (n, p) for n in matcher.library.notes if ev.scan_terms(matcher, [p := graded_pr(n)])
+    )
+    assert ev.main(["--prs", str(prs), "--scan-terms"]) == 0
+    captured = capsys.readouterr().out
+    assert ev.main(["--prs", str(prs), "--scan-terms", "--title-only"]) == 0
+    titles = capsys.readouterr().out
+    assert "as captured" in captured and note.id in captured
+    assert "title only" in titles and note.id not in titles  # the title links nothing
