@@ -61,6 +61,7 @@ REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes
 FILES_CAP = 3000  # GET .../pulls/{n}/files never lists more than this
 COMMENT_MAX = 65536
 DOCS = "https://docs.github.com/rest"
+PRIMARY_MESSAGE = "API rate limit exceeded for installation. Check out the documentation."
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
     "If you reach out to GitHub Support for help, please include the request ID."
@@ -115,9 +116,10 @@ class Fault:
 
     @classmethod
     def primary_rate_limit(cls, reset_in: float = 1.0) -> Fault:
-        message = "API rate limit exceeded for installation. Check out the documentation."
         return cls(
-            status=403, body={"message": message, "documentation_url": DOCS}, reset_in=reset_in
+            status=403,
+            body={"message": PRIMARY_MESSAGE, "documentation_url": DOCS},
+            reset_in=reset_in,
         )
 
     @classmethod
@@ -310,9 +312,10 @@ class FakeGitHub:
         self._faults: list[tuple[str, str, dict[str, str], deque[Fault]]] = []
         self._requests: list[Recorded] = []
         self._used: dict[str, int] = {}
+        self._used_at_least = 0  # spend_rate_limit: what every caller has used already
         self._window_reset = int(time.time()) + 3600
-        # what the x-ratelimit-* headers of every answer count against (headers only:
-        # a call over the limit is still answered; inject a fault for the refusal)
+        # calls per caller (login) and hour, counted in the x-ratelimit-* headers of every
+        # answer: like GitHub, a call past them is refused (403, remaining 0) until the reset
         self.rate_limit = RATE_LIMIT
         self.rate_resource = "core"
         self._next_id = 1000
@@ -571,6 +574,25 @@ class FakeGitHub:
             and (path is None or fnmatch.fnmatchcase(r.path, path))
         ]
 
+    def spend_rate_limit(self, leave: int = 0) -> None:
+        """Every caller has only `leave` calls left in this window: the call after them is
+        refused as GitHub refuses it, until `reset_rate_limit` (or the hour's reset)."""
+        with self._lock:
+            self._used_at_least = self.rate_limit - leave
+
+    def reset_rate_limit(self) -> None:
+        """A new window: every caller has `rate_limit` calls again."""
+        with self._lock:
+            self._used.clear()
+            self._used_at_least = 0
+            self._window_reset = int(time.time()) + 3600
+
+    def _calls_used(self, key: str) -> int:
+        with self._lock:
+            if time.time() >= self._window_reset:
+                self.reset_rate_limit()
+            return max(self._used.get(key, 0), self._used_at_least)
+
     def clear_requests(self) -> None:
         with self._lock:
             self._requests.clear()
@@ -647,6 +669,9 @@ class FakeGitHub:
                     continue
                 who = self._authenticate(authz, auth)
                 login = "app" if who is None else who.login
+                if self._calls_used(login) >= self.rate_limit:
+                    # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
+                    return self._over_rate_limit(who), login
                 params = {k: v for k, v in match.groupdict().items()}
                 body = json.loads(raw) if raw else {}
                 with self._lock:
@@ -661,6 +686,12 @@ class FakeGitHub:
         except Exception:  # a bug in the fake: show it, answer 500 rather than hang
             traceback.print_exc(file=sys.stderr)
             return _Reply(500, {"message": "fake server error"}), login
+
+    def _over_rate_limit(self, who: Identity | None) -> _Reply:
+        message = PRIMARY_MESSAGE
+        if who is not None and who.installation_id is None:  # a user's token
+            message = f"API rate limit exceeded for user ID {who.id}."
+        return _Reply(403, {"message": message, "documentation_url": DOCS})
 
     def _authenticate(self, authz: str, kind: str) -> Identity | None:
         """The token's identity, or None for a valid App JWT; 401 otherwise."""
@@ -715,8 +746,8 @@ class FakeGitHub:
     def _rate_headers(self, login: str | None) -> dict[str, str]:
         with self._lock:
             key = login or "anonymous"
-            self._used[key] = self._used.get(key, 0) + 1
-            used = self._used[key]
+            # a refused call is not counted: used stays at the limit, remaining at 0
+            used = self._used[key] = min(self._calls_used(key) + 1, max(self.rate_limit, 0))
         return {
             "x-ratelimit-limit": str(self.rate_limit),
             "x-ratelimit-remaining": str(max(self.rate_limit - used, 0)),

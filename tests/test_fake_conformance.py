@@ -594,3 +594,36 @@ def test_the_faults_tests_inject_answer_github_errors(fault):
     """The errors the fault tests have the fake answer are GitHub's error bodies too."""
     _spec()
     assert not check(fault.body, {"$ref": ERROR_SCHEMA})
+
+
+# --- found by review 'r18d' ---
+
+
+def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
+    """github_facts §3.2: "Exceeding it gives 403 or 429 with `x-ratelimit-remaining: 0`.
+    Do not retry before `x-ratelimit-reset`." The App relies on this: "Any other answer
+    that spent the last call of the hour (x-ratelimit-remaining: 0 ...) pauses them ...
+    so the next call is not one GitHub must refuse" (bot/github_client.py).
+
+    The fake counted calls in its x-ratelimit-* headers but still answered 200 once the
+    count was spent, so a client that ignored `remaining: 0` and went on calling would
+    pass every test that does not inject a fault by hand: kinder than GitHub."""
+    fake_github.add_pat("ghp_r18d", "someone")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.rate_limit = 3
+    url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/pulls/7"
+    answers = [
+        requests.get(url, headers={"Authorization": "token ghp_r18d"}, timeout=5) for _ in range(4)
+    ]
+    assert [a.headers["x-ratelimit-remaining"] for a in answers[:3]] == ["2", "1", "0"]
+    over = answers[3]
+    assert over.status_code in (403, 429), (
+        f"call over the limit answered {over.status_code} (remaining "
+        f"{over.headers['x-ratelimit-remaining']})"
+    )
+    assert over.headers["x-ratelimit-remaining"] == "0"
+    assert over.headers["x-ratelimit-reset"] == answers[0].headers["x-ratelimit-reset"]
+    assert over.json()["message"].startswith("API rate limit exceeded")
+    assert not check(over.json(), {"$ref": ERROR_SCHEMA})
+    fake_github.reset_rate_limit()  # a new hour: answered again
+    assert requests.get(url, headers={"Authorization": "token ghp_r18d"}, timeout=5).ok

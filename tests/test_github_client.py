@@ -853,7 +853,7 @@ def test_an_answer_that_spends_the_last_call_pauses_before_github_must_refuse(
     auth = {"token": "ghp_test"} if mode == "token" else {}
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep, **auth)
     assert client.list_files(PR) == ["a.py"]  # calls left: no pause
-    fake_github.rate_limit = 0  # every answer from now on spends the last call
+    fake_github.spend_rate_limit(leave=1)  # the next answer spends the last call
     assert client.list_files(PR) == ["a.py"]  # answered: 200
     with pytest.raises(GitHubError, match="rate limited for another"):
         client.list_files(PR8)
@@ -861,7 +861,7 @@ def test_an_answer_that_spends_the_last_call_pauses_before_github_must_refuse(
     assert client.calls.pauses == 1 and client.calls.paused_for() > 3000
     assert sum("GitHub rate limited" in r.message for r in caplog.records) == 1
     manual_time.advance(3602)  # the reset has come
-    fake_github.rate_limit = 5000
+    fake_github.reset_rate_limit()
     assert client.list_files(PR8) == ["b.py"]
 
 
@@ -874,7 +874,7 @@ def test_a_404_answer_that_spends_the_last_call_pauses_the_calls_too(
     fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
     assert client.list_files(PR) == ["a.py"]
-    fake_github.rate_limit = 0  # every answer from now on says x-ratelimit-remaining: 0
+    fake_github.spend_rate_limit(leave=1)  # the next answer says x-ratelimit-remaining: 0
     assert client.permission(PR, "nobody-here") == "none"  # 404: an answer, not a failure
     with pytest.raises(GitHubError, match="rate limited for another"):
         client.list_files(PR8)
@@ -887,8 +887,10 @@ def test_another_resources_last_call_does_not_pause_rest_calls(
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
-    fake_github.rate_limit, fake_github.rate_resource = 0, "search"
+    fake_github.rate_resource = "search"
+    fake_github.spend_rate_limit(leave=1)  # the answer spends search's last call
     assert client.list_files(PR) == ["a.py"]
+    fake_github.reset_rate_limit()  # the fake has one counter; GitHub's core is not spent
     assert client.list_files(PR8) == ["b.py"]
     assert client.calls.pauses == 0 and manual_time.slept == []
 
