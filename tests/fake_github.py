@@ -238,9 +238,18 @@ class _Reply:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str, docs: str = DOCS):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        docs: str = DOCS,
+        errors: list[dict[str, str]] | None = None,
+    ):
         super().__init__(message)
-        self.reply = _Reply(status, {"message": message, "documentation_url": docs})
+        body: dict[str, Any] = {"message": message, "documentation_url": docs}
+        if errors is not None:  # a 422's validation-error: what failed, field by field
+            body["errors"] = errors
+        self.reply = _Reply(status, body)
 
 
 def _iso(epoch: float) -> str:
@@ -1199,8 +1208,10 @@ def _comment_body(body: dict[str, Any]) -> str:
     text = body.get("body")
     if not isinstance(text, str) or not text:
         raise _HTTPError(422, "Validation Failed")
-    if len(text) > COMMENT_MAX:
-        raise _HTTPError(422, f"Body is too long (maximum is {COMMENT_MAX} characters)")
+    if len(text) > COMMENT_MAX:  # github_facts §3.1
+        too_long = f"Body is too long (maximum is {COMMENT_MAX} characters)"
+        error = {"resource": "IssueComment", "code": "custom", "field": "body", "message": too_long}
+        raise _HTTPError(422, "Validation Failed", errors=[error])
     return text
 
 

@@ -627,3 +627,34 @@ def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
     assert not check(over.json(), {"$ref": ERROR_SCHEMA})
     fake_github.reset_rate_limit()  # a new hour: answered again
     assert requests.get(url, headers={"Authorization": "token ghp_r18d"}, timeout=5).ok
+
+
+def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_github):
+    """github_facts §3.1: "Comment body limit: 422 {"message":"Validation Failed",
+    "errors":[{"resource":"IssueComment","code":"unprocessable" or "custom","field":"data"
+    or "body","message":"Body is too long (maximum is 65536 characters)"}]}".
+
+    The fake answered `{"message": "Body is too long (maximum is 65536 characters)"}`: the
+    reason where GitHub puts "Validation Failed", and no `errors`. A client (or a log
+    line, or a test) that read the top-level message as the cause saw the reason with
+    the fake and only "Validation Failed" on GitHub."""
+    fake_github.add_pat("ghp_r18d", "someone")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    answer = requests.post(
+        f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments",
+        json={"body": "x" * 70_000},
+        headers={"Authorization": "token ghp_r18d"},
+        timeout=5,
+    )
+    assert answer.status_code == 422
+    data = answer.json()
+    assert data.get("message") == "Validation Failed", data
+    assert data.get("errors") == [
+        {
+            "resource": "IssueComment",
+            "code": "custom",
+            "field": "body",
+            "message": "Body is too long (maximum is 65536 characters)",
+        }
+    ], data
+    assert not check(data, {"$ref": "#/components/schemas/validation-error"})
