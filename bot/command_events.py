@@ -396,12 +396,22 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
 def _reply_once(
     ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str, body: Callable[[], str]
 ) -> bool:
-    """Post a reply under its key, paid from the PR's reply budget, unless an earlier run
-    of the delivery posted it (and paid for it then). False: over the budget, not posted."""
+    """Post a reply under its key, paid from the PR's reply budget and its installation's,
+    unless an earlier run of the delivery posted it (and paid for it then). False: over a
+    budget, not posted."""
     if _reply_posted(ctx, ref, delivery, index):
         return True
     budget = pr_key(ref.repo, ref.number) or ""
-    if not ctx.flood.replies.allow(budget):
+    overspent = ctx.flood.allow_reply(budget, ref.installation_id)
+    if overspent is not None:
+        if overspent.first:  # once a spell, not per refusal
+            log.warning(
+                "installation %s: over its reply budget (%d, then one every %gs, all its PRs "
+                "together): replies are refused until it refills",
+                ref.installation_id,
+                ctx.commands.installation_reply_burst,
+                ctx.commands.installation_reply_refill_s,
+            )
         return False
     once = reply_key(delivery.id, index)
     try:
@@ -409,7 +419,7 @@ def _reply_once(
     except Exception:
         # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
         # Posted all the same (a timeout), the re-run finds it by its key and pays nothing.
-        ctx.flood.replies.refund(budget)
+        ctx.flood.refund_reply(budget, ref.installation_id)
         raise
     ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     return True

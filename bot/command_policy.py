@@ -1,4 +1,4 @@
-"""Who may run which slash command (pure), and per-PR flood control (state in memory,
+"""Who may run which slash command (pure), and flood control (state in memory,
 behind a lock; the clock defaults to time.monotonic, tests inject their own).
 
 Reactions on the command's comment tell the user what happened:
@@ -223,9 +223,25 @@ class ReplyBudget(Generic[K]):
             self._buckets[key] = (min(float(self.burst), self._tokens(key, now) + 1), now)
 
 
+@dataclass(frozen=True)
+class Overspent:
+    """Why a reply was not allowed: its PR's budget is spent, or (`installation`) the
+    budget all the installation's PRs share. `first`: the installation's first refusal
+    since it last allowed a reply, the one to say in the log."""
+
+    installation: bool = False
+    first: bool = False
+
+
 class FloodControl:
-    """One process's per-PR limits, from config/commands.toml: sticky-comment
-    updates (coalesced) and reply comments (a budget). Keys are `owner/name#N`."""
+    """One process's limits, from config/commands.toml: per PR, sticky-comment updates
+    (coalesced) and reply comments (a budget), with PR keys `owner/name#N`; per
+    installation, the reply comments of all its PRs (a budget keyed by installation id,
+    None for a token's single identity).
+
+    The installation's budget keeps the replies far under GitHub's content-creation
+    limit (github_facts §3.3: no more than 500 an hour; calling on while limited risks
+    a ban), which the per-PR budgets alone would pass: they grow with the open PRs."""
 
     def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
         self.clock = clock
@@ -233,3 +249,27 @@ class FloodControl:
         self.replies: ReplyBudget[str] = ReplyBudget(
             config.reply_burst, config.reply_refill_s, clock
         )
+        self.installation_replies: ReplyBudget[int | None] = ReplyBudget(
+            config.installation_reply_burst, config.installation_reply_refill_s, clock
+        )
+        self._refusing: set[int | None] = set()  # installations whose budget refused last
+        self._lock = threading.Lock()
+
+    def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
+        """Spend one reply of the PR's budget and one of its installation's; None when
+        both had one, else what refused it (and nothing is spent)."""
+        with self._lock:
+            if not self.replies.allow(pr):
+                return Overspent()
+            if not self.installation_replies.allow(installation):
+                self.replies.refund(pr)
+                first = installation not in self._refusing
+                self._refusing.add(installation)
+                return Overspent(installation=True, first=first)
+            self._refusing.discard(installation)
+            return None
+
+    def refund_reply(self, pr: str, installation: int | None) -> None:
+        """Give back the reply `allow_reply` allowed when it was not posted."""
+        self.replies.refund(pr)
+        self.installation_replies.refund(installation)

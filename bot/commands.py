@@ -48,6 +48,8 @@ class CommandConfig(BaseModel):
     min_update_interval_s: float = Field(default=5.0, ge=0)
     reply_burst: int = Field(default=5, ge=1)
     reply_refill_s: float = Field(default=30.0, gt=0)
+    installation_reply_burst: int = Field(default=10, ge=1)
+    installation_reply_refill_s: float = Field(default=36.0, gt=0)
 
 
 def load_command_config(path: Path = DEFAULT_COMMANDS_FILE) -> CommandConfig:

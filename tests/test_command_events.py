@@ -2201,3 +2201,26 @@ def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
         assert rt.queue.get(delivery).state == "done"
         assert len(replies(fake)) == 1, reactions(fake, c)
         assert reactions(fake, c) == {"eyes", "+1"}
+
+
+# --- found by review 'r18d' ---
+
+
+def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_once(live, caplog):
+    """Past the budget all the installation's PRs share (github_facts §3.3: about 500
+    content-creating requests an hour), a command on a PR whose own budget is untouched
+    gets what one past its PR's budget gets: `confused` and no reply. The log says so
+    once, not once per refused command."""
+    client, rt, fake = live
+    config = CommandConfig(
+        min_update_interval_s=0, installation_reply_burst=1, installation_reply_refill_s=3600
+    )
+    tune(rt, config, clock=lambda: 50.0)
+    numbers = [N, N + 1, N + 2]
+    for n in numbers[1:]:
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    comments = [say(client, rt, fake, "/notes help", number=n) for n in numbers]
+    assert [len(replies(fake, n)) for n in numbers] == [1, 0, 0]
+    assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}] + [{"eyes", "confused"}] * 2
+    said = [r.message for r in caplog.records if "over its reply budget" in r.message]
+    assert len(said) == 1 and "installation 1001" in said[0], said

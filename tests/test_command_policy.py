@@ -9,12 +9,14 @@ from bot.command_policy import (
     Actor,
     Admission,
     Decision,
+    FloodControl,
+    Overspent,
     RateLimiter,
     ReplyBudget,
     authorize,
     first_reaction,
 )
-from bot.commands import Command, Kind
+from bot.commands import Command, CommandConfig, Kind, load_command_config
 
 
 class FakeClock:
@@ -320,3 +322,51 @@ def test_the_limiter_keeps_at_most_max_keys_windows():
         assert limiter.admit(key).admission is Admission.RUN
         clock.now += 5  # every earlier window is over: it may go
         assert len(limiter._windows) <= 2
+
+
+# --- found by review 'r18d' ---
+
+
+def test_replies_across_many_prs_stay_under_githubs_hourly_content_creation_limit():
+    """github_facts §3.3: "Content creation: 'In general, no more than 80
+    content-generating requests per minute and no more than 500 per hour'" and
+    "Continuing to make requests while you are rate limited may result in the banning of
+    your integration"; anchors (c)3 (octokit/plugin-throttling#667, 500 content
+    writes/hour).
+
+    The only gate on reply comments was a per-PR token bucket (burst 5, one back every
+    30 s), so the budget grew with the number of open PRs: one commenter (anyone may say
+    `/notes help` on a public PR) asking once on each of 600 PRs within an hour got 600
+    reply comments, each also costing two reactions. Past GitHub's 500/hour the App is
+    blocked from creating content on every PR, for everyone. The installation's budget,
+    shared by its PRs, refuses most of them: a reply and its two reactions, 3 content
+    writes each, stay well under 500 an hour."""
+    now = [0.0]
+    flood = FloodControl(load_command_config(), clock=lambda: now[0])
+    allowed = 0
+    for i in range(600):  # one request every 6 s, each on another PR: one hour
+        now[0] = i * 6.0
+        allowed += flood.allow_reply(f"o/r#{1000 + i}", 1001) is None
+    assert 3 * allowed < 500, f"{allowed} reply comments allowed in one hour"
+    assert flood.allow_reply("o/r#1", 2002) is None  # another installation has its own
+
+
+def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
+    """A refusal tells which budget refused, and whether it is the installation's first
+    since its last allowed reply (the one to log). A PR's spent budget costs the
+    installation nothing; a refund gives both back."""
+    clock = FakeClock()
+    config = CommandConfig(
+        reply_burst=1, installation_reply_burst=2, installation_reply_refill_s=60.0
+    )
+    flood = FloodControl(config, clock)
+    assert flood.allow_reply("pr1", 7) is None
+    assert flood.allow_reply("pr1", 7) == Overspent()  # the PR's budget, not the installation's
+    assert flood.allow_reply("pr2", 7) is None
+    assert flood.allow_reply("pr3", 7) == Overspent(installation=True, first=True)
+    assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=False)
+    clock.advance(60)
+    assert flood.allow_reply("pr3", 7) is None  # pr3's own reply was not spent when refused
+    assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=True)  # said again
+    flood.refund_reply("pr3", 7)
+    assert flood.allow_reply("pr4", 7) is None
