@@ -1,0 +1,125 @@
+"""Which of GitHub's webhook deliveries to ask for again, and the sweep that asks.
+
+GitHub never redelivers a failed delivery by itself (its docs, "Handling failed webhook
+deliveries"): one sent while the server was down (every upgrade stops it) is lost
+unless someone asks. The App's delivery log (`GET /app/hook/deliveries`) lists each
+attempt; attempts of one event share a `guid`, the X-GitHub-Delivery our queue is keyed
+by. An event needs asking for again when none of its attempts got a 2xx and our queue
+does not hold it (in any state: `review-notes retry` handles those it holds).
+
+`to_redeliver` is pure; `sweep` runs it over two ports (GitHub's log, the queue's ids),
+so both are tested without a server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from bot.github_port import GitHubError
+
+log = logging.getLogger(__name__)
+
+# GitHub keeps an App's deliveries this long (github.com; GHES keeps 7 days)
+KEPT_HOURS = 72
+
+
+@dataclass(frozen=True)
+class HookDelivery:
+    """One attempt in the App's delivery log (OpenAPI `hook-delivery-item`, trimmed)."""
+
+    id: int  # the attempt's: what `POST .../deliveries/{id}/attempts` names
+    guid: str  # the event's, shared by its redeliveries: our queue's delivery id
+    delivered_at: datetime
+    status_code: int  # 0 or 5xx when GitHub could not reach us
+    event: str
+    action: str | None = None
+    redelivery: bool = False
+
+    @property
+    def succeeded(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    @property
+    def kind(self) -> str:
+        """`event.action`, as the queue and the logs name a delivery."""
+        return f"{self.event}.{self.action}" if self.action else self.event
+
+
+def delivered_at(item: Mapping[str, Any]) -> datetime:
+    """When GitHub made a listed attempt (`2026-01-02T03:04:05Z`), timezone-aware."""
+    return datetime.fromisoformat(str(item["delivered_at"]))
+
+
+def hook_delivery(item: Mapping[str, Any]) -> HookDelivery:
+    """One item of GitHub's listing; raises KeyError/ValueError on a malformed one."""
+    return HookDelivery(
+        id=int(item["id"]),
+        guid=str(item["guid"]),
+        delivered_at=delivered_at(item),
+        status_code=int(item.get("status_code") or 0),
+        event=str(item.get("event") or ""),
+        action=item.get("action"),
+        redelivery=bool(item.get("redelivery")),
+    )
+
+
+def to_redeliver(
+    listing: Iterable[HookDelivery], held: Callable[[set[str]], set[str]], since: datetime
+) -> list[HookDelivery]:
+    """The attempt to ask for again of each event delivered since `since` that no attempt
+    got through and that `held` (our queue: which of these guids it has) does not hold.
+    One per guid (its latest attempt), oldest event first, so a PR's events arrive in
+    the order GitHub sent them."""
+    attempts: dict[str, list[HookDelivery]] = {}
+    for d in listing:
+        if d.delivered_at >= since:
+            attempts.setdefault(d.guid, []).append(d)
+    failed = {g: a for g, a in attempts.items() if not any(d.succeeded for d in a)}
+    ours = held(set(failed)) if failed else set()
+    chosen = [max(a, key=lambda d: d.id) for g, a in failed.items() if g not in ours]
+    return sorted(chosen, key=lambda d: min(x.delivered_at for x in attempts[d.guid]))
+
+
+class DeliveryLog(Protocol):
+    """GitHub's side of a sweep (`bot.github_client.GitHubClient`, App JWT)."""
+
+    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]: ...
+
+    def redeliver(self, delivery_id: int) -> None: ...
+
+
+@dataclass
+class Sweep:
+    """What a sweep saw and asked for."""
+
+    listed: int = 0  # attempts GitHub listed since the time asked
+    asked: list[HookDelivery] = field(default_factory=list)  # GitHub accepted (202)
+    refused: list[tuple[HookDelivery, str]] = field(default_factory=list)  # and why
+
+
+def sweep(github: DeliveryLog, held: Callable[[set[str]], set[str]], since: datetime) -> Sweep:
+    """Ask GitHub again for every event it failed to deliver since `since` that the queue
+    does not hold. A listing GitHub refuses raises GitHubError (the caller reports it); a
+    refused redelivery is logged and counted, and the others are still asked."""
+    listing = [hook_delivery(item) for item in github.hook_deliveries(since)]
+    result = Sweep(listed=len(listing))
+    for d in to_redeliver(listing, held, since):
+        try:
+            github.redeliver(d.id)
+        except GitHubError as exc:
+            log.warning("redelivery of %s (%s) not asked: %s", d.guid, d.kind, exc)
+            result.refused.append((d, str(exc)))
+        else:
+            result.asked.append(d)
+    log.info(
+        "redelivery sweep since %s: %d attempts listed, %d asked again, %d refused",
+        since.isoformat(timespec="seconds"),
+        result.listed,
+        len(result.asked),
+        len(result.refused),
+    )
+    return result

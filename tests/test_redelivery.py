@@ -1,0 +1,92 @@
+"""Which failed webhook deliveries are asked for again, and the sweep asking (no server)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.github_port import GitHubError
+from bot.redelivery import HookDelivery, hook_delivery, sweep, to_redeliver
+
+# --- found by review 'r18d' ---
+
+NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
+SINCE = NOW - timedelta(hours=72)
+
+
+def attempt(id: int, guid: str, status: int, hours_ago: float = 1.0) -> HookDelivery:
+    return HookDelivery(
+        id, guid, NOW - timedelta(hours=hours_ago), status, "pull_request", "opened"
+    )
+
+
+def nothing_held(guids: set[str]) -> set[str]:
+    return set()
+
+
+def test_an_event_no_attempt_delivered_is_asked_for_once_by_its_latest_attempt():
+    listing = [attempt(3, "a", 502, 1), attempt(1, "a", 0, 2), attempt(2, "b", 0, 1.5)]
+    chosen = to_redeliver(listing, nothing_held, SINCE)
+    assert [(d.guid, d.id) for d in chosen] == [("a", 3), ("b", 2)]  # oldest event first
+
+
+def test_an_event_with_any_2xx_attempt_or_held_by_the_queue_is_left_alone():
+    listing = [attempt(1, "ok", 0), attempt(2, "ok", 202), attempt(3, "held", 0)]
+    asked: list[set[str]] = []
+
+    def held(guids: set[str]) -> set[str]:
+        asked.append(guids)
+        return {"held"} & guids
+
+    assert to_redeliver(listing, held, SINCE) == []
+    assert asked == [{"held"}]  # only the failed ones are looked up
+
+
+def test_attempts_before_since_are_not_asked_for():
+    listing = [attempt(1, "old", 0, hours_ago=80)]
+    assert to_redeliver(listing, nothing_held, SINCE) == []
+
+
+def test_a_listed_item_is_read_as_github_writes_it():
+    item = {
+        "id": 12,
+        "guid": "0b989ba4-242f-11e5-81e1-c7b6966d2516",
+        "delivered_at": "2026-12-04T11:00:00Z",
+        "redelivery": False,
+        "status_code": 502,
+        "event": "issue_comment",
+        "action": "created",
+    }
+    d = hook_delivery(item)
+    assert d.delivered_at == NOW - timedelta(hours=1)
+    assert (d.kind, d.succeeded) == ("issue_comment.created", False)
+
+
+class FakeLog:
+    def __init__(self, items: list[dict[str, Any]], refuse: set[int] = frozenset()):
+        self.items, self.refuse, self.asked = items, refuse, []
+
+    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]:
+        return self.items
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.asked.append(delivery_id)
+        if delivery_id in self.refuse:
+            raise GitHubError("GitHub redeliver webhook delivery: 502 (gave up)", status=502)
+
+
+def item(id: int, guid: str, status: int) -> dict[str, Any]:
+    return {"id": id, "guid": guid, "delivered_at": "2026-12-04T11:00:00Z", "status_code": status}
+
+
+def test_a_refused_redelivery_is_logged_and_counted_and_the_others_still_asked(caplog):
+    github = FakeLog([item(1, "a", 0), item(2, "b", 0), item(3, "c", 200)], refuse={1})
+    with caplog.at_level(logging.INFO, logger="bot.redelivery"):
+        done = sweep(github, nothing_held, SINCE)
+    assert github.asked == [1, 2]
+    assert [d.guid for d in done.asked] == ["b"] and [d.guid for d, _ in done.refused] == ["a"]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "a" in warnings[0].getMessage()
+    summary = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert summary and "3 attempts listed, 1 asked again, 1 refused" in summary[-1]
