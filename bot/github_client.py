@@ -45,6 +45,7 @@
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import random
@@ -83,6 +84,7 @@ from bot.prfacts import (
     facts_from_payload,
     incidental_files,
 )
+from bot.redelivery import delivered_at
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +134,8 @@ _ROUTES = [
     for pattern, template in [
         (r"/app", "/app"),
         (r"/app/installations/\d+/access_tokens", "/app/installations/{id}/access_tokens"),
+        (r"/app/hook/deliveries", "/app/hook/deliveries"),
+        (r"/app/hook/deliveries/\d+/attempts", "/app/hook/deliveries/{id}/attempts"),
         (r"/user", "/user"),
         (r"/repos/[^/]+/[^/]+", "/repos/{owner}/{repo}"),
         (r"/repos/[^/]+/[^/]+/installation", "/repos/{owner}/{repo}/installation"),
@@ -775,6 +779,44 @@ class GitHubClient:
         with self._lock:
             self._bot_login = self._bot_login or f"{slug}[bot]"
 
+    # --- the App's webhook deliveries (JWT) ---------------------------------------
+
+    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]:
+        """The App's delivery attempts from now back to `since` (GET /app/hook/deliveries,
+        newest first), page by page through the Link header's cursor. Stops at the first
+        page reaching back past `since`: GitHub keeps three days, one page may be all."""
+        requester = self._app_requester("list the App's webhook deliveries")
+        url: str | None = "/app/hook/deliveries"
+        params: dict[str, Any] | None = {"per_page": 100}
+        found: list[dict[str, Any]] = []
+        while url is not None:
+            headers, page = self._as_app(
+                "list the App's webhook deliveries",
+                functools.partial(requester.requestJsonAndCheck, "GET", url, parameters=params),
+            )
+            found += page
+            older = any(delivered_at(d) < since for d in page)
+            url, params = (None if older else _next_link(headers)), None  # the link has them
+        return found
+
+    def redeliver(self, delivery_id: int) -> None:
+        """Ask GitHub to send a delivery again (POST .../deliveries/{id}/attempts, 202).
+        Retried like any call: a 5xx may have reached GitHub, which at worst sends the
+        event twice, and the queue refuses the copy by its delivery id."""
+        requester = self._app_requester("redeliver a webhook delivery")
+        path = f"/app/hook/deliveries/{int(delivery_id)}/attempts"
+        self._as_app(
+            f"redeliver webhook delivery {delivery_id}",
+            lambda: requester.requestJsonAndCheck("POST", path),
+        )
+
+    def _app_requester(self, what: str) -> Requester:
+        """The GithubIntegration's requester, which signs each call with the App's JWT (as
+        `check_app`'s GET /app); a token cannot read the App's deliveries."""
+        if self._integration is None:
+            raise GitHubError(f"GitHub {what}: needs the App's credentials, not a token")
+        return self._integration.requester
+
     def close(self) -> None:
         """Close every Github this client made, in any thread, and the GithubIntegration."""
         with self._lock:
@@ -1166,6 +1208,15 @@ def _follow_moves(requester: Requester) -> None:
         raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
 
     requester.requestJson = following  # type: ignore[method-assign]
+
+
+_NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+def _next_link(headers: dict[str, Any]) -> str | None:
+    """The next page's URL in an answer's Link header; None on the last page."""
+    found = _NEXT_LINK.search(str(headers.get("link") or ""))
+    return found.group(1) if found else None
 
 
 def _check_answer(what: str, data: Any, number: int) -> None:

@@ -14,6 +14,11 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 - Every request is recorded (method, path, query, status, arrival time).
 - Faults can be queued per route: an error status with headers/body, a dropped
   connection, or a slow answer.
+- Webhooks: `send_webhook` POSTs a signed delivery to `webhook_url` (the server under
+  test) and logs the attempt, failed when nothing answered 2xx; the App's delivery log
+  (`GET /app/hook/deliveries`, cursor pages) lists the attempts and `POST
+  .../deliveries/{id}/attempts` answers 202 and sends that payload again, as GitHub
+  does, in the background with the same X-GitHub-Delivery.
 
 Shapes follow GitHub's REST description (@octokit/openapi), trimmed to the fields a
 client reads; tests/test_fake_conformance.py checks every route's answers against it
@@ -31,6 +36,8 @@ from __future__ import annotations
 
 import base64
 import fnmatch
+import hashlib
+import hmac
 import json
 import math
 import re
@@ -40,6 +47,8 @@ import sys
 import threading
 import time
 import traceback
+import urllib.error
+import urllib.request
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -225,6 +234,22 @@ class FakeInstallation:
 
 
 @dataclass
+class FakeHookDelivery:
+    """One attempt to deliver a webhook, as the App's delivery log lists it."""
+
+    id: int
+    guid: str  # X-GitHub-Delivery: the same for every attempt of one event
+    event: str
+    action: str | None
+    body: bytes
+    delivered_at: float
+    status_code: int  # 0: nothing answered (GitHub's "failed to connect")
+    redelivery: bool
+    installation_id: int | None
+    repository_id: int | None
+
+
+@dataclass
 class _Token:
     identity: Identity
     expires_at: float | None  # epoch seconds; None: never (a personal access token)
@@ -269,6 +294,8 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     for method, pattern, handler, auth in [
         ("GET", r"/app", "_get_app", _JWT),
         ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", "_post_access_token", _JWT),
+        ("GET", r"/app/hook/deliveries", "_list_hook_deliveries", _JWT),
+        ("POST", r"/app/hook/deliveries/(?P<did>\d+)/attempts", "_redeliver", _JWT),
         ("GET", _OWNER_REPO + r"/installation", "_get_repo_installation", _JWT),
         ("GET", r"/user", "_get_user", _TOKEN),
         ("GET", _OWNER_REPO, "_get_repo", _TOKEN),
@@ -332,6 +359,10 @@ class FakeGitHub:
         self._read_only: set[str] = set()  # tokens minted before a permission was granted
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        # where the App's webhooks go (the server under test) and what signs them
+        self.webhook_url: str | None = None
+        self.webhook_secret = ""
+        self._hook_deliveries: list[FakeHookDelivery] = []
 
     # --- lifecycle ----------------------------------------------------------
 
@@ -530,6 +561,66 @@ class FakeGitHub:
             self._read_only |= {
                 t for t, v in self._tokens.items() if v.identity.installation_id is not None
             }
+
+    def send_webhook(
+        self, event: str, payload: dict[str, Any], guid: str | None = None
+    ) -> FakeHookDelivery:
+        """Deliver an event to `webhook_url` now and log the attempt (failed when the
+        server is down: GitHub does not try again by itself)."""
+        body = json.dumps(payload).encode()
+        return self._deliver(guid or secrets.token_hex(16), event, body, redelivery=False)
+
+    def hook_deliveries(self, guid: str | None = None) -> list[FakeHookDelivery]:
+        """The delivery log, oldest first (only `guid`'s attempts when given)."""
+        with self._lock:
+            return [d for d in self._hook_deliveries if guid in (None, d.guid)]
+
+    def _deliver(self, guid: str, event: str, body: bytes, *, redelivery: bool) -> FakeHookDelivery:
+        """POST one signed attempt to `webhook_url`, then log it. Not under the lock: the
+        server under test calls this fake back while it answers."""
+        status = self._post_webhook(guid, event, body)
+        payload = json.loads(body)
+        repo = payload.get("repository") or {}
+        with self._lock:
+            attempt = FakeHookDelivery(
+                id=self._new_id(),
+                guid=guid,
+                event=event,
+                action=payload.get("action"),
+                body=body,
+                delivered_at=time.time(),
+                status_code=status,
+                redelivery=redelivery,
+                installation_id=(payload.get("installation") or {}).get("id"),
+                repository_id=repo.get("id"),
+            )
+            self._hook_deliveries.append(attempt)
+        return attempt
+
+    def _post_webhook(self, guid: str, event: str, body: bytes) -> int:
+        """The status the webhook URL answered; 0 when nothing did."""
+        if self.webhook_url is None:
+            return 0
+        signature = hmac.new(self.webhook_secret.encode(), body, hashlib.sha256).hexdigest()
+        request = urllib.request.Request(
+            self.webhook_url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "User-Agent": "GitHub-Hookshot/fake",
+                "X-GitHub-Event": event,
+                "X-GitHub-Delivery": guid,
+                "X-Hub-Signature-256": f"sha256={signature}",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+        except OSError:  # connection refused, timed out: the server is down
+            return 0
 
     def uninstall(self, installation_id: int) -> None:
         """Uninstall the App from an installation: its tokens stop working at once."""
@@ -1009,6 +1100,56 @@ class FakeGitHub:
 
     def _get_app(self, who, params, query, body) -> _Reply:
         return _Reply(200, self._app_json())
+
+    def _hook_delivery_json(self, d: FakeHookDelivery) -> dict[str, Any]:
+        ok = 200 <= d.status_code < 300
+        return {
+            "id": d.id,
+            "guid": d.guid,
+            "delivered_at": _iso(d.delivered_at),
+            "redelivery": d.redelivery,
+            "duration": 0.01,
+            "status": "OK" if ok else ("failed to connect" if d.status_code == 0 else "Invalid"),
+            "status_code": d.status_code,
+            "event": d.event,
+            "action": d.action,
+            "installation_id": d.installation_id,
+            "repository_id": d.repository_id,
+            "throttled_at": None,
+        }
+
+    def _list_hook_deliveries(self, who, params, query, body) -> _Reply:
+        """Newest first, `per_page` at a time; like GitHub's, the next page's Link carries
+        a `cursor` (here the id it starts at), and there are no page numbers."""
+        per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
+        start = _int(query.get("cursor", "").removeprefix("v1_") or None, 2**62)
+        newest = sorted(self._hook_deliveries, key=lambda d: -d.id)
+        rest = [d for d in newest if d.id <= start]
+        page, after = rest[:per_page], rest[per_page : per_page + 1]
+        headers = {}
+        if after:
+            url = (
+                self._api("/app/hook/deliveries")
+                + "?"
+                + urlencode([("per_page", per_page), ("cursor", f"v1_{after[0].id}")])
+            )
+            headers["Link"] = f'<{url}>; rel="next"'
+        return _Reply(200, [self._hook_delivery_json(d) for d in page], headers)
+
+    def _redeliver(self, who, params, query, body) -> _Reply:
+        """202 at once; the attempt is made after (GitHub queues it)."""
+        found = [d for d in self._hook_deliveries if d.id == int(params["did"])]
+        if not found:
+            raise _HTTPError(404, "Not Found")
+        d = found[0]
+        threading.Thread(
+            target=self._deliver,
+            args=(d.guid, d.event, d.body),
+            kwargs={"redelivery": True},
+            name="fake-redelivery",
+            daemon=True,
+        ).start()
+        return _Reply(202, {})
 
     def _post_access_token(self, who, params, query, body) -> _Reply:
         inst = self._installations.get(int(params["iid"]))

@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -442,6 +442,10 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
     client = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
     try:
         client.check_app()  # as the server's start asks
+        sent = fake.send_webhook("pull_request", {"action": "opened"})  # no server: failed
+        since = datetime.now(UTC) - timedelta(hours=1)
+        assert [d["guid"] for d in client.hook_deliveries(since)] == [sent.guid]
+        client.redeliver(sent.id)  # as `review-notes redeliver` asks
         client.get_pull(PRRef(DEFAULT_REPO, 7, None))  # looks up the installation first
         client.get_pull(draft)
         assert client.list_files(pr).listed == 123

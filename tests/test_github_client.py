@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import jwt
@@ -1388,3 +1389,44 @@ def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, m
     )
     assert client.list_files(PR) == ["a.py"]  # retried after a wait capped at 10 s
     assert t.slept and all(s <= 10.0 for s in t.slept)
+
+
+# --- found by review 'r18d' ---
+
+
+def test_the_apps_delivery_log_is_read_page_by_page_with_its_jwt(fake_github, make_github_client):
+    """GET /app/hook/deliveries pages by a cursor in the Link header; the client follows
+    it with the App's JWT and stops at the page reaching back past `since`."""
+    for n in range(130):
+        fake_github.send_webhook("pull_request", {"action": "opened", "number": n})
+    client = make_github_client()
+    since = datetime.now(UTC) - timedelta(hours=1)
+    listed = client.hook_deliveries(since)
+    assert len(listed) == 130 and len({d["guid"] for d in listed}) == 130
+    pages = fake_github.calls("GET", "/app/hook/deliveries")
+    assert [p.login for p in pages] == ["app", "app"] and pages[1].query["cursor"]
+    fake_github.clear_requests()
+    assert len(client.hook_deliveries(datetime.now(UTC) + timedelta(hours=1))) == 100
+    assert len(fake_github.calls("GET", "/app/hook/deliveries")) == 1  # older: no next page
+
+
+def test_a_redelivery_is_asked_with_the_jwt_and_retried_on_a_5xx(fake_github, make_github_client):
+    sent = fake_github.send_webhook("pull_request", {"action": "opened"}, guid="g-1")
+    fake_github.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
+    client = make_github_client(retry=RetryPolicy(attempts=2, backoff=0.01))
+    client.redeliver(sent.id)
+    wait_until(lambda: len(fake_github.hook_deliveries("g-1")) == 2, what="the redelivery")
+    assert [r.status for r in fake_github.calls("POST", "/app/hook/deliveries/*/attempts")] == [
+        502,
+        202,
+    ]
+    with pytest.raises(GitHubError, match="404"):
+        client.redeliver(99999)
+
+
+def test_a_token_cannot_read_the_apps_delivery_log(fake_github, make_github_client):
+    fake_github.add_pat("ghp_x", "someone")
+    client = GitHubClient(base_url=fake_github.base_url, token="ghp_x")
+    with pytest.raises(GitHubError, match="App's credentials"):
+        client.hook_deliveries(datetime.now(UTC))
+    assert fake_github.calls("GET", "/app/hook/deliveries") == []
