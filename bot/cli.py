@@ -435,6 +435,73 @@ def _retry(args: argparse.Namespace, db) -> int:
     return 1 if missing else 0
 
 
+def _cmd_redeliver(args: argparse.Namespace) -> int:
+    """Ask GitHub again for the events it failed to deliver (the server was down) in
+    the last `--since` hours that the queue does not hold."""
+    settings = _settings(db_path=args.db)
+    if settings is None:
+        return 2
+    why = _no_delivery_log(settings)
+    if why:
+        print(f"review-notes redeliver: {why}", file=sys.stderr)
+        return 2
+    db = _existing_database(settings.db_path)
+    if db is None:
+        return 2
+    try:
+        return _redeliver(settings, db, args.since)
+    finally:
+        db.close()
+
+
+def _no_delivery_log(settings: Settings) -> str | None:
+    """Why there is no webhook delivery log to redeliver from; None when the App's is."""
+    if settings.is_dry_run:
+        return (
+            "a dry run (no GitHub App credentials): GitHub sends it nothing, so there is"
+            " nothing to redeliver from"
+        )
+    if not settings.github_app_id:
+        return (
+            "needs the App's credentials (GITHUB_APP_ID and GITHUB_PRIVATE_KEY): only the"
+            " App can read its webhook deliveries (GET /app/hook/deliveries), not a token"
+        )
+    return None
+
+
+def _redeliver(settings: Settings, db, hours: int) -> int:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.github_port import GitHubError
+    from bot.queue import DeliveryQueue
+    from bot.redelivery import sweep
+    from bot.server import StartupError, live_github
+    from bot.settings import SettingsError
+
+    since = datetime.now(UTC) - timedelta(hours=hours)
+    try:
+        github = live_github(settings)
+    except (SettingsError, StartupError) as exc:  # e.g. a PEM that is not a usable key
+        print(f"review-notes redeliver: {exc}", file=sys.stderr)
+        return 2
+    try:
+        done = sweep(github, DeliveryQueue(db).held, since)
+    except GitHubError as exc:
+        print(f"review-notes redeliver: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        github.close()
+    for d in done.asked:
+        print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
+    for d, error in done.refused:
+        print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
+    print(
+        f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
+        f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC; the server gets them shortly"
+    )
+    return 1 if done.refused else 0
+
+
 def _library_arguments(parser: argparse.ArgumentParser) -> None:
     """The notes library a `notes` sub-command reads: a directory and the taxonomy, by
     default the server's (`_server_library`)."""
@@ -550,6 +617,28 @@ def build_parser() -> argparse.ArgumentParser:
     retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
     _database_argument(retry)
     retry.set_defaults(func=_cmd_retry)
+
+    from bot.redelivery import KEPT_HOURS
+
+    again = sub.add_parser(
+        "redeliver",
+        help="ask GitHub again for the webhooks it failed to deliver (the server was down)",
+        description="Read the App's webhook delivery log (GET /app/hook/deliveries) and"
+        " ask GitHub to send again (POST /app/hook/deliveries/{id}/attempts) each event of"
+        " the last --since hours that no attempt delivered and the queue does not hold."
+        " Needs the App's credentials; GitHub never redelivers by itself.",
+    )
+    again.add_argument(
+        "--since",
+        type=_whole_number(
+            f"a number of hours from 1 to {KEPT_HOURS} (GitHub keeps 3 days)", 1, KEPT_HOURS
+        ),
+        default=KEPT_HOURS,
+        metavar="HOURS",
+        help=f"look this many hours back (default: {KEPT_HOURS}, all GitHub keeps)",
+    )
+    _database_argument(again)
+    again.set_defaults(func=_cmd_redeliver)
     return parser
 
 

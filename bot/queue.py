@@ -346,6 +346,22 @@ class DeliveryQueue:
         rows = self.db.execute("SELECT * FROM deliveries WHERE id = ?", (delivery_id,))
         return _delivery(rows[0]) if rows else None
 
+    def held(self, delivery_ids: set[str]) -> set[str]:
+        """Which of these delivery ids the queue holds, in any state."""
+        ids = sorted(delivery_ids)
+        found: set[str] = set()
+        for i in range(0, len(ids), 500):  # under SQLite's limit of bound parameters
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT id FROM deliveries WHERE id IN ({marks})", tuple(chunk))
+            found.update(r["id"] for r in rows)
+        return found
+
+    def last_received(self) -> str | None:
+        """When the newest delivery arrived (`utcnow()` format); None when there is none."""
+        rows = self.db.execute("SELECT MAX(received_at) AS at FROM deliveries")
+        return rows[0]["at"] if rows else None
+
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}
         for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):

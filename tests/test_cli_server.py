@@ -490,3 +490,27 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("review-notes:")]
     assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
+
+
+# --- found by review 'r18d' ---
+
+
+@pytest.mark.parametrize("hours", ["0", "73", "x"])
+def test_redeliver_refuses_hours_github_does_not_keep(tmp_path, hours):
+    r = run_cli(tmp_path, "redeliver", "--since", hours)
+    clear_error(r, "--since", "from 1 to 72")
+
+
+def test_redeliver_in_a_dry_run_says_there_is_nothing_to_redeliver_from(tmp_path):
+    clear_error(run_cli(tmp_path, "redeliver"), "dry run", "nothing to redeliver from")
+
+
+def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
+    r = run_cli(
+        tmp_path,
+        "redeliver",
+        GITHUB_TOKEN="ghp_example",
+        GITHUB_WEBHOOK_SECRET="s3cret",
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+    )
+    clear_error(r, "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "not a token")

@@ -20,6 +20,7 @@ from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
+    SECRET,
     UNRELATED_TITLE,
     LiveServer,
     app_env,
@@ -899,3 +900,34 @@ def test_a_tie_with_the_prs_closing_does_not_post_on_the_closed_pr(live, monkeyp
     assert rt.queue.counts()["failed"] == 0
     assert "GET pulls/{n}" in repo_calls(fake), "the tie read the PR (closed) from GitHub"
     assert ours(fake) == [], "the notes comment was posted on a PR GitHub says is closed"
+
+
+# --- found by review 'r18d' ---
+
+
+def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
+    tmp_path, fake_github, app_key
+):
+    """An upgrade stops the old server first; GitHub fails what it sends meanwhile and
+    never sends it again by itself. `review-notes redeliver` asks it to, once per event:
+    the PR gets its notes comment, and what the queue already held is not asked for."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/x.md"], title=UNRELATED_TITLE)
+    serve = LiveServer(tmp_path, app_env(tmp_path, fake, app_key))
+    fake.webhook_url, fake.webhook_secret = f"{serve.base}/webhook", SECRET
+    with serve.run():
+        seen = fake.send_webhook("pull_request", pr_payload(number=N + 1, title=UNRELATED_TITLE))
+        assert seen.status_code == 202
+    missed = fake.send_webhook("pull_request", pr_payload(title=MATCHING_TITLE))
+    assert missed.status_code == 0  # the server is down
+    with serve.run():
+        r = cli("redeliver", env=serve.env, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert f"asked again: {missed.guid}  pull_request.opened" in r.stdout
+        assert seen.guid not in r.stdout and "1 asked again, 0 refused" in r.stdout
+        wait_until(lambda: ours(fake), what="the notes comment of the redelivered PR")
+        wait_until(lambda: serve.health()["done"] == 2, what="the redelivery handled")
+        again = cli("redeliver", "--since", "1", env=serve.env, cwd=tmp_path)
+        assert "0 asked again" in again.stdout, again.stdout + again.stderr
+    assert len(ours(fake)) == 1 and len(fake.hook_deliveries(missed.guid)) == 2

@@ -948,3 +948,23 @@ def test_a_delivery_is_put_back_eight_times_for_rate_limits_then_failed(tmp_path
     assert q.claim().id == "d1"
     assert not q.defer("d1", 0, "rate limited")
     assert q.get("d1").state == State.FAILED
+
+
+# --- found by review 'r18d' ---
+
+
+def test_held_names_the_deliveries_the_queue_has_in_any_state(tmp_path):
+    # a redelivery sweep skips these: a failed one is `review-notes retry`'s to re-queue
+    q = queue_at(tmp_path)
+    assert q.last_received() is None
+    for did in ("d-done", "d-failed", "d-pending"):
+        add(q, did, number=None)
+    q.complete(q.claim().id)
+    q.fail(q.claim().id, "boom")
+    many = {f"x-{i}" for i in range(1200)}  # more than one query's bound parameters
+    assert q.held({"d-done", "d-failed", "d-pending", "d-unknown"} | many) == {
+        "d-done",
+        "d-failed",
+        "d-pending",
+    }
+    assert q.last_received() == q.get("d-pending").received_at
