@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Protocol
+from datetime import datetime, timedelta
+from typing import Any, Protocol, runtime_checkable
 
 from bot.github_port import GitHubError
 
@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 # GitHub keeps an App's deliveries this long (github.com; GHES keeps 7 days)
 KEPT_HOURS = 72
+# GitHub's clock and ours may differ: a start's sweep looks back this much further
+CLOCK_SLACK = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,17 @@ def to_redeliver(
     return sorted(chosen, key=lambda d: min(x.delivered_at for x in attempts[d.guid]))
 
 
+def since_last_seen(last_received: str | None, now: datetime) -> datetime:
+    """Where a start's sweep looks back to: the newest delivery the database holds (what
+    came later may have been missed while no server ran), never further than GitHub
+    keeps; all it keeps for a database that has seen none."""
+    oldest = now - timedelta(hours=KEPT_HOURS)
+    if last_received is None:
+        return oldest
+    return max(datetime.fromisoformat(last_received) - CLOCK_SLACK, oldest)
+
+
+@runtime_checkable
 class DeliveryLog(Protocol):
     """GitHub's side of a sweep (`bot.github_client.GitHubClient`, App JWT)."""
 

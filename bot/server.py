@@ -19,10 +19,12 @@ import signal
 import socket
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
@@ -40,7 +42,7 @@ from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, build_dispatcher
 from bot.dryrun import DryRunGitHub
-from bot.github_port import GitHubPort
+from bot.github_port import GitHubError, GitHubPort
 from bot.library import Library, load_library
 from bot.logs import Redactor, log_context
 from bot.match_config import MatchConfig
@@ -50,6 +52,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
+from bot.redelivery import DeliveryLog, since_last_seen, sweep
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.webhook import WebhookEndpoint
@@ -123,6 +126,31 @@ class Runtime:
             log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)
         self.workers.start()
         self.retention.start()
+
+    def redeliver_in_background(self) -> threading.Thread | None:
+        """Ask GitHub again for what it failed to deliver while no server ran (an
+        upgrade stops the old one first), since the newest delivery the database holds.
+        Called once the server listens: GitHub sends a redelivery at once. Only in App
+        mode with `redeliver_on_start`: a token or a dry run has no delivery log."""
+        github = self.ctx.github
+        if not self.settings.redeliver_on_start or not self.settings.github_app_id:
+            return None
+        if self.dry_run is not None or not isinstance(github, DeliveryLog):
+            return None
+        since = since_last_seen(self.queue.last_received(), datetime.now(UTC))
+        thread = threading.Thread(
+            target=self._redeliver, args=(github, since), name="redeliver", daemon=True
+        )
+        thread.start()
+        return thread
+
+    def _redeliver(self, github: DeliveryLog, since: datetime) -> None:
+        try:
+            sweep(github, self.queue.held, since)
+        except GitHubError as exc:  # the server runs on; the operator can ask by hand
+            log.warning("redelivery at start not done: %s; run `review-notes redeliver`", exc)
+        except Exception:  # a listing GitHub changed, the database closed by a stop
+            log.exception("redelivery at start failed; run `review-notes redeliver`")
 
     def stop(self) -> None:
         self.retention.stop()
@@ -564,6 +592,8 @@ class DrainingServer(uvicorn.Server):
         await super().startup(sockets)
         if self.early is not None and self.early.seen:  # stopped while starting
             self.handle_exit(self.early.seen[0], None)
+        elif not self.should_exit:
+            self.rt.redeliver_in_background()
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         self.rt.workers.stop_claiming()

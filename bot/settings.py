@@ -146,6 +146,8 @@ class Settings(BaseSettings):
     # Done and failed deliveries are deleted this long after they finished; at least
     # GitHub's redelivery window (3 days), so a redelivery is still known as one.
     delivery_retention_days: int = Field(default=14, ge=3, le=3650)
+    # App mode: at start, ask GitHub again for what it failed to deliver while no server ran
+    redeliver_on_start: bool = True
     http_timeout: float = Field(default=15.0, gt=0, le=300)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles

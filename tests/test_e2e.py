@@ -914,7 +914,9 @@ def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/x.md"], title=UNRELATED_TITLE)
-    serve = LiveServer(tmp_path, app_env(tmp_path, fake, app_key))
+    serve = LiveServer(
+        tmp_path, app_env(tmp_path, fake, app_key, REVIEW_NOTES_REDELIVER_ON_START="false")
+    )
     fake.webhook_url, fake.webhook_secret = f"{serve.base}/webhook", SECRET
     with serve.run():
         seen = fake.send_webhook("pull_request", pr_payload(number=N + 1, title=UNRELATED_TITLE))
@@ -931,3 +933,27 @@ def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
         again = cli("redeliver", "--since", "1", env=serve.env, cwd=tmp_path)
         assert "0 asked again" in again.stdout, again.stdout + again.stderr
     assert len(ours(fake)) == 1 and len(fake.hook_deliveries(missed.guid)) == 2
+
+
+def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_delivery(
+    tmp_path, fake_github, app_key
+):
+    """With redeliver_on_start (the default), the new server of an upgrade asks by itself
+    once it listens: the PR opened while no server ran gets its comment, once."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    serve = LiveServer(tmp_path, app_env(tmp_path, fake, app_key))
+    fake.webhook_url, fake.webhook_secret = f"{serve.base}/webhook", SECRET
+    with serve.run():
+        wait_until(lambda: fake.calls("GET", "/app/hook/deliveries"), what="the start's sweep")
+    missed = fake.send_webhook("pull_request", pr_payload(title=MATCHING_TITLE))
+    assert missed.status_code == 0  # the server is down
+    with serve.run():
+        wait_until(lambda: ours(fake), what="the notes comment of the redelivered PR")
+        wait_until(lambda: serve.health()["done"] == 1, what="the redelivery handled")
+    with serve.run():  # a start after it asks nothing again
+        wait_until(lambda: len(fake.calls("GET", "/app/hook/deliveries")) == 3, what="a sweep")
+    assert len(ours(fake)) == 1
+    assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 202]
+    assert len(fake.calls("POST", "/app/hook/deliveries/*/attempts")) == 1
+    assert "asked again" in serve.logs[1].read_text()

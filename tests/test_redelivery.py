@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.github_port import GitHubError
-from bot.redelivery import HookDelivery, hook_delivery, sweep, to_redeliver
+from bot.redelivery import HookDelivery, hook_delivery, since_last_seen, sweep, to_redeliver
 
 # --- found by review 'r18d' ---
 
@@ -90,3 +90,10 @@ def test_a_refused_redelivery_is_logged_and_counted_and_the_others_still_asked(c
     assert len(warnings) == 1 and "a" in warnings[0].getMessage()
     summary = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert summary and "3 attempts listed, 1 asked again, 1 refused" in summary[-1]
+
+
+def test_a_start_looks_back_to_the_last_delivery_seen_at_most_as_far_as_github_keeps():
+    assert since_last_seen(None, NOW) == SINCE
+    assert since_last_seen("2026-11-01T00:00:00.000000Z", NOW) == SINCE
+    seen = "2026-12-04T11:00:00.123456Z"
+    assert since_last_seen(seen, NOW) == datetime(2026, 12, 4, 10, 55, 0, 123456, tzinfo=UTC)
