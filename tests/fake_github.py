@@ -601,19 +601,7 @@ class FakeGitHub:
         """The status the webhook URL answered; 0 when nothing did."""
         if self.webhook_url is None:
             return 0
-        signature = hmac.new(self.webhook_secret.encode(), body, hashlib.sha256).hexdigest()
-        request = urllib.request.Request(
-            self.webhook_url,
-            data=body,
-            method="POST",
-            headers={
-                "Content-Type": "application/json",
-                "User-Agent": "GitHub-Hookshot/fake",
-                "X-GitHub-Event": event,
-                "X-GitHub-Delivery": guid,
-                "X-Hub-Signature-256": f"sha256={signature}",
-            },
-        )
+        request = webhook_request(self.webhook_url, event, guid, body, self.webhook_secret)
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
                 return answer.status
@@ -1328,6 +1316,21 @@ class FakeGitHub:
         permission = {"maintain": "write", "triage": "read"}.get(role, role)
         payload = {"permission": permission, "role_name": role, "user": self._user_json(user)}
         return _Reply(200, payload)
+
+
+def webhook_request(
+    url: str, event: str, delivery: str, body: bytes, secret: str
+) -> urllib.request.Request:
+    """A webhook delivery as GitHub POSTs it: its headers, signed with `secret`."""
+    signature = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/fake",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": f"sha256={signature}",
+    }
+    return urllib.request.Request(url, data=body, method="POST", headers=headers)
 
 
 def _file(f: str | tuple[str, str] | FakeFile) -> FakeFile:

@@ -29,7 +29,7 @@ from bot.github_port import GitHubPort
 from bot.server import Runtime, build_runtime, create_app
 from bot.settings import Settings, load_settings
 from bot.signature import sign
-from tests.fake_github import DEFAULT_APP_ID, FakeGitHub
+from tests.fake_github import DEFAULT_APP_ID, FakeGitHub, webhook_request
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = (
@@ -195,17 +195,7 @@ def wait_until(check, timeout: float = 30.0, what: str = "condition"):
 def send_signed(base_url: str, event: str, payload: dict[str, Any], delivery: str) -> int:
     """POST a signed delivery to a server in another process; return the status."""
     body = json.dumps(payload).encode()
-    request = urllib.request.Request(
-        f"{base_url}/webhook",
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "X-GitHub-Event": event,
-            "X-GitHub-Delivery": delivery,
-            "X-Hub-Signature-256": sign(SECRET, body),
-        },
-    )
+    request = webhook_request(f"{base_url}/webhook", event, delivery, body, SECRET)
     with urllib.request.urlopen(request, timeout=10) as r:
         return r.status
 
