@@ -67,7 +67,7 @@ from bot.command_replies import Unanswered, render_errors, render_reply, render_
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
-from bot.db import github_time, utcnow
+from bot.db import as_github_time, github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
 from bot.github_port import (
@@ -169,8 +169,9 @@ def said_at(item: dict[str, Any], edited_at: str | None = None) -> str | None:
     or `edited_at` for an edited review), then its id, since GitHub numbers comments as
     they are written and its times have whole seconds only. None when the payload does
     not tell."""
-    when = edited_at or item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
-    if not isinstance(when, str) or not when or item.get("id") is None:
+    said = edited_at or item.get("updated_at") or item.get("submitted_at") or item.get("created_at")
+    when = as_github_time(said)  # not a time: unordered, never after all that comes later
+    if when is None or item.get("id") is None:
         return None
     return comment_key(when, int(item["id"]))
 

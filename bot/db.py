@@ -20,17 +20,25 @@ from pathlib import Path
 from typing import Any
 
 
-def github_time(at: str | None) -> str:
-    """A time as GitHub writes it (`2030-01-01T10:00:00Z`), now when not given or not a
-    time: order keys made of GitHub's times and ours compare as text, and a fraction or
-    an offset (`.`, `+`) sorts before GitHub's `Z`."""
+def as_github_time(at: object) -> str | None:
+    """`at` as GitHub writes times (`2030-01-01T10:00:00Z`), None when it is not a time.
+    Order keys made of GitHub's times and ours compare as text: a fraction or an offset
+    (`.`, `+`) sorts before GitHub's `Z`, and a payload's "not a date" would sort after
+    every real time, outranking all that comes later."""
+    if not isinstance(at, str) or not at:
+        return None
     try:
-        when = datetime.fromisoformat(at or utcnow())
-    except ValueError:
-        when = datetime.fromisoformat(utcnow())
-    if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = datetime.fromisoformat(at)
+        if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
+            when = when.replace(tzinfo=UTC)
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (ValueError, OverflowError):  # (a year 1 or 9999 moved across midnight)
+        return None
+
+
+def github_time(at: str | None) -> str:
+    """`at` as GitHub writes times; now when not given or not a time."""
+    return as_github_time(at) or as_github_time(utcnow()) or ""
 
 
 def utcnow(after_s: float = 0.0) -> str:

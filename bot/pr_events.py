@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.context import BotContext
-from bot.db import utcnow
+from bot.db import as_github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
@@ -76,13 +76,13 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     if payload.get("action") == "closed":  # nothing to match: only remember when
         ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-        event_at = payload["pull_request"].get("updated_at")
+        event_at = as_github_time(payload["pull_request"].get("updated_at"))
         newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
         return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
-    event_at = payload["pull_request"].get("updated_at")
+    event_at = as_github_time(payload["pull_request"].get("updated_at"))
     state = ctx.prs.get(ref.repo, ref.number)
     tied = bool(event_at) and state.event_at == event_at and state.event_by != event_id(delivery)
     if tied and not state.opted_out:  # (off: no use)

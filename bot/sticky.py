@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.context import BotContext
-from bot.db import github_time
+from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
@@ -232,8 +232,9 @@ def seen_event(ctx: BotContext, ref: PRRef, event_at: str, by: str | None = None
     """
     # one delivery per PR runs at a time (bot.queue), so nothing changes it in between
     state = ctx.prs.get(ref.repo, ref.number)
-    if state.event_at and event_at < state.event_at:
-        return state.event_at
+    standing = as_github_time(state.event_at)  # (one stored before times were checked)
+    if standing and event_at < standing:
+        return standing
     if event_at != state.event_at:
         ctx.prs.put(replace(state, event_at=event_at, event_by=by))
     elif state.event_by is not None and state.event_by != by:

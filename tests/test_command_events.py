@@ -2224,3 +2224,45 @@ def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_on
     assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}] + [{"eyes", "confused"}] * 2
     said = [r.message for r in caplog.records if "over its reply budget" in r.message]
     assert len(said) == 1 and "installation 1001" in said[0], said
+
+
+# --- found by review 'r18e' ---
+
+
+def test_a_comment_updated_at_that_is_not_a_time_does_not_keep_notes_off_for_good(tmp_path):
+    """Mutation: `comment.updated_at` (and `created_at`) of an `issue_comment.created`
+    delivery saying `/notes off` set to a string that is not a GitHub timestamp ("not a
+    date"), the rest of the payload GitHub's own.
+
+    What goes wrong: the command's order key (`command_events.said_at` ->
+    `order_keys.comment_key`) is built from the string as is and compared as text, so the
+    `off` counts as said after everything GitHub will ever send ("n" sorts after every
+    "2026-..."). A real `/notes on` written an hour later is taken as said before it
+    (`_newer_switch`), acknowledged, and changes nothing: the PR stays paused for good,
+    the delivery `done`, no error, no warning. A time that is not GitHub's should be
+    refused at intake (400) or leave the command unordered (`said_at` None), never
+    outrank every real one.
+    """
+    from tests.test_fuzz import comment_base
+
+    with serving(make_settings(tmp_path, workers=1)) as (client, rt):
+        tune(rt)
+        opened = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES, number=8301)
+        assert post(client, "pull_request", opened).status_code == 202
+        drain(rt)
+        off = comment_base("/notes off")
+        off["comment"].update(id=100, created_at="not a date", updated_at="not a date")
+        r = post(client, "issue_comment", off)
+        assert r.status_code in (202, 400), r.text
+        drain(rt)
+        on = comment_base("/notes on")
+        on["comment"].update(
+            id=200, created_at="2026-09-01T12:00:00Z", updated_at="2026-09-01T12:00:00Z"
+        )
+        r2 = post(client, "issue_comment", on)
+        assert r2.status_code == 202, r2.text
+        drain(rt)
+        assert rt.queue.get(r2.json()["delivery"]).state == "done"
+        assert not rt.ctx.prs.get(DEFAULT_REPO, 8301).opted_out, (
+            "the later `/notes on` changed nothing: the malformed `off` outranks it"
+        )

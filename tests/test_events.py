@@ -23,6 +23,7 @@ from tests.test_e2e import _opened_behind, live_settings, ours
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
+    REPO,
     UNRELATED_TITLE,
     clean_env,
     deliver_pr,
@@ -655,3 +656,43 @@ def test_a_re_check_after_another_event_of_its_second_is_a_tie(tmp_path, fake_gi
         post(client, "pull_request", same)  # of the same second: a tie, one GET
         drain(rt)
         assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/7001")) == 2
+
+
+# --- found by review 'r18e' ---
+
+
+def test_a_pull_request_updated_at_that_is_not_a_time_does_not_silence_the_pr_for_good(tmp_path):
+    """Mutation: `pull_request.updated_at` of an `opened` delivery set to a string that is
+    not a GitHub timestamp ("not a date"), the rest of the payload GitHub's own.
+
+    What goes wrong: intake queues it (202), the handler stores the string as the PR's
+    newest event time (`PRState.event_at`, compared as text in `sticky.seen_event`), and
+    since "n" sorts after every "2026-..." timestamp, every later real event of that PR
+    is judged stale and changes nothing: marked `done`, no error, no warning. Here the
+    title is edited so that no note matches any more, and the comment keeps showing the
+    note for good. One malformed delivery should be refused (400) or at least not be
+    remembered as the PR's newest event; later deliveries must not be dropped silently.
+    """
+    with serving(make_settings(tmp_path, workers=1)) as (client, rt):
+        first = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)
+        first["pull_request"]["updated_at"] = "not a date"
+        r = post(client, "pull_request", first)
+        assert r.status_code in (202, 400), r.text
+        drain(rt)
+        edited = pr_payload(
+            "edited",
+            title=UNRELATED_TITLE,
+            files=["docs/contributing/README.md"],
+            updated_at="2026-09-02T10:00:00Z",
+            changes={"title": {"from": MATCHING_TITLE}},
+        )
+        r2 = post(client, "pull_request", edited)
+        assert r2.status_code == 202, r2.text
+        drain(rt)
+        state = rt.ctx.prs.get(REPO, 7001)
+        assert state.event_at == "2026-09-02T10:00:00Z", (
+            f"the PR's newest event is still {state.event_at!r}: the edit was judged stale"
+        )
+        stickies = [c for c in rt.dry_run.comments(REPO, 7001) if c["sticky"]]
+        if stickies:  # posted for the first event: the edit must have updated it
+            assert "Keep EAGLE prefix-cache" not in stickies[-1]["body"], stickies[-1]["body"]

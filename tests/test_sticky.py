@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.context import BotContext
-from bot.db import Database
+from bot.db import Database, as_github_time
 from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, Outcome, PRRef
 from bot.library import load_library
@@ -836,3 +836,32 @@ def test_a_second_event_of_the_same_second_makes_every_run_of_it_a_tie(ctx):
     assert ctx.prs.get(REF.repo, REF.number).event_by == "delivery-a"
     assert seen_event(ctx, REF, at, "delivery-b") is None  # another event of that second
     assert ctx.prs.get(REF.repo, REF.number).event_by is None
+
+
+# --- found by review 'r18e' ---
+
+
+@pytest.mark.parametrize(
+    "given, kept",
+    [
+        ("2026-09-02T10:00:00Z", "2026-09-02T10:00:00Z"),
+        ("2026-09-02T06:00:00-04:00", "2026-09-02T10:00:00Z"),  # other objects' offsets
+        ("2026-09-02T10:00:00.123+00:00", "2026-09-02T10:00:00Z"),
+        ("2026-09-02T10:00:00", "2026-09-02T10:00:00Z"),  # no zone: UTC
+        ("not a date", None),
+        ("", None),
+        (None, None),
+        (1756807200, None),
+        ("0001-01-01T00:00:00+01:00", None),  # before year 1 in UTC
+    ],
+)
+def test_a_payload_time_is_kept_as_github_writes_it_or_not_at_all(given, kept):
+    # Times are compared as text: "not a date" would outrank every real one.
+    assert as_github_time(given) == kept
+
+
+def test_an_event_time_stored_before_times_were_checked_does_not_outrank_real_ones(ctx):
+    ref = REF
+    ctx.prs.put(replace(ctx.prs.get(ref.repo, ref.number), event_at="not a date"))
+    assert seen_event(ctx, ref, "2026-09-02T10:00:00Z", "d1") is None
+    assert ctx.prs.get(ref.repo, ref.number).event_at == "2026-09-02T10:00:00Z"
