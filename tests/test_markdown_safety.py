@@ -181,19 +181,28 @@ def test_entities_in_prose_are_escaped_so_no_encoded_mention_or_reference_comes_
     assert "&#64;" not in out and "&#35;" not in out
 
 
-# kills: bot/markdown_safety.py:144 entity-end branch of _url_end -> elif False
-def test_a_url_ends_before_a_trailing_entity():
-    assert safe_text("see https://example.com/a&quot;") == "see <https://example.com/a>&amp;quot;"
-
-
-# kills: bot/markdown_safety.py:158 url.replace("&", "&amp;") -> url
-def test_an_ampersand_inside_an_autolink_is_written_as_an_entity():
-    assert safe_text("https://x.org/?a=1&copy=2") == "<https://x.org/?a=1&amp;copy=2>"
-
-
-# kills: bot/markdown_safety.py:156 url[:4].lower() == "www." -> url[:4] == "www."
-def test_an_upper_case_www_link_gets_a_scheme():
-    assert safe_text("WWW.example.com/x") == "<http://WWW.example.com/x>"
+# Each case kills a mutant of bot/markdown_safety.py the other tests let live.
+@pytest.mark.parametrize(
+    "text, safe",
+    [
+        # :144 the entity-end branch of _url_end -> elif False
+        ("see https://example.com/a&quot;", "see <https://example.com/a>&amp;quot;"),
+        # :158 url.replace("&", "&amp;") -> url
+        ("https://x.org/?a=1&copy=2", "<https://x.org/?a=1&amp;copy=2>"),
+        # :156 url[:4].lower() == "www." -> url[:4] == "www."
+        ("WWW.example.com/x", "<http://WWW.example.com/x>"),
+        # :46 (?<![A-Za-z0-9_])GH- -> (?<![A-Za-z0-9])GH-: GitHub links no `GH-12` after
+        # a word character (`_` is one), so no needless ZWSP
+        ("snake_GH-12 and GH-12", "snake\\_GH-12 and GH-\u200b12"),
+        # :61 `([#+=-])` -> `([#+-])`: a setext underline at the start
+        ("=== big", "\\=== big"),
+        # :61 `\d{1,9}` -> `\d{1,8}`: CommonMark ordered lists take up to nine digits
+        ("123456789. x", "123456789\\. x"),
+    ],
+    ids=["url-before-entity", "amp-in-autolink", "upper-www", "glued-gh", "setext", "nine-digits"],
+)
+def test_safe_text_cases_the_mutation_run_found_untested(text, safe):
+    assert safe_text(text) == safe
 
 
 # kills: bot/markdown_safety.py:193 drop `or text.endswith("`")`
@@ -204,22 +213,6 @@ def test_code_pads_text_that_ends_with_a_backtick():
 # kills: bot/markdown_safety.py:199 drop .replace("(", "%28")
 def test_link_target_escapes_an_opening_parenthesis():
     assert link_target("https://x.org/a(b") == "https://x.org/a%28b"
-
-
-# kills: bot/markdown_safety.py:46 (?<![A-Za-z0-9_])GH- -> (?<![A-Za-z0-9])GH-
-def test_gh_reference_glued_to_an_identifier_is_left_as_typed():
-    # GitHub links no `GH-12` after a word character (`_` is one): no needless ZWSP
-    assert safe_text("snake_GH-12 and GH-12") == "snake\\_GH-12 and GH-\u200b12"
-
-
-# kills: bot/markdown_safety.py:61 `([#+=-])` -> `([#+-])`
-def test_a_setext_underline_at_the_start_is_escaped():
-    assert safe_text("=== big") == "\\=== big"
-
-
-# kills: bot/markdown_safety.py:61 `\d{1,9}` -> `\d{1,8}`
-def test_a_nine_digit_ordered_list_marker_at_the_start_is_escaped():
-    assert safe_text("123456789. x") == "123456789\\. x"  # CommonMark: up to nine digits
 
 
 def link_text_of(link: str) -> str:
