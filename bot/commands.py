@@ -139,9 +139,10 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)
     args = words if kind is Kind.UNKNOWN else words[1:]
     head = line[: len(word)] if kind is Kind.UNKNOWN else f"{line[: len(word)]} {words[0]}"
-    # capped as the arguments are: the sub-command's letters count for none of them
-    source = " ".join([head, *args])[: len(head) + 1 + max_arg_chars]
-    return Command(kind, _cap_args(args, max_arg_chars), source)
+    # The echo quotes the arguments the command runs with (whole words, as capped), so a
+    # reply never claims it answered words it dropped.
+    capped = _cap_args(args, max_arg_chars)
+    return Command(kind, capped, " ".join([head, *capped]))
 
 
 def _all_commands(text: str, word: str, max_arg_chars: int) -> list[Command]:

@@ -1238,3 +1238,15 @@ def test_the_line_keeps_every_argument_kept():
     assert "In reply to `/notes wrong 12 ab`:" in render_refused(cmd)
     (cmd,) = parse_commands("/notes search abcd efghi", max_arg_chars=10)
     assert cmd.args == ("abcd", "efghi") and cmd.line == "/notes search abcd efghi"
+
+
+# --- found by review 'r18f' ---
+
+
+def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with():
+    """`_cap_args` keeps whole words (`/notes search abcd efghijklmn` with max_arg_chars
+    10 searches for "abcd" alone), but `Command.line`, the "In reply to" echo, was cut by
+    characters and still showed half of the dropped word: `/notes search abcd efghi`."""
+    cmd = parse_commands("/notes search abcd efghijklmn", max_arg_chars=10)[0]
+    assert cmd.args == ("abcd",)
+    assert cmd.line == "/notes search abcd"
