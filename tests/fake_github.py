@@ -281,6 +281,18 @@ def _iso(epoch: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
+def _rate_bucket(who: Identity | None) -> str:
+    """Whose primary rate limit a call spends, as GitHub counts it: an installation
+    token's is its installation's (every installation's token has the App's one bot
+    login, yet each installation has its own calls), a user's token its login's, and the
+    App's JWT the App's one."""
+    if who is None:
+        return "app"
+    if who.installation_id is not None:
+        return f"installation {who.installation_id}"
+    return who.login
+
+
 def _node_id(kind: str, number: int) -> str:
     return base64.b64encode(f"0:{kind}{number}".encode()).decode()
 
@@ -350,8 +362,9 @@ class FakeGitHub:
         self._used: dict[str, int] = {}
         self._used_at_least = 0  # spend_rate_limit: what every caller has used already
         self._window_reset = int(time.time()) + 3600
-        # calls per caller (login) and hour, counted in the x-ratelimit-* headers of every
-        # answer: like GitHub, a call past them is refused (403, remaining 0) until the reset
+        # calls per caller and hour (see _rate_bucket), counted in the x-ratelimit-* headers
+        # of every answer: like GitHub, a call past them is refused (403, remaining 0) until
+        # the reset
         self.rate_limit = RATE_LIMIT
         self.rate_resource = "core"
         self._next_id = 1000
@@ -695,9 +708,9 @@ class FakeGitHub:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         fault = self._take_fault(method, path, query)
-        reply, login = _Reply(500), None
+        reply, login, bucket = _Reply(500), None, None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
-            reply, login = self._dispatch(
+            reply, login, bucket = self._dispatch(
                 method, path, query, raw, handler.headers.get("Authorization", "")
             )
         if fault is not None and fault.status is not None:
@@ -712,7 +725,7 @@ class FakeGitHub:
             return
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
-        self._send(handler, reply, login)
+        self._send(handler, reply, bucket)
 
     def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
         with self._lock:
@@ -736,13 +749,14 @@ class FakeGitHub:
 
     def _dispatch(
         self, method: str, path: str, query: dict[str, str], raw: bytes, authz: str
-    ) -> tuple[_Reply, str | None]:
-        login = None
+    ) -> tuple[_Reply, str | None, str | None]:
+        """The reply, the caller's login (recorded) and its rate-limit bucket."""
+        login = bucket = None
         try:
             with self._lock:
                 moved = self._moved_reply(method, path)
             if moved is not None:
-                return moved, login
+                return moved, login, bucket
             with self._lock:
                 read_only = authz.partition(" ")[2] in self._read_only
             if read_only and method not in ("GET", "HEAD") and path.startswith("/repos/"):
@@ -750,30 +764,30 @@ class FakeGitHub:
                     "message": "Resource not accessible by integration",
                     "documentation_url": DOCS,
                 }
-                return _Reply(403, body), login
+                return _Reply(403, body), login, bucket
             for want, pattern, handler_name, auth in _ROUTES:
                 match = pattern.fullmatch(path)
                 if match is None or want != method:
                     continue
                 who = self._authenticate(authz, auth)
                 login = "app" if who is None else who.login
-                if self._calls_used(login) >= self.rate_limit:
+                bucket = _rate_bucket(who)
+                if self._calls_used(bucket) >= self.rate_limit:
                     # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
-                    return self._over_rate_limit(who), login
+                    return self._over_rate_limit(who), login, bucket
                 params = {k: v for k, v in match.groupdict().items()}
                 body = json.loads(raw) if raw else {}
                 with self._lock:
-                    return getattr(self, handler_name)(who, params, query, body), login
+                    return getattr(self, handler_name)(who, params, query, body), login, bucket
             raise _HTTPError(404, "Not Found")
         except _HTTPError as exc:
-            return exc.reply, login
+            return exc.reply, login, bucket
         except json.JSONDecodeError:
-            return _Reply(
-                400, {"message": "Problems parsing JSON", "documentation_url": DOCS}
-            ), login
+            reply = _Reply(400, {"message": "Problems parsing JSON", "documentation_url": DOCS})
+            return reply, login, bucket
         except Exception:  # a bug in the fake: show it, answer 500 rather than hang
             traceback.print_exc(file=sys.stderr)
-            return _Reply(500, {"message": "fake server error"}), login
+            return _Reply(500, {"message": "fake server error"}), login, bucket
 
     def _over_rate_limit(self, who: Identity | None) -> _Reply:
         message = PRIMARY_MESSAGE
@@ -812,13 +826,13 @@ class FakeGitHub:
             self.client_id,
         )
 
-    def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, login: str | None) -> None:
+    def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None) -> None:
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
         headers = {
             "Content-Type": "application/json; charset=utf-8",
             "Content-Length": str(len(data)),
             "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
-            **self._rate_headers(login),
+            **self._rate_headers(bucket),
             **reply.headers,
         }
         try:
@@ -831,9 +845,9 @@ class FakeGitHub:
         except OSError:  # the client gave up (timeout) and closed its end
             handler.close_connection = True
 
-    def _rate_headers(self, login: str | None) -> dict[str, str]:
+    def _rate_headers(self, bucket: str | None) -> dict[str, str]:
         with self._lock:
-            key = login or "anonymous"
+            key = bucket or "anonymous"
             # a refused call is not counted: used stays at the limit, remaining at 0
             used = self._used[key] = min(self._calls_used(key) + 1, max(self.rate_limit, 0))
         return {

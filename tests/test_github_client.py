@@ -1430,3 +1430,31 @@ def test_a_token_cannot_read_the_apps_delivery_log(fake_github, make_github_clie
     with pytest.raises(GitHubError, match="App's credentials"):
         client.hook_deliveries(datetime.now(UTC))
     assert fake_github.calls("GET", "/app/hook/deliveries") == []
+
+
+# --- found by review 'r18f' ---
+
+
+def test_the_fakes_primary_rate_limit_is_counted_per_installation(http, fake_github, app_key):
+    """GitHub counts an installation token's primary rate limit per installation (each
+    has its own 5,000+/h). The fake keyed its count by the caller's login, and every
+    installation token has the same login (`<slug>[bot]`): one installation spending its
+    calls made the fake refuse every other installation with 403 "rate limit exceeded",
+    so a test of a per-installation pause could not tell a right client from a wrong one."""
+    fake_github.add_installation(2002, ["other/repo"])
+    fake_github.rate_limit = 3
+    app = {"Authorization": f"Bearer {_app_jwt(app_key)}"}
+    tokens = {}
+    for iid in (DEFAULT_INSTALLATION_ID, 2002):
+        url = f"{fake_github.base_url}/app/installations/{iid}/access_tokens"
+        minted = http.post(url, headers=app)
+        assert minted.status_code == 201, minted.text
+        tokens[iid] = {"Authorization": f"token {minted.json()['token']}"}
+    repo = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
+    statuses = [
+        http.get(repo, headers=tokens[DEFAULT_INSTALLATION_ID]).status_code for _ in range(4)
+    ]
+    assert statuses == [200, 200, 200, 403]  # installation A spent its calls
+    other = http.get(f"{fake_github.base_url}/repos/other/repo", headers=tokens[2002])
+    assert other.status_code == 200, other.text  # B has spent none of its own
+    assert other.headers["x-ratelimit-remaining"] == "2"
