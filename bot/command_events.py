@@ -29,7 +29,8 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
   the comment. All within the per-PR reply budget (over it: `confused`, no reply; a
   re-run finds the replies it posted before by their key, and does not pay for them
-  again).
+  again) and the installation's (over it: the first command refused gets `confused`, the
+  next that want only replies no reaction at all, until a reply is allowed again).
 
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
@@ -62,6 +63,7 @@ from bot.command_policy import (
     Decision,
     authorize,
     first_reaction,
+    needs_reply,
 )
 from bot.command_replies import Unanswered, render_errors, render_reply, render_unpicked
 from bot.commands import Command, Kind, changed_commands, parse_commands
@@ -354,6 +356,10 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
         return f"ignored: {source.actor.login} is a bot"
+    if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(ref.installation_id):
+        # the warning was logged when the spell began; one line per command would flood
+        log.info("installation %s: not answered while its replies are refused", ref.installation_id)
+        return "not answered: the installation is over its reply budget"
     reactions = Reactions(ctx, ref)
     for c, d in judged:
         reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)

@@ -65,6 +65,12 @@ def authorize(
     return Decision.ALLOW if permission in WRITE_PERMISSIONS else Decision.REFUSE
 
 
+def needs_reply(command: Command, decision: Decision) -> bool:
+    """Answered by a reply comment (its own, or the comment's one reply to what it could
+    not do), not by the sticky comment."""
+    return decision is Decision.REFUSE or not command.kind.updates_sticky
+
+
 def first_reaction(command: Command, decision: Decision) -> str | None:
     """The reaction to add as soon as the command is judged; None for bots."""
     if decision is Decision.IGNORE:
@@ -201,6 +207,11 @@ class ReplyBudget(Generic[K]):
         tokens, at = self._buckets.get(key, (float(self.burst), now))
         return min(float(self.burst), tokens + (now - at) / self.refill_s)
 
+    def left(self, key: K) -> float:
+        """The replies `key` has now, spending none."""
+        with self._lock:
+            return self._tokens(key, self._clock())
+
     def allow(self, key: K) -> bool:
         """Spend one reply for `key` if one is left."""
         with self._lock:
@@ -268,6 +279,15 @@ class FloodControl:
                 return Overspent(installation=True, first=first)
             self._refusing.discard(installation)
             return None
+
+    def refusing(self, installation: int | None) -> bool:
+        """The installation's budget refused a reply and has none yet. A command that
+        wants a reply is then not answered at all: its 👀 and 😕 are content writes too,
+        two a command, and a flood would pass GitHub's limit on them alone."""
+        with self._lock:
+            return (
+                installation in self._refusing and self.installation_replies.left(installation) < 1
+            )
 
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""

@@ -2221,7 +2221,8 @@ def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_on
         fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     comments = [say(client, rt, fake, "/notes help", number=n) for n in numbers]
     assert [len(replies(fake, n)) for n in numbers] == [1, 0, 0]
-    assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}] + [{"eyes", "confused"}] * 2
+    # the first refused gets 😕; the next none at all (r18f: reactions are content writes)
+    assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}, {"eyes", "confused"}, set()]
     said = [r.message for r in caplog.records if "over its reply budget" in r.message]
     assert len(said) == 1 and "installation 1001" in said[0], said
 
@@ -2266,3 +2267,30 @@ def test_a_comment_updated_at_that_is_not_a_time_does_not_keep_notes_off_for_goo
         assert not rt.ctx.prs.get(DEFAULT_REPO, 8301).opted_out, (
             "the later `/notes on` changed nothing: the malformed `off` outranks it"
         )
+
+
+# --- found by review 'r18f' ---
+
+
+def test_commands_past_the_installations_reply_budget_create_no_content_on_github(live):
+    """The installation's budget exists to keep the App under GitHub's ~500
+    content-creating requests an hour, but only the reply comment was budgeted: every
+    command past it still got two reactions (`eyes`, then `confused`), so a flood of 600
+    commands in an hour, 100 replied, was still 100 x 3 + 500 x 2 = 1,300 content writes,
+    past GitHub's 500, the App's comments blocked on every PR. Here: 2 replies allowed,
+    10 commands over the budget; the refused ones cost GitHub one 😕 (and its 👀) at most."""
+    client, rt, fake = live
+    config = CommandConfig(
+        min_update_interval_s=0, installation_reply_burst=2, installation_reply_refill_s=3600
+    )
+    tune(rt, config, clock=lambda: 50.0)
+    numbers = [N + i for i in range(12)]
+    for n in numbers[1:]:
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.clear_requests()
+    for n in numbers:
+        say(client, rt, fake, "/notes help", number=n)
+    content = [r for r in fake.requests if r.method == "POST" and r.path.startswith("/repos/")]
+    replied = [r for r in content if r.path.endswith("/comments")]
+    assert len(replied) == 2
+    assert len(content) <= 3 * len(replied) + 2, sorted(r.path for r in content)
