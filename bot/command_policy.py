@@ -238,7 +238,7 @@ class ReplyBudget(Generic[K]):
 class Overspent:
     """Why a reply was not allowed: its PR's budget is spent, or (`installation`) the
     budget all the installation's PRs share. `first`: the installation's first refusal
-    since it last allowed a reply, the one to say in the log."""
+    since its budget was last full, the one to say in the log."""
 
     installation: bool = False
     first: bool = False
@@ -270,6 +270,11 @@ class FloodControl:
         """Spend one reply of the PR's budget and one of its installation's; None when
         both had one, else what refused it (and nothing is spent)."""
         with self._lock:
+            if self.installation_replies.left(installation) >= self.installation_replies.burst:
+                # The spell ends only once the budget is full again: under a steady flood
+                # each refill lets one reply through, and ending it there would warn again
+                # at every refill (100 times an hour), for one flood.
+                self._refusing.discard(installation)
             if not self.replies.allow(pr):
                 return Overspent()
             if not self.installation_replies.allow(installation):
@@ -277,7 +282,6 @@ class FloodControl:
                 first = installation not in self._refusing
                 self._refusing.add(installation)
                 return Overspent(installation=True, first=first)
-            self._refusing.discard(installation)
             return None
 
     def refusing(self, installation: int | None) -> bool:

@@ -353,7 +353,7 @@ def test_replies_across_many_prs_stay_under_githubs_hourly_content_creation_limi
 
 def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     """A refusal tells which budget refused, and whether it is the installation's first
-    since its last allowed reply (the one to log). A PR's spent budget costs the
+    since its budget was last full (the one to log). A PR's spent budget costs the
     installation nothing; a refund gives both back."""
     clock = FakeClock()
     config = CommandConfig(
@@ -367,6 +367,30 @@ def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=False)
     clock.advance(60)
     assert flood.allow_reply("pr3", 7) is None  # pr3's own reply was not spent when refused
-    assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=True)  # said again
+    # one refill is not the spell's end (r18f): not said again
+    assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=False)
     flood.refund_reply("pr3", 7)
     assert flood.allow_reply("pr4", 7) is None
+    clock.advance(120)  # full again: the spell is over
+    assert flood.allow_reply("pr5", 7) is None
+    assert flood.allow_reply("pr6", 7) is None
+    assert flood.allow_reply("pr7", 7) == Overspent(installation=True, first=True)  # said again
+
+
+# --- found by review 'r18f' ---
+
+
+def test_a_sustained_flood_is_warned_of_once_not_at_every_refill():
+    """README: past the installation's budget "the log says once (a warning naming the
+    installation) that replies are refused". A spell ended at the next allowed reply, and
+    under a sustained flood the bucket lets one through every refill (36 s), so the flood
+    the budget was made for (a command every 6 s on another PR, for an hour) logged 99
+    warnings, one per refill, and an alert on WARNING fired all hour."""
+    now = [0.0]
+    flood = FloodControl(load_command_config(), clock=lambda: now[0])
+    warned = 0
+    for i in range(600):
+        now[0] = i * 6.0
+        refused = flood.allow_reply(f"o/r#{1000 + i}", 1001)
+        warned += bool(refused and refused.first)
+    assert warned <= 2, f"{warned} warnings for one hour-long flood"
