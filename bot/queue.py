@@ -359,8 +359,10 @@ class DeliveryQueue:
 
     def last_received(self) -> str | None:
         """When the newest delivery arrived (`utcnow()` format); None when there is none."""
-        rows = self.db.execute("SELECT MAX(received_at) AS at FROM deliveries")
-        return rows[0]["at"] if rows else None
+        # seq (the primary key) rises with received_at (both set at insert, utcnow()); MAX
+        # over received_at, unindexed, would read the whole table at every start
+        rows = self.db.execute("SELECT received_at FROM deliveries ORDER BY seq DESC LIMIT 1")
+        return rows[0]["received_at"] if rows else None
 
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}
