@@ -499,7 +499,9 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
         f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC; the server gets them shortly"
     )
-    return 1 if done.refused else 0
+    if done.stopped is not None:
+        print(f"stopped ({done.stopped}): {done.not_asked} not asked again", file=sys.stderr)
+    return 1 if done.refused or done.stopped else 0
 
 
 def _library_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
-from bot.github_port import GitHubError
+from bot.github_port import GitHubError, rate_limit_wait
 
 log = logging.getLogger(__name__)
 
@@ -112,22 +112,39 @@ class Sweep:
     listed: int = 0  # attempts GitHub listed since the time asked
     asked: list[HookDelivery] = field(default_factory=list)  # GitHub accepted (202)
     refused: list[tuple[HookDelivery, str]] = field(default_factory=list)  # and why
+    stopped: str | None = None  # why it stopped before asking for all (then not_asked)
+    not_asked: int = 0
 
 
-def sweep(github: DeliveryLog, held: Callable[[set[str]], set[str]], since: datetime) -> Sweep:
+def _never() -> bool:
+    return False
+
+
+def sweep(
+    github: DeliveryLog,
+    held: Callable[[set[str]], set[str]],
+    since: datetime,
+    stopping: Callable[[], bool] = _never,
+) -> Sweep:
     """Ask GitHub again for every event it failed to deliver since `since` that the queue
     does not hold. A listing GitHub refuses raises GitHubError (the caller reports it); a
-    refused redelivery is logged and counted, and the others are still asked."""
+    refused redelivery is logged and counted, and the others are still asked. GitHub's
+    rate limit, or `stopping()` (the server shuts down), ends the sweep with one warning:
+    every call after a rate limit would be refused too, and calling on risks a ban."""
     listing = [hook_delivery(item) for item in github.hook_deliveries(since)]
     result = Sweep(listed=len(listing))
-    for d in to_redeliver(listing, held, since):
-        try:
-            github.redeliver(d.id)
-        except GitHubError as exc:
-            log.warning("redelivery of %s (%s) not asked: %s", d.guid, d.kind, exc)
-            result.refused.append((d, str(exc)))
-        else:
-            result.asked.append(d)
+    wanted = to_redeliver(listing, held, since)
+    for i, d in enumerate(wanted):
+        result.stopped = _ask(github, d, result, stopping)
+        if result.stopped is not None:
+            result.not_asked = len(wanted) - i
+            log.warning(
+                "redelivery sweep stopped (%s): %d deliveries not asked again; run"
+                " `review-notes redeliver` later",
+                result.stopped,
+                result.not_asked,
+            )
+            break
     log.info(
         "redelivery sweep since %s: %d attempts listed, %d asked again, %d refused",
         since.isoformat(timespec="seconds"),
@@ -136,3 +153,22 @@ def sweep(github: DeliveryLog, held: Callable[[set[str]], set[str]], since: date
         len(result.refused),
     )
     return result
+
+
+def _ask(
+    github: DeliveryLog, d: HookDelivery, result: Sweep, stopping: Callable[[], bool]
+) -> str | None:
+    """Ask for `d` again and count the answer in `result`; why the sweep must stop
+    instead (nothing counted for `d`), else None."""
+    if stopping():
+        return "the server is stopping"
+    try:
+        github.redeliver(d.id)
+    except GitHubError as exc:
+        if rate_limit_wait(exc) is not None:
+            return f"GitHub rate limited the App: {exc}"
+        log.warning("redelivery of %s (%s) not asked: %s", d.guid, d.kind, exc)
+        result.refused.append((d, str(exc)))
+    else:
+        result.asked.append(d)
+    return None

@@ -80,6 +80,8 @@ class Runtime:
     dry_run: DryRunGitHub | None
     workers: Workers = field(init=False)
     retention: Retention = field(init=False)
+    # set once the server shuts down: the start's redelivery sweep stops asking GitHub
+    stopping: threading.Event = field(init=False, default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         redact = Redactor(self.settings.secret_values())
@@ -146,13 +148,14 @@ class Runtime:
 
     def _redeliver(self, github: DeliveryLog, since: datetime) -> None:
         try:
-            sweep(github, self.queue.held, since)
+            sweep(github, self.queue.held, since, self.stopping.is_set)
         except GitHubError as exc:  # the server runs on; the operator can ask by hand
             log.warning("redelivery at start not done: %s; run `review-notes redeliver`", exc)
         except Exception:  # a listing GitHub changed, the database closed by a stop
             log.exception("redelivery at start failed; run `review-notes redeliver`")
 
     def stop(self) -> None:
+        self.stopping.set()
         self.retention.stop()
         self.workers.stop()
         self.ctx.github.close()
@@ -596,6 +599,7 @@ class DrainingServer(uvicorn.Server):
             self.rt.redeliver_in_background()
 
     def handle_exit(self, sig: int, frame: Any) -> None:
+        self.rt.stopping.set()
         self.rt.workers.stop_claiming()
         super().handle_exit(sig, frame)
 

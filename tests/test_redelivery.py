@@ -64,14 +64,17 @@ def test_a_listed_item_is_read_as_github_writes_it():
 
 
 class FakeLog:
-    def __init__(self, items: list[dict[str, Any]], refuse: set[int] = frozenset()):
+    def __init__(self, items: list[dict[str, Any]], refuse: set[int] = frozenset(), limit: int = 0):
         self.items, self.refuse, self.asked = items, refuse, []
+        self.limit = limit  # the redelivery GitHub answers with its rate limit
 
     def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]:
         return self.items
 
     def redeliver(self, delivery_id: int) -> None:
         self.asked.append(delivery_id)
+        if delivery_id == self.limit:
+            raise GitHubError("GitHub: rate limited", status=403, transient=True, retry_after=60)
         if delivery_id in self.refuse:
             raise GitHubError("GitHub redeliver webhook delivery: 502 (gave up)", status=502)
 
@@ -97,3 +100,27 @@ def test_a_start_looks_back_to_the_last_delivery_seen_at_most_as_far_as_github_k
     assert since_last_seen("2026-11-01T00:00:00.000000Z", NOW) == SINCE
     seen = "2026-12-04T11:00:00.123456Z"
     assert since_last_seen(seen, NOW) == datetime(2026, 12, 4, 10, 55, 0, 123456, tzinfo=UTC)
+
+
+# --- found by review 'r18f' ---
+
+
+def test_a_rate_limit_mid_sweep_stops_it_with_one_warning_naming_the_command(caplog):
+    """Every redelivery after GitHub's rate limit is refused too (and calling on while
+    limited risks a ban): the sweep went on, marking each one refused with its own
+    warning, hundreds of lines after a long outage. It stops, saying once what to run."""
+    github = FakeLog([item(i, f"g{i}", 0) for i in range(1, 6)], limit=2)
+    with caplog.at_level(logging.INFO, logger="bot.redelivery"):
+        done = sweep(github, nothing_held, SINCE)
+    assert github.asked == [1, 2]
+    assert [d.guid for d in done.asked] == ["g1"] and done.refused == []
+    assert done.not_asked == 4 and "rate limited" in (done.stopped or "")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "review-notes redeliver" in warnings[0], warnings
+
+
+def test_a_sweep_stops_asking_once_the_server_is_stopping():
+    github = FakeLog([item(i, f"g{i}", 0) for i in range(1, 4)])
+    done = sweep(github, nothing_held, SINCE, stopping=lambda: bool(github.asked))
+    assert github.asked == [1]
+    assert done.not_asked == 2 and done.stopped == "the server is stopping"
