@@ -1035,3 +1035,16 @@ def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
     rt.stopping.clear()
     rt.stop()
     assert rt.stopping.is_set()
+
+
+def test_the_readme_says_how_a_token_setup_gets_a_refused_delivery_again():
+    # README sent the operator of a full disk only to `review-notes redeliver`, which
+    # needs the App's credentials: with a token (a repository webhook) it refuses, and
+    # the way left, the webhook's Recent Deliveries, was not named.
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    healthz = readme[readme.index("| `GET /healthz` |") :]
+    healthz = healthz[: healthz.index("HEALTHCHECK")]  # the row, its lines joined
+    disk = readme[readme.index("When SQLite cannot store a delivery as it arrives") :]
+    disk = disk[: disk.index("- When SQLite cannot store a delivery's outcome")]
+    for text in (healthz, disk):
+        assert "review-notes redeliver" in text and "Recent Deliveries" in text, text
