@@ -39,7 +39,6 @@ class HookDelivery:
     status_code: int  # 0 or 5xx when GitHub could not reach us
     event: str
     action: str | None = None
-    redelivery: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -65,7 +64,6 @@ def hook_delivery(item: Mapping[str, Any]) -> HookDelivery:
         status_code=int(item.get("status_code") or 0),
         event=str(item.get("event") or ""),
         action=item.get("action"),
-        redelivery=bool(item.get("redelivery")),
     )
 
 
