@@ -34,10 +34,9 @@ log = logging.getLogger(__name__)
 # runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
 # A delivery put back this many times for a rate limit (`defer`; counted since it was
-# queued or last retried, whatever its runs did meanwhile) fails instead:
-# a limit that lasts this long needs a look (with the default retry_max_wait, 300 s, the
-# secondary back-off's eight come to about half an hour; a primary limit's reset is an
-# hour at most, one put-back).
+# queued or last retried, whatever its runs did meanwhile) fails instead: a limit that
+# lasts this long needs a look. The default of `max_deferrals` in config/bot.toml (the
+# server's queue takes the setting).
 MAX_DEFERRALS = 8
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
@@ -142,8 +141,9 @@ def pr_key(repo: str | None, number: int | None) -> str | None:
 
 
 class DeliveryQueue:
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, max_deferrals: int = MAX_DEFERRALS):
         self.db = db
+        self.max_deferrals = max_deferrals  # put-backs for a rate limit before failing
         db.script(SCHEMA)
         # An older database lacks columns added since (SCHEMA has them all): not_before,
         # since deferred deliveries; interruptions, since crashes were told apart from
@@ -270,25 +270,22 @@ class DeliveryQueue:
         """Put a delivery GitHub rate limited back, to be claimed no sooner than `seconds`
         from now; `reason` shows meanwhile as its last error. Not a failure nor an
         interruption. False, and failed with `reason`, when it was put back
-        MAX_DEFERRALS times already."""
+        `max_deferrals` times already."""
         now, error = utcnow(), reason[:2000]
         with self.db.tx() as conn:
             cur = conn.execute(
                 "UPDATE deliveries SET state = 'pending', deferrals = deferrals + 1,"
                 " not_before = ?, last_error = ?, updated_at = ?"
                 " WHERE id = ? AND state = 'processing' AND deferrals < ?",
-                (utcnow(after_s=seconds), error, now, delivery_id, MAX_DEFERRALS),
+                (utcnow(after_s=seconds), error, now, delivery_id, self.max_deferrals),
             )
             put_back = cur.rowcount > 0
             if not put_back:
+                given_up = f"put back {self.max_deferrals} times for rate limits; given up: {error}"
                 conn.execute(
                     "UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?"
                     " WHERE id = ? AND state = 'processing'",
-                    (
-                        f"put back {MAX_DEFERRALS} times for rate limits; given up: {error}"[:2000],
-                        now,
-                        delivery_id,
-                    ),
+                    (given_up[:2000], now, delivery_id),
                 )
         self._notify()
         return put_back

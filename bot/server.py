@@ -226,7 +226,7 @@ def build_runtime(
         raise StartupError(f"{DEFAULT_COMMANDS_FILE}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # it names the file
         raise StartupError(str(exc)) from None
-    db, queue, prs = _open_database(settings.db_path)
+    db, queue, prs = _open_database(settings.db_path, settings.max_deferrals)
     dry_run = None
     if github is None:
         if settings.is_dry_run:
@@ -249,7 +249,7 @@ def build_runtime(
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
 
 
-def _open_database(path: Path) -> tuple[Database, DeliveryQueue, PRStore]:
+def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQueue, PRStore]:
     """The database and its stores. A path SQLite cannot use (a directory, under a file,
     another kind of file, a volume this user cannot write) is a settings error naming
     REVIEW_NOTES_DB_PATH, not a traceback from deep in the start."""
@@ -258,7 +258,7 @@ def _open_database(path: Path) -> tuple[Database, DeliveryQueue, PRStore]:
     else:
         try:
             db = Database(path)
-            return db, DeliveryQueue(db), PRStore(db)
+            return db, DeliveryQueue(db, max_deferrals), PRStore(db)
         except FileExistsError as exc:  # creating its directory: a file is in the way
             why = f"{exc.filename} is a file, not a directory"
         except OSError as exc:

@@ -40,6 +40,7 @@ from pydantic_settings import (
 from bot.commands import WORD_PATTERN
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.queue import MAX_DEFERRALS
 from bot.toml_lines import first_lines
 
 DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
@@ -156,6 +157,10 @@ class Settings(BaseSettings):
     retry_sleep_max: float = Field(default=5.0, ge=0, le=60)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
+    # put-backs of a rate limited delivery (retry_sleep_max) before it fails
+    max_deferrals: int = Field(default=MAX_DEFERRALS, ge=1, le=100)
+    # a refused (401) delivery is logged once per this many seconds, with a count
+    seconds_between_unverified_logs: float = Field(default=60.0, ge=1, le=3600)
     bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

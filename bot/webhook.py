@@ -8,7 +8,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
 
   413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
-      a WARNING says so, once a minute at most (a mistyped secret refuses them all)
+      a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
+      a mistyped secret refuses them all)
   400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
   200 ping; 200 a delivery id already seen (processed once), or under another one a
       comment's or review's body seen before, or a pull_request body equal to its PR's
@@ -163,8 +164,9 @@ class WebhookEndpoint:
         # duplicate, which writes nothing, changes nothing): each refused one is lost
         # unless redelivered by hand, so /healthz fails while this holds.
         self.failing: str | None = None
-        # A mistyped secret refuses every delivery: said in the log, once a minute at most.
-        self.unverified = Throttle(60.0)
+        # A mistyped secret refuses every delivery: said in the log, once a minute at most
+        # (seconds_between_unverified_logs).
+        self.unverified = Throttle(settings.seconds_between_unverified_logs)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers: Headers = {}

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.github_port import rate_limit_wait
-from bot.queue import MAX_DEFERRALS, Delivery, DeliveryQueue, State
+from bot.queue import Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class Workers:
                 "delivery %s (%s) failed: rate limited after %d put-backs; %s",
                 delivery.id,
                 delivery.event,
-                MAX_DEFERRALS,
+                self.queue.max_deferrals,
                 error,
                 extra=extra,
             )
@@ -155,7 +155,7 @@ class Workers:
             delivery.event,
             wait,
             delivery.deferrals + 1,
-            MAX_DEFERRALS,
+            self.queue.max_deferrals,
             error,
             extra=extra,
         )

@@ -968,3 +968,28 @@ def test_held_names_the_deliveries_the_queue_has_in_any_state(tmp_path):
         "d-pending",
     }
     assert q.last_received() == q.get("d-pending").received_at
+
+
+def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
+    # REVIEW_NOTES_MAX_DEFERRALS (bot.server gives it to the queue); the workers' log
+    # lines count against it too
+    from bot.github_port import GitHubError
+
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=2)
+    add(q, "d1")
+    limited = GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
+
+    def rate_limited(delivery):
+        raise limited
+
+    workers = Workers(q, rate_limited, 1)
+    for _ in range(3):
+        q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")
+        assert q.claim().id == "d1"
+        workers.run_one(q.get("d1"))
+    d1 = q.get("d1")
+    assert d1.state == State.FAILED
+    assert d1.last_error.startswith("put back 2 times for rate limits; given up")
+    said = [m for m in caplog.messages if "d1" in m]
+    assert "(1 of 2 put-backs)" in said[0] and "(2 of 2 put-backs)" in said[1], said
+    assert "rate limited after 2 put-backs" in said[2], said

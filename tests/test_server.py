@@ -1048,3 +1048,23 @@ def test_the_readme_says_how_a_token_setup_gets_a_refused_delivery_again():
     disk = disk[: disk.index("- When SQLite cannot store a delivery's outcome")]
     for text in (healthz, disk):
         assert "review-notes redeliver" in text and "Recent Deliveries" in text, text
+
+
+def test_the_refusal_log_spacing_and_the_put_backs_come_from_the_settings(tmp_path, caplog):
+    caplog.set_level(logging.INFO)
+    settings = make_settings(tmp_path, max_deferrals=3, seconds_between_unverified_logs=10)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    now = [1000.0]
+    endpoint.unverified.clock = lambda: now[0]
+    headers = {b"x-github-event": b"push", b"x-github-delivery": b"d-1"}
+    try:
+        assert rt.queue.max_deferrals == 3
+        assert endpoint.check(headers, b"{}")[0] == 401
+        now[0] += 9.9
+        assert endpoint.check(headers, b"{}")[0] == 401  # held back
+        now[0] += 0.1
+        assert endpoint.check(headers, b"{}")[0] == 401
+    finally:
+        rt.db.close()
+    assert len(_refusals(caplog)) == 2

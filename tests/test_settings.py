@@ -434,3 +434,16 @@ def test_a_url_with_a_port_and_a_path_is_still_a_base():
     s = load(public_url="https://notes.example.org:8443/review-notes/")
     assert s.links_base() == "https://notes.example.org:8443/review-notes"
     assert load(github_api_url="https://[::1]:8080/api/v3").github_api_url.endswith(":8080/api/v3")
+
+
+def test_put_backs_and_the_refusal_log_spacing_are_settings():
+    # both were constants in code (bot/queue.py, bot/webhook.py): config/bot.toml's now
+    s = load()
+    assert (s.max_deferrals, s.seconds_between_unverified_logs) == (8, 60.0)
+    s = load(max_deferrals=2, seconds_between_unverified_logs=5)
+    assert (s.max_deferrals, s.seconds_between_unverified_logs) == (2, 5.0)
+    assert "REVIEW_NOTES_MAX_DEFERRALS" in errors(max_deferrals=0)
+    assert "REVIEW_NOTES_MAX_DEFERRALS" in errors(max_deferrals=101)
+    assert "REVIEW_NOTES_SECONDS_BETWEEN_UNVERIFIED_LOGS" in errors(
+        seconds_between_unverified_logs=0.5
+    )
