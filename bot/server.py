@@ -64,6 +64,10 @@ if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
 log = logging.getLogger("review_notes")
 
 
+# How long a stop waits for the start's redelivery sweep to end its call under way
+REDELIVERY_JOIN_SECONDS = 10.0
+
+
 class StartupError(Exception):
     """The server cannot start; the message says why."""
 
@@ -82,6 +86,7 @@ class Runtime:
     retention: Retention = field(init=False)
     # set once the server shuts down: the start's redelivery sweep stops asking GitHub
     stopping: threading.Event = field(init=False, default_factory=threading.Event)
+    redelivery: threading.Thread | None = field(init=False, default=None)  # the start's sweep
 
     def __post_init__(self) -> None:
         redact = Redactor(self.settings.secret_values())
@@ -144,6 +149,7 @@ class Runtime:
             target=self._redeliver, args=(github, since), name="redeliver", daemon=True
         )
         thread.start()
+        self.redelivery = thread
         return thread
 
     def _redeliver(self, github: DeliveryLog, since: datetime) -> None:
@@ -158,8 +164,23 @@ class Runtime:
         self.stopping.set()
         self.retention.stop()
         self.workers.stop()
+        self._join_redelivery()
         self.ctx.github.close()
         self.db.close()
+
+    def _join_redelivery(self) -> None:
+        """Wait for the start's sweep (it drained alongside the workers): it stops after
+        the call under way, whose retries may wait; a stopped server must not leave it
+        calling GitHub with a closed client and database. Bounded, as every stage."""
+        thread = self.redelivery
+        if thread is None:
+            return
+        thread.join(REDELIVERY_JOIN_SECONDS)
+        if thread.is_alive():
+            log.warning(
+                "the redelivery sweep did not stop within %.0fs; stopping without it",
+                REDELIVERY_JOIN_SECONDS,
+            )
 
 
 def claim_database(rt: Runtime) -> None:

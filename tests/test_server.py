@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import sqlite3
+import time
 import uuid
 
 import pytest
@@ -1035,6 +1036,32 @@ def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
     rt.stopping.clear()
     rt.stop()
     assert rt.stopping.is_set()
+
+
+def test_a_stopped_server_leaves_no_redelivery_sweep_calling_github(tmp_path, fake_github, app_key):
+    """Runtime.stop set `stopping` but did not wait for the start's sweep: stopped (its
+    database and GitHub client closed), the server still had a thread waiting to try a
+    redelivery GitHub had answered 502 again, which then called GitHub. Stop now waits
+    for the sweep (bounded), which stops after the call under way."""
+    from tests.fake_github import Fault
+    from tests.webhook_kit import app_settings
+
+    fake = fake_github
+    for n in (1, 2, 3):  # sent while no server ran: all three to ask for again
+        assert fake.send_webhook("pull_request", pr_payload(number=n)).status_code == 0
+    attempts = "/app/hook/deliveries/*/attempts"
+    fake.inject("POST", attempts, Fault.error(502))  # retried after retry_backoff (1 s)
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.start()
+    thread = rt.redeliver_in_background()
+    assert thread is not None
+    wait_until(lambda: fake.calls("POST", attempts), what="the first redelivery asked")
+    rt.stop()
+    stopped = len(fake.requests)
+    assert not thread.is_alive()
+    assert [c.status for c in fake.calls("POST", attempts)] == [502, 202]  # then it stopped
+    time.sleep(1.5)  # a sweep left running would have asked again by now
+    assert len(fake.requests) == stopped
 
 
 def test_the_readme_says_how_a_token_setup_gets_a_refused_delivery_again():
