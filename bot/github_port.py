@@ -26,12 +26,20 @@ class PRRef:
 
 
 def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
-    """PR `number` of a webhook payload's repository, through the payload's installation."""
-    installation = (payload.get("installation") or {}).get("id")
+    """PR `number` of a webhook payload's repository, through the payload's installation
+    (none: a repository webhook's, token setup). An installation of another type (a
+    signed body is still anyone's with the secret) is a ValueError naming the field,
+    where it failed the delivery with "'int' object has no attribute 'get'"."""
+    installation = payload.get("installation")
+    if installation is not None and not isinstance(installation, dict):
+        raise ValueError(f"installation: not an object ({type(installation).__name__})")
+    found = (installation or {}).get("id")
+    if found is not None and type(found) is not int:
+        raise ValueError(f"installation.id: not an integer ({type(found).__name__})")
     return PRRef(
         repo=payload["repository"]["full_name"],
         number=number,
-        installation_id=int(installation) if installation else None,
+        installation_id=found or None,
     )
 
 

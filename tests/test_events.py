@@ -696,3 +696,25 @@ def test_a_pull_request_updated_at_that_is_not_a_time_does_not_silence_the_pr_fo
         stickies = [c for c in rt.dry_run.comments(REPO, 7001) if c["sticky"]]
         if stickies:  # posted for the first event: the edit must have updated it
             assert "Keep EAGLE prefix-cache" not in stickies[-1]["body"], stickies[-1]["body"]
+
+
+@pytest.mark.parametrize(
+    ("installation", "said"),
+    [
+        (5, "installation: not an object (int)"),
+        ({"id": "abc"}, "installation.id: not an integer (str)"),
+        ({"id": [1001]}, "installation.id: not an integer (list)"),
+        ({"id": True}, "installation.id: not an integer (bool)"),
+    ],
+)
+def test_a_signed_payload_with_an_impossible_installation_fails_naming_it(app, installation, said):
+    # recorded as "AttributeError: 'int' object has no attribute 'get'" or int()'s
+    # "invalid literal for int() with base 10: 'abc'": nothing said which field
+    client, rt = app
+    payload = pr_payload(number=7301)
+    payload["installation"] = installation
+    r = post(client, "pull_request", payload)
+    assert r.status_code == 202, r.text
+    drain(rt)
+    d = rt.queue.get(r.json()["delivery"])
+    assert (d.state, d.last_error) == ("failed", f"ValueError: {said}")
