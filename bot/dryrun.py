@@ -69,11 +69,14 @@ class DryRunGitHub:
         # behind a write
         now = utcnow()
         with self.db.tx() as conn:
-            rows = conn.execute(
+            listed = conn.execute(
                 "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 1"
-                " AND instr(body, ?) > 0 ORDER BY id",
-                (ref.repo, ref.number, marker),
+                " ORDER BY id",
+                (ref.repo, ref.number),
             ).fetchall()
+            # as the live client: the notes comment opens with the marker (quoted further
+            # down, it is not the notes comment)
+            rows = [r for r in listed if r["body"].lstrip().startswith(marker)]
             row = rows[0] if rows else None  # the oldest is kept; the others go, as on GitHub
             for copy in rows[1:]:
                 conn.execute("DELETE FROM dry_run_comments WHERE id = ?", (copy["id"],))

@@ -185,9 +185,9 @@ class GitHubPort(Protocol):
         known_id: int | None = None,
         known_differs: bool = False,
     ) -> StickyResult:
-        """Create or edit the bot's one comment carrying `marker`.
+        """Create or edit the bot's one comment opening with `marker`.
 
-        Only a comment that contains the marker AND was written by the bot's own
+        Only a comment that opens with the marker AND was written by the bot's own
         account is ours. Identical body: no write. `create=False`: edit an
         existing comment but never create one (SKIPPED when there is none).
         More than one of ours: the oldest is the one kept and edited, the others are

@@ -500,6 +500,19 @@ def test_a_second_notes_comment_is_deleted_in_a_dry_run_too(ctx):
     assert kept["id"] == first["id"] and kept["body"] != first["body"]
 
 
+def test_a_dry_run_takes_for_its_notes_comment_only_one_that_opens_with_the_marker(ctx):
+    # as the live client: the marker quoted further down a comment does not make it ours
+    ctx.github.db.execute(
+        "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
+        " VALUES (?, ?, ?, 1, '2026-09-01T10:00:00Z', '2026-09-01T10:00:00Z')",
+        (REF.repo, REF.number, f"quoted:\n{MARKER}\nnot the notes"),
+    )
+    r = refresh_sticky(ctx, REF, facts())
+    assert r.outcome == Outcome.CREATED
+    quoted, notes = bodies(ctx)
+    assert quoted == f"quoted:\n{MARKER}\nnot the notes" and notes.startswith(MARKER)
+
+
 # a write GitHub applied but never confirmed is looked for, not trusted away (found by
 # review 'rel'; end to end in test_faults.py)
 
