@@ -124,12 +124,8 @@ def _render_unknown(commands: Sequence[Command], word: str) -> str:
     )
 
 
-def render_refused(command: Command, word: str = "/notes") -> str:
-    """Why `off`/`on`/`wrong`/`restore` was not done for this user."""
-    return _render_refused([command], word)
-
-
 def _render_refused(commands: Sequence[Command], word: str) -> str:
+    """Why `off`/`on`/`wrong`/`restore` was not done for this user (`render_errors`)."""
     uses = _listing([f"`{word} {kind}`" for kind in _once([c.kind.value for c in commands])], "and")
     return (
         f"{_header(*commands)}\nOnly the PR author or a collaborator with write access can"

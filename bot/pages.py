@@ -1,6 +1,7 @@
 """The notes browser: the pages the bot's comments link to, and the same data as JSON.
 
-The thin FastAPI shell the app mounts (`notes_router`): the queries are pure
+The thin FastAPI shell the app mounts (`notes_site(...).router()`; `notes_router` is the
+same routes alone, for an app that serves nothing else): the queries are pure
 (`bot.note_queries`), the HTML comes from `bot.page_templates` and the JSON shapes
 from `bot.page_json`. Every page is server-rendered by Jinja2 with autoescaping on,
 works without JavaScript, and is served with a CSP that forbids scripts, so hostile
@@ -10,7 +11,6 @@ note text stays text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -68,7 +68,7 @@ ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
 
 
 def notes_site(
-    library: Library | Callable[[], Library],
+    library: Library,
     *,
     public_url: str = "",
     link_mode: str = "pages",
@@ -80,19 +80,17 @@ def notes_site(
     /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg (and
     /favicon.ico, redirected to it).
 
-    `library` may be a callable returning the current Library, for an app that reloads
-    notes. `public_url` makes JSON urls and the canonical link absolute; a path in it
+    `public_url` makes JSON urls and the canonical link absolute; a path in it
     (`https://example.org/review-notes`, a proxy that strips the prefix) is kept in
     every link the pages make, so the stylesheet and navigation stay under it. With
     link_mode="github" the "source file" links go to
     `{notes_repo_url}/blob/{notes_branch}/{notes_dir}/<id>.md`, as the comment's do.
     """
     check_link_settings(link_mode, notes_repo_url)
-    current: Callable[[], Library] = library if callable(library) else (lambda: library)
-    return NotesSite(current, public_url, link_mode, notes_repo_url, notes_branch, notes_dir)
+    return NotesSite(library, public_url, link_mode, notes_repo_url, notes_branch, notes_dir)
 
 
-def notes_router(library: Library | Callable[[], Library], **options: Any) -> APIRouter:
+def notes_router(library: Library, **options: Any) -> APIRouter:
     """The notes browser's routes (`notes_site`'s options), for an app that needs no more."""
     return notes_site(library, **options).router()
 
@@ -102,14 +100,14 @@ class NotesSite:
 
     def __init__(
         self,
-        current: Callable[[], Library],
+        library: Library,
         public_url: str,
         link_mode: str,
         notes_repo_url: str,
         notes_branch: str,
         notes_dir: str,
     ):
-        self.current = current
+        self.library = library
         self.public_url = public_url
         self.link_mode = link_mode
         self.notes_repo = (notes_repo_url, notes_branch, notes_dir)
@@ -179,7 +177,7 @@ class NotesSite:
                 notes_repo_url=repo_url,
                 branch=branch,
                 directory=directory,
-                file=self.current().files.get(note.id),
+                file=self.library.files.get(note.id),
             )
         return self.absolute(self.href(request, "notes_source", note_id=note.id))
 
@@ -217,7 +215,7 @@ class NotesSite:
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
             css_href=self.href(request, "notes_css"),
             icon_href=self.href(request, "notes_icon"),
-            topics=self.current().topics,
+            topics=self.library.topics,
             verdicts=list(Verdict),
             pr_url=pr_url,
             issue_url=issue_url,
@@ -261,7 +259,7 @@ class NotesSite:
         verdict: str = "",
         q: str = "",
     ) -> Response:
-        lib = self.current()
+        lib = self.library
         try:
             query = parse_query(lib, repo=repo, topic=topic, verdict=verdict, q=q)
             as_data = wants_json(request)
@@ -291,7 +289,7 @@ class NotesSite:
         )
 
     def show_note(self, request: Request, note_id: str) -> Response:
-        lib = self.current()
+        lib = self.library
         note = lib.by_id.get(note_id)
         if note is None:
             return self.error(request, 404, f"no note with id {note_id!r}")
@@ -328,7 +326,7 @@ class NotesSite:
         )
 
     def note_source(self, request: Request, note_id: str) -> Response:
-        note = self.current().by_id.get(note_id)
+        note = self.library.by_id.get(note_id)
         if note is None:
             return self.error(request, 404, f"no note with id {note_id!r}")
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
@@ -339,7 +337,7 @@ class NotesSite:
             as_data = wants_json(request)
         except QueryError as exc:
             return self.error(request, 400, str(exc))
-        rows = topic_counts(self.current(), repo)
+        rows = topic_counts(self.library, repo)
         if as_data:
             return self.as_json(
                 TopicsOut(

@@ -8,10 +8,10 @@ from bot.command_replies import (
     REPLY_BUDGET,
     REPLY_MARKER,
     Unanswered,
+    _render_refused,
     _within_budget,
     render_errors,
     render_help,
-    render_refused,
     render_reply,
     render_search,
     render_topic,
@@ -91,7 +91,7 @@ def test_unknown_sub_command_gets_a_short_help_naming_it(library):
 
 
 def test_refusal_says_who_may(library):
-    body = render_refused(command("/notes off"))
+    body = render_errors([Unanswered(command("/notes off"), refused=True)])
     assert "PR author" in body and "write access" in body and "`/notes off`" in body
     assert_safe(body)
 
@@ -110,7 +110,7 @@ def test_one_error_alone_reads_as_its_own_reply_did():
         command("/notes hlep")
     )
     off = command("/notes off")
-    assert render_errors([Unanswered(off, refused=True)]) == render_refused(off)
+    assert render_errors([Unanswered(off, refused=True)]) == _render_refused([off], "/notes")
     assert render_errors([unpicked("/notes wrong 7")]) == unpicked("/notes wrong 7").unpicked
 
 

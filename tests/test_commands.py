@@ -1230,12 +1230,12 @@ def test_an_edit_runs_at_most_max_commands_new_commands():
 # count that took in the sub-command, so a reply's "In reply to" echo quoted less than the
 # arguments it answered
 def test_the_line_keeps_every_argument_kept():
-    from bot.command_replies import render_refused
+    from bot.command_replies import Unanswered, render_errors
 
     (cmd,) = parse_commands("/notes wrong 12 ab", max_arg_chars=10)  # "12 ab": 5
     assert cmd.args == ("12", "ab")
     assert cmd.line == "/notes wrong 12 ab"
-    assert "In reply to `/notes wrong 12 ab`:" in render_refused(cmd)
+    assert "In reply to `/notes wrong 12 ab`:" in render_errors([Unanswered(cmd, refused=True)])
     (cmd,) = parse_commands("/notes search abcd efghi", max_arg_chars=10)
     assert cmd.args == ("abcd", "efghi") and cmd.line == "/notes search abcd efghi"
 

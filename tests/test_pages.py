@@ -602,16 +602,6 @@ def test_links_follow_a_mount_prefix(library):
     assert client.get("/review/assets/notes.css").headers["content-type"].startswith("text/css")
 
 
-def test_library_may_be_a_callable_for_reloads(library):
-    current = {"lib": library}
-    client = client_for(lambda: current["lib"])
-    assert client.get("/notes/n-late").status_code == 404
-    extra = make_note("n-late", created=date(2027, 1, 1))
-    current["lib"] = Library(notes=library.notes + (extra,), topics=library.topics)
-    assert client.get("/notes/n-late").status_code == 200
-    assert note_ids(client.get("/notes").text)[0] == "n-late"
-
-
 def test_every_seed_note_page_renders():
     seeds = load_library()
     client = client_for(seeds)
