@@ -130,7 +130,7 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
 def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], MatchConfig | None]:
     """What the server would refuse in the matching config with this library, if anything;
     else the config."""
-    from bot.matching import checked_match_config
+    from bot.match_config import checked_match_config
 
     try:
         return [], checked_match_config(library, path)
@@ -795,7 +795,8 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
 def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
-    from bot.matching import checked_match_config, match_pr
+    from bot.match_config import checked_match_config
+    from bot.matching import match_pr
     from bot.prfacts import facts_from_record
 
     if args.changed_files is not None and args.title is None:

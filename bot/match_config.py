@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, did_you_mean
+from bot.library import ROOT, Library, did_you_mean
 from bot.notes import Glob, Problem, Term
 from bot.similarity import Vocabulary
 
@@ -102,6 +102,27 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     """Read config/matching.toml; a bad file raises ValueError (ConfigError) naming the
     file, line and field."""
     return match_config(read_config(path))
+
+
+def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
+    """The matching config, read and compiled against the library (cached: the first PR
+    reuses it): what the server checks at start and `notes check` before it. Any fault,
+    a topic the taxonomy lacks included, is a ValueError naming the file."""
+    from bot.matching import compile_matcher  # imported here: matching imports this module
+
+    try:
+        file = read_config(path)
+    except OSError as exc:
+        raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
+    config = match_config(file)
+    unknown = unknown_topics(file, library.topics)
+    if unknown:
+        raise ConfigError(unknown)
+    try:
+        compile_matcher(library, config)
+    except ValueError as exc:
+        raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
+    return config
 
 
 class _MatchFile(MatchConfig):

@@ -1,6 +1,5 @@
-"""Which notes a PR should get, ranked, with the reasons (pure, but for
-`checked_match_config`, the loader of the matching file the server and `notes check`
-share; compiled matchers are memoised per library and config).
+"""Which notes a PR should get, ranked, with the reasons (pure, but for one thing:
+compiled matchers are memoised per library and config, in a process-wide cache).
 
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
@@ -66,13 +65,12 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
-from pathlib import Path
 
-from bot.config_files import ConfigError, read_config
 from bot.library import Library
-from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, match_config, unknown_topics
+from bot.match_config import MatchConfig
+from bot.match_config import checked_match_config as checked_match_config  # server.py's import
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
-from bot.notes import Note, Problem, Verdict
+from bot.notes import Note, Verdict
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.reasons import (
@@ -1089,25 +1087,6 @@ def compile_matcher(library: Library, config: MatchConfig) -> CompiledMatcher:
         while len(_CACHE) > _CACHE_SIZE:
             del _CACHE[next(iter(_CACHE))]
         return matcher
-
-
-def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
-    """The matching config, read and compiled against the library (cached: the first PR
-    reuses it): what the server checks at start and `notes check` before it. Any fault,
-    a topic the taxonomy lacks included, is a ValueError naming the file."""
-    try:
-        file = read_config(path)
-    except OSError as exc:
-        raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
-    config = match_config(file)
-    unknown = unknown_topics(file, library.topics)
-    if unknown:
-        raise ConfigError(unknown)
-    try:
-        compile_matcher(library, config)
-    except ValueError as exc:
-        raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
-    return config
 
 
 def match_pr(facts: PRFacts, library: Library, config: MatchConfig) -> MatchResult:

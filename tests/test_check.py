@@ -19,8 +19,8 @@ from bot.library import (
     check_library,
     load_library,
 )
-from bot.match_config import DEFAULT_MATCHING_FILE, load_match_config
-from bot.matching import checked_match_config, match_pr
+from bot.match_config import DEFAULT_MATCHING_FILE, checked_match_config, load_match_config
+from bot.matching import match_pr
 from bot.notes import LibraryError, Verdict
 from bot.notes_lint import broad_glob
 from bot.prfacts import PRFacts

@@ -9,8 +9,8 @@ from webhook_kit import clear_error, run_cli
 
 from bot.cli import main
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_library
-from bot.match_config import DEFAULT_MATCHING_FILE
-from bot.matching import checked_match_config, match_pr
+from bot.match_config import DEFAULT_MATCHING_FILE, checked_match_config
+from bot.matching import match_pr
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
