@@ -349,6 +349,17 @@ def _changed_by(name: str, facts: PRFacts) -> tuple[str, ...]:
     return tuple(f for f in facts.code_names.get(name, ()) if f not in facts.incidental)
 
 
+@dataclass(frozen=True)
+class _Flags:
+    """What the kind of a note's evidence says (`CompiledMatcher._hold_back_flags`), as in Match."""
+
+    on_topic: bool
+    path_alone: bool
+    swept: bool
+    named: bool
+    own: bool
+
+
 @dataclass
 class _Scan:
     """What the PR's text, files and labels hit, before scoring."""
@@ -744,31 +755,69 @@ class CompiledMatcher:
             what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
             if gain > 0:
                 scored.append((gain, what, e.gloss))
-        is_source = self._is_source(i, facts)
-        refers = note.source_pr is not None and note.source_pr in facts.refs
-        reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
-        issue = next((n for n in note.issues if n in facts.refs), None)
-        via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
-        # the note's own PR, one building on it, one the note says to read, one on the
-        # bug its PR fixes, or one related to a PR that got the note: enough alone
-        tied = is_source or refers or reading or issue is not None or via is not None
-        if refers:
-            scored.append(
-                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
-            )
-        if reading:
-            scored.append((w.source_ref, "this note lists this PR to read with its own", ""))
-        if issue is not None:
-            scored.append(
-                (w.source_ref, f"refers to issue {issue}, which this note's PR fixes", "")
-            )
-        if via is not None and not (is_source or refers or reading):
-            scored.append((w.source_ref, f"{via[1]} PR {via[0]}, which got this note", ""))
+        ties, tied, is_source = self._ties(i, facts)
+        scored += ties
         score = sum(s for s, _, _ in scored)
         reasons = reason_lines(scored)
         if is_source:
             score += w.source_pr
             reasons = ("this PR is the one this note reviews", *reasons)
+        flags = self._hold_back_flags(i, own, hit, scan, main_shown=main_shown, tied=tied)
+        return Match(
+            note,
+            round(score, 2),
+            reasons,
+            specific=round(score - broad, 2),
+            on_topic=flags.on_topic,
+            path_alone=flags.path_alone,
+            swept=flags.swept,
+            named=flags.named,
+            own=flags.own,
+            source=is_source,
+            tied=tied,
+        )
+
+    def _ties(
+        self, i: int, facts: PRFacts
+    ) -> tuple[list[tuple[float, str | Said, str]], bool, bool]:
+        """What ties the PR to note `i` whatever its words and files: (weight, what, why)
+        per tie, whether there is one, and whether the PR is the note's own (its score is
+        added by the caller, its reason first). The note's own PR, one building on it, one
+        the note says to read, one on the bug its PR fixes, or one related to a PR that
+        got the note: each is enough alone."""
+        note, w = self.notes[i], self.config.weights
+        is_source = self._is_source(i, facts)
+        refers = note.source_pr is not None and note.source_pr in facts.refs
+        reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
+        issue = next((n for n in note.issues if n in facts.refs), None)
+        via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
+        tied = is_source or refers or reading or issue is not None or via is not None
+        ties: list[tuple[float, str | Said, str]] = []
+        if refers:
+            ties.append(
+                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
+            )
+        if reading:
+            ties.append((w.source_ref, "this note lists this PR to read with its own", ""))
+        if issue is not None:
+            ties.append((w.source_ref, f"refers to issue {issue}, which this note's PR fixes", ""))
+        if via is not None and not (is_source or refers or reading):
+            ties.append((w.source_ref, f"{via[1]} PR {via[0]}, which got this note", ""))
+        return ties, tied, is_source
+
+    def _hold_back_flags(
+        self,
+        i: int,
+        own: list[Evidence],
+        hit: list[TopicHit],
+        scan: _Scan,
+        *,
+        main_shown: bool,
+        tied: bool,
+    ) -> _Flags:
+        """What the kind of evidence for note `i` says, for `match` to hold it back or not
+        (see `_held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
+        main = self.notes[i].topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
         # which member or which failure: words or files of the note's own have to, or a
         # title resembling the note's. That title alone does not show the subsystem: it
@@ -790,18 +839,12 @@ class CompiledMatcher:
         )
         swept = not own_words and not tied and self._swept(hit, scan, own_files)
         named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
-        return Match(
-            note,
-            round(score, 2),
-            reasons,
-            specific=round(score - broad, 2),
+        return _Flags(
             on_topic=on_topic or tied,
             path_alone=path_alone and not tied,
             swept=swept,
             named=named or tied,
             own=self._singles_out(own, hit, scan) or tied,
-            source=is_source,
-            tied=tied,
         )
 
     def _topic_part(
