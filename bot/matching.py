@@ -68,7 +68,6 @@ from itertools import accumulate
 
 from bot.library import Library
 from bot.match_config import MatchConfig
-from bot.match_config import checked_match_config as checked_match_config  # server.py's import
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
 from bot.notes import Note, Verdict
 from bot.pathindex import GlobIndex

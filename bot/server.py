@@ -45,8 +45,7 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
 from bot.library import Library, load_library
 from bot.logs import Redactor, log_context
-from bot.match_config import MatchConfig
-from bot.matching import checked_match_config
+from bot.match_config import MatchConfig, checked_match_config
 from bot.metrics import Metrics
 from bot.page_json import prefers_html
 from bot.pages import notes_site
