@@ -32,6 +32,11 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   again) and the installation's (over it: the first command refused gets `confused`, the
   next that want only replies no reaction at all, until a reply is allowed again).
 
+Every write a comment's commands make (reactions, replies, the notes comment's edit,
+now or deferred) is paid from the installation's write budget before the first, as the
+most they can write (`most_writes`); what was not written goes back. Over it no command
+of the comment runs: the first refused gets `confused`, the next nothing, each is logged.
+
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
 ends its delivery at the first write GitHub refuses (bot.dispatch).
@@ -63,6 +68,7 @@ from bot.command_policy import (
     Decision,
     authorize,
     first_reaction,
+    most_writes,
     needs_reply,
 )
 from bot.command_replies import Unanswered, render_errors, render_reply, render_unpicked
@@ -263,6 +269,17 @@ def _gone(exc: Exception) -> bool:
     return isinstance(exc, GitHubError) and exc.status in (404, 410)
 
 
+@dataclass
+class Spent:
+    """The content writes (github_facts §3.3: reactions, comments, edits) one run of a
+    command delivery made on GitHub, or paid for in advance (the writes of a deferred
+    update it is owed): what is kept of its reservation from the installation's write
+    budget (`FloodControl.reserve_writes`); the rest goes back. A write tried and
+    refused counts: GitHub may count it too."""
+
+    writes: int = 0
+
+
 class Reactions:
     """Reactions on comments, each added once.
 
@@ -275,8 +292,9 @@ class Reactions:
     meanwhile is moot and only logged.
     """
 
-    def __init__(self, ctx: BotContext, ref: PRRef):
+    def __init__(self, ctx: BotContext, ref: PRRef, spent: Spent | None = None):
         self.ctx, self.ref = ctx, ref
+        self.spent = spent or Spent()  # each reaction asked for is a write
         self._added: set[tuple[int, str]] = set()
         self.failed: list[str] = []  # "content on comment N: error", in order
         self.limited: list[Exception] = []  # of those, GitHub's rate limits
@@ -285,6 +303,7 @@ class Reactions:
         if comment_id is None or content is None or (comment_id, content) in self._added:
             return
         self._added.add((comment_id, content))
+        self.spent.writes += 1
         try:
             self.ctx.github.add_reaction(self.ref, comment_id, content, on_diff=on_diff)
         except ConversationLocked:
@@ -360,7 +379,64 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         # the warning was logged when the spell began; one line per command would flood
         log.info("installation %s: not answered while its replies are refused", ref.installation_id)
         return "not answered: the installation is over its reply budget"
-    reactions = Reactions(ctx, ref)
+    # Every write the comment may make is paid before the first: answered whole or not
+    # run at all, and the writes of PR events (the notes comments) keep their room.
+    reserved = most_writes(judged, reacts=source.comment_id is not None)
+    refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
+    if refused is not None:
+        return _not_run(ctx, ref, source, judged, refused.first)
+    spent = Spent()
+    try:
+        return _run_judged(ctx, ref, source, delivery, judged, spent)
+    finally:  # what it did not write goes back, also when it failed halfway
+        ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _not_run(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    judged: list[tuple[Command, Decision]],
+    first: bool,
+) -> str:
+    """The installation's write budget refused the comment: none of its commands run.
+    The first comment of a spell gets 😕 (the spell's one write past the budget: the
+    user learns the command was heard and not done) and the warning; the next get
+    nothing at all, each logged with what it asked, so an operator can tell whose
+    commands were dropped and the user can say them again later."""
+    # the kinds and where they were said (not the text: a flood's, in every line)
+    asked = ", ".join(str(c.kind) for c, _ in judged) + f" in {source.origin or 'a review'}"
+    if first:
+        log.warning(
+            "installation %s: over its command write budget (%d writes, then one every %gs,"
+            " all its PRs together: reactions, replies, edits of the notes comment):"
+            " commands are not run until it has room for them (said again only once it"
+            " has been full)",
+            ref.installation_id,
+            ctx.commands.installation_write_burst,
+            ctx.commands.installation_write_refill_s,
+        )
+        Reactions(ctx, ref).add(source.comment_id, REFUSED, source.on_diff)
+    log.info(
+        "installation %s: %s#%d: not run, over its write budget: %s",
+        ref.installation_id,
+        ref.repo,
+        ref.number,
+        asked,
+    )
+    return f"not run: the installation is over its write budget ({asked})"
+
+
+def _run_judged(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    delivery: Delivery,
+    judged: list[tuple[Command, Decision]],
+    spent: Spent,
+) -> str:
+    """React, run and answer the comment's commands; `spent` counts the writes."""
+    reactions = Reactions(ctx, ref, spent)
     for c, d in judged:
         reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)
     switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
@@ -381,7 +457,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             sticky.append(c.kind)
         elif d is Decision.REFUSE or problem or c.kind is Kind.UNKNOWN:
             errors.append(Unanswered(c, refused=d is Decision.REFUSE, unpicked=problem))
-        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply, ctx, c, ref.repo)):
+        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply, ctx, c, ref.repo), spent):
             answered += 1
             said.append(f"{c.kind}: replied")
         else:
@@ -401,7 +477,12 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
 
 
 def _reply_once(
-    ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str, body: Callable[[], str]
+    ctx: BotContext,
+    ref: PRRef,
+    delivery: Delivery,
+    index: int | str,
+    body: Callable[[], str],
+    spent: Spent,
 ) -> bool:
     """Post a reply under its key, paid from the PR's reply budget and its installation's,
     unless an earlier run of the delivery posted it (and paid for it then). False: over a
@@ -421,6 +502,7 @@ def _reply_once(
             )
         return False
     once = reply_key(delivery.id, index)
+    spent.writes += 1
     try:
         reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
     except Exception:
@@ -446,7 +528,7 @@ def _answer_errors(
     reactions.add(source.comment_id, REFUSED, source.on_diff)
     what = ", ".join(f"{e.command.kind}: {e.outcome}" for e in errors)
     body = functools.partial(render_errors, errors, ctx.command_word)
-    if not _reply_once(ctx, ref, delivery, ERRORS, body):
+    if not _reply_once(ctx, ref, delivery, ERRORS, body, reactions.spent):
         return f"{what}; over the reply budget"
     return f"{what}; one reply"
 
@@ -649,6 +731,12 @@ def _ask_for_update(
     if ticket.admission is Admission.RUN or ctx.queue is None:
         return _update(ctx, ref, source.pull, pending, reactions), False
     ctx.prs.update(ref.repo, ref.number, pending=pending)
+    # The update it is owed writes later (handle_refresh, which pays nothing): its 👍,
+    # and for the one that schedules it, the notes comment. Paid now, from this
+    # command's reservation.
+    reactions.spent.writes += (source.comment_id is not None) + (
+        ticket.admission is Admission.DEFER
+    )
     if ticket.admission is Admission.DEFER:
         delay = max(0.0, ticket.run_at - ctx.flood.clock())
         _schedule(ctx, ref, source.pull, delay)
@@ -721,6 +809,8 @@ def _update(
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
         # deleted while off is posted anew, not taken for a new opt-out (resumed)
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+    if result.outcome in (Outcome.CREATED, Outcome.UPDATED):
+        reactions.spent.writes += 1  # the notes comment, written for a command
     failures = len(reactions.failed)
     for comment_id in pending.acks:
         reactions.add(comment_id, DONE)

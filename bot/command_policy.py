@@ -3,14 +3,15 @@ behind a lock; the clock defaults to time.monotonic, tests inject their own).
 
 Reactions on the command's comment tell the user what happened:
 `eyes` when a command is taken, `+1` when it is done, `confused` when it is
-refused, unknown, or over the reply budget. Bots get nothing (no loops).
+refused, unknown, or over the reply budget (or first over the installation's write
+budget). Bots get nothing (no loops).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Generic, TypeVar
@@ -188,7 +189,8 @@ class ReplyBudget(Generic[K]):
 
     Replies (topic, search, help) are distinct answers, so they cannot be
     coalesced; past the budget a command gets `confused` and no reply, which
-    stops a flood from turning into a wall of bot comments.
+    stops a flood from turning into a wall of bot comments. The same bucket, keyed by
+    installation, holds its commands' content writes (`FloodControl.reserve_writes`).
     """
 
     def __init__(
@@ -212,47 +214,97 @@ class ReplyBudget(Generic[K]):
         with self._lock:
             return self._tokens(key, self._clock())
 
-    def allow(self, key: K) -> bool:
-        """Spend one reply for `key` if one is left."""
+    def allow(self, key: K, n: int = 1) -> bool:
+        """Spend `n` tokens for `key` if that many are left (all or none)."""
         with self._lock:
             now = self._clock()
             tokens = self._tokens(key, now)
-            if tokens < 1:
+            if tokens < n:
                 self._buckets[key] = (tokens, now)
                 return False
             if key not in self._buckets and len(self._buckets) >= self._max_keys:
                 full = [k for k in self._buckets if self._tokens(k, now) >= self.burst]
                 for k in full:
                     del self._buckets[k]
-            self._buckets[key] = (tokens - 1, now)
+            self._buckets[key] = (tokens - n, now)
             return True
 
-    def refund(self, key: K) -> None:
-        """Give back the reply `allow` spent for `key` when it was not posted."""
+    def refund(self, key: K, n: int = 1) -> None:
+        """Give back `n` tokens `allow` spent for `key` that were not used (a reply not
+        posted, a write not made)."""
         with self._lock:
             now = self._clock()
-            self._buckets[key] = (min(float(self.burst), self._tokens(key, now) + 1), now)
+            self._buckets[key] = (min(float(self.burst), self._tokens(key, now) + n), now)
 
 
 @dataclass(frozen=True)
 class Overspent:
-    """Why a reply was not allowed: its PR's budget is spent, or (`installation`) the
-    budget all the installation's PRs share. `first`: the installation's first refusal
-    since its budget was last full, the one to say in the log."""
+    """Why a reply (or a comment's writes) was not allowed: its PR's budget is spent, or
+    (`installation`) the budget all the installation's PRs share. `first`: the
+    installation's first refusal since that budget was last full, the one to say in the
+    log (and, for writes, the one refused comment that still gets its 😕)."""
 
     installation: bool = False
     first: bool = False
 
 
+def most_writes(judged: Sequence[tuple[Command, Decision]], *, reacts: bool) -> int:
+    """The most content writes (github_facts §3.3) the judged commands of one comment
+    can make, whatever their answers turn out to be: its reactions (👀, 😕, 👍, each
+    at most once; none on a review body), a reply per reply command, ONE reply to those
+    it could not do (unknown, refused, or a `wrong` naming no note shown), and ONE write
+    of the notes comment (a deferred update's included: it is paid for now). Never more
+    than `bot.commands.most_comment_writes(len(judged))`."""
+    ran = [c.kind for c, d in judged if d is Decision.ALLOW]
+    replies = sum(1 for k in ran if not k.updates_sticky and k is not Kind.UNKNOWN)
+    errors = any(d is Decision.REFUSE for _, d in judged) or any(
+        k in (Kind.UNKNOWN, Kind.WRONG) for k in ran
+    )
+    sticky = any(k.updates_sticky for k in ran)
+    return (3 if reacts else 0) + replies + errors + sticky
+
+
+class _Spells(Generic[K]):
+    """Which keys a budget is refusing, so that a spell of refusals is said once: it
+    begins at the first refusal and ends only once the budget is full again. Under a
+    steady flood each refill lets one through, and ending the spell there would say it
+    again at every refill (100 times an hour) for one flood (r18f). Not locked: its
+    owner's lock guards it."""
+
+    def __init__(self, budget: ReplyBudget[K]):
+        self.budget = budget
+        self._refusing: set[K] = set()
+
+    def mend(self, key: K) -> None:
+        """End the key's spell if its budget is full again."""
+        if self.budget.left(key) >= self.budget.burst:
+            self._refusing.discard(key)
+
+    def refuse(self, key: K) -> bool:
+        """A refusal: True when it begins a spell."""
+        first = key not in self._refusing
+        self._refusing.add(key)
+        return first
+
+    def refusing(self, key: K, n: int = 1) -> bool:
+        """In a spell, and `n` tokens are not there yet."""
+        return key in self._refusing and self.budget.left(key) < n
+
+
 class FloodControl:
     """One process's limits, from config/commands.toml: per PR, sticky-comment updates
     (coalesced) and reply comments (a budget), with PR keys `owner/name#N`; per
-    installation, the reply comments of all its PRs (a budget keyed by installation id,
-    None for a token's single identity).
+    installation (keyed by installation id, None for a token's single identity), the
+    reply comments of all its PRs, and every content write their commands make.
 
-    The installation's budget keeps the replies far under GitHub's content-creation
-    limit (github_facts §3.3: no more than 500 an hour; calling on while limited risks
-    a ban), which the per-PR budgets alone would pass: they grow with the open PRs."""
+    The installation's budgets keep the commands far under GitHub's content-creation
+    limit (github_facts §3.3: no more than 80 a minute and 500 an hour, reactions and
+    edits included; calling on while limited risks a ban), which the per-PR budgets
+    alone would pass: they grow with the open PRs. The write budget is what guards the
+    limit (a reply is one write of several); the reply budget also keeps a flood from
+    notifying everyone watching the PRs with a wall of replies. PR events' notes
+    comments are paid from neither: they are the App's main job, and what the room
+    left under GitHub's limit is for."""
 
     def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
         self.clock = clock
@@ -263,25 +315,23 @@ class FloodControl:
         self.installation_replies: ReplyBudget[int | None] = ReplyBudget(
             config.installation_reply_burst, config.installation_reply_refill_s, clock
         )
-        self._refusing: set[int | None] = set()  # installations whose budget refused last
+        self.installation_writes: ReplyBudget[int | None] = ReplyBudget(
+            config.installation_write_burst, config.installation_write_refill_s, clock
+        )
+        self._reply_spells = _Spells(self.installation_replies)
+        self._write_spells = _Spells(self.installation_writes)
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
         """Spend one reply of the PR's budget and one of its installation's; None when
         both had one, else what refused it (and nothing is spent)."""
         with self._lock:
-            if self.installation_replies.left(installation) >= self.installation_replies.burst:
-                # The spell ends only once the budget is full again: under a steady flood
-                # each refill lets one reply through, and ending it there would warn again
-                # at every refill (100 times an hour), for one flood.
-                self._refusing.discard(installation)
+            self._reply_spells.mend(installation)
             if not self.replies.allow(pr):
                 return Overspent()
             if not self.installation_replies.allow(installation):
                 self.replies.refund(pr)
-                first = installation not in self._refusing
-                self._refusing.add(installation)
-                return Overspent(installation=True, first=first)
+                return Overspent(installation=True, first=self._reply_spells.refuse(installation))
             return None
 
     def refusing(self, installation: int | None) -> bool:
@@ -289,11 +339,27 @@ class FloodControl:
         wants a reply is then not answered at all: its 👀 and 😕 are content writes too,
         two a command, and a flood would pass GitHub's limit on them alone."""
         with self._lock:
-            return (
-                installation in self._refusing and self.installation_replies.left(installation) < 1
-            )
+            return self._reply_spells.refusing(installation)
 
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""
         self.replies.refund(pr)
         self.installation_replies.refund(installation)
+
+    def reserve_writes(self, installation: int | None, writes: int) -> Overspent | None:
+        """Take the most writes a comment's commands can make (`most_writes`) from its
+        installation's write budget, all at once or none: a comment is answered whole
+        or not run at all, never left with a 👀 and no answer because the budget ran
+        out halfway. None when taken (give back what was not written with
+        `refund_writes`), else the refusal (`first`: it begins a spell)."""
+        with self._lock:
+            self._write_spells.mend(installation)
+            if self.installation_writes.allow(installation, writes):
+                return None
+            return Overspent(installation=True, first=self._write_spells.refuse(installation))
+
+    def refund_writes(self, installation: int | None, writes: int) -> None:
+        """Give back the reserved writes a comment did not make (a reaction it did not
+        add, a reply over a budget, a notes comment that was already right)."""
+        if writes > 0:
+            self.installation_writes.refund(installation, writes)

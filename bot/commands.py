@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from bot.comment_prose import WORDS, command_lines
 from bot.config_files import read_config
@@ -50,6 +50,28 @@ class CommandConfig(BaseModel):
     reply_refill_s: float = Field(default=30.0, gt=0)
     installation_reply_burst: int = Field(default=10, ge=1)
     installation_reply_refill_s: float = Field(default=36.0, gt=0)
+    installation_write_burst: int = Field(default=40, ge=1)
+    installation_write_refill_s: float = Field(default=12.0, gt=0)
+
+    @field_validator("installation_write_burst")
+    @classmethod
+    def _holds_one_comment(cls, burst: int, info: ValidationInfo) -> int:
+        """A comment is run only when its most writes fit (bot.command_policy.most_writes):
+        a smaller burst would refuse a comment of `max_commands` commands for good."""
+        most = most_comment_writes(info.data.get("max_commands", 5))
+        if burst < most:
+            raise ValueError(
+                f"must be at least {most}: a comment of max_commands commands may write"
+                f" that many times (3 reactions, a reply each, one more reply or edit)"
+            )
+        return burst
+
+
+def most_comment_writes(max_commands: int) -> int:
+    """The most content writes one comment's commands may make: its three reactions
+    (👀, 😕, 👍), a reply per command, and one more (the reply to what could not be done
+    beside the notes comment's edit: a `wrong` may end in either)."""
+    return 3 + max_commands + 1
 
 
 def load_command_config(path: Path = DEFAULT_COMMANDS_FILE) -> CommandConfig:

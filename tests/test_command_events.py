@@ -2294,3 +2294,89 @@ def test_commands_past_the_installations_reply_budget_create_no_content_on_githu
     replied = [r for r in content if r.path.endswith("/comments")]
     assert len(replied) == 2
     assert len(content) <= 3 * len(replied) + 2, sorted(r.path for r in content)
+
+
+# --- every write a command causes is paid from the installation's budget ---
+
+
+def content_writes(fake) -> list[str]:
+    """The content-generating requests (github_facts §3.3) made since the last clear:
+    reactions, comments, comment edits."""
+    return [
+        f"{r.method} {r.path}"
+        for r in fake.requests
+        if r.path.startswith("/repos/") and r.method in ("POST", "PATCH")
+    ]
+
+
+# The shipped installation write budget's burst, and the one 😕 a spell costs past it.
+WRITE_BURST = 40
+
+
+@pytest.mark.parametrize(
+    "body, across_prs, count",
+    [
+        ("/notes", True, 16),  # sticky commands: 👀, the comment, 👍; none were budgeted
+        ("/notes help", False, 20),  # one PR past its reply budget: 👀 and 😕 each
+        ("/notes help\n/notes", True, 12),  # a reply with a sticky command
+    ],
+)
+def test_a_flood_of_commands_writes_no_more_than_the_installations_write_budget(
+    live, caplog, body, across_prs, count
+):
+    """github_facts §3.3: no more than 80 content-generating requests a minute and 500
+    an hour, reactions and edits included, past which GitHub blocks the App's notes
+    comments on every PR. Only reply comments were paid from the installation's budget:
+    a flood of sticky commands (their 👀, the comment's edit, 👍), of commands on one PR
+    past its own reply budget (👀 and 😕 each), or of comments mixing a reply with a
+    sticky command wrote on without bound. Now each comment's writes are paid from the
+    installation's write budget: past it, the first comment refused gets one 😕, the
+    next none, nothing is run, and the log says so."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 50.0)
+    numbers = [N + i if across_prs else N for i in range(count)]
+    for n in sorted(set(numbers) - {N}):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.clear_requests()
+    with caplog.at_level("INFO", logger="bot.command_events"):
+        comments = [say(client, rt, fake, body, number=n) for n in numbers]
+    writes = content_writes(fake)
+    assert len(writes) <= WRITE_BURST + 1, (len(writes), sorted(writes))
+    assert rt.queue.counts()["failed"] == 0
+    answered = [reactions(fake, c) for c in comments]
+    refused = answered.index({"confused"})  # the spell's one write
+    assert all(r and "eyes" in r for r in answered[:refused]), answered
+    assert all(r == set() for r in answered[refused + 1 :]), answered
+    warned = [r for r in caplog.records if r.levelname == "WARNING" and "write budget" in r.message]
+    assert len(warned) == 1 and "installation 1001" in warned[0].message
+    # each refused comment is logged, with what it asked
+    logged = [r.getMessage() for r in caplog.records if "not run, over" in r.getMessage()]
+    assert len(logged) == count - refused, logged
+
+
+def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
+    """The notes comment's edit and the 👍s a deferred update makes (handle_refresh,
+    later) are paid from the write budget when the commands are taken: a flood of
+    sticky commands in one window writes no more than the budget and the spell's one 😕,
+    the deferred update included, and every command taken is answered by it."""
+    client, rt, fake = live
+    config = CommandConfig(
+        min_update_interval_s=0.3, installation_write_burst=9, installation_write_refill_s=3600
+    )
+    tune(rt, config, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # the comment is there: the flood edits it
+    rt.ctx.flood.installation_writes.refund(1001, 9)  # and the budget full again
+    rt.workers.stop()  # queue them all, then let the workers loose
+    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
+    flood.append(say(client, rt, fake, "/notes why", wait=False))
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    writes = content_writes(fake)
+    assert len(writes) <= 9 + 1, sorted(writes)
+    assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
+    answered = [reactions(fake, c) for c in flood]
+    assert answered.count({"confused"}) == 1, answered
+    # taken: 👀, then 👍 (now or by the deferred update); refused: nothing at all
+    assert all(r in ({"eyes", "+1"}, {"confused"}, set()) for r in answered), answered
+    assert answered.count({"eyes", "+1"}) >= 2, answered

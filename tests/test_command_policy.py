@@ -15,8 +15,9 @@ from bot.command_policy import (
     ReplyBudget,
     authorize,
     first_reaction,
+    most_writes,
 )
-from bot.commands import Command, CommandConfig, Kind, load_command_config
+from bot.commands import Command, CommandConfig, Kind, load_command_config, most_comment_writes
 
 
 class FakeClock:
@@ -394,3 +395,77 @@ def test_a_sustained_flood_is_warned_of_once_not_at_every_refill():
         refused = flood.allow_reply(f"o/r#{1000 + i}", 1001)
         warned += bool(refused and refused.first)
     assert warned <= 2, f"{warned} warnings for one hour-long flood"
+
+
+# --- every write a command causes is paid from the installation's budget ---
+
+
+def judged(*kinds: Kind, decision: Decision = Decision.ALLOW) -> list[tuple[Command, Decision]]:
+    return [(Command(k), decision) for k in kinds]
+
+
+def test_most_writes_bounds_what_one_comment_can_write():
+    """👀, 😕 and 👍 at most once each on the comment, a reply per reply command, one
+    reply to what could not be done, one write of the notes comment."""
+    assert most_writes(judged(Kind.HELP), reacts=True) == 4  # writes 3: 👀, reply, 👍
+    assert most_writes(judged(Kind.REFRESH), reacts=True) == 4  # 👀, the edit, 👍
+    assert most_writes(judged(Kind.REFRESH), reacts=False) == 1  # a review: no reactions
+    assert most_writes(judged(Kind.UNKNOWN), reacts=True) == 4  # 😕 and one reply
+    assert most_writes(judged(Kind.OFF, decision=Decision.REFUSE), reacts=True) == 4
+    # a `wrong` ends in the notes comment's edit or in the reply naming what it can name
+    assert most_writes(judged(Kind.WRONG), reacts=True) == 5
+    # several sticky commands: one edit; several unknown ones: one reply
+    assert most_writes(judged(Kind.REFRESH, Kind.WHY, Kind.UNKNOWN, Kind.UNKNOWN), reacts=True) == 5
+    five = judged(Kind.HELP, Kind.TOPIC, Kind.SEARCH, Kind.HELP, Kind.WRONG)
+    assert most_writes(five, reacts=True) == 9 == most_comment_writes(5)
+
+
+def test_the_installations_write_budget_is_taken_whole_or_not_at_all():
+    """A comment's writes are reserved at once: refused, nothing is spent, so a smaller
+    comment may still fit; what was not written is given back. The first refusal
+    since the budget was last full begins a spell (the one to log and 😕); a refill is
+    not its end, a full budget is."""
+    clock = FakeClock()
+    config = CommandConfig(installation_write_burst=10, installation_write_refill_s=60.0)
+    flood = FloodControl(config, clock)
+    assert flood.reserve_writes(7, 4) is None
+    assert flood.reserve_writes(7, 4) is None
+    assert flood.reserve_writes(7, 4) == Overspent(installation=True, first=True)
+    assert flood.reserve_writes(7, 3) == Overspent(installation=True, first=False)
+    assert flood.reserve_writes(8, 4) is None  # another installation has its own
+    flood.refund_writes(7, 1)  # one of them wrote 3
+    assert flood.reserve_writes(7, 3) is None  # 2 left, and 1 back
+    clock.advance(4 * 60)  # 4 back: not full, the spell goes on
+    assert flood.reserve_writes(7, 5) == Overspent(installation=True, first=False)
+    assert flood.reserve_writes(7, 4) is None
+    flood.refund_writes(7, 0)  # nothing to give back
+    clock.advance(10 * 60)  # full again: the spell is over
+    assert flood.reserve_writes(7, 10) is None
+    assert flood.reserve_writes(7, 1) == Overspent(installation=True, first=True)
+    flood.refund_writes(7, 50)  # never past the burst
+    assert flood.installation_writes.left(7) == 10
+
+
+def test_commands_writes_across_many_prs_stay_under_githubs_hourly_limit_with_room_left():
+    """github_facts §3.3: no more than 500 content-generating requests an hour (and 80 a
+    minute), reactions and edits included. A command every 6 s for an hour, each on
+    another PR, each the most a single `/notes` or `/notes help` writes (3, reserved 4):
+    with the shipped config the commands write at most 300 an hour and the burst,
+    leaving the rest to the notes comments of PR events; past the budget one 😕 a
+    spell."""
+    now = [0.0]
+    config = load_command_config()
+    flood = FloodControl(config, clock=lambda: now[0])
+    writes = 0
+    per_minute: dict[int, int] = {}
+    for i in range(600):
+        now[0] = i * 6.0
+        refused = flood.reserve_writes(1001, 4)
+        wrote = 3 if refused is None else int(refused.first)
+        if refused is None:
+            flood.refund_writes(1001, 1)
+        writes += wrote
+        per_minute[i // 10] = per_minute.get(i // 10, 0) + wrote
+    assert writes <= 3600 / config.installation_write_refill_s + config.installation_write_burst
+    assert writes <= 350, writes  # 150 left for the notes comments
+    assert max(per_minute.values()) <= 40, per_minute  # of GitHub's 80 a minute

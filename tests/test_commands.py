@@ -280,6 +280,20 @@ def test_bad_config_is_rejected(tmp_path: Path):
     assert CommandConfig().word == "/notes"
 
 
+def test_an_installation_write_burst_too_small_for_one_comment_is_rejected(tmp_path: Path):
+    """A comment runs only when the most it can write fits the installation's write
+    burst: a smaller burst would never run a comment of `max_commands` commands."""
+    bad = tmp_path / "commands.toml"
+    bad.write_text("max_commands = 5\ninstallation_write_burst = 8\n", "utf-8")
+    with pytest.raises(ValueError, match=f"^{bad}:2: installation_write_burst: .*at least 9"):
+        load_command_config(bad)
+    bad.write_text("max_commands = 2\ninstallation_write_burst = 6\n", "utf-8")
+    assert load_command_config(bad).installation_write_burst == 6
+    bad.write_text("installation_write_refill_s = 0\n", "utf-8")
+    with pytest.raises(ValueError, match="installation_write_refill_s"):
+        load_command_config(bad)
+
+
 def test_a_command_on_a_list_items_line_is_text_one_on_its_own_line_under_it_runs():
     assert kinds("- /notes off") == [] and kinds("1. /notes why") == []
     # its own line under the item: the author typed it there, as right after a quote
