@@ -27,10 +27,11 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   it changed, nor what it did itself before (`_command_key`).
 - `topic`, `search` and `help` get a reply comment each; what could not be done
   (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
-  the comment. All within the per-PR reply budget (over it: `confused`, no reply; a
-  re-run finds the replies it posted before by their key, and does not pay for them
-  again) and the installation's (over it: the first command refused gets `confused`, the
-  next that want only replies no reaction at all, until a reply is allowed again).
+  the comment. All within the per-PR reply budget (over it: the first command refused
+  gets `confused`, no reply, the next that want only replies no reaction at all until
+  the PR has a reply again; a re-run finds the replies it posted before by their key,
+  and does not pay for them again) and the installation's (over it: likewise, until
+  the installation has a reply again).
 
 Every write a comment's commands make (reactions, replies, the notes comment's edit,
 now or deferred) is paid from the installation's write budget before the first, as the
@@ -375,10 +376,16 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
         return f"ignored: {source.actor.login} is a bot"
-    if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(ref.installation_id):
-        # the warning was logged when the spell began; one line per command would flood
-        log.info("installation %s: not answered while its replies are refused", ref.installation_id)
-        return "not answered: the installation is over its reply budget"
+    pr = pr_key(ref.repo, ref.number) or ""
+    if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(ref.installation_id, pr):
+        # the first refused got 😕 (and the installation's, a warning); these, a line each
+        log.info(
+            "installation %s: %s#%d: not answered while its replies are refused",
+            ref.installation_id,
+            ref.repo,
+            ref.number,
+        )
+        return "not answered: over the PR's or the installation's reply budget"
     # Every write the comment may make is paid before the first: answered whole or not
     # run at all, and the writes of PR events (the notes comments) keep their room.
     reserved = most_writes(judged, reacts=source.comment_id is not None)

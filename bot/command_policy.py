@@ -271,8 +271,9 @@ class _Spells(Generic[K]):
     again at every refill (100 times an hour) for one flood (r18f). Not locked: its
     owner's lock guards it."""
 
-    def __init__(self, budget: ReplyBudget[K]):
+    def __init__(self, budget: ReplyBudget[K], *, max_keys: int = 4096):
         self.budget = budget
+        self._max_keys = max_keys
         self._refusing: set[K] = set()
 
     def mend(self, key: K) -> None:
@@ -283,6 +284,9 @@ class _Spells(Generic[K]):
     def refuse(self, key: K) -> bool:
         """A refusal: True when it begins a spell."""
         first = key not in self._refusing
+        if first and len(self._refusing) >= self._max_keys:
+            # keyed by PR there may be many: forget the spells whose budget is full again
+            self._refusing = {k for k in self._refusing if self.budget.left(k) < self.budget.burst}
         self._refusing.add(key)
         return first
 
@@ -319,6 +323,7 @@ class FloodControl:
             config.installation_write_burst, config.installation_write_refill_s, clock
         )
         self._reply_spells = _Spells(self.installation_replies)
+        self._pr_reply_spells = _Spells(self.replies)
         self._write_spells = _Spells(self.installation_writes)
         self._lock = threading.Lock()
 
@@ -327,19 +332,25 @@ class FloodControl:
         both had one, else what refused it (and nothing is spent)."""
         with self._lock:
             self._reply_spells.mend(installation)
+            self._pr_reply_spells.mend(pr)
             if not self.replies.allow(pr):
+                self._pr_reply_spells.refuse(pr)
                 return Overspent()
             if not self.installation_replies.allow(installation):
                 self.replies.refund(pr)
                 return Overspent(installation=True, first=self._reply_spells.refuse(installation))
             return None
 
-    def refusing(self, installation: int | None) -> bool:
-        """The installation's budget refused a reply and has none yet. A command that
-        wants a reply is then not answered at all: its 👀 and 😕 are content writes too,
-        two a command, and a flood would pass GitHub's limit on them alone."""
+    def refusing(self, installation: int | None, pr: str | None = None) -> bool:
+        """The installation's budget, or the PR's, refused a reply and has none yet. A
+        command that wants a reply is then not answered at all: its 👀 and 😕 are content
+        writes too, two a command, and a flood would pass GitHub's limit on them alone
+        (the installation's) or spend the installation's write budget on them, leaving
+        none for the commands on its other PRs (one PR's)."""
         with self._lock:
-            return self._reply_spells.refusing(installation)
+            if self._reply_spells.refusing(installation):
+                return True
+            return pr is not None and self._pr_reply_spells.refusing(pr)
 
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""

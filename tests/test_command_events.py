@@ -2317,7 +2317,7 @@ WRITE_BURST = 40
     "body, across_prs, count",
     [
         ("/notes", True, 16),  # sticky commands: 👀, the comment, 👍; none were budgeted
-        ("/notes help", False, 20),  # one PR past its reply budget: 👀 and 😕 each
+        ("/notes", False, 24),  # on one PR: 👀 and 👍 each (the comment is unchanged)
         ("/notes help\n/notes", True, 12),  # a reply with a sticky command
     ],
 )
@@ -2327,11 +2327,11 @@ def test_a_flood_of_commands_writes_no_more_than_the_installations_write_budget(
     """github_facts §3.3: no more than 80 content-generating requests a minute and 500
     an hour, reactions and edits included, past which GitHub blocks the App's notes
     comments on every PR. Only reply comments were paid from the installation's budget:
-    a flood of sticky commands (their 👀, the comment's edit, 👍), of commands on one PR
-    past its own reply budget (👀 and 😕 each), or of comments mixing a reply with a
-    sticky command wrote on without bound. Now each comment's writes are paid from the
-    installation's write budget: past it, the first comment refused gets one 😕, the
-    next none, nothing is run, and the log says so."""
+    a flood of sticky commands (their 👀, the comment's edit, 👍), on many PRs or on
+    one, or of comments mixing a reply with a sticky command wrote on without bound
+    (commands past their PR's reply budget: the next-but-one test). Now each comment's
+    writes are paid from the installation's write budget: past it, the first comment
+    refused gets one 😕, the next none, nothing is run, and the log says so."""
     client, rt, fake = live
     tune(rt, INSTANT, clock=lambda: 50.0)
     numbers = [N + i if across_prs else N for i in range(count)]
@@ -2380,3 +2380,24 @@ def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
     # taken: 👀, then 👍 (now or by the deferred update); refused: nothing at all
     assert all(r in ({"eyes", "+1"}, {"confused"}, set()) for r in answered), answered
     assert answered.count({"eyes", "+1"}) >= 2, answered
+
+
+def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(live, caplog):
+    """Past its PR's reply budget a reply command still got 👀 and 😕, two writes each,
+    now paid from the installation's write budget: one commenter flooding one PR with
+    `/notes help` spent it all, and commands on every other PR went unanswered. As past
+    the installation's reply budget, the first command refused on the PR gets 😕, the
+    next that want only replies nothing until the PR has a reply again; logged."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 50.0)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.clear_requests()
+    with caplog.at_level("INFO", logger="bot.command_events"):
+        flood = [say(client, rt, fake, "/notes help") for _ in range(30)]
+    answered = [reactions(fake, c) for c in flood]
+    assert answered == [{"eyes", "+1"}] * 5 + [{"eyes", "confused"}] + [set()] * 24, answered
+    assert len(content_writes(fake)) == 5 * 3 + 2
+    other = say(client, rt, fake, "/notes help", number=N + 1)
+    assert reactions(fake, other) == {"eyes", "+1"} and len(replies(fake, N + 1)) == 1
+    quiet = [r for r in caplog.records if "its replies are refused" in r.getMessage()]
+    assert len(quiet) == 24 and f"#{N}" in quiet[0].getMessage(), quiet[:1]

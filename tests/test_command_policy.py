@@ -13,6 +13,7 @@ from bot.command_policy import (
     Overspent,
     RateLimiter,
     ReplyBudget,
+    _Spells,
     authorize,
     first_reaction,
     most_writes,
@@ -469,3 +470,32 @@ def test_commands_writes_across_many_prs_stay_under_githubs_hourly_limit_with_ro
     assert writes <= 3600 / config.installation_write_refill_s + config.installation_write_burst
     assert writes <= 350, writes  # 150 left for the notes comments
     assert max(per_minute.values()) <= 40, per_minute  # of GitHub's 80 a minute
+
+
+def test_a_prs_spent_reply_budget_refuses_its_next_reply_commands_until_it_has_one():
+    """Past its PR's reply budget the first command is refused (😕); the next that want
+    only replies are not answered at all (`refusing`), as past the installation's, so a
+    flood on one PR does not spend the installation's write budget on 👀 and 😕."""
+    clock = FakeClock()
+    flood = FloodControl(CommandConfig(reply_burst=2, reply_refill_s=30.0), clock)
+    assert not flood.refusing(7, "pr1")
+    assert flood.allow_reply("pr1", 7) is None
+    assert flood.allow_reply("pr1", 7) is None
+    assert not flood.refusing(7, "pr1")  # no refusal yet: the next is told (😕)
+    assert flood.allow_reply("pr1", 7) == Overspent()
+    assert flood.refusing(7, "pr1") and not flood.refusing(7, "pr2") and not flood.refusing(7)
+    clock.advance(30)  # one back: answered
+    assert not flood.refusing(7, "pr1")
+    assert flood.allow_reply("pr1", 7) is None
+    assert flood.refusing(7, "pr1")  # none left, and the spell goes on
+
+
+def test_spells_forget_the_keys_whose_budget_is_full_again():
+    clock = FakeClock()
+    budget: ReplyBudget[str] = ReplyBudget(1, 10.0, clock)
+    spells = _Spells(budget, max_keys=2)
+    for key in ("a", "b"):
+        assert budget.allow(key) and spells.refuse(key)
+    clock.advance(10)  # both full again
+    assert budget.allow("c") and spells.refuse("c")
+    assert spells._refusing == {"c"}
