@@ -147,8 +147,11 @@ class PRState:
     # event_at, so its own re-run is not a tie of the same second; None: several were
     # handled of that second, or not known
     event_by: str | None = None
+    # updates off on this PR: `/notes off`, or our comment deleted (the opt-out label
+    # and `<!-- no-review-notes -->` are read from the PR at each event, not kept here);
+    # `paused` below is only what the posted comment says about it
     opted_out: bool = False
-    verbose: bool = False
+    verbose: bool = False  # why mode (`/notes why`): the comment lists all the evidence
     pending: PendingUpdate | None = None
     # names the diff at files_sha changes -> the files naming them
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
