@@ -37,6 +37,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from bot.comment_plan import Skip, skip_reason
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
@@ -91,18 +92,24 @@ def refresh_sticky(
     FilesNotReady (nothing is written or cached).
     event_by: the event's own id (`seen_event`).
     """
-    if not force and event_at and (newer := seen_event(ctx, ref, event_at, event_by)):
-        return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
+    newer = seen_event(ctx, ref, event_at, event_by) if event_at and not force else None
     state = ctx.prs.get(ref.repo, ref.number)
-    if state.opted_out and not force:  # `/notes off`; an explicit `/notes` still answers
-        return Refresh(Outcome.SKIPPED, "opted out on this pull request", state.comment_id)
-    if facts.closed and not force:  # done with: a comment would notify everyone watching
-        return Refresh(Outcome.SKIPPED, "the pull request is closed", state.comment_id)
-    if _draft_waits(ctx, facts) and not force and state.comment_id is None:
-        return Refresh(Outcome.SKIPPED, "draft: waiting for ready_for_review")
     off = opted_out_by_pr(facts, ctx.settings.opt_out_label)
-    if off is not None and not force:
+    waits = _draft_waits(ctx, facts)
+    gate = skip_reason(
+        state,
+        force=force,
+        stale=newer is not None,
+        closed=facts.closed,
+        draft_waits=waits,
+        paused_by_pr=off is not None,
+    )
+    if gate is Skip.STALE:
+        return Refresh(Outcome.SKIPPED, f"stale event ({event_at} < {newer})")
+    if gate is Skip.PAUSED_BY_PR and off is not None:
         return pause_sticky(ctx, ref, by=off, noticed_at=event_at)
+    if gate is not None:
+        return Refresh(Outcome.SKIPPED, str(gate), state.comment_id)
 
     facts, state = _with_files(ctx, ref, facts, state, files, expected_files)
     head_sha = facts.head_sha
@@ -138,7 +145,7 @@ def refresh_sticky(
     # A human asking (force) gets an answer even when nothing matches. A PR event never
     # posts a comment anew once one was posted: gone, it was deleted (see _write); after
     # `/notes on` (resumed) it is, as for a new PR (a draft waits).
-    anew = state.comment_id is None or (state.resumed and not _draft_waits(ctx, facts))
+    anew = state.comment_id is None or (state.resumed and not waits)
     create = force or (bool(result.matches) and anew)
     changes = dict(
         head_sha=head_sha or None,

@@ -1,0 +1,59 @@
+"""What a refresh of the sticky comment does, decided on plain data (bot.sticky acts on it).
+
+`skip_reason`: why a refresh leaves the comment alone before anything is matched (a
+stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
+
+A human asking (`force`: a slash command) passes every gate.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Protocol
+
+
+class KnownComment(Protocol):
+    """What the PR's state says of our comment (`bot.prstate.PRState` is one)."""
+
+    @property
+    def comment_id(self) -> int | None: ...
+    @property
+    def opted_out(self) -> bool: ...
+
+
+class Skip(StrEnum):
+    """Why a refresh leaves the comment alone; the value is the reason given."""
+
+    STALE = "stale event"  # older than the event last handled (the reason names both)
+    OPTED_OUT = "opted out on this pull request"  # `/notes off`
+    CLOSED = "the pull request is closed"  # a comment would notify everyone watching
+    DRAFT = "draft: waiting for ready_for_review"  # and no comment posted yet
+    PAUSED_BY_PR = "opted out by the pull request"  # its label or marker: say so (pause)
+
+
+def skip_reason(
+    state: KnownComment,
+    *,
+    force: bool,
+    stale: bool,
+    closed: bool,
+    draft_waits: bool,
+    paused_by_pr: bool,
+) -> Skip | None:
+    """The first gate that holds, in this order, or None: go on and match the PR.
+
+    stale: an older event than one already seen; draft_waits: a draft, and drafts get
+    no comment (`comment_on_drafts`); paused_by_pr: its opt-out label or marker."""
+    if force:  # `/notes` still answers, even on a draft, a closed or an opted-out PR
+        return None
+    if stale:
+        return Skip.STALE
+    if state.opted_out:
+        return Skip.OPTED_OUT
+    if closed:
+        return Skip.CLOSED
+    if draft_waits and state.comment_id is None:
+        return Skip.DRAFT
+    if paused_by_pr:
+        return Skip.PAUSED_BY_PR
+    return None
