@@ -2,6 +2,8 @@
 
 `skip_reason`: why a refresh leaves the comment alone before anything is matched (a
 stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
+`plan_write`: once the PR is matched and the comment rendered, whether to post it,
+edit it, or leave it (the rules in bot.sticky's docstring).
 
 A human asking (`force`: a slash command) passes every gate.
 """
@@ -18,7 +20,13 @@ class KnownComment(Protocol):
     @property
     def comment_id(self) -> int | None: ...
     @property
+    def body_hash(self) -> str | None: ...
+    @property
     def opted_out(self) -> bool: ...
+    @property
+    def trusted(self) -> bool: ...
+    @property
+    def resumed(self) -> bool: ...
 
 
 class Skip(StrEnum):
@@ -57,3 +65,34 @@ def skip_reason(
     if paused_by_pr:
         return Skip.PAUSED_BY_PR
     return None
+
+
+class Write(StrEnum):
+    """What to do with the comment once it is rendered."""
+
+    NONE = "none"  # nothing matches and no comment is up: none is posted
+    UNCHANGED = "unchanged"  # the body is the one last posted: no call
+    CREATE = "create"  # edit ours, or post it when none is found
+    EDIT = "edit"  # edit ours only: one found gone is not posted again (it was deleted)
+
+
+def plan_write(
+    state: KnownComment, *, matched: bool, body_hash: str, force: bool, draft_waits: bool
+) -> Write:
+    """The write a refresh makes. matched: some note is shown; body_hash: the rendered
+    body's (`bot.sticky.body_hash`); draft_waits: as for `skip_reason`.
+
+    The state may skip a call only when it is `trusted` (no write unconfirmed, no
+    `/notes on` since the comment was last found), and never when a human asks."""
+    if state.trusted and not force:
+        if not matched and state.comment_id is None:
+            return Write.NONE
+        if state.comment_id is not None and state.body_hash == body_hash:
+            return Write.UNCHANGED
+    # A human asking (force) gets an answer even when nothing matches. A PR event never
+    # posts a comment anew once one was posted: gone, it was deleted (bot.sticky._write);
+    # after `/notes on` (resumed) it is, as for a new PR (a draft waits).
+    anew = state.comment_id is None or (state.resumed and not draft_waits)
+    if force or (matched and anew):
+        return Write.CREATE
+    return Write.EDIT

@@ -37,7 +37,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.comment_plan import Skip, skip_reason
+from bot.comment_plan import Skip, Write, plan_write, skip_reason
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
@@ -112,63 +112,89 @@ def refresh_sticky(
         return Refresh(Outcome.SKIPPED, str(gate), state.comment_id)
 
     facts, state = _with_files(ctx, ref, facts, state, files, expected_files)
-    head_sha = facts.head_sha
-
     posted_verbose = state.verbose  # how the comment as posted was rendered
     if verbose is not None:
         state = replace(state, verbose=verbose)
+    shown = _render_now(ctx, facts, state, posted_verbose, paused_by_pr=off)
+    matched, new_hash = bool(shown.notes), body_hash(shown.body)
+    plan = plan_write(state, matched=matched, body_hash=new_hash, force=force, draft_waits=waits)
+    return _carry_out(ctx, ref, state, plan, shown, event_at=event_at)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """The comment as rendered now, and what the PR's state keeps of it once posted."""
+
+    body: str
+    head_sha: str | None  # the head matched against
+    notes: tuple[str, ...]  # note ids shown, best first
+    evidence: dict[str, tuple[str, ...]]  # the reasons shown per note: kept with a `wrong` mark
+    had_notes: bool
+    paused: PauseCause | None  # what the paused line names, if there is one
+
+
+def _render_now(
+    ctx: BotContext,
+    facts: PRFacts,
+    state: PRState,
+    posted_verbose: bool,
+    *,
+    paused_by_pr: PauseCause | None,
+) -> _Shown:
+    """Match the PR (its files known) and render the comment as it should read now."""
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
     had_notes = _had_notes(ctx, state, result, hidden, posted_verbose)
     opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
-    paused = off or (PauseCause.COMMAND if state.opted_out else None)
+    paused = paused_by_pr or (PauseCause.COMMAND if state.opted_out else None)
     opts = replace(opts, paused=paused, hidden=hidden)
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)
     notes = tuple(m.note.id for m in result.matches)
-    evidence = {m.note.id: m.reasons for m in result.matches}  # kept with a `wrong` mark
-    new_hash = body_hash(body)
+    evidence = {m.note.id: m.reasons for m in result.matches}
+    return _Shown(body, facts.head_sha or None, notes, evidence, had_notes, paused)
 
-    trusted = state.trusted
-    if not result.matches and state.comment_id is None and trusted and not force:
-        ctx.prs.put(replace(state, head_sha=head_sha or None))  # its files stay cached
+
+def _carry_out(
+    ctx: BotContext,
+    ref: PRRef,
+    state: PRState,
+    plan: Write,
+    shown: _Shown,
+    *,
+    event_at: str | None,
+) -> Refresh:
+    """Make the write `plan_write` chose (if any) and remember what the PR now shows."""
+    if plan is Write.NONE:
+        ctx.prs.put(replace(state, head_sha=shown.head_sha))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
-    if state.comment_id is not None and state.body_hash == new_hash and trusted and not force:
-        seen = dict(event_at=event_at or state.event_at, evidence=evidence, had_notes=had_notes)
+    seen = dict(
+        event_at=event_at or state.event_at, evidence=shown.evidence, had_notes=shown.had_notes
+    )
+    if plan is Write.UNCHANGED:
         ctx.prs.put(replace(state, **seen))
         ctx.metrics.comments.labels(str(Outcome.UNCHANGED)).inc()  # no call needed to know
-        return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, notes)
-
-    # A human asking (force) gets an answer even when nothing matches. A PR event never
-    # posts a comment anew once one was posted: gone, it was deleted (see _write); after
-    # `/notes on` (resumed) it is, as for a new PR (a draft waits).
-    anew = state.comment_id is None or (state.resumed and not waits)
-    create = force or (bool(result.matches) and anew)
-    changes = dict(
-        head_sha=head_sha or None,
-        notes=notes,
-        evidence=evidence,
-        event_at=event_at or state.event_at,
-        paused=str(paused) if paused else None,
-        had_notes=had_notes,
-    )
+        return Refresh(Outcome.UNCHANGED, "same body as posted", state.comment_id, shown.notes)
     written = _write(
         ctx,
         ref,
         state,
-        body,
-        create=create,
+        shown.body,
+        create=plan is Write.CREATE,
         gone="no note matches",
         noticed_at=event_at,
-        **changes,
+        head_sha=shown.head_sha,
+        notes=shown.notes,
+        paused=str(shown.paused) if shown.paused else None,
+        **seen,
     )
     if written.outcome == Outcome.SKIPPED:
         return written
-    what = f"{len(notes)} note(s)" if notes else "no note matches any more"
-    return Refresh(written.outcome, what, written.comment_id, notes)
+    what = f"{len(shown.notes)} note(s)" if shown.notes else "no note matches any more"
+    return Refresh(written.outcome, what, written.comment_id, shown.notes)
 
 
 def _with_files(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from bot.comment_plan import Skip, skip_reason
+from bot.comment_plan import Skip, Write, plan_write, skip_reason
 from bot.prstate import PRState
 
 PR = PRState("vllm-project/vllm", 7001)
@@ -47,3 +49,66 @@ def test_a_gate_gives_the_reason_as_it_always_read():
         "the pull request is closed",
         "draft: waiting for ready_for_review",
     ]
+
+
+# the write, by what the state knows of the comment
+UNCONFIRMED = PRState("vllm-project/vllm", 7001, unconfirmed=True)  # a write not confirmed
+POSTED_UNCONFIRMED = PRState(
+    "vllm-project/vllm", 7001, comment_id=11, body_hash="h1", unconfirmed=True
+)
+# `/notes on` counted, the comment as it was then (11, "h1"): not yet found again
+RESUMED = PRState("vllm-project/vllm", 7001, comment_id=11, body_hash="h1", resumed_at="11:h1")
+RESUMED_NONE = PRState("vllm-project/vllm", 7001, resumed_at="0:")  # none known then
+
+# what differs from this: notes match, the body is new, a PR event, no draft waiting
+NEW = dict(matched=True, body_hash="h2", force=False, draft_waits=False)
+
+# (state, what differs from NEW, the write)
+WRITES = [
+    # a PR that never matched gets no comment
+    (PR, {"matched": False}, Write.NONE),
+    # ... unless a write to it may have landed (ask GitHub), or a human asks
+    (UNCONFIRMED, {"matched": False}, Write.EDIT),
+    (PR, {"matched": False, "force": True}, Write.CREATE),
+    # notes first match: post the comment
+    (PR, {}, Write.CREATE),
+    (UNCONFIRMED, {}, Write.CREATE),
+    # the body we last posted: no call
+    (POSTED, {"body_hash": "h1"}, Write.UNCHANGED),
+    (POSTED, {"body_hash": "h1", "matched": False}, Write.UNCHANGED),
+    # a hash with no comment id is no comment to leave as it is
+    (replace(POSTED, comment_id=None), {"body_hash": "h1"}, Write.CREATE),
+    # ... unless a write since is unconfirmed (GitHub may show another text), or forced
+    (POSTED_UNCONFIRMED, {"body_hash": "h1"}, Write.EDIT),
+    (POSTED, {"body_hash": "h1", "force": True}, Write.CREATE),
+    # a new body: edit ours; one found gone is not posted again (it was deleted)
+    (POSTED, {}, Write.EDIT),
+    (POSTED, {"matched": False}, Write.EDIT),  # "no note matches any more"
+    (POSTED, {"force": True}, Write.CREATE),
+    (POSTED, {"force": True, "matched": False}, Write.CREATE),
+    # after `/notes on` the comment may be gone: posted anew as for a new PR...
+    (RESUMED, {}, Write.CREATE),
+    (RESUMED, {"body_hash": "h1"}, Write.CREATE),  # not trusted: the call finds out
+    (RESUMED_NONE, {}, Write.CREATE),
+    # ... where a draft waits, and where nothing matches there is nothing to post
+    (RESUMED, {"draft_waits": True}, Write.EDIT),
+    (RESUMED, {"matched": False}, Write.EDIT),
+    (RESUMED_NONE, {"matched": False}, Write.EDIT),
+    (RESUMED, {"draft_waits": True, "force": True}, Write.CREATE),
+    # a draft waiting: only a new PR's gate (skip_reason); a posted comment is kept up
+    (POSTED, {"draft_waits": True}, Write.EDIT),
+    (PR, {"draft_waits": True}, Write.CREATE),
+]
+
+
+@pytest.mark.parametrize(("state", "differs", "write"), WRITES)
+def test_the_write_a_refresh_makes(state, differs, write):
+    assert plan_write(state, **{**NEW, **differs}) is write
+
+
+def test_the_states_above_are_what_they_are_named():
+    # the table leans on PRState's own reading of these
+    assert PR.trusted and POSTED.trusted
+    assert not UNCONFIRMED.trusted and not POSTED_UNCONFIRMED.trusted
+    assert RESUMED.resumed and RESUMED_NONE.resumed
+    assert not RESUMED.trusted and not RESUMED_NONE.trusted
