@@ -3,7 +3,8 @@
 `skip_reason`: why a refresh leaves the comment alone before anything is matched (a
 stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
 `plan_write`: once the PR is matched and the comment rendered, whether to post it,
-edit it, or leave it (the rules in bot.sticky's docstring).
+edit it, or leave it (the rules in bot.sticky's docstring). `deleted_by_maintainer`:
+what a write that finds no comment of ours means.
 
 A human asking (`force`: a slash command) passes every gate.
 """
@@ -96,3 +97,12 @@ def plan_write(
     if force or (matched and anew):
         return Write.CREATE
     return Write.EDIT
+
+
+def deleted_by_maintainer(state: KnownComment) -> bool:
+    """A write found no comment of ours: a maintainer deleted it (the plainest "go away":
+    updates go off, as by `/notes off`) when one was posted and confirmed. No id known:
+    only a create never confirmed, which did not land; no one deleted anything. Nor after
+    `/notes on` (resumed): the author asked for the updates after any deletion made
+    while off; one noticed before the `on` outranked an older `on`."""
+    return state.comment_id is not None and not state.resumed

@@ -37,7 +37,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.comment_plan import Skip, Write, plan_write, skip_reason
+from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
@@ -360,37 +360,15 @@ def _write(
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
     PR event's `updated_at` (None: a command's write), dates a deletion found so."""
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
-    posted = state.comment_id
     # what we last posted, if known (an unconfirmed write cleared it): a comment list
     # showing this body instead lags behind that write, and is not taken for "unchanged"
     differs = state.body_hash is not None and state.body_hash != body_hash(body)
     sticky = ctx.github.upsert_sticky(
-        ref, body, MARKER, create=create, known_id=posted, known_differs=differs
+        ref, body, MARKER, create=create, known_id=state.comment_id, known_differs=differs
     )
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:
-        forgotten = dict(
-            comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None
-        )
-        # Posted and confirmed, now not there: a maintainer deleted it. (No id known:
-        # only a create never confirmed, which did not land; no one deleted anything.
-        # Nor after `/notes on` (resumed): the author asked for the updates after any
-        # deletion made while off; one noticed before the `on` outranked an older `on`.)
-        if posted is None or state.resumed:
-            ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
-            return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
-        # the maintainer's `/notes off`, said when noticed: an older `on` run late must
-        # not post the comment again
-        off = dict(opted_out=True, switched_at=_deletion_key(state, noticed_at))
-        ctx.prs.put(replace(state, **forgotten, unconfirmed=False, **off))
-        log.info(
-            "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
-            " `/notes off` (`/notes on` resumes them)",
-            ref.repo,
-            ref.number,
-            posted,
-        )
-        return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
+        return _found_gone(ctx, ref, state, gone=gone, noticed_at=noticed_at)
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
     # GitHub answered: what it holds is known, and the comment is there (or new)
@@ -398,6 +376,29 @@ def _write(
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
+
+
+def _found_gone(
+    ctx: BotContext, ref: PRRef, state: PRState, *, gone: str, noticed_at: str | None
+) -> Refresh:
+    """A write found no comment of ours: forget it, and if a maintainer deleted it
+    (`comment_plan.deleted_by_maintainer`), turn updates off as `/notes off` would."""
+    forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None)
+    if not deleted_by_maintainer(state):
+        ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
+        return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
+    # the maintainer's `/notes off`, said when noticed: an older `on` run late must
+    # not post the comment again
+    off = dict(opted_out=True, switched_at=_deletion_key(state, noticed_at))
+    ctx.prs.put(replace(state, **forgotten, unconfirmed=False, **off))
+    log.info(
+        "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
+        " `/notes off` (`/notes on` resumes them)",
+        ref.repo,
+        ref.number,
+        state.comment_id,
+    )
+    return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
 
 
 def _deletion_key(state: PRState, noticed_at: str | None) -> str:

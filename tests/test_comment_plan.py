@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.comment_plan import Skip, Write, plan_write, skip_reason
+from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
 from bot.prstate import PRState
 
 PR = PRState("vllm-project/vllm", 7001)
@@ -112,3 +112,21 @@ def test_the_states_above_are_what_they_are_named():
     assert not UNCONFIRMED.trusted and not POSTED_UNCONFIRMED.trusted
     assert RESUMED.resumed and RESUMED_NONE.resumed
     assert not RESUMED.trusted and not RESUMED_NONE.trusted
+
+
+# a write that finds no comment of ours: deleted by a maintainer, or never there?
+GONE = [
+    (POSTED, True),  # posted and confirmed: deleted ("go away": updates go off)
+    (POSTED_UNCONFIRMED, True),  # an edit not confirmed still names a comment posted
+    (UNCONFIRMED, False),  # a create never confirmed: it did not land
+    (PR, False),
+    (RESUMED, False),  # after `/notes on`: posted anew, not a new opt-out
+    (RESUMED_NONE, False),
+]
+
+
+@pytest.mark.parametrize(("state", "deleted"), GONE)
+def test_a_comment_found_gone_was_deleted_only_if_one_was_posted_and_no_on_came_since(
+    state, deleted
+):
+    assert deleted_by_maintainer(state) is deleted
