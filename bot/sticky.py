@@ -27,6 +27,10 @@ confirmed (the answers lost, or the new comment's id not saved) would leave it
 believing in no comment, or in an older text, and skip the call that fixes it: so a
 write is marked `unconfirmed` before it is made, and until one is confirmed the next
 refresh asks GitHub instead of trusting the state.
+
+Which rule applies is decided on plain data in `bot.comment_plan` (`skip_reason`,
+`plan_write`, `deleted_by_maintainer`); this module reads and saves the PR's state,
+matches, renders, and makes the calls.
 """
 
 from __future__ import annotations
