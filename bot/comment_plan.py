@@ -31,9 +31,11 @@ class KnownComment(Protocol):
 
 
 class Skip(StrEnum):
-    """Why a refresh leaves the comment alone; the value is the reason given."""
+    """Why a refresh leaves the comment alone; the value is the reason given, but for
+    STALE (bot.sticky's reason names both times) and PAUSED_BY_PR (bot.sticky edits the
+    comment to say paused, `pause_sticky`, which gives its own)."""
 
-    STALE = "stale event"  # older than the event last handled (the reason names both)
+    STALE = "stale event"  # older than the event last handled
     OPTED_OUT = "opted out on this pull request"  # `/notes off`
     CLOSED = "the pull request is closed"  # a comment would notify everyone watching
     DRAFT = "draft: waiting for ready_for_review"  # and no comment posted yet
