@@ -65,8 +65,14 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(f"created {path}")
         for path in result.updated:
             print(f"updated {path} (title, guidance and verdict from the digest)")
+        reported = {Path(p.path) for p in result.problems}
         for path in result.kept:
-            print(f"kept    {path} (differs from the digest; --force refreshes its digest fields)")
+            if path in reported:
+                print(f"kept    {path} (not refreshed: see the problem below)")
+            else:
+                print(
+                    f"kept    {path} (differs from the digest; --force refreshes its digest fields)"
+                )
         counts = ", ".join(
             f"{len(paths)} {name}"
             for name, paths in [
@@ -77,6 +83,9 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             ]
         )
         print(f"{digest}: {counts}")
+        for problem in result.problems:
+            print(problem, file=sys.stderr)
+            status = 1
         if result.created:
             print("next: give each new note topics, title_en and summary_en, then `notes check`")
     return status

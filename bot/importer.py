@@ -27,6 +27,7 @@ from bot.library import note_files
 from bot.notes import (
     FENCE,
     REPO_PATTERN,
+    Header,
     LibraryError,
     Note,
     Problem,
@@ -158,6 +159,8 @@ class ImportResult:
     updated: list[Path] = field(default_factory=list)  # --force: the digest's fields refreshed
     unchanged: list[Path] = field(default_factory=list)  # exists and agrees with the digest
     kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
+    # kept notes the curator must look at (not merely different): why, file:line: field
+    problems: list[Problem] = field(default_factory=list)
 
 
 def _digest_fields(note: Note) -> dict[str, Any]:
@@ -170,6 +173,30 @@ def _same(key: str, old: Any, new: Any) -> bool:
     if key == "repo":
         return str(old).lower() == str(new).lower()
     return str(old) == str(new)
+
+
+def _from_another_digest(note_source: Any, entry_source: str) -> bool:
+    """The note's provenance names a digest file other than the entry's: a title two
+    digests share (a short one, 调整 CI 中 lint 脚本的顺序) gives the same id, and the
+    entry may be another PR's. A note without provenance cannot tell."""
+    if not isinstance(note_source, str) or not note_source.strip():
+        return False
+    return note_source.split("#")[0] != entry_source.split("#")[0]
+
+
+def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bool) -> Problem:
+    header, _, first = split_front_matter(text, path)
+    line = Header(header, first).line_of("source")
+    action = "--force would replace" if force else "it would replace"
+    msg = (
+        f"this note came from another digest ({data['source']}) and has the same repository"
+        f" and Chinese title as entry {note.source}, so the same id; the entry's guidance"
+        f" differs: it may be another PR's, and {action} this note's guidance. Nothing was"
+        " written to it. If the entry is another PR's, give it a title of its own in the"
+        " digest and import again (a new note); if it is this note's guidance, moved to"
+        f' this digest, set `source = "{note.source}"` here and import with --force'
+    )
+    return Problem(path, line, "source", msg)
 
 
 def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
@@ -275,6 +302,13 @@ def plan_import(
         old = {**data, "guidance": guidance}
         if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
             result.unchanged.append(target)
+        elif _from_another_digest(data.get("source"), note.source):
+            collision = _collision(str(target), text, data, note, force)
+            if force:
+                problems.append(collision)
+            else:
+                result.kept.append(target)
+                result.problems.append(collision)
         elif not force:
             result.kept.append(target)
         else:

@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.importer import derive_verdict, import_digest, note_id, parse_digest
-from bot.library import DEFAULT_NOTES_DIR, ROOT
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library
 from bot.notes import LibraryError, Verdict, parse_note, parse_toml, split_front_matter
 from tests.webhook_kit import clear_error, run_cli
 
@@ -471,3 +471,79 @@ def test_notes_import_bad_notes_dir_names_the_notes_dir_not_the_digest(tmp_path,
     r = run_cli(tmp_path, "notes", "import", "--notes-dir", str(notes_dir), str(digest))
     clear_error(r, str(target))
     assert "digest.txt:1: file: cannot read" not in r.stderr, r.stderr
+
+
+# --- found by review 'r19e' ---
+
+
+def test_force_import_of_another_digest_with_the_same_title_overwrites_an_unrelated_note(
+    tmp_path,
+):
+    """Defect (medium): a note is found by its repository and Chinese title only, and
+    `notes import` refuses a duplicate title inside one digest ("it would give the same
+    id") but not across digests. A later digest about another PR whose entry happens to
+    carry the same short title (调整 CI 中 lint 脚本的顺序) is taken for the existing note:
+    without --force the import says "kept ... differs from the digest; --force refreshes
+    its digest fields", and with --force the first PR's guidance and verdict are replaced
+    by the second PR's, under the first note's curated source_pr, topics and keywords. The
+    first guidance is gone from the library, and nothing said so.
+    README (Curating notes): "With `--force`, a note whose guidance changed in the digest
+    gets the digest's title, guidance and verdict"; the team's standard: "Bad input gets a
+    clear error and loses nothing". It is another digest's note, not a changed one."""
+    out = tmp_path / "notes"
+    first = tmp_path / "d1.txt"
+    first.write_text(
+        "vllm-project/vllm\n\n调整 CI 中 lint 脚本的顺序\n\n"
+        "不需要精读。仅调整 pre-commit 钩子顺序，没有行为变化。\n",
+        "utf-8",
+    )
+    (path,) = import_digest(first, out, today=TODAY).created
+    # the curator curates it (its PR, topics, English lines)
+    text = path.read_text("utf-8").replace(
+        'verdict = "skip"\n',
+        'source_pr = 50001\nverdict = "skip"\ntopics = ["hardware-ci"]\n'
+        'title_en = "Reorder the lint hooks"\nsummary_en = "Only the hook order changes."\n',
+    )
+    path.write_text(text, "utf-8")
+    assert check_library(out, DEFAULT_TOPICS_FILE)[1] == []
+
+    # weeks later, another digest: another PR, by chance the same short title
+    second = tmp_path / "d2.txt"
+    second.write_text(
+        "vllm-project/vllm\n\n调整 CI 中 lint 脚本的顺序\n\n"
+        "值得快速阅读。这是另一个 PR：把 ruff 移到 mypy 之前，"
+        "并修复 `format.sh` 在 macOS 上的问题。\n",
+        "utf-8",
+    )
+    try:
+        import_digest(second, out, force=True, today=date(2027, 1, 5))
+    except LibraryError:
+        pass  # refusing the collision, naming it, would be fine
+    library_text = "".join(p.read_text("utf-8") for p in sorted(out.rglob("*.md")))
+    assert "仅调整 pre-commit 钩子顺序，没有行为变化。" in library_text, (
+        "the first PR's guidance was overwritten by another digest's note:\n"
+        + path.read_text("utf-8")
+    )
+
+
+def test_a_note_from_another_digest_with_the_same_title_is_reported_not_kept_silently(
+    tmp_path, capsys
+):
+    # without --force the entry is not imported either: the curator is told why and
+    # what to do, and setting the note's `source` to the entry's lets --force refresh it
+    out = tmp_path / "notes"
+    first, second = tmp_path / "d1.txt", tmp_path / "d2.txt"
+    first.write_text("vllm-project/vllm\n\n调整 lint 顺序\n\n不需要精读。第一个 PR。\n", "utf-8")
+    second.write_text("vllm-project/vllm\n\n调整 lint 顺序\n\n值得快速阅读。另一个。\n", "utf-8")
+    (path,) = import_digest(first, out, today=TODAY).created
+    before = path.read_bytes()
+    assert main(["notes", "import", str(second), "--notes-dir", str(out)]) == 1
+    said = capsys.readouterr()
+    assert f"kept    {path} (not refreshed: see the problem below)" in said.out
+    assert said.err.startswith(f"{path}:8: source: this note came from another digest (d1.txt#1)")
+    assert "give it a title of its own in the digest" in said.err
+    assert 'set `source = "d2.txt#1"` here' in said.err
+    assert path.read_bytes() == before
+    path.write_text(before.decode().replace("d1.txt#1", "d2.txt#1"), "utf-8")
+    assert import_digest(second, out, force=True, today=TODAY).updated == [path]
+    assert path.read_text("utf-8").endswith("值得快速阅读。另一个。\n")

