@@ -65,6 +65,8 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(f"created {path}")
         for path in result.updated:
             print(f"updated {path} (title, guidance and verdict from the digest)")
+            for line in result.commented.get(path, []):
+                print(f"{path}:{line}: value refreshed; its comment stays: check it still holds")
         reported = {Path(p.path) for p in result.problems}
         for path in result.kept:
             if path in reported:

@@ -40,6 +40,7 @@ from bot.notes import (
     parse_toml,
     split_front_matter,
 )
+from bot.toml_lines import comments
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,8 @@ class ImportResult:
     updated: list[Path] = field(default_factory=list)  # --force: the digest's fields refreshed
     unchanged: list[Path] = field(default_factory=list)  # exists and agrees with the digest
     kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
+    # --force: the lines whose value it rewrote under the curator's comment, kept after it
+    commented: dict[Path, list[int]] = field(default_factory=dict)
     # kept notes the curator must look at (not merely different): why, file:line: field
     problems: list[Problem] = field(default_factory=list)
 
@@ -208,18 +211,27 @@ def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
 
 def _patched(
     text: str, changes: dict[str, Any], expected: dict[str, Any], guidance: str, path: str
-) -> str | None:
+) -> tuple[str, list[int]] | None:
     """The note with only `changes` rewritten in its header, line by line, so that the
-    curator's other lines, comments included, stay as they are. A header that cannot be
-    patched so is rewritten whole when it has no comment to lose; else None."""
+    curator's other lines, comments included, stay as they are, and the file lines of
+    the values rewritten under a comment: it stays after the new value. A header that
+    cannot be patched so is rewritten whole when it has no comment to lose; else None."""
     header, _, first = split_front_matter(text, path)
     lines = header.split("\n")
+    remarks = comments(header)
+    commented: list[int] = []
     for key, value in changes.items():
         at = [i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*=", line)]
         new = field_line(key, value)
         if not at:
             lines.append(new)
         elif len(at) == 1 and "\n" not in new:
+            old = lines[at[0]]
+            column = remarks.get(at[0])
+            if column is not None:  # `verdict = "deep"  # why`: the comment stays
+                spaces = len(old[:column]) - len(old[:column].rstrip(" \t"))
+                new += old[column - spaces :]
+                commented.append(first + at[0])
             lines[at[0]] = new
         else:
             break
@@ -227,12 +239,12 @@ def _patched(
         patched = "\n".join([FENCE, *lines, FENCE]) + "\n" + guidance + "\n"
         try:
             if parse_toml("\n".join(lines), path, first, "header") == expected:
-                return patched
+                return patched, commented
         except LibraryError:
             pass
     if "#" in header:  # a comment, at the start of a line or after a value: keep it
         return None
-    return dump_fields(expected, guidance)
+    return dump_fields(expected, guidance), []
 
 
 def _by_title(files: list[Path]) -> dict[tuple[str, str], Path]:
@@ -319,8 +331,8 @@ def plan_import(
                 if k != "guidance" and (k not in data or not _same(k, data[k], v))
             }
             changes["updated"] = today
-            text = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
-            if text is None:
+            patched = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
+            if patched is None:
                 problems.append(
                     Problem(
                         str(target),
@@ -331,8 +343,10 @@ def plan_import(
                     )
                 )
                 continue
-            writes[target] = text
+            writes[target], commented = patched
             result.updated.append(target)
+            if commented:
+                result.commented[target] = commented
     if problems:
         raise LibraryError(problems)
     return writes, result

@@ -29,6 +29,14 @@ class Entry:
 class _Scanner:
     def __init__(self, text: str):
         self.text, self.i, self.line = text, 0, 0
+        self.comments: list[int] = []  # where each comment's `#` is
+
+    def rest_of_line(self) -> None:
+        """To the start of the next line, noting a comment on the way."""
+        self.skip_space()
+        if self.peek() == "#":
+            self.comments.append(self.i)
+        self.skip_line()
 
     def peek(self, n: int = 1) -> str:
         return self.text[self.i : self.i + n]
@@ -100,7 +108,7 @@ class _Scanner:
                     return
                 self.line += 1
             elif c == "#":
-                self.skip_line()
+                self.rest_of_line()
                 continue
             elif c in "[{":
                 depth += 1
@@ -111,6 +119,20 @@ class _Scanner:
 
 def scan(text: str) -> list[Entry]:
     """Every key and table header of a TOML text, in order, with its line."""
+    return _scanned(text)[0]
+
+
+def comments(text: str) -> dict[int, int]:
+    """Each 0-based line holding a comment -> the column of its `#` (a `#` inside a
+    string, `source = "d.txt#1"`, is none)."""
+    found = {}
+    for at in _scanned(text)[1].comments:
+        start = text.rfind("\n", 0, at) + 1
+        found[text.count("\n", 0, at)] = at - start
+    return found
+
+
+def _scanned(text: str) -> tuple[list[Entry], _Scanner]:
     s, entries, table = _Scanner(text), [], ()
     while s.i < len(text):
         s.skip_space()
@@ -119,13 +141,15 @@ def scan(text: str) -> list[Entry]:
             s.i += 1
             s.line += 1
         elif c == "#" or not c:
-            s.skip_line()
+            s.rest_of_line()
         elif c == "[":
             array = s.peek(2) == "[["
             s.i += 2 if array else 1
             line, table = s.line, s.key()
             entries.append(Entry(line, table, array=array, table=True))
-            s.skip_line()
+            s.skip_space()
+            s.i += 2 if s.peek(2) == "]]" else 1 if s.peek() == "]" else 0
+            s.rest_of_line()
         else:
             line, path = s.line, s.key()
             if not path:  # not TOML: read on from the next line
@@ -136,8 +160,8 @@ def scan(text: str) -> list[Entry]:
             if s.peek() == "=":
                 s.i += 1
                 s.value()
-            s.skip_line()
-    return entries
+            s.rest_of_line()
+    return entries, s
 
 
 def first_lines(text: str) -> dict[str, int]:

