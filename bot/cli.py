@@ -67,10 +67,9 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(f"updated {path} (title, guidance and verdict from the digest)")
             for line in result.commented.get(path, []):
                 print(f"{path}:{line}: value refreshed; its comment stays: check it still holds")
-        reported = {Path(p.path) for p in result.problems}
         for path in result.kept:
-            if path in reported:
-                print(f"kept    {path} (not refreshed: see the problem below)")
+            if path in result.why:
+                print(f"kept    {path} ({result.why[path]}: see the problem below)")
             else:
                 print(
                     f"kept    {path} (differs from the digest; --force refreshes its digest fields)"

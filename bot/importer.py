@@ -162,7 +162,9 @@ class ImportResult:
     kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
     # --force: the lines whose value it rewrote under the curator's comment, kept after it
     commented: dict[Path, list[int]] = field(default_factory=dict)
-    # kept notes the curator must look at (not merely different): why, file:line: field
+    # kept notes the curator must look at (not merely different): why kept, and the
+    # problem as file:line: field: message
+    why: dict[Path, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -305,12 +307,17 @@ def plan_import(
             text = decode_utf8(target.read_bytes(), str(target))
             data, guidance = _existing_fields(text, str(target))
         except (LibraryError, OSError) as exc:
-            if not force:  # it exists: left alone, whatever state it is in
+            unread = (
+                exc.problems
+                if isinstance(exc, LibraryError)
+                else [Problem(str(target), 1, "file", f"cannot read: {exc.strerror}")]
+            )
+            if force:
+                problems += unread
+            else:  # it exists: left alone, and said not to read (not to differ)
                 result.kept.append(target)
-            elif isinstance(exc, LibraryError):
-                problems += exc.problems
-            else:
-                problems.append(Problem(str(target), 1, "file", f"cannot read: {exc.strerror}"))
+                result.why[target] = "not compared with the digest: it does not read"
+                result.problems += unread
             continue
         old = {**data, "guidance": guidance}
         if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
@@ -321,6 +328,7 @@ def plan_import(
                 problems.append(collision)
             else:
                 result.kept.append(target)
+                result.why[target] = "not refreshed: another digest's note"
                 result.problems.append(collision)
         elif not force:
             result.kept.append(target)

@@ -539,7 +539,9 @@ def test_a_note_from_another_digest_with_the_same_title_is_reported_not_kept_sil
     before = path.read_bytes()
     assert main(["notes", "import", str(second), "--notes-dir", str(out)]) == 1
     said = capsys.readouterr()
-    assert f"kept    {path} (not refreshed: see the problem below)" in said.out
+    assert (
+        f"kept    {path} (not refreshed: another digest's note: see the problem below)" in said.out
+    )
     assert said.err.startswith(f"{path}:8: source: this note came from another digest (d1.txt#1)")
     assert "give it a title of its own in the digest" in said.err
     assert 'set `source = "d2.txt#1"` here' in said.err
@@ -616,3 +618,37 @@ def test_force_rewrites_a_header_without_comments_whose_key_is_indented(tmp_path
     assert "lose its comments" not in err, err
     assert status == 0
     assert path.read_text("utf-8").endswith("值得快速阅读。第二版。\n")
+
+
+def test_import_does_not_call_a_note_that_does_not_read_different_from_the_digest(tmp_path, capsys):
+    """Defect (low): `notes import` (no --force) over a note whose header is malformed
+    (an unclosed string: `notes check` names it) prints "kept <file> (differs from the
+    digest; --force refreshes its digest fields)" and exits 0. It cannot know that the
+    note differs (it did not read it), the problem is not named, and the advice sends the
+    curator to --force, which then fails on the TOML error.
+    Standard: "Bad input gets a clear error ... a malformed note names file, line and
+    field"."""
+    out = tmp_path / "notes"
+    digest = _digest(tmp_path, "值得精读。第一版。")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    text = path.read_text("utf-8").replace('title_zh = "标题一"', 'title_zh = "标题一')
+    path.write_text(text, "utf-8")
+    assert check_library(out, DEFAULT_TOPICS_FILE)[1]  # malformed: check says so
+    main(["notes", "import", str(digest), "--notes-dir", str(out)])
+    said = capsys.readouterr()
+    assert "differs from the digest" not in said.out + said.err, said.out
+
+
+def test_import_names_a_note_that_does_not_read_and_keeps_it(tmp_path, capsys):
+    out = tmp_path / "notes"
+    digest = _digest(tmp_path, "值得精读。第一版。")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    text = path.read_text("utf-8").replace('title_zh = "标题一"', 'title_zh = "标题一')
+    path.write_text(text, "utf-8")
+    assert main(["notes", "import", str(digest), "--notes-dir", str(out)]) == 1
+    said = capsys.readouterr()
+    assert said.out.splitlines()[0] == (
+        f"kept    {path} (not compared with the digest: it does not read: see the problem below)"
+    )
+    assert said.err.startswith(f"{path}:5: header: malformed TOML: ")
+    assert path.read_text("utf-8") == text

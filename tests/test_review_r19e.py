@@ -128,25 +128,6 @@ def _digest(tmp_path: Path, guidance: str) -> Path:
     return digest
 
 
-def test_import_does_not_call_a_note_that_does_not_read_different_from_the_digest(tmp_path, capsys):
-    """Defect (low): `notes import` (no --force) over a note whose header is malformed
-    (an unclosed string: `notes check` names it) prints "kept <file> (differs from the
-    digest; --force refreshes its digest fields)" and exits 0. It cannot know that the
-    note differs (it did not read it), the problem is not named, and the advice sends the
-    curator to --force, which then fails on the TOML error.
-    Standard: "Bad input gets a clear error ... a malformed note names file, line and
-    field"."""
-    out = tmp_path / "notes"
-    digest = _digest(tmp_path, "值得精读。第一版。")
-    (path,) = import_digest(digest, out, today=TODAY).created
-    text = path.read_text("utf-8").replace('title_zh = "标题一"', 'title_zh = "标题一')
-    path.write_text(text, "utf-8")
-    assert check_library(out, TOPICS)[1]  # malformed: check says so
-    main(["notes", "import", str(digest), "--notes-dir", str(out)])
-    said = capsys.readouterr()
-    assert "differs from the digest" not in said.out + said.err, said.out
-
-
 def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
     """Defect (low): `topics = ["moe-kernels", "quantization"` (the closing `]` forgotten
     on a one-line array) is reported as "<file>:7: header: malformed TOML: Unclosed array
