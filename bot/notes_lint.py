@@ -36,10 +36,14 @@ def common_keywords(
     """Note keywords that are one title word found in at least `share` of vLLM's PR
     titles (`fix`), or only words the vocabulary leaves out (`the`, `in the`, `100`;
     share None: function words are in nearly every PR's text): each links unrelated PRs.
-    Aspects are common words by design."""
+    Aspects are common words by design. A keyword with any other character (`MoE 内核`)
+    matches only as written (bot.terms), never by its English words: no title share
+    measures it."""
     found: list[tuple[Note, str, float | None]] = []
     for note in library.notes:
         for keyword in note.keywords:
+            if not keyword.isascii():
+                continue
             words = title_words(keyword)
             if only_uncounted_words(keyword):
                 found.append((note, keyword, None))
