@@ -277,11 +277,22 @@ def _check_term(term: str) -> str:
     return term
 
 
+class Repeated(ValueError):
+    """An element listed twice: the repeat, and which of the elements written as it is
+    (0 the first), so that the problem names the repeat's line; and the element it
+    repeats (in any case)."""
+
+    def __init__(self, value: Any, nth: int, first: Any):
+        super().__init__(f"{value!r} is listed twice")
+        self.value, self.nth, self.first = value, nth, first
+
+
 def _no_duplicates(terms: tuple[Any, ...]) -> tuple[Any, ...]:
     folded = [t.casefold() if isinstance(t, str) else t for t in terms]
     if len(set(folded)) < len(folded):
-        twice = next(t for i, t in enumerate(terms) if folded[i] in folded[:i])
-        raise ValueError(f"{twice!r} is listed twice")
+        i = next(i for i, f in enumerate(folded) if f in folded[:i])
+        first = terms[folded.index(folded[i])]
+        raise Repeated(terms[i], terms[:i].count(terms[i]), first)
     return terms
 
 
@@ -453,8 +464,9 @@ class Header:
         TOML (worked out only when a problem needs it)."""
         return first_lines(self.text)
 
-    def line_of(self, key: str, value: Any = None, default: int | None = None) -> int:
-        """The file line of `key`, or of the array element `value` under it."""
+    def line_of(self, key: str, value: Any = None, default: int | None = None, nth: int = 0) -> int:
+        """The file line of `key`, or of the array element `value` under it (its `nth`
+        occurrence, 0 the first)."""
         if key not in self.keys:
             return self.first - 1 if default is None else default
         start = self.keys[key]
@@ -462,8 +474,10 @@ class Header:
             later = [i for i in self.keys.values() if i > start]
             end = min(later, default=len(self.lines))
             for needle in (toml_string(value), f"'{value}'"):
+                seen = 0
                 for i in range(start, end):
-                    if needle in self.lines[i]:
+                    seen += self.lines[i].count(needle)
+                    if seen > nth:
                         return self.first + i
         return self.first + start
 
@@ -492,6 +506,11 @@ def pydantic_problems(
             if isinstance(items, list | tuple) and loc[1] < len(items):
                 value = items[loc[1]]
         msg = err["msg"].removeprefix("Value error, ")
+        nth, first = 0, None
+        repeated = (err.get("ctx") or {}).get("error")
+        if isinstance(repeated, Repeated) and isinstance(repeated.value, str):
+            value, nth = repeated.value, repeated.nth  # the repeat's own line
+            first = header.line_of(field, repeated.first, default=default_line)
         if err["type"] == "missing":
             msg = "missing required field"
         elif err["type"] == "extra_forbidden":
@@ -502,7 +521,9 @@ def pydantic_problems(
             msg = _not_a_date(err.get("input"))
         elif field == "topics" and err["type"] == "too_short":
             msg = "list at least one topic id from the taxonomy"
-        line = header.line_of(field, value, default=default_line)
+        line = header.line_of(field, value, default=default_line, nth=nth)
+        if first is not None and first != line:
+            msg += f" (first on line {first})"
         out.append(Problem(path, line, field, msg))
     return out
 

@@ -1395,3 +1395,33 @@ def test_a_date_field_says_what_was_written_instead_of_a_date(tmp_path, written,
     _, problems = check_library(tmp_path, TOPICS)
     assert [(p.line, p.field) for p in problems] == [(12, "created")]
     assert problems[0].message.startswith(said), problems[0].message
+
+
+def test_duplicate_keyword_is_reported_on_the_repeated_lines(tmp_path):
+    """Defect (low): in a keywords array written one term a line (as the shipped notes
+    are), a term listed twice is reported on the `keywords = [` line, not on the line of
+    the repeat, while an unknown topic, a full-width keyword and every other element
+    problem name the element's own line. In a 20-line array the curator has to hunt.
+    Standard: "a malformed note names file, line and field" (the right line)."""
+    text = MOE_NOTE.replace(
+        'keywords = ["fused_moe_kernel"]',
+        'keywords = [\n  "fused_moe_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
+    )
+    path = write(tmp_path, text)
+    _, problems = check_library(tmp_path, TOPICS)
+    assert len(problems) == 1, [str(p) for p in problems]
+    assert problems[0].field == "keywords"
+    lines = path.read_text("utf-8").split("\n")
+    assert lines[problems[0].line - 1].strip() == '"fused_moe_kernel",', str(problems[0])
+
+
+def test_a_repeat_names_the_line_of_the_term_it_repeats(tmp_path):
+    text = MOE_NOTE.replace(
+        'keywords = ["fused_moe_kernel"]',
+        'keywords = [\n  "Fused_MoE_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
+    )
+    write(tmp_path, text)
+    _, problems = check_library(tmp_path, TOPICS)
+    assert [str(p).split(":", 1)[1] for p in problems] == [
+        "10: keywords: 'fused_moe_kernel' is listed twice (first on line 8)"
+    ]

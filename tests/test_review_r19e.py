@@ -56,24 +56,6 @@ def test_import_does_not_write_the_import_date_as_the_prs_creation_date(tmp_path
     assert header_fields(path.read_text("utf-8")).get("created") != TODAY
 
 
-def test_duplicate_keyword_is_reported_on_the_repeated_lines(tmp_path):
-    """Defect (low): in a keywords array written one term a line (as the shipped notes
-    are), a term listed twice is reported on the `keywords = [` line, not on the line of
-    the repeat, while an unknown topic, a full-width keyword and every other element
-    problem name the element's own line. In a 20-line array the curator has to hunt.
-    Standard: "a malformed note names file, line and field" (the right line)."""
-    text = NOTE.replace(
-        'keywords = ["fused_moe_kernel"]',
-        'keywords = [\n  "fused_moe_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
-    )
-    path = write(tmp_path, text)
-    _, problems = check_library(tmp_path, TOPICS)
-    assert len(problems) == 1, [str(p) for p in problems]
-    assert problems[0].field == "keywords"
-    lines = path.read_text("utf-8").split("\n")
-    assert lines[problems[0].line - 1].strip() == '"fused_moe_kernel",', str(problems[0])
-
-
 def _digest(tmp_path: Path, guidance: str) -> Path:
     digest = tmp_path / "d.txt"
     digest.write_text(f"vllm-project/vllm\n\n标题一\n\n{guidance}\n", "utf-8")
