@@ -667,7 +667,69 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         # tomllib counts lines from the header's start; the problem names the file's line
         said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
         said += _typed_hint(text, str(exc))
+        left_open = _left_open(text, str(exc))
+        if left_open is not None:  # tomllib stops at the next key: name the open line
+            at, bracket = left_open
+            closing = "]" if bracket == "[" else "}"
+            said = (
+                f"{'array' if bracket == '[' else 'inline table'} left open: no `{closing}`"
+                f" before line {line}, which starts the next key"
+            )
+            line = first + at
         raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
+
+
+_KEY_START = re.compile(r"[ \t]*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')[ \t]*[.=]")
+
+
+def _left_open(text: str, error: str) -> tuple[int, str] | None:
+    """When tomllib stops at the start of a key line inside an array or inline table
+    (`topics = ["a", "b"` with its `]` forgotten: "Unclosed array" or "Invalid value" on
+    the NEXT key), the 0-based line where that bracket opened, and the bracket."""
+    m = re.search(
+        r"(Unclosed array|Unclosed inline table|Invalid value) \(at line (\d+), column (\d+)\)",
+        error,
+    )
+    if m is None:
+        return None
+    lines, at, column = text.split("\n"), int(m[2]) - 1, int(m[3])
+    if at >= len(lines) or not _KEY_START.match(lines[at]):
+        return None
+    if lines[at][: column - 1].strip(" \t"):  # inside the line, not at its key
+        return None
+    return _open_bracket(lines[:at])
+
+
+def _open_bracket(lines: list[str]) -> tuple[int, str] | None:
+    """The outermost bracket (`[`, `{`) the lines leave open: its 0-based line, itself.
+    Strings and comments skipped; a one-line string that runs on ends at its line."""
+    stack: list[tuple[int, str]] = []
+    quote = ""
+    for no, line in enumerate(lines):
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if line.startswith(quote, i):
+                    i, quote = i + len(quote), ""
+                    continue
+                i += 2 if c == "\\" and quote[0] == '"' else 1
+                continue
+            if line.startswith(('"""', "'''"), i):
+                quote, i = line[i : i + 3], i + 3
+                continue
+            if c in "\"'":
+                quote = c
+            elif c == "#":
+                break
+            elif c in "[{":
+                stack.append((no, c))
+            elif c in "]}" and stack:
+                stack.pop()
+            i += 1
+        if len(quote) == 1:
+            quote = ""
+    return stack[0] if stack else None
 
 
 def _typed_hint(text: str, error: str) -> str:

