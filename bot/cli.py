@@ -88,7 +88,11 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
             status = 1
         if result.created:
-            print("next: give each new note topics, title_en and summary_en, then `notes check`")
+            print(
+                "next: give each new note topics, title_en and summary_en, its PR as source_pr"
+                " and the PR's creation date as created (the digest knows neither), then"
+                " `notes check`"
+            )
     return status
 
 

@@ -130,7 +130,9 @@ CONTENT_FIELDS = ("repo", "verdict", "title_zh", "guidance")
 
 
 def digest_notes(text: str, path: str, today: date) -> list[Note]:
-    """The uncurated notes a digest describes (topics and English lines are the curator's)."""
+    """The uncurated notes a digest describes (topics, English lines, the PR and its
+    creation date are the curator's: a digest names no PR). `updated` is the import's
+    day, when the note changed."""
     repo, entries = parse_digest(text, path)
     name = Path(path).name
     return [
@@ -146,7 +148,7 @@ def digest_notes(text: str, path: str, today: date) -> list[Note]:
             title_en="",
             summary_en="",
             guidance=e.guidance,
-            created=today,
+            created=None,  # the PR's creation date: the digest does not know it
             updated=today,
             source=f"{name}#{e.index}",
         )

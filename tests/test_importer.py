@@ -88,8 +88,8 @@ def test_fresh_notes_wait_for_curation(tmp_path):
     assert text.startswith(
         '+++\nid = "vllm-0341d216"\nrepo = "vllm-project/vllm"\nverdict = "deep"\n'
         'title_zh = "按 runner 选择 DSV4 eager 区域，修复 MRV1 并恢复 ROCm 默认"\n'
-        'created = 2026-12-02\nupdated = 2026-12-02\nsource = "000_592c10ca5a9ed86e.txt#1"\n+++\n'
-    )
+        'updated = 2026-12-02\nsource = "000_592c10ca5a9ed86e.txt#1"\n+++\n'
+    )  # no `created`: the PR's creation date, which a digest does not know
 
 
 @pytest.mark.parametrize(
@@ -397,7 +397,7 @@ def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
         import_digest(DIGESTS[0], out, force=True, today=TODAY)
     assert str(exc.value).splitlines() == [
         f"{broken}:2: header: malformed TOML: Invalid value (column 11)",
-        f"{garbled}:10: file: not UTF-8: invalid start byte",
+        f"{garbled}:9: file: not UTF-8: invalid start byte",  # no `created` line,
     ]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     result = import_digest(DIGESTS[0], out, today=TODAY)  # without --force they are just kept
@@ -542,7 +542,7 @@ def test_a_note_from_another_digest_with_the_same_title_is_reported_not_kept_sil
     assert (
         f"kept    {path} (not refreshed: another digest's note: see the problem below)" in said.out
     )
-    assert said.err.startswith(f"{path}:8: source: this note came from another digest (d1.txt#1)")
+    assert said.err.startswith(f"{path}:7: source: this note came from another digest (d1.txt#1)")
     assert "give it a title of its own in the digest" in said.err
     assert 'set `source = "d2.txt#1"` here' in said.err
     assert path.read_bytes() == before
@@ -652,3 +652,23 @@ def test_import_names_a_note_that_does_not_read_and_keeps_it(tmp_path, capsys):
     )
     assert said.err.startswith(f"{path}:5: header: malformed TOML: ")
     assert path.read_text("utf-8") == text
+
+
+def test_import_does_not_write_the_import_date_as_the_prs_creation_date(tmp_path):
+    """Defect (low): `notes import` writes `created = <today>` into every new note, and
+    its "next:" line asks only for topics, title_en and summary_en, so a curated note
+    says its PR was created the day it was imported (the notes pages sort by it, newest
+    first). A digest does not know the PR's date: the field should be left out (or the
+    curator told to fill it).
+    README (field table): "`created` | no | the PR's creation date"."""
+    digest = tmp_path / "d.txt"
+    digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    (path,) = import_digest(digest, tmp_path / "notes", today=TODAY).created
+    assert header_fields(path.read_text("utf-8")).get("created") != TODAY
+
+
+def test_import_asks_the_curator_for_the_prs_creation_date(tmp_path, capsys):
+    digest = _digest(tmp_path, "值得精读。正文。")
+    assert main(["notes", "import", str(digest), "--notes-dir", str(tmp_path / "notes")]) == 0
+    (hint,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    assert "the PR's creation date as created" in hint and "source_pr" in hint
