@@ -50,7 +50,7 @@ class ConfigFile:
             return model.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(
-                pydantic_problems(exc, str(self.path), self.header, data, 1)
+                pydantic_problems(exc, str(self.path), self.header, data, 1, model.model_fields)
             ) from None
 
 

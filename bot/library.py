@@ -99,7 +99,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
         try:
             topic = Topic.model_validate(raw)
         except ValidationError as exc:
-            problems += pydantic_problems(exc, path, block, raw, table_line)
+            problems += pydantic_problems(exc, path, block, raw, table_line, Topic.model_fields)
             continue
         id_line = block.line_of("id", default=table_line)
         if topic.id in seen:

@@ -26,10 +26,12 @@ line of the offending key (or array element) in the file.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import tomllib
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
@@ -423,6 +425,10 @@ class Note(BaseModel):
         return frozenset((*source, *self.read_with, *self.issues))
 
 
+# what a note's header may set (the guidance is the body)
+_HEADER_FIELDS = tuple(f for f in Note.model_fields if f != "guidance")
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     """One defect in the library, printed as `file:line: field: message`."""
@@ -492,9 +498,15 @@ def _not_a_date(value: Any) -> str:
 
 
 def pydantic_problems(
-    exc: ValidationError, path: str, header: Header, data: dict[str, Any], default_line: int
+    exc: ValidationError,
+    path: str,
+    header: Header,
+    data: dict[str, Any],
+    default_line: int,
+    known: Iterable[str] = (),
 ) -> list[Problem]:
-    """Turn pydantic's errors into problems on the right lines."""
+    """Turn pydantic's errors into problems on the right lines; an unknown field gets the
+    `known` one it seems a misspelling of."""
     out = []
     for err in exc.errors():
         loc = err.get("loc") or ("header",)
@@ -515,6 +527,8 @@ def pydantic_problems(
             msg = "missing required field"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
+            close = difflib.get_close_matches(field, list(known) if len(loc) == 1 else [], n=1)
+            msg += f"; did you mean {close[0]!r}?" if close else ""
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
         elif err["type"] == "date_type":
@@ -787,7 +801,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         body_line = first + header_text.count("\n") + 2
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
-            for p in pydantic_problems(exc, path, header, data, 1)
+            for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS)
         ]
     if problems:
         raise LibraryError(problems)

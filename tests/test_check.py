@@ -1457,3 +1457,16 @@ def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old
     assert (problem.line, problem.field) == (line, "header")
     if line != 9:
         assert "array left open: no `]` before line" in problem.message, problem.message
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ('keyword = ["x"]', "keyword: unknown field; did you mean 'keywords'?"),
+        ('verdit = "deep"', "verdit: unknown field; did you mean 'verdict'?"),
+        ('reviewer = "x"', "reviewer: unknown field"),  # nothing close: no guess
+    ],
+)
+def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, written, said):
+    write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", f"created = 2026-08-14\n{written}"))
+    assert [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]] == [said]
