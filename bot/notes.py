@@ -51,7 +51,7 @@ from pydantic import (
 )
 
 from bot.globs import GlobError, compile_glob
-from bot.toml_lines import first_lines
+from bot.toml_lines import first_lines, scan
 
 FENCE = "+++"
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
@@ -681,6 +681,11 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         # tomllib counts lines from the header's start; the problem names the file's line
         said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
         said += _typed_hint(text, str(exc))
+        twice = _set_twice(text) if "Cannot overwrite a value" in str(exc) else None
+        if twice is not None:  # tomllib names neither the key nor where it was first set
+            key, at, before = twice
+            msg = f"`{key}` is set twice (first on line {first + before}): keep one"
+            raise LibraryError([Problem(path, first + at, key, msg)]) from None
         left_open = _left_open(text, str(exc))
         if left_open is not None:  # tomllib stops at the next key: name the open line
             at, bracket = left_open
@@ -691,6 +696,18 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
             )
             line = first + at
         raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
+
+
+def _set_twice(text: str) -> tuple[str, int, int] | None:
+    """The first key set twice (dotted), its 0-based line and that of its first setting."""
+    seen: dict[tuple[str, ...], int] = {}
+    for entry in scan(text):
+        if entry.table:
+            continue
+        if entry.path in seen:
+            return ".".join(entry.path), entry.line, seen[entry.path]
+        seen[entry.path] = entry.line
+    return None
 
 
 _KEY_START = re.compile(r"[ \t]*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')[ \t]*[.=]")

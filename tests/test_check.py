@@ -347,7 +347,7 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         ),
         pytest.param(
             ("source_pr = 52401", "source_pr = 52401\nsource_pr = 1"),
-            "5: header: malformed TOML: Cannot overwrite a value (column 14)",
+            "5: source_pr: `source_pr` is set twice (first on line 4): keep one",
             id="duplicate-key",
         ),
         pytest.param(
@@ -805,7 +805,7 @@ def _matching_problems(tmp_path: Path, capsys, edit: tuple[str, str]) -> tuple[l
         ),
         pytest.param(
             ("max_notes = 3", "max_notes = 3\nmax_notes = 4"),
-            ("max_notes = 4", "config: malformed TOML: Cannot overwrite a value (column 14)"),
+            ("max_notes = 4", "max_notes: `max_notes` is set twice (first on line "),
             id="malformed",
         ),
     ],
