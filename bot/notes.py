@@ -681,6 +681,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         # tomllib counts lines from the header's start; the problem names the file's line
         said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
         said += _typed_hint(text, str(exc))
+        bad_date = _bad_date(text.split("\n")[at - 1]) if m else None
+        if bad_date is not None:  # tomllib: "Expected newline ... after a statement"
+            key, msg = bad_date
+            raise LibraryError([Problem(path, line, key, msg)]) from None
         twice = _set_twice(text) if "Cannot overwrite a value" in str(exc) else None
         if twice is not None:  # tomllib names neither the key nor where it was first set
             key, at, before = twice
@@ -696,6 +700,31 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
             )
             line = first + at
         raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
+
+
+_DATE_LINE = re.compile(
+    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(\d{4})-(\d{1,2})-(\d{1,2})[ \t]*(?:#.*)?"
+)
+
+
+def _bad_date(line: str) -> tuple[str, str] | None:
+    """The key and why, when the line sets a key to what is meant as a date but is none
+    (`created = 2026-13-04`, `2026-8-15`), which tomllib reports as a statement that
+    does not end."""
+    m = _DATE_LINE.fullmatch(line)
+    if m is None:
+        return None
+    key, (year, month, day) = m[1], (int(m[2]), int(m[3]), int(m[4]))
+    written = f"{m[2]}-{m[3]}-{m[4]}"
+    try:
+        date(year, month, day)
+    except ValueError as exc:
+        why = str(exc)
+    else:
+        if len(m[3]) == 2 and len(m[4]) == 2:
+            return None  # a real date: tomllib's error is another
+        why = "month and day take two digits"
+    return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
 
 
 def _set_twice(text: str) -> tuple[str, int, int] | None:

@@ -356,8 +356,8 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         pytest.param(("+++\n值得", "值得"), "1: header: no closing '+++' line", id="no-close"),
         pytest.param(
             ("created = 2026-08-14", "created = 2026-13-14"),
-            "12: header: malformed TOML: Expected newline or end of document after a statement "
-            "(column 15)",
+            "12: created: 2026-13-14 is not a date (month must be in 1..12): write"
+            " year-month-day, as 2026-08-15",
             id="bad-date",
         ),
         pytest.param(
@@ -1470,3 +1470,17 @@ def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old
 def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, written, said):
     write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", f"created = 2026-08-14\n{written}"))
     assert [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]] == [said]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("2026-02-30", "2026-02-30 is not a date (day is out of range for month)"),
+        ("2026-8-14  # PR opened", "2026-8-14 is not a date (month and day take two digits)"),
+    ],
+)
+def test_a_date_that_is_none_is_named_under_its_field(tmp_path, written, said):
+    write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", f"created = {written}"))
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert (problem.line, problem.field) == (12, "created")
+    assert problem.message == f"{said}: write year-month-day, as 2026-08-15"
