@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot import notes as notes_module  # noqa: E402
+from bot import note_files as note_reader  # noqa: E402
 from bot.library import DEFAULT_TOPICS_FILE, load_library, note_files  # noqa: E402
-from bot.notes import dump_note  # noqa: E402
+from bot.note_dump import dump_note  # noqa: E402
 
 
 def generate(directory: Path, count: int) -> None:
@@ -74,12 +74,12 @@ def main() -> None:
 
         floor = best_of(args.repeat, lambda: read_only(directory))
         loaded = best_of(args.repeat, load)
-        fast_toml = notes_module.fast_toml
-        notes_module.fast_toml = lambda text: None  # every header through tomllib
+        fast_toml = note_reader.fast_toml
+        note_reader.fast_toml = lambda text: None  # every header through tomllib
         try:
             slow = best_of(args.repeat, load)
         finally:
-            notes_module.fast_toml = fast_toml
+            note_reader.fast_toml = fast_toml
         seeds = best_of(args.repeat, load_library)
 
     per_note = loaded / args.notes * 1e6

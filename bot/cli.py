@@ -20,7 +20,9 @@ from bot.library import (
     load_library,
     read_taxonomy,
 )
-from bot.notes import LibraryError, Note, Problem, toml_string
+from bot.note_dump import toml_string
+from bot.note_files import LibraryError, Problem
+from bot.notes import Note
 from bot.notes_lint import (
     broad_paths,
     common_keywords,

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from bot.notes import Header, LibraryError, Problem, decode_utf8, parse_toml, pydantic_problems
+from bot.note_files import Header, LibraryError, Problem, decode_utf8, parse_toml, pydantic_problems
 from bot.similarity import Vocabulary
 
 M = TypeVar("M", bound=BaseModel)

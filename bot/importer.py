@@ -24,22 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from bot.library import note_files
-from bot.notes import (
-    FENCE,
-    REPO_PATTERN,
+from bot.note_dump import FENCE, dump_fields, dump_note, field_line
+from bot.note_files import (
     Header,
     LibraryError,
-    Note,
     Problem,
     decode_utf8,
-    derive_verdict,
-    dump_fields,
-    dump_note,
-    field_line,
     normalise_text,
     parse_toml,
     split_front_matter,
 )
+from bot.notes import REPO_PATTERN, Note, derive_verdict
 from bot.toml_lines import comments, scan
 
 

@@ -17,14 +17,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.notes import (
-    FENCE,
+from bot.note_dump import FENCE
+from bot.note_files import (
     Header,
     LibraryError,
-    Note,
     NoteSource,
     Problem,
-    Topic,
     decode_utf8,
     normalise_text,
     parse_toml,
@@ -32,6 +30,7 @@ from bot.notes import (
     read_note,
     split_front_matter,
 )
+from bot.notes import Note, Topic
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent

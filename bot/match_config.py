@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, Library, did_you_mean
-from bot.notes import Glob, Problem, Term
+from bot.note_files import Problem
+from bot.notes import Glob, Term
 from bot.similarity import Vocabulary
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"

@@ -28,6 +28,7 @@ from bot.links import (
     note_page_url,
     pr_url,
 )
+from bot.note_dump import dump_note
 from bot.note_queries import (
     DEFAULT_REPO,
     QueryError,
@@ -36,7 +37,7 @@ from bot.note_queries import (
     related_notes,
     topic_counts,
 )
-from bot.notes import Note, Topic, Verdict, dump_note
+from bot.notes import Note, Topic, Verdict
 from bot.page_json import (
     NoteDetailOut,
     NoteListOut,

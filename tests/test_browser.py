@@ -12,7 +12,8 @@ import pytest
 from fastapi import FastAPI
 
 from bot.library import DEFAULT_TOPICS_FILE, load_library
-from bot.notes import Note, dump_note
+from bot.note_dump import dump_note
+from bot.notes import Note
 from bot.pages import notes_router
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")

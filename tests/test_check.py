@@ -21,7 +21,8 @@ from bot.library import (
 )
 from bot.match_config import DEFAULT_MATCHING_FILE, checked_match_config, load_match_config
 from bot.matching import match_pr
-from bot.notes import LibraryError, Verdict
+from bot.note_files import LibraryError
+from bot.notes import Verdict
 from bot.notes_lint import broad_glob
 from bot.prfacts import PRFacts
 from bot.terms import TermIndex

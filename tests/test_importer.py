@@ -12,7 +12,8 @@ import pytest
 from bot.cli import main
 from bot.importer import derive_verdict, import_digest, note_id, parse_digest
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library
-from bot.notes import LibraryError, Verdict, parse_note, parse_toml, split_front_matter
+from bot.note_files import LibraryError, parse_note, parse_toml, split_front_matter
+from bot.notes import Verdict
 from tests.webhook_kit import clear_error, run_cli
 
 RAW = ROOT / "seeds" / "raw"

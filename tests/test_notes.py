@@ -14,16 +14,9 @@ from hypothesis import strategies as st
 
 from bot.globs import GlobError, glob_matches
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
-from bot.notes import (
-    Header,
-    Note,
-    Verdict,
-    dump_note,
-    fast_toml,
-    parse_note,
-    split_front_matter,
-    toml_string,
-)
+from bot.note_dump import dump_note, toml_string
+from bot.note_files import Header, fast_toml, parse_note, split_front_matter
+from bot.notes import Note, Verdict
 from bot.toml_lines import comments, first_lines, scan
 
 RAW = DEFAULT_NOTES_DIR.parent / "raw"

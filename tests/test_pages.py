@@ -14,7 +14,9 @@ from fastapi.testclient import TestClient
 
 from bot.library import Library, load_library
 from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
-from bot.notes import Note, dump_note, parse_note
+from bot.note_dump import dump_note
+from bot.note_files import parse_note
+from bot.notes import Note
 from bot.page_templates import guidance_html
 from bot.pages import notes_router
 

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bot.github_port import PRRef
-from bot.notes import LibraryError
+from bot.note_files import LibraryError
 from bot.server import StartupError, build_runtime, create_app
 from bot.settings import SettingsError, load_settings
 from bot.signature import sign, verify

@@ -1,0 +1,374 @@
+"""Reading a note file, and the problems found in it (pure: text in, a note or its
+problems out).
+
+A note file is Markdown with a TOML front matter between `+++` lines; the body
+after the header is the curator's guidance text, kept byte for byte:
+
+    +++
+    id = "vllm-3f2a9c1d"
+    repo = "vllm-project/vllm"
+    source_pr = 52401
+    verdict = "deep"
+    topics = ["cuda-graphs"]
+    keywords = ["eager_break_during_capture"]
+    paths = ["vllm/models/deepseek_v4/attention.py"]
+    title_zh = "..."
+    title_en = "..."
+    summary_en = "..."
+    created = 2026-08-14
+    updated = 2026-12-02
+    source = "000_592c10ca5a9ed86e.txt#1"
+    +++
+    值得精读。...
+
+Every problem is reported as a `Problem(path, line, field, message)`, with the
+line of the offending key (or array element) in the file. `config_files` reads the
+config files' TOML with the same reader and reports their problems the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import cached_property
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.note_dump import FENCE, toml_string, toml_value
+from bot.notes import Note, Repeated, Verdict
+from bot.toml_errors import bad_date, left_open, set_twice, typed_hint
+from bot.toml_lines import first_lines
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One defect in the library, printed as `file:line: field: message`."""
+
+    path: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.field}: {self.message}"
+
+
+class LibraryError(Exception):
+    """Raised with every problem found; str() lists them one per line."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+# --- where things are ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    """A block of TOML text, to find the line of a key or of an array element."""
+
+    text: str
+    first: int  # file line number of the block's first line
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @cached_property
+    def keys(self) -> dict[str, int]:
+        """Each key, dotted, and each table (`[links]`) -> index into lines, scanned as
+        TOML (worked out only when a problem needs it)."""
+        return first_lines(self.text)
+
+    def line_of(self, key: str, value: Any = None, default: int | None = None, nth: int = 0) -> int:
+        """The file line of `key`, or of the array element `value` under it (its `nth`
+        occurrence, 0 the first)."""
+        if key not in self.keys:
+            return self.first - 1 if default is None else default
+        start = self.keys[key]
+        if isinstance(value, str):
+            later = [i for i in self.keys.values() if i > start]
+            end = min(later, default=len(self.lines))
+            for needle in (toml_string(value), f"'{value}'"):
+                seen = 0
+                for i in range(start, end):
+                    seen += self.lines[i].count(needle)
+                    if seen > nth:
+                        return self.first + i
+        return self.first + start
+
+
+def _not_a_date(value: Any) -> str:
+    """Why a date field's value is none, in TOML's words."""
+    if isinstance(value, datetime):
+        return f"{value.isoformat()} is a date and time: write the date alone, as 2026-08-15"
+    if isinstance(value, str):
+        return f"{toml_string(value)} is a string: write the date without quotes, as 2026-08-15"
+    return f"{toml_value(value)} is not a date: write one as 2026-08-15, without quotes"
+
+
+def pydantic_problems(
+    exc: ValidationError,
+    path: str,
+    header: Header,
+    data: dict[str, Any],
+    default_line: int,
+    known: Iterable[str] = (),
+) -> list[Problem]:
+    """Turn pydantic's errors into problems on the right lines; an unknown field gets the
+    `known` one it seems a misspelling of."""
+    out = []
+    for err in exc.errors():
+        loc = err.get("loc") or ("header",)
+        # a field of a table is dotted (`weights.path`), an element goes by its value
+        field = ".".join(str(p) for p in loc if not isinstance(p, int))
+        value = None
+        if len(loc) > 1 and isinstance(loc[1], int):
+            items = data.get(str(loc[0]))
+            if isinstance(items, list | tuple) and loc[1] < len(items):
+                value = items[loc[1]]
+        msg = err["msg"].removeprefix("Value error, ")
+        nth, first = 0, None
+        repeated = (err.get("ctx") or {}).get("error")
+        if isinstance(repeated, Repeated) and isinstance(repeated.value, str):
+            value, nth = repeated.value, repeated.nth  # the repeat's own line
+            first = header.line_of(field, repeated.first, default=default_line)
+        if err["type"] == "missing":
+            msg = "missing required field"
+        elif err["type"] == "extra_forbidden":
+            msg = "unknown field"
+            close = difflib.get_close_matches(field, list(known) if len(loc) == 1 else [], n=1)
+            msg += f"; did you mean {close[0]!r}?" if close else ""
+        elif field == "verdict" and err["type"] == "enum":
+            msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
+        elif err["type"] == "date_type":
+            msg = _not_a_date(err.get("input"))
+        elif field == "topics" and err["type"] == "too_short":
+            msg = "list at least one topic id from the taxonomy"
+        line = header.line_of(field, value, default=default_line, nth=nth)
+        if first is not None and first != line:
+            msg += f" (first on line {first})"
+        out.append(Problem(path, line, field, msg))
+    return out
+
+
+# --- reading -----------------------------------------------------------------
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """File bytes as text; LibraryError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LibraryError([Problem(path, line, "file", f"not UTF-8: {exc.reason}")]) from None
+
+
+def normalise_text(text: str) -> str:
+    """Drop a byte-order mark and turn CRLF / CR line ends into LF."""
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
+    """Return (header text, body, line number of the header's first line)."""
+    text = normalise_text(text)
+    if text.startswith(FENCE + "\n"):  # the usual layout, found without splitting the body
+        end = text.find("\n" + FENCE + "\n", len(FENCE))
+        if end != -1 and FENCE not in text[: end + 1][len(FENCE) :]:
+            return text[len(FENCE) + 1 : end], text[end + len(FENCE) + 2 :], 2
+    lines = text.split("\n")
+    if lines[0].strip() != FENCE:
+        raise LibraryError([Problem(path, 1, "header", f"file must start with a '{FENCE}' line")])
+    for i in range(1, len(lines)):
+        if lines[i].strip() == FENCE:
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), 2
+    raise LibraryError([Problem(path, 1, "header", f"no closing '{FENCE}' line")])
+
+
+# A strict subset of TOML (what dump_note writes and what curators usually type: bare
+# keys; basic strings with the short escapes; decimal integers; booleans; dates; arrays
+# of strings; blank and comment lines) read line by line, about five times faster than
+# tomllib. Anything outside the subset goes to tomllib, so what is accepted and every
+# error message stay tomllib's.
+_PLAIN = r'"[^"\\\x00-\x1f\x7f]*"'
+# \uXXXX except surrogates (D800-DFFF, high and low), which TOML refuses and JSON
+# would pair up or keep alone.
+_ESCAPED = r'"(?:[^"\\\x00-\x1f\x7f]|\\["\\bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"'
+_SEP = r"[ \t\n]*"
+
+
+def _array(s: str) -> re.Pattern[str]:
+    return re.compile(rf"\[{_SEP}(?:{s}{_SEP},{_SEP})*(?:{s}{_SEP})?\]")
+
+
+_PLAIN_STR, _ESCAPED_STR = re.compile(_PLAIN), re.compile(_ESCAPED)
+_PLAIN_ARRAY, _ESCAPED_ARRAY = _array(_PLAIN), _array(_ESCAPED)
+_NOT_PLAIN = re.compile(r'["\\\x00-\x1f\x7f]')
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")
+_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_INT_ARRAY = _array(_INT.pattern)  # read_with = [38390, 49994]
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _unquote(literal: str) -> str:
+    return json.loads(literal) if "\\" in literal else literal[1:-1]
+
+
+def _fast_value(raw: str) -> Any:
+    """The value of one subset literal; ValueError when it is outside the subset."""
+    first = raw[:1]
+    if first == '"':
+        if len(raw) >= 2 and raw[-1] == '"':
+            inner = raw[1:-1]
+            if not _NOT_PLAIN.search(inner):
+                return inner
+            if _ESCAPED_STR.fullmatch(raw):
+                return json.loads(raw)
+    elif first == "[":
+        if _PLAIN_ARRAY.fullmatch(raw):
+            return [s[1:-1] for s in _PLAIN_STR.findall(raw)]
+        if _ESCAPED_ARRAY.fullmatch(raw):
+            return [_unquote(s) for s in _ESCAPED_STR.findall(raw)]
+        if _INT_ARRAY.fullmatch(raw):
+            return [int(s) for s in _INT.findall(raw)]
+    elif _INT.fullmatch(raw):
+        return int(raw)
+    elif raw in ("true", "false"):
+        return raw == "true"
+    elif _DATE.fullmatch(raw):
+        return date.fromisoformat(raw)  # ValueError (month 13...) -> tomllib's message
+    raise ValueError(raw)
+
+
+def fast_toml(text: str) -> dict[str, Any] | None:
+    """Parse the TOML subset, or None when the text is outside it."""
+    data: dict[str, Any] = {}
+    lines = text.split("\n")
+    i, n = 0, len(lines)
+    try:
+        while i < n:
+            line = lines[i]
+            i += 1
+            key, eq, raw = line.partition("=")
+            key = key.strip(" \t")
+            if not eq or not _BARE_KEY.fullmatch(key):
+                if _BLANK_OR_COMMENT.fullmatch(line):
+                    continue
+                return None
+            raw = raw.strip(" \t")
+            if raw.startswith("[") and not raw.endswith("]"):  # a multi-line array
+                parts = [raw]
+                while i < n and not parts[-1].endswith("]"):
+                    parts.append(lines[i].strip(" \t"))
+                    i += 1
+                raw = "\n".join(parts)
+            if key in data:
+                return None
+            data[key] = _fast_value(raw)
+    except ValueError:
+        return None
+    return data
+
+
+def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
+    """Parse a block of TOML; raise LibraryError on the offending line."""
+    data = fast_toml(text)
+    if data is not None:
+        return data
+    try:
+        # with its last newline (the header is cut before the closing line), so that an
+        # error on the last line is reported on it rather than "at end of document"
+        return tomllib.loads(text if text.endswith("\n") else text + "\n")
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        # "at end of document": an array or string left open runs to the last line
+        at = int(m.group(1)) if m else text.rstrip("\n").count("\n") + 1
+        line = first + at - 1
+        # tomllib counts lines from the header's start; the problem names the file's line
+        said = re.sub(r"\(at line \d+, (column \d+)\)", r"(\1)", str(exc))
+        said += typed_hint(text, str(exc))
+        misdated = bad_date(text.split("\n")[at - 1]) if m else None
+        if misdated is not None:  # tomllib: "Expected newline ... after a statement"
+            key, msg = misdated
+            raise LibraryError([Problem(path, line, key, msg)]) from None
+        twice = set_twice(text) if "Cannot overwrite a value" in str(exc) else None
+        if twice is not None:  # tomllib names neither the key nor where it was first set
+            key, at, before = twice
+            msg = f"`{key}` is set twice (first on line {first + before}): keep one"
+            raise LibraryError([Problem(path, first + at, key, msg)]) from None
+        still_open = left_open(text, str(exc))
+        if still_open is not None:  # tomllib stops at the next key: name the open line
+            at, bracket = still_open
+            closing = "]" if bracket == "[" else "}"
+            said = (
+                f"{'array' if bracket == '[' else 'inline table'} left open: no `{closing}`"
+                f" before line {line}, which starts the next key"
+            )
+            line = first + at
+        raise LibraryError([Problem(path, line, field, f"malformed TOML: {said}")]) from None
+
+
+@dataclass(frozen=True)
+class NoteSource:
+    """A parsed note with the header it came from, for line-accurate checks."""
+
+    note: Note
+    path: str
+    header: Header
+
+
+# Reviewers read English: a note in the library is not ready until it has these.
+CURATED_FIELDS = {
+    "title_en": "missing: write a one-line English title",
+    "summary_en": "missing: write a one- or two-sentence English summary",
+}
+
+# what a note's header may set (the guidance is the body)
+_HEADER_FIELDS = tuple(f for f in Note.model_fields if f != "guidance")
+
+
+def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
+    """Parse one note file; raise LibraryError naming file, line and field.
+
+    With `curated`, a note must also have its English title and summary (the
+    library requires them; a freshly imported note does not have them yet).
+    """
+    header_text, body, first = split_front_matter(text, path)
+    header = Header(header_text, first)
+    data = parse_toml(header_text, path, first, "header")
+    if "guidance" in data:
+        msg = "the guidance is the body after the header, not a field"
+        raise LibraryError([Problem(path, header.line_of("guidance"), "guidance", msg)])
+    data["guidance"] = body.removesuffix("\n")
+    problems = []
+    if curated:
+        for key, msg in CURATED_FIELDS.items():
+            if not str(data.get(key) or "").strip():
+                problems.append(Problem(path, header.line_of(key), key, msg))
+    try:
+        note = Note.model_validate(data)
+    except ValidationError as exc:
+        body_line = first + header_text.count("\n") + 2
+        problems += [
+            Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
+            for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS)
+        ]
+    if problems:
+        raise LibraryError(problems)
+    return NoteSource(note, path, header)
+
+
+def parse_note(text: str, path: str) -> Note:
+    """Parse one note file; raise LibraryError naming file, line and field."""
+    return read_note(text, path).note

@@ -1,0 +1,120 @@
+"""What tomllib's error on a TOML text means, said so a curator can fix it (pure).
+
+tomllib says where it stopped, not always why: a date that is none (`2026-13-04`) is a
+statement that does not end, a key set twice is named neither with its key nor with the
+line that set it first, a forgotten `]` is reported on the next key, and a `，` typed
+for `,` leaves an array "unclosed". `note_files.parse_toml` asks these for the problem
+it reports.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from bot.note_terms import ascii_typed_as, describe_character
+from bot.toml_lines import scan
+
+_DATE_LINE = re.compile(
+    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(\d{4})-(\d{1,2})-(\d{1,2})[ \t]*(?:#.*)?"
+)
+
+
+def bad_date(line: str) -> tuple[str, str] | None:
+    """The key and why, when the line sets a key to what is meant as a date but is none
+    (`created = 2026-13-04`, `2026-8-15`), which tomllib reports as a statement that
+    does not end."""
+    m = _DATE_LINE.fullmatch(line)
+    if m is None:
+        return None
+    key, (year, month, day) = m[1], (int(m[2]), int(m[3]), int(m[4]))
+    written = f"{m[2]}-{m[3]}-{m[4]}"
+    try:
+        date(year, month, day)
+    except ValueError as exc:
+        why = str(exc)
+    else:
+        if len(m[3]) == 2 and len(m[4]) == 2:
+            return None  # a real date: tomllib's error is another
+        why = "month and day take two digits"
+    return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
+
+
+def set_twice(text: str) -> tuple[str, int, int] | None:
+    """The first key set twice (dotted), its 0-based line and that of its first setting."""
+    seen: dict[tuple[str, ...], int] = {}
+    for entry in scan(text):
+        if entry.table:
+            continue
+        if entry.path in seen:
+            return ".".join(entry.path), entry.line, seen[entry.path]
+        seen[entry.path] = entry.line
+    return None
+
+
+_KEY_START = re.compile(r"[ \t]*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')[ \t]*[.=]")
+
+
+def left_open(text: str, error: str) -> tuple[int, str] | None:
+    """When tomllib stops at the start of a key line inside an array or inline table
+    (`topics = ["a", "b"` with its `]` forgotten: "Unclosed array" or "Invalid value" on
+    the NEXT key), the 0-based line where that bracket opened, and the bracket."""
+    m = re.search(
+        r"(Unclosed array|Unclosed inline table|Invalid value) \(at line (\d+), column (\d+)\)",
+        error,
+    )
+    if m is None:
+        return None
+    lines, at, column = text.split("\n"), int(m[2]) - 1, int(m[3])
+    if at >= len(lines) or not _KEY_START.match(lines[at]):
+        return None
+    if lines[at][: column - 1].strip(" \t"):  # inside the line, not at its key
+        return None
+    return _open_bracket(lines[:at])
+
+
+def _open_bracket(lines: list[str]) -> tuple[int, str] | None:
+    """The outermost bracket (`[`, `{`) the lines leave open: its 0-based line, itself.
+    Strings and comments skipped; a one-line string that runs on ends at its line."""
+    stack: list[tuple[int, str]] = []
+    quote = ""
+    for no, line in enumerate(lines):
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if line.startswith(quote, i):
+                    i, quote = i + len(quote), ""
+                    continue
+                i += 2 if c == "\\" and quote[0] == '"' else 1
+                continue
+            if line.startswith(('"""', "'''"), i):
+                quote, i = line[i : i + 3], i + 3
+                continue
+            if c in "\"'":
+                quote = c
+            elif c == "#":
+                break
+            elif c in "[{":
+                stack.append((no, c))
+            elif c in "]}" and stack:
+                stack.pop()
+            i += 1
+        if len(quote) == 1:
+            quote = ""
+    return stack[0] if stack else None
+
+
+def typed_hint(text: str, error: str) -> str:
+    """A hint when tomllib stops at a character a Chinese input method typed for ASCII:
+    `["a"，"b"]` is an "Unclosed array", whose cause the message does not say."""
+    m = re.search(r"line (\d+), column (\d+)", error)
+    if m is None:
+        return ""
+    lines, line, column = text.split("\n"), int(m[1]), int(m[2])
+    ch = lines[line - 1][column - 1 : column] if line <= len(lines) else ""
+    typed = ascii_typed_as(ch) if ch else None
+    if typed is None:
+        return ""
+    char = describe_character(ch)
+    return f"; it stops at {char}, typed by a Chinese input method: type {typed!r}"
