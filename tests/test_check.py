@@ -1149,7 +1149,7 @@ def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
 
 
 # Found by review 'r3'. 2. Full-width letters in a keyword with Chinese characters
-# 0d25361 lets a term with Chinese characters hold anything `_ascii_typed_as` knows, so
+# 0d25361 lets a term with Chinese characters hold anything `note_terms.ascii_typed_as` knows, so
 # full-width LETTERS and DIGITS pass too, not only the Chinese punctuation the README
 # allows ("A keyword with Chinese characters may hold Chinese punctuation (`前缀缓存（APC）`:
 # it matches Chinese text, which writes it so)"). Chinese text writes Latin letters in

@@ -109,7 +109,7 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size
 LINE = TEXT.filter(lambda s: "\n" not in s and "\r" not in s and s == s.strip() and s.strip())
 # a keyword: English ones need two letters or digits, and no keyword holds a non-ASCII
 # space, control or format character, nor what a Chinese input method types for ASCII
-# (full-width forms, its Chinese punctuation, list separators) (notes._check_term)
+# (full-width forms, its Chinese punctuation, list separators) (note_terms.check_term)
 IME = set("、，；。“”‘’【】《》—·…")
 TERM = LINE.filter(
     lambda s: (
