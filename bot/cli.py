@@ -811,8 +811,7 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
 def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
-    from bot.match_config import checked_match_config
-    from bot.matching import match_pr
+    from bot.match_config import checked_matcher
     from bot.prfacts import facts_from_record
 
     if args.changed_files is not None and args.title is None:
@@ -841,7 +840,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return 2
     try:
         library = load_library(Path(args.dir), Path(args.topics))
-        config = checked_match_config(library, Path(args.config))  # as check and the server
+        matcher = checked_matcher(library, Path(args.config))  # as check and the server; once
     except (LibraryError, OSError, ValueError) as exc:  # each names its file
         print(exc, file=sys.stderr)
         return 1
@@ -876,7 +875,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 print(f"{args.batch}:{no}: skipped: {exc}", file=sys.stderr)
                 status = 1
                 continue
-            out = {"number": facts.number, **_match_result_json(match_pr(facts, library, config))}
+            out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
             print(json.dumps(out, ensure_ascii=False))
         return status
     try:
@@ -887,11 +886,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
     except ValueError as exc:  # also json.JSONDecodeError
         print(exc, file=sys.stderr)
         return 1
-    result = match_pr(facts, library, config)
+    result = matcher.match(facts)
     if args.json:
         print(json.dumps(_match_result_json(result), ensure_ascii=False, indent=2))
     else:
-        _print_match(facts, result, config)
+        _print_match(facts, result, matcher.config)
     return 0
 
 

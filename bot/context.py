@@ -10,7 +10,7 @@ from bot.commands import CommandConfig, load_command_config
 from bot.feedback_store import FeedbackStore
 from bot.github_port import GitHubPort
 from bot.library import Library
-from bot.match_config import MatchConfig
+from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
 from bot.prstate import PRStore
 from bot.queue import DeliveryQueue
@@ -22,7 +22,7 @@ from bot.settings import Settings
 class BotContext:
     settings: Settings
     library: Library
-    match_config: MatchConfig
+    matcher: CompiledMatcher  # the library and matching config, compiled once at start
     github: GitHubPort
     prs: PRStore
     metrics: Metrics = field(default_factory=Metrics)
@@ -34,6 +34,8 @@ class BotContext:
     feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
 
     def __post_init__(self) -> None:
+        if self.matcher.library is not self.library:  # the comment would link other notes
+            raise ValueError("the matcher was compiled for another library than the context's")
         if not self.command_word:  # REVIEW_NOTES_COMMAND, else the commands config's word
             object.__setattr__(self, "command_word", self.settings.command or self.commands.word)
         # Per process, like the workers: rebuilt by dataclasses.replace.

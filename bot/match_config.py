@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, Library, did_you_mean
+from bot.matching import CompiledMatcher
 from bot.note_files import Problem
 from bot.notes import Glob, Term
 from bot.similarity import Vocabulary
@@ -105,12 +106,10 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     return match_config(read_config(path))
 
 
-def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
-    """The matching config, read and compiled against the library (cached: the first PR
-    reuses it): what the server checks at start and `notes check` before it. Any fault,
-    a topic the taxonomy lacks included, is a ValueError naming the file."""
-    from bot.matching import compile_matcher  # imported here: matching imports this module
-
+def checked_matcher(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> CompiledMatcher:
+    """The matching config, read and compiled against the library: the matcher the
+    server builds once at start and keeps for every PR, and `notes match` for its PRs.
+    Any fault, a topic the taxonomy lacks included, is a ValueError naming the file."""
     try:
         file = read_config(path)
     except OSError as exc:
@@ -120,10 +119,15 @@ def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -
     if unknown:
         raise ConfigError(unknown)
     try:
-        compile_matcher(library, config)
+        return CompiledMatcher(library, config)
     except ValueError as exc:
         raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
-    return config
+
+
+def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
+    """The matching config, checked as `checked_matcher` checks it (compiled included):
+    what `notes check` runs before the server does."""
+    return checked_matcher(library, path).config
 
 
 class _MatchFile(MatchConfig):

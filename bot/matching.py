@@ -1,5 +1,4 @@
-"""Which notes a PR should get, ranked, with the reasons (pure, but for one thing:
-compiled matchers are memoised per library and config, in a process-wide cache).
+"""Which notes a PR should get, ranked, with the reasons (pure: no I/O, no global state).
 
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
@@ -52,22 +51,22 @@ reads at equal score. Only the best may rest on its topics alone, and not when t
 topics fit another note as well (`extra_links_need_own`). Weights and limits live in
 config/matching.toml.
 
-`compile_matcher` builds the indexes once per (library, config): every keyword in one
-trie-shaped regex, every glob in a path index, topic -> notes. `match_pr` reuses it.
+`CompiledMatcher(library, config)` builds the indexes: every keyword in one trie-shaped
+regex, every glob in a path index, topic -> notes. Whoever matches many PRs builds it once
+and keeps it (the server on its `BotContext`, the scripts and the bench in a variable);
+`match_pr` compiles one for a single PR.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from bot.library import Library
-from bot.match_config import MatchConfig
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
 from bot.notes import Note, Verdict
 from bot.pathindex import GlobIndex
@@ -84,6 +83,9 @@ from bot.reasons import (
 )
 from bot.similarity import Vocabulary, names_in, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
+
+if TYPE_CHECKING:  # matching takes the config as data; match_config, its loader, imports this
+    from bot.match_config import MatchConfig
 
 _VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
 _FIRST_HAND = (
@@ -380,7 +382,11 @@ class _Scan:
 
 
 class CompiledMatcher:
-    """The library and configuration, indexed for matching many PRs."""
+    """The library and configuration, indexed for matching many PRs. Build it once and
+    keep it: `match` only reads the indexes (but for TermIndex's memo of per-keyword
+    regexes, whose single dict assignments store what any thread would compute the
+    same), so the delivery workers share one across their threads. An index that names
+    a topic the library lacks raises ValueError here."""
 
     def __init__(self, library: Library, config: MatchConfig):
         self.library = library
@@ -1106,31 +1112,9 @@ class CompiledMatcher:
 
 # --- entry points -------------------------------------------------------------------------
 
-_CACHE: dict[int, tuple[weakref.ref[Library], MatchConfig, CompiledMatcher]] = {}
-_CACHE_SIZE = 4
-# The delivery workers match PRs in parallel threads, all through this cache. Its
-# look-up, insert and eviction are several steps on one dict: unguarded, two threads can
-# both evict the same oldest entry (KeyError) or both compile the same library. So the
-# whole of `compile_matcher` holds the lock; compiling under it makes the others wait for
-# the one build instead of each making its own. `match` itself runs outside the lock: a
-# matcher only reads its indexes, but for TermIndex's memo of per-keyword regexes, whose
-# single dict assignments store what any thread would compute the same.
-_CACHE_LOCK = threading.Lock()
-
-
-def compile_matcher(library: Library, config: MatchConfig) -> CompiledMatcher:
-    """The compiled matcher for this library and config, built once and reused."""
-    with _CACHE_LOCK:
-        entry = _CACHE.get(id(library))
-        if entry is not None and entry[0]() is library and entry[1] == config:
-            return entry[2]
-        matcher = CompiledMatcher(library, config)
-        _CACHE[id(library)] = (weakref.ref(library), config, matcher)
-        while len(_CACHE) > _CACHE_SIZE:
-            del _CACHE[next(iter(_CACHE))]
-        return matcher
-
 
 def match_pr(facts: PRFacts, library: Library, config: MatchConfig) -> MatchResult:
-    """The notes this PR should get, ranked, with the reasons; and the topics it hit."""
-    return compile_matcher(library, config).match(facts)
+    """The notes this PR should get, ranked, with the reasons; and the topics it hit.
+    It compiles the matcher for this one PR: to match many, build a `CompiledMatcher`
+    once and call its `match`."""
+    return CompiledMatcher(library, config).match(facts)

@@ -45,7 +45,8 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
 from bot.library import Library, load_library
 from bot.logs import Redactor, log_context
-from bot.match_config import MatchConfig, checked_match_config
+from bot.match_config import checked_matcher
+from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
 from bot.page_json import prefers_html
 from bot.pages import notes_site
@@ -239,7 +240,7 @@ def build_runtime(
     a broken config file."""
     if library is None:
         library = load_library(settings.notes_dir, settings.topics_file)
-    match_config = _match_config(settings, library)
+    matcher = _matcher(settings, library)
     try:
         commands = load_command_config()  # read here, so a broken file stops the start
     except OSError as exc:
@@ -263,7 +264,7 @@ def build_runtime(
         dry_run = github
     metrics = Metrics()
     ctx = BotContext(
-        settings, library, match_config, github, prs, metrics, commands=commands, queue=queue
+        settings, library, matcher, github, prs, metrics, commands=commands, queue=queue
     )
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
@@ -290,11 +291,12 @@ def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQu
     raise SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {why}")
 
 
-def _match_config(settings: Settings, library: Library) -> MatchConfig:
-    """The matching config, compiled once against the library: a file that is broken, or
-    names a topic the taxonomy lacks, stops the start rather than fail every delivery."""
+def _matcher(settings: Settings, library: Library) -> CompiledMatcher:
+    """The matcher, compiled once against the library and kept for every PR: a matching
+    file that is broken, or names a topic the taxonomy lacks, stops the start rather
+    than fail every delivery."""
     try:
-        return checked_match_config(library, settings.matching_file)
+        return checked_matcher(library, settings.matching_file)
     except ValueError as exc:  # it names the file
         raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {exc}") from None
 

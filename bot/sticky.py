@@ -48,7 +48,6 @@ from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
 from bot.match_result import MatchResult
-from bot.matching import match_pr
 from bot.order_keys import after_second, just_after
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
@@ -148,7 +147,7 @@ def _render_now(
     """Match the PR (its files known) and render the comment as it should read now."""
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
-    result, hidden = hide_dismissed(match_pr(facts, ctx.library, ctx.match_config), state.dismissed)
+    result, hidden = hide_dismissed(ctx.matcher.match(facts), state.dismissed)
     had_notes = _had_notes(ctx, state, result, hidden, posted_verbose)
     opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`

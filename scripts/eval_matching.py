@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_library  # noqa: E402
 from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, load_match_config  # noqa: E402
-from bot.matching import match_pr  # noqa: E402
+from bot.matching import CompiledMatcher  # noqa: E402
 from bot.prfacts import facts_from_record  # noqa: E402
 
 DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")
@@ -206,14 +206,22 @@ class Run:
 
 @dataclass(frozen=True)
 class Matcher:
-    library: Library
-    config: MatchConfig
+    compiled: CompiledMatcher  # built once, for every PR of every set
     index: dict[int, str]  # note index -> note id
+
+    @property
+    def library(self) -> Library:
+        return self.compiled.library
+
+    @property
+    def config(self) -> MatchConfig:
+        return self.compiled.config
 
     @classmethod
     def load(cls, notes: Path, topics: Path, config: Path, index_file: Path) -> Matcher:
         library = load_library(notes, topics)
-        return cls(library, load_match_config(config), note_index(library, index_file))
+        compiled = CompiledMatcher(library, load_match_config(config))
+        return cls(compiled, note_index(library, index_file))
 
 
 def evaluate(
@@ -223,7 +231,7 @@ def evaluate(
     run = Run()
     for record in graded_records(path, title_only):
         grades = {matcher.index[int(k)]: int(v) for k, v in (record.get("relevant") or {}).items()}
-        result = match_pr(facts_from_record(record), matcher.library, matcher.config)
+        result = matcher.compiled.match(facts_from_record(record))
         linked = [m.note.id for m in result.matches]
         run.tally.add(linked, grades)
         run.links.update({(record["number"], nid): grades.get(nid, 0) for nid in linked})
@@ -289,7 +297,7 @@ def without_term(matcher: Matcher, note_id: str, attr: str, term: str) -> Matche
         for n in matcher.library.notes
     )
     library = Library(notes=notes, topics=matcher.library.topics)
-    return Matcher(library, matcher.config, matcher.index)
+    return Matcher(CompiledMatcher(library, matcher.config), matcher.index)
 
 
 def links_of(

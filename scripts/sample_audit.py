@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.library import load_library  # noqa: E402
 from bot.match_config import load_match_config  # noqa: E402
-from bot.matching import match_pr  # noqa: E402
+from bot.matching import CompiledMatcher  # noqa: E402
 from bot.prfacts import facts_from_record  # noqa: E402
 
 DEFAULT_DEV = Path("/work/shared/eval/dev_prs.jsonl")
@@ -52,14 +52,15 @@ def seen_numbers(dev: Path, graded_dir: Path) -> set[int]:
 
 
 def draw(args: argparse.Namespace) -> int:
-    library, config = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())  # once, for every PR
+    library = matcher.library
     # graded already, or some note's own PR: an audit is of PRs nobody tuned on
     left_out = seen_numbers(args.dev, args.graded) | {n.source_pr for n in library.notes}
     every = read_jsonl(args.prs)
     pool = [r for r in every if r["number"] not in left_out]
     commented, near, rest = [], [], []
     for record in pool:
-        result = match_pr(facts_from_record(record), library, config)
+        result = matcher.match(facts_from_record(record))
         if result.matches:
             commented.append(record)
         elif any(m.score >= args.near_score for m in result.candidates):

@@ -775,6 +775,25 @@ def _matching_problems(tmp_path: Path, capsys, edit: tuple[str, str]) -> tuple[l
     return [line.removeprefix(f"{config}:") for line in err[:-1]], config.read_text("utf-8")
 
 
+def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypatch):
+    # the matcher the server keeps is compiled by `checked_matcher`; `notes check` still
+    # runs that compile (checked_match_config) and names the file for what it refuses
+    import bot.match_config
+    from bot.config_files import ConfigError
+
+    def refuse(library, config):
+        raise ValueError("topic_scale, family_topics or upkeep_topics names unknown topic(s): x")
+
+    monkeypatch.setattr(bot.match_config, "CompiledMatcher", refuse)
+    for check in (checked_match_config, bot.match_config.checked_matcher):
+        with pytest.raises(ConfigError) as caught:
+            check(load_library(), DEFAULT_MATCHING_FILE)
+        assert str(caught.value) == (
+            f"{DEFAULT_MATCHING_FILE}:1: config: topic_scale, family_topics or upkeep_topics"
+            " names unknown topic(s): x"
+        )
+
+
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [

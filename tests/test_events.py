@@ -13,6 +13,7 @@ from bot.feedback import Mark
 from bot.github_port import FileList, FilesNotReady
 from bot.library import load_library
 from bot.match_config import load_match_config
+from bot.matching import CompiledMatcher
 from bot.pr_events import handle_pull_request
 from bot.prfacts import payload_files
 from bot.prstate import PRStore
@@ -400,7 +401,9 @@ def test_without_a_queue_a_short_file_list_is_taken_as_it_is(tmp_path):
     # rather than fail the event
     db = Database(tmp_path / "s.sqlite3")
     settings = make_settings(tmp_path)
-    ctx = BotContext(settings, load_library(), load_match_config(), LaggingDryRun(db), PRStore(db))
+    lib = load_library()
+    matcher = CompiledMatcher(lib, load_match_config())
+    ctx = BotContext(settings, lib, matcher, LaggingDryRun(db), PRStore(db))
     payload = pr_payload(title=MATCHING_TITLE)
     payload["pull_request"]["changed_files"] = 3
     delivery = Delivery("d-1", "pull_request", "opened", payload, "vllm-project/vllm", 7001)

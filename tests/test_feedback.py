@@ -26,7 +26,7 @@ from bot.feedback_store import FeedbackStore
 from bot.github_port import Outcome
 from bot.library import load_library
 from bot.match_config import load_match_config
-from bot.matching import match_pr
+from bot.matching import CompiledMatcher, match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import SCHEMA, PRStore
 from bot.sticky import refresh_sticky
@@ -300,9 +300,9 @@ def ctx(tmp_path, monkeypatch):
     clean_env(monkeypatch)
     db = Database(tmp_path / "s.sqlite3")
     port = CountingPort(db, MATCHING_FILES)
-    yield BotContext(
-        make_settings(tmp_path), load_library(), load_match_config(), port, PRStore(db)
-    )
+    lib = load_library()
+    matcher = CompiledMatcher(lib, load_match_config())
+    yield BotContext(make_settings(tmp_path), lib, matcher, port, PRStore(db))
     db.close()
 
 
@@ -407,12 +407,12 @@ def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
     from bot.library import ROOT
     from bot.prfacts import facts_from_record
 
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())  # once, for every PR
     seen = 0
     for name in ("history_with_files.jsonl", "notes_era_1.jsonl"):
         for line in (ROOT / "bench" / "graded" / name).read_text("utf-8").splitlines():
             record = {"repo": "vllm-project/vllm", **json.loads(line)}
-            for m in match_pr(facts_from_record(record), lib, cfg).candidates:
+            for m in matcher.match(facts_from_record(record)).candidates:
                 for reason in m.reasons:
                     seen += 1
                     terms = evidence_terms([reason])

@@ -11,7 +11,7 @@ from bot.config_files import load_vocabulary
 from bot.globs import glob_matches
 from bot.library import DEFAULT_NOTES_DIR, Library, load_library
 from bot.match_config import MatchConfig, Weights, load_match_config
-from bot.matching import CompiledMatcher, compile_matcher, match_pr
+from bot.matching import CompiledMatcher, match_pr
 from bot.notes import Note, Topic
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
@@ -305,8 +305,8 @@ def test_one_mention_of_two_topic_keywords_is_quoted_and_counted_once():
 
 def test_a_real_title_quotes_each_word_once():
     # the shipped taxonomy: "capture sizes" read "'capture sizes', 'capture sizes'"
-    lib, cfg = load_library(), load_match_config()
-    res = match_pr(pr("[Bugfix] Breakable CUDA graph capture sizes", number=1), lib, cfg)
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    res = matcher.match(pr("[Bugfix] Breakable CUDA graph capture sizes", number=1))
     assert res.matches
     for m in res.matches:
         for reason in m.reasons:
@@ -636,7 +636,7 @@ def test_broad_topics_count_less():
     scaled = CFG.model_copy(update={"threshold": 2.5, "topic_scale": {"rocm": 0.5}})
     assert ids(match_pr(facts, lib, scaled)) == []
     with pytest.raises(ValueError, match="unknown topic"):
-        compile_matcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
+        CompiledMatcher(lib, CFG.model_copy(update={"topic_scale": {"nope": 0.5}}))
 
 
 def test_a_narrow_topic_named_in_a_tag_carries_its_note():
@@ -891,7 +891,7 @@ def test_a_pr_changing_only_tests_and_ci_gets_notes_on_tests_and_ci():
     named = _complete("[Spec Decode] Test the EAGLE drafter", files)
     assert ids(match_pr(named, lib, cfg)) == ["n-own"]  # named by its own word
     with pytest.raises(ValueError, match="unknown topic"):
-        compile_matcher(lib, cfg.model_copy(update={"upkeep_topics": frozenset({"nope"})}))
+        CompiledMatcher(lib, cfg.model_copy(update={"upkeep_topics": frozenset({"nope"})}))
 
 
 def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
@@ -910,7 +910,7 @@ def test_a_family_topic_counts_fully_but_cannot_carry_a_note():
     own = pr("Add EAGLE stats", files=["vllm/v1/core/kv_cache_manager.py"])
     assert ids(match_pr(own, lib, cfg)) == ["stats"]
     with pytest.raises(ValueError, match="unknown topic"):
-        compile_matcher(lib, CFG.model_copy(update={"family_topics": {"nope"}}))
+        CompiledMatcher(lib, CFG.model_copy(update={"family_topics": {"nope"}}))
 
 
 def test_a_notes_own_word_is_specific_even_when_a_broad_topic_shares_it():
@@ -1053,15 +1053,6 @@ def test_shipped_config_loads():
     assert cfg.max_notes >= 1 and cfg.threshold > 0
 
 
-def test_the_compiled_matcher_is_built_once_per_library_and_config():
-    lib = library(note("n", ("spec-decode",)))
-    assert compile_matcher(lib, CFG) is compile_matcher(lib, CFG)
-    assert compile_matcher(lib, CFG) is not compile_matcher(
-        lib, CFG.model_copy(update={"threshold": 1})
-    )
-    assert compile_matcher(lib, CFG) is not compile_matcher(library(note("n", ("rocm",))), CFG)
-
-
 # --- the shipped library ---------------------------------------------------------
 
 
@@ -1082,10 +1073,10 @@ def test_shipped_library_source_pr_and_unrelated_pr():
 
 
 def test_shipped_notes_know_their_kernels_and_parameters_by_code_name():
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def linked(title: str, *files: str) -> list[str]:
-        return ids(match_pr(PRFacts(repo=REPO, number=1, title=title, files=files), lib, cfg))
+        return ids(matcher.match(PRFacts(repo=REPO, number=1, title=title, files=files)))
 
     # the indexer's top-k kernel, in the old (csrc/) and the new (csrc/libtorch_stable/) tree
     assert linked("Fix a persistent_topk hang for large K", "csrc/topk.cu") == ["vllm-a4696815"]
@@ -1103,11 +1094,11 @@ def test_shipped_notes_know_their_kernels_and_parameters_by_code_name():
 
 
 def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def topics(*files: str) -> set[str]:
         facts = PRFacts(repo=REPO, number=1, title="x", files=files)
-        return set(match_pr(facts, lib, cfg).topics)
+        return set(matcher.match(facts).topics)
 
     build = topics("cmake/external_projects/deepgemm.cmake", "tools/build_deepgemm_C.py")
     assert "fp8-deepgemm" not in build and "cmake-build" in build
@@ -1119,11 +1110,11 @@ def test_shipped_taxonomy_build_scripts_are_not_the_kernels_they_build():
 
 def test_shipped_notes_a_metrics_tag_alone_is_not_the_connector_metrics_note():
     """ "metrics" is every engine metric; the note is about the KV connector's stats."""
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def linked(title: str, *files: str) -> list[str]:
         facts = PRFacts(repo=REPO, number=1, title=title, files=files)
-        return [m.note.id for m in match_pr(facts, lib, cfg).matches]
+        return [m.note.id for m in matcher.match(facts).matches]
 
     prompt = linked(
         "[Metrics] Add labeled prompt token metrics for P/D disaggregation",
@@ -1265,12 +1256,10 @@ def test_shipped_notes_a_private_name_keyword_is_not_shared_as_an_english_word()
 
 
 def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def linked(title: str) -> list[str]:
-        return [
-            m.note.id for m in match_pr(PRFacts(repo=REPO, number=1, title=title), lib, cfg).matches
-        ]
+        return [m.note.id for m in matcher.match(PRFacts(repo=REPO, number=1, title=title)).matches]
 
     assert linked("[NIXL] Report transfer metrics to Prometheus")[:1] == ["vllm-505c8870"]
     assert linked("Expose KV offload hit-rate metric")[:1] == ["vllm-505c8870"]
@@ -1898,14 +1887,14 @@ _SCREENSHOT = (
 
 def test_img_alt_text_does_not_link_a_note():
     # an <img> whose URL is its last attribute: its alt text is no description text
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "[Perf] Warm up kernels before serving on H100"
     body = (
         "## Purpose\n\nCut TTFT of the first request after the server starts. Before and"
         " after:\n\n" + _SCREENSHOT.format(alt="deep_gemm_warmup_ttft") + "\n\n## Test Plan\n"
     )
-    plain = match_pr(_shipped_pr(title, body.replace("deep_gemm_warmup_ttft", "ttft")), lib, cfg)
-    leaked = match_pr(_shipped_pr(title, body), lib, cfg)
+    plain = matcher.match(_shipped_pr(title, body.replace("deep_gemm_warmup_ttft", "ttft")))
+    leaked = matcher.match(_shipped_pr(title, body))
     assert ids(plain) == []
     assert not any("deep_gemm_warmup" in r for r in _reasons_of(leaked)), _reasons_of(leaked)
     assert ids(leaked) == []
@@ -1943,10 +1932,10 @@ def test_brackets_in_a_title_code_span_are_not_tags():
 
 def test_eps_epsilon_is_not_expert_parallelism():
     # `EP` + plural `s`: "eps" (epsilon: rms_norm_eps, layer_norm_eps) read as "EPs"
-    lib, cfg = load_library(), load_match_config()
-    result = match_pr(_shipped_pr("[Bugfix] Fix rms_norm_eps for Gemma3 layer norm"), lib, cfg)
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    result = matcher.match(_shipped_pr("[Bugfix] Fix rms_norm_eps for Gemma3 layer norm"))
     assert "expert-parallel" not in result.topics, [h.reasons for h in result.topic_hits]
-    plural = match_pr(_shipped_pr("[Bugfix] Fix a hang with two EPs"), lib, cfg)
+    plural = matcher.match(_shipped_pr("[Bugfix] Fix a hang with two EPs"))
     assert "expert-parallel" in plural.topics
 
 
@@ -1995,7 +1984,7 @@ def test_a_topic_word_inside_a_note_keyword_counts_once_for_that_note_only():
 
 
 def test_renamed_files_do_not_dilute_a_notes_share():
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "Refactor: wait for new ranks before resuming"
     elastic = "vllm/distributed/elastic_ep/elastic_execute.py"
     # three entries: one modified file, two helpers renamed with edits
@@ -2008,9 +1997,9 @@ def test_renamed_files_do_not_dilute_a_notes_share():
     )
     once = (elastic, "vllm/utils/network_utils.py", "vllm/utils/process_utils.py")
     kw = dict(changed_files=3, listed_files=3)
-    assert ids(match_pr(_shipped_pr(title, files=once, **kw), lib, cfg)) == ["vllm-64eca4f8"]
+    assert ids(matcher.match(_shipped_pr(title, files=once, **kw))) == ["vllm-64eca4f8"]
     # same PR as the bot sees it: held back as "too small a share of the PR's files"
-    assert ids(match_pr(_shipped_pr(title, files=as_listed, **kw), lib, cfg)) == ["vllm-64eca4f8"]
+    assert ids(matcher.match(_shipped_pr(title, files=as_listed, **kw))) == ["vllm-64eca4f8"]
 
 
 def test_a_single_rename_is_not_described_as_two_files():
@@ -2087,23 +2076,17 @@ def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
     `LoRA` at its case change and takes `RA` for an acronym, so `loras` is refused and
     the PR no longer shows the LoRA topic (`/notes why`'s topics without a note, the
     CLI's `topics`). Before the change it did."""
-    lib, cfg = load_library(), load_match_config()
-    result = match_pr(
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    result = matcher.match(
         PRFacts(
             repo="vllm-project/vllm",
             number=60000,
             title="[Bugfix] Fix max_loras validation when loading adapters twice",
-        ),
-        lib,
-        cfg,
+        )
     )
     assert "lora" in result.topics
-    result = match_pr(
-        PRFacts(
-            repo="vllm-project/vllm", number=60000, title="Support multiple loras in one batch"
-        ),
-        lib,
-        cfg,
+    result = matcher.match(
+        PRFacts(repo="vllm-project/vllm", number=60000, title="Support multiple loras in one batch")
     )
     assert "lora" in result.topics
 
@@ -2114,7 +2097,7 @@ def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
 def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
     # the check read the title without its tags, so `[Cleanup]` (117 vLLM titles say
     # "cleanup") linked the note that "[Misc] Clean up ..." holds back
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     files = ("vllm/v1/core/kv_cache_coordinator.py",)
     for title in (
         "[Misc] Clean up dead code in prefix caching for EAGLE",
@@ -2123,7 +2106,7 @@ def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
         facts = PRFacts(
             repo="vllm-project/vllm", number=1, title=title, files=files, changed_files=1
         )
-        result = match_pr(facts, lib, cfg)
+        result = matcher.match(facts)
         assert result.matches == (), title
         assert result.held_back[0][1].startswith("the title says the change is cosmetic")
 
@@ -2132,11 +2115,11 @@ def test_a_conventional_commit_scope_is_a_tag_not_also_title_text():
     # `fix(mrv1): ...`'s scope was read as a tag and kept in the title's text: counted
     # again as a word shared with a note's title, and a keyword's loose separators ran
     # across its "): " ("title mentions 'moe): kernel'", "'kv): connector'")
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def result(title: str, files: tuple[str, ...] = ()):
         facts = PRFacts(repo="vllm-project/vllm", number=1, title=title, files=files)
-        return match_pr(facts, lib, cfg)
+        return matcher.match(facts)
 
     def note(title: str):
         files = ("vllm/compilation/breakable_cudagraph.py",)
@@ -2182,12 +2165,10 @@ def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
     # README: "One mention counts once ... The same holds for a note's own keywords, and
     # between them and the note's topics". 'metrics' said only inside the note's keyword
     # 'connector metrics' was counted as the keyword and quoted again as the aspect.
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
 
     def note(title: str, files: list[str], nid: str):
-        return next(
-            m for m in match_pr(pr(title, files=files), lib, cfg).candidates if m.note.id == nid
-        )
+        return next(m for m in matcher.match(pr(title, files=files)).candidates if m.note.id == nid)
 
     nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
     metrics = note("[KV Connector] Fix connector metrics reset", nixl, "vllm-505c8870")
@@ -2210,18 +2191,18 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
     # with the eager-region note's title were its topics' keywords again ('CUDA graph',
     # 'graph capture'): a similar-title evidence of 0.37 counted as the note's own and
     # lifted the ambiguity, linking the ROCm one of the three (found by review 'r16n')
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     for title in (
         "[ROCm][Bugfix] Fix sparse MLA CUDA graphs",
         "[ROCm][Bugfix] Fix sparse MLA CUDA graph capture",
         "[Bugfix] Fix sparse MLA CUDA graph capture on ROCm",
     ):
-        result = match_pr(pr(title), lib, cfg)
+        result = matcher.match(pr(title))
         assert result.matches == (), (title, [m.reasons for m in result.matches])
         held = dict(result.held_back)
         assert held["vllm-0341d216"] == "rests on its topics alone, which fit another note as well"
     # a rare word of the note's own title beside them still singles it out
-    result = match_pr(pr("[ROCm][Bugfix] Fix sparse MLA eager CUDA graph region"), lib, cfg)
+    result = matcher.match(pr("[ROCm][Bugfix] Fix sparse MLA eager CUDA graph region"))
     assert ids(result)[:1] == ["vllm-0341d216"]
 
 
@@ -2234,7 +2215,7 @@ def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
     # how often each is said: a description naming `persistent_topk` once and the note's
     # phrases `workspace` and `ubatch` twice counted the phrases and dropped the code
     # name, scoring less for saying more of the note
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "[Bugfix] Fix DeepSeek V4 sparse MLA decode hang"
     terse = "The persistent_topk kernel hangs when the buffer is shared.\n"
     fuller = (
@@ -2243,7 +2224,7 @@ def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
     )
 
     def note(body: str):
-        result = match_pr(pr(title, body), lib, cfg)
+        result = matcher.match(pr(title, body))
         return next(m for m in result.candidates if m.note.id == "vllm-a4696815")
 
     short, long = note(terse), note(fuller)
@@ -2256,12 +2237,12 @@ def test_a_pr_on_the_bug_a_notes_pr_fixes_gets_the_note_whatever_else_it_matches
     # on that alone". A deadlock fix saying "Fixes #53573" (the issue the PCP+DCP note's
     # PR fixes) whose title also names the sparse-MLA note's kernel scored that note
     # 11.67: the tie (4.0) was held "far below the best note"
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "[Bugfix] Fix persistent_topk deadlock on the inter-CTA barrier for MTP"
-    result = match_pr(pr(title, "Fixes #53573."), lib, cfg)
+    result = matcher.match(pr(title, "Fixes #53573."))
     assert "vllm-d996c45a" in ids(result), result.held_back
     # without the tie it is held by the floor, as before
-    result = match_pr(pr(title), lib, cfg)
+    result = matcher.match(pr(title))
     assert "vllm-d996c45a" not in ids(result)
 
 
@@ -2272,14 +2253,14 @@ def test_a_keyword_said_in_the_title_is_not_counted_again_as_a_similar_title():
     # note was linked on one phrase. notes_era_4 #55432 (graded not relevant) reached the
     # threshold the same way: 'thinking budget' (3) + 0.25 for "title shares 'budget',
     # 'thinking'"
-    lib, cfg = load_library(), load_match_config()
-    result = match_pr(pr("Handle a partial hash hit"), lib, cfg)
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    result = matcher.match(pr("Handle a partial hash hit"))
     assert "vllm-0436d44c" not in ids(result)
-    result = match_pr(pr("[Bugfix][Frontend] Map reasoning effort to thinking budget"), lib, cfg)
+    result = matcher.match(pr("[Bugfix][Frontend] Map reasoning effort to thinking budget"))
     budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
     assert not any(r.startswith("title shares") for r in budget.reasons), budget.reasons
     # a word shared outside the keyword keeps the resemblance, the keyword's words too
-    result = match_pr(pr("Fix thinking budget leak on asymmetric swap"), lib, cfg)
+    result = matcher.match(pr("Fix thinking budget leak on asymmetric swap"))
     budget = next(m for m in result.candidates if m.note.id == "vllm-dea4fb5e")
     assert any(r.startswith("title shares") and "'swap'" in r for r in budget.reasons)
 
@@ -2290,11 +2271,11 @@ def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
     # stats`; the second was counted for its own mention but quoted by its first, inside
     # the identifier: "title mentions 'connector_stats'", a spelling the title never
     # writes apart
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "[KV Connector] Fix get_kv_connector_stats merging of connector stats"
     body = "Merges KVConnectorStats of every worker; connector stats were lost."
     for facts in (pr(title), pr("Fix stats merging", body)):
-        result = match_pr(facts, lib, cfg)
+        result = matcher.match(facts)
         reasons = next(m for m in result.candidates if m.note.id == "vllm-505c8870").reasons
         assert not any("'connector_stats'" in r or "'ConnectorStats'" in r for r in reasons)
         assert any("mentions 'connector stats' (keyword" in r for r in reasons), reasons
@@ -2306,14 +2287,14 @@ def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it(
     # it, of expert parallelism, both topics of the elastic-EP note; the comment listed
     # "title mentions 'Elastic EP' (topic: Elastic EP scaling)" and "title mentions 'EP'
     # (topic: Expert parallelism and elastic EP)", as if the title said EP twice
-    lib, cfg = load_library(), load_match_config()
-    result = match_pr(pr("[Bugfix] Fix stalled local-only Elastic EP scale-up"), lib, cfg)
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    result = matcher.match(pr("[Bugfix] Fix stalled local-only Elastic EP scale-up"))
     reasons = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8").reasons
     assert not any(r.startswith("title mentions 'EP'") for r in reasons), reasons
     [line] = [r for r in reasons if r.startswith("title mentions 'Elastic EP'")]
     assert "Expert parallelism and elastic EP" in line, reasons
     # said apart as well, the word keeps its own quote
-    result = match_pr(pr("[Bugfix] Fix Elastic EP scale-up for EP ranks"), lib, cfg)
+    result = matcher.match(pr("[Bugfix] Fix Elastic EP scale-up for EP ranks"))
     reasons = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8").reasons
     assert any(r.startswith("title mentions 'EP'") for r in reasons), reasons
 
@@ -2332,10 +2313,10 @@ def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
     for text in ("prefix-cache", "prefix.cache", "prefix_cache", "prefix -> cache"):
         assert "prefixcache" in index.find(text), text
     assert "encodercacheconnector" in index.find("EC (encoder cache) connector")
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     title = "[Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path"
     body = "Same output with and without the prefix. Cache sizes are unchanged.\n"
-    result = match_pr(pr(title, body), lib, cfg)
+    result = matcher.match(pr(title, body))
     assert not [r for m in result.matches for r in m.reasons if "prefix. Cache" in r]
 
 
@@ -2348,11 +2329,11 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     # aspect its second tag says apart, which the same tags swapped kept; and a keyword
     # tag hid the aspect written apart in the title's text ("[connector metrics] Fix
     # metrics reset")
-    lib, cfg = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())
     nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
 
     def note(title: str):
-        result = match_pr(pr(title, files=nixl), lib, cfg)
+        result = matcher.match(pr(title, files=nixl))
         return next(m for m in result.candidates if m.note.id == "vllm-505c8870")
 
     first = note("[Connector Metrics][Metrics] Fix reset")

@@ -29,6 +29,7 @@ from tests.webhook_kit import (
     ROOT,
     SECRET,
     clean_env,
+    deliver_pr,
     drain,
     make_settings,
     octokit_examples,
@@ -404,6 +405,34 @@ def test_same_delivery_id_twice_is_processed_once(app):
     assert rt.queue.get("dup").attempts == 1
     assert rt.queue.counts()["done"] == 1
     assert len(rt.dry_run.comments()) == 1
+
+
+def test_the_runtime_compiles_one_matcher_at_start_and_matches_every_pr_with_it(
+    tmp_path, monkeypatch
+):
+    from bot.matching import CompiledMatcher
+
+    built: list[CompiledMatcher] = []
+    compile_ = CompiledMatcher.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(self)
+        compile_(self, *args, **kwargs)
+
+    monkeypatch.setattr(CompiledMatcher, "__init__", counted)
+    with serving(make_settings(tmp_path)) as (client, rt):
+        matcher = rt.ctx.matcher
+        assert built == [matcher] and matcher.library is rt.ctx.library
+        matched: list[int] = []
+        match = matcher.match
+        monkeypatch.setattr(
+            matcher, "match", lambda facts: matched.append(facts.number) or match(facts)
+        )
+        for number in (7001, 7002):
+            deliver_pr(client, rt, number=number, title=MATCHING_TITLE, files=MATCHING_FILES)
+        assert sorted(matched) == [7001, 7002]  # the sticky comment matched with it
+        assert built == [matcher]  # and no PR compiled another
+        assert len(rt.dry_run.comments()) == 2
 
 
 def test_redelivery_of_a_failed_delivery_runs_it_again(app):

@@ -14,6 +14,7 @@ from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, Outcome, PRRef
 from bot.library import load_library
 from bot.match_config import load_match_config
+from bot.matching import CompiledMatcher
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
 from bot.render import MARKER, PauseCause
@@ -67,7 +68,8 @@ def ctx(tmp_path, monkeypatch):
     db = Database(tmp_path / "s.sqlite3")
     port = CountingPort(db, MATCHING_FILES)
     settings = make_settings(tmp_path)
-    yield BotContext(settings, load_library(), load_match_config(), port, PRStore(db))
+    lib = load_library()
+    yield BotContext(settings, lib, CompiledMatcher(lib, load_match_config()), port, PRStore(db))
     db.close()
 
 

@@ -326,14 +326,15 @@ def title_with_one_more_note() -> str:
     """
     from bot.library import load_library
     from bot.match_config import load_match_config
-    from bot.matching import match_pr
+    from bot.matching import CompiledMatcher
     from bot.prfacts import PRFacts
 
-    library, config = load_library(), load_match_config()
+    matcher = CompiledMatcher(load_library(), load_match_config())  # once, for every title
+    library = matcher.library
 
     def linked(title: str) -> set[str]:
         facts = PRFacts(REPO, 7001, title, files=tuple(MATCHING_FILES))
-        return {m.note.id for m in match_pr(facts, library, config).matches}
+        return {m.note.id for m in matcher.match(facts).matches}
 
     base = linked(MATCHING_TITLE)
     assert base, "MATCHING_TITLE no longer links any note"
