@@ -109,9 +109,10 @@ PAUSE_NEWS = 1.0
 class RetryPolicy:
     attempts: int = 4  # tries per call, the first included
     backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
-    backoff_max: float = 30.0
+    backoff_max: float = 30.0  # the longest of those waits (REVIEW_NOTES_RETRY_BACKOFF_MAX)
     secondary_wait: float = 60.0  # rate limited without Retry-After or reset; doubles
-    # the longest back-off (secondary_wait doubling, never under secondary_wait) and 5xx wait
+    # caps every wait chosen here: the secondary_wait doubling (never under secondary_wait)
+    # and the 5xx back-off; not a wait GitHub names (Retry-After, a primary limit's reset)
     max_wait: float = 300.0
     # The longest rate limit wait slept in a worker; a longer one fails the call at once
     # (transient, retry_after) and the delivery is put back until then: a worker asleep

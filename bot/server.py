@@ -350,7 +350,7 @@ def live_github(settings: Settings) -> GitHubClient:
             retry=RetryPolicy(
                 attempts=settings.max_retries + 1,
                 backoff=settings.retry_backoff,
-                backoff_max=max(settings.retry_backoff, 30.0),
+                backoff_max=max(settings.retry_backoff, settings.retry_backoff_max),
                 max_wait=settings.retry_max_wait,
                 sleep_max=settings.retry_sleep_max,
             ),

@@ -152,7 +152,12 @@ class Settings(BaseSettings):
     http_timeout: float = Field(default=15.0, gt=0, le=300)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles
-    retry_max_wait: float = Field(default=300.0, ge=0, le=3600)  # longest back-off
+    # longest wait between tries after a 5xx, a timeout or a dropped connection (never
+    # under retry_backoff; retry_max_wait caps it too)
+    retry_backoff_max: float = Field(default=30.0, ge=0, le=3600)
+    # caps every retry wait: a secondary rate limit's doubling (never under its first
+    # minute) and the 5xx back-off; a wait GitHub names (Retry-After, reset) is not capped
+    retry_max_wait: float = Field(default=300.0, ge=0, le=3600)
     # longest rate limit wait slept in a worker; longer: the delivery waits in the queue
     retry_sleep_max: float = Field(default=5.0, ge=0, le=60)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle

@@ -1458,3 +1458,19 @@ def test_the_fakes_primary_rate_limit_is_counted_per_installation(http, fake_git
     other = http.get(f"{fake_github.base_url}/repos/other/repo", headers=tokens[2002])
     assert other.status_code == 200, other.text  # B has spent none of its own
     assert other.headers["x-ratelimit-remaining"] == "2"
+
+
+def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_client):
+    # REVIEW_NOTES_RETRY_BACKOFF_MAX: steps 2, 4, 8 s (jittered to half..all) uncapped;
+    # capped at 3 s, the third wait is at most 3 s where uncapped it is 4 s or more
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", *[Fault.error(502)] * 3)
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, backoff=2.0, backoff_max=3.0, max_wait=300.0),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert client.list_files(PR) == ["a.py"]
+    waits = [s for s in t.slept if s > 0]
+    assert len(waits) == 3 and all(w <= 3.0 for w in waits), waits

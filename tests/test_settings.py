@@ -447,3 +447,25 @@ def test_put_backs_and_the_refusal_log_spacing_are_settings():
     assert "REVIEW_NOTES_SECONDS_BETWEEN_UNVERIFIED_LOGS" in errors(
         seconds_between_unverified_logs=0.5
     )
+
+
+def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
+    # it was hard-wired in server.live_github as max(retry_backoff, 30)
+    from bot.server import live_github
+
+    assert load().retry_backoff_max == 30.0  # config/bot.toml: the old constant
+    assert load(retry_backoff_max=7).retry_backoff_max == 7.0
+    for bad in (-1, 3601):
+        assert "REVIEW_NOTES_RETRY_BACKOFF_MAX" in errors(retry_backoff_max=bad)
+    live = {"github_token": "ghp_" + "a" * 36, "github_webhook_secret": "s"}
+    live["public_url"] = "https://x.org"
+    for given, backoff_max in (
+        ({}, 30.0),
+        ({"retry_backoff_max": 7}, 7.0),
+        ({"retry_backoff": 45, "retry_backoff_max": 7}, 45.0),  # never under the first wait
+    ):
+        client = live_github(load(**live, **given))
+        try:
+            assert client.policy.backoff_max == backoff_max, given
+        finally:
+            client.close()
