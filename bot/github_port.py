@@ -68,9 +68,15 @@ def listed_short(listed: int, changed_files: int) -> bool:
 class GitHubError(Exception):
     """A GitHub call failed for good: not retryable, attempts used up, or asked to wait too long.
 
-    `transient`: trying again later may work (5xx, network, rate limit); else it will
-    not without a change (404, 403 permission, 422). `retry_after`: seconds GitHub
-    asked us to wait, when it said so.
+    `transient`: what kind of failure, not what happens next. True when its cause may
+    pass with no change on our side (5xx, network, rate limit), False for a refusal
+    that would repeat (404, 403 permission, 422). Nothing retries a call for it: the
+    client has already used its tries. Only a rate limit with a `retry_after`
+    (`rate_limit_wait`) puts its delivery back in the queue; any other failure, a
+    transient 5xx included, leaves the delivery `failed` until `review-notes retry` or
+    a redelivery. At start, `check_app_credentials` warns on a transient one instead
+    of refusing the credentials. `retry_after`: seconds GitHub asked us to wait, when
+    it said so.
     """
 
     def __init__(
