@@ -1,0 +1,182 @@
+"""Found by review 'r19f' (blind review of af945a5..e4e5d6c): each test fails until its
+defect is fixed. The docstrings say what is wrong and why it matters."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.command_policy import Decision, FloodControl, most_writes
+from bot.commands import Command, Kind, load_command_config
+from bot.server import build_runtime
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_command_events import AUTHOR, INSTANT, N, reactions, replies, say, tune
+from tests.test_e2e import live_settings
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    app_settings,
+    clean_env,
+    drain,
+    pr_payload,
+    serving,
+    wait_until,
+)
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key, monkeypatch):
+    """As tests/test_command_events.py's: the server on the fake GitHub, PR N open."""
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+class FakeClock:
+    def __init__(self, now: float = 1000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _commands_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "commands.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_raised_max_commands_is_checked_against_the_default_write_burst(tmp_path):
+    """`_holds_one_comment` ("the burst must hold one comment's most, max_commands + 4")
+    is a pydantic field_validator, which runs only when the file names
+    installation_write_burst: a commands.toml that raises max_commands (up to 50 is
+    allowed) and leaves the new key out, as every operator's file written before this
+    change does, loads with the default burst of 40. A comment of 38 reply commands (or
+    37 with a `wrong`) then needs more writes than the budget can ever hold: refused on
+    a full budget, none of its commands ever runs, and because the budget is full each
+    refusal begins a new spell (`_Spells.mend`), so EVERY such comment gets a 😕 and a
+    WARNING outside the budget: a flood of them writes without bound, the very thing
+    the budget is for. Either the load refuses the file (as it does when the key is
+    written: "must be at least 54") or such a comment can run on a full budget."""
+    path = _commands_file(tmp_path, "max_commands = 50\n")
+    try:
+        config = load_command_config(path)
+    except ValueError:
+        return  # refused at load, naming the file: fixed
+    clock = FakeClock()
+    flood = FloodControl(config, clock)
+    judged = [(Command(Kind.SEARCH, (f"word{i}",)), Decision.ALLOW) for i in range(50)]
+    reserved = most_writes(judged, reacts=True)
+    refusals = [flood.reserve_writes(1001, reserved) for _ in range(3)]
+    # on a full budget: refused, and each refusal the "first" of a spell (😕 + warning)
+    assert refusals[0] is None, (
+        f"a comment of max_commands={config.max_commands} commands reserves {reserved}"
+        f" writes, the burst is {config.installation_write_burst}: never run, and each"
+        f" refusal begins a spell: {refusals}"
+    )
+
+
+def test_a_write_budget_that_never_refills_is_refused_at_load(tmp_path):
+    """installation_write_refill_s is checked `gt=0` only: TOML's `inf` (or any huge
+    value) loads, and the installation's write budget then never refills. Once its 40
+    writes are spent (13 ordinary commands), no command of the installation ever runs
+    again, for the life of the process, and each comment is dropped without a word
+    after the first 😕: the starvation the budget's refunds are careful to avoid. The
+    file's other checks (burst >= max_commands + 4, refill > 0) say the key is meant to
+    be validated; a value that makes the budget a one-off allowance is not a rate."""
+    path = _commands_file(tmp_path, "installation_write_refill_s = inf\n")
+    try:
+        config = load_command_config(path)
+    except ValueError:
+        return  # refused at load: fixed
+    clock = FakeClock()
+    flood = FloodControl(config, clock)
+    for _ in range(13):  # thirteen ordinary `/notes`: 4 reserved, 3 written each
+        assert flood.reserve_writes(1001, 4) is None
+        flood.refund_writes(1001, 1)
+    assert flood.reserve_writes(1001, 4) is not None  # 1 left
+    clock.advance(7 * 24 * 3600)  # a week later, nothing else happened
+    assert flood.reserve_writes(1001, 4) is None, (
+        "installation_write_refill_s = inf loaded: a week later the budget has not refilled"
+        f" ({flood.installation_writes.left(1001)} left): commands never run again"
+    )
+
+
+def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, app_key):
+    """Runtime.stop "waits (10 s at most) for the start's redelivery sweep", which "stops
+    after the call under way" ("Bounded, as every stage"). Neither holds while the sweep
+    lists GitHub's delivery log: it checks `stopping` only between redeliveries, and the
+    listing (GitHubClient.hook_deliveries: 100 a page, following the Link cursor back to
+    `since`, up to three days after a long outage) is many calls with no check between
+    them, each holding the client's `_app_lock`. After the 10 s join,
+    `ctx.github.close()` waits on that lock for the page under way (or longer: a Lock is
+    not fair, and the sweep takes it again for the next page), so the stop outlives its
+    bound; then the sweep, still listing, calls GitHub past the close and reads the
+    closed database (`held`): "redelivery at start failed" with a traceback. A stop
+    past the container's grace period (docker stop: 10 s) ends in a SIGKILL. The
+    listing should stop at the next page once `stopping` is set (or the bound hold)."""
+    from bot.server import REDELIVERY_JOIN_SECONDS
+
+    fake = fake_github
+    for n in range(350):  # sent while no server ran: four pages of the delivery log
+        assert fake.send_webhook("pull_request", pr_payload(number=n + 1)).status_code == 0
+    listing = "/app/hook/deliveries"
+    fake.inject("GET", listing, *[Fault(delay=5.0, apply=True) for _ in range(4)])  # slow pages
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.start()
+    thread = rt.redeliver_in_background()
+    assert thread is not None
+    time.sleep(0.5)  # the first page is under way
+    began = time.monotonic()
+    rt.stop()
+    took = time.monotonic() - began
+    stopped = len(fake.requests)
+    thread.join(30)
+    pages = len(fake.calls("GET", listing))
+    assert took <= REDELIVERY_JOIN_SECONDS + 2, (
+        f"Runtime.stop took {took:.1f}s (bound {REDELIVERY_JOIN_SECONDS}s): close() waited"
+        f" for the sweep's listing, which ignores `stopping` ({pages} pages listed in all)"
+    )
+    assert len(fake.requests) == stopped  # and nothing called GitHub after the stop
+
+
+def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(live):
+    """The write budget reserves a comment's writes "before its first": "a comment is
+    answered whole or not at all, never left with 👀 and no answer because the budget
+    ran out halfway". A delivery GitHub rate limited halfway is put back (Reactions.check,
+    or the reply's create_comment raising the limit) and its reservation refunded in
+    `run_commands`' finally; its re-run must reserve again, from scratch, as if it were a
+    new comment. When the installation's budget is spent by then, and a secondary rate
+    limit is exactly when it is likely to be, the re-run is refused (`_not_run`): no 😕
+    either once the spell has begun, and the delivery is marked done ("not run"), so not
+    even `review-notes retry` brings it back. The comment keeps its 👀 and never gets
+    its reply: the halfway state the reservation promises away, and before this change
+    the re-run answered it."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
+    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("POST", comments, Fault.secondary_rate_limit(retry_after=8))  # > retry_sleep_max
+    c = say(client, rt, fake, "/notes help", wait=False)
+    wait_until(
+        lambda: rt.queue.counts()["pending"] == 1 and fake.calls("POST", comments),
+        what="the delivery put back after its 👀",
+    )
+    assert reactions(fake, c) == {"eyes"}
+    # meanwhile a flood on the installation's other PRs spends the write budget
+    flood = rt.ctx.flood
+    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+    assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
+    time.sleep(9)  # the put-back's wait
+    drain(rt)
+    answered = reactions(fake, c)
+    assert replies(fake) or "confused" in answered, (
+        f"put back halfway, then refused whole: the comment is left with {answered} and no"
+        f" reply; the delivery is {rt.queue.counts()}"
+    )
