@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from bot.comment_prose import WORDS, command_lines
 from bot.config_files import read_config
@@ -53,18 +54,41 @@ class CommandConfig(BaseModel):
     installation_write_burst: int = Field(default=40, ge=1)
     installation_write_refill_s: float = Field(default=12.0, gt=0)
 
-    @field_validator("installation_write_burst")
-    @classmethod
-    def _holds_one_comment(cls, burst: int, info: ValidationInfo) -> int:
+    @model_validator(mode="after")
+    def _holds_one_comment(self) -> CommandConfig:
         """A comment is run only when its most writes fit (bot.command_policy.most_writes):
-        a smaller burst would refuse a comment of `max_commands` commands for good."""
-        most = most_comment_writes(info.data.get("max_commands", 5))
-        if burst < most:
-            raise ValueError(
+        a smaller burst would refuse a comment of `max_commands` commands for good. Checked
+        whichever keys the file names: a file that raises `max_commands` and leaves the
+        burst at its default is held to it too. The error goes to the key the file sets,
+        the burst when it names it, else `max_commands` (a default has no line)."""
+        most = most_comment_writes(self.max_commands)
+        burst = self.installation_write_burst
+        if burst >= most:
+            return self
+        if "installation_write_burst" in self.model_fields_set:
+            field, value = "installation_write_burst", burst
+            message = (
                 f"must be at least {most}: a comment of max_commands commands may write"
-                f" that many times (3 reactions, a reply each, one more reply or edit)"
+                " that many times (3 reactions, a reply each, one more reply or edit)"
             )
-        return burst
+        else:
+            field, value = "max_commands", self.max_commands
+            message = (
+                f"must be at most {burst - 4} with installation_write_burst at its default"
+                f" ({burst}): a comment of {self.max_commands} commands may write {most}"
+                f" times (3 reactions, a reply each, one more reply or edit); set"
+                f" installation_write_burst to at least {most} to allow it"
+            )
+        raise ValidationError.from_exception_data(
+            type(self).__name__,
+            [
+                InitErrorDetails(
+                    type=PydanticCustomError("value_error", message),
+                    loc=(field,),
+                    input=value,
+                )
+            ],
+        )
 
 
 def most_comment_writes(max_commands: int) -> int:

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import comment_prose
+from bot.command_policy import Decision, FloodControl, most_writes
 from bot.commands import (
+    Command,
     CommandConfig,
     Kind,
     changed_commands,
@@ -16,6 +18,7 @@ from bot.commands import (
     parse_commands,
 )
 from bot.comment_prose import command_lines
+from tests.test_command_policy import FakeClock
 
 
 def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
@@ -1264,3 +1267,56 @@ def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with(
     cmd = parse_commands("/notes search abcd efghijklmn", max_arg_chars=10)[0]
     assert cmd.args == ("abcd",)
     assert cmd.line == "/notes search abcd"
+
+
+# --- found by review 'r19f' ---
+
+
+def _commands_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "commands.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_raised_max_commands_is_checked_against_the_default_write_burst(tmp_path):
+    """`_holds_one_comment` ("the burst must hold one comment's most, max_commands + 4")
+    is a pydantic field_validator, which runs only when the file names
+    installation_write_burst: a commands.toml that raises max_commands (up to 50 is
+    allowed) and leaves the new key out, as every operator's file written before this
+    change does, loads with the default burst of 40. A comment of 38 reply commands (or
+    37 with a `wrong`) then needs more writes than the budget can ever hold: refused on
+    a full budget, none of its commands ever runs, and because the budget is full each
+    refusal begins a new spell (`_Spells.mend`), so EVERY such comment gets a 😕 and a
+    WARNING outside the budget: a flood of them writes without bound, the very thing
+    the budget is for. Either the load refuses the file (as it does when the key is
+    written: "must be at least 54") or such a comment can run on a full budget."""
+    path = _commands_file(tmp_path, "max_commands = 50\n")
+    try:
+        config = load_command_config(path)
+    except ValueError:
+        return  # refused at load, naming the file: fixed
+    clock = FakeClock()
+    flood = FloodControl(config, clock)
+    judged = [(Command(Kind.SEARCH, (f"word{i}",)), Decision.ALLOW) for i in range(50)]
+    reserved = most_writes(judged, reacts=True)
+    refusals = [flood.reserve_writes(1001, reserved) for _ in range(3)]
+    # on a full budget: refused, and each refusal the "first" of a spell (😕 + warning)
+    assert refusals[0] is None, (
+        f"a comment of max_commands={config.max_commands} commands reserves {reserved}"
+        f" writes, the burst is {config.installation_write_burst}: never run, and each"
+        f" refusal begins a spell: {refusals}"
+    )
+
+
+def test_a_raised_max_commands_past_the_default_burst_is_named_on_its_line(tmp_path: Path):
+    """The file sets max_commands alone: the problem is on its line, with what to do."""
+    bad = tmp_path / "commands.toml"
+    bad.write_text("# caps\nmax_commands = 37\n", "utf-8")
+    with pytest.raises(
+        ValueError, match=f"^{bad}:2: max_commands: must be at most 36 .*at least 41"
+    ):
+        load_command_config(bad)
+    bad.write_text("max_commands = 36\n", "utf-8")  # 40 writes: fits the default burst
+    assert load_command_config(bad).installation_write_burst == 40
+    bad.write_text("max_commands = 50\ninstallation_write_burst = 54\n", "utf-8")
+    assert load_command_config(bad).max_commands == 50
