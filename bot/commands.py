@@ -39,20 +39,24 @@ WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
 
 
 class CommandConfig(BaseModel):
-    """config/commands.toml: the command word, per-comment caps, flood control."""
+    """config/commands.toml: the command word, per-comment caps, flood control.
+
+    Its times are finite (TOML reads `inf` and `nan`): a refill of `inf` is a budget
+    that never refills, a one-off allowance, and an interval of `inf` an update never
+    made. Its counts are integers, which are finite already."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     word: str = Field(default="/notes", pattern=WORD_PATTERN)
     max_commands: int = Field(default=5, ge=1, le=50)
     max_arg_chars: int = Field(default=100, ge=10, le=1000)
     max_results: int = Field(default=10, ge=1, le=50)
-    min_update_interval_s: float = Field(default=5.0, ge=0)
+    min_update_interval_s: float = Field(default=5.0, ge=0, allow_inf_nan=False)
     reply_burst: int = Field(default=5, ge=1)
-    reply_refill_s: float = Field(default=30.0, gt=0)
+    reply_refill_s: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     installation_reply_burst: int = Field(default=10, ge=1)
-    installation_reply_refill_s: float = Field(default=36.0, gt=0)
+    installation_reply_refill_s: float = Field(default=36.0, gt=0, allow_inf_nan=False)
     installation_write_burst: int = Field(default=40, ge=1)
-    installation_write_refill_s: float = Field(default=12.0, gt=0)
+    installation_write_refill_s: float = Field(default=12.0, gt=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _holds_one_comment(self) -> CommandConfig:

