@@ -325,6 +325,7 @@ class FloodControl:
         self._reply_spells = _Spells(self.installation_replies)
         self._pr_reply_spells = _Spells(self.replies)
         self._write_spells = _Spells(self.installation_writes)
+        self._held: dict[str, int] = {}  # delivery id -> writes its put-back kept
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
@@ -374,3 +375,23 @@ class FloodControl:
         add, a reply over a budget, a notes comment that was already right)."""
         if writes > 0:
             self.installation_writes.refund(installation, writes)
+
+    def hold_writes(self, delivery: str, writes: int, *, max_held: int = 4096) -> None:
+        """A delivery put back (a rate limit) after it began writing keeps its whole
+        reservation for its re-run (`resume_writes`), nothing given back: its comment has
+        its 👀, and the re-run must answer it whatever the budget has left by then. In
+        memory, as the budgets are: after a restart the re-run reserves anew, from a
+        budget that starts full. The oldest are forgotten past `max_held` (a delivery put
+        back for good, or failed, is never re-run)."""
+        with self._lock:
+            self._held.pop(delivery, None)
+            while len(self._held) >= max_held:
+                del self._held[next(iter(self._held))]
+            self._held[delivery] = writes
+
+    def resume_writes(self, delivery: str) -> int | None:
+        """The reservation a put-back of this delivery kept (`hold_writes`), taken back for
+        its re-run; None when it keeps none (a first run, or one put back before its
+        first write)."""
+        with self._lock:
+            return self._held.pop(delivery, None)

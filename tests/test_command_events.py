@@ -8,6 +8,7 @@ assertion depends on how fast the machine is.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import replace
 
@@ -2401,3 +2402,76 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
     assert reactions(fake, other) == {"eyes", "+1"} and len(replies(fake, N + 1)) == 1
     quiet = [r for r in caplog.records if "its replies are refused" in r.getMessage()]
     assert len(quiet) == 24 and f"#{N}" in quiet[0].getMessage(), quiet[:1]
+
+
+# --- found by review 'r19f' ---
+
+
+def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(live):
+    """The write budget reserves a comment's writes "before its first": "a comment is
+    answered whole or not at all, never left with 👀 and no answer because the budget
+    ran out halfway". A delivery GitHub rate limited halfway is put back (Reactions.check,
+    or the reply's create_comment raising the limit) and its reservation refunded in
+    `run_commands`' finally; its re-run must reserve again, from scratch, as if it were a
+    new comment. When the installation's budget is spent by then, and a secondary rate
+    limit is exactly when it is likely to be, the re-run is refused (`_not_run`): no 😕
+    either once the spell has begun, and the delivery is marked done ("not run"), so not
+    even `review-notes retry` brings it back. The comment keeps its 👀 and never gets
+    its reply: the halfway state the reservation promises away, and before this change
+    the re-run answered it."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
+    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("POST", comments, Fault.secondary_rate_limit(retry_after=8))  # > retry_sleep_max
+    c = say(client, rt, fake, "/notes help", wait=False)
+    wait_until(
+        lambda: rt.queue.counts()["pending"] == 1 and fake.calls("POST", comments),
+        what="the delivery put back after its 👀",
+    )
+    assert reactions(fake, c) == {"eyes"}
+    # meanwhile a flood on the installation's other PRs spends the write budget
+    flood = rt.ctx.flood
+    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+    assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
+    time.sleep(9)  # the put-back's wait
+    drain(rt)
+    answered = reactions(fake, c)
+    assert replies(fake) or "confused" in answered, (
+        f"put back halfway, then refused whole: the comment is left with {answered} and no"
+        f" reply; the delivery is {rt.queue.counts()}"
+    )
+
+
+def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budget(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """`/notes off` whose pausing edit of the notes comment GitHub rate limited is put
+    back with its 👀 (and the PR's state already off). Its re-run, with the installation's
+    write budget spent meanwhile, was refused whole: the comment kept its notes, the
+    command its 👀 and no 👍. It keeps its reservation across the put-back, so the re-run
+    pauses the comment and thanks it, and gives back what it did not write."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+        say(client, rt, fake, "/notes")
+        notes = sticky(fake)
+        assert "Automatic updates are paused" not in notes.body
+        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
+        fake.inject("PATCH", edits, Fault.secondary_rate_limit(retry_after=2))
+        c = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and fake.calls("PATCH", edits),
+            what="the `off` put back after its 👀",
+        )
+        assert reactions(fake, c) == {"eyes"} and state(rt).opted_out
+        flood = rt.ctx.flood
+        assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+        drain(rt, 20)
+        assert "Automatic updates are paused" in sticky(fake).body
+        assert reactions(fake, c) == {"eyes", "+1"} and state(rt).opted_out
+        assert rt.queue.counts()["failed"] == 0
+        # the re-run wrote 👀 (GitHub keeps one), the edit and 👍 of its 4: one given back
+        assert flood.installation_writes.left(1001) == 1

@@ -10,17 +10,15 @@ import pytest
 
 from bot.server import build_runtime
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_command_events import AUTHOR, INSTANT, N, reactions, replies, say, tune
+from tests.test_command_events import AUTHOR, N, tune
 from tests.test_e2e import live_settings
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     app_settings,
     clean_env,
-    drain,
     pr_payload,
     serving,
-    wait_until,
 )
 
 
@@ -87,38 +85,3 @@ def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, 
         f" for the sweep's listing, which ignores `stopping` ({pages} pages listed in all)"
     )
     assert len(fake.requests) == stopped  # and nothing called GitHub after the stop
-
-
-def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(live):
-    """The write budget reserves a comment's writes "before its first": "a comment is
-    answered whole or not at all, never left with 👀 and no answer because the budget
-    ran out halfway". A delivery GitHub rate limited halfway is put back (Reactions.check,
-    or the reply's create_comment raising the limit) and its reservation refunded in
-    `run_commands`' finally; its re-run must reserve again, from scratch, as if it were a
-    new comment. When the installation's budget is spent by then, and a secondary rate
-    limit is exactly when it is likely to be, the re-run is refused (`_not_run`): no 😕
-    either once the spell has begun, and the delivery is marked done ("not run"), so not
-    even `review-notes retry` brings it back. The comment keeps its 👀 and never gets
-    its reply: the halfway state the reservation promises away, and before this change
-    the re-run answered it."""
-    client, rt, fake = live
-    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
-    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-    fake.inject("POST", comments, Fault.secondary_rate_limit(retry_after=8))  # > retry_sleep_max
-    c = say(client, rt, fake, "/notes help", wait=False)
-    wait_until(
-        lambda: rt.queue.counts()["pending"] == 1 and fake.calls("POST", comments),
-        what="the delivery put back after its 👀",
-    )
-    assert reactions(fake, c) == {"eyes"}
-    # meanwhile a flood on the installation's other PRs spends the write budget
-    flood = rt.ctx.flood
-    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
-    assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
-    time.sleep(9)  # the put-back's wait
-    drain(rt)
-    answered = reactions(fake, c)
-    assert replies(fake) or "confused" in answered, (
-        f"put back halfway, then refused whole: the comment is left with {answered} and no"
-        f" reply; the delivery is {rt.queue.counts()}"
-    )
