@@ -782,10 +782,14 @@ class GitHubClient:
 
     # --- the App's webhook deliveries (JWT) ---------------------------------------
 
-    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]:
+    def hook_deliveries(
+        self, since: datetime, stopping: Callable[[], bool] | None = None
+    ) -> list[dict[str, Any]]:
         """The App's delivery attempts from now back to `since` (GET /app/hook/deliveries,
         newest first), page by page through the Link header's cursor. Stops at the first
-        page reaching back past `since`: GitHub keeps three days, one page may be all."""
+        page reaching back past `since`: GitHub keeps three days, one page may be all.
+        Also, with the pages so far, once `stopping()` (the server shuts down) is true
+        after a page: the caller asks it again to tell a short listing."""
         requester = self._app_requester("list the App's webhook deliveries")
         url: str | None = "/app/hook/deliveries"
         params: dict[str, Any] | None = {"per_page": 100}
@@ -798,6 +802,8 @@ class GitHubClient:
             found += page
             older = any(delivered_at(d) < since for d in page)
             url, params = (None if older else _next_link(headers)), None  # the link has them
+            if stopping is not None and stopping():
+                break
         return found
 
     def redeliver(self, delivery_id: int) -> None:

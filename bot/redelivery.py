@@ -98,7 +98,11 @@ def since_last_seen(last_received: str | None, now: datetime) -> datetime:
 class DeliveryLog(Protocol):
     """GitHub's side of a sweep (`bot.github_client.GitHubClient`, App JWT)."""
 
-    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]: ...
+    def hook_deliveries(
+        self, since: datetime, stopping: Callable[[], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Back to `since`; stops between pages once `stopping()` (the caller asks it
+        again after, to tell a listing cut short)."""
 
     def redeliver(self, delivery_id: int) -> None: ...
 
@@ -128,9 +132,21 @@ def sweep(
     does not hold. A listing GitHub refuses raises GitHubError (the caller reports it); a
     refused redelivery is logged and counted, and the others are still asked. GitHub's
     rate limit, or `stopping()` (the server shuts down), ends the sweep with one warning:
-    every call after a rate limit would be refused too, and calling on risks a ban."""
-    listing = [hook_delivery(item) for item in github.hook_deliveries(since)]
+    every call after a rate limit would be refused too, and calling on risks a ban.
+    The listing (a page of 100 per call, three days' worth after a long outage) stops
+    between pages too; a sweep stopped there asks nothing and reads nothing more (the
+    queue's `held`: a stopping server closes its database)."""
+    listing = [hook_delivery(item) for item in github.hook_deliveries(since, stopping)]
     result = Sweep(listed=len(listing))
+    if stopping():
+        result.stopped = "the server is stopping"
+        log.warning(
+            "redelivery sweep stopped (%s) while listing GitHub's deliveries (%d attempts"
+            " listed): none asked again; run `review-notes redeliver` later",
+            result.stopped,
+            result.listed,
+        )
+        return result
     wanted = to_redeliver(listing, held, since)
     for i, d in enumerate(wanted):
         result.stopped = _ask(github, d, result, stopping)

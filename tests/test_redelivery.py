@@ -68,7 +68,7 @@ class FakeLog:
         self.items, self.refuse, self.asked = items, refuse, []
         self.limit = limit  # the redelivery GitHub answers with its rate limit
 
-    def hook_deliveries(self, since: datetime) -> list[dict[str, Any]]:
+    def hook_deliveries(self, since: datetime, stopping=None) -> list[dict[str, Any]]:
         return self.items
 
     def redeliver(self, delivery_id: int) -> None:
@@ -124,3 +124,43 @@ def test_a_sweep_stops_asking_once_the_server_is_stopping():
     done = sweep(github, nothing_held, SINCE, stopping=lambda: bool(github.asked))
     assert github.asked == [1]
     assert done.not_asked == 2 and done.stopped == "the server is stopping"
+
+
+# --- found by review 'r19f' ---
+
+
+class PagedLog(FakeLog):
+    """A listing of pages that asks `stopping` between them, as GitHubClient's does."""
+
+    def __init__(self, pages: list[list[dict[str, Any]]], stop_after: int):
+        super().__init__([i for p in pages for i in p])
+        self.pages, self.stop_after, self.listed = pages, stop_after, 0
+        self.stopped = False
+
+    def hook_deliveries(self, since: datetime, stopping=None) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for page in self.pages:
+            self.listed += 1
+            found += page
+            self.stopped = self.listed >= self.stop_after  # the server stops meanwhile
+            if stopping is not None and stopping():
+                break
+        return found
+
+
+def test_a_sweep_stopped_while_listing_reads_no_queue_and_asks_nothing(caplog):
+    """The listing is many calls (100 attempts a page, three days' worth after a long
+    outage): the sweep stopped only between redeliveries, so a stop waited for the whole
+    listing, and the sweep then read the queue a stopped server had closed."""
+    pages = [[item(p * 10 + i, f"g{p}-{i}", 0) for i in range(3)] for p in range(4)]
+    github = PagedLog(pages, stop_after=1)
+
+    def held(guids: set[str]) -> set[str]:
+        raise AssertionError("the queue read after the stop")
+
+    with caplog.at_level(logging.INFO, logger="bot.redelivery"):
+        done = sweep(github, held, SINCE, lambda: github.stopped)
+    assert github.listed == 1 and github.asked == []
+    assert (done.listed, done.stopped) == (3, "the server is stopping")
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "while listing" in warning and "review-notes redeliver" in warning

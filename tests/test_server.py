@@ -23,11 +23,13 @@ from bot.settings import SettingsError, load_settings
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from bot.workers import Workers
+from tests.fake_github import Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
     SECRET,
+    app_settings,
     clean_env,
     deliver_pr,
     drain,
@@ -1124,3 +1126,67 @@ def test_the_refusal_log_spacing_and_the_put_backs_come_from_the_settings(tmp_pa
     finally:
         rt.db.close()
     assert len(_refusals(caplog)) == 2
+
+
+# --- found by review 'r19f' ---
+
+
+def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, app_key):
+    """Runtime.stop "waits (10 s at most) for the start's redelivery sweep", which "stops
+    after the call under way" ("Bounded, as every stage"). Neither holds while the sweep
+    lists GitHub's delivery log: it checks `stopping` only between redeliveries, and the
+    listing (GitHubClient.hook_deliveries: 100 a page, following the Link cursor back to
+    `since`, up to three days after a long outage) is many calls with no check between
+    them, each holding the client's `_app_lock`. After the 10 s join,
+    `ctx.github.close()` waits on that lock for the page under way (or longer: a Lock is
+    not fair, and the sweep takes it again for the next page), so the stop outlives its
+    bound; then the sweep, still listing, calls GitHub past the close and reads the
+    closed database (`held`): "redelivery at start failed" with a traceback. A stop
+    past the container's grace period (docker stop: 10 s) ends in a SIGKILL. The
+    listing should stop at the next page once `stopping` is set (or the bound hold)."""
+    from bot.server import REDELIVERY_JOIN_SECONDS
+
+    fake = fake_github
+    for n in range(350):  # sent while no server ran: four pages of the delivery log
+        assert fake.send_webhook("pull_request", pr_payload(number=n + 1)).status_code == 0
+    listing = "/app/hook/deliveries"
+    fake.inject("GET", listing, *[Fault(delay=5.0, apply=True) for _ in range(4)])  # slow pages
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.start()
+    thread = rt.redeliver_in_background()
+    assert thread is not None
+    time.sleep(0.5)  # the first page is under way
+    began = time.monotonic()
+    rt.stop()
+    took = time.monotonic() - began
+    stopped = len(fake.requests)
+    thread.join(30)
+    pages = len(fake.calls("GET", listing))
+    assert took <= REDELIVERY_JOIN_SECONDS + 2, (
+        f"Runtime.stop took {took:.1f}s (bound {REDELIVERY_JOIN_SECONDS}s): close() waited"
+        f" for the sweep's listing, which ignores `stopping` ({pages} pages listed in all)"
+    )
+    assert len(fake.requests) == stopped  # and nothing called GitHub after the stop
+
+
+def test_a_stop_during_the_listing_logs_no_traceback(tmp_path, fake_github, app_key, caplog):
+    """A sweep stopped while it lists reads nothing from the queue (closed by the stop):
+    one warning saying so, no "redelivery at start failed" with a traceback."""
+    fake = fake_github
+    for n in range(150):  # two pages
+        assert fake.send_webhook("pull_request", pr_payload(number=n + 1)).status_code == 0
+    listing = "/app/hook/deliveries"
+    fake.inject("GET", listing, Fault(delay=1.0, apply=True))
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.start()
+    with caplog.at_level(logging.INFO):
+        thread = rt.redeliver_in_background()
+        assert thread is not None
+        time.sleep(0.3)  # the first page is under way
+        rt.stop()
+        thread.join(5)
+    assert not thread.is_alive()
+    assert len(fake.calls("GET", listing)) == 1
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+    stopped = [r.getMessage() for r in caplog.records if "while listing" in r.getMessage()]
+    assert len(stopped) == 1 and "100 attempts listed" in stopped[0], stopped
