@@ -67,7 +67,6 @@ from bot.command_policy import (
     DONE,
     REFUSED,
     Actor,
-    Admission,
     Decision,
     authorize,
     first_reaction,
@@ -81,6 +80,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, github_time, utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.feedback import Mark, pick_note
+from bot.flood_control import Admission
 from bot.github_port import (
     ConversationLocked,
     GitHubError,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bot.command_policy import Clock, FloodControl
 from bot.commands import CommandConfig, load_command_config
 from bot.feedback_store import FeedbackStore
+from bot.flood_control import Clock, FloodControl
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.matching import CompiledMatcher

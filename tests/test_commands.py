@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import comment_prose
-from bot.command_policy import Decision, FloodControl, most_writes
+from bot.command_policy import Decision, most_writes
 from bot.commands import (
     Command,
     CommandConfig,
@@ -18,7 +18,8 @@ from bot.commands import (
     parse_commands,
 )
 from bot.comment_prose import command_lines
-from tests.test_command_policy import FakeClock
+from bot.flood_control import FloodControl
+from tests.test_flood_control import FakeClock
 
 
 def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:

@@ -1,0 +1,315 @@
+"""Flood control of slash commands: per PR, sticky-comment updates (coalesced) and
+reply comments; per installation, its replies and every content write its commands
+make. State in memory, behind a lock; the clock defaults to time.monotonic, tests
+inject their own. Who may run a command and what it may cost: `bot.command_policy`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+from bot.commands import CommandConfig
+
+Clock = Callable[[], float]
+
+K = TypeVar("K", bound=Hashable)
+
+
+class Admission(StrEnum):
+    RUN = "run"  # update now
+    DEFER = "defer"  # schedule one update at `run_at`, then call `start(key)`
+    MERGED = "merged"  # an update is already scheduled; it will cover this request
+
+
+@dataclass(frozen=True)
+class Ticket:
+    admission: Admission
+    run_at: float  # clock time the covering update runs (now for RUN)
+
+
+@dataclass
+class _Window:
+    last_run: float
+    deferred: bool = False  # a run is scheduled for the window's end
+
+
+class RateLimiter(Generic[K]):
+    """At most one sticky-comment update per PR every `min_interval_s`; the rest coalesce.
+
+    An update re-reads the PR when it runs, so one run at the end of a window
+    covers every request made during it. Refusing instead would leave the comment
+    stale after a burst (the last `/notes refresh` must win), and running each
+    would spend GitHub's content-creation budget on identical writes. So:
+
+    - the first request runs at once (RUN);
+    - a request inside the window is DEFERred to the window's end; the caller
+      schedules one job for `run_at` and calls `start(key)` when it begins;
+    - requests while that job is pending are MERGED into it; if the job has not
+      started `lost_after_s` after its time, it is taken as lost and the next
+      request RUNs for all of them.
+
+    This only times the runs: what a run owes (the state each command asked for, the
+    comments to mark `+1`) is kept with the PR's state (`PRState.pending`), which a
+    restart does not lose. Nothing is refused: each command is taken (`eyes`) and
+    answered (`+1`). The windows are in memory, per process: losing them on restart
+    costs at most one extra update.
+    """
+
+    def __init__(
+        self,
+        min_interval_s: float,
+        clock: Clock = time.monotonic,
+        *,
+        lost_after_s: float = 60.0,
+        max_keys: int = 4096,
+    ):
+        if min_interval_s < 0 or lost_after_s <= 0:
+            raise ValueError("min_interval_s must be >= 0 and lost_after_s > 0")
+        self.min_interval_s = min_interval_s
+        self.lost_after_s = lost_after_s
+        self._clock = clock
+        self._max_keys = max_keys
+        self._windows: dict[K, _Window] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, key: K) -> Ticket:
+        with self._lock:
+            now = self._clock()
+            window = self._windows.get(key)
+            if window is not None and window.deferred:
+                run_at = window.last_run + self.min_interval_s
+                if now - run_at < self.lost_after_s:
+                    return Ticket(Admission.MERGED, run_at)
+                # The deferred job never started (lost in a restart or a crash):
+                # run now for everything it was to cover, rather than wait forever.
+                self._windows[key] = _Window(last_run=now)
+                return Ticket(Admission.RUN, now)
+            if window is None or now - window.last_run >= self.min_interval_s:
+                self._prune(now)
+                self._windows[key] = _Window(last_run=now)
+                return Ticket(Admission.RUN, now)
+            window.deferred = True
+            return Ticket(Admission.DEFER, window.last_run + self.min_interval_s)
+
+    def start(self, key: K) -> bool:
+        """The deferred run begins: open a new window. False when none was pending (a
+        duplicate job, or one taken as lost)."""
+        with self._lock:
+            window = self._windows.get(key)
+            if window is None or not window.deferred:
+                return False
+            window.deferred = False
+            window.last_run = self._clock()
+            return True
+
+    def _prune(self, now: float) -> None:
+        if len(self._windows) < self._max_keys:
+            return
+        for k in [
+            k
+            for k, w in self._windows.items()
+            if not w.deferred and now - w.last_run >= self.min_interval_s
+        ]:
+            del self._windows[k]
+
+
+class ReplyBudget(Generic[K]):
+    """Reply comments per PR: a token bucket of `burst`, one token back every `refill_s`.
+
+    Replies (topic, search, help) are distinct answers, so they cannot be
+    coalesced; past the budget a command gets `confused` and no reply, which
+    stops a flood from turning into a wall of bot comments. The same bucket, keyed by
+    installation, holds its commands' content writes (`FloodControl.reserve_writes`).
+    """
+
+    def __init__(
+        self, burst: int, refill_s: float, clock: Clock = time.monotonic, *, max_keys: int = 4096
+    ):
+        if burst < 1 or refill_s <= 0:
+            raise ValueError("burst must be >= 1 and refill_s > 0")
+        self.burst = burst
+        self.refill_s = refill_s
+        self._clock = clock
+        self._max_keys = max_keys
+        self._buckets: dict[K, tuple[float, float]] = {}  # key -> (tokens, at)
+        self._lock = threading.Lock()
+
+    def _tokens(self, key: K, now: float) -> float:
+        tokens, at = self._buckets.get(key, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - at) / self.refill_s)
+
+    def left(self, key: K) -> float:
+        """The replies `key` has now, spending none."""
+        with self._lock:
+            return self._tokens(key, self._clock())
+
+    def allow(self, key: K, n: int = 1) -> bool:
+        """Spend `n` tokens for `key` if that many are left (all or none)."""
+        with self._lock:
+            now = self._clock()
+            tokens = self._tokens(key, now)
+            if tokens < n:
+                self._buckets[key] = (tokens, now)
+                return False
+            if key not in self._buckets and len(self._buckets) >= self._max_keys:
+                full = [k for k in self._buckets if self._tokens(k, now) >= self.burst]
+                for k in full:
+                    del self._buckets[k]
+            self._buckets[key] = (tokens - n, now)
+            return True
+
+    def refund(self, key: K, n: int = 1) -> None:
+        """Give back `n` tokens `allow` spent for `key` that were not used (a reply not
+        posted, a write not made)."""
+        with self._lock:
+            now = self._clock()
+            self._buckets[key] = (min(float(self.burst), self._tokens(key, now) + n), now)
+
+
+@dataclass(frozen=True)
+class Overspent:
+    """Why a reply (or a comment's writes) was not allowed: its PR's budget is spent, or
+    (`installation`) the budget all the installation's PRs share. `first`: the
+    installation's first refusal since that budget was last full, the one to say in the
+    log (and, for writes, the one refused comment that still gets its 😕)."""
+
+    installation: bool = False
+    first: bool = False
+
+
+class _Spells(Generic[K]):
+    """Which keys a budget is refusing, so that a spell of refusals is said once: it
+    begins at the first refusal and ends only once the budget is full again. Under a
+    steady flood each refill lets one through, and ending the spell there would say it
+    again at every refill (100 times an hour) for one flood (r18f). Not locked: its
+    owner's lock guards it."""
+
+    def __init__(self, budget: ReplyBudget[K], *, max_keys: int = 4096):
+        self.budget = budget
+        self._max_keys = max_keys
+        self._refusing: set[K] = set()
+
+    def mend(self, key: K) -> None:
+        """End the key's spell if its budget is full again."""
+        if self.budget.left(key) >= self.budget.burst:
+            self._refusing.discard(key)
+
+    def refuse(self, key: K) -> bool:
+        """A refusal: True when it begins a spell."""
+        first = key not in self._refusing
+        if first and len(self._refusing) >= self._max_keys:
+            # keyed by PR there may be many: forget the spells whose budget is full again
+            self._refusing = {k for k in self._refusing if self.budget.left(k) < self.budget.burst}
+        self._refusing.add(key)
+        return first
+
+    def refusing(self, key: K, n: int = 1) -> bool:
+        """In a spell, and `n` tokens are not there yet."""
+        return key in self._refusing and self.budget.left(key) < n
+
+
+class FloodControl:
+    """One process's limits, from config/commands.toml: per PR, sticky-comment updates
+    (coalesced) and reply comments (a budget), with PR keys `owner/name#N`; per
+    installation (keyed by installation id, None for a token's single identity), the
+    reply comments of all its PRs, and every content write their commands make.
+
+    The installation's budgets keep the commands far under GitHub's content-creation
+    limit (github_facts §3.3: no more than 80 a minute and 500 an hour, reactions and
+    edits included; calling on while limited risks a ban), which the per-PR budgets
+    alone would pass: they grow with the open PRs. The write budget is what guards the
+    limit (a reply is one write of several); the reply budget also keeps a flood from
+    notifying everyone watching the PRs with a wall of replies. PR events' notes
+    comments are paid from neither: they are the App's main job, and what the room
+    left under GitHub's limit is for."""
+
+    def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
+        self.clock = clock
+        self.sticky: RateLimiter[str] = RateLimiter(config.min_update_interval_s, clock)
+        self.replies: ReplyBudget[str] = ReplyBudget(
+            config.reply_burst, config.reply_refill_s, clock
+        )
+        self.installation_replies: ReplyBudget[int | None] = ReplyBudget(
+            config.installation_reply_burst, config.installation_reply_refill_s, clock
+        )
+        self.installation_writes: ReplyBudget[int | None] = ReplyBudget(
+            config.installation_write_burst, config.installation_write_refill_s, clock
+        )
+        self._reply_spells = _Spells(self.installation_replies)
+        self._pr_reply_spells = _Spells(self.replies)
+        self._write_spells = _Spells(self.installation_writes)
+        self._held: dict[str, int] = {}  # delivery id -> writes its put-back kept
+        self._lock = threading.Lock()
+
+    def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
+        """Spend one reply of the PR's budget and one of its installation's; None when
+        both had one, else what refused it (and nothing is spent)."""
+        with self._lock:
+            self._reply_spells.mend(installation)
+            self._pr_reply_spells.mend(pr)
+            if not self.replies.allow(pr):
+                self._pr_reply_spells.refuse(pr)
+                return Overspent()
+            if not self.installation_replies.allow(installation):
+                self.replies.refund(pr)
+                return Overspent(installation=True, first=self._reply_spells.refuse(installation))
+            return None
+
+    def refusing(self, installation: int | None, pr: str | None = None) -> bool:
+        """The installation's budget, or the PR's, refused a reply and has none yet. A
+        command that wants a reply is then not answered at all: its 👀 and 😕 are content
+        writes too, two a command, and a flood would pass GitHub's limit on them alone
+        (the installation's) or spend the installation's write budget on them, leaving
+        none for the commands on its other PRs (one PR's)."""
+        with self._lock:
+            if self._reply_spells.refusing(installation):
+                return True
+            return pr is not None and self._pr_reply_spells.refusing(pr)
+
+    def refund_reply(self, pr: str, installation: int | None) -> None:
+        """Give back the reply `allow_reply` allowed when it was not posted."""
+        self.replies.refund(pr)
+        self.installation_replies.refund(installation)
+
+    def reserve_writes(self, installation: int | None, writes: int) -> Overspent | None:
+        """Take the most writes a comment's commands can make (`most_writes`) from its
+        installation's write budget, all at once or none: a comment is answered whole
+        or not run at all, never left with a 👀 and no answer because the budget ran
+        out halfway. None when taken (give back what was not written with
+        `refund_writes`), else the refusal (`first`: it begins a spell)."""
+        with self._lock:
+            self._write_spells.mend(installation)
+            if self.installation_writes.allow(installation, writes):
+                return None
+            return Overspent(installation=True, first=self._write_spells.refuse(installation))
+
+    def refund_writes(self, installation: int | None, writes: int) -> None:
+        """Give back the reserved writes a comment did not make (a reaction it did not
+        add, a reply over a budget, a notes comment that was already right)."""
+        if writes > 0:
+            self.installation_writes.refund(installation, writes)
+
+    def hold_writes(self, delivery: str, writes: int, *, max_held: int = 4096) -> None:
+        """A delivery put back (a rate limit) after it began writing keeps its whole
+        reservation for its re-run (`resume_writes`), nothing given back: its comment has
+        its 👀, and the re-run must answer it whatever the budget has left by then. In
+        memory, as the budgets are: after a restart the re-run reserves anew, from a
+        budget that starts full. The oldest are forgotten past `max_held` (a delivery put
+        back for good, or failed, is never re-run)."""
+        with self._lock:
+            self._held.pop(delivery, None)
+            while len(self._held) >= max_held:
+                del self._held[next(iter(self._held))]
+            self._held[delivery] = writes
+
+    def resume_writes(self, delivery: str) -> int | None:
+        """The reservation a put-back of this delivery kept (`hold_writes`), taken back for
+        its re-run; None when it keeps none (a first run, or one put back before its
+        first write)."""
+        with self._lock:
+            return self._held.pop(delivery, None)
