@@ -373,3 +373,24 @@ def test_spells_forget_the_keys_whose_budget_is_full_again():
     clock.advance(10)  # both full again
     assert budget.allow("c") and spells.refuse("c")
     assert spells._refusing == {"c"}
+
+
+# --- a put-back's reservation (review 'r19f') ---
+
+
+def test_a_held_reservation_is_taken_back_once_and_the_oldest_are_forgotten():
+    """What `run_commands` keeps across a put-back: its re-run takes it back (once, by
+    the delivery's id), nothing is given back meanwhile, and past `max_held` the oldest
+    are forgotten (a delivery never run again)."""
+    clock = FakeClock()
+    flood = FloodControl(CommandConfig(installation_write_refill_s=60.0), clock)
+    assert flood.reserve_writes(7, 4) is None
+    flood.hold_writes("d-1", 4)
+    assert flood.installation_writes.left(7) == 36  # still spent
+    assert flood.resume_writes("d-2") is None
+    assert flood.resume_writes("d-1") == 4
+    assert flood.resume_writes("d-1") is None  # taken back once
+    for i in range(3):
+        flood.hold_writes(f"e-{i}", 4, max_held=2)
+    assert flood.resume_writes("e-0") is None
+    assert (flood.resume_writes("e-1"), flood.resume_writes("e-2")) == (4, 4)
