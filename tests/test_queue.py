@@ -993,3 +993,41 @@ def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
     said = [m for m in caplog.messages if "d1" in m]
     assert "(1 of 2 put-backs)" in said[0] and "(2 of 2 put-backs)" in said[1], said
     assert "rate limited after 2 put-backs" in said[2], said
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: queue.DeliveryQueue.defer: drop `AND state = 'processing'` from the put-back
+def test_a_delivery_no_longer_processing_is_not_put_back_by_defer(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    q.complete(q.claim().id)
+    q.defer("a", 0, "rate limited")
+    a = q.get("a")
+    assert (a.state, a.deferrals, a.last_error) == (State.DONE, 0, None)
+
+
+# kills: queue.DeliveryQueue.held: only the first chunk of 500 ids is asked
+def test_held_finds_a_delivery_past_the_first_500_ids_asked(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "z-held", number=None)  # sorts after all of x-0 .. x-1199
+    asked = {f"x-{i}" for i in range(1200)} | {"z-held"}
+    assert q.held(asked) == {"z-held"}
+
+
+# kills: queue.DeliveryQueue.fail: `error[:2000]` -> `error`
+def test_a_failed_deliverys_error_is_stored_cut_to_2000_characters(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    q.fail(q.claim().id, "x" * 5000)
+    assert q.get("a").last_error == "x" * 2000
+
+
+# kills: queue._payload: `except RecursionError` -> `except ValueError`
+def test_a_payload_nested_past_json_loads_limit_is_still_read(tmp_path):
+    q = queue_at(tmp_path)
+    deep = "[" * 1010 + "]" * 1010  # the webhook accepts it (orjson reads up to 1024)
+    q.enqueue("a", "pull_request", "opened", {}, "o/r", 1, raw=deep)
+    d = q.claim()
+    assert d.id == "a" and isinstance(d.payload, list)
