@@ -880,3 +880,16 @@ def test_an_event_time_stored_before_times_were_checked_does_not_outrank_real_on
     ctx.prs.put(replace(ctx.prs.get(ref.repo, ref.number), event_at="not a date"))
     assert seen_event(ctx, ref, "2026-09-02T10:00:00Z", "d1") is None
     assert ctx.prs.get(ref.repo, ref.number).event_at == "2026-09-02T10:00:00Z"
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: sticky._with_files: drop "no head in the payload: use the last files seen"
+def test_commands_on_a_pr_no_event_has_told_the_head_of_list_its_files_once(ctx):
+    # only commands so far (their payloads carry no head SHA): no head is kept, the
+    # files listed by the first are still what the second matches on
+    refresh_sticky(ctx, REF, facts(sha=""), force=True)
+    again = refresh_sticky(ctx, REF, facts(sha=""), force=True)
+    assert again.outcome == Outcome.UNCHANGED and again.notes
+    assert ctx.github.counted["list_files"] == 1
