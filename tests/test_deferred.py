@@ -83,3 +83,9 @@ def test_pending_update_takes_the_showing_of_the_command_written_last_not_run_la
     assert why.add(9, False, said=None).show is False  # not known: taken as the newest
     off = PendingUpdate().add(7, False, said=early)
     assert off.add(8, True, said=late) == PendingUpdate((7, 8), True, said=late)
+
+
+# kills: prstate.PendingUpdate.add: drop `comment_id not in diff_acks`
+def test_pending_update_owes_a_comment_on_the_diff_its_reaction_once():
+    p = PendingUpdate().add(5, None, on_diff=True).add(5, True, on_diff=True)
+    assert p.diff_acks == (5,) and p.acks == ()

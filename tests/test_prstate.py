@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.db import Database
-from bot.prstate import Moved, PRState, PRStore
+from bot.prstate import Moved, PRState, PRStore, Writer
 
 OLD, NEW, OTHER = "vllm-project/vllm", "vllm-org/vllm", "someone/vllm"
 ID = 186853002  # `repository.id`: a rename or a transfer keeps it
@@ -140,3 +142,46 @@ def test_order_keys_sort_as_things_were_said():
     assert said_before(early, late) and not said_before(late, early)
     assert not said_before(None, late) and not said_before(early, None)
     assert command_key(None, 0) is None
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: prstate.PRState.resumed: drop `and same_text`
+# kills: prstate.PRState.resumed: drop `comment == str(self.comment_id or 0) and`
+def test_a_comment_written_since_the_on_by_a_release_not_knowing_it_ends_the_resumed_state():
+    on = PRState(OLD, 1, comment_id=5, body_hash="aa", resumed_at="5:aa")
+    assert on.resumed and not on.trusted
+    assert not replace(on, body_hash="bb").resumed  # edited since (a rollback's write)
+    assert not replace(on, comment_id=6).resumed  # posted anew since
+    assert replace(on, body_hash=None).resumed  # a write of ours begun on it
+
+
+# kills: prstate.PRStore.prune_replies: drop `delivery IS NULL OR`
+def test_an_old_reply_record_of_no_known_delivery_is_pruned(prs):
+    prs.db.script(
+        "CREATE TABLE IF NOT EXISTS deliveries (id TEXT);"
+        "INSERT INTO deliveries (id) VALUES ('d-other');"  # NULL NOT IN (): true
+        "INSERT INTO pr_replies (key, repo, number, comment_id, posted_at, delivery)"
+        " VALUES ('k', 'o/r', 1, 9, '2020-01-01T00:00:00.000000Z', NULL)"
+    )
+    assert prs.prune_replies("2021-01-01T00:00:00.000000Z", 10) == 1
+    assert not prs.reply_recorded("k")
+
+
+# kills: prstate.PRStore.claim_for: drop `DELETE FROM pr_replies`
+def test_going_live_drops_the_dry_runs_reply_records(prs):
+    with prs.db.tx() as conn:
+        prs.claim_for(conn, Writer.DRY_RUN)
+    prs.record_reply(OLD, 1, "key-1", 11, "d1")  # a would-be reply's id
+    with prs.db.tx() as conn:
+        assert prs.claim_for(conn, Writer.LIVE) == 1
+    assert not prs.reply_recorded("key-1")
+
+
+# kills: prstate.PRStore.forget_event_owners: `UPDATE ... event_by = NULL` -> `pass`
+def test_a_start_forgets_which_event_set_each_prs_event_time(prs):
+    prs.update(OLD, 1, event_at="2026-09-01T10:00:00Z", event_by="d1")
+    with prs.db.tx() as conn:
+        prs.forget_event_owners(conn)
+    assert prs.get(OLD, 1).event_by is None
