@@ -1031,3 +1031,50 @@ def test_a_payload_nested_past_json_loads_limit_is_still_read(tmp_path):
     q.enqueue("a", "pull_request", "opened", {}, "o/r", 1, raw=deep)
     d = q.claim()
     assert d.id == "a" and isinstance(d.payload, list)
+
+
+# kills: retention.Retention.prune: `utcnow(-self.days * 86400)` -> `utcnow(self.days * 86400)`
+# kills: retention.Retention.prune: the default cutoff one day short (`self.days - 1`)
+def test_retention_by_default_deletes_what_is_older_than_its_days(tmp_path):
+    from bot.db import utcnow
+
+    q = queue_at(tmp_path)
+    finished_at(q, "older", "done", utcnow(-14.5 * 86400))
+    finished_at(q, "younger", "done", utcnow(-13.5 * 86400))
+    assert Retention(q, 14, lambda *_: None).prune()[State.DONE] == 1
+    assert q.get("older") is None and q.get("younger") is not None
+
+
+# kills: retention.Retention._batches: `while not self._stop.is_set()` -> `while True`
+# kills: retention.Retention.stop: `self._stop.set()` dropped
+def test_a_stopped_retention_deletes_no_further_batch(tmp_path):
+    q = queue_at(tmp_path)
+    for i in range(3):
+        finished_at(q, f"d{i}", "done", OLD)
+    retention = Retention(q, 14, lambda *_: None)
+    retention.stop()  # the server is stopping: a pass under way ends at its next batch
+    assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 0}
+    assert q.counts()["done"] == 3
+
+
+# kills: retention.Retention._run: `except Exception` -> `except ValueError`
+def test_retention_goes_on_after_a_pass_that_failed(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    retention = Retention(q, 14, lambda *_: None)
+    passes: list[int] = []
+    again = threading.Event()
+
+    def prune(before=None):
+        passes.append(1)
+        if len(passes) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        again.set()
+        return {}
+
+    monkeypatch.setattr(retention, "prune", prune)
+    monkeypatch.setattr(Retention, "EVERY_SECONDS", 0.01)
+    retention.start()
+    try:
+        assert again.wait(5), "the retention thread died with its first failed pass"
+    finally:
+        retention.stop()
