@@ -164,3 +164,18 @@ def test_a_sweep_stopped_while_listing_reads_no_queue_and_asks_nothing(caplog):
     assert (done.listed, done.stopped) == (3, "the server is stopping")
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "while listing" in warning and "review-notes redeliver" in warning
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: redelivery.HookDelivery.succeeded: `status_code < 300` -> `status_code <= 300`
+def test_an_event_answered_with_a_redirect_was_not_delivered():
+    listing = [attempt(1, "moved", 300), attempt(2, "ok", 299)]
+    assert [d.guid for d in to_redeliver(listing, nothing_held, SINCE)] == ["moved"]
+
+
+# kills: redelivery.to_redeliver: `delivered_at >= since` -> `delivered_at > since`
+def test_an_attempt_made_at_since_exactly_is_asked_for():
+    listing = [attempt(1, "edge", 0, hours_ago=72)]  # NOW - 72 h == SINCE
+    assert [d.guid for d in to_redeliver(listing, nothing_held, SINCE)] == ["edge"]
