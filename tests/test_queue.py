@@ -1078,3 +1078,133 @@ def test_retention_goes_on_after_a_pass_that_failed(tmp_path, monkeypatch):
         assert again.wait(5), "the retention thread died with its first failed pass"
     finally:
         retention.stop()
+
+
+# kills: workers.Workers.run_one: `self.counted(delivery, "failed")` dropped
+# kills: workers.Workers.run_one: the warning naming a failed delivery made a debug line
+def test_a_failed_delivery_is_counted_failed_and_named_in_a_warning(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    add(q, "bad")
+    told: list[str] = []
+
+    def process(d):
+        raise RuntimeError("no luck")
+
+    w = Workers(q, process, 1, counted=lambda d, outcome: told.append(outcome))
+    caplog.set_level("WARNING", logger="bot.workers")
+    w.run_one(q.claim())
+    assert told == ["failed"]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("bad" in m and "RuntimeError: no luck" in m for m in warned), warned
+
+
+# kills: workers.Workers._record: `return False` when stopping -> `return True`
+# kills: workers.Workers._defer: `if not stored: return` dropped
+@pytest.mark.parametrize("limited", [False, True])
+def test_an_outcome_not_stored_while_stopping_is_not_counted(tmp_path, monkeypatch, limited):
+    from bot.github_port import GitHubError
+
+    q = queue_at(tmp_path)
+    add(q, "a")
+    told: list[str] = []
+
+    def process(d):
+        if limited:
+            raise GitHubError("rate limited", transient=True, retry_after=60)
+
+    def refused(*args):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(q, "defer" if limited else "complete", refused)
+    w = Workers(q, process, 1, counted=lambda d, outcome: told.append(outcome))
+    w.stop_claiming()  # stopping: one try, then it is left for the next start
+    w.run_one(q.claim())
+    assert told == [] and q.get("a").state == State.PROCESSING
+
+
+# kills: workers.Workers._run: `except Exception` around the claim -> `except ValueError`
+# kills: workers.Workers._run: `except Exception` around run_one -> `except ValueError`
+@pytest.mark.parametrize("fault", ["claim", "counted"])
+def test_a_worker_outlives_an_unexpected_error_and_goes_on(tmp_path, monkeypatch, fault):
+    q = queue_at(tmp_path)
+    ran: list[str] = []
+    claim, faults = q.claim, [1]
+
+    def flaky_claim():
+        if fault == "claim" and faults:
+            faults.pop()
+            raise sqlite3.OperationalError("database is locked")
+        return claim()
+
+    def counted(d, outcome):
+        if fault == "counted" and faults:
+            faults.pop()
+            raise RuntimeError("a metric broke")
+
+    monkeypatch.setattr(q, "claim", flaky_claim)
+    w = Workers(q, lambda d: ran.append(d.id), 1, counted=counted)
+    w.POLL_SECONDS = 0.05
+    add(q, "a", 1)
+    add(q, "b", 2)
+    w.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(ran) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        w.stop()
+    assert sorted(ran) == ["a", "b"]
+
+
+# kills: workers.Workers._run: `seen = self.queue.version` read after the claim
+def test_work_queued_while_a_worker_claimed_nothing_is_not_slept_through(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    done = threading.Event()
+    claim, first = q.claim, [1]
+
+    def claim_as_work_arrives():
+        found = claim()
+        if first:  # nothing found; meanwhile a delivery comes in (the webhook's thread)
+            first.pop()
+            add(q, "a")
+        return found
+
+    monkeypatch.setattr(q, "claim", claim_as_work_arrives)
+    w = Workers(q, lambda d: done.set(), 1)
+    w.POLL_SECONDS = 30.0
+    w.start()
+    try:
+        assert done.wait(5)
+    finally:
+        w.stop()
+
+
+# kills: workers.Workers.start: `self._stop.clear()` dropped
+def test_workers_started_again_after_a_stop_drain_the_queue(tmp_path):
+    q = queue_at(tmp_path)
+    done = threading.Event()
+    w = Workers(q, lambda d: done.set(), 1)
+    w.start()
+    w.stop()
+    w.start()
+    try:
+        add(q, "a")
+        assert done.wait(5)
+    finally:
+        w.stop()
+
+
+# kills: workers.Workers.stop: the warning naming the workers left busy dropped
+def test_stopping_with_a_worker_still_busy_says_so(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    busy, release = threading.Event(), threading.Event()
+    w = Workers(q, lambda d: (busy.set(), release.wait(10)), count=1)
+    w.start()
+    add(q, "a")
+    caplog.set_level("WARNING", logger="bot.workers")
+    try:
+        assert busy.wait(5)
+        w.stop(timeout=0.1)
+    finally:
+        release.set()
+    assert any("still busy" in r.getMessage() for r in caplog.records)
