@@ -1208,3 +1208,72 @@ def test_stopping_with_a_worker_still_busy_says_so(tmp_path, caplog):
     finally:
         release.set()
     assert any("still busy" in r.getMessage() for r in caplog.records)
+
+
+# kills: db.Database.tx: `BEGIN IMMEDIATE` -> `BEGIN`
+def test_a_transaction_that_read_first_still_writes_when_another_process_writes(tmp_path):
+    # BEGIN IMMEDIATE takes the write lock at once: the other writer waits for it; a
+    # deferred BEGIN would see its read snapshot go stale and fail its own write
+    mine, other = Database(tmp_path / "t.sqlite3"), Database(tmp_path / "t.sqlite3")
+    mine.script("CREATE TABLE t (x INTEGER)")
+    with mine.tx() as conn:
+        conn.execute("SELECT COUNT(*) FROM t").fetchall()
+        writer = threading.Thread(target=lambda: other.execute("INSERT INTO t VALUES (2)"))
+        writer.start()
+        writer.join(0.3)  # waits for our transaction
+        conn.execute("INSERT INTO t VALUES (1)")
+    writer.join(10)
+    assert [r["x"] for r in mine.execute("SELECT x FROM t ORDER BY rowid")] == [1, 2]
+    mine.close()
+    other.close()
+
+
+# kills: db.Database.acquire_server_lock: `if self._lock_files: return True` dropped
+def test_the_server_lock_taken_twice_by_its_holder_is_still_held(tmp_path):
+    db = Database(tmp_path / "q.sqlite3")
+    assert db.acquire_server_lock() and db.acquire_server_lock()
+    db.close()
+
+
+# kills: db.Database.acquire_server_lock: `if name == real: raise` -> never raises
+def test_a_server_lock_that_cannot_be_made_next_to_the_file_is_an_error(tmp_path, monkeypatch):
+    db = Database(tmp_path / "q.sqlite3")
+    real_open = os.open
+
+    def refused(name, *args):
+        if name == f"{os.path.realpath(db.path)}.lock":
+            raise PermissionError(13, "Permission denied", name)
+        return real_open(name, *args)
+
+    monkeypatch.setattr(os, "open", refused)
+    with pytest.raises(PermissionError):
+        db.acquire_server_lock()  # not a lock taken: a second server could start too
+    db.close()
+
+
+# kills: db.Database.checkpoint_in_background: `or now - last_checkpoint >= busy_every` dropped
+def test_checkpoints_still_run_while_the_writes_never_stop(tmp_path):
+    q = queue_at(tmp_path)
+    q.db.checkpoint_in_background(every=0.02, busy_every=0.3, quiet=600)  # never quiet
+    database = tmp_path / "q.sqlite3"
+    big = "x" * 100_000
+    for i in range(30):
+        q.enqueue(f"d{i}", "pull_request", "opened", {"big": big}, "o/r", i)
+    deadline = time.monotonic() + 20
+    while database.stat().st_size < 3_000_000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert database.stat().st_size >= 3_000_000
+    q.db.close()
+
+
+# kills: db.Database.checkpoint_in_background: `if self._checkpoints is not None: return` dropped
+def test_checkpoints_asked_for_twice_run_one_thread_that_close_stops(tmp_path):
+    def checkpointers() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name == "review-notes-checkpoint"}
+
+    before = checkpointers()
+    q = queue_at(tmp_path)
+    q.db.checkpoint_in_background(every=0.02)
+    q.db.checkpoint_in_background(every=0.02)
+    q.db.close()
+    assert checkpointers() - before == set()

@@ -893,3 +893,16 @@ def test_commands_on_a_pr_no_event_has_told_the_head_of_list_its_files_once(ctx)
     again = refresh_sticky(ctx, REF, facts(sha=""), force=True)
     assert again.outcome == Outcome.UNCHANGED and again.notes
     assert ctx.github.counted["list_files"] == 1
+
+
+# kills: db.as_github_time: a time without a zone read as UTC (`replace(tzinfo=UTC)`) dropped
+def test_a_payload_time_without_a_zone_is_utc_whatever_the_servers_zone(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert as_github_time("2026-09-02T10:00:00") == "2026-09-02T10:00:00Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
