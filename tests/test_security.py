@@ -170,3 +170,25 @@ def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkey
     drain(rt)
     (failure,) = client.get("/healthz").json()["recent_failures"]
     assert failure["error"] == "RuntimeError: refused header 'X-Hub-Signature: [redacted]'"
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: webhook.WebhookEndpoint.triage: `once = not route.same_bodies` -> `route.same_bodies`
+def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):  # noqa: F811 (the imported fixture)
+    # a comment's body is stored once: any copy is a replay, not only one right after it
+    client, rt, fake = live
+    first = say(client, rt, fake, "/notes topic rocm")
+    say(client, rt, fake, "/notes topic cuda")
+    assert len(replies(fake)) == 2
+    body = json.dumps(comment_payload(first)).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": "issue_comment",
+        "X-Hub-Signature-256": sign(SECRET, body),
+        "X-GitHub-Delivery": "replay-after-another",
+    }
+    assert client.post("/webhook", content=body, headers=headers).status_code == 200
+    drain(rt)
+    assert len(replies(fake)) == 2

@@ -1190,3 +1190,66 @@ def test_a_stop_during_the_listing_logs_no_traceback(tmp_path, fake_github, app_
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
     stopped = [r.getMessage() for r in caplog.records if "while listing" in r.getMessage()]
     assert len(stopped) == 1 and "100 attempts listed" in stopped[0], stopped
+
+
+# --- found by review 'r19b' (mutation run of the shell) ---
+
+
+# kills: webhook.WebhookEndpoint.check: RecursionError dropped from the parse errors
+def test_a_body_nested_past_pythons_stack_is_400_not_a_crash(app):
+    client, rt = app
+    r = post(client, "pull_request", b"[" * 100_000, delivery="too-deep")
+    assert r.status_code == 400 and rt.queue.get("too-deep") is None
+
+
+# kills: webhook.WebhookEndpoint.triage: `pr_number < 2**53` -> `pr_number <= 2**53`
+@pytest.mark.parametrize("number", [2**53])  # (0 never routes: not a PR, so ignored)
+def test_a_pull_request_number_out_of_range_is_400(app, number):
+    client, rt = app
+    r = post(client, "pull_request", pr_payload(number=number), delivery=f"n-{number}")
+    assert r.status_code == 400 and "out of range" in r.json()["error"]
+    assert rt.queue.get(f"n-{number}") is None
+
+
+# kills: webhook.WebhookEndpoint.triage: AttributeError, OverflowError dropped from the 400s
+@pytest.mark.parametrize("shape", ["repository", "number"])
+def test_a_signed_payload_not_of_githubs_shape_is_400(app, shape):
+    client, rt = app
+    payload = pr_payload()
+    if shape == "repository":
+        payload["repository"] = ["vllm-project/vllm"]  # AttributeError
+    else:
+        payload["pull_request"]["number"] = float("inf")  # OverflowError
+    r = post(client, "pull_request", payload, delivery="misshapen")
+    assert r.status_code == 400 and "malformed" in r.json()["error"]
+
+
+# kills: webhook._shown: `value[:100]` dropped
+# kills: webhook._shown: `ascii(value)` for a header that is not printable dropped
+def test_a_refused_deliverys_headers_are_logged_cut_and_escaped(tmp_path, caplog):
+    caplog.set_level(logging.INFO)
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    forged = "d\nFAKE LOG LINE " + "x" * 200
+    headers = {b"x-github-event": b"push", b"x-github-delivery": forged.encode()}
+    try:
+        assert endpoint.check(headers, b"{}")[0] == 401
+    finally:
+        rt.db.close()
+    (line,) = _refusals(caplog)
+    assert "\n" not in line and "d\\nFAKE LOG LINE" in line
+    assert "x" * 84 in line and "x" * 85 not in line  # the first 100 characters
+
+
+# kills: webhook.WebhookEndpoint.check: `not isinstance(payload, dict)` -> `payload is None`
+def test_a_ping_whose_body_is_a_json_list_is_400(app):
+    client, _ = app
+    assert post(client, "ping", b"[]", delivery="list-ping").status_code == 400
+
+
+# kills: webhook._read_body: `if not length.isdigit(): raise ValueError` dropped
+def test_a_negative_content_length_is_400(app):
+    client, _ = app
+    headers = {"Content-Length": "-1", "X-GitHub-Event": "ping"}
+    assert client.post("/webhook", content=b"{}", headers=headers).status_code == 400
