@@ -221,8 +221,10 @@ def _with_files(
         files = state.files_for(head_sha)
         if files is not None and _lagged(state, facts):
             files = None  # ask again: GitHub has had time to catch up since
-        if files is None and not facts.head_sha and state.files is not None:
-            files = state.files  # a command: no head in the payload, use the last one seen
+        if files is None and not head_sha and state.files is not None:
+            # a command on a PR whose head no event has told: the last list seen. Not
+            # when the head is known: its files were cleared on purpose (a retarget)
+            files = state.files
         if files is not None:
             names, incidental, entries = state.code_names, state.incidental, state.files_listed
     if files is None:
