@@ -71,7 +71,7 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
                 print(f"{path}:{line}: value refreshed; its comment stays: check it still holds")
         for path in result.kept:
             if path in result.why:
-                print(f"kept    {path} ({result.why[path]}: see the problem below)")
+                print(f"kept    {path} ({result.why[path]})")
             else:
                 print(
                     f"kept    {path} (differs from the digest; --force refreshes its digest fields)"
@@ -86,6 +86,8 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             ]
         )
         print(f"{digest}: {counts}")
+        for notice in result.notices:
+            print(notice)
         for problem in result.problems:
             print(problem, file=sys.stderr)
             status = 1

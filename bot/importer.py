@@ -160,9 +160,10 @@ class ImportResult:
     # --force: the lines whose value it rewrote under the curator's comment, kept after it
     commented: dict[Path, list[int]] = field(default_factory=dict)
     # kept notes the curator must look at (not merely different): why kept, and the
-    # problem as file:line: field: message
+    # problem (exit 1) or notice (nothing is lost) as file:line: field: message
     why: dict[Path, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    notices: list[Problem] = field(default_factory=list)
 
 
 def _digest_fields(note: Note) -> dict[str, Any]:
@@ -177,13 +178,29 @@ def _same(key: str, old: Any, new: Any) -> bool:
     return str(old) == str(new)
 
 
+def _digest_of(source: Any) -> str | None:
+    """The digest file a `source` (`<digest file>#<position>`) names, if it names one."""
+    if not isinstance(source, str) or not source.strip():
+        return None
+    return source.split("#")[0]
+
+
 def _from_another_digest(note_source: Any, entry_source: str) -> bool:
     """The note's provenance names a digest file other than the entry's: a title two
     digests share (a short one, 调整 CI 中 lint 脚本的顺序) gives the same id, and the
     entry may be another PR's. A note without provenance cannot tell."""
-    if not isinstance(note_source, str) or not note_source.strip():
-        return False
-    return note_source.split("#")[0] != entry_source.split("#")[0]
+    named = _digest_of(note_source)
+    return named is not None and named != _digest_of(entry_source)
+
+
+def _follows_a_later_digest(note_source: Any, entry_source: str) -> bool:
+    """The note's `source` names a digest whose file name sorts after the entry's: digests
+    are numbered as they come (`000_...`, `004_...`), and `seeds/raw/*.txt` imports them
+    in that order, so the note follows a later digest and is refreshed from it after this
+    one. The earlier digest's entry is history the curator moved on from (following the
+    collision's advice, `source` set to the later entry), not news to import."""
+    named, entry = _digest_of(note_source), _digest_of(entry_source)
+    return named is not None and entry is not None and named > entry
 
 
 def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bool) -> Problem:
@@ -194,9 +211,23 @@ def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bo
         f"this note came from another digest ({data['source']}) and has the same repository"
         f" and Chinese title as entry {note.source}, so the same id; the entry's guidance"
         f" differs: it may be another PR's, and {action} this note's guidance. Nothing was"
-        " written to it. If the entry is another PR's, give it a title of its own in the"
-        " digest and import again (a new note); if it is this note's guidance, moved to"
-        f' this digest, set `source = "{note.source}"` here and import with --force'
+        " written to it, and the entry was not imported (the digest's other entries were)."
+        " If the entry is another PR's, give it a title of its own in the digest and import"
+        " again (a new note); if it is this note's guidance, moved to this digest, set"
+        f' `source = "{note.source}"` here and import with --force'
+    )
+    return Problem(path, line, "source", msg)
+
+
+def _superseded(path: str, text: str, data: dict[str, Any], note: Note) -> Problem:
+    header, _, first = split_front_matter(text, path)
+    line = Header(header, first).line_of("source")
+    msg = (
+        f"notice: entry {note.source} was not imported: this note has its repository and"
+        f" Chinese title but follows a later digest ({data['source']}), which refreshes it;"
+        " the note is left as it is. Nothing to do if the entry is this note's earlier"
+        " guidance; if it is another PR's, give it a title of its own in the digest and"
+        " import again (a new note)"
     )
     return Problem(path, line, "source", msg)
 
@@ -313,20 +344,27 @@ def plan_import(
                 problems += unread
             else:  # it exists: left alone, and said not to read (not to differ)
                 result.kept.append(target)
-                result.why[target] = "not compared with the digest: it does not read"
+                result.why[target] = (
+                    "not compared with the digest: it does not read: see the problem below"
+                )
                 result.problems += unread
             continue
         old = {**data, "guidance": guidance}
         if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
             result.unchanged.append(target)
         elif _from_another_digest(data.get("source"), note.source):
-            collision = _collision(str(target), text, data, note, force)
-            if force:
-                problems.append(collision)
+            # a decision about this note alone: it is kept, the digest's other entries
+            # are imported, and the curator is told (a problem only when the entry may be
+            # news that is otherwise lost: see _follows_a_later_digest)
+            result.kept.append(target)
+            if _follows_a_later_digest(data.get("source"), note.source):
+                result.why[target] = (
+                    "not refreshed: it follows a later digest: see the notice below"
+                )
+                result.notices.append(_superseded(str(target), text, data, note))
             else:
-                result.kept.append(target)
-                result.why[target] = "not refreshed: another digest's note"
-                result.problems.append(collision)
+                result.why[target] = "not refreshed: another digest's note: see the problem below"
+                result.problems.append(_collision(str(target), text, data, note, force))
         elif not force:
             result.kept.append(target)
         else:

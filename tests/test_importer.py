@@ -673,3 +673,155 @@ def test_import_asks_the_curator_for_the_prs_creation_date(tmp_path, capsys):
     assert main(["notes", "import", str(digest), "--notes-dir", str(tmp_path / "notes")]) == 0
     (hint,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
     assert "the PR's creation date as created" in hint and "source_pr" in hint
+
+
+# --- found by review 'r19g' ---
+
+NOTES = ROOT / "seeds" / "notes"
+FIRST = "000_592c10ca5a9ed86e.txt"
+EAGLE_TITLE = "修复 EAGLE 分支在部分哈希命中路径上丢失缓存注册"  # 000_592c10ca5a9ed86e.txt#2
+
+
+def _r19g_library(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the shipped digests and notes, as a curator has them."""
+    raw, notes = tmp_path / "raw", tmp_path / "notes"
+    shutil.copytree(RAW, raw)
+    shutil.copytree(NOTES, notes)
+    return raw, notes
+
+
+def _r19g_blocks(path: Path) -> list[str]:
+    return path.read_text("utf-8").rstrip("\n").split("\n\n")
+
+
+def _eagle_note(notes: Path) -> Path:
+    (path,) = [p for p in notes.glob("*.md") if EAGLE_TITLE in p.read_text("utf-8")]
+    return path
+
+
+def _follow_up_digest(raw: Path) -> Path:
+    """A later digest holding the same PR's entry (same title), its guidance extended."""
+    blocks = _r19g_blocks(raw / FIRST)
+    assert blocks[3] == EAGLE_TITLE
+    later = raw / "005_followup.txt"
+    later.write_text(
+        f"{blocks[0]}\n\n{blocks[3]}\n\n{blocks[4]}（补充：PR 52500 随后补上了测试。）\n", "utf-8"
+    )
+    return later
+
+
+def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_digests(
+    tmp_path, capsys
+):
+    """Defect (medium): two digests holding one PR's entry (a later digest repeats it with
+    more guidance). The import reports the collision and says what to do: "if it is this
+    note's guidance, moved to this digest, set `source = "005_followup.txt#1"` here and
+    import with --force". The curator does so. From then on the workflow README gives for
+    refreshing notes, `notes import --force seeds/raw/*.txt`, fails on every run: the old
+    digest's entry now collides the other way (its message asks to set `source` back to
+    000_...#2, a ping-pong), exit 1, and "000_...: nothing written", so no other change
+    of that digest (an edited guidance, a new entry) is ever imported with --force, and
+    `notes import seeds/raw/*.txt` exits 1 forever too. The only ways out are editing the
+    raw digest (dropping the entry) or giving it a new title, which creates a duplicate
+    note of the same PR. Before 4c38ee7 the same run exited 0 (refreshing the
+    note from each digest in turn, the later digest last)."""
+    raw, notes = _r19g_library(tmp_path)
+    later = _follow_up_digest(raw)
+    note = _eagle_note(notes)
+    assert main(["notes", "import", str(later), "--notes-dir", str(notes)]) == 1
+    said = capsys.readouterr().err
+    assert 'set `source = "005_followup.txt#1"` here and import with --force' in said
+    note.write_text(
+        note.read_text("utf-8").replace(f'"{FIRST}#2"', '"005_followup.txt#1"'), "utf-8"
+    )
+    assert main(["notes", "import", "--force", str(later), "--notes-dir", str(notes)]) == 0
+    capsys.readouterr()
+
+    # the old digest gets another entry's guidance edited, as digests are
+    first = raw / FIRST
+    blocks = _r19g_blocks(first)
+    blocks[6] += "（修订）"
+    first.write_text("\n\n".join(blocks) + "\n", "utf-8")
+
+    digests = [str(p) for p in sorted(raw.glob("*.txt"))]
+    status = main(["notes", "import", "--force", *digests, "--notes-dir", str(notes)])
+    said = capsys.readouterr()
+    library = "".join(p.read_text("utf-8") for p in notes.glob("*.md"))
+    assert status == 0 and "（修订）" in library, (
+        f"after the way out the import told of, `notes import --force seeds/raw/*.txt`"
+        f" exits {status} and refreshes nothing of {FIRST}:\n{said.err[-900:]}"
+    )
+
+
+def test_r19g_one_collision_under_force_withholds_every_other_entry_of_the_digest(tmp_path):
+    """Defect (low-medium): with --force, a collision (a note from another digest with an
+    entry's title) is a problem of the whole plan, so nothing of the digest is written:
+    not the other notes whose guidance changed, and not the digest's new entries. Without
+    --force the same run creates the new notes and keeps only the colliding one, so
+    `--force` does less than a plain import, and a curator refreshing a new digest that
+    repeats one title of an old one gets none of its new notes (README: "importing
+    creates" the digest's notes; the collision "is never refreshed" — that note, not the
+    rest)."""
+    raw, notes = _r19g_library(tmp_path)
+    other = raw / "006_next.txt"
+    other.write_text(
+        "vllm-project/vllm\n\n"
+        f"{EAGLE_TITLE}\n\n值得快速阅读。另一个 PR 碰巧用了同一个标题。\n\n"
+        "新增 CPU offload 的单元测试\n\n不需要精读。只加了测试。\n",
+        "utf-8",
+    )
+    plain = tmp_path / "plain"
+    shutil.copytree(notes, plain)
+    created = import_digest(other, plain).created
+    assert len(created) == 1  # without --force: the new entry's note, the collision kept
+    try:
+        result = import_digest(other, notes, force=True)
+        made = result.created
+    except Exception as exc:  # LibraryError: the collision
+        made, why = [], exc
+    else:
+        why = None
+    assert len(made) == 1, (
+        f"--force created none of the digest's new notes because one entry collides: {why}"
+    )
+
+
+def test_an_earlier_digests_entry_of_a_note_that_follows_a_later_one_is_a_notice(tmp_path, capsys):
+    # the way out taken (the note's `source` set to the later digest's entry): importing
+    # the earlier digest alone says the entry was not imported, and why, and exits 0;
+    # the note is left as it is
+    raw, notes = _r19g_library(tmp_path)
+    later = _follow_up_digest(raw)
+    note = _eagle_note(notes)
+    note.write_text(
+        note.read_text("utf-8").replace(f'"{FIRST}#2"', '"005_followup.txt#1"'), "utf-8"
+    )
+    assert main(["notes", "import", "--force", str(later), "--notes-dir", str(notes)]) == 0
+    before = note.read_bytes()
+    capsys.readouterr()
+    assert main(["notes", "import", "--force", str(raw / FIRST), "--notes-dir", str(notes)]) == 0
+    said = capsys.readouterr()
+    assert f"kept    {note} (not refreshed: it follows a later digest: see the notice below)" in (
+        said.out
+    )
+    assert f"source: notice: entry {FIRST}#2 was not imported" in said.out
+    assert "(005_followup.txt#1)" in said.out and said.err == ""
+    assert note.read_bytes() == before
+
+
+def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_path, capsys):
+    # the r19e case in the README workflow: the note's own digest is in the run, but the
+    # later digest's entry (maybe another PR's) would be imported nowhere: exit 1, every
+    # run, until the curator retitles the entry or moves the note to it
+    raw, notes = _r19g_library(tmp_path)
+    (raw / "006_next.txt").write_text(
+        f"vllm-project/vllm\n\n{EAGLE_TITLE}\n\n值得快速阅读。另一个 PR 碰巧用了同一个标题。\n",
+        "utf-8",
+    )
+    note = _eagle_note(notes)
+    before = note.read_bytes()
+    digests = [str(p) for p in sorted(raw.glob("*.txt"))]
+    assert main(["notes", "import", "--force", *digests, "--notes-dir", str(notes)]) == 1
+    said = capsys.readouterr().err
+    assert f"{note}:" in said and "entry 006_next.txt#1, so the same id" in said
+    assert note.read_bytes() == before
