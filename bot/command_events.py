@@ -37,8 +37,10 @@ Every write a comment's commands make (reactions, replies, the notes comment's e
 now or deferred) is paid from the installation's write budget before the first, as the
 most they can write (`most_writes`); what was not written goes back. Over it no command
 of the comment runs: the first refused gets `confused`, the next nothing, each is logged.
-A delivery put back for a rate limit after its first write keeps its reservation: its
-re-run is answered whole, whatever the budgets have left (`FloodControl.hold_writes`).
+Only a delivery's first run is admitted or refused so: a re-run (put back for a rate
+limit, retried, cut short by a crash) may follow a 👀 or a PR state its commands already
+set, so it takes its writes even past the budget (`FloodControl.take_writes`, paid back
+by the refills) and is answered whole; its replies still ask the reply budget.
 
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
@@ -378,11 +380,18 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
         return f"ignored: {source.actor.login} is a bot"
-    # A re-run of a delivery put back (a rate limit) after it began writing: paid for
-    # when it began (its reservation was kept), it is answered whole whatever the budgets
-    # have left now, else its comment would keep its 👀 and never get its answer.
-    reserved = ctx.flood.resume_writes(delivery.id)
-    if reserved is None:
+    # Every write the comment may make is paid before the first: answered whole or not
+    # run at all, and the writes of PR events (the notes comments) keep their room.
+    reserved = most_writes(judged, reacts=source.comment_id is not None)
+    if delivery.attempts > 1:
+        # A re-run (put back for a rate limit, failed and `review-notes retry`, cut short
+        # by a crash): its first run began, and may have left the comment its 👀 and the
+        # PR the state its commands set before their first write. Refused now, it would
+        # be marked done with neither ever answered, so it is run whole whatever
+        # the budgets have left (FloodControl.take_writes); its replies still ask the
+        # reply budget each, and one refused gets 😕 (_run_judged).
+        ctx.flood.take_writes(ref.installation_id, reserved)
+    else:
         pr = pr_key(ref.repo, ref.number) or ""
         if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(
             ref.installation_id, pr
@@ -395,24 +404,14 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
                 ref.number,
             )
             return "not answered: over the PR's or the installation's reply budget"
-        # Every write the comment may make is paid before the first: answered whole or
-        # not run at all, and the writes of PR events (the notes comments) keep their room.
-        reserved = most_writes(judged, reacts=source.comment_id is not None)
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
             return _not_run(ctx, ref, source, judged, refused.first)
     spent = Spent()
-    put_back = False
     try:
         return _run_judged(ctx, ref, source, delivery, judged, spent)
-    except Exception as exc:
-        put_back = spent.writes > 0 and rate_limit_wait(exc) is not None
-        raise
-    finally:
-        if put_back:  # its re-run writes from what it reserved, and gives back the rest
-            ctx.flood.hold_writes(delivery.id, reserved)
-        else:  # what it did not write goes back, also when it failed halfway
-            ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+    finally:  # what it did not write goes back, also when it failed or was put back halfway
+        ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
 
 
 def _not_run(

@@ -144,7 +144,7 @@ class ReplyBudget(Generic[K]):
         return min(float(self.burst), tokens + (now - at) / self.refill_s)
 
     def left(self, key: K) -> float:
-        """The replies `key` has now, spending none."""
+        """The replies `key` has now, spending none (below zero after a `take` past it)."""
         with self._lock:
             return self._tokens(key, self._clock())
 
@@ -156,12 +156,23 @@ class ReplyBudget(Generic[K]):
             if tokens < n:
                 self._buckets[key] = (tokens, now)
                 return False
-            if key not in self._buckets and len(self._buckets) >= self._max_keys:
-                full = [k for k in self._buckets if self._tokens(k, now) >= self.burst]
-                for k in full:
-                    del self._buckets[k]
-            self._buckets[key] = (tokens - n, now)
+            self._spend(key, tokens - n, now)
             return True
+
+    def take(self, key: K, n: int = 1) -> None:
+        """Spend `n` tokens for `key` whatever is left: the bucket may go below zero, and
+        the refills pay that back before `allow` lets anything through again. For a cost
+        already admitted once (a re-run of a command delivery), not refused twice."""
+        with self._lock:
+            now = self._clock()
+            self._spend(key, self._tokens(key, now) - n, now)
+
+    def _spend(self, key: K, tokens: float, now: float) -> None:
+        if key not in self._buckets and len(self._buckets) >= self._max_keys:
+            full = [k for k in self._buckets if self._tokens(k, now) >= self.burst]
+            for k in full:
+                del self._buckets[k]
+        self._buckets[key] = (tokens, now)
 
     def refund(self, key: K, n: int = 1) -> None:
         """Give back `n` tokens `allow` spent for `key` that were not used (a reply not
@@ -243,7 +254,6 @@ class FloodControl:
         self._reply_spells = _Spells(self.installation_replies)
         self._pr_reply_spells = _Spells(self.replies)
         self._write_spells = _Spells(self.installation_writes)
-        self._held: dict[str, int] = {}  # delivery id -> writes its put-back kept
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
@@ -288,28 +298,21 @@ class FloodControl:
                 return None
             return Overspent(installation=True, first=self._write_spells.refuse(installation))
 
+    def take_writes(self, installation: int | None, writes: int) -> None:
+        """Take a re-run's writes (`most_writes`, as `reserve_writes`) from its
+        installation's write budget, even past it (the budget goes below zero, and its
+        refills pay that back before another comment is let through). Only a delivery's
+        first run is admitted or refused (a refused one is done, never run again); a
+        re-run follows a first run that began (put back for a rate limit, failed and
+        retried, cut short by a crash), whose comment may have its 👀 and its PR the
+        state its commands set before their first write, so it must be answered whole.
+        Its cost is bounded per delivery: its put-backs (`max_deferrals`) and manual
+        retries. Give back what was not written with `refund_writes`."""
+        if writes > 0:
+            self.installation_writes.take(installation, writes)
+
     def refund_writes(self, installation: int | None, writes: int) -> None:
         """Give back the reserved writes a comment did not make (a reaction it did not
         add, a reply over a budget, a notes comment that was already right)."""
         if writes > 0:
             self.installation_writes.refund(installation, writes)
-
-    def hold_writes(self, delivery: str, writes: int, *, max_held: int = 4096) -> None:
-        """A delivery put back (a rate limit) after it began writing keeps its whole
-        reservation for its re-run (`resume_writes`), nothing given back: its comment has
-        its 👀, and the re-run must answer it whatever the budget has left by then. In
-        memory, as the budgets are: after a restart the re-run reserves anew, from a
-        budget that starts full. The oldest are forgotten past `max_held` (a delivery put
-        back for good, or failed, is never re-run)."""
-        with self._lock:
-            self._held.pop(delivery, None)
-            while len(self._held) >= max_held:
-                del self._held[next(iter(self._held))]
-            self._held[delivery] = writes
-
-    def resume_writes(self, delivery: str) -> int | None:
-        """The reservation a put-back of this delivery kept (`hold_writes`), taken back for
-        its re-run; None when it keeps none (a first run, or one put back before its
-        first write)."""
-        with self._lock:
-            return self._held.pop(delivery, None)

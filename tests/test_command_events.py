@@ -2448,8 +2448,9 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
     """`/notes off` whose pausing edit of the notes comment GitHub rate limited is put
     back with its 👀 (and the PR's state already off). Its re-run, with the installation's
     write budget spent meanwhile, was refused whole: the comment kept its notes, the
-    command its 👀 and no 👍. It keeps its reservation across the put-back, so the re-run
-    pauses the comment and thanks it, and gives back what it did not write."""
+    command its 👀 and no 👍. A re-run is never refused by the write budget (review
+    'r19g': only a delivery's first run is): it takes its writes past the budget, pauses
+    the comment and thanks it, and gives back what it did not write."""
     clean_env(monkeypatch)
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
@@ -2473,5 +2474,110 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
         assert "Automatic updates are paused" in sticky(fake).body
         assert reactions(fake, c) == {"eyes", "+1"} and state(rt).opted_out
         assert rt.queue.counts()["failed"] == 0
-        # the re-run wrote 👀 (GitHub keeps one), the edit and 👍 of its 4: one given back
-        assert flood.installation_writes.left(1001) == 1
+        # the re-run took its 4 past the spent budget and wrote 👀 (GitHub keeps one), the
+        # edit and 👍: one given back, three owed to the refills
+        assert flood.installation_writes.left(1001) == -3
+
+
+# --- found by review 'r19g' ---
+
+
+def test_a_failed_command_retried_under_a_spent_budget_is_answered(live):
+    """Defect (medium, the r19f defect through the other door): 2f1889c keeps a comment's
+    write reservation only when its run is put back for a rate limit. A run that fails
+    halfway for any other reason (the reply's POST answered 422/5xx after the 👀) still
+    gives its reservation back; the delivery is failed, and README's way out is
+    `review-notes retry`. The retry reserves anew, and with the installation's write
+    budget spent meanwhile it is refused whole (`_not_run`: no 😕 once the spell has
+    begun) and marked done ("not run"), so the comment keeps its 👀 with no answer for
+    good and no further retry brings it back: the halfway state the reservation
+    ("answered whole or not at all, never left with 👀 and no answer") promises away."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
+    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("POST", comments, Fault.error(422, "Validation Failed"))
+    c = say(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"eyes"} and not replies(fake)
+    assert rt.queue.counts()["failed"] == 1
+    # meanwhile a flood on the installation's other PRs spends the write budget
+    flood = rt.ctx.flood
+    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+    assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
+    assert rt.queue.retry() != []  # the operator: `review-notes retry --all`
+    drain(rt)
+    answered = reactions(fake, c)
+    assert replies(fake) or "confused" in answered or rt.queue.counts()["failed"], (
+        f"failed halfway, retried, refused whole: the comment is left with {answered} and"
+        f" no reply, and the delivery is {rt.queue.counts()}"
+    )
+
+
+def test_a_review_off_put_back_for_a_rate_limit_on_its_edit_is_applied(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """Defect (medium): 2f1889c keeps the reservation only when the run "began writing"
+    (`spent.writes > 0`), on the ground that a run put back before its first write "has
+    no 👀 to strand, and it pays anew". But a command changes the PR's state before it
+    writes (`off` sets opted_out, `wrong`/`restore` the dismissed notes), and a review has
+    no reactions: `/notes off` in a review body whose pausing edit GitHub rate limits has
+    spent nothing (the edit counts only once written), so its reservation is refunded,
+    and its re-run, with the installation's write budget spent meanwhile, is refused
+    whole and marked done ("not run"). The PR's state says off, the notes comment keeps
+    its notes unpaused, and no retry brings it back: the very `off` case 2f1889c fixed,
+    through a review (README: a review's command "is answered like one in a comment")."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    head = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+        say(client, rt, fake, "/notes")
+        notes = sticky(fake)
+        assert "Automatic updates are paused" not in notes.body
+        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
+        fake.inject("PATCH", edits, Fault.secondary_rate_limit(retry_after=2))
+        r = post(
+            client,
+            "pull_request_review",
+            review_payload("/notes off", login=AUTHOR, head_sha=head),
+        )
+        assert r.status_code == 202
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and fake.calls("PATCH", edits),
+            what="the review's `off` put back after its edit was refused",
+        )
+        assert state(rt).opted_out
+        # meanwhile a flood on the installation's other PRs spends the write budget
+        flood = rt.ctx.flood
+        assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+        drain(rt, 20)
+        body = sticky(fake).body
+        assert "Automatic updates are paused" in body, (
+            f"the review's `off` was put back, then refused whole: the PR is off, its notes"
+            f" comment is not paused; the delivery is {rt.queue.counts()}"
+        )
+
+
+def test_a_retried_reply_command_under_a_reply_spell_gets_confused_not_silence(live):
+    """The other refusal at the top of `run_commands`: while the installation's reply
+    budget is refusing, a first run of a comment that wants only replies is not answered
+    at all (no 👀 to strand). A re-run skips that check too (its first run took the
+    comment, 👀 and all): its reply still asks the reply budget, and refused it gets 😕,
+    so the comment is answered, not left with 👀 alone."""
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    fake.inject("POST", comments, Fault.error(422, "Validation Failed"))
+    c = say(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"eyes"} and rt.queue.counts()["failed"] == 1
+    # meanwhile the installation's replies are spent on its other PRs, and refused
+    flood = rt.ctx.flood
+    refusals = (flood.allow_reply(f"other/repo#{i}", 1001) for i in range(100))
+    refused = next(r for r in refusals if r is not None)
+    assert refused.installation and flood.refusing(1001)
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "confused"} and not replies(fake)
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 1, "failed": 0}

@@ -375,22 +375,44 @@ def test_spells_forget_the_keys_whose_budget_is_full_again():
     assert spells._refusing == {"c"}
 
 
-# --- a put-back's reservation (review 'r19f') ---
+# --- a re-run's writes, past the budget (reviews 'r19f', 'r19g') ---
 
 
-def test_a_held_reservation_is_taken_back_once_and_the_oldest_are_forgotten():
-    """What `run_commands` keeps across a put-back: its re-run takes it back (once, by
-    the delivery's id), nothing is given back meanwhile, and past `max_held` the oldest
-    are forgotten (a delivery never run again)."""
+def test_a_re_runs_writes_are_taken_past_the_budget_and_paid_back_by_the_refills():
+    """What `run_commands` takes for a delivery's re-run: its writes whatever the budget
+    has left, the bucket going below zero; nothing is let through again (`allow`,
+    `reserve_writes`) until the refills have paid that back, the spell lasts until the
+    budget is full again, and a refund never fills it past its burst."""
     clock = FakeClock()
-    flood = FloodControl(CommandConfig(installation_write_refill_s=60.0), clock)
-    assert flood.reserve_writes(7, 4) is None
-    flood.hold_writes("d-1", 4)
-    assert flood.installation_writes.left(7) == 36  # still spent
-    assert flood.resume_writes("d-2") is None
-    assert flood.resume_writes("d-1") == 4
-    assert flood.resume_writes("d-1") is None  # taken back once
-    for i in range(3):
-        flood.hold_writes(f"e-{i}", 4, max_held=2)
-    assert flood.resume_writes("e-0") is None
-    assert (flood.resume_writes("e-1"), flood.resume_writes("e-2")) == (4, 4)
+    flood = FloodControl(
+        CommandConfig(installation_write_burst=10, installation_write_refill_s=60.0), clock
+    )
+    budget = flood.installation_writes
+    assert flood.reserve_writes(7, 10) is None  # spent
+    refused = flood.reserve_writes(7, 4)
+    assert refused is not None and refused.first
+    flood.take_writes(7, 4)  # a re-run: never refused
+    assert budget.left(7) == -4
+    flood.refund_writes(7, 1)  # one of them not written
+    assert budget.left(7) == -3
+    clock.advance(60 * 3)  # the refills pay back what the re-run took past the budget
+    assert budget.left(7) == 0
+    assert flood.reserve_writes(7, 1) == Overspent(installation=True, first=False)
+    clock.advance(60)
+    assert flood.reserve_writes(7, 1) is None
+    flood.take_writes(8, 0)  # nothing to take: another installation untouched
+    assert budget.left(8) == 10
+    flood.refund_writes(7, 50)
+    assert budget.left(7) == 10  # never past the burst
+    clock.advance(60)
+    assert flood.reserve_writes(7, 1) is None and flood.reserve_writes(7, 10).first
+
+
+def test_take_prunes_full_buckets_past_max_keys_as_allow_does():
+    clock = FakeClock()
+    budget: ReplyBudget[str] = ReplyBudget(2, 10.0, clock, max_keys=2)
+    budget.take("a", 3)
+    assert budget.allow("b")
+    clock.advance(100)  # both full again
+    budget.take("c")
+    assert set(budget._buckets) == {"c"} and budget.left("c") == 1
