@@ -37,10 +37,11 @@ Every write a comment's commands make (reactions, replies, the notes comment's e
 now or deferred) is paid from the installation's write budget before the first, as the
 most they can write (`most_writes`); what was not written goes back. Over it no command
 of the comment runs: the first refused gets `confused`, the next nothing, each is logged.
-Only a delivery's first run is admitted or refused so: a re-run (put back for a rate
-limit, retried, cut short by a crash) may follow a 👀 or a PR state its commands already
-set, so it takes its writes even past the budget (`FloodControl.take_writes`, paid back
-by the refills) and is answered whole; its replies still ask the reply budget.
+Only a delivery not admitted yet is admitted or refused so: a re-run of an admitted
+run (put back for a rate limit, retried; `FloodControl.admitted`) may follow a 👀 or a
+PR state its commands already set, so it takes its writes even past the budget
+(`FloodControl.take_writes`, paid back by the refills) and is answered whole; its
+replies still ask the reply budget.
 
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
@@ -383,13 +384,13 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     # Every write the comment may make is paid before the first: answered whole or not
     # run at all, and the writes of PR events (the notes comments) keep their room.
     reserved = most_writes(judged, reacts=source.comment_id is not None)
-    if delivery.attempts > 1:
-        # A re-run (put back for a rate limit, failed and `review-notes retry`, cut short
-        # by a crash): its first run began, and may have left the comment its 👀 and the
-        # PR the state its commands set before their first write. Refused now, it would
-        # be marked done with neither ever answered, so it is run whole whatever
-        # the budgets have left (FloodControl.take_writes); its replies still ask the
-        # reply budget each, and one refused gets 😕 (_run_judged).
+    if ctx.flood.admitted(delivery.id):
+        # A re-run (put back for a rate limit, failed and `review-notes retry`) of a run
+        # the budget admitted: it may have left the comment its 👀 and the PR the state
+        # its commands set before their first write. Refused now, it would be marked
+        # done with neither ever answered, so it is run whole whatever the budgets have
+        # left (FloodControl.take_writes); its replies still ask the reply budget each,
+        # and one refused gets 😕 (_run_judged).
         ctx.flood.take_writes(ref.installation_id, reserved)
     else:
         pr = pr_key(ref.repo, ref.number) or ""
@@ -407,6 +408,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
             return _not_run(ctx, ref, source, judged, refused.first)
+        ctx.flood.admit(delivery.id)
     spent = Spent()
     try:
         return _run_judged(ctx, ref, source, delivery, judged, spent)

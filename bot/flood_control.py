@@ -254,6 +254,9 @@ class FloodControl:
         self._reply_spells = _Spells(self.installation_replies)
         self._pr_reply_spells = _Spells(self.replies)
         self._write_spells = _Spells(self.installation_writes)
+        # deliveries whose run was admitted by the write budget (insertion order: the
+        # oldest forgotten first), so that only their re-runs pass it (`admitted`)
+        self._admitted: dict[str, None] = {}
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
@@ -298,14 +301,32 @@ class FloodControl:
                 return None
             return Overspent(installation=True, first=self._write_spells.refuse(installation))
 
+    def admit(self, delivery: str, *, max_kept: int = 4096) -> None:
+        """Remember that this delivery's run was admitted by the write budget (reserved,
+        or taken as a re-run's), so that its re-runs are answered whole (`take_writes`)."""
+        with self._lock:
+            self._admitted.pop(delivery, None)
+            while len(self._admitted) >= max_kept:
+                del self._admitted[next(iter(self._admitted))]
+            self._admitted[delivery] = None
+
+    def admitted(self, delivery: str) -> bool:
+        """An earlier run of this delivery was admitted. A run stopped before the budget
+        was asked (GitHub rate limited the permission check) was not: its re-run is
+        admitted or refused like a first run, lest a flood put back that early pass the
+        budget whole. In memory, as the budgets are: after a restart a re-run is asked
+        for again, from budgets that start full."""
+        with self._lock:
+            return delivery in self._admitted
+
     def take_writes(self, installation: int | None, writes: int) -> None:
         """Take a re-run's writes (`most_writes`, as `reserve_writes`) from its
         installation's write budget, even past it (the budget goes below zero, and its
-        refills pay that back before another comment is let through). Only a delivery's
-        first run is admitted or refused (a refused one is done, never run again); a
-        re-run follows a first run that began (put back for a rate limit, failed and
-        retried, cut short by a crash), whose comment may have its 👀 and its PR the
-        state its commands set before their first write, so it must be answered whole.
+        refills pay that back before another comment is let through). Only a delivery not
+        admitted yet is admitted or refused (a refused one is done, never run again); a
+        re-run of an admitted run (`admitted`: put back for a rate limit, failed and
+        retried) may follow its comment's 👀 and the PR state its commands set before
+        their first write, so it must be answered whole.
         Its cost is bounded per delivery: its put-backs (`max_deferrals`) and manual
         retries. Give back what was not written with `refund_writes`."""
         if writes > 0:

@@ -2581,3 +2581,35 @@ def test_a_retried_reply_command_under_a_reply_spell_gets_confused_not_silence(l
     drain(rt)
     assert reactions(fake, c) == {"eyes", "confused"} and not replies(fake)
     assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 1, "failed": 0}
+
+
+def test_a_command_put_back_before_the_budget_was_asked_is_asked_again(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """Only a re-run of a run the write budget admitted passes it (FloodControl.admitted).
+    A run put back before it asked (GitHub rate limited the permission check) wrote
+    nothing and set nothing: counting every re-run as admitted (`attempts > 1`) let a
+    flood put back that early pass the budget whole. Its re-run is admitted or refused
+    like a first run."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+        asked = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+        fake.inject("GET", asked, Fault.secondary_rate_limit(retry_after=2))
+        c = say(client, rt, fake, "/notes off", login="maintainer", wait=False)
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and fake.calls("GET", asked),
+            what="the `off` put back at its permission check",
+        )
+        assert reactions(fake, c) == set() and not state(rt).opted_out
+        # meanwhile a flood on the installation's other PRs spends the write budget
+        flood = rt.ctx.flood
+        assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+        drain(rt, 20)
+        assert reactions(fake, c) == {"confused"}, "refused: the spell's one 😕"
+        assert not state(rt).opted_out
+        assert flood.installation_writes.left(1001) == 0, "nothing taken past the budget"

@@ -416,3 +416,14 @@ def test_take_prunes_full_buckets_past_max_keys_as_allow_does():
     clock.advance(100)  # both full again
     budget.take("c")
     assert set(budget._buckets) == {"c"} and budget.left("c") == 1
+
+
+def test_only_deliveries_admitted_before_count_as_admitted_and_the_oldest_are_forgotten():
+    flood = FloodControl(load_command_config(), clock=lambda: 0.0)
+    assert not flood.admitted("d1"), "a delivery never admitted (put back before it asked)"
+    flood.admit("d1", max_kept=2)
+    flood.admit("d2", max_kept=2)
+    assert flood.admitted("d1") and flood.admitted("d2")
+    flood.admit("d1", max_kept=2)  # admitted again: the newest now
+    flood.admit("d3", max_kept=2)
+    assert flood.admitted("d1") and flood.admitted("d3") and not flood.admitted("d2")
