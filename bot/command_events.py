@@ -92,11 +92,11 @@ from bot.github_port import (
     rate_limit_wait,
     ref_from_payload,
 )
+from bot.markers import reply_key
 from bot.order_keys import command_key, comment_key, comment_part, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
-from bot.render import REPLY_KEY_OPENING
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
@@ -343,14 +343,6 @@ def new_commands(ctx: BotContext, source: Source) -> list[Command]:
 # key whichever they are, so a re-run finds it even if what it answers changed meanwhile
 # (a permission granted, a note shown).
 ERRORS = "errors"
-
-
-def reply_key(delivery_id: str, index: int | str) -> str:
-    """What marks the reply to one command of one delivery (`index`), or to all those it
-    could not do (ERRORS), so that a re-run of the delivery (after a crash or
-    `review-notes retry`) finds it instead of posting again."""
-    safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
-    return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
 
 
 def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str) -> bool:

@@ -16,8 +16,9 @@ from bot.commands import Command, Kind, check_word
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
+from bot.markers import REPLY_MARKER
 from bot.notes import Note, Topic
-from bot.render import BUDGET, GUIDANCE_LINK, REPLY_MARKER, TITLE_MAX
+from bot.render import BUDGET, GUIDANCE_LINK, TITLE_MAX
 from bot.search import query_terms, search_notes
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back

@@ -45,8 +45,8 @@ from typing import Any
 
 from bot.context import BotContext
 from bot.github_port import ConversationLocked, repository_id
+from bot.markers import written_by_review_notes
 from bot.queue import Delivery
-from bot.render import written_by_review_notes
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)

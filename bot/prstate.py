@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
-    key         TEXT PRIMARY KEY,         -- bot.command_events.reply_key: delivery, command
+    key         TEXT PRIMARY KEY,         -- bot.markers.reply_key: delivery, command
     repo        TEXT NOT NULL,
     number      INTEGER NOT NULL,
     comment_id  INTEGER NOT NULL,

@@ -19,14 +19,10 @@ from typing import Literal
 from bot.library import Library
 from bot.links import note_file_url, note_page_url
 from bot.markdown_safety import code, link_target, pr_link, safe_text
+from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
 from bot.notes import Note, Verdict
 
-MARKER = "<!-- review-notes:v1 -->"
-# Every comment review-notes writes opens with a marker: MARKER (the notes comment) or
-# REPLY_MARKER (a reply, which also ends with its key, `bot.command_events.reply_key`).
-REPLY_MARKER = "<!-- review-notes:reply -->"
-REPLY_KEY_OPENING = "<!-- review-notes:reply-to "
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
 
@@ -138,15 +134,6 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
         parts = [*head, "", _TOPICS_CUT]
     parts += ["", _footer(opts, notes_shown=False)]
     return "\n".join(parts) + "\n"
-
-
-def written_by_review_notes(body: str) -> bool:
-    """Whether a comment's text is one review-notes writes: it opens with our marker or
-    ends with a reply's key. Text alone proves nothing (a person may paste ours): with a
-    token it tells the bot's comments from its owner's (see `bot.dispatch`)."""
-    text = body.strip()
-    last = text.rsplit("\n", 1)[-1].strip()
-    return text.startswith((MARKER, REPLY_MARKER)) or last.startswith(REPLY_KEY_OPENING)
 
 
 def opt_out_marker(label: str) -> str:

@@ -47,12 +47,13 @@ from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
 from bot.github_port import Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
+from bot.markers import MARKER
 from bot.match_result import MatchResult
 from bot.order_keys import after_second, just_after
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
-from bot.render import MARKER, PauseCause, render, render_paused
+from bot.render import PauseCause, render, render_paused
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.command_replies import REPLY_MARKER
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database, utcnow
-from bot.render import MARKER
+from bot.markers import MARKER, REPLY_MARKER
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
 from tests.test_e2e import BOT, live_settings, ours, repo_calls
 from tests.webhook_kit import (

@@ -22,8 +22,8 @@ from bot.commands import Command, parse_commands
 from bot.feedback import pick_note
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, code
+from bot.markers import written_by_review_notes
 from bot.notes import Note, Verdict
-from bot.render import written_by_review_notes
 from bot.search import query_terms, search_notes
 from tests.test_render import linked_by_github
 

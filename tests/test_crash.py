@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bot.db import Database
+from bot.markers import MARKER
 from bot.queue import DeliveryQueue
-from bot.render import MARKER
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.render import MARKER
+from bot.markers import MARKER
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,

@@ -12,13 +12,13 @@ from bot.dryrun import DryRunGitHub
 from bot.feedback import Mark
 from bot.github_port import FileList, FilesNotReady
 from bot.library import load_library
+from bot.markers import MARKER
 from bot.match_config import load_match_config
 from bot.matching import CompiledMatcher
 from bot.pr_events import handle_pull_request
 from bot.prfacts import payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
-from bot.render import MARKER
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_e2e import _opened_behind, live_settings, ours
 from tests.webhook_kit import (

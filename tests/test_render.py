@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.library import DEFAULT_TOPICS_FILE as TOPICS
 from bot.library import load_library
+from bot.markers import MARKER, written_by_review_notes
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
 from bot.matching import match_pr
@@ -22,7 +23,6 @@ from bot.prfacts import PRFacts
 from bot.render import (
     BUDGET,
     GITHUB_BODY_LIMIT,
-    MARKER,
     NoteLinks,
     PauseCause,
     RenderOptions,
@@ -32,7 +32,6 @@ from bot.render import (
     render_no_match,
     render_paused,
     safe_text,
-    written_by_review_notes,
 )
 from tests.test_check import VALID, problems_of, write
 

@@ -13,11 +13,12 @@ from bot.db import Database, as_github_time
 from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, Outcome, PRRef
 from bot.library import load_library
+from bot.markers import MARKER
 from bot.match_config import load_match_config
 from bot.matching import CompiledMatcher
 from bot.prfacts import PRFacts
 from bot.prstate import PRStore
-from bot.render import MARKER, PauseCause
+from bot.render import PauseCause
 from bot.sticky import opted_out_by_pr, pause_sticky, refresh_sticky, seen_event
 from tests.webhook_kit import (
     MATCHING_FILES,

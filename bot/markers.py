@@ -1,0 +1,35 @@
+"""The invisible marks review-notes puts in what it writes (pure): how its comments are
+told apart, from the intake (bot.dispatch: the bot's own events are ignored) to the
+write (bot.sticky, bot.command_events: only a comment of ours is ever edited or found
+again).
+
+Every comment review-notes writes opens with a marker: MARKER (the notes comment) or
+REPLY_MARKER (a reply, which also ends with its key, `reply_key`). Text alone proves
+nothing (a person may paste ours): a comment is ours only when the bot's account wrote
+it too.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKER = "<!-- review-notes:v1 -->"
+REPLY_MARKER = "<!-- review-notes:reply -->"
+REPLY_KEY_OPENING = "<!-- review-notes:reply-to "
+
+
+def written_by_review_notes(body: str) -> bool:
+    """Whether a comment's text is one review-notes writes: it opens with our marker or
+    ends with a reply's key. With a token it tells the bot's comments from its owner's
+    (see `bot.dispatch`)."""
+    text = body.strip()
+    last = text.rsplit("\n", 1)[-1].strip()
+    return text.startswith((MARKER, REPLY_MARKER)) or last.startswith(REPLY_KEY_OPENING)
+
+
+def reply_key(delivery_id: str, index: int | str) -> str:
+    """What marks the reply to one command of one delivery (`index`), or to all those it
+    could not do (bot.command_events.ERRORS), so that a re-run of the delivery (after a
+    crash or `review-notes retry`) finds it instead of posting again."""
+    safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
+    return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
