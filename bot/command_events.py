@@ -384,6 +384,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         # left (FloodControl.take_writes); its replies still ask the reply budget each,
         # and one refused gets 😕 (_run_judged).
         ctx.flood.take_writes(ref.installation_id, reserved)
+        ctx.flood.admit(delivery.id)  # the newest again: its next put-back is not forgotten
     else:
         pr = pr_key(ref.repo, ref.number) or ""
         if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(

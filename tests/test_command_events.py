@@ -2612,3 +2612,55 @@ def test_a_command_put_back_before_the_budget_was_asked_is_asked_again(
         assert reactions(fake, c) == {"confused"}, "refused: the spell's one 😕"
         assert not state(rt).opted_out
         assert flood.installation_writes.left(1001) == 0, "nothing taken past the budget"
+
+
+# --- found by review 'r19h' ---
+
+
+def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """Defect (low): d9bd1dc's `FloodControl.admit` says it remembers a run "reserved, or
+    taken as a re-run's", and it moves a delivery admitted again to the newest place (its
+    unit test: "admitted again: the newest now"), but `run_commands` calls it only on
+    the reserve path: a re-run (admitted, `take_writes`) never refreshes its place. A
+    command put back twice keeps the place of its first run, so the 4,096 admissions of
+    a busy installation between its first run and its second re-run forget it, even when
+    its first re-run came after all but one of them: that re-run is then asked for
+    anew, refused under a spent budget, and the `off` is left with its 👀, its PR state
+    off and its notes comment never paused (the halfway state the reservation promises
+    away)."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
+    with serving(settings) as (client, rt):
+        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+        say(client, rt, fake, "/notes")
+        notes = sticky(fake)
+        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
+        fake.inject(
+            "PATCH",
+            edits,
+            Fault.secondary_rate_limit(retry_after=2),
+            Fault.secondary_rate_limit(retry_after=2),
+        )
+        c = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)
+        flood = rt.ctx.flood
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and len(fake.calls("PATCH", edits)) == 1,
+            what="the `off` put back after its 👀 (first run, admitted)",
+        )
+        for i in range(4095):  # other comments admitted meanwhile
+            flood.admit(f"other-{i}")
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and len(fake.calls("PATCH", edits)) == 2,
+            what="the `off` put back again (its re-run, admitted)",
+        )
+        flood.admit("one-more")  # one admission after the re-run
+        assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+        drain(rt, 20)
+        assert reactions(fake, c) == {"eyes", "+1"} and state(rt).opted_out, (
+            f"the second re-run was refused: {reactions(fake, c)}"
+        )
+        assert "Automatic updates are paused" in sticky(fake).body
