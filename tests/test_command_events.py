@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import replace
 
 import pytest
@@ -110,6 +111,19 @@ def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict
     p["review"] = dict(base["review"], body=body, user={"login": login, "id": 8, "type": "User"})
     p["sender"] = {"login": login, "id": 8, "type": "User"}
     return p
+
+
+@contextmanager
+def _putting_back(tmp_path, fake, app_key, monkeypatch):
+    """A live server whose GitHub waits over a second are not slept but put back (a
+    rate limit with Retry-After 2 puts the delivery back), on the PR `N` whose files and
+    title match a note; yields the client, the runtime and the PR's head SHA."""
+    clean_env(monkeypatch)
+    head = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        yield client, rt, head
 
 
 def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = True, **kw):
@@ -2165,11 +2179,8 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
 ):
     """The re-run of a delivery put back for its `+1` adds it, and finds its reply by
     its key: one reply, each reaction once."""
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt)
         fake.inject("POST", REACTIONS, Fault(), Fault.too_many_requests(retry_after=2))
         c, delivery = _said(client, fake, "/notes help")
@@ -2186,11 +2197,8 @@ def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
     first run spent a token of the PR's reply budget before the POST GitHub refused; the
     re-run found no reply under its key and paid again: with a budget of one the reply
     was never posted, the command `confused` and "over the reply budget"."""
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
         fake.inject(
             "POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.too_many_requests(2)
@@ -2450,11 +2458,8 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
     command its 👀 and no 👍. A re-run is never refused by the write budget (review
     'r19g': only a delivery's first run is): it takes its writes past the budget, pauses
     the comment and thanks it, and gives back what it did not write."""
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
         say(client, rt, fake, "/notes")
         notes = sticky(fake)
@@ -2524,13 +2529,8 @@ def test_a_review_off_put_back_for_a_rate_limit_on_its_edit_is_applied(
     whole and marked done ("not run"). The PR's state says off, the notes comment keeps
     its notes unpaused, and no retry brings it back: the very `off` case 2f1889c fixed,
     through a review (README: a review's command "is answered like one in a comment")."""
-    clean_env(monkeypatch)
     fake = fake_github
-    head = fake.add_pull(
-        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
-    ).head_sha
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, head):
         tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
         say(client, rt, fake, "/notes")
         notes = sticky(fake)
@@ -2590,12 +2590,9 @@ def test_a_command_put_back_before_the_budget_was_asked_is_asked_again(
     nothing and set nothing: counting every re-run as admitted (`attempts > 1`) let a
     flood put back that early pass the budget whole. Its re-run is admitted or refused
     like a first run."""
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
         asked = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
         fake.inject("GET", asked, Fault.secondary_rate_limit(retry_after=2))
@@ -2630,11 +2627,8 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
     anew, refused under a spent budget, and the `off` is left with its 👀, its PR state
     off and its notes comment never paused (the halfway state the reservation promises
     away)."""
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
-    with serving(settings) as (client, rt):
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
         say(client, rt, fake, "/notes")
         notes = sticky(fake)
