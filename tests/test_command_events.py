@@ -2455,8 +2455,8 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
     """`/notes off` whose pausing edit of the notes comment GitHub rate limited is put
     back with its 👀 (and the PR's state already off). Its re-run, with the installation's
     write budget spent meanwhile, was refused whole: the comment kept its notes, the
-    command its 👀 and no 👍. A re-run is never refused by the write budget (review
-    'r19g': only a delivery's first run is): it takes its writes past the budget, pauses
+    command its 👀 and no 👍. A re-run of an admitted run is never refused by the write
+    budget (reviews 'r19g', 'r19h'): it takes its writes past the budget, pauses
     the comment and thanks it, and gives back what it did not write."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
