@@ -480,9 +480,13 @@ def test_group_commit_answers_each_handler_and_isolates_a_refused_delivery(tmp_p
     good = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5)]
     bad = Incoming("bad", "pull_request", "opened", "{}", "o/\udc00", 9)  # SQLite refuses it
 
-    async def burst():
-        return await asyncio.gather(
-            *(commit.enqueue(d) for d in [*good[:2], bad, *good[2:]]), return_exceptions=True
+    async def burst():  # bounded: a handler left unanswered fails the test, not hangs it
+        return await asyncio.wait_for(
+            asyncio.gather(
+                *(commit.enqueue(d) for d in [*good[:2], bad, *good[2:]]),
+                return_exceptions=True,
+            ),
+            5,
         )
 
     outcomes = asyncio.run(burst())
