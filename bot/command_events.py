@@ -397,9 +397,11 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
                 ref.repo,
                 ref.number,
             )
+            ctx.metrics.commands_refused.labels("reply").inc()
             return "not answered: over the PR's or the installation's reply budget"
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
+            ctx.metrics.commands_refused.labels("write").inc()
             return _not_run(ctx, ref, source, judged, refused.first)
         ctx.flood.admit(delivery.id)
     spent = Spent()

@@ -81,6 +81,13 @@ class Metrics:
             ["note"],
             registry=r,
         )
+        self.commands_refused = Counter(
+            "review_notes_commands_refused_total",
+            "Comments whose commands were not run for a flood, by the budget that refused"
+            " them (write: the installation's write budget; reply: a reply budget)",
+            ["budget"],
+            registry=r,
+        )
         self._collect_hooks: list[Callable[[], None]] = []
 
     def on_collect(self, hook: Callable[[], None]) -> None:

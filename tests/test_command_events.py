@@ -2360,6 +2360,8 @@ def test_a_flood_of_commands_writes_no_more_than_the_installations_write_budget(
     # each refused comment is logged, with what it asked
     logged = [r.getMessage() for r in caplog.records if "not run, over" in r.getMessage()]
     assert len(logged) == count - refused, logged
+    metric = f'review_notes_commands_refused_total{{budget="write"}} {count - refused}.0'
+    assert metric in rt.ctx.metrics.render().decode()
 
 
 def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
@@ -2409,6 +2411,9 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
     assert reactions(fake, other) == {"eyes", "+1"} and len(replies(fake, N + 1)) == 1
     quiet = [r for r in caplog.records if "its replies are refused" in r.getMessage()]
     assert len(quiet) == 24 and f"#{N}" in quiet[0].getMessage(), quiet[:1]
+    text = rt.ctx.metrics.render().decode()
+    assert 'review_notes_commands_refused_total{budget="reply"} 24.0' in text
+    assert 'review_notes_commands_refused_total{budget="write"}' not in text
 
 
 # --- found by review 'r19f' ---
