@@ -384,7 +384,6 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         # left (FloodControl.take_writes); its replies still ask the reply budget each,
         # and one refused gets 😕 (_run_judged).
         ctx.flood.take_writes(ref.installation_id, reserved)
-        ctx.flood.admit(delivery.id)  # the newest again: its next put-back is not forgotten
     else:
         pr = pr_key(ref.repo, ref.number) or ""
         if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(
@@ -403,7 +402,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         if refused is not None:
             ctx.metrics.commands_refused.labels("write").inc()
             return _not_run(ctx, ref, source, judged, refused.first)
-        ctx.flood.admit(delivery.id)
+    ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
     spent = Spent()
     try:
         return _run_judged(ctx, ref, source, delivery, judged, spent)
