@@ -203,9 +203,13 @@ def _follows_a_later_digest(note_source: Any, entry_source: str) -> bool:
     return named is not None and entry is not None and named > entry
 
 
-def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bool) -> Problem:
+def _source_line(path: str, text: str) -> int:
+    """The file line of the note's `source`, where a collision is reported."""
     header, _, first = split_front_matter(text, path)
-    line = Header(header, first).line_of("source")
+    return Header(header, first).line_of("source")
+
+
+def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bool) -> Problem:
     action = "--force would replace" if force else "it would replace"
     msg = (
         f"this note came from another digest ({data['source']}) and has the same repository"
@@ -216,12 +220,10 @@ def _collision(path: str, text: str, data: dict[str, Any], note: Note, force: bo
         " again (a new note); if it is this note's guidance, moved to this digest, set"
         f' `source = "{note.source}"` here and import with --force'
     )
-    return Problem(path, line, "source", msg)
+    return Problem(path, _source_line(path, text), "source", msg)
 
 
 def _superseded(path: str, text: str, data: dict[str, Any], note: Note) -> Problem:
-    header, _, first = split_front_matter(text, path)
-    line = Header(header, first).line_of("source")
     msg = (
         f"notice: entry {note.source} was not imported: this note has its repository and"
         f" Chinese title but follows a later digest ({data['source']}), which refreshes it;"
@@ -229,7 +231,7 @@ def _superseded(path: str, text: str, data: dict[str, Any], note: Note) -> Probl
         " guidance; if it is another PR's, give it a title of its own in the digest and"
         " import again (a new note)"
     )
-    return Problem(path, line, "source", msg)
+    return Problem(path, _source_line(path, text), "source", msg)
 
 
 def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
