@@ -126,6 +126,30 @@ def _putting_back(tmp_path, fake, app_key, monkeypatch):
         yield client, rt, head
 
 
+def _notes_then_limited_edits(client, rt, fake, times: int) -> str:
+    """With no refill of the budgets, post the PR's notes comment (`/notes`), then have
+    GitHub rate limit its next `times` edits (Retry-After 2: put back); its edit path."""
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+    say(client, rt, fake, "/notes")
+    notes = sticky(fake)
+    assert "Automatic updates are paused" not in notes.body
+    edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
+    fake.inject("PATCH", edits, *[Fault.secondary_rate_limit(retry_after=2)] * times)
+    return edits
+
+
+def _flood(client, rt, fake) -> list[FakeComment]:
+    """Nine `/notes` and a `/notes why` queued at once, then handled, the fake's request
+    log cleared of the comments' own posting; the ten comments."""
+    rt.workers.stop()  # queue them all, then let the workers loose
+    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
+    flood.append(say(client, rt, fake, "/notes why", wait=False))
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    return flood
+
+
 def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = True, **kw):
     """Write a comment on the PR and deliver its `created` event; return the comment."""
     c = fake.add_comment(DEFAULT_REPO, kw.get("number", N), body, login=login)
@@ -561,12 +585,7 @@ def test_a_flood_costs_at_most_two_sticky_writes_and_every_command_is_acknowledg
     client, rt, fake = live
     # A frozen clock: the ten commands fall in one window however slow the machine is.
     tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
-    rt.workers.stop()  # queue them all, then let the workers loose
-    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
-    flood.append(say(client, rt, fake, "/notes why", wait=False))
-    fake.clear_requests()
-    rt.workers.start()
-    drain(rt)
+    flood = _flood(client, rt, fake)
     assert sticky_writes(fake) <= 2
     assert "(why mode)" in sticky(fake).body  # the deferred update covered the last one
     assert all(reactions(fake, c) == {"eyes", "+1"} for c in flood)
@@ -2376,12 +2395,7 @@ def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
     tune(rt, config, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")  # the comment is there: the flood edits it
     rt.ctx.flood.installation_writes.refund(1001, 9)  # and the budget full again
-    rt.workers.stop()  # queue them all, then let the workers loose
-    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
-    flood.append(say(client, rt, fake, "/notes why", wait=False))
-    fake.clear_requests()
-    rt.workers.start()
-    drain(rt)
+    flood = _flood(client, rt, fake)
     writes = content_writes(fake)
     assert len(writes) <= 9 + 1, sorted(writes)
     assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
@@ -2465,12 +2479,7 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
     the comment and thanks it, and gives back what it did not write."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
-        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
-        say(client, rt, fake, "/notes")
-        notes = sticky(fake)
-        assert "Automatic updates are paused" not in notes.body
-        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
-        fake.inject("PATCH", edits, Fault.secondary_rate_limit(retry_after=2))
+        edits = _notes_then_limited_edits(client, rt, fake, 1)
         c = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)
         wait_until(
             lambda: rt.queue.counts()["pending"] == 1 and fake.calls("PATCH", edits),
@@ -2536,12 +2545,7 @@ def test_a_review_off_put_back_for_a_rate_limit_on_its_edit_is_applied(
     through a review (README: a review's command "is answered like one in a comment")."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, head):
-        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
-        say(client, rt, fake, "/notes")
-        notes = sticky(fake)
-        assert "Automatic updates are paused" not in notes.body
-        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
-        fake.inject("PATCH", edits, Fault.secondary_rate_limit(retry_after=2))
+        edits = _notes_then_limited_edits(client, rt, fake, 1)
         r = post(
             client,
             "pull_request_review",
@@ -2634,16 +2638,7 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
     away)."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
-        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
-        say(client, rt, fake, "/notes")
-        notes = sticky(fake)
-        edits = f"/repos/{DEFAULT_REPO}/issues/comments/{notes.id}"
-        fake.inject(
-            "PATCH",
-            edits,
-            Fault.secondary_rate_limit(retry_after=2),
-            Fault.secondary_rate_limit(retry_after=2),
-        )
+        edits = _notes_then_limited_edits(client, rt, fake, 2)
         c = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)
         flood = rt.ctx.flood
         wait_until(
