@@ -44,7 +44,9 @@ def log_context(**fields: Any) -> Iterator[None]:
         _context.reset(token)
 
 
-_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+# Not fields of a line: the record's own attributes, and uvicorn's copy of its message
+# with terminal colour codes (ANSI escapes in a JSON log help no reader).
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 
 
 class Redactor:

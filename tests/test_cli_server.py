@@ -271,6 +271,9 @@ def test_serve_logs_json_lines_without_the_secret(tmp_path):
     assert processed and processed[0]["pr"] == 52419 and processed[0]["repo"] == "vllm-project/vllm"
     warned = [r for r in records if r["level"] == "warning" and "REVIEW_NOTES_REPO:" in r["msg"]]
     assert warned and "did you mean REVIEW_NOTES_REPOS?" in warned[0]["msg"], records
+    # uvicorn's terminal copy of a message (ANSI colour codes) is not a field of the line
+    started = [r for r in records if r["msg"].startswith("Started server process")]
+    assert started and "\x1b" not in text and "color_message" not in started[0], started
 
 
 # `review-notes serve` as the image runs it, with the stop signal arriving while the
