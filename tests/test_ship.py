@@ -81,6 +81,22 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
             assert (ROOT / path).exists(), f"Dockerfile copies a missing {path}"
 
 
+def test_the_image_installs_the_dependencies_before_it_copies_the_code(tmp_path):
+    # A change to bot/ must not download and install every dependency again: the layer
+    # that does is built from pyproject.toml alone. Its one-line reader, run here on our
+    # pyproject.toml, must list exactly the project's dependencies.
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    program = re.search(r"^RUN python -c '([^']+)' > /tmp/deps\.txt", text, re.M)
+    assert program and text.index(program[0]) < text.index("COPY bot ")
+    assert re.search(r"^RUN pip install --no-deps -e \.$", text, re.M)
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path)
+    ran = subprocess.run(
+        [PY, "-c", program[1]], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert ran.stdout.splitlines() == project["dependencies"]
+
+
 def test_the_image_holds_the_example_its_dry_run_banner_suggests():
     # Run without credentials, the image prints "try  review-notes replay <file>"; the
     # image used to copy only bot/, config/ and seeds/notes/, so the file was not there.
@@ -121,7 +137,8 @@ def _image_tree(app: Path) -> None:
 
 
 def test_the_server_runs_from_what_the_image_copies(tmp_path):
-    # No Docker engine runs here, so the image is never built in the tests; this lays out
+    # CI has no Docker engine, so the tests never build the image (scripts/check_image.sh
+    # does, where a daemon runs); this lays out
     # the files the image holds and runs the server from them alone, as the image's CMD
     # and HEALTHCHECK do. A file the app reads at run time but the image does not copy
     # (a template, the title vocabulary, a page asset) fails here.
