@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import pytest
@@ -185,3 +186,50 @@ def test_a_start_forgets_which_event_set_each_prs_event_time(prs):
     with prs.db.tx() as conn:
         prs.forget_event_owners(conn)
     assert prs.get(OLD, 1).event_by is None
+
+
+class _Interleaved(PRStore):
+    """A store whose next read runs `between` after it has read (an update's `get`,
+    before its `put`): another worker's update lands there."""
+
+    between = None
+
+    def get(self, repo: str, number: int) -> PRState:
+        state = super().get(repo, number)
+        between, self.between = self.between, None
+        if between is not None:
+            between()
+        return state
+
+
+# kills: bot/prstate.py PRStore.update without its transaction (lost update)
+def test_an_update_run_between_anothers_read_and_write_waits_and_keeps_both(tmp_path):
+    path = tmp_path / "p.sqlite3"
+    a_db, b_db = Database(path), Database(path)  # two workers, a connection each
+    a, b = _Interleaved(a_db), PRStore(b_db)
+    a.update(OLD, 1, comment_id=7)
+    done = threading.Event()
+
+    def other_worker() -> None:  # e.g. a pending update recorded for a `/notes why`
+        b.update(OLD, 1, verbose=True)
+        done.set()
+
+    worker = threading.Thread(target=other_worker, daemon=True)
+
+    def run_b() -> None:
+        worker.start()
+        # far less than the busy timeout B waits for A's transaction (bot.db: 10 s): with
+        # it B is still waiting here; without it B is done, and A's write undoes it
+        worker.join(1.0)
+
+    try:
+        a.between = run_b
+        a.update(OLD, 1, opted_out=True)  # e.g. `/notes off`
+        worker.join(5.0)
+        assert done.is_set(), "B's update did not run after A's"
+        state = a.get(OLD, 1)
+        assert (state.opted_out, state.verbose, state.comment_id) == (True, True, 7)
+    finally:
+        worker.join(15.0)
+        a_db.close()
+        b_db.close()
