@@ -81,7 +81,7 @@ from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time, utcnow
-from bot.dispatch import Dispatcher, Route
+from bot.dispatch import Dispatcher, Route, payload_id
 from bot.feedback import Mark, pick_note
 from bot.flood_control import Admission
 from bot.github_port import (
@@ -138,7 +138,17 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
             "the conversation is locked: GitHub takes no comment and no reaction from the"
             " App there, so commands are neither run nor answered"
         )
+    _item_id(item, part)  # a command's: refused at intake (400), not failed when run
     return None
+
+
+def _item_id(item: dict[str, Any], part: str) -> int | None:
+    """The comment's id (it is reacted on: required) or the review's (None: not given,
+    its commands unordered by it); MalformedPayload naming `comment.id` or `review.id`
+    when it is not an integer."""
+    if part == "review" and item.get("id") is None:
+        return None
+    return payload_id(item.get("id"), f"{part}.id")
 
 
 def _locked(payload: dict[str, Any]) -> bool:
@@ -187,7 +197,7 @@ def said_at(item: dict[str, Any], edited_at: str | None = None) -> str | None:
     when = as_github_time(said)  # not a time: unordered, never after all that comes later
     if when is None or item.get("id") is None:
         return None
-    return comment_key(when, int(item["id"]))
+    return comment_key(when, item["id"])
 
 
 def _actor(payload: dict[str, Any]) -> Actor:
@@ -206,15 +216,16 @@ def _source(
 ) -> Source:
     item = payload.get(part) or {}
     kind = "diff" if on_diff else "comment" if part == "comment" else part
+    item_id = _item_id(item, part)  # (checked at intake: a delivery queued before)
     return Source(
         body=item.get("body") or "",
         old_body=_old_body(payload),
-        comment_id=int(item["id"]) if reacts else None,
+        comment_id=item_id if reacts else None,
         actor=_actor(payload),
         pr_author=(pull.get("user") or {}).get("login") or "",
         pull=pull,
         on_diff=on_diff,
-        origin=f"{kind}:{item['id']}" if item.get("id") is not None else "",
+        origin=f"{kind}:{item_id}" if item_id is not None else "",
         said_at=said_at(item, edited_at),
     )
 

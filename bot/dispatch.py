@@ -80,14 +80,51 @@ class Triage:
     pr_number: int | None = None
 
 
+class MalformedPayload(ValueError):
+    """A signed payload with a field GitHub never sends so: the message names the field
+    and shows the value (cut short), not what int() said about it. At intake the webhook
+    answers 400 with it; a delivery queued before this was checked fails with it."""
+
+
+def _shown(value: object) -> str:
+    """A payload's value as an error message may carry it: short, its type named, a
+    container only by its type (its repr could be as long as the body, or nested
+    deeper than repr can go)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"str {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, bool | int | float):
+        text = repr(value)
+        return f"{type(value).__name__} {text[:40]}" + ("..." if len(text) > 40 else "")
+    return type(value).__name__
+
+
+def payload_id(value: object, field: str) -> int:
+    """`value`, a payload's id or number (`comment.id`, `issue.number`), as GitHub sends
+    them: a JSON integer from 1 to 2**53 - 1 (past that, not every JSON reader reads it
+    exactly). Else MalformedPayload naming `field`: int() took "7" and 1.5 (comment 1)
+    and said "invalid literal for int() with base 10" of "abc"."""
+    # (the webhook reads an integer past 64 bits as a float: out of range, as one)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(value, float) and not (value.is_integer() and abs(value) >= 2**53):
+        number = False  # 1.5, 7.0, inf
+    if not number:
+        raise MalformedPayload(f"{field}: not a positive integer ({_shown(value)})")
+    if not isinstance(value, int) or not 0 < value < 2**53:
+        raise MalformedPayload(f"{field}: out of range ({_shown(value)})")
+    return value
+
+
 def pr_number(event: str, payload: dict[str, Any]) -> int | None:
-    """The PR an event is about, or None (an issue comment on a plain issue)."""
+    """The PR an event is about, or None (an issue comment on a plain issue).
+    MalformedPayload when its number is not an integer."""
     pr = payload.get("pull_request")
     if isinstance(pr, dict) and pr.get("number"):
-        return int(pr["number"])
+        return payload_id(pr["number"], "pull_request.number")
     issue = payload.get("issue")
     if isinstance(issue, dict) and issue.get("pull_request") and issue.get("number"):
-        return int(issue["number"])
+        return payload_id(issue["number"], "issue.number")
     return None
 
 

@@ -34,7 +34,7 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
-from bot.dispatch import Dispatcher
+from bot.dispatch import Dispatcher, MalformedPayload
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
@@ -282,9 +282,11 @@ class WebhookEndpoint:
         try:
             triage = self.dispatcher.triage(event, payload, self.settings)
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
-            # Signed but not GitHub's shape (e.g. "number": "x", "repository": []).
+            # Signed but not GitHub's shape (e.g. "number": "x", "repository": []): what
+            # a check found names the field; what Python raised, only its kind
             self._count(event, "bad_request")
-            return 400, {"error": f"malformed {event} payload: {type(exc).__name__}"}
+            said = str(exc) if isinstance(exc, MalformedPayload) else type(exc).__name__
+            return 400, {"error": f"malformed {event} payload: {said}"}
         if triage.pr_number is not None and not 0 < triage.pr_number < 2**53:
             self._count(event, "bad_request")
             return 400, {"error": "pull request number out of range"}

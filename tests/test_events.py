@@ -294,7 +294,7 @@ def test_triage_knows_the_bots_own_by_its_login_and_with_a_token_by_its_marker(
     if event == "pull_request":
         payload["action"] = "labeled"
     else:
-        item = {"body": body, "user": {"login": author, "type": "User"}}
+        item = {"id": 11, "body": body, "user": {"login": author, "type": "User"}}
         payload["review" if event == "pull_request_review" else "comment"] = item
     login = {"bot_login": OWN} if configured else {}
     app = make_settings(tmp_path, **login)
