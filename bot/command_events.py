@@ -35,8 +35,10 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 
 Every write a comment's commands make (reactions, replies, the notes comment's edit,
 now or deferred) is paid from the installation's write budget before the first, as the
-most they can write (`most_writes`); what was not written goes back. Over it no command
-of the comment runs: the first refused gets `confused`, the next nothing, each is logged.
+most they can write (`most_writes`); what was not written goes back (by a deferred
+update that writes no comment, too: the edit its command paid for, `handle_refresh`).
+Over it no command of the comment runs: the first refused gets `confused`, the next
+nothing, each is logged.
 Only a delivery not admitted yet is admitted or refused so: a re-run of an admitted
 run (put back for a rate limit, retried; `FloodControl.admitted`) may follow a 👀 or a
 PR state its commands already set, so it takes its writes even past the budget
@@ -758,7 +760,7 @@ def _ask_for_update(
         source.comment_id, show, source.on_diff, source.said_at
     )
     if ticket.admission is Admission.RUN or ctx.queue is None:
-        return _update(ctx, ref, source.pull, pending, reactions), False
+        return _update(ctx, ref, source.pull, pending, reactions)[0], False
     ctx.prs.update(ref.repo, ref.number, pending=pending)
     # The update it is owed writes later (handle_refresh, which pays nothing): its 👍,
     # and for the one that schedules it, the notes comment. Paid now, from this
@@ -774,7 +776,9 @@ def _ask_for_update(
 
 
 def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float) -> None:
-    """Queue REFRESH_ACTION for the end of the window; it re-reads the PR when it runs."""
+    """Queue REFRESH_ACTION for the end of the window; it re-reads the PR when it runs.
+    The command that queues it paid for its notes comment write: the flood control is
+    told, before it is queued, so that it gives it back if that update writes none."""
     assert ctx.queue is not None
     payload: dict[str, Any] = {
         "action": REFRESH_ACTION,
@@ -783,8 +787,10 @@ def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float)
     }
     if ref.installation_id is not None:
         payload["installation"] = {"id": ref.installation_id}
+    delivery = f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}"
+    ctx.flood.prepaid(delivery)
     ctx.queue.enqueue(
-        f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}",
+        delivery,
         "pull_request",
         REFRESH_ACTION,
         payload,
@@ -799,11 +805,19 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     ctx.flood.sticky.start(pr_key(ref.repo, ref.number) or "")  # the next window opens now
+    # The command that queued it paid for the notes comment's write: given back if this
+    # run writes none. Claimed before anything is tried, so that only a run that ends
+    # here, having tried no write of the comment, gives it back, and only once.
+    refund = ctx.flood.claim_prepaid(delivery.id)
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
+        if refund:
+            ctx.flood.refund_writes(ref.installation_id, 1)
         return "nothing owed: an earlier update covered it"
     reactions = Reactions(ctx, ref)
-    said = _update(ctx, ref, payload["pull_request"], pending, reactions)
+    said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
+    if refund and not wrote:
+        ctx.flood.refund_writes(ref.installation_id, 1)
     reactions.check()
     return said
 
@@ -814,8 +828,9 @@ def _update(
     pull: dict[str, Any],
     pending: PendingUpdate,
     reactions: Reactions,
-) -> str:
-    """Write the sticky comment as the PR's state says, then `+1` the commands it answers."""
+) -> tuple[str, bool]:
+    """Write the sticky comment as the PR's state says, then `+1` the commands it answers.
+    Returns a summary and whether the comment was written."""
     state = ctx.prs.get(ref.repo, ref.number)
     if said_before(pending.said, _showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
@@ -838,7 +853,8 @@ def _update(
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
         # deleted while off is posted anew, not taken for a new opt-out (resumed)
         result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
-    if result.outcome in (Outcome.CREATED, Outcome.UPDATED):
+    wrote = result.outcome in (Outcome.CREATED, Outcome.UPDATED)
+    if wrote:
         reactions.spent.writes += 1  # the notes comment, written for a command
     failures = len(reactions.failed)
     for comment_id in pending.acks:
@@ -849,7 +865,7 @@ def _update(
     # its retry, or the PR's next update, finds it here and gives it.
     paid = len(reactions.failed) == failures
     ctx.prs.update(ref.repo, ref.number, pending=None if paid else pending)
-    return f"comment {result.outcome}: {result.reason}"
+    return f"comment {result.outcome}: {result.reason}", wrote
 
 
 def current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:

@@ -257,6 +257,9 @@ class FloodControl:
         # deliveries whose run was admitted by the write budget (insertion order: the
         # oldest forgotten first), so that only their re-runs pass it (`admitted`)
         self._admitted: dict[str, None] = {}
+        # deferred updates (their delivery ids) whose notes comment write a command of
+        # this process paid for in advance, not yet run (`prepaid`, `claim_prepaid`)
+        self._prepaid: dict[str, None] = {}
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
@@ -337,3 +340,23 @@ class FloodControl:
         add, a reply over a budget, a notes comment that was already right)."""
         if writes > 0:
             self.installation_writes.refund(installation, writes)
+
+    def prepaid(self, delivery: str, *, max_kept: int = 4096) -> None:
+        """A command paid, with its writes, the notes comment write of the deferred update
+        `delivery` it queued: that update gives it back if it writes no comment
+        (`claim_prepaid`). The oldest are forgotten past `max_kept` (never given back)."""
+        with self._lock:
+            while len(self._prepaid) >= max_kept:
+                del self._prepaid[next(iter(self._prepaid))]
+            self._prepaid[delivery] = None
+
+    def claim_prepaid(self, delivery: str) -> bool:
+        """Whether this run of the deferred update `delivery` may give back its prepaid
+        write: its first run in the process whose command paid it, and only that one (a
+        re-run, put back for a rate limit or retried, may follow a write the first run
+        made or tried; after a restart the budgets start full, the payment forgotten)."""
+        with self._lock:
+            if delivery not in self._prepaid:
+                return False
+            del self._prepaid[delivery]
+            return True

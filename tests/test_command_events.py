@@ -2406,6 +2406,107 @@ def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
     assert answered.count({"eyes", "+1"}) >= 2, answered
 
 
+# An hour's window: a deferred update waits in the queue until `_run_due`; a budget of
+# ten writes that never refills (the tests freeze the clock).
+OWING = CommandConfig(
+    min_update_interval_s=3600, installation_write_burst=10, installation_write_refill_s=3600
+)
+
+
+def _owe_an_update(client, rt, fake, body: str) -> FakeComment:
+    """A command in the window of the one before: its update waits in the queue."""
+    c = say(client, rt, fake, body, wait=False)
+    wait_until(
+        lambda: (
+            state(rt).pending is not None
+            and rt.queue.counts()["pending"] == 1
+            and rt.queue.counts()["processing"] == 0
+        ),
+        what="the command done, its update queued",
+    )
+    return c
+
+
+def _run_due(rt) -> None:
+    """The window is over: the deferred updates queued run now."""
+    rt.queue.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    drain(rt)
+
+
+@pytest.mark.parametrize(("body", "given_back"), [("/notes", 1), ("/notes why", 0)])
+def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_it(
+    live, body, given_back
+):
+    """A command whose update is deferred pays, with its own writes, for the notes
+    comment's write that update makes later. An update that found the comment as it
+    should be (the same `/notes` again) wrote nothing and kept the write: one write of
+    the installation's budget lost per deferred update, where an update run at once
+    gives back what it did not write. One that writes the comment (`why`) keeps it."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # 👀, the comment, 👍; the window opens
+    budget = rt.ctx.flood.installation_writes
+    c = _owe_an_update(client, rt, fake, body)
+    assert budget.left(1001) == 10 - 3 - 3  # 👀, and the update's 👍 and comment paid now
+    fake.clear_requests()
+    _run_due(rt)
+    assert reactions(fake, c) == {"eyes", "+1"} and sticky_writes(fake) == 1 - given_back
+    assert budget.left(1001) == 10 - 6 + given_back
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_an_earlier_one_covered_gives_back_the_write_paid_for_it(live):
+    """Its window taken as lost (the update not run a minute past its time), the next
+    command updates the comment at once for all that was owed: the deferred update, run
+    later, has nothing owed, and gives back the comment's write its command paid for."""
+    client, rt, fake = live
+    now = [1000.0]
+    tune(rt, OWING, clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    why = _owe_an_update(client, rt, fake, "/notes why")
+    now[0] += 3600 + 60  # lost: the next command runs at once, for both
+    c = say(client, rt, fake, "/notes", wait=False)
+    wait_until(
+        lambda: reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["processing"] == 0,
+        what="the command answered",
+    )
+    assert reactions(fake, why) == {"eyes", "+1"} and state(rt).pending is None
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(1001)
+    _run_due(rt)  # "nothing owed: an earlier update covered it"
+    assert budget.left(1001) == before + 1
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_after_a_restart(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The write given back is the one its command paid in this process: once, by the
+    update's first run (a re-run, put back when GitHub rate limited its 👍, gives
+    nothing back again), and not at all after a restart (the budgets start over, full:
+    what was paid before is not theirs to give back)."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")
+        c = _owe_an_update(client, rt, fake, "/notes")
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 4
+        thanks = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+        fake.inject("POST", thanks, Fault.secondary_rate_limit(retry_after=2))
+        _run_due(rt)  # put back, then run again 2 s later
+        assert reactions(fake, c) == {"eyes", "+1"} and len(fake.calls("POST", thanks)) == 3
+        assert budget.left(1001) == 5 and rt.queue.counts()["failed"] == 0
+        # one more owed, then a restart: the next server runs it
+        _owe_an_update(client, rt, fake, "/notes")
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        budget = rt.ctx.flood.installation_writes
+        assert budget.allow(1001, 4)  # spent on other PRs since the start
+        _run_due(rt)
+        assert budget.left(1001) == 6, "given back a write this process was never paid"
+
+
 def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(live, caplog):
     """Past its PR's reply budget a reply command still got 👀 and 😕, two writes each,
     now paid from the installation's write budget: one commenter flooding one PR with
