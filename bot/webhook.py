@@ -287,9 +287,6 @@ class WebhookEndpoint:
             self._count(event, "bad_request")
             said = str(exc) if isinstance(exc, MalformedPayload) else type(exc).__name__
             return 400, {"error": f"malformed {event} payload: {said}"}
-        if triage.pr_number is not None and not 0 < triage.pr_number < 2**53:
-            self._count(event, "bad_request")
-            return 400, {"error": "pull request number out of range"}
         action = payload.get("action") if isinstance(payload.get("action"), str) else None
         if triage.route is None:
             self._count(event, "ignored")
