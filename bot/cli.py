@@ -400,8 +400,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if settings is None:
             return 2
         secret = secret if secret is not None else settings.webhook_secret()
-        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-        url = url or f"http://{host}:{settings.port}/webhook"
+        url = url or f"{settings.local_url()}/webhook"
     try:
         status, body = replay(
             Path(args.file),

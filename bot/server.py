@@ -634,7 +634,7 @@ def run_server(
     rt = build_runtime(settings, library=library)
     claim_database(rt)
     sock = _listening_socket(settings.host, settings.port)  # before saying where it listens
-    base = f"http://{settings.host}:{settings.port}"
+    base = settings.local_url()
     lines = [
         f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"
         f" queue and state in {settings.db_path}",

@@ -400,9 +400,13 @@ class Settings(BaseSettings):
 
     def links_base(self) -> str:
         """Where `/notes/{id}` pages are served: PUBLIC_URL, else this server as a local
-        browser reaches it (listening on every address means this machine's loopback)."""
-        if self.public_url:
-            return self.public_url
+        browser reaches it (`local_url`)."""
+        return self.public_url or self.local_url()
+
+    def local_url(self) -> str:
+        """This server as a client on this machine reaches it (the start's banner, `replay`,
+        the dry run's links): listening on every address means this machine's loopback,
+        which a browser can open (it cannot open 0.0.0.0 everywhere)."""
         host = self.host.strip()
         if host in ("", "0.0.0.0", "::", "[::]"):
             host = "127.0.0.1"

@@ -167,6 +167,27 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
         assert bad.returncode == 1 and bad.stdout.startswith("401 ")
 
 
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_path, host):
+    # Listening on every address (the image's REVIEW_NOTES_HOST=0.0.0.0), the banner
+    # printed "http://0.0.0.0:PORT" (no browser everywhere opens it) and, for "::",
+    # "http://:::PORT/webhook", no URL at all; its suggested replay must reach the server.
+    env = base_env(tmp_path, REVIEW_NOTES_HOST=host)
+    serve = server(tmp_path, env)
+    with serve.run():
+        banner = serve.logs[0].read_text()
+        local = f"http://127.0.0.1:{serve.port}"
+        assert f"webhook at {local}/webhook, health at {local}/healthz" in banner, banner
+        assert f"would-be comments at {local}/dry-run/comments" in banner, banner
+        suggested = re.search(r"try  review-notes (replay .*)$", banner, re.M)[1].split()
+        assert suggested[-1] == f"{local}/webhook", banner
+        env = env | {"REVIEW_NOTES_PORT": str(serve.port)}
+        r = cli(*suggested, env=env, cwd=ROOT)
+        assert r.stdout.startswith("202 "), r.stdout + r.stderr
+        r = cli("replay", "examples/pr-56157-opened.json", env=env, cwd=ROOT)  # its default
+        assert r.stdout.startswith("202 "), r.stdout + r.stderr
+
+
 def test_every_example_replays_cleanly(tmp_path):
     port = free_port()
     env = base_env(tmp_path, REVIEW_NOTES_PORT=str(port))  # replay finds the server by it
