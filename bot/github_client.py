@@ -44,9 +44,7 @@
 
 from __future__ import annotations
 
-import email.utils
 import functools
-import json
 import logging
 import random
 import re
@@ -66,8 +64,22 @@ from github.PullRequestComment import PullRequestComment
 from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
+from bot.github_errors import (
+    TRANSPORT_ERRORS,
+    LockedError,
+    conversation_locked,
+    detail,
+    headers_of,
+    may_have_applied,
+    rate_limit_answer,
+    rate_limited,
+    retry_after_seconds,
+    retryable,
+    secondary_limit,
+    spent_until_reset,
+    until_reset,
+)
 from bot.github_port import (
-    ConversationLocked,
     FileList,
     FilesNotReady,
     GitHubError,
@@ -92,12 +104,6 @@ T = TypeVar("T")
 
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 ROLES = ("admin", "maintain", "write", "triage", "read")
-# Errors after which a request may or may not have been carried out by GitHub.
-TRANSPORT_ERRORS = (
-    requests.exceptions.ConnectionError,
-    requests.exceptions.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-)
 # How far GitHub's clock may be from ours when looking for a comment we may have made.
 CLOCK_SLACK = timedelta(minutes=2)
 # A rate limit pause that ends this much later than the one under way is news (logged);
@@ -122,10 +128,6 @@ class RetryPolicy:
 
 class UnusableKeyError(ValueError):
     """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
-
-
-class LockedError(GitHubError, ConversationLocked):
-    """A write refused because the PR's conversation is locked (see ConversationLocked)."""
 
 
 # --- call counting ------------------------------------------------------------
@@ -228,80 +230,6 @@ class CallCounter:
         )
 
 
-# --- error classification -----------------------------------------------------
-
-
-def _headers(exc: GithubException) -> dict[str, str]:
-    return {k.lower(): str(v) for k, v in (exc.headers or {}).items()}
-
-
-def _message(exc: GithubException) -> str:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    return str(data.get("message") or exc.message or "")
-
-
-def _rate_limited(exc: BaseException) -> bool:
-    if isinstance(exc, GithubException) and exc.status == 422:
-        # content created too fast: "was submitted too quickly", a secondary limit
-        return "submitted too quickly" in str(exc.data)
-    if not isinstance(exc, GithubException) or exc.status not in (403, 429):
-        return False
-    headers = _headers(exc)
-    return (
-        exc.status == 429
-        or "retry-after" in headers
-        or headers.get("x-ratelimit-remaining") == "0"
-        or Requester.isRateLimitError(_message(exc))
-    )
-
-
-def _secondary(exc: GithubException) -> bool:
-    """A rate limit that names no time to wait (`_asked_wait` backs off on its own)."""
-    headers = _headers(exc)
-    primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
-    return "retry-after" not in headers and not primary
-
-
-def _locked(exc: BaseException) -> bool:
-    """GitHub's answer to a write on a locked conversation: 403 "Unable to create comment
-    because issue is locked.", pointing at the docs on locking conversations. An edit's or
-    a reaction's words are not documented: those words, or that link, tell it."""
-    if not isinstance(exc, GithubException) or exc.status != 403:
-        return False
-    data = exc.data if isinstance(exc.data, dict) else {}
-    docs = str(data.get("documentation_url") or "")
-    return "issue is locked" in _message(exc).lower() or "locking-conversations" in docs
-
-
-def _rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> GithubException | None:
-    """The answer as the exception PyGithub will raise for it, when it is a rate limit:
-    the classification `_retry` uses, seen here before PyGithub raises it."""
-    if status not in (403, 422, 429):
-        return None
-    try:
-        data = json.loads(output) if output else None
-    except ValueError:
-        data = output
-    exc = GithubException(status, data, headers)
-    return exc if _rate_limited(exc) else None
-
-
-def _until_reset(headers: dict[str, Any]) -> float:
-    """Seconds until x-ratelimit-reset (epoch seconds), plus one for clock skew."""
-    return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0
-
-
-def _spent_until_reset(headers: dict[str, Any]) -> float | None:
-    """Seconds to wait when an answer that is not a rate limit (a success, or a 404 the
-    client takes as an answer) spent the identity's last core call before the reset: the
-    next one would be refused. None when calls are left."""
-    if str(headers.get("x-ratelimit-remaining")) != "0":
-        return None
-    if headers.get("x-ratelimit-resource", "core") != "core" or "x-ratelimit-reset" not in headers:
-        return None  # another resource's count (search, graphql) does not stop REST calls
-    return _until_reset(headers)
-
-
 def _identity(key: int | str) -> str:
     """A pacer key in words, for logs."""
     if key == "token":
@@ -309,36 +237,6 @@ def _identity(key: int | str) -> str:
     if key == "app":
         return "the App (JWT calls)"
     return f"installation {key}"
-
-
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, TRANSPORT_ERRORS):
-        return True
-    return isinstance(exc, GithubException) and (exc.status >= 500 or _rate_limited(exc))
-
-
-def _may_have_applied(exc: BaseException) -> bool:
-    """No clear answer: GitHub may have done the write before the failure."""
-    return (
-        isinstance(exc, TRANSPORT_ERRORS) or isinstance(exc, GithubException) and exc.status >= 500
-    )
-
-
-def _seconds(retry_after: str) -> float:
-    """Retry-After is delta-seconds or an HTTP date."""
-    try:
-        return max(float(retry_after), 0.0)
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(retry_after)
-        return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
-def _detail(exc: BaseException) -> str:
-    if isinstance(exc, GithubException):
-        return f"{exc.status} {_message(exc)}".strip()
-    if isinstance(exc, requests.exceptions.Timeout):
-        return "timed out"
-    return f"connection failed ({type(exc).__name__})"
 
 
 def _same_text(a: str | None, b: str) -> bool:
@@ -773,9 +671,9 @@ class GitHubClient:
             raise GitHubError(f"GitHub get the App: {paused}", transient=True) from paused
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             status = exc.status if isinstance(exc, GithubException) else None
-            refused = status in (401, 403, 404) and not _rate_limited(exc)
+            refused = status in (401, 403, 404) and not rate_limited(exc)
             raise GitHubError(
-                f"GitHub get the App: {_detail(exc)}", status=status, transient=not refused
+                f"GitHub get the App: {detail(exc)}", status=status, transient=not refused
             ) from exc
         with self._lock:
             self._bot_login = self._bot_login or f"{slug}[bot]"
@@ -1034,7 +932,7 @@ class GitHubClient:
             try:
                 return issue.create_comment(body)
             except Exception as exc:
-                unclear = unclear or _may_have_applied(exc)
+                unclear = unclear or may_have_applied(exc)
                 raise
 
         return self._retry(f"create a comment on {_pr(ref)}", attempt)
@@ -1057,7 +955,7 @@ class GitHubClient:
             # only a rate limit's wait over sleep_max ends the tries early: not slept in a
             # worker, the delivery goes back to the queue until then
             exc = state.outcome.exception() if state.outcome else None
-            limited = exc is not None and _rate_limited(exc)
+            limited = exc is not None and rate_limited(exc)
             too_long = limited and (state.upcoming_sleep or 0.0) > policy.sleep_max
             return state.attempt_number >= policy.attempts or too_long
 
@@ -1066,14 +964,14 @@ class GitHubClient:
             log.warning(
                 "GitHub %s: %s; try %d of %d in %.1fs",
                 what,
-                _detail(exc) if exc else "?",
+                detail(exc) if exc else "?",
                 state.attempt_number + 1,
                 policy.attempts,
                 state.upcoming_sleep,
             )
 
         retrying = Retrying(
-            retry=retry_if_exception(_retryable),
+            retry=retry_if_exception(retryable),
             wait=wait,
             stop=stop,
             sleep=self._sleep,
@@ -1092,14 +990,14 @@ class GitHubClient:
 
     def _asked_wait(self, exc: BaseException) -> float | None:
         """How long GitHub asked us to wait, for a rate limit; None for other errors."""
-        if not _rate_limited(exc):
+        if not rate_limited(exc):
             return None
         assert isinstance(exc, GithubException)
-        if not _secondary(exc):  # GitHub named the time
-            headers = _headers(exc)
+        if not secondary_limit(exc):  # GitHub named the time
+            headers = headers_of(exc)
             if "retry-after" in headers:
-                return _seconds(headers["retry-after"])
-            return _until_reset(headers)
+                return retry_after_seconds(headers["retry-after"])
+            return until_reset(headers)
         # GitHub: wait at least a minute, then back off exponentially. The streak is the
         # identity's, set by this thread's answer (`_pace`) just before PyGithub raised.
         streak = getattr(self._local, "secondary_streak", 0) or 1
@@ -1110,10 +1008,10 @@ class GitHubClient:
 
     def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
         status = exc.status if isinstance(exc, GithubException) else None
-        if _locked(exc):
-            return LockedError(f"GitHub {what}: {_detail(exc)}", status=status)
-        if not _retryable(exc):
-            return GitHubError(f"GitHub {what}: {_detail(exc)}", status=status)
+        if conversation_locked(exc):
+            return LockedError(f"GitHub {what}: {detail(exc)}", status=status)
+        if not retryable(exc):
+            return GitHubError(f"GitHub {what}: {detail(exc)}", status=status)
         asked = self._asked_wait(exc)
         if asked is not None and asked > self.policy.sleep_max:
             message = (
@@ -1121,7 +1019,7 @@ class GitHubClient:
                 " worker, try again then"
             )
         else:
-            message = f"GitHub {what}: {_detail(exc)} (gave up after {attempts} attempts)"
+            message = f"GitHub {what}: {detail(exc)} (gave up after {attempts} attempts)"
         return GitHubError(message, status=status, transient=True, retry_after=asked)
 
     def _count(self, requester: Requester) -> None:
@@ -1162,15 +1060,15 @@ class GitHubClient:
                 status, headers, output = inner(verb, *args, **kwargs)
             finally:
                 pacer.after(verb)
-            limited = _rate_limit_answer(status, headers, output)
+            limited = rate_limit_answer(status, headers, output)
             if limited is not None:
                 self._local.secondary_streak = (
-                    pacer.met_secondary_limit() if _secondary(limited) else 0
+                    pacer.met_secondary_limit() if secondary_limit(limited) else 0
                 )
                 self._pause(key, pacer, self._asked_wait(limited))
                 return status, headers, output
             pacer.answered()
-            if (spent := _spent_until_reset(headers)) is not None:
+            if (spent := spent_until_reset(headers)) is not None:
                 self._pause(key, pacer, spent)
             return status, headers, output
 

@@ -1,0 +1,133 @@
+"""What a GitHub answer or exception means, for the client's retry layer and its logs.
+
+Whether a failure is a rate limit (and a secondary one, which names no time to wait),
+a write refused on a locked conversation, worth retrying, or a write GitHub may have
+carried out before it failed; how long GitHub asked us to wait; and the short detail
+the logs and the delivery records show.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import requests
+from github import GithubException
+from github.Requester import Requester
+
+from bot.github_port import ConversationLocked, GitHubError
+
+# Errors after which a request may or may not have been carried out by GitHub.
+TRANSPORT_ERRORS = (
+    requests.exceptions.ConnectionError,
+    requests.exceptions.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+)
+
+
+class LockedError(GitHubError, ConversationLocked):
+    """A write refused because the PR's conversation is locked (see ConversationLocked)."""
+
+
+def headers_of(exc: GithubException) -> dict[str, str]:
+    return {k.lower(): str(v) for k, v in (exc.headers or {}).items()}
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or exc.message or "")
+
+
+def rate_limited(exc: BaseException) -> bool:
+    if isinstance(exc, GithubException) and exc.status == 422:
+        # content created too fast: "was submitted too quickly", a secondary limit
+        return "submitted too quickly" in str(exc.data)
+    if not isinstance(exc, GithubException) or exc.status not in (403, 429):
+        return False
+    headers = headers_of(exc)
+    return (
+        exc.status == 429
+        or "retry-after" in headers
+        or headers.get("x-ratelimit-remaining") == "0"
+        or Requester.isRateLimitError(_message(exc))
+    )
+
+
+def secondary_limit(exc: GithubException) -> bool:
+    """A rate limit that names no time to wait (`GitHubClient._asked_wait` backs off on its own)."""
+    headers = headers_of(exc)
+    primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
+    return "retry-after" not in headers and not primary
+
+
+def conversation_locked(exc: BaseException) -> bool:
+    """GitHub's answer to a write on a locked conversation: 403 "Unable to create comment
+    because issue is locked.", pointing at the docs on locking conversations. An edit's or
+    a reaction's words are not documented: those words, or that link, tell it."""
+    if not isinstance(exc, GithubException) or exc.status != 403:
+        return False
+    data = exc.data if isinstance(exc.data, dict) else {}
+    docs = str(data.get("documentation_url") or "")
+    return "issue is locked" in _message(exc).lower() or "locking-conversations" in docs
+
+
+def rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> GithubException | None:
+    """The answer as the exception PyGithub will raise for it, when it is a rate limit:
+    the classification `GitHubClient._retry` uses, seen here before PyGithub raises it."""
+    if status not in (403, 422, 429):
+        return None
+    try:
+        data = json.loads(output) if output else None
+    except ValueError:
+        data = output
+    exc = GithubException(status, data, headers)
+    return exc if rate_limited(exc) else None
+
+
+def until_reset(headers: dict[str, Any]) -> float:
+    """Seconds until x-ratelimit-reset (epoch seconds), plus one for clock skew."""
+    return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0
+
+
+def spent_until_reset(headers: dict[str, Any]) -> float | None:
+    """Seconds to wait when an answer that is not a rate limit (a success, or a 404 the
+    client takes as an answer) spent the identity's last core call before the reset: the
+    next one would be refused. None when calls are left."""
+    if str(headers.get("x-ratelimit-remaining")) != "0":
+        return None
+    if headers.get("x-ratelimit-resource", "core") != "core" or "x-ratelimit-reset" not in headers:
+        return None  # another resource's count (search, graphql) does not stop REST calls
+    return until_reset(headers)
+
+
+def retryable(exc: BaseException) -> bool:
+    if isinstance(exc, TRANSPORT_ERRORS):
+        return True
+    return isinstance(exc, GithubException) and (exc.status >= 500 or rate_limited(exc))
+
+
+def may_have_applied(exc: BaseException) -> bool:
+    """No clear answer: GitHub may have done the write before the failure."""
+    return (
+        isinstance(exc, TRANSPORT_ERRORS) or isinstance(exc, GithubException) and exc.status >= 500
+    )
+
+
+def retry_after_seconds(retry_after: str) -> float:
+    """Retry-After is delta-seconds or an HTTP date."""
+    try:
+        return max(float(retry_after), 0.0)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(retry_after)
+        return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def detail(exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        return f"{exc.status} {_message(exc)}".strip()
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "timed out"
+    return f"connection failed ({type(exc).__name__})"
