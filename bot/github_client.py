@@ -50,7 +50,6 @@ import random
 import re
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -79,6 +78,7 @@ from bot.github_errors import (
     spent_until_reset,
     until_reset,
 )
+from bot.github_pacing import CallCounter, Pacer, Paused, route_template
 from bot.github_port import (
     FileList,
     FilesNotReady,
@@ -106,9 +106,6 @@ REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rock
 ROLES = ("admin", "maintain", "write", "triage", "read")
 # How far GitHub's clock may be from ours when looking for a comment we may have made.
 CLOCK_SLACK = timedelta(minutes=2)
-# A rate limit pause that ends this much later than the one under way is news (logged);
-# less, and it is the same limit answered to requests that were in flight together.
-PAUSE_NEWS = 1.0
 
 
 @dataclass(frozen=True)
@@ -128,106 +125,6 @@ class RetryPolicy:
 
 class UnusableKeyError(ValueError):
     """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
-
-
-# --- call counting ------------------------------------------------------------
-
-_ROUTES = [
-    (re.compile(pattern), template)
-    for pattern, template in [
-        (r"/app", "/app"),
-        (r"/app/installations/\d+/access_tokens", "/app/installations/{id}/access_tokens"),
-        (r"/app/hook/deliveries", "/app/hook/deliveries"),
-        (r"/app/hook/deliveries/\d+/attempts", "/app/hook/deliveries/{id}/attempts"),
-        (r"/user", "/user"),
-        (r"/repos/[^/]+/[^/]+", "/repos/{owner}/{repo}"),
-        (r"/repos/[^/]+/[^/]+/installation", "/repos/{owner}/{repo}/installation"),
-        (r"/repos/[^/]+/[^/]+/pulls/\d+", "/repos/{owner}/{repo}/pulls/{number}"),
-        (r"/repos/[^/]+/[^/]+/pulls/\d+/files", "/repos/{owner}/{repo}/pulls/{number}/files"),
-        (r"/repos/[^/]+/[^/]+/issues/\d+", "/repos/{owner}/{repo}/issues/{number}"),
-        (
-            r"/repos/[^/]+/[^/]+/issues/\d+/comments",
-            "/repos/{owner}/{repo}/issues/{number}/comments",
-        ),
-        (r"/repos/[^/]+/[^/]+/issues/comments/\d+", "/repos/{owner}/{repo}/issues/comments/{id}"),
-        (
-            r"/repos/[^/]+/[^/]+/issues/comments/\d+/reactions",
-            "/repos/{owner}/{repo}/issues/comments/{id}/reactions",
-        ),
-        (
-            r"/repos/[^/]+/[^/]+/pulls/comments/\d+/reactions",
-            "/repos/{owner}/{repo}/pulls/comments/{id}/reactions",
-        ),
-        (
-            r"/repos/[^/]+/[^/]+/collaborators/[^/]+/permission",
-            "/repos/{owner}/{repo}/collaborators/{username}/permission",
-        ),
-    ]
-]
-# GitHub's next-page links name the repository by its id
-_REPOSITORY_BY_ID = re.compile(r"^/repositories/\d+(?=/|$)")
-
-
-def route_template(path: str) -> str:
-    """`/repos/o/r/pulls/7/files` -> `/repos/{owner}/{repo}/pulls/{number}/files` (else "other")."""
-    path = _REPOSITORY_BY_ID.sub("/repos/{owner}/{repo}", path)
-    for pattern, template in _ROUTES:
-        if pattern.fullmatch(path):
-            return template
-    return "other"
-
-
-class CallCounter:
-    """GitHub HTTP calls by (method, route template, status), safe across threads.
-
-    `status` is the HTTP status as text, or "timeout" / "connection" when no answer
-    came. Also keeps the last x-ratelimit-remaining/-reset seen, and the rate limit
-    pauses (`record_pause`) on the client's clock.
-    """
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._lock = threading.Lock()
-        self._counts: Counter[tuple[str, str, str]] = Counter()
-        self.rate_remaining: int | None = None
-        self.rate_reset: int | None = None
-        self._clock = clock
-        self.pauses = 0  # rate limit pauses begun (each logged once)
-        self._paused_until = 0.0  # clock() at the end of the latest pause
-
-    def record_pause(self, seconds: float, *, news: bool) -> None:
-        """A rate limit answer paused calls for `seconds`; `news`: a pause begun (or
-        notably lengthened), not one more answer within it."""
-        with self._lock:
-            self.pauses += news
-            self._paused_until = max(self._paused_until, self._clock() + seconds)
-
-    def paused_for(self) -> float:
-        """Seconds left of the rate limit pause under way; 0 when there is none."""
-        with self._lock:
-            return max(self._paused_until - self._clock(), 0.0)
-
-    def record(self, method: str, route: str, status: str, headers: dict[str, Any] | None = None):
-        with self._lock:
-            self._counts[(method, route, status)] += 1
-            if headers and "x-ratelimit-remaining" in headers:
-                self.rate_remaining = int(float(headers["x-ratelimit-remaining"]))
-            if headers and "x-ratelimit-reset" in headers:
-                self.rate_reset = int(float(headers["x-ratelimit-reset"]))
-
-    def snapshot(self) -> dict[tuple[str, str, str], int]:
-        with self._lock:
-            return dict(self._counts)
-
-    def total(
-        self, method: str | None = None, route: str | None = None, status: str | None = None
-    ) -> int:
-        return sum(
-            n
-            for (m, r, s), n in self.snapshot().items()
-            if (method is None or m == method)
-            and (route is None or r == route)
-            and (status is None or s == status)
-        )
 
 
 def _identity(key: int | str) -> str:
@@ -255,105 +152,6 @@ class _Grant:
 
     token: str
     expires_at: datetime
-
-
-class _Paused(GitHubError):
-    """A request not sent: its identity is rate limited for longer than `sleep_max`."""
-
-
-class _Pacer:
-    """When the requests made with one identity (an installation, the token, or the App's
-    JWT) may start, across threads: spacing, and the pauses GitHub asks for.
-
-    PyGithub spaces the requests of one `Github` object; with a `Github` per thread that
-    would space each thread's requests only, so the per-thread objects have PyGithub's
-    spacing off and share this instead. A request starts at least `between_requests`
-    after the previous one started and after every one that had ended by then (PyGithub
-    counts from the end); a write likewise `between_writes` after the previous write.
-    Threads take turns: a request that starts holds its slot.
-
-    GitHub counts rate limits per identity and may ban an integration that goes on
-    calling while limited, so a rate limit answer to any thread's request pauses them
-    all (`pause`): no request starts before the time GitHub gave, and one that would
-    have to wait longer than `sleep_max` fails at once (`_Paused`) rather than hold its
-    worker, like the call that was answered so.
-    """
-
-    def __init__(
-        self,
-        between_requests: float,
-        between_writes: float,
-        sleep_max: float = float("inf"),
-        name: str = "",
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
-        self._gap = between_requests
-        self._write_gap = between_writes
-        self._sleep_max = sleep_max
-        self._name = name  # the identity, for the error
-        self._clock, self._sleep = clock, sleep
-        self._lock = threading.Lock()
-        self._next = 0.0  # clock() before which no request starts
-        self._next_write = 0.0  # ... no write starts
-        self._paused_until = 0.0  # ... no request starts: GitHub said so
-        self._secondary_streak = 0  # secondary limits met since the last call that was not
-
-    def met_secondary_limit(self) -> int:
-        """A secondary limit (no Retry-After, no reset) answered: how many in a row, this
-        one included. An answer within the pause under way is the same limit met by a
-        request in flight with the first, not one more."""
-        with self._lock:
-            if self._paused_until <= self._clock():
-                self._secondary_streak += 1
-            return max(self._secondary_streak, 1)
-
-    def answered(self) -> None:
-        """A call that was not rate limited: the next secondary limit starts over."""
-        with self._lock:
-            self._secondary_streak = 0
-
-    def pause(self, seconds: float) -> bool:
-        """No request starts for `seconds` from now. True when this begins a pause or
-        ends it later by more than PAUSE_NEWS (worth a log line)."""
-        with self._lock:
-            now = self._clock()
-            until = now + seconds
-            before, self._paused_until = self._paused_until, max(self._paused_until, until)
-        return until > now and (before <= now or until > before + PAUSE_NEWS)
-
-    def before(self, verb: str) -> None:
-        write = verb != "GET"
-        while True:
-            with self._lock:
-                now = self._clock()
-                paused = self._paused_until
-                if paused - now > self._sleep_max:
-                    raise _Paused(
-                        f"{self._name} rate limited for another {paused - now:.0f}s (GitHub's"
-                        " answer to another call); not sent, try again then",
-                        transient=True,
-                        retry_after=paused - now,
-                    )
-                start = max(now, paused, self._next, self._next_write if write else 0.0)
-                self._next = start + self._gap
-                if write:
-                    self._next_write = start + self._write_gap
-            if start <= now:
-                return
-            self._sleep(start - now)
-            with self._lock:
-                if self._paused_until <= max(paused, self._clock()):
-                    return
-            # a rate limit answer came while this request waited its turn: its slot
-            # was before the pause ends, so it takes a new one
-
-    def after(self, verb: str) -> None:
-        with self._lock:
-            end = self._clock()
-            self._next = max(self._next, end + self._gap)
-            if verb != "GET":
-                self._next_write = max(self._next_write, end + self._write_gap)
 
 
 class GitHubClient:
@@ -403,7 +201,7 @@ class GitHubClient:
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
-        self._pacers: dict[int | str, _Pacer] = {}  # installation id, "token", or "app"
+        self._pacers: dict[int | str, Pacer] = {}  # installation id, "token", or "app"
         self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
         self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
         self._integration: GithubIntegration | None = None
@@ -667,7 +465,7 @@ class GitHubClient:
         try:
             with self._app_lock:
                 slug = integration.get_app().slug
-        except _Paused as paused:
+        except Paused as paused:
             raise GitHubError(f"GitHub get the App: {paused}", transient=True) from paused
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             status = exc.status if isinstance(exc, GithubException) else None
@@ -736,7 +534,7 @@ class GitHubClient:
 
     # --- auth and sessions ------------------------------------------------------
 
-    def _new_github(self, auth: Auth.Auth, key: int | str, pacer: _Pacer) -> Github:
+    def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
         self._count(gh.requester)
@@ -744,12 +542,12 @@ class GitHubClient:
         _follow_moves(gh.requester)  # outermost: each hop is paced and counted
         return gh
 
-    def _pacer(self, key: int | str, between: tuple[float, float]) -> _Pacer:
+    def _pacer(self, key: int | str, between: tuple[float, float]) -> Pacer:
         """The one pacer of an identity, made on first use; the caller holds no lock."""
         with self._lock:
             pacer = self._pacers.get(key)
             if pacer is None:
-                pacer = self._pacers[key] = _Pacer(
+                pacer = self._pacers[key] = Pacer(
                     *between,
                     self.policy.sleep_max,
                     _identity(key),
@@ -980,7 +778,7 @@ class GitHubClient:
         )
         try:
             return retrying(fn)
-        except _Paused as paused:  # not sent: say which call
+        except Paused as paused:  # not sent: say which call
             raise GitHubError(
                 f"GitHub {what}: {paused}", transient=True, retry_after=paused.retry_after
             ) from paused
@@ -1049,7 +847,7 @@ class GitHubClient:
 
         requester.requestJson = counted  # type: ignore[method-assign]
 
-    def _pace(self, requester: Requester, key: int | str, pacer: _Pacer) -> None:
+    def _pace(self, requester: Requester, key: int | str, pacer: Pacer) -> None:
         """Space this requester's calls with the other threads' of the same identity, and
         pause them all on a rate limit answer to any one."""
         inner = requester.requestJson
@@ -1074,7 +872,7 @@ class GitHubClient:
 
         requester.requestJson = paced  # type: ignore[method-assign]
 
-    def _pause(self, key: int | str, pacer: _Pacer, seconds: float) -> None:
+    def _pause(self, key: int | str, pacer: Pacer, seconds: float) -> None:
         """Pause the identity's calls; said once per pause, not by each waiting thread."""
         news = pacer.pause(seconds)
         self.calls.record_pause(seconds, news=news)

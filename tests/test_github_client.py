@@ -16,8 +16,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github
 from github.Requester import HTTPRequestsConnectionClass
 
-from bot import github_client
-from bot.github_client import GitHubClient, GitHubError, RetryPolicy, route_template
+from bot import github_client, github_pacing
+from bot.github_client import GitHubClient, GitHubError, RetryPolicy
+from bot.github_pacing import route_template
 from bot.github_port import ConversationLocked, Outcome, PRRef, StickyResult
 from tests.conftest import AppKey
 from tests.fake_github import (
@@ -318,14 +319,14 @@ def test_threads_of_one_installation_share_the_request_spacing(
     fake_github, make_github_client, monkeypatch
 ):
     used: list[tuple[int, str]] = []
-    real = github_client._Pacer.before
+    real = github_pacing.Pacer.before
 
     def before(self, verb: str) -> None:
         if verb == "GET":  # the files; the token's mint (a POST) is the App's own
             used.append((id(self), threading.current_thread().name))
         real(self, verb)
 
-    monkeypatch.setattr(github_client._Pacer, "before", before)
+    monkeypatch.setattr(github_pacing.Pacer, "before", before)
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     client = make_github_client(seconds_between_requests=0.001, seconds_between_writes=0.001)
     client.list_files(PR)
@@ -341,7 +342,7 @@ def test_the_shared_spacing_makes_threads_take_turns():
         slept.append(seconds)
         now[0] += seconds
 
-    pacer = github_client._Pacer(0.25, 1.0, clock=lambda: now[0], sleep=sleep)
+    pacer = github_pacing.Pacer(0.25, 1.0, clock=lambda: now[0], sleep=sleep)
     pacer.before("POST")  # a write starts at 0
     pacer.before("POST")  # another thread's, the first still under way: 1 s after its start
     pacer.before("GET")  # a third thread's read: 0.25 s after the second write started
@@ -362,7 +363,7 @@ def test_a_pause_holds_every_turn_and_the_spacing_goes_on_after_it():
         if len(slept) == 3:  # another thread's call is answered "rate limited" meanwhile
             assert pacer.pause(5.0)
 
-    pacer = github_client._Pacer(0.25, 1.0, sleep_max=10, clock=lambda: now[0], sleep=sleep)
+    pacer = github_pacing.Pacer(0.25, 1.0, sleep_max=10, clock=lambda: now[0], sleep=sleep)
     assert pacer.pause(3.0)  # a pause begins: said
     assert not pacer.pause(2.9)  # another answer within the same pause: not said again
     pacer.before("POST")  # waits the pause out
@@ -371,7 +372,7 @@ def test_a_pause_holds_every_turn_and_the_spacing_goes_on_after_it():
     pacer.before("POST")  # its turn comes at 5, but a pause to 10 begins while it waits
     assert (slept[2:], now[0]) == ([1.0, 5.0], 10.0)
     assert pacer.pause(60.0)  # over sleep_max: a request fails at once, unsent
-    with pytest.raises(github_client._Paused, match="another 60s"):
+    with pytest.raises(github_pacing.Paused, match="another 60s"):
         pacer.before("GET")
     assert now[0] == 10.0
 
