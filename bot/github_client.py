@@ -40,6 +40,9 @@
   locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
   not retried, and the caller knows no retry will do.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
+
+What an answer or exception means (rate limited, locked, retryable) is decided in
+`bot.github_errors`; the spacing, the pauses and the counting are `bot.github_pacing`.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from github import Github
 from github.Requester import HTTPRequestsConnectionClass
 
 from bot import github_client, github_pacing
-from bot.github_client import GitHubClient, GitHubError, RetryPolicy
+from bot.github_client import GitHubClient, RetryPolicy
 from bot.github_pacing import route_template
-from bot.github_port import ConversationLocked, Outcome, PRRef, StickyResult
+from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
