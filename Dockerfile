@@ -15,15 +15,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin review-notes
 WORKDIR /app
 
-# The dependencies first, read from pyproject.toml alone: a change to bot/ does not
-# download and install them again.
-COPY pyproject.toml README.md ./
-RUN python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > /tmp/deps.txt \
+# The dependencies and the build backend first, read from pyproject.toml alone: a change
+# to bot/ does not download and install them again.
+COPY pyproject.toml ./
+RUN python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > /tmp/deps.txt \
     && pip install -r /tmp/deps.txt && rm /tmp/deps.txt
 # The package, installed editable so that config/ and seeds/ are found beside bot/
 # (a change to the notes or the config below does not re-run this layer).
+COPY README.md ./
 COPY bot ./bot
-RUN pip install --no-deps -e .
+RUN pip install --no-deps --no-build-isolation -e .
 
 # Data: the taxonomy, matching weights, bot defaults and the notes themselves.
 COPY config ./config

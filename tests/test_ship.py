@@ -84,17 +84,18 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
 def test_the_image_installs_the_dependencies_before_it_copies_the_code(tmp_path):
     # A change to bot/ must not download and install every dependency again: the layer
     # that does is built from pyproject.toml alone. Its one-line reader, run here on our
-    # pyproject.toml, must list exactly the project's dependencies.
+    # pyproject.toml, must list exactly the project's dependencies and build backend.
     text = (ROOT / "Dockerfile").read_text("utf-8")
     program = re.search(r"^RUN python -c '([^']+)' > /tmp/deps\.txt", text, re.M)
     assert program and text.index(program[0]) < text.index("COPY bot ")
-    assert re.search(r"^RUN pip install --no-deps -e \.$", text, re.M)
+    assert re.search(r"^RUN pip install --no-deps --no-build-isolation -e \.$", text, re.M)
     shutil.copy2(ROOT / "pyproject.toml", tmp_path)
     ran = subprocess.run(
         [PY, "-c", program[1]], cwd=tmp_path, capture_output=True, text=True, check=True
     )
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
-    assert ran.stdout.splitlines() == project["dependencies"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    wanted = pyproject["project"]["dependencies"] + pyproject["build-system"]["requires"]
+    assert ran.stdout.splitlines() == wanted  # the backend too: no download per rebuild
 
 
 def test_the_image_holds_the_example_its_dry_run_banner_suggests():
@@ -180,3 +181,18 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
             [PY, *probe[1:]], env=env | {"REVIEW_NOTES_PORT": str(serve.port)}, cwd=app, timeout=30
         )
         assert ran.returncode == 0
+
+
+# --- found by review 'r20c' ---
+
+
+def test_the_dependency_layer_is_built_from_pyproject_alone():
+    # The layer was built after `COPY pyproject.toml README.md ./`: README.md was part of
+    # its cache key, so an edit of the README (most commits make one) installed every
+    # dependency again. README.md is read only by `pip install -e .` (pyproject's readme).
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    deps = re.search(r"^RUN python -c .*/tmp/deps\.txt", text, re.M)
+    assert deps, "no dependency layer"
+    copied = re.findall(r"^COPY (.+?) \S+$", text[: deps.start()], re.M)
+    files = [f for line in copied for f in line.split()]
+    assert files == ["pyproject.toml"], f"the dependency layer also depends on {files}"
