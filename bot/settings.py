@@ -408,8 +408,10 @@ class Settings(BaseSettings):
         the dry run's links): listening on every address means this machine's loopback,
         which a browser can open (it cannot open 0.0.0.0 everywhere)."""
         host = self.host.strip()
-        if host in ("", "0.0.0.0", "::", "[::]"):
+        if host in ("", "0.0.0.0"):
             host = "127.0.0.1"
+        elif host in ("::", "[::]"):  # IPv6's every address: its loopback answers even
+            host = "[::1]"  # where IPv6 sockets take no IPv4 (bindv6only)
         elif ":" in host and not host.startswith("["):
             host = f"[{host}]"  # an IPv6 address in a URL
         return f"http://{host}:{self.port}"

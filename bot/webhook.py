@@ -131,8 +131,9 @@ def _loads(body: bytes) -> Any:
     decides, so the same bodies are accepted or refused as with json.loads alone, but
     for nesting of 1000 to 1024, which only orjson reads (the queue reads it back).
     Where both accept, the objects are equal, except that orjson reads integers past
-    64 bits as floats: triage reads only strings and the PR number (past 2**53 either
-    way: 400), and the queue stores the body's own text, so no handler sees such a float.
+    64 bits as floats: triage reads only strings, the PR number and a command's comment
+    or review id (past 2**53 either way: 400), and the queue stores the body's own text,
+    so no handler sees such a float.
     """
     try:
         return orjson.loads(body)

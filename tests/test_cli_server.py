@@ -172,11 +172,12 @@ def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_pa
     # Listening on every address (the image's REVIEW_NOTES_HOST=0.0.0.0), the banner
     # printed "http://0.0.0.0:PORT" (no browser everywhere opens it) and, for "::",
     # "http://:::PORT/webhook", no URL at all; its suggested replay must reach the server.
+    # (IPv6's every address gives its loopback: with bindv6only, 127.0.0.1 is not it.)
     env = base_env(tmp_path, REVIEW_NOTES_HOST=host)
     serve = server(tmp_path, env)
     with serve.run():
         banner = serve.logs[0].read_text()
-        local = f"http://127.0.0.1:{serve.port}"
+        local = f"http://{'[::1]' if ':' in host else '127.0.0.1'}:{serve.port}"
         assert f"webhook at {local}/webhook, health at {local}/healthz" in banner, banner
         assert f"would-be comments at {local}/dry-run/comments" in banner, banner
         suggested = re.search(r"try  review-notes (replay .*)$", banner, re.M)[1].split()

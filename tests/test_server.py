@@ -565,7 +565,7 @@ def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
 @pytest.mark.parametrize(
     ("host", "base"),
     [
-        ("::", "http://127.0.0.1:8000"),  # every address: this machine's loopback
+        ("::", "http://[::1]:8000"),  # every address: this machine's loopback
         ("0.0.0.0", "http://127.0.0.1:8000"),
         ("::1", "http://[::1]:8000"),
         ("192.0.2.7", "http://192.0.2.7:8000"),
