@@ -825,3 +825,209 @@ def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_pa
     said = capsys.readouterr().err
     assert f"{note}:" in said and "entry 006_next.txt#1, so the same id" in said
     assert note.read_bytes() == before
+
+
+# --- mutation run r20b ---
+
+
+# kills: bot/importer.py:59 the id's name part keeps the repository's case
+def test_a_digest_naming_the_repository_in_capitals_writes_the_same_note_file(tmp_path):
+    lower, upper = tmp_path / "lower.txt", tmp_path / "upper.txt"
+    lower.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    upper.write_text("VLLM-Project/vLLM\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    (a,) = import_digest(lower, tmp_path / "a", today=TODAY).created
+    (b,) = import_digest(upper, tmp_path / "b", today=TODAY).created
+    assert a.name == b.name == f"{note_id('vllm-project/vllm', '标题一')}.md"
+    assert a.name.startswith("vllm-")
+
+
+# kills: bot/importer.py:66 a line of full-width spaces not taken for a blank line
+def test_a_line_of_full_width_spaces_separates_a_title_from_its_guidance(tmp_path):
+    # an IME's full-width space (U+3000) shows as a blank line to whoever reads the digest
+    text = "vllm-project/vllm\n\n标题一\n\u3000\u3000\n值得精读。正文。\n"
+    repo, entries = parse_digest(text, "d.txt")
+    assert [(e.title, e.guidance, e.line) for e in entries] == [("标题一", "值得精读。正文。", 3)]
+
+
+# kills: bot/importer.py:78 the repository line not stripped of leading spaces
+def test_an_indented_repository_line_still_names_the_repository(tmp_path):
+    digest = tmp_path / "d.txt"
+    digest.write_text("  vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    (path,) = import_digest(digest, tmp_path / "notes", today=TODAY).created
+    assert header_fields(path.read_text("utf-8"))["repo"] == "vllm-project/vllm"
+    assert path.name == f"{note_id('vllm-project/vllm', '标题一')}.md"
+
+
+# kills: bot/importer.py:108 the title not stripped of whitespace no reader sees
+def test_whitespace_around_a_title_is_not_part_of_it(tmp_path):
+    plain = parse_digest("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "d.txt")
+    padded = parse_digest("vllm-project/vllm\n\n  标题一\u3000\n\n值得精读。正文。\n", "d.txt")
+    assert padded == plain
+    assert padded[1][0].title == "标题一"
+
+
+# kills: bot/importer.py:115 a third copy of a title names the second as the first
+def test_each_repeat_of_a_title_points_at_its_first_line(tmp_path):
+    text = "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n\n标题\n\n值得快速阅读。\n"
+    with pytest.raises(LibraryError) as exc:
+        parse_digest(text, "d.txt")
+    assert str(exc.value).splitlines() == [
+        "d.txt:7: title: duplicate title (first at line 3): it would give the same id",
+        "d.txt:11: title: duplicate title (first at line 3): it would give the same id",
+    ]
+
+
+# kills: bot/importer.py:123 --force leaves `source` at the entry's old position
+# kills: bot/importer.py:185 a new position in the same digest taken for another digest
+def test_force_refreshes_the_position_of_an_entry_that_moved_in_its_digest(tmp_path):
+    out = tmp_path / "notes"
+    digest = tmp_path / "d.txt"
+    digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。第一版。\n", "utf-8")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    assert header_fields(path.read_text("utf-8"))["source"] == "d.txt#1"
+    # the digest gains an entry before it, and its guidance changes
+    digest.write_text(
+        "vllm-project/vllm\n\n标题零\n\n值得精读。新的。\n\n标题一\n\n值得快速阅读。第二版。\n",
+        "utf-8",
+    )
+    result = import_digest(digest, out, force=True, today=date(2027, 1, 5))
+    assert result.updated == [path]
+    fields = header_fields(path.read_text("utf-8"))
+    assert (fields["source"], fields["verdict"]) == ("d.txt#2", "quick")
+
+
+# kills: bot/importer.py:183 a blank `source` taken for another digest's name
+def test_a_note_with_a_blank_source_is_refreshed_not_reported_as_another_digests(tmp_path):
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('source = "d.txt#1"', 'source = ""')
+    path.write_text(text, "utf-8")
+    digest = _digest(tmp_path, "值得快速阅读。第二版。")
+    kept = import_digest(digest, out, today=TODAY)
+    assert (kept.kept, kept.problems, kept.notices) == ([path], [], [])
+    assert import_digest(digest, out, force=True, today=TODAY).updated == [path]
+    assert path.read_text("utf-8").endswith("值得快速阅读。第二版。\n")
+
+
+# kills: bot/importer.py:193 a note without `source` taken for another digest's note
+def test_a_note_without_a_source_line_is_refreshed_not_reported_as_another_digests(tmp_path):
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('source = "d.txt#1"\n', "")
+    path.write_text(text, "utf-8")
+    digest = _digest(tmp_path, "值得快速阅读。第二版。")
+    kept = import_digest(digest, out, today=TODAY)
+    assert (kept.kept, kept.problems, kept.notices) == ([path], [], [])
+    assert import_digest(digest, out, force=True, today=TODAY).updated == [path]
+    assert header_fields(path.read_text("utf-8"))["source"] == "d.txt#1"
+
+
+# kills: bot/importer.py:213 the collision names --force where none was given, and back
+# kills: bot/importer.py:369 the collision's words leave out whether --force was given
+@pytest.mark.parametrize(("force", "said"), [(False, "it would"), (True, "--force would")])
+def test_a_collision_says_what_this_import_would_have_done(tmp_path, force, said):
+    out = tmp_path / "notes"
+    first, second = tmp_path / "d1.txt", tmp_path / "d2.txt"
+    first.write_text("vllm-project/vllm\n\n调整 lint 顺序\n\n不需要精读。第一个 PR。\n", "utf-8")
+    second.write_text("vllm-project/vllm\n\n调整 lint 顺序\n\n值得快速阅读。另一个。\n", "utf-8")
+    import_digest(first, out, today=TODAY)
+    try:
+        problems = import_digest(second, out, force=force, today=TODAY).problems
+    except LibraryError as exc:
+        problems = exc.problems
+    [problem] = problems
+    assert f"and {said} replace this note's guidance" in problem.message
+
+
+# kills: bot/importer.py:295 a renamed note whose repository has capitals not found by title
+def test_a_renamed_note_naming_its_repository_in_capitals_is_found_by_its_title(tmp_path):
+    out = tmp_path / "notes"
+    digest = tmp_path / "d.txt"
+    digest.write_text("VLLM-Project/vLLM\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    old_id = path.stem
+    renamed = out / "my-own-name.md"
+    renamed.write_text(
+        path.read_text("utf-8").replace(f'id = "{old_id}"', 'id = "my-own-name"'), "utf-8"
+    )
+    path.unlink()
+    result = import_digest(digest, out, today=TODAY)
+    assert (result.created, result.unchanged) == ([], [renamed])
+    assert sorted(p.name for p in out.iterdir()) == ["my-own-name.md"]
+
+
+# kills: bot/importer.py:328 a note under its earlier id that does not read is doubled
+def test_a_note_under_its_earlier_id_that_does_not_read_is_kept_not_doubled(tmp_path):
+    out, digest = tmp_path / "notes", tmp_path / "d.txt"
+    title = "调度器抢占路径修复"
+    digest.write_text(f"VLLM-Project/vllm\n\n{title}\n\n值得精读。核心是释放顺序。\n", "utf-8")
+    (created,) = import_digest(digest, out, today=TODAY).created
+    earlier = note_id("VLLM-Project/vllm", title, as_written=True)
+    old = out / f"{earlier}.md"
+    # the curator's half-finished edit: its header does not read, so no title finds it
+    text = created.read_text("utf-8").replace(created.stem, earlier)
+    old.write_text(text.replace(f'title_zh = "{title}"', f'title_zh = "{title}'), "utf-8")
+    created.unlink()
+    result = import_digest(digest, out, today=TODAY)
+    assert (result.created, result.kept) == ([], [old])
+    assert result.problems and result.problems[0].path == str(old)
+    assert sorted(p.name for p in out.iterdir()) == [old.name]
+
+
+# kills: bot/importer.py:307 a write that fails leaves its temporary file behind
+def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
+    # the rename can fail (another file system, a full disk): nothing half-done stays
+    out = tmp_path / "notes"
+    out.mkdir()
+
+    def refuse(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("bot.importer.os.replace", refuse)
+    with pytest.raises(OSError, match="No space left"):
+        import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY)
+    assert list(out.iterdir()) == []
+
+
+# kills: bot/importer.py:355 a new provenance alone counted as a change
+def test_the_same_digest_under_another_file_name_changes_nothing(tmp_path):
+    out = tmp_path / "notes"
+    first, renamed = tmp_path / "d1.txt", tmp_path / "d1-renamed.txt"
+    first.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
+    renamed.write_bytes(first.read_bytes())
+    (path,) = import_digest(first, out, today=TODAY).created
+    before = path.read_bytes()
+    for force in (False, True):
+        result = import_digest(renamed, out, force=force, today=date(2027, 1, 5))
+        assert (result.unchanged, result.problems, result.kept) == ([path], [], [])
+    assert path.read_bytes() == before
+
+
+# kills: bot/importer.py:408 a --notes-dir that is a file told only "File exists"
+def test_a_notes_dir_that_is_a_file_is_said_to_be_no_directory(tmp_path, capsys):
+    digest = _digest(tmp_path, "值得精读。第一版。")
+    target = tmp_path / "notes.toml"
+    target.write_text("x = 1\n")
+    assert main(["notes", "import", "--notes-dir", str(target), str(digest)]) != 0
+    err = capsys.readouterr().err
+    assert "Not a directory" in err and str(target) in err, err
+    assert target.read_text() == "x = 1\n"
+
+
+# kills: bot/importer.py:410 a --notes-dir whose parent does not exist yet is not made
+def test_import_makes_a_notes_dir_whose_parents_do_not_exist_yet(tmp_path):
+    out = tmp_path / "library" / "vllm" / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    assert path.parent == out and path.is_file()
+
+
+# kills: bot/importer.py:385 the refusal to lose a comment points above the header
+def test_a_force_refusal_points_at_the_headers_first_line(tmp_path):
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('verdict = "deep"', 'verdict = """\ndeep"""  # why')
+    path.write_text(text, "utf-8")
+    with pytest.raises(LibraryError) as exc:
+        import_digest(_digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=TODAY)
+    assert text.split("\n")[0] == "+++"  # line 1 is the fence, line 2 the header's first
+    assert str(exc.value).startswith(f"{path}:2: header: --force would rewrite this header")
