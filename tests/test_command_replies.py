@@ -593,3 +593,131 @@ def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
     a = reply("/notes topic rocm please", library)
     assert "There is no topic" not in a
     assert a.split("\n", 2)[2] == reply("/notes topic rocm", library).split("\n", 2)[2]
+
+
+# --- mutation run r20b ---
+
+
+# kills: bot/command_replies.py:42 a note with no English title shows an empty one
+def test_a_note_without_an_english_title_shows_its_chinese_title_alone(library):
+    note = library.by_topic["watermarking"][0].model_copy(update={"title_en": ""})
+    lib = Library(notes=(note,), topics=library.topics)
+    line = next(x for x in reply("/notes topic watermarking", lib).splitlines() if "- **" in x)
+    assert f" — {note.title_zh} — " in line and " / " not in line
+
+
+# kills: bot/command_replies.py:48 a note line without extra words ends in a dangling dash
+def test_a_topics_note_lines_end_with_the_link_to_the_guidance(library):
+    body = reply("/notes topic rocm", library)
+    lines = [x for x in body.splitlines() if x.startswith("- ")]
+    assert lines and all(x.endswith(")") for x in lines), lines
+
+
+# kills: bot/command_replies.py:54 the command echoed in the header is not cut
+def test_a_long_command_is_echoed_cut_short_in_the_reply(library):
+    words = " ".join(["prefix"] * 60)
+    body = reply(f"/notes search {words}", library)
+    header = body.split("\n")[1]
+    assert header.startswith("In reply to `/notes search prefix")
+    assert len(header) < 110, header
+    assert_safe(body)
+
+
+# kills: bot/command_replies.py:120 an unknown sub-command is echoed whole, however long
+def test_a_long_unknown_sub_command_is_named_cut_short():
+    sub = "x" * 300
+    body = render_unknown(command(f"/notes {sub}"))
+    named = re.search(r"There is no (`[^`]*`) command\.", body)
+    assert named and len(named.group(1)) <= 45, body
+    assert_safe(body)
+
+
+# kills: bot/command_replies.py:130 the same refused command twice named twice
+def test_the_same_refused_command_twice_is_named_once():
+    twice = [Unanswered(command("/notes off"), refused=True) for _ in range(2)]
+    body = render_errors(twice)
+    assert "can use `/notes off`; nothing was changed." in body, body
+
+
+# kills: bot/command_replies.py:161 a second unpicked `wrong`'s answer replaces the first's
+def test_two_wrongs_naming_no_note_keep_an_answer_each():
+    body = render_errors([unpicked("/notes wrong 7"), unpicked("/notes wrong 9")])
+    assert body.count(REPLY_MARKER) == 1
+    assert "There is no note `7` in the notes comment" in body
+    assert "There is no note `9` in the notes comment" in body
+
+
+# kills: bot/command_replies.py:177 no notes comment at all said to show no note
+# kills: bot/command_replies.py:186 a note id the comment does not show taken for a number
+# kills: bot/command_replies.py:188 one note shown said as "notes 1"
+def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
+    def answer(line: str, shown: int, commented: bool = True) -> str:
+        cmd = command(line)
+        ids = tuple(f"vllm-{i:08x}" for i in range(shown))
+        pick = pick_note(cmd.args, ids, known=(*ids, "vllm-deadbeef"))
+        return render_unpicked(cmd, pick, shown, commented=commented).split("\n")[-1]
+
+    assert answer("/notes wrong 1", 0, commented=False) == (
+        "There is no notes comment on this pull request; nothing was hidden."
+    )
+    assert answer("/notes wrong 1", 0) == (
+        "The notes comment on this pull request shows no note; nothing was hidden."
+    )
+    assert answer("/notes wrong vllm-deadbeef", 2) == (
+        "The notes comment does not show `vllm-deadbeef`; nothing was hidden."
+    )
+    assert answer("/notes wrong 3", 1) == (
+        "There is no note `3` in the notes comment: it shows only note 1 (say `/notes wrong 1`);"
+        " nothing was hidden."
+    )
+
+
+# kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
+# kills: bot/command_replies.py:214 a topic not found by its English name
+def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):
+    answer = reply("/notes topic spec-decode", library).split("\n", 2)[2]
+    assert "There is no topic" not in answer
+    for asked in ["Speculative decoding", "speculative-decoding", "SPECULATIVE_decoding"]:
+        assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
+
+
+# kills: bot/command_replies.py:220 the PR's repository in another case lists none of its notes
+def test_a_repository_named_in_another_case_still_lists_its_notes(library):
+    lower = reply("/notes topic rocm", library, repo="vllm-project/vllm")
+    upper = reply("/notes topic rocm", library, repo="VLLM-Project/vLLM")
+    assert upper == lower and "No notes on" not in upper
+    assert reply("/notes search EAGLE", library, repo="VLLM-Project/vLLM") == reply(
+        "/notes search EAGLE", library, repo="vllm-project/vllm"
+    )
+
+
+# kills: bot/command_replies.py:255 a topic with exactly as many notes as shown says "0 more"
+def test_a_topic_whose_notes_all_fit_says_nothing_about_more(library):
+    total = len(library.by_topic["moe-kernels"])
+    body = reply("/notes topic moe-kernels", library, max_results=total)
+    assert sum(note_url(n) in body for n in library.notes) == total
+    assert "more not shown" not in body, body
+
+
+# kills: bot/command_replies.py:304 a note matching some of the words said to match them all
+def test_a_search_says_how_many_of_its_words_each_note_matched(library):
+    body = reply("/notes search EAGLE zzzqqq", library)
+    lines = [x for x in body.splitlines() if x.startswith("- ")]
+    assert lines and all("matched 1/2 word(s) in" in x for x in lines), lines
+
+
+# kills: bot/command_replies.py:306 a search whose hits all fit says "0 more"
+def test_a_search_whose_hits_all_fit_says_nothing_about_more(library):
+    body = reply("/notes search EAGLE", library, max_results=1)
+    assert "1 note matches `EAGLE`" in body and "more not shown" not in body, body
+
+
+# kills: bot/command_replies.py:317 a reply exactly the budget long is cut
+# kills: bot/command_replies.py:319 the cut line's own size not counted: the reply overflows
+def test_a_reply_cut_to_the_budget_never_exceeds_it_and_one_that_fits_is_whole():
+    body = "\n".join(["a"] * 400)
+    for budget in range(60, 140):
+        cut = _within_budget(body, budget)
+        assert len(cut) <= budget, (budget, len(cut))
+        assert cut.endswith("_The rest is not shown: the reply would be too long._")
+    assert _within_budget(body, len(body)) == body
