@@ -13,7 +13,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from github import Github
+from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass
 
 from bot import github_client, github_pacing
@@ -1475,3 +1475,488 @@ def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_c
     assert client.list_files(PR) == ["a.py"]
     waits = [s for s in t.slept if s > 0]
     assert len(waits) == 3 and all(w <= 3.0 for w in waits), waits
+
+
+# --- mutation run r20b ---
+
+
+# kills: bot/github_client.py:199 every rate limit answer counted as a pause begun
+def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
+    fake_github, make_github_client, manual_time
+):
+    # The pauses metric counts pauses begun: two requests answered with the same
+    # limit (both in flight when GitHub limited the installation) are one pause.
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    client.bot_login()  # the App's call, and the token, before the two workers race
+    client.list_files(PR)
+    limited = Fault(
+        status=429,
+        body={"message": "You have exceeded a secondary rate limit."},
+        headers={"Retry-After": "3"},
+        delay=1.0,  # both in flight when the first answer comes
+    )
+    fake_github.inject("GET", "/repos/*/files", limited, limited)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(client.list_files, PR)
+        second = pool.submit(client.list_files, PR8)
+        wait_until(lambda: manual_time.sleepers == 2, 10, "both calls waiting")
+        assert client.calls.pauses == 1
+        manual_time.advance(3)
+        assert (first.result(), second.result()) == (["a.py"], ["b.py"])
+    assert client.calls.pauses == 1
+
+
+# kills: bot/github_client.py:200 a later, shorter pause shortens the one under way
+def test_another_installations_short_pause_does_not_hide_a_long_one(
+    fake_github, make_github_client
+):
+    # /healthz's github_paused_for (and the paused gauge) is the time left of the pause
+    # under way: installation 1001's hour, not installation 2002's three seconds
+    fake_github.add_installation(2002, ["acme/other"])
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull("acme/other", 1, files=["c.py"])
+    t = StepClock()
+    client = make_github_client(clock=t.clock, sleep=t.sleep)
+    fake_github.inject("GET", "/repos/vllm-project/*", Fault.too_many_requests(retry_after=3600))
+    with pytest.raises(GitHubError, match="asked to wait 3600s"):
+        client.list_files(PR)
+    fake_github.inject("GET", "/repos/acme/*", Fault.too_many_requests(retry_after=3))
+    assert client.list_files(PRRef("acme/other", 1, 2002)) == ["c.py"]
+    assert 3596 <= client.calls.paused_for() <= 3600
+
+
+# kills: bot/github_client.py:251 a 429 not taken for a rate limit unless its text says so
+def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, make_github_client):
+    # 429 Too Many Requests is a rate limit, with or without GitHub's usual wording
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault(status=429, body={"message": "Slow down"}))
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= client.policy.secondary_wait
+
+
+# kills: bot/github_client.py:261 x-ratelimit-remaining 0 without a reset taken for a primary limit
+def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one(
+    make_github_client,
+):
+    # the fake always sends x-ratelimit-reset; a proxy may drop it: with no time named,
+    # the wait is the secondary one, not a KeyError on the missing reset
+    client = make_github_client()
+    limited = GithubException(
+        403,
+        {"message": "API rate limit exceeded for installation."},
+        {"x-ratelimit-remaining": "0"},
+    )
+    assert client._asked_wait(limited) == client.policy.secondary_wait
+
+
+# kills: bot/github_client.py:273 a lock told by its words alone not taken for a lock
+# kills: bot/github_client.py:273 a lock told by its docs link alone not taken for a lock
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"message": "Unable to create comment because issue is locked."},
+        {
+            "message": "Forbidden",
+            "documentation_url": "https://docs.github.com/communities/moderating-comments-and"
+            "-conversations/locking-conversations",
+        },
+    ],
+    ids=["words", "link"],
+)
+def test_a_lock_is_told_by_githubs_words_or_by_its_link(fake_github, make_github_client, body):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault(status=403, body=body))
+    with pytest.raises(ConversationLocked) as caught:
+        client.create_comment(PR, "a reply")
+    assert not caught.value.transient
+    assert len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
+
+
+# kills: bot/github_client.py:279 a 422 "submitted too quickly" neither pauses nor backs off
+def test_comments_submitted_too_quickly_again_and_again_back_off_exponentially(
+    fake_github, make_github_client
+):
+    too_quickly = Fault(
+        status=422,
+        body={
+            "message": "Validation Failed",
+            "errors": [{"resource": "IssueComment", "message": "was submitted too quickly"}],
+        },
+    )
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("POST", "/repos/*/comments", *[too_quickly] * 3)
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, secondary_wait=60.0, max_wait=3600.0, sleep_max=3600),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert client.create_comment(PR, "hello") == fake_github.comments(DEFAULT_REPO, 7)[0].id
+    assert [s for s in t.slept if s > 0] == [60, 120, 240]
+
+
+# kills: bot/github_client.py:618 the oldest deleted before its edit: a new comment, not the copy
+def test_when_the_oldest_notes_comment_is_deleted_before_its_edit_the_next_is_edited(
+    fake_github, make_github_client, monkeypatch
+):
+    # two of ours, and a maintainer deletes the oldest between the list and the edit:
+    # the other one is edited, as if the list had come a moment later; no third comment
+    from tests import fake_github as fg
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    login = client.bot_login()
+    oldest = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    copy = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("v0"), login=login, bot=True)
+    real_edit = fake_github._edit_comment
+
+    def deleted_meanwhile(who, params, query, body):
+        if int(params["cid"]) != oldest:
+            return real_edit(who, params, query, body)
+        del fake_github._comments[oldest]  # the human's DELETE came first
+        raise fg._HTTPError(404, "Not Found")
+
+    monkeypatch.setattr(fake_github, "_edit_comment", deleted_meanwhile)
+    result = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True)
+    assert result == StickyResult(Outcome.UPDATED, copy.id)
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [
+        (copy.id, _sticky("v2"))
+    ]
+
+
+# kills: bot/github_client.py:1011 an old comment of ours with the same text taken for the new one
+def test_an_unclear_create_does_not_take_an_old_reply_with_the_same_text_for_it(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    old = client.create_comment(PR, "Done.")
+    with fake_github._lock:
+        fake_github._comments[old].created_at -= 3600  # the same reply, an hour ago
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502))  # not done
+    new = client.create_comment(PR, "Done.")
+    assert new != old
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [old, new]
+
+
+# kills: bot/github_client.py:1037 a rate limit after an unclear create forgets to look first
+def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.bot_login()
+    fake_github.inject(
+        "POST",
+        "/repos/*/issues/7/comments",
+        Fault.error(502, apply=True),  # done, but the answer was lost
+        Fault.too_many_requests(retry_after=0),  # the next try is refused unsent
+    )
+    fake_github.lag_next_comment_list(lambda page: [c for c in page if c["body"] != "hi"])
+    made = client.create_comment(PR, "hi")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
+
+
+# kills: bot/github_client.py:574 a deleted issue (410) fails the call instead of meaning none
+def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    deleted = Fault(status=410, body={"message": "This issue was deleted"})
+    fake_github.inject("GET", "/repos/*/issues/7", deleted)
+    client = make_github_client()
+    assert client.is_pull(PR) is None
+    assert client.is_pull(PR) is True  # the fault was for one call: the PR is there
+
+
+# kills: bot/github_client.py:738 a custom role's name returned instead of its base permission
+def test_a_custom_role_gives_its_base_permission(fake_github, make_github_client):
+    fake_github.set_permission(DEFAULT_REPO, "auditor", "write")
+    custom = Fault(
+        status=200,
+        body={"permission": "write", "role_name": "security-auditor", "user": {"login": "auditor"}},
+    )
+    fake_github.inject("GET", "/repos/*/collaborators/auditor/permission", custom)
+    assert make_github_client().permission(PR, "auditor") == "write"
+
+
+# kills: bot/github_client.py:1003 an App given by its client ID loses its comment when renamed
+def test_an_app_given_by_its_client_id_still_edits_its_comment_after_a_rename(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(app_id=fake_github.client_id)  # GitHub's advice: the client ID
+    first = client.upsert_sticky(PR, f"{MARKER}\nnotes", MARKER, create=True)
+    fake_github.rename_app("vllm-review-notes")  # the running client cached the old login
+    again = client.upsert_sticky(PR, f"{MARKER}\nmore notes", MARKER, create=True)
+    assert again == StickyResult(Outcome.UPDATED, first.comment_id)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [f"{MARKER}\nmore notes"]
+
+
+# kills: bot/github_client.py:1000 a person's comment made through the App taken for the bot's
+def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
+    fake_github, make_github_client
+):
+    # GitHub names the App on a comment a person wrote with the App's user token too:
+    # only a Bot account's comment naming the App is ours (the App renamed)
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    alice = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("alice's copy"), login="alice")
+
+    def via_the_app(page):
+        app = next(c["performed_via_github_app"] for c in page if c["id"] == ours)
+        for c in page:
+            if c["id"] == alice.id:
+                c["performed_via_github_app"] = app
+        return page
+
+    fake_github.lag_next_comment_list(via_the_app)
+    fake_github.clear_requests()
+    assert client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True) == StickyResult(
+        Outcome.UPDATED, ours
+    )
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [
+        _sticky("v2"),
+        _sticky("alice's copy"),
+    ]
+    assert fake_github.calls("DELETE") == []
+
+
+# kills: bot/github_client.py:598 a notes comment with a blank line before its marker not ours
+def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updated(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    with fake_github._lock:  # a maintainer's edit left a blank line above the marker
+        fake_github._comments[made].body = "\r\n" + _sticky("v1")
+    again = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True)
+    assert again == StickyResult(Outcome.UPDATED, made)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
+
+
+# kills: bot/github_client.py:1233 an answer that is not the issue asked for taken for an issue
+def test_an_answer_that_is_not_the_issue_asked_for_is_an_error_not_an_issue(
+    fake_github, make_github_client
+):
+    # a GITHUB_API_URL that is the web site, not the API, answers any path with a page
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    page = Fault(status=200, body={"data": "<!DOCTYPE html><html>Sign in</html>"})
+    fake_github.inject("GET", "/repos/*/issues/7", page)
+    with pytest.raises(GitHubError, match="is not that pull request or issue") as caught:
+        make_github_client().is_pull(PR)
+    assert "GITHUB_API_URL" in str(caught.value)
+
+
+# kills: bot/github_client.py:409 one secondary limit met by two calls in flight counted twice
+def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
+    fake_github, make_github_client, manual_time
+):
+    # the same limit answered to two requests sent together is one limit met, not two in
+    # a row: neither waits the doubled back-off
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    client.bot_login()
+    client.list_files(PR)
+    limited = Fault(
+        status=403,
+        body={"message": "You have exceeded a secondary rate limit."},
+        delay=1.0,  # both in flight when the first answer comes
+    )
+    fake_github.inject("GET", "/repos/*/files", limited, limited)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(client.list_files, PR)
+        second = pool.submit(client.list_files, PR8)
+        wait_until(lambda: manual_time.sleepers == 2, 10, "both calls waiting")
+        assert manual_time.slept == [client.policy.secondary_wait] * 2
+        manual_time.advance(client.policy.secondary_wait)
+        assert (first.result(), second.result()) == (["a.py"], ["b.py"])
+
+
+# kills: bot/github_client.py:964 a lookup answered across an installation event is cached
+def test_a_repositorys_installation_looked_up_across_an_event_is_not_cached(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ref = PRRef(DEFAULT_REPO, 7)  # no installation in the delivery: looked up
+    fake_github.inject("GET", "/repos/*/installation", Fault.slow(1.0))
+    answers: list[object] = []
+
+    def lookup() -> None:
+        try:  # installation 1001 was found, and is gone by the mint: either is fine here
+            answers.append(client.is_pull(ref))
+        except GitHubError as err:
+            answers.append(err)
+
+    worker = threading.Thread(target=lookup)
+    worker.start()
+    wait_until(lambda: fake_github.calls("GET", "/repos/*/installation"), 10, "the lookup request")
+    # meanwhile the repository moves to another installation
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.forget_installation(
+        InstallationChange(
+            DEFAULT_INSTALLATION_ID, "installation_repositories", "removed", "octo", (DEFAULT_REPO,)
+        )
+    )
+    worker.join(10)
+    assert not worker.is_alive() and answers
+    assert client.is_pull(ref) is True  # looked up afresh: installation 2002
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
+    assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
+
+
+# kills: bot/github_client.py:346 a body GitHub kept without its last newline edited again
+def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    body = _sticky("notes\n")
+    made = client.upsert_sticky(PR, body, MARKER, create=True).comment_id
+    with fake_github._lock:  # GitHub trims the end of a comment's body
+        fake_github._comments[made].body = body.rstrip()
+    fake_github.clear_requests()
+    assert client.upsert_sticky(PR, body, MARKER, create=True) == StickyResult(
+        Outcome.UNCHANGED, made
+    )
+    assert fake_github.calls("PATCH") == []
+
+
+# kills: bot/github_client.py:611 any notes comment taken to lag when the one last written is gone
+def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
+    fake_github, make_github_client
+):
+    # the comment last written (and known to differ) was deleted; the one of ours the
+    # list shows is not that comment, so its text is taken at its word: no edit
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    kept = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    fake_github.clear_requests()
+    result = client.upsert_sticky(
+        PR, _sticky("v1"), MARKER, create=True, known_id=kept + 1000, known_differs=True
+    )
+    assert result == StickyResult(Outcome.UNCHANGED, kept)
+    assert fake_github.calls("PATCH") == []
+
+
+# kills: bot/github_client.py:481 an App id without its key blamed on the key's format
+@pytest.mark.parametrize("key", [None, ""])
+def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
+    with pytest.raises(ValueError, match="needs app_id and private_key") as caught:
+        GitHubClient(app_id=DEFAULT_APP_ID, private_key=key)
+    assert not isinstance(caught.value, github_client.UnusableKeyError)
+
+
+# kills: bot/github_client.py:805 a shutdown does not stop the delivery log's paging
+def test_reading_the_delivery_log_stops_after_the_page_under_way_on_shutdown(
+    fake_github, make_github_client
+):
+    for n in range(130):
+        fake_github.send_webhook("pull_request", {"action": "opened", "number": n})
+    client = make_github_client()
+    since = datetime.now(UTC) - timedelta(hours=1)
+    listed = client.hook_deliveries(since, stopping=lambda: True)
+    assert len(listed) == 100  # the first page, not the second
+    assert len(fake_github.calls("GET", "/app/hook/deliveries")) == 1
+
+
+# kills: bot/github_client.py:425 a pause lengthened by less than PAUSE_NEWS counted as news
+def test_a_rate_limit_answer_a_moment_later_is_the_same_pause(
+    fake_github, make_github_client, manual_time, caplog
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    client.bot_login()
+    client.list_files(PR)
+    body = {"message": "You have exceeded a secondary rate limit."}
+    first = Fault(status=429, body=body, headers={"Retry-After": "3"}, delay=0.5)
+    second = Fault(status=429, body=body, headers={"Retry-After": "3"}, delay=2.0)
+    fake_github.inject("GET", "/repos/*/pulls/7/files", first)
+    fake_github.inject("GET", "/repos/*/pulls/8/files", second)
+    with ThreadPoolExecutor(2) as pool:
+        a = pool.submit(client.list_files, PR)
+        b = pool.submit(client.list_files, PR8)
+        wait_until(lambda: manual_time.sleepers == 1, 10, "the first answer's wait")
+        manual_time.advance(0.5)  # the second answer ends the pause half a second later
+        wait_until(lambda: manual_time.sleepers == 2, 10, "the second answer's wait")
+        assert client.calls.pauses == 1
+        manual_time.advance(3)
+        assert (a.result(), b.result()) == (["a.py"], ["b.py"])
+    assert sum("GitHub rate limited" in r.message for r in caplog.records) == 1
+
+
+# kills: bot/github_client.py:927 a repository moved to the installation of the event kept cached
+def test_a_repository_added_to_another_installation_is_looked_up_afresh(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ref = PRRef(DEFAULT_REPO, 7)  # no installation in the delivery: looked up, then cached
+    assert client.is_pull(ref) is True
+    with fake_github._lock:  # the owner moves the repository to installation 2002
+        fake_github._installations[DEFAULT_INSTALLATION_ID].repos.discard(DEFAULT_REPO)
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    added = InstallationChange(2002, "installation_repositories", "added", "octo", (DEFAULT_REPO,))
+    client.forget_installation(added)  # the event names 2002, the cache says 1001
+    assert client.is_pull(ref) is True
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
+
+
+# kills: bot/github_client.py:654 a person's comment asked for by a stale id taken for ours
+def test_a_known_id_naming_a_persons_comment_never_gets_it_edited(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.bot_login()
+    quoted = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("quoted"), login="alice")
+    result = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True, known_id=quoted.id)
+    assert result.outcome is Outcome.CREATED and result.comment_id != quoted.id
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [
+        _sticky("quoted"),
+        _sticky("v1"),
+    ]
+    assert fake_github.calls("PATCH") == []
+
+
+# kills: bot/github_client.py:1199 a 308 (moved for good) taken for the answer
+def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    there = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
+    moved = Fault(status=308, body={"message": "Moved Permanently"}, headers={"Location": there})
+    fake_github.inject("POST", "/repos/*/issues/7/comments", moved)
+    made = make_github_client().create_comment(PR, "hello")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hello")]
+    assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
+
+
+# kills: bot/github_client.py:943 a mint refused (404) asked again of the very same installation
+def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_installation(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("POST", "/app/installations/*/access_tokens", Fault.not_found())
+    with pytest.raises(GitHubError) as caught:
+        make_github_client().list_files(PR)
+    assert caught.value.status == 404
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 1  # still 1001
+    assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
+
+
+# kills: bot/github_client.py:330 a negative Retry-After slept as is (time.sleep refuses it)
+def test_a_negative_retry_after_is_no_wait(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=-5))
+    assert make_github_client().list_files(PR) == ["a.py"]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [429, 200]
