@@ -1480,7 +1480,7 @@ def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_c
 # --- mutation run r20b ---
 
 
-# kills: bot/github_client.py:199 every rate limit answer counted as a pause begun
+# kills: bot/github_pacing.py:90 every rate limit answer counted as a pause begun
 def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
     fake_github, make_github_client, manual_time
 ):
@@ -1508,7 +1508,7 @@ def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
     assert client.calls.pauses == 1
 
 
-# kills: bot/github_client.py:200 a later, shorter pause shortens the one under way
+# kills: bot/github_pacing.py:91 a later, shorter pause shortens the one under way
 def test_another_installations_short_pause_does_not_hide_a_long_one(
     fake_github, make_github_client
 ):
@@ -1527,7 +1527,7 @@ def test_another_installations_short_pause_does_not_hide_a_long_one(
     assert 3596 <= client.calls.paused_for() <= 3600
 
 
-# kills: bot/github_client.py:251 a 429 not taken for a rate limit unless its text says so
+# kills: bot/github_errors.py:52 a 429 not taken for a rate limit unless its text says so
 def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, make_github_client):
     # 429 Too Many Requests is a rate limit, with or without GitHub's usual wording
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
@@ -1538,7 +1538,7 @@ def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, ma
     assert gap >= client.policy.secondary_wait
 
 
-# kills: bot/github_client.py:261 x-ratelimit-remaining 0 without a reset taken for a primary limit
+# kills: bot/github_errors.py:62 x-ratelimit-remaining 0 without a reset taken for a primary limit
 def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one(
     make_github_client,
 ):
@@ -1553,8 +1553,8 @@ def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one(
     assert client._asked_wait(limited) == client.policy.secondary_wait
 
 
-# kills: bot/github_client.py:273 a lock told by its words alone not taken for a lock
-# kills: bot/github_client.py:273 a lock told by its docs link alone not taken for a lock
+# kills: bot/github_errors.py:74 a lock told by its words alone not taken for a lock
+# kills: bot/github_errors.py:74 a lock told by its docs link alone not taken for a lock
 @pytest.mark.parametrize(
     "body",
     [
@@ -1577,7 +1577,7 @@ def test_a_lock_is_told_by_githubs_words_or_by_its_link(fake_github, make_github
     assert len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
 
 
-# kills: bot/github_client.py:279 a 422 "submitted too quickly" neither pauses nor backs off
+# kills: bot/github_errors.py:80 a 422 "submitted too quickly" neither pauses nor backs off
 def test_comments_submitted_too_quickly_again_and_again_back_off_exponentially(
     fake_github, make_github_client
 ):
@@ -1600,7 +1600,7 @@ def test_comments_submitted_too_quickly_again_and_again_back_off_exponentially(
     assert [s for s in t.slept if s > 0] == [60, 120, 240]
 
 
-# kills: bot/github_client.py:618 the oldest deleted before its edit: a new comment, not the copy
+# kills: bot/github_client.py:317 the oldest deleted before its edit: a new comment, not the copy
 def test_when_the_oldest_notes_comment_is_deleted_before_its_edit_the_next_is_edited(
     fake_github, make_github_client, monkeypatch
 ):
@@ -1629,7 +1629,7 @@ def test_when_the_oldest_notes_comment_is_deleted_before_its_edit_the_next_is_ed
     ]
 
 
-# kills: bot/github_client.py:1011 an old comment of ours with the same text taken for the new one
+# kills: bot/github_client.py:710 an old comment of ours with the same text taken for the new one
 def test_an_unclear_create_does_not_take_an_old_reply_with_the_same_text_for_it(
     fake_github, make_github_client
 ):
@@ -1644,7 +1644,7 @@ def test_an_unclear_create_does_not_take_an_old_reply_with_the_same_text_for_it(
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [old, new]
 
 
-# kills: bot/github_client.py:1037 a rate limit after an unclear create forgets to look first
+# kills: bot/github_client.py:736 a rate limit after an unclear create forgets to look first
 def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     fake_github, make_github_client
 ):
@@ -1662,7 +1662,7 @@ def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
 
 
-# kills: bot/github_client.py:574 a deleted issue (410) fails the call instead of meaning none
+# kills: bot/github_client.py:273 a deleted issue (410) fails the call instead of meaning none
 def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     deleted = Fault(status=410, body={"message": "This issue was deleted"})
@@ -1672,7 +1672,7 @@ def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_c
     assert client.is_pull(PR) is True  # the fault was for one call: the PR is there
 
 
-# kills: bot/github_client.py:738 a custom role's name returned instead of its base permission
+# kills: bot/github_client.py:437 a custom role's name returned instead of its base permission
 def test_a_custom_role_gives_its_base_permission(fake_github, make_github_client):
     fake_github.set_permission(DEFAULT_REPO, "auditor", "write")
     custom = Fault(
@@ -1683,7 +1683,7 @@ def test_a_custom_role_gives_its_base_permission(fake_github, make_github_client
     assert make_github_client().permission(PR, "auditor") == "write"
 
 
-# kills: bot/github_client.py:1003 an App given by its client ID loses its comment when renamed
+# kills: bot/github_client.py:702 an App given by its client ID loses its comment when renamed
 def test_an_app_given_by_its_client_id_still_edits_its_comment_after_a_rename(
     fake_github, make_github_client
 ):
@@ -1696,7 +1696,7 @@ def test_an_app_given_by_its_client_id_still_edits_its_comment_after_a_rename(
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [f"{MARKER}\nmore notes"]
 
 
-# kills: bot/github_client.py:1000 a person's comment made through the App taken for the bot's
+# kills: bot/github_client.py:699 a person's comment made through the App taken for the bot's
 def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
     fake_github, make_github_client
 ):
@@ -1726,7 +1726,7 @@ def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
     assert fake_github.calls("DELETE") == []
 
 
-# kills: bot/github_client.py:598 a notes comment with a blank line before its marker not ours
+# kills: bot/github_client.py:297 a notes comment with a blank line before its marker not ours
 def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updated(
     fake_github, make_github_client
 ):
@@ -1740,7 +1740,7 @@ def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updat
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
 
 
-# kills: bot/github_client.py:1233 an answer that is not the issue asked for taken for an issue
+# kills: bot/github_client.py:932 an answer that is not the issue asked for taken for an issue
 def test_an_answer_that_is_not_the_issue_asked_for_is_an_error_not_an_issue(
     fake_github, make_github_client
 ):
@@ -1753,7 +1753,7 @@ def test_an_answer_that_is_not_the_issue_asked_for_is_an_error_not_an_issue(
     assert "GITHUB_API_URL" in str(caught.value)
 
 
-# kills: bot/github_client.py:409 one secondary limit met by two calls in flight counted twice
+# kills: bot/github_pacing.py:176 one secondary limit met by two calls in flight counted twice
 def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
     fake_github, make_github_client, manual_time
 ):
@@ -1779,7 +1779,7 @@ def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
         assert (first.result(), second.result()) == (["a.py"], ["b.py"])
 
 
-# kills: bot/github_client.py:964 a lookup answered across an installation event is cached
+# kills: bot/github_client.py:663 a lookup answered across an installation event is cached
 def test_a_repositorys_installation_looked_up_across_an_event_is_not_cached(
     fake_github, make_github_client
 ):
@@ -1815,7 +1815,7 @@ def test_a_repositorys_installation_looked_up_across_an_event_is_not_cached(
     assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
 
 
-# kills: bot/github_client.py:346 a body GitHub kept without its last newline edited again
+# kills: bot/github_client.py:144 a body GitHub kept without its last newline edited again
 def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
     fake_github, make_github_client
 ):
@@ -1832,7 +1832,7 @@ def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:611 any notes comment taken to lag when the one last written is gone
+# kills: bot/github_client.py:310 any notes comment taken to lag when the one last written is gone
 def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
     fake_github, make_github_client
 ):
@@ -1849,7 +1849,7 @@ def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:481 an App id without its key blamed on the key's format
+# kills: bot/github_client.py:180 an App id without its key blamed on the key's format
 @pytest.mark.parametrize("key", [None, ""])
 def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
     with pytest.raises(ValueError, match="needs app_id and private_key") as caught:
@@ -1857,7 +1857,7 @@ def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
     assert not isinstance(caught.value, github_client.UnusableKeyError)
 
 
-# kills: bot/github_client.py:805 a shutdown does not stop the delivery log's paging
+# kills: bot/github_client.py:504 a shutdown does not stop the delivery log's paging
 def test_reading_the_delivery_log_stops_after_the_page_under_way_on_shutdown(
     fake_github, make_github_client
 ):
@@ -1870,7 +1870,7 @@ def test_reading_the_delivery_log_stops_after_the_page_under_way_on_shutdown(
     assert len(fake_github.calls("GET", "/app/hook/deliveries")) == 1
 
 
-# kills: bot/github_client.py:425 a pause lengthened by less than PAUSE_NEWS counted as news
+# kills: bot/github_pacing.py:192 a pause lengthened by less than PAUSE_NEWS counted as news
 def test_a_rate_limit_answer_a_moment_later_is_the_same_pause(
     fake_github, make_github_client, manual_time, caplog
 ):
@@ -1896,7 +1896,7 @@ def test_a_rate_limit_answer_a_moment_later_is_the_same_pause(
     assert sum("GitHub rate limited" in r.message for r in caplog.records) == 1
 
 
-# kills: bot/github_client.py:927 a repository moved to the installation of the event kept cached
+# kills: bot/github_client.py:626 a repository moved to the installation of the event kept cached
 def test_a_repository_added_to_another_installation_is_looked_up_afresh(
     fake_github, make_github_client
 ):
@@ -1915,7 +1915,7 @@ def test_a_repository_added_to_another_installation_is_looked_up_afresh(
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
 
 
-# kills: bot/github_client.py:654 a person's comment asked for by a stale id taken for ours
+# kills: bot/github_client.py:353 a person's comment asked for by a stale id taken for ours
 def test_a_known_id_naming_a_persons_comment_never_gets_it_edited(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
@@ -1930,7 +1930,7 @@ def test_a_known_id_naming_a_persons_comment_never_gets_it_edited(fake_github, m
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:1199 a 308 (moved for good) taken for the answer
+# kills: bot/github_client.py:898 a 308 (moved for good) taken for the answer
 def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     there = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
@@ -1941,7 +1941,7 @@ def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
 
 
-# kills: bot/github_client.py:943 a mint refused (404) asked again of the very same installation
+# kills: bot/github_client.py:642 a mint refused (404) asked again of the very same installation
 def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_installation(
     fake_github, make_github_client
 ):
@@ -1954,7 +1954,7 @@ def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_ins
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
 
 
-# kills: bot/github_client.py:330 a negative Retry-After slept as is (time.sleep refuses it)
+# kills: bot/github_errors.py:122 a negative Retry-After slept as is (time.sleep refuses it)
 def test_a_negative_retry_after_is_no_wait(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=-5))
