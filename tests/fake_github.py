@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import jwt
 
@@ -775,7 +775,8 @@ class FakeGitHub:
                 if self._calls_used(bucket) >= self.rate_limit:
                     # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
                     return self._over_rate_limit(who), login, bucket
-                params = {k: v for k, v in match.groupdict().items()}
+                # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
+                params = {k: unquote(v) for k, v in match.groupdict().items()}
                 body = json.loads(raw) if raw else {}
                 with self._lock:
                     return getattr(self, handler_name)(who, params, query, body), login, bucket

@@ -1074,6 +1074,19 @@ def test_permission_gives_the_role(fake_github, make_github_client):
     assert client.permission(PR, "ghost") == "none"  # no such user
 
 
+def test_permission_of_a_login_with_brackets_is_asked_by_its_escaped_name(
+    fake_github, make_github_client
+):
+    # An App's bot login ("renovate[bot]") goes into the path percent-encoded (requests
+    # escapes the brackets, quoted by us or not), and GitHub decodes it; the fake did
+    # not, and answered such a check "none" (mutation run r20b).
+    fake_github.set_permission(DEFAULT_REPO, "renovate[bot]", "write")
+    client = make_github_client()
+    assert client.permission(PR, "renovate[bot]") == "write"
+    asked = [r.path for r in fake_github.requests if r.path.endswith("/permission")]
+    assert asked and "%5Bbot%5D" in asked[-1], asked
+
+
 def test_create_comment_returns_the_new_id(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
