@@ -137,3 +137,66 @@ def test_losing_an_allow_listed_repository_is_a_warning_like_a_suspension(event,
     assert change.repos == (DEFAULT_REPO,)
     what, warning = describe(change, lambda repo: repo == DEFAULT_REPO)
     assert DEFAULT_REPO in warning and "no more events" in warning, f"only at INFO: {what!r}"
+
+
+# --- found by mutation run 'r20a' ---
+
+
+# kills: bot/installations.py:39 unsuspend not counted as giving repositories
+def test_an_unsuspended_installation_names_repositories_the_allow_list_leaves_out():
+    # Unsuspended, the App acts again on every repository it covers: as on a new
+    # installation, the operator learns which ones the allow-list leaves out.
+    payload = next(p for p in octokit_examples("installation") if p["action"] == "unsuspend")
+    payload["repositories"] = [{"id": 1, "name": "Space", "full_name": "Codertocat/Space"}]
+    what, warning = describe(installation_change("installation", payload), lambda r: False)
+    assert "installation.unsuspend [Codertocat/Space]" in what
+    assert "Codertocat/Space, not on the allow-list" in warning
+
+
+# kills: bot/installations.py:59 installation.id 0 or 2**63 taken for an id
+# kills: bot/installations.py:77 a full_name that is not a string taken for a name
+@pytest.mark.parametrize(
+    ("mangle", "field"),
+    [
+        (lambda p: p["installation"].update(id=0), "installation.id"),
+        (lambda p: p["installation"].update(id=2**63), "installation.id"),  # past SQLite's
+        (lambda p: p["repositories"].append({"full_name": 7}), "repositories: an entry"),
+    ],
+)
+def test_an_id_out_of_range_or_a_name_not_a_string_is_refused(mangle, field):
+    payload = octokit_examples("installation")[1]  # created, one repository
+    mangle(payload)
+    with pytest.raises(ValueError, match=field):
+        installation_change("installation", payload)
+
+
+# kills: bot/installations.py:85 an enterprise's slug not read as its name
+def test_an_enterprise_account_is_named_by_its_slug_in_the_log():
+    slug = renamed()
+    slug["account"] = {"slug": "vllm-ent", "id": 3}
+    slug["changes"] = {"slug": {"from": "old-ent"}}
+    what, warning = describe(installation_change("installation_target", slug), bool)
+    assert what == "installation 4242 (vllm-ent): installation_target.renamed"
+    assert "now name vllm-ent/..." in warning
+
+
+# kills: bot/installations.py:80 an account with no login named "" instead of "?"
+# kills: bot/installations.py:86 a login that is not a string taken for a name
+@pytest.mark.parametrize("account", [None, {"login": 42, "id": 1}])
+def test_an_installation_without_an_account_login_is_named_by_a_question_mark(account):
+    payload = octokit_examples("installation")[1]
+    payload["installation"]["account"] = account
+    what, _ = describe(installation_change("installation", payload), bool)
+    assert what.startswith("installation 957387 (?): installation.created")
+
+
+# kills: bot/installations.py:140 the log line's list of names cut at nine, or "..." after ten
+@pytest.mark.parametrize("count", [10, 11])
+def test_the_log_line_names_the_first_ten_repositories_and_says_when_there_are_more(count):
+    payload = octokit_examples("installation")[1]
+    payload["repositories"] = [
+        {"id": i, "name": f"r{i}", "full_name": f"org/r{i}"} for i in range(count)
+    ]
+    what, _ = describe(installation_change("installation", payload), bool)
+    names = ", ".join(f"org/r{i}" for i in range(10))
+    assert what.endswith(f"[{names}{' ...' if count > 10 else ''}]")
