@@ -2832,3 +2832,73 @@ def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live
     said = "MalformedPayload: comment.id: not a positive integer (str 'abc')"
     assert (d.state, d.last_error) == ("failed", said)
     assert reactions(fake, c) == set()
+
+
+# --- found by mutation run 'r20a' ---
+
+
+# kills: bot/command_events.py:637 a late `wrong` records its own older key as the newest
+def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer_wrong(live):
+    # Said in this order: wrong (A), restore (C), wrong (B); handled B, A, C. The restore
+    # came before B: it must not show B's note again, whatever order A ran in.
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    assert len(state(rt).notes) >= 2
+    first = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    restore = fake.add_comment(DEFAULT_REPO, N, "/notes restore", login=AUTHOR)
+    newer = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    deliver_said_at(client, rt, newer, github_time_ago(10))
+    hidden_by_newer = state(rt).dismissed
+    assert len(hidden_by_newer) == 1
+    deliver_said_at(client, rt, first, github_time_ago(30))  # late
+    deliver_said_at(client, rt, restore, github_time_ago(20))  # late, before `newer`
+    assert set(hidden_by_newer) <= set(state(rt).dismissed)
+    assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}
+
+
+# kills: bot/command_events.py:790 the deferred update does not open the next window
+def test_a_command_after_a_deferred_update_ran_is_answered(live):
+    # once the window's deferred update ran, the next command is not folded into it
+    client, rt, fake = live
+    now = [1000.0]
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: now[0])
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes why", wait=False)  # deferred to the window's end
+    rt.workers.start()
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and state(rt).pending is None
+    now[0] = 1001.0  # the window is over
+    later = say(client, rt, fake, "/notes")
+    drain(rt)
+    assert "(why mode)" not in sticky(fake).body
+    assert reactions(fake, later) == {"eyes", "+1"} and state(rt).pending is None
+
+
+# kills: bot/command_events.py:389 a comment not all of whose commands want a reply dropped
+def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_are_refused(live):
+    # the reply budget refuses replies, not the notes comment: `/notes` still updates it
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    say(client, rt, fake, "/notes help")  # the budget's one reply
+    refused = say(client, rt, fake, "/notes help")  # over it: a spell of refusals begins
+    assert reactions(fake, refused) == {"eyes", "confused"} and sticky(fake) is None
+    both = say(client, rt, fake, "/notes why\n/notes help")
+    assert "(why mode)" in sticky(fake).body
+    assert "eyes" in reactions(fake, both) and len(replies(fake)) == 1
+
+
+# kills: bot/command_events.py:491 `+1` given before the deferred update it waits for
+def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_update(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=3600), clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # runs at once, opens an hour's window
+    done = rt.queue.counts()["done"]
+    c = say(client, rt, fake, "/notes why\n/notes help", wait=False)  # why deferred an hour
+    wait_until(lambda: rt.queue.counts()["done"] == done + 1, what="the comment answered")
+    assert len(replies(fake)) == 1 and "(why mode)" not in sticky(fake).body
+    assert state(rt).pending is not None
+    assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
