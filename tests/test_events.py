@@ -721,3 +721,27 @@ def test_a_signed_payload_with_an_impossible_installation_fails_naming_it(app, i
     drain(rt)
     d = rt.queue.get(r.json()["delivery"])
     assert (d.state, d.last_error) == ("failed", f"ValueError: {said}")
+
+
+# --- found by mutation run 'r20a' ---
+
+
+# kills: bot/pr_events.py:92 a new base keeps the file list listed against the old one
+def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live):
+    client, rt, fake = live
+    head = fake.add_pull(DEFAULT_REPO, 7001, files=["docs/contributing.md"]).head_sha
+    deliver_pr(client, rt, title=UNRELATED_TITLE, head_sha=head)
+    assert ours(fake, 7001) == []
+    fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES)  # the diff against the new base
+    fake.pull(DEFAULT_REPO, 7001).head_sha = head  # the same commits
+    base = {"base": {"ref": {"from": "release-0.9"}, "sha": {"from": "f" * 40}}}
+    deliver_pr(
+        client,
+        rt,
+        action="edited",
+        title=UNRELATED_TITLE,
+        head_sha=head,
+        changes=base,
+        updated_at="2026-09-01T10:05:00Z",
+    )
+    assert MARKER in sticky_text(fake)
