@@ -2837,7 +2837,7 @@ def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_events.py:637 a late `wrong` records its own older key as the newest
+# kills: bot/command_events.py:650 a late `wrong` records its own older key as the newest
 def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer_wrong(live):
     # Said in this order: wrong (A), restore (C), wrong (B); handled B, A, C. The restore
     # came before B: it must not show B's note again, whatever order A ran in.
@@ -2859,7 +2859,7 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
     assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}
 
 
-# kills: bot/command_events.py:790 the deferred update does not open the next window
+# kills: bot/command_events.py:807 the deferred update does not open the next window
 def test_a_command_after_a_deferred_update_ran_is_answered(live):
     # once the window's deferred update ran, the next command is not folded into it
     client, rt, fake = live
@@ -2878,7 +2878,7 @@ def test_a_command_after_a_deferred_update_ran_is_answered(live):
     assert reactions(fake, later) == {"eyes", "+1"} and state(rt).pending is None
 
 
-# kills: bot/command_events.py:389 a comment not all of whose commands want a reply dropped
+# kills: bot/command_events.py:402 a comment not all of whose commands want a reply dropped
 def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_are_refused(live):
     # the reply budget refuses replies, not the notes comment: `/notes` still updates it
     client, rt, fake = live
@@ -2891,7 +2891,7 @@ def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_ar
     assert "eyes" in reactions(fake, both) and len(replies(fake)) == 1
 
 
-# kills: bot/command_events.py:491 `+1` given before the deferred update it waits for
+# kills: bot/command_events.py:504 `+1` given before the deferred update it waits for
 def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_update(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=3600), clock=lambda: 1000.0)
