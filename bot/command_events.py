@@ -99,7 +99,7 @@ from bot.order_keys import command_key, comment_key, comment_part, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
-from bot.sticky import Refresh, pause_sticky, refresh_sticky
+from bot.sticky import Refresh, counting_writes, pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
 
@@ -805,21 +805,30 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     ctx.flood.sticky.start(pr_key(ref.repo, ref.number) or "")  # the next window opens now
-    # The command that queued it paid for the notes comment's write: given back if this
-    # run writes none. Claimed before anything is tried, so that only a run that ends
-    # here, having tried no write of the comment, gives it back, and only once.
-    refund = ctx.flood.claim_prepaid(delivery.id)
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
-        if refund:
-            ctx.flood.refund_writes(ref.installation_id, 1)
+        _settle_prepaid(ctx, ref, delivery, tried=False)
         return "nothing owed: an earlier update covered it"
     reactions = Reactions(ctx, ref)
-    said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
-    if refund and not wrote:
-        ctx.flood.refund_writes(ref.installation_id, 1)
+    with counting_writes() as begun:
+        try:
+            said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
+        except BaseException:
+            if begun.count:  # a write was asked for: its re-run gives nothing back
+                _settle_prepaid(ctx, ref, delivery, tried=True)
+            raise  # none asked for (a rate limit on a read): the re-run settles it
+    _settle_prepaid(ctx, ref, delivery, tried=wrote)
     reactions.check()
     return said
+
+
+def _settle_prepaid(ctx: BotContext, ref: PRRef, delivery: Delivery, *, tried: bool) -> None:
+    """The command that queued this update paid for its notes comment write: given back
+    when the update ends having written none (`tried`: written, or asked for by a run
+    that raised), once (claim_prepaid: the first run of the process whose command paid
+    that settles; not after a restart, when the budgets start full)."""
+    if ctx.flood.claim_prepaid(delivery.id) and not tried:
+        ctx.flood.refund_writes(ref.installation_id, 1)
 
 
 def _update(

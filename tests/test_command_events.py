@@ -2902,3 +2902,38 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
     assert len(replies(fake)) == 1 and "(why mode)" not in sticky(fake).body
     assert state(rt).pending is not None
     assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
+
+
+# --- found by review 'r20c' ---
+
+
+def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A deferred update whose first run is put back by a rate limit on a GET (the PR's
+    head, asked before anything is written) has tried no write of the comment; its
+    re-run finds the comment already right and writes none. The write its command paid
+    for it is never given back: `claim_prepaid` is taken at the first run's start, so
+    the re-run, which is the run that ends having written nothing, gives nothing back.
+    One write of the installation's budget lost per deferred update that meets a rate
+    limit (or a paused identity) before its write: when the installation is under
+    pressure, which is when the budget matters."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
+        c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 10 - 6
+        # the deferred update's first call (the PR's head: a comment's payload has none)
+        # is rate limited: put back, nothing written or tried
+        pull = f"/repos/{DEFAULT_REPO}/pulls/{N}"
+        fake.inject("GET", pull, Fault.secondary_rate_limit(retry_after=2))
+        fake.clear_requests()
+        _run_due(rt)  # put back, then run again 2 s later: the comment is already right
+        assert len(fake.calls("GET", pull)) >= 2, "the update was not put back"
+        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
+        assert sticky_writes(fake) == 0  # no write of the notes comment made or tried
+        assert budget.left(1001) == 10 - 6 + 1, (
+            "the write prepaid for a notes comment the update never wrote was kept"
+        )
