@@ -226,6 +226,22 @@ class Settings(BaseSettings):
             raise ValueError("must be '/' then a letter, then letters, digits, '_' or '-'")
         return v.lower() if v is not None else None
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_quoted(cls, v: object) -> object:
+        # `docker run --env-file` keeps quotes: NAME="value" gives `"value"`, where a
+        # checkout's .env (python-dotenv) and compose drop them. No setting's value is
+        # wrapped in quotes (the value is not echoed: it may be a secret).
+        text = v.get_secret_value() if isinstance(v, SecretStr) else v
+        if isinstance(text, str) and len(text.strip()) >= 2:
+            first, last = text.strip()[0], text.strip()[-1]
+            if first == last and first in "\"'":
+                raise ValueError(
+                    "is wrapped in quotes, which `docker run --env-file` keeps as part of"
+                    " the value: write NAME=value, without them"
+                )
+        return v
+
     @field_validator("github_api_url", "public_url")
     @classmethod
     def _check_url(cls, v: str | None) -> str | None:
