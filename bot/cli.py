@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -354,8 +353,15 @@ def _settings(**values: object):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.stop_signals import StopSignals
+
+    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
+    # that was there before it: this one only notes it, so a drained stop exits 0; a
+    # stop while starting (from now: before the server's modules import) is kept, and
+    # ends the run once the server is up.
+    early = StopSignals().install()
     from bot.logs import setup_logging
-    from bot.server import StartupError, StopSignals, run_server
+    from bot.server import StartupError, run_server
     from bot.settings import SettingsError, unknown_variables
 
     settings = _settings(host=args.host, port=args.port)
@@ -367,12 +373,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     setup_logging(settings.log_level, secrets=settings.secret_values())
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
-    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
-    # that was there before it: that one only notes it, so a drained stop exits 0; a
-    # stop while starting is kept, and ends the run once the server is up.
-    early = StopSignals()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, early)
     try:
         return run_server(settings, early=early)
     except LibraryError as exc:

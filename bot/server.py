@@ -15,10 +15,8 @@ from __future__ import annotations
 import gc
 import logging
 import re
-import signal
 import socket
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -55,6 +53,7 @@ from bot.queue import Delivery, DeliveryQueue
 from bot.redelivery import DeliveryLog, since_last_seen, sweep
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
+from bot.stop_signals import StopSignals
 from bot.webhook import WebhookEndpoint
 from bot.workers import Workers
 
@@ -587,22 +586,6 @@ DRAIN_SECONDS = 10
 # The delivery the dry-run banner suggests replaying (relative to the working directory:
 # the checkout, or /app in the image, which copies examples/ for this).
 DRY_RUN_EXAMPLE = "examples/pr-52419-opened.json"
-
-
-class StopSignals:
-    """The stop signals' handler outside uvicorn's serving: while the server starts (the
-    notes load, the database opens) and once uvicorn, having drained, raises the signal
-    again for the handler it found. A signal seen while starting is kept, so the server
-    drains and exits as soon as it is up: `docker stop` right after a start must not be
-    lost (the platform would wait its whole grace period, then kill)."""
-
-    def __init__(self) -> None:
-        self.seen: list[int] = []
-
-    def __call__(self, signum: int, frame: object) -> None:
-        if signum not in self.seen:  # once: uvicorn's re-raise is the same stop
-            print(f"review-notes: stopped by {signal.Signals(signum).name}", file=sys.stderr)
-        self.seen.append(signum)
 
 
 class DrainingServer(uvicorn.Server):

@@ -337,6 +337,44 @@ def test_a_stop_signal_while_starting_stops_the_server_once_up(tmp_path, sig):
     assert out.count(f"stopped by {sig}") == 1, out  # said once, not again at the re-raise
 
 
+# `review-notes serve` with the stop signal arriving as the server's modules import
+# (FastAPI, uvicorn, PyGithub: half a second): before any handler of ours was installed.
+_STOPPED_WHILE_IMPORTING = """
+import os, signal, sys
+class StopAtServerImport:  # a finder that finds nothing: it only sees the import start
+    def find_spec(self, name, path=None, target=None):
+        if name == "bot.server":
+            os.kill(os.getpid(), signal.SIGTERM)  # docker stop right after docker run
+        return None
+sys.meta_path.insert(0, StopAtServerImport())
+from bot.cli import main
+sys.exit(main(["serve", "--port", sys.argv[1]]))
+"""
+
+
+def test_a_stop_signal_while_the_server_imports_stops_it_once_up(tmp_path):
+    # The handler was installed only after the server's modules imported and the
+    # settings were read: a SIGTERM then killed the process, and in the image, where the
+    # server is the container's main process, the kernel dropped it: `docker stop` waited
+    # its 10 s and killed (exit 137; found by review r20d).
+    env = base_env(tmp_path) | {"PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [PY, "-c", _STOPPED_WHILE_IMPORTING, str(free_port())],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        out = proc.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=30)[0]
+        pytest.fail(f"the stop while importing was ignored; log:\n{out[-600:]}")
+    assert proc.returncode == 0 and out.count("stopped by SIGTERM") == 1, out
+
+
 # --- found by review 'r16d' ---
 
 
