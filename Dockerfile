@@ -13,6 +13,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin review-notes
+# An init as the container's main process: it hands `docker stop` to the server, which as
+# PID 1 would have the kernel drop a signal it has no handler for yet (the first moments
+# of its start), so that Docker waited its grace period and killed it.
+RUN apt-get update && apt-get install -y --no-install-recommends tini \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 
 # The dependencies and the build backend first, read from pyproject.toml alone: a change
@@ -45,4 +50,5 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('REVIEW_NOTES_PORT', '8000'), timeout=4)"]
 
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["review-notes", "serve"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the Docker image and check it as an operator would run it: a dry run that starts,
 # turns healthy, answers a replayed example with a would-be comment, runs as uid 10001
-# and stops cleanly on `docker stop`. Needs a Docker daemon (not part of .ci/run).
+# and stops cleanly on `docker stop`, also right after its start. Needs a Docker daemon
+# (not part of .ci/run).
 #   bash scripts/check_image.sh [PORT]      (PORT on the host loopback, default 18090)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,21 @@ for _ in $(seq 20); do
 done
 case "$comments" in *'review-notes:v1'*) ;; *) fail "no would-be comment: $comments" ;; esac
 
+# a stop right after the start is not lost (the grace period waited out, then a kill)
+early="$name-early"
+docker run -d --name "$early" --network host -e REVIEW_NOTES_PORT="$((port + 1))" \
+  review-notes:check >/dev/null
+sleep 0.3
+started=$(date +%s)
+docker stop -t 20 "$early" >/dev/null
+took=$(( $(date +%s) - started ))
+code=$(docker inspect --format '{{.State.ExitCode}}' "$early")
+docker rm -f -v "$early" >/dev/null
+[ "$took" -lt 5 ] || fail "a stop right after the start took ${took} s (exit $code)"
+case "$code" in 0|143) ;; *) fail "a stop right after the start exited $code" ;; esac
+
 docker stop -t 20 "$name" >/dev/null
 [ "$(docker inspect --format '{{.State.ExitCode}}' "$name")" = 0 ] || fail "non-zero exit on stop"
 docker logs "$name" 2>&1 | grep -q "stopped by SIGTERM" || fail "no clean stop in the logs"
-echo "check_image: built, healthy, uid 10001, replay answered with a comment, stopped cleanly"
+echo "check_image: built, healthy, uid 10001, replay answered with a comment, stopped cleanly" \
+  "(and at once when stopped right after its start)"

@@ -76,6 +76,9 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
     assert user and user[-1] not in ("root", "0")
     assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", text, re.M)
     assert 'CMD ["review-notes", "serve"]' in text
+    # an init hands the stop signal on (the server as PID 1 would not get it early on)
+    assert re.search(r'^ENTRYPOINT \["/usr/bin/tini", "--"\]$', text, re.M)
+    assert re.search(r"^RUN apt-get update && apt-get install .*\btini\b", text, re.M)
     for src in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", text, re.M):
         for path in src.split():
             assert (ROOT / path).exists(), f"Dockerfile copies a missing {path}"
