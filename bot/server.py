@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import re
 import socket
 import sqlite3
@@ -284,7 +285,7 @@ def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQu
         except OSError as exc:
             why = f"cannot create the directory {exc.filename}: {exc.strerror}"
         except sqlite3.OperationalError as exc:  # "unable to open database file" says little
-            why = f"{exc} (can this user write to it and to its directory?)"
+            why = f"{exc} (can this user, uid {os.getuid()}, write to it and to its directory?)"
         except sqlite3.Error as exc:
             why = f"not an SQLite database ({exc})"
     raise SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {why}")

@@ -511,6 +511,16 @@ def _check_pem_file(path: Path) -> list[str]:
     )
     try:
         text = path.read_text("utf-8")
+    except IsADirectoryError:  # docker -v of a host file that is not there makes a directory
+        return [
+            f"GITHUB_PRIVATE_KEY_PATH: {what} is a directory, not the key's file (`docker run"
+            f" -v` makes one where the host's file it names is missing){hint}"
+        ]
+    except PermissionError as exc:  # a key file kept mode 600 by its owner, in an image
+        return [
+            f"GITHUB_PRIVATE_KEY_PATH: cannot read {what}: {exc.strerror} (this user is uid"
+            f" {os.getuid()}){hint}"
+        ]
     except OSError as exc:
         return [f"GITHUB_PRIVATE_KEY_PATH: cannot read {what}: {exc.strerror}{hint}"]
     except UnicodeDecodeError:

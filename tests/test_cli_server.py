@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -119,6 +120,16 @@ def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
     assert other.read_text() == "not a database\n"  # left as it was
+
+
+def test_serve_names_its_uid_when_the_database_cannot_be_opened(tmp_path):
+    # In the image the server runs as uid 10001: a root-owned bind mount for /app/var
+    # was refused with "can this user write to it", not saying who this user is (review
+    # r20d). /proc takes no new file, even from root (the tests may run as root).
+    env = base_env(tmp_path, REVIEW_NOTES_DB_PATH="/proc/review-notes.sqlite3")
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=30)
+    assert r.returncode == 2 and "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
+    assert f"can this user, uid {os.getuid()}, write to it" in r.stderr, r.stderr
 
 
 def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):

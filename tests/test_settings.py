@@ -288,6 +288,17 @@ def test_a_missing_key_file_is_named(path):
     assert f"GITHUB_PRIVATE_KEY_PATH: cannot read {path}: No such file or directory" in text
 
 
+def test_a_key_path_that_is_a_directory_says_how_docker_made_it(tmp_path):
+    # `docker run -v "$PWD/app.pem:/run/secrets/app.pem:ro"` with no app.pem on the host
+    # mounts a new empty directory there: "Is a directory" left the operator guessing
+    # (review r20d).
+    mounted = tmp_path / "app.pem"
+    mounted.mkdir()
+    text = errors(github_app_id="1", github_private_key_path=str(mounted))
+    assert f"GITHUB_PRIVATE_KEY_PATH: {mounted} is a directory, not the key's file" in text
+    assert "docker run -v" in text, text
+
+
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH"])
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
