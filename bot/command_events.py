@@ -91,6 +91,7 @@ from bot.github_port import (
     GitHubError,
     Outcome,
     PRRef,
+    counting_writes,
     rate_limit_wait,
     ref_from_payload,
 )
@@ -99,7 +100,7 @@ from bot.order_keys import command_key, comment_key, comment_part, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
-from bot.sticky import Refresh, counting_writes, pause_sticky, refresh_sticky
+from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
 log = logging.getLogger(__name__)
 
@@ -810,11 +811,11 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
         _settle_prepaid(ctx, ref, delivery, tried=False)
         return "nothing owed: an earlier update covered it"
     reactions = Reactions(ctx, ref)
-    with counting_writes() as begun:
+    with counting_writes() as asked:
         try:
             said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
         except BaseException:
-            if begun.count:  # a write was asked for: its re-run gives nothing back
+            if asked.count:  # a write was sent, or begun: its re-run gives nothing back
                 _settle_prepaid(ctx, ref, delivery, tried=True)
             raise  # none asked for (a rate limit on a read): the re-run settles it
     _settle_prepaid(ctx, ref, delivery, tried=wrote)

@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from bot.db import Database, utcnow
-from bot.github_port import FileList, Outcome, PRRef, StickyResult
+from bot.github_port import FileList, Outcome, PRRef, StickyResult, write_asked
 from bot.installations import InstallationChange
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,8 @@ class DryRunGitHub:
                 log.info("dry run: would have deleted duplicate comment %s", copy["id"])
             if row is not None and row["body"] == body:
                 return StickyResult(Outcome.UNCHANGED, row["id"])
+            if row is not None or create:
+                write_asked()  # as the live client, just before its PATCH or POST
             if row is not None:
                 conn.execute(
                     "UPDATE dry_run_comments SET body = ?, edits = edits + 1, updated_at = ?"

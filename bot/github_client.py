@@ -90,6 +90,7 @@ from bot.github_port import (
     PRRef,
     StickyResult,
     listed_short,
+    write_asked,
 )
 from bot.installations import InstallationChange
 from bot.prfacts import (
@@ -331,7 +332,12 @@ class GitHubClient:
         the comment list. The caller goes on as if the list had not shown it, which is
         no failure of the delivery."""
         what = f"edit comment {comment.id} on {_pr(ref)}"
-        if self._gone(what, lambda: comment.edit(body)):
+
+        def edit() -> None:
+            write_asked()
+            comment.edit(body)
+
+        if self._gone(what, edit):
             log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
             return False
         return True
@@ -731,6 +737,7 @@ class GitHubClient:
                 log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
                 return found
             try:
+                write_asked()
                 return issue.create_comment(body)
             except Exception as exc:
                 unclear = unclear or may_have_applied(exc)

@@ -7,7 +7,9 @@ the core never imports PyGithub.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -238,3 +240,32 @@ class GitHubPort(Protocol):
     def close(self) -> None:
         """Release what the port holds open (HTTP sessions); called once, at shutdown."""
         ...
+
+
+@dataclass
+class WritesAsked:
+    """How many comment writes (a POST or a PATCH) a port sent, or began to send, inside
+    `counting_writes`: a caller that paid for a write in advance learns whether one was
+    asked for, also when the run raised (a rate limit on a read before it: none)."""
+
+    count: int = 0
+
+
+_WRITES_ASKED: ContextVar[WritesAsked | None] = ContextVar("writes_asked", default=None)
+
+
+@contextmanager
+def counting_writes() -> Iterator[WritesAsked]:
+    asked = WritesAsked()
+    token = _WRITES_ASKED.set(asked)
+    try:
+        yield asked
+    finally:
+        _WRITES_ASKED.reset(token)
+
+
+def write_asked() -> None:
+    """A port calls it just before it sends a comment's POST or PATCH (each try)."""
+    asked = _WRITES_ASKED.get()
+    if asked is not None:
+        asked.count += 1

@@ -38,9 +38,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
@@ -68,28 +66,6 @@ class Refresh:
     reason: str
     comment_id: int | None = None
     notes: tuple[str, ...] = ()  # note ids now shown, best first
-
-
-@dataclass
-class WritesBegun:
-    """How many writes of the notes comment were begun (asked of GitHub, whatever came
-    of it) inside `counting_writes`: a caller that paid for a write in advance learns
-    whether one was tried, also when the run raised (a rate limit put it back)."""
-
-    count: int = 0
-
-
-_WRITES_BEGUN: ContextVar[WritesBegun | None] = ContextVar("writes_begun", default=None)
-
-
-@contextmanager
-def counting_writes() -> Iterator[WritesBegun]:
-    begun = WritesBegun()
-    token = _WRITES_BEGUN.set(begun)
-    try:
-        yield begun
-    finally:
-        _WRITES_BEGUN.reset(token)
 
 
 def body_hash(body: str) -> str:
@@ -466,9 +442,6 @@ def _begin_write(ctx: BotContext, ref: PRRef, *, shows_notes: bool) -> None:
     GitHub rather than skip on a state that knows neither the comment nor its text.
     The hash goes too, so that even a release that does not know the mark (a rollback)
     does not take the text for unchanged."""
-    begun = _WRITES_BEGUN.get()
-    if begun is not None:
-        begun.count += 1
     marks: dict[str, object] = dict(unconfirmed=True, body_hash=None)
     if shows_notes:  # they may be up now: a later "no note matches" says "any more"
         marks["had_notes"] = True

@@ -2937,3 +2937,36 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
         assert budget.left(1001) == 10 - 6 + 1, (
             "the write prepaid for a notes comment the update never wrote was kept"
         )
+
+
+# --- found by review 'r20e' ---
+
+
+def test_a_deferred_update_put_back_by_a_rate_limit_on_the_comment_list_gives_back_its_write(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A write was counted as 'asked for' at `sticky._begin_write`, which runs before
+    `upsert_sticky` even lists the PR's comments (a GET); now the port counts its POST
+    or PATCH (`github_port.write_asked`). A rate limit on that list is
+    a rate limit on a read, before any write was asked of GitHub, exactly the case the
+    commit means to settle on the re-run; but the first run's `counting_writes` already
+    says 1, so the prepaid write is claimed and kept. The re-run finds the comment
+    already right and writes none: the write its command paid for is never given back."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
+        c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 10 - 6
+        listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        fake.inject("GET", listing, Fault.secondary_rate_limit(retry_after=2))
+        fake.clear_requests()
+        _run_due(rt)  # put back at the comment list, run again: the comment is already right
+        assert len(fake.calls("GET", listing)) >= 2, "the update was not put back"
+        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
+        assert sticky_writes(fake) == 0  # no write of the notes comment made or asked for
+        assert budget.left(1001) == 10 - 6 + 1, (
+            "the write prepaid for a notes comment the update never wrote (nor asked"
+            " GitHub for) was kept: the rate limit hit the comment list, a read"
+        )
