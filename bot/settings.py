@@ -25,6 +25,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -69,6 +70,10 @@ def _repo_problem(entry: str) -> str | None:
     if name.lower().endswith(".git"):  # a clone URL's tail; GitHub drops it from names
         return "drop the .git"
     return None
+
+
+# settings given as comma-separated lists (or JSON) in the environment
+_LISTS = ("repos", "files_recheck_delays")
 
 
 def _url_problem(url: str) -> str | None:
@@ -201,7 +206,7 @@ class Settings(BaseSettings):
             raise ValueError("each delay must be between 0 and 3600 seconds")
         return v
 
-    @field_validator("repos", "files_recheck_delays", mode="before")
+    @field_validator(*_LISTS, mode="before")
     @classmethod
     def _split_list(cls, v: Any) -> Any:
         if isinstance(v, str):  # env: "a/b,c/d" or "5,30" (or JSON, which also splits cleanly)
@@ -228,10 +233,13 @@ class Settings(BaseSettings):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _not_quoted(cls, v: object) -> object:
+    def _not_quoted(cls, v: object, info: ValidationInfo) -> object:
         # `docker run --env-file` keeps quotes: NAME="value" gives `"value"`, where a
         # checkout's .env (python-dotenv) and compose drop them. No setting's value is
-        # wrapped in quotes (the value is not echoed: it may be a secret).
+        # wrapped in quotes (the value is not echoed: it may be a secret). The lists'
+        # items are read with their quotes dropped (`_split_list`: JSON too), as before.
+        if info.field_name in _LISTS:
+            return v
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
         if isinstance(text, str) and len(text.strip()) >= 2:
             first, last = text.strip()[0], text.strip()[-1]

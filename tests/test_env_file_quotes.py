@@ -170,3 +170,14 @@ def test_a_public_url_quoted_in_a_docker_env_file_is_not_called_no_url(tmp_path,
         assert "quot" in str(exc).lower(), str(exc)
     else:
         assert settings.public_url == "https://notes.example.org"
+
+
+def test_a_list_quoted_in_a_docker_env_file_is_read_as_before(tmp_path, monkeypatch):
+    # REVIEW_NOTES_REPOS="a/b,c/d" worked (the list's items lose their quotes, JSON's
+    # too): refusing it would stop a working deployment at its upgrade (review r20e).
+    clean_env(monkeypatch)
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", '"vllm-project/vllm,acme/fork"')
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "'5,30'")
+    settings = load_settings(env_file=None, db_path=tmp_path / "bot.sqlite3")
+    assert settings.repos == ("vllm-project/vllm", "acme/fork")
+    assert list(settings.files_recheck_delays) == [5, 30]
