@@ -2904,20 +2904,28 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
     assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
 
 
-# --- found by review 'r20c' ---
+# --- found by review 'r20c' and 'r20e' ---
 
 
+@pytest.mark.parametrize(
+    "read",
+    [
+        f"/repos/{DEFAULT_REPO}/pulls/{N}",  # the PR's head: a comment's payload has none
+        # the comment list, read by the port before its write: a write was counted as
+        # asked for when sticky began to write, before this read (review r20e)
+        f"/repos/{DEFAULT_REPO}/issues/{N}/comments",
+    ],
+    ids=["the PR", "the comment list"],
+)
 def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
-    tmp_path, fake_github, app_key, monkeypatch
+    tmp_path, fake_github, app_key, monkeypatch, read
 ):
-    """A deferred update whose first run is put back by a rate limit on a GET (the PR's
-    head, asked before anything is written) has tried no write of the comment; its
-    re-run finds the comment already right and writes none. The write its command paid
-    for it is never given back: `claim_prepaid` is taken at the first run's start, so
-    the re-run, which is the run that ends having written nothing, gives nothing back.
-    One write of the installation's budget lost per deferred update that meets a rate
-    limit (or a paused identity) before its write: when the installation is under
-    pressure, which is when the budget matters."""
+    """A deferred update whose first run is put back by a rate limit on a read has asked
+    GitHub for no write of the comment; its re-run finds the comment already right and
+    writes none. The write its command paid for was never given back (the prepaid write
+    claimed at the first run's start, review r20c): one write of the installation's
+    budget lost per deferred update that meets a rate limit before its write, when the
+    installation is under pressure, which is when the budget matters."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, OWING, clock=lambda: 1000.0)
@@ -2925,48 +2933,12 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
         c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
         budget = rt.ctx.flood.installation_writes
         assert budget.left(1001) == 10 - 6
-        # the deferred update's first call (the PR's head: a comment's payload has none)
-        # is rate limited: put back, nothing written or tried
-        pull = f"/repos/{DEFAULT_REPO}/pulls/{N}"
-        fake.inject("GET", pull, Fault.secondary_rate_limit(retry_after=2))
+        fake.inject("GET", read, Fault.secondary_rate_limit(retry_after=2))
         fake.clear_requests()
         _run_due(rt)  # put back, then run again 2 s later: the comment is already right
-        assert len(fake.calls("GET", pull)) >= 2, "the update was not put back"
-        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
-        assert sticky_writes(fake) == 0  # no write of the notes comment made or tried
-        assert budget.left(1001) == 10 - 6 + 1, (
-            "the write prepaid for a notes comment the update never wrote was kept"
-        )
-
-
-# --- found by review 'r20e' ---
-
-
-def test_a_deferred_update_put_back_by_a_rate_limit_on_the_comment_list_gives_back_its_write(
-    tmp_path, fake_github, app_key, monkeypatch
-):
-    """A write was counted as 'asked for' at `sticky._begin_write`, which runs before
-    `upsert_sticky` even lists the PR's comments (a GET); now the port counts its POST
-    or PATCH (`github_port.write_asked`). A rate limit on that list is
-    a rate limit on a read, before any write was asked of GitHub, exactly the case the
-    commit means to settle on the re-run; but the first run's `counting_writes` already
-    says 1, so the prepaid write is claimed and kept. The re-run finds the comment
-    already right and writes none: the write its command paid for is never given back."""
-    fake = fake_github
-    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
-        tune(rt, OWING, clock=lambda: 1000.0)
-        say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
-        c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
-        budget = rt.ctx.flood.installation_writes
-        assert budget.left(1001) == 10 - 6
-        listing = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-        fake.inject("GET", listing, Fault.secondary_rate_limit(retry_after=2))
-        fake.clear_requests()
-        _run_due(rt)  # put back at the comment list, run again: the comment is already right
-        assert len(fake.calls("GET", listing)) >= 2, "the update was not put back"
+        assert len(fake.calls("GET", read)) >= 2, "the update was not put back"
         assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
         assert sticky_writes(fake) == 0  # no write of the notes comment made or asked for
         assert budget.left(1001) == 10 - 6 + 1, (
-            "the write prepaid for a notes comment the update never wrote (nor asked"
-            " GitHub for) was kept: the rate limit hit the comment list, a read"
+            "the write prepaid for a notes comment the update never wrote was kept"
         )

@@ -897,29 +897,23 @@ def test_force_refreshes_the_position_of_an_entry_that_moved_in_its_digest(tmp_p
 
 
 # kills: bot/importer.py:183 a blank `source` taken for another digest's name
-def test_a_note_with_a_blank_source_is_refreshed_not_reported_as_another_digests(tmp_path):
-    out = tmp_path / "notes"
-    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
-    text = path.read_text("utf-8").replace('source = "d.txt#1"', 'source = ""')
-    path.write_text(text, "utf-8")
-    digest = _digest(tmp_path, "值得快速阅读。第二版。")
-    kept = import_digest(digest, out, today=TODAY)
-    assert (kept.kept, kept.problems, kept.notices) == ([path], [], [])
-    assert import_digest(digest, out, force=True, today=TODAY).updated == [path]
-    assert path.read_text("utf-8").endswith("值得快速阅读。第二版。\n")
-
-
 # kills: bot/importer.py:193 a note without `source` taken for another digest's note
-def test_a_note_without_a_source_line_is_refreshed_not_reported_as_another_digests(tmp_path):
+@pytest.mark.parametrize(
+    "edit",
+    [('source = "d.txt#1"', 'source = ""'), ('source = "d.txt#1"\n', "")],
+    ids=["blank source", "no source line"],
+)
+def test_a_note_without_a_source_is_refreshed_not_reported_as_another_digests(tmp_path, edit):
     out = tmp_path / "notes"
     (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
-    text = path.read_text("utf-8").replace('source = "d.txt#1"\n', "")
-    path.write_text(text, "utf-8")
+    path.write_text(path.read_text("utf-8").replace(*edit), "utf-8")
     digest = _digest(tmp_path, "值得快速阅读。第二版。")
     kept = import_digest(digest, out, today=TODAY)
     assert (kept.kept, kept.problems, kept.notices) == ([path], [], [])
     assert import_digest(digest, out, force=True, today=TODAY).updated == [path]
-    assert header_fields(path.read_text("utf-8"))["source"] == "d.txt#1"
+    text = path.read_text("utf-8")
+    assert text.endswith("值得快速阅读。第二版。\n")
+    assert header_fields(text)["source"] == "d.txt#1"
 
 
 # kills: bot/importer.py:213 the collision names --force where none was given, and back
