@@ -351,10 +351,10 @@ class FloodControl:
             self._prepaid[delivery] = None
 
     def claim_prepaid(self, delivery: str) -> bool:
-        """Whether this run of the deferred update `delivery` may give back its prepaid
-        write: its first run in the process whose command paid it, and only that one (a
-        re-run, put back for a rate limit or retried, may follow a write the first run
-        made or tried; after a restart the budgets start full, the payment forgotten)."""
+        """Whether the run that settles the deferred update `delivery` (its first that
+        ends, or that raised after asking GitHub for a write) may give back its prepaid
+        write: once, in the process whose command paid it (after a restart the budgets
+        start full, the payment forgotten)."""
         with self._lock:
             if delivery not in self._prepaid:
                 return False
