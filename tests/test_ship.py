@@ -91,6 +91,11 @@ def test_the_image_installs_the_dependencies_before_it_copies_the_code(tmp_path)
     text = (ROOT / "Dockerfile").read_text("utf-8")
     program = re.search(r"^RUN python -c '([^']+)' > /tmp/deps\.txt", text, re.M)
     assert program and text.index(program[0]) < text.index("COPY bot ")
+    # Nor an edit of README.md (read only by the package's install; review r20c): the
+    # layer was built after `COPY pyproject.toml README.md ./`, README in its cache key.
+    copied = re.findall(r"^COPY (.+?) \S+$", text[: program.start()], re.M)
+    files = [f for line in copied for f in line.split()]
+    assert files == ["pyproject.toml"], f"the dependency layer also depends on {files}"
     assert re.search(r"^RUN pip install --no-deps --no-build-isolation -e \.$", text, re.M)
     shutil.copy2(ROOT / "pyproject.toml", tmp_path)
     ran = subprocess.run(
@@ -184,18 +189,3 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
             [PY, *probe[1:]], env=env | {"REVIEW_NOTES_PORT": str(serve.port)}, cwd=app, timeout=30
         )
         assert ran.returncode == 0
-
-
-# --- found by review 'r20c' ---
-
-
-def test_the_dependency_layer_is_built_from_pyproject_alone():
-    # The layer was built after `COPY pyproject.toml README.md ./`: README.md was part of
-    # its cache key, so an edit of the README (most commits make one) installed every
-    # dependency again. README.md is read only by `pip install -e .` (pyproject's readme).
-    text = (ROOT / "Dockerfile").read_text("utf-8")
-    deps = re.search(r"^RUN python -c .*/tmp/deps\.txt", text, re.M)
-    assert deps, "no dependency layer"
-    copied = re.findall(r"^COPY (.+?) \S+$", text[: deps.start()], re.M)
-    files = [f for line in copied for f in line.split()]
-    assert files == ["pyproject.toml"], f"the dependency layer also depends on {files}"
