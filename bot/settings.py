@@ -241,9 +241,9 @@ class Settings(BaseSettings):
         if info.field_name in _LISTS:
             return v
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if isinstance(text, str) and len(text.strip()) >= 2:
-            first, last = text.strip()[0], text.strip()[-1]
-            if first == last and first in "\"'":
+        if isinstance(text, str):
+            text = text.strip()
+            if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
                 raise ValueError(
                     "is wrapped in quotes, which `docker run --env-file` keeps as part of"
                     " the value: write NAME=value, without them"
