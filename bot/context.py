@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bot.commands import CommandConfig, load_command_config
+from bot.commands import CommandConfig
 from bot.feedback_store import FeedbackStore
 from bot.flood_control import Clock, FloodControl
 from bot.github_port import GitHubPort
@@ -27,7 +27,7 @@ class BotContext:
     prs: PRStore
     metrics: Metrics = field(default_factory=Metrics)
     command_word: str = ""  # "" until resolved from the settings
-    commands: CommandConfig = field(default_factory=load_command_config)
+    commands: CommandConfig = field(kw_only=True)  # config/commands.toml, read by the caller
     clock: Clock = time.monotonic  # flood control's clock (tests freeze it)
     queue: DeliveryQueue | None = None  # for follow-up work (a deferred comment update)
     flood: FloodControl = field(init=False, repr=False, compare=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, Route, build_dispatcher
@@ -403,7 +404,9 @@ def test_without_a_queue_a_short_file_list_is_taken_as_it_is(tmp_path):
     settings = make_settings(tmp_path)
     lib = load_library()
     matcher = CompiledMatcher(lib, load_match_config())
-    ctx = BotContext(settings, lib, matcher, LaggingDryRun(db), PRStore(db))
+    ctx = BotContext(
+        settings, lib, matcher, LaggingDryRun(db), PRStore(db), commands=load_command_config()
+    )
     payload = pr_payload(title=MATCHING_TITLE)
     payload["pull_request"]["changed_files"] = 3
     delivery = Delivery("d-1", "pull_request", "opened", payload, "vllm-project/vllm", 7001)

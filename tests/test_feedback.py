@@ -11,6 +11,7 @@ import json
 import pytest
 
 from bot.cli import main
+from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database
 from bot.feedback import (
@@ -302,7 +303,9 @@ def ctx(tmp_path, monkeypatch):
     port = CountingPort(db, MATCHING_FILES)
     lib = load_library()
     matcher = CompiledMatcher(lib, load_match_config())
-    yield BotContext(make_settings(tmp_path), lib, matcher, port, PRStore(db))
+    yield BotContext(
+        make_settings(tmp_path), lib, matcher, port, PRStore(db), commands=load_command_config()
+    )
     db.close()
 
 

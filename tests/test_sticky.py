@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database, as_github_time
 from bot.dryrun import DryRunGitHub
@@ -70,7 +71,8 @@ def ctx(tmp_path, monkeypatch):
     port = CountingPort(db, MATCHING_FILES)
     settings = make_settings(tmp_path)
     lib = load_library()
-    yield BotContext(settings, lib, CompiledMatcher(lib, load_match_config()), port, PRStore(db))
+    matcher = CompiledMatcher(lib, load_match_config())
+    yield BotContext(settings, lib, matcher, port, PRStore(db), commands=load_command_config())
     db.close()
 
 
