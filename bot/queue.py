@@ -17,7 +17,6 @@ import json
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -372,19 +371,6 @@ class DeliveryQueue:
             "SELECT * FROM deliveries WHERE state = 'failed' ORDER BY seq DESC LIMIT ?", (limit,)
         )
         return [_delivery(r) for r in rows]
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Block until nothing is pending or processing (tests, shutdown); False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                c = self.counts()
-                if c["pending"] == 0 and c["processing"] == 0:
-                    return True
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(min(left, 0.2))
 
     @property
     def version(self) -> int:

@@ -34,6 +34,7 @@ from tests.webhook_kit import (
     post,
     pr_payload,
     serving,
+    wait_idle,
     wait_until,
 )
 
@@ -418,7 +419,7 @@ def test_one_installations_rate_limit_does_not_stall_another_installations_deliv
         wait_until(lambda: rt.queue.get(delivery).state == "done", timeout=5, what="2002's")
         assert manual_time.sleepers == 0  # no worker asleep in 1001's pause
         manual_time.advance(3)  # the limit's end: the put-back deliveries run then
-        assert rt.queue.wait_idle(20)
+        assert wait_idle(rt.queue, 20)
         assert [rt.queue.get(d).state for d in limited] == ["done", "done"]
     assert len(fake.comments(DEFAULT_REPO, 7302)) == 1
 

@@ -24,6 +24,7 @@ from bot.queue import (
 )
 from bot.retention import Retention
 from bot.workers import Workers
+from tests.webhook_kit import wait_idle
 
 
 def queue_at(path) -> DeliveryQueue:
@@ -299,7 +300,7 @@ def test_workers_record_failures_and_keep_going(tmp_path):
     try:
         add(q, "bad", 1)
         add(q, "good", 2)
-        assert q.wait_idle(20)
+        assert wait_idle(q, 20)
     finally:
         w.stop()
     assert sorted(seen) == ["bad", "good"]
@@ -321,7 +322,7 @@ def test_a_failed_deliverys_error_is_stored_without_a_secret(tmp_path):
     w.start()
     try:
         add(q, "bad", 1)
-        assert q.wait_idle(20)
+        assert wait_idle(q, 20)
     finally:
         w.stop()
     error = q.get("bad").last_error
@@ -362,7 +363,7 @@ def test_a_failure_to_record_the_outcome_is_retried_and_the_worker_goes_on(
         add(q, "good", 1)
         add(q, "bad", 2)
         add(q, "next", 3)  # the one worker is still there for it
-        assert q.wait_idle(20), q.counts()
+        assert wait_idle(q, 20), q.counts()
         assert [t.is_alive() for t in w._threads] == [True]
     finally:
         w.stop()
@@ -612,11 +613,11 @@ def test_a_released_delivery_is_pending_again_as_if_never_claimed(tmp_path):
     assert (q.get("a").state, q.get("a").attempts) == ("done", 1)
 
 
-def test_wait_idle_gives_up_at_its_timeout(tmp_path):
+def test_waiting_for_an_idle_queue_gives_up_at_its_timeout(tmp_path):
     q = queue_at(tmp_path)
     add(q, "a")
     started = time.monotonic()
-    assert q.wait_idle(0.3) is False
+    assert wait_idle(q, 0.3) is False
     assert time.monotonic() - started < 2
 
 

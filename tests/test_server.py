@@ -38,6 +38,7 @@ from tests.webhook_kit import (
     post,
     pr_payload,
     serving,
+    wait_idle,
     wait_until,
 )
 
@@ -954,7 +955,7 @@ def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, mon
         for delivery, number in (("failed-before", 7001), ("interrupted-before", 7002)):
             r = post(client, "pull_request", pr_payload(number=number), delivery=delivery)
             assert r.status_code == 202
-        assert rt.queue.wait_idle(20)
+        assert wait_idle(rt.queue, 20)
     with sqlite3.connect(db) as conn:  # one had failed there, one was cut short
         conn.execute(
             "UPDATE deliveries SET state = 'failed', last_error = 'GitHubError: 502'"

@@ -26,6 +26,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bot.github_port import GitHubPort
+from bot.queue import DeliveryQueue
 from bot.server import Runtime, build_runtime, create_app
 from bot.settings import Settings, load_settings
 from bot.signature import sign
@@ -85,8 +86,23 @@ def post(
     return client.post(path, content=body, headers=h, follow_redirects=False)  # as GitHub
 
 
+def wait_idle(queue: DeliveryQueue, timeout: float) -> bool:
+    """Block until nothing is pending or processing; False on timeout. Woken by the
+    queue's changes (its public `version`), polling at most every 0.2 s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = queue.version
+        counts = queue.counts()
+        if counts["pending"] == 0 and counts["processing"] == 0:
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        queue.wait_for_work(seen, min(left, 0.2))
+
+
 def drain(rt: Runtime, timeout: float = 20.0) -> None:
-    assert rt.queue.wait_idle(timeout), f"queue did not drain: {rt.queue.counts()}"
+    assert wait_idle(rt.queue, timeout), f"queue did not drain: {rt.queue.counts()}"
 
 
 def deliver_pr(client: TestClient, rt: Runtime, timeout: float = 20.0, **kw: Any) -> dict:
