@@ -1,0 +1,145 @@
+"""The README's Layout holds: every module is in it, and the core it lists does no I/O.
+
+A newcomer reads the Layout to find a module; a module missing from it, or a core module
+that quietly imports the shell (SQLite, the server, PyGithub) or reads files, makes the
+map wrong. Checked on the source (its syntax tree), so nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from tests.webhook_kit import ROOT
+
+README = (ROOT / "README.md").read_text("utf-8")
+MODULES = sorted(p.stem for p in (ROOT / "bot").glob("*.py") if p.stem != "__init__")
+
+# Packages that talk to the world: network, processes, threads, databases, clocks.
+WORLD = frozenset(
+    {
+        "asyncio",
+        "fastapi",
+        "github",
+        "httpx",
+        "jinja2",
+        "logging",
+        "os",
+        "requests",
+        "socket",
+        "sqlite3",
+        "starlette",
+        "subprocess",
+        "tenacity",
+        "threading",
+        "time",
+        "uvicorn",
+    }
+)
+# Calls that read or write files, or look at the file system.
+FILE_CALLS = frozenset(
+    {
+        "exists",
+        "glob",
+        "is_dir",
+        "is_file",
+        "iterdir",
+        "mkdir",
+        "open",
+        "read_bytes",
+        "read_text",
+        "rglob",
+        "stat",
+        "unlink",
+        "write_bytes",
+        "write_text",
+    }
+)
+# The core modules that read files, as the README's Layout says (it names them).
+FILE_READERS = frozenset({"library", "importer", "config_files"})
+
+
+def layout_rows(kind: str) -> set[str]:
+    """The modules the Layout table's "`bot/` <kind>" rows name, in backticks."""
+    names: set[str] = set()
+    for line in README.splitlines():
+        if line.startswith(f"| `bot/` {kind}"):
+            names |= set(re.findall(r"`([a-z_]+)`", line.split("|")[2]))
+    return names
+
+
+CORE = layout_rows("core")
+SHELL = layout_rows("shell") - CORE  # a shell row may mention a core module it calls
+
+
+def imports_of(tree: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def file_calls_of(tree: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in FILE_CALLS:
+            found.add(func.attr)
+        elif isinstance(func, ast.Name) and func.id == "open":
+            found.add("open")
+    return found
+
+
+def tree_of(module: str) -> ast.AST:
+    return ast.parse((ROOT / "bot" / f"{module}.py").read_text("utf-8"))
+
+
+def impure_imports(tree: ast.AST, *, reads_files: bool = False) -> list[str]:
+    world = WORLD - {"os"} if reads_files else WORLD  # os: scandir, an atomic replace
+    return sorted(
+        name
+        for name in imports_of(tree)
+        if name.split(".")[0] in world or (name.startswith("bot.") and name[4:] in SHELL)
+    )
+
+
+def test_every_module_is_in_the_layout_as_core_or_shell():
+    assert CORE and SHELL  # the rows are found: a renamed heading fails here, not silently
+    assert sorted(set(MODULES) - CORE - SHELL) == []
+    assert sorted((CORE | SHELL) - set(MODULES)) == []  # no row names a module gone
+
+
+@pytest.mark.parametrize("module", sorted(CORE))
+def test_a_core_module_imports_nothing_of_the_shell_or_the_world(module):
+    assert impure_imports(tree_of(module), reads_files=module in FILE_READERS) == []
+
+
+@pytest.mark.parametrize("module", sorted(CORE - FILE_READERS))
+def test_a_core_module_reads_no_file_unless_the_layout_says_it_does(module):
+    assert sorted(file_calls_of(tree_of(module))) == []
+
+
+def test_the_layout_names_the_file_readers_the_check_allows():
+    # The sentence under the table lists them; the check above must not allow more.
+    said = README.split("The core is data in, data out. Files are read only by", 1)[1]
+    said = said.split(";", 1)[0]
+    assert set(re.findall(r"`([a-z_]+)`", said)) >= FILE_READERS
+
+
+def test_the_checks_see_what_they_look_for():
+    # A module that imports the queue and sqlite3 and opens a file: each check names it.
+    tree = ast.parse(
+        "import sqlite3\nfrom bot.queue import DeliveryQueue\nfrom bot.notes import Note\n"
+        "def f(p):\n    return p.read_text(), open(p)\n"
+    )
+    assert impure_imports(tree) == ["bot.queue", "sqlite3"]
+    assert impure_imports(ast.parse("import os"), reads_files=True) == []
+    assert impure_imports(ast.parse("import os")) == ["os"]
+    assert file_calls_of(tree) == {"read_text", "open"}
