@@ -1,0 +1,168 @@
+"""Review r21c: the notes library changes while the bot runs for months.
+
+Curators add, delete, rename and merge notes and change topics; the operator restarts
+the server to pick that up. Meanwhile the SQLite database keeps each PR's state (the
+comment's notes, the notes hidden with `/notes wrong`, the marks) written under the
+old library. Each test is one defect found this way: the comment above it says what a
+user sees and why it is wrong.
+"""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bot.library import DEFAULT_NOTES_DIR
+from tests.fake_github import DEFAULT_REPO
+from tests.test_command_events import AUTHOR, INSTANT, N, replies, say, state, sticky, tune
+from tests.test_e2e import live_settings, ours
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    clean_env,
+    drain,
+    post,
+    pr_payload,
+    serving,
+    title_with_one_more_note,
+)
+
+
+def library_copy(tmp_path: Path) -> Path:
+    """The shipped notes, copied where a test may edit them (a curator's working copy)."""
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    return notes
+
+
+@contextmanager
+def server(tmp_path, fake, app_key, notes: Path):
+    """One run of the server on the test's database and this notes directory: leaving
+    the block stops it, entering another one is the operator's restart."""
+    with serving(live_settings(tmp_path, fake, app_key, notes_dir=notes)) as (client, rt):
+        tune(rt, INSTANT)
+        yield client, rt
+
+
+def push(client, rt, title: str, sha: str) -> None:
+    """A `synchronize` event on the PR: the next PR event after a restart."""
+    post(client, "pull_request", pr_payload(action="synchronize", title=title, head_sha=sha))
+    drain(rt)
+
+
+@pytest.fixture
+def two_notes(tmp_path, fake_github, app_key, monkeypatch):
+    """A PR whose comment shows two notes, under the curators' library as it was."""
+    clean_env(monkeypatch)
+    title = title_with_one_more_note()
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    notes = library_copy(tmp_path)
+    return fake_github, notes, title
+
+
+# --- /notes wrong naming a note the library no longer has ------------------------------
+
+
+def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(
+    tmp_path, app_key, two_notes
+):
+    # The PR's comment showed notes A and B (the reviewer got it by e-mail, with B's link
+    # `.../notes/<B's id>`). A curator deleted B; after the restart a push re-rendered
+    # the comment, which now shows A alone. The reviewer writes `/notes wrong <B's id>`.
+    # What they see: note A, the one they did NOT name, disappears from the comment, and
+    # the curators' report says a reviewer marked A not relevant, with B's id as the
+    # reason. README ("/notes wrong"): "A number or id the comment does not show gets a
+    # short reply (😕) and hides nothing." An id the bot itself showed on this very PR is
+    # a note id, not a reason: only ids still in the library are taken as ids.
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+    (notes / f"{second}.md").unlink()  # the curator deletes note B
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        push(client, rt, title, "e" * 40)
+        assert state(rt).notes == (first,)  # the comment shows A alone now
+        say(client, rt, fake, f"/notes wrong {second}", login=AUTHOR, title=title)
+        assert first in state(rt).notes, "note A was hidden by a command naming note B"
+        assert [m.note_id for m in rt.ctx.feedback.marks()] == []
+        assert "nothing was hidden" in replies(fake)[-1].body
+
+
+# --- a note renamed (file and id) --------------------------------------------------------
+
+
+def rename_note(notes: Path, old: str, new: str) -> None:
+    """What a curator does to rename a note, which the importer still finds afterwards
+    (README "Curating notes": "after a curator renamed a note (file and id)"): the file
+    and its `id` line change, the Chinese title (what the id derives from) stays."""
+    text = (notes / f"{old}.md").read_text(encoding="utf-8")
+    (notes / f"{old}.md").unlink()
+    (notes / f"{new}.md").write_text(text.replace(f'id = "{old}"', f'id = "{new}"'), "utf-8")
+
+
+def test_a_note_hidden_with_wrong_stays_hidden_after_the_curator_renames_it(
+    tmp_path, app_key, two_notes
+):
+    # A reviewer hid note B on this PR with `/notes wrong 2` ("it is hidden on this PR
+    # from then on", README). Months later a curator renames B's file and id (the
+    # importer supports it: it finds the note by its repository and Chinese title) and
+    # the operator restarts the server. What the reviewer sees at the next push: note B
+    # is back in the comment, and the line "1 note that matched was marked not relevant
+    # here" is gone, although nobody ran `/notes restore`. Nothing warned: `notes check`
+    # prints ok, the start logs nothing. The reviewer's verdict is silently undone (and
+    # the curators' report files the mark under an id "not in the library").
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        second = state(rt).notes[1]
+        say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
+        assert "marked not relevant here" in sticky(fake).body
+    renamed = "vllm-renamed01"
+    rename_note(notes, second, renamed)
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        assert renamed in rt.ctx.library.by_id  # the library loads: the rename is valid
+        push(client, rt, title, "f" * 40)
+        body = sticky(fake).body
+        assert renamed not in state(rt).notes, "the note the reviewer hid is shown again"
+        assert "marked not relevant here" in body
+
+
+# --- notes check: a note copied under a new id ---------------------------------------
+
+
+def test_check_flags_a_note_copied_under_a_new_id(tmp_path, monkeypatch, capsys):
+    # A curator "renames" a note by copying its file under a new id (or merges two notes
+    # into one and forgets to delete the old file): two notes now have the same repo,
+    # source PR and Chinese title, the very things the id is derived from and the
+    # importer finds a note by. `notes check` prints "ok" with no warning, and the
+    # server starts. What reviewers then see: the source PR 52419 gets the same note
+    # twice ("1. Keep EAGLE prefix-cache ... 2. Keep EAGLE prefix-cache ..."), and so
+    # does every PR that refers to it; `notes import --force` refreshes only one of the
+    # two copies (the first file found by title), so they drift apart.
+    from bot.cli import main
+    from bot.library import DEFAULT_TOPICS_FILE, load_library
+    from bot.match_config import load_match_config
+    from bot.matching import match_pr
+    from bot.prfacts import PRFacts
+
+    clean_env(monkeypatch)
+    notes = library_copy(tmp_path)
+    old, copy = "vllm-0436d44c", "vllm-0436d44d"
+    text = (notes / f"{old}.md").read_text(encoding="utf-8")
+    (notes / f"{copy}.md").write_text(text.replace(f'id = "{old}"', f'id = "{copy}"'), "utf-8")
+
+    library = load_library(notes, DEFAULT_TOPICS_FILE)
+    own = PRFacts(repo=DEFAULT_REPO, number=52419, title="Keep EAGLE prefix-cache hits")
+    shown = [m.note.id for m in match_pr(own, library, load_match_config()).matches]
+    assert {old, copy} <= set(shown)  # the same guidance, twice, in one comment
+
+    main(["notes", "check", str(notes), "--topics", str(DEFAULT_TOPICS_FILE)])
+    out = capsys.readouterr()
+    said = [
+        line
+        for line in (out.out + out.err).splitlines()
+        if f"{copy}.md" in line and ("source_pr" in line or "title_zh" in line)
+    ]
+    assert said, "notes check says nothing of two notes with one source PR and title"
