@@ -166,3 +166,38 @@ def test_check_flags_a_note_copied_under_a_new_id(tmp_path, monkeypatch, capsys)
         if f"{copy}.md" in line and ("source_pr" in line or "title_zh" in line)
     ]
     assert said, "notes check says nothing of two notes with one source PR and title"
+
+
+# --- notes check: two topics under one English name --------------------------------------
+
+
+def test_check_flags_two_topics_with_one_english_name(tmp_path, monkeypatch, capsys):
+    # A curator folds "Elastic EP scaling" into "Expert parallelism and elastic EP" by
+    # giving it that name (keeping the id, which notes name). Two topic ids with the same
+    # id are refused, two with the same English name pass: `notes check` prints "ok".
+    # What readers then see: note vllm-64eca4f8's comment block says "Topics: Expert
+    # parallelism and elastic EP, Expert parallelism and elastic EP, ROCm platform", and
+    # `/notes topic Expert parallelism and elastic EP` (the name as the comment prints
+    # it; the command takes names because "the comment prints names, not ids") always
+    # answers with the first of the two topics' notes: the other's can be reached by id
+    # only, which no comment shows.
+    from bot.cli import main
+    from bot.library import DEFAULT_TOPICS_FILE, load_library
+
+    clean_env(monkeypatch)
+    topics = tmp_path / "topics.toml"
+    text = DEFAULT_TOPICS_FILE.read_text(encoding="utf-8")
+    folded = 'name_en = "Expert parallelism and elastic EP"'
+    topics.write_text(text.replace('name_en = "Elastic EP scaling"', folded, 1), "utf-8")
+    line = text[: text.index('name_en = "Elastic EP scaling"')].count("\n") + 1
+
+    library = load_library(DEFAULT_NOTES_DIR, topics)
+    names = [t.name_en for t in library.topics.values()]
+    assert names.count("Expert parallelism and elastic EP") == 2
+
+    main(["notes", "check", str(DEFAULT_NOTES_DIR), "--topics", str(topics)])
+    out = capsys.readouterr()
+    said = [
+        s for s in (out.out + out.err).splitlines() if f"{topics}:{line}:" in s and "name_en" in s
+    ]
+    assert said, "notes check says nothing of two topics with one English name"
