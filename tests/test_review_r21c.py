@@ -18,7 +18,7 @@ import pytest
 from bot.library import DEFAULT_NOTES_DIR
 from tests.fake_github import DEFAULT_REPO
 from tests.test_command_events import AUTHOR, INSTANT, N, replies, say, state, sticky, tune
-from tests.test_e2e import live_settings, ours
+from tests.test_e2e import live_settings
 from tests.webhook_kit import (
     MATCHING_FILES,
     clean_env,
@@ -65,9 +65,7 @@ def two_notes(tmp_path, fake_github, app_key, monkeypatch):
 # --- /notes wrong naming a note the library no longer has ------------------------------
 
 
-def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(
-    tmp_path, app_key, two_notes
-):
+def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(tmp_path, app_key, two_notes):
     # The PR's comment showed notes A and B (the reviewer got it by e-mail, with B's link
     # `.../notes/<B's id>`). A curator deleted B; after the restart a push re-rendered
     # the comment, which now shows A alone. The reviewer writes `/notes wrong <B's id>`.
