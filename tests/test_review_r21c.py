@@ -199,3 +199,35 @@ def test_check_flags_two_topics_with_one_english_name(tmp_path, monkeypatch, cap
         s for s in (out.out + out.err).splitlines() if f"{topics}:{line}:" in s and "name_en" in s
     ]
     assert said, "notes check says nothing of two topics with one English name"
+
+
+# --- a topic renamed: the server's refusal names half of what to fix -----------------------
+
+
+def test_start_after_a_topic_rename_names_every_file_to_fix_at_once(tmp_path, monkeypatch):
+    # A curator renames the topic `rocm` to `amd-rocm` in config/topics.toml; two notes
+    # and config/matching.toml (topic_scale, line 92) still name `rocm`. `notes check`
+    # prints all three problems. The operator restarts the server instead: it refuses to
+    # start naming the two notes only ("the notes library has 2 problem(s); not
+    # starting"). They fix the notes, restart, and are refused again, now for
+    # matching.toml:92, a second outage round for one rename. README: the server
+    # "refuses to start with the same messages" as `notes check`, which checks the
+    # matching config "as the server does at start, in the same run as the notes".
+    from bot.library import DEFAULT_TOPICS_FILE
+    from bot.note_files import LibraryError
+    from bot.server import StartupError, build_runtime
+    from bot.settings import SettingsError
+    from tests.webhook_kit import make_settings
+
+    clean_env(monkeypatch)
+    topics = tmp_path / "topics.toml"
+    text = DEFAULT_TOPICS_FILE.read_text(encoding="utf-8")
+    topics.write_text(text.replace('id = "rocm"', 'id = "amd-rocm"', 1), "utf-8")
+    settings = make_settings(tmp_path, topics_file=topics)
+    with pytest.raises((LibraryError, StartupError, SettingsError)) as refused:
+        build_runtime(settings)
+    said = str(refused.value)
+    assert "vllm-0341d216.md:7: topics: unknown topic 'rocm'" in said
+    assert "matching.toml:92: topic_scale: unknown topic 'rocm'" in said, (
+        "the start names the notes only; matching.toml refuses the next start"
+    )
