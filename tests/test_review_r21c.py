@@ -231,3 +231,39 @@ def test_start_after_a_topic_rename_names_every_file_to_fix_at_once(tmp_path, mo
     assert "matching.toml:92: topic_scale: unknown topic 'rocm'" in said, (
         "the start names the notes only; matching.toml refuses the next start"
     )
+
+
+# --- a failed `/notes wrong N`, retried after the library changed --------------------------
+
+
+def test_a_retried_wrong_hides_the_note_its_reviewer_numbered(tmp_path, app_key, two_notes):
+    # The comment showed 1. A, 2. B. A maintainer wrote `/notes wrong 1 not about EAGLE`
+    # (note A); GitHub failed the permission check past the client's retries, so the
+    # delivery was kept as `failed` before anything was hidden. Meanwhile a curator
+    # deleted note A and the server was restarted; a push re-rendered the comment, which
+    # now shows B alone, as note 1. The operator then runs `review-notes retry --all`
+    # (README: after an upgrade or an outage). What the PR shows: note B, which nobody
+    # objected to, is hidden, and the curators' report says the maintainer marked B not
+    # relevant "not about EAGLE". README ("wrong"): "The number is the note's place in
+    # the comment as last posted, what the reviewer read ... a delivery run again after
+    # a crash, means the same note, not the one the comment now shows first."
+    from tests.fake_github import Fault
+
+    fake, notes, title = two_notes
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    asked = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+        fake.inject("GET", asked, *[Fault.error(502)] * 3)
+        say(client, rt, fake, "/notes wrong 1 not about EAGLE", login="maintainer", title=title)
+        assert rt.queue.counts()["failed"] == 1 and fake.pending_faults() == 0
+        assert state(rt).dismissed == ()  # nothing was hidden yet
+    (notes / f"{first}.md").unlink()  # the curator deletes note A
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        push(client, rt, title, "e" * 40)
+        assert state(rt).notes == (second,)
+        assert rt.queue.retry()  # `review-notes retry --all`
+        drain(rt)
+        assert second in state(rt).notes, "the retried `wrong 1` hid note B, not note A"
+        assert second not in [m.note_id for m in rt.ctx.feedback.marks()]
