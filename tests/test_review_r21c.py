@@ -138,7 +138,7 @@ def test_check_flags_a_note_copied_under_a_new_id(tmp_path, monkeypatch, capsys)
     # server starts. What reviewers then see: the source PR 52419 gets the same note
     # twice ("1. Keep EAGLE prefix-cache ... 2. Keep EAGLE prefix-cache ..."), and so
     # does every PR that refers to it; `notes import --force` refreshes only one of the
-    # two copies (the first file found by title), so they drift apart.
+    # two copies (the file named after the derived id), so they drift apart.
     from bot.cli import main
     from bot.library import DEFAULT_TOPICS_FILE, load_library
     from bot.match_config import load_match_config
