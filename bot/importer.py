@@ -14,7 +14,6 @@ twice changes nothing. A malformed digest writes nothing.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import tempfile
@@ -34,7 +33,7 @@ from bot.note_files import (
     parse_toml,
     split_front_matter,
 )
-from bot.notes import REPO_PATTERN, Note, derive_verdict
+from bot.notes import REPO_PATTERN, Note, derive_verdict, note_id
 from bot.toml_lines import comments, scan
 
 
@@ -47,16 +46,6 @@ class DigestEntry:
 
 
 VERDICT_HINT = "值得精读 / 值得快速阅读 / 值得快速浏览 / 不需要精读 / 可直接略过"
-
-
-def note_id(repo: str, title: str, *, as_written: bool = False) -> str:
-    """A stable id from the repository and the original title. GitHub's repository names
-    ignore case, and so does the id: `VLLM-Project/vllm` is the same note (the shipped
-    notes' repos are lower case, so their ids are what they were). `as_written`: the id
-    as it was before, hashing the repository as the digest wrote it."""
-    hashed = repo if as_written else repo.lower()
-    digest = hashlib.sha256(f"{hashed}\n{title}".encode()).hexdigest()[:8]
-    return f"{repo.split('/')[-1].lower()}-{digest}"
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:

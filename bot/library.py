@@ -51,9 +51,15 @@ class Library:
     by_id: dict[str, Note] = field(init=False)
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
     by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
+    # an id a note had before a curator renamed it (the importer's, derived from its
+    # repository and Chinese title) -> its id now: stored marks and links keep working
+    renamed: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by_id", {n.id: n for n in self.notes})
+        by_id = {n.id: n for n in self.notes}
+        object.__setattr__(self, "by_id", by_id)
+        renamed = {old: n.id for n in self.notes for old in n.derived_ids if old not in by_id}
+        object.__setattr__(self, "renamed", renamed)
         topic_index: dict[str, list[Note]] = {t: [] for t in self.topics}
         repo_index: dict[str, list[Note]] = {}
         for note in self.notes:
@@ -65,6 +71,11 @@ class Library:
 
     def for_repo(self, repo: str) -> tuple[Note, ...]:
         return self.by_repo.get(repo.lower(), ())
+
+    def current_id(self, note_id: str) -> str:
+        """The id a stored note id (a PR's hidden notes, a mark, a link) names now: the
+        same, or the note's new id after a curator renamed it."""
+        return note_id if note_id in self.by_id else self.renamed.get(note_id, note_id)
 
 
 # --- the taxonomy ----------------------------------------------------------------
@@ -92,6 +103,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
+    named: dict[str, tuple[str, int]] = {}  # name_en, case folded -> (topic id, line)
     for raw, start, end in zip(raw_topics, starts, ends, strict=True):
         block = Header("\n".join(lines[start + 1 : end]), start + 2)
         table_line = start + 1
@@ -105,6 +117,15 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             msg = f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})"
             problems.append(Problem(path, id_line, "id", msg))
             continue
+        # comments print names, and `/notes topic NAME` takes one: each must say one topic
+        name = topic.name_en.casefold()
+        if name in named:
+            msg = f"topic {named[name][0]!r} has this name too (line {named[name][1]})"
+            problems.append(
+                Problem(path, block.line_of("name_en", default=id_line), "name_en", msg)
+            )
+        else:
+            named[name] = (topic.id, block.line_of("name_en", default=id_line))
         if not (topic.keywords or topic.tags or topic.paths or topic.labels):
             msg = "no keywords, tags, paths or labels: nothing can select this topic"
             problems.append(Problem(path, id_line, "topic", msg))
@@ -134,6 +155,7 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
     """Checks beyond one file's own content: file names, topics, duplicate ids."""
     problems: list[Problem] = []
     first_seen: dict[str, str] = {}
+    same_note: dict[tuple[str, str], str] = {}
     for src in sources:
         note, path, where = src.note, src.path, src.header
         if os.path.basename(path) != note.filename:
@@ -143,8 +165,16 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
         if note.id in first_seen:
             msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]})"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
+            continue
+        first_seen[note.id] = path
+        if note.identity in same_note:  # a copy under another id: PRs would get it twice
+            msg = (
+                f"the same note as {same_note[note.identity]} (same repo and title_zh, what"
+                " a note is known by): keep one file"
+            )
+            problems.append(Problem(path, where.line_of("title_zh"), "title_zh", msg))
         else:
-            first_seen[note.id] = path
+            same_note[note.identity] = path
     return problems
 
 

@@ -8,6 +8,7 @@ and paths.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date
 from enum import StrEnum
@@ -28,6 +29,21 @@ from bot.note_terms import check_glob, check_term
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+
+
+# The shape of the ids `note_id` gives: a reviewer typing one means a note, even one the
+# library no longer has (deleted or renamed since the comment showed it), not a reason.
+DERIVED_ID = re.compile(r"[a-z0-9._-]+-[0-9a-f]{8}")
+
+
+def note_id(repo: str, title: str, *, as_written: bool = False) -> str:
+    """A stable id from the repository and the original title. GitHub's repository names
+    ignore case, and so does the id: `VLLM-Project/vllm` is the same note (the shipped
+    notes' repos are lower case, so their ids are what they were). `as_written`: the id
+    as it was before, hashing the repository as the digest wrote it."""
+    hashed = repo if as_written else repo.lower()
+    digest = hashlib.sha256(f"{hashed}\n{title}".encode()).hexdigest()[:8]
+    return f"{repo.split('/')[-1].lower()}-{digest}"
 
 
 class Verdict(StrEnum):
@@ -237,6 +253,19 @@ class Note(BaseModel):
     @property
     def filename(self) -> str:
         return f"{self.id}.md"
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        """What makes two note files one note: the repository (its case ignored, as
+        GitHub's) and the Chinese title, which the id is derived from and the importer
+        finds a note by (a curator may rename the file and id)."""
+        return self.repo.lower(), self.title_zh
+
+    @property
+    def derived_ids(self) -> frozenset[str]:
+        """The ids the importer gives this note (today's, and the one hashing the
+        repository as written): a note a curator renamed was known by one of them."""
+        return frozenset(note_id(self.repo, self.title_zh, as_written=w) for w in (False, True))
 
     @property
     def listed_numbers(self) -> frozenset[int]:

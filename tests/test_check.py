@@ -652,8 +652,10 @@ def test_cli_process_exit_status(tmp_path):
 
 def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     write(tmp_path, VALID)  # keywords: eager_break_during_capture, a code name
-    plain = VALID.replace("vllm-test0001", "vllm-test0002").replace(
-        '"eager_break_during_capture"', '"eager region"'
+    plain = (
+        VALID.replace("vllm-test0001", "vllm-test0002")
+        .replace('"eager_break_during_capture"', '"eager region"')
+        .replace("按 runner 选择 eager 区域", "另一篇")  # another note, not a copy
     )
     write(tmp_path, plain, "vllm-test0002.md")
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
