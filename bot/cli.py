@@ -337,7 +337,10 @@ def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
     except LibraryError as exc:
         print(f"review-notes: notes left untitled: {exc}", file=sys.stderr)
         return {}
-    return {n.id: n.title_en or n.title_zh for n in library.notes}
+    titles = {n.id: n.title_en or n.title_zh for n in library.notes}
+    # marks made before a curator renamed the note: filed under the id it had then
+    titles |= {old: f"{titles[now]} (now {now})" for old, now in library.renamed.items()}
+    return titles
 
 
 def _settings(**values: object):

@@ -293,7 +293,9 @@ class NotesSite:
         lib = self.library
         note = lib.by_id.get(note_id)
         if note is None:
-            return self.error(request, 404, f"no note with id {note_id!r}")
+            return self.renamed(request, note_id) or self.error(
+                request, 404, f"no note with id {note_id!r}"
+            )
         try:
             as_data = wants_json(request)
         except QueryError as exc:
@@ -329,8 +331,20 @@ class NotesSite:
     def note_source(self, request: Request, note_id: str) -> Response:
         note = self.library.by_id.get(note_id)
         if note is None:
-            return self.error(request, 404, f"no note with id {note_id!r}")
+            return self.renamed(request, note_id) or self.error(
+                request, 404, f"no note with id {note_id!r}"
+            )
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
+
+    def renamed(self, request: Request, note_id: str) -> Response | None:
+        """A link to a note a curator renamed since (posted comments keep its old id):
+        a permanent redirect to the same page of the note's id now."""
+        now = self.library.renamed.get(note_id)
+        if now is None:
+            return None
+        head, _, tail = request.url.path.partition(f"/notes/{note_id}")
+        url = f"{head}/notes/{now}{tail}" + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS)
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
         repo = repo.strip() or DEFAULT_REPO

@@ -148,7 +148,9 @@ def _render_now(
     """Match the PR (its files known) and render the comment as it should read now."""
     facts = replace(facts, related_notes=related_notes(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
-    result, hidden = hide_dismissed(ctx.matcher.match(facts), state.dismissed)
+    # by the notes' ids now: a note renamed since it was hidden stays hidden
+    dismissed = [ctx.library.current_id(n) for n in state.dismissed]
+    result, hidden = hide_dismissed(ctx.matcher.match(facts), dismissed)
     had_notes = _had_notes(ctx, state, result, hidden, posted_verbose)
     opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
