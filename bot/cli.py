@@ -381,7 +381,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except LibraryError as exc:
         print(exc, file=sys.stderr)
         print(
-            f"review-notes: the notes library has {len(exc.problems)} problem(s); not starting",
+            f"review-notes: {len(exc.problems)} problem(s) in the notes library and its"
+            " configuration; not starting",
             file=sys.stderr,
         )
         return 1

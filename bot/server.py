@@ -42,11 +42,12 @@ from bot.db import Database
 from bot.dispatch import Dispatcher, build_dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
-from bot.library import Library, load_library
+from bot.library import Library, check_library, read_taxonomy
 from bot.logs import Redactor, log_context
-from bot.match_config import checked_matcher
+from bot.match_config import checked_matcher, config_problems
 from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
+from bot.note_files import LibraryError
 from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
@@ -239,7 +240,7 @@ def build_runtime(
     """Wire everything; raises LibraryError on a broken notes library, StartupError on
     a broken config file."""
     if library is None:
-        library = load_library(settings.notes_dir, settings.topics_file)
+        library = _load_library(settings)
     matcher = _matcher(settings, library)
     try:
         commands = load_command_config()  # read here, so a broken file stops the start
@@ -268,6 +269,17 @@ def build_runtime(
     )
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+
+
+def _load_library(settings: Settings) -> Library:
+    """The notes library, or a LibraryError naming every problem `notes check` would:
+    the matching config's too, so that one refused start names every file a renamed
+    topic is still in (not the notes, then the config at the next start)."""
+    library, problems = check_library(settings.notes_dir, settings.topics_file)
+    if library is None:
+        topics = read_taxonomy(settings.topics_file)[0]
+        raise LibraryError(sorted(problems + config_problems(settings.matching_file, topics)))
+    return library
 
 
 def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQueue, PRStore]:
