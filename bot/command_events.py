@@ -611,8 +611,10 @@ def _take_feedback(
     state = ctx.prs.get(ref.repo, ref.number)
     # What this comment numbered when it first marked a note, else the comment as posted
     # now: an edit that adds a reason, or a resumed delivery, must not hide the next note.
-    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin) or state.notes
-    pick = pick_note(command.args, numbering, known=ctx.library.by_id)
+    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
+    if numbering is None:
+        numbering = state.notes
+    pick = pick_note(command.args, numbering, ctx.library.by_id, ctx.library.renamed)
     if pick.note_id is None:
         commented = state.comment_id is not None
         return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)

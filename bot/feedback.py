@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.match_result import MatchResult
+from bot.notes import DERIVED_ID
 from bot.terminal import inert
 
 
@@ -40,20 +41,32 @@ class Pick:
     asked: str = ""  # the selector as typed, for the answer to a problem
 
 
-def pick_note(args: Iterable[str], shown: tuple[str, ...], known: Collection[str] = ()) -> Pick:
+def pick_note(
+    args: Iterable[str],
+    shown: tuple[str, ...],
+    known: Collection[str] = (),
+    renamed: Mapping[str, str] | None = None,
+) -> Pick:
     """Which of the comment's notes (`shown`, best first) `wrong ARGS` means.
 
     The first word may be the note's number in the comment (`2`, `#2`, `2.`) or its
     id (`vllm-0436d44c`); the rest is the reason. With one note shown the number may be
     left out: every word is then the reason. `known`: every note id, so that naming a
-    note the comment does not show is told apart from a reason.
+    note the comment does not show is told apart from a reason; so is a word shaped
+    like the importer's ids (a note deleted since). `renamed`: a note's former id -> its
+    id now (`Library.renamed`), so the id a reviewer read still names it.
     """
     words = list(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
     selector = first.strip().lstrip("#").rstrip(".:,)").casefold()
-    by_id = {n.casefold(): i for i, n in enumerate(shown)}
+    now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
+    by_id: dict[str, int] = {}
+    for i, shown_id in enumerate(shown):  # by the id shown, and by the note's id now
+        by_id[shown_id.casefold()] = i
+        by_id.setdefault(now.get(shown_id.casefold(), shown_id.casefold()), i)
+    selector = selector if selector in by_id else now.get(selector, selector)
     if selector.isascii() and selector.isdigit():  # `①`, `²` are digits to str, not to int
         rank = int(selector)
         if not 1 <= rank <= len(shown):
@@ -62,7 +75,7 @@ def pick_note(args: Iterable[str], shown: tuple[str, ...], known: Collection[str
     if selector in by_id:
         i = by_id[selector]
         return Pick(shown[i], i + 1, " ".join(words[1:]))
-    if selector in {k.casefold() for k in known}:
+    if selector in {k.casefold() for k in known} or DERIVED_ID.fullmatch(selector):
         return Pick(None, problem=PickProblem.NOT_SHOWN, asked=first)
     if len(shown) == 1:
         return Pick(shown[0], 1, " ".join(words))

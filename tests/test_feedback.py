@@ -71,10 +71,23 @@ def test_a_command_naming_no_shown_note_says_why(args, shown, problem):
     assert pick.note_id is None and pick.problem is problem
 
 
-def test_an_unknown_id_with_one_note_shown_is_a_reason_not_a_note():
-    # only ids of the library are taken as ids: the word may be the reviewer's own
+def test_with_one_note_shown_an_unknown_word_is_a_reason_and_an_id_shaped_one_a_note():
+    # A word the library does not know may be the reviewer's own reason; but one shaped
+    # like the importer's ids names a note, one deleted since the reviewer read it
+    # (review r21c): taking it for the reason would hide the one note left.
+    pick = pick_note(("flaky-test", "only"), SHOWN[:1], known=set(SHOWN))
+    assert pick.note_id == SHOWN[0] and pick.reason == "flaky-test only"
     pick = pick_note(("vllm-dddd4444",), SHOWN[:1], known=set(SHOWN))
-    assert pick.note_id == SHOWN[0] and pick.reason == "vllm-dddd4444"
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+
+
+def test_a_former_id_of_a_renamed_note_names_it():
+    # `renamed`: former id -> id now; either id names the note, whichever was numbered
+    renamed = {"vllm-0ld00001": SHOWN[1]}
+    assert pick_note(("vllm-0ld00001", "why"), SHOWN, renamed=renamed).rank == 2
+    numbered_before = (SHOWN[0], "vllm-0ld00001")
+    assert pick_note((SHOWN[1],), numbered_before, renamed=renamed).note_id == "vllm-0ld00001"
+    assert pick_note(("VLLM-0LD00001",), numbered_before, renamed=renamed).rank == 2
 
 
 # --- hiding ----------------------------------------------------------------------------
