@@ -380,6 +380,9 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     commands = new_commands(ctx, source)
     if not commands:
         return "no new command"
+    if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
+        notes = ctx.prs.get(ref.repo, ref.number).notes
+        ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes)
     permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
     judged = [
         (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands

@@ -29,6 +29,16 @@ CREATE TABLE IF NOT EXISTS feedback (
 -- one standing mark per note and PR: marking it again (or a retried delivery) adds nothing
 CREATE UNIQUE INDEX IF NOT EXISTS feedback_standing
     ON feedback (repo, number, note_id) WHERE withdrawn_at IS NULL;
+-- the notes comment's numbers as they were when the bot first read a `wrong` in a
+-- comment or review: a run of it after the notes comment changed reads them so
+CREATE TABLE IF NOT EXISTS numbering (
+    repo    TEXT NOT NULL,                   -- lower-case owner/name
+    number  INTEGER NOT NULL,
+    origin  TEXT NOT NULL,                   -- `comment:ID`, `diff:ID` or `review:ID`
+    shown   TEXT NOT NULL,                   -- the notes, best first (JSON)
+    at      TEXT NOT NULL,
+    PRIMARY KEY (repo, number, origin)
+);
 """
 
 
@@ -65,15 +75,31 @@ class FeedbackStore:
             )
             return cursor.rowcount == 1
 
+    def keep_numbering(self, repo: str, number: int, origin: str, shown: tuple[str, ...]) -> None:
+        """The notes comment's notes (best first) as a comment or review holding a `wrong`
+        is first read, before anything can fail (a permission check GitHub answers 502):
+        a retry after the notes comment changed means the notes its author read. Kept
+        once per comment or review; a later call changes nothing."""
+        if origin:
+            self.db.execute(
+                "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (repo.lower(), number, origin, json.dumps(list(shown)), utcnow()),
+            )
+
     def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
-        """The notes, best first, that a comment or review numbered when it first marked
-        one (None: it has marked none): its `wrong N` means them, however often it runs."""
+        """The notes, best first, that a comment or review numbered when the bot first
+        read a `wrong` in it (or, kept before that was, when it first marked one). None:
+        not known. Its `wrong N` means them, however often it runs."""
         if not origin:
             return None
+        key = (repo.lower(), number, origin)
         rows = self.db.execute(
+            "SELECT shown FROM numbering WHERE repo = ? AND number = ? AND origin = ?", key
+        ) or self.db.execute(
             "SELECT shown FROM feedback WHERE repo = ? AND number = ? AND origin = ?"
             " ORDER BY id LIMIT 1",
-            (repo.lower(), number, origin),
+            key,
         )
         return tuple(json.loads(rows[0]["shown"])) if rows else None
 
