@@ -126,7 +126,9 @@ class FeedbackStore:
             return cursor.rowcount
 
     def drop_all(self, conn: sqlite3.Connection) -> int:
-        """In the caller's transaction: delete every mark (a dry run's, going live); how many."""
+        """In the caller's transaction: delete every mark (a dry run's, going live), and
+        the numbers kept for them; how many marks."""
+        conn.execute("DELETE FROM numbering")
         return conn.execute("DELETE FROM feedback").rowcount
 
     def move(self, conn: sqlite3.Connection, old: str, new: str, number: int) -> int:
@@ -138,6 +140,10 @@ class FeedbackStore:
             " AND note_id IN (SELECT note_id FROM feedback WHERE repo = ? AND number = ?"
             " AND withdrawn_at IS NULL)",
             (old, number, new, number),
+        )
+        conn.execute(  # a comment's numbers: its id is GitHub's, the same under either name
+            "UPDATE OR IGNORE numbering SET repo = ? WHERE repo = ? AND number = ?",
+            (new, old, number),
         )
         return conn.execute(
             "UPDATE feedback SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)

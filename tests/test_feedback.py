@@ -290,6 +290,30 @@ def test_marks_move_with_their_pr_to_its_repositorys_new_name(tmp_path):
     db.close()
 
 
+def test_a_comments_numbers_are_kept_once_and_follow_its_pr(tmp_path):
+    # review r21c: a `wrong` run again after the notes comment changed reads the numbers
+    # as first read; they move with a renamed repository and go with a dry run's marks
+    old, new = "vllm-project/vllm", "vllm-org/vllm"
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    assert store.numbering(old, 7, "comment:1") is None
+    store.keep_numbering(old, 7, "comment:1", ("vllm-aaaa1111", "vllm-bbbb2222"))
+    store.keep_numbering(old, 7, "comment:1", ("vllm-bbbb2222",))  # read again: kept as was
+    store.keep_numbering(old, 7, "comment:2", ())  # the comment showed none: kept too
+    store.keep_numbering(old, 7, "", ("vllm-cccc3333",))  # no origin: nothing to key it by
+    assert store.numbering(old, 7, "comment:1") == ("vllm-aaaa1111", "vllm-bbbb2222")
+    assert store.numbering(old, 7, "comment:2") == ()
+    assert store.numbering(old, 8, "comment:1") is None  # another PR's comment
+    with db.tx() as conn:
+        store.move(conn, old, new, 7)
+    assert store.numbering(new, 7, "comment:1") == ("vllm-aaaa1111", "vllm-bbbb2222")
+    assert store.numbering(old, 7, "comment:1") is None
+    with db.tx() as conn:
+        store.drop_all(conn)
+    assert store.numbering(new, 7, "comment:1") is None
+    db.close()
+
+
 def test_a_feedback_table_of_this_mornings_shape_gains_origin_and_shown(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(
