@@ -32,6 +32,7 @@ def generate(directory: Path, count: int) -> None:
         note = seed.model_copy(
             update={
                 "id": f"gen-{i:06d}",
+                "title_zh": f"{seed.title_zh}（{i}）",  # another note, not a copy of the seed
                 "source_pr": 100_000 + i,
                 "keywords": (*seed.keywords, f"generated_term_{i}"),
             }

@@ -1795,7 +1795,9 @@ def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
     ptx = next(n for n in load_library().notes if "global PTX" in n.keywords)
     text = (notes / f"{ptx.id}.md").read_text("utf-8")
     (notes / "vllm-new00001.md").write_text(
-        text.replace(ptx.id, "vllm-new00001").replace(f"source_pr = {ptx.source_pr}\n", ""),
+        text.replace(ptx.id, "vllm-new00001")
+        .replace(f"source_pr = {ptx.source_pr}\n", "")
+        .replace(ptx.title_zh, f"{ptx.title_zh}（手写）"),  # a note of its own, not a copy
         "utf-8",
     )
     title = "[CI/Build] Warn about unsupported global PTX architecture requests in CMake"

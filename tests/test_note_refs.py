@@ -149,7 +149,9 @@ def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github
     notes.mkdir()
     (notes / "vllm-test0001.md").write_text(NOTE_FILE, "utf-8")
     (notes / "vllm-test0002.md").write_text(
-        NOTE_FILE.replace("test0001", "test0002").replace("source_pr = 100", "source_pr = 404"),
+        NOTE_FILE.replace("test0001", "test0002")
+        .replace("source_pr = 100", "source_pr = 404")
+        .replace("按 runner 选择 eager 区域", "另一篇"),  # another note, not a copy
         "utf-8",
     )
     body = (
