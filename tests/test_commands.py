@@ -1368,3 +1368,144 @@ def test_no_time_or_count_of_commands_toml_may_be_infinite_or_nan(tmp_path: Path
     bad = _commands_file(tmp_path, f"# flood control\n{key} = {value}\n")
     with pytest.raises(ValueError, match=f"^{bad}:2: {key}: .*finite number"):
         load_command_config(bad)
+
+
+# --- found by mutation run 'r21b' ---
+
+
+# kills: bot/comment_prose.py:164 U+3000 (the ideographic space) left out of the spaces
+def test_an_ideographic_space_after_the_word_separates_it_from_the_arguments():
+    # a CJK input method types U+3000 for a space: "/notes　why" is `/notes why`
+    assert kinds("/notes\u3000why") == [("why", ())]
+    assert kinds("/notes why\u3000please") == [("why", ("please",))]
+
+
+# kills: bot/comment_prose.py:177 a reference to U+110000 (past Unicode) taken as a character
+def test_a_character_reference_past_unicode_breaks_nothing():
+    # "&#1114112;" is 0x110000, no character: chr() of it raises
+    assert kinds("&#1114112; &#x110000;\n/notes why") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:235 letters shown right after the word are not checked
+def test_markup_that_shows_letters_right_after_the_word_glues_them_to_it():
+    # GitHub shows "/notesoff", no command; read as `/notes off`, the bot paused itself
+    assert kinds("/notes<b>off</b>") == []
+    assert kinds("/notes<span>why</span> now") == []
+
+
+# kills: bot/comment_prose.py:241 no slack: a short comment held to 20 times its length
+def test_a_short_comment_whose_footnotes_render_large_is_still_read():
+    # three references to one footnote: 39 characters, 865 of HTML (22 times as long)
+    text = "/notes why\n\n" + "a[^1] " * 3 + "\n\n[^1]: x"
+    assert len(comment_prose._render(text)) > comment_prose.MAX_EXPANSION * len(text)
+    assert command_lines(text, "/notes") == ["/notes why"]
+
+
+# kills: bot/comment_prose.py:252 a spaces-only line does not end a table's estimate
+def test_a_table_ends_at_a_spaces_only_line_before_a_long_paragraph():
+    cols = 40
+    table = (
+        "| " + " | ".join(f"L{i}" for i in range(cols)) + " |\n"
+        "|" + "|".join(["---"] * cols) + "|\n"
+        "| " + " | ".join("0.1" for _ in range(cols)) + " |\n"
+    )
+    log = "\n".join(f"step {i}: 0.{i % 97:02d}" for i in range(600))
+    text = "/notes why\n\n" + table + "   \n" + log + "\n"
+    assert comment_prose._table_cells(text) == cols
+    assert kinds(text) == [("why", ())]
+
+
+# kills: bot/comment_prose.py:253 the header row is kept across a blank line
+# kills: bot/comment_prose.py:256 a delimiter row is a table whatever its header's cells
+def test_dash_rows_that_make_no_table_are_not_counted_as_one():
+    head = "/notes why\n\n"
+    rows = "a\n" * 240
+    # a blank line between the header and the dashes: GFM sees two paragraphs
+    apart = head + "|a" * 240 + "|\n\n" + "|-" * 240 + "|\n" + rows
+    # a header of one cell over 240 dashes: no table either (the cells must agree)
+    narrow = head + "|a|\n" + "|-" * 240 + "|\n" + rows
+    for text in (apart, narrow):
+        assert comment_prose._table_cells(text) == 0
+        assert kinds(text) == [("why", ())]
+
+
+# kills: bot/comment_prose.py:292 a one-line `$$x$$` opens a math block
+# kills: bot/comment_prose.py:292 a `$$` inside a line opens a math block
+def test_inline_math_or_dollars_inside_a_line_open_no_math_block():
+    assert kinds("$$x^2$$\n/notes why") == [("why", ())]
+    assert kinds("it costs $$ more\n/notes why\n$$") == [("why", ())]
+    assert kinds("a$$ b\n/notes why\n$$") == [("why", ())]  # a `$$` not first, alone
+
+
+# kills: bot/comment_prose.py:297 a `$$` block left open hides nothing after it
+def test_a_math_block_left_open_hides_the_lines_after_it():
+    assert kinds("$$\nx = 1\n/notes why") == []
+
+
+# kills: bot/comment_prose.py:313 void elements (a hard break's <br />) counted as nesting
+def test_a_paragraph_of_more_than_400_lines_is_no_deep_nesting():
+    # each newline in a paragraph is a <br />, which opens nothing
+    text = "/notes why\n\n" + "\n".join(f"line {i}" for i in range(500))
+    assert kinds(text) == [("why", ())]
+
+
+# kills: bot/comment_prose.py:329 a closed bold element still counted as open formatting
+def test_bold_words_closed_in_many_paragraphs_are_not_reconstructed_work():
+    text = "/notes why\n\n" + "**a** b\n\n" * 300
+    assert kinds(text) == [("why", ())]
+
+
+# kills: bot/comment_prose.py:334 an end tag closes every open element, not up to its own
+def test_an_inline_element_closed_deep_inside_keeps_the_blocks_around_it_open():
+    assert comment_prose._too_costly("<div>" * 300 + "<b>x</b>" + "<div>" * 150)
+    assert not comment_prose._too_costly("<div>" * 300 + "<b>x</b>" + "<div>" * 50)
+
+
+# kills: bot/comment_prose.py:376 a <summary> outside a <details> shown as if it were one
+def test_a_summary_inside_a_pre_is_as_hidden_as_the_pre():
+    assert kinds("<div><pre><summary>\n/notes why\n</summary></pre></div>") == []
+
+
+# kills: bot/comment_prose.py:398 a hidden <rp> last in an element hides the <br> before it
+def test_a_line_starts_after_a_break_followed_by_a_hidden_rp():
+    assert kinds("<div><b>x<br><rp>(</rp></b>\n/notes why\n</div>") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:407 an <rp>, not displayed, taken to show its text
+def test_an_rp_before_the_command_shows_nothing_on_its_line():
+    assert kinds("<div><rp>(</rp>\n/notes why\n</div>") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:409 an image inside a link before the command not seen
+def test_an_image_link_before_the_command_shares_its_line():
+    assert kinds('<div><a href="x"><img src="y"></a>\n/notes why\n</div>') == []
+
+
+# kills: bot/comment_prose.py:411 an element holding only a space taken to show something
+def test_an_element_holding_only_a_space_before_the_command_shows_nothing():
+    assert kinds("<div><b> </b>\n/notes why\n</div>") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:489 a data-footnote-ref link without its <sup> left out
+# kills: bot/comment_prose.py:489 a footnote number in non-ASCII digits left out
+# kills: bot/comment_prose.py:485 any element carrying data-footnote-ref taken for the link
+def test_only_cmark_gfms_exact_footnote_reference_is_left_out_of_the_line():
+    assert kinds("/notes why <a data-footnote-ref>2</a>") == [("why", ("2",))]
+    assert kinds("/notes why <sup><a data-footnote-ref>٣</a></sup>") == [("why", ("٣",))]
+    assert kinds("/notes why <sup><span data-footnote-ref>1</span></sup>") == [("why", ("1",))]
+
+
+# kills: bot/comment_prose.py:220 the walk may visit ten times more nodes than the HTML's length
+def test_a_tree_with_more_nodes_than_the_html_has_characters_is_not_read():
+    # four bold elements the parser rebuilds in each "<p>x": six nodes for four
+    # characters, while the tags' guess (_too_costly) lets it pass
+    text = "/notes why\n\n<div>\n<p>" + "".join(f"<b a={i}>" for i in range(4))
+    text += "<p>x" * 2000 + "\n</div>"
+    assert not comment_prose._too_costly(comment_prose._render(text))
+    assert command_lines(text, "/notes") == []
+
+
+# kills: bot/comment_prose.py:320 rebuilt formatting elements allowed up to twice the HTML's length
+def test_formatting_rebuilt_more_times_than_the_html_has_characters_is_too_costly():
+    html = "<div>\n<p>" + "".join(f"<b a={i}>" for i in range(5)) + "<p>x" * 2000 + "\n</div>"
+    assert comment_prose._too_costly(html)
