@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.markdown_text import without_code
+from bot.markdown_text import (
+    HTML_COMMENT,
+    paragraph_code_spans,
+    replace_code_spans,
+    without_code,
+    without_fences,
+    without_indented_code,
+)
 from bot.prfacts import (
     PRFacts,
     clean_body,
@@ -631,3 +638,75 @@ def test_code_tags_written_as_inline_code_hide_no_reference():
             repo="vllm-project/vllm", number=60000, title="Docs: fix code tags", body=body
         ).refs
     )
+
+
+# --- found by mutation run 'r21b' ---
+
+
+# kills: bot/markdown_text.py:24 a blank line holding spaces does not end a paragraph
+# kills: bot/markdown_text.py:24 a `1)` list item does not end a paragraph
+def test_a_code_span_does_not_cross_a_spaces_only_line_or_a_parenthesis_list_item():
+    assert paragraph_code_spans("a `x\n  \ny` b") == []
+    assert paragraph_code_spans("1) `a\n2) b`") == []
+
+
+# kills: bot/markdown_text.py:24 seven `#` taken for a heading
+# kills: bot/markdown_text.py:24 a `#` indented four spaces taken for a heading
+def test_lines_that_are_no_heading_keep_a_code_span_in_its_paragraph():
+    assert paragraph_code_spans("a `x\n####### y`") == [(2, 15)]
+    assert paragraph_code_spans("a `x\n    # y`") == [(2, 13)]
+
+
+# kills: bot/markdown_text.py:28 two backticks open a fence
+# kills: bot/markdown_text.py:29 a fence closed by a line with an info string
+# kills: bot/markdown_text.py:58 a tilde line closes a backtick fence
+def test_what_opens_and_closes_a_fence_as_commonmark_says():
+    assert without_fences("``\ncode\n``") == "``\ncode\n``"  # inline code, no fence
+    assert without_fences("```\na\n``` x\nb") == "\n\n\n"  # "``` x" closes nothing
+    assert without_fences("```\na\n~~~\nb") == "\n\n\n"
+
+
+# kills: bot/markdown_text.py:50 a tilde fence with a backtick in its info string refused
+# kills: bot/markdown_text.py:50 a backtick fence with a backtick in its info string taken
+def test_only_a_backtick_fence_may_not_have_a_backtick_in_its_info_string():
+    assert without_fences("~~~ a`b\ncode\n~~~\nafter") == "\n\n\nafter"
+    assert without_fences("```a`b\ncode") == "```a`b\ncode"
+
+
+# kills: bot/markdown_text.py:31 a `1)` list item's fence not seen at depth
+def test_a_fence_on_a_nested_parenthesis_list_items_line_is_code():
+    assert without_fences("  1) ```\n  code\n  ```\nafter", nested=True) == "\n\n\nafter"
+
+
+# kills: bot/markdown_text.py:64 every quote counted one deep
+# kills: bot/markdown_text.py:85 a fence stays open after the quote that held it ended
+def test_a_quoted_fence_ends_with_its_quote():
+    assert without_fences("> > ```\n> > code\n> after", nested=True) == "\n\n> after"
+    assert without_fences("> ```\n> code\nplain\n> more", nested=True) == "\n\nplain\n> more"
+
+
+# kills: bot/markdown_text.py:75 a lone carriage return is no line end
+def test_a_fence_in_a_text_with_carriage_returns_only_is_found():
+    assert without_fences("```\ra\r```\rb") == "\n\n\nb"
+
+
+# kills: bot/markdown_text.py:97 a text indented with tabs only is returned unparsed
+def test_a_code_block_indented_with_a_tab_is_code():
+    assert without_indented_code("para\n\n\tcode\nafter") == "para\n\n\nafter"
+
+
+# kills: bot/markdown_text.py:125 backtick runs of any length pair
+# kills: bot/markdown_text.py:133 the run after an unpaired one skipped
+def test_a_code_span_closes_only_at_a_run_as_long_as_its_opening():
+    assert paragraph_code_spans("``a`b`` c") == [(0, 7)]
+    assert paragraph_code_spans("` ``a``") == [(2, 7)]
+
+
+# kills: bot/markdown_text.py:156 the mark for a code span left out
+def test_code_spans_are_replaced_by_the_mark_given():
+    assert replace_code_spans("a `b` c", "X") == "a X c"
+
+
+# kills: bot/markdown_text.py:38 an HTML comment left open is not matched
+def test_an_html_comment_left_open_runs_to_the_end_of_the_text():
+    assert HTML_COMMENT.sub("", "a<!-- b\nc") == "a"
