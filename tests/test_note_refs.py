@@ -287,3 +287,21 @@ def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path
         server.shutdown()
     clear_error(r, "vllm-0436d44c", "vllm-0341d216")
     assert r.returncode == 1
+
+
+# --- found by mutation run 'r21b' ---
+
+
+# kills: bot/note_refs.py:81 the numbers named are joined without commas
+def test_several_numbers_named_or_unknown_are_listed_with_commas():
+    lines = render_refs(note(), [], [51430, 51431], [7, 8])
+    assert "  also names #51430, #51431 (no relation stated: read the PR and decide)" in lines
+    assert "  GitHub does not know #7, #8 (left out)" in lines
+
+
+# kills: bot/note_refs.py:90 a field nothing is suggested for is printed unchanged
+def test_only_the_fields_with_suggestions_get_a_line_to_paste():
+    got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to #1")]
+    lines = render_refs(note(read_with=[6], issues=[2]), got)
+    assert "  read_with = [6, 1]" in lines
+    assert not any(line.startswith("  issues = ") for line in lines)
