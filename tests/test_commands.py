@@ -1509,3 +1509,42 @@ def test_a_tree_with_more_nodes_than_the_html_has_characters_is_not_read():
 def test_formatting_rebuilt_more_times_than_the_html_has_characters_is_too_costly():
     html = "<div>\n<p>" + "".join(f"<b a={i}>" for i in range(5)) + "<p>x" * 2000 + "\n</div>"
     assert comment_prose._too_costly(html)
+
+
+# kills: bot/comment_prose.py:462 a <br> inside inline code does not end the line
+def test_a_break_inside_inline_code_ends_the_commands_line():
+    assert command_lines("/notes why <code>a<br></code>off", "/notes") == ["/notes why `a`"]
+
+
+# kills: bot/comment_prose.py:379 a collapsed details' summary shown inside another one
+def test_a_summary_in_a_details_inside_a_collapsed_details_is_hidden():
+    inner = "<details><summary>\n/notes why\n</summary></details>"
+    assert kinds(f"<details><summary>a</summary>{inner}</details>") == []
+    assert kinds(f"<details open><summary>a</summary>{inner}</details>") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:179 the mark taken only from the first plane-15 characters
+def test_the_mark_comes_from_plane_15_when_the_bmps_private_use_area_is_used():
+    bmp = "".join(chr(c) for c in range(0xE000, 0xF900))
+    assert kinds("/notes why\n" + bmp + "\U000f0000") == [("why", ())]
+
+
+# kills: bot/comment_prose.py:265 a table row's outer spaces counted as a cell
+def test_a_header_row_with_spaces_around_it_has_the_cells_between_its_pipes():
+    assert comment_prose._table_cells("|a|b| \n|-|-|\n|1|2|\n") == 2
+    assert comment_prose._table_cells("  |a|b|\n  |-|-|\n  |1|2|\n") == 2
+
+
+# kills: bot/comment_prose.py:326 401 nested elements allowed by the tags' guess
+def test_the_tags_guess_allows_400_nested_elements_not_401():
+    assert not comment_prose._too_costly("<div>" * 400)
+    assert comment_prose._too_costly("<div>" * 401)
+
+
+# kills: bot/comment_prose.py:220 the walk allows one level more than MAX_DEPTH
+def test_the_walk_reads_text_400_levels_deep_not_401():
+    # "<ul/<>" nests a list the tags' guess does not see; the command's text sits under
+    # <html>, <body>, GitHub's <div>, the comment's <div> and the lists
+    head, tail = "<div>\n", "\n/notes off\n</div>"
+    assert kinds(head + "<ul/<>" * 395 + tail) == [("off", ())]
+    assert kinds(head + "<ul/<>" * 396 + tail) == []
