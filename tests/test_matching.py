@@ -2555,3 +2555,59 @@ def test_eval_script_scan_terms_title_only_scans_titles(tmp_path, capsys, eval_s
     titles = capsys.readouterr().out
     assert "as captured" in captured and note.id in captured
     assert "title only" in titles and note.id not in titles  # the title links nothing
+
+
+# --- found by mutation run 'r21b' ---
+
+
+# kills: bot/reasons.py:23 a rename's two paths counted as two files
+def test_a_rename_is_one_changed_file_not_two():
+    from bot.reasons import changes
+
+    assert str(changes(["new.py", "old.py"], count=1)) == "changes new.py"
+    assert str(changes(["a.py", "new.py", "old.py"], count=2)) == "changes a.py and 1 more file"
+
+
+# kills: bot/reasons.py:26 a tag with a hyphen is not quoted as written
+# kills: bot/reasons.py:26 a tag with a space is not quoted as written
+# kills: bot/reasons.py:31 a plain tag replaced by the term's text
+def test_a_plain_title_tag_is_named_as_the_pr_wrote_it():
+    from bot.reasons import tag_text
+    from bot.terms import TermHit
+
+    hit = TermHit("spec decode", "spec decode", 1)
+    assert tag_text("Spec-Decode", hit) == "Spec-Decode"
+    assert tag_text("Spec Decode v2", hit) == "Spec Decode v2"
+    # more than words (a mention): the term as found, not the tag
+    assert tag_text("@someone spec decode", hit) == "spec decode"
+
+
+# kills: bot/reasons.py:47 a line's weights from several reasons not added up
+def test_a_line_named_by_several_reasons_ranks_by_their_total_weight():
+    from bot.reasons import reason_lines
+
+    scored = [(1.0, "a", "topic: A"), (0.6, "b", "topic: B"), (0.6, "b", "topic: C")]
+    assert reason_lines(scored) == ("b (topic: B; topic: C)", "a (topic: A)")
+
+
+# kills: bot/reasons.py:105 a line's things in one group carry the share of one thing only
+def test_a_group_of_several_shared_words_carries_each_words_share():
+    from bot.match_result import Said, Saying
+    from bot.reasons import _one_per_thing
+
+    lines = {
+        Said(Saying.TITLE, ("x", "y")): (2.0, ["topic: A"]),
+        Said(Saying.TITLE, ("x", "y", "z")): (3.0, ["keyword of this note"]),
+    }
+    assert [(str(what), weight, whys) for what, weight, whys in _one_per_thing(lines)] == [
+        ("title mentions 'x', 'y'", 4.0, ["topic: A", "keyword of this note"]),
+        ("title mentions 'z'", 1.0, ["keyword of this note"]),
+    ]
+
+
+# kills: bot/reasons.py:113 a reason two merged lines both give is said twice
+def test_a_reason_two_merged_lines_share_is_said_once():
+    from bot.reasons import changes, reason_lines
+
+    scored = [(1.0, changes(["a.py", "b.py"]), "topic: A"), (1.0, changes(["a.py"]), "topic: A")]
+    assert reason_lines(scored) == ("changes a.py (topic: A)", "changes 1 other file (topic: A)")

@@ -190,3 +190,27 @@ def test_a_word_exactly_as_rare_as_the_floor_counts():
     assert shared_words(frozenset({"region"}), frozenset({"region"}), vocab, floor) == [
         ("region", floor)
     ]
+
+
+# --- found by mutation run 'r21b' ---
+
+
+# kills: bot/reasons.py:144 words shared with the note's title quoted as its keywords write them
+# kills: bot/reasons.py:149 words shared with the keywords quoted as the note's title writes them
+# kills: bot/reasons.py:138 two words read from one identifier quote it twice
+def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes_it():
+    facts = PRFacts(repo="o/r", number=1, title="Fix get_kv_stats in connector_worker")
+    title, keywords = "get_kv_stats aggregation", "connector_worker"
+    names = (names_in(title), names_in(keywords))
+    # the note's title writes `get_kv_stats`, its keywords do not: quoted whole
+    detail = shared_detail(["stat"], title_words(title), names, facts)
+    assert detail == "title shares 'get_kv_stats' with this note's title"
+    # the keywords write `connector_worker`, the title does not: quoted whole
+    detail = shared_detail(["stat", "worker"], title_words(title), names, facts)
+    assert detail == (
+        "title shares 'get_kv_stats' with this note's title and 'connector_worker' with its"
+        " keywords"
+    )
+    # `kv` and `stat` both read from `get_kv_stats`: one quote
+    detail = shared_detail(["kv", "stat"], title_words(title), names, facts)
+    assert detail == "title shares 'get_kv_stats' with this note's title"
