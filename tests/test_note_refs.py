@@ -305,3 +305,13 @@ def test_only_the_fields_with_suggestions_get_a_line_to_paste():
     lines = render_refs(note(read_with=[6], issues=[2]), got)
     assert "  read_with = [6, 1]" in lines
     assert not any(line.startswith("  issues = ") for line in lines)
+
+
+# kills: bot/note_refs.py:61 a description GitHub sends as null is read as a string
+def test_a_source_pr_without_a_description_names_nothing():
+    assert mentioned(None, note(), []) == []
+
+
+# kills: bot/note_refs.py:62 the numbers named reordered (sorted), not first mention first
+def test_numbers_named_are_listed_in_the_order_the_description_names_them():
+    assert mentioned("See #900, then #12 and #500.", note(), []) == [900, 12, 500]
