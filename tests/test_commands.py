@@ -1438,6 +1438,7 @@ def test_inline_math_or_dollars_inside_a_line_open_no_math_block():
 
 
 # kills: bot/comment_prose.py:297 a `$$` block left open hides nothing after it
+# kills: bot/comment_prose.py:298 a `$$` block left open spares the comment's last line
 def test_a_math_block_left_open_hides_the_lines_after_it():
     assert kinds("$$\nx = 1\n/notes why") == []
 
@@ -1569,3 +1570,17 @@ def test_a_math_block_opened_by_a_dollar_pair_indented_one_to_three_spaces_is_a_
     # are already tests; the math scan strips an indent only before a list or quote marker
     assert kinds(" $$\nx = 1\n/notes off\n $$") == []
     assert kinds("   $$\n/notes off\n$$") == []
+
+
+# kills: bot/comment_prose.py:131 the word compared case-folded (a long s is then an s)
+def test_a_word_that_only_case_folds_to_the_command_is_not_it():
+    assert kinds("/note\u017f why") == []  # "/noteſ": casefold() makes it "/notes"
+
+
+# kills: bot/comment_prose.py:227 a text's last mark taken for where its line starts
+# kills: bot/comment_prose.py:231 a later line's mark left in the line as a space
+def test_two_command_lines_joined_by_raw_html_are_one_line_from_the_first():
+    # a newline in raw HTML is a space: GitHub shows "/notes why /notes off" on one line
+    text = "<div>\n/notes why\n/notes off\n</div>"
+    assert [line.rstrip() for line in command_lines(text, "/notes")] == ["/notes why /notes off"]
+    assert kinds(text) == [("why", ("/notes", "off"))]
