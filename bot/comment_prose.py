@@ -289,10 +289,12 @@ def _display_math(lines: list[str]) -> set[int]:
     for i, line in enumerate(plain.split("\n")):
         if start is None:
             rest = line.rstrip()
-            if rest.startswith("$$") and "$$" not in rest[2:]:
-                start = i
-        elif "$$" in line:
-            inside.update(range(start + 1, i))
+            opening = rest.lstrip(" ")  # a paragraph's indent: up to 3 spaces (4: code)
+            if len(rest) - len(opening) <= 3 and opening.startswith("$$"):
+                if "$$" not in opening[2:]:
+                    start = i
+        elif "$$" in line:  # what comes before the closing `$$` is in the formula too
+            inside.update(range(start + 1, i + 1))
             start = None
     if start is not None:
         inside.update(range(start + 1, len(lines)))

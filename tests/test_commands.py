@@ -1551,9 +1551,7 @@ def test_the_walk_reads_text_400_levels_deep_not_401():
     assert kinds(head + "<ul/<>" * 396 + tail) == []
 
 
-# kills: bot/comment_prose.py:295 the closing line of a math block taken in (it survives:
-# the closing line's text before its `$$` is read as prose, a defect)
-@pytest.mark.xfail(strict=True, reason="r21b: a command before a math block's closing $$ runs")
+# found by mutation run 'r21b': the closing line's text before its `$$` was read as prose
 def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula():
     # GitHub shows "x = 1 /notes off" as one display formula, up to the closing "$$"; the
     # math scan counts only the lines between the two "$$" lines as the formula, and the
@@ -1561,15 +1559,15 @@ def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula(
     assert kinds("$$\nx = 1\n/notes off $$") == []
 
 
-# kills: bot/comment_prose.py:292 a `$$` opens a formula only at the line's very start (it
-# survives: a paragraph's indent of 1-3 spaces is no part of its text, a defect)
-@pytest.mark.xfail(strict=True, reason="r21b: a math block opened by an indented $$ is missed")
+# found by mutation run 'r21b': a `$$` opened a formula only at the line's very start; a
+# paragraph's indent of 1-3 spaces is no part of its text
 def test_a_math_block_opened_by_a_dollar_pair_indented_one_to_three_spaces_is_a_formula():
     # " $$" is the paragraph line "$$" (CommonMark strips up to three spaces of indent),
     # the same formula as "$$\n/notes off\n$$" and "1. $$\n   /notes off\n   $$", which
     # are already tests; the math scan strips an indent only before a list or quote marker
     assert kinds(" $$\nx = 1\n/notes off\n $$") == []
     assert kinds("   $$\n/notes off\n$$") == []
+    assert kinds("    $$\n/notes off\n$$") == [("off", ())]  # 4 spaces: code, no formula
 
 
 # kills: bot/comment_prose.py:131 the word compared case-folded (a long s is then an s)
