@@ -92,9 +92,10 @@ def without_indented_code(text: str) -> str:
     indented blocks (four columns of indent after a blank line or another block, at the
     top level, in a block quote, or four beyond a list item's content; not a list item's
     continuation lines, not a paragraph's lazy ones) and any fenced block still there.
-    `text` has "\n" line ends. Without four spaces or a tab in a row, a text has none,
-    and is returned as it is without being parsed."""
-    if "    " not in text and "\t" not in text:
+    `text` has "\n" line ends. Without four spaces or a tab in a row, nor a fence (one
+    in a block quote is left to this), a text has none, and is returned as it is
+    without being parsed."""
+    if not any(mark in text for mark in ("    ", "\t", "```", "~~~")):
         return text
     # a lone surrogate (a JSON escape) cannot be encoded: a "?" of its own, lines kept
     safe = text.encode("utf-8", "replace").decode("utf-8")
