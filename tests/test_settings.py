@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
-from tests.webhook_kit import clear_error, run_cli
+from tests.webhook_kit import ROOT, clear_error, run_cli
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
 
@@ -426,8 +426,22 @@ def test_an_unclosed_quote_in_env_is_named_by_line(tmp_path):
         ("https://notes.example.org # production", "an inline comment"),
         ("https://notes.example.org:84a3", "the port '84a3' is not a number"),
         ("https://notes.example.org?x=1", "a query"),
+        # found by mutation run 'r21s': a space or a control character inside, no host
+        ("https://notes example.org", "holds whitespace or a control character"),
+        ("https://notes.example.org/\x07", "holds whitespace or a control character"),
+        ("https://:443/review-notes", "names no host"),
+        ("https://user@/review-notes", "names no host"),
     ],
-    ids=["line-end", "inline-comment-via-docker-env-file", "bad-port", "query"],
+    ids=[
+        "line-end",
+        "inline-comment-via-docker-env-file",
+        "bad-port",
+        "query",
+        "space-inside",
+        "control-character",
+        "port-no-host",
+        "user-no-host",
+    ],
 )
 @pytest.mark.parametrize("field", ["public_url", "github_api_url"])
 def test_a_url_no_link_or_call_can_be_built_on_is_refused_saying_why(field, value, why):
@@ -480,3 +494,132 @@ def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
             assert client.policy.backoff_max == backoff_max, given
         finally:
             client.close()
+
+
+# --- found by mutation run 'r21s' ---
+
+# The range each numeric setting takes, as an operator may set it: the lowest and
+# highest values accepted (a value past either is refused, named). 0 where it means
+# "none" (no retries, no back-off, no spacing: the tests' own settings), 1 where 0 would
+# stop the bot (no worker, no deferral).
+RANGES = [
+    ("workers", 1, 32),
+    ("delivery_retention_days", 3, 3650),
+    ("http_timeout", 0.001, 300),
+    ("max_retries", 0, 10),
+    ("retry_backoff", 0, 60),
+    ("retry_backoff_max", 0, 3600),
+    ("retry_max_wait", 0, 3600),
+    ("retry_sleep_max", 0, 60),
+    ("seconds_between_requests", 0, 10),
+    ("seconds_between_writes", 0, 60),
+    ("max_deferrals", 1, 100),
+    ("seconds_between_unverified_logs", 1, 3600),
+    ("port", 1, 65535),
+]
+
+
+@pytest.mark.parametrize(("field", "lowest", "highest"), RANGES, ids=[r[0] for r in RANGES])
+def test_a_numeric_setting_takes_its_whole_range_and_nothing_past_it(field, lowest, highest):
+    from bot.settings import env_name
+
+    step = 1 if isinstance(lowest, int) and isinstance(highest, int) else lowest
+    for value in (lowest, highest):
+        assert getattr(load(**{field: value}), field) == value
+    for value in (lowest - step, highest + 1):
+        assert errors(**{field: value}).startswith(f"{env_name(field)}: ")
+
+
+def test_files_recheck_delays_take_0_to_3600_seconds():
+    assert load(files_recheck_delays="0,3600").files_recheck_delays == (0.0, 3600.0)
+    for bad in ("-1", "3601"):
+        assert "REVIEW_NOTES_FILES_RECHECK_DELAYS" in errors(files_recheck_delays=bad)
+
+
+def test_the_readmes_defaults_are_the_settings_defaults():
+    # README's Settings table gives each default; config/bot.toml sets some of them as
+    # data: the code's default, the file's and the README's must say one thing.
+    import tomllib
+
+    from bot.settings import DEFAULT_BOT_TOML, Settings, env_name
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme.split("\n## Settings\n", 1)[1]
+    said = dict(re.findall(r"^\| `([A-Z0-9_]+)` \| `([^`]+)` \|", table, re.M))
+    in_toml = tomllib.loads(DEFAULT_BOT_TOML.read_text("utf-8"))
+    checked = 0
+    for name, field in Settings.model_fields.items():
+        written = said.get(env_name(name))
+        default = field.default
+        if written is None or not isinstance(default, bool | int | float | str):
+            continue
+        as_text = str(default).lower() if isinstance(default, bool) else str(default)
+        if isinstance(default, float):
+            as_text = f"{default:g}"
+        assert written == as_text, name
+        assert in_toml.get(name, default) == default, name
+        checked += 1
+    assert checked >= 15  # the table's literal defaults were found
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("0.0.0.0", "http://127.0.0.1:8000"),  # every IPv4 address: this machine's loopback
+        ("::", "http://[::1]:8000"),  # every IPv6 address
+        ("[::]", "http://[::1]:8000"),
+        ("::1", "http://[::1]:8000"),  # an IPv6 address goes in brackets
+        ("fe80::1", "http://[fe80::1]:8000"),
+        ("[::1]", "http://[::1]:8000"),  # once
+        ("10.0.0.5", "http://10.0.0.5:8000"),  # one address: that one
+        ("localhost", "http://localhost:8000"),
+        (" 0.0.0.0 ", "http://127.0.0.1:8000"),
+    ],
+)
+def test_the_local_url_is_where_a_client_on_this_machine_reaches_the_server(host, url):
+    assert load(host=host).local_url() == url
+
+
+def test_a_host_is_kept_as_given_and_a_blank_one_is_the_default():
+    assert load(host="10.0.0.5").host == "10.0.0.5"
+    assert load(host="  ").host == "127.0.0.1"
+
+
+def test_secret_values_are_every_secret_the_logs_must_hide():
+    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    assert load().secret_values() == ["review-notes-dev-secret"]
+    assert load(github_token="ghp_abc", **live).secret_values() == ["s", "ghp_abc"]
+    key = load(github_app_id="1", github_private_key=PEM, **live)
+    assert key.secret_values() == ["s", PEM]
+
+
+def test_a_token_beside_an_app_id_alone_is_named_as_a_conflict():
+    text = errors(github_token="ghp_abc", github_app_id="1")
+    assert "GITHUB_TOKEN: set either a token or the App credentials, not both" in text
+
+
+def test_blank_and_padded_values_are_read_as_meant():
+    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    assert "REVIEW_NOTES_DB_PATH: is empty" in errors(db_path="   ")
+    app = load(github_app_id=" 123 ", github_private_key=PEM, **live)
+    assert app.github_app_id == "123"
+    # a key on one line with escapes and an `echo`'s line end: the key, no blank line
+    one_line = PEM.replace("\n", "\\n") + "\n"
+    assert load(github_app_id="1", github_private_key=one_line, **live).private_key_pem() == PEM
+
+
+@pytest.mark.parametrize("value", ['""', "''", ' "no-review-notes" '])
+def test_a_value_wrapped_in_quotes_is_refused_even_empty_or_padded(value):
+    assert "is wrapped in quotes" in errors(opt_out_label=value)
+
+
+def test_a_private_key_is_told_from_other_pem_text_and_may_be_padded():
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    cert = PEM.replace("RSA PRIVATE KEY", "CERTIFICATE")
+    assert "GITHUB_PRIVATE_KEY: not a PEM private key" in errors(github_private_key=cert, **live)
+    assert load(github_private_key=f"  \n{PEM}", **live).private_key_pem() == f"  \n{PEM}"
+
+
+def test_the_allow_list_is_read_without_case():
+    s = load(repos="vllm-project/vllm")
+    assert s.allows("VLLM-Project/vLLM") and not s.allows("vllm-project/other")
