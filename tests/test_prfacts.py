@@ -746,3 +746,258 @@ def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
     assert "no-review-notes" not in without_code(quoted + "\n    x = 1\n")
     assert "no-review-notes" not in without_code(quoted)
     assert "no-review-notes" not in without_code(quoted.replace("```", "~~~"))
+
+
+# --- found by mutation run 'r21a' ---
+
+
+# kills: bot/prfacts.py:37 a tag may be at most 39 characters, not 40
+def test_a_tag_is_at_most_forty_characters():
+    assert title_tags("[" + "x" * 40 + "] Fix") == ("x" * 40,)
+    assert title_tags("[" + "x" * 41 + "] Fix") == ()
+
+
+# kills: bot/prfacts.py:39 a conventional-commit prefix with `!` (breaking) is not read
+def test_a_breaking_conventional_commit_scope_is_a_tag_too():
+    assert title_tags("feat(core)!: drop the v0 engine") == ("core",)
+    assert title_text("feat(core)!: drop the v0 engine") == "drop the v0 engine"
+
+
+# kills: bot/prfacts.py:39 a conventional-commit prefix after leading spaces is not read
+def test_a_conventional_commit_prefix_after_leading_spaces_is_read():
+    assert title_tags("  fix(spec-decode): keep the cache") == ("spec-decode",)
+
+
+# kills: bot/prfacts.py:58 the conventional-commit scope goes after the bracketed tags
+# kills: bot/prfacts.py:58 the conventional-commit scope keeps its spaces
+def test_a_conventional_commit_scope_comes_first_and_stripped():
+    assert title_tags("feat( core ): [Misc] add a flag") == ("core", "Misc")
+
+
+# kills: bot/prfacts.py:55 a tag's text keeps its surrounding spaces
+# kills: bot/prfacts.py:59 an empty tag (`[ ]`) is kept
+def test_tags_are_stripped_and_an_empty_one_is_no_tag():
+    assert title_tags("[ Bugfix ][ ] Keep EAGLE cache") == ("Bugfix",)
+
+
+# kills: bot/prfacts.py:70 a tag removed from inside a word run leaves no space
+def test_a_tag_inside_a_word_run_leaves_a_word_break():
+    assert title_text("Fix foo[ROCm]bar") == "Fix foo bar"
+
+
+# kills: bot/prfacts.py:73 only runs of three or more spaces collapse
+def test_runs_of_spaces_in_a_title_are_one_space():
+    assert title_text("[Bugfix] Keep  EAGLE\t\tcache") == "Keep EAGLE cache"
+
+
+# kills: bot/prfacts.py:83 `</DETAILS>` (upper case) does not close a details element
+# kills: bot/prfacts.py:85 `</PRE>` (upper case) does not close a pre element
+def test_upper_case_details_and_pre_end_tags_close_their_element():
+    body = (
+        "<DETAILS><summary>log</summary>hidden words</DETAILS>\nKept one.\n"
+        "<PRE>hidden too</PRE>\nKept two."
+    )
+    cleaned = clean_body(body)
+    assert "Kept one." in cleaned and "Kept two." in cleaned
+    assert "hidden" not in cleaned
+
+
+# kills: bot/prfacts.py:93 closing HTML tags (`</b>`) are left in the text
+def test_closing_html_tags_are_removed_with_the_opening_ones():
+    assert clean_body("Speeds up <b>fused MoE</b> on <sub>H100</sub>.") == (
+        "Speeds up fused MoE on H100."
+    )
+
+
+# kills: bot/prfacts.py:98 an indented "**BEFORE SUBMITTING" line does not cut the template
+# kills: bot/prfacts.py:257 the template's tail is never cut
+def test_an_indented_template_tail_is_cut_too():
+    body = "Fix the cache.\n  **BEFORE SUBMITTING, PLEASE READ the checklist**\nKernel"
+    assert clean_body(body) == "Fix the cache."
+
+
+# kills: bot/prfacts.py:109 template headings are removed only in the template's case
+def test_template_headings_are_removed_whatever_their_case():
+    assert clean_body("## purpose\nFix the cache.\n## TEST PLAN\nrun it") == (
+        "Fix the cache.\n\nrun it"
+    )
+
+
+# kills: bot/prfacts.py:117 `WARN` log lines are kept
+# kills: bot/prfacts.py:122 log lines with an ISO `T` timestamp are kept
+# kills: bot/prfacts.py:125 `>>> ` prompt lines are kept
+def test_warn_iso_timestamped_and_python_prompt_lines_are_removed():
+    body = (
+        "Fix the cache.\nWARN cache is full\n2025-01-02T03:04:05 worker started\n"
+        ">>> import vllm\nDone."
+    )
+    assert clean_body(body) == "Fix the cache.\n\nDone."
+
+
+# kills: bot/prfacts.py:128 a table row whose first cell is empty is taken for a rule row
+def test_a_table_row_with_an_empty_first_cell_is_no_rule_row():
+    body = "| | EAGLE drafter |\n| --- | --- |\n| fixed | yes |"
+    assert clean_body(body) == "| | EAGLE drafter |\n\n| fixed | yes |"
+
+
+# kills: bot/prfacts.py:137 a traceback's closing `KeyboardInterrupt` line is kept
+def test_a_traceback_ended_by_keyboard_interrupt_is_removed_whole():
+    body = (
+        "Stop the server cleanly.\n"
+        "Traceback (most recent call last):\n"
+        '  File "/opt/vllm/vllm/entrypoints/api_server.py", line 9, in main\n'
+        "KeyboardInterrupt\n"
+        "It now exits."
+    )
+    assert clean_body(body) == "Stop the server cleanly.\n\nIt now exits."
+
+
+# kills: bot/prfacts.py:140 a line of underscores (a rule) is not "mostly numbers"
+def test_a_rule_of_underscores_is_removed():
+    assert clean_body("Fix the cache.\n___\nMore words.") == "Fix the cache.\nMore words."
+
+
+# kills: bot/prfacts.py:149 a reference has at most six digits
+def test_a_reference_has_up_to_seven_digits():
+    assert referenced_prs("see #1234567", "vllm-project/vllm") == (1234567,)
+    assert referenced_prs("see #12345678", "vllm-project/vllm") == ()
+
+
+# kills: bot/prfacts.py:163 a line exactly half digits is taken for figures
+def test_a_line_half_of_digits_is_words_not_figures():
+    assert clean_body("Tested on:\ngfx942") == "Tested on:\ngfx942"
+
+
+# kills: bot/prfacts.py:163 a figures line must also be all non-letters (`or` made `and`)
+def test_a_benchmark_row_with_units_is_figures():
+    assert clean_body("Faster decode.\n| 128 | 2048 | 1.25x |") == "Faster decode."
+
+
+# kills: bot/prfacts.py:172 a Test Result section with no later heading keeps its content
+def test_a_test_result_section_runs_to_the_end_without_a_later_heading():
+    assert clean_body("Fix the cache.\n## Test Result\nEAGLE throughput is up") == (
+        "Fix the cache."
+    )
+
+
+# kills: bot/prfacts.py:114 a heading with nothing after its `#`s does not end a section
+def test_an_empty_heading_ends_the_test_result_section():
+    body = "Fix the cache.\n## Test Result\nEAGLE throughput is up\n##\nAlso renames the flag."
+    assert clean_body(body) == "Fix the cache.\nAlso renames the flag."
+
+
+# kills: bot/prfacts.py:193 an unclosed `<details>` hides only its own tag
+# kills: bot/prfacts.py:198 an unclosed `<pre>` hides only its own tag
+def test_an_unclosed_details_or_pre_hides_the_rest_of_the_description():
+    body = "Fix the cache.\n<details><summary>logs</summary>\nEAGLE crash log"
+    assert clean_body(body) == "Fix the cache."
+    assert clean_body("Fix the cache.\n<pre>\nEAGLE crash log") == "Fix the cache."
+
+
+# kills: bot/prfacts.py:212 a code span ending where a comment opens still holds it (hangs)
+def test_a_comment_right_after_an_inline_code_span_is_hidden():
+    assert clean_body("Use `x`<!-- a hint -->here.") == "Use `x`here."
+
+
+# kills: bot/prfacts.py:225 a tab-indented code block is not looked for
+def test_a_comment_opener_in_tab_indented_code_hides_nothing():
+    cleaned = clean_body("Fix the cache.\n\n\t<!-- a literal opener\n\nKept words.")
+    assert cleaned == "Fix the cache.\n\nKept words."
+
+
+# kills: bot/prfacts.py:269 trailing spaces are kept on each line
+def test_trailing_spaces_are_trimmed_from_each_line():
+    assert clean_body("Fix the cache.   \nMore words. ") == "Fix the cache.\nMore words."
+
+
+# kills: bot/prfacts.py:276 a lone `\r` is not a line end before comments are read (crashes)
+def test_a_lone_carriage_return_ends_a_line_before_comments_are_read():
+    assert clean_body("Use `x`.\r<!-- a hint -->\rMore words.") == "Use `x`.\n\nMore words."
+
+
+# kills: bot/prfacts.py:282 an upper-case `<CODE>` element is not shown as code
+def test_an_upper_case_code_element_is_no_reference():
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="x", body="See <CODE>#52419</CODE>")
+    assert facts.refs == ()
+
+
+# kills: bot/prfacts.py:322 `owner/name#N` must spell the repository in its own case
+# kills: bot/prfacts.py:327 a github.com link must spell the repository in its own case
+def test_a_reference_names_the_repository_in_any_case():
+    text = "see VLLM-Project/vllm#51318 and https://github.com/vLLM-project/VLLM/pull/49613"
+    assert referenced_prs(text, "vllm-project/vllm") == (51318, 49613)
+
+
+# kills: bot/prfacts.py:379 `listed_files` is taken as is, above the distinct paths
+def test_a_files_listing_count_never_exceeds_its_distinct_paths():
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="x", files=("a.py",), listed_files=3)
+    assert facts.file_count == 1
+
+
+# kills: bot/prfacts.py:412 a line break in the title is kept, ending a code span in it
+def test_a_code_span_in_a_title_hides_a_reference_across_a_line_break():
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title="Fix `build\n\n#52419`", body="")
+    assert facts.refs == ()
+
+
+# kills: bot/prfacts.py:427 a diff's `---`/`+++` file headers are read as changed lines
+def test_the_file_headers_of_a_diff_name_no_code():
+    from bot.prfacts import code_names_in
+
+    patch = "--- a/vllm/old_module.py\n+++ b/vllm/new_module.py\n@@ -1 +1 @@\n+x = warmup_step"
+    assert code_names_in([("vllm/new_module.py", patch)]) == {
+        "warmup_step": ("vllm/new_module.py",)
+    }
+
+
+# kills: bot/prfacts.py:432 one name more than MAX_CODE_NAMES is kept
+def test_code_names_stop_at_their_bound_but_known_ones_still_gain_files():
+    from bot.prfacts import MAX_CODE_NAMES, code_names_in
+
+    many = "\n".join(f"+name_{n} = 1" for n in range(MAX_CODE_NAMES + 2))
+    names = code_names_in([("a.py", many), ("b.py", "+name_0 = 2")])
+    assert len(names) == MAX_CODE_NAMES
+    assert names["name_0"] == ("a.py", "b.py")
+
+
+# kills: bot/prfacts.py:473 a new hunk stays inside the previous hunk's `import (`
+def test_a_new_hunk_does_not_continue_a_parenthesised_import():
+    from bot.prfacts import imports_only
+
+    patch = (
+        "@@ -1,2 +1,2 @@\n from vllm.a import (\n-    Old,\n+    New,\n"
+        "@@ -50,1 +50,1 @@\n-    x = Old\n+    x = New"
+    )
+    assert not imports_only(patch)
+
+
+# kills: bot/prfacts.py:480 a one-line `from x import (a, b)` opens an import block
+def test_a_one_line_parenthesised_import_opens_no_block():
+    from bot.prfacts import imports_only
+
+    patch = "@@ -1,1 +1,2 @@\n-from vllm.a import (X)\n+from vllm.a import (X, Y)\n+run(Y)"
+    assert not imports_only(patch)
+
+
+# kills: bot/prfacts.py:494 a payload's files list with one string in it is taken
+def test_a_payload_files_list_with_a_non_string_is_not_the_files():
+    from bot.prfacts import payload_files
+
+    assert payload_files({"files": ["a.py", "b.py"]}) == ["a.py", "b.py"]
+    assert payload_files({"files": ["a.py", 3]}) is None
+
+
+# kills: bot/prfacts.py:538 a payload label with an empty name is kept
+def test_a_payload_label_without_a_name_is_left_out():
+    labels = [{"name": ""}, {"name": "ci/build"}, {}]
+    payload = {
+        "repository": {"full_name": "o/r"},
+        "pull_request": {"number": 3, "title": "x", "labels": labels},
+    }
+    assert facts_from_payload(payload).labels == ("ci/build",)
+
+
+# kills: bot/prfacts.py:565 a record number in non-ASCII digits (Arabic-Indic) is taken
+def test_a_record_number_in_non_ascii_digits_is_no_pr_number():
+    with pytest.raises(ValueError, match="number"):
+        facts_from_record({"number": "\u0661\u0662", "title": "t"})
