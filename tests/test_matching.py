@@ -2611,3 +2611,212 @@ def test_a_reason_two_merged_lines_share_is_said_once():
 
     scored = [(1.0, changes(["a.py", "b.py"]), "topic: A"), (1.0, changes(["a.py"]), "topic: A")]
     assert reason_lines(scored) == ("changes a.py (topic: A)", "changes 1 other file (topic: A)")
+
+
+# --- found by mutation run 'r21a' ---
+
+
+# kills: bot/matching.py:105 a description word makes a note's topic evidence more than files
+def test_a_description_word_does_not_lift_a_sweep_of_files():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    cfg = CFG.model_copy(update={"files_only_share": 0.33, "threshold": 3.0})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    files = ours + [f"tests/t{i}.py" for i in range(8)]
+    result = match_pr(
+        pr("Refactor device strings", body="Touches EAGLE too.", files=files), lib, cfg
+    )
+    assert ids(result) == []
+    assert result.held_back == (
+        ("n", "shown by changed files alone, too small a share of the PR's files"),
+    )
+
+
+# kills: bot/matching.py:344 the two paths of a rename count as two files when it is the PR
+def test_a_rename_under_a_topic_is_one_file_of_a_one_file_pr():
+    lib = library(note("n", ("spec-decode",)))
+    files = ["vllm/v1/spec_decode/a.py", "vllm/v1/spec_decode/b.py"]
+    facts = replace(pr("Move the drafter", files=files), changed_files=1, listed_files=1)
+    [m] = match_pr(facts, lib, CFG.model_copy(update={"threshold": 1.0})).matches
+    assert m.reasons == ("changes vllm/v1/spec_decode/a.py (topic: Speculative decoding)",)
+    assert m.score == 3.0
+
+
+# kills: bot/matching.py:459 a topic listed at scale 1.0 is taken for a broad one
+# kills: bot/matching.py:460 a topic listed at scale 1.0 is taken for a narrow one
+def test_a_topic_listed_at_scale_one_is_neither_broad_nor_narrow():
+    lib = library(note("n", ("rocm", "spec-decode")))
+    cfg = CFG.model_copy(update={"min_specific": 1.0, "threshold": 1.0})
+    one = cfg.model_copy(update={"topic_scale": {"rocm": 1.0}})
+    facts = pr("[ROCm] Fix a hang")
+    plain, listed = match_pr(facts, lib, cfg), match_pr(facts, lib, one)
+    assert [(m.score, m.specific) for m in listed.candidates] == [(1.25, 1.25)]
+    assert [(m.score, m.specific) for m in plain.candidates] == [(1.25, 1.25)]
+    assert ids(listed) == ids(plain) == ["n"]
+
+
+# kills: bot/matching.py:489 a word in two tags is quoted from the last tag, not the first
+def test_a_word_in_two_tags_is_quoted_from_the_first():
+    lib = library(note("n", ("spec-decode",)))
+    facts = pr("[Spec Decode][spec decode CI] Fix drafts")
+    [m] = match_pr(facts, lib, CFG.model_copy(update={"threshold": 1.0})).matches
+    assert m.reasons == ("title is tagged [Spec Decode] (topic: Speculative decoding)",)
+
+
+# kills: bot/matching.py:493 a word said in a tag and again in the title's text counts twice
+def test_a_topic_word_in_a_tag_and_the_title_text_counts_once():
+    lib = library(note("n", ("spec-decode",)))
+    facts = pr("[Spec Decode] Keep spec decode drafts")
+    [m] = match_pr(facts, lib, CFG.model_copy(update={"threshold": 1.0})).matches
+    assert m.score == 2.5  # the tag, not the tag and a title word
+    assert m.reasons == ("title is tagged [Spec Decode] (topic: Speculative decoding)",)
+
+
+# kills: bot/matching.py:598 a topic hit lists the notes of every repository
+def test_a_topic_hit_lists_the_notes_of_the_prs_repository_only():
+    lib = library(note("here", ("spec-decode",)), note("there", ("spec-decode",), repo="o/fork"))
+    result = match_pr(pr("Fix EAGLE drafts"), lib, CFG)
+    assert [h.note_ids for h in result.topic_hits] == [("here",)]
+
+
+# kills: bot/matching.py:633 one more of the note's description words counts than body_terms
+def test_only_body_terms_of_a_notes_own_words_in_the_description_count():
+    lib = library(note("n", ("rocm",), keywords=("drafter", "verifier", "sampler")))
+    result = match_pr(pr("Fix", body="The drafter, the verifier and the sampler."), lib, CFG)
+    assert [m.score for m in result.candidates] == [1.5]  # 2 (body_terms) x 0.75
+
+
+# kills: bot/matching.py:689 a title sharing exactly `similar_min_words` rare words is none
+# kills: bot/matching.py:721 the topic's words are taken as the whole title text
+def test_a_title_sharing_exactly_the_minimum_of_rare_words_is_evidence_of_its_own(tmp_path):
+    lib = library(note("n", ("cuda-graphs", "rocm"), title_en="Fix the eager region"))
+    facts = pr("Fix eager region for CUDA graph capture")
+    [m] = match_pr(facts, lib, _similar_cfg(tmp_path)).candidates
+    assert "title shares 'region', 'eager' with this note's title" in m.reasons
+    assert m.score == 5.0  # 4 (similar, capped) + 2 x 1/2 (the topic)
+    assert m.own  # `eager` and `region` are no words of the topic's `CUDA graph`
+
+
+# kills: bot/matching.py:710 a title sharing only its topics' words singles out the note
+def test_a_title_sharing_only_the_topic_words_does_not_single_out_the_note(tmp_path):
+    lib = library(note("n", ("cuda-graphs",), title_en="Piecewise capture"))
+    cfg = _similar_cfg(tmp_path, similar_min_words=1)
+    [m] = match_pr(pr("Piecewise fix"), lib, cfg).candidates
+    assert "title shares 'Piecewise' with this note's title" in m.reasons
+    assert not m.own
+
+
+# kills: bot/matching.py:733 files exactly `files_only_share` of the PR's are a sweep
+def test_files_exactly_the_share_of_the_prs_files_are_no_sweep():
+    lib = library(note("n", ("spec-decode", "prefix-caching")))
+    cfg = CFG.model_copy(update={"files_only_share": 0.5, "threshold": 3.0})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    half = pr("Refactor device strings", files=[*ours, "tests/t0.py", "tests/t1.py"])
+    assert ids(match_pr(half, lib, cfg)) == ["n"]
+    less = pr("Refactor device strings", files=[*ours, "tests/t0.py", "tests/t1.py", "tests/t2.py"])
+    assert ids(match_pr(less, lib, cfg)) == []
+
+
+# kills: bot/matching.py:809 a PR related to a note's PR it also refers to is tied twice
+def test_a_pr_referring_to_and_related_to_a_notes_pr_is_tied_once():
+    lib = library(note("n", ("rocm",), source_pr=51318))
+    facts = replace(pr("Revert it", body="Reverts #51318"), related_notes={"n": (51318, "reverts")})
+    [m] = match_pr(facts, lib, CFG).matches
+    assert m.reasons == ("refers to PR 51318, the PR this note reviews",)
+    assert m.score == CFG.weights.source_ref
+
+
+# kills: bot/matching.py:845 a note tied to the PR is held back as a sweep's
+def test_a_note_tied_to_the_pr_is_no_sweep():
+    lib = library(note("n", ("spec-decode", "prefix-caching"), source_pr=51318))
+    cfg = CFG.model_copy(update={"files_only_share": 0.33, "threshold": 3.0})
+    ours = ["vllm/v1/spec_decode/eagle.py", "vllm/v1/core/kv_cache_manager.py"]
+    files = ours + [f"tests/t{i}.py" for i in range(8)]
+    sweep = pr("Refactor device strings", body="Follow-up to #51318", files=files)
+    assert ids(match_pr(sweep, lib, cfg)) == ["n"]
+
+
+# kills: bot/matching.py:849 a note tied to the PR is held back for resting on its path alone
+def test_a_note_tied_to_the_pr_may_rest_on_its_own_path():
+    lib = library(note("n", ("rocm",), paths=("vllm/x.py",), source_pr=51318))
+    result = match_pr(pr("Tidy", body="Follow-up to #51318", files=["vllm/x.py"]), lib, CFG)
+    assert ids(result) == ["n"] and result.held_back == ()
+
+
+# kills: bot/matching.py:890 `coverage_power` is ignored
+def test_coverage_power_raises_the_share_of_the_notes_topics():
+    lib = library(note("n", ("spec-decode", "rocm")))
+    facts = pr("[Spec Decode] EAGLE fix")  # spec-decode at its cap (4), no ROCm
+    squared = CFG.model_copy(update={"coverage_power": 2.0})
+    assert match_pr(facts, lib, squared).candidates[0].score == 1.0  # 4 x (1/2)^2
+
+
+# kills: bot/matching.py:933 a topic's title words outside the note's keyword are re-ordered
+def test_topic_words_beside_a_notes_keyword_are_quoted_in_title_order():
+    lib = library(note("n", ("spec-decode",), keywords=("drafter",)))
+    [m] = match_pr(pr("Fix spec decode and EAGLE drafter"), lib, CFG).matches
+    assert m.reasons == (
+        "title mentions 'drafter' (keyword of this note)",
+        "title mentions 'spec decode', 'EAGLE' (topic: Speculative decoding)",
+    )
+
+
+# kills: bot/matching.py:942 with `body_terms` 0 a description line quotes no word
+# kills: bot/matching.py:943 with `body_terms` 0 one description word still weighs
+def test_with_body_terms_zero_the_description_weighs_nothing_but_is_quoted():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"body_terms": 0, "threshold": 1.0})
+    [m] = match_pr(pr("Fix EAGLE", body="The drafter of spec decode."), lib, cfg).matches
+    assert m.score == 2.0  # the title word alone
+    assert "description mentions 'spec decode' (topic: Speculative decoding)" in m.reasons
+
+
+# kills: bot/matching.py:955 a first topic shown by files exactly the share is not shown
+def test_a_first_topic_shown_by_files_exactly_the_share_is_shown():
+    lib = library(note("kv", ("prefix-caching", "spec-decode")))
+    cfg = CFG.model_copy(
+        update={"main_topic_first": True, "threshold": 3.0, "files_only_share": 0.5}
+    )
+    files = ["vllm/v1/core/kv_cache_utils.py", "vllm/attention/b.py"]
+    assert ids(match_pr(pr("[Spec Decode] EAGLE refactor", files=files), lib, cfg)) == ["kv"]
+
+
+# kills: bot/matching.py:964 a note with evidence of its own makes the best note ambiguous
+def test_a_note_with_words_of_its_own_does_not_make_a_topic_note_ambiguous():
+    lib = library(
+        note("a", ("spec-decode",)), note("b", ("spec-decode", "rocm"), keywords=("drafter",))
+    )
+    cfg = CFG.model_copy(update={"extra_links_need_own": True})
+    result = match_pr(pr("[Spec Decode] Fix EAGLE", body="The drafter."), lib, cfg)
+    assert [(m.note.id, m.own) for m in result.candidates] == [("a", False), ("b", True)]
+    assert ids(result) == ["a"] and result.held_back == ()
+
+
+# kills: bot/matching.py:987 a tests-and-CI-only PR holds back notes on CI plumbing too
+def test_a_tests_only_pr_keeps_a_note_on_ci_plumbing_shown_by_its_topic_alone():
+    lib = library(note("ci", ("rocm",)), note("eagle", ("spec-decode",)))
+    cfg = CFG.model_copy(
+        update={"upkeep_files": ("tests/",), "upkeep_topics": {"rocm"}, "threshold": 2.0}
+    )
+    result = match_pr(_complete("[ROCm] Fix the ROCm EAGLE test", ["tests/t.py"]), lib, cfg)
+    assert ids(result) == ["ci"]  # on the plumbing, though its title names no word of it
+    assert result.held_back == (
+        ("eagle", "the PR changes only tests and CI, and the note is not on their plumbing"),
+    )
+
+
+# kills: bot/matching.py:1023 beside the PR's own note, a note on topics alone is linked too
+def test_beside_the_prs_own_note_no_note_rests_on_its_topics_alone():
+    lib = library(note("src", ("rocm",), source_pr=1000), note("other", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"extra_links_need_own": True})
+    result = match_pr(pr("[Spec Decode] Fix EAGLE", number=1000), lib, cfg)
+    assert ids(result) == ["src"]
+    assert result.held_back == (("other", "rests on its topics alone, and is not the best note"),)
+
+
+# kills: bot/matching.py:1091 a note at exactly `relative_floor` of the best one is held back
+def test_a_note_at_exactly_the_relative_floor_of_the_best_is_linked():
+    lib = library(note("best", ("spec-decode",)), note("half", ("spec-decode", "rocm")))
+    cfg = CFG.model_copy(update={"relative_floor": 0.5, "threshold": 2.0})
+    result = match_pr(pr("[Spec Decode] Fix EAGLE"), lib, cfg)
+    assert [(m.note.id, m.score) for m in result.candidates] == [("best", 4.0), ("half", 2.0)]
+    assert ids(result) == ["best", "half"]
