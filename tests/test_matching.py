@@ -2820,3 +2820,19 @@ def test_a_note_at_exactly_the_relative_floor_of_the_best_is_linked():
     result = match_pr(pr("[Spec Decode] Fix EAGLE"), lib, cfg)
     assert [(m.note.id, m.score) for m in result.candidates] == [("best", 4.0), ("half", 2.0)]
     assert ids(result) == ["best", "half"]
+
+
+# kills: bot/matching.py:697 a similar title whose rarity is exactly `similar_from` is kept
+def test_a_title_exactly_as_rare_as_similar_from_is_no_evidence(tmp_path):
+    from bot.similarity import shared_words
+
+    lib = library(note("n", ("cuda-graphs", "rocm"), title_en="Fix the eager region"))
+    title = "Fix eager region for CUDA graph capture"
+    vocab = load_vocabulary(_vocab_file(tmp_path))
+    shared = shared_words(title_words(title), title_words("Fix the eager region"), vocab, 3.0)
+    assert [w for w, _ in shared] == ["region", "eager"]
+    cfg = _similar_cfg(tmp_path, similar_from=sum(idf for _, idf in shared))
+    [m] = match_pr(pr(title), lib, cfg).candidates
+    assert m.score == 1.0  # the topic's 2 x 1/2: the shared words add nothing
+    assert not any("shares" in r for r in m.reasons)
+    assert not m.own
