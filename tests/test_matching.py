@@ -2836,3 +2836,18 @@ def test_a_title_exactly_as_rare_as_similar_from_is_no_evidence(tmp_path):
     assert m.score == 1.0  # the topic's 2 x 1/2: the shared words add nothing
     assert not any("shares" in r for r in m.reasons)
     assert not m.own
+
+
+# kills: bot/matching.py:761 a note keyword adding exactly nothing over its topic is a reason
+def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_its_own():
+    lib = library(note("n", ("spec-decode",), keywords=("EAGLE",)))
+    # uncapped, the topic counts the title's EAGLE at 2.0, as much as the note's keyword
+    weights = CFG.weights.model_copy(update={"note_title": 2.0})
+    cfg = CFG.model_copy(update={"topic_cap": 10.0, "weights": weights, "threshold": 1.0})
+    facts = pr("Fix EAGLE drafts", files=["vllm/v1/spec_decode/eagle.py"])
+    [m] = match_pr(facts, lib, cfg).matches
+    assert m.score == 5.0
+    assert m.reasons == (
+        "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)",
+        "title mentions 'EAGLE' (topic: Speculative decoding)",
+    )
