@@ -138,6 +138,7 @@ _TRACEBACK = re.compile(
     re.M,
 )
 _MOSTLY_NUMBERS = re.compile(r"^[\W\d_]*$")
+_NAMED_NUMBER = re.compile(r"\b[A-Za-z]+\d[A-Za-z\d]*\b")  # H100, GB200, MI355X
 
 # owner/name, bounded as GitHub bounds them (39 and 100): "_._._." repeated would
 # otherwise be rescanned from each position for a `/` (quadratic). bot.relations too.
@@ -155,12 +156,15 @@ _LINK_TARGET = re.compile(r"!?\[[^\[\]\n]{0,500}\]\(([^()\n]{0,2000})\)")
 
 
 def _numeric_line(line: str) -> bool:
-    """A row of figures (benchmark tables, progress bars) carries no topic words."""
+    """A row of figures (benchmark tables, progress bars) carries no topic words; a name
+    whose digits follow letters (`H100`, `MI355X`, `fp8`) is a word, not a figure: a
+    line listing the GPUs a PR was tested on is kept."""
     stripped = line.strip()
     if not stripped:
         return False
-    digits = sum(c.isdigit() for c in stripped)
-    return digits * 2 > len(stripped.replace(" ", "")) or bool(_MOSTLY_NUMBERS.match(stripped))
+    figures = _NAMED_NUMBER.sub("", stripped).replace(" ", "")
+    digits = sum(c.isdigit() for c in figures)
+    return digits * 2 > len(figures) or bool(_MOSTLY_NUMBERS.match(stripped))
 
 
 def _without_result_sections(text: str) -> str:

@@ -1005,12 +1005,11 @@ def test_a_record_number_in_non_ascii_digits_is_no_pr_number():
 
 # kills: bot/prfacts.py:163 none: a defect seen while studying the survivor that made a line
 # exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
-@pytest.mark.xfail(
-    strict=True,
-    reason="r21a: a line naming hardware ('- H100', 'B200') is dropped as a row of figures",
-)
+# found by mutation run 'r21a' (a strict xfail until fixed)
 def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     # "- H100" is 3 digits of 5 characters: `_numeric_line` takes it for a benchmark row,
     # and the description loses topic keywords (H100 and B200 are the nvidia topic's)
     # that "Tested on H100 and B200." keeps
     assert clean_body("Tested on:\n- H100\n- B200") == "Tested on:\n- H100\n- B200"
+    # a row of figures is still one, with the GPU it ran on in it
+    assert clean_body("On:\n- H100\n| 123.4 | 56.78 |\nB200 | 1234.5 | 67.89") == "On:\n- H100"
