@@ -117,7 +117,8 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
     assert library is not None and config is not None
-    print(f"ok: {len(library.notes)} notes, {len(library.topics)} topics")
+    retired = f" ({len(library.retired)} retired)" if library.retired else ""
+    print(f"ok: {len(library.notes)} notes{retired}, {len(library.topics)} topics")
     served = settings.repos if settings is not None else ()
     for warning in _warnings(library, config, Path(args.dir), served):  # likely wrong
         print(warning)
@@ -340,6 +341,7 @@ def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
     titles = {n.id: n.title_en or n.title_zh for n in library.notes}
     # marks made before a curator renamed the note: filed under the id it had then
     titles |= {old: f"{titles[now]} (now {now})" for old, now in library.renamed.items()}
+    titles |= {i: f"{n.title_en or n.title_zh} (retired)" for i, n in library.retired.items()}
     return titles
 
 

@@ -48,6 +48,9 @@ class Library:
     # note id -> its file under the notes directory ("eagle/vllm-0436d44c.md"), for links
     # to the file; a note read from elsewhere is `<id>.md` at the top
     files: dict[str, str] = field(default_factory=dict, compare=False)
+    # notes the curators retired (`retired = true`), by id: in no index above, linked on
+    # no PR; kept to tell their pages and marks from a mistyped id's
+    retired: dict[str, Note] = field(default_factory=dict, compare=False)
     by_id: dict[str, Note] = field(init=False)
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
     by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
@@ -315,9 +318,10 @@ def check_library(
     problems += check_notes(sources, topics)
     if problems:
         return None, sorted(problems)
-    notes = tuple(sorted((s.note for s in sources), key=lambda n: n.id))
+    notes = tuple(sorted((s.note for s in sources if not s.note.retired), key=lambda n: n.id))
     files = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
-    return Library(notes=notes, topics=topics, files=files), []
+    retired = {s.note.id: s.note for s in sources if s.note.retired}
+    return Library(notes=notes, topics=topics, files=files, retired=retired), []
 
 
 def load_library(

@@ -16,6 +16,7 @@ FENCE = "+++"
 
 FIELD_ORDER = (
     "id",
+    "retired",
     "repo",
     "source_pr",
     "read_with",
@@ -74,8 +75,8 @@ def dump_fields(fields: dict[str, Any], guidance: str) -> str:
     out = [FENCE]
     for key in keys:
         value = fields[key]
-        if value is None or value == () or value == [] or value == "":
-            continue
+        if value is None or value is False or value == () or value == [] or value == "":
+            continue  # unset, or the default (`retired = false`)
         out.append(_toml_line(key, value))
     out.append(FENCE)
     return "\n".join(out) + "\n" + guidance + "\n"

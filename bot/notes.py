@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     Strict,
+    StrictBool,
     StrictInt,
     ValidationInfo,
     field_validator,
@@ -177,6 +178,9 @@ class Note(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=ID_PATTERN)
+    # taken out of use by the curators: linked on no PR, its page says so; the file stays,
+    # so that importing its digest again does not make it anew
+    retired: StrictBool = False
     repo: str = Field(pattern=REPO_PATTERN)
     # strict: TOML's `true` is not PR 1, nor "52419" a number
     source_pr: StrictInt | None = Field(default=None, ge=1)

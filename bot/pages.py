@@ -243,7 +243,7 @@ class NotesSite:
         if as_data:
             body = json.dumps({"detail": message}, ensure_ascii=False)
             return Response(body, status, media_type="application/json", headers=SECURITY_HEADERS)
-        title = "Not found" if status == 404 else "Bad request"
+        title = {404: "Not found", 410: "Retired"}.get(status, "Bad request")
         # a bad filter on another repository's list leaves the reader in that repository
         repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
         return self.render(
@@ -293,7 +293,7 @@ class NotesSite:
         lib = self.library
         note = lib.by_id.get(note_id)
         if note is None:
-            return self.renamed(request, note_id) or self.error(
+            return self.former(request, note_id) or self.error(
                 request, 404, f"no note with id {note_id!r}"
             )
         try:
@@ -331,14 +331,19 @@ class NotesSite:
     def note_source(self, request: Request, note_id: str) -> Response:
         note = self.library.by_id.get(note_id)
         if note is None:
-            return self.renamed(request, note_id) or self.error(
+            return self.former(request, note_id) or self.error(
                 request, 404, f"no note with id {note_id!r}"
             )
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
 
-    def renamed(self, request: Request, note_id: str) -> Response | None:
+    def former(self, request: Request, note_id: str) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
-        a permanent redirect to the same page of the note's id now."""
+        a permanent redirect to the same page of the note's id now; to one retired, 410."""
+        retired = self.library.retired.get(note_id)
+        if retired is not None:
+            title = retired.title_en or retired.title_zh
+            why = f"note {note_id!r} ({title}) was retired by the curators: it is linked no more"
+            return self.error(request, 410, why)
         now = self.library.renamed.get(note_id)
         if now is None:
             return None

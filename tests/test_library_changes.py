@@ -298,3 +298,63 @@ def test_a_link_to_a_renamed_note_leads_to_it(tmp_path, prefix):
         assert (r.status_code, r.headers["location"]) == (308, prefix + new)
         assert client.get(prefix + old).status_code == 200
     assert client.get(f"{prefix}/notes/vllm-00000000").status_code == 404
+
+
+# --- a note retired: gone from comments, not brought back by the importer ------------------
+
+
+def retire(notes: Path, note_id: str) -> None:
+    """What a curator does to take a note out of use: `retired = true` in its header."""
+    path = notes / f"{note_id}.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(f'id = "{note_id}"\n', f'id = "{note_id}"\nretired = true\n'))
+
+
+def test_a_retired_note_is_linked_no_more_and_importing_its_digest_does_not_bring_it_back(
+    tmp_path, monkeypatch, capsys
+):
+    # Deleting a note's file was the only way to take it out, and `notes import --force
+    # seeds/raw/*.txt` (routine) made it again as a stub with no topics, which the next
+    # start refused. A retired note stays a file the importer finds, and nothing else
+    # sees it: no PR gets it, its page says it was retired, the report still names it.
+    from bot.cli import _note_titles, main
+    from bot.library import DEFAULT_TOPICS_FILE, load_library
+    from bot.match_config import load_match_config
+    from bot.matching import match_pr
+    from bot.prfacts import PRFacts
+    from tests.test_pages import client_for
+
+    clean_env(monkeypatch)
+    notes = library_copy(tmp_path)
+    retire(notes, "vllm-0436d44c")
+    before = {p.name: p.read_bytes() for p in notes.iterdir()}
+    library = load_library(notes, DEFAULT_TOPICS_FILE)
+    assert "vllm-0436d44c" not in library.by_id and "vllm-0436d44c" in library.retired
+    own = PRFacts(repo=DEFAULT_REPO, number=52419, title="Keep EAGLE prefix-cache hits")
+    assert "vllm-0436d44c" not in [
+        m.note.id for m in match_pr(own, library, load_match_config()).matches
+    ]
+
+    raw = sorted((DEFAULT_NOTES_DIR.parent / "raw").glob("*.txt"))
+    assert main(["notes", "import", "--force", *map(str, raw), "--notes-dir", str(notes)]) == 0
+    assert {p.name: p.read_bytes() for p in notes.iterdir()} == before  # nothing made again
+    capsys.readouterr()
+    assert main(["notes", "check", str(notes), "--topics", str(DEFAULT_TOPICS_FILE)]) == 0
+    assert capsys.readouterr().out.startswith(f"ok: {len(before) - 1} notes (1 retired), ")
+
+    page = client_for(library).get("/notes/vllm-0436d44c")
+    assert page.status_code == 410 and "retired" in page.text
+    assert _note_titles(str(notes), str(DEFAULT_TOPICS_FILE))["vllm-0436d44c"].endswith("(retired)")
+
+
+def test_a_retired_note_file_reads_back_as_written():
+    from bot.library import load_library
+    from bot.note_dump import dump_note
+    from bot.note_files import parse_note
+
+    note = load_library().notes[0]
+    retired = note.model_copy(update={"retired": True})
+    text = dump_note(retired)
+    assert f'id = "{note.id}"\nretired = true\n' in text
+    assert parse_note(text, "x.md") == retired
+    assert "retired" not in dump_note(note)  # the default is not written
