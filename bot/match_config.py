@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, Library, did_you_mean
@@ -86,18 +87,11 @@ class MatchConfig(BaseModel):
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.
-    topic_scale: dict[str, float] = Field(default_factory=dict)
+    # each factor 0 to 10, checked per topic: a bad one is named on its own line
+    topic_scale: dict[str, Annotated[float, Field(ge=0, le=10)]] = Field(default_factory=dict)
     # Family topics (every KV connector): full weight, but like broad topics they cannot
     # carry a note, whose mechanism is one member or one aspect of the family.
     family_topics: frozenset[str] = frozenset()
-
-    @field_validator("topic_scale")
-    @classmethod
-    def _factors(cls, v: dict[str, float]) -> dict[str, float]:
-        bad = [t for t, f in v.items() if not 0 <= f <= 10]
-        if bad:
-            raise ValueError(f"factors must be between 0 and 10: {', '.join(bad)}")
-        return v
 
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:

@@ -1506,3 +1506,19 @@ def test_a_date_that_is_none_is_named_under_its_field(tmp_path, written, said):
     (problem,) = check_library(tmp_path, TOPICS)[1]
     assert (problem.line, problem.field) == (12, "created")
     assert problem.message == f"{said}: write year-month-day, as 2026-08-15"
+
+
+# --- found by review 'r21c' ---
+
+
+@pytest.mark.parametrize("factor", ["50", "-1"])
+def test_a_topic_scale_factor_out_of_range_is_named_on_its_own_line(tmp_path, capsys, factor):
+    # it was named on the `[topic_scale]` line, with every bad topic in one message
+    config = tmp_path / "matching.toml"
+    text = DEFAULT_MATCHING_FILE.read_text("utf-8").replace("rocm = 0.5", f"rocm = {factor}")
+    vocabulary = ROOT / "config" / "title_vocabulary.json"
+    config.write_text(text.replace('"title_vocabulary.json"', f'"{vocabulary}"'), "utf-8")
+    line = text.split("\n").index(f"rocm = {factor}") + 1
+    assert main(["notes", "check", "--config", str(config)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{config}:{line}: topic_scale.rocm: Input should be ")
