@@ -1,0 +1,60 @@
+"""Review 'r21d': defects in the changes since 9617002 (renamed and retired notes, the
+kept numbering of `/notes wrong`, the redirects). Each test is one defect: the comment
+above it says what a user sees and why it is wrong."""
+
+from __future__ import annotations
+
+from bot.library import DEFAULT_TOPICS_FILE, load_library
+from tests.test_command_events import AUTHOR, edit, say, state
+from tests.test_library_changes import library_copy, rename_note, server, two_notes  # noqa: F401
+from tests.test_pages import client_for
+
+# --- redirects of a renamed note's links, behind a proxy -------------------------------
+
+
+def test_a_renamed_notes_link_redirects_under_public_urls_path(tmp_path):
+    # The operator serves the bot under https://example.org/review-notes (a proxy that
+    # strips the prefix: README / notes_site, "a path in it ... is kept in every link the
+    # pages make"). A reviewer clicks an old comment's link to a note a curator renamed,
+    # https://example.org/review-notes/notes/vllm-0436d44c. What they get: a 308 to
+    # `/notes/vllm-renamed01`, i.e. https://example.org/notes/vllm-renamed01, outside the
+    # bot's path: a 404 of whatever else the host serves, not the note. The favicon
+    # redirect and every page link keep the prefix; this redirect drops it.
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    library = load_library(notes, DEFAULT_TOPICS_FILE)
+    client = client_for(library, public_url="https://example.org/review-notes")
+    r = client.get("/notes/vllm-0436d44c", follow_redirects=False)
+    assert r.status_code == 308
+    assert r.headers["location"] in (
+        "/review-notes/notes/vllm-renamed01",
+        "https://example.org/review-notes/notes/vllm-renamed01",
+    ), r.headers["location"]
+
+
+# --- the kept numbering, over marks made before it was kept -----------------------------
+
+
+def test_editing_a_wrong_made_before_the_upgrade_hides_the_same_note(tmp_path, app_key, two_notes):  # noqa: F811
+    # Before this version, a comment's numbering was kept only in its first mark's
+    # `shown` (feedback table); `numbering()` still falls back to it ("kept before that
+    # was, when it first marked one"). A reviewer wrote `/notes wrong 1` before the
+    # upgrade: note A was hidden, the comment now shows B as note 1. After the upgrade
+    # they edit the comment to add why (`/notes wrong 1 not about EAGLE`), which README
+    # says "means the same note, not the one the comment now shows first". What they
+    # see: note B disappears too, and the report says they marked B not relevant.
+    # run_commands stores the comment's numbering *now* (B first) in the new table
+    # before `numbering()` is read, and the new table wins over the mark's own `shown`.
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+        c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+        assert state(rt).dismissed == (first,)
+        # the database as the previous version left it: the mark's `shown`, no table row
+        rt.ctx.feedback.db.execute("DELETE FROM numbering")
+        edit(client, rt, fake, c, "/notes wrong 1 not about EAGLE")
+        marked = [m.note_id for m in rt.ctx.feedback.marks()]
+        assert second not in marked and second in state(rt).notes, (
+            "the edit hid note B, which the comment showed second when it was written"
+        )
