@@ -58,3 +58,62 @@ def test_editing_a_wrong_made_before_the_upgrade_hides_the_same_note(tmp_path, a
         assert second not in marked and second in state(rt).notes, (
             "the edit hid note B, which the comment showed second when it was written"
         )
+
+
+# --- a retired note's id in `/notes wrong` ------------------------------------------------
+
+
+def test_wrong_naming_a_retired_note_does_not_hide_the_one_note_left(tmp_path, app_key, two_notes):  # noqa: F811
+    # A curator renamed note B to `vllm-renamed01` (README allows any id of
+    # `[a-z0-9][a-z0-9._-]*`); the PR's comment showed A and vllm-renamed01. Later the
+    # curator retired it (`retired = true`, README: "Retire a note rather than delete
+    # its file"); after the restart a push re-rendered the comment, which now shows A
+    # alone. The reviewer, reading the e-mail of the comment as it was, writes
+    # `/notes wrong vllm-renamed01`. What they see: note A, the one they did NOT name,
+    # disappears, and the report files a mark on A with "vllm-renamed01" as the reason.
+    # README: "A number or id the comment does not show gets a short reply (😕) and
+    # hides nothing". The id of a note the library still holds (retired) is not taken
+    # for a note id: `known` is `library.by_id`, which leaves retired notes out, and
+    # the id is not shaped like the importer's (DERIVED_ID).
+    from tests.test_command_events import replies
+    from tests.test_library_changes import push, retire
+
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+    rename_note(notes, second, "vllm-renamed01")
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        push(client, rt, title, "e" * 40)
+        assert set(state(rt).notes[:2]) == {first, "vllm-renamed01"}
+    retire(notes, "vllm-renamed01")
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        push(client, rt, title, "f" * 40)
+        assert state(rt).notes == (first,)
+        say(client, rt, fake, "/notes wrong vllm-renamed01", login=AUTHOR, title=title)
+        assert first in state(rt).notes, "note A was hidden by a command naming a retired note"
+        assert [m.note_id for m in rt.ctx.feedback.marks()] == []
+        assert "nothing was hidden" in replies(fake)[-1].body
+
+
+# --- a renamed note, retired since: its former id's link ----------------------------------
+
+
+def test_a_link_to_a_renamed_then_retired_note_says_it_was_retired(tmp_path):
+    # Comments posted before a curator renamed note vllm-0436d44c link it as
+    # /notes/vllm-0436d44c; the link redirected to its page while it was in use. Then the
+    # curator retired it. README (`retired`): "its page answers 410 saying so". What a
+    # reader of those comments gets: 404 "no note with id 'vllm-0436d44c'", as for a
+    # mistyped id: `Library.renamed` is built from the notes in use only, so a retired
+    # note's former ids name nothing (the curators' report titles its marks under the
+    # former id "not in the library" likewise).
+    from tests.test_library_changes import retire
+
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    retire(notes, "vllm-renamed01")
+    client = client_for(load_library(notes, DEFAULT_TOPICS_FILE))
+    assert client.get("/notes/vllm-renamed01").status_code == 410
+    r = client.get("/notes/vllm-0436d44c", follow_redirects=False)
+    assert r.status_code in (308, 410), (r.status_code, r.text[:200])
+    assert client.get("/notes/vllm-0436d44c").status_code == 410
