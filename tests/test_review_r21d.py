@@ -117,3 +117,30 @@ def test_a_link_to_a_renamed_then_retired_note_says_it_was_retired(tmp_path):
     r = client.get("/notes/vllm-0436d44c", follow_redirects=False)
     assert r.status_code in (308, 410), (r.status_code, r.text[:200])
     assert client.get("/notes/vllm-0436d44c").status_code == 410
+
+
+# --- the kept numbering of a comment that found no notes ---------------------------------
+
+
+def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, app_key, two_notes):  # noqa: F811
+    # A reviewer writes `/notes wrong 1` before the bot has a notes comment on the PR;
+    # the bot answers "There is no notes comment on this pull request; nothing was
+    # hidden." Someone runs `/notes`: the comment now shows 1. A, 2. B. The reviewer
+    # edits their comment to `/notes wrong 1 not relevant` (an edit is run again, as
+    # README says of an edit that adds why). What they see: the reply "The notes comment
+    # on this pull request shows no note; nothing was hidden", false, under a comment
+    # showing two notes; note A stays, and so it does at every later edit of that
+    # comment. The first read kept an empty numbering (nothing numbered), and
+    # `_take_feedback` takes an empty kept numbering as the comment's (`is None`, where
+    # 9617002 read `or state.notes`): before today the edit hid note A.
+    from tests.test_command_events import replies
+
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+        assert state(rt).notes == ()
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+        edit(client, rt, fake, c, "/notes wrong 1 not relevant")
+        assert "shows no note" not in replies(fake)[-1].body, replies(fake)[-1].body
+        assert state(rt).dismissed == (first,), "the edited `wrong 1` hid nothing"
