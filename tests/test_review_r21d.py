@@ -173,3 +173,22 @@ def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
     named = [t.id for t in library.topics.values() if "xpert" in t.name_en]
     found = _find_topic(library, "Expert-parallelism and elastic EP")
     raise AssertionError(f"loaded; /notes topic for {named} answers {found and found.id!r} only")
+
+
+# --- a reason's first word taken for a note id ---------------------------------------------
+
+
+def test_a_reason_starting_with_a_dated_build_is_a_reason():
+    # The comment shows one note, so the number may be left out and "every word is then
+    # the reason" (README). A reviewer writes `/notes wrong nightly-20250101 already has
+    # this fix`. README says the word taken for a note not shown is one "shaped like a
+    # note id (`vllm-` and 8 hex digits, a note deleted since)"; DERIVED_ID takes any
+    # `<anything>-<8 hex digits>`, and a date is 8 hex digits. What they see: 😕 "not a
+    # note the comment shows", nothing hidden, a note id they never typed in the reply.
+    # (Likewise `main-1a2b3c4d` for a commit, `cu128-20250612` for a wheel.)
+    from bot.feedback import pick_note
+
+    shown = ("vllm-0436d44c",)
+    pick = pick_note(("nightly-20250101", "already", "has", "this", "fix"), shown, shown)
+    assert pick.note_id == "vllm-0436d44c", pick
+    assert pick.reason == "nightly-20250101 already has this fix"
