@@ -192,3 +192,26 @@ def test_a_reason_starting_with_a_dated_build_is_a_reason():
     pick = pick_note(("nightly-20250101", "already", "has", "this", "fix"), shown, shown)
     assert pick.note_id == "vllm-0436d44c", pick
     assert pick.reason == "nightly-20250101 already has this fix"
+
+
+# --- a note renamed twice --------------------------------------------------------------
+
+
+def test_a_note_renamed_twice_is_still_found_by_the_id_it_had_in_between(tmp_path):
+    # README (`id`): "a note renamed (file and id, its repository and Chinese title
+    # kept) is still found by its former id: PRs it was hidden on keep it hidden, links
+    # to it redirect". A curator renames vllm-0436d44c to vllm-renamed01; comments are
+    # re-rendered with that id and a reviewer hides it on a PR (`dismissed` holds
+    # vllm-renamed01). Later the curator renames it again, to vllm-renamed02. What users
+    # see: the link /notes/vllm-renamed01 in the comments (and e-mails) is a 404, and at
+    # the PR's next push the note hidden there is back. `Library.renamed` knows only the
+    # ids the importer derives (from the repository and Chinese title), never an id a
+    # curator gave, so only the first rename is followed.
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    rename_note(notes, "vllm-renamed01", "vllm-renamed02")
+    library = load_library(notes, DEFAULT_TOPICS_FILE)
+    assert library.current_id("vllm-0436d44c") == "vllm-renamed02"  # the first id: found
+    assert library.current_id("vllm-renamed01") == "vllm-renamed02", "the hidden note is back"
+    r = client_for(library).get("/notes/vllm-renamed01", follow_redirects=False)
+    assert r.status_code == 308, r.status_code
