@@ -215,3 +215,38 @@ def test_a_note_renamed_twice_is_still_found_by_the_id_it_had_in_between(tmp_pat
     assert library.current_id("vllm-renamed01") == "vllm-renamed02", "the hidden note is back"
     r = client_for(library).get("/notes/vllm-renamed01", follow_redirects=False)
     assert r.status_code == 308, r.status_code
+
+
+# --- a renamed note, as a related PR's stored notes name it ---------------------------------
+
+
+def test_a_revert_of_a_pr_that_got_a_renamed_note_gets_it(tmp_path, app_key, two_notes):  # noqa: F811
+    # PR 7001's comment shows notes A and B. A curator renames B (file and id; README:
+    # "a note renamed ... is still found by its former id") and the server restarts.
+    # PR 7002 opens: "This reverts #7001". README ("Ties between PRs"): a PR "whose
+    # description says it ... reverts ... a PR the bot showed the note on" gets the note
+    # "by what the bot remembers in SQLite"; before the rename it got A and B. What its
+    # author sees now: note A only. PR 7001's stored notes still name B by its former
+    # id, and `related_notes` hands those ids to the matcher unmapped (the sticky
+    # comment maps only `dismissed` through `Library.current_id`), which drops an id
+    # the library lacks.
+    from tests.fake_github import DEFAULT_REPO
+    from tests.webhook_kit import drain, post, pr_payload
+
+    fake, notes, title = two_notes
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+    rename_note(notes, second, "vllm-renamed01")
+    body, files, revert = (
+        "This reverts #7001, which broke the nightly.",
+        ["docs/usage/faq.md"],
+        7002,
+    )
+    fake.add_pull(DEFAULT_REPO, revert, files=files, title="Revert a tidy-up", body=body)
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        payload = pr_payload(number=revert, title="Revert a tidy-up", body=body, files=files)
+        post(client, "pull_request", payload)
+        drain(rt)
+        assert first in state(rt, revert).notes  # the note not renamed: got by the revert
+        assert "vllm-renamed01" in state(rt, revert).notes, "the renamed note is lost"
