@@ -80,7 +80,7 @@ class FeedbackStore:
         is first read, before anything can fail (a permission check GitHub answers 502):
         a retry after the notes comment changed means the notes its author read. Kept
         once per comment or review; a later call changes nothing."""
-        if origin:
+        if origin and shown:  # none shown: a later edit reads the comment as it is then
             self.db.execute(
                 "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -88,18 +88,19 @@ class FeedbackStore:
             )
 
     def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
-        """The notes, best first, that a comment or review numbered when the bot first
-        read a `wrong` in it (or, kept before that was, when it first marked one). None:
-        not known. Its `wrong N` means them, however often it runs."""
+        """The notes, best first, that a comment or review numbered when it first marked
+        one, else when the bot first read a `wrong` in it. None: not known. Its `wrong N`
+        means them, however often it runs. The mark first: one made before numbers were
+        kept apart (an upgrade) has the numbers its `wrong` was read with."""
         if not origin:
             return None
         key = (repo.lower(), number, origin)
         rows = self.db.execute(
-            "SELECT shown FROM numbering WHERE repo = ? AND number = ? AND origin = ?", key
-        ) or self.db.execute(
             "SELECT shown FROM feedback WHERE repo = ? AND number = ? AND origin = ?"
             " ORDER BY id LIMIT 1",
             key,
+        ) or self.db.execute(
+            "SELECT shown FROM numbering WHERE repo = ? AND number = ? AND origin = ?", key
         )
         return tuple(json.loads(rows[0]["shown"])) if rows else None
 

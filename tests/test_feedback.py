@@ -299,10 +299,10 @@ def test_a_comments_numbers_are_kept_once_and_follow_its_pr(tmp_path):
     assert store.numbering(old, 7, "comment:1") is None
     store.keep_numbering(old, 7, "comment:1", ("vllm-aaaa1111", "vllm-bbbb2222"))
     store.keep_numbering(old, 7, "comment:1", ("vllm-bbbb2222",))  # read again: kept as was
-    store.keep_numbering(old, 7, "comment:2", ())  # the comment showed none: kept too
+    store.keep_numbering(old, 7, "comment:2", ())  # none shown: an edit reads it anew
     store.keep_numbering(old, 7, "", ("vllm-cccc3333",))  # no origin: nothing to key it by
     assert store.numbering(old, 7, "comment:1") == ("vllm-aaaa1111", "vllm-bbbb2222")
-    assert store.numbering(old, 7, "comment:2") == ()
+    assert store.numbering(old, 7, "comment:2") is None
     assert store.numbering(old, 8, "comment:1") is None  # another PR's comment
     with db.tx() as conn:
         store.move(conn, old, new, 7)
