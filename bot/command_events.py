@@ -617,7 +617,9 @@ def _take_feedback(
     numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
     if numbering is None:
         numbering = state.notes
-    pick = pick_note(command.args, numbering, ctx.library.by_id, ctx.library.renamed)
+    lib = ctx.library
+    known = (*lib.by_id, *lib.retired)  # a retired note's id names a note too
+    pick = pick_note(command.args, numbering, known, lib.renamed, lib.id_shape)
     if pick.note_id is None:
         commented = state.comment_id is not None
         return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)

@@ -8,7 +8,6 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import Note, Topic
+from bot.notes import Note, Topic, topic_key
 from bot.render import BUDGET, GUIDANCE_LINK, TITLE_MAX
 from bot.search import query_terms, search_notes
 
@@ -199,19 +198,10 @@ def _count_notes(n: int) -> str:
 # --- topic ---------------------------------------------------------------------
 
 
-_NAME_GAPS = re.compile(r"[\s_-]+")
-
-
-def _topic_key(text: str) -> str:
-    """A topic's id or English name as a reader may type it: `cuda graphs`, `CUDA graphs`
-    and `cuda_graphs` all mean `cuda-graphs` (the comment prints names, not ids)."""
-    return _NAME_GAPS.sub(" ", text.strip().strip("`").casefold()).strip()
-
-
 def _find_topic(library: Library, text: str) -> Topic | None:
-    wanted = _topic_key(text)
+    wanted = topic_key(text)
     for topic in library.topics.values():
-        if wanted in (_topic_key(topic.id), _topic_key(topic.name_en)):
+        if wanted in (topic_key(topic.id), topic_key(topic.name_en)):
             return topic
     return None
 

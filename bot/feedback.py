@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.match_result import MatchResult
-from bot.notes import DERIVED_ID
 from bot.terminal import inert
 
 
@@ -46,15 +45,17 @@ def pick_note(
     shown: tuple[str, ...],
     known: Collection[str] = (),
     renamed: Mapping[str, str] | None = None,
+    id_shape: re.Pattern[str] | None = None,
 ) -> Pick:
     """Which of the comment's notes (`shown`, best first) `wrong ARGS` means.
 
     The first word may be the note's number in the comment (`2`, `#2`, `2.`) or its
     id (`vllm-0436d44c`); the rest is the reason. With one note shown the number may be
     left out: every word is then the reason. `known`: every note id, so that naming a
-    note the comment does not show is told apart from a reason; so is a word shaped
-    like the importer's ids (a note deleted since). `renamed`: a note's former id -> its
-    id now (`Library.renamed`), so the id a reviewer read still names it.
+    note the comment does not show is told apart from a reason; so is a word of
+    `id_shape` (`Library.id_shape`, the importer's ids: a note deleted since). `renamed`:
+    a note's former id -> its id now (`Library.renamed`), so the id a reviewer read
+    still names it.
     """
     words = list(args)
     if not shown:
@@ -75,7 +76,8 @@ def pick_note(
     if selector in by_id:
         i = by_id[selector]
         return Pick(shown[i], i + 1, " ".join(words[1:]))
-    if selector in {k.casefold() for k in known} or DERIVED_ID.fullmatch(selector):
+    id_shaped = id_shape is not None and id_shape.fullmatch(selector)
+    if selector in {k.casefold() for k in known} or id_shaped:
         return Pick(None, problem=PickProblem.NOT_SHOWN, asked=first)
     if len(shown) == 1:
         return Pick(shown[0], 1, " ".join(words))

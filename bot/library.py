@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
-from bot.notes import Note, Topic
+from bot.notes import Note, Topic, topic_key
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,13 @@ class Library:
     def __post_init__(self) -> None:
         by_id = {n.id: n for n in self.notes}
         object.__setattr__(self, "by_id", by_id)
-        renamed = {old: n.id for n in self.notes for old in n.derived_ids if old not in by_id}
+        every = (*self.notes, *self.retired.values())  # a note renamed, then retired
+        renamed = {
+            old: n.id
+            for n in every
+            for old in (*n.derived_ids, *n.formerly)
+            if old != n.id and old not in by_id and old not in self.retired
+        }
         object.__setattr__(self, "renamed", renamed)
         topic_index: dict[str, list[Note]] = {t: [] for t in self.topics}
         repo_index: dict[str, list[Note]] = {}
@@ -74,6 +81,15 @@ class Library:
 
     def for_repo(self, repo: str) -> tuple[Note, ...]:
         return self.by_repo.get(repo.lower(), ())
+
+    @property
+    def id_shape(self) -> re.Pattern[str]:
+        """The shape of the ids the importer gives this library's notes (`vllm-` and 8
+        hex digits): a reviewer typing one means a note, even one deleted since."""
+        names = sorted(
+            {n.repo.split("/")[-1].lower() for n in (*self.notes, *self.retired.values())}
+        )
+        return re.compile(f"(?:{'|'.join(map(re.escape, names))})-[0-9a-f]{{8}}")
 
     def current_id(self, note_id: str) -> str:
         """The id a stored note id (a PR's hidden notes, a mark, a link) names now: the
@@ -106,7 +122,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
-    named: dict[str, tuple[str, int]] = {}  # name_en, case folded -> (topic id, line)
+    named: dict[str, tuple[str, int]] = {}  # name_en as read (topic_key) -> (topic id, line)
     for raw, start, end in zip(raw_topics, starts, ends, strict=True):
         block = Header("\n".join(lines[start + 1 : end]), start + 2)
         table_line = start + 1
@@ -121,7 +137,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             problems.append(Problem(path, id_line, "id", msg))
             continue
         # comments print names, and `/notes topic NAME` takes one: each must say one topic
-        name = topic.name_en.casefold()
+        name = topic_key(topic.name_en)  # as `/notes topic` reads a name
         if name in named:
             msg = f"topic {named[name][0]!r} has this name too (line {named[name][1]})"
             problems.append(
@@ -178,6 +194,12 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
             problems.append(Problem(path, where.line_of("title_zh"), "title_zh", msg))
         else:
             same_note[note.identity] = path
+    current = {src.note.id: src.path for src in sources}
+    for src in sources:  # a former id another note has now would name two notes
+        for former in src.note.formerly:
+            if former in current:
+                msg = f"{former!r} is the id of {current[former]}: a former id names one note"
+                problems.append(Problem(src.path, src.header.line_of("formerly"), "formerly", msg))
     return problems
 
 

@@ -16,6 +16,7 @@ FENCE = "+++"
 
 FIELD_ORDER = (
     "id",
+    "formerly",
     "retired",
     "repo",
     "source_pr",

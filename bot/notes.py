@@ -32,9 +32,13 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
 
 
-# The shape of the ids `note_id` gives: a reviewer typing one means a note, even one the
-# library no longer has (deleted or renamed since the comment showed it), not a reason.
-DERIVED_ID = re.compile(r"[a-z0-9._-]+-[0-9a-f]{8}")
+_NAME_GAPS = re.compile(r"[\s_-]+")
+
+
+def topic_key(text: str) -> str:
+    """A topic's id or English name as a reader may type it: `cuda graphs`, `CUDA graphs`
+    and `cuda_graphs` all mean `cuda-graphs` (the comment prints names, not ids)."""
+    return _NAME_GAPS.sub(" ", text.strip().strip("`").casefold()).strip()
 
 
 def note_id(repo: str, title: str, *, as_written: bool = False) -> str:
@@ -181,6 +185,9 @@ class Note(BaseModel):
     # taken out of use by the curators: linked on no PR, its page says so; the file stays,
     # so that importing its digest again does not make it anew
     retired: StrictBool = False
+    # ids a curator gave the note before (renamed twice, or from an id of their own):
+    # marks and links kept under them still find it (the importer's ids are found anyway)
+    formerly: tuple[Annotated[str, Field(pattern=ID_PATTERN)], ...] = ()
     repo: str = Field(pattern=REPO_PATTERN)
     # strict: TOML's `true` is not PR 1, nor "52419" a number
     source_pr: StrictInt | None = Field(default=None, ge=1)
@@ -207,9 +214,16 @@ class Note(BaseModel):
     updated: StrictDate | None = None
     source: str = ""  # provenance, e.g. "000_x.txt#3" (digest file and entry)
 
-    _unique = field_validator("topics", "keywords", "aspects", "paths", "read_with", "issues")(
-        _no_duplicates
-    )
+    _unique = field_validator(
+        "topics", "keywords", "aspects", "paths", "read_with", "issues", "formerly"
+    )(_no_duplicates)
+
+    @field_validator("formerly")
+    @classmethod
+    def _not_its_own_id(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if info.data.get("id") in v:
+            raise ValueError(f"{info.data['id']} is the note's id now")
+        return v
 
     @field_validator("read_with", "issues")
     @classmethod

@@ -339,16 +339,17 @@ class NotesSite:
     def former(self, request: Request, note_id: str) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
         a permanent redirect to the same page of the note's id now; to one retired, 410."""
-        retired = self.library.retired.get(note_id)
+        now = self.library.current_id(note_id)
+        retired = self.library.retired.get(now)
         if retired is not None:
             title = retired.title_en or retired.title_zh
-            why = f"note {note_id!r} ({title}) was retired by the curators: it is linked no more"
+            why = f"note {now!r} ({title}) was retired by the curators: it is linked no more"
             return self.error(request, 410, why)
-        now = self.library.renamed.get(note_id)
-        if now is None:
+        if now == note_id:
             return None
         head, _, tail = request.url.path.partition(f"/notes/{note_id}")
-        url = f"{head}/notes/{now}{tail}" + (f"?{request.url.query}" if request.url.query else "")
+        query = f"?{request.url.query}" if request.url.query else ""
+        url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS)
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:

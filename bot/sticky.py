@@ -292,8 +292,8 @@ def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]
     shown = ctx.prs.notes_of(facts.repo, [r.number for r in related])
     found: dict[str, tuple[int, str]] = {}
     for r in related:
-        for note_id in shown.get(r.number, ()):
-            found.setdefault(note_id, (r.number, r.relation.value))
+        for note_id in shown.get(r.number, ()):  # by its id now: it may have been renamed
+            found.setdefault(ctx.library.current_id(note_id), (r.number, r.relation.value))
     return found
 
 

@@ -7,6 +7,7 @@ through the dry-run port (the end-to-end path is in test_command_events).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -77,8 +78,12 @@ def test_with_one_note_shown_an_unknown_word_is_a_reason_and_an_id_shaped_one_a_
     # (review r21c): taking it for the reason would hide the one note left.
     pick = pick_note(("flaky-test", "only"), SHOWN[:1], known=set(SHOWN))
     assert pick.note_id == SHOWN[0] and pick.reason == "flaky-test only"
-    pick = pick_note(("vllm-dddd4444",), SHOWN[:1], known=set(SHOWN))
+    shape = re.compile(r"vllm-[0-9a-f]{8}")  # Library.id_shape of a vllm library
+    pick = pick_note(("vllm-dddd4444",), SHOWN[:1], known=set(SHOWN), id_shape=shape)
     assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+    # a date or a commit after a word is no note id: the reason (review r21d)
+    pick = pick_note(("nightly-20250101", "fixed"), SHOWN[:1], known=set(SHOWN), id_shape=shape)
+    assert pick.note_id == SHOWN[0] and pick.reason == "nightly-20250101 fixed"
 
 
 def test_a_former_id_of_a_renamed_note_names_it():
