@@ -642,3 +642,35 @@ def test_a_revert_of_a_pr_that_got_a_renamed_note_gets_it(tmp_path, app_key, two
         drain(rt)
         assert first in state(rt, revert).notes  # the note not renamed: got by the revert
         assert "vllm-renamed01" in state(rt, revert).notes, "the renamed note is lost"
+
+
+def test_a_copy_is_one_note_whatever_the_case_of_its_repository(tmp_path):
+    # (review r21d's note: no test had two copies whose repo differs only in case)
+    from bot.note_files import LibraryError
+
+    notes = library_copy(tmp_path)
+    text = (notes / "vllm-0436d44c.md").read_text(encoding="utf-8")
+    copy = text.replace('id = "vllm-0436d44c"', 'id = "vllm-copy0001"')
+    copy = copy.replace('repo = "vllm-project/vllm"', 'repo = "VLLM-Project/vllm"')
+    (notes / "vllm-copy0001.md").write_text(copy, "utf-8")
+    with pytest.raises(LibraryError, match="the same note as"):
+        load_library(notes, DEFAULT_TOPICS_FILE)
+
+
+def test_a_note_imported_under_its_repositorys_written_case_is_found_after_a_rename(tmp_path):
+    # Its id hashed the repository as the digest wrote it (`VLLM-Project/vllm`), before
+    # ids ignored case: renamed since, stored marks under that id still find it.
+    from bot.notes import note_id
+
+    notes = library_copy(tmp_path)
+    text = (notes / "vllm-0436d44c.md").read_text(encoding="utf-8")
+    title = load_library(notes, DEFAULT_TOPICS_FILE).by_id["vllm-0436d44c"].title_zh
+    written = note_id("VLLM-Project/vllm", title, as_written=True)
+    assert written != "vllm-0436d44c"
+    (notes / "vllm-0436d44c.md").unlink()
+    moved = text.replace('id = "vllm-0436d44c"', 'id = "vllm-renamed01"')
+    moved = moved.replace('repo = "vllm-project/vllm"', 'repo = "VLLM-Project/vllm"')
+    (notes / "vllm-renamed01.md").write_text(moved, "utf-8")
+    library = load_library(notes, DEFAULT_TOPICS_FILE)
+    assert library.current_id(written) == "vllm-renamed01"
+    assert library.current_id("vllm-0436d44c") == "vllm-renamed01"
