@@ -1522,3 +1522,39 @@ def test_a_topic_scale_factor_out_of_range_is_named_on_its_own_line(tmp_path, ca
     assert main(["notes", "check", "--config", str(config)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith(f"{config}:{line}: topic_scale.rocm: Input should be ")
+
+
+# --- found by mutation run 'r21s' (bot/library.py) ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'topic = ["cuda"]\n',  # no table at all
+        'topic = [{ id = "a", name_en = "A", name_zh = "甲", keywords = ["kv"] }, "x"]\n',
+    ],
+    ids=["strings", "a-table-then-a-string"],
+)
+def test_a_topic_that_is_no_table_is_named_on_line_1(tmp_path, text):
+    from bot.library import read_taxonomy
+
+    path = tmp_path / "topics.toml"
+    path.write_text(text, "utf-8")
+    assert [str(p) for p in read_taxonomy(path)[1]] == [
+        f"{path}:1: taxonomy: 'topic' must be [[topic]] tables"
+    ]
+
+
+def test_a_topic_problem_is_on_its_own_tables_line_among_other_arrays(tmp_path):
+    # the [[topic]] tables are found among the file's arrays (lists of keywords too)
+    from bot.library import read_taxonomy
+
+    path = tmp_path / "topics.toml"
+    path.write_text(
+        '[[topic]]\nid = "a"\nname_en = "A"\nname_zh = "甲"\nkeywords = ["kv", "cache"]\n\n'
+        '[[topic]]\nid = "b"\nname_en = "B"\nname_zh = "乙"\n',
+        "utf-8",
+    )
+    assert [str(p) for p in read_taxonomy(path)[1]] == [
+        f"{path}:8: topic: no keywords, tags, paths or labels: nothing can select this topic"
+    ]
