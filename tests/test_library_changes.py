@@ -57,6 +57,14 @@ def server(tmp_path, fake, app_key, notes: Path):
         yield client, rt
 
 
+def comment_shows(tmp_path, fake, app_key, notes: Path, title: str) -> tuple[str, str]:
+    """One run of the server in which `/notes` posts the PR's comment: its two notes."""
+    with server(tmp_path, fake, app_key, notes) as (client, rt):
+        say(client, rt, fake, "/notes", title=title)
+        first, second = state(rt).notes[:2]
+    return first, second
+
+
 def push(client, rt, title: str, sha: str) -> None:
     """A `synchronize` event on the PR: the next PR event after a restart."""
     post(client, "pull_request", pr_payload(action="synchronize", title=title, head_sha=sha))
@@ -86,9 +94,7 @@ def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(tmp_path, a
     # short reply (😕) and hides nothing." An id the bot itself showed on this very PR is
     # a note id, not a reason: only ids still in the library are taken as ids.
     fake, notes, title = two_notes
-    with server(tmp_path, fake, app_key, notes) as (client, rt):
-        say(client, rt, fake, "/notes", title=title)
-        first, second = state(rt).notes[:2]
+    first, second = comment_shows(tmp_path, fake, app_key, notes, title)
     (notes / f"{second}.md").unlink()  # the curator deletes note B
     with server(tmp_path, fake, app_key, notes) as (client, rt):
         push(client, rt, title, "e" * 40)
@@ -462,9 +468,7 @@ def test_wrong_naming_a_retired_note_does_not_hide_the_one_note_left(tmp_path, a
     from tests.test_library_changes import push, retire
 
     fake, notes, title = two_notes
-    with server(tmp_path, fake, app_key, notes) as (client, rt):
-        say(client, rt, fake, "/notes", title=title)
-        first, second = state(rt).notes[:2]
+    first, second = comment_shows(tmp_path, fake, app_key, notes, title)
     rename_note(notes, second, "vllm-renamed01")
     with server(tmp_path, fake, app_key, notes) as (client, rt):
         push(client, rt, title, "e" * 40)
@@ -626,9 +630,7 @@ def test_a_revert_of_a_pr_that_got_a_renamed_note_gets_it(tmp_path, app_key, two
     from tests.webhook_kit import drain, post, pr_payload
 
     fake, notes, title = two_notes
-    with server(tmp_path, fake, app_key, notes) as (client, rt):
-        say(client, rt, fake, "/notes", title=title)
-        first, second = state(rt).notes[:2]
+    first, second = comment_shows(tmp_path, fake, app_key, notes, title)
     rename_note(notes, second, "vllm-renamed01")
     body, files, revert = (
         "This reverts #7001, which broke the nightly.",
