@@ -56,7 +56,8 @@ class Library:
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
     by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
     # an id a note had before a curator renamed it (the importer's, derived from its
-    # repository and Chinese title) -> its id now: stored marks and links keep working
+    # repository and Chinese title, or one in its `formerly`) -> its id now: stored
+    # hidden notes, marks and links keep working
     renamed: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -171,7 +172,8 @@ def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Heade
 
 
 def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:
-    """Checks beyond one file's own content: file names, topics, duplicate ids."""
+    """Checks beyond one file's own content: file names, topics, duplicate ids, a note
+    copied under another id, former ids that name another note."""
     problems: list[Problem] = []
     first_seen: dict[str, str] = {}
     same_note: dict[tuple[str, str], str] = {}
@@ -195,11 +197,18 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
         else:
             same_note[note.identity] = path
     current = {src.note.id: src.path for src in sources}
-    for src in sources:  # a former id another note has now would name two notes
+    claimed: dict[str, str] = {}
+    for src in sources:  # a former id must name one note: not another's now, nor two
         for former in src.note.formerly:
             if former in current:
                 msg = f"{former!r} is the id of {current[former]}: a former id names one note"
-                problems.append(Problem(src.path, src.header.line_of("formerly"), "formerly", msg))
+            elif former in claimed:
+                msg = f"{former!r} is a former id of {claimed[former]} too: it names one note"
+            else:
+                claimed[former] = src.path
+                continue
+            line = src.header.line_of("formerly", former)
+            problems.append(Problem(src.path, line, "formerly", msg))
     return problems
 
 

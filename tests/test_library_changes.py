@@ -676,3 +676,17 @@ def test_a_note_imported_under_its_repositorys_written_case_is_found_after_a_ren
     library = load_library(notes, DEFAULT_TOPICS_FILE)
     assert library.current_id(written) == "vllm-renamed01"
     assert library.current_id("vllm-0436d44c") == "vllm-renamed01"
+
+
+def test_one_former_id_listed_by_two_notes_is_refused(tmp_path, capsys):
+    from bot.cli import main
+
+    notes = library_copy(tmp_path)
+    for note_id in ("vllm-0436d44c", "vllm-0341d216"):
+        path = notes / f"{note_id}.md"
+        line = f'id = "{note_id}"\nformerly = ["vllm-eagle-fix"]\n'
+        path.write_text(path.read_text("utf-8").replace(f'id = "{note_id}"\n', line), "utf-8")
+    assert main(["notes", "check", str(notes), "--topics", str(DEFAULT_TOPICS_FILE)]) == 1
+    err = capsys.readouterr().err
+    first, second = sorted(notes / f"{n}.md" for n in ("vllm-0436d44c", "vllm-0341d216"))
+    assert f"{second}:3: formerly: 'vllm-eagle-fix' is a former id of {first} too" in err, err
