@@ -339,9 +339,10 @@ def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
         print(f"review-notes: notes left untitled: {exc}", file=sys.stderr)
         return {}
     titles = {n.id: n.title_en or n.title_zh for n in library.notes}
-    # marks made before a curator renamed the note: filed under the id it had then
-    titles |= {old: f"{titles[now]} (now {now})" for old, now in library.renamed.items()}
     titles |= {i: f"{n.title_en or n.title_zh} (retired)" for i, n in library.retired.items()}
+    # marks made before a curator renamed the note (and maybe retired it since): filed
+    # under the id it had then
+    titles |= {old: f"{titles[now]} (now {now})" for old, now in library.renamed.items()}
     return titles
 
 

@@ -612,8 +612,9 @@ def _take_feedback(
     if command.kind is not Kind.WRONG:
         return None
     state = ctx.prs.get(ref.repo, ref.number)
-    # What this comment numbered when it first marked a note, else the comment as posted
-    # now: an edit that adds a reason, or a resumed delivery, must not hide the next note.
+    # What this comment numbered when it first marked a note, else when the bot first read
+    # a `wrong` in it, else the comment as posted now: an edit that adds a reason, or a
+    # resumed or retried delivery, must not hide the next note.
     numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
     if numbering is None:
         numbering = state.notes

@@ -690,3 +690,14 @@ def test_one_former_id_listed_by_two_notes_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     first, second = sorted(notes / f"{n}.md" for n in ("vllm-0436d44c", "vllm-0341d216"))
     assert f"{second}:3: formerly: 'vllm-eagle-fix' is a former id of {first} too" in err, err
+
+
+def test_the_report_titles_a_mark_on_a_note_renamed_then_retired(tmp_path):
+    from bot.cli import _note_titles
+
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    retire(notes, "vllm-renamed01")
+    titles = _note_titles(str(notes), str(DEFAULT_TOPICS_FILE))
+    assert titles["vllm-0436d44c"] == f"{titles['vllm-renamed01']} (now vllm-renamed01)"
+    assert titles["vllm-renamed01"].endswith("(retired)")
