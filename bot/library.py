@@ -123,7 +123,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
-    named: dict[str, tuple[str, int]] = {}  # name_en as read (topic_key) -> (topic id, line)
+    named: dict[str, tuple[str, int]] = {}  # id or name_en as read (topic_key) -> (id, line)
     for raw, start, end in zip(raw_topics, starts, ends, strict=True):
         block = Header("\n".join(lines[start + 1 : end]), start + 2)
         table_line = start + 1
@@ -137,15 +137,17 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             msg = f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})"
             problems.append(Problem(path, id_line, "id", msg))
             continue
-        # comments print names, and `/notes topic NAME` takes one: each must say one topic
-        name = topic_key(topic.name_en)  # as `/notes topic` reads a name
-        if name in named:
-            msg = f"topic {named[name][0]!r} has this name too (line {named[name][1]})"
-            problems.append(
-                Problem(path, block.line_of("name_en", default=id_line), "name_en", msg)
-            )
-        else:
-            named[name] = (topic.id, block.line_of("name_en", default=id_line))
+        # comments print names, and `/notes topic` takes a name or an id: each, as the
+        # command reads it, must say one topic
+        for key_field in ("id", "name_en"):
+            key = topic_key(getattr(topic, key_field))
+            line = block.line_of(key_field, default=id_line)
+            other = named.get(key)
+            if other is not None and other[0] != topic.id:
+                msg = f"`/notes topic` reads it as topic {other[0]!r} (line {other[1]})"
+                problems.append(Problem(path, line, key_field, msg))
+            else:
+                named.setdefault(key, (topic.id, line))
         if not (topic.keywords or topic.tags or topic.paths or topic.labels):
             msg = "no keywords, tags, paths or labels: nothing can select this topic"
             problems.append(Problem(path, id_line, "topic", msg))
@@ -196,12 +198,36 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
             problems.append(Problem(path, where.line_of("title_zh"), "title_zh", msg))
         else:
             same_note[note.identity] = path
+    return problems + _ids_naming_two_notes(sources)
+
+
+def _ids_naming_two_notes(sources: list[NoteSource]) -> list[Problem]:
+    """An id stored marks and links may hold must name one note: a note's id, the ids
+    the importer gives it (found after a rename) and its `formerly` may be no other
+    note's id, importer id or former id."""
+    problems: list[Problem] = []
     current = {src.note.id: src.path for src in sources}
+    derived: dict[str, str] = {}  # an importer id a note no longer has -> that note's file
+    for src in sources:
+        for old in src.note.derived_ids - {src.note.id}:
+            derived.setdefault(old, src.path)
+    for src in sources:  # reusing a renamed note's importer id takes its marks and links
+        other = derived.get(src.note.id)
+        if other is not None and other != src.path:
+            msg = (
+                f"{src.note.id!r} is the id the importer gave {other} (renamed since), which"
+                " marks and links still name it by: choose another id"
+            )
+            problems.append(Problem(src.path, src.header.line_of("id"), "id", msg))
     claimed: dict[str, str] = {}
     for src in sources:  # a former id must name one note: not another's now, nor two
         for former in src.note.formerly:
             if former in current:
                 msg = f"{former!r} is the id of {current[former]}: a former id names one note"
+            elif derived.get(former, src.path) != src.path:
+                msg = (
+                    f"{former!r} is the id the importer gave {derived[former]}: it names that note"
+                )
             elif former in claimed:
                 msg = f"{former!r} is a former id of {claimed[former]} too: it names one note"
             else:
