@@ -746,26 +746,36 @@ def test_the_curators_report_loads_titles_with_a_renamed_then_retired_note(tmp_p
 # --- a former id two notes are found by -----------------------------------------------------
 
 
-def test_a_former_id_that_is_another_notes_importer_id_is_refused_or_left_to_it(tmp_path):
-    # Note vllm-0341d216 is renamed by a curator to vllm-000renamed (its repository and
-    # Chinese title kept): README says it "is still found by the id the importer gave
-    # it" (vllm-0341d216): PRs it was hidden on keep it hidden, links redirect. Another
-    # curator lists `formerly = ["vllm-0341d216"]` on note vllm-0436d44c (a typo, or a
-    # merge). README (`formerly`): "An id another note has now is refused", and the
-    # check's own words are "a former id names one note"; but the check compares
-    # `formerly` with the notes' ids only, not with the ids the importer gave them.
-    # `notes check` prints ok; `Library.renamed` keeps whichever note comes last.
-    # What users see: old comments' links /notes/vllm-0341d216 redirect to another
-    # note's page, and on PRs where a reviewer hid vllm-0341d216 that other note is
-    # hidden, and the renamed note is back.
+@pytest.mark.parametrize(
+    ("renames", "formerly", "said"),
+    [
+        (
+            [("vllm-0341d216", "vllm-000renamed")],
+            ("vllm-0436d44c", "vllm-0341d216"),
+            "formerly: 'vllm-0341d216' is the id the importer gave",
+        ),
+        (
+            [("vllm-0341d216", "vllm-renamed01"), ("vllm-0436d44c", "vllm-0341d216")],
+            None,
+            "id: 'vllm-0341d216' is the id the importer gave",
+        ),
+    ],
+    ids=["listed-in-formerly", "taken-as-an-id"],
+)
+def test_a_renamed_notes_importer_id_is_refused_to_any_other_note(
+    tmp_path, renames, formerly, said
+):
+    # A renamed note is still found by the id the importer gave it: posted links and
+    # the marks of PRs it was hidden on name it so. Another note listing that id in
+    # `formerly`, or taking it as its id, passed `notes check`, and then old links
+    # opened the other note and hid it where the first had been hidden (review r21e).
     notes = library_copy(tmp_path)
-    rename_note(notes, "vllm-0341d216", "vllm-000renamed")
-    add_formerly(notes, "vllm-0436d44c", "vllm-0341d216")
-    try:
-        library = load_library(notes, DEFAULT_TOPICS_FILE)
-    except LibraryError:
-        return  # refused by notes check: fine
-    assert library.current_id("vllm-0341d216") == "vllm-000renamed", "another note took its id"
+    for old, new in renames:
+        rename_note(notes, old, new)
+    if formerly is not None:
+        add_formerly(notes, *formerly)
+    with pytest.raises(LibraryError, match=said):
+        load_library(notes, DEFAULT_TOPICS_FILE)
 
 
 def test_two_notes_listing_one_former_id_are_refused(tmp_path):
@@ -781,27 +791,6 @@ def test_two_notes_listing_one_former_id_are_refused(tmp_path):
     with pytest.raises(LibraryError, match="formerly"):
         library = load_library(notes, DEFAULT_TOPICS_FILE)
         raise AssertionError(f"loaded: vllm-eagle-fix -> {library.current_id('vllm-eagle-fix')}")
-
-
-def test_a_note_whose_id_is_a_renamed_notes_importer_id_is_refused(tmp_path):
-    # Note vllm-0341d216 (the importer's id) was renamed to vllm-renamed01; PRs it was
-    # hidden on store vllm-0341d216, comments link /notes/vllm-0341d216. A curator
-    # later gives another note that freed id (renames vllm-0436d44c to vllm-0341d216).
-    # README (`formerly`): "An id another note has now is refused": had the old id been
-    # listed in `formerly`, the check would refuse it; as the importer's id it is not
-    # checked. `notes check` prints ok. What users see: on every PR where a reviewer
-    # hid the first note, it is back and the other note is hidden instead; old links
-    # open the other note's page.
-    notes = library_copy(tmp_path)
-    rename_note(notes, "vllm-0341d216", "vllm-renamed01")
-    rename_note(notes, "vllm-0436d44c", "vllm-0341d216")
-    try:
-        library = load_library(notes, DEFAULT_TOPICS_FILE)
-    except LibraryError:
-        return  # refused: fine
-    assert library.current_id("vllm-0341d216") == "vllm-renamed01", (
-        "the renamed note's importer id names another note now, and nothing said so"
-    )
 
 
 # --- two topics `/notes topic` reads as one, by a name and an id ----------------------------
