@@ -270,6 +270,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
 def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     """What reviewers said with `/notes wrong`, per note, from the bot's database."""
     import json
+    from dataclasses import replace
 
     from bot.feedback import report_json, report_lines, summarise
     from bot.feedback_store import FeedbackStore
@@ -278,16 +279,22 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     db = _database_of(args)
     if db is None or not _server_library(args):
         return 2
+    library = _report_library(args.dir, args.topics)
+    # a note renamed since: its marks and showings, filed under the ids it had, are one
+    # row under its id now
+    now = library.current_id if library is not None else str
     try:
         prs = PRStore(db)
-        records = summarise(FeedbackStore(db).marks(), prs.shown_counts(), prs.shown_evidence())
+        marks = [replace(m, note_id=now(m.note_id)) for m in FeedbackStore(db).marks()]
+        shown = [(repo, n, now(i), why) for repo, n, i, why in prs.shown_evidence()]
+        records = summarise(marks, prs.shown_counts(now), shown)
     finally:
         db.close()
     if args.json:
         for row in report_json(records):
             print(json.dumps(row, ensure_ascii=False))
         return 0
-    print("\n".join(report_lines(records, _note_titles(args.dir, args.topics))))
+    print("\n".join(report_lines(records, _titles_of(library))))
     return 0
 
 
@@ -331,12 +338,23 @@ def _existing_database(path: Path | str):
     return Database(path)
 
 
-def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
-    """Each note's title, for reading the feedback; none when the library does not load."""
+def _report_library(notes_dir: str, topics: str) -> Library | None:
+    """The library the feedback report reads titles and ids from; None (said) when it
+    does not load: the report is then by the ids as stored, untitled."""
     try:
-        library = load_library(Path(notes_dir), Path(topics))
+        return load_library(Path(notes_dir), Path(topics))
     except LibraryError as exc:
         print(f"review-notes: notes left untitled: {exc}", file=sys.stderr)
+        return None
+
+
+def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
+    """Each note's title, for reading the feedback; none when the library does not load."""
+    return _titles_of(_report_library(notes_dir, topics))
+
+
+def _titles_of(library: Library | None) -> dict[str, str]:
+    if library is None:
         return {}
     titles = {n.id: n.title_en or n.title_zh for n in library.notes}
     titles |= {i: f"{n.title_en or n.title_zh} (retired)" for i, n in library.retired.items()}

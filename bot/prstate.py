@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 
@@ -407,13 +407,14 @@ class PRStore:
         shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
         return {n: ids for n, ids in shown.items() if ids}
 
-    def shown_counts(self) -> Counter[str]:
+    def shown_counts(self, now: Callable[[str], str] = str) -> Counter[str]:
         """How many PRs' comments showed each note: the notes shown, those hidden with
-        `/notes wrong`, and those a paused comment showed last (their evidence is kept)."""
+        `/notes wrong`, and those a paused comment showed last (their evidence is kept).
+        `now`: a stored id -> the note's id now (`Library.current_id`), once per PR."""
         counts: Counter[str] = Counter()
         for r in self.db.execute("SELECT notes, dismissed, evidence FROM pr_state"):
             shown = set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]"))
-            counts.update(shown | set(json.loads(r["evidence"] or "{}")))
+            counts.update({now(i) for i in shown | set(json.loads(r["evidence"] or "{}"))})
         return counts
 
     def shown_evidence(self) -> list[tuple[str, int, str, tuple[str, ...]]]:

@@ -841,3 +841,34 @@ def test_check_flags_a_topic_name_or_id_that_notes_topic_reads_as_another_topics
     raise AssertionError(
         f"loaded; /notes topic {typed} answers {found and found.id!r}, not {moved.id!r}"
     )
+
+
+def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
+    tmp_path, monkeypatch, capsys
+):
+    # Its showings and marks, stored under the id it had, and those since, under its new
+    # one, were two rows: half the record each, the old one titled "(now ...)".
+    import json
+
+    from bot.cli import main
+    from bot.db import Database
+    from bot.feedback import Mark
+    from bot.feedback_store import FeedbackStore
+    from bot.prstate import PRStore
+
+    clean_env(monkeypatch)
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    db = Database(tmp_path / "bot.sqlite3")
+    prs, marks = PRStore(db), FeedbackStore(db)
+    why = ("title mentions 'EAGLE'",)
+    for number, shown in ((1, "vllm-0436d44c"), (2, "vllm-renamed01")):  # before, after
+        prs.update(DEFAULT_REPO, number, notes=(), dismissed=(shown,), evidence={shown: why})
+        marks.record(Mark(DEFAULT_REPO, number, shown, 1, "octo-dev", "", why, "2026-12-03"))
+    db.close()
+    argv = ["notes", "feedback", "--db", str(tmp_path / "bot.sqlite3"), "--json"]
+    argv += [str(notes), "--topics", str(DEFAULT_TOPICS_FILE)]
+    assert main(argv) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    renamed = [r for r in rows if r["note"] in ("vllm-0436d44c", "vllm-renamed01")]
+    assert [(r["note"], r["shown"], len(r["marks"])) for r in renamed] == [("vllm-renamed01", 2, 2)]
