@@ -642,6 +642,12 @@ class FakeGitHub:
         with self._lock:
             return self._comments.get(comment_id)
 
+    def set_body(self, comment_id: int, body: str) -> None:
+        """A comment's text changed with no request of ours (a person's edit, GitHub's
+        own trimming): what the next list or GET shows."""
+        with self._lock:
+            self._comments[comment_id].body = body
+
     def reactions(self, comment_id: int) -> list[FakeReaction]:
         with self._lock:
             return list(self._reactions.get(comment_id, []))

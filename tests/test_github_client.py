@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -130,6 +131,13 @@ TOKENS = "/app/installations/*/access_tokens"
 
 def _sticky(text: str) -> str:
     return f"{MARKER}\n{text}"
+
+
+def _notes_comment_posted(fake: FakeGitHub, make_client) -> tuple[GitHubClient, int]:
+    """PR 7 with the bot's notes comment `_sticky("v1")` on it: the client and its id."""
+    fake.add_pull(DEFAULT_REPO, 7)
+    client = make_client()
+    return client, client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
 
 
 def _mints(fake: FakeGitHub) -> int:
@@ -500,9 +508,7 @@ def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gon
 ):
     # the caller takes a comment gone for one a maintainer deleted (and leaves the PR
     # alone), so a list lagging behind a write must not decide it: one GET does
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, made = _notes_comment_posted(fake_github, make_github_client)
     lagging = []
 
     def lags(page):
@@ -532,9 +538,7 @@ def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
     # the list: as if the list had come a moment later (found by review 'rel')
     from tests import fake_github as fg
 
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, made = _notes_comment_posted(fake_github, make_github_client)
 
     def deleted_meanwhile(who, params, query, body):
         del fake_github._comments[int(params["cid"])]  # the human's DELETE came first
@@ -1238,9 +1242,7 @@ def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
 ):
     # the caller knows it last posted another text: a list showing `body` lags behind
     # that edit, and the edit is sent; not knowing it, the list's text is taken at its word
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, made = _notes_comment_posted(fake_github, make_github_client)
     fake_github.clear_requests()
     same = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True, known_id=made)
     assert same == StickyResult(Outcome.UNCHANGED, made) and not fake_github.calls("PATCH")
@@ -1493,28 +1495,42 @@ def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_c
 # --- mutation run r20b ---
 
 
+@contextmanager
+def _two_calls_meeting_one_limit(
+    fake: FakeGitHub, make_client, manual_time, limited: Fault
+) -> Iterator[tuple]:
+    """PRs 7 and 8 listed at once and both answered `limited` while in flight: the client
+    and the two calls, both waiting out the limit."""
+    fake.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    client.bot_login()  # the App's call, and the token, before the two workers race
+    client.list_files(PR)
+    fake.inject("GET", "/repos/*/files", limited, limited)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(client.list_files, PR)
+        second = pool.submit(client.list_files, PR8)
+        wait_until(lambda: manual_time.sleepers == 2, 10, "both calls waiting")
+        yield client, first, second
+
+
 # kills: bot/github_pacing.py:90 every rate limit answer counted as a pause begun
 def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
     fake_github, make_github_client, manual_time
 ):
     # The pauses metric counts pauses begun: two requests answered with the same
     # limit (both in flight when GitHub limited the installation) are one pause.
-    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
-    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
-    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
-    client.bot_login()  # the App's call, and the token, before the two workers race
-    client.list_files(PR)
     limited = Fault(
         status=429,
         body={"message": "You have exceeded a secondary rate limit."},
         headers={"Retry-After": "3"},
         delay=1.0,  # both in flight when the first answer comes
     )
-    fake_github.inject("GET", "/repos/*/files", limited, limited)
-    with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(client.list_files, PR)
-        second = pool.submit(client.list_files, PR8)
-        wait_until(lambda: manual_time.sleepers == 2, 10, "both calls waiting")
+    with _two_calls_meeting_one_limit(fake_github, make_github_client, manual_time, limited) as (
+        client,
+        first,
+        second,
+    ):
         assert client.calls.pauses == 1
         manual_time.advance(3)
         assert (first.result(), second.result()) == (["a.py"], ["b.py"])
@@ -1715,9 +1731,7 @@ def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
 ):
     # GitHub names the App on a comment a person wrote with the App's user token too:
     # only a Bot account's comment naming the App is ours (the App renamed)
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
     alice = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("alice's copy"), login="alice")
 
     def via_the_app(page):
@@ -1743,11 +1757,8 @@ def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
 def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updated(
     fake_github, make_github_client
 ):
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    made = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
-    with fake_github._lock:  # a maintainer's edit left a blank line above the marker
-        fake_github._comments[made].body = "\r\n" + _sticky("v1")
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+    fake_github.set_body(made, "\r\n" + _sticky("v1"))  # a maintainer's edit: a blank line
     again = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True)
     assert again == StickyResult(Outcome.UPDATED, made)
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
@@ -1772,21 +1783,16 @@ def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
 ):
     # the same limit answered to two requests sent together is one limit met, not two in
     # a row: neither waits the doubled back-off
-    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
-    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
-    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
-    client.bot_login()
-    client.list_files(PR)
     limited = Fault(
         status=403,
         body={"message": "You have exceeded a secondary rate limit."},
         delay=1.0,  # both in flight when the first answer comes
     )
-    fake_github.inject("GET", "/repos/*/files", limited, limited)
-    with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(client.list_files, PR)
-        second = pool.submit(client.list_files, PR8)
-        wait_until(lambda: manual_time.sleepers == 2, 10, "both calls waiting")
+    with _two_calls_meeting_one_limit(fake_github, make_github_client, manual_time, limited) as (
+        client,
+        first,
+        second,
+    ):
         assert manual_time.slept == [client.policy.secondary_wait] * 2
         manual_time.advance(client.policy.secondary_wait)
         assert (first.result(), second.result()) == (["a.py"], ["b.py"])
@@ -1836,8 +1842,7 @@ def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
     client = make_github_client()
     body = _sticky("notes\n")
     made = client.upsert_sticky(PR, body, MARKER, create=True).comment_id
-    with fake_github._lock:  # GitHub trims the end of a comment's body
-        fake_github._comments[made].body = body.rstrip()
+    fake_github.set_body(made, body.rstrip())  # GitHub trims the end of a comment's body
     fake_github.clear_requests()
     assert client.upsert_sticky(PR, body, MARKER, create=True) == StickyResult(
         Outcome.UNCHANGED, made
@@ -1851,9 +1856,7 @@ def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
 ):
     # the comment last written (and known to differ) was deleted; the one of ours the
     # list shows is not that comment, so its text is taken at its word: no edit
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    kept = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, kept = _notes_comment_posted(fake_github, make_github_client)
     fake_github.clear_requests()
     result = client.upsert_sticky(
         PR, _sticky("v1"), MARKER, create=True, known_id=kept + 1000, known_differs=True
