@@ -213,18 +213,29 @@ def test_import_without_notes_dir_writes_into_the_servers_library(tmp_path, caps
     assert f"{DIGESTS[0]}: 8 created" in capsys.readouterr().out
 
 
+AS_WRITTEN_TITLE = "调度器抢占路径修复"
+
+
+def moved_to_its_as_written_id(tmp_path, edit=lambda text: text) -> tuple[Path, Path, Path]:
+    """A note imported from a digest whose repository line is `VLLM-Project/vllm`, moved
+    to the id hashing the repository as written (its id before ids ignored case), its
+    text changed by `edit`: the notes directory, the digest and the moved note."""
+    out, digest = tmp_path / "notes", tmp_path / "d.txt"
+    body = f"VLLM-Project/vllm\n\n{AS_WRITTEN_TITLE}\n\n值得精读。核心是释放顺序。\n"
+    digest.write_text(body, "utf-8")
+    (created,) = import_digest(digest, out, today=TODAY).created
+    earlier = note_id("VLLM-Project/vllm", AS_WRITTEN_TITLE, as_written=True)
+    assert earlier != created.stem
+    old = out / f"{earlier}.md"
+    old.write_text(edit(created.read_text("utf-8").replace(created.stem, earlier)), "utf-8")
+    created.unlink()
+    return out, digest, old
+
+
 def test_reimport_finds_a_note_whose_id_hashed_the_repository_as_written(tmp_path):
     # ids hashed the repository as the digest wrote it before they ignored its case: such
     # a note must be found again, not doubled under a new id (found by review 'diff12')
-    out, digest = tmp_path / "notes", tmp_path / "d.txt"
-    title = "调度器抢占路径修复"
-    digest.write_text(f"VLLM-Project/vllm\n\n{title}\n\n值得精读。核心是释放顺序。\n", "utf-8")
-    (created,) = import_digest(digest, out, today=TODAY).created
-    earlier = note_id("VLLM-Project/vllm", title, as_written=True)
-    assert earlier != created.stem
-    old = out / f"{earlier}.md"
-    old.write_text(created.read_text("utf-8").replace(created.stem, earlier), "utf-8")
-    created.unlink()
+    out, digest, old = moved_to_its_as_written_id(tmp_path)
     result = import_digest(digest, out, today=TODAY)
     assert (result.created, result.unchanged) == ([], [old])
     assert sorted(p.name for p in out.iterdir()) == [old.name]
@@ -952,16 +963,11 @@ def test_a_renamed_note_naming_its_repository_in_capitals_is_found_by_its_title(
 
 # kills: bot/importer.py:328 a note under its earlier id that does not read is doubled
 def test_a_note_under_its_earlier_id_that_does_not_read_is_kept_not_doubled(tmp_path):
-    out, digest = tmp_path / "notes", tmp_path / "d.txt"
-    title = "调度器抢占路径修复"
-    digest.write_text(f"VLLM-Project/vllm\n\n{title}\n\n值得精读。核心是释放顺序。\n", "utf-8")
-    (created,) = import_digest(digest, out, today=TODAY).created
-    earlier = note_id("VLLM-Project/vllm", title, as_written=True)
-    old = out / f"{earlier}.md"
     # the curator's half-finished edit: its header does not read, so no title finds it
-    text = created.read_text("utf-8").replace(created.stem, earlier)
-    old.write_text(text.replace(f'title_zh = "{title}"', f'title_zh = "{title}'), "utf-8")
-    created.unlink()
+    unclosed = f'title_zh = "{AS_WRITTEN_TITLE}'
+    out, digest, old = moved_to_its_as_written_id(
+        tmp_path, lambda text: text.replace(f'{unclosed}"', unclosed)
+    )
     result = import_digest(digest, out, today=TODAY)
     assert (result.created, result.kept) == ([], [old])
     assert result.problems and result.problems[0].path == str(old)
