@@ -31,7 +31,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
-from bot.notes import Note, Topic, topic_key
+from bot.notes import Note, Topic, note_id_shape, topic_key
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,12 +85,8 @@ class Library:
 
     @property
     def id_shape(self) -> re.Pattern[str]:
-        """The shape of the ids the importer gives this library's notes (`vllm-` and 8
-        hex digits): a reviewer typing one means a note, even one deleted since."""
-        names = sorted(
-            {n.repo.split("/")[-1].lower() for n in (*self.notes, *self.retired.values())}
-        )
-        return re.compile(f"(?:{'|'.join(map(re.escape, names))})-[0-9a-f]{{8}}")
+        """The shape of the ids the importer gives this library's notes (`note_id_shape`)."""
+        return note_id_shape(n.repo for n in (*self.notes, *self.retired.values()))
 
     def current_id(self, note_id: str) -> str:
         """The id a stored note id (a PR's hidden notes, a mark, a link) names now: the

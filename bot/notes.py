@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
@@ -47,8 +48,22 @@ def note_id(repo: str, title: str, *, as_written: bool = False) -> str:
     notes' repos are lower case, so their ids are what they were). `as_written`: the id
     as it was before, hashing the repository as the digest wrote it."""
     hashed = repo if as_written else repo.lower()
-    digest = hashlib.sha256(f"{hashed}\n{title}".encode()).hexdigest()[:8]
-    return f"{repo.split('/')[-1].lower()}-{digest}"
+    digest = hashlib.sha256(f"{hashed}\n{title}".encode()).hexdigest()[:_ID_HEX_DIGITS]
+    return f"{_id_name(repo)}-{digest}"
+
+
+_ID_HEX_DIGITS = 8
+
+
+def _id_name(repo: str) -> str:
+    return repo.split("/")[-1].lower()
+
+
+def note_id_shape(repos: Iterable[str]) -> re.Pattern[str]:
+    """The shape of every id `note_id` gives notes of these repositories (`vllm-` and 8
+    hex digits): a reviewer typing one means a note, even one deleted since."""
+    names = "|".join(map(re.escape, sorted({_id_name(r) for r in repos})))
+    return re.compile(f"(?:{names})-[0-9a-f]{{{_ID_HEX_DIGITS}}}")
 
 
 class Verdict(StrEnum):
