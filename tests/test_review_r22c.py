@@ -1,0 +1,194 @@
+"""Review 'r22c' ("the operator's bad days"): what goes wrong in months of operation.
+
+Each test fails on the code as reviewed and passes once the defect it names is fixed.
+Real parts only: `review-notes serve` as a process, its SQLite file in tmp_path, the
+fake GitHub over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    ROOT,
+    SECRET,
+    LiveServer,
+    app_env,
+    base_env,
+    cli,
+    free_port,
+    pr_payload,
+    wait_until,
+)
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"
+
+
+# --- a database file the server cannot write, or one another process holds ----------
+
+
+def _unwritable(path: Path) -> Callable[[], None]:
+    """Make `path` a file this process can read but not write (as a root-owned file in
+    a volume the image's uid 10001 writes to); returns the undo. Root ignores modes: the
+    immutable flag refuses it writes too."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return lambda: path.chmod(0o644)
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip("cannot make a file read-only for root here (no chattr +i)")
+    return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def _a_database_a_server_wrote(tmp_path: Path) -> Path:
+    """The dry run's database after one run of `review-notes serve` (stopped cleanly)."""
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    with LiveServer(tmp_path, env).run():
+        pass
+    db = tmp_path / "bot.sqlite3"
+    assert db.is_file() and not Path(f"{db}-wal").exists()
+    return db
+
+
+def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_path):
+    """Defect: README (start-up refusals): the server refuses to start, naming
+    REVIEW_NOTES_DB_PATH, on a path "where this user cannot create or write the file,
+    e.g. a root-owned bind mount". A file it can read but not write, in a directory it
+    can write (a backup restored by root into the volume: `docker cp`, `cp` as root;
+    the image runs as uid 10001), opens fine (every table exists, so opening writes
+    nothing) and the start then dies in claim_pr_state's first write with a traceback
+    ("sqlite3.OperationalError: attempt to write a readonly database", exit 1) instead of
+    the configuration error (exit 2) the other unusable paths get."""
+    db = _a_database_a_server_wrote(tmp_path)
+    undo = _unwritable(db)
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=60)
+    finally:
+        undo()
+    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert r.returncode == 2, (r.returncode, r.stderr[-800:])
+    assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
+
+
+def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(tmp_path):
+    """Defect: a database another process holds past SQLite's 10 s busy timeout (the
+    README's own `VACUUM` run on a large file, an operator's `sqlite3` shell left in a
+    transaction) stops `review-notes serve` with a Python traceback ("database is
+    locked", from claim_pr_state's transaction) where `review-notes retry` on the same
+    file names it, as locked, in one line (README, "Failures and restarts"). A start
+    refused must say why in words, as every other refusal at start does."""
+    db = _a_database_a_server_wrote(tmp_path)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process writing: VACUUM, a shell
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert str(db.name) in r.stderr and "locked" in r.stderr, r.stderr[-800:]
+
+
+# --- the start's redelivery sweep ------------------------------------------------------
+
+
+def _utc(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _as_utcnow(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bots_own(
+    tmp_path, fake_github, app_key
+):
+    """Defect: README (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
+    again for "the webhooks it failed to deliver since the last one the database
+    received". `since_last_seen` takes the newest row of `deliveries`, and the bot
+    queues rows of its own there: a PR event's files re-check (`<id>#files-recheck-N`,
+    queued when the earlier look ran, which a rate limit put-back can make any time
+    later) and the flood control's deferred update. So a re-check queued after GitHub
+    failed to reach the server (a proxy or TLS outage in front of a running server, a
+    secret rotated before the server had it) moves the sweep's start past that failure:
+    the delivery is never asked for again and its PR never gets its comment.
+
+    Built with the real server: GitHub delivers PR A's `opened` (its file list short, so
+    the bot queues re-checks); GitHub's delivery of PR B's `opened` fails (nothing
+    answers: the proxy is down); the bot's re-check of A runs and queues the next. The
+    times are then set as they are when the first re-check ran 20 minutes later (a
+    put-back for a primary rate limit, or REVIEW_NOTES_FILES_RECHECK_DELAYS=1200,...):
+    A received 20 minutes ago, B's failed attempt 15 minutes ago, the bot's own re-check
+    queued just now. The restart's sweep must ask for B."""
+    fake = fake_github
+    a, b = 7951, 7952
+    fake.add_pull(DEFAULT_REPO, a, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, b, files=MATCHING_FILES, title=MATCHING_TITLE)
+    env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_FILES_RECHECK_DELAYS="0.5,60")
+    server = LiveServer(tmp_path, env)
+    fake.webhook_secret = SECRET
+    opened_a = pr_payload(number=a, title=MATCHING_TITLE)
+    opened_a["pull_request"]["changed_files"] = 3  # GitHub's list (one file) lags the push
+    db = tmp_path / "bot.sqlite3"
+
+    def rows() -> list[sqlite3.Row]:
+        conn = sqlite3.connect(db)
+        conn.row_factory = sqlite3.Row
+        try:
+            return conn.execute(
+                "SELECT seq, id, received_at FROM deliveries ORDER BY seq"
+            ).fetchall()
+        finally:
+            conn.close()
+
+    with server.run():
+        fake.webhook_url = f"{server.base}/webhook"
+        assert fake.send_webhook("pull_request", opened_a, guid="gh-a").status_code == 202
+        fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+        failed = fake.send_webhook(
+            "pull_request", pr_payload(number=b, title=MATCHING_TITLE), guid="gh-b"
+        )
+        assert failed.status_code == 0
+        wait_until(lambda: len(rows()) == 3, what="the bot's second re-check of A queued")
+    ids = [r["id"] for r in rows()]
+    assert ids[0] == "gh-a" and all(i.startswith("gh-a#files-recheck-") for i in ids[1:]), ids
+
+    # 20 minutes pass between A's delivery and the re-check that queued the last row
+    now = datetime.now(UTC)
+    conn = sqlite3.connect(db)
+    with conn:
+        for r in rows()[:-1]:
+            moved = _as_utcnow(_utc(r["received_at"]) - timedelta(minutes=20))
+            conn.execute("UPDATE deliveries SET received_at = ? WHERE seq = ?", (moved, r["seq"]))
+    conn.close()
+    failed.delivered_at = (now - timedelta(minutes=15)).timestamp()
+    assert _utc(rows()[-1]["received_at"]) > now - timedelta(minutes=1)  # the bot's own, now
+
+    fake.webhook_url = f"{server.base}/webhook"  # the proxy is back; the server restarts
+    with server.run():
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not fake.calls(
+            "POST", "/app/hook/deliveries/*/attempts"
+        ):
+            time.sleep(0.1)
+        time.sleep(1.0)  # a redelivery asked for arrives at once
+    asked = fake.calls("POST", "/app/hook/deliveries/*/attempts")
+    held = {r["id"] for r in rows()}
+    assert "gh-b" in held, (
+        "GitHub's failed delivery of PR B's `opened` was never asked for again: the sweep"
+        f" started from the bot's own re-check ({len(asked)} redeliveries asked)"
+    )
