@@ -192,3 +192,52 @@ def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bo
         "GitHub's failed delivery of PR B's `opened` was never asked for again: the sweep"
         f" started from the bot's own re-check ({len(asked)} redeliveries asked)"
     )
+
+
+# --- one server per database file --------------------------------------------------
+
+
+def test_a_second_server_on_the_same_file_through_a_file_bind_mount_refuses_to_start(tmp_path):
+    """Defect: README (Deploy): "run **one** server per database file (a second one
+    refuses to start, whatever path it names the file by: the lock, `<file>.lock`, is
+    taken next to the file with symlinks resolved ...)". A bind mount of the file itself
+    is no symlink: the second server takes its lock next to the mount point, another
+    `.lock` file, and starts. Both then resume and claim the same `processing` and
+    `pending` deliveries (each posts, each replies), and SQLite keeps each one's WAL next
+    to the name it opened, so the two write one file through two WALs. It is how a
+    single file is mounted into a container (`-v /srv/review-notes.sqlite3:/app/var/
+    review-notes.sqlite3`): during an upgrade the new container's `/app/var` is its own
+    directory, so its lock is another file even at the same path. A lock on the database
+    file itself (flock, which SQLite's POSIX locks leave alone) is the same lock however
+    the file is reached."""
+    first_dir, second_dir = tmp_path / "a", tmp_path / "b"
+    first_dir.mkdir()
+    second_dir.mkdir()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    env["REVIEW_NOTES_DB_PATH"] = str(first_dir / "review-notes.sqlite3")
+    first = LiveServer(tmp_path, env)
+    with first.run():  # makes the file; a server on it from now on
+        mount_point = second_dir / "review-notes.sqlite3"
+        mount_point.touch()
+        mounted = subprocess.run(
+            ["mount", "--bind", env["REVIEW_NOTES_DB_PATH"], str(mount_point)],
+            capture_output=True,
+        )
+        if mounted.returncode != 0:
+            pytest.skip("cannot bind-mount a file here (needs root and mount rights)")
+        try:
+            assert os.stat(mount_point).st_ino == os.stat(env["REVIEW_NOTES_DB_PATH"]).st_ino
+            second_env = {**env, "REVIEW_NOTES_DB_PATH": str(mount_point)}
+            try:
+                r = cli(
+                    "serve", "--port", str(free_port()), env=second_env, cwd=tmp_path, timeout=20
+                )
+            except subprocess.TimeoutExpired:
+                pytest.fail(
+                    "a second server started on the database file the first one is using"
+                    " (reached through a bind mount of the file) and ran until killed"
+                )
+        finally:
+            subprocess.run(["umount", str(mount_point)], check=True)
+    assert r.returncode != 0
+    assert "another review-notes server is using" in r.stderr, r.stderr[-800:]
