@@ -7,10 +7,12 @@ fake GitHub over HTTP.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -241,3 +243,46 @@ def test_a_second_server_on_the_same_file_through_a_file_bind_mount_refuses_to_s
             subprocess.run(["umount", str(mount_point)], check=True)
     assert r.returncode != 0
     assert "another review-notes server is using" in r.stderr, r.stderr[-800:]
+
+
+# --- a delivery given up at start ------------------------------------------------------
+
+
+def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
+    """Defect: a delivery the process died on three times (a payload that crashes or
+    exhausts the process: the crash loop a poison delivery makes) is given up by
+    `DeliveryQueue.recover` at the next start, silently: no log line names it, and
+    `review_notes_deliveries_total{outcome="failed"}` does not count it. Every other way
+    a delivery ends `failed` is a WARNING naming it (a handler's error, the last rate
+    limit put-back) and is counted so (README, /metrics: "deliveries by event and
+    outcome"); on the day of a crash loop the log and the failure alert are what the
+    operator reads, and they say nothing of the delivery that caused it."""
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = Database(tmp_path / "bot.sqlite3")
+    queue = DeliveryQueue(db)
+    queue.enqueue(
+        "poison-1",
+        "pull_request",
+        "opened",
+        pr_payload(number=5, title=MATCHING_TITLE),
+        DEFAULT_REPO,
+        5,
+    )
+    # the state three runs killed while working on it leave: two crashes counted, the
+    # process died again in the third run
+    db.execute("UPDATE deliveries SET state = 'processing', interruptions = 2, attempts = 3")
+    db.close()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    server = LiveServer(tmp_path, env)
+    with server.run():
+        health = server.health()
+        with urllib.request.urlopen(f"{server.base}/metrics", timeout=10) as r:
+            metrics = r.read().decode()
+    assert health["failed"] == 1 and health["recent_failures"][0]["id"] == "poison-1"  # as is
+    lines = [json.loads(x) for x in server.logs[0].read_text().splitlines() if x.startswith("{")]
+    named = [x for x in lines if "poison-1" in x["msg"] and x["level"] in ("warning", "error")]
+    assert named, "no WARNING names the delivery given up after three interruptions"
+    failed = 'review_notes_deliveries_total{event="pull_request",outcome="failed"} 1.0'
+    assert failed in metrics, [x for x in metrics.splitlines() if "deliveries_total{" in x]
