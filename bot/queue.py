@@ -135,6 +135,27 @@ class Delivery:
     updated_at: str = ""
 
 
+@dataclass(frozen=True)
+class Failed:
+    """A delivery that ended `failed` without a worker to say so (given up at start,
+    deleted by retention): what the log names it by."""
+
+    id: str
+    event: str
+    repo: str | None
+    pr_number: int | None
+    last_error: str | None
+    failed_at: str
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What `recover` did at start."""
+
+    resumed: int  # back to pending
+    given_up: list[Failed]  # interrupted MAX_INTERRUPTIONS times: failed now
+
+
 def pr_key(repo: str | None, number: int | None) -> str | None:
     return f"{repo.lower()}#{number}" if repo and number is not None else None
 
@@ -298,20 +319,22 @@ class DeliveryQueue:
         )
         self._notify()
 
-    def recover(self) -> int:
+    def recover(self) -> Recovered:
         """On start: resume deliveries a killed process left `processing`; give up one
-        interrupted MAX_INTERRUPTIONS times."""
+        interrupted MAX_INTERRUPTIONS times (returned: the caller logs and counts it, as
+        a worker does a delivery that fails)."""
         now = utcnow()
         with self.db.tx() as conn:
             conn.execute(
                 "UPDATE deliveries SET interruptions = interruptions + 1 WHERE state = 'processing'"
             )
-            conn.execute(
+            given_up = conn.execute(
                 "UPDATE deliveries SET state = 'failed', updated_at = ?,"
                 " last_error = 'interrupted ' || interruptions || ' times (process killed while"
-                " working on it); given up' WHERE state = 'processing' AND interruptions >= ?",
+                " working on it); given up' WHERE state = 'processing' AND interruptions >= ?"
+                " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at",
                 (now, MAX_INTERRUPTIONS),
-            )
+            ).fetchall()
             cur = conn.execute(
                 "UPDATE deliveries SET state = 'pending', updated_at = ?"
                 " WHERE state = 'processing'",
@@ -319,7 +342,7 @@ class DeliveryQueue:
             )
             resumed = cur.rowcount
         self._notify()
-        return resumed
+        return Recovered(resumed, [Failed(**dict(r)) for r in given_up])
 
     def retry(self, delivery_ids: list[str] | None = None) -> list[str]:
         """Put failed deliveries back in the queue (all of them when ids is None)."""

@@ -7,10 +7,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bot.db import utcnow
-from bot.queue import DeliveryQueue, State
+from bot.queue import DeliveryQueue, Failed, State
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +25,6 @@ _PRUNE_FAILED = (
     " WHERE state = 'failed' AND updated_at < ? ORDER BY updated_at LIMIT ?)"
     " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at"
 )
-
-
-@dataclass(frozen=True)
-class Dropped:
-    """A failed delivery deleted by retention, for the log."""
-
-    id: str
-    event: str
-    repo: str | None
-    pr_number: int | None
-    last_error: str | None
-    failed_at: str
 
 
 class Retention:
@@ -167,7 +154,7 @@ class Retention:
         with self.queue.db.tx() as conn:
             return conn.execute(_PRUNE_DONE, (before_seq, limit)).rowcount
 
-    def prune_failed(self, before: str, limit: int) -> list[Dropped]:
+    def prune_failed(self, before: str, limit: int) -> list[Failed]:
         """Delete up to `limit` failed deliveries whose last failure was before `before`."""
         rows = self.queue.db.execute(_PRUNE_FAILED, (before, limit))
-        return [Dropped(**dict(r)) for r in rows]
+        return [Failed(**dict(r)) for r in rows]

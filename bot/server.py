@@ -128,10 +128,23 @@ class Runtime:
     def start(self) -> None:
         claim_database(self)
         self.db.checkpoint_in_background()
-        resumed = self.queue.recover()
+        recovered = self.queue.recover()
+        for failed in recovered.given_up:  # as a worker says and counts a failure
+            log.warning(
+                "delivery %s (%s, %s#%s) failed: %s",
+                failed.id,
+                failed.event,
+                failed.repo,
+                failed.pr_number,
+                failed.last_error,
+                extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
+            )
+            self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()
         pending = self.queue.counts()["pending"]
-        if resumed or pending:
-            log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)
+        if recovered.resumed or pending:
+            log.info(
+                "resuming %d pending deliveries (%d were interrupted)", pending, recovered.resumed
+            )
         self.workers.start()
         self.retention.start()
 

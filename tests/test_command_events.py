@@ -1103,7 +1103,7 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
         "SELECT id FROM deliveries WHERE event = 'issue_comment' ORDER BY seq DESC LIMIT 1"
     )
     rt.queue.db.execute("UPDATE deliveries SET state = 'processing' WHERE id = ?", (row["id"],))
-    assert rt.queue.recover() == 1
+    assert rt.queue.recover().resumed == 1
     drain(rt)
     assert state(rt).dismissed == (shown[0],)
 

@@ -141,13 +141,17 @@ def test_recover_resumes_interrupted_work_and_gives_up_on_poison(tmp_path):
     add(q, "a", 1)
     add(q, "b", 2)
     q.claim()  # "a" processing, then the process dies
-    assert q.recover() == 1
+    assert q.recover().resumed == 1
     assert q.get("a").state == "pending"
     for _ in range(MAX_INTERRUPTIONS - 1):  # keeps killing the process
         assert q.claim().id == "a"
-        q.recover()
+        recovered = q.recover()
     a = q.get("a")
     assert a.state == "failed" and a.attempts == a.interruptions == MAX_INTERRUPTIONS
+    # told, so that the start can say it and count it
+    assert recovered.resumed == 0
+    assert [(f.id, f.repo, f.pr_number) for f in recovered.given_up] == [("a", "o/r", 1)]
+    assert recovered.given_up[0].last_error == a.last_error
     assert a.last_error.startswith(f"interrupted {MAX_INTERRUPTIONS} times")
     assert q.claim().id == "b"  # the others go on
 
@@ -163,7 +167,7 @@ def test_only_interruptions_count_toward_giving_up(tmp_path):
     assert q.retry(["a"]) == ["a"]  # the operator's retry
     assert q.claim().attempts == 3  # the third run; now the process dies
     restarted = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
-    assert restarted.recover() == 1
+    assert restarted.recover().resumed == 1
     a = restarted.get("a")
     assert a.state == "pending", a.last_error
     assert (a.attempts, a.interruptions) == (3, 1)
@@ -195,7 +199,7 @@ def test_an_old_database_counts_interruptions_from_now_on(tmp_path):
         " VALUES ('old', 'pull_request', '{}', 'processing', 5, 'x', 'x');"
     )
     q = DeliveryQueue(db)
-    assert q.recover() == 1  # five runs, but no crash known: resumed, not given up
+    assert q.recover().resumed == 1  # five runs, but no crash known: resumed, not given up
     old = q.get("old")
     assert (old.state, old.attempts, old.interruptions) == ("pending", 5, 1)
 
