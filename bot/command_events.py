@@ -806,6 +806,7 @@ def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float)
         ref.repo,
         ref.number,
         not_before=utcnow(after_s=delay_s),
+        by_bot=True,
     )
 
 

@@ -140,5 +140,6 @@ def _recheck_later(ctx: BotContext, delivery: Delivery, short: FilesNotReady, de
         delivery.repo,
         delivery.pr_number,
         not_before=utcnow(after_s=delay),
+        by_bot=True,
     )
     return f"{short}; looking again in {delay:g}s"

@@ -64,9 +64,11 @@ CREATE TABLE IF NOT EXISTS deliveries (
     not_before  TEXT,                             -- claim no earlier (utcnow format); NULL: now
     body_sha    TEXT,                             -- sha256 of a body stored once (a comment's,
                                                   -- a review's): any copy is a replay
-    same_body_sha TEXT                            -- sha256 of a body GitHub may send twice
+    same_body_sha TEXT,                           -- sha256 of a body GitHub may send twice
                                                   -- (Route.same_bodies, pull_request): a
                                                   -- replay only right after itself on its PR
+    by_bot      INTEGER NOT NULL DEFAULT 0        -- queued by the bot itself (a files
+                                                  -- re-check, a deferred update), not GitHub
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
@@ -116,6 +118,7 @@ class Incoming:
     # sha256 of a body GitHub may send for two events (a label put back within its
     # second): a duplicate only as the PR's latest such body again (_repeats_latest)
     same_body_sha: str | None = None
+    by_bot: bool = False  # queued by the bot itself: no delivery GitHub sent
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ class DeliveryQueue:
                 "body_sha": "TEXT",
                 "same_body_sha": "TEXT",
                 "deferrals": "INTEGER NOT NULL DEFAULT 0",
+                "by_bot": "INTEGER NOT NULL DEFAULT 0",
             },
         )
         db.script(INDEXES)
@@ -198,13 +202,17 @@ class DeliveryQueue:
         not_before: str | None = None,
         *,
         raw: str | None = None,
+        by_bot: bool = False,
     ) -> Enqueued:
         """Add a delivery; `not_before` (a `utcnow()`-format time) makes it wait until then.
 
-        `raw`: the payload's JSON text as received (saves re-encoding it).
+        `raw`: the payload's JSON text as received (saves re-encoding it). `by_bot`: the
+        bot queues it itself (no delivery of GitHub's, so `last_received` passes it over).
         """
         text = raw if raw is not None else json.dumps(payload)
-        item = Incoming(delivery_id, event, action, text, repo, pr_number, not_before)
+        item = Incoming(
+            delivery_id, event, action, text, repo, pr_number, not_before, by_bot=by_bot
+        )
         return self.enqueue_many([item])[0]
 
     def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
@@ -219,8 +227,8 @@ class DeliveryQueue:
                 cur = conn.execute(
                     # a conflict on the id (a redelivery) or on the body (a replay)
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number, pr_key,"
-                    " state, received_at, updated_at, not_before, body_sha, same_body_sha)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)"
+                    " state, received_at, updated_at, not_before, body_sha, same_body_sha, by_bot)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT DO NOTHING",
                     (
                         d.id,
@@ -235,6 +243,7 @@ class DeliveryQueue:
                         d.not_before,
                         d.body_sha,
                         d.same_body_sha,
+                        int(d.by_bot),
                     ),
                 )
                 if cur.rowcount:
@@ -377,10 +386,16 @@ class DeliveryQueue:
         return found
 
     def last_received(self) -> str | None:
-        """When the newest delivery arrived (`utcnow()` format); None when there is none."""
+        """When the newest delivery from GitHub arrived (`utcnow()` format); None when
+        there is none. The bot's own (a re-check, a deferred update) are passed over: one
+        queued after GitHub failed to reach the server would hide that failure from the
+        start's redelivery sweep."""
         # seq (the primary key) rises with received_at (both set at insert, utcnow()); MAX
-        # over received_at, unindexed, would read the whole table at every start
-        rows = self.db.execute("SELECT received_at FROM deliveries ORDER BY seq DESC LIMIT 1")
+        # over received_at, unindexed, would read the whole table at every start. The
+        # walk back from the newest passes over the bot's own rows only: a few.
+        rows = self.db.execute(
+            "SELECT received_at FROM deliveries WHERE NOT by_bot ORDER BY seq DESC LIMIT 1"
+        )
         return rows[0]["received_at"] if rows else None
 
     def counts(self) -> dict[str, int]:

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.command_events import REFRESH_ACTION
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database, utcnow
 from bot.markers import MARKER, REPLY_MARKER
@@ -2453,6 +2454,21 @@ def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_
     assert reactions(fake, c) == {"eyes", "+1"} and sticky_writes(fake) == 1 - given_back
     assert budget.left(1001) == 10 - 6 + given_back
     assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_is_the_bots_own_delivery_not_githubs(live):
+    """The start's redelivery sweep asks GitHub for what it failed to deliver since the
+    newest delivery GitHub sent (`last_received`): a deferred update queued later is no
+    such delivery (review r22c)."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")
+    _owe_an_update(client, rt, fake, "/notes why")
+    rows = rt.queue.db.execute("SELECT id, by_bot, received_at FROM deliveries ORDER BY seq")
+    assert [r["id"].split(":")[0] for r in rows if r["by_bot"]] == [REFRESH_ACTION]
+    assert rows[-1]["by_bot"]  # the newest row
+    from_github = [r for r in rows if not r["by_bot"]]
+    assert rt.queue.last_received() == from_github[-1]["received_at"] < rows[-1]["received_at"]
 
 
 def test_a_deferred_update_an_earlier_one_covered_gives_back_the_write_paid_for_it(live):

@@ -979,6 +979,19 @@ def test_held_names_the_deliveries_the_queue_has_in_any_state(tmp_path):
     assert q.last_received() == q.get("d-pending").received_at
 
 
+def test_last_received_passes_over_what_the_bot_queued_itself(tmp_path):
+    # the start's redelivery sweep asks GitHub for what it failed to deliver since then:
+    # a re-check the bot queued after a failed delivery must not move that time past it
+    q = queue_at(tmp_path)
+    q.enqueue("own-first", "pull_request", "opened", {}, "o/r", 1, by_bot=True)
+    assert q.last_received() is None  # nothing from GitHub yet
+    add(q, "from-github", 2)
+    time.sleep(0.002)  # utcnow has microseconds: the next row's time is later
+    q.enqueue("gh#files-recheck-1", "pull_request", "opened", {}, "o/r", 2, by_bot=True)
+    assert q.get("gh#files-recheck-1").received_at > q.get("from-github").received_at
+    assert q.last_received() == q.get("from-github").received_at
+
+
 def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
     # REVIEW_NOTES_MAX_DEFERRALS (bot.server gives it to the queue); the workers' log
     # lines count against it too
