@@ -118,15 +118,23 @@ class Database:
         # such a release, started during an upgrade or a rollback, is kept out too.
         # One file may have both names (a relative path, a symlinked directory): it is
         # locked once, or the second descriptor's lock would conflict with the first.
+        # And on the database file itself, however it is reached (a bind mount of the
+        # file has a lock file of its own next to the mount point): flock, which SQLite's
+        # POSIX locks leave alone. That descriptor closes only after the connection (close):
+        # closing any descriptor of the file drops this process's POSIX locks on it.
+        database = str(self.path)
         real = f"{os.path.realpath(self.path)}.lock"
-        names = dict.fromkeys([real, os.path.realpath(f"{self.path}.lock")])
+        names = dict.fromkeys([database, real, os.path.realpath(f"{self.path}.lock")])
         held: list[int] = []
         try:
             for name in names:
                 try:
-                    fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+                    if name == database:
+                        fd = os.open(name, os.O_RDONLY)  # flock needs no write access
+                    else:
+                        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
                 except OSError:
-                    if name == real:
+                    if name in (database, real):
                         raise
                     continue  # no release could lock there either (a read-only directory)
                 held.append(fd)

@@ -462,6 +462,30 @@ def test_server_lock_keeps_out_a_release_that_locked_the_path_as_named(tmp_path)
         db.close()
 
 
+def test_server_lock_is_on_the_database_file_itself(tmp_path):
+    # a bind mount of the file (`-v /srv/x.sqlite3:/app/var/x.sqlite3`) reaches it with no
+    # symlink and a lock file of its own next to the mount point: the lock on the file
+    # itself, the one thing both names share, keeps the second server out (review r22c)
+    db = Database(tmp_path / "x.sqlite3")
+    elsewhere = os.open(tmp_path / "x.sqlite3", os.O_RDONLY)  # the file, another way
+    try:
+        fcntl.flock(elsewhere, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert not db.acquire_server_lock()
+        fcntl.flock(elsewhere, fcntl.LOCK_UN)
+        assert db.acquire_server_lock()
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(elsewhere, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        db.execute("SELECT 1")  # SQLite's own locks are another kind: untouched
+    finally:
+        os.close(elsewhere)
+        db.close()
+    fresh = os.open(tmp_path / "x.sqlite3", os.O_RDONLY)
+    try:  # released at close
+        fcntl.flock(fresh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fresh)
+
+
 def test_a_burst_is_one_transaction_with_an_outcome_per_delivery(tmp_path):
     q = queue_at(tmp_path)
     add(q, "failed-before")
