@@ -213,7 +213,30 @@ def claim_database(rt: Runtime) -> None:
             f"another review-notes server is using {settings.db_path}; "
             "stop it or set REVIEW_NOTES_DB_PATH"
         )
-    claim_pr_state(rt.ctx, settings.db_path, dry_run=rt.dry_run is not None)
+    try:
+        claim_pr_state(rt.ctx, settings.db_path, dry_run=rt.dry_run is not None)
+    except sqlite3.OperationalError as exc:  # the start's first write
+        raise _unwritable(settings.db_path, exc) from None
+
+
+def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
+    """Why the start's first write failed, in words: a file this user cannot write (a
+    backup restored as root: opening it wrote nothing) is a path to change; one another
+    process holds past the busy timeout (a VACUUM, a `sqlite3` shell) is to wait for."""
+    kind = (exc.sqlite_errorname or "").split("_")[1:2]  # SQLITE_BUSY_SNAPSHOT -> BUSY
+    if kind in (["BUSY"], ["LOCKED"]):
+        return StartupError(
+            f"{path} is locked by another process (a VACUUM, a sqlite3 shell in a"
+            f" transaction?): {exc}; not starting: start again once it is done"
+        )
+    if kind in (["READONLY"], ["PERM"], ["CANTOPEN"]):
+        return SettingsError(
+            f"REVIEW_NOTES_DB_PATH: {path}: {exc} (can this user, uid {os.getuid()}, write"
+            " to it and to its directory?)"
+        )
+    if kind == ["FULL"]:
+        return StartupError(f"{path}: the disk is full ({exc}); not starting")
+    return StartupError(f"{path}: {exc}; not starting")
 
 
 def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
