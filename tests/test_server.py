@@ -1254,3 +1254,60 @@ def test_a_negative_content_length_is_400(app):
     client, _ = app
     headers = {"Content-Length": "-1", "X-GitHub-Event": "ping"}
     assert client.post("/webhook", content=b"{}", headers=headers).status_code == 400
+
+
+def _sqlite_error(tmp_path, make) -> sqlite3.OperationalError:
+    """The error SQLite itself raises on a write `make` sets up."""
+    path = tmp_path / f"{make.__name__}.sqlite3"
+    conn = sqlite3.connect(path, timeout=0.05)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    try:
+        make(path, conn)
+    except sqlite3.OperationalError as exc:
+        return exc
+    finally:
+        conn.close()
+    raise AssertionError(f"{make.__name__} wrote")
+
+
+def _read_only(path, _conn):
+    sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute("INSERT INTO t VALUES (1)")
+
+
+def _locked(path, conn):
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO t VALUES (1)")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def _full(_path, conn):
+    conn.execute("PRAGMA max_page_count = 2")
+    conn.execute("INSERT INTO t VALUES (randomblob(100000))")
+
+
+def _no_such_table(_path, conn):
+    conn.execute("INSERT INTO no_such_table VALUES (1)")
+
+
+@pytest.mark.parametrize(
+    ("make", "kind", "words"),
+    [
+        (_read_only, SettingsError, "REVIEW_NOTES_DB_PATH: "),
+        (_locked, StartupError, "is locked by another process"),
+        (_full, StartupError, "the disk is full"),
+        (_no_such_table, StartupError, "no such table"),
+    ],
+)
+def test_the_starts_first_write_failing_is_said_in_words(tmp_path, make, kind, words):
+    # review r22c: the first write of the start (claim_pr_state) failing was a traceback
+    from bot.server import _unwritable
+
+    exc = _sqlite_error(tmp_path, make)
+    told = _unwritable(tmp_path / "bot.sqlite3", exc)
+    assert type(told) is kind and words in str(told), (exc.sqlite_errorname, told)
+    assert str(tmp_path / "bot.sqlite3") in str(told)
