@@ -1,6 +1,8 @@
-"""Review 'r22c' ("the operator's bad days"): what goes wrong in months of operation.
+"""What a start makes of the database it finds (found by review r22c, "the operator's
+bad days"): a file it cannot write or another process holds is refused in words; a
+second server reaching the file through a bind mount is refused; the redelivery sweep
+starts from the newest delivery GitHub sent; a delivery given up is logged and counted.
 
-Each test fails on the code as reviewed and passes once the defect it names is fixed.
 Real parts only: `review-notes serve` as a process, its SQLite file in tmp_path, the
 fake GitHub over HTTP.
 """
@@ -64,7 +66,7 @@ def _a_database_a_server_wrote(tmp_path: Path) -> Path:
 
 
 def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_path):
-    """Defect: README (start-up refusals): the server refuses to start, naming
+    """README (start-up refusals): the server refuses to start, naming
     REVIEW_NOTES_DB_PATH, on a path "where this user cannot create or write the file,
     e.g. a root-owned bind mount". A file it can read but not write, in a directory it
     can write (a backup restored by root into the volume: `docker cp`, `cp` as root;
@@ -85,7 +87,7 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
 
 
 def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(tmp_path):
-    """Defect: a database another process holds past SQLite's 10 s busy timeout (the
+    """A database another process holds past SQLite's 10 s busy timeout (the
     README's own `VACUUM` run on a large file, an operator's `sqlite3` shell left in a
     transaction) stops `review-notes serve` with a Python traceback ("database is
     locked", from claim_pr_state's transaction) where `review-notes retry` on the same
@@ -119,7 +121,7 @@ def _as_utcnow(when: datetime) -> str:
 def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bots_own(
     tmp_path, fake_github, app_key
 ):
-    """Defect: README (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
+    """README (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
     again for "the webhooks it failed to deliver since the last one the database
     received". `since_last_seen` takes the newest row of `deliveries`, and the bot
     queues rows of its own there: a PR event's files re-check (`<id>#files-recheck-N`,
@@ -200,7 +202,7 @@ def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bo
 
 
 def test_a_second_server_on_the_same_file_through_a_file_bind_mount_refuses_to_start(tmp_path):
-    """Defect: README (Deploy): "run **one** server per database file (a second one
+    """README (Deploy): "run **one** server per database file (a second one
     refuses to start, whatever path it names the file by: the lock, `<file>.lock`, is
     taken next to the file with symlinks resolved ...)". A bind mount of the file itself
     is no symlink: the second server takes its lock next to the mount point, another
@@ -249,7 +251,7 @@ def test_a_second_server_on_the_same_file_through_a_file_bind_mount_refuses_to_s
 
 
 def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
-    """Defect: a delivery the process died on three times (a payload that crashes or
+    """A delivery the process died on three times (a payload that crashes or
     exhausts the process: the crash loop a poison delivery makes) is given up by
     `DeliveryQueue.recover` at the next start, silently: no log line names it, and
     `review_notes_deliveries_total{outcome="failed"}` does not count it. Every other way
