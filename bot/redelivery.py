@@ -8,13 +8,15 @@ by. An event needs asking for again when none of its attempts got a 2xx and our 
 does not hold it (in any state: `review-notes retry` handles those it holds).
 
 `to_redeliver` is pure; `sweep` runs it over two ports (GitHub's log, the queue's ids),
-so both are tested without a server.
+so both are tested without a server. A running server sweeps again every
+REVIEW_NOTES_REDELIVER_EVERY_MINUTES (`Sweeps`): an outage in front of it (a proxy, TLS,
+a full disk answering 500) loses nothing either, as GitHub's docs advise.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
@@ -27,6 +29,9 @@ log = logging.getLogger(__name__)
 KEPT_HOURS = 72
 # GitHub's clock and ours may differ: a start's sweep looks back this much further
 CLOCK_SLACK = timedelta(minutes=5)
+# A running server's sweeps ask for one event at most this often: one whose redeliveries
+# all fail (refused with a 4xx: a secret not yet rotated) needs a person, not a loop
+MAX_ASKS = 3
 
 
 @dataclass(frozen=True)
@@ -68,15 +73,18 @@ def hook_delivery(item: Mapping[str, Any]) -> HookDelivery:
 
 
 def to_redeliver(
-    listing: Iterable[HookDelivery], held: Callable[[set[str]], set[str]], since: datetime
+    listing: Iterable[HookDelivery],
+    held: Callable[[set[str]], set[str]],
+    since: datetime,
+    skip: Collection[str] = (),
 ) -> list[HookDelivery]:
     """The attempt to ask for again of each event delivered since `since` that no attempt
-    got through and that `held` (our queue: which of these guids it has) does not hold.
-    One per guid (its latest attempt), oldest event first, so a PR's events arrive in
-    the order GitHub sent them."""
+    got through and that `held` (our queue: which of these guids it has) does not hold,
+    nor `skip` names. One per guid (its latest attempt), oldest event first, so a PR's
+    events arrive in the order GitHub sent them."""
     attempts: dict[str, list[HookDelivery]] = {}
     for d in listing:
-        if d.delivered_at >= since:
+        if d.delivered_at >= since and d.guid not in skip:
             attempts.setdefault(d.guid, []).append(d)
     failed = {g: a for g, a in attempts.items() if not any(d.succeeded for d in a)}
     ours = held(set(failed)) if failed else set()
@@ -112,6 +120,7 @@ class Sweep:
     """What a sweep saw and asked for."""
 
     listed: int = 0  # attempts GitHub listed since the time asked
+    seen: set[str] = field(default_factory=set)  # their events' guids
     asked: list[HookDelivery] = field(default_factory=list)  # GitHub accepted (202)
     refused: list[tuple[HookDelivery, str]] = field(default_factory=list)  # and why
     stopped: str | None = None  # why it stopped before asking for all (then not_asked)
@@ -127,17 +136,19 @@ def sweep(
     held: Callable[[set[str]], set[str]],
     since: datetime,
     stopping: Callable[[], bool] = _never,
+    skip: Collection[str] = (),
 ) -> Sweep:
     """Ask GitHub again for every event it failed to deliver since `since` that the queue
-    does not hold. A listing GitHub refuses raises GitHubError (the caller reports it); a
-    refused redelivery is logged and counted, and the others are still asked. GitHub's
-    rate limit, or `stopping()` (the server shuts down), ends the sweep with one warning:
-    every call after a rate limit would be refused too, and calling on risks a ban.
+    does not hold (nor `skip` names). A listing GitHub refuses raises GitHubError (the
+    caller reports it); a refused redelivery is logged and counted, and the others are
+    still asked. GitHub's rate limit, or `stopping()` (the server shuts down), ends the
+    sweep with one warning: every call after a rate limit would be refused too, and
+    calling on risks a ban.
     The listing (a page of 100 per call, three days' worth after a long outage) stops
     between pages too; a sweep stopped there asks nothing and reads nothing more (the
     queue's `held`: a stopping server closes its database)."""
     listing = [hook_delivery(item) for item in github.hook_deliveries(since, stopping)]
-    result = Sweep(listed=len(listing))
+    result = Sweep(listed=len(listing), seen={d.guid for d in listing})
     if stopping():
         result.stopped = "the server is stopping"
         log.warning(
@@ -147,7 +158,7 @@ def sweep(
             result.listed,
         )
         return result
-    wanted = to_redeliver(listing, held, since)
+    wanted = to_redeliver(listing, held, since, skip)
     for i, d in enumerate(wanted):
         result.stopped = _ask(github, d, result, stopping)
         if result.stopped is not None:
@@ -186,3 +197,38 @@ def _ask(
     else:
         result.asked.append(d)
     return None
+
+
+@dataclass
+class Sweeps:
+    """A running server's sweeps, one after another: each looks back to where the last
+    complete one began (CLOCK_SLACK earlier), so none is missed and none listed twice
+    over; one that failed or stopped short leaves `since` where it was, for the next.
+    Never further back than GitHub keeps. An event asked for MAX_ASKS times is asked no
+    more (one warning names it); the count is forgotten once the listing no longer
+    shows the event."""
+
+    since: datetime
+    asks: dict[str, int] = field(default_factory=dict)
+
+    def given_up(self) -> set[str]:
+        return {guid for guid, n in self.asks.items() if n >= MAX_ASKS}
+
+    def done(self, result: Sweep, began: datetime) -> None:
+        """Count what `result` asked; move on past it when it was complete."""
+        for d in result.asked:
+            self.asks[d.guid] = self.asks.get(d.guid, 0) + 1
+            if self.asks[d.guid] == MAX_ASKS:
+                log.warning(
+                    "webhook delivery %s (%s) asked for again %d times, never delivered:"
+                    " not asked again; see why in the App's Advanced settings, then run"
+                    " `review-notes redeliver`",
+                    d.guid,
+                    d.kind,
+                    MAX_ASKS,
+                )
+        asked = {d.guid for d in result.asked}
+        self.asks = {g: n for g, n in self.asks.items() if g in result.seen | asked}
+        if result.stopped is None:
+            self.since = began - CLOCK_SLACK
+        self.since = max(self.since, began - timedelta(hours=KEPT_HOURS))

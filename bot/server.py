@@ -52,7 +52,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
-from bot.redelivery import DeliveryLog, since_last_seen, sweep
+from bot.redelivery import CLOCK_SLACK, DeliveryLog, Sweeps, since_last_seen, sweep
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
@@ -87,9 +87,11 @@ class Runtime:
     retention: Retention = field(init=False)
     # set once the server shuts down: the start's redelivery sweep stops asking GitHub
     stopping: threading.Event = field(init=False, default_factory=threading.Event)
-    redelivery: threading.Thread | None = field(init=False, default=None)  # the start's sweep
+    redelivery: threading.Thread | None = field(init=False, default=None)  # the sweeps
+    redeliver_every_s: float = field(init=False)  # redeliver_every_minutes; 0: never
 
     def __post_init__(self) -> None:
+        self.redeliver_every_s = self.settings.redeliver_every_minutes * 60.0
         redact = Redactor(self.settings.secret_values())
         self.workers = Workers(
             self.queue, self.process, self.settings.workers, redact, self._count_outcome
@@ -150,29 +152,49 @@ class Runtime:
 
     def redeliver_in_background(self) -> threading.Thread | None:
         """Ask GitHub again for what it failed to deliver while no server ran (an
-        upgrade stops the old one first), since the newest delivery the database holds.
-        Called once the server listens: GitHub sends a redelivery at once. Only in App
-        mode with `redeliver_on_start`: a token or a dry run has no delivery log."""
+        upgrade stops the old one first), since the newest delivery GitHub sent the
+        database (`redeliver_on_start`); then every `redeliver_every_minutes`, for what
+        it failed to deliver since (an outage in front of the running server). Called
+        once the server listens: GitHub sends a redelivery at once. Only in App mode: a
+        token or a dry run has no delivery log."""
         github = self.ctx.github
-        if not self.settings.redeliver_on_start or not self.settings.github_app_id:
+        every = self.redeliver_every_s
+        if not (self.settings.redeliver_on_start or every) or not self.settings.github_app_id:
             return None
         if self.dry_run is not None or not isinstance(github, DeliveryLog):
             return None
-        since = since_last_seen(self.queue.last_received(), datetime.now(UTC))
+        now = datetime.now(UTC)
+        if self.settings.redeliver_on_start:
+            sweeps = Sweeps(since_last_seen(self.queue.last_received(), now))
+        else:  # the first sweep looks back to the start
+            sweeps = Sweeps(now - CLOCK_SLACK)
         thread = threading.Thread(
-            target=self._redeliver, args=(github, since), name="redeliver", daemon=True
+            target=self._redeliver, args=(github, sweeps, every), name="redeliver", daemon=True
         )
         thread.start()
         self.redelivery = thread
         return thread
 
-    def _redeliver(self, github: DeliveryLog, since: datetime) -> None:
+    def _redeliver(self, github: DeliveryLog, sweeps: Sweeps, every: float) -> None:
+        when = "at start"
+        if self.settings.redeliver_on_start:
+            self._sweep(github, sweeps, when)
+        while every and not self.stopping.wait(every):
+            when = "of the running server"
+            self._sweep(github, sweeps, when)
+
+    def _sweep(self, github: DeliveryLog, sweeps: Sweeps, when: str) -> None:
+        began = datetime.now(UTC)
         try:
-            sweep(github, self.queue.held, since, self.stopping.is_set)
-        except GitHubError as exc:  # the server runs on; the operator can ask by hand
-            log.warning("redelivery at start not done: %s; run `review-notes redeliver`", exc)
+            result = sweep(
+                github, self.queue.held, sweeps.since, self.stopping.is_set, sweeps.given_up()
+            )
+        except GitHubError as exc:  # the server runs on; the next sweep tries again
+            log.warning("redelivery %s not done: %s; run `review-notes redeliver`", when, exc)
         except Exception:  # a listing GitHub changed, the database closed by a stop
-            log.exception("redelivery at start failed; run `review-notes redeliver`")
+            log.exception("redelivery %s failed; run `review-notes redeliver`", when)
+        else:
+            sweeps.done(result, began)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -183,7 +205,7 @@ class Runtime:
         self.db.close()
 
     def _join_redelivery(self) -> None:
-        """Wait for the start's sweep (it drained alongside the workers): it stops after
+        """Wait for the sweeps' thread (it drained alongside the workers): it stops after
         the call under way, whose retries may wait; a stopped server must not leave it
         calling GitHub with a closed client and database. Bounded, as every stage."""
         thread = self.redelivery

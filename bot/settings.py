@@ -154,6 +154,8 @@ class Settings(BaseSettings):
     delivery_retention_days: int = Field(default=14, ge=3, le=3650)
     # App mode: at start, ask GitHub again for what it failed to deliver while no server ran
     redeliver_on_start: bool = True
+    # App mode: then again every this many minutes, for what failed since (0: never)
+    redeliver_every_minutes: int = Field(default=60, ge=0, le=1440)
     http_timeout: float = Field(default=15.0, gt=0, le=300)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles

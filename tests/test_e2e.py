@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import signal
 import threading
+import time
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -933,6 +934,43 @@ def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
         again = cli("redeliver", "--since", "1", env=serve.env, cwd=tmp_path)
         assert "0 asked again" in again.stdout, again.stdout + again.stderr
     assert len(ours(fake)) == 1 and len(fake.hook_deliveries(missed.guid)) == 2
+
+
+def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
+    tmp_path, fake_github, app_key
+):
+    """A proxy (or TLS, or a full disk answering 500) in front of a running server fails
+    GitHub's delivery; GitHub never sends it again by itself, and the start's sweep is
+    hours or weeks away. The server sweeps every REVIEW_NOTES_REDELIVER_EVERY_MINUTES
+    (a second here): asked again while the outage lasts (failing too), then once it is
+    over, the PR gets its comment, once (review r22c)."""
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.redeliver_every_s = 1.0
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            fake.webhook_secret = SECRET
+            fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+            assert rt.redeliver_in_background() is not None
+            missed = fake.send_webhook("pull_request", pr_payload(title=MATCHING_TITLE))
+            assert missed.status_code == 0
+            wait_until(
+                lambda: len(fake.hook_deliveries(missed.guid)) == 2,
+                what="a sweep of the running server asking again (the outage goes on)",
+            )
+            fake.webhook_url = f"{base}/webhook"  # the proxy is back
+            wait_until(lambda: ours(fake), what="the comment of the PR the outage missed")
+            wait_until(lambda: rt.queue.counts()["done"] == 1, what="its delivery handled")
+            time.sleep(2.5)  # two more sweeps: the event delivered, none asks for it again
+    finally:
+        rt.stop()
+    assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 0, 202]
+    assert len(ours(fake)) == 1
 
 
 def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_delivery(

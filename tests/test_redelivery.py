@@ -7,7 +7,18 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.github_port import GitHubError
-from bot.redelivery import HookDelivery, hook_delivery, since_last_seen, sweep, to_redeliver
+from bot.redelivery import (
+    CLOCK_SLACK,
+    KEPT_HOURS,
+    MAX_ASKS,
+    HookDelivery,
+    Sweep,
+    Sweeps,
+    hook_delivery,
+    since_last_seen,
+    sweep,
+    to_redeliver,
+)
 
 # --- found by review 'r18d' ---
 
@@ -179,3 +190,54 @@ def test_an_event_answered_with_a_redirect_was_not_delivered():
 def test_an_attempt_made_at_since_exactly_is_asked_for():
     listing = [attempt(1, "edge", 0, hours_ago=72)]  # NOW - 72 h == SINCE
     assert [d.guid for d in to_redeliver(listing, nothing_held, SINCE)] == ["edge"]
+
+
+# --- a running server's sweeps (found by review r22c: an outage in front of a running
+# server lost every delivery GitHub failed to make until the next start) ---
+
+
+def test_each_sweep_looks_back_to_where_the_last_complete_one_began():
+    sweeps = Sweeps(SINCE)
+    began = NOW - timedelta(minutes=1)
+    sweeps.done(sweep(FakeLog([]), nothing_held, sweeps.since), began)
+    assert sweeps.since == began - CLOCK_SLACK
+    stopped = Sweep(stopped="GitHub rate limited the App")
+    sweeps.done(stopped, NOW)  # one stopped short: the next looks back as far again
+    assert sweeps.since == began - CLOCK_SLACK
+
+
+def test_sweeps_never_look_back_further_than_github_keeps():
+    sweeps = Sweeps(SINCE - timedelta(hours=5))  # a server started long ago, sweeps failing
+    sweeps.done(Sweep(stopped="the server is stopping"), NOW)
+    assert sweeps.since == NOW - timedelta(hours=KEPT_HOURS)
+
+
+def test_an_event_is_asked_for_at_most_max_asks_times_then_named_once(caplog):
+    sweeps = Sweeps(SINCE)
+    github = FakeLog([item(1, "a", 401), item(2, "b", 0)])
+    with caplog.at_level(logging.WARNING, logger="bot.redelivery"):
+        for _ in range(MAX_ASKS + 2):
+            sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
+    assert github.asked == [1, 2] * MAX_ASKS  # then neither
+    assert sweeps.given_up() == {"a", "b"}
+    named = [r.getMessage() for r in caplog.records if "not asked again" in r.getMessage()]
+    assert len(named) == 2 and named[0].startswith("webhook delivery a "), named
+
+
+def test_an_events_count_is_forgotten_once_the_listing_no_longer_shows_it():
+    sweeps = Sweeps(SINCE)
+    sweeps.done(sweep(FakeLog([item(1, "a", 0)]), nothing_held, SINCE), NOW)
+    assert sweeps.asks == {"a": 1}
+    sweeps.done(sweep(FakeLog([item(2, "b", 0)]), nothing_held, SINCE), NOW)
+    assert sweeps.asks == {"b": 1}
+
+
+def test_a_skipped_event_is_neither_asked_for_nor_read_from_the_queue():
+    asked_of_queue: list[set[str]] = []
+
+    def held(guids: set[str]) -> set[str]:
+        asked_of_queue.append(guids)
+        return set()
+
+    chosen = to_redeliver([attempt(1, "a", 0), attempt(2, "b", 0)], held, SINCE, skip={"a"})
+    assert [d.guid for d in chosen] == ["b"] and asked_of_queue == [{"b"}]

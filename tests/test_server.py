@@ -1058,12 +1058,13 @@ def test_signature_header_with_trailing_whitespace_still_verifies():
 def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
     """The start's redelivery sweep runs in its own thread: a stop (the first signal, or
     Runtime.stop) left it asking GitHub for every delivery it had listed."""
+    from bot.redelivery import Sweeps
     from tests.test_redelivery import SINCE, FakeLog, item
 
     rt = build_runtime(make_settings(tmp_path))
     github = FakeLog([item(i, f"g{i}", 0) for i in range(1, 4)])
     rt.stopping.set()  # as handle_exit does at the first signal
-    rt._redeliver(github, SINCE)
+    rt._redeliver(github, Sweeps(SINCE), 3600.0)  # returns at once: no sweep after it either
     assert github.asked == []
     rt.stopping.clear()
     rt.stop()

@@ -505,6 +505,7 @@ def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
 RANGES = [
     ("workers", 1, 32),
     ("delivery_retention_days", 3, 3650),
+    ("redeliver_every_minutes", 0, 1440),
     ("http_timeout", 0.001, 300),
     ("max_retries", 0, 10),
     ("retry_backoff", 0, 60),
