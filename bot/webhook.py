@@ -15,8 +15,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
       comment's or review's body seen before, or a pull_request body equal to its PR's
       latest (a replay; GitHub sends one twice only with another between)
   202 queued (written to SQLite before answering), or ignored (with the reason)
-  500 SQLite refused to store it (a full disk): counted, and /healthz fails until one is
-      stored again (`failing`; a duplicate stores nothing)
+  500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
+      and /healthz fails until one is stored again (`failing`; a duplicate stores nothing)
 """
 
 from __future__ import annotations
@@ -197,7 +197,16 @@ class WebhookEndpoint:
         except Exception as exc:
             self._count(checked.event, "error")
             self.failing = f"{type(exc).__name__}: {exc}"
-            raise  # a logged 500
+            # named: GitHub sends it again only when asked (the next redelivery sweep)
+            log.error(
+                "delivery %s (%s) not stored, answered 500: %s; GitHub sends it again only"
+                " when asked: the App's next redelivery sweep, or `review-notes redeliver`",
+                checked.id,
+                checked.event,
+                self.failing,
+                extra={"delivery": checked.id},
+            )
+            return 500, {"error": "the delivery could not be stored", "delivery": checked.id}
         self._count(checked.event, str(outcome))
         if outcome == Enqueued.DUPLICATE:  # wrote nothing: says nothing of the disk
             return 200, {"status": "duplicate", "delivery": checked.id}

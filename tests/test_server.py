@@ -731,7 +731,7 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
 # --- found by review 'r16f' ---
 
 
-def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path):
+def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path, caplog):
     # README (/healthz): "When SQLite refused to store the last delivery (a full disk ...),
     # 503 with "status": "failing" ... until a delivery is stored again". A delivery
     # already stored, sent again (a redelivery from the App's settings keeps its id; a
@@ -750,8 +750,14 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
             conn.execute(f"PRAGMA max_page_count = {pages}")
         big = pr_payload(title="two", body="x " * 200_000)
-        refused = post(client, "pull_request", big, delivery="d-new-1")
-        assert refused.status_code == 500
+        with caplog.at_level(logging.INFO):
+            refused = post(client, "pull_request", big, delivery="d-new-1")
+        assert refused.status_code == 500 and refused.json()["delivery"] == "d-new-1"
+        # named, with why and what asks GitHub again (review r22c: uvicorn's traceback
+        # named neither the delivery nor the way to get it back)
+        named = [r for r in caplog.records if "d-new-1" in r.getMessage()]
+        assert [r.levelname for r in named] == ["ERROR"] and not named[0].exc_info
+        assert "full" in named[0].getMessage() and "redeliver" in named[0].getMessage()
         r = client.get("/healthz")
         assert r.status_code == 503 and r.json()["status"] == "failing"
 
