@@ -1370,6 +1370,31 @@ def test_no_time_or_count_of_commands_toml_may_be_infinite_or_nan(tmp_path: Path
         load_command_config(bad)
 
 
+# kills: bot/commands.py:50 max_commands = 1 refused (its lower bound raised to 2)
+# kills: bot/commands.py:52 max_results = 1 refused
+# kills: bot/commands.py:53 min_update_interval_s = 0 refused (an update never deferred)
+# kills: bot/commands.py:54 reply_burst = 1 refused
+# kills: bot/commands.py:55 a reply_refill_s under a second refused
+# kills: bot/commands.py:56 installation_reply_burst = 1 refused
+# kills: bot/commands.py:57 an installation_reply_refill_s under a second refused
+# kills: bot/commands.py:59 an installation_write_refill_s under a second refused
+def test_the_least_values_commands_toml_allows_load(tmp_path: Path):
+    least = {
+        "max_commands": 1,
+        "max_results": 1,
+        "min_update_interval_s": 0.0,
+        "reply_burst": 1,
+        "reply_refill_s": 0.5,
+        "installation_reply_burst": 1,
+        "installation_reply_refill_s": 0.5,
+        "installation_write_burst": 5,  # most_comment_writes(1): 3 reactions, 2 replies
+        "installation_write_refill_s": 0.5,
+    }
+    path = _commands_file(tmp_path, "".join(f"{k} = {v}\n" for k, v in least.items()))
+    config = load_command_config(path)
+    assert {k: getattr(config, k) for k in least} == least
+
+
 # --- found by mutation run 'r21b' ---
 
 
