@@ -12,6 +12,7 @@ from bot.command_policy import (
     authorize,
     first_reaction,
     most_writes,
+    needs_reply,
 )
 from bot.commands import Command, Kind, most_comment_writes
 
@@ -136,3 +137,27 @@ def test_most_writes_bounds_what_one_comment_can_write():
     assert most_writes(judged(Kind.REFRESH, Kind.WHY, Kind.UNKNOWN, Kind.UNKNOWN), reacts=True) == 5
     five = judged(Kind.HELP, Kind.TOPIC, Kind.SEARCH, Kind.HELP, Kind.WRONG)
     assert most_writes(five, reacts=True) == 9 == most_comment_writes(5)
+
+
+# kills: bot/command_policy.py:89 the reply to what was not done paid only if all were refused
+def test_one_refused_command_beside_a_refresh_pays_for_the_reply_saying_so():
+    comment = [(Command(Kind.REFRESH), Decision.ALLOW), (Command(Kind.OFF), Decision.REFUSE)]
+    # 👀 😕 👍, the notes comment's edit, and the reply saying who may switch updates off
+    assert most_writes(comment, reacts=True) == 5
+
+
+# kills: bot/command_policy.py:68 needs_reply's `or` made `and`, its `not` dropped, or None
+@pytest.mark.parametrize(
+    "kind, decision, reply",
+    [
+        (Kind.SEARCH, Decision.ALLOW, True),  # answered by its own reply
+        (Kind.HELP, Decision.ALLOW, True),
+        (Kind.UNKNOWN, Decision.ALLOW, True),  # the reply to what could not be done
+        (Kind.REFRESH, Decision.ALLOW, False),  # answered by the notes comment
+        (Kind.OFF, Decision.ALLOW, False),
+        (Kind.OFF, Decision.REFUSE, True),  # the reply saying who may
+        (Kind.SEARCH, Decision.REFUSE, True),
+    ],
+)
+def test_which_commands_are_answered_by_a_reply(kind, decision, reply):
+    assert needs_reply(Command(kind), decision) is reply
