@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bot.cli import main
-from bot.commands import load_command_config
+from bot.commands import load_command_config, parse_commands
 from bot.context import BotContext
 from bot.db import Database
 from bot.feedback import (
@@ -46,6 +46,23 @@ def test_a_note_is_named_by_its_number_or_its_id(first):
     pick = pick_note((first, "only", "renames", "a", "flag"), SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == ("vllm-bbbb2222", 2, "only renames a flag")
     assert pick.problem is None
+
+
+# kills: bot/feedback.py:73 note 1 of the comment taken for a number out of range
+def test_the_first_and_the_last_note_are_named_by_their_numbers():
+    pick = pick_note(("1", "only", "a", "rename"), SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[0], 1, "only a rename")
+    assert (pick_note(("3",), SHOWN).note_id, pick_note(("3",), SHOWN).rank) == (SHOWN[2], 3)
+
+
+# kills: bot/feedback.py:64 the selector not stripped of a separator no command word splits at
+@pytest.mark.parametrize("space", ["\u2028", "\x85", "\x0b"])
+def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
+    # a command's words split at the spaces a reader sees, not at these: the number's word
+    # ends in one, and the number is still the note's
+    (command,) = parse_commands(f"/notes wrong 2{space} only renames a flag")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames a flag")
 
 
 def test_with_one_note_shown_the_number_may_be_left_out():
