@@ -258,6 +258,19 @@ def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     db.close()
 
 
+# kills: bot/feedback_store.py:133 drop_all says None instead of how many marks went
+def test_dropping_every_mark_says_how_many_went(tmp_path):
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    assert store.record(mark("vllm-aaaa1111", 7, "t1"))
+    assert store.record(mark("vllm-bbbb2222", 8, "t2"))
+    assert store.withdraw(REF.repo, 8) == 1  # a withdrawn mark goes too, and counts
+    with db.tx() as conn:
+        assert store.drop_all(conn) == 2
+    assert store.marks(withdrawn=True) == []
+    db.close()
+
+
 def test_the_store_remembers_what_each_comment_numbered(tmp_path):
     db = Database(tmp_path / "f.sqlite3")
     store = FeedbackStore(db)
