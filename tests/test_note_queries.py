@@ -46,6 +46,12 @@ def test_a_filter_the_library_cannot_answer_is_refused_with_its_value(library, f
         parse_query(library, **raw)
 
 
+# kills: bot/note_queries.py:38 a search text of exactly MAX_QUERY_CHARS characters refused
+def test_a_search_text_of_the_longest_length_allowed_is_searched(library):
+    q = "x" * MAX_QUERY_CHARS
+    assert parse_query(library, repo="", topic="", verdict="", q=q) == NoteQuery(q=q)
+
+
 def test_filters_keep_only_notes_that_pass_every_one_newest_first(library):
     topic = next(t for t in library.topics if len(library.by_topic.get(t, ())) > 1)
     for verdict in Verdict:
