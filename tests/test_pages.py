@@ -538,6 +538,13 @@ def test_note_urls_and_link_settings():
     assert pr_url("o/r", 5) == "https://redirect.github.com/o/r/pull/5"
 
 
+# kills: bot/links.py:22 a notes_repo_url of spaces taken for one (every link would be `/blob/...`)
+def test_a_notes_repo_url_of_spaces_is_no_url():
+    with pytest.raises(ValueError, match="needs notes_repo_url"):
+        check_link_settings("github", "  ")
+    check_link_settings("pages", "  ")  # pages mode links to the bot's own pages
+
+
 def test_bad_link_settings_fail_when_the_router_is_built(library):
     with pytest.raises(ValueError, match="needs notes_repo_url"):
         notes_router(library, link_mode="github")
