@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bot.library import DEFAULT_TOPICS_FILE as TOPICS
 from bot.library import load_library
-from bot.markers import MARKER, written_by_review_notes
+from bot.markers import MARKER, reply_key, written_by_review_notes
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
 from bot.matching import match_pr
@@ -478,6 +478,28 @@ def test_what_review_notes_writes_is_told_by_where_its_markers_stand():
         f"MARKER is {MARKER}",
     ]:
         assert not written_by_review_notes(body), body
+
+
+# kills: bot/markers.py:26 the last line's indent kept: an indented key no longer ours
+def test_a_reply_whose_key_was_indented_in_an_edit_is_still_ours():
+    # indented by up to three spaces, the key is still an HTML comment: it shows nothing
+    key = reply_key("d1", 0)
+    for indent in (" ", "   "):
+        assert written_by_review_notes(f"In reply to `/notes help`:\n{indent}{key}\n"), indent
+    assert not written_by_review_notes(f"In reply to `/notes help`:\n  see {key}\n")
+
+
+# kills: bot/markers.py:34 every delivery's replies keyed "none" (`or` made `and`)
+# kills: bot/markers.py:35 no key at all (None)
+def test_each_delivery_and_command_has_its_own_reply_key():
+    guid = "72d3a1c0-92f1-11ef-8f3e-3c8d0d8e1f2a"  # GitHub's X-GitHub-Delivery
+    assert reply_key(guid, 2) == f"<!-- review-notes:reply-to {guid}/2 -->"
+    keys = {reply_key(d, i) for d in (guid, "d2") for i in (0, 1, "errors")}
+    assert len(keys) == 6  # a re-run finds its own reply, never another's
+    # what could end the HTML comment, or is no id at all, is left out
+    assert reply_key("x --> @someone", 0) == "<!-- review-notes:reply-to x--someone/0 -->"
+    assert reply_key("<>", 0) == "<!-- review-notes:reply-to none/0 -->"
+    assert written_by_review_notes(f"In reply to `/notes help`:\n\n{reply_key(guid, 0)}\n")
 
 
 def test_the_readme_shows_the_comment_the_bot_renders():
