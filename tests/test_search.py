@@ -114,6 +114,34 @@ def test_a_path_is_one_term_found_inside_longer_paths():
     assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv", "cache"]
 
 
+# kills: bot/search.py:156 a path without a dot (or any term) not taken for a path
+def test_a_path_from_its_top_directory_finds_the_note_listing_it():
+    # a word looks below the top directory only (`vllm` is in nearly every path); a path
+    # is looked for in the whole path, its top directory too
+    n = note("n-c", "缓存", "值得精读。", paths=("vllm/v1/core/kv_cache_coordinator.py",))
+    other = note("n-d", "其他", "值得精读。", paths=("vllm/v1/worker/gpu_model_runner.py",))
+    assert ids(search_notes([n, other], "vllm/v1/core", RANKED)) == ["n-c"]
+    assert ids(search_notes([n, other], "core/kv_cache", RANKED)) == ["n-c"]
+
+
+# kills: bot/search.py:216 a filter without terms counts one term found in every note
+def test_a_filter_without_terms_keeps_every_note_having_matched_no_term():
+    assert [(h.terms, h.score) for h in search_notes(LIB.notes, " , ", FILTER)] == [(0, 0.0)] * 2
+
+
+# kills: bot/search.py:237 a note without a source PR ranked as one with PR 1
+def test_a_note_without_a_source_pr_comes_after_one_with_the_oldest_pr():
+    first = note("n-z", "甲", "值得快速阅读。kernels.", source_pr=1)
+    no_pr = note("n-a", "乙", "值得快速阅读。kernels.")
+    assert ids(search_notes([no_pr, first], "kernels", RANKED)) == ["n-z", "n-a"]
+
+
+# kills: bot/search.py:239 the limit applied only when there is none
+def test_a_limit_keeps_the_best_hits():
+    assert ids(search_notes(LIB.notes, "kernels deadlock", RANKED, limit=1)) == ["n-b"]
+    assert ids(search_notes(LIB.notes, "kernels deadlock", RANKED, limit=None)) == ["n-b", "n-a"]
+
+
 def test_a_filter_keeps_another_repositorys_pr_link_as_a_term():
     # dropping the link as no number of ours left the filter no term: every note shown
     url = "https://github.com/sgl-project/sglang/pull/101"
