@@ -88,6 +88,21 @@ class Metrics:
             ["budget"],
             registry=r,
         )
+        self.redelivery_sweeps = Counter(
+            "review_notes_redelivery_sweeps_total",
+            "Sweeps of GitHub's webhook delivery log (at start and every"
+            " REVIEW_NOTES_REDELIVER_EVERY_MINUTES), by outcome (done, stopped: cut short by"
+            " a rate limit or a stop; failed: GitHub refused the listing or it broke)",
+            ["outcome"],
+            registry=r,
+        )
+        self.redeliveries = Counter(
+            "review_notes_redeliveries_total",
+            "Failed webhook deliveries the sweeps asked GitHub for again, by outcome (asked:"
+            " GitHub accepted; refused; given_up: asked the most times, never delivered)",
+            ["outcome"],
+            registry=r,
+        )
         self._collect_hooks: list[Callable[[], None]] = []
 
     def on_collect(self, hook: Callable[[], None]) -> None:

@@ -214,11 +214,14 @@ class Sweeps:
     def given_up(self) -> set[str]:
         return {guid for guid, n in self.asks.items() if n >= MAX_ASKS}
 
-    def done(self, result: Sweep, began: datetime) -> None:
-        """Count what `result` asked; move on past it when it was complete."""
+    def done(self, result: Sweep, began: datetime) -> int:
+        """Count what `result` asked; move on past it when it was complete. Returns how
+        many events it asked for the last time (MAX_ASKS reached)."""
+        given_up = 0
         for d in result.asked:
             self.asks[d.guid] = self.asks.get(d.guid, 0) + 1
             if self.asks[d.guid] == MAX_ASKS:
+                given_up += 1
                 log.warning(
                     "webhook delivery %s (%s) asked for again %d times, never delivered:"
                     " not asked again; see why in the App's Advanced settings, then run"
@@ -232,3 +235,4 @@ class Sweeps:
         if result.stopped is None:
             self.since = began - CLOCK_SLACK
         self.since = max(self.since, began - timedelta(hours=KEPT_HOURS))
+        return given_up

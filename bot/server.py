@@ -191,10 +191,17 @@ class Runtime:
             )
         except GitHubError as exc:  # the server runs on; the next sweep tries again
             log.warning("redelivery %s not done: %s; run `review-notes redeliver`", when, exc)
+            self.ctx.metrics.redelivery_sweeps.labels("failed").inc()
         except Exception:  # a listing GitHub changed, the database closed by a stop
             log.exception("redelivery %s failed; run `review-notes redeliver`", when)
+            self.ctx.metrics.redelivery_sweeps.labels("failed").inc()
         else:
-            sweeps.done(result, began)
+            given_up = sweeps.done(result, began)
+            metrics = self.ctx.metrics
+            metrics.redelivery_sweeps.labels("done" if result.stopped is None else "stopped").inc()
+            metrics.redeliveries.labels("asked").inc(len(result.asked))
+            metrics.redeliveries.labels("refused").inc(len(result.refused))
+            metrics.redeliveries.labels("given_up").inc(given_up)
 
     def stop(self) -> None:
         self.stopping.set()

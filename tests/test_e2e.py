@@ -967,10 +967,13 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
             wait_until(lambda: ours(fake), what="the comment of the PR the outage missed")
             wait_until(lambda: rt.queue.counts()["done"] == 1, what="its delivery handled")
             time.sleep(2.5)  # two more sweeps: the event delivered, none asks for it again
+            metrics = rt.ctx.metrics.render().decode()
     finally:
         rt.stop()
     assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 0, 202]
     assert len(ours(fake)) == 1
+    assert 'review_notes_redeliveries_total{outcome="asked"} 2.0' in metrics
+    assert 'review_notes_redelivery_sweeps_total{outcome="failed"}' not in metrics
 
 
 def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_delivery(

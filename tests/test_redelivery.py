@@ -216,9 +216,12 @@ def test_an_event_is_asked_for_at_most_max_asks_times_then_named_once(caplog):
     sweeps = Sweeps(SINCE)
     github = FakeLog([item(1, "a", 401), item(2, "b", 0)])
     with caplog.at_level(logging.WARNING, logger="bot.redelivery"):
-        for _ in range(MAX_ASKS + 2):
+        last_times = [
             sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
+            for _ in range(MAX_ASKS + 2)
+        ]
     assert github.asked == [1, 2] * MAX_ASKS  # then neither
+    assert last_times == [0] * (MAX_ASKS - 1) + [2, 0, 0]  # for /metrics: given_up
     assert sweeps.given_up() == {"a", "b"}
     named = [r.getMessage() for r in caplog.records if "not asked again" in r.getMessage()]
     assert len(named) == 2 and named[0].startswith("webhook delivery a "), named

@@ -1318,3 +1318,27 @@ def test_the_starts_first_write_failing_is_said_in_words(tmp_path, make, kind, w
     told = _unwritable(tmp_path / "bot.sqlite3", exc)
     assert type(told) is kind and words in str(told), (exc.sqlite_errorname, told)
     assert str(tmp_path / "bot.sqlite3") in str(told)
+
+
+def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
+    # an alert on `failed` tells the operator that nothing asks GitHub again any more
+    from bot.github_port import GitHubError
+    from bot.redelivery import Sweeps
+    from tests.test_redelivery import SINCE, FakeLog, item
+
+    class RefusedLog(FakeLog):
+        def hook_deliveries(self, since, stopping=None):
+            raise GitHubError("GitHub list the App's webhook deliveries: 401", status=401)
+
+    rt = build_runtime(make_settings(tmp_path))
+    try:
+        sweeps = Sweeps(SINCE)
+        rt._sweep(FakeLog([item(1, "a", 0), item(2, "b", 502)], refuse={2}), sweeps, "now")
+        rt._sweep(RefusedLog([]), sweeps, "now")
+        metrics = rt.ctx.metrics.render().decode()
+    finally:
+        rt.db.close()
+    for outcome, n in (("done", 1), ("failed", 1)):
+        assert f'review_notes_redelivery_sweeps_total{{outcome="{outcome}"}} {n}.0' in metrics
+    for outcome, n in (("asked", 1), ("refused", 1), ("given_up", 0)):
+        assert f'review_notes_redeliveries_total{{outcome="{outcome}"}} {n}.0' in metrics
