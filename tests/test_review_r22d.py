@@ -1,0 +1,302 @@
+"""Review r22d (blind): the running server's redelivery sweeps, the start's sweep from
+the newest delivery GitHub sent (`by_bot`), the start's first write failing in words.
+
+Real parts only: the fake GitHub over HTTP, the server in-process (serving_in_thread)
+or as a process (`review-notes serve`), its SQLite file in tmp_path.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from datetime import UTC, datetime, timedelta
+
+from bot.server import build_runtime, create_app
+from tests.browser_kit import serving_in_thread
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_e2e import ours
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    SECRET,
+    app_settings,
+    free_port,
+    pr_payload,
+    wait_until,
+)
+
+N = 4242
+
+
+def _held(rt, guid: str) -> bool:
+    return bool(rt.queue.held({guid}))
+
+
+def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
+    tmp_path, fake_github, app_key
+):
+    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server asks "for the
+    webhooks it failed to deliver since the last such sweep (one that failed or stopped
+    short: since the one before) ... an event is asked for at most 3 times". A sweep
+    whose listing worked but whose ask GitHub refused once (a 502 on POST
+    .../attempts, retries spent) counts as complete: `Sweeps.done` moves `since` past
+    the event's failed attempt, so no later sweep lists it again. The event is asked
+    for once, refused, and never again while the server runs (0 asks of 3, lost)."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt = build_runtime(app_settings(tmp_path, fake, app_key, max_retries=0))
+    rt.redeliver_every_s = 0.5
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            fake.webhook_secret = SECRET
+            fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+            missed = fake.send_webhook("pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+            assert missed.status_code == 0
+            # the outage was ten minutes ago; the proxy is back
+            missed.delivered_at = time.time() - 600
+            fake.webhook_url = f"{base}/webhook"
+            fake.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
+            assert rt.redeliver_in_background() is not None
+            wait_until(lambda: fake.pending_faults() == 0, what="the refused ask")
+            time.sleep(4.0)  # eight more sweeps
+            held = _held(rt, missed.guid)
+            asks = fake.calls("POST", "/app/hook/deliveries/*/attempts")
+    finally:
+        rt.stop()
+    assert held, (
+        f"a redelivery GitHub refused once was never asked for again ({len(asks)} asks,"
+        " the first refused): the next sweep looked back only to where the last began"
+    )
+
+
+def _rows(db) -> list[sqlite3.Row]:
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute("SELECT seq, id, received_at FROM deliveries ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+
+
+def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_rows(
+    tmp_path, fake_github, app_key
+):
+    """README ("Upgrading": an upgrade stops the old server, the new one's start sweeps):
+    the start's sweep asks for what GitHub failed to deliver "since the last one the
+    database received from GitHub (not counting the re-checks and deferred updates the
+    bot queues itself)". The release before this one wrote its re-checks
+    (`<id>#files-recheck-N`) and deferred updates (`review_notes_refresh:...`) without
+    `by_bot`; add_missing_columns adds the column with DEFAULT 0, so every such row of
+    the old release counts as GitHub's. The very start this fix is for (the first after
+    the upgrade) still starts its sweep from the old release's own re-check, queued
+    after GitHub failed to reach it, and the failed delivery is never asked for.
+
+    Built with the old release (9e08fb8, from git) as a real server, as
+    test_restarts.py's test of the same scenario, then this release started on its
+    database."""
+    from tests.test_restarts import _as_utcnow, _utc
+    from tests.test_rollback import old_release
+    from tests.webhook_kit import ROOT, LiveServer, app_env
+
+    fake = fake_github
+    a, b = 7961, 7962
+    fake.add_pull(DEFAULT_REPO, a, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, b, files=MATCHING_FILES, title=MATCHING_TITLE)
+    env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_FILES_RECHECK_DELAYS="0.5,60")
+    old_env = {**env, "PYTHONPATH": str(old_release(tmp_path, "9e08fb8"))}
+    fake.webhook_secret = SECRET
+    opened_a = pr_payload(number=a, title=MATCHING_TITLE)
+    opened_a["pull_request"]["changed_files"] = 3  # GitHub's list (one file) lags the push
+    db = tmp_path / "bot.sqlite3"
+
+    old = LiveServer(tmp_path, old_env)
+    with old.run():
+        fake.webhook_url = f"{old.base}/webhook"
+        assert fake.send_webhook("pull_request", opened_a, guid="gh-a").status_code == 202
+        fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+        failed = fake.send_webhook(
+            "pull_request", pr_payload(number=b, title=MATCHING_TITLE), guid="gh-b"
+        )
+        assert failed.status_code == 0
+        wait_until(lambda: len(_rows(db)) == 3, what="the old release's second re-check")
+    ids = [r["id"] for r in _rows(db)]
+    assert ids[0] == "gh-a" and all(i.startswith("gh-a#files-recheck-") for i in ids[1:]), ids
+
+    now = datetime.now(UTC)  # 20 minutes passed between A and the last re-check
+    conn = sqlite3.connect(db)
+    with conn:
+        for r in _rows(db)[:-1]:
+            moved = _as_utcnow(_utc(r["received_at"]) - timedelta(minutes=20))
+            conn.execute("UPDATE deliveries SET received_at = ? WHERE seq = ?", (moved, r["seq"]))
+    conn.close()
+    failed.delivered_at = (now - timedelta(minutes=15)).timestamp()
+
+    new = LiveServer(tmp_path, {**env, "PYTHONPATH": str(ROOT)})  # the upgrade
+    fake.webhook_url = f"{new.base}/webhook"
+    with new.run():
+        wait_until(
+            lambda: "redelivery sweep since" in new.logs[-1].read_text(),
+            what="the start's sweep",
+        )
+        time.sleep(1.0)  # a redelivery asked for arrives at once
+    held = {r["id"] for r in _rows(db)}
+    swept = [line for line in new.logs[-1].read_text().splitlines() if "sweep since" in line]
+    assert "gh-b" in held, (
+        "the upgrade's start swept from the old release's own re-check: GitHub's failed"
+        f" delivery of PR B was never asked for again: {swept}"
+    )
+
+
+def test_the_upgrades_start_on_a_database_another_process_holds_is_named_as_locked(tmp_path):
+    """README (start-up refusals): the server refuses to start "on a database file
+    another process holds past the 10 s busy timeout (a `VACUUM`: named, as locked,
+    exit 1)". The first start of this release on the previous release's database (every
+    upgrade) writes before claim_pr_state: _open_database adds the new `by_bot` column
+    (ALTER TABLE), and its "database is locked" is turned into a REVIEW_NOTES_DB_PATH
+    settings error ("can this user, uid N, write to it and to its directory?", exit 2):
+    the operator is sent to check permissions instead of waiting for the VACUUM."""
+    from tests.test_rollback import old_release
+    from tests.webhook_kit import ROOT, LiveServer, base_env, cli
+
+    old = base_env(
+        tmp_path, PYTHONPATH=str(old_release(tmp_path, "9e08fb8")), GITHUB_WEBHOOK_SECRET=SECRET
+    )
+    with LiveServer(tmp_path, old).run():  # the previous release's database
+        pass
+    db = tmp_path / "bot.sqlite3"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a VACUUM, a sqlite3 shell in a transaction
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert r.returncode == 1, (r.returncode, r.stderr[-800:])
+    assert "locked by another process" in r.stderr, r.stderr[-800:]
+
+
+def test_an_outage_of_three_sweeps_in_front_of_the_server_loses_nothing(
+    tmp_path, fake_github, app_key
+):
+    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server sweeps "so an
+    outage in front of a running server (a proxy, TLS, a full disk answering 500) loses
+    nothing". But each ask made while the outage lasts (GitHub cannot connect: status 0,
+    the server never saw it) counts toward MAX_ASKS: an outage spanning three sweeps
+    (three hours at the default, three minutes at REVIEW_NOTES_REDELIVER_EVERY_MINUTES=1)
+    gives up every event it failed, and the running server never asks for them once it
+    is reachable again. Asks GitHub could not even deliver say nothing of the event
+    (the 3-ask limit is for events the server itself refuses, a secret not rotated)."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt = build_runtime(app_settings(tmp_path, fake, app_key))
+    rt.redeliver_every_s = 0.5
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            fake.webhook_secret = SECRET
+            fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+            assert rt.redeliver_in_background() is not None
+            missed = fake.send_webhook("pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+            assert missed.status_code == 0
+            wait_until(
+                lambda: len(fake.hook_deliveries(missed.guid)) == 4,
+                what="three sweeps asking again while the outage goes on",
+            )
+            time.sleep(1.0)
+            fake.webhook_url = f"{base}/webhook"  # the proxy is back
+            try:
+                wait_until(lambda: ours(fake), timeout=5.0, what="the PR's comment")
+            except AssertionError:
+                pass
+            attempts = [d.status_code for d in fake.hook_deliveries(missed.guid)]
+            held = _held(rt, missed.guid)
+    finally:
+        rt.stop()
+    assert held and len(ours(fake)) == 1, (
+        f"an event whose every attempt failed to connect was given up during the outage"
+        f" and never asked for once the server was reachable: attempts {attempts}"
+    )
+
+
+def test_a_stopped_server_calls_github_no_more_even_when_a_sweeps_call_outlasts_the_stop(
+    tmp_path, fake_github, app_key
+):
+    """Runtime._join_redelivery: "a stopped server must not leave it calling GitHub with
+    a closed client and database". A sweep now runs every hour, so a stop often meets
+    one in flight; when its call outlasts the 10 s join (REVIEW_NOTES_HTTP_TIMEOUT is
+    15 s by default; GitHub slow), stop() closes the client and returns, and the
+    thread's retry then calls GitHub again, after the stop, on the closed client."""
+    fake = fake_github
+    rt = build_runtime(app_settings(tmp_path, fake, app_key, http_timeout=11.0))
+    rt.start()
+    fake.inject("GET", "/app/hook/deliveries", Fault.slow(12.0))
+    listings = lambda: fake.calls("GET", "/app/hook/deliveries")  # noqa: E731
+    try:
+        assert rt.redeliver_in_background() is not None
+        wait_until(listings, what="the start's sweep listing GitHub's deliveries")
+    finally:
+        rt.stop()
+    stopped = time.monotonic()
+    time.sleep(4.0)  # the timed out call's retry (after a backoff of at most 1 s)
+    after = [c for c in listings() if c.time > stopped]
+    assert not after, f"GitHub called {len(after)} times after the server stopped"
+
+
+def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
+    tmp_path, fake_github, app_key
+):
+    """README ("Failures and restarts"): "A killed server loses nothing". The start's
+    sweep asks for what GitHub failed to deliver oldest first, and each redelivery it
+    asked for is stored as it arrives, now. A server killed while the sweep is still
+    asking (the OOM killer, `docker kill`, a stop's grace period over) leaves those
+    redeliveries as the newest deliveries "GitHub sent": the next start's sweep looks
+    back only to them (minus 5 minutes), and the events not asked for yet, which GitHub
+    failed to deliver hours ago, are never asked for.
+
+    Three PR events GitHub failed to deliver two hours ago (the server was down); the
+    restarted server asks for the first (it arrives), GitHub is slow to answer the ask
+    for the second, the server is killed; the next start must ask for the third."""
+    from tests.webhook_kit import LiveServer, app_env
+
+    fake = fake_github
+    numbers = [7971, 7972, 7973]
+    for n in numbers:
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.webhook_secret = SECRET
+    fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # no server runs
+    two_hours_ago = time.time() - 7200
+    missed = []
+    for i, n in enumerate(numbers):
+        d = fake.send_webhook("pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        assert d.status_code == 0
+        d.delivered_at = two_hours_ago + i
+        missed.append(d)
+    db = tmp_path / "bot.sqlite3"
+    server = LiveServer(tmp_path, app_env(tmp_path, fake, app_key))
+    fake.webhook_url = f"{server.base}/webhook"
+    fake.inject("POST", f"/app/hook/deliveries/{missed[1].id}/attempts", Fault.slow(30.0))
+    with server.run() as proc:
+        wait_until(
+            lambda: missed[0].guid in {r["id"] for r in _rows(db)},
+            what="the first event asked for and stored",
+        )
+        wait_until(
+            lambda: fake.calls("POST", f"/app/hook/deliveries/{missed[1].id}/attempts"),
+            what="the ask for the second under way",
+        )
+        proc.kill()  # the OOM killer
+        proc.wait()
+    with server.run():
+        wait_until(
+            lambda: "redelivery sweep since" in server.logs[-1].read_text(),
+            what="the next start's sweep",
+        )
+        time.sleep(1.5)  # a redelivery asked for arrives at once
+    held = {r["id"] for r in _rows(db)}
+    swept = [line for line in server.logs[-1].read_text().splitlines() if "sweep since" in line]
+    assert missed[2].guid in held, (
+        f"the third event, never asked for, is lost: the next start swept {swept}"
+    )
