@@ -11,6 +11,8 @@ import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.server import build_runtime, create_app
 from tests.browser_kit import serving_in_thread
 from tests.fake_github import DEFAULT_REPO, Fault
@@ -79,8 +81,9 @@ def _rows(db) -> list[sqlite3.Row]:
         conn.close()
 
 
+@pytest.mark.parametrize("history", ["upgrade", "rollback then forward again"])
 def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_rows(
-    tmp_path, fake_github, app_key
+    tmp_path, fake_github, app_key, history
 ):
     """README ("Upgrading": an upgrade stops the old server, the new one's start sweeps):
     the start's sweep asks for what GitHub failed to deliver "since the last one the
@@ -94,7 +97,9 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
     Built with the old release (9e08fb8, from git) as a real server, as
     test_restarts.py's test of the same scenario, then this release started on its
-    database."""
+    database. The same after a rollback (README: "Rolling back runs on the new database
+    too"): the old release, on this release's database, writes its re-checks with the
+    column's default, 0."""
     from tests.test_restarts import _as_utcnow, _utc
     from tests.test_rollback import old_release
     from tests.webhook_kit import ROOT, LiveServer, app_env
@@ -109,6 +114,9 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
     opened_a = pr_payload(number=a, title=MATCHING_TITLE)
     opened_a["pull_request"]["changed_files"] = 3  # GitHub's list (one file) lags the push
     db = tmp_path / "bot.sqlite3"
+    if history != "upgrade":  # this release made the database (by_bot), then a rollback
+        with LiveServer(tmp_path, {**env, "PYTHONPATH": str(ROOT)}).run():
+            pass
 
     old = LiveServer(tmp_path, old_env)
     with old.run():
@@ -300,3 +308,58 @@ def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
     assert missed[2].guid in held, (
         f"the third event, never asked for, is lost: the next start swept {swept}"
     )
+
+
+def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_says(
+    tmp_path, fake_github, app_key
+):
+    """README ("Rotating secrets"): "The webhook secret: change it in the App's settings
+    first, then restart the server with the new `GITHUB_WEBHOOK_SECRET` ... (the other
+    order loses nothing either, but refuses more)". In the other order the server runs
+    with the new secret while GitHub still signs with the old one: what GitHub sends
+    then is refused (401); once the App's settings change, deliveries are stored again
+    and the newest moves past the refused ones, so no start's sweep ever looks back to
+    them. Only a running server's sweep asks for them, and with
+    REVIEW_NOTES_REDELIVER_EVERY_MINUTES=0 ("0: only at start") none does: the refused
+    event is lost, even across a restart."""
+    new_secret = "the-new-webhook-secret"
+    a, b = 7981, 7982
+    fake = fake_github
+    for n in (a, b):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = app_settings(
+        tmp_path, fake, app_key, github_webhook_secret=new_secret, redeliver_every_minutes=0
+    )
+
+    def run(then) -> None:
+        rt = build_runtime(settings)
+        rt.start()
+        try:
+            with serving_in_thread(create_app(rt)) as base:
+                fake.webhook_url = f"{base}/webhook"
+                thread = rt.redeliver_in_background()
+                assert thread is not None
+                thread.join(20)
+                then(rt)
+        finally:
+            rt.stop()
+
+    refused = []
+
+    def rotate(rt) -> None:  # the server restarted with the new secret; GitHub has the old
+        fake.webhook_secret = SECRET
+        refused.append(fake.send_webhook("pull_request", pr_payload(number=a)))
+        assert refused[0].status_code == 401
+        refused[0].delivered_at = time.time() - 600  # ten minutes before the settings change
+        fake.webhook_secret = new_secret  # the App's settings changed
+        stored = fake.send_webhook("pull_request", pr_payload(number=b, title=MATCHING_TITLE))
+        assert stored.status_code == 202
+
+    run(rotate)
+    run(lambda rt: time.sleep(1.5))  # a later restart: its sweep asks at once
+    rt = build_runtime(settings)
+    try:
+        held = _held(rt, refused[0].guid)
+    finally:
+        rt.db.close()
+    assert held, "the delivery refused while GitHub still had the old secret is lost"
