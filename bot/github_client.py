@@ -199,6 +199,9 @@ class GitHubClient:
         self._app_id = str(app_id)  # the App's id, or its client ID
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
         self._app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
+        # set by close(): no try starts after it, not even a retry of a call under way
+        # (a redelivery sweep whose call outlasted the server's stop)
+        self._closed = threading.Event()
         self._mint_locks: dict[int, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         self._repo_installations: dict[str, int] = {}
@@ -530,7 +533,9 @@ class GitHubClient:
         return self._integration.requester
 
     def close(self) -> None:
-        """Close every Github this client made, in any thread, and the GithubIntegration."""
+        """Close every Github this client made, in any thread, and the GithubIntegration;
+        no call starts after it."""
+        self._closed.set()
         with self._lock:
             githubs = list(self._open.values())
             self._open.clear()
@@ -778,6 +783,11 @@ class GitHubClient:
                 state.upcoming_sleep,
             )
 
+        def tried() -> T:
+            if self._closed.is_set():  # not sent: the server stopped
+                raise GitHubError(f"GitHub {what}: not called, the client is closed")
+            return fn()
+
         retrying = Retrying(
             retry=retry_if_exception(retryable),
             wait=wait,
@@ -787,7 +797,7 @@ class GitHubClient:
             reraise=True,
         )
         try:
-            return retrying(fn)
+            return retrying(tried)
         except Paused as paused:  # not sent: say which call
             raise GitHubError(
                 f"GitHub {what}: {paused}", transient=True, retry_after=paused.retry_after

@@ -1976,3 +1976,27 @@ def test_a_negative_retry_after_is_no_wait(fake_github, make_github_client):
     fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=-5))
     assert make_github_client().list_files(PR) == ["a.py"]
     assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [429, 200]
+
+
+def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_client):
+    # a stopped server's sweep, its call outlasting the stop, must not call GitHub again
+    # (not even the retry of that call): review r22d
+    sent = fake_github.send_webhook("pull_request", {"action": "opened"}, guid="g-1")
+    client = make_github_client(retry=RetryPolicy(attempts=3, backoff=0.01))
+    fake_github.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
+    closing = threading.Thread(target=client.close)
+    real_sleep = client._sleep
+
+    def sleep_then_close(seconds: float) -> None:  # the stop lands during the back-off
+        closing.start()
+        closing.join(5)
+        real_sleep(seconds)
+
+    client._sleep = sleep_then_close
+    with pytest.raises(GitHubError, match="closed"):
+        client.redeliver(sent.id)
+    assert [r.status for r in fake_github.calls("POST", "/app/hook/deliveries/*/attempts")] == [502]
+    fake_github.clear_requests()
+    with pytest.raises(GitHubError, match="closed"):
+        client.hook_deliveries(datetime.now(UTC) - timedelta(hours=1))
+    assert fake_github.requests == []
