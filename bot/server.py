@@ -249,9 +249,11 @@ def claim_database(rt: Runtime) -> None:
 
 
 def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
-    """Why the start's first write failed, in words: a file this user cannot write (a
-    backup restored as root: opening it wrote nothing) is a path to change; one another
-    process holds past the busy timeout (a VACUUM, a `sqlite3` shell) is to wait for."""
+    """Why opening the database or the start's first write failed, in words: a file this
+    user cannot open or write (a backup restored as root opens fine: the first write
+    fails) is a path to change; one another process holds past the busy timeout (a
+    VACUUM, a `sqlite3` shell; on an upgrade, the new column's ALTER TABLE is the first
+    write) is to wait for."""
     kind = (exc.sqlite_errorname or "").split("_")[1:2]  # SQLITE_BUSY_SNAPSHOT -> BUSY
     if kind in (["BUSY"], ["LOCKED"]):
         return StartupError(
@@ -361,8 +363,8 @@ def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQu
             why = f"{exc.filename} is a file, not a directory"
         except OSError as exc:
             why = f"cannot create the directory {exc.filename}: {exc.strerror}"
-        except sqlite3.OperationalError as exc:  # "unable to open database file" says little
-            why = f"{exc} (can this user, uid {os.getuid()}, write to it and to its directory?)"
+        except sqlite3.OperationalError as exc:  # an upgrade's new column is a first write
+            raise _unwritable(path, exc) from None
         except sqlite3.Error as exc:
             why = f"not an SQLite database ({exc})"
     raise SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {why}")
