@@ -75,13 +75,17 @@ class Database:
             self.last_used = time.monotonic()  # reads too: cheaper than telling them apart
             return self._conn.execute(sql, params).fetchall()
 
-    def add_missing_columns(self, table: str, columns: dict[str, str]) -> None:
+    def add_missing_columns(self, table: str, columns: dict[str, str]) -> set[str]:
         """Bring a table made by an older version up to date: add each column
-        (name -> SQL type) it lacks. New tables get them from their CREATE TABLE."""
+        (name -> SQL type) it lacks; returns those added. New tables get them from their
+        CREATE TABLE."""
         have = {r["name"] for r in self.execute(f"PRAGMA table_info({table})")}
+        added = set()
         for name, sql_type in columns.items():
             if name not in have:
                 self.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+                added.add(name)
+        return added
 
     def script(self, sql: str) -> None:
         with self._lock:

@@ -72,7 +72,21 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state, seq);
 CREATE INDEX IF NOT EXISTS deliveries_pr ON deliveries (pr_key, state);
+-- where the next sweep of GitHub's delivery log starts (bot.redelivery.Sweeps), kept so
+-- that a server killed in the middle of one, or run again after a rollback, asks for
+-- no less: the newest delivery stored is no measure then
+CREATE TABLE IF NOT EXISTS redelivery (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
+# The rows releases before `by_bot` queued themselves, by the ids and action they gave
+# them (bot.pr_events.RECHECK_ID, bot.command_events.REFRESH_ACTION): marked once, as the
+# column is added
+_MARK_OWN_ROWS = (
+    "UPDATE deliveries SET by_bot = 1"
+    " WHERE id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh'"
+)
 # On columns an older database gains at start (made after add_missing_columns).
 # deliveries_body, named when every body was hashed, now holds those stored once only
 # (not renamed: a new unique index would read every payload at start, and again after
@@ -174,7 +188,7 @@ class DeliveryQueue:
         # replayed body under a new delivery id was refused; same_body_sha, since a
         # pull_request body was refused only as its PR's latest again; deferrals, since a
         # rate limited delivery was put back rather than failed.
-        db.add_missing_columns(
+        added = db.add_missing_columns(
             "deliveries",
             {
                 "not_before": "TEXT",
@@ -185,6 +199,8 @@ class DeliveryQueue:
                 "by_bot": "INTEGER NOT NULL DEFAULT 0",
             },
         )
+        if "by_bot" in added:
+            db.execute(_MARK_OWN_ROWS)
         db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
@@ -397,6 +413,18 @@ class DeliveryQueue:
             "SELECT received_at FROM deliveries WHERE NOT by_bot ORDER BY seq DESC LIMIT 1"
         )
         return rows[0]["received_at"] if rows else None
+
+    def sweep_since(self) -> str | None:
+        """Where the next sweep of GitHub's delivery log starts (ISO time), if kept."""
+        rows = self.db.execute("SELECT value FROM redelivery WHERE key = 'since'")
+        return rows[0]["value"] if rows else None
+
+    def keep_sweep_since(self, since: str) -> None:
+        self.db.execute(
+            "INSERT INTO redelivery (key, value) VALUES ('since', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (since,),
+        )
 
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}

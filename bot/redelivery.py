@@ -92,6 +92,17 @@ def to_redeliver(
     return sorted(chosen, key=lambda d: min(x.delivered_at for x in attempts[d.guid]))
 
 
+def start_since(kept: str | None, last_received: str | None, now: datetime) -> datetime:
+    """Where a start's sweep looks back to: where the last sweep that completed left it
+    (`kept`: a server killed in the middle of one, or a rollback's, has its redeliveries
+    stored, which are no measure of what is left to ask), else to the newest delivery
+    GitHub sent (a database no sweep of this release has run on); never further back
+    than GitHub keeps."""
+    if kept is None:
+        return since_last_seen(last_received, now)
+    return max(datetime.fromisoformat(kept), now - timedelta(hours=KEPT_HOURS))
+
+
 def since_last_seen(last_received: str | None, now: datetime) -> datetime:
     """Where a start's sweep looks back to: the newest delivery the database holds (what
     came later may have been missed while no server ran), never further than GitHub
@@ -201,12 +212,13 @@ def _ask(
 
 @dataclass
 class Sweeps:
-    """A running server's sweeps, one after another: each looks back to where the last
-    complete one began (CLOCK_SLACK earlier), so none is missed and none listed twice
-    over; one that failed or stopped short leaves `since` where it was, for the next.
-    Never further back than GitHub keeps. An event asked for MAX_ASKS times is asked no
-    more (one warning names it); the count is forgotten once the listing no longer
-    shows the event."""
+    """A server's sweeps, one after another: each looks back to where the last complete
+    one began (CLOCK_SLACK earlier), so none is missed and none listed twice over; one
+    that failed or stopped short leaves `since` where it was, for the next, and so does
+    an event whose redelivery GitHub refused (asked for again next time). Never further
+    back than GitHub keeps. An event asked for MAX_ASKS times (accepted or refused) is
+    asked no more (one warning names it); the count is forgotten once the listing no
+    longer shows the event."""
 
     since: datetime
     asks: dict[str, int] = field(default_factory=dict)
@@ -218,7 +230,8 @@ class Sweeps:
         """Count what `result` asked; move on past it when it was complete. Returns how
         many events it asked for the last time (MAX_ASKS reached)."""
         given_up = 0
-        for d in result.asked:
+        asked = [*result.asked, *(d for d, _ in result.refused)]
+        for d in asked:
             self.asks[d.guid] = self.asks.get(d.guid, 0) + 1
             if self.asks[d.guid] == MAX_ASKS:
                 given_up += 1
@@ -230,9 +243,10 @@ class Sweeps:
                     d.kind,
                     MAX_ASKS,
                 )
-        asked = {d.guid for d in result.asked}
-        self.asks = {g: n for g, n in self.asks.items() if g in result.seen | asked}
+        seen = result.seen | {d.guid for d in asked}
+        self.asks = {g: n for g, n in self.asks.items() if g in seen}
         if result.stopped is None:
-            self.since = began - CLOCK_SLACK
+            owed = [d.delivered_at for d, _ in result.refused if self.asks[d.guid] < MAX_ASKS]
+            self.since = min([began - CLOCK_SLACK, *owed])
         self.since = max(self.since, began - timedelta(hours=KEPT_HOURS))
         return given_up

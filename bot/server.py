@@ -52,7 +52,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
-from bot.redelivery import CLOCK_SLACK, DeliveryLog, Sweeps, since_last_seen, sweep
+from bot.redelivery import CLOCK_SLACK, DeliveryLog, Sweeps, start_since, sweep
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
@@ -152,11 +152,11 @@ class Runtime:
 
     def redeliver_in_background(self) -> threading.Thread | None:
         """Ask GitHub again for what it failed to deliver while no server ran (an
-        upgrade stops the old one first), since the newest delivery GitHub sent the
-        database (`redeliver_on_start`); then every `redeliver_every_minutes`, for what
-        it failed to deliver since (an outage in front of the running server). Called
-        once the server listens: GitHub sends a redelivery at once. Only in App mode: a
-        token or a dry run has no delivery log."""
+        upgrade stops the old one first), since where the last complete sweep left off
+        (`redeliver_on_start`); then every `redeliver_every_minutes`, for what it failed
+        to deliver since (an outage in front of the running server). Called once the
+        server listens: GitHub sends a redelivery at once. Only in App mode: a token or a
+        dry run has no delivery log."""
         github = self.ctx.github
         every = self.redeliver_every_s
         if not (self.settings.redeliver_on_start or every) or not self.settings.github_app_id:
@@ -165,43 +165,67 @@ class Runtime:
             return None
         now = datetime.now(UTC)
         if self.settings.redeliver_on_start:
-            sweeps = Sweeps(since_last_seen(self.queue.last_received(), now))
+            since = start_since(self.queue.sweep_since(), self.queue.last_received(), now)
+            self.queue.keep_sweep_since(since.isoformat())  # killed in the middle: kept
         else:  # the first sweep looks back to the start
-            sweeps = Sweeps(now - CLOCK_SLACK)
+            since = now - CLOCK_SLACK
         thread = threading.Thread(
-            target=self._redeliver, args=(github, sweeps, every), name="redeliver", daemon=True
+            target=self._redeliver,
+            args=(github, Sweeps(since), every),
+            name="redeliver",
+            daemon=True,
         )
         thread.start()
         self.redelivery = thread
         return thread
 
     def _redeliver(self, github: DeliveryLog, sweeps: Sweeps, every: float) -> None:
-        when = "at start"
+        # set when a sweep's redeliveries went out: the next waits for something from
+        # GitHub to be stored since (while a proxy, TLS or a full disk fails every
+        # delivery, asking again would fail too and spend the events' asks)
+        waiting: datetime | None = None
         if self.settings.redeliver_on_start:
-            self._sweep(github, sweeps, when)
+            waiting = self._sweep(github, sweeps, "at start")
         while every and not self.stopping.wait(every):
-            when = "of the running server"
-            self._sweep(github, sweeps, when)
+            if waiting is not None and not self._github_reached_us_since(waiting):
+                self.ctx.metrics.redelivery_sweeps.labels("waiting").inc()
+                continue
+            waiting = self._sweep(github, sweeps, "of the running server")
 
-    def _sweep(self, github: DeliveryLog, sweeps: Sweeps, when: str) -> None:
+    def _github_reached_us_since(self, when: datetime) -> bool:
+        """Whether a delivery from GitHub was stored since `when`."""
+        try:
+            last = self.queue.last_received()
+        except Exception:  # the database closed by a stop
+            return False
+        return last is not None and datetime.fromisoformat(last) >= when
+
+    def _sweep(self, github: DeliveryLog, sweeps: Sweeps, when: str) -> datetime | None:
+        """One sweep; when it began if GitHub accepted redeliveries it asked for."""
         began = datetime.now(UTC)
+        metrics = self.ctx.metrics
         try:
             result = sweep(
                 github, self.queue.held, sweeps.since, self.stopping.is_set, sweeps.given_up()
             )
+            given_up = sweeps.done(result, began)
+            self.queue.keep_sweep_since(sweeps.since.isoformat())
         except GitHubError as exc:  # the server runs on; the next sweep tries again
             log.warning("redelivery %s not done: %s; run `review-notes redeliver`", when, exc)
-            self.ctx.metrics.redelivery_sweeps.labels("failed").inc()
+            metrics.redelivery_sweeps.labels("failed").inc()
+            return None
         except Exception:  # a listing GitHub changed, the database closed by a stop
-            log.exception("redelivery %s failed; run `review-notes redeliver`", when)
-            self.ctx.metrics.redelivery_sweeps.labels("failed").inc()
-        else:
-            given_up = sweeps.done(result, began)
-            metrics = self.ctx.metrics
-            metrics.redelivery_sweeps.labels("done" if result.stopped is None else "stopped").inc()
-            metrics.redeliveries.labels("asked").inc(len(result.asked))
-            metrics.redeliveries.labels("refused").inc(len(result.refused))
-            metrics.redeliveries.labels("given_up").inc(given_up)
+            if self.stopping.is_set():
+                log.warning("redelivery %s cut short by the stop", when)
+            else:
+                log.exception("redelivery %s failed; run `review-notes redeliver`", when)
+            metrics.redelivery_sweeps.labels("failed").inc()
+            return None
+        metrics.redelivery_sweeps.labels("done" if result.stopped is None else "stopped").inc()
+        metrics.redeliveries.labels("asked").inc(len(result.asked))
+        metrics.redeliveries.labels("refused").inc(len(result.refused))
+        metrics.redeliveries.labels("given_up").inc(given_up)
+        return began if result.asked else None
 
     def stop(self) -> None:
         self.stopping.set()

@@ -141,6 +141,15 @@ def _loads(body: bytes) -> Any:
         return json.loads(body)
 
 
+def _redelivered_by(settings: Settings) -> str:
+    """What gets a delivery refused at intake sent again (GitHub never does by itself)."""
+    if not settings.github_app_id:  # a repository webhook: its log is not the App's
+        return "redeliver it from the webhook's Recent Deliveries (repository settings)"
+    if settings.redeliver_every_minutes:
+        return "the next redelivery sweep asks GitHub for it, or `review-notes redeliver` now"
+    return "run `review-notes redeliver`"
+
+
 class WebhookEndpoint:
     """The ASGI app behind POST /webhook."""
 
@@ -168,6 +177,7 @@ class WebhookEndpoint:
         # A mistyped secret refuses every delivery: said in the log, once a minute at most
         # (seconds_between_unverified_logs).
         self.unverified = Throttle(settings.seconds_between_unverified_logs)
+        self.redelivered_by = _redelivered_by(settings)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers: Headers = {}
@@ -197,13 +207,14 @@ class WebhookEndpoint:
         except Exception as exc:
             self._count(checked.event, "error")
             self.failing = f"{type(exc).__name__}: {exc}"
-            # named: GitHub sends it again only when asked (the next redelivery sweep)
+            # named: GitHub sends it again only when asked
             log.error(
                 "delivery %s (%s) not stored, answered 500: %s; GitHub sends it again only"
-                " when asked: the App's next redelivery sweep, or `review-notes redeliver`",
+                " when asked: %s",
                 checked.id,
                 checked.event,
                 self.failing,
+                self.redelivered_by,
                 extra={"delivery": checked.id},
             )
             return 500, {"error": "the delivery could not be stored", "delivery": checked.id}

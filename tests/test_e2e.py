@@ -940,17 +940,20 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
     tmp_path, fake_github, app_key
 ):
     """A proxy (or TLS, or a full disk answering 500) in front of a running server fails
-    GitHub's delivery; GitHub never sends it again by itself, and the start's sweep is
-    hours or weeks away. The server sweeps every REVIEW_NOTES_REDELIVER_EVERY_MINUTES
-    (a second here): asked again while the outage lasts (failing too), then once it is
-    over, the PR gets its comment, once (review r22c)."""
+    GitHub's deliveries; GitHub never sends one again by itself, and the start's sweep
+    is hours or weeks away. The server sweeps every REVIEW_NOTES_REDELIVER_EVERY_MINUTES
+    (a second here): the first sweep after the failure asks once (it fails too), then
+    the sweeps wait, asking nothing, until a delivery from GitHub is stored again (the
+    outage is over); the next asks again, and the PR gets its comment, once (reviews
+    r22c and r22d: an outage of three sweeps spent every ask)."""
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread
 
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/x.md"], title=UNRELATED_TITLE)
     rt = build_runtime(app_settings(tmp_path, fake, app_key))
-    rt.redeliver_every_s = 1.0
+    rt.redeliver_every_s = 0.5
     rt.start()
     try:
         with serving_in_thread(create_app(rt)) as base:
@@ -963,16 +966,22 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
                 lambda: len(fake.hook_deliveries(missed.guid)) == 2,
                 what="a sweep of the running server asking again (the outage goes on)",
             )
-            fake.webhook_url = f"{base}/webhook"  # the proxy is back
+            time.sleep(2.0)  # four sweeps: they wait, asking nothing more
+            during = [d.status_code for d in fake.hook_deliveries(missed.guid)]
+            fake.webhook_url = f"{base}/webhook"  # the proxy is back: GitHub reaches us
+            other = pr_payload(number=N + 1, title=UNRELATED_TITLE)
+            assert fake.send_webhook("pull_request", other).status_code == 202
             wait_until(lambda: ours(fake), what="the comment of the PR the outage missed")
-            wait_until(lambda: rt.queue.counts()["done"] == 1, what="its delivery handled")
-            time.sleep(2.5)  # two more sweeps: the event delivered, none asks for it again
+            wait_until(lambda: rt.queue.counts()["done"] == 2, what="both handled")
+            time.sleep(1.5)  # more sweeps: the event delivered, none asks for it again
             metrics = rt.ctx.metrics.render().decode()
     finally:
         rt.stop()
+    assert during == [0, 0]
     assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 0, 202]
     assert len(ours(fake)) == 1
     assert 'review_notes_redeliveries_total{outcome="asked"} 2.0' in metrics
+    assert 'review_notes_redelivery_sweeps_total{outcome="waiting"}' in metrics
     assert 'review_notes_redelivery_sweeps_total{outcome="failed"}' not in metrics
 
 

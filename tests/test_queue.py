@@ -1323,3 +1323,34 @@ def test_checkpoints_asked_for_twice_run_one_thread_that_close_stops(tmp_path):
     q.db.checkpoint_in_background(every=0.02)
     q.db.close()
     assert checkpointers() - before == set()
+
+
+def test_where_the_sweeps_left_off_is_kept_in_the_database(tmp_path):
+    q = queue_at(tmp_path)
+    assert q.sweep_since() is None
+    q.keep_sweep_since("2026-12-04T10:00:00+00:00")
+    q.keep_sweep_since("2026-12-04T11:00:00+00:00")
+    assert DeliveryQueue(Database(tmp_path / "q.sqlite3")).sweep_since() == (
+        "2026-12-04T11:00:00+00:00"
+    )
+
+
+def test_an_old_databases_own_rows_are_marked_as_the_bots_when_by_bot_is_added(tmp_path):
+    # review r22d: the first start after the upgrade swept from the old release's own
+    # re-check, queued after GitHub failed to reach it
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(  # the table before by_bot
+        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
+        " VALUES ('gh-1', 'pull_request', 'opened', '{}', 'done', 'a', 'a'),"
+        " ('gh-1#files-recheck-1', 'pull_request', 'opened', '{}', 'done', 'b', 'b'),"
+        " ('review_notes_refresh:o/r#1:ab', 'pull_request', 'review_notes_refresh', '{}',"
+        " 'done', 'c', 'c');"
+    )
+    q = DeliveryQueue(db)
+    own = [r["id"] for r in db.execute("SELECT id FROM deliveries WHERE by_bot ORDER BY seq")]
+    assert own == ["gh-1#files-recheck-1", "review_notes_refresh:o/r#1:ab"]
+    assert q.last_received() == "a"

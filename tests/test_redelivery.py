@@ -16,6 +16,7 @@ from bot.redelivery import (
     Sweeps,
     hook_delivery,
     since_last_seen,
+    start_since,
     sweep,
     to_redeliver,
 )
@@ -244,3 +245,24 @@ def test_a_skipped_event_is_neither_asked_for_nor_read_from_the_queue():
 
     chosen = to_redeliver([attempt(1, "a", 0), attempt(2, "b", 0)], held, SINCE, skip={"a"})
     assert [d.guid for d in chosen] == ["b"] and asked_of_queue == [{"b"}]
+
+
+def test_a_refused_redelivery_keeps_the_next_sweep_looking_back_to_it():
+    # review r22d: a complete sweep moved `since` past an event whose redelivery GitHub
+    # refused (a 502, retries spent): no later sweep listed it again
+    sweeps = Sweeps(SINCE)
+    github = FakeLog([item(1, "a", 0), item(2, "b", 0)], refuse={1})
+    sweeps.done(sweep(github, nothing_held, SINCE), NOW)
+    assert sweeps.since == NOW - timedelta(hours=1)  # item()'s time: a's failed attempt
+    assert sweeps.asks == {"a": 1, "b": 1}  # a refused ask counts
+    for _ in range(MAX_ASKS - 1):  # refused every time: given up, then no longer kept
+        sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
+    assert "a" in sweeps.given_up() and sweeps.since == NOW - CLOCK_SLACK
+
+
+def test_a_start_sweeps_from_where_the_last_complete_sweep_left_off():
+    kept = (NOW - timedelta(hours=5)).isoformat()
+    newest = "2026-12-04T11:59:00.000000Z"  # a redelivery stored by a sweep cut short
+    assert start_since(kept, newest, NOW) == NOW - timedelta(hours=5)
+    assert start_since((NOW - timedelta(days=9)).isoformat(), newest, NOW) == SINCE
+    assert start_since(None, newest, NOW) == since_last_seen(newest, NOW)

@@ -1342,3 +1342,16 @@ def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
         assert f'review_notes_redelivery_sweeps_total{{outcome="{outcome}"}} {n}.0' in metrics
     for outcome, n in (("asked", 1), ("refused", 1), ("given_up", 0)):
         assert f'review_notes_redeliveries_total{{outcome="{outcome}"}} {n}.0' in metrics
+
+
+def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, app_key):
+    # the ERROR of a delivery SQLite refused named the App's sweep even with a token or
+    # with the sweeps turned off (review r22d)
+    from bot.webhook import _redelivered_by
+    from tests.webhook_kit import app_settings
+
+    assert "Recent Deliveries" in _redelivered_by(make_settings(tmp_path))
+    app = app_settings(tmp_path, fake_github, app_key)
+    assert _redelivered_by(app).startswith("the next redelivery sweep asks GitHub for it")
+    off = app_settings(tmp_path, fake_github, app_key, redeliver_every_minutes=0)
+    assert _redelivered_by(off) == "run `review-notes redeliver`"
