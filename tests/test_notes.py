@@ -307,6 +307,14 @@ def test_verdict_order_and_labels():
         ("vllm/[!a]*.py", "vllm/a.py", False),
         ("vllm[!a]x.py", "vllm/x.py", False),  # a negated class never matches '/'
         ("tests/watermarking/", "tests/watermarking/test_x.py", True),
+        # kills: bot/globs.py:48 a glob with any literal character taken for a directory
+        # that covers everything below it (`docs/*` matching `docs/sub/x.md`)
+        ("docs/*", "docs/x.md", True),
+        ("docs/*", "docs/sub/x.md", False),
+        # kills: bot/globs.py:58 `**/` before more than one segment taking every directory
+        # at once (possessively), so the segments after it could never match
+        ("**/spec_decode/*.py", "vllm/v1/spec_decode/eagle.py", True),
+        ("vllm/**/core/*.py", "vllm/v1/core/kv_cache_utils.py", True),
     ],
 )
 def test_glob_semantics(pattern, path, matches):
@@ -317,6 +325,9 @@ def test_glob_semantics(pattern, path, matches):
     ("pattern", "message"),
     [
         ("", "empty pattern"),
+        # kills: bot/globs.py:25 a pattern of spaces only called whitespace around a
+        # pattern instead of empty
+        ("   ", "empty pattern"),
         ("a\\b", "use '/' as the path separator, not '\\'"),
         (" a", "leading or trailing whitespace"),
         ("!a", "negation ('!') is not supported; list the paths that should match"),
