@@ -2851,3 +2851,26 @@ def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_i
         "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)",
         "title mentions 'EAGLE' (topic: Speculative decoding)",
     )
+
+
+# --- found by mutation run 'r22a' ---
+
+
+# kills: bot/pathindex.py:48 a one-character run never counted as present where a longer
+# run that begins with it was found
+def test_a_glob_filed_under_one_character_is_found_inside_a_longer_glob_run():
+    index = GlobIndex((g, g) for g in ["k*", "kv*"])  # filed under the runs `k` and `kv`
+    # these paths hold `k` only as the start of `kv`: the scan reports `kv` there
+    assert glob_matches("k*", "vllm/kv_cache.py")
+    assert index.owners("vllm/kv_cache.py") == {"k*", "kv*"}
+    assert index.owners("kv.py") == {"k*", "kv*"}
+
+
+# kills: bot/pathindex.py:100 a glob with no literal character owning every path it does
+# not match (`or`), or never owning one (`o in found`)
+def test_a_glob_without_a_literal_character_owns_only_the_paths_it_matches():
+    index = GlobIndex([("*/*", "one level down"), ("?", "one-letter name")])
+    assert index.owners("vllm/envs.py") == {"one level down"}
+    assert index.owners("setup.py") == set()
+    assert index.owners("vllm/v1/x") == {"one-letter name"}
+    assert index.owners("x") == {"one-letter name"}
