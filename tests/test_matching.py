@@ -2874,3 +2874,19 @@ def test_a_glob_without_a_literal_character_owns_only_the_paths_it_matches():
     assert index.owners("setup.py") == set()
     assert index.owners("vllm/v1/x") == {"one-letter name"}
     assert index.owners("x") == {"one-letter name"}
+
+
+# kills: bot/terms.py:69 a term with a space but an underscore or inner capital in one of
+# its words (`DeepSeek V4`) taken for a code name (`not all` spaces instead of `not any`)
+def test_a_phrase_holding_an_identifier_is_no_code_name():
+    assert not is_code_name("DeepSeek V4")
+    assert not is_code_name("kv_cache manager")
+    assert is_code_name("kv_cache_manager")
+
+
+# kills: bot/terms.py:257 a keyword ending in a one-letter word (`top-K`) taken for one
+# ending in an acronym, so its plural written in lower case (`top_ks`) was not found
+def test_a_keyword_ending_in_one_capital_letter_has_any_plural():
+    index = TermIndex(["top-K"])
+    assert set(index.find("Vectorize top_ks in the sampler")) == {"topk"}
+    assert set(index.find("Vectorize top-Ks in the sampler")) == {"topk"}
