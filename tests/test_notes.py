@@ -380,3 +380,46 @@ def test_toml_lines_scans_keys_and_tables_as_toml_does():
 def test_toml_lines_finds_comments_and_not_a_hash_in_a_string():
     text = '# top\nsource = "d.txt#1"  # c\nx = [ # in\n  "a#b",\n]\ns = """\n# no\n""" # yes\n'
     assert comments(text) == {0: 0, 1: 20, 2: 6, 7: 4}
+
+
+# --- terms a PR's text can hold (bot.note_terms): found by mutation run 'r22a' ------------
+
+
+# kills: bot/note_terms.py:149 a term of spaces only called padded instead of empty
+def test_a_term_of_spaces_only_is_empty():
+    from bot.note_terms import check_term
+
+    with pytest.raises(ValueError, match="^empty term$"):
+        check_term("   ")
+
+
+# kills: bot/note_terms.py:41 every zero-width joiner let through (`or`), not only one
+# inside an emoji; bot/note_terms.py:48 one with any character on both sides (`c or ...`)
+# or an emoji on one side only (`any`) let through
+@pytest.mark.parametrize("term", ["eager\u200dregion", "rocm\u200d", "🔥\u200dx", "x\u200d🔥"])
+def test_a_zero_width_joiner_outside_an_emoji_is_refused(term):
+    from bot.note_terms import check_term
+
+    with pytest.raises(ValueError, match=r"U\+200D \(ZERO WIDTH JOINER\), invisible"):
+        check_term(term)
+    assert check_term("🧑\u200d💻") == "🧑\u200d💻"  # inside an emoji it is the emoji's
+
+
+# kills: bot/note_terms.py:79 the full-width `！` (U+FF01, the first of the forms) not
+# taken for the `!` it was typed for
+def test_the_first_full_width_form_is_typed_for_its_ascii_character():
+    from bot.note_terms import ascii_typed_as, check_term
+
+    assert ascii_typed_as("\uff01") == "!"
+    with pytest.raises(ValueError, match="typed by a Chinese input method for '!'"):
+        check_term("torch.compile！")
+
+
+# kills: bot/note_terms.py:132 the terms a list separator joins suggested with the spaces
+# typed after it (`["a", " b"]`)
+def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
+    from bot.note_terms import check_term
+
+    with pytest.raises(ValueError) as exc:
+        check_term("CUDA graph， eager region")
+    assert str(exc.value).endswith('write one term per string, ["CUDA graph", "eager region"]')
