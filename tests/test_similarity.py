@@ -1,6 +1,7 @@
 """Title similarity: words, their rarity, the vocabulary file and its builder."""
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -214,3 +215,32 @@ def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes
     # `kv` and `stat` both read from `get_kv_stats`: one quote
     detail = shared_detail(["kv", "stat"], title_words(title), names, facts)
     assert detail == "title shares 'get_kv_stats' with this note's title"
+
+
+# --- found by mutation run 'r22a' ---
+
+
+# kills: bot/similarity.py:109 the glue to the left of a name's first piece wrapping round
+# to its last piece; :112 what is glued on the right being words, not what is no word, or
+# stopping one piece short; :114 the glue on the right skipping a piece
+def test_a_shared_word_is_quoted_with_the_uncounted_word_glued_after_it():
+    # `Up` is a function word: `setUp` is `set`'s own piece, not `set` alone nor `Up`
+    assert written_form("Fix the flaky setUp of the scheduler tests", "set", frozenset()) == "setUp"
+    # a word after it is a piece of its own
+    assert written_form("Fix KVConnectorStats", "connector", frozenset()) == "Connector"
+
+
+# kills: bot/similarity.py:158 a title count or a missing word's count one off in the IDF
+def test_a_words_rarity_is_the_log_of_titles_over_those_that_write_it_each_plus_one():
+    vocab = Vocabulary(titles=99, df={"region": 9})
+    assert vocab.idf("region") == pytest.approx(math.log(100 / 10))
+    assert vocab.idf("watermarking") == pytest.approx(math.log(100))  # never seen: rarest
+
+
+# kills: bot/similarity.py:166 words of equal rarity left in the sets' order (which string
+# hashing changes from run to run) instead of alphabetical
+def test_words_of_equal_rarity_are_shared_in_alphabetical_order():
+    words = frozenset("eager region capture graph kernel stream fence queue warmup shard".split())
+    vocab = Vocabulary(titles=99, df={})
+    shared = shared_words(words, words, vocab, 1.0)
+    assert [w for w, _ in shared] == sorted(words)
