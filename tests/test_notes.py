@@ -394,9 +394,12 @@ def test_a_term_of_spaces_only_is_empty():
 
 
 # kills: bot/note_terms.py:41 every zero-width joiner let through (`or`), not only one
-# inside an emoji; bot/note_terms.py:48 one with any character on both sides (`c or ...`)
-# or an emoji on one side only (`any`) let through
-@pytest.mark.parametrize("term", ["eager\u200dregion", "rocm\u200d", "🔥\u200dx", "x\u200d🔥"])
+# inside an emoji; bot/note_terms.py:48 one with any character on both sides (`c or ...`),
+# an emoji on one side only (`any`), or nothing on one side (`... or not c.isalnum()`) let
+# through
+@pytest.mark.parametrize(
+    "term", ["eager\u200dregion", "rocm\u200d", "🔥\u200dx", "x\u200d🔥", "\u200d🔥"]
+)
 def test_a_zero_width_joiner_outside_an_emoji_is_refused(term):
     from bot.note_terms import check_term
 
@@ -405,21 +408,25 @@ def test_a_zero_width_joiner_outside_an_emoji_is_refused(term):
     assert check_term("🧑\u200d💻") == "🧑\u200d💻"  # inside an emoji it is the emoji's
 
 
-# kills: bot/note_terms.py:79 the full-width `！` (U+FF01, the first of the forms) not
-# taken for the `!` it was typed for
-def test_the_first_full_width_form_is_typed_for_its_ascii_character():
+# kills: bot/note_terms.py:79 the full-width `！` (U+FF01, the first of the forms) or `～`
+# (U+FF5E, the last) not taken for the ASCII character it was typed for
+def test_the_first_and_last_full_width_forms_are_typed_for_their_ascii_characters():
     from bot.note_terms import ascii_typed_as, check_term
 
     assert ascii_typed_as("\uff01") == "!"
+    assert ascii_typed_as("\uff5e") == "~"
+    assert ascii_typed_as("\uff5f") is None  # past the forms: not one of them
     with pytest.raises(ValueError, match="typed by a Chinese input method for '!'"):
         check_term("torch.compile！")
 
 
 # kills: bot/note_terms.py:132 the terms a list separator joins suggested with the spaces
-# typed after it (`["a", " b"]`)
+# typed after it (`["a", " b"]`), or with an empty one for spaces between two separators
 def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
     from bot.note_terms import check_term
 
-    with pytest.raises(ValueError) as exc:
-        check_term("CUDA graph， eager region")
-    assert str(exc.value).endswith('write one term per string, ["CUDA graph", "eager region"]')
+    for term in ("CUDA graph， eager region", "CUDA graph， ，eager region"):
+        with pytest.raises(ValueError) as exc:
+            check_term(term)
+        said = str(exc.value)
+        assert said.endswith('write one term per string, ["CUDA graph", "eager region"]'), said
