@@ -39,3 +39,22 @@ def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural(
     found = TermIndex(["CUDA arch", "cuda_archs_loose_intersection"]).find(title)
     assert set(found) == {"cudaarch", "cudaarchslooseintersection"}
     assert found["cudaarch"].text == "cuda_archs"
+
+
+# --- "cannot" denies as "can't" does ---------------------------------------------------------
+
+
+# Found beside the mutants, probing what bot/relations.py's `_DENIED` reads as a denial
+# ("does not fix #1", "isn't a follow-up to #3": the words just before the phrase deny
+# it). It knows `not` as a word of its own (`\bnot`) and `n't`, so "can't fix #5" is no
+# relation, but "cannot fix #5", the same words written as one, reads as "fixes #5" (`not`
+# inside `cannot` has no word edge). What a PR author sees: a description saying "This
+# cannot fix #5 on its own" gets a sticky comment that shows #5's notes as the notes of
+# the PR it fixes (bot.sticky.related_notes gives the relation as the reason).
+@pytest.mark.xfail(strict=True, reason="r22a: 'cannot fix #5' is read as fixing #5")
+def test_cannot_denies_a_relation_as_cant_does():
+    from bot.relations import related_refs
+
+    repo = "vllm-project/vllm"
+    assert related_refs("This can't fix #5 on its own; see below.", repo) == []
+    assert related_refs("This cannot fix #5 on its own; see below.", repo) == []
