@@ -258,21 +258,25 @@ def _acronym_end(term: str) -> int | None:
 
 
 def _prefix_keys(seqs: dict[str, list[str]]) -> dict[str, list[str]]:
-    """For each keyword, the other keywords that are its leading words (`CUDA` of `CUDA graph`).
+    """For each keyword, the other keywords that are its leading words (`CUDA` of `CUDA graph`),
+    also in the plural (`CUDA arch` of `cuda_archs_loose_intersection`).
 
     The trie regex reports the longest keyword starting at a position; these are
     re-checked there so that a shorter keyword still counts.
     """
-    by_seq = {seq: key for key, many in seqs.items() for seq in many}
+    by_seq = {seq.lower(): key for key, many in seqs.items() for seq in many}
     out: dict[str, list[str]] = {}
     for key, many in seqs.items():
         shorter: list[str] = []
         for seq in many:
-            words = seq.split(_SEP_MARK)
+            words = seq.lower().split(_SEP_MARK)
             for n in range(1, len(words)):
-                lead = by_seq.get(_SEP_MARK.join(words[:n]))
-                if lead is not None and lead != key and lead not in shorter:
-                    shorter.append(lead)
+                *head, last = words[:n]
+                singulars = [last[: -len(end)] for end in ("s", "es") if last.endswith(end)]
+                for word in [last, *singulars]:
+                    lead = by_seq.get(_SEP_MARK.join([*head, word]))
+                    if lead is not None and lead != key and lead not in shorter:
+                        shorter.append(lead)
         if shorter:
             out[key] = shorter
     return out

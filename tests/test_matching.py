@@ -2890,3 +2890,35 @@ def test_a_keyword_ending_in_one_capital_letter_has_any_plural():
     index = TermIndex(["top-K"])
     assert set(index.find("Vectorize top_ks in the sampler")) == {"topk"}
     assert set(index.find("Vectorize top-Ks in the sampler")) == {"topk"}
+
+
+# --- found by mutation run r22a: a keyword inside a longer one starting with its plural ---
+
+
+# Found beside the mutants (fixed): a check that an index of many keywords finds each one where an
+# index of that keyword alone does (bot/terms.py: "overlapping hits are all reported").
+# The trie regex reports the longest keyword at a position; `_prefix_keys` re-checks the
+# keywords that are its leading words, compared as written. A keyword whose leading words
+# hold another's plural (`cuda_archs_loose_intersection` against `CUDA arch`) is not
+# re-checked, so the shorter one is lost wherever the longer one matches, though alone it
+# matches there (`cuda_archs`, its plural), and does when the longer one writes it singular
+# (`cuda_arch_list`). The shipped library holds this pair: the cmake-build topic's keyword
+# and note vllm-6e24c63c's aspect `CUDA arch`, and that note's keyword
+# `cuda_archs_loose_intersection`. What a curator sees: the title "Fix
+# cuda_archs_loose_intersection for SM120" gives no "title mentions 'cuda_archs'" for the
+# topic, while "Fix CUDA archs for SM120" does.
+def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural():
+    title = "Fix cuda_archs_loose_intersection for SM120"
+    assert set(TermIndex(["CUDA arch"]).find(title)) == {"cudaarch"}  # alone: found
+    # written singular in the longer keyword: both found
+    both = TermIndex(["CUDA arch", "cuda_arch_list"]).find("Fix cuda_arch_list")
+    assert set(both) == {"cudaarch", "cudaarchlist"}
+    # written plural: the shorter one is lost
+    found = TermIndex(["CUDA arch", "cuda_archs_loose_intersection"]).find(title)
+    assert set(found) == {"cudaarch", "cudaarchslooseintersection"}
+    assert found["cudaarch"].text == "cuda_archs"
+    # the other pairs the check turned up
+    eps = TermIndex(["EP", "EPs KV"]).find("Route EPs KV transfers")
+    assert set(eps) == {"ep", "epskv"} and eps["ep"].text == "EPs"
+    connectors = TermIndex(["Connector", "connectors elastic"]).find("connectors elastic mode")
+    assert set(connectors) == {"connector", "connectorselastic"}

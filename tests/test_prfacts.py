@@ -1013,3 +1013,23 @@ def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     assert clean_body("Tested on:\n- H100\n- B200") == "Tested on:\n- H100\n- B200"
     # a row of figures is still one, with the GPU it ran on in it
     assert clean_body("On:\n- H100\n| 123.4 | 56.78 |\nB200 | 1234.5 | 67.89") == "On:\n- H100"
+
+
+# --- found by mutation run r22a: "cannot" denies as "can't" does ---
+
+
+# Found beside the mutants (fixed), probing what bot/relations.py's `_DENIED` reads as a denial
+# ("does not fix #1", "isn't a follow-up to #3": the words just before the phrase deny
+# it). It knows `not` as a word of its own (`\bnot`) and `n't`, so "can't fix #5" is no
+# relation, but "cannot fix #5", the same words written as one, reads as "fixes #5" (`not`
+# inside `cannot` has no word edge). What a PR author sees: a description saying "This
+# cannot fix #5 on its own" gets a sticky comment that shows #5's notes as the notes of
+# the PR it fixes (bot.sticky.related_notes gives the relation as the reason).
+def test_cannot_denies_a_relation_as_cant_does():
+    from bot.relations import related_refs
+
+    repo = "vllm-project/vllm"
+    assert related_refs("This can't fix #5 on its own; see below.", repo) == []
+    assert related_refs("This cannot fix #5 on its own; see below.", repo) == []
+    assert related_refs("This doesn’t fix #5 on its own; see below.", repo) == []
+    assert related_refs("This should fix #5.", repo)[0].number == 5  # a tie still
