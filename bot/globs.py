@@ -5,7 +5,8 @@ Semantics follow CODEOWNERS, which vLLM curators already know:
 - `**` matches any number of segments (`vllm/**/cuda_graph.py`);
 - a pattern without `/` matches the file name at any depth (`*.cu`); a leading `/`
   anchors it at the repository root (`/setup.py`, not `tools/setup.py`);
-- a pattern naming a directory (`vllm/v1/core` or `vllm/v1/core/`) matches everything under it.
+- a pattern naming a directory (`vllm/v1/core` or `vllm/v1/core/`) matches everything under it;
+  one ending in `/` names directories only (`cmake/` is no file named `cmake`).
 """
 
 from __future__ import annotations
@@ -83,8 +84,12 @@ def glob_to_regex(pattern: str) -> str:
             out.append(re.escape(c))
             i += 1
     source = "".join(out)
-    # A literal directory, or a pattern ending in '/', also covers what lies below it.
-    if covers_below:
+    # A pattern ending in '/' names directories: what lies below one, never a file of
+    # that name (`disaggregated*/` is no `disaggregated_serving.py`). A literal path may
+    # name a file or a directory: itself, and what lies below it.
+    if directory:
+        source += "/.*"
+    elif covers_below:
         source += "(?:/.*)?"
     return source
 

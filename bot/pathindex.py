@@ -4,8 +4,9 @@ Same semantics as `bot.globs` (CODEOWNERS style), but indexed so that a PR with
 thousands of files against a library with thousands of globs costs a few dict
 look-ups per file rather than one regex per (file, glob):
 - a literal path or directory (`vllm/v1/spec_decode`) is looked up by each of the
-  file's ancestors;
-- a literal name without `/` (`conftest.py`, `cmake`) is looked up by each path part;
+  file's ancestors (one ending in `/`, a directory, by its directories only);
+- a literal name without `/` (`conftest.py`, `cmake`) is looked up by each path part
+  (`cmake/` by its directories only);
 - a glob is filed under its literal leading directories (`vllm/models` for
   `vllm/models/deepseek*/**`) and only tried on files below them;
 - a glob with no leading directory (`*rocm*`, `**/*.cu`) is filed under the longest
@@ -33,13 +34,16 @@ class GlobIndex(Generic[Owner]):
     def __init__(self, entries: Iterable[tuple[str, Owner]]):
         self._exact: dict[str, set[Owner]] = defaultdict(set)  # literal path or directory
         self._part: dict[str, set[Owner]] = defaultdict(set)  # literal name at any depth
+        # the same, written with a trailing `/`: a directory, never the file itself
+        self._exact_dir: dict[str, set[Owner]] = defaultdict(set)
+        self._part_dir: dict[str, set[Owner]] = defaultdict(set)
         self._under: dict[str, list[tuple[re.Pattern[str], Owner]]] = defaultdict(list)
         self._by_run: dict[str, list[tuple[re.Pattern[str], Owner]]] = defaultdict(list)
         self._always: list[tuple[re.Pattern[str], Owner]] = []
         for pattern, owner in entries:
             self._add(pattern, owner)
         # the deepest literal directory or path: a file's ancestors below it find nothing
-        literal = [*self._exact, *self._under]
+        literal = [*self._exact, *self._exact_dir, *self._under]
         self._depth = max((key.count("/") + 1 for key in literal), default=0)
         runs = sorted(self._by_run, key=len, reverse=True)
         # The scan reports the longest run at each position; shorter runs that are its
@@ -53,7 +57,11 @@ class GlobIndex(Generic[Owner]):
         glob_to_regex(pattern)  # validates (raises GlobError) without compiling
         pat = pattern.lstrip("/").rstrip("/")
         if not _GLOB_CHARS.search(pat):  # a name anywhere, unless `/` anchors it at the root
-            (self._exact if "/" in pat or pattern.startswith("/") else self._part)[pat].add(owner)
+            anchored = "/" in pat or pattern.startswith("/")
+            if pattern.endswith("/"):
+                (self._exact_dir if anchored else self._part_dir)[pat].add(owner)
+            else:
+                (self._exact if anchored else self._part)[pat].add(owner)
             return
         rx = compile_glob(pattern)
         parts = pat.split("/")
@@ -79,14 +87,19 @@ class GlobIndex(Generic[Owner]):
         parts = path.split("/")
         prefix = ""
         for i, part in enumerate(parts):
+            below = i < len(parts) - 1  # a directory of the path, not the file
             if part in self._part:
                 found |= self._part[part]
+            if below and part in self._part_dir:
+                found |= self._part_dir[part]
             if i >= self._depth:
                 continue  # (building ever longer prefixes of a deep path costs its square)
             prefix = part if i == 0 else prefix + "/" + part
             if prefix in self._exact:
                 found |= self._exact[prefix]
-            if i < len(parts) - 1 and prefix in self._under:
+            if below and prefix in self._exact_dir:
+                found |= self._exact_dir[prefix]
+            if below and prefix in self._under:
                 found.update(
                     o for rx, o in self._under[prefix] if o not in found and rx.match(path)
                 )

@@ -1288,6 +1288,8 @@ GLOBS = [
     "vllm/v1/spec_decode",
     "vllm/v1/spec_decode/",
     "cmake",
+    "cmake/",  # a directory: never a file named `cmake`
+    "vllm/*/",  # the directories in vllm/, not its files
     "conftest.py",
     "CMakeLists.txt",
     "*.cu",
@@ -1352,6 +1354,9 @@ FIXED = [
     "vllm/v1/core/kv_cache_utils.py",
     "vllm/v1/core/kv_cache_manager.py",
     "tests/v1/x/mock_model.py",
+    "cmake",  # a file named as `cmake/`'s directory
+    "tools/cmake",
+    "vllm/x.py",  # a file of vllm/, not below one of its directories
 ]
 
 

@@ -315,6 +315,14 @@ def test_verdict_order_and_labels():
         # at once (possessively), so the segments after it could never match
         ("**/spec_decode/*.py", "vllm/v1/spec_decode/eagle.py", True),
         ("vllm/**/core/*.py", "vllm/v1/core/kv_cache_utils.py", True),
+        # a trailing `/` names directories only, as in CODEOWNERS (found by mutation run
+        # r22a: `disaggregated*/` took `disaggregated_serving.py`)
+        ("vllm/*/", "vllm/x.py", False),
+        ("vllm/*/", "vllm/a/x.py", True),
+        ("serving/disaggregated*/", "serving/disaggregated_serving.py", False),
+        ("serving/disaggregated*/", "serving/disaggregated_prefill/run.sh", True),
+        ("cmake/", "tools/cmake", False),
+        ("cmake/", "tools/cmake/utils.cmake", True),
     ],
 )
 def test_glob_semantics(pattern, path, matches):
