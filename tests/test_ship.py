@@ -16,7 +16,7 @@ import yaml
 from bot.dispatch import build_dispatcher
 from bot.server import DRY_RUN_EXAMPLE
 from bot.settings import Settings, env_name
-from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, get_json, wait_until
+from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
 
 MANIFEST = yaml.safe_load((ROOT / "app.yml").read_text("utf-8"))
 README = (ROOT / "README.md").read_text("utf-8")
@@ -187,5 +187,16 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
         assert probe[0] == "python"
         ran = subprocess.run(
             [PY, *probe[1:]], env=env | {"REVIEW_NOTES_PORT": str(serve.port)}, cwd=app, timeout=30
+        )
+        assert ran.returncode == 0
+        # a proxy the operator's environment names is not asked (it cannot reach the
+        # container's 127.0.0.1): found by review r22d
+        proxy = f"http://127.0.0.1:{free_port()}"  # nothing listens: asking it fails
+        proxied = {"HTTP_PROXY": proxy, "http_proxy": proxy, "NO_PROXY": "", "no_proxy": ""}
+        ran = subprocess.run(
+            [PY, *probe[1:]],
+            env=env | proxied | {"REVIEW_NOTES_PORT": str(serve.port)},
+            cwd=app,
+            timeout=30,
         )
         assert ran.returncode == 0
