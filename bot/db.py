@@ -63,6 +63,9 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._lock_files: list[int] = []  # the server lock's descriptors, while held
+        # a descriptor of the database file itself, open until the connection closes
+        # (closing one drops this process's POSIX locks on the file: SQLite's own)
+        self._file_fd: int | None = None
         self._checkpoints: tuple[threading.Thread, threading.Event] | None = None
         self.last_used = 0.0  # time.monotonic() of the last statement: checkpoints wait for quiet
         with self._lock:
@@ -124,30 +127,33 @@ class Database:
         # locked once, or the second descriptor's lock would conflict with the first.
         # And on the database file itself, however it is reached (a bind mount of the
         # file has a lock file of its own next to the mount point): flock, which SQLite's
-        # POSIX locks leave alone. That descriptor closes only after the connection (close):
-        # closing any descriptor of the file drops this process's POSIX locks on it.
+        # POSIX locks leave alone. That descriptor closes only after the connection (close),
+        # also when the lock is refused: closing it drops this process's POSIX locks.
         database = str(self.path)
         real = f"{os.path.realpath(self.path)}.lock"
         names = dict.fromkeys([database, real, os.path.realpath(f"{self.path}.lock")])
         held: list[int] = []
         try:
             for name in names:
+                if name == database:
+                    if self._file_fd is None:
+                        self._file_fd = os.open(name, os.O_RDONLY)  # flock needs no write
+                    fcntl.flock(self._file_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    continue
                 try:
-                    if name == database:
-                        fd = os.open(name, os.O_RDONLY)  # flock needs no write access
-                    else:
-                        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+                    fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
                 except OSError:
-                    if name in (database, real):
+                    if name == real:
                         raise
                     continue  # no release could lock there either (a read-only directory)
                 held.append(fd)
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        except BaseException as exc:
             self._release(held)
-            return False
-        except BaseException:
-            self._release(held)
+            if self._file_fd is not None:
+                fcntl.flock(self._file_fd, fcntl.LOCK_UN)  # the descriptor stays open
+            if isinstance(exc, BlockingIOError):
+                return False
             raise
         self._lock_files = held
         return True
@@ -219,3 +225,6 @@ class Database:
             self._conn.close()
             self._release(self._lock_files)
             self._lock_files = []
+            if self._file_fd is not None:
+                os.close(self._file_fd)
+                self._file_fd = None

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -1354,3 +1355,28 @@ def test_an_old_databases_own_rows_are_marked_as_the_bots_when_by_bot_is_added(t
     own = [r["id"] for r in db.execute("SELECT id FROM deliveries WHERE by_bot ORDER BY seq")]
     assert own == ["gh-1#files-recheck-1", "review_notes_refresh:o/r#1:ab"]
     assert q.last_received() == "a"
+
+
+def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
+    # closing any descriptor of the database file drops every POSIX lock this process
+    # holds on it, SQLite's own among them: the refusal closed the one it opened for its
+    # flock while the connection was open (review r22d)
+    path = tmp_path / "x.sqlite3"
+    first = Database(path)
+    assert first.acquire_server_lock()
+    inode, pid = os.stat(path).st_ino, os.getpid()
+
+    def sqlite_locks() -> list[str]:
+        lines = Path("/proc/locks").read_text().splitlines()
+        return [x for x in lines if "POSIX" in x and f" {pid} " in x and f":{inode} " in x]
+
+    first.execute("SELECT COUNT(*) FROM sqlite_master")  # WAL: the connection's read lock
+    held = sqlite_locks()
+    assert held, "no POSIX lock of SQLite's to watch"
+    second = Database(path)
+    try:
+        assert not second.acquire_server_lock()
+        assert sqlite_locks() == held
+    finally:
+        second.close()
+        first.close()
