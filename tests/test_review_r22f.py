@@ -94,7 +94,7 @@ def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_a
     """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an event is asked for at most 3
     times (accepted or refused) per server run". GitHub's redelivery endpoint answers 5xx
     for three sweeps (an incident on GitHub's side: three hours at the default 60
-    minutes): the event is given up, and the sweep after moves the kept `since` past it,
+    minutes): the third refusal gives the event up and moves the kept `since` past it,
     so the next server run (an upgrade, a restart) never asks for it either: lost for
     good, though no ask of it was ever accepted and the README counts per run."""
     fake = fake_github
