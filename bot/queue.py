@@ -82,10 +82,9 @@ CREATE TABLE IF NOT EXISTS redelivery (
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
 # them (bot.pr_events.RECHECK_ID, bot.command_events.REFRESH_ACTION): marked once, as the
-# column is added
-_MARK_OWN_ROWS = (
-    "UPDATE deliveries SET by_bot = 1"
-    " WHERE id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh'"
+# column is added (and while no sweep has kept where it left off)
+_OWN_UNMARKED = (
+    "WHERE NOT by_bot AND (id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh')"
 )
 # On columns an older database gains at start (made after add_missing_columns).
 # deliveries_body, named when every body was hashed, now holds those stored once only
@@ -199,11 +198,19 @@ class DeliveryQueue:
                 "by_bot": "INTEGER NOT NULL DEFAULT 0",
             },
         )
-        if "by_bot" in added:
-            db.execute(_MARK_OWN_ROWS)
+        # also while no sweep has kept where it left off: an upgrade killed between
+        # adding the column and marking the rows left them unmarked
+        if "by_bot" in added or self.sweep_since() is None:
+            self._mark_own_rows()
         db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
+
+    def _mark_own_rows(self) -> None:
+        """Mark by_bot the rows an older release queued itself; nothing to write, no
+        write (a reader of a read-only file, `review-notes retry` listing, opens it)."""
+        if self.db.execute(f"SELECT 1 FROM deliveries {_OWN_UNMARKED} LIMIT 1"):
+            self.db.execute(f"UPDATE deliveries SET by_bot = 1 {_OWN_UNMARKED}")
 
     # --- producer side ---
 

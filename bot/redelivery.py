@@ -29,8 +29,10 @@ log = logging.getLogger(__name__)
 KEPT_HOURS = 72
 # GitHub's clock and ours may differ: a start's sweep looks back this much further
 CLOCK_SLACK = timedelta(minutes=5)
-# A running server's sweeps ask for one event at most this often: one whose redeliveries
-# all fail (refused with a 4xx: a secret not yet rotated) needs a person, not a loop
+# A server's sweeps ask for one event at most this often (redeliveries GitHub accepted,
+# or refused with a 4xx): one whose redeliveries all fail (our 401 to a secret not yet
+# rotated, a 413) needs a person, not a loop. A 5xx refusal is GitHub's incident: the
+# event stays owed, its asks uncounted.
 MAX_ASKS = 3
 
 
@@ -134,6 +136,7 @@ class Sweep:
     seen: set[str] = field(default_factory=set)  # their events' guids
     asked: list[HookDelivery] = field(default_factory=list)  # GitHub accepted (202)
     refused: list[tuple[HookDelivery, str]] = field(default_factory=list)  # and why
+    refused_for_good: set[str] = field(default_factory=set)  # their guids GitHub said no to
     stopped: str | None = None  # why it stopped before asking for all (then not_asked)
     not_asked: int = 0
 
@@ -205,6 +208,8 @@ def _ask(
             return f"GitHub rate limited the App: {exc}"
         log.warning("redelivery of %s (%s) not asked: %s", d.guid, d.kind, exc)
         result.refused.append((d, str(exc)))
+        if not exc.transient and exc.status is not None and 400 <= exc.status < 500:
+            result.refused_for_good.add(d.guid)
     else:
         result.asked.append(d)
     return None
@@ -216,12 +221,17 @@ class Sweeps:
     one began (CLOCK_SLACK earlier), so none is missed and none listed twice over; one
     that failed or stopped short leaves `since` where it was, for the next, and so does
     an event whose redelivery GitHub refused (asked for again next time). Never further
-    back than GitHub keeps. An event asked for MAX_ASKS times (accepted or refused) is
-    asked no more (one warning names it); the count is forgotten once the listing no
-    longer shows the event."""
+    back than GitHub keeps. An event asked for MAX_ASKS times is asked no more in this
+    server run (one warning names it), but `kept_since` stays back to it, so the next
+    run asks again; the count is forgotten once the listing no longer shows the event."""
 
     since: datetime
     asks: dict[str, int] = field(default_factory=dict)
+    given_up_at: dict[str, datetime] = field(default_factory=dict)  # its last attempt
+
+    def kept_since(self) -> datetime:
+        """Where the next server run's start should sweep from."""
+        return min([self.since, *self.given_up_at.values()])
 
     def given_up(self) -> set[str]:
         return {guid for guid, n in self.asks.items() if n >= MAX_ASKS}
@@ -230,11 +240,15 @@ class Sweeps:
         """Count what `result` asked; move on past it when it was complete. Returns how
         many events it asked for the last time (MAX_ASKS reached)."""
         given_up = 0
-        asked = [*result.asked, *(d for d, _ in result.refused)]
-        for d in asked:
+        counted = [
+            *result.asked,
+            *(d for d, _ in result.refused if d.guid in result.refused_for_good),
+        ]
+        for d in counted:
             self.asks[d.guid] = self.asks.get(d.guid, 0) + 1
             if self.asks[d.guid] == MAX_ASKS:
                 given_up += 1
+                self.given_up_at[d.guid] = d.delivered_at
                 log.warning(
                     "webhook delivery %s (%s) asked for again %d times, never delivered:"
                     " not asked again; see why in the App's Advanced settings, then run"
@@ -243,10 +257,14 @@ class Sweeps:
                     d.kind,
                     MAX_ASKS,
                 )
-        seen = result.seen | {d.guid for d in asked}
+        seen = result.seen | {d.guid for d, _ in result.refused} | {d.guid for d in counted}
         self.asks = {g: n for g, n in self.asks.items() if g in seen}
         if result.stopped is None:
-            owed = [d.delivered_at for d, _ in result.refused if self.asks[d.guid] < MAX_ASKS]
+            owed = [
+                d.delivered_at for d, _ in result.refused if self.asks.get(d.guid, 0) < MAX_ASKS
+            ]
             self.since = min([began - CLOCK_SLACK, *owed])
-        self.since = max(self.since, began - timedelta(hours=KEPT_HOURS))
+        oldest = began - timedelta(hours=KEPT_HOURS)
+        self.since = max(self.since, oldest)
+        self.given_up_at = {g: t for g, t in self.given_up_at.items() if t >= oldest}
         return given_up

@@ -41,7 +41,7 @@ from bot.context import BotContext
 from bot.db import Database
 from bot.dispatch import Dispatcher, build_dispatcher
 from bot.dryrun import DryRunGitHub
-from bot.github_port import GitHubError, GitHubPort
+from bot.github_port import GitHubError, GitHubPort, rate_limit_wait
 from bot.library import Library, check_library, read_taxonomy
 from bot.logs import Redactor, log_context
 from bot.match_config import checked_matcher, config_problems
@@ -52,7 +52,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
-from bot.redelivery import CLOCK_SLACK, DeliveryLog, Sweeps, start_since, sweep
+from bot.redelivery import DeliveryLog, Sweeps, start_since, sweep
 from bot.retention import Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
@@ -163,40 +163,47 @@ class Runtime:
             return None
         if self.dry_run is not None or not isinstance(github, DeliveryLog):
             return None
-        now = datetime.now(UTC)
-        if self.settings.redeliver_on_start:
-            since = start_since(self.queue.sweep_since(), self.queue.last_received(), now)
-            self.queue.keep_sweep_since(since.isoformat())  # killed in the middle: kept
-        else:  # the first sweep looks back to the start
-            since = now - CLOCK_SLACK
         thread = threading.Thread(
-            target=self._redeliver,
-            args=(github, Sweeps(since), every),
-            name="redeliver",
-            daemon=True,
+            target=self._redeliver, args=(github, every), name="redeliver", daemon=True
         )
         thread.start()
         self.redelivery = thread
         return thread
 
-    def _redeliver(self, github: DeliveryLog, sweeps: Sweeps, every: float) -> None:
-        # set when a sweep's redeliveries went out: the next waits for something from
-        # GitHub to be stored since (while a proxy, TLS or a full disk fails every
-        # delivery, asking again would fail too and spend the events' asks)
-        waiting: datetime | None = None
+    def _redeliver(self, github: DeliveryLog, every: float) -> None:
+        """The sweeps, in their own thread (the database's calls may wait on a lock: not
+        on the event loop). After a sweep whose redeliveries went out and with nothing
+        from GitHub stored since (a proxy, TLS or a full disk failing every delivery), the
+        next sweeps wait, twice as long each time (a quiet repository stores nothing
+        either), so that an outage costs an event few of its asks."""
+        try:
+            kept, last = self.queue.sweep_since(), self.queue.last_received()
+            sweeps = Sweeps(start_since(kept, last, datetime.now(UTC)))
+            self.queue.keep_sweep_since(sweeps.since.isoformat())  # killed in the middle: kept
+        except Exception:  # the database locked, or closed by a stop
+            log.exception("redelivery sweeps not started; run `review-notes redeliver`")
+            return
+        waiting: datetime | None = None  # when a sweep's redeliveries went out
+        waits, allowed = 0, 2  # intervals waited, and allowed before asking again
         if self.settings.redeliver_on_start:
             waiting = self._sweep(github, sweeps, "at start")
         while every and not self.stopping.wait(every):
             if waiting is not None and not self._github_reached_us_since(waiting):
-                self.ctx.metrics.redelivery_sweeps.labels("waiting").inc()
-                continue
+                waits += 1
+                if waits < allowed:
+                    self.ctx.metrics.redelivery_sweeps.labels("waiting").inc()
+                    continue
+                allowed *= 2
+            else:
+                allowed = 2
+            waits = 0
             waiting = self._sweep(github, sweeps, "of the running server")
 
     def _github_reached_us_since(self, when: datetime) -> bool:
         """Whether a delivery from GitHub was stored since `when`."""
         try:
             last = self.queue.last_received()
-        except Exception:  # the database closed by a stop
+        except Exception:  # the database closed by a stop, or locked
             return False
         return last is not None and datetime.fromisoformat(last) >= when
 
@@ -208,11 +215,10 @@ class Runtime:
             result = sweep(
                 github, self.queue.held, sweeps.since, self.stopping.is_set, sweeps.given_up()
             )
-            given_up = sweeps.done(result, began)
-            self.queue.keep_sweep_since(sweeps.since.isoformat())
         except GitHubError as exc:  # the server runs on; the next sweep tries again
+            limited = rate_limit_wait(exc) is not None
             log.warning("redelivery %s not done: %s; run `review-notes redeliver`", when, exc)
-            metrics.redelivery_sweeps.labels("failed").inc()
+            metrics.redelivery_sweeps.labels("stopped" if limited else "failed").inc()
             return None
         except Exception:  # a listing GitHub changed, the database closed by a stop
             if self.stopping.is_set():
@@ -221,10 +227,15 @@ class Runtime:
                 log.exception("redelivery %s failed; run `review-notes redeliver`", when)
             metrics.redelivery_sweeps.labels("failed").inc()
             return None
+        given_up = sweeps.done(result, began)
         metrics.redelivery_sweeps.labels("done" if result.stopped is None else "stopped").inc()
         metrics.redeliveries.labels("asked").inc(len(result.asked))
         metrics.redeliveries.labels("refused").inc(len(result.refused))
         metrics.redeliveries.labels("given_up").inc(given_up)
+        try:  # kept for the next start; a write refused now is tried again next sweep
+            self.queue.keep_sweep_since(sweeps.kept_since().isoformat())
+        except Exception as exc:
+            log.warning("redelivery %s: where it left off not kept: %s", when, exc)
         return began if result.asked else None
 
     def stop(self) -> None:

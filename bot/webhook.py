@@ -146,7 +146,10 @@ def _redelivered_by(settings: Settings) -> str:
     if not settings.github_app_id:  # a repository webhook: its log is not the App's
         return "redeliver it from the webhook's Recent Deliveries (repository settings)"
     if settings.redeliver_every_minutes:
-        return "the next redelivery sweep asks GitHub for it, or `review-notes redeliver` now"
+        return (
+            "the redelivery sweeps ask GitHub for it once deliveries get through,"
+            " or run `review-notes redeliver` now"
+        )
     return "run `review-notes redeliver`"
 
 

@@ -943,9 +943,10 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
     GitHub's deliveries; GitHub never sends one again by itself, and the start's sweep
     is hours or weeks away. The server sweeps every REVIEW_NOTES_REDELIVER_EVERY_MINUTES
     (a second here): the first sweep after the failure asks once (it fails too), then
-    the sweeps wait, asking nothing, until a delivery from GitHub is stored again (the
-    outage is over); the next asks again, and the PR gets its comment, once (reviews
-    r22c and r22d: an outage of three sweeps spent every ask)."""
+    the next waits, asking nothing (the sweeps back off: 2, 4, ... intervals), unless a
+    delivery from GitHub is stored again (the outage is over); then the next asks
+    again, and the PR gets its comment, once (reviews r22c, r22d and r22f: an outage
+    of three sweeps spent every ask)."""
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread
 
@@ -953,7 +954,7 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/x.md"], title=UNRELATED_TITLE)
     rt = build_runtime(app_settings(tmp_path, fake, app_key))
-    rt.redeliver_every_s = 0.5
+    rt.redeliver_every_s = 1.0
     rt.start()
     try:
         with serving_in_thread(create_app(rt)) as base:
@@ -966,7 +967,7 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
                 lambda: len(fake.hook_deliveries(missed.guid)) == 2,
                 what="a sweep of the running server asking again (the outage goes on)",
             )
-            time.sleep(2.0)  # four sweeps: they wait, asking nothing more
+            time.sleep(1.3)  # the next sweep waits, asking nothing
             during = [d.status_code for d in fake.hook_deliveries(missed.guid)]
             fake.webhook_url = f"{base}/webhook"  # the proxy is back: GitHub reaches us
             other = pr_payload(number=N + 1, title=UNRELATED_TITLE)

@@ -249,15 +249,33 @@ def test_a_skipped_event_is_neither_asked_for_nor_read_from_the_queue():
 
 def test_a_refused_redelivery_keeps_the_next_sweep_looking_back_to_it():
     # review r22d: a complete sweep moved `since` past an event whose redelivery GitHub
-    # refused (a 502, retries spent): no later sweep listed it again
+    # refused (a 502, retries spent): no later sweep listed it again. A 5xx is GitHub's
+    # incident: owed for as long as it lasts, its asks uncounted (review r22f)
     sweeps = Sweeps(SINCE)
     github = FakeLog([item(1, "a", 0), item(2, "b", 0)], refuse={1})
-    sweeps.done(sweep(github, nothing_held, SINCE), NOW)
-    assert sweeps.since == NOW - timedelta(hours=1)  # item()'s time: a's failed attempt
-    assert sweeps.asks == {"a": 1, "b": 1}  # a refused ask counts
-    for _ in range(MAX_ASKS - 1):  # refused every time: given up, then no longer kept
+    for _ in range(MAX_ASKS + 1):
         sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
-    assert "a" in sweeps.given_up() and sweeps.since == NOW - CLOCK_SLACK
+        assert sweeps.since == NOW - timedelta(hours=1)  # item()'s time: a's failed attempt
+    assert "a" not in sweeps.asks  # a 5xx refusal: no ask counted
+    assert "a" not in sweeps.given_up() and "b" in sweeps.given_up()
+
+
+class RefusingLog(FakeLog):
+    """GitHub says no to redelivering an attempt (a 4xx): it will say so again."""
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.asked.append(delivery_id)
+        raise GitHubError("GitHub redeliver webhook delivery: 422", status=422)
+
+
+def test_a_redelivery_github_says_no_to_counts_and_is_given_up_for_this_run_only():
+    sweeps = Sweeps(SINCE)
+    github = RefusingLog([item(1, "a", 0)])
+    for _ in range(MAX_ASKS + 1):
+        sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
+    assert github.asked == [1] * MAX_ASKS and sweeps.given_up() == {"a"}
+    assert sweeps.since == NOW - CLOCK_SLACK  # this run asks no more
+    assert sweeps.kept_since() == NOW - timedelta(hours=1)  # the next run does
 
 
 def test_a_start_sweeps_from_where_the_last_complete_sweep_left_off():

@@ -1064,13 +1064,12 @@ def test_signature_header_with_trailing_whitespace_still_verifies():
 def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
     """The start's redelivery sweep runs in its own thread: a stop (the first signal, or
     Runtime.stop) left it asking GitHub for every delivery it had listed."""
-    from bot.redelivery import Sweeps
-    from tests.test_redelivery import SINCE, FakeLog, item
+    from tests.test_redelivery import FakeLog, item
 
     rt = build_runtime(make_settings(tmp_path))
     github = FakeLog([item(i, f"g{i}", 0) for i in range(1, 4)])
     rt.stopping.set()  # as handle_exit does at the first signal
-    rt._redeliver(github, Sweeps(SINCE), 3600.0)  # returns at once: no sweep after it either
+    rt._redeliver(github, 3600.0)  # returns at once: no sweep after it either
     assert github.asked == []
     rt.stopping.clear()
     rt.stop()
@@ -1352,6 +1351,6 @@ def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, 
 
     assert "Recent Deliveries" in _redelivered_by(make_settings(tmp_path))
     app = app_settings(tmp_path, fake_github, app_key)
-    assert _redelivered_by(app).startswith("the next redelivery sweep asks GitHub for it")
+    assert _redelivered_by(app).startswith("the redelivery sweeps ask GitHub for it")
     off = app_settings(tmp_path, fake_github, app_key, redeliver_every_minutes=0)
     assert _redelivered_by(off) == "run `review-notes redeliver`"
