@@ -11,6 +11,7 @@ from datetime import date
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from bot.globs import GlobError, glob_matches
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
@@ -289,6 +290,45 @@ def test_verdict_order_and_labels():
     assert sorted(Verdict, key=lambda v: v.rank) == [Verdict.DEEP, Verdict.QUICK, Verdict.SKIP]
     assert [v.label_en for v in Verdict] == ["Deep read", "Quick read", "No deep read needed"]
     assert Verdict.SKIP.label_zh == "不需要精读"
+
+
+def model_note(**fields) -> Note:
+    base = dict(
+        id="n", repo="o/r", verdict="deep", topics=["t"], title_zh="标题", guidance="值得精读。"
+    )
+    return Note(**(base | fields))
+
+
+# kills: bot/notes.py:215 issue 1 refused as an issue number
+def test_issue_1_is_an_issue_number():
+    assert model_note(source_pr=2, issues=[1]).listed_numbers == {1, 2}
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        model_note(issues=[0])
+
+
+# kills: bot/notes.py:274 a title with leading or trailing whitespace accepted
+@pytest.mark.parametrize("field", ["title_zh", "title_en"])
+def test_a_title_with_leading_or_trailing_whitespace_is_refused(field):
+    for title in (" 标题", "Title "):
+        with pytest.raises(ValueError, match=f"{field}\n.*leading or trailing whitespace"):
+            model_note(**{field: title})
+
+
+# kills: bot/notes.py:282 a note updated on the day it was created refused
+def test_a_note_may_be_updated_on_the_day_it_was_created():
+    day = date(2026, 8, 14)
+    assert model_note(created=day, updated=day).updated == day
+    with pytest.raises(ValueError, match="2026-08-13 is before created"):
+        model_note(created=day, updated=date(2026, 8, 13))
+
+
+# kills: bot/notes.py:170 a topic of the shared library changeable in place
+def test_the_librarys_topics_cannot_be_changed_in_place():
+    # the server's threads share one library: a topic is frozen (and hashable), as a note is
+    topic = load_library().topics["cuda-graphs"]
+    with pytest.raises(ValidationError, match="frozen"):
+        topic.name_en = "Changed"
+    assert {topic: 1}[topic] == 1
 
 
 # --- globs ---------------------------------------------------------------------------------
