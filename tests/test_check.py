@@ -23,8 +23,9 @@ from bot.match_config import DEFAULT_MATCHING_FILE, checked_match_config, load_m
 from bot.matching import match_pr
 from bot.note_files import LibraryError
 from bot.notes import Verdict
-from bot.notes_lint import broad_glob
+from bot.notes_lint import broad_glob, common_keywords
 from bot.prfacts import PRFacts
+from bot.similarity import Vocabulary
 from bot.terms import TermIndex
 
 TOPICS = DEFAULT_TOPICS_FILE
@@ -925,6 +926,21 @@ def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
     # `vllm` matches what `vllm/` matches (bot.globs): only the slash was flagged (found
     # by review 'diff12')
     assert broad_glob(pattern) is broad
+
+
+# kills: bot/notes_lint.py:52 a keyword in exactly `share` of the titles not warned of
+# kills: bot/notes_lint.py:51 a word no title has counted as found in one title
+def test_a_keyword_in_exactly_the_share_of_titles_is_common_and_one_in_none_is_not(tmp_path):
+    # "at least `share` of vLLM's PR titles": a word in 1 of 4 titles at share 0.25 is
+    # common; a word the vocabulary never saw is the rarest, whatever the share
+    keywords = 'keywords = ["eager_break_during_capture", "capture", "xyzzy"]'
+    write(tmp_path, VALID.replace('keywords = ["eager_break_during_capture"]', keywords))
+    library = load_library(tmp_path, TOPICS)
+    vocab = Vocabulary(4, {"capture": 1})
+    assert [(k, share) for _, k, share in common_keywords(library, vocab, 0.25)] == [
+        ("capture", 0.25)
+    ]
+    assert common_keywords(library, vocab, 0.26) == []
 
 
 def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
