@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 from bot.library import Library, load_library
@@ -17,6 +17,7 @@ from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
 from bot.note_dump import dump_note
 from bot.note_files import parse_note
 from bot.notes import Note
+from bot.page_json import prefers_html, wants_json
 from bot.page_templates import guidance_html
 from bot.pages import notes_router
 
@@ -741,3 +742,58 @@ def test_favicon_ico_leads_to_the_sites_icon(library, public_url, location):
     if not public_url:  # under a public path, followed through a proxy in test_server
         icon = client.get("/favicon.ico")
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
+# --- found by review 'r22e' (mutation run of bot/page_json.py) ---
+
+
+def asking(accept: str, fmt: str | None = None) -> Request:
+    query = b"" if fmt is None else b"format=" + fmt.encode()
+    headers = [(b"accept", accept.encode())]
+    return Request({"type": "http", "query_string": query, "headers": headers})
+
+
+# kills: bot/page_json.py:81 `application/*` not read as naming JSON's type
+# kills: bot/page_json.py:82 `application/*` as specific as `application/json`
+# kills: bot/page_json.py:83 any other range (`text/plain`) read as `*/*`
+# kills: bot/page_json.py:84 `*/*` as specific as `text/*`
+# kills: bot/page_json.py:90 a q written `q =0.5` not read
+# kills: bot/page_json.py:95 `*/*` matched only when q is below its rank
+# kills: bot/page_json.py:112 JSON refused with q=0 served as JSON
+# kills: bot/page_json.py:103 `?format= json ` refused as an unknown format
+@pytest.mark.parametrize(
+    ("accept", "fmt", "json"),
+    [
+        ("application/*", None, True),
+        ("*/*, text/*;q=0.5", None, True),  # HTML rated lower than anything else
+        ("text/html;q=0.1, */*;q=0.5", None, True),
+        ("text/html;q =0.5, application/json", None, True),
+        ("text/plain, text/html;q=0.5", None, False),  # JSON not asked for
+        ("application/*, application/json;q=0.5, text/html;q=0.8", None, False),
+        ("application/json;q=0", None, False),
+        ("*/*", None, False),
+        (CHROME_ACCEPT, " JSON ", True),
+    ],
+)
+def test_json_is_served_when_the_most_specific_range_rates_it_above_html(accept, fmt, json):
+    assert wants_json(asking(accept, fmt)) is json
+
+
+# kills: bot/page_json.py:118 `?format= html ` not read as HTML
+# kills: bot/page_json.py:119 `?format=` not winning over the Accept header
+# kills: bot/page_json.py:120 `?format=html` read as JSON
+# kills: bot/page_json.py:123 HTML refused with q=0, or rated below JSON, taken for HTML
+@pytest.mark.parametrize(
+    ("accept", "fmt", "html"),
+    [
+        (CHROME_ACCEPT, None, True),
+        ("application/json", " html ", True),
+        ("application/json", "html", True),
+        (CHROME_ACCEPT, "json", False),
+        ("text/html;q=0", None, False),
+        ("application/json, text/html;q=0.5", None, False),
+        ("*/*", None, False),
+    ],
+)
+def test_a_404_is_a_page_when_format_or_accept_prefers_html(accept, fmt, html):
+    assert prefers_html(asking(accept, fmt)) is html
