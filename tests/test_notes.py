@@ -331,6 +331,16 @@ def test_the_librarys_topics_cannot_be_changed_in_place():
     assert {topic: 1}[topic] == 1
 
 
+# kills: bot/note_dump.py:62 an array of one long element written over three lines
+def test_a_long_array_is_written_one_element_a_line_but_one_element_stays_on_its_line():
+    path = "vllm/" + "a" * 100 + ".py"
+    note = model_note(paths=[path], keywords=["x" * 60, "y" * 60])
+    text = dump_note(note)
+    assert f'\npaths = ["{path}"]\n' in text
+    assert f'\nkeywords = [\n  "{"x" * 60}",\n  "{"y" * 60}",\n]\n' in text
+    assert parse_note(text, "n.md") == note
+
+
 # --- globs ---------------------------------------------------------------------------------
 
 
