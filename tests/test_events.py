@@ -3,15 +3,24 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database
-from bot.dispatch import Dispatcher, Route, build_dispatcher
+from bot.dispatch import (
+    Dispatcher,
+    MalformedPayload,
+    Route,
+    build_dispatcher,
+    follow_repository,
+    payload_id,
+)
 from bot.dryrun import DryRunGitHub
 from bot.feedback import Mark
-from bot.github_port import FileList, FilesNotReady
+from bot.github_port import ConversationLocked, FileList, FilesNotReady
 from bot.library import load_library
 from bot.markers import MARKER
 from bot.match_config import load_match_config
@@ -748,3 +757,115 @@ def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live)
         updated_at="2026-09-01T10:05:00Z",
     )
     assert MARKER in sticky_text(fake)
+
+
+# --- found by review 'r22e' (mutation run of bot/dispatch.py) ---
+
+
+# kills: bot/dispatch.py:114 id 0 taken as an id
+# kills: bot/dispatch.py:96 a string of 40 characters shown with "..." as if cut short
+# kills: bot/dispatch.py:110 a float of 2**53 not read as a number out of range
+# kills: bot/dispatch.py:99 a number of 40 digits shown with "..." as if cut short
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        (0, "out of range (int 0)"),
+        ("9" * 40, f"not a positive integer (str '{'9' * 40}')"),
+        ("9" * 41, f"not a positive integer (str '{'9' * 40}'...)"),
+        (10**39, f"out of range (int {10**39})"),
+        (10**40, f"out of range (int {10**39}...)"),
+        (2.0**64, "out of range (float 1.8446744073709552e+19)"),  # read past 64 bits
+        (2.0**53, "out of range (float 9007199254740992.0)"),
+    ],
+)
+def test_an_id_no_github_payload_has_is_refused_showing_it_whole_up_to_40_characters(value, why):
+    with pytest.raises(MalformedPayload) as refused:
+        payload_id(value, "comment.id")
+    assert str(refused.value) == f"comment.id: {why}"
+    assert payload_id(1, "comment.id") == 1
+    assert payload_id(2**53 - 1, "comment.id") == 2**53 - 1
+
+
+def comment_event(body: str, author: str = "octo-dev", repo: str = "vllm-project/vllm") -> dict:
+    return {
+        "action": "created",
+        "repository": {"full_name": repo},
+        "issue": {"number": 5, "pull_request": {"url": "x"}},
+        "sender": {"login": author, "type": "User"},
+        "comment": {"id": 11, "body": body, "user": {"login": author, "type": "User"}},
+    }
+
+
+# kills: bot/dispatch.py:162 an event no route takes triaged as nothing
+# kills: bot/dispatch.py:164 a repository off the allow-list routed
+# kills: bot/dispatch.py:165 a repository off the allow-list triaged as nothing
+# kills: bot/dispatch.py:191 an ignored delivery's summary lost
+def test_an_event_without_a_route_or_off_the_allow_list_is_ignored_saying_why(tmp_path):
+    d = Dispatcher()
+    d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: "handled"))
+    settings = make_settings(tmp_path)
+    cases = [
+        ("push", {"ref": "main"}, "no handler for push"),
+        (
+            "issue_comment",
+            dict(comment_event("/notes"), action="deleted"),
+            "no handler for issue_comment.deleted",
+        ),
+        (
+            "issue_comment",
+            comment_event("/notes", repo="acme/widgets"),
+            "repository 'acme/widgets' is not on the allow-list",
+        ),
+        ("issue_comment", {"action": "created"}, "repository None is not on the allow-list"),
+    ]
+    for event, payload, why in cases:
+        t = d.triage(event, payload, settings)
+        assert (t.route, t.reason) == (None, why)
+        delivery = Delivery("d1", event, payload.get("action"), payload)
+        assert d.dispatch(SimpleNamespace(settings=settings), delivery) == f"ignored: {why}"
+    routed = Delivery("d2", "issue_comment", "created", comment_event("/notes"))
+    assert d.dispatch(SimpleNamespace(settings=settings), routed) == "handled"
+
+
+# kills: bot/dispatch.py:205 a write refused on a locked conversation summarised as nothing
+def test_a_delivery_refused_on_a_locked_conversation_is_done_saying_so(tmp_path):
+    def refused(ctx, delivery):
+        raise ConversationLocked("Unable to create comment because issue is locked.")
+
+    d = Dispatcher()
+    d.add(Route("issue_comment", None, refused))
+    delivery = Delivery("d1", "issue_comment", "created", comment_event("/notes"))
+    said = d.dispatch(SimpleNamespace(settings=make_settings(tmp_path)), delivery)
+    assert said == (
+        "stopped: the conversation is locked (Unable to create comment because issue is locked.)"
+    )
+
+
+# kills: bot/dispatch.py:263 GitHub asked for the bot's login on every comment with a token
+# kills: bot/dispatch.py:264 GitHub asked for the login when it is configured, or not asked
+def test_with_a_token_github_is_asked_for_the_login_only_for_a_marked_comment(tmp_path):
+    port = AppDryRun(Database(tmp_path / "port.sqlite3"))
+    d = Dispatcher()
+    d.add(Route("issue_comment", None, lambda ctx, dl: "handled"))
+    token = dict(github_token="ghp_x", public_url="https://notes.example.org")
+    ours = "ignored: written by the bot itself (review-notes[bot])"
+    for login, body, said, asked in [
+        ({}, "/notes", "handled", 0),  # its owner's words, as a person: nothing to ask
+        ({}, f"{MARKER}\n/notes", ours, 1),
+        ({"bot_login": "review-notes[bot]"}, f"{MARKER}\n/notes", ours, 0),  # configured
+    ]:
+        port.asked = 0
+        ctx = SimpleNamespace(settings=make_settings(tmp_path, **token, **login), github=port)
+        payload = comment_event(body, author="review-notes[bot]")
+        assert d.dispatch(ctx, Delivery("d1", "issue_comment", "created", payload)) == said
+        assert port.asked == asked, (login, body)
+
+
+# kills: bot/dispatch.py:213 a payload without the repository's id clears the id kept
+def test_an_event_without_the_repositorys_id_keeps_the_id_its_pr_state_has(tmp_path):
+    ctx = SimpleNamespace(prs=PRStore(Database(tmp_path / "s.sqlite3")))
+    repo = "vllm-project/vllm"
+    follow_repository(ctx, {"repository": {"id": 42, "full_name": repo}}, repo, 5)
+    assert not ctx.prs.must_follow(repo, 5, 42)
+    follow_repository(ctx, {"repository": {"full_name": repo}}, repo, 5)  # a hand-made one
+    assert not ctx.prs.must_follow(repo, 5, 42)
