@@ -488,3 +488,64 @@ def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
             check_term(term)
         said = str(exc.value)
         assert said.endswith('write one term per string, ["CUDA graph", "eager region"]'), said
+
+
+# kills: bot/toml_lines.py:25 every key taken for an `[[array]]` table header
+def test_toml_lines_tells_an_array_of_tables_from_a_table_and_a_key():
+    # the taxonomy's topics start at their `[[topic]]` lines; a `topic = [...]` key is none
+    text = 'topic = [{ id = "x" }]\n[[t]]\n[s]\n'
+    tomllib.loads(text)
+    assert [(e.line, e.path, e.array, e.table) for e in scan(text)] == [
+        (0, ("topic",), False, False),
+        (1, ("t",), True, True),
+        (2, ("s",), False, True),
+    ]
+
+
+# kills: bot/toml_lines.py:59 a backslash escaping in a literal string, not in a basic one
+# kills: bot/toml_lines.py:63 a multi-line string closed by four quotes skipping a character
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a = """x\\"""\nb = 1\n"""\nc = 2\n',  # `\"` is a quote: the string runs on
+        "a = '''x\\'''\nc = 2\n",  # a literal string has no escapes: `\` then its end
+        'a = """x""""\nc = 2\n',  # closed by `"""`, a quote before it is text
+    ],
+)
+def test_toml_lines_finds_the_key_after_a_multi_line_string_where_toml_does(text):
+    assert set(tomllib.loads(text)) == {"a", "c"}
+    assert [(e.line, e.path) for e in scan(text)] == [(0, ("a",)), (text.count("\n") - 1, ("c",))]
+
+
+# kills: bot/toml_lines.py:67 a backslash escaping in a literal string, not in a basic one
+# kills: bot/toml_lines.py:75 an escape skipping the character after the escaped one
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('x = "a\\" # b"\n', {}),  # an escaped quote: the `#` is in the string
+        ("y = 'a\\' # c\n", {0: 9}),  # no escapes in a literal string: it ends at `'`
+        ('z = "\\"" # d\n', {0: 9}),
+    ],
+)
+def test_toml_lines_finds_a_comment_after_a_string_ending_in_an_escape(text, found):
+    tomllib.loads(text)
+    assert comments(text) == found
+
+
+# kills: bot/toml_lines.py:91 a line that starts no key failing the scan of the rest
+def test_toml_lines_reads_on_past_what_is_no_toml():
+    # set_twice scans a text tomllib refused: what comes after its error is any text
+    assert [(e.line, e.path) for e in scan("[]\nb = 1\n")] == [(0, ()), (1, ("b",))]
+
+
+# kills: bot/toml_lines.py:130 a comment's column counted from the text's second character
+# kills: bot/toml_lines.py:131 a comment's line counted from the text's second character
+def test_toml_lines_puts_a_comment_below_an_empty_first_line_on_its_line_and_column():
+    assert comments("\n# c\n\nx = 1 # d\n") == {1: 0, 3: 6}
+
+
+# kills: bot/toml_lines.py:161 the character right after `=` skipped with it
+def test_toml_lines_skips_an_array_written_right_after_its_equals_sign():
+    text = 'a =[\n  "x",\n]\nb ={ c = 1 }\nd = 2\n'
+    tomllib.loads(text)
+    assert [(e.line, e.path) for e in scan(text)] == [(0, ("a",)), (3, ("b",)), (4, ("d",))]
