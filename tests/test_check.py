@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from bot.notes_lint import broad_glob, common_keywords
 from bot.prfacts import PRFacts
 from bot.similarity import Vocabulary
 from bot.terms import TermIndex
+from bot.toml_errors import set_twice
 
 TOPICS = DEFAULT_TOPICS_FILE
 
@@ -1574,3 +1576,42 @@ def test_a_topic_problem_is_on_its_own_tables_line_among_other_arrays(tmp_path):
     assert [str(p) for p in read_taxonomy(path)[1]] == [
         f"{path}:8: topic: no keywords, tags, paths or labels: nothing can select this topic"
     ]
+
+
+# --- found by review 'r22e' (mutation run of bot/toml_errors.py) ---
+
+
+# kills: bot/toml_errors.py:82 each line's first character skipped looking for the open bracket
+# kills: bot/toml_errors.py:89 a backslash in a one-line string read as a multi-line one's
+# kills: bot/toml_errors.py:90 a bracket inside a string counted
+# kills: bot/toml_errors.py:93 a multi-line string read as ending with its first line
+# kills: bot/toml_errors.py:97 a bracket inside a comment counted
+def test_an_array_left_open_is_found_past_strings_holding_a_bracket_or_an_escape(tmp_path):
+    summary = 'summary_en = "Shows how the fused MoE kernel picks its block sizes per shape."\n'
+    strings = 'summary_en = """\nShows [the kernel\n"""\nkeywords = [\n"fused_moe]kernel",\n'
+    strings += '"a \\"b\\" c",'
+    note = MOE_NOTE.replace(summary, "").replace('keywords = ["fused_moe_kernel"]', strings)
+    note = note.replace('verdict = "deep"', 'verdict = "deep"  # or [quick')
+    path = write(tmp_path, note)
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert (problem.line, problem.field) == (10, "header")
+    assert "array left open: no `]` before line 13" in problem.message, problem.message
+    assert line_at(path, 10) == "keywords = [" and line_at(path, 13).startswith("paths = ")
+
+
+# kills: bot/toml_errors.py:48 an `[[array]]` header met twice taken for a key set twice
+def test_a_key_set_twice_below_a_repeated_array_of_tables_header_is_that_key():
+    text = "[[a]]\nx = 1\n[[a]]\ny = 1\ny = 2\n"
+    with pytest.raises(tomllib.TOMLDecodeError, match="Cannot overwrite"):
+        tomllib.loads(text)
+    assert set_twice(text) == ("a.y", 4, 3)
+
+
+# kills: bot/toml_errors.py:115 no hint for a character an input method typed on the last line
+def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
+    path = write(tmp_path, MOE_NOTE.replace("updated = 2026-12-02", 'source = ["a"，"b"]'))
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert str(problem) == (
+        f"{path}:13: header: malformed TOML: Unclosed array (column 14); it stops at '，'"
+        " (U+FF0C FULLWIDTH COMMA), typed by a Chinese input method: type ','"
+    )
