@@ -1615,3 +1615,27 @@ def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
         f"{path}:13: header: malformed TOML: Unclosed array (column 14); it stops at '，'"
         " (U+FF0C FULLWIDTH COMMA), typed by a Chinese input method: type ','"
     )
+
+
+# --- found by review 'r22e' (mutation run of bot/config_files.py) ---
+
+
+# kills: bot/config_files.py:43 a problem of a field the file does not set put on line 2
+# kills: bot/config_files.py:53 a required field the file does not set reported on line 2
+def test_a_config_problem_of_a_field_the_file_does_not_set_is_on_line_1(tmp_path):
+    from pydantic import BaseModel
+
+    from bot.config_files import ConfigError, read_config
+
+    class Config(BaseModel):
+        needed: int
+        other: int
+
+    path = tmp_path / "matching.toml"
+    path.write_text("# the weights\nother = 1\n", "utf-8")
+    file = read_config(path)
+    assert str(file.problem("vocabulary", "cannot read")) == f"{path}:1: vocabulary: cannot read"
+    assert str(file.problem("other", "too small")) == f"{path}:2: other: too small"
+    with pytest.raises(ConfigError) as caught:
+        file.validate(Config)
+    assert str(caught.value) == f"{path}:1: needed: missing required field"

@@ -244,3 +244,21 @@ def test_words_of_equal_rarity_are_shared_in_alphabetical_order():
     vocab = Vocabulary(titles=99, df={})
     shared = shared_words(words, words, vocab, 1.0)
     assert [w for w, _ in shared] == sorted(words)
+
+
+# kills: bot/config_files.py:79 a vocabulary of one title refused
+# kills: bot/config_files.py:82 a word counted in no title refused
+# kills: bot/config_files.py:81 a vocabulary with one good count among bad ones taken
+def test_load_vocabulary_takes_every_count_from_0_to_titles_and_no_other(tmp_path):
+    good = tmp_path / "one.json"
+    good.write_text(json.dumps({"titles": 1, "df": {"never": 0, "always": 1}}))
+    assert load_vocabulary(good).df == {"never": 0, "always": 1}
+    for name, content, field in [
+        ("none", {"titles": 0, "df": {}}, "'titles'"),
+        ("negative", {"titles": 3, "df": {"x": -1}}, "'df'"),
+        ("one-bad", {"titles": 3, "df": {"a": 1, "x": 9}}, "'df'"),
+    ]:
+        bad = tmp_path / f"{name}.json"
+        bad.write_text(json.dumps(content))
+        with pytest.raises(ValueError, match=field):
+            load_vocabulary(bad)
