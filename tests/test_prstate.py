@@ -233,3 +233,16 @@ def test_an_update_run_between_anothers_read_and_write_waits_and_keeps_both(tmp_
         worker.join(15.0)
         a_db.close()
         b_db.close()
+
+
+# --- found by review 'r22e' (mutation run of bot/order_keys.py) ---
+
+
+# kills: bot/order_keys.py:45 what has a key taken as said before itself
+def test_what_has_an_order_key_is_not_said_before_itself():
+    # a command run again (a redelivery, its comment edited) keeps the last word it had
+    from bot.order_keys import command_key, comment_key, said_before
+
+    key = command_key(comment_key("2026-09-01T10:00:00Z", 99), 0)
+    assert not said_before(key, key)
+    assert said_before(key, command_key(comment_key("2026-09-01T10:00:00Z", 99), 1))
