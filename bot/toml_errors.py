@@ -41,9 +41,14 @@ def bad_date(line: str) -> tuple[str, str] | None:
 
 
 def set_twice(text: str) -> tuple[str, int, int] | None:
-    """The first key set twice (dotted), its 0-based line and that of its first setting."""
+    """The first key set twice (dotted), its 0-based line and that of its first setting.
+    Each `[[array]]` header opens a new table: the keys of the one before are forgotten
+    (every `[[topic]]` sets its own `id`)."""
     seen: dict[tuple[str, ...], int] = {}
     for entry in scan(text):
+        if entry.array:
+            n = len(entry.path)
+            seen = {path: line for path, line in seen.items() if path[:n] != entry.path}
         if entry.table:
             continue
         if entry.path in seen:

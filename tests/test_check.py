@@ -1639,3 +1639,19 @@ def test_a_config_problem_of_a_field_the_file_does_not_set_is_on_line_1(tmp_path
     with pytest.raises(ConfigError) as caught:
         file.validate(Config)
     assert str(caught.value) == f"{path}:1: needed: missing required field"
+
+
+# found by mutation run r22e: every [[topic]] sets its own `id`, which was taken for
+# the key set twice
+def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
+    lines = DEFAULT_TOPICS_FILE.read_text("utf-8").split("\n")
+    second = [i for i, line in enumerate(lines) if line.strip() == "[[topic]]"][1]
+    name = next(i for i in range(second, len(lines)) if lines[i].startswith("name_en ="))
+    lines.insert(name + 1, lines[name])  # the second topic's English name, pasted twice
+    topics = tmp_path / "topics.toml"
+    topics.write_text("\n".join(lines), "utf-8")
+    _, problems = check_library(DEFAULT_NOTES_DIR, topics)
+    (problem,) = [str(p) for p in problems]
+    first, again = name + 1, name + 2  # 1-based
+    assert problem.startswith(f"{topics}:{again}: "), problem
+    assert "name_en" in problem and f"(first on line {first})" in problem, problem
