@@ -86,6 +86,19 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
 
 
+def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedProcess:
+    """`review-notes serve` (this release) while another connection holds the database's
+    write lock (a VACUUM, a sqlite3 shell in a transaction)."""
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        return cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
 def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(tmp_path):
     """A database another process holds past SQLite's 10 s busy timeout (the
     README's own `VACUUM` run on a large file, an operator's `sqlite3` shell left in a
@@ -94,14 +107,7 @@ def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(t
     file names it, as locked, in one line (README, "Failures and restarts"). A start
     refused must say why in words, as every other refusal at start does."""
     db = _a_database_a_server_wrote(tmp_path)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another process writing: VACUUM, a shell
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    r = serve_while_another_holds(tmp_path, db)
     assert r.returncode != 0
     assert "Traceback" not in r.stderr, r.stderr[-1500:]
     assert str(db.name) in r.stderr and "locked" in r.stderr, r.stderr[-800:]
@@ -133,6 +139,27 @@ def move_sweep_since_back(db: Path, minutes: float) -> None:
             moved = (datetime.fromisoformat(value) - timedelta(minutes=minutes)).isoformat()
             conn.execute("UPDATE redelivery SET value = ? WHERE key = 'since'", (moved,))
     conn.close()
+
+
+def a_delivered_then_b_lost(server, fake, opened_a, b: int, db: Path):
+    """With `server` running, GitHub delivers PR A's `opened` (its file list short: the
+    bot queues re-checks), then fails to deliver PR B's (the proxy is down) while the
+    bot's re-checks of A go on; GitHub's failed attempt of B."""
+    with server.run():
+        fake.webhook_url = f"{server.base}/webhook"
+        assert fake.send_webhook("pull_request", opened_a, guid="gh-a").status_code == 202
+        fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
+        failed = fake.send_webhook(
+            "pull_request", pr_payload(number=b, title=MATCHING_TITLE), guid="gh-b"
+        )
+        assert failed.status_code == 0
+        conn = sqlite3.connect(db)
+        try:
+            queued = lambda: conn.execute("SELECT COUNT(*) FROM deliveries").fetchone()[0]  # noqa: E731
+            wait_until(lambda: queued() == 3, what="the bot's second re-check of A queued")
+        finally:
+            conn.close()
+    return failed
 
 
 def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bots_own(
@@ -176,15 +203,7 @@ def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bo
         finally:
             conn.close()
 
-    with server.run():
-        fake.webhook_url = f"{server.base}/webhook"
-        assert fake.send_webhook("pull_request", opened_a, guid="gh-a").status_code == 202
-        fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
-        failed = fake.send_webhook(
-            "pull_request", pr_payload(number=b, title=MATCHING_TITLE), guid="gh-b"
-        )
-        assert failed.status_code == 0
-        wait_until(lambda: len(rows()) == 3, what="the bot's second re-check of A queued")
+    failed = a_delivered_then_b_lost(server, fake, opened_a, b, db)
     ids = [r["id"] for r in rows()]
     assert ids[0] == "gh-a" and all(i.startswith("gh-a#files-recheck-") for i in ids[1:]), ids
 

@@ -77,6 +77,23 @@ def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
     )
 
 
+def swept_at_start(settings, fake, then):
+    """A server in-process whose start's sweep (no later one) has run; `then(rt)` while
+    it still runs, and what it returns."""
+    rt = build_runtime(settings)
+    rt.redeliver_every_s = 0
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            thread = rt.redeliver_in_background()
+            assert thread is not None
+            thread.join(20)
+            return then(rt)
+    finally:
+        rt.stop()
+
+
 def _rows(db) -> list[sqlite3.Row]:
     conn = sqlite3.connect(db)
     conn.row_factory = sqlite3.Row
@@ -84,6 +101,19 @@ def _rows(db) -> list[sqlite3.Row]:
         return conn.execute("SELECT seq, id, received_at FROM deliveries ORDER BY seq").fetchall()
     finally:
         conn.close()
+
+
+def _start_and_sweep(server, db) -> tuple[set[str], list[str]]:
+    """Start `server`, let its start's sweep run and what it asked for arrive; the
+    deliveries the database then holds, and the sweep's log lines."""
+    with server.run():
+        wait_until(
+            lambda: "redelivery sweep since" in server.logs[-1].read_text(),
+            what="the start's sweep",
+        )
+        time.sleep(1.5)  # a redelivery asked for arrives at once
+    lines = server.logs[-1].read_text().splitlines()
+    return {r["id"] for r in _rows(db)}, [line for line in lines if "sweep since" in line]
 
 
 @pytest.mark.parametrize("history", ["upgrade", "rollback then forward again"])
@@ -105,7 +135,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
     database. The same after a rollback (README: "Rolling back runs on the new database
     too"): the old release, on this release's database, writes its re-checks with the
     column's default, 0."""
-    from tests.test_restarts import _as_utcnow, _utc, move_sweep_since_back
+    from tests.test_restarts import _as_utcnow, _utc, a_delivered_then_b_lost, move_sweep_since_back
     from tests.test_rollback import old_release
     from tests.webhook_kit import ROOT, LiveServer, app_env
 
@@ -123,16 +153,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
         with LiveServer(tmp_path, {**env, "PYTHONPATH": str(ROOT)}).run():
             pass
 
-    old = LiveServer(tmp_path, old_env)
-    with old.run():
-        fake.webhook_url = f"{old.base}/webhook"
-        assert fake.send_webhook("pull_request", opened_a, guid="gh-a").status_code == 202
-        fake.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # the proxy is down
-        failed = fake.send_webhook(
-            "pull_request", pr_payload(number=b, title=MATCHING_TITLE), guid="gh-b"
-        )
-        assert failed.status_code == 0
-        wait_until(lambda: len(_rows(db)) == 3, what="the old release's second re-check")
+    failed = a_delivered_then_b_lost(LiveServer(tmp_path, old_env), fake, opened_a, b, db)
     ids = [r["id"] for r in _rows(db)]
     assert ids[0] == "gh-a" and all(i.startswith("gh-a#files-recheck-") for i in ids[1:]), ids
 
@@ -148,14 +169,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
     new = LiveServer(tmp_path, {**env, "PYTHONPATH": str(ROOT)})  # the upgrade
     fake.webhook_url = f"{new.base}/webhook"
-    with new.run():
-        wait_until(
-            lambda: "redelivery sweep since" in new.logs[-1].read_text(),
-            what="the start's sweep",
-        )
-        time.sleep(1.0)  # a redelivery asked for arrives at once
-    held = {r["id"] for r in _rows(db)}
-    swept = [line for line in new.logs[-1].read_text().splitlines() if "sweep since" in line]
+    held, swept = _start_and_sweep(new, db)
     assert "gh-b" in held, (
         "the upgrade's start swept from the old release's own re-check: GitHub's failed"
         f" delivery of PR B was never asked for again: {swept}"
@@ -170,23 +184,16 @@ def test_the_upgrades_start_on_a_database_another_process_holds_is_named_as_lock
     (ALTER TABLE), and its "database is locked" is turned into a REVIEW_NOTES_DB_PATH
     settings error ("can this user, uid N, write to it and to its directory?", exit 2):
     the operator is sent to check permissions instead of waiting for the VACUUM."""
+    from tests.test_restarts import serve_while_another_holds
     from tests.test_rollback import old_release
-    from tests.webhook_kit import ROOT, LiveServer, base_env, cli
+    from tests.webhook_kit import LiveServer, base_env
 
     old = base_env(
         tmp_path, PYTHONPATH=str(old_release(tmp_path, "9e08fb8")), GITHUB_WEBHOOK_SECRET=SECRET
     )
     with LiveServer(tmp_path, old).run():  # the previous release's database
         pass
-    db = tmp_path / "bot.sqlite3"
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # a VACUUM, a sqlite3 shell in a transaction
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    r = serve_while_another_holds(tmp_path, tmp_path / "bot.sqlite3")
     assert "Traceback" not in r.stderr, r.stderr[-1500:]
     assert r.returncode == 1, (r.returncode, r.stderr[-800:])
     assert "locked by another process" in r.stderr, r.stderr[-800:]
@@ -260,14 +267,7 @@ def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
         )
         proc.kill()  # the OOM killer
         proc.wait()
-    with server.run():
-        wait_until(
-            lambda: "redelivery sweep since" in server.logs[-1].read_text(),
-            what="the next start's sweep",
-        )
-        time.sleep(1.5)  # a redelivery asked for arrives at once
-    held = {r["id"] for r in _rows(db)}
-    swept = [line for line in server.logs[-1].read_text().splitlines() if "sweep since" in line]
+    held, swept = _start_and_sweep(server, db)
     assert missed[2].guid in held, (
         f"the third event, never asked for, is lost: the next start swept {swept}"
     )
@@ -294,19 +294,6 @@ def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_sa
         tmp_path, fake, app_key, github_webhook_secret=new_secret, redeliver_every_minutes=0
     )
 
-    def run(then) -> None:
-        rt = build_runtime(settings)
-        rt.start()
-        try:
-            with serving_in_thread(create_app(rt)) as base:
-                fake.webhook_url = f"{base}/webhook"
-                thread = rt.redeliver_in_background()
-                assert thread is not None
-                thread.join(20)
-                then(rt)
-        finally:
-            rt.stop()
-
     refused = []
 
     def rotate(rt) -> None:  # the server restarted with the new secret; GitHub has the old
@@ -319,8 +306,8 @@ def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_sa
         stored = fake.send_webhook("pull_request", pr_payload(number=b, title=MATCHING_TITLE))
         assert stored.status_code == 202
 
-    run(rotate)
-    run(lambda rt: time.sleep(1.5))  # a later restart: its sweep asks at once
+    swept_at_start(settings, fake, rotate)
+    swept_at_start(settings, fake, lambda rt: time.sleep(1.5))  # a later restart
     rt = build_runtime(settings)
     try:
         held = _held(rt, refused[0].guid)
@@ -569,17 +556,9 @@ def test_an_upgrade_killed_between_adding_by_bot_and_marking_the_old_rows_loses_
     assert missed.status_code == 0
     missed.delivered_at = time.time() - 15 * 60
 
-    rt = build_runtime(settings)  # the start after the killed one
-    rt.redeliver_every_s = 0
-    rt.start()
-    try:
-        with serving_in_thread(create_app(rt)) as base:
-            fake.webhook_url = f"{base}/webhook"
-            thread = rt.redeliver_in_background()
-            assert thread is not None
-            thread.join(20)
-            time.sleep(1.0)  # a redelivery asked for arrives at once
-            held = bool(rt.queue.held({missed.guid}))
-    finally:
-        rt.stop()
+    def arrived(rt) -> bool:  # the start after the killed one
+        time.sleep(1.0)  # a redelivery asked for arrives at once
+        return bool(rt.queue.held({missed.guid}))
+
+    held = swept_at_start(settings, fake, arrived)
     assert held, "GitHub's failed delivery of B was never asked for: the sweep began after it"
