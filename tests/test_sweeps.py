@@ -417,17 +417,11 @@ def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_a
         rt.stop()
     assert given_up == 0.0  # a 5xx refusal is GitHub's incident: not one of its asks
 
-    rt = build_runtime(settings)  # the next server run: an upgrade
-    rt.start()
-    try:
-        with serving_in_thread(create_app(rt)) as base:
-            fake.webhook_url = f"{base}/webhook"
-            thread = rt.redeliver_in_background()
-            assert thread is not None
-            time.sleep(1.5)  # the start's sweep; a redelivery asked for arrives at once
-            held = bool(rt.queue.held({missed.guid}))
-    finally:
-        rt.stop()
+    def arrived(rt) -> bool:  # the next server run: an upgrade
+        time.sleep(1.5)  # a redelivery its start's sweep asked for arrives at once
+        return bool(rt.queue.held({missed.guid}))
+
+    held = swept_at_start(settings, fake, arrived)
     assert held, (
         f"the event refused {len(_asks(fake, missed.guid))} times during GitHub's incident"
         " is never asked for again, not even by the next server run"
