@@ -257,8 +257,8 @@ class Sweeps:
                     d.kind,
                     MAX_ASKS,
                 )
-        seen = result.seen | {d.guid for d, _ in result.refused} | {d.guid for d in counted}
-        self.asks = {g: n for g, n in self.asks.items() if g in seen}
+        # what it asked for is of its listing: `seen` holds it
+        self.asks = {g: n for g, n in self.asks.items() if g in result.seen}
         if result.stopped is None:
             owed = [
                 d.delivered_at for d, _ in result.refused if self.asks.get(d.guid, 0) < MAX_ASKS
