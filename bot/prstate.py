@@ -129,6 +129,14 @@ class PendingUpdate:
         return PendingUpdate(acks, show, diff_acks, said)
 
 
+# the PRs last handled before a time that still hold a file list, oldest first, read
+# from the index pr_state_listed alone
+IDLE_LISTS = (
+    "SELECT rowid FROM pr_state WHERE files IS NOT NULL AND updated_at < ?"
+    " ORDER BY updated_at LIMIT ?"
+)
+
+
 @dataclass(frozen=True)
 class PRState:
     repo: str
@@ -262,7 +270,10 @@ class PRStore:
         )
         db.script(  # after the column: an older table gains it just above
             "CREATE INDEX IF NOT EXISTS pr_state_repo_id ON pr_state (repo_id, number)"
-            " WHERE repo_id IS NOT NULL"
+            " WHERE repo_id IS NOT NULL;"
+            # the PRs still holding a file list, by when last handled (prune_files)
+            "CREATE INDEX IF NOT EXISTS pr_state_listed ON pr_state (updated_at)"
+            " WHERE files IS NOT NULL"
         )
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
@@ -383,6 +394,18 @@ class PRStore:
                 "DELETE FROM pr_replies WHERE key IN (SELECT key FROM pr_replies"
                 " WHERE posted_at < ? AND (delivery IS NULL OR delivery NOT IN"
                 " (SELECT id FROM deliveries)) LIMIT ?)",
+                (before, limit),
+            ).rowcount
+
+    def prune_files(self, before: str, limit: int) -> int:
+        """Forget the changed-file lists (and the diff's names) of up to `limit` PRs last
+        handled before `before` (utcnow format), oldest first. They are the bulk of a row
+        (a few KB; 300 KB for a PR of 3,000 files) and only spare a GitHub call on the
+        PR's next event; the rest of its state (its comment, opt-out, marks) is kept."""
+        with self.db.tx() as conn:
+            return conn.execute(
+                "UPDATE pr_state SET files = NULL, files_sha = NULL, files_listed = NULL,"
+                f" code_names = NULL, incidental = NULL WHERE rowid IN ({IDLE_LISTS})",
                 (before, limit),
             ).rowcount
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from bot.db import utcnow
 from bot.queue import DeliveryQueue, Failed, State
@@ -27,6 +28,16 @@ _PRUNE_FAILED = (
 )
 
 
+@dataclass(frozen=True)
+class Pruning:
+    """A store's own pruning, run with the deliveries': `prune(before, limit)` deletes (or
+    clears) up to `limit` of its rows older than `before` and says how many; `what`
+    names them in the log line, after their count."""
+
+    what: str
+    prune: Callable[[str, int], int]
+
+
 class Retention:
     """Deletes deliveries received more than `days` ago and done, at start and every
     EVERY_SECONDS, in a thread of its own.
@@ -38,9 +49,8 @@ class Retention:
     between them: a webhook's answer waits for one batch at most, not for the pass (500
     rows at a time held acks up to 0.6 s on the first pass over a 1 GB file). Freed
     pages are reused by new deliveries, so the file stops growing at about `days` of
-    traffic. `prune_replies`, when given, deletes the records of replies posted before
-    the same time whose delivery is gone (bot.prstate: a failed delivery kept longer
-    keeps its records), in the same batches.
+    traffic. `also`: the stores' own prunings, run after, in the same batches (bot.server:
+    the records of replies whose delivery is gone, the file lists of PRs idle since).
     """
 
     EVERY_SECONDS = 3600.0
@@ -52,10 +62,10 @@ class Retention:
         queue: DeliveryQueue,
         days: int,
         on_pruned: Callable[[State, int], None],
-        prune_replies: Callable[[str, int], int] | None = None,
+        also: Sequence[Pruning] = (),
     ):
         self.queue, self.days, self.on_pruned = queue, days, on_pruned
-        self.prune_replies = prune_replies
+        self.also = tuple(also)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -65,25 +75,24 @@ class Retention:
         cut = self.first_received_from(before)
         done = self._batches(lambda: self.prune_done(cut, self.BATCH))
         failed = self._batches(lambda: self._drop_failed(before))
-        replies = 0
-        if self.prune_replies is not None:
-            prune_replies = self.prune_replies
-            replies = self._batches(lambda: prune_replies(before, self.BATCH))
+        others = [(p.what, self._batches(self._one_batch(p, before))) for p in self.also]
         for state, n in ((State.DONE, done), (State.FAILED, failed)):
             if n:
                 self.on_pruned(state, n)
-        if done or failed or replies:
+        if done or failed or any(n for _, n in others):
             log.info(
-                "pruned %d done deliveries received and %d failed ones last failed before %s,"
-                " and %d records of replies posted by deliveries now gone"
+                "pruned %d done deliveries received and %d failed ones last failed before %s%s"
                 " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
                 done,
                 failed,
                 before,
-                replies,
+                "".join(f", and {n} {what}" for what, n in others),
                 self.days,
             )
         return {State.DONE: done, State.FAILED: failed}
+
+    def _one_batch(self, pruning: Pruning, before: str) -> Callable[[], int]:
+        return lambda: pruning.prune(before, self.BATCH)
 
     def _batches(self, batch: Callable[[], int]) -> int:
         total = 0

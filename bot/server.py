@@ -53,7 +53,7 @@ from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
 from bot.redelivery import DeliveryLog, Sweeps, start_since, sweep
-from bot.retention import Retention
+from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
 from bot.webhook import WebhookEndpoint
@@ -101,8 +101,17 @@ class Runtime:
             self.queue,
             self.settings.delivery_retention_days,
             lambda state, n: pruned.labels(state).inc(n),
-            self.ctx.prs.prune_replies,
+            self._prunings(),
         )
+
+    def _prunings(self) -> list[Pruning]:
+        """What retention prunes beside deliveries. The file lists of idle PRs only when
+        live: there GitHub lists them again; a dry run's came with its replays alone."""
+        prs = self.ctx.prs
+        also = [Pruning("records of replies posted by deliveries now gone", prs.prune_replies)]
+        if self.dry_run is None:
+            also.append(Pruning("changed-file lists of PRs not handled since", prs.prune_files))
+        return also
 
     def _count_outcome(self, delivery: Delivery, outcome: str) -> None:
         self.ctx.metrics.deliveries.labels(delivery.event, outcome).inc()

@@ -127,6 +127,37 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     assert rt.queue.counts()["failed"] == 0
 
 
+FAR = "9999-12-31T00:00:00.000000Z"  # a retention cutoff every row is older than
+
+
+def test_an_idle_prs_file_list_is_pruned_and_its_next_event_lists_the_files_again(live, caplog):
+    client, rt, fake = live
+    caplog.set_level("INFO", logger="bot.retention")
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    (posted,) = ours(fake)
+    rt.retention.prune(before=FAR)
+    state = rt.ctx.prs.get(DEFAULT_REPO, N)
+    assert state.files is None and state.comment_id == posted.id  # the rest is kept
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.retention"]
+    assert any("and 1 changed-file lists of PRs not handled since" in m for m in said), said
+    fake.clear_requests()
+    no_change = dict(action="labeled", title=MATCHING_TITLE, labels=("x",))
+    deliver_pr(client, rt, updated_at="2026-09-01T10:00:01Z", **no_change)
+    assert repo_calls(fake) == {"GET pulls/{n}/files": 1}  # the comment is as remembered
+    (after,) = ours(fake)
+    assert after.body == posted.body
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).files == tuple(MATCHING_FILES)
+
+
+def test_a_dry_runs_file_lists_are_kept_its_replays_are_their_only_source(tmp_path, monkeypatch):
+    clean_env(monkeypatch)
+    with serving(make_settings(tmp_path, dry_run=True)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, files=MATCHING_FILES)
+        rt.retention.prune(before=FAR)
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).files == tuple(MATCHING_FILES)
+
+
 def test_create_update_and_foreign_comments_untouched(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)

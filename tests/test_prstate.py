@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from bot.db import Database
-from bot.prstate import Moved, PRState, PRStore, Writer
+from bot.prstate import IDLE_LISTS, Moved, PRState, PRStore, Writer
 
 OLD, NEW, OTHER = "vllm-project/vllm", "vllm-org/vllm", "someone/vllm"
 ID = 186853002  # `repository.id`: a rename or a transfer keeps it
@@ -246,3 +246,49 @@ def test_what_has_an_order_key_is_not_said_before_itself():
     key = command_key(comment_key("2026-09-01T10:00:00Z", 99), 0)
     assert not said_before(key, key)
     assert said_before(key, command_key(comment_key("2026-09-01T10:00:00Z", 99), 1))
+
+
+def _handled_at(prs: PRStore, number: int, at: str, files: int) -> PRState:
+    """A PR handled at `at`, its comment posted and `files` changed files cached."""
+    paths = tuple(
+        f"vllm/model_executor/layers/fused_moe/configs/f{i:04d}.json" for i in range(files)
+    )
+    state = PRState(
+        OLD, number, comment_id=1000 + number, head_sha="abc", notes=("vllm-aaaa1111",),
+        files_sha="abc", files=paths, files_listed=files, opted_out=number % 2 == 0,
+        code_names={"fused_moe": paths[:1]}, incidental=frozenset(paths[1:2]),
+    )  # fmt: skip
+    prs.put(state)
+    prs.db.execute("UPDATE pr_state SET updated_at = ? WHERE number = ?", (at, number))
+    return state
+
+
+def _row_bytes(prs: PRStore, number: int) -> int:
+    sizes = "LENGTH(files) + LENGTH(code_names) + LENGTH(incidental) + LENGTH(notes)"
+    row = prs.db.execute(f"SELECT {sizes} AS n FROM pr_state WHERE number = ?", (number,))
+    return row[0]["n"] or 0
+
+
+def test_the_file_lists_of_prs_idle_since_the_cutoff_are_forgotten_oldest_first(prs):
+    # pr_state was kept for good with each PR's last file list: ~190 KB for a PR of
+    # 3,000 files, most of the row, and only worth a GitHub call on the PR's next event
+    old = [_handled_at(prs, n, f"2026-01-0{n}T00:00:00.000000Z", 3000) for n in (3, 1, 2)]
+    recent = _handled_at(prs, 4, "2026-03-01T00:00:00.000000Z", 3)
+    big = _row_bytes(prs, 1)
+    assert prs.prune_files("2026-02-01T00:00:00.000000Z", 2) == 2  # one batch
+    assert [prs.get(OLD, n).files is None for n in (1, 2, 3)] == [True, True, False]
+    assert prs.prune_files("2026-02-01T00:00:00.000000Z", 2) == 1
+    assert prs.prune_files("2026-02-01T00:00:00.000000Z", 2) == 0  # none left to do
+    assert _row_bytes(prs, 1) < big / 1000, f"a pruned row keeps {_row_bytes(prs, 1)} of {big}"
+    for before in old:
+        after = prs.get(OLD, before.number)
+        assert after.files_for("abc") is None and after.files_listed is None
+        assert not after.code_names and not after.incidental
+        forgotten = dict(files_sha=None, files=None, files_listed=None, code_names={})
+        assert after == replace(before, incidental=frozenset(), **forgotten)  # the rest kept
+    assert prs.get(OLD, 4) == recent  # handled since the cutoff: its list is kept
+
+
+def test_pruning_file_lists_reads_only_the_prs_still_holding_one(prs):
+    plan = prs.db.execute(f"EXPLAIN QUERY PLAN {IDLE_LISTS}", ("2026-02-01", 50))
+    assert any("pr_state_listed" in r["detail"] for r in plan), [r["detail"] for r in plan]
