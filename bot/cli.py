@@ -287,7 +287,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         prs = PRStore(db)
         marks = [replace(m, note_id=now(m.note_id)) for m in FeedbackStore(db).marks()]
         shown = [(repo, n, now(i), why) for repo, n, i, why in prs.shown_evidence()]
-        records = summarise(marks, prs.shown_counts(now), shown)
+        records = summarise(marks, prs.shown_counts(now), shown, _updated_of(library))
     finally:
         db.close()
     if args.json:
@@ -351,6 +351,15 @@ def _report_library(notes_dir: str, topics: str) -> Library | None:
 def _note_titles(notes_dir: str, topics: str) -> dict[str, str]:
     """Each note's title, for reading the feedback; none when the library does not load."""
     return _titles_of(_report_library(notes_dir, topics))
+
+
+def _updated_of(library: Library | None) -> dict[str, str]:
+    """Each note's `updated` date, retired ones' too: marks made before it are older than
+    the note as it is."""
+    if library is None:
+        return {}
+    notes = [*library.notes, *library.retired.values()]
+    return {n.id: n.updated.isoformat() for n in notes if n.updated is not None}
 
 
 def _titles_of(library: Library | None) -> dict[str, str]:

@@ -127,11 +127,24 @@ class NoteFeedback:
     note_id: str
     shown: int  # PRs whose comment showed the note (marked ones included)
     marks: tuple[Mark, ...]  # standing marks, newest first
-    terms: tuple[TermRecord, ...] = ()  # the evidence behind the marks, most marked first
+    # the evidence behind the marks made since the note's update, most marked first
+    terms: tuple[TermRecord, ...] = ()
+    updated: str = ""  # the note's `updated` date (YYYY-MM-DD); "": not given
 
     @property
     def share(self) -> float:
         return len(self.marks) / self.shown if self.shown else 0.0
+
+    def before_update(self, mark: Mark) -> bool:
+        """A mark made before the note's last update: about a note a curator has changed
+        since (perhaps to answer it), so it no longer counts against the note as it is.
+        One of the update's day counts: a date cannot tell which came first."""
+        return bool(self.updated) and mark.at[:10] < self.updated
+
+    @property
+    def current(self) -> tuple[Mark, ...]:
+        """The marks made since the note's update (all of them, without one)."""
+        return tuple(m for m in self.marks if not self.before_update(m))
 
 
 # The evidence lines of bot.matching (bot.reasons), and the term each one rests on
@@ -169,8 +182,10 @@ def summarise(
     marks: Iterable[Mark],
     shown: Mapping[str, int],
     shown_evidence: Iterable[tuple[str, int, str, tuple[str, ...]]] = (),
+    updated: Mapping[str, str] = {},
 ) -> list[NoteFeedback]:
-    """Per note: how often it was shown and marked not relevant; most marked first.
+    """Per note: how often it was shown and marked not relevant; most marked since the
+    note's update (`updated`: note id -> its `updated` date) first.
 
     Withdrawn marks do not count. Notes shown but never marked are listed too (with no
     marks), so a curator sees the whole library's record. `shown_evidence` gives, for
@@ -193,11 +208,17 @@ def summarise(
             i,
             max(shown.get(i, 0), len(standing.get(i, ()))),
             tuple(sorted(standing.get(i, ()), key=lambda m: m.at, reverse=True)),
-            _terms(standing.get(i, ()), unmarked.get(i, Counter())),
+            updated=updated.get(i, ""),
         )
         for i in ids
     ]
-    return sorted(out, key=lambda f: (-len(f.marks), -f.share, -f.shown, f.note_id))
+    out = [replace(f, terms=_terms(f.current, unmarked.get(f.note_id, Counter()))) for f in out]
+    return sorted(out, key=_rank)
+
+
+def _rank(f: NoteFeedback) -> tuple:
+    """Most marked since the note's update first, then most marked, by share, by showings."""
+    return (-len(f.current), -len(f.marks), -f.share, -f.shown, f.note_id)
 
 
 def _terms(marks: Iterable[Mark], unmarked: Counter[str]) -> tuple[TermRecord, ...]:
@@ -220,11 +241,17 @@ def report_lines(records: Iterable[NoteFeedback], titles: Mapping[str, str]) -> 
             f"{f.note_id}  shown on {f.shown} PR(s), marked not relevant on {len(f.marks)}"
             f" ({f.share:.0%})  {inert(title)}"
         )
+        if stale := len(f.marks) - len(f.current):
+            lines.append(
+                f"    {stale} of the marks came before the note was updated on {f.updated}:"
+                " they may be answered already, and the terms behind the marks leave them out"
+            )
         for m in f.marks:
             said = f": {inert(m.reason)}" if m.reason else ""
+            before = ", before the update" if f.before_update(m) else ""
             lines.append(
                 f"    {inert(m.repo)} PR {m.number} (note {m.rank} of the comment),"
-                f" {inert(m.at[:10])}, by {inert(m.login)}{said}"
+                f" {inert(m.at[:10])}{before}, by {inert(m.login)}{said}"
             )
             lines += [f"        - {inert(reason)}" for reason in m.evidence]
         if f.terms:
@@ -244,6 +271,7 @@ def report_json(records: Iterable[NoteFeedback]) -> list[dict[str, object]]:
         {
             "note": f.note_id,
             "shown": f.shown,
+            "updated": f.updated or None,
             "marks": [
                 {
                     "repo": m.repo,
@@ -253,6 +281,7 @@ def report_json(records: Iterable[NoteFeedback]) -> list[dict[str, object]]:
                     "reason": m.reason,
                     "evidence": list(m.evidence),
                     "at": m.at,
+                    "before_update": f.before_update(m),
                 }
                 for m in f.marks
             ],

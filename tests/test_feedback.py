@@ -14,13 +14,14 @@ import pytest
 from bot.cli import main
 from bot.commands import load_command_config, parse_commands
 from bot.context import BotContext
-from bot.db import Database
+from bot.db import Database, utcnow
 from bot.feedback import (
     Mark,
     PickProblem,
     evidence_terms,
     hide_dismissed,
     pick_note,
+    report_json,
     report_lines,
     summarise,
 )
@@ -187,6 +188,34 @@ def test_summary_counts_standing_marks_most_marked_first():
     assert rows[1].share == 0.5 and rows[2].share == 0.0
     # a mark on a PR the database no longer counts as shown still counts as shown once
     assert summarise([mark("d", 1, "x")], {})[0].shown == 1
+
+
+def test_marks_made_before_the_notes_update_are_flagged_and_rank_behind_current_ones():
+    # marks never aged: one made before a curator fixed the note looked current
+    epd = ("title mentions 'EPD' (topic: EPD)",)
+    marks = [
+        mark("a", 1, "2026-12-01T09:00:00.000000Z", evidence=epd),
+        mark("a", 2, "2026-12-02T09:00:00.000000Z", evidence=epd),
+        mark("b", 3, "2026-12-05T09:00:00.000000Z", evidence=epd),  # the update's day
+    ]
+    updated = {"a": "2026-12-03", "b": "2026-12-05"}
+    rows = summarise(marks, {"a": 4, "b": 4}, (), updated)
+    assert [(f.note_id, len(f.marks), len(f.current)) for f in rows] == [("b", 1, 1), ("a", 2, 0)]
+    assert [t.term for t in rows[0].terms] == ["'EPD'"] and rows[1].terms == ()
+    lines = report_lines(rows, {})
+    assert (
+        "    2 of the marks came before the note was updated on 2026-12-03: they may be"
+        " answered already, and the terms behind the marks leave them out"
+    ) in lines
+    said = "(note 1 of the comment), 2026-12-01, before the update, by reviewer"
+    assert f"    vllm-project/vllm PR 1 {said}" in lines
+    assert "    vllm-project/vllm PR 3 (note 1 of the comment), 2026-12-05, by reviewer" in lines
+    assert sum("came before" in line for line in lines) == 1  # b's mark is of b as it is
+    (b, a) = report_json(rows)
+    assert (a["updated"], [m["before_update"] for m in a["marks"]]) == ("2026-12-03", [True] * 2)
+    assert (b["updated"], [m["before_update"] for m in b["marks"]]) == ("2026-12-05", [False])
+    (none,) = summarise(marks[:1], {"a": 1})  # no `updated`: every mark counts
+    assert none.current == none.marks and report_json([none])[0]["updated"] is None
 
 
 def test_the_terms_of_the_matchers_evidence():
@@ -447,15 +476,16 @@ def test_an_older_database_gains_the_new_columns(tmp_path):
 def test_the_feedback_command_lists_marks_with_their_evidence(ctx, capsys):
     r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
     evidence = ctx.prs.get(REF.repo, REF.number).evidence[r.notes[1]]
+    at = utcnow()  # after the shipped note's last update: the mark is of the note as it is
     ctx.feedback.record(
-        Mark(REF.repo, REF.number, r.notes[1], 2, "octo-dev", "proxy only", evidence, "2026-12-03")
+        Mark(REF.repo, REF.number, r.notes[1], 2, "octo-dev", "proxy only", evidence, at)
     )
     db_path = str(ctx.prs.db.path)
     assert main(["notes", "feedback", "--db", db_path]) == 0
     out = capsys.readouterr().out
     title = ctx.library.by_id[r.notes[1]].title_en
     assert f"{r.notes[1]}  shown on 1 PR(s), marked not relevant on 1 (100%)  {title}" in out
-    assert f"{REF.repo} PR {REF.number} (note 2 of the comment), 2026-12-03, by octo-dev" in out
+    assert f"{REF.repo} PR {REF.number} (note 2 of the comment), {at[:10]}, by octo-dev" in out
     assert f"        - {evidence[0]}" in out
     assert f"{r.notes[0]}  shown on 1 PR(s), marked not relevant on 0 (0%)" in out
     assert "1 mark(s) on 1 of" in out
@@ -467,6 +497,17 @@ def test_the_feedback_command_lists_marks_with_their_evidence(ctx, capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows[0]["note"] == r.notes[1] and rows[0]["marks"][0]["evidence"] == list(evidence)
     assert {t["term"] for t in rows[0]["terms"]} == terms
+
+
+def test_the_feedback_command_flags_marks_older_than_the_notes_update(ctx, capsys):
+    r = refresh_sticky(ctx, REF, facts(title=title_with_one_more_note()))
+    note = ctx.library.by_id[r.notes[0]]
+    assert note.updated is not None, "a shipped note gives when it last changed"
+    ctx.feedback.record(Mark(REF.repo, REF.number, note.id, 1, "octo-dev", at="2026-01-01T00"))
+    assert main(["notes", "feedback", "--db", str(ctx.prs.db.path)]) == 0
+    out = capsys.readouterr().out
+    assert f"1 of the marks came before the note was updated on {note.updated}" in out
+    assert "(note 1 of the comment), 2026-01-01, before the update, by octo-dev" in out
 
 
 def test_the_feedback_command_never_creates_a_database(tmp_path, monkeypatch, capsys):
