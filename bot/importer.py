@@ -269,20 +269,45 @@ def _patched(
     return dump_fields(expected, guidance), []
 
 
-def _by_title(files: list[Path]) -> dict[tuple[str, str], Path]:
-    """Each note file by its repository (lower case) and Chinese title, what the id is
-    derived from; files that do not read are left out (the id's file name still finds
-    them)."""
-    found: dict[tuple[str, str], Path] = {}
-    for file in files:
-        try:
-            data, _ = _existing_fields(decode_utf8(file.read_bytes(), str(file)), str(file))
-        except (LibraryError, OSError):
-            continue
-        repo, title = data.get("repo"), data.get("title_zh")
-        if isinstance(repo, str) and isinstance(title, str):
-            found.setdefault((repo.lower(), title), file)
-    return found
+@dataclass
+class _Existing:
+    """The note files by what finds an entry's note besides its id: the repository (lower
+    case) and the Chinese title, what the id is derived from; or the repository and the
+    guidance (its words, spacing aside), for an entry the digest has retitled since.
+    Files that do not read are left out (the id's file name still finds them)."""
+
+    by_title: dict[tuple[str, str], Path] = field(default_factory=dict)
+    by_guidance: dict[tuple[str, str], Path] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, files: list[Path]) -> _Existing:
+        found = cls()
+        for file in files:
+            try:
+                text = decode_utf8(file.read_bytes(), str(file))
+                data, guidance = _existing_fields(text, str(file))
+            except (LibraryError, OSError):
+                continue
+            repo, title = data.get("repo"), data.get("title_zh")
+            if not isinstance(repo, str):
+                continue
+            if isinstance(title, str):
+                found.by_title.setdefault((repo.lower(), title), file)
+            found.by_guidance.setdefault((repo.lower(), _words(guidance)), file)
+        return found
+
+    def find(self, note: Note) -> tuple[Path | None, bool]:
+        """The file of this entry's note, if any, and whether only its guidance found it
+        (the digest gives it another Chinese title)."""
+        repo = note.repo.lower()
+        if (titled := self.by_title.get((repo, note.title_zh))) is not None:
+            return titled, False
+        retitled = self.by_guidance.get((repo, _words(note.guidance)))
+        return retitled, retitled is not None
+
+
+def _words(guidance: str) -> str:
+    return " ".join(guidance.split())
 
 
 def _write_atomically(target: Path, text: str) -> None:
@@ -307,16 +332,16 @@ def plan_import(
     # a note a curator moved into a sub-folder (the loader reads them all) is still there
     files = [Path(f) for f in note_files(notes_dir)] if notes_dir.is_dir() else []
     existing = {f.name: f for f in files}
-    titled = _by_title(files)
+    known = _Existing.of(files)
     for note in notes:
         # a note imported before ids ignored the repository's case keeps its file and id,
         # and so does one a curator renamed (file and id): it still has the digest's title
         earlier = f"{note_id(note.repo, note.title_zh, as_written=True)}.md"
-        target = (
-            existing.get(note.filename)
-            or existing.get(earlier)
-            or titled.get((note.repo.lower(), note.title_zh), notes_dir / note.filename)
-        )
+        target = existing.get(note.filename) or existing.get(earlier)
+        retitled = False
+        if target is None:
+            found, retitled = known.find(note)
+            target = found or notes_dir / note.filename
         fresh = _digest_fields(note)
         if not target.exists():
             writes[target] = dump_note(note)
@@ -358,6 +383,11 @@ def plan_import(
                 result.problems.append(_collision(str(target), text, data, note, force))
         elif not force:
             result.kept.append(target)
+            if retitled:  # not a new note: the same guidance under another title
+                result.why[target] = (
+                    "the digest gives it another Chinese title, with the same guidance;"
+                    " --force refreshes it, its id and file stay"
+                )
         else:
             # a line whose value is the digest's stays as written, its comment with it
             changes = {

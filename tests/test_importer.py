@@ -468,6 +468,32 @@ def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
     assert not old.exists()
 
 
+def test_an_entry_the_digest_retitled_is_found_by_its_guidance_not_made_a_second_note(
+    tmp_path, capsys
+):
+    # A digest whose Chinese title of an entry was changed (the id's source) made the
+    # note anew: the same guidance twice in the library, and on every PR it matched
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    before = {p: p.read_bytes() for p in notes.rglob("*.md")}
+    digest = ROOT / "seeds" / "raw" / "004_8895db6335a0d0f8.txt"
+    lines = digest.read_text("utf-8").split("\n")
+    old_title = lines[2]
+    retitled = tmp_path / digest.name
+    retitled.write_text("\n".join([*lines[:2], old_title + "（修订）", *lines[3:]]), "utf-8")
+    (note,) = [p for p in notes.glob("*.md") if f'title_zh = "{old_title}"' in p.read_text()]
+    assert main(["notes", "import", "--notes-dir", str(notes), str(retitled)]) == 0
+    out = capsys.readouterr().out
+    assert f"kept    {note} (the digest gives it another Chinese title, with the same" in out
+    assert out.endswith(f"{retitled}: 0 created, 0 updated, 7 unchanged, 1 kept\n")
+    assert {p: p.read_bytes() for p in notes.rglob("*.md")} == before
+    result = import_digest(retitled, notes, force=True, today=TODAY)
+    assert (result.created, result.updated) == ([], [note])  # its id and file stay
+    assert f'title_zh = "{old_title}（修订）"' in note.read_text("utf-8")
+    assert import_digest(retitled, notes, today=TODAY).unchanged.count(note) == 1
+    assert sorted(notes.rglob("*.md")) == sorted(before)
+
+
 # --- found by review 'r16m' ---
 
 
