@@ -62,7 +62,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -284,6 +284,11 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     return out
 
 
+def _quoted(words: list[tuple[str, float]]) -> list[str]:
+    """The shared words a similar-title line quotes: the four rarest."""
+    return [w for w, _ in words[:4]]
+
+
 def _shared_paths(own: list[Evidence], hit: list[TopicHit]) -> list[str]:
     """The changed files both the note's own paths and its topics hold: named once,
     with both reasons (`_named_by`)."""
@@ -379,6 +384,8 @@ class _Scan:
     # key -> every place the title says it: (each tag, hit), (the title's text, hit)
     said: dict[str, list[tuple[str, TermHit]]]
     text: str  # the title's text, without its tags
+    # file -> a test, CI or docs file (`_code_first`): asked once per file, not per topic
+    beside: dict[str, bool] = field(default_factory=dict)
 
 
 class CompiledMatcher:
@@ -540,8 +547,8 @@ class CompiledMatcher:
                 (*self._term_topics.get(key, ()), *self._tag_topics.get(key, ()))
             ):
                 by_topic[tid][EvidenceKind.TAG].append((tag, hit))
-        for field, kind in ((scan.title, EvidenceKind.TITLE), (scan.body, EvidenceKind.BODY)):
-            for key, hit in field.items():
+        for place, kind in ((scan.title, EvidenceKind.TITLE), (scan.body, EvidenceKind.BODY)):
+            for key, hit in place.items():
                 for tid in self._term_topics.get(key, ()):
                     by_topic[tid][kind].append(hit)
         for tid in scan.topic_files:
@@ -569,7 +576,7 @@ class CompiledMatcher:
                 aux = all(is_aux(f) for f in files)
                 n = _file_count(files, scan)
                 weight = (w.aux_path if aux else w.path) * self._share(n, scan.n_files)
-                said = changes(files, n)
+                said = changes(self._code_first(files, scan), n)
                 ev.append(Evidence(EvidenceKind.PATH, weight, said, frozenset(files)))
             if tagged := found.get(EvidenceKind.TAG):
                 tag = tag_text(*tagged[0])
@@ -647,7 +654,7 @@ class CompiledMatcher:
                 Evidence(
                     EvidenceKind.PATH,
                     weight,
-                    changes(files, n),
+                    changes(self._code_first(files, scan), n),
                     frozenset(files),
                     "a path of this note",
                 )
@@ -696,8 +703,7 @@ class CompiledMatcher:
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
         if weight <= 0:
             return None
-        shared = [w for w, _ in words[:4]]
-        detail = shared_detail(shared, self._title_only[i], self._names[i], facts)
+        detail = shared_detail(_quoted(words), self._title_only[i], self._names[i], facts)
         keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
         return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
 
@@ -760,10 +766,11 @@ class CompiledMatcher:
             what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
             if gain > 0:
                 scored.append((gain, what, e.gloss))
+        scored = self._said_once(i, facts, scan, own, scored)
         ties, tied, is_source = self._ties(i, facts)
-        scored += ties
-        score = sum(s for s, _, _ in scored)
-        reasons = reason_lines(scored)
+        score = sum(s for s, _, _ in (*scored, *ties))
+        # a tie links the note alone: it comes before the words and files, whatever they weigh
+        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(scored))
         if is_source:
             score += w.source_pr
             reasons = ("this PR is the one this note reviews", *reasons)
@@ -781,6 +788,72 @@ class CompiledMatcher:
             source=is_source,
             tied=tied,
         )
+
+    def _code_first(self, files: list[str], scan: _Scan) -> list[str]:
+        """The files a "changes" line lists, the code first: the one file it names says
+        what the PR changes, not its test or docs (`upkeep_files`, `aux_files`)."""
+
+        def beside(path: str) -> bool:
+            if path not in scan.beside:
+                scan.beside[path] = bool(self._aux.owners(path) or self._upkeep.owners(path))
+            return scan.beside[path]
+
+        return sorted(files, key=beside)
+
+    def _said_once(
+        self,
+        i: int,
+        facts: PRFacts,
+        scan: _Scan,
+        own: list[Evidence],
+        scored: list[tuple[float, str | Said, str]],
+    ) -> list[tuple[float, str | Said, str]]:
+        """A title word the similar-title line shares with the note that another line of
+        it quotes too ("title mentions 'EAGLE' (topic: ...)") is said once, on that line:
+        "also in this note's title" (or keywords, unless the line says it is a keyword of
+        the note). The similar line keeps the other words while they are enough to make
+        a title like the note's (`similar_min_words`: 'Keep' alone says nothing), else
+        goes, its weight kept on the line that took its first word."""
+        sim = next((e for e in own if e.kind is EvidenceKind.SIMILAR), None)
+        at = next((n for n, s in enumerate(scored) if sim and s[1] == sim.what), None)
+        if sim is None or at is None or self._vocab is None:
+            return scored
+        quoting: dict[str, tuple[Said, str]] = {}  # word -> the line quoting it, the name
+        whys: dict[str | Said, set[str]] = defaultdict(set)
+        for _, what, why in scored:
+            whys[what].add(why)
+            if isinstance(what, Said) and what.saying is Saying.TITLE:
+                for name in what.names:
+                    for word in title_words(name):
+                        quoting.setdefault(word, (what, name))
+        cfg = self.config
+        words = _quoted(
+            shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
+        )
+        told = [w for w in words if w in quoting]
+        if not told:
+            return scored
+        weight, out = scored[at][0], scored[:at] + scored[at + 1 :]
+        also: dict[Said, tuple[set[str], set[str]]] = {}  # line -> its names told, sides
+        for w in told:
+            line, name = quoting[w]
+            names, sides = also.setdefault(line, (set(), set()))
+            names.add(name)
+            side = "title" if w in self._title_only[i] else "keywords"
+            if side == "title" or KEYWORD not in whys[line]:  # a keyword says it already
+                sides.add(side)
+        for line, (names, sides) in also.items():
+            if sides:  # those names alone: the line's others may be said of other lines
+                said = Said(Saying.TITLE, tuple(n for n in line.names if n in names))
+                where = " and ".join(sorted(sides, reverse=True))  # title and keywords
+                out.append((0.0, said, f"also in this note's {where}"))
+        kept = [w for w in words if w not in quoting]
+        if len(kept) >= cfg.similar_min_words:
+            detail = shared_detail(kept, self._title_only[i], self._names[i], facts)
+            out.insert(at, (weight, detail, ""))
+        else:
+            out.append((weight, quoting[told[0]][0], ""))
+        return out
 
     def _ties(
         self, i: int, facts: PRFacts

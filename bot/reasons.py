@@ -32,7 +32,7 @@ def tag_text(tag: str, hit: TermHit) -> str:
 
 
 KEYWORD = "keyword of this note"
-ASPECT = "what this note teaches of {}"  # the note's first topic's name
+ASPECT = "the part of {} this note is about"  # the note's first topic's name
 TOPIC = "topic: {}"
 
 
@@ -53,7 +53,7 @@ def reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]
 
 
 def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "what this note teaches of X" says it already."""
+    """Without "topic: X" where "the part of X this note is about" says it already."""
     topic = TOPIC.format("")
     return [
         w
@@ -121,6 +121,12 @@ def _topic_last(why: str) -> bool:
     return why.startswith(TOPIC.format(""))  # the note's own reason first: it says more
 
 
+def _place(text: str, form: str) -> int:
+    """Where the title writes this form first (case aside); after all else if nowhere."""
+    at = text.lower().find(form.lower())
+    return at if at >= 0 else len(text)
+
+
 def shared_detail(
     words: list[str],
     in_title: frozenset[str],
@@ -129,14 +135,17 @@ def shared_detail(
 ) -> str:
     """The words a PR title shares with a note, quoted as the PR wrote them, each said to
     come from where it is: the note's title (`in_title`: its words) or, failing that, its
-    keywords. A quote holds no more than the note says (`similarity.written_form`;
-    `names`: what the note's title and its keywords write, `similarity.names_in`):
-    `stats`, not the PR's `get_kv_connector_stats`, unless the note writes that too."""
+    keywords; in the order the title writes them. A quote holds no more than the note
+    says (`similarity.written_form`; `names`: what the note's title and its keywords
+    write, `similarity.names_in`): `stats`, not the PR's `get_kv_connector_stats`, unless
+    the note writes that too."""
     text = facts.title_text
 
     def quoted(some: list[str], said: frozenset[str]) -> str:
-        forms = dict.fromkeys(written_form(text, w, said) for w in some)
-        return ", ".join(f"'{f}'" for f in forms)
+        along = frozenset(some)  # `DeepGemm` whole, for `deep` and `gemm` of `deep_gemm`
+        forms = dict.fromkeys(written_form(text, w, said, along) for w in some)
+        in_order = sorted(forms, key=lambda f: _place(text, f))  # the phrase as the title has it
+        return ", ".join(f"'{f}'" for f in in_order)
 
     titled = [w for w in words if w in in_title]
     keyed = [w for w in words if w not in in_title]

@@ -86,21 +86,30 @@ def _names(text: str) -> list[str]:
     return _NAME.findall(_PR_SUFFIX.sub(" ", text))
 
 
-def written_form(text: str, word: str, said: frozenset[str]) -> str:
+def written_form(
+    text: str, word: str, said: frozenset[str], along: frozenset[str] = frozenset()
+) -> str:
     """How a reason quotes a title word it shares with a note: as the title writes it,
     but never more than the note says. The identifier the word was read from when it is
     that word alone (`stats`, `DSpark`) or the note writes it too (`said`, `names_in` of
     the note's title or keywords: `DeepSeek`, `get_kv_connector_stats`); else the word's
     own piece of it (`stats` of `get_kv_connector_stats` against a note titled "KV
-    connector stats"). The word itself when the title has no written form of it (the
-    Kelvin sign lower-cases to an ASCII k)."""
+    connector stats"). The note writes a name in any case (`DeepGEMM` for the title's
+    `DeepGemm`), and a name the note writes within the title's is quoted whole
+    (`DeepSeek` of `DeepSeekV4`), never a syllable of it (`Deep`); so is a name whose
+    every word is quoted with it from the same side of the note (`along`: `DeepGemm` for
+    `deep` and `gemm`, both of the note's keyword `deep_gemm_warmup`). The word itself when
+    the title has no written form of it (the Kelvin sign lower-cases to an ASCII k)."""
     piece = ""
+    said_lower = frozenset(s.lower() for s in said)
     for name, words, pieces in _named_pieces(text):
         if word not in words:
             continue
-        if name in said or _only(word, name, words, pieces):
+        if name.lower() in said_lower or _only(along | {word}, name, words, pieces):
             return name
         at = next((n for n, p in enumerate(pieces) if p[2] == word), None)
+        if at is not None and (run := _said_run(name, pieces, at, said_lower)):
+            return run
         if not piece and at is not None:
             # the word's own piece, with any letters glued to it that are no word (the `D`
             # of `DSpark_config`, the `C` of `CMake_args`)
@@ -116,10 +125,29 @@ def written_form(text: str, word: str, said: frozenset[str]) -> str:
     return piece or word
 
 
-def _only(word: str, name: str, words: frozenset[str], pieces) -> bool:
-    """The name writes this word and no other (`EC`, `DSpark`: its `D` is no word), not
-    even one left uncounted (`ec_both`: `both` is a function word)."""
-    return words == {word} and not any(
+def _said_run(name: str, pieces, at: int, said_lower: frozenset[str]) -> str:
+    """The longest name the note writes (`said_lower`, lower case) within `name` around
+    piece `at`, as the title writes it; "" for none. It starts where a piece does and
+    ends where one does or before a capital or digit (`DeepSeek` of `DeepSeekV4`, whose
+    pieces are `Deep` and `SeekV4`), not inside a word (`Seek` of `Seeking`)."""
+    starts, ends = {p[0] for p in pieces}, {p[1] for p in pieces}
+    a, b = pieces[at][0], pieces[at][1]
+    lowered, best = name.lower(), ""
+    for s in said_lower:
+        i = lowered.find(s)
+        while i != -1:
+            j = i + len(s)
+            ends_well = j in ends or not name[j].islower()
+            if i <= a and b <= j and i in starts and ends_well and j - i > len(best):
+                best = name[i:j]
+            i = lowered.find(s, i + 1)
+    return best
+
+
+def _only(quoted: frozenset[str], name: str, words: frozenset[str], pieces) -> bool:
+    """The name writes no word but these (`EC`, `DSpark`: its `D` is no word), not even
+    one left uncounted (`ec_both`: `both` is a function word)."""
+    return words <= quoted and not any(
         name[a:b].lower() in _FUNCTION_WORDS for a, b, _, _ in pieces
     )
 

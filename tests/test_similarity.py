@@ -62,8 +62,17 @@ def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says
     # a function word is a word, though not counted: `ec_both` is more than `ec`
     assert written_form("Add ec_both role", "ec", frozenset()) == "ec"
     assert written_form("Add ec_both role EC connector", "ec", frozenset()) == "EC"
-    # the same name in another case is another name: `Deepseek` is one word
-    assert written_form("Fix DeepSeek", "seek", names_in("Deepseek")) == "Seek"
+    # the same name in another case is the same name, quoted as the title writes it
+    # (r23b: 'Deep', 'Gemm' of the title's `DeepGemm` for a note writing `DeepGEMM`)
+    assert written_form("Fix DeepSeek", "seek", names_in("Deepseek")) == "DeepSeek"
+    assert written_form("Fix DeepGemm", "deep", names_in("DeepGEMM")) == "DeepGemm"
+    # a name the note writes inside the title's is quoted whole, never a syllable of it
+    assert written_form("DeepSeekV4-Pro", "deep", names_in("DeepSeek V4")) == "DeepSeek"
+    assert written_form("Fix DeepSeeking", "deep", names_in("DeepSeek")) == "Deep"  # no cut
+    # a name all of whose words are quoted with it from the note (`deep_gemm`)
+    along = frozenset({"deep", "gemm"})
+    assert written_form("Respect DeepGemm", "gemm", names_in("deep_gemm"), along) == "DeepGemm"
+    assert written_form("Respect DeepGemm", "gemm", names_in("deep_gemm")) == "Gemm"
     # no written form (the Kelvin sign lower-cases to an ASCII k): the word itself
     assert written_form("Fix \u212aV cache", "kv", frozenset()) == "kv"
 

@@ -1,0 +1,250 @@
+"""What the notes comment's "Why this note" lines say on real vLLM PRs, read as a vLLM
+reviewer reads them (bot/reasons.py; defects found by reader review r23b). Each test
+builds a real PR's facts (title and changed files as GitHub lists them), matches it
+against the shipped notes and checks a property of the reasons a reader sees; none
+checks which notes are linked or their scores (the PRs below all get a note today; a PR
+that got none would show no reasons)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bot.library import ROOT, load_library
+from bot.match_config import load_match_config
+from bot.matching import match_pr
+from bot.prfacts import PRFacts
+from bot.render import NoteLinks, RenderOptions, render
+
+LIB = load_library()
+CFG = load_match_config()
+OPTS = RenderOptions(links=NoteLinks(base_url="https://notes.example.org"))
+
+QUOTE = re.compile(r"'([^']*)'")
+GRADED = ROOT / "bench" / "graded"
+
+
+def reasons_of(title: str, files: tuple[str, ...] = (), number: int = 1) -> list[str]:
+    """Every reason line of every note the PR gets, as the comment lists them."""
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=number,
+        title=title,
+        files=files,
+        changed_files=len(files) if files else None,
+    )
+    res = match_pr(facts, LIB, CFG)
+    assert res.matches, "the PR gets no note any more: pick another real PR"
+    body = render(res, LIB, opts=OPTS)
+    assert "Why this note" in body
+    return [r for m in res.matches for r in m.reasons]
+
+
+def reasons_by_note(title: str, files: tuple[str, ...] = ()) -> list[list[str]]:
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title=title, files=files)
+    res = match_pr(facts, LIB, CFG)
+    assert res.matches, "the PR gets no note any more: pick another real PR"
+    return [list(m.reasons) for m in res.matches]
+
+
+def claim(reason: str) -> str:
+    """A reason without its gloss in parentheses, and without the `'` of "note's"."""
+    return reason.split(" (", 1)[0].replace("note's", "note")
+
+
+def quoted_title_words(reason: str) -> set[str]:
+    """The title words a reason line quotes (`prefix-cache` is `prefix` and `cache`)."""
+    if not reason.startswith("title "):
+        return set()
+    return {
+        w for q in QUOTE.findall(claim(reason)) for w in re.split(r"[^a-z0-9_]+", q.lower()) if w
+    }
+
+
+# --- 1. the same title word named on two lines ----------------------------------------
+
+
+def test_a_title_word_is_named_on_one_reason_line():
+    """PR from the README ("[Core] Keep prefix-cache hits for EAGLE after preemption",
+    changes vllm/v1/core/kv_cache_coordinator.py) and PR 52445 ("[Bugfix][Model] Kimi-K3
+    MegaMoE: pass situ_beta/situ_linear_beta to fp8_fp4_mega_moe"). The reader sees
+
+        - title mentions 'hits' (what this note teaches of Prefix caching ...)
+        - title shares 'hits', 'Keep', 'EAGLE', 'prefix' with this note's title
+        - title mentions 'EAGLE' (topic: Speculative decoding)
+        - title mentions 'prefix-cache' (topic: Prefix caching and KV cache manager)
+
+    'hits', 'EAGLE' and 'prefix' each twice; on 52445 'situ_beta' is a keyword line and
+    again in the "title shares" line. Four or five lines that are really two pieces of
+    evidence read as padding, and contradict bot/reasons.py's own promise ("each file or
+    word named once, with every reason it counts for"). The "title shares" line is a
+    plain string, so `reasons._one_per_thing` cannot merge it with the other lines."""
+    for title, files in (
+        (
+            "[Core] Keep prefix-cache hits for EAGLE after preemption",
+            ("vllm/v1/core/kv_cache_coordinator.py",),
+        ),
+        (
+            "[Bugfix][Model] Kimi-K3 MegaMoE: pass situ_beta/situ_linear_beta to fp8_fp4_mega_moe",
+            (),
+        ),
+    ):
+        for reasons in reasons_by_note(title, files):
+            seen: dict[str, str] = {}
+            for line in reasons:
+                for word in quoted_title_words(line):
+                    assert word not in seen, (
+                        f"{title!r}: title word {word!r} named twice:\n  {seen[word]}\n  {line}"
+                    )
+                    seen[word] = line
+
+
+# --- 2. a fragment of a name quoted as a shared word ----------------------------------
+
+
+def test_a_shared_word_is_not_a_fragment_cut_out_of_a_name():
+    """PR 47261 "[Bugfix] Respect DeepGemm disable state during warmup" reads
+
+        - title mentions 'DeepGemm' (topic: FP8 kernels and DeepGEMM)
+        - title shares 'warmup' with this note's title and 'Gemm', 'Deep' with its keywords
+
+    and PR 42604 "DeepSeekV4-Pro enable cuda graph full and piecewise mode" reads
+    "title shares 'Deep', 'graph', 'cuda' with this note's title". Neither title writes
+    'Deep' or 'Gemm' as a word: they are halves of `DeepGemm` and `DeepSeekV4`, quoted
+    back to front in 47261 (the note writes `DeepGEMM` and `DeepSeek`). A reviewer reads
+    "the title shares 'Deep'" as the bot matching on a meaningless syllable. The name
+    should be quoted whole ('DeepGemm', 'DeepSeek'). Cause: `similarity.written_form`
+    quotes each word's own piece when the note does not write the title's name exactly
+    (case-sensitive `name in said`; no prefix `DeepSeek` of `DeepSeekV4`)."""
+    for title, files in (
+        ("[Bugfix] Respect DeepGemm disable state during warmup", ()),
+        (
+            "DeepSeekV4-Pro enable cuda graph full and piecewise mode",
+            ("vllm/v1/attention/backends/mla/rocm_aiter_mla_sparse_dsv4.py",),
+        ),
+    ):
+        for line in reasons_of(title, files):
+            quotes = QUOTE.findall(claim(line))
+            assert "Deep" not in quotes and "Gemm" not in quotes, f"{title!r}: {line}"
+
+
+# --- 3. shared words out of the title's order -----------------------------------------
+
+
+def test_shared_words_are_quoted_in_the_order_the_title_writes_them():
+    """The README's own example, "[Core] Keep prefix-cache hits for EAGLE after
+    preemption", read "title shares 'hits', 'Keep', 'EAGLE', 'prefix' with this note's
+    title"; PR 28294 "[Bugfix] Adjust Marlin CUDA arch selection to 8.0+PTX;9.0+PTX"
+    read "... and 'arch', 'CUDA' with its keywords" (the title says "CUDA arch"). A list
+    of words a title "shares" in scrambled order reads like a word salad; in the title's
+    order the reader recognises the phrase. Cause: `reasons.shared_detail` kept the
+    rarity order of `similarity.shared_words`. Checked on every such line of two graded
+    sets of real PRs."""
+    checked = 0
+    for name in ("natural_traffic_4", "notes_era_1"):
+        for line in (GRADED / f"{name}.jsonl").read_text("utf-8").splitlines():
+            pr = json.loads(line)
+            facts = PRFacts(
+                repo="vllm-project/vllm",
+                number=pr["number"],
+                title=pr["title"],
+                files=tuple(pr.get("files") or ()),
+            )
+            for m in match_pr(facts, LIB, CFG).matches:
+                for reason in m.reasons:
+                    if not reason.startswith("title shares "):
+                        continue
+                    for part in re.split(
+                        r" with this note's title and | with its keywords", reason
+                    ):
+                        words = QUOTE.findall(part.replace("note's", "note"))
+                        at = [facts.title_text.lower().find(w.lower()) for w in words]
+                        assert at == sorted(at), f"{pr['title']!r}: {reason}"
+                        checked += 1
+    assert checked > 10
+
+
+# --- 4. a test file named where the PR changes the code -------------------------------
+
+
+def test_a_changes_line_names_the_code_rather_than_a_test():
+    """PR 17398 "[v1][Spec Decode] Make sliding window compatible with eagle prefix
+    caching" changes vllm/v1/core/kv_cache_manager.py and its tests; the reader sees
+
+        - changes tests/v1/core/test_prefix_caching.py and 1 more file (topic: Prefix caching ...)
+
+    The one file named is the test, the one that says least (README: topic examples and
+    tests "weigh less"); the kv_cache_manager.py change that makes the PR a prefix-caching
+    PR is hidden in "1 more file". 30 such lines over the graded sets (tests/ sorts before
+    vllm/). Cause: `matching.CompiledMatcher` topic evidence calls `reasons.changes(files)`
+    with the files in the PR's (alphabetical) order; it should name a file that is not an
+    aux file (`config.aux_files`) first."""
+    files = (
+        "tests/v1/core/test_prefix_caching.py",
+        "tests/v1/core/test_specialized_manager.py",
+        "vllm/v1/core/kv_cache_manager.py",
+        "vllm/v1/core/specialized_manager.py",
+    )
+    title = "[v1][Spec Decode] Make sliding window compatible with eagle prefix caching"
+    for line in reasons_of(title, files, number=17398):
+        if line.startswith("changes ") and re.search(r" and \d+ more files?\b", line):
+            named = claim(line).removeprefix("changes ").split(" and ")[0]
+            assert not named.startswith("tests/"), line
+
+
+# --- 5. the aspect gloss --------------------------------------------------------------
+
+
+def test_the_aspect_gloss_says_why_the_word_counts_in_plain_english():
+    """PR 47404 "[ROCm] Synchronize sparse MLA metadata before graph replay" reads
+
+        - title mentions 'metadata' (what this note teaches of CUDA graphs)
+
+    and PR 48153 "[Model] Migrate MistralLarge3ForCausalLM to AutoWeightsLoader" reads
+    "title mentions 'Loader' (what this note teaches of Speculative decoding)". "Teaches
+    of" is not idiomatic English, and the parenthesis reads as a claim that the note
+    teaches "metadata" (or "Loader") - a reviewer cannot tell that it means "this note's
+    angle on CUDA graphs is metadata, and this PR shows that topic". The aspect line is
+    also usually the first reason (92 of ~580 linked notes). Cause: `reasons.ASPECT`;
+    something like "(the part of CUDA graphs this note is about)" says it."""
+    for title, files in (
+        ("[ROCm] Synchronize sparse MLA metadata before graph replay", ()),
+        (
+            "[Model] Migrate MistralLarge3ForCausalLM to AutoWeightsLoader",
+            ("vllm/model_executor/models/mistral_large_3_eagle.py",),
+        ),
+    ):
+        for line in reasons_of(title, files):
+            assert "teaches of" not in line, line
+
+
+# --- 6. the decisive tie listed under weaker evidence ---------------------------------
+
+TIES = ("this note lists this PR to read with its own", "refers to PR ", "refers to issue ")
+
+
+def test_a_tie_the_curator_made_is_the_first_reason():
+    """PR 56233 "[watermarking] context deduplication during generation" reads
+
+        - title is tagged [watermarking] (topic: Watermarking)
+        - this note lists this PR to read with its own
+        - title mentions 'deduplication' (what this note teaches of Watermarking)
+
+    and PR 49994 "[EC Connector] EC Offloading Connector use events instead of
+    StepTracker" puts "title is tagged [EC Connector]" above "this note lists this PR to
+    read with its own" too (9 PRs of the graded sets: 51430, 51768, 53782, 56393...). The
+    curator naming this very PR (or the PR or issue it refers to) is what links the note
+    whatever the words (`matching._ties`: "each is enough alone"); a tag any PR of the
+    subsystem carries is the weakest reason, yet comes first. The source-PR line is put
+    first (`_score_note`); the other ties go through `reasons.reason_lines`' weight sort
+    with the title words and take its place among them."""
+    for number, title in (
+        (56233, "[watermarking] context deduplication during generation"),
+        (49994, "[EC Connector] EC Offloading Connector use events instead of StepTracker"),
+    ):
+        facts = PRFacts(repo="vllm-project/vllm", number=number, title=title)
+        res = match_pr(facts, LIB, CFG)
+        tied = [m for m in res.matches if any(r.startswith(TIES) for r in m.reasons)]
+        assert tied, f"PR {number} no longer gets the note that lists it"
+        for m in tied:
+            assert m.reasons[0].startswith(TIES), f"PR {number}: {list(m.reasons)}"
