@@ -57,7 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import requests
 from github import Auth, Github, GithubException, GithubIntegration
@@ -262,7 +262,10 @@ class GitHubClient:
                 FileChange(f.filename, f.status, f.previous_filename, f.changes, f.patch)
                 for f in fetched
             )
-            return FileList(paths, names, incidental_files(changes), listed=len(fetched))
+            heads = {at for f in fetched if (at := _listed_at(f.contents_url))}
+            head = (heads.pop() if len(heads) == 1 else "") if heads else None
+            incidental = incidental_files(changes)
+            return FileList(paths, names, incidental, listed=len(fetched), head=head)
 
         return self._as_installation(ref, op)
 
@@ -951,6 +954,12 @@ def _check_answer(what: str, data: Any, number: int) -> None:
             f"GitHub {what}: the answer is not that pull request or issue (is GITHUB_API_URL"
             " the API's address, https://HOST/api/v3 for GitHub Enterprise?)"
         )
+
+
+def _listed_at(contents_url: str | None) -> str:
+    """The commit a listed file is of: the `ref` of its `contents_url` ("" when absent)."""
+    refs = parse_qs(urlsplit(contents_url or "").query).get("ref")
+    return refs[0] if refs else ""
 
 
 def _pr(ref: PRRef) -> str:

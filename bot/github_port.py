@@ -124,7 +124,10 @@ class FileList(list[str]):
     not seen): `code_names`, the names on its changed lines -> the files naming them
     (`bot.prfacts.code_names_in`), and `incidental`, the files only moved or changed in
     their imports (`bot.prfacts.incidental_files`). `listed`: how many entries GitHub
-    listed (a rename is one entry and two paths); None: one per path."""
+    listed (a rename is one entry and two paths); None: one per path. `head`: the commit
+    GitHub listed them at (its entries' `contents_url` name it), which a push made while
+    the event waited has moved past the event's head; None: not known, "": the entries
+    disagree (a push between two pages)."""
 
     def __init__(
         self,
@@ -132,11 +135,13 @@ class FileList(list[str]):
         code_names: Mapping[str, tuple[str, ...]] | None = None,
         incidental: frozenset[str] = frozenset(),
         listed: int | None = None,
+        head: str | None = None,
     ):
         super().__init__(paths)
         self.code_names: Mapping[str, tuple[str, ...]] = code_names or {}
         self.incidental = incidental
         self.listed = listed
+        self.head = head
 
 
 class Outcome(StrEnum):

@@ -350,6 +350,9 @@ class PRFacts:
     closed: bool = False
     author: str = ""
     head_sha: str = ""
+    # the branch it would merge into (`base.ref`): its files are the diff against it, so
+    # a retarget changes them under the same head; "": not known
+    base_ref: str = ""
     # Names from the code the PR changes (identifiers on its added and removed lines,
     # see `code_names_in`) -> the files whose diff names them; empty: diff not seen.
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -515,6 +518,7 @@ def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PR
         closed=pr.get("state") == "closed",
         author=_text(user.get("login"), "user.login"),
         head_sha=_text(_object(pr.get("head"), "head").get("sha"), "head.sha"),
+        base_ref=_text(_object(pr.get("base"), "base").get("ref"), "base.ref"),
         changed_files=_count(pr.get("changed_files")),
     )
 

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     head_sha    TEXT,                     -- head the last render matched against
     notes       TEXT NOT NULL DEFAULT '[]',  -- note ids shown, best first (JSON)
     files_sha   TEXT,                     -- head SHA the cached file list belongs to
+    files_base  TEXT,                     -- the base branch it is the diff against
     files       TEXT,                     -- cached changed files (JSON)
     code_names  TEXT,                     -- names on their changed lines (JSON), same head
     incidental  TEXT,                     -- files moved or changed in imports only (JSON)
@@ -150,6 +151,9 @@ class PRState:
     # how many entries GitHub listed for `files` (a rename: one entry, two paths), so a
     # cached partial list is not taken for the whole; None: not known (one per path)
     files_listed: int | None = None
+    # the base branch the cached files are the diff against (a retarget changes them
+    # under the same head); None: not known (cached before it was kept)
+    files_base: str | None = None
     event_at: str | None = None
     # the event (its delivery's id, a files re-check's original's) that alone set
     # event_at, so its own re-run is not a tie of the same second; None: several were
@@ -216,12 +220,16 @@ class PRState:
         same_text = self.body_hash is None or self.body_hash == text
         return comment == str(self.comment_id or 0) and same_text
 
-    def files_for(self, head_sha: str) -> tuple[str, ...] | None:
-        """The cached file list when it belongs to this head (files change on a push; a new
-        base branch clears files_sha)."""
-        if head_sha and self.files_sha == head_sha and self.files is not None:
-            return self.files
-        return None
+    def files_for(self, head_sha: str, base_ref: str = "") -> tuple[str, ...] | None:
+        """The cached file list when it belongs to this head and base branch (files change
+        on a push, and on a retarget: an event of the new base run before the retarget's
+        own must not take the old base's); a base not known on either side is no
+        mismatch."""
+        if not head_sha or self.files_sha != head_sha or self.files is None:
+            return None
+        if base_ref and self.files_base and base_ref != self.files_base:
+            return None
+        return self.files
 
 
 def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
@@ -246,7 +254,8 @@ class PRStore:
         # repo_id: since a PR's state follows its repository renamed or transferred;
         # verbose_at, dismissed_at, restored_at: since an older `why`, `wrong` or `restore`
         # run late no longer undoes a newer command; event_by: since a re-run of an event
-        # is not taken for a tie with itself
+        # is not taken for a tie with itself; files_base: since an event of a retargeted
+        # PR's new base run before the retarget does not take the old base's files
         db.add_missing_columns(
             "pr_state",
             {
@@ -266,6 +275,7 @@ class PRStore:
                 "dismissed_at": "TEXT",
                 "restored_at": "TEXT",
                 "event_by": "TEXT",
+                "files_base": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -295,6 +305,7 @@ class PRStore:
             files_sha=r["files_sha"],
             files=tuple(json.loads(r["files"])) if r["files"] is not None else None,
             files_listed=_listed_for(r["files_listed"], r["files_sha"]),
+            files_base=r["files_base"],
             event_at=r["event_at"],
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
@@ -325,9 +336,9 @@ class PRStore:
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
-                                  verbose_at, dismissed_at, restored_at, event_by)
+                                  verbose_at, dismissed_at, restored_at, event_by, files_base)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?)
+                    ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -341,7 +352,7 @@ class PRStore:
                 unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at,
                 files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
-                event_by = excluded.event_by
+                event_by = excluded.event_by, files_base = excluded.files_base
             """,
             (
                 state.repo.lower(),
@@ -371,6 +382,7 @@ class PRStore:
                 state.dismissed_at,
                 state.restored_at,
                 state.event_by,
+                state.files_base,
             ),
         )
 
@@ -405,7 +417,8 @@ class PRStore:
         with self.db.tx() as conn:
             return conn.execute(
                 "UPDATE pr_state SET files = NULL, files_sha = NULL, files_listed = NULL,"
-                f" code_names = NULL, incidental = NULL WHERE rowid IN ({IDLE_LISTS})",
+                " files_base = NULL, code_names = NULL, incidental = NULL"
+                f" WHERE rowid IN ({IDLE_LISTS})",
                 (before, limit),
             ).rowcount
 

@@ -213,15 +213,18 @@ def _with_files(
 ) -> tuple[PRFacts, PRState]:
     """The PR's facts and state with its changed files and what its diff shows: the
     caller's files, else the list cached for the head SHA, else GitHub's (which raises
-    FilesNotReady when it lists fewer than `expected_files`)."""
+    FilesNotReady when it lists fewer than `expected_files`). The list is cached under
+    the commit GitHub listed it at, which may be newer than the event's head, and the
+    base branch it is the diff against."""
     head_sha = facts.head_sha or (state.head_sha or "")
+    listed_at, base = head_sha, facts.base_ref
     # what the diff shows (the names it changes, the files it only moves), cached with
     # the files
     names: Mapping[str, tuple[str, ...]] = {}
     incidental: frozenset[str] = frozenset()
     entries: int | None = None  # how many GitHub listed, when it listed them
     if files is None:
-        files = state.files_for(head_sha)
+        files = state.files_for(head_sha, facts.base_ref)
         if files is not None and _lagged(state, facts):
             files = None  # ask again: GitHub has had time to catch up since
         if files is None and not head_sha and state.files is not None:
@@ -230,8 +233,11 @@ def _with_files(
             files = state.files
         if files is not None:
             names, incidental, entries = state.code_names, state.incidental, state.files_listed
+            base = base or (state.files_base or "")
     if files is None:
         listed = ctx.github.list_files(ref, expected=expected_files)
+        if listed.head is not None:  # "": pages of two commits, cached for none
+            listed_at = listed.head
         files, names, incidental, entries = (
             listed,
             listed.code_names,
@@ -241,7 +247,14 @@ def _with_files(
     files = tuple(files)
     seen = dict(code_names=names, incidental=incidental)
     facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)
-    state = replace(state, files_sha=head_sha or None, files=files, files_listed=entries, **seen)
+    state = replace(
+        state,
+        files_sha=listed_at or None,
+        files_base=base or None,
+        files=files,
+        files_listed=entries,
+        **seen,
+    )
     return facts, state
 
 

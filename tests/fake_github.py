@@ -194,6 +194,7 @@ class FakePull:
     labels: list[str]
     draft: bool = False
     head_sha: str = field(default_factory=lambda: secrets.token_hex(20))
+    base_ref: str = "master"  # the branch of @octokit/webhooks-examples' PR payloads
 
 
 @dataclass
@@ -987,7 +988,7 @@ class FakeGitHub:
             "requested_reviewers": [],
             "requested_teams": [],
             "head": part(f"branch-{pr.number}", pr.head_sha),
-            "base": part("main", "0" * 40),
+            "base": part(pr.base_ref, "0" * 40),
             "author_association": "CONTRIBUTOR",
             "auto_merge": None,
             "draft": pr.draft,

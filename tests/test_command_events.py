@@ -22,6 +22,7 @@ from bot.markers import MARKER, REPLY_MARKER
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
 from tests.test_e2e import BOT, live_settings, ours, repo_calls
 from tests.webhook_kit import (
+    HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
@@ -2072,7 +2073,7 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
     pull = fake.add_pull(
         DEFAULT_REPO, N, files=MATCHING_FILES, title="Tidy up the KV cache coordinator"
     )
-    pull.head_sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"  # pr_payload's head commit
+    pull.head_sha = HEAD  # pr_payload's head commit
     settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(1.0,))
     with serving(settings) as (client, rt):
         # the event's listing and the command's lag

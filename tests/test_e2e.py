@@ -18,6 +18,7 @@ import pytest
 from bot.markers import MARKER
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
+    HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
@@ -78,7 +79,7 @@ def repo_calls(fake) -> Counter:
 
 def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     client, rt, fake = live
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     report = []
     e, f = "e" * 40, "f" * 40
     steps = [
@@ -100,7 +101,9 @@ def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):
     ]
     for i, (name, kw) in enumerate(steps):
         if name == "synchronize, unrelated":  # the push replaced the files
-            fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"], title=UNRELATED_TITLE)
+            docs = ["docs/contributing.md"]
+            pull = fake.add_pull(DEFAULT_REPO, N, files=docs, title=UNRELATED_TITLE)
+        pull.head_sha = kw.get("head_sha", HEAD)  # GitHub lists the files at the event's head
         fake.clear_requests()
         deliver_pr(client, rt, updated_at=f"2026-09-01T10:00:0{i}Z", **kw)
         calls = repo_calls(fake)
@@ -348,7 +351,7 @@ def test_a_partial_listing_with_a_rename_is_not_taken_for_every_file(live):
     files = [FakeFile(f"tests/distributed/test_context_parallel_{i}.py") for i in range(2999)]
     moved = FakeFile("tests/distributed/test_cp_moved.py", "renamed", "tests/distributed/old.py")
     files += [moved, FakeFile("vllm/v1/worker/gpu/cp_utils.py")]  # the 3,001st: unlisted
-    fake.add_pull(DEFAULT_REPO, N, files=files, title=title)
+    fake.add_pull(DEFAULT_REPO, N, files=files, title=title).head_sha = HEAD
     for second, extra in ((0, {}), (1, {"action": "labeled"})):  # then from the cached list
         payload = pr_payload(title=title, updated_at=f"2026-09-01T10:00:0{second}Z", **extra)
         payload["pull_request"]["changed_files"] = len(files)
@@ -836,7 +839,7 @@ def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_
     # and GitHub showed the note taken off until the notes changed again.
     fake = fake_github
     pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    pull.head_sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"  # pr_payload's head commit
+    pull.head_sha = HEAD
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver_pr(client, rt, number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
         [first] = ours(fake)

@@ -281,6 +281,9 @@ def renamed(old: str = "vllm-project", new: str = "vllm-org") -> dict:
     }
 
 
+HEAD = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"  # pr_payload's head commit
+
+
 def pr_payload(
     action: str = "opened",
     *,
@@ -293,12 +296,14 @@ def pr_payload(
     repo: str = REPO,
     sender_type: str = "User",
     sender: str = "octo-dev",
-    head_sha: str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+    head_sha: str = HEAD,
     updated_at: str = "2026-09-01T10:00:00Z",
     state: str = "open",
     changes: dict[str, Any] | None = None,
+    base_ref: str | None = None,
 ) -> dict[str, Any]:
-    """A `pull_request` payload built on GitHub's own `opened` example."""
+    """A `pull_request` payload built on GitHub's own `opened` example (its base branch:
+    `master`)."""
     base = next(e for e in octokit_examples("pull_request") if e.get("action") == "opened")
     p = copy.deepcopy(base)
     p["action"] = action
@@ -317,6 +322,8 @@ def pr_payload(
         labels=[{"id": i + 1, "name": name, "color": "ededed"} for i, name in enumerate(labels)],
     )
     pr["head"]["sha"] = head_sha
+    if base_ref is not None:
+        pr["base"]["ref"] = base_ref
     pr["user"]["login"] = sender
     p["sender"] = {"login": sender, "id": 99, "type": sender_type}
     p["installation"] = {"id": 1001, "node_id": "x"}
