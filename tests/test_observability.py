@@ -19,6 +19,7 @@ from bot.server import live_github
 from bot.signature import sign
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
+    HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
     SECRET,
@@ -64,8 +65,9 @@ LATER = "2026-09-01T10:00:01Z"
 def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkeypatch):
     clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
-    fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/contributing.md"])
+    # GitHub lists the files at the head the events name (their cache is kept under it)
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES).head_sha = HEAD
+    fake.add_pull(DEFAULT_REPO, N + 1, files=["docs/contributing.md"]).head_sha = HEAD
     settings = app_settings(tmp_path, fake, app_key, retry_backoff=0.01)
     with serving(settings) as (client, rt):
         fake.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))  # one retried call
