@@ -262,7 +262,9 @@ class GitHubClient:
                 FileChange(f.filename, f.status, f.previous_filename, f.changes, f.patch)
                 for f in fetched
             )
-            heads = {at for f in fetched if (at := _listed_at(f.contents_url))}
+            # a removed file's `contents_url` names the commit before (it is gone at the head)
+            listed = (f.contents_url for f in fetched if f.status != "removed")
+            heads = {at for url in listed if (at := _listed_at(url))}
             head = (heads.pop() if len(heads) == 1 else "") if heads else None
             incidental = incidental_files(changes)
             return FileList(paths, names, incidental, listed=len(fetched), head=head)

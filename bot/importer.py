@@ -395,7 +395,11 @@ def plan_import(
                 for k, v in fresh.items()
                 if k != "guidance" and (k not in data or not _same(k, data[k], v))
             }
-            changes["updated"] = today
+            # a new day only for what a reader reads anew: a retitle answers no mark
+            # (`notes feedback` ages the marks made before `updated`)
+            reread = not _same("guidance", guidance, note.guidance) or "verdict" in changes
+            if reread:
+                changes["updated"] = today
             patched = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
             if patched is None:
                 problems.append(

@@ -766,11 +766,11 @@ class CompiledMatcher:
             what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
             if gain > 0:
                 scored.append((gain, what, e.gloss))
-        scored = self._said_once(i, facts, scan, own, scored)
         ties, tied, is_source = self._ties(i, facts)
-        score = sum(s for s, _, _ in (*scored, *ties))
+        score = sum(s for s, _, _ in (*scored, *ties))  # before the reasons regroup it
+        shown = self._said_once(i, facts, scan, own, scored)
         # a tie links the note alone: it comes before the words and files, whatever they weigh
-        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(scored))
+        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
         if is_source:
             score += w.source_pr
             reasons = ("this PR is the one this note reviews", *reasons)
@@ -811,48 +811,53 @@ class CompiledMatcher:
         """A title word the similar-title line shares with the note that another line of
         it quotes too ("title mentions 'EAGLE' (topic: ...)") is said once, on that line:
         "also in this note's title" (or keywords, unless the line says it is a keyword of
-        the note). The similar line keeps the other words while they are enough to make
-        a title like the note's (`similar_min_words`: 'Keep' alone says nothing), else
-        goes, its weight kept on the line that took its first word."""
+        the note), when the note writes every word of the name it quotes. The similar
+        line keeps the other words while they are enough to make a title like the note's
+        (`similar_min_words`: 'Keep' alone says nothing), else goes, its weight, in its
+        place, on the line that took its first word (it orders the lines; the score is
+        summed before)."""
         sim = next((e for e in own if e.kind is EvidenceKind.SIMILAR), None)
         at = next((n for n, s in enumerate(scored) if sim and s[1] == sim.what), None)
         if sim is None or at is None or self._vocab is None:
             return scored
-        quoting: dict[str, tuple[Said, str]] = {}  # word -> the line quoting it, the name
+        quoting: dict[str, list[tuple[Said, str]]] = defaultdict(list)  # word -> line, name
         whys: dict[str | Said, set[str]] = defaultdict(set)
         for _, what, why in scored:
             whys[what].add(why)
             if isinstance(what, Said) and what.saying is Saying.TITLE:
                 for name in what.names:
                     for word in title_words(name):
-                        quoting.setdefault(word, (what, name))
+                        quoting[word].append((what, name))
         cfg = self.config
         words = _quoted(
             shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
         )
-        told = [w for w in words if w in quoting]
+        told: dict[str, Said] = {}  # word -> the line that says it
+        also: dict[tuple[Said, str], set[str]] = defaultdict(set)  # (line, side) -> names
+        for w in words:
+            side = "title" if w in self._title_only[i] else "keywords"
+            note_has = self._title_only[i] if side == "title" else self._title_words[i]
+            # a name the note writes every word of: 'KV Transfer' is not "also in" a
+            # title writing only 'KV' (that word stays on the shares line)
+            fit = [(line, n) for line, n in quoting.get(w, ()) if title_words(n) <= note_has]
+            if not fit:
+                continue
+            line, name = fit[0]
+            told[w] = line
+            if side == "title" or KEYWORD not in whys[line]:  # a keyword says it already
+                also[line, side].add(name)
         if not told:
             return scored
         weight, out = scored[at][0], scored[:at] + scored[at + 1 :]
-        also: dict[Said, tuple[set[str], set[str]]] = {}  # line -> its names told, sides
-        for w in told:
-            line, name = quoting[w]
-            names, sides = also.setdefault(line, (set(), set()))
-            names.add(name)
-            side = "title" if w in self._title_only[i] else "keywords"
-            if side == "title" or KEYWORD not in whys[line]:  # a keyword says it already
-                sides.add(side)
-        for line, (names, sides) in also.items():
-            if sides:  # those names alone: the line's others may be said of other lines
-                said = Said(Saying.TITLE, tuple(n for n in line.names if n in names))
-                where = " and ".join(sorted(sides, reverse=True))  # title and keywords
-                out.append((0.0, said, f"also in this note's {where}"))
-        kept = [w for w in words if w not in quoting]
+        for (line, side), names in also.items():
+            said = Said(Saying.TITLE, tuple(n for n in line.names if n in names))
+            out.append((0.0, said, f"also in this note's {side}"))
+        kept = [w for w in words if w not in told]
         if len(kept) >= cfg.similar_min_words:
             detail = shared_detail(kept, self._title_only[i], self._names[i], facts)
             out.insert(at, (weight, detail, ""))
         else:
-            out.append((weight, quoting[told[0]][0], ""))
+            out.insert(at, (weight, next(iter(told.values())), ""))
         return out
 
     def _ties(

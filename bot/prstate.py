@@ -20,6 +20,7 @@ state, so that the PR's first event under the new name takes its state along (`f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     head_sha    TEXT,                     -- head the last render matched against
     notes       TEXT NOT NULL DEFAULT '[]',  -- note ids shown, best first (JSON)
     files_sha   TEXT,                     -- head SHA the cached file list belongs to
-    files_base  TEXT,                     -- the base branch it is the diff against
+    files_base  TEXT,                     -- `list key:base branch` it is the diff against
     files       TEXT,                     -- cached changed files (JSON)
     code_names  TEXT,                     -- names on their changed lines (JSON), same head
     incidental  TEXT,                     -- files moved or changed in imports only (JSON)
@@ -223,11 +224,12 @@ class PRState:
     def files_for(self, head_sha: str, base_ref: str = "") -> tuple[str, ...] | None:
         """The cached file list when it belongs to this head and base branch (files change
         on a push, and on a retarget: an event of the new base run before the retarget's
-        own must not take the old base's); a base not known on either side is no
-        mismatch."""
+        own must not take the old base's). When the event names its base, a list of no
+        known base (cached before it was kept, or by a release without it) is asked for
+        again; an event naming none (a command on a dry run's PR) takes the head's."""
         if not head_sha or self.files_sha != head_sha or self.files is None:
             return None
-        if base_ref and self.files_base and base_ref != self.files_base:
+        if base_ref and base_ref != self.files_base:
             return None
         return self.files
 
@@ -237,6 +239,25 @@ def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
     caches a new head's files and leaves the count of the old head's in place."""
     sha, _, count = (stored or "").rpartition(":")
     return int(count) if stored and sha == str(files_sha) and count.isdigit() else None
+
+
+def _list_key(files_json: str) -> str:
+    return hashlib.sha256(files_json.encode()).hexdigest()[:16]
+
+
+def _stored_base(base: str | None, files: tuple[str, ...] | None) -> str | None:
+    """`files_base` as stored: tied to the list it is of (its key)."""
+    if base is None or files is None:
+        return None
+    return f"{_list_key(json.dumps(list(files)))}:{base}"
+
+
+def _base_for(stored: str | None, files_json: str | None) -> str | None:
+    """The base branch stored with the files, if it is of these: a release before it (a
+    rollback) caches another list, for the same head when it was retargeted, and leaves
+    the base of the one before in place."""
+    key, _, base = (stored or "").partition(":")  # no `:` in a branch name
+    return base if files_json and base and key == _list_key(files_json) else None
 
 
 class PRStore:
@@ -305,7 +326,7 @@ class PRStore:
             files_sha=r["files_sha"],
             files=tuple(json.loads(r["files"])) if r["files"] is not None else None,
             files_listed=_listed_for(r["files_listed"], r["files_sha"]),
-            files_base=r["files_base"],
+            files_base=_base_for(r["files_base"], r["files"]),
             event_at=r["event_at"],
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
@@ -382,7 +403,7 @@ class PRStore:
                 state.dismissed_at,
                 state.restored_at,
                 state.event_by,
-                state.files_base,
+                _stored_base(state.files_base, state.files),
             ),
         )
 

@@ -122,9 +122,17 @@ def _topic_last(why: str) -> bool:
 
 
 def _place(text: str, form: str) -> int:
-    """Where the title writes this form first (case aside); after all else if nowhere."""
-    at = text.lower().find(form.lower())
-    return at if at >= 0 else len(text)
+    """Where the title writes this form first (case aside) as a word or a piece of a name
+    ('EC' not inside "Respect": after a non-letter, or a capital after a small letter);
+    after all else if nowhere."""
+    for m in re.finditer(re.escape(form), text, re.IGNORECASE):
+        at = m.start()
+        before = text[at - 1] if at else " "
+        if not before.isalnum() or (before.islower() and text[at].isupper()):
+            return at
+        if before.isalpha() != text[at].isalpha():  # a letter/digit edge: `DSv4`
+            return at
+    return len(text)
 
 
 def shared_detail(

@@ -184,6 +184,9 @@ class FakeFile:
     patch: str | None = "@@ -1 +1 @@\n-old\n+new"  # None: binary or too large (no patch)
 
 
+BASE_SHA = "0" * 40  # the base branch's commit of every fake PR
+
+
 @dataclass
 class FakePull:
     number: int
@@ -988,7 +991,7 @@ class FakeGitHub:
             "requested_reviewers": [],
             "requested_teams": [],
             "head": part(f"branch-{pr.number}", pr.head_sha),
-            "base": part(pr.base_ref, "0" * 40),
+            "base": part(pr.base_ref, BASE_SHA),
             "author_association": "CONTRIBUTOR",
             "auto_merge": None,
             "draft": pr.draft,
@@ -1003,7 +1006,10 @@ class FakeGitHub:
         }
 
     def _file_json(self, repo: FakeRepo, pr: FakePull, f: FakeFile) -> dict[str, Any]:
-        blob = f"https://github.com/{repo.full_name}/blob/{pr.head_sha}/{quote(f.filename)}"
+        # a removed file's URLs name the commit before, where it still is (GitHub's diff
+        # entries do, as recorded in buildbot's tests of its GitHub hook)
+        at = BASE_SHA if f.status == "removed" else pr.head_sha
+        blob = f"https://github.com/{repo.full_name}/blob/{at}/{quote(f.filename)}"
         out = {
             "sha": secrets.token_hex(20),
             "filename": f.filename,
@@ -1014,7 +1020,7 @@ class FakeGitHub:
             "blob_url": blob,
             "raw_url": blob.replace("/blob/", "/raw/", 1),
             "contents_url": self._api(
-                f"/repos/{repo.full_name}/contents/{quote(f.filename)}?ref={pr.head_sha}"
+                f"/repos/{repo.full_name}/contents/{quote(f.filename)}?ref={at}"
             ),
         }
         if f.patch is not None:

@@ -15,17 +15,26 @@ import pytest
 from bot.github_client import _listed_at
 from bot.markers import MARKER
 from bot.prstate import PRState
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile
 from tests.test_command_events import comment_payload
+from tests.test_e2e import live_settings, repo_calls
+from tests.test_rollback import old_release
 from tests.webhook_kit import (
+    HEAD,
     MATCHING_FILES,
+    MATCHING_TITLE,
     UNRELATED_TITLE,
+    LiveServer,
+    app_env,
     app_settings,
     clean_env,
     deliver_pr,
     drain,
     post,
+    pr_payload,
+    send_signed,
     serving,
+    wait_until,
 )
 
 BOT = f"{DEFAULT_APP_SLUG}[bot]"
@@ -201,5 +210,134 @@ def test_a_cached_list_is_of_its_head_and_of_its_base_when_both_are_known():
     assert state.files_for(A, "main") == ("a.py",)
     assert state.files_for(A, "release") is None  # retargeted since
     assert state.files_for(B, "main") is None  # pushed since
-    assert state.files_for(A) == ("a.py",)  # a base not known is no mismatch
-    assert replace(state, files_base=None).files_for(A, "release") == ("a.py",)  # cached before
+    assert state.files_for(A) == ("a.py",)  # an event naming no base takes the head's
+    unknown = replace(state, files_base=None)  # cached before bases were kept
+    assert unknown.files_for(A, "main") is None and unknown.files_for(A) == ("a.py",)
+
+
+# --- found by review r23d of the fixes above ---------------------------------------
+
+PREVIOUS = "696968a"  # the release before the file cache kept its base
+
+
+def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes_back(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """c807693 keys the file cache by base branch too (`files_base`), so that a label
+    delivered before the retarget it follows does not take the other base's files
+    (tests/test_file_cache.py). But `files_base` is a column the previous release does not
+    know: its writes (README "Upgrading": rolling back runs on the new database) cache a
+    new list and leave `files_base` as it was. Here this release caches the PR's files on
+    `master`; rolled back, the previous release handles a retarget onto a stacked parent's
+    branch and caches that diff (a docs change), `files_base` still saying `master`;
+    forward again, the PR is retargeted back to `master` and Mergify's `labeled` is
+    delivered before the retarget's `edited` (the very race the commit fixes). The label
+    finds a list "of `master`" for its head and matches on the parent branch's docs
+    change; the `edited`, older, is stale: the PR keeps "no note matches" though its diff
+    touches a note's files. `files_listed` had the same hazard and was made safe by
+    storing the head with the count (`sha:n`, `prstate._listed_for`); `files_base` is not
+    tied to the list it describes. Cause: bot/prstate.py `PRStore.put`/`PRState.files_for`
+    (`files_base` stored bare). Fix: store it as `files_sha:base` and read it only when its
+    SHA is the cached list's, as `files_listed` is."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    n, head = 8301, "a" * 40
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = head
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        deliver_pr(
+            client, rt, number=n, title=UNRELATED_TITLE, head_sha=head,
+            updated_at="2026-09-01T10:00:00Z",
+        )  # fmt: skip
+        assert "kv\\_cache\\_coordinator.py" in _sticky(fake, n)  # matched by its files
+        assert rt.ctx.prs.get(DEFAULT_REPO, n).files_base == "master"
+    # rollback: the previous release handles a retarget onto the parent's branch
+    parent = fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE)
+    parent.head_sha, parent.base_ref = head, "parent-feature"
+    env = app_env(tmp_path, fake, app_key)
+    env["PYTHONPATH"] = str(old_release(tmp_path, PREVIOUS))
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    server = LiveServer(tmp_path, env)
+    with server.run():
+        retarget = pr_payload(
+            "edited", number=n, title=UNRELATED_TITLE, head_sha=head,
+            changes={"base": {"ref": {"from": "master"}, "sha": {"from": "0" * 40}}},
+            updated_at="2026-09-01T10:00:10Z", base_ref="parent-feature",
+        )  # fmt: skip
+        assert send_signed(server.base, "pull_request", retarget, "r23d-retarget") == 202
+        wait_until(lambda: "any more" in (_sticky(fake, n) or ""), what="the old update")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    # forward again: retargeted back to master; the label is delivered before the retarget
+    back = fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE)
+    back.head_sha, back.base_ref = head, "master"
+    with serving(settings) as (client, rt):
+        deliver_pr(
+            client, rt, number=n, action="labeled", title=UNRELATED_TITLE, head_sha=head,
+            labels=("ready",), updated_at="2026-09-01T10:00:21Z", base_ref="master",
+        )  # fmt: skip
+        deliver_pr(
+            client, rt, number=n, action="edited", title=UNRELATED_TITLE, head_sha=head,
+            changes={"base": {"ref": {"from": "parent-feature"}, "sha": {"from": "0" * 40}}},
+            updated_at="2026-09-01T10:00:20Z", base_ref="master",
+        )  # fmt: skip
+        assert rt.queue.counts()["failed"] == 0
+        body = _sticky(fake, n)
+        assert "kv\\_cache\\_coordinator.py" in body, (
+            "retargeted back to master, the PR was matched on the parent branch's files:"
+            f" the previous release left files_base={rt.ctx.prs.get(DEFAULT_REPO, n).files_base!r}"
+            f" on the list it cached; the comment reads {body[:300]!r}"
+        )
+
+
+def _sticky(fake, number: int) -> str | None:
+    found = [
+        c.body
+        for c in fake.comments(DEFAULT_REPO, number)
+        if c.user.login == BOT and c.body.startswith(MARKER)
+    ]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+def test_a_pr_that_deletes_a_file_is_listed_again_on_every_event(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """`GitHubClient.list_files` now takes the commit GitHub listed the files at from
+    each entry's `contents_url` (`?ref=`), and caches the list under none when the
+    entries disagree ("a push between two pages"). But GitHub's diff entries do not all
+    name the head: a removed file is gone at the head, so its `blob_url`, `raw_url` and
+    `contents_url` name the base side. Recorded GitHub answers show it (buildbot's
+    master/buildbot/test/unit/changes/test_github.py, commit 3291dbb: its removed
+    newsfragments have `?ref=2eec293`, its first parent, its modified relnotes
+    `?ref=3291dbb`), and pulls/{n}/files returns the same diff-entry objects (the fake
+    does too since). So any PR deleting a file (common: refactors, moved tests) is cached
+    under no commit, and each later event - a label, a review's `/notes`, an edit of the
+    description - lists its files again (all pages of a 3,000-file PR), where before
+    (and README step 5: "cached in prstate ... else list_files") a label after `opened`
+    cost no call. A PR that only deletes files is cached under the base's commit, which
+    no event names: the same. Cause: bot/github_client.py `list_files` (`heads` over
+    every entry) and `_listed_at`. Fix: read the commit from the entries that exist at
+    the head (status other than `removed`), or compare with the PR's `head.sha` GET."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    n = 8401
+    gone = FakeFile("vllm/v1/core/old_helpers.py", status="removed", additions=0, deletions=3)
+    pull = fake.add_pull(DEFAULT_REPO, n, files=[*MATCHING_FILES, gone], title=MATCHING_TITLE)
+    pull.head_sha = HEAD  # GitHub lists the files at the event's head
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, number=n, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+        assert _sticky(fake, n) is not None and rt.queue.counts()["failed"] == 0
+        fake.clear_requests()
+        deliver_pr(
+            client, rt, number=n, action="labeled", title=MATCHING_TITLE, labels=("x",),
+            updated_at="2026-09-01T10:00:01Z",
+        )  # fmt: skip
+        calls = dict(repo_calls(fake))
+        cached = rt.ctx.prs.get(DEFAULT_REPO, n)
+        assert calls == {}, (
+            f"a label on an unchanged PR that deletes a file cost {calls}: its list was"
+            f" cached under files_sha={cached.files_sha!r} (head {HEAD})"
+        )

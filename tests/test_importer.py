@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from datetime import date
@@ -10,11 +11,17 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.db import Database
+from bot.feedback import Mark
+from bot.feedback_store import FeedbackStore
 from bot.importer import derive_verdict, import_digest, note_id, parse_digest
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, check_library, load_library
 from bot.note_files import LibraryError, parse_note, parse_toml, split_front_matter
 from bot.notes import Verdict
-from tests.webhook_kit import clear_error, run_cli
+from bot.prstate import PRStore
+from bot.queue import DeliveryQueue
+from tests.fake_github import DEFAULT_REPO
+from tests.webhook_kit import clean_env, clear_error, run_cli
 
 RAW = ROOT / "seeds" / "raw"
 DIGESTS = sorted(RAW.glob("*.txt"))
@@ -1057,3 +1064,68 @@ def test_a_force_refusal_points_at_the_headers_first_line(tmp_path):
         import_digest(_digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=TODAY)
     assert text.split("\n")[0] == "+++"  # line 1 is the fence, line 2 the header's first
     assert str(exc.value).startswith(f"{path}:2: header: --force would rewrite this header")
+
+
+# --- found by review r23d ---------------------------------------------------------
+
+MARKED = "2027-01-05T09:00:00.000000Z"  # a `/notes wrong`, after the note's last update
+TAKEN = date(2027, 1, 10)  # the day a curator takes the digest's new title (--force)
+
+
+def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_unchanged(
+    tmp_path, capsys, monkeypatch
+):
+    """af76aa8 reads a note's `updated` as the day a curator changed the note "to answer
+    its marks" (README: "So set `updated` when you change a note to answer its marks"):
+    marks older than it are said to be "before the update", "may be answered already",
+    leave the terms line and rank behind. 572cc50 lets `notes import --force` take a
+    digest's new Chinese title for a note found by its guidance ("the same guidance under
+    another title", its id and file unchanged); that refresh sets `updated` to today, as
+    any --force refresh does. So a curator taking a mere retitle (no word of the
+    guidance, keywords or paths changed: the note links the same PRs and says the same
+    thing) silently ages every standing `/notes wrong` mark of it: the report then says
+    they may be answered already and drops their terms, though nothing answered them.
+    Cause: bot/importer.py `plan_import` (`changes["updated"] = today` on every --force
+    refresh) meeting bot/feedback.py `NoteFeedback.before_update`. Fix: a refresh that
+    changes neither guidance nor what matching reads (keywords, aspects, paths, topics,
+    titles' words) keeps `updated`; or feedback ages marks by a date only such changes
+    set."""
+    clean_env(monkeypatch)
+    notes = tmp_path / "notes"
+    shutil.copytree(DEFAULT_NOTES_DIR, notes)
+    digest = ROOT / "seeds" / "raw" / "004_8895db6335a0d0f8.txt"
+    lines = digest.read_text("utf-8").split("\n")
+    old_title = lines[2]
+    retitled = tmp_path / digest.name
+    retitled.write_text("\n".join([*lines[:2], old_title + "（修订）", *lines[3:]]), "utf-8")
+    (path,) = [p for p in notes.glob("*.md") if f'title_zh = "{old_title}"' in p.read_text()]
+    before = load_library(notes).by_id[path.stem]
+    db_path = tmp_path / "bot.sqlite3"
+    db = Database(db_path)
+    DeliveryQueue(db), PRStore(db)
+    evidence = ("changes vllm/v1/core/kv_cache_coordinator.py (a path of this note)",)
+    FeedbackStore(db).record(
+        Mark(DEFAULT_REPO, 7, before.id, 1, "reviewer", "not this", evidence, MARKED)
+    )
+    db.close()
+    assert before.updated is not None and before.updated.isoformat() < MARKED[:10]
+
+    def report() -> dict:
+        assert main(["notes", "feedback", str(notes), "--db", str(db_path), "--json"]) == 0
+        rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.strip()]
+        (row,) = [r for r in rows if r["note"] == before.id]
+        return row
+
+    assert [m["before_update"] for m in report()["marks"]] == [False]  # made since
+    result = import_digest(retitled, notes, force=True, today=TAKEN)
+    assert result.updated == [path]
+    after = load_library(notes).by_id[path.stem]
+    # the note as it matches and advises: unchanged but for its Chinese title
+    same = ("guidance", "keywords", "aspects", "paths", "topics", "title_en", "summary_en")
+    assert [getattr(after, k) for k in same] == [getattr(before, k) for k in same]
+    row = report()
+    assert [m["before_update"] for m in row["marks"]] == [False], (
+        f"a retitle taken on {row['updated']} aged the mark of {MARKED[:10]}: the report now"
+        " says it may be answered already and leaves its terms out, though the note's"
+        f" guidance and matching did not change; terms: {row.get('terms')}"
+    )

@@ -1768,8 +1768,8 @@ def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keyw
     # the words another line quotes are said there, once (r23b): whose each side is
     assert m.reasons == (
         "title mentions 'piecewise' (the part of CUDA graphs this note is about)",
-        "title mentions 'CUDA graph', 'graph capture' (also in this note's title and keywords;"
-        " topic: CUDA graphs)",
+        "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
+        "title mentions 'graph capture' (also in this note's keywords; topic: CUDA graphs)",
     )
     sides = {"cuda": "title", "graph": "title", "capture": "keywords"}
     assert {w: "title" if w in title_words(eager.title_en) else "keywords" for w in sides} == sides
