@@ -56,6 +56,15 @@ def ours(fake, number):
     return [c for c in fake.comments(DEFAULT_REPO, number) if c.user.login == BOT]
 
 
+def _opened_at_a_while_github_shows_b_then_back_at_a(client, rt, fake, n: int) -> None:
+    """PR n's `opened` (head A) handled while GitHub is at head B (a docs change), then
+    GitHub force-pushed back to A, whose files match a note."""
+    fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE).head_sha = B
+    opened = dict(number=n, title=UNRELATED_TITLE, head_sha=A, updated_at="2026-09-01T10:00:00Z")
+    deliver_pr(client, rt, **opened)
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = A
+
+
 def test_a_force_push_back_to_an_earlier_head_is_matched_on_that_head_s_files(live):
     """A force-push storm: head A is pushed, then B, then A again (`git push -f` of the
     commit before a bad rebase). The `opened` of head A is handled while GitHub already
@@ -70,37 +79,11 @@ def test_a_force_push_back_to_an_earlier_head_is_matched_on_that_head_s_files(li
     (bot/sticky.py `_with_files`, bot/prstate.py `PRState.files_for`)."""
     client, rt, fake = live
     n = 8101
-    # GitHub is at head B already when `opened` (head A) is handled
-    fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE).head_sha = B
-    deliver_pr(
-        client,
-        rt,
-        number=n,
-        title=UNRELATED_TITLE,
-        head_sha=A,
-        updated_at="2026-09-01T10:00:00Z",
-    )
-    # force-pushed back to A: GitHub lists A's files again
-    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = A
-    deliver_pr(
-        client,
-        rt,
-        number=n,
-        action="synchronize",
-        title=UNRELATED_TITLE,
-        head_sha=A,
-        updated_at="2026-09-01T10:00:20Z",
-    )
+    _opened_at_a_while_github_shows_b_then_back_at_a(client, rt, fake, n)
+    push = dict(number=n, action="synchronize", title=UNRELATED_TITLE)
+    deliver_pr(client, rt, head_sha=A, updated_at="2026-09-01T10:00:20Z", **push)
     # B's push, delivered last, is older than A's return: stale
-    deliver_pr(
-        client,
-        rt,
-        number=n,
-        action="synchronize",
-        title=UNRELATED_TITLE,
-        head_sha=B,
-        updated_at="2026-09-01T10:00:10Z",
-    )
+    deliver_pr(client, rt, head_sha=B, updated_at="2026-09-01T10:00:10Z", **push)
     assert rt.queue.counts()["failed"] == 0
     # what a PR with A's files and this title gets when nothing races
     fresh = 8102
@@ -120,16 +103,7 @@ def test_a_force_push_back_then_notes_refresh_still_matches_the_wrong_files(live
     one command meant to repair a stale comment cannot (bot/sticky.py `_with_files`)."""
     client, rt, fake = live
     n = 8111
-    fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE).head_sha = B
-    deliver_pr(
-        client,
-        rt,
-        number=n,
-        title=UNRELATED_TITLE,
-        head_sha=A,
-        updated_at="2026-09-01T10:00:00Z",
-    )
-    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = A
+    _opened_at_a_while_github_shows_b_then_back_at_a(client, rt, fake, n)
     said = fake.add_comment(DEFAULT_REPO, n, "/notes", login="reviewer")
     payload = comment_payload(said, number=n, title=UNRELATED_TITLE)
     assert post(client, "issue_comment", payload).status_code == 202

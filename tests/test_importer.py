@@ -475,20 +475,27 @@ def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
     assert not old.exists()
 
 
-def test_an_entry_the_digest_retitled_is_found_by_its_guidance_not_made_a_second_note(
-    tmp_path, capsys
-):
-    # A digest whose Chinese title of an entry was changed (the id's source) made the
-    # note anew: the same guidance twice in the library, and on every PR it matched
+def _a_digest_retitling_a_note(tmp_path: Path) -> tuple[Path, Path, Path, str]:
+    """The shipped notes copied, and a copy of a seed digest that gives its first entry
+    another Chinese title: (notes dir, that digest, the note's file, its old title)."""
     notes = tmp_path / "notes"
     shutil.copytree(DEFAULT_NOTES_DIR, notes)
-    before = {p: p.read_bytes() for p in notes.rglob("*.md")}
     digest = ROOT / "seeds" / "raw" / "004_8895db6335a0d0f8.txt"
     lines = digest.read_text("utf-8").split("\n")
     old_title = lines[2]
     retitled = tmp_path / digest.name
     retitled.write_text("\n".join([*lines[:2], old_title + "（修订）", *lines[3:]]), "utf-8")
     (note,) = [p for p in notes.glob("*.md") if f'title_zh = "{old_title}"' in p.read_text()]
+    return notes, retitled, note, old_title
+
+
+def test_an_entry_the_digest_retitled_is_found_by_its_guidance_not_made_a_second_note(
+    tmp_path, capsys
+):
+    # A digest whose Chinese title of an entry was changed (the id's source) made the
+    # note anew: the same guidance twice in the library, and on every PR it matched
+    notes, retitled, note, old_title = _a_digest_retitling_a_note(tmp_path)
+    before = {p: p.read_bytes() for p in notes.rglob("*.md")}
     assert main(["notes", "import", "--notes-dir", str(notes), str(retitled)]) == 0
     out = capsys.readouterr().out
     assert f"kept    {note} (the digest gives it another Chinese title, with the same" in out
@@ -1091,14 +1098,7 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
     titles' words) keeps `updated`; or feedback ages marks by a date only such changes
     set."""
     clean_env(monkeypatch)
-    notes = tmp_path / "notes"
-    shutil.copytree(DEFAULT_NOTES_DIR, notes)
-    digest = ROOT / "seeds" / "raw" / "004_8895db6335a0d0f8.txt"
-    lines = digest.read_text("utf-8").split("\n")
-    old_title = lines[2]
-    retitled = tmp_path / digest.name
-    retitled.write_text("\n".join([*lines[:2], old_title + "（修订）", *lines[3:]]), "utf-8")
-    (path,) = [p for p in notes.glob("*.md") if f'title_zh = "{old_title}"' in p.read_text()]
+    notes, retitled, path, _ = _a_digest_retitling_a_note(tmp_path)
     before = load_library(notes).by_id[path.stem]
     db_path = tmp_path / "bot.sqlite3"
     db = Database(db_path)
