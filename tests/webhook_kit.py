@@ -242,7 +242,7 @@ class LiveServer:
                 stderr=subprocess.STDOUT,
             )
             try:
-                wait_until(self.health, what="server start")
+                wait_until(self.health, timeout=90, what="server start")  # a loaded machine
                 yield proc
             finally:
                 if proc.poll() is None:
