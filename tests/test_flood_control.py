@@ -427,3 +427,59 @@ def test_only_deliveries_admitted_before_count_as_admitted_and_the_oldest_are_fo
     flood.admit("d1", max_kept=2)  # admitted again: the newest now
     flood.admit("d3", max_kept=2)
     assert flood.admitted("d1") and flood.admitted("d3") and not flood.admitted("d2")
+
+
+# --- found by mutation run 'r23a' (bot/flood_control.py) ---
+
+
+# kills: bot/flood_control.py:116 `now - w.last_run >= self.min_interval_s` -> `>`
+def test_pruning_forgets_windows_that_ended_exactly_now():
+    """A window is over `min_interval_s` after its run (`admit` RUNs then), so the
+    pruning that keeps the table at `max_keys` may forget it."""
+    clock = FakeClock()
+    limiter = RateLimiter(5.0, clock, max_keys=2)
+    limiter.admit("a")
+    limiter.admit("b")
+    clock.advance(5.0)
+    assert limiter.admit("c").admission is Admission.RUN
+    assert set(limiter._windows) == {"c"}
+
+
+# kills: bot/flood_control.py:133 `refill_s <= 0` -> `refill_s <= 1`
+def test_a_sub_second_refill_is_accepted():
+    clock = FakeClock()
+    budget = ReplyBudget(1, 0.5, clock)
+    assert budget.allow("pr1") and not budget.allow("pr1")
+    clock.advance(0.5)
+    assert budget.allow("pr1")
+
+
+# kills: bot/flood_control.py:192 `installation: bool = False` -> `True`,
+#        bot/flood_control.py:193 `first: bool = False` -> `True`
+def test_a_prs_spent_reply_budget_is_not_said_to_be_the_installations():
+    flood = FloodControl(CommandConfig(reply_burst=1), FakeClock())
+    assert flood.allow_reply("pr1", 7) is None
+    refused = flood.allow_reply("pr1", 7)
+    assert refused is not None
+    assert (refused.installation, refused.first) == (False, False)
+
+
+# kills: bot/flood_control.py:335 `writes > 0` -> `writes > 1`
+def test_a_re_run_taking_one_write_spends_one():
+    flood = FloodControl(CommandConfig(installation_write_burst=10), FakeClock())
+    flood.take_writes(7, 1)
+    assert flood.installation_writes.left(7) == 9
+
+
+# kills: bot/flood_control.py:349 `len(self._prepaid) >= max_kept` -> `>`, and
+#        :360 `return False` -> `return None` (the others of 359-362 only test_command_events
+#        killed, in 90 s; here too now)
+def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
+    flood = FloodControl(load_command_config(), clock=lambda: 0.0)
+    assert flood.claim_prepaid("d0") is False  # never prepaid
+    for delivery in ("d1", "d2", "d3"):
+        flood.prepaid(delivery, max_kept=2)
+    assert flood.claim_prepaid("d1") is False  # forgotten past max_kept
+    assert flood.claim_prepaid("d3") is True
+    assert flood.claim_prepaid("d3") is False  # once
+    assert flood.claim_prepaid("d2") is True
