@@ -2000,3 +2000,59 @@ def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_clie
     with pytest.raises(GitHubError, match="closed"):
         client.hook_deliveries(datetime.now(UTC) - timedelta(hours=1))
     assert fake_github.requests == []
+
+
+# --- found by mutation run 'r23a' (bot/github_pacing.py) ---
+
+
+# kills: bot/github_pacing.py:103 `"x-ratelimit-reset" in headers` -> `not in`,
+#        :116/:117 `method is None` / `route is None` -> `is not None`
+def test_the_call_counter_totals_by_each_part_and_keeps_the_last_rate_headers():
+    calls = github_pacing.CallCounter()
+    calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "41"})
+    calls.record("GET", FILES_ROUTE, "502")
+    calls.record("POST", "other", "201", {"x-ratelimit-reset": "1700000000"})
+    assert calls.total() == 3
+    assert (calls.total("GET"), calls.total("POST"), calls.total("PATCH")) == (2, 1, 0)
+    assert (calls.total(route=FILES_ROUTE), calls.total(route="other")) == (2, 1)
+    assert calls.total("GET", FILES_ROUTE, "502") == 1
+    assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
+
+
+# kills: bot/github_pacing.py:192 `before <= now` -> `<`, `until > now` -> `>=`, and
+#        `before <= now or ...` -> `and`
+@pytest.mark.parametrize(
+    ("first", "later", "second", "news"),
+    [
+        (None, 0.0, 0.0, False),  # no pause at all
+        (3.0, 3.0, 0.5, True),  # the last pause ended just now: this one begins
+        (3.0, 1.0, 5.0, True),  # ends 3 s after the pause under way: lengthened notably
+        (3.0, 1.0, 2.5, False),  # ends 0.5 s after it: the same limit
+    ],
+)
+def test_a_pause_is_news_when_it_begins_or_ends_notably_later(first, later, second, news):
+    now = [0.0]
+    pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
+    if first is not None:
+        assert pacer.pause(first)
+    now[0] += later
+    assert pacer.pause(second) is news
+
+
+# kills: bot/github_pacing.py:200 `paused - now > self._sleep_max` -> `>=`,
+#        :204 `transient=True` -> `False`
+def test_a_request_waits_a_pause_of_exactly_sleep_max_and_one_longer_is_refused_for_now():
+    now, slept = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    pacer = github_pacing.Pacer(0.0, 0.0, sleep_max=10, clock=lambda: now[0], sleep=sleep)
+    pacer.pause(10.0)
+    pacer.before("GET")
+    assert (slept, now[0]) == ([10.0], 10.0)
+    pacer.pause(10.5)
+    with pytest.raises(github_pacing.Paused) as refused:
+        pacer.before("GET")
+    assert (refused.value.transient, refused.value.retry_after) == (True, 10.5)
