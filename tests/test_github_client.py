@@ -2056,3 +2056,57 @@ def test_a_request_waits_a_pause_of_exactly_sleep_max_and_one_longer_is_refused_
     with pytest.raises(github_pacing.Paused) as refused:
         pacer.before("GET")
     assert (refused.value.transient, refused.value.retry_after) == (True, 10.5)
+
+
+# kills (hand mutant of r23a): bot/github_pacing.py:96 `max(..., 0.0)` dropped
+def test_the_pause_left_counts_down_to_zero_not_below():
+    now = [0.0]
+    calls = github_pacing.CallCounter(clock=lambda: now[0])
+    assert calls.paused_for() == 0.0
+    calls.record_pause(5.0, news=True)
+    now[0] = 2.0
+    assert calls.paused_for() == 3.0
+    now[0] = 7.0
+    assert calls.paused_for() == 0.0
+
+
+# kills (hand mutant of r23a): bot/github_pacing.py:178 `max(self._secondary_streak, 1)`
+# -> `self._secondary_streak` (the client's `or 1` hides it today)
+def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
+    now = [0.0]
+    pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
+    pacer.pause(30.0)  # a primary limit: no secondary one met yet
+    now[0] = 1.0
+    assert pacer.met_secondary_limit() == 1
+
+
+# kills (hand mutant of r23a): bot/github_pacing.py:215 `max(paused, self._clock())`
+# -> `paused`
+def test_a_pause_that_ended_while_a_request_waited_its_turn_does_not_cost_the_turn():
+    now, slept = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) == 1:  # another thread's answer: a pause over before this turn comes
+            pacer.pause(0.1)
+        now[0] += seconds
+
+    pacer = github_pacing.Pacer(0.25, 1.0, clock=lambda: now[0], sleep=sleep)
+    pacer.before("GET")
+    pacer.before("GET")  # its turn at 0.25
+    assert (slept, now[0]) == ([0.25], 0.25)
+
+
+# kills (hand mutants of r23a): bot/github_pacing.py:223/:225 `max(self._next, ...)`,
+# `max(self._next_write, ...)` dropped in `after`
+def test_a_request_that_ends_early_does_not_move_back_the_turns_taken_after_it():
+    now, slept = [0.0], []
+    # the other threads sleep: the clock is the test's
+    pacer = github_pacing.Pacer(0.25, 1.0, clock=lambda: now[0], sleep=slept.append)
+    pacer.before("POST")  # a write starts at 0
+    pacer.before("POST")  # another thread's write takes its turn at 1.0
+    now[0] = 0.5
+    pacer.after("POST")  # the first ends: 1 s after that is before the turn taken
+    pacer.before("GET")  # 0.25 s after the second write's start, not after the first's end
+    pacer.before("POST")  # 1 s after the second write's start
+    assert slept == [1.0, 0.75, 1.5]
