@@ -483,3 +483,26 @@ def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     assert flood.claim_prepaid("d3") is True
     assert flood.claim_prepaid("d3") is False  # once
     assert flood.claim_prepaid("d2") is True
+
+
+# kills (hand mutant of r23a): bot/flood_control.py:270 `self._pr_reply_spells.mend(pr)`
+# dropped
+def test_a_prs_spell_of_refusals_ends_once_its_budget_is_full_again():
+    clock = FakeClock()
+    flood = FloodControl(CommandConfig(reply_burst=2, reply_refill_s=30.0), clock)
+    assert flood.allow_reply("pr1", 7) is None and flood.allow_reply("pr1", 7) is None
+    assert flood.allow_reply("pr1", 7) == Overspent()
+    clock.advance(60)  # full again: that spell is over
+    assert flood.allow_reply("pr1", 7) is None and flood.allow_reply("pr1", 7) is None
+    assert not flood.refusing(7, "pr1")  # spent, but not refused yet: the next is told (😕)
+
+
+# kills (hand mutant of r23a): bot/flood_control.py:311 `self._admitted.pop(delivery, None)`
+# dropped
+def test_admitting_a_delivery_again_forgets_no_other():
+    flood = FloodControl(load_command_config(), clock=lambda: 0.0)
+    for delivery in ("d1", "d2", "d3", "d2"):  # d2 again: the newest now, and no more kept
+        flood.admit(delivery, max_kept=3)
+    assert all(flood.admitted(d) for d in ("d1", "d2", "d3"))
+    flood.admit("d4", max_kept=3)
+    assert [flood.admitted(d) for d in ("d1", "d2", "d3", "d4")] == [False, True, True, True]
