@@ -538,3 +538,39 @@ def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
                         assert terms, reason
                         assert not any(t.strip("'").isdigit() for t in terms), (reason, terms)
     assert seen > 1000
+
+
+# --- found by mutation run 'r23a' (bot/feedback.py, hand mutants) ---
+
+
+# kills: bot/feedback.py:185 a mark's repository not lower-cased; :188 a shown PR's
+# repository not lower-cased (GitHub's names ignore case)
+@pytest.mark.parametrize(
+    ("marked_in", "shown_in"), [("Vllm-Project/vLLM", "vllm-project/vllm"), ("o/r", "O/R")]
+)
+def test_a_marked_pr_is_not_counted_as_unmarked_whatever_the_case_of_its_repository(
+    marked_in, shown_in
+):
+    mtp = ("title mentions 'MTP' (aspect of this note)",)
+    marked = Mark(marked_in, 1, "a", 1, "reviewer", evidence=mtp, at="t")
+    (a,) = summarise([marked], {"a": 1}, [(shown_in, 1, "a", mtp)])
+    assert [(t.term, t.marked, t.shown) for t in a.terms] == [("'MTP'", 1, 1)]
+
+
+# kills: bot/feedback.py:200 the notes of equal marks and share not ranked most shown first
+def test_notes_never_marked_are_listed_most_shown_first():
+    rows = summarise([], {"a": 2, "b": 7, "c": 5})
+    assert [f.note_id for f in rows] == ["b", "c", "a"]
+
+
+# kills: bot/feedback.py:70 an id the comment shows taken for a renamed note's former id
+def test_an_id_the_comment_shows_names_the_note_shown_under_it_though_a_note_had_it_before():
+    shown = ("vllm-aaaa1111", "vllm-bbbb2222")
+    renamed = {"vllm-aaaa1111": "vllm-bbbb2222", "vllm-bbbb2222": "vllm-cccc3333"}
+    assert pick_note(("vllm-aaaa1111",), shown, renamed=renamed).rank == 1
+
+
+# kills: bot/feedback.py:227 a mark's time said in full, not its date
+def test_a_marks_line_says_the_day_it_was_made():
+    lines = report_lines(summarise([mark("a", 1, "2026-12-01T09:30:00Z")], {"a": 1}), {})
+    assert "    vllm-project/vllm PR 1 (note 1 of the comment), 2026-12-01, by reviewer" in lines
