@@ -104,11 +104,13 @@ def rate_limit_wait(exc: BaseException) -> float | None:
 
 
 class FilesNotReady(Exception):
-    """GitHub listed fewer files than the PR's `changed_files` says: right after a push
-    the list can lag behind. Matching on it would link the wrong notes; look again later."""
+    """GitHub listed fewer files than the PR's `changed_files` says, or listed them at the
+    head before the event's: right after a push the list can lag behind. Matching on it
+    would link the wrong notes; look again later."""
 
-    def __init__(self, ref: PRRef, listed: int, expected: int):
-        super().__init__(f"GitHub listed {listed} of {expected} changed files")
+    def __init__(self, ref: PRRef, listed: int, expected: int, at: str = ""):
+        said = f"at {at[:12]}, the head before" if at else f"of {expected} changed files"
+        super().__init__(f"GitHub listed {listed} files {said}")
         self.ref, self.listed, self.expected = ref, listed, expected
 
 

@@ -81,7 +81,7 @@ from bot.reasons import (
     shared_detail,
     tag_text,
 )
-from bot.similarity import Vocabulary, names_in, shared_words, title_words
+from bot.similarity import Vocabulary, names_in, shared_words, title_words, written_form
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
 
 if TYPE_CHECKING:  # matching takes the config as data; match_config, its loader, imports this
@@ -480,6 +480,9 @@ class CompiledMatcher:
             for n, words in zip(self.notes, public, strict=True)
         ]
         self._title_only = [title_words(n.title_en) for n in self.notes]
+        self._keyword_words = [
+            [title_words(k) for k in n.keywords if not is_private_name(k)] for n in self.notes
+        ]
         # what they write, for a reason to quote no more than the note says
         self._names = [
             (names_in(n.title_en), names_in(words))
@@ -679,10 +682,16 @@ class CompiledMatcher:
             if not (said := _said_apart(key, own, scan)):
                 continue
             weight = self.config.weights.note_aspect
-            topic = self.library.topics[self.notes[i].topics[0]].name_en
-            gloss = ASPECT.format(topic)
+            gloss = ASPECT.format(self.library.topics[self._aspect_topic(i, key)].name_en)
             return Evidence(EvidenceKind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
+
+    def _aspect_topic(self, i: int, key: str) -> str:
+        """The note's topic an aspect is of: the first whose terms hold it (`DSpark`, a
+        drafter, is Speculative decoding's, not Sparse MLA's), else its first topic."""
+        topics = self.notes[i].topics
+        holding = self._term_topics.get(key, ())
+        return next((t for t in topics if t in holding), topics[0])
 
     def _similar(self, i: int, facts: PRFacts, scan: _Scan, own: list[Evidence]) -> Evidence | None:
         """The title says what the note's title says, in the same rare words; not when
@@ -811,54 +820,63 @@ class CompiledMatcher:
         """A title word the similar-title line shares with the note that another line of
         it quotes too ("title mentions 'EAGLE' (topic: ...)") is said once, on that line:
         "also in this note's title" (or keywords, unless the line says it is a keyword of
-        the note), when the note writes every word of the name it quotes. The similar
-        line keeps the other words while they are enough to make a title like the note's
-        (`similar_min_words`: 'Keep' alone says nothing), else goes, its weight, in its
-        place, on the line that took its first word (it orders the lines; the score is
-        summed before)."""
+        the note) when the note's title, or one keyword, writes every word of the name
+        that line quotes; else the gloss names the words ("'warmup' also in this note's
+        title" of 'kernel warmup'). The similar line keeps the other words; its weight is
+        shared between them and the first line that took a word, in its place (it orders
+        the lines; the score is summed before)."""
         sim = next((e for e in own if e.kind is EvidenceKind.SIMILAR), None)
         at = next((n for n, s in enumerate(scored) if sim and s[1] == sim.what), None)
         if sim is None or at is None or self._vocab is None:
             return scored
-        quoting: dict[str, list[tuple[Said, str]]] = defaultdict(list)  # word -> line, name
+        quoting: dict[str, tuple[Said, str]] = {}  # word -> the first line quoting it, the name
         whys: dict[str | Said, set[str]] = defaultdict(set)
         for _, what, why in scored:
             whys[what].add(why)
             if isinstance(what, Said) and what.saying is Saying.TITLE:
                 for name in what.names:
                     for word in title_words(name):
-                        quoting[word].append((what, name))
+                        quoting.setdefault(word, (what, name))
         cfg = self.config
         words = _quoted(
             shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
         )
-        told: dict[str, Said] = {}  # word -> the line that says it
-        also: dict[tuple[Said, str], set[str]] = defaultdict(set)  # (line, side) -> names
-        for w in words:
-            side = "title" if w in self._title_only[i] else "keywords"
-            note_has = self._title_only[i] if side == "title" else self._title_words[i]
-            # a name the note writes every word of: 'KV Transfer' is not "also in" a
-            # title writing only 'KV' (that word stays on the shares line)
-            fit = [(line, n) for line, n in quoting.get(w, ()) if title_words(n) <= note_has]
-            if not fit:
-                continue
-            line, name = fit[0]
-            told[w] = line
-            if side == "title" or KEYWORD not in whys[line]:  # a keyword says it already
-                also[line, side].add(name)
+        told = [w for w in words if w in quoting]
         if not told:
             return scored
+        whole: dict[tuple[Said, str], set[str]] = defaultdict(set)  # (line, side) -> names
+        parts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (name, side) -> words
+        for w in told:
+            line, name = quoting[w]
+            side = "title" if w in self._title_only[i] else "keywords"
+            if side == "keywords" and KEYWORD in whys[line]:
+                continue  # the line says it is the note's keyword already
+            if self._writes(i, side, name):
+                whole[line, side].add(name)
+            else:
+                parts[name, side].append(w)
         weight, out = scored[at][0], scored[:at] + scored[at + 1 :]
-        for (line, side), names in also.items():
+        for (line, side), names in whole.items():
             said = Said(Saying.TITLE, tuple(n for n in line.names if n in names))
             out.append((0.0, said, f"also in this note's {side}"))
+        for (name, side), some in parts.items():
+            quoted = ", ".join(f"'{written_form(facts.title_text, w, frozenset())}'" for w in some)
+            out.append((0.0, Said(Saying.TITLE, (name,)), f"{quoted} also in this note's {side}"))
         kept = [w for w in words if w not in told]
-        if len(kept) >= cfg.similar_min_words:
+        share = weight * len(kept) / len(words)
+        out.insert(at, (weight - share, quoting[told[0]][0], ""))
+        if kept:
             detail = shared_detail(kept, self._title_only[i], self._names[i], facts)
-            out.insert(at, (weight, detail, ""))
-        else:
-            out.insert(at, (weight, next(iter(told.values())), ""))
+            out.insert(at, (share, detail, ""))
         return out
+
+    def _writes(self, i: int, side: str, name: str) -> bool:
+        """Note `i`'s title (side "title") or one of its keywords writes every word of the
+        name: 'KV Transfer' is not "also in" a title writing only 'KV'."""
+        words = title_words(name)
+        if side == "title":
+            return words <= self._title_only[i]
+        return any(words <= keyword for keyword in self._keyword_words[i])
 
     def _ties(
         self, i: int, facts: PRFacts

@@ -89,8 +89,6 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
         # closed by now (`closed` of the same second, handled first): refresh_sticky
         # leaves it alone, as it does any closed PR
         facts = _as_now(ctx, ref, facts)
-    if "base" in (payload.get("changes") or {}):  # retargeted: a diff against another base
-        ctx.prs.update(ref.repo, ref.number, files_sha=None)  # (the same head SHA)
     rechecks = int(payload.get(RECHECK) or 0)
     delays = ctx.settings.files_recheck_delays
     expected = facts.changed_files

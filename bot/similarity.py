@@ -137,7 +137,7 @@ def _said_run(name: str, pieces, at: int, said_lower: frozenset[str]) -> str:
         i = lowered.find(s)
         while i != -1:
             j = i + len(s)
-            ends_well = j in ends or not name[j].islower()
+            ends_well = j == len(name) or j in ends or not name[j].islower()
             if i <= a and b <= j and i in starts and ends_well and j - i > len(best):
                 best = name[i:j]
             i = lowered.find(s, i + 1)

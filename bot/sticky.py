@@ -45,7 +45,7 @@ from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, ski
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
-from bot.github_port import Outcome, PRRef, listed_short
+from bot.github_port import FilesNotReady, Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
 from bot.markers import MARKER
 from bot.match_result import MatchResult
@@ -236,6 +236,10 @@ def _with_files(
             base = base or (state.files_base or "")
     if files is None:
         listed = ctx.github.list_files(ref, expected=expected_files)
+        lagging = listed.head and head_sha and listed.head not in (head_sha, "")
+        if lagging and listed.head == state.head_sha and expected_files is not None:
+            # the head before this event's: GitHub's list has not caught up with the push
+            raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
         if listed.head is not None:  # "": pages of two commits, cached for none
             listed_at = listed.head
         files, names, incidental, entries = (

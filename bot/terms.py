@@ -93,6 +93,18 @@ class TermHit:
     spans: tuple[tuple[int, int], ...] = ()  # (start, end) of each occurrence, in order
 
 
+def _balanced(text: str, start: int, end: int) -> str:
+    """The text of a hit as a reason quotes it: a match that runs across a bracket of the
+    text (separators may be brackets) is quoted with its other half, 'EC (encoder cache)
+    connector', not 'encoder cache) connector'."""
+    spelled = text[start:end]
+    if spelled.count(")") > spelled.count("(") and (at := text.rfind("(", 0, start)) >= 0:
+        start = at
+    elif spelled.count("(") > spelled.count(")") and (at := text.find(")", end)) >= 0:
+        end = at + 1
+    return text[start:end]
+
+
 def trie_regex(sequences: Iterable[str]) -> str:
     """One alternation for many strings, factored on common prefixes (so a scan tries
     a few branches per position, not one per string)."""
@@ -211,7 +223,7 @@ class TermIndex:
                 spelled = m.group(1)
                 add(re.sub(r"\s+", " ", spelled.lower()), spelled, m.start())
         return {
-            key: TermHit(key, spelled, len(spans), tuple(spans))
+            key: TermHit(key, _balanced(text, *spans[0]), len(spans), tuple(spans))
             for key, (spelled, spans) in found.items()
         }
 

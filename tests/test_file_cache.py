@@ -15,7 +15,7 @@ import pytest
 from bot.github_client import _listed_at
 from bot.markers import MARKER
 from bot.prstate import PRState
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
 from tests.test_command_events import comment_payload
 from tests.test_e2e import live_settings, repo_calls
 from tests.test_rollback import old_release
@@ -315,3 +315,105 @@ def test_a_pr_that_deletes_a_file_is_listed_again_on_every_event(
             f"a label on an unchanged PR that deletes a file cost {calls}: its list was"
             f" cached under files_sha={cached.files_sha!r} (head {HEAD})"
         )
+
+
+# --- found by review r23e ----------------------------------------------------------
+
+FILES = "/repos/*/pulls/*/files"
+
+
+@pytest.fixture
+def rechecking(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    settings = app_settings(
+        tmp_path,
+        fake_github,
+        app_key,
+        retry_backoff=0.01,
+        max_retries=2,
+        workers=1,
+        files_recheck_delays=(0.05,),
+    )
+    with serving(settings) as (client, rt):
+        yield client, rt, fake_github
+
+
+def _listing_at(fake, head: str, paths: list[str]) -> list[dict]:
+    """GitHub's file listing as of commit `head` (each entry's contents_url names it)."""
+    return [
+        {
+            "sha": "1" * 40,
+            "filename": p,
+            "status": "modified",
+            "additions": 1,
+            "deletions": 1,
+            "changes": 2,
+            "blob_url": f"https://github.com/{DEFAULT_REPO}/blob/{head}/{p}",
+            "raw_url": f"https://github.com/{DEFAULT_REPO}/raw/{head}/{p}",
+            "contents_url": f"{fake.base_url}/repos/{DEFAULT_REPO}/contents/{p}?ref={head}",
+            "patch": "@@ -1 +1 @@\n-old\n+new",
+        }
+        for p in paths
+    ]
+
+
+def _pr(client, rt, n, action, head, at, **kw):
+    payload_kw = dict(number=n, action=action, title=UNRELATED_TITLE, head_sha=head)
+    deliver_pr(client, rt, updated_at=at, **payload_kw, **kw)
+
+
+def test_a_push_matched_on_the_previous_heads_listing_is_looked_at_again(rechecking):
+    """A push (head A -> B) whose `synchronize` is handled while GitHub's file list has
+    not caught up: the listing still names head A in every entry's contents_url (the
+    same number of files, so the `changed_files` check cannot tell). The bot caches it,
+    rightly, under A, yet matches the newest event, B's, on A's files and settles: no
+    re-check is queued, so the PR keeps A's notes (here: none) until some later event,
+    although B's file is a note's path. The bot knew better: the listing's commit is
+    the PR's previous head (state.head_sha), not the event's. Cause: bot/sticky.py
+    `_with_files` takes `listed.head` only as the cache key; when it is not the event's
+    head (and is the head before it) it should raise FilesNotReady (look again later),
+    as it does for a short list."""
+    client, rt, fake = rechecking
+    n = 9301
+    fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE).head_sha = A
+    _pr(client, rt, n, "opened", A, "2026-09-01T10:00:00Z")
+    assert ours(fake, n) == []  # a docs change: no note
+    pushed = fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE)
+    pushed.head_sha = B
+    # GitHub's list is a moment behind the push: its first answer is still head A's
+    fake.inject("GET", FILES, Fault(status=200, body=_listing_at(fake, A, UNRELATED_FILES)))
+    _pr(client, rt, n, "synchronize", B, "2026-09-01T10:00:10Z")
+    assert fake.pending_faults() == 0  # the lagging answer was the one the event got
+    assert rt.queue.counts()["failed"] == 0
+    comments = ours(fake, n)
+    assert comments and "kv\\_cache\\_coordinator.py" in comments[-1].body, (
+        "the newest event was matched on the previous head's files and never looked again"
+    )
+
+
+def test_a_stale_retarget_does_not_throw_away_the_new_bases_list(rechecking):
+    """c807693's own race: a stacked PR is retargeted and labeled a second later; the
+    `labeled` (base.ref 'parent-feature') is handled first and, the cached list being
+    master's, lists the files again and caches them under head A and 'parent-feature'.
+    The retarget's `edited`, older, is then stale, yet bot/pr_events.py
+    `handle_pull_request` still sets files_sha = None before the staleness check, so the
+    correct list is dropped and the PR's next ordinary event (a label) lists the files a
+    third time. Before c807693 this traffic cost two listings; now three, the last for
+    nothing: the cache knows its base since c807693 (`PRState.files_for` refuses another
+    base), so the retarget need not clear it at all, and a stale one must not."""
+    client, rt, fake = rechecking
+    n = 9302
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = A
+    _pr(client, rt, n, "opened", A, "2026-09-01T10:00:00Z")
+    retargeted = fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE)
+    retargeted.head_sha, retargeted.base_ref = A, "parent-feature"
+    base = {"ref": {"from": "master"}, "sha": {"from": "0" * 40}}
+    on_new = dict(base_ref="parent-feature")
+    _pr(client, rt, n, "labeled", A, "2026-09-01T10:00:11Z", labels=("documentation",), **on_new)
+    _pr(client, rt, n, "edited", A, "2026-09-01T10:00:10Z", changes={"base": base}, **on_new)
+    assert len(fake.calls("GET", FILES)) == 2  # opened (master), labeled (parent-feature)
+    # an ordinary event later: same head, same base as the list the labeled cached
+    labels = ("documentation", "ready")
+    _pr(client, rt, n, "labeled", A, "2026-09-01T10:05:00Z", labels=labels, **on_new)
+    assert rt.queue.counts()["failed"] == 0
+    assert len(fake.calls("GET", FILES)) == 2, "the list of this head and base was asked again"
