@@ -248,6 +248,11 @@ def _with_files(
             listed.incidental,
             listed.listed,
         )
+        if listed.listed is None and not listed and (kept := state.files_for(head_sha)):
+            # a port that cannot list (a dry run): the head's last list, whatever its base
+            # (one cached before bases were kept has none)
+            files, names, incidental = kept, state.code_names, state.incidental
+            entries, base = state.files_listed, base or (state.files_base or "")
     files = tuple(files)
     seen = dict(code_names=names, incidental=incidental)
     facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)

@@ -30,6 +30,7 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     drain,
+    make_settings,
     post,
     pr_payload,
     send_signed,
@@ -417,3 +418,18 @@ def test_a_stale_retarget_does_not_throw_away_the_new_bases_list(rechecking):
     _pr(client, rt, n, "labeled", A, "2026-09-01T10:05:00Z", labels=labels, **on_new)
     assert rt.queue.counts()["failed"] == 0
     assert len(fake.calls("GET", FILES)) == 2, "the list of this head and base was asked again"
+
+
+def test_a_dry_run_keeps_matching_on_a_list_cached_before_bases_were_kept(tmp_path, monkeypatch):
+    # A list of no known base is asked for again when the event names its base; a dry
+    # run cannot ask (its replays are the lists' only source), so it takes the head's
+    clean_env(monkeypatch)
+    with serving(make_settings(tmp_path, dry_run=True)) as (client, rt):
+        n, head = 8501, "c" * 40
+        opened = dict(number=n, title=UNRELATED_TITLE, head_sha=head)
+        deliver_pr(client, rt, files=MATCHING_FILES, **opened)
+        rt.ctx.prs.db.execute("UPDATE pr_state SET files_base = NULL")  # an older release's
+        label = dict(action="labeled", labels=("x",), updated_at="2026-09-01T10:00:01Z")
+        deliver_pr(client, rt, **opened, **label)
+        (comment,) = rt.dry_run.comments(DEFAULT_REPO, n)
+        assert "kv\\_cache\\_coordinator.py" in comment["body"], comment["body"][:300]
