@@ -109,8 +109,10 @@ class FilesNotReady(Exception):
     would link the wrong notes; look again later."""
 
     def __init__(self, ref: PRRef, listed: int, expected: int, at: str = ""):
-        said = f"at {at[:12]}, the head before" if at else f"of {expected} changed files"
-        super().__init__(f"GitHub listed {listed} files {said}")
+        said = (
+            f" files at {at[:12]}, not the event's head" if at else f" of {expected} changed files"
+        )
+        super().__init__(f"GitHub listed {listed}{said}")
         self.ref, self.listed, self.expected = ref, listed, expected
 
 

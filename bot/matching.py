@@ -258,7 +258,8 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
     """The title and description evidence (by id) whose words are each said only inside
     a longer mention another piece of it quotes, quoted as that mention: `EP` of expert
     parallelism inside `Elastic EP` of elastic EP is one thing the title says, named
-    once with both reasons (`reasons.reason_lines` merges lines by the words quoted)."""
+    once with both reasons (`reasons.reason_lines` merges lines by the words quoted). A
+    note's aspect is title evidence too: 'MLA' inside the topic's 'sparse MLA'."""
     out: dict[int, Said] = {}
     for kind in (EvidenceKind.TITLE, EvidenceKind.BODY):
         field, prefix = _said_in(kind, scan)
@@ -268,7 +269,7 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
                 field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field
             ]
             for e in evidence
-            if e.kind is kind
+            if e.kind is kind or (kind is EvidenceKind.TITLE and e.kind is EvidenceKind.ASPECT)
         }
         for e in (e for e in evidence if id(e) in hits and isinstance(e.what, Said)):
             spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
@@ -765,6 +766,10 @@ class CompiledMatcher:
                 own.append(aspect)
         both = _shared_paths(own, hit)
         scored, shared, broad = self._topic_part(note, hit, own, scan, facts, both)
+        # an aspect said inside a topic's longer mention is quoted as that mention
+        aspects = [e for e in own if e.kind is EvidenceKind.ASPECT]
+        topical = [e for th in hit for e in th.evidence if e.kind is EvidenceKind.TITLE]
+        wider = _wider_mentions(topical + aspects, scan, facts) if aspects else {}
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = (
@@ -773,6 +778,7 @@ class CompiledMatcher:
                 else e.weight
             )
             what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
+            what = wider.get(id(e), what)
             if gain > 0:
                 scored.append((gain, what, e.gloss))
         ties, tied, is_source = self._ties(i, facts)

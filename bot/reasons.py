@@ -32,7 +32,7 @@ def tag_text(tag: str, hit: TermHit) -> str:
 
 
 KEYWORD = "keyword of this note"
-ASPECT = "the part of {} this note is about"  # the note's first topic's name
+ASPECT = "what this note covers in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 
 
@@ -53,7 +53,7 @@ def reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]
 
 
 def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "the part of X this note is about" says it already."""
+    """Without "topic: X" where "what this note covers in X" says it already."""
     topic = TOPIC.format("")
     return [
         w

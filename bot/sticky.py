@@ -236,10 +236,13 @@ def _with_files(
             base = base or (state.files_base or "")
     if files is None:
         listed = ctx.github.list_files(ref, expected=expected_files)
-        lagging = listed.head and head_sha and listed.head not in (head_sha, "")
-        if lagging and listed.head == state.head_sha and expected_files is not None:
-            # the head before this event's: GitHub's list has not caught up with the push
-            raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
+        if listed.head and head_sha and listed.head != head_sha and expected_files is not None:
+            # listed at another head: GitHub moved on since the event (the list is the
+            # PR's now), or its list has not caught up with the event's push: the PR's
+            # own head tells which (a call only then; a dry run cannot ask)
+            now = ctx.github.get_pull(ref)
+            if now is not None and now.head_sha == head_sha:
+                raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
         if listed.head is not None:  # "": pages of two commits, cached for none
             listed_at = listed.head
         files, names, incidental, entries = (

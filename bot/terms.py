@@ -95,14 +95,26 @@ class TermHit:
 
 def _balanced(text: str, start: int, end: int) -> str:
     """The text of a hit as a reason quotes it: a match that runs across a bracket of the
-    text (separators may be brackets) is quoted with its other half, 'EC (encoder cache)
-    connector', not 'encoder cache) connector'."""
-    spelled = text[start:end]
-    if spelled.count(")") > spelled.count("(") and (at := text.rfind("(", 0, start)) >= 0:
-        start = at
-    elif spelled.count("(") > spelled.count(")") and (at := text.find(")", end)) >= 0:
-        end = at + 1
+    text (separators may be brackets) is quoted with its other half, and with the name an
+    opening bracket explains: 'EC (encoder cache) connector', not 'encoder cache)
+    connector'. Brackets count in order: 'a) (b' is closed on both sides."""
+    while True:
+        depth = low = 0
+        for ch in text[start:end]:
+            depth += (ch == "(") - (ch == ")")
+            low = min(low, depth)
+        if low < 0 and (at := text.rfind("(", 0, start)) >= 0:
+            start = at  # it closes a bracket opened before it
+        elif depth > low and (at := text.find(")", end)) >= 0:
+            end = at + 1  # it opens a bracket closed after it
+        else:
+            break
+    if text[start : start + 1] == "(" and (name := _NAME_BEFORE.search(text, 0, start)):
+        start = name.start()
     return text[start:end]
+
+
+_NAME_BEFORE = re.compile(r"[\w.+-]+[^\S\n]*$")  # the name before a bracket: `EC (`
 
 
 def trie_regex(sequences: Iterable[str]) -> str:

@@ -32,6 +32,7 @@ from bot.queue import Delivery
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_e2e import _opened_behind, live_settings, ours
 from tests.webhook_kit import (
+    HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
     REPO,
@@ -633,7 +634,8 @@ def test_a_put_back_pr_event_costs_no_extra_get_of_the_pr_when_it_runs_again(
     one GET /pulls/N more on an installation just rate limited, at each re-run)."""
     fake = fake_github
     n = 7502
-    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull = fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull.head_sha = HEAD  # GitHub lists the files at the event's head
     settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1)
     with serving(settings) as (client, rt):
         fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.too_many_requests(2))
@@ -742,7 +744,7 @@ def test_a_signed_payload_with_an_impossible_installation_fails_naming_it(app, i
 def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live):
     client, rt, fake = live
     head = fake.add_pull(DEFAULT_REPO, 7001, files=["docs/contributing.md"]).head_sha
-    deliver_pr(client, rt, title=UNRELATED_TITLE, head_sha=head)
+    deliver_pr(client, rt, title=UNRELATED_TITLE, head_sha=head, base_ref="release-0.9")
     assert ours(fake, 7001) == []
     fake.add_pull(DEFAULT_REPO, 7001, files=MATCHING_FILES)  # the diff against the new base
     fake.pull(DEFAULT_REPO, 7001).head_sha = head  # the same commits

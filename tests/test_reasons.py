@@ -16,6 +16,7 @@ from bot.matching import match_pr
 from bot.prfacts import PRFacts
 from bot.render import NoteLinks, RenderOptions, render
 from bot.similarity import title_words, written_form
+from bot.terms import _balanced
 from tests.webhook_kit import MATCHING_FILES
 
 LIB = load_library()
@@ -579,7 +580,7 @@ def test_the_aspect_gloss_names_the_topic_the_aspect_is_of():
             ("vllm/v1/attention/backends/mla/indexer.py",),
         ),
     )
-    part_of = "the part of Sparse MLA and DeepSeek attention kernels this note is about"
+    part_of = "what this note covers in Sparse MLA and DeepSeek attention kernels"
     for number, title, files in cases:
         facts = PRFacts(repo="vllm-project/vllm", number=number, title=title, files=files)
         (m,) = [m for m in match_pr(facts, LIB, CFG).matches if m.note.id == "vllm-a4696815"]
@@ -601,3 +602,144 @@ def test_a_name_the_note_writes_at_the_end_of_the_titles_name_does_not_crash_quo
     said = frozenset({"Run", "__post_init__", "checks", "once", "per", "config"})
     title = "[Bugfix] Fix ModelConfig__post_init__ ordering"
     assert written_form(title, "init", said)  # a quote, not an IndexError
+
+
+# --- found by review r23f ----------------------------------------------------------
+
+
+def _lines(title: str, files: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title=title, files=files)
+    return {m.note.id: list(m.reasons) for m in match_pr(facts, LIB, CFG).matches}
+
+
+def test_an_aspect_said_in_the_tag_of_the_notes_other_topic_is_not_glossed_with_the_first():
+    """PR 50365 (history_with_files) "[Perf][Sparse MLA] Drop the atomic contention in the
+    index remap", for "Enable PCP + DCP on sparse-MLA models" (topics context-parallel,
+    sparse-mla; aspect `MLA`) reads:
+
+        - title is tagged [Sparse MLA] (the part of Context parallelism (PCP / DCP) this
+          note is about; topic: Sparse MLA and DeepSeek attention kernels)
+
+    One line calling the same tag the part of Context parallelism AND a mention of the
+    Sparse MLA topic: the first gloss is false (the tag names the note's second topic).
+    7db4af0 claims an aspect "names the note's topic whose terms hold it"; its key 'mla'
+    is held by no topic of the note ('mla-attention' holds it), so `_aspect_topic` falls
+    back to the note's first topic, although the very phrase it was said in ('sparse
+    mla', a term of sparse-mla) names the other. Cause: bot/matching.py `_aspect_topic`
+    looks up the bare key in `_term_topics` only (not the topics of the term the mention
+    is part of, nor `_tag_topics`). Fix: gloss with the note's topic whose term covers
+    the mention (here sparse-mla), or drop the aspect gloss where a topic line says it."""
+    files = (
+        "tests/v1/attention/test_indexer_dcp_localize.py",
+        "tests/v1/attention/test_sparse_mla_backends.py",
+        "vllm/v1/attention/backends/mla/sparse_utils.py",
+    )
+    lines = _lines("[Perf][Sparse MLA] Drop the atomic contention in the index remap", files)
+    for line in lines["vllm-d996c45a"]:
+        both = "the part of Context parallelism" in line and "topic: Sparse MLA" in line
+        assert not both, f"one line glosses the tag with two topics: {line!r}"
+
+
+def test_an_aspect_word_inside_a_topic_phrase_is_not_quoted_on_a_line_of_its_own():
+    """PR 52377 (notes_era_1) "[Bugfix][DCP] Handle sparse MLA metadata after DCP Manager
+    refactor" and PR 48196 (notes_era_6) "[Attention] DCP sparse MLA output-merge
+    optimizations" write 'MLA' once, yet "Enable PCP + DCP on sparse-MLA models" reads:
+
+        - title mentions 'MLA' (the part of Context parallelism (PCP / DCP) this note is about)
+        - title mentions 'sparse MLA' (also in this note's title; topic: Sparse MLA ...)
+
+    The one 'MLA' of the title is quoted by two lines (and glossed with two different
+    topics of the note): the padding the "said once" work removes for shared words.
+    Cause: bot/matching.py `_aspect` -> `_said_apart(key, own, scan)` keeps the aspect
+    apart only from the note's OWN evidence, not from the topic mention ('sparse MLA')
+    that covers the same span; `reason_lines` regroups by the quoted name, and 'MLA' is
+    not 'sparse MLA'. Fix: an aspect inside a topic mention of the note's topics is said
+    on that line ("the part of ..."), or not at all."""
+    titles = (
+        "[Bugfix][DCP] Handle sparse MLA metadata after DCP Manager refactor",
+        "[Attention] DCP sparse MLA output-merge optimizations",
+    )
+    for title in titles:
+        quoting = [
+            line
+            for line in _lines(title)["vllm-d996c45a"]
+            if line.startswith("title mentions") and "MLA" in line.split(" (", 1)[0]
+        ]
+        assert len(quoting) == 1, f"{title!r}: its one 'MLA' is quoted by {quoting}"
+
+
+def test_a_quote_across_a_bracket_keeps_the_name_the_bracket_explains():
+    """PR 34182 (history_with_files) "[Misc] Introduce ec_both role EC (encoder cache)
+    connector". 7db4af0's `_balanced` docstring promises such a hit is quoted "with its
+    other half, 'EC (encoder cache) connector', not 'encoder cache) connector'"; the
+    comment reads instead:
+
+        - title mentions '(encoder cache) connector' ('connector' also in this note's ...)
+        - title shares 'ec' with this note's title
+
+    a quote opening on a bracket, with the name the bracket glosses ('EC') cut off and
+    sent to another line, as 'ec' (the spelling of `ec_both`). Cause: bot/terms.py
+    `_balanced` moves the start to the '(' and no further: the word the bracket follows
+    is dropped. Fix: take the word before the '(' too (as the docstring says), or cut
+    the quote after the ')' instead ('connector' alone is the keyword's tail)."""
+    files = (
+        "vllm/config/ec_transfer.py",
+        "vllm/distributed/ec_transfer/ec_connector/base.py",
+        "vllm/v1/worker/ec_connector_model_runner_mixin.py",
+    )
+    title = "[Misc] Introduce ec_both role EC (encoder cache) connector"
+    lines = [line for found in _lines(title, files).values() for line in found]
+    quotes = [q for line in lines for q in re.findall(r"'([^']*)'", line.split(" (", 1)[0])]
+    cut = [q for q in quotes if q.startswith("(")]
+    assert not cut, f"a quote opens on the bracket and drops 'EC': {cut} in {lines}"
+
+
+def _depth_ok(quote: str) -> bool:
+    """Every ')' of the quote closes a '(' of it, and every '(' is closed."""
+    depth = 0
+    for ch in quote:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_a_quote_across_two_brackets_is_balanced_in_order_not_in_count():
+    """A title with two bracketed groups side by side, "[Core] EC (encoder cache)
+    (connector) API" (the topic keyword "encoder cache connector" may span up to four
+    separators, ') (' among them), reads:
+
+        - title mentions 'encoder cache) (connector' (...)
+
+    a ')' it does not open and a '(' it does not close: 7db4af0's claim "a hit is
+    quoted with the bracket's other half" does not hold. Cause: bot/terms.py `_balanced`
+    compares the COUNTS of '(' and ')' in the span (one each: "balanced") instead of
+    their order. Fix: walk the span's depth; extend left while it goes below zero and
+    right while it ends above zero (or cut the quote at the brackets)."""
+    files = ("vllm/distributed/ec_transfer/ec_connector/base.py",)
+    title = "[Core] EC (encoder cache) (connector) API"
+    lines = [line for found in _lines(title, files).values() for line in found]
+    quotes = [q for line in lines for q in re.findall(r"'([^']*)'", line)]
+    assert quotes and all(_depth_ok(q) for q in quotes), f"an unbalanced quote in {lines}"
+    # the span the keyword matched, as TermIndex.find gives it to `_balanced`
+    start, end = title.index("encoder"), title.index(" API") - 1
+    assert title[start:end] == "encoder cache) (connector"
+    assert _depth_ok(_balanced(title, start, end)), _balanced(title, start, end)
+
+
+def test_a_tag_with_brackets_is_not_quoted_as_a_tag_the_title_does_not_have():
+    """A bracket inside a title tag, "[EC (Encoder Cache) Connector] Fix shutdown",
+    reads "title is tagged [(Encoder Cache) Connector]": a tag the title does not carry,
+    opening on a bracket, its 'EC' dropped (before 7db4af0: "[Encoder Cache) Connector]").
+    The tag is not plain words (`_PLAIN_TAG`), so `tag_text` quotes the hit, and the hit
+    is `_balanced`'s '(' onward. Cause: bot/terms.py `_balanced` (start moved to the '('
+    only), through bot/reasons.py `tag_text`. Fix: quote the tag as written when the hit
+    was cut at a bracket, or extend to the word before the '('."""
+    files = ("vllm/distributed/ec_transfer/ec_connector/base.py",)
+    title = "[EC (Encoder Cache) Connector] Fix shutdown"
+    lines = [line for found in _lines(title, files).values() for line in found]
+    tagged = [line for line in lines if line.startswith("title is tagged [")]
+    assert tagged, lines
+    for line in tagged:
+        tag = line[len("title is tagged [") : line.index("]")]
+        assert not tag.startswith("("), f"a tag the title does not have: {line!r}"
