@@ -45,7 +45,7 @@ from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, ski
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
-from bot.github_port import FilesNotReady, Outcome, PRRef, listed_short
+from bot.github_port import FilesNotReady, GitHubError, Outcome, PRRef, listed_short
 from bot.markdown_text import without_code
 from bot.markers import MARKER
 from bot.match_result import MatchResult
@@ -238,10 +238,14 @@ def _with_files(
         listed = ctx.github.list_files(ref, expected=expected_files)
         if listed.head and head_sha and listed.head != head_sha and expected_files is not None:
             # listed at another head: GitHub moved on since the event (the list is the
-            # PR's now), or its list has not caught up with the event's push: the PR's
-            # own head tells which (a call only then; a dry run cannot ask)
-            now = ctx.github.get_pull(ref)
-            if now is not None and now.head_sha == head_sha:
+            # PR's now), or its list lags behind a push (the event's, or one since): the
+            # PR's own head tells which (a call only then)
+            try:
+                now = ctx.github.get_pull(ref)
+                moved_on = now is None or now.head_sha == listed.head  # None: cannot ask
+            except GitHubError:
+                moved_on = False  # cannot tell: look again later, as for a lag
+            if not moved_on:
                 raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
         if listed.head is not None:  # "": pages of two commits, cached for none
             listed_at = listed.head

@@ -95,26 +95,48 @@ class TermHit:
 
 def _balanced(text: str, start: int, end: int) -> str:
     """The text of a hit as a reason quotes it: a match that runs across a bracket of the
-    text (separators may be brackets) is quoted with its other half, and with the name an
+    text (separators may be brackets) is quoted with its partner, and with the name an
     opening bracket explains: 'EC (encoder cache) connector', not 'encoder cache)
-    connector'. Brackets count in order: 'a) (b' is closed on both sides."""
-    while True:
-        depth = low = 0
-        for ch in text[start:end]:
-            depth += (ch == "(") - (ch == ")")
-            low = min(low, depth)
-        if low < 0 and (at := text.rfind("(", 0, start)) >= 0:
-            start = at  # it closes a bracket opened before it
-        elif depth > low and (at := text.find(")", end)) >= 0:
-            end = at + 1  # it opens a bracket closed after it
-        else:
-            break
-    if text[start : start + 1] == "(" and (name := _NAME_BEFORE.search(text, 0, start)):
-        start = name.start()
+    connector'. Brackets pair by depth; one with no partner in the text leaves the hit
+    as it is."""
+    open_at = _partner(text, start, end)
+    if open_at is None:
+        return text[start:end]
+    start, end = open_at
+    if text[start] == "(":  # the name the bracket explains, before a run of brackets
+        lead = start
+        while lead > 0 and text[lead - 1] == "(":
+            lead -= 1
+        if name := _NAME_BEFORE.search(text, 0, lead):
+            # the run's other brackets close after it: 'EC ((encoder cache) connector)'
+            start, end = _partner(text, name.start(), end) or (start, end)
     return text[start:end]
 
 
 _NAME_BEFORE = re.compile(r"[\w.+-]+[^\S\n]*$")  # the name before a bracket: `EC (`
+
+
+def _partner(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The hit widened to the partners of the brackets it holds alone; None when one has
+    none (or nothing needs widening: then the hit itself)."""
+    depth = low = 0
+    for ch in text[start:end]:
+        depth += (ch == "(") - (ch == ")")
+        low = min(low, depth)
+    need_open, need_close = -low, depth - low  # unmatched ) before, ( after
+    if not need_open and not need_close:
+        return start, end
+    while need_open:
+        start -= 1
+        if start < 0:
+            return None
+        need_open += (text[start] == ")") - (text[start] == "(")
+    while need_close:
+        if end >= len(text):
+            return None
+        need_close += (text[end] == "(") - (text[end] == ")")
+        end += 1
+    return start, end
 
 
 def trie_regex(sequences: Iterable[str]) -> str:

@@ -136,7 +136,7 @@ FAR = "9999-12-31T00:00:00.000000Z"  # a retention cutoff every row is older tha
 def test_an_idle_prs_file_list_is_pruned_and_its_next_event_lists_the_files_again(live, caplog):
     client, rt, fake = live
     caplog.set_level("INFO", logger="bot.retention")
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE).head_sha = HEAD
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
     (posted,) = ours(fake)
     rt.retention.prune(before=FAR)
@@ -886,7 +886,7 @@ def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_
     at = "2026-09-01T10:00:00Z"
     fake.add_pull(
         DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, labels=["no-review-notes"]
-    )
+    ).head_sha = HEAD  # GitHub lists the files at the events' head
     labeled = dict(title=MATCHING_TITLE, labels=("no-review-notes",), updated_at=at)
     deliver_pr(client, rt, action="labeled", **labeled)
     assert repo_calls(fake) == Counter()  # opted out, no comment: nothing to ask

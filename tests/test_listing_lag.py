@@ -13,7 +13,7 @@ from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database
 from bot.dryrun import DryRunGitHub
-from bot.github_port import FileList, FilesNotReady, PRRef, listed_short
+from bot.github_port import FileList, FilesNotReady, GitHubError, PRRef, listed_short
 from bot.library import load_library
 from bot.match_config import load_match_config
 from bot.matching import CompiledMatcher
@@ -149,3 +149,105 @@ def test_a_command_after_a_push_hides_the_lag_from_the_push_s_own_event(ctx):
     else:
         shown = "\n".join(_bodies(ctx))
         assert NOTE_FILE in shown, "B's synchronize settled on A's listing: " + shown[:300]
+
+
+# --- found by review r23g ----------------------------------------------------------
+
+
+def _event_at(ctx, head: str, at: str, changed: int, *, pr_head: str):
+    """A PR event for `head` handled while GitHub's PR is already at `pr_head`."""
+    ctx.github.pr_head = pr_head
+    facts = PRFacts(
+        repo=REF.repo,
+        number=REF.number,
+        title=UNRELATED_TITLE,
+        head_sha=head,
+        base_ref="main",
+        changed_files=changed,
+    )
+    return refresh_sticky(ctx, REF, facts, event_at=at, expected_files=changed)
+
+
+def test_a_listing_at_neither_the_events_head_nor_the_prs_is_not_taken_as_the_prs_now(ctx):
+    """Pushes A -> B -> C in quick succession (B and C change a note's file, A only docs).
+    B's `synchronize` runs while GitHub's PR is already at C and its file list still at A.
+    e7ba2e7 claims: a listing at another head than the event's costs one GET; "else the
+    PR moved on and the list is the PR's now, cached under its commit". Here the GET says
+    C, the list says A: the list is neither the event's nor the PR's now, it lags behind
+    both, yet it is taken: B's event is settled (no re-check) on A's docs list and shows
+    no note, although both B and C change the note's file. At 2e3b310 (the commit before)
+    the same event raised FilesNotReady (the listing was at the state's head A) and was
+    looked at again; the harm lasts until C's own event lists again.
+    Cause: bot/sticky.py `_with_files` raises only when `now.head_sha == head_sha`.
+    Fix: take the list only when `listed.head == now.head_sha` (the PR's now); any other
+    listed head lags: FilesNotReady."""
+    _event(ctx, A, "2026-09-01T10:00:00Z", 1)  # docs at A: no note, state.head_sha = A
+    ctx.github.at(A, DOCS)  # B, C pushed; GitHub's list still A's
+    try:
+        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
+    except FilesNotReady:
+        return  # looked at again later: right
+    shown = "\n".join(_bodies(ctx))
+    assert NOTE_FILE in shown, (
+        "B's event was settled on A's listing (neither B's nor the PR's head C): "
+        + repr(shown[:300])
+    )
+
+
+class _FailingGet:
+    """Makes the port's GET of the PR fail as bot.github_client.get_pull does once its
+    tries are used up."""
+
+    def __init__(self, status: int):
+        self.status, self.calls = status, 0
+
+    def __call__(self, ref):
+        self.calls += 1
+        raise GitHubError(
+            f"GitHub get {ref.repo} PR {ref.number}: {self.status}",
+            status=self.status,
+            transient=self.status >= 500,
+        )
+
+
+@pytest.mark.parametrize("status", [502, 404])
+def test_a_failing_get_of_a_pr_that_moved_on_does_not_fail_an_event_that_did_not_need_it(
+    ctx, status
+):
+    """B's `synchronize` runs while the PR has moved on to C and GitHub lists C's files
+    (a note's file): at 696968a and 2e3b310 the list was taken (cached under C, the note
+    shown) with no further call. e7ba2e7 first GETs the PR to tell a lag from a move, and a GitHub
+    error on that GET (a 502 after the client's tries, a 404) escapes `refresh_sticky`:
+    the delivery is left `failed` (bot/github_port.py GitHubError: only a rate limit
+    puts a delivery back), where it succeeded before. Cause: bot/sticky.py `_with_files`
+    calls `ctx.github.get_pull` unguarded. Fix: on a GitHubError from that GET, fall back
+    to what needs no call (take the list, or FilesNotReady while re-checks remain)."""
+    _event(ctx, A, "2026-09-01T10:00:00Z", 1)  # docs at A
+    ctx.github.at(C, MATCHING_FILES)  # the PR moved on to C; GitHub lists C's files
+    ctx.github.get_pull = _FailingGet(status)
+    try:
+        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
+    except FilesNotReady:
+        pass  # looked at again later: acceptable
+    except GitHubError as err:
+        pytest.fail(f"the event fails on the new GET of the PR: {err}")
+
+
+def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a_recheck(ctx):
+    """Push A -> B; B's `synchronize` finds GitHub's list still at A (the head before,
+    the state's head). At 2e3b310: FilesNotReady, the event looked at again later, no
+    GET (at 696968a: no lag check, no GET, no failure).
+    e7ba2e7 GETs the PR first; a 502 on it (tries used up) fails the delivery for
+    good instead (left `failed` until `review-notes retry` or a redelivery), and B's
+    note is never shown by this event. Cause: bot/sticky.py `_with_files` (the unguarded
+    `ctx.github.get_pull`). Fix: a failed GET means "cannot tell": FilesNotReady while
+    re-checks remain (the re-check costs no more than a failed delivery)."""
+    _event(ctx, A, "2026-09-01T10:00:00Z", 1)
+    ctx.github.at(A, DOCS)
+    ctx.github.get_pull = _FailingGet(502)
+    try:
+        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=B)
+    except FilesNotReady:
+        pass  # looked at again later: right (as at 2e3b310)
+    except GitHubError as err:
+        pytest.fail(f"a lagging list now fails its event instead of a re-check: {err}")

@@ -743,3 +743,77 @@ def test_a_tag_with_brackets_is_not_quoted_as_a_tag_the_title_does_not_have():
     for line in tagged:
         tag = line[len("title is tagged [") : line.index("]")]
         assert not tag.startswith("("), f"a tag the title does not have: {line!r}"
+
+
+# --- found by review r23g ----------------------------------------------------------
+
+EC_FILES = ("vllm/distributed/ec_transfer/ec_connector/base.py",)
+
+
+def _quotes(title: str, files: tuple[str, ...] = EC_FILES) -> list[str]:
+    facts = PRFacts(repo="vllm-project/vllm", number=1, title=title, files=files)
+    lines = [line for m in match_pr(facts, LIB, CFG).matches for line in m.reasons]
+    said = (re.match(r"title mentions '(.*?)'(?: \(|$)", line) for line in lines)
+    return [m.group(1) for m in said if m]
+
+
+def _depth_ok(quote: str) -> bool:
+    depth = 0
+    for ch in quote:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_an_unmatched_close_does_not_reach_back_through_a_closed_bracket_to_another_name():
+    """A title with a stray ')' after a closed bracket, "[Core] Fix EAGLE (spec) and
+    encoder cache) connector", reads (note "EC (encoder cache) connector"):
+
+        - title mentions 'EAGLE (spec) and encoder cache) connector' (topic: EC ...)
+
+    The keyword 'encoder cache connector' is quoted with 'EAGLE (spec) and' before it:
+    'EAGLE' (a speculative-decoding name) is said to be what the EC connector topic
+    matched, and the quote is still unbalanced. e7ba2e7 claims brackets are "balanced in
+    order, not by count"; the ')' has no '(' of its own, yet `_balanced` takes the
+    nearest '(' before the hit (`text.rfind`), one that '(spec)' already closed, then
+    prefixes the word before it as "the name the bracket explains". Cause: bot/terms.py
+    `_balanced` (rfind without depth; `_NAME_BEFORE` on a bracket the hit does not
+    open; before e7ba2e7 it quoted '(spec) and encoder cache) connector').
+    Fix: scan back counting depth for the '(' this ')' closes; none: leave the
+    hit as it is (or cut it at the stray bracket)."""
+    title = "[Core] Fix EAGLE (spec) and encoder cache) connector"
+    quotes = _quotes(title)
+    assert quotes, "the EC connector note should match"
+    for q in quotes:
+        assert "EAGLE" not in q and "spec" not in q, f"a quote reaches back: {q!r}"
+
+
+def test_an_unmatched_open_does_not_reach_forward_to_a_later_brackets_close():
+    """ "[Core] encoder cache (connector and EC (ec) bug" (a '(' never closed) reads:
+
+        - title mentions 'encoder cache (connector and EC (ec)' (...)
+
+    The quote runs on to the ')' of a later, balanced '(ec)', still has an unclosed '(',
+    and quotes 'and EC (ec)' the keyword never matched. Cause: bot/terms.py `_balanced`
+    extends to `text.find(")", end)`, the first ')' after the hit whoever opened it, not
+    the one closing the hit's '(' (depth). Fix: scan forward counting depth; no close
+    of its own: leave the hit unextended."""
+    quotes = _quotes("[Core] encoder cache (connector and EC (ec) bug")
+    assert quotes, "the EC connector note should match"
+    for q in quotes:
+        assert "(ec)" not in q, f"a quote reaches forward to another bracket: {q!r}"
+
+
+def test_a_quote_opening_on_a_nested_bracket_keeps_the_name_it_explains():
+    """ "[Core] EC ((encoder cache) connector)" reads "title mentions '(encoder cache)
+    connector'": a quote opening on a bracket, the name 'EC' dropped, though e7ba2e7
+    claims a quote across brackets "keeps the name the bracket explains". The hit
+    'encoder cache) connector' is extended to the inner '(' only; `_NAME_BEFORE` then
+    looks before it and finds '(' (not a name character): no name. Cause: bot/terms.py
+    `_balanced` (the name is looked for before the innermost bracket only). Fix: skip
+    the opening brackets before the start, or quote without the leading '('."""
+    quotes = _quotes("[Core] EC ((encoder cache) connector)")
+    assert quotes, "the EC connector note should match"
+    for q in quotes:
+        assert not q.startswith("("), f"a quote opens on a bracket, its name dropped: {q!r}"
