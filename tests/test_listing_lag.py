@@ -68,10 +68,11 @@ def ctx(tmp_path, monkeypatch):
     db.close()
 
 
-def _event(ctx, head: str, at: str, changed: int, *, expected: bool = True):
+def _event(ctx, head: str, at: str, changed: int, *, expected: bool = True, pr_head: str = ""):
     """A PR event (as bot.pr_events hands it to refresh_sticky): its head, time and
-    `changed_files`; `expected=False`: out of patience (the last re-check)."""
-    ctx.github.pr_head = head  # pushed: GitHub's PR is at it
+    `changed_files`; `expected=False`: out of patience (the last re-check); `pr_head`:
+    GitHub's PR is at another head already (else at the event's: pushed)."""
+    ctx.github.pr_head = pr_head or head
     facts = PRFacts(
         repo=REF.repo,
         number=REF.number,
@@ -154,20 +155,6 @@ def test_a_command_after_a_push_hides_the_lag_from_the_push_s_own_event(ctx):
 # --- found by review r23g ----------------------------------------------------------
 
 
-def _event_at(ctx, head: str, at: str, changed: int, *, pr_head: str):
-    """A PR event for `head` handled while GitHub's PR is already at `pr_head`."""
-    ctx.github.pr_head = pr_head
-    facts = PRFacts(
-        repo=REF.repo,
-        number=REF.number,
-        title=UNRELATED_TITLE,
-        head_sha=head,
-        base_ref="main",
-        changed_files=changed,
-    )
-    return refresh_sticky(ctx, REF, facts, event_at=at, expected_files=changed)
-
-
 def test_a_listing_at_neither_the_events_head_nor_the_prs_is_not_taken_as_the_prs_now(ctx):
     """Pushes A -> B -> C in quick succession (B and C change a note's file, A only docs).
     B's `synchronize` runs while GitHub's PR is already at C and its file list still at A.
@@ -184,7 +171,7 @@ def test_a_listing_at_neither_the_events_head_nor_the_prs_is_not_taken_as_the_pr
     _event(ctx, A, "2026-09-01T10:00:00Z", 1)  # docs at A: no note, state.head_sha = A
     ctx.github.at(A, DOCS)  # B, C pushed; GitHub's list still A's
     try:
-        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
+        _event(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
     except FilesNotReady:
         return  # looked at again later: right
     shown = "\n".join(_bodies(ctx))
@@ -226,7 +213,7 @@ def test_a_failing_get_of_a_pr_that_moved_on_does_not_fail_an_event_that_did_not
     ctx.github.at(C, MATCHING_FILES)  # the PR moved on to C; GitHub lists C's files
     ctx.github.get_pull = _FailingGet(status)
     try:
-        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
+        _event(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=C)
     except FilesNotReady:
         pass  # looked at again later: acceptable
     except GitHubError as err:
@@ -246,7 +233,7 @@ def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a
     ctx.github.at(A, DOCS)
     ctx.github.get_pull = _FailingGet(502)
     try:
-        _event_at(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=B)
+        _event(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=B)
     except FilesNotReady:
         pass  # looked at again later: right (as at 2e3b310)
     except GitHubError as err:

@@ -76,6 +76,15 @@ def quoted_title_words(reason: str) -> set[str]:
 # --- 1. the same title word named on two lines ----------------------------------------
 
 
+def each_word_once(title: str, reasons: list[str]) -> None:
+    """No title word is quoted by two of a note's reason lines (their glosses aside)."""
+    seen: dict[str, str] = {}
+    for line in reasons:
+        for word in quoted_title_words(line):
+            assert word not in seen, f"{title!r}: {word!r} quoted twice:\n  {seen[word]}\n  {line}"
+            seen[word] = line
+
+
 def test_a_title_word_is_named_on_one_reason_line():
     """PR from the README ("[Core] Keep prefix-cache hits for EAGLE after preemption",
     changes vllm/v1/core/kv_cache_coordinator.py) and PR 52445 ("[Bugfix][Model] Kimi-K3
@@ -102,13 +111,7 @@ def test_a_title_word_is_named_on_one_reason_line():
         ),
     ):
         for reasons in reasons_by_note(title, files):
-            seen: dict[str, str] = {}
-            for line in reasons:
-                for word in quoted_title_words(line):
-                    assert word not in seen, (
-                        f"{title!r}: title word {word!r} named twice:\n  {seen[word]}\n  {line}"
-                    )
-                    seen[word] = line
+            each_word_once(title, reasons)
 
 
 # --- 2. a fragment of a name quoted as a shared word ----------------------------------
@@ -396,14 +399,6 @@ def _reasons(title: str, files: tuple[str, ...] = ()) -> list[list[str]]:
     return [list(m.reasons) for m in res.matches]
 
 
-def _quoted_words(line: str) -> set[str]:
-    """The title words a "title ..." line quotes (`kernel warmup`: kernel, warmup)."""
-    if not line.startswith("title "):
-        return set()
-    claim = line.split(" (", 1)[0].replace("note's", "note")
-    return {w for q in QUOTE.findall(claim) for w in re.split(r"[^a-z0-9_]+", q.lower()) if w}
-
-
 def test_a_shared_word_is_not_quoted_again_when_the_other_lines_phrase_is_not_the_notes():
     """Real PRs of the graded sets. PR 46634 (natural_traffic_6) "[Perf][1/N] Expand Triton
     kernel warmup coverage, DSv4" reads, for "Fix DeepGEMM FP8 warmup coverage ...":
@@ -437,13 +432,7 @@ def test_a_shared_word_is_not_quoted_again_when_the_other_lines_phrase_is_not_th
     )
     for title, files in cases:
         for reasons in _reasons(title, files):
-            seen: dict[str, str] = {}
-            for line in reasons:
-                for word in _quoted_words(line):
-                    assert word not in seen, (
-                        f"{title!r}: {word!r} quoted twice:\n  {seen[word]}\n  {line}"
-                    )
-                    seen[word] = line
+            each_word_once(title, reasons)
 
 
 def test_a_quote_does_not_cut_through_the_titles_parentheses():
@@ -755,15 +744,6 @@ def _quotes(title: str, files: tuple[str, ...] = EC_FILES) -> list[str]:
     lines = [line for m in match_pr(facts, LIB, CFG).matches for line in m.reasons]
     said = (re.match(r"title mentions '(.*?)'(?: \(|$)", line) for line in lines)
     return [m.group(1) for m in said if m]
-
-
-def _depth_ok(quote: str) -> bool:
-    depth = 0
-    for ch in quote:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def test_an_unmatched_close_does_not_reach_back_through_a_closed_bracket_to_another_name():
