@@ -676,9 +676,10 @@ class CompiledMatcher:
         return ev
 
     def _aspect(self, i: int, scan: _Scan, own: list[Evidence]) -> Evidence | None:
-        """The title names what the note teaches of its first topic (`metrics`), once,
-        outside a mention of the note's own keyword (`connector metrics` is that one
-        mention, counted as the keyword)."""
+        """The title names what the note covers in one of its topics (`metrics`; glossed
+        with the topic holding the word, `_aspect_topic`), once, outside a mention of the
+        note's own keyword (`connector metrics` is that one mention, counted as the
+        keyword). The caller asks it only where the note's first topic is shown."""
         for key in self._aspect_keys[i]:
             if not (said := _said_apart(key, own, scan)):
                 continue

@@ -229,7 +229,7 @@ def _with_files(
             files = None  # ask again: GitHub has had time to catch up since
         if files is None and not head_sha and state.files is not None:
             # a command on a PR whose head no event has told: the last list seen. Not
-            # when the head is known: its files were cleared on purpose (a retarget)
+            # when the head is known: the list cached is of another head or base
             files = state.files
         if files is not None:
             names, incidental, entries = state.code_names, state.incidental, state.files_listed
