@@ -385,8 +385,10 @@ class _Scan:
     # key -> every place the title says it: (each tag, hit), (the title's text, hit)
     said: dict[str, list[tuple[str, TermHit]]]
     text: str  # the title's text, without its tags
-    # file -> a test, CI or docs file (`_code_first`): asked once per file, not per topic
-    beside: dict[str, bool] = field(default_factory=dict)
+    # file -> docs or examples (`aux_files`), and -> tests or CI (`upkeep_files`): asked
+    # once per file, not per topic a file falls under (`_is_aux`, `_code_first`)
+    aux: dict[str, bool] = field(default_factory=dict)
+    upkeep: dict[str, bool] = field(default_factory=dict)
 
 
 class CompiledMatcher:
@@ -567,17 +569,10 @@ class CompiledMatcher:
         shown = {tid for tid, found in by_topic.items() if any(k in found for k in _FIRST_HAND)}
         shown |= scan.moved_topics
         hits = []
-        aux_of: dict[str, bool] = {}  # a file under many topics is looked up once
-
-        def is_aux(path: str) -> bool:
-            if path not in aux_of:
-                aux_of[path] = bool(self._aux.owners(path))
-            return aux_of[path]
-
         for tid, found in by_topic.items():
             ev: list[Evidence] = []
             if files := found.get(EvidenceKind.PATH):
-                aux = all(is_aux(f) for f in files)
+                aux = all(self._is_aux(f, scan) for f in files)
                 n = _file_count(files, scan)
                 weight = (w.aux_path if aux else w.path) * self._share(n, scan.n_files)
                 said = changes(self._code_first(files, scan), n)
@@ -810,11 +805,19 @@ class CompiledMatcher:
         what the PR changes, not its test or docs (`upkeep_files`, `aux_files`)."""
 
         def beside(path: str) -> bool:
-            if path not in scan.beside:
-                scan.beside[path] = bool(self._aux.owners(path) or self._upkeep.owners(path))
-            return scan.beside[path]
+            if self._is_aux(path, scan):
+                return True
+            if path not in scan.upkeep:
+                scan.upkeep[path] = bool(self._upkeep.owners(path))
+            return scan.upkeep[path]
 
         return sorted(files, key=beside)
+
+    def _is_aux(self, path: str, scan: _Scan) -> bool:
+        """A docs or examples file (`aux_files`), asked once per PR."""
+        if path not in scan.aux:
+            scan.aux[path] = bool(self._aux.owners(path))
+        return scan.aux[path]
 
     def _said_once(
         self,
