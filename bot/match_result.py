@@ -26,6 +26,7 @@ class Saying(StrEnum):
     """What a reason line that names things says of them."""
 
     CHANGES = "changes"
+    TAG = "title is tagged"  # its one name: the tag, as written
     TITLE = "title mentions"
     BODY = "description mentions"
 
@@ -46,6 +47,8 @@ class Said:
         return len(self.names) + self.more
 
     def __str__(self) -> str:
+        if self.saying is Saying.TAG:
+            return f"{self.saying} [{self.names[0]}]"
         if self.saying is not Saying.CHANGES:
             return f"{self.saying} " + ", ".join(f"'{name}'" for name in self.names)
         if not self.names:

@@ -79,7 +79,7 @@ from bot.reasons import (
     mentions,
     reason_lines,
     shared_detail,
-    tag_text,
+    tagged,
 )
 from bot.similarity import Vocabulary, names_in, shared_words, title_words, written_form
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
@@ -219,7 +219,7 @@ def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | 
         if (apart := _apart(hit, cover.get(place, []), place)) is None:
             continue
         if place != scan.text:
-            return f"title is tagged [{tag_text(place, hit)}]"
+            return tagged(place, hit)
         return mentions(Saying.TITLE, [apart])
     return None
 
@@ -577,10 +577,9 @@ class CompiledMatcher:
                 weight = (w.aux_path if aux else w.path) * self._share(n, scan.n_files)
                 said = changes(self._code_first(files, scan), n)
                 ev.append(Evidence(EvidenceKind.PATH, weight, said, frozenset(files)))
-            if tagged := found.get(EvidenceKind.TAG):
-                tag = tag_text(*tagged[0])
-                keys = frozenset("title:" + h.key for _, h in tagged)
-                ev.append(Evidence(EvidenceKind.TAG, w.tag, f"title is tagged [{tag}]", keys))
+            if in_tags := found.get(EvidenceKind.TAG):
+                keys = frozenset("title:" + h.key for _, h in in_tags)
+                ev.append(Evidence(EvidenceKind.TAG, w.tag, tagged(*in_tags[0]), keys))
             if said := found.get(EvidenceKind.TITLE):
                 ev.append(_title_evidence(said, w.title))
             if said := found.get(EvidenceKind.BODY):
@@ -828,7 +827,8 @@ class CompiledMatcher:
         scored: list[tuple[float, str | Said, str]],
     ) -> list[tuple[float, str | Said, str]]:
         """A title word the similar-title line shares with the note that another line of
-        it quotes too ("title mentions 'EAGLE' (topic: ...)") is said once, on that line:
+        it quotes too ("title mentions 'EAGLE' (topic: ...)", "title is tagged [PCP]") is
+        said once, on that line:
         "also in this note's title" (or keywords, unless the line says it is a keyword of
         the note) when the note's title, or one keyword, writes every word of the name
         that line quotes; else the gloss names the words ("'warmup' also in this note's
@@ -843,7 +843,7 @@ class CompiledMatcher:
         whys: dict[str | Said, set[str]] = defaultdict(set)
         for _, what, why in scored:
             whys[what].add(why)
-            if isinstance(what, Said) and what.saying is Saying.TITLE:
+            if isinstance(what, Said) and what.saying in (Saying.TITLE, Saying.TAG):
                 for name in what.names:
                     for word in title_words(name):
                         quoting.setdefault(word, (what, name))
@@ -855,7 +855,7 @@ class CompiledMatcher:
         if not told:
             return scored
         whole: dict[tuple[Said, str], set[str]] = defaultdict(set)  # (line, side) -> names
-        parts: dict[tuple[str, str], list[str]] = defaultdict(list)  # (name, side) -> words
+        parts: dict[tuple[Said, str, str], list[str]] = defaultdict(list)  # -> words
         for w in told:
             line, name = quoting[w]
             side = "title" if w in self._title_only[i] else "keywords"
@@ -864,14 +864,15 @@ class CompiledMatcher:
             if self._writes(i, side, name):
                 whole[line, side].add(name)
             else:
-                parts[name, side].append(w)
+                parts[line, name, side].append(w)
         weight, out = scored[at][0], scored[:at] + scored[at + 1 :]
         for (line, side), names in whole.items():
-            said = Said(Saying.TITLE, tuple(n for n in line.names if n in names))
+            said = Said(line.saying, tuple(n for n in line.names if n in names))
             out.append((0.0, said, f"also in this note's {side}"))
-        for (name, side), some in parts.items():
+        for (line, name, side), some in parts.items():
             quoted = ", ".join(f"'{written_form(facts.title_text, w, frozenset())}'" for w in some)
-            out.append((0.0, Said(Saying.TITLE, (name,)), f"{quoted} also in this note's {side}"))
+            said = Said(line.saying, (name,))
+            out.append((0.0, said, f"{quoted} also in this note's {side}"))
         kept = [w for w in words if w not in told]
         share = weight * len(kept) / len(words)
         out.insert(at, (weight - share, quoting[told[0]][0], ""))

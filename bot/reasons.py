@@ -31,6 +31,11 @@ def tag_text(tag: str, hit: TermHit) -> str:
     return tag if _PLAIN_TAG.fullmatch(tag) else hit.text
 
 
+def tagged(tag: str, hit: TermHit) -> Said:
+    """ "title is tagged [Spec Decode]": the tag as `tag_text` quotes it."""
+    return Said(Saying.TAG, (tag_text(tag, hit),))
+
+
 KEYWORD = "keyword of this note"
 ASPECT = "what this note covers in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"

@@ -814,3 +814,40 @@ def test_the_name_before_a_bracket_is_found_as_the_pattern_it_stands_for():
         at = rng.randint(0, len(text))
         found = pattern.search(text, 0, at)
         assert _name_before(text, at) == (found.start() if found else None), (text, at)
+
+
+# --- a tag's words said again on the "title shares" line -------------------------------
+
+TAGGED = re.compile(r"^title is tagged \[([^\]]+)\]")
+
+
+def test_a_tags_words_are_not_quoted_again_on_the_title_shares_line():
+    """PR 42423 "[EC Connector] Add shutdown API to EC Connector." read
+
+        - title is tagged [EC Connector] (topic: EC (encoder cache) connector)
+        - title shares 'EC', 'Connector' with this note's title
+
+    and PR 53903 "[NIXL][PCP] Report replicated-PCP ranks ..." read "title is tagged
+    [PCP]" and "title shares 'PCP', 'ranks'": one word of the title on two lines. A tag
+    line was a plain string, so `_said_once` (which folds such words into the line that
+    quotes them) did not see it. Now the tag line carries "also in this note's title" and
+    the shares line keeps the other words, or goes."""
+    cases = (
+        ("[EC Connector] Add shutdown API to EC Connector.", ()),
+        (
+            "[NIXL][PCP] Report replicated-PCP ranks > 0 as done sending instead of hiding them",
+            (),
+        ),
+        ("[PCP&DCP] move CUDAGraph check for PCP&DCP to the check func of platforms", ()),
+    )
+    glossed = 0
+    for title, files in cases:
+        for reasons in reasons_by_note(title, files):
+            tags = [m.group(1) for line in reasons if (m := TAGGED.match(line))]
+            tag_words = {w for tag in tags for w in title_words(tag)}
+            for line in reasons:
+                if line.startswith("title shares"):
+                    shared = {w for q in QUOTE.findall(claim(line)) for w in title_words(q)}
+                    assert not shared & tag_words, f"{title!r}: {line!r} repeats a tag's word"
+            glossed += sum(1 for line in reasons if TAGGED.match(line) and ALSO_TITLE in line)
+    assert glossed >= 3, "the tag lines no longer say what the note's title shares"
