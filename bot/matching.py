@@ -75,13 +75,14 @@ from bot.reasons import (
     ASPECT,
     KEYWORD,
     TOPIC,
+    also_in,
     changes,
     mentions,
     reason_lines,
     shared_detail,
     tagged,
 )
-from bot.similarity import Vocabulary, names_in, shared_words, title_words, written_form
+from bot.similarity import Vocabulary, names_in, shared_words, title_words
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
 
 if TYPE_CHECKING:  # matching takes the config as data; match_config, its loader, imports this
@@ -870,9 +871,8 @@ class CompiledMatcher:
             said = Said(line.saying, tuple(n for n in line.names if n in names))
             out.append((0.0, said, f"also in this note's {side}"))
         for (line, name, side), some in parts.items():
-            quoted = ", ".join(f"'{written_form(facts.title_text, w, frozenset())}'" for w in some)
-            said = Said(line.saying, (name,))
-            out.append((0.0, said, f"{quoted} also in this note's {side}"))
+            gloss = also_in(facts.title_text, name, some, side)
+            out.append((0.0, Said(line.saying, (name,)), gloss))
         kept = [w for w in words if w not in told]
         share = weight * len(kept) / len(words)
         out.insert(at, (weight - share, quoting[told[0]][0], ""))

@@ -140,6 +140,14 @@ def _place(text: str, form: str) -> int:
     return len(text)
 
 
+def also_in(text: str, name: str, words: list[str], side: str) -> str:
+    """The gloss naming the words of a quoted name the note also writes, in the name's
+    order, as the title writes them: "'thinking', 'budget' also in this note's title"."""
+    forms = dict.fromkeys(written_form(text, w, frozenset()) for w in words)
+    quoted = ", ".join(f"'{f}'" for f in sorted(forms, key=lambda f: _place(name, f)))
+    return f"{quoted} also in this note's {side}"
+
+
 def shared_detail(
     words: list[str],
     in_title: frozenset[str],

@@ -851,3 +851,44 @@ def test_a_tags_words_are_not_quoted_again_on_the_title_shares_line():
                     assert not shared & tag_words, f"{title!r}: {line!r} repeats a tag's word"
             glossed += sum(1 for line in reasons if TAGGED.match(line) and ALSO_TITLE in line)
     assert glossed >= 3, "the tag lines no longer say what the note's title shares"
+
+
+def graded_facts(number: int) -> PRFacts:
+    """A real PR of the graded sets, as captured (title, description, labels, files)."""
+    for path in sorted(GRADED.glob("*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            pr = json.loads(line)
+            if pr["number"] == number:
+                files = tuple(pr.get("files") or ())
+                return PRFacts(
+                    repo="vllm-project/vllm",
+                    number=number,
+                    title=pr["title"],
+                    body=pr.get("body") or "",
+                    labels=tuple(pr.get("labels") or ()),
+                    files=files,
+                    changed_files=pr.get("changed_files") or len(files) or None,
+                )
+    raise AssertionError(f"PR {number} is in no graded set")
+
+
+def test_the_words_a_gloss_names_are_in_the_order_the_name_writes_them():
+    """PR 45984 "... Fix thinking_token_budget not enforced ..." read "'budget',
+    'thinking' also in this note's title", and PR 26851 "... in get_kv_connector_stats"
+    "'stats', 'connector' also in this note's title": the gloss listed the words in the
+    similar-title line's order (rarest first), which reads as a shuffle of the name it
+    is about. Now in the name's order."""
+    checked = 0
+    for number in (45984, 26851):
+        for m in match_pr(graded_facts(number), LIB, CFG).matches:
+            for line in m.reasons:
+                found = re.search(
+                    r"'([^']+)' \(.*?((?:'[^']+', )+'[^']+') also in this note's", line
+                )
+                if not found:
+                    continue
+                name, named = found.group(1), QUOTE.findall(found.group(2))
+                at = [name.lower().find(w.lower()) for w in named]
+                assert at == sorted(at), f"PR {number}: {line!r} names its words out of order"
+                checked += 1
+    assert checked >= 2, "no gloss names two words of a name any more"
