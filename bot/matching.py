@@ -1,5 +1,13 @@
 """Which notes a PR should get, ranked, with the reasons (pure: no I/O, no global state).
 
+The way through, in `CompiledMatcher.match`: `_scan` finds what the PR's title, tags,
+description, files and labels hit; `_topic_hits` scores the topics; `_score_note` scores
+each candidate note (its topics' part, `_topic_part`, plus its own evidence,
+`_own_evidence`, plus what ties it to the PR, `_ties`); `bot.link_rules` links the best.
+Each piece of evidence carries its words for the reader; `_said_once` and
+`_wider_mentions` see that a word is said once, bot/reasons.py words the lines, and
+bot/mentions.py tells which mentions lie inside others.
+
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
   changes in their imports: `PRFacts.incidental`), its keywords (title tags, the
@@ -23,19 +31,6 @@ Evidence is gathered per topic of the taxonomy, then per note:
   at full weight but cannot carry a note either: a note teaches one member or one
   aspect of the family, which a PR on another member does not show; a note whose first
   topic is a family or broad needs words or files of its own (with `main_topic_first`).
-- a note's first topic is its subsystem (the others say where it applies): a note with
-  no evidence of its own needs the PR to show that topic (`main_topic_first`).
-- a path of the note's own is strong evidence, but one of the note's topics has to agree:
-  a note whose only evidence of its own is its path (a title like the note's aside), and
-  none of whose topics the PR hits, is held back.
-- a note shown by changed files alone (no word of its own, no title word, tag or label of
-  its topics) needs those files to be at least `files_only_share` of the PR's: a sweep
-  across the tree touches a test file of every subsystem.
-- a PR whose title says it is cosmetic (`cosmetic_words`: a typo, comments, a clean-up),
-  or that changes only docs and examples, gets only notes its title names by their own
-  keywords; one that changes only tests and CI (`upkeep_files`) gets those or notes on
-  CI and test plumbing (`upkeep_topics`). Both need the whole file list (PRFacts
-  `files_complete`): a partial one may have missed the code.
 - a PR that is a note's source PR always gets that note, first; a PR that refers to a
   note's source PR, or that the note lists to read with it (`read_with`: PRs its text
   names, and those its source PR fixes, reverts or builds on), or that refers to an issue
@@ -45,11 +40,9 @@ Evidence is gathered per topic of the taxonomy, then per note:
 - a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
   full, whatever the note's other topics; a broad topic does not single out one of the
   notes its other topics fit.
-A note is linked when its score reaches the threshold and is not far below the best
-note's (`relative_floor`); at most `max_notes`, best first, deep reads before quick
-reads at equal score. Only the best may rest on its topics alone, and not when those
-topics fit another note as well (`extra_links_need_own`). Weights and limits live in
-config/matching.toml.
+Which scored notes are linked, and why the others are held back (the threshold, the
+PR's kind of change, a note resting on its topics alone...): bot/link_rules.py. Weights
+and limits live in config/matching.toml.
 
 `CompiledMatcher(library, config)` builds the indexes: every keyword in one trie-shaped
 regex, every glob in a path index, topic -> notes. Whoever matches many PRs builds it once
@@ -59,16 +52,25 @@ and keeps it (the server on its `BotContext`, the scripts and the bench in a var
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from bot.library import Library
+from bot.link_rules import LinkRules
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
-from bot.notes import Note, Verdict
+from bot.mentions import (
+    apart,
+    blanked,
+    distinct,
+    holder,
+    inside,
+    one_per_mention,
+    quoted_apart,
+    within,
+)
+from bot.notes import Note
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.reasons import (
@@ -88,7 +90,6 @@ from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_ke
 if TYPE_CHECKING:  # matching takes the config as data; match_config, its loader, imports this
     from bot.match_config import MatchConfig
 
-_VERDICT_RANK = {v: v.rank for v in Verdict}  # deep before quick before skip
 _FIRST_HAND = (
     EvidenceKind.PATH,
     EvidenceKind.TAG,
@@ -106,71 +107,6 @@ def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
         elif e.kind is not EvidenceKind.BODY:
             return None
     return files
-
-
-def _one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[str]:
-    """The keys found in one text, in order, but those every mention of which lies inside
-    a longer one's: `get_kv_connector_stats` is one mention, not three, of a note whose
-    keywords also include `KVConnectorStats` and `connector stats`."""
-    found = [k for k in keys if k in hits]
-    kept: list[str] = []
-    cover: list[tuple[int, int]] = []
-    for key in sorted(found, key=lambda k: -max(e - s for s, e in hits[k].spans)):
-        if not cover or not _within(hits[key].spans, cover):
-            kept.append(key)
-            cover = sorted(cover + list(hits[key].spans))
-    return [k for k in found if k in kept]
-
-
-def _quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> dict[str, TermHit]:
-    """The hits of these keys (one per mention, `_one_per_mention`), each quoted where
-    the text says it apart from the others: `connector stats` where the title writes
-    it, not inside the `get_kv_connector_stats` it also hits."""
-    out: dict[str, TermHit] = {}
-    for key in keys:
-        cover = sorted(span for k in keys if k != key for span in hits[k].spans)
-        out[key] = _apart(hits[key], cover, text) or hits[key]
-    return out
-
-
-def _apart(
-    hit: TermHit, cover: list[tuple[int, int]], text: str, keep: Collection = ()
-) -> TermHit | None:
-    """The hit's mentions that lie outside `cover` (sorted spans; those in `keep` stay
-    whatever), quoted at the first of them; None when none does."""
-    spans = [sp for sp in hit.spans if sp in keep or not cover or not _within([sp], cover)]
-    if len(spans) == len(hit.spans):
-        return hit
-    if not spans:
-        return None
-    start, end = spans[0]
-    return TermHit(hit.key, text[start:end], len(spans), tuple(spans))
-
-
-def _distinct(hits: list[TermHit]) -> list[TermHit]:
-    """The hits of one text, one per mention (`_one_per_mention`): the topic keywords
-    `capture size` and `capture sizes` both hit "capture sizes", which is one word said
-    once, quoted and counted once, in its longest spelling."""
-    by_key = {h.key: h for h in hits}
-    return [by_key[k] for k in _one_per_mention(by_key, by_key)]
-
-
-def _inside(hits: list[TermHit], kept: list[TermHit]) -> list[TermHit]:
-    """The hits every mention of which lies inside the kept ones' (those included): what
-    the kept evidence rests on, so that a note's own keyword on it counts once."""
-    cover = sorted(span for h in kept for span in h.spans)
-    return [h for h in hits if cover and _within(h.spans, cover)]
-
-
-def _within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> bool:
-    """Every span lies inside one of `cover` (sorted by start)."""
-    starts = [start for start, _ in cover]
-    reach = list(accumulate((end for _, end in cover), max))  # furthest end so far
-    for start, end in spans:
-        j = bisect_right(starts, start) - 1
-        if j < 0 or reach[j] < end:
-            return False
-    return True
 
 
 def _said_in(kind: EvidenceKind, scan: _Scan) -> tuple[dict[str, TermHit], str]:
@@ -217,24 +153,12 @@ def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | 
     )
     cover = _title_cover(keywords, scan)
     for place, hit in scan.said.get(key, ()):
-        if (apart := _apart(hit, cover.get(place, []), place)) is None:
+        if (alone := apart(hit, cover.get(place, []), place)) is None:
             continue
         if place != scan.text:
             return tagged(place, hit)
-        return mentions(Saying.TITLE, [apart])
+        return mentions(Saying.TITLE, [alone])
     return None
-
-
-def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """The text with these spans (sorted) made spaces."""
-    out, at = [], 0
-    for start, end in spans:
-        if start > at:
-            out.append(text[at:start])
-        out.append(" " * (end - max(start, at)) if end > at else "")
-        at = max(at, end)
-    out.append(text[at:])
-    return "".join(out)
 
 
 def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str]:
@@ -276,7 +200,7 @@ def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> di
             spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
             wider: dict[str, str] = {}
             for h in hits[id(e)]:
-                holders = [_holder(span, spans) for span in h.spans]
+                holders = [holder(span, spans) for span in h.spans]
                 if all(holders):
                     start, end = holders[0]
                     wider[h.text] = text[start:end]
@@ -311,7 +235,7 @@ def _shows_topic(e: Evidence, own: dict[str, list[tuple[int, int]]], scan: _Scan
     if e.kind not in (EvidenceKind.TITLE, EvidenceKind.TAG):
         return True
     return any(
-        not _within(hit.spans, own.get(place, []))
+        not within(hit.spans, own.get(place, []))
         for k in e.keys
         for place, hit in scan.said.get(k.removeprefix("title:"), ())
     )
@@ -328,19 +252,11 @@ def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str |
     return Said(said.saying, names, max(said.size - len(names), 0))
 
 
-def _holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """The longest of `spans` that holds this one and is longer, the first of equals
-    (None: none does)."""
-    start, end = span
-    held = [(a, b) for a, b in spans if a <= start and end <= b and b - a > end - start]
-    return min(held, key=lambda ab: (ab[0] - ab[1], ab[0]), default=None)
-
-
 def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:
     """The title's mentions of a topic's keywords, one evidence (`capture sizes` is one
     mention of two keywords)."""
     keys = frozenset("title:" + h.key for h in hits)
-    return Evidence(EvidenceKind.TITLE, weight, mentions(Saying.TITLE, _distinct(hits)), keys)
+    return Evidence(EvidenceKind.TITLE, weight, mentions(Saying.TITLE, distinct(hits)), keys)
 
 
 def _file_count(paths: Collection[str], scan: _Scan) -> int:
@@ -471,9 +387,8 @@ class CompiledMatcher:
         self._narrow = frozenset(t for t, f in config.topic_scale.items() if f > 1)
         self._terms = TermIndex(terms)
         self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
-        self._aux: GlobIndex[int] = GlobIndex((g, 0) for g in config.aux_files)
-        self._upkeep: GlobIndex[int] = GlobIndex((g, 0) for g in config.upkeep_files)
-        self._cosmetic = TermIndex(list(config.cosmetic_words))
+        self._rules = LinkRules(config, frozenset(self._broad))
+        self._aux, self._upkeep = self._rules.aux, self._rules.upkeep  # asked when saying files
         self._vocab: Vocabulary | None = config.vocabulary
         # the note's title and its keywords say what it is about: a title may share either.
         # A private name (`_capturing`) matches only as written, as a keyword: its words
@@ -615,11 +530,11 @@ class CompiledMatcher:
         ev: list[Evidence] = []
         mine = self._note_keys[i]
         code = self._code_keys[i]
-        in_text = _quoted_apart(_one_per_mention(mine, scan.title), scan.title, facts.title_text)
+        in_text = quoted_apart(one_per_mention(mine, scan.title), scan.title, facts.title_text)
         in_title = list(in_text)
         for tag in dict.fromkeys(tag for tag, _ in scan.tags.values()):
             in_tag = {k: hit for k, (t, hit) in scan.tags.items() if t == tag}
-            in_title += _one_per_mention(mine, in_tag)
+            in_title += one_per_mention(mine, in_tag)
         for key in mine:
             if key in in_text:
                 said = mentions(Saying.TITLE, [in_text[key]])
@@ -633,7 +548,7 @@ class CompiledMatcher:
         # the `body_terms` strongest (a code name before a phrase), then the most said
         weigh = {k: w.note_body_code if k in code else w.note_body for k in scan.body}
         in_body = sorted(
-            _quoted_apart(_one_per_mention(mine, scan.body), scan.body, facts.clean_body).values(),
+            quoted_apart(one_per_mention(mine, scan.body), scan.body, facts.clean_body).values(),
             key=lambda h: (-weigh[h.key], -h.count),
         )
         for hit in in_body[: self.config.body_terms]:
@@ -702,7 +617,7 @@ class CompiledMatcher:
         if len(words) < cfg.similar_min_words:
             return None
         if cover := _own_mentions(own, scan).get(EvidenceKind.TITLE):
-            outside = title_words(_blanked(facts.title_text, cover))
+            outside = title_words(blanked(facts.title_text, cover))
             if not outside.intersection(w for w, _ in words):
                 return None
         rarity = sum(idf for _, idf in words)
@@ -928,7 +843,7 @@ class CompiledMatcher:
         tied: bool,
     ) -> _Flags:
         """What the kind of evidence for note `i` says, for `match` to hold it back or not
-        (see `_held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
+        (see `link_rules.LinkRules._held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
         main = self.notes[i].topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
         # which member or which failure: words or files of the note's own have to, or a
@@ -1036,7 +951,7 @@ class CompiledMatcher:
         exact = set(cover)
         hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
         # quoted where the PR says it outside the keyword
-        left = [h for h in (_apart(h, cover, text, keep=exact) for h in hits) if h]
+        left = [h for h in (apart(h, cover, text, keep=exact) for h in hits) if h]
         if left == hits:
             return e
         if not left:
@@ -1046,9 +961,9 @@ class CompiledMatcher:
     def _body_evidence(self, hits: list[TermHit]) -> Evidence:
         """The description's mentions of a topic's keywords: the `body_terms` said most,
         each worth `weights.body`."""
-        said = sorted(_distinct(hits), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+        said = sorted(distinct(hits), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
         weight = self.config.weights.body * min(len(said), self.config.body_terms)
-        keys = frozenset("body:" + h.key for h in _inside(hits, said))
+        keys = frozenset("body:" + h.key for h in inside(hits, said))
         return Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys)
 
     def _shows(self, th: TopicHit, scan: _Scan) -> bool:
@@ -1060,48 +975,6 @@ class CompiledMatcher:
             return True
         share = self.config.files_only_share * scan.n_files
         return bool(files) and _file_count(files, scan) >= share
-
-    def _ambiguous(self, best: Match, scored: list[Match], shown: set[str]) -> bool:
-        """Another note resting on its topics alone has every topic the PR shows of
-        this one: the topic evidence does not single out either. A broad topic is
-        context and singles out nothing: [ROCm] on a sparse-MLA CUDA-graph PR does not
-        make it the ROCm one of three sparse-MLA CUDA-graph notes."""
-        mine = shown.intersection(best.note.topics) - self._broad
-        return any(
-            not m.own and m.note.id != best.note.id and mine.issubset(m.note.topics) for m in scored
-        )
-
-    def _kind_problem(self, facts: PRFacts) -> Callable[[Match], str | None]:
-        """Why a note does not suit the kind of change (None: it does): a typo fix, a
-        clean-up or a docs-only change in a subsystem needs no reading guidance on it,
-        unless its title names the note's own mechanism; a change to tests and CI alone
-        needs guidance on tests and CI, or on what its title names."""
-        # in its text or a tag of its own (`[Cleanup]`, `[Typo]`)
-        cosmetic = any(self._cosmetic.find(t) for t in (facts.title_text, *facts.tags))
-        docs = self._only(self._aux, facts)
-        upkeep = self._only(self._upkeep, facts)
-        upkeep_topics = self.config.upkeep_topics
-
-        def problem(m: Match) -> str | None:
-            if m.named:
-                return None
-            if cosmetic:
-                return "the title says the change is cosmetic, and names no word of the note"
-            if docs:
-                return (
-                    "the PR changes only docs and examples, and its title names no word of the note"
-                )
-            if upkeep and upkeep_topics.isdisjoint(m.note.topics):
-                return "the PR changes only tests and CI, and the note is not on their plumbing"
-            return None
-
-        return problem
-
-    @staticmethod
-    def _only(kind: GlobIndex[int], facts: PRFacts) -> bool:
-        """Every file the PR changes is of this kind (docs, tests and CI...), and the
-        list is the whole of them: a partial one may have missed the code."""
-        return facts.files_complete and all(kind.owners(f) for f in facts.files)
 
     def _is_source(self, i: int, facts: PRFacts) -> bool:
         note = self.notes[i]
@@ -1119,24 +992,14 @@ class CompiledMatcher:
             if self._repo[i] == repo
         ]
         source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
-
-        def rank(m: Match) -> tuple:
-            return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
-
-        scored.sort(key=rank)
-        sources = [m for m in scored if m.note.id in source_ids]
-        others = [m for m in scored if m.note.id not in source_ids]
         shown = {h.topic.id for h in topic_hits if h.present}
-        eligible, held = self._eligible(others, scored, facts, shown, first=0 if sources else 1)
-        linked = sources + eligible
-        cap = self.config.max_notes
-        held += [(m, f"over the limit of {cap} notes") for m in linked[cap:]]
+        linking = self._rules.link(scored, source_ids, facts, shown)
         return MatchResult(
-            matches=tuple(linked[:cap]),
-            held_back=tuple((m.note.id, why) for m, why in sorted(held, key=lambda h: rank(h[0]))),
+            matches=linking.linked,
+            held_back=linking.held_back,
             topics=tuple(h.topic.id for h in topic_hits),
             topic_hits=tuple(topic_hits),
-            candidates=tuple(scored),
+            candidates=linking.ranked,
             not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
         )
 
@@ -1159,62 +1022,6 @@ class CompiledMatcher:
             found.update(self._by_issue.get((repo, ref), ()))
         found.update(self._by_id[n] for n in facts.related_notes if n in self._by_id)
         return found
-
-    def _eligible(
-        self, ranked: list[Match], scored: list[Match], facts: PRFacts, shown: set[str], first: int
-    ) -> tuple[list[Match], list[tuple[Match, str]]]:
-        """The scored notes (not source notes, best first) that may be linked: above the
-        threshold and not far below the best, on topic, not a sweep's, fitting the kind of
-        change; only the first `first` of them may rest on their topics alone. Also the
-        notes above the threshold held back, each with the first rule that held it."""
-        cfg, kind_problem = self.config, self._kind_problem(facts)
-        eligible: list[Match] = []
-        held: list[tuple[Match, str]] = []
-        for m in ranked:
-            if m.score < cfg.threshold:
-                continue
-            why = self._held_by_evidence(m) or kind_problem(m)
-            if why:
-                held.append((m, why))
-            else:
-                eligible.append(m)
-        if cfg.extra_links_need_own:
-            # the best note may rest on its topics, unless they fit another note as well
-            # (three notes on sparse-MLA CUDA graphs: a PR on that pair names none of
-            # them); a second note on the same subsystem evidence would only repeat it
-            kept = []
-            for n, m in enumerate(eligible):
-                if m.own or (n < first and not self._ambiguous(m, scored, shown)):
-                    kept.append(m)
-                elif n < first:
-                    held.append((m, "rests on its topics alone, which fit another note as well"))
-                else:
-                    held.append((m, "rests on its topics alone, and is not the best note"))
-            eligible = kept
-        if eligible:  # relative to the best note that is linked, not to one left out
-            # a note tied to the PR (another fix of its PR's bug) stays, whatever else
-            # the PR is about
-            floor = cfg.relative_floor * eligible[0].score
-            low = [m for m in eligible if m.score < floor and not m.tied]
-            held += [(m, f"far below the best note ({eligible[0].note.id})") for m in low]
-            eligible = [m for m in eligible if m not in low]
-        return eligible, held
-
-    def _held_by_evidence(self, m: Match) -> str | None:
-        """Why the kind of evidence for a note above the threshold does not carry it."""
-        cfg = self.config
-        if m.specific < cfg.min_specific:
-            return (
-                f"rests on broad or family topics: its own evidence scores {m.specific:g},"
-                f" under {cfg.min_specific:g}"
-            )
-        if m.path_alone:
-            return "shown by a path of its own alone: none of its topics agrees"
-        if not m.on_topic and cfg.main_topic_first:
-            return f"the PR does not show the note's first topic ({m.note.topics[0]})"
-        if m.swept:
-            return "shown by changed files alone, too small a share of the PR's files"
-        return None
 
 
 # --- entry points -------------------------------------------------------------------------

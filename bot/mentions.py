@@ -1,0 +1,96 @@
+"""Where a text says a term, as spans (pure): one mention counts once. Keywords of a
+topic and of a note overlap (`connector stats` inside `get_kv_connector_stats`), so the
+matcher asks which hits lie inside longer ones before it counts or quotes them."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Mapping
+from itertools import accumulate
+
+from bot.terms import TermHit
+
+
+def one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[str]:
+    """The keys found in one text, in order, but those every mention of which lies inside
+    a longer one's: `get_kv_connector_stats` is one mention, not three, of a note whose
+    keywords also include `KVConnectorStats` and `connector stats`."""
+    found = [k for k in keys if k in hits]
+    kept: list[str] = []
+    cover: list[tuple[int, int]] = []
+    for key in sorted(found, key=lambda k: -max(e - s for s, e in hits[k].spans)):
+        if not cover or not within(hits[key].spans, cover):
+            kept.append(key)
+            cover = sorted(cover + list(hits[key].spans))
+    return [k for k in found if k in kept]
+
+
+def quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> dict[str, TermHit]:
+    """The hits of these keys (one per mention, `one_per_mention`), each quoted where
+    the text says it apart from the others: `connector stats` where the title writes
+    it, not inside the `get_kv_connector_stats` it also hits."""
+    out: dict[str, TermHit] = {}
+    for key in keys:
+        cover = sorted(span for k in keys if k != key for span in hits[k].spans)
+        out[key] = apart(hits[key], cover, text) or hits[key]
+    return out
+
+
+def apart(
+    hit: TermHit, cover: list[tuple[int, int]], text: str, keep: Collection = ()
+) -> TermHit | None:
+    """The hit's mentions that lie outside `cover` (sorted spans; those in `keep` stay
+    whatever), quoted at the first of them; None when none does."""
+    spans = [sp for sp in hit.spans if sp in keep or not cover or not within([sp], cover)]
+    if len(spans) == len(hit.spans):
+        return hit
+    if not spans:
+        return None
+    start, end = spans[0]
+    return TermHit(hit.key, text[start:end], len(spans), tuple(spans))
+
+
+def distinct(hits: list[TermHit]) -> list[TermHit]:
+    """The hits of one text, one per mention (`one_per_mention`): the topic keywords
+    `capture size` and `capture sizes` both hit "capture sizes", which is one word said
+    once, quoted and counted once, in its longest spelling."""
+    by_key = {h.key: h for h in hits}
+    return [by_key[k] for k in one_per_mention(by_key, by_key)]
+
+
+def inside(hits: list[TermHit], kept: list[TermHit]) -> list[TermHit]:
+    """The hits every mention of which lies inside the kept ones' (those included): what
+    the kept evidence rests on, so that a note's own keyword on it counts once."""
+    cover = sorted(span for h in kept for span in h.spans)
+    return [h for h in hits if cover and within(h.spans, cover)]
+
+
+def within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> bool:
+    """Every span lies inside one of `cover` (sorted by start)."""
+    starts = [start for start, _ in cover]
+    reach = list(accumulate((end for _, end in cover), max))  # furthest end so far
+    for start, end in spans:
+        j = bisect_right(starts, start) - 1
+        if j < 0 or reach[j] < end:
+            return False
+    return True
+
+
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The text with these spans (sorted) made spaces."""
+    out, at = [], 0
+    for start, end in spans:
+        if start > at:
+            out.append(text[at:start])
+        out.append(" " * (end - max(start, at)) if end > at else "")
+        at = max(at, end)
+    out.append(text[at:])
+    return "".join(out)
+
+
+def holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The longest of `spans` that holds this one and is longer, the first of equals
+    (None: none does)."""
+    start, end = span
+    held = [(a, b) for a, b in spans if a <= start and end <= b and b - a > end - start]
+    return min(held, key=lambda ab: (ab[0] - ab[1], ab[0]), default=None)
