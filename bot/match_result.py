@@ -10,8 +10,6 @@ from bot.notes import Note, Topic
 
 
 class EvidenceKind(StrEnum):
-    SOURCE = "source"  # the PR is the note's source PR
-    REF = "ref"  # the PR refers to the note's source PR
     PATH = "path"
     TAG = "tag"
     TITLE = "title"
