@@ -9,19 +9,25 @@ does not hold it (in any state: `review-notes retry` handles those it holds).
 
 `to_redeliver` is pure; `sweep` runs it over two ports (GitHub's log, the queue's ids),
 so both are tested without a server. A running server sweeps again every
-REVIEW_NOTES_REDELIVER_EVERY_MINUTES (`Sweeps`): an outage in front of it (a proxy, TLS,
-a full disk answering 500) loses nothing either, as GitHub's docs advise.
+REVIEW_NOTES_REDELIVER_EVERY_MINUTES (`Sweeps`, in the thread of a `Redeliverer`): an
+outage in front of it (a proxy, TLS, a full disk answering 500) loses nothing either,
+as GitHub's docs advise.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bot.github_port import GitHubError, rate_limit_wait
+
+if TYPE_CHECKING:
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
 
 log = logging.getLogger(__name__)
 
@@ -268,3 +274,91 @@ class Sweeps:
         self.since = max(self.since, oldest)
         self.given_up_at = {g: t for g, t in self.given_up_at.items() if t >= oldest}
         return given_up
+
+
+class Redeliverer:
+    """A running server's sweeps (`Runtime.redeliver_in_background` runs `run` in a
+    thread of its own): at start since where the last complete sweep left off
+    (`on_start`), then every `every_s` seconds (0: never), until `stopping` is set."""
+
+    def __init__(
+        self,
+        github: DeliveryLog,
+        queue: DeliveryQueue,
+        metrics: Metrics,
+        stopping: threading.Event,
+        *,
+        on_start: bool,
+        every_s: float,
+    ):
+        self.github, self.queue, self.metrics = github, queue, metrics
+        self.stopping, self.on_start, self.every_s = stopping, on_start, every_s
+
+    def run(self) -> None:
+        """The sweeps, in their own thread (the database's calls may wait on a lock: not
+        on the event loop). After a sweep whose redeliveries went out and with nothing
+        from GitHub stored since (a proxy, TLS or a full disk failing every delivery), the
+        next sweeps wait, twice as long each time (a quiet repository stores nothing
+        either), so that an outage costs an event few of its asks."""
+        try:
+            kept, last = self.queue.sweep_since(), self.queue.last_received()
+            sweeps = Sweeps(start_since(kept, last, datetime.now(UTC)))
+            self.queue.keep_sweep_since(sweeps.since.isoformat())  # killed in the middle: kept
+        except Exception:  # the database locked, or closed by a stop
+            log.exception("redelivery sweeps not started; run `review-notes redeliver`")
+            return
+        waiting: datetime | None = None  # when a sweep's redeliveries went out
+        waits, allowed = 0, 2  # intervals waited, and allowed before asking again
+        if self.on_start:
+            waiting = self._sweep(sweeps, "at start")
+        every = self.every_s
+        while every and not self.stopping.wait(every):
+            if waiting is not None and not self._github_reached_us_since(waiting):
+                waits += 1
+                if waits < allowed:
+                    self.metrics.redelivery_sweeps.labels("waiting").inc()
+                    continue
+                allowed *= 2
+            else:
+                allowed = 2
+            waits = 0
+            waiting = self._sweep(sweeps, "of the running server")
+
+    def _github_reached_us_since(self, when: datetime) -> bool:
+        """Whether a delivery from GitHub was stored since `when`."""
+        try:
+            last = self.queue.last_received()
+        except Exception:  # the database closed by a stop, or locked
+            return False
+        return last is not None and datetime.fromisoformat(last) >= when
+
+    def _sweep(self, sweeps: Sweeps, when: str) -> datetime | None:
+        """One sweep; when it began if GitHub accepted redeliveries it asked for."""
+        began = datetime.now(UTC)
+        metrics = self.metrics
+        try:
+            result = sweep(
+                self.github, self.queue.held, sweeps.since, self.stopping.is_set, sweeps.given_up()
+            )
+        except GitHubError as exc:  # the server runs on; the next sweep tries again
+            limited = rate_limit_wait(exc) is not None
+            log.warning("redelivery %s not done: %s; run `review-notes redeliver`", when, exc)
+            metrics.redelivery_sweeps.labels("stopped" if limited else "failed").inc()
+            return None
+        except Exception:  # a listing GitHub changed, the database closed by a stop
+            if self.stopping.is_set():
+                log.warning("redelivery %s cut short by the stop", when)
+            else:
+                log.exception("redelivery %s failed; run `review-notes redeliver`", when)
+            metrics.redelivery_sweeps.labels("failed").inc()
+            return None
+        given_up = sweeps.done(result, began)
+        metrics.redelivery_sweeps.labels("done" if result.stopped is None else "stopped").inc()
+        metrics.redeliveries.labels("asked").inc(len(result.asked))
+        metrics.redeliveries.labels("refused").inc(len(result.refused))
+        metrics.redeliveries.labels("given_up").inc(given_up)
+        try:  # kept for the next start; a write refused now is tried again next sweep
+            self.queue.keep_sweep_since(sweeps.kept_since().isoformat())
+        except Exception as exc:
+            log.warning("redelivery %s: where it left off not kept: %s", when, exc)
+        return began if result.asked else None
