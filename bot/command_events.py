@@ -24,7 +24,7 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   one said last asked (`PendingUpdate.said`, `_showing_key`).
 - `wrong` and `restore` change the notes hidden at once, each in turn: one run late
   changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
-  it changed, nor what it did itself before (`_command_key`).
+  it changed, nor what it did itself before (`order_keys.command_key`): bot/command_feedback.py.
 - `topic`, `search` and `help` get a reply comment each; what could not be done
   (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
   the comment. All within the per-PR reply budget (over it: the first command refused
@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from bot.command_feedback import take_feedback
 from bot.command_policy import (
     DONE,
     REFUSED,
@@ -78,13 +79,12 @@ from bot.command_policy import (
     most_writes,
     needs_reply,
 )
-from bot.command_replies import Unanswered, render_errors, render_reply, render_unpicked
+from bot.command_replies import Unanswered, render_errors, render_reply
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time, utcnow
 from bot.dispatch import Dispatcher, Route, payload_id
-from bot.feedback import Mark, pick_note
 from bot.flood_control import Admission
 from bot.github_port import (
     ConversationLocked,
@@ -96,7 +96,7 @@ from bot.github_port import (
     ref_from_payload,
 )
 from bot.markers import reply_key
-from bot.order_keys import command_key, comment_key, comment_part, said_before
+from bot.order_keys import command_key, comment_key, comment_part, latest, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
@@ -483,8 +483,8 @@ def _run_judged(
     answered = 0  # taken commands done now
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
-        order = _command_key(source, i)
-        problem = _take_feedback(ctx, ref, c, source, order) if d is Decision.ALLOW else None
+        order = command_key(source.said_at, i)
+        problem = take_feedback(ctx, ref, c, source, order) if d is Decision.ALLOW else None
         if d is Decision.ALLOW and c.kind in SWITCHES and newer:
             said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")
             answered += 1  # acknowledged: it was heard, and outranked
@@ -586,95 +586,6 @@ def _reply(ctx: BotContext, command: Command, repo: str) -> str:
     )
 
 
-# --- reviewers' verdicts on notes ------------------------------------------------------
-
-
-def _command_key(source: Source, index: int) -> str | None:
-    """The order key of the source's command `index` (of those run): its `said_at`, then
-    its place, so that one comment's `wrong 1` then `restore` are ordered too, and a
-    re-run of the comment finds each command's own key. None: the payload gives no time."""
-    return command_key(source.said_at, index)
-
-
-def _take_feedback(
-    ctx: BotContext, ref: PRRef, command: Command, source: Source, key: str | None
-) -> str | None:
-    """Apply `wrong` / `restore` to the PR's state (the comment update follows).
-
-    Returns a reply when `wrong` names none of the notes the comment shows. The number
-    in `wrong N` is the note's place in the comment the reviewer read: as last posted,
-    or, for a comment that has marked a note before, as it was then. `key`: the
-    command's order key (`_command_key`).
-    """
-    if command.kind is Kind.RESTORE:
-        _restore(ctx, ref, key)
-        return None
-    if command.kind is not Kind.WRONG:
-        return None
-    state = ctx.prs.get(ref.repo, ref.number)
-    # What this comment numbered when it first marked a note, else when the bot first read
-    # a `wrong` in it, else the comment as posted now: an edit that adds a reason, or a
-    # resumed or retried delivery, must not hide the next note.
-    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
-    if numbering is None:
-        numbering = state.notes
-    lib = ctx.library
-    known = (*lib.by_id, *lib.retired)  # a retired note's id names a note too
-    pick = pick_note(command.args, numbering, known, lib.renamed, lib.id_shape)
-    if pick.note_id is None:
-        commented = state.comment_id is not None
-        return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)
-    if said_before(key, state.restored_at):  # run late: that `restore` took it back
-        log.info("%s on %s#%d: a later restore stands", command.kind, ref.repo, ref.number)
-        return None
-    mark = Mark(
-        ref.repo,
-        ref.number,
-        pick.note_id,
-        pick.rank,
-        source.actor.login,
-        pick.reason,
-        state.evidence.get(pick.note_id, ()),
-        origin=source.origin,
-        shown=numbering,
-    )
-    if ctx.feedback.record(mark):
-        ctx.metrics.feedback.labels(pick.note_id).inc()
-        log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
-    elif pick.reason:  # marked already: its author's words as they last wrote them
-        login = source.actor.login
-        if not ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, login, pick.reason):
-            log.info(  # the first mark stands, with its author's words
-                "note %s on %s#%d: marked before by another reviewer; %s's words not kept",
-                pick.note_id,
-                ref.repo,
-                ref.number,
-                login,
-            )
-    dismissed = state.dismissed
-    if pick.note_id not in dismissed:
-        dismissed = (*dismissed, pick.note_id)
-    # the newest key, not this one's: a `wrong` run late (not outranked) must not let a
-    # `restore` said between the two take back the newer `wrong`
-    newest = _latest(key, state.dismissed_at)
-    if (dismissed, newest) != (state.dismissed, state.dismissed_at):
-        ctx.prs.update(ref.repo, ref.number, dismissed=dismissed, dismissed_at=newest)
-    return None
-
-
-def _restore(ctx: BotContext, ref: PRRef, key: str | None) -> None:
-    """`restore`: show the hidden notes and take their marks back, unless it ran before (a
-    re-run of its delivery) or a `wrong` or `restore` said after it was applied: it would
-    take back a mark made after it."""
-    state = ctx.prs.get(ref.repo, ref.number)
-    if key is not None and state.dismissed_at is not None and key <= state.dismissed_at:
-        log.info("restore on %s#%d: ran before, or a later one stands", ref.repo, ref.number)
-        return
-    ctx.feedback.withdraw(ref.repo, ref.number)
-    keys = {} if key is None else {"dismissed_at": key, "restored_at": key}
-    ctx.prs.update(ref.repo, ref.number, dismissed=(), **keys)
-
-
 # --- the sticky comment, rate limited ------------------------------------------------
 
 _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
@@ -682,7 +593,7 @@ _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
     Kind.WHY: {"verbose": True},
     Kind.OFF: {"opted_out": True},
     Kind.ON: {"opted_out": False},
-    Kind.WRONG: {},  # the notes hidden are changed at once (_take_feedback)
+    Kind.WRONG: {},  # the notes hidden are changed at once (command_feedback)
     Kind.RESTORE: {},
 }
 
@@ -694,12 +605,6 @@ _SAID_KEYS = {"verbose": "verbose_at", "opted_out": "switched_at"}
 _SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
 # They set `opted_out`, and are answered "changes nothing" when a later one stands.
 SWITCHES = (Kind.OFF, Kind.ON)
-
-
-def _latest(*keys: str | None) -> str | None:
-    """The newest of these order keys (None: none known)."""
-    known = [k for k in keys if k is not None]
-    return max(known) if known else None
 
 
 def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> dict[str, object]:
@@ -719,7 +624,7 @@ def _showing_key(state: PRState) -> str | None:
     (or the deletion of the comment) that paused it. One written before it, run late,
     does not rewrite the comment (`_update`)."""
     dismissed = state.dismissed_at and comment_part(state.dismissed_at)
-    return _latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
+    return latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
 
 
 def _newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:

@@ -43,3 +43,9 @@ def said_before(key: str | None, standing: str | None) -> bool:
     """Whether what has the key `key` was said before what has the key `standing` (None,
     either: not known, so not before: taken as the newest)."""
     return key is not None and standing is not None and key < standing
+
+
+def latest(*keys: str | None) -> str | None:
+    """The newest of these order keys (None: none known)."""
+    known = [k for k in keys if k is not None]
+    return max(known) if known else None

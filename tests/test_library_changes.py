@@ -526,8 +526,8 @@ def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, a
     # on this pull request shows no note; nothing was hidden", false, under a comment
     # showing two notes; note A stays, and so it does at every later edit of that
     # comment. The first read kept an empty numbering (nothing numbered), and
-    # `_take_feedback` takes an empty kept numbering as the comment's (`is None`, where
-    # 9617002 read `or state.notes`): before today the edit hid note A.
+    # `command_feedback.take_feedback` takes an empty kept numbering as the comment's
+    # (`is None`, where 9617002 read `or state.notes`): before today the edit hid note A.
     from tests.test_command_events import replies
 
     fake, notes, title = two_notes

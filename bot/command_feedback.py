@@ -1,0 +1,101 @@
+"""`/notes wrong` and `/notes restore`: a reviewer's verdict on the notes shown, kept as
+a mark for the curators (`feedback_store`) and as the notes the PR's comment hides
+(`PRState.dismissed`). Each is applied in the order said on GitHub, whatever order it
+runs in: one run late changes nothing a later `restore` (for `wrong`) or any later one
+(for `restore`) changed, nor what it did itself before (its order key)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.command_replies import render_unpicked
+from bot.commands import Command, Kind
+from bot.feedback import Mark, pick_note
+from bot.github_port import PRRef
+from bot.order_keys import latest, said_before
+
+if TYPE_CHECKING:
+    from bot.command_events import Source
+    from bot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+
+def take_feedback(
+    ctx: BotContext, ref: PRRef, command: Command, source: Source, key: str | None
+) -> str | None:
+    """Apply `wrong` / `restore` to the PR's state (the comment update follows).
+
+    Returns a reply when `wrong` names none of the notes the comment shows. The number
+    in `wrong N` is the note's place in the comment the reviewer read: as last posted,
+    or, for a comment that has marked a note before, as it was then. `key`: the
+    command's order key (`order_keys.command_key` of its comment's `said_at`).
+    """
+    if command.kind is Kind.RESTORE:
+        restore(ctx, ref, key)
+        return None
+    if command.kind is not Kind.WRONG:
+        return None
+    state = ctx.prs.get(ref.repo, ref.number)
+    # What this comment numbered when it first marked a note, else when the bot first read
+    # a `wrong` in it, else the comment as posted now: an edit that adds a reason, or a
+    # resumed or retried delivery, must not hide the next note.
+    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
+    if numbering is None:
+        numbering = state.notes
+    lib = ctx.library
+    known = (*lib.by_id, *lib.retired)  # a retired note's id names a note too
+    pick = pick_note(command.args, numbering, known, lib.renamed, lib.id_shape)
+    if pick.note_id is None:
+        commented = state.comment_id is not None
+        return render_unpicked(command, pick, len(numbering), ctx.command_word, commented=commented)
+    if said_before(key, state.restored_at):  # run late: that `restore` took it back
+        log.info("%s on %s#%d: a later restore stands", command.kind, ref.repo, ref.number)
+        return None
+    mark = Mark(
+        ref.repo,
+        ref.number,
+        pick.note_id,
+        pick.rank,
+        source.actor.login,
+        pick.reason,
+        state.evidence.get(pick.note_id, ()),
+        origin=source.origin,
+        shown=numbering,
+    )
+    if ctx.feedback.record(mark):
+        ctx.metrics.feedback.labels(pick.note_id).inc()
+        log.info("note %s marked not relevant on %s#%d", pick.note_id, ref.repo, ref.number)
+    elif pick.reason:  # marked already: its author's words as they last wrote them
+        login = source.actor.login
+        if not ctx.feedback.set_reason(ref.repo, ref.number, pick.note_id, login, pick.reason):
+            log.info(  # the first mark stands, with its author's words
+                "note %s on %s#%d: marked before by another reviewer; %s's words not kept",
+                pick.note_id,
+                ref.repo,
+                ref.number,
+                login,
+            )
+    dismissed = state.dismissed
+    if pick.note_id not in dismissed:
+        dismissed = (*dismissed, pick.note_id)
+    # the newest key, not this one's: a `wrong` run late (not outranked) must not let a
+    # `restore` said between the two take back the newer `wrong`
+    newest = latest(key, state.dismissed_at)
+    if (dismissed, newest) != (state.dismissed, state.dismissed_at):
+        ctx.prs.update(ref.repo, ref.number, dismissed=dismissed, dismissed_at=newest)
+    return None
+
+
+def restore(ctx: BotContext, ref: PRRef, key: str | None) -> None:
+    """`restore`: show the hidden notes and take their marks back, unless it ran before (a
+    re-run of its delivery) or a `wrong` or `restore` said after it was applied: it would
+    take back a mark made after it."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if key is not None and state.dismissed_at is not None and key <= state.dismissed_at:
+        log.info("restore on %s#%d: ran before, or a later one stands", ref.repo, ref.number)
+        return
+    ctx.feedback.withdraw(ref.repo, ref.number)
+    keys = {} if key is None else {"dismissed_at": key, "restored_at": key}
+    ctx.prs.update(ref.repo, ref.number, dismissed=(), **keys)
