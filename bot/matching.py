@@ -77,6 +77,7 @@ from bot.reasons import (
     ASPECT,
     KEYWORD,
     TOPIC,
+    Weighed,
     also_in,
     changes,
     mentions,
@@ -319,14 +320,6 @@ class CompiledMatcher:
         self.library = library
         self.config = config
         self.notes = library.notes
-        self._term_topics: dict[str, list[str]] = defaultdict(list)
-        self._tag_topics: dict[str, list[str]] = defaultdict(list)
-        self._term_notes: dict[str, list[int]] = defaultdict(list)
-        self._label_topics: dict[str, list[str]] = defaultdict(list)
-        self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
-        self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
-        self._by_reading: dict[tuple[str, int], list[int]] = defaultdict(list)
-        self._by_issue: dict[tuple[str, int], list[int]] = defaultdict(list)
         self._by_id = {note.id: i for i, note in enumerate(self.notes)}
         self._repo = [n.repo.lower() for n in self.notes]
         # In keyword order, not a set: reasons must come out the same on every run, or the
@@ -344,9 +337,33 @@ class CompiledMatcher:
         for i, words in enumerate(self._code_words):
             for word in words:
                 self._code_notes[word].append(i)
+        topic_terms, topic_globs = self._index_topics()
+        note_terms, note_globs = self._index_notes()
+        named = set(config.topic_scale) | config.family_topics | config.upkeep_topics
+        unknown = sorted(named - set(library.topics))
+        if unknown:
+            raise ValueError(
+                "topic_scale, family_topics or upkeep_topics names unknown topic(s): "
+                + ", ".join(unknown)
+            )
+        self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
+        self._narrow = frozenset(t for t, f in config.topic_scale.items() if f > 1)
+        self._terms = TermIndex(topic_terms + note_terms)
+        self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(topic_globs + note_globs)
+        self._rules = LinkRules(config, frozenset(self._broad))
+        self._aux, self._upkeep = self._rules.aux, self._rules.upkeep  # asked when saying files
+        self._vocab: Vocabulary | None = config.vocabulary
+        self._index_titles()
+
+    def _index_topics(self) -> tuple[list[str], list[tuple[str, tuple[str, str | int]]]]:
+        """Each topic's keywords, tags and labels, to its ids; its terms and globs to
+        compile (a glob's owner: ("t", topic id))."""
+        self._term_topics: dict[str, list[str]] = defaultdict(list)
+        self._tag_topics: dict[str, list[str]] = defaultdict(list)
+        self._label_topics: dict[str, list[str]] = defaultdict(list)
         terms: list[str] = []
         globs: list[tuple[str, tuple[str, str | int]]] = []
-        for topic in library.topics.values():
+        for topic in self.library.topics.values():
             for term in topic.keywords:
                 key = term_key(term)
                 if key and topic.id not in self._term_topics[key]:
@@ -360,6 +377,18 @@ class CompiledMatcher:
             globs += [(p, ("t", topic.id)) for p in topic.paths]
             for label in topic.labels:
                 self._label_topics[label.lower()].append(topic.id)
+        return terms, globs
+
+    def _index_notes(self) -> tuple[list[str], list[tuple[str, tuple[str, str | int]]]]:
+        """Each note's keywords, topics, source PR, PRs to read with it and issues, to
+        the note; its terms and globs to compile (a glob's owner: ("n", note index))."""
+        self._term_notes: dict[str, list[int]] = defaultdict(list)
+        self._notes_by_topic: dict[str, list[int]] = defaultdict(list)
+        self._by_source: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._by_reading: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self._by_issue: dict[tuple[str, int], list[int]] = defaultdict(list)
+        terms: list[str] = []
+        globs: list[tuple[str, tuple[str, str | int]]] = []
         for i, note in enumerate(self.notes):
             for term in note.keywords:
                 key = term_key(term)
@@ -376,20 +405,10 @@ class CompiledMatcher:
                 self._by_reading[(note.repo.lower(), n)].append(i)
             for n in note.issues:
                 self._by_issue[(note.repo.lower(), n)].append(i)
-        named = set(config.topic_scale) | config.family_topics | config.upkeep_topics
-        unknown = sorted(named - set(library.topics))
-        if unknown:
-            raise ValueError(
-                "topic_scale, family_topics or upkeep_topics names unknown topic(s): "
-                + ", ".join(unknown)
-            )
-        self._broad = config.family_topics | {t for t, f in config.topic_scale.items() if f < 1}
-        self._narrow = frozenset(t for t, f in config.topic_scale.items() if f > 1)
-        self._terms = TermIndex(terms)
-        self._globs: GlobIndex[tuple[str, str | int]] = GlobIndex(globs)
-        self._rules = LinkRules(config, frozenset(self._broad))
-        self._aux, self._upkeep = self._rules.aux, self._rules.upkeep  # asked when saying files
-        self._vocab: Vocabulary | None = config.vocabulary
+        return terms, globs
+
+    def _index_titles(self) -> None:
+        """The words of each note's title and keywords, for a title like the note's."""
         # the note's title and its keywords say what it is about: a title may share either.
         # A private name (`_capturing`) matches only as written, as a keyword: its words
         # are no English words the title shares ("Fix capturing flag" is not `_capturing`)
@@ -740,8 +759,8 @@ class CompiledMatcher:
         facts: PRFacts,
         scan: _Scan,
         own: list[Evidence],
-        scored: list[tuple[float, str | Said, str]],
-    ) -> list[tuple[float, str | Said, str]]:
+        scored: list[Weighed],
+    ) -> list[Weighed]:
         """A title word the similar-title line shares with the note that another line of
         it quotes too ("title mentions 'EAGLE' (topic: ...)", "title is tagged [PCP]") is
         said once, on that line:
@@ -804,9 +823,7 @@ class CompiledMatcher:
             return words <= self._title_only[i]
         return any(words <= keyword for keyword in self._keyword_words[i])
 
-    def _ties(
-        self, i: int, facts: PRFacts
-    ) -> tuple[list[tuple[float, str | Said, str]], bool, bool]:
+    def _ties(self, i: int, facts: PRFacts) -> tuple[list[Weighed], bool, bool]:
         """What ties the PR to note `i` whatever its words and files: (weight, what, why)
         per tie, whether there is one, and whether the PR is the note's own (its score is
         added by the caller, its reason first). The note's own PR, one building on it, one
@@ -819,7 +836,7 @@ class CompiledMatcher:
         issue = next((n for n in note.issues if n in facts.refs), None)
         via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
         tied = is_source or refers or reading or issue is not None or via is not None
-        ties: list[tuple[float, str | Said, str]] = []
+        ties: list[Weighed] = []
         if refers:
             ties.append(
                 (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
@@ -882,7 +899,7 @@ class CompiledMatcher:
         scan: _Scan,
         facts: PRFacts,
         both: list[str],
-    ) -> tuple[list[tuple[float, str | Said, str]], dict[str, float], float]:
+    ) -> tuple[list[Weighed], dict[str, float], float]:
         """What the note's topics contribute: (weight, what, why) per piece of evidence,
         scaled by the share of the note's topics the PR shows; the weight each evidence
         key got (so the note's own evidence on the same word counts once); and the part
@@ -910,7 +927,7 @@ class CompiledMatcher:
         )
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
-        scored: list[tuple[float, str | Said, str]] = []
+        scored: list[Weighed] = []
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)

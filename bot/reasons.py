@@ -36,12 +36,16 @@ def tagged(tag: str, hit: TermHit) -> Said:
     return Said(Saying.TAG, (tag_text(tag, hit),))
 
 
+# One piece of evidence on its way to a reason line: (its weight, what the PR does, why
+# that counts for the note: "keyword of this note", "topic: X", "" for nothing to add).
+Weighed = tuple[float, str | Said, str]
+
 KEYWORD = "keyword of this note"
 ASPECT = "what this note covers in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 
 
-def reason_lines(scored: list[tuple[float, str | Said, str]]) -> tuple[str, ...]:
+def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
     """One line per thing the PR does, strongest first, with every reason it counts:
     "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
     A file or title word that two lines name (the note's path and a topic's files, the
