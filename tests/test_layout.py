@@ -24,6 +24,7 @@ WORLD = frozenset(
         "fastapi",
         "github",
         "httpx",
+        "importlib",  # a module loaded by name hides what the core depends on
         "jinja2",
         "logging",
         "os",
@@ -79,6 +80,8 @@ def imports_of(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "bot" and node.level == 0:
+            found |= {f"bot.{alias.name}" for alias in node.names}  # `from bot import queue`
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
     return found
@@ -142,4 +145,7 @@ def test_the_checks_see_what_they_look_for():
     assert impure_imports(tree) == ["bot.queue", "sqlite3"]
     assert impure_imports(ast.parse("import os"), reads_files=True) == []
     assert impure_imports(ast.parse("import os")) == ["os"]
+    # the other spelling of an import of the shell, and a module loaded by its name
+    assert impure_imports(ast.parse("from bot import queue, notes")) == ["bot.queue"]
+    assert impure_imports(ast.parse("import importlib")) == ["importlib"]
     assert file_calls_of(tree) == {"read_text", "open"}
