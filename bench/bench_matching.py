@@ -30,7 +30,8 @@ from bot.library import Library, load_library  # noqa: E402
 from bot.match_config import load_match_config  # noqa: E402
 from bot.matching import CompiledMatcher  # noqa: E402
 from bot.notes import Note, Topic  # noqa: E402
-from bot.prfacts import PRFacts, code_names_in, facts_from_record  # noqa: E402
+from bot.pr_diff import code_names_in  # noqa: E402
+from bot.prfacts import PRFacts, facts_from_record  # noqa: E402
 
 DEV = Path("/work/shared/eval/dev_prs.jsonl")
 REPO = "vllm-project/vllm"

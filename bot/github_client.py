@@ -93,13 +93,8 @@ from bot.github_port import (
     write_asked,
 )
 from bot.installations import InstallationChange
-from bot.prfacts import (
-    FileChange,
-    PRFacts,
-    code_names_in,
-    facts_from_payload,
-    incidental_files,
-)
+from bot.pr_diff import FileChange, code_names_in, incidental_files
+from bot.prfacts import PRFacts, facts_from_payload
 from bot.redelivery import delivered_at
 
 log = logging.getLogger(__name__)

@@ -126,8 +126,8 @@ class ConversationLocked(Exception):
 class FileList(list[str]):
     """Changed file paths, as a list, plus what the diff shows (both empty when it was
     not seen): `code_names`, the names on its changed lines -> the files naming them
-    (`bot.prfacts.code_names_in`), and `incidental`, the files only moved or changed in
-    their imports (`bot.prfacts.incidental_files`). `listed`: how many entries GitHub
+    (`bot.pr_diff.code_names_in`), and `incidental`, the files only moved or changed in
+    their imports (`bot.pr_diff.incidental_files`). `listed`: how many entries GitHub
     listed (a rename is one entry and two paths); None: one per path. `head`: the commit
     GitHub listed them at (its entries' `contents_url` name it), which a push made while
     the event waited has moved past the event's head; None: not known, "": the entries

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.notes import Note
-from bot.prfacts import reference_text, referenced_prs
+from bot.pr_text import reference_text, referenced_prs
 from bot.relations import Related, Relation
 from bot.terminal import inert
 

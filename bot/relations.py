@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.prfacts import REF_HASH, REF_URL, reference_text, referenced_prs
+from bot.pr_text import REF_HASH, REF_URL, reference_text, referenced_prs
 
 
 class Relation(StrEnum):

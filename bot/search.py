@@ -31,7 +31,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from bot.notes import Note, Topic
-from bot.prfacts import REF_HASH, REF_URL
+from bot.pr_text import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at

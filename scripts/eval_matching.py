@@ -3,8 +3,8 @@
 Each line of the PR file has number, title, body, labels, files, optionally
 `code_names` ({name: [files]}, a file as a path or its index in `files`: the names on
 the diff's changed lines, as the bot reads them from GitHub's file listing;
-`bot.prfacts.code_names_in`), optionally `incidental` (the files, as paths or indexes,
-the PR only moves or changes in their imports: `bot.prfacts.incidental_files`),
+`bot.pr_diff.code_names_in`), optionally `incidental` (the files, as paths or indexes,
+the PR only moves or changes in their imports: `bot.pr_diff.incidental_files`),
 optionally `changed_files` (the PR's own count: when `files` holds that many, the list
 is whole) and `relevant`:
 {note index: grade}, grade 2 = the note is what a reviewer of this PR needs,

@@ -14,15 +14,8 @@ from bot.markdown_text import (
     without_fences,
     without_indented_code,
 )
-from bot.prfacts import (
-    PRFacts,
-    clean_body,
-    facts_from_payload,
-    facts_from_record,
-    referenced_prs,
-    title_tags,
-    title_text,
-)
+from bot.pr_text import clean_body, referenced_prs, title_tags, title_text
+from bot.prfacts import PRFacts, facts_from_payload, facts_from_record
 from bot.render import PauseCause
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
@@ -432,7 +425,7 @@ def test_null_body_and_labels_in_a_payload():
 
 
 def test_code_names_are_the_identifiers_on_changed_lines_with_their_files():
-    from bot.prfacts import code_names_in
+    from bot.pr_diff import code_names_in
 
     a = "\n".join(
         [
@@ -460,7 +453,7 @@ def _patch(*lines: str) -> str:
 
 
 def test_a_patch_of_import_lines_only_is_incidental():
-    from bot.prfacts import imports_only
+    from bot.pr_diff import imports_only
 
     assert imports_only(_patch(" import os", "-from vllm.a import X", "+from vllm.b.a import X"))
     assert imports_only(_patch("-import vllm.a as a", "+import vllm.b.a as a", "+", " x = 1"))
@@ -484,7 +477,7 @@ def test_a_patch_of_import_lines_only_is_incidental():
 
 
 def test_incidental_files_are_pure_moves_and_import_only_changes():
-    from bot.prfacts import FileChange, incidental_files
+    from bot.pr_diff import FileChange, incidental_files
 
     imports = _patch("-from vllm.a import X", "+from vllm.b import X")
     code = _patch("-x = 1", "+x = 2")
@@ -749,6 +742,8 @@ def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
 
 
 # --- found by mutation run 'r21a' ---
+# (of bot/prfacts.py as it was then: its title and description parts are now
+# bot/pr_text.py, its diff part bot/pr_diff.py; the line numbers are of that run)
 
 
 # kills: bot/prfacts.py:37 a tag may be at most 39 characters, not 40
@@ -942,7 +937,7 @@ def test_a_code_span_in_a_title_hides_a_reference_across_a_line_break():
 
 # kills: bot/prfacts.py:427 a diff's `---`/`+++` file headers are read as changed lines
 def test_the_file_headers_of_a_diff_name_no_code():
-    from bot.prfacts import code_names_in
+    from bot.pr_diff import code_names_in
 
     patch = "--- a/vllm/old_module.py\n+++ b/vllm/new_module.py\n@@ -1 +1 @@\n+x = warmup_step"
     assert code_names_in([("vllm/new_module.py", patch)]) == {
@@ -952,7 +947,7 @@ def test_the_file_headers_of_a_diff_name_no_code():
 
 # kills: bot/prfacts.py:432 one name more than MAX_CODE_NAMES is kept
 def test_code_names_stop_at_their_bound_but_known_ones_still_gain_files():
-    from bot.prfacts import MAX_CODE_NAMES, code_names_in
+    from bot.pr_diff import MAX_CODE_NAMES, code_names_in
 
     many = "\n".join(f"+name_{n} = 1" for n in range(MAX_CODE_NAMES + 2))
     names = code_names_in([("a.py", many), ("b.py", "+name_0 = 2")])
@@ -962,7 +957,7 @@ def test_code_names_stop_at_their_bound_but_known_ones_still_gain_files():
 
 # kills: bot/prfacts.py:473 a new hunk stays inside the previous hunk's `import (`
 def test_a_new_hunk_does_not_continue_a_parenthesised_import():
-    from bot.prfacts import imports_only
+    from bot.pr_diff import imports_only
 
     patch = (
         "@@ -1,2 +1,2 @@\n from vllm.a import (\n-    Old,\n+    New,\n"
@@ -973,7 +968,7 @@ def test_a_new_hunk_does_not_continue_a_parenthesised_import():
 
 # kills: bot/prfacts.py:480 a one-line `from x import (a, b)` opens an import block
 def test_a_one_line_parenthesised_import_opens_no_block():
-    from bot.prfacts import imports_only
+    from bot.pr_diff import imports_only
 
     patch = "@@ -1,1 +1,2 @@\n-from vllm.a import (X)\n+from vllm.a import (X, Y)\n+run(Y)"
     assert not imports_only(patch)
