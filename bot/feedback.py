@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.match_result import MatchResult
+from bot.reasons import evidence_terms
 from bot.terminal import inert
 
 
@@ -145,37 +146,6 @@ class NoteFeedback:
     def current(self) -> tuple[Mark, ...]:
         """The marks made since the note's update (all of them, without one)."""
         return tuple(m for m in self.marks if not self.before_update(m))
-
-
-# The evidence lines of bot.matching (bot.reasons), and the term each one rests on
-# (None: the line names no term of its own).
-_TERM_PATTERNS = (
-    # the rest of a file set another line names: "changes 2 other files (topic: X)"
-    (re.compile(r"^changes \d+ other files?\b"), lambda m: None),
-    (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
-    (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),
-    # "labelled": the spelling of marks kept before GitHub's "labeled" was used
-    (re.compile(r"^label(?:l)?ed (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
-    (re.compile(r"^title shares "), lambda m: "(a title like the note's)"),
-    (re.compile(r"^refers to (PR|issue) "), lambda m: "(refers to the note's PR or issue)"),
-    (re.compile(r"^this note lists this PR "), lambda m: "(a PR the note lists to read with it)"),
-    (re.compile(r"^\w[\w ]* PR \d+, which got this note"), lambda m: "(relates to a PR with it)"),
-)
-_QUOTED = re.compile(r"'([^'\n]{1,100})'")
-
-
-def evidence_terms(reasons: Iterable[str]) -> set[str]:
-    """The words, tags, paths and links a note's evidence rests on (what a curator edits)."""
-    terms: set[str] = set()
-    for reason in reasons:
-        for pattern, term in _TERM_PATTERNS:
-            if m := pattern.match(reason):
-                if (found := term(m)) is not None:
-                    terms.add(found)
-                break
-        else:
-            terms.update(f"'{q}'" for q in _QUOTED.findall(reason))
-    return terms
 
 
 def summarise(

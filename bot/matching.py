@@ -75,13 +75,22 @@ from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.reasons import (
     ASPECT,
+    IS_SOURCE,
     KEYWORD,
+    OWN_CODE,
+    OWN_PATH,
+    READ_WITH,
     TOPIC,
     Weighed,
     also_in,
     changes,
+    diff_names,
+    labeled,
     mentions,
     reason_lines,
+    refers_to_issue,
+    refers_to_source,
+    related_via,
     shared_detail,
     tagged,
 )
@@ -525,10 +534,8 @@ class CompiledMatcher:
                 if not shown.intersection(self._label_topics.get(lb.lower(), ()))
             ]
             if labels:
-                text = ", ".join(f"'{lb}'" for lb in labels)
-                ev.append(
-                    Evidence(EvidenceKind.LABEL, w.label, f"labeled {text}", frozenset(labels))
-                )
+                said = labeled(labels)
+                ev.append(Evidence(EvidenceKind.LABEL, w.label, said, frozenset(labels)))
             scale = self.config.topic_scale.get(tid, 1.0)
             score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale
             if score <= 0:
@@ -589,7 +596,7 @@ class CompiledMatcher:
                     weight,
                     changes(self._code_first(files, scan), n),
                     frozenset(files),
-                    "a path of this note",
+                    OWN_PATH,
                 )
             )
         said = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
@@ -597,9 +604,8 @@ class CompiledMatcher:
         named = [word for word in diff if diff[word] and "title:" + term_key(word) not in said]
         if named:  # once per note: three names in a diff are one piece of evidence
             naming = frozenset(f for word in named for f in diff[word])
-            quoted = ", ".join(f"'{word}'" for word in named[:3])
-            detail = f"its changed lines name {quoted}"
-            ev.append(Evidence(EvidenceKind.DIFF, w.note_diff, detail, naming, "code of this note"))
+            detail = diff_names(named[:3])
+            ev.append(Evidence(EvidenceKind.DIFF, w.note_diff, detail, naming, OWN_CODE))
         if similar := self._similar(i, facts, scan, ev):
             ev.append(similar)
         return ev
@@ -718,7 +724,7 @@ class CompiledMatcher:
         reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
         if is_source:
             score += w.source_pr
-            reasons = ("this PR is the one this note reviews", *reasons)
+            reasons = (IS_SOURCE, *reasons)
         flags = self._hold_back_flags(i, own, hit, scan, main_shown=main_shown, tied=tied)
         return Match(
             note,
@@ -838,15 +844,13 @@ class CompiledMatcher:
         tied = is_source or refers or reading or issue is not None or via is not None
         ties: list[Weighed] = []
         if refers:
-            ties.append(
-                (w.source_ref, f"refers to PR {note.source_pr}, the PR this note reviews", "")
-            )
+            ties.append((w.source_ref, refers_to_source(note.source_pr), ""))
         if reading:
-            ties.append((w.source_ref, "this note lists this PR to read with its own", ""))
+            ties.append((w.source_ref, READ_WITH, ""))
         if issue is not None:
-            ties.append((w.source_ref, f"refers to issue {issue}, which this note's PR fixes", ""))
+            ties.append((w.source_ref, refers_to_issue(issue), ""))
         if via is not None and not (is_source or refers or reading):
-            ties.append((w.source_ref, f"{via[1]} PR {via[0]}, which got this note", ""))
+            ties.append((w.source_ref, related_via(via[1], via[0]), ""))
         return ties, tied, is_source
 
     def _hold_back_flags(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 from bot.match_result import Said, Saying
 from bot.prfacts import PRFacts
@@ -40,9 +41,37 @@ def tagged(tag: str, hit: TermHit) -> Said:
 # that counts for the note: "keyword of this note", "topic: X", "" for nothing to add).
 Weighed = tuple[float, str | Said, str]
 
+# Why a line counts for the note (a line's gloss, in brackets)
 KEYWORD = "keyword of this note"
 ASPECT = "what this note covers in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
+OWN_PATH = "a path of this note"
+OWN_CODE = "code of this note"
+
+# Lines of their own: what ties the PR to the note, whatever its words and files
+IS_SOURCE = "this PR is the one this note reviews"
+READ_WITH = "this note lists this PR to read with its own"
+
+
+def refers_to_source(number: int) -> str:
+    return f"refers to PR {number}, the PR this note reviews"
+
+
+def refers_to_issue(number: int) -> str:
+    return f"refers to issue {number}, which this note's PR fixes"
+
+
+def related_via(relation: str, number: int) -> str:
+    """ "reverts PR 53155, which got this note": the PR relates to one shown the note."""
+    return f"{relation} PR {number}, which got this note"
+
+
+def labeled(labels: list[str]) -> str:
+    return "labeled " + ", ".join(f"'{lb}'" for lb in labels)
+
+
+def diff_names(names: list[str]) -> str:
+    return "its changed lines name " + ", ".join(f"'{n}'" for n in names)
 
 
 def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
@@ -183,3 +212,35 @@ def shared_detail(
         f"{quoted(keyed, names[1])} with its keywords"
     )
     return f"title shares {both}"
+
+
+# The lines above read back, as `notes feedback` does from the lines a mark kept (any
+# release's): the term each one rests on (None: the line names no term of its own).
+# Change a line's words above and its pattern here with them.
+_TERM_PATTERNS = (
+    # the rest of a file set another line names: "changes 2 other files (topic: X)"
+    (re.compile(r"^changes \d+ other files?\b"), lambda m: None),
+    (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
+    (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),
+    # "labelled": the spelling of marks kept before GitHub's "labeled" was used
+    (re.compile(r"^label(?:l)?ed (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
+    (re.compile(r"^title shares "), lambda m: "(a title like the note's)"),
+    (re.compile(r"^refers to (PR|issue) "), lambda m: "(refers to the note's PR or issue)"),
+    (re.compile("^" + re.escape(READ_WITH)), lambda m: "(a PR the note lists to read with it)"),
+    (re.compile(r"^\w[\w ]* PR \d+, which got this note"), lambda m: "(relates to a PR with it)"),
+)
+_QUOTED = re.compile(r"'([^'\n]{1,100})'")
+
+
+def evidence_terms(reasons: Iterable[str]) -> set[str]:
+    """The words, tags, paths and links a note's evidence rests on (what a curator edits)."""
+    terms: set[str] = set()
+    for reason in reasons:
+        for pattern, term in _TERM_PATTERNS:
+            if m := pattern.match(reason):
+                if (found := term(m)) is not None:
+                    terms.add(found)
+                break
+        else:
+            terms.update(f"'{q}'" for q in _QUOTED.findall(reason))
+    return terms

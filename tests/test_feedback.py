@@ -18,7 +18,6 @@ from bot.db import Database, utcnow
 from bot.feedback import (
     Mark,
     PickProblem,
-    evidence_terms,
     hide_dismissed,
     pick_note,
     report_json,
@@ -32,6 +31,7 @@ from bot.match_config import load_match_config
 from bot.matching import CompiledMatcher, match_pr
 from bot.prfacts import PRFacts
 from bot.prstate import SCHEMA, PRStore
+from bot.reasons import evidence_terms
 from bot.sticky import refresh_sticky
 from tests.test_sticky import REF, CountingPort, bodies, facts
 from tests.webhook_kit import MATCHING_FILES, clean_env, make_settings, title_with_one_more_note
@@ -574,3 +574,20 @@ def test_an_id_the_comment_shows_names_the_note_shown_under_it_though_a_note_had
 def test_a_marks_line_says_the_day_it_was_made():
     lines = report_lines(summarise([mark("a", 1, "2026-12-01T09:30:00Z")], {"a": 1}), {})
     assert "    vllm-project/vllm PR 1 (note 1 of the comment), 2026-12-01, by reviewer" in lines
+
+
+def test_each_line_the_reasons_word_is_read_back_to_its_term():
+    """`notes feedback` reads a mark's terms back from the lines it kept. Each line
+    bot/reasons.py words is read back here, so a change of words there that its pattern
+    does not follow fails (the graded PRs above seldom show a tie)."""
+    from bot import reasons as r
+    from bot.match_result import Said, Saying
+
+    assert evidence_terms([r.refers_to_source(52419)]) == {"(refers to the note's PR or issue)"}
+    assert evidence_terms([r.refers_to_issue(7)]) == {"(refers to the note's PR or issue)"}
+    assert evidence_terms([r.READ_WITH]) == {"(a PR the note lists to read with it)"}
+    assert evidence_terms([r.related_via("reverts", 53155)]) == {"(relates to a PR with it)"}
+    assert evidence_terms([r.labeled(["rocm", "ci/build"])]) == {"label 'rocm', 'ci/build'"}
+    assert evidence_terms([r.diff_names(["deep_gemm_warmup"])]) == {"'deep_gemm_warmup'"}
+    assert evidence_terms([str(Said(Saying.TAG, ("Spec Decode",)))]) == {"[Spec Decode]"}
+    assert evidence_terms([str(r.changes(["a/b.py", "c.py"]))]) == {"a/b.py"}
