@@ -1064,12 +1064,14 @@ def test_signature_header_with_trailing_whitespace_still_verifies():
 def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
     """The start's redelivery sweep runs in its own thread: a stop (the first signal, or
     Runtime.stop) left it asking GitHub for every delivery it had listed."""
+    from bot.redelivery import Redeliverer
     from tests.test_redelivery import FakeLog, item
 
     rt = build_runtime(make_settings(tmp_path))
     github = FakeLog([item(i, f"g{i}", 0) for i in range(1, 4)])
     rt.stopping.set()  # as handle_exit does at the first signal
-    rt._redeliver(github, 3600.0)  # returns at once: no sweep after it either
+    sweeps = Redeliverer(github, rt.queue, rt.ctx.metrics, rt.stopping, on_start=True, every_s=3600)
+    sweeps.run()  # returns at once: no sweep after it either
     assert github.asked == []
     rt.stopping.clear()
     rt.stop()
@@ -1322,7 +1324,7 @@ def test_the_starts_first_write_failing_is_said_in_words(tmp_path, make, kind, w
 def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
     # an alert on `failed` tells the operator that nothing asks GitHub again any more
     from bot.github_port import GitHubError
-    from bot.redelivery import Sweeps
+    from bot.redelivery import Redeliverer, Sweeps
     from tests.test_redelivery import SINCE, FakeLog, item
 
     class RefusedLog(FakeLog):
@@ -1332,8 +1334,10 @@ def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
     rt = build_runtime(make_settings(tmp_path))
     try:
         sweeps = Sweeps(SINCE)
-        rt._sweep(FakeLog([item(1, "a", 0), item(2, "b", 502)], refuse={2}), sweeps, "now")
-        rt._sweep(RefusedLog([]), sweeps, "now")
+        for log in (FakeLog([item(1, "a", 0), item(2, "b", 502)], refuse={2}), RefusedLog([])):
+            metrics = rt.ctx.metrics
+            sweeper = Redeliverer(log, rt.queue, metrics, rt.stopping, on_start=True, every_s=0)
+            sweeper._sweep(sweeps, "now")
         metrics = rt.ctx.metrics.render().decode()
     finally:
         rt.db.close()
