@@ -1,7 +1,7 @@
 """Event name -> handler, plus the filters every event passes first.
 
 Each feature module (`bot.pr_events`, `bot.command_events`) exposes
-`register(dispatcher)` and is listed in FEATURES. `triage` runs twice: at intake
+`register(dispatcher)`; `server.build_dispatcher` calls each. `triage` runs twice: at intake
 (so ignored deliveries never reach the queue and get a 202 at once) and again
 before the work (settings may have changed since the delivery was queued).
 
@@ -37,7 +37,6 @@ the other name (both names on the allow-list, a retry of an old delivery).
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,9 +49,6 @@ from bot.queue import Delivery
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
-
-# Modules that register handlers, in order.
-FEATURES: tuple[str, ...] = ("bot.pr_events", "bot.command_events")
 
 Handler = Callable[[BotContext, Delivery], str]
 Check = Callable[[dict[str, Any]], str | None]
@@ -280,10 +276,3 @@ def _author(payload: dict[str, Any]) -> str:
 def _body(payload: dict[str, Any]) -> str:
     body = _item(payload).get("body")
     return body if isinstance(body, str) else ""
-
-
-def build_dispatcher(features: tuple[str, ...] = FEATURES) -> Dispatcher:
-    d = Dispatcher()
-    for name in features:
-        importlib.import_module(name).register(d)
-    return d

@@ -35,10 +35,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from bot import command_events, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
 from bot.db import Database
-from bot.dispatch import Dispatcher, build_dispatcher
+from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
 from bot.library import Library, check_library, read_taxonomy
@@ -66,6 +67,14 @@ log = logging.getLogger("review_notes")
 
 # How long a stop waits for the start's redelivery sweep to end its call under way
 REDELIVERY_JOIN_SECONDS = 10.0
+
+
+def build_dispatcher() -> Dispatcher:
+    """The routes of each feature: its events, their checks and handlers."""
+    d = Dispatcher()
+    for feature in (pr_events, command_events):
+        feature.register(d)
+    return d
 
 
 class StartupError(Exception):

@@ -14,7 +14,6 @@ from bot.dispatch import (
     Dispatcher,
     MalformedPayload,
     Route,
-    build_dispatcher,
     follow_repository,
     payload_id,
 )
@@ -29,6 +28,7 @@ from bot.pr_events import handle_pull_request
 from bot.prfacts import payload_files
 from bot.prstate import PRStore
 from bot.queue import Delivery
+from bot.server import build_dispatcher
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_e2e import _opened_behind, live_settings, ours
 from tests.webhook_kit import (

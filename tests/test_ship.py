@@ -13,8 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.dispatch import build_dispatcher
-from bot.server import DRY_RUN_EXAMPLE
+from bot.server import DRY_RUN_EXAMPLE, build_dispatcher
 from bot.settings import Settings, env_name
 from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
 
