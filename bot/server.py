@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
 import uvicorn
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -542,7 +542,17 @@ def create_app(rt: Runtime) -> FastAPI:
             return site.error(request, 404, f"no page at {request.url.path}")
         return await http_exception_handler(request, exc)
 
-    @app.get("/healthz")
+    app.include_router(_operator_routes(rt, webhook))
+    return app
+
+
+def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
+    """What the operator asks the server: its health, its metrics, a dry run's comments,
+    and the GitHub App manifest flow's last step."""
+    router = APIRouter()
+    settings = rt.settings
+
+    @router.get("/healthz")
     async def healthz() -> JSONResponse:
         counts = await run_in_threadpool(rt.queue.counts)
         failed = await run_in_threadpool(rt.queue.failed, 10)
@@ -564,12 +574,12 @@ def create_app(rt: Runtime) -> FastAPI:
             ],
         )
 
-    @app.get("/metrics")
+    @router.get("/metrics")
     async def metrics() -> Response:
         text = await run_in_threadpool(rt.ctx.metrics.render)
         return Response(text, media_type=rt.ctx.metrics.content_type)
 
-    @app.get("/dry-run/comments")
+    @router.get("/dry-run/comments")
     async def dry_run_comments(
         repo: str | None = None,
         number: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,  # SQLite's INTEGER
@@ -580,7 +590,7 @@ def create_app(rt: Runtime) -> FastAPI:
         reactions = await run_in_threadpool(rt.dry_run.reactions, repo, number)
         return _reply(200, comments=comments, reactions=reactions)
 
-    @app.get("/github/app-created", response_class=PlainTextResponse)
+    @router.get("/github/app-created", response_class=PlainTextResponse)
     async def app_created(code: str = "") -> str:
         # The manifest flow's redirect_url: GitHub sends the browser here with a
         # one-hour code; the operator exchanges it for the App's id, key and secret.
@@ -599,7 +609,7 @@ def create_app(rt: Runtime) -> FastAPI:
             "from the App's settings (Advanced).\n"
         )
 
-    return app
+    return router
 
 
 # uvicorn's HTTP parser and event loop, named rather than left to "auto" (which picks
