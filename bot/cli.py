@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from bot.match_config import MatchConfig
+    from bot.matching import CompiledMatcher
     from bot.settings import Settings
 
 
@@ -847,27 +848,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     import json
 
     from bot.match_config import checked_matcher
-    from bot.prfacts import facts_from_record
 
-    if args.changed_files is not None and args.title is None:
-        print(
-            "--changed-files goes with --title: a payload's or a batch line's PR says how"
-            " many files it changes (changed_files) itself",
-            file=sys.stderr,
-        )
-        return 2
-    source = "--payload" if args.payload else "--batch" if args.batch else None
-    given = {
-        "--body-file": args.body_file is not None,
-        "--number": args.number is not None,
-        "--repo": args.repo is not None and not args.batch,  # a batch line may leave it out
-        "--file": args.file is not None and bool(args.batch),
-        "--files-from": args.files_from is not None and bool(args.batch),
-        "--label": args.label is not None and bool(args.batch),
-    }
-    for flag in (f for f, is_given in given.items() if is_given and source):
-        what = "payload" if source == "--payload" else "batch line"
-        print(f"{flag} goes with --title, not {source}: a {what} says it itself", file=sys.stderr)
+    if problem := _match_flags_problem(args):
+        print(problem, file=sys.stderr)
         return 2
     args.repo = DEFAULT_REPO if args.repo is None else args.repo
     args.number = 0 if args.number is None else args.number
@@ -880,39 +863,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 1
     if args.batch:
-        status = 0
-        try:
-            lines = Path(args.batch).read_bytes().split(b"\n")  # each line decoded alone
-        except OSError as exc:
-            print(f"{args.batch}: cannot read: {exc.strerror}", file=sys.stderr)
-            return 1
-        for no, raw in enumerate(lines, 1):
-            try:
-                line = raw.decode("utf-8").removesuffix("\r")
-            except UnicodeDecodeError as exc:
-                print(f"{args.batch}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
-                status = 1
-                continue
-            if no == 1:
-                line = line.removeprefix("\ufeff")  # the byte-order mark some editors write
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise ValueError("not a JSON object")
-                facts = facts_from_record(record, repo=args.repo)
-            except RecursionError:
-                print(f"{args.batch}:{no}: skipped: JSON nested too deep", file=sys.stderr)
-                status = 1
-                continue
-            except (ValueError, TypeError) as exc:
-                print(f"{args.batch}:{no}: skipped: {exc}", file=sys.stderr)
-                status = 1
-                continue
-            out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
-            print(json.dumps(out, ensure_ascii=False))
-        return status
+        return _match_batch(args.batch, args.repo, matcher)
     try:
         facts = _facts_from_args(args)
     except OSError as exc:
@@ -927,6 +878,71 @@ def _cmd_match(args: argparse.Namespace) -> int:
     else:
         _print_match(facts, result, matcher.config)
     return 0
+
+
+def _match_flags_problem(args: argparse.Namespace) -> str | None:
+    """Flags given together that cannot be: a payload or a batch line says the PR's
+    title, files, labels... itself."""
+    if args.changed_files is not None and args.title is None:
+        return (
+            "--changed-files goes with --title: a payload's or a batch line's PR says how"
+            " many files it changes (changed_files) itself"
+        )
+    source = "--payload" if args.payload else "--batch" if args.batch else None
+    given = {
+        "--body-file": args.body_file is not None,
+        "--number": args.number is not None,
+        "--repo": args.repo is not None and not args.batch,  # a batch line may leave it out
+        "--file": args.file is not None and bool(args.batch),
+        "--files-from": args.files_from is not None and bool(args.batch),
+        "--label": args.label is not None and bool(args.batch),
+    }
+    for flag in (f for f, is_given in given.items() if is_given and source):
+        what = "payload" if source == "--payload" else "batch line"
+        return f"{flag} goes with --title, not {source}: a {what} says it itself"
+    return None
+
+
+def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
+    """One JSON object per PR line of `path`, with its number; a line that cannot be read
+    is skipped and named (exit 1), the others still matched."""
+    import json
+
+    from bot.prfacts import facts_from_record
+
+    status = 0
+    try:
+        lines = Path(path).read_bytes().split(b"\n")  # each line decoded alone
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 1
+    for no, raw in enumerate(lines, 1):
+        try:
+            line = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as exc:
+            print(f"{path}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
+            status = 1
+            continue
+        if no == 1:
+            line = line.removeprefix("\ufeff")  # the byte-order mark some editors write
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError("not a JSON object")
+            facts = facts_from_record(record, repo=repo)
+        except RecursionError:
+            print(f"{path}:{no}: skipped: JSON nested too deep", file=sys.stderr)
+            status = 1
+            continue
+        except (ValueError, TypeError) as exc:
+            print(f"{path}:{no}: skipped: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
+        print(json.dumps(out, ensure_ascii=False))
+    return status
 
 
 def _add_match_parser(sub) -> None:
