@@ -316,6 +316,7 @@ class _Scan:
     # once per file, not per topic a file falls under (`_is_aux`, `_code_first`)
     aux: dict[str, bool] = field(default_factory=dict)
     upkeep: dict[str, bool] = field(default_factory=dict)
+    shared: dict[int, list[tuple[str, float]]] = field(default_factory=dict)  # `_shared`
 
 
 class CompiledMatcher:
@@ -638,7 +639,7 @@ class CompiledMatcher:
         cfg = self.config
         if self._vocab is None or not cfg.weights.note_similar:
             return None
-        words = shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
+        words = self._shared(i, scan)
         if len(words) < cfg.similar_min_words:
             return None
         if cover := _own_mentions(own, scan).get(EvidenceKind.TITLE):
@@ -652,6 +653,15 @@ class CompiledMatcher:
         detail = shared_detail(_quoted(words), self._title_only[i], self._names[i], facts)
         keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
         return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
+
+    def _shared(self, i: int, scan: _Scan) -> list[tuple[str, float]]:
+        """The rare words the PR's title shares with note `i`'s title and keywords, rarest
+        first (`similarity.shared_words`); asked once per note and PR."""
+        if i not in scan.shared:
+            assert self._vocab is not None
+            floor = self.config.similar_floor
+            scan.shared[i] = shared_words(scan.words, self._title_words[i], self._vocab, floor)
+        return scan.shared[i]
 
     def _singles_out(self, own: list[Evidence], hit: list[TopicHit], scan: _Scan) -> bool:
         """Something of the note's own speaks for it; not a title sharing only words its
@@ -788,10 +798,7 @@ class CompiledMatcher:
                 for name in what.names:
                     for word in title_words(name):
                         quoting.setdefault(word, (what, name))
-        cfg = self.config
-        words = _quoted(
-            shared_words(scan.words, self._title_words[i], self._vocab, cfg.similar_floor)
-        )
+        words = _quoted(self._shared(i, scan))
         told = [w for w in words if w in quoting]
         if not told:
             return scored
