@@ -2943,3 +2943,164 @@ def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural(
     assert set(eps) == {"ep", "epskv"} and eps["ep"].text == "EPs"
     connectors = TermIndex(["Connector", "connectors elastic"]).find("connectors elastic mode")
     assert set(connectors) == {"connector", "connectorselastic"}
+
+
+# --- found by mutation run r24b: the reason wording's helpers ---------------------------
+
+
+# kills: bot/matching.py:809 `_code_first` sorting a docs file (`aux_files`) with the code
+def test_a_changes_line_names_the_code_before_a_docs_file():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"aux_files": ("docs/", "*.md")})
+    files = ["vllm/v1/spec_decode/README.md", "vllm/v1/spec_decode/eagle.py"]
+    [m] = match_pr(pr("[Spec Decode] Fix EAGLE", files=files), lib, cfg).matches
+    line = "changes vllm/v1/spec_decode/eagle.py and 1 more file (topic: Speculative decoding)"
+    assert line in m.reasons
+
+
+# kills: bot/matching.py:840 `sim is None or at is None` -> `sim is None and at is None`: a
+# similar title whose weight rounds to 0.0 is no line of its own, and its shared word
+# quoted by another line ('CUDA graph') is not said again
+def test_a_similar_title_weighing_nothing_once_rounded_leaves_the_reasons_as_they_are(tmp_path):
+    from bot.similarity import shared_words
+
+    title_en = "Pick the eager CUDA-graph region per runner"
+    lib = library(note("n-eager", ("cuda-graphs", "rocm"), title_en=title_en))
+    title = "Narrow the eager CUDA graph region"
+    vocab = load_vocabulary(_vocab_file(tmp_path))
+    shared = shared_words(title_words(title), title_words(title_en), vocab, 3.0)
+    assert [w for w, _ in shared] == ["region", "eager", "graph"]
+    # 0.008 above `similar_from`, over a span of 2: weight 0.004, 0.0 in two decimals
+    cfg = _similar_cfg(tmp_path, similar_from=sum(idf for _, idf in shared) - 0.008)
+    [m] = match_pr(pr(title), lib, cfg).candidates
+    assert m.score == 1.0
+    assert m.reasons == ("title mentions 'CUDA graph' (topic: CUDA graphs)",)
+
+
+# kills: bot/matching.py:161 `_inside` taking every description hit once one is counted: a
+# topic word past `body_terms`, not counted by the topic, counted the note's own keyword
+# on it as said already
+def test_a_note_keyword_past_the_topics_body_terms_counts_in_full():
+    lib = library(note("n", ("spec-decode",), keywords=("spec decode",)))
+    cfg = CFG.model_copy(update={"body_terms": 1})
+    body = "The EAGLE drafter. EAGLE again. Also spec decode."
+    facts = pr("Fix the drafter", body=body, files=["vllm/v1/spec_decode/eagle.py"])
+    [m] = match_pr(facts, lib, cfg).candidates
+    assert m.score == 4.25  # the file 3, 'EAGLE' 0.5, the note's 'spec decode' 0.75
+    assert m.reasons == (
+        "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)",
+        "description mentions 'spec decode' (keyword of this note)",
+        "description mentions 'EAGLE' (topic: Speculative decoding)",
+    )
+
+
+# kills: bot/matching.py:888 `words <= title` -> `words < title`, and 889 `<=` -> `<`,
+# `any` -> `all`, `return None`: a note's title, or one of its keywords, writing exactly
+# the words of the name another line quotes has the line say "also in this note's ...",
+# not name one of the words
+def test_a_name_the_notes_title_or_a_keyword_writes_exactly_is_also_in_it(tmp_path):
+    title = "Narrow the eager CUDA graph region"
+    cfg = _similar_cfg(tmp_path)
+    in_title = library(
+        note("n", ("cuda-graphs", "rocm"), title_en="CUDA graph", keywords=("eager region",))
+    )
+    [m] = match_pr(pr(title), in_title, cfg).candidates
+    assert m.reasons == (
+        "title shares 'eager', 'region' with this note's keywords",
+        "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
+    )
+    # one keyword of two writes 'CUDA graph', in its own order
+    kw = ("graph CUDA", "runner")
+    in_keywords = library(note("n", ("cuda-graphs", "rocm"), title_en="Eager region", keywords=kw))
+    [m] = match_pr(pr(title), in_keywords, cfg).candidates
+    assert m.reasons == (
+        "title shares 'eager', 'region' with this note's title",
+        "title mentions 'CUDA graph' (also in this note's keywords; topic: CUDA graphs)",
+    )
+
+
+# kills: bot/matching.py:229 `_blanked` starting at 1: the title's first letter was lost,
+# and with it a shared word the title writes first, outside the note's keyword
+def test_a_shared_word_first_in_the_title_outside_the_notes_keyword_is_a_similar_title(
+    tmp_path,
+):
+    n = note(
+        "n", ("cuda-graphs", "rocm"), title_en="Eager graph region", keywords=("graph region",)
+    )
+    [m] = match_pr(pr("Eager graph region fix"), library(n), _similar_cfg(tmp_path)).candidates
+    assert m.reasons == (
+        "title mentions 'graph region' (keyword of this note; also in this note's title)",
+        "title shares 'Eager' with this note's title",
+    )
+
+
+# kills: bot/matching.py:312 `_shows_topic` `any` -> `all`: a topic word said in a tag
+# and again inside the note's own keyword shows the topic, by the tag
+def test_a_topic_tag_shows_the_topic_though_the_title_says_it_again_inside_a_keyword():
+    lib = library(note("n", ("spec-decode", "rocm"), keywords=("EAGLE drafter",)))
+    [m] = match_pr(pr("[EAGLE] Fix the EAGLE drafter"), lib, CFG).candidates
+    assert m.score == 4.25  # the keyword 3, the tag 2.5 at half coverage (1 topic of 2)
+    assert m.reasons == (
+        "title mentions 'EAGLE drafter' (keyword of this note)",
+        "title is tagged [EAGLE] (topic: Speculative decoding)",
+    )
+
+
+_EP_TOPICS = {
+    "ep": Topic(id="ep", name_en="Expert parallelism", name_zh="专家并行", keywords=("EP",)),
+    "eplb": Topic(
+        id="eplb", name_en="EP load balancing", name_zh="EPLB", keywords=("EP load balancer",)
+    ),
+    "elastic": Topic(
+        id="elastic", name_en="Elastic EP", name_zh="弹性 EP", keywords=("elastic EP",)
+    ),
+    "moe": Topic(id="moe", name_en="MoE", name_zh="MoE", keywords=("EP", "elastic EP")),
+}
+
+
+def _ep_reasons(title: str, topics: tuple[str, ...]) -> tuple[str, ...]:
+    lib = Library(notes=(note("n", topics),), topics=_EP_TOPICS)
+    [m] = match_pr(pr(title), lib, CFG.model_copy(update={"threshold": 1.0})).candidates
+    return m.reasons
+
+
+# kills: bot/matching.py:334 `_holder` `a <= start` -> `a < start` (a longer mention starting
+# where the word starts holds it too), `>` -> `>=` (a mention as long as the word, the same
+# word of another topic, holds it), and 335 the longest holder -> the first one
+def test_a_topic_word_inside_another_topics_longer_mention_is_quoted_as_the_longest_one():
+    # 'EP' at the start of 'EP load balancer': one mention, named once
+    assert _ep_reasons("Fix the EP load balancer", ("ep", "eplb")) == (
+        "title mentions 'EP load balancer' (topic: Expert parallelism; topic: EP load balancing)",
+    )
+    # 'EP' twice, once alone: not 'elastic EP' (the second 'EP' is held by MoE's own 'EP',
+    # no longer than it)
+    assert _ep_reasons("Fix elastic EP and EP routing", ("ep", "moe")) == (
+        "title mentions 'EP' (topic: Expert parallelism; topic: MoE)",
+        "title mentions 'elastic EP' (topic: MoE)",
+    )
+    # inside two longer mentions: quoted as the longest
+    assert _ep_reasons("Fix elastic EP load balancer", ("ep", "eplb", "elastic")) == (
+        "title mentions 'EP load balancer' (topic: Expert parallelism; topic: EP load balancing)",
+        "title mentions 'elastic EP' (topic: Elastic EP)",
+    )
+
+
+# kills: bot/matching.py:272 `_wider_mentions` reading every kind of evidence as title words:
+# a label spelled as a title term's key ('elasticep', the key of 'elastic EP') is no mention
+# holding the topic's 'EP'
+def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
+    topics = {
+        "ep": _EP_TOPICS["ep"],
+        "scaling": Topic(
+            id="scaling", name_en="Elastic scaling", name_zh="弹性", labels=("elasticep",)
+        ),
+    }
+    notes = (note("n", ("ep", "scaling")), note("m", ("ep",), keywords=("elastic EP",)))
+    cfg = CFG.model_copy(update={"threshold": 1.0})
+    facts = pr("Fix elastic EP routing", labels=["elasticep"])
+    [m, _] = match_pr(facts, Library(notes=notes, topics=topics), cfg).candidates
+    assert m.note.id == "n"
+    assert m.reasons == (
+        "title mentions 'EP' (topic: Expert parallelism)",
+        "labeled 'elasticep' (topic: Elastic scaling)",
+    )

@@ -892,3 +892,49 @@ def test_the_words_a_gloss_names_are_in_the_order_the_name_writes_them():
                 assert at == sorted(at), f"PR {number}: {line!r} names its words out of order"
                 checked += 1
     assert checked >= 2, "no gloss names two words of a name any more"
+
+
+# --- found by mutation run r24b ----------------------------------------------------
+
+
+# kills: bot/terms.py:109 `lead -= 1` -> `lead -= 2`: the walk back over a run of opening
+# brackets overshot it by one: past a one-letter name, or onto the line break before the
+# run, taking a name from the line above into the quote
+def test_a_quote_across_a_run_of_brackets_keeps_its_name_and_no_more():
+    assert _balanced("E((encoder cache) connector)", 4, 27) == "E((encoder cache) connector)"
+    text = "Use the EC\n((encoder cache) connector) here"
+    start, end = text.index("cache"), text.index(" here") - 1
+    assert text[start:end] == "cache) connector"
+    assert _balanced(text, start, end) == "(encoder cache) connector"
+
+
+# kills: bot/terms.py:142 `start < 0` -> `start <= 0` (and `< 1`): the partner of a ')' the
+# hit holds alone, when it opens the text, was not looked at
+def test_a_quote_takes_the_bracket_that_opens_the_text():
+    from bot.terms import TermIndex
+
+    found = TermIndex(["encoder cache connector"]).find("(encoder cache) connector fails")
+    assert found["encodercacheconnector"].text == "(encoder cache) connector"
+
+
+# kills: bot/reasons.py:131 a capital after a small letter no piece of a name (`and`), :134 a
+# letter/digit edge placed nowhere (None), :135 a form the title does not write placed
+# nowhere (None)
+def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_of_a_name():
+    from bot.reasons import _place, shared_detail
+    from bot.similarity import names_in
+
+    def shares(title: str, words: list[str], note_title: str) -> str:
+        facts = PRFacts(repo="vllm-project/vllm", number=1, title=title)
+        names = (names_in(note_title), frozenset())
+        return shared_detail(words, title_words(note_title), names, facts)
+
+    assert _place("Speed up DeepGemm region", "Gemm") == len("Speed up Deep")
+    assert shares("Speed up DeepGemm region", ["region", "gemm"], "gemm region") == (
+        "title shares 'Gemm', 'region' with this note's title"
+    )
+    assert _place("Split 2stage prefill", "stage") == len("Split 2")
+    assert shares("Split 2stage prefill", ["prefill", "stage"], "stage prefill") == (
+        "title shares 'stage', 'prefill' with this note's title"
+    )
+    assert _place("Fix eager region", "capture") == len("Fix eager region")
