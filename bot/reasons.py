@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from bot.match_result import Said, Saying
 from bot.prfacts import PRFacts
-from bot.similarity import written_form
+from bot.similarity import _CAMEL, written_form
 from bot.terms import TermHit
 
 
@@ -162,7 +162,10 @@ def _topic_last(why: str) -> bool:
 def _place(text: str, form: str) -> int:
     """Where the title writes this form first (case aside) as a word or a piece of a name
     ('EC' not inside "Respect": after a non-letter, or a capital after a small letter);
-    after all else if nowhere."""
+    else where `title_words` cuts a name after capitals (the 'Cache' of `KVCacheManager`;
+    'Connector' is placed at "EC Connector", not in an earlier `SHMConnector`); after all
+    else if nowhere."""
+    after_capitals = len(text)
     for m in re.finditer(re.escape(form), text, re.IGNORECASE):
         at = m.start()
         before = text[at - 1] if at else " "
@@ -170,7 +173,9 @@ def _place(text: str, form: str) -> int:
             return at
         if before.isalpha() != text[at].isalpha():  # a letter/digit edge: `DSv4`
             return at
-    return len(text)
+        if after_capitals == len(text) and _CAMEL.match(text, at):
+            after_capitals = at
+    return after_capitals
 
 
 def also_in(text: str, name: str, words: list[str], side: str) -> str:

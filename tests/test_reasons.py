@@ -938,3 +938,37 @@ def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_
         "title shares 'stage', 'prefill' with this note's title"
     )
     assert _place("Fix eager region", "capture") == len("Fix eager region")
+
+
+def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_writes_it():
+    """Found beside the mutants of r24b. The "title shares" line quotes its words "in
+    the title's order" (README), and `similarity.written_form` quotes the piece of a name
+    a word is, cut where `title_words` cuts it: 'Cache' of `KVCacheManager`, 'Graph' of
+    `CUDAGraphMode`. `reasons._place` took a piece to start only after a non-letter or a
+    capital after a small letter, so a piece after capitals (the `KV` of `KVCache`) was
+    "nowhere", placed after every other word: "Fix KVCacheManager eviction" read "title
+    shares 'eviction', 'Cache' with this note's title". 97 words of 94 of the 2,388
+    graded titles are such pieces (`RMSNorm`, `LLMEngine`, `KVConnector`...); none is
+    on a "title shares" line of a linked note today. Such a piece is placed where the
+    title writes it, but after a place as a word: PR 33714 "SHMConnector: Share Memory
+    based EC Connector" keeps reading 'EC', 'Connector' (r23d's review named
+    `SHMConnector` as no place of 'Connector')."""
+    from bot.reasons import shared_detail
+    from bot.similarity import names_in
+
+    def shares(title: str, words: list[str], note_title: str) -> str:
+        facts = PRFacts(repo="vllm-project/vllm", number=1, title=title)
+        names = (names_in(note_title), frozenset())
+        return shared_detail(words, title_words(note_title), names, facts)
+
+    assert shares("Fix KVCacheManager eviction", ["eviction", "cache"], "cache eviction") == (
+        "title shares 'Cache', 'eviction' with this note's title"
+    )
+    assert shares("Set CUDAGraphMode for DCP", ["dcp", "graph"], "DCP graph mode") == (
+        "title shares 'Graph', 'DCP' with this note's title"
+    )
+    # a place as a word first: PR 33714 keeps reading 'EC', 'Connector', as "EC Connector"
+    title = "[EC Connector] SHMConnector: Share Memory based EC Connector"
+    assert shares(title, ["connector", "ec"], "EC connector") == (
+        "title shares 'EC', 'Connector' with this note's title"
+    )
