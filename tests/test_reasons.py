@@ -953,7 +953,7 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
     title writes it, but after a place as a word: PR 33714 "SHMConnector: Share Memory
     based EC Connector" keeps reading 'EC', 'Connector' (r23d's review named
     `SHMConnector` as no place of 'Connector')."""
-    from bot.reasons import shared_detail
+    from bot.reasons import _place, shared_detail
     from bot.similarity import names_in
 
     def shares(title: str, words: list[str], note_title: str) -> str:
@@ -967,6 +967,11 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
     assert shares("Set CUDAGraphMode for DCP", ["dcp", "graph"], "DCP graph mode") == (
         "title shares 'Graph', 'DCP' with this note's title"
     )
+    # the piece's place, not an earlier one inside a word ('Precache'), nor a later word
+    # instead of a piece after a small letter ('DeepGEMM'); inside words alone: nowhere
+    assert _place("Precache KVCache blocks", "Cache") == len("Precache KV")
+    assert _place("Speed up DeepGEMM and gemm", "GEMM") == len("Speed up Deep")
+    assert _place("Respect the rules", "EC") == len("Respect the rules")
     # a place as a word first: PR 33714 keeps reading 'EC', 'Connector', as "EC Connector"
     title = "[EC Connector] SHMConnector: Share Memory based EC Connector"
     assert shares(title, ["connector", "ec"], "EC connector") == (
