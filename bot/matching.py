@@ -648,11 +648,12 @@ class CompiledMatcher:
                 return None
         rarity = sum(idf for _, idf in words)
         weight = min(cfg.weights.note_similar, (rarity - cfg.similar_from) / cfg.similar_span)
+        weight = round(weight, 2)  # as shown; 0.004 is nothing, of the note's own either
         if weight <= 0:
             return None
         detail = shared_detail(_quoted(words), self._title_only[i], self._names[i], facts)
         keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
-        return Evidence(EvidenceKind.SIMILAR, round(weight, 2), detail, keys)
+        return Evidence(EvidenceKind.SIMILAR, weight, detail, keys)
 
     def _shared(self, i: int, scan: _Scan) -> list[tuple[str, float]]:
         """The rare words the PR's title shares with note `i`'s title and keywords, rarest

@@ -2975,6 +2975,9 @@ def test_a_similar_title_weighing_nothing_once_rounded_leaves_the_reasons_as_the
     [m] = match_pr(pr(title), lib, cfg).candidates
     assert m.score == 1.0
     assert m.reasons == ("title mentions 'CUDA graph' (topic: CUDA graphs)",)
+    # and it is no evidence of the note's own either (it was, weighing 0.0: `own` let the
+    # note rest on it, past `extra_links_need_own`)
+    assert not m.own
 
 
 # kills: bot/matching.py:161 `_inside` taking every description hit once one is counted: a
