@@ -238,3 +238,19 @@ def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a
         pass  # looked at again later: right (as at 2e3b310)
     except GitHubError as err:
         pytest.fail(f"a lagging list now fails its event instead of a re-check: {err}")
+
+
+# --- mutation run r24a ---
+
+
+# kills: bot/sticky.py:247 `moved_on = False` (GET failed) -> `moved_on = True`
+def test_a_failing_get_on_a_listing_at_another_head_is_looked_at_again_not_taken(ctx):
+    # the GET cannot tell a lag from a move: while re-checks remain the event waits, and
+    # nothing of the listing (at A, the head before B) is matched or saved as B's
+    _event(ctx, A, "2026-09-01T10:00:00Z", 1)  # docs at A: no note
+    ctx.github.at(A, DOCS)  # B pushed; GitHub's list still A's
+    ctx.github.get_pull = _FailingGet(502)
+    with pytest.raises(FilesNotReady) as short:
+        _event(ctx, B, "2026-09-01T10:00:10Z", 1, pr_head=B)
+    assert f"files at {A[:12]}" in str(short.value) and ctx.github.get_pull.calls == 1
+    assert ctx.prs.get(REF.repo, REF.number).head_sha == A, "A's list was taken for B"

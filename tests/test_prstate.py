@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import replace
 
@@ -292,3 +293,38 @@ def test_the_file_lists_of_prs_idle_since_the_cutoff_are_forgotten_oldest_first(
 def test_pruning_file_lists_reads_only_the_prs_still_holding_one(prs):
     plan = prs.db.execute(f"EXPLAIN QUERY PLAN {IDLE_LISTS}", ("2026-02-01", 50))
     assert any("pr_state_listed" in r["detail"] for r in plan), [r["detail"] for r in plan]
+
+
+# --- mutation run r24a ---
+
+
+# kills: bot/prstate.py IDLE_LISTS `updated_at < ?` -> `updated_at <= ?` (by hand: the
+# tool leaves SQL text alone)
+def test_a_pr_handled_at_the_cutoff_itself_keeps_its_file_list(prs):
+    at = "2026-02-01T00:00:00.000000Z"
+    kept = _handled_at(prs, 5, at, 3)
+    assert prs.prune_files(at, 10) == 0  # "before" the cutoff: not at it
+    assert prs.get(OLD, 5) == kept and prs.get(OLD, 5).files_for("abc") == kept.files
+
+
+# kills: bot/prstate.py:252 `_list_key(json.dumps(list(files)))` -> `sorted(files)` (by hand)
+def test_the_base_of_a_list_not_in_path_order_is_read_back(prs):
+    files = ("vllm/v1/core/kv_cache_coordinator.py", "docs/contributing.md")  # GitHub's order
+    prs.put(PRState(OLD, 6, files_sha="abc", files=files, files_base="main"))
+    got = prs.get(OLD, 6)
+    assert (got.files, got.files_base) == (files, "main")
+    assert got.files_for("abc", "main") == files
+
+
+# kills: bot/prstate.py:245 `hexdigest()[:16]` -> `[:1]` (by hand)
+def test_no_other_list_a_rollback_caches_under_the_same_head_keeps_the_base(prs):
+    # the release before `files_base` caches another list (a retarget) and leaves the
+    # column as it was: the base is tied to the list it was stored with, by a key that
+    # another list does not share
+    prs.put(PRState(OLD, 7, files_sha="abc", files=("vllm/a.py",), files_base="main"))
+    kept = []
+    for i in range(64):
+        other = json.dumps([f"docs/f{i:02d}.md"])
+        prs.db.execute("UPDATE pr_state SET files = ? WHERE number = 7", (other,))
+        kept += [i] if prs.get(OLD, 7).files_base is not None else []
+    assert kept == [], f"lists {kept} took the base stored with another list"

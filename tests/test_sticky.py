@@ -933,3 +933,52 @@ def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files
     asked = refresh_sticky(ctx, REF, facts(title=UNRELATED_TITLE, sha=""), force=True)  # `/notes`
     assert ctx.github.counted["list_files"] == 2, "the new base's diff was never listed"
     assert asked.notes == ()
+
+
+# --- mutation run r24a ---
+
+
+# kills: bot/sticky.py:236 `base = base or (state.files_base or "")` -> `base and ...`
+def test_a_command_naming_no_base_keeps_the_base_its_cached_files_are_of(ctx):
+    # a command on a dry run's PR (an issue comment's copy of the PR names neither head
+    # nor base) matches on the head's cached list; recaching it must keep the base it is
+    # the diff against, or the PR's next event, naming that base, lists it again
+    refresh_sticky(ctx, REF, facts(base_ref="master"))
+    assert ctx.prs.get(REF.repo, REF.number).files_base == "master"
+    asked = refresh_sticky(ctx, REF, facts(sha=""), force=True)  # `/notes`
+    assert asked.notes and ctx.github.counted["list_files"] == 1
+    assert ctx.prs.get(REF.repo, REF.number).files_base == "master"
+    refresh_sticky(ctx, REF, facts(base_ref="master", labels=("ready",)))
+    assert ctx.github.counted["list_files"] == 1, "the cached list was asked for again"
+
+
+# kills: bot/sticky.py:262 `base or (state.files_base or "")` -> `base and ...`
+def test_a_port_that_cannot_list_is_asked_once_for_a_new_base_not_at_each_event(ctx):
+    # a dry run's PR, its files given by the payload on `master`, then retargeted: the
+    # port lists nothing, so the head's last list stands for the new base, cached so
+    ctx.github.files = []  # the dry run lists nothing
+    refresh_sticky(ctx, REF, facts(base_ref="master"), files=MATCHING_FILES)
+    assert ctx.github.counted["list_files"] == 0
+    for _ in range(2):
+        shown = refresh_sticky(ctx, REF, facts(base_ref="feature", labels=("ready",)))
+        assert shown.notes, "the head's last list was not matched"
+        assert ctx.prs.get(REF.repo, REF.number).files_base == "feature"
+    assert ctx.github.counted["list_files"] == 1, "asked again at each event of that base"
+
+
+# kills: bot/sticky.py:235 `entries = state.files_listed` (a cached list) -> None (by hand)
+def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
+    # a rename is one entry of GitHub's and two paths: reusing the cached list must keep
+    # the count, or the PR's size (`file_count`) and a later lag check read the paths
+    renamed = [*MATCHING_FILES, "vllm/v1/core/kv_cache_coordinator_old.py"]
+    calls = []
+
+    def listing(ref, *, expected=None):
+        calls.append(ref)
+        return FileList(renamed, {}, frozenset(), listed=1)
+
+    monkeypatch.setattr(ctx.github, "list_files", listing)
+    refresh_sticky(ctx, REF, facts(changed_files=1))
+    refresh_sticky(ctx, REF, facts(changed_files=1, labels=("ready",)))
+    assert len(calls) == 1  # the cached list was reused
+    assert ctx.prs.get(REF.repo, REF.number).files_listed == 1
