@@ -203,6 +203,18 @@ def _carry_out(
     return Refresh(written.outcome, what, written.comment_id, shown.notes)
 
 
+@dataclass(frozen=True)
+class _Files:
+    """A PR's changed files and what its diff shows, with where the list is from."""
+
+    files: tuple[str, ...]
+    names: Mapping[str, tuple[str, ...]]  # code name -> the files whose diff names it
+    incidental: frozenset[str]  # the files it only moves or changes in their imports
+    entries: int | None  # how many GitHub listed, when it listed them
+    base: str  # the base branch the list is the diff against ("": not known)
+    listed_at: str  # the head GitHub listed them at ("": pages of two commits)
+
+
 def _with_files(
     ctx: BotContext,
     ref: PRRef,
@@ -217,61 +229,76 @@ def _with_files(
     the commit GitHub listed it at, which may be newer than the event's head, and the
     base branch it is the diff against."""
     head_sha = facts.head_sha or (state.head_sha or "")
-    listed_at, base = head_sha, facts.base_ref
-    # what the diff shows (the names it changes, the files it only moves), cached with
-    # the files
-    names: Mapping[str, tuple[str, ...]] = {}
-    incidental: frozenset[str] = frozenset()
-    entries: int | None = None  # how many GitHub listed, when it listed them
-    if files is None:
-        files = state.files_for(head_sha, facts.base_ref)
-        if files is not None and _lagged(state, facts):
-            files = None  # ask again: GitHub has had time to catch up since
-        if files is None and not head_sha and state.files is not None:
-            # a command on a PR whose head no event has told: the last list seen. Not
-            # when the head is known: the list cached is of another head or base
-            files = state.files
-        if files is not None:
-            names, incidental, entries = state.code_names, state.incidental, state.files_listed
-            base = base or (state.files_base or "")
-    if files is None:
-        listed = ctx.github.list_files(ref, expected=expected_files)
-        if listed.head and head_sha and listed.head != head_sha and expected_files is not None:
-            # listed at another head: GitHub moved on since the event (the list is the
-            # PR's now), or its list lags behind a push (the event's, or one since): the
-            # PR's own head tells which (a call only then)
-            try:
-                now = ctx.github.get_pull(ref)
-                moved_on = now is None or now.head_sha == listed.head  # None: cannot ask
-            except GitHubError:
-                moved_on = False  # cannot tell: look again later, as for a lag
-            if not moved_on:
-                raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
-        if listed.head is not None:  # "": pages of two commits, cached for none
-            listed_at = listed.head
-        files, names, incidental, entries = (
-            listed,
-            listed.code_names,
-            listed.incidental,
-            listed.listed,
-        )
-        if listed.listed is None and not listed and (kept := state.files_for(head_sha)):
-            # a port that cannot list (a dry run): the head's last list, whatever its base
-            # (one cached before bases were kept has none)
-            files, names, incidental = kept, state.code_names, state.incidental
-            entries, base = state.files_listed, base or (state.files_base or "")
-    files = tuple(files)
-    seen = dict(code_names=names, incidental=incidental)
-    facts = replace(facts, files=files, head_sha=head_sha, listed_files=entries, **seen)
+    if files is not None:
+        got: _Files | None = _Files(tuple(files), {}, frozenset(), None, facts.base_ref, head_sha)
+    else:
+        got = _cached(state, facts, head_sha)
+    if got is None:
+        got = _listed(ctx, ref, state, facts, head_sha, expected_files)
+    seen = dict(code_names=got.names, incidental=got.incidental)
+    facts = replace(facts, files=got.files, head_sha=head_sha, listed_files=got.entries, **seen)
     state = replace(
         state,
-        files_sha=listed_at or None,
-        files_base=base or None,
-        files=files,
-        files_listed=entries,
+        files_sha=got.listed_at or None,
+        files_base=got.base or None,
+        files=got.files,
+        files_listed=got.entries,
         **seen,
     )
     return facts, state
+
+
+def _cached(state: PRState, facts: PRFacts, head_sha: str) -> _Files | None:
+    """The list cached for the event's head and base, unless GitHub may have caught up
+    with a push since (`_lagged`); None: none to take."""
+    files = state.files_for(head_sha, facts.base_ref)
+    if files is not None and _lagged(state, facts):
+        files = None  # ask again: GitHub has had time to catch up since
+    if files is None and not head_sha and state.files is not None:
+        # a command on a PR whose head no event has told: the last list seen. Not
+        # when the head is known: the list cached is of another head or base
+        files = state.files
+    if files is None:
+        return None
+    base = facts.base_ref or (state.files_base or "")
+    return _Files(
+        tuple(files), state.code_names, state.incidental, state.files_listed, base, head_sha
+    )
+
+
+def _listed(
+    ctx: BotContext,
+    ref: PRRef,
+    state: PRState,
+    facts: PRFacts,
+    head_sha: str,
+    expected_files: int | None,
+) -> _Files:
+    """GitHub's list of the PR's files, taken only when it is of the event's head or of
+    the head the PR is at now (FilesNotReady: it lags behind a push, look again later)."""
+    listed = ctx.github.list_files(ref, expected=expected_files)
+    if listed.head and head_sha and listed.head != head_sha and expected_files is not None:
+        # listed at another head: GitHub moved on since the event (the list is the
+        # PR's now), or its list lags behind a push (the event's, or one since): the
+        # PR's own head tells which (a call only then)
+        try:
+            now = ctx.github.get_pull(ref)
+            moved_on = now is None or now.head_sha == listed.head  # None: cannot ask
+        except GitHubError:
+            moved_on = False  # cannot tell: look again later, as for a lag
+        if not moved_on:
+            raise FilesNotReady(ref, len(listed), expected_files, at=listed.head)
+    # "": pages of two commits, cached for none
+    listed_at = listed.head if listed.head is not None else head_sha
+    if listed.listed is None and not listed and (kept := state.files_for(head_sha)):
+        # a port that cannot list (a dry run): the head's last list, whatever its base
+        # (one cached before bases were kept has none)
+        base = facts.base_ref or (state.files_base or "")
+        return _Files(
+            tuple(kept), state.code_names, state.incidental, state.files_listed, base, listed_at
+        )
+    names, incidental, entries = listed.code_names, listed.incidental, listed.listed
+    return _Files(tuple(listed), names, incidental, entries, facts.base_ref, listed_at)
 
 
 def _had_notes(
