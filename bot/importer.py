@@ -322,6 +322,69 @@ def _write_atomically(target: Path, text: str) -> None:
         raise
 
 
+def _target(
+    note: Note, notes_dir: Path, existing: dict[str, Path], known: _Existing
+) -> tuple[Path, bool]:
+    """The file the note goes to, and whether it is found by its guidance under another
+    Chinese title (retitled). A note imported before ids ignored the repository's case
+    keeps its file and id, and so does one a curator renamed (file and id): it still
+    has the digest's title."""
+    earlier = f"{note_id(note.repo, note.title_zh, as_written=True)}.md"
+    target = existing.get(note.filename) or existing.get(earlier)
+    if target is not None:
+        return target, False
+    found, retitled = known.find(note)
+    return found or notes_dir / note.filename, retitled
+
+
+def _keep_another_digests(
+    result: ImportResult, target: Path, text: str, data: dict[str, Any], note: Note, force: bool
+) -> None:
+    """A note of another digest under the same file: a decision about this note alone.
+    It is kept, the digest's other entries are imported, and the curator is told (a
+    problem only when the entry may be news that is otherwise lost: see
+    _follows_a_later_digest)."""
+    result.kept.append(target)
+    if _follows_a_later_digest(data.get("source"), note.source):
+        result.why[target] = "not refreshed: it follows a later digest: see the notice below"
+        result.notices.append(_superseded(str(target), text, data, note))
+    else:
+        result.why[target] = "not refreshed: another digest's note: see the problem below"
+        result.problems.append(_collision(str(target), text, data, note, force))
+
+
+def _refreshed(
+    text: str,
+    data: dict[str, Any],
+    guidance: str,
+    note: Note,
+    fresh: dict[str, Any],
+    today: date,
+    path: str,
+) -> tuple[str, list[int]] | Problem:
+    """The note file's text with the digest's fields (`--force`), or why it cannot be
+    patched. A line whose value is the digest's stays as written, its comment with it."""
+    changes = {
+        k: v
+        for k, v in fresh.items()
+        if k != "guidance" and (k not in data or not _same(k, data[k], v))
+    }
+    # a new day only for what a reader reads anew: a retitle answers no mark
+    # (`notes feedback` ages the marks made before `updated`)
+    if not _same("guidance", guidance, note.guidance) or "verdict" in changes:
+        changes["updated"] = today
+    patched = _patched(text, changes, {**data, **changes}, note.guidance, path)
+    if patched is None:
+        return Problem(
+            path,
+            2,
+            "header",
+            "--force would rewrite this header and lose its comments (a field it refreshes"
+            " spans several lines); refresh the note by hand",
+        )
+    return patched
+
+
 def plan_import(
     notes: list[Note], notes_dir: Path, *, force: bool, today: date
 ) -> tuple[dict[Path, str], ImportResult]:
@@ -334,14 +397,7 @@ def plan_import(
     existing = {f.name: f for f in files}
     known = _Existing.of(files)
     for note in notes:
-        # a note imported before ids ignored the repository's case keeps its file and id,
-        # and so does one a curator renamed (file and id): it still has the digest's title
-        earlier = f"{note_id(note.repo, note.title_zh, as_written=True)}.md"
-        target = existing.get(note.filename) or existing.get(earlier)
-        retitled = False
-        if target is None:
-            found, retitled = known.find(note)
-            target = found or notes_dir / note.filename
+        target, retitled = _target(note, notes_dir, existing, known)
         fresh = _digest_fields(note)
         if not target.exists():
             writes[target] = dump_note(note)
@@ -369,18 +425,7 @@ def plan_import(
         if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
             result.unchanged.append(target)
         elif _from_another_digest(data.get("source"), note.source):
-            # a decision about this note alone: it is kept, the digest's other entries
-            # are imported, and the curator is told (a problem only when the entry may be
-            # news that is otherwise lost: see _follows_a_later_digest)
-            result.kept.append(target)
-            if _follows_a_later_digest(data.get("source"), note.source):
-                result.why[target] = (
-                    "not refreshed: it follows a later digest: see the notice below"
-                )
-                result.notices.append(_superseded(str(target), text, data, note))
-            else:
-                result.why[target] = "not refreshed: another digest's note: see the problem below"
-                result.problems.append(_collision(str(target), text, data, note, force))
+            _keep_another_digests(result, target, text, data, note, force)
         elif not force:
             result.kept.append(target)
             if retitled:  # not a new note: the same guidance under another title
@@ -389,28 +434,9 @@ def plan_import(
                     " --force refreshes it, its id and file stay"
                 )
         else:
-            # a line whose value is the digest's stays as written, its comment with it
-            changes = {
-                k: v
-                for k, v in fresh.items()
-                if k != "guidance" and (k not in data or not _same(k, data[k], v))
-            }
-            # a new day only for what a reader reads anew: a retitle answers no mark
-            # (`notes feedback` ages the marks made before `updated`)
-            reread = not _same("guidance", guidance, note.guidance) or "verdict" in changes
-            if reread:
-                changes["updated"] = today
-            patched = _patched(text, changes, {**data, **changes}, note.guidance, str(target))
-            if patched is None:
-                problems.append(
-                    Problem(
-                        str(target),
-                        2,
-                        "header",
-                        "--force would rewrite this header and lose its comments (a field"
-                        " it refreshes spans several lines); refresh the note by hand",
-                    )
-                )
+            patched = _refreshed(text, data, guidance, note, fresh, today, str(target))
+            if isinstance(patched, Problem):
+                problems.append(patched)
                 continue
             writes[target], commented = patched
             result.updated.append(target)
