@@ -591,3 +591,23 @@ def test_each_line_the_reasons_word_is_read_back_to_its_term():
     assert evidence_terms([r.diff_names(["deep_gemm_warmup"])]) == {"'deep_gemm_warmup'"}
     assert evidence_terms([str(Said(Saying.TAG, ("Spec Decode",)))]) == {"[Spec Decode]"}
     assert evidence_terms([str(r.changes(["a/b.py", "c.py"]))]) == {"a/b.py"}
+
+
+# --- found by review r24d ------------------------------------------------------------
+
+
+def test_a_lines_gloss_gives_no_term_of_its_own():
+    """`notes feedback` reads a mark's terms from the quotes of the lines it kept; a line
+    whose gloss names words ("'JIT' also in this note's keywords; 'warmup' also in this
+    note's title", `reasons.also_in`, 8 lines of the graded sets) gave the curators the
+    terms "' also in this note'" and "'s keywords; '": `_QUOTED` paired the apostrophe of
+    "note's" with the next gloss's quote. The gloss says where the note writes a word of
+    the name the line quotes; the term is that name."""
+    line = (
+        "title mentions 'JIT warmup' ('JIT' also in this note's keywords; 'warmup' also in"
+        " this note's title; topic: Kernel warmup and JIT precompilation)"
+    )
+    assert evidence_terms([line]) == {"'JIT warmup'"}
+    # a quote holding " (" is the name, not the start of the gloss
+    line = "title mentions 'EC (encoder cache) connector' ('EC' also in this note's title)"
+    assert evidence_terms([line]) == {"'EC (encoder cache) connector'"}
