@@ -247,5 +247,17 @@ def evidence_terms(reasons: Iterable[str]) -> set[str]:
                     terms.add(found)
                 break
         else:
-            terms.update(f"'{q}'" for q in _QUOTED.findall(reason))
+            terms.update(f"'{q}'" for q in _QUOTED.findall(_claim(reason)))
     return terms
+
+
+def _claim(reason: str) -> str:
+    """The line without its gloss in brackets, which starts at the first " (" outside a
+    quote: the apostrophe of "this note's" in a gloss is no quote's."""
+    at = 0
+    for m in _QUOTED.finditer(reason):
+        if " (" in reason[at : m.start()]:
+            break
+        at = m.end()
+    cut = reason.find(" (", at)
+    return reason if cut < 0 else reason[:cut]
