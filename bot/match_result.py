@@ -24,7 +24,7 @@ class Saying(StrEnum):
     """What a reason line that names things says of them."""
 
     CHANGES = "changes"
-    TAG = "title is tagged"  # its one name: the tag, as written
+    TAG = "title is tagged"  # its one name: the tag as written (`reasons.tag_text`)
     TITLE = "title mentions"
     BODY = "description mentions"
 

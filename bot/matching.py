@@ -700,7 +700,7 @@ class CompiledMatcher:
     ) -> Match:
         """The note's score and reasons: its topics' evidence, scaled by how much of the
         note the PR shows, plus what speaks for the note itself; and the flags that keep
-        a scored note from being linked (see `match`)."""
+        a scored note from being linked (`bot.link_rules`)."""
         note, w = self.notes[i], self.config.weights
         hit = [topic_hits[t] for t in note.topics if t in topic_hits]
         main = note.topics[0]
@@ -871,8 +871,8 @@ class CompiledMatcher:
         main_shown: bool,
         tied: bool,
     ) -> _Flags:
-        """What the kind of evidence for note `i` says, for `match` to hold it back or not
-        (see `link_rules.LinkRules._held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
+        """What the kind of evidence for note `i` says, for `bot.link_rules` to hold it back
+        or not (`LinkRules._held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
         main = self.notes[i].topics[0]
         # A family or a broad topic (test plumbing, CI) as the subsystem does not say
         # which member or which failure: words or files of the note's own have to, or a
@@ -947,9 +947,9 @@ class CompiledMatcher:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
             # PR is about: it counts in full, whatever other topics the note has.
-            tagged = th.topic.id == main and main in self._narrow
+            narrow_tag = th.topic.id == main and main in self._narrow
             for e in evidence:
-                scale = capped * (1.0 if tagged and e.kind is EvidenceKind.TAG else coverage)
+                scale = capped * (1.0 if narrow_tag and e.kind is EvidenceKind.TAG else coverage)
                 what = wider.get(id(e), e.what)
                 if e.kind is EvidenceKind.PATH:
                     what = _named_by(what, e.keys, both)
