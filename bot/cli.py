@@ -30,21 +30,19 @@ from bot.notes_lint import (
     redundant_aspects,
     unlisted_prs,
 )
-from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from bot.match_config import MatchConfig
-    from bot.matching import CompiledMatcher
     from bot.settings import Settings
 
 
 def _cmd_notes_import(args: argparse.Namespace) -> int:
     from bot.importer import import_digest
 
-    if not _server_library(args):
+    if not server_library(args):
         return 2
     status = 0
     for digest in args.digest:
@@ -102,7 +100,7 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:
     settings = _loaded_settings()  # read once: the paths not given, the repositories served
-    if not _server_library(args, settings):
+    if not server_library(args, settings):
         return 2
     library, problems = check_library(Path(args.dir), Path(args.topics))
     config = None
@@ -221,7 +219,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError
 
     settings = _settings(dry_run=True)  # it only reads: no webhook secret or public URL needed
-    if settings is None or not _server_library(args, settings):
+    if settings is None or not server_library(args, settings):
         return 2
     if not settings.has_credentials:
         print(
@@ -278,7 +276,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     from bot.prstate import PRStore
 
     db = _database_of(args)
-    if db is None or not _server_library(args):
+    if db is None or not server_library(args):
         return 2
     library = _report_library(args.dir, args.topics)
     # a note renamed since: its marks and showings, filed under the ids it had, are one
@@ -558,7 +556,7 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
 
 def _library_arguments(parser: argparse.ArgumentParser) -> None:
     """The notes library a `notes` sub-command reads: a directory and the taxonomy, by
-    default the server's (`_server_library`)."""
+    default the server's (`server_library`)."""
     parser.add_argument(
         "dir",
         nargs="?",
@@ -572,7 +570,7 @@ def _library_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _server_library(args: argparse.Namespace, settings: Settings | None = None) -> bool:
+def server_library(args: argparse.Namespace, settings: Settings | None = None) -> bool:
     """Fill in the paths not given (the notes, the taxonomy, and the matching config where
     the command takes one) with the server's (its environment, .env and bot.toml), so a
     curator checks what the bot serves. The settings are read once, unless `settings`
@@ -647,13 +645,15 @@ def build_parser() -> argparse.ArgumentParser:
     _database_argument(fb)
     fb.add_argument("--json", action="store_true", help="one JSON object per note")
     fb.set_defaults(func=_cmd_notes_feedback)
-    _add_match_parser(sub)
+    from bot.cli_match import add_match_parser  # it imports this module's helpers
+
+    add_match_parser(sub)
 
     serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
     serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
     serve.add_argument(
         "--port",
-        type=_whole_number("a port (1 to 65535)", 1, 65535),
+        type=whole_number("a port (1 to 65535)", 1, 65535),
         help="port (default: REVIEW_NOTES_PORT or 8000)",
     )
     serve.set_defaults(func=_cmd_serve)
@@ -684,7 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     again.add_argument(
         "--since",
-        type=_whole_number(
+        type=whole_number(
             f"a number of hours from 1 to {KEPT_HOURS} (GitHub keeps 3 days)", 1, KEPT_HOURS
         ),
         default=KEPT_HOURS,
@@ -696,80 +696,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# --- match: which notes a PR would get -------------------------------------------------
-
-
-def _match_result_json(result) -> dict:
-    """The linked notes, the topics hit, and the notes above the threshold held back, with
-    the rule that held each (as the text output lists them under "held back")."""
-    scores = {m.note.id: m.score for m in result.candidates}
-    return {
-        "notes": [
-            {
-                "id": m.note.id,
-                "pr": m.note.source_pr,
-                "score": m.score,
-                "verdict": m.note.verdict.value,
-                "reasons": list(m.reasons),
-            }
-            for m in result.matches
-        ],
-        "topics": list(result.topics),
-        "held_back": [
-            {"id": note_id, "score": scores[note_id], "rule": why}
-            for note_id, why in result.held_back
-        ],
-    }
-
-
-def _print_match(facts, result, config) -> None:
-    # the title, paths and labels are the PR author's: printed inert
-    print(f"PR {inert(facts.repo)} {facts.number}: {inert(facts.title)}")
-    if not result.matches and not result.held_back:
-        print(f"no note reaches the threshold ({config.threshold:g})")
-    elif not result.matches:
-        print(f"no note linked; above the threshold ({config.threshold:g}) but held back:")
-    for rank, m in enumerate(result.matches, 1):
-        source = f", reviews PR {m.note.source_pr}" if m.note.source_pr else ""
-        print(f"{rank}. {m.note.id}  {m.note.verdict.label_en}  score {m.score:g}{source}")
-        for line in (m.note.title_en, m.note.title_zh):
-            if line:
-                print(f"   {line}")
-        for reason in m.reasons:
-            print(f"   - {inert(reason)}")
-    if result.matches and result.held_back:
-        print("held back:")
-    scores = {m.note.id: m.score for m in result.candidates}
-    for note_id, why in result.held_back:
-        print(f"   - {note_id} (score {scores[note_id]:g}): {inert(why)}")
-    if result.topic_hits:
-        hits = ", ".join(f"{h.topic.id} ({h.score:g})" for h in result.topic_hits)
-        print(f"topics: {hits}")
-    bare = result.topics_without_notes
-    if bare:
-        print("topics with no note yet: " + ", ".join(h.topic.id for h in bare))
-
-
-def _lines(text: str) -> list[str]:
-    """Lines ended by LF (or CRLF) only: str.splitlines() also cuts at U+2028, U+2029 and
-    NEL, which a JSON string or a file name may hold."""
-    return [line.removesuffix("\r") for line in text.split("\n")]
-
-
-def _read_input(path: str) -> str:
-    """A file given to `match`, as text, without the byte-order mark some editors write
-    (json.loads refuses it; before a path it would be part of the path)."""
-    try:
-        return Path(path).read_text("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:  # three files may be on the command line: say which
-        raise ValueError(f"{path}: cannot read: not UTF-8 (byte {exc.start})") from None
-
-
-def _read_lines(path: str) -> list[str]:
-    return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
-
-
-def _whole_number(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+def whole_number(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number from `low` to `high`, else an error naming the
     flag, as `what` says (checked here: `--port` must not be reported as REVIEW_NOTES_PORT)."""
 
@@ -787,220 +714,6 @@ def _some_path(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path")
     return text
-
-
-def _given_files(args: argparse.Namespace) -> list[str]:
-    """The changed files the command line names: each --file, then --files-from's lines."""
-    files = list(args.file or [])
-    if args.files_from:
-        files += _read_lines(args.files_from)
-    return files
-
-
-def _facts_from_args(args: argparse.Namespace):
-    """PR facts from --payload or from --title/--body-file/--label; the files from
-    --file/--files-from."""
-    from bot.prfacts import PRFacts
-
-    files = _given_files(args)
-    if args.payload:
-        return _facts_from_payload_file(args.payload, files, args.label or ())
-    body = _read_input(args.body_file) if args.body_file else ""
-    return PRFacts(
-        repo=args.repo,
-        number=args.number,
-        title=args.title or "",
-        body=body,
-        labels=tuple(args.label or ()),
-        files=tuple(files),
-        # a curator names the PR's changed files: the whole list, as GitHub's listing is
-        # to the bot, so the tests-only and docs-only rules apply as they do there; with
-        # --changed-files above their count, the files someone happened to see
-        changed_files=args.changed_files or (len(files) if files else None),
-    )
-
-
-def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str]):
-    """PR facts from a pull_request webhook payload file, plus `labels`. The files are
-    those the command line names, else the payload's own `files` list (our examples'),
-    read as the dry-run server reads it: the preview shows what the dry run posts."""
-    import json
-
-    from bot.prfacts import PRFacts, facts_from_payload, payload_files
-
-    try:
-        payload = json.loads(_read_input(path))
-    except RecursionError:
-        raise ValueError(f"{path}: JSON nested too deep") from None
-    except json.JSONDecodeError as exc:  # an empty file (a failed curl), a cut-off one
-        raise ValueError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
-        raise ValueError(f"{path}: not a pull_request webhook payload")
-    try:
-        facts = facts_from_payload(payload, files or payload_files(payload) or ())
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: malformed pull_request payload: {exc}") from None
-    extra = tuple(lb for lb in labels if lb not in facts.labels)
-    return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
-
-
-def _cmd_match(args: argparse.Namespace) -> int:
-    import json
-
-    from bot.match_config import checked_matcher
-
-    if problem := _match_flags_problem(args):
-        print(problem, file=sys.stderr)
-        return 2
-    args.repo = DEFAULT_REPO if args.repo is None else args.repo
-    args.number = 0 if args.number is None else args.number
-    if not _server_library(args):
-        return 2
-    try:
-        library = load_library(Path(args.dir), Path(args.topics))
-        matcher = checked_matcher(library, Path(args.config))  # as check and the server; once
-    except (LibraryError, OSError, ValueError) as exc:  # each names its file
-        print(exc, file=sys.stderr)
-        return 1
-    if args.batch:
-        return _match_batch(args.batch, args.repo, matcher)
-    try:
-        facts = _facts_from_args(args)
-    except OSError as exc:
-        print(f"{exc.filename}: cannot read: {exc.strerror}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # also json.JSONDecodeError
-        print(exc, file=sys.stderr)
-        return 1
-    result = matcher.match(facts)
-    if args.json:
-        print(json.dumps(_match_result_json(result), ensure_ascii=False, indent=2))
-    else:
-        _print_match(facts, result, matcher.config)
-    return 0
-
-
-def _match_flags_problem(args: argparse.Namespace) -> str | None:
-    """Flags given together that cannot be: a payload or a batch line says the PR's
-    title, files, labels... itself."""
-    if args.changed_files is not None and args.title is None:
-        return (
-            "--changed-files goes with --title: a payload's or a batch line's PR says how"
-            " many files it changes (changed_files) itself"
-        )
-    source = "--payload" if args.payload else "--batch" if args.batch else None
-    given = {
-        "--body-file": args.body_file is not None,
-        "--number": args.number is not None,
-        "--repo": args.repo is not None and not args.batch,  # a batch line may leave it out
-        "--file": args.file is not None and bool(args.batch),
-        "--files-from": args.files_from is not None and bool(args.batch),
-        "--label": args.label is not None and bool(args.batch),
-    }
-    for flag in (f for f, is_given in given.items() if is_given and source):
-        what = "payload" if source == "--payload" else "batch line"
-        return f"{flag} goes with --title, not {source}: a {what} says it itself"
-    return None
-
-
-def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
-    """One JSON object per PR line of `path`, with its number; a line that cannot be read
-    is skipped and named (exit 1), the others still matched."""
-    import json
-
-    from bot.prfacts import facts_from_record
-
-    status = 0
-    try:
-        lines = Path(path).read_bytes().split(b"\n")  # each line decoded alone
-    except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror}", file=sys.stderr)
-        return 1
-    for no, raw in enumerate(lines, 1):
-        try:
-            line = raw.decode("utf-8").removesuffix("\r")
-        except UnicodeDecodeError as exc:
-            print(f"{path}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
-            status = 1
-            continue
-        if no == 1:
-            line = line.removeprefix("\ufeff")  # the byte-order mark some editors write
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise ValueError("not a JSON object")
-            facts = facts_from_record(record, repo=repo)
-        except RecursionError:
-            print(f"{path}:{no}: skipped: JSON nested too deep", file=sys.stderr)
-            status = 1
-            continue
-        except (ValueError, TypeError) as exc:
-            print(f"{path}:{no}: skipped: {exc}", file=sys.stderr)
-            status = 1
-            continue
-        out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
-        print(json.dumps(out, ensure_ascii=False))
-    return status
-
-
-def _add_match_parser(sub) -> None:
-    from bot.match_config import DEFAULT_MATCHING_FILE
-
-    m = sub.add_parser(
-        "match",
-        help="show which notes a PR would get, ranked, with the reasons",
-        description="Match one PR (from flags or a pull_request webhook payload) or a batch "
-        "of PRs (JSON lines: number, title, body, labels, files) against the notes.",
-    )
-    src = m.add_mutually_exclusive_group(required=True)
-    src.add_argument("--title", help="the PR title")
-    src.add_argument(
-        "--payload",
-        metavar="EVENT.json",
-        help="a pull_request webhook payload; matched on its top-level `files` list when it"
-        " has one (as by the dry run), unless --file/--files-from give the files",
-    )
-    src.add_argument("--batch", metavar="PRS.jsonl", help="one PR per line; JSON lines out")
-    m.add_argument("--body-file", help="file holding the PR description")
-    m.add_argument("--label", action="append", help="a PR label (repeatable)")
-    m.add_argument(
-        "--file",
-        action="append",
-        help="a changed file path (repeatable); with --files-from, every file the PR changes"
-        " (a --payload's changed_files says how many)",
-    )
-    m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
-    m.add_argument(
-        "--changed-files",
-        type=_whole_number("a count of files (1 or more)", 1),
-        metavar="N",
-        help="how many files the PR changes in all, when --file/--files-from list only some"
-        " (default: as many as they list; a --payload says itself)",
-    )
-    m.add_argument("--repo", help=f"owner/name (default: {DEFAULT_REPO})")
-    m.add_argument(
-        "--number", type=_whole_number("a PR number (1 or more)", 1), help="the PR number"
-    )
-    m.add_argument("--json", action="store_true", help="print JSON instead of text")
-    m.add_argument(
-        "--notes-dir",
-        dest="dir",
-        help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
-        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
-    )
-    m.add_argument(
-        "--topics",
-        help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
-        f"{DEFAULT_TOPICS_FILE.relative_to(ROOT)})",
-    )
-    m.add_argument(
-        "--config",
-        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
-        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
-    )
-    m.set_defaults(func=_cmd_match)
 
 
 def main(argv: list[str] | None = None) -> int:
