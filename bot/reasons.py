@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from bot.match_result import Said, Saying
 from bot.prfacts import PRFacts
-from bot.similarity import _CAMEL, written_form
+from bot.similarity import CAMEL_CUT, written_form
 from bot.terms import TermHit
 
 
@@ -173,7 +173,7 @@ def _place(text: str, form: str) -> int:
             return at
         if before.isalpha() != text[at].isalpha():  # a letter/digit edge: `DSv4`
             return at
-        if after_capitals == len(text) and _CAMEL.match(text, at):
+        if after_capitals == len(text) and CAMEL_CUT.match(text, at):
             after_capitals = at
     return after_capitals
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 _PR_SUFFIX = re.compile(r"\(#\d+\)")
 # Split identifiers where a capitalised word starts: MegaMoE -> Mega MoE, KVConnector ->
 # KV Connector; acronyms stay whole (MoE, LoRA, DSv4).
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
+CAMEL_CUT = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[a-z0-9]+")
 # English function words (prepositions, conjunctions, determiners, pronouns, auxiliary
 # verbs, particles): most are rare enough in titles to pass the IDF floor (`between` is
@@ -50,7 +50,7 @@ def title_words(text: str) -> frozenset[str]:
     """The words of a title, lower case: identifiers split at `_` and where a capitalised
     word starts, a plural `s` dropped; numbers, single letters and English function
     words left out."""
-    text = _CAMEL.sub(" ", _PR_SUFFIX.sub(" ", text))
+    text = CAMEL_CUT.sub(" ", _PR_SUFFIX.sub(" ", text))
     words = set()
     for word in _WORD.findall(text.lower()):
         if len(word) < 2 or word.isdigit() or word in _FUNCTION_WORDS:
@@ -167,7 +167,7 @@ def _pieces(name: str) -> list[tuple[int, int, str, int]]:
     starts."""
     out = []
     for n, part in enumerate(re.finditer(r"[A-Za-z0-9]+", name)):
-        cuts = [0, *(m.start() for m in _CAMEL.finditer(part.group(0))), len(part.group(0))]
+        cuts = [0, *(m.start() for m in CAMEL_CUT.finditer(part.group(0))), len(part.group(0))]
         for a, b in itertools.pairwise(cuts):
             words = title_words(part.group(0)[a:b])
             out.append((part.start() + a, part.start() + b, next(iter(words), ""), n))

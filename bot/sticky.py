@@ -1,11 +1,12 @@
 """Keep a PR's one sticky comment in step with its matches (the product's main job).
 
-`refresh_sticky` is the single entry point: PR events call it, and slash commands
-call it with `force=True` (act now, even on a draft or an opted-out PR, even if
-the body looks unchanged) and `verbose=True/False` (`/notes why` / plain `/notes`).
-`/notes off|on` set `opted_out` with `ctx.prs.update(repo, number, opted_out=...)`;
-`pause_sticky` then edits the comment to say so, and a forced refresh of an
-opted-out PR carries a line saying updates are paused.
+Two entry points. `refresh_sticky` matches and writes: PR events call it, and slash
+commands with `force=True` (act now, even on a draft or an opted-out PR, even if the
+body looks unchanged); the mode shown (`/notes why` or plain `/notes`) is the PR
+state's `verbose`, which the command sets first (`verbose=` overrides it: tests).
+`/notes off` sets `opted_out` in the state; `pause_sticky` then edits the comment to
+say so, and a forced refresh of an opted-out PR carries a line saying updates are
+paused.
 
 Rules: create the comment when notes first match; edit it in place when they
 change; no write when the rendered body is what we last posted; when nothing
@@ -146,7 +147,7 @@ def _render_now(
     paused_by_pr: PauseCause | None,
 ) -> _Shown:
     """Match the PR (its files known) and render the comment as it should read now."""
-    facts = replace(facts, related_notes=related_notes(ctx, facts))
+    facts = replace(facts, related_notes=notes_of_related_prs(ctx, facts))
     # `/notes wrong`: a note a reviewer ruled out stays out, and nothing takes its place
     # by the notes' ids now: a note renamed since it was hidden stays hidden
     dismissed = [ctx.library.current_id(n) for n in state.dismissed]
@@ -339,7 +340,7 @@ def seen_event(ctx: BotContext, ref: PRRef, event_at: str, by: str | None = None
     return None
 
 
-def related_notes(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]:
+def notes_of_related_prs(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int, str]]:
     """The notes shown on the PRs this one fixes, reverts, follows up on, supersedes or
     builds on, by what its description says: a revert of a PR that got a note, or the
     fix of its bug, changes the same mechanism."""

@@ -1019,7 +1019,7 @@ def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
 # relation, but "cannot fix #5", the same words written as one, reads as "fixes #5" (`not`
 # inside `cannot` has no word edge). What a PR author sees: a description saying "This
 # cannot fix #5 on its own" gets a sticky comment that shows #5's notes as the notes of
-# the PR it fixes (bot.sticky.related_notes gives the relation as the reason).
+# the PR it fixes (bot.sticky.notes_of_related_prs gives the relation as the reason).
 def test_cannot_denies_a_relation_as_cant_does():
     from bot.relations import related_refs
 
