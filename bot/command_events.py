@@ -11,11 +11,11 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
 (`eyes` taken, `confused` refused or unknown), then answers:
 
 - `refresh`, `why`, `off` and `on` change the PR's state at once (`verbose`,
-  `opted_out`) and ask for ONE sticky-comment update through the per-PR rate
-  limiter. Inside its window the update is deferred: the PR's state records what
-  it owes (comments to `+1`, whether to show the notes) and a REFRESH_ACTION
-  delivery waits in the SQLite queue (`not_before`) until the window ends, so a
-  restart loses neither. Commands in the same window join that update. An `off` or
+  `opted_out`) and ask for ONE sticky-comment update through the per-PR update
+  windows (`flood_control.UpdateWindows`). Inside a window the update is deferred:
+  the PR's state records what it owes (comments to `+1`, whether to show the notes)
+  and a REFRESH_ACTION delivery waits in the SQLite queue (`not_before`) until the
+  window ends, so a restart loses neither. Commands in the same window join that update. An `off` or
   `on` said on GitHub before the one that set the PR's state (run late: a retry, a
   redelivery) is acknowledged and changes nothing (`said_at`, `_newer_switch`); so is
   the mode of a `/notes` or `why` said before the one that set it (`_said_last`). Nor
@@ -586,7 +586,7 @@ def _reply(ctx: BotContext, command: Command, repo: str) -> str:
     )
 
 
-# --- the sticky comment, rate limited ------------------------------------------------
+# --- the sticky comment, one update per window (flood_control.UpdateWindows) ------------
 
 _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
     Kind.REFRESH: {"verbose": False},

@@ -38,7 +38,7 @@ class _Window:
     deferred: bool = False  # a run is scheduled for the window's end
 
 
-class RateLimiter(Generic[K]):
+class UpdateWindows(Generic[K]):
     """At most one sticky-comment update per PR every `min_interval_s`; the rest coalesce.
 
     An update re-reads the PR when it runs, so one run at the end of a window
@@ -241,7 +241,7 @@ class FloodControl:
 
     def __init__(self, config: CommandConfig, clock: Clock = time.monotonic):
         self.clock = clock
-        self.sticky: RateLimiter[str] = RateLimiter(config.min_update_interval_s, clock)
+        self.sticky: UpdateWindows[str] = UpdateWindows(config.min_update_interval_s, clock)
         self.replies: ReplyBudget[str] = ReplyBudget(
             config.reply_burst, config.reply_refill_s, clock
         )

@@ -1,4 +1,4 @@
-"""Flood control of slash commands with a fake clock: the per-PR rate limiter and reply
+"""Flood control of slash commands with a fake clock: the per-PR update windows and reply
 budget, the installation's reply and write budgets, and their spells."""
 
 import pytest
@@ -8,8 +8,8 @@ from bot.flood_control import (
     Admission,
     FloodControl,
     Overspent,
-    RateLimiter,
     ReplyBudget,
+    UpdateWindows,
     _Spells,
 )
 
@@ -30,7 +30,7 @@ class FakeClock:
 
 def test_first_request_runs_at_once():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock)
+    rl = UpdateWindows(5.0, clock)
     t = rl.admit("pr1")
     assert t.admission is Admission.RUN
     assert t.run_at == clock.now
@@ -39,7 +39,7 @@ def test_first_request_runs_at_once():
 
 def test_a_flood_turns_into_one_deferred_run_at_the_end_of_the_window():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock)
+    rl = UpdateWindows(5.0, clock)
     assert rl.admit("pr1").admission is Admission.RUN
     clock.advance(1)
     second = rl.admit("pr1")
@@ -57,7 +57,7 @@ def test_a_flood_turns_into_one_deferred_run_at_the_end_of_the_window():
 
 def test_after_a_deferred_run_the_next_window_starts_from_it():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock)
+    rl = UpdateWindows(5.0, clock)
     rl.admit("pr1")
     clock.advance(1)
     rl.admit("pr1")
@@ -74,7 +74,7 @@ def test_after_a_deferred_run_the_next_window_starts_from_it():
 
 def test_requests_spaced_beyond_the_interval_all_run():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock)
+    rl = UpdateWindows(5.0, clock)
     for _ in range(4):
         assert rl.admit("pr1").admission is Admission.RUN
         clock.advance(5)
@@ -82,7 +82,7 @@ def test_requests_spaced_beyond_the_interval_all_run():
 
 def test_prs_are_limited_independently():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock)
+    rl = UpdateWindows(5.0, clock)
     assert rl.admit(("o/r", 1)).admission is Admission.RUN
     assert rl.admit(("o/r", 2)).admission is Admission.RUN
     assert rl.admit(("o/r", 1)).admission is Admission.DEFER
@@ -91,7 +91,7 @@ def test_prs_are_limited_independently():
 
 def test_a_lost_deferred_run_does_not_block_the_pr_forever():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock, lost_after_s=60)
+    rl = UpdateWindows(5.0, clock, lost_after_s=60)
     rl.admit("pr1")
     rl.admit("pr1")  # deferred to 1005; the job is then lost
     clock.now = 1005 + 59
@@ -102,13 +102,13 @@ def test_a_lost_deferred_run_does_not_block_the_pr_forever():
 
 
 def test_zero_interval_never_defers():
-    rl = RateLimiter(0.0, FakeClock())
+    rl = UpdateWindows(0.0, FakeClock())
     assert all(rl.admit("pr").admission is Admission.RUN for _ in range(5))
 
 
 def test_limiter_memory_is_bounded():
     clock = FakeClock()
-    rl = RateLimiter(5.0, clock, max_keys=10)
+    rl = UpdateWindows(5.0, clock, max_keys=10)
     for i in range(10):
         rl.admit(i)
     rl.admit(0)  # deferred: must survive pruning
@@ -120,7 +120,7 @@ def test_limiter_memory_is_bounded():
     assert rl.start(0) is True
     # pruning forgets only windows that are over: a PR that has just run stays limited
     # (forgetting it would let a flood through, one run per new PR seen)
-    rl = RateLimiter(5.0, clock, max_keys=2)
+    rl = UpdateWindows(5.0, clock, max_keys=2)
     rl.admit("a")
     rl.admit("b")
     rl.admit("c")  # the table is full, but a's and b's windows are still open
@@ -129,7 +129,7 @@ def test_limiter_memory_is_bounded():
 
 def test_bad_settings_are_rejected():
     with pytest.raises(ValueError):
-        RateLimiter(-1)
+        UpdateWindows(-1)
     with pytest.raises(ValueError):
         ReplyBudget(0, 10)
     with pytest.raises(ValueError):
@@ -193,13 +193,13 @@ def test_a_reply_not_posted_is_refunded_up_to_the_burst():
 # kills: bot/flood_control.py:71 `lost_after_s <= 0` -> `lost_after_s < 0`
 def test_a_zero_lost_after_is_refused():
     with pytest.raises(ValueError):
-        RateLimiter(1.0, lost_after_s=0)
+        UpdateWindows(1.0, lost_after_s=0)
 
 
 # kills: bot/flood_control.py:86 `now - run_at < self.lost_after_s` -> `<=`
 def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
     clock = FakeClock()
-    limiter = RateLimiter(10.0, clock, lost_after_s=60.0)
+    limiter = UpdateWindows(10.0, clock, lost_after_s=60.0)
     assert limiter.admit("k").admission is Admission.RUN
     clock.now += 1
     deferred = limiter.admit("k")
@@ -213,7 +213,7 @@ def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
 # kills: bot/flood_control.py:111 `len(self._windows) < self._max_keys` -> `<=`
 def test_the_limiter_keeps_at_most_max_keys_windows():
     clock = FakeClock()
-    limiter = RateLimiter(1.0, clock, max_keys=2)
+    limiter = UpdateWindows(1.0, clock, max_keys=2)
     for key in ("a", "b", "c", "d"):
         assert limiter.admit(key).admission is Admission.RUN
         clock.now += 5  # every earlier window is over: it may go
@@ -437,7 +437,7 @@ def test_pruning_forgets_windows_that_ended_exactly_now():
     """A window is over `min_interval_s` after its run (`admit` RUNs then), so the
     pruning that keeps the table at `max_keys` may forget it."""
     clock = FakeClock()
-    limiter = RateLimiter(5.0, clock, max_keys=2)
+    limiter = UpdateWindows(5.0, clock, max_keys=2)
     limiter.admit("a")
     limiter.admit("b")
     clock.advance(5.0)
