@@ -550,7 +550,240 @@ class CompiledMatcher:
         hits.sort(key=lambda h: (-round(h.score, 6), order[h.topic.id]))
         return hits
 
-    # -- notes --
+    # -- match --
+
+    def match(self, facts: PRFacts) -> MatchResult:
+        """Scan the PR, score every note with any evidence, and link the ones that hold."""
+        repo = facts.repo.lower()
+        scan = self._scan(facts)
+        topic_hits = self._topic_hits(facts, scan, repo)
+        by_id = {h.topic.id: h for h in topic_hits}
+        scored = [
+            self._score_note(i, facts, scan, by_id)
+            for i in self._candidates(facts, scan, topic_hits)
+            if self._repo[i] == repo
+        ]
+        source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
+        shown = {h.topic.id for h in topic_hits if h.present}
+        linking = self._rules.link(scored, source_ids, facts, shown)
+        return MatchResult(
+            matches=linking.linked,
+            held_back=linking.held_back,
+            topics=tuple(h.topic.id for h in topic_hits),
+            topic_hits=tuple(topic_hits),
+            candidates=linking.ranked,
+            not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
+        )
+
+    def _candidates(self, facts: PRFacts, scan: _Scan, topic_hits: list[TopicHit]) -> set[int]:
+        """Every note with some evidence: through the indexes, never note by note."""
+        repo = facts.repo.lower()
+        found: set[int] = set(self._by_source.get((repo, facts.number), ()))
+        found.update(self._by_reading.get((repo, facts.number), ()))
+        for h in topic_hits:
+            found.update(self._notes_by_topic.get(h.topic.id, ()))
+        for key in (*scan.tags, *scan.title, *scan.body):
+            found.update(self._term_notes.get(key, ()))
+        found.update(scan.note_files)
+        names, index = facts.code_names, self._code_notes
+        for word in index if len(index) < len(names) else names:
+            if word in index and word in names:
+                found.update(index[word])
+        for ref in facts.refs:
+            found.update(self._by_source.get((repo, ref), ()))
+            found.update(self._by_issue.get((repo, ref), ()))
+        found.update(self._by_id[n] for n in facts.related_notes if n in self._by_id)
+        return found
+
+    def _is_source(self, i: int, facts: PRFacts) -> bool:
+        note = self.notes[i]
+        return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
+
+    # -- a note's score --
+
+    def _score_note(
+        self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
+    ) -> Match:
+        """The note's score and reasons: its topics' evidence, scaled by how much of the
+        note the PR shows, plus what speaks for the note itself; and the flags that keep
+        a scored note from being linked (`bot.link_rules`)."""
+        note, w = self.notes[i], self.config.weights
+        hit = [topic_hits[t] for t in note.topics if t in topic_hits]
+        main = note.topics[0]
+        own = self._own_evidence(i, facts, scan)
+        main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
+        # An aspect word is common (`metrics`): where the files are known, they must be
+        # the subsystem's too ("prompt token metrics for P/D" changes engine metrics).
+        if main_shown and (not scan.n_files or main in scan.topic_files):
+            if aspect := self._aspect(i, scan, own):
+                own.append(aspect)
+        both = _shared_paths(own, hit)
+        scored, shared, broad = self._topic_part(note, hit, own, scan, facts, both)
+        # an aspect said inside a topic's longer mention is quoted as that mention
+        aspects = [e for e in own if e.kind is EvidenceKind.ASPECT]
+        topical = [e for th in hit for e in th.evidence if e.kind is EvidenceKind.TITLE]
+        wider = _wider_mentions(topical + aspects, scan, facts) if aspects else {}
+        for e in own:  # what the topics already counted of it counts once
+            already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
+            gain = (
+                e.weight - already
+                if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)
+                else e.weight
+            )
+            what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
+            what = wider.get(id(e), what)
+            if gain > 0:
+                scored.append((gain, what, e.gloss))
+        ties, tied, is_source = self._ties(i, facts)
+        score = sum(s for s, _, _ in (*scored, *ties))  # before the reasons regroup it
+        shown = self._said_once(i, facts, scan, own, scored)
+        # a tie links the note alone: it comes before the words and files, whatever they weigh
+        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
+        if is_source:
+            score += w.source_pr
+            reasons = (IS_SOURCE, *reasons)
+        flags = self._hold_back_flags(i, own, hit, scan, main_shown=main_shown, tied=tied)
+        return Match(
+            note,
+            round(score, 2),
+            reasons,
+            specific=round(score - broad, 2),
+            on_topic=flags.on_topic,
+            path_alone=flags.path_alone,
+            swept=flags.swept,
+            named=flags.named,
+            own=flags.own,
+            source=is_source,
+            tied=tied,
+        )
+
+    def _topic_part(
+        self,
+        note: Note,
+        hit: list[TopicHit],
+        own: list[Evidence],
+        scan: _Scan,
+        facts: PRFacts,
+        both: list[str],
+    ) -> tuple[list[Weighed], dict[str, float], float]:
+        """What the note's topics contribute: (weight, what, why) per piece of evidence,
+        scaled by the share of the note's topics the PR shows; the weight each evidence
+        key got (so the note's own evidence on the same word counts once); and the part
+        resting on broad topics alone. A topic word said only inside a mention of the
+        note's own keyword (`warmup` in `deep_gemm_warmup`) is that one mention: it
+        counts for the keyword, not for the topic too."""
+        cfg = self.config
+        main = note.topics[0]
+        own_keys = frozenset().union(*(e.keys for e in own))
+        covers = _own_mentions(own, scan)
+        kept = [
+            (th, [e for e in (self._outside(e, covers, scan, facts) for e in th.evidence) if e])
+            for th in hit
+        ]
+        # A topic the description alone mentions adds its (small) score but does not make
+        # the topic present: descriptions name neighbouring subsystems all the time; nor
+        # does a word counted as the note's own keyword (one mention counts once). A
+        # broad topic weighs in the share as it weighs in the score.
+        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
+        own_said = _title_cover(own_keys, scan)
+        present = sum(
+            weight[th.topic.id]
+            for th, evidence in kept
+            if any(_shows_topic(e, own_said, scan) for e in evidence)
+        )
+        total = sum(weight.values())
+        coverage = (present / total) ** cfg.coverage_power if total else 0.0
+        scored: list[Weighed] = []
+        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
+        broad = 0.0  # what broad topics contributed beyond the note's own words and files
+        wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
+        for th, evidence in kept:
+            capped = th.score / sum(e.weight for e in th.evidence)
+            # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
+            # PR is about: it counts in full, whatever other topics the note has.
+            narrow_tag = th.topic.id == main and main in self._narrow
+            for e in evidence:
+                scale = capped * (1.0 if narrow_tag and e.kind is EvidenceKind.TAG else coverage)
+                what = wider.get(id(e), e.what)
+                if e.kind is EvidenceKind.PATH:
+                    what = _named_by(what, e.keys, both)
+                scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
+                for k in e.keys | _same_mentions(e, own, scan):
+                    shared[k] = max(shared.get(k, 0.0), e.weight * scale)
+                if th.topic.id in self._broad and not e.keys & own_keys:
+                    broad += e.weight * scale
+        return scored, shared, broad
+
+    def _outside(
+        self,
+        e: Evidence,
+        covers: dict[EvidenceKind, list[tuple[int, int]]],
+        scan: _Scan,
+        facts: PRFacts,
+    ) -> Evidence | None:
+        """A topic's title or description evidence without its mentions that lie inside
+        the note's own keywords' (`covers`); None when nothing is left of it. A mention
+        that is the keyword's own (`tool calls`, the plural of the note's `tool call`)
+        stays: it is one evidence key, counted once (`_same_mentions`)."""
+        cover = covers.get(e.kind)
+        if not cover:
+            return e
+        title = e.kind is EvidenceKind.TITLE
+        field, prefix = _said_in(e.kind, scan)
+        text = facts.title_text if title else facts.clean_body
+        exact = set(cover)
+        hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
+        # quoted where the PR says it outside the keyword
+        left = [h for h in (apart(h, cover, text, keep=exact) for h in hits) if h]
+        if left == hits:
+            return e
+        if not left:
+            return None
+        return _title_evidence(left, e.weight) if title else self._body_evidence(left)
+
+    def _shows(self, th: TopicHit, scan: _Scan) -> bool:
+        """The PR shows this topic itself: a title word, tag or label, or changed files
+        that are a fair share of its files (two attention files renamed in an 18-file
+        refactor touch the subsystem; they do not make the PR about it)."""
+        files = _files_alone(th.evidence)
+        if files is None:
+            return True
+        share = self.config.files_only_share * scan.n_files
+        return bool(files) and _file_count(files, scan) >= share
+
+    def _body_evidence(self, hits: list[TermHit]) -> Evidence:
+        """The description's mentions of a topic's keywords: the `body_terms` said most,
+        each worth `weights.body`."""
+        said = sorted(distinct(hits), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
+        weight = self.config.weights.body * min(len(said), self.config.body_terms)
+        keys = frozenset("body:" + h.key for h in inside(hits, said))
+        return Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys)
+
+    def _ties(self, i: int, facts: PRFacts) -> tuple[list[Weighed], bool, bool]:
+        """What ties the PR to note `i` whatever its words and files: (weight, what, why)
+        per tie, whether there is one, and whether the PR is the note's own (its score is
+        added by the caller, its reason first). The note's own PR, one building on it, one
+        the note says to read, one on the bug its PR fixes, or one related to a PR that
+        got the note: each is enough alone."""
+        note, w = self.notes[i], self.config.weights
+        is_source = self._is_source(i, facts)
+        refers = note.source_pr is not None and note.source_pr in facts.refs
+        reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
+        issue = next((n for n in note.issues if n in facts.refs), None)
+        via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
+        tied = is_source or refers or reading or issue is not None or via is not None
+        ties: list[Weighed] = []
+        if refers:
+            ties.append((w.source_ref, refers_to_source(note.source_pr), ""))
+        if reading:
+            ties.append((w.source_ref, READ_WITH, ""))
+        if issue is not None:
+            ties.append((w.source_ref, refers_to_issue(issue), ""))
+        if via is not None and not (is_source or refers or reading):
+            ties.append((w.source_ref, related_via(via[1], via[0]), ""))
+        return ties, tied, is_source
+
+    # -- a note's own evidence --
 
     def _own_evidence(self, i: int, facts: PRFacts, scan: _Scan) -> list[Evidence]:
         w = self.config.weights
@@ -664,6 +897,50 @@ class CompiledMatcher:
             scan.shared[i] = shared_words(scan.words, self._title_words[i], self._vocab, floor)
         return scan.shared[i]
 
+    # -- what the evidence is, for link_rules --
+
+    def _hold_back_flags(
+        self,
+        i: int,
+        own: list[Evidence],
+        hit: list[TopicHit],
+        scan: _Scan,
+        *,
+        main_shown: bool,
+        tied: bool,
+    ) -> _Flags:
+        """What the kind of evidence for note `i` says, for `bot.link_rules` to hold it back
+        or not (`LinkRules._held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
+        main = self.notes[i].topics[0]
+        # A family or a broad topic (test plumbing, CI) as the subsystem does not say
+        # which member or which failure: words or files of the note's own have to, or a
+        # title resembling the note's. That title alone does not show the subsystem: it
+        # shares words, and those may come from another one.
+        similar = any(e.kind is EvidenceKind.SIMILAR for e in own)
+        # A path of the note's own is strong evidence, but not alone: a file of the
+        # note's says where the PR is, not that it is about what the note teaches, so one
+        # of the note's topics has to agree (be hit by something).
+        kinds = {e.kind for e in own} - {EvidenceKind.SIMILAR}
+        path_alone = kinds == {EvidenceKind.PATH} and not hit
+        on_topic = (bool(kinds) and not path_alone) or (
+            main_shown and (similar or main not in self._broad)
+        )
+        # Files and the names their diff changes can both be a sweep's (a typing clean-up
+        # of 900 files names everything); words cannot.
+        own_words = [e for e in own if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)]
+        own_files = frozenset().union(
+            *(e.keys for e in own if e.kind in (EvidenceKind.PATH, EvidenceKind.DIFF))
+        )
+        swept = not own_words and not tied and self._swept(hit, scan, own_files)
+        named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
+        return _Flags(
+            on_topic=on_topic or tied,
+            path_alone=path_alone and not tied,
+            swept=swept,
+            named=named or tied,
+            own=self._singles_out(own, hit, scan) or tied,
+        )
+
     def _singles_out(self, own: list[Evidence], hit: list[TopicHit], scan: _Scan) -> bool:
         """Something of the note's own speaks for it; not a title sharing only words its
         topics already show ('CUDA graph capture'), which says no more of this note than
@@ -695,80 +972,7 @@ class CompiledMatcher:
             return False
         return _file_count(files | own_files, scan) < self.config.files_only_share * scan.n_files
 
-    def _score_note(
-        self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
-    ) -> Match:
-        """The note's score and reasons: its topics' evidence, scaled by how much of the
-        note the PR shows, plus what speaks for the note itself; and the flags that keep
-        a scored note from being linked (`bot.link_rules`)."""
-        note, w = self.notes[i], self.config.weights
-        hit = [topic_hits[t] for t in note.topics if t in topic_hits]
-        main = note.topics[0]
-        own = self._own_evidence(i, facts, scan)
-        main_shown = any(th.topic.id == main and self._shows(th, scan) for th in hit)
-        # An aspect word is common (`metrics`): where the files are known, they must be
-        # the subsystem's too ("prompt token metrics for P/D" changes engine metrics).
-        if main_shown and (not scan.n_files or main in scan.topic_files):
-            if aspect := self._aspect(i, scan, own):
-                own.append(aspect)
-        both = _shared_paths(own, hit)
-        scored, shared, broad = self._topic_part(note, hit, own, scan, facts, both)
-        # an aspect said inside a topic's longer mention is quoted as that mention
-        aspects = [e for e in own if e.kind is EvidenceKind.ASPECT]
-        topical = [e for th in hit for e in th.evidence if e.kind is EvidenceKind.TITLE]
-        wider = _wider_mentions(topical + aspects, scan, facts) if aspects else {}
-        for e in own:  # what the topics already counted of it counts once
-            already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
-            gain = (
-                e.weight - already
-                if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)
-                else e.weight
-            )
-            what = _named_by(e.what, e.keys, both) if e.kind is EvidenceKind.PATH else e.what
-            what = wider.get(id(e), what)
-            if gain > 0:
-                scored.append((gain, what, e.gloss))
-        ties, tied, is_source = self._ties(i, facts)
-        score = sum(s for s, _, _ in (*scored, *ties))  # before the reasons regroup it
-        shown = self._said_once(i, facts, scan, own, scored)
-        # a tie links the note alone: it comes before the words and files, whatever they weigh
-        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
-        if is_source:
-            score += w.source_pr
-            reasons = (IS_SOURCE, *reasons)
-        flags = self._hold_back_flags(i, own, hit, scan, main_shown=main_shown, tied=tied)
-        return Match(
-            note,
-            round(score, 2),
-            reasons,
-            specific=round(score - broad, 2),
-            on_topic=flags.on_topic,
-            path_alone=flags.path_alone,
-            swept=flags.swept,
-            named=flags.named,
-            own=flags.own,
-            source=is_source,
-            tied=tied,
-        )
-
-    def _code_first(self, files: list[str], scan: _Scan) -> list[str]:
-        """The files a "changes" line lists, the code first: the one file it names says
-        what the PR changes, not its test or docs (`upkeep_files`, `aux_files`)."""
-
-        def beside(path: str) -> bool:
-            if self._is_aux(path, scan):
-                return True
-            if path not in scan.upkeep:
-                scan.upkeep[path] = bool(self._upkeep.owners(path))
-            return scan.upkeep[path]
-
-        return sorted(files, key=beside)
-
-    def _is_aux(self, path: str, scan: _Scan) -> bool:
-        """A docs or examples file (`aux_files`), asked once per PR."""
-        if path not in scan.aux:
-            scan.aux[path] = bool(self._aux.owners(path))
-        return scan.aux[path]
+    # -- saying it once, code first --
 
     def _said_once(
         self,
@@ -837,220 +1041,24 @@ class CompiledMatcher:
             return words <= self._title_only[i]
         return any(words <= keyword for keyword in self._keyword_words[i])
 
-    def _ties(self, i: int, facts: PRFacts) -> tuple[list[Weighed], bool, bool]:
-        """What ties the PR to note `i` whatever its words and files: (weight, what, why)
-        per tie, whether there is one, and whether the PR is the note's own (its score is
-        added by the caller, its reason first). The note's own PR, one building on it, one
-        the note says to read, one on the bug its PR fixes, or one related to a PR that
-        got the note: each is enough alone."""
-        note, w = self.notes[i], self.config.weights
-        is_source = self._is_source(i, facts)
-        refers = note.source_pr is not None and note.source_pr in facts.refs
-        reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
-        issue = next((n for n in note.issues if n in facts.refs), None)
-        via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
-        tied = is_source or refers or reading or issue is not None or via is not None
-        ties: list[Weighed] = []
-        if refers:
-            ties.append((w.source_ref, refers_to_source(note.source_pr), ""))
-        if reading:
-            ties.append((w.source_ref, READ_WITH, ""))
-        if issue is not None:
-            ties.append((w.source_ref, refers_to_issue(issue), ""))
-        if via is not None and not (is_source or refers or reading):
-            ties.append((w.source_ref, related_via(via[1], via[0]), ""))
-        return ties, tied, is_source
+    def _code_first(self, files: list[str], scan: _Scan) -> list[str]:
+        """The files a "changes" line lists, the code first: the one file it names says
+        what the PR changes, not its test or docs (`upkeep_files`, `aux_files`)."""
 
-    def _hold_back_flags(
-        self,
-        i: int,
-        own: list[Evidence],
-        hit: list[TopicHit],
-        scan: _Scan,
-        *,
-        main_shown: bool,
-        tied: bool,
-    ) -> _Flags:
-        """What the kind of evidence for note `i` says, for `bot.link_rules` to hold it back
-        or not (`LinkRules._held_by_evidence`); a tie to the PR (`_ties`) outweighs each."""
-        main = self.notes[i].topics[0]
-        # A family or a broad topic (test plumbing, CI) as the subsystem does not say
-        # which member or which failure: words or files of the note's own have to, or a
-        # title resembling the note's. That title alone does not show the subsystem: it
-        # shares words, and those may come from another one.
-        similar = any(e.kind is EvidenceKind.SIMILAR for e in own)
-        # A path of the note's own is strong evidence, but not alone: a file of the
-        # note's says where the PR is, not that it is about what the note teaches, so one
-        # of the note's topics has to agree (be hit by something).
-        kinds = {e.kind for e in own} - {EvidenceKind.SIMILAR}
-        path_alone = kinds == {EvidenceKind.PATH} and not hit
-        on_topic = (bool(kinds) and not path_alone) or (
-            main_shown and (similar or main not in self._broad)
-        )
-        # Files and the names their diff changes can both be a sweep's (a typing clean-up
-        # of 900 files names everything); words cannot.
-        own_words = [e for e in own if e.kind not in (EvidenceKind.PATH, EvidenceKind.DIFF)]
-        own_files = frozenset().union(
-            *(e.keys for e in own if e.kind in (EvidenceKind.PATH, EvidenceKind.DIFF))
-        )
-        swept = not own_words and not tied and self._swept(hit, scan, own_files)
-        named = any(e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG) for e in own_words)
-        return _Flags(
-            on_topic=on_topic or tied,
-            path_alone=path_alone and not tied,
-            swept=swept,
-            named=named or tied,
-            own=self._singles_out(own, hit, scan) or tied,
-        )
+        def beside(path: str) -> bool:
+            if self._is_aux(path, scan):
+                return True
+            if path not in scan.upkeep:
+                scan.upkeep[path] = bool(self._upkeep.owners(path))
+            return scan.upkeep[path]
 
-    def _topic_part(
-        self,
-        note: Note,
-        hit: list[TopicHit],
-        own: list[Evidence],
-        scan: _Scan,
-        facts: PRFacts,
-        both: list[str],
-    ) -> tuple[list[Weighed], dict[str, float], float]:
-        """What the note's topics contribute: (weight, what, why) per piece of evidence,
-        scaled by the share of the note's topics the PR shows; the weight each evidence
-        key got (so the note's own evidence on the same word counts once); and the part
-        resting on broad topics alone. A topic word said only inside a mention of the
-        note's own keyword (`warmup` in `deep_gemm_warmup`) is that one mention: it
-        counts for the keyword, not for the topic too."""
-        cfg = self.config
-        main = note.topics[0]
-        own_keys = frozenset().union(*(e.keys for e in own))
-        covers = _own_mentions(own, scan)
-        kept = [
-            (th, [e for e in (self._outside(e, covers, scan, facts) for e in th.evidence) if e])
-            for th in hit
-        ]
-        # A topic the description alone mentions adds its (small) score but does not make
-        # the topic present: descriptions name neighbouring subsystems all the time; nor
-        # does a word counted as the note's own keyword (one mention counts once). A
-        # broad topic weighs in the share as it weighs in the score.
-        weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
-        own_said = _title_cover(own_keys, scan)
-        present = sum(
-            weight[th.topic.id]
-            for th, evidence in kept
-            if any(_shows_topic(e, own_said, scan) for e in evidence)
-        )
-        total = sum(weight.values())
-        coverage = (present / total) ** cfg.coverage_power if total else 0.0
-        scored: list[Weighed] = []
-        shared: dict[str, float] = {}  # evidence key -> weight it already contributed
-        broad = 0.0  # what broad topics contributed beyond the note's own words and files
-        wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
-        for th, evidence in kept:
-            capped = th.score / sum(e.weight for e in th.evidence)
-            # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
-            # PR is about: it counts in full, whatever other topics the note has.
-            narrow_tag = th.topic.id == main and main in self._narrow
-            for e in evidence:
-                scale = capped * (1.0 if narrow_tag and e.kind is EvidenceKind.TAG else coverage)
-                what = wider.get(id(e), e.what)
-                if e.kind is EvidenceKind.PATH:
-                    what = _named_by(what, e.keys, both)
-                scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
-                for k in e.keys | _same_mentions(e, own, scan):
-                    shared[k] = max(shared.get(k, 0.0), e.weight * scale)
-                if th.topic.id in self._broad and not e.keys & own_keys:
-                    broad += e.weight * scale
-        return scored, shared, broad
+        return sorted(files, key=beside)
 
-    def _outside(
-        self,
-        e: Evidence,
-        covers: dict[EvidenceKind, list[tuple[int, int]]],
-        scan: _Scan,
-        facts: PRFacts,
-    ) -> Evidence | None:
-        """A topic's title or description evidence without its mentions that lie inside
-        the note's own keywords' (`covers`); None when nothing is left of it. A mention
-        that is the keyword's own (`tool calls`, the plural of the note's `tool call`)
-        stays: it is one evidence key, counted once (`_same_mentions`)."""
-        cover = covers.get(e.kind)
-        if not cover:
-            return e
-        title = e.kind is EvidenceKind.TITLE
-        field, prefix = _said_in(e.kind, scan)
-        text = facts.title_text if title else facts.clean_body
-        exact = set(cover)
-        hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
-        # quoted where the PR says it outside the keyword
-        left = [h for h in (apart(h, cover, text, keep=exact) for h in hits) if h]
-        if left == hits:
-            return e
-        if not left:
-            return None
-        return _title_evidence(left, e.weight) if title else self._body_evidence(left)
-
-    def _body_evidence(self, hits: list[TermHit]) -> Evidence:
-        """The description's mentions of a topic's keywords: the `body_terms` said most,
-        each worth `weights.body`."""
-        said = sorted(distinct(hits), key=lambda h: -h.count)[: max(self.config.body_terms, 1)]
-        weight = self.config.weights.body * min(len(said), self.config.body_terms)
-        keys = frozenset("body:" + h.key for h in inside(hits, said))
-        return Evidence(EvidenceKind.BODY, weight, mentions(Saying.BODY, said), keys)
-
-    def _shows(self, th: TopicHit, scan: _Scan) -> bool:
-        """The PR shows this topic itself: a title word, tag or label, or changed files
-        that are a fair share of its files (two attention files renamed in an 18-file
-        refactor touch the subsystem; they do not make the PR about it)."""
-        files = _files_alone(th.evidence)
-        if files is None:
-            return True
-        share = self.config.files_only_share * scan.n_files
-        return bool(files) and _file_count(files, scan) >= share
-
-    def _is_source(self, i: int, facts: PRFacts) -> bool:
-        note = self.notes[i]
-        return note.source_pr == facts.number and self._repo[i] == facts.repo.lower()
-
-    def match(self, facts: PRFacts) -> MatchResult:
-        """Scan the PR, score every note with any evidence, and link the ones that hold."""
-        repo = facts.repo.lower()
-        scan = self._scan(facts)
-        topic_hits = self._topic_hits(facts, scan, repo)
-        by_id = {h.topic.id: h for h in topic_hits}
-        scored = [
-            self._score_note(i, facts, scan, by_id)
-            for i in self._candidates(facts, scan, topic_hits)
-            if self._repo[i] == repo
-        ]
-        source_ids = {self.notes[i].id for i in self._by_source.get((repo, facts.number), ())}
-        shown = {h.topic.id for h in topic_hits if h.present}
-        linking = self._rules.link(scored, source_ids, facts, shown)
-        return MatchResult(
-            matches=linking.linked,
-            held_back=linking.held_back,
-            topics=tuple(h.topic.id for h in topic_hits),
-            topic_hits=tuple(topic_hits),
-            candidates=linking.ranked,
-            not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
-        )
-
-    def _candidates(self, facts: PRFacts, scan: _Scan, topic_hits: list[TopicHit]) -> set[int]:
-        """Every note with some evidence: through the indexes, never note by note."""
-        repo = facts.repo.lower()
-        found: set[int] = set(self._by_source.get((repo, facts.number), ()))
-        found.update(self._by_reading.get((repo, facts.number), ()))
-        for h in topic_hits:
-            found.update(self._notes_by_topic.get(h.topic.id, ()))
-        for key in (*scan.tags, *scan.title, *scan.body):
-            found.update(self._term_notes.get(key, ()))
-        found.update(scan.note_files)
-        names, index = facts.code_names, self._code_notes
-        for word in index if len(index) < len(names) else names:
-            if word in index and word in names:
-                found.update(index[word])
-        for ref in facts.refs:
-            found.update(self._by_source.get((repo, ref), ()))
-            found.update(self._by_issue.get((repo, ref), ()))
-        found.update(self._by_id[n] for n in facts.related_notes if n in self._by_id)
-        return found
+    def _is_aux(self, path: str, scan: _Scan) -> bool:
+        """A docs or examples file (`aux_files`), asked once per PR."""
+        if path not in scan.aux:
+            scan.aux[path] = bool(self._aux.owners(path))
+        return scan.aux[path]
 
 
 # --- entry points -------------------------------------------------------------------------
