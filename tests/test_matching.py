@@ -3107,3 +3107,180 @@ def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
         "title mentions 'EP' (topic: Expert parallelism)",
         "labeled 'elasticep' (topic: Elastic scaling)",
     )
+
+
+# --- found by mutation run 'r24e' (bot/link_rules.py) ---
+
+
+# kills: bot/link_rules.py:69 `m.note.id in source_ids` (the PR's own note ranks last)
+# kills: bot/link_rules.py:69 hand: `rank` puts the score before the source flag
+def test_the_prs_own_note_heads_the_candidates_whatever_its_score():
+    lib = library(note("a-src", ("rocm",), source_pr=1000), note("b-other", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"weights": CFG.weights.model_copy(update={"source_pr": 1.0})})
+    result = match_pr(pr("[Spec Decode] Fix EAGLE", number=1000), lib, cfg)
+    assert [(m.note.id, m.score) for m in result.candidates] == [("a-src", 1.0), ("b-other", 4.0)]
+    assert ids(result) == ["a-src", "b-other"]
+
+
+# kills: bot/link_rules.py:69 hand: `rank` puts the verdict before the score
+def test_a_quick_read_with_the_higher_score_ranks_before_a_deep_read():
+    lib = library(
+        note("a-deep", ("spec-decode", "rocm")), note("b-quick", ("spec-decode",), verdict="quick")
+    )
+    result = match_pr(pr("[Spec Decode] Fix EAGLE"), lib, CFG.model_copy(update={"threshold": 2.0}))
+    assert [(m.note.id, m.score) for m in result.candidates] == [("b-quick", 4.0), ("a-deep", 2.0)]
+    assert ids(result) == ["b-quick", "a-deep"]
+
+
+# kills: bot/link_rules.py:69 hand: `rank` orders the note ids backwards
+def test_notes_at_equal_score_and_verdict_rank_by_their_id():
+    lib = library(note("b", ("spec-decode",)), note("a", ("spec-decode",)))
+    assert ids(match_pr(pr("[Spec Decode] Fix EAGLE"), lib, CFG)) == ["a", "b"]
+
+
+# kills: bot/link_rules.py:81 hand: `held` in the order the rules held them, not sorted
+# kills: bot/link_rules.py:81 hand: `held` sorted by score alone (ties in rule order)
+def test_the_notes_held_back_are_listed_best_first_whichever_rule_held_them():
+    lib = library(
+        note("a-ci", ("rocm",)),
+        note("b-ci", ("rocm", "spec-decode")),
+        note("c-eagle", ("spec-decode",)),
+    )
+    cfg = CFG.model_copy(
+        update={
+            "upkeep_files": ("tests/",),
+            "upkeep_topics": {"rocm"},
+            "threshold": 2.0,
+            "extra_links_need_own": True,
+        }
+    )
+    result = match_pr(_complete("[ROCm][Spec Decode] Fix the test", ["tests/t.py"]), lib, cfg)
+    scores = [(m.note.id, m.score) for m in result.candidates]
+    assert scores == [("b-ci", 5.0), ("a-ci", 2.5), ("c-eagle", 2.5)]
+    # c-eagle is held first (a tests-only PR), a-ci after it (on its topics alone)
+    assert result.held_back == (
+        ("a-ci", "rests on its topics alone, and is not the best note"),
+        ("c-eagle", "the PR changes only tests and CI, and the note is not on their plumbing"),
+    )
+
+
+# kills: bot/link_rules.py:77 hand: `eligible[cap:]` for `linked[cap:]`
+def test_the_prs_own_note_takes_one_of_the_places_and_holds_the_last_back():
+    others = (note(f"n{i}", ("spec-decode",)) for i in range(3))
+    lib = library(note("src", ("rocm",), source_pr=1000), *others)
+    result = match_pr(pr("[Spec Decode] Fix EAGLE", number=1000), lib, CFG)
+    assert ids(result) == ["src", "n0", "n1"]
+    assert result.held_back == (("n2", "over the limit of 3 notes"),)
+
+
+# kills: bot/link_rules.py:89 hand: `mine` is every topic of the note, not those the PR shows
+def test_only_the_topics_the_pr_shows_need_fit_another_note_to_make_a_note_ambiguous():
+    lib = library(note("a", ("spec-decode", "cuda-graphs")), note("b", ("spec-decode", "rocm")))
+    cfg = CFG.model_copy(update={"extra_links_need_own": True, "threshold": 2.0})
+    result = match_pr(pr("[Spec Decode] Fix EAGLE"), lib, cfg)
+    assert ids(result) == []
+    assert result.held_back[0] == ("a", "rests on its topics alone, which fit another note as well")
+
+
+# kills: bot/link_rules.py:150 hand: `_ambiguous(m, eligible, ...)`, or only notes at the threshold
+def test_a_note_under_the_threshold_on_the_same_topics_makes_the_best_ambiguous():
+    # the weaker note is on the PR's subsystem too: the topics single out neither (either
+    # mutant links vllm-cdd35ec7 to PR 24771, graded 0)
+    lib = library(note("a", ("spec-decode",)), note("b", ("spec-decode", "rocm", "cuda-graphs")))
+    result = match_pr(
+        pr("[Spec Decode] Fix EAGLE"), lib, CFG.model_copy(update={"extra_links_need_own": True})
+    )
+    assert [m.note.id for m in result.candidates] == ["a", "b"]
+    assert result.candidates[1].score < CFG.threshold
+    assert ids(result) == []
+    assert result.held_back == (("a", "rests on its topics alone, which fit another note as well"),)
+
+
+# kills: bot/link_rules.py:139 hand: the kind of change asked before the evidence
+def test_a_note_held_by_its_evidence_and_the_kind_of_change_is_held_by_its_evidence():
+    lib = library(note("n", ("rocm", "spec-decode")))
+    cfg = CFG.model_copy(
+        update={"main_topic_first": True, "threshold": 2.0, "cosmetic_words": ("typo",)}
+    )
+    result = match_pr(pr("[Spec Decode] Fix a typo in EAGLE"), lib, cfg)
+    assert result.held_back == (("n", "the PR does not show the note's first topic (rocm)"),)
+
+
+# kills: bot/link_rules.py:174 hand: `on_topic` asked before `path_alone`
+# kills: bot/link_rules.py:169 hand: `path_alone` asked before `min_specific`
+def test_a_note_on_its_path_alone_is_held_by_the_first_rule_in_order():
+    lib = library(note("n", ("rocm",), paths=("vllm/x.py",)))
+    cfg = CFG.model_copy(update={"main_topic_first": True, "threshold": 2.0})
+    result = match_pr(pr("Tidy", files=["vllm/x.py"]), lib, cfg)
+    assert result.held_back == (
+        ("n", "shown by a path of its own alone: none of its topics agrees"),
+    )
+    strict = cfg.model_copy(update={"min_specific": 5.0})
+    assert match_pr(pr("Tidy", files=["vllm/x.py"]), lib, strict).held_back == (
+        ("n", "rests on broad or family topics: its own evidence scores 3, under 5"),
+    )
+
+
+# kills: bot/link_rules.py:176 hand: `swept` asked before `on_topic`
+def test_a_sweep_off_the_notes_first_topic_is_held_for_the_topic():
+    lib = library(note("n", ("rocm", "spec-decode")))
+    cfg = CFG.model_copy(
+        update={"main_topic_first": True, "threshold": 0.5, "files_only_share": 0.5}
+    )
+    files = ["vllm/v1/spec_decode/eagle.py", *(f"vllm/m{i}.py" for i in range(5))]
+    [m] = match_pr(pr("Refactor device strings", files=files), lib, cfg).candidates
+    assert m.swept and not m.on_topic
+    result = match_pr(pr("Refactor device strings", files=files), lib, cfg)
+    assert result.held_back == (("n", "the PR does not show the note's first topic (rocm)"),)
+
+
+# kills: bot/link_rules.py:108 hand: the docs-only rule asked before the cosmetic title
+def test_a_cosmetic_docs_only_pr_holds_a_note_for_its_title():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"cosmetic_words": ("typo",), "aux_files": ("docs/",)})
+    result = match_pr(_complete("[Spec Decode] Fix a typo in EAGLE", ["docs/eagle.md"]), lib, cfg)
+    assert result.held_back == (
+        ("n", "the title says the change is cosmetic, and names no word of the note"),
+    )
+
+
+# kills: bot/link_rules.py:110 hand: the tests-and-CI-only rule asked before docs-only
+def test_a_pr_of_docs_in_tests_only_holds_a_note_for_its_docs():
+    lib = library(note("n", ("spec-decode",)))
+    cfg = CFG.model_copy(update={"aux_files": ("*.md",), "upkeep_files": ("tests/",)})
+    result = match_pr(_complete("[Spec Decode] EAGLE test guide", ["tests/README.md"]), lib, cfg)
+    assert result.held_back == (
+        ("n", "the PR changes only docs and examples, and its title names no word of the note"),
+    )
+
+
+# kills: bot/link_rules.py:114 hand: a note must be on CI plumbing alone, not in part
+def test_a_tests_only_pr_keeps_a_note_with_one_topic_on_ci_plumbing():
+    lib = library(note("ci", ("rocm", "spec-decode")))
+    cfg = CFG.model_copy(
+        update={"upkeep_files": ("tests/",), "upkeep_topics": {"rocm"}, "threshold": 2.0}
+    )
+    result = match_pr(_complete("[ROCm] Fix the ROCm EAGLE test", ["tests/t.py"]), lib, cfg)
+    assert ids(result) == ["ci"] and result.held_back == ()
+
+
+# kills: bot/link_rules.py:162 hand: the best note named from all ranked notes, not those linked
+def test_far_below_names_the_best_note_linked_not_the_best_held_back():
+    lib = library(
+        note("x", ("spec-decode", "rocm")),
+        note("y", ("spec-decode", "rocm")),
+        note("b", ("cuda-graphs",), keywords=("drafter",)),
+        note("c", ("prefix-caching",), keywords=("pool",)),
+    )
+    cfg = CFG.model_copy(
+        update={"extra_links_need_own": True, "relative_floor": 0.5, "threshold": 0.5}
+    )
+    result = match_pr(pr("[Spec Decode][ROCm] Fix EAGLE drafter", body="the pool"), lib, cfg)
+    assert [(m.note.id, m.score) for m in result.candidates] == [
+        ("x", 6.5),
+        ("y", 6.5),
+        ("b", 3.0),
+        ("c", 0.75),
+    ]
+    assert ids(result) == ["b"]
+    assert result.held_back[-1] == ("c", "far below the best note (b)")
