@@ -259,11 +259,15 @@ def _cached(state: PRState, facts: PRFacts, head_sha: str) -> _Files | None:
         # a command on a PR whose head no event has told: the last list seen. Not
         # when the head is known: the list cached is of another head or base
         files = state.files
-    if files is None:
-        return None
+    return None if files is None else _kept(state, files, facts, head_sha)
+
+
+def _kept(state: PRState, files: Sequence[str], facts: PRFacts, listed_at: str) -> _Files:
+    """A list the PR's state keeps, with what its diff showed and GitHub's count; its
+    base the event's, else the one kept with it."""
     base = facts.base_ref or (state.files_base or "")
     return _Files(
-        tuple(files), state.code_names, state.incidental, state.files_listed, base, head_sha
+        tuple(files), state.code_names, state.incidental, state.files_listed, base, listed_at
     )
 
 
@@ -294,10 +298,7 @@ def _listed(
     if listed.listed is None and not listed and (kept := state.files_for(head_sha)):
         # a port that cannot list (a dry run): the head's last list, whatever its base
         # (one cached before bases were kept has none)
-        base = facts.base_ref or (state.files_base or "")
-        return _Files(
-            tuple(kept), state.code_names, state.incidental, state.files_listed, base, listed_at
-        )
+        return _kept(state, kept, facts, listed_at)
     names, incidental, entries = listed.code_names, listed.incidental, listed.listed
     return _Files(tuple(listed), names, incidental, entries, facts.base_ref, listed_at)
 
