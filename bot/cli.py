@@ -563,10 +563,24 @@ def _library_arguments(parser: argparse.ArgumentParser) -> None:
         help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
         f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
     )
+    topics_argument(parser)
+
+
+def topics_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--topics",
         help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
         f"{DEFAULT_TOPICS_FILE.relative_to(ROOT)})",
+    )
+
+
+def config_argument(parser: argparse.ArgumentParser) -> None:
+    from bot.match_config import DEFAULT_MATCHING_FILE
+
+    parser.add_argument(
+        "--config",
+        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
+        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
     )
 
 
@@ -618,17 +632,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="refresh title, guidance and verdict of notes that exist (curated fields are kept)",
     )
     imp.set_defaults(func=_cmd_notes_import)
-    from bot.match_config import DEFAULT_MATCHING_FILE
 
     chk = notes_sub.add_parser(
         "check", help="validate every note, the taxonomy and the matching config against them"
     )
     _library_arguments(chk)
-    chk.add_argument(
-        "--config",
-        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
-        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
-    )
+    config_argument(chk)
     chk.set_defaults(func=_cmd_notes_check)
     refs = notes_sub.add_parser(
         "refs",

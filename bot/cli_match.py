@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import server_library, whole_number
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_library
+from bot.cli import config_argument, server_library, topics_argument, whole_number
+from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
@@ -246,7 +246,6 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
 
 
 def add_match_parser(sub) -> None:
-    from bot.match_config import DEFAULT_MATCHING_FILE
 
     m = sub.add_parser(
         "match",
@@ -290,14 +289,6 @@ def add_match_parser(sub) -> None:
         help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
         f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
     )
-    m.add_argument(
-        "--topics",
-        help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
-        f"{DEFAULT_TOPICS_FILE.relative_to(ROOT)})",
-    )
-    m.add_argument(
-        "--config",
-        help="matching weights (default: the server's, REVIEW_NOTES_MATCHING_FILE or "
-        f"{DEFAULT_MATCHING_FILE.relative_to(ROOT)})",
-    )
+    topics_argument(m)
+    config_argument(m)
     m.set_defaults(func=_cmd_match)
