@@ -805,17 +805,22 @@ class CompiledMatcher:
             if key in code:  # a name from the note's code says more than a phrase
                 weight = max(weight, w.note_code)
             ev.append(Evidence(kind, weight, said, frozenset({"title:" + key}), KEYWORD))
+
         # the `body_terms` strongest (a code name before a phrase), then the most said
-        weigh = {k: w.note_body_code if k in code else w.note_body for k in scan.body}
+        # (weighed per hit of this note, not per word of the description: a long one
+        # names thousands of keywords, and every candidate note would weigh them all)
+        def weigh(key: str) -> float:
+            return w.note_body_code if key in code else w.note_body
+
         in_body = sorted(
             quoted_apart(one_per_mention(mine, scan.body), scan.body, facts.clean_body).values(),
-            key=lambda h: (-weigh[h.key], -h.count),
+            key=lambda h: (-weigh(h.key), -h.count),
         )
         for hit in in_body[: self.config.body_terms]:
             ev.append(
                 Evidence(
                     EvidenceKind.BODY,
-                    weigh[hit.key],
+                    weigh(hit.key),
                     mentions(Saying.BODY, [hit]),
                     frozenset({"body:" + hit.key}),
                     KEYWORD,
