@@ -1,6 +1,6 @@
 """The invisible marks review-notes puts in what it writes (pure): how its comments are
 told apart, from the intake (bot.dispatch: the bot's own events are ignored) to the
-write (bot.sticky, bot.command_events: only a comment of ours is ever edited or found
+write (bot.sticky, bot.command_answers: only a comment of ours is ever edited or found
 again).
 
 Every comment review-notes writes opens with a marker: MARKER (the notes comment) or
@@ -29,7 +29,7 @@ def written_by_review_notes(body: str) -> bool:
 
 def reply_key(delivery_id: str, index: int | str) -> str:
     """What marks the reply to one command of one delivery (`index`), or to all those it
-    could not do (bot.command_events.ERRORS), so that a re-run of the delivery (after a
+    could not do (bot.command_answers.ERRORS), so that a re-run of the delivery (after a
     crash or `review-notes retry`) finds it instead of posting again."""
     safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
     return f"{REPLY_KEY_OPENING}{safe}/{index} -->"

@@ -108,7 +108,7 @@ class PendingUpdate:
     diff_acks: tuple[int, ...] = ()  # the same for comments on lines of the diff
     # the order key (bot.order_keys) of the command `show` is from: the one
     # written last decides it, whatever order they run in; and one written before the
-    # command that set what the comment shows now does not rewrite it (bot.command_events)
+    # command that set what the comment shows now does not rewrite it (bot.command_updates)
     said: str | None = None
 
     def add(
@@ -192,9 +192,10 @@ class PRState:
     resumed_at: str | None = None
     # The same order keys for the other things commands change, so that one run late (a
     # retry, a redelivery) changes nothing a command said after it changed, nor what it
-    # did itself before (bot.command_events): the `/notes` or `why` that set verbose;
+    # did itself before: the `/notes` or `why` that set verbose (bot.command_updates);
     # the last `wrong` or `restore` that changed `dismissed`, and the last `restore`
-    # (these two per command: `said_at#index`, as they are applied one by one).
+    # (these two per command: `said_at#index`, as they are applied one by one;
+    # bot.command_feedback).
     verbose_at: str | None = None
     dismissed_at: str | None = None
     restored_at: str | None = None

@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS redelivery (
 );
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
-# them (bot.pr_events.RECHECK_ID, bot.command_events.REFRESH_ACTION): marked once, as the
+# them (bot.pr_events.RECHECK_ID, bot.command_updates.REFRESH_ACTION): marked once, as the
 # column is added (and while no sweep has kept where it left off)
 _OWN_UNMARKED = (
     "WHERE NOT by_bot AND (id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh')"

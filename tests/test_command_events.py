@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.command_events import REFRESH_ACTION
+from bot.command_updates import REFRESH_ACTION
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database, utcnow
 from bot.markers import MARKER, REPLY_MARKER
@@ -1499,12 +1499,12 @@ def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
 # retry`, a late delivery) changes nothing".
 # The `on` is handled, its own update finds the comment (resumed cleared), only its 👍
 # fails. A maintainer then deletes the notes comment ("go away"), after the `on`. The
-# operator retries the failed delivery for its 👍: `_ask_for_update` runs again, sets
+# operator retries the failed delivery for its 👍: `ask_for_update` runs again, sets
 # `resumed` again (the `on`'s key equals switched_at, so it is not outranked), and its
 # refresh takes the maintainer's later deletion for one made before the `on`: a NEW
 # comment is posted (a notification to everyone) and the PR stays on. Without the retry
 # the next PR event would have turned updates off. Any re-run of the delivery (GitHub's
-# redelivery of a failed one) goes through the same `_ask_for_update`.
+# redelivery of a failed one) goes through the same `ask_for_update`.
 
 
 def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
@@ -2095,7 +2095,7 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
 def test_every_command_that_updates_the_comment_says_what_it_changes():
     # three lists (Kind.updates_sticky, _STATE_CHANGES, _SHOWING) must agree: a kind
     # added to the first alone fails with a KeyError when it runs (review 'r16e')
-    from bot.command_events import _SHOWING, _STATE_CHANGES, SWITCHES
+    from bot.command_updates import _SHOWING, _STATE_CHANGES, SWITCHES
     from bot.commands import Kind
 
     updating = {k for k in Kind if k.updates_sticky}
@@ -2268,7 +2268,7 @@ def test_a_comment_updated_at_that_is_not_a_time_does_not_keep_notes_off_for_goo
     `order_keys.comment_key`) is built from the string as is and compared as text, so the
     `off` counts as said after everything GitHub will ever send ("n" sorts after every
     "2026-..."). A real `/notes on` written an hour later is taken as said before it
-    (`_newer_switch`), acknowledged, and changes nothing: the PR stays paused for good,
+    (`newer_switch`), acknowledged, and changes nothing: the PR stays paused for good,
     the delivery `done`, no error, no warning. A time that is not GitHub's should be
     refused at intake (400) or leave the command unordered (`said_at` None), never
     outrank every real one.
@@ -2367,7 +2367,7 @@ def test_a_flood_of_commands_writes_no_more_than_the_installations_write_budget(
     for n in sorted(set(numbers) - {N}):
         fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     fake.clear_requests()
-    with caplog.at_level("INFO", logger="bot.command_events"):
+    with caplog.at_level("INFO", logger="bot.command_answers"):
         comments = [say(client, rt, fake, body, number=n) for n in numbers]
     writes = content_writes(fake)
     assert len(writes) <= WRITE_BURST + 1, (len(writes), sorted(writes))
@@ -2534,7 +2534,7 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
     tune(rt, INSTANT, clock=lambda: 50.0)
     fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     fake.clear_requests()
-    with caplog.at_level("INFO", logger="bot.command_events"):
+    with caplog.at_level("INFO", logger="bot.command_answers"):
         flood = [say(client, rt, fake, "/notes help") for _ in range(30)]
     answered = [reactions(fake, c) for c in flood]
     assert answered == [{"eyes", "+1"}] * 5 + [{"eyes", "confused"}] + [set()] * 24, answered

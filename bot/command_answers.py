@@ -1,0 +1,305 @@
+"""Running and answering the slash commands of a comment or review body (its `Source`,
+read by bot.command_events).
+
+For each new command (for an edit: each command the edit added or changed) the
+bot decides who may run it (`bot.command_policy`), reacts on the comment
+(`eyes` taken, `confused` refused or unknown), then answers:
+
+- `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
+  sticky-comment update, in its window: bot.command_updates.
+- `wrong` and `restore` change the notes hidden at once, each in turn: one run late
+  changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
+  it changed, nor what it did itself before (`order_keys.command_key`): bot/command_feedback.py.
+- `topic`, `search` and `help` get a reply comment each; what could not be done
+  (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
+  the comment. All within the per-PR reply budget (over it: the first command refused
+  gets `confused`, no reply, the next that want only replies no reaction at all until
+  the PR has a reply again; a re-run finds the replies it posted before by their key,
+  and does not pay for them again) and the installation's (over it: likewise, until
+  the installation has a reply again).
+
+Every write a comment's commands make (reactions, replies, the notes comment's edit,
+now or deferred) is paid from the installation's write budget before the first, as the
+most they can write (`most_writes`); what was not written goes back (by a deferred
+update that writes no comment, too: the edit its command paid for,
+`command_updates.handle_refresh`). Over it no command of the comment runs: the first
+refused gets `confused`, the next nothing, each is logged.
+Only a delivery not admitted yet is admitted or refused so: a re-run of an admitted
+run (put back for a rate limit, retried; `FloodControl.admitted`) may follow a 👀 or a
+PR state its commands already set, so it takes its writes even past the budget
+(`FloodControl.take_writes`, paid back by the refills) and is answered whole; its
+replies still ask the reply budget.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode
+
+from bot.command_feedback import take_feedback
+from bot.command_policy import (
+    DONE,
+    REFUSED,
+    Decision,
+    authorize,
+    first_reaction,
+    most_writes,
+    needs_reply,
+)
+from bot.command_reactions import Reactions, Spent
+from bot.command_replies import Unanswered, render_errors, render_reply
+from bot.command_updates import SWITCHES, ask_for_update, newer_switch
+from bot.commands import Command, Kind, changed_commands, parse_commands
+from bot.context import BotContext
+from bot.github_port import PRRef
+from bot.markers import reply_key
+from bot.order_keys import command_key
+from bot.queue import Delivery, pr_key
+
+if TYPE_CHECKING:
+    from bot.command_events import Source
+
+log = logging.getLogger(__name__)
+
+
+def new_commands(ctx: BotContext, source: Source) -> list[Command]:
+    caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
+    if source.old_body is not None:
+        return changed_commands(source.old_body, source.body, ctx.command_word, **caps)
+    return parse_commands(source.body, ctx.command_word, **caps)
+
+
+# The reply key's part for a delivery's one reply to the commands it could not do: one
+# key whichever they are, so a re-run finds it even if what it answers changed meanwhile
+# (a permission granted, a note shown).
+ERRORS = "errors"
+
+
+def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str) -> bool:
+    """Whether an earlier run of this delivery (a crash, `review-notes retry`) posted the
+    reply to its command `index` (or ERRORS): it was paid from the reply budget then, and
+    one a maintainer deleted since must stay deleted. Recorded once GitHub confirmed it;
+    else found by its key (the run died between the post and the record). A first run
+    has posted nothing and asks GitHub nothing."""
+    if delivery.attempts <= 1:
+        return False
+    key = reply_key(delivery.id, index)
+    if ctx.prs.reply_recorded(key):
+        return True
+    found = ctx.github.find_comment(ref, key)
+    if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
+        ctx.prs.record_reply(ref.repo, ref.number, key, found, delivery.id)
+    return found is not None
+
+
+def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
+    commands = new_commands(ctx, source)
+    if not commands:
+        return "no new command"
+    if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
+        notes = ctx.prs.get(ref.repo, ref.number).notes
+        ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes)
+    permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
+    judged = [
+        (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands
+    ]
+    judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
+    if not judged:
+        return f"ignored: {source.actor.login} is a bot"
+    # Every write the comment may make is paid before the first: answered whole or not
+    # run at all, and the writes of PR events (the notes comments) keep their room.
+    reserved = most_writes(judged, reacts=source.comment_id is not None)
+    if ctx.flood.admitted(delivery.id):
+        # A re-run (put back for a rate limit, failed and `review-notes retry`) of a run
+        # the budget admitted: it may have left the comment its 👀 and the PR the state
+        # its commands set before their first write. Refused now, it would be marked
+        # done with neither ever answered, so it is run whole whatever the budgets have
+        # left (FloodControl.take_writes); its replies still ask the reply budget each,
+        # and one refused gets 😕 (_run_judged).
+        ctx.flood.take_writes(ref.installation_id, reserved)
+    else:
+        pr = pr_key(ref.repo, ref.number) or ""
+        if all(needs_reply(c, d) for c, d in judged) and ctx.flood.refusing(
+            ref.installation_id, pr
+        ):
+            # the first refused got 😕 (and the installation's, a warning); these, a line each
+            log.info(
+                "installation %s: %s#%d: not answered while its replies are refused",
+                ref.installation_id,
+                ref.repo,
+                ref.number,
+            )
+            ctx.metrics.commands_refused.labels("reply").inc()
+            return "not answered: over the PR's or the installation's reply budget"
+        refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
+        if refused is not None:
+            ctx.metrics.commands_refused.labels("write").inc()
+            return _not_run(ctx, ref, source, judged, refused.first)
+    ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
+    spent = Spent()
+    try:
+        return _run_judged(ctx, ref, source, delivery, judged, spent)
+    finally:  # what it did not write goes back, also when it failed or was put back halfway
+        ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _not_run(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    judged: list[tuple[Command, Decision]],
+    first: bool,
+) -> str:
+    """The installation's write budget refused the comment: none of its commands run.
+    The first comment of a spell gets 😕 (the spell's one write past the budget: the
+    user learns the command was heard and not done) and the warning; the next get
+    nothing at all, each logged with what it asked, so an operator can tell whose
+    commands were dropped and the user can say them again later."""
+    # the kinds and where they were said (not the text: a flood's, in every line)
+    asked = ", ".join(str(c.kind) for c, _ in judged) + f" in {source.origin or 'a review'}"
+    if first:
+        log.warning(
+            "installation %s: over its command write budget (%d writes, then one every %gs,"
+            " all its PRs together: reactions, replies, edits of the notes comment):"
+            " commands are not run until it has room for them (said again only once it"
+            " has been full)",
+            ref.installation_id,
+            ctx.commands.installation_write_burst,
+            ctx.commands.installation_write_refill_s,
+        )
+        Reactions(ctx, ref).add(source.comment_id, REFUSED, source.on_diff)
+    log.info(
+        "installation %s: %s#%d: not run, over its write budget: %s",
+        ref.installation_id,
+        ref.repo,
+        ref.number,
+        asked,
+    )
+    return f"not run: the installation is over its write budget ({asked})"
+
+
+def _run_judged(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    delivery: Delivery,
+    judged: list[tuple[Command, Decision]],
+    spent: Spent,
+) -> str:
+    """React, run and answer the comment's commands; `spent` counts the writes."""
+    reactions = Reactions(ctx, ref, spent)
+    for c, d in judged:
+        reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)
+    switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
+    newer = newer_switch(ctx, ref, source) if switching else None
+
+    said: list[str] = []
+    sticky: list[Kind] = []
+    errors: list[Unanswered] = []  # answered together, in one reply (_answer_errors)
+    answered = 0  # taken commands done now
+    for i, (c, d) in enumerate(judged):
+        # `wrong` naming no note of the comment is answered by a reply saying which it can name
+        order = command_key(source.said_at, i)
+        problem = take_feedback(ctx, ref, c, source, order) if d is Decision.ALLOW else None
+        if d is Decision.ALLOW and c.kind in SWITCHES and newer:
+            said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")
+            answered += 1  # acknowledged: it was heard, and outranked
+        elif d is Decision.ALLOW and c.kind.updates_sticky and problem is None:
+            sticky.append(c.kind)
+        elif d is Decision.REFUSE or problem or c.kind is Kind.UNKNOWN:
+            errors.append(Unanswered(c, refused=d is Decision.REFUSE, unpicked=problem))
+        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply, ctx, c, ref.repo), spent):
+            answered += 1
+            said.append(f"{c.kind}: replied")
+        else:
+            reactions.add(source.comment_id, REFUSED, source.on_diff)
+            said.append(f"{c.kind}: over the reply budget")
+    if errors:
+        said.append(_answer_errors(ctx, ref, source, delivery, errors, reactions))
+    owed = False
+    if sticky:
+        summary, owed = ask_for_update(ctx, ref, source, sticky, reactions)
+        said.append(summary)
+        answered += not owed
+    if answered and not owed:
+        reactions.add(source.comment_id, DONE, source.on_diff)
+    reactions.check()
+    return "; ".join(said)
+
+
+def _reply_once(
+    ctx: BotContext,
+    ref: PRRef,
+    delivery: Delivery,
+    index: int | str,
+    body: Callable[[], str],
+    spent: Spent,
+) -> bool:
+    """Post a reply under its key, paid from the PR's reply budget and its installation's,
+    unless an earlier run of the delivery posted it (and paid for it then). False: over a
+    budget, not posted."""
+    if _reply_posted(ctx, ref, delivery, index):
+        return True
+    budget = pr_key(ref.repo, ref.number) or ""
+    overspent = ctx.flood.allow_reply(budget, ref.installation_id)
+    if overspent is not None:
+        if overspent.first:  # once a spell, not per refusal
+            log.warning(
+                "installation %s: over its reply budget (%d, then one every %gs, all its PRs "
+                "together): replies are refused until it refills",
+                ref.installation_id,
+                ctx.commands.installation_reply_burst,
+                ctx.commands.installation_reply_refill_s,
+            )
+        return False
+    once = reply_key(delivery.id, index)
+    spent.writes += 1
+    try:
+        reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+    except Exception:
+        # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
+        # Posted all the same (a timeout), the re-run finds it by its key and pays nothing.
+        ctx.flood.refund_reply(budget, ref.installation_id)
+        raise
+    ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
+    return True
+
+
+def _answer_errors(
+    ctx: BotContext,
+    ref: PRRef,
+    source: Source,
+    delivery: Delivery,
+    errors: list[Unanswered],
+    reactions: Reactions,
+) -> str:
+    """One reply to all the commands of the source that were not done (unknown, refused,
+    `wrong` naming no note shown), under one key, and 😕: a reply each would notify
+    everyone watching the PR once per typo, and spend the PR's reply budget on them."""
+    reactions.add(source.comment_id, REFUSED, source.on_diff)
+    what = ", ".join(f"{e.command.kind}: {e.outcome}" for e in errors)
+    body = functools.partial(render_errors, errors, ctx.command_word)
+    if not _reply_once(ctx, ref, delivery, ERRORS, body, reactions.spent):
+        return f"{what}; over the reply budget"
+    return f"{what}; one reply"
+
+
+def _reply(ctx: BotContext, command: Command, repo: str) -> str:
+    links = ctx.links
+
+    def topic_page(topic_id: str) -> str:  # the PR's repository's notes, as the reply lists
+        query = urlencode({"topic": topic_id, "repo": repo.lower()})
+        return f"{links.base_url.rstrip('/')}/notes?{query}"
+
+    return render_reply(
+        command,
+        ctx.library,
+        links.url,
+        word=ctx.command_word,
+        max_results=ctx.commands.max_results,
+        topic_url=topic_page if links.mode == "pages" else None,
+        repo=repo,
+    )

@@ -1,0 +1,261 @@
+"""The notes comment's update that `refresh`, `why`, `off` and `on` ask for (and
+`wrong`, `restore`), one per window; its route is `pull_request` with REFRESH_ACTION, an
+action GitHub never sends: our own delayed delivery.
+
+They change the PR's state at once (`verbose`, `opted_out`) and ask for ONE
+sticky-comment update through the per-PR update windows (`flood_control.UpdateWindows`).
+Inside a window the update is deferred: the PR's state records what it owes (comments
+to `+1`, whether to show the notes) and a REFRESH_ACTION delivery waits in the SQLite
+queue (`not_before`) until the window ends, so a restart loses neither. Commands in the
+same window join that update. An `off` or `on` said on GitHub before the one that set
+the PR's state (run late: a retry, a redelivery) is acknowledged and changes nothing
+(`command_events.said_at`, `newer_switch`); so is the mode of a `/notes` or `why` said
+before the one that set it (`_said_last`). Nor does one said before the command that
+set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
+paused it) rewrite it: the update owes what the one said last asked
+(`PendingUpdate.said`, `_showing_key`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from bot.command_policy import DONE
+from bot.command_reactions import Reactions
+from bot.commands import Kind
+from bot.context import BotContext
+from bot.db import utcnow
+from bot.dispatch import Dispatcher, Route
+from bot.flood_control import Admission
+from bot.github_port import Outcome, PRRef, counting_writes, ref_from_payload
+from bot.order_keys import comment_part, latest, said_before
+from bot.prfacts import PRFacts, facts_from_payload
+from bot.prstate import PendingUpdate, PRState
+from bot.queue import Delivery, pr_key
+from bot.sticky import Refresh, pause_sticky, refresh_sticky
+
+if TYPE_CHECKING:
+    from bot.command_events import Source
+
+REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
+
+
+def register(d: Dispatcher) -> None:
+    d.add(Route("pull_request", frozenset({REFRESH_ACTION}), handle_refresh))
+
+
+_STATE_CHANGES: dict[Kind, dict[str, bool]] = {
+    Kind.REFRESH: {"verbose": False},
+    Kind.WHY: {"verbose": True},
+    Kind.OFF: {"opted_out": True},
+    Kind.ON: {"opted_out": False},
+    Kind.WRONG: {},  # the notes hidden are changed at once (command_feedback)
+    Kind.RESTORE: {},
+}
+
+
+# Each field above, and the PR state's field with the order key (`said_at`) of the
+# command that set it: the one said last on GitHub wins, whatever order they run in.
+_SAID_KEYS = {"verbose": "verbose_at", "opted_out": "switched_at"}
+
+_SHOWING = (Kind.REFRESH, Kind.WHY, Kind.WRONG, Kind.RESTORE)
+# They set `opted_out`, and are answered "changes nothing" when a later one stands.
+SWITCHES = (Kind.OFF, Kind.ON)
+
+
+def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> dict[str, object]:
+    """The changes this source still has the last word on, each with its order key: a
+    field a command said after it has set (run before it) stays as that one left it."""
+    kept = {
+        f: v for f, v in changes.items() if not said_before(said, getattr(state, _SAID_KEYS[f]))
+    }
+    if said is None:
+        return kept
+    return kept | {_SAID_KEYS[f]: said for f in kept}
+
+
+def _showing_key(state: PRState) -> str | None:
+    """The order key of the command written last of those that set what the comment
+    shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
+    (or the deletion of the comment) that paused it. One written before it, run late,
+    does not rewrite the comment (`_update`)."""
+    dismissed = state.dismissed_at and comment_part(state.dismissed_at)
+    return latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
+
+
+def newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:
+    """The key of the `off`/`on` that set the PR's opt-out (or of the deletion of its
+    notes comment, bot.sticky) when it was said after this source: then this one's
+    `off`/`on` is old news (a late delivery, `review-notes retry` or GitHub's redelivery
+    of a failed one) and must not undo the author's last word, nor the maintainer's.
+    A source the payload gives no time for is taken as the newest, as before."""
+    newest = ctx.prs.get(ref.repo, ref.number).switched_at
+    return newest if said_before(source.said_at, newest) else None
+
+
+def _ran_before(ctx: BotContext, ref: PRRef, source: Source) -> bool:
+    """This source's `off`/`on` already set the PR's state: a re-run (retry, redelivery)
+    of it. It must not arm `resumed` again, since a deletion made since the first run is
+    a maintainer's "go away" that came after it."""
+    switched = ctx.prs.get(ref.repo, ref.number).switched_at
+    return source.said_at is not None and source.said_at == switched
+
+
+def ask_for_update(
+    ctx: BotContext, ref: PRRef, source: Source, kinds: list[Kind], reactions: Reactions
+) -> tuple[str, bool]:
+    """Apply the commands to the PR's state now; update the comment now or owe it.
+
+    Returns a summary and whether the update is owed (deferred) rather than done.
+    """
+    changes: dict[str, object] = {}
+    show: bool | None = None  # asked to see the notes (even while paused), or `off`
+    for kind in kinds:  # in the comment's order: the last one wins
+        changes.update(_STATE_CHANGES[kind])
+        if kind in _SHOWING:
+            show = True
+        elif kind is Kind.OFF:
+            show = False
+    before = ctx.prs.get(ref.repo, ref.number)
+    # what a later-run older one is held to (an outranked `off`/`on` never gets here)
+    changes = _said_last(before, source.said_at, changes)
+    if changes.get("opted_out") is False and not _ran_before(ctx, ref, source):
+        # until a write finds the comment, one gone was deleted before this `on` (while
+        # off, or before any event noticed it): it is posted anew by whichever refresh
+        # runs first (this one may be deferred or fail), not taken for a "go away"
+        changes["resumed_at"] = before.resume_mark()
+    ticket = ctx.flood.sticky.admit(pr_key(ref.repo, ref.number) or "")
+    state = ctx.prs.update(ref.repo, ref.number, **changes)
+    pending = (state.pending or PendingUpdate()).add(
+        source.comment_id, show, source.on_diff, source.said_at
+    )
+    if ticket.admission is Admission.RUN or ctx.queue is None:
+        return _update(ctx, ref, source.pull, pending, reactions)[0], False
+    ctx.prs.update(ref.repo, ref.number, pending=pending)
+    # The update it is owed writes later (handle_refresh, which pays nothing): its 👍,
+    # and for the one that schedules it, the notes comment. Paid now, from this
+    # command's reservation.
+    reactions.spent.writes += (source.comment_id is not None) + (
+        ticket.admission is Admission.DEFER
+    )
+    if ticket.admission is Admission.DEFER:
+        delay = max(0.0, ticket.run_at - ctx.flood.clock())
+        _schedule(ctx, ref, source.pull, delay)
+        return f"comment update deferred {delay:.1f}s (flood control)", True
+    return "comment update joins the one already deferred", True
+
+
+def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float) -> None:
+    """Queue REFRESH_ACTION for the end of the window; it re-reads the PR when it runs.
+    The command that queues it paid for its notes comment write: the flood control is
+    told, before it is queued, so that it gives it back if that update writes none."""
+    assert ctx.queue is not None
+    payload: dict[str, Any] = {
+        "action": REFRESH_ACTION,
+        "repository": {"full_name": ref.repo},
+        "pull_request": {k: v for k, v in pull.items() if k != "head"},  # ask for the head then
+    }
+    if ref.installation_id is not None:
+        payload["installation"] = {"id": ref.installation_id}
+    delivery = f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}"
+    ctx.flood.prepaid(delivery)
+    ctx.queue.enqueue(
+        delivery,
+        "pull_request",
+        REFRESH_ACTION,
+        payload,
+        ref.repo,
+        ref.number,
+        not_before=utcnow(after_s=delay_s),
+        by_bot=True,
+    )
+
+
+def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
+    """The deferred update: everything the window's commands asked for, at once."""
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    ctx.flood.sticky.start(pr_key(ref.repo, ref.number) or "")  # the next window opens now
+    pending = ctx.prs.get(ref.repo, ref.number).pending
+    if pending is None:
+        _settle_prepaid(ctx, ref, delivery, tried=False)
+        return "nothing owed: an earlier update covered it"
+    reactions = Reactions(ctx, ref)
+    with counting_writes() as asked:
+        try:
+            said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
+        except BaseException:
+            if asked.count:  # a write was sent, or begun: its re-run gives nothing back
+                _settle_prepaid(ctx, ref, delivery, tried=True)
+            raise  # none asked for (a rate limit on a read): the re-run settles it
+    _settle_prepaid(ctx, ref, delivery, tried=wrote)
+    reactions.check()
+    return said
+
+
+def _settle_prepaid(ctx: BotContext, ref: PRRef, delivery: Delivery, *, tried: bool) -> None:
+    """The command that queued this update paid for its notes comment write: given back
+    when the update ends having written none (`tried`: written, or asked for by a run
+    that raised), once (claim_prepaid: the first run of the process whose command paid
+    that settles; not after a restart, when the budgets start full)."""
+    if ctx.flood.claim_prepaid(delivery.id) and not tried:
+        ctx.flood.refund_writes(ref.installation_id, 1)
+
+
+def _update(
+    ctx: BotContext,
+    ref: PRRef,
+    pull: dict[str, Any],
+    pending: PendingUpdate,
+    reactions: Reactions,
+) -> tuple[str, bool]:
+    """Write the sticky comment as the PR's state says, then `+1` the commands it answers.
+    Returns a summary and whether the comment was written."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if said_before(pending.said, _showing_key(state)):
+        # run late (a retry, a late delivery): a command written after the one that asked
+        # to see the notes (or `off`) set what the comment shows. Paused and showing the
+        # notes: they are shown again as the state now has them (a late `wrong` hides
+        # its note), under the paused line (a late `off` says so); the short line stays;
+        # not paused: a PR event's update.
+        paused = state.opted_out or state.paused is not None
+        if paused and state.notes:
+            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+        elif state.opted_out:
+            result = Refresh(Outcome.SKIPPED, "what a later command showed stands")
+        else:
+            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+    elif state.opted_out and not pending.show:
+        result = pause_sticky(ctx, ref)
+    elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+    else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
+        # a PR no note matches gets no comment, the opt-out label still pauses); a comment
+        # deleted while off is posted anew, not taken for a new opt-out (resumed)
+        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+    wrote = result.outcome in (Outcome.CREATED, Outcome.UPDATED)
+    if wrote:
+        reactions.spent.writes += 1  # the notes comment, written for a command
+    failures = len(reactions.failed)
+    for comment_id in pending.acks:
+        reactions.add(comment_id, DONE)
+    for comment_id in pending.diff_acks:
+        reactions.add(comment_id, DONE, on_diff=True)
+    # A `+1` GitHub did not take stays owed: the delivery fails (Reactions.check), and
+    # its retry, or the PR's next update, finds it here and gives it.
+    paid = len(reactions.failed) == failures
+    ctx.prs.update(ref.repo, ref.number, pending=None if paid else pending)
+    return f"comment {result.outcome}: {result.reason}", wrote
+
+
+def current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
+    """The PR as it is now: one GET of the PR, unless the event's copy has the head
+    commit and the file count (a comment's lacks the head, a review's the count, without
+    which the docs-only and tests-only rules cannot tell every file is known); the
+    event's copy when the port cannot ask (dry run)."""
+    if not (pull.get("head") or {}).get("sha") or pull.get("changed_files") is None:
+        live = ctx.github.get_pull(ref)
+        if live is not None:
+            return live
+    return facts_from_payload({"repository": {"full_name": ref.repo}, "pull_request": pull})
