@@ -14,6 +14,7 @@ from typing import Any
 from bot.db import Database, utcnow
 from bot.github_port import FileList, Outcome, PRRef, StickyResult, write_asked
 from bot.installations import InstallationChange
+from bot.markers import ends_with_key
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +114,13 @@ class DryRunGitHub:
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         earlier = self.db.execute(
-            "SELECT id FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
-            " AND instr(body, ?) > 0 ORDER BY id LIMIT 1",
+            "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
+            " AND instr(body, ?) > 0 ORDER BY id",
             (ref.repo, ref.number, key),
         )
-        return int(earlier[0]["id"]) if earlier else None
+        # its key ends the reply: another reply may quote it, echoing what a user typed
+        found = [row["id"] for row in earlier if ends_with_key(row["body"], key)]
+        return int(found[0]) if found else None
 
     def create_comment(self, ref: PRRef, body: str) -> int:
         now = utcnow()

@@ -93,6 +93,7 @@ from bot.github_port import (
     write_asked,
 )
 from bot.installations import InstallationChange
+from bot.markers import ends_with_key
 from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.redelivery import delivered_at
@@ -389,7 +390,7 @@ class GitHubClient:
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
             found = self._retry(
                 f"look for a comment on {_pr(ref)}",
-                lambda: self._find(issue, lambda c: key in (c.body or ""), None),
+                lambda: self._find(issue, lambda c: ends_with_key(c.body, key), None),
             )
             return found.id if found is not None else None
 

@@ -218,8 +218,9 @@ class GitHubPort(Protocol):
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
-        """The id of the bot's own comment whose body carries `key` (a reply posted by an
-        earlier run of the same delivery), else None."""
+        """The id of the bot's own comment whose last line is `key` (a reply posted by an
+        earlier run of the same delivery), else None: a reply of ours may quote another's
+        key mid-text, echoing what a user typed."""
         ...
 
     def create_comment(self, ref: PRRef, body: str) -> int:

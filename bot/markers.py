@@ -27,6 +27,12 @@ def written_by_review_notes(body: str) -> bool:
     return text.startswith((MARKER, REPLY_MARKER)) or last.startswith(REPLY_KEY_OPENING)
 
 
+def ends_with_key(body: str | None, key: str) -> bool:
+    """Whether a comment's last line is this reply key, as a reply of ours ends: one of
+    our replies that echoes what a user typed may quote another reply's key mid-text."""
+    return (body or "").rstrip().rsplit("\n", 1)[-1].strip() == key
+
+
 def reply_key(delivery_id: str, index: int | str) -> str:
     """What marks the reply to one command of one delivery (`index`), or to all those it
     could not do (bot.command_answers.ERRORS), so that a re-run of the delivery (after a

@@ -18,7 +18,7 @@ import pytest
 from bot.command_updates import REFRESH_ACTION
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database, utcnow
-from bot.markers import MARKER, REPLY_MARKER
+from bot.markers import MARKER, REPLY_MARKER, reply_key
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
 from tests.test_e2e import BOT, live_settings, ours, repo_calls
 from tests.webhook_kit import (
@@ -818,6 +818,8 @@ def test_dry_run_finds_a_reply_by_its_key(tmp_path):
 
     port, ref = DryRunGitHub(Database(tmp_path / "dry.db")), PRRef(DEFAULT_REPO, N)
     assert port.find_comment(ref, "<!-- k1 -->") is None
+    port.create_comment(ref, "In reply to `/notes topic <!-- k1 -->`\n<!-- k0 -->")
+    assert port.find_comment(ref, "<!-- k1 -->") is None  # quoted, not its key
     first = port.create_comment(ref, "answer\n<!-- k1 -->")
     assert port.find_comment(ref, "<!-- k1 -->") == first
     assert port.find_comment(PRRef(DEFAULT_REPO, N + 1), "<!-- k1 -->") is None
@@ -1601,6 +1603,27 @@ def test_a_reply_found_by_its_key_on_a_retry_stays_known_after_a_maintainer_dele
         "the second retry posted again a reply a maintainer deleted: the first retry found"
         " it by its key but never recorded it"
     )
+
+
+def test_a_reply_of_ours_quoting_another_deliverys_key_is_not_taken_for_its_reply(live):
+    """A reply echoes what its command said, and `&lt;` typed is `<` read: a reply of ours
+    may quote the key of another delivery's reply. That delivery's re-run must still post
+    its own reply, not take the quoting one for it (a key is a reply's last line)."""
+    client, rt, fake = live
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.error(422))
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    first = post(client, "issue_comment", comment_payload(c)).json()["delivery"]
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1 and replies(fake) == []
+    key = reply_key(first, 0)
+    typed = key.replace("<", "&lt;").replace(">", "&gt;")
+    say(client, rt, fake, f"/notes topic {typed}", login="someone")
+    (quoting,) = replies(fake)
+    assert key in quoting.body and not quoting.body.endswith(key)
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert [r.body.endswith(key) for r in replies(fake)] == [False, True]
 
 
 # Found by review 'r5'. 3. pr_replies grew for good
