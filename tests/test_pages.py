@@ -453,6 +453,21 @@ def test_hostile_search_text_is_echoed_escaped(client):
 
 
 @pytest.mark.parametrize(
+    "path", ["/notes", "/topics", "/notes?verdict=bad", "/notes/no-such-note", "/notes?q=x"]
+)
+def test_a_hostile_repo_in_the_query_is_shown_as_text(client, path):
+    """The `repo` the reader chose is echoed on every page (its heading, the hidden field
+    of the filters, every link of the site), an error page's too."""
+    repo = '"><script>alert(6)</script><img src=x onerror=alert(7)>'
+    r = client.get(path, params={"repo": repo}, headers={"accept": CHROME_ACCEPT})
+    assert r.headers["content-type"].startswith("text/html")
+    page = assert_inert(r.text)
+    assert "<script>alert(6)" not in r.text and "onerror=alert(7)>" not in r.text
+    if path in ("/notes", "/topics"):
+        assert repo in page.text  # the heading names it, as text
+
+
+@pytest.mark.parametrize(
     ("text", "html"),
     [
         ("a `b` c", "<p>a <code>b</code> c</p>"),
