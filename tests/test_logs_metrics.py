@@ -103,3 +103,29 @@ def test_the_manifest_code_is_redacted_at_a_trailing_slash_and_after_other_field
     for path in (f"/github/app-created/?code={code}", f"/github/app-created?state=s&code={code}"):
         line = redact(f'127.0.0.1:5000 - "GET {path} HTTP/1.1" 307')
         assert code not in line and line.endswith('[redacted] HTTP/1.1" 307'), line
+
+
+def test_a_library_logger_with_its_own_handler_writes_nothing_unredacted():
+    # PyGithub adds a StreamHandler (stderr) to the "github" logger at import: its records
+    # went out twice, once redacted as JSON and once as they were (review r25c)
+    import github  # noqa: F401 (its import is what adds the handler)
+
+    import bot.github_errors  # noqa: F401 (as the server imports PyGithub)
+
+    raw = io.StringIO()
+    own = [h for h in logging.getLogger("github").handlers if isinstance(h, logging.StreamHandler)]
+    kept = [h.setStream(raw) for h in own]  # what it writes, read here, not on stderr
+    token = "ghs_" + "B" * 36
+    try:
+        lines = _log_lines(
+            ["my-webhook-secret"],
+            lambda _: logging.getLogger("github.Requester").info(
+                "Following Github server redirection from /x?t=%s&s=%s", token, "my-webhook-secret"
+            ),
+        )
+    finally:
+        for handler, stream in zip(own, kept, strict=True):
+            handler.setStream(stream)
+    assert raw.getvalue() == ""
+    assert [line["logger"] for line in lines] == ["github.Requester"]
+    assert token not in json.dumps(lines) and "my-webhook-secret" not in json.dumps(lines)
