@@ -222,6 +222,26 @@ def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
     assert f"<li>{html.escape(summary, quote=False)}</li>" in reasons
 
 
+def test_note_text_cannot_close_or_open_the_why_details_or_hide_the_rest():
+    # review r25c: what a curator or a PR title could put where the comment has its
+    # <details> (the reasons are inside it, the title and summary before it)
+    tricks = (
+        "</details> out",
+        "<details open><summary>x</summary>",
+        "</summary> y",
+        "<!-- hide the rest",
+        "``a`` ` b` `c",
+        "`` </details> ``",
+    )
+    n = note(title_en=" ".join(tricks), summary_en="<!--", title_zh="</details>", trusted=False)
+    page = gfm(render(result(n, reasons=tricks), LIB, opts=OPTS))
+    assert page.count("<details>") == 1 and page.count("</details>") == 1
+    assert page.count("<summary>") == 1 and page.count("<!--") == 1  # our marker only
+    inside = page[page.index("<summary>Why this note</summary>") : page.index("</details>")]
+    assert inside.count("<li>") == len(tricks)
+    assert "Reply " in page[page.index("</details>") :]  # the footer still shows
+
+
 @pytest.mark.parametrize(
     ("verdict", "en", "zh"),
     [
