@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import email.utils
 import json
-import logging
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -20,12 +19,6 @@ from github import GithubException
 from github.Requester import Requester
 
 from bot.github_port import ConversationLocked, GitHubError
-
-# PyGithub's import gives its logger a stderr handler of its own, which wrote each of its
-# records a second time as it was: unredacted, not JSON. They go through the root's
-# redacting JSON handler only (bot.logs).
-_pygithub = logging.getLogger("github")
-_pygithub.handlers[:] = [h for h in _pygithub.handlers if isinstance(h, logging.NullHandler)]
 
 # Errors after which a request may or may not have been carried out by GitHub.
 TRANSPORT_ERRORS = (

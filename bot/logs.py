@@ -94,4 +94,10 @@ def setup_logging(level: str = "INFO", secrets: Iterable[str] = (), stream=None)
     handler.setFormatter(JsonFormatter(Redactor(secrets)))
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    # PyGithub's import gives its logger a stderr handler of its own, which wrote each of
+    # its records a second time as it was: unredacted, not JSON (found by review r25c)
+    import github  # noqa: F401 (imported first, so its handler is there to take off)
+
+    pygithub = logging.getLogger("github")
+    pygithub.handlers[:] = [h for h in pygithub.handlers if isinstance(h, logging.NullHandler)]
     root.setLevel(level.upper())

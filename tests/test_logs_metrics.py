@@ -110,8 +110,6 @@ def test_a_library_logger_with_its_own_handler_writes_nothing_unredacted():
     # went out twice, once redacted as JSON and once as they were (review r25c)
     import github  # noqa: F401 (its import is what adds the handler)
 
-    import bot.github_errors  # noqa: F401 (as the server imports PyGithub)
-
     raw = io.StringIO()
     own = [h for h in logging.getLogger("github").handlers if isinstance(h, logging.StreamHandler)]
     kept = [h.setStream(raw) for h in own]  # what it writes, read here, not on stderr
