@@ -14,15 +14,6 @@
   comment) cost no GET. Lists use per_page=100. A new PR costs three calls: its
   files, its comments, the comment create; a slash command that updates the
   comment adds one GET of the PR (a comment event does not carry its head).
-- Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
-  on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
-  x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
-  asks for at least a minute, doubled at each secondary limit met again before a call
-  of that identity succeeds, up to `max_wait`, or `secondary_wait` if that is more).
-  Attempts are bounded. A worker sleeps
-  only short waits: a rate limit asking for longer than `sleep_max` fails the call at
-  once with GitHubError(transient=True, retry_after=...), and the worker puts the
-  delivery back until then (bot/workers.py), free meanwhile for other installations.
 - A rate limit is the identity's (an installation, the token, the App's JWT calls), and
   GitHub may ban an integration that goes on calling while limited: a rate limit
   answer to any call pauses every call of that identity, in every thread, until the
@@ -36,20 +27,17 @@
   lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
 - Only comments written by the bot's own login are ever edited or deleted; deleted are
   only its second notes comments (the oldest is kept and edited), as Prow does.
-- A write GitHub refuses because the conversation is locked (403, "... because issue is
-  locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
-  not retried, and the caller knows no retry will do.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 
 What an answer or exception means (rate limited, locked, retryable) is decided in
-`bot.github_errors`; the spacing, the pauses and the counting are `bot.github_pacing`.
+`bot.github_errors`; the spacing, the pauses and the counting are `bot.github_pacing`;
+the retries, and the GitHubError a call that failed raises, are `bot.github_retry`.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import random
 import re
 import threading
 import time
@@ -64,22 +52,15 @@ from github import Auth, Github, GithubException, GithubIntegration
 from github.IssueComment import IssueComment
 from github.PullRequestComment import PullRequestComment
 from github.Requester import Requester
-from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from bot.github_errors import (
     TRANSPORT_ERRORS,
-    LockedError,
-    conversation_locked,
     detail,
-    headers_of,
     may_have_applied,
     rate_limit_answer,
     rate_limited,
-    retry_after_seconds,
-    retryable,
     secondary_limit,
     spent_until_reset,
-    until_reset,
 )
 from bot.github_pacing import CallCounter, Pacer, Paused, route_template
 from bot.github_port import (
@@ -92,6 +73,7 @@ from bot.github_port import (
     listed_short,
     write_asked,
 )
+from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
 from bot.markers import ends_with_key
 from bot.pr_diff import FileChange, code_names_in, incidental_files
@@ -106,21 +88,6 @@ REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rock
 ROLES = ("admin", "maintain", "write", "triage", "read")
 # How far GitHub's clock may be from ours when looking for a comment we may have made.
 CLOCK_SLACK = timedelta(minutes=2)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 4  # tries per call, the first included
-    backoff: float = 1.0  # first wait after a 5xx / timeout / dropped connection; doubles
-    backoff_max: float = 30.0  # the longest of those waits (REVIEW_NOTES_RETRY_BACKOFF_MAX)
-    secondary_wait: float = 60.0  # rate limited without Retry-After or reset; doubles
-    # caps every wait chosen here: the secondary_wait doubling (never under secondary_wait)
-    # and the 5xx back-off; not a wait GitHub names (Retry-After, a primary limit's reset)
-    max_wait: float = 300.0
-    # The longest rate limit wait slept in a worker; a longer one fails the call at once
-    # (transient, retry_after) and the delivery is put back until then: a worker asleep
-    # would hold back every other installation's deliveries.
-    sleep_max: float = 5.0
 
 
 class UnusableKeyError(ValueError):
@@ -178,13 +145,14 @@ class GitHubClient:
             raise ValueError("GitHubClient needs app_id and private_key, or token (not both)")
         self.calls = CallCounter(clock)
         self.policy = retry or RetryPolicy()
+        self._retry = Retrier(self.policy, sleep)
         self._base_url = base_url.rstrip("/")
         self._prefix = urlsplit(self._base_url).path
         self._options = dict(
             base_url=self._base_url,
             timeout=int(timeout),  # PyGithub asserts an int
             user_agent=user_agent,
-            retry=None,  # retries happen in _retry, not inside PyGithub
+            retry=None,  # retries happen in self._retry (bot.github_retry), not in PyGithub
             seconds_between_requests=seconds_between_requests,
             seconds_between_writes=seconds_between_writes,
         )
@@ -195,9 +163,6 @@ class GitHubClient:
         self._app_id = str(app_id)  # the App's id, or its client ID
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
         self._app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
-        # set by close(): no try starts after it, not even a retry of a call under way
-        # (a redelivery sweep whose call outlasted the server's stop)
-        self._closed = threading.Event()
         self._mint_locks: dict[int, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         self._repo_installations: dict[str, int] = {}
@@ -228,7 +193,7 @@ class GitHubClient:
     def get_pull(self, ref: PRRef) -> PRFacts:
         def op(gh: Github) -> PRFacts:
             pull = gh.get_repo(ref.repo).get_pull(ref.number)  # lazy: no request yet
-            data = self._retry(f"get {_pr(ref)}", lambda: pull.raw_data)
+            data = self._retry.call(f"get {_pr(ref)}", lambda: pull.raw_data)
             _check_answer(f"get {_pr(ref)}", data, ref.number)
             try:
                 return facts_from_payload(
@@ -244,7 +209,7 @@ class GitHubClient:
             files = gh.get_repo(ref.repo).get_pull(ref.number).get_files()
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
-            fetched = self._retry(f"list files of {_pr(ref)}", lambda: list(files))
+            fetched = self._retry.call(f"list files of {_pr(ref)}", lambda: list(files))
             if expected is not None and listed_short(len(fetched), expected):
                 raise FilesNotReady(ref, len(fetched), expected)
             paths: dict[str, None] = {}
@@ -273,7 +238,7 @@ class GitHubClient:
         def op(gh: Github) -> bool | None:
             issue = gh.get_repo(ref.repo).get_issue(ref.number)  # lazy: no request yet
             try:
-                data = self._retry(f"get {ref.repo}#{ref.number}", lambda: issue.raw_data)
+                data = self._retry.call(f"get {ref.repo}#{ref.number}", lambda: issue.raw_data)
             except GitHubError as err:
                 if err.status in (404, 410):  # 410: a deleted issue
                     return None
@@ -305,7 +270,7 @@ class GitHubClient:
             login = self.bot_login()
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
             pages = issue.get_comments()  # resumable on retry, like the files
-            comments = self._retry(f"list comments of {_pr(ref)}", lambda: list(pages))
+            comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
             if not ours and known_id is not None:
                 ours = self._listed_late(ref, issue, known_id, login, sticky_of_ours)
@@ -378,7 +343,7 @@ class GitHubClient:
         comment is not there (deleted since it was listed), which the callers take as
         an answer, not a failure."""
         try:
-            self._retry(what, fn)
+            self._retry.call(what, fn)
         except GitHubError as err:
             if err.status != 404:
                 raise
@@ -388,7 +353,7 @@ class GitHubClient:
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         def op(gh: Github) -> int | None:
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
-            found = self._retry(
+            found = self._retry.call(
                 f"look for a comment on {_pr(ref)}",
                 lambda: self._find(issue, lambda c: ends_with_key(c.body, key), None),
             )
@@ -425,7 +390,9 @@ class GitHubClient:
             else:
                 comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
             # GitHub answers 200 for a reaction that exists: repeating is harmless
-            self._retry(f"react to comment {comment_id}", lambda: comment.create_reaction(content))
+            self._retry.call(
+                f"react to comment {comment_id}", lambda: comment.create_reaction(content)
+            )
 
         self._as_installation(ref, op)
 
@@ -435,7 +402,7 @@ class GitHubClient:
         def op(gh: Github) -> str:
             url = f"/repos/{ref.repo}/collaborators/{quote(login, safe='')}/permission"
             try:
-                _, data = self._retry(
+                _, data = self._retry.call(
                     f"permission of {login} on {ref.repo}",
                     lambda: gh.requester.requestJsonAndCheck("GET", url),
                 )
@@ -462,7 +429,7 @@ class GitHubClient:
         else:
             assert self._token is not None
             gh = self._thread_github("token", self._token)
-            login = self._retry("get the token's user", lambda: gh.get_user().login)
+            login = self._retry.call("get the token's user", lambda: gh.get_user().login)
         with self._lock:
             self._bot_login = login
         return login
@@ -536,7 +503,7 @@ class GitHubClient:
     def close(self) -> None:
         """Close every Github this client made, in any thread, and the GithubIntegration;
         no call starts after it."""
-        self._closed.set()
+        self._retry.close()
         with self._lock:
             githubs = list(self._open.values())
             self._open.clear()
@@ -604,7 +571,7 @@ class GitHubClient:
             with self._app_lock:
                 return call()
 
-        return self._retry(what, locked)
+        return self._retry.call(what, locked)
 
     def _as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
         """Run `op` with this thread's Github for the PR's installation; when the token is
@@ -749,97 +716,7 @@ class GitHubClient:
                 unclear = unclear or may_have_applied(exc)
                 raise
 
-        return self._retry(f"create a comment on {_pr(ref)}", attempt)
-
-    # --- the one retry layer ----------------------------------------------------
-
-    def _retry(self, what: str, fn: Callable[[], T]) -> T:
-        policy = self.policy
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            asked = self._asked_wait(exc) if exc is not None else None
-            if asked is not None:
-                return asked
-            longest = min(policy.backoff_max, policy.max_wait)  # max_wait caps, never stops
-            step = min(longest, policy.backoff * 2 ** (state.attempt_number - 1))
-            return step * random.uniform(0.5, 1.0)  # jitter: workers do not retry in step
-
-        def stop(state: RetryCallState) -> bool:
-            # only a rate limit's wait over sleep_max ends the tries early: not slept in a
-            # worker, the delivery goes back to the queue until then
-            exc = state.outcome.exception() if state.outcome else None
-            limited = exc is not None and rate_limited(exc)
-            too_long = limited and (state.upcoming_sleep or 0.0) > policy.sleep_max
-            return state.attempt_number >= policy.attempts or too_long
-
-        def before_sleep(state: RetryCallState) -> None:
-            exc = state.outcome.exception() if state.outcome else None
-            log.warning(
-                "GitHub %s: %s; try %d of %d in %.1fs",
-                what,
-                detail(exc) if exc else "?",
-                state.attempt_number + 1,
-                policy.attempts,
-                state.upcoming_sleep,
-            )
-
-        def tried() -> T:
-            if self._closed.is_set():  # not sent: the server stopped
-                raise GitHubError(f"GitHub {what}: not called, the client is closed")
-            return fn()
-
-        retrying = Retrying(
-            retry=retry_if_exception(retryable),
-            wait=wait,
-            stop=stop,
-            sleep=self._sleep,
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-        try:
-            return retrying(tried)
-        except Paused as paused:  # not sent: say which call
-            raise GitHubError(
-                f"GitHub {what}: {paused}", transient=True, retry_after=paused.retry_after
-            ) from paused
-        except (GithubException, *TRANSPORT_ERRORS) as exc:
-            attempts = retrying.statistics.get("attempt_number", 1)
-            raise self._failure(what, exc, attempts) from exc
-
-    def _asked_wait(self, exc: BaseException) -> float | None:
-        """How long GitHub asked us to wait, for a rate limit; None for other errors."""
-        if not rate_limited(exc):
-            return None
-        assert isinstance(exc, GithubException)
-        if not secondary_limit(exc):  # GitHub named the time
-            headers = headers_of(exc)
-            if "retry-after" in headers:
-                return retry_after_seconds(headers["retry-after"])
-            return until_reset(headers)
-        # GitHub: wait at least a minute, then back off exponentially. The streak is the
-        # identity's, set by this thread's answer (`_pace`) just before PyGithub raised.
-        streak = getattr(self._local, "secondary_streak", 0) or 1
-        # max_wait caps the doubling, never the first minute: a smaller max_wait would
-        # call again sooner than GitHub allows.
-        longest = max(self.policy.max_wait, self.policy.secondary_wait)
-        return min(self.policy.secondary_wait * 2 ** (streak - 1), longest)
-
-    def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
-        status = exc.status if isinstance(exc, GithubException) else None
-        if conversation_locked(exc):
-            return LockedError(f"GitHub {what}: {detail(exc)}", status=status)
-        if not retryable(exc):
-            return GitHubError(f"GitHub {what}: {detail(exc)}", status=status)
-        asked = self._asked_wait(exc)
-        if asked is not None and asked > self.policy.sleep_max:
-            message = (
-                f"GitHub {what}: rate limited, asked to wait {asked:.0f}s; not waited in a"
-                " worker, try again then"
-            )
-        else:
-            message = f"GitHub {what}: {detail(exc)} (gave up after {attempts} attempts)"
-        return GitHubError(message, status=status, transient=True, retry_after=asked)
+        return self._retry.call(f"create a comment on {_pr(ref)}", attempt)
 
     def _count(self, requester: Requester) -> None:
         """Count every HTTP call of this requester.
@@ -881,10 +758,10 @@ class GitHubClient:
                 pacer.after(verb)
             limited = rate_limit_answer(status, headers, output)
             if limited is not None:
-                self._local.secondary_streak = (
+                self._retry.met_secondary_streak(
                     pacer.met_secondary_limit() if secondary_limit(limited) else 0
                 )
-                self._pause(key, pacer, self._asked_wait(limited))
+                self._pause(key, pacer, self._retry.asked_wait(limited))
                 return status, headers, output
             pacer.answered()
             if (spent := spent_until_reset(headers)) is not None:

@@ -57,7 +57,7 @@ def rate_limited(exc: BaseException) -> bool:
 
 
 def secondary_limit(exc: GithubException) -> bool:
-    """A rate limit that names no time to wait (`GitHubClient._asked_wait` backs off on its own)."""
+    """A rate limit that names no time to wait (`Retrier.asked_wait` backs off on its own)."""
     headers = headers_of(exc)
     primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
     return "retry-after" not in headers and not primary
@@ -76,7 +76,7 @@ def conversation_locked(exc: BaseException) -> bool:
 
 def rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> GithubException | None:
     """The answer as the exception PyGithub will raise for it, when it is a rate limit:
-    the classification `GitHubClient._retry` uses, seen here before PyGithub raises it."""
+    the classification `Retrier.call` uses, seen here before PyGithub raises it."""
     if status not in (403, 422, 429):
         return None
     try:

@@ -19,7 +19,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.github_client import GitHubClient, RetryPolicy
+from bot.github_client import GitHubClient
+from bot.github_retry import RetryPolicy
 from tests.fake_github import (
     DEFAULT_APP_ID,
     DEFAULT_APP_SLUG,

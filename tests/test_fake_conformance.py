@@ -36,8 +36,9 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from bot.github_client import GitHubClient, RetryPolicy
+from bot.github_client import GitHubClient
 from bot.github_port import ConversationLocked, GitHubError, PRRef
+from bot.github_retry import RetryPolicy
 from tests.fake_github import (
     _ROUTES,
     DEFAULT_APP_ID,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.github_client import GitHubClient, RetryPolicy
+from bot.github_client import GitHubClient
+from bot.github_retry import RetryPolicy
 from bot.queue import MAX_DEFERRALS
 from tests.conftest import ManualTime
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_APP_SLUG, DEFAULT_REPO, FakeGitHub, Fault

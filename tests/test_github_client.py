@@ -18,9 +18,10 @@ from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass
 
 from bot import github_client, github_pacing
-from bot.github_client import GitHubClient, RetryPolicy
+from bot.github_client import GitHubClient
 from bot.github_pacing import route_template
 from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
+from bot.github_retry import Retrier, RetryPolicy
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
@@ -1568,18 +1569,16 @@ def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, ma
 
 
 # kills: bot/github_errors.py:62 x-ratelimit-remaining 0 without a reset taken for a primary limit
-def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one(
-    make_github_client,
-):
+def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one():
     # the fake always sends x-ratelimit-reset; a proxy may drop it: with no time named,
     # the wait is the secondary one, not a KeyError on the missing reset
-    client = make_github_client()
+    retry = Retrier(RetryPolicy())
     limited = GithubException(
         403,
         {"message": "API rate limit exceeded for installation."},
         {"x-ratelimit-remaining": "0"},
     )
-    assert client._asked_wait(limited) == client.policy.secondary_wait
+    assert retry.asked_wait(limited) == retry.policy.secondary_wait
 
 
 # kills: bot/github_errors.py:74 a lock told by its words alone not taken for a lock
@@ -1985,14 +1984,14 @@ def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_clie
     client = make_github_client(retry=RetryPolicy(attempts=3, backoff=0.01))
     fake_github.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
     closing = threading.Thread(target=client.close)
-    real_sleep = client._sleep
+    real_sleep = client._retry.sleep
 
     def sleep_then_close(seconds: float) -> None:  # the stop lands during the back-off
         closing.start()
         closing.join(5)
         real_sleep(seconds)
 
-    client._sleep = sleep_then_close
+    client._retry.sleep = sleep_then_close
     with pytest.raises(GitHubError, match="closed"):
         client.redeliver(sent.id)
     assert [r.status for r in fake_github.calls("POST", "/app/hook/deliveries/*/attempts")] == [502]
