@@ -403,8 +403,9 @@ def live_github(settings: Settings) -> GitHubClient:
     """The PyGithub client, configured from the settings (App or token)."""
     import math
 
-    from bot.github_client import GitHubClient, UnusableKeyError
+    from bot.github_client import GitHubClient
     from bot.github_retry import RetryPolicy
+    from bot.github_sessions import UnusableKeyError
 
     app_id: int | str | None = settings.github_app_id
     if isinstance(app_id, str) and app_id.isdigit():

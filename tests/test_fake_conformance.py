@@ -608,7 +608,7 @@ def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
     """github_facts §3.2: "Exceeding it gives 403 or 429 with `x-ratelimit-remaining: 0`.
     Do not retry before `x-ratelimit-reset`." The App relies on this: "Any other answer
     that spent the last call of the hour (x-ratelimit-remaining: 0 ...) pauses them ...
-    so the next call is not one GitHub must refuse" (bot/github_client.py).
+    so the next call is not one GitHub must refuse" (bot/github_sessions.py).
 
     The fake counted calls in its x-ratelimit-* headers but still answered 200 once the
     count was spent, so a client that ignored `remaining: 0` and went on calling would

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass
 
-from bot import github_client, github_pacing
+from bot import github_pacing, github_sessions
 from bot.github_client import GitHubClient
 from bot.github_pacing import route_template
 from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
@@ -305,7 +305,7 @@ def test_each_thread_has_its_own_github_and_close_closes_them_all(
             closed.append(self)
             super().close()
 
-    monkeypatch.setattr(github_client, "Github", Recorded)
+    monkeypatch.setattr(github_sessions, "Github", Recorded)
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     client = make_github_client()
     assert client.list_files(PR) == client.list_files(PR) == ["a.py"]
@@ -1869,7 +1869,7 @@ def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
 def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
     with pytest.raises(ValueError, match="needs app_id and private_key") as caught:
         GitHubClient(app_id=DEFAULT_APP_ID, private_key=key)
-    assert not isinstance(caught.value, github_client.UnusableKeyError)
+    assert not isinstance(caught.value, github_sessions.UnusableKeyError)
 
 
 # kills: bot/github_client.py:504 a shutdown does not stop the delivery log's paging
@@ -2070,7 +2070,7 @@ def test_the_pause_left_counts_down_to_zero_not_below():
 
 
 # kills (hand mutant of r23a): bot/github_pacing.py:178 `max(self._secondary_streak, 1)`
-# -> `self._secondary_streak` (the client's `or 1` hides it today)
+# -> `self._secondary_streak` (`Retrier.asked_wait`'s `or 1` hides it today)
 def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
     now = [0.0]
     pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])

@@ -1146,7 +1146,7 @@ def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, 
     lists GitHub's delivery log: it checks `stopping` only between redeliveries, and the
     listing (GitHubClient.hook_deliveries: 100 a page, following the Link cursor back to
     `since`, up to three days after a long outage) is many calls with no check between
-    them, each holding the client's `_app_lock`. After the 10 s join,
+    them, each holding the client's `app_lock` (`GitHubSessions`). After the 10 s join,
     `ctx.github.close()` waits on that lock for the page under way (or longer: a Lock is
     not fair, and the sweep takes it again for the next page), so the stop outlives its
     bound; then the sweep, still listing, calls GitHub past the close and reads the

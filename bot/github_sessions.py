@@ -1,0 +1,395 @@
+"""Who the GitHub client calls as, and through which `Github`: the App's installation
+tokens (or the one token), a `Github` per thread, and what each requester does besides
+sending (counted, paced, paused on a rate limit, sent again where GitHub moved it).
+
+- Auth. App mode mints an installation token per installation (the JWT is PyGithub's
+  `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
+  drops it, mints a new token and retries once. Token mode uses `Auth.Token`.
+- Threads. PyGithub's requester and its connection are not thread-safe (two threads on
+  one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
+  own lazy `Github` per installation and token, closed when that thread sees a new token
+  or by `close()`. The one `GithubIntegration` (JWT calls: mint a token, find an
+  installation, get the App) is used by one thread at a time. Request spacing
+  (`seconds_between_requests` / `_writes`) is shared by the threads of an installation,
+  as it was when they shared one `Github`.
+- A rate limit is the identity's (an installation, the token, the App's JWT calls), and
+  GitHub may ban an integration that goes on calling while limited: a rate limit
+  answer to any call pauses every call of that identity, in every thread, until the
+  time GitHub gave. A call that would wait longer than `sleep_max` fails at once,
+  unsent, as the call that was answered so does. Any other answer that spent the last call of
+  the hour (x-ratelimit-remaining: 0 on a success or a 404) pauses them likewise until
+  the reset, so the next call is not one GitHub must refuse.
+- Every HTTP call is counted by (method, route template, status) in `client.calls`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import requests
+from github import Auth, Github, GithubException, GithubIntegration
+from github.Requester import Requester
+
+from bot.github_errors import (
+    TRANSPORT_ERRORS,
+    rate_limit_answer,
+    secondary_limit,
+    spent_until_reset,
+)
+from bot.github_pacing import CallCounter, Pacer, route_template
+from bot.github_port import GitHubError, PRRef
+from bot.github_retry import Retrier
+from bot.installations import InstallationChange
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class UnusableKeyError(ValueError):
+    """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
+
+
+@dataclass(frozen=True)
+class _Grant:
+    """An installation token, shared by every thread until shortly before it expires."""
+
+    token: str
+    expires_at: datetime
+
+
+class GitHubSessions:
+    """The `Github` objects and tokens of one GitHubClient (`app_id` + `private_key`, or
+    `token`), which calls GitHub through `as_installation` and `as_app`."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        app_id: int | str | None,
+        private_key: str | None,
+        token: str | None,
+        timeout: int,
+        user_agent: str,
+        seconds_between_requests: float,
+        seconds_between_writes: float,
+        token_refresh_margin: float,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+        calls: CallCounter,
+        retry: Retrier,
+    ):
+        self._calls = calls
+        self._retry = retry
+        base_url = base_url.rstrip("/")
+        self._prefix = urlsplit(base_url).path
+        self._options = dict(
+            base_url=base_url,
+            timeout=int(timeout),  # PyGithub asserts an int
+            user_agent=user_agent,
+            retry=None,  # retries happen in the Retrier (bot.github_retry), not in PyGithub
+            seconds_between_requests=seconds_between_requests,
+            seconds_between_writes=seconds_between_writes,
+        )
+        self._between = (seconds_between_requests, seconds_between_writes)
+        self._refresh_margin = timedelta(seconds=token_refresh_margin)
+        self._clock, self._sleep = clock, sleep
+        self._lock = threading.Lock()  # guards the shared dicts and the registry below
+        self.app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
+        self._mint_locks: dict[int, threading.Lock] = {}
+        self._grants: dict[int, _Grant] = {}  # installation id -> its current token
+        self._repo_installations: dict[str, int] = {}
+        # bumped by each installation event: a token or lookup fetched across one is
+        # used once, not cached (it may predate a permission or a move)
+        self._forgotten = 0
+        self._pacers: dict[int | str, Pacer] = {}  # installation id, "token", or "app"
+        self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
+        self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
+        self.integration: GithubIntegration | None = None  # App mode only
+        self._token = token
+        if token is None:
+            app_auth = Auth.AppAuth(app_id, private_key)  # type: ignore[arg-type]
+            try:
+                app_auth.create_jwt()  # a bad key fails here, not on the first webhook
+            except Exception as exc:
+                raise UnusableKeyError(
+                    "GitHub App private key is not a usable RSA PEM key"
+                ) from exc
+            self.integration = GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
+            self._count(self.integration.requester)
+            # the JWT calls are the App's own: paused apart from any installation's;
+            # GithubIntegration spaces them itself
+            self._pace(self.integration.requester, "app", self._pacer("app", (0.0, 0.0)))
+
+    def token_github(self) -> Github:
+        """This thread's Github for the token (token mode)."""
+        assert self._token is not None
+        return self._thread_github("token", self._token)
+
+    def close(self) -> None:
+        """Close every Github made, in any thread, and the GithubIntegration."""
+        with self._lock:
+            githubs = list(self._open.values())
+            self._open.clear()
+            self._grants.clear()
+        for gh in githubs:
+            gh.close()
+        if self.integration is not None:
+            with self.app_lock:
+                self.integration.close()
+
+    def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
+        options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
+        gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
+        self._count(gh.requester)
+        self._pace(gh.requester, key, pacer)
+        _follow_moves(gh.requester)  # outermost: each hop is paced and counted
+        return gh
+
+    def _pacer(self, key: int | str, between: tuple[float, float]) -> Pacer:
+        """The one pacer of an identity, made on first use; the caller holds no lock."""
+        with self._lock:
+            pacer = self._pacers.get(key)
+            if pacer is None:
+                pacer = self._pacers[key] = Pacer(
+                    *between,
+                    self._retry.policy.sleep_max,
+                    _identity(key),
+                    clock=self._clock,
+                    sleep=self._sleep,
+                )
+            return pacer
+
+    def _thread_github(self, key: int | str, token: str) -> Github:
+        """This thread's Github for `key` (an installation id, or "token") with `token`.
+
+        Made on first use in each thread; a thread that sees a new token for the key
+        closes its own old one (no other thread uses it). All are kept in `_open` for
+        `close()`, also those of a thread that has ended (the workers live as long as
+        the server).
+        """
+        mine: dict[int | str, tuple[str, Github]] | None = getattr(self._local, "githubs", None)
+        if mine is None:
+            mine = self._local.githubs = {}
+        held = mine.get(key)
+        with self._lock:
+            if held is not None and held[0] == token and id(held[1]) in self._open:
+                return held[1]
+        gh = self._new_github(Auth.Token(token), key, self._pacer(key, self._between))
+        with self._lock:
+            self._open[id(gh)] = gh
+            stale = held is not None and self._open.pop(id(held[1]), None) is not None
+        mine[key] = (token, gh)
+        if stale:
+            assert held is not None
+            held[1].close()
+        return gh
+
+    def as_app(self, what: str, call: Callable[[], T]) -> T:
+        """A call on the shared GithubIntegration (JWT auth), retried like any other; each
+        try holds the integration for itself (one thread at a time), not the waits."""
+
+        def locked() -> T:
+            with self.app_lock:
+                return call()
+
+        return self._retry.call(what, locked)
+
+    def as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
+        """Run `op` with this thread's Github for the PR's installation; when the token is
+        refused (401), or lacks a permission (403 "not accessible by integration": a token
+        keeps the permissions it was minted with, and an owner may have accepted new ones
+        since), mint a new one and run it once more."""
+        if self._token is not None:
+            return op(self.token_github())
+        installation_id, grant = self._installation_grant(ref)
+        try:
+            return op(self._thread_github(installation_id, grant.token))
+        except GitHubError as err:
+            lacks = err.status == 403 and "not accessible by integration" in str(err)
+            if err.status != 401 and not lacks:
+                raise
+            log.info("installation %s: token refused, minting a new one", installation_id)
+            with self._lock:  # unless another thread has already replaced it
+                if self._grants.get(installation_id) == grant:
+                    del self._grants[installation_id]
+            installation_id, grant = self._installation_grant(ref)
+            return op(self._thread_github(installation_id, grant.token))
+
+    def forget_installation(self, change: InstallationChange) -> None:
+        """An installation event: the installation's token may lack a new permission or be
+        refused, and the repositories it names may have moved to or from it. The next
+        call mints and looks up afresh."""
+        with self._lock:
+            self._forgotten += 1
+            self._grants.pop(change.installation_id, None)
+            for repo, installation_id in list(self._repo_installations.items()):
+                if installation_id == change.installation_id or repo in change.repos:
+                    del self._repo_installations[repo]
+
+    def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
+        """The PR's installation and its token. An installation named by the delivery
+        but gone (the App uninstalled and installed again since: a delivery retried or
+        redelivered) gives way to the repository's current one."""
+        installation_id = self._installation_of(ref)
+        try:
+            return installation_id, self._grant(installation_id)
+        except GitHubError as err:
+            if err.status != 404 or ref.installation_id is None:
+                raise
+            with self._lock:  # a lookup cached before the reinstall is stale too
+                self._repo_installations.pop(ref.repo, None)
+            current = self._installation_of(replace(ref, installation_id=None))
+            if current == installation_id:
+                raise
+        log.info("installation %s is gone; %s is now in %s", installation_id, ref.repo, current)
+        return current, self._grant(current)
+
+    def _installation_of(self, ref: PRRef) -> int:
+        if ref.installation_id is not None:
+            return int(ref.installation_id)  # PyGithub and the cache want an int
+        with self._lock:
+            known = self._repo_installations.get(ref.repo)
+            before = self._forgotten
+        if known is not None:
+            return known
+        owner, name = ref.repo.split("/", 1)
+        integration = self.integration
+        assert integration is not None
+        found = self.as_app(
+            f"find the installation on {ref.repo}",
+            lambda: integration.get_repo_installation(owner, name).id,
+        )
+        with self._lock:
+            if self._forgotten == before:
+                self._repo_installations[ref.repo] = found
+        return found
+
+    def _grant(self, installation_id: int) -> _Grant:
+        """The installation's token, minted when there is none or it expires soon."""
+        with self._lock:
+            lock = self._mint_locks.setdefault(installation_id, threading.Lock())
+        with lock:  # one mint per installation at a time
+            with self._lock:
+                cached = self._grants.get(installation_id)
+                before = self._forgotten
+            if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
+                return cached
+            integration = self.integration
+            assert integration is not None
+            access = self.as_app(
+                f"mint a token for installation {installation_id}",
+                lambda: integration.get_access_token(installation_id),
+            )
+            grant = _Grant(access.token, access.expires_at)
+            with self._lock:
+                if self._forgotten == before:
+                    self._grants[installation_id] = grant
+            return grant
+
+    def _count(self, requester: Requester) -> None:
+        """Count every HTTP call of this requester.
+
+        PyGithub has no response hook; every JSON call (objects, PaginatedList)
+        goes through `Requester.requestJson`, so wrap it on this instance only.
+        """
+        inner = requester.requestJson
+        prefix = self._prefix
+
+        def counted(
+            verb: str, url: str, *args: Any, **kwargs: Any
+        ) -> tuple[int, dict[str, Any], str]:
+            path = urlsplit(url).path
+            route = route_template(path[len(prefix) :] if path.startswith(prefix) else path)
+            try:
+                status, headers, output = inner(verb, url, *args, **kwargs)
+            except requests.exceptions.Timeout:
+                self._calls.record(verb, route, "timeout")
+                raise
+            except TRANSPORT_ERRORS:
+                self._calls.record(verb, route, "connection")
+                raise
+            self._calls.record(verb, route, str(status), headers)
+            return status, headers, output
+
+        requester.requestJson = counted  # type: ignore[method-assign]
+
+    def _pace(self, requester: Requester, key: int | str, pacer: Pacer) -> None:
+        """Space this requester's calls with the other threads' of the same identity, and
+        pause them all on a rate limit answer to any one."""
+        inner = requester.requestJson
+
+        def paced(verb: str, *args: Any, **kwargs: Any) -> tuple[int, dict[str, Any], str]:
+            pacer.before(verb)
+            try:
+                status, headers, output = inner(verb, *args, **kwargs)
+            finally:
+                pacer.after(verb)
+            limited = rate_limit_answer(status, headers, output)
+            if limited is not None:
+                self._retry.met_secondary_streak(
+                    pacer.met_secondary_limit() if secondary_limit(limited) else 0
+                )
+                self._pause(key, pacer, self._retry.asked_wait(limited))
+                return status, headers, output
+            pacer.answered()
+            if (spent := spent_until_reset(headers)) is not None:
+                self._pause(key, pacer, spent)
+            return status, headers, output
+
+        requester.requestJson = paced  # type: ignore[method-assign]
+
+    def _pause(self, key: int | str, pacer: Pacer, seconds: float) -> None:
+        """Pause the identity's calls; said once per pause, not by each waiting thread."""
+        news = pacer.pause(seconds)
+        self._calls.record_pause(seconds, news=news)
+        if news:
+            until = datetime.now(UTC) + timedelta(seconds=seconds)
+            log.warning(
+                "GitHub rate limited %s: no call of it for %.1fs, until %s%s",
+                _identity(key),
+                seconds,
+                until.strftime("%H:%M:%SZ"),
+                " (its deliveries wait in the queue until then)"
+                if seconds > self._retry.policy.sleep_max
+                else "",
+            )
+
+
+def _identity(key: int | str) -> str:
+    """A pacer key in words, for logs."""
+    if key == "token":
+        return "the token"
+    if key == "app":
+        return "the App (JWT calls)"
+    return f"installation {key}"
+
+
+# A renamed or transferred repository answers its old name with 301 (GET) or 307 (any
+# other method); PyGithub follows 301 only, and takes a 307's body for the answer: a
+# comment "created" with no id, nothing posted. Each hop is a counted call.
+MOVES = (307, 308)
+MAX_MOVES = 3
+
+
+def _follow_moves(requester: Requester) -> None:
+    """Repeat a request GitHub answered 307 or 308 at the Location, as GitHub asks."""
+    inner = requester.requestJson
+
+    def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
+        for _ in range(1 + MAX_MOVES):  # the request, then each move
+            status, headers, output = inner(verb, url, *args, **kwargs)
+            location = headers.get("location")
+            if status not in MOVES or not location:
+                return status, headers, output
+            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)
+            url = location
+        raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
+
+    requester.requestJson = following  # type: ignore[method-assign]
