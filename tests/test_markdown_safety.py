@@ -125,11 +125,18 @@ def test_a_gh_reference_right_after_chinese_text_is_broken_up():
     assert safe_text("aGH-1") == "aGH-1"  # not a reference on GitHub either: left as is
 
 
-def test_a_github_url_with_user_info_is_redirected_whole():
+def test_a_github_url_with_user_info_a_port_or_a_final_dot_is_redirected_whole():
     # the user info was left before the redirect: `https://x@https://redirect.github.com/`
     from bot.markdown_safety import safe_text
 
-    for url in ("https://x@github.com/o/r/pull/8", "http://user:pw@www.github.com/o/r/issues/9"):
+    for url in (
+        "https://x@github.com/o/r/pull/8",
+        "http://user:pw@www.github.com/o/r/issues/9",
+        # the same host, fully qualified or with its port (review r25c)
+        "https://github.com./o/r/pull/8",
+        "https://github.com:443/o/r/pull/8",
+        "http://www.github.com.:80/o/r/issues/9",
+    ):
         shown = safe_text(f"see {url} now")
         assert shown.count("https://") == 1 and "@" not in shown, shown
         assert "<https://redirect.github.com/o/r/" in shown
