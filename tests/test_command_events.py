@@ -1,4 +1,6 @@
 """Slash commands end to end: signed webhook -> queue -> worker -> GitHubClient -> fake GitHub.
+Covers bot.command_events (intake), command_answers, command_updates (the deferred
+update) and command_reactions.
 
 Each command is a real comment in the fake GitHub (so reactions land on it) and
 a real `issue_comment` / `pull_request_review` delivery built on GitHub's own

@@ -3,10 +3,10 @@ worker -> GitHubClient -> fake GitHub over HTTP).
 
 For each fault, on every route a delivery uses (changed files, comment list, comment
 create, comment edit): the delivery still ends with the right comment, exactly once,
-and the fake's recorded times show no retry sooner than GitHub asked (Retry-After, a
-the client's backoff). A delivery that keeps failing ends
+and the fake's recorded times show no retry sooner than GitHub asked (Retry-After, or
+the back-off of bot.github_retry). A delivery that keeps failing ends
 `failed` with its error in /healthz and /metrics, and `review-notes retry` finishes
-it once GitHub is back. (The client's own retry rules are unit-tested in
+it once GitHub is back. (The retry rules themselves are unit-tested in
 test_github_client.py; test_e2e.py has the basic retry-then-succeed path.)
 """
 

@@ -1,4 +1,6 @@
-"""The GitHub layer against the fake GitHub: the fake's own contract first, then the client."""
+"""The GitHub layer against the fake GitHub: the fake's own contract first, then the client
+(bot.github_client, its retries in bot.github_retry, its tokens and per-thread `Github`s
+in bot.github_sessions)."""
 
 from __future__ import annotations
 
@@ -1344,10 +1346,11 @@ def test_a_token_that_expires_during_a_rate_limit_wait_is_replaced_before_github
     fake_github, make_github_client
 ):
     """github_facts.md §2.2: an installation token lasts an hour; refresh it before it
-    expires. `_grant` checks the expiry when an operation starts, and an operation waited
-    out rate limits inside itself (up to 3 x 300 s): the expired token was sent and only
-    GitHub's 401 replaced it. A wait over `sleep_max` now ends the operation (the
-    delivery waits in the queue), so the next one starts with a token checked then."""
+    expires. `GitHubSessions._grant` checks the expiry when an operation starts, and an
+    operation waited out rate limits inside itself (up to 3 x 300 s): the expired token
+    was sent and only GitHub's 401 replaced it. A wait over `sleep_max` now ends the
+    operation (the delivery waits in the queue), so the next one starts with a token
+    checked then."""
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.token_ttl = 1.5
     client = make_github_client(

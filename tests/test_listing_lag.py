@@ -87,7 +87,7 @@ def _event(ctx, head: str, at: str, changed: int, *, expected: bool = True, pr_h
 
 
 def _command(ctx, head: str):
-    """`/notes` (bot.command_events): the PR as GitHub's GET has it, forced, no count."""
+    """`/notes` (bot.command_updates): the PR as GitHub's GET has it, forced, no count."""
     ctx.github.pr_head = head
     facts = PRFacts(
         repo=REF.repo, number=REF.number, title=UNRELATED_TITLE, head_sha=head, base_ref="main"

@@ -205,7 +205,7 @@ def test_logs_follow_the_delivery_and_never_show_a_credential(served_log, fake_g
 
     one, two = about("delivery-one"), about("delivery-two")
     assert all(r["pr"] == N and r["repo"] == DEFAULT_REPO for r in one + two)
-    # Not only our own summary line: the client's retry warning and the libraries'
+    # Not only our own summary line: the retry warning (bot.github_retry) and the libraries'
     # lines written while the delivery was processed carry its id too.
     assert any("try 2 of" in r["msg"] for r in one)
     assert any("created" in r["msg"] and r["logger"] == "review_notes" for r in one)
