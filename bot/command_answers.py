@@ -9,7 +9,7 @@ bot decides who may run it (`bot.command_policy`), reacts on the comment
   sticky-comment update, in its window: bot.command_updates.
 - `wrong` and `restore` change the notes hidden at once, each in turn: one run late
   changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
-  it changed, nor what it did itself before (`order_keys.command_key`): bot/command_feedback.py.
+  it changed, nor what it did itself before (`order_keys.command_key`): bot.command_feedback.
 - `topic`, `search` and `help` get a reply comment each; what could not be done
   (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
   the comment. All within the per-PR reply budget (over it: the first command refused

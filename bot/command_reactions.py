@@ -2,8 +2,8 @@
 makes (`Spent`).
 
 `+1` follows once everything the comment asked for is done. A reaction GitHub refuses
-fails the delivery once the rest is answered, so that `retry` adds it (see
-`Reactions`). GitHub has no reaction API for review bodies, so commands in a review
+fails the delivery once the rest is answered, so that its retry (`review-notes retry`)
+adds it (see `Reactions`). GitHub has no reaction API for review bodies, so commands in a review
 body are answered without reactions.
 
 Both the answer (bot.command_answers) and the deferred update of the notes comment

@@ -6,10 +6,10 @@ between tries, and the GitHubError the caller gets when they end.
   x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
   asks for at least a minute, doubled at each secondary limit met again before a call
   of that identity succeeds, up to `max_wait`, or `secondary_wait` if that is more).
-  Attempts are bounded. A worker sleeps
-  only short waits: a rate limit asking for longer than `sleep_max` fails the call at
-  once with GitHubError(transient=True, retry_after=...), and the worker puts the
-  delivery back until then (bot/workers.py), free meanwhile for other installations.
+  Attempts are bounded. A worker sleeps only short waits: a rate limit asking for
+  longer than `sleep_max` fails the call at once with GitHubError(transient=True,
+  retry_after=...), and the worker puts the delivery back until then (bot.workers),
+  free meanwhile for other installations.
 - A write GitHub refuses because the conversation is locked (403, "... because issue is
   locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
   not retried, and the caller knows no retry will do.

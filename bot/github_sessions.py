@@ -15,10 +15,10 @@ sending (counted, paced, paused on a rate limit, sent again where GitHub moved i
 - A rate limit is the identity's (an installation, the token, the App's JWT calls), and
   GitHub may ban an integration that goes on calling while limited: a rate limit
   answer to any call pauses every call of that identity, in every thread, until the
-  time GitHub gave. A call that would wait longer than `sleep_max` fails at once,
-  unsent, as the call that was answered so does. Any other answer that spent the last call of
-  the hour (x-ratelimit-remaining: 0 on a success or a 404) pauses them likewise until
-  the reset, so the next call is not one GitHub must refuse.
+  time GitHub gave. A call that would wait out a pause longer than `sleep_max` fails
+  at once, unsent, as the limited call itself does (bot.github_retry). Any other answer
+  that spent the last call of the hour (x-ratelimit-remaining: 0 on a success or a 404)
+  pauses them likewise until the reset, so the next call is not one GitHub must refuse.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 """
 
@@ -205,7 +205,8 @@ class GitHubSessions:
         """Run `op` with this thread's Github for the PR's installation; when the token is
         refused (401), or lacks a permission (403 "not accessible by integration": a token
         keeps the permissions it was minted with, and an owner may have accepted new ones
-        since), mint a new one and run it once more."""
+        since), mint a new one and run it once more. So `op` may run twice: a write in it
+        looks first for what the first run may have done (`GitHubClient.create_comment`)."""
         if self._token is not None:
             return op(self.token_github())
         installation_id, grant = self._installation_grant(ref)
