@@ -65,7 +65,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def new_commands(ctx: BotContext, source: Source) -> list[Command]:
+def _new_commands(ctx: BotContext, source: Source) -> list[Command]:
+    """The commands to run: every one of a new comment, those an edit added or changed."""
     caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
     if source.old_body is not None:
         return changed_commands(source.old_body, source.body, ctx.command_word, **caps)
@@ -96,7 +97,7 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
-    commands = new_commands(ctx, source)
+    commands = _new_commands(ctx, source)
     if not commands:
         return "no new command"
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
@@ -211,7 +212,9 @@ def _run_judged(
             sticky.append(c.kind)
         elif d is Decision.REFUSE or problem or c.kind is Kind.UNKNOWN:
             errors.append(Unanswered(c, refused=d is Decision.REFUSE, unpicked=problem))
-        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply, ctx, c, ref.repo), spent):
+        elif _reply_once(
+            ctx, ref, delivery, i, functools.partial(_reply_text, ctx, c, ref.repo), spent
+        ):
             answered += 1
             said.append(f"{c.kind}: replied")
         else:
@@ -287,7 +290,8 @@ def _answer_errors(
     return f"{what}; one reply"
 
 
-def _reply(ctx: BotContext, command: Command, repo: str) -> str:
+def _reply_text(ctx: BotContext, command: Command, repo: str) -> str:
+    """The text of the reply to a `topic`, `search` or `help` (`_reply_once` posts it)."""
     links = ctx.links
 
     def topic_page(topic_id: str) -> str:  # the PR's repository's notes, as the reply lists
