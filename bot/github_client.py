@@ -241,7 +241,7 @@ class GitHubClient:
             write_asked()
             comment.edit(body)
 
-        if self._gone(what, edit):
+        if self._gone_when_called(what, edit):
             log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
             return False
         return True
@@ -258,7 +258,9 @@ class GitHubClient:
         a list can lag behind a write, and the caller takes a comment gone for one a
         maintainer deleted (and leaves the PR alone from then on). One GET, only then."""
         comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
-        if self._gone(f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data):
+        if self._gone_when_called(
+            f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
+        ):
             return []
         if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
             return []  # no longer our notes comment (its marker edited away)
@@ -270,10 +272,10 @@ class GitHubClient:
         create whose answer was lost while the comment list lagged behind it); only the
         oldest is ever edited, so another would show stale notes for good. Prow removes
         them so too. Already gone (404, e.g. a retry after a lost answer): done."""
-        self._gone(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
+        self._gone_when_called(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
         log.info("deleted comment %s on %s: a second notes comment of ours", copy.id, _pr(ref))
 
-    def _gone(self, what: str, fn: Callable[[], object]) -> bool:
+    def _gone_when_called(self, what: str, fn: Callable[[], object]) -> bool:
         """Run a call on one comment (retried as any); True when GitHub answers 404: the
         comment is not there (deleted since it was listed), which the callers take as
         an answer, not a failure."""
