@@ -59,7 +59,7 @@ from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
     from bot.command_events import Source
 
 log = logging.getLogger(__name__)

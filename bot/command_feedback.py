@@ -15,7 +15,7 @@ from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
 from bot.order_keys import latest, said_before
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
     from bot.command_events import Source
     from bot.context import BotContext
 

@@ -35,7 +35,7 @@ from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
     from bot.command_events import Source
 
 REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
