@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from bot.command_feedback import take_feedback
@@ -51,6 +50,7 @@ from bot.command_policy import (
 )
 from bot.command_reactions import Reactions, Spent
 from bot.command_replies import Unanswered, render_errors, render_reply
+from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
@@ -58,9 +58,6 @@ from bot.github_port import PRRef
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
-
-if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
-    from bot.command_events import Source
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ answer goes to the conversation, the reactions to that comment), `pull_request_r
 submitted/edited (its body).
 
 Each is checked at intake, on its payload alone (`check_comment`, `check_review`), then
-read into a `Source`: where its commands were written, and what the event says about
-the PR. bot.command_answers runs and answers them.
+read into a `Source` (bot.command_source): where its commands were written, and what
+the event says about the PR. bot.command_answers runs and answers them.
 
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
@@ -22,11 +22,11 @@ token, whose owner also writes as a person, by who wrote them and our marker: se
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from bot.command_answers import run_commands
 from bot.command_policy import Actor
+from bot.command_source import Source
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
@@ -93,21 +93,6 @@ def check_comment(payload: dict[str, Any]) -> str | None:
 
 def check_review(payload: dict[str, Any]) -> str | None:
     return _check_text(payload, "review")
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where commands were written, and what the event says about the PR."""
-
-    body: str
-    old_body: str | None  # an edit: the text before it; None: a new comment or review
-    comment_id: int | None  # the comment to react on; None for a review body
-    actor: Actor  # who wrote (or edited) it
-    pr_author: str
-    pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
-    on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
-    origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
-    said_at: str | None = None  # when GitHub says its text was written (see `said_at`)
 
 
 def _old_body(payload: dict[str, Any]) -> str | None:

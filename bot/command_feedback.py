@@ -10,13 +10,13 @@ import logging
 from typing import TYPE_CHECKING
 
 from bot.command_replies import render_unpicked
+from bot.command_source import Source
 from bot.commands import Command, Kind
 from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
 from bot.order_keys import latest, said_before
 
-if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
-    from bot.command_events import Source
+if TYPE_CHECKING:
     from bot.context import BotContext
 
 log = logging.getLogger(__name__)

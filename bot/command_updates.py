@@ -19,10 +19,11 @@ paused it) rewrite it: the update owes what the one said last asked
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.command_policy import DONE
 from bot.command_reactions import Reactions
+from bot.command_source import Source
 from bot.commands import Kind
 from bot.context import BotContext
 from bot.db import utcnow
@@ -34,9 +35,6 @@ from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
-
-if TYPE_CHECKING:  # the type only: the intake, bot.command_events, sits above this module
-    from bot.command_events import Source
 
 REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
 

@@ -1,0 +1,29 @@
+"""What a comment or review body gives its slash commands (`Source`): where they were
+written, who wrote them, and what the event says about the PR.
+
+The intake (bot.command_events) makes one from each event; the modules that run the
+commands (bot.command_answers, bot.command_updates, bot.command_feedback) read it. It
+sits below them all, so none of them imports the intake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.command_policy import Actor
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where commands were written, and what the event says about the PR."""
+
+    body: str
+    old_body: str | None  # an edit: the text before it; None: a new comment or review
+    comment_id: int | None  # the comment to react on; None for a review body
+    actor: Actor  # who wrote (or edited) it
+    pr_author: str
+    pull: dict[str, Any]  # the PR as `facts_from_payload` reads it (no head: ask GitHub)
+    on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
+    origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
+    said_at: str | None = None  # when GitHub says its text was written (command_events.said_at)
