@@ -70,7 +70,7 @@ class Retrier:
     def __init__(self, policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep):
         self.policy = policy
         self.sleep = sleep
-        self._local = threading.local()  # .secondary_streak, see `met_secondary_streak`
+        self._local = threading.local()  # .secondary_streak, see `note_secondary_streak`
         # set by close(): no try starts after it, not even a retry of a call under way
         # (a redelivery sweep whose call outlasted the server's stop)
         self._closed = threading.Event()
@@ -129,7 +129,7 @@ class Retrier:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._failure(what, exc, attempts) from exc
 
-    def met_secondary_streak(self, streak: int) -> None:
+    def note_secondary_streak(self, streak: int) -> None:
         """The identity's streak of secondary limits met (0: the answer was not one), as
         this thread's last rate limit answer left it, just before PyGithub raises it."""
         self._local.secondary_streak = streak
@@ -145,7 +145,7 @@ class Retrier:
                 return retry_after_seconds(headers["retry-after"])
             return until_reset(headers)
         # GitHub: wait at least a minute, then back off exponentially. The streak is the
-        # identity's, set by this thread's answer (`met_secondary_streak`) just before
+        # identity's, set by this thread's answer (`note_secondary_streak`) just before
         # PyGithub raised.
         streak = getattr(self._local, "secondary_streak", 0) or 1
         # max_wait caps the doubling, never the first minute: a smaller max_wait would

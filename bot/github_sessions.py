@@ -334,7 +334,7 @@ class GitHubSessions:
                 pacer.after(verb)
             limited = rate_limit_answer(status, headers, output)
             if limited is not None:
-                self._retry.met_secondary_streak(
+                self._retry.note_secondary_streak(
                     pacer.met_secondary_limit() if secondary_limit(limited) else 0
                 )
                 self._pause(key, pacer, self._retry.asked_wait(limited))
