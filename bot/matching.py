@@ -6,7 +6,7 @@ each candidate note (its topics' part, `_topic_part`, plus its own evidence,
 `_own_evidence`, plus what ties it to the PR, `_ties`); `bot.link_rules` links the best.
 Each piece of evidence carries its words for the reader; `_said_once` and
 `_wider_mentions` see that a word is said once, bot/reasons.py words the lines, and
-bot/mentions.py tells which mentions lie inside others.
+bot/term_spans.py tells which mentions lie inside others.
 
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
@@ -60,16 +60,6 @@ from typing import TYPE_CHECKING
 from bot.library import Library
 from bot.link_rules import LinkRules
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, Said, Saying, TopicHit
-from bot.mentions import (
-    apart,
-    blanked,
-    distinct,
-    holder,
-    inside,
-    one_per_mention,
-    quoted_apart,
-    within,
-)
 from bot.notes import Note
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
@@ -95,6 +85,16 @@ from bot.reasons import (
     tagged,
 )
 from bot.similarity import Vocabulary, names_in, shared_words, title_words
+from bot.term_spans import (
+    apart,
+    blanked,
+    distinct,
+    holder,
+    inside,
+    one_per_mention,
+    quoted_apart,
+    within,
+)
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
 
 if TYPE_CHECKING:  # matching takes the config as data; match_config, its loader, imports this
