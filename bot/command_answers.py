@@ -1,34 +1,32 @@
-"""Running and answering the slash commands of a comment or review body (its `Source`,
-read by bot.command_events).
+"""Running and answering the slash commands of one comment or review body (its
+`command_source.Source`, read by bot.command_events).
 
-For each new command (for an edit: each command the edit added or changed) the
-bot decides who may run it (`bot.command_policy`), reacts on the comment
-(`eyes` taken, `confused` refused or unknown), then answers:
+For each new command (on an edit: each command the edit added or changed):
+1. who may run it: `bot.command_policy`;
+2. a reaction on the comment: `eyes` taken, `confused` refused or unknown;
+3. the answer:
+   - `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
+     update of the notes comment, in its window: bot.command_updates;
+   - `wrong` and `restore` change the notes the comment hides, in the order they were
+     said on GitHub, whatever order they run in: bot.command_feedback;
+   - `topic`, `search` and `help` get a reply comment each;
+   - what could not be done (unknown sub-commands, refusals, `wrong` naming no note
+     shown) gets ONE reply for the whole comment.
 
-- `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
-  sticky-comment update, in its window: bot.command_updates.
-- `wrong` and `restore` change the notes hidden at once, each in turn: one run late
-  changes nothing a `restore` (for `wrong`) or any of them (for `restore`) said after
-  it changed, nor what it did itself before (`order_keys.command_key`): bot.command_feedback.
-- `topic`, `search` and `help` get a reply comment each; what could not be done
-  (unknown sub-commands, refusals, `wrong` naming no note shown) gets ONE reply for
-  the comment. All within the per-PR reply budget (over it: the first command refused
-  gets `confused`, no reply, the next that want only replies no reaction at all until
-  the PR has a reply again; a re-run finds the replies it posted before by their key,
-  and does not pay for them again) and the installation's (over it: likewise, until
-  the installation has a reply again).
-
-Every write a comment's commands make (reactions, replies, the notes comment's edit,
-now or deferred) is paid from the installation's write budget before the first, as the
-most they can write (`most_writes`); what was not written goes back (by a deferred
-update that writes no comment, too: the edit its command paid for,
-`command_updates.handle_refresh`). Over it no command of the comment runs: the first
-refused gets `confused`, the next nothing, each is logged.
-Only a delivery not admitted yet is admitted or refused so: a re-run of an admitted
-run (put back for a rate limit, retried; `FloodControl.admitted`) may follow a 👀 or a
-PR state its commands already set, so it takes its writes even past the budget
-(`FloodControl.take_writes`, paid back by the refills) and is answered whole; its
-replies still ask the reply budget.
+Budgets (bot.flood_control), so that no PR or installation is flooded:
+- Writes. Before the first, a comment's commands pay for the most they can write
+  (`most_writes`: reactions, replies, the notes comment's edit, now or deferred); what
+  was not written is paid back (`command_updates.handle_refresh` too). Over the
+  budget no command of the comment runs: the first refused gets `confused`, the next
+  nothing, and each is logged.
+- Replies, per PR and per installation. Over one, the first command refused gets
+  `confused` and no reply; the next that want only replies get no reaction at all
+  until a reply is allowed again.
+- A re-run of a delivery already admitted (put back for a rate limit, retried;
+  `FloodControl.admitted`) may follow an `eyes` or a PR state its commands set: it
+  takes its writes even past the budget (`FloodControl.take_writes`) and is answered
+  whole. Its replies still ask the reply budget, but one it posted before is found by
+  its key and not paid for again.
 """
 
 from __future__ import annotations
