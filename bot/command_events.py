@@ -151,14 +151,14 @@ def _pull_of(payload: dict[str, Any]) -> dict[str, Any]:
     return pull
 
 
-def comment_source(payload: dict[str, Any]) -> Source:
+def _comment_source(payload: dict[str, Any]) -> Source:
     issue = payload["issue"]
     # An issue has the title, body, labels and author, but not the head commit.
     pull = {k: issue[k] for k in _PULL_FIELDS if k in issue}
     return _source(payload, "comment", pull, reacts=True)
 
 
-def review_source(payload: dict[str, Any], received_at: str = "") -> Source:
+def _review_source(payload: dict[str, Any], received_at: str = "") -> Source:
     """`received_at`: when the delivery reached us (a retry keeps it). A review's payload
     has only `submitted_at`: an edit is dated by its arrival, right after GitHub sent it."""
     edited = payload.get("action") == "edited" and received_at
@@ -166,23 +166,23 @@ def review_source(payload: dict[str, Any], received_at: str = "") -> Source:
     return _source(payload, "review", _pull_of(payload), reacts=False, edited_at=edited_at)
 
 
-def diff_comment_source(payload: dict[str, Any]) -> Source:
+def _diff_comment_source(payload: dict[str, Any]) -> Source:
     return _source(payload, "comment", _pull_of(payload), reacts=True, on_diff=True)
 
 
 def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    return run_commands(ctx, ref, comment_source(payload), delivery)
+    return run_commands(ctx, ref, _comment_source(payload), delivery)
 
 
 def handle_diff_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, diff_comment_source(payload), delivery)
+    return run_commands(ctx, ref, _diff_comment_source(payload), delivery)
 
 
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, review_source(payload, delivery.received_at), delivery)
+    return run_commands(ctx, ref, _review_source(payload, delivery.received_at), delivery)

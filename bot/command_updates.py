@@ -129,7 +129,7 @@ def ask_for_update(
         source.comment_id, show, source.on_diff, source.said_at
     )
     if ticket.admission is Admission.RUN or ctx.queue is None:
-        return _update(ctx, ref, source.pull, pending, reactions)[0], False
+        return _write_owed_update(ctx, ref, source.pull, pending, reactions)[0], False
     ctx.prs.update(ref.repo, ref.number, pending=pending)
     # The update it is owed writes later (handle_refresh, which pays nothing): its 👍,
     # and for the one that schedules it, the notes comment. Paid now, from this
@@ -182,7 +182,7 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     reactions = Reactions(ctx, ref)
     with counting_writes() as asked:
         try:
-            said, wrote = _update(ctx, ref, payload["pull_request"], pending, reactions)
+            said, wrote = _write_owed_update(ctx, ref, payload["pull_request"], pending, reactions)
         except BaseException:
             if asked.count:  # a write was sent, or begun: its re-run gives nothing back
                 _settle_prepaid(ctx, ref, delivery, tried=True)
@@ -201,7 +201,7 @@ def _settle_prepaid(ctx: BotContext, ref: PRRef, delivery: Delivery, *, tried: b
         ctx.flood.refund_writes(ref.installation_id, 1)
 
 
-def _update(
+def _write_owed_update(
     ctx: BotContext,
     ref: PRRef,
     pull: dict[str, Any],
@@ -219,19 +219,19 @@ def _update(
         # not paused: a PR event's update.
         paused = state.opted_out or state.paused is not None
         if paused and state.notes:
-            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+            result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull), force=True)
         elif state.opted_out:
             result = Refresh(Outcome.SKIPPED, "what a later command showed stands")
         else:
-            result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+            result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull))
     elif state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
-        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull), force=True)
+        result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull), force=True)
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
         # deleted while off is posted anew, not taken for a new opt-out (resumed)
-        result = refresh_sticky(ctx, ref, current_facts(ctx, ref, pull))
+        result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull))
     wrote = result.outcome in (Outcome.CREATED, Outcome.UPDATED)
     if wrote:
         reactions.spent.writes += 1  # the notes comment, written for a command
@@ -247,7 +247,7 @@ def _update(
     return f"comment {result.outcome}: {result.reason}", wrote
 
 
-def current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
+def _current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
     """The PR as it is now: one GET of the PR, unless the event's copy has the head
     commit and the file count (a comment's lacks the head, a review's the count, without
     which the docs-only and tests-only rules cannot tell every file is known); the
