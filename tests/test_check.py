@@ -1655,3 +1655,28 @@ def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
     first, again = name + 1, name + 2  # 1-based
     assert problem.startswith(f"{topics}:{again}: "), problem
     assert "name_en" in problem and f"(first on line {first})" in problem, problem
+
+
+# --- found by mutation run 'r25d' (bot/match_config.py) ---
+
+
+# kills: bot/match_config.py:178 `return [Problem(...)]` -> `return None`, and line 1 -> 2
+def test_a_missing_matching_file_is_named_beside_notes_that_do_not_load(tmp_path, capsys):
+    bad = write(tmp_path / "notes", VALID.replace('verdict = "deep"', 'verdict = "x"'))
+    missing = tmp_path / "missing.toml"
+    argv = ["notes", "check", str(tmp_path / "notes"), "--topics", str(TOPICS)]
+    assert main([*argv, "--config", str(missing)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{bad}:5: verdict: bad verdict 'x'; use one of: deep, quick, skip",
+        f"{missing}:1: file: cannot read: No such file or directory",
+        "2 problem(s)",
+    ]
+
+
+# kills: bot/match_config.py:157 hand: `dict.fromkeys(named ...)` -> `named ...`
+def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, capsys):
+    problems, text = _matching_problems(
+        tmp_path, capsys, ('family_topics = ["kv-connector"]', 'family_topics = ["zz", "zz"]')
+    )
+    line = text.split("\n").index('family_topics = ["zz", "zz"]') + 1
+    assert problems == [f"{line}: family_topics: unknown topic 'zz'"]

@@ -3284,3 +3284,77 @@ def test_far_below_names_the_best_note_linked_not_the_best_held_back():
     ]
     assert ids(result) == ["b"]
     assert result.held_back[-1] == ("c", "far below the best note (b)")
+
+
+# --- found by mutation run 'r25d' (bot/match_config.py) ---
+
+
+# kills: bot/match_config.py:28-44 a weight's floor `ge=0` -> `ge=1`
+def test_any_weight_may_be_zero_to_switch_its_evidence_off_but_none_negative(tmp_path):
+    config = tmp_path / "m.toml"
+    for name in Weights.model_fields:
+        config.write_text(f"[weights]\n{name} = 0\n", "utf-8")
+        assert getattr(load_match_config(config).weights, name) == 0
+        config.write_text(f"[weights]\n{name} = -0.5\n", "utf-8")
+        with pytest.raises(ValueError, match=rf"m.toml:2: weights\.{name}: "):
+            load_match_config(config)
+
+
+# kills: bot/match_config.py:55-86 each bound of a setting (`gt=0` -> `gt=1`, `ge=1` -> `ge=2`,
+# `le=1` -> `le=2`) and the hand mutants `gt` <-> `ge`, `le=10` -> `le=100`
+@pytest.mark.parametrize(
+    ("setting", "accepted", "refused"),
+    [
+        ("threshold", ["0.5"], ["0"]),
+        ("max_notes", ["1"], ["0"]),
+        ("topic_cap", ["0.5"], ["0"]),
+        ("coverage_power", ["0"], ["-1"]),  # 0: the share of topics hit does not count
+        ("body_terms", ["0"], ["-1"]),  # 0: the description's keywords weigh nothing
+        ("min_specific", ["0"], ["-1"]),
+        ("similar_floor", ["0"], ["-1"]),
+        ("similar_from", ["0"], ["-1"]),
+        ("similar_span", ["0.5"], ["0"]),
+        ("similar_min_words", ["1"], ["0"]),
+        # shares: 0 to 1 (all of it)
+        ("relative_floor", ["0", "1"], ["-0.1", "1.5"]),
+        ("path_share_floor", ["0", "1"], ["-0.1", "1.5"]),
+        ("files_only_share", ["0", "1"], ["-0.1", "1.5"]),
+        ("common_keyword_share", ["0.001", "1"], ["0", "1.5"]),
+        # a broad topic's factor: 0 (silenced) to 10
+        ("topic_scale", ["{ rocm = 0 }", "{ rocm = 10 }"], ["{ rocm = -0.1 }", "{ rocm = 10.5 }"]),
+    ],
+)
+def test_each_setting_takes_its_whole_range_and_names_a_value_outside(
+    tmp_path, setting, accepted, refused
+):
+    config = tmp_path / "m.toml"
+    for value in accepted:
+        config.write_text(f"{setting} = {value}\n", "utf-8")
+        load_match_config(config)
+    for value in refused:
+        config.write_text(f"{setting} = {value}\n", "utf-8")
+        with pytest.raises(ValueError, match=rf"m.toml:1: {setting}\b"):
+            load_match_config(config)
+
+
+# kills: bot/match_config.py:27, 54 `frozen=True` -> `frozen=False`
+def test_the_config_a_compiled_matcher_keeps_cannot_be_changed_under_it():
+    # the server compiles the matcher once and keeps it for every PR: a setting changed
+    # on its config afterwards would disagree with the lists compiled from it
+    cfg = CompiledMatcher(library(note("n", ("rocm",))), CFG).config
+    before = (cfg.threshold, cfg.weights.path)
+    with pytest.raises(ValueError, match="frozen"):
+        cfg.threshold = 0.1
+    with pytest.raises(ValueError, match="frozen"):
+        cfg.weights.path = 0
+    assert (cfg.threshold, cfg.weights.path) == before
+
+
+# kills: bot/match_config.py:143 hand: a bad vocabulary's ValueError re-raised as it is
+def test_a_vocabulary_that_does_not_load_is_named_on_the_config_line_that_names_it(tmp_path):
+    config = tmp_path / "m.toml"
+    config.write_text('threshold = 4.0\nvocabulary = "missing.json"\n', "utf-8")
+    with pytest.raises(ValueError) as caught:
+        load_match_config(config)
+    said = str(caught.value)
+    assert said.startswith(f"{config}:2: vocabulary: {tmp_path / 'missing.json'}: cannot read")
