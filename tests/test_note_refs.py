@@ -315,3 +315,70 @@ def test_a_source_pr_without_a_description_names_nothing():
 # kills: bot/note_refs.py:62 the numbers named reordered (sorted), not first mention first
 def test_numbers_named_are_listed_in_the_order_the_description_names_them():
     assert mentioned("See #900, then #12 and #500.", note(), []) == [900, 12, 500]
+
+
+# --- found by mutation run 'r25d' (bot/relations.py) ---
+
+
+# kills: bot/relations.py:31-39 hand: each phrase dropped from `_PHRASES`, `&` dropped from
+# the joiners, `no` and `yet` dropped from `_DENIED`, `pull request` and the plural dropped
+# from `_NOUN_FIRST`, `-` dropped from the phrase's left edge
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("Addresses #52448", [(52448, "fixes")]),
+        ("Reverting #50011: it broke the ROCm build", [(50011, "reverts")]),
+        ("followup to #51430", [(51430, "follows up on")]),
+        ("Continuation of #51430", [(51430, "follows up on")]),
+        ("Continues #51430 for the MoE path", [(51430, "follows up on")]),
+        ("Replaces #53010", [(53010, "supersedes")]),
+        ("A replacement for #53010", [(53010, "supersedes")]),
+        ("An alternative to #53010 without the extra copy", [(53010, "supersedes")]),
+        ("Reland of #50011", [(50011, "supersedes")]),
+        ("Relands #50011 with the fix", [(50011, "supersedes")]),
+        ("Re-land of #50011", [(50011, "supersedes")]),
+        ("Redo of #50011", [(50011, "supersedes")]),
+        ("Built on #49870", [(49870, "builds on")]),
+        ("Build on #49870 once it lands", [(49870, "builds on")]),
+        ("On top of #49870", [(49870, "builds on")]),
+        ("Extends #49870 to the V1 engine", [(49870, "builds on")]),
+        ("Depends on #49870", [(49870, "builds on")]),
+        ("Split from #49870", [(49870, "builds on")]),
+        ("Split out of #49870", [(49870, "builds on")]),
+        ("Split out from #49870", [(49870, "builds on")]),
+        ("Fixes #1 & #2", [(1, "fixes"), (2, "fixes")]),
+        # denials: "no" and "not yet" say it does not
+        ("This is no replacement for #53010", []),
+        ("This does not yet fix #3", []),
+        # "closed" before a noun, a plural or "pull request", is an adjective
+        ("Revisits the closed PRs #1 and #2", []),
+        ("Same idea as the closed pull request #5", []),
+        # a phrase inside a hyphenated word is no phrase
+        ("Reopens the long-closed #4321", []),
+    ],
+)
+def test_each_wording_vllm_uses_relates_the_pr(body, expected):
+    assert rel(body) == expected
+
+
+# kills: bot/relations.py:90 and :94 hand: the phrase and the quote keep the description's
+# line breaks (the phrase then names no relation: KeyError)
+def test_a_relation_wrapped_over_lines_is_read_and_quoted_on_one_line():
+    (got,) = related_refs("This is a follow up\nto #51430, as\ndiscussed.", REPO)
+    assert (got.number, got.relation) == (51430, Relation.FOLLOWS)
+    assert got.quote == "follow up to #51430"
+
+
+# kills: bot/relations.py:32 hand: "partially reverts" dropped ("reverts" still reads it)
+def test_a_partial_revert_is_quoted_as_partial():
+    (got,) = related_refs("Partially reverts #50011 (the ROCm part only)", REPO)
+    assert (got.relation, got.quote) == (Relation.REVERTS, "Partially reverts #50011")
+
+
+# Found beside the mutants (fixed): `_DENIED` took "not just" for a denial, so "This is
+# not just a follow-up to #3; it also adds tests", which says it IS a follow-up (and more),
+# related nothing: the sticky comment lost #3's notes and `notes refs` did not suggest it
+def test_not_just_a_relation_is_still_that_relation():
+    assert rel("This is not just a follow-up to #3; it also adds tests") == [(3, "follows up on")]
+    assert rel("This doesn't just revert #5, it restores the old default") == [(5, "reverts")]
+    assert rel("This is not really a revert of #14") == []  # still denied
