@@ -691,6 +691,21 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
         assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}
 
 
+# found by mutation run 'r25d' (bot/dryrun.py)
+# kills: bot/dryrun.py:143 `return "write"` -> `return None`
+def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
+    # no GitHub to ask for permissions: local development tries every command, one the
+    # PR's author alone (or a maintainer) may run included
+    clean_env(monkeypatch)
+    with serving(make_settings(tmp_path)) as (client, rt):
+        tune(rt)
+        comment = FakeComment(99, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 3), 0, 0)
+        post(client, "issue_comment", comment_payload(comment))
+        drain(rt)
+        assert state(rt).opted_out
+        assert rt.dry_run.comments(DEFAULT_REPO, N) == []  # no refusal replied
+
+
 def said_while_the_comments_cannot_be_listed(client, rt, fake, text: str):
     """A comment whose one reply goes out, then GitHub fails the comment listing on every
     try the client makes (max_retries 2): no notes comment, the delivery failed."""

@@ -563,6 +563,18 @@ def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
     assert [r["comment_id"] for r in everyone] == [11, 22, 33]
 
 
+# found by mutation run 'r25d' (bot/dryrun.py)
+# kills: bot/dryrun.py:158 `sticky` listed as SQLite's 1 and 0, not as true and false
+def test_dry_run_comments_tell_the_notes_comment_from_a_reply_as_true_or_false(app):
+    client, rt = app
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
+    drain(rt)
+    rt.dry_run.create_comment(PRRef("vllm-project/vllm", 7001), "<!-- review-notes:reply -->\nok")
+    said = client.get("/dry-run/comments?number=7001").json()["comments"]
+    assert [c["sticky"] for c in said] == [True, False]
+    assert all(type(c["sticky"]) is bool for c in said)  # JSON's true and false
+
+
 @pytest.mark.parametrize(
     ("host", "base"),
     [

@@ -12,7 +12,7 @@ from bot.commands import load_command_config
 from bot.context import BotContext
 from bot.db import Database, as_github_time
 from bot.dryrun import DryRunGitHub
-from bot.github_port import FileList, Outcome, PRRef
+from bot.github_port import FileList, Outcome, PRRef, counting_writes
 from bot.library import load_library
 from bot.markers import MARKER
 from bot.match_config import load_match_config
@@ -982,3 +982,40 @@ def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
     refresh_sticky(ctx, REF, facts(changed_files=1, labels=("ready",)))
     assert len(calls) == 1  # the cached list was reused
     assert ctx.prs.get(REF.repo, REF.number).files_listed == 1
+
+
+# --- found by mutation run 'r25d' (bot/dryrun.py) ---
+
+
+# kills: bot/dryrun.py:86 `row is not None or create` -> `row is None or create`, `... and create`
+def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
+    # a command's update paid for its notes comment write in advance gets it back when it
+    # raised before asking for one (command_events.handle_refresh): the dry run counts,
+    # as the live client does, each edit and each create, never an unchanged or a
+    # skipped comment
+    port = DryRunGitHub(Database(tmp_path / "dry.sqlite3"))
+
+    def upsert(body: str, *, create: bool) -> tuple[Outcome, int]:
+        with counting_writes() as asked:
+            done = port.upsert_sticky(REF, f"{MARKER}\n{body}", MARKER, create=create)
+        return done.outcome, asked.count
+
+    assert upsert("notes", create=False) == (Outcome.SKIPPED, 0)  # none to edit
+    assert upsert("notes", create=True) == (Outcome.CREATED, 1)
+    assert upsert("notes", create=True) == (Outcome.UNCHANGED, 0)
+    assert upsert("more notes", create=False) == (Outcome.UPDATED, 1)  # an edit needs no create
+
+
+# kills: bot/dryrun.py:79 hand: `.lstrip()` dropped from the marker check
+def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
+    # as the live client reads GitHub's comments (blank lines before the marker still
+    # open the notes comment): it is edited, not doubled
+    ctx.github.db.execute(
+        "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
+        " VALUES (?, ?, ?, 1, '2026-09-01T10:00:00Z', '2026-09-01T10:00:00Z')",
+        (REF.repo, REF.number, f"\n\n{MARKER}\nold notes"),
+    )
+    r = refresh_sticky(ctx, REF, facts())
+    (kept,) = ctx.github.comments(REF.repo, REF.number)
+    assert r.outcome == Outcome.UPDATED and r.comment_id == kept["id"]
+    assert kept["body"].startswith(MARKER) and kept["edits"] == 1
