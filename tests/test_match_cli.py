@@ -687,3 +687,81 @@ def test_match_number_out_of_range_is_refused(tmp_path):
     # "PR vllm-project/vllm -3" is printed as if it were one.
     r = run_cli(tmp_path, "match", "--title", "x", "--number", "-3", *SHIPPED)
     assert r.returncode == 2 and "--number" in r.stderr, r.stdout
+
+
+# --- found by mutation run 'r25d' (bot/cli_match.py) ---
+
+
+# kills: bot/cli_match.py:143 `lb not in facts.labels` -> `lb in facts.labels`
+def test_a_label_given_with_a_payload_is_added_to_the_prs_labels(setup, tmp_path, capsys):
+    # `--payload event.json --label speculative-decoding`: how the PR matches once a
+    # maintainer has labelled it
+    _, flags = setup
+    pull = {"number": 7, "title": "Fix the drafter's acceptance rate"}
+    event = tmp_path / "event.json"
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    event.write_text(json.dumps(payload), "utf-8")
+    code, out, _ = run(capsys, "--payload", str(event), "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == []
+    label = ["--label", "speculative-decoding"]
+    code, out, _ = run(capsys, "--payload", str(event), *label, "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
+
+
+# kills: bot/cli_match.py:89 `ln.strip()` -> `ln` (a path keeps the spaces around it)
+def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, capsys):
+    _, flags = setup
+    files = tmp_path / "files.txt"
+    files.write_text("  vllm/v1/spec_decode/eagle.py \t\n", "utf-8")
+    code, out, _ = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
+
+
+# kills: bot/cli_match.py:156 a PR given by flags numbered 1, not 0
+def test_a_pr_given_by_its_title_is_numbered_0_no_real_prs_number(setup, capsys):
+    _, flags = setup
+    code, out, _ = run(capsys, "--title", "[Frontend] New tool parser", *flags)
+    assert code == 0 and out.splitlines()[0] == "PR vllm-project/vllm 0: [Frontend] New tool parser"
+
+
+# kills: bot/cli_match.py:177 and :242 `ensure_ascii=False` -> `True`
+def test_json_output_shows_chinese_as_written(setup, tmp_path, capsys):
+    _, flags = setup
+    path = "vllm/v1/spec_decode/草稿.py"  # a path, a keyword or a label may be Chinese
+    title = "[Spec Decode] prefix caching"
+    code, out, _ = run(capsys, "--title", title, "--file", path, "--json", *flags)
+    reasons = json.loads(out)["notes"][0]["reasons"]
+    assert code == 0 and any(path in r for r in reasons), reasons
+    assert path in out and "\\u8349" not in out  # readable, not \u escapes
+    prs = tmp_path / "prs.jsonl"  # a batch's lines too
+    prs.write_text(json.dumps({"number": 1, "title": title, "files": [path]}) + "\n", "utf-8")
+    code, out, _ = run(capsys, "--batch", str(prs), *flags)
+    assert code == 0 and path in out and "\\u8349" not in out
+
+
+# kills: bot/cli_match.py:201 the refusal names a batch line for a payload (and back)
+def test_a_refused_flag_says_what_carries_the_prs_own(tmp_path, capsys):
+    batch = tmp_path / "prs.jsonl"
+    batch.write_text('{"number": 1, "title": "ok"}\n', "utf-8")
+    code, _, err = run(capsys, "--payload", str(batch), "--number", "7")
+    assert code == 2 and "--number goes with --title, not --payload: a payload says" in err
+    code, _, err = run(capsys, "--batch", str(batch), "--label", "bug")
+    assert code == 2 and "--label goes with --title, not --batch: a batch line says" in err
+
+
+# kills: bot/cli_match.py:218 `return 1` -> `return None` / `return 2` (a batch not read)
+def test_a_batch_file_that_cannot_be_read_fails_naming_it(setup, tmp_path, capsys):
+    _, flags = setup
+    missing = tmp_path / "prs.jsonl"
+    code, out, err = run(capsys, "--batch", str(missing), *flags)
+    assert (code, out) == (1, "")
+    assert err == f"{missing}: cannot read: No such file or directory\n"
+
+
+# kills: bot/cli_match.py:228 `if not line.strip()` -> `if not line`
+def test_a_batch_line_of_spaces_only_is_skipped_quietly(setup, tmp_path, capsys):
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text('{"number": 1, "title": "Docs"}\n   \n\t\n', "utf-8")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, err) == (0, "") and [json.loads(x)["number"] for x in out.splitlines()] == [1]
