@@ -765,3 +765,12 @@ def test_a_batch_line_of_spaces_only_is_skipped_quietly(setup, tmp_path, capsys)
     prs.write_text('{"number": 1, "title": "Docs"}\n   \n\t\n', "utf-8")
     code, out, err = run(capsys, "--batch", str(prs), *flags)
     assert (code, err) == (0, "") and [json.loads(x)["number"] for x in out.splitlines()] == [1]
+
+
+# kills: bot/cli_match.py:256 `required=True` -> `required=False` (no PR: matched as empty)
+def test_match_without_a_pr_is_refused_naming_the_ways_to_give_one(setup, capsys):
+    _, flags = setup
+    with pytest.raises(SystemExit) as exit_:
+        main(["match", *flags])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "one of the arguments --title --payload --batch" in err, err
