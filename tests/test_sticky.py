@@ -505,13 +505,19 @@ def test_a_second_notes_comment_is_deleted_in_a_dry_run_too(ctx):
     assert kept["id"] == first["id"] and kept["body"] != first["body"]
 
 
-def test_a_dry_run_takes_for_its_notes_comment_only_one_that_opens_with_the_marker(ctx):
-    # as the live client: the marker quoted further down a comment does not make it ours
+def _dry_run_comment(ctx, body: str) -> None:
+    """A comment already on the PR in a dry run, flagged as the notes comment's table
+    flags it (the dry run's own reading decides whether it is ours)."""
     ctx.github.db.execute(
         "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
         " VALUES (?, ?, ?, 1, '2026-09-01T10:00:00Z', '2026-09-01T10:00:00Z')",
-        (REF.repo, REF.number, f"quoted:\n{MARKER}\nnot the notes"),
+        (REF.repo, REF.number, body),
     )
+
+
+def test_a_dry_run_takes_for_its_notes_comment_only_one_that_opens_with_the_marker(ctx):
+    # as the live client: the marker quoted further down a comment does not make it ours
+    _dry_run_comment(ctx, f"quoted:\n{MARKER}\nnot the notes")
     r = refresh_sticky(ctx, REF, facts())
     assert r.outcome == Outcome.CREATED
     quoted, notes = bodies(ctx)
@@ -1010,11 +1016,7 @@ def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
 def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
     # as the live client reads GitHub's comments (blank lines before the marker still
     # open the notes comment): it is edited, not doubled
-    ctx.github.db.execute(
-        "INSERT INTO dry_run_comments (repo, number, body, sticky, created_at, updated_at)"
-        " VALUES (?, ?, ?, 1, '2026-09-01T10:00:00Z', '2026-09-01T10:00:00Z')",
-        (REF.repo, REF.number, f"\n\n{MARKER}\nold notes"),
-    )
+    _dry_run_comment(ctx, f"\n\n{MARKER}\nold notes")
     r = refresh_sticky(ctx, REF, facts())
     (kept,) = ctx.github.comments(REF.repo, REF.number)
     assert r.outcome == Outcome.UPDATED and r.comment_id == kept["id"]
