@@ -812,3 +812,139 @@ def test_json_is_served_when_the_most_specific_range_rates_it_above_html(accept,
 )
 def test_a_404_is_a_page_when_format_or_accept_prefers_html(accept, fmt, html):
     assert prefers_html(asking(accept, fmt)) is html
+
+
+# --- found by mutation run 'r25e' of bot/pages.py ---
+
+
+def curated(library: Library) -> Library:
+    """NOTES after some curating: n-graph was once called n-old-graph, two notes retired
+    (one with a Chinese title only)."""
+    notes = tuple(
+        n.model_copy(update={"formerly": ("n-old-graph",)}) if n.id == "n-graph" else n
+        for n in NOTES
+    )
+    gone = make_note("n-gone", title_en="A retired note", title_zh="已退役", retired=True)
+    zh_only = make_note("n-gone-zh", title_en="", title_zh="只有中文标题", retired=True)
+    return Library(notes=notes, topics=library.topics, retired={n.id: n for n in (gone, zh_only)})
+
+
+# kills: bot/pages.py:61-62 (hand) default-src 'self', or form-action, base-uri,
+#   frame-ancestors dropped from the policy
+# kills: bot/pages.py:245 (hand) the JSON error sent without the security headers
+# kills: bot/pages.py:353 (hand) the redirect of a renamed note's link sent without them
+@pytest.mark.parametrize(
+    ("path", "accept", "status"),
+    [
+        ("/notes", CHROME_ACCEPT, 200),
+        ("/notes/n-graph", "application/json", 200),
+        ("/notes/n-graph/source", CHROME_ACCEPT, 200),
+        ("/topics?format=xml", CHROME_ACCEPT, 400),
+        ("/notes/<script>alert(1)<script>", "application/json", 404),  # echoes the id
+        ("/notes/n-gone", CHROME_ACCEPT, 410),
+        ("/notes/n-old-graph", CHROME_ACCEPT, 308),
+    ],
+)
+def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
+    library, path, accept, status
+):
+    r = client_for(curated(library)).get(path, headers={"accept": accept}, follow_redirects=False)
+    assert r.status_code == status
+    policy = r.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives == {
+        "default-src": "'none'",
+        "style-src": "'self'",
+        "img-src": "'self'",
+        "form-action": "'self'",
+        "base-uri": "'none'",
+        "frame-ancestors": "'none'",
+    }
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+# kills: bot/pages.py:68 (hand) and :391 (hand) the stylesheet and icon not cacheable:
+#   every page load fetched them again
+@pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg"])
+def test_the_stylesheet_and_icon_are_cached_for_an_hour(client, path):
+    r = client.get(path)
+    assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=3600"
+
+
+# kills: bot/pages.py:246 (hand) a 410 or 400 page titled otherwise
+# kills: bot/pages.py:345 a retired note named by its Chinese title when it has an English one
+# kills: bot/pages.py:244 the JSON error's Chinese title sent as \u escapes
+def test_a_retired_note_says_which_note_in_the_page_title_and_the_json(library):
+    client = client_for(curated(library))
+    r = client.get("/notes/n-gone", headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 410 and "<title>Retired · review notes</title>" in r.text
+    said = "note 'n-gone' (A retired note) was retired by the curators: it is linked no more"
+    assert said in Page(r.text).text
+    r = client.get("/notes/n-gone-zh/source", headers={"accept": "application/json"})
+    assert r.status_code == 410
+    assert "(只有中文标题) was retired" in r.text  # as a curl user reads it
+    bad = client.get("/notes", params={"topic": "nope"}, headers={"accept": CHROME_ACCEPT})
+    assert bad.status_code == 400 and "<title>Bad request · review notes</title>" in bad.text
+
+
+# kills: bot/pages.py:302 and :360 a bad ?format= on a note or the topics page answered
+#   200 with `null`
+# kills: bot/pages.py:242 the 400 of an unreadable ?format= sent as JSON
+@pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
+def test_an_unknown_format_is_a_400_page_on_every_page(client, path):
+    r = client.get(path, params={"format": "xml"}, headers={"accept": "application/json"})
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
+    assert "unknown format 'xml'" in Page(r.text).text
+
+
+# kills: bot/pages.py:356 `/topics?repo= acme/widgets` counted no notes of acme/widgets
+# kills: bot/pages.py:248 the 400 page's links naming the repository with its spaces
+# kills: bot/pages.py:385 (hand) the topics JSON linking to the default repository's lists
+def test_a_repository_typed_with_spaces_is_that_repository(client):
+    data = client.get("/topics", params={"repo": " acme/widgets ", "format": "json"}).json()
+    assert data["repo"] == "acme/widgets"
+    counts = {t["id"]: t["notes"] for t in data["topics"]}
+    assert counts["cuda-graphs"] == 1 and counts["rocm"] == 1
+    rocm = next(t for t in data["topics"] if t["id"] == "rocm")
+    assert rocm["url"] == "/notes?topic=rocm&repo=acme%2Fwidgets"
+    blank = client.get("/topics", params={"repo": " ", "format": "json"}).json()
+    assert blank["repo"] == "vllm-project/vllm" and blank["without_notes"] == ["lonely"]
+    bad = client.get("/notes", params={"repo": " acme/widgets ", "topic": "nope"})
+    links = re.findall(r'href="(/(?:notes|topics)[^"]*)"', bad.text)
+    assert links and all(h.endswith("?repo=acme%2Fwidgets") for h in links), links
+
+
+# kills: bot/pages.py:370 a topic with one note listed as without notes
+def test_the_topics_page_names_only_the_topics_without_notes(client):
+    html = client.get("/topics").text
+    said = '5 topics; 1 without notes yet: <a href="#topic-lonely">Lonely subsystem</a>.'
+    assert said in html
+
+
+# kills: bot/pages.py:200 (hand) a note without a source PR linked to `.../pull/None`
+# kills: bot/pages.py:275 (hand) the JSON list not echoing the verdict it was filtered by
+def test_the_json_list_echoes_its_filters_and_links_only_a_pr_there_is(client, library):
+    data = client.get("/notes", params={"verdict": "quick", "topic": "rocm", "format": "json"})
+    data = data.json()
+    assert (data["repo"], data["topic"], data["verdict"], data["q"]) == (
+        "vllm-project/vllm",
+        "rocm",
+        "quick",
+        "",
+    )
+    lib = Library(notes=(make_note("n-nopr", source_pr=None),), topics=library.topics)
+    note = client_for(lib).get("/notes", params={"format": "json"}).json()["notes"][0]
+    assert note["source_pr"] is None and note["source_pr_url"] is None
+
+
+# kills: bot/pages.py:321 (hand) a root-relative canonical link without public_url (behind
+#   a proxy serving the bot under a path, it names a page that is not there)
+def test_without_a_public_url_a_note_page_names_no_canonical_link(client):
+    html = client.get("/notes/n-graph").text
+    assert "n-graph" in html and 'rel="canonical"' not in html
+
+
+# kills: bot/pages.py:143 the stylesheet, icon and /favicon.ico listed in /openapi.json
+def test_the_api_description_lists_the_pages_not_the_assets(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert set(paths) == {"/notes", "/notes/{note_id}", "/notes/{note_id}/source", "/topics"}
