@@ -1680,3 +1680,25 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
     )
     line = text.split("\n").index('family_topics = ["zz", "zz"]') + 1
     assert problems == [f"{line}: family_topics: unknown topic 'zz'"]
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+# kills: bot/cli.py:209 (hand) a warning about one keyword or path of a list written one
+#   per line pointing at the list's first line, not at the value to fix
+def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tmp_path, capsys):
+    listed = VALID.replace(
+        'keywords = ["eager_break_during_capture"]',
+        'keywords = [\n  "eager_break_during_capture",\n  "fix",\n]',
+    ).replace(
+        'paths = ["vllm/models/deepseek_v4/attention.py"]',
+        'paths = [\n  "vllm/models/deepseek_v4/attention.py",\n  "**/*.py",\n]',
+    )
+    path = write(tmp_path, listed)
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    warnings = [x for x in capsys.readouterr().out.splitlines() if ": warning: " in x]
+    assert [w.split(": warning: ")[0] for w in warnings] == [
+        f"{path}:9: keywords",
+        f"{path}:13: paths",
+    ]

@@ -576,3 +576,176 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
         REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
     )
     clear_error(r, "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "not a token")
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+# kills: bot/cli.py:475 (hand) a listing of every failed delivery said to be "the newest N"
+def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_path):
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.claim()
+    q.fail("d-1", "GithubException: 502")
+    listing = cli("retry", env=base_env(tmp_path), cwd=ROOT)
+    assert listing.returncode == 0
+    last = listing.stdout.strip().splitlines()[-1]
+    assert last == "1 failed deliveries; `review-notes retry ID` or `--all` re-queues"
+
+
+# kills: bot/cli.py:435 (hand) `replay --secret` without `--url` signing with the
+#   settings' secret instead of the one given (the server behind another port's 401)
+def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeypatch):
+    from bot import replay
+    from bot.cli import main
+    from tests.webhook_kit import clean_env
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "the-settings-secret")
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "8123")
+    sent = {}
+
+    def fake_replay(path, **kw):
+        sent.update(kw)
+        return 202, "queued"
+
+    monkeypatch.setattr(replay, "replay", fake_replay)
+    assert main(["replay", str(R16M_EXAMPLE), "--secret", "given"]) == 0
+    assert (sent["secret"], sent["url"]) == ("given", "http://127.0.0.1:8123/webhook")
+    assert main(["replay", str(R16M_EXAMPLE)]) == 0
+    assert sent["secret"] == "the-settings-secret"
+
+
+# kills: bot/cli.py:434 replay on settings that do not load exiting 0, nothing sent
+# kills: bot/cli.py:447 a payload that cannot be read exiting 2, as a usage error would
+def test_replay_exits_2_on_broken_settings_and_1_on_a_payload_it_cannot_send(
+    tmp_path, monkeypatch, capsys
+):
+    from bot.cli import main
+    from tests.webhook_kit import clean_env
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")
+    assert main(["replay", str(R16M_EXAMPLE)]) == 2
+    assert "configuration error" in capsys.readouterr().err
+    missing = tmp_path / "no-such-event.json"
+    flags = ["--url", "http://127.0.0.1:9/webhook", "--secret", "s"]
+    assert main(["replay", str(missing), *flags]) == 1
+    assert "review-notes replay: " in capsys.readouterr().err
+
+
+# kills: bot/cli.py:449 a 300 answer (the webhook did not take the delivery) exiting 0
+@pytest.mark.parametrize(("status", "code"), [(200, 0), (299, 0), (300, 1), (401, 1)])
+def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
+    tmp_path, monkeypatch, capsys, status, code
+):
+    from bot import replay
+    from bot.cli import main
+
+    monkeypatch.setattr(replay, "replay", lambda path, **kw: (status, "answer"))
+    flags = ["--url", "http://127.0.0.1:9/webhook", "--secret", "s"]
+    assert main(["replay", str(R16M_EXAMPLE), *flags]) == code
+    assert capsys.readouterr().out == f"{status} answer\n"
+
+
+# kills: bot/cli.py:462 a database locked past the busy timeout exiting 2, not 1 as
+#   README says (2 is for a command or configuration to fix)
+def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypatch, capsys):
+    from bot import cli
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    path = tmp_path / "bot.sqlite3"
+    DeliveryQueue(Database(path))
+
+    def locked(args, db):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(cli, "_retry", locked)
+    assert cli.main(["retry", "--all", "--db", str(path)]) == 1
+    assert capsys.readouterr().err == f"review-notes: {path}: database is locked\n"
+
+
+# kills: bot/cli.py:665 (hand) `serve --port 0` taken (uvicorn binds a random port that
+#   GitHub's webhook URL does not name)
+@pytest.mark.parametrize("port", ["0", "65536", "-1", "80.5"])
+def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--port", port])
+    assert stop.value.code == 2
+    assert f"--port: {port!r} is not a port (1 to 65535)" in capsys.readouterr().err
+
+
+# kills: bot/cli.py:699 (hand) `redeliver` without --since looking back less than all
+#   GitHub keeps (README: "default 72, all GitHub keeps")
+def test_redeliver_looks_back_all_github_keeps_by_default():
+    from bot.cli import build_parser
+    from bot.redelivery import KEPT_HOURS
+
+    assert KEPT_HOURS == 72
+    assert build_parser().parse_args(["redeliver"]).since == 72
+    assert build_parser().parse_args(["redeliver", "--since", "1"]).since == 1
+
+
+# kills: bot/cli.py:713 the highest value a flag allows refused: `--since 72` (all GitHub
+#   keeps, as README names it) and `--port 65535`
+def test_the_bounds_a_flag_names_are_allowed_themselves():
+    from bot.cli import build_parser
+
+    assert build_parser().parse_args(["redeliver", "--since", "72"]).since == 72
+    assert build_parser().parse_args(["serve", "--port", "65535"]).port == 65535
+    assert build_parser().parse_args(["serve", "--port", "1"]).port == 1
+
+
+# kills: bot/cli.py:713 a number the shell passed with spaces (`--since " 24"`) refused
+# kills: bot/cli.py:723 `--db "  "` taken for a path (then reported as no database at "  ")
+def test_flags_read_a_padded_number_and_refuse_a_blank_path(capsys):
+    from bot.cli import build_parser
+
+    assert build_parser().parse_args(["redeliver", "--since", " 24 "]).since == 24
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["retry", "--db", "  "])
+    assert stop.value.code == 2
+    assert "argument --db: an empty path" in capsys.readouterr().err
+
+
+# kills: bot/cli.py:493 and :500 `redeliver` on settings that do not load, or with no
+#   database at the path named, exiting 0 as if GitHub had nothing to send again
+def test_redeliver_exits_2_on_broken_settings_and_on_no_database(
+    tmp_path, monkeypatch, capsys, app_key
+):
+    from bot.cli import main
+    from tests.webhook_kit import clean_env
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")
+    assert main(["redeliver"]) == 2
+    assert "configuration error" in capsys.readouterr().err
+    monkeypatch.delenv("REVIEW_NOTES_PORT")
+    monkeypatch.setenv("GITHUB_APP_ID", "1")
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem)
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s3cret")
+    monkeypatch.setenv("REVIEW_NOTES_PUBLIC_URL", "https://notes.example.org")
+    missing = tmp_path / "typo.sqlite3"
+    assert main(["redeliver", "--db", str(missing)]) == 2
+    assert f"no database at {missing}" in capsys.readouterr().err and not missing.exists()
+
+
+# kills: bot/cli.py:617 `review-notes` with no command ending in a traceback, not its usage
+@pytest.mark.parametrize("argv", [[], ["notes"]])
+def test_a_missing_command_is_a_usage_error_naming_the_choices(argv, capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: review-notes") and "the following arguments are required" in err

@@ -611,3 +611,42 @@ def test_a_lines_gloss_gives_no_term_of_its_own():
     # a quote holding " (" is the name, not the start of the gloss
     line = "title mentions 'EC (encoder cache) connector' ('EC' also in this note's title)"
     assert evidence_terms([line]) == {"'EC (encoder cache) connector'"}
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+def one_mark_database(tmp_path, reason: str = "") -> str:
+    """A bot database holding one mark on vllm-aaaa1111 of a PR that showed it."""
+    db = Database(tmp_path / "bot.sqlite3")
+    PRStore(db).update(REF.repo, REF.number, notes=("vllm-aaaa1111",), evidence={})
+    FeedbackStore(db).record(
+        Mark(REF.repo, REF.number, "vllm-aaaa1111", 1, "octo-dev", reason, (), utcnow())
+    )
+    db.close()
+    return str(tmp_path / "bot.sqlite3")
+
+
+# kills: bot/cli.py:359 and :366 a library that does not load crashing the report
+#   (the curator fixing the library still reads what reviewers said, by id)
+def test_the_feedback_report_of_a_library_that_does_not_load_is_by_id(tmp_path, capsys):
+    db_path = one_mark_database(tmp_path)
+    broken = tmp_path / "topics.toml"
+    broken.write_text("[[topic]\n", "utf-8")
+    argv = ["notes", "feedback", str(tmp_path), "--topics", str(broken), "--db", db_path]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "review-notes: notes left untitled:" in captured.err
+    assert "vllm-aaaa1111  shown on 1 PR(s), marked not relevant on 1 (100%)" in captured.out
+    assert main([*argv, "--json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (row["note"], row["shown"], row["updated"]) == ("vllm-aaaa1111", 1, None)
+
+
+# kills: bot/cli.py:294 a reviewer's Chinese reason printed as \u escapes in --json
+#   (`notes feedback --json | grep 不相关` found nothing)
+def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
+    db_path = one_mark_database(tmp_path, reason="只改了文档，不相关")
+    assert main(["notes", "feedback", "--db", db_path, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"reason": "只改了文档，不相关"' in out

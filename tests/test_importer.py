@@ -1129,3 +1129,20 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
         " says it may be answered already and leaves its terms out, though the note's"
         f" guidance and matching did not change; terms: {row.get('terms')}"
     )
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---------------------------------------
+
+
+# kills: bot/cli.py:46 `notes import` without --notes-dir exiting 0 on settings that do
+#   not load (a script importing on the deployment took it for done)
+def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_nothing(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    served = tmp_path / "served"
+    monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(served))
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")
+    assert main(["notes", "import", str(DIGESTS[0])]) == 2
+    assert "configuration error" in capsys.readouterr().err
+    assert not served.exists()

@@ -872,3 +872,63 @@ def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     renamed = [r for r in rows if r["note"] in ("vllm-0436d44c", "vllm-renamed01")]
     assert [(r["note"], r["shown"], len(r["marks"])) for r in renamed] == [("vllm-renamed01", 2, 2)]
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+# kills: bot/cli.py:360 a retired note's marks made before its last update not flagged
+#   (the curators weigh a mark on the note as it was, then retire it: the report must
+#   still say which marks are older than the note's last change)
+def test_the_curators_report_flags_marks_older_than_a_retired_notes_update(
+    tmp_path, monkeypatch, capsys
+):
+    from bot.cli import main
+    from bot.db import Database
+    from bot.feedback import Mark
+    from bot.feedback_store import FeedbackStore
+    from bot.prstate import PRStore
+
+    clean_env(monkeypatch)
+    notes = library_copy(tmp_path)
+    retire(notes, "vllm-0436d44c")  # updated = 2026-12-02
+    db = Database(tmp_path / "bot.sqlite3")
+    PRStore(db).update(DEFAULT_REPO, 1, notes=("vllm-0436d44c",), evidence={})
+    FeedbackStore(db).record(Mark(DEFAULT_REPO, 1, "vllm-0436d44c", 1, "octo-dev", at="2026-11-30"))
+    db.close()
+    argv = ["notes", "feedback", str(notes), "--topics", str(DEFAULT_TOPICS_FILE)]
+    assert main([*argv, "--db", str(tmp_path / "bot.sqlite3")]) == 0
+    out = capsys.readouterr().out
+    assert "1 of the marks came before the note was updated on 2026-12-02" in out
+    assert "(note 1 of the comment), 2026-11-30, before the update, by octo-dev" in out
+
+
+# kills: bot/cli.py:288 a PR that showed the note under the id it had, unmarked, left out
+#   of its terms' counts: the term behind the marks looked as if it linked nothing else
+def test_the_curators_report_counts_a_term_on_the_prs_that_showed_a_renamed_note_unmarked(
+    tmp_path, monkeypatch, capsys
+):
+    import json
+
+    from bot.cli import main
+    from bot.db import Database
+    from bot.feedback import Mark
+    from bot.feedback_store import FeedbackStore
+    from bot.prstate import PRStore
+
+    clean_env(monkeypatch)
+    notes = library_copy(tmp_path)
+    rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
+    db = Database(tmp_path / "bot.sqlite3")
+    prs = PRStore(db)
+    why = ("title mentions 'EAGLE'",)
+    for number in (1, 2):  # shown under the id it had, on PR 1 marked
+        prs.update(DEFAULT_REPO, number, notes=("vllm-0436d44c",), evidence={"vllm-0436d44c": why})
+    FeedbackStore(db).record(Mark(DEFAULT_REPO, 1, "vllm-0436d44c", 1, "octo-dev", "", why, "t"))
+    db.close()
+    argv = ["notes", "feedback", "--db", str(tmp_path / "bot.sqlite3"), "--json"]
+    assert main([*argv, str(notes), "--topics", str(DEFAULT_TOPICS_FILE)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (row,) = [r for r in rows if r["note"] in ("vllm-0436d44c", "vllm-renamed01")]
+    assert row["note"] == "vllm-renamed01" and row["shown"] == 2
+    assert row["terms"] == [{"term": "'EAGLE'", "marked": 1, "shown": 2}]

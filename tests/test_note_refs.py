@@ -382,3 +382,24 @@ def test_not_just_a_relation_is_still_that_relation():
     assert rel("This is not just a follow-up to #3; it also adds tests") == [(3, "follows up on")]
     assert rel("This doesn't just revert #5, it restores the old default") == [(5, "reverts")]
     assert rel("This is not really a revert of #14") == []  # still denied
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+# kills: bot/cli.py:223 settings that do not load taken for success (exit 0, nothing read)
+# kills: bot/cli.py:235 a library that does not load exiting 2 (or 0), not 1 as `notes
+#   check` does for the same problems
+def test_refs_exits_1_on_a_broken_library_and_2_on_broken_settings(tmp_path, fake_github):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vllm-test0001.md").write_text(NOTE_FILE.replace('"rocm"', '"nope"'), "utf-8")
+    env = base_env(
+        tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="ghp_x", GITHUB_API_URL=fake_github.base_url
+    )
+    run = cli("notes", "refs", str(notes), env=env, cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "vllm-test0001.md:7: topics: unknown topic 'nope'" in run.stderr
+    run = cli("notes", "refs", env=env | {"REVIEW_NOTES_PORT": "not a port"}, cwd=tmp_path)
+    assert run.returncode == 2 and "configuration error" in run.stderr
+    assert fake_github.requests == []

@@ -284,3 +284,84 @@ def test_a_start_sweeps_from_where_the_last_complete_sweep_left_off():
     assert start_since(kept, newest, NOW) == NOW - timedelta(hours=5)
     assert start_since((NOW - timedelta(days=9)).isoformat(), newest, NOW) == SINCE
     assert start_since(None, newest, NOW) == since_last_seen(newest, NOW)
+
+
+# --- found by mutation run 'r25e' of bot/cli.py ---
+
+
+class _ClosedGitHub:
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _ClosedGitHub]:
+    """`review-notes redeliver`'s report and exit status of a sweep that did `done`."""
+    from bot import cli, redelivery, server
+    from bot.db import Database
+
+    github = _ClosedGitHub()
+    monkeypatch.setattr(server, "live_github", lambda settings: github)
+    monkeypatch.setattr(redelivery, "sweep", lambda *args: done)
+    db = Database(tmp_path / "bot.sqlite3")
+    try:
+        return cli._redeliver(object(), db, 72), github
+    finally:
+        db.close()
+
+
+# kills: bot/cli.py:554 (hand) a redelivery GitHub refused reported with exit 0 (a cron job
+#   running `review-notes redeliver` never learnt that an event is still missing)
+# kills: bot/cli.py:547 (hand) the refused ones printed among those asked again, on stdout
+def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_path, capsys):
+    asked, refused = attempt(1, "g-asked", 502), attempt(2, "g-refused", 0)
+    done = Sweep(listed=2, asked=[asked], refused=[(refused, "422 Unprocessable")])
+    status, github = redeliver_reporting(monkeypatch, tmp_path, done)
+    out, err = capsys.readouterr()
+    assert status == 1 and github.closed
+    assert "asked again: g-asked  pull_request.opened  (GitHub delivery 1)" in out
+    assert "1 asked again, 1 refused, of 2 delivery attempts since" in out
+    assert "g-refused" not in out
+    assert err == "not asked: g-refused  pull_request.opened: 422 Unprocessable\n"
+    status, _ = redeliver_reporting(monkeypatch, tmp_path, Sweep(listed=1, asked=[asked]))
+    assert status == 0 and capsys.readouterr().err == ""
+    stopped = Sweep(listed=3, asked=[asked], stopped="rate limited", not_asked=2)
+    status, _ = redeliver_reporting(monkeypatch, tmp_path, stopped)
+    assert status == 1 and capsys.readouterr().err == "stopped (rate limited): 2 not asked again\n"
+
+
+# kills: bot/cli.py:536 and :541 (the exit statuses README gives) a key GitHub cannot
+#   use as 2 (the configuration to fix), GitHub failing the listing as 1; each said once
+def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listing(
+    monkeypatch, tmp_path, capsys
+):
+    from bot import redelivery, server
+
+    def unusable(settings):
+        raise server.StartupError("GITHUB_PRIVATE_KEY is not a usable RSA key")
+
+    monkeypatch.setattr(server, "live_github", unusable)
+    assert redeliver_reporting_status(tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err == "review-notes redeliver: GITHUB_PRIVATE_KEY is not a usable RSA key\n"
+    github = _ClosedGitHub()
+    monkeypatch.setattr(server, "live_github", lambda settings: github)
+
+    def failing(*args):
+        raise GitHubError("GET /app/hook/deliveries: 502")
+
+    monkeypatch.setattr(redelivery, "sweep", failing)
+    assert redeliver_reporting_status(tmp_path) == 1 and github.closed
+    assert capsys.readouterr().err == "review-notes redeliver: GET /app/hook/deliveries: 502\n"
+
+
+def redeliver_reporting_status(tmp_path) -> int:
+    from bot import cli
+    from bot.db import Database
+
+    db = Database(tmp_path / "bot.sqlite3")
+    try:
+        return cli._redeliver(object(), db, 72)
+    finally:
+        db.close()
