@@ -77,7 +77,7 @@ def _showing_key(state: PRState) -> str | None:
     """The order key of the command written last of those that set what the comment
     shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
     (or the deletion of the comment) that paused it. One written before it, run late,
-    does not rewrite the comment (`_update`)."""
+    does not rewrite the comment (`_write_owed_update`)."""
     dismissed = state.dismissed_at and comment_part(state.dismissed_at)
     return latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
 

@@ -996,7 +996,7 @@ def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
 # kills: bot/dryrun.py:86 `row is not None or create` -> `row is None or create`, `... and create`
 def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
     # a command's update paid for its notes comment write in advance gets it back when it
-    # raised before asking for one (command_events.handle_refresh): the dry run counts,
+    # raised before asking for one (command_updates.handle_refresh): the dry run counts,
     # as the live client does, each edit and each create, never an unchanged or a
     # skipped comment
     port = DryRunGitHub(Database(tmp_path / "dry.sqlite3"))
