@@ -127,3 +127,27 @@ def test_a_library_logger_with_its_own_handler_writes_nothing_unredacted():
     assert raw.getvalue() == ""
     assert [line["logger"] for line in lines] == ["github.Requester"]
     assert token not in json.dumps(lines) and "my-webhook-secret" not in json.dumps(lines)
+
+
+def test_the_log_level_holds_for_pygithubs_records_too():
+    # PyGithub's import sets its "github" logger to INFO itself: with
+    # REVIEW_NOTES_LOG_LEVEL=WARNING its INFO lines (a redirect followed) still went out
+    import github  # noqa: F401 (its import is what sets the level)
+
+    pygithub = logging.getLogger("github")
+    before = pygithub.level
+    stream = io.StringIO()
+    try:
+        for level in ("WARNING", "ERROR", "INFO"):
+            setup_logging(level, stream=stream)
+            logging.getLogger("github.Requester").info("Following Github server redirection")
+            logging.getLogger("github.Requester").debug("GET /repos/o/r ==> 200")
+        setup_logging("DEBUG", stream=stream)  # its DEBUG lines stay off, as they were
+        logging.getLogger("github.Requester").debug("GET /repos/o/r ==> 200")
+    finally:
+        logging.getLogger().handlers[:] = []
+        pygithub.setLevel(before)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [(line["level"], line["msg"]) for line in lines] == [
+        ("info", "Following Github server redirection")  # the INFO run only
+    ]
