@@ -134,7 +134,11 @@ OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's
 # Chinese text runs into the number ("回退#52401中的改动"), as in bot.library. `&#10004;`
 # is an HTML character reference, not PR 10004.
 REF_HASH = rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])"
-REF_URL = rf"github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
+# github.com as a host, not the end of another one (`notgithub.com`); `www.`, a scheme,
+# or Chinese text may stand before it
+REF_URL = (
+    rf"(?<![A-Za-z0-9-])github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
+)
 _REF_HASH = re.compile(REF_HASH)
 _REF_URL = re.compile(REF_URL)
 # A Markdown link (or image), bounded as `_LINK` is: its target says what it refers to.

@@ -299,6 +299,16 @@ def test_referenced_prs():
     assert referenced_prs(text, "vllm-project/vllm") == (52419, 51318, 49613)
 
 
+def test_a_link_to_another_host_ending_in_github_com_is_no_reference():
+    # `notgithub.com/vllm-project/vllm/pull/5` was read as PR 5 (review r25g); `www.`,
+    # a scheme or Chinese text before github.com still refer
+    repo = "vllm-project/vllm"
+    for host in ("https://notgithub.com", "x-github.com", "https://mygithub.com"):
+        assert referenced_prs(f"see {host}/vllm-project/vllm/pull/5", repo) == ()
+    for host in ("https://github.com", "www.github.com", "https://www.github.com", "见github.com"):
+        assert referenced_prs(f"see {host}/vllm-project/vllm/pull/5", repo) == (5,)
+
+
 def test_html_character_references_are_not_pr_references():
     # "&#10004;" (a check mark) read as PR 10004, "&#52401;" as a note's source PR
     # (found by review 'evidence')
