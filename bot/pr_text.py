@@ -135,9 +135,11 @@ OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's
 # is an HTML character reference, not PR 10004.
 REF_HASH = rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])"
 # github.com as a host, not the end of another one (`notgithub.com`); `www.`, a scheme,
-# or Chinese text may stand before it
+# or Chinese text may stand before it; fully qualified (`github.com.`) or with its port,
+# as bot.markdown_safety redirects it
 REF_URL = (
-    rf"(?<![A-Za-z0-9-])github\.com/({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
+    r"(?<![A-Za-z0-9-])github\.com\.?(?::(?:443|80))?/"
+    rf"({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
 )
 _REF_HASH = re.compile(REF_HASH)
 _REF_URL = re.compile(REF_URL)

@@ -305,8 +305,12 @@ def test_a_link_to_another_host_ending_in_github_com_is_no_reference():
     repo = "vllm-project/vllm"
     for host in ("https://notgithub.com", "x-github.com", "https://mygithub.com"):
         assert referenced_prs(f"see {host}/vllm-project/vllm/pull/5", repo) == ()
-    for host in ("https://github.com", "www.github.com", "https://www.github.com", "见github.com"):
+    hosts = ("https://github.com", "www.github.com", "https://www.github.com", "见github.com")
+    # the same host fully qualified or with its port, as the comment's redirect takes it
+    hosts += ("https://github.com.", "https://github.com:443", "http://www.github.com:80")
+    for host in hosts:
         assert referenced_prs(f"see {host}/vllm-project/vllm/pull/5", repo) == (5,)
+    assert referenced_prs("see https://github.com:8443/vllm-project/vllm/pull/5", repo) == ()
 
 
 def test_html_character_references_are_not_pr_references():
