@@ -239,6 +239,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     if missing:
         print(f"review-notes: no such note with a source PR: {', '.join(missing)}", file=sys.stderr)
         return 2
+    _log_github_calls(settings)
     try:
         github, failed = live_github(settings), 0
     except (SettingsError, StartupError) as exc:  # e.g. a PEM that is not a usable key
@@ -498,10 +499,20 @@ def _cmd_redeliver(args: argparse.Namespace) -> int:
     db = _existing_database(settings.db_path)
     if db is None:
         return 2
+    _log_github_calls(settings)
     try:
         return _redeliver(settings, db, args.since)
     finally:
         db.close()
+
+
+def _log_github_calls(settings: Settings) -> None:
+    """The GitHub client's lines (a retry, a token minted again) on stderr as plain
+    text, with the settings' secrets and every credential-shaped string redacted, as
+    the server's are: not as Python's last-resort handler writes them, unredacted."""
+    from bot.logs import setup_logging
+
+    setup_logging(settings.log_level, secrets=settings.secret_values(), plain=True)
 
 
 def _no_delivery_log(settings: Settings) -> str | None:

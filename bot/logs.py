@@ -88,10 +88,29 @@ class JsonFormatter(logging.Formatter):
         return self.redact(json.dumps(entry, ensure_ascii=False, default=str))
 
 
-def setup_logging(level: str = "INFO", secrets: Iterable[str] = (), stream=None) -> None:
-    """Send every log record, ours and the libraries', as redacted JSON lines."""
+class PlainFormatter(logging.Formatter):
+    """`warning: bot.github_retry: GitHub ...`: a line a person reads at a terminal
+    (the CLI's commands that call GitHub), redacted as the server's JSON lines are."""
+
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__()
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{record.levelname.lower()}: {record.name}: {record.getMessage()}"
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return self.redact(text)
+
+
+def setup_logging(
+    level: str = "INFO", secrets: Iterable[str] = (), stream=None, *, plain: bool = False
+) -> None:
+    """Send every log record, ours and the libraries', as redacted JSON lines (the
+    server), or as redacted plain lines (`plain`: a CLI command that calls GitHub)."""
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter(Redactor(secrets)))
+    redact = Redactor(secrets)
+    handler.setFormatter(PlainFormatter(redact) if plain else JsonFormatter(redact))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     # PyGithub's import gives its logger a stderr handler of its own, which wrote each of

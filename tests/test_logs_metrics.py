@@ -151,3 +151,16 @@ def test_the_log_level_holds_for_pygithubs_records_too():
     assert [(line["level"], line["msg"]) for line in lines] == [
         ("info", "Following Github server redirection")  # the INFO run only
     ]
+
+
+def test_plain_lines_for_a_terminal_are_redacted_too():
+    # the CLI's commands that call GitHub (notes refs, redeliver) log as plain lines
+    stream = io.StringIO()
+    token = "ghs_" + "C" * 36
+    setup_logging("INFO", secrets=["my-webhook-secret"], stream=stream, plain=True)
+    try:
+        logging.getLogger("bot.github_retry").warning("GitHub get: %s; my-webhook-secret", token)
+        logging.getLogger("bot.github_retry").debug("not at INFO")
+    finally:
+        logging.getLogger().handlers[:] = []
+    assert stream.getvalue() == "warning: bot.github_retry: GitHub get: [redacted]; [redacted]\n"

@@ -13,6 +13,7 @@ from bot.library import ROOT
 from bot.note_refs import Suggestion, mentioned, render_refs, suggest
 from bot.notes import Note
 from bot.relations import Related, Relation, related_refs
+from tests.fake_github import Fault
 
 REPO = "vllm-project/vllm"
 
@@ -194,6 +195,31 @@ def test_cli_reads_the_source_pr_and_tells_issues_from_prs(tmp_path, fake_github
     assert "vllm-test0002 (PR 404): not read:" in run.stderr
     assert "vllm-test0001 (PR 100):" in run.stdout
     assert "ghp_curator" not in run.stdout + run.stderr
+
+
+def test_refs_says_on_stderr_what_the_github_client_logs_in_plain_redacted_lines(
+    tmp_path, fake_github
+):
+    # a retry was written by Python's last-resort handler: the bare message, unredacted
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vllm-test0001.md").write_text(NOTE_FILE, "utf-8")
+    fake_github.add_pull(REPO, 100, body="Follow-up to #21.")
+    fake_github.add_pull(REPO, 21)
+    fake_github.add_pat("ghp_curator", "curator")
+    fake_github.inject("GET", f"/repos/{REPO}/pulls/100", Fault.error(502, "ghp_curator"))
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_TOKEN="ghp_curator",
+        GITHUB_API_URL=fake_github.base_url,
+        REVIEW_NOTES_RETRY_BACKOFF="0",
+    )
+    run = cli("notes", "refs", str(notes), env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    (line,) = [x for x in run.stderr.splitlines() if "try 2 of" in x]
+    assert line.startswith("warning: bot.github_retry: GitHub "), line
+    assert "[redacted]" in line and "ghp_curator" not in run.stderr
 
 
 def test_cli_needs_usable_credentials_and_a_known_note(tmp_path, fake_github):
