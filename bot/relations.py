@@ -68,9 +68,12 @@ _NOUN_FIRST = re.compile(r"(?i)\s*(?:pr|pull\s+request|issue|bug|regression)s?\b
 # "does not fix #1", "Not a revert of #2", "isn't a follow-up to #3", "cannot fix #4",
 # "doesn’t fix #5" (a typographic apostrophe): the words just before the phrase deny it
 # ("This should fix #6" does not, and stays a tie; nor does "not just a follow-up to #7",
-# which says it is one, and more).
+# which says it is one, and more, but after a modal "just" keeps the denial: "we can't
+# just revert #8").
 _DENIED = re.compile(
-    r"(?i)(?:\b(?:can)?not|n['’]t|\bnever|\bno)\s+(?:(?:a|an|the|really|yet)\s+)*$"
+    r"(?i)(?:(?:\b(?:can)?not|n['’]t|\bnever|\bno)\s+(?:(?:a|an|the|really|yet)\s+)*"
+    r"|\b(?:can|ca|could|should|would|must|wo|will|shall)(?:\s*not|n['’]t)\s+just\s+"
+    r"(?:(?:a|an|the)\s+)*)$"
 )
 
 

@@ -408,6 +408,11 @@ def test_not_just_a_relation_is_still_that_relation():
     assert rel("This is not just a follow-up to #3; it also adds tests") == [(3, "follows up on")]
     assert rel("This doesn't just revert #5, it restores the old default") == [(5, "reverts")]
     assert rel("This is not really a revert of #14") == []  # still denied
+    # after a modal, "just" keeps the denial: this PR does not revert #12
+    assert rel("We can't just revert #12: it also fixed the ROCm build") == []
+    assert rel("We cannot just revert #12, so this restores the default") == []
+    assert rel("You shouldn't just revert #12") == []
+    assert rel("It won’t just fix #9") == []
 
 
 # --- found by mutation run 'r25e' of bot/cli.py ---
