@@ -120,7 +120,7 @@ def setup_logging(
     pygithub = logging.getLogger("github")
     pygithub.handlers[:] = [h for h in pygithub.handlers if isinstance(h, logging.NullHandler)]
     root.setLevel(level.upper())
-    # and set its logger to INFO, which let its INFO lines through a WARNING or ERROR
-    # level: never below the level asked for (its DEBUG lines, every request and answer,
-    # stay off as they were)
+    # Its import also sets its logger to INFO, which let its INFO lines through a WARNING
+    # or ERROR level: now the level asked for, never below INFO (its DEBUG lines, every
+    # request and answer, stay off as they were)
     pygithub.setLevel(max(logging.INFO, root.level))
