@@ -567,6 +567,26 @@ def test_redeliver_in_a_dry_run_says_there_is_nothing_to_redeliver_from(tmp_path
     clear_error(run_cli(tmp_path, "redeliver"), "dry run", "nothing to redeliver from")
 
 
+def test_redeliver_says_what_the_github_client_logs_in_plain_redacted_lines(
+    tmp_path, fake_github, app_key
+):
+    # a retry of the listing was written by Python's last-resort handler: the bare
+    # message, a secret in it as it came (review r25g)
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.fake_github import Fault
+    from tests.webhook_kit import SECRET, app_env
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # the server's queue, which it reads
+    fake_github.inject("GET", "/app/hook/deliveries", Fault.error(502, f"echo: {SECRET}"))
+    env = app_env(tmp_path, fake_github, app_key, REVIEW_NOTES_RETRY_BACKOFF="0")
+    r = cli("redeliver", env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if "try 2 of" in x]
+    assert line.startswith("warning: bot.github_retry: GitHub "), line
+    assert "echo: [redacted]" in line and SECRET not in r.stderr
+
+
 def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
     r = run_cli(
         tmp_path,
