@@ -13,6 +13,10 @@ from bot.notes import Note
 LinkMode = Literal["pages", "github"]
 LINK_MODES: tuple[str, ...] = get_args(LinkMode)
 NOTES_DIR_IN_REPO = "seeds/notes"
+# github.com as a URL's host up to the path, also fully qualified (`github.com.`) or with
+# its port: what bot.markdown_safety sends through redirect.github.com and bot.pr_text
+# reads as a reference are the same links (a regular expression's text)
+GITHUB_HOST = r"github\.com\.?(?::(?:443|80))?/"
 
 
 def check_link_settings(link_mode: str, notes_repo_url: str) -> None:

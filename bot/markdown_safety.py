@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.links import pr_url
+from bot.links import GITHUB_HOST, pr_url
 
 ZWSP = "\u200b"
 
@@ -30,11 +30,10 @@ ZWSP = "\u200b"
 # GitHub links `https://...` after anything but a letter (`v2.https://...`) and `www.`
 # after `_` too (`see_www.github.com/...`); a bare `github.com/...` only as a word.
 _GITHUB_REF_URL = re.compile(
-    # a URL's user info (`https://me@github.com/...`) goes with it: the redirect needs none;
-    # so do the same host written fully qualified (`github.com.`) or with its port
+    # a URL's user info (`https://me@github.com/...`) goes with it: the redirect needs none
     r"(?:https?://(?:[^\s/@<>#?]+@)?(?:www\.)?|(?:(?<![\w.-])|(?<=_)(?=www\.))(?:www\.)?)"
-    r"github\.com\.?(?::(?:443|80))?/"
-    r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
+    + GITHUB_HOST
+    + r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
     re.I,
 )
 # A URL where GitHub links one (a scheme after a non-letter, `www.` where a word starts),

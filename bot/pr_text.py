@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.links import GITHUB_HOST
 from bot.markdown_text import (
     HTML_COMMENT,
     paragraph_code_spans,
@@ -134,12 +135,10 @@ OWNER_NAME = r"[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}"  # ASCII, as GitHub's
 # Chinese text runs into the number ("回退#52401中的改动"), as in bot.library. `&#10004;`
 # is an HTML character reference, not PR 10004.
 REF_HASH = rf"(?<![A-Za-z0-9_/&])(?:({OWNER_NAME}))?#(\d{{1,7}})(?![A-Za-z0-9_])"
-# github.com as a host, not the end of another one (`notgithub.com`); `www.`, a scheme,
-# or Chinese text may stand before it; fully qualified (`github.com.`) or with its port,
-# as bot.markdown_safety redirects it
+# github.com as a host (bot.links.GITHUB_HOST), not the end of another one
+# (`notgithub.com`); `www.`, a scheme, or Chinese text may stand before it
 REF_URL = (
-    r"(?<![A-Za-z0-9-])github\.com\.?(?::(?:443|80))?/"
-    rf"({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
+    rf"(?<![A-Za-z0-9-]){GITHUB_HOST}({OWNER_NAME})/(?:pull|issues)/(\d{{1,7}})(?![A-Za-z0-9_])"
 )
 _REF_HASH = re.compile(REF_HASH)
 _REF_URL = re.compile(REF_URL)
