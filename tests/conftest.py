@@ -5,7 +5,9 @@ is a started FakeGitHub that knows the test App (its public key, App ID, slug) a
 one installation on `vllm-project/vllm`; add PRs, comments and faults per test.
 `make_github_client(**overrides)` builds a GitHubClient in App mode against it,
 with no throttling and short retry waits. `manual_time` is a clock that moves only
-when the test says, for the client's `clock=` and `sleep=`.
+when the test says, for the client's `clock=` and `sleep=`. `live` is the slash
+commands' served App on a PR whose files and title match a note (tests/command_kit.py;
+test_e2e, test_events and test_file_cache have a `live` of their own).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.github_client import GitHubClient
 from bot.github_retry import RetryPolicy
+from tests.command_kit import live  # noqa: F401 (the test_command_*.py fixture)
 from tests.fake_github import (
     DEFAULT_APP_ID,
     DEFAULT_APP_SLUG,

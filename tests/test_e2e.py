@@ -719,7 +719,7 @@ def test_a_renamed_account_forgets_the_installation_s_token_and_lookups(live):
 def _dry_run_comments_on_a_pr(tmp_path, fake, monkeypatch) -> None:
     """The README's first step: a dry run (no credentials) that would comment on PR N,
     and its author's `/notes wrong 1` on that would-be comment."""
-    from tests.test_command_events import AUTHOR, comment_payload
+    from tests.command_kit import AUTHOR, comment_payload
 
     clean_env(monkeypatch)
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)

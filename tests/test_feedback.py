@@ -1,7 +1,7 @@
 """`/notes wrong` and `/notes restore`: picking the note, hiding it, keeping the mark.
 
 The pure parts on plain data; the store and the sticky refresh on a real SQLite file
-through the dry-run port (the end-to-end path is in test_command_events).
+through the dry-run port (the end-to-end path is in test_command_feedback).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ import pytest
 from bot.github_client import _listed_at
 from bot.markers import MARKER
 from bot.prstate import PRState
+from tests.command_kit import comment_payload
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
-from tests.test_command_events import comment_payload
 from tests.test_e2e import live_settings, repo_calls
 from tests.test_rollback import old_release
 from tests.webhook_kit import (

@@ -473,7 +473,7 @@ def test_a_re_run_taking_one_write_spends_one():
 
 # kills: bot/flood_control.py:349 `len(self._prepaid) >= max_kept` -> `>`, and
 #        :360 `return False` -> `return None` (the others of 359-362 only test_command_events
-#        killed, in 90 s; here too now)
+#        killed, in 90 s, with the tests now in test_command_updates; here too now)
 def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     flood = FloodControl(load_command_config(), clock=lambda: 0.0)
     assert flood.claim_prepaid("d0") is False  # never prepaid

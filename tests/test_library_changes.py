@@ -17,8 +17,7 @@ import pytest
 
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
 from bot.note_files import LibraryError
-from tests.fake_github import DEFAULT_REPO
-from tests.test_command_events import (
+from tests.command_kit import (
     AUTHOR,
     INSTANT,
     N,
@@ -29,6 +28,7 @@ from tests.test_command_events import (
     sticky,
     tune,
 )
+from tests.fake_github import DEFAULT_REPO
 from tests.test_e2e import live_settings
 from tests.test_pages import client_for
 from tests.webhook_kit import (
@@ -472,7 +472,7 @@ def test_wrong_naming_a_retired_note_does_not_hide_the_one_note_left(tmp_path, a
     # hides nothing". The id of a note the library still holds (retired) is not taken
     # for a note id: `known` is `library.by_id`, which leaves retired notes out, and
     # the id is not shaped like the importer's (DERIVED_ID).
-    from tests.test_command_events import replies
+    from tests.command_kit import replies
     from tests.test_library_changes import push, retire
 
     fake, notes, title = two_notes
@@ -528,7 +528,7 @@ def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, a
     # comment. The first read kept an empty numbering (nothing numbered), and
     # `command_feedback.take_feedback` takes an empty kept numbering as the comment's
     # (`is None`, where 9617002 read `or state.notes`): before today the edit hid note A.
-    from tests.test_command_events import replies
+    from tests.command_kit import replies
 
     fake, notes, title = two_notes
     with server(tmp_path, fake, app_key, notes) as (client, rt):

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_command_events import (
+from tests.command_kit import (
     AUTHOR,
     maintainer_deletes,
     say,
@@ -19,6 +18,7 @@ from tests.test_command_events import (
     sticky,
     tune,
 )
+from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_e2e import live_settings, ours
 from tests.webhook_kit import (
     MATCHING_FILES,

@@ -10,8 +10,7 @@ import json
 
 from bot.cli import main
 from bot.signature import sign
-from tests.fake_github import DEFAULT_REPO
-from tests.test_command_events import (  # live: App mode against the fake GitHub
+from tests.command_kit import (  # live: App mode against the fake GitHub
     AUTHOR,
     N,
     comment_payload,
@@ -20,6 +19,7 @@ from tests.test_command_events import (  # live: App mode against the fake GitHu
     say,
     state,
 )
+from tests.fake_github import DEFAULT_REPO
 from tests.webhook_kit import (
     MATCHING_FILES,
     SECRET,

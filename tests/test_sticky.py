@@ -648,7 +648,7 @@ def test_a_deletion_is_an_off_said_when_it_was_noticed(ctx):
 
 # After `/notes on` (resumed): our comment found gone is no new deletion, whichever
 # refresh finds it (found by reviews of sessions 13 and 14; end to end in
-# test_command_events.py)
+# test_command_updates.py)
 
 
 def _paused_then_deleted(ctx) -> None:

@@ -1,0 +1,239 @@
+"""The slash commands' end-to-end kit, for tests/test_command_*.py and the other tests
+that say a command: the `live` fixture (the App served against the fake GitHub, on the
+PR `N` whose files and title match a note), a comment's, a review's and a diff
+comment's delivery built on GitHub's own example payloads, and helpers that say a
+command and read what the bot wrote back.
+
+Each command is a real comment in the fake GitHub (so reactions land on it) and a real
+delivery. Flood control runs on a frozen clock where it matters, so no assertion
+depends on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import replace
+
+import pytest
+
+from bot.commands import CommandConfig
+from bot.db import utcnow
+from bot.markers import MARKER, REPLY_MARKER
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_e2e import BOT, live_settings, ours
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    drain,
+    octokit_examples,
+    post,
+    pr_payload,
+    serving,
+)
+
+N = 7001
+AUTHOR = "pr-author"
+# Every command answered at once unless a test says otherwise.
+INSTANT = CommandConfig(min_update_interval_s=0)
+
+
+def tune(rt, config: CommandConfig = INSTANT, clock=None) -> None:
+    """Use this command config (and clock) from now on; the workers read rt.ctx per delivery."""
+    rt.ctx = replace(rt.ctx, commands=config, clock=clock or rt.ctx.clock)
+
+
+@pytest.fixture
+def live(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+# --- payloads ---------------------------------------------------------------------
+
+
+def _pr_issue(number: int, title: str, on_pr: bool) -> dict:
+    issue = {
+        "number": number,
+        "title": title,
+        "body": "",
+        "labels": [],
+        "user": {"login": AUTHOR, "id": 5, "type": "User"},
+        "draft": False,
+        "state": "open",
+    }
+    if on_pr:  # what makes an issue comment a PR comment
+        issue["pull_request"] = {
+            "url": f"https://api.github.com/repos/{DEFAULT_REPO}/pulls/{number}",
+            "html_url": f"https://github.com/{DEFAULT_REPO}/pull/{number}",
+            "merged_at": None,
+        }
+    return issue
+
+
+def comment_payload(
+    comment,
+    *,
+    action: str = "created",
+    old_body: str | None = None,
+    sender_type: str | None = None,
+    number: int = N,
+    title: str = MATCHING_TITLE,
+    on_pr: bool = True,
+) -> dict:
+    """An `issue_comment` delivery for a comment that exists in the fake."""
+    base = next(e for e in octokit_examples("issue_comment") if e["action"] == action)
+    p = dict(base)
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    p["issue"] = _pr_issue(number, title, on_pr)
+    who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
+    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["sender"] = dict(who, type=sender_type or comment.user.type)
+    p["installation"] = {"id": 1001}
+    if old_body is not None:
+        p["changes"] = {"body": {"from": old_body}}
+    return p
+
+
+def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict:
+    base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
+    pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
+    p = dict(base, pull_request=pr, installation={"id": 1001})
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    p["review"] = dict(base["review"], body=body, user={"login": login, "id": 8, "type": "User"})
+    p["sender"] = {"login": login, "id": 8, "type": "User"}
+    return p
+
+
+def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> dict:
+    """A `pull_request_review_comment` delivery for a diff-line comment in the fake."""
+    base = next(e for e in octokit_examples("pull_request_review_comment") if e["action"] == action)
+    pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    p = dict(base, pull_request=pr, installation={"id": 1001})
+    p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
+    who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
+    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["sender"] = who
+    return p
+
+
+# --- a live server, a command said, what the bot wrote ------------------------------
+
+
+@contextmanager
+def _putting_back(tmp_path, fake, app_key, monkeypatch):
+    """A live server whose GitHub waits over a second are not slept but put back (a
+    rate limit with Retry-After 2 puts the delivery back), on the PR `N` whose files and
+    title match a note; yields the client, the runtime and the PR's head SHA."""
+    clean_env(monkeypatch)
+    head = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        yield client, rt, head
+
+
+def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = True, **kw):
+    """Write a comment on the PR and deliver its `created` event; return the comment."""
+    c = fake.add_comment(DEFAULT_REPO, kw.get("number", N), body, login=login)
+    r = post(client, "issue_comment", comment_payload(c, **kw))
+    assert r.status_code == 202, r.text
+    if wait:
+        drain(rt)
+    return c
+
+
+def edit(client, rt, fake, comment, new_body: str):
+    old, comment.body = comment.body, new_body  # the fake's comment changes in place
+    post(client, "issue_comment", comment_payload(comment, action="edited", old_body=old))
+    drain(rt)
+
+
+def reactions(fake, comment) -> set[str]:
+    return {r.content for r in fake.reactions(comment.id) if r.user.login == BOT}
+
+
+def sticky(fake, number=N):
+    found = [c for c in ours(fake, number) if c.body.startswith(MARKER)]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+def replies(fake, number=N):
+    return [c for c in ours(fake, number) if c.body.startswith(REPLY_MARKER)]
+
+
+def sticky_writes(fake, number=N) -> int:
+    posts = [r for r in fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{number}/comments")]
+    return len(posts) + len(fake.calls("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*"))
+
+
+def state(rt, number=N):
+    return rt.ctx.prs.get(DEFAULT_REPO, number)
+
+
+# --- retries, put-backs, times ------------------------------------------------------
+
+
+def fail_the_done_reaction(fake, comment) -> None:
+    """👀 goes up; GitHub then fails the 👍 on every try the client makes (max_retries 2).
+    (Not a rate limit: that would pause every call of the installation, the retry's too.)"""
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{comment.id}/reactions"
+    fake.inject("POST", react, Fault(), *[Fault.error(502)] * 3)
+
+
+def said_and_left_without_its_thumb(client, rt, fake, line: str, login: str = AUTHOR):
+    """A command whose 👍 GitHub refuses: it ran, and its delivery failed for `retry`."""
+    c = fake.add_comment(DEFAULT_REPO, N, line, login=login)
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1
+    return c
+
+
+def retried_for_its_thumb(rt, fake, c) -> None:
+    """The operator's `review-notes retry`, which adds the 👍 GitHub refused."""
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+def deliver_said_at(client, rt, comment, at: str, **kw) -> None:
+    """Deliver a comment's event with the time GitHub gives its text (`updated_at`)."""
+    p = comment_payload(comment, **kw)
+    p["comment"] = dict(p["comment"], created_at=at, updated_at=at)
+    assert post(client, "issue_comment", p).status_code == 202
+    drain(rt)
+
+
+def github_time_ago(seconds: float) -> str:
+    """A time `seconds` ago as GitHub writes it in payloads (whole seconds, `Z`)."""
+    return f"{utcnow(after_s=-seconds)[:19]}Z"
+
+
+def maintainer_deletes(fake, comment) -> None:
+    with fake._lock:  # in the web UI
+        del fake._comments[comment.id]
+
+
+def _said(client, fake, body: str, login: str = "octo-dev"):
+    """Write a comment and deliver it, without waiting: the comment and its delivery id."""
+    c = fake.add_comment(DEFAULT_REPO, N, body, login=login)
+    r = post(client, "issue_comment", comment_payload(c))
+    assert r.status_code == 202, r.text
+    return c, r.json()["delivery"]
+
+
+def content_writes(fake) -> list[str]:
+    """The content-generating requests (github_facts §3.3) made since the last clear:
+    reactions, comments, comment edits."""
+    return [
+        f"{r.method} {r.path}"
+        for r in fake.requests
+        if r.path.startswith("/repos/") and r.method in ("POST", "PATCH")
+    ]

@@ -1,0 +1,315 @@
+"""Slash commands end to end, `/notes wrong` and `/notes restore` (bot.command_feedback):
+the note a number means, the note hidden and its mark kept, `restore`, and each applied
+in the order said on GitHub whatever order it runs in. The pure parts:
+tests/test_feedback.py.
+
+Signed webhook -> queue -> worker -> GitHubClient -> fake GitHub (tests/command_kit.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.commands import CommandConfig, parse_commands
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    comment_payload,
+    deliver_said_at,
+    edit,
+    github_time_ago,
+    reactions,
+    replies,
+    retried_for_its_thumb,
+    said_and_left_without_its_thumb,
+    say,
+    state,
+    sticky,
+    tune,
+)
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_e2e import ours
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    drain,
+    post,
+    pr_payload,
+    title_with_one_more_note,
+    wait_until,
+)
+
+# --- reviewers' verdicts: `wrong` and `restore` ------------------------------------------
+
+
+def test_wrong_hides_the_note_keeps_the_mark_and_restore_brings_it_back(live):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    shown = state(rt).notes
+    assert len(shown) >= 2
+    second = rt.ctx.library.by_id[shown[1]]
+    evidence = state(rt).evidence[shown[1]]
+    assert f"full guidance (Chinese)]({rt.ctx.links.url(second)})" in sticky(fake).body
+
+    c = say(client, rt, fake, "/notes wrong 2 the proxy is not the connector", login=AUTHOR)
+    body = sticky(fake).body
+    assert rt.ctx.links.url(second) not in body and "marked not relevant here" in body
+    assert state(rt).notes == (shown[0], *shown[2:]) and state(rt).dismissed == (shown[1],)
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+    (kept,) = rt.ctx.feedback.marks()
+    assert (kept.note_id, kept.rank, kept.login) == (shown[1], 2, AUTHOR)
+    assert kept.reason == "the proxy is not the connector" and kept.evidence == evidence
+    metric = f'review_notes_marked_not_relevant_total{{note="{shown[1]}"}} 1.0'
+    assert metric in rt.ctx.metrics.render().decode()
+
+    # a push keeps it hidden; restore shows it again and takes the mark back
+    payload = pr_payload(action="synchronize", title=title_with_one_more_note(), head_sha="d" * 40)
+    post(client, "pull_request", payload)
+    drain(rt)
+    assert rt.ctx.links.url(second) not in sticky(fake).body
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    assert rt.ctx.links.url(second) in sticky(fake).body
+    assert "marked not relevant" not in sticky(fake).body
+    assert rt.ctx.feedback.marks() == [] and state(rt).dismissed == ()
+    assert len(ours(fake)) == 1  # one comment throughout
+
+
+def test_wrong_by_someone_without_write_access_changes_nothing(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    before = sticky(fake).body
+    c = say(client, rt, fake, "/notes wrong 1", login="passer-by")
+    assert reactions(fake, c) == {"confused"}
+    assert "`/notes wrong`; nothing was changed" in replies(fake)[-1].body
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+    assert state(rt).dismissed == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ("/notes wrong 7", "There is no note `7` in the notes comment: it shows notes 1 to"),
+        ("/notes wrong", "Say which note does not fit, by its number in the notes comment (1 to"),
+        ("/notes wrong vllm-17f5148d", "The notes comment does not show `vllm-17f5148d`"),
+        ("/notes wrong ①", "Say which note does not fit"),  # a digit to str, not to int()
+    ],
+)
+def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, answer):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    assert "vllm-17f5148d" not in state(rt).notes
+    before = sticky(fake).body
+    c = say(client, rt, fake, line, login=AUTHOR)
+    (reply,) = replies(fake)
+    assert answer in reply.body and "nothing was hidden" in reply.body
+    assert parse_commands(reply.body) == []
+    assert reactions(fake, c) == {"eyes", "confused"}
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+
+
+def test_wrong_with_no_notes_comment_says_there_is_none(live):
+    # the reply described "the notes comment" on a PR where the bot wrote none (found by
+    # review 'reader')
+    client, rt, fake = live
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert sticky(fake) is None
+    (reply,) = replies(fake)
+    assert "There is no notes comment on this pull request; nothing was hidden." in reply.body
+
+
+def test_wrong_with_one_note_shown_names_only_that_one(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    assert len(state(rt).notes) == 1
+    say(client, rt, fake, "/notes wrong 3", login=AUTHOR)
+    (reply,) = replies(fake)
+    assert "it shows only note 1 (say `/notes wrong 1`)" in reply.body  # not "notes 1"
+
+
+def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    shown = state(rt).notes
+    lines = "\n".join(f"/notes wrong {i}" for i in range(1, len(shown) + 1))
+    say(client, rt, fake, lines, login=AUTHOR)  # numbers as the reader saw the comment
+    assert "No review note is left to show on this pull request" in sticky(fake).body
+    assert {m.note_id for m in rt.ctx.feedback.marks()} == set(shown)
+
+
+def test_restore_on_a_paused_pr_shows_the_notes_again(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = rt.ctx.library.by_id[state(rt).notes[0]]
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    say(client, rt, fake, "/notes", login=AUTHOR)  # shown once while paused
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert rt.ctx.links.url(first) not in sticky(fake).body
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    body = sticky(fake).body
+    assert rt.ctx.links.url(first) in body and "Automatic updates are paused" in body
+    assert state(rt).opted_out  # restore shows the notes; it does not resume the updates
+
+
+def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
+    # An edit that adds a reason re-runs `wrong 1`, and so does a delivery resumed after
+    # a crash; by then the comment is renumbered, but the command still means its note.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    assert len(shown) >= 2
+    c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (shown[0],)
+
+    edit(client, rt, fake, c, "/notes wrong 1 the proxy is not the connector")
+    assert state(rt).dismissed == (shown[0],)
+    (kept,) = rt.ctx.feedback.marks()
+    assert (kept.note_id, kept.reason) == (shown[0], "the proxy is not the connector")
+    edit(client, rt, fake, c, "/notes wrong 1")  # words taken out: the reason given stays
+    (kept,) = rt.ctx.feedback.marks()
+    assert kept.reason == "the proxy is not the connector"
+    # a number past the end is told against the numbering the comment was read with
+    edit(client, rt, fake, c, f"/notes wrong {len(shown) + 1}")
+    assert f"it shows notes 1 to {len(shown)} " in replies(fake)[-1].body
+    assert len(state(rt).notes) != len(shown)  # not the comment as it is now
+
+    (row,) = rt.queue.db.execute(
+        "SELECT id FROM deliveries WHERE event = 'issue_comment' ORDER BY seq DESC LIMIT 1"
+    )
+    rt.queue.db.execute("UPDATE deliveries SET state = 'processing' WHERE id = ?", (row["id"],))
+    assert rt.queue.recover().resumed == 1
+    drain(rt)
+    assert state(rt).dismissed == (shown[0],)
+
+    # a new comment reads the comment as it is now: its note 1 is the former note 2
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (shown[0], shown[1])
+
+
+# Found by review 'r15d'. A retry for a missing 👍 ran every command of the comment again
+# README: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
+# retry redoes nothing else". The retry ran the comment's commands again: an old `/notes
+# wrong 1` hid again the note a later `/notes restore` showed (and its mark, taken back,
+# stood again in the curators' report); an old `/notes why` put why mode back after a
+# later plain `/notes`. Only `off`/`on` were held to what was said after them.
+
+
+def test_a_retried_wrong_does_not_hide_again_the_note_restore_showed_since(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes wrong 1")
+    assert state(rt).dismissed != ()
+    say(client, rt, fake, "/notes restore", login=AUTHOR)
+    restored = sticky(fake).body
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+    assert sticky(fake).body == restored
+
+
+def test_a_retried_restore_does_not_take_back_a_later_wrong(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes restore")
+    say(client, rt, fake, "/notes wrong 1 not this one", login=AUTHOR)
+    hidden = state(rt).dismissed
+    assert hidden != ()
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).dismissed == hidden
+    assert [m.reason for m in rt.ctx.feedback.marks()] == ["not this one"]
+
+
+def test_wrong_then_restore_in_one_comment_run_again_redoes_neither(live):
+    # the two are ordered by their place in the comment: the retry finds both done
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes wrong 1\n/notes restore")
+    assert state(rt).dismissed == ()
+    assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+    assert len(rt.ctx.feedback.marks(withdrawn=True)) == 1  # no second mark made and taken back
+
+
+def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(live):
+    # a run that stopped before its `wrong` (GitHub refused the reply before it): the
+    # retry still hides the note, though a later `wrong` changed the notes hidden since
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    first, second = state(rt).notes[:2]
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).dismissed == ()
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (second,)
+
+    retried_for_its_thumb(rt, fake, c)
+    assert set(state(rt).dismissed) == {first, second}
+
+
+# Found by review 'r15d'. Two people mark the same note in one flood-control window (the
+# comment still shows it to both): the second's `record` found the standing mark, and
+# `set_reason` overwrote its reason, so the curators' report (`review-notes notes
+# feedback`) said the author wrote the maintainer's words. The first mark stands, with
+# its author's words.
+
+
+def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes", title=title)
+    first = state(rt).notes[0]
+    # from now on the notes comment is updated at most once an hour: both marks below
+    # fall in the window the `/notes` above opened, and both read the comment as posted
+    tune(rt, CommandConfig(min_update_interval_s=3600))
+    done = rt.queue.counts()["done"]
+    say(client, rt, fake, "/notes", title=title, wait=False)  # opens the window
+    for login, words in ((AUTHOR, "only renames the flag"), ("maintainer", "wrong subsystem")):
+        c = fake.add_comment(DEFAULT_REPO, N, f"/notes wrong 1 {words}", login=login)
+        assert post(client, "issue_comment", comment_payload(c, title=title)).status_code == 202
+    wait_until(
+        lambda: rt.queue.counts()["done"] >= done + 3 and rt.queue.counts()["processing"] == 0,
+        what="the three comments",
+    )
+    marks = rt.ctx.feedback.marks()
+    assert {m.note_id for m in marks} == {first}
+    said = {AUTHOR: "only renames the flag", "maintainer": "wrong subsystem"}
+    assert all(m.reason == said[m.login] for m in marks), [(m.login, m.reason) for m in marks]
+
+
+# --- found by mutation run 'r20a' ---
+
+
+# kills: bot/command_events.py:650 a late `wrong` records its own older key as the newest
+def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer_wrong(live):
+    # Said in this order: wrong (A), restore (C), wrong (B); handled B, A, C. The restore
+    # came before B: it must not show B's note again, whatever order A ran in.
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    assert len(state(rt).notes) >= 2
+    first = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    restore = fake.add_comment(DEFAULT_REPO, N, "/notes restore", login=AUTHOR)
+    newer = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    deliver_said_at(client, rt, newer, github_time_ago(10))
+    hidden_by_newer = state(rt).dismissed
+    assert len(hidden_by_newer) == 1
+    deliver_said_at(client, rt, first, github_time_ago(30))  # late
+    deliver_said_at(client, rt, restore, github_time_ago(20))  # late, before `newer`
+    assert set(hidden_by_newer) <= set(state(rt).dismissed)
+    assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}

@@ -1,0 +1,138 @@
+"""Slash commands end to end, their reactions (bot.command_reactions): one GitHub
+refuses fails the delivery for `review-notes retry`, one rate limited puts it back, one
+on a comment deleted meanwhile is moot, and the 👍 a deferred update could not add
+stays owed.
+
+Signed webhook -> queue -> worker -> GitHubClient -> fake GitHub (tests/command_kit.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.commands import CommandConfig
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    _putting_back,
+    _said,
+    comment_payload,
+    fail_the_done_reaction,
+    reactions,
+    replies,
+    say,
+    state,
+    sticky,
+    sticky_writes,
+    tune,
+)
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_e2e import live_settings
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    drain,
+    post,
+    serving,
+    wait_until,
+)
+
+
+@pytest.mark.parametrize(("line", "reply"), [("/notes", False), ("/notes topic rocm", True)])
+def test_a_done_reaction_github_refuses_fails_the_delivery_and_retry_adds_it(live, line, reply):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, line, login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"}
+    failed = rt.queue.get(r.json()["delivery"])
+    assert failed.state == "failed" and "+1 on comment" in failed.last_error
+    assert client.get("/healthz").json()["failed"] == 1
+    assert len(replies(fake)) == reply and (sticky(fake) is not None) != reply
+    writes = sticky_writes(fake)
+
+    assert rt.queue.retry() != []  # the operator's `review-notes retry`
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert reactions(fake, c) == {"eyes", "+1"}
+    # only the reaction was redone: no second reply, no second or rewritten notes comment
+    assert len(replies(fake)) == reply and sticky_writes(fake) == writes
+
+
+def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+    fake.inject("POST", react, *[Fault.error(404, "Not Found")] * 2)  # 👀 and 👍
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"  # nothing a retry could add
+    assert sticky(fake) is not None and fake.pending_faults() == 0
+
+
+def test_a_done_reaction_a_deferred_update_could_not_add_stays_owed(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0.3))
+    say(client, rt, fake, "/notes")  # opens the flood-control window
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body  # the deferred update ran, its 👍 failed
+    assert reactions(fake, c) == {"eyes"} and rt.queue.counts()["failed"] == 1
+    assert state(rt).pending.acks == (c.id,)  # still owed, not forgotten
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert rt.queue.counts()["failed"] == 0 and state(rt).pending is None
+
+
+# --- found by review 'r17m' ---
+
+REACTIONS = "/repos/*/issues/comments/*/reactions"
+
+
+def test_a_rate_limited_plus_one_is_put_back_not_failed(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A reaction's rate limit (a GitHubError with retry_after) was swallowed by
+    `Reactions.add` into ReactionsFailed, no GitHubError: `/notes help` whose `+1` met a
+    Retry-After of 60 s ended `failed` for good, though GitHub does not redeliver."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        # eyes goes through, the +1 is rate limited for a minute
+        fake.inject("POST", REACTIONS, Fault(), Fault.too_many_requests(retry_after=60))
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(
+            lambda: (
+                rt.queue.get(delivery).state in ("pending", "failed")
+                and rt.queue.get(delivery).attempts >= 1
+                and rt.queue.get(delivery).last_error
+            ),
+            timeout=20,
+            what="the delivery's outcome",
+        )
+        got = rt.queue.get(delivery)
+        assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes"}
+        assert (got.state, got.deferrals) == ("pending", 1), (got.state, got.last_error)
+
+
+def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The re-run of a delivery put back for its `+1` adds it, and finds its reply by
+    its key: one reply, each reaction once."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt)
+        fake.inject("POST", REACTIONS, Fault(), Fault.too_many_requests(retry_after=2))
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        drain(rt, 20)
+        assert rt.queue.get(delivery).state == "done"
+        assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}

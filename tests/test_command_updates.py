@@ -1,0 +1,1085 @@
+"""Slash commands end to end, the notes comment's update they ask for
+(bot.command_updates): `off` and `on`, what they pause and resume, the one said last on
+GitHub having the last word (late deliveries, retries, a maintainer's deletion), paused
+and draft PRs, and the update deferred to the end of its flood-control window (paid
+for, given back, kept over a restart).
+
+Signed webhook -> queue -> worker -> GitHubClient -> fake GitHub (tests/command_kit.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bot.command_updates import REFRESH_ACTION
+from bot.commands import CommandConfig
+from bot.db import Database, utcnow
+from bot.markers import MARKER
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    _putting_back,
+    comment_payload,
+    content_writes,
+    deliver_said_at,
+    diff_comment_payload,
+    fail_the_done_reaction,
+    github_time_ago,
+    maintainer_deletes,
+    reactions,
+    retried_for_its_thumb,
+    review_payload,
+    said_and_left_without_its_thumb,
+    say,
+    state,
+    sticky,
+    sticky_writes,
+    tune,
+)
+from tests.fake_github import DEFAULT_REPO, FakeComment, Fault
+from tests.test_e2e import live_settings, ours, repo_calls
+from tests.webhook_kit import (
+    HEAD,
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    deliver_pr,
+    drain,
+    labeled_one_more_note,
+    post,
+    pr_payload,
+    serving,
+    title_with_one_more_note,
+    wait_until,
+)
+
+
+def test_off_silences_pr_events_and_on_resumes_them(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    paused = first.body
+    assert "Automatic updates are paused" in paused and "/notes on" in paused
+    assert fake.comment(first.id) is not None  # edited, never deleted
+
+    # A push and a new title that would add a note: nothing happens, not even a read.
+    fake.clear_requests()
+    more = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=more, author=AUTHOR)
+    for action in ("synchronize", "edited"):
+        payload = pr_payload(
+            action=action, title=more, head_sha="b" * 40, changes={"title": {"from": "x"}}
+        )
+        assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    assert repo_calls(fake) == Counter() and first.body == paused
+
+    # `/notes` while paused shows the notes once, and says updates are paused.
+    say(client, rt, fake, "/notes")
+    assert "Automatic updates are paused on this pull request: this comment" in first.body
+    assert state(rt).opted_out
+
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    resumed = first.body
+    assert "paused" not in resumed
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    payload = pr_payload(action="edited", title=MATCHING_TITLE, head_sha="c" * 40)
+    payload["changes"] = {"title": {"from": more}}
+    post(client, "pull_request", payload)
+    drain(rt)
+    assert first.body != resumed  # PR events update the comment again
+    assert len(ours(fake)) == 1
+
+
+def test_off_before_any_comment_writes_nothing(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert ours(fake) == [] and state(rt).opted_out
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+def test_refresh_on_a_draft(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N + 1, files=MATCHING_FILES, title=MATCHING_TITLE, draft=True)
+    post(client, "pull_request", pr_payload(number=N + 1, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    assert ours(fake, N + 1) == []  # drafts wait for ready_for_review ...
+    say(client, rt, fake, "/notes", number=N + 1)
+    assert "redirect.github.com" in sticky(fake, N + 1).body  # ... unless someone asks
+
+
+def test_refresh_with_no_match_says_so(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N + 2, files=["docs/contributing.md"], title="Fix a typo")
+    say(client, rt, fake, "/notes", number=N + 2, title="Fix a typo")
+    assert "No review note matches this pull request" in sticky(fake, N + 2).body
+
+
+def test_notes_in_a_review_matches_like_notes_in_a_comment(live):
+    # a docs-only PR gets only notes it names by their keywords: that needs every file
+    # known, which a review's copy of the PR (no changed_files) cannot tell alone
+    client, rt, fake = live
+    docs = {"files": ["docs/features/spec_decode.md"], "title": "[Docs] EAGLE prefix caching"}
+    fake.add_pull(DEFAULT_REPO, N + 10, **docs)
+    say(client, rt, fake, "/notes", number=N + 10, title=docs["title"])
+    by_comment = sticky(fake, N + 10).body
+    assert "No review note matches this pull request" in by_comment
+    head = fake.add_pull(DEFAULT_REPO, N + 11, **docs).head_sha
+    p = review_payload("/notes", head_sha=head)
+    p["pull_request"].update(number=N + 11, title=docs["title"])
+    assert post(client, "pull_request_review", p).status_code == 202
+    drain(rt)
+    assert sticky(fake, N + 11).body == by_comment
+
+
+# --- flood control ---------------------------------------------------------------------
+
+
+def _flood(client, rt, fake) -> list[FakeComment]:
+    """Nine `/notes` and a `/notes why` queued at once, then handled, the fake's request
+    log cleared of the comments' own posting; the ten comments."""
+    rt.workers.stop()  # queue them all, then let the workers loose
+    flood = [say(client, rt, fake, "/notes", wait=False) for _ in range(9)]
+    flood.append(say(client, rt, fake, "/notes why", wait=False))
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    return flood
+
+
+def test_a_flood_costs_at_most_two_sticky_writes_and_every_command_is_acknowledged(live, capsys):
+    client, rt, fake = live
+    # A frozen clock: the ten commands fall in one window however slow the machine is.
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    flood = _flood(client, rt, fake)
+    assert sticky_writes(fake) <= 2
+    assert "(why mode)" in sticky(fake).body  # the deferred update covered the last one
+    assert all(reactions(fake, c) == {"eyes", "+1"} for c in flood)
+    assert state(rt).pending is None
+    calls = repo_calls(fake)
+    with capsys.disabled():
+        print(f"\n10 commands in one window: {sum(calls.values())} calls {dict(calls)}")
+
+
+def test_a_deferred_update_survives_a_restart(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=3600))
+        say(client, rt, fake, "/notes")
+        owed = say(client, rt, fake, "/notes why", wait=False)
+        # the command is done; the update it owes waits in the queue: it is due in an hour
+        wait_until(
+            lambda: rt.queue.counts() == {"pending": 1, "processing": 0, "done": 2, "failed": 0},
+            what="the second command",
+        )
+        assert reactions(fake, owed) == {"eyes"} and state(rt).pending.acks == (owed.id,)
+    assert "(why mode)" not in sticky(fake).body
+    db = Database(settings.db_path)
+    (job,) = db.execute("SELECT id, not_before FROM deliveries WHERE state = 'pending'")
+    assert job["not_before"] > utcnow(after_s=3000)
+    # The server is down when the window ends; the next server does the owed work.
+    db.execute("UPDATE deliveries SET not_before = ? WHERE id = ?", (utcnow(), job["id"]))
+    db.close()
+    with serving(settings) as (client, rt):
+        drain(rt)
+    assert "(why mode)" in sticky(fake).body
+    assert reactions(fake, owed) == {"eyes", "+1"}
+
+
+def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0.3))
+    say(client, rt, fake, "/notes")  # opens the flood-control window
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    wait_until(lambda: "(why mode)" in sticky(fake).body and "+1" in reactions(fake, c))
+    assert reactions(fake, c) == {"eyes", "+1"}
+
+
+# --- what the comment says: no match any more, paused by the label ------------------
+
+
+def test_no_match_says_any_more_only_after_notes_were_shown(live):
+    # a comment asked for with `/notes` on a PR no note matches said "No review note
+    # matches this pull request.", and the next push rewrote it to "... any more", as
+    # if notes had been shown and gone (found by review 'reader')
+    client, rt, fake = live
+    number, title = N + 2, "Fix a typo"
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    first = sticky(fake, number)
+    assert "No review note matches this pull request." in first.body
+    push = {"action": "synchronize", "head_sha": "c" * 40, "updated_at": "2026-09-01T11:00:00Z"}
+    deliver_pr(client, rt, number=number, title=title, **push)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert sticky(fake, number).body == first.body  # not edited to say "any more"
+    # notes shown, then none: now it says "any more", and keeps saying it
+    fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=MATCHING_TITLE)
+    assert state(rt, number).had_notes
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert "matches this pull request any more" in sticky(fake, number).body
+    say(client, rt, fake, "/notes", number=number, title=title)
+    assert "matches this pull request any more" in sticky(fake, number).body
+
+
+def test_a_no_match_comment_from_before_had_notes_is_left_as_it_says(live):
+    # a row the previous release wrote has had_notes NULL: whether its "no match" comment
+    # says "any more" is read from the comment itself (its hash), so an upgrade edits
+    # neither kind, and reading NULL as "notes were shown" made a false "any more"
+    # (found by review 'upgrade')
+    client, rt, fake = live
+    number, title = N + 3, "Fix a typo"
+    fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", number=number, title=title)
+    fake.add_pull(DEFAULT_REPO, number + 1, files=MATCHING_FILES, title=MATCHING_TITLE)
+    say(client, rt, fake, "/notes", number=number + 1, title=MATCHING_TITLE)
+    fake.add_pull(DEFAULT_REPO, number + 1, files=["docs/contributing.md"], title=title)
+    say(client, rt, fake, "/notes", number=number + 1, title=title)
+    before = {n: sticky(fake, n).body for n in (number, number + 1)}
+    assert "any more" not in before[number] and "any more" in before[number + 1]
+    rt.db.execute("UPDATE pr_state SET had_notes = NULL")  # as the previous release left it
+    assert state(rt, number).had_notes is None
+    for n in (number, number + 1):
+        push = {"action": "synchronize", "head_sha": "d" * 40, "updated_at": "2026-09-02T10:00:00Z"}
+        deliver_pr(client, rt, number=n, title=title, **push)
+        assert sticky(fake, n).body == before[n]
+    assert [state(rt, n).had_notes for n in (number, number + 1)] == [False, True]
+
+
+def test_notes_on_a_pr_paused_by_the_label_says_so(live):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO,
+        N,
+        files=MATCHING_FILES,
+        title=MATCHING_TITLE,
+        author=AUTHOR,
+        labels=["no-review-notes"],
+    )
+    say(client, rt, fake, "/notes")
+    body = sticky(fake).body
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in body  # shown once
+    assert "paused on this pull request by the label `no-review-notes`" in body
+    assert "removing the label resumes them" in body
+
+
+def test_notes_asked_for_on_a_pr_paused_by_the_label_stay_and_later_events_cost_nothing(live):
+    # README: `/notes` on a paused PR shows the notes once and later events cost nothing;
+    # "the label does the same" as `/notes off`. A push (or Mergify's next label) used to
+    # edit the comment back to the bare paused line, and cost a read and a write each time.
+    client, rt, fake = live
+    label = ["no-review-notes"]
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR, labels=label
+    )
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    shown = sticky(fake).body
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in shown
+    before = len(fake.requests)
+    push = pr_payload(
+        action="synchronize",
+        number=N,
+        title=MATCHING_TITLE,
+        labels=tuple(label),
+        head_sha="d" * 40,
+        updated_at="2026-09-02T10:00:00Z",
+    )
+    assert post(client, "pull_request", push).status_code == 202
+    drain(rt)
+    assert sticky(fake).body == shown and len(fake.requests) == before
+
+
+def test_notes_off_after_notes_on_a_paused_pr_brings_back_the_short_line(live):
+    # `/notes` shows the notes once on a paused PR; a second `/notes off` takes them away
+    # again (later PR events leave them, but the author's own command does not)
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    short = sticky(fake).body
+    say(client, rt, fake, "/notes")
+    assert "redirect.github.com/vllm-project/vllm/pull/52419" in sticky(fake).body
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert sticky(fake).body == short
+
+
+# --- `off` and `on` have the last word as written ------------------------------------
+
+
+def _short_paused_line(client, rt, fake) -> str:
+    """What `/notes off` alone leaves after `/notes`; automatic updates on again after."""
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    short = sticky(fake).body
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    return short
+
+
+def test_an_off_run_again_after_a_later_on_changes_nothing(live):
+    # The off's comment edit fails, so its delivery does; the author's later `on` is
+    # handled; then the off runs again (`review-notes retry`, or GitHub's redelivery).
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    notes = sticky(fake).body
+    fake.inject("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*", *[Fault.error(502)] * 3)
+    off = say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert rt.queue.counts()["failed"] == 1 and fake.pending_faults() == 0
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    assert not state(rt).opted_out
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert not state(rt).opted_out and sticky(fake).body == notes  # the last word stands
+    assert reactions(fake, off) == {"eyes", "+1"}  # heard all the same
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_off_and_on_follow_the_time_github_gives_not_the_order_they_arrive(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    deliver_said_at(client, rt, on, "2026-09-01T10:05:00Z")
+    deliver_said_at(client, rt, off, "2026-09-01T10:00:00Z")  # written first, arrives late
+    assert not state(rt).opted_out
+    assert reactions(fake, off) == {"eyes", "+1"}
+    # an edit is said when it is made: adding `off` to an older comment counts then
+    old = on.body
+    on.body = "/notes on\n/notes off"
+    deliver_said_at(client, rt, on, "2026-09-01T10:09:00Z", action="edited", old_body=old)
+    assert state(rt).opted_out
+
+
+def test_off_after_why_in_one_comment_leaves_the_short_paused_line(live):
+    client, rt, fake = live
+    short = _short_paused_line(client, rt, fake)
+    say(client, rt, fake, "/notes why\n/notes off", login=AUTHOR)
+    assert state(rt).opted_out and sticky(fake).body == short
+
+
+def test_off_after_why_in_one_window_leaves_the_short_paused_line(live):
+    # "applies the last why/off/on given", however the window folds them
+    client, rt, fake = live
+    short = _short_paused_line(client, rt, fake)
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes why", wait=False)  # deferred
+    off = say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)  # folded in, last
+    rt.workers.start()
+    drain(rt)
+    assert state(rt).opted_out and state(rt).pending is None
+    assert reactions(fake, off) == {"eyes", "+1"}
+    assert sticky(fake).body == short
+
+
+def test_on_resumes_automatic_updates_without_posting_what_they_would_not(live):
+    client, rt, fake = live
+    # a PR no note matches: `off` then `on` posts nothing ("no comment at all")
+    typo = {"files": ["docs/contributing.md"], "title": "Fix a typo", "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, N + 2, **typo)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=N + 2, title="Fix a typo")
+    assert state(rt, N + 2).opted_out
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=N + 2, title="Fix a typo")
+    assert sticky(fake, N + 2) is None and not state(rt, N + 2).opted_out
+    # a draft waits for ready_for_review, `on` or not
+    draft = {"files": MATCHING_FILES, "title": MATCHING_TITLE, "draft": True, "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, N + 1, **draft)
+    post(client, "pull_request", pr_payload(number=N + 1, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=N + 1)
+    assert state(rt, N + 1).opted_out
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=N + 1)
+    assert sticky(fake, N + 1) is None and not state(rt, N + 1).opted_out
+    say(client, rt, fake, "/notes", number=N + 1)  # asked to see them: answered on a draft
+    assert sticky(fake, N + 1) is not None
+
+
+# --- the notes comment, deleted by a maintainer: `/notes off` said when noticed ---------
+
+
+def test_a_notes_on_said_before_the_deletion_and_retried_posts_the_comment_again(live):
+    # `/notes on` is handled but its 👍 fails (the delivery fails). A maintainer then
+    # deletes the notes comment: the next PR event opts the PR out ("go away", as
+    # `/notes off`). `review-notes retry` re-runs the old `on`: said before the deletion
+    # was noticed, it changes nothing. It used to turn updates on again and post a NEW
+    # comment (a notification to everyone): the deletion recorded no `switched_at`
+    # (found by review of session 13's change).
+    client, rt, fake = live
+    c0 = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    post(client, "issue_comment", comment_payload(c0))
+    drain(rt)
+    first = sticky(fake)
+    assert first is not None
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login="pr-author")
+    fail_the_done_reaction(fake, on)
+    post(client, "issue_comment", comment_payload(on))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 1 and reactions(fake, on) == {"eyes"}
+    maintainer_deletes(fake, first)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2030-01-01T00:00:05Z"))
+    assert state(rt).opted_out and sticky(fake) is None  # the deletion is a `/notes off`
+    assert rt.queue.retry() != []  # the operator retries the failed `on` for its 👍
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert sticky(fake) is None, "a comment was posted again after a maintainer deleted it"
+    assert state(rt).opted_out
+
+
+def test_an_on_written_after_the_deletion_was_noticed_resumes_the_updates(live):
+    # the deletion ranks above what was written before the PR event that found it (within
+    # its second too), not above what the author writes after it
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2030-01-01T10:00:05Z"))
+    assert state(rt).opted_out
+    same_second = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, same_second, "2030-01-01T10:00:05Z")
+    assert state(rt).opted_out and sticky(fake) is None
+    later = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, later, "2030-01-01T10:00:06Z")
+    assert not state(rt).opted_out and sticky(fake) is not None
+    assert reactions(fake, same_second) == reactions(fake, later) == {"eyes", "+1"}
+
+
+def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
+    # `/notes off` (the comment says paused), a maintainer then deletes the comment, and
+    # the author says `/notes on`. README: "`/notes on` resumes the updates (a new
+    # comment as soon as notes match)". The `on`'s refresh used to find the comment
+    # (known since before the `off`) gone and take that for a NEW opt-out: the PR was
+    # off again right after `on`, with nothing posted (found by review of session 13).
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    say(client, rt, fake, "/notes off", login="pr-author")
+    assert state(rt).opted_out and "paused" in sticky(fake).body
+    maintainer_deletes(fake, first)
+    on = say(client, rt, fake, "/notes on", login="pr-author")
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, "`/notes on` said after the deletion left the PR off"
+    assert sticky(fake) is not None  # notes match: a new comment
+
+
+# Found by review 'diff14'. 1. `/notes on` after a deletion made while off: resume lived only
+# in the `on`'s own refresh. If that refresh does not complete before the next PR event (GitHub
+# failed it, or flood control deferred it), the PR event takes the old deletion for a
+# NEW opt-out dated after the `on`: the PR is off again, nothing is posted, the `on`
+# got its +1 (README: "a comment deleted while they were off is posted anew once notes
+# match"; commit 09b2032's bug, back through another door).
+
+
+def test_an_on_whose_refresh_github_failed_is_kept_by_the_next_pr_event(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert state(rt).opted_out and "paused" in first.body
+    maintainer_deletes(fake, first)  # deleted while off
+    # the author's `on`: GitHub fails the comment list of its refresh (every try)
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, on, github_time_ago(10))
+    assert rt.queue.counts()["failed"] == 1 and not state(rt).opted_out  # on, as said
+    # a push or a label (any PR event that changes the comment) comes next
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at=github_time_ago(5)))
+    assert not state(rt).opted_out, (
+        "the deletion made while off (before the `on`) was taken for a new opt-out, "
+        f"ranked after the author's `on` (switched_at {state(rt).switched_at})"
+    )
+    # and `review-notes retry` of the `on` (for its refresh and +1) cannot repair it
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out and sticky(fake) is not None
+
+
+def test_an_on_deferred_by_flood_control_is_kept_by_a_pr_event_in_its_window(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    first = sticky(fake)
+    tune(rt, CommandConfig(min_update_interval_s=1.0), clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes off", login=AUTHOR)  # runs at once, opens the window
+    assert state(rt).opted_out and "paused" in first.body
+    maintainer_deletes(fake, first)  # deleted while off
+    rt.workers.stop()
+    on = say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)  # deferred: in the window
+    labeled = labeled_one_more_note(updated_at=github_time_ago(0))
+    assert post(client, "pull_request", pr_payload(**labeled)).status_code == 202
+    rt.workers.start()
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        "the author's `on` got +1 but the PR is off: the PR event in the `on`'s window took "
+        f"the deletion made while off for a new opt-out ({state(rt).switched_at})"
+    )
+    assert sticky(fake) is not None
+
+
+# Found by review 'diff14'. 2. A deletion noticed by `/notes off`'s own edit was dated
+# at the bot's "now" (the end of the `off`'s processing), not when the `off` was written:
+# an `on` the author wrote after the `off` but before the bot got to it was outranked
+# (+1, no change), while a deletion noticed by a PR event is dated at the event's own
+# `updated_at`: the outcome depended on the bot's latency.
+
+
+def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, off, github_time_ago(3))  # run late (GitHub slow, a queue)
+    deliver_said_at(client, rt, on, github_time_ago(1))  # written 2 s after the off
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        f"the author's last word (`on`) lost to the off's own deletion key {state(rt).switched_at}"
+    )
+
+
+# Found by review 'diff14'. 3. `/notes on` on a draft whose comment was deleted while
+# off posted a NEW comment on the draft, though "a draft still waits" and a PR event on
+# that draft (no comment known any more) would post nothing.
+
+
+def test_on_after_a_deletion_waits_on_a_draft(live):
+    client, rt, fake = live
+    n = N + 1
+    draft = {"files": MATCHING_FILES, "title": MATCHING_TITLE, "draft": True, "author": AUTHOR}
+    fake.add_pull(DEFAULT_REPO, n, **draft)
+    post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE, draft=True))
+    drain(rt)
+    say(client, rt, fake, "/notes", number=n)  # asked for once, on the draft
+    first = sticky(fake, n)
+    say(client, rt, fake, "/notes off", login=AUTHOR, number=n)
+    maintainer_deletes(fake, first)
+    say(client, rt, fake, "/notes on", login=AUTHOR, number=n)
+    assert not state(rt, n).opted_out
+    assert sticky(fake, n) is None, "`/notes on` posted a new comment on a draft"
+
+
+# Found by review 'r2'. B1. `/notes on` the first to find a deletion no PR event noticed
+# A maintainer deletes the notes comment; no PR event has run since (deletions make no
+# event). The author says `/notes on` to have the notes back, after the deletion. The PR
+# changed meanwhile (its title edit's event not yet processed), so the `on`'s own refresh
+# writes and finds the comment gone. 5facef2 dropped the `on`'s own resume (it now only
+# applies when the state already said off) and c2e3178 dates a deletion found by a
+# command's write just after that command's key: the deletion outranks the author's
+# `on` written after it. The PR ends off, nothing posted, the `on` got +1. Had the
+# title's `edited` event been processed first, the deletion would be dated at that event
+# and the same `on` would win (README: "one written after it counts"; "`/notes on`
+# resumes the updates (a new comment as soon as notes match)"). 2b69f56 posted anew.
+
+
+def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    maintainer_deletes(fake, sticky(fake))
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # its event comes later
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, on, github_time_ago(1))  # written after the deletion
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert not state(rt).opted_out, (
+        "the author's `on`, written after the maintainer's deletion, lost to it: "
+        f"deletion dated {state(rt).switched_at}"
+    )
+    assert sticky(fake) is not None
+
+
+# Found by review 'r2'. B2. `resumed` outlived a refresh that made no call
+# `/notes off` then `/notes on` in one flood-control window: the folded update renders
+# the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
+# comment is there and was never deleted. Days later a maintainer deletes it ("go
+# away"); the next PR event that changes it posts a NEW comment (notifying everyone)
+# instead of turning updates off. README: "Once an update finds the comment again, a
+# deletion is a 'go away' again" -- here the state still thinks the author's `on` may
+# be answering a deletion made while off, though the PR was never off on GitHub.
+
+
+def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes off", login=AUTHOR, wait=False)  # deferred
+    say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)  # folded in, last
+    rt.workers.start()
+    drain(rt)
+    assert not state(rt).opted_out and state(rt).pending is None
+    first = sticky(fake)
+    assert first is not None and "paused" not in first.body
+    assert not state(rt).resumed, "resumed left set though the comment is there"
+    maintainer_deletes(fake, first)  # a maintainer's "go away", well after the `on`
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at=github_time_ago(0)))
+    assert sticky(fake) is None, "a PR event posted anew a comment a maintainer deleted"
+    assert state(rt).opted_out
+
+
+# Found by review 'r3'. 1. A retried `/notes on` re-armed `resumed`, undoing a later deletion
+# README: "Until an update has asked GitHub and found the comment (the first one after an
+# `on` always asks), a comment gone is taken so; after that, a deletion is a 'go away'
+# again", and of a failed 👍: "`review-notes retry` adds it; the retry redoes nothing
+# else"; of deletions: "an `off`/`on` written before it and run late (`review-notes
+# retry`, a late delivery) changes nothing".
+# The `on` is handled, its own update finds the comment (resumed cleared), only its 👍
+# fails. A maintainer then deletes the notes comment ("go away"), after the `on`. The
+# operator retries the failed delivery for its 👍: `ask_for_update` runs again, sets
+# `resumed` again (the `on`'s key equals switched_at, so it is not outranked), and its
+# refresh takes the maintainer's later deletion for one made before the `on`: a NEW
+# comment is posted (a notification to everyone) and the PR stays on. Without the retry
+# the next PR event would have turned updates off. Any re-run of the delivery (GitHub's
+# redelivery of a failed one) goes through the same `ask_for_update`.
+
+
+def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
+    client, rt, fake = live
+    say_first = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    post(client, "issue_comment", comment_payload(say_first))
+    drain(rt)
+    first = sticky(fake)
+    assert first is not None
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    fail_the_done_reaction(fake, on)
+    deliver_said_at(client, rt, on, github_time_ago(30))
+    assert rt.queue.counts()["failed"] == 1 and reactions(fake, on) == {"eyes"}
+    assert not state(rt).resumed  # its update asked GitHub and found the comment
+    maintainer_deletes(fake, first)  # after the `on` and its update: a "go away"
+    assert rt.queue.retry() != []  # the operator retries the `on` for its 👍
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert sticky(fake) is None, (
+        "retrying an old `on` for its 👍 posted anew a comment a maintainer deleted after it"
+    )
+
+
+# Found by review 'r15d', as the retried `wrong` and `restore` in test_command_feedback.py:
+# a retry for a missing 👍 ran every command of the comment again; an old `/notes why`
+# put why mode back after a later plain `/notes`.
+
+
+def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes why", login="octo-dev")
+    assert "(why mode)" in sticky(fake).body
+    say(client, rt, fake, "/notes", login="octo-dev")
+    plain = sticky(fake).body
+    assert "(why mode)" not in plain
+
+    retried_for_its_thumb(rt, fake, c)
+    assert sticky(fake).body == plain
+
+
+# Found by review 'r15f'. The retry of a command written before a later `/notes off` (or
+# `/notes`) still rewrote the notes comment: an older `/notes` or `/notes why` put the
+# notes back into the comment the later `off` had cut to the short paused line, an older
+# `off` took away the notes a later `/notes` showed. README: the retry changes nothing
+# commands written after it changed. It still gets its 👍.
+
+
+@pytest.mark.parametrize("line", ["/notes", "/notes why"])
+def test_a_retried_notes_does_not_bring_back_the_notes_a_later_off_paused(live, line):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = said_and_left_without_its_thumb(client, rt, fake, line)
+    say(client, rt, fake, "/notes off", login=AUTHOR)  # written after it: the last word
+    paused = sticky(fake).body
+    assert state(rt).opted_out
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).opted_out
+    assert sticky(fake).body == paused
+
+
+def test_a_retried_off_does_not_take_away_the_notes_a_later_notes_showed(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes off")
+    assert rt.queue.counts()["failed"] == 1 and state(rt).opted_out
+    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it: show them once
+    shown = sticky(fake).body
+    assert "Automatic updates are paused" in shown and "Review notes" in shown
+
+    retried_for_its_thumb(rt, fake, c)
+    assert sticky(fake).body == shown
+
+
+def test_a_late_off_folded_into_a_later_whys_deferred_update_leaves_the_notes_shown(live):
+    # the same through flood control: the `off` (written first, delivered last) joins
+    # the update deferred for a `/notes why` written after it; the update owes what the
+    # command written last asked (the notes, with the paused line), not the one run last
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: 1000.0)
+    rt.workers.stop()
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # not delivered yet
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    why = say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)  # deferred
+    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
+    rt.workers.start()
+    drain(rt)
+    assert state(rt).opted_out and state(rt).pending is None  # the `off` counts
+    assert reactions(fake, off) == reactions(fake, why) == {"eyes", "+1"}
+    body = sticky(fake).body
+    assert "Automatic updates are paused" in body and "(why mode)" in body
+
+
+# Found by review 'r15i'. A command run late on a paused PR left the comment as a later
+# command had it, even when it showed notes: a late `wrong` left its note shown (the
+# state hid it; no PR event runs while paused), and a late `off` left the notes without
+# the paused line, which the same written order through flood control has.
+
+
+PAUSED = "Automatic updates are paused"
+
+
+def test_a_wrong_retried_while_paused_still_hides_its_note_in_the_comment(live):
+    # README: "A `wrong` that never ran still hides its note when it runs late, after
+    # another `wrong`" and a late command "still does what is its own (... a `wrong` ...)".
+    # While paused (notes shown once by `/notes`), the late `wrong`'s update is skipped:
+    # the state hides the note, the comment still shows it, and PR events never fix it.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    say(client, rt, fake, "/notes off", login=AUTHOR, title=title)
+    say(client, rt, fake, "/notes", login=AUTHOR, title=title)  # shown once, paused line
+    first, second = state(rt).notes[:2]
+    assert state(rt).opted_out and PAUSED in sticky(fake).body
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).dismissed == ()
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (second,) and second not in state(rt).notes
+
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert set(state(rt).dismissed) == {first, second}
+    # the comment must not show a note the PR's state hides
+    assert first not in state(rt).notes, "the comment still shows the note the late wrong hid"
+
+
+def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(live):
+    # An `off` written first but delivered after a later `/notes`: the PR is paused, yet
+    # the comment is left showing the notes with no paused line (and PR events now skip,
+    # so it goes stale silently). The same written order through one flood-control window
+    # gives the notes WITH the paused line (test_a_late_off_folded_into_a_later_whys_...).
+    client, rt, fake = live
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # written first
+    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it, delivered first
+    assert not state(rt).opted_out and PAUSED not in sticky(fake).body
+    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
+    drain(rt)
+    assert reactions(fake, off) == {"eyes", "+1"}
+    assert state(rt).opted_out
+    body = sticky(fake).body
+    assert body.startswith(MARKER)
+    assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
+
+
+# --- found by review 'r16b' ---
+
+
+def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
+    tmp_path, fake_github, app_key
+):
+    # `opened` meets a file list behind `changed_files`, so a re-check is queued. Before
+    # it runs, the author asks `/notes`: the command cannot wait, answers on the same
+    # lagging list and caches it for the head. The re-check must not take that cache for
+    # the PR's files (it did: matched on an empty list for good, until a push).
+    fake = fake_github
+    pull = fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title="Tidy up the KV cache coordinator"
+    )
+    pull.head_sha = HEAD  # pr_payload's head commit
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(1.0,))
+    with serving(settings) as (client, rt):
+        # the event's listing and the command's lag
+        fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * 2)
+        opened = pr_payload(number=N, title="Tidy up the KV cache coordinator")
+        opened["pull_request"]["changed_files"] = len(MATCHING_FILES)
+        assert post(client, "pull_request", opened).status_code == 202
+        wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the files re-check waiting")
+        asked = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+        assert post(client, "issue_comment", comment_payload(asked)).status_code == 202
+        drain(rt)  # the command, then the re-check
+        assert fake.pending_faults() == 0
+        [comment] = ours(fake)
+        listings = len(fake.calls("GET", "/repos/*/pulls/*/files"))
+        # GitHub has listed the file since the command; the re-check must have looked
+        assert "a path of this note" in comment.body, (listings, comment.body[:400])
+
+
+def test_every_command_that_updates_the_comment_says_what_it_changes():
+    # three lists (Kind.updates_sticky, _STATE_CHANGES, _SHOWING) must agree: a kind
+    # added to the first alone fails with a KeyError when it runs (review 'r16e')
+    from bot.command_updates import _SHOWING, _STATE_CHANGES, SWITCHES
+    from bot.commands import Kind
+
+    updating = {k for k in Kind if k.updates_sticky}
+    assert set(_STATE_CHANGES) == updating
+    assert set(_SHOWING) | set(SWITCHES) == updating
+    assert not set(_SHOWING) & set(SWITCHES)
+
+
+# --- found by review 'r17c' ---
+
+
+def _github_says_merged(fake, monkeypatch):
+    """GET pulls/{n} answers as GitHub does for a merged PR: state closed."""
+    real = fake._get_pull
+
+    def closed(who, params, query, body):
+        reply = real(who, params, query, body)
+        reply.body = dict(reply.body, state="closed", merged=True, closed_at="2026-09-01T11:00:00Z")
+        return reply
+
+    monkeypatch.setattr(fake, "_get_pull", closed)
+
+
+def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypatch):
+    # `/notes off` before the bot commented, the PR merged, then `/notes on` on it. The
+    # `on` updates as a PR event would, and PR events leave a closed PR alone; it ran
+    # the non-forced refresh, which never looked at `closed`, and posted the notes on
+    # the merged PR, notifying everyone watching it.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert ours(fake) == []
+    deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T11:00:00Z",
+    )
+    _github_says_merged(fake, monkeypatch)
+
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    payload = comment_payload(on)
+    payload["issue"] = dict(payload["issue"], state="closed")
+    payload["issue"]["pull_request"] = dict(
+        payload["issue"]["pull_request"], merged_at="2026-09-01T11:00:00Z"
+    )
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert sticky(fake) is None, "`/notes on` posted the notes comment on a merged PR"
+    assert "+1" in reactions(fake, on)  # done: updates are on, should it be reopened
+    assert not rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+    # a human who asks still gets an answer
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    assert sticky(fake) is not None
+
+
+# --- the deferred update's writes, paid by the commands it answers ---
+
+
+def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
+    """The notes comment's edit and the 👍s a deferred update makes (handle_refresh,
+    later) are paid from the write budget when the commands are taken: a flood of
+    sticky commands in one window writes no more than the budget and the spell's one 😕,
+    the deferred update included, and every command taken is answered by it."""
+    client, rt, fake = live
+    config = CommandConfig(
+        min_update_interval_s=0.3, installation_write_burst=9, installation_write_refill_s=3600
+    )
+    tune(rt, config, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # the comment is there: the flood edits it
+    rt.ctx.flood.installation_writes.refund(1001, 9)  # and the budget full again
+    flood = _flood(client, rt, fake)
+    writes = content_writes(fake)
+    assert len(writes) <= 9 + 1, sorted(writes)
+    assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
+    answered = [reactions(fake, c) for c in flood]
+    assert answered.count({"confused"}) == 1, answered
+    # taken: 👀, then 👍 (now or by the deferred update); refused: nothing at all
+    assert all(r in ({"eyes", "+1"}, {"confused"}, set()) for r in answered), answered
+    assert answered.count({"eyes", "+1"}) >= 2, answered
+
+
+# An hour's window: a deferred update waits in the queue until `_run_due`; a budget of
+# ten writes that never refills (the tests freeze the clock).
+OWING = CommandConfig(
+    min_update_interval_s=3600, installation_write_burst=10, installation_write_refill_s=3600
+)
+
+
+def _owe_an_update(client, rt, fake, body: str) -> FakeComment:
+    """A command in the window of the one before: its update waits in the queue."""
+    c = say(client, rt, fake, body, wait=False)
+    wait_until(
+        lambda: (
+            state(rt).pending is not None
+            and rt.queue.counts()["pending"] == 1
+            and rt.queue.counts()["processing"] == 0
+        ),
+        what="the command done, its update queued",
+    )
+    return c
+
+
+def _run_due(rt) -> None:
+    """The window is over: the deferred updates queued run now."""
+    rt.queue.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    drain(rt)
+
+
+@pytest.mark.parametrize(("body", "given_back"), [("/notes", 1), ("/notes why", 0)])
+def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_it(
+    live, body, given_back
+):
+    """A command whose update is deferred pays, with its own writes, for the notes
+    comment's write that update makes later. An update that found the comment as it
+    should be (the same `/notes` again) wrote nothing and kept the write: one write of
+    the installation's budget lost per deferred update, where an update run at once
+    gives back what it did not write. One that writes the comment (`why`) keeps it."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # 👀, the comment, 👍; the window opens
+    budget = rt.ctx.flood.installation_writes
+    c = _owe_an_update(client, rt, fake, body)
+    assert budget.left(1001) == 10 - 3 - 3  # 👀, and the update's 👍 and comment paid now
+    fake.clear_requests()
+    _run_due(rt)
+    assert reactions(fake, c) == {"eyes", "+1"} and sticky_writes(fake) == 1 - given_back
+    assert budget.left(1001) == 10 - 6 + given_back
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_is_the_bots_own_delivery_not_githubs(live):
+    """The start's redelivery sweep asks GitHub for what it failed to deliver since the
+    newest delivery GitHub sent (`last_received`): a deferred update queued later is no
+    such delivery (review r22c)."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")
+    _owe_an_update(client, rt, fake, "/notes why")
+    rows = rt.queue.db.execute("SELECT id, by_bot, received_at FROM deliveries ORDER BY seq")
+    assert [r["id"].split(":")[0] for r in rows if r["by_bot"]] == [REFRESH_ACTION]
+    assert rows[-1]["by_bot"]  # the newest row
+    from_github = [r for r in rows if not r["by_bot"]]
+    assert rt.queue.last_received() == from_github[-1]["received_at"] < rows[-1]["received_at"]
+
+
+def test_a_deferred_update_an_earlier_one_covered_gives_back_the_write_paid_for_it(live):
+    """Its window taken as lost (the update not run a minute past its time), the next
+    command updates the comment at once for all that was owed: the deferred update, run
+    later, has nothing owed, and gives back the comment's write its command paid for."""
+    client, rt, fake = live
+    now = [1000.0]
+    tune(rt, OWING, clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    why = _owe_an_update(client, rt, fake, "/notes why")
+    now[0] += 3600 + 60  # lost: the next command runs at once, for both
+    c = say(client, rt, fake, "/notes", wait=False)
+    wait_until(
+        lambda: reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["processing"] == 0,
+        what="the command answered",
+    )
+    assert reactions(fake, why) == {"eyes", "+1"} and state(rt).pending is None
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(1001)
+    _run_due(rt)  # "nothing owed: an earlier update covered it"
+    assert budget.left(1001) == before + 1
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_after_a_restart(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The write given back is the one its command paid in this process: once, by the
+    update's first run (a re-run, put back when GitHub rate limited its 👍, gives
+    nothing back again), and not at all after a restart (the budgets start over, full:
+    what was paid before is not theirs to give back)."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")
+        c = _owe_an_update(client, rt, fake, "/notes")
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 4
+        thanks = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+        fake.inject("POST", thanks, Fault.secondary_rate_limit(retry_after=2))
+        _run_due(rt)  # put back, then run again 2 s later
+        assert reactions(fake, c) == {"eyes", "+1"} and len(fake.calls("POST", thanks)) == 3
+        assert budget.left(1001) == 5 and rt.queue.counts()["failed"] == 0
+        # one more owed, then a restart: the next server runs it
+        _owe_an_update(client, rt, fake, "/notes")
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        budget = rt.ctx.flood.installation_writes
+        assert budget.allow(1001, 4)  # spent on other PRs since the start
+        _run_due(rt)
+        assert budget.left(1001) == 6, "given back a write this process was never paid"
+
+
+# --- found by mutation run 'r20a' ---
+
+
+# kills: bot/command_events.py:807 the deferred update does not open the next window
+def test_a_command_after_a_deferred_update_ran_is_answered(live):
+    # once the window's deferred update ran, the next command is not folded into it
+    client, rt, fake = live
+    now = [1000.0]
+    tune(rt, CommandConfig(min_update_interval_s=0.3), clock=lambda: now[0])
+    rt.workers.stop()
+    say(client, rt, fake, "/notes", wait=False)  # runs at once, opens the window
+    say(client, rt, fake, "/notes why", wait=False)  # deferred to the window's end
+    rt.workers.start()
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and state(rt).pending is None
+    now[0] = 1001.0  # the window is over
+    later = say(client, rt, fake, "/notes")
+    drain(rt)
+    assert "(why mode)" not in sticky(fake).body
+    assert reactions(fake, later) == {"eyes", "+1"} and state(rt).pending is None
+
+
+# --- found by review 'r20c' and 'r20e' ---
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        f"/repos/{DEFAULT_REPO}/pulls/{N}",  # the PR's head: a comment's payload has none
+        # the comment list, read by the port before its write: a write was counted as
+        # asked for when sticky began to write, before this read (review r20e)
+        f"/repos/{DEFAULT_REPO}/issues/{N}/comments",
+    ],
+    ids=["the PR", "the comment list"],
+)
+def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
+    tmp_path, fake_github, app_key, monkeypatch, read
+):
+    """A deferred update whose first run is put back by a rate limit on a read has asked
+    GitHub for no write of the comment; its re-run finds the comment already right and
+    writes none. The write its command paid for was never given back (the prepaid write
+    claimed at the first run's start, review r20c): one write of the installation's
+    budget lost per deferred update that meets a rate limit before its write, when the
+    installation is under pressure, which is when the budget matters."""
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
+        c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 10 - 6
+        fake.inject("GET", read, Fault.secondary_rate_limit(retry_after=2))
+        fake.clear_requests()
+        _run_due(rt)  # put back, then run again 2 s later: the comment is already right
+        assert len(fake.calls("GET", read)) >= 2, "the update was not put back"
+        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
+        assert sticky_writes(fake) == 0  # no write of the notes comment made or asked for
+        assert budget.left(1001) == 10 - 6 + 1, (
+            "the write prepaid for a notes comment the update never wrote was kept"
+        )
