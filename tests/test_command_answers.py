@@ -923,7 +923,7 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_events.py:402 a comment not all of whose commands want a reply dropped
+# kills: bot/command_answers.py:121 a comment not all of whose commands want a reply dropped
 def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_are_refused(live):
     # the reply budget refuses replies, not the notes comment: `/notes` still updates it
     client, rt, fake = live
@@ -936,7 +936,7 @@ def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_ar
     assert "eyes" in reactions(fake, both) and len(replies(fake)) == 1
 
 
-# kills: bot/command_events.py:504 `+1` given before the deferred update it waits for
+# kills: bot/command_answers.py:225 `+1` given before the deferred update it waits for
 def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_update(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=3600), clock=lambda: 1000.0)

@@ -293,7 +293,7 @@ def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live)
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_events.py:650 a late `wrong` records its own older key as the newest
+# kills: bot/command_feedback.py:85 a late `wrong` records its own older key as the newest
 def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer_wrong(live):
     # Said in this order: wrong (A), restore (C), wrong (B); handled B, A, C. The restore
     # came before B: it must not show B's note again, whatever order A ran in.

@@ -1026,7 +1026,7 @@ def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_afte
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_events.py:807 the deferred update does not open the next window
+# kills: bot/command_updates.py:177 the deferred update does not open the next window
 def test_a_command_after_a_deferred_update_ran_is_answered(live):
     # once the window's deferred update ran, the next command is not folded into it
     client, rt, fake = live
