@@ -38,8 +38,9 @@ from bot.queue import Delivery
 COMMENT_ACTIONS = frozenset({"created", "edited"})
 REVIEW_ACTIONS = frozenset({"submitted", "edited"})
 # Cheap intake filter, whatever the command word: a command starts a line (as
-# bot.comment_prose reads it: a BOM opening the comment, invisible characters before it).
-_MAY_HOLD_COMMAND = re.compile(f"(?m)^\ufeff? {{0,3}}[{FORMAT_CHARS}]*/[A-Za-z]")
+# bot.comment_prose reads it: a BOM opening the comment, invisible characters before it;
+# a line ends at LF, CRLF or a lone CR, as in cmark-gfm).
+_MAY_HOLD_COMMAND = re.compile(f"(?:^|[\r\n])\ufeff? {{0,3}}[{FORMAT_CHARS}]*/[A-Za-z]")
 # The PR fields kept for later (a deferred update in a dry run matches on them).
 _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_files")
 

@@ -519,3 +519,21 @@ def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live
     said = "MalformedPayload: comment.id: not a positive integer (str 'abc')"
     assert (d.state, d.last_error) == ("failed", said)
     assert reactions(fake, c) == set()
+
+
+# --- found by review 'r26e' ---
+
+
+def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(live):
+    # cmark-gfm ends a line at a lone CR, as the parser does (bot.comment_prose), but the
+    # intake filter's `^` started a line only after LF: a comment sent through the API
+    # with CR line ends ("Thanks!\r/notes off") was dropped at intake as "no line starts
+    # with a slash command", its command never run nor answered
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = fake.add_comment(DEFAULT_REPO, N, "Thanks for the notes!\r/notes off", login=AUTHOR)
+    r = post(client, "issue_comment", comment_payload(c))
+    assert r.json()["status"] == "queued", r.text
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).opted_out
