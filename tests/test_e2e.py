@@ -713,6 +713,42 @@ def test_a_renamed_account_forgets_the_installation_s_token_and_lookups(live):
     assert len(ours(fake)) == 1
 
 
+def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_is_back(
+    live, caplog
+):
+    # The owner uninstalls the App while a PR event waits in the queue (review r26e): no
+    # comment can be written, but the event must not be taken as done, which would lose
+    # it for good: it fails, naming the lookup GitHub refused, and `review-notes retry`
+    # runs it once the App is installed again (under a new installation id)
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt.workers.stop()  # queued, not yet handled
+    r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    assert r.json()["status"] == "queued"
+    fake.uninstall(1001)
+    deleted = next(p for p in octokit_examples("installation") if p["action"] == "deleted")
+    deleted["installation"]["id"] = 1001
+    deleted["repositories"] = [{"id": 1, "name": "vllm", "full_name": DEFAULT_REPO}]
+    with caplog.at_level("INFO", logger="review_notes"):
+        r = post(client, "installation", deleted)
+    assert r.status_code == 200 and r.json()["status"] == "noted"
+    assert f"no longer covers {DEFAULT_REPO}" in caplog.text
+    rt.workers.start()
+    drain(rt)
+    failed = rt.queue.get("queued")
+    assert failed.state == "failed", "a delivery nothing could handle was taken as done"
+    assert f"installation on {DEFAULT_REPO}: 404" in failed.last_error
+    assert ours(fake) == []
+    fake.add_installation(2002, [DEFAULT_REPO])  # installed again
+    installed = next(p for p in octokit_examples("installation") if p["action"] == "created")
+    installed["installation"]["id"] = 2002
+    assert post(client, "installation", installed).status_code == 200
+    assert rt.queue.retry(["queued"]) == ["queued"]
+    drain(rt)
+    assert rt.queue.get("queued").state == "done"
+    assert len(ours(fake)) == 1
+
+
 # --- a dry run and a live server on one database ------------------------------------
 
 
