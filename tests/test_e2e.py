@@ -195,6 +195,30 @@ def test_the_revert_of_a_pr_that_got_notes_gets_them_through_github(live):
     assert f"**1. {first_note}**" in mine.body
 
 
+def test_a_pr_from_a_deleted_fork_with_no_description_gets_its_comment(live):
+    # GitHub's nulls (review r26e): a fork deleted after the PR was opened leaves
+    # `head.repo` null (and `head.label` "unknown:..."); a PR opened without a
+    # description has a null body, and its first description comes as an edit from null
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, body=None)
+
+    def from_deleted_fork(**kw):
+        payload = pr_payload(title=MATCHING_TITLE, body=None, **kw)
+        payload["pull_request"]["head"].update(repo=None, label="unknown:eagle-fix")
+        return payload
+
+    assert post(client, "pull_request", from_deleted_fork()).status_code == 202
+    drain(rt)
+    (mine,) = ours(fake)
+    edit = from_deleted_fork(action="edited", updated_at="2026-09-01T10:00:05Z")
+    edit["pull_request"]["body"] = "Fixes the partial-hash-hit path."
+    edit["changes"] = {"body": {"from": None}}
+    assert post(client, "pull_request", edit).json()["status"] == "queued"
+    drain(rt)
+    assert ours(fake) == [mine]
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 2, "failed": 0}
+
+
 def test_pr_that_never_matches_gets_no_comment_and_no_comment_call(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=["docs/contributing.md"])
