@@ -188,3 +188,20 @@ def test_the_log_line_names_the_first_ten_repositories_and_says_when_there_are_m
     what, _ = describe(installation_change("installation", payload), bool)
     names = ", ".join(f"org/r{i}" for i in range(10))
     assert what.endswith(f"[{names}{' ...' if count > 10 else ''}]")
+
+
+# kills: bot/installations.py:59 installation id 1, the lowest GitHub gives, refused (1 < id)
+def test_installation_id_1_is_an_id():
+    payload = octokit_examples("installation")[1]
+    payload["installation"]["id"] = 1
+    assert installation_change("installation", payload).installation_id == 1
+
+
+# kills: bot/installations.py:68 any installation_target action read as a rename (its
+# `changes.login.from` required): an action GitHub adds later answered 400, not noted
+def test_an_installation_target_action_other_than_renamed_is_no_rename():
+    payload = renamed()
+    payload["action"] = "transferred"
+    del payload["changes"]
+    change = installation_change("installation_target", payload)
+    assert (change.action, change.renamed_from) == ("transferred", "")
