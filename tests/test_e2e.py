@@ -455,6 +455,26 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, 
     assert rt.queue.counts()["failed"] == 0
 
 
+# kills: bot/github_client.py:265 a comment of ours found by its id taken for the notes
+# comment without its marker: the maintainer's text written over
+def test_a_notes_comment_a_maintainer_rewrote_without_its_marker_is_theirs_now(live):
+    # A maintainer edits our notes comment into their own text, the marker gone (review
+    # r26e). It is no notes comment of ours any more: a later change of the notes must
+    # neither write over their text nor post a second comment; as with a deletion, the
+    # updates go off
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    (mine,) = ours(fake)
+    theirs = "Moved the reading list to the description."
+    fake.set_body(mine.id, theirs)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert fake.comment(mine.id).body == theirs
+    assert ours(fake) == [mine] and fake.calls("PATCH") == []
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+    assert rt.queue.counts()["failed"] == 0
+
+
 def test_transient_errors_are_retried_then_succeed(live):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
