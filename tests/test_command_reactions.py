@@ -20,6 +20,7 @@ from tests.command_kit import (
     fail_the_done_reaction,
     reactions,
     replies,
+    review_payload,
     say,
     state,
     sticky,
@@ -136,3 +137,32 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
         drain(rt, 20)
         assert rt.queue.get(delivery).state == "done"
         assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
+
+
+# --- found by mutation run 'r26c' ---
+
+
+# kills: bot/command_reactions.py:64 a review body's commands (no comment to react on) tried
+#        for reactions: GitHub can never take them, and the delivery failed for good
+def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(live):
+    client, rt, fake = live
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    review = review_payload("/notes why\n/notes help\n/notes frobnicate", head_sha=head)
+    r = post(client, "pull_request_review", review)
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 2
+    done = rt.queue.get(r.json()["delivery"])
+    assert (done.state, done.last_error) == ("done", None)
+
+
+# kills: bot/command_reactions.py:30 a reaction GitHub answers 410 Gone (the comment is
+#        gone) fails the delivery, for a retry that can never add it
+def test_a_reaction_github_answers_gone_is_moot(live):
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+    fake.inject("POST", react, *[Fault.error(410, "Gone")] * 2)  # 👀 and 👍
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"
+    assert sticky(fake) is not None and fake.pending_faults() == 0
