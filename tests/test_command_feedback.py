@@ -313,3 +313,76 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
     deliver_said_at(client, rt, restore, github_time_ago(20))  # late, before `newer`
     assert set(hidden_by_newer) <= set(state(rt).dismissed)
     assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}
+
+
+# --- found by mutation run 'r26c' ---
+
+
+# kills: bot/command_answers.py:98 a comment holding a `wrong` among other commands keeps no
+#        numbering: its retry, after the notes comment was renumbered, hides another note
+def test_a_retried_wrong_beside_a_lookup_means_the_note_its_author_read(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    first = state(rt).notes[0]
+    # GitHub refuses the lookup's reply, before the `wrong` runs: the delivery fails
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
+    assert rt.queue.counts()["failed"] == 1 and state(rt).dismissed == ()
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now note 1 is another
+    assert state(rt).dismissed == (first,)
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).dismissed == (first,), "the retried `wrong 1` hid the note now shown first"
+
+
+# kills: bot/command_feedback.py:96 a `restore` run again (a retry for its 👍) takes back a
+#        `wrong` made after it ran whose payload gave no time (taken as the newest)
+def test_a_retried_restore_does_not_take_back_a_wrong_no_time_ranks(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes restore")
+    w = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1 not this one", login=AUTHOR)
+    payload = comment_payload(w)
+    for field in ("created_at", "updated_at"):
+        del payload["comment"][field]
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    hidden = state(rt).dismissed
+    assert hidden != ()
+
+    retried_for_its_thumb(rt, fake, c)
+    assert state(rt).dismissed == hidden
+    assert [m.reason for m in rt.ctx.feedback.marks()] == ["not this one"]
+
+
+# kills: bot/command_feedback.py:72 the log says a reviewer's words were not kept when they
+#        were (the mark's author adding a reason), and nothing when they were not (another's)
+def test_the_log_says_whose_words_a_standing_mark_did_not_keep(live, caplog):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes")
+    # an hour's window from the next `/notes` on: the comment the marks read stays as posted
+    tune(rt, CommandConfig(min_update_interval_s=3600))
+    caplog.set_level("INFO", logger="bot.command_feedback")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1", login=AUTHOR)
+    other = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 1 wrong subsystem", login="maintainer")
+    payloads = [comment_payload(c)]
+    old, c.body = c.body, "/notes wrong 1 only renames the flag"  # the author adds a reason
+    payloads += [comment_payload(c, action="edited", old_body=old), comment_payload(other)]
+    done = rt.queue.counts()["done"]
+
+    def handled(n: int) -> None:
+        counts = rt.queue.counts
+        wait_until(lambda: counts()["done"] >= done + n and counts()["processing"] == 0)
+
+    say(client, rt, fake, "/notes", wait=False)  # opens the window
+    handled(1)
+    for n, payload in enumerate(payloads, 2):
+        assert post(client, "issue_comment", payload).status_code == 202
+        handled(n)
+    (mark,) = rt.ctx.feedback.marks()
+    assert (mark.login, mark.reason) == (AUTHOR, "only renames the flag")
+    said = [r.getMessage() for r in caplog.records if "words not kept" in r.getMessage()]
+    assert len(said) == 1 and "maintainer's words not kept" in said[0], said
