@@ -1083,3 +1083,137 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
         assert budget.left(1001) == 10 - 6 + 1, (
             "the write prepaid for a notes comment the update never wrote was kept"
         )
+
+
+# --- found by mutation run 'r26c' ---
+
+
+# kills: bot/command_updates.py:92 an `off` said before the `on` that stands, run late in
+#        the window of a deferred update, joins that update and waits for it for its 👍;
+#        and bot/command_answers.py:192 `in SWITCHES` -> `not in` (alone), `any` -> `all`
+#        (beside a lookup): the `on` said later not looked for; :203 `in` -> `not in`
+@pytest.mark.parametrize("body", ["/notes off", "/notes off\n/notes help"])
+def test_an_outranked_off_is_answered_at_once_not_folded_into_a_deferred_update(live, body):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=3600), clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # runs at once, opens an hour's window
+    off = fake.add_comment(DEFAULT_REPO, N, body, login=AUTHOR)
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    done = rt.queue.counts()["done"]
+    for handled, (c, ago) in enumerate(((on, 10), (off, 20)), 1):  # the `off` arrives late
+        payload = comment_payload(c)
+        said = github_time_ago(ago)
+        payload["comment"] = dict(payload["comment"], created_at=said, updated_at=said)
+        assert post(client, "issue_comment", payload).status_code == 202
+        wait_until(
+            lambda n=handled: (
+                rt.queue.counts()["done"] == done + n and rt.queue.counts()["processing"] == 0
+            ),
+            what="the command handled, the update it owes waiting",
+        )
+    assert reactions(fake, on) == {"eyes"}  # its update waits for the window's end
+    assert reactions(fake, off) == {"eyes", "+1"}, "the outranked `off` waits for an update"
+    assert state(rt).pending.acks == (on.id,) and not state(rt).opted_out
+
+
+# kills: bot/command_updates.py:72 a command the payload gives no time for fails its
+#        delivery (the changes it asks for taken for None)
+def test_a_command_whose_payload_gives_no_time_is_run(live):
+    # "A source the payload gives no time for is taken as the newest" (newer_switch)
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login=AUTHOR)
+    payload = comment_payload(c)
+    for field in ("created_at", "updated_at"):
+        del payload["comment"][field]
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
+
+
+# kills: bot/command_updates.py:144 a command that joins the update already deferred gets
+#        its 👍 at once, before the update it waits for
+def test_a_command_joining_a_deferred_update_gets_its_thumbs_up_only_with_the_update(live):
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # runs at once, opens an hour's window
+    why = _owe_an_update(client, rt, fake, "/notes why")  # deferred: the update is queued
+    done = rt.queue.counts()["done"]
+    joined = say(client, rt, fake, "/notes", wait=False)
+    wait_until(
+        lambda: rt.queue.counts()["done"] == done + 1 and rt.queue.counts()["processing"] == 0,
+        what="the command handled",
+    )
+    assert reactions(fake, joined) == {"eyes"}, "thanked before the update it joined"
+    assert state(rt).pending.acks == (why.id, joined.id)
+    _run_due(rt)
+    assert reactions(fake, joined) == reactions(fake, why) == {"eyes", "+1"}
+    assert "(why mode)" not in sticky(fake).body  # the plain `/notes`, said last
+
+
+# kills: bot/command_updates.py:188 a deferred update put back after GitHub was asked for its
+#        write (the edit rate limited) gives back the write its command paid for it
+def test_a_deferred_update_put_back_at_its_write_keeps_the_write_paid_for_it(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
+        c = _owe_an_update(client, rt, fake, "/notes why")  # 👀, and 👍 + edit prepaid: 3
+        budget = rt.ctx.flood.installation_writes
+        assert budget.left(1001) == 10 - 6
+        edit = f"/repos/{DEFAULT_REPO}/issues/comments/{sticky(fake).id}"
+        fake.inject("PATCH", edit, Fault.secondary_rate_limit(retry_after=2))
+        _run_due(rt)  # put back at its edit, then run again 2 s later
+        assert len(fake.calls("PATCH", edit)) == 2, "the update was not put back at its edit"
+        assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
+        assert budget.left(1001) == 10 - 6, "the write asked of GitHub was given back"
+
+
+# kills: bot/command_updates.py:181 the log says `None` for a deferred update an earlier one
+#        covered, not why it wrote nothing
+def test_the_log_says_a_deferred_update_found_nothing_owed(live, caplog):
+    client, rt, fake = live
+    now = [1000.0]
+    tune(rt, OWING, clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    _owe_an_update(client, rt, fake, "/notes why")
+    now[0] += 3600 + 60  # its window taken as lost: the next command updates for both
+    say(client, rt, fake, "/notes", wait=False)
+    wait_until(lambda: state(rt).pending is None and rt.queue.counts()["processing"] == 0)
+    caplog.set_level("INFO", logger="review_notes")
+    _run_due(rt)
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert said[-1].endswith(": nothing owed: an earlier update covered it"), said[-1]
+
+
+# kills: bot/command_updates.py:192 the log says `None` for a deferred update that wrote the
+#        notes comment, not what it did
+def test_the_log_says_what_a_deferred_update_did(live, caplog):
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")
+    _owe_an_update(client, rt, fake, "/notes why")
+    caplog.set_level("INFO", logger="review_notes")
+    _run_due(rt)
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert f"pull_request.{REFRESH_ACTION} PR {DEFAULT_REPO} {N}: comment updated" in said[-1]
+
+
+# kills: bot/command_updates.py:220 `is not None` -> `is None`: a command run late takes a PR
+#        no label pauses for a paused one, and rewrites the comment of a PR closed since
+def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypatch):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes why", login="octo-dev")
+    say(client, rt, fake, "/notes")  # written after the `why`: the plain notes
+    shown = sticky(fake).body
+    closed = {"action": "closed", "state": "closed", "updated_at": "2026-09-01T11:00:00Z"}
+    deliver_pr(client, rt, title=MATCHING_TITLE, **closed)
+    _github_says_merged(fake, monkeypatch)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # a note more, were it open
+
+    retried_for_its_thumb(rt, fake, c)
+    assert sticky(fake).body == shown, "a late command rewrote the notes of a closed PR"
