@@ -25,6 +25,8 @@ from tests.command_kit import (
     _said,
     comment_payload,
     content_writes,
+    diff_comment_payload,
+    edit,
     fail_the_done_reaction,
     maintainer_deletes,
     reactions,
@@ -947,3 +949,114 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
     assert len(replies(fake)) == 1 and "(why mode)" not in sticky(fake).body
     assert state(rt).pending is not None
     assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
+
+
+# --- found by mutation run 'r26c' ---
+
+
+# kills: bot/command_answers.py:228 and :97 the log says `None` for what a comment's commands
+#        did, and for an edit that adds no command, not why nothing was run; :283 the one reply
+#        to what could not be done logged as "over the reply budget"
+def test_the_log_says_what_a_comment_ran_and_that_an_edit_added_nothing(live, caplog):
+    client, rt, fake = live
+    caplog.set_level("INFO", logger="review_notes")
+    c = say(client, rt, fake, "/notes topic rocm")
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert said[-1].endswith("issue_comment.created PR vllm-project/vllm 7001: topic: replied")
+    edit(client, rt, fake, c, "/notes topic rocm\n\nThanks!")
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert said[-1].endswith("issue_comment.edited PR vllm-project/vllm 7001: no new command")
+    say(client, rt, fake, "/notes frobnicate")
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert said[-1].endswith("; one reply"), said[-1]
+    assert len(replies(fake)) == 2
+
+
+# kills: bot/command_answers.py:132 the log says `None` for a comment not answered while its
+#        replies are refused, not why
+def test_the_log_says_a_comment_was_not_answered_over_the_reply_budget(live, caplog):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    caplog.set_level("INFO", logger="review_notes")
+    say(client, rt, fake, "/notes help")  # the budget's one reply
+    say(client, rt, fake, "/notes help")  # refused: 😕, and a spell of refusals begins
+    quiet = say(client, rt, fake, "/notes help")
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert said[-1].endswith(": not answered: over the PR's or the installation's reply budget")
+    assert reactions(fake, quiet) == set() and len(replies(fake)) == 1
+
+
+def said_on_a_diff_line(client, rt, fake, line: str, login: str = "octo-dev") -> FakeComment:
+    """A comment on a line of the diff saying `line`, delivered and handled."""
+    c = fake.add_review_comment(DEFAULT_REPO, N, line, login=login)
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    r = post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    assert r.status_code == 202, r.text
+    drain(rt)
+    return c
+
+
+# kills: bot/command_answers.py:280 the 😕 for a `wrong` naming no note shown, said on a line
+#        of the diff, sent to the issue comments' endpoint (GitHub: not found; none given)
+def test_a_wrong_naming_no_note_on_a_diff_line_gets_its_confused_there(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = said_on_a_diff_line(client, rt, fake, "/notes wrong 9", login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "confused"}
+
+
+# kills: bot/command_answers.py:216 the 😕 for a lookup over the reply budget, said on a line
+#        of the diff, sent to the issue comments' endpoint
+def test_a_lookup_on_a_diff_line_over_the_reply_budget_gets_its_confused_there(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    say(client, rt, fake, "/notes help")  # the budget's one reply
+    c = said_on_a_diff_line(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"eyes", "confused"}
+
+
+# kills: bot/command_answers.py:169 the spell's one 😕 past the write budget, for a command on
+#        a line of the diff, sent to the issue comments' endpoint
+def test_a_diff_line_command_past_the_write_budget_gets_its_confused_there(live):
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 50.0)  # no refill
+    flood = rt.ctx.flood  # a flood on the installation's other PRs spent the write budget
+    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+    c = said_on_a_diff_line(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"confused"}
+
+
+# kills: bot/command_answers.py:177 the log says `None` for a comment not run past the write
+#        budget, not what it asked and where
+def test_the_log_says_what_a_comment_past_the_write_budget_asked(live, caplog):
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 50.0)  # no refill
+    flood = rt.ctx.flood  # a flood on the installation's other PRs spent the write budget
+    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+    caplog.set_level("INFO", logger="review_notes")
+    c = say(client, rt, fake, "/notes help")
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    summary = f": not run: the installation is over its write budget (help in comment:{c.id})"
+    assert said[-1].endswith(summary), said[-1]
+
+
+# kills: bot/command_answers.py:257 a reply counted as two writes of the installation's budget
+def test_a_reply_costs_the_installation_one_write(live):
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 50.0)  # no refill
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(1001)
+    c = say(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert budget.left(1001) == before - 3  # 👀, the reply, 👍
+
+
+# kills: bot/command_answers.py:284 a comment whose one reply to what it could not do is over
+#        the reply budget fails its delivery (what it did taken for None)
+def test_an_unknown_command_over_the_reply_budget_is_refused_not_failed(live):
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    say(client, rt, fake, "/notes help")  # the budget's one reply
+    c = say(client, rt, fake, "/notes frobnicate")
+    assert reactions(fake, c) == {"confused"} and len(replies(fake)) == 1
+    assert rt.queue.counts()["failed"] == 0
