@@ -1217,3 +1217,18 @@ def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypa
 
     retried_for_its_thumb(rt, fake, c)
     assert sticky(fake).body == shown, "a late command rewrote the notes of a closed PR"
+
+
+# kills: bot/command_updates.py:255 `not` dropped: a command on a line of the diff asks GitHub
+#        for the PR its payload gives whole (the head commit and the file count); :259 the
+#        payload's copy taken for None
+def test_notes_on_a_diff_line_reads_the_pr_from_its_payload(live):
+    client, rt, fake = live
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    fake.clear_requests()
+    r = post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    assert r.status_code == 202
+    drain(rt)
+    assert sticky(fake) is not None and reactions(fake, c) == {"eyes", "+1"}
+    assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}") == []
