@@ -30,7 +30,7 @@ from tests.command_kit import (
     sticky,
     tune,
 )
-from tests.fake_github import DEFAULT_REPO, FakeComment
+from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
 from tests.test_e2e import ours, repo_calls
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -537,3 +537,22 @@ def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(liv
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert state(rt).opted_out
+
+
+# kills: bot/command_events.py:133 a review's commands kept as said in "comment:ID" (the
+# numbering of a comment that shares its id: GitHub numbers the two apart)
+# kills: bot/command_events.py:165 a submitted review dated by its arrival, not by GitHub:
+# one delivered late would outrank the commands written after it
+def test_a_review_is_known_as_a_review_and_dated_by_its_submitted_at():
+    from bot.command_events import _comment_source, _review_source, said_at
+
+    review = review_payload("/notes off", head_sha="a" * 40)
+    review["review"].update(id=77, submitted_at="2026-09-01T10:00:00Z")
+    late = _review_source(review, received_at="2026-09-01T12:00:00.000000Z")
+    assert late.origin == "review:77"
+    assert late.said_at == said_at({"id": 77, "submitted_at": "2026-09-01T10:00:00Z"})
+    edited = dict(review, action="edited", changes={"body": {"from": ""}})
+    at_noon = said_at({"id": 77, "submitted_at": "2026-09-01T12:00:00Z"})
+    assert _review_source(edited, received_at="2026-09-01T12:00:00.000000Z").said_at == at_noon
+    comment = FakeComment(77, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 9), 0.0, 0.0)
+    assert _comment_source(comment_payload(comment)).origin == "comment:77"
