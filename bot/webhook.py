@@ -102,7 +102,8 @@ class GroupCommit:
             outcomes = self.queue.enqueue_many([item for item, _ in batch])
         except Exception as exc:
             if len(batch) == 1:
-                batch[0][1].set_exception(exc)
+                if not batch[0][1].done():  # its client may have gone
+                    batch[0][1].set_exception(exc)
             else:  # one delivery SQLite refuses fails alone
                 for one in batch:
                     self._write([one])

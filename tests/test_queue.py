@@ -544,6 +544,27 @@ def test_group_commit_answers_the_rest_of_a_burst_when_a_client_has_gone(tmp_pat
     assert q.counts()["pending"] == 3
 
 
+def test_group_commit_answers_the_rest_of_a_burst_when_the_refused_ones_client_has_gone(tmp_path):
+    # the delivery SQLite refuses is written alone; its handler, cancelled meanwhile (the
+    # client went away), gets no exception set: setting one on a cancelled future raises,
+    # which stopped the one-by-one writes and left the rest of the burst unanswered
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    bad = Incoming("bad", "pull_request", "opened", "{}", "o/\udc00", 9)  # SQLite refuses it
+    good = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(2)]
+
+    async def burst():
+        tasks = [asyncio.create_task(commit.enqueue(d)) for d in [bad, *good]]
+        await asyncio.sleep(0)  # all three wait for the one commit
+        tasks[0].cancel()
+        return await asyncio.wait_for(asyncio.gather(*tasks[1:]), 5)
+
+    assert asyncio.run(burst()) == [Enqueued.QUEUED, Enqueued.QUEUED]
+    assert q.counts()["pending"] == 2 and q.get("bad") is None
+
+
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
