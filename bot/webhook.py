@@ -115,7 +115,7 @@ class GroupCommit:
 
 def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
     """The payload, and its JSON text as received when it can be stored as is."""
-    if content_type.startswith("application/x-www-form-urlencoded"):
+    if content_type.lower().startswith("application/x-www-form-urlencoded"):  # RFC 9110
         # Repository hooks may send `payload=<json>`; the App always sends JSON.
         form = parse_qs(body.decode("utf-8"), strict_parsing=True)
         return json.loads(form["payload"][0]), None

@@ -270,6 +270,18 @@ def test_form_encoded_with_a_charset_is_accepted(app):
     drain(rt)
 
 
+def test_form_encoded_with_a_media_type_in_capitals_is_accepted(app):
+    # a media type is case-insensitive (RFC 9110, 8.3.1): read as JSON, the form was a 400
+    from urllib.parse import urlencode
+
+    client, rt = app
+    body = urlencode({"payload": json.dumps(pr_payload(title=MATCHING_TITLE))}).encode()
+    content_type = "Application/X-WWW-Form-URLEncoded"
+    r = post(client, "pull_request", body, headers={"Content-Type": content_type})
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    drain(rt)
+
+
 def test_the_queue_keeps_the_bodys_own_text_so_big_integers_stay_exact(app):
     # orjson reads integers past 64 bits as floats: storing a re-encoding of the parsed
     # payload would hand the handler 1.18e+21 where GitHub sent an integer
