@@ -263,10 +263,20 @@ class GitHubSessions:
         owner, name = ref.repo.split("/", 1)
         integration = self.integration
         assert integration is not None
-        found = self.as_app(
-            f"find the installation on {ref.repo}",
-            lambda: integration.get_repo_installation(owner, name).id,
-        )
+        try:
+            found = self.as_app(
+                f"find the installation on {ref.repo}",
+                lambda: integration.get_repo_installation(owner, name).id,
+            )
+        except GitHubError as err:
+            if err.status != 404:
+                raise
+            # say what the operator can do about it, not only what GitHub answered
+            raise GitHubError(
+                f"the App is not installed on {ref.repo} (GitHub: 404 to finding its "
+                "installation); once it is, `review-notes retry` runs this delivery again",
+                status=404,
+            ) from err
         with self._lock:
             if self._forgotten == before:
                 self._repo_installations[ref.repo] = found

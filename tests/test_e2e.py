@@ -781,7 +781,8 @@ def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_
     drain(rt)
     failed = rt.queue.get("queued")
     assert failed.state == "failed", "a delivery nothing could handle was taken as done"
-    assert f"installation on {DEFAULT_REPO}: 404" in failed.last_error
+    assert f"the App is not installed on {DEFAULT_REPO}" in failed.last_error
+    assert "review-notes retry" in failed.last_error  # what to do about it
     assert ours(fake) == []
     fake.add_installation(2002, [DEFAULT_REPO])  # installed again
     installed = next(p for p in octokit_examples("installation") if p["action"] == "created")
