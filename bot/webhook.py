@@ -241,22 +241,37 @@ class WebhookEndpoint:
         event = _text(headers, b"x-github-event")
         delivery_id = _text(headers, b"x-github-delivery")
         if not event or not delivery_id:
-            self._count("unknown", "bad_request")
-            return 400, {"error": "missing X-GitHub-Event or X-GitHub-Delivery header"}
+            return self._refused(
+                "unknown", delivery_id, "missing X-GitHub-Event or X-GitHub-Delivery header"
+            )
         try:
             payload, raw = parse(body, _text(headers, b"content-type") or "")
         except (ValueError, KeyError, UnicodeDecodeError, RecursionError):
             # RecursionError: JSON nested deeper than Python's stack (e.g. 100k `[`)
             payload, raw = None, None
         if not isinstance(payload, dict):
-            self._count(event, "bad_request")
-            return 400, {"error": "body is not a JSON object"}
+            return self._refused(event, delivery_id, "body is not a JSON object")
         if event == "ping":
             self._count(event, "pong")
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}
         if event in INSTALLATION_EVENTS:
             return self.installation(event, delivery_id, payload)
         return self.triage(event, delivery_id, payload, raw, body)
+
+    def _refused(self, event: str, delivery_id: str | None, error: str) -> Answer:
+        """400 to a signed delivery, with a WARNING naming it: GitHub does not send it
+        again, so the log line is all the operator will have of it. Only holders of the
+        secret get this far, so there is no flood of these lines to hold back."""
+        self._count(event, "bad_request")
+        delivery = _shown(delivery_id)
+        log.warning(
+            "delivery %s %s refused (400): %s",
+            delivery,
+            _shown(event),
+            error,
+            extra={"delivery": delivery},
+        )
+        return 400, {"error": error}
 
     def _log_unverified(self, headers: Headers, *, signed: bool) -> None:
         """A WARNING naming the refused delivery (never the signature or the secret)."""
@@ -285,8 +300,7 @@ class WebhookEndpoint:
         try:
             change = installation_change(event, payload)
         except ValueError as exc:
-            self._count(event, "bad_request")
-            return 400, {"error": f"malformed {event} payload: {exc}"}
+            return self._refused(event, delivery_id, f"malformed {event} payload: {exc}")
         what, warning = describe(change, self.settings.allows)
         log.info("delivery %s %s", delivery_id, what, extra={"delivery": delivery_id})
         if warning:
@@ -309,9 +323,8 @@ class WebhookEndpoint:
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
             # Signed but not GitHub's shape (e.g. "number": "x", "repository": []): what
             # a check found names the field; what Python raised, only its kind
-            self._count(event, "bad_request")
             said = str(exc) if isinstance(exc, MalformedPayload) else type(exc).__name__
-            return 400, {"error": f"malformed {event} payload: {said}"}
+            return self._refused(event, delivery_id, f"malformed {event} payload: {said}")
         action = payload.get("action") if isinstance(payload.get("action"), str) else None
         if triage.route is None:
             self._count(event, "ignored")

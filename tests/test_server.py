@@ -966,6 +966,32 @@ def test_refused_signatures_are_logged_once_a_minute_with_a_count(tmp_path, capl
     assert "d-2" not in caplog.text
 
 
+def test_a_signed_delivery_refused_as_malformed_is_logged_with_why(tmp_path, caplog):
+    # GitHub does not send a delivery answered 400 again: without a line naming it and
+    # why, only the access log and a counter said one was lost (review r26e)
+    caplog.set_level(logging.INFO)
+    bad_number = pr_payload()
+    bad_number["pull_request"]["number"] = "x"
+    with serving(make_settings(tmp_path)) as (client, _rt):
+        assert post(client, "pull_request", b"[1, 2]", delivery="d-list").status_code == 400
+        assert post(client, "pull_request", bad_number, delivery="d-shape").status_code == 400
+        assert post(client, "installation", {"action": 3}, delivery="d-inst").status_code == 400
+        body = json.dumps(pr_payload()).encode()
+        headers = {"X-Hub-Signature-256": sign(SECRET, body), "X-GitHub-Event": "ping"}
+        assert client.post("/webhook", content=body, headers=headers).status_code == 400
+    said = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "refused (400)" in r.getMessage()
+    ]
+    assert len(said) == 4, said
+    assert "d-list pull_request refused (400): body is not a JSON object" in said[0]
+    assert "d-shape pull_request refused (400): malformed pull_request payload" in said[1]
+    assert "d-inst installation refused (400): malformed installation payload" in said[2]
+    assert "(none) unknown refused (400): missing X-GitHub-Event or X-GitHub-Delivery" in said[3]
+    assert SECRET not in caplog.text
+
+
 def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, monkeypatch):
     # README, Deploy, said an upgrade "resumes what the old one left pending, processing
     # or failed"; an operator upgrading to a release that fixes what made deliveries
