@@ -10,11 +10,10 @@ import json
 
 from bot.cli import main
 from bot.signature import sign
-from tests.command_kit import (  # live: App mode against the fake GitHub
+from tests.command_kit import (  # `live` (conftest): App mode against the fake GitHub
     AUTHOR,
     N,
     comment_payload,
-    live,  # noqa: F401
     replies,
     say,
     state,
@@ -34,7 +33,7 @@ ESC = "\x1b"
 # --- 1. terminal control sequences from GitHub reach the curator's terminal -------------
 
 
-def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, capsys):  # noqa: F811 (the imported fixture)
+def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, capsys):
     """Any PR author may run `/notes wrong N <reason>` on their own PR; the reason comes
     from GitHub as typed (command words split at spaces only, so ESC and BEL stay).
     `review-notes notes feedback` printed it raw, so an ESC in them drove the
@@ -65,7 +64,7 @@ def test_feedback_report_prints_no_terminal_control_sequences_from_github(live, 
 # --- 2. a captured delivery replays under a new X-GitHub-Delivery -----------------------
 
 
-def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(live):  # noqa: F811 (the imported fixture)
+def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(live):
     """GitHub signs the body only: X-GitHub-Delivery (the queue's only duplicate check)
     and X-GitHub-Event are not covered by the HMAC. Anyone who once saw a signed body (a
     proxy's log, a captured request) can send it again under a fresh delivery id, and
@@ -91,7 +90,7 @@ def test_a_replayed_comment_delivery_with_a_new_delivery_id_runs_nothing_again(l
     assert len(replies(fake)) == 1, [r.body for r in replies(fake)]
 
 
-def test_a_replayed_body_under_invented_event_names_adds_no_metric_series(live):  # noqa: F811 (the imported fixture)
+def test_a_replayed_body_under_invented_event_names_adds_no_metric_series(live):
     """The same captured body, sent with a made-up X-GitHub-Event each time, is
     'ignored' but counted under that event name: every name is a new time series in
     /metrics for the life of the process (memory and scrape size without bound).
@@ -157,7 +156,7 @@ def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
 # --- found by review 'r15a': /healthz served a failed delivery's error as it was ------
 
 
-def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkeypatch):  # noqa: F811 (the imported fixture)
+def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkeypatch):
     # /healthz is on the webhook's port, open to anyone who reaches it; the logs
     # redacted the credentials, the stored error (shown there and by `retry`) did not
     client, rt, fake = live
@@ -176,7 +175,7 @@ def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkey
 
 
 # kills: webhook.WebhookEndpoint.triage: `once = not route.same_bodies` -> `route.same_bodies`
-def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):  # noqa: F811 (the imported fixture)
+def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):
     # a comment's body is stored once: any copy is a replay, not only one right after it
     client, rt, fake = live
     first = say(client, rt, fake, "/notes topic rocm")
