@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from bot.github_port import GitHubError
 from bot.redelivery import (
@@ -12,6 +17,7 @@ from bot.redelivery import (
     KEPT_HOURS,
     MAX_ASKS,
     HookDelivery,
+    Redeliverer,
     Sweep,
     Sweeps,
     hook_delivery,
@@ -365,3 +371,238 @@ def redeliver_reporting_status(tmp_path) -> int:
         return cli._redeliver(object(), db, 72)
     finally:
         db.close()
+
+
+# --- found by mutation run 'r26b' of bot/redelivery.py ---
+
+
+# kills: bot/redelivery.py:217 `400 <= exc.status` -> `400 < exc.status` (a 400 refusal
+#   asked for again every sweep of the run)
+# kills: bot/redelivery.py:217 `exc.status < 500` -> `exc.status <= 500` (GitHub's 500,
+#   its incident, counted as a refusal for good: the event given up after 3 of them)
+@pytest.mark.parametrize(("status", "for_good"), [(400, True), (499, True), (500, False)])
+def test_a_refusal_counts_for_good_only_when_github_answers_4xx(status, for_good):
+    class Refusing(FakeLog):
+        def redeliver(self, delivery_id: int) -> None:
+            self.asked.append(delivery_id)
+            raise GitHubError(f"GitHub redeliver webhook delivery: {status}", status=status)
+
+    done = sweep(Refusing([item(1, "a", 0)]), nothing_held, SINCE)
+    assert [d.guid for d, _ in done.refused] == ["a"]
+    assert done.refused_for_good == ({"a"} if for_good else set())
+
+
+# kills: bot/redelivery.py:270 `asks < MAX_ASKS` -> `asks <= MAX_ASKS` (the sweep that gives
+#   an event up kept `since` back to it: the next sweep listed it again for nothing)
+def test_the_sweep_that_gives_an_event_up_moves_since_past_it():
+    sweeps = Sweeps(SINCE)
+    github = RefusingLog([item(1, "a", 0)])
+    for _ in range(MAX_ASKS):
+        sweeps.done(sweep(github, nothing_held, SINCE, skip=sweeps.given_up()), NOW)
+    assert sweeps.given_up() == {"a"} and sweeps.since == NOW - CLOCK_SLACK
+    assert sweeps.kept_since() == NOW - timedelta(hours=1)  # the next run asks again
+
+
+# kills: bot/redelivery.py:275 `t >= oldest` -> `t > oldest` (an event given up at the edge
+#   of GitHub's 72 hours, which the next run's sweep still lists, was forgotten)
+def test_an_event_given_up_at_the_edge_of_githubs_window_is_kept_for_the_next_run():
+    sweeps = Sweeps(SINCE)
+    edge = attempt(1, "a", 0, hours_ago=KEPT_HOURS)  # delivered at NOW - 72 h exactly
+    for _ in range(MAX_ASKS):
+        sweeps.done(Sweep(listed=1, seen={"a"}, asked=[edge]), NOW)
+    assert sweeps.kept_since() == edge.delivered_at == SINCE
+    assert to_redeliver([edge], nothing_held, sweeps.kept_since()) == [edge]
+
+
+class Intervals(threading.Event):
+    """A server's stop event as the sweeps' clock: each `wait(every)` is one interval,
+    passed at once; `on_interval(n)` runs first (what happens meanwhile), and the
+    `last`th one ends the sweeps (the server stops). No time is waited."""
+
+    def __init__(self, last: int, on_interval: Callable[[int], None] = lambda n: None):
+        super().__init__()
+        self.now, self.last, self.on_interval = 0, last, on_interval
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.now += 1
+        if self.now > self.last:
+            self.set()
+        else:
+            self.on_interval(self.now)
+        return self.is_set()
+
+
+class TooManySweeps(BaseException):
+    """Raised past the sweeps a test expects: not caught by the sweep's `except Exception`."""
+
+
+class OutageLog(FakeLog):
+    """GitHub's delivery log during an outage in front of the server: each redelivery it
+    accepts fails too (a new attempt, status 0). Records in which interval it was
+    listed and asked."""
+
+    def __init__(self, clock: Intervals, guid: str = "a"):
+        super().__init__([])
+        self.clock, self.listings, self.asks = clock, [], []
+        self.attempts = [self._attempt(1, guid)]
+
+    @staticmethod
+    def _attempt(id: int, guid: str) -> dict[str, Any]:
+        at = datetime.now(UTC).isoformat()
+        return {"id": id, "guid": guid, "delivered_at": at, "status_code": 0}
+
+    def hook_deliveries(self, since: datetime, stopping=None) -> list[dict[str, Any]]:
+        self.listings.append(self.clock.now)
+        if len(self.listings) > 50:
+            raise TooManySweeps(self.listings)
+        return list(self.attempts)
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.asks.append(self.clock.now)
+        guid = next(a["guid"] for a in self.attempts if a["id"] == delivery_id)
+        self.attempts.append(self._attempt(len(self.attempts) + 1, guid))
+
+
+def _sweeping(tmp_path, clock: Intervals, **queue_set_up: Any) -> tuple[OutageLog, str]:
+    """A server's sweeps (start and one each interval) run until `clock` stops them: the
+    log's record and the /metrics text."""
+    from bot.db import Database
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
+
+    queue = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    github, metrics = OutageLog(clock), Metrics()
+    if queue_set_up.get("stored_before"):
+        queue.enqueue("older", "pull_request", "opened", {}, "o/r", 1)
+    if queue_set_up.get("locked"):
+
+        def locked() -> str | None:
+            raise sqlite3.OperationalError("database is locked")
+
+        clock.on_interval = lambda n: setattr(queue, "last_received", locked)
+    clock.on_interval = queue_set_up.get("on_interval", clock.on_interval)
+    try:
+        Redeliverer(github, queue, metrics, clock, on_start=True, every_s=1.0).run()
+    finally:
+        queue.db.close()
+    return github, metrics.render().decode()
+
+
+# kills: bot/redelivery.py:311 `waits = 0` -> `waits = 1` at the start (asked after 1 interval)
+# kills: bot/redelivery.py:315 `every and not wait` -> `every or not wait` (a loop that never
+#   waits, asking again at once) and -> `every and wait` (no sweep after the start's)
+# kills: bot/redelivery.py:316 `waiting is not None and` -> `or` (a sweep that asked nothing
+#   waited too) and `is not None` -> `is None` (no waiting after an ask: every interval asks)
+# kills: bot/redelivery.py:317 `waits += 1` -> `+= 2`, :318 `waits < allowed` -> `<=`, :320
+#   `continue` -> `pass`, :324 `waits = 0` -> `waits = 1` (each a different back-off)
+# kills: bot/redelivery.py:332 `return False` -> `return True` (a locked database read as
+#   GitHub reaching us: every interval spends an ask)
+# kills: bot/redelivery.py:333 `last is not None and` -> `or`, `is not None` -> `is None`
+# kills: bot/redelivery.py:364 `return began if result.asked` -> `return None` (no back-off)
+@pytest.mark.parametrize("queue_set_up", [{}, {"stored_before": True}, {"locked": True}])
+def test_after_an_ask_in_an_outage_the_sweeps_wait_2_then_4_intervals(tmp_path, queue_set_up):
+    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose redeliveries went
+    out, the next ones wait until a delivery from GitHub is stored again, backing off (2,
+    then 4, ... intervals). Here none is stored (a quiet repository; nothing since an
+    older one; the database locked, read as nothing): the event is asked for at the
+    start and after 2 and 4 more intervals, then given up (MAX_ASKS); the sweep 8
+    intervals later asks nothing, and the ones after it no longer wait."""
+    github, metrics = _sweeping(tmp_path, Intervals(16), **queue_set_up)
+    assert github.asks == [0, 2, 6]
+    assert github.listings == [0, 2, 6, 14, 15, 16]
+    assert 'review_notes_redelivery_sweeps_total{outcome="waiting"} 11.0' in metrics
+    assert 'review_notes_redelivery_sweeps_total{outcome="done"} 6.0' in metrics
+    assert 'review_notes_redeliveries_total{outcome="given_up"} 1.0' in metrics
+
+
+# kills: bot/redelivery.py:333 `return last is not None and ...` -> `return None` (a delivery
+#   stored again never ended the waiting: the outage over, the event waited out 2 intervals)
+def test_a_delivery_stored_again_ends_the_waiting_at_the_next_interval(tmp_path):
+    def github_reaches_us(n: int) -> None:
+        if n == 1:  # the outage is over: GitHub's next delivery is stored
+            from bot.db import Database
+            from bot.queue import DeliveryQueue
+
+            other = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+            other.enqueue("next", "pull_request", "opened", {}, "o/r", 2)
+            other.db.close()
+
+    github, _ = _sweeping(tmp_path, Intervals(4), on_interval=github_reaches_us)
+    assert github.asks == [0, 1, 3]  # then the back-off starts over: 2 intervals
+    assert github.listings == [0, 1, 3]
+
+
+# kills: bot/redelivery.py:99 (hand) `sorted(chosen, ...)` -> `chosen` (events asked for in
+#   the listing's order, newest first: a PR's `closed` redelivered before its `opened`)
+def test_events_are_asked_for_oldest_first_though_github_lists_newest_first():
+    listing = [attempt(3, "closed", 0, 1), attempt(2, "opened", 0, 2), attempt(1, "closed", 0, 3)]
+    chosen = to_redeliver(listing, nothing_held, SINCE)
+    assert [(d.guid, d.id) for d in chosen] == [("closed", 3), ("opened", 2)]
+    listing = [attempt(2, "closed", 0, 1), attempt(1, "opened", 0, 2)]
+    assert [d.guid for d in to_redeliver(listing, nothing_held, SINCE)] == ["opened", "closed"]
+
+
+class InFlightLog(OutageLog):
+    """GitHub accepts each redelivery (202) and has not made it yet: the listing shows
+    the event's failed attempt only, ten minutes old."""
+
+    @staticmethod
+    def _attempt(id: int, guid: str) -> dict[str, Any]:
+        at = (datetime.now(UTC) - timedelta(minutes=10)).isoformat()
+        return {"id": id, "guid": guid, "delivered_at": at, "status_code": 0}
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.asks.append(self.clock.now)
+
+
+# kills: bot/redelivery.py:341 (hand) a sweep listing from GitHub's 72 hours back, not from
+#   where the last one began (the event whose redelivery GitHub has not made yet asked for
+#   again by the next sweep: twice)
+def test_the_next_sweep_does_not_ask_again_for_a_redelivery_github_has_not_made_yet(tmp_path):
+    from bot.db import Database
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
+
+    clock = Intervals(3)
+    queue = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    github = InFlightLog(clock)
+
+    def github_reaches_us(n: int) -> None:  # other events come: the sweeps do not wait
+        queue.enqueue(f"other-{n}", "pull_request", "opened", {}, "o/r", 2)
+
+    clock.on_interval = github_reaches_us
+    try:
+        Redeliverer(github, queue, Metrics(), clock, on_start=True, every_s=1.0).run()
+    finally:
+        queue.db.close()
+    assert github.listings == [0, 1, 2, 3]
+    assert github.asks == [0]
+
+
+class SayingNoLog(InFlightLog):
+    """GitHub says no (422) to every redelivery: it will say so again."""
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.asks.append(self.clock.now)
+        raise GitHubError("GitHub redeliver webhook delivery: 422", status=422)
+
+
+# kills: bot/redelivery.py:361 (hand) `keep_sweep_since(sweeps.kept_since())` ->
+#   `keep_sweep_since(sweeps.since)` (an event given up in one server run never asked for
+#   by the next: README counts MAX_ASKS per run)
+def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start(tmp_path):
+    from bot.db import Database
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
+
+    asked: list[list[int]] = []
+    for intervals in (5, 0):  # a server run of 5 intervals, then the next run's start
+        clock = Intervals(intervals)
+        queue = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+        github = SayingNoLog(clock)
+        try:
+            Redeliverer(github, queue, Metrics(), clock, on_start=True, every_s=1.0).run()
+        finally:
+            queue.db.close()
+        asked.append(github.asks)
+    assert asked == [[0, 1, 2], [0]]  # MAX_ASKS in the first run, one more in the next
