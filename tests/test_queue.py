@@ -1101,6 +1101,58 @@ def test_a_payload_nested_past_json_loads_limit_is_still_read(tmp_path):
     assert d.id == "a" and isinstance(d.payload, list)
 
 
+# kills: bot/retention.py:26 (hand) `updated_at < ?` -> `updated_at <= ?` (a delivery that
+#   failed at the cutoff itself, still within its days, deleted: the operator's to retry)
+# kills: bot/retention.py:155 `received_at < at` -> `received_at <= at` (a done delivery
+#   received at the cutoff itself deleted with the older ones)
+def test_retention_keeps_what_was_received_or_failed_at_its_cutoff_exactly(tmp_path):
+    q = queue_at(tmp_path)
+    just_before = "2026-01-14T23:59:59.999999Z"
+    for did, state, at in [
+        ("done-before", "done", just_before),
+        ("failed-before", "failed", just_before),
+        ("done-at", "done", CUTOFF),
+        ("failed-at", "failed", CUTOFF),
+    ]:
+        finished_at(q, did, state, at)
+    assert Retention(q, 14, lambda *_: None).prune(CUTOFF) == {State.DONE: 1, State.FAILED: 1}
+    assert q.get("done-before") is None and q.get("failed-before") is None
+    assert q.get("done-at") is not None and q.get("failed-at") is not None
+
+
+# kills: bot/retention.py:82 `done or failed or any(...)` -> `done and failed or ...` (a pass
+#   that deleted done deliveries only, the usual one, said nothing)
+# kills: bot/retention.py:82 `any(n for ...)` -> `all(n for ...)` (a pass that deleted
+#   nothing said "pruned 0 ..." every hour, and one whose prunings did not all prune said
+#   nothing of those that did)
+def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherwise(
+    tmp_path, caplog
+):
+    from bot.retention import Pruning
+
+    def said() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "bot.retention"]
+
+    q = queue_at(tmp_path)
+    finished_at(q, "old-done", "done", OLD)
+    caplog.set_level("INFO", logger="bot.retention")
+    retention = Retention(q, 14, lambda *_: None)
+    retention.prune(CUTOFF)
+    (line,) = said()
+    assert line.startswith("pruned 1 done deliveries received and 0 failed ones")
+    caplog.clear()
+    retention.prune(CUTOFF)  # nothing left to do: nothing said
+    nothing = Pruning("records of nothing", lambda before, limit: 0)
+    Retention(q, 14, lambda *_: None, also=[nothing, nothing]).prune(CUTOFF)
+    assert said() == []
+    batches = iter([2, 0])
+    two = Pruning("records of two", lambda before, limit: next(batches))
+    Retention(q, 14, lambda *_: None, also=[nothing, two]).prune(CUTOFF)
+    (line,) = said()
+    assert line.startswith("pruned 0 done deliveries received and 0 failed ones")
+    assert ", and 0 records of nothing, and 2 records of two (" in line
+
+
 # kills: retention.Retention.prune: `utcnow(-self.days * 86400)` -> `utcnow(self.days * 86400)`
 # kills: retention.Retention.prune: the default cutoff one day short (`self.days - 1`)
 def test_retention_by_default_deletes_what_is_older_than_its_days(tmp_path):
