@@ -1153,6 +1153,63 @@ def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherw
     assert ", and 0 records of nothing, and 2 records of two (" in line
 
 
+# kills: bot/retention.py:108 (hand) `prune_failed(before, self.BATCH)` -> no limit (every
+#   old failed delivery deleted in one transaction: a webhook's answer waited for them all)
+# kills: bot/retention.py:21 and :26 (hand) `ORDER BY seq` / `ORDER BY updated_at` -> `DESC`
+#   (a pass stopped after a batch had deleted the newest old deliveries, not the oldest)
+def test_retention_deletes_the_oldest_first_a_batch_at_a_time_done_and_failed_alike(
+    tmp_path, monkeypatch
+):
+    q = queue_at(tmp_path)
+    for i in range(7):
+        finished_at(q, f"done-{i}", "done", f"2026-01-0{i + 1}T00:00:00.000000Z")
+    for i in range(7):
+        finished_at(q, f"failed-{i}", "failed", f"2026-01-{i + 8:02d}T00:00:00.000000Z")
+    monkeypatch.setattr(Retention, "BATCH", 3)
+    retention = Retention(q, 14, lambda *_: None)
+    batches: list[int] = []
+    for name in ("prune_done", "prune_failed"):
+        prune = getattr(retention, name)
+
+        def counted(*args, prune=prune):
+            got = prune(*args)
+            batches.append(got if isinstance(got, int) else len(got))
+            if len(batches) in (1, 4):
+                retention.stop()  # the server stops after this batch
+            return got
+
+        monkeypatch.setattr(retention, name, counted)
+
+    def gone(kind: str) -> list[int]:
+        return [i for i in range(7) if q.get(f"{kind}-{i}") is None]
+
+    assert retention.prune(CUTOFF) == {State.DONE: 3, State.FAILED: 0}
+    assert gone("done") == [0, 1, 2]
+    retention._stop.clear()  # the next server's pass
+    assert retention.prune(CUTOFF) == {State.DONE: 4, State.FAILED: 3}
+    assert gone("done") == list(range(7)) and gone("failed") == [0, 1, 2]
+    retention._stop.clear()
+    assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 4}
+    assert batches == [3, 3, 1, 3, 0, 3, 1]
+
+
+# kills: bot/retention.py:78 (hand) the stores' prunings given `utcnow()`, not the pass's
+#   cutoff (a PR's file list or a reply record pruned as soon as it is written)
+def test_the_stores_prunings_get_the_passs_cutoff_and_batch_after_the_deliveries(tmp_path):
+    from bot.retention import Pruning
+
+    q = queue_at(tmp_path)
+    finished_at(q, "old-done", "done", OLD)
+    seen: list[tuple[str, int, int]] = []
+
+    def replies(before: str, limit: int) -> int:
+        seen.append((before, limit, q.counts()["done"]))
+        return 0
+
+    Retention(q, 14, lambda *_: None, also=[Pruning("records", replies)]).prune(CUTOFF)
+    assert seen == [(CUTOFF, Retention.BATCH, 0)]  # its delivery gone first
+
+
 # kills: retention.Retention.prune: `utcnow(-self.days * 86400)` -> `utcnow(self.days * 86400)`
 # kills: retention.Retention.prune: the default cutoff one day short (`self.days - 1`)
 def test_retention_by_default_deletes_what_is_older_than_its_days(tmp_path):
