@@ -181,6 +181,43 @@ def test_round_trip_keeps_awkward_text():
     assert parse_note(dump_note(note), "x.md") == note
 
 
+# --- found by mutation run 'r26b' of bot/note_files.py ---
+
+
+# kills: bot/note_files.py:190 and :193 `.strip()` dropped (a fence typed with a space
+#   after it refused as "file must start with a '+++' line", or the header run on into
+#   the body's own `+++` line)
+# kills: bot/note_files.py:194 `lines[1:i]` -> `lines[2:i]` (the header's first line lost)
+#   and `return None`
+# kills: bot/note_files.py:187 `FENCE not in` -> `FENCE in` (the quick split taken past a
+#   closing fence typed with a space, up to the body's `+++` line)
+@pytest.mark.parametrize(("opening", "closing"), [("+++ ", "\t+++  "), ("+++", "+++ ")])
+def test_a_fence_typed_with_spaces_around_it_still_opens_and_closes_the_header(opening, closing):
+    note = Note(
+        id="n1",
+        repo="o/r",
+        verdict="quick",
+        topics=["cuda-graphs"],
+        title_zh="标题",
+        guidance="正文\n+++\n围栏之后\n",
+    )
+    lines = dump_note(note).split("\n")
+    lines[0], lines[lines.index("+++", 1)] = opening, closing
+    assert parse_note("\n".join(lines), "n.md") == note
+
+
+# kills: bot/note_files.py:192 `range(1, ...)` -> `range(2, ...)` (an empty header whose
+#   fence has a space after it reported as "no closing '+++' line", not its missing fields)
+def test_an_empty_header_names_its_missing_fields_whatever_the_fences_spacing():
+    from bot.note_files import LibraryError
+
+    for text in ("+++\n+++\nbody\n", "+++ \n+++\nbody\n"):
+        with pytest.raises(LibraryError) as exc:
+            parse_note(text, "n.md")
+        assert "n.md:1: id: missing required field" in str(exc.value).split("\n"), text
+        assert "no closing" not in str(exc.value)
+
+
 # --- the fast TOML path agrees with tomllib ---------------------------------------------
 
 GOOD_VALUE = st.one_of(
