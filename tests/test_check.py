@@ -1467,6 +1467,30 @@ def test_a_repeat_names_the_line_of_the_term_it_repeats(tmp_path):
     ]
 
 
+# kills: bot/note_files.py:103 (hand) `seen > nth` -> `seen > 0` (a term written twice alike
+#   named on the line of its first occurrence, with no "first on line": the curator
+#   deletes the wrong one)
+def test_a_term_written_twice_alike_names_the_repeats_line_and_the_firsts(tmp_path):
+    text = MOE_NOTE.replace(
+        'keywords = ["fused_moe_kernel"]',
+        'keywords = [\n  "fused_moe_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
+    )
+    write(tmp_path, text)
+    _, problems = check_library(tmp_path, TOPICS)
+    assert [str(p).split(":", 1)[1] for p in problems] == [
+        "10: keywords: 'fused_moe_kernel' is listed twice (first on line 8)"
+    ]
+
+
+# kills: bot/note_files.py:357 (hand) `.strip()` dropped from the curated check (an English
+#   title of spaces only not named as missing, only as "leading or trailing whitespace")
+def test_an_english_title_of_spaces_only_is_named_missing(tmp_path):
+    title = 'title_en = "Pick the eager region per model runner"'
+    path = write(tmp_path, VALID.replace(title, 'title_en = "   "'))
+    missing = f"{path}:10: title_en: missing: write a one-line English title"
+    assert missing in problems_of(tmp_path)
+
+
 def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
     """Defect (low): `topics = ["moe-kernels", "quantization"` (the closing `]` forgotten
     on a one-line array) is reported as "<file>:7: header: malformed TOML: Unclosed array

@@ -320,6 +320,14 @@ def test_header_finds_key_and_element_lines():
     assert header.line_of("missing", default=9) == 9
 
 
+# kills: bot/note_files.py:98 (hand) the element search not bounded by the next key (an
+#   element written with an escape, not found as typed, named on a later key's line)
+def test_an_element_not_found_as_typed_is_named_on_its_keys_line_not_a_later_keys():
+    header = Header('topics = ["no\\u002dtopic"]\nkeywords = ["no-topic"]', first=2)
+    assert header.line_of("topics", "no-topic") == 2
+    assert header.line_of("keywords", "no-topic") == 3
+
+
 # --- the model ---------------------------------------------------------------------------
 
 
