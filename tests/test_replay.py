@@ -1,0 +1,109 @@
+"""`review-notes replay` in-process (bot/replay.py): the event it guesses from a bare
+payload, and what it sends to a real server (uvicorn on 127.0.0.1, its SQLite queue)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from bot.replay import guess_event, replay
+from bot.server import build_runtime, create_app
+from tests.browser_kit import serving_in_thread
+from tests.webhook_kit import SECRET, free_port, make_settings
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pr-52419-opened.json"
+
+# --- found by mutation run 'r26b' of bot/replay.py ---
+
+
+# kills: bot/replay.py:17 `"zen" in payload and` -> `"zen" not in payload and` (a ping
+#   refused: "cannot tell the event"), and :18 `return "ping"` -> `return None`
+# kills: bot/replay.py:17 `and "hook_id" in payload` -> `or` (a `meta` event, the App's
+#   webhook deleted, sent as a ping)
+def test_a_ping_is_told_by_its_zen_and_hook_id_and_a_meta_event_is_not_a_ping():
+    ping = {"zen": "Design for failure.", "hook_id": 1, "hook": {"type": "App"}}
+    assert guess_event(ping) == "ping"
+    meta = {"action": "deleted", "hook_id": 1, "hook": {"type": "App"}}
+    with pytest.raises(ValueError, match="pass --event"):
+        guess_event(meta)
+
+
+@pytest.mark.parametrize(
+    ("payload", "event"),
+    [
+        ({"action": "created", "comment": {}, "issue": {"pull_request": {}}}, "issue_comment"),
+        ({"action": "submitted", "review": {}, "pull_request": {}}, "pull_request_review"),
+        ({"action": "created", "comment": {}, "pull_request": {}}, "pull_request_review_comment"),
+        ({"action": "opened", "pull_request": {}}, "pull_request"),
+    ],
+)
+def test_each_event_the_app_handles_is_told_from_its_payload(payload, event):
+    assert guess_event(payload) == event
+
+
+@pytest.fixture
+def webhook(tmp_path):
+    """A server's webhook URL and its queue (not started: what it stores stays pending)."""
+    rt = build_runtime(make_settings(tmp_path))
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            yield f"{base}/webhook", rt.queue
+    finally:
+        rt.db.close()
+
+
+def test_replay_sends_the_files_bytes_signed_under_the_event_and_id_given(webhook, tmp_path):
+    url, queue = webhook
+    # a PR event that looks like a ping, written as no re-encoding would write it again:
+    # the server checks the signature over the bytes as they are
+    event = json.loads(EXAMPLE.read_text()) | {"zen": "Keep it logically awesome.", "hook_id": 1}
+    payload = tmp_path / "event.json"
+    payload.write_bytes(json.dumps(event, indent=3).encode() + b"  \n")
+    status, body = replay(payload, url=url, secret=SECRET, event="pull_request", delivery_id="d-1")
+    assert status == 202, body
+    stored = queue.get("d-1")
+    assert stored is not None and stored.event == "pull_request" and stored.payload == event
+    status, body = replay(EXAMPLE, url=url, secret=SECRET)  # the event guessed, an id made
+    assert status == 202, body
+    assert queue.counts()["pending"] == 2
+
+
+def test_replay_returns_the_servers_refusal_rather_than_raising_it(webhook):
+    url, queue = webhook
+    status, body = replay(EXAMPLE, url=url, secret="not-the-secret")
+    assert status == 401 and body
+    assert queue.counts()["pending"] == 0
+
+
+def test_replay_to_a_server_that_never_answers_names_the_url_and_the_wait():
+    with socket.socket() as listening:  # connections wait in its backlog, never answered
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}/webhook"
+        with pytest.raises(OSError, match=f"{url}: no answer within 0.2 s"):
+            replay(EXAMPLE, url=url, secret=SECRET, timeout=0.2)
+
+
+def test_replay_to_no_server_names_the_url():
+    url = f"http://127.0.0.1:{free_port()}/webhook"
+    with pytest.raises(OSError, match=f"{url}: cannot send"):
+        replay(EXAMPLE, url=url, secret=SECRET)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "not JSON"),
+        ('{"a": ', "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deep"),
+    ],
+)
+def test_a_payload_file_that_is_no_json_object_is_named(tmp_path, text, said):
+    path = tmp_path / "event.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"event.json: {said}"):
+        replay(path, url="http://127.0.0.1:9/webhook", secret=SECRET)
