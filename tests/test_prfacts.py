@@ -1042,3 +1042,51 @@ def test_cannot_denies_a_relation_as_cant_does():
     assert related_refs("This cannot fix #5 on its own; see below.", repo) == []
     assert related_refs("This doesn’t fix #5 on its own; see below.", repo) == []
     assert related_refs("This should fix #5.", repo)[0].number == 5  # a tie still
+
+
+# --- found by mutation testing (r26a) ---
+
+
+# kills: bot/pr_text.py:56 a tag inside a conventional commit's scope cut again, leaving `):`
+def test_a_tag_inside_a_conventional_commit_scope_leaves_no_trace_in_the_text():
+    assert title_text("feat([Core]): keep the EAGLE cache") == "keep the EAGLE cache"
+
+
+# kills: bot/pr_text.py:153 a line of spaces taken for a row of figures and dropped
+def test_a_line_of_spaces_still_separates_two_paragraphs():
+    body = "Fix the sampler.\n   \nKeep the EAGLE cache."
+    assert clean_body(body) == "Fix the sampler.\n\nKeep the EAGLE cache."
+
+
+# kills: bot/pr_text.py:171 a test result section run on to the last heading of its level
+def test_a_test_result_section_ends_at_the_first_heading_of_its_level():
+    body = (
+        "## Test Result\n12 passed in 3.1s\n"
+        "## Notes\nKeep the EAGLE cache.\n"
+        "## Follow-up\nThe drafter comes next."
+    )
+    cleaned = clean_body(body)
+    assert "passed" not in cleaned
+    assert "Keep the EAGLE cache." in cleaned and "The drafter comes next." in cleaned
+
+
+# kills: bot/pr_text.py:272 a fence indented past a list item's paragraph left as text
+def test_a_fence_indented_too_far_in_a_list_item_is_code():
+    # GitHub reads it as the paragraph's lazy lines; it is the author's command all the same
+    body = "- Run the server:\n      ```\n      vllm serve --speculative-config eagle\n      ```\n"
+    assert clean_body(body + "- Keep the cache.") == "- Run the server:\n\n- Keep the cache."
+
+
+# kills: bot/pr_text.py:227 a comment opener in such a fence taken for a comment
+def test_a_comment_opener_in_a_tilde_fence_indented_too_far_hides_nothing():
+    body = "- Run the server:\n      ~~~\n      vllm serve <!-- x\n      ~~~\n- Keep the cache."
+    assert "Keep the cache." in clean_body(body + " -->")
+
+
+# kills: bot/pr_text.py:312 a link blanked to its target's length, shifting what follows
+def test_references_after_links_keep_the_order_they_are_written_in():
+    text = (
+        "Follows [the forum thread on the EAGLE drafter's cache registration](https://discuss.vllm.ai/t/1)"
+        " and [the first fix](https://github.com/vllm-project/vllm/pull/5); fixes #7."
+    )
+    assert referenced_prs(text, "vllm-project/vllm") == (5, 7)
