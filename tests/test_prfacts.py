@@ -1090,3 +1090,77 @@ def test_references_after_links_keep_the_order_they_are_written_in():
         " and [the first fix](https://github.com/vllm-project/vllm/pull/5); fixes #7."
     )
     assert referenced_prs(text, "vllm-project/vllm") == (5, 7)
+
+
+# kills: bot/pr_diff.py:23 removed lines not read for code names
+def test_a_code_name_only_on_a_removed_line_is_named():
+    from bot.pr_diff import code_names_in
+
+    patch = "@@ -1 +1 @@\n-x = deep_gemm_warmup()\n+x = None"
+    assert code_names_in([("warmup.py", patch)]) == {"deep_gemm_warmup": ("warmup.py",)}
+
+
+# kills: bot/pr_diff.py:12 a four-character name (`q_pe`, MLA's) too short to be read
+def test_code_names_of_four_characters_are_read_and_three_are_not():
+    from bot.pr_diff import code_names_in
+
+    patch = "@@ -1 +1 @@\n+q_pe, k_pe = split(a_b)"
+    assert code_names_in([("mla.py", patch)]) == {"k_pe": ("mla.py",), "q_pe": ("mla.py",)}
+
+
+# kills: bot/pr_diff.py:30 code names in the order the diff names them, not sorted
+def test_code_names_come_sorted_whatever_order_the_diff_names_them_in():
+    from bot.pr_diff import code_names_in
+
+    patch = "@@ -1 +1 @@\n+use(warmup_step, KVConnectorStats, _align_cacheable)"
+    names = code_names_in([("x.py", patch)])
+    assert list(names) == ["KVConnectorStats", "_align_cacheable", "warmup_step"]
+
+
+# kills: bot/pr_diff.py:45 an indented import (`if TYPE_CHECKING:`) taken for code
+# kills: bot/pr_diff.py:45 `#  include` (an include nested in an `#if`) taken for code
+def test_indented_imports_and_spaced_includes_are_import_lines():
+    from bot.pr_diff import imports_only
+
+    assert imports_only(
+        _patch(" if TYPE_CHECKING:", "-    from vllm.a import X", "+    from vllm.b import X")
+    )
+    assert imports_only(_patch(" #if USE_ROCM", '-#  include "old/ops.h"', '+#  include "new.h"'))
+
+
+# kills: bot/pr_diff.py:45 a docstring line "from those imported ..." taken for an import
+def test_a_line_opening_with_from_and_an_import_word_is_no_import():
+    from bot.pr_diff import imports_only
+
+    assert not imports_only(
+        _patch("-    from those imported before,", "+    from those imported here,")
+    )
+
+
+# kills: bot/pr_diff.py:76 a call's open parenthesis taken for an import block
+def test_arguments_of_a_call_split_over_lines_are_no_import():
+    from bot.pr_diff import imports_only
+
+    assert not imports_only(_patch(" run(", "-    strict=False,", "+    strict=True,", " )"))
+
+
+# kills: bot/pr_diff.py:73 `\ No newline at end of file` read as a changed line
+def test_a_no_newline_marker_leaves_an_import_only_patch_one():
+    from bot.pr_diff import imports_only
+
+    patch = _patch("-from vllm.a import X", "+from vllm.b import X", "\\ No newline at end of file")
+    assert imports_only(patch)
+
+
+# kills: bot/pr_diff.py:80 an added line of spaces taken for code
+def test_added_lines_of_spaces_are_blank_lines():
+    from bot.pr_diff import imports_only
+
+    assert imports_only(_patch("-from vllm.a import X", "+from vllm.b import X", "+    "))
+
+
+# kills: bot/pr_diff.py:66 a patch's first lines, before any hunk header, read as an import
+def test_a_patch_without_a_hunk_header_starts_outside_any_import():
+    from bot.pr_diff import imports_only
+
+    assert not imports_only("+x = load()")
