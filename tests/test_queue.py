@@ -565,6 +565,29 @@ def test_group_commit_answers_the_rest_of_a_burst_when_the_refused_ones_client_h
     assert q.counts()["pending"] == 2 and q.get("bad") is None
 
 
+# kills: bot/webhook.py:93 each delivery of a burst written in a transaction of its own
+def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    written: list[int] = []  # the size of each enqueue_many, one transaction each
+    enqueue_many = q.enqueue_many
+
+    def counted(items):
+        written.append(len(items))
+        return enqueue_many(items)
+
+    q.enqueue_many = counted
+    items = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(3)]
+
+    async def burst():
+        return await asyncio.wait_for(asyncio.gather(*(commit.enqueue(d) for d in items)), 5)
+
+    assert asyncio.run(burst()) == [Enqueued.QUEUED] * 3
+    assert written == [3]
+
+
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
