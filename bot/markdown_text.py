@@ -36,10 +36,13 @@ _QUOTED = re.compile(r"^(?:[ \t]*>)+[ \t]?")
 # ones; an unclosed one runs to the end, taken in one match (trying `.*?-->` again from
 # each later `<!--` would be quadratic).
 HTML_COMMENT = re.compile(r"<!--(?:-?>|.*?-->|.*\Z)", re.S)
-# A code block as cmark-gfm renders it with CMARK_OPT_SOURCEPOS: its first and last lines
-# (a last column of 0 is the end of the line before). Raw HTML in the text is never
-# rendered as such (no CMARK_OPT_UNSAFE), so only the renderer writes a `<pre>`.
-_CODE_BLOCK = re.compile(r'<pre data-sourcepos="(\d+):\d+-(\d+):(\d+)"')
+# A code block as cmark-gfm renders it with CMARK_OPT_SOURCEPOS, and the block quotes and
+# list items that may hold one (their end tags too): first and last lines (a last column
+# of 0 is the end of the line before). Raw HTML in the text is never rendered as such
+# (no CMARK_OPT_UNSAFE), so only the renderer writes these tags.
+_CODE_OR_HOLDER = re.compile(
+    r'<(pre|blockquote|li) data-sourcepos="(\d+):\d+-(\d+):(\d+)"|</(?:blockquote|li)>'
+)
 
 
 def _fence_opened(line: str, nested: bool = False) -> str:
@@ -103,11 +106,29 @@ def without_indented_code(text: str) -> str:
     if "<pre" not in html:
         return text
     lines = text.split("\n")
-    for m in _CODE_BLOCK.finditer(html):
-        last = int(m.group(2)) - (m.group(3) == "0")
-        for n in range(int(m.group(1)) - 1, min(last, len(lines))):
+    for first, last in _code_lines(html):
+        for n in range(first - 1, min(last, len(lines))):
             lines[n] = ""
     return "\n".join(lines)
+
+
+def _code_lines(html: str) -> list[tuple[int, int]]:
+    """(first, last) line of each code block cmark-gfm rendered, ending with what holds
+    it at the latest: it gives a fence left open in a quote or a list item the next line
+    too ("> ```" then "<!-- no-review-notes -->": the comment is outside, as shown)."""
+    out: list[tuple[int, int]] = []
+    ends: list[int] = []  # the last lines of the open holders, innermost last
+    for m in _CODE_OR_HOLDER.finditer(html):
+        if not m.group(1):
+            ends.pop()
+            continue
+        last = int(m.group(3)) - (m.group(4) == "0")
+        last = min(last, ends[-1]) if ends else last
+        if m.group(1) == "pre":
+            out.append((int(m.group(2)), last))
+        else:
+            ends.append(last)
+    return out
 
 
 def without_code(text: str) -> str:

@@ -1164,3 +1164,16 @@ def test_a_patch_without_a_hunk_header_starts_outside_any_import():
     from bot.pr_diff import imports_only
 
     assert not imports_only("+x = load()")
+
+
+# found by r26a: cmark-gfm gives a fence left open in a block quote (or a list item in
+# one) the line after the quote too, so an opt-out written there was taken for code and
+# the bot kept commenting on a PR whose author had asked it not to
+def test_an_opt_out_after_a_fence_left_open_in_a_quote_is_read():
+    from bot.sticky import opted_out_by_pr
+
+    for held in ("> ```\n> RuntimeError: boom\n", "> - ```\n>   boom\n"):
+        body = "Fixes the sampler.\n\n" + held + "<!-- no-review-notes -->"
+        pr = PRFacts("vllm-project/vllm", 1, "Fix", body=body)
+        assert opted_out_by_pr(pr, "no-review-notes") is PauseCause.DESCRIPTION, held
+    assert without_indented_code("> > ```\n> > boom\n> after") == "\n\n> after"
