@@ -95,6 +95,22 @@ def test_missing_or_wrong_signature_is_401_and_queues_nothing(app):
     assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 0, "failed": 0}
 
 
+# kills: bot/webhook.py:236 the signature checked on the body without its outer whitespace
+def test_a_signed_body_sent_with_whitespace_added_is_401(app):
+    # the same JSON object, but not the bytes signed: replayed so, it would pass the
+    # queue's check of bodies seen before (a hash of the bytes)
+    client, rt = app
+    body = json.dumps(pr_payload(title=MATCHING_TITLE)).encode()
+    for added in (body + b"\n", b" " + body):
+        headers = {
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(SECRET, body),
+        }
+        assert client.post("/webhook", content=added, headers=headers).status_code == 401
+    assert rt.queue.counts()["pending"] == 0
+
+
 def test_signature_is_checked_before_parsing(app):
     client, _ = app
     # Malformed JSON with a bad signature: 401, not 400 (nothing is parsed before the HMAC).
@@ -1327,6 +1343,20 @@ def test_a_signed_payload_not_of_githubs_shape_is_400(app, shape):
         payload["pull_request"]["number"] = float("inf")  # OverflowError
     r = post(client, "pull_request", payload, delivery="misshapen")
     assert r.status_code == 400 and "malformed" in r.json()["error"]
+
+
+# kills: bot/webhook.py:308 TypeError dropped from the 400s (a 500 for GitHub to retry)
+# kills: bot/webhook.py:312 Python's own message of the error answered, not only its kind
+def test_a_signed_review_whose_body_is_no_string_is_400(app):
+    client, rt = app
+    base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
+    payload = dict(base, repository=dict(base["repository"], full_name="vllm-project/vllm"))
+    payload["review"] = dict(base["review"], body=1)  # TypeError where triage reads it
+    r = post(client, "pull_request_review", payload, delivery="review-body")
+    assert r.status_code == 400 and r.json()["error"] == (
+        "malformed pull_request_review payload: TypeError"
+    )
+    assert rt.queue.get("review-body") is None
 
 
 # kills: webhook._shown: `value[:100]` dropped
