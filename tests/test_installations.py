@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from bot.installations import describe, installation_change
+from bot.server import build_runtime
+from bot.signature import sign
+from bot.webhook import WebhookEndpoint
 from tests.fake_github import DEFAULT_REPO
-from tests.webhook_kit import clean_env, make_settings, octokit_examples, post, renamed, serving
+from tests.webhook_kit import (
+    SECRET,
+    clean_env,
+    make_settings,
+    octokit_examples,
+    post,
+    renamed,
+    serving,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -205,3 +217,26 @@ def test_an_installation_target_action_other_than_renamed_is_no_rename():
     del payload["changes"]
     change = installation_change("installation_target", payload)
     assert (change.action, change.renamed_from) == ("transferred", "")
+
+
+# kills: bot/webhook.py:293 an installation event's change not handed on: the server's
+# GitHub client (on_installation) kept the tokens and lookups the event made stale
+def test_an_installation_event_hands_its_change_on(tmp_path):
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    changes = []
+    endpoint = WebhookEndpoint(
+        settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries, changes.append
+    )
+    payload = octokit_examples("installation_repositories")[0]
+    body = json.dumps(payload).encode()
+    headers = {
+        b"x-github-event": b"installation_repositories",
+        b"x-github-delivery": b"i-1",
+        b"x-hub-signature-256": sign(SECRET, body).encode(),
+    }
+    try:
+        assert endpoint.check(headers, body)[0] == 200
+    finally:
+        rt.db.close()
+    assert changes == [installation_change("installation_repositories", payload)]
