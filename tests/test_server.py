@@ -815,6 +815,8 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
 # --- found by review 'r16f' ---
 
 
+# kills: bot/webhook.py:211 a delivery SQLite refused not counted as an error
+# kills: bot/webhook.py:224 a duplicate delivery not counted
 def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path, caplog):
     # README (/healthz): "When SQLite refused to store the last delivery (a full disk ...),
     # 503 with "status": "failing" ... until a delivery is stored again". A delivery
@@ -861,6 +863,10 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
         assert post(client, "pull_request", big, delivery="d-new-3").status_code == 202
         r = client.get("/healthz")
         assert r.status_code == 200 and r.json()["status"] == "ok"
+        text = client.get("/metrics").text
+    for outcome in ("error", "duplicate"):  # two of each
+        line = f'review_notes_deliveries_total{{event="pull_request",outcome="{outcome}"}} 2.0'
+        assert line in text, line
 
 
 # --- found by review 'r17d' ---
