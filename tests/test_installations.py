@@ -221,6 +221,8 @@ def test_an_installation_target_action_other_than_renamed_is_no_rename():
 
 # kills: bot/webhook.py:293 an installation event's change not handed on: the server's
 # GitHub client (on_installation) kept the tokens and lookups the event made stale
+# kills: bot/webhook.py:294 the same, the call deleted
+# kills: bot/webhook.py:295 an installation event not counted
 def test_an_installation_event_hands_its_change_on(tmp_path):
     settings = make_settings(tmp_path)
     rt = build_runtime(settings)
@@ -237,6 +239,8 @@ def test_an_installation_event_hands_its_change_on(tmp_path):
     }
     try:
         assert endpoint.check(headers, body)[0] == 200
+        noted = {"event": "installation_repositories", "outcome": "noted"}
+        assert rt.ctx.metrics.registry.get_sample_value("review_notes_deliveries_total", noted) == 1
     finally:
         rt.db.close()
     assert changes == [installation_change("installation_repositories", payload)]
