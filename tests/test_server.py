@@ -1383,6 +1383,20 @@ def test_a_refused_deliverys_headers_are_logged_cut_and_escaped(tmp_path, caplog
     assert "x" * 84 in line and "x" * 85 not in line  # the first 100 characters
 
 
+# kills: bot/webhook.py:352 a refused delivery without its headers logged as "None None"
+def test_a_refused_delivery_without_its_headers_says_so_in_the_log(tmp_path, caplog):
+    caplog.set_level(logging.INFO)
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    try:
+        assert endpoint.check({}, b"{}")[0] == 401
+    finally:
+        rt.db.close()
+    (line,) = _refusals(caplog)
+    assert line.startswith("delivery (none) (none) refused (401)"), line
+
+
 # kills: webhook.WebhookEndpoint.check: `not isinstance(payload, dict)` -> `payload is None`
 def test_a_ping_whose_body_is_a_json_list_is_400(app):
     client, _ = app
