@@ -1,13 +1,14 @@
 """What a Markdown reader sees as code, in a PR description (pure).
 
-Matching leaves a description's code blocks and logs out, and the opt-out marker does
-not count when it is shown as code: fenced blocks (also one opened on a list item's
-line), indented blocks and inline code spans. Everything is found in linear passes: a
-text of 65,536 backticks costs milliseconds, not minutes. Indented blocks depend on
-what holds them (a list item's continuation lines are its text, four columns beyond its
-content are code), so for matching they are located by cmark-gfm, GitHub's own engine,
-as it renders the text (`without_indented_code`). (Slash commands, where a hidden
-command running is the worse error, are read with it too: `bot.comment_prose`.)
+Matching leaves a description's code blocks and logs out: fenced blocks (also one
+opened on a list item's line), indented blocks and inline code spans. Everything is
+found in linear passes: a text of 65,536 backticks costs milliseconds, not minutes.
+Indented blocks depend on what holds them (a list item's continuation lines are its
+text, four columns beyond its content are code), so for matching they are located by
+cmark-gfm, GitHub's own engine, as it renders the text (`without_indented_code`).
+(Slash commands, where a hidden command running is the worse error, are read with it
+too: `bot.comment_prose`; and the opt-out marker, which counts only where GitHub keeps
+it as an HTML comment: `as_html`.)
 """
 
 from __future__ import annotations
@@ -131,10 +132,14 @@ def _code_lines(html: str) -> list[tuple[int, int]]:
     return out
 
 
-def without_code(text: str) -> str:
-    """The text minus fenced and indented code blocks (their lines left empty) and inline
-    code spans: what a reader sees as text or markup."""
-    return replace_code_spans(without_indented_code(without_fences(text)))
+def as_html(text: str) -> str:
+    """The HTML cmark-gfm, GitHub's engine, makes of a Markdown text, raw HTML passed on:
+    an HTML comment left in it is one GitHub keeps as HTML (hidden), while one the text
+    shows as code is escaped there (`&lt;!--`). Whatever holds the code (a quote, a list
+    item, an HTML block) is decided by the parser, not guessed line by line."""
+    # a lone surrogate (a JSON escape) cannot be encoded: a "?" of its own
+    safe = text.encode("utf-8", "replace").decode("utf-8")
+    return cmarkgfm.markdown_to_html(safe, options=Options.CMARK_OPT_UNSAFE)
 
 
 def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:

@@ -47,7 +47,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
 from bot.github_port import FilesNotReady, GitHubError, Outcome, PRRef, listed_short
-from bot.markdown_text import without_code
+from bot.markdown_text import as_html
 from bot.markers import MARKER
 from bot.match_result import MatchResult
 from bot.order_keys import after_second, just_after
@@ -368,7 +368,8 @@ def opted_out_by_pr(facts: PRFacts, label: str) -> PauseCause | None:
     if not re.search(re.escape(label), facts.body, re.IGNORECASE):
         return None
     marker = rf"<!--\s*{re.escape(label)}\s*-->"
-    if re.search(marker, without_code(facts.body), re.IGNORECASE):  # shown as code: no
+    # as GitHub renders it: shown as code (escaped in the HTML), it is no opt-out
+    if re.search(marker, as_html(facts.body), re.IGNORECASE):
         return PauseCause.DESCRIPTION
     return None
 

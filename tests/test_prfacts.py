@@ -1,6 +1,7 @@
 """PR facts: title tags, description cleaning, referenced PRs, payload parsing."""
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -8,9 +9,9 @@ import pytest
 
 from bot.markdown_text import (
     HTML_COMMENT,
+    as_html,
     paragraph_code_spans,
     replace_code_spans,
-    without_code,
     without_fences,
     without_indented_code,
 )
@@ -203,11 +204,13 @@ def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
     assert clean_body(body).endswith(tail)
 
 
-def test_without_code_keeps_comments_and_drops_code_spans_and_fences():
+def test_as_html_keeps_comments_and_escapes_code_spans_and_blocks():
     body = "a `<!-- x -->` b\n\n```\n<!-- y -->\n```\n<!-- z --> ``c`` d"
-    assert without_code(body) == "a  b\n\n\n\n\n<!-- z -->  d"  # block lines left empty
-    listed = "- ```\n  <!-- y -->\n  ```\n\n    <!-- indented -->\n\n<!-- z -->"
-    assert without_code(listed).split() == ["<!--", "z", "-->"]
+    assert re.findall(r"<!--.*?-->", as_html(body)) == ["<!-- z -->"]
+    # four columns in, after the list item's fence, is the item's own HTML (two beyond
+    # its content), not code: six are
+    listed = "- ```\n  <!-- y -->\n  ```\n\n    <!-- held -->\n\n      <!-- code -->\n\nz"
+    assert re.findall(r"<!--.*?-->", as_html(listed)) == ["<!-- held -->"]
 
 
 def test_the_test_result_section_includes_its_sub_headings():
@@ -743,16 +746,16 @@ def test_outside_nested_mode_a_fence_in_a_quote_is_not_blanked_line_by_line():
 
 # found by mutation run 'r21b' (a strict xfail until fixed)
 def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
-    # without_code leaves a quoted fence to without_indented_code (cmark-gfm renders it a
-    # <pre>), which skips parsing when the text has no four spaces or tab: the same
-    # quoted block is code in one description and text in another. A PR quoting the
-    # opt-out instruction ("> ```\n> <!-- no-review-notes -->\n> ```") opts out of
-    # notes (sticky.opted_out_by_pr: "shown as code: no") unless an indented line is
-    # somewhere else in it
+    # The opt-out used to be read on the text without its code, where a quoted fence was
+    # left to cmark-gfm, which was skipped when the text had no four spaces or tab: a PR
+    # quoting the opt-out instruction ("> ```\n> <!-- no-review-notes -->\n> ```")
+    # opted out of notes unless an indented line was somewhere else in it
+    from bot.sticky import opted_out_by_pr
+
     quoted = "> To opt out, add:\n> ```\n> <!-- no-review-notes -->\n> ```\n"
-    assert "no-review-notes" not in without_code(quoted + "\n    x = 1\n")
-    assert "no-review-notes" not in without_code(quoted)
-    assert "no-review-notes" not in without_code(quoted.replace("```", "~~~"))
+    for body in (quoted + "\n    x = 1\n", quoted, quoted.replace("```", "~~~")):
+        pr = PRFacts("vllm-project/vllm", 1, "Fix", body=body)
+        assert opted_out_by_pr(pr, "no-review-notes") is None, body
 
 
 # --- found by mutation run 'r21a' ---

@@ -292,6 +292,23 @@ def test_what_opts_a_pr_out(labels, body, label, cause):
     assert opted_out_by_pr(pr, label) is cause
 
 
+@pytest.mark.parametrize(
+    ("body", "cause"),
+    [
+        # a fence opened on a list item's line ends with the item: the comment after it
+        # is hidden, as GitHub shows it (review r26a; read as code to the end before)
+        ("Fixes it.\n\n- ```\n  boom\n<!-- no-review-notes -->", PauseCause.DESCRIPTION),
+        # an HTML block holds what looks like a fence: raw HTML, the comment hidden
+        ("<details>\n~~~\n<!-- no-review-notes -->\n</details>", PauseCause.DESCRIPTION),
+        # a fence at the margin after a list item's fence opens a new block: code
+        ("- ```x\n```\n<!-- no-review-notes -->", None),
+    ],
+)
+def test_the_opt_out_counts_where_github_keeps_it_as_a_comment(body, cause):
+    # GitHub's engine decides what holds the code, not a guess line by line
+    assert opted_out_by_pr(facts(body=body), "no-review-notes") is cause
+
+
 def test_a_pr_paused_by_its_label_and_a_command_names_the_label(ctx):
     # `/notes on` would not resume it while the label is there: the label is the cause
     refresh_sticky(ctx, REF, facts())
