@@ -39,10 +39,12 @@ def _tags_in(title: str) -> list[tuple[int, int, str]]:
 
 def title_tags(title: str) -> tuple[str, ...]:
     """The subsystem tags the author put in the title, in order, stripped."""
-    tags = [text.strip() for _, _, text in _tags_in(title)]
     cc = _CC_PREFIX.match(title)
+    scope_end = cc.end() if cc else 0
+    # a tag written as the scope (`feat([Core]): `) is one tag, not two
+    tags = [text.strip() for start, _, text in _tags_in(title) if start >= scope_end]
     if cc:
-        tags.insert(0, cc.group(1).strip())
+        tags.insert(0, cc.group(1).strip().strip("[]").strip())
     return tuple(t for t in tags if t)
 
 

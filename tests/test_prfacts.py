@@ -1055,6 +1055,12 @@ def test_a_tag_inside_a_conventional_commit_scope_leaves_no_trace_in_the_text():
     assert title_text("feat([Core]): keep the EAGLE cache") == "keep the EAGLE cache"
 
 
+def test_a_tag_written_as_a_conventional_commit_scope_is_one_tag():
+    # noticed by r26a: the scope `[Core]` was read twice, as `[Core]` and as `Core`
+    assert title_tags("feat([Core]): keep the EAGLE cache") == ("Core",)
+    assert title_tags("feat([Core]): [Spec Decode] keep it") == ("Core", "Spec Decode")
+
+
 # kills: bot/pr_text.py:153 a line of spaces taken for a row of figures and dropped
 def test_a_line_of_spaces_still_separates_two_paragraphs():
     body = "Fix the sampler.\n   \nKeep the EAGLE cache."
