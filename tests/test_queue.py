@@ -1535,3 +1535,38 @@ def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
     finally:
         second.close()
         first.close()
+
+
+# --- mutation run 'r26d' (bot/queue.py, hand mutants of its SQL) ---
+
+
+# kills: bot/queue.py:361 `WHERE state = 'processing'` dropped from recover's count of
+#        interruptions: every restart counted against deliveries no process was running
+def test_restarts_count_no_interruption_against_deliveries_not_in_progress(tmp_path):
+    # a delivery waiting its turn (or done) when the server stops was not interrupted:
+    # three restarts, then one crash of its own, must not give it up
+    q = queue_at(tmp_path)
+    add(q, "done", 2)
+    q.complete(q.claim().id)
+    add(q, "waiting", 1)
+    for _ in range(MAX_INTERRUPTIONS):
+        assert q.recover().resumed == 0
+    assert (q.get("waiting").state, q.get("waiting").interruptions) == ("pending", 0)
+    assert q.get("done").interruptions == 0
+    assert q.claim().id == "waiting"  # now its own run is cut short
+    assert q.recover().resumed == 1
+    assert (q.get("waiting").state, q.get("waiting").interruptions) == ("pending", 1)
+
+
+# kills: bot/queue.py:387 retry by ids putting back the first id asked only
+def test_each_failed_delivery_named_is_put_back_and_no_other(tmp_path):
+    q = queue_at(tmp_path)
+    for did, number in (("a", 1), ("b", 2), ("c", 3)):
+        add(q, did, number)
+        q.fail(q.claim().id, "GitHubError: 502")
+    assert q.retry(["nope", "c", "a"]) == ["c", "a"]
+    assert [(d, q.get(d).state) for d in "abc"] == [
+        ("a", "pending"),
+        ("b", "failed"),
+        ("c", "pending"),
+    ]
