@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass
 
-from bot import github_pacing, github_sessions
+from bot import github_pacing, github_retry, github_sessions
 from bot.github_client import GitHubClient
 from bot.github_pacing import route_template
 from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
@@ -2112,3 +2112,85 @@ def test_a_request_that_ends_early_does_not_move_back_the_turns_taken_after_it()
     pacer.before("GET")  # 0.25 s after the second write's start, not after the first's end
     pacer.before("POST")  # 1 s after the second write's start
     assert slept == [1.0, 0.75, 1.5]
+
+
+# --- mutation run 'r26d' (bot/github_retry.py) ---
+
+
+# kills: bot/github_retry.py:95 a rate limit asking exactly sleep_max ended the tries (`>=`)
+# kills: bot/github_retry.py:104 the retry warning numbering the next try one too high
+# kills: bot/github_retry.py:167 tries used up on such waits told as a wait not taken
+def test_a_rate_limit_asking_exactly_sleep_max_is_waited_out_in_the_call(
+    fake_github, make_github_client, caplog
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, sleep_max=5.0), clock=t.clock, sleep=t.sleep
+    )
+    fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=5))
+    assert client.list_files(PR) == ["a.py"]  # slept in the call, no put-back
+    assert [s for s in t.slept if s > 0] == [5.0]
+    # every try answered so: the tries are used up, each wait taken, and the delivery
+    # still goes back to the queue for GitHub's 5 s
+    fake_github.inject("GET", "/repos/*/files", *[Fault.too_many_requests(retry_after=5)] * 4)
+    caplog.clear()
+    with pytest.raises(GitHubError, match="gave up after 4 attempts") as limited:
+        client.list_files(PR)
+    assert (limited.value.transient, limited.value.retry_after) == (True, 5.0)
+    tries = [r.getMessage() for r in caplog.records if r.name == "bot.github_retry"]
+    assert [m.split("; ")[-1] for m in tries] == [
+        "try 2 of 4 in 5.0s",
+        "try 3 of 4 in 5.0s",
+        "try 4 of 4 in 5.0s",
+    ]
+
+
+# kills (hand mutants of r26d): bot/github_retry.py:88 jitter dropped (`return step`):
+#        workers meeting one 5xx retry in step; and jitter reaching down to no wait
+#        (`uniform(0.0, 1.0)`): a retry at once
+@pytest.mark.parametrize(("bound", "share"), [(min, 0.5), (max, 1.0)], ids=["least", "most"])
+def test_each_5xx_back_off_is_jittered_between_half_and_all_of_its_step(
+    fake_github, make_github_client, monkeypatch, bound, share
+):
+    monkeypatch.setattr(github_retry.random, "uniform", lambda a, b: bound(a, b))
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", *[Fault.error(502)] * 3)
+    t = StepClock()
+    client = make_github_client(
+        retry=RetryPolicy(attempts=4, backoff=2.0, backoff_max=30.0),
+        clock=t.clock,
+        sleep=t.sleep,
+    )
+    assert client.list_files(PR) == ["a.py"]
+    assert [s for s in t.slept if s > 0] == [2.0 * share, 4.0 * share, 8.0 * share]
+
+
+# kills (hand mutant of r26d): bot/github_retry.py:73 the secondary streak kept on the
+#        Retrier, not per thread: one thread's streak (another identity's) set another's wait
+def test_a_secondary_limits_wait_follows_the_streak_its_own_thread_noted():
+    retry = Retrier(RetryPolicy(secondary_wait=60.0, max_wait=3600.0))
+    limited = GithubException(403, {"message": "You have exceeded a secondary rate limit."}, {})
+    retry.note_secondary_streak(1)
+    other = threading.Thread(target=retry.note_secondary_streak, args=(3,))
+    other.start()
+    other.join()
+    assert retry.asked_wait(limited) == 60.0
+    waits: list[float | None] = []
+    other = threading.Thread(target=lambda: waits.append(retry.asked_wait(limited)))
+    other.start()
+    other.join()
+    assert waits == [60.0]  # a thread that noted no streak: the first minute
+
+
+# kills (hand mutant of r26d): bot/github_retry.py:128 a transport error left out of the
+#        GitHubError at the end of the tries: the caller got requests' ConnectionError
+def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", *[Fault.dropped()] * 4)
+    with pytest.raises(GitHubError, match="gave up after 4 attempts") as failed:
+        make_github_client().list_files(PR)
+    assert (failed.value.transient, failed.value.status) == (True, None)
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 4
