@@ -1570,3 +1570,60 @@ def test_each_failed_delivery_named_is_put_back_and_no_other(tmp_path):
         ("b", "failed"),
         ("c", "pending"),
     ]
+
+
+# kills: bot/queue.py:134 `Incoming.by_bot` defaulting to True: every delivery the
+#        webhook stored taken for the bot's own, passed over by the start's sweep
+def test_a_delivery_stored_as_github_sent_it_is_the_newest_received(tmp_path):
+    q = queue_at(tmp_path)
+    q.enqueue_many([Incoming("gh-1", "pull_request", "opened", "{}", "o/r", 1)])
+    assert q.last_received() == q.get("gh-1").received_at
+
+
+# kills: bot/queue.py:203 `or` -> `and`: the own rows of an upgrade killed between adding
+#        by_bot and marking them left unmarked at the next start
+def test_own_rows_left_unmarked_by_an_interrupted_upgrade_are_marked_at_the_next_start(tmp_path):
+    q = queue_at(tmp_path)  # by_bot is there already; no sweep has kept where it left off
+    q.db.execute(
+        "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
+        " VALUES ('gh-1', 'pull_request', 'opened', '{}', 'done', 'a', 'a'),"
+        " ('gh-1#files-recheck-1', 'pull_request', 'opened', '{}', 'done', 'b', 'b')"
+    )
+    assert q.last_received() == "b"
+    assert queue_at(tmp_path).last_received() == "a"
+
+
+# kills: bot/queue.py:203 `"by_bot" in added` -> `not in`: an upgrade from a release that
+#        kept where its sweeps left off left that release's own rows unmarked
+def test_an_old_databases_own_rows_are_marked_even_where_a_sweep_was_kept(tmp_path):
+    db = Database(tmp_path / "old.sqlite3")
+    db.script(  # the table before by_bot, and a sweep's place kept
+        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
+        " VALUES ('gh-1', 'pull_request', 'opened', '{}', 'done', 'a', 'a'),"
+        " ('gh-1#files-recheck-1', 'pull_request', 'opened', '{}', 'done', 'b', 'b');"
+        "CREATE TABLE redelivery (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO redelivery VALUES ('since', '2026-12-04T10:00:00+00:00');"
+    )
+    assert DeliveryQueue(db).last_received() == "a"
+
+
+# kills: bot/queue.py:279 `any(...)` -> `all(...)`: a burst holding a duplicate woke no
+#        idle worker, which slept out its poll with new work queued
+def test_a_burst_wakes_the_workers_unless_all_of_it_was_seen_before(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "seen")
+    before = q.version
+    q.enqueue_many(
+        [
+            Incoming("seen", "pull_request", "opened", "{}", "o/r", 1),
+            Incoming("new", "pull_request", "opened", "{}", "o/r", 2),
+        ]
+    )
+    assert q.version != before
+    before = q.version
+    q.enqueue_many([Incoming("seen", "pull_request", "opened", "{}", "o/r", 1)])
+    assert q.version == before
