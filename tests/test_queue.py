@@ -1627,3 +1627,23 @@ def test_a_burst_wakes_the_workers_unless_all_of_it_was_seen_before(tmp_path):
     before = q.version
     q.enqueue_many([Incoming("seen", "pull_request", "opened", "{}", "o/r", 1)])
     assert q.version == before
+
+
+# kills (hand mutant of r26d): bot/workers.py:80 `t.join(...)` -> `t.join(0)`: stop
+#        returned with a delivery still in hand, its outcome left to a closing server
+#        (stored or not, it runs again at the next start)
+def test_stopping_waits_for_the_delivery_in_hand_to_be_recorded(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    busy = threading.Event()
+
+    def process(delivery) -> None:
+        seen = q.version
+        busy.set()
+        q.wait_for_work(seen, 10)  # busy until the stop's wake-up
+
+    w = Workers(q, process, count=1)
+    w.start()
+    assert busy.wait(10)
+    w.stop(timeout=30)
+    assert q.get("a").state == "done"
