@@ -1647,3 +1647,18 @@ def test_stopping_waits_for_the_delivery_in_hand_to_be_recorded(tmp_path):
     assert busy.wait(10)
     w.stop(timeout=30)
     assert q.get("a").state == "done"
+
+
+# kills: bot/workers.py:18 `_log_context` -> None: a failed delivery's warning without
+#        the delivery, repo and pr fields the JSON log is followed by (bot.logs)
+def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    add(q, "bad", 12, repo="o/r")
+
+    def process(d):
+        raise RuntimeError("no luck")
+
+    caplog.set_level("WARNING", logger="bot.workers")
+    Workers(q, process, 1).run_one(q.claim())
+    [warned] = [r for r in caplog.records if r.name == "bot.workers"]
+    assert (warned.delivery, warned.repo, warned.pr) == ("bad", "o/r", 12)
