@@ -1662,3 +1662,14 @@ def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, c
     Workers(q, process, 1).run_one(q.claim())
     [warned] = [r for r in caplog.records if r.name == "bot.workers"]
     assert (warned.delivery, warned.repo, warned.pr) == ("bad", "o/r", 12)
+
+
+# kills: bot/workers.py:171 `tries > 1` -> `>=`: every outcome stored at once logged as
+#        one stored after failed tries
+def test_an_outcome_stored_at_the_first_try_logs_no_retry_of_it(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    add(q, "a")
+    caplog.set_level("INFO", logger="bot.workers")
+    Workers(q, lambda d: None, 1).run_one(q.claim())
+    assert q.get("a").state == "done"
+    assert [r.getMessage() for r in caplog.records if r.name == "bot.workers"] == []
