@@ -396,9 +396,11 @@ def _follow_moves(requester: Requester) -> None:
     def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
         for _ in range(1 + MAX_MOVES):  # the request, then each move
             status, headers, output = inner(verb, url, *args, **kwargs)
-            location = headers.get("location")
-            if status not in MOVES or not location:
+            if status not in MOVES:
                 return status, headers, output
+            location = headers.get("location")
+            if not location:  # nowhere to repeat it, and no answer: PyGithub took its body for one
+                raise GithubException(status, output, headers, f"{verb} moved, no Location")
             log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)
             url = location
         raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")

@@ -1959,6 +1959,21 @@ def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
 
 
+# found by mutation run r26d (bot/github_sessions.py:390, the Location check dropped): a 307
+# without a Location was taken for the answer, a comment "created" with no id, none posted
+def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    moved = Fault(status=307, body={"message": "Temporary Redirect"}, headers={})
+    fake_github.inject("POST", "/repos/*/issues/7/comments", moved)
+    with pytest.raises(GitHubError) as caught:
+        make_github_client().create_comment(PR, "hello")
+    assert caught.value.status == 307 and "no Location" in str(caught.value)
+    assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [307]
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
+
+
 # kills: bot/github_client.py:642 a mint refused (404) asked again of the very same installation
 def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_installation(
     fake_github, make_github_client
