@@ -1974,6 +1974,36 @@ def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
     assert fake_github.comments(DEFAULT_REPO, 7) == []
 
 
+# kills: bot/github_sessions.py:387 a fourth move followed (MAX_MOVES is three)
+def test_a_write_moved_a_fourth_time_fails(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    hops = [(DEFAULT_REPO, "b/vllm"), ("b/vllm", "c/vllm"), ("c/vllm", "d/vllm"), ("d/vllm", "e/v")]
+    for old, new in hops:
+        fake_github.transfer(old, new)
+    with pytest.raises(GitHubError):
+        make_github_client().create_comment(PR, "a reply")
+    assert [p.status for p in fake_github.calls("POST", "/repos/*/comments")] == [307] * 4
+    assert fake_github.comments("e/v", 7) == []
+
+
+# kills: bot/github_sessions.py:234 an installation event forgot only the repositories it
+# names, not the other lookups of its installation
+def test_an_installation_event_forgets_every_lookup_of_its_installation(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    fake_github.add_installation(2002, ["o/one", "o/two"])
+    fake_github.add_pull("o/one", 1)
+    fake_github.add_pull("o/two", 2)
+    client = make_github_client()
+    assert client.is_pull(PRRef("o/one", 1)) and client.is_pull(PRRef("o/two", 2))
+    accepted = InstallationChange(2002, "installation", "new_permissions_accepted", "o", ())
+    client.forget_installation(accepted)
+    assert client.is_pull(PRRef("o/two", 2))
+    assert len(fake_github.calls("GET", "/repos/o/two/installation")) == 2
+
+
 # kills: bot/github_client.py:642 a mint refused (404) asked again of the very same installation
 def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_installation(
     fake_github, make_github_client
