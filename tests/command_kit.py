@@ -20,13 +20,15 @@ from bot.commands import CommandConfig
 from bot.db import utcnow
 from bot.markers import MARKER, REPLY_MARKER
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_e2e import BOT, live_settings, ours
 from tests.webhook_kit import (
+    BOT,
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
     drain,
+    live_settings,
     octokit_examples,
+    ours,
     post,
     pr_payload,
     serving,

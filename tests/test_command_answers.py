@@ -38,14 +38,15 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
-from tests.test_e2e import ours, repo_calls
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
     drain,
     make_settings,
+    ours,
     post,
+    repo_calls,
     serving,
     wait_until,
 )

@@ -31,7 +31,6 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
-from tests.test_e2e import ours, repo_calls
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -39,8 +38,10 @@ from tests.webhook_kit import (
     deliver_pr,
     drain,
     make_settings,
+    ours,
     post,
     pr_payload,
+    repo_calls,
     serving,
 )
 

@@ -28,10 +28,10 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_e2e import ours
 from tests.webhook_kit import (
     MATCHING_FILES,
     drain,
+    ours,
     post,
     pr_payload,
     title_with_one_more_note,

@@ -28,12 +28,12 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_e2e import live_settings
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
     drain,
+    live_settings,
     post,
     serving,
     wait_until,

@@ -39,7 +39,6 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault
-from tests.test_e2e import live_settings, ours, repo_calls
 from tests.webhook_kit import (
     HEAD,
     MATCHING_FILES,
@@ -48,8 +47,11 @@ from tests.webhook_kit import (
     deliver_pr,
     drain,
     labeled_one_more_note,
+    live_settings,
+    ours,
     post,
     pr_payload,
+    repo_calls,
     serving,
     title_with_one_more_note,
     wait_until,

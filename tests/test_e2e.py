@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.markers import MARKER
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
+from tests.fake_github import DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
+    BOT,
     HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -34,24 +35,20 @@ from tests.webhook_kit import (
     drain,
     free_port,
     labeled_one_more_note,
+    live_settings,
     make_settings,
     octokit_examples,
+    ours,
     post,
     pr_payload,
     renamed,
+    repo_calls,
     send_signed,
     serving,
     wait_until,
 )
 
-BOT = f"{DEFAULT_APP_SLUG}[bot]"
 N = 7001
-
-
-def live_settings(tmp_path, fake, key, **kw):
-    return app_settings(
-        tmp_path, fake, key, **{"retry_backoff": 0.01, "max_retries": 2, "workers": 3, **kw}
-    )
 
 
 @pytest.fixture
@@ -60,21 +57,6 @@ def live(tmp_path, fake_github, app_key, monkeypatch):
     with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
         assert rt.dry_run is None
         yield client, rt, fake_github
-
-
-def ours(fake, number=N, repo=DEFAULT_REPO):
-    return [c for c in fake.comments(repo, number) if c.user.login == BOT]
-
-
-def repo_calls(fake) -> Counter:
-    """HTTP calls on the repository (auth and App lookups excluded), by method and route."""
-    out: Counter = Counter()
-    for r in fake.requests:
-        if r.path.startswith("/repos/") and not r.path.endswith("/installation"):
-            parts = r.path.split("/")
-            route = "/".join(p if not p.isdigit() else "{n}" for p in parts[4:])
-            out[f"{r.method} {route}"] += 1
-    return out
 
 
 def test_new_pr_costs_at_most_three_calls_and_later_events_fewer(live, capsys):

@@ -30,7 +30,7 @@ from bot.prstate import PRStore
 from bot.queue import Delivery
 from bot.server import build_dispatcher
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_e2e import _opened_behind, live_settings, ours
+from tests.test_e2e import _opened_behind
 from tests.webhook_kit import (
     HEAD,
     MATCHING_FILES,
@@ -40,7 +40,9 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     drain,
+    live_settings,
     make_settings,
+    ours,
     post,
     pr_payload,
     serving,

@@ -17,7 +17,6 @@ from bot.markers import MARKER
 from bot.prstate import PRState
 from tests.command_kit import comment_payload
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
-from tests.test_e2e import live_settings, repo_calls
 from tests.test_rollback import old_release
 from tests.webhook_kit import (
     HEAD,
@@ -30,9 +29,11 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     drain,
+    live_settings,
     make_settings,
     post,
     pr_payload,
+    repo_calls,
     send_signed,
     serving,
     wait_until,

@@ -29,12 +29,12 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO
-from tests.test_e2e import live_settings
 from tests.test_pages import client_for
 from tests.webhook_kit import (
     MATCHING_FILES,
     clean_env,
     drain,
+    live_settings,
     post,
     pr_payload,
     serving,

@@ -19,7 +19,6 @@ from tests.command_kit import (
     tune,
 )
 from tests.fake_github import DEFAULT_REPO, Fault
-from tests.test_e2e import live_settings, ours
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -29,6 +28,8 @@ from tests.webhook_kit import (
     clean_env,
     deliver_pr,
     labeled_one_more_note,
+    live_settings,
+    ours,
     post,
     pr_payload,
     send_signed,

@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,13 @@ from bot.queue import DeliveryQueue
 from bot.server import Runtime, build_runtime, create_app
 from bot.settings import Settings, load_settings
 from bot.signature import sign
-from tests.fake_github import DEFAULT_APP_ID, FakeGitHub, webhook_request
+from tests.fake_github import (
+    DEFAULT_APP_ID,
+    DEFAULT_APP_SLUG,
+    DEFAULT_REPO,
+    FakeGitHub,
+    webhook_request,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = (
@@ -125,6 +132,32 @@ def app_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **values: Any) -> S
     )
     options.update(values)
     return make_settings(tmp_path, **options)
+
+
+def live_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **kw: Any) -> Settings:
+    """app_settings with quick retries and three workers: the served App of live tests."""
+    return app_settings(
+        tmp_path, fake, key, **{"retry_backoff": 0.01, "max_retries": 2, "workers": 3, **kw}
+    )
+
+
+BOT = f"{DEFAULT_APP_SLUG}[bot]"  # the fake's App, as GitHub names its comments' author
+
+
+def ours(fake: FakeGitHub, number: int = 7001, repo: str = DEFAULT_REPO) -> list[Any]:
+    """The bot's comments on a PR of the fake GitHub."""
+    return [c for c in fake.comments(repo, number) if c.user.login == BOT]
+
+
+def repo_calls(fake: FakeGitHub) -> Counter:
+    """HTTP calls on the repository (auth and App lookups excluded), by method and route."""
+    out: Counter = Counter()
+    for r in fake.requests:
+        if r.path.startswith("/repos/") and not r.path.endswith("/installation"):
+            parts = r.path.split("/")
+            route = "/".join(p if not p.isdigit() else "{n}" for p in parts[4:])
+            out[f"{r.method} {route}"] += 1
+    return out
 
 
 # --- real processes -------------------------------------------------------------
