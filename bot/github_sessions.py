@@ -399,7 +399,7 @@ def _follow_moves(requester: Requester) -> None:
             if status not in MOVES:
                 return status, headers, output
             location = headers.get("location")
-            if not location:  # nowhere to repeat it, and no answer: PyGithub took its body for one
+            if not location:  # nowhere to repeat it, and no answer (PyGithub would take it for one)
                 raise GithubException(status, output, headers, f"{verb} moved, no Location")
             log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)
             url = location
