@@ -360,9 +360,11 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         note = Note.model_validate(data)
     except ValidationError as exc:
         body_line = first + header_text.count("\n") + 2
+        missing = {p.field for p in problems}  # blank: its whitespace is no second problem
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
             for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS)
+            if p.field not in missing
         ]
     if problems:
         raise LibraryError(problems)
