@@ -164,3 +164,106 @@ def test_plain_lines_for_a_terminal_are_redacted_too():
     finally:
         logging.getLogger().handlers[:] = []
     assert stream.getvalue() == "warning: bot.github_retry: GitHub get: [redacted]; [redacted]\n"
+
+
+# --- mutation review r26g ----------------------------------------------------------------
+
+
+# kills: bot/logs.py:23 `gh[opsur]_` narrowed (to `ghs_`): a personal, OAuth, user or refresh
+#        token reached the log whole; bot/logs.py:24 the fine-grained `github_pat_` pattern dropped
+def test_every_kind_of_github_token_is_redacted():
+    tokens = [f"gh{kind}_" + "Tk9" * 12 for kind in "opsur"]
+    tokens.append("github_pat_" + "11AB_" * 8)
+    lines = _log_lines([], lambda log: log.warning("tokens %s", " ".join(tokens)))
+    assert lines[0]["msg"] == "tokens " + " ".join(["[redacted]"] * len(tokens))
+
+
+# kills: bot/logs.py:25 the `token` scheme or the case-blindness dropped (an Authorization
+#        header as PyGithub writes it); bot/logs.py:27 the webhook signature pattern
+#        dropped; bot/logs.py:28 the App's JWT pattern dropped
+def test_auth_headers_signatures_and_the_apps_jwt_are_redacted():
+    opaque = "0f" * 20  # a credential of no known shape, after an auth scheme
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjM0NSJ9.c2lnbmF0dXJlLWJ5dGVz"
+    signature = "sha256=" + "ab12" * 16
+    for shown in (f"Authorization: token {opaque}", f"authorization: bearer {opaque}"):
+        assert Redactor()(shown).endswith(" [redacted]"), shown
+    lines = _log_lines([], lambda log: log.info("jwt %s sig %s", jwt, signature))
+    assert lines[0]["msg"] == "jwt [redacted] sig [redacted]"
+
+
+# kills: bot/logs.py:26 `re.S` dropped: a key's lines are real newlines in a plain line (a
+#        JSON line escapes them, so only the plain form shows it); also a PKCS#8 key, no
+#        algorithm named in its armour
+def test_a_private_key_over_several_lines_is_redacted_in_plain_text():
+    for armour in ("RSA PRIVATE KEY", "PRIVATE KEY"):
+        pem = f"-----BEGIN {armour}-----\nMIIEabc\ndef\n-----END {armour}-----"
+        assert Redactor()(f"key:\n{pem}\nend") == "key:\n[redacted]\nend"
+
+
+# kills: bot/logs.py:56 `len(s) >= 4` -> `> 4`: a configured secret of four characters was
+#        logged; the floor itself keeps a one-letter "secret" from blanking every line
+def test_configured_secrets_of_four_characters_are_redacted_shorter_ones_not():
+    assert Redactor(["k3y!"])("the k3y! here") == "the [redacted] here"
+    assert Redactor(["abc"])("abc def") == "abc def"
+
+
+# kills: bot/logs.py:59 secrets replaced shortest first: a secret that holds another
+#        (a webhook secret that begins with the proxy's password) left its tail in the line
+def test_a_secret_that_contains_another_is_redacted_whole():
+    redact = Redactor(["pa55", "pa55word-for-the-webhook"])
+    assert redact("secret pa55word-for-the-webhook") == "secret [redacted]"
+
+
+# kills: bot/logs.py:84 the context loop dropped (lines without the delivery being worked
+#        on); `reversed` dropped (the outer block's value over the inner's); setdefault ->
+#        assignment (the block's value over the record's own `extra`)
+def test_log_context_fields_nest_inner_first_and_yield_to_extra():
+    from bot.logs import log_context
+
+    def emit(log):
+        with log_context(delivery="d-outer", repo="o/r"):
+            with log_context(delivery="d-inner"):
+                log.info("inner")
+                log.info("own", extra={"repo": "x/y"})
+            log.info("outer")
+        log.info("after")
+
+    lines = _log_lines([], emit)
+    fields = [(e["msg"], e.get("delivery"), e.get("repo")) for e in lines]
+    assert fields == [
+        ("inner", "d-inner", "o/r"),
+        ("own", "d-inner", "x/y"),
+        ("outer", "d-outer", "o/r"),
+        ("after", None, None),
+    ]
+
+
+# kills: bot/logs.py:87 and :102 the traceback dropped from a JSON line and from a plain
+#        line (an exception logged without where it came from)
+def test_a_logged_exception_keeps_its_traceback_redacted():
+    def fail(log):
+        try:
+            raise RuntimeError("bad ghs_" + "D" * 36)
+        except RuntimeError:
+            log.exception("failed")
+
+    [entry] = _log_lines([], fail)
+    assert "Traceback" in entry["exc"] and "RuntimeError: bad [redacted]" in entry["exc"]
+    stream = io.StringIO()
+    setup_logging("INFO", stream=stream, plain=True)
+    try:
+        fail(logging.getLogger("t"))
+    finally:
+        logging.getLogger().handlers[:] = []
+    text = stream.getvalue()
+    assert text.startswith("error: t: failed\nTraceback") and "bad [redacted]" in text
+
+
+# kills: bot/logs.py:58 the escaped form written with `ensure_ascii=True` or cut one
+#        character short (`[2:-1]`), and bot/logs.py:88 the line written with
+#        `ensure_ascii=True`: a secret with a quote and a non-ASCII letter, as the line
+#        escapes it, matched no form the redactor knew (or left its first letter)
+def test_a_non_ascii_secret_with_a_quote_is_redacted_whole_in_a_json_line():
+    secret = 'pä"ss-wörd'
+    lines = _log_lines([secret], lambda log: log.warning("secret was %s", secret))
+    assert lines[0]["msg"] == "secret was [redacted]"
