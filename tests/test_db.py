@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from bot.db import Database, as_github_time
+from bot.db import Database, as_github_time, github_time, utcnow
 
 # --- mutation review r26g ----------------------------------------------------------------
 
@@ -22,6 +22,27 @@ def test_github_time_of_texts_offsets_and_things_not_times():
     assert as_github_time("2030-01-01T10:00:00.250Z") == "2030-01-01T10:00:00Z"
     for not_a_time in (None, "", 20300101, ["2030-01-01"], "not a date"):
         assert as_github_time(not_a_time) is None, not_a_time
+
+
+# kills: bot/db.py:41 `or` -> `and` (a time given replaced by now) and -> None: the
+#        time an edit was received at, written in GitHub's format, is the one given,
+#        and now only when none (or no time) was given
+def test_github_time_is_the_time_given_else_now():
+    assert github_time("2030-01-01T12:00:00+02:00") == "2030-01-01T10:00:00Z"
+    for not_given in (None, "not a date"):
+        before = as_github_time(utcnow())
+        now = github_time(not_given)
+        assert before <= now <= as_github_time(utcnow()), now  # ordered, not timed
+
+
+# kills: bot/db.py:58 `parents=True` -> False: a REVIEW_NOTES_DB_PATH in directories not
+#        made yet (a fresh volume) failed at start
+def test_a_database_in_directories_not_made_yet_is_created(tmp_path):
+    db = Database(tmp_path / "var" / "lib" / "x.sqlite3")
+    try:
+        assert db.execute("SELECT 1 AS one")[0]["one"] == 1
+    finally:
+        db.close()
 
 
 # kills: bot/db.py:169 -> None: the hard-link refusal at start (server.claim_database)
