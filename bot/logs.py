@@ -24,7 +24,7 @@ _SECRET_PATTERNS = [
     re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
     re.compile(r"(?i)(bearer|token)\s+[A-Za-z0-9._\-]{16,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
-    re.compile(r"sha256=[0-9a-f]{64}"),  # webhook signatures
+    re.compile(r"sha256=[0-9a-f]{64}|sha1=[0-9a-f]{40}"),  # webhook signatures, both headers
     re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"),  # JWTs (App auth)
     # the App manifest flow's one-hour code (exchanged for the App's key and secret),
     # in the access log line of its redirect: the whole query, whatever the order of its

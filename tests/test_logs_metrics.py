@@ -191,6 +191,13 @@ def test_auth_headers_signatures_and_the_apps_jwt_are_redacted():
     assert lines[0]["msg"] == "jwt [redacted] sig [redacted]"
 
 
+def test_the_old_sha1_webhook_signature_is_redacted_too():
+    # GitHub still sends X-Hub-Signature (HMAC-SHA1) beside X-Hub-Signature-256 (noticed
+    # by r26g): a line showing the headers shows both
+    sha1 = "sha1=" + "ab12" * 10
+    assert Redactor()(f"X-Hub-Signature: {sha1}") == "X-Hub-Signature: [redacted]"
+
+
 # kills: bot/logs.py:26 `re.S` dropped: a key's lines are real newlines in a plain line (a
 #        JSON line escapes them, so only the plain form shows it); also a PKCS#8 key, no
 #        algorithm named in its armour
