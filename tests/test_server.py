@@ -1485,3 +1485,24 @@ def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, 
     assert _redelivered_by(app).startswith("the redelivery sweeps ask GitHub for it")
     off = app_settings(tmp_path, fake_github, app_key, redeliver_every_minutes=0)
     assert _redelivered_by(off) == "run `review-notes redeliver`"
+
+
+# --- found by review 'r26f' ---
+
+
+# kills: bot/server.py:163 a start with pending deliveries but none interrupted said nothing
+def test_a_start_names_the_pending_deliveries_it_found_and_works_them(tmp_path, caplog):
+    # A delivery stored but never claimed (the server stopped before a worker took it)
+    # is no interruption: the start must still say it resumes it, and work it.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = Database(tmp_path / "bot.sqlite3")
+    DeliveryQueue(db).enqueue("left-1", "pull_request", "opened", pr_payload(number=3), "o/r", 3)
+    db.close()
+    with caplog.at_level(logging.INFO, logger="review_notes"):
+        with serving(make_settings(tmp_path)) as (client, rt):
+            drain(rt)
+            assert rt.queue.get("left-1").state == "done"
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming")]
+    assert said == ["resuming 1 pending deliveries (0 were interrupted)"], said
