@@ -1506,3 +1506,20 @@ def test_a_start_names_the_pending_deliveries_it_found_and_works_them(tmp_path, 
             assert rt.queue.get("left-1").state == "done"
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming")]
     assert said == ["resuming 1 pending deliveries (0 were interrupted)"], said
+
+
+# kills: bot/server.py:201 a stop that left the GitHub client open
+def test_a_stopped_server_starts_no_further_github_call(tmp_path, fake_github, app_key):
+    # A worker still busy past the drain bound must not go on writing to GitHub once
+    # the server stopped: the next start resumes its delivery, and a write made after
+    # the stop would be made twice.
+    from bot.github_port import GitHubError
+    from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO
+    from tests.webhook_kit import app_settings
+
+    fake_github.add_pull(DEFAULT_REPO, 7, files=MATCHING_FILES, title=MATCHING_TITLE)
+    ref = PRRef(DEFAULT_REPO, 7, DEFAULT_INSTALLATION_ID)
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (_, rt):
+        assert rt.ctx.github.get_pull(ref) is not None  # open while serving
+    with pytest.raises(GitHubError, match="closed"):
+        rt.ctx.github.get_pull(ref)
