@@ -1523,3 +1523,22 @@ def test_a_stopped_server_starts_no_further_github_call(tmp_path, fake_github, a
         assert rt.ctx.github.get_pull(ref) is not None  # open while serving
     with pytest.raises(GitHubError, match="closed"):
         rt.ctx.github.get_pull(ref)
+
+
+# kills: bot/server.py:199 a stop that left the workers claiming from a closed database
+def test_a_stopped_server_leaves_no_worker_running_and_its_delivery_recorded(tmp_path):
+    # A delivery handled before the stop is recorded done, and no worker is left to
+    # claim the next one against the database the stop closed (it would fail there and
+    # count an interruption against it at the next start).
+    with serving(make_settings(tmp_path)) as (client, rt):
+        threads = list(rt.workers._threads)
+        deliver_pr(client, rt, title=MATCHING_TITLE)
+    assert threads and not any(t.is_alive() for t in threads)
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = Database(tmp_path / "bot.sqlite3")
+    try:
+        assert DeliveryQueue(db).counts()["done"] == 1
+    finally:
+        db.close()
