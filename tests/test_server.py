@@ -1526,12 +1526,13 @@ def test_a_stopped_server_starts_no_further_github_call(tmp_path, fake_github, a
 
 
 # kills: bot/server.py:199 a stop that left the workers claiming from a closed database
-def test_a_stopped_server_leaves_no_worker_running_and_its_delivery_recorded(tmp_path):
+# kills: bot/server.py:198 a stop that left the retention sweep pruning a closed database
+def test_a_stopped_server_leaves_no_thread_running_and_its_delivery_recorded(tmp_path):
     # A delivery handled before the stop is recorded done, and no worker is left to
     # claim the next one against the database the stop closed (it would fail there and
     # count an interruption against it at the next start).
     with serving(make_settings(tmp_path)) as (client, rt):
-        threads = list(rt.workers._threads)
+        threads = [*rt.workers._threads, rt.retention._thread]
         deliver_pr(client, rt, title=MATCHING_TITLE)
     assert threads and not any(t.is_alive() for t in threads)
     from bot.db import Database
