@@ -1543,3 +1543,12 @@ def test_a_stopped_server_leaves_no_thread_running_and_its_delivery_recorded(tmp
         assert DeliveryQueue(db).counts()["done"] == 1
     finally:
         db.close()
+
+
+# kills: bot/server.py:274 every start of the same kind dropped the /notes wrong records
+def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
+    # Only going live on a dry run's database drops them (their comment was never seen).
+    with serving(make_settings(tmp_path)) as (_, rt):
+        rt.ctx.feedback.keep_numbering("o/r", 1, "origin-1", ("note-a",))
+    with serving(make_settings(tmp_path)) as (_, rt):
+        assert rt.ctx.feedback.numbering("o/r", 1, "origin-1") == ("note-a",)
