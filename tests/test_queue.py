@@ -189,14 +189,21 @@ def test_a_retried_delivery_counts_its_crashes_afresh(tmp_path):
     assert (q.get("a").state, q.get("a").interruptions) == ("pending", 1)
 
 
+# The deliveries table of the first releases (before `not_before`, `interruptions`,
+# `body_sha` and `by_bot`): what an upgrade finds
+FIRST_DELIVERIES_TABLE = (
+    "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+    " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
+    " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
+    " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+)
+
+
 def test_an_old_database_counts_interruptions_from_now_on(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before `not_before` and `interruptions`
-        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
-        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
-        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
-        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
-        "INSERT INTO deliveries (id, event, payload, state, attempts, received_at, updated_at)"
+        FIRST_DELIVERIES_TABLE
+        + "INSERT INTO deliveries (id, event, payload, state, attempts, received_at, updated_at)"
         " VALUES ('old', 'pull_request', '{}', 'processing', 5, 'x', 'x');"
     )
     q = DeliveryQueue(db)
@@ -1494,11 +1501,8 @@ def test_an_old_databases_own_rows_are_marked_as_the_bots_when_by_bot_is_added(t
     # re-check, queued after GitHub failed to reach it
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before by_bot
-        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
-        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
-        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
-        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
-        "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
+        FIRST_DELIVERIES_TABLE
+        + "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
         " VALUES ('gh-1', 'pull_request', 'opened', '{}', 'done', 'a', 'a'),"
         " ('gh-1#files-recheck-1', 'pull_request', 'opened', '{}', 'done', 'b', 'b'),"
         " ('review_notes_refresh:o/r#1:ab', 'pull_request', 'review_notes_refresh', '{}',"
@@ -1598,11 +1602,8 @@ def test_own_rows_left_unmarked_by_an_interrupted_upgrade_are_marked_at_the_next
 def test_an_old_databases_own_rows_are_marked_even_where_a_sweep_was_kept(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before by_bot, and a sweep's place kept
-        "CREATE TABLE deliveries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
-        " event TEXT NOT NULL, action TEXT, payload TEXT NOT NULL, repo TEXT, pr_number INTEGER,"
-        " pr_key TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,"
-        " received_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
-        "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
+        FIRST_DELIVERIES_TABLE
+        + "INSERT INTO deliveries (id, event, action, payload, state, received_at, updated_at)"
         " VALUES ('gh-1', 'pull_request', 'opened', '{}', 'done', 'a', 'a'),"
         " ('gh-1#files-recheck-1', 'pull_request', 'opened', '{}', 'done', 'b', 'b');"
         "CREATE TABLE redelivery (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
