@@ -101,9 +101,7 @@ def without_indented_code(text: str) -> str:
     without being parsed."""
     if not any(mark in text for mark in ("    ", "\t", "```", "~~~")):
         return text
-    # a lone surrogate (a JSON escape) cannot be encoded: a "?" of its own, lines kept
-    safe = text.encode("utf-8", "replace").decode("utf-8")
-    html = cmarkgfm.markdown_to_html(safe, options=Options.CMARK_OPT_SOURCEPOS)
+    html = _render(text, Options.CMARK_OPT_SOURCEPOS)
     if "<pre" not in html:
         return text
     lines = text.split("\n")
@@ -137,9 +135,14 @@ def as_html(text: str) -> str:
     an HTML comment left in it is one GitHub keeps as HTML (hidden), while one the text
     shows as code is escaped there (`&lt;!--`). Whatever holds the code (a quote, a list
     item, an HTML block) is decided by the parser, not guessed line by line."""
-    # a lone surrogate (a JSON escape) cannot be encoded: a "?" of its own
+    return _render(text, Options.CMARK_OPT_UNSAFE)
+
+
+def _render(text: str, options: int) -> str:
+    """cmark-gfm's HTML of a text; a lone surrogate (a JSON escape) cannot be encoded,
+    so it becomes a "?" of its own (lines kept)."""
     safe = text.encode("utf-8", "replace").decode("utf-8")
-    return cmarkgfm.markdown_to_html(safe, options=Options.CMARK_OPT_UNSAFE)
+    return cmarkgfm.markdown_to_html(safe, options=options)
 
 
 def _code_span_ranges(paragraph: str) -> list[tuple[int, int]]:
