@@ -3,8 +3,8 @@ makes (`Spent`).
 
 `+1` follows once everything the comment asked for is done. A reaction GitHub refuses
 fails the delivery once the rest is answered, so that its retry (`review-notes retry`)
-adds it (see `Reactions`). GitHub has no reaction API for review bodies, so commands in a review
-body are answered without reactions.
+adds it (see `Reactions`). GitHub has no reaction API for review bodies, so commands in a
+review body are answered without reactions.
 
 Both the answer (bot.command_answers) and the deferred update of the notes comment
 (bot.command_updates) react, so these live on their own, below both.
