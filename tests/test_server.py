@@ -515,6 +515,16 @@ def test_healthz_reports_pending_and_failed(app):
     rt.workers.start()
 
 
+def test_the_readmes_healthz_row_names_every_field_of_the_answer(app):
+    # README's endpoint table gives /healthz's answer as a JSON object; it left out
+    # `dry_run` and `notes`, which a monitor may key on (review r27e).
+    client, _ = app
+    readme = (ROOT / "README.md").read_text("utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| `GET /healthz` |"))
+    said = re.findall(r'[{,]\s*"([a-z_]+)"', row[: row.index("}")])  # keys, not values
+    assert set(said) == set(client.get("/healthz").json()), said
+
+
 @pytest.mark.parametrize("path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css"])
 def test_head_is_answered_like_get_without_the_body(app, path):
     # uptime monitors and link checkers send HEAD (RFC 9110: every server supports it)
