@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +150,13 @@ def test_the_checks_see_what_they_look_for():
     assert impure_imports(ast.parse("from bot import queue, notes")) == ["bot.queue"]
     assert impure_imports(ast.parse("import importlib")) == ["importlib"]
     assert file_calls_of(tree) == {"read_text", "open"}
+
+
+@pytest.mark.parametrize(("folder", "pattern"), [("scripts", "*"), ("bench", "*.py")])
+def test_every_script_and_benchmark_is_in_its_layout_row(folder, pattern):
+    # The Layout's scripts/ row left out check_image.sh, which only Deploy named: a
+    # newcomer reading the map would not know it exists (review r27e).
+    row = next(line for line in README.splitlines() if line.startswith(f"| `{folder}/` |"))
+    named = set(re.findall(r"`([A-Za-z0-9_.]+)`", row.split("|")[2]))
+    files = {p.name for p in (ROOT / folder).glob(pattern) if p.is_file()}
+    assert files and sorted(f for f in files if f not in named and Path(f).stem not in named) == []
