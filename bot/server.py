@@ -2,10 +2,11 @@
 
 POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how it answers);
                      /webhook/ is the same endpoint (GitHub follows no redirect)
-GET /healthz         200 {pending, processing, failed, done, ...}; 503 while deliveries
-                     cannot be stored (`failing`)
+GET /healthz         200 {status, dry_run, notes, pending, processing, failed, done, ...};
+                     503 while deliveries cannot be stored (`failing`)
 GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
-GET /notes, /notes/{id}, /topics  the notes pages the comment links to (bot.pages)
+GET /notes, /notes/{id}, /notes/{id}/source, /topics, /favicon.ico, /assets/...
+                     the notes pages the comment links to (bot.pages)
 GET /dry-run/comments  what the dry run would have posted (dry run only)
 GET /github/app-created  the App manifest flow's redirect: how to exchange the code
 """

@@ -10,8 +10,12 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
       a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
       a mistyped secret refuses them all)
-  400 no X-GitHub-Event / X-GitHub-Delivery, or a body that is not a JSON object
-  200 ping; 200 a delivery id already seen (processed once), or under another one a
+  400 no X-GitHub-Event / X-GitHub-Delivery, a body that is not a JSON object, or a PR
+      number, comment or review id that is no integer from 1 to 2**53 - 1 (a WARNING
+      names each: GitHub does not send it again)
+  200 ping; 200 an installation, installation_repositories or installation_target event
+      (handled at once, bot.installations: never queued); 200 a delivery id already
+      seen (processed once), or under another one a
       comment's or review's body seen before, or a pull_request body equal to its PR's
       latest (a replay; GitHub sends one twice only with another between)
   202 queued (written to SQLite before answering), or ignored (with the reason)
