@@ -1,9 +1,10 @@
 """A GitHubPort that writes nothing to GitHub: it records what it would post.
 
-Used when no credentials are configured (`review-notes serve` out of the box).
-Comments and reactions go to SQLite and the log; `GET /dry-run/comments` lists
-them. Changed files are unknown without GitHub, so matching uses the title, body
-and labels, plus a `files` list when the payload carries one (our examples do).
+Used when no credentials are configured (`review-notes serve` out of the box), or
+when REVIEW_NOTES_DRY_RUN=true. Comments and reactions go to SQLite and the log;
+`GET /dry-run/comments` lists them. Changed files are unknown without GitHub, so
+matching uses the title, body and labels, plus a `files` list when the payload carries
+one (our examples do).
 """
 
 from __future__ import annotations
