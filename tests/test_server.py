@@ -1562,3 +1562,37 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
         rt.ctx.feedback.keep_numbering("o/r", 1, "origin-1", ("note-a",))
     with serving(make_settings(tmp_path)) as (_, rt):
         assert rt.ctx.feedback.numbering("o/r", 1, "origin-1") == ("note-a",)
+
+
+# --- found by review 'r27a' (mutation run of the server's wiring) ---
+
+
+# kills: bot/server.py:102 redeliver_every_minutes taken for seconds (`* 1.0`, not `* 60.0`)
+def test_the_redelivery_sweeps_are_spaced_by_the_minutes_the_setting_says(tmp_path):
+    # the sweeps' own tests set redeliver_every_s: nothing read it from the setting
+    rt = build_runtime(make_settings(tmp_path, redeliver_every_minutes=7))
+    try:
+        assert rt.redeliver_every_s == 7 * 60
+    finally:
+        rt.db.close()
+
+
+# kills: bot/server.py:108 the retention given a fixed number of days, not the setting's
+def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
+    from bot.db import utcnow
+
+    rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
+    try:
+        for delivery, days_ago in (("4-days-old", 4), ("2-days-old", 2)):
+            rt.queue.enqueue(delivery, "pull_request", "opened", {})
+            rt.queue.complete(delivery)
+            received = utcnow(-days_ago * 86400)
+            rt.db.execute(
+                "UPDATE deliveries SET received_at = ?, updated_at = ? WHERE id = ?",
+                (received, received, delivery),
+            )
+        rt.retention.prune()
+        assert rt.queue.get("4-days-old") is None
+        assert rt.queue.get("2-days-old") is not None
+    finally:
+        rt.db.close()
