@@ -1577,6 +1577,27 @@ def test_the_redelivery_sweeps_are_spaced_by_the_minutes_the_setting_says(tmp_pa
         rt.db.close()
 
 
+# kills: bot/server.py:337 `read_taxonomy(...)[1]` (its problems) taken for the topics
+# kills: bot/server.py:338 the matching file's problems left out when the notes are broken
+def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes(tmp_path):
+    # one refused start names every file a renamed topic is still in, not the notes
+    # first and the matching file at the next start
+    text = (ROOT / "config" / "matching.toml").read_text()
+    text = text.replace('family_topics = ["kv-connector"]', 'family_topics = ["kv-connectors"]')
+    text = text.replace('vocabulary = "', f'vocabulary = "{ROOT / "config"}/')
+    bad = tmp_path / "matching.toml"
+    bad.write_text(text)
+    empty = tmp_path / "notes"
+    empty.mkdir()
+    with pytest.raises(LibraryError) as exc:
+        build_runtime(make_settings(tmp_path, notes_dir=empty, matching_file=bad))
+    said = [str(p) for p in exc.value.problems]
+    line = text.split("\n").index('family_topics = ["kv-connectors"]') + 1
+    assert len(said) == 2, said
+    assert said[0].startswith(f"{bad}:{line}: family_topics: unknown topic 'kv-connectors'")
+    assert said[1].startswith(f"{empty}:1: notes: no notes"), said
+
+
 # kills: bot/server.py:108 the retention given a fixed number of days, not the setting's
 def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
     from bot.db import utcnow
