@@ -1617,3 +1617,20 @@ def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
         assert rt.queue.get("2-days-old") is not None
     finally:
         rt.db.close()
+
+
+# kills: bot/server.py:109 each pass's prunes counted once (`inc()`), not by their number
+# kills: bot/server.py:109 every prune counted under state "done"
+def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):
+    rt = build_runtime(make_settings(tmp_path))
+    try:
+        for delivery in ("done-1", "done-2", "failed-1"):
+            rt.queue.enqueue(delivery, "pull_request", "opened", {})
+            rt.queue.complete(delivery)
+        rt.queue.fail("failed-1", "RuntimeError: no luck")
+        rt.retention.prune(before="9999-12-31T00:00:00.000000Z")  # all of them are old
+        metrics = rt.ctx.metrics.render().decode()
+    finally:
+        rt.db.close()
+    assert 'review_notes_deliveries_pruned_total{state="done"} 2.0' in metrics
+    assert 'review_notes_deliveries_pruned_total{state="failed"} 1.0' in metrics
