@@ -1634,3 +1634,45 @@ def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):
         rt.db.close()
     assert 'review_notes_deliveries_pruned_total{state="done"} 2.0' in metrics
     assert 'review_notes_deliveries_pruned_total{state="failed"} 1.0' in metrics
+
+
+# kills: bot/server.py:420 the timeout of an http_timeout under a second made 2 (`max(2, ...)`)
+# kills: bot/server.py:420-432 each setting of the client left at a default or another value
+@pytest.mark.parametrize(
+    ("values", "timeout", "backoff_max"),
+    [
+        (dict(http_timeout=2.5, retry_backoff=0.5, retry_backoff_max=7), 3, 7),
+        (dict(http_timeout=0.4, retry_backoff=0.5, retry_backoff_max=0.2), 1, 0.5),
+    ],
+)
+def test_the_github_client_is_made_of_the_settings(
+    tmp_path, fake_github, app_key, values, timeout, backoff_max
+):
+    # the tests' settings are mostly the defaults a client is made with anyway; these
+    # are none of them. (White-box: a timeout or a spacing shows only in time taken.)
+    from bot.github_retry import RetryPolicy
+    from bot.server import live_github
+
+    settings = app_settings(
+        tmp_path,
+        fake_github,
+        app_key,
+        max_retries=5,
+        retry_max_wait=77,
+        retry_sleep_max=3,
+        seconds_between_requests=0.125,
+        seconds_between_writes=2.5,
+        bot_login="notes-bot[bot]",
+        **values,
+    )
+    client = live_github(settings)
+    try:
+        assert client.policy == RetryPolicy(
+            attempts=6, backoff=0.5, backoff_max=backoff_max, max_wait=77, sleep_max=3
+        )
+        assert client._sessions._options["timeout"] == timeout
+        assert client._sessions._between == (0.125, 2.5)
+        assert client.bot_login() == "notes-bot[bot]"
+    finally:
+        client.close()
+    assert fake_github.requests == []  # the login was the setting's, not GitHub's
