@@ -146,6 +146,40 @@ def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_k
         assert value(samples(client.get("/metrics").text), name) == 0  # a real 0 shows
 
 
+# kills: bot/server.py:391 each scrape counted every call again (`seen[key] = n` dropped)
+# kills: bot/server.py:390 a scrape counted all the calls so far, not those since the last
+# kills: bot/server.py:395 a scrape counted all the pauses so far, not those since the last
+# kills: bot/server.py:396 each scrape counted every pause again (`pauses_seen` not kept)
+def test_the_github_calls_and_pauses_are_counted_once_however_often_scraped(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # the counters copy the client's running totals at each scrape: a Prometheus that
+    # scrapes twice between two calls must not see them twice
+    from bot.server import build_runtime
+
+    clean_env(monkeypatch)
+    settings = app_settings(tmp_path, fake_github, app_key)
+    rt = build_runtime(settings, github=live_github(settings))  # no call at start
+    calls, metrics = rt.ctx.github.calls, rt.ctx.metrics
+    listing = dict(method="GET", endpoint="/repos/{owner}/{repo}/pulls/{number}/files")
+
+    def scraped() -> tuple[float, float]:
+        found = samples(metrics.render().decode())
+        calls_total = value(found, "review_notes_github_calls_total", status="200", **listing)
+        return calls_total, value(found, "review_notes_github_ratelimit_pauses_total")
+
+    try:
+        calls.record("GET", listing["endpoint"], "200")
+        calls.record_pause(1.0, news=True)
+        assert scraped() == scraped() == (1, 1)
+        calls.record("GET", listing["endpoint"], "200")
+        calls.record_pause(1.0, news=True)
+        assert scraped() == scraped() == (2, 2)
+    finally:
+        rt.ctx.github.close()
+        rt.db.close()
+
+
 # --- logs -------------------------------------------------------------------------
 
 
