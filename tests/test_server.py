@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -1676,3 +1677,36 @@ def test_the_github_client_is_made_of_the_settings(
     finally:
         client.close()
     assert fake_github.requests == []  # the login was the setting's, not GitHub's
+
+
+# kills: bot/server.py:346 a directory not told apart (`if path.is_dir()` never true)
+# kills: bot/server.py:353 a file in the database's directory's place not said so
+# kills: bot/server.py:355 a directory that cannot be made not said so
+# kills: bot/server.py:359 another kind of file not said to be no SQLite database
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("directory", "a directory; name the SQLite file in it"),
+        ("under_a_file", "{tmp}/other is a file, not a directory"),
+        ("not_sqlite", "not an SQLite database (file is not a database)"),
+        (
+            "no_directory",
+            "cannot create the directory /proc/review-notes: No such file or directory",
+        ),
+    ],
+)
+def test_a_database_path_sqlite_cannot_use_is_a_settings_error_saying_why(tmp_path, kind, why):
+    # the start's words for each, where the CLI's test sees only REVIEW_NOTES_DB_PATH
+    from bot.server import _open_database
+
+    other = tmp_path / "other"
+    other.write_text("not a database\n" * 10)
+    path = {
+        "directory": tmp_path,
+        "under_a_file": other / "bot.sqlite3",
+        "not_sqlite": other,
+        "no_directory": Path("/proc/review-notes/bot.sqlite3"),  # /proc takes no directory
+    }[kind]
+    with pytest.raises(SettingsError) as exc:
+        _open_database(path, 3)
+    assert str(exc.value) == f"REVIEW_NOTES_DB_PATH: {path}: {why.format(tmp=tmp_path)}"
