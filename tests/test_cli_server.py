@@ -103,6 +103,28 @@ def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, c
     assert re.search(rf"{re.escape(str(path))}(:\d+)?: ", r.stderr), r.stderr
 
 
+# kills: bot/server.py:305 a commands.toml that cannot be read ended the start in a traceback
+# kills: bot/server.py:307 a malformed commands.toml told as a problem of the notes library
+@pytest.mark.parametrize("kind", ["a_directory", "malformed"])
+def test_serve_says_in_one_line_that_commands_toml_stops_the_start(tmp_path, kind):
+    app = tmp_path / "app"  # the code and data as the image holds them, to edit one file
+    for part in ("bot", "config", "seeds/notes"):
+        shutil.copytree(ROOT / part, app / part, ignore=shutil.ignore_patterns("__pycache__"))
+    path = app / "config" / "commands.toml"
+    if kind == "a_directory":  # a volume mounted over it, say
+        path.unlink()
+        path.mkdir()
+    else:
+        path.write_text("max_results = [\n")
+    env = base_env(tmp_path, PYTHONPATH=str(app))
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    said = f"review-notes: {path}: cannot read: Is a directory\n"
+    if kind == "malformed":
+        said = f"review-notes: {path}:1: "
+    assert said in r.stderr and "notes library" not in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("kind", ["directory", "parent_is_a_file", "empty", "not_sqlite"])
 def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
     # A bind mount of a directory, a template's empty line, another application's file:
