@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -1710,3 +1711,24 @@ def test_a_database_path_sqlite_cannot_use_is_a_settings_error_saying_why(tmp_pa
     with pytest.raises(SettingsError) as exc:
         _open_database(path, 3)
     assert str(exc.value) == f"REVIEW_NOTES_DB_PATH: {path}: {why.format(tmp=tmp_path)}"
+
+
+# kills: bot/server.py:318 a start refused for the App's credentials left GitHub's connection open
+# kills: bot/server.py:319 a start refused for the App's credentials left the database open
+def test_a_start_refused_for_the_apps_credentials_leaves_nothing_open(
+    tmp_path, fake_github, app_key
+):
+    # `refused` keeps what the start made referenced, as a caller's traceback would:
+    # only closing them frees the database's files and the kept-alive connection
+    settings = app_settings(tmp_path, fake_github, app_key, github_app_id="987654")
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    named = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # the fake's threads close theirs
+            named.append(os.readlink(fd))
+    database = str(settings.db_path)
+    assert not [name for name in named if name.startswith(database)], named
+    server = fake_github._server
+    wait_until(lambda: not server._open, timeout=10, what="GitHub's connection closed")
+    assert "GitHub refused" in str(refused.value)
