@@ -1732,3 +1732,19 @@ def test_a_start_refused_for_the_apps_credentials_leaves_nothing_open(
     server = fake_github._server
     wait_until(lambda: not server._open, timeout=10, what="GitHub's connection closed")
     assert "GitHub refused" in str(refused.value)
+
+
+# kills: bot/server.py:452 the refusal named GITHUB_PRIVATE_KEY for a key read from its path
+def test_refused_app_credentials_name_the_key_variable_that_was_set(tmp_path, fake_github, app_key):
+    pem = tmp_path / "app.pem"
+    pem.write_text(app_key.private_pem)
+    settings = app_settings(
+        tmp_path,
+        fake_github,
+        app_key,
+        github_app_id="987654",
+        github_private_key=None,
+        github_private_key_path=pem,
+    )
+    with pytest.raises(SettingsError, match=r"and GITHUB_PRIVATE_KEY_PATH one of its private keys"):
+        build_runtime(settings)
