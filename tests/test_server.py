@@ -1748,3 +1748,25 @@ def test_refused_app_credentials_name_the_key_variable_that_was_set(tmp_path, fa
     )
     with pytest.raises(SettingsError, match=r"and GITHUB_PRIVATE_KEY_PATH one of its private keys"):
         build_runtime(settings)
+
+
+# kills: bot/server.py:335 the notes checked against the shipped taxonomy, not the configured
+# kills: bot/server.py:337 the matching file checked against the shipped taxonomy too
+def test_a_topic_renamed_in_the_configured_taxonomy_is_named_wherever_it_is_still_used(
+    tmp_path,
+):
+    # REVIEW_NOTES_TOPICS_FILE renames a topic: one refused start names the note and the
+    # matching file that still use the old name
+    text = (ROOT / "config" / "topics.toml").read_text()
+    topics = tmp_path / "topics.toml"
+    topics.write_text(text.replace('id = "kv-connector"', 'id = "kv-connectors"'))
+    with pytest.raises(LibraryError) as exc:
+        build_runtime(make_settings(tmp_path, topics_file=topics))
+    using = sorted(
+        str(note)
+        for note in (ROOT / "seeds" / "notes").rglob("*.md")
+        if '"kv-connector"' in note.read_text()
+    )
+    said = [p.path for p in exc.value.problems]
+    assert said == [str(ROOT / "config" / "matching.toml"), *using], exc.value
+    assert all("unknown topic 'kv-connector'" in p.message for p in exc.value.problems)
