@@ -180,6 +180,23 @@ def test_the_github_calls_and_pauses_are_counted_once_however_often_scraped(
         rt.db.close()
 
 
+# kills: bot/server.py:135 a delivery that failed left out of the processing time
+def test_a_failed_delivery_is_timed_too(tmp_path, fake_github, app_key, monkeypatch):
+    # the slow deliveries are as often the failing ones: GitHub's errors after its retries
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = app_settings(tmp_path, fake_github, app_key, max_retries=0)
+    with serving(settings) as (client, rt):
+        fake_github.inject("GET", "/repos/*/pulls/*/files", Fault.error(502))
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "failed"
+        m = samples(client.get("/metrics").text)
+    hist = "review_notes_processing_seconds"
+    assert value(m, "review_notes_deliveries_total", event="pull_request", outcome="failed") == 1
+    assert value(m, f"{hist}_count", event="pull_request") == 1
+
+
 # --- logs -------------------------------------------------------------------------
 
 
