@@ -1770,3 +1770,19 @@ def test_a_topic_renamed_in_the_configured_taxonomy_is_named_wherever_it_is_stil
     said = [p.path for p in exc.value.problems]
     assert said == [str(ROOT / "config" / "matching.toml"), *using], exc.value
     assert all("unknown topic 'kv-connector'" in p.message for p in exc.value.problems)
+
+
+# kills: bot/server.py:299 a library given to build_runtime read again from the settings' files
+def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
+    # run_server's `library`: the notes already loaded, whatever the settings name
+    from bot.library import check_library
+
+    library, problems = check_library()
+    assert library is not None, problems
+    empty = tmp_path / "notes"
+    empty.mkdir()  # the settings' notes: none, which a start reading them would refuse
+    rt = build_runtime(make_settings(tmp_path, notes_dir=empty), library=library)
+    try:
+        assert rt.ctx.library is library
+    finally:
+        rt.db.close()
