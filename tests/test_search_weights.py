@@ -1,0 +1,83 @@
+"""scripts/search_weights.py: its shortcut (one scan per PR across configs) must not
+change what the matcher links, and its figures must be the evaluation's."""
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
+from bot.match_config import DEFAULT_MATCHING_FILE, load_match_config
+from bot.matching import CompiledMatcher
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = ("dev_prs", "history_with_files", "natural_traffic_4")  # files, bodies, titles
+
+
+@pytest.fixture(scope="module")
+def sw(eval_script):
+    """The script as a module; it imports eval_matching, loaded by `eval_script`."""
+    path = ROOT / "scripts" / "search_weights.py"
+    spec = importlib.util.spec_from_file_location("search_weights", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def setup(sw, eval_script):
+    library = load_library(DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE)
+    base = load_match_config(DEFAULT_MATCHING_FILE)
+    paths = [p for p in eval_script.graded_sets(eval_script.DEFAULT_PRS) if p.stem in SETS]
+    assert sorted(p.stem for p in paths) == sorted(SETS)
+    by_set = sw.load_cases(paths, eval_script.note_index(library, eval_script.DEFAULT_INDEX))
+    return library, base, paths, by_set
+
+
+def test_every_graded_set_is_in_one_half(sw, eval_script):
+    names = {p.stem for p in eval_script.graded_sets(eval_script.DEFAULT_PRS)}
+    assert names == sw.HALVES["A"] | sw.HALVES["B"]
+    assert not sw.HALVES["A"] & sw.HALVES["B"]
+
+
+def test_todays_config_measures_as_the_evaluation_does(sw, eval_script, setup):
+    library, base, paths, by_set = setup
+    matcher = eval_script.Matcher.load(
+        DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, DEFAULT_MATCHING_FILE, eval_script.DEFAULT_INDEX
+    )
+    for path in paths:
+        want = eval_script.evaluate(matcher, path, False).tally
+        got = sw.measure(sw.ScanOnce(library, base, {}), by_set[path.stem]).tally
+        seen = (got.linked, got.good, got.grade2, got.grade2_found, got.empty_commented)
+        assert seen == (
+            want.linked,
+            want.good,
+            want.grade2,
+            want.grade2_found,
+            want.empty_commented,
+        ), path.stem
+        assert got.linked > 0
+
+
+def test_a_scan_kept_across_configs_links_what_the_plain_matcher_links(sw, setup):
+    library, base, _, by_set = setup
+    cases = [c for cases in by_set.values() for c in cases]
+    space = sw.knobs(base)
+    today = sw.current(base, [k.name for k in space])
+    rng = random.Random(27)
+    # every knob moved at once, three times: a knob the scan read would show
+    points = [{k.name: k.draw(rng) for k in space} for _ in range(3)]
+    memo: dict = {}
+    linked = 0
+    for point in [today, *points]:
+        config = sw.configured(base, point)
+        fast, plain = sw.ScanOnce(library, config, memo), CompiledMatcher(library, config)
+        for case in cases:
+            a = [m.note.id for m in fast.match(case.facts).matches]
+            assert a == [m.note.id for m in plain.match(case.facts).matches], case.facts.number
+            linked += len(a)
+    assert len(memo) == len(cases)  # one scan per PR, kept
+    assert linked > 0
