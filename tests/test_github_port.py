@@ -1,0 +1,56 @@
+"""The port's own helpers on plain data (bot.github_port): what a payload's ids are read
+as, when a file list is short, what a short list says, and what counts a write."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.github_port import (
+    FilesNotReady,
+    PRRef,
+    counting_writes,
+    listed_short,
+    repository_id,
+    write_asked,
+)
+
+# --- found by mutation run 'r27c' ---
+
+
+# kills: bot/github_port.py:57 a repository id of 0 is taken for an id
+# kills: bot/github_port.py:57 a repository id of 1 is no id
+# kills: bot/github_port.py:57 the largest id SQLite's INTEGER holds is no id
+# kills: bot/github_port.py:49 the largest id is one less than SQLite's INTEGER holds
+@pytest.mark.parametrize(
+    ("found", "kept"),
+    [(0, None), (-5, None), (1, 1), (2**63 - 1, 2**63 - 1), (2**63, None)],
+)
+def test_a_repository_id_is_kept_from_1_to_the_largest_sqlite_integer(found, kept):
+    # 0 or less is no GitHub id; above 2**63 - 1 it would overflow the pr_state column
+    assert repository_id({"repository": {"id": found, "full_name": "o/r"}}) == kept
+
+
+# kills: bot/github_port.py:61 hand: GitHub's cap taken as 2999 files, not 3000
+@pytest.mark.parametrize(
+    ("listed", "changed", "short"),
+    [(2999, 3000, True), (3000, 3000, False), (2999, 5000, True), (3000, 5000, False)],
+)
+def test_a_list_is_short_below_the_changed_files_up_to_githubs_cap_of_3000(listed, changed, short):
+    assert listed_short(listed, changed) is short
+
+
+# kills: bot/github_port.py:113 hand: the head a short list was listed at named in full
+def test_a_short_list_says_how_many_files_and_the_head_it_was_listed_at():
+    # the delivery's result: "... at <12 hex>", as `git log --oneline` names a commit
+    ref = PRRef("vllm-project/vllm", 7001)
+    assert str(FilesNotReady(ref, 3, 5)) == "GitHub listed 3 of 5 changed files"
+    listed_at = str(FilesNotReady(ref, 5, 5, at="a" * 40))
+    assert listed_at == "GitHub listed 5 files at aaaaaaaaaaaa, not the event's head"
+
+
+# kills: bot/github_port.py:274 hand: the writes after the block still counted into it
+def test_only_the_writes_asked_inside_counting_writes_are_counted():
+    with counting_writes() as asked:
+        write_asked()
+    write_asked()  # a later run on the same thread, outside any count
+    assert asked.count == 1
