@@ -3182,6 +3182,19 @@ def test_only_the_topics_the_pr_shows_need_fit_another_note_to_make_a_note_ambig
     assert result.held_back[0] == ("a", "rests on its topics alone, which fit another note as well")
 
 
+# kills: bot/match_result.py:88 a topic the description names too is not shown (all, not any)
+def test_a_topic_the_title_shows_stays_shown_when_the_description_names_it_too():
+    # the description names both topics: spec-decode, tagged in the title, is still
+    # shown, and b (ROCm, in the description only) does not fit it; not shown, no
+    # topic of a's would be left to single it out, and b would make it ambiguous
+    lib = library(note("a", ("spec-decode", "cuda-graphs")), note("b", ("rocm",)))
+    cfg = CFG.model_copy(update={"extra_links_need_own": True, "threshold": 2.0})
+    body = "EAGLE speculative decoding, also on ROCm."
+    result = match_pr(pr("[Spec Decode] Fix EAGLE", body=body), lib, cfg)
+    assert [m.note.id for m in result.candidates] == ["a", "b"]
+    assert (ids(result), result.held_back) == (["a"], ())
+
+
 # kills: bot/link_rules.py:150 hand: `_ambiguous(m, eligible, ...)`, or only notes at the threshold
 def test_a_note_under_the_threshold_on_the_same_topics_makes_the_best_ambiguous():
     # the weaker note is on the PR's subsystem too: the topics single out neither (either
