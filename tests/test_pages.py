@@ -8,6 +8,7 @@ from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jinja2
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
@@ -18,7 +19,7 @@ from bot.note_dump import dump_note
 from bot.note_files import parse_note
 from bot.notes import Note
 from bot.page_json import prefers_html, wants_json
-from bot.page_templates import guidance_html
+from bot.page_templates import guidance_html, template_environment
 from bot.pages import notes_router
 
 CHROME_ACCEPT = (
@@ -476,6 +477,14 @@ def test_a_hostile_repo_in_the_query_is_shown_as_text(client, path):
         ("one `unclosed", "<p>one `unclosed</p>"),
         ("a\r\nb\n\n\nc", "<p>a<br>\nb</p>\n<p>c</p>"),
         ("x & y", "<p>x &amp; y</p>"),
+        # kills: bot/page_templates.py:15 hand: a line of ideographic spaces breaks no paragraph
+        ("甲\n\u3000\n乙", "<p>甲</p>\n<p>乙</p>"),
+        # kills: bot/page_templates.py:15 hand: only an empty line breaks a paragraph
+        ("a\n \t\nb", "<p>a</p>\n<p>b</p>"),
+        # kills: bot/page_templates.py:22 a paragraph of spaces alone is kept
+        ("   ", ""),
+        # kills: bot/page_templates.py:14 hand: two backticks are an empty code span
+        ("a `` b", "<p>a `` b</p>"),
     ],
 )
 def test_guidance_html(text, html):
@@ -640,6 +649,14 @@ def test_every_seed_note_page_renders():
 def test_stylesheet_has_a_cjk_font_stack():
     css = (Path(__file__).parent.parent / "bot" / "static" / "notes.css").read_text("utf-8")
     assert '"Noto Sans CJK SC", "PingFang SC"' in css and "sans-serif" in css
+
+
+# kills: bot/page_templates.py:40 hand: a missing variable renders as nothing
+def test_a_template_naming_a_variable_it_is_not_given_fails_loudly():
+    # a page would show an empty field rather than fail the test that renders it
+    template = template_environment().from_string("<p>{{ title }}</p>")
+    with pytest.raises(jinja2.UndefinedError):
+        template.render()
 
 
 def test_summary_code_spans_render_as_code_and_stay_escaped():
