@@ -12,14 +12,18 @@ from markupsafe import Markup, escape
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
+# a run of blank lines (empty, or spaces, tabs and ideographic spaces only)
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\u3000]*\n)+")
 
 
 def guidance_html(text: str) -> Markup:
     """Guidance as HTML: escape everything first, then turn `x` into <code>x</code>,
     blank lines into paragraphs and single newlines into <br>."""
-    escaped = str(escape(text.replace("\r\n", "\n").strip("\n")))
-    paragraphs = [p.strip("\n") for p in _PARAGRAPH_BREAK.split(escaped) if p.strip()]
+    escaped = str(escape(text.replace("\r\n", "\n")))
+    # the newlines added make blank lines at either end a break too; a break takes every
+    # blank line of a run, so a part is text, or empty (an end)
+    parts = _PARAGRAPH_BREAK.split(f"\n{escaped}\n")
+    paragraphs = [p.strip("\n") for p in parts if p]
     html = (
         "<p>" + _CODE_SPAN.sub(r"<code>\1</code>", p).replace("\n", "<br>\n") + "</p>"
         for p in paragraphs

@@ -477,17 +477,34 @@ def test_a_hostile_repo_in_the_query_is_shown_as_text(client, path):
         ("one `unclosed", "<p>one `unclosed</p>"),
         ("a\r\nb\n\n\nc", "<p>a<br>\nb</p>\n<p>c</p>"),
         ("x & y", "<p>x &amp; y</p>"),
-        # kills: bot/page_templates.py:15 hand: a line of ideographic spaces breaks no paragraph
+        # kills: bot/page_templates.py:16 hand: a line of ideographic spaces breaks no paragraph
         ("甲\n\u3000\n乙", "<p>甲</p>\n<p>乙</p>"),
-        # kills: bot/page_templates.py:15 hand: only an empty line breaks a paragraph
+        # kills: bot/page_templates.py:16 hand: only an empty line breaks a paragraph
         ("a\n \t\nb", "<p>a</p>\n<p>b</p>"),
-        # kills: bot/page_templates.py:22 a paragraph of spaces alone is kept
+        # kills: bot/page_templates.py:26 hand: the empty parts at either end kept as paragraphs
         ("   ", ""),
         # kills: bot/page_templates.py:14 hand: two backticks are an empty code span
         ("a `` b", "<p>a `` b</p>"),
     ],
 )
 def test_guidance_html(text, html):
+    assert guidance_html(text) == html
+
+
+# Found by mutation run 'r27c': a line of spaces after an empty one, or at either end of
+# the guidance, was shown as a line of its own (a <br> and the spaces), though a blank
+# line is no text: "段落一\n\n\u3000\n段落二" opened its second paragraph with an empty
+# line, where "段落一\n\u3000\n\n段落二" gave two plain paragraphs.
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("段落一\n\n\u3000\n段落二", "<p>段落一</p>\n<p>段落二</p>"),
+        ("段落一\n \n\t\n\n段落二", "<p>段落一</p>\n<p>段落二</p>"),
+        ("\u3000\n段落一\n  ", "<p>段落一</p>"),
+        ("\n \n段落一\n\n", "<p>段落一</p>"),
+    ],
+)
+def test_a_run_of_blank_lines_or_one_at_either_end_adds_no_line(text, html):
     assert guidance_html(text) == html
 
 
@@ -651,7 +668,7 @@ def test_stylesheet_has_a_cjk_font_stack():
     assert '"Noto Sans CJK SC", "PingFang SC"' in css and "sans-serif" in css
 
 
-# kills: bot/page_templates.py:40 hand: a missing variable renders as nothing
+# kills: bot/page_templates.py:44 hand: a missing variable renders as nothing
 def test_a_template_naming_a_variable_it_is_not_given_fails_loudly():
     # a page would show an empty field rather than fail the test that renders it
     template = template_environment().from_string("<p>{{ title }}</p>")
