@@ -4,9 +4,10 @@ The way through, in `CompiledMatcher.match`: `_scan` finds what the PR's title, 
 description, files and labels hit; `_topic_hits` scores the topics; `_score_note` scores
 each candidate note (its topics' part, `_topic_part`, plus its own evidence,
 `_own_evidence`, plus what ties it to the PR, `_ties`); `bot.link_rules` links the best.
-Each piece of evidence carries its words for the reader; `_said_once` and
-`_wider_mentions` see that a word is said once, bot/reasons.py words the lines, and
-bot/term_spans.py tells which mentions lie inside others.
+Each piece of evidence carries its words for the reader; bot/said_once.py sees that a
+word the PR says once counts once and is named once (`_said_once` here for the
+similar-title line), bot/reasons.py words the lines, and bot/term_spans.py tells which
+mentions lie inside others.
 
 Evidence is gathered per topic of the taxonomy, then per note:
 - a topic is hit by its path globs (changed files, except those the PR only moves or
@@ -54,7 +55,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.library import Library
@@ -84,16 +85,24 @@ from bot.reasons import (
     shared_detail,
     tagged,
 )
+from bot.said_once import Scan as _Scan  # scripts/search_weights.py imports it from here
+from bot.said_once import (
+    own_mentions,
+    said_apart,
+    said_in,
+    same_mentions,
+    shows_topic,
+    title_cover,
+    wider_mentions,
+)
 from bot.similarity import Vocabulary, names_in, shared_words, title_words
 from bot.term_spans import (
     apart,
     blanked,
     distinct,
-    holder,
     inside,
     one_per_mention,
     quoted_apart,
-    within,
 )
 from bot.terms import TermHit, TermIndex, is_code_name, is_private_name, term_key
 
@@ -119,107 +128,6 @@ def _files_alone(evidence: Iterable[Evidence]) -> set[str] | None:
     return files
 
 
-def _said_in(kind: EvidenceKind, scan: _Scan) -> tuple[dict[str, TermHit], str]:
-    """The terms a title or description evidence rests on, and its keys' prefix."""
-    return (scan.title, "title:") if kind is EvidenceKind.TITLE else (scan.body, "body:")
-
-
-def _own_mentions(
-    own: Iterable[Evidence], scan: _Scan
-) -> dict[EvidenceKind, list[tuple[int, int]]]:
-    """Where the note's own keywords are said in the title's text and the description
-    (sorted spans, by kind of evidence): a topic word inside one of them is that mention."""
-    covers: dict[EvidenceKind, list[tuple[int, int]]] = {}
-    for e in own:
-        if e.gloss != KEYWORD or e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
-            continue
-        field, prefix = _said_in(e.kind, scan)
-        for k in e.keys:
-            if (hit := field.get(k.removeprefix(prefix))) is not None:
-                covers.setdefault(e.kind, []).extend(hit.spans)
-    return {kind: sorted(spans) for kind, spans in covers.items()}
-
-
-def _title_cover(keys: Iterable[str], scan: _Scan) -> dict[str, list[tuple[int, int]]]:
-    """Where the title says these terms (`title:` evidence keys): each place, a tag or
-    the title's text, with the sorted spans of its mentions."""
-    cover: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for k in keys:
-        if k.startswith("title:"):
-            for place, hit in scan.said.get(k.removeprefix("title:"), ()):
-                cover[place].extend(hit.spans)
-    return {place: sorted(spans) for place, spans in cover.items()}
-
-
-def _said_apart(key: str, own: Iterable[Evidence], scan: _Scan) -> str | Said | None:
-    """Where the title says this term outside every mention of the note's own keywords,
-    in a reviewer's words (None: only inside them, `metrics` in "connector metrics", or
-    not at all). Each tag and the title's text is looked at, every mention in each."""
-    keywords = (
-        k
-        for e in own
-        if e.gloss == KEYWORD and e.kind in (EvidenceKind.TITLE, EvidenceKind.TAG)
-        for k in e.keys
-    )
-    cover = _title_cover(keywords, scan)
-    for place, hit in scan.said.get(key, ()):
-        if (alone := apart(hit, cover.get(place, []), place)) is None:
-            continue
-        if place != scan.text:
-            return tagged(place, hit)
-        return mentions(Saying.TITLE, [alone])
-    return None
-
-
-def _same_mentions(e: Evidence, own: Iterable[Evidence], scan: _Scan) -> set[str]:
-    """The keys of the note's own keyword evidence said by exactly the mentions of this
-    topic evidence (the note's `tool call` and the topic's `tool calls`, both hitting
-    "tool calls"): one mention, so the note's evidence counts only what it adds."""
-    if e.kind not in (EvidenceKind.TITLE, EvidenceKind.BODY):
-        return set()
-    field, prefix = _said_in(e.kind, scan)
-    spans = {span for k in e.keys if (h := field.get(k.removeprefix(prefix))) for span in h.spans}
-    out: set[str] = set()
-    for o in own:
-        if o.kind is e.kind and o.gloss == KEYWORD:
-            for k in o.keys - e.keys:
-                hit = field.get(k.removeprefix(prefix))
-                if hit is not None and set(hit.spans) <= spans:
-                    out.add(k)
-    return out
-
-
-def _wider_mentions(evidence: list[Evidence], scan: _Scan, facts: PRFacts) -> dict[int, Said]:
-    """The title and description evidence (by id) whose words are each said only inside
-    a longer mention another piece of it quotes, quoted as that mention: `EP` of expert
-    parallelism inside `Elastic EP` of elastic EP is one thing the title says, named
-    once with both reasons (`reasons.reason_lines` merges lines by the words quoted). A
-    note's aspect is title evidence too: 'MLA' inside the topic's 'sparse MLA'."""
-    out: dict[int, Said] = {}
-    for kind in (EvidenceKind.TITLE, EvidenceKind.BODY):
-        field, prefix = _said_in(kind, scan)
-        text = facts.title_text if kind is EvidenceKind.TITLE else facts.clean_body
-        hits = {
-            id(e): [
-                field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field
-            ]
-            for e in evidence
-            if e.kind is kind or (kind is EvidenceKind.TITLE and e.kind is EvidenceKind.ASPECT)
-        }
-        for e in (e for e in evidence if id(e) in hits and isinstance(e.what, Said)):
-            spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
-            wider: dict[str, str] = {}
-            for h in hits[id(e)]:
-                holders = [holder(span, spans) for span in h.spans]
-                if all(holders):
-                    start, end = holders[0]
-                    wider[h.text] = text[start:end]
-            quoted = tuple(dict.fromkeys(wider.get(n, n) for n in e.what.names))
-            if quoted != e.what.names:
-                out[id(e)] = Said(e.what.saying, quoted, e.what.more)
-    return out
-
-
 def _quoted(words: list[tuple[str, float]]) -> list[str]:
     """The shared words a similar-title line quotes: the four rarest."""
     return [w for w, _ in words[:4]]
@@ -233,22 +141,6 @@ def _shared_paths(own: list[Evidence], hit: list[TopicHit]) -> list[str]:
         *(e.keys for th in hit for e in th.evidence if e.kind is EvidenceKind.PATH)
     )
     return sorted(mine & topics)
-
-
-def _shows_topic(e: Evidence, own: dict[str, list[tuple[int, int]]], scan: _Scan) -> bool:
-    """The evidence makes its topic present for a note: a file or a label, or a title
-    word or tag said somewhere other than where the note's own keywords and aspects
-    are (`own`, `_title_cover`: one mention counts once, whatever its spelling); a
-    description is no showing."""
-    if e.kind is EvidenceKind.BODY:
-        return False
-    if e.kind not in (EvidenceKind.TITLE, EvidenceKind.TAG):
-        return True
-    return any(
-        not within(hit.spans, own.get(place, []))
-        for k in e.keys
-        for place, hit in scan.said.get(k.removeprefix("title:"), ())
-    )
 
 
 def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str | Said:
@@ -292,31 +184,6 @@ class _Flags:
     swept: bool
     named: bool
     own: bool
-
-
-@dataclass
-class _Scan:
-    """What the PR's text, files and labels hit, before scoring."""
-
-    tags: dict[str, tuple[str, TermHit]]  # key -> (its first tag, hit)
-    title: dict[str, TermHit]  # keys in the title outside its tags
-    body: dict[str, TermHit]
-    topic_files: dict[str, list[str]]
-    note_files: dict[int, list[str]]
-    labels: dict[str, list[str]]  # topic id -> labels
-    n_files: int  # changed files, a rename one (`PRFacts.file_count`)
-    words: frozenset[str]  # the title's words, when similarity is on
-    # topics of the files the PR only moves or re-imports: no evidence, but a label
-    # mergify derives from them is that same non-fact
-    moved_topics: frozenset[str]
-    # key -> every place the title says it: (each tag, hit), (the title's text, hit)
-    said: dict[str, list[tuple[str, TermHit]]]
-    text: str  # the title's text, without its tags
-    # file -> docs or examples (`aux_files`), and -> tests or CI (`upkeep_files`): asked
-    # once per file, not per topic a file falls under (`_is_aux`, `_code_first`)
-    aux: dict[str, bool] = field(default_factory=dict)
-    upkeep: dict[str, bool] = field(default_factory=dict)
-    shared: dict[int, list[tuple[str, float]]] = field(default_factory=dict)  # `_shared`
 
 
 class CompiledMatcher:
@@ -622,7 +489,7 @@ class CompiledMatcher:
         # an aspect said inside a topic's longer mention is quoted as that mention
         aspects = [e for e in own if e.kind is EvidenceKind.ASPECT]
         topical = [e for th in hit for e in th.evidence if e.kind is EvidenceKind.TITLE]
-        wider = _wider_mentions(topical + aspects, scan, facts) if aspects else {}
+        wider = wider_mentions(topical + aspects, scan, facts) if aspects else {}
         for e in own:  # what the topics already counted of it counts once
             already = max((shared.get(k, 0.0) for k in e.keys), default=0.0)
             gain = (
@@ -675,7 +542,7 @@ class CompiledMatcher:
         cfg = self.config
         main = note.topics[0]
         own_keys = frozenset().union(*(e.keys for e in own))
-        covers = _own_mentions(own, scan)
+        covers = own_mentions(own, scan)
         kept = [
             (th, [e for e in (self._outside(e, covers, scan, facts) for e in th.evidence) if e])
             for th in hit
@@ -685,18 +552,18 @@ class CompiledMatcher:
         # does a word counted as the note's own keyword (one mention counts once). A
         # broad topic weighs in the share as it weighs in the score.
         weight = {t: cfg.topic_scale.get(t, 1.0) for t in note.topics}
-        own_said = _title_cover(own_keys, scan)
+        own_said = title_cover(own_keys, scan)
         present = sum(
             weight[th.topic.id]
             for th, evidence in kept
-            if any(_shows_topic(e, own_said, scan) for e in evidence)
+            if any(shows_topic(e, own_said, scan) for e in evidence)
         )
         total = sum(weight.values())
         coverage = (present / total) ** cfg.coverage_power if total else 0.0
         scored: list[Weighed] = []
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
-        wider = _wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
+        wider = wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
         for th, evidence in kept:
             capped = th.score / sum(e.weight for e in th.evidence)
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
@@ -708,7 +575,7 @@ class CompiledMatcher:
                 if e.kind is EvidenceKind.PATH:
                     what = _named_by(what, e.keys, both)
                 scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
-                for k in e.keys | _same_mentions(e, own, scan):
+                for k in e.keys | same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:
                     broad += e.weight * scale
@@ -724,12 +591,12 @@ class CompiledMatcher:
         """A topic's title or description evidence without its mentions that lie inside
         the note's own keywords' (`covers`); None when nothing is left of it. A mention
         that is the keyword's own (`tool calls`, the plural of the note's `tool call`)
-        stays: it is one evidence key, counted once (`_same_mentions`)."""
+        stays: it is one evidence key, counted once (`same_mentions`)."""
         cover = covers.get(e.kind)
         if not cover:
             return e
         title = e.kind is EvidenceKind.TITLE
-        field, prefix = _said_in(e.kind, scan)
+        field, prefix = said_in(e.kind, scan)
         text = facts.title_text if title else facts.clean_body
         exact = set(cover)
         hits = [field[k] for k in (k.removeprefix(prefix) for k in sorted(e.keys)) if k in field]
@@ -798,7 +665,7 @@ class CompiledMatcher:
         for key in mine:
             if key in in_text:
                 said = mentions(Saying.TITLE, [in_text[key]])
-            elif key not in in_title or not (said := _said_apart(key, (), scan)):
+            elif key not in in_title or not (said := said_apart(key, (), scan)):
                 continue
             kind = EvidenceKind.TAG if key in scan.tags else EvidenceKind.TITLE
             weight = w.note_tag if kind is EvidenceKind.TAG else w.note_title
@@ -855,7 +722,7 @@ class CompiledMatcher:
         note's own keyword (`connector metrics` is that one mention, counted as the
         keyword). The caller asks it only where the note's first topic is shown."""
         for key in self._aspect_keys[i]:
-            if not (said := _said_apart(key, own, scan)):
+            if not (said := said_apart(key, own, scan)):
                 continue
             weight = self.config.weights.note_aspect
             gloss = ASPECT.format(self.library.topics[self._aspect_topic(i, key)].name_en)
@@ -880,7 +747,7 @@ class CompiledMatcher:
         words = self._shared(i, scan)
         if len(words) < cfg.similar_min_words:
             return None
-        if cover := _own_mentions(own, scan).get(EvidenceKind.TITLE):
+        if cover := own_mentions(own, scan).get(EvidenceKind.TITLE):
             outside = title_words(blanked(facts.title_text, cover))
             if not outside.intersection(w for w, _ in words):
                 return None
