@@ -3037,7 +3037,7 @@ def test_a_shared_word_first_in_the_title_outside_the_notes_keyword_is_a_similar
     )
 
 
-# kills: bot/matching.py:312 `_shows_topic` `any` -> `all`: a topic word said in a tag
+# kills: bot/said_once.py:153 `shows_topic` `any` -> `all`: a topic word said in a tag
 # and again inside the note's own keyword shows the topic, by the tag
 def test_a_topic_tag_shows_the_topic_though_the_title_says_it_again_inside_a_keyword():
     lib = library(note("n", ("spec-decode", "rocm"), keywords=("EAGLE drafter",)))
@@ -3088,7 +3088,7 @@ def test_a_topic_word_inside_another_topics_longer_mention_is_quoted_as_the_long
     )
 
 
-# kills: bot/matching.py:272 `_wider_mentions` reading every kind of evidence as title words:
+# kills: bot/said_once.py:128 `wider_mentions` reading every kind of evidence as title words:
 # a label spelled as a title term's key ('elasticep', the key of 'elastic EP') is no mention
 # holding the topic's 'EP'
 def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():

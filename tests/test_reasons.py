@@ -640,7 +640,7 @@ def test_an_aspect_word_inside_a_topic_phrase_is_not_quoted_on_a_line_of_its_own
 
     The one 'MLA' of the title is quoted by two lines (and glossed with two different
     topics of the note): the padding the "said once" work removes for shared words.
-    Cause: bot/matching.py `_aspect` -> `_said_apart(key, own, scan)` keeps the aspect
+    Cause: bot/matching.py `_aspect` -> `said_apart(key, own, scan)` keeps the aspect
     apart only from the note's OWN evidence, not from the topic mention ('sparse MLA')
     that covers the same span; `reason_lines` regroups by the quoted name, and 'MLA' is
     not 'sparse MLA'. Fix: an aspect inside a topic mention of the note's topics is said
