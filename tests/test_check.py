@@ -930,8 +930,8 @@ def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
     assert broad_glob(pattern) is broad
 
 
-# kills: bot/notes_lint.py:52 a keyword in exactly `share` of the titles not warned of
-# kills: bot/notes_lint.py:51 a word no title has counted as found in one title
+# kills: bot/notes_lint.py:common_keywords a keyword in exactly `share` of the titles not warned of
+# kills: bot/notes_lint.py:common_keywords a word no title has counted as found in one title
 def test_a_keyword_in_exactly_the_share_of_titles_is_common_and_one_in_none_is_not(tmp_path):
     # "at least `share` of vLLM's PR titles": a word in 1 of 4 titles at share 0.25 is
     # common; a word the vocabulary never saw is the rarest, whatever the share
@@ -1467,8 +1467,8 @@ def test_a_repeat_names_the_line_of_the_term_it_repeats(tmp_path):
     ]
 
 
-# kills: bot/note_files.py:103 (hand) `seen > nth` -> `seen > 0` (a term written twice alike
-#   named on the line of its first occurrence, with no "first on line": the curator
+# kills: bot/note_files.py:Header.line_of (hand) `seen > nth` -> `seen > 0` (a term written twice
+#   alike named on the line of its first occurrence, with no "first on line": the curator
 #   deletes the wrong one)
 def test_a_term_written_twice_alike_names_the_repeats_line_and_the_firsts(tmp_path):
     text = MOE_NOTE.replace(
@@ -1482,7 +1482,7 @@ def test_a_term_written_twice_alike_names_the_repeats_line_and_the_firsts(tmp_pa
     ]
 
 
-# kills: bot/note_files.py:357 (hand) `.strip()` dropped from the curated check (an English
+# kills: bot/note_files.py:read_note (hand) `.strip()` dropped from the curated check (an English
 #   title of spaces only not named as missing, only as "leading or trailing whitespace")
 def test_an_english_title_of_spaces_only_is_named_missing(tmp_path):
     title = 'title_en = "Pick the eager region per model runner"'
@@ -1606,11 +1606,13 @@ def test_a_topic_problem_is_on_its_own_tables_line_among_other_arrays(tmp_path):
 # --- found by review 'r22e' (mutation run of bot/toml_errors.py) ---
 
 
-# kills: bot/toml_errors.py:82 each line's first character skipped looking for the open bracket
-# kills: bot/toml_errors.py:89 a backslash in a one-line string read as a multi-line one's
-# kills: bot/toml_errors.py:90 a bracket inside a string counted
-# kills: bot/toml_errors.py:93 a multi-line string read as ending with its first line
-# kills: bot/toml_errors.py:97 a bracket inside a comment counted
+# kills: bot/toml_errors.py:_open_bracket each line's first character skipped looking for the open
+#   bracket
+# kills: bot/toml_errors.py:_open_bracket a backslash in a one-line string read as a multi-line
+#   one's
+# kills: bot/toml_errors.py:_open_bracket a bracket inside a string counted
+# kills: bot/toml_errors.py:_open_bracket a multi-line string read as ending with its first line
+# kills: bot/toml_errors.py:_open_bracket a bracket inside a comment counted
 def test_an_array_left_open_is_found_past_strings_holding_a_bracket_or_an_escape(tmp_path):
     summary = 'summary_en = "Shows how the fused MoE kernel picks its block sizes per shape."\n'
     strings = 'summary_en = """\nShows [the kernel\n"""\nkeywords = [\n"fused_moe]kernel",\n'
@@ -1624,7 +1626,7 @@ def test_an_array_left_open_is_found_past_strings_holding_a_bracket_or_an_escape
     assert line_at(path, 10) == "keywords = [" and line_at(path, 13).startswith("paths = ")
 
 
-# kills: bot/toml_errors.py:48 an `[[array]]` header met twice taken for a key set twice
+# kills: bot/toml_errors.py:set_twice an `[[array]]` header met twice taken for a key set twice
 def test_a_key_set_twice_below_a_repeated_array_of_tables_header_is_that_key():
     text = "[[a]]\nx = 1\n[[a]]\ny = 1\ny = 2\n"
     with pytest.raises(tomllib.TOMLDecodeError, match="Cannot overwrite"):
@@ -1632,7 +1634,8 @@ def test_a_key_set_twice_below_a_repeated_array_of_tables_header_is_that_key():
     assert set_twice(text) == ("a.y", 4, 3)
 
 
-# kills: bot/toml_errors.py:115 no hint for a character an input method typed on the last line
+# kills: bot/toml_errors.py:typed_hint no hint for a character an input method typed on the last
+#   line
 def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
     path = write(tmp_path, MOE_NOTE.replace("updated = 2026-12-02", 'source = ["a"，"b"]'))
     (problem,) = check_library(tmp_path, TOPICS)[1]
@@ -1645,8 +1648,10 @@ def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
 # --- found by review 'r22e' (mutation run of bot/config_files.py) ---
 
 
-# kills: bot/config_files.py:43 a problem of a field the file does not set put on line 2
-# kills: bot/config_files.py:53 a required field the file does not set reported on line 2
+# kills: bot/config_files.py:ConfigFile.problem a problem of a field the file does not set put on
+#   line 2
+# kills: bot/config_files.py:ConfigFile.validate a required field the file does not set reported on
+#   line 2
 def test_a_config_problem_of_a_field_the_file_does_not_set_is_on_line_1(tmp_path):
     from pydantic import BaseModel
 
@@ -1685,7 +1690,8 @@ def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
 # --- found by mutation run 'r25d' (bot/match_config.py) ---
 
 
-# kills: bot/match_config.py:178 `return [Problem(...)]` -> `return None`, and line 1 -> 2
+# kills: bot/match_config.py:config_problems `return [Problem(...)]` -> `return None`, and line 1 ->
+#   2
 def test_a_missing_matching_file_is_named_beside_notes_that_do_not_load(tmp_path, capsys):
     bad = write(tmp_path / "notes", VALID.replace('verdict = "deep"', 'verdict = "x"'))
     missing = tmp_path / "missing.toml"
@@ -1698,7 +1704,7 @@ def test_a_missing_matching_file_is_named_beside_notes_that_do_not_load(tmp_path
     ]
 
 
-# kills: bot/match_config.py:157 hand: `dict.fromkeys(named ...)` -> `named ...`
+# kills: bot/match_config.py:unknown_topics hand: `dict.fromkeys(named ...)` -> `named ...`
 def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, capsys):
     problems, text = _matching_problems(
         tmp_path, capsys, ('family_topics = ["kv-connector"]', 'family_topics = ["zz", "zz"]')
@@ -1710,7 +1716,7 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:209 (hand) a warning about one keyword or path of a list written one
+# kills: bot/cli.py:_warnings (hand) a warning about one keyword or path of a list written one
 #   per line pointing at the list's first line, not at the value to fix
 def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tmp_path, capsys):
     listed = VALID.replace(

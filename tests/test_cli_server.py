@@ -103,8 +103,10 @@ def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, c
     assert re.search(rf"{re.escape(str(path))}(:\d+)?: ", r.stderr), r.stderr
 
 
-# kills: bot/server.py:305 a commands.toml that cannot be read ended the start in a traceback
-# kills: bot/server.py:307 a malformed commands.toml told as a problem of the notes library
+# kills: bot/server.py:build_runtime a commands.toml that cannot be read ended the start in a
+#   traceback
+# kills: bot/server.py:build_runtime a malformed commands.toml told as a problem of the notes
+#   library
 @pytest.mark.parametrize("kind", ["a_directory", "malformed"])
 def test_serve_says_in_one_line_that_commands_toml_stops_the_start(tmp_path, kind):
     app = tmp_path / "app"  # the code and data as the image holds them, to edit one file
@@ -623,7 +625,7 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:475 (hand) a listing of every failed delivery said to be "the newest N"
+# kills: bot/cli.py:_retry (hand) a listing of every failed delivery said to be "the newest N"
 def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_path):
     from bot.db import Database
     from bot.queue import DeliveryQueue
@@ -638,7 +640,7 @@ def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_pa
     assert last == "1 failed deliveries; `review-notes retry ID` or `--all` re-queues"
 
 
-# kills: bot/cli.py:435 (hand) `replay --secret` without `--url` signing with the
+# kills: bot/cli.py:build_parser (hand) `replay --secret` without `--url` signing with the
 #   settings' secret instead of the one given (the server behind another port's 401)
 def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeypatch):
     from bot import replay
@@ -662,8 +664,8 @@ def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeyp
     assert sent["secret"] == "the-settings-secret"
 
 
-# kills: bot/cli.py:434 replay on settings that do not load exiting 0, nothing sent
-# kills: bot/cli.py:447 a payload that cannot be read exiting 2, as a usage error would
+# kills: bot/cli.py:_cmd_replay replay on settings that do not load exiting 0, nothing sent
+# kills: bot/cli.py:_cmd_replay a payload that cannot be read exiting 2, as a usage error would
 def test_replay_exits_2_on_broken_settings_and_1_on_a_payload_it_cannot_send(
     tmp_path, monkeypatch, capsys
 ):
@@ -681,7 +683,7 @@ def test_replay_exits_2_on_broken_settings_and_1_on_a_payload_it_cannot_send(
     assert "review-notes replay: " in capsys.readouterr().err
 
 
-# kills: bot/cli.py:449 a 300 answer (the webhook did not take the delivery) exiting 0
+# kills: bot/cli.py:_cmd_replay a 300 answer (the webhook did not take the delivery) exiting 0
 @pytest.mark.parametrize(("status", "code"), [(200, 0), (299, 0), (300, 1), (401, 1)])
 def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
     tmp_path, monkeypatch, capsys, status, code
@@ -695,7 +697,7 @@ def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
     assert capsys.readouterr().out == f"{status} answer\n"
 
 
-# kills: bot/cli.py:462 a database locked past the busy timeout exiting 2, not 1 as
+# kills: bot/cli.py:_cmd_retry a database locked past the busy timeout exiting 2, not 1 as
 #   README says (2 is for a command or configuration to fix)
 def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypatch, capsys):
     from bot import cli
@@ -713,7 +715,7 @@ def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypat
     assert capsys.readouterr().err == f"review-notes: {path}: database is locked\n"
 
 
-# kills: bot/cli.py:665 (hand) `serve --port 0` taken (uvicorn binds a random port that
+# kills: bot/cli.py:build_parser (hand) `serve --port 0` taken (uvicorn binds a random port that
 #   GitHub's webhook URL does not name)
 @pytest.mark.parametrize("port", ["0", "65536", "-1", "80.5"])
 def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
@@ -725,7 +727,7 @@ def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
     assert f"--port: {port!r} is not a port (1 to 65535)" in capsys.readouterr().err
 
 
-# kills: bot/cli.py:699 (hand) `redeliver` without --since looking back less than all
+# kills: bot/cli.py:build_parser (hand) `redeliver` without --since looking back less than all
 #   GitHub keeps (README: "default 72, all GitHub keeps")
 def test_redeliver_looks_back_all_github_keeps_by_default():
     from bot.cli import build_parser
@@ -736,8 +738,8 @@ def test_redeliver_looks_back_all_github_keeps_by_default():
     assert build_parser().parse_args(["redeliver", "--since", "1"]).since == 1
 
 
-# kills: bot/cli.py:713 the highest value a flag allows refused: `--since 72` (all GitHub
-#   keeps, as README names it) and `--port 65535`
+# kills: bot/cli.py:whole_number.parse the highest value a flag allows refused: `--since 72` (all
+#   GitHub keeps, as README names it) and `--port 65535`
 def test_the_bounds_a_flag_names_are_allowed_themselves():
     from bot.cli import build_parser
 
@@ -746,8 +748,9 @@ def test_the_bounds_a_flag_names_are_allowed_themselves():
     assert build_parser().parse_args(["serve", "--port", "1"]).port == 1
 
 
-# kills: bot/cli.py:713 a number the shell passed with spaces (`--since " 24"`) refused
-# kills: bot/cli.py:723 `--db "  "` taken for a path (then reported as no database at "  ")
+# kills: bot/cli.py:whole_number.parse a number the shell passed with spaces (`--since " 24"`)
+#   refused
+# kills: bot/cli.py:_some_path `--db "  "` taken for a path (then reported as no database at "  ")
 def test_flags_read_a_padded_number_and_refuse_a_blank_path(capsys):
     from bot.cli import build_parser
 
@@ -758,8 +761,8 @@ def test_flags_read_a_padded_number_and_refuse_a_blank_path(capsys):
     assert "argument --db: an empty path" in capsys.readouterr().err
 
 
-# kills: bot/cli.py:493 and :500 `redeliver` on settings that do not load, or with no
-#   database at the path named, exiting 0 as if GitHub had nothing to send again
+# kills: bot/cli.py:_cmd_redeliver and :_no_delivery_log `redeliver` on settings that do not load,
+#   or with no database at the path named, exiting 0 as if GitHub had nothing to send again
 def test_redeliver_exits_2_on_broken_settings_and_on_no_database(
     tmp_path, monkeypatch, capsys, app_key
 ):
@@ -781,7 +784,7 @@ def test_redeliver_exits_2_on_broken_settings_and_on_no_database(
     assert f"no database at {missing}" in capsys.readouterr().err and not missing.exists()
 
 
-# kills: bot/cli.py:617 `review-notes` with no command ending in a traceback, not its usage
+# kills: bot/cli.py:build_parser `review-notes` with no command ending in a traceback, not its usage
 @pytest.mark.parametrize("argv", [[], ["notes"]])
 def test_a_missing_command_is_a_usage_error_naming_the_choices(argv, capsys):
     from bot.cli import main

@@ -212,7 +212,7 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
 
 
 # found by mutation run 'r25d' (bot/dryrun.py)
-# kills: bot/dryrun.py:143 `return "write"` -> `return None`
+# kills: bot/dryrun.py:DryRunGitHub.permission `return "write"` -> `return None`
 def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
     # no GitHub to ask for permissions: local development tries every command, one the
     # PR's author alone (or a maintainer) may run included
@@ -926,7 +926,8 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_answers.py:121 a comment not all of whose commands want a reply dropped
+# kills: bot/command_answers.py:run_commands a comment not all of whose commands want a reply
+#        dropped
 def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_are_refused(live):
     # the reply budget refuses replies, not the notes comment: `/notes` still updates it
     client, rt, fake = live
@@ -939,7 +940,7 @@ def test_a_comment_asking_for_the_notes_and_a_reply_is_answered_while_replies_ar
     assert "eyes" in reactions(fake, both) and len(replies(fake)) == 1
 
 
-# kills: bot/command_answers.py:225 `+1` given before the deferred update it waits for
+# kills: bot/command_answers.py:_run_judged `+1` given before the deferred update it waits for
 def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_update(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=3600), clock=lambda: 1000.0)
@@ -955,9 +956,9 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
 # --- found by mutation run 'r26c' ---
 
 
-# kills: bot/command_answers.py:228 and :97 the log says `None` for what a comment's commands
-#        did, and for an edit that adds no command, not why nothing was run; :283 the one reply
-#        to what could not be done logged as "over the reply budget"
+# kills: bot/command_answers.py:_run_judged and :97 the log says `None` for what a comment's
+#        commands did, and for an edit that adds no command, not why nothing was run;
+#        :_answer_errors the one reply to what could not be done logged as "over the reply budget"
 def test_the_log_says_what_a_comment_ran_and_that_an_edit_added_nothing(live, caplog):
     client, rt, fake = live
     caplog.set_level("INFO", logger="review_notes")
@@ -973,8 +974,8 @@ def test_the_log_says_what_a_comment_ran_and_that_an_edit_added_nothing(live, ca
     assert len(replies(fake)) == 2
 
 
-# kills: bot/command_answers.py:132 the log says `None` for a comment not answered while its
-#        replies are refused, not why
+# kills: bot/command_answers.py:run_commands the log says `None` for a comment not answered while
+#        its replies are refused, not why
 def test_the_log_says_a_comment_was_not_answered_over_the_reply_budget(live, caplog):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
@@ -997,8 +998,8 @@ def said_on_a_diff_line(client, rt, fake, line: str, login: str = "octo-dev") ->
     return c
 
 
-# kills: bot/command_answers.py:280 the 😕 for a `wrong` naming no note shown, said on a line
-#        of the diff, sent to the issue comments' endpoint (GitHub: not found; none given)
+# kills: bot/command_answers.py:_answer_errors the 😕 for a `wrong` naming no note shown, said on a
+#        line of the diff, sent to the issue comments' endpoint (GitHub: not found; none given)
 def test_a_wrong_naming_no_note_on_a_diff_line_gets_its_confused_there(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
@@ -1006,8 +1007,8 @@ def test_a_wrong_naming_no_note_on_a_diff_line_gets_its_confused_there(live):
     assert reactions(fake, c) == {"eyes", "confused"}
 
 
-# kills: bot/command_answers.py:216 the 😕 for a lookup over the reply budget, said on a line
-#        of the diff, sent to the issue comments' endpoint
+# kills: bot/command_answers.py:_run_judged the 😕 for a lookup over the reply budget, said on a
+#        line of the diff, sent to the issue comments' endpoint
 def test_a_lookup_on_a_diff_line_over_the_reply_budget_gets_its_confused_there(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
@@ -1016,7 +1017,7 @@ def test_a_lookup_on_a_diff_line_over_the_reply_budget_gets_its_confused_there(l
     assert reactions(fake, c) == {"eyes", "confused"}
 
 
-# kills: bot/command_answers.py:169 the spell's one 😕 past the write budget, for a command on
+# kills: bot/command_answers.py:_not_run the spell's one 😕 past the write budget, for a command on
 #        a line of the diff, sent to the issue comments' endpoint
 def test_a_diff_line_command_past_the_write_budget_gets_its_confused_there(live):
     client, rt, fake = live
@@ -1027,7 +1028,7 @@ def test_a_diff_line_command_past_the_write_budget_gets_its_confused_there(live)
     assert reactions(fake, c) == {"confused"}
 
 
-# kills: bot/command_answers.py:177 the log says `None` for a comment not run past the write
+# kills: bot/command_answers.py:_not_run the log says `None` for a comment not run past the write
 #        budget, not what it asked and where
 def test_the_log_says_what_a_comment_past_the_write_budget_asked(live, caplog):
     client, rt, fake = live
@@ -1041,7 +1042,8 @@ def test_the_log_says_what_a_comment_past_the_write_budget_asked(live, caplog):
     assert said[-1].endswith(summary), said[-1]
 
 
-# kills: bot/command_answers.py:257 a reply counted as two writes of the installation's budget
+# kills: bot/command_answers.py:_reply_once a reply counted as two writes of the installation's
+#        budget
 def test_a_reply_costs_the_installation_one_write(live):
     client, rt, fake = live
     tune(rt, INSTANT, clock=lambda: 50.0)  # no refill
@@ -1052,8 +1054,8 @@ def test_a_reply_costs_the_installation_one_write(live):
     assert budget.left(1001) == before - 3  # 👀, the reply, 👍
 
 
-# kills: bot/command_answers.py:284 a comment whose one reply to what it could not do is over
-#        the reply budget fails its delivery (what it did taken for None)
+# kills: bot/command_answers.py:_answer_errors a comment whose one reply to what it could not do is
+#        over the reply budget fails its delivery (what it did taken for None)
 def test_an_unknown_command_over_the_reply_budget_is_refused_not_failed(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)

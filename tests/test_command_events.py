@@ -540,10 +540,10 @@ def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(liv
     assert state(rt).opted_out
 
 
-# kills: bot/command_events.py:133 a review's commands kept as said in "comment:ID" (the
+# kills: bot/command_events.py:_source a review's commands kept as said in "comment:ID" (the
 # numbering of a comment that shares its id: GitHub numbers the two apart)
-# kills: bot/command_events.py:165 a submitted review dated by its arrival, not by GitHub:
-# one delivered late would outrank the commands written after it
+# kills: bot/command_events.py:_review_source a submitted review dated by its arrival, not by
+# GitHub: one delivered late would outrank the commands written after it
 def test_a_review_is_known_as_a_review_and_dated_by_its_submitted_at():
     from bot.command_events import _comment_source, _review_source, said_at
 

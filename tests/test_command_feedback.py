@@ -293,7 +293,8 @@ def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live)
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_feedback.py:85 a late `wrong` records its own older key as the newest
+# kills: bot/command_feedback.py:take_feedback a late `wrong` records its own older key as the
+#        newest
 def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer_wrong(live):
     # Said in this order: wrong (A), restore (C), wrong (B); handled B, A, C. The restore
     # came before B: it must not show B's note again, whatever order A ran in.
@@ -318,8 +319,8 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
 # --- found by mutation run 'r26c' ---
 
 
-# kills: bot/command_answers.py:98 a comment holding a `wrong` among other commands keeps no
-#        numbering: its retry, after the notes comment was renumbered, hides another note
+# kills: bot/command_answers.py:run_commands a comment holding a `wrong` among other commands keeps
+#        no numbering: its retry, after the notes comment was renumbered, hides another note
 def test_a_retried_wrong_beside_a_lookup_means_the_note_its_author_read(live):
     client, rt, fake = live
     title = title_with_one_more_note()
@@ -337,7 +338,7 @@ def test_a_retried_wrong_beside_a_lookup_means_the_note_its_author_read(live):
     assert state(rt).dismissed == (first,), "the retried `wrong 1` hid the note now shown first"
 
 
-# kills: bot/command_feedback.py:96 a `restore` run again (a retry for its 👍) takes back a
+# kills: bot/command_feedback.py:restore a `restore` run again (a retry for its 👍) takes back a
 #        `wrong` made after it ran whose payload gave no time (taken as the newest)
 def test_a_retried_restore_does_not_take_back_a_wrong_no_time_ranks(live):
     client, rt, fake = live
@@ -357,8 +358,8 @@ def test_a_retried_restore_does_not_take_back_a_wrong_no_time_ranks(live):
     assert [m.reason for m in rt.ctx.feedback.marks()] == ["not this one"]
 
 
-# kills: bot/command_feedback.py:72 the log says a reviewer's words were not kept when they
-#        were (the mark's author adding a reason), and nothing when they were not (another's)
+# kills: bot/command_feedback.py:take_feedback the log says a reviewer's words were not kept when
+#        they were (the mark's author adding a reason), and nothing when they were not (another's)
 def test_the_log_says_whose_words_a_standing_mark_did_not_keep(live, caplog):
     client, rt, fake = live
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")

@@ -139,14 +139,15 @@ def test_most_writes_bounds_what_one_comment_can_write():
     assert most_writes(five, reacts=True) == 9 == most_comment_writes(5)
 
 
-# kills: bot/command_policy.py:89 the reply to what was not done paid only if all were refused
+# kills: bot/command_policy.py:most_writes the reply to what was not done paid only if all were
+# refused
 def test_one_refused_command_beside_a_refresh_pays_for_the_reply_saying_so():
     comment = [(Command(Kind.REFRESH), Decision.ALLOW), (Command(Kind.OFF), Decision.REFUSE)]
     # 👀 😕 👍, the notes comment's edit, and the reply saying who may switch updates off
     assert most_writes(comment, reacts=True) == 5
 
 
-# kills: bot/command_policy.py:68 needs_reply's `or` made `and`, its `not` dropped, or None
+# kills: bot/command_policy.py:needs_reply needs_reply's `or` made `and`, its `not` dropped, or None
 @pytest.mark.parametrize(
     "kind, decision, reply",
     [

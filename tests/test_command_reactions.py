@@ -142,8 +142,8 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
 # --- found by mutation run 'r26c' ---
 
 
-# kills: bot/command_reactions.py:64 a review body's commands (no comment to react on) tried
-#        for reactions: GitHub can never take them, and the delivery failed for good
+# kills: bot/command_reactions.py:Reactions.add a review body's commands (no comment to react on)
+#        tried for reactions: GitHub can never take them, and the delivery failed for good
 def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(live):
     client, rt, fake = live
     head = fake.pull(DEFAULT_REPO, N).head_sha
@@ -155,7 +155,7 @@ def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(li
     assert (done.state, done.last_error) == ("done", None)
 
 
-# kills: bot/command_reactions.py:30 a reaction GitHub answers 410 Gone (the comment is
+# kills: bot/command_reactions.py:_gone a reaction GitHub answers 410 Gone (the comment is
 #        gone) fails the delivery, for a retry that can never add it
 def test_a_reaction_github_answers_gone_is_moot(live):
     client, rt, fake = live

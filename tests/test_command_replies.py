@@ -598,7 +598,7 @@ def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
 # --- mutation run r20b ---
 
 
-# kills: bot/command_replies.py:42 a note with no English title shows an empty one
+# kills: bot/command_replies.py:note_line a note with no English title shows an empty one
 def test_a_note_without_an_english_title_shows_its_chinese_title_alone(library):
     note = library.by_topic["watermarking"][0].model_copy(update={"title_en": ""})
     lib = Library(notes=(note,), topics=library.topics)
@@ -606,14 +606,14 @@ def test_a_note_without_an_english_title_shows_its_chinese_title_alone(library):
     assert f" — {note.title_zh} — " in line and " / " not in line
 
 
-# kills: bot/command_replies.py:48 a note line without extra words ends in a dangling dash
+# kills: bot/command_replies.py:note_line a note line without extra words ends in a dangling dash
 def test_a_topics_note_lines_end_with_the_link_to_the_guidance(library):
     body = reply("/notes topic rocm", library)
     lines = [x for x in body.splitlines() if x.startswith("- ")]
     assert lines and all(x.endswith(")") for x in lines), lines
 
 
-# kills: bot/command_replies.py:54 the command echoed in the header is not cut
+# kills: bot/command_replies.py:_header the command echoed in the header is not cut
 def test_a_long_command_is_echoed_cut_short_in_the_reply(library):
     words = " ".join(["prefix"] * 60)
     body = reply(f"/notes search {words}", library)
@@ -623,7 +623,7 @@ def test_a_long_command_is_echoed_cut_short_in_the_reply(library):
     assert_safe(body)
 
 
-# kills: bot/command_replies.py:120 an unknown sub-command is echoed whole, however long
+# kills: bot/command_replies.py:_render_unknown an unknown sub-command is echoed whole, however long
 def test_a_long_unknown_sub_command_is_named_cut_short():
     sub = "x" * 300
     body = render_unknown(command(f"/notes {sub}"))
@@ -632,14 +632,15 @@ def test_a_long_unknown_sub_command_is_named_cut_short():
     assert_safe(body)
 
 
-# kills: bot/command_replies.py:130 the same refused command twice named twice
+# kills: bot/command_replies.py:_render_refused the same refused command twice named twice
 def test_the_same_refused_command_twice_is_named_once():
     twice = [Unanswered(command("/notes off"), refused=True) for _ in range(2)]
     body = render_errors(twice)
     assert "can use `/notes off`; nothing was changed." in body, body
 
 
-# kills: bot/command_replies.py:161 a second unpicked `wrong`'s answer replaces the first's
+# kills: bot/command_replies.py:render_errors a second unpicked `wrong`'s answer replaces the
+# first's
 def test_two_wrongs_naming_no_note_keep_an_answer_each():
     body = render_errors([unpicked("/notes wrong 7"), unpicked("/notes wrong 9")])
     assert body.count(REPLY_MARKER) == 1
@@ -647,9 +648,10 @@ def test_two_wrongs_naming_no_note_keep_an_answer_each():
     assert "There is no note `9` in the notes comment" in body
 
 
-# kills: bot/command_replies.py:177 no notes comment at all said to show no note
-# kills: bot/command_replies.py:186 a note id the comment does not show taken for a number
-# kills: bot/command_replies.py:188 one note shown said as "notes 1"
+# kills: bot/command_replies.py:render_unpicked no notes comment at all said to show no note
+# kills: bot/command_replies.py:render_unpicked a note id the comment does not show taken for a
+# number
+# kills: bot/command_replies.py:render_unpicked one note shown said as "notes 1"
 def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
     def answer(line: str, shown: int, commented: bool = True) -> str:
         cmd = command(line)
@@ -673,7 +675,7 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
 
 
 # kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
-# kills: bot/command_replies.py:214 a topic not found by its English name
+# kills: bot/command_replies.py:_find_topic a topic not found by its English name
 def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):
     answer = reply("/notes topic spec-decode", library).split("\n", 2)[2]
     assert "There is no topic" not in answer
@@ -681,7 +683,7 @@ def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(libra
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
 
 
-# kills: bot/command_replies.py:220 the PR's repository in another case lists none of its notes
+# kills: bot/command_replies.py:_in_repo the PR's repository in another case lists none of its notes
 def test_a_repository_named_in_another_case_still_lists_its_notes(library):
     lower = reply("/notes topic rocm", library, repo="vllm-project/vllm")
     upper = reply("/notes topic rocm", library, repo="VLLM-Project/vLLM")
@@ -691,7 +693,8 @@ def test_a_repository_named_in_another_case_still_lists_its_notes(library):
     )
 
 
-# kills: bot/command_replies.py:255 a topic with exactly as many notes as shown says "0 more"
+# kills: bot/command_replies.py:render_topic a topic with exactly as many notes as shown says "0
+# more"
 def test_a_topic_whose_notes_all_fit_says_nothing_about_more(library):
     total = len(library.by_topic["moe-kernels"])
     body = reply("/notes topic moe-kernels", library, max_results=total)
@@ -699,21 +702,23 @@ def test_a_topic_whose_notes_all_fit_says_nothing_about_more(library):
     assert "more not shown" not in body, body
 
 
-# kills: bot/command_replies.py:304 a note matching some of the words said to match them all
+# kills: bot/command_replies.py:render_search a note matching some of the words said to match them
+# all
 def test_a_search_says_how_many_of_its_words_each_note_matched(library):
     body = reply("/notes search EAGLE zzzqqq", library)
     lines = [x for x in body.splitlines() if x.startswith("- ")]
     assert lines and all("matched 1/2 word(s) in" in x for x in lines), lines
 
 
-# kills: bot/command_replies.py:306 a search whose hits all fit says "0 more"
+# kills: bot/command_replies.py:render_search a search whose hits all fit says "0 more"
 def test_a_search_whose_hits_all_fit_says_nothing_about_more(library):
     body = reply("/notes search EAGLE", library, max_results=1)
     assert "1 note matches `EAGLE`" in body and "more not shown" not in body, body
 
 
-# kills: bot/command_replies.py:317 a reply exactly the budget long is cut
-# kills: bot/command_replies.py:319 the cut line's own size not counted: the reply overflows
+# kills: bot/command_replies.py:_within_budget a reply exactly the budget long is cut
+# kills: bot/command_replies.py:_within_budget the cut line's own size not counted: the reply
+# overflows
 def test_a_reply_cut_to_the_budget_never_exceeds_it_and_one_that_fits_is_whole():
     body = "\n".join(["a"] * 400)
     for budget in range(60, 140):

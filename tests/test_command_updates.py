@@ -1028,7 +1028,7 @@ def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_afte
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/command_updates.py:177 the deferred update does not open the next window
+# kills: bot/command_updates.py:handle_refresh the deferred update does not open the next window
 def test_a_command_after_a_deferred_update_ran_is_answered(live):
     # once the window's deferred update ran, the next command is not folded into it
     client, rt, fake = live
@@ -1090,10 +1090,10 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
 # --- found by mutation run 'r26c' ---
 
 
-# kills: bot/command_updates.py:92 an `off` said before the `on` that stands, run late in
+# kills: bot/command_updates.py:newer_switch an `off` said before the `on` that stands, run late in
 #        the window of a deferred update, joins that update and waits for it for its 👍;
-#        and bot/command_answers.py:192 `in SWITCHES` -> `not in` (alone), `any` -> `all`
-#        (beside a lookup): the `on` said later not looked for; :203 `in` -> `not in`
+#        and bot/command_answers.py:_run_judged `in SWITCHES` -> `not in` (alone), `any` -> `all`
+#        (beside a lookup): the `on` said later not looked for; :_run_judged `in` -> `not in`
 @pytest.mark.parametrize("body", ["/notes off", "/notes off\n/notes help"])
 def test_an_outranked_off_is_answered_at_once_not_folded_into_a_deferred_update(live, body):
     client, rt, fake = live
@@ -1118,7 +1118,7 @@ def test_an_outranked_off_is_answered_at_once_not_folded_into_a_deferred_update(
     assert state(rt).pending.acks == (on.id,) and not state(rt).opted_out
 
 
-# kills: bot/command_updates.py:72 a command the payload gives no time for fails its
+# kills: bot/command_updates.py:_said_last a command the payload gives no time for fails its
 #        delivery (the changes it asks for taken for None)
 def test_a_command_whose_payload_gives_no_time_is_run(live):
     # "A source the payload gives no time for is taken as the newest" (newer_switch)
@@ -1134,7 +1134,7 @@ def test_a_command_whose_payload_gives_no_time_is_run(live):
     assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
 
 
-# kills: bot/command_updates.py:144 a command that joins the update already deferred gets
+# kills: bot/command_updates.py:ask_for_update a command that joins the update already deferred gets
 #        its 👍 at once, before the update it waits for
 def test_a_command_joining_a_deferred_update_gets_its_thumbs_up_only_with_the_update(live):
     client, rt, fake = live
@@ -1154,8 +1154,8 @@ def test_a_command_joining_a_deferred_update_gets_its_thumbs_up_only_with_the_up
     assert "(why mode)" not in sticky(fake).body  # the plain `/notes`, said last
 
 
-# kills: bot/command_updates.py:188 a deferred update put back after GitHub was asked for its
-#        write (the edit rate limited) gives back the write its command paid for it
+# kills: bot/command_updates.py:handle_refresh a deferred update put back after GitHub was asked for
+#        its write (the edit rate limited) gives back the write its command paid for it
 def test_a_deferred_update_put_back_at_its_write_keeps_the_write_paid_for_it(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -1174,8 +1174,8 @@ def test_a_deferred_update_put_back_at_its_write_keeps_the_write_paid_for_it(
         assert budget.left(1001) == 10 - 6, "the write asked of GitHub was given back"
 
 
-# kills: bot/command_updates.py:181 the log says `None` for a deferred update an earlier one
-#        covered, not why it wrote nothing
+# kills: bot/command_updates.py:handle_refresh the log says `None` for a deferred update an earlier
+#        one covered, not why it wrote nothing
 def test_the_log_says_a_deferred_update_found_nothing_owed(live, caplog):
     client, rt, fake = live
     now = [1000.0]
@@ -1191,8 +1191,8 @@ def test_the_log_says_a_deferred_update_found_nothing_owed(live, caplog):
     assert said[-1].endswith(": nothing owed: an earlier update covered it"), said[-1]
 
 
-# kills: bot/command_updates.py:192 the log says `None` for a deferred update that wrote the
-#        notes comment, not what it did
+# kills: bot/command_updates.py:handle_refresh the log says `None` for a deferred update that wrote
+#        the notes comment, not what it did
 def test_the_log_says_what_a_deferred_update_did(live, caplog):
     client, rt, fake = live
     tune(rt, OWING, clock=lambda: 1000.0)
@@ -1204,8 +1204,8 @@ def test_the_log_says_what_a_deferred_update_did(live, caplog):
     assert f"pull_request.{REFRESH_ACTION} PR {DEFAULT_REPO} {N}: comment updated" in said[-1]
 
 
-# kills: bot/command_updates.py:220 `is not None` -> `is None`: a command run late takes a PR
-#        no label pauses for a paused one, and rewrites the comment of a PR closed since
+# kills: bot/command_updates.py:_write_owed_update `is not None` -> `is None`: a command run late
+#        takes a PR no label pauses for a paused one, and rewrites the comment of a PR closed since
 def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypatch):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
@@ -1221,9 +1221,9 @@ def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypa
     assert sticky(fake).body == shown, "a late command rewrote the notes of a closed PR"
 
 
-# kills: bot/command_updates.py:255 `not` dropped: a command on a line of the diff asks GitHub
-#        for the PR its payload gives whole (the head commit and the file count); :259 the
-#        payload's copy taken for None
+# kills: bot/command_updates.py:_current_facts `not` dropped: a command on a line of the diff asks
+#        GitHub for the PR its payload gives whole (the head commit and the file count);
+#        :_current_facts the payload's copy taken for None
 def test_notes_on_a_diff_line_reads_the_pr_from_its_payload(live):
     client, rt, fake = live
     c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")

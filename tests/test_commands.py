@@ -1230,7 +1230,7 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/commands.py:111 `used = -1` -> `used = 0`
+# kills: bot/commands.py:_cap_args `used = -1` -> `used = 0`
 def test_arguments_exactly_max_arg_chars_long_are_kept_whole():
     (cmd,) = parse_commands("/notes search abcd efghi", max_arg_chars=10)  # "abcd efghi": 10
     assert cmd.args == ("abcd", "efghi")
@@ -1238,7 +1238,7 @@ def test_arguments_exactly_max_arg_chars_long_are_kept_whole():
     assert cmd.args == ("abcd",)
 
 
-# kills: bot/commands.py:177 drop `[:max_commands]` in changed_commands
+# kills: bot/commands.py:changed_commands drop `[:max_commands]` in changed_commands
 def test_an_edit_runs_at_most_max_commands_new_commands():
     new = "/notes why\n/notes topic a\n/notes search b"
     assert [c.kind.value for c in changed_commands("hi", new, max_commands=2)] == ["why", "topic"]
@@ -1370,14 +1370,14 @@ def test_no_time_or_count_of_commands_toml_may_be_infinite_or_nan(tmp_path: Path
         load_command_config(bad)
 
 
-# kills: bot/commands.py:50 max_commands = 1 refused (its lower bound raised to 2)
-# kills: bot/commands.py:52 max_results = 1 refused
-# kills: bot/commands.py:53 min_update_interval_s = 0 refused (an update never deferred)
-# kills: bot/commands.py:54 reply_burst = 1 refused
-# kills: bot/commands.py:55 a reply_refill_s under a second refused
-# kills: bot/commands.py:56 installation_reply_burst = 1 refused
-# kills: bot/commands.py:57 an installation_reply_refill_s under a second refused
-# kills: bot/commands.py:59 an installation_write_refill_s under a second refused
+# kills: bot/commands.py:CommandConfig max_commands = 1 refused (its lower bound raised to 2)
+# kills: bot/commands.py:CommandConfig max_results = 1 refused
+# kills: bot/commands.py:CommandConfig min_update_interval_s = 0 refused (an update never deferred)
+# kills: bot/commands.py:CommandConfig reply_burst = 1 refused
+# kills: bot/commands.py:CommandConfig a reply_refill_s under a second refused
+# kills: bot/commands.py:CommandConfig installation_reply_burst = 1 refused
+# kills: bot/commands.py:CommandConfig an installation_reply_refill_s under a second refused
+# kills: bot/commands.py:CommandConfig an installation_write_refill_s under a second refused
 def test_the_least_values_commands_toml_allows_load(tmp_path: Path):
     least = {
         "max_commands": 1,
@@ -1405,20 +1405,20 @@ def test_an_ideographic_space_after_the_word_separates_it_from_the_arguments():
     assert kinds("/notes why\u3000please") == [("why", ("please",))]
 
 
-# kills: bot/comment_prose.py:177 a reference to U+110000 (past Unicode) taken as a character
+# kills: bot/comment_prose.py:_free_mark a reference to U+110000 (past Unicode) taken as a character
 def test_a_character_reference_past_unicode_breaks_nothing():
     # "&#1114112;" is 0x110000, no character: chr() of it raises
     assert kinds("&#1114112; &#x110000;\n/notes why") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:235 letters shown right after the word are not checked
+# kills: bot/comment_prose.py:command_lines letters shown right after the word are not checked
 def test_markup_that_shows_letters_right_after_the_word_glues_them_to_it():
     # GitHub shows "/notesoff", no command; read as `/notes off`, the bot paused itself
     assert kinds("/notes<b>off</b>") == []
     assert kinds("/notes<span>why</span> now") == []
 
 
-# kills: bot/comment_prose.py:241 no slack: a short comment held to 20 times its length
+# kills: bot/comment_prose.py:_expands_too_far no slack: a short comment held to 20 times its length
 def test_a_short_comment_whose_footnotes_render_large_is_still_read():
     # three references to one footnote: 39 characters, 865 of HTML (22 times as long)
     text = "/notes why\n\n" + "a[^1] " * 3 + "\n\n[^1]: x"
@@ -1426,7 +1426,7 @@ def test_a_short_comment_whose_footnotes_render_large_is_still_read():
     assert command_lines(text, "/notes") == ["/notes why"]
 
 
-# kills: bot/comment_prose.py:252 a spaces-only line does not end a table's estimate
+# kills: bot/comment_prose.py:_table_cells a spaces-only line does not end a table's estimate
 def test_a_table_ends_at_a_spaces_only_line_before_a_long_paragraph():
     cols = 40
     table = (
@@ -1440,8 +1440,8 @@ def test_a_table_ends_at_a_spaces_only_line_before_a_long_paragraph():
     assert kinds(text) == [("why", ())]
 
 
-# kills: bot/comment_prose.py:253 the header row is kept across a blank line
-# kills: bot/comment_prose.py:256 a delimiter row is a table whatever its header's cells
+# kills: bot/comment_prose.py:_table_cells the header row is kept across a blank line
+# kills: bot/comment_prose.py:_table_cells a delimiter row is a table whatever its header's cells
 def test_dash_rows_that_make_no_table_are_not_counted_as_one():
     head = "/notes why\n\n"
     rows = "a\n" * 240
@@ -1454,74 +1454,77 @@ def test_dash_rows_that_make_no_table_are_not_counted_as_one():
         assert kinds(text) == [("why", ())]
 
 
-# kills: bot/comment_prose.py:292 a one-line `$$x$$` opens a math block
-# kills: bot/comment_prose.py:292 a `$$` inside a line opens a math block
+# kills: bot/comment_prose.py:_display_math a one-line `$$x$$` opens a math block
+# kills: bot/comment_prose.py:_display_math a `$$` inside a line opens a math block
 def test_inline_math_or_dollars_inside_a_line_open_no_math_block():
     assert kinds("$$x^2$$\n/notes why") == [("why", ())]
     assert kinds("it costs $$ more\n/notes why\n$$") == [("why", ())]
     assert kinds("a$$ b\n/notes why\n$$") == [("why", ())]  # a `$$` not first, alone
 
 
-# kills: bot/comment_prose.py:297 a `$$` block left open hides nothing after it
-# kills: bot/comment_prose.py:298 a `$$` block left open spares the comment's last line
+# kills: bot/comment_prose.py:_display_math a `$$` block left open hides nothing after it
+# kills: bot/comment_prose.py:_display_math a `$$` block left open spares the comment's last line
 def test_a_math_block_left_open_hides_the_lines_after_it():
     assert kinds("$$\nx = 1\n/notes why") == []
 
 
-# kills: bot/comment_prose.py:313 void elements (a hard break's <br />) counted as nesting
+# kills: bot/comment_prose.py:_too_costly void elements (a hard break's <br />) counted as nesting
 def test_a_paragraph_of_more_than_400_lines_is_no_deep_nesting():
     # each newline in a paragraph is a <br />, which opens nothing
     text = "/notes why\n\n" + "\n".join(f"line {i}" for i in range(500))
     assert kinds(text) == [("why", ())]
 
 
-# kills: bot/comment_prose.py:329 a closed bold element still counted as open formatting
+# kills: bot/comment_prose.py:_too_costly a closed bold element still counted as open formatting
 def test_bold_words_closed_in_many_paragraphs_are_not_reconstructed_work():
     text = "/notes why\n\n" + "**a** b\n\n" * 300
     assert kinds(text) == [("why", ())]
 
 
-# kills: bot/comment_prose.py:334 an end tag closes every open element, not up to its own
+# kills: bot/comment_prose.py:_too_costly an end tag closes every open element, not up to its own
 def test_an_inline_element_closed_deep_inside_keeps_the_blocks_around_it_open():
     assert comment_prose._too_costly("<div>" * 300 + "<b>x</b>" + "<div>" * 150)
     assert not comment_prose._too_costly("<div>" * 300 + "<b>x</b>" + "<div>" * 50)
 
 
-# kills: bot/comment_prose.py:376 a <summary> outside a <details> shown as if it were one
+# kills: bot/comment_prose.py:_hidden a <summary> outside a <details> shown as if it were one
 def test_a_summary_inside_a_pre_is_as_hidden_as_the_pre():
     assert kinds("<div><pre><summary>\n/notes why\n</summary></pre></div>") == []
 
 
-# kills: bot/comment_prose.py:398 a hidden <rp> last in an element hides the <br> before it
+# kills: bot/comment_prose.py:_ends_in_break a hidden <rp> last in an element hides the <br> before
+# it
 def test_a_line_starts_after_a_break_followed_by_a_hidden_rp():
     assert kinds("<div><b>x<br><rp>(</rp></b>\n/notes why\n</div>") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:407 an <rp>, not displayed, taken to show its text
+# kills: bot/comment_prose.py:_shows_nothing an <rp>, not displayed, taken to show its text
 def test_an_rp_before_the_command_shows_nothing_on_its_line():
     assert kinds("<div><rp>(</rp>\n/notes why\n</div>") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:409 an image inside a link before the command not seen
+# kills: bot/comment_prose.py:_shows_nothing an image inside a link before the command not seen
 def test_an_image_link_before_the_command_shares_its_line():
     assert kinds('<div><a href="x"><img src="y"></a>\n/notes why\n</div>') == []
 
 
-# kills: bot/comment_prose.py:411 an element holding only a space taken to show something
+# kills: bot/comment_prose.py:_shows_nothing an element holding only a space taken to show something
 def test_an_element_holding_only_a_space_before_the_command_shows_nothing():
     assert kinds("<div><b> </b>\n/notes why\n</div>") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:489 a data-footnote-ref link without its <sup> left out
-# kills: bot/comment_prose.py:489 a footnote number in non-ASCII digits left out
-# kills: bot/comment_prose.py:485 any element carrying data-footnote-ref taken for the link
+# kills: bot/comment_prose.py:_footnote_link a data-footnote-ref link without its <sup> left out
+# kills: bot/comment_prose.py:_footnote_link a footnote number in non-ASCII digits left out
+# kills: bot/comment_prose.py:_footnote_link any element carrying data-footnote-ref taken for the
+# link
 def test_only_cmark_gfms_exact_footnote_reference_is_left_out_of_the_line():
     assert kinds("/notes why <a data-footnote-ref>2</a>") == [("why", ("2",))]
     assert kinds("/notes why <sup><a data-footnote-ref>٣</a></sup>") == [("why", ("٣",))]
     assert kinds("/notes why <sup><span data-footnote-ref>1</span></sup>") == [("why", ("1",))]
 
 
-# kills: bot/comment_prose.py:220 the walk may visit ten times more nodes than the HTML's length
+# kills: bot/comment_prose.py:command_lines the walk may visit ten times more nodes than the HTML's
+# length
 def test_a_tree_with_more_nodes_than_the_html_has_characters_is_not_read():
     # four bold elements the parser rebuilds in each "<p>x": six nodes for four
     # characters, while the tags' guess (_too_costly) lets it pass
@@ -1531,43 +1534,44 @@ def test_a_tree_with_more_nodes_than_the_html_has_characters_is_not_read():
     assert command_lines(text, "/notes") == []
 
 
-# kills: bot/comment_prose.py:320 rebuilt formatting elements allowed up to twice the HTML's length
+# kills: bot/comment_prose.py:_too_costly rebuilt formatting elements allowed up to twice the HTML's
+# length
 def test_formatting_rebuilt_more_times_than_the_html_has_characters_is_too_costly():
     html = "<div>\n<p>" + "".join(f"<b a={i}>" for i in range(5)) + "<p>x" * 2000 + "\n</div>"
     assert comment_prose._too_costly(html)
 
 
-# kills: bot/comment_prose.py:462 a <br> inside inline code does not end the line
+# kills: bot/comment_prose.py:_takes a <br> inside inline code does not end the line
 def test_a_break_inside_inline_code_ends_the_commands_line():
     assert command_lines("/notes why <code>a<br></code>off", "/notes") == ["/notes why `a`"]
 
 
-# kills: bot/comment_prose.py:379 a collapsed details' summary shown inside another one
+# kills: bot/comment_prose.py:_hidden a collapsed details' summary shown inside another one
 def test_a_summary_in_a_details_inside_a_collapsed_details_is_hidden():
     inner = "<details><summary>\n/notes why\n</summary></details>"
     assert kinds(f"<details><summary>a</summary>{inner}</details>") == []
     assert kinds(f"<details open><summary>a</summary>{inner}</details>") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:179 the mark taken only from the first plane-15 characters
+# kills: bot/comment_prose.py:_free_mark the mark taken only from the first plane-15 characters
 def test_the_mark_comes_from_plane_15_when_the_bmps_private_use_area_is_used():
     bmp = "".join(chr(c) for c in range(0xE000, 0xF900))
     assert kinds("/notes why\n" + bmp + "\U000f0000") == [("why", ())]
 
 
-# kills: bot/comment_prose.py:265 a table row's outer spaces counted as a cell
+# kills: bot/comment_prose.py:_cells a table row's outer spaces counted as a cell
 def test_a_header_row_with_spaces_around_it_has_the_cells_between_its_pipes():
     assert comment_prose._table_cells("|a|b| \n|-|-|\n|1|2|\n") == 2
     assert comment_prose._table_cells("  |a|b|\n  |-|-|\n  |1|2|\n") == 2
 
 
-# kills: bot/comment_prose.py:326 401 nested elements allowed by the tags' guess
+# kills: bot/comment_prose.py:_too_costly 401 nested elements allowed by the tags' guess
 def test_the_tags_guess_allows_400_nested_elements_not_401():
     assert not comment_prose._too_costly("<div>" * 400)
     assert comment_prose._too_costly("<div>" * 401)
 
 
-# kills: bot/comment_prose.py:220 the walk allows one level more than MAX_DEPTH
+# kills: bot/comment_prose.py:command_lines the walk allows one level more than MAX_DEPTH
 def test_the_walk_reads_text_400_levels_deep_not_401():
     # "<ul/<>" nests a list the tags' guess does not see; the command's text sits under
     # <html>, <body>, GitHub's <div>, the comment's <div> and the lists
@@ -1595,13 +1599,13 @@ def test_a_math_block_opened_by_a_dollar_pair_indented_one_to_three_spaces_is_a_
     assert kinds("    $$\n/notes off\n$$") == [("off", ())]  # 4 spaces: code, no formula
 
 
-# kills: bot/comment_prose.py:131 the word compared case-folded (a long s is then an s)
+# kills: bot/comment_prose.py:_starts_with the word compared case-folded (a long s is then an s)
 def test_a_word_that_only_case_folds_to_the_command_is_not_it():
     assert kinds("/note\u017f why") == []  # "/noteſ": casefold() makes it "/notes"
 
 
-# kills: bot/comment_prose.py:227 a text's last mark taken for where its line starts
-# kills: bot/comment_prose.py:231 a later line's mark left in the line as a space
+# kills: bot/comment_prose.py:command_lines a text's last mark taken for where its line starts
+# kills: bot/comment_prose.py:command_lines a later line's mark left in the line as a space
 def test_two_command_lines_joined_by_raw_html_are_one_line_from_the_first():
     # a newline in raw HTML is a space: GitHub shows "/notes why /notes off" on one line
     text = "<div>\n/notes why\n/notes off\n</div>"

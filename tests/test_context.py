@@ -31,7 +31,8 @@ def _env(monkeypatch):
 # --- found by mutation run 'r27c' ---
 
 
-# kills: bot/context.py:38 hand: a matcher compiled for another library is taken
+# kills: bot/context.py:BotContext.__post_init__ hand: a matcher compiled for another library is
+# taken
 def test_a_matcher_compiled_for_another_library_is_refused(tmp_path):
     # its note indexes point into the other library: the comment would link other notes
     db = Database(tmp_path / "s.sqlite3")
@@ -48,9 +49,11 @@ def test_a_matcher_compiled_for_another_library_is_refused(tmp_path):
     db.close()
 
 
-# kills: bot/context.py:40 hand: the command word is the commands config's, not REVIEW_NOTES_COMMAND
-# kills: bot/context.py:60 hand: the comment names the default command word, not the context's
-# kills: bot/context.py:50 hand: the note links ignore PUBLIC_URL
+# kills: bot/context.py:BotContext.__post_init__ hand: the command word is the commands config's,
+# not REVIEW_NOTES_COMMAND
+# kills: bot/context.py:BotContext.render_options hand: the comment names the default command word,
+# not the context's
+# kills: bot/context.py:BotContext.links hand: the note links ignore PUBLIC_URL
 def test_the_comment_names_the_configured_command_word_and_links_under_public_url(tmp_path):
     settings = make_settings(tmp_path, command="/rn", public_url="https://notes.example.org")
     with serving(settings) as (client, rt):

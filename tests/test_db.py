@@ -13,10 +13,10 @@ from bot.db import Database, as_github_time, github_time, utcnow
 # --- mutation review r26g ----------------------------------------------------------------
 
 
-# kills: bot/db.py:28 `or` -> `and` (a number from a payload reached fromisoformat: a
+# kills: bot/db.py:as_github_time `or` -> `and` (a number from a payload reached fromisoformat: a
 #        TypeError, not None) and the `not isinstance` dropped (every text not a time);
-#        bot/db.py:32 `is None` -> `is not None` (an offset overwritten, not converted);
-#        bot/db.py:34 -> None (no time ever read)
+#        bot/db.py:as_github_time `is None` -> `is not None` (an offset overwritten, not converted);
+#        bot/db.py:as_github_time -> None (no time ever read)
 def test_github_time_of_texts_offsets_and_things_not_times():
     assert as_github_time("2030-01-01T12:00:00+02:00") == "2030-01-01T10:00:00Z"
     assert as_github_time("2030-01-01T10:00:00.250Z") == "2030-01-01T10:00:00Z"
@@ -24,7 +24,7 @@ def test_github_time_of_texts_offsets_and_things_not_times():
         assert as_github_time(not_a_time) is None, not_a_time
 
 
-# kills: bot/db.py:41 `or` -> `and` (a time given replaced by now) and -> None: the
+# kills: bot/db.py:github_time `or` -> `and` (a time given replaced by now) and -> None: the
 #        time an edit was received at, written in GitHub's format, is the one given,
 #        and now only when none (or no time) was given
 def test_github_time_is_the_time_given_else_now():
@@ -35,8 +35,8 @@ def test_github_time_is_the_time_given_else_now():
         assert before <= now <= as_github_time(utcnow()), now  # ordered, not timed
 
 
-# kills: bot/db.py:58 `parents=True` -> False: a REVIEW_NOTES_DB_PATH in directories not
-#        made yet (a fresh volume) failed at start
+# kills: bot/db.py:Database.__init__ `parents=True` -> False: a REVIEW_NOTES_DB_PATH in directories
+#        not made yet (a fresh volume) failed at start
 def test_a_database_in_directories_not_made_yet_is_created(tmp_path):
     db = Database(tmp_path / "var" / "lib" / "x.sqlite3")
     try:
@@ -45,8 +45,8 @@ def test_a_database_in_directories_not_made_yet_is_created(tmp_path):
         db.close()
 
 
-# kills: bot/db.py:169 -> None: the hard-link refusal at start (server.claim_database)
-#        compared None with 1 and crashed instead of naming the other link
+# kills: bot/db.py:Database.link_count -> None: the hard-link refusal at start
+#        (server.claim_database) compared None with 1 and crashed instead of naming the other link
 def test_link_count_counts_the_files_names(tmp_path):
     db = Database(tmp_path / "x.sqlite3")
     try:
@@ -57,10 +57,10 @@ def test_link_count_counts_the_files_names(tmp_path):
         db.close()
 
 
-# kills: bot/db.py:153 the unlock skipped when a lock file refuses after the file's own
-#        flock was taken: a refused server kept the database file locked, so the server
-#        that should run next was refused too, as long as the refused one lived;
-#        bot/db.py:156 `return False` -> None (declared bool)
+# kills: bot/db.py:Database.acquire_server_lock the unlock skipped when a lock file refuses after
+#        the file's own flock was taken: a refused server kept the database file locked, so the
+#        server that should run next was refused too, as long as the refused one lived;
+#        bot/db.py:Database.acquire_server_lock `return False` -> None (declared bool)
 def test_a_refused_server_holds_no_lock_on_the_database_file(tmp_path):
     path = tmp_path / "x.sqlite3"
     earlier = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)  # another server's
@@ -78,8 +78,8 @@ def test_a_refused_server_holds_no_lock_on_the_database_file(tmp_path):
         refused.close()
 
 
-# kills: bot/db.py:141 LOCK_EX -> LOCK_SH on the file itself: two servers whose lock
-#        files differ (a bind mount of the file; or the lock file removed and made anew)
+# kills: bot/db.py:Database.acquire_server_lock LOCK_EX -> LOCK_SH on the file itself: two servers
+#        whose lock files differ (a bind mount of the file; or the lock file removed and made anew)
 #        both started on one database
 def test_two_servers_with_lock_files_of_their_own_still_exclude_each_other(tmp_path):
     path = tmp_path / "x.sqlite3"
@@ -93,8 +93,9 @@ def test_two_servers_with_lock_files_of_their_own_still_exclude_each_other(tmp_p
         second.close()
 
 
-# kills: bot/db.py:214 daemon=True -> False: a process that ends without close() (a
-#        start-up that fails after the checkpoints began) waited for ever on the thread
+# kills: bot/db.py:Database.checkpoint_in_background daemon=True -> False: a process that ends
+#        without close() (a start-up that fails after the checkpoints began) waited for ever on the
+#        thread
 def test_a_process_that_never_closes_the_database_still_exits(tmp_path):
     script = (
         "import sys; from bot.db import Database\n"

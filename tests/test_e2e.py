@@ -437,8 +437,8 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, 
     assert rt.queue.counts()["failed"] == 0
 
 
-# kills: bot/github_client.py:265 a comment of ours found by its id taken for the notes
-# comment without its marker: the maintainer's text written over
+# kills: bot/github_client.py:GitHubClient._listed_late a comment of ours found by its id taken for
+# the notes comment without its marker: the maintainer's text written over
 def test_a_notes_comment_a_maintainer_rewrote_without_its_marker_is_theirs_now(live):
     # A maintainer edits our notes comment into their own text, the marker gone (review
     # r26e). It is no notes comment of ours any more: a later change of the notes must

@@ -742,7 +742,8 @@ def test_a_signed_payload_with_an_impossible_installation_fails_naming_it(app, i
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/pr_events.py:92 a new base keeps the file list listed against the old one
+# kills: bot/pr_events.py:handle_pull_request a new base keeps the file list listed against the old
+# one
 def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live):
     client, rt, fake = live
     head = fake.add_pull(DEFAULT_REPO, 7001, files=["docs/contributing.md"]).head_sha
@@ -766,10 +767,10 @@ def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live)
 # --- found by review 'r22e' (mutation run of bot/dispatch.py) ---
 
 
-# kills: bot/dispatch.py:114 id 0 taken as an id
-# kills: bot/dispatch.py:96 a string of 40 characters shown with "..." as if cut short
-# kills: bot/dispatch.py:110 a float of 2**53 not read as a number out of range
-# kills: bot/dispatch.py:99 a number of 40 digits shown with "..." as if cut short
+# kills: bot/dispatch.py:payload_id id 0 taken as an id
+# kills: bot/dispatch.py:_shown a string of 40 characters shown with "..." as if cut short
+# kills: bot/dispatch.py:payload_id a float of 2**53 not read as a number out of range
+# kills: bot/dispatch.py:_shown a number of 40 digits shown with "..." as if cut short
 @pytest.mark.parametrize(
     ("value", "why"),
     [
@@ -800,10 +801,10 @@ def comment_event(body: str, author: str = "octo-dev", repo: str = "vllm-project
     }
 
 
-# kills: bot/dispatch.py:162 an event no route takes triaged as nothing
-# kills: bot/dispatch.py:164 a repository off the allow-list routed
-# kills: bot/dispatch.py:165 a repository off the allow-list triaged as nothing
-# kills: bot/dispatch.py:191 an ignored delivery's summary lost
+# kills: bot/dispatch.py:Dispatcher.triage an event no route takes triaged as nothing
+# kills: bot/dispatch.py:Dispatcher.triage a repository off the allow-list routed
+# kills: bot/dispatch.py:Dispatcher.triage a repository off the allow-list triaged as nothing
+# kills: bot/dispatch.py:Dispatcher.dispatch an ignored delivery's summary lost
 def test_an_event_without_a_route_or_off_the_allow_list_is_ignored_saying_why(tmp_path):
     d = Dispatcher()
     d.add(Route("issue_comment", frozenset({"created"}), lambda ctx, dl: "handled"))
@@ -831,7 +832,8 @@ def test_an_event_without_a_route_or_off_the_allow_list_is_ignored_saying_why(tm
     assert d.dispatch(SimpleNamespace(settings=settings), routed) == "handled"
 
 
-# kills: bot/dispatch.py:205 a write refused on a locked conversation summarised as nothing
+# kills: bot/dispatch.py:Dispatcher.dispatch a write refused on a locked conversation summarised as
+# nothing
 def test_a_delivery_refused_on_a_locked_conversation_is_done_saying_so(tmp_path):
     def refused(ctx, delivery):
         raise ConversationLocked("Unable to create comment because issue is locked.")
@@ -845,8 +847,10 @@ def test_a_delivery_refused_on_a_locked_conversation_is_done_saying_so(tmp_path)
     )
 
 
-# kills: bot/dispatch.py:263 GitHub asked for the bot's login on every comment with a token
-# kills: bot/dispatch.py:264 GitHub asked for the login when it is configured, or not asked
+# kills: bot/dispatch.py:_may_be_our_own GitHub asked for the bot's login on every comment with a
+# token
+# kills: bot/dispatch.py:_may_be_our_own GitHub asked for the login when it is configured, or not
+# asked
 def test_with_a_token_github_is_asked_for_the_login_only_for_a_marked_comment(tmp_path):
     port = AppDryRun(Database(tmp_path / "port.sqlite3"))
     d = Dispatcher()
@@ -865,7 +869,7 @@ def test_with_a_token_github_is_asked_for_the_login_only_for_a_marked_comment(tm
         assert port.asked == asked, (login, body)
 
 
-# kills: bot/dispatch.py:213 a payload without the repository's id clears the id kept
+# kills: bot/dispatch.py:follow_repository a payload without the repository's id clears the id kept
 def test_an_event_without_the_repositorys_id_keeps_the_id_its_pr_state_has(tmp_path):
     ctx = SimpleNamespace(prs=PRStore(Database(tmp_path / "s.sqlite3")))
     repo = "vllm-project/vllm"

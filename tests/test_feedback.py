@@ -49,14 +49,15 @@ def test_a_note_is_named_by_its_number_or_its_id(first):
     assert pick.problem is None
 
 
-# kills: bot/feedback.py:73 note 1 of the comment taken for a number out of range
+# kills: bot/feedback.py:pick_note note 1 of the comment taken for a number out of range
 def test_the_first_and_the_last_note_are_named_by_their_numbers():
     pick = pick_note(("1", "only", "a", "rename"), SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[0], 1, "only a rename")
     assert (pick_note(("3",), SHOWN).note_id, pick_note(("3",), SHOWN).rank) == (SHOWN[2], 3)
 
 
-# kills: bot/feedback.py:64 the selector not stripped of a separator no command word splits at
+# kills: bot/feedback.py:pick_note the selector not stripped of a separator no command word splits
+#   at
 @pytest.mark.parametrize("space", ["\u2028", "\x85", "\x0b"])
 def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
     # a command's words split at the spaces a reader sees, not at these: the number's word
@@ -287,7 +288,8 @@ def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     db.close()
 
 
-# kills: bot/feedback_store.py:133 drop_all says None instead of how many marks went
+# kills: bot/feedback_store.py:FeedbackStore.drop_all drop_all says None instead of how many marks
+#   went
 def test_dropping_every_mark_says_how_many_went(tmp_path):
     db = Database(tmp_path / "f.sqlite3")
     store = FeedbackStore(db)
@@ -543,7 +545,7 @@ def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
 # --- found by mutation run 'r23a' (bot/feedback.py, hand mutants) ---
 
 
-# kills: bot/feedback.py:185 a mark's repository not lower-cased; :188 a shown PR's
+# kills: bot/feedback.py:summarise a mark's repository not lower-cased; :summarise a shown PR's
 # repository not lower-cased (GitHub's names ignore case)
 @pytest.mark.parametrize(
     ("marked_in", "shown_in"), [("Vllm-Project/vLLM", "vllm-project/vllm"), ("o/r", "O/R")]
@@ -557,20 +559,20 @@ def test_a_marked_pr_is_not_counted_as_unmarked_whatever_the_case_of_its_reposit
     assert [(t.term, t.marked, t.shown) for t in a.terms] == [("'MTP'", 1, 1)]
 
 
-# kills: bot/feedback.py:200 the notes of equal marks and share not ranked most shown first
+# kills: bot/feedback.py:summarise the notes of equal marks and share not ranked most shown first
 def test_notes_never_marked_are_listed_most_shown_first():
     rows = summarise([], {"a": 2, "b": 7, "c": 5})
     assert [f.note_id for f in rows] == ["b", "c", "a"]
 
 
-# kills: bot/feedback.py:70 an id the comment shows taken for a renamed note's former id
+# kills: bot/feedback.py:pick_note an id the comment shows taken for a renamed note's former id
 def test_an_id_the_comment_shows_names_the_note_shown_under_it_though_a_note_had_it_before():
     shown = ("vllm-aaaa1111", "vllm-bbbb2222")
     renamed = {"vllm-aaaa1111": "vllm-bbbb2222", "vllm-bbbb2222": "vllm-cccc3333"}
     assert pick_note(("vllm-aaaa1111",), shown, renamed=renamed).rank == 1
 
 
-# kills: bot/feedback.py:227 a mark's time said in full, not its date
+# kills: bot/feedback.py:_terms a mark's time said in full, not its date
 def test_a_marks_line_says_the_day_it_was_made():
     lines = report_lines(summarise([mark("a", 1, "2026-12-01T09:30:00Z")], {"a": 1}), {})
     assert "    vllm-project/vllm PR 1 (note 1 of the comment), 2026-12-01, by reviewer" in lines
@@ -627,7 +629,7 @@ def one_mark_database(tmp_path, reason: str = "") -> str:
     return str(tmp_path / "bot.sqlite3")
 
 
-# kills: bot/cli.py:359 and :366 a library that does not load crashing the report
+# kills: bot/cli.py:_updated_of and :_titles_of a library that does not load crashing the report
 #   (the curator fixing the library still reads what reviewers said, by id)
 def test_the_feedback_report_of_a_library_that_does_not_load_is_by_id(tmp_path, capsys):
     db_path = one_mark_database(tmp_path)
@@ -643,7 +645,7 @@ def test_the_feedback_report_of_a_library_that_does_not_load_is_by_id(tmp_path, 
     assert (row["note"], row["shown"], row["updated"]) == ("vllm-aaaa1111", 1, None)
 
 
-# kills: bot/cli.py:294 a reviewer's Chinese reason printed as \u escapes in --json
+# kills: bot/cli.py:_cmd_notes_feedback a reviewer's Chinese reason printed as \u escapes in --json
 #   (`notes feedback --json | grep 不相关` found nothing)
 def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
     db_path = one_mark_database(tmp_path, reason="只改了文档，不相关")

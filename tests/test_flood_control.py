@@ -190,13 +190,13 @@ def test_a_reply_not_posted_is_refunded_up_to_the_burst():
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/flood_control.py:71 `lost_after_s <= 0` -> `lost_after_s < 0`
+# kills: bot/flood_control.py:UpdateWindows.__init__ `lost_after_s <= 0` -> `lost_after_s < 0`
 def test_a_zero_lost_after_is_refused():
     with pytest.raises(ValueError):
         UpdateWindows(1.0, lost_after_s=0)
 
 
-# kills: bot/flood_control.py:86 `now - run_at < self.lost_after_s` -> `<=`
+# kills: bot/flood_control.py:UpdateWindows.admit `now - run_at < self.lost_after_s` -> `<=`
 def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
     clock = FakeClock()
     limiter = UpdateWindows(10.0, clock, lost_after_s=60.0)
@@ -210,7 +210,7 @@ def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
     assert limiter.admit("k").admission is Admission.RUN
 
 
-# kills: bot/flood_control.py:111 `len(self._windows) < self._max_keys` -> `<=`
+# kills: bot/flood_control.py:UpdateWindows._prune `len(self._windows) < self._max_keys` -> `<=`
 def test_the_limiter_keeps_at_most_max_keys_windows():
     clock = FakeClock()
     limiter = UpdateWindows(1.0, clock, max_keys=2)
@@ -432,7 +432,7 @@ def test_only_deliveries_admitted_before_count_as_admitted_and_the_oldest_are_fo
 # --- found by mutation run 'r23a' (bot/flood_control.py) ---
 
 
-# kills: bot/flood_control.py:116 `now - w.last_run >= self.min_interval_s` -> `>`
+# kills: bot/flood_control.py:UpdateWindows._prune `now - w.last_run >= self.min_interval_s` -> `>`
 def test_pruning_forgets_windows_that_ended_exactly_now():
     """A window is over `min_interval_s` after its run (`admit` RUNs then), so the
     pruning that keeps the table at `max_keys` may forget it."""
@@ -445,7 +445,7 @@ def test_pruning_forgets_windows_that_ended_exactly_now():
     assert set(limiter._windows) == {"c"}
 
 
-# kills: bot/flood_control.py:133 `refill_s <= 0` -> `refill_s <= 1`
+# kills: bot/flood_control.py:ReplyBudget.__init__ `refill_s <= 0` -> `refill_s <= 1`
 def test_a_sub_second_refill_is_accepted():
     clock = FakeClock()
     budget = ReplyBudget(1, 0.5, clock)
@@ -454,8 +454,8 @@ def test_a_sub_second_refill_is_accepted():
     assert budget.allow("pr1")
 
 
-# kills: bot/flood_control.py:192 `installation: bool = False` -> `True`,
-#        bot/flood_control.py:193 `first: bool = False` -> `True`
+# kills: bot/flood_control.py:Overspent `installation: bool = False` -> `True`,
+#        bot/flood_control.py:Overspent `first: bool = False` -> `True`
 def test_a_prs_spent_reply_budget_is_not_said_to_be_the_installations():
     flood = FloodControl(CommandConfig(reply_burst=1), FakeClock())
     assert flood.allow_reply("pr1", 7) is None
@@ -464,16 +464,17 @@ def test_a_prs_spent_reply_budget_is_not_said_to_be_the_installations():
     assert (refused.installation, refused.first) == (False, False)
 
 
-# kills: bot/flood_control.py:335 `writes > 0` -> `writes > 1`
+# kills: bot/flood_control.py:FloodControl.take_writes `writes > 0` -> `writes > 1`
 def test_a_re_run_taking_one_write_spends_one():
     flood = FloodControl(CommandConfig(installation_write_burst=10), FakeClock())
     flood.take_writes(7, 1)
     assert flood.installation_writes.left(7) == 9
 
 
-# kills: bot/flood_control.py:349 `len(self._prepaid) >= max_kept` -> `>`, and
-#        :360 `return False` -> `return None` (the others of 359-362 only test_command_events
-#        killed, in 90 s, with the tests now in test_command_updates; here too now)
+# kills: bot/flood_control.py:FloodControl.prepaid `len(self._prepaid) >= max_kept` -> `>`, and
+#        :FloodControl.claim_prepaid `return False` -> `return None` (the others of 359-362 only
+#        test_command_events killed, in 90 s, with the tests now in test_command_updates; here too
+#        now)
 def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     flood = FloodControl(load_command_config(), clock=lambda: 0.0)
     assert flood.claim_prepaid("d0") is False  # never prepaid
@@ -485,8 +486,8 @@ def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     assert flood.claim_prepaid("d2") is True
 
 
-# kills (hand mutant of r23a): bot/flood_control.py:270 `self._pr_reply_spells.mend(pr)`
-# dropped
+# kills (hand mutant of r23a): bot/flood_control.py:FloodControl.allow_reply
+# `self._pr_reply_spells.mend(pr)` dropped
 def test_a_prs_spell_of_refusals_ends_once_its_budget_is_full_again():
     clock = FakeClock()
     flood = FloodControl(CommandConfig(reply_burst=2, reply_refill_s=30.0), clock)
@@ -497,8 +498,8 @@ def test_a_prs_spell_of_refusals_ends_once_its_budget_is_full_again():
     assert not flood.refusing(7, "pr1")  # spent, but not refused yet: the next is told (😕)
 
 
-# kills (hand mutant of r23a): bot/flood_control.py:311 `self._admitted.pop(delivery, None)`
-# dropped
+# kills (hand mutant of r23a): bot/flood_control.py:FloodControl.admit `self._admitted.pop(delivery,
+# None)` dropped
 def test_admitting_a_delivery_again_forgets_no_other():
     flood = FloodControl(load_command_config(), clock=lambda: 0.0)
     for delivery in ("d1", "d2", "d3", "d2"):  # d2 again: the newest now, and no more kept

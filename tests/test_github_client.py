@@ -1518,7 +1518,8 @@ def _two_calls_meeting_one_limit(
         yield client, first, second
 
 
-# kills: bot/github_pacing.py:90 every rate limit answer counted as a pause begun
+# kills: bot/github_pacing.py:CallCounter.record_pause every rate limit answer counted as a pause
+#        begun
 def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
     fake_github, make_github_client, manual_time
 ):
@@ -1541,7 +1542,8 @@ def test_two_calls_in_flight_meeting_one_rate_limit_count_one_pause(
     assert client.calls.pauses == 1
 
 
-# kills: bot/github_pacing.py:91 a later, shorter pause shortens the one under way
+# kills: bot/github_pacing.py:CallCounter.record_pause a later, shorter pause shortens the one under
+#        way
 def test_another_installations_short_pause_does_not_hide_a_long_one(
     fake_github, make_github_client
 ):
@@ -1560,7 +1562,7 @@ def test_another_installations_short_pause_does_not_hide_a_long_one(
     assert 3596 <= client.calls.paused_for() <= 3600
 
 
-# kills: bot/github_errors.py:52 a 429 not taken for a rate limit unless its text says so
+# kills: bot/github_errors.py:rate_limited a 429 not taken for a rate limit unless its text says so
 def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, make_github_client):
     # 429 Too Many Requests is a rate limit, with or without GitHub's usual wording
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
@@ -1571,7 +1573,8 @@ def test_a_429_whatever_its_message_waits_like_a_secondary_limit(fake_github, ma
     assert gap >= client.policy.secondary_wait
 
 
-# kills: bot/github_errors.py:62 x-ratelimit-remaining 0 without a reset taken for a primary limit
+# kills: bot/github_errors.py:secondary_limit x-ratelimit-remaining 0 without a reset taken for a
+#        primary limit
 def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one():
     # the fake always sends x-ratelimit-reset; a proxy may drop it: with no time named,
     # the wait is the secondary one, not a KeyError on the missing reset
@@ -1584,8 +1587,10 @@ def test_a_rate_limit_with_no_reset_to_wait_for_backs_off_like_a_secondary_one()
     assert retry.asked_wait(limited) == retry.policy.secondary_wait
 
 
-# kills: bot/github_errors.py:74 a lock told by its words alone not taken for a lock
-# kills: bot/github_errors.py:74 a lock told by its docs link alone not taken for a lock
+# kills: bot/github_errors.py:conversation_locked a lock told by its words alone not taken for a
+#        lock
+# kills: bot/github_errors.py:conversation_locked a lock told by its docs link alone not taken for a
+#        lock
 @pytest.mark.parametrize(
     "body",
     [
@@ -1608,7 +1613,8 @@ def test_a_lock_is_told_by_githubs_words_or_by_its_link(fake_github, make_github
     assert len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
 
 
-# kills: bot/github_errors.py:80 a 422 "submitted too quickly" neither pauses nor backs off
+# kills: bot/github_errors.py:rate_limit_answer a 422 "submitted too quickly" neither pauses nor
+#        backs off
 def test_comments_submitted_too_quickly_again_and_again_back_off_exponentially(
     fake_github, make_github_client
 ):
@@ -1631,7 +1637,8 @@ def test_comments_submitted_too_quickly_again_and_again_back_off_exponentially(
     assert [s for s in t.slept if s > 0] == [60, 120, 240]
 
 
-# kills: bot/github_client.py:317 the oldest deleted before its edit: a new comment, not the copy
+# kills: bot/github_client.py:GitHubClient.upsert_sticky.op the oldest deleted before its edit: a
+#        new comment, not the copy
 def test_when_the_oldest_notes_comment_is_deleted_before_its_edit_the_next_is_edited(
     fake_github, make_github_client, monkeypatch
 ):
@@ -1660,7 +1667,8 @@ def test_when_the_oldest_notes_comment_is_deleted_before_its_edit_the_next_is_ed
     ]
 
 
-# kills: bot/github_client.py:710 an old comment of ours with the same text taken for the new one
+# kills: bot/github_client.py:GitHubClient._find an old comment of ours with the same text taken for
+#        the new one
 def test_an_unclear_create_does_not_take_an_old_reply_with_the_same_text_for_it(
     fake_github, make_github_client
 ):
@@ -1675,7 +1683,8 @@ def test_an_unclear_create_does_not_take_an_old_reply_with_the_same_text_for_it(
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [old, new]
 
 
-# kills: bot/github_client.py:736 a rate limit after an unclear create forgets to look first
+# kills: bot/github_client.py:GitHubClient._create.attempt a rate limit after an unclear create
+#        forgets to look first
 def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     fake_github, make_github_client
 ):
@@ -1693,7 +1702,8 @@ def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
 
 
-# kills: bot/github_client.py:273 a deleted issue (410) fails the call instead of meaning none
+# kills: bot/github_client.py:GitHubClient.is_pull.op a deleted issue (410) fails the call instead
+#        of meaning none
 def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     deleted = Fault(status=410, body={"message": "This issue was deleted"})
@@ -1703,7 +1713,8 @@ def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_c
     assert client.is_pull(PR) is True  # the fault was for one call: the PR is there
 
 
-# kills: bot/github_client.py:437 a custom role's name returned instead of its base permission
+# kills: bot/github_client.py:GitHubClient.permission.op a custom role's name returned instead of
+#        its base permission
 def test_a_custom_role_gives_its_base_permission(fake_github, make_github_client):
     fake_github.set_permission(DEFAULT_REPO, "auditor", "write")
     custom = Fault(
@@ -1714,7 +1725,8 @@ def test_a_custom_role_gives_its_base_permission(fake_github, make_github_client
     assert make_github_client().permission(PR, "auditor") == "write"
 
 
-# kills: bot/github_client.py:702 an App given by its client ID loses its comment when renamed
+# kills: bot/github_client.py:GitHubClient._is_ours an App given by its client ID loses its comment
+#        when renamed
 def test_an_app_given_by_its_client_id_still_edits_its_comment_after_a_rename(
     fake_github, make_github_client
 ):
@@ -1727,7 +1739,8 @@ def test_an_app_given_by_its_client_id_still_edits_its_comment_after_a_rename(
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [f"{MARKER}\nmore notes"]
 
 
-# kills: bot/github_client.py:699 a person's comment made through the App taken for the bot's
+# kills: bot/github_client.py:GitHubClient._is_ours a person's comment made through the App taken
+#        for the bot's
 def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
     fake_github, make_github_client
 ):
@@ -1755,7 +1768,8 @@ def test_a_persons_comment_made_through_the_app_is_never_taken_for_ours(
     assert fake_github.calls("DELETE") == []
 
 
-# kills: bot/github_client.py:297 a notes comment with a blank line before its marker not ours
+# kills: bot/github_client.py:GitHubClient.upsert_sticky.sticky_of_ours a notes comment with a blank
+#        line before its marker not ours
 def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updated(
     fake_github, make_github_client
 ):
@@ -1766,7 +1780,8 @@ def test_a_notes_comment_edited_to_open_with_a_blank_line_is_still_the_one_updat
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
 
 
-# kills: bot/github_client.py:932 an answer that is not the issue asked for taken for an issue
+# kills: bot/github_client.py:_check_answer an answer that is not the issue asked for taken for an
+#        issue
 def test_an_answer_that_is_not_the_issue_asked_for_is_an_error_not_an_issue(
     fake_github, make_github_client
 ):
@@ -1779,7 +1794,8 @@ def test_an_answer_that_is_not_the_issue_asked_for_is_an_error_not_an_issue(
     assert "GITHUB_API_URL" in str(caught.value)
 
 
-# kills: bot/github_pacing.py:176 one secondary limit met by two calls in flight counted twice
+# kills: bot/github_pacing.py:Pacer.met_secondary_limit one secondary limit met by two calls in
+#        flight counted twice
 def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
     fake_github, make_github_client, manual_time
 ):
@@ -1800,7 +1816,8 @@ def test_one_secondary_limit_met_by_two_calls_in_flight_is_not_backed_off_twice(
         assert (first.result(), second.result()) == (["a.py"], ["b.py"])
 
 
-# kills: bot/github_client.py:663 a lookup answered across an installation event is cached
+# kills: bot/github_sessions.py:GitHubSessions._installation_of a lookup answered across an
+#        installation event is cached
 def test_a_repositorys_installation_looked_up_across_an_event_is_not_cached(
     fake_github, make_github_client
 ):
@@ -1836,7 +1853,8 @@ def test_a_repositorys_installation_looked_up_across_an_event_is_not_cached(
     assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
 
 
-# kills: bot/github_client.py:144 a body GitHub kept without its last newline edited again
+# kills: bot/github_client.py:_same_text.norm a body GitHub kept without its last newline edited
+#        again
 def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
     fake_github, make_github_client
 ):
@@ -1852,7 +1870,8 @@ def test_a_notes_comment_github_keeps_without_its_trailing_newline_is_unchanged(
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:310 any notes comment taken to lag when the one last written is gone
+# kills: bot/github_client.py:GitHubClient.upsert_sticky.op any notes comment taken to lag when the
+#        one last written is gone
 def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
     fake_github, make_github_client
 ):
@@ -1867,7 +1886,8 @@ def test_another_notes_comment_already_showing_the_text_is_not_edited_again(
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:180 an App id without its key blamed on the key's format
+# kills: bot/github_client.py:GitHubClient.__init__ an App id without its key blamed on the key's
+#        format
 @pytest.mark.parametrize("key", [None, ""])
 def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
     with pytest.raises(ValueError, match="needs app_id and private_key") as caught:
@@ -1875,7 +1895,8 @@ def test_an_app_id_without_a_private_key_is_refused_as_a_missing_setting(key):
     assert not isinstance(caught.value, github_sessions.UnusableKeyError)
 
 
-# kills: bot/github_client.py:504 a shutdown does not stop the delivery log's paging
+# kills: bot/github_client.py:GitHubClient.hook_deliveries a shutdown does not stop the delivery
+#        log's paging
 def test_reading_the_delivery_log_stops_after_the_page_under_way_on_shutdown(
     fake_github, make_github_client
 ):
@@ -1888,7 +1909,7 @@ def test_reading_the_delivery_log_stops_after_the_page_under_way_on_shutdown(
     assert len(fake_github.calls("GET", "/app/hook/deliveries")) == 1
 
 
-# kills: bot/github_pacing.py:192 a pause lengthened by less than PAUSE_NEWS counted as news
+# kills: bot/github_pacing.py:Pacer.pause a pause lengthened by less than PAUSE_NEWS counted as news
 def test_a_rate_limit_answer_a_moment_later_is_the_same_pause(
     fake_github, make_github_client, manual_time, caplog
 ):
@@ -1914,7 +1935,8 @@ def test_a_rate_limit_answer_a_moment_later_is_the_same_pause(
     assert sum("GitHub rate limited" in r.message for r in caplog.records) == 1
 
 
-# kills: bot/github_client.py:626 a repository moved to the installation of the event kept cached
+# kills: bot/github_client.py:GitHubClient.forget_installation a repository moved to the
+#        installation of the event kept cached
 def test_a_repository_added_to_another_installation_is_looked_up_afresh(
     fake_github, make_github_client
 ):
@@ -1933,7 +1955,8 @@ def test_a_repository_added_to_another_installation_is_looked_up_afresh(
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
 
 
-# kills: bot/github_client.py:353 a person's comment asked for by a stale id taken for ours
+# kills: bot/github_client.py:GitHubClient._listed_late a person's comment asked for by a stale id
+#        taken for ours
 def test_a_known_id_naming_a_persons_comment_never_gets_it_edited(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
@@ -1986,8 +2009,8 @@ def test_a_write_moved_a_fourth_time_fails(fake_github, make_github_client):
     assert fake_github.comments("e/v", 7) == []
 
 
-# kills: bot/github_sessions.py:234 an installation event forgot only the repositories it
-# names, not the other lookups of its installation
+# kills: bot/github_sessions.py:GitHubSessions.forget_installation an installation event forgot only
+# the repositories it names, not the other lookups of its installation
 def test_an_installation_event_forgets_every_lookup_of_its_installation(
     fake_github, make_github_client
 ):
@@ -2004,7 +2027,8 @@ def test_an_installation_event_forgets_every_lookup_of_its_installation(
     assert len(fake_github.calls("GET", "/repos/o/two/installation")) == 2
 
 
-# kills: bot/github_client.py:642 a mint refused (404) asked again of the very same installation
+# kills: bot/github_sessions.py:GitHubSessions._installation_grant a mint refused (404) asked again
+#        of the very same installation
 def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_installation(
     fake_github, make_github_client
 ):
@@ -2017,7 +2041,8 @@ def test_a_refused_mint_is_not_repeated_when_the_repository_is_still_in_that_ins
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
 
 
-# kills: bot/github_errors.py:122 a negative Retry-After slept as is (time.sleep refuses it)
+# kills: bot/github_errors.py:retry_after_seconds a negative Retry-After slept as is (time.sleep
+#        refuses it)
 def test_a_negative_retry_after_is_no_wait(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=-5))
@@ -2052,8 +2077,8 @@ def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_clie
 # --- found by mutation run 'r23a' (bot/github_pacing.py) ---
 
 
-# kills: bot/github_pacing.py:103 `"x-ratelimit-reset" in headers` -> `not in`,
-#        :116/:117 `method is None` / `route is None` -> `is not None`
+# kills: bot/github_pacing.py:CallCounter.record `"x-ratelimit-reset" in headers` -> `not in`,
+#        :CallCounter.total `method is None` / `route is None` -> `is not None`
 def test_the_call_counter_totals_by_each_part_and_keeps_the_last_rate_headers():
     calls = github_pacing.CallCounter()
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "41"})
@@ -2066,7 +2091,7 @@ def test_the_call_counter_totals_by_each_part_and_keeps_the_last_rate_headers():
     assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
 
 
-# kills: bot/github_pacing.py:192 `before <= now` -> `<`, `until > now` -> `>=`, and
+# kills: bot/github_pacing.py:Pacer.pause `before <= now` -> `<`, `until > now` -> `>=`, and
 #        `before <= now or ...` -> `and`
 @pytest.mark.parametrize(
     ("first", "later", "second", "news"),
@@ -2086,8 +2111,8 @@ def test_a_pause_is_news_when_it_begins_or_ends_notably_later(first, later, seco
     assert pacer.pause(second) is news
 
 
-# kills: bot/github_pacing.py:200 `paused - now > self._sleep_max` -> `>=`,
-#        :204 `transient=True` -> `False`
+# kills: bot/github_pacing.py:Pacer.before `paused - now > self._sleep_max` -> `>=`,
+#        :Pacer.before `transient=True` -> `False`
 def test_a_request_waits_a_pause_of_exactly_sleep_max_and_one_longer_is_refused_for_now():
     now, slept = [0.0], []
 
@@ -2105,7 +2130,7 @@ def test_a_request_waits_a_pause_of_exactly_sleep_max_and_one_longer_is_refused_
     assert (refused.value.transient, refused.value.retry_after) == (True, 10.5)
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:96 `max(..., 0.0)` dropped
+# kills (hand mutant of r23a): bot/github_pacing.py:CallCounter.paused_for `max(..., 0.0)` dropped
 def test_the_pause_left_counts_down_to_zero_not_below():
     now = [0.0]
     calls = github_pacing.CallCounter(clock=lambda: now[0])
@@ -2117,8 +2142,9 @@ def test_the_pause_left_counts_down_to_zero_not_below():
     assert calls.paused_for() == 0.0
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:178 `max(self._secondary_streak, 1)`
-# -> `self._secondary_streak` (`Retrier.asked_wait`'s `or 1` hides it today)
+# kills (hand mutant of r23a): bot/github_pacing.py:Pacer.met_secondary_limit
+# `max(self._secondary_streak, 1)` -> `self._secondary_streak` (`Retrier.asked_wait`'s `or 1` hides
+# it today)
 def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
     now = [0.0]
     pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
@@ -2127,7 +2153,7 @@ def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
     assert pacer.met_secondary_limit() == 1
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:215 `max(paused, self._clock())`
+# kills (hand mutant of r23a): bot/github_pacing.py:Pacer.before `max(paused, self._clock())`
 # -> `paused`
 def test_a_pause_that_ended_while_a_request_waited_its_turn_does_not_cost_the_turn():
     now, slept = [0.0], []
@@ -2144,7 +2170,7 @@ def test_a_pause_that_ended_while_a_request_waited_its_turn_does_not_cost_the_tu
     assert (slept, now[0]) == ([0.25], 0.25)
 
 
-# kills (hand mutants of r23a): bot/github_pacing.py:223/:225 `max(self._next, ...)`,
+# kills (hand mutants of r23a): bot/github_pacing.py:Pacer.after `max(self._next, ...)`,
 # `max(self._next_write, ...)` dropped in `after`
 def test_a_request_that_ends_early_does_not_move_back_the_turns_taken_after_it():
     now, slept = [0.0], []
@@ -2162,9 +2188,11 @@ def test_a_request_that_ends_early_does_not_move_back_the_turns_taken_after_it()
 # --- mutation run 'r26d' (bot/github_retry.py) ---
 
 
-# kills: bot/github_retry.py:95 a rate limit asking exactly sleep_max ended the tries (`>=`)
-# kills: bot/github_retry.py:104 the retry warning numbering the next try one too high
-# kills: bot/github_retry.py:167 tries used up on such waits told as a wait not taken
+# kills: bot/github_retry.py:Retrier.call.stop a rate limit asking exactly sleep_max ended the tries
+#        (`>=`)
+# kills: bot/github_retry.py:Retrier.call.before_sleep the retry warning numbering the next try one
+#        too high
+# kills: bot/github_retry.py:Retrier._failure tries used up on such waits told as a wait not taken
 def test_a_rate_limit_asking_exactly_sleep_max_is_waited_out_in_the_call(
     fake_github, make_github_client, caplog
 ):
@@ -2191,8 +2219,8 @@ def test_a_rate_limit_asking_exactly_sleep_max_is_waited_out_in_the_call(
     ]
 
 
-# kills (hand mutants of r26d): bot/github_retry.py:88 jitter dropped (`return step`):
-#        workers meeting one 5xx retry in step; and jitter reaching down to no wait
+# kills (hand mutants of r26d): bot/github_retry.py:Retrier.call.wait jitter dropped (`return
+#        step`): workers meeting one 5xx retry in step; and jitter reaching down to no wait
 #        (`uniform(0.0, 1.0)`): a retry at once
 @pytest.mark.parametrize(("bound", "share"), [(min, 0.5), (max, 1.0)], ids=["least", "most"])
 def test_each_5xx_back_off_is_jittered_between_half_and_all_of_its_step(
@@ -2211,7 +2239,7 @@ def test_each_5xx_back_off_is_jittered_between_half_and_all_of_its_step(
     assert [s for s in t.slept if s > 0] == [2.0 * share, 4.0 * share, 8.0 * share]
 
 
-# kills (hand mutant of r26d): bot/github_retry.py:73 the secondary streak kept on the
+# kills (hand mutant of r26d): bot/github_retry.py:Retrier.__init__ the secondary streak kept on the
 #        Retrier, not per thread: one thread's streak (another identity's) set another's wait
 def test_a_secondary_limits_wait_follows_the_streak_its_own_thread_noted():
     retry = Retrier(RetryPolicy(secondary_wait=60.0, max_wait=3600.0))
@@ -2228,7 +2256,7 @@ def test_a_secondary_limits_wait_follows_the_streak_its_own_thread_noted():
     assert waits == [60.0]  # a thread that noted no streak: the first minute
 
 
-# kills (hand mutant of r26d): bot/github_retry.py:128 a transport error left out of the
+# kills (hand mutant of r26d): bot/github_retry.py:Retrier.call a transport error left out of the
 #        GitHubError at the end of the tries: the caller got requests' ConnectionError
 def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
     fake_github, make_github_client

@@ -17,9 +17,9 @@ from bot.github_port import (
 # --- found by mutation run 'r27c' ---
 
 
-# kills: bot/github_port.py:57 a repository id of 0 is taken for an id
-# kills: bot/github_port.py:57 a repository id of 1 is no id
-# kills: bot/github_port.py:57 the largest id SQLite's INTEGER holds is no id
+# kills: bot/github_port.py:repository_id a repository id of 0 is taken for an id
+# kills: bot/github_port.py:repository_id a repository id of 1 is no id
+# kills: bot/github_port.py:repository_id the largest id SQLite's INTEGER holds is no id
 # kills: bot/github_port.py:49 the largest id is one less than SQLite's INTEGER holds
 @pytest.mark.parametrize(
     ("found", "kept"),
@@ -39,7 +39,8 @@ def test_a_list_is_short_below_the_changed_files_up_to_githubs_cap_of_3000(liste
     assert listed_short(listed, changed) is short
 
 
-# kills: bot/github_port.py:113 hand: the head a short list was listed at named in full
+# kills: bot/github_port.py:FilesNotReady.__init__ hand: the head a short list was listed at named
+# in full
 def test_a_short_list_says_how_many_files_and_the_head_it_was_listed_at():
     # the delivery's result: "... at <12 hex>", as `git log --oneline` names a commit
     ref = PRRef("vllm-project/vllm", 7001)
@@ -48,7 +49,7 @@ def test_a_short_list_says_how_many_files_and_the_head_it_was_listed_at():
     assert listed_at == "GitHub listed 5 files at aaaaaaaaaaaa, not the event's head"
 
 
-# kills: bot/github_port.py:274 hand: the writes after the block still counted into it
+# kills: bot/github_port.py:counting_writes hand: the writes after the block still counted into it
 def test_only_the_writes_asked_inside_counting_writes_are_counted():
     with counting_writes() as asked:
         write_asked()

@@ -881,7 +881,7 @@ def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_pa
 # --- mutation run r20b ---
 
 
-# kills: bot/importer.py:59 the id's name part keeps the repository's case
+# kills: bot/notes.py:note_id the id's name part keeps the repository's case
 def test_a_digest_naming_the_repository_in_capitals_writes_the_same_note_file(tmp_path):
     lower, upper = tmp_path / "lower.txt", tmp_path / "upper.txt"
     lower.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
@@ -892,7 +892,7 @@ def test_a_digest_naming_the_repository_in_capitals_writes_the_same_note_file(tm
     assert a.name.startswith("vllm-")
 
 
-# kills: bot/importer.py:66 a line of full-width spaces not taken for a blank line
+# kills: bot/importer.py:_blocks a line of full-width spaces not taken for a blank line
 def test_a_line_of_full_width_spaces_separates_a_title_from_its_guidance(tmp_path):
     # an IME's full-width space (U+3000) shows as a blank line to whoever reads the digest
     text = "vllm-project/vllm\n\n标题一\n\u3000\u3000\n值得精读。正文。\n"
@@ -900,7 +900,7 @@ def test_a_line_of_full_width_spaces_separates_a_title_from_its_guidance(tmp_pat
     assert [(e.title, e.guidance, e.line) for e in entries] == [("标题一", "值得精读。正文。", 3)]
 
 
-# kills: bot/importer.py:78 the repository line not stripped of leading spaces
+# kills: bot/importer.py:parse_digest the repository line not stripped of leading spaces
 def test_an_indented_repository_line_still_names_the_repository(tmp_path):
     digest = tmp_path / "d.txt"
     digest.write_text("  vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
@@ -909,7 +909,7 @@ def test_an_indented_repository_line_still_names_the_repository(tmp_path):
     assert path.name == f"{note_id('vllm-project/vllm', '标题一')}.md"
 
 
-# kills: bot/importer.py:108 the title not stripped of whitespace no reader sees
+# kills: bot/importer.py:parse_digest the title not stripped of whitespace no reader sees
 def test_whitespace_around_a_title_is_not_part_of_it(tmp_path):
     plain = parse_digest("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "d.txt")
     padded = parse_digest("vllm-project/vllm\n\n  标题一\u3000\n\n值得精读。正文。\n", "d.txt")
@@ -917,7 +917,7 @@ def test_whitespace_around_a_title_is_not_part_of_it(tmp_path):
     assert padded[1][0].title == "标题一"
 
 
-# kills: bot/importer.py:115 a third copy of a title names the second as the first
+# kills: bot/importer.py:parse_digest a third copy of a title names the second as the first
 def test_each_repeat_of_a_title_points_at_its_first_line(tmp_path):
     text = "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n\n标题\n\n值得快速阅读。\n"
     with pytest.raises(LibraryError) as exc:
@@ -929,7 +929,7 @@ def test_each_repeat_of_a_title_points_at_its_first_line(tmp_path):
 
 
 # kills: bot/importer.py:123 --force leaves `source` at the entry's old position
-# kills: bot/importer.py:185 a new position in the same digest taken for another digest
+# kills: bot/importer.py:_digest_of a new position in the same digest taken for another digest
 def test_force_refreshes_the_position_of_an_entry_that_moved_in_its_digest(tmp_path):
     out = tmp_path / "notes"
     digest = tmp_path / "d.txt"
@@ -947,8 +947,9 @@ def test_force_refreshes_the_position_of_an_entry_that_moved_in_its_digest(tmp_p
     assert (fields["source"], fields["verdict"]) == ("d.txt#2", "quick")
 
 
-# kills: bot/importer.py:183 a blank `source` taken for another digest's name
-# kills: bot/importer.py:193 a note without `source` taken for another digest's note
+# kills: bot/importer.py:_digest_of a blank `source` taken for another digest's name
+# kills: bot/importer.py:_from_another_digest a note without `source` taken for another digest's
+#   note
 @pytest.mark.parametrize(
     "edit",
     [('source = "d.txt#1"', 'source = ""'), ('source = "d.txt#1"\n', "")],
@@ -967,8 +968,8 @@ def test_a_note_without_a_source_is_refreshed_not_reported_as_another_digests(tm
     assert header_fields(text)["source"] == "d.txt#1"
 
 
-# kills: bot/importer.py:213 the collision names --force where none was given, and back
-# kills: bot/importer.py:369 the collision's words leave out whether --force was given
+# kills: bot/importer.py:_collision the collision names --force where none was given, and back
+# kills: bot/importer.py:plan_import the collision's words leave out whether --force was given
 @pytest.mark.parametrize(("force", "said"), [(False, "it would"), (True, "--force would")])
 def test_a_collision_says_what_this_import_would_have_done(tmp_path, force, said):
     out = tmp_path / "notes"
@@ -1001,7 +1002,7 @@ def test_a_renamed_note_naming_its_repository_in_capitals_is_found_by_its_title(
     assert sorted(p.name for p in out.iterdir()) == ["my-own-name.md"]
 
 
-# kills: bot/importer.py:328 a note under its earlier id that does not read is doubled
+# kills: bot/importer.py:plan_import a note under its earlier id that does not read is doubled
 def test_a_note_under_its_earlier_id_that_does_not_read_is_kept_not_doubled(tmp_path):
     # the curator's half-finished edit: its header does not read, so no title finds it
     unclosed = f'title_zh = "{AS_WRITTEN_TITLE}'
@@ -1014,7 +1015,7 @@ def test_a_note_under_its_earlier_id_that_does_not_read_is_kept_not_doubled(tmp_
     assert sorted(p.name for p in out.iterdir()) == [old.name]
 
 
-# kills: bot/importer.py:307 a write that fails leaves its temporary file behind
+# kills: bot/importer.py:_write_atomically a write that fails leaves its temporary file behind
 def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
     # the rename can fail (another file system, a full disk): nothing half-done stays
     out = tmp_path / "notes"
@@ -1029,7 +1030,7 @@ def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert list(out.iterdir()) == []
 
 
-# kills: bot/importer.py:355 a new provenance alone counted as a change
+# kills: bot/importer.py:plan_import a new provenance alone counted as a change
 def test_the_same_digest_under_another_file_name_changes_nothing(tmp_path):
     out = tmp_path / "notes"
     first, renamed = tmp_path / "d1.txt", tmp_path / "d1-renamed.txt"
@@ -1043,7 +1044,7 @@ def test_the_same_digest_under_another_file_name_changes_nothing(tmp_path):
     assert path.read_bytes() == before
 
 
-# kills: bot/importer.py:408 a --notes-dir that is a file told only "File exists"
+# kills: bot/importer.py:import_digest a --notes-dir that is a file told only "File exists"
 def test_a_notes_dir_that_is_a_file_is_said_to_be_no_directory(tmp_path, capsys):
     digest = _digest(tmp_path, "值得精读。第一版。")
     target = tmp_path / "notes.toml"
@@ -1054,14 +1055,14 @@ def test_a_notes_dir_that_is_a_file_is_said_to_be_no_directory(tmp_path, capsys)
     assert target.read_text() == "x = 1\n"
 
 
-# kills: bot/importer.py:410 a --notes-dir whose parent does not exist yet is not made
+# kills: bot/importer.py:import_digest a --notes-dir whose parent does not exist yet is not made
 def test_import_makes_a_notes_dir_whose_parents_do_not_exist_yet(tmp_path):
     out = tmp_path / "library" / "vllm" / "notes"
     (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
     assert path.parent == out and path.is_file()
 
 
-# kills: bot/importer.py:385 the refusal to lose a comment points above the header
+# kills: bot/importer.py:plan_import the refusal to lose a comment points above the header
 def test_a_force_refusal_points_at_the_headers_first_line(tmp_path):
     out = tmp_path / "notes"
     (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
@@ -1134,8 +1135,8 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
 # --- found by mutation run 'r25e' of bot/cli.py ---------------------------------------
 
 
-# kills: bot/cli.py:46 `notes import` without --notes-dir exiting 0 on settings that do
-#   not load (a script importing on the deployment took it for done)
+# kills: bot/cli.py:_cmd_notes_import `notes import` without --notes-dir exiting 0 on settings that
+#   do not load (a script importing on the deployment took it for done)
 def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_nothing(
     tmp_path, capsys, monkeypatch
 ):

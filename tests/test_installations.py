@@ -50,10 +50,11 @@ def test_every_example_payload_is_read():
         (lambda p: p["installation"].update(id=True), "installation.id"),
         (lambda p: p.update(action=3), "action"),
         (lambda p: p["repositories"].append({"name": "x"}), "repositories: an entry"),
-        # kills: bot/installations.py:59 installation.id 0 or 2**63 taken for an id
+        # kills: bot/installations.py:installation_change installation.id 0 or 2**63 taken for an id
         (lambda p: p["installation"].update(id=0), "installation.id"),
         (lambda p: p["installation"].update(id=2**63), "installation.id"),  # past SQLite's
-        # kills: bot/installations.py:77 a full_name that is not a string taken for a name
+        # kills: bot/installations.py:installation_change a full_name that is not a string taken for
+        # a name
         (lambda p: p["repositories"].append({"full_name": 7}), "repositories: an entry"),
     ],
 )
@@ -159,7 +160,7 @@ def test_losing_an_allow_listed_repository_is_a_warning_like_a_suspension(event,
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/installations.py:39 unsuspend not counted as giving repositories
+# kills: bot/installations.py:InstallationChange.adds unsuspend not counted as giving repositories
 def test_an_unsuspended_installation_names_repositories_the_allow_list_leaves_out():
     # Unsuspended, the App acts again on every repository it covers: as on a new
     # installation, the operator learns which ones the allow-list leaves out.
@@ -170,7 +171,7 @@ def test_an_unsuspended_installation_names_repositories_the_allow_list_leaves_ou
     assert "Codertocat/Space, not on the allow-list" in warning
 
 
-# kills: bot/installations.py:85 an enterprise's slug not read as its name
+# kills: bot/installations.py:_login an enterprise's slug not read as its name
 def test_an_enterprise_account_is_named_by_its_slug_in_the_log():
     slug = renamed()
     slug["account"] = {"slug": "vllm-ent", "id": 3}
@@ -180,8 +181,8 @@ def test_an_enterprise_account_is_named_by_its_slug_in_the_log():
     assert "now name vllm-ent/..." in warning
 
 
-# kills: bot/installations.py:80 an account with no login named "" instead of "?"
-# kills: bot/installations.py:86 a login that is not a string taken for a name
+# kills: bot/installations.py:installation_change an account with no login named "" instead of "?"
+# kills: bot/installations.py:_login a login that is not a string taken for a name
 @pytest.mark.parametrize("account", [None, {"login": 42, "id": 1}])
 def test_an_installation_without_an_account_login_is_named_by_a_question_mark(account):
     payload = octokit_examples("installation")[1]
@@ -190,7 +191,7 @@ def test_an_installation_without_an_account_login_is_named_by_a_question_mark(ac
     assert what.startswith("installation 957387 (?): installation.created")
 
 
-# kills: bot/installations.py:140 the log line's list of names cut at nine, or "..." after ten
+# kills: bot/installations.py:_names the log line's list of names cut at nine, or "..." after ten
 @pytest.mark.parametrize("count", [10, 11])
 def test_the_log_line_names_the_first_ten_repositories_and_says_when_there_are_more(count):
     payload = octokit_examples("installation")[1]
@@ -202,15 +203,16 @@ def test_the_log_line_names_the_first_ten_repositories_and_says_when_there_are_m
     assert what.endswith(f"[{names}{' ...' if count > 10 else ''}]")
 
 
-# kills: bot/installations.py:59 installation id 1, the lowest GitHub gives, refused (1 < id)
+# kills: bot/installations.py:installation_change installation id 1, the lowest GitHub gives,
+# refused (1 < id)
 def test_installation_id_1_is_an_id():
     payload = octokit_examples("installation")[1]
     payload["installation"]["id"] = 1
     assert installation_change("installation", payload).installation_id == 1
 
 
-# kills: bot/installations.py:68 any installation_target action read as a rename (its
-# `changes.login.from` required): an action GitHub adds later answered 400, not noted
+# kills: bot/installations.py:installation_change any installation_target action read as a rename
+# (its `changes.login.from` required): an action GitHub adds later answered 400, not noted
 def test_an_installation_target_action_other_than_renamed_is_no_rename():
     payload = renamed()
     payload["action"] = "transferred"
@@ -219,10 +221,10 @@ def test_an_installation_target_action_other_than_renamed_is_no_rename():
     assert (change.action, change.renamed_from) == ("transferred", "")
 
 
-# kills: bot/webhook.py:293 an installation event's change not handed on: the server's
-# GitHub client (on_installation) kept the tokens and lookups the event made stale
-# kills: bot/webhook.py:294 the same, the call deleted
-# kills: bot/webhook.py:295 an installation event not counted
+# kills: bot/webhook.py:WebhookEndpoint._log_unverified an installation event's change not handed
+# on: the server's GitHub client (on_installation) kept the tokens and lookups the event made stale
+# kills: bot/webhook.py:WebhookEndpoint._log_unverified the same, the call deleted
+# kills: bot/webhook.py:WebhookEndpoint._log_unverified an installation event not counted
 def test_an_installation_event_hands_its_change_on(tmp_path):
     settings = make_settings(tmp_path)
     rt = build_runtime(settings)

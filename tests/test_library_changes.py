@@ -877,7 +877,7 @@ def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:360 a retired note's marks made before its last update not flagged
+# kills: bot/cli.py:_updated_of a retired note's marks made before its last update not flagged
 #   (the curators weigh a mark on the note as it was, then retire it: the report must
 #   still say which marks are older than the note's last change)
 def test_the_curators_report_flags_marks_older_than_a_retired_notes_update(
@@ -903,8 +903,8 @@ def test_the_curators_report_flags_marks_older_than_a_retired_notes_update(
     assert "(note 1 of the comment), 2026-11-30, before the update, by octo-dev" in out
 
 
-# kills: bot/cli.py:288 a PR that showed the note under the id it had, unmarked, left out
-#   of its terms' counts: the term behind the marks looked as if it linked nothing else
+# kills: bot/cli.py:_cmd_notes_feedback a PR that showed the note under the id it had, unmarked,
+#   left out of its terms' counts: the term behind the marks looked as if it linked nothing else
 def test_the_curators_report_counts_a_term_on_the_prs_that_showed_a_renamed_note_unmarked(
     tmp_path, monkeypatch, capsys
 ):

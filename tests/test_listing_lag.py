@@ -243,7 +243,7 @@ def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a
 # --- mutation run r24a ---
 
 
-# kills: bot/sticky.py:247 `moved_on = False` (GET failed) -> `moved_on = True`
+# kills: bot/sticky.py:_with_files `moved_on = False` (GET failed) -> `moved_on = True`
 def test_a_failing_get_on_a_listing_at_another_head_is_looked_at_again_not_taken(ctx):
     # the GET cannot tell a lag from a move: while re-checks remain the event waits, and
     # nothing of the listing (at A, the head before B) is matched or saved as B's

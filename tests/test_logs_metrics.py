@@ -207,22 +207,23 @@ def test_a_private_key_over_several_lines_is_redacted_in_plain_text():
         assert Redactor()(f"key:\n{pem}\nend") == "key:\n[redacted]\nend"
 
 
-# kills: bot/logs.py:56 `len(s) >= 4` -> `> 4`: a configured secret of four characters was
-#        logged; the floor itself keeps a one-letter "secret" from blanking every line
+# kills: bot/logs.py:Redactor.__init__ `len(s) >= 4` -> `> 4`: a configured secret of four
+#        characters was logged; the floor itself keeps a one-letter "secret" from blanking every
+#        line
 def test_configured_secrets_of_four_characters_are_redacted_shorter_ones_not():
     assert Redactor(["k3y!"])("the k3y! here") == "the [redacted] here"
     assert Redactor(["abc"])("abc def") == "abc def"
 
 
-# kills: bot/logs.py:59 secrets replaced shortest first: a secret that holds another
+# kills: bot/logs.py:Redactor.__init__ secrets replaced shortest first: a secret that holds another
 #        (a webhook secret that begins with the proxy's password) left its tail in the line
 def test_a_secret_that_contains_another_is_redacted_whole():
     redact = Redactor(["pa55", "pa55word-for-the-webhook"])
     assert redact("secret pa55word-for-the-webhook") == "secret [redacted]"
 
 
-# kills: bot/logs.py:84 the context loop dropped (lines without the delivery being worked
-#        on); `reversed` dropped (the outer block's value over the inner's); setdefault ->
+# kills: bot/logs.py:JsonFormatter.format the context loop dropped (lines without the delivery being
+#        worked on); `reversed` dropped (the outer block's value over the inner's); setdefault ->
 #        assignment (the block's value over the record's own `extra`)
 def test_log_context_fields_nest_inner_first_and_yield_to_extra():
     from bot.logs import log_context
@@ -245,8 +246,8 @@ def test_log_context_fields_nest_inner_first_and_yield_to_extra():
     ]
 
 
-# kills: bot/logs.py:87 and :102 the traceback dropped from a JSON line and from a plain
-#        line (an exception logged without where it came from)
+# kills: bot/logs.py:JsonFormatter.format and :PlainFormatter.format the traceback dropped from a
+#        JSON line and from a plain line (an exception logged without where it came from)
 def test_a_logged_exception_keeps_its_traceback_redacted():
     def fail(log):
         try:
@@ -266,8 +267,8 @@ def test_a_logged_exception_keeps_its_traceback_redacted():
     assert text.startswith("error: t: failed\nTraceback") and "bad [redacted]" in text
 
 
-# kills: bot/logs.py:58 the escaped form written with `ensure_ascii=True` or cut one
-#        character short (`[2:-1]`), and bot/logs.py:88 the line written with
+# kills: bot/logs.py:Redactor.__init__ the escaped form written with `ensure_ascii=True` or cut one
+#        character short (`[2:-1]`), and bot/logs.py:JsonFormatter.format the line written with
 #        `ensure_ascii=True`: a secret with a quote and a non-ASCII letter, as the line
 #        escapes it, matched no form the redactor knew (or left its first letter)
 def test_a_non_ascii_secret_with_a_quote_is_redacted_whole_in_a_json_line():

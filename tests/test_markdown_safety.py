@@ -168,20 +168,20 @@ def test_a_code_span_of_the_text_keeps_its_url_as_typed():
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/markdown_safety.py:86 0 < i -> 0 <= i
+# kills: bot/markdown_safety.py:joins_emoji 0 < i -> 0 <= i
 def test_a_leading_zero_width_joiner_is_dropped_even_between_emoji_ends():
     # text[-1] is an emoji: the mutant reads it as the joiner's left neighbour
     assert printable("\u200d😀😀") == "😀😀"
     assert printable("😀\u200d😀") == "😀\u200d😀"
 
 
-# kills: bot/markdown_safety.py:93 len(text) <= limit -> len(text) < limit
+# kills: bot/markdown_safety.py:clip len(text) <= limit -> len(text) < limit
 def test_clip_keeps_text_exactly_at_the_limit():
     assert clip("abcde", 5) == "abcde"
     assert clip("abcdef", 5) == "abcd…"
 
 
-# kills: bot/markdown_safety.py:121 text.replace("&", "&amp;") -> text
+# kills: bot/markdown_safety.py:_escape_prose text.replace("&", "&amp;") -> text
 def test_entities_in_prose_are_escaped_so_no_encoded_mention_or_reference_comes_back():
     out = safe_text("&#64;someone and &#35;12")
     assert out == "&amp;#\u200b64;someone and &amp;#\u200b35;12"
@@ -212,12 +212,12 @@ def test_safe_text_cases_the_mutation_run_found_untested(text, safe):
     assert safe_text(text) == safe
 
 
-# kills: bot/markdown_safety.py:193 drop `or text.endswith("`")`
+# kills: bot/markdown_safety.py:code drop `or text.endswith("`")`
 def test_code_pads_text_that_ends_with_a_backtick():
     assert code("a`") == "`` a` ``"
 
 
-# kills: bot/markdown_safety.py:199 drop .replace("(", "%28")
+# kills: bot/markdown_safety.py:link_target drop .replace("(", "%28")
 def test_link_target_escapes_an_opening_parenthesis():
     assert link_target("https://x.org/a(b") == "https://x.org/a%28b"
 

@@ -692,7 +692,7 @@ def test_match_number_out_of_range_is_refused(tmp_path):
 # --- found by mutation run 'r25d' (bot/cli_match.py) ---
 
 
-# kills: bot/cli_match.py:143 `lb not in facts.labels` -> `lb in facts.labels`
+# kills: bot/cli_match.py:_facts_from_payload_file `lb not in facts.labels` -> `lb in facts.labels`
 def test_a_label_given_with_a_payload_is_added_to_the_prs_labels(setup, tmp_path, capsys):
     # `--payload event.json --label speculative-decoding`: how the PR matches once a
     # maintainer has labelled it
@@ -708,7 +708,7 @@ def test_a_label_given_with_a_payload_is_added_to_the_prs_labels(setup, tmp_path
     assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
 
 
-# kills: bot/cli_match.py:89 `ln.strip()` -> `ln` (a path keeps the spaces around it)
+# kills: bot/cli_match.py:_read_lines `ln.strip()` -> `ln` (a path keeps the spaces around it)
 def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, capsys):
     _, flags = setup
     files = tmp_path / "files.txt"
@@ -717,14 +717,14 @@ def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, 
     assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
 
 
-# kills: bot/cli_match.py:156 a PR given by flags numbered 1, not 0
+# kills: bot/cli_match.py:_cmd_match a PR given by flags numbered 1, not 0
 def test_a_pr_given_by_its_title_is_numbered_0_no_real_prs_number(setup, capsys):
     _, flags = setup
     code, out, _ = run(capsys, "--title", "[Frontend] New tool parser", *flags)
     assert code == 0 and out.splitlines()[0] == "PR vllm-project/vllm 0: [Frontend] New tool parser"
 
 
-# kills: bot/cli_match.py:177 and :242 `ensure_ascii=False` -> `True`
+# kills: bot/cli_match.py:_cmd_match and :_match_batch `ensure_ascii=False` -> `True`
 def test_json_output_shows_chinese_as_written(setup, tmp_path, capsys):
     _, flags = setup
     path = "vllm/v1/spec_decode/草稿.py"  # a path, a keyword or a label may be Chinese
@@ -739,7 +739,8 @@ def test_json_output_shows_chinese_as_written(setup, tmp_path, capsys):
     assert code == 0 and path in out and "\\u8349" not in out
 
 
-# kills: bot/cli_match.py:201 the refusal names a batch line for a payload (and back)
+# kills: bot/cli_match.py:_match_flags_problem the refusal names a batch line for a payload (and
+# back)
 def test_a_refused_flag_says_what_carries_the_prs_own(tmp_path, capsys):
     batch = tmp_path / "prs.jsonl"
     batch.write_text('{"number": 1, "title": "ok"}\n', "utf-8")
@@ -749,7 +750,7 @@ def test_a_refused_flag_says_what_carries_the_prs_own(tmp_path, capsys):
     assert code == 2 and "--label goes with --title, not --batch: a batch line says" in err
 
 
-# kills: bot/cli_match.py:218 `return 1` -> `return None` / `return 2` (a batch not read)
+# kills: bot/cli_match.py:_match_batch `return 1` -> `return None` / `return 2` (a batch not read)
 def test_a_batch_file_that_cannot_be_read_fails_naming_it(setup, tmp_path, capsys):
     _, flags = setup
     missing = tmp_path / "prs.jsonl"
@@ -758,7 +759,7 @@ def test_a_batch_file_that_cannot_be_read_fails_naming_it(setup, tmp_path, capsy
     assert err == f"{missing}: cannot read: No such file or directory\n"
 
 
-# kills: bot/cli_match.py:228 `if not line.strip()` -> `if not line`
+# kills: bot/cli_match.py:_match_batch `if not line.strip()` -> `if not line`
 def test_a_batch_line_of_spaces_only_is_skipped_quietly(setup, tmp_path, capsys):
     _, flags = setup
     prs = tmp_path / "prs.jsonl"
@@ -767,7 +768,8 @@ def test_a_batch_line_of_spaces_only_is_skipped_quietly(setup, tmp_path, capsys)
     assert (code, err) == (0, "") and [json.loads(x)["number"] for x in out.splitlines()] == [1]
 
 
-# kills: bot/cli_match.py:256 `required=True` -> `required=False` (no PR: matched as empty)
+# kills: bot/cli_match.py:add_match_parser `required=True` -> `required=False` (no PR: matched as
+# empty)
 def test_match_without_a_pr_is_refused_naming_the_ways_to_give_one(setup, capsys):
     _, flags = setup
     with pytest.raises(SystemExit) as exit_:

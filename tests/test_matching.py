@@ -2493,7 +2493,7 @@ def test_the_notes_own_word_in_another_spelling_does_not_show_its_topic_either()
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/reasons.py:47 `why and why not in whys` -> `why`
+# kills: bot/reasons.py:reason_lines `why and why not in whys` -> `why`
 def test_a_reason_given_twice_for_one_thing_is_said_once():
     from bot.reasons import reason_lines
 
@@ -2509,21 +2509,21 @@ def test_at_most_four_separators_join_a_keywords_words():
     assert index.find("thinking     budget") == {}
 
 
-# kills: bot/terms.py:160 `if not key: continue` -> `if False:`
+# kills: bot/terms.py:TermIndex.__post_init__ `if not key: continue` -> `if False:`
 def test_a_punctuation_only_keyword_matches_nothing():
     index = TermIndex(["---", "EP"])
     assert "" not in index.keys
     assert set(index.find("some text with EP")) == {"ep"}
 
 
-# kills: bot/terms.py:170 `acronyms.get(key, n) == n` -> `True`
+# kills: bot/terms.py:TermIndex.__post_init__ `acronyms.get(key, n) == n` -> `True`
 def test_a_keyword_spelled_with_and_without_its_acronym_takes_any_plural():
     # one spelling ends in no acronym: `elastic eps` is its plural, whichever comes last
     for terms in (["elastic EP", "elastic ep"], ["elastic ep", "elastic EP"]):
         assert "elasticep" in TermIndex(terms).find("elastic eps"), terms
 
 
-# kills: bot/terms.py:204 drop `shorter not in keys and`
+# kills: bot/terms.py:TermIndex.find drop `shorter not in keys and`
 def test_a_shorter_keyword_already_found_at_a_place_is_counted_once_there():
     hits = TermIndex(["tool call", "tool call s"]).find("tool calls")
     assert hits["toolcall"].count == 1 and hits["toolcall"].spans == ((0, 10),)
@@ -2581,7 +2581,7 @@ def test_eval_script_scan_terms_title_only_scans_titles(tmp_path, capsys, eval_s
 # --- found by mutation run 'r21b' ---
 
 
-# kills: bot/reasons.py:23 a rename's two paths counted as two files
+# kills: bot/reasons.py:changes a rename's two paths counted as two files
 def test_a_rename_is_one_changed_file_not_two():
     from bot.reasons import changes
 
@@ -2591,7 +2591,7 @@ def test_a_rename_is_one_changed_file_not_two():
 
 # kills: bot/reasons.py:26 a tag with a hyphen is not quoted as written
 # kills: bot/reasons.py:26 a tag with a space is not quoted as written
-# kills: bot/reasons.py:31 a plain tag replaced by the term's text
+# kills: bot/reasons.py:tag_text a plain tag replaced by the term's text
 def test_a_plain_title_tag_is_named_as_the_pr_wrote_it():
     from bot.reasons import tag_text
     from bot.terms import TermHit
@@ -2603,7 +2603,7 @@ def test_a_plain_title_tag_is_named_as_the_pr_wrote_it():
     assert tag_text("@someone spec decode", hit) == "spec decode"
 
 
-# kills: bot/reasons.py:47 a line's weights from several reasons not added up
+# kills: bot/reasons.py:reason_lines a line's weights from several reasons not added up
 def test_a_line_named_by_several_reasons_ranks_by_their_total_weight():
     from bot.reasons import reason_lines
 
@@ -2611,7 +2611,8 @@ def test_a_line_named_by_several_reasons_ranks_by_their_total_weight():
     assert reason_lines(scored) == ("b (topic: B; topic: C)", "a (topic: A)")
 
 
-# kills: bot/reasons.py:105 a line's things in one group carry the share of one thing only
+# kills: bot/reasons.py:_one_per_thing a line's things in one group carry the share of one thing
+# only
 def test_a_group_of_several_shared_words_carries_each_words_share():
     from bot.match_result import Said, Saying
     from bot.reasons import _one_per_thing
@@ -2626,7 +2627,7 @@ def test_a_group_of_several_shared_words_carries_each_words_share():
     ]
 
 
-# kills: bot/reasons.py:113 a reason two merged lines both give is said twice
+# kills: bot/reasons.py:_one_per_thing a reason two merged lines both give is said twice
 def test_a_reason_two_merged_lines_share_is_said_once():
     from bot.reasons import changes, reason_lines
 
@@ -2637,7 +2638,8 @@ def test_a_reason_two_merged_lines_share_is_said_once():
 # --- found by mutation run 'r21a' ---
 
 
-# kills: bot/matching.py:105 a description word makes a note's topic evidence more than files
+# kills: bot/matching.py:_files_alone a description word makes a note's topic evidence more than
+# files
 def test_a_description_word_does_not_lift_a_sweep_of_files():
     lib = library(note("n", ("spec-decode", "prefix-caching")))
     cfg = CFG.model_copy(update={"files_only_share": 0.33, "threshold": 3.0})
@@ -2652,7 +2654,7 @@ def test_a_description_word_does_not_lift_a_sweep_of_files():
     )
 
 
-# kills: bot/matching.py:344 the two paths of a rename count as two files when it is the PR
+# kills: bot/matching.py:_file_count the two paths of a rename count as two files when it is the PR
 def test_a_rename_under_a_topic_is_one_file_of_a_one_file_pr():
     lib = library(note("n", ("spec-decode",)))
     files = ["vllm/v1/spec_decode/a.py", "vllm/v1/spec_decode/b.py"]
@@ -2662,8 +2664,10 @@ def test_a_rename_under_a_topic_is_one_file_of_a_one_file_pr():
     assert m.score == 3.0
 
 
-# kills: bot/matching.py:459 a topic listed at scale 1.0 is taken for a broad one
-# kills: bot/matching.py:460 a topic listed at scale 1.0 is taken for a narrow one
+# kills: bot/matching.py:CompiledMatcher.__init__ a topic listed at scale 1.0 is taken for a broad
+# one
+# kills: bot/matching.py:CompiledMatcher.__init__ a topic listed at scale 1.0 is taken for a narrow
+# one
 def test_a_topic_listed_at_scale_one_is_neither_broad_nor_narrow():
     lib = library(note("n", ("rocm", "spec-decode")))
     cfg = CFG.model_copy(update={"min_specific": 1.0, "threshold": 1.0})
@@ -2675,7 +2679,8 @@ def test_a_topic_listed_at_scale_one_is_neither_broad_nor_narrow():
     assert ids(listed) == ids(plain) == ["n"]
 
 
-# kills: bot/matching.py:489 a word in two tags is quoted from the last tag, not the first
+# kills: bot/matching.py:CompiledMatcher._scan a word in two tags is quoted from the last tag, not
+# the first
 def test_a_word_in_two_tags_is_quoted_from_the_first():
     lib = library(note("n", ("spec-decode",)))
     facts = pr("[Spec Decode][spec decode CI] Fix drafts")
@@ -2683,7 +2688,8 @@ def test_a_word_in_two_tags_is_quoted_from_the_first():
     assert m.reasons == ("title is tagged [Spec Decode] (topic: Speculative decoding)",)
 
 
-# kills: bot/matching.py:493 a word said in a tag and again in the title's text counts twice
+# kills: bot/matching.py:CompiledMatcher._scan a word said in a tag and again in the title's text
+# counts twice
 def test_a_topic_word_in_a_tag_and_the_title_text_counts_once():
     lib = library(note("n", ("spec-decode",)))
     facts = pr("[Spec Decode] Keep spec decode drafts")
@@ -2692,22 +2698,25 @@ def test_a_topic_word_in_a_tag_and_the_title_text_counts_once():
     assert m.reasons == ("title is tagged [Spec Decode] (topic: Speculative decoding)",)
 
 
-# kills: bot/matching.py:598 a topic hit lists the notes of every repository
+# kills: bot/matching.py:CompiledMatcher._topic_hits a topic hit lists the notes of every repository
 def test_a_topic_hit_lists_the_notes_of_the_prs_repository_only():
     lib = library(note("here", ("spec-decode",)), note("there", ("spec-decode",), repo="o/fork"))
     result = match_pr(pr("Fix EAGLE drafts"), lib, CFG)
     assert [h.note_ids for h in result.topic_hits] == [("here",)]
 
 
-# kills: bot/matching.py:633 one more of the note's description words counts than body_terms
+# kills: bot/matching.py:CompiledMatcher._own_evidence one more of the note's description words
+# counts than body_terms
 def test_only_body_terms_of_a_notes_own_words_in_the_description_count():
     lib = library(note("n", ("rocm",), keywords=("drafter", "verifier", "sampler")))
     result = match_pr(pr("Fix", body="The drafter, the verifier and the sampler."), lib, CFG)
     assert [m.score for m in result.candidates] == [1.5]  # 2 (body_terms) x 0.75
 
 
-# kills: bot/matching.py:689 a title sharing exactly `similar_min_words` rare words is none
-# kills: bot/matching.py:721 the topic's words are taken as the whole title text
+# kills: bot/matching.py:CompiledMatcher._similar a title sharing exactly `similar_min_words` rare
+# words is none
+# kills: bot/matching.py:CompiledMatcher._topic_words the topic's words are taken as the whole title
+# text
 def test_a_title_sharing_exactly_the_minimum_of_rare_words_is_evidence_of_its_own(tmp_path):
     lib = library(note("n", ("cuda-graphs", "rocm"), title_en="Fix the eager region"))
     facts = pr("Fix eager region for CUDA graph capture")
@@ -2717,7 +2726,8 @@ def test_a_title_sharing_exactly_the_minimum_of_rare_words_is_evidence_of_its_ow
     assert m.own  # `eager` and `region` are no words of the topic's `CUDA graph`
 
 
-# kills: bot/matching.py:710 a title sharing only its topics' words singles out the note
+# kills: bot/matching.py:CompiledMatcher._singles_out a title sharing only its topics' words singles
+# out the note
 def test_a_title_sharing_only_the_topic_words_does_not_single_out_the_note(tmp_path):
     lib = library(note("n", ("cuda-graphs",), title_en="Piecewise capture"))
     cfg = _similar_cfg(tmp_path, similar_min_words=1)
@@ -2726,7 +2736,8 @@ def test_a_title_sharing_only_the_topic_words_does_not_single_out_the_note(tmp_p
     assert not m.own
 
 
-# kills: bot/matching.py:733 files exactly `files_only_share` of the PR's are a sweep
+# kills: bot/matching.py:CompiledMatcher._swept files exactly `files_only_share` of the PR's are a
+# sweep
 def test_files_exactly_the_share_of_the_prs_files_are_no_sweep():
     lib = library(note("n", ("spec-decode", "prefix-caching")))
     cfg = CFG.model_copy(update={"files_only_share": 0.5, "threshold": 3.0})
@@ -2737,7 +2748,8 @@ def test_files_exactly_the_share_of_the_prs_files_are_no_sweep():
     assert ids(match_pr(less, lib, cfg)) == []
 
 
-# kills: bot/matching.py:809 a PR related to a note's PR it also refers to is tied twice
+# kills: bot/matching.py:CompiledMatcher._ties a PR related to a note's PR it also refers to is tied
+# twice
 def test_a_pr_referring_to_and_related_to_a_notes_pr_is_tied_once():
     lib = library(note("n", ("rocm",), source_pr=51318))
     facts = replace(pr("Revert it", body="Reverts #51318"), related_notes={"n": (51318, "reverts")})
@@ -2746,7 +2758,8 @@ def test_a_pr_referring_to_and_related_to_a_notes_pr_is_tied_once():
     assert m.score == CFG.weights.source_ref
 
 
-# kills: bot/matching.py:845 a note tied to the PR is held back as a sweep's
+# kills: bot/matching.py:CompiledMatcher._hold_back_flags a note tied to the PR is held back as a
+# sweep's
 def test_a_note_tied_to_the_pr_is_no_sweep():
     lib = library(note("n", ("spec-decode", "prefix-caching"), source_pr=51318))
     cfg = CFG.model_copy(update={"files_only_share": 0.33, "threshold": 3.0})
@@ -2756,14 +2769,15 @@ def test_a_note_tied_to_the_pr_is_no_sweep():
     assert ids(match_pr(sweep, lib, cfg)) == ["n"]
 
 
-# kills: bot/matching.py:849 a note tied to the PR is held back for resting on its path alone
+# kills: bot/matching.py:CompiledMatcher._hold_back_flags a note tied to the PR is held back for
+# resting on its path alone
 def test_a_note_tied_to_the_pr_may_rest_on_its_own_path():
     lib = library(note("n", ("rocm",), paths=("vllm/x.py",), source_pr=51318))
     result = match_pr(pr("Tidy", body="Follow-up to #51318", files=["vllm/x.py"]), lib, CFG)
     assert ids(result) == ["n"] and result.held_back == ()
 
 
-# kills: bot/matching.py:890 `coverage_power` is ignored
+# kills: bot/matching.py:CompiledMatcher._topic_part `coverage_power` is ignored
 def test_coverage_power_raises_the_share_of_the_notes_topics():
     lib = library(note("n", ("spec-decode", "rocm")))
     facts = pr("[Spec Decode] EAGLE fix")  # spec-decode at its cap (4), no ROCm
@@ -2771,7 +2785,8 @@ def test_coverage_power_raises_the_share_of_the_notes_topics():
     assert match_pr(facts, lib, squared).candidates[0].score == 1.0  # 4 x (1/2)^2
 
 
-# kills: bot/matching.py:933 a topic's title words outside the note's keyword are re-ordered
+# kills: bot/matching.py:CompiledMatcher._outside a topic's title words outside the note's keyword
+# are re-ordered
 def test_topic_words_beside_a_notes_keyword_are_quoted_in_title_order():
     lib = library(note("n", ("spec-decode",), keywords=("drafter",)))
     [m] = match_pr(pr("Fix spec decode and EAGLE drafter"), lib, CFG).matches
@@ -2781,8 +2796,10 @@ def test_topic_words_beside_a_notes_keyword_are_quoted_in_title_order():
     )
 
 
-# kills: bot/matching.py:942 with `body_terms` 0 a description line quotes no word
-# kills: bot/matching.py:943 with `body_terms` 0 one description word still weighs
+# kills: bot/matching.py:CompiledMatcher._body_evidence with `body_terms` 0 a description line
+# quotes no word
+# kills: bot/matching.py:CompiledMatcher._body_evidence with `body_terms` 0 one description word
+# still weighs
 def test_with_body_terms_zero_the_description_weighs_nothing_but_is_quoted():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(update={"body_terms": 0, "threshold": 1.0})
@@ -2791,7 +2808,8 @@ def test_with_body_terms_zero_the_description_weighs_nothing_but_is_quoted():
     assert "description mentions 'spec decode' (topic: Speculative decoding)" in m.reasons
 
 
-# kills: bot/matching.py:955 a first topic shown by files exactly the share is not shown
+# kills: bot/matching.py:CompiledMatcher._shows a first topic shown by files exactly the share is
+# not shown
 def test_a_first_topic_shown_by_files_exactly_the_share_is_shown():
     lib = library(note("kv", ("prefix-caching", "spec-decode")))
     cfg = CFG.model_copy(
@@ -2801,7 +2819,8 @@ def test_a_first_topic_shown_by_files_exactly_the_share_is_shown():
     assert ids(match_pr(pr("[Spec Decode] EAGLE refactor", files=files), lib, cfg)) == ["kv"]
 
 
-# kills: bot/matching.py:964 a note with evidence of its own makes the best note ambiguous
+# kills: bot/link_rules.py:LinkRules._ambiguous a note with evidence of its own makes the best note
+# ambiguous
 def test_a_note_with_words_of_its_own_does_not_make_a_topic_note_ambiguous():
     lib = library(
         note("a", ("spec-decode",)), note("b", ("spec-decode", "rocm"), keywords=("drafter",))
@@ -2812,7 +2831,8 @@ def test_a_note_with_words_of_its_own_does_not_make_a_topic_note_ambiguous():
     assert ids(result) == ["a"] and result.held_back == ()
 
 
-# kills: bot/matching.py:987 a tests-and-CI-only PR holds back notes on CI plumbing too
+# kills: bot/link_rules.py:LinkRules._kind_problem.problem a tests-and-CI-only PR holds back notes
+# on CI plumbing too
 def test_a_tests_only_pr_keeps_a_note_on_ci_plumbing_shown_by_its_topic_alone():
     lib = library(note("ci", ("rocm",)), note("eagle", ("spec-decode",)))
     cfg = CFG.model_copy(
@@ -2825,7 +2845,8 @@ def test_a_tests_only_pr_keeps_a_note_on_ci_plumbing_shown_by_its_topic_alone():
     )
 
 
-# kills: bot/matching.py:1023 beside the PR's own note, a note on topics alone is linked too
+# kills: bot/matching.py:CompiledMatcher.match beside the PR's own note, a note on topics alone is
+# linked too
 def test_beside_the_prs_own_note_no_note_rests_on_its_topics_alone():
     lib = library(note("src", ("rocm",), source_pr=1000), note("other", ("spec-decode",)))
     cfg = CFG.model_copy(update={"extra_links_need_own": True})
@@ -2834,7 +2855,8 @@ def test_beside_the_prs_own_note_no_note_rests_on_its_topics_alone():
     assert result.held_back == (("other", "rests on its topics alone, and is not the best note"),)
 
 
-# kills: bot/matching.py:1091 a note at exactly `relative_floor` of the best one is held back
+# kills: bot/link_rules.py:LinkRules._eligible a note at exactly `relative_floor` of the best one is
+# held back
 def test_a_note_at_exactly_the_relative_floor_of_the_best_is_linked():
     lib = library(note("best", ("spec-decode",)), note("half", ("spec-decode", "rocm")))
     cfg = CFG.model_copy(update={"relative_floor": 0.5, "threshold": 2.0})
@@ -2843,7 +2865,8 @@ def test_a_note_at_exactly_the_relative_floor_of_the_best_is_linked():
     assert ids(result) == ["best", "half"]
 
 
-# kills: bot/matching.py:697 a similar title whose rarity is exactly `similar_from` is kept
+# kills: bot/matching.py:CompiledMatcher._similar a similar title whose rarity is exactly
+# `similar_from` is kept
 def test_a_title_exactly_as_rare_as_similar_from_is_no_evidence(tmp_path):
     from bot.similarity import shared_words
 
@@ -2859,7 +2882,8 @@ def test_a_title_exactly_as_rare_as_similar_from_is_no_evidence(tmp_path):
     assert not m.own
 
 
-# kills: bot/matching.py:761 a note keyword adding exactly nothing over its topic is a reason
+# kills: bot/matching.py:CompiledMatcher._score_note a note keyword adding exactly nothing over its
+# topic is a reason
 def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_its_own():
     lib = library(note("n", ("spec-decode",), keywords=("EAGLE",)))
     # uncapped, the topic counts the title's EAGLE at 2.0, as much as the note's keyword
@@ -2877,8 +2901,8 @@ def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_i
 # --- found by mutation run 'r22a' ---
 
 
-# kills: bot/pathindex.py:48 a one-character run never counted as present where a longer
-# run that begins with it was found
+# kills: bot/pathindex.py:GlobIndex.__init__ a one-character run never counted as present where a
+# longer run that begins with it was found
 def test_a_glob_filed_under_one_character_is_found_inside_a_longer_glob_run():
     index = GlobIndex((g, g) for g in ["k*", "kv*"])  # filed under the runs `k` and `kv`
     # these paths hold `k` only as the start of `kv`: the scan reports `kv` there
@@ -2887,8 +2911,8 @@ def test_a_glob_filed_under_one_character_is_found_inside_a_longer_glob_run():
     assert index.owners("kv.py") == {"k*", "kv*"}
 
 
-# kills: bot/pathindex.py:100 a glob with no literal character owning every path it does
-# not match (`or`), or never owning one (`o in found`)
+# kills: bot/pathindex.py:GlobIndex.owners a glob with no literal character owning every path it
+# does not match (`or`), or never owning one (`o in found`)
 def test_a_glob_without_a_literal_character_owns_only_the_paths_it_matches():
     index = GlobIndex([("*/*", "one level down"), ("?", "one-letter name")])
     assert index.owners("vllm/envs.py") == {"one level down"}
@@ -2897,7 +2921,7 @@ def test_a_glob_without_a_literal_character_owns_only_the_paths_it_matches():
     assert index.owners("x") == {"one-letter name"}
 
 
-# kills: bot/terms.py:69 a term with a space but an underscore or inner capital in one of
+# kills: bot/terms.py:is_code_name a term with a space but an underscore or inner capital in one of
 # its words (`DeepSeek V4`) taken for a code name (`not all` spaces instead of `not any`)
 def test_a_phrase_holding_an_identifier_is_no_code_name():
     assert not is_code_name("DeepSeek V4")
@@ -2905,7 +2929,7 @@ def test_a_phrase_holding_an_identifier_is_no_code_name():
     assert is_code_name("kv_cache_manager")
 
 
-# kills: bot/terms.py:257 a keyword ending in a one-letter word (`top-K`) taken for one
+# kills: bot/terms.py:_acronym_end a keyword ending in a one-letter word (`top-K`) taken for one
 # ending in an acronym, so its plural written in lower case (`top_ks`) was not found
 def test_a_keyword_ending_in_one_capital_letter_has_any_plural():
     index = TermIndex(["top-K"])
@@ -2948,7 +2972,8 @@ def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural(
 # --- found by mutation run r24b: the reason wording's helpers ---------------------------
 
 
-# kills: bot/matching.py:809 `_code_first` sorting a docs file (`aux_files`) with the code
+# kills: bot/matching.py:CompiledMatcher._code_first `_code_first` sorting a docs file (`aux_files`)
+# with the code
 def test_a_changes_line_names_the_code_before_a_docs_file():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(update={"aux_files": ("docs/", "*.md")})
@@ -2958,8 +2983,8 @@ def test_a_changes_line_names_the_code_before_a_docs_file():
     assert line in m.reasons
 
 
-# kills: bot/matching.py:840 `sim is None or at is None` -> `sim is None and at is None`: a
-# similar title whose weight rounds to 0.0 is no line of its own, and its shared word
+# kills: bot/matching.py:CompiledMatcher._said_once `sim is None or at is None` -> `sim is None and
+# at is None`: a similar title whose weight rounds to 0.0 is no line of its own, and its shared word
 # quoted by another line ('CUDA graph') is not said again
 def test_a_similar_title_weighing_nothing_once_rounded_leaves_the_reasons_as_they_are(tmp_path):
     from bot.similarity import shared_words
@@ -2980,7 +3005,7 @@ def test_a_similar_title_weighing_nothing_once_rounded_leaves_the_reasons_as_the
     assert not m.own
 
 
-# kills: bot/matching.py:161 `_inside` taking every description hit once one is counted: a
+# kills: bot/term_spans.py:inside `_inside` taking every description hit once one is counted: a
 # topic word past `body_terms`, not counted by the topic, counted the note's own keyword
 # on it as said already
 def test_a_note_keyword_past_the_topics_body_terms_counts_in_full():
@@ -2997,9 +3022,9 @@ def test_a_note_keyword_past_the_topics_body_terms_counts_in_full():
     )
 
 
-# kills: bot/matching.py:888 `words <= title` -> `words < title`, and 889 `<=` -> `<`,
-# `any` -> `all`, `return None`: a note's title, or one of its keywords, writing exactly
-# the words of the name another line quotes has the line say "also in this note's ...",
+# kills: bot/matching.py:CompiledMatcher._hold_back_flags `words <= title` -> `words < title`, and
+# 889 `<=` -> `<`, `any` -> `all`, `return None`: a note's title, or one of its keywords, writing
+# exactly the words of the name another line quotes has the line say "also in this note's ...",
 # not name one of the words
 def test_a_name_the_notes_title_or_a_keyword_writes_exactly_is_also_in_it(tmp_path):
     title = "Narrow the eager CUDA graph region"
@@ -3022,7 +3047,7 @@ def test_a_name_the_notes_title_or_a_keyword_writes_exactly_is_also_in_it(tmp_pa
     )
 
 
-# kills: bot/matching.py:229 `_blanked` starting at 1: the title's first letter was lost,
+# kills: bot/term_spans.py:blanked `_blanked` starting at 1: the title's first letter was lost,
 # and with it a shared word the title writes first, outside the note's keyword
 def test_a_shared_word_first_in_the_title_outside_the_notes_keyword_is_a_similar_title(
     tmp_path,
@@ -3037,7 +3062,7 @@ def test_a_shared_word_first_in_the_title_outside_the_notes_keyword_is_a_similar
     )
 
 
-# kills: bot/said_once.py:153 `shows_topic` `any` -> `all`: a topic word said in a tag
+# kills: bot/said_once.py:shows_topic `shows_topic` `any` -> `all`: a topic word said in a tag
 # and again inside the note's own keyword shows the topic, by the tag
 def test_a_topic_tag_shows_the_topic_though_the_title_says_it_again_inside_a_keyword():
     lib = library(note("n", ("spec-decode", "rocm"), keywords=("EAGLE drafter",)))
@@ -3067,7 +3092,7 @@ def _ep_reasons(title: str, topics: tuple[str, ...]) -> tuple[str, ...]:
     return m.reasons
 
 
-# kills: bot/matching.py:334 `_holder` `a <= start` -> `a < start` (a longer mention starting
+# kills: bot/term_spans.py:holder `_holder` `a <= start` -> `a < start` (a longer mention starting
 # where the word starts holds it too), `>` -> `>=` (a mention as long as the word, the same
 # word of another topic, holds it), and 335 the longest holder -> the first one
 def test_a_topic_word_inside_another_topics_longer_mention_is_quoted_as_the_longest_one():
@@ -3088,8 +3113,8 @@ def test_a_topic_word_inside_another_topics_longer_mention_is_quoted_as_the_long
     )
 
 
-# kills: bot/said_once.py:128 `wider_mentions` reading every kind of evidence as title words:
-# a label spelled as a title term's key ('elasticep', the key of 'elastic EP') is no mention
+# kills: bot/said_once.py:wider_mentions `wider_mentions` reading every kind of evidence as title
+# words: a label spelled as a title term's key ('elasticep', the key of 'elastic EP') is no mention
 # holding the topic's 'EP'
 def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
     topics = {
@@ -3112,8 +3137,9 @@ def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
 # --- found by mutation run 'r24e' (bot/link_rules.py) ---
 
 
-# kills: bot/link_rules.py:69 `m.note.id in source_ids` (the PR's own note ranks last)
-# kills: bot/link_rules.py:69 hand: `rank` puts the score before the source flag
+# kills: bot/link_rules.py:LinkRules.link.rank `m.note.id in source_ids` (the PR's own note ranks
+# last)
+# kills: bot/link_rules.py:LinkRules.link.rank hand: `rank` puts the score before the source flag
 def test_the_prs_own_note_heads_the_candidates_whatever_its_score():
     lib = library(note("a-src", ("rocm",), source_pr=1000), note("b-other", ("spec-decode",)))
     cfg = CFG.model_copy(update={"weights": CFG.weights.model_copy(update={"source_pr": 1.0})})
@@ -3122,7 +3148,7 @@ def test_the_prs_own_note_heads_the_candidates_whatever_its_score():
     assert ids(result) == ["a-src", "b-other"]
 
 
-# kills: bot/link_rules.py:69 hand: `rank` puts the verdict before the score
+# kills: bot/link_rules.py:LinkRules.link.rank hand: `rank` puts the verdict before the score
 def test_a_quick_read_with_the_higher_score_ranks_before_a_deep_read():
     lib = library(
         note("a-deep", ("spec-decode", "rocm")), note("b-quick", ("spec-decode",), verdict="quick")
@@ -3132,14 +3158,14 @@ def test_a_quick_read_with_the_higher_score_ranks_before_a_deep_read():
     assert ids(result) == ["b-quick", "a-deep"]
 
 
-# kills: bot/link_rules.py:69 hand: `rank` orders the note ids backwards
+# kills: bot/link_rules.py:LinkRules.link.rank hand: `rank` orders the note ids backwards
 def test_notes_at_equal_score_and_verdict_rank_by_their_id():
     lib = library(note("b", ("spec-decode",)), note("a", ("spec-decode",)))
     assert ids(match_pr(pr("[Spec Decode] Fix EAGLE"), lib, CFG)) == ["a", "b"]
 
 
-# kills: bot/link_rules.py:81 hand: `held` in the order the rules held them, not sorted
-# kills: bot/link_rules.py:81 hand: `held` sorted by score alone (ties in rule order)
+# kills: bot/link_rules.py:LinkRules.link hand: `held` in the order the rules held them, not sorted
+# kills: bot/link_rules.py:LinkRules.link hand: `held` sorted by score alone (ties in rule order)
 def test_the_notes_held_back_are_listed_best_first_whichever_rule_held_them():
     lib = library(
         note("a-ci", ("rocm",)),
@@ -3164,7 +3190,7 @@ def test_the_notes_held_back_are_listed_best_first_whichever_rule_held_them():
     )
 
 
-# kills: bot/link_rules.py:77 hand: `eligible[cap:]` for `linked[cap:]`
+# kills: bot/link_rules.py:LinkRules.link hand: `eligible[cap:]` for `linked[cap:]`
 def test_the_prs_own_note_takes_one_of_the_places_and_holds_the_last_back():
     others = (note(f"n{i}", ("spec-decode",)) for i in range(3))
     lib = library(note("src", ("rocm",), source_pr=1000), *others)
@@ -3173,7 +3199,8 @@ def test_the_prs_own_note_takes_one_of_the_places_and_holds_the_last_back():
     assert result.held_back == (("n2", "over the limit of 3 notes"),)
 
 
-# kills: bot/link_rules.py:89 hand: `mine` is every topic of the note, not those the PR shows
+# kills: bot/link_rules.py:LinkRules._ambiguous hand: `mine` is every topic of the note, not those
+# the PR shows
 def test_only_the_topics_the_pr_shows_need_fit_another_note_to_make_a_note_ambiguous():
     lib = library(note("a", ("spec-decode", "cuda-graphs")), note("b", ("spec-decode", "rocm")))
     cfg = CFG.model_copy(update={"extra_links_need_own": True, "threshold": 2.0})
@@ -3182,7 +3209,8 @@ def test_only_the_topics_the_pr_shows_need_fit_another_note_to_make_a_note_ambig
     assert result.held_back[0] == ("a", "rests on its topics alone, which fit another note as well")
 
 
-# kills: bot/match_result.py:88 a topic the description names too is not shown (all, not any)
+# kills: bot/match_result.py:TopicHit.present a topic the description names too is not shown (all,
+# not any)
 def test_a_topic_the_title_shows_stays_shown_when_the_description_names_it_too():
     # the description names both topics: spec-decode, tagged in the title, is still
     # shown, and b (ROCm, in the description only) does not fit it; not shown, no
@@ -3195,7 +3223,8 @@ def test_a_topic_the_title_shows_stays_shown_when_the_description_names_it_too()
     assert (ids(result), result.held_back) == (["a"], ())
 
 
-# kills: bot/link_rules.py:150 hand: `_ambiguous(m, eligible, ...)`, or only notes at the threshold
+# kills: bot/link_rules.py:LinkRules._eligible hand: `_ambiguous(m, eligible, ...)`, or only notes
+# at the threshold
 def test_a_note_under_the_threshold_on_the_same_topics_makes_the_best_ambiguous():
     # the weaker note is on the PR's subsystem too: the topics single out neither (either
     # mutant links vllm-cdd35ec7 to PR 24771, graded 0)
@@ -3209,7 +3238,7 @@ def test_a_note_under_the_threshold_on_the_same_topics_makes_the_best_ambiguous(
     assert result.held_back == (("a", "rests on its topics alone, which fit another note as well"),)
 
 
-# kills: bot/link_rules.py:139 hand: the kind of change asked before the evidence
+# kills: bot/link_rules.py:LinkRules._eligible hand: the kind of change asked before the evidence
 def test_a_note_held_by_its_evidence_and_the_kind_of_change_is_held_by_its_evidence():
     lib = library(note("n", ("rocm", "spec-decode")))
     cfg = CFG.model_copy(
@@ -3219,8 +3248,9 @@ def test_a_note_held_by_its_evidence_and_the_kind_of_change_is_held_by_its_evide
     assert result.held_back == (("n", "the PR does not show the note's first topic (rocm)"),)
 
 
-# kills: bot/link_rules.py:174 hand: `on_topic` asked before `path_alone`
-# kills: bot/link_rules.py:169 hand: `path_alone` asked before `min_specific`
+# kills: bot/link_rules.py:LinkRules._held_by_evidence hand: `on_topic` asked before `path_alone`
+# kills: bot/link_rules.py:LinkRules._held_by_evidence hand: `path_alone` asked before
+# `min_specific`
 def test_a_note_on_its_path_alone_is_held_by_the_first_rule_in_order():
     lib = library(note("n", ("rocm",), paths=("vllm/x.py",)))
     cfg = CFG.model_copy(update={"main_topic_first": True, "threshold": 2.0})
@@ -3234,7 +3264,7 @@ def test_a_note_on_its_path_alone_is_held_by_the_first_rule_in_order():
     )
 
 
-# kills: bot/link_rules.py:176 hand: `swept` asked before `on_topic`
+# kills: bot/link_rules.py:LinkRules._held_by_evidence hand: `swept` asked before `on_topic`
 def test_a_sweep_off_the_notes_first_topic_is_held_for_the_topic():
     lib = library(note("n", ("rocm", "spec-decode")))
     cfg = CFG.model_copy(
@@ -3247,7 +3277,8 @@ def test_a_sweep_off_the_notes_first_topic_is_held_for_the_topic():
     assert result.held_back == (("n", "the PR does not show the note's first topic (rocm)"),)
 
 
-# kills: bot/link_rules.py:108 hand: the docs-only rule asked before the cosmetic title
+# kills: bot/link_rules.py:LinkRules._kind_problem.problem hand: the docs-only rule asked before the
+# cosmetic title
 def test_a_cosmetic_docs_only_pr_holds_a_note_for_its_title():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(update={"cosmetic_words": ("typo",), "aux_files": ("docs/",)})
@@ -3257,7 +3288,8 @@ def test_a_cosmetic_docs_only_pr_holds_a_note_for_its_title():
     )
 
 
-# kills: bot/link_rules.py:110 hand: the tests-and-CI-only rule asked before docs-only
+# kills: bot/link_rules.py:LinkRules._kind_problem.problem hand: the tests-and-CI-only rule asked
+# before docs-only
 def test_a_pr_of_docs_in_tests_only_holds_a_note_for_its_docs():
     lib = library(note("n", ("spec-decode",)))
     cfg = CFG.model_copy(update={"aux_files": ("*.md",), "upkeep_files": ("tests/",)})
@@ -3267,7 +3299,8 @@ def test_a_pr_of_docs_in_tests_only_holds_a_note_for_its_docs():
     )
 
 
-# kills: bot/link_rules.py:114 hand: a note must be on CI plumbing alone, not in part
+# kills: bot/link_rules.py:LinkRules._kind_problem.problem hand: a note must be on CI plumbing
+# alone, not in part
 def test_a_tests_only_pr_keeps_a_note_with_one_topic_on_ci_plumbing():
     lib = library(note("ci", ("rocm", "spec-decode")))
     cfg = CFG.model_copy(
@@ -3277,7 +3310,8 @@ def test_a_tests_only_pr_keeps_a_note_with_one_topic_on_ci_plumbing():
     assert ids(result) == ["ci"] and result.held_back == ()
 
 
-# kills: bot/link_rules.py:162 hand: the best note named from all ranked notes, not those linked
+# kills: bot/link_rules.py:LinkRules._eligible hand: the best note named from all ranked notes, not
+# those linked
 def test_far_below_names_the_best_note_linked_not_the_best_held_back():
     lib = library(
         note("x", ("spec-decode", "rocm")),
@@ -3302,7 +3336,7 @@ def test_far_below_names_the_best_note_linked_not_the_best_held_back():
 # --- found by mutation run 'r25d' (bot/match_config.py) ---
 
 
-# kills: bot/match_config.py:28-44 a weight's floor `ge=0` -> `ge=1`
+# kills: bot/match_config.py:Weights a weight's floor `ge=0` -> `ge=1`
 def test_any_weight_may_be_zero_to_switch_its_evidence_off_but_none_negative(tmp_path):
     config = tmp_path / "m.toml"
     for name in Weights.model_fields:
@@ -3313,8 +3347,8 @@ def test_any_weight_may_be_zero_to_switch_its_evidence_off_but_none_negative(tmp
             load_match_config(config)
 
 
-# kills: bot/match_config.py:55-86 each bound of a setting (`gt=0` -> `gt=1`, `ge=1` -> `ge=2`,
-# `le=1` -> `le=2`) and the hand mutants `gt` <-> `ge`, `le=10` -> `le=100`
+# kills: bot/match_config.py:MatchConfig each bound of a setting (`gt=0` -> `gt=1`, `ge=1` ->
+# `ge=2`, `le=1` -> `le=2`) and the hand mutants `gt` <-> `ge`, `le=10` -> `le=100`
 @pytest.mark.parametrize(
     ("setting", "accepted", "refused"),
     [
@@ -3363,7 +3397,7 @@ def test_the_config_a_compiled_matcher_keeps_cannot_be_changed_under_it():
     assert (cfg.threshold, cfg.weights.path) == before
 
 
-# kills: bot/match_config.py:143 hand: a bad vocabulary's ValueError re-raised as it is
+# kills: bot/match_config.py:match_config hand: a bad vocabulary's ValueError re-raised as it is
 def test_a_vocabulary_that_does_not_load_is_named_on_the_config_line_that_names_it(tmp_path):
     config = tmp_path / "m.toml"
     config.write_text('threshold = 4.0\nvocabulary = "missing.json"\n', "utf-8")

@@ -46,7 +46,7 @@ def test_a_filter_the_library_cannot_answer_is_refused_with_its_value(library, f
         parse_query(library, **raw)
 
 
-# kills: bot/note_queries.py:38 a search text of exactly MAX_QUERY_CHARS characters refused
+# kills: bot/note_queries.py:parse_query a search text of exactly MAX_QUERY_CHARS characters refused
 def test_a_search_text_of_the_longest_length_allowed_is_searched(library):
     q = "x" * MAX_QUERY_CHARS
     assert parse_query(library, repo="", topic="", verdict="", q=q) == NoteQuery(q=q)

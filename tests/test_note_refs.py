@@ -318,14 +318,14 @@ def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path
 # --- found by mutation run 'r21b' ---
 
 
-# kills: bot/note_refs.py:81 the numbers named are joined without commas
+# kills: bot/note_refs.py:render_refs the numbers named are joined without commas
 def test_several_numbers_named_or_unknown_are_listed_with_commas():
     lines = render_refs(note(), [], [51430, 51431], [7, 8])
     assert "  also names #51430, #51431 (no relation stated: read the PR and decide)" in lines
     assert "  GitHub does not know #7, #8 (left out)" in lines
 
 
-# kills: bot/note_refs.py:90 a field nothing is suggested for is printed unchanged
+# kills: bot/note_refs.py:render_refs a field nothing is suggested for is printed unchanged
 def test_only_the_fields_with_suggestions_get_a_line_to_paste():
     got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to #1")]
     lines = render_refs(note(read_with=[6], issues=[2]), got)
@@ -333,12 +333,12 @@ def test_only_the_fields_with_suggestions_get_a_line_to_paste():
     assert not any(line.startswith("  issues = ") for line in lines)
 
 
-# kills: bot/note_refs.py:61 a description GitHub sends as null is read as a string
+# kills: bot/note_refs.py:mentioned a description GitHub sends as null is read as a string
 def test_a_source_pr_without_a_description_names_nothing():
     assert mentioned(None, note(), []) == []
 
 
-# kills: bot/note_refs.py:62 the numbers named reordered (sorted), not first mention first
+# kills: bot/note_refs.py:mentioned the numbers named reordered (sorted), not first mention first
 def test_numbers_named_are_listed_in_the_order_the_description_names_them():
     assert mentioned("See #900, then #12 and #500.", note(), []) == [900, 12, 500]
 
@@ -387,7 +387,7 @@ def test_each_wording_vllm_uses_relates_the_pr(body, expected):
     assert rel(body) == expected
 
 
-# kills: bot/relations.py:90 and :94 hand: the phrase and the quote keep the description's
+# kills: bot/relations.py:related_refs hand: the phrase and the quote keep the description's
 # line breaks (the phrase then names no relation: KeyError)
 def test_a_relation_wrapped_over_lines_is_read_and_quoted_on_one_line():
     (got,) = related_refs("This is a follow up\nto #51430, as\ndiscussed.", REPO)
@@ -418,8 +418,9 @@ def test_not_just_a_relation_is_still_that_relation():
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:223 settings that do not load taken for success (exit 0, nothing read)
-# kills: bot/cli.py:235 a library that does not load exiting 2 (or 0), not 1 as `notes
+# kills: bot/cli.py:_cmd_notes_refs settings that do not load taken for success (exit 0, nothing
+# read)
+# kills: bot/cli.py:_cmd_notes_refs a library that does not load exiting 2 (or 0), not 1 as `notes
 #   check` does for the same problems
 def test_refs_exits_1_on_a_broken_library_and_2_on_broken_settings(tmp_path, fake_github):
     notes = tmp_path / "notes"

@@ -184,13 +184,13 @@ def test_round_trip_keeps_awkward_text():
 # --- found by mutation run 'r26b' of bot/note_files.py ---
 
 
-# kills: bot/note_files.py:190 and :193 `.strip()` dropped (a fence typed with a space
+# kills: bot/note_files.py:split_front_matter `.strip()` dropped (a fence typed with a space
 #   after it refused as "file must start with a '+++' line", or the header run on into
 #   the body's own `+++` line)
-# kills: bot/note_files.py:194 `lines[1:i]` -> `lines[2:i]` (the header's first line lost)
-#   and `return None`
-# kills: bot/note_files.py:187 `FENCE not in` -> `FENCE in` (the quick split taken past a
-#   closing fence typed with a space, up to the body's `+++` line)
+# kills: bot/note_files.py:split_front_matter `lines[1:i]` -> `lines[2:i]` (the header's first line
+#   lost) and `return None`
+# kills: bot/note_files.py:split_front_matter `FENCE not in` -> `FENCE in` (the quick split taken
+#   past a closing fence typed with a space, up to the body's `+++` line)
 @pytest.mark.parametrize(("opening", "closing"), [("+++ ", "\t+++  "), ("+++", "+++ ")])
 def test_a_fence_typed_with_spaces_around_it_still_opens_and_closes_the_header(opening, closing):
     note = Note(
@@ -206,8 +206,8 @@ def test_a_fence_typed_with_spaces_around_it_still_opens_and_closes_the_header(o
     assert parse_note("\n".join(lines), "n.md") == note
 
 
-# kills: bot/note_files.py:192 `range(1, ...)` -> `range(2, ...)` (an empty header whose
-#   fence has a space after it reported as "no closing '+++' line", not its missing fields)
+# kills: bot/note_files.py:split_front_matter `range(1, ...)` -> `range(2, ...)` (an empty header
+#   whose fence has a space after it reported as "no closing '+++' line", not its missing fields)
 def test_an_empty_header_names_its_missing_fields_whatever_the_fences_spacing():
     from bot.note_files import LibraryError
 
@@ -320,7 +320,7 @@ def test_header_finds_key_and_element_lines():
     assert header.line_of("missing", default=9) == 9
 
 
-# kills: bot/note_files.py:98 (hand) the element search not bounded by the next key (an
+# kills: bot/note_files.py:Header.line_of (hand) the element search not bounded by the next key (an
 #   element written with an escape, not found as typed, named on a later key's line)
 def test_an_element_not_found_as_typed_is_named_on_its_keys_line_not_a_later_keys():
     header = Header('topics = ["no\\u002dtopic"]\nkeywords = ["no-topic"]', first=2)
@@ -344,14 +344,14 @@ def model_note(**fields) -> Note:
     return Note(**(base | fields))
 
 
-# kills: bot/notes.py:215 issue 1 refused as an issue number
+# kills: bot/notes.py:Note issue 1 refused as an issue number
 def test_issue_1_is_an_issue_number():
     assert model_note(source_pr=2, issues=[1]).listed_numbers == {1, 2}
     with pytest.raises(ValueError, match="greater than or equal to 1"):
         model_note(issues=[0])
 
 
-# kills: bot/notes.py:274 a title with leading or trailing whitespace accepted
+# kills: bot/notes.py:Note._one_line a title with leading or trailing whitespace accepted
 @pytest.mark.parametrize("field", ["title_zh", "title_en"])
 def test_a_title_with_leading_or_trailing_whitespace_is_refused(field):
     for title in (" 标题", "Title "):
@@ -359,7 +359,7 @@ def test_a_title_with_leading_or_trailing_whitespace_is_refused(field):
             model_note(**{field: title})
 
 
-# kills: bot/notes.py:282 a note updated on the day it was created refused
+# kills: bot/notes.py:Note._not_before_created a note updated on the day it was created refused
 def test_a_note_may_be_updated_on_the_day_it_was_created():
     day = date(2026, 8, 14)
     assert model_note(created=day, updated=day).updated == day
@@ -367,7 +367,7 @@ def test_a_note_may_be_updated_on_the_day_it_was_created():
         model_note(created=day, updated=date(2026, 8, 13))
 
 
-# kills: bot/notes.py:170 a topic of the shared library changeable in place
+# kills: bot/notes.py:Topic a topic of the shared library changeable in place
 def test_the_librarys_topics_cannot_be_changed_in_place():
     # the server's threads share one library: a topic is frozen (and hashable), as a note is
     topic = load_library().topics["cuda-graphs"]
@@ -376,7 +376,7 @@ def test_the_librarys_topics_cannot_be_changed_in_place():
     assert {topic: 1}[topic] == 1
 
 
-# kills: bot/note_dump.py:62 an array of one long element written over three lines
+# kills: bot/note_dump.py:_toml_line an array of one long element written over three lines
 def test_a_long_array_is_written_one_element_a_line_but_one_element_stays_on_its_line():
     path = "vllm/" + "a" * 100 + ".py"
     note = model_note(paths=[path], keywords=["x" * 60, "y" * 60])
@@ -402,12 +402,12 @@ def test_a_long_array_is_written_one_element_a_line_but_one_element_stays_on_its
         ("vllm/[!a]*.py", "vllm/a.py", False),
         ("vllm[!a]x.py", "vllm/x.py", False),  # a negated class never matches '/'
         ("tests/watermarking/", "tests/watermarking/test_x.py", True),
-        # kills: bot/globs.py:48 a glob with any literal character taken for a directory
+        # kills: bot/globs.py:glob_to_regex a glob with any literal character taken for a directory
         # that covers everything below it (`docs/*` matching `docs/sub/x.md`)
         ("docs/*", "docs/x.md", True),
         ("docs/*", "docs/sub/x.md", False),
-        # kills: bot/globs.py:58 `**/` before more than one segment taking every directory
-        # at once (possessively), so the segments after it could never match
+        # kills: bot/globs.py:glob_to_regex `**/` before more than one segment taking every
+        # directory at once (possessively), so the segments after it could never match
         ("**/spec_decode/*.py", "vllm/v1/spec_decode/eagle.py", True),
         ("vllm/**/core/*.py", "vllm/v1/core/kv_cache_utils.py", True),
         # a trailing `/` names directories only, as in CODEOWNERS (found by mutation run
@@ -428,7 +428,7 @@ def test_glob_semantics(pattern, path, matches):
     ("pattern", "message"),
     [
         ("", "empty pattern"),
-        # kills: bot/globs.py:25 a pattern of spaces only called whitespace around a
+        # kills: bot/globs.py:glob_to_regex a pattern of spaces only called whitespace around a
         # pattern instead of empty
         ("   ", "empty pattern"),
         ("a\\b", "use '/' as the path separator, not '\\'"),
@@ -488,7 +488,7 @@ def test_toml_lines_finds_comments_and_not_a_hash_in_a_string():
 # --- terms a PR's text can hold (bot.note_terms): found by mutation run 'r22a' ------------
 
 
-# kills: bot/note_terms.py:149 a term of spaces only called padded instead of empty
+# kills: bot/note_terms.py:check_term a term of spaces only called padded instead of empty
 def test_a_term_of_spaces_only_is_empty():
     from bot.note_terms import check_term
 
@@ -496,9 +496,9 @@ def test_a_term_of_spaces_only_is_empty():
         check_term("   ")
 
 
-# kills: bot/note_terms.py:41 every zero-width joiner let through (`or`), not only one
-# inside an emoji; bot/note_terms.py:48 one with any character on both sides (`c or ...`),
-# an emoji on one side only (`any`), or nothing on one side (`... or not c.isalnum()`) let
+# kills: bot/note_terms.py:_unseen_character every zero-width joiner let through (`or`), not only
+# one inside an emoji; bot/note_terms.py:_emoji_sides one with any character on both sides (`c or
+# ...`), an emoji on one side only (`any`), or nothing on one side (`... or not c.isalnum()`) let
 # through
 @pytest.mark.parametrize(
     "term", ["eager\u200dregion", "rocm\u200d", "🔥\u200dx", "x\u200d🔥", "\u200d🔥"]
@@ -511,8 +511,8 @@ def test_a_zero_width_joiner_outside_an_emoji_is_refused(term):
     assert check_term("🧑\u200d💻") == "🧑\u200d💻"  # inside an emoji it is the emoji's
 
 
-# kills: bot/note_terms.py:79 the full-width `！` (U+FF01, the first of the forms) or `～`
-# (U+FF5E, the last) not taken for the ASCII character it was typed for
+# kills: bot/note_terms.py:ascii_typed_as the full-width `！` (U+FF01, the first of the forms) or
+# `～` (U+FF5E, the last) not taken for the ASCII character it was typed for
 def test_the_first_and_last_full_width_forms_are_typed_for_their_ascii_characters():
     from bot.note_terms import ascii_typed_as, check_term
 
@@ -523,7 +523,7 @@ def test_the_first_and_last_full_width_forms_are_typed_for_their_ascii_character
         check_term("torch.compile！")
 
 
-# kills: bot/note_terms.py:132 the terms a list separator joins suggested with the spaces
+# kills: bot/note_terms.py:_mistyped the terms a list separator joins suggested with the spaces
 # typed after it (`["a", " b"]`), or with an empty one for spaces between two separators
 def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
     from bot.note_terms import check_term
@@ -535,7 +535,7 @@ def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
         assert said.endswith('write one term per string, ["CUDA graph", "eager region"]'), said
 
 
-# kills: bot/toml_lines.py:25 every key taken for an `[[array]]` table header
+# kills: bot/toml_lines.py:Entry every key taken for an `[[array]]` table header
 def test_toml_lines_tells_an_array_of_tables_from_a_table_and_a_key():
     # the taxonomy's topics start at their `[[topic]]` lines; a `topic = [...]` key is none
     text = 'topic = [{ id = "x" }]\n[[t]]\n[s]\n'
@@ -547,8 +547,10 @@ def test_toml_lines_tells_an_array_of_tables_from_a_table_and_a_key():
     ]
 
 
-# kills: bot/toml_lines.py:59 a backslash escaping in a literal string, not in a basic one
-# kills: bot/toml_lines.py:63 a multi-line string closed by four quotes skipping a character
+# kills: bot/toml_lines.py:_Scanner.string a backslash escaping in a literal string, not in a basic
+#   one
+# kills: bot/toml_lines.py:_Scanner.string a multi-line string closed by four quotes skipping a
+#   character
 @pytest.mark.parametrize(
     "text",
     [
@@ -562,8 +564,9 @@ def test_toml_lines_finds_the_key_after_a_multi_line_string_where_toml_does(text
     assert [(e.line, e.path) for e in scan(text)] == [(0, ("a",)), (text.count("\n") - 1, ("c",))]
 
 
-# kills: bot/toml_lines.py:67 a backslash escaping in a literal string, not in a basic one
-# kills: bot/toml_lines.py:75 an escape skipping the character after the escaped one
+# kills: bot/toml_lines.py:_Scanner.string a backslash escaping in a literal string, not in a basic
+#   one
+# kills: bot/toml_lines.py:_Scanner.step an escape skipping the character after the escaped one
 @pytest.mark.parametrize(
     ("text", "found"),
     [
@@ -577,19 +580,19 @@ def test_toml_lines_finds_a_comment_after_a_string_ending_in_an_escape(text, fou
     assert comments(text) == found
 
 
-# kills: bot/toml_lines.py:91 a line that starts no key failing the scan of the rest
+# kills: bot/toml_lines.py:_Scanner.key a line that starts no key failing the scan of the rest
 def test_toml_lines_reads_on_past_what_is_no_toml():
     # set_twice scans a text tomllib refused: what comes after its error is any text
     assert [(e.line, e.path) for e in scan("[]\nb = 1\n")] == [(0, ()), (1, ("b",))]
 
 
-# kills: bot/toml_lines.py:130 a comment's column counted from the text's second character
-# kills: bot/toml_lines.py:131 a comment's line counted from the text's second character
+# kills: bot/toml_lines.py:comments a comment's column counted from the text's second character
+# kills: bot/toml_lines.py:comments a comment's line counted from the text's second character
 def test_toml_lines_puts_a_comment_below_an_empty_first_line_on_its_line_and_column():
     assert comments("\n# c\n\nx = 1 # d\n") == {1: 0, 3: 6}
 
 
-# kills: bot/toml_lines.py:161 the character right after `=` skipped with it
+# kills: bot/toml_lines.py:_scanned the character right after `=` skipped with it
 def test_toml_lines_skips_an_array_written_right_after_its_equals_sign():
     text = 'a =[\n  "x",\n]\nb ={ c = 1 }\nd = 2\n'
     tomllib.loads(text)

@@ -146,10 +146,14 @@ def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_k
         assert value(samples(client.get("/metrics").text), name) == 0  # a real 0 shows
 
 
-# kills: bot/server.py:391 each scrape counted every call again (`seen[key] = n` dropped)
-# kills: bot/server.py:390 a scrape counted all the calls so far, not those since the last
-# kills: bot/server.py:395 a scrape counted all the pauses so far, not those since the last
-# kills: bot/server.py:396 each scrape counted every pause again (`pauses_seen` not kept)
+# kills: bot/server.py:_collect_metrics.github_calls each scrape counted every call again
+# (`seen[key] = n` dropped)
+# kills: bot/server.py:_collect_metrics.github_calls a scrape counted all the calls so far, not
+# those since the last
+# kills: bot/server.py:_collect_metrics.github_calls a scrape counted all the pauses so far, not
+# those since the last
+# kills: bot/server.py:_collect_metrics.github_calls each scrape counted every pause again
+# (`pauses_seen` not kept)
 def test_the_github_calls_and_pauses_are_counted_once_however_often_scraped(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -180,7 +184,7 @@ def test_the_github_calls_and_pauses_are_counted_once_however_often_scraped(
         rt.db.close()
 
 
-# kills: bot/server.py:135 a delivery that failed left out of the processing time
+# kills: bot/server.py:Runtime.process a delivery that failed left out of the processing time
 def test_a_failed_delivery_is_timed_too(tmp_path, fake_github, app_key, monkeypatch):
     # the slow deliveries are as often the failing ones: GitHub's errors after its retries
     clean_env(monkeypatch)

@@ -481,7 +481,8 @@ def test_a_hostile_repo_in_the_query_is_shown_as_text(client, path):
         ("甲\n\u3000\n乙", "<p>甲</p>\n<p>乙</p>"),
         # kills: bot/page_templates.py:16 hand: only an empty line breaks a paragraph
         ("a\n \t\nb", "<p>a</p>\n<p>b</p>"),
-        # kills: bot/page_templates.py:26 hand: the empty parts at either end kept as paragraphs
+        # kills: bot/page_templates.py:guidance_html hand: the empty parts at either end kept as
+        # paragraphs
         ("   ", ""),
         # kills: bot/page_templates.py:14 hand: two backticks are an empty code span
         ("a `` b", "<p>a `` b</p>"),
@@ -580,7 +581,8 @@ def test_note_urls_and_link_settings():
     assert pr_url("o/r", 5) == "https://redirect.github.com/o/r/pull/5"
 
 
-# kills: bot/links.py:22 a notes_repo_url of spaces taken for one (every link would be `/blob/...`)
+# kills: bot/links.py:check_link_settings a notes_repo_url of spaces taken for one (every link would
+#   be `/blob/...`)
 def test_a_notes_repo_url_of_spaces_is_no_url():
     with pytest.raises(ValueError, match="needs notes_repo_url"):
         check_link_settings("github", "  ")
@@ -668,7 +670,7 @@ def test_stylesheet_has_a_cjk_font_stack():
     assert '"Noto Sans CJK SC", "PingFang SC"' in css and "sans-serif" in css
 
 
-# kills: bot/page_templates.py:44 hand: a missing variable renders as nothing
+# kills: bot/page_templates.py:template_environment hand: a missing variable renders as nothing
 def test_a_template_naming_a_variable_it_is_not_given_fails_loudly():
     # a page would show an empty field rather than fail the test that renders it
     template = template_environment().from_string("<p>{{ title }}</p>")
@@ -802,14 +804,14 @@ def asking(accept: str, fmt: str | None = None) -> Request:
     return Request({"type": "http", "query_string": query, "headers": headers})
 
 
-# kills: bot/page_json.py:81 `application/*` not read as naming JSON's type
-# kills: bot/page_json.py:82 `application/*` as specific as `application/json`
-# kills: bot/page_json.py:83 any other range (`text/plain`) read as `*/*`
-# kills: bot/page_json.py:84 `*/*` as specific as `text/*`
-# kills: bot/page_json.py:90 a q written `q =0.5` not read
-# kills: bot/page_json.py:95 `*/*` matched only when q is below its rank
-# kills: bot/page_json.py:112 JSON refused with q=0 served as JSON
-# kills: bot/page_json.py:103 `?format= json ` refused as an unknown format
+# kills: bot/page_json.py:_quality `application/*` not read as naming JSON's type
+# kills: bot/page_json.py:_quality `application/*` as specific as `application/json`
+# kills: bot/page_json.py:_quality any other range (`text/plain`) read as `*/*`
+# kills: bot/page_json.py:_quality `*/*` as specific as `text/*`
+# kills: bot/page_json.py:_quality a q written `q =0.5` not read
+# kills: bot/page_json.py:_quality `*/*` matched only when q is below its rank
+# kills: bot/page_json.py:wants_json JSON refused with q=0 served as JSON
+# kills: bot/page_json.py:wants_json `?format= json ` refused as an unknown format
 @pytest.mark.parametrize(
     ("accept", "fmt", "json"),
     [
@@ -828,10 +830,10 @@ def test_json_is_served_when_the_most_specific_range_rates_it_above_html(accept,
     assert wants_json(asking(accept, fmt)) is json
 
 
-# kills: bot/page_json.py:118 `?format= html ` not read as HTML
-# kills: bot/page_json.py:119 `?format=` not winning over the Accept header
-# kills: bot/page_json.py:120 `?format=html` read as JSON
-# kills: bot/page_json.py:123 HTML refused with q=0, or rated below JSON, taken for HTML
+# kills: bot/page_json.py:prefers_html `?format= html ` not read as HTML
+# kills: bot/page_json.py:prefers_html `?format=` not winning over the Accept header
+# kills: bot/page_json.py:prefers_html `?format=html` read as JSON
+# kills: bot/page_json.py:prefers_html HTML refused with q=0, or rated below JSON, taken for HTML
 @pytest.mark.parametrize(
     ("accept", "fmt", "html"),
     [
@@ -865,8 +867,9 @@ def curated(library: Library) -> Library:
 
 # kills: bot/pages.py:61-62 (hand) default-src 'self', or form-action, base-uri,
 #   frame-ancestors dropped from the policy
-# kills: bot/pages.py:245 (hand) the JSON error sent without the security headers
-# kills: bot/pages.py:353 (hand) the redirect of a renamed note's link sent without them
+# kills: bot/pages.py:NotesSite.error (hand) the JSON error sent without the security headers
+# kills: bot/pages.py:NotesSite.former (hand) the redirect of a renamed note's link sent without
+#   them
 @pytest.mark.parametrize(
     ("path", "accept", "status"),
     [
@@ -897,17 +900,18 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
     assert r.headers["x-content-type-options"] == "nosniff"
 
 
-# kills: bot/pages.py:68 (hand) and :391 (hand) the stylesheet and icon not cacheable:
-#   every page load fetched them again
+# kills: bot/pages.py:68 (hand) and :NotesSite.stylesheet (hand) the stylesheet and icon not
+#   cacheable: every page load fetched them again
 @pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg"])
 def test_the_stylesheet_and_icon_are_cached_for_an_hour(client, path):
     r = client.get(path)
     assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=3600"
 
 
-# kills: bot/pages.py:246 (hand) a 410 or 400 page titled otherwise
-# kills: bot/pages.py:345 a retired note named by its Chinese title when it has an English one
-# kills: bot/pages.py:244 the JSON error's Chinese title sent as \u escapes
+# kills: bot/pages.py:NotesSite.error (hand) a 410 or 400 page titled otherwise
+# kills: bot/pages.py:NotesSite.former a retired note named by its Chinese title when it has an
+#   English one
+# kills: bot/pages.py:NotesSite.error the JSON error's Chinese title sent as \u escapes
 def test_a_retired_note_says_which_note_in_the_page_title_and_the_json(library):
     client = client_for(curated(library))
     r = client.get("/notes/n-gone", headers={"accept": CHROME_ACCEPT})
@@ -921,9 +925,9 @@ def test_a_retired_note_says_which_note_in_the_page_title_and_the_json(library):
     assert bad.status_code == 400 and "<title>Bad request · review notes</title>" in bad.text
 
 
-# kills: bot/pages.py:302 and :360 a bad ?format= on a note or the topics page answered
-#   200 with `null`
-# kills: bot/pages.py:242 the 400 of an unreadable ?format= sent as JSON
+# kills: bot/pages.py:NotesSite.show_note and :NotesSite.list_topics a bad ?format= on a note or the
+#   topics page answered 200 with `null`
+# kills: bot/pages.py:NotesSite.error the 400 of an unreadable ?format= sent as JSON
 @pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
 def test_an_unknown_format_is_a_400_page_on_every_page(client, path):
     r = client.get(path, params={"format": "xml"}, headers={"accept": "application/json"})
@@ -931,9 +935,11 @@ def test_an_unknown_format_is_a_400_page_on_every_page(client, path):
     assert "unknown format 'xml'" in Page(r.text).text
 
 
-# kills: bot/pages.py:356 `/topics?repo= acme/widgets` counted no notes of acme/widgets
-# kills: bot/pages.py:248 the 400 page's links naming the repository with its spaces
-# kills: bot/pages.py:385 (hand) the topics JSON linking to the default repository's lists
+# kills: bot/pages.py:NotesSite.list_topics `/topics?repo= acme/widgets` counted no notes of
+#   acme/widgets
+# kills: bot/pages.py:NotesSite.error the 400 page's links naming the repository with its spaces
+# kills: bot/pages.py:NotesSite._topics_out (hand) the topics JSON linking to the default
+#   repository's lists
 def test_a_repository_typed_with_spaces_is_that_repository(client):
     data = client.get("/topics", params={"repo": " acme/widgets ", "format": "json"}).json()
     assert data["repo"] == "acme/widgets"
@@ -948,15 +954,16 @@ def test_a_repository_typed_with_spaces_is_that_repository(client):
     assert links and all(h.endswith("?repo=acme%2Fwidgets") for h in links), links
 
 
-# kills: bot/pages.py:370 a topic with one note listed as without notes
+# kills: bot/pages.py:NotesSite.list_topics a topic with one note listed as without notes
 def test_the_topics_page_names_only_the_topics_without_notes(client):
     html = client.get("/topics").text
     said = '5 topics; 1 without notes yet: <a href="#topic-lonely">Lonely subsystem</a>.'
     assert said in html
 
 
-# kills: bot/pages.py:200 (hand) a note without a source PR linked to `.../pull/None`
-# kills: bot/pages.py:275 (hand) the JSON list not echoing the verdict it was filtered by
+# kills: bot/pages.py:NotesSite.note_out (hand) a note without a source PR linked to `.../pull/None`
+# kills: bot/pages.py:NotesSite.list_notes (hand) the JSON list not echoing the verdict it was
+#   filtered by
 def test_the_json_list_echoes_its_filters_and_links_only_a_pr_there_is(client, library):
     data = client.get("/notes", params={"verdict": "quick", "topic": "rocm", "format": "json"})
     data = data.json()
@@ -971,14 +978,14 @@ def test_the_json_list_echoes_its_filters_and_links_only_a_pr_there_is(client, l
     assert note["source_pr"] is None and note["source_pr_url"] is None
 
 
-# kills: bot/pages.py:321 (hand) a root-relative canonical link without public_url (behind
-#   a proxy serving the bot under a path, it names a page that is not there)
+# kills: bot/pages.py:NotesSite.show_note (hand) a root-relative canonical link without public_url
+#   (behind a proxy serving the bot under a path, it names a page that is not there)
 def test_without_a_public_url_a_note_page_names_no_canonical_link(client):
     html = client.get("/notes/n-graph").text
     assert "n-graph" in html and 'rel="canonical"' not in html
 
 
-# kills: bot/pages.py:143 the stylesheet, icon and /favicon.ico listed in /openapi.json
+# kills: bot/pages.py:NotesSite.router the stylesheet, icon and /favicon.ico listed in /openapi.json
 def test_the_api_description_lists_the_pages_not_the_assets(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert set(paths) == {"/notes", "/notes/{note_id}", "/notes/{note_id}/source", "/topics"}

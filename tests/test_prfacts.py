@@ -669,15 +669,16 @@ def test_lines_that_are_no_heading_keep_a_code_span_in_its_paragraph():
 
 # kills: bot/markdown_text.py:28 two backticks open a fence
 # kills: bot/markdown_text.py:29 a fence closed by a line with an info string
-# kills: bot/markdown_text.py:58 a tilde line closes a backtick fence
+# kills: bot/markdown_text.py:_fence_closed a tilde line closes a backtick fence
 def test_what_opens_and_closes_a_fence_as_commonmark_says():
     assert without_fences("``\ncode\n``") == "``\ncode\n``"  # inline code, no fence
     assert without_fences("```\na\n``` x\nb") == "\n\n\n"  # "``` x" closes nothing
     assert without_fences("```\na\n~~~\nb") == "\n\n\n"
 
 
-# kills: bot/markdown_text.py:50 a tilde fence with a backtick in its info string refused
-# kills: bot/markdown_text.py:50 a backtick fence with a backtick in its info string taken
+# kills: bot/markdown_text.py:_fence_opened a tilde fence with a backtick in its info string refused
+# kills: bot/markdown_text.py:_fence_opened a backtick fence with a backtick in its info string
+# taken
 def test_only_a_backtick_fence_may_not_have_a_backtick_in_its_info_string():
     assert without_fences("~~~ a`b\ncode\n~~~\nafter") == "\n\n\nafter"
     assert without_fences("```a`b\ncode") == "```a`b\ncode"
@@ -688,31 +689,32 @@ def test_a_fence_on_a_nested_parenthesis_list_items_line_is_code():
     assert without_fences("  1) ```\n  code\n  ```\nafter", nested=True) == "\n\n\nafter"
 
 
-# kills: bot/markdown_text.py:64 every quote counted one deep
-# kills: bot/markdown_text.py:85 a fence stays open after the quote that held it ended
+# kills: bot/markdown_text.py:_quoted every quote counted one deep
+# kills: bot/markdown_text.py:without_fences a fence stays open after the quote that held it ended
 def test_a_quoted_fence_ends_with_its_quote():
     assert without_fences("> > ```\n> > code\n> after", nested=True) == "\n\n> after"
     assert without_fences("> ```\n> code\nplain\n> more", nested=True) == "\n\nplain\n> more"
 
 
-# kills: bot/markdown_text.py:75 a lone carriage return is no line end
+# kills: bot/markdown_text.py:without_fences a lone carriage return is no line end
 def test_a_fence_in_a_text_with_carriage_returns_only_is_found():
     assert without_fences("```\ra\r```\rb") == "\n\n\nb"
 
 
-# kills: bot/markdown_text.py:97 a text indented with tabs only is returned unparsed
+# kills: bot/markdown_text.py:without_indented_code a text indented with tabs only is returned
+# unparsed
 def test_a_code_block_indented_with_a_tab_is_code():
     assert without_indented_code("para\n\n\tcode\nafter") == "para\n\n\nafter"
 
 
-# kills: bot/markdown_text.py:125 backtick runs of any length pair
-# kills: bot/markdown_text.py:133 the run after an unpaired one skipped
+# kills: bot/markdown_text.py:_code_span_ranges backtick runs of any length pair
+# kills: bot/markdown_text.py:_code_span_ranges the run after an unpaired one skipped
 def test_a_code_span_closes_only_at_a_run_as_long_as_its_opening():
     assert paragraph_code_spans("``a`b`` c") == [(0, 7)]
     assert paragraph_code_spans("` ``a``") == [(2, 7)]
 
 
-# kills: bot/markdown_text.py:156 the mark for a code span left out
+# kills: bot/markdown_text.py:replace_code_spans the mark for a code span left out
 def test_code_spans_are_replaced_by_the_mark_given():
     assert replace_code_spans("a `b` c", "X") == "a X c"
 
@@ -732,13 +734,13 @@ def test_a_code_span_stops_at_a_plus_bullet_or_a_quote_but_not_at_a_glued_dash()
 
 
 # kills: bot/markdown_text.py:32 a nested fence closed by a line with an info string
-# kills: bot/markdown_text.py:78 a quoted fence's closing line not read inside its quote
+# kills: bot/markdown_text.py:without_fences a quoted fence's closing line not read inside its quote
 def test_a_nested_or_quoted_fence_closes_only_at_a_bare_run_of_its_own():
     assert without_fences("```\na\n``` x\nb", nested=True) == "\n\n\n"
     assert without_fences("> ```\n> code\n> ```\n> after", nested=True) == "\n\n\n> after"
 
 
-# kills: bot/markdown_text.py:76 quote markers stripped outside nested mode
+# kills: bot/markdown_text.py:without_fences quote markers stripped outside nested mode
 def test_outside_nested_mode_a_fence_in_a_quote_is_not_blanked_line_by_line():
     # (the strict reading leaves block quotes to the renderer: comment_prose's own use)
     assert without_fences("> ```\nx\n> ```") == "> ```\nx\n> ```"
@@ -780,24 +782,24 @@ def test_a_conventional_commit_prefix_after_leading_spaces_is_read():
     assert title_tags("  fix(spec-decode): keep the cache") == ("spec-decode",)
 
 
-# kills: bot/prfacts.py:58 the conventional-commit scope goes after the bracketed tags
-# kills: bot/prfacts.py:58 the conventional-commit scope keeps its spaces
+# kills: bot/pr_text.py:title_tags the conventional-commit scope goes after the bracketed tags
+# kills: bot/pr_text.py:title_tags the conventional-commit scope keeps its spaces
 def test_a_conventional_commit_scope_comes_first_and_stripped():
     assert title_tags("feat( core ): [Misc] add a flag") == ("core", "Misc")
 
 
-# kills: bot/prfacts.py:55 a tag's text keeps its surrounding spaces
-# kills: bot/prfacts.py:59 an empty tag (`[ ]`) is kept
+# kills: bot/pr_text.py:title_tags a tag's text keeps its surrounding spaces
+# kills: bot/pr_text.py:title_text an empty tag (`[ ]`) is kept
 def test_tags_are_stripped_and_an_empty_one_is_no_tag():
     assert title_tags("[ Bugfix ][ ] Keep EAGLE cache") == ("Bugfix",)
 
 
-# kills: bot/prfacts.py:70 a tag removed from inside a word run leaves no space
+# kills: bot/pr_text.py:title_text a tag removed from inside a word run leaves no space
 def test_a_tag_inside_a_word_run_leaves_a_word_break():
     assert title_text("Fix foo[ROCm]bar") == "Fix foo bar"
 
 
-# kills: bot/prfacts.py:73 only runs of three or more spaces collapse
+# kills: bot/pr_text.py:title_text only runs of three or more spaces collapse
 def test_runs_of_spaces_in_a_title_are_one_space():
     assert title_text("[Bugfix] Keep  EAGLE\t\tcache") == "Keep EAGLE cache"
 
@@ -822,7 +824,7 @@ def test_closing_html_tags_are_removed_with_the_opening_ones():
 
 
 # kills: bot/prfacts.py:98 an indented "**BEFORE SUBMITTING" line does not cut the template
-# kills: bot/prfacts.py:257 the template's tail is never cut
+# kills: bot/pr_text.py:prose the template's tail is never cut
 def test_an_indented_template_tail_is_cut_too():
     body = "Fix the cache.\n  **BEFORE SUBMITTING, PLEASE READ the checklist**\nKernel"
     assert clean_body(body) == "Fix the cache."
@@ -875,17 +877,18 @@ def test_a_reference_has_up_to_seven_digits():
     assert referenced_prs("see #12345678", "vllm-project/vllm") == ()
 
 
-# kills: bot/prfacts.py:163 a line exactly half digits is taken for figures
+# kills: bot/pr_text.py:_numeric_line a line exactly half digits is taken for figures
 def test_a_line_half_of_digits_is_words_not_figures():
     assert clean_body("Tested on:\ngfx942") == "Tested on:\ngfx942"
 
 
-# kills: bot/prfacts.py:163 a figures line must also be all non-letters (`or` made `and`)
+# kills: bot/prfacts.py:PRFacts a figures line must also be all non-letters (`or` made `and`)
 def test_a_benchmark_row_with_units_is_figures():
     assert clean_body("Faster decode.\n| 128 | 2048 | 1.25x |") == "Faster decode."
 
 
-# kills: bot/prfacts.py:172 a Test Result section with no later heading keeps its content
+# kills: bot/pr_text.py:_without_result_sections a Test Result section with no later heading keeps
+# its content
 def test_a_test_result_section_runs_to_the_end_without_a_later_heading():
     assert clean_body("Fix the cache.\n## Test Result\nEAGLE throughput is up") == (
         "Fix the cache."
@@ -898,15 +901,16 @@ def test_an_empty_heading_ends_the_test_result_section():
     assert clean_body(body) == "Fix the cache.\nAlso renames the flag."
 
 
-# kills: bot/prfacts.py:193 an unclosed `<details>` hides only its own tag
-# kills: bot/prfacts.py:198 an unclosed `<pre>` hides only its own tag
+# kills: bot/pr_text.py:_details_end an unclosed `<details>` hides only its own tag
+# kills: bot/pr_text.py:_pre_end an unclosed `<pre>` hides only its own tag
 def test_an_unclosed_details_or_pre_hides_the_rest_of_the_description():
     body = "Fix the cache.\n<details><summary>logs</summary>\nEAGLE crash log"
     assert clean_body(body) == "Fix the cache."
     assert clean_body("Fix the cache.\n<pre>\nEAGLE crash log") == "Fix the cache."
 
 
-# kills: bot/prfacts.py:212 a code span ending where a comment opens still holds it (hangs)
+# kills: bot/pr_text.py:_without_hiding a code span ending where a comment opens still holds it
+# (hangs)
 def test_a_comment_right_after_an_inline_code_span_is_hidden():
     assert clean_body("Use `x`<!-- a hint -->here.") == "Use `x`here."
 
@@ -917,12 +921,13 @@ def test_a_comment_opener_in_tab_indented_code_hides_nothing():
     assert cleaned == "Fix the cache.\n\nKept words."
 
 
-# kills: bot/prfacts.py:269 trailing spaces are kept on each line
+# kills: bot/pr_text.py:prose trailing spaces are kept on each line
 def test_trailing_spaces_are_trimmed_from_each_line():
     assert clean_body("Fix the cache.   \nMore words. ") == "Fix the cache.\nMore words."
 
 
-# kills: bot/prfacts.py:276 a lone `\r` is not a line end before comments are read (crashes)
+# kills: bot/pr_text.py:without_comments_and_code a lone `\r` is not a line end before comments are
+# read (crashes)
 def test_a_lone_carriage_return_ends_a_line_before_comments_are_read():
     assert clean_body("Use `x`.\r<!-- a hint -->\rMore words.") == "Use `x`.\n\nMore words."
 
@@ -933,26 +938,26 @@ def test_an_upper_case_code_element_is_no_reference():
     assert facts.refs == ()
 
 
-# kills: bot/prfacts.py:322 `owner/name#N` must spell the repository in its own case
-# kills: bot/prfacts.py:327 a github.com link must spell the repository in its own case
+# kills: bot/pr_text.py:referenced_prs `owner/name#N` must spell the repository in its own case
+# kills: bot/pr_text.py:referenced_prs a github.com link must spell the repository in its own case
 def test_a_reference_names_the_repository_in_any_case():
     text = "see VLLM-Project/vllm#51318 and https://github.com/vLLM-project/VLLM/pull/49613"
     assert referenced_prs(text, "vllm-project/vllm") == (51318, 49613)
 
 
-# kills: bot/prfacts.py:379 `listed_files` is taken as is, above the distinct paths
+# kills: bot/prfacts.py:PRFacts.file_count `listed_files` is taken as is, above the distinct paths
 def test_a_files_listing_count_never_exceeds_its_distinct_paths():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="x", files=("a.py",), listed_files=3)
     assert facts.file_count == 1
 
 
-# kills: bot/prfacts.py:412 a line break in the title is kept, ending a code span in it
+# kills: bot/prfacts.py:PRFacts.refs a line break in the title is kept, ending a code span in it
 def test_a_code_span_in_a_title_hides_a_reference_across_a_line_break():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="Fix `build\n\n#52419`", body="")
     assert facts.refs == ()
 
 
-# kills: bot/prfacts.py:427 a diff's `---`/`+++` file headers are read as changed lines
+# kills: bot/pr_diff.py:code_names_in a diff's `---`/`+++` file headers are read as changed lines
 def test_the_file_headers_of_a_diff_name_no_code():
     from bot.pr_diff import code_names_in
 
@@ -962,7 +967,7 @@ def test_the_file_headers_of_a_diff_name_no_code():
     }
 
 
-# kills: bot/prfacts.py:432 one name more than MAX_CODE_NAMES is kept
+# kills: bot/pr_diff.py:code_names_in one name more than MAX_CODE_NAMES is kept
 def test_code_names_stop_at_their_bound_but_known_ones_still_gain_files():
     from bot.pr_diff import MAX_CODE_NAMES, code_names_in
 
@@ -972,7 +977,7 @@ def test_code_names_stop_at_their_bound_but_known_ones_still_gain_files():
     assert names["name_0"] == ("a.py", "b.py")
 
 
-# kills: bot/prfacts.py:473 a new hunk stays inside the previous hunk's `import (`
+# kills: bot/pr_diff.py:imports_only a new hunk stays inside the previous hunk's `import (`
 def test_a_new_hunk_does_not_continue_a_parenthesised_import():
     from bot.pr_diff import imports_only
 
@@ -983,7 +988,7 @@ def test_a_new_hunk_does_not_continue_a_parenthesised_import():
     assert not imports_only(patch)
 
 
-# kills: bot/prfacts.py:480 a one-line `from x import (a, b)` opens an import block
+# kills: bot/pr_diff.py:imports_only a one-line `from x import (a, b)` opens an import block
 def test_a_one_line_parenthesised_import_opens_no_block():
     from bot.pr_diff import imports_only
 
@@ -991,7 +996,7 @@ def test_a_one_line_parenthesised_import_opens_no_block():
     assert not imports_only(patch)
 
 
-# kills: bot/prfacts.py:494 a payload's files list with one string in it is taken
+# kills: bot/prfacts.py:payload_files a payload's files list with one string in it is taken
 def test_a_payload_files_list_with_a_non_string_is_not_the_files():
     from bot.prfacts import payload_files
 
@@ -999,7 +1004,7 @@ def test_a_payload_files_list_with_a_non_string_is_not_the_files():
     assert payload_files({"files": ["a.py", 3]}) is None
 
 
-# kills: bot/prfacts.py:538 a payload label with an empty name is kept
+# kills: bot/prfacts.py:_label_names a payload label with an empty name is kept
 def test_a_payload_label_without_a_name_is_left_out():
     labels = [{"name": ""}, {"name": "ci/build"}, {}]
     payload = {
@@ -1009,14 +1014,15 @@ def test_a_payload_label_without_a_name_is_left_out():
     assert facts_from_payload(payload).labels == ("ci/build",)
 
 
-# kills: bot/prfacts.py:565 a record number in non-ASCII digits (Arabic-Indic) is taken
+# kills: bot/prfacts.py:facts_from_record a record number in non-ASCII digits (Arabic-Indic) is
+# taken
 def test_a_record_number_in_non_ascii_digits_is_no_pr_number():
     with pytest.raises(ValueError, match="number"):
         facts_from_record({"number": "\u0661\u0662", "title": "t"})
 
 
-# kills: bot/prfacts.py:163 none: a defect seen while studying the survivor that made a line
-# exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
+# kills: bot/pr_text.py:_numeric_line none: a defect seen while studying the survivor that made a
+# line exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
 # found by mutation run 'r21a' (a strict xfail until fixed)
 def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     # "- H100" is 3 digits of 5 characters: `_numeric_line` takes it for a benchmark row,
@@ -1050,7 +1056,8 @@ def test_cannot_denies_a_relation_as_cant_does():
 # --- found by mutation testing (r26a) ---
 
 
-# kills: bot/pr_text.py:56 a tag inside a conventional commit's scope cut again, leaving `):`
+# kills: bot/pr_text.py:title_text a tag inside a conventional commit's scope cut again, leaving
+# `):`
 def test_a_tag_inside_a_conventional_commit_scope_leaves_no_trace_in_the_text():
     assert title_text("feat([Core]): keep the EAGLE cache") == "keep the EAGLE cache"
 
@@ -1061,13 +1068,14 @@ def test_a_tag_written_as_a_conventional_commit_scope_is_one_tag():
     assert title_tags("feat([Core]): [Spec Decode] keep it") == ("Core", "Spec Decode")
 
 
-# kills: bot/pr_text.py:153 a line of spaces taken for a row of figures and dropped
+# kills: bot/pr_text.py:_numeric_line a line of spaces taken for a row of figures and dropped
 def test_a_line_of_spaces_still_separates_two_paragraphs():
     body = "Fix the sampler.\n   \nKeep the EAGLE cache."
     assert clean_body(body) == "Fix the sampler.\n\nKeep the EAGLE cache."
 
 
-# kills: bot/pr_text.py:171 a test result section run on to the last heading of its level
+# kills: bot/pr_text.py:_without_result_sections a test result section run on to the last heading of
+# its level
 def test_a_test_result_section_ends_at_the_first_heading_of_its_level():
     body = (
         "## Test Result\n12 passed in 3.1s\n"
@@ -1079,20 +1087,22 @@ def test_a_test_result_section_ends_at_the_first_heading_of_its_level():
     assert "Keep the EAGLE cache." in cleaned and "The drafter comes next." in cleaned
 
 
-# kills: bot/pr_text.py:272 a fence indented past a list item's paragraph left as text
+# kills: bot/pr_text.py:without_comments_and_code a fence indented past a list item's paragraph left
+# as text
 def test_a_fence_indented_too_far_in_a_list_item_is_code():
     # GitHub reads it as the paragraph's lazy lines; it is the author's command all the same
     body = "- Run the server:\n      ```\n      vllm serve --speculative-config eagle\n      ```\n"
     assert clean_body(body + "- Keep the cache.") == "- Run the server:\n\n- Keep the cache."
 
 
-# kills: bot/pr_text.py:227 a comment opener in such a fence taken for a comment
+# kills: bot/pr_text.py:_code_spans a comment opener in such a fence taken for a comment
 def test_a_comment_opener_in_a_tilde_fence_indented_too_far_hides_nothing():
     body = "- Run the server:\n      ~~~\n      vllm serve <!-- x\n      ~~~\n- Keep the cache."
     assert "Keep the cache." in clean_body(body + " -->")
 
 
-# kills: bot/pr_text.py:312 a link blanked to its target's length, shifting what follows
+# kills: bot/pr_text.py:referenced_prs.blank a link blanked to its target's length, shifting what
+# follows
 def test_references_after_links_keep_the_order_they_are_written_in():
     text = (
         "Follows [the forum thread on the EAGLE drafter's cache registration](https://discuss.vllm.ai/t/1)"
@@ -1101,7 +1111,7 @@ def test_references_after_links_keep_the_order_they_are_written_in():
     assert referenced_prs(text, "vllm-project/vllm") == (5, 7)
 
 
-# kills: bot/pr_diff.py:23 removed lines not read for code names
+# kills: bot/pr_diff.py:code_names_in removed lines not read for code names
 def test_a_code_name_only_on_a_removed_line_is_named():
     from bot.pr_diff import code_names_in
 
@@ -1117,7 +1127,7 @@ def test_code_names_of_four_characters_are_read_and_three_are_not():
     assert code_names_in([("mla.py", patch)]) == {"k_pe": ("mla.py",), "q_pe": ("mla.py",)}
 
 
-# kills: bot/pr_diff.py:30 code names in the order the diff names them, not sorted
+# kills: bot/pr_diff.py:code_names_in code names in the order the diff names them, not sorted
 def test_code_names_come_sorted_whatever_order_the_diff_names_them_in():
     from bot.pr_diff import code_names_in
 
@@ -1146,14 +1156,14 @@ def test_a_line_opening_with_from_and_an_import_word_is_no_import():
     )
 
 
-# kills: bot/pr_diff.py:76 a call's open parenthesis taken for an import block
+# kills: bot/pr_diff.py:imports_only a call's open parenthesis taken for an import block
 def test_arguments_of_a_call_split_over_lines_are_no_import():
     from bot.pr_diff import imports_only
 
     assert not imports_only(_patch(" run(", "-    strict=False,", "+    strict=True,", " )"))
 
 
-# kills: bot/pr_diff.py:73 `\ No newline at end of file` read as a changed line
+# kills: bot/pr_diff.py:imports_only `\ No newline at end of file` read as a changed line
 def test_a_no_newline_marker_leaves_an_import_only_patch_one():
     from bot.pr_diff import imports_only
 
@@ -1161,14 +1171,15 @@ def test_a_no_newline_marker_leaves_an_import_only_patch_one():
     assert imports_only(patch)
 
 
-# kills: bot/pr_diff.py:80 an added line of spaces taken for code
+# kills: bot/pr_diff.py:imports_only an added line of spaces taken for code
 def test_added_lines_of_spaces_are_blank_lines():
     from bot.pr_diff import imports_only
 
     assert imports_only(_patch("-from vllm.a import X", "+from vllm.b import X", "+    "))
 
 
-# kills: bot/pr_diff.py:66 a patch's first lines, before any hunk header, read as an import
+# kills: bot/pr_diff.py:imports_only a patch's first lines, before any hunk header, read as an
+# import
 def test_a_patch_without_a_hunk_header_starts_outside_any_import():
     from bot.pr_diff import imports_only
 

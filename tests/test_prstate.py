@@ -239,7 +239,7 @@ def test_an_update_run_between_anothers_read_and_write_waits_and_keeps_both(tmp_
 # --- found by review 'r22e' (mutation run of bot/order_keys.py) ---
 
 
-# kills: bot/order_keys.py:45 what has a key taken as said before itself
+# kills: bot/order_keys.py:said_before what has a key taken as said before itself
 def test_what_has_an_order_key_is_not_said_before_itself():
     # a command run again (a redelivery, its comment edited) keeps the last word it had
     from bot.order_keys import command_key, comment_key, said_before
@@ -307,7 +307,8 @@ def test_a_pr_handled_at_the_cutoff_itself_keeps_its_file_list(prs):
     assert prs.get(OLD, 5) == kept and prs.get(OLD, 5).files_for("abc") == kept.files
 
 
-# kills: bot/prstate.py:252 `_list_key(json.dumps(list(files)))` -> `sorted(files)` (by hand)
+# kills: bot/prstate.py:_stored_base `_list_key(json.dumps(list(files)))` -> `sorted(files)` (by
+# hand)
 def test_the_base_of_a_list_not_in_path_order_is_read_back(prs):
     files = ("vllm/v1/core/kv_cache_coordinator.py", "docs/contributing.md")  # GitHub's order
     prs.put(PRState(OLD, 6, files_sha="abc", files=files, files_base="main"))
@@ -316,7 +317,7 @@ def test_the_base_of_a_list_not_in_path_order_is_read_back(prs):
     assert got.files_for("abc", "main") == files
 
 
-# kills: bot/prstate.py:245 `hexdigest()[:16]` -> `[:1]` (by hand)
+# kills: bot/prstate.py:_list_key `hexdigest()[:16]` -> `[:1]` (by hand)
 def test_no_other_list_a_rollback_caches_under_the_same_head_keeps_the_base(prs):
     # the release before `files_base` caches another list (a retarget) and leaves the
     # column as it was: the base is tied to the list it was stored with, by a key that

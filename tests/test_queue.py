@@ -572,7 +572,8 @@ def test_group_commit_answers_the_rest_of_a_burst_when_the_refused_ones_client_h
     assert q.counts()["pending"] == 2 and q.get("bad") is None
 
 
-# kills: bot/webhook.py:93 each delivery of a burst written in a transaction of its own
+# kills: bot/webhook.py:GroupCommit.enqueue each delivery of a burst written in a transaction of its
+#        own
 def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
     from bot.webhook import GroupCommit
 
@@ -1009,7 +1010,7 @@ def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/queue.py:244 `d.not_before <= ?` -> `d.not_before < ?`
+# kills: bot/queue.py:DeliveryQueue.claim `d.not_before <= ?` -> `d.not_before < ?`
 def test_a_delivery_put_back_is_due_at_its_not_before_exactly(tmp_path, monkeypatch):
     q = queue_at(tmp_path)
     add(q, "d1")
@@ -1133,8 +1134,8 @@ def test_a_payload_nested_past_json_loads_limit_is_still_read(tmp_path):
 
 # kills: bot/retention.py:26 (hand) `updated_at < ?` -> `updated_at <= ?` (a delivery that
 #   failed at the cutoff itself, still within its days, deleted: the operator's to retry)
-# kills: bot/retention.py:155 `received_at < at` -> `received_at <= at` (a done delivery
-#   received at the cutoff itself deleted with the older ones)
+# kills: bot/retention.py:Retention.first_received_from `received_at < at` -> `received_at <= at` (a
+#   done delivery received at the cutoff itself deleted with the older ones)
 def test_retention_keeps_what_was_received_or_failed_at_its_cutoff_exactly(tmp_path):
     q = queue_at(tmp_path)
     just_before = "2026-01-14T23:59:59.999999Z"
@@ -1150,9 +1151,9 @@ def test_retention_keeps_what_was_received_or_failed_at_its_cutoff_exactly(tmp_p
     assert q.get("done-at") is not None and q.get("failed-at") is not None
 
 
-# kills: bot/retention.py:82 `done or failed or any(...)` -> `done and failed or ...` (a pass
-#   that deleted done deliveries only, the usual one, said nothing)
-# kills: bot/retention.py:82 `any(n for ...)` -> `all(n for ...)` (a pass that deleted
+# kills: bot/retention.py:Retention.prune `done or failed or any(...)` -> `done and failed or ...`
+#   (a pass that deleted done deliveries only, the usual one, said nothing)
+# kills: bot/retention.py:Retention.prune `any(n for ...)` -> `all(n for ...)` (a pass that deleted
 #   nothing said "pruned 0 ..." every hour, and one whose prunings did not all prune said
 #   nothing of those that did)
 def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherwise(
@@ -1183,8 +1184,9 @@ def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherw
     assert ", and 0 records of nothing, and 2 records of two (" in line
 
 
-# kills: bot/retention.py:108 (hand) `prune_failed(before, self.BATCH)` -> no limit (every
-#   old failed delivery deleted in one transaction: a webhook's answer waited for them all)
+# kills: bot/retention.py:Retention._drop_failed (hand) `prune_failed(before, self.BATCH)` -> no
+#   limit (every old failed delivery deleted in one transaction: a webhook's answer waited for them
+#   all)
 # kills: bot/retention.py:21 and :26 (hand) `ORDER BY seq` / `ORDER BY updated_at` -> `DESC`
 #   (a pass stopped after a batch had deleted the newest old deliveries, not the oldest)
 def test_retention_deletes_the_oldest_first_a_batch_at_a_time_done_and_failed_alike(
@@ -1223,8 +1225,8 @@ def test_retention_deletes_the_oldest_first_a_batch_at_a_time_done_and_failed_al
     assert batches == [3, 3, 1, 3, 0, 3, 1]
 
 
-# kills: bot/retention.py:78 (hand) the stores' prunings given `utcnow()`, not the pass's
-#   cutoff (a PR's file list or a reply record pruned as soon as it is written)
+# kills: bot/retention.py:Retention.prune (hand) the stores' prunings given `utcnow()`, not the
+#   pass's cutoff (a PR's file list or a reply record pruned as soon as it is written)
 def test_the_stores_prunings_get_the_passs_cutoff_and_batch_after_the_deliveries(tmp_path):
     from bot.retention import Pruning
 
@@ -1544,8 +1546,8 @@ def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
 # --- mutation run 'r26d' (bot/queue.py, hand mutants of its SQL) ---
 
 
-# kills: bot/queue.py:361 `WHERE state = 'processing'` dropped from recover's count of
-#        interruptions: every restart counted against deliveries no process was running
+# kills: bot/queue.py:DeliveryQueue.recover `WHERE state = 'processing'` dropped from recover's
+#        count of interruptions: every restart counted against deliveries no process was running
 def test_restarts_count_no_interruption_against_deliveries_not_in_progress(tmp_path):
     # a delivery waiting its turn (or done) when the server stops was not interrupted:
     # three restarts, then one crash of its own, must not give it up
@@ -1562,7 +1564,7 @@ def test_restarts_count_no_interruption_against_deliveries_not_in_progress(tmp_p
     assert (q.get("waiting").state, q.get("waiting").interruptions) == ("pending", 1)
 
 
-# kills: bot/queue.py:387 retry by ids putting back the first id asked only
+# kills: bot/queue.py:DeliveryQueue.retry retry by ids putting back the first id asked only
 def test_each_failed_delivery_named_is_put_back_and_no_other(tmp_path):
     q = queue_at(tmp_path)
     for did, number in (("a", 1), ("b", 2), ("c", 3)):
@@ -1576,7 +1578,7 @@ def test_each_failed_delivery_named_is_put_back_and_no_other(tmp_path):
     ]
 
 
-# kills: bot/queue.py:134 `Incoming.by_bot` defaulting to True: every delivery the
+# kills: bot/queue.py:Incoming `Incoming.by_bot` defaulting to True: every delivery the
 #        webhook stored taken for the bot's own, passed over by the start's sweep
 def test_a_delivery_stored_as_github_sent_it_is_the_newest_received(tmp_path):
     q = queue_at(tmp_path)
@@ -1584,8 +1586,8 @@ def test_a_delivery_stored_as_github_sent_it_is_the_newest_received(tmp_path):
     assert q.last_received() == q.get("gh-1").received_at
 
 
-# kills: bot/queue.py:203 `or` -> `and`: the own rows of an upgrade killed between adding
-#        by_bot and marking them left unmarked at the next start
+# kills: bot/queue.py:DeliveryQueue.__init__ `or` -> `and`: the own rows of an upgrade killed
+#        between adding by_bot and marking them left unmarked at the next start
 def test_own_rows_left_unmarked_by_an_interrupted_upgrade_are_marked_at_the_next_start(tmp_path):
     q = queue_at(tmp_path)  # by_bot is there already; no sweep has kept where it left off
     q.db.execute(
@@ -1597,8 +1599,8 @@ def test_own_rows_left_unmarked_by_an_interrupted_upgrade_are_marked_at_the_next
     assert queue_at(tmp_path).last_received() == "a"
 
 
-# kills: bot/queue.py:203 `"by_bot" in added` -> `not in`: an upgrade from a release that
-#        kept where its sweeps left off left that release's own rows unmarked
+# kills: bot/queue.py:DeliveryQueue.__init__ `"by_bot" in added` -> `not in`: an upgrade from a
+#        release that kept where its sweeps left off left that release's own rows unmarked
 def test_an_old_databases_own_rows_are_marked_even_where_a_sweep_was_kept(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before by_bot, and a sweep's place kept
@@ -1612,8 +1614,8 @@ def test_an_old_databases_own_rows_are_marked_even_where_a_sweep_was_kept(tmp_pa
     assert DeliveryQueue(db).last_received() == "a"
 
 
-# kills: bot/queue.py:279 `any(...)` -> `all(...)`: a burst holding a duplicate woke no
-#        idle worker, which slept out its poll with new work queued
+# kills: bot/queue.py:DeliveryQueue.enqueue_many `any(...)` -> `all(...)`: a burst holding a
+#        duplicate woke no idle worker, which slept out its poll with new work queued
 def test_a_burst_wakes_the_workers_unless_all_of_it_was_seen_before(tmp_path):
     q = queue_at(tmp_path)
     add(q, "seen")
@@ -1630,7 +1632,7 @@ def test_a_burst_wakes_the_workers_unless_all_of_it_was_seen_before(tmp_path):
     assert q.version == before
 
 
-# kills (hand mutant of r26d): bot/workers.py:80 `t.join(...)` -> `t.join(0)`: stop
+# kills (hand mutant of r26d): bot/workers.py:Workers.stop `t.join(...)` -> `t.join(0)`: stop
 #        returned with a delivery still in hand, its outcome left to a closing server
 #        (stored or not, it runs again at the next start)
 def test_stopping_waits_for_the_delivery_in_hand_to_be_recorded(tmp_path):
@@ -1650,7 +1652,7 @@ def test_stopping_waits_for_the_delivery_in_hand_to_be_recorded(tmp_path):
     assert q.get("a").state == "done"
 
 
-# kills: bot/workers.py:18 `_log_context` -> None: a failed delivery's warning without
+# kills: bot/workers.py:_log_context `_log_context` -> None: a failed delivery's warning without
 #        the delivery, repo and pr fields the JSON log is followed by (bot.logs)
 def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, caplog):
     q = queue_at(tmp_path)
@@ -1665,7 +1667,7 @@ def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, c
     assert (warned.delivery, warned.repo, warned.pr) == ("bad", "o/r", 12)
 
 
-# kills: bot/workers.py:171 `tries > 1` -> `>=`: every outcome stored at once logged as
+# kills: bot/workers.py:Workers._record `tries > 1` -> `>=`: every outcome stored at once logged as
 #        one stored after failed tries
 def test_an_outcome_stored_at_the_first_try_logs_no_retry_of_it(tmp_path, caplog):
     q = queue_at(tmp_path)

@@ -897,7 +897,7 @@ def test_the_words_a_gloss_names_are_in_the_order_the_name_writes_them():
 # --- found by mutation run r24b ----------------------------------------------------
 
 
-# kills: bot/terms.py:109 `lead -= 1` -> `lead -= 2`: the walk back over a run of opening
+# kills: bot/terms.py:_balanced `lead -= 1` -> `lead -= 2`: the walk back over a run of opening
 # brackets overshot it by one: past a one-letter name, or onto the line break before the
 # run, taking a name from the line above into the quote
 def test_a_quote_across_a_run_of_brackets_keeps_its_name_and_no_more():
@@ -908,7 +908,7 @@ def test_a_quote_across_a_run_of_brackets_keeps_its_name_and_no_more():
     assert _balanced(text, start, end) == "(encoder cache) connector"
 
 
-# kills: bot/terms.py:142 `start < 0` -> `start <= 0` (and `< 1`): the partner of a ')' the
+# kills: bot/terms.py:_partner `start < 0` -> `start <= 0` (and `< 1`): the partner of a ')' the
 # hit holds alone, when it opens the text, was not looked at
 def test_a_quote_takes_the_bracket_that_opens_the_text():
     from bot.terms import TermIndex
@@ -917,9 +917,9 @@ def test_a_quote_takes_the_bracket_that_opens_the_text():
     assert found["encodercacheconnector"].text == "(encoder cache) connector"
 
 
-# kills: bot/reasons.py:131 a capital after a small letter no piece of a name (`and`), :134 a
-# letter/digit edge placed nowhere (None), :135 a form the title does not write placed
-# nowhere (None)
+# kills: bot/reasons.py:_place a capital after a small letter no piece of a name (`and`),
+# :shared_detail a letter/digit edge placed nowhere (None), :_one_per_thing a form the title does
+# not write placed nowhere (None)
 def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_of_a_name():
     from bot.reasons import _place, shared_detail
     from bot.similarity import names_in

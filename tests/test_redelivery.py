@@ -317,9 +317,9 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
         db.close()
 
 
-# kills: bot/cli.py:554 (hand) a redelivery GitHub refused reported with exit 0 (a cron job
+# kills: bot/cli.py:_redeliver (hand) a redelivery GitHub refused reported with exit 0 (a cron job
 #   running `review-notes redeliver` never learnt that an event is still missing)
-# kills: bot/cli.py:547 (hand) the refused ones printed among those asked again, on stdout
+# kills: bot/cli.py:_redeliver (hand) the refused ones printed among those asked again, on stdout
 def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_path, capsys):
     asked, refused = attempt(1, "g-asked", 502), attempt(2, "g-refused", 0)
     done = Sweep(listed=2, asked=[asked], refused=[(refused, "422 Unprocessable")])
@@ -337,7 +337,7 @@ def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_pa
     assert status == 1 and capsys.readouterr().err == "stopped (rate limited): 2 not asked again\n"
 
 
-# kills: bot/cli.py:536 and :541 (the exit statuses README gives) a key GitHub cannot
+# kills: bot/cli.py:_redeliver (the exit statuses README gives) a key GitHub cannot
 #   use as 2 (the configuration to fix), GitHub failing the listing as 1; each said once
 def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listing(
     monkeypatch, tmp_path, capsys
@@ -376,9 +376,9 @@ def redeliver_reporting_status(tmp_path) -> int:
 # --- found by mutation run 'r26b' of bot/redelivery.py ---
 
 
-# kills: bot/redelivery.py:217 `400 <= exc.status` -> `400 < exc.status` (a 400 refusal
+# kills: bot/redelivery.py:_ask `400 <= exc.status` -> `400 < exc.status` (a 400 refusal
 #   asked for again every sweep of the run)
-# kills: bot/redelivery.py:217 `exc.status < 500` -> `exc.status <= 500` (GitHub's 500,
+# kills: bot/redelivery.py:_ask `exc.status < 500` -> `exc.status <= 500` (GitHub's 500,
 #   its incident, counted as a refusal for good: the event given up after 3 of them)
 @pytest.mark.parametrize(("status", "for_good"), [(400, True), (499, True), (500, False)])
 def test_a_refusal_counts_for_good_only_when_github_answers_4xx(status, for_good):
@@ -392,7 +392,7 @@ def test_a_refusal_counts_for_good_only_when_github_answers_4xx(status, for_good
     assert done.refused_for_good == ({"a"} if for_good else set())
 
 
-# kills: bot/redelivery.py:270 `asks < MAX_ASKS` -> `asks <= MAX_ASKS` (the sweep that gives
+# kills: bot/redelivery.py:Sweeps.done `asks < MAX_ASKS` -> `asks <= MAX_ASKS` (the sweep that gives
 #   an event up kept `since` back to it: the next sweep listed it again for nothing)
 def test_the_sweep_that_gives_an_event_up_moves_since_past_it():
     sweeps = Sweeps(SINCE)
@@ -403,7 +403,7 @@ def test_the_sweep_that_gives_an_event_up_moves_since_past_it():
     assert sweeps.kept_since() == NOW - timedelta(hours=1)  # the next run asks again
 
 
-# kills: bot/redelivery.py:275 `t >= oldest` -> `t > oldest` (an event given up at the edge
+# kills: bot/redelivery.py:Sweeps.done `t >= oldest` -> `t > oldest` (an event given up at the edge
 #   of GitHub's 72 hours, which the next run's sweep still lists, was forgotten)
 def test_an_event_given_up_at_the_edge_of_githubs_window_is_kept_for_the_next_run():
     sweeps = Sweeps(SINCE)
@@ -488,17 +488,22 @@ def _sweeping(tmp_path, clock: Intervals, **queue_set_up: Any) -> tuple[OutageLo
     return github, metrics.render().decode()
 
 
-# kills: bot/redelivery.py:311 `waits = 0` -> `waits = 1` at the start (asked after 1 interval)
-# kills: bot/redelivery.py:315 `every and not wait` -> `every or not wait` (a loop that never
-#   waits, asking again at once) and -> `every and wait` (no sweep after the start's)
-# kills: bot/redelivery.py:316 `waiting is not None and` -> `or` (a sweep that asked nothing
-#   waited too) and `is not None` -> `is None` (no waiting after an ask: every interval asks)
-# kills: bot/redelivery.py:317 `waits += 1` -> `+= 2`, :318 `waits < allowed` -> `<=`, :320
-#   `continue` -> `pass`, :324 `waits = 0` -> `waits = 1` (each a different back-off)
-# kills: bot/redelivery.py:332 `return False` -> `return True` (a locked database read as
-#   GitHub reaching us: every interval spends an ask)
-# kills: bot/redelivery.py:333 `last is not None and` -> `or`, `is not None` -> `is None`
-# kills: bot/redelivery.py:364 `return began if result.asked` -> `return None` (no back-off)
+# kills: bot/redelivery.py:Redeliverer.run `waits = 0` -> `waits = 1` at the start (asked after 1
+#   interval)
+# kills: bot/redelivery.py:Redeliverer.run `every and not wait` -> `every or not wait` (a loop that
+#   never waits, asking again at once) and -> `every and wait` (no sweep after the start's)
+# kills: bot/redelivery.py:Redeliverer.run `waiting is not None and` -> `or` (a sweep that asked
+#   nothing waited too) and `is not None` -> `is None` (no waiting after an ask: every interval
+#   asks)
+# kills: bot/redelivery.py:Redeliverer.run `waits += 1` -> `+= 2`, :Redeliverer.run `waits <
+#   allowed` -> `<=`, :Redeliverer.run `continue` -> `pass`, :Redeliverer.run `waits = 0` -> `waits
+#   = 1` (each a different back-off)
+# kills: bot/redelivery.py:Redeliverer._github_reached_us_since `return False` -> `return True` (a
+#   locked database read as GitHub reaching us: every interval spends an ask)
+# kills: bot/redelivery.py:Redeliverer._github_reached_us_since `last is not None and` -> `or`, `is
+#   not None` -> `is None`
+# kills: bot/redelivery.py:Redeliverer._sweep `return began if result.asked` -> `return None` (no
+#   back-off)
 @pytest.mark.parametrize("queue_set_up", [{}, {"stored_before": True}, {"locked": True}])
 def test_after_an_ask_in_an_outage_the_sweeps_wait_2_then_4_intervals(tmp_path, queue_set_up):
     """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose redeliveries went
@@ -515,8 +520,9 @@ def test_after_an_ask_in_an_outage_the_sweeps_wait_2_then_4_intervals(tmp_path, 
     assert 'review_notes_redeliveries_total{outcome="given_up"} 1.0' in metrics
 
 
-# kills: bot/redelivery.py:333 `return last is not None and ...` -> `return None` (a delivery
-#   stored again never ended the waiting: the outage over, the event waited out 2 intervals)
+# kills: bot/redelivery.py:Redeliverer._github_reached_us_since `return last is not None and ...` ->
+#   `return None` (a delivery stored again never ended the waiting: the outage over, the event
+#   waited out 2 intervals)
 def test_a_delivery_stored_again_ends_the_waiting_at_the_next_interval(tmp_path):
     def github_reaches_us(n: int) -> None:
         if n == 1:  # the outage is over: GitHub's next delivery is stored
@@ -532,8 +538,8 @@ def test_a_delivery_stored_again_ends_the_waiting_at_the_next_interval(tmp_path)
     assert github.listings == [0, 1, 3]
 
 
-# kills: bot/redelivery.py:99 (hand) `sorted(chosen, ...)` -> `chosen` (events asked for in
-#   the listing's order, newest first: a PR's `closed` redelivered before its `opened`)
+# kills: bot/redelivery.py:to_redeliver (hand) `sorted(chosen, ...)` -> `chosen` (events asked for
+#   in the listing's order, newest first: a PR's `closed` redelivered before its `opened`)
 def test_events_are_asked_for_oldest_first_though_github_lists_newest_first():
     listing = [attempt(3, "closed", 0, 1), attempt(2, "opened", 0, 2), attempt(1, "closed", 0, 3)]
     chosen = to_redeliver(listing, nothing_held, SINCE)
@@ -555,8 +561,8 @@ class InFlightLog(OutageLog):
         self.asks.append(self.clock.now)
 
 
-# kills: bot/redelivery.py:341 (hand) a sweep listing from GitHub's 72 hours back, not from
-#   where the last one began (the event whose redelivery GitHub has not made yet asked for
+# kills: bot/redelivery.py:Redeliverer._sweep (hand) a sweep listing from GitHub's 72 hours back,
+#   not from where the last one began (the event whose redelivery GitHub has not made yet asked for
 #   again by the next sweep: twice)
 def test_the_next_sweep_does_not_ask_again_for_a_redelivery_github_has_not_made_yet(tmp_path):
     from bot.db import Database
@@ -587,7 +593,7 @@ class SayingNoLog(InFlightLog):
         raise GitHubError("GitHub redeliver webhook delivery: 422", status=422)
 
 
-# kills: bot/redelivery.py:361 (hand) `keep_sweep_since(sweeps.kept_since())` ->
+# kills: bot/redelivery.py:Redeliverer._sweep (hand) `keep_sweep_since(sweeps.kept_since())` ->
 #   `keep_sweep_since(sweeps.since)` (an event given up in one server run never asked for
 #   by the next: README counts MAX_ASKS per run)
 def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start(tmp_path):

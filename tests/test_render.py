@@ -500,7 +500,8 @@ def test_what_review_notes_writes_is_told_by_where_its_markers_stand():
         assert not written_by_review_notes(body), body
 
 
-# kills: bot/markers.py:26 the last line's indent kept: an indented key no longer ours
+# kills: bot/markers.py:written_by_review_notes the last line's indent kept: an indented key no
+# longer ours
 def test_a_reply_whose_key_was_indented_in_an_edit_is_still_ours():
     # indented by up to three spaces, the key is still an HTML comment: it shows nothing
     key = reply_key("d1", 0)
@@ -509,8 +510,8 @@ def test_a_reply_whose_key_was_indented_in_an_edit_is_still_ours():
     assert not written_by_review_notes(f"In reply to `/notes help`:\n  see {key}\n")
 
 
-# kills: bot/markers.py:34 every delivery's replies keyed "none" (`or` made `and`)
-# kills: bot/markers.py:35 no key at all (None)
+# kills: bot/markers.py:reply_key every delivery's replies keyed "none" (`or` made `and`)
+# kills: bot/markers.py:reply_key no key at all (None)
 def test_each_delivery_and_command_has_its_own_reply_key():
     guid = "72d3a1c0-92f1-11ef-8f3e-3c8d0d8e1f2a"  # GitHub's X-GitHub-Delivery
     assert reply_key(guid, 2) == f"<!-- review-notes:reply-to {guid}/2 -->"
@@ -576,14 +577,14 @@ def test_full_guidance_link_says_the_guidance_is_in_chinese():
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/render.py:112 `len(body) <= opts.budget` -> `<`
+# kills: bot/render.py:render `len(body) <= opts.budget` -> `<`
 def test_a_comment_exactly_at_the_budget_shows_every_note():
     res = result(note(1), note(2))
     full = render(res, LIB, opts=OPTS)
     assert render(res, LIB, opts=replace(OPTS, budget=len(full))) == full
 
 
-# kills: bot/render.py:136 `len(body) <= opts.budget` -> `<` (no-match body, why mode)
+# kills: bot/render.py:render_no_match `len(body) <= opts.budget` -> `<` (no-match body, why mode)
 def test_a_no_match_body_exactly_at_the_budget_keeps_its_topics():
     res = MatchResult((), ("rocm",))
     why = RenderOptions(verbose=True)
@@ -592,7 +593,7 @@ def test_a_no_match_body_exactly_at_the_budget_keeps_its_topics():
     assert render(res, LIB, opts=replace(why, budget=len(full))) == full
 
 
-# kills: bot/render.py:203 `if hidden == 1 else` -> `if hidden == 0 else`
+# kills: bot/render.py:_compose `if hidden == 1 else` -> `if hidden == 0 else`
 def test_one_note_left_out_for_the_budget_is_named_in_the_singular():
     res = result(note(1), note(2))
     full = render(res, LIB, opts=OPTS)
@@ -601,7 +602,7 @@ def test_one_note_left_out_for_the_budget_is_named_in_the_singular():
     assert "_1 more note matched but is not shown: the comment would be too long._" in body
 
 
-# kills: bot/render.py:247 `len(match.reasons) > limit` -> `>=`
+# kills: bot/render.py:_note_block `len(match.reasons) > limit` -> `>=`
 def test_exactly_the_shown_number_of_reasons_adds_no_more_line():
     reasons = tuple(f"reason {i}" for i in range(12))  # _REASONS_SHORT
     body = render(result(note(1), reasons=reasons), LIB, opts=OPTS)
@@ -609,7 +610,7 @@ def test_exactly_the_shown_number_of_reasons_adds_no_more_line():
     assert "… and 0 more" not in body
 
 
-# kills: bot/render.py:269 `if more > 0` -> `if more >= 0`
+# kills: bot/render.py:_not_counted `if more > 0` -> `if more >= 0`
 def test_five_files_not_counted_are_all_named_with_no_and_more():
     (line,) = [x for x in _not_counted(tuple(f"f{i}.py" for i in range(5))) if x]
     assert "and 0 more" not in line and "`f4.py`" in line
@@ -617,7 +618,7 @@ def test_five_files_not_counted_are_all_named_with_no_and_more():
     assert "and 1 more" in line
 
 
-# kills: bot/render.py:324 `them = "it" if n == 1 else "them"` -> `them = "them"`
+# kills: bot/render.py:_hidden_line `them = "it" if n == 1 else "them"` -> `them = "them"`
 def test_one_hidden_note_is_shown_again_as_it():
     body = render(MatchResult((), ()), LIB, opts=RenderOptions(hidden=1))
     assert "_1 note that matched was marked not relevant here and hidden;" in body

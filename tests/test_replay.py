@@ -19,9 +19,9 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pr-52419-opened
 # --- found by mutation run 'r26b' of bot/replay.py ---
 
 
-# kills: bot/replay.py:17 `"zen" in payload and` -> `"zen" not in payload and` (a ping
-#   refused: "cannot tell the event"), and :18 `return "ping"` -> `return None`
-# kills: bot/replay.py:17 `and "hook_id" in payload` -> `or` (a `meta` event, the App's
+# kills: bot/replay.py:guess_event `"zen" in payload and` -> `"zen" not in payload and` (a ping
+#   refused: "cannot tell the event"), and :guess_event `return "ping"` -> `return None`
+# kills: bot/replay.py:guess_event `and "hook_id" in payload` -> `or` (a `meta` event, the App's
 #   webhook deleted, sent as a ping)
 def test_a_ping_is_told_by_its_zen_and_hook_id_and_a_meta_event_is_not_a_ping():
     ping = {"zen": "Design for failure.", "hook_id": 1, "hook": {"type": "App"}}

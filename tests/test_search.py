@@ -114,7 +114,7 @@ def test_a_path_is_one_term_found_inside_longer_paths():
     assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv", "cache"]
 
 
-# kills: bot/search.py:156 a path without a dot (or any term) not taken for a path
+# kills: bot/search.py:_is_path a path without a dot (or any term) not taken for a path
 def test_a_path_from_its_top_directory_finds_the_note_listing_it():
     # a word looks below the top directory only (`vllm` is in nearly every path); a path
     # is looked for in the whole path, its top directory too
@@ -124,19 +124,19 @@ def test_a_path_from_its_top_directory_finds_the_note_listing_it():
     assert ids(search_notes([n, other], "core/kv_cache", RANKED)) == ["n-c"]
 
 
-# kills: bot/search.py:216 a filter without terms counts one term found in every note
+# kills: bot/search.py:search_notes a filter without terms counts one term found in every note
 def test_a_filter_without_terms_keeps_every_note_having_matched_no_term():
     assert [(h.terms, h.score) for h in search_notes(LIB.notes, " , ", FILTER)] == [(0, 0.0)] * 2
 
 
-# kills: bot/search.py:237 a note without a source PR ranked as one with PR 1
+# kills: bot/search.py:search_notes a note without a source PR ranked as one with PR 1
 def test_a_note_without_a_source_pr_comes_after_one_with_the_oldest_pr():
     first = note("n-z", "甲", "值得快速阅读。kernels.", source_pr=1)
     no_pr = note("n-a", "乙", "值得快速阅读。kernels.")
     assert ids(search_notes([no_pr, first], "kernels", RANKED)) == ["n-z", "n-a"]
 
 
-# kills: bot/search.py:239 the limit applied only when there is none
+# kills: bot/search.py:search_notes the limit applied only when there is none
 def test_a_limit_keeps_the_best_hits():
     assert ids(search_notes(LIB.notes, "kernels deadlock", RANKED, limit=1)) == ["n-b"]
     assert ids(search_notes(LIB.notes, "kernels deadlock", RANKED, limit=None)) == ["n-b", "n-a"]

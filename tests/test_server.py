@@ -97,7 +97,8 @@ def test_missing_or_wrong_signature_is_401_and_queues_nothing(app):
     assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 0, "failed": 0}
 
 
-# kills: bot/webhook.py:236 the signature checked on the body without its outer whitespace
+# kills: bot/webhook.py:WebhookEndpoint.check the signature checked on the body without its outer
+# whitespace
 def test_a_signed_body_sent_with_whitespace_added_is_401(app):
     # the same JSON object, but not the bytes signed: replayed so, it would pass the
     # queue's check of bodies seen before (a hash of the bytes)
@@ -204,7 +205,7 @@ def test_a_body_sent_in_pieces_is_read_whole(tmp_path):
     assert sent[0]["status"] == 202 and queued is not None
 
 
-# kills: bot/webhook.py:373 a last message without a body (ASGI: it defaults to b"") a crash
+# kills: bot/webhook.py:_read_body a last message without a body (ASGI: it defaults to b"") a crash
 def test_a_last_message_without_a_body_ends_the_body(tmp_path):
     body = json.dumps(pr_payload(title=MATCHING_TITLE)).encode()
     end = {"type": "http.request", "more_body": False}
@@ -260,7 +261,7 @@ def test_a_form_encoded_body_without_its_payload_field_is_400(app):
     assert r.status_code == 400 and rt.queue.counts()["pending"] == 0
 
 
-# kills: bot/webhook.py:119 a form body with a malformed field read past it (202, not 400)
+# kills: bot/webhook.py:parse a form body with a malformed field read past it (202, not 400)
 def test_a_form_encoded_body_with_a_malformed_field_is_400(app):
     from urllib.parse import urlencode
 
@@ -604,7 +605,8 @@ def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
 
 
 # found by mutation run 'r25d' (bot/dryrun.py)
-# kills: bot/dryrun.py:158 `sticky` listed as SQLite's 1 and 0, not as true and false
+# kills: bot/dryrun.py:DryRunGitHub.comments `sticky` listed as SQLite's 1 and 0, not as true and
+# false
 def test_dry_run_comments_tell_the_notes_comment_from_a_reply_as_true_or_false(app):
     client, rt = app
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES))
@@ -751,10 +753,11 @@ def test_metrics_count_deliveries_queue_and_comments(app):
     assert 'review_notes_comments_total{outcome="created"} 1.0' in text
 
 
-# kills: bot/webhook.py:192 a body over 25 MB not counted
-# kills: bot/webhook.py:251 a signed body that is no JSON object not counted
-# kills: bot/webhook.py:175 a delivery without an event header counted as "other"
-# kills: bot/webhook.py:255 the ping's zen not answered back
+# kills: bot/webhook.py:WebhookEndpoint.__call__ a body over 25 MB not counted
+# kills: bot/webhook.py:WebhookEndpoint.check a signed body that is no JSON object not counted
+# kills: bot/webhook.py:WebhookEndpoint.__init__ a delivery without an event header counted as
+# "other"
+# kills: bot/webhook.py:WebhookEndpoint.check the ping's zen not answered back
 def test_metrics_count_each_refusal_and_answer_by_outcome(app):
     client, _ = app
     too_large = {"Content-Length": str(25 * 1024 * 1024 + 1), "X-GitHub-Event": "ping"}
@@ -808,8 +811,8 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
 # --- found by review 'r16f' ---
 
 
-# kills: bot/webhook.py:211 a delivery SQLite refused not counted as an error
-# kills: bot/webhook.py:224 a duplicate delivery not counted
+# kills: bot/webhook.py:WebhookEndpoint.answer a delivery SQLite refused not counted as an error
+# kills: bot/webhook.py:WebhookEndpoint.answer a duplicate delivery not counted
 def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path, caplog):
     # README (/healthz): "When SQLite refused to store the last delivery (a full disk ...),
     # 503 with "status": "failing" ... until a delivery is stored again". A delivery
@@ -995,7 +998,8 @@ def test_a_delivery_with_a_wrong_signature_is_logged(tmp_path, caplog):
         assert secret not in caplog.text
 
 
-# kills: bot/webhook.py:62 the first refusal logged as if one had been held back before it
+# kills: bot/webhook.py:Throttle.__init__ the first refusal logged as if one had been held back
+# before it
 def test_refused_signatures_are_logged_once_a_minute_with_a_count(tmp_path, caplog):
     # anyone can send unsigned deliveries: one line each would flood the log
     caplog.set_level(logging.INFO)
@@ -1147,7 +1151,7 @@ def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/signature.py:19 hmac.compare_digest(...) -> sign(...) == header.strip()
+# kills: bot/signature.py:verify hmac.compare_digest(...) -> sign(...) == header.strip()
 def test_signature_is_compared_in_constant_time(monkeypatch):
     seen = []
     real = hmac.compare_digest
@@ -1163,7 +1167,7 @@ def test_signature_is_compared_in_constant_time(monkeypatch):
     assert len(seen) == 2
 
 
-# kills: bot/signature.py:19 header.strip().encode -> header.encode
+# kills: bot/signature.py:verify header.strip().encode -> header.encode
 def test_signature_header_with_trailing_whitespace_still_verifies():
     body = b"payload"
     assert verify("k", body, sign("k", body) + " \r\n")
@@ -1344,8 +1348,10 @@ def test_a_signed_payload_not_of_githubs_shape_is_400(app, shape):
     assert r.status_code == 400 and "malformed" in r.json()["error"]
 
 
-# kills: bot/webhook.py:308 TypeError dropped from the 400s (a 500 for GitHub to retry)
-# kills: bot/webhook.py:312 Python's own message of the error answered, not only its kind
+# kills: bot/webhook.py:WebhookEndpoint.installation TypeError dropped from the 400s (a 500 for
+# GitHub to retry)
+# kills: bot/webhook.py:WebhookEndpoint Python's own message of the error answered, not only its
+# kind
 def test_a_signed_review_whose_body_is_no_string_is_400(app):
     client, rt = app
     base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
@@ -1376,7 +1382,8 @@ def test_a_refused_deliverys_headers_are_logged_cut_and_escaped(tmp_path, caplog
     assert "x" * 84 in line and "x" * 85 not in line  # the first 100 characters
 
 
-# kills: bot/webhook.py:352 a refused delivery without its headers logged as "None None"
+# kills: bot/webhook.py:WebhookEndpoint.triage a refused delivery without its headers logged as
+# "None None"
 def test_a_refused_delivery_without_its_headers_says_so_in_the_log(tmp_path, caplog):
     caplog.set_level(logging.INFO)
     settings = make_settings(tmp_path)
@@ -1502,7 +1509,8 @@ def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, 
 # --- found by review 'r26f' ---
 
 
-# kills: bot/server.py:163 a start with pending deliveries but none interrupted said nothing
+# kills: bot/server.py:Runtime.start a start with pending deliveries but none interrupted said
+# nothing
 def test_a_start_names_the_pending_deliveries_it_found_and_works_them(tmp_path, caplog):
     # A delivery stored but never claimed (the server stopped before a worker took it)
     # is no interruption: the start must still say it resumes it, and work it.
@@ -1520,7 +1528,7 @@ def test_a_start_names_the_pending_deliveries_it_found_and_works_them(tmp_path, 
     assert said == ["resuming 1 pending deliveries (0 were interrupted)"], said
 
 
-# kills: bot/server.py:201 a stop that left the GitHub client open
+# kills: bot/server.py:Runtime.stop a stop that left the GitHub client open
 def test_a_stopped_server_starts_no_further_github_call(tmp_path, fake_github, app_key):
     # A worker still busy past the drain bound must not go on writing to GitHub once
     # the server stopped: the next start resumes its delivery, and a write made after
@@ -1537,8 +1545,8 @@ def test_a_stopped_server_starts_no_further_github_call(tmp_path, fake_github, a
         rt.ctx.github.get_pull(ref)
 
 
-# kills: bot/server.py:199 a stop that left the workers claiming from a closed database
-# kills: bot/server.py:198 a stop that left the retention sweep pruning a closed database
+# kills: bot/server.py:Runtime.stop a stop that left the workers claiming from a closed database
+# kills: bot/server.py:Runtime.stop a stop that left the retention sweep pruning a closed database
 def test_a_stopped_server_leaves_no_thread_running_and_its_delivery_recorded(tmp_path):
     # A delivery handled before the stop is recorded done, and no worker is left to
     # claim the next one against the database the stop closed (it would fail there and
@@ -1557,7 +1565,7 @@ def test_a_stopped_server_leaves_no_thread_running_and_its_delivery_recorded(tmp
         db.close()
 
 
-# kills: bot/server.py:274 every start of the same kind dropped the /notes wrong records
+# kills: bot/server.py:claim_pr_state every start of the same kind dropped the /notes wrong records
 def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
     # Only going live on a dry run's database drops them (their comment was never seen).
     with serving(make_settings(tmp_path)) as (_, rt):
@@ -1569,7 +1577,8 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
 # --- found by review 'r27a' (mutation run of the server's wiring) ---
 
 
-# kills: bot/server.py:102 redeliver_every_minutes taken for seconds (`* 1.0`, not `* 60.0`)
+# kills: bot/server.py:Runtime.__post_init__ redeliver_every_minutes taken for seconds (`* 1.0`, not
+# `* 60.0`)
 def test_the_redelivery_sweeps_are_spaced_by_the_minutes_the_setting_says(tmp_path):
     # the sweeps' own tests set redeliver_every_s: nothing read it from the setting
     rt = build_runtime(make_settings(tmp_path, redeliver_every_minutes=7))
@@ -1579,8 +1588,8 @@ def test_the_redelivery_sweeps_are_spaced_by_the_minutes_the_setting_says(tmp_pa
         rt.db.close()
 
 
-# kills: bot/server.py:337 `read_taxonomy(...)[1]` (its problems) taken for the topics
-# kills: bot/server.py:338 the matching file's problems left out when the notes are broken
+# kills: bot/server.py:_load_library `read_taxonomy(...)[1]` (its problems) taken for the topics
+# kills: bot/server.py:_load_library the matching file's problems left out when the notes are broken
 def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes(tmp_path):
     # one refused start names every file a renamed topic is still in, not the notes
     # first and the matching file at the next start
@@ -1600,7 +1609,8 @@ def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes
     assert said[1].startswith(f"{empty}:1: notes: no notes"), said
 
 
-# kills: bot/server.py:108 the retention given a fixed number of days, not the setting's
+# kills: bot/server.py:Runtime.__post_init__ the retention given a fixed number of days, not the
+# setting's
 def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
     from bot.db import utcnow
 
@@ -1621,8 +1631,8 @@ def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
         rt.db.close()
 
 
-# kills: bot/server.py:109 each pass's prunes counted once (`inc()`), not by their number
-# kills: bot/server.py:109 every prune counted under state "done"
+# kills: bot/server.py:Runtime each pass's prunes counted once (`inc()`), not by their number
+# kills: bot/server.py:Runtime.__post_init__ every prune counted under state "done"
 def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):
     rt = build_runtime(make_settings(tmp_path))
     try:
@@ -1638,8 +1648,9 @@ def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):
     assert 'review_notes_deliveries_pruned_total{state="failed"} 1.0' in metrics
 
 
-# kills: bot/server.py:420 the timeout of an http_timeout under a second made 2 (`max(2, ...)`)
-# kills: bot/server.py:420-432 each setting of the client left at a default or another value
+# kills: bot/server.py:live_github the timeout of an http_timeout under a second made 2 (`max(2,
+# ...)`)
+# kills: bot/server.py:live_github each setting of the client left at a default or another value
 @pytest.mark.parametrize(
     ("values", "timeout", "backoff_max"),
     [
@@ -1680,10 +1691,10 @@ def test_the_github_client_is_made_of_the_settings(
     assert fake_github.requests == []  # the login was the setting's, not GitHub's
 
 
-# kills: bot/server.py:346 a directory not told apart (`if path.is_dir()` never true)
-# kills: bot/server.py:353 a file in the database's directory's place not said so
-# kills: bot/server.py:355 a directory that cannot be made not said so
-# kills: bot/server.py:359 another kind of file not said to be no SQLite database
+# kills: bot/server.py:_open_database a directory not told apart (`if path.is_dir()` never true)
+# kills: bot/server.py:_open_database a file in the database's directory's place not said so
+# kills: bot/server.py:_open_database a directory that cannot be made not said so
+# kills: bot/server.py:_open_database another kind of file not said to be no SQLite database
 @pytest.mark.parametrize(
     ("kind", "why"),
     [
@@ -1713,8 +1724,10 @@ def test_a_database_path_sqlite_cannot_use_is_a_settings_error_saying_why(tmp_pa
     assert str(exc.value) == f"REVIEW_NOTES_DB_PATH: {path}: {why.format(tmp=tmp_path)}"
 
 
-# kills: bot/server.py:318 a start refused for the App's credentials left GitHub's connection open
-# kills: bot/server.py:319 a start refused for the App's credentials left the database open
+# kills: bot/server.py:build_runtime a start refused for the App's credentials left GitHub's
+# connection open
+# kills: bot/server.py:build_runtime a start refused for the App's credentials left the database
+# open
 def test_a_start_refused_for_the_apps_credentials_leaves_nothing_open(
     tmp_path, fake_github, app_key
 ):
@@ -1734,7 +1747,8 @@ def test_a_start_refused_for_the_apps_credentials_leaves_nothing_open(
     assert "GitHub refused" in str(refused.value)
 
 
-# kills: bot/server.py:452 the refusal named GITHUB_PRIVATE_KEY for a key read from its path
+# kills: bot/server.py:check_app_credentials the refusal named GITHUB_PRIVATE_KEY for a key read
+# from its path
 def test_refused_app_credentials_name_the_key_variable_that_was_set(tmp_path, fake_github, app_key):
     pem = tmp_path / "app.pem"
     pem.write_text(app_key.private_pem)
@@ -1750,8 +1764,9 @@ def test_refused_app_credentials_name_the_key_variable_that_was_set(tmp_path, fa
         build_runtime(settings)
 
 
-# kills: bot/server.py:335 the notes checked against the shipped taxonomy, not the configured
-# kills: bot/server.py:337 the matching file checked against the shipped taxonomy too
+# kills: bot/server.py:_load_library the notes checked against the shipped taxonomy, not the
+# configured
+# kills: bot/server.py:_load_library the matching file checked against the shipped taxonomy too
 def test_a_topic_renamed_in_the_configured_taxonomy_is_named_wherever_it_is_still_used(
     tmp_path,
 ):
@@ -1772,7 +1787,8 @@ def test_a_topic_renamed_in_the_configured_taxonomy_is_named_wherever_it_is_stil
     assert all("unknown topic 'kv-connector'" in p.message for p in exc.value.problems)
 
 
-# kills: bot/server.py:299 a library given to build_runtime read again from the settings' files
+# kills: bot/server.py:build_runtime a library given to build_runtime read again from the settings'
+# files
 def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
     # run_server's `library`: the notes already loaded, whatever the settings name
     from bot.library import check_library

@@ -170,30 +170,30 @@ def test_shipped_vocabulary_loads_and_knows_common_words():
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/similarity.py:58 `len(word) > 3` -> `len(word) > 2`
+# kills: bot/similarity.py:title_words `len(word) > 3` -> `len(word) > 2`
 def test_a_three_letter_word_ending_in_s_keeps_its_s():
     assert title_words("bus gas ops") == {"bus", "gas", "ops"}
     assert title_words("graphs") == {"graph"}
 
 
-# kills: bot/similarity.py:69 non-ASCII letters guard -> `if False:`
+# kills: bot/similarity.py:only_uncounted_words non-ASCII letters guard -> `if False:`
 def test_a_text_with_other_letters_is_not_only_uncounted_words():
     assert not only_uncounted_words("P/D 分离")
     assert only_uncounted_words("in the")
 
 
-# kills: bot/similarity.py:71 drop `and not title_words(text)`
+# kills: bot/similarity.py:only_uncounted_words drop `and not title_words(text)`
 def test_a_text_with_counted_words_is_not_only_uncounted_words():
     assert not only_uncounted_words("prefix cache")
 
 
-# kills: bot/similarity.py:104 `if not piece and at is not None:` -> `if at is not None:`
+# kills: bot/similarity.py:written_form `if not piece and at is not None:` -> `if at is not None:`
 def test_a_shared_word_is_quoted_from_its_first_name_in_the_title():
     # both names write `stats` among other words; the first one's piece is the quote
     assert written_form("kv_stats_x and CStats_foo", "stat", frozenset()) == "stats"
 
 
-# kills: bot/similarity.py:166 `i >= floor` -> `i > floor`
+# kills: bot/similarity.py:shared_words `i >= floor` -> `i > floor`
 def test_a_word_exactly_as_rare_as_the_floor_counts():
     vocab = Vocabulary(titles=99, df={"region": 9})
     floor = vocab.idf("region")
@@ -205,9 +205,11 @@ def test_a_word_exactly_as_rare_as_the_floor_counts():
 # --- found by mutation run 'r21b' ---
 
 
-# kills: bot/reasons.py:144 words shared with the note's title quoted as its keywords write them
-# kills: bot/reasons.py:149 words shared with the keywords quoted as the note's title writes them
-# kills: bot/reasons.py:138 two words read from one identifier quote it twice
+# kills: bot/reasons.py:shared_detail words shared with the note's title quoted as its keywords
+# write them
+# kills: bot/reasons.py:shared_detail words shared with the keywords quoted as the note's title
+# writes them
+# kills: bot/reasons.py:shared_detail.quoted two words read from one identifier quote it twice
 def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes_it():
     facts = PRFacts(repo="o/r", number=1, title="Fix get_kv_stats in connector_worker")
     title, keywords = "get_kv_stats aggregation", "connector_worker"
@@ -229,9 +231,9 @@ def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes
 # --- found by mutation run 'r22a' ---
 
 
-# kills: bot/similarity.py:109 the glue to the left of a name's first piece wrapping round
-# to its last piece; :112 what is glued on the right being words, not what is no word, or
-# stopping one piece short; :114 the glue on the right skipping a piece
+# kills: bot/similarity.py:written_form the glue to the left of a name's first piece wrapping round
+# to its last piece; :written_form what is glued on the right being words, not what is no word, or
+# stopping one piece short; :written_form the glue on the right skipping a piece
 def test_a_shared_word_is_quoted_with_the_uncounted_word_glued_after_it():
     # `Up` is a function word: `setUp` is `set`'s own piece, not `set` alone nor `Up`
     assert written_form("Fix the flaky setUp of the scheduler tests", "set", frozenset()) == "setUp"
@@ -239,14 +241,14 @@ def test_a_shared_word_is_quoted_with_the_uncounted_word_glued_after_it():
     assert written_form("Fix KVConnectorStats", "connector", frozenset()) == "Connector"
 
 
-# kills: bot/similarity.py:158 a title count or a missing word's count one off in the IDF
+# kills: bot/similarity.py:Vocabulary.idf a title count or a missing word's count one off in the IDF
 def test_a_words_rarity_is_the_log_of_titles_over_those_that_write_it_each_plus_one():
     vocab = Vocabulary(titles=99, df={"region": 9})
     assert vocab.idf("region") == pytest.approx(math.log(100 / 10))
     assert vocab.idf("watermarking") == pytest.approx(math.log(100))  # never seen: rarest
 
 
-# kills: bot/similarity.py:166 words of equal rarity left in the sets' order (which string
+# kills: bot/similarity.py:shared_words words of equal rarity left in the sets' order (which string
 # hashing changes from run to run) instead of alphabetical
 def test_words_of_equal_rarity_are_shared_in_alphabetical_order():
     words = frozenset("eager region capture graph kernel stream fence queue warmup shard".split())
@@ -255,9 +257,9 @@ def test_words_of_equal_rarity_are_shared_in_alphabetical_order():
     assert [w for w, _ in shared] == sorted(words)
 
 
-# kills: bot/config_files.py:79 a vocabulary of one title refused
-# kills: bot/config_files.py:82 a word counted in no title refused
-# kills: bot/config_files.py:81 a vocabulary with one good count among bad ones taken
+# kills: bot/config_files.py:load_vocabulary a vocabulary of one title refused
+# kills: bot/config_files.py:load_vocabulary a word counted in no title refused
+# kills: bot/config_files.py:load_vocabulary a vocabulary with one good count among bad ones taken
 def test_load_vocabulary_takes_every_count_from_0_to_titles_and_no_other(tmp_path):
     good = tmp_path / "one.json"
     good.write_text(json.dumps({"titles": 1, "df": {"never": 0, "always": 1}}))

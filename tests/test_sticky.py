@@ -728,7 +728,7 @@ def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
 # --- found by review 'r18b' (mutation run) ---
 
 
-# kills: bot/sticky.py:94 `if not force and event_at` -> `if event_at`
+# kills: bot/sticky.py:refresh_sticky `if not force and event_at` -> `if event_at`
 def test_a_forced_refresh_is_never_stale(ctx):
     refresh_sticky(ctx, REF, facts(), event_at="2026-09-01T10:00:05Z")
     ctx.github.files = []
@@ -738,13 +738,13 @@ def test_a_forced_refresh_is_never_stale(ctx):
     assert "No review note" in bodies(ctx)[0]
 
 
-# kills: bot/sticky.py:99 `if facts.closed and not force:` -> `if facts.closed:`
+# kills: bot/sticky.py:refresh_sticky `if facts.closed and not force:` -> `if facts.closed:`
 def test_a_human_asking_on_a_closed_pr_gets_an_answer(ctx):
     assert refresh_sticky(ctx, REF, facts(closed=True)).outcome == Outcome.SKIPPED
     assert refresh_sticky(ctx, REF, facts(closed=True), force=True).outcome == Outcome.CREATED
 
 
-# kills: bot/sticky.py:132 drop `and trusted` from the unchanged shortcut
+# kills: bot/sticky.py:refresh_sticky drop `and trusted` from the unchanged shortcut
 def test_after_notes_on_an_unchanged_body_still_looks_for_the_comment(ctx):
     refresh_sticky(ctx, REF, facts())
     mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
@@ -754,7 +754,7 @@ def test_after_notes_on_an_unchanged_body_still_looks_for_the_comment(ctx):
     assert r.outcome == Outcome.CREATED and len(bodies(ctx)) == 1
 
 
-# kills: bot/sticky.py:186 `if files is not None and _lagged(state, facts):` -> `if False:`
+# kills: bot/sticky.py:_with_files `if files is not None and _lagged(state, facts):` -> `if False:`
 def test_files_listed_short_of_changed_files_are_asked_for_again(ctx, monkeypatch):
     calls = []
 
@@ -771,7 +771,7 @@ def test_files_listed_short_of_changed_files_are_asked_for_again(ctx, monkeypatc
     assert len(calls) == 2  # a full list is reused
 
 
-# kills: bot/sticky.py:235 `event_at < state.event_at` -> `event_at <= state.event_at`
+# kills: bot/sticky.py:seen_event `event_at < state.event_at` -> `event_at <= state.event_at`
 def test_an_event_of_the_same_second_is_not_stale(ctx):
     at = "2026-09-01T10:00:05Z"
     refresh_sticky(ctx, REF, facts(), event_at=at)
@@ -780,7 +780,7 @@ def test_an_event_of_the_same_second_is_not_stale(ctx):
     assert r.outcome == Outcome.UPDATED and "stale" not in r.reason
 
 
-# kills: bot/sticky.py:390 drop `listed is not None and` in _lagged
+# kills: bot/sticky.py:_lagged drop `listed is not None and` in _lagged
 def test_a_list_given_without_githubs_count_stands_as_given(ctx):
     # the counting port lists without a count (listed=None): a later event carrying
     # `changed_files` reuses the cached list instead of comparing with nothing
@@ -790,7 +790,7 @@ def test_a_list_given_without_githubs_count_stands_as_given(ctx):
     assert ctx.github.counted["list_files"] == 1
 
 
-# kills: bot/sticky.py:360 `sticky.comment_id or state.comment_id` -> swapped
+# kills: bot/sticky.py:_write `sticky.comment_id or state.comment_id` -> swapped
 def test_a_comment_posted_anew_is_remembered_by_its_new_id(ctx):
     first = refresh_sticky(ctx, REF, facts()).comment_id
     mark = ctx.prs.get(REF.repo, REF.number).resume_mark()
@@ -802,13 +802,13 @@ def test_a_comment_posted_anew_is_remembered_by_its_new_id(ctx):
     assert r.comment_id == posted["id"] == ctx.prs.get(REF.repo, REF.number).comment_id
 
 
-# kills: bot/sticky.py:365 `bool(written.notes) or written.had_notes` -> `written.had_notes`
+# kills: bot/sticky.py:_write `bool(written.notes) or written.had_notes` -> `written.had_notes`
 def test_notes_shown_for_the_first_time_are_remembered_as_shown(ctx):
     refresh_sticky(ctx, REF, facts())
     assert ctx.prs.get(REF.repo, REF.number).had_notes is True
 
 
-# kills: bot/sticky.py:298 drop `state.trusted and` in pause_sticky
+# kills: bot/sticky.py:pause_sticky drop `state.trusted and` in pause_sticky
 def test_a_pause_after_notes_on_looks_for_a_comment_that_may_be_gone(ctx):
     refresh_sticky(ctx, REF, facts())
     ctx.prs.update(REF.repo, REF.number, opted_out=True)
@@ -821,7 +821,7 @@ def test_a_pause_after_notes_on_looks_for_a_comment_that_may_be_gone(ctx):
     assert ctx.prs.get(REF.repo, REF.number).comment_id is None
 
 
-# kills: bot/sticky.py:332 drop `state.body_hash is not None and` (known_differs)
+# kills: bot/sticky.py:_write drop `state.body_hash is not None and` (known_differs)
 def test_after_an_unconfirmed_edit_the_text_posted_is_not_claimed_to_differ(ctx, monkeypatch):
     # the hash was cleared: what the comment shows is unknown, so a comment list showing
     # this very body must not be taken for one lagging behind another text (a needless edit)
@@ -844,7 +844,7 @@ def test_after_an_unconfirmed_edit_the_text_posted_is_not_claimed_to_differ(ctx,
     assert asked == [False, True]
 
 
-# kills: bot/sticky.py:377 `if noticed_at is None and state.switched_at:` -> `if False:`
+# kills: bot/sticky.py:_deletion_key `if noticed_at is None and state.switched_at:` -> `if False:`
 def test_a_deletion_noticed_by_a_command_ranks_just_after_that_command(ctx):
     said = "2020-01-01T00:00:00Z/00000000000000000007"  # the `/notes off` that paused it
     refresh_sticky(ctx, REF, facts(), force=True)
@@ -855,7 +855,7 @@ def test_a_deletion_noticed_by_a_command_ranks_just_after_that_command(ctx):
     assert said < key < "2020-01-01T00:00:00Z/00000000000000000008"  # not the bot's clock
 
 
-# kills: bot/sticky.py:380 `max(key, just_after(state.switched_at))` -> `key`
+# kills: bot/sticky.py:_deletion_key `max(key, just_after(state.switched_at))` -> `key`
 def test_a_deletion_noticed_by_an_event_never_ranks_below_the_switch_recorded(ctx):
     on = "2099-01-01T00:00:00Z/00000000000000000007"  # a switch later than the event
     refresh_sticky(ctx, REF, facts())
@@ -868,7 +868,7 @@ def test_a_deletion_noticed_by_an_event_never_ranks_below_the_switch_recorded(ct
     assert on < key < "2099-01-01T00:00:00Z/00000000000000000008"
 
 
-# kills: bot/sticky.py:239 `elif state.event_by is not None and ...:` -> `elif False:`
+# kills: bot/sticky.py:seen_event `elif state.event_by is not None and ...:` -> `elif False:`
 def test_a_second_event_of_the_same_second_makes_every_run_of_it_a_tie(ctx):
     at = "2026-09-01T10:00:05Z"
     assert seen_event(ctx, REF, at, "delivery-a") is None
@@ -961,7 +961,7 @@ def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files
 # --- mutation run r24a ---
 
 
-# kills: bot/sticky.py:236 `base = base or (state.files_base or "")` -> `base and ...`
+# kills: bot/sticky.py:_with_files `base = base or (state.files_base or "")` -> `base and ...`
 def test_a_command_naming_no_base_keeps_the_base_its_cached_files_are_of(ctx):
     # a command on a dry run's PR (an issue comment's copy of the PR names neither head
     # nor base) matches on the head's cached list; recaching it must keep the base it is
@@ -975,7 +975,7 @@ def test_a_command_naming_no_base_keeps_the_base_its_cached_files_are_of(ctx):
     assert ctx.github.counted["list_files"] == 1, "the cached list was asked for again"
 
 
-# kills: bot/sticky.py:262 `base or (state.files_base or "")` -> `base and ...`
+# kills: bot/sticky.py:_with_files `base or (state.files_base or "")` -> `base and ...`
 def test_a_port_that_cannot_list_is_asked_once_for_a_new_base_not_at_each_event(ctx):
     # a dry run's PR, its files given by the payload on `master`, then retargeted: the
     # port lists nothing, so the head's last list stands for the new base, cached so
@@ -989,7 +989,7 @@ def test_a_port_that_cannot_list_is_asked_once_for_a_new_base_not_at_each_event(
     assert ctx.github.counted["list_files"] == 1, "asked again at each event of that base"
 
 
-# kills: bot/sticky.py:235 `entries = state.files_listed` (a cached list) -> None (by hand)
+# kills: bot/sticky.py:_with_files `entries = state.files_listed` (a cached list) -> None (by hand)
 def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
     # a rename is one entry of GitHub's and two paths: reusing the cached list must keep
     # the count, or the PR's size (`file_count`) and a later lag check read the paths
@@ -1010,7 +1010,8 @@ def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
 # --- found by mutation run 'r25d' (bot/dryrun.py) ---
 
 
-# kills: bot/dryrun.py:86 `row is not None or create` -> `row is None or create`, `... and create`
+# kills: bot/dryrun.py:DryRunGitHub.upsert_sticky `row is not None or create` -> `row is None or
+# create`, `... and create`
 def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
     # a command's update paid for its notes comment write in advance gets it back when it
     # raised before asking for one (command_updates.handle_refresh): the dry run counts,
@@ -1029,7 +1030,7 @@ def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
     assert upsert("more notes", create=False) == (Outcome.UPDATED, 1)  # an edit needs no create
 
 
-# kills: bot/dryrun.py:79 hand: `.lstrip()` dropped from the marker check
+# kills: bot/dryrun.py:DryRunGitHub.upsert_sticky hand: `.lstrip()` dropped from the marker check
 def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
     # as the live client reads GitHub's comments (blank lines before the marker still
     # open the notes comment): it is edited, not doubled

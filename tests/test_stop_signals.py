@@ -10,8 +10,8 @@ from bot.stop_signals import StopSignals
 # --- mutation review r26g ----------------------------------------------------------------
 
 
-# kills: bot/stop_signals.py:23 the once-only print dropped or inverted, the append
-#        dropped (the stop forgotten: the server never drains), or the line sent to
+# kills: bot/stop_signals.py:StopSignals.__call__ the once-only print dropped or inverted, the
+#        append dropped (the stop forgotten: the server never drains), or the line sent to
 #        stdout (the serve tests read both streams as one)
 def test_a_stop_is_kept_every_time_and_said_once_on_stderr(capsys):
     handler = StopSignals()
@@ -26,8 +26,8 @@ def test_a_stop_is_kept_every_time_and_said_once_on_stderr(capsys):
     )
 
 
-# kills: bot/stop_signals.py:28 a signal left out of install(), and :30 `return self`
-#        -> None (`serve` keeps what install() returns)
+# kills: bot/stop_signals.py:StopSignals.install a signal left out of install(), and
+#        :StopSignals.install `return self` -> None (`serve` keeps what install() returns)
 def test_install_takes_both_stop_signals_and_returns_the_handler():
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:

@@ -155,7 +155,7 @@ def test_inside_is_the_hits_every_mention_of_which_lies_in_the_kept_ones():
     assert inside([long, inner], []) == []
 
 
-# kills: bot/term_spans.py:21 keys ordered by their shortest mention, not their longest
+# kills: bot/term_spans.py:one_per_mention keys ordered by their shortest mention, not their longest
 def test_a_key_is_ranked_by_its_longest_mention():
     # `kv cache` written twice, once spelled out long: the short `cache` key lies in it
     kv = TermHit("kv cache", "kv cache", 2, ((0, 3), (10, 30)))
@@ -163,7 +163,7 @@ def test_a_key_is_ranked_by_its_longest_mention():
     assert one_per_mention(["cache", "kv cache"], {"kv cache": kv, "cache": cache}) == ["kv cache"]
 
 
-# kills: bot/term_spans.py:24 the cover left in the order keys were kept, not sorted
+# kills: bot/term_spans.py:one_per_mention the cover left in the order keys were kept, not sorted
 def test_a_key_between_two_kept_ones_is_its_own_mention():
     hits = {
         "a": TermHit("a", "a", 1, ((30, 50),)),
@@ -173,7 +173,7 @@ def test_a_key_between_two_kept_ones_is_its_own_mention():
     assert one_per_mention(["a", "b", "c"], hits) == ["a", "b", "c"]
 
 
-# kills: bot/term_spans.py:49 a hit quoted at its last mention apart, not its first
+# kills: bot/term_spans.py:apart a hit quoted at its last mention apart, not its first
 def test_apart_quotes_the_first_of_several_mentions_as_written():
     text = "get_kv_connector_stats, Connector stats and connector stats"
     hit = TermHit("connector stats", "connector_stats", 3, ((7, 22), (24, 39), (44, 59)))
