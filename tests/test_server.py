@@ -808,6 +808,31 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
 
 
+# --- found by mutation run 'r27b' (bot/server.py: the app and its routes) ---
+
+
+# kills: bot/server.py:590 a live server's /dry-run/comments answered 200 `null`, not 404
+def test_dry_run_comments_are_a_404_saying_why_on_a_live_server(tmp_path, fake_github, app_key):
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, _):
+        r = client.get("/dry-run/comments")
+    assert r.status_code == 404 and r.json() == {"error": "not in dry-run mode"}
+
+
+# kills: bot/server.py:636 every POST but one to /webhook handed to the webhook endpoint
+def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
+    client, rt = app
+    for path in ("/notes", "/healthz", "/metrics"):
+        assert post(client, "pull_request", pr_payload(), path=path).status_code == 405
+    assert sum(rt.queue.counts().values()) == 0
+
+
+# kills: bot/server.py:504 and :505 (hand) FastAPI's API docs pages (/docs, /redoc) served
+def test_no_api_docs_pages_are_served(app):
+    client, _ = app
+    for path in ("/docs", "/redoc"):
+        assert client.get(path).status_code == 404, path
+
+
 # --- found by review 'r16f' ---
 
 
