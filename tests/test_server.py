@@ -833,6 +833,17 @@ def test_no_api_docs_pages_are_served(app):
         assert client.get(path).status_code == 404, path
 
 
+# kills: bot/server.py:483 (hand) `/notes//` redirected to `/notes/` (a 404), not `/notes`
+# kills: bot/server.py:485 (hand) a page's slash form asked with another method a 404, not
+# redirected to the page (which answers 405) as Starlette's own redirect did
+def test_the_slash_redirect_drops_every_trailing_slash_whatever_the_method(app):
+    client, _ = app
+    r = client.get("/notes//", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/notes"
+    r = client.post("/topics/", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/topics"
+
+
 # --- found by review 'r16f' ---
 
 
