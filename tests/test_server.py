@@ -844,6 +844,44 @@ def test_the_slash_redirect_drops_every_trailing_slash_whatever_the_method(app):
     assert r.status_code == 307 and r.headers["location"] == "/topics"
 
 
+# kills: bot/server.py:655 HEAD's body messages passed on with the GET's body
+# kills: bot/server.py:656 (hand) the same, the body kept: uvicorn and the test client drop
+# it themselves, an ASGI server need not (RFC 9110: a HEAD answer has no content)
+def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
+    rt = build_runtime(make_settings(tmp_path))
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "HEAD",
+        "scheme": "http",
+        "path": "/notes",
+        "raw_path": b"/notes",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+    try:
+        asyncio.run(create_app(rt)(scope, receive, send))
+    finally:
+        rt.db.close()
+    start, *bodies = sent
+    assert start["type"] == "http.response.start" and start["status"] == 200
+    assert int(dict(start["headers"])[b"content-length"]) > 0  # the GET's, as RFC 9110 allows
+    assert bodies and all(m["type"] == "http.response.body" for m in bodies)
+    assert b"".join(m.get("body", b"") for m in bodies) == b""
+
+
 # --- found by review 'r16f' ---
 
 
