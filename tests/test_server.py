@@ -844,6 +844,14 @@ def test_the_slash_redirect_drops_every_trailing_slash_whatever_the_method(app):
     assert r.status_code == 307 and r.headers["location"] == "/topics"
 
 
+# kills: bot/server.py:542 (hand) the redirect's path not quoted again: RedirectResponse
+# quotes the rest but keeps `?`, `#` and `%`, so a mistyped link's `%3F` became a query
+def test_the_slash_redirect_keeps_an_escaped_question_mark_hash_or_percent_escaped(app):
+    client, _ = app
+    r = client.get("/notes/a%3Fb%23c%25d/", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/notes/a%3Fb%23c%25d"
+
+
 # kills: bot/server.py:655 HEAD's body messages passed on with the GET's body
 # kills: bot/server.py:656 (hand) the same, the body kept: uvicorn and the test client drop
 # it themselves, an ASGI server need not (RFC 9110: a HEAD answer has no content)
