@@ -331,6 +331,9 @@ def test_serve_logs_json_lines_without_the_secret(tmp_path):
     # uvicorn's terminal copy of a message (ANSI colour codes) is not a field of the line
     started = [r for r in records if r["msg"].startswith("Started server process")]
     assert started and "\x1b" not in text and "color_message" not in started[0], started
+    # kills: bot/server.py:732 uvicorn's access log on at INFO, a line per request (each
+    # delivery, each health check), where only REVIEW_NOTES_LOG_LEVEL=DEBUG asks for it
+    assert not [r for r in records if r["logger"] == "uvicorn.access"], records
 
 
 # `review-notes serve` as the image runs it, with the stop signal arriving while the
@@ -576,6 +579,20 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("review-notes:")]
     assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
+
+
+# --- found by mutation run 'r27b' of bot/server.py ---
+
+
+# kills: bot/server.py:720 the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
+# service manager, `serve > log`) it came out only at the exit, after every log line
+def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
+    env = base_env(tmp_path)
+    env.pop("PYTHONUNBUFFERED")
+    serve = server(tmp_path, env)
+    with serve.run():
+        banner = serve.logs[0].read_text()
+    assert f"review-notes: webhook at {serve.base}/webhook" in banner, banner
 
 
 # --- found by review 'r18d' ---
