@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 from collections import Counter
 from pathlib import Path
 
@@ -180,3 +181,33 @@ def test_sigterm_finishes_the_work_in_hand_claims_nothing_new_and_exits_0(
         assert proc.wait(30) == 0
     assert all(len(ours(fake, n)) == 1 for n in PRS)
     assert serve.processed() == Counter({d: 1 for d, _ in sent})
+
+
+# --- found by mutation run 'r27b' of bot/server.py ---
+
+
+# kills: bot/server.py:689 (hand) the workers told to stop claiming only once uvicorn's
+# drain ended: a client still sending holds it open (up to DRAIN_SECONDS), and meanwhile
+# they started the deliveries queued behind the one in hand
+def test_sigterm_while_a_client_is_still_sending_claims_nothing_new(tmp_path, env, fake_github):
+    fake = fake_github
+    setup_prs(fake)
+    first, second = PRS[0], PRS[1]
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{first}/files", Fault.slow(1.5))
+    serve = Serve(tmp_path, env | {"REVIEW_NOTES_WORKERS": "1"})
+    with serve.run() as proc:
+        for n in (first, second):
+            payload = pr_payload(number=n, title=MATCHING_TITLE)
+            assert send_signed(serve.base, "pull_request", payload, f"d-{n}") == 202
+        wait_until(lambda: fake.calls("GET", "/repos/*/pulls/*/files"), what="the first in hand")
+        with socket.create_connection(("127.0.0.1", serve.port)) as sending:
+            sending.sendall(b"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{")
+            serve.health()  # answered after the server read the half-sent request
+            proc.send_signal(signal.SIGTERM)
+            wait_until(lambda: ours(fake, first), what="the work in hand finished")
+        assert proc.wait(30) == 0  # the client gone, the drain ends
+    q = queue_of(tmp_path)
+    assert q.get(f"d-{first}").state == "done"
+    assert (q.get(f"d-{second}").state, q.get(f"d-{second}").attempts) == ("pending", 0)
+    assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 1  # nothing else started
+    q.db.close()
