@@ -211,3 +211,28 @@ def test_sigterm_while_a_client_is_still_sending_claims_nothing_new(tmp_path, en
     assert (q.get(f"d-{second}").state, q.get(f"d-{second}").attempts) == ("pending", 0)
     assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 1  # nothing else started
     q.db.close()
+
+
+# kills: bot/server.py:688 (hand) the start's redelivery sweep told of the stop only once
+# the drain ended: while a client still sending held it open, the sweep asked GitHub to
+# send again what it had listed, in a server already stopping
+def test_sigterm_while_a_client_is_still_sending_asks_github_for_no_redelivery(
+    tmp_path, env, fake_github
+):
+    fake = fake_github
+    for n in PRS[:3]:  # sent while no server ran: the start's sweep would ask for them
+        assert fake.send_webhook("pull_request", pr_payload(number=n)).status_code == 0
+    fake.inject("GET", "/app/hook/deliveries", Fault.slow(1.5))
+    serve = Serve(tmp_path, env)
+    with serve.run() as proc:
+        wait_until(lambda: fake.calls("GET", "/app/hook/deliveries"), what="the listing")
+        with socket.create_connection(("127.0.0.1", serve.port)) as sending:
+            sending.sendall(b"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{")
+            serve.health()  # answered after the server read the half-sent request
+            proc.send_signal(signal.SIGTERM)
+            wait_until(
+                lambda: "redelivery sweep" in serve.logs[0].read_text(), what="the sweep's end"
+            )
+        assert proc.wait(30) == 0
+    assert fake.calls("POST", "/app/hook/deliveries/*/attempts") == []
+    assert "none asked again" in serve.logs[0].read_text()
