@@ -595,6 +595,17 @@ def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
     assert f"review-notes: webhook at {serve.base}/webhook" in banner, banner
 
 
+# kills: bot/server.py:732 (hand) uvicorn's access log off at every level, DEBUG included
+def test_at_debug_each_request_is_logged(tmp_path):
+    serve = server(tmp_path, base_env(tmp_path, REVIEW_NOTES_LOG_LEVEL="DEBUG"))
+    with serve.run():
+        serve.health()
+    text = serve.logs[0].read_text()
+    records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    access = [r["msg"] for r in records if r["logger"] == "uvicorn.access"]
+    assert any('"GET /healthz HTTP/1.1" 200' in m for m in access), access
+
+
 # --- found by review 'r18d' ---
 
 
