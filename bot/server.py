@@ -585,7 +585,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
     @router.get("/dry-run/comments")
     async def dry_run_comments(
         repo: str | None = None,
-        number: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,  # SQLite's INTEGER
+        number: Annotated[int | None, Query(ge=1, le=2**53 - 1)] = None,  # as a delivery's
     ) -> JSONResponse:
         if rt.dry_run is None:
             return _reply(404, error="not in dry-run mode")

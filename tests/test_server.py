@@ -828,6 +828,22 @@ def test_dry_run_comments_of_one_repository_leave_the_others_out(app):
     assert [c["body"] for c in mine.json()["comments"]] == ["ours"]
 
 
+def test_the_dry_run_comment_of_any_pr_number_a_delivery_may_carry_can_be_asked_for(app):
+    # The webhook takes PR numbers up to 2**53 - 1 (bot.dispatch.payload_id); ?number=
+    # stopped at 2**31 - 1 (SQLite's INTEGER holds 64 bits), so such a PR's would-be
+    # comment was stored but asking for it was a 422.
+    client, rt = app
+    for number in (2**31, 2**53 - 1):
+        payload = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES, number=number)
+        assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    for number in (2**31, 2**53 - 1):
+        r = client.get("/dry-run/comments", params={"number": number})
+        assert r.status_code == 200, r.text
+        assert [c["number"] for c in r.json()["comments"]] == [number]
+    assert client.get("/dry-run/comments", params={"number": 2**53}).status_code == 422
+
+
 # kills: bot/server.py:636 every POST but one to /webhook handed to the webhook endpoint
 def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
     client, rt = app
