@@ -595,6 +595,23 @@ def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
     assert f"review-notes: webhook at {serve.base}/webhook" in banner, banner
 
 
+# kills: bot/server.py:752 an IPv6 address named without its brackets ("::1:8000" is no
+# address and port), an IPv4 one with them
+# kills: bot/server.py:753 (hand) the reason said as "[Errno 98] Address already in use"
+@pytest.mark.parametrize(("host", "where"), [("127.0.0.1", "127.0.0.1:{}"), ("::1", "[::1]:{}")])
+def test_a_port_in_use_is_named_as_a_url_names_it(host, where):
+    from bot.server import StartupError, _listening_socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as busy:
+        busy.bind((host, 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        said = re.escape(f"cannot listen on {where.format(port)}: ")
+        with pytest.raises(StartupError, match=f"^{said}") as raised:
+            _listening_socket(host, port)
+    assert "Errno" not in str(raised.value)  # the reason in words alone
+
+
 # kills: bot/server.py:732 (hand) uvicorn's access log off at every level, DEBUG included
 def test_at_debug_each_request_is_logged(tmp_path):
     serve = server(tmp_path, base_env(tmp_path, REVIEW_NOTES_LOG_LEVEL="DEBUG"))
