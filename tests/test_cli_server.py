@@ -579,6 +579,9 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("review-notes:")]
     assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
+    # kills: bot/server.py:700 (hand) the socket bound after the banner: it said where the
+    # webhook is, and what to replay to it, on a port another server holds
+    assert "webhook at" not in r.stdout and "try  review-notes replay" not in r.stdout, r.stdout
 
 
 # --- found by mutation run 'r27b' of bot/server.py ---
