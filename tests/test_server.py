@@ -844,6 +844,13 @@ def test_the_dry_run_comment_of_any_pr_number_a_delivery_may_carry_can_be_asked_
     assert client.get("/dry-run/comments", params={"number": 2**53}).status_code == 422
 
 
+# kills: bot/server.py:587 (hand) ?number= below 1 taken (an empty list), not a 422
+def test_dry_run_comments_of_a_number_below_1_are_a_422(app):
+    client, _ = app
+    for number in (0, -1):
+        assert client.get("/dry-run/comments", params={"number": number}).status_code == 422
+
+
 # kills: bot/server.py:636 every POST but one to /webhook handed to the webhook endpoint
 def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
     client, rt = app
