@@ -851,6 +851,20 @@ def test_dry_run_comments_of_a_number_below_1_are_a_422(app):
         assert client.get("/dry-run/comments", params={"number": number}).status_code == 422
 
 
+# kills: bot/server.py:599 (hand) an empty code taken: the page said to exchange
+# `app-manifests//conversions`; and a code past 100 characters taken
+# kills: bot/server.py:595 (hand) the page sent as a JSON string, not plain text
+def test_the_app_created_page_takes_a_code_of_1_to_100_characters_as_plain_text(app):
+    client, _ = app
+    r = client.get("/github/app-created", params={"code": "a" * 100})
+    assert r.headers["content-type"].startswith("text/plain")
+    assert r.text.startswith("GitHub App created.") and f"/{'a' * 100}/conversions" in r.text
+    for code in ("", "a" * 101):
+        r = client.get("/github/app-created", params={"code": code})
+        assert r.text.startswith("No valid ?code="), code
+    assert client.get("/github/app-created").text.startswith("No valid ?code=")
+
+
 # kills: bot/server.py:636 every POST but one to /webhook handed to the webhook endpoint
 def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
     client, rt = app
