@@ -236,3 +236,17 @@ def test_sigterm_while_a_client_is_still_sending_asks_github_for_no_redelivery(
         assert proc.wait(30) == 0
     assert fake.calls("POST", "/app/hook/deliveries/*/attempts") == []
     assert "none asked again" in serve.logs[0].read_text()
+
+
+# kills: bot/server.py:733 (hand) uvicorn's drain left unbounded: a client that never
+# finishes sending held the stop until the platform's SIGKILL
+def test_sigterm_is_not_held_by_a_client_that_never_finishes_sending(tmp_path, env):
+    from bot.server import DRAIN_SECONDS
+
+    serve = Serve(tmp_path, env)
+    with serve.run() as proc:
+        with socket.create_connection(("127.0.0.1", serve.port)) as sending:
+            sending.sendall(b"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{")
+            serve.health()  # answered after the server read the half-sent request
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(DRAIN_SECONDS + 30) == 0
