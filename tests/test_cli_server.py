@@ -331,7 +331,7 @@ def test_serve_logs_json_lines_without_the_secret(tmp_path):
     # uvicorn's terminal copy of a message (ANSI colour codes) is not a field of the line
     started = [r for r in records if r["msg"].startswith("Started server process")]
     assert started and "\x1b" not in text and "color_message" not in started[0], started
-    # kills: bot/server.py:732 uvicorn's access log on at INFO, a line per request (each
+    # kills: bot/server.py:run_server uvicorn's access log on at INFO, a line per request (each
     # delivery, each health check), where only REVIEW_NOTES_LOG_LEVEL=DEBUG asks for it
     assert not [r for r in records if r["logger"] == "uvicorn.access"], records
 
@@ -579,7 +579,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("review-notes:")]
     assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
-    # kills: bot/server.py:700 (hand) the socket bound after the banner: it said where the
+    # kills: bot/server.py:run_server (hand) the socket bound after the banner: it said where the
     # webhook is, and what to replay to it, on a port another server holds
     assert "webhook at" not in r.stdout and "try  review-notes replay" not in r.stdout, r.stdout
 
@@ -587,7 +587,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
 # --- found by mutation run 'r27b' of bot/server.py ---
 
 
-# kills: bot/server.py:720 the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
+# kills: bot/server.py:run_server the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
 # service manager, `serve > log`) it came out only at the exit, after every log line
 def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
     env = base_env(tmp_path)
@@ -598,9 +598,10 @@ def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
     assert f"review-notes: webhook at {serve.base}/webhook" in banner, banner
 
 
-# kills: bot/server.py:752 an IPv6 address named without its brackets ("::1:8000" is no
-# address and port), an IPv4 one with them
-# kills: bot/server.py:753 (hand) the reason said as "[Errno 98] Address already in use"
+# kills: bot/server.py:_listening_socket an IPv6 address named without its brackets ("::1:8000" is
+# no address and port), an IPv4 one with them
+# kills: bot/server.py:_listening_socket (hand) the reason said as "[Errno 98] Address already in
+#   use"
 @pytest.mark.parametrize(("host", "where"), [("127.0.0.1", "127.0.0.1:{}"), ("::1", "[::1]:{}")])
 def test_a_port_in_use_is_named_as_a_url_names_it(host, where):
     from bot.server import StartupError, _listening_socket
@@ -615,7 +616,7 @@ def test_a_port_in_use_is_named_as_a_url_names_it(host, where):
     assert "Errno" not in str(raised.value)  # the reason in words alone
 
 
-# kills: bot/server.py:732 (hand) uvicorn's access log off at every level, DEBUG included
+# kills: bot/server.py:run_server (hand) uvicorn's access log off at every level, DEBUG included
 def test_at_debug_each_request_is_logged(tmp_path):
     serve = server(tmp_path, base_env(tmp_path, REVIEW_NOTES_LOG_LEVEL="DEBUG"))
     with serve.run():

@@ -186,8 +186,8 @@ def test_sigterm_finishes_the_work_in_hand_claims_nothing_new_and_exits_0(
 # --- found by mutation run 'r27b' of bot/server.py ---
 
 
-# kills: bot/server.py:689 (hand) the workers told to stop claiming only once uvicorn's
-# drain ended: a client still sending holds it open (up to DRAIN_SECONDS), and meanwhile
+# kills: bot/server.py:DrainingServer.handle_exit (hand) the workers told to stop claiming only once
+# uvicorn's drain ended: a client still sending holds it open (up to DRAIN_SECONDS), and meanwhile
 # they started the deliveries queued behind the one in hand
 def test_sigterm_while_a_client_is_still_sending_claims_nothing_new(tmp_path, env, fake_github):
     fake = fake_github
@@ -213,9 +213,9 @@ def test_sigterm_while_a_client_is_still_sending_claims_nothing_new(tmp_path, en
     q.db.close()
 
 
-# kills: bot/server.py:688 (hand) the start's redelivery sweep told of the stop only once
-# the drain ended: while a client still sending held it open, the sweep asked GitHub to
-# send again what it had listed, in a server already stopping
+# kills: bot/server.py:DrainingServer.handle_exit (hand) the start's redelivery sweep told of the
+# stop only once the drain ended: while a client still sending held it open, the sweep asked GitHub
+# to send again what it had listed, in a server already stopping
 def test_sigterm_while_a_client_is_still_sending_asks_github_for_no_redelivery(
     tmp_path, env, fake_github
 ):
@@ -238,7 +238,7 @@ def test_sigterm_while_a_client_is_still_sending_asks_github_for_no_redelivery(
     assert "none asked again" in serve.logs[0].read_text()
 
 
-# kills: bot/server.py:733 (hand) uvicorn's drain left unbounded: a client that never
+# kills: bot/server.py:run_server (hand) uvicorn's drain left unbounded: a client that never
 # finishes sending held the stop until the platform's SIGKILL
 def test_sigterm_is_not_held_by_a_client_that_never_finishes_sending(tmp_path, env):
     from bot.server import DRAIN_SECONDS

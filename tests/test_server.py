@@ -811,15 +811,16 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
 # --- found by mutation run 'r27b' (bot/server.py: the app and its routes) ---
 
 
-# kills: bot/server.py:590 a live server's /dry-run/comments answered 200 `null`, not 404
+# kills: bot/server.py:_operator_routes.dry_run_comments a live server's /dry-run/comments answered
+# 200 `null`, not 404
 def test_dry_run_comments_are_a_404_saying_why_on_a_live_server(tmp_path, fake_github, app_key):
     with serving(app_settings(tmp_path, fake_github, app_key)) as (client, _):
         r = client.get("/dry-run/comments")
     assert r.status_code == 404 and r.json() == {"error": "not in dry-run mode"}
 
 
-# kills: bot/server.py:591 (hand) ?repo= left out of the comments: another repository's PR
-# of the same number listed with them
+# kills: bot/server.py:_operator_routes.dry_run_comments (hand) ?repo= left out of the comments:
+# another repository's PR of the same number listed with them
 def test_dry_run_comments_of_one_repository_leave_the_others_out(app):
     client, rt = app
     rt.dry_run.create_comment(PRRef("vllm-project/vllm", 1), "ours")
@@ -844,16 +845,17 @@ def test_the_dry_run_comment_of_any_pr_number_a_delivery_may_carry_can_be_asked_
     assert client.get("/dry-run/comments", params={"number": 2**53}).status_code == 422
 
 
-# kills: bot/server.py:587 (hand) ?number= below 1 taken (an empty list), not a 422
+# kills: bot/server.py:_operator_routes.dry_run_comments (hand) ?number= below 1 taken (an empty
+# list), not a 422
 def test_dry_run_comments_of_a_number_below_1_are_a_422(app):
     client, _ = app
     for number in (0, -1):
         assert client.get("/dry-run/comments", params={"number": number}).status_code == 422
 
 
-# kills: bot/server.py:599 (hand) an empty code taken: the page said to exchange
-# `app-manifests//conversions`; and a code past 100 characters taken
-# kills: bot/server.py:595 (hand) the page sent as a JSON string, not plain text
+# kills: bot/server.py:_operator_routes.app_created (hand) an empty code taken: the page said to
+# exchange `app-manifests//conversions`; and a code past 100 characters taken
+# kills: bot/server.py:_operator_routes (hand) the page sent as a JSON string, not plain text
 def test_the_app_created_page_takes_a_code_of_1_to_100_characters_as_plain_text(app):
     client, _ = app
     r = client.get("/github/app-created", params={"code": "a" * 100})
@@ -865,7 +867,8 @@ def test_the_app_created_page_takes_a_code_of_1_to_100_characters_as_plain_text(
     assert client.get("/github/app-created").text.startswith("No valid ?code=")
 
 
-# kills: bot/server.py:636 every POST but one to /webhook handed to the webhook endpoint
+# kills: bot/server.py:WebhookFirst.__call__ every POST but one to /webhook handed to the webhook
+# endpoint
 def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
     client, rt = app
     for path in ("/notes", "/healthz", "/metrics"):
@@ -873,16 +876,17 @@ def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app)
     assert sum(rt.queue.counts().values()) == 0
 
 
-# kills: bot/server.py:504 and :505 (hand) FastAPI's API docs pages (/docs, /redoc) served
+# kills: bot/server.py:create_app (hand) FastAPI's API docs pages (/docs, /redoc) served
 def test_no_api_docs_pages_are_served(app):
     client, _ = app
     for path in ("/docs", "/redoc"):
         assert client.get(path).status_code == 404, path
 
 
-# kills: bot/server.py:483 (hand) `/notes//` redirected to `/notes/` (a 404), not `/notes`
-# kills: bot/server.py:485 (hand) a page's slash form asked with another method a 404, not
-# redirected to the page (which answers 405) as Starlette's own redirect did
+# kills: bot/server.py:_route_with_other_slash (hand) `/notes//` redirected to `/notes/` (a 404),
+# not `/notes`
+# kills: bot/server.py:_route_with_other_slash (hand) a page's slash form asked with another method
+# a 404, not redirected to the page (which answers 405) as Starlette's own redirect did
 def test_the_slash_redirect_drops_every_trailing_slash_whatever_the_method(app):
     client, _ = app
     r = client.get("/notes//", follow_redirects=False)
@@ -891,17 +895,20 @@ def test_the_slash_redirect_drops_every_trailing_slash_whatever_the_method(app):
     assert r.status_code == 307 and r.headers["location"] == "/topics"
 
 
-# kills: bot/server.py:542 (hand) the redirect's path not quoted again: RedirectResponse
-# quotes the rest but keeps `?`, `#` and `%`, so a mistyped link's `%3F` became a query
+# kills: bot/server.py:create_app.no_such_page (hand) the redirect's path not quoted again:
+# RedirectResponse quotes the rest but keeps `?`, `#` and `%`, so a mistyped link's `%3F` became a
+# query
 def test_the_slash_redirect_keeps_an_escaped_question_mark_hash_or_percent_escaped(app):
     client, _ = app
     r = client.get("/notes/a%3Fb%23c%25d/", follow_redirects=False)
     assert r.status_code == 307 and r.headers["location"] == "/notes/a%3Fb%23c%25d"
 
 
-# kills: bot/server.py:655 HEAD's body messages passed on with the GET's body
-# kills: bot/server.py:656 (hand) the same, the body kept: uvicorn and the test client drop
-# it themselves, an ASGI server need not (RFC 9110: a HEAD answer has no content)
+# kills: bot/server.py:HeadAsGet.__call__.headers_only HEAD's body messages passed on with the GET's
+# body
+# kills: bot/server.py:HeadAsGet.__call__.headers_only (hand) the same, the body kept: uvicorn and
+# the test client drop it themselves, an ASGI server need not (RFC 9110: a HEAD answer has no
+# content)
 def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
     rt = build_runtime(make_settings(tmp_path))
     sent: list[dict] = []
