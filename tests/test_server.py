@@ -1938,3 +1938,35 @@ def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
         assert rt.ctx.library is library
     finally:
         rt.db.close()
+
+
+def _readme_endpoints() -> set[str]:
+    """The paths the README's endpoint table names in its first column."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    table = text.split("| endpoint | what |", 1)[1].split("\n\n", 1)[0]
+    firsts = "\n".join(line.split(" | ", 1)[0] for line in table.splitlines()[2:])
+    return set(re.findall(r"(/[^`,\s]*)`", firsts))
+
+
+def _route_paths(routes) -> list[str]:
+    """Every path the app routes, its included routers' too (FastAPI keeps each included
+    router whole, as `original_router`)."""
+    out: list[str] = []
+    for route in routes:
+        if hasattr(route, "path"):
+            out.append(route.path)
+        else:
+            out += _route_paths(route.original_router.routes)
+    return out
+
+
+def test_the_readmes_endpoint_table_names_every_route_the_server_answers(app):
+    client, _ = app
+    named = _readme_endpoints()
+    paths = set(_route_paths(client.app.routes))
+    assert {"/openapi.json", "/healthz", "/notes/{note_id}"} <= paths
+    for path in paths:
+        # the table writes a route's parameter `<id>`, the stylesheet and icon `/assets/...`
+        shown = re.sub(r"\{[^}]*\}", "<id>", path.rstrip("/"))
+        shown = "/assets/..." if shown.startswith("/assets/") else shown
+        assert shown in named, path
