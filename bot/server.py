@@ -608,8 +608,9 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             "and REVIEW_NOTES_PUBLIC_URL to this server's public address (the comments "
             "link to its note pages); then\n"
             "install the App on the repository and restart review-notes. GitHub's first "
-            "ping was signed with\nthe new secret before this server had it: redeliver it "
-            "from the App's settings (Advanced).\n"
+            "ping was signed with\nthe new secret before this server had it (401): its "
+            "start asks GitHub to send it again,\nas it does for any delivery GitHub "
+            "could not make while it was down.\n"
         )
 
     return router

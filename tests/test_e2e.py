@@ -10,6 +10,7 @@ import shutil
 import signal
 import threading
 import time
+import urllib.request
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -1105,3 +1106,42 @@ def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_del
     assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 202]
     assert len(fake.calls("POST", "/app/hook/deliveries/*/attempts")) == 1
     assert "asked again" in serve.logs[1].read_text()
+
+
+def test_the_manifest_flows_first_ping_is_redelivered_by_the_restart_the_page_asks_for(
+    tmp_path, fake_github, app_key
+):
+    """README, "Create the GitHub App": GitHub pings the dry run that shows the
+    app-created page, signed with the new App's secret it does not have (401). The page
+    then has the operator set the credentials and restart: that start's sweep asks
+    GitHub for the ping again, so the page must not send the operator to redeliver it by
+    hand (walkthrough r27i: it did, and the README too; Recent Deliveries already showed
+    the 200)."""
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+
+    fake = fake_github
+    fake.webhook_secret = SECRET
+    dry = build_runtime(make_settings(tmp_path, github_webhook_secret=""))
+    dry.start()
+    try:
+        with serving_in_thread(create_app(dry)) as base:
+            with urllib.request.urlopen(f"{base}/github/app-created?code=abc123") as r:
+                page = r.read().decode()
+            fake.webhook_url = f"{base}/webhook"
+            ping = fake.send_webhook("ping", {"zen": "Keep it simple.", "hook_id": 1})
+    finally:
+        dry.stop()
+    assert ping.status_code == 401
+    live = build_runtime(app_settings(tmp_path, fake, app_key))  # the page's settings
+    live.start()
+    try:
+        with serving_in_thread(create_app(live)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            assert live.redeliver_in_background() is not None  # as `serve` does at start
+            wait_until(lambda: len(fake.hook_deliveries(ping.guid)) == 2, what="the ping asked")
+    finally:
+        live.stop()
+    assert [d.status_code for d in fake.hook_deliveries(ping.guid)] == [401, 200]
+    assert "redeliver it" not in page
+    assert "its start asks GitHub to send it again" in page
