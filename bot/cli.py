@@ -447,6 +447,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"review-notes replay: {exc}", file=sys.stderr)
         return 1
     print(f"{status} {body}")
+    if status == 401:  # the server's body names the header, not what to do
+        print(
+            "review-notes replay: the server refused the signature: sign with its "
+            "GITHUB_WEBHOOK_SECRET (--secret, or run where the server's settings are)",
+            file=sys.stderr,
+        )
     return 0 if 200 <= status < 300 else 1
 
 

@@ -843,3 +843,33 @@ def test_a_missing_command_is_a_usage_error_naming_the_choices(argv, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: review-notes") and "the following arguments are required" in err
+
+
+def test_replay_refused_for_its_signature_says_which_secret_to_sign_with(
+    tmp_path, monkeypatch, capsys
+):
+    # Walkthrough r27i: `replay` from another directory than the App's server signed with
+    # the dry run's development secret and printed only the server's 401 body
+    # ("missing or invalid X-Hub-Signature-256"), not what to do about it.
+    from bot.cli import main
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+    from tests.webhook_kit import SECRET, clean_env, make_settings
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    rt = build_runtime(make_settings(tmp_path))  # signed with webhook_kit's SECRET
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            url = f"{base}/webhook"
+            refused = main(["replay", str(R16M_EXAMPLE), "--url", url, "--secret", "wrong"])
+            refused_err = capsys.readouterr().err
+            assert main(["replay", str(R16M_EXAMPLE), "--url", url, "--secret", SECRET]) == 0
+            accepted_err = capsys.readouterr().err
+    finally:
+        rt.stop()
+    assert refused == 1
+    assert "--secret" in refused_err and "GITHUB_WEBHOOK_SECRET" in refused_err
+    assert "wrong" not in refused_err  # the secret is never printed
+    assert accepted_err == ""
