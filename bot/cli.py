@@ -562,10 +562,25 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
     for d, error in done.refused:
         print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
+    # Probed after the sweep: holding the lock while it runs would keep a server that
+    # starts meanwhile out. Taken, it is dropped as the caller closes the database.
+    try:
+        server_up = not db.acquire_server_lock()
+    except OSError:  # no lock file can be made there: say nothing of the server
+        server_up = True
     print(
         f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
-        f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC; the server gets them shortly"
+        f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"
+        + ("; the server gets them shortly" if server_up else "")
     )
+    if not server_up and done.asked:
+        print(
+            f"review-notes redeliver: no review-notes server is running on {db.path}:"
+            " GitHub's redeliveries fail as the first attempts did; start it (its start asks"
+            " GitHub again, unless REVIEW_NOTES_REDELIVER_ON_START=false) or run this once"
+            " it is up",
+            file=sys.stderr,
+        )
     if done.stopped is not None:
         print(f"stopped ({done.stopped}): {done.not_asked} not asked again", file=sys.stderr)
     return 1 if done.refused or done.stopped else 0

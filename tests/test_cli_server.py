@@ -873,3 +873,26 @@ def test_replay_refused_for_its_signature_says_which_secret_to_sign_with(
     assert "--secret" in refused_err and "GITHUB_WEBHOOK_SECRET" in refused_err
     assert "wrong" not in refused_err  # the secret is never printed
     assert accepted_err == ""
+
+
+def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too(
+    tmp_path, fake_github, app_key
+):
+    # Walkthrough r27i: run before the server was up again, `redeliver` said "the server
+    # gets them shortly", exit 0, while GitHub's redeliveries failed as the first
+    # attempts had, each event asked for once.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import SECRET, app_env
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # the server's queue, it stopped
+    env = app_env(tmp_path, fake_github, app_key)
+    nothing = cli("redeliver", env=env, cwd=tmp_path)
+    assert "0 asked again" in nothing.stdout and nothing.stderr.count("\n") == 1  # its INFO
+    fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
+    fake_github.webhook_secret = SECRET
+    missed = fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})
+    r = cli("redeliver", env=env, cwd=tmp_path)
+    assert f"asked again: {missed.guid}" in r.stdout
+    assert "the server gets them shortly" not in r.stdout
+    assert "no review-notes server" in r.stderr and "start it" in r.stderr

@@ -1027,6 +1027,7 @@ def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
         assert r.returncode == 0, r.stderr
         assert f"asked again: {missed.guid}  pull_request.opened" in r.stdout
         assert seen.guid not in r.stdout and "1 asked again, 0 refused" in r.stdout
+        assert "the server gets them shortly" in r.stdout and "no review-notes" not in r.stderr
         wait_until(lambda: ours(fake), what="the notes comment of the redelivered PR")
         wait_until(lambda: serve.health()["done"] == 2, what="the redelivery handled")
         again = cli("redeliver", "--since", "1", env=serve.env, cwd=tmp_path)

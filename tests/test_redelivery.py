@@ -310,11 +310,14 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
     github = _ClosedGitHub()
     monkeypatch.setattr(server, "live_github", lambda settings: github)
     monkeypatch.setattr(redelivery, "sweep", lambda *args: done)
+    running = Database(tmp_path / "bot.sqlite3")  # the server it is run beside, as README says
+    assert running.acquire_server_lock()
     db = Database(tmp_path / "bot.sqlite3")
     try:
         return cli._redeliver(object(), db, 72), github
     finally:
         db.close()
+        running.close()
 
 
 # kills: bot/cli.py:_redeliver (hand) a redelivery GitHub refused reported with exit 0 (a cron job
