@@ -228,11 +228,11 @@ def test_check_flags_two_topics_with_one_english_name(tmp_path, monkeypatch, cap
 
 def test_start_after_a_topic_rename_names_every_file_to_fix_at_once(tmp_path, monkeypatch):
     # A curator renames the topic `rocm` to `amd-rocm` in config/topics.toml; two notes
-    # and config/matching.toml (topic_scale, line 92) still name `rocm`. `notes check`
+    # and config/matching.toml (its topic_scale) still name `rocm`. `notes check`
     # prints all three problems. The operator restarts the server instead: it refuses to
     # start naming the two notes only ("the notes library has 2 problem(s); not
     # starting"). They fix the notes, restart, and are refused again, now for
-    # matching.toml:92, a second outage round for one rename. README: the server
+    # matching.toml, a second outage round for one rename. README: the server
     # "refuses to start with the same messages" as `notes check`, which checks the
     # matching config "as the server does at start, in the same run as the notes".
     from bot.library import DEFAULT_TOPICS_FILE
@@ -250,7 +250,11 @@ def test_start_after_a_topic_rename_names_every_file_to_fix_at_once(tmp_path, mo
         build_runtime(settings)
     said = str(refused.value)
     assert "vllm-0341d216.md:7: topics: unknown topic 'rocm'" in said
-    assert "matching.toml:92: topic_scale: unknown topic 'rocm'" in said, (
+    from bot.match_config import DEFAULT_MATCHING_FILE
+
+    lines = DEFAULT_MATCHING_FILE.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("rocm ="))
+    assert f"matching.toml:{line}: topic_scale: unknown topic 'rocm'" in said, (
         "the start names the notes only; matching.toml refuses the next start"
     )
 
