@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -60,7 +61,7 @@ def secondary_limit(exc: GithubException) -> bool:
     """A rate limit that names no time to wait (`Retrier.asked_wait` backs off on its own)."""
     headers = headers_of(exc)
     primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
-    return "retry-after" not in headers and not primary
+    return asked_retry_after(headers) is None and not primary
 
 
 def conversation_locked(exc: BaseException) -> bool:
@@ -116,13 +117,27 @@ def may_have_applied(exc: BaseException) -> bool:
     )
 
 
-def retry_after_seconds(retry_after: str) -> float:
-    """Retry-After is delta-seconds or an HTTP date."""
+def retry_after_seconds(retry_after: str) -> float | None:
+    """Retry-After is delta-seconds or an HTTP date. None when it is neither (empty,
+    words, NaN, infinite): no time named, so the caller waits as for a secondary limit
+    rather than failing on a header GitHub or a proxy got wrong."""
     try:
-        return max(float(retry_after), 0.0)
+        seconds = float(retry_after)
     except ValueError:
-        when = email.utils.parsedate_to_datetime(retry_after)
-        return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+        try:
+            when = email.utils.parsedate_to_datetime(retry_after)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:  # "-0000": UTC with no zone named (RFC 5322)
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+def asked_retry_after(headers: dict[str, str]) -> float | None:
+    """Seconds the answer's Retry-After names; None without one, or one naming no time."""
+    value = headers.get("retry-after")
+    return None if value is None else retry_after_seconds(value)
 
 
 def detail(exc: BaseException) -> str:

@@ -2,10 +2,11 @@
 between tries, and the GitHubError the caller gets when they end.
 
 - Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
-  on 5xx, timeouts, dropped connections and rate limits (Retry-After; else the
-  x-ratelimit-reset when x-ratelimit-remaining is 0; else `secondary_wait`, GitHub
-  asks for at least a minute, doubled at each secondary limit met again before a call
-  of that identity succeeds, up to `max_wait`, or `secondary_wait` if that is more).
+  on 5xx, timeouts, dropped connections and rate limits (Retry-After, seconds or a
+  date; else the x-ratelimit-reset when x-ratelimit-remaining is 0; else
+  `secondary_wait`, GitHub asks for at least a minute, doubled at each secondary limit
+  met again before a call of that identity succeeds, up to `max_wait`, or
+  `secondary_wait` if that is more).
   Attempts are bounded. A worker sleeps only short waits: a rate limit asking for
   longer than `sleep_max` fails the call at once with GitHubError(transient=True,
   retry_after=...), and the worker puts the delivery back until then (bot.workers),
@@ -31,11 +32,11 @@ from tenacity import RetryCallState, Retrying, retry_if_exception
 from bot.github_errors import (
     TRANSPORT_ERRORS,
     LockedError,
+    asked_retry_after,
     conversation_locked,
     detail,
     headers_of,
     rate_limited,
-    retry_after_seconds,
     retryable,
     secondary_limit,
     until_reset,
@@ -141,8 +142,8 @@ class Retrier:
         assert isinstance(exc, GithubException)
         if not secondary_limit(exc):  # GitHub named the time
             headers = headers_of(exc)
-            if "retry-after" in headers:
-                return retry_after_seconds(headers["retry-after"])
+            if (named := asked_retry_after(headers)) is not None:
+                return named
             return until_reset(headers)
         # GitHub: wait at least a minute, then back off exponentially. The streak is the
         # identity's, set by this thread's answer (`note_secondary_streak`) just before

@@ -4,6 +4,7 @@ in bot.github_sessions)."""
 
 from __future__ import annotations
 
+import email.utils
 import threading
 import time
 from collections.abc import Iterator
@@ -2048,6 +2049,48 @@ def test_a_negative_retry_after_is_no_wait(fake_github, make_github_client):
     fake_github.inject("GET", "/repos/*/files", Fault.too_many_requests(retry_after=-5))
     assert make_github_client().list_files(PR) == ["a.py"]
     assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [429, 200]
+
+
+# kills: bot/github_errors.py:retry_after_seconds an HTTP date taken for a number of seconds
+#        (float() refuses it) or a date without a zone subtracted from an aware now
+@pytest.mark.parametrize(
+    "value", ["Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 -0000"]
+)
+def test_a_retry_after_given_as_a_past_http_date_is_no_wait(fake_github, make_github_client, value):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fault = Fault.too_many_requests(retry_after=None)
+    fault.headers["Retry-After"] = value  # RFC 9110 allows a date as well as seconds
+    fake_github.inject("GET", "/repos/*/files", fault)
+    assert make_github_client().list_files(PR) == ["a.py"]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [429, 200]
+
+
+# kills: bot/github_errors.py:retry_after_seconds an HTTP date taken for no wait at all
+def test_a_retry_after_given_as_a_future_http_date_is_waited_out(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fault = Fault.too_many_requests(retry_after=None)
+    when = datetime.now(UTC) + timedelta(seconds=3)  # a whole second is all a date names
+    fault.headers["Retry-After"] = email.utils.format_datetime(when, usegmt=True)
+    fake_github.inject("GET", "/repos/*/files", fault)
+    assert make_github_client().list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= 1.0  # no retry sooner than the date, less the second it drops
+
+
+# kills: bot/github_errors.py:retry_after_seconds a Retry-After that is neither seconds nor
+#        a date escaped the client as a ValueError instead of being waited out
+@pytest.mark.parametrize("value", ["soon", "", "nan", "1e400"])
+def test_a_retry_after_that_names_no_time_waits_like_a_secondary_limit(
+    fake_github, make_github_client, value
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fault = Fault.too_many_requests(retry_after=None)
+    fault.headers["Retry-After"] = value
+    fake_github.inject("GET", "/repos/*/files", fault)
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= client.policy.secondary_wait  # as if GitHub had named no time
 
 
 def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_client):
