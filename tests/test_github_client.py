@@ -1703,6 +1703,27 @@ def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
 
 
+# kills: bot/github_errors.py:may_have_applied a 500 (exactly) not taken for a write GitHub may
+#        have done, so the retry posted the comment twice
+# kills: bot/github_errors.py:may_have_applied a refusal GitHub sent before doing anything (429)
+#        taken for an unclear write, costing a look at the comment list before the retry
+@pytest.mark.parametrize(
+    ("fault", "looks"),
+    [(Fault.error(500, apply=True), 1), (Fault.too_many_requests(retry_after=0), 0)],
+    ids=["500-after-the-write", "429-unsent"],
+)
+def test_a_create_is_looked_for_after_a_5xx_and_only_then(
+    fake_github, make_github_client, fault, looks
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.bot_login()
+    fake_github.inject("POST", "/repos/*/issues/7/comments", fault)
+    made = client.create_comment(PR, "hi")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
+    assert len(fake_github.calls("GET", "/repos/*/issues/7/comments")) == looks
+
+
 # kills: bot/github_client.py:GitHubClient.is_pull.op a deleted issue (410) fails the call instead
 #        of meaning none
 def test_a_deleted_issue_is_neither_a_pr_nor_an_issue(fake_github, make_github_client):
