@@ -252,6 +252,15 @@ class Settings(BaseSettings):
                 )
         return v
 
+    @field_validator("github_api_url", "public_url", mode="before")
+    @classmethod
+    def _blank_url_is_default(cls, v: object, info: ValidationInfo) -> object:
+        # `REVIEW_NOTES_PUBLIC_URL=` (a template's empty line) means unset, as for the
+        # other settings, not a URL that is no URL (which stopped even a dry run).
+        if isinstance(v, str) and not v.strip():
+            return cls.model_fields[info.field_name].default
+        return v
+
     @field_validator("github_api_url", "public_url")
     @classmethod
     def _check_url(cls, v: str | None) -> str | None:

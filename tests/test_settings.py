@@ -334,6 +334,20 @@ def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank)
     assert load(host=blank).host == "127.0.0.1"  # `serve --host ""`
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
+    # found by review 'r27i': `REVIEW_NOTES_PUBLIC_URL=` or `GITHUB_API_URL=` (a
+    # template's empty line) stopped even a dry run: "must be an http(s) URL"
+    monkeypatch.setenv("REVIEW_NOTES_PUBLIC_URL", blank)
+    monkeypatch.setenv("GITHUB_API_URL", blank)
+    s = load()
+    assert s.public_url is None and s.github_api_url == "https://api.github.com"
+    assert s.is_dry_run
+    # live, an empty public URL is one not given: the pages links still need it
+    live = {"github_token": "ghp_abc", "github_webhook_secret": "s"}
+    assert "REVIEW_NOTES_PUBLIC_URL" in errors(**live)
+
+
 def test_an_unknown_review_notes_variable_is_named_with_the_closest_setting():
     # REVIEW_NOTES_REPO=acme/repo (docker -e, systemd) was ignored without a word, the
     # bot answering for the default allow-list. A warning, not an error: other tools
