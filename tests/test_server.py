@@ -701,13 +701,19 @@ def test_the_comments_link_to_a_note_in_a_sub_folder_is_its_file(tmp_path):
 # --- start-up ----------------------------------------------------------------------
 
 
-def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
-    # Found only when a delivery compiled the matcher, it failed every delivery.
+def _matching_file_with_unknown_family(tmp_path: Path) -> tuple[Path, str]:
+    """The shipped matching.toml with `kv-connectors`, no topic, as its family topic."""
     text = (ROOT / "config" / "matching.toml").read_text()
     text = text.replace('family_topics = ["kv-connector"]', 'family_topics = ["kv-connectors"]')
     text = text.replace('vocabulary = "', f'vocabulary = "{ROOT / "config"}/')
     bad = tmp_path / "matching.toml"
     bad.write_text(text)
+    return bad, text
+
+
+def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
+    # Found only when a delivery compiled the matcher, it failed every delivery.
+    bad, text = _matching_file_with_unknown_family(tmp_path)
     line = text.split("\n").index('family_topics = ["kv-connectors"]') + 1
     said = f"FILE: {bad}:{line}: family_topics: unknown topic 'kv-connectors'"
     with pytest.raises(StartupError, match=re.escape(said)):
@@ -1729,11 +1735,7 @@ def test_the_redelivery_sweeps_are_spaced_by_the_minutes_the_setting_says(tmp_pa
 def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes(tmp_path):
     # one refused start names every file a renamed topic is still in, not the notes
     # first and the matching file at the next start
-    text = (ROOT / "config" / "matching.toml").read_text()
-    text = text.replace('family_topics = ["kv-connector"]', 'family_topics = ["kv-connectors"]')
-    text = text.replace('vocabulary = "', f'vocabulary = "{ROOT / "config"}/')
-    bad = tmp_path / "matching.toml"
-    bad.write_text(text)
+    bad, text = _matching_file_with_unknown_family(tmp_path)
     empty = tmp_path / "notes"
     empty.mkdir()
     with pytest.raises(LibraryError) as exc:
