@@ -121,6 +121,14 @@ def since_last_seen(last_received: str | None, now: datetime) -> datetime:
     return max(datetime.fromisoformat(last_received) - CLOCK_SLACK, oldest)
 
 
+def sweep_all_kept(queue: DeliveryQueue, now: datetime) -> None:
+    """Have the next start's sweep look back all GitHub keeps, as kept by a sweep (a
+    start with sweeps off, or a token's, leaves it to the first with them on): going
+    live on a dry run's database, whose deliveries (replays) came from no App, so the
+    newest is no measure of where GitHub's failed deliveries to the App begin."""
+    queue.keep_sweep_since((now - timedelta(hours=KEPT_HOURS)).isoformat())
+
+
 @runtime_checkable
 class DeliveryLog(Protocol):
     """GitHub's side of a sweep (`bot.github_client.GitHubClient`, App JWT)."""

@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
@@ -53,7 +54,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue
-from bot.redelivery import DeliveryLog, Redeliverer
+from bot.redelivery import DeliveryLog, Redeliverer, sweep_all_kept
 from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
@@ -234,7 +235,7 @@ def claim_database(rt: Runtime) -> None:
             "stop it or set REVIEW_NOTES_DB_PATH"
         )
     try:
-        claim_pr_state(rt.ctx, settings.db_path, dry_run=rt.dry_run is not None)
+        claim_pr_state(rt.ctx, rt.queue, settings.db_path, dry_run=rt.dry_run is not None)
     except sqlite3.OperationalError as exc:  # the start's first write
         raise _unwritable(settings.db_path, exc) from None
 
@@ -261,12 +262,13 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
     return StartupError(f"{path}: {exc}; not starting")
 
 
-def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
+def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run: bool) -> None:
     """Record which kind of server writes the PR state; here, under the server lock, so
     neither a refused second server nor a command (`retry`, `notes feedback`) changes it.
     Going live drops a dry run's state (its comment ids are not GitHub's) and its `/notes
-    wrong` marks (they number a comment nobody saw); a dry run refuses to start on a live
-    server's, which it would overwrite."""
+    wrong` marks (they number a comment nobody saw), and has the redelivery sweeps look
+    back all GitHub keeps (the dry run's deliveries, replays, came from no App); a dry run
+    refuses to start on a live server's, which it would overwrite."""
     marks = 0
     try:
         with ctx.prs.db.tx() as conn:
@@ -274,6 +276,7 @@ def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
             ctx.prs.forget_event_owners(conn)
             if dropped is not None:
                 marks = ctx.feedback.drop_all(conn)
+                sweep_all_kept(queue, datetime.now(UTC))  # in this transaction: once
     except LiveStateError:
         raise SettingsError(
             f"REVIEW_NOTES_DB_PATH: {path} holds a live server's PR state (its comments on"
@@ -285,7 +288,8 @@ def claim_pr_state(ctx: BotContext, path: Path, *, dry_run: bool) -> None:
             "going live on a dry run's database (%s): dropped the PR state of %d PRs, whose"
             " comment ids were the dry run's, not GitHub's, and %d /notes wrong marks on"
             " those comments: each PR is handled as new at its next event (the dry run's"
-            " would-be comments are kept)",
+            " would-be comments are kept); the redelivery sweep looks back all GitHub"
+            " keeps, as the dry run's deliveries came from no App",
             path,
             dropped,
             marks,

@@ -6,6 +6,7 @@ real SQLite file, and the crash test SIGKILLs a real server process.
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import threading
@@ -1146,3 +1147,58 @@ def test_the_manifest_flows_first_ping_is_redelivered_by_the_restart_the_page_as
     assert [d.status_code for d in fake.hook_deliveries(ping.guid)] == [401, 200]
     assert "redeliver it" not in page
     assert "its start asks GitHub to send it again" in page
+
+
+def test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_before(
+    tmp_path, fake_github, app_key
+):
+    """README, "Try it locally" then "Create the GitHub App": the operator replays
+    examples into the dry run, creates the App (GitHub's first ping, signed with the new
+    App's secret, is refused 401 by the dry run), GitHub sends a PR event the dry run
+    refuses too, and the replays go on for more than CLOCK_SLACK after. The live start on
+    the same database must still ask GitHub for both: the dry run's replays came from no
+    App, so they are no measure of where GitHub's failed deliveries begin (walkthrough
+    r27k: the start's sweep began CLOCK_SLACK before the last replay, after the ping)."""
+    from bot.server import build_runtime, create_app
+    from bot.settings import DEV_WEBHOOK_SECRET
+    from tests.browser_kit import serving_in_thread
+    from tests.fake_github import webhook_request
+
+    fake = fake_github
+    fake.webhook_secret = SECRET  # the App's
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    dry = build_runtime(make_settings(tmp_path, github_webhook_secret=""))
+    dry.start()
+    try:
+        with serving_in_thread(create_app(dry)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            ping = fake.send_webhook("ping", {"zen": "Keep it simple.", "hook_id": 1})
+            opened = fake.send_webhook("pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+            body = json.dumps(pr_payload(number=N + 1, title=MATCHING_TITLE)).encode()
+            replay = webhook_request(
+                f"{base}/webhook", "pull_request", "replay-1", body, DEV_WEBHOOK_SECRET
+            )
+            with urllib.request.urlopen(replay, timeout=10) as r:
+                assert r.status == 202
+            drain(dry)
+    finally:
+        dry.stop()
+    assert (ping.status_code, opened.status_code) == (401, 401)
+    # the replays went on for ten minutes after GitHub's two attempts
+    ping.delivered_at = opened.delivered_at = time.time() - 600
+
+    live = build_runtime(app_settings(tmp_path, fake, app_key, redeliver_every_minutes=0))
+    live.start()
+    try:
+        with serving_in_thread(create_app(live)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            sweeping = live.redeliver_in_background()  # as `serve` does at start
+            assert sweeping is not None
+            sweeping.join(30)  # one sweep, at start: none after (every 0 minutes)
+            assert not sweeping.is_alive()
+            asked = len(fake.calls("POST", "/app/hook/deliveries/*/attempts"))
+            assert asked == 2, f"{asked} of GitHub's 2 refused deliveries asked for again"
+            wait_until(lambda: ours(fake), what="the notes comment of the redelivered PR")
+    finally:
+        live.stop()
+    assert [d.status_code for d in fake.hook_deliveries(ping.guid)] == [401, 200]

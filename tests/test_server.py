@@ -1716,6 +1716,33 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
         assert rt.ctx.feedback.numbering("o/r", 1, "origin-1") == ("note-a",)
 
 
+# kills: bot/server.py:claim_pr_state every live start had the redelivery sweep look back all
+#   GitHub keeps, not only the first on a dry run's database
+# kills: bot/redelivery.py:sweep_all_kept the sweep kept as looking back less than GitHub keeps
+def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_github_keeps(
+    tmp_path, fake_github, app_key
+):
+    # walkthrough r27k: the dry run's replays are no delivery from the App (the e2e test
+    # test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_before)
+    from datetime import UTC, datetime, timedelta
+
+    from bot.redelivery import KEPT_HOURS
+
+    live = app_settings(
+        tmp_path, fake_github, app_key, redeliver_on_start=False, redeliver_every_minutes=0
+    )
+    with serving(make_settings(tmp_path)):  # a dry run
+        pass
+    before = datetime.now(UTC) - timedelta(hours=KEPT_HOURS)
+    with serving(live) as (_, rt):  # going live: kept, though this start sweeps nothing
+        after = datetime.now(UTC) - timedelta(hours=KEPT_HOURS)
+        kept = rt.queue.sweep_since()
+        assert kept is not None and before <= datetime.fromisoformat(kept) <= after, kept
+        rt.queue.keep_sweep_since("2030-01-01T00:00:00+00:00")  # a later sweep's
+    with serving(live) as (_, rt):
+        assert rt.queue.sweep_since() == "2030-01-01T00:00:00+00:00"
+
+
 # --- found by review 'r27a' (mutation run of the server's wiring) ---
 
 
