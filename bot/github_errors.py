@@ -12,7 +12,7 @@ import email.utils
 import json
 import math
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
@@ -119,7 +119,8 @@ def may_have_applied(exc: BaseException) -> bool:
 
 def retry_after_seconds(retry_after: str) -> float | None:
     """Retry-After is delta-seconds or an HTTP date. None when it is neither (empty,
-    words, NaN, infinite): no time named, so the caller waits as for a secondary limit
+    words, NaN, infinite, or past the last date a datetime holds: the pause and the
+    put-back are dated): no time named, so the caller waits as for a secondary limit
     rather than failing on a header GitHub or a proxy got wrong."""
     try:
         seconds = float(retry_after)
@@ -131,7 +132,14 @@ def retry_after_seconds(retry_after: str) -> float | None:
         if when.tzinfo is None:  # "-0000": UTC with no zone named (RFC 5322)
             when = when.replace(tzinfo=UTC)
         seconds = (when - datetime.now(UTC)).total_seconds()
-    return max(seconds, 0.0) if math.isfinite(seconds) else None
+    if not math.isfinite(seconds):
+        return None
+    seconds = max(seconds, 0.0)
+    try:
+        datetime.now(UTC) + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
+    return seconds
 
 
 def asked_retry_after(headers: dict[str, str]) -> float | None:

@@ -516,3 +516,24 @@ def test_an_outcome_not_stored_is_not_counted():
         object.__setattr__(delivery, name, value)
     workers.run_one(delivery)
     assert told == []
+
+
+# --- found by review 'r27j' ---
+
+
+# kills: bot/github_errors.py:retry_after_seconds a Retry-After too far off for a date taken
+#        as a wait: putting the delivery back raised OverflowError, retried without end
+def test_a_retry_after_too_far_off_to_be_a_date_is_waited_out_as_a_secondary_limit(
+    tmp_path, fake_github, app_key
+):
+    fake = fake_github
+    n = 7601
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        fault = Fault.too_many_requests(retry_after=None)
+        fault.headers["Retry-After"] = "1e20"  # finite, but past datetime.max from now
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", fault)
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        assert rt.queue.get(delivery).state == "pending"
