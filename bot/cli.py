@@ -562,12 +562,14 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
     for d, error in done.refused:
         print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
-    # Probed after the sweep: holding the lock while it runs would keep a server that
-    # starts meanwhile out. Taken, it is dropped as the caller closes the database.
+    # Probed after the sweep, and given up at once: held, it keeps out a server that
+    # starts meanwhile (which is what the hint below asks for).
     try:
         server_up = not db.acquire_server_lock()
     except OSError:  # no lock file can be made there: say nothing of the server
         server_up = True
+    if not server_up:
+        db.release_server_lock()
     print(
         f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
         f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"

@@ -158,6 +158,15 @@ class Database:
         self._lock_files = held
         return True
 
+    def release_server_lock(self) -> None:
+        """Give the server lock up, the database still open (a probe's: `redeliver`).
+        The database file's descriptor stays open, as when the lock is refused."""
+        with self._lock:
+            self._release(self._lock_files)
+            self._lock_files = []
+            if self._file_fd is not None:
+                fcntl.flock(self._file_fd, fcntl.LOCK_UN)
+
     @staticmethod
     def _release(descriptors: list[int]) -> None:
         for fd in descriptors:

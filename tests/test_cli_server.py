@@ -896,3 +896,46 @@ def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too
     assert f"asked again: {missed.guid}" in r.stdout
     assert "the server gets them shortly" not in r.stdout
     assert "no review-notes server" in r.stderr and "start it" in r.stderr
+
+
+def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # Review r27j: redeliver's probe of the server lock kept it until the database
+    # closed, after the summary and the "start it" hint were written: a server started
+    # meanwhile was refused as "another review-notes server". Each write stands for
+    # that moment: a server claiming the database from another open file.
+    import io
+    import sys
+
+    import bot.cli
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import SECRET, app_env
+
+    path = tmp_path / "bot.sqlite3"
+    DeliveryQueue(Database(path))  # the server's queue, it stopped
+    for name, value in app_env(tmp_path, fake_github, app_key).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bot.cli, "_log_github_calls", lambda settings: None)  # root logger
+    fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
+    fake_github.webhook_secret = SECRET
+    fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})
+    claims: list[bool] = []
+
+    class ServerStarting(io.StringIO):
+        def write(self, text: str) -> int:
+            server = Database(path)
+            try:
+                claims.append(server.acquire_server_lock())
+            finally:
+                server.close()
+            return super().write(text)
+
+    out, err = ServerStarting(), ServerStarting()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    assert bot.cli.main(["redeliver"]) == 0
+    assert "no review-notes server" in err.getvalue()  # the probe did take the lock
+    assert claims and all(claims), claims
