@@ -84,7 +84,8 @@ SECONDARY_MESSAGE = (
 class Fault:
     """What to do instead of (or on top of) the normal answer to one request.
 
-    `status`: answer this status with `body` and `headers` instead of the real one.
+    `status`: answer this status with `body` and `headers` instead of the real one;
+    without a status, `headers` go on top of the real answer's (a bad header on a 200).
     `drop`: close the connection without any answer.
     `delay`: wait this long before answering (past the client's timeout: it gives up).
     `apply`: carry out the request first (state changes), then fault; a slow answer
@@ -725,6 +726,8 @@ class FakeGitHub:
             )
         if fault is not None and fault.status is not None:
             reply = self._fault_reply(fault)
+        elif fault is not None and fault.headers:
+            reply = _Reply(reply.status, reply.body, {**reply.headers, **fault.headers})
         status = None if fault is not None and fault.drop else reply.status
         with self._lock:
             self._requests.append(
