@@ -60,7 +60,7 @@ def rate_limited(exc: BaseException) -> bool:
 def secondary_limit(exc: GithubException) -> bool:
     """A rate limit that names no time to wait (`Retrier.asked_wait` backs off on its own)."""
     headers = headers_of(exc)
-    primary = headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers
+    primary = headers.get("x-ratelimit-remaining") == "0" and until_reset(headers) is not None
     return asked_retry_after(headers) is None and not primary
 
 
@@ -88,18 +88,23 @@ def rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> Gith
     return exc if rate_limited(exc) else None
 
 
-def until_reset(headers: dict[str, Any]) -> float:
-    """Seconds until x-ratelimit-reset (epoch seconds), plus one for clock skew."""
-    return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0
+def until_reset(headers: dict[str, Any]) -> float | None:
+    """Seconds until x-ratelimit-reset (epoch seconds), plus one for clock skew. None
+    without one, or one too far off to be dated (the pause is): no reset named, so a
+    rate limit is waited out as a secondary one and a success is simply taken."""
+    reset = headers.get("x-ratelimit-reset")
+    if reset is None:
+        return None
+    return _dated(max(float(reset) - time.time(), 0.0) + 1.0)
 
 
 def spent_until_reset(headers: dict[str, Any]) -> float | None:
     """Seconds to wait when an answer that is not a rate limit (a success, or a 404 the
     client takes as an answer) spent the identity's last core call before the reset: the
-    next one would be refused. None when calls are left."""
+    next one would be refused. None when calls are left, or no reset is named."""
     if str(headers.get("x-ratelimit-remaining")) != "0":
         return None
-    if headers.get("x-ratelimit-resource", "core") != "core" or "x-ratelimit-reset" not in headers:
+    if headers.get("x-ratelimit-resource", "core") != "core":
         return None  # another resource's count (search, graphql) does not stop REST calls
     return until_reset(headers)
 
@@ -132,6 +137,13 @@ def retry_after_seconds(retry_after: str) -> float | None:
         if when.tzinfo is None:  # "-0000": UTC with no zone named (RFC 5322)
             when = when.replace(tzinfo=UTC)
         seconds = (when - datetime.now(UTC)).total_seconds()
+    return _dated(seconds)
+
+
+def _dated(seconds: float) -> float | None:
+    """A wait of `seconds` from now (none below 0); None when it names no time: NaN,
+    infinite, or past the last date a datetime holds (the pause and the put-back are
+    dated)."""
     if not math.isfinite(seconds):
         return None
     seconds = max(seconds, 0.0)

@@ -537,3 +537,42 @@ def test_a_retry_after_too_far_off_to_be_a_date_is_waited_out_as_a_secondary_lim
         delivery = r.json()["delivery"]
         wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
         assert rt.queue.get(delivery).state == "pending"
+
+
+# --- found by review 'r27l' ---
+
+
+# kills: bot/github_errors.py:until_reset a reset too far off for a date taken as the wait:
+#        dating the identity's pause raised OverflowError and the delivery failed
+def test_a_primary_limit_whose_reset_is_too_far_off_is_waited_out_as_a_secondary_limit(
+    tmp_path, fake_github, app_key
+):
+    fake = fake_github
+    n = 7602
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        fault = Fault.primary_rate_limit()
+        fault.reset_in = None
+        fault.headers.update({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1e20"})
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", fault)
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        assert rt.queue.get(delivery).state == "pending"
+
+
+# kills: bot/github_errors.py:spent_until_reset a success that spent the last call, its reset
+#        too far off to be dated, failed the delivery (OverflowError) though GitHub answered
+def test_a_success_whose_reset_is_too_far_off_is_taken(tmp_path, fake_github, app_key):
+    fake = fake_github
+    n = 7603
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        spent = Fault(headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1e20"})
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", spent)
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        finished = ("done", "failed")
+        wait_until(lambda: rt.queue.get(delivery).state in finished, what="the delivery")
+        assert (rt.queue.get(delivery).state, rt.queue.get(delivery).deferrals) == ("done", 0)
+        assert len(fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")) == 1

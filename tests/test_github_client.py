@@ -2331,3 +2331,44 @@ def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
         make_github_client().list_files(PR)
     assert (failed.value.transient, failed.value.status) == (True, None)
     assert len(fake_github.calls("GET", "/repos/*/files")) == 4
+
+
+# --- found by review 'r27l' ---
+
+
+def _limited(status: int, reset: str) -> Fault:
+    """A 403 or 429 limit with x-ratelimit-remaining 0 and the reset `reset`, as sent."""
+    fault = Fault.primary_rate_limit() if status == 403 else Fault.too_many_requests(None)
+    fault.reset_in = None
+    fault.headers.update({"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset})
+    return fault
+
+
+# kills: bot/github_errors.py:until_reset a reset too far off to be dated taken as the wait:
+#        dating the pause escaped the client as an OverflowError
+@pytest.mark.parametrize("status", [403, 429])
+@pytest.mark.parametrize("reset", ["1e20"])
+def test_a_limit_whose_reset_names_no_time_waits_like_a_secondary_limit(
+    fake_github, make_github_client, status, reset
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", _limited(status, reset))
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    [gap] = _gaps(fake_github, "GET", "/repos/*/files")
+    assert gap >= client.policy.secondary_wait  # as if GitHub had named no reset
+
+
+# kills: bot/github_errors.py:spent_until_reset a success that spent the last call, its reset
+#        too far off to be dated, failed (OverflowError) though GitHub had answered it
+@pytest.mark.parametrize("reset", ["1e20"])
+def test_a_success_whose_reset_names_no_time_is_taken_without_a_pause(
+    fake_github, make_github_client, reset
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    spent = Fault(headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset})
+    fake_github.inject("GET", "/repos/*/files", spent)
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    assert (client.calls.pauses, client.calls.paused_for()) == (0, 0)
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200]
