@@ -518,43 +518,38 @@ def test_an_outcome_not_stored_is_not_counted():
     assert told == []
 
 
-# --- found by review 'r27j' ---
+# --- found by reviews 'r27j' and 'r27l' ---
+
+
+def _retry_after_past_dates() -> Fault:
+    fault = Fault.too_many_requests(retry_after=None)
+    fault.headers["Retry-After"] = "1e20"  # finite, but past datetime.max from now
+    return fault
+
+
+def _reset_past_dates() -> Fault:
+    fault = Fault.primary_rate_limit()
+    fault.reset_in = None
+    fault.headers.update({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1e20"})
+    return fault
 
 
 # kills: bot/github_errors.py:retry_after_seconds a Retry-After too far off for a date taken
 #        as a wait: putting the delivery back raised OverflowError, retried without end
-def test_a_retry_after_too_far_off_to_be_a_date_is_waited_out_as_a_secondary_limit(
-    tmp_path, fake_github, app_key
-):
-    fake = fake_github
-    n = 7601
-    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
-        fault = Fault.too_many_requests(retry_after=None)
-        fault.headers["Retry-After"] = "1e20"  # finite, but past datetime.max from now
-        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", fault)
-        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
-        delivery = r.json()["delivery"]
-        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
-        assert rt.queue.get(delivery).state == "pending"
-
-
-# --- found by review 'r27l' ---
-
-
 # kills: bot/github_errors.py:until_reset a reset too far off for a date taken as the wait:
 #        dating the identity's pause raised OverflowError and the delivery failed
-def test_a_primary_limit_whose_reset_is_too_far_off_is_waited_out_as_a_secondary_limit(
-    tmp_path, fake_github, app_key
+@pytest.mark.parametrize(
+    ("n", "limit"),
+    [(7601, _retry_after_past_dates), (7602, _reset_past_dates)],
+    ids=["retry-after", "reset"],
+)
+def test_a_limit_whose_wait_is_too_far_off_to_be_a_date_is_waited_out_as_a_secondary_one(
+    tmp_path, fake_github, app_key, n, limit
 ):
     fake = fake_github
-    n = 7602
     fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
     with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
-        fault = Fault.primary_rate_limit()
-        fault.reset_in = None
-        fault.headers.update({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1e20"})
-        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", fault)
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", limit())
         r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
         delivery = r.json()["delivery"]
         wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
