@@ -213,6 +213,16 @@ def deliver_said_at(client, rt, comment, at: str, **kw) -> None:
     drain(rt)
 
 
+def deliver_without_its_time(client, rt, comment) -> None:
+    """Deliver a comment's event whose payload gives no time for it (no `created_at` or
+    `updated_at`): the bot takes such a command as said last."""
+    p = comment_payload(comment)
+    for field in ("created_at", "updated_at"):
+        del p["comment"][field]
+    assert post(client, "issue_comment", p).status_code == 202
+    drain(rt)
+
+
 def github_time_ago(seconds: float) -> str:
     """A time `seconds` ago as GitHub writes it in payloads (whole seconds, `Z`)."""
     return f"{utcnow(after_s=-seconds)[:19]}Z"

@@ -24,6 +24,7 @@ from tests.command_kit import (
     comment_payload,
     content_writes,
     deliver_said_at,
+    deliver_without_its_time,
     diff_comment_payload,
     fail_the_done_reaction,
     github_time_ago,
@@ -1125,11 +1126,7 @@ def test_a_command_whose_payload_gives_no_time_is_run(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login=AUTHOR)
-    payload = comment_payload(c)
-    for field in ("created_at", "updated_at"):
-        del payload["comment"][field]
-    assert post(client, "issue_comment", payload).status_code == 202
-    drain(rt)
+    deliver_without_its_time(client, rt, c)
     assert rt.queue.counts()["failed"] == 0
     assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
 
