@@ -62,11 +62,14 @@ def test_a_done_reaction_github_refuses_fails_the_delivery_and_retry_adds_it(liv
     assert len(replies(fake)) == reply and sticky_writes(fake) == writes
 
 
-def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live):
+# kills: bot/command_reactions.py:_gone a reaction GitHub answers 410 Gone (the comment is
+#        gone) fails the delivery, for a retry that can never add it
+@pytest.mark.parametrize(("status", "reason"), [(404, "Not Found"), (410, "Gone")])
+def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live, status, reason):
     client, rt, fake = live
     c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
     react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
-    fake.inject("POST", react, *[Fault.error(404, "Not Found")] * 2)  # 👀 and 👍
+    fake.inject("POST", react, *[Fault.error(status, reason)] * 2)  # 👀 and 👍
     r = post(client, "issue_comment", comment_payload(c))
     drain(rt)
     assert rt.queue.get(r.json()["delivery"]).state == "done"  # nothing a retry could add
@@ -153,16 +156,3 @@ def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(li
     assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 2
     done = rt.queue.get(r.json()["delivery"])
     assert (done.state, done.last_error) == ("done", None)
-
-
-# kills: bot/command_reactions.py:_gone a reaction GitHub answers 410 Gone (the comment is
-#        gone) fails the delivery, for a retry that can never add it
-def test_a_reaction_github_answers_gone_is_moot(live):
-    client, rt, fake = live
-    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
-    react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
-    fake.inject("POST", react, *[Fault.error(410, "Gone")] * 2)  # 👀 and 👍
-    r = post(client, "issue_comment", comment_payload(c))
-    drain(rt)
-    assert rt.queue.get(r.json()["delivery"]).state == "done"
-    assert sticky(fake) is not None and fake.pending_faults() == 0
