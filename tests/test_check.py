@@ -1455,25 +1455,14 @@ def test_duplicate_keyword_is_reported_on_the_repeated_lines(tmp_path):
     assert lines[problems[0].line - 1].strip() == '"fused_moe_kernel",', str(problems[0])
 
 
-def test_a_repeat_names_the_line_of_the_term_it_repeats(tmp_path):
-    text = MOE_NOTE.replace(
-        'keywords = ["fused_moe_kernel"]',
-        'keywords = [\n  "Fused_MoE_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
-    )
-    write(tmp_path, text)
-    _, problems = check_library(tmp_path, TOPICS)
-    assert [str(p).split(":", 1)[1] for p in problems] == [
-        "10: keywords: 'fused_moe_kernel' is listed twice (first on line 8)"
-    ]
-
-
 # kills: bot/note_files.py:Header.line_of (hand) `seen > nth` -> `seen > 0` (a term written twice
 #   alike named on the line of its first occurrence, with no "first on line": the curator
 #   deletes the wrong one)
-def test_a_term_written_twice_alike_names_the_repeats_line_and_the_firsts(tmp_path):
+@pytest.mark.parametrize("first", ["Fused_MoE_kernel", "fused_moe_kernel"], ids=["case", "alike"])
+def test_a_repeat_names_its_own_line_and_the_line_of_the_term_it_repeats(tmp_path, first):
     text = MOE_NOTE.replace(
         'keywords = ["fused_moe_kernel"]',
-        'keywords = [\n  "fused_moe_kernel",\n  "block size",\n  "fused_moe_kernel",\n]',
+        f'keywords = [\n  "{first}",\n  "block size",\n  "fused_moe_kernel",\n]',
     )
     write(tmp_path, text)
     _, problems = check_library(tmp_path, TOPICS)
