@@ -85,8 +85,8 @@ from bot.reasons import (
     shared_detail,
     tagged,
 )
-from bot.said_once import Scan as _Scan  # scripts/search_weights.py imports it from here
 from bot.said_once import (
+    Scan,
     own_mentions,
     said_apart,
     said_in,
@@ -161,7 +161,7 @@ def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:
     return Evidence(EvidenceKind.TITLE, weight, mentions(Saying.TITLE, distinct(hits)), keys)
 
 
-def _file_count(paths: Collection[str], scan: _Scan) -> int:
+def _file_count(paths: Collection[str], scan: Scan) -> int:
     """How many of the PR's files these paths are: as many as the paths, but never more
     than the PR's files (a rename's two paths are one file: "changes scale.py", not
     "scale.py and 1 more file"). Which paths pair up is not kept, so a rename whose two
@@ -306,7 +306,7 @@ class CompiledMatcher:
 
     # -- scanning --
 
-    def _scan(self, facts: PRFacts) -> _Scan:
+    def _scan(self, facts: PRFacts) -> Scan:
         said: dict[str, list[tuple[str, TermHit]]] = defaultdict(list)
         for tag in facts.tags:
             for key, hit in self._terms.find(tag).items():
@@ -336,7 +336,7 @@ class CompiledMatcher:
                 labels[tid].append(label)
         n_files = facts.file_count  # GitHub's entries: a rename is one file, two paths
         words = title_words(facts.title_text) if self._vocab is not None else frozenset()
-        return _Scan(
+        return Scan(
             tags,
             title,
             body,
@@ -357,7 +357,7 @@ class CompiledMatcher:
 
     # -- topics --
 
-    def _topic_hits(self, facts: PRFacts, scan: _Scan, repo: str) -> list[TopicHit]:
+    def _topic_hits(self, facts: PRFacts, scan: Scan, repo: str) -> list[TopicHit]:
         w = self.config.weights
         by_topic: dict[str, dict[EvidenceKind, list]] = defaultdict(lambda: defaultdict(list))
         for key, (tag, hit) in scan.tags.items():
@@ -442,7 +442,7 @@ class CompiledMatcher:
             not_counted=tuple(f for f in dict.fromkeys(facts.files) if f in facts.incidental),
         )
 
-    def _candidates(self, facts: PRFacts, scan: _Scan, topic_hits: list[TopicHit]) -> set[int]:
+    def _candidates(self, facts: PRFacts, scan: Scan, topic_hits: list[TopicHit]) -> set[int]:
         """Every note with some evidence: through the indexes, never note by note."""
         repo = facts.repo.lower()
         found: set[int] = set(self._by_source.get((repo, facts.number), ()))
@@ -469,7 +469,7 @@ class CompiledMatcher:
     # -- a note's score --
 
     def _score_note(
-        self, i: int, facts: PRFacts, scan: _Scan, topic_hits: dict[str, TopicHit]
+        self, i: int, facts: PRFacts, scan: Scan, topic_hits: dict[str, TopicHit]
     ) -> Match:
         """The note's score and reasons: its topics' evidence, scaled by how much of the
         note the PR shows, plus what speaks for the note itself; and the flags that keep
@@ -529,7 +529,7 @@ class CompiledMatcher:
         note: Note,
         hit: list[TopicHit],
         own: list[Evidence],
-        scan: _Scan,
+        scan: Scan,
         facts: PRFacts,
         both: list[str],
     ) -> tuple[list[Weighed], dict[str, float], float]:
@@ -585,7 +585,7 @@ class CompiledMatcher:
         self,
         e: Evidence,
         covers: dict[EvidenceKind, list[tuple[int, int]]],
-        scan: _Scan,
+        scan: Scan,
         facts: PRFacts,
     ) -> Evidence | None:
         """A topic's title or description evidence without its mentions that lie inside
@@ -608,7 +608,7 @@ class CompiledMatcher:
             return None
         return _title_evidence(left, e.weight) if title else self._body_evidence(left)
 
-    def _shows(self, th: TopicHit, scan: _Scan) -> bool:
+    def _shows(self, th: TopicHit, scan: Scan) -> bool:
         """The PR shows this topic itself: a title word, tag or label, or changed files
         that are a fair share of its files (two attention files renamed in an 18-file
         refactor touch the subsystem; they do not make the PR about it)."""
@@ -652,7 +652,7 @@ class CompiledMatcher:
 
     # -- a note's own evidence --
 
-    def _own_evidence(self, i: int, facts: PRFacts, scan: _Scan) -> list[Evidence]:
+    def _own_evidence(self, i: int, facts: PRFacts, scan: Scan) -> list[Evidence]:
         w = self.config.weights
         ev: list[Evidence] = []
         mine = self._note_keys[i]
@@ -716,7 +716,7 @@ class CompiledMatcher:
             ev.append(similar)
         return ev
 
-    def _aspect(self, i: int, scan: _Scan, own: list[Evidence]) -> Evidence | None:
+    def _aspect(self, i: int, scan: Scan, own: list[Evidence]) -> Evidence | None:
         """The title names what the note covers in one of its topics (`metrics`; glossed
         with the topic holding the word, `_aspect_topic`), once, outside a mention of the
         note's own keyword (`connector metrics` is that one mention, counted as the
@@ -736,7 +736,7 @@ class CompiledMatcher:
         holding = self._term_topics.get(key, ())
         return next((t for t in topics if t in holding), topics[0])
 
-    def _similar(self, i: int, facts: PRFacts, scan: _Scan, own: list[Evidence]) -> Evidence | None:
+    def _similar(self, i: int, facts: PRFacts, scan: Scan, own: list[Evidence]) -> Evidence | None:
         """The title says what the note's title says, in the same rare words; not when
         every word it shares is said inside the note's own keywords: "Handle a partial
         hash hit" is one mention of `partial hash hit`, counted as the keyword, not
@@ -760,7 +760,7 @@ class CompiledMatcher:
         keys = frozenset("similar:" + w for w, _ in words)  # the words it rests on
         return Evidence(EvidenceKind.SIMILAR, weight, detail, keys)
 
-    def _shared(self, i: int, scan: _Scan) -> list[tuple[str, float]]:
+    def _shared(self, i: int, scan: Scan) -> list[tuple[str, float]]:
         """The rare words the PR's title shares with note `i`'s title and keywords, rarest
         first (`similarity.shared_words`); asked once per note and PR."""
         if i not in scan.shared:
@@ -776,7 +776,7 @@ class CompiledMatcher:
         i: int,
         own: list[Evidence],
         hit: list[TopicHit],
-        scan: _Scan,
+        scan: Scan,
         *,
         main_shown: bool,
         tied: bool,
@@ -813,7 +813,7 @@ class CompiledMatcher:
             own=self._singles_out(own, hit, scan) or tied,
         )
 
-    def _singles_out(self, own: list[Evidence], hit: list[TopicHit], scan: _Scan) -> bool:
+    def _singles_out(self, own: list[Evidence], hit: list[TopicHit], scan: Scan) -> bool:
         """Something of the note's own speaks for it; not a title sharing only words its
         topics already show ('CUDA graph capture'), which says no more of this note than
         of any other on those topics."""
@@ -824,7 +824,7 @@ class CompiledMatcher:
         )
 
     @staticmethod
-    def _topic_words(hit: list[TopicHit], scan: _Scan) -> frozenset[str]:
+    def _topic_words(hit: list[TopicHit], scan: Scan) -> frozenset[str]:
         """The title words inside the mentions (and tags) of these topics' keywords."""
         words: set[str] = set()
         for e in (e for th in hit for e in th.evidence):
@@ -834,7 +834,7 @@ class CompiledMatcher:
                     words.update(*(title_words(place[a:b]) for a, b in spans))
         return frozenset(words)
 
-    def _swept(self, hit: list[TopicHit], scan: _Scan, own_files: frozenset[str]) -> bool:
+    def _swept(self, hit: list[TopicHit], scan: Scan, own_files: frozenset[str]) -> bool:
         """Topics (and the note's own paths) shown by changed files alone (no word, tag or
         label), which are a small part of the PR's files: a sweep across the tree (a
         refactor of thirty test files, a typing clean-up of 900) brushes many subsystems
@@ -850,7 +850,7 @@ class CompiledMatcher:
         self,
         i: int,
         facts: PRFacts,
-        scan: _Scan,
+        scan: Scan,
         own: list[Evidence],
         scored: list[Weighed],
     ) -> list[Weighed]:
@@ -913,7 +913,7 @@ class CompiledMatcher:
             return words <= self._title_only[i]
         return any(words <= keyword for keyword in self._keyword_words[i])
 
-    def _code_first(self, files: list[str], scan: _Scan) -> list[str]:
+    def _code_first(self, files: list[str], scan: Scan) -> list[str]:
         """The files a "changes" line lists, the code first: the one file it names says
         what the PR changes, not its test or docs (`upkeep_files`, `aux_files`)."""
 
@@ -926,7 +926,7 @@ class CompiledMatcher:
 
         return sorted(files, key=beside)
 
-    def _is_aux(self, path: str, scan: _Scan) -> bool:
+    def _is_aux(self, path: str, scan: Scan) -> bool:
         """A docs or examples file (`aux_files`), asked once per PR."""
         if path not in scan.aux:
             scan.aux[path] = bool(self._aux.owners(path))

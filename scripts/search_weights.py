@@ -48,8 +48,9 @@ from eval_matching import (  # noqa: E402
 
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_library  # noqa: E402
 from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, load_match_config  # noqa: E402
-from bot.matching import CompiledMatcher, _Scan  # noqa: E402
+from bot.matching import CompiledMatcher  # noqa: E402
 from bot.prfacts import PRFacts, facts_from_record  # noqa: E402
+from bot.said_once import Scan  # noqa: E402
 
 # Each kind of set alternates between the halves (the dev set and everyday_mix, one of
 # a kind each, on either side): numbered sets odd/even, the rest by hand.
@@ -166,11 +167,11 @@ class ScanOnce(CompiledMatcher):
     changes (its per-PR memos, `shared` included, rest on unsearched settings).
     `verify` checks the result is the plain matcher's."""
 
-    def __init__(self, library: Library, config: MatchConfig, memo: dict[int, _Scan]):
+    def __init__(self, library: Library, config: MatchConfig, memo: dict[int, Scan]):
         super().__init__(library, config)
         self._memo = memo
 
-    def _scan(self, facts: PRFacts) -> _Scan:
+    def _scan(self, facts: PRFacts) -> Scan:
         key = id(facts)  # the facts live as long as the search
         if key not in self._memo:
             self._memo[key] = super()._scan(facts)
@@ -258,7 +259,7 @@ class Search:
     library: Library
     base: MatchConfig
     cases: list[Case]
-    memo: dict[int, _Scan]
+    memo: dict[int, Scan]
     seen: dict[str, Score]
 
     def score(self, point: Point) -> Score:
@@ -309,7 +310,7 @@ class Search:
 
 def verify(library: Library, base: MatchConfig, points: list[Point], cases: list[Case]) -> None:
     """The cached-scan matcher links what the plain one links, for these configs."""
-    memo: dict[int, _Scan] = {}
+    memo: dict[int, Scan] = {}
     for point in points:
         config = configured(base, point)
         fast, plain = ScanOnce(library, config, memo), CompiledMatcher(library, config)
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = [c for cases in by_set.values() for c in cases]
     space = knobs(base)
     today = current(base, [k.name for k in space])
-    memo: dict[int, _Scan] = {}
+    memo: dict[int, Scan] = {}
 
     def on(cases: list[Case], point: Point) -> Score:
         return measure(ScanOnce(library, configured(base, point), memo), cases)
