@@ -252,15 +252,6 @@ class Settings(BaseSettings):
                 )
         return v
 
-    @field_validator("github_api_url", "public_url", mode="before")
-    @classmethod
-    def _blank_url_is_default(cls, v: object, info: ValidationInfo) -> object:
-        # `REVIEW_NOTES_PUBLIC_URL=` (a template's empty line) means unset, as for the
-        # other settings, not a URL that is no URL (which stopped even a dry run).
-        if isinstance(v, str) and not v.strip():
-            return cls.model_fields[info.field_name].default
-        return v
-
     @field_validator("github_api_url", "public_url")
     @classmethod
     def _check_url(cls, v: str | None) -> str | None:
@@ -310,12 +301,13 @@ class Settings(BaseSettings):
             raise ValueError("is empty: name the SQLite file (default var/review-notes.sqlite3)")
         return v
 
-    @field_validator("host", mode="before")
+    @field_validator("host", "github_api_url", "public_url", mode="before")
     @classmethod
-    def _blank_host_is_default(cls, v: object) -> object:
-        # Empty means unset, as for the other settings: "" would bind every interface.
+    def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:
+        # Empty (a template's empty line) means unset, as for the other settings: a host
+        # of "" would bind every interface, a URL of "" is no URL (it stopped a dry run).
         if isinstance(v, str) and not v.strip():
-            return cls.model_fields["host"].default
+            return cls.model_fields[info.field_name].default
         return v
 
     @field_validator("github_private_key", mode="before")
