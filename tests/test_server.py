@@ -1971,7 +1971,7 @@ def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
 
 def _readme_endpoints() -> set[str]:
     """The paths the README's endpoint table names in its first column."""
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    text = (ROOT / "README.md").read_text("utf-8")
     table = text.split("| endpoint | what |", 1)[1].split("\n\n", 1)[0]
     firsts = "\n".join(line.split(" | ", 1)[0] for line in table.splitlines()[2:])
     return set(re.findall(r"(/[^`,\s]*)`", firsts))
