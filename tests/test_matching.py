@@ -1479,8 +1479,15 @@ def test_eval_script_all_tabulates_every_graded_set_both_ways(
     monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
     assert eval_script.main(["--all", "--prs", str(dev)]) == 0
     table, notes = capsys.readouterr().out.split("== per note")
+    table, targets = table.split("== all sets as captured against issue 3's targets")
     rows = {line.split()[0]: line for line in table.splitlines()[2:]}
     assert set(rows) == {"dev", "one", "all"}  # the second grader's file is not a graded set
+    # as captured over all sets: 1 of 1 link right, 1 of 1 grade 2 found, 0 of 2 false comments
+    assert [line.split()[:3] for line in targets.splitlines()[1:]] == [
+        ["precision", "1.000", "(1/1)"],
+        ["grade-2", "recall", "1.000"],
+        ["false", "comments", "0.000"],
+    ]
     cell = "1.000 (1/1)     1.000 (1/1)    0/1"  # precision, grade-2 recall, false comments
     assert rows["one"].count(cell) == 2  # title only and as captured
     assert rows["dev"].count("n/a (0/0)       n/a (0/0)    0/1") == 2
@@ -1490,6 +1497,34 @@ def test_eval_script_all_tabulates_every_graded_set_both_ways(
     per_note = {line.split()[0]: line for line in notes.splitlines()[1:]}
     assert len(per_note) == len(lib.notes)
     assert per_note[str(label[source.id])].count("linked   1  wrong  0  grade-2  1/1") == 2
+
+
+def test_eval_script_gives_each_target_its_interval_and_verdict(eval_script):
+    # 481 of 523: the Wilson interval by hand is 0.8932..0.9400 (a normal margin gives
+    # 0.8964..0.9430); 0/10 keeps its lower end at 0 and its upper end well above 0.
+    low, high = eval_script.wilson(481, 523)
+    assert (round(low, 4), round(high, 4)) == (0.8932, 0.94)
+    assert eval_script.wilson(0, 10)[0] == 0.0 and 0.27 < eval_script.wilson(0, 10)[1] < 0.28
+    assert eval_script.wilson(10, 10)[1] == 1.0 and eval_script.wilson(0, 0) == (0.0, 1.0)
+    t = eval_script.Tally(linked=100, good=96, grade2=20, grade2_found=17)
+    t.empty_prs, t.empty_commented = 100, 4
+    lines = eval_script.against_targets(t)
+    assert [line.split(": ")[1] for line in lines] == [
+        "met, inside the interval",  # 0.96 >= 0.95, and 0.95 is inside 0.901..0.984
+        "met, inside the interval",  # 0.85 is exactly the target: met
+        "not met, inside the interval",  # 0.04 > 0.03, and 0.03 inside 0.016..0.098
+    ]
+    t.good, t.grade2_found, t.empty_commented = 80, 16, 0
+    assert [line.split(": ")[1] for line in eval_script.against_targets(t)] == [
+        "not met, outside the interval",
+        "not met, inside the interval",
+        "met, inside the interval",
+    ]
+    assert eval_script.against_targets(eval_script.Tally())[0].split() == [
+        "precision",
+        "n/a",
+        "(0/0)",
+    ]
 
 
 def test_eval_script_before_lists_the_links_a_library_change_gains_and_loses(
