@@ -32,6 +32,15 @@ class PickProblem(StrEnum):
     NOT_SHOWN = "not shown"  # a note id the comment does not show
 
 
+# A Chinese input method types full-width forms (`２`, `＃`, `，`, `：`, `）`) and its own
+# full stop and enumeration comma: read as the ASCII a note number is written with.
+_HALF_WIDTH = str.maketrans(
+    {chr(0xFF01 + i): chr(0x21 + i) for i in range(94)} | {"\u3002": ".", "\u3001": ","}
+)
+# A note's number, and what a separator glues to it (Chinese puts no space after `，`).
+_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]+(?P<rest>.*))?", re.S)
+
+
 @dataclass(frozen=True)
 class Pick:
     note_id: str | None
@@ -50,30 +59,34 @@ def pick_note(
 ) -> Pick:
     """Which of the comment's notes (`shown`, best first) `wrong ARGS` means.
 
-    The first word may be the note's number in the comment (`2`, `#2`, `2.`) or its
-    id (`vllm-0436d44c`); the rest is the reason. With one note shown the number may be
-    left out: every word is then the reason. `known`: every note id, so that naming a
-    note the comment does not show is told apart from a reason; so is a word of
-    `id_shape` (`Library.id_shape`, the importer's ids: a note deleted since). `renamed`:
-    a note's former id -> its id now (`Library.renamed`), so the id a reviewer read
-    still names it.
+    The first word may be the note's number in the comment (`2`, `#2`, `2.`, and as a
+    Chinese input method types them, `２`, `2，`; the reason may follow such a separator
+    with no space, `2，只是改名`) or its id (`vllm-0436d44c`); the rest is the reason.
+    With one note shown the number may be left out: every word is then the reason.
+    `known`: every note id, so that naming a note the comment does not show is told
+    apart from a reason; so is a word of `id_shape` (`Library.id_shape`, the importer's
+    ids: a note deleted since). `renamed`: a note's former id -> its id now
+    (`Library.renamed`), so the id a reviewer read still names it.
     """
     words = list(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
-    selector = first.strip().lstrip("#").rstrip(".:,)").casefold()
+    typed = first.strip().translate(_HALF_WIDTH)  # one character for one: same places
+    number = _NUMBER.fullmatch(typed)
+    selector = typed.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
     for i, shown_id in enumerate(shown):  # by the id shown, and by the note's id now
         by_id[shown_id.casefold()] = i
         by_id.setdefault(now.get(shown_id.casefold(), shown_id.casefold()), i)
     selector = selector if selector in by_id else now.get(selector, selector)
-    if selector.isascii() and selector.isdigit():  # `①`, `²` are digits to str, not to int
-        rank = int(selector)
+    if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
+        rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.RANGE, asked=first)
-        return Pick(shown[rank - 1], rank, " ".join(words[1:]))
+        glued = first.strip()[number.start("rest") :].strip() if number["rest"] else ""
+        return Pick(shown[rank - 1], rank, " ".join(([glued] if glued else []) + words[1:]))
     if selector in by_id:
         i = by_id[selector]
         return Pick(shown[i], i + 1, " ".join(words[1:]))

@@ -384,3 +384,20 @@ def test_the_log_says_whose_words_a_standing_mark_did_not_keep(live, caplog):
     assert (mark.login, mark.reason) == (AUTHOR, "only renames the flag")
     said = [r.getMessage() for r in caplog.records if "words not kept" in r.getMessage()]
     assert len(said) == 1 and "maintainer's words not kept" in said[0], said
+
+
+def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live):
+    # An input method writes `2，理由`: full-width comma, no space. It was answered "say
+    # which note" with 😕 and nothing hidden, though the reviewer had said which.
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    shown = state(rt).notes
+    assert len(shown) >= 2
+    c = say(client, rt, fake, "/notes wrong 2，只是改了参数名", login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+    assert state(rt).dismissed == (shown[1],)
+    (mark,) = rt.ctx.feedback.marks()
+    assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, "只是改了参数名")

@@ -67,6 +67,42 @@ def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames a flag")
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/notes wrong 2， 只是改名",  # a Chinese keyboard's comma, as `2, ...` is read
+        "/notes wrong 2，只是改名",  # and with no space after it, as Chinese is written
+        "/notes wrong 2：只是改名",
+        "/notes wrong 2。只是改名",
+        "/notes wrong ２ 只是改名",  # a full-width digit
+        "/notes wrong ＃2 只是改名",
+    ],
+)
+def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
+    # The notes are Chinese reading guidance, and many of their reviewers type Chinese:
+    # an input method writes full-width punctuation and digits, with no space after the
+    # comma. The number names the note, the rest is the reason; it was answered "say
+    # which note" though the reviewer had.
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
+
+
+def test_a_reason_glued_to_the_number_is_kept_as_typed():
+    # the number is read in ASCII; the reviewer's words are the curators', unchanged
+    (command,) = parse_commands("/notes wrong 2，只改了名（ＰＲ 后续）")
+    assert pick_note(command.args, SHOWN).reason == "只改了名（ＰＲ 后续）"
+
+
+def test_a_number_out_of_range_glued_to_its_reason_hides_nothing():
+    # With one note shown, words that name no note are the reason for hiding it; but
+    # `2，不对` names note 2, which the comment does not show: it hid note 1, which the
+    # reviewer did not name.
+    (command,) = parse_commands("/notes wrong 2，不对")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, "2，不对")
+
+
 def test_with_one_note_shown_the_number_may_be_left_out():
     assert pick_note((), SHOWN[:1]).note_id == SHOWN[0]
     pick = pick_note(("the", "proxy", "is", "not", "the", "connector"), SHOWN[:1])
