@@ -248,12 +248,11 @@ def _write_owed_update(
 
 
 def _current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:
-    """The PR as it is now: one GET of the PR, unless the event's copy has the head
-    commit and the file count (a comment's lacks the head, a review's the count, without
-    which the docs-only and tests-only rules cannot tell every file is known); the
-    event's copy when the port cannot ask (dry run)."""
-    if not (pull.get("head") or {}).get("sha") or pull.get("changed_files") is None:
-        live = ctx.github.get_pull(ref)
-        if live is not None:
-            return live
+    """The PR as it is now: one GET of the PR. No event a command comes in has it whole
+    (a comment's copy lacks the head commit; a review's and a diff comment's, in GitHub's
+    webhook schema, the file count, without which the docs-only and tests-only rules
+    cannot tell every file is known). The event's copy when the port cannot ask (dry run)."""
+    live = ctx.github.get_pull(ref)
+    if live is not None:
+        return live
     return facts_from_payload({"repository": {"full_name": ref.repo}, "pull_request": pull})

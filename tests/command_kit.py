@@ -115,6 +115,7 @@ def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> 
     """A `pull_request_review_comment` delivery for a diff-line comment in the fake."""
     base = next(e for e in octokit_examples("pull_request_review_comment") if e["action"] == action)
     pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
+    pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
     p = dict(base, pull_request=pr, installation={"id": 1001})
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
     who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}

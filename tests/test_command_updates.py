@@ -1218,16 +1218,23 @@ def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypa
     assert sticky(fake).body == shown, "a late command rewrote the notes of a closed PR"
 
 
-# kills: bot/command_updates.py:_current_facts `not` dropped: a command on a line of the diff asks
-#        GitHub for the PR its payload gives whole (the head commit and the file count);
-#        :_current_facts the payload's copy taken for None
-def test_notes_on_a_diff_line_reads_the_pr_from_its_payload(live):
+# kills: bot/command_updates.py:_current_facts the payload's copy taken for None
+def test_notes_on_a_diff_line_matches_the_pr_as_github_has_it_now(live):
+    # A diff comment's payload carries the PR without its file count (GitHub's schema;
+    # tests/command_kit.py sends it so): the PR is read, once, and matched as it is now,
+    # here retitled since the payload was made
     client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    before = state(rt).notes
     c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
     head = fake.pull(DEFAULT_REPO, N).head_sha
+    payload = diff_comment_payload(c, head_sha=head)  # titled MATCHING_TITLE
+    assert "changed_files" not in payload["pull_request"]
+    more = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=more, author=AUTHOR)
     fake.clear_requests()
-    r = post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
-    assert r.status_code == 202
+    assert post(client, "pull_request_review_comment", payload).status_code == 202
     drain(rt)
-    assert sticky(fake) is not None and reactions(fake, c) == {"eyes", "+1"}
-    assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}") == []
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}")) == 1
+    assert len(state(rt).notes) == len(before) + 1, "matched on the payload's old title"
