@@ -37,8 +37,9 @@ class PickProblem(StrEnum):
 _HALF_WIDTH = str.maketrans(
     {chr(0xFF01 + i): chr(0x21 + i) for i in range(94)} | {"\u3002": ".", "\u3001": ","}
 )
-# A note's number, and what a separator glues to it (Chinese puts no space after `，`).
-_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]+(?P<rest>.*))?", re.S)
+# A note's number, and the reason a separator glues to it (Chinese puts no space after
+# `，`); not another number (`2,3`, `2.5`: which note is meant is not clear).
+_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]+(?P<rest>(?![#0-9]).*))?", re.S)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,13 @@ def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
 
 
+@pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3"])
+def test_two_numbers_glued_together_name_no_note(first):
+    # `2,3` may mean two notes: hiding note 2 with the reason "3" would do half of it
+    pick = pick_note((first, "both", "off"), SHOWN)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
+
+
 def test_a_reason_glued_to_the_number_is_kept_as_typed():
     # the number is read in ASCII; the reviewer's words are the curators', unchanged
     (command,) = parse_commands("/notes wrong 2，只改了名（ＰＲ 后续）")
