@@ -88,9 +88,11 @@ def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
 
 
-@pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3"])
+# kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
+@pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nd", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
-    # `2,3` may mean two notes: hiding note 2 with the reason "3" would do half of it
+    # `2,3` may mean two notes: hiding note 2 with the reason "3" would do half of it;
+    # a number glued to letters is no number either, as before
     pick = pick_note((first, "both", "off"), SHOWN)
     assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
 
