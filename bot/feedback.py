@@ -73,9 +73,10 @@ def pick_note(
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
-    typed = first.strip().translate(_HALF_WIDTH)  # one character for one: same places
-    number = _NUMBER.fullmatch(typed)
-    selector = typed.lstrip("#").rstrip(".:,)").casefold()
+    typed = first.strip()
+    ascii_form = typed.translate(_HALF_WIDTH)  # one character for one: the same places
+    number = _NUMBER.fullmatch(ascii_form)
+    selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
     for i, shown_id in enumerate(shown):  # by the id shown, and by the note's id now
@@ -86,7 +87,7 @@ def pick_note(
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.RANGE, asked=first)
-        glued = first.strip()[number.start("rest") :].strip() if number["rest"] else ""
+        glued = typed[number.start("rest") :].strip() if number["rest"] else ""
         return Pick(shown[rank - 1], rank, " ".join(([glued] if glued else []) + words[1:]))
     if selector in by_id:
         i = by_id[selector]
