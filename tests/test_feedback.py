@@ -97,10 +97,14 @@ def test_two_numbers_glued_together_name_no_note(first):
     assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
 
 
+# kills: bot/feedback.py:pick_note a glued reason kept with the line separator before it
 def test_a_reason_glued_to_the_number_is_kept_as_typed():
     # the number is read in ASCII; the reviewer's words are the curators', unchanged
     (command,) = parse_commands("/notes wrong 2，只改了名（ＰＲ 后续）")
     assert pick_note(command.args, SHOWN).reason == "只改了名（ＰＲ 后续）"
+    # a separator no command word splits at (test above) is no part of the reason
+    (command,) = parse_commands("/notes wrong 2，\u2028只改了名")
+    assert pick_note(command.args, SHOWN).reason == "只改了名"
 
 
 def test_a_number_out_of_range_glued_to_its_reason_hides_nothing():
