@@ -52,7 +52,7 @@ def rate_limited(exc: BaseException) -> bool:
     return (
         exc.status == 429
         or "retry-after" in headers
-        or headers.get("x-ratelimit-remaining") == "0"
+        or no_calls_left(headers)
         or Requester.isRateLimitError(_message(exc))
     )
 
@@ -60,7 +60,7 @@ def rate_limited(exc: BaseException) -> bool:
 def secondary_limit(exc: GithubException) -> bool:
     """A rate limit that names no time to wait (`Retrier.asked_wait` backs off on its own)."""
     headers = headers_of(exc)
-    primary = headers.get("x-ratelimit-remaining") == "0" and until_reset(headers) is not None
+    primary = no_calls_left(headers) and until_reset(headers) is not None
     return asked_retry_after(headers) is None and not primary
 
 
@@ -88,21 +88,40 @@ def rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> Gith
     return exc if rate_limited(exc) else None
 
 
+def rate_header(headers: dict[str, Any], name: str) -> float | None:
+    """The number an x-ratelimit-* header holds, read as PyGithub reads it (float: "ints
+    expected but sometimes floats returned", PyGithub PR #2697), so "0.0" is 0. None
+    without one, or one that is no finite number (words, empty, NaN, infinite): it
+    names nothing, as if not sent."""
+    try:
+        number = float(headers.get(name))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def no_calls_left(headers: dict[str, Any]) -> bool:
+    """x-ratelimit-remaining says the identity has no call left ("0", "0.0")."""
+    remaining = rate_header(headers, "x-ratelimit-remaining")
+    return remaining is not None and int(remaining) <= 0
+
+
 def until_reset(headers: dict[str, Any]) -> float | None:
     """Seconds until x-ratelimit-reset (epoch seconds), plus one for clock skew. None
-    without one, or one too far off to be dated (the pause is): no reset named, so a
-    rate limit is waited out as a secondary one and a success is simply taken."""
-    reset = headers.get("x-ratelimit-reset")
+    without one, or one that names no time (no number, or too far off to be dated: the
+    pause is): no reset named, so a rate limit is waited out as a secondary one and a
+    success is simply taken."""
+    reset = rate_header(headers, "x-ratelimit-reset")
     if reset is None:
         return None
-    return _dated(max(float(reset) - time.time(), 0.0) + 1.0)
+    return _dated(max(reset - time.time(), 0.0) + 1.0)
 
 
 def spent_until_reset(headers: dict[str, Any]) -> float | None:
     """Seconds to wait when an answer that is not a rate limit (a success, or a 404 the
     client takes as an answer) spent the identity's last core call before the reset: the
     next one would be refused. None when calls are left, or no reset is named."""
-    if str(headers.get("x-ratelimit-remaining")) != "0":
+    if not no_calls_left(headers):
         return None
     if headers.get("x-ratelimit-resource", "core") != "core":
         return None  # another resource's count (search, graphql) does not stop REST calls

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from bot.github_errors import rate_header
 from bot.github_port import GitHubError
 
 # --- call counting ------------------------------------------------------------
@@ -98,10 +99,12 @@ class CallCounter:
     def record(self, method: str, route: str, status: str, headers: dict[str, Any] | None = None):
         with self._lock:
             self._counts[(method, route, status)] += 1
-            if headers and "x-ratelimit-remaining" in headers:
-                self.rate_remaining = int(float(headers["x-ratelimit-remaining"]))
-            if headers and "x-ratelimit-reset" in headers:
-                self.rate_reset = int(float(headers["x-ratelimit-reset"]))
+            # a header that is no number is no sample (the last one stands)
+            headers = headers or {}
+            if (remaining := rate_header(headers, "x-ratelimit-remaining")) is not None:
+                self.rate_remaining = int(remaining)
+            if (reset := rate_header(headers, "x-ratelimit-reset")) is not None:
+                self.rate_reset = int(reset)
 
     def snapshot(self) -> dict[tuple[str, str, str], int]:
         with self._lock:

@@ -2372,3 +2372,62 @@ def test_a_success_whose_reset_names_no_time_is_taken_without_a_pause(
     assert client.list_files(PR) == ["a.py"]
     assert (client.calls.pauses, client.calls.paused_for()) == (0, 0)
     assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200]
+
+
+# --- found by review 'r28a' ---
+# PyGithub reads x-ratelimit-* with int(float(...)): "ints expected but sometimes floats
+# returned" (PyGithub PR #2697). A remaining of "0.0" is no call left, as "0" is.
+
+
+# kills: bot/github_errors.py:rate_limited a 403 whose remaining is "0.0" (no rate limit words)
+#        taken for a plain refusal: failed at once, not waited out
+# kills: bot/github_errors.py:secondary_limit a primary limit whose remaining is "0.0" taken
+#        for a secondary one: called again after a minute, still limited, not at the reset
+@pytest.mark.parametrize(
+    "limited",
+    [
+        _limited(403, "0"),
+        _limited(429, "0"),
+        Fault(status=403, body={"message": "Forbidden"}),
+    ],
+    ids=["403", "429", "403-no-words"],
+)
+def test_a_limit_whose_remaining_is_a_float_zero_waits_for_the_reset(
+    fake_github, make_github_client, limited
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    reset = int(time.time()) + 3600
+    limited.headers.update({"x-ratelimit-remaining": "0.0", "x-ratelimit-reset": str(reset)})
+    fake_github.inject("GET", "/repos/*/files", limited)
+    client = make_github_client()
+    with pytest.raises(GitHubError, match=r"asked to wait 3[56]\d\ds") as caught:
+        client.list_files(PR)
+    assert caught.value.transient
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 1  # not called again meanwhile
+
+
+# kills: bot/github_errors.py:spent_until_reset a success whose remaining is "0.0" taken for
+#        calls left: the next call was sent, for GitHub to refuse
+def test_an_answer_whose_remaining_is_a_float_zero_pauses_the_calls(
+    fake_github, make_github_client, manual_time
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    spent = Fault(headers={"x-ratelimit-remaining": "0.0"})  # on the real answer and its reset
+    fake_github.inject("GET", "/repos/*/pulls/7/files", spent)
+    assert client.list_files(PR) == ["a.py"]
+    with pytest.raises(GitHubError, match="rate limited for another"):
+        client.list_files(PR8)
+    assert fake_github.calls("GET", "/repos/*/pulls/8/files") == []  # not sent
+
+
+# kills: bot/github_pacing.py:CallCounter.record a rate header that is no number raised
+#        (ValueError) instead of being no sample
+def test_the_call_counter_takes_a_rate_header_that_is_no_number_for_no_sample():
+    calls = github_pacing.CallCounter()
+    calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "41.0"})
+    calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-reset": "1700000000.0"})
+    calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "many"})
+    calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-reset": "nan"})
+    assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
