@@ -20,6 +20,8 @@ sending (counted, paced, paused on a rate limit, sent again where GitHub moved i
   that spent the last call of the hour (x-ratelimit-remaining: 0 on a success or a 404)
   pauses them likewise until the reset, so the next call is not one GitHub must refuse.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
+- Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
+  which take a rate limit header that is no number off the answer (PyGithub raises on it).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from bot.github_errors import (
     secondary_limit,
     spent_until_reset,
 )
+from bot.github_http import made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
 from bot.github_port import GitHubError, PRRef
 from bot.github_retry import Retrier
@@ -121,7 +124,9 @@ class GitHubSessions:
                 raise UnusableKeyError(
                     "GitHub App private key is not a usable RSA PEM key"
                 ) from exc
-            self.integration = GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
+            self.integration = made_cleaning(
+                lambda: GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
+            )
             self._count(self.integration.requester)
             # the JWT calls are the App's own: paused apart from any installation's;
             # GithubIntegration spaces them itself
@@ -146,7 +151,7 @@ class GitHubSessions:
 
     def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
-        gh = Github(auth=auth, per_page=100, lazy=True, **options)  # type: ignore[arg-type]
+        gh = made_cleaning(lambda: Github(auth=auth, per_page=100, lazy=True, **options))  # type: ignore[arg-type]
         self._count(gh.requester)
         self._pace(gh.requester, key, pacer)
         _follow_moves(gh.requester)  # outermost: each hop is paced and counted

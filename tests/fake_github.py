@@ -162,6 +162,7 @@ class Recorded:
     wall: float  # time.time() on arrival: to compare with x-ratelimit-reset
     login: str | None  # who it authenticated as ("app" for a JWT), None if nobody
     faulted: bool
+    peer: int = 0  # the client's port: calls over one kept-open connection share it
 
 
 # --- state ------------------------------------------------------------------
@@ -731,7 +732,17 @@ class FakeGitHub:
         status = None if fault is not None and fault.drop else reply.status
         with self._lock:
             self._requests.append(
-                Recorded(method, path, query, status, arrived, wall, login, fault is not None)
+                Recorded(
+                    method,
+                    path,
+                    query,
+                    status,
+                    arrived,
+                    wall,
+                    login,
+                    fault is not None,
+                    handler.client_address[1],
+                )
             )
         if fault is not None and fault.drop:
             handler.close_connection = True

@@ -571,3 +571,28 @@ def test_a_success_whose_reset_is_too_far_off_is_taken(tmp_path, fake_github, ap
         wait_until(lambda: rt.queue.get(delivery).state in finished, what="the delivery")
         assert (rt.queue.get(delivery).state, rt.queue.get(delivery).deferrals) == ("done", 0)
         assert len(fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")) == 1
+
+
+# --- found by review 'r28a' ---
+
+
+# kills: bot/github_sessions.py:GitHubSessions._new_github its Github made without
+#        github_http.made_cleaning: PyGithub raised ValueError on the answer to a comment
+#        GitHub had created, and the delivery failed for good
+def test_a_comment_answered_with_a_remaining_that_is_no_number_is_posted_once(
+    tmp_path, fake_github, app_key
+):
+    fake = fake_github
+    n = 7605
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        created = Fault(headers={"x-ratelimit-remaining": "abc"})  # on the real 201
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments", created)
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        finished = ("done", "failed")
+        wait_until(lambda: rt.queue.get(delivery).state in finished, what="the delivery")
+        assert (rt.queue.get(delivery).state, rt.queue.get(delivery).deferrals) == ("done", 0)
+        posts = fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")
+        assert [p.status for p in posts] == [201]
+        assert len(fake.comments(DEFAULT_REPO, n)) == 1

@@ -18,7 +18,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github, GithubException
-from github.Requester import HTTPRequestsConnectionClass
+from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
 from bot import github_pacing, github_retry, github_sessions
 from bot.github_client import GitHubClient
@@ -2346,8 +2346,11 @@ def _limited(status: int, reset: str) -> Fault:
 
 # kills: bot/github_errors.py:until_reset a reset too far off to be dated taken as the wait:
 #        dating the pause escaped the client as an OverflowError
+# kills: bot/github_sessions.py:GitHubSessions._new_github its Github made without
+#        github_http.made_cleaning: a reset that is no number (words, empty, NaN, infinite)
+#        escaped the client from PyGithub (ValueError, OverflowError), not waited out
 @pytest.mark.parametrize("status", [403, 429])
-@pytest.mark.parametrize("reset", ["1e20"])
+@pytest.mark.parametrize("reset", ["soon", "", "nan", "1e400", "1e20"])
 def test_a_limit_whose_reset_names_no_time_waits_like_a_secondary_limit(
     fake_github, make_github_client, status, reset
 ):
@@ -2361,7 +2364,7 @@ def test_a_limit_whose_reset_names_no_time_waits_like_a_secondary_limit(
 
 # kills: bot/github_errors.py:spent_until_reset a success that spent the last call, its reset
 #        too far off to be dated, failed (OverflowError) though GitHub had answered it
-@pytest.mark.parametrize("reset", ["1e20"])
+@pytest.mark.parametrize("reset", ["soon", "", "nan", "1e400", "1e20"])
 def test_a_success_whose_reset_names_no_time_is_taken_without_a_pause(
     fake_github, make_github_client, reset
 ):
@@ -2431,3 +2434,80 @@ def test_the_call_counter_takes_a_rate_header_that_is_no_number_for_no_sample():
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "many"})
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-reset": "nan"})
     assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
+
+
+# An x-ratelimit-* header that is no number made PyGithub raise (int(float(...)) in
+# requestJson) on an answer GitHub gave; github_http takes it off the answer first.
+
+
+# kills: bot/github_http.py:without_bad_rate_headers a header of RATE_HEADERS left on (each
+#        of limit, remaining, reset): PyGithub raised ValueError or OverflowError
+@pytest.mark.parametrize(
+    "header", ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]
+)
+@pytest.mark.parametrize("value", ["many", "", "nan", "-inf", "1e400"])
+def test_a_success_whose_rate_header_is_no_number_is_taken_without_a_pause(
+    fake_github, make_github_client, header, value
+):
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault(headers={header: value}))
+    client = make_github_client(token="ghp_test")  # the files are its only call
+    assert client.list_files(PR) == ["a.py"]
+    assert (client.calls.pauses, client.calls.paused_for()) == (0, 0)
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200]
+
+
+# kills: bot/github_http.py:without_bad_rate_headers a header that is a number taken off too:
+#        the calls left went unsampled
+def test_a_rate_header_that_is_a_number_is_kept_beside_one_that_is_not(
+    fake_github, make_github_client
+):
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    bad_limit = Fault(headers={"x-ratelimit-limit": "lots", "x-ratelimit-remaining": "41.0"})
+    fake_github.inject("GET", "/repos/*/files", bad_limit)
+    client = make_github_client(token="ghp_test")
+    assert client.list_files(PR) == ["a.py"]
+    assert client.calls.rate_remaining == 41
+
+
+# kills: bot/github_sessions.py:GitHubSessions.__init__ the GithubIntegration (the JWT calls:
+#        the mint) made without github_http.made_cleaning: its answer raised in PyGithub
+def test_a_mint_whose_rate_headers_are_no_number_still_gives_a_token(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    bad = Fault(headers={"x-ratelimit-remaining": "many", "x-ratelimit-reset": "soon"})
+    fake_github.inject("POST", "/app/installations/*/access_tokens", bad)
+    assert make_github_client().list_files(PR) == ["a.py"]
+
+
+# kills: bot/github_http.py:made_cleaning PyGithub's own HTTPS class switched in (GitHub is
+#        https): a rate header that is no number still raised in PyGithub
+def test_an_https_answer_has_its_rate_headers_that_are_no_number_taken_off(
+    fake_github, make_github_client, monkeypatch
+):
+    real = HTTPSRequestsConnectionClass.getresponse
+
+    def over_http(self):
+        self.protocol = "http"  # the fake speaks plain http
+        return real(self)
+
+    monkeypatch.setattr(HTTPSRequestsConnectionClass, "getresponse", over_http)
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault(headers={"x-ratelimit-remaining": "many"}))
+    https = fake_github.base_url.replace("http://", "https://", 1)
+    assert make_github_client(token="ghp_test", base_url=https).list_files(PR) == ["a.py"]
+
+
+# kills: bot/github_http.py:made_cleaning PyGithub's classes not switched back: while they
+#        are switched, PyGithub keeps no connection open (a new one, TLS included, per call)
+def test_a_threads_calls_go_over_one_kept_open_connection(fake_github, make_github_client):
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client(token="ghp_test")
+    for _ in range(3):
+        assert client.list_files(PR) == ["a.py"]
+    assert len({r.peer for r in fake_github.calls("GET", "/repos/*/files")}) == 1

@@ -1,0 +1,75 @@
+"""PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
+the answer before PyGithub reads it.
+
+PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
+`Requester.requestJson`, before any wrapper of the client sees the answer: words, an
+empty value or NaN raise ValueError, an infinite one OverflowError, and an answer GitHub
+gave (a comment created) escapes the client as a raw exception. Such a header counts
+as not sent, as `github_errors.rate_header` reads it.
+
+The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
+That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
+one, TLS included, per call). A Requester takes its connection class when it is made,
+so `made_cleaning` switches ours in only while one is made, under a lock, and back at
+once: the one made keeps ours and its kept-open connection, other Requesters are left
+as they were. Not covered: a connection PyGithub opens for another host, port or scheme
+than base_url's (it takes PyGithub's class then); the client calls none.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from github.Requester import (
+    HTTPRequestsConnectionClass,
+    HTTPSRequestsConnectionClass,
+    Requester,
+    RequestsResponse,
+)
+
+from bot.github_errors import rate_header
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# The rate limit headers PyGithub reads as numbers (Requester.__requestEncode).
+RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
+
+
+def without_bad_rate_headers(response: RequestsResponse) -> RequestsResponse:
+    """`response` less each rate limit header that is no finite number."""
+    for name in RATE_HEADERS:
+        if name in response.headers and rate_header(response.headers, name) is None:
+            log.info(
+                "GitHub sent %s: %r, no number: taken as not sent", name, response.headers[name]
+            )
+            del response.headers[name]
+    return response
+
+
+class CleaningHTTP(HTTPRequestsConnectionClass):
+    def getresponse(self) -> RequestsResponse:
+        return without_bad_rate_headers(super().getresponse())
+
+
+class CleaningHTTPS(HTTPSRequestsConnectionClass):
+    def getresponse(self) -> RequestsResponse:
+        return without_bad_rate_headers(super().getresponse())
+
+
+_switch = threading.Lock()  # one Requester made with our classes at a time
+
+
+def made_cleaning(make: Callable[[], T]) -> T:
+    """`make()` (a Github or GithubIntegration, which makes its Requester and sends
+    nothing), its connections cleaning each answer (`without_bad_rate_headers`)."""
+    with _switch:
+        Requester.injectConnectionClasses(CleaningHTTP, CleaningHTTPS)
+        try:
+            return make()
+        finally:
+            Requester.resetConnectionClasses()  # and PyGithub keeps connections open again
