@@ -101,9 +101,10 @@ def rate_header(headers: dict[str, Any], name: str) -> float | None:
 
 
 def no_calls_left(headers: dict[str, Any]) -> bool:
-    """x-ratelimit-remaining says the identity has no call left ("0", "0.0")."""
+    """x-ratelimit-remaining says the identity has no call left ("0", "0.0": PyGithub
+    takes the whole number below it)."""
     remaining = rate_header(headers, "x-ratelimit-remaining")
-    return remaining is not None and int(remaining) <= 0
+    return remaining is not None and remaining < 1
 
 
 def until_reset(headers: dict[str, Any]) -> float | None:

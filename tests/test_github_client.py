@@ -2511,3 +2511,19 @@ def test_a_threads_calls_go_over_one_kept_open_connection(fake_github, make_gith
     for _ in range(3):
         assert client.list_files(PR) == ["a.py"]
     assert len({r.peer for r in fake_github.calls("GET", "/repos/*/files")}) == 1
+
+
+# kills: bot/github_errors.py:no_calls_left a remaining of one taken for none left: the calls
+#        paused until the reset with a call still to make
+@pytest.mark.parametrize("remaining", ["1", "1.0"])
+def test_an_answer_with_one_call_remaining_does_not_pause_the_calls(
+    fake_github, make_github_client, manual_time, remaining
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    one_left = Fault(headers={"x-ratelimit-remaining": remaining})
+    fake_github.inject("GET", "/repos/*/pulls/7/files", one_left)
+    assert client.list_files(PR) == ["a.py"]
+    assert client.list_files(PR8) == ["b.py"]
+    assert client.calls.pauses == 0
