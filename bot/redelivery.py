@@ -308,13 +308,11 @@ class Redeliverer:
         from GitHub stored since (a proxy, TLS or a full disk failing every delivery), the
         next sweeps wait, twice as long each time (a quiet repository stores nothing
         either), so that an outage costs an event few of its asks."""
-        try:
-            kept, last = self.queue.sweep_since(), self.queue.last_received()
-            sweeps = Sweeps(start_since(kept, last, datetime.now(UTC)))
-            self.queue.keep_sweep_since(sweeps.since.isoformat())  # killed in the middle: kept
-        except Exception:  # the database locked, or closed by a stop
-            log.exception("redelivery sweeps not started; run `review-notes redeliver`")
-            return
+        sweeps = self._begin()
+        while sweeps is None:  # the database refused: begin again at the next interval
+            if not self.every_s or self.stopping.wait(self.every_s):
+                return
+            sweeps = self._begin()
         waiting: datetime | None = None  # when a sweep's redeliveries went out
         waits, allowed = 0, 2  # intervals waited, and allowed before asking again
         if self.on_start:
@@ -331,6 +329,24 @@ class Redeliverer:
                 allowed = 2
             waits = 0
             waiting = self._sweep(sweeps, "of the running server")
+
+    def _begin(self) -> Sweeps | None:
+        """Where the sweeps start, kept at once (a server killed in the middle of the first
+        sweep starts from there again, not from its redeliveries); None when the database
+        refused (locked, a full disk), counted as a failed sweep: the next interval begins
+        again, as the intake's 500s said the sweeps would ask for them."""
+        try:
+            kept, last = self.queue.sweep_since(), self.queue.last_received()
+            sweeps = Sweeps(start_since(kept, last, datetime.now(UTC)))
+            self.queue.keep_sweep_since(sweeps.since.isoformat())
+        except Exception:  # the database locked or full, or closed by a stop
+            if self.stopping.is_set():
+                return None
+            then = f"begun again in {self.every_s / 60:g} min" if self.every_s else "none will run"
+            log.exception("redelivery sweeps not started (%s); run `review-notes redeliver`", then)
+            self.metrics.redelivery_sweeps.labels("failed").inc()
+            return None
+        return sweeps
 
     def _github_reached_us_since(self, when: datetime) -> bool:
         """Whether a delivery from GitHub was stored since `when`."""

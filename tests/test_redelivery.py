@@ -615,3 +615,66 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
             queue.db.close()
         asked.append(github.asks)
     assert asked == [[0, 1, 2], [0]]  # MAX_ASKS in the first run, one more in the next
+
+
+# --- found by review r28e (the operator's failures, end to end) ---
+
+
+# kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the
+#   database refused their first write (no sweep for the rest of the server run)
+def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(tmp_path):
+    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps ask GitHub
+    again for what it could not deliver (a full disk answering 500), and the intake's
+    500 says they will. Their first act is a write (where they start, kept against a
+    kill): when SQLite refused it (another process holding the write lock past the busy
+    timeout; a full disk a restart on a quiet database writes nothing else to), the
+    thread logged "redelivery sweeps not started" and ended: no sweep for the rest of
+    the run, weeks maybe, and no `failed` sweep counted for an alert. Now the start is
+    counted failed and tried again at the next interval."""
+    from bot.db import Database
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.db.execute("PRAGMA busy_timeout=50")  # SQLite's wait for the lock, cut short
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+    def released(n: int) -> None:
+        if n == 1:
+            holder.execute("ROLLBACK")
+
+    clock = Intervals(2, released)
+    github, metrics = OutageLog(clock), Metrics()
+    try:
+        Redeliverer(github, queue, metrics, clock, on_start=True, every_s=1.0).run()
+    finally:
+        holder.close()
+        queue.db.close()
+    assert github.listings == [1] and github.asks == [1]  # the start's sweep, one late
+    text = metrics.render().decode()
+    assert 'review_notes_redelivery_sweeps_total{outcome="failed"} 1.0' in text
+
+
+# kills: bot/redelivery.py:Redeliverer.run (hand) `not self.every_s or` dropped (sweeps at start
+#   only, REVIEW_NOTES_REDELIVER_EVERY_MINUTES=0, begun again at once, over and over)
+def test_sweeps_at_start_only_the_database_refused_are_not_begun_again(tmp_path):
+    from bot.db import Database
+    from bot.metrics import Metrics
+    from bot.queue import DeliveryQueue
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.db.execute("PRAGMA busy_timeout=50")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    clock = Intervals(2, lambda n: holder.execute("ROLLBACK") if n == 1 else None)
+    github, metrics = OutageLog(clock), Metrics()
+    try:
+        Redeliverer(github, queue, metrics, clock, on_start=True, every_s=0.0).run()
+    finally:
+        holder.close()
+        queue.db.close()
+    assert github.listings == [] and clock.now == 0  # no wait, no sweep: `0` is at start only
+    assert 'review_notes_redelivery_sweeps_total{outcome="failed"} 1.0' in metrics.render().decode()
