@@ -17,6 +17,7 @@ import gc
 import logging
 import os
 import re
+import shutil
 import socket
 import sqlite3
 import threading
@@ -258,8 +259,25 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
             " to it and to its directory?)"
         )
     if kind == ["FULL"]:
-        return StartupError(f"{path}: the disk is full ({exc}); not starting")
+        return StartupError(
+            f"{path}: the disk is full ({exc}; {_free_space(path)}): make room on it, then"
+            " start again; not starting"
+        )
+    if exc.sqlite_errorname == "SQLITE_IOERR_SHMSIZE":  # SQLite's words for a full disk here
+        return StartupError(
+            f"{path}: {exc}: no room for its shared-memory file ({path.name}-shm, 32 KB),"
+            f" disk full? ({_free_space(path)}): make room on it, then start again; not starting"
+        )
     return StartupError(f"{path}: {exc}; not starting")
+
+
+def _free_space(path: Path) -> str:
+    """The room left where the database is, in words (a quota or a file-size limit may
+    refuse writes before the disk is full)."""
+    try:
+        return f"{shutil.disk_usage(path.parent).free} bytes free there"
+    except OSError:
+        return "free space not known"
 
 
 def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run: bool) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import sqlite3
 import subprocess
 import time
@@ -25,6 +27,7 @@ from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
+    PY,
     ROOT,
     SECRET,
     LiveServer,
@@ -111,6 +114,39 @@ def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(t
     assert r.returncode != 0
     assert "Traceback" not in r.stderr, r.stderr[-1500:]
     assert str(db.name) in r.stderr and "locked" in r.stderr, r.stderr[-800:]
+
+
+def _no_room_past(size: int) -> Callable[[], None]:
+    """For a child process: writes past `size` bytes of a file fail, as on a full disk
+    (EFBIG from the file-size limit, SIGXFSZ ignored), what SQLite meets as ENOSPC."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(tmp_path):
+    """A volume filled up (a log, a backup beside the database) and the server restarted
+    (the platform's restart after /healthz failed, an upgrade): SQLite cannot make its
+    shared-memory file (`<file>-shm`, 32 KB) and says "disk I/O error"
+    (SQLITE_IOERR_SHMSIZE), which the start printed as such, reading like a failing disk,
+    not naming the fix: make room. Review r28e met it on a full tmpfs."""
+    db = _a_database_a_server_wrote(tmp_path)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    r = subprocess.run(
+        [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_no_room_past(16 * 1024),  # under the -shm file's 32 KB
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert str(db) in r.stderr and "disk full?" in r.stderr, r.stderr[-800:]
+    assert "bytes free" in r.stderr and "make room" in r.stderr, r.stderr[-800:]
 
 
 # --- the start's redelivery sweep ------------------------------------------------------
