@@ -314,7 +314,7 @@ def _existing_database(path: Path | str):
     import sqlite3
     from contextlib import closing
 
-    from bot.db import Database
+    from bot.db import DAMAGED_FIX, Database, is_damaged
 
     where = "(--db or REVIEW_NOTES_DB_PATH)"
     if not Path(path).is_file():
@@ -330,6 +330,12 @@ def _existing_database(path: Path | str):
         print(f"review-notes: {path}: {exc}", file=sys.stderr)
         return None
     except sqlite3.DatabaseError as exc:
+        if is_damaged(exc):
+            print(
+                f"review-notes: {path}: a damaged SQLite database ({exc}): {DAMAGED_FIX}",
+                file=sys.stderr,
+            )
+            return None
         why = str(exc)
     if why:
         msg = f"{path} is not a review-notes database ({why}) {where}"
@@ -459,13 +465,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_retry(args: argparse.Namespace) -> int:
     import sqlite3
 
+    from bot.db import DAMAGED_FIX, is_damaged
+
     db = _database_of(args)
     if db is None:
         return 2
     try:
         return _retry(args, db)
-    except sqlite3.OperationalError as exc:  # locked by another process past the busy timeout
-        print(f"review-notes: {db.path}: {exc}", file=sys.stderr)
+    except sqlite3.DatabaseError as exc:  # locked by another process past the busy timeout
+        fix = f": {DAMAGED_FIX}" if is_damaged(exc) else ""
+        print(f"review-notes: {db.path}: {exc}{fix}", file=sys.stderr)
         return 1
 
 

@@ -46,6 +46,20 @@ def utcnow(after_s: float = 0.0) -> str:
     return (datetime.now(UTC) + timedelta(seconds=after_s)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# What to do with a database file SQLite finds damaged (SQLITE_CORRUPT: a failing disk, a
+# copy taken without its -wal file while a server wrote): it is the bot's, not another file
+DAMAGED_FIX = (
+    "restore it from a backup, or move it aside with its -wal and -shm files to start on a"
+    " new one (what it held is lost)"
+)
+
+
+def is_damaged(exc: sqlite3.Error) -> bool:
+    """SQLite found the file damaged ("database disk image is malformed")."""
+    # (an error raised by hand, not by SQLite, has no name)
+    return (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_CORRUPT")
+
+
 # The background checkpoints' safety net (checkpoint_in_background), 1 GB of WAL: above
 # five seconds of the fastest burst measured (5,500 deliveries/s, 6 pages each), so
 # only a stuck checkpoint thread lets a commit do it. The WAL holds what was received.

@@ -41,7 +41,7 @@ from starlette.routing import Match
 from bot import command_events, command_updates, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
-from bot.db import Database
+from bot.db import DAMAGED_FIX, Database, is_damaged
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
@@ -379,6 +379,10 @@ def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQu
         except sqlite3.OperationalError as exc:  # an upgrade's new column is a first write
             raise _unwritable(path, exc) from None
         except sqlite3.Error as exc:
+            if is_damaged(exc):  # the bot's file: no path to change
+                raise StartupError(
+                    f"{path}: a damaged SQLite database ({exc}); not starting: {DAMAGED_FIX}"
+                ) from None
             why = f"not an SQLite database ({exc})"
     raise SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {why}")
 

@@ -149,6 +149,33 @@ def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(t
     assert "bytes free" in r.stderr and "make room" in r.stderr, r.stderr[-800:]
 
 
+def _damage(db: Path, page: int) -> None:
+    """Overwrite a page of the file (4 KB) after its header, as a failing disk may."""
+    good = db.read_bytes()
+    start = max(page * 4096, 100)
+    db.write_bytes(good[:start] + b"\xff" * (4096 * (page + 1) - start) + good[4096 * (page + 1) :])
+
+
+@pytest.mark.parametrize(
+    ("command", "page"), [(("serve",), 1), (("retry",), 0), (("retry", "--all"), 1)]
+)
+def test_a_damaged_database_is_said_damaged_not_another_kind_of_file(tmp_path, command, page):
+    """A database file with a damaged page (a failing disk; a backup copied without its
+    -wal file while the server wrote, then restored) was refused by `serve` as a
+    configuration error, "not an SQLite database (database disk image is malformed)", and
+    by `retry` as "not a review-notes database", or with a traceback: the operator looks
+    for a wrong REVIEW_NOTES_DB_PATH, where the file is theirs and needs restoring.
+    Review r28e overwrote a page of one."""
+    db = _a_database_a_server_wrote(tmp_path)
+    _damage(db, page)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    extra = ("--port", str(free_port())) if command == ("serve",) else ()
+    r = cli(*command, *extra, env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert str(db) in r.stderr and "not a" not in r.stderr, r.stderr
+    assert "damaged" in r.stderr and "backup" in r.stderr, r.stderr
+
+
 # --- the start's redelivery sweep ------------------------------------------------------
 
 
