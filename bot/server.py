@@ -54,7 +54,7 @@ from bot.note_files import LibraryError
 from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
-from bot.queue import Delivery, DeliveryQueue
+from bot.queue import Delivery, DeliveryQueue, Recovered
 from bot.redelivery import DeliveryLog, Redeliverer, sweep_all_kept
 from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
@@ -100,6 +100,7 @@ class Runtime:
     stopping: threading.Event = field(init=False, default_factory=threading.Event)
     redelivery: threading.Thread | None = field(init=False, default=None)  # the sweeps
     redeliver_every_s: float = field(init=False)  # redeliver_every_minutes; 0: never
+    recovered: Recovered | None = field(init=False, default=None)  # once claimed (claim)
 
     def __post_init__(self) -> None:
         self.redeliver_every_s = self.settings.redeliver_every_minutes * 60.0
@@ -147,10 +148,18 @@ class Runtime:
             extra=context,
         )
 
-    def start(self) -> None:
+    def claim(self) -> None:
+        """The start's writes to the database, under the server lock: `serve` makes them
+        before it listens, so a refusal (a full disk, a lock) is said in one line; the
+        app's start-up makes them otherwise. Resumes what a killed process left
+        `processing`. Once only."""
+        if self.recovered is not None:
+            return
         claim_database(self)
-        self.db.checkpoint_in_background()
-        recovered = self.queue.recover()
+        try:
+            recovered = self.queue.recover()
+        except sqlite3.OperationalError as exc:
+            raise _unwritable(self.settings.db_path, exc) from None
         for failed in recovered.given_up:  # as a worker says and counts a failure
             log.warning(
                 "delivery %s (%s, %s#%s) failed: %s",
@@ -162,11 +171,15 @@ class Runtime:
                 extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()
+        self.recovered = recovered
+
+    def start(self) -> None:
+        self.claim()
+        self.db.checkpoint_in_background()
+        resumed = self.recovered.resumed if self.recovered is not None else 0
         pending = self.queue.counts()["pending"]
-        if recovered.resumed or pending:
-            log.info(
-                "resuming %d pending deliveries (%d were interrupted)", pending, recovered.resumed
-            )
+        if resumed or pending:
+            log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)
         self.workers.start()
         self.retention.start()
 
@@ -724,8 +737,9 @@ def run_server(
     """`review-notes serve`: start uvicorn; print why when it cannot start. `early`: the
     stop signals' handler installed before (a stop while starting ends the run once up)."""
     rt = build_runtime(settings, library=library)
-    claim_database(rt)
+    claim_database(rt)  # before the port: another server on the file is the likelier news
     sock = _listening_socket(settings.host, settings.port)  # before saying where it listens
+    rt.claim()  # and the rest of the start's writes: a refusal said before listening
     base = settings.local_url()
     lines = [
         f"review-notes: {len(rt.ctx.library.notes)} notes, {len(rt.ctx.library.topics)} topics;"

@@ -149,6 +149,41 @@ def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(t
     assert "bytes free" in r.stderr and "make room" in r.stderr, r.stderr[-800:]
 
 
+def test_a_restart_after_a_kill_on_a_full_disk_is_refused_in_a_line_before_listening(tmp_path):
+    """A server killed with deliveries in hand (an OOM kill, `docker stop` past its 10 s)
+    is started again on a disk that has filled meanwhile. The start's one write before
+    it listens had nothing to write (no PR's event time to forget), so it passed; the
+    deliveries left `processing` were put back by the app's start-up, after the banner
+    said where the webhook is: SQLite's "database or disk is full" came as uvicorn's
+    traceback in a JSON line, "Application startup failed", exit 3. Now they are put back
+    with the start's other writes, before it listens, and a refusal is said in a line,
+    exit 1, as for the other writes."""
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = _a_database_a_server_wrote(tmp_path)
+    queue = DeliveryQueue(Database(db))
+    for i in range(60):  # left processing by the kill, over some 50 pages of the file
+        queue.enqueue(f"d-{i}", "pull_request", "opened", {"pad": "x" * 3000}, DEFAULT_REPO, i + 1)
+    queue.db.execute("UPDATE deliveries SET state = 'processing', attempts = 1")
+    queue.db.close()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    r = subprocess.run(
+        [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_no_room_past(48 * 1024),  # the -shm file fits, not the writes' WAL
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert "webhook at" not in r.stdout, r.stdout
+    # (a full disk is SQLite's "database or disk is full"; past the file-size limit, its
+    # "disk I/O error")
+    assert f"review-notes: {db}: disk I/O error; not starting" in r.stderr, r.stderr[-800:]
+
+
 def _damage(db: Path, page: int) -> None:
     """Overwrite a page of the file (4 KB) after its header, as a failing disk may."""
     good = db.read_bytes()
