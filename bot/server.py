@@ -148,13 +148,13 @@ class Runtime:
             extra=context,
         )
 
-    def claim(self) -> None:
+    def claim(self) -> Recovered:
         """The start's writes to the database, under the server lock: `serve` makes them
         before it listens, so a refusal (a full disk, a lock) is said in one line; the
         app's start-up makes them otherwise. Resumes what a killed process left
-        `processing`. Once only."""
+        `processing`, once: what it resumed."""
         if self.recovered is not None:
-            return
+            return self.recovered
         claim_database(self)
         try:
             recovered = self.queue.recover()
@@ -172,11 +172,11 @@ class Runtime:
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()
         self.recovered = recovered
+        return recovered
 
     def start(self) -> None:
-        self.claim()
+        resumed = self.claim().resumed
         self.db.checkpoint_in_background()
-        resumed = self.recovered.resumed if self.recovered is not None else 0
         pending = self.queue.counts()["pending"]
         if resumed or pending:
             log.info("resuming %d pending deliveries (%d were interrupted)", pending, resumed)

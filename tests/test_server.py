@@ -1999,3 +1999,21 @@ def test_the_readmes_endpoint_table_names_every_route_the_server_answers(app):
         shown = re.sub(r"\{[^}]*\}", "<id>", path.rstrip("/"))
         shown = "/assets/..." if shown.startswith("/assets/") else shown
         assert shown in named, path
+
+
+# kills: bot/server.py:Runtime.start `if resumed or pending` -> `and` (a start with work left
+#   pending, none interrupted, said nothing of it)
+@pytest.mark.parametrize("interrupted", [0, 1])
+def test_a_start_says_how_many_deliveries_it_resumes_and_were_interrupted(
+    tmp_path, caplog, interrupted
+):
+    rt = build_runtime(make_settings(tmp_path))
+    for i in range(1 + interrupted):
+        rt.queue.enqueue(f"d-{i}", "pull_request", "opened", {}, "vllm-project/vllm", i + 1)
+    rt.db.execute("UPDATE deliveries SET state = 'processing' WHERE id = 'd-1'")
+    with caplog.at_level(logging.INFO, logger="review_notes"):
+        rt.start()
+    rt.stop()
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming ")]
+    pending = 1 + interrupted
+    assert said == [f"resuming {pending} pending deliveries ({interrupted} were interrupted)"]
