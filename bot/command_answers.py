@@ -95,13 +95,16 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     commands = _new_commands(ctx, source)
     if not commands:
         return "no new command"
+    kept = False  # this run kept the comment's numbers
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
         notes = ctx.prs.get(ref.repo, ref.number).notes
-        ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes)
+        kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes)
     permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
     judged = [
         (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands
     ]
+    if kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):
+        ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
         return f"ignored: {source.actor.login} is a bot"
@@ -133,6 +136,8 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
             ctx.metrics.commands_refused.labels("write").inc()
+            if kept:  # none of its commands runs: say them again, in a new comment
+                ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
             return _not_run(ctx, ref, source, judged, refused.first)
     ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
     spent = Spent()

@@ -1,4 +1,5 @@
-"""The marks of `/notes wrong` in the bot's SQLite file: one table, `feedback` (shell).
+"""The marks of `/notes wrong` in the bot's SQLite file, `feedback`, and the numbers each
+comment's `wrong` was read with, `numbering` (shell).
 
 What a mark means, and the curators' report built from the marks, are bot/feedback.py.
 """
@@ -75,17 +76,31 @@ class FeedbackStore:
             )
             return cursor.rowcount == 1
 
-    def keep_numbering(self, repo: str, number: int, origin: str, shown: tuple[str, ...]) -> None:
+    def keep_numbering(self, repo: str, number: int, origin: str, shown: tuple[str, ...]) -> bool:
         """The notes comment's notes (best first) as a comment or review holding a `wrong`
         is first read, before anything can fail (a permission check GitHub answers 502):
         a retry after the notes comment changed means the notes its author read. Kept
-        once per comment or review; a later call changes nothing."""
-        if origin and shown:  # none shown: a later edit reads the comment as it is then
-            self.db.execute(
-                "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (repo.lower(), number, origin, json.dumps(list(shown)), utcnow()),
+        once per comment or review; a later call changes nothing. True: kept by this call."""
+        if not (origin and shown):  # none shown: a later edit reads the comment as it is then
+            return False
+        with self.db.tx() as conn:
+            return (
+                conn.execute(
+                    "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (repo.lower(), number, origin, json.dumps(list(shown)), utcnow()),
+                ).rowcount
+                == 1
             )
+
+    def forget_numbering(self, repo: str, number: int, origin: str) -> None:
+        """Drop a comment's kept numbers: none of its `wrong`s was let run (refused, a bot's,
+        over the budget), so no retry needs them, and a flood of such comments from
+        anyone who can comment must not grow the file."""
+        self.db.execute(
+            "DELETE FROM numbering WHERE repo = ? AND number = ? AND origin = ?",
+            (repo.lower(), number, origin),
+        )
 
     def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
         """The notes, best first, that a comment or review numbered when it first marked

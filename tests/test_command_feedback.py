@@ -401,3 +401,51 @@ def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live):
     assert state(rt).dismissed == (shown[1],)
     (mark,) = rt.ctx.feedback.marks()
     assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, "只是改了参数名")
+
+
+# --- the numbers a refused comment would have kept (review r28f) -------------------------
+
+
+def _numbered(rt) -> list[str]:
+    """The comments whose numbers the SQLite file keeps (bot.feedback_store's table)."""
+    rows = rt.ctx.feedback.db.execute("SELECT origin FROM numbering ORDER BY origin")
+    return [r["origin"] for r in rows]
+
+
+def test_wrongs_refused_for_their_permission_keep_no_numbers(live):
+    # The numbers are kept before the permission check (a 502 there must not renumber the
+    # retry), and were kept whatever it answered: anyone who can comment grew the file by
+    # a row per `/notes wrong` comment, for good.
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    refused = [say(client, rt, fake, f"/notes wrong {i}", login="passer-by") for i in (1, 2, 3)]
+    assert all(reactions(fake, c) == {"confused"} for c in refused)
+    say(client, rt, fake, "/notes wrong 1", login="helper[bot]")  # a bot's: not answered
+    assert _numbered(rt) == [] and state(rt).dismissed == ()
+    taken = say(client, rt, fake, "/notes wrong 1", login=AUTHOR)  # one that runs keeps its own
+    assert _numbered(rt) == [f"comment:{taken.id}"]
+
+
+def test_a_wrong_over_the_write_budget_keeps_no_numbers(live):
+    client, rt, fake = live
+    config = CommandConfig(installation_write_burst=9, installation_write_refill_s=3600)
+    tune(rt, config, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")
+    budget = rt.ctx.flood.installation_writes
+    budget.take(1001, int(budget.left(1001)))  # the installation's budget spent elsewhere
+    c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert reactions(fake, c) == {"confused"} and state(rt).dismissed == ()
+    assert _numbered(rt) == []
+
+
+# kills: bot/command_answers.py:run_commands the numbers kept after the permission check, not
+#        before it: a check GitHub fails (502) leaves the retry none, renumbered by then
+def test_a_wrong_whose_permission_check_failed_keeps_its_numbers_for_the_retry(live):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes")
+    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes wrong 1", login="maintainer")
+    assert rt.queue.counts()["failed"] == 1
+    assert _numbered(rt) == [f"comment:{c.id}"]
