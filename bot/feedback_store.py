@@ -102,6 +102,19 @@ class FeedbackStore:
             (repo.lower(), number, origin),
         )
 
+    def prune_numbering(self, before: str, limit: int) -> int:
+        """Delete up to `limit` kept numbers read before `before` (utcnow format) on PRs not
+        handled since (bot.retention, as the PRs' file lists): one a mark was made with
+        lives on in the mark; the rest serve an edit or a retry of a comment that made
+        none, not likely after that long. How many were deleted."""
+        with self.db.tx() as conn:
+            return conn.execute(
+                "DELETE FROM numbering WHERE rowid IN (SELECT n.rowid FROM numbering n"
+                " WHERE n.at < ? AND NOT EXISTS (SELECT 1 FROM pr_state s WHERE"
+                " s.repo = n.repo AND s.number = n.number AND s.updated_at >= ?) LIMIT ?)",
+                (before, before, limit),
+            ).rowcount
+
     def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
         """The notes, best first, that a comment or review numbered when it first marked
         one, else when the bot first read a `wrong` in it. None: not known. Its `wrong N`

@@ -50,7 +50,8 @@ class Retention:
     rows at a time held acks up to 0.6 s on the first pass over a 1 GB file). Freed
     pages are reused by new deliveries, so the file stops growing at about `days` of
     traffic. `also`: the stores' own prunings, run after, in the same batches (bot.server:
-    the records of replies whose delivery is gone, the file lists of PRs idle since).
+    the records of replies whose delivery is gone, the file lists of PRs idle since and
+    the numbers kept for `/notes wrong` comments on them).
     """
 
     EVERY_SECONDS = 3600.0

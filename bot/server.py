@@ -120,7 +120,13 @@ class Runtime:
         """What retention prunes beside deliveries. The file lists of idle PRs only when
         live: there GitHub lists them again; a dry run's came with its replays alone."""
         prs = self.ctx.prs
-        also = [Pruning("records of replies posted by deliveries now gone", prs.prune_replies)]
+        also = [
+            Pruning("records of replies posted by deliveries now gone", prs.prune_replies),
+            Pruning(
+                "kept numbers of /notes wrong comments on PRs not handled since",
+                self.ctx.feedback.prune_numbering,
+            ),
+        ]
         if self.dry_run is None:
             also.append(Pruning("changed-file lists of PRs not handled since", prs.prune_files))
         return also

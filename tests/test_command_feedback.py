@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bot.commands import CommandConfig, parse_commands
+from bot.db import utcnow
 from tests.command_kit import (
     AUTHOR,
     N,
@@ -31,6 +32,7 @@ from tests.command_kit import (
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
+    MATCHING_TITLE,
     drain,
     ours,
     post,
@@ -449,3 +451,21 @@ def test_a_wrong_whose_permission_check_failed_keeps_its_numbers_for_the_retry(l
     c = say(client, rt, fake, "/notes wrong 1", login="maintainer")
     assert rt.queue.counts()["failed"] == 1
     assert _numbered(rt) == [f"comment:{c.id}"]
+
+
+def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
+    # Pruned as the PRs' file lists are: a PR handled since keeps its comments' numbers;
+    # the mark made with them keeps its own (`numbering` reads it first).
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, 8, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes", number=8)
+    idle = say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    busy = say(client, rt, fake, "/notes wrong 9", login=AUTHOR, number=8)  # names no note
+    shown = rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}")
+    assert _numbered(rt) == sorted([f"comment:{idle.id}", f"comment:{busy.id}"])
+    cut = utcnow()
+    say(client, rt, fake, "/notes", number=8)  # PR 8 handled after the cut, PR N not
+    rt.retention.prune(before=cut)
+    assert _numbered(rt) == [f"comment:{busy.id}"]
+    assert rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}") == shown
