@@ -469,3 +469,19 @@ def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
     rt.retention.prune(before=cut)
     assert _numbered(rt) == [f"comment:{busy.id}"]
     assert rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}") == shown
+
+
+# kills: bot/command_answers.py:run_commands a comment's kept numbers taken as this run's own
+#        when it read none (no `wrong` among its new commands), and dropped with no `wrong` let run
+def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    assert len(shown) == 2
+    c = say(client, rt, fake, "/notes wrong 3", login=AUTHOR)  # names no note: no mark
+    edit(client, rt, fake, c, "/notes wrong 3\n/notes help")  # the edit's new command: help
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)  # the comment now numbers note B 1
+    edit(client, rt, fake, c, "/notes wrong 2\n/notes help")  # 2 as the comment read it: B
+    assert state(rt).dismissed == (shown[0], shown[1])
