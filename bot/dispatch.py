@@ -211,6 +211,13 @@ def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, numbe
     with ctx.prs.db.tx() as conn:
         moved = ctx.prs.follow(conn, repo, number, repo_id)
         marks = sum(ctx.feedback.move(conn, old, moved.new, number) for old in moved.old)
+    if moved.foreign:
+        log.info(
+            "%s#%d: the state kept under this name carries another repository's id (the"
+            " name was reused): its comment is that repository's, not this PR's; forgotten",
+            moved.new,
+            number,
+        )
     if moved.old:
         log.info(
             "repository %d renamed or transferred: PR #%d's state moved from %s to %s"

@@ -521,7 +521,16 @@ class PRStore:
                 replies=moved.replies + replies,
             )
         # a row under this name with another id is a repository's that had the name
-        # before: read as this one's, as it always was (the key is the name)
+        # before: read as this one's, as it always was (the key is the name), but for
+        # its comment, which is on that repository's PR: kept, GitHub's 404 for it read
+        # as a maintainer's deletion (this PR's updates off), and its text as posted here
+        foreign = conn.execute(
+            "UPDATE pr_state SET comment_id = NULL, body_hash = NULL, paused = NULL,"
+            " had_notes = 0, unconfirmed = 0, resumed_at = NULL WHERE repo = ?"
+            " AND number = ? AND repo_id IS NOT NULL AND repo_id != ? AND comment_id IS NOT NULL",
+            (new, number, repo_id),
+        ).rowcount
+        moved = replace(moved, foreign=bool(foreign))
         conn.execute(
             "INSERT INTO pr_state (repo, number, updated_at, repo_id) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (repo, number) DO UPDATE SET repo_id = excluded.repo_id",
@@ -583,6 +592,7 @@ class Moved:
     states: int = 0  # pr_state rows moved
     dropped: int = 0  # rows of either name dropped: both had one, the older one goes
     replies: int = 0  # pr_replies rows moved
+    foreign: bool = False  # the state under `new` was another repository's: its comment forgotten
 
 
 def _move_state(conn: sqlite3.Connection, old: str, new: str, number: int) -> tuple[int, int]:

@@ -302,6 +302,45 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository
     assert f"moved from {DEFAULT_REPO} to {new_repo}" in said
 
 
+# Review r28f: a repository renamed away and a new one made under its name (or one
+# deleted and made again) has PRs of the same numbers. The state kept under the name is
+# read as the new repository's (the key is the name), comment id and all: the new PR's
+# first event found no comment of ours on it, asked for the old one by its id, got a 404
+# and took it for a maintainer's deletion, turning the new PR's updates off; with the
+# same notes it trusted the old text and posted nothing. Either way the new PR never got
+# its comment.
+@pytest.mark.parametrize(
+    "event", [dict(action="opened", title=MATCHING_TITLE), labeled_one_more_note()]
+)
+def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
+    tmp_path, fake_github, app_key, monkeypatch, caplog, event
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-project/vllm-before"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (first,) = ours(fake)
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        with fake._lock:  # a new repository takes the name: it redirects no more
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=event["title"])
+        payload = pr_payload(**event, updated_at=at(1))
+        payload["repository"]["id"] += 1  # another repository: its own id
+        caplog.set_level("INFO", logger="bot.dispatch")
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt)
+        (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
+        assert "another repository's id (the name was reused)" in said
+        (comment,) = ours(fake)
+        assert comment.body.startswith(MARKER) and comment.id != first.id
+        assert not rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == comment.id
+        (kept,) = ours(fake, repo=elsewhere)  # the other repository's comment, untouched
+        assert (kept.id, kept.body) == (first.id, first.body)
+
+
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):
