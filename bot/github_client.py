@@ -256,11 +256,23 @@ class GitHubClient:
     ) -> list[IssueComment]:
         """The comment last posted, asked for by its id when the comment list lacks it:
         a list can lag behind a write, and the caller takes a comment gone for one a
-        maintainer deleted (and leaves the PR alone from then on). One GET, only then."""
+        maintainer deleted (and leaves the PR alone from then on). One GET, only then.
+        GitHub serves any comment of the repository by its id: one on another issue is
+        not this PR's to edit, whatever the state says. By the number alone: under a
+        repository's old name GitHub answers with the comment at its new one."""
         comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
         if self._gone_when_called(
             f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
         ):
+            return []
+        on = str(comment.raw_data.get("issue_url") or "")
+        if not on.endswith(f"/issues/{ref.number}"):
+            log.warning(
+                "comment %s is on another issue (%s), not on %s: left alone",
+                comment_id,
+                on or "none named",
+                _pr(ref),
+            )
             return []
         if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
             return []  # no longer our notes comment (its marker edited away)

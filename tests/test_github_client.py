@@ -534,6 +534,43 @@ def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gon
     assert again.outcome is Outcome.CREATED
 
 
+# Review r28f: the comment asked for by its id is edited only when it is on this PR. The
+# id comes from the PR's state; GitHub serves any comment of the repository by its id
+# (another PR's notes comment too), so a state carrying another PR's id, by whatever
+# path, had the bot write this PR's notes over that PR's comment. No path known writes
+# one: a guard of the rule that the bot never touches another PR.
+# kills: bot/github_client.py:GitHubClient._listed_late the warning naming no issue where the
+#        comment's answer named one (`or` made `and`)
+def test_a_comment_asked_for_by_its_id_is_not_edited_when_it_is_on_another_pr(
+    fake_github, make_github_client, caplog
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.add_pull(DEFAULT_REPO, 8)
+    client = make_github_client()
+    elsewhere = PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID)
+    other = client.upsert_sticky(elsewhere, _sticky("PR 8's"), MARKER, create=True).comment_id
+    caplog.set_level("WARNING", logger="bot.github_client")
+    result = client.upsert_sticky(PR, _sticky("PR 7's"), MARKER, create=False, known_id=other)
+    assert result == StickyResult(Outcome.SKIPPED)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 8)] == [_sticky("PR 8's")]
+    assert fake_github.calls("PATCH") == [] and fake_github.comments(DEFAULT_REPO, 7) == []
+    (said,) = [r.getMessage() for r in caplog.records if f"comment {other} is on" in r.getMessage()]
+    assert f"on another issue ({fake_github.base_url}/repos/{DEFAULT_REPO}/issues/8)" in said
+
+
+# kills: bot/github_client.py:GitHubClient._listed_late the comment's issue compared by the
+#        repository's name too: under its old name GitHub answers with the new one's
+def test_a_comment_the_list_lacks_is_still_edited_under_the_repository_s_old_name(
+    fake_github, make_github_client
+):
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")  # a delivery from before the rename
+    fake_github.lag_next_comment_list(lambda page: [c for c in page if c["id"] != made])
+    edited = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=False, known_id=made)
+    assert edited == StickyResult(Outcome.UPDATED, made)
+    assert [c.body for c in fake_github.comments("vllm-org/vllm", 7)] == [_sticky("v2")]
+
+
 @pytest.mark.parametrize(("create", "outcome"), [(False, Outcome.SKIPPED), (True, Outcome.CREATED)])
 def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
     fake_github, make_github_client, monkeypatch, create, outcome
