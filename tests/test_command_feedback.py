@@ -453,21 +453,28 @@ def test_a_wrong_whose_permission_check_failed_keeps_its_numbers_for_the_retry(l
     assert _numbered(rt) == [f"comment:{c.id}"]
 
 
+# kills: bot/feedback_store.py:FeedbackStore.prune_numbering numbers kept after the cut
+#        pruned, on a PR whose state that `wrong` (naming no note) did not change
 def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
     # Pruned as the PRs' file lists are: a PR handled since keeps its comments' numbers;
     # the mark made with them keeps its own (`numbering` reads it first).
     client, rt, fake = live
-    fake.add_pull(DEFAULT_REPO, 8, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    for number in (8, 9):
+        fake.add_pull(
+            DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+        )
     say(client, rt, fake, "/notes")
     say(client, rt, fake, "/notes", number=8)
+    say(client, rt, fake, "/notes", number=9)
     idle = say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     busy = say(client, rt, fake, "/notes wrong 9", login=AUTHOR, number=8)  # names no note
     shown = rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}")
     assert _numbered(rt) == sorted([f"comment:{idle.id}", f"comment:{busy.id}"])
     cut = utcnow()
     say(client, rt, fake, "/notes", number=8)  # PR 8 handled after the cut, PR N not
+    late = say(client, rt, fake, "/notes wrong 9", login=AUTHOR, number=9)  # after the cut
     rt.retention.prune(before=cut)
-    assert _numbered(rt) == [f"comment:{busy.id}"]
+    assert _numbered(rt) == sorted([f"comment:{busy.id}", f"comment:{late.id}"])
     assert rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}") == shown
 
 
