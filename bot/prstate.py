@@ -522,8 +522,8 @@ class PRStore:
             )
         # a row under this name with another id is a repository's that had the name
         # before: read as this one's, as it always was (the key is the name), but for
-        # its comment, which is on that repository's PR: kept, GitHub's 404 for it read
-        # as a maintainer's deletion (this PR's updates off), and its text as posted here
+        # its comment, which is on that repository's PR, so forgotten: GitHub's 404 for
+        # it read as a maintainer's deletion (this PR's updates off), its text as posted
         foreign = conn.execute(
             "UPDATE pr_state SET comment_id = NULL, body_hash = NULL, paused = NULL,"
             " had_notes = 0, unconfirmed = 0, resumed_at = NULL WHERE repo = ?"
