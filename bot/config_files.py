@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from bot.note_files import Header, LibraryError, Problem, decode_utf8, parse_toml, pydantic_problems
+from bot.note_files import (
+    Header,
+    LibraryError,
+    Problem,
+    decode_utf8,
+    normalise_text,
+    parse_toml,
+    pydantic_problems,
+)
 from bot.similarity import Vocabulary
 
 M = TypeVar("M", bound=BaseModel)
@@ -58,7 +66,8 @@ def read_config(path: Path) -> ConfigFile:
     """The file, read; ConfigError on the line of bad UTF-8 or malformed TOML. OSError
     when it cannot be read."""
     try:
-        text = decode_utf8(path.read_bytes(), str(path))
+        # as a note or topics.toml: an editor's byte-order mark or CR line ends are no fault
+        text = normalise_text(decode_utf8(path.read_bytes(), str(path)))
         return ConfigFile(path, text, parse_toml(text, str(path), 1, "config"))
     except LibraryError as exc:
         raise ConfigError(exc.problems) from None

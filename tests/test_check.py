@@ -1722,3 +1722,26 @@ def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tm
         f"{path}:9: keywords",
         f"{path}:13: paths",
     ]
+
+
+# --- found by review 'r28d' (curator) ---
+
+
+@pytest.mark.parametrize("saved", ["bom", "bom-crlf", "cr"])
+def test_a_matching_file_saved_with_a_bom_or_other_line_ends_loads_as_written(tmp_path, saved):
+    """Defect: the notes and topics.toml may be saved with a byte-order mark (Notepad's
+    "UTF-8 with BOM") or CR line ends, config/matching.toml may not: `notes check` said
+    `matching.toml:1: config: malformed TOML: Invalid statement (column 1)` and the server
+    refused to start over a mark the editor shows no sign of."""
+    text = DEFAULT_MATCHING_FILE.read_text("utf-8")
+    edited = {
+        "bom": "\ufeff" + text,
+        "bom-crlf": "\ufeff" + text.replace("\n", "\r\n"),
+        "cr": text.replace("\n", "\r"),
+    }[saved]
+    path = tmp_path / "matching.toml"
+    path.write_bytes(edited.encode())
+    shutil.copy(DEFAULT_MATCHING_FILE.parent / "title_vocabulary.json", tmp_path)
+    library = load_library(DEFAULT_NOTES_DIR, TOPICS)
+    read, shipped = checked_match_config(library, path), checked_match_config(library)
+    assert read.model_copy(update={"vocabulary": shipped.vocabulary}) == shipped
