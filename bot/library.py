@@ -9,7 +9,6 @@ warnings `notes check` adds for a library that loads are `bot.notes_lint`'s.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Iterable
@@ -24,6 +23,7 @@ from bot.note_files import (
     LibraryError,
     NoteSource,
     Problem,
+    closest,
     decode_utf8,
     normalise_text,
     parse_toml,
@@ -158,8 +158,8 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    close = closest(word, known)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:

@@ -114,6 +114,14 @@ def _not_a_date(value: Any) -> str:
     return f"{toml_value(value)} is not a date: write one as 2026-08-15, without quotes"
 
 
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known word `word` seems a misspelling of, or None. Case aside: `Title_EN` is
+    `title_en`, where difflib alone finds `title_zh` as close."""
+    folded = {k.casefold(): k for k in known}
+    close = difflib.get_close_matches(word.casefold(), list(folded), n=1)
+    return folded[close[0]] if close else None
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -144,8 +152,8 @@ def pydantic_problems(
             msg = "missing required field"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
-            close = difflib.get_close_matches(field, list(known) if len(loc) == 1 else [], n=1)
-            msg += f"; did you mean {close[0]!r}?" if close else ""
+            close = closest(field, known) if len(loc) == 1 else None
+            msg += f"; did you mean {close!r}?" if close else ""
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
         elif err["type"] == "date_type":

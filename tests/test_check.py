@@ -1745,3 +1745,24 @@ def test_a_matching_file_saved_with_a_bom_or_other_line_ends_loads_as_written(tm
     library = load_library(DEFAULT_NOTES_DIR, TOPICS)
     read, shipped = checked_match_config(library, path), checked_match_config(library)
     assert read.model_copy(update={"vocabulary": shipped.vocabulary}) == shipped
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            ('title_en = "Pick', 'Title_EN = "Pick'),
+            "Title_EN: unknown field; did you mean 'title_en'?",
+        ),
+        (('"rocm"]', '"ROCm"]'), "topics: unknown topic 'ROCm'; did you mean 'rocm'?"),
+    ],
+    ids=["field", "topic"],
+)
+def test_a_field_or_topic_typed_in_another_case_is_suggested_in_the_case_it_takes(
+    tmp_path, edit, said
+):
+    """Defect: the suggestion compared case: `Title_EN` (a habit of INI or env files) got
+    "did you mean 'title_zh'?", a field the note already has, and `ROCm` (the vendor's
+    spelling) got no suggestion at all."""
+    write(tmp_path, VALID.replace(*edit))
+    assert said in [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]]
