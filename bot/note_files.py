@@ -122,6 +122,29 @@ def closest(word: str, known: Iterable[str]) -> str | None:
     return folded[close[0]] if close else None
 
 
+# a PR as a curator may copy it: `#52419`, `PR 52419`, its address
+_PR_NUMBER = re.compile(
+    r"(?:#|PR ?#?|https?://github\.com/[^/\s]+/[^/\s]+/(?:pull|issues)/)?([1-9][0-9]*)/?", re.I
+)
+_SCALAR = str | int | float | bool | date
+
+
+def _wrong_type(kind: str, value: Any) -> str | None:
+    """What to write for a value of the wrong TOML type, or None to keep pydantic's words
+    (which say "a valid tuple" of a list: TOML has none)."""
+    if kind == "tuple_type" and isinstance(value, _SCALAR):  # `topics = "rocm"`
+        return f"{toml_value(value)} is not a list: write one, as [{toml_value(value)}]"
+    if not isinstance(value, str):
+        return None
+    if kind == "int_type":  # `source_pr = "#52419"`
+        m = _PR_NUMBER.fullmatch(value.strip())
+        number = f", as {m[1]}" if m else ""
+        return f"{toml_string(value)} is a string: write the number alone, without quotes{number}"
+    if kind == "bool_type":  # `retired = "true"`
+        return f"{toml_string(value)} is a string: write true or false, without quotes"
+    return None
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -156,6 +179,8 @@ def pydantic_problems(
             msg += f"; did you mean {close!r}?" if close else ""
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
+        elif (wrong := _wrong_type(err["type"], err.get("input"))) is not None:
+            msg = wrong
         elif err["type"] == "date_type":
             msg = _not_a_date(err.get("input"))
         elif field == "topics" and err["type"] == "too_short":

@@ -176,7 +176,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('keywords = ["eager_break_during_capture"]', 'keywords = ["xyz"]\naspects = "eager"'),
-        (8, "aspects", "Input should be a valid tuple"),
+        (8, "aspects", '"eager" is not a list: write one, as ["eager"]'),
         id="aspects-not-a-list",
     ),
     pytest.param(
@@ -1766,3 +1766,63 @@ def test_a_field_or_topic_typed_in_another_case_is_suggested_in_the_case_it_take
     spelling) got no suggestion at all."""
     write(tmp_path, VALID.replace(*edit))
     assert said in [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (("source_pr = 52401", 'source_pr = "52401"'), '"52401" is a string'),
+        (("source_pr = 52401", 'source_pr = "#52401"'), '"#52401" is a string'),
+        (("source_pr = 52401", 'source_pr = "PR #52401"'), '"PR #52401" is a string'),
+        (
+            ("source_pr = 52401", 'source_pr = "https://github.com/vllm-project/vllm/pull/52401"'),
+            '"https://github.com/vllm-project/vllm/pull/52401" is a string',
+        ),
+    ],
+    ids=["quoted", "hash", "pr-hash", "address"],
+)
+def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, edit, said):
+    """Defect: `source_pr = "#52401"` (as GitHub writes a PR), its address or the number
+    in quotes was "Input should be a valid integer": true, but not what to write."""
+    write(tmp_path, VALID.replace(*edit))
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert (problem.line, problem.field) == (4, "source_pr")
+    assert problem.message == f"{said}: write the number alone, without quotes, as 52401"
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ('topics = ["cuda-graphs", "rocm"]', 'topics = "cuda-graphs"'),
+            (6, "topics", '"cuda-graphs" is not a list: write one, as ["cuda-graphs"]'),
+        ),
+        (
+            ("source_pr = 52401", "source_pr = 52401\nread_with = 38390"),
+            (5, "read_with", "38390 is not a list: write one, as [38390]"),
+        ),
+        (
+            ("source_pr = 52401", 'source_pr = 52401\nread_with = [38390, "38391"]'),
+            (
+                5,
+                "read_with",
+                '"38391" is a string: write the number alone, without quotes, as 38391',
+            ),
+        ),
+        (
+            ("source_pr = 52401", 'source_pr = 52401\nretired = "true"'),
+            (5, "retired", '"true" is a string: write true or false, without quotes'),
+        ),
+        (
+            ("source_pr = 52401", 'source_pr = "52401a"'),
+            (4, "source_pr", '"52401a" is a string: write the number alone, without quotes'),
+        ),
+    ],
+    ids=["topics-a-string", "read-with-a-number", "an-element-a-string", "retired", "no-number"],
+)
+def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, edit, expected):
+    """Defect: a list given one value was "Input should be a valid tuple" (TOML has no
+    tuples; the curator had to guess that brackets were wanted), `retired = "true"` "a
+    valid boolean"."""
+    write(tmp_path, VALID.replace(*edit))
+    assert [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]] == [expected]
