@@ -42,7 +42,7 @@ from pydantic import ValidationError
 
 from bot.note_dump import FENCE, toml_string, toml_value
 from bot.notes import Note, Repeated, Verdict
-from bot.toml_errors import bad_date, left_open, set_twice, typed_hint
+from bot.toml_errors import bad_date, ended_early, left_open, set_twice, typed_hint
 from bot.toml_lines import first_lines
 
 
@@ -334,6 +334,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         misdated = bad_date(text.split("\n")[at - 1]) if m else None
         if misdated is not None:  # tomllib: "Expected newline ... after a statement"
             key, msg = misdated
+            raise LibraryError([Problem(path, line, key, msg)]) from None
+        early = ended_early(text.split("\n")[at - 1], str(exc)) if m else None
+        if early is not None:  # tomllib: "Expected newline ... after a statement"
+            key, msg = early
             raise LibraryError([Problem(path, line, key, msg)]) from None
         twice = set_twice(text) if "Cannot overwrite a value" in str(exc) else None
         if twice is not None:  # tomllib names neither the key nor where it was first set

@@ -40,6 +40,27 @@ def bad_date(line: str) -> tuple[str, str] | None:
     return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
 
 
+_STRING_START = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*([\"'])")
+
+
+def ended_early(line: str, error: str) -> tuple[str, str] | None:
+    """The key and why, when a one-line string ends before its line does because a quote
+    was typed inside it (`summary_en = "the "load-bearing" check"`), which tomllib reports
+    as a statement that does not end."""
+    stop = re.search(r"after a statement \(at line \d+, column (\d+)\)", error)
+    m = _STRING_START.match(line)
+    if stop is None or m is None or line.startswith(m[2] * 3, m.end() - 1):  # multi-line
+        return None
+    quote, read = m[2], line[: int(stop[1]) - 1].rstrip(" \t")
+    if len(read) <= m.end() or not read.endswith(quote) or quote not in line[len(read) :]:
+        return None
+    if quote == '"':
+        fix = "write it as \\\" or put the string between ' quotes"
+    else:
+        fix = 'put the string between " quotes'
+    return m[1], f"a {quote} inside the string ends it (column {len(read)}): {fix}"
+
+
 def set_twice(text: str) -> tuple[str, int, int] | None:
     """The first key set twice (dotted), its 0-based line and that of its first setting.
     Each `[[array]]` header opens a new table: the keys of the one before are forgotten

@@ -1826,3 +1826,36 @@ def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, ed
     valid boolean"."""
     write(tmp_path, VALID.replace(*edit))
     assert [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ('summary_en = "Shows how', 'summary_en = "Shows "how"'),
+            '11: summary_en: a " inside the string ends it (column 21): write it as \\" or put'
+            " the string between ' quotes",
+        ),
+        (
+            (
+                'title_en = "Pick the eager region per model runner"',
+                "title_en = 'Don't pick the region per runner'",
+            ),
+            "10: title_en: a ' inside the string ends it (column 16): put the string between \""
+            " quotes",
+        ),
+        (  # no quote after it: not one typed inside
+            ('title_en = "Pick the eager region per model runner"', 'title_en = "Pick" the'),
+            "10: header: malformed TOML: Expected newline or end of document after a statement"
+            " (column 19)",
+        ),
+    ],
+    ids=["double", "single", "no-quote-after"],
+)
+def test_a_quote_typed_inside_a_string_is_named_under_its_field(tmp_path, edit, expected):
+    """Defect: `summary_en = "the "load-bearing" check"`, an English summary quoting a
+    word, was "header: malformed TOML: Expected newline or end of document after a
+    statement": neither the field nor that the quote ended the string."""
+    assert edit[0] in VALID
+    path = write(tmp_path, VALID.replace(*edit))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
