@@ -221,7 +221,10 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
             return text[len(FENCE) + 1 : end], text[end + len(FENCE) + 2 :], 2
     lines = text.split("\n")
     if lines[0].strip() != FENCE:
-        raise LibraryError([Problem(path, 1, "header", f"file must start with a '{FENCE}' line")])
+        said = f"file must start with a '{FENCE}' line"
+        if lines[0].strip() == "---":  # YAML's front matter, a habit from other sites
+            said += f", not '---': the header is TOML (key = \"value\") between '{FENCE}' lines"
+        raise LibraryError([Problem(path, 1, "header", said)])
     for i in range(1, len(lines)):
         if lines[i].strip() == FENCE:
             return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), 2

@@ -1859,3 +1859,14 @@ def test_a_quote_typed_inside_a_string_is_named_under_its_field(tmp_path, edit, 
     assert edit[0] in VALID
     path = write(tmp_path, VALID.replace(*edit))
     assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+def test_a_header_between_yaml_fences_is_told_to_use_toml_between_plus_lines(tmp_path):
+    """Defect: a curator used to YAML front matter (Jekyll, Hugo, most static sites) who
+    wrote `---` lines was told only that the file must start with a '+++' line, and
+    next that `id: "x"` is malformed TOML."""
+    path = write(tmp_path, VALID.replace("+++\n", "---\n"))
+    assert problems_of(tmp_path) == [
+        f"{path}:1: header: file must start with a '+++' line, not '---': the header is TOML"
+        " (key = \"value\") between '+++' lines"
+    ]
