@@ -201,7 +201,18 @@ def decode_utf8(data: bytes, path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise LibraryError([Problem(path, line, "file", f"not UTF-8: {exc.reason}")]) from None
+        said = f"not UTF-8: {exc.reason}"
+        if _reads_as_gbk(data[exc.start : exc.start + 2]):
+            said += "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
+        raise LibraryError([Problem(path, line, "file", said)]) from None
+
+
+def _reads_as_gbk(pair: bytes) -> bool:
+    """Whether the bytes where UTF-8 failed are a Chinese character in GBK (GB18030)."""
+    try:
+        return "\u4e00" <= pair.decode("gb18030") <= "\u9fff"
+    except UnicodeDecodeError:
+        return False
 
 
 def normalise_text(text: str) -> str:

@@ -1870,3 +1870,14 @@ def test_a_header_between_yaml_fences_is_told_to_use_toml_between_plus_lines(tmp
         f"{path}:1: header: file must start with a '+++' line, not '---': the header is TOML"
         " (key = \"value\") between '+++' lines"
     ]
+
+
+def test_a_note_saved_as_gbk_is_told_to_be_saved_as_utf8(tmp_path):
+    """Defect: a note saved by a Chinese Windows editor in its default encoding, GBK, was
+    "not UTF-8: invalid continuation byte", naming neither the encoding nor the fix."""
+    path = tmp_path / "vllm-test0001.md"
+    path.write_bytes(VALID.encode("gbk"))
+    assert problems_of(tmp_path) == [
+        f"{path}:9: file: not UTF-8: invalid start byte; it reads as GBK, as Chinese"
+        " Windows saves text: save the file as UTF-8"
+    ]
