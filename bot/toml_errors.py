@@ -52,7 +52,7 @@ def ended_early(line: str, error: str) -> tuple[str, str] | None:
     if stop is None or m is None or line.startswith(m[2] * 3, m.end() - 1):  # multi-line
         return None
     quote, read = m[2], line[: int(stop[1]) - 1].rstrip(" \t")
-    if len(read) <= m.end() or not read.endswith(quote) or quote not in line[len(read) :]:
+    if not read.endswith(quote) or quote not in line[len(read) :]:  # ended by no quote
         return None
     if quote == '"':
         fix = "write it as \\\" or put the string between ' quotes"

@@ -1768,18 +1768,21 @@ def test_a_field_or_topic_typed_in_another_case_is_suggested_in_the_case_it_take
     assert said in [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]]
 
 
+# kills: bot/note_files.py:_wrong_type `value.strip()` -> `value` (a number typed with spaces
+#   around it in the quotes not found)
 @pytest.mark.parametrize(
     ("edit", "said"),
     [
         (("source_pr = 52401", 'source_pr = "52401"'), '"52401" is a string'),
         (("source_pr = 52401", 'source_pr = "#52401"'), '"#52401" is a string'),
         (("source_pr = 52401", 'source_pr = "PR #52401"'), '"PR #52401" is a string'),
+        (("source_pr = 52401", 'source_pr = " #52401 "'), '" #52401 " is a string'),
         (
             ("source_pr = 52401", 'source_pr = "https://github.com/vllm-project/vllm/pull/52401"'),
             '"https://github.com/vllm-project/vllm/pull/52401" is a string',
         ),
     ],
-    ids=["quoted", "hash", "pr-hash", "address"],
+    ids=["quoted", "hash", "pr-hash", "spaced", "address"],
 )
 def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, edit, said):
     """Defect: `source_pr = "#52401"` (as GitHub writes a PR), its address or the number
@@ -1828,6 +1831,8 @@ def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, ed
     assert [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]] == [expected]
 
 
+# kills: bot/toml_errors.py:ended_early `m.end() - 1` -> `m.end() - 2` (a multi-line string,
+#   which may hold a quote, taken for one ended by it)
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
@@ -1849,8 +1854,13 @@ def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, ed
             "10: header: malformed TOML: Expected newline or end of document after a statement"
             " (column 19)",
         ),
+        (  # a multi-line string holds a quote: what follows it is another mistake
+            ('summary_en = "Shows how', 'summary_en = """Shows "how"""" the'),
+            "11: header: malformed TOML: Expected newline or end of document after a statement"
+            " (column 32)",
+        ),
     ],
-    ids=["double", "single", "no-quote-after"],
+    ids=["double", "single", "no-quote-after", "multi-line"],
 )
 def test_a_quote_typed_inside_a_string_is_named_under_its_field(tmp_path, edit, expected):
     """Defect: `summary_en = "the "load-bearing" check"`, an English summary quoting a
@@ -1861,11 +1871,14 @@ def test_a_quote_typed_inside_a_string_is_named_under_its_field(tmp_path, edit, 
     assert problems_of(tmp_path) == [f"{path}:{expected}"]
 
 
-def test_a_header_between_yaml_fences_is_told_to_use_toml_between_plus_lines(tmp_path):
+# kills: bot/note_files.py:split_front_matter `lines[0].strip() == "---"` -> `lines[0] == "---"`
+#   (a YAML fence typed with a space after it not told so)
+@pytest.mark.parametrize("fence", ["---", "--- "])
+def test_a_header_between_yaml_fences_is_told_to_use_toml_between_plus_lines(tmp_path, fence):
     """Defect: a curator used to YAML front matter (Jekyll, Hugo, most static sites) who
     wrote `---` lines was told only that the file must start with a '+++' line, and
     next that `id: "x"` is malformed TOML."""
-    path = write(tmp_path, VALID.replace("+++\n", "---\n"))
+    path = write(tmp_path, VALID.replace("+++\n", f"{fence}\n"))
     assert problems_of(tmp_path) == [
         f"{path}:1: header: file must start with a '+++' line, not '---': the header is TOML"
         " (key = \"value\") between '+++' lines"
@@ -1881,3 +1894,12 @@ def test_a_note_saved_as_gbk_is_told_to_be_saved_as_utf8(tmp_path):
         f"{path}:9: file: not UTF-8: invalid start byte; it reads as GBK, as Chinese"
         " Windows saves text: save the file as UTF-8"
     ]
+
+
+# kills: bot/note_files.py:_reads_as_gbk `"\u4e00" <=` -> `"\u4e00" <` (the first CJK character,
+#   一, not taken for one)
+def test_the_first_and_last_cjk_characters_read_as_gbk():
+    from bot.note_files import _reads_as_gbk
+
+    assert _reads_as_gbk("一".encode("gbk")) and _reads_as_gbk("\u9fa5".encode("gbk"))
+    assert not _reads_as_gbk("ａ".encode("gbk")) and not _reads_as_gbk(b"\xff\xfe")
