@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.note_dump import FENCE, toml_string, toml_value
-from bot.notes import Note, Repeated, Verdict
+from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict
 from bot.toml_errors import bad_date, ended_early, left_open, set_twice, typed_hint
 from bot.toml_lines import first_lines
 
@@ -145,6 +145,29 @@ def _wrong_type(kind: str, value: Any) -> str | None:
     return None
 
 
+_REPO_IN_URL = re.compile(r"github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?(?:[/#?]|$)")
+
+
+def _misshapen(pattern: str, value: Any) -> str | None:
+    """What an id or a repository is, in words, or None to keep pydantic's (which quotes
+    the regular expression)."""
+    if not isinstance(value, str):
+        return None
+    if pattern == ID_PATTERN:
+        lower = value.lower()
+        like = f", as {toml_string(lower)}" if re.match(ID_PATTERN, lower) else ""
+        return (
+            f"{toml_string(value)} is not an id: lower-case letters, digits, '.', '_' and '-',"
+            f" 64 at most, starting with a letter or digit{like}"
+        )
+    if pattern == REPO_PATTERN:  # often the repository's address, pasted
+        m = _REPO_IN_URL.search(value)
+        return f"{toml_string(value)} is not a repository: write owner/name, as " + (
+            m[1] if m else "vllm-project/vllm"
+        )
+    return None
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -181,6 +204,10 @@ def pydantic_problems(
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
         elif (wrong := _wrong_type(err["type"], err.get("input"))) is not None:
             msg = wrong
+        elif err["type"] == "string_pattern_mismatch" and (
+            shape := _misshapen((err.get("ctx") or {}).get("pattern", ""), err.get("input"))
+        ):
+            msg = shape
         elif err["type"] == "date_type":
             msg = _not_a_date(err.get("input"))
         elif field == "topics" and err["type"] == "too_short":

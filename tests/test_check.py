@@ -221,7 +221,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('repo = "vllm-project/vllm"', 'repo = "vllm"'),
-        (3, "repo", "String should match pattern '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$'"),
+        (3, "repo", '"vllm" is not a repository: write owner/name, as vllm-project/vllm'),
         id="bad-repo",
     ),
     pytest.param(
@@ -528,7 +528,8 @@ TAXONOMY_DEFECTS = [
     ),
     pytest.param(
         ('id = "rocm"', 'id = "ROCm!"'),
-        "9: id: String should match pattern '^[a-z0-9][a-z0-9._-]{0,63}$'",
+        "9: id: \"ROCm!\" is not an id: lower-case letters, digits, '.', '_' and '-', 64 at"
+        " most, starting with a letter or digit",
         id="bad-topic-id",
     ),
     pytest.param(
@@ -1903,3 +1904,54 @@ def test_the_first_and_last_cjk_characters_read_as_gbk():
 
     assert _reads_as_gbk("一".encode("gbk")) and _reads_as_gbk("\u9fa5".encode("gbk"))
     assert not _reads_as_gbk("ａ".encode("gbk")) and not _reads_as_gbk(b"\xff\xfe")
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ('id = "vllm-test0001"', 'id = "VLLM-Test0001"'),
+            (2, "id", '"VLLM-Test0001" is not an id: {rule}, as "vllm-test0001"'),
+        ),
+        (
+            ('id = "vllm-test0001"', 'id = "vllm test"'),
+            (2, "id", '"vllm test" is not an id: {rule}'),
+        ),
+        (
+            ("source_pr = 52401", 'source_pr = 52401\nformerly = ["Eagle-Fix"]'),
+            (5, "formerly", '"Eagle-Fix" is not an id: {rule}, as "eagle-fix"'),
+        ),
+        (
+            ('repo = "vllm-project/vllm"', 'repo = "https://github.com/vllm-project/vllm"'),
+            (3, "repo", '"https://github.com/vllm-project/vllm" is not a repository: {own}'),
+        ),
+        (
+            ('repo = "vllm-project/vllm"', 'repo = "github.com/vllm-project/vllm.git"'),
+            (3, "repo", '"github.com/vllm-project/vllm.git" is not a repository: {own}'),
+        ),
+        (
+            (
+                'repo = "vllm-project/vllm"',
+                'repo = "https://github.com/vllm-project/vllm/pull/52401"',
+            ),
+            (
+                3,
+                "repo",
+                '"https://github.com/vllm-project/vllm/pull/52401" is not a repository: {own}',
+            ),
+        ),
+    ],
+    ids=["id-in-capitals", "id-with-a-space", "former-id", "address", "git", "pr"],
+)
+def test_an_id_or_repository_of_the_wrong_shape_says_the_shape_in_words(tmp_path, edit, expected):
+    """Defect: `repo = "https://github.com/vllm-project/vllm"` (the address, pasted) and
+    an id in capitals were answered with pydantic's "String should match pattern
+    '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$'": a regular expression, for a curator to decode."""
+    write(tmp_path, VALID.replace(*edit))
+    line, field, message = expected
+    rule = (
+        "lower-case letters, digits, '.', '_' and '-', 64 at most, starting with a letter or digit"
+    )
+    message = message.format(rule=rule, own="write owner/name, as vllm-project/vllm")
+    problems = [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]]
+    assert (line, field, message) in problems, problems
