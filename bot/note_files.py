@@ -42,7 +42,14 @@ from pydantic import ValidationError
 
 from bot.note_dump import FENCE, toml_string, toml_value
 from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict
-from bot.toml_errors import bad_date, ended_early, left_open, set_twice, typed_hint
+from bot.toml_errors import (
+    bad_date,
+    ended_early,
+    left_open,
+    set_twice,
+    typed_hint,
+    unclosed_string,
+)
 from bot.toml_lines import first_lines
 
 
@@ -384,6 +391,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         if twice is not None:  # tomllib names neither the key nor where it was first set
             key, at, before = twice
             msg = f"`{key}` is set twice (first on line {first + before}): keep one"
+            raise LibraryError([Problem(path, first + at, key, msg)]) from None
+        unclosed = unclosed_string(text, str(exc))
+        if unclosed is not None:  # tomllib names where it stopped, not the string's key
+            at, key, msg = unclosed
             raise LibraryError([Problem(path, first + at, key, msg)]) from None
         still_open = left_open(text, str(exc))
         if still_open is not None:  # tomllib stops at the next key: name the open line

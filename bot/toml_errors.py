@@ -100,10 +100,20 @@ def left_open(text: str, error: str) -> tuple[int, str] | None:
 
 
 def _open_bracket(lines: list[str]) -> tuple[int, str] | None:
-    """The outermost bracket (`[`, `{`) the lines leave open: its 0-based line, itself.
-    Strings and comments skipped; a one-line string that runs on ends at its line."""
-    stack: list[tuple[int, str]] = []
-    quote = ""
+    """The outermost bracket (`[`, `{`) the lines leave open: its 0-based line, itself."""
+    stack = _left_open(lines)[0]
+    return stack[0] if stack else None
+
+
+_Opened = tuple[int, str]  # a 0-based line and what opened there: a bracket, quotes
+
+
+def _left_open(lines: list[str]) -> tuple[list[_Opened], _Opened | None, _Opened | None]:
+    """The brackets (`[`, `{`) the lines leave open, a multi-line string they leave open,
+    and the first one-line string that runs past its line's end (taken to end there),
+    each with its line (None if none). Comments skipped."""
+    stack: list[_Opened] = []
+    quote, opened, runs_on = "", 0, None
     for no, line in enumerate(lines):
         i = 0
         while i < len(line):
@@ -115,10 +125,10 @@ def _open_bracket(lines: list[str]) -> tuple[int, str] | None:
                 i += 2 if c == "\\" and quote[0] == '"' else 1
                 continue
             if line.startswith(('"""', "'''"), i):
-                quote, i = line[i : i + 3], i + 3
+                quote, opened, i = line[i : i + 3], no, i + 3
                 continue
             if c in "\"'":
-                quote = c
+                quote, opened = c, no
             elif c == "#":
                 break
             elif c in "[{":
@@ -127,8 +137,36 @@ def _open_bracket(lines: list[str]) -> tuple[int, str] | None:
                 stack.pop()
             i += 1
         if len(quote) == 1:
-            quote = ""
-    return stack[0] if stack else None
+            runs_on, quote = runs_on or (opened, quote), ""
+    return stack, ((opened, quote) if quote else None), runs_on
+
+
+_KEY_OF = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
+# where tomllib stops a string left open: a basic one-line string at its line's end; a
+# multi-line one, or a literal one (it seeks the closing `'` past the line), at the end
+_ILLEGAL_NEWLINE = re.compile(r"Illegal character '\\n' \(at line (\d+)")
+_RAN_TO_THE_END = re.compile(r"(?:Unterminated string|Expected \"'+\") \(at end of document\)")
+
+
+def unclosed_string(text: str, error: str) -> tuple[int, str, str] | None:
+    """A string left open: its 0-based line, its key and what to do (tomllib names where
+    it stopped, for a multi-line string the end of the text, far below it)."""
+    lines = text.split("\n")
+    stop = _ILLEGAL_NEWLINE.search(error)
+    if stop is not None:
+        at = int(stop[1]) - 1
+        m = _STRING_START.match(lines[at]) if at < len(lines) else None
+        if m is None:  # in an array, say: tomllib's words
+            return None
+        return at, m[1], f"string not closed on its line: end it with {m[2]}"
+    if not _RAN_TO_THE_END.search(error):
+        return None
+    _, multi, runs_on = _left_open(lines)
+    opened = multi or runs_on
+    if opened is None or (key := _KEY_OF.match(lines[opened[0]])) is None:
+        return None
+    said = "multi-line string not closed" if multi else "string not closed on its line"
+    return opened[0], key[1], f"{said}: end it with {opened[1]}"
 
 
 def typed_hint(text: str, error: str) -> str:

@@ -371,7 +371,7 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         ),
         pytest.param(  # the header's last line: it used to be put on line 2
             ("updated = 2026-12-02", 'updated = "2026-12-02'),
-            "13: header: malformed TOML: Illegal character '\\n' (column 22)",
+            '13: updated: string not closed on its line: end it with "',
             id="unterminated-string-on-the-last-line",
         ),
         pytest.param(  # an array left open runs to the end: the last line is named
@@ -1955,3 +1955,43 @@ def test_an_id_or_repository_of_the_wrong_shape_says_the_shape_in_words(tmp_path
     message = message.format(rule=rule, own="write owner/name, as vllm-project/vllm")
     problems = [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]]
     assert (line, field, message) in problems, problems
+
+
+_TITLE = 'title_en = "Pick the eager region per model runner"'
+_SUMMARY = 'summary_en = "Shows how a function pointer picks the eager region."'
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            (_TITLE, _TITLE.removesuffix('"')),
+            '10: title_en: string not closed on its line: end it with "',
+        ),
+        (
+            (_TITLE, _TITLE.replace('"', "'").removesuffix("'")),
+            "10: title_en: string not closed on its line: end it with '",
+        ),
+        (
+            (_SUMMARY, _SUMMARY.replace('"', '"""', 1).removesuffix('"')),
+            '11: summary_en: multi-line string not closed: end it with """',
+        ),
+        (
+            (_SUMMARY, _SUMMARY.replace('"', "'''\n", 1).removesuffix('"')),
+            "11: summary_en: multi-line string not closed: end it with '''",
+        ),
+        (  # in an array: tomllib's words, on the line
+            ('["eager_break_during_capture"]', '["eager_break_during_capture]'),
+            "7: header: malformed TOML: Illegal character '\\n' (column 41)",
+        ),
+    ],
+    ids=["one-line", "literal", "multi-line", "multi-line-literal", "in-an-array"],
+)
+def test_a_string_left_open_is_named_on_its_own_line_under_its_field(tmp_path, edit, expected):
+    """Defect: a multi-line string left open (`summary_en = \"\"\"...` with no closing
+    quotes) was "header: malformed TOML: Unterminated string (at end of document)" on the
+    header's last line, far from the string; one left open on its line was "Illegal
+    character '\\n'"."""
+    assert edit[0] in VALID
+    path = write(tmp_path, VALID.replace(*edit))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
