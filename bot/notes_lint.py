@@ -124,15 +124,17 @@ def contradicted_verdicts(library: Library) -> list[tuple[Note, str, Verdict]]:
 
 
 # "#38390", "PR 54416", "PRs 38390 (...), 49994 (...) and 47941", "PR#38390",
-# "vllm-project/vllm#38390": numbers the text gives as pull requests (a list after "PRs"
-# runs on through commas, "and" and parentheses); "NVIDIA/nccl#574" is another
-# repository's. Word edges are ASCII: Chinese text runs into the number without a space
-# ("建议与#38390串读", "另见PR 47941").
+# "vllm-project/vllm#38390", "https://github.com/vllm-project/vllm/pull/38390": numbers the
+# text gives as pull requests (a list after "PRs" runs on through commas, "and" and
+# parentheses); "NVIDIA/nccl#574" is another repository's. Word edges are ASCII: Chinese
+# text runs into the number without a space ("建议与#38390串读", "另见PR 47941").
 _PR_MENTION = re.compile(
     r"""
     (?:(?<=PR)|(?<![A-Za-z0-9_/.-]))\#(?P<hash>\d{2,7})(?![0-9])   # "#38390", "PR#38390"
     | (?<![A-Za-z0-9_/.-])(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)  # "vllm-project/vllm#1"
         \#(?P<in_repo>\d{2,7})(?![0-9])
+    | github\.com/(?P<url_repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)    # a PR's address
+        /pull/(?P<url>\d{2,7})(?![0-9])
     | (?<![A-Za-z0-9_])PRs?\s*(?P<list>\d{2,7}               # "PR 54416", "另见PR47941"
         (?:(?:\s*\([^)]*\))?(?:,|\s+and)\s+\d{2,7})*)        # "PRs 1 (the base), 2 and 3"
     """,
@@ -147,9 +149,10 @@ def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
     for note in library.notes:
         named: dict[int, None] = {}
         for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
-            if m["repo"] is not None and m["repo"].lower() != note.repo.lower():
+            repo = m["repo"] or m["url_repo"]
+            if repo is not None and repo.lower() != note.repo.lower():
                 continue  # another repository's
-            text = m["hash"] or m["in_repo"] or re.sub(r"\([^)]*\)", "", m["list"])
+            text = m["hash"] or m["in_repo"] or m["url"] or re.sub(r"\([^)]*\)", "", m["list"])
             for n in re.findall(r"\d{2,7}", text):
                 named[int(n)] = None
         found += [(note, n) for n in named if n not in note.listed_numbers]

@@ -1995,3 +1995,20 @@ def test_a_string_left_open_is_named_on_its_own_line_under_its_field(tmp_path, e
     assert edit[0] in VALID
     path = write(tmp_path, VALID.replace(*edit))
     assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+def test_check_hints_at_a_pr_named_by_its_address(tmp_path, capsys):
+    """Defect: a PR the guidance names by the address a curator copies from the browser
+    (`https://github.com/vllm-project/vllm/pull/47941`) got no hint, though "#47941" in
+    the same place did; another repository's address is not one."""
+    write(
+        tmp_path,
+        VALID.replace(
+            "值得精读。正文。",
+            "值得精读。与 https://github.com/vllm-project/vllm/pull/47941/files 串读；另见"
+            " https://github.com/NVIDIA/nccl/pull/574 与 https://github.com/vllm-project/vllm/pull/52401",
+        ),
+    )
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = [h for h in capsys.readouterr().out.splitlines() if "its text names PR" in h]
+    assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["47941"]
