@@ -10,6 +10,7 @@ it reports.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date
 
 from bot.note_terms import ascii_typed_as, describe_character
@@ -170,15 +171,23 @@ def unclosed_string(text: str, error: str) -> tuple[int, str, str] | None:
 
 
 def typed_hint(text: str, error: str) -> str:
-    """A hint when tomllib stops at a character a Chinese input method typed for ASCII:
-    `["a"，"b"]` is an "Unclosed array", whose cause the message does not say."""
+    """A hint when tomllib stops at a character a Chinese input method typed for ASCII
+    (`["a"，"b"]` is an "Unclosed array", whose cause the message does not say) or at an
+    unusual space or an invisible character, which the curator cannot see."""
     m = re.search(r"line (\d+), column (\d+)", error)
     if m is None:
         return ""
     lines, line, column = text.split("\n"), int(m[1]), int(m[2])
     ch = lines[line - 1][column - 1 : column] if line <= len(lines) else ""
-    typed = ascii_typed_as(ch) if ch else None
-    if typed is None:
+    if ch in ("", " ", "\t"):  # an ASCII control character (ESC, form feed) is unseen too
         return ""
-    char = describe_character(ch)
-    return f"; it stops at {char}, typed by a Chinese input method: type {typed!r}"
+    typed, kind = ascii_typed_as(ch), unicodedata.category(ch)
+    if typed is not None:
+        why = f"typed by a Chinese input method: type {typed!r}"
+    elif kind == "Zs":  # a no-break space pasted from a page, an input method's U+3000
+        why = "which looks like a space: type a plain one"
+    elif kind in ("Cc", "Cf", "Zl", "Zp"):  # a zero-width space pasted with the text
+        why = "an invisible character: delete it"
+    else:
+        return ""
+    return f"; it stops at {describe_character(ch)}, {why}"

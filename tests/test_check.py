@@ -2012,3 +2012,54 @@ def test_check_hints_at_a_pr_named_by_its_address(tmp_path, capsys):
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = [h for h in capsys.readouterr().out.splitlines() if "its text names PR" in h]
     assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["47941"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ('verdict = "deep"', 'verdict\u3000= "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at U+3000 (IDEOGRAPHIC SPACE), which looks like a space: type a plain one",
+        ),
+        (
+            ("source_pr = 52401", "source_pr =\u00a052401"),
+            "4: header: malformed TOML: Invalid value (column 12); it stops at U+00A0 (NO-BREAK"
+            " SPACE), which looks like a space: type a plain one",
+        ),
+        (
+            ('verdict = "deep"', '\u200bverdict = "deep"'),
+            "5: header: malformed TOML: Invalid statement (column 1); it stops at U+200B"
+            " (ZERO WIDTH SPACE), an invisible character: delete it",
+        ),
+        (
+            ('verdict = "deep"', 'verdict = "deep"\x0c'),
+            "5: header: malformed TOML: Expected newline or end of document after a statement"
+            " (column 17); it stops at U+000C, an invisible character: delete it",
+        ),
+        (  # a character of another kind: tomllib's words alone
+            ('verdict = "deep"', "verdict = “deep”"),
+            "5: header: malformed TOML: Invalid value (column 11); it stops at '“' (U+201C LEFT"
+            " DOUBLE QUOTATION MARK), typed by a Chinese input method: type '\"'",
+        ),
+        (
+            ('verdict = "deep"', "verdict = 深"),
+            "5: header: malformed TOML: Invalid value (column 11)",
+        ),
+    ],
+    ids=[
+        "ideographic-space",
+        "no-break-space",
+        "zero-width-space",
+        "form-feed",
+        "input-method",
+        "other",
+    ],
+)
+def test_a_toml_error_stopped_at_an_unseen_character_names_it(tmp_path, edit, expected):
+    """Defect: a header where TOML stops at a space the curator cannot tell from a plain
+    one (the ideographic space a Chinese input method types in full-width mode, a
+    no-break space pasted from a page) or at an invisible one said only "Expected '='
+    after a key": the line looks right, and the message names nothing to change."""
+    path = write(tmp_path, VALID.replace(*edit))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
