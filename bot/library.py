@@ -104,7 +104,8 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     extra = sorted(set(data) - {"topic"})
     if extra:
         line = Header(text, 1).line_of(extra[0])
-        raise LibraryError([Problem(path, line, extra[0], "unknown top-level key")])
+        msg = "unknown top-level key" + did_you_mean(extra[0], ["topic"])  # `[[topics]]`
+        raise LibraryError([Problem(path, line, extra[0], msg)])
     raw_topics = data.get("topic", [])
     if not raw_topics:
         raise LibraryError([Problem(path, 1, "taxonomy", "no [[topic]] tables")])
