@@ -247,8 +247,10 @@ def _unknown_topics(
             "topics",
             f"unknown topic {t!r}" + did_you_mean(t, topics),
         )
-        for t in dict.fromkeys(named)  # once each: a topic listed twice is its own problem
-        if isinstance(t, str) and t not in topics
+        # once each (a topic listed twice is its own problem); a list or table where a
+        # topic's id goes is its own problem too, and cannot be hashed
+        for t in dict.fromkeys(t for t in named if isinstance(t, str))
+        if t not in topics
     ]
 
 

@@ -186,8 +186,13 @@ def pydantic_problems(
     """Turn pydantic's errors into problems on the right lines; an unknown field gets the
     `known` one it seems a misspelling of."""
     out = []
-    for err in exc.errors():
+    errors = exc.errors()
+    # fields with an element at fault: pydantic also counts the list short of its good ones
+    bad_elements = {e["loc"][0] for e in errors if len(e.get("loc") or ()) > 1}
+    for err in errors:
         loc = err.get("loc") or ("header",)
+        if err["type"] == "too_short" and loc[0] in bad_elements and len(loc) == 1:
+            continue
         # a field of a table is dotted (`weights.path`), an element goes by its value
         field = ".".join(str(p) for p in loc if not isinstance(p, int))
         value = None

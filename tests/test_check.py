@@ -2068,3 +2068,14 @@ def test_a_toml_error_stopped_at_an_unseen_character_names_it(tmp_path, edit, ex
     after a key": the line looks right, and the message names nothing to change."""
     path = write(tmp_path, VALID.replace(*edit))
     assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+@pytest.mark.parametrize("written", ['[["cuda-graphs"]]', '[{ id = "cuda-graphs" }]'])
+def test_topics_written_as_a_list_of_lists_or_tables_is_a_problem_not_a_crash(tmp_path, written):
+    """Defect: `topics = [["cuda-graphs"]]` (a bracket typed twice) or a list of inline
+    tables raised TypeError: unhashable type, a traceback from `notes check` and from the
+    server's start, instead of the problem on its line: the unknown-topic check of a note
+    that does not validate hashed every element."""
+    path = write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', written))
+    # and not "list at least one topic": pydantic counts the list without the bad one
+    assert problems_of(tmp_path) == [f"{path}:6: topics: Input should be a valid string"]
