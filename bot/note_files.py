@@ -241,7 +241,9 @@ def decode_utf8(data: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         said = f"not UTF-8: {exc.reason}"
-        if _reads_as_gbk(data[exc.start : exc.start + 2]):
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its byte-order mark
+            said += "; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8"
+        elif _reads_as_gbk(data[exc.start : exc.start + 2]):
             said += "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
         raise LibraryError([Problem(path, line, "file", said)]) from None
 

@@ -2079,3 +2079,15 @@ def test_topics_written_as_a_list_of_lists_or_tables_is_a_problem_not_a_crash(tm
     path = write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', written))
     # and not "list at least one topic": pydantic counts the list without the bad one
     assert problems_of(tmp_path) == [f"{path}:6: topics: Input should be a valid string"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_note_saved_as_utf16_is_told_to_be_saved_as_utf8(tmp_path, encoding):
+    """Defect: a note saved as Notepad's 'Unicode' (UTF-16, with its byte-order mark) was
+    "not UTF-8: invalid start byte" on line 1, naming neither the encoding nor the fix."""
+    path = tmp_path / "vllm-test0001.md"
+    data = VALID.encode(encoding)
+    path.write_bytes(data if data[:2] in (b"\xff\xfe", b"\xfe\xff") else b"\xfe\xff" + data)
+    (problem,) = problems_of(tmp_path)
+    assert problem.startswith(f"{path}:1: file: not UTF-8: "), problem
+    assert problem.endswith("; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8")
