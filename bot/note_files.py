@@ -175,6 +175,15 @@ def _misshapen(pattern: str, value: Any) -> str | None:
     return None
 
 
+def _dotted(field: str, value: Any, known: Iterable[str]) -> str | None:
+    """The field `title.en = ...` (a dotted key: a table `title` holding `en`) was meant
+    as, `title_en`, when it is one; else None."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return None
+    meant = f"{field}_{next(iter(value))}".casefold()
+    return next((k for k in known if k.casefold() == meant), None)
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -210,7 +219,9 @@ def pydantic_problems(
             msg = "missing required field"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
-            close = closest(field, known) if len(loc) == 1 else None
+            close = _dotted(field, err.get("input"), known) or (
+                closest(field, known) if len(loc) == 1 else None
+            )
             msg += f"; did you mean {close!r}?" if close else ""
         elif field == "verdict" and err["type"] == "enum":
             msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)

@@ -1525,6 +1525,9 @@ def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old
         ('keyword = ["x"]', "keyword: unknown field; did you mean 'keywords'?"),
         ('verdit = "deep"', "verdit: unknown field; did you mean 'verdict'?"),
         ('reviewer = "x"', "reviewer: unknown field"),  # nothing close: no guess
+        # kills: bot/note_files.py:_dotted `or` -> `and` (an unknown field's number taken for
+        #   a table: TypeError)
+        ("priority = 1", "priority: unknown field"),
     ],
 )
 def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, written, said):
@@ -1761,8 +1764,16 @@ def test_a_matching_file_saved_with_a_bom_or_other_line_ends_loads_as_written(tm
             "Title_EN: unknown field; did you mean 'title_en'?",
         ),
         (('"rocm"]', '"ROCm"]'), "topics: unknown topic 'ROCm'; did you mean 'rocm'?"),
+        (  # a dotted key is a table: `title` holding `en`
+            ('title_en = "Pick', 'title.en = "Pick'),
+            "title: unknown field; did you mean 'title_en'?",
+        ),
+        (  # a table of one key that is no field's spelling: the closest name, if any
+            ("created = 2026-08-14", "created = 2026-08-14\n[meta]\nowner = 'x'"),
+            "meta: unknown field",
+        ),
     ],
-    ids=["field", "topic"],
+    ids=["field", "topic", "dotted", "table"],
 )
 def test_a_field_or_topic_typed_in_another_case_is_suggested_in_the_case_it_takes(
     tmp_path, edit, said
