@@ -561,12 +561,15 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         print(f"review-notes redeliver: {exc}", file=sys.stderr)
         return 2
     try:
-        done = sweep(github, DeliveryQueue(db).held, since)
+        queue = DeliveryQueue(db)
+        done = sweep(github, queue.held, since, run_again=queue.run_again)
     except GitHubError as exc:
         print(f"review-notes redeliver: {exc}", file=sys.stderr)
         return 1
     finally:
         github.close()
+    for guid in done.run_again:
+        print(inert(f"run again: {guid}  (GitHub sent it to the dry run before going live)"))
     for d in done.asked:
         print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
     for d, error in done.refused:

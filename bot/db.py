@@ -43,7 +43,12 @@ def github_time(at: str | None) -> str:
 
 def utcnow(after_s: float = 0.0) -> str:
     """Now (or `after_s` seconds from now) as text that sorts like the time it names."""
-    return (datetime.now(UTC) + timedelta(seconds=after_s)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return stored_time(datetime.now(UTC) + timedelta(seconds=after_s))
+
+
+def stored_time(at: datetime) -> str:
+    """A UTC time as the database keeps it (`utcnow`'s text)."""
+    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # What to do with a database file SQLite finds damaged (SQLITE_CORRUPT: a failing disk, a

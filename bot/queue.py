@@ -17,7 +17,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -79,6 +79,13 @@ CREATE TABLE IF NOT EXISTS redelivery (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+-- the deliveries a dry run handled, kept as the same file goes live (GitHub sent those
+-- of them its delivery log lists: the dry run had the App's secret); the sweep that
+-- finds one there runs it again (DeliveryQueue.run_again), as its comment was never
+-- posted
+CREATE TABLE IF NOT EXISTS dry_run_answered (
+    id    TEXT PRIMARY KEY
+);
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
 # them (bot.pr_events.RECHECK_ID, bot.command_updates.REFRESH_ACTION): marked once, as the
@@ -86,6 +93,10 @@ CREATE TABLE IF NOT EXISTS redelivery (
 _OWN_UNMARKED = (
     "WHERE NOT by_bot AND (id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh')"
 )
+# A delivery not of a PR whose last pull_request delivery from GitHub closed it
+_NOT_CLOSED = """coalesce((
+    SELECT p.action FROM deliveries p WHERE p.pr_key = deliveries.pr_key
+    AND p.event = 'pull_request' AND NOT p.by_bot ORDER BY p.seq DESC LIMIT 1), '') != 'closed'"""
 # On columns an older database gains at start (made after add_missing_columns).
 # deliveries_body, named when every body was hashed, now holds those stored once only
 # (not renamed: a new unique index would read every payload at start, and again after
@@ -399,12 +410,10 @@ class DeliveryQueue:
 
     def held(self, delivery_ids: set[str]) -> set[str]:
         """Which of these delivery ids the queue holds, in any state."""
-        ids = sorted(delivery_ids)
         found: set[str] = set()
-        for i in range(0, len(ids), 500):  # under SQLite's limit of bound parameters
-            chunk = ids[i : i + 500]
+        for chunk in _chunks(sorted(delivery_ids)):
             marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(f"SELECT id FROM deliveries WHERE id IN ({marks})", tuple(chunk))
+            rows = self.db.execute(f"SELECT id FROM deliveries WHERE id IN ({marks})", chunk)
             found.update(r["id"] for r in rows)
         return found
 
@@ -433,6 +442,50 @@ class DeliveryQueue:
             (since,),
         )
 
+    def keep_dry_run_answered(self, since: str) -> int:
+        """Going live on a dry run's database (in the caller's transaction): keep the ids
+        of the deliveries the dry run handled, received since `since`, for `run_again`;
+        how many. Not the bot's own (a re-check, a deferred update): GitHub sent none."""
+        rows = self.db.execute(
+            "INSERT OR IGNORE INTO dry_run_answered (id) SELECT id FROM deliveries"
+            " WHERE state = 'done' AND NOT by_bot AND received_at >= ? RETURNING id",
+            (since,),
+        )
+        return len(rows)
+
+    def run_again(self, guids: Collection[str]) -> list[str]:
+        """Put back in the queue, as received, the deliveries of `guids` (GitHub's delivery
+        log lists them: GitHub sent them) that a dry run handled (`keep_dry_run_answered`),
+        and forget them there, so that they run once; the ids put back, in their order. A
+        PR whose last `pull_request` delivery closed it is left alone, as the bot leaves
+        closed PRs: its earlier events would post on it now."""
+        kept = self._dry_run_answered(guids)
+        if not kept:  # no write: every sweep asks, in a write outage too
+            return []
+        now, again = utcnow(), []
+        with self.db.tx() as conn:
+            for chunk in _chunks(kept):
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM dry_run_answered WHERE id IN ({marks})", chunk)
+                again += conn.execute(
+                    f"UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
+                    f" deferrals = 0 WHERE id IN ({marks}) AND state = 'done' AND {_NOT_CLOSED}"
+                    " RETURNING seq, id",
+                    (now, *chunk),
+                ).fetchall()
+        if again:
+            self._notify()
+        return [r["id"] for r in sorted(again, key=lambda r: r["seq"])]
+
+    def _dry_run_answered(self, guids: Collection[str]) -> list[str]:
+        """Which of `guids` are kept by `keep_dry_run_answered` (a read)."""
+        found: list[str] = []
+        for chunk in _chunks(sorted(guids)):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT id FROM dry_run_answered WHERE id IN ({marks})", chunk)
+            found += [r["id"] for r in rows]
+        return found
+
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}
         for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):
@@ -458,6 +511,11 @@ class DeliveryQueue:
         with self._changed:
             self._version += 1
             self._changed.notify_all()
+
+
+def _chunks(ids: list[str], size: int = 500) -> list[tuple[str, ...]]:
+    """`ids` in parts, each under SQLite's limit of bound parameters."""
+    return [tuple(ids[i : i + size]) for i in range(0, len(ids), size)]
 
 
 def _repeats_latest(conn: sqlite3.Connection, d: Incoming) -> bool:

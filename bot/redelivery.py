@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from bot.db import stored_time
 from bot.github_port import GitHubError, rate_limit_wait
 
 if TYPE_CHECKING:
@@ -121,12 +122,18 @@ def since_last_seen(last_received: str | None, now: datetime) -> datetime:
     return max(datetime.fromisoformat(last_received) - CLOCK_SLACK, oldest)
 
 
-def sweep_all_kept(queue: DeliveryQueue, now: datetime) -> None:
-    """Have the next start's sweep look back all GitHub keeps, as kept by a sweep (a
-    start with sweeps off, or a token's, leaves it to the first with them on): going
-    live on a dry run's database, whose deliveries (replays) came from no App, so the
-    newest is no measure of where GitHub's failed deliveries to the App begin."""
-    queue.keep_sweep_since((now - timedelta(hours=KEPT_HOURS)).isoformat())
+def going_live(queue: DeliveryQueue, now: datetime) -> int:
+    """Going live on a dry run's database (in the caller's transaction): have the next
+    start's sweep look back all GitHub keeps, as kept by a sweep (a start with sweeps
+    off, or a token's, leaves it to the first with them on): the dry run's deliveries
+    (replays) came from no App, so the newest is no measure of where GitHub's failed
+    deliveries to the App begin. And keep the deliveries the dry run handled in that
+    time: those GitHub sent it (a dry run with the App's secret) show in the log as
+    delivered, so no sweep asks for them, yet their comments were never posted; the
+    sweep runs them again (`sweep`'s `run_again`). How many were kept."""
+    oldest = now - timedelta(hours=KEPT_HOURS)
+    queue.keep_sweep_since(oldest.isoformat())
+    return queue.keep_dry_run_answered(stored_time(oldest - CLOCK_SLACK))
 
 
 @runtime_checkable
@@ -153,10 +160,15 @@ class Sweep:
     refused_for_good: set[str] = field(default_factory=set)  # their guids GitHub said no to
     stopped: str | None = None  # why it stopped before asking for all (then not_asked)
     not_asked: int = 0
+    run_again: list[str] = field(default_factory=list)  # a dry run's, put back: no ask
 
 
 def _never() -> bool:
     return False
+
+
+def _none_to_run(guids: set[str]) -> list[str]:
+    return []
 
 
 def sweep(
@@ -165,13 +177,15 @@ def sweep(
     since: datetime,
     stopping: Callable[[], bool] = _never,
     skip: Collection[str] = (),
+    run_again: Callable[[set[str]], list[str]] = _none_to_run,
 ) -> Sweep:
     """Ask GitHub again for every event it failed to deliver since `since` that the queue
     does not hold (nor `skip` names). A listing GitHub refuses raises GitHubError (the
     caller reports it); a refused redelivery is logged and counted, and the others are
     still asked. GitHub's rate limit, or `stopping()` (the server shuts down), ends the
     sweep with one warning: every call after a rate limit would be refused too, and
-    calling on risks a ban.
+    calling on risks a ban. `run_again` (the queue's) puts back the deliveries of the
+    listed events that a dry run handled before the database went live (`going_live`).
     The listing (a page of 100 per call, three days' worth after a long outage) stops
     between pages too; a sweep stopped there asks nothing and reads nothing more (the
     queue's `held`: a stopping server closes its database)."""
@@ -186,6 +200,14 @@ def sweep(
             result.listed,
         )
         return result
+    result.run_again = run_again(result.seen)
+    if result.run_again:
+        log.info(
+            "going live: %d deliveries GitHub sent the dry run run again (their comments"
+            " were never posted): %s",
+            len(result.run_again),
+            ", ".join(result.run_again),
+        )
     wanted = to_redeliver(listing, held, since, skip)
     for i, d in enumerate(wanted):
         result.stopped = _ask(github, d, result, stopping)
@@ -362,7 +384,12 @@ class Redeliverer:
         metrics = self.metrics
         try:
             result = sweep(
-                self.github, self.queue.held, sweeps.since, self.stopping.is_set, sweeps.given_up()
+                self.github,
+                self.queue.held,
+                sweeps.since,
+                self.stopping.is_set,
+                sweeps.given_up(),
+                self.queue.run_again,
             )
         except GitHubError as exc:  # the server runs on; the next sweep tries again
             limited = rate_limit_wait(exc) is not None

@@ -55,7 +55,7 @@ from bot.page_json import prefers_html
 from bot.pages import notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue, Recovered
-from bot.redelivery import DeliveryLog, Redeliverer, sweep_all_kept
+from bot.redelivery import DeliveryLog, Redeliverer, going_live
 from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
@@ -304,16 +304,16 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
     neither a refused second server nor a command (`retry`, `notes feedback`) changes it.
     Going live drops a dry run's state (its comment ids are not GitHub's) and its `/notes
     wrong` marks (they number a comment nobody saw), and has the redelivery sweeps look
-    back all GitHub keeps (the dry run's deliveries, replays, came from no App); a dry run
-    refuses to start on a live server's, which it would overwrite."""
-    marks = 0
+    back all GitHub keeps and run again what GitHub sent the dry run (`going_live`); a
+    dry run refuses to start on a live server's, which it would overwrite."""
+    marks = answered = 0
     try:
         with ctx.prs.db.tx() as conn:
             dropped = ctx.prs.claim_for(conn, Writer.DRY_RUN if dry_run else Writer.LIVE)
             ctx.prs.forget_event_owners(conn)
             if dropped is not None:
                 marks = ctx.feedback.drop_all(conn)
-                sweep_all_kept(queue, datetime.now(UTC))  # in this transaction: once
+                answered = going_live(queue, datetime.now(UTC))  # in this transaction: once
     except LiveStateError:
         raise SettingsError(
             f"REVIEW_NOTES_DB_PATH: {path} holds a live server's PR state (its comments on"
@@ -325,11 +325,13 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
             "going live on a dry run's database (%s): dropped the PR state of %d PRs, whose"
             " comment ids were the dry run's, not GitHub's, and %d /notes wrong marks on"
             " those comments: each PR is handled as new at its next event (the dry run's"
-            " would-be comments are kept); the redelivery sweep looks back all GitHub"
-            " keeps, as the dry run's deliveries came from no App",
+            " would-be comments are kept); the redelivery sweep (App mode) looks back all"
+            " GitHub keeps, and of the %d deliveries the dry run handled in that time, runs"
+            " again those GitHub's delivery log shows it sent (not replays)",
             path,
             dropped,
             marks,
+            answered,
         )
 
 

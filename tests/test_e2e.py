@@ -1241,3 +1241,68 @@ def test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_
     finally:
         live.stop()
     assert [d.status_code for d in fake.hook_deliveries(ping.guid)] == [401, 200]
+
+
+def test_going_live_runs_again_what_github_sent_a_dry_run_holding_the_app_s_secret(
+    tmp_path, fake_github, app_key, caplog
+):
+    """A preview on real traffic: the dry run (no App credentials) has the App's
+    GITHUB_WEBHOOK_SECRET, so it answers GitHub's deliveries 202 and records would-be
+    comments. Going live on its database, GitHub's log shows those deliveries delivered:
+    the sweep asked for none, the queue held them as done, and their PRs got no comment
+    until their next event (walkthrough r28b). Going live runs them again from the
+    database, in their order: an open PR gets its comment; a replay (GitHub never sent
+    it: here an example of a real PR, signed with the same secret) does not; a PR the dry
+    run saw closed is left alone, as the bot leaves closed PRs."""
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+    from tests.fake_github import webhook_request
+
+    fake = fake_github
+    fake.webhook_secret = SECRET  # the App's, which the dry run has too
+    for n in (N, N + 1, N + 2):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    dry = build_runtime(make_settings(tmp_path))
+    assert dry.dry_run is not None
+    dry.start()
+    try:
+        with serving_in_thread(create_app(dry)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            opened = fake.send_webhook("pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+            body = json.dumps(pr_payload(number=N + 1, title=MATCHING_TITLE)).encode()
+            replay = webhook_request(f"{base}/webhook", "pull_request", "replay-1", body, SECRET)
+            with urllib.request.urlopen(replay, timeout=10) as r:
+                assert r.status == 202
+            fake.send_webhook("pull_request", pr_payload(number=N + 2, title=MATCHING_TITLE))
+            closed = pr_payload(
+                "closed", number=N + 2, title=MATCHING_TITLE, state="closed", updated_at=at(5)
+            )
+            fake.send_webhook("pull_request", closed)
+            drain(dry)
+            assert len(dry.dry_run.comments()) == 3
+    finally:
+        dry.stop()
+    assert opened.status_code == 202
+
+    live = build_runtime(app_settings(tmp_path, fake, app_key, redeliver_every_minutes=0))
+    with caplog.at_level("INFO"):
+        live.start()
+        try:
+            with serving_in_thread(create_app(live)) as base:
+                fake.webhook_url = f"{base}/webhook"
+                sweeping = live.redeliver_in_background()  # as `serve` does at start
+                assert sweeping is not None
+                sweeping.join(30)
+                assert not sweeping.is_alive()
+                wait_until(lambda: ours(fake, N), what="the notes comment of the PR GitHub sent")
+                drain(live)
+                counts = live.queue.counts()
+        finally:
+            live.stop()
+    assert len(ours(fake, N)) == 1
+    assert ours(fake, N + 1) == [], "a replay, which GitHub never sent, was run live"
+    assert ours(fake, N + 2) == [], "the notes posted on a PR closed during the dry run"
+    assert fake.calls("POST", "/app/hook/deliveries/*/attempts") == []  # nothing to ask
+    assert counts["failed"] == 0 and counts["pending"] == 0
+    said = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
+    assert any("run again" in line for line in said), said

@@ -1676,3 +1676,72 @@ def test_an_outcome_stored_at_the_first_try_logs_no_retry_of_it(tmp_path, caplog
     Workers(q, lambda d: None, 1).run_one(q.claim())
     assert q.get("a").state == "done"
     assert [r.getMessage() for r in caplog.records if r.name == "bot.workers"] == []
+
+
+# --- going live on a dry run's database (walkthrough r28b) ---
+
+
+def handled(q: DeliveryQueue, did: str, number: int, action: str = "opened", **kw) -> None:
+    """A delivery the dry run handled (done), received now."""
+    event = kw.pop("event", "pull_request")
+    q.enqueue(did, event, action, {"n": did}, "o/r", number, **kw)
+    q.db.execute("UPDATE deliveries SET state = 'done' WHERE id = ?", (did,))
+
+
+def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once(tmp_path):
+    q = queue_at(tmp_path)
+    finished_at(q, "old", "done", OLD)  # before the time GitHub keeps
+    handled(q, "sent", 1)
+    handled(q, "replayed", 2)
+    handled(q, "recheck", 1, "review_notes_refresh", by_bot=True)  # the bot's own
+    add(q, "waiting", 3)  # pending: the live server runs it anyway
+    handled(q, "broke", 4)
+    q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")  # `retry`'s
+    with q.db.tx():
+        assert q.keep_dry_run_answered(CUTOFF) == 2  # "sent" and "replayed"
+    listed = {"sent", "old", "recheck", "broke", "unknown"}  # GitHub never sent "replayed"
+    assert q.run_again(listed) == ["sent"]
+    assert [q.get(d).state for d in ("sent", "replayed", "old", "recheck", "broke")] == [
+        "pending",
+        "done",
+        "done",
+        "done",
+        "failed",
+    ]
+    q.complete(q.claim().id)  # "sent" (the pending "waiting" is later in the queue)
+    assert q.run_again(listed | {"replayed"}) == ["replayed"]  # "sent" ran once already
+    assert q.run_again(listed | {"replayed"}) == []
+
+
+def test_what_runs_again_keeps_its_order_and_a_pr_closed_last_is_left_alone(tmp_path):
+    q = queue_at(tmp_path)
+    handled(q, "z-opened", 1)
+    handled(q, "a-labeled", 1, "labeled")
+    handled(q, "m-opened", 2)
+    handled(q, "c-closed", 2, "closed")
+    handled(q, "b-command", 2, "created", event="issue_comment")  # after the close
+    handled(q, "y-opened", 3)
+    handled(q, "x-closed", 3, "closed")
+    handled(q, "w-reopened", 3, "reopened")
+    with q.db.tx():
+        assert q.keep_dry_run_answered(CUTOFF) == 8
+    everything = {r["id"] for r in q.db.execute("SELECT id FROM deliveries")}
+    assert q.run_again(everything) == [
+        "z-opened",
+        "a-labeled",
+        "y-opened",
+        "x-closed",
+        "w-reopened",
+    ]
+    assert [d.id for d in iter(q.claim, None)] == ["z-opened", "y-opened"]  # serial per PR
+
+
+def test_more_deliveries_than_one_statement_binds_all_run_again(tmp_path):
+    q = queue_at(tmp_path)
+    ids = [f"d{i:04}" for i in range(1001)]  # three parts of 500 at most
+    for i, did in enumerate(ids):
+        handled(q, did, i + 1)
+    with q.db.tx():
+        assert q.keep_dry_run_answered(CUTOFF) == 1001
+    assert q.run_again(set(ids)) == ids
+    assert q.counts()["pending"] == 1001 and q.run_again(set(ids)) == []

@@ -177,7 +177,7 @@ def test_a_sweep_stopped_while_listing_reads_no_queue_and_asks_nothing(caplog):
         raise AssertionError("the queue read after the stop")
 
     with caplog.at_level(logging.INFO, logger="bot.redelivery"):
-        done = sweep(github, held, SINCE, lambda: github.stopped)
+        done = sweep(github, held, SINCE, lambda: github.stopped, run_again=held)
     assert github.listed == 1 and github.asked == []
     assert (done.listed, done.stopped) == (3, "the server is stopping")
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -309,7 +309,7 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
 
     github = _ClosedGitHub()
     monkeypatch.setattr(server, "live_github", lambda settings: github)
-    monkeypatch.setattr(redelivery, "sweep", lambda *args: done)
+    monkeypatch.setattr(redelivery, "sweep", lambda *args, **kw: done)
     running = Database(tmp_path / "bot.sqlite3")  # the server it is run beside, as README says
     assert running.acquire_server_lock()
     db = Database(tmp_path / "bot.sqlite3")
@@ -357,7 +357,7 @@ def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listin
     github = _ClosedGitHub()
     monkeypatch.setattr(server, "live_github", lambda settings: github)
 
-    def failing(*args):
+    def failing(*args, **kw):
         raise GitHubError("GET /app/hook/deliveries: 502")
 
     monkeypatch.setattr(redelivery, "sweep", failing)
@@ -678,3 +678,61 @@ def test_sweeps_at_start_only_the_database_refused_are_not_begun_again(tmp_path)
         queue.db.close()
     assert github.listings == [] and clock.now == 0  # no wait, no sweep: `0` is at start only
     assert 'review_notes_redelivery_sweeps_total{outcome="failed"} 1.0' in metrics.render().decode()
+
+
+# --- walkthrough r28b: a dry run with the App's secret, then live on its database ---
+
+
+def test_a_sweep_runs_again_what_a_dry_run_handled_of_its_listing_and_asks_github_for_none(
+    caplog,
+):
+    """GitHub's log shows an event the dry run answered as delivered (202): no ask is
+    due, but the queue is handed every listed event (`run_again` keeps those the dry run
+    handled) and the log names what it put back."""
+    github = FakeLog([item(1, "answered", 202), item(2, "missed", 0), item(3, "live", 200)])
+    given: list[set[str]] = []
+
+    def run_again(guids: set[str]) -> list[str]:
+        given.append(guids)
+        return ["answered"]
+
+    with caplog.at_level(logging.INFO, logger="bot.redelivery"):
+        done = sweep(github, nothing_held, SINCE, run_again=run_again)
+    assert given == [{"answered", "missed", "live"}]
+    assert done.run_again == ["answered"] and github.asked == [2]
+    said = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
+    assert said == [
+        "going live: 1 deliveries GitHub sent the dry run run again (their"
+        " comments were never posted): answered"
+    ]
+
+
+def test_redeliver_runs_again_what_github_sent_the_dry_run_before_going_live(
+    tmp_path, fake_github, app_key, capsys
+):
+    """With the server's sweeps off (REVIEW_NOTES_REDELIVER_ON_START=false, every 0),
+    `review-notes redeliver` is what reads GitHub's log: it puts back what the dry run
+    handled of it, as the server's sweep does, and says so."""
+    from bot import cli
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from bot.redelivery import going_live
+    from tests.webhook_kit import app_settings, pr_payload
+
+    sent = fake_github.send_webhook("pull_request", pr_payload())
+    sent.status_code = 202  # the dry run, holding the App's secret, answered it
+    db = Database(tmp_path / "bot.sqlite3")
+    try:
+        q = DeliveryQueue(db)
+        q.enqueue(sent.guid, "pull_request", "opened", pr_payload(), "o/r", 7001)
+        q.complete(q.claim().id)
+        with db.tx():
+            assert going_live(q, datetime.now(UTC)) == 1
+        status = cli._redeliver(app_settings(tmp_path, fake_github, app_key), db, 72)
+        state = q.get(sent.guid).state
+    finally:
+        db.close()
+    out = capsys.readouterr().out
+    assert status == 0 and state == "pending"
+    assert f"run again: {sent.guid}  (GitHub sent it to the dry run before going live)" in out
+    assert fake_github.calls("POST", "/app/hook/deliveries/*/attempts") == []
