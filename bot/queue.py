@@ -466,12 +466,16 @@ class DeliveryQueue:
         with self.db.tx() as conn:
             for chunk in _chunks(kept):
                 marks = ",".join("?" * len(chunk))
-                conn.execute(f"DELETE FROM dry_run_answered WHERE id IN ({marks})", chunk)
+                # those still kept: another sweep (`redeliver` beside the server's) may
+                # have put one back since the read, and it may have run already
+                ours = conn.execute(
+                    f"DELETE FROM dry_run_answered WHERE id IN ({marks}) RETURNING id", chunk
+                ).fetchall()
+                marks = ",".join("?" * len(ours))  # kept, so done (none ran since)
                 again += conn.execute(
                     f"UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
-                    f" deferrals = 0 WHERE id IN ({marks}) AND state = 'done' AND {_NOT_CLOSED}"
-                    " RETURNING seq, id",
-                    (now, *chunk),
+                    f" deferrals = 0 WHERE id IN ({marks}) AND {_NOT_CLOSED} RETURNING seq, id",
+                    (now, *(r["id"] for r in ours)),
                 ).fetchall()
         if again:
             self._notify()

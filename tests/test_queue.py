@@ -656,14 +656,19 @@ def test_deliveries_about_no_pr_are_not_serialised_with_each_other(tmp_path):
     assert q.claim().id == "b"
 
 
-@pytest.mark.parametrize("work", ["new", "retried"])
+# kills: bot/queue.py:DeliveryQueue.run_again (hand) no notify after putting deliveries back
+@pytest.mark.parametrize("work", ["new", "retried", "run again"])
 def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
     # enqueueing, and `retry` in this process, notify the workers: they do not sleep out
-    # their poll interval
+    # their poll interval; so does a sweep putting back what a dry run handled
     q = queue_at(tmp_path)
     if work == "retried":
         add(q, "a")
         q.fail(q.claim().id, "RuntimeError: no luck")
+    elif work == "run again":
+        handled(q, "a", 1)
+        with q.db.tx():
+            q.keep_dry_run_answered(CUTOFF)
     done = threading.Event()
     w = Workers(q, lambda d: done.set(), count=1)
     w.POLL_SECONDS = 30.0
@@ -672,6 +677,8 @@ def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
         time.sleep(0.2)  # the worker found nothing and waits
         if work == "retried":
             assert q.retry(["a"]) == ["a"]
+        elif work == "run again":
+            assert q.run_again({"a"}) == ["a"]
         else:
             add(q, "a")
         assert done.wait(5)
@@ -1713,6 +1720,8 @@ def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once
     assert q.run_again(listed | {"replayed"}) == []
 
 
+# kills: bot/queue.py:_NOT_CLOSED (hand) dropped, the first event taken for the last, a
+#   command or the bot's own update taken for the PR's last event
 def test_what_runs_again_keeps_its_order_and_a_pr_closed_last_is_left_alone(tmp_path):
     q = queue_at(tmp_path)
     handled(q, "z-opened", 1)
@@ -1720,6 +1729,7 @@ def test_what_runs_again_keeps_its_order_and_a_pr_closed_last_is_left_alone(tmp_
     handled(q, "m-opened", 2)
     handled(q, "c-closed", 2, "closed")
     handled(q, "b-command", 2, "created", event="issue_comment")  # after the close
+    handled(q, "b-update", 2, "review_notes_refresh", by_bot=True)  # the command's update
     handled(q, "y-opened", 3)
     handled(q, "x-closed", 3, "closed")
     handled(q, "w-reopened", 3, "reopened")
@@ -1736,12 +1746,38 @@ def test_what_runs_again_keeps_its_order_and_a_pr_closed_last_is_left_alone(tmp_
     assert [d.id for d in iter(q.claim, None)] == ["z-opened", "y-opened"]  # serial per PR
 
 
+# kills: bot/queue.py:DeliveryQueue.run_again (hand) the ids returned in the order read
+#   (by id, part by part), not the queue's
 def test_more_deliveries_than_one_statement_binds_all_run_again(tmp_path):
     q = queue_at(tmp_path)
-    ids = [f"d{i:04}" for i in range(1001)]  # three parts of 500 at most
+    # three parts of 500 at most, read in the order of the ids: put back in the queue's
+    ids = ["z-first", *(f"d{i:04}" for i in range(1000))]
     for i, did in enumerate(ids):
         handled(q, did, i + 1)
     with q.db.tx():
         assert q.keep_dry_run_answered(CUTOFF) == 1001
     assert q.run_again(set(ids)) == ids
     assert q.counts()["pending"] == 1001 and q.run_again(set(ids)) == []
+
+
+# kills: bot/queue.py:DeliveryQueue.run_again (hand) putting back the ids read before the
+#   transaction, not those it took off the kept list
+def test_a_delivery_put_back_by_another_sweep_since_it_was_read_is_not_put_back_again(
+    tmp_path, monkeypatch
+):
+    """The server's sweep and `review-notes redeliver` (two processes on one file) both
+    read what is kept before writing: the second must not run it again, neither while it
+    runs (taken twice) nor once done."""
+    q = queue_at(tmp_path)
+    handled(q, "sent", 1)
+    handled(q, "other", 2)
+    with q.db.tx():
+        q.keep_dry_run_answered(CUTOFF)
+    assert q.run_again({"sent"}) == ["sent"]
+    monkeypatch.setattr(q, "_dry_run_answered", lambda guids: ["sent"])  # read before
+    assert q.claim().id == "sent"
+    assert q.run_again({"sent"}) == [] and q.get("sent").state == "processing"
+    q.complete("sent")
+    assert q.run_again({"sent"}) == [] and q.get("sent").state == "done"
+    monkeypatch.setattr(q, "_dry_run_answered", lambda guids: ["other", "sent"])
+    assert q.run_again({"other", "sent"}) == ["other"]

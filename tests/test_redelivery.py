@@ -111,6 +111,8 @@ def test_a_refused_redelivery_is_logged_and_counted_and_the_others_still_asked(c
     assert len(warnings) == 1 and "a" in warnings[0].getMessage()
     summary = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert summary and "3 attempts listed, 1 asked again, 1 refused" in summary[-1]
+    # kills: bot/redelivery.py:_none_to_run returning None for the list
+    assert done.run_again == []  # no queue given to put anything back in
 
 
 def test_a_start_looks_back_to_the_last_delivery_seen_at_most_as_far_as_github_keeps():
@@ -736,3 +738,29 @@ def test_redeliver_runs_again_what_github_sent_the_dry_run_before_going_live(
     assert status == 0 and state == "pending"
     assert f"run again: {sent.guid}  (GitHub sent it to the dry run before going live)" in out
     assert fake_github.calls("POST", "/app/hook/deliveries/*/attempts") == []
+
+
+# kills: bot/redelivery.py:going_live (hand) keeping from 72 h back without CLOCK_SLACK
+def test_going_live_keeps_what_the_dry_run_handled_in_all_github_keeps_and_its_clock_slack(
+    tmp_path,
+):
+    from bot.db import Database, stored_time
+    from bot.queue import DeliveryQueue
+    from bot.redelivery import going_live
+
+    db = Database(tmp_path / "bot.sqlite3")
+    try:
+        q = DeliveryQueue(db)
+        for did, age in (("inside", CLOCK_SLACK / 2), ("outside", CLOCK_SLACK * 2)):
+            q.enqueue(did, "pull_request", "opened", {}, "o/r", 1)
+            received = stored_time(SINCE - age)
+            db.execute(
+                "UPDATE deliveries SET state = 'done', received_at = ? WHERE id = ?",
+                (received, did),
+            )
+        with db.tx():
+            assert going_live(q, NOW) == 1
+        assert q.sweep_since() == SINCE.isoformat()
+        assert q.run_again({"inside", "outside"}) == ["inside"]
+    finally:
+        db.close()

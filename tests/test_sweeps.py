@@ -428,6 +428,8 @@ def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_a
     )
 
 
+# kills: bot/queue.py:DeliveryQueue.run_again (hand) a write transaction in every sweep,
+#   with nothing to put back (the sweep failed in a write outage)
 def test_an_outage_that_fails_the_databases_writes_costs_an_event_one_ask(
     tmp_path, fake_github, app_key
 ):
