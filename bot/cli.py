@@ -532,6 +532,11 @@ def _log_github_calls(settings: Settings) -> None:
 
 def _no_delivery_log(settings: Settings) -> str | None:
     """Why there is no webhook delivery log to redeliver from; None when the App's is."""
+    if settings.is_dry_run and settings.has_credentials:
+        return (
+            "REVIEW_NOTES_DRY_RUN=true: a dry run asks GitHub for nothing; run this with"
+            " the live server's settings (without it)"
+        )
     if settings.is_dry_run:
         return (
             "a dry run (no GitHub App credentials): GitHub sends it nothing, so there is"

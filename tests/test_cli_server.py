@@ -939,3 +939,19 @@ def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     assert bot.cli.main(["redeliver"]) == 0
     assert "no review-notes server" in err.getvalue()  # the probe did take the lock
     assert claims and all(claims), claims
+
+
+def test_redeliver_in_a_dry_run_asked_for_names_the_setting_not_missing_credentials(
+    tmp_path, fake_github, app_key
+):
+    # A preview on real traffic: the App's credentials and secret are set, and
+    # REVIEW_NOTES_DRY_RUN=true. `redeliver` said "no GitHub App credentials: GitHub
+    # sends it nothing", neither of which holds, and named nothing to change
+    # (walkthrough r28b).
+    from tests.webhook_kit import app_env
+
+    env = app_env(tmp_path, fake_github, app_key, REVIEW_NOTES_DRY_RUN="true")
+    r = cli("redeliver", env=env, cwd=tmp_path)
+    clear_error(r, "REVIEW_NOTES_DRY_RUN=true")
+    assert "no GitHub App credentials" not in r.stderr and "sends it nothing" not in r.stderr
+    assert fake_github.calls() == []  # a dry run asks GitHub for nothing
