@@ -317,9 +317,12 @@ class Settings(BaseSettings):
         # line with literal "\n" escapes; a key that has real newlines inside is taken as
         # it is (one at its end is a file's or an `echo`'s, not the key's).
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if isinstance(text, str) and "\n" not in text.strip() and "\\n" in text:
+        if not isinstance(text, str):
+            return v
+        text = text.removeprefix(_BOM)  # `$(cat app.pem)` of a file saved with one
+        if "\n" not in text.strip() and "\\n" in text:
             return text.strip().replace("\\n", "\n")
-        return v
+        return text
 
     @field_validator("github_app_id", "bot_login")
     @classmethod
@@ -422,7 +425,7 @@ class Settings(BaseSettings):
         if self.github_private_key is not None:
             return self.github_private_key.get_secret_value()
         if self.github_private_key_path is not None:
-            return self.github_private_key_path.read_text("utf-8")
+            return self.github_private_key_path.read_text(_KEY_ENCODING)
         return None
 
     def links_base(self) -> str:
@@ -483,6 +486,12 @@ class _DotEnvSource(DotEnvSettingsSource):
         ]
 
 
+# A key file saved by an editor that starts UTF-8 with a byte order mark (Windows'
+# Notepad did by default): the key is the same, and no PEM parser reads the mark.
+_BOM = "\ufeff"
+_KEY_ENCODING = "utf-8-sig"
+
+
 def _looks_like_pem(text: str) -> bool:
     text = text.strip()
     return text.startswith("-----BEGIN ") and "PRIVATE KEY-----" in text
@@ -521,7 +530,7 @@ def _check_pem_file(path: Path) -> list[str]:
         " in GITHUB_PRIVATE_KEY, a token in GITHUB_TOKEN)"
     )
     try:
-        text = path.read_text("utf-8")
+        text = path.read_text(_KEY_ENCODING)
     except IsADirectoryError:  # docker -v of a host file that is not there makes a directory
         return [
             f"GITHUB_PRIVATE_KEY_PATH: {what} is a directory, not the key's file (`docker run"

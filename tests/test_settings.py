@@ -638,3 +638,22 @@ def test_a_private_key_is_told_from_other_pem_text_and_may_be_padded():
 def test_the_allow_list_is_read_without_case():
     s = load(repos="vllm-project/vllm")
     assert s.allows("VLLM-Project/vLLM") and not s.allows("vllm-project/other")
+
+
+@pytest.mark.parametrize("by_path", [True, False])
+def test_a_key_saved_with_a_byte_order_mark_is_the_key(tmp_path, monkeypatch, app_key, by_path):
+    # Windows' Notepad saved UTF-8 with a byte order mark by default: app.pem opened and
+    # saved there, or given as "$(cat app.pem)", was refused as "not a PEM private key",
+    # though it reads as one (walkthrough r28b).
+    from bot.server import live_github
+
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    marked = "\ufeff" + app_key.private_pem
+    if by_path:
+        (tmp_path / "app.pem").write_text(marked, "utf-8")
+        s = load(github_private_key_path=str(tmp_path / "app.pem"), **live)
+    else:
+        monkeypatch.setenv("GITHUB_PRIVATE_KEY", marked)
+        s = load(**live)
+    assert s.private_key_pem() == app_key.private_pem
+    live_github(s).close()  # a usable RSA key
