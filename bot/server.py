@@ -672,7 +672,8 @@ UVICORN_LOOP = "asyncio"
 
 
 class WebhookFirst:
-    """Hand POST /webhook to its endpoint before the exception handlers and the router.
+    """Hand POST /webhook to its endpoint before the exception handlers and the router,
+    and a GitHub delivery POSTed elsewhere to its answer naming the path (`elsewhere`).
 
     Inside the app's error middleware (a crash is still a logged 500), outside what
     only routed requests need: ~8% of the ack path's CPU (bench/bench_load.py).
@@ -682,10 +683,14 @@ class WebhookFirst:
         self.app, self.paths, self.endpoint = app, paths, endpoint
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"] in self.paths and scope["method"] == "POST":
-            await self.endpoint(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+        if scope["type"] == "http" and scope["method"] == "POST":
+            if scope["path"] in self.paths:
+                await self.endpoint(scope, receive, send)
+                return
+            if any(name == b"x-github-event" for name, _ in scope["headers"]):
+                await self.endpoint.elsewhere(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class HeadAsGet:

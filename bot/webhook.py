@@ -21,6 +21,7 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   202 queued (written to SQLite before answering), or ignored (with the reason)
   500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
       and /healthz fails until one is stored again (`failing`; a duplicate stores nothing)
+  404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
 """
 
 from __future__ import annotations
@@ -185,6 +186,7 @@ class WebhookEndpoint:
         # A mistyped secret refuses every delivery: said in the log, once a minute at most
         # (seconds_between_unverified_logs).
         self.unverified = Throttle(settings.seconds_between_unverified_logs)
+        self.misdirected = Throttle(settings.seconds_between_unverified_logs)
         self.redelivered_by = _redelivered_by(settings)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -203,6 +205,28 @@ class WebhookEndpoint:
                 return  # the client went away: nobody to answer, nothing queued
             code, content = await self.answer(headers, body)
         await _send_json(send, code, content)
+
+    async def elsewhere(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """A GitHub delivery POSTed to another path (the App's webhook URL names none, or
+        another, or a proxy serving the bot under a path passes it on): 404 naming the
+        path to use, which GitHub's Recent Deliveries shows, and a WARNING, as often as
+        the 401's; the router's bare 404 said nothing in the log. Not read further."""
+        path = _shown(scope["path"])
+        error = f"no webhook at {path}: the webhook URL must end in /webhook"
+        held = self.misdirected.take()
+        if held is not None:
+            headers = dict(scope["headers"])
+            more = f"; {held} more since the last such line" if held else ""
+            log.warning(
+                "delivery %s %s sent to %s, answered 404: set the App's webhook URL to this"
+                " server's address ending in /webhook (a proxy serving it under a path must"
+                " strip the path)%s",
+                _shown(_text(headers, b"x-github-delivery")),
+                _shown(_text(headers, b"x-github-event")),
+                path,
+                more,
+            )
+        await _send_json(send, 404, {"error": error})
 
     async def answer(self, headers: Headers, body: bytes) -> Answer:
         checked = self.check(headers, body)

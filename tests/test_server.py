@@ -875,10 +875,12 @@ def test_the_app_created_page_takes_a_code_of_1_to_100_characters_as_plain_text(
 
 # kills: bot/server.py:WebhookFirst.__call__ every POST but one to /webhook handed to the webhook
 # endpoint
-def test_a_signed_delivery_posted_to_another_path_is_405_and_queues_nothing(app):
+# kills: bot/server.py:WebhookFirst.__call__ (hand) every POST elsewhere answered as a delivery
+def test_a_signed_delivery_posted_to_another_path_is_404_and_queues_nothing(app):
     client, rt = app
-    for path in ("/notes", "/healthz", "/metrics"):
-        assert post(client, "pull_request", pr_payload(), path=path).status_code == 405
+    for path in ("/notes", "/healthz", "/metrics"):  # GET routes: a delivery finds no webhook
+        assert post(client, "pull_request", pr_payload(), path=path).status_code == 404
+        assert client.post(path).status_code == 405  # not GitHub's: the router's answer
     assert sum(rt.queue.counts().values()) == 0
 
 
@@ -2017,3 +2019,43 @@ def test_a_start_says_how_many_deliveries_it_resumes_and_were_interrupted(
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming ")]
     pending = 1 + interrupted
     assert said == [f"resuming {pending} pending deliveries ({interrupted} were interrupted)"]
+
+
+@pytest.mark.parametrize("path", ["/", "/review-notes/webhook", "/healthz"])
+def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_to_use(
+    tmp_path, fake_github, caplog, path
+):
+    # The App's webhook URL entered without /webhook (or with the path a proxy serves the
+    # bot under, passed on): every delivery failed with the router's bare 404 (405 on a
+    # GET route), and the server's log said nothing at INFO (walkthrough r28b).
+    import urllib.error
+    import urllib.request
+
+    from tests.browser_kit import serving_in_thread
+    from tests.fake_github import webhook_request
+
+    rt = build_runtime(make_settings(tmp_path))
+    rt.start()
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="review_notes"),
+            serving_in_thread(create_app(rt)) as base,
+        ):
+            fake_github.webhook_secret = SECRET
+            fake_github.webhook_url = base + path
+            sent = fake_github.send_webhook("pull_request", pr_payload())
+            again = fake_github.send_webhook("pull_request", pr_payload(number=7002))
+            body = json.dumps(pr_payload()).encode()
+            request = webhook_request(base + path, "pull_request", "by-hand", body, SECRET)
+            with pytest.raises(urllib.error.HTTPError) as answered:
+                urllib.request.urlopen(request, timeout=10)
+            error = json.loads(answered.value.read())["error"]
+            stored = sum(rt.queue.counts().values())
+    finally:
+        rt.stop()
+    assert (sent.status_code, again.status_code, answered.value.code) == (404, 404, 404)
+    assert error == f"no webhook at {path}: the webhook URL must end in /webhook"
+    (line,) = [r.getMessage() for r in caplog.records if "answered 404" in r.getMessage()]
+    assert line.startswith(f"delivery {sent.guid} pull_request sent to {path}, answered 404")
+    assert "webhook URL to this server's address ending in /webhook" in line
+    assert stored == 0
