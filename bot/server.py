@@ -764,6 +764,12 @@ def run_server(
             "review-notes: DRY RUN, nothing is written to GitHub; would-be comments at "
             f"{base}/dry-run/comments"
         )
+    if rt.dry_run is not None and not settings.uses_dev_secret:
+        lines.append(
+            "review-notes: GITHUB_WEBHOOK_SECRET is set: what GitHub sends is answered and"
+            " only recorded; going live on this database (App mode) runs again what GitHub"
+            " sent in the last 72 h"
+        )
     if settings.uses_dev_secret:
         lines.append(
             f"review-notes: development webhook secret: {settings.webhook_secret()}"

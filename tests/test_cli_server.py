@@ -955,3 +955,19 @@ def test_redeliver_in_a_dry_run_asked_for_names_the_setting_not_missing_credenti
     clear_error(r, "REVIEW_NOTES_DRY_RUN=true")
     assert "no GitHub App credentials" not in r.stderr and "sends it nothing" not in r.stderr
     assert fake_github.calls() == []  # a dry run asks GitHub for nothing
+
+
+def test_a_dry_run_with_the_app_s_secret_says_what_going_live_will_post(tmp_path):
+    # A preview on real traffic answers GitHub's deliveries; going live on its database
+    # posts the comments of those of the last 72 h (walkthrough r28b): the start says so,
+    # so that the comments then surprise no one, and never shows the secret.
+    serve = server(tmp_path, base_env(tmp_path, GITHUB_WEBHOOK_SECRET="app-secret-1234"))
+    with serve.run():
+        banner = serve.logs[0].read_text()
+    assert "DRY RUN" in banner and "GITHUB_WEBHOOK_SECRET is set" in banner, banner
+    assert "runs again what GitHub sent in the last 72 h" in banner
+    assert "app-secret-1234" not in banner and "development webhook secret" not in banner
+    (tmp_path / "dev").mkdir()
+    plain = server(tmp_path / "dev", base_env(tmp_path / "dev"))
+    with plain.run():
+        assert "GITHUB_WEBHOOK_SECRET is set" not in plain.logs[0].read_text()
