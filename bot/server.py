@@ -502,7 +502,7 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
             raise SettingsError(
                 f"GITHUB_APP_ID: GitHub refused the App's credentials ({exc}): is"
                 f" GITHUB_APP_ID the App's ID (not an installation's) and {key} one of"
-                " its private keys?"
+                " its private keys?" + _api_url_hint(settings, exc)
             ) from None
         log.warning(
             "could not ask GitHub for the App to check GITHUB_APP_ID and %s (%s):"
@@ -510,6 +510,20 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
             key,
             exc,
         )
+
+
+def _api_url_hint(settings: Settings, exc: GitHubError) -> str:
+    """A second line naming GITHUB_API_URL when GitHub answered GET /app with a 404 at
+    one set by hand: the likelier fault then is the base (a GitHub Enterprise Server's
+    host without /api/v3, the web host), which every call is built on. Not echoed: it
+    may carry a user and password."""
+    default = Settings.model_fields["github_api_url"].default
+    if exc.status != 404 or settings.github_api_url == default:
+        return ""
+    return (
+        "\nGITHUB_API_URL: or is it not the REST API's base? (GitHub Enterprise Server's"
+        " is https://HOST/api/v3; github.com's https://api.github.com)"
+    )
 
 
 # --- HTTP -------------------------------------------------------------------------

@@ -1931,6 +1931,29 @@ def test_refused_app_credentials_name_the_key_variable_that_was_set(tmp_path, fa
         build_runtime(settings)
 
 
+def test_a_404_for_the_app_at_an_api_url_set_by_hand_names_github_api_url_too(
+    tmp_path, fake_github, app_key
+):
+    # A GitHub Enterprise Server's host given without /api/v3 (or the web host): GET /app
+    # is answered 404, and the refusal named only GITHUB_APP_ID and the key, which were
+    # right (walkthrough r28b). Never the URL itself: it may carry a password.
+    from bot.github_port import GitHubError
+    from bot.server import _api_url_hint
+
+    wrong = fake_github.base_url + "/ghe"  # no API is served under it
+    settings = app_settings(tmp_path, fake_github, app_key, github_api_url=wrong)
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    first, second = str(refused.value).split("\n")
+    assert first.startswith("GITHUB_APP_ID: GitHub refused") and "404" in first, first
+    assert second.startswith("GITHUB_API_URL: or is it not the REST API's base?"), second
+    assert "https://HOST/api/v3" in second and wrong not in second
+    # github.com's own API: a 404 there says the App ID is wrong, not the base
+    github_com = load_settings(env_file=None, db_path=tmp_path / "x.sqlite3")
+    assert _api_url_hint(github_com, GitHubError("404 Not Found", status=404)) == ""
+    assert _api_url_hint(settings, GitHubError("401 Bad credentials", status=401)) == ""
+
+
 # kills: bot/server.py:_load_library the notes checked against the shipped taxonomy, not the
 # configured
 # kills: bot/server.py:_load_library the matching file checked against the shipped taxonomy too
