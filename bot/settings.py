@@ -254,13 +254,20 @@ class Settings(BaseSettings):
 
     @field_validator("github_api_url", "public_url")
     @classmethod
-    def _check_url(cls, v: str | None) -> str | None:
+    def _check_url(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is None:
             return v
         why = _url_problem(v)
         if why:
             raise ValueError(why)
-        return v.rstrip("/")
+        v = v.rstrip("/")
+        # the App's webhook URL pasted here: every note link would be under /webhook
+        if info.field_name == "public_url" and urlsplit(v).path.endswith("/webhook"):
+            raise ValueError(
+                "ends in /webhook, the App's webhook URL: give this server's base address"
+                " (the same without /webhook), which the note links are built on"
+            )
+        return v
 
     @field_validator("github_token", "github_private_key", "github_private_key_path", mode="before")
     @classmethod

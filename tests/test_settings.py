@@ -657,3 +657,22 @@ def test_a_key_saved_with_a_byte_order_mark_is_the_key(tmp_path, monkeypatch, ap
         s = load(**live)
     assert s.private_key_pem() == app_key.private_pem
     live_github(s).close()  # a usable RSA key
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://notes.example.org/webhook",
+        "https://notes.example.org/webhook/",
+        "https://example.org/review-notes/webhook",
+    ],
+)
+def test_the_app_s_webhook_url_given_as_the_public_url_is_refused_naming_the_fix(url):
+    # The two addresses the operator has at hand: the App's webhook URL pasted as
+    # REVIEW_NOTES_PUBLIC_URL made every note link of every comment
+    # https://notes.example.org/webhook/notes/<id>, a 404 (walkthrough r28b).
+    text = errors(public_url=url)
+    assert "REVIEW_NOTES_PUBLIC_URL: ends in /webhook, the App's webhook URL" in text, text
+    assert "the same without /webhook" in text
+    for fine in ("https://notes.example.org", "https://example.org/webhooks-and-notes"):
+        assert load(public_url=fine).public_url == fine
