@@ -676,3 +676,11 @@ def test_the_app_s_webhook_url_given_as_the_public_url_is_refused_naming_the_fix
     assert "the same without /webhook" in text
     for fine in ("https://notes.example.org", "https://example.org/webhooks-and-notes"):
         assert load(public_url=fine).public_url == fine
+
+
+# kills: bot/settings.py:Settings._unescape_key a value that is no text (a number in
+#   config/bot.toml) taken for no key at all, not refused
+def test_a_private_key_that_is_no_text_is_refused_naming_it():
+    assert "GITHUB_PRIVATE_KEY: Input should be a valid string" in errors(
+        github_app_id="1", github_private_key=123
+    )
