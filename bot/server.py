@@ -326,8 +326,9 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
             " comment ids were the dry run's, not GitHub's, and %d /notes wrong marks on"
             " those comments: each PR is handled as new at its next event (the dry run's"
             " would-be comments are kept); the redelivery sweep (App mode) looks back all"
-            " GitHub keeps, and of the %d deliveries the dry run handled in that time, runs"
-            " again those GitHub's delivery log shows it sent (not replays)",
+            " GitHub keeps, and of the %d deliveries the dry run received in that time"
+            " (those it left queued included), runs those GitHub's delivery log shows it"
+            " sent (not replays)",
             path,
             dropped,
             marks,

@@ -1306,8 +1306,54 @@ def test_going_live_runs_again_what_github_sent_a_dry_run_holding_the_app_s_secr
     assert counts["failed"] == 0 and counts["pending"] == 0
     said = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
     # kills: bot/server.py:claim_pr_state (hand) the warning counting no delivery kept
-    assert any("of the 4 deliveries the dry run handled in that time" in s for s in said), said
+    assert any("of the 4 deliveries the dry run received in that time" in s for s in said), said
     assert any(
         f"the dry run run again (their comments were never posted): {opened.guid}" in s
         for s in said
     ), said
+
+
+def test_going_live_runs_none_of_the_dry_run_s_unfinished_replays(tmp_path, fake_github, app_key):
+    """The dry run stopped (Ctrl-C) with deliveries still queued: a stop leaves them
+    pending, and the live server ran them, so a replayed example (a real PR of the
+    allow-listed repository, its payload as old as the example) was posted on GitHub
+    (walkthrough r28b). Unfinished deliveries go as finished ones do: those GitHub's
+    log lists run live, the others (replays, the bot's own) never."""
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+    from tests.fake_github import webhook_request
+
+    fake = fake_github
+    fake.webhook_secret = SECRET
+    for n in (N, N + 1):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    dry = build_runtime(make_settings(tmp_path))
+    dry.start()
+    dry.workers.stop()  # stopped before it got to them
+    try:
+        with serving_in_thread(create_app(dry)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            opened = fake.send_webhook("pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+            body = json.dumps(pr_payload(number=N + 1, title=MATCHING_TITLE)).encode()
+            replay = webhook_request(f"{base}/webhook", "pull_request", "replay-1", body, SECRET)
+            with urllib.request.urlopen(replay, timeout=10) as r:
+                assert r.status == 202
+            assert dry.queue.counts()["pending"] == 2
+    finally:
+        dry.stop()
+    assert opened.status_code == 202
+
+    live = build_runtime(app_settings(tmp_path, fake, app_key, redeliver_every_minutes=0))
+    live.start()
+    try:
+        with serving_in_thread(create_app(live)) as base:
+            fake.webhook_url = f"{base}/webhook"
+            sweeping = live.redeliver_in_background()
+            assert sweeping is not None
+            sweeping.join(30)
+            wait_until(lambda: ours(fake, N), what="the notes comment of the PR GitHub sent")
+            drain(live)
+    finally:
+        live.stop()
+    assert len(ours(fake, N)) == 1
+    assert ours(fake, N + 1) == [], "a replay the dry run left queued was posted live"

@@ -1701,7 +1701,6 @@ def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once
     handled(q, "sent", 1)
     handled(q, "replayed", 2)
     handled(q, "recheck", 1, "review_notes_refresh", by_bot=True)  # the bot's own
-    add(q, "waiting", 3)  # pending: the live server runs it anyway
     handled(q, "broke", 4)
     q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")  # `retry`'s
     with q.db.tx():
@@ -1715,7 +1714,7 @@ def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once
         "done",
         "failed",
     ]
-    q.complete(q.claim().id)  # "sent" (the pending "waiting" is later in the queue)
+    q.complete(q.claim().id)  # "sent"
     assert q.run_again(listed | {"replayed"}) == ["replayed"]  # "sent" ran once already
     assert q.run_again(listed | {"replayed"}) == []
 
@@ -1781,3 +1780,22 @@ def test_a_delivery_put_back_by_another_sweep_since_it_was_read_is_not_put_back_
     assert q.run_again({"sent"}) == [] and q.get("sent").state == "done"
     monkeypatch.setattr(q, "_dry_run_answered", lambda guids: ["other", "sent"])
     assert q.run_again({"other", "sent"}) == ["other"]
+
+
+def test_going_live_sets_aside_what_the_dry_run_left_queued_and_it_runs_only_if_listed(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "running", 1)  # GitHub's, or a replay: the log tells
+    add(q, "queued", 2)
+    assert q.claim().id == "running"  # a dry run killed while running it
+    add(q, "update", 3)
+    q.db.execute("UPDATE deliveries SET by_bot = 1 WHERE id = 'update'")  # the bot's own
+    handled(q, "broke", 4)
+    q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")  # `retry`'s
+    with q.db.tx():
+        assert q.keep_dry_run_answered(CUTOFF) == 2
+    assert q.counts() == {"pending": 0, "processing": 0, "done": 3, "failed": 1}
+    assert q.get("queued").last_error == queue_module.SET_ASIDE
+    assert q.recover().resumed == 0  # the start's recovery finds none to resume
+    assert q.run_again({"queued", "update", "broke"}) == ["queued"]
+    assert q.claim().id == "queued" and q.claim() is None
+    assert q.run_again({"running"}) == ["running"]
