@@ -93,8 +93,8 @@ CREATE TABLE IF NOT EXISTS dry_run_answered (
 _OWN_UNMARKED = (
     "WHERE NOT by_bot AND (id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh')"
 )
-# What a delivery a dry run left queued says once the same file went live, unrun
-SET_ASIDE = "not run: left queued by a dry run; run live once GitHub's delivery log lists it"
+# What a delivery a dry run left queued or failed says once the same file went live
+SET_ASIDE = "a dry run's, set aside unrun as the file went live: run once GitHub's log lists it"
 # A delivery not of a PR whose last pull_request delivery from GitHub closed it
 _NOT_CLOSED = """coalesce((
     SELECT p.action FROM deliveries p WHERE p.pr_key = deliveries.pr_key
@@ -447,13 +447,14 @@ class DeliveryQueue:
     def keep_dry_run_answered(self, since: str) -> int:
         """Going live on a dry run's database (in the caller's transaction): keep the ids
         of the deliveries the dry run received since `since`, for `run_again`; how many.
-        Those it left queued (a stop leaves them pending) are set aside as done, unrun,
-        as the live server would have posted a replay's comment: like the others they
-        run once GitHub's log shows GitHub sent them. Not the bot's own (a re-check, a
-        deferred update): GitHub sent none, and the dry run's state they served is gone."""
+        Those it left queued (a stop leaves them pending) or failed are set aside as
+        done, unrun, as the live server (or a `retry --all`) would have posted a replay's
+        comment: like the others they run once GitHub's log shows GitHub sent them. Not
+        the bot's own (a re-check, a deferred update): GitHub sent none, and the dry
+        run's state they served is gone."""
         self.db.execute(
             "UPDATE deliveries SET state = 'done', updated_at = ?, last_error = ?"
-            " WHERE state IN ('pending', 'processing')",
+            " WHERE state IN ('pending', 'processing', 'failed')",
             (utcnow(), SET_ASIDE),
         )
         rows = self.db.execute(

@@ -1701,18 +1701,15 @@ def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once
     handled(q, "sent", 1)
     handled(q, "replayed", 2)
     handled(q, "recheck", 1, "review_notes_refresh", by_bot=True)  # the bot's own
-    handled(q, "broke", 4)
-    q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")  # `retry`'s
     with q.db.tx():
         assert q.keep_dry_run_answered(CUTOFF) == 2  # "sent" and "replayed"
-    listed = {"sent", "old", "recheck", "broke", "unknown"}  # GitHub never sent "replayed"
+    listed = {"sent", "old", "recheck", "unknown"}  # GitHub never sent "replayed"
     assert q.run_again(listed) == ["sent"]
-    assert [q.get(d).state for d in ("sent", "replayed", "old", "recheck", "broke")] == [
+    assert [q.get(d).state for d in ("sent", "replayed", "old", "recheck")] == [
         "pending",
         "done",
         "done",
         "done",
-        "failed",
     ]
     q.complete(q.claim().id)  # "sent"
     assert q.run_again(listed | {"replayed"}) == ["replayed"]  # "sent" ran once already
@@ -1789,13 +1786,13 @@ def test_going_live_sets_aside_what_the_dry_run_left_queued_and_it_runs_only_if_
     assert q.claim().id == "running"  # a dry run killed while running it
     add(q, "update", 3)
     q.db.execute("UPDATE deliveries SET by_bot = 1 WHERE id = 'update'")  # the bot's own
-    handled(q, "broke", 4)
-    q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")  # `retry`'s
+    handled(q, "broke", 4)  # failed in the dry run: `retry --all` would run a replay live
+    q.db.execute("UPDATE deliveries SET state = 'failed' WHERE id = 'broke'")
     with q.db.tx():
-        assert q.keep_dry_run_answered(CUTOFF) == 2
-    assert q.counts() == {"pending": 0, "processing": 0, "done": 3, "failed": 1}
-    assert q.get("queued").last_error == queue_module.SET_ASIDE
+        assert q.keep_dry_run_answered(CUTOFF) == 3
+    assert q.counts() == {"pending": 0, "processing": 0, "done": 4, "failed": 0}
+    assert q.get("queued").last_error == q.get("broke").last_error == queue_module.SET_ASIDE
     assert q.recover().resumed == 0  # the start's recovery finds none to resume
-    assert q.run_again({"queued", "update", "broke"}) == ["queued"]
-    assert q.claim().id == "queued" and q.claim() is None
+    assert q.run_again({"queued", "update", "broke"}) == ["queued", "broke"]
+    assert [q.claim().id, q.claim().id, q.claim()] == ["queued", "broke", None]
     assert q.run_again({"running"}) == ["running"]
