@@ -79,10 +79,10 @@ CREATE TABLE IF NOT EXISTS redelivery (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
--- the deliveries a dry run handled, kept as the same file goes live (GitHub sent those
--- of them its delivery log lists: the dry run had the App's secret); the sweep that
--- finds one there runs it again (DeliveryQueue.run_again), as its comment was never
--- posted
+-- the deliveries a dry run received (answered, left queued or failed), kept as the
+-- same file goes live (GitHub sent those of them its delivery log lists: the dry run
+-- had the App's secret); the sweep that finds one there runs it again
+-- (DeliveryQueue.run_again), as its comment was never posted
 CREATE TABLE IF NOT EXISTS dry_run_answered (
     id    TEXT PRIMARY KEY
 );

@@ -41,6 +41,8 @@ CLOCK_SLACK = timedelta(minutes=5)
 # rotated, a 413) needs a person, not a loop. A 5xx refusal is GitHub's incident: the
 # event stays owed, its asks uncounted.
 MAX_ASKS = 3
+# Deliveries named in one log line at most (a dry run's busy days are thousands)
+NAMED = 50
 
 
 @dataclass(frozen=True)
@@ -202,11 +204,14 @@ def sweep(
         return result
     result.run_again = run_again(result.seen)
     if result.run_again:
+        named = result.run_again[:NAMED]
+        more = len(result.run_again) - len(named)
         log.info(
             "going live: %d deliveries GitHub sent the dry run run again (their comments"
-            " were never posted): %s",
+            " were never posted): %s%s",
             len(result.run_again),
-            ", ".join(result.run_again),
+            ", ".join(named),
+            f" and {more} more" if more else "",
         )
     wanted = to_redeliver(listing, held, since, skip)
     for i, d in enumerate(wanted):

@@ -764,3 +764,13 @@ def test_going_live_keeps_what_the_dry_run_handled_in_all_github_keeps_and_its_c
         assert q.run_again({"inside", "outside"}) == ["inside"]
     finally:
         db.close()
+
+
+# kills: bot/redelivery.py:sweep (hand) every delivery put back named in the one line
+def test_the_line_naming_what_runs_again_names_at_most_fifty(caplog):
+    github = FakeLog([item(i, f"g{i:03}", 202) for i in range(1, 121)])
+    again = [f"g{i:03}" for i in range(1, 121)]
+    with caplog.at_level(logging.INFO, logger="bot.redelivery"):
+        sweep(github, nothing_held, SINCE, run_again=lambda guids: again)
+    (line,) = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
+    assert line.endswith("g049, g050 and 70 more") and "120 deliveries" in line
