@@ -432,7 +432,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from bot.replay import replay
+    from bot.replay import posts_to_github, replay
 
     secret, url = args.secret, args.url
     if secret is None or url is None:
@@ -441,6 +441,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             return 2
         secret = secret if secret is not None else settings.webhook_secret()
         url = url or f"{settings.local_url()}/webhook"
+    # an example is a real PR: sent to a live server, its notes are posted on GitHub
+    if not args.live and posts_to_github(url):
+        print(
+            f"review-notes replay: the server at {url} is not a dry run: it posts to GitHub,"
+            " so the payload's PR would get a real comment; pass --live to send it anyway",
+            file=sys.stderr,
+        )
+        return 2
     try:
         status, body = replay(
             Path(args.file),
@@ -724,6 +732,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")
     rep.add_argument("--event", help="X-GitHub-Event (default: guessed from the payload)")
     rep.add_argument("--delivery", help="X-GitHub-Delivery (default: a new UUID)")
+    rep.add_argument(
+        "--live",
+        action="store_true",
+        help="send to a server that posts to GitHub too (the PR gets a real comment)",
+    )
     rep.set_defaults(func=_cmd_replay)
 
     retry = sub.add_parser("retry", help="list failed deliveries, or re-queue them")

@@ -27,6 +27,25 @@ def guess_event(payload: dict[str, Any]) -> str:
     raise ValueError("cannot tell the event from the payload; pass --event")
 
 
+def posts_to_github(url: str, timeout: float = 5.0) -> bool:
+    """Whether the review-notes server whose webhook is `url` writes to GitHub: its
+    /healthz (beside /webhook) answers `"dry_run": false`. False when that cannot be
+    told (no server, no /healthz there: replay signs for any webhook receiver)."""
+    base = url.split("?", 1)[0].rstrip("/").removesuffix("/webhook")
+    try:
+        with urllib.request.urlopen(base + "/healthz", timeout=timeout) as resp:
+            text = resp.read()
+    except urllib.error.HTTPError as exc:  # 503 while failing: it still says which
+        text = exc.read()
+    except (OSError, ValueError):  # no server, or no URL urllib can open
+        return False
+    try:
+        health = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(health, dict) and health.get("dry_run") is False
+
+
 def replay(
     path: Path,
     *,

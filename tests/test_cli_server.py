@@ -971,3 +971,36 @@ def test_a_dry_run_with_the_app_s_secret_says_what_going_live_will_post(tmp_path
     plain = server(tmp_path / "dev", base_env(tmp_path / "dev"))
     with plain.run():
         assert "GITHUB_WEBHOOK_SECRET is set" not in plain.logs[0].read_text()
+
+
+def test_replay_to_a_server_posting_to_github_asks_for_live_first(
+    tmp_path, monkeypatch, capsys, fake_github, app_key
+):
+    # After going live, `review-notes replay examples/pr-52419-opened.json` (the README's
+    # dry-run command, signed with the settings' secret, sent to the local server) was
+    # accepted and posted the example's notes on the real PR 52419 (walkthrough r28b).
+    # The server says in /healthz whether it writes to GitHub: replay asks first, and
+    # sends to such a server only with --live.
+    from bot.cli import main
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+    from tests.webhook_kit import SECRET, app_settings, clean_env
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    rt = build_runtime(app_settings(tmp_path, fake_github, app_key))
+    rt.start()
+    rt.workers.stop()  # what it queues stays pending
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            args = ["replay", str(R16M_EXAMPLE), "--url", f"{base}/webhook", "--secret", SECRET]
+            refused = main(args)
+            out, err = capsys.readouterr()
+            queued_before = sum(rt.queue.counts().values())
+            sent = main([*args, "--live"])
+            queued = sum(rt.queue.counts().values())
+    finally:
+        rt.stop()
+    assert refused == 2 and out == "" and queued_before == 0
+    assert "not a dry run: it posts to GitHub" in err and "--live" in err, err
+    assert sent == 0 and queued == 1

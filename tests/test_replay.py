@@ -107,3 +107,68 @@ def test_a_payload_file_that_is_no_json_object_is_named(tmp_path, text, said):
     path.write_text(text)
     with pytest.raises(ValueError, match=f"event.json: {said}"):
         replay(path, url="http://127.0.0.1:9/webhook", secret=SECRET)
+
+
+@pytest.fixture
+def health_at():
+    """A stand-in server on 127.0.0.1 answering GET /healthz with (status, body)."""
+    import http.server
+    import threading
+
+    answer: list[tuple[int, bytes]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            status, body = answer[0] if self.path == "/healthz" else (404, b"{}")
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def at(status: int, body: bytes) -> str:
+        answer[:] = [(status, body)]
+        return f"http://127.0.0.1:{server.server_port}/webhook"
+
+    yield at
+    server.shutdown()
+    server.server_close()
+
+
+# kills: bot/replay.py:posts_to_github (hand) a /healthz failing (503) taken for no answer;
+#   an answer naming no dry_run, or a page that is no JSON, taken for a live server
+@pytest.mark.parametrize(
+    ("status", "body", "live"),
+    [
+        (200, b'{"status": "ok", "dry_run": false}', True),
+        (503, b'{"status": "failing", "dry_run": false}', True),  # still posting to GitHub
+        (200, b'{"status": "ok", "dry_run": true}', False),
+        (200, b'{"status": "ok"}', False),  # another kind of server
+        (200, b"<html>not ours</html>", False),
+        (404, b"{}", False),
+    ],
+)
+def test_whether_a_server_posts_to_github_is_read_from_its_healthz(health_at, status, body, live):
+    from bot.replay import posts_to_github
+
+    assert posts_to_github(health_at(status, body)) is live
+
+
+def test_a_webhook_url_with_no_server_behind_it_is_no_live_server():
+    from bot.replay import posts_to_github
+
+    assert posts_to_github(f"http://127.0.0.1:{free_port()}/webhook") is False
+
+
+# kills: bot/replay.py:posts_to_github (hand) the query or the trailing slash of the webhook
+#   URL kept, /healthz asked for under /webhook
+@pytest.mark.parametrize("tail", ["/", "?from=replay", "/?from=replay"])
+def test_the_health_of_a_webhook_url_written_otherwise_is_asked_beside_it(health_at, tail):
+    from bot.replay import posts_to_github
+
+    assert posts_to_github(health_at(200, b'{"dry_run": false}') + tail) is True
