@@ -1720,7 +1720,7 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
 
 # kills: bot/server.py:claim_pr_state every live start had the redelivery sweep look back all
 #   GitHub keeps, not only the first on a dry run's database
-# kills: bot/redelivery.py:sweep_all_kept the sweep kept as looking back less than GitHub keeps
+# kills: bot/redelivery.py:going_live the sweep kept as looking back less than GitHub keeps
 def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_github_keeps(
     tmp_path, fake_github, app_key
 ):
