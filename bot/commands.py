@@ -14,8 +14,9 @@ Only lines a reader sees as plain text count: lines inside fenced or indented
 code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
 ignored, so quoting or documenting a command never runs it. A command on the line
 right after a quote runs, although GitHub shows that line inside the quote (a lazy
-continuation): the author typed it there, under what they quoted. `/notesfoo`,
-`/ci run` and `/lgtm` are other bots' business.
+continuation): the author typed it there, under what they quoted. Sentence punctuation
+after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`) is no part of it.
+`/notesfoo`, `/ci run` and `/lgtm` are other bots' business.
 """
 
 from __future__ import annotations
@@ -181,11 +182,27 @@ def _visible(word: str) -> str:
     )
 
 
+# Sentence punctuation after a sub-command (`/notes off.`, `/notes why?`, and as a Chinese
+# input method types it, `/notes off。`, `/notes off，谢谢` with no space after the comma):
+# the writer ended or paused a sentence. No sub-command has punctuation in it, so reading
+# the word before it loses nothing; the rest of the word is its first argument.
+_SUBCOMMAND = re.compile(r"(?P<sub>[A-Za-z]+)[.,!?;:…。，、！？；：]+(?P<rest>.*)", re.S)
+
+
+def _split_subcommand(words: list[str]) -> list[str]:
+    """The words with a known sub-command's trailing punctuation cut off its first word."""
+    found = _SUBCOMMAND.fullmatch(words[0])
+    if found is None or found["sub"].lower() not in _SUBCOMMANDS:
+        return words
+    return [found["sub"], *([found["rest"]] if found["rest"] else []), *words[1:]]
+
+
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's)."""
     words = [w for w in map(_visible, WORDS.findall(line[len(word) :])) if w]
     if not words:
         return Command(Kind.REFRESH, (), line[: len(word)])
+    words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)
     args = words if kind is Kind.UNKNOWN else words[1:]
     head = line[: len(word)] if kind is Kind.UNKNOWN else f"{line[: len(word)]} {words[0]}"

@@ -104,6 +104,21 @@ def test_unknown_sub_command_gets_a_short_help_and_confused(live):
     assert reactions(fake, c) == {"confused"}
 
 
+def test_a_sub_command_ending_a_sentence_runs_as_itself(live):
+    # `.`/`?` an English writer adds, `。` and `，` a Chinese input method types (with no
+    # space after the comma): the command the writer meant, not "There is no `off。`".
+    client, rt, fake = live
+    say(client, rt, fake, "/notes why?")
+    assert state(rt).verbose
+    off = say(client, rt, fake, "/notes off。", login=AUTHOR)
+    assert state(rt).opted_out and reactions(fake, off) == {"eyes", "+1"}
+    on = say(client, rt, fake, "/notes on，谢谢", login=AUTHOR)
+    assert not state(rt).opted_out and reactions(fake, on) == {"eyes", "+1"}
+    say(client, rt, fake, "/notes topic. cuda-graphs")
+    (reply,) = replies(fake)
+    assert "on **CUDA graphs**" in reply.body and "There is no" not in reply.body
+
+
 def test_reply_budget_limits_reply_comments(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)

@@ -46,6 +46,17 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         # trailing words are kept, and do not change the sub-command
         ("/notes refresh please", [("refresh", ("please",))]),
         ("/notes off for this PR", [("off", ("for", "this", "PR"))]),
+        # sentence punctuation after the sub-command ends a sentence, as an input method
+        # types it too (no space after a Chinese comma); an unknown word keeps its own
+        ("/notes off.", [("off", ())]),
+        ("/notes why?", [("why", ())]),
+        ("/notes on!", [("on", ())]),
+        ("/notes off。", [("off", ())]),
+        ("/notes help！", [("help", ())]),
+        ("/notes off，谢谢", [("off", ("谢谢",))]),
+        ("/notes topic: cuda-graphs", [("topic", ("cuda-graphs",))]),
+        ("/notes frob.", [("unknown", ("frob.",))]),
+        ("/notes ...", [("unknown", ("...",))]),
     ],
 )
 def test_one_command(text, expected):
