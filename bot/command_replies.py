@@ -201,7 +201,7 @@ def _count_notes(n: int) -> str:
 def _find_topic(library: Library, text: str) -> Topic | None:
     wanted = topic_key(text)
     for topic in library.topics.values():
-        if wanted in (topic_key(topic.id), topic_key(topic.name_en)):
+        if wanted in (topic_key(topic.id), topic_key(topic.name_en), topic_key(topic.name_zh)):
             return topic
     return None
 
@@ -220,7 +220,7 @@ def render_topic(
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
 ) -> str:
-    """The notes of the topic command.text names (its id or English name); unknown ->
+    """The notes of the topic command.text names (its id, English or Chinese name); unknown ->
     the valid ids, after what was asked, as typed."""
     head = _header(command)
     if not command.args:

@@ -120,7 +120,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
-    named: dict[str, tuple[str, int]] = {}  # id or name_en as read (topic_key) -> (id, line)
+    named: dict[str, tuple[str, int]] = {}  # id or name as read (topic_key) -> (id, line)
     for raw, start, end in zip(raw_topics, starts, ends, strict=True):
         block = Header("\n".join(lines[start + 1 : end]), start + 2)
         table_line = start + 1
@@ -136,7 +136,7 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             continue
         # comments print names, and `/notes topic` takes a name or an id: each, as the
         # command reads it, must say one topic
-        for key_field in ("id", "name_en"):
+        for key_field in ("id", "name_en", "name_zh"):
             key = topic_key(getattr(topic, key_field))
             line = block.line_of(key_field, default=id_line)
             other = named.get(key)

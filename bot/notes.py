@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable
 from datetime import date
 from enum import StrEnum
@@ -36,10 +37,17 @@ REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
 _NAME_GAPS = re.compile(r"[\s_-]+")
 
 
+# a sentence's end after the name (`/notes topic cuda-graphs.`), NFKC's forms of it
+_SENTENCE_END = ".,!?;:。、"
+
+
 def topic_key(text: str) -> str:
-    """A topic's id or English name as a reader may type it: `cuda graphs`, `CUDA graphs`
-    and `cuda_graphs` all mean `cuda-graphs` (the comment prints names, not ids)."""
-    return _NAME_GAPS.sub(" ", text.strip().strip("`").casefold()).strip()
+    """A topic's id or name as a reader may type it: `cuda graphs`, `CUDA graphs`,
+    `cuda_graphs` and `cuda-graphs.` all mean `cuda-graphs` (the comment prints names, not
+    ids). NFKC: a Chinese input method's full-width forms (`（PCP / DCP）`, `ＲＯＣｍ`) are
+    the ASCII ones a name may be written with."""
+    text = unicodedata.normalize("NFKC", text).strip().strip("`").rstrip(_SENTENCE_END)
+    return _NAME_GAPS.sub(" ", text.casefold()).strip()
 
 
 def note_id(repo: str, title: str, *, as_written: bool = False) -> str:

@@ -521,6 +521,11 @@ TAXONOMY_DEFECTS = [
         "8: topics: unknown top-level key; did you mean 'topic'?",
         id="topics-tables",
     ),
+    pytest.param(  # `/notes topic` takes a Chinese name too: it must say one topic
+        ('name_zh = "ROCm"', 'name_zh = "CUDA graphs"'),
+        "11: name_zh: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        id="chinese-name-another-topics",
+    ),
     pytest.param(
         ('labels = ["rocm"]\n', ""),
         "9: topic: no keywords, tags, paths or labels: nothing can select this topic",

@@ -559,6 +559,22 @@ def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
 
 
+def test_a_topic_is_found_by_its_chinese_name_too(library):
+    # the comment prints a topic's Chinese name beside its English one, and a curator
+    # writing Chinese types it (an input method's full-width brackets or ASCII ones); a
+    # sentence's end after a name is no part of it. Each was "There is no topic".
+    answer = reply("/notes topic cuda-graphs", library).split("\n", 2)[2]
+    for asked in ["CUDA Graph 捕获", "cuda graph 捕获", "cuda-graphs.", "CUDA graphs。"]:
+        assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
+    for asked, name in [
+        ("上下文并行（PCP / DCP）", "上下文并行（PCP / DCP）"),
+        ("上下文并行(PCP / DCP)", "上下文并行（PCP / DCP）"),
+        ("投机解码。", "投机解码"),
+    ]:
+        body = reply(f"/notes topic {asked}", library)
+        assert f"({name}, `" in body and "There is no topic" not in body, body
+
+
 def test_an_unknown_topic_is_quoted_as_typed(library):
     body = reply("/notes topic cuda graph things", library)
     assert "There is no topic `cuda graph things`." in body, body
