@@ -35,6 +35,9 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import requests
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519
 from github import Auth, Github, GithubException, GithubIntegration
 from github.Requester import Requester
 
@@ -57,6 +60,36 @@ T = TypeVar("T")
 
 class UnusableKeyError(ValueError):
     """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
+
+
+_KEY_KINDS: tuple[tuple[type, str], ...] = (
+    (ec.EllipticCurvePrivateKey, "an EC key"),
+    (ed25519.Ed25519PrivateKey, "an Ed25519 key"),
+    (ed448.Ed448PrivateKey, "an Ed448 key"),
+    (dsa.DSAPrivateKey, "a DSA key"),
+)
+
+
+def key_problem(pem: str) -> str:
+    """What is wrong with a PEM key that cannot sign the App's JWT, as the operator can act
+    on it: GitHub's download is an unencrypted RSA key, so a passphrase or another kind
+    of key means another file than the one GitHub gave."""
+    try:
+        key = serialization.load_pem_private_key(pem.encode(), password=None)
+    except TypeError:  # cryptography's answer to a key under a passphrase
+        return (
+            "GitHub App private key is encrypted (it needs a passphrase): the key GitHub"
+            " downloads is not; use that file"
+        )
+    except (ValueError, UnsupportedAlgorithm):
+        return "GitHub App private key is not a usable RSA PEM key"
+    kind = next((name for cls, name in _KEY_KINDS if isinstance(key, cls)), None)
+    if kind is None:  # an RSA key that still failed, or one that cannot sign
+        return "GitHub App private key is not a usable RSA PEM key"
+    return (
+        f"GitHub App private key is {kind}; GitHub App keys are RSA: download the App's"
+        " private key from its settings page"
+    )
 
 
 @dataclass(frozen=True)
@@ -121,9 +154,7 @@ class GitHubSessions:
             try:
                 app_auth.create_jwt()  # a bad key fails here, not on the first webhook
             except Exception as exc:
-                raise UnusableKeyError(
-                    "GitHub App private key is not a usable RSA PEM key"
-                ) from exc
+                raise UnusableKeyError(key_problem(private_key or "")) from exc
             self.integration = made_cleaning(
                 lambda: GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
             )

@@ -14,6 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 
 from tests.webhook_kit import (
     PY,
@@ -62,6 +63,26 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     r = cli("serve", "--port", "70000", env=base_env(tmp_path), cwd=ROOT)
     assert r.returncode == 2 and "--port: '70000' is not a port (1 to 65535)" in r.stderr
     assert "REVIEW_NOTES_PORT" not in r.stderr
+
+
+def test_serve_names_a_key_under_a_passphrase_as_such(tmp_path, app_key):
+    # GitHub's download protected with a passphrase (`openssl pkey -aes256`): the start
+    # said "not a usable RSA PEM key", as for a broken file
+    key = serialization.load_pem_private_key(app_key.private_pem.encode(), password=None)
+    protect = serialization.BestAvailableEncryption(b"passphrase")
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, protect)
+    (tmp_path / "app.pem").write_bytes(pem)
+    env = base_env(
+        tmp_path,
+        GITHUB_APP_ID="42",
+        GITHUB_PRIVATE_KEY_PATH=str(tmp_path / "app.pem"),
+        GITHUB_WEBHOOK_SECRET="s",
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+    )
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "GITHUB_PRIVATE_KEY_PATH: GitHub App private key is encrypted" in r.stderr
+    assert "the key GitHub downloads is not; use that file" in r.stderr
 
 
 @pytest.mark.parametrize("content", [b"threshold = [\n", b"# caf\xe9 (cp1252)\n", None])

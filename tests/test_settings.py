@@ -7,6 +7,8 @@ import os
 import re
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
 from tests.webhook_kit import ROOT, clear_error, run_cli
@@ -253,6 +255,61 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     live_github(load(**live))
     as_is = PEM.replace("MIIB", "MI\\nIB")  # with real newlines, a backslash is left alone
     assert load(github_private_key=as_is, **live).private_key_pem() == as_is
+
+
+def _pem(key, fmt=serialization.PrivateFormat.PKCS8, password: bytes | None = None) -> str:
+    protect = serialization.NoEncryption()
+    if password is not None:
+        protect = serialization.BestAvailableEncryption(password)
+    return key.private_bytes(serialization.Encoding.PEM, fmt, protect).decode()
+
+
+_RSA = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+_PASSPHRASE = "GitHub App private key is encrypted (it needs a passphrase): the key GitHub"
+_NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its settings page"
+
+
+@pytest.mark.parametrize(
+    ("pem", "expected"),
+    [
+        pytest.param(_pem(_RSA, password=b"pw"), _PASSPHRASE, id="encrypted-pkcs8"),
+        pytest.param(
+            _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL, b"pw"),
+            _PASSPHRASE,
+            id="encrypted-traditional",
+        ),
+        pytest.param(
+            _pem(ec.generate_private_key(ec.SECP256R1())), f"is an EC key{_NOT_RSA}", id="ec"
+        ),
+        pytest.param(
+            _pem(
+                ec.generate_private_key(ec.SECP384R1()),
+                serialization.PrivateFormat.TraditionalOpenSSL,
+            ),
+            f"is an EC key{_NOT_RSA}",
+            id="ec-traditional",
+        ),
+        pytest.param(
+            _pem(ed25519.Ed25519PrivateKey.generate()), f"is an Ed25519 key{_NOT_RSA}", id="ed25519"
+        ),
+        pytest.param(
+            PEM,
+            "GITHUB_PRIVATE_KEY: GitHub App private key is not a usable RSA PEM key",
+            id="broken",
+        ),
+    ],
+)
+def test_a_key_that_cannot_sign_says_what_is_wrong_with_it(monkeypatch, pem, expected):
+    # Each was "not a usable RSA PEM key", which sends the operator to regenerate a key
+    # when they had protected GitHub's download with a passphrase or picked another file.
+    from bot.server import live_github
+
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", pem)
+    with pytest.raises(SettingsError) as caught:
+        live_github(load(**live))
+    assert expected in str(caught.value) and str(caught.value).startswith("GITHUB_PRIVATE_KEY: ")
+    assert "PRIVATE KEY-----" not in str(caught.value)
 
 
 @pytest.mark.parametrize("key", [PEM, PEM.replace("\n", " ")])
