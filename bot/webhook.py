@@ -210,7 +210,10 @@ class WebhookEndpoint:
         """A GitHub delivery POSTed to another path (the App's webhook URL names none, or
         another, or a proxy serving the bot under a path passes it on): 404 naming the
         path to use, which GitHub's Recent Deliveries shows, and a WARNING, as often as
-        the 401's; the router's bare 404 said nothing in the log. Not read further."""
+        the 401's; the router's bare 404 said nothing in the log. Not read further; counted
+        as unverified (`wrong_path`), as a 401 is, so an alert sees every one the log holds
+        back."""
+        self._count("unverified", "wrong_path")
         path = _shown(scope["path"])
         error = f"no webhook at {path}: the webhook URL must end in /webhook"
         held = self.misdirected.take()

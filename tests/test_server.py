@@ -2074,6 +2074,8 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
                 urllib.request.urlopen(request, timeout=10)
             error = json.loads(answered.value.read())["error"]
             stored = sum(rt.queue.counts().values())
+            with urllib.request.urlopen(base + "/metrics", timeout=10) as scraped:
+                metrics = scraped.read().decode()
     finally:
         rt.stop()
     assert (sent.status_code, again.status_code, answered.value.code) == (404, 404, 404)
@@ -2082,3 +2084,5 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
     assert line.startswith(f"delivery {sent.guid} pull_request sent to {path}, answered 404")
     assert "webhook URL to this server's address ending in /webhook" in line
     assert stored == 0
+    # the log holds back all but the first line; the counter an alert reads has them all
+    assert 'review_notes_deliveries_total{event="unverified",outcome="wrong_path"} 3.0' in metrics
