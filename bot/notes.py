@@ -46,7 +46,7 @@ def topic_key(text: str) -> str:
     `cuda_graphs` and `cuda-graphs.` all mean `cuda-graphs` (the comment prints names, not
     ids). NFKC: a Chinese input method's full-width forms (`（PCP / DCP）`, `ＲＯＣｍ`) are
     the ASCII ones a name may be written with."""
-    text = unicodedata.normalize("NFKC", text).strip().strip("`").rstrip(_SENTENCE_END)
+    text = unicodedata.normalize("NFKC", text).strip().rstrip(_SENTENCE_END).strip("`")
     return _NAME_GAPS.sub(" ", text.casefold()).strip()
 
 

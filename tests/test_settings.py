@@ -8,7 +8,7 @@ import re
 
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
 from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
 from tests.webhook_kit import ROOT, clear_error, run_cli
@@ -291,6 +291,12 @@ _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its s
         ),
         pytest.param(
             _pem(ed25519.Ed25519PrivateKey.generate()), f"is an Ed25519 key{_NOT_RSA}", id="ed25519"
+        ),
+        # kills: bot/github_sessions.py:key_problem a key of no kind it names said "None"
+        pytest.param(
+            _pem(x25519.X25519PrivateKey.generate()),
+            "GITHUB_PRIVATE_KEY: GitHub App private key is not a usable RSA PEM key",
+            id="x25519-cannot-sign",
         ),
         pytest.param(
             PEM,
