@@ -74,6 +74,11 @@ def key_problem(pem: str) -> str:
     """What is wrong with a PEM key that cannot sign the App's JWT, as the operator can act
     on it: GitHub's download is an unencrypted RSA key, so a passphrase or another kind
     of key means another file than the one GitHub gave."""
+    if "-----BEGIN OPENSSH PRIVATE KEY-----" in pem:  # ssh-keygen's format: no PEM to load
+        return (
+            "GitHub App private key is an SSH key (ssh-keygen's, as in ~/.ssh), not the"
+            " App's: download the App's private key from its settings page"
+        )
     try:
         key = serialization.load_pem_private_key(pem.encode(), password=None)
     except TypeError:  # cryptography's answer to a key under a passphrase

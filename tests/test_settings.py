@@ -292,6 +292,16 @@ _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its s
         pytest.param(
             _pem(ed25519.Ed25519PrivateKey.generate()), f"is an Ed25519 key{_NOT_RSA}", id="ed25519"
         ),
+        pytest.param(  # ~/.ssh/id_rsa given for the App's key: RSA, but not the App's
+            _RSA.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.OpenSSH,
+                serialization.NoEncryption(),
+            ).decode(),
+            "GitHub App private key is an SSH key (ssh-keygen's, as in ~/.ssh), not the App's:"
+            " download the App's private key from its settings page",
+            id="openssh",
+        ),
         # kills: bot/github_sessions.py:key_problem a key of no kind it names said "None"
         pytest.param(
             _pem(x25519.X25519PrivateKey.generate()),
