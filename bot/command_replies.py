@@ -206,6 +206,30 @@ def _find_topic(library: Library, text: str) -> Topic | None:
     return None
 
 
+_MOST_GUESSES = 3  # more topics holding the words is no guess at all (`kv`, `a`)
+
+
+def _guesses(library: Library, text: str) -> list[Topic]:
+    """The topics whose id or name holds what was typed, as part of it (`前缀缓存` of
+    `前缀缓存与 KV 缓存管理`, `speculative`): a Chinese name is long, and the list of topics
+    names them in English only. None when more than a few hold it."""
+    wanted = topic_key(text)
+    found = [
+        t
+        for t in library.topics.values()
+        if wanted and any(wanted in topic_key(name) for name in (t.id, t.name_en, t.name_zh))
+    ]
+    return found if len(found) <= _MOST_GUESSES else []
+
+
+def _did_you_mean(library: Library, text: str) -> str:
+    named = [
+        f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)}, {safe_text(t.name_zh, _NAME_MAX)})"
+        for t in _guesses(library, text)
+    ]
+    return f" Did you mean {_listing(named, 'or')}?" if named else ""
+
+
 def _in_repo(note: Note, repo: str | None) -> bool:
     return repo is None or note.repo.lower() == repo.lower()
 
@@ -231,7 +255,7 @@ def render_topic(
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."
-            f" Topics: {_topic_list(library)}."
+            f"{_did_you_mean(library, command.text)} Topics: {_topic_list(library)}."
         )
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])

@@ -575,6 +575,29 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
         assert f"({name}, `" in body and "There is no topic" not in body, body
 
 
+# kills: bot/command_replies.py:_guesses at most 3 made fewer (`<`): `cuda` names 3 topics
+@pytest.mark.parametrize(
+    ("asked", "guessed"),
+    [
+        ("前缀缓存", ["prefix-caching"]),  # part of a Chinese name
+        ("speculative", ["spec-decode"]),
+        ("cuda", ["cuda-graphs", "cmake-build", "hardware-ci"]),
+        ("a", []),  # in most names: no guess
+        ("frobnicate", []),
+    ],
+)
+def test_an_unknown_topic_guesses_the_topics_whose_names_hold_it(library, asked, guessed):
+    # the list of topics names them in English: a reviewer who typed part of a Chinese
+    # name was told "There is no topic" and shown names they had not typed
+    body = reply(f"/notes topic {asked}", library)
+    assert f"There is no topic `{asked}`." in body, body
+    mean = re.search(r"Did you mean (.*?)\? Topics: ", body)
+    assert re.findall(r"`([a-z0-9-]+)` \(", mean[1] if mean else "") == guessed, body
+    if asked == "前缀缓存":  # each guess is named in Chinese too, as it was asked
+        assert "(Prefix caching and KV cache manager, 前缀缓存与 KV 缓存管理)" in body, body
+    assert_safe(body)
+
+
 def test_an_unknown_topic_is_quoted_as_typed(library):
     body = reply("/notes topic cuda graph things", library)
     assert "There is no topic `cuda graph things`." in body, body
