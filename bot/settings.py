@@ -12,8 +12,8 @@ import difflib
 import io
 import os
 import re
-import tomllib
 from collections.abc import Mapping
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -39,6 +39,7 @@ from pydantic_settings import (
 )
 
 from bot.commands import WORD_PATTERN
+from bot.config_files import ConfigError, read_config
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.match_config import DEFAULT_MATCHING_FILE
 from bot.queue import MAX_DEFERRALS
@@ -198,7 +199,7 @@ class Settings(BaseSettings):
             init_settings,
             env_settings,
             dotenv,
-            TomlConfigSettingsSource(settings_cls),
+            _TomlSource(settings_cls),
         )
 
     @field_validator("files_recheck_delays")
@@ -461,6 +462,15 @@ class Settings(BaseSettings):
         return repo.lower() in self.repos
 
 
+class _TomlSource(TomlConfigSettingsSource):
+    """config/bot.toml read as every config file is (`read_config`): a byte-order mark
+    (Notepad's "UTF-8 with BOM") or CR line ends are no fault, and a malformed line is
+    named with its number and tomllib's error explained."""
+
+    def _read_file(self, file_path: Path | Traversable) -> dict[str, Any]:
+        return read_config(Path(str(file_path))).data
+
+
 class _DotEnvSource(DotEnvSettingsSource):
     """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
@@ -601,10 +611,8 @@ def load_settings(
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
         raise SettingsError(_describe(exc, config["toml_file"])) from None
-    except tomllib.TOMLDecodeError as exc:  # e.g. config/bot.toml in the middle of an edit
-        raise SettingsError(f"{toml_file}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError as exc:  # saved in another encoding (TOML is UTF-8)
-        raise SettingsError(f"{toml_file}: not UTF-8: {exc}") from None
+    except ConfigError as exc:  # in the middle of an edit, saved in another encoding
+        raise SettingsError(str(exc)) from None
 
 
 def _check_utf8(env_file: str | Path | None) -> None:
@@ -655,7 +663,7 @@ def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:
     if toml_file is None:
         return {}
     try:
-        text = toml_file.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_config(toml_file).text  # as it was read: its lines as the editor shows them
+    except (OSError, ConfigError):
         return {}
     return {key: i + 1 for key, i in first_lines(text).items() if "." not in key}

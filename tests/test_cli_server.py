@@ -1025,3 +1025,25 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
     assert refused == 2 and out == "" and queued_before == 0
     assert "not a dry run: it posts to GitHub" in err and "--live" in err, err
     assert sent == 0 and queued == 1
+
+
+# --- found by review 'r28h' (curator) ---
+
+
+def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path):
+    # config/bot.toml edited in Notepad ("UTF-8 with BOM", CRLF) stopped the start with
+    # 'malformed TOML: Invalid statement (at line 1, column 1)', where every other
+    # config file and the notes read both.
+    app = tmp_path / "app"  # the code and data as the image holds them, to edit one file
+    for part in ("bot", "config", "seeds/notes"):
+        shutil.copytree(ROOT / part, app / part, ignore=shutil.ignore_patterns("__pycache__"))
+    path = app / "config" / "bot.toml"
+    shipped = 'db_path = "var/review-notes.sqlite3"'
+    text = path.read_text("utf-8").replace(shipped, 'db_path = "from-bot-toml.sqlite3"')
+    path.write_bytes(("\ufeff" + text.replace("\n", "\r\n")).encode())
+    env = base_env(tmp_path, PYTHONPATH=str(app))
+    del env["REVIEW_NOTES_DB_PATH"]  # the file's is the one taken
+    serve = LiveServer(tmp_path, env)
+    with serve.run():
+        assert serve.health()["status"] == "ok"
+    assert (tmp_path / "from-bot-toml.sqlite3").is_file()  # the file's setting was used

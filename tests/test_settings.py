@@ -83,8 +83,9 @@ def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
     # An edit of config/bot.toml left half done: a settings error, not a traceback.
     toml = tmp_path / "bot.toml"
     toml.write_text("workers = 2\ncomment_on_drafts = yes\n")
-    with pytest.raises(SettingsError, match=f"{toml}: malformed TOML: .*line 2"):
+    with pytest.raises(SettingsError) as err:
         load_settings(env_file=None, toml_file=toml)
+    assert str(err.value) == f"{toml}:2: config: malformed TOML: Invalid value (column 21)"
 
 
 def test_dotenv_file_is_read(tmp_path):
@@ -756,4 +757,56 @@ def test_the_app_s_webhook_url_given_as_the_public_url_is_refused_naming_the_fix
 def test_a_private_key_that_is_no_text_is_refused_naming_it():
     assert "GITHUB_PRIVATE_KEY: Input should be a valid string" in errors(
         github_app_id="1", github_private_key=123
+    )
+
+
+# --- found by review 'r28h' (curator) ---
+
+SHIPPED_TOML = ROOT / "config" / "bot.toml"
+
+
+@pytest.mark.parametrize("saved", ["bom", "bom-crlf", "cr"])
+def test_bot_toml_saved_with_a_bom_or_other_line_ends_loads_as_written(tmp_path, saved):
+    """Defect: config/bot.toml saved by Notepad ("UTF-8 with BOM") or with CR line ends
+    was 'malformed TOML: Invalid statement' and the server refused to start; the notes
+    and the other config files read both (bot/config_files.py read_config)."""
+    text = SHIPPED_TOML.read_text("utf-8").replace("workers = 2", "workers = 5")
+    edited = {
+        "bom": "\ufeff" + text,
+        "bom-crlf": "\ufeff" + text.replace("\n", "\r\n"),
+        "cr": text.replace("\n", "\r"),
+    }[saved]
+    plain, toml = tmp_path / "plain.toml", tmp_path / "bot.toml"
+    plain.write_text(text, "utf-8")
+    toml.write_bytes(edited.encode())
+    read = load_settings(env_file=None, toml_file=toml)
+    expected = load_settings(env_file=None, toml_file=plain).model_dump()
+    assert read.workers == 5 and read.model_dump() == expected
+
+
+@pytest.mark.parametrize("line_end", ["\r", "\r\n"])
+def test_an_unknown_key_in_a_bot_toml_saved_with_a_bom_is_named_on_its_line(tmp_path, line_end):
+    # the key's line is found in the text as read: the mark is not part of the first
+    # key, and a CR ends a line as LF does
+    toml = tmp_path / "bot.toml"
+    lines = ["comment_on_draft = true", "# the bot's defaults", "workers = 2", "repo = []"]
+    toml.write_bytes(("\ufeff" + line_end.join(lines) + line_end).encode())
+    with pytest.raises(SettingsError) as err:
+        load_settings(env_file=None, toml_file=toml)
+    assert str(err.value).split("\n") == [
+        f"{toml}:1: comment_on_draft: unknown setting; did you mean 'comment_on_drafts'?",
+        f"{toml}:4: repo: unknown setting; did you mean 'repos'?",
+    ]
+
+
+def test_bot_toml_in_utf16_is_named_as_such(tmp_path):
+    # Notepad's "Unicode": said with its fix, as for a note (was 'not UTF-8: 'utf-8'
+    # codec can't decode byte 0xff in position 0: invalid start byte')
+    toml = tmp_path / "bot.toml"
+    toml.write_bytes("workers = 3\n".encode("utf-16"))
+    with pytest.raises(SettingsError) as err:
+        load_settings(env_file=None, toml_file=toml)
+    assert str(err.value) == (
+        f"{toml}:1: file: not UTF-8: invalid start byte; it is UTF-16 (Notepad's 'Unicode'):"
+        " save the file as UTF-8"
     )
