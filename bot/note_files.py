@@ -47,6 +47,7 @@ from bot.toml_errors import (
     ended_early,
     left_open,
     set_twice,
+    table_twice,
     typed_hint,
     unclosed_string,
 )
@@ -409,6 +410,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         if twice is not None:  # tomllib names neither the key nor where it was first set
             key, at, before = twice
             msg = f"`{key}` is set twice (first on line {first + before}): keep one"
+            raise LibraryError([Problem(path, first + at, key, msg)]) from None
+        table = table_twice(text, str(exc), first)
+        if table is not None:  # tomllib names the table, not the `[[ ]]` it wants
+            at, key, msg = table
             raise LibraryError([Problem(path, first + at, key, msg)]) from None
         unclosed = unclosed_string(text, str(exc))
         if unclosed is not None:  # tomllib names where it stopped, not the string's key

@@ -79,6 +79,52 @@ def set_twice(text: str) -> tuple[str, int, int] | None:
     return None
 
 
+def table_twice(text: str, error: str, first: int) -> tuple[int, str, str] | None:
+    """The 0-based line, table and what to do when tomllib refuses a table header for one
+    of the same name before it: `[topic]` typed among `[[topic]]` ("Cannot declare
+    ('topic',) twice" on it, or "Cannot overwrite a value" on the `[[topic]]` after it),
+    or a `[table]` declared twice. `first` is the text's first line in its file."""
+    m = re.search(
+        r"(?:Cannot declare \(.*\) twice|Cannot overwrite a value) \(at line (\d+)", error
+    )
+    if m is None:
+        return None
+    headers = [entry for entry in scan(text) if entry.table]
+    stop = next((h for h in headers if h.line == int(m[1]) - 1), None)
+    if stop is None:  # stopped at a key (`a = 1` then `[[a]]`): not this
+        return None
+    # a table inside an `[[array]]` (`[topic.weights]`) is one per element: count from
+    # the last element's header
+    opened = [
+        h.line
+        for h in headers
+        if h.array
+        and h.line < stop.line
+        and len(h.path) < len(stop.path)
+        and stop.path[: len(h.path)] == h.path
+    ]
+    start = max(opened, default=-1)
+    before = [h for h in headers if h.path == stop.path and start < h.line < stop.line]
+    single = next((h for h in before if not h.array), None)
+    name = ".".join(stop.path)
+    mixed = (
+        f"`[{name}]` declares a single table, but the others are `[[{name}]]`, a list:"
+        f" write `[[{name}]]`"
+    )
+    if stop.array:  # a `[[name]]` cannot add to the table a `[name]` above it declared
+        return (single.line, name, mixed) if single is not None else None
+    if any(h.array for h in before):
+        return stop.line, name, mixed
+    if single is None:
+        return None
+    return (
+        stop.line,
+        name,
+        f"`[{name}]` is declared twice (first on line {first + single.line}): merge the two,"
+        f" or write each as `[[{name}]]` to make a list",
+    )
+
+
 _KEY_START = re.compile(r"[ \t]*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')[ \t]*[.=]")
 
 

@@ -28,7 +28,7 @@ from bot.notes_lint import broad_glob, common_keywords
 from bot.prfacts import PRFacts
 from bot.similarity import Vocabulary
 from bot.terms import TermIndex
-from bot.toml_errors import set_twice
+from bot.toml_errors import set_twice, table_twice
 
 TOPICS = DEFAULT_TOPICS_FILE
 
@@ -510,6 +510,18 @@ TAXONOMY_DEFECTS = [
         "12: paths: bad glob 'a/[b': unclosed '[' at position 3",
         id="bad-glob",
     ),
+    pytest.param(  # review r28h: was "Cannot declare ('topic',) twice"
+        ('[[topic]]\nid = "rocm"', '[topic]\nid = "rocm"'),
+        "8: topic: `[topic]` declares a single table, but the others are `[[topic]]`, a list:"
+        " write `[[topic]]`",
+        id="later-topic-single-brackets",
+    ),
+    pytest.param(  # review r28h: was 'Cannot overwrite a value' on the next [[topic]]
+        ('[[topic]]\nid = "cuda-graphs"', '[topic]\nid = "cuda-graphs"'),
+        "2: topic: `[topic]` declares a single table, but the others are `[[topic]]`, a list:"
+        " write `[[topic]]`",
+        id="first-topic-single-brackets",
+    ),
     pytest.param(
         ('labels = ["rocm"]', 'labels = ["rocm"]\ncolour = "red"'),
         "13: colour: unknown field",
@@ -843,6 +855,11 @@ def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypat
             ("max_notes = 3", "max_notes = 3\nmax_notes = 4"),
             ("max_notes = 4", "max_notes: `max_notes` is set twice (first on line "),
             id="malformed",
+        ),
+        pytest.param(  # review r28h: was "Cannot declare ('weights',) twice (column 9)"
+            ("\n[topic_scale]", "\n[weights]  # again\n[topic_scale]"),
+            ("[weights]  # again", "weights: `[weights]` is declared twice (first on line "),
+            id="table-declared-twice",
         ),
     ],
 )
@@ -1635,6 +1652,35 @@ def test_a_key_set_twice_below_a_repeated_array_of_tables_header_is_that_key():
     with pytest.raises(tomllib.TOMLDecodeError, match="Cannot overwrite"):
         tomllib.loads(text)
     assert set_twice(text) == ("a.y", 4, 3)
+
+
+MIXED = "declares a single table, but the others are"
+
+
+# kills: bot/toml_errors.py:table_twice a `[[a]]` after a key `a` (or any table) taken for one
+#   after `[a]`
+# kills: bot/toml_errors.py:table_twice a `[a]` after a dotted key `a.b` taken for one among `[[a]]`
+# kills: bot/toml_errors.py:table_twice a table of an earlier `[[a]]` element taken as declared
+#   again
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("a = 1\n[b]\n[[a]]\n", None),  # "Cannot overwrite a value": not a table's
+        ("a.b = 1\n[a]\n", None),  # "Cannot declare ('a',) twice": a key made it
+        ("x = 1\nx = 2\n", None),  # a key set twice: set_twice's
+        ("[[a]]\n[a.b]\n[[a]]\n[a.b]\n[a.b]\n", (4, "a.b", "twice (first on line 4)")),
+        ("[[a]]\n[a.b]\n[[a]]\n[a.b]\n[[a.b]]\n", (3, "a.b", MIXED)),
+        ("[[a]]\n[[a]]\n[a]\n", (2, "a", MIXED)),
+    ],
+)
+def test_a_table_header_refused_for_one_before_it_is_explained(text, found):
+    with pytest.raises(tomllib.TOMLDecodeError) as exc:
+        tomllib.loads(text)
+    said = table_twice(text, str(exc.value), 1)
+    if found is None:
+        assert said is None
+    else:
+        assert said is not None and said[:2] == found[:2] and found[2] in said[2], said
 
 
 # kills: bot/toml_errors.py:typed_hint no hint for a character an input method typed on the last
