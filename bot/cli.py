@@ -64,7 +64,10 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
         for path in result.created:
             print(f"created {path}")
         for path in result.updated:
-            print(f"updated {path} (title, guidance and verdict from the digest)")
+            if path in result.moved:
+                print(f"updated {path} (source: the entry's new position in the digest)")
+            else:
+                print(f"updated {path} (title, guidance and verdict from the digest)")
             for line in result.commented.get(path, []):
                 print(f"{path}:{line}: value refreshed; its comment stays: check it still holds")
         for path in result.kept:

@@ -146,6 +146,8 @@ class ImportResult:
     updated: list[Path] = field(default_factory=list)  # --force: the digest's fields refreshed
     unchanged: list[Path] = field(default_factory=list)  # exists and agrees with the digest
     kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
+    # --force: updated for `source` alone: the entry is at another position in its digest
+    moved: list[Path] = field(default_factory=list)
     # --force: the lines whose value it rewrote under the curator's comment, kept after it
     commented: dict[Path, list[int]] = field(default_factory=dict)
     # kept notes the curator must look at (not merely different): why kept, and the
@@ -180,6 +182,13 @@ def _from_another_digest(note_source: Any, entry_source: str) -> bool:
     entry may be another PR's. A note without provenance cannot tell."""
     named = _digest_of(note_source)
     return named is not None and named != _digest_of(entry_source)
+
+
+def _moved_in_its_digest(note_source: Any, entry_source: str) -> bool:
+    """The note's `source` names the entry's digest at another position: an entry put
+    before it, or taken out, shifted it; `#2` would name another entry (the new one,
+    which says `#2` too)."""
+    return _digest_of(note_source) == _digest_of(entry_source) and note_source != entry_source
 
 
 def _follows_a_later_digest(note_source: Any, entry_source: str) -> bool:
@@ -423,7 +432,19 @@ def plan_import(
             continue
         old = {**data, "guidance": guidance}
         if all(_same(k, old.get(k, ""), fresh[k]) for k in CONTENT_FIELDS):
-            result.unchanged.append(target)
+            # --force: `source` alone, when the entry moved in its digest; a header it
+            # cannot patch stays as it is (a position is no reason to stop the import)
+            patched = None
+            if force and _moved_in_its_digest(data.get("source"), note.source):
+                patched = _refreshed(text, data, guidance, note, fresh, today, str(target))
+            if isinstance(patched, tuple):
+                writes[target], commented = patched
+                result.updated.append(target)
+                result.moved.append(target)
+                if commented:
+                    result.commented[target] = commented
+            else:
+                result.unchanged.append(target)
         elif _from_another_digest(data.get("source"), note.source):
             _keep_another_digests(result, target, text, data, note, force)
         elif not force:

@@ -1147,3 +1147,51 @@ def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_not
     assert main(["notes", "import", str(DIGESTS[0])]) == 2
     assert "configuration error" in capsys.readouterr().err
     assert not served.exists()
+
+
+# --- found by review 'r28h' (curator) ---
+
+
+def test_force_gives_a_note_whose_entry_only_moved_its_new_position(tmp_path, capsys):
+    """Defect: an entry put before others in a digest shifts their positions; the notes
+    of the entries after it did not change, so even --force left their `source` at the
+    old position, which the new entry's note then also claimed (`d.txt#1` twice)."""
+    out, digest = tmp_path / "notes", tmp_path / "d.txt"
+    digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。第一版。\n", "utf-8")
+    (path,) = import_digest(digest, out, today=TODAY).created
+    curated = path.read_text("utf-8").replace(
+        'source = "d.txt#1"', 'source = "d.txt#1"  # the digest of December'
+    )
+    path.write_text(curated, "utf-8")
+    digest.write_text(
+        "vllm-project/vllm\n\n标题零\n\n值得精读。新的。\n\n标题一\n\n值得精读。第一版。\n", "utf-8"
+    )
+    argv = ["notes", "import", str(digest), "--notes-dir", str(out)]
+    assert main(argv) == 0  # without --force a note that exists is never touched
+    assert path.read_text("utf-8") == curated
+    capsys.readouterr()
+    assert main([*argv, "--force"]) == 0
+    assert path.read_text("utf-8") == curated.replace("d.txt#1", "d.txt#2")  # nothing else
+    said = capsys.readouterr().out.splitlines()
+    assert f"updated {path} (source: the entry's new position in the digest)" in said
+    line = next(i for i, s in enumerate(curated.split("\n"), 1) if s.startswith("source ="))
+    assert f"{path}:{line}: value refreshed; its comment stays: check it still holds" in said
+    assert f"{digest}: 0 created, 1 updated, 1 unchanged, 0 kept" in said
+    assert main([*argv, "--force"]) == 0  # and then it agrees with the digest
+    assert f"{digest}: 0 created, 0 updated, 2 unchanged, 0 kept" in capsys.readouterr().out
+
+
+# kills: bot/importer.py:_moved_in_its_digest a note of another digest file (the same PR's
+#   entry copied, the way out of a collision) taken for one that moved in it
+def test_force_leaves_the_source_of_a_note_that_follows_another_digest(tmp_path):
+    out = tmp_path / "notes"
+    first, later = tmp_path / "000_a.txt", tmp_path / "004_b.txt"
+    text = "vllm-project/vllm\n\n标题一\n\n值得精读。第一版。\n"
+    first.write_text(text, "utf-8")
+    later.write_text(
+        text.replace("\n\n标题一", "\n\n标题零\n\n值得精读。新的。\n\n标题一"), "utf-8"
+    )
+    (path,) = import_digest(first, out, today=TODAY).created
+    before = path.read_text("utf-8")
+    result = import_digest(later, out, force=True, today=TODAY)
+    assert path in result.unchanged and path.read_text("utf-8") == before
