@@ -810,3 +810,26 @@ def test_bot_toml_in_utf16_is_named_as_such(tmp_path):
         f"{toml}:1: file: not UTF-8: invalid start byte; it is UTF-16 (Notepad's 'Unicode'):"
         " save the file as UTF-8"
     )
+
+
+# kills: bot/settings.py:load_settings no settings file (toml_file=None) asked whether it exists
+# kills: bot/settings.py:_toml_key_lines no settings file giving None, not "no keys"
+def test_an_unknown_variable_is_named_without_a_settings_file(tmp_path):
+    env = tmp_path / ".env"
+    env.write_text("REVIEW_NOTES_WORKERZ=2\n", "utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings(env_file=env, toml_file=None)
+    assert str(err.value) == "REVIEW_NOTES_WORKERZ: unknown setting"
+
+
+# kills: bot/settings.py:_toml_key_lines a settings file it cannot read giving None, not "no keys"
+def test_a_directory_where_bot_toml_goes_is_no_settings_and_no_crash(tmp_path):
+    # `docker run -v` of a host file that is not there makes a directory in its place
+    env, toml = tmp_path / ".env", tmp_path / "bot.toml"
+    toml.mkdir()
+    env.write_text("REVIEW_NOTES_WORKERS=3\n", "utf-8")
+    assert load_settings(env_file=env, toml_file=toml).workers == 3
+    env.write_text("REVIEW_NOTES_WORKERZ=2\n", "utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings(env_file=env, toml_file=toml)
+    assert str(err.value) == "REVIEW_NOTES_WORKERZ: unknown setting"
