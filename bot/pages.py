@@ -10,6 +10,7 @@ note text stays text.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,9 @@ class NotesSite:
         self.notes_repo = (notes_repo_url, notes_branch, notes_dir)
         self.env = template_environment()
         self.css = CSS.read_bytes()
+        # named in each page's link, so a deploy that changes the stylesheet changes the
+        # link too: a browser keeps the old one for an hour (ASSET_HEADERS) under the old
+        self.css_version = hashlib.sha256(self.css).hexdigest()[:12]
         self.icon_svg = ICON.read_bytes()
         parts = urlsplit(public_url)
         self.origin = f"{parts.scheme}://{parts.netloc}" if public_url else ""
@@ -214,7 +218,7 @@ class NotesSite:
         html = self.env.get_template(template).render(
             site_repo=site_repo,
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
-            css_href=self.href(request, "notes_css"),
+            css_href=self.href(request, "notes_css", {"v": self.css_version}),
             icon_href=self.href(request, "notes_icon"),
             topics=self.library.topics,
             verdicts=list(Verdict),

@@ -13,6 +13,7 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
+from bot import pages
 from bot.library import Library, load_library
 from bot.links import check_link_settings, note_file_url, note_page_url, pr_url
 from bot.note_dump import dump_note
@@ -614,7 +615,7 @@ def test_a_public_url_with_a_path_keeps_every_link_under_it(library):
     assert '<link rel="canonical" href="https://example.org/review-notes/notes/n-graph">' in html
     pages = [client.get(p).text for p in ("/notes", "/notes/n-graph", "/topics")]
     hrefs = [h for page in pages for h in re.findall(r'(?:href|action)="(/[^"]*)"', page)]
-    assert hrefs and "/review-notes/assets/notes.css" in hrefs
+    assert hrefs and any(h.startswith("/review-notes/assets/notes.css?v=") for h in hrefs)
     assert [h for h in hrefs if not h.startswith("/review-notes/")] == []
     detail = client.get("/notes/n-graph", params={"format": "json"}).json()
     assert detail["source_file_url"] == "https://example.org/review-notes/notes/n-graph/source"
@@ -649,7 +650,7 @@ def test_the_topic_reply_lists_what_its_link_opens(library):
 def test_links_follow_a_mount_prefix(library):
     client = client_for(library, prefix="/review")
     html = client.get("/review/notes").text
-    assert 'href="/review/assets/notes.css"' in html
+    assert 'href="/review/assets/notes.css?v=' in html
     assert note_ids(html.replace("/review/notes/", "/notes/")) == NEWEST_FIRST
     assert '<form class="filters" method="get" action="/review/notes"' in html
     assert client.get("/review/assets/notes.css").headers["content-type"].startswith("text/css")
@@ -906,6 +907,29 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
 def test_the_stylesheet_and_icon_are_cached_for_an_hour(client, path):
     r = client.get(path)
     assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=3600"
+
+
+def stylesheet_link(html: str) -> str:
+    found = re.search(r'<link rel="stylesheet" href="([^"]+)">', html)
+    assert found, html
+    return found.group(1).replace("&amp;", "&")
+
+
+# kills: bot/pages.py:NotesSite.render (hand) the stylesheet named by its path alone: after
+#   a deploy that changed it, a browser that had it styled the new pages with the old one
+#   for the hour it keeps it
+def test_a_changed_stylesheet_is_named_by_a_new_link(library, tmp_path, monkeypatch):
+    before = client_for(library)
+    old = stylesheet_link(before.get("/notes").text)
+    changed = tmp_path / "notes.css"
+    changed.write_bytes(pages.CSS.read_bytes() + b"\n.new-class { color: red; }\n")
+    monkeypatch.setattr(pages, "CSS", changed)
+    after = client_for(library)
+    new = stylesheet_link(after.get("/notes").text)
+    assert new != old and new.startswith("/assets/notes.css?")
+    # each page names the same link, and it serves the stylesheet the pages are styled by
+    assert {stylesheet_link(after.get(p).text) for p in ("/notes/n-graph", "/topics")} == {new}
+    assert after.get(new).content == changed.read_bytes()
 
 
 # kills: bot/pages.py:NotesSite.error (hand) a 410 or 400 page titled otherwise
