@@ -605,7 +605,10 @@ def create_app(rt: Runtime) -> FastAPI:
             return RedirectResponse(site.public(quote(other)) + ("?" + query if query else ""))
         if exc.status_code == 404 and prefers_html(request):
             return site.error(request, 404, f"no page at {request.url.path}")
-        return await http_exception_handler(request, exc)
+        answer = await http_exception_handler(request, exc)
+        if exc.status_code == 404:  # a page for a browser: a cache must not give it this
+            answer.headers["Vary"] = "Accept"
+        return answer
 
     app.include_router(_operator_routes(rt, webhook))
     return app

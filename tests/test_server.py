@@ -814,6 +814,20 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
 
 
+# --- found by review 'r28i' (the pages as their readers use them) ---
+
+
+# kills: bot/server.py:create_app.no_such_page (hand) the JSON 404 without Vary: a cache in
+#   front of the bot kept a curl's JSON for a stale link and gave it to browsers
+def test_an_unknown_page_says_its_answer_depends_on_accept_in_both_forms(app):
+    from test_pages import CHROME_ACCEPT
+
+    client, _ = app
+    for accept in (CHROME_ACCEPT, "*/*"):
+        r = client.get("/notes/n1/sourc", headers={"accept": accept})
+        assert r.status_code == 404 and r.headers["vary"] == "Accept", accept
+
+
 # --- found by mutation run 'r27b' (bot/server.py: the app and its routes) ---
 
 
