@@ -204,3 +204,34 @@ def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
     WebDriverWait(browser, 20).until(lambda d: "b-graph" in d.page_source)
     problems = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not problems, problems
+
+
+# --- found by review 'r28i' ---
+
+PHONE = {"width": 360, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+LONG_REPO = "kubernetes-sigs/gateway-api-inference-extension"  # a real one, 47 characters
+
+
+# kills: bot/static/notes.css .repo white-space: nowrap: a repository of 47 characters made
+#   the list and topics pages scroll sideways on a 360 px phone
+def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        wide = {}
+        for page in (
+            f"/notes?repo={LONG_REPO}",
+            f"/topics?repo={LONG_REPO}",
+            "/notes",
+            "/notes/b-graph",
+            "/notes/" + "no-such-note-" * 20,
+        ):
+            browser.get(base_url + page)
+            widths = browser.execute_script(
+                "const e = document.documentElement; return [e.scrollWidth, e.clientWidth];"
+            )
+            assert widths[1] == 360, widths  # the phone's width, not the window's
+            if widths[0] > widths[1]:
+                wide[page] = widths[0]
+        assert not wide, wide
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
