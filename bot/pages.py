@@ -354,7 +354,10 @@ class NotesSite:
         head, _, tail = request.url.path.partition(f"/notes/{note_id}")
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
-        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS)
+        # asked again each time: a browser keeps a 308 for good, and a note renamed back
+        # would then loop between its two ids
+        headers = SECURITY_HEADERS | {"Cache-Control": "no-cache"}
+        return RedirectResponse(url, status_code=308, headers=headers)
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
         repo = repo.strip() or DEFAULT_REPO
