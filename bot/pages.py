@@ -67,6 +67,10 @@ SECURITY_HEADERS = {
 }
 
 ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
+# For answers that change when the notes do: Chromium keeps a 308 or a 410 sent without
+# caching headers for good, so a note renamed back (its old link a 308 to its new id,
+# the new one a 308 back) looped, and a note taken out of retirement stayed retired
+ASK_AGAIN = {"Cache-Control": "no-cache"}
 
 
 def notes_site(
@@ -246,13 +250,17 @@ class NotesSite:
             as_data = False
         if as_data:
             body = json.dumps({"detail": message}, ensure_ascii=False)
-            return Response(body, status, media_type="application/json", headers=SECURITY_HEADERS)
-        title = {404: "Not found", 410: "Retired"}.get(status, "Bad request")
-        # a bad filter on another repository's list leaves the reader in that repository
-        repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
-        return self.render(
-            request, "error.html", status, site_repo=repo, title=title, message=message
-        )
+            answer = Response(body, status, media_type="application/json")
+            answer.headers.update(SECURITY_HEADERS)
+        else:
+            title = {404: "Not found", 410: "Retired"}.get(status, "Bad request")
+            # a bad filter on another repository's list leaves the reader in that repository
+            repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
+            answer = self.render(
+                request, "error.html", status, site_repo=repo, title=title, message=message
+            )
+        answer.headers.update(ASK_AGAIN)  # a 410 until the curators bring the note back
+        return answer
 
     # --- the pages ---
 
@@ -354,10 +362,7 @@ class NotesSite:
         head, _, tail = request.url.path.partition(f"/notes/{note_id}")
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
-        # asked again each time: a browser keeps a 308 for good, and a note renamed back
-        # would then loop between its two ids
-        headers = SECURITY_HEADERS | {"Cache-Control": "no-cache"}
-        return RedirectResponse(url, status_code=308, headers=headers)
+        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
         repo = repo.strip() or DEFAULT_REPO

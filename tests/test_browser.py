@@ -259,3 +259,21 @@ def test_a_note_renamed_and_renamed_back_opens_from_its_link(browser, base_url):
         browser.get(f"{url}/notes/b-graph")
         assert browser.current_url == f"{url}/notes/b-graph"
         assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
+
+
+# kills: bot/pages.py:NotesSite.error (hand) the 410 of a retired note cacheable: Chromium keeps a
+#   410 without caching headers for good, so a note the curators took out of retirement stayed
+#   "retired" for every reader who had opened it meanwhile
+def test_a_note_brought_back_from_retirement_opens_again(browser):
+    topics, problems = read_taxonomy(DEFAULT_TOPICS_FILE)
+    assert not problems
+    graph, others = NOTES[0], NOTES[1:]
+    site = notes_site(Library(notes=others, topics=topics, retired={graph.id: graph}))
+    app = FastAPI()
+    app.include_router(site.router())
+    with serving_in_thread(app) as url:
+        browser.get(f"{url}/notes/b-graph")
+        assert browser.title == "Retired · review notes"
+        site.library = Library(notes=NOTES, topics=topics)  # retired = false, the bot restarted
+        browser.get(f"{url}/notes/b-graph")
+        assert browser.title == "Fix a CUDA graph capture deadlock · review notes"

@@ -1057,3 +1057,12 @@ def test_without_a_public_url_a_note_page_names_no_canonical_link(client):
 def test_the_api_description_lists_the_pages_not_the_assets(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert set(paths) == {"/notes", "/notes/{note_id}", "/notes/{note_id}/source", "/topics"}
+
+
+# kills: bot/pages.py:NotesSite.error (hand) an error's JSON form sent cacheable: a client
+#   caching by HTTP's rules kept a note "retired" after the curators brought it back
+@pytest.mark.parametrize("accept", [CHROME_ACCEPT, "application/json"])
+@pytest.mark.parametrize("path", ["/notes/n-gone", "/notes/n-old-graph", "/notes/n-none"])
+def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, path):
+    r = client_for(curated(library)).get(path, headers={"accept": accept}, follow_redirects=False)
+    assert r.status_code in (308, 404, 410) and r.headers["cache-control"] == "no-cache"
