@@ -69,6 +69,12 @@ class Metrics:
             "Seconds left of a GitHub rate limit pause under way: no call until then (0: none)",
             registry=r,
         )
+        self.workers_failing = Gauge(
+            "review_notes_workers_failing_seconds",
+            "Seconds the longest-failing worker has failed to claim a delivery or record its"
+            " outcome in the database (0: none is failing)",
+            registry=r,
+        )
         self.comments = Counter(
             "review_notes_comments_total",
             "Sticky comment upserts by outcome (created, updated, unchanged, skipped)",

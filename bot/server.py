@@ -3,7 +3,8 @@
 POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how it answers);
                      /webhook/ is the same endpoint (GitHub follows no redirect)
 GET /healthz         200 {status, dry_run, notes, pending, processing, failed, done, ...};
-                     503 while deliveries cannot be stored (`failing`)
+                     503 while deliveries cannot be stored, or the workers cannot claim
+                     or record them (`failing`)
 GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
 GET /notes, /notes/{id}, /notes/{id}/source, /topics, /favicon.ico, /assets/...
                      the notes pages the comment links to (bot.pages)
@@ -108,6 +109,8 @@ class Runtime:
         self.workers = Workers(
             self.queue, self.process, self.settings.workers, redact, self._count_outcome
         )
+        failing = self.ctx.metrics.workers_failing
+        self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
         pruned = self.ctx.metrics.pruned
         self.retention = Retention(
             self.queue,
@@ -626,12 +629,16 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         failed = await run_in_threadpool(rt.queue.failed, 10)
         calls = rt.ctx.github.calls
         failing = webhook.failing
+        # workers that cannot claim or record (a full disk, a read-only remount, a lock)
+        # retry forever: the queue stands still while no delivery comes to say so
+        stuck = rt.workers.failures.stuck(settings.workers_stuck_seconds)
         return _reply(
             # a rate limit pause is no fault: a restart would forget it and call GitHub;
             # deliveries SQLite refuses (a full disk) are lost: that is one
-            503 if failing else 200,
-            status="failing" if failing else "ok",
+            503 if failing or stuck else 200,
+            status="failing" if failing or stuck else "ok",
             intake_error=failing,
+            worker_error=stuck,
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,

@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.github_port import rate_limit_wait
@@ -18,6 +19,90 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
+@dataclass
+class _Failing:
+    """A worker's write to the queue (a claim, an outcome) failing, since `since`."""
+
+    what: str  # "claiming a delivery", "recording delivery X as done"
+    error: str  # the last failure's, redacted
+    since: float  # time.monotonic() of the first failure
+    tries: int = 1
+    said_at: float = 0.0  # time.monotonic() of the last line logged about it
+
+
+class Failures:
+    """Each worker's failing claim or outcome write, told once: the first failure with its
+    traceback, then a line every SAY_EVERY seconds with the count, then the recovery.
+    A claim fails every poll (each second on a full disk, each busy timeout while
+    another process holds the lock): a traceback each time flooded the log. The oldest
+    failure is what /healthz and /metrics report (`failing_for`, `stuck`)."""
+
+    SAY_EVERY = 300.0
+
+    def __init__(self, redact: Callable[[str], str], clock: Callable[[], float] = time.monotonic):
+        self.redact, self.clock = redact, clock
+        self._by_worker: dict[str, _Failing] = {}
+        self._lock = threading.Lock()
+
+    def failed(self, what: str, exc: Exception, extra: dict[str, Any] | None = None) -> None:
+        """Called in an `except` block by the worker whose write failed."""
+        now, name = self.clock(), threading.current_thread().name
+        error = self.redact(f"{type(exc).__name__}: {exc}")
+        with self._lock:
+            failing = self._by_worker.get(name)
+            if failing is None:
+                self._by_worker[name] = _Failing(what, error, now, said_at=now)
+            else:
+                failing.what, failing.error, failing.tries = what, error, failing.tries + 1
+        if failing is None:
+            log.exception(
+                "%s failed; trying again (said again every %.0fs until it works)",
+                what,
+                self.SAY_EVERY,
+                extra=extra,
+            )
+        elif now - failing.said_at >= self.SAY_EVERY:
+            failing.said_at = now
+            log.error(
+                "%s still failing: %d tries in %.0fs; the last: %s",
+                what,
+                failing.tries,
+                now - failing.since,
+                error,
+                extra=extra,
+            )
+
+    def succeeded(self) -> None:
+        """The calling worker's write went through: its failure, if any, is over."""
+        with self._lock:
+            failing = self._by_worker.pop(threading.current_thread().name, None)
+        if failing is not None:
+            log.warning(
+                "%s works again, after %d failed tries in %.0fs",
+                failing.what,
+                failing.tries,
+                self.clock() - failing.since,
+            )
+
+    def failing_for(self) -> float:
+        """Seconds the longest-failing worker has been failing (0: none is)."""
+        with self._lock:
+            oldest = min((f.since for f in self._by_worker.values()), default=None)
+        return 0.0 if oldest is None else self.clock() - oldest
+
+    def stuck(self, after: float) -> str | None:
+        """The oldest failure, in words, once it has lasted `after` seconds; else None."""
+        now = self.clock()
+        with self._lock:
+            failing = min(self._by_worker.values(), key=lambda f: f.since, default=None)
+            if failing is None or now - failing.since < after:
+                return None
+            return (
+                f"{failing.what} has failed for {now - failing.since:.0f}s"
+                f" ({failing.tries} tries): {failing.error}"
+            )
+
+
 class Workers:
     """A small pool of threads draining the queue through `process`.
 
@@ -28,10 +113,11 @@ class Workers:
     gave (`DeliveryQueue.defer`), and the worker goes on with other deliveries.
 
     Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
-    full): the worker logs each failure and tries again, waiting RECORD_RETRY_FIRST
-    seconds, doubling up to RECORD_RETRY_MAX, for as long as the server is not
-    stopping. Stopping, it gives up with an error in the log: the delivery stays
-    `processing` and runs again at the next start. The worker itself carries on.
+    full): the worker tries again, waiting RECORD_RETRY_FIRST seconds, doubling up to
+    RECORD_RETRY_MAX, for as long as the server is not stopping. Stopping, it gives up
+    with an error in the log: the delivery stays `processing` and runs again at the
+    next start. The worker itself carries on. Failing claims and outcome writes are
+    logged and reported through `failures` (Failures).
     """
 
     # Other processes (`review-notes retry`) cannot wake us: poll this often.
@@ -53,6 +139,7 @@ class Workers:
         self.redact = redact
         # told each run's outcome as stored: "done", "failed" or "deferred" (put back)
         self.counted = counted
+        self.failures = Failures(redact)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -88,12 +175,13 @@ class Workers:
             seen = self.queue.version
             try:
                 delivery = self.queue.claim()
+                self.failures.succeeded()
                 if delivery is not None and self._stop.is_set():
                     # stopped between the check and the claim: hand it back untouched
                     self.queue.release(delivery.id)
                     break
-            except Exception:  # database busy or gone: wait and try again
-                log.exception("claiming a delivery failed")
+            except Exception as exc:  # database busy or gone: wait and try again
+                self.failures.failed("claiming a delivery", exc)
                 delivery = None
             if delivery is None:
                 self.queue.wait_for_work(seen, self.POLL_SECONDS)
@@ -168,6 +256,7 @@ class Workers:
             tries += 1
             try:
                 record()
+                self.failures.succeeded()
                 if tries > 1:
                     log.info(
                         "delivery %s recorded as %s at try %d",
@@ -177,14 +266,9 @@ class Workers:
                         extra=extra,
                     )
                 return True
-            except Exception:
-                log.exception(
-                    "delivery %s: recording it as %s failed (try %d)",
-                    delivery.id,
-                    outcome,
-                    tries,
-                    extra=extra,
-                )
+            except Exception as exc:
+                what = f"recording delivery {delivery.id} as {outcome}"
+                self.failures.failed(what, exc, extra)
             if self._stop.is_set():
                 log.error(
                     "delivery %s: stopping without recording it as %s; it stays processing"

@@ -1047,3 +1047,93 @@ def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path
     with serve.run():
         assert serve.health()["status"] == "ok"
     assert (tmp_path / "from-bot-toml.sqlite3").is_file()  # the file's setting was used
+
+
+# --- found by review 'r28g' ---
+
+
+def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(tmp_path):
+    # The volume fills up with a delivery waiting (the file-size limit: writes past it
+    # fail as on a full disk). The worker's claim, a write, failed every poll, each with
+    # a traceback in the log (a second apart per worker; ten per busy timeout under a
+    # lock), and retried forever; /healthz, what the image's HEALTHCHECK watches, said
+    # "ok" while the queue stood still, as no webhook came to fail. Now it fails once
+    # REVIEW_NOTES_WORKERS_STUCK_SECONDS have passed (0 here) naming the cause, the log
+    # has the first failure and the recovery, and /metrics the seconds failing.
+    import resource
+    import threading
+
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import MATCHING_TITLE, pr_payload
+
+    port = free_port()
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        REVIEW_NOTES_DRY_RUN="true",
+        REVIEW_NOTES_WORKERS="1",
+        REVIEW_NOTES_WORKERS_STUCK_SECONDS="0",
+    )
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # inherited: EFBIG, not a kill
+    try:  # the log through a pipe: the file-size limit spares it
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    finally:
+        signal.signal(signal.SIGXFSZ, old)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    base = f"http://127.0.0.1:{port}"
+
+    def health() -> tuple[int, dict]:
+        code, text = _get(f"{base}/healthz")
+        return code, json.loads(text)
+
+    def said(words: str) -> list[str]:
+        return [line for line in list(lines) if words in line]
+
+    queue = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # as `review-notes retry`
+    try:
+        wait_until(lambda: get_json(f"{base}/healthz"), timeout=90, what="server start")
+        assert health()[1]["worker_error"] is None
+        _, hard = resource.prlimit(proc.pid, resource.RLIMIT_FSIZE)
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (1, hard))  # the disk is full
+        payload = pr_payload(title=MATCHING_TITLE)
+        queue.enqueue("d-1", "pull_request", "opened", payload, "o/r", 1)
+
+        def stuck_a_while() -> dict | None:
+            code, body = health()
+            tries = re.search(r"\((\d+) tries\)", body["worker_error"] or "")
+            return body if code == 503 and tries and int(tries[1]) >= 3 else None
+
+        body = wait_until(stuck_a_while, what="/healthz failing")
+        assert body["status"] == "failing" and body["intake_error"] is None, body
+        assert body["worker_error"].startswith("claiming a delivery has failed for "), body
+        assert "): OperationalError: " in body["worker_error"], body  # SQLite's error
+        assert body["pending"] == 1, body
+        metrics = _get(f"{base}/metrics")[1].decode()
+        failing = re.search(r"^review_notes_workers_failing_seconds (\S+)$", metrics, re.M)
+        assert failing and float(failing[1]) > 0, metrics
+        # three failed claims, one traceback: the first
+        assert len(said("claiming a delivery failed")) == 1, lines
+        assert len(said("Traceback")) == 1, lines
+
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (hard, hard))  # space again
+        wait_until(lambda: health()[1]["done"] == 1, what="the delivery done")
+        code, body = health()
+        assert code == 200 and body["status"] == "ok" and body["worker_error"] is None, body
+        metrics = _get(f"{base}/metrics")[1].decode()
+        assert "\nreview_notes_workers_failing_seconds 0.0\n" in metrics, metrics
+        assert len(said("claiming a delivery works again")) == 1, lines
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        reader.join(10)
+        queue.db.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -24,7 +25,7 @@ from bot.queue import (
     State,
 )
 from bot.retention import Retention
-from bot.workers import Workers
+from bot.workers import Failures, Workers
 from tests.webhook_kit import wait_idle
 
 
@@ -381,13 +382,16 @@ def test_a_failure_to_record_the_outcome_is_retried_and_the_worker_goes_on(
         w.stop()
     assert [q.get(i).state for i in ("good", "bad", "next")] == ["done", "failed", "done"]
     assert q.get("bad").last_error == "RuntimeError: no luck"
-    failures = [r for r in caplog.records if "recording it as" in r.getMessage()]
-    assert [r.getMessage() for r in failures] == [
-        "delivery good: recording it as done failed (try 1)",
-        "delivery good: recording it as done failed (try 2)",
-        "delivery bad: recording it as failed failed (try 1)",
+    # each failure told once, with its traceback, and its end (Failures)
+    told = [r for r in caplog.records if r.getMessage().startswith("recording delivery")]
+    assert [r.getMessage().split(";")[0].split(",")[0] for r in told] == [
+        "recording delivery good as done failed",
+        "recording delivery good as done works again",
+        "recording delivery bad as failed failed",
+        "recording delivery bad as failed works again",
     ]
-    assert all(r.exc_info for r in failures)  # the error itself is in the log
+    assert [bool(r.exc_info) for r in told] == [True, False, True, False]
+    assert "after 2 failed tries" in told[1].getMessage()
 
 
 def test_stopping_while_the_outcome_cannot_be_recorded_leaves_it_to_the_next_start(
@@ -1796,3 +1800,76 @@ def test_going_live_sets_aside_what_the_dry_run_left_queued_and_it_runs_only_if_
     assert q.run_again({"queued", "update", "broke"}) == ["queued", "broke"]
     assert [q.claim().id, q.claim().id, q.claim()] == ["queued", "broke", None]
     assert q.run_again({"running"}) == ["running"]
+
+
+# --- found by review 'r28g': a failing claim or outcome write, told once and reported ---
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _fail(failures: Failures, what: str = "claiming a delivery") -> None:
+    try:
+        raise sqlite3.OperationalError("database is locked")
+    except sqlite3.OperationalError as exc:
+        failures.failed(what, exc)
+
+
+# kills: bot/workers.py:Failures.failed a traceback at every failure (the flood)
+# kills: bot/workers.py:Failures.failed the reminder at every failure, or never
+# kills: bot/workers.py:Failures.succeeded no recovery line
+def test_a_failing_write_is_logged_once_then_every_say_every_then_its_recovery(caplog):
+    # A claim failed every poll (a second apart on a full disk) and each failure logged
+    # its traceback: hours of a full disk were tens of thousands of tracebacks.
+    clock = Clock()
+    failures = Failures(str, clock)
+    with caplog.at_level(logging.INFO, logger="bot.workers"):
+        for _ in range(3):
+            _fail(failures)
+            clock.now += 1
+        assert [(r.levelname, bool(r.exc_info)) for r in caplog.records] == [("ERROR", True)]
+        clock.now = 1000.0 + Failures.SAY_EVERY  # five minutes after the first: a reminder
+        _fail(failures)
+        _fail(failures)  # and not again at once
+        reminders = caplog.records[1:]
+        assert [r.getMessage() for r in reminders] == [
+            "claiming a delivery still failing: 4 tries in 300s;"
+            " the last: OperationalError: database is locked"
+        ]
+        assert not reminders[0].exc_info
+        clock.now += 1
+        failures.succeeded()
+        failures.succeeded()  # the recovery is said once
+    told = [r.getMessage() for r in caplog.records[2:]]
+    assert told == ["claiming a delivery works again, after 5 failed tries in 301s"]
+
+
+# kills: bot/workers.py:Failures.stuck `<` -> `<=` (not stuck at exactly the limit)
+# kills: bot/workers.py:Failures.failing_for the newest failure instead of the oldest
+def test_stuck_once_a_worker_has_failed_for_the_configured_time_until_it_succeeds():
+    clock = Clock()
+    failures = Failures(lambda text: text.replace("locked", "[held]"), clock)
+    assert failures.stuck(0) is None and failures.failing_for() == 0.0
+    _fail(failures)
+    assert failures.stuck(0) is not None  # 0: at the first failure
+    clock.now += 59.5
+    assert failures.stuck(60) is None and failures.failing_for() == 59.5
+    other = threading.Thread(target=_fail, args=(failures, "recording delivery x as done"))
+    other.start()  # a second worker fails later: the oldest failure is reported
+    other.join()
+    clock.now += 0.5
+    assert failures.failing_for() == 60.0
+    assert failures.stuck(60) == (
+        "claiming a delivery has failed for 60s (1 tries): OperationalError: database is [held]"
+    )
+    done = threading.Thread(target=failures.succeeded)
+    done.start()  # another worker's success ends no failure of this one
+    done.join()
+    assert failures.stuck(60) is not None
+    failures.succeeded()  # this worker's: the other's is now the oldest, and young
+    assert failures.failing_for() == 0.5 and failures.stuck(60) is None

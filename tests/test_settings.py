@@ -833,3 +833,11 @@ def test_a_directory_where_bot_toml_goes_is_no_settings_and_no_crash(tmp_path):
     with pytest.raises(SettingsError) as err:
         load_settings(env_file=env, toml_file=toml)
     assert str(err.value) == "REVIEW_NOTES_WORKERZ: unknown setting"
+
+
+def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
+    # review r28g: /healthz said ok while the workers could not claim (a full disk)
+    assert load().workers_stuck_seconds == 60.0  # config/bot.toml
+    assert load(workers_stuck_seconds=0).workers_stuck_seconds == 0.0
+    for bad in (-1, 86401):
+        assert "REVIEW_NOTES_WORKERS_STUCK_SECONDS" in errors(workers_stuck_seconds=bad)
