@@ -102,6 +102,7 @@ class Runtime:
     redelivery: threading.Thread | None = field(init=False, default=None)  # the sweeps
     redeliver_every_s: float = field(init=False)  # redeliver_every_minutes; 0: never
     recovered: Recovered | None = field(init=False, default=None)  # once claimed (claim)
+    database_claimed: bool = field(init=False, default=False)  # (claim_database)
 
     def __post_init__(self) -> None:
         self.redeliver_every_s = self.settings.redeliver_every_minutes * 60.0
@@ -244,7 +245,9 @@ class Runtime:
 def claim_database(rt: Runtime) -> None:
     """One server per database file (resuming `processing` deliveries is only safe then),
     whatever path names it, and its PR state of one kind of server (claim_pr_state);
-    idempotent."""
+    once: `serve` claims it before its port, then the rest (Runtime.claim)."""
+    if rt.database_claimed:
+        return
     db, settings = rt.db, rt.settings
     if db.link_count() > 1:  # a path to change, as the other REVIEW_NOTES_DB_PATH errors
         raise SettingsError(
@@ -261,6 +264,7 @@ def claim_database(rt: Runtime) -> None:
         claim_pr_state(rt.ctx, rt.queue, settings.db_path, dry_run=rt.dry_run is not None)
     except sqlite3.OperationalError as exc:  # the start's first write
         raise _unwritable(settings.db_path, exc) from None
+    rt.database_claimed = True
 
 
 def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:

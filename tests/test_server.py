@@ -2100,3 +2100,26 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
     assert stored == 0
     # the log holds back all but the first line; the counter an alert reads has them all
     assert 'review_notes_deliveries_total{event="unverified",outcome="wrong_path"} 3.0' in metrics
+
+
+# --- found by review 'r28g' ---
+
+
+def test_serve_claims_the_database_once_before_its_port_then_only_resumes(tmp_path):
+    # `serve` claims the file before its port (another server on it is the likelier
+    # news), then Runtime.claim makes the rest of the start's writes: it claimed the file
+    # again, a second write transaction of the PR state's owner and event times for
+    # nothing, under the lock it already held.
+    from bot.server import claim_database
+
+    rt = build_runtime(make_settings(tmp_path))
+    try:
+        claim_database(rt)  # as run_server, before its socket
+        statements: list[str] = []
+        rt.db._conn.set_trace_callback(statements.append)  # SQLite's own statement trace
+        rt.claim()
+        rt.db._conn.set_trace_callback(None)
+    finally:
+        rt.db.close()
+    assert statements and not [s for s in statements if "pr_state" in s], statements
+    assert any("state = 'processing'" in s for s in statements)  # what it resumed
