@@ -26,7 +26,7 @@ from bot.queue import (
 )
 from bot.retention import Retention
 from bot.workers import Failures, Workers
-from tests.webhook_kit import wait_idle
+from tests.webhook_kit import wait_idle, wait_until
 
 
 def queue_at(path) -> DeliveryQueue:
@@ -1873,3 +1873,47 @@ def test_stuck_once_a_worker_has_failed_for_the_configured_time_until_it_succeed
     assert failures.stuck(60) is not None
     failures.succeeded()  # this worker's: the other's is now the oldest, and young
     assert failures.failing_for() == 0.5 and failures.stuck(60) is None
+
+
+# kills: bot/workers.py:Workers._run a claim that works again not ending the failure
+def test_a_claim_that_works_again_ends_the_failure_with_nothing_to_run(
+    tmp_path, monkeypatch, caplog
+):
+    # an idle queue: no delivery's outcome comes to say the database is back
+    monkeypatch.setattr(Workers, "POLL_SECONDS", 0.01)
+    q = queue_at(tmp_path)
+    worked = threading.Event()
+    real = q.claim
+
+    def claim():
+        if not worked.is_set() and len(calls) < 2:
+            calls.append(1)
+            raise sqlite3.OperationalError("database is locked")
+        delivery = real()
+        worked.set()
+        return delivery
+
+    calls: list[int] = []
+    monkeypatch.setattr(q, "claim", claim)
+    w = Workers(q, lambda d: None, count=1)
+    with caplog.at_level(logging.INFO, logger="bot.workers"):
+        w.start()
+        try:
+            assert worked.wait(20)
+            wait_until(lambda: w.failures.failing_for() == 0.0, what="the failure ended")
+        finally:
+            w.stop()
+    told = [r.getMessage() for r in caplog.records if "claiming a delivery" in r.getMessage()]
+    assert len(told) == 2 and told[1].startswith("claiming a delivery works again, after 2")
+
+
+# kills: bot/workers.py:Workers._record an outcome stored at last not ending the failure
+def test_an_outcome_stored_at_last_ends_the_failure_before_the_next_claim(tmp_path, monkeypatch):
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.001, raising=False)
+    q = queue_at(tmp_path)
+    monkeypatch.setattr(q, "complete", _flaky(q.complete, 2))
+    add(q, "a")
+    w = Workers(q, lambda d: None, count=1)
+    w.run_one(q.claim())  # no worker loop: no claim after it
+    assert q.get("a").state == "done"
+    assert w.failures.failing_for() == 0.0 and w.failures.stuck(0) is None
