@@ -273,7 +273,9 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
     fails) is a path to change; one another process holds past the busy timeout (a
     VACUUM, a `sqlite3` shell; on an upgrade, the new column's ALTER TABLE is the first
     write) is to wait for."""
-    kind = (exc.sqlite_errorname or "").split("_")[1:2]  # SQLITE_BUSY_SNAPSHOT -> BUSY
+    # (Python's sqlite3 raises some of its own, nameless: text that is not UTF-8)
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    kind = name.split("_")[1:2]  # SQLITE_BUSY_SNAPSHOT -> BUSY
     if kind in (["BUSY"], ["LOCKED"]):
         return StartupError(
             f"{path} is locked by another process (a VACUUM, a sqlite3 shell in a"
@@ -289,7 +291,7 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
             f"{path}: the disk is full ({exc}; {_free_space(path)}): make room on it, then"
             " start again; not starting"
         )
-    if exc.sqlite_errorname == "SQLITE_IOERR_SHMSIZE":  # SQLite's words for a full disk here
+    if name == "SQLITE_IOERR_SHMSIZE":  # SQLite's words for a full disk here
         return StartupError(
             f"{path}: {exc}: no room for its shared-memory file ({path.name}-shm, 32 KB),"
             f" disk full? ({_free_space(path)}): make room on it, then start again; not starting"

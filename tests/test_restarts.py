@@ -423,3 +423,39 @@ def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
     assert named, "no WARNING names the delivery given up after three interruptions"
     failed = 'review_notes_deliveries_total{event="pull_request",outcome="failed"} 1.0'
     assert failed in metrics, [x for x in metrics.splitlines() if "deliveries_total{" in x]
+
+
+# --- found by review 'r28g' ---
+
+
+def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_path):
+    """A delivery interrupted by two kills already, whose text a failing disk damaged
+    (a bit flipped in its repository's name: not UTF-8 any more, which SQLite does not
+    check), is given up at the next start, and the start's write reads its name back:
+    Python's sqlite3 raises its own OperationalError, "Could not decode to UTF-8 column",
+    which has no SQLite error name. The start's error wording read that name and died
+    of an AttributeError, a traceback hiding the cause; now it is said in a line, exit 1.
+    """
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.enqueue("d-1", "pull_request", "opened", {"n": 1}, DEFAULT_REPO, 1)
+    queue.db.execute(
+        "UPDATE deliveries SET state = 'processing', interruptions = 2,"
+        " repo = CAST(X'766c6cf92d70726f6a656374' AS TEXT)"  # 'vll\xf9-project'
+    )
+    queue.db.close()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    r = subprocess.run(
+        [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert f"review-notes: {db}: Could not decode to UTF-8 column 'repo'" in r.stderr, r.stderr
+    assert "not starting" in r.stderr and "webhook at" not in r.stdout
