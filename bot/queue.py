@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from bot.db import Database, utcnow
+from bot.db import DAMAGED_FIX, Database, is_damaged, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +218,10 @@ class DeliveryQueue:
         db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
+        # pending rows SQLite found damaged, claimed by no one until a restart: by seq,
+        # their delivery ids and the error (`set_aside`)
+        self._unreadable: dict[int, tuple[str, str]] = {}
+        self._setting_aside = threading.Lock()
 
     def _mark_own_rows(self) -> None:
         """Mark by_bot the rows an older release queued itself; nothing to write, no
@@ -299,17 +303,37 @@ class DeliveryQueue:
         """Atomically take the oldest pending delivery that is due and whose PR has
         nothing in progress, nor an older delivery put back for a rate limit (`defer`):
         a PR's events run in arrival order. (A files re-check, queued to wait, is a new
-        delivery: later events of its PR do not wait for it.)"""
+        delivery: later events of its PR do not wait for it.)
+
+        A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
+        marked failed nor deleted, and the oldest was tried first at every claim: the
+        queue stood still. It is set aside (`set_aside`), then the claim tried again."""
+        seen = len(self._unreadable)
+        try:
+            return self._claim()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc) or not self._set_aside_unreadable(seen):
+                raise
+        return self._claim()
+
+    def _claim(self) -> Delivery | None:
+        # the rows set aside are left out by seq, which the index has: SQLite reads no
+        # more of them (their ids are ints: no quoting)
+        skip = ",".join(map(str, self._unreadable.copy()))  # (another worker may add one)
+        d_skip, p_skip = (
+            (f"d.seq NOT IN ({skip}) AND", f"p.seq NOT IN ({skip}) AND") if skip else ("", "")
+        )
         now = utcnow()
         rows = self.db.execute(
-            """
+            f"""
             UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
             WHERE seq = (
                 SELECT d.seq FROM deliveries d
-                WHERE d.state = 'pending' AND (d.not_before IS NULL OR d.not_before <= ?) AND (
+                WHERE d.state = 'pending' AND {d_skip}
+                    (d.not_before IS NULL OR d.not_before <= ?) AND (
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
-                        WHERE p.pr_key = d.pr_key AND (p.state = 'processing'
+                        WHERE p.pr_key = d.pr_key AND {p_skip} (p.state = 'processing'
                             OR p.state = 'pending' AND p.deferrals > 0 AND p.seq < d.seq)))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
@@ -317,6 +341,47 @@ class DeliveryQueue:
             (now, now),
         )
         return _delivery(rows[0]) if rows else None
+
+    def _set_aside_unreadable(self, seen: int) -> bool:
+        """Find the oldest pending row SQLite cannot read and set it aside, said once;
+        False if none is (the damage is elsewhere). True at once if another worker set
+        one aside since this one's claim began (`seen` were then)."""
+        with self._setting_aside:  # two workers failing on one row: one finds it
+            if len(self._unreadable) > seen:
+                return True
+            return self._find_unreadable()
+
+    def _find_unreadable(self) -> bool:
+        pending = self.db.execute("SELECT seq FROM deliveries WHERE state = 'pending' ORDER BY seq")
+        for seq in (r["seq"] for r in pending if r["seq"] not in self._unreadable):
+            try:
+                self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc):
+                    raise
+                name = self._id_of(seq)
+                self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
+                log.error(
+                    "delivery %s: SQLite cannot read its row (%s): set aside, never run; the"
+                    " queue goes on without it. The database file is damaged: %s",
+                    name,
+                    exc,
+                    DAMAGED_FIX,
+                )
+                return True
+        return False
+
+    def _id_of(self, seq: int) -> str:
+        """A damaged row's delivery id, when SQLite can still read that much of it."""
+        try:
+            return str(self.db.execute("SELECT id FROM deliveries WHERE seq = ?", (seq,))[0]["id"])
+        except sqlite3.DatabaseError:
+            return f"#{seq} (its id unreadable)"
+
+    @property
+    def set_aside(self) -> dict[str, str]:
+        """The pending deliveries set aside as damaged since the start: id -> error."""
+        return dict(self._unreadable.copy().values())  # (a worker may add one meanwhile)
 
     def complete(self, delivery_id: str) -> None:
         self._finish(delivery_id, State.DONE, None)

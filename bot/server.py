@@ -638,13 +638,16 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         # workers that cannot claim or record (a full disk, a read-only remount, a lock)
         # retry forever: the queue stands still while no delivery comes to say so
         stuck = rt.workers.failures.stuck(settings.workers_stuck_seconds)
+        damaged = rt.queue.set_aside  # rows of a damaged file: the operator's to restore
+        fault = bool(failing or stuck or damaged)
         return _reply(
             # a rate limit pause is no fault: a restart would forget it and call GitHub;
             # deliveries SQLite refuses (a full disk) are lost: that is one
-            503 if failing or stuck else 200,
-            status="failing" if failing or stuck else "ok",
+            503 if fault else 200,
+            status="failing" if fault else "ok",
             intake_error=failing,
             worker_error=stuck,
+            damaged=[{"id": i, "error": error} for i, error in damaged.items()],
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,

@@ -1917,3 +1917,44 @@ def test_an_outcome_stored_at_last_ends_the_failure_before_the_next_claim(tmp_pa
     w.run_one(q.claim())  # no worker loop: no claim after it
     assert q.get("a").state == "done"
     assert w.failures.failing_for() == 0.0 and w.failures.stuck(0) is None
+
+
+def _break_overflow_chain(path: Path, marker: bytes) -> None:
+    """Damage one row as a failing disk may: the page that continues its long value (an
+    overflow page, found by `marker` in its data) loses its link to the next one, so
+    SQLite finds the row malformed; other rows read as before."""
+    db = Database(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself
+    db.close()
+    data = bytearray(path.read_bytes())
+    for at in range(0, len(data), 4096):
+        if data[at + 4 : at + 4 + len(marker)] == marker and data[at : at + 4] != bytes(4):
+            data[at : at + 4] = bytes(4)  # the chain ends too soon
+            path.write_bytes(data)
+            return
+    raise AssertionError("no overflow page holds the marker")
+
+
+# kills: bot/queue.py:DeliveryQueue.claim a damaged row stalling the queue
+def test_a_pending_row_sqlite_finds_damaged_is_set_aside_and_the_queue_goes_on(tmp_path, caplog):
+    # SQLite reads a row whole to claim it; one whose page a failing disk damaged
+    # ("database disk image is malformed") could be neither claimed, nor marked failed,
+    # nor deleted, and, the oldest pending, was tried first at every claim: the queue
+    # stood still for every PR. It is set aside now (until a restart: the file is
+    # damaged, restoring it is the operator's), and said once.
+    q = queue_at(tmp_path)
+    q.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, "o/r", 1)
+    add(q, "other-pr", 2)
+    add(q, "same-pr", 1)  # its PR's delivery before it never runs: not held up by it
+    q.db.close()
+    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    q = queue_at(tmp_path)
+    with pytest.raises(sqlite3.DatabaseError):
+        q.db.execute("SELECT payload FROM deliveries WHERE id = 'broken'")
+    with caplog.at_level(logging.INFO, logger="bot.queue"):
+        claimed = [q.claim(), q.claim(), q.claim()]
+    assert [d and d.id for d in claimed] == ["other-pr", "same-pr", None]
+    assert q.set_aside == {"broken": "DatabaseError: database disk image is malformed"}
+    said = [r for r in caplog.records if "broken" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "ERROR", said
+    assert "restore it from a backup" in said[0].getMessage()

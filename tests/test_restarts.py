@@ -459,3 +459,59 @@ def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_p
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
     assert f"review-notes: {db}: Could not decode to UTF-8 column 'repo'" in r.stderr, r.stderr
     assert "not starting" in r.stderr and "webhook at" not in r.stdout
+
+
+def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_health(tmp_path):
+    """A failing disk damaged the row of a delivery waiting in the queue (a page of its
+    payload). The running server's workers tried it first at every claim and SQLite
+    refused each ("database disk image is malformed"): no delivery ran any more, for any
+    PR, while /healthz said ok. Now the row is set aside, the next deliveries run, and
+    /healthz fails naming it: the file is damaged, restoring it is the operator's."""
+    import urllib.error
+
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.test_queue import _break_overflow_chain
+    from tests.webhook_kit import send_signed
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.keep_sweep_since("2030-01-01T00:00:00Z")  # an App's server, which swept before
+    queue.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, DEFAULT_REPO, 1)
+    queue.db.close()
+    _break_overflow_chain(db, b"Z" * 200)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+
+    def health() -> dict:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=10) as r:
+                return {"code": r.status, **json.loads(r.read())}
+        except urllib.error.HTTPError as err:  # a 503 is an answer here
+            return {"code": err.code, **json.loads(err.read())}
+
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:  # not LiveServer: its start waits for a 200
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until(health, timeout=90, what="server start")
+            payload = pr_payload(title=MATCHING_TITLE, number=2)
+            assert send_signed(base, "pull_request", payload, "d-next") == 202
+            body = wait_until(lambda: (h := health())["done"] == 1 and h, what="d-next done")
+        finally:
+            proc.kill()
+            proc.wait()
+    assert body["code"] == 503 and body["status"] == "failing", body
+    assert body["damaged"] == [
+        {"id": "broken", "error": "DatabaseError: database disk image is malformed"}
+    ]
+    assert body["pending"] == 1, body  # still there: the file is the operator's to restore
+    text = log.read_text()
+    assert text.count("delivery broken: SQLite cannot read its row") == 1, text[-2000:]
