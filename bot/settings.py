@@ -54,6 +54,8 @@ DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
 
 _OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_': managed users)
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+# GITHUB_APP_ID: the App's ID, or its client ID ("Iv1.8a61f9b3a7aba766", "Iv23li...")
+_APP_ID = re.compile(r"[0-9]{1,20}|Iv[0-9A-Za-z.]{1,40}")
 
 
 def _repo_problem(entry: str) -> str | None:
@@ -338,6 +340,18 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v.strip() or None if v is not None else None
+
+    @field_validator("github_app_id", mode="after")
+    @classmethod
+    def _app_id_shape(cls, v: str | None) -> str | None:
+        # It goes to GitHub as the JWT's issuer: the key, the webhook secret or a token
+        # pasted here by mistake would be sent (and refused) there. Not echoed either.
+        if v is not None and not _APP_ID.fullmatch(v):
+            raise ValueError(
+                "is neither the App's ID (a number) nor its client ID (Iv...); the value is"
+                " not shown, in case it is the key, a secret or a token in the wrong variable"
+            )
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:

@@ -841,3 +841,29 @@ def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
     assert load(workers_stuck_seconds=0).workers_stuck_seconds == 0.0
     for bad in (-1, 86401):
         assert "REVIEW_NOTES_WORKERS_STUCK_SECONDS" in errors(workers_stuck_seconds=bad)
+
+
+# --- found by review 'r28k' (security, a careless operator) ---
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        PEM,  # the key in both variables
+        "0123456789abcdef0123456789abcdef01234567",  # the manifest's hex webhook_secret
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "my webhook secret",
+    ],
+)
+def test_a_credential_put_in_github_app_id_is_refused_and_not_shown(pasted):
+    # GITHUB_APP_ID took any text and sent it to GitHub as the JWT's issuer: a key or
+    # secret put there by mistake left the server for GITHUB_API_URL, in a header
+    text = errors(github_app_id=pasted, github_private_key=PEM)
+    assert "GITHUB_APP_ID: is neither the App's ID (a number) nor its client ID" in text
+    assert not any(part in text for part in re.findall(r"[A-Za-z0-9+=_]{8,}", pasted))
+
+
+@pytest.mark.parametrize("app_id", ["123456", "Iv1.8a61f9b3a7aba766", "Iv23liAbCdEf0123456789"])
+def test_an_app_id_or_a_client_id_is_taken(app_id):
+    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    assert load(github_app_id=app_id, github_private_key=PEM, **live).github_app_id == app_id
