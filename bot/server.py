@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import uvicorn
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -683,7 +683,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         return (
             "GitHub App created. Within one hour, exchange the code for its credentials:\n\n"
             "  curl -X POST -H 'Accept: application/vnd.github+json' "
-            f"{settings.github_api_url.rstrip('/')}/app-manifests/{code}/conversions > app.json\n\n"
+            f"{_shown_url(settings.github_api_url)}/app-manifests/{code}/conversions > app.json\n\n"
             "app.json holds id, pem and webhook_secret: set GITHUB_APP_ID, "
             "GITHUB_PRIVATE_KEY_PATH (save pem to a file) and GITHUB_WEBHOOK_SECRET,\n"
             "and REVIEW_NOTES_PUBLIC_URL to this server's public address (the comments "
@@ -695,6 +695,13 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         )
 
     return router
+
+
+def _shown_url(url: str) -> str:
+    """GITHUB_API_URL as a page open to anyone shows it: without a user and password
+    (a proxy's basic auth) in it; the exchange needs none."""
+    parts = urlsplit(url.rstrip("/"))
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 # uvicorn's HTTP parser and event loop, named rather than left to "auto" (which picks

@@ -191,3 +191,18 @@ def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):
     assert client.post("/webhook", content=body, headers=headers).status_code == 200
     drain(rt)
     assert len(replies(fake)) == 2
+
+
+# --- found by review 'r28k' (security, as an outsider and a careless operator) ---
+
+
+def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
+    # /github/app-created answers anyone; it printed GITHUB_API_URL whole, user and
+    # password of a proxy's basic auth included (the server's own errors never echo it)
+    from tests.webhook_kit import make_settings, serving
+
+    url = "https://bot:hunter2pw@ghe.example.com/api/v3/"
+    with serving(make_settings(tmp_path, github_api_url=url)) as (client, _):
+        text = client.get("/github/app-created", params={"code": "abc123"}).text
+    assert "https://ghe.example.com/api/v3/app-manifests/abc123/conversions" in text, text
+    assert "hunter2pw" not in text and "bot:" not in text
