@@ -387,6 +387,12 @@ class Settings(BaseSettings):
                 "GITHUB_WEBHOOK_SECRET: is empty; required when posting to GitHub "
                 "(with an empty secret anyone can sign a delivery)"
             )
+        elif live and self.webhook_secret() == DEV_WEBHOOK_SECRET:
+            problems.append(
+                "GITHUB_WEBHOOK_SECRET: is the development secret, which the README and the"
+                " dry run's banner print (anyone can sign a delivery with it); required when"
+                " posting to GitHub: use the App's or the hook's own secret"
+            )
         if live and self.note_links == "pages" and self.public_url is None:
             problems.append(
                 f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "

@@ -867,3 +867,15 @@ def test_a_credential_put_in_github_app_id_is_refused_and_not_shown(pasted):
 def test_an_app_id_or_a_client_id_is_taken(app_id):
     live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
     assert load(github_app_id=app_id, github_private_key=PEM, **live).github_app_id == app_id
+
+
+@pytest.mark.parametrize("creds", [{"github_token": "ghp_" + "x" * 36}, {"github_app_id": "1"}])
+def test_the_development_secret_is_refused_when_posting_to_github(creds):
+    # the dry run's banner prints it and the README names it: an operator going live
+    # with it copied into GITHUB_WEBHOOK_SECRET let anyone sign deliveries (commands,
+    # writes), where an empty secret was already refused
+    if "github_app_id" in creds:
+        creds = {**creds, "github_private_key": PEM}
+    live = {"public_url": "https://x.org", **creds}
+    text = errors(github_webhook_secret="review-notes-dev-secret\n", **live)
+    assert "GITHUB_WEBHOOK_SECRET: is the development secret" in text
