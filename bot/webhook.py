@@ -314,6 +314,10 @@ class WebhookEndpoint:
             "its X-Hub-Signature-256 does not verify with GITHUB_WEBHOOK_SECRET (is it the"
             " secret set in the App's or the hook's settings?)"
             if signed
+            # a secret is set there: "no secret set?" would send the operator astray
+            else "it has only the SHA-1 X-Hub-Signature, which is not accepted: the sender"
+            " must sign with SHA-256 (X-Hub-Signature-256), as GitHub does"
+            if b"x-hub-signature" in headers
             else "it has no X-Hub-Signature-256 (a hook with no secret set?)"
         )
         more = f"; {held} more refused since the last such line" if held else ""

@@ -206,3 +206,23 @@ def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
         text = client.get("/github/app-created", params={"code": "abc123"}).text
     assert "https://ghe.example.com/api/v3/app-manifests/abc123/conversions" in text, text
     assert "hunter2pw" not in text and "bot:" not in text
+
+
+def test_a_delivery_signed_with_sha1_only_is_refused_naming_the_header(tmp_path, caplog):
+    # a sender signing with the old SHA-1 header alone has a secret set: the 401's line
+    # said "a hook with no secret set?"; the SHA-1 signature is never accepted
+    import hashlib
+    import hmac
+    import logging
+
+    from tests.webhook_kit import make_settings, serving
+
+    caplog.set_level(logging.INFO)
+    body = b'{"zen": "Keep it simple."}'
+    sha1 = "sha1=" + hmac.new(SECRET.encode(), body, hashlib.sha1).hexdigest()
+    headers = {"X-GitHub-Event": "ping", "X-GitHub-Delivery": "d-sha1", "X-Hub-Signature": sha1}
+    with serving(make_settings(tmp_path)) as (client, _):
+        assert client.post("/webhook", content=body, headers=headers).status_code == 401
+    said = [r.getMessage() for r in caplog.records if "refused (401)" in r.getMessage()]
+    assert len(said) == 1 and "only the SHA-1 X-Hub-Signature" in said[0], said
+    assert sha1 not in caplog.text
