@@ -266,6 +266,12 @@ class Settings(BaseSettings):
         if why:
             raise ValueError(why)
         v = v.rstrip("/")
+        # a proxy's basic auth written into it: every comment on GitHub would publish it
+        if info.field_name == "public_url" and "@" in urlsplit(v).netloc:
+            raise ValueError(
+                "holds a user or password (before '@'): every note link in the comments on"
+                " GitHub would show it; give the address without it (not shown here)"
+            )
         # the App's webhook URL pasted here: every note link would be under /webhook
         if info.field_name == "public_url" and urlsplit(v).path.endswith("/webhook"):
             raise ValueError(

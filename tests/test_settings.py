@@ -879,3 +879,15 @@ def test_the_development_secret_is_refused_when_posting_to_github(creds):
     live = {"public_url": "https://x.org", **creds}
     text = errors(github_webhook_secret="review-notes-dev-secret\n", **live)
     assert "GITHUB_WEBHOOK_SECRET: is the development secret" in text
+
+
+def test_a_public_url_with_a_password_is_refused_and_not_shown():
+    # every note link of every comment is built on it: a proxy's basic auth written into
+    # it was published on GitHub with each comment
+    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": "s"}
+    text = errors(public_url="https://reviewer:hunter2pw@notes.example.org/", **live)
+    assert "REVIEW_NOTES_PUBLIC_URL: holds a user or password" in text
+    assert "hunter2pw" not in text
+    # GITHUB_API_URL may still carry one (a proxy in front of GitHub Enterprise)
+    url = "https://bot:pw@ghe.example.com/api/v3"
+    assert load(github_api_url=url, public_url="https://x.org", **live).github_api_url == url
