@@ -888,6 +888,8 @@ def test_a_public_url_with_a_password_is_refused_and_not_shown():
     text = errors(public_url="https://reviewer:hunter2pw@notes.example.org/", **live)
     assert "REVIEW_NOTES_PUBLIC_URL: holds a user or password" in text
     assert "hunter2pw" not in text
+    # kills: bot/settings.py:Settings._check_url an '@' anywhere (a path's) taken for a password
+    assert load(public_url="https://x.org/@notes", **live).public_url == "https://x.org/@notes"
     # GITHUB_API_URL may still carry one (a proxy in front of GitHub Enterprise)
     url = "https://bot:pw@ghe.example.com/api/v3"
     assert load(github_api_url=url, public_url="https://x.org", **live).github_api_url == url
