@@ -7,6 +7,8 @@ delivery as the delivery's own work (bench/bench_load.py). The app hands it POST
 middleware (a crash is a logged 500); other methods get the router's 405.
 
   413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
+  408 body not all in within 10 s (GitHub gives up on a delivery by then): a sender
+      trickling bytes holds no memory longer than that
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
       a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
       a mistyped secret refuses them all)
@@ -48,6 +50,10 @@ from bot.settings import Settings
 log = logging.getLogger("review_notes")
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
+# GitHub waits 10 s for an answer, then counts the delivery failed (the sweeps ask for it
+# again): a body still coming in after that is no delivery GitHub awaits. Without a
+# deadline, unsigned bodies held back by their last byte kept their 25 MB each for good.
+BODY_SECONDS = 10.0
 
 Headers = dict[bytes, bytes]
 Answer = tuple[int, dict[str, Any]]
@@ -194,10 +200,14 @@ class WebhookEndpoint:
         for name, value in reversed(scope["headers"]):  # the first of repeated headers wins
             headers[name] = value
         try:
-            body = await _read_body(headers, receive)
+            async with asyncio.timeout(BODY_SECONDS):
+                body = await _read_body(headers, receive)
         except BodyTooLarge:
             self._count("unverified", "too_large")
             code, content = 413, {"error": f"payload over {MAX_BODY} bytes"}
+        except TimeoutError:
+            self._count("unverified", "too_slow")
+            code, content = 408, {"error": f"payload not all sent within {BODY_SECONDS:g} s"}
         except ValueError:
             code, content = 400, {"detail": "bad Content-Length"}
         else:

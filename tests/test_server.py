@@ -2123,3 +2123,45 @@ def test_serve_claims_the_database_once_before_its_port_then_only_resumes(tmp_pa
         rt.db.close()
     assert statements and not [s for s in statements if "pr_state" in s], statements
     assert any("state = 'processing'" in s for s in statements)  # what it resumed
+
+
+# kills: bot/webhook.py:WebhookEndpoint.__call__ (hand) the body read with no deadline
+def test_a_body_still_coming_in_after_github_would_have_given_up_is_answered_408(
+    tmp_path, monkeypatch
+):
+    # review r28k: an outsider's unsigned 25 MB bodies, each held back by its last byte,
+    # kept their memory for as long as the sender liked (8 of them: +200 MB). GitHub
+    # waits 10 s for an answer: a body not all in by then is no delivery it awaits.
+    import socket
+
+    from bot import webhook
+    from tests.browser_kit import serving_in_thread
+
+    monkeypatch.setattr(webhook, "BODY_SECONDS", 0.5)
+    rt = build_runtime(make_settings(tmp_path))
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            port = int(base.rsplit(":", 1)[1])
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(
+                    b"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b'X-GitHub-Event: ping\r\nContent-Length: 1000\r\n\r\n{"zen": '
+                )
+                started = time.monotonic()
+                answer = s.recv(4096).decode()
+                waited = time.monotonic() - started
+                head, _, body = answer.partition("\r\n\r\n")
+                length = int(re.search(r"content-length: (\d+)", head).group(1))
+                while len(body.encode()) < length:
+                    body += s.recv(4096).decode()
+            client = TestClient(create_app(rt))
+            pong = post(client, "ping", {"zen": "z", "hook_id": 1})
+            text = client.get("/metrics").text
+    finally:
+        rt.stop()
+    assert answer.startswith("HTTP/1.1 408 "), answer
+    assert json.loads(body) == {"error": "payload not all sent within 0.5 s"}
+    assert waited >= 0.4  # not refused before the deadline (no timing bound above)
+    assert pong.status_code == 200  # a whole body is read as before
+    assert 'review_notes_deliveries_total{event="unverified",outcome="too_slow"} 1.0' in text
