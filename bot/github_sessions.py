@@ -247,13 +247,17 @@ class GitHubSessions:
         refused (401), or lacks a permission (403 "not accessible by integration": a token
         keeps the permissions it was minted with, and an owner may have accepted new ones
         since), mint a new one and run it once more. So `op` may run twice: a write in it
-        looks first for what the first run may have done (`GitHubClient.create_comment`)."""
+        looks first for what the first run may have done (`GitHubClient.create_comment`).
+        A 404 under the installation the delivery named may mean the repository left it
+        (`_left_installation`)."""
         if self._token is not None:
             return op(self.token_github())
         installation_id, grant = self._installation_grant(ref)
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
+            if err.status == 404 and ref.installation_id is not None:
+                return self._left_installation(ref, installation_id, op, err)
             lacks = err.status == 403 and "not accessible by integration" in str(err)
             if err.status != 401 and not lacks:
                 raise
@@ -263,6 +267,20 @@ class GitHubSessions:
                     del self._grants[installation_id]
             installation_id, grant = self._installation_grant(ref)
             return op(self._thread_github(installation_id, grant.token))
+
+    def _left_installation(
+        self, ref: PRRef, installation_id: int, op: Callable[[Github], T], err: GitHubError
+    ) -> T:
+        """`op` got a 404 under the installation the delivery named: the repository may
+        have been taken off it or transferred to an account where the App has another
+        installation while the delivery waited (its token cannot see the repository
+        there). Where is it now? In another installation: `op` runs there. In none: the
+        error says the App is not installed on it. In this one: the 404 was the answer."""
+        current = self._installation_of(replace(ref, installation_id=None))
+        if current == installation_id:
+            raise err
+        log.info("%s left installation %s for %s", ref.repo, installation_id, current)
+        return op(self._thread_github(current, self._grant(current).token))
 
     def forget_installation(self, change: InstallationChange) -> None:
         """An installation event: the installation's token may lack a new permission or be

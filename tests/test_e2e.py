@@ -817,6 +817,47 @@ def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_
     assert len(ours(fake)) == 1
 
 
+# --- found by r28l: a repository leaving the installation its queued delivery names ---
+
+
+def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing(live):
+    # An admin takes vllm-project/vllm off the App's repositories while a PR event waits
+    # in the queue: the installation still exists, so its token is minted, and GitHub
+    # answers the repository's calls 404. The delivery failed as "list files ...: 404
+    # Not Found", which reads as a bug; it says now that the App is not installed there.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt.workers.stop()  # queued, not yet handled
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    fake._installations[1001].repos.discard(DEFAULT_REPO)
+    rt.workers.start()
+    drain(rt)
+    failed = rt.queue.get("queued")
+    assert failed.state == "failed"
+    assert f"the App is not installed on {DEFAULT_REPO}" in failed.last_error
+    assert ours(fake) == []
+
+
+def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_its_comment(
+    live,
+):
+    # The repository is transferred to an organisation where the App has another
+    # installation while its PR event waits: the installation the delivery names can no
+    # longer see it (404), the repository's installation now can.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    fake._installations[1001].repos.discard("vllm-org/vllm")
+    fake.add_installation(2002, ["vllm-org/vllm"])
+    rt.workers.start()
+    drain(rt)
+    assert rt.queue.get("queued").state == "done", rt.queue.get("queued").last_error
+    assert len(ours(fake, repo="vllm-org/vllm")) == 1
+    assert fake.calls("POST", "/app/installations/2002/access_tokens")
+
+
 # --- a dry run and a live server on one database ------------------------------------
 
 
