@@ -258,15 +258,26 @@ class GitHubSessions:
         except GitHubError as err:
             if err.status == 404 and ref.installation_id is not None:
                 return self._left_installation(ref, installation_id, op, err)
-            lacks = err.status == 403 and "not accessible by integration" in str(err)
-            if err.status != 401 and not lacks:
+            if err.status != 401 and not _lacks_permission(err):
                 raise
             log.info("installation %s: token refused, minting a new one", installation_id)
             with self._lock:  # unless another thread has already replaced it
                 if self._grants.get(installation_id) == grant:
                     del self._grants[installation_id]
             installation_id, grant = self._installation_grant(ref)
-            return op(self._thread_github(installation_id, grant.token))
+            try:
+                return op(self._thread_github(installation_id, grant.token))
+            except GitHubError as again:
+                if not _lacks_permission(again):
+                    raise
+                # a new token lacks it too: the App's permissions, not a stale token
+                raise GitHubError(
+                    f"{again} (a new token too: installation {installation_id} of the App"
+                    " lacks the permission this call needs; an owner has reduced the App's"
+                    " permissions or not accepted new ones. Once it has them,"
+                    " `review-notes retry` runs this delivery again)",
+                    status=again.status,
+                ) from again
 
     def _left_installation(
         self, ref: PRRef, installation_id: int, op: Callable[[Github], T], err: GitHubError
@@ -430,6 +441,11 @@ class GitHubSessions:
                 if seconds > self._retry.policy.sleep_max
                 else "",
             )
+
+
+def _lacks_permission(err: GitHubError) -> bool:
+    """GitHub's 403 to a token without the permission a call needs."""
+    return err.status == 403 and "not accessible by integration" in str(err)
 
 
 def _identity(key: int | str) -> str:

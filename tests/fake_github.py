@@ -376,6 +376,7 @@ class FakeGitHub:
         self._next_id = 1000
         self._moved: dict[str, str] = {}  # a renamed or transferred repository's old name
         self._read_only: set[str] = set()  # tokens minted before a permission was granted
+        self._no_write = False  # the App's write permission taken away: new tokens lack it
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         # where the App's webhooks go (the server under test) and what signs them
@@ -577,6 +578,15 @@ class FakeGitHub:
         minted until now keep what they were minted with (GitHub lists a token's
         permissions when it mints it), so their writes are refused; new ones may write."""
         with self._lock:
+            self._read_only |= {
+                t for t, v in self._tokens.items() if v.identity.installation_id is not None
+            }
+
+    def revoke_write(self) -> None:
+        """The App's owner has reduced its permissions: every installation token, those
+        minted from now on too, is refused its writes on repositories."""
+        with self._lock:
+            self._no_write = True
             self._read_only |= {
                 t for t, v in self._tokens.items() if v.identity.installation_id is not None
             }
@@ -1189,6 +1199,8 @@ class FakeGitHub:
         expires = time.time() + self.token_ttl
         identity = Identity(self.bot.login, self.bot.id, "Bot", inst.id)
         self._tokens[token] = _Token(identity, expires)
+        if self._no_write:
+            self._read_only.add(token)
         payload = {
             "token": token,
             "expires_at": _iso(expires),

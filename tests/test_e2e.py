@@ -858,6 +858,26 @@ def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_it
     assert fake.calls("POST", "/app/installations/2002/access_tokens")
 
 
+def test_a_write_the_app_lost_the_permission_for_fails_naming_the_permission(live):
+    # The App's permissions are reduced: a new token cannot write either. The delivery
+    # failed with GitHub's words only, as if a stale token were refused; it says now
+    # that the App lacks the permission and what runs the delivery again. Once: one
+    # new token, no retry past it, nothing posted.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.revoke_write()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="refused")
+    drain(rt)
+    failed = rt.queue.get("refused")
+    assert failed.state == "failed"
+    assert "403 Resource not accessible by integration" in failed.last_error
+    assert "lacks the permission" in failed.last_error
+    assert "review-notes retry" in failed.last_error
+    assert len(fake.calls("POST", "/repos/*/issues/*/comments")) == 2
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
+    assert ours(fake) == []
+
+
 # --- a dry run and a live server on one database ------------------------------------
 
 
