@@ -72,6 +72,10 @@ ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
 # the new one a 308 back) looped, and a note taken out of retirement stayed retired
 ASK_AGAIN = {"Cache-Control": "no-cache"}
 
+# What a chat autolinker or an IME leaves on the end of a pasted link: sentence punctuation,
+# closing brackets and quotes, ASCII and full-width (Chinese)
+PASTED_AFTER = ".,;:!?)]}>'\"*，。、；：！？）】」』》〉”’…"
+
 
 def notes_site(
     library: Library,
@@ -350,8 +354,15 @@ class NotesSite:
 
     def former(self, request: Request, note_id: str) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
-        a permanent redirect to the same page of the note's id now; to one retired, 410."""
+        a permanent redirect to the same page of the note's id now; to one retired, 410.
+        A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，`) is taken
+        for the note it names: no id ends so, and the reader clicked for that note."""
         now = self.library.current_id(note_id)
+        if not self.known(now):
+            trimmed = self.library.current_id(note_id.rstrip(PASTED_AFTER))
+            if not self.known(trimmed):
+                return None
+            now = trimmed
         retired = self.library.retired.get(now)
         if retired is not None:
             title = retired.title_en or retired.title_zh
@@ -363,6 +374,10 @@ class NotesSite:
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
+
+    def known(self, note_id: str) -> bool:
+        """A note's id now, in use or retired."""
+        return note_id in self.library.by_id or note_id in self.library.retired
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
         repo = repo.strip() or DEFAULT_REPO

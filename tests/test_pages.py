@@ -1066,3 +1066,35 @@ def test_the_api_description_lists_the_pages_not_the_assets(client):
 def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, path):
     r = client_for(curated(library)).get(path, headers={"accept": accept}, follow_redirects=False)
     assert r.status_code in (308, 404, 410) and r.headers["cache-control"] == "no-cache"
+
+
+# --- found by review 'r28p' (links as readers paste them) ---
+
+
+# kills: bot/pages.py:NotesSite.former (hand) a link pasted with the punctuation after it (a chat
+#   autolinker takes the full stop or the closing parenthesis, a Chinese IME's full-width comma
+#   follows the URL with no space) answered a plain 404
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/notes/n-graph.", "/notes/n-graph"),
+        ("/notes/n-graph)", "/notes/n-graph"),
+        ("/notes/n-graph，", "/notes/n-graph"),
+        ("/notes/n-graph）。", "/notes/n-graph"),
+        ("/notes/n-graph%22/source?format=json", "/notes/n-graph/source?format=json"),
+        ("/notes/n-old-graph.", "/notes/n-graph"),  # a former id with it: straight to the note
+    ],
+)
+def test_a_link_pasted_with_trailing_punctuation_leads_to_the_note(library, path, location):
+    client = client_for(curated(library))
+    r = client.get(path, headers={"accept": CHROME_ACCEPT}, follow_redirects=False)
+    assert r.status_code == 308 and r.headers["location"] == location
+    assert r.headers["cache-control"] == "no-cache"
+
+
+@pytest.mark.parametrize(("path", "status"), [("/notes/n-gone.", 410), ("/notes/...", 404)])
+def test_trailing_punctuation_off_a_retired_note_or_no_note_redirects_nowhere(
+    library, path, status
+):
+    r = client_for(curated(library)).get(path, follow_redirects=False)
+    assert r.status_code == status and "location" not in r.headers
