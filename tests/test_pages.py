@@ -1098,3 +1098,13 @@ def test_trailing_punctuation_off_a_retired_note_or_no_note_redirects_nowhere(
 ):
     r = client_for(curated(library)).get(path, follow_redirects=False)
     assert r.status_code == status and "location" not in r.headers
+
+
+# kills: notes.html (hand) every search titled "Notes · review notes": the tabs and the history
+#   of three searches could not be told apart
+def test_a_search_names_its_query_in_the_page_title(client):
+    r = client.get("/notes", params={"q": "<i>死锁</i>", "topic": "rocm"})
+    assert (
+        "<title>“&lt;i&gt;死锁&lt;/i&gt;” · ROCm platform · Notes · review notes</title>" in r.text
+    )
+    assert "<title>Notes · review notes</title>" in client.get("/notes").text
