@@ -257,7 +257,9 @@ class NotesSite:
             answer = Response(body, status, media_type="application/json")
             answer.headers.update(SECURITY_HEADERS)
         else:
-            title = {404: "Not found", 410: "Retired"}.get(status, "Bad request")
+            title = {404: "Not found", 405: "Method not allowed", 410: "Retired"}.get(
+                status, "Bad request"
+            )
             # a bad filter on another repository's list leaves the reader in that repository
             repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
             answer = self.render(

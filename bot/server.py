@@ -602,7 +602,8 @@ def create_app(rt: Runtime) -> FastAPI:
         notes_branch=settings.notes_github_branch,
         notes_dir=settings.notes_github_dir,
     )
-    app.include_router(site.router())
+    site_routes = site.router()
+    app.include_router(site_routes)
 
     @app.exception_handler(StarletteHTTPException)
     async def no_such_page(request: Request, exc: StarletteHTTPException) -> Response:
@@ -614,13 +615,26 @@ def create_app(rt: Runtime) -> FastAPI:
             return RedirectResponse(site.public(quote(other)) + ("?" + query if query else ""))
         if exc.status_code == 404 and prefers_html(request):
             return site.error(request, 404, f"no page at {request.url.path}")
+        # a notes page asked with another method than GET (a form of another site posted
+        # to it): the page, as for a 404; the webhook's 405 stays FastAPI's
+        on_a_page = exc.status_code == 405 and _matches(site_routes, request)
+        if on_a_page and prefers_html(request):
+            said = f"{request.method} {request.url.path}: the notes pages are read with GET"
+            answer = site.error(request, 405, said)
+            answer.headers.update(exc.headers or {})  # Allow: GET
+            return answer
         answer = await http_exception_handler(request, exc)
-        if exc.status_code == 404:  # a page for a browser: a cache must not give it this
+        if exc.status_code == 404 or on_a_page:  # a cache must not give it a browser
             answer.headers["Vary"] = "Accept"
         return answer
 
     app.include_router(_operator_routes(rt, webhook))
     return app
+
+
+def _matches(router: APIRouter, request: Request) -> bool:
+    """Whether the request's path is one of the router's (with any method)."""
+    return any(route.matches(request.scope)[0] is not Match.NONE for route in router.routes)
 
 
 def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:

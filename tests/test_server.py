@@ -2165,3 +2165,26 @@ def test_a_body_still_coming_in_after_github_would_have_given_up_is_answered_408
     assert waited >= 0.4  # not refused before the deadline (no timing bound above)
     assert pong.status_code == 200  # a whole body is read as before
     assert 'review_notes_deliveries_total{event="unverified",outcome="too_slow"} 1.0' in text
+
+
+# --- found by review 'r28p' ---
+
+
+# kills: bot/server.py:create_app.no_such_page (hand) a browser's wrong method on a notes page
+#   answered FastAPI's JSON {"detail": "Method Not Allowed"} (a form posted to /notes by a
+#   page of another site, a bookmarklet), not the site's page; the webhook's 405 stays JSON
+# kills: bot/server.py:create_app.no_such_page (hand) the page's 405 without Allow: GET, a
+#   browser's 405 on /webhook made a page too, or the JSON 405 of a page path sent without Vary
+def test_a_wrong_method_on_a_notes_page_is_a_page_for_a_browser(app):
+    from test_pages import CHROME_ACCEPT
+
+    client, _ = app
+    r = client.post("/notes/n1?repo=acme/widgets", headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 405 and r.headers["content-type"].startswith("text/html")
+    assert r.headers["allow"] == "GET" and r.headers["vary"] == "Accept"
+    assert "<title>Method not allowed · review notes</title>" in r.text
+    assert "POST" in r.text and 'href="/notes?repo=acme%2Fwidgets"' in r.text
+    for path, accept in [("/notes/n1", "*/*"), ("/webhook", CHROME_ACCEPT)]:
+        r = client.request("PUT" if path != "/webhook" else "GET", path, headers={"accept": accept})
+        assert r.status_code == 405 and r.json() == {"detail": "Method Not Allowed"}, path
+        assert r.headers.get("vary") == ("Accept" if path != "/webhook" else None)
