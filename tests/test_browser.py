@@ -210,10 +210,14 @@ def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
 
 PHONE = {"width": 360, "height": 800, "deviceScaleFactor": 1, "mobile": True}
 LONG_REPO = "kubernetes-sigs/gateway-api-inference-extension"  # a real one, 47 characters
+# junk typed or pasted into ?repo=: no hyphen or slash to break the line at
+JUNK_REPO = "x" * 64
 
 
 # kills: bot/static/notes.css .repo white-space: nowrap: a repository of 47 characters made
 #   the list and topics pages scroll sideways on a 360 px phone
+# kills: bot/static/notes.css body overflow-wrap: anywhere dropped: a ?repo= of 64 letters
+#   (no break opportunity in it) scrolled the list and topics pages sideways (review r28p)
 def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
     try:
@@ -221,6 +225,8 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
         for page in (
             f"/notes?repo={LONG_REPO}",
             f"/topics?repo={LONG_REPO}",
+            f"/notes?repo={JUNK_REPO}",
+            f"/topics?repo={JUNK_REPO}",
             "/notes",
             "/notes/b-graph",
             "/notes/" + "no-such-note-" * 20,
