@@ -272,7 +272,6 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
 
 def _cmd_notes_feedback(args: argparse.Namespace) -> int:
     """What reviewers said with `/notes wrong`, per note, from the bot's database."""
-    import json
     from dataclasses import replace
 
     from bot.feedback import report_json, report_lines, summarise
@@ -295,7 +294,7 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         db.close()
     if args.json:
         for row in report_json(records):
-            print(json.dumps(row, ensure_ascii=False))
+            print_json(row)
         return 0
     print("\n".join(report_lines(records, _titles_of(library))))
     return 0
@@ -792,7 +791,34 @@ def _some_path(text: str) -> str:
     return text
 
 
+def _writes_unicode() -> bool:
+    """Whether stdout's encoding holds every character (a UTF), as a Chinese note needs."""
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(sys.stdout, "encoding", None) or "").name.startswith("utf")
+    except LookupError:
+        return False
+
+
+def print_json(value: object, indent: int | None = None) -> None:
+    """`value` as JSON on stdout: Chinese as written, or as \\u escapes where stdout cannot
+    hold it (escaped by the stream instead, an emoji would be \\U0001f600, no JSON)."""
+    import json
+
+    print(json.dumps(value, ensure_ascii=not _writes_unicode(), indent=indent))
+
+
+def _escape_what_stdout_cannot_hold() -> None:
+    """On a stdout that is not UTF-8 (PYTHONIOENCODING=ascii, a Latin-1 locale, Windows'
+    code page redirected to a file), a note's Chinese title is written as \\u escapes, as
+    stderr does by default: strict, the first one stopped the output with a traceback."""
+    if not _writes_unicode() and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _escape_what_stdout_cannot_hold()
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

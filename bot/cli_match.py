@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import config_argument, server_library, topics_argument, whole_number
+from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -145,7 +145,6 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    import json
 
     from bot.match_config import checked_matcher
 
@@ -174,7 +173,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return 1
     result = matcher.match(facts)
     if args.json:
-        print(json.dumps(_match_result_json(result), ensure_ascii=False, indent=2))
+        print_json(_match_result_json(result), indent=2)
     else:
         _print_match(facts, result, matcher.config)
     return 0
@@ -241,7 +240,7 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
             status = 1
             continue
         out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
-        print(json.dumps(out, ensure_ascii=False))
+        print_json(out)
     return status
 
 

@@ -776,3 +776,26 @@ def test_match_without_a_pr_is_refused_naming_the_ways_to_give_one(setup, capsys
         main(["match", *flags])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "one of the arguments --title --payload --batch" in err, err
+
+
+# kills: bot/cli.py:print_json `ensure_ascii=not _writes_unicode()` -> `False` (an emoji
+# escaped by the stream, no JSON) and bot/cli.py:_escape_what_stdout_cannot_hold left out
+def test_match_on_a_stdout_that_is_not_utf8_writes_escapes_and_json_stays_json(setup, tmp_path):
+    """A terminal or file in another encoding (PYTHONIOENCODING=ascii here; a Latin-1
+    locale, Windows' code page redirected to a file): the note's Chinese title is written
+    escaped, not stopped by a UnicodeEncodeError traceback, and --json is still JSON."""
+    _, flags = setup
+    title = "[Spec Decode] prefix caching"
+    path = "vllm/v1/spec_decode/草稿😀.py"  # an emoji: \U0001f600 is no JSON escape
+    base = ["match", "--title", title, "--file", path, *flags]
+    text = run_cli(tmp_path, *base, PYTHONIOENCODING="ascii")
+    assert text.returncode == 0 and "Traceback" not in text.stderr, text.stderr
+    assert "vllm-aaaa0001" in text.stdout and "\\u4fee\\u590d" in text.stdout  # 修复
+    wanted = json.loads(run_cli(tmp_path, *base, "--json", PYTHONIOENCODING="utf-8").stdout)
+    assert any(path in r for r in wanted["notes"][0]["reasons"]), wanted
+    got = run_cli(tmp_path, *base, "--json", PYTHONIOENCODING="ascii")
+    assert got.returncode == 0 and json.loads(got.stdout) == wanted, got.stderr
+    prs = tmp_path / "prs.jsonl"  # a batch's lines too
+    prs.write_text(json.dumps({"number": 1, "title": title, "files": [path]}) + "\n", "utf-8")
+    batch = run_cli(tmp_path, "match", "--batch", str(prs), *flags, PYTHONIOENCODING="ascii")
+    assert batch.returncode == 0 and json.loads(batch.stdout) == {"number": 1, **wanted}
