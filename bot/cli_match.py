@@ -94,7 +94,8 @@ def _given_files(args: argparse.Namespace) -> list[str]:
     files = list(args.file or [])
     if args.files_from:
         files += _read_lines(args.files_from)
-    return files
+    # `find .` and the shell's completion write ./vllm/x.py; GitHub names it vllm/x.py
+    return [f.removeprefix("./") for f in files]
 
 
 def _facts_from_args(args: argparse.Namespace):

@@ -799,3 +799,18 @@ def test_match_on_a_stdout_that_is_not_utf8_writes_escapes_and_json_stays_json(s
     prs.write_text(json.dumps({"number": 1, "title": title, "files": [path]}) + "\n", "utf-8")
     batch = run_cli(tmp_path, "match", "--batch", str(prs), *flags, PYTHONIOENCODING="ascii")
     assert batch.returncode == 0 and json.loads(batch.stdout) == {"number": 1, **wanted}
+
+
+# kills: bot/cli_match.py:_given_files the ./ of a path kept (no note's path, no tests-only rule)
+def test_files_named_from_the_current_directory_are_the_repositorys_paths(setup, tmp_path, capsys):
+    """`find . -name ...` and the shell's completion write ./vllm/...; GitHub, and so the
+    bot, name the same file vllm/...: the preview must match it as the bot does, on a
+    note's path and with the tests-only rule."""
+    _, flags = setup
+    files = tmp_path / "files.txt"
+    files.write_text("./vllm/v1/spec_decode/eagle.py\n", "utf-8")
+    code, out, _ = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
+    given = ["--file", f"./{ELASTIC_TEST}", "--json"]
+    code, out, _ = run(capsys, "--title", ELASTIC_TITLE, *given, *SHIPPED)
+    assert code == 0 and json.loads(out)["notes"] == [], out  # tests only, as on the bot
