@@ -229,6 +229,8 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
             continue
         try:
             record = json.loads(line)
+            if isinstance(record, list):  # `gh pr list --json ...` prints one array
+                raise ValueError("a JSON array, not one PR: one object a line (jq -c '.[]')")
             if not isinstance(record, dict):
                 raise ValueError("not a JSON object")
             facts = facts_from_record(record, repo=repo)

@@ -814,3 +814,16 @@ def test_files_named_from_the_current_directory_are_the_repositorys_paths(setup,
     given = ["--file", f"./{ELASTIC_TEST}", "--json"]
     code, out, _ = run(capsys, "--title", ELASTIC_TITLE, *given, *SHIPPED)
     assert code == 0 and json.loads(out)["notes"] == [], out  # tests only, as on the bot
+
+
+# kills: bot/cli_match.py:_match_batch an array line called "not a JSON object" (as a number)
+def test_a_batch_of_one_json_array_says_to_write_one_pr_a_line(setup, tmp_path, capsys):
+    """`gh pr list --json number,title,body,labels,files > prs.jsonl` writes one array on
+    one line: the curator is told how to make it one PR a line, not "not a JSON object"."""
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text('[{"number": 1, "title": "x"}, {"number": 2, "title": "y"}]\n7\n', "utf-8")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert code == 1 and out == ""
+    assert f"{prs}:1: skipped: a JSON array, not one PR: one object a line (jq -c '.[]')" in err
+    assert f"{prs}:2: skipped: not a JSON object" in err
