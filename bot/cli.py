@@ -821,7 +821,10 @@ def main(argv: list[str] | None = None) -> int:
     _escape_what_stdout_cannot_hold()
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        if sys.stdout is not None:  # None: started with stdout closed (`>&-`)
+            sys.stdout.flush()  # here, not at exit: the reader may be gone (`| true`)
+        return code
     except BrokenPipeError:
         # the reader went away (`review-notes match --batch ... | head`): stop quietly,
         # and keep Python from complaining again when it flushes stdout at exit

@@ -516,6 +516,45 @@ def test_batch_output_to_a_reader_that_stops_early_ends_quietly(tmp_path):
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
+# kills: bot/cli.py:main stdout left to be flushed at exit, out of the BrokenPipeError handler
+@pytest.mark.parametrize("argv", [["match", "--title", "x", *SHIPPED], ["notes", "check"]])
+def test_output_shorter_than_a_buffer_to_a_reader_gone_ends_quietly(tmp_path, argv):
+    """`review-notes match ... | true`, or `| head -1` gone before the last lines: what a
+    command prints fits the buffer Python writes at exit, after main's handler, which
+    printed "Exception ignored ... BrokenPipeError" and exited 120. Run as a user runs it,
+    without the tests' PYTHONUNBUFFERED."""
+    import os
+    import subprocess
+    import sys
+
+    from webhook_kit import base_env
+
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    del env["PYTHONUNBUFFERED"]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        cmd = [sys.executable, "-m", "bot.cli", *argv]
+        r = subprocess.run(cmd, stdout=write, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr.decode()) == (141, "")
+
+
+# kills: bot/cli.py:main stdout flushed though it is None (AttributeError, a traceback)
+def test_a_command_started_with_stdout_closed_runs_as_before(tmp_path):
+    """`review-notes match ... >&-`: Python's stdout is None; print writes nothing."""
+    import shlex
+    import subprocess
+
+    from webhook_kit import PY, base_env
+
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    cmd = f"exec {shlex.join([PY, '-m', 'bot.cli', 'match', '--title', 'x', *SHIPPED])} >&-"
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+
+
 def test_without_library_flags_match_reads_the_servers_library(setup, capsys, monkeypatch):
     # the preview must show what the deployed bot would link: its notes, taxonomy and
     # weights (REVIEW_NOTES_*, .env), not the shipped seeds
