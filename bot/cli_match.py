@@ -136,7 +136,10 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
     except json.JSONDecodeError as exc:  # an empty file (a failed curl), a cut-off one
         raise ValueError(f"{path}: not JSON: {exc}") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("pull_request"), dict):
-        raise ValueError(f"{path}: not a pull_request webhook payload")
+        # `gh pr view N --json ...` or `gh api .../pulls/N` > pr.json: the PR itself
+        own = isinstance(payload, dict) and {"number", "title"} <= payload.keys()
+        hint = ": it is a PR's own fields, as gh writes them: give it to --batch" if own else ""
+        raise ValueError(f"{path}: not a pull_request webhook payload{hint}")
     try:
         facts = facts_from_payload(payload, files or payload_files(payload) or ())
     except (KeyError, TypeError, ValueError) as exc:

@@ -866,3 +866,20 @@ def test_a_batch_of_one_json_array_says_to_write_one_pr_a_line(setup, tmp_path, 
     assert code == 1 and out == ""
     assert f"{prs}:1: skipped: a JSON array, not one PR: one object a line (jq -c '.[]')" in err
     assert f"{prs}:2: skipped: not a JSON object" in err
+
+
+# kills: bot/cli_match.py:_facts_from_payload_file a PR's own fields refused with no way on
+def test_a_payload_holding_a_prs_own_fields_is_sent_to_batch(setup, tmp_path, capsys):
+    """`gh pr view N --json number,title,... > pr.json` then --payload pr.json: refused, as
+    no webhook payload, naming --batch, which reads it; a ping is only refused."""
+    _, flags = setup
+    pr = tmp_path / "pr.json"
+    pr.write_text(json.dumps({"number": 7, "title": "[Spec Decode] prefix caching"}), "utf-8")
+    code, out, err = run(capsys, "--payload", str(pr), *flags)
+    assert (code, out) == (1, "") and "give it to --batch" in err and str(pr) in err, err
+    code, out, err = run(capsys, "--batch", str(pr), *flags)
+    assert code == 0 and json.loads(out)["notes"][0]["id"] == "vllm-aaaa0001", err
+    ping = tmp_path / "ping.json"
+    ping.write_text(json.dumps({"zen": "Keep it simple.", "hook_id": 1}), "utf-8")
+    code, out, err = run(capsys, "--payload", str(ping), *flags)
+    assert code == 1 and err == f"{ping}: not a pull_request webhook payload\n"
