@@ -188,7 +188,7 @@ def facts_from_record(record: dict[str, Any], repo: str = DEFAULT_REPO) -> PRFac
 
     number = record.get("number") or 0
     if isinstance(number, bool) or not (
-        isinstance(number, int)
+        (isinstance(number, int) and number >= 0)  # as a string's digits: -5 is no PR
         or (isinstance(number, str) and number.isascii() and number.isdigit())
     ):
         raise ValueError(f"number: not a PR number ({str(number)[:40]!r})")

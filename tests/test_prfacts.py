@@ -1021,6 +1021,15 @@ def test_a_record_number_in_non_ascii_digits_is_no_pr_number():
         facts_from_record({"number": "\u0661\u0662", "title": "t"})
 
 
+# kills: bot/prfacts.py:facts_from_record a negative number taken (written as a string, refused)
+@pytest.mark.parametrize("number", [-5, "-5"])
+def test_a_record_number_below_0_is_no_pr_number(number):
+    # `review-notes match --batch` printed {"number": -5, ...} for the one, skipped the other
+    with pytest.raises(ValueError, match="number: not a PR number"):
+        facts_from_record({"number": number, "title": "t"})
+    assert facts_from_record({"number": 0, "title": "t"}).number == 0  # none given, as --title
+
+
 # kills: bot/pr_text.py:_numeric_line none: a defect seen while studying the survivor that made a
 # line exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
 # found by mutation run 'r21a' (a strict xfail until fixed)
