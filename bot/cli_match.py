@@ -215,7 +215,9 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
 
     status = 0
     try:
-        lines = Path(path).read_bytes().split(b"\n")  # each line decoded alone
+        # `gh pr list --json ... | jq -c '.[]' | review-notes match --batch -`
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        lines = data.split(b"\n")  # each line decoded alone
     except OSError as exc:
         print(f"{path}: cannot read: {exc.strerror}", file=sys.stderr)
         return 1
@@ -266,7 +268,9 @@ def add_match_parser(sub) -> None:
         help="a pull_request webhook payload; matched on its top-level `files` list when it"
         " has one (as by the dry run), unless --file/--files-from give the files",
     )
-    src.add_argument("--batch", metavar="PRS.jsonl", help="one PR per line; JSON lines out")
+    src.add_argument(
+        "--batch", metavar="PRS.jsonl", help="one PR per line (-: stdin); JSON lines out"
+    )
     m.add_argument("--body-file", help="file holding the PR description")
     m.add_argument("--label", action="append", help="a PR label (repeatable)")
     m.add_argument(

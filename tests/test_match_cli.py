@@ -883,3 +883,24 @@ def test_a_payload_holding_a_prs_own_fields_is_sent_to_batch(setup, tmp_path, ca
     ping.write_text(json.dumps({"zen": "Keep it simple.", "hook_id": 1}), "utf-8")
     code, out, err = run(capsys, "--payload", str(ping), *flags)
     assert code == 1 and err == f"{ping}: not a pull_request webhook payload\n"
+
+
+# kills: bot/cli_match.py:_match_batch `-` read as a file named - ("-: cannot read")
+def test_a_batch_of_dash_is_read_from_stdin_and_its_lines_named(setup, tmp_path):
+    """`gh pr list --json ... | jq -c '.[]' | review-notes match --batch -`."""
+    import subprocess
+
+    from webhook_kit import PY, base_env
+
+    _, flags = setup
+    lines = json.dumps({"number": 4, "title": "[Spec Decode] prefix caching"}) + "\n{bad\n"
+    r = subprocess.run(
+        [PY, "-m", "bot.cli", "match", "--batch", "-", *flags],
+        input=lines,
+        capture_output=True,
+        text=True,
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT)),
+        cwd=tmp_path,
+    )
+    assert r.returncode == 1 and r.stderr.startswith("-:2: skipped: "), r.stderr
+    assert [n["id"] for n in json.loads(r.stdout)["notes"]] == ["vllm-aaaa0001"]
