@@ -1066,6 +1066,47 @@ def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, ma
         client.create_comment(PR, "after")
 
 
+# --- a repository transferred to another installation of the App -----------------------
+
+MOVED = "vllm-org/vllm"
+
+
+def _transferred(fake: FakeGitHub) -> None:
+    """vllm-project/vllm moves to an organisation where the App has installation 2002,
+    which holds another repository too; installation 1001 keeps one of its own."""
+    fake.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake.add_pull("vllm-project/kept", 1, files=["k.py"])
+    fake.add_pull("vllm-org/other", 1, files=["o.py"])
+    fake.transfer(DEFAULT_REPO, MOVED)
+    fake._installations[DEFAULT_INSTALLATION_ID].repos = {"vllm-project/kept"}
+    fake.add_installation(2002, [MOVED, "vllm-org/other"])
+
+
+# kills: bot/github_sessions.py:GitHubSessions._left_installation paced the call run under
+# the new installation as the old one's (its id as the pacer key, with the new token)
+def test_a_rate_limit_after_a_transfer_pauses_the_new_installation_not_the_old(
+    fake_github, make_github_client, manual_time
+):
+    # The delivery names installation 1001; its repository is in 2002 now. GitHub rate
+    # limits the call that runs there: 2002 is the limited identity, so its calls wait,
+    # and 1001's go on (pausing 1001 would keep calling 2002 while it is limited).
+    _transferred(fake_github)
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    fake_github.inject(
+        "GET",
+        f"/repos/{MOVED}/pulls/7/files",
+        Fault.not_found(),  # 1001's try (GitHub's answer to its token anyway)
+        Fault.too_many_requests(retry_after=3600),  # 2002's
+    )
+    with pytest.raises(GitHubError, match="asked to wait 3600s"):
+        client.list_files(PR)
+    assert fake_github.pending_faults() == 0
+    with pytest.raises(GitHubError, match="installation 2002 rate limited for another"):
+        client.list_files(PRRef("vllm-org/other", 1, 2002))
+    assert fake_github.calls("GET", "/repos/vllm-org/other/pulls/1/files") == []  # not sent
+    assert client.list_files(PRRef("vllm-project/kept", 1, DEFAULT_INSTALLATION_ID)) == ["k.py"]
+
+
 def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github, make_github_client
 ):
