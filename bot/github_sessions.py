@@ -146,6 +146,8 @@ class GitHubSessions:
         self._mint_locks: dict[int, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         self._repo_installations: dict[str, int] = {}
+        # (repository, installation a delivery names) -> the one a 404 under it found it in
+        self._moves: dict[tuple[str, int], int] = {}
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
@@ -252,12 +254,14 @@ class GitHubSessions:
         (`_left_installation`)."""
         if self._token is not None:
             return op(self.token_github())
+        named = ref.installation_id
+        ref = self._moved_ref(ref)
         installation_id, grant = self._installation_grant(ref)
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
-            if err.status == 404 and ref.installation_id is not None:
-                return self._left_installation(ref, installation_id, op, err)
+            if err.status == 404 and named is not None:
+                return self._left_installation(ref, named, installation_id, op, err)
             if err.status != 401 and not _lacks_permission(err):
                 raise
             log.info("installation %s: token refused, minting a new one", installation_id)
@@ -280,18 +284,42 @@ class GitHubSessions:
                 ) from again
 
     def _left_installation(
-        self, ref: PRRef, installation_id: int, op: Callable[[Github], T], err: GitHubError
+        self,
+        ref: PRRef,
+        named: int,
+        installation_id: int,
+        op: Callable[[Github], T],
+        err: GitHubError,
     ) -> T:
-        """`op` got a 404 under the installation the delivery named: the repository may
-        have been taken off it or transferred to an account where the App has another
-        installation while the delivery waited (its token cannot see the repository
-        there). Where is it now? In another installation: `op` runs there. In none: the
-        error says the App is not installed on it. In this one: the 404 was the answer."""
+        """`op` got a 404 under `installation_id` (the one the delivery `named`, or where
+        an earlier call found its repository): the repository may have been taken off it
+        or transferred to an account where the App has another installation while the
+        delivery waited (its token cannot see the repository there). Where is it now? In
+        another installation: `op` runs there, and the next call of a delivery naming
+        `named` goes straight there. In none: the error says the App is not installed on
+        it. In this one: the 404 was the answer."""
+        with self._lock:
+            before = self._forgotten
+            if installation_id != named:  # under where it was found before: ask afresh
+                self._repo_installations.pop(ref.repo, None)
         current = self._installation_of(replace(ref, installation_id=None))
+        with self._lock:
+            if self._forgotten == before:  # else found across an installation event: once
+                self._moves[(ref.repo, named)] = current
         if current == installation_id:
             raise err
         log.info("%s left installation %s for %s", ref.repo, installation_id, current)
         return op(self._thread_github(current, self._grant(current).token))
+
+    def _moved_ref(self, ref: PRRef) -> PRRef:
+        """`ref` through the installation its repository was last found in, when a call
+        under the one it names got a 404 (`_left_installation`): a transferred
+        repository's later calls go there, not to a 404 each first."""
+        if ref.installation_id is None:
+            return ref
+        with self._lock:
+            found = self._moves.get((ref.repo, int(ref.installation_id)))
+        return ref if found is None else replace(ref, installation_id=found)
 
     def forget_installation(self, change: InstallationChange) -> None:
         """An installation event: the installation's token may lack a new permission or be
@@ -303,6 +331,9 @@ class GitHubSessions:
             for repo, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or repo in change.repos:
                     del self._repo_installations[repo]
+            for (repo, named), installation_id in list(self._moves.items()):
+                if change.installation_id in (named, installation_id) or repo in change.repos:
+                    del self._moves[(repo, named)]
 
     def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
         """The PR's installation and its token. An installation named by the delivery

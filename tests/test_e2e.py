@@ -856,6 +856,10 @@ def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_it
     assert rt.queue.get("queued").state == "done", rt.queue.get("queued").last_error
     assert len(ours(fake, repo="vllm-org/vllm")) == 1
     assert fake.calls("POST", "/app/installations/2002/access_tokens")
+    # only its first call asks installation 1001: the rest go straight to 2002 (r28m)
+    assert [r.path for r in fake.calls() if r.status == 404] == [
+        f"/repos/vllm-org/vllm/pulls/{N}/files"
+    ]
 
 
 def test_a_write_the_app_lost_the_permission_for_fails_naming_the_permission(live):

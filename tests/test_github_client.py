@@ -1107,6 +1107,60 @@ def test_a_rate_limit_after_a_transfer_pauses_the_new_installation_not_the_old(
     assert client.list_files(PRRef("vllm-project/kept", 1, DEFAULT_INSTALLATION_ID)) == ["k.py"]
 
 
+def test_a_transferred_repository_s_later_calls_go_straight_to_its_new_installation(
+    fake_github, make_github_client
+):
+    # A queued delivery names installation 1001 on each call: only its first call asks
+    # 1001 (404) and then where the repository is; the next ones go to 2002 at once.
+    _transferred(fake_github)
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    assert client.list_files(PR) == ["a.py"]
+    client.create_comment(PR, "notes")
+    files = fake_github.calls("GET", f"/repos/{MOVED}/pulls/7/files")
+    assert [r.status for r in files] == [404, 200, 200]
+    posts = fake_github.calls("POST", f"/repos/{MOVED}/issues/7/comments")
+    assert [r.status for r in posts] == [201]
+    assert len(fake_github.calls("GET", f"/repos/{MOVED}/installation")) == 1  # asked once
+
+
+def test_a_repository_back_in_the_installation_its_delivery_names_is_called_there_again(
+    fake_github, make_github_client
+):
+    # Moved to 2002, then back to 1001 (transferred back): the 404 under 2002, where
+    # the last call found it, asks GitHub afresh, not the lookup cached on the way out.
+    _transferred(fake_github)
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    fake_github._installations[2002].repos.discard(MOVED)
+    fake_github._installations[DEFAULT_INSTALLATION_ID].repos.add(MOVED)
+    assert client.list_files(PR) == ["a.py"]
+    assert client.list_files(PR) == ["a.py"]
+    files = fake_github.calls("GET", f"/repos/{MOVED}/pulls/7/files")
+    assert [r.status for r in files] == [404, 200, 404, 200, 200]
+
+
+def test_an_installation_event_forgets_where_a_transferred_repository_was_found(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    # GitHub tells the App the repository is in 1001 again: the next call asks 1001,
+    # not 2002 first, where the last call found it
+    _transferred(fake_github)
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    fake_github._installations[2002].repos.discard(MOVED)
+    fake_github._installations[DEFAULT_INSTALLATION_ID].repos.add(MOVED)
+    added = InstallationChange(
+        DEFAULT_INSTALLATION_ID, "installation_repositories", "added", "octocat", (MOVED,)
+    )
+    client.forget_installation(added)
+    assert client.list_files(PR) == ["a.py"]
+    files = fake_github.calls("GET", f"/repos/{MOVED}/pulls/7/files")
+    assert [r.status for r in files] == [404, 200, 200]
+
+
 def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github, make_github_client
 ):
