@@ -49,7 +49,7 @@ from bot.github_errors import (
 )
 from bot.github_http import made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
-from bot.github_port import GitHubError, PRRef
+from bot.github_port import GitHubError, PRRef, rate_limit_wait
 from bot.github_retry import Retrier
 from bot.installations import InstallationChange
 
@@ -297,12 +297,21 @@ class GitHubSessions:
         delivery waited (its token cannot see the repository there). Where is it now? In
         another installation: `op` runs there, and the next call of a delivery naming
         `named` goes straight there. In none: the error says the App is not installed on
-        it. In this one: the 404 was the answer."""
+        it. In this one: the 404 was the answer. Not found out (a 5xx): the 404 stays the
+        answer, as some callers take it (a comment deleted since); a rate limit is raised
+        (the delivery is put back until then), lest a transferred repository fail for good."""
         with self._lock:
             before = self._forgotten
             if installation_id != named:  # under where it was found before: ask afresh
                 self._repo_installations.pop(ref.repo, None)
-        current = self._installation_of(replace(ref, installation_id=None))
+        try:
+            current = self._installation_of(replace(ref, installation_id=None))
+        except GitHubError as lookup:
+            if lookup.status == 404 or rate_limit_wait(lookup) is not None:
+                raise  # not installed; or rate limited: the delivery waits and asks again
+            # callers take some 404s for an answer (a comment deleted since): it stays one
+            log.warning("%s: 404, and finding its installation failed: %s", ref.repo, lookup)
+            raise err from lookup
         with self._lock:
             if self._forgotten == before:  # else found across an installation event: once
                 self._moves[(ref.repo, named)] = current

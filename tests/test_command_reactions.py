@@ -76,6 +76,24 @@ def test_a_reaction_on_a_comment_deleted_meanwhile_is_moot(live, status, reason)
     assert sticky(fake) is not None and fake.pending_faults() == 0
 
 
+def test_a_reaction_on_a_deleted_comment_is_moot_when_finding_the_installation_fails(live):
+    # Each 404 under the delivery's installation asks GitHub which installation the
+    # repository is in now (it may have been transferred); that lookup failing (5xx
+    # each try) failed the delivery with the lookup's error, where the 404 it was
+    # asked for is an answer: the comment was deleted, nothing a retry could add (r28m)
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
+    fake.inject("POST", react, *[Fault.error(404, "Not Found")] * 2)  # 👀 and 👍
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/installation", *[Fault.error(502)] * 20)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert fake.calls("GET", f"/repos/{DEFAULT_REPO}/installation")  # it was asked, and failed
+    done = rt.queue.get(r.json()["delivery"])
+    assert done.state == "done", done.last_error
+    assert sticky(fake) is not None
+
+
 def test_a_done_reaction_a_deferred_update_could_not_add_stays_owed(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0.3))

@@ -1140,6 +1140,23 @@ def test_a_repository_back_in_the_installation_its_delivery_names_is_called_ther
     assert [r.status for r in files] == [404, 200, 404, 200, 200]
 
 
+def test_a_transferred_repository_s_lookup_rate_limited_waits_rather_than_failing_404(
+    fake_github, make_github_client, manual_time
+):
+    # The 404 under the old installation asks where the repository is; GitHub rate
+    # limits the App's lookup for an hour: the call fails with that limit (its delivery
+    # is put back until then), not with the 404, which would fail it for good
+    _transferred(fake_github)
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    lookup = f"/repos/{DEFAULT_REPO}/installation"
+    fake_github.inject("GET", lookup, Fault.too_many_requests(retry_after=3600))
+    with pytest.raises(GitHubError, match="asked to wait 3600s") as limited:
+        client.list_files(PR)
+    assert limited.value.retry_after == 3600 and limited.value.status != 404
+    manual_time.advance(3601)
+    assert client.list_files(PR) == ["a.py"]
+
+
 def test_an_installation_event_forgets_where_a_transferred_repository_was_found(
     fake_github, make_github_client
 ):
