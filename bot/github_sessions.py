@@ -381,10 +381,12 @@ class GitHubSessions:
         except GitHubError as err:
             if err.status != 404:
                 raise
-            # say what the operator can do about it, not only what GitHub answered
+            # say what the operator can do about it, not only what GitHub answered; a
+            # deleted repository gets the same 404 (GitHub hides what the App cannot see)
             raise GitHubError(
-                f"the App is not installed on {ref.repo} (GitHub: 404 to finding its "
-                "installation); once it is, `review-notes retry` runs this delivery again",
+                f"the App is not installed on {ref.repo}, or the repository is gone"
+                " (deleted: GitHub answers finding its installation 404 either way); once"
+                " the App is installed on it, `review-notes retry` runs this delivery again",
                 status=404,
             ) from err
         with self._lock:

@@ -647,6 +647,14 @@ class FakeGitHub:
                 if t.identity.installation_id == installation_id:
                     t.expires_at = time.time() - 1
 
+    def delete_repo(self, full_name: str) -> None:
+        """An owner deletes the repository: every call on it, and finding its
+        installation, is answered 404 (the installation stays)."""
+        with self._lock:
+            del self._repos[full_name]
+            for inst in self._installations.values():
+                inst.repos.discard(full_name)
+
     # --- state read-back ----------------------------------------------------
 
     def comments(self, repo: str, number: int) -> list[FakeComment]:

@@ -838,6 +838,24 @@ def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing
     assert ours(fake) == []
 
 
+def test_a_delivery_for_a_deleted_repository_says_it_may_be_gone(live):
+    # The repository is deleted while its PR event waits: GitHub answers 404 to its
+    # calls and to finding its installation, as for one taken off the App (it hides
+    # what the App cannot see), so the error names both causes, not only the App (r28m)
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    fake.delete_repo(DEFAULT_REPO)
+    rt.workers.start()
+    drain(rt)
+    failed = rt.queue.get("queued")
+    assert failed.state == "failed"
+    assert f"the App is not installed on {DEFAULT_REPO}, or the repository is gone" in (
+        failed.last_error
+    )
+
+
 def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_its_comment(
     live,
 ):
