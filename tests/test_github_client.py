@@ -1178,6 +1178,35 @@ def test_an_installation_event_forgets_where_a_transferred_repository_was_found(
     assert [r.status for r in files] == [404, 200, 200]
 
 
+# kills: bot/github_sessions.py:GitHubSessions._left_installation kept where a lookup
+# answered across an installation event found the repository, as any other
+def test_where_a_lookup_across_an_installation_event_found_a_repository_is_used_once(
+    fake_github, make_github_client
+):
+    from bot.installations import InstallationChange
+
+    # the lookup after the 404 is in flight when an installation event is answered:
+    # its answer may predate the event, so later calls do not go by it (as for tokens
+    # and lookups); they ask the named installation and GitHub again
+    _transferred(fake_github)
+    client = make_github_client()
+    fake_github.inject("GET", f"/repos/{MOVED}/installation", Fault.slow(1.0))
+    worker = threading.Thread(target=client.list_files, args=(PR,))
+    worker.start()
+    wait_until(
+        lambda: fake_github.calls("GET", f"/repos/{MOVED}/installation"),
+        timeout=10,
+        what="the lookup",
+    )
+    accepted = InstallationChange(2002, "installation", "new_permissions_accepted", "vllm-org", ())
+    client.forget_installation(accepted)
+    worker.join(10)
+    assert not worker.is_alive()
+    assert client.list_files(PR) == ["a.py"]
+    files = fake_github.calls("GET", f"/repos/{MOVED}/pulls/7/files")
+    assert [r.status for r in files] == [404, 200, 404, 200]
+
+
 def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github, make_github_client
 ):
