@@ -275,13 +275,19 @@ class GitHubSessions:
                 if not _lacks_permission(again):
                     raise
                 # a new token lacks it too: the App's permissions, not a stale token
-                raise GitHubError(
+                lacking = GitHubError(
                     f"{again} (a new token too: installation {installation_id} of the App"
                     " lacks the permission this call needs; an owner has reduced the App's"
                     " permissions or not accepted new ones. Once it has them,"
                     " `review-notes retry` runs this delivery again)",
                     status=again.status,
-                ) from again
+                )
+                lacking.__cause__ = again
+                if named is None:
+                    raise lacking from again
+                # or the repository left it: any installation's token reads a public
+                # repository, none may write there but the one holding it
+                return self._left_installation(ref, named, installation_id, op, lacking)
 
     def _left_installation(
         self,
@@ -292,12 +298,13 @@ class GitHubSessions:
         err: GitHubError,
     ) -> T:
         """`op` got a 404 under `installation_id` (the one the delivery `named`, or where
-        an earlier call found its repository): the repository may have been taken off it
-        or transferred to an account where the App has another installation while the
-        delivery waited (its token cannot see the repository there). Where is it now? In
+        an earlier call found its repository), or a 403 "not accessible by integration"
+        with a new token too: the repository may have been taken off it or transferred
+        to an account where the App has another installation while the delivery waited
+        (its token cannot see the repository there, or, public, only read it). Where is it now? In
         another installation: `op` runs there, and the next call of a delivery naming
         `named` goes straight there. In none: the error says the App is not installed on
-        it. In this one: the 404 was the answer. Not found out (a 5xx): the 404 stays the
+        it. In this one: `err` was the answer. Not found out (a 5xx): `err` stays the
         answer, as some callers take it (a comment deleted since); a rate limit is raised
         (the delivery is put back until then), lest a transferred repository fail for good."""
         with self._lock:

@@ -230,6 +230,9 @@ class FakeRepo:
     permissions: dict[str, str] = field(default_factory=dict)  # login -> role name
     default_permission: str = "read"  # public repo: anyone can read
     locked: dict[int, str | None] = field(default_factory=dict)  # issue number -> lock reason
+    # GitHub lets any installation's token read a public repository's data; only the
+    # installations holding it may write there (403 "not accessible by integration")
+    public: bool = False
 
 
 @dataclass
@@ -801,7 +804,9 @@ class FakeGitHub:
                 return moved, login, bucket
             with self._lock:
                 read_only = authz.partition(" ")[2] in self._read_only
-            if read_only and method not in ("GET", "HEAD") and path.startswith("/repos/"):
+            if (read_only or self._foreign_write(method, path, authz)) and (
+                method not in ("GET", "HEAD") and path.startswith("/repos/")
+            ):
                 body = {
                     "message": "Resource not accessible by integration",
                     "documentation_url": DOCS,
@@ -1101,6 +1106,20 @@ class FakeGitHub:
         self._comments[c.id] = c
         return c
 
+    def _foreign_write(self, method: str, path: str, authz: str) -> bool:
+        """A write by an installation's token on a public repository it does not hold."""
+        parts = path.split("/")  # "", "repos", owner, name, ...
+        if method in ("GET", "HEAD") or len(parts) < 4 or parts[1] != "repos":
+            return False
+        full_name = f"{parts[2]}/{parts[3]}"
+        with self._lock:
+            repo = self._repos.get(full_name)
+            token = self._tokens.get(authz.partition(" ")[2])
+            if repo is None or not repo.public or token is None:
+                return False
+            held = self._installations.get(token.identity.installation_id or 0)
+            return held is not None and full_name not in held.repos
+
     def _repo_for(self, who: Identity | None, params: dict[str, str]) -> FakeRepo:
         """The repo, if it exists and this identity may see it (GitHub says 404 either way)."""
         full_name = f"{params['owner']}/{params['name']}"
@@ -1109,7 +1128,7 @@ class FakeGitHub:
             raise _HTTPError(404, "Not Found")
         if who is not None and who.installation_id is not None:
             inst = self._installations.get(who.installation_id)
-            if inst is None or full_name not in inst.repos:
+            if inst is None or (full_name not in inst.repos and not repo.public):
                 raise _HTTPError(404, "Not Found")
         return repo
 

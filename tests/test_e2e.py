@@ -880,6 +880,45 @@ def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_it
     ]
 
 
+def test_a_delivery_for_a_public_repository_transferred_to_another_installation_gets_its_comment(
+    live,
+):
+    # As vLLM is: public. Any installation's token reads a public repository, so the
+    # installation the delivery names still reads it after the transfer (no 404); only
+    # its write is refused, 403 "not accessible by integration", with a new token too.
+    # The delivery failed saying the App lacks the permission; it is posted through the
+    # installation the repository is in now (r28m).
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_repo(DEFAULT_REPO).public = True
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    fake._installations[1001].repos.discard("vllm-org/vllm")
+    fake.add_installation(2002, ["vllm-org/vllm"])
+    rt.workers.start()
+    drain(rt)
+    assert rt.queue.get("queued").state == "done", rt.queue.get("queued").last_error
+    assert len(ours(fake, repo="vllm-org/vllm")) == 1
+
+
+def test_a_public_repository_taken_off_the_app_says_so_not_that_a_permission_is_lacking(live):
+    # Taken off the App while its event waits: its reads still work (public), its
+    # write is refused 403; the App is not installed there, not short of a permission
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_repo(DEFAULT_REPO).public = True
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
+    fake._installations[1001].repos.discard(DEFAULT_REPO)
+    rt.workers.start()
+    drain(rt)
+    failed = rt.queue.get("queued")
+    assert failed.state == "failed"
+    assert f"the App is not installed on {DEFAULT_REPO}" in failed.last_error
+    assert ours(fake) == []
+
+
 def test_a_write_the_app_lost_the_permission_for_fails_naming_the_permission(live):
     # The App's permissions are reduced: a new token cannot write either. The delivery
     # failed with GitHub's words only, as if a stale token were refused; it says now
