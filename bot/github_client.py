@@ -348,21 +348,22 @@ class GitHubClient:
     def permission(self, ref: PRRef, login: str) -> str:
         """admin, maintain, write, triage, read or none (custom roles give their base)."""
 
-        def op(gh: Github) -> str:
+        def op(gh: Github) -> dict[str, Any]:
             url = f"/repos/{ref.repo}/collaborators/{quote(login, safe='')}/permission"
-            try:
-                _, data = self._retry.call(
-                    f"permission of {login} on {ref.repo}",
-                    lambda: gh.requester.requestJsonAndCheck("GET", url),
-                )
-            except GitHubError as err:
-                if err.status == 404:  # no such user: no rights
-                    return "none"
-                raise
-            role = data.get("role_name")
-            return role if role in ROLES else data.get("permission") or "none"
+            _, data = self._retry.call(
+                f"permission of {login} on {ref.repo}",
+                lambda: gh.requester.requestJsonAndCheck("GET", url),
+            )
+            return data
 
-        return self._sessions.as_installation(ref, op)
+        try:  # a 404 out of `op`: the repository may have left the installation
+            data = self._sessions.as_installation(ref, op)
+        except GitHubError as err:
+            if err.status == 404:  # no such user: no rights
+                return "none"
+            raise
+        role = data.get("role_name")
+        return role if role in ROLES else data.get("permission") or "none"
 
     # --- identity ---------------------------------------------------------------
 

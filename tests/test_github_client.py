@@ -1207,6 +1207,19 @@ def test_where_a_lookup_across_an_installation_event_found_a_repository_is_used_
     assert [r.status for r in files] == [404, 200, 404, 200]
 
 
+def test_a_permission_asked_after_a_transfer_is_the_new_installation_s_answer(
+    fake_github, make_github_client
+):
+    # A maintainer's /notes off waits in the queue while the repository is transferred:
+    # the installation the delivery names answers 404 to the permission too, which was
+    # taken for "no such user" (none: the maintainer's command refused) (r28m)
+    _transferred(fake_github)
+    fake_github.set_permission(MOVED, "maintainer", "maintain")
+    client = make_github_client()
+    assert client.permission(PR, "maintainer") == "maintain"
+    assert client.permission(PR, "nobody-here") == "none"  # a 404 there is still no user
+
+
 def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github, make_github_client
 ):
