@@ -257,6 +257,12 @@ class Settings(BaseSettings):
                 )
         return v
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_any_case(cls, v: object) -> object:
+        # Python's logging and uvicorn's --log-level take any case: `debug` is a level too
+        return v.upper() if isinstance(v, str) else v
+
     @field_validator("github_api_url", "public_url")
     @classmethod
     def _check_url(cls, v: str | None, info: ValidationInfo) -> str | None:

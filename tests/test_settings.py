@@ -893,3 +893,16 @@ def test_a_public_url_with_a_password_is_refused_and_not_shown():
     # GITHUB_API_URL may still carry one (a proxy in front of GitHub Enterprise)
     url = "https://bot:pw@ghe.example.com/api/v3"
     assert load(github_api_url=url, public_url="https://x.org", **live).github_api_url == url
+
+
+# r28n: REVIEW_NOTES_LOG_LEVEL=debug was refused ("Input should be 'DEBUG', 'INFO', ..."),
+# where Python's logging and uvicorn's --log-level take the name in any case
+@pytest.mark.parametrize("given", ["debug", "Warning", "ERROR"])
+def test_the_log_level_is_taken_in_any_case(monkeypatch, given):
+    monkeypatch.setenv("REVIEW_NOTES_LOG_LEVEL", given)
+    assert load().log_level == given.upper()
+
+
+def test_a_log_level_that_is_none_is_still_refused(monkeypatch):
+    monkeypatch.setenv("REVIEW_NOTES_LOG_LEVEL", "verbose")
+    assert "REVIEW_NOTES_LOG_LEVEL" in errors()
