@@ -210,13 +210,17 @@ def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, numbe
         return  # no id (a hand-made payload, our own deferred update): by name, as ever
     with ctx.prs.db.tx() as conn:
         moved = ctx.prs.follow(conn, repo, number, repo_id)
+        forgotten = ctx.feedback.forget(conn, moved.new, number) if moved.foreign else 0
         marks = sum(ctx.feedback.move(conn, old, moved.new, number) for old in moved.old)
     if moved.foreign:
         log.info(
             "%s#%d: the state kept under this name carries another repository's id (the"
-            " name was reused): its comment is that repository's, not this PR's; forgotten",
+            " name was reused): that repository's PR #%d is not this one; its state is"
+            " forgotten (comment, /notes off, hidden notes, %d /notes wrong marks)",
             moved.new,
             number,
+            number,
+            forgotten,
         )
     if moved.old:
         log.info(

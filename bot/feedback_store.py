@@ -178,6 +178,16 @@ class FeedbackStore:
             "UPDATE feedback SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)
         ).rowcount
 
+    def forget(self, conn: sqlite3.Connection, repo: str, number: int) -> int:
+        """In the caller's transaction: drop the PR's marks and numbers, those of another
+        repository's PR of this number that had the name (`PRStore.follow`'s `foreign`);
+        how many marks. Kept, they stood for this PR: a `wrong` of its own on that note
+        was taken for a repeat, its `restore` withdrew the other PR's marks."""
+        conn.execute("DELETE FROM numbering WHERE repo = ? AND number = ?", (repo, number))
+        return conn.execute(
+            "DELETE FROM feedback WHERE repo = ? AND number = ?", (repo, number)
+        ).rowcount
+
     def marks(self, *, withdrawn: bool = False) -> list[Mark]:
         """Every standing mark (and the withdrawn ones too with withdrawn=True), oldest first."""
         where = "" if withdrawn else " WHERE withdrawn_at IS NULL"

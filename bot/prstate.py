@@ -501,14 +501,26 @@ class PRStore:
         repository `repo_id` (renamed or transferred since) to `repo`, and mark the state
         under `repo` with the id, a row with no state yet when there is none (so that
         what this event writes carries it). Ids are unique: no other repository's state
-        moves. The marks of `/notes wrong` (bot.feedback_store) are the caller's to move."""
+        moves; a state under `repo` with another id is forgotten (`Moved.foreign`). The
+        marks of `/notes wrong` (bot.feedback_store) are the caller's to move or forget."""
         new = repo.lower()
         rows = conn.execute(
             "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ? AND repo != ?"
             " ORDER BY updated_at",
             (repo_id, number, new),
         ).fetchall()
-        moved = Moved(new, number, tuple(r["repo"] for r in rows))
+        # a row under this name with another id is a repository's that had the name
+        # before (renamed away or deleted, a new one made with it): its PR of this number
+        # is another PR, by other people, so none of it is this one's (its comment, read
+        # as ours, got GitHub's 404 taken for a maintainer's deletion; its opt-out and
+        # hidden notes were said by others). Forgotten before any move, which keeps the
+        # row written last. Reply records stay: their keys are deliveries, not this PR
+        foreign = conn.execute(
+            "DELETE FROM pr_state WHERE repo = ? AND number = ? AND repo_id IS NOT NULL"
+            " AND repo_id != ?",
+            (new, number, repo_id),
+        ).rowcount
+        moved = Moved(new, number, tuple(r["repo"] for r in rows), foreign=bool(foreign))
         for old in moved.old:
             kept, dropped = _move_state(conn, old, new, number)
             replies = conn.execute(
@@ -520,17 +532,6 @@ class PRStore:
                 dropped=moved.dropped + dropped,
                 replies=moved.replies + replies,
             )
-        # a row under this name with another id is a repository's that had the name
-        # before: read as this one's, as it always was (the key is the name), but for
-        # its comment, which is on that repository's PR, so forgotten: GitHub's 404 for
-        # it read as a maintainer's deletion (this PR's updates off), its text as posted
-        foreign = conn.execute(
-            "UPDATE pr_state SET comment_id = NULL, body_hash = NULL, paused = NULL,"
-            " had_notes = 0, unconfirmed = 0, resumed_at = NULL WHERE repo = ?"
-            " AND number = ? AND repo_id IS NOT NULL AND repo_id != ? AND comment_id IS NOT NULL",
-            (new, number, repo_id),
-        ).rowcount
-        moved = replace(moved, foreign=bool(foreign))
         conn.execute(
             "INSERT INTO pr_state (repo, number, updated_at, repo_id) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (repo, number) DO UPDATE SET repo_id = excluded.repo_id",
@@ -592,7 +593,7 @@ class Moved:
     states: int = 0  # pr_state rows moved
     dropped: int = 0  # rows of either name dropped: both had one, the older one goes
     replies: int = 0  # pr_replies rows moved
-    foreign: bool = False  # the state under `new` was another repository's: its comment forgotten
+    foreign: bool = False  # the state under `new` was another repository's: forgotten
 
 
 def _move_state(conn: sqlite3.Connection, old: str, new: str, number: int) -> tuple[int, int]:

@@ -341,6 +341,47 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
         assert (kept.id, kept.body) == (first.id, first.body)
 
 
+# Review r28n: past its comment, the other repository's PR state was still read as the new
+# repository's PR of that number, a PR by other people: its author's `/notes off` kept the
+# new PR without notes, its `/notes wrong 1` hid that note there and stood for the new
+# PR's own marks. All of it is forgotten now; a rename of the same repository (same id)
+# still moves it (test_a_comment_a_maintainer_deleted_is_not_posted_again_after_...).
+def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other_pr(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    from tests.command_kit import AUTHOR, say, tune
+
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-project/vllm-before"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+        say(client, rt, fake, "/notes off", login=AUTHOR)
+        before = rt.ctx.prs.get(DEFAULT_REPO, N)
+        (hidden,) = before.dismissed
+        assert before.opted_out and len(rt.ctx.feedback.marks()) == 1
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        with fake._lock:  # a new repository takes the name: it redirects no more
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
+        payload["repository"]["id"] += 1  # another repository: its own id
+        caplog.set_level("INFO", logger="bot.dispatch")
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt)
+        after = rt.ctx.prs.get(DEFAULT_REPO, N)
+        assert not after.opted_out and after.dismissed == () and hidden in after.notes
+        assert rt.ctx.feedback.marks(withdrawn=True) == []
+        assert rt.db.execute("SELECT repo FROM numbering") == []  # its `wrong`'s numbers
+        (comment,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
+        assert after.comment_id == comment.id
+    (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
+    assert "its state is forgotten" in said and "1 /notes wrong marks" in said
+
+
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):

@@ -79,6 +79,22 @@ def test_when_both_names_hold_a_prs_state_the_one_written_last_is_kept(prs):
     assert repos_of(prs, "pr_state") == [NEW, NEW]
 
 
+# Review r28n: two repositories swap names (a -> tmp, b -> a, tmp -> b). Under its new
+# name a repository finds the other's state, and its own under its old name: the move
+# kept the one written last, the other repository's, and dropped its own
+def test_a_repository_that_took_anothers_name_keeps_its_own_state_not_the_others(prs):
+    follow(prs, OLD, 1)
+    prs.update(OLD, 1, opted_out=True)  # this repository's PR 1
+    follow(prs, OTHER, 1, ID + 1)
+    prs.update(OTHER, 1, verbose=True)  # the other's PR 1, written last
+    moved = follow(prs, OTHER, 1)  # this repository is called OTHER now
+    assert moved.foreign and moved.old == (OLD,) and (moved.states, moved.dropped) == (1, 0)
+    state = prs.get(OTHER, 1)
+    assert state.opted_out and not state.verbose
+    assert repos_of(prs, "pr_state") == [OTHER]
+    assert not follow(prs, OTHER, 1).foreign  # its own now
+
+
 def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_path):
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # pr_state as the release before kept it: no repository id
