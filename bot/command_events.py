@@ -46,9 +46,37 @@ _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_f
 
 
 def register(d: Dispatcher) -> None:
-    d.add(Route("issue_comment", COMMENT_ACTIONS, handle_comment, check_comment))
-    d.add(Route("pull_request_review", REVIEW_ACTIONS, handle_review, check_review))
-    d.add(Route("pull_request_review_comment", COMMENT_ACTIONS, handle_diff_comment, check_comment))
+    review, comment = review_written, comment_written
+    d.add(Route("issue_comment", COMMENT_ACTIONS, handle_comment, check_comment, written=comment))
+    d.add(Route("pull_request_review", REVIEW_ACTIONS, handle_review, check_review, written=review))
+    d.add(
+        Route(
+            "pull_request_review_comment",
+            COMMENT_ACTIONS,
+            handle_diff_comment,
+            check_comment,
+            written=comment,
+        )
+    )
+
+
+def comment_written(payload: dict[str, Any]) -> str | None:
+    """When the comment was written or last edited (an edit moves `updated_at`)."""
+    item = payload.get("comment") or {}
+    return _latest(item.get("created_at"), item.get("updated_at"))
+
+
+def review_written(payload: dict[str, Any]) -> str | None:
+    """When the review was submitted; None for an edit, which carries `submitted_at` only,
+    not when it was edited."""
+    if payload.get("action") != "submitted":
+        return None
+    return _latest((payload.get("review") or {}).get("submitted_at"))
+
+
+def _latest(*times: object) -> str | None:
+    known = [t for t in map(as_github_time, times) if t is not None]
+    return max(known, default=None)
 
 
 def _check_text(payload: dict[str, Any], part: str) -> str | None:

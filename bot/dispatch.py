@@ -66,6 +66,10 @@ class Route:
     # again is a replay, refused; an older one must be harmless to the handler. False: a
     # body seen before under another delivery id is a replay, refused.
     same_bodies: bool = False
+    # When the text the payload carries was written or last edited (GitHub's time, as
+    # bot.db.as_github_time), None: not told. A body's copy is refused as a replay only
+    # while its delivery is kept: intake ignores one older than that (bot.webhook).
+    written: Callable[[dict[str, Any]], str | None] | None = None
 
 
 @dataclass(frozen=True)

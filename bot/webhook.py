@@ -34,6 +34,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -41,7 +42,7 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
-from bot.dispatch import Dispatcher, MalformedPayload
+from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
@@ -382,6 +383,20 @@ class WebhookEndpoint:
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
             return 202, {"status": "ignored", "reason": triage.reason}
+        replayed = self._older_than_kept(triage.route, payload)
+        if replayed is not None:
+            # 202 as for any event ignored: GitHub (and our sweep of its log) takes it as
+            # delivered and does not send it again; nothing in it can be run
+            self._count(event, "ignored")
+            log.warning(
+                "delivery %s %s.%s refused as a replay: %s",
+                delivery_id,
+                event,
+                action,
+                replayed,
+                extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
+            )
+            return 202, {"status": "ignored", "reason": replayed}
         # GitHub signs the body only: a captured body sent again under a new
         # X-GitHub-Delivery (a redelivery keeps its id) would run its commands again, or
         # cost GitHub calls, so the queue refuses it by its hash: any copy, or, where
@@ -398,6 +413,26 @@ class WebhookEndpoint:
             body_sha=sha if once else None,
             same_body_sha=None if once else sha,
         )
+
+    def _older_than_kept(self, route: Route, payload: dict[str, Any]) -> str | None:
+        """Why a comment or review this old cannot be a new one, None when it may be. Its
+        copy under another delivery id is refused by the delivery kept (the body's hash),
+        and only while kept: past that, a captured body would run its commands again. A
+        comment written or edited that long ago is no new event (an edit moves its
+        `updated_at`), and GitHub redelivers only what it sent in the last 3 days, no
+        longer than deliveries are kept (REVIEW_NOTES_DELIVERY_RETENTION_DAYS >= 3)."""
+        written = route.written(payload) if route.written is not None else None
+        days = self.settings.delivery_retention_days
+        kept_since = (datetime.now(UTC) - timedelta(days=days)).strftime(GITHUB_TIME)
+        if written is None or written >= kept_since:
+            return None
+        return (
+            f"written or last edited {written}, longer ago than deliveries are kept"
+            f" ({days} days), so a copy of one seen then is no longer known as one"
+        )
+
+
+GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # bot.db.as_github_time's: compared as text
 
 
 def _text(headers: Headers, name: bytes) -> str | None:

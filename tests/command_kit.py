@@ -19,7 +19,7 @@ import pytest
 from bot.commands import CommandConfig
 from bot.db import utcnow
 from bot.markers import MARKER, REPLY_MARKER
-from tests.fake_github import DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_REPO, Fault, iso_time
 from tests.webhook_kit import (
     BOT,
     MATCHING_FILES,
@@ -92,12 +92,20 @@ def comment_payload(
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
     p["issue"] = _pr_issue(number, title, on_pr)
     who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
-    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["comment"] = dict(
+        base["comment"], id=comment.id, body=comment.body, user=who, **_times(comment)
+    )
     p["sender"] = dict(who, type=sender_type or comment.user.type)
     p["installation"] = {"id": 1001}
     if old_body is not None:
         p["changes"] = {"body": {"from": old_body}}
     return p
+
+
+def _times(comment) -> dict[str, str]:
+    """The comment's times as the fake keeps them (the example's are of 2019: older than
+    deliveries are kept, such a delivery is refused as a replay)."""
+    return {"created_at": iso_time(comment.created_at), "updated_at": iso_time(comment.updated_at)}
 
 
 def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict:
@@ -106,7 +114,8 @@ def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict
     pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
     p = dict(base, pull_request=pr, installation={"id": 1001})
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
-    p["review"] = dict(base["review"], body=body, user={"login": login, "id": 8, "type": "User"})
+    who = {"login": login, "id": 8, "type": "User"}
+    p["review"] = dict(base["review"], body=body, user=who, submitted_at=github_time_ago(0))
     p["sender"] = {"login": login, "id": 8, "type": "User"}
     return p
 
@@ -119,7 +128,9 @@ def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> 
     p = dict(base, pull_request=pr, installation={"id": 1001})
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
     who = {"login": comment.user.login, "id": comment.user.id, "type": comment.user.type}
-    p["comment"] = dict(base["comment"], id=comment.id, body=comment.body, user=who)
+    p["comment"] = dict(
+        base["comment"], id=comment.id, body=comment.body, user=who, **_times(comment)
+    )
     p["sender"] = who
     return p
 

@@ -286,7 +286,8 @@ class _HTTPError(Exception):
         self.reply = _Reply(status, body)
 
 
-def _iso(epoch: float) -> str:
+def iso_time(epoch: float) -> str:
+    """A time as GitHub writes it in payloads."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
@@ -1075,8 +1076,8 @@ class FakeGitHub:
             "html_url": f"https://github.com/{c.repo}/{kind}/{c.number}#issuecomment-{c.id}",
             "body": c.body,
             "user": self._user_json(c.user),
-            "created_at": _iso(c.created_at),
-            "updated_at": _iso(c.updated_at),
+            "created_at": iso_time(c.created_at),
+            "updated_at": iso_time(c.updated_at),
             "issue_url": self._api(f"/repos/{c.repo}/issues/{c.number}"),
             "author_association": "NONE",
             "performed_via_github_app": self._app_json()
@@ -1090,7 +1091,7 @@ class FakeGitHub:
             "node_id": _node_id("Reaction", r.id),
             "user": self._user_json(r.user),
             "content": r.content,
-            "created_at": _iso(r.created_at),
+            "created_at": iso_time(r.created_at),
         }
 
     # --- helpers for handlers -----------------------------------------------
@@ -1173,7 +1174,7 @@ class FakeGitHub:
         return {
             "id": d.id,
             "guid": d.guid,
-            "delivered_at": _iso(d.delivered_at),
+            "delivered_at": iso_time(d.delivered_at),
             "redelivery": d.redelivery,
             "duration": 0.01,
             "status": "OK" if ok else ("failed to connect" if d.status_code == 0 else "Invalid"),
@@ -1230,7 +1231,7 @@ class FakeGitHub:
             self._read_only.add(token)
         payload = {
             "token": token,
-            "expires_at": _iso(expires),
+            "expires_at": iso_time(expires),
             "permissions": {"issues": "write", "pull_requests": "read", "metadata": "read"},
             "repository_selection": "selected",
         }

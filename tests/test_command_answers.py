@@ -212,13 +212,19 @@ def test_api_calls_per_command(live, capsys):
     assert rt.queue.counts()["failed"] == 0
 
 
+def _now() -> tuple[float, float]:
+    """A comment's times (written, last edited) as written now: the delivery of one
+    older than deliveries are kept is refused as a replay."""
+    return time.time(), time.time()
+
+
 def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
     clean_env(monkeypatch)
     with serving(make_settings(tmp_path)) as (client, rt):
         tune(rt)
         # No GitHub in a dry run: the comment exists only in its event, and the PR's
         # title comes from the event's issue.
-        comment = FakeComment(99, DEFAULT_REPO, N, "/notes why", Identity("octo-dev", 3), 0, 0)
+        comment = FakeComment(99, DEFAULT_REPO, N, "/notes why", Identity("octo-dev", 3), *_now())
         post(client, "issue_comment", comment_payload(comment))
         drain(rt)
         (c,) = rt.dry_run.comments(DEFAULT_REPO, N)
@@ -234,7 +240,7 @@ def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
     clean_env(monkeypatch)
     with serving(make_settings(tmp_path)) as (client, rt):
         tune(rt)
-        comment = FakeComment(99, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 3), 0, 0)
+        comment = FakeComment(99, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 3), *_now())
         post(client, "issue_comment", comment_payload(comment))
         drain(rt)
         assert state(rt).opted_out

@@ -349,14 +349,14 @@ def test_off_and_on_follow_the_time_github_gives_not_the_order_they_arrive(live)
     say(client, rt, fake, "/notes")
     on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
     off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
-    deliver_said_at(client, rt, on, "2026-09-01T10:05:00Z")
-    deliver_said_at(client, rt, off, "2026-09-01T10:00:00Z")  # written first, arrives late
+    deliver_said_at(client, rt, on, github_time_ago(240))
+    deliver_said_at(client, rt, off, github_time_ago(540))  # written first, arrives late
     assert not state(rt).opted_out
     assert reactions(fake, off) == {"eyes", "+1"}
     # an edit is said when it is made: adding `off` to an older comment counts then
     old = on.body
     on.body = "/notes on\n/notes off"
-    deliver_said_at(client, rt, on, "2026-09-01T10:09:00Z", action="edited", old_body=old)
+    deliver_said_at(client, rt, on, github_time_ago(60), action="edited", old_body=old)
     assert state(rt).opted_out
 
 
@@ -483,7 +483,8 @@ def test_an_on_whose_refresh_github_failed_is_kept_by_the_next_pr_event(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     first = sticky(fake)
-    say(client, rt, fake, "/notes off", login=AUTHOR)
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+    deliver_said_at(client, rt, off, github_time_ago(60))  # said before the `on`
     assert state(rt).opted_out and "paused" in first.body
     maintainer_deletes(fake, first)  # deleted while off
     # the author's `on`: GitHub fails the comment list of its refresh (every try)

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.commands import CommandConfig
+from bot.db import utcnow
 from bot.server import Runtime, build_runtime, create_app
 from bot.signature import sign
 from tests.test_render import assert_inert
@@ -235,6 +236,7 @@ COMMENT_PATHS = [
 def comment_base(body: str = "/notes\n/notes search EAGLE") -> dict:
     base = next(e for e in octokit_examples("issue_comment") if e["action"] == "created")
     who = {"login": "octo-dev", "id": 5, "type": "User"}
+    now = f"{utcnow()[:19]}Z"
     return dict(
         base,
         repository=dict(base["repository"], full_name=REPO, name="vllm"),
@@ -245,7 +247,10 @@ def comment_base(body: str = "/notes\n/notes search EAGLE") -> dict:
             "state": "open",
             "pull_request": {"url": "https://api.github.com/repos/x/y/pulls/8301"},
         },
-        comment=dict(base["comment"], id=123456, body=body, user=who),
+        # written now: the example's 2019 is older than deliveries are kept, a replay
+        comment=dict(
+            base["comment"], id=123456, body=body, user=who, created_at=now, updated_at=now
+        ),
         sender=who,
         installation={"id": 1001},
     )

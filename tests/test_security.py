@@ -7,6 +7,7 @@ GitHub over HTTP, or the CLI as an operator runs it.
 from __future__ import annotations
 
 import json
+import uuid
 
 from bot.cli import main
 from bot.signature import sign
@@ -226,3 +227,93 @@ def test_a_delivery_signed_with_sha1_only_is_refused_naming_the_header(tmp_path,
     said = [r.getMessage() for r in caplog.records if "refused (401)" in r.getMessage()]
     assert len(said) == 1 and "only the SHA-1 X-Hub-Signature" in said[0], said
     assert sha1 not in caplog.text
+
+
+# --- found by review 'r28n': a captured body sent again once its delivery was pruned ---
+
+DAY = 86400
+
+
+def _sent_again(client, rt, event: str, payload: dict) -> dict:
+    """A captured signed body, posted under a delivery id never seen (a copy's own)."""
+    body = json.dumps(payload).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": event,
+        "X-Hub-Signature-256": sign(SECRET, body),
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+    }
+    r = client.post("/webhook", content=body, headers=headers)
+    assert r.status_code == 202, r.text
+    drain(rt)
+    return r.json()
+
+
+def _written(payload: dict, part: str, **times: float) -> dict:
+    """`payload` with its comment's or review's times set `times[field]` seconds ago."""
+    from tests.command_kit import github_time_ago
+
+    ago = {field: github_time_ago(seconds) for field, seconds in times.items()}
+    return dict(payload, **{part: dict(payload[part], **ago)})
+
+
+def test_a_comment_older_than_the_deliveries_kept_is_refused_as_a_replay(live, caplog):
+    # A copy is known by its body's hash only while its delivery is kept (14 days): once
+    # pruned, the captured body of someone's `/notes topic rocm` (or `off`, `wrong`) was
+    # run again. A comment written and last edited that long ago is no new event.
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login=AUTHOR)
+    old = _written(comment_payload(c), "comment", created_at=15 * DAY, updated_at=15 * DAY)
+    answer = _sent_again(client, rt, "issue_comment", old)
+    assert answer["status"] == "ignored" and "deliveries are kept (14 days)" in answer["reason"]
+    assert replies(fake) == [] and fake.reactions(c.id) == []
+    (said,) = [r for r in caplog.records if "refused as a replay" in r.getMessage()]
+    assert said.levelname == "WARNING"
+    # edited since: `updated_at` is the edit's, a new event
+    edited = _written(old, "comment", updated_at=60)
+    edited = dict(edited, action="edited", changes={"body": {"from": "LGTM"}})
+    assert _sent_again(client, rt, "issue_comment", edited)["status"] == "queued"
+    assert len(replies(fake)) == 1
+
+
+def test_a_comment_younger_than_the_deliveries_kept_is_run(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # the window is REVIEW_NOTES_DELIVERY_RETENTION_DAYS, not a fixed 14 days
+    from tests.webhook_kit import MATCHING_TITLE, clean_env, live_settings, serving
+
+    clean_env(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake_github, app_key, delivery_retention_days=30)
+    with serving(settings) as (client, rt):
+        c = fake_github.add_comment(DEFAULT_REPO, N, "/notes topic rocm", login=AUTHOR)
+        p = _written(comment_payload(c), "comment", created_at=29 * DAY, updated_at=29 * DAY)
+        assert _sent_again(client, rt, "issue_comment", p)["status"] == "queued"
+        assert len(replies(fake_github)) == 1
+
+
+def test_a_review_older_than_the_deliveries_kept_is_refused_but_its_edit_is_run(live):
+    # an edited review carries its `submitted_at` only, not the edit's time: not known
+    # to be old, it is run (its copy after the delivery is pruned is the limit left)
+    from tests.command_kit import review_payload
+
+    client, rt, fake = live
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    review = review_payload("LGTM\n/notes topic rocm", head_sha=head)
+    review = _written(review, "review", submitted_at=15 * DAY)
+    assert _sent_again(client, rt, "pull_request_review", review)["status"] == "ignored"
+    assert replies(fake) == []
+    edited = dict(review, action="edited", changes={"body": {"from": "LGTM"}})
+    assert _sent_again(client, rt, "pull_request_review", edited)["status"] == "queued"
+    assert len(replies(fake)) == 1
+
+
+def test_a_diff_comment_older_than_the_deliveries_kept_is_refused(live):
+    from tests.command_kit import diff_comment_payload
+
+    client, rt, fake = live
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes topic rocm", login="octo-dev")
+    p = diff_comment_payload(c, head_sha=fake.pull(DEFAULT_REPO, N).head_sha)
+    p = _written(p, "comment", created_at=15 * DAY, updated_at=15 * DAY)
+    assert _sent_again(client, rt, "pull_request_review_comment", p)["status"] == "ignored"
+    assert replies(fake) == [] and fake.reactions(c.id) == []
