@@ -257,6 +257,7 @@ def _written(payload: dict, part: str, **times: float) -> dict:
     return dict(payload, **{part: dict(payload[part], **ago)})
 
 
+# kills: bot/webhook.py:WebhookEndpoint.triage the replay not counted in /metrics (by hand)
 def test_a_comment_older_than_the_deliveries_kept_is_refused_as_a_replay(live, caplog):
     # A copy is known by its body's hash only while its delivery is kept (14 days): once
     # pruned, the captured body of someone's `/notes topic rocm` (or `off`, `wrong`) was
@@ -269,6 +270,8 @@ def test_a_comment_older_than_the_deliveries_kept_is_refused_as_a_replay(live, c
     assert replies(fake) == [] and fake.reactions(c.id) == []
     (said,) = [r for r in caplog.records if "refused as a replay" in r.getMessage()]
     assert said.levelname == "WARNING"
+    counted = 'review_notes_deliveries_total{event="issue_comment",outcome="ignored"} 1.0'
+    assert counted in client.get("/metrics").text
     # edited since: `updated_at` is the edit's, a new event
     edited = _written(old, "comment", updated_at=60)
     edited = dict(edited, action="edited", changes={"body": {"from": "LGTM"}})
