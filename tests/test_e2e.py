@@ -861,13 +861,17 @@ def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_
 # --- found by r28l: a repository leaving the installation its queued delivery names ---
 
 
-def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing(live):
+@pytest.mark.parametrize("public", [False, True])
+def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing(live, public):
     # An admin takes vllm-project/vllm off the App's repositories while a PR event waits
     # in the queue: the installation still exists, so its token is minted, and GitHub
     # answers the repository's calls 404. The delivery failed as "list files ...: 404
     # Not Found", which reads as a bug; it says now that the App is not installed there.
+    # Public (as vLLM is), its reads still work and its write is refused 403: the App is
+    # not installed there, not short of a permission (r28m).
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.add_repo(DEFAULT_REPO).public = public
     rt.workers.stop()  # queued, not yet handled
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
     fake._installations[1001].repos.discard(DEFAULT_REPO)
@@ -941,23 +945,6 @@ def test_a_delivery_for_a_public_repository_transferred_to_another_installation_
     drain(rt)
     assert rt.queue.get("queued").state == "done", rt.queue.get("queued").last_error
     assert len(ours(fake, repo="vllm-org/vllm")) == 1
-
-
-def test_a_public_repository_taken_off_the_app_says_so_not_that_a_permission_is_lacking(live):
-    # Taken off the App while its event waits: its reads still work (public), its
-    # write is refused 403; the App is not installed there, not short of a permission
-    client, rt, fake = live
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    fake.add_repo(DEFAULT_REPO).public = True
-    rt.workers.stop()
-    post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
-    fake._installations[1001].repos.discard(DEFAULT_REPO)
-    rt.workers.start()
-    drain(rt)
-    failed = rt.queue.get("queued")
-    assert failed.state == "failed"
-    assert f"the App is not installed on {DEFAULT_REPO}" in failed.last_error
-    assert ours(fake) == []
 
 
 def test_a_write_the_app_lost_the_permission_for_fails_naming_the_permission(live):
