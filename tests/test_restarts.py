@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,13 +128,9 @@ def _no_room_past(size: int) -> Callable[[], None]:
     return limit
 
 
-def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(tmp_path):
-    """A volume filled up (a log, a backup beside the database) and the server restarted
-    (the platform's restart after /healthz failed, an upgrade): SQLite cannot make its
-    shared-memory file (`<file>-shm`, 32 KB) and says "disk I/O error"
-    (SQLITE_IOERR_SHMSIZE), which the start printed as such, reading like a failing disk,
-    not naming the fix: make room. Review r28e met it on a full tmpfs."""
-    db = _a_database_a_server_wrote(tmp_path)
+def _refused_start(tmp_path: Path, **run: Any) -> subprocess.CompletedProcess:
+    """`serve` on the database at tmp_path, which must refuse to start: exit 1, its
+    cause in words, no traceback."""
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
     r = subprocess.run(
         [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
@@ -142,9 +139,20 @@ def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(t
         capture_output=True,
         text=True,
         timeout=60,
-        preexec_fn=_no_room_past(16 * 1024),  # under the -shm file's 32 KB
+        **run,
     )
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    return r
+
+
+def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(tmp_path):
+    """A volume filled up (a log, a backup beside the database) and the server restarted
+    (the platform's restart after /healthz failed, an upgrade): SQLite cannot make its
+    shared-memory file (`<file>-shm`, 32 KB) and says "disk I/O error"
+    (SQLITE_IOERR_SHMSIZE), which the start printed as such, reading like a failing disk,
+    not naming the fix: make room. Review r28e met it on a full tmpfs."""
+    db = _a_database_a_server_wrote(tmp_path)
+    r = _refused_start(tmp_path, preexec_fn=_no_room_past(16 * 1024))  # under -shm's 32 KB
     assert str(db) in r.stderr and "disk full?" in r.stderr, r.stderr[-800:]
     assert "bytes free" in r.stderr and "make room" in r.stderr, r.stderr[-800:]
 
@@ -167,17 +175,8 @@ def test_a_restart_after_a_kill_on_a_full_disk_is_refused_in_a_line_before_liste
         queue.enqueue(f"d-{i}", "pull_request", "opened", {"pad": "x" * 3000}, DEFAULT_REPO, i + 1)
     queue.db.execute("UPDATE deliveries SET state = 'processing', attempts = 1")
     queue.db.close()
-    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-    r = subprocess.run(
-        [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=_no_room_past(48 * 1024),  # the -shm file fits, not the writes' WAL
-    )
-    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    # the -shm file fits, not the writes' WAL
+    r = _refused_start(tmp_path, preexec_fn=_no_room_past(48 * 1024))
     assert "webhook at" not in r.stdout, r.stdout
     # (a full disk is SQLite's "database or disk is full"; past the file-size limit, its
     # "disk I/O error")
@@ -447,16 +446,7 @@ def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_p
         " repo = CAST(X'766c6cf92d70726f6a656374' AS TEXT)"  # 'vll\xf9-project'
     )
     queue.db.close()
-    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-    r = subprocess.run(
-        [PY, "-m", "bot.cli", "serve", "--port", str(free_port())],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    r = _refused_start(tmp_path)
     assert f"review-notes: {db}: Could not decode to UTF-8 column 'repo'" in r.stderr, r.stderr
     assert "not starting" in r.stderr and "webhook at" not in r.stdout
 
