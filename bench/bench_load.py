@@ -450,7 +450,10 @@ def bench_e2e(tmp: Path, fake: Any, private_pem: str, quick: bool) -> None:
 
 
 def comment_payload(comment: Any) -> dict[str, Any]:
-    """An `issue_comment` `created` delivery for a comment that exists in the fake."""
+    """An `issue_comment` `created` delivery for a comment that exists in the fake, with
+    its times (the example's are of 2019: older than deliveries are kept, such a
+    delivery is refused as a replay)."""
+    from tests.command_kit import _times
     from tests.webhook_kit import octokit_examples
 
     base = next(e for e in octokit_examples("issue_comment") if e["action"] == "created")
@@ -465,7 +468,9 @@ def comment_payload(comment: Any) -> dict[str, Any]:
             "state": "open",
             "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/{comment.number}"},
         },
-        comment=dict(base["comment"], id=comment.id, body=comment.body, user=who),
+        comment=dict(
+            base["comment"], id=comment.id, body=comment.body, user=who, **_times(comment)
+        ),
         sender=who,
         installation={"id": 1001},
     )
