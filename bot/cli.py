@@ -319,6 +319,9 @@ def _existing_database(path: Path | str):
     from bot.db import DAMAGED_FIX, Database, is_damaged
 
     where = "(--db or REVIEW_NOTES_DB_PATH)"
+    if Path(path).is_dir():  # --db /var/lib/review-notes: the folder, not the file in it
+        print(f"review-notes: {path} is a directory, not a database {where}", file=sys.stderr)
+        return None
     if not Path(path).is_file():
         print(f"review-notes: no database at {path} {where}", file=sys.stderr)
         return None

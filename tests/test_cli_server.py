@@ -293,6 +293,7 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
+# kills: bot/cli.py:_existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
     env = base_env(tmp_path)
@@ -303,6 +304,8 @@ def test_commands_reading_the_database_never_create_one_nor_read_another_file(tm
     other.write_text("x = 1\n" * 200, "utf-8")
     r = cli(*command, "--db", str(other), env=env, cwd=ROOT)
     assert r.returncode == 2 and "is not a review-notes database" in r.stderr
+    r = cli(*command, "--db", str(tmp_path), env=env, cwd=ROOT)
+    assert r.returncode == 2 and f"{tmp_path} is a directory, not a database" in r.stderr
     assert "Traceback" not in r.stderr
 
 
