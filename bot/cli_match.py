@@ -86,7 +86,9 @@ def _read_input(path: str) -> str:
 
 
 def _read_lines(path: str) -> list[str]:
-    return [ln.strip() for ln in _lines(_read_input(path)) if ln.strip()]
+    # a mark on a later line too: `cat a.txt b.txt` puts b's there
+    lines = (ln.removeprefix("\ufeff").strip() for ln in _lines(_read_input(path)))
+    return [ln for ln in lines if ln]
 
 
 def _given_files(args: argparse.Namespace) -> list[str]:
@@ -228,8 +230,9 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
             print(f"{path}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
             status = 1
             continue
-        if no == 1:
-            line = line.removeprefix("\ufeff")  # the byte-order mark some editors write
+        # the byte-order mark some editors write: on any line, as `cat a.jsonl b.jsonl` puts
+        # the second file's after the first one's last newline
+        line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         try:

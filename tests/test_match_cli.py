@@ -218,6 +218,8 @@ def test_batch_lines_end_at_newlines_only(setup, tmp_path, capsys):
     assert code == 0 and any("spec_decode/a\u2028b.py" in r for r in reasons), reasons
 
 
+# kills: bot/cli_match.py:_match_batch a byte-order mark dropped from the first line only
+# kills: bot/cli_match.py:_read_lines a byte-order mark dropped from the first line only
 def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
     # an editor on Windows writes one: dropped, as from notes, topics and digests
     _, flags = setup
@@ -228,8 +230,15 @@ def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
     code, out, err = run(capsys, "--batch", str(prs), *flags)
     assert (code, err) == (0, "")
     assert json.loads(out)["topics"] == ["spec-decode"]
+    # `cat a.jsonl b.jsonl`: each file's mark, the second's at the start of a later line
+    prs.write_bytes(2 * (bom + json.dumps(record).encode() + b"\n"))
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, err) == (0, "") and len(out.splitlines()) == 2, err
     files = tmp_path / "files.txt"  # the first path is the path, not BOM + path
     files.write_bytes(bom + b"vllm/v1/spec_decode/eagle.py\n")
+    code, out, _ = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
+    files.write_bytes(bom + b"README.md\n" + bom + b"vllm/v1/spec_decode/eagle.py\n")
     code, out, _ = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
     assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
     event = tmp_path / "event.json"
