@@ -437,8 +437,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from bot.replay import posts_to_github, replay
+    from bot.replay import posts_to_github, read_payload, send
 
+    try:  # first: a mistyped path is said without settings or a server
+        body, payload = read_payload(Path(args.file))
+    except ValueError as exc:
+        print(f"review-notes replay: {exc}", file=sys.stderr)
+        return 1
     secret, url = args.secret, args.url
     if secret is None or url is None:
         settings = _settings()
@@ -455,8 +460,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        status, body = replay(
-            Path(args.file),
+        status, answer = send(
+            body,
+            payload,
             url=url,
             secret=secret,
             event=args.event,
@@ -465,7 +471,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"review-notes replay: {exc}", file=sys.stderr)
         return 1
-    print(f"{status} {body}")
+    print(f"{status} {answer}")
     if status == 401:  # the server's body names the header, not what to do
         print(
             "review-notes replay: the server refused the signature: sign with its "

@@ -46,6 +46,24 @@ def posts_to_github(url: str, timeout: float = 5.0) -> bool:
     return isinstance(health, dict) and health.get("dry_run") is False
 
 
+def read_payload(path: Path) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes (sent as they are: the signature covers them) and the JSON object
+    they hold; ValueError naming the file when it cannot be read or is no object."""
+    try:
+        body = path.read_bytes()
+    except OSError as exc:  # a mistyped path, a directory: said before any server is asked
+        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        payload = json.loads(body)
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deep") from None
+    except ValueError as exc:  # not JSON (an empty file, a cut-off one), not UTF-8
+        raise ValueError(f"{path}: not JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return body, payload
+
+
 def replay(
     path: Path,
     *,
@@ -56,15 +74,23 @@ def replay(
     timeout: float = 30.0,
 ) -> tuple[int, str]:
     """Send the file's bytes as they are (the signature covers them); return (status, body)."""
-    body = path.read_bytes()
-    try:
-        payload = json.loads(body)
-    except RecursionError:
-        raise ValueError(f"{path}: JSON nested too deep") from None
-    except ValueError as exc:  # not JSON (an empty file, a cut-off one), not UTF-8
-        raise ValueError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise ValueError(f"{path}: not a JSON object")
+    body, payload = read_payload(path)
+    return send(
+        body, payload, url=url, secret=secret, event=event, delivery_id=delivery_id, timeout=timeout
+    )
+
+
+def send(
+    body: bytes,
+    payload: dict[str, Any],
+    *,
+    url: str,
+    secret: str,
+    event: str | None = None,
+    delivery_id: str | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, str]:
+    """POST `body` (which holds `payload`) signed with `secret`; return (status, body)."""
     request = urllib.request.Request(
         url,
         data=body,

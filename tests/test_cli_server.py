@@ -726,11 +726,11 @@ def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeyp
     monkeypatch.setenv("REVIEW_NOTES_PORT", "8123")
     sent = {}
 
-    def fake_replay(path, **kw):
+    def fake_send(body, payload, **kw):
         sent.update(kw)
         return 202, "queued"
 
-    monkeypatch.setattr(replay, "replay", fake_replay)
+    monkeypatch.setattr(replay, "send", fake_send)
     assert main(["replay", str(R16M_EXAMPLE), "--secret", "given"]) == 0
     assert (sent["secret"], sent["url"]) == ("given", "http://127.0.0.1:8123/webhook")
     assert main(["replay", str(R16M_EXAMPLE)]) == 0
@@ -764,7 +764,7 @@ def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
     from bot import replay
     from bot.cli import main
 
-    monkeypatch.setattr(replay, "replay", lambda path, **kw: (status, "answer"))
+    monkeypatch.setattr(replay, "send", lambda body, payload, **kw: (status, "answer"))
     flags = ["--url", "http://127.0.0.1:9/webhook", "--secret", "s"]
     assert main(["replay", str(R16M_EXAMPLE), *flags]) == code
     assert capsys.readouterr().out == f"{status} answer\n"

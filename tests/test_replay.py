@@ -172,3 +172,23 @@ def test_the_health_of_a_webhook_url_written_otherwise_is_asked_beside_it(health
     from bot.replay import posts_to_github
 
     assert posts_to_github(health_at(200, b'{"dry_run": false}') + tail) is True
+
+
+# --- found by review 'r28q' (CLI) ---
+
+
+# kills: bot/cli.py:_cmd_replay the server asked before the file is read (a mistyped path
+#   answered "not a dry run ... pass --live"); bot/replay.py:read_payload an unreadable file
+#   said as Python's "[Errno 2] ...", not in the house form "PATH: cannot read: ..."
+@pytest.mark.parametrize(("name", "why"), [("typo.json", "No such file"), ("", "Is a directory")])
+def test_a_payload_file_that_cannot_be_read_is_named_before_any_server_is_asked(
+    health_at, tmp_path, monkeypatch, capsys, name, why
+):
+    from bot.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / name if name else tmp_path
+    live = health_at(200, b'{"status": "ok", "dry_run": false}')
+    assert main(["replay", str(path), "--url", live, "--secret", SECRET]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"review-notes replay: {path}: cannot read: {why}"), err
