@@ -4,6 +4,7 @@ server or credentials (from flags, a `pull_request` payload, or a batch of JSON 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,13 +92,34 @@ def _read_lines(path: str) -> list[str]:
     return [ln for ln in lines if ln]
 
 
-def _given_files(args: argparse.Namespace) -> list[str]:
-    """The changed files the command line names: each --file, then --files-from's lines."""
-    files = list(args.file or [])
+# A line of `git diff --name-status`: a status (M, A, D, T, R100, C75...), a tab, the path;
+# a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
+# so a tab after a status letter is that listing's, not part of a file's name.
+_NAME_STATUS = re.compile(r"(?:[ADMTUXB]|[RC][0-9]{0,3})\t(.+)")
+
+
+def _listed(line: str) -> list[str]:
+    """The paths one --files-from line names: the line, or what follows a --name-status
+    status (both paths of a rename, as GitHub's listing gives the bot both)."""
+    status = _NAME_STATUS.fullmatch(line)
+    return status.group(1).split("\t") if status else [line]
+
+
+def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
+    """The changed files the command line names (each --file, then --files-from's lines),
+    and how many files they are: a rename line is one file and two paths."""
+    entries = [[f] for f in args.file or []]
     if args.files_from:
-        files += _read_lines(args.files_from)
+        entries += [_listed(line) for line in _read_lines(args.files_from)]
     # `find .` and the shell's completion write ./vllm/x.py; GitHub names it vllm/x.py
-    return [f.removeprefix("./") for f in files]
+    files = [f.removeprefix("./") for paths in entries for f in paths]
+    for path in (f for f in files if f.startswith("/")):  # no note's path is absolute
+        print(
+            f"review-notes match: {path}: an absolute path matches no note: name it from the"
+            " repository root (vllm/x.py), as `git diff --name-only` writes it",
+            file=sys.stderr,
+        )
+    return files, len(entries)
 
 
 def _facts_from_args(args: argparse.Namespace):
@@ -105,7 +127,7 @@ def _facts_from_args(args: argparse.Namespace):
     --file/--files-from."""
     from bot.prfacts import PRFacts
 
-    files = _given_files(args)
+    files, count = _given_files(args)
     if args.payload:
         return _facts_from_payload_file(args.payload, files, args.label or ())
     body = _read_input(args.body_file) if args.body_file else ""
@@ -119,7 +141,8 @@ def _facts_from_args(args: argparse.Namespace):
         # a curator names the PR's changed files: the whole list, as GitHub's listing is
         # to the bot, so the tests-only and docs-only rules apply as they do there; with
         # --changed-files above their count, the files someone happened to see
-        changed_files=args.changed_files or (len(files) if files else None),
+        changed_files=args.changed_files or (count if files else None),
+        listed_files=count if count != len(files) else None,  # a rename: two paths, one file
     )
 
 
@@ -282,7 +305,12 @@ def add_match_parser(sub) -> None:
         help="a changed file path (repeatable); with --files-from, every file the PR changes"
         " (a --payload's changed_files says how many)",
     )
-    m.add_argument("--files-from", metavar="FILE", help="changed file paths, one per line")
+    m.add_argument(
+        "--files-from",
+        metavar="FILE",
+        help="changed file paths from the repository root, one per line, as `git diff"
+        " --name-only` writes them (or --name-status: both paths of a rename)",
+    )
     m.add_argument(
         "--changed-files",
         type=whole_number("a count of files (1 or more)", 1),

@@ -913,3 +913,53 @@ def test_a_batch_of_dash_is_read_from_stdin_and_its_lines_named(setup, tmp_path)
     )
     assert r.returncode == 1 and r.stderr.startswith("-:2: skipped: "), r.stderr
     assert [n["id"] for n in json.loads(r.stdout)["notes"]] == ["vllm-aaaa0001"]
+
+
+# --- found by review 'r28q' (CLI) ---
+
+
+# kills: bot/cli_match.py:_listed a `git diff --name-status` line taken whole ("M\tvllm/x.py"
+#   as the path: no note's path, no topic), or a rename's old path dropped
+def test_files_from_reads_git_name_status_lines(setup, tmp_path, capsys):
+    """`git diff --name-status main > files.txt`: each line a status, a tab, the path (a
+    rename: R100, the old path, the new one). The paths are read; a rename's both, as
+    GitHub's listing gives the bot both."""
+    _, flags = setup
+    files = tmp_path / "files.txt"
+    files.write_text("M\tvllm/v1/spec_decode/eagle.py\nA\tREADME.md\n", "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
+    files.write_text("R100\tvllm/v1/spec_decode/eagle.py\tvllm/old.py\n", "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
+    files.write_text("R087\tdocs/old.md\tvllm/v1/spec_decode/eagle.py\n", "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
+
+
+# kills: bot/cli_match.py:_facts_from_args a rename line counted as two changed files (its
+#   two paths), where GitHub's changed_files and listing count it once
+def test_a_rename_line_is_one_changed_file_of_two_paths(tmp_path):
+    from bot.cli import build_parser
+    from bot.cli_match import _facts_from_args
+
+    files = tmp_path / "files.txt"
+    files.write_text(f"M\t{ELASTIC_CODE}\nR090\ttests/old_test.py\t{ELASTIC_TEST}\n", "utf-8")
+    args = build_parser().parse_args(["match", "--title", "x", "--files-from", str(files)])
+    facts = _facts_from_args(args)
+    assert facts.files == (ELASTIC_CODE, "tests/old_test.py", ELASTIC_TEST)
+    assert (facts.changed_files, facts.file_count, facts.files_complete) == (2, 2, True)
+
+
+# kills: bot/cli_match.py:_given_files an absolute path (/home/me/vllm/vllm/x.py) taken in
+#   silence: it matches no note's path, and the preview said nothing of why
+def test_an_absolute_path_is_warned_of_with_the_fix(setup, tmp_path, capsys):
+    _, flags = setup
+    path = "/home/me/vllm/vllm/v1/spec_decode/eagle.py"
+    files = tmp_path / "files.txt"
+    files.write_text(f"{path}\n", "utf-8")
+    for given in (["--file", path], ["--files-from", str(files)]):
+        code, out, err = run(capsys, "--title", "x", *given, "--json", *flags)
+        assert code == 0 and json.loads(out)["topics"] == []
+        assert f"{path}: an absolute path matches no note" in err, err
+        assert "git diff --name-only" in err
