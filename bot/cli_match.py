@@ -7,6 +7,7 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,7 +130,7 @@ def _facts_from_args(args: argparse.Namespace):
 
     files, count = _given_files(args)
     if args.payload:
-        return _facts_from_payload_file(args.payload, files, args.label or ())
+        return _facts_from_payload_file(args.payload, files, count, args.label or ())
     body = _read_input(args.body_file) if args.body_file else ""
     return PRFacts(
         repo=args.repo,
@@ -146,10 +147,11 @@ def _facts_from_args(args: argparse.Namespace):
     )
 
 
-def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str]):
+def _facts_from_payload_file(path: str, files: list[str], count: int, labels: Sequence[str]):
     """PR facts from a pull_request webhook payload file, plus `labels`. The files are
-    those the command line names, else the payload's own `files` list (our examples'),
-    read as the dry-run server reads it: the preview shows what the dry run posts."""
+    those the command line names (`count` files: a rename is one of two paths), else the
+    payload's own `files` list (our examples'), read as the dry-run server reads it: the
+    preview shows what the dry run posts."""
     import json
 
     from bot.prfacts import PRFacts, facts_from_payload, payload_files
@@ -169,6 +171,8 @@ def _facts_from_payload_file(path: str, files: list[str], labels: Sequence[str])
         facts = facts_from_payload(payload, files or payload_files(payload) or ())
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path}: malformed pull_request payload: {exc}") from None
+    if files and count != len(files):  # a rename counted once, as GitHub's listing is
+        facts = replace(facts, listed_files=count)
     extra = tuple(lb for lb in labels if lb not in facts.labels)
     return PRFacts(**{**facts.__dict__, "labels": facts.labels + extra}) if extra else facts
 

@@ -963,3 +963,26 @@ def test_an_absolute_path_is_warned_of_with_the_fix(setup, tmp_path, capsys):
         assert code == 0 and json.loads(out)["topics"] == []
         assert f"{path}: an absolute path matches no note" in err, err
         assert "git diff --name-only" in err
+
+
+# kills: bot/cli_match.py:_facts_from_payload_file a rename line given with --payload counted
+#   as two files (its two paths): file_count feeds the share rules, so the preview could
+#   differ from the bot's, which counts GitHub's listing (a rename one entry)
+def test_a_rename_line_given_with_a_payload_is_one_file_as_the_bot_counts_it(tmp_path, capsys):
+    pull = {"number": 9, "title": ELASTIC_TITLE, "changed_files": 2}
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), "utf-8")
+    files = tmp_path / "files.txt"
+    files.write_text(f"M\t{ELASTIC_CODE}\nR090\ttests/old_test.py\t{ELASTIC_TEST}\n", "utf-8")
+    # the server: GitHub's listing, two entries holding three paths (sticky.py)
+    paths = (ELASTIC_CODE, "tests/old_test.py", ELASTIC_TEST)
+    server = replace(facts_from_payload(payload, paths), listed_files=2)
+    from bot.cli import build_parser
+    from bot.cli_match import _facts_from_args
+
+    argv = ["match", "--payload", str(event), "--files-from", str(files)]
+    preview = _facts_from_args(build_parser().parse_args(argv))
+    assert (preview.files, preview.file_count) == (paths, server.file_count) == (paths, 2)
+    code, out, _ = run(capsys, *argv[1:], "--json", *SHIPPED)
+    assert code == 0 and cli_notes(out) == server_match(server)
