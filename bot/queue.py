@@ -454,6 +454,19 @@ class DeliveryQueue:
         self._notify()
         return Recovered(resumed, [Failed(**dict(r)) for r in given_up])
 
+    def unreadable_in_progress(self) -> dict[int, str]:
+        """Rows a killed process left `processing` that cannot be read back (text that is
+        not UTF-8, which SQLite stores unchecked: a damaged disk): seq -> delivery id.
+        `recover` reads them back, so it fails on them at every start."""
+        seqs = self.db.execute("SELECT seq FROM deliveries WHERE state = 'processing' ORDER BY seq")
+        unreadable = {}
+        for seq in (r["seq"] for r in seqs):
+            try:
+                self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
+            except sqlite3.DatabaseError:
+                unreadable[seq] = self._id_of(seq)
+        return unreadable
+
     def retry(self, delivery_ids: list[str] | None = None) -> list[str]:
         """Put failed deliveries back in the queue (all of them when ids is None)."""
         now = utcnow()

@@ -18,6 +18,7 @@ import gc
 import logging
 import os
 import re
+import shlex
 import shutil
 import socket
 import sqlite3
@@ -169,7 +170,8 @@ class Runtime:
         try:
             recovered = self.queue.recover()
         except sqlite3.OperationalError as exc:
-            raise _unwritable(self.settings.db_path, exc) from None
+            path = self.settings.db_path
+            raise _unreadable_rows(path, self.queue, exc) or _unwritable(path, exc) from None
         for failed in recovered.given_up:  # as a worker says and counts a failure
             log.warning(
                 "delivery %s (%s, %s#%s) failed: %s",
@@ -391,6 +393,27 @@ def _load_library(settings: Settings) -> Library:
         topics = read_taxonomy(settings.topics_file)[0]
         raise LibraryError(sorted(problems + config_problems(settings.matching_file, topics)))
     return library
+
+
+def _unreadable_rows(
+    path: Path, queue: DeliveryQueue, exc: sqlite3.OperationalError
+) -> StartupError | None:
+    """Why resuming failed when rows it reads back cannot be read (a damaged disk): each
+    named, with the command that deletes it; nothing else in the file need be lost.
+    None when every row reads (the write itself failed)."""
+    try:
+        rows = queue.unreadable_in_progress()
+    except sqlite3.Error:  # the file cannot be read at all: said as before
+        return None
+    if not rows:
+        return None
+    named = ", ".join(f"delivery {name} (seq {seq})" for seq, name in rows.items())
+    where = " OR ".join(f"seq = {seq}" for seq in rows)
+    delete = shlex.join(["sqlite3", str(path), f"DELETE FROM deliveries WHERE {where}"])
+    return StartupError(
+        f"{path}: {exc}; not starting: {named} cannot be read back (a damaged disk?):"
+        f" delete it (`{delete}`), then start again; if more is damaged, {DAMAGED_FIX}"
+    )
 
 
 def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQueue, PRStore]:

@@ -451,6 +451,35 @@ def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_p
     assert "not starting" in r.stderr and "webhook at" not in r.stdout
 
 
+# kills: bot/server.py:_unreadable_rows the refusal naming neither the row nor how to remove
+#   it: every start was refused in the same words, and only reading SQLite got one going
+def test_a_start_refused_on_a_row_it_cannot_read_names_it_and_the_command_deleting_it(tmp_path):
+    import re
+    import shlex
+
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.enqueue("d-1", "pull_request", "opened", {"n": 1}, DEFAULT_REPO, 1)
+    queue.enqueue("d-2", "pull_request", "opened", {"n": 2}, DEFAULT_REPO, 2)
+    queue.db.execute(
+        "UPDATE deliveries SET state = 'processing', interruptions = 2,"
+        " repo = CAST(X'766c6cf92d70726f6a656374' AS TEXT) WHERE id = 'd-2'"
+    )
+    queue.db.close()
+    r = _refused_start(tmp_path)
+    assert "delivery d-2 (seq 2) cannot be read back" in r.stderr, r.stderr
+    [command] = re.findall(r"`(sqlite3 .*?)`", r.stderr)
+    argv = shlex.split(command)
+    assert argv[:2] == ["sqlite3", str(db)], argv
+    with sqlite3.connect(db) as conn:  # the command, as the sqlite3 shell runs it
+        conn.execute(argv[2])
+        left = conn.execute("SELECT id, state FROM deliveries ORDER BY seq").fetchall()
+    assert left == [("d-1", "pending")]
+
+
 def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_health(tmp_path):
     """A failing disk damaged the row of a delivery waiting in the queue (a page of its
     payload). The running server's workers tried it first at every claim and SQLite
