@@ -382,6 +382,54 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
     assert "its state is forgotten" in said and "1 /notes wrong marks" in said
 
 
+# Review r28r: an update the other repository's PR owed (a `/notes why` deferred by flood
+# control) names the PR by its repository's name, with no id: it runs after the new
+# repository took the name and its PR's event forgot the old state, owed update and all.
+# It must find nothing owed: neither write the new PR's comment nor post one there.
+def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositorys_pr_alone(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    from bot.commands import CommandConfig
+    from bot.db import Database, utcnow
+    from tests.command_kit import AUTHOR, say, tune
+
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-project/vllm-before"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=3600))
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        say(client, rt, fake, "/notes", login=AUTHOR)  # its update opens the window
+        say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)  # deferred an hour
+        wait_until(lambda: rt.queue.counts()["done"] == 3, what="the commands")
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).pending is not None
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        with fake._lock:  # a new repository takes the name: it redirects no more
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
+        payload["repository"]["id"] += 1  # another repository: its own id
+        assert post(client, "pull_request", payload).status_code == 202
+        wait_until(lambda: rt.queue.counts()["done"] == 4, what="the new PR's event")
+        (comment,) = ours(fake)
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).pending is None
+    db = Database(settings.db_path)  # the window ends while no server runs
+    (job,) = db.execute("SELECT id, repo FROM deliveries WHERE state = 'pending'")
+    assert job["repo"] == DEFAULT_REPO and job["id"].startswith("review_notes_refresh:")
+    db.execute("UPDATE deliveries SET not_before = ? WHERE id = ?", (utcnow(), job["id"]))
+    db.close()
+    fake.clear_requests()
+    with serving(settings) as (client, rt):
+        drain(rt)
+        assert rt.queue.get(job["id"]).state == "done"
+    assert fake.calls("PATCH", "/repos/*") == [] and fake.calls("POST", "/repos/*") == []
+    (still,) = ours(fake)
+    assert (still.id, still.body) == (comment.id, comment.body)
+    assert "(why mode)" not in still.body
+
+
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):
