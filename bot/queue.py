@@ -17,7 +17,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Container, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -352,24 +352,33 @@ class DeliveryQueue:
             return self._find_unreadable()
 
     def _find_unreadable(self) -> bool:
-        pending = self.db.execute("SELECT seq FROM deliveries WHERE state = 'pending' ORDER BY seq")
-        for seq in (r["seq"] for r in pending if r["seq"] not in self._unreadable):
+        for seq, exc in self._unreadable_rows("pending", skip=self._unreadable):
+            if not is_damaged(exc):
+                raise exc
+            name = self._id_of(seq)
+            self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
+            log.error(
+                "delivery %s: SQLite cannot read its row (%s): set aside, never run; the"
+                " queue goes on without it. The database file is damaged: %s",
+                name,
+                exc,
+                DAMAGED_FIX,
+            )
+            return True
+        return False
+
+    def _unreadable_rows(
+        self, state: str, skip: Container[int] = ()
+    ) -> Iterator[tuple[int, sqlite3.DatabaseError]]:
+        """The rows in `state` (but those in `skip`, not read again) that SQLite cannot
+        read back whole, oldest first, each with its error; read one at a time, so a
+        caller may stop at the first."""
+        rows = self.db.execute("SELECT seq FROM deliveries WHERE state = ? ORDER BY seq", (state,))
+        for seq in (r["seq"] for r in rows if r["seq"] not in skip):
             try:
                 self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
             except sqlite3.DatabaseError as exc:
-                if not is_damaged(exc):
-                    raise
-                name = self._id_of(seq)
-                self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
-                log.error(
-                    "delivery %s: SQLite cannot read its row (%s): set aside, never run; the"
-                    " queue goes on without it. The database file is damaged: %s",
-                    name,
-                    exc,
-                    DAMAGED_FIX,
-                )
-                return True
-        return False
+                yield seq, exc
 
     def _id_of(self, seq: int) -> str:
         """A damaged row's delivery id, when SQLite can still read that much of it."""
@@ -458,14 +467,7 @@ class DeliveryQueue:
         """Rows a killed process left `processing` that cannot be read back (text that is
         not UTF-8, which SQLite stores unchecked: a damaged disk): seq -> delivery id.
         `recover` reads them back, so it fails on them at every start."""
-        seqs = self.db.execute("SELECT seq FROM deliveries WHERE state = 'processing' ORDER BY seq")
-        unreadable = {}
-        for seq in (r["seq"] for r in seqs):
-            try:
-                self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
-            except sqlite3.DatabaseError:
-                unreadable[seq] = self._id_of(seq)
-        return unreadable
+        return {seq: self._id_of(seq) for seq, _ in self._unreadable_rows("processing")}
 
     def retry(self, delivery_ids: list[str] | None = None) -> list[str]:
         """Put failed deliveries back in the queue (all of them when ids is None)."""
