@@ -19,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # as GitHub writes times; such times compare as text
+
 
 def as_github_time(at: object) -> str | None:
     """`at` as GitHub writes times (`2030-01-01T10:00:00Z`), None when it is not a time.
@@ -31,7 +33,7 @@ def as_github_time(at: object) -> str | None:
         when = datetime.fromisoformat(at)
         if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
             when = when.replace(tzinfo=UTC)
-        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return when.astimezone(UTC).strftime(GITHUB_TIME)
     except (ValueError, OverflowError):  # (a year 1 or 9999 moved across midnight)
         return None
 

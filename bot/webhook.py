@@ -42,6 +42,7 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
+from bot.db import GITHUB_TIME
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
@@ -430,9 +431,6 @@ class WebhookEndpoint:
             f"written or last edited {written}, longer ago than deliveries are kept"
             f" ({days} days), so a copy of one seen then is no longer known as one"
         )
-
-
-GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # bot.db.as_github_time's: compared as text
 
 
 def _text(headers: Headers, name: bytes) -> str | None:
