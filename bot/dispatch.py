@@ -208,23 +208,26 @@ class Dispatcher:
 def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, number: int) -> None:
     """Move PR `number`'s state (per-PR state, reply records, `/notes wrong` marks) kept
     under another name of the payload's repository to `repo`, in one transaction, and
-    mark its state with the repository's id."""
+    mark its state with the repository's id; another repository's state kept under `repo`
+    is set aside for it (`PRStore.follow`)."""
     repo_id = repository_id(payload)
     if repo_id is None or not ctx.prs.must_follow(repo, number, repo_id):
         return  # no id (a hand-made payload, our own deferred update): by name, as ever
     with ctx.prs.db.tx() as conn:
         moved = ctx.prs.follow(conn, repo, number, repo_id)
-        forgotten = ctx.feedback.forget(conn, moved.new, number) if moved.foreign else 0
+        held = ctx.feedback.move(conn, moved.new, moved.held, number) if moved.held else 0
         marks = sum(ctx.feedback.move(conn, old, moved.new, number) for old in moved.old)
-    if moved.foreign:
+    if moved.held:
         log.info(
             "%s#%d: the state kept under this name carries another repository's id (the"
-            " name was reused): that repository's PR #%d is not this one; its state is"
-            " forgotten (comment, /notes off, hidden notes, %d /notes wrong marks)",
+            " name was reused): that repository's PR #%d is not this one; its state is set"
+            " aside as %r (comment, /notes off, hidden notes, %d /notes wrong marks) until"
+            " an event of that repository names the PR",
             moved.new,
             number,
             number,
-            forgotten,
+            moved.held,
+            held,
         )
     if moved.old:
         log.info(

@@ -162,7 +162,8 @@ class FeedbackStore:
 
     def move(self, conn: sqlite3.Connection, old: str, new: str, number: int) -> int:
         """In the caller's transaction: the PR's marks kept under its repository's old
-        name go to the new one (bot.prstate.PRStore.follow); how many moved."""
+        name go to the new one, or those of another repository's PR set aside
+        (bot.prstate.PRStore.follow); how many moved."""
         # one standing mark per note and PR: one under the new name stands for both
         conn.execute(
             "DELETE FROM feedback WHERE repo = ? AND number = ? AND withdrawn_at IS NULL"
@@ -176,16 +177,6 @@ class FeedbackStore:
         )
         return conn.execute(
             "UPDATE feedback SET repo = ? WHERE repo = ? AND number = ?", (new, old, number)
-        ).rowcount
-
-    def forget(self, conn: sqlite3.Connection, repo: str, number: int) -> int:
-        """In the caller's transaction: drop the PR's marks and numbers, those of another
-        repository's PR of this number that had the name (`PRStore.follow`'s `foreign`);
-        how many marks. Kept, they stood for this PR: a `wrong` of its own on that note
-        was taken for a repeat, its `restore` withdrew the other PR's marks."""
-        conn.execute("DELETE FROM numbering WHERE repo = ? AND number = ?", (repo, number))
-        return conn.execute(
-            "DELETE FROM feedback WHERE repo = ? AND number = ?", (repo, number)
         ).rowcount
 
     def marks(self, *, withdrawn: bool = False) -> list[Mark]:

@@ -16,6 +16,7 @@ it posted even after a maintainer deleted it. And which kind of server wrote all
 Everything is kept under the repository's name, which a rename or a transfer changes;
 the repository's id (`repository.id`), which neither changes, is kept with each PR's
 state, so that the PR's first event under the new name takes its state along (`follow`).
+Another repository's state found under a name it gave up waits under its id (`held_name`).
 """
 
 from __future__ import annotations
@@ -501,26 +502,34 @@ class PRStore:
         repository `repo_id` (renamed or transferred since) to `repo`, and mark the state
         under `repo` with the id, a row with no state yet when there is none (so that
         what this event writes carries it). Ids are unique: no other repository's state
-        moves; a state under `repo` with another id is forgotten (`Moved.foreign`). The
-        marks of `/notes wrong` (bot.feedback_store) are the caller's to move or forget."""
+        moves in; a state under `repo` with another id is set aside under `held_name` of
+        its id (`Moved.held`), whence it follows its own repository. The marks of
+        `/notes wrong` (bot.feedback_store) are the caller's to move likewise."""
         new = repo.lower()
+        # a row under this name with another id is a repository's that had the name
+        # before (renamed away or deleted, a new one made with it): its PR of this number
+        # is another PR, by other people, so none of it is this one's (its comment, read
+        # as ours, got GitHub's 404 taken for a maintainer's deletion; its opt-out and
+        # hidden notes were said by others). Nor is it to be lost: renamed away, that
+        # repository's event under its new name may come later and finds it by its id.
+        # Set aside before any move, which keeps the row written last
+        other = conn.execute(
+            "SELECT repo_id FROM pr_state WHERE repo = ? AND number = ? AND repo_id IS NOT NULL"
+            " AND repo_id != ?",
+            (new, number, repo_id),
+        ).fetchone()
+        held = held_name(other["repo_id"]) if other is not None else None
+        if held is not None:
+            _move_state(conn, new, held, number)
+            conn.execute(
+                "UPDATE pr_replies SET repo = ? WHERE repo = ? AND number = ?", (held, new, number)
+            )
         rows = conn.execute(
             "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ? AND repo != ?"
             " ORDER BY updated_at",
             (repo_id, number, new),
         ).fetchall()
-        # a row under this name with another id is a repository's that had the name
-        # before (renamed away or deleted, a new one made with it): its PR of this number
-        # is another PR, by other people, so none of it is this one's (its comment, read
-        # as ours, got GitHub's 404 taken for a maintainer's deletion; its opt-out and
-        # hidden notes were said by others). Forgotten before any move, which keeps the
-        # row written last. Reply records stay: their keys are deliveries, not this PR
-        foreign = conn.execute(
-            "DELETE FROM pr_state WHERE repo = ? AND number = ? AND repo_id IS NOT NULL"
-            " AND repo_id != ?",
-            (new, number, repo_id),
-        ).rowcount
-        moved = Moved(new, number, tuple(r["repo"] for r in rows), foreign=bool(foreign))
+        moved = Moved(new, number, tuple(r["repo"] for r in rows), held=held)
         for old in moved.old:
             kept, dropped = _move_state(conn, old, new, number)
             replies = conn.execute(
@@ -593,7 +602,14 @@ class Moved:
     states: int = 0  # pr_state rows moved
     dropped: int = 0  # rows of either name dropped: both had one, the older one goes
     replies: int = 0  # pr_replies rows moved
-    foreign: bool = False  # the state under `new` was another repository's: forgotten
+    # the state under `new` was another repository's: set aside under this name
+    held: str | None = None
+
+
+def held_name(repo_id: int) -> str:
+    """Where a PR's state waits whose repository's name another repository took (its own
+    name now not known): no repository's name (those are `owner/name`), found by its id."""
+    return f"repository id {repo_id}"
 
 
 def _move_state(conn: sqlite3.Connection, old: str, new: str, number: int) -> tuple[int, int]:

@@ -344,11 +344,13 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
 # Review r28n: past its comment, the other repository's PR state was still read as the new
 # repository's PR of that number, a PR by other people: its author's `/notes off` kept the
 # new PR without notes, its `/notes wrong 1` hid that note there and stood for the new
-# PR's own marks. All of it is forgotten now; a rename of the same repository (same id)
-# still moves it (test_a_comment_a_maintainer_deleted_is_not_posted_again_after_...).
+# PR's own marks. None of it is read as the new PR's now (r29d: it is set aside, for the
+# other repository's own events); a rename of the same repository (same id) still moves
+# it (test_a_comment_a_maintainer_deleted_is_not_posted_again_after_...).
 def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other_pr(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
+    from bot.prstate import held_name
     from tests.command_kit import AUTHOR, say, tune
 
     clean_env(monkeypatch)
@@ -374,12 +376,14 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         drain(rt)
         after = rt.ctx.prs.get(DEFAULT_REPO, N)
         assert not after.opted_out and after.dismissed == () and hidden in after.notes
-        assert rt.ctx.feedback.marks(withdrawn=True) == []
-        assert rt.db.execute("SELECT repo FROM numbering") == []  # its `wrong`'s numbers
+        # the other PR's mark and its `wrong`'s numbers are set aside with its state
+        aside = held_name(payload["repository"]["id"] - 1)
+        assert [m.repo for m in rt.ctx.feedback.marks(withdrawn=True)] == [aside]
+        assert [r["repo"] for r in rt.db.execute("SELECT repo FROM numbering")] == [aside]
         (comment,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
         assert after.comment_id == comment.id
     (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
-    assert "its state is forgotten" in said and "1 /notes wrong marks" in said
+    assert "its state is set aside" in said and "1 /notes wrong marks" in said
 
 
 # Review r28r: an update the other repository's PR owed (a `/notes why` deferred by flood
@@ -428,6 +432,57 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
     (still,) = ours(fake)
     assert (still.id, still.body) == (comment.id, comment.body)
     assert "(why mode)" not in still.body
+
+
+# r29d: the other side of a reused name. The repository is renamed away and a new one
+# takes its name; the new one's event under the name comes first. The state kept under
+# the name is the renamed repository's: it was forgotten whole, so its PR's own next
+# event under the new name (the operator did as the log asks: allow-list and notes
+# renamed, a restart) found nothing to move, took its author's `/notes off` and
+# `/notes wrong 1` for never said and wrote the notes back on its comment. It is set
+# aside under the repository's id and follows it like any rename.
+def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the_name_first(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    from tests.command_kit import AUTHOR, say, tune
+
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+        say(client, rt, fake, "/notes off", login=AUTHOR)
+        before = rt.ctx.prs.get(DEFAULT_REPO, N)
+        (first,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        with fake._lock:  # a new repository takes the name: it redirects no more
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
+        payload["repository"]["id"] += 1  # another repository: its own id
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt)
+        (theirs,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == theirs.id != first.id
+
+    notes = _renamed_notes(tmp_path, DEFAULT_REPO, elsewhere)
+    settings = live_settings(tmp_path, fake, app_key, repos=elsewhere, notes_dir=notes)
+    fake.clear_requests()
+    with serving(settings) as (client, rt):
+        deliver_pr(client, rt, **labeled_one_more_note(repo=elsewhere, updated_at=at(2)))
+        assert rt.queue.counts()["failed"] == 0
+        assert fake.calls("PATCH", "/repos/*") == [] and fake.calls("POST", "/repos/*") == []
+        (kept,) = [c for c in ours(fake, repo=elsewhere) if c.body.startswith(MARKER)]
+        assert (kept.id, kept.body) == (first.id, first.body)
+        after = rt.ctx.prs.get(elsewhere, N)
+        assert (after.comment_id, after.opted_out) == (first.id, True)
+        assert after.dismissed == before.dismissed != ()
+        (mark,) = rt.ctx.feedback.marks()
+        assert (mark.repo, mark.number) == (elsewhere, N)
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == theirs.id  # the new one's, still
 
 
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from bot.db import Database
-from bot.prstate import IDLE_LISTS, Moved, PRState, PRStore, Writer
+from bot.prstate import IDLE_LISTS, Moved, PRState, PRStore, Writer, held_name
 
 OLD, NEW, OTHER = "vllm-project/vllm", "vllm-org/vllm", "someone/vllm"
 ID = 186853002  # `repository.id`: a rename or a transfer keeps it
@@ -81,18 +81,32 @@ def test_when_both_names_hold_a_prs_state_the_one_written_last_is_kept(prs):
 
 # Review r28n: two repositories swap names (a -> tmp, b -> a, tmp -> b). Under its new
 # name a repository finds the other's state, and its own under its old name: the move
-# kept the one written last, the other repository's, and dropped its own
+# kept the one written last, the other repository's, and dropped its own. r29d: the
+# other's is set aside, not dropped, and follows it to its new name in turn
 def test_a_repository_that_took_anothers_name_keeps_its_own_state_not_the_others(prs):
     follow(prs, OLD, 1)
     prs.update(OLD, 1, opted_out=True)  # this repository's PR 1
+    prs.record_reply(OLD, 1, "reply:d1:0", 66, "d1")
     follow(prs, OTHER, 1, ID + 1)
     prs.update(OTHER, 1, verbose=True)  # the other's PR 1, written last
+    prs.record_reply(OTHER, 1, "reply:d2:0", 77, "d2")
     moved = follow(prs, OTHER, 1)  # this repository is called OTHER now
-    assert moved.foreign and moved.old == (OLD,) and (moved.states, moved.dropped) == (1, 0)
+    assert moved.held == held_name(ID + 1) and moved.old == (OLD,)
+    assert (moved.states, moved.dropped, moved.replies) == (1, 0, 1)
     state = prs.get(OTHER, 1)
     assert state.opted_out and not state.verbose
-    assert repos_of(prs, "pr_state") == [OTHER]
-    assert not follow(prs, OTHER, 1).foreign  # its own now
+    assert repos_of(prs, "pr_state") == [held_name(ID + 1), OTHER]
+    assert not follow(prs, OTHER, 1).held  # its own now
+    moved = follow(prs, OLD, 1, ID + 1)  # and the other is called OLD
+    assert (moved.held, moved.old, moved.states, moved.replies) == (
+        None,
+        (held_name(ID + 1),),
+        1,
+        1,
+    )
+    theirs = prs.get(OLD, 1)
+    assert theirs.verbose and not theirs.opted_out
+    assert repos_of(prs, "pr_state") == [OTHER, OLD] and repos_of(prs, "pr_replies") == [OTHER, OLD]
 
 
 def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_path):
