@@ -31,7 +31,7 @@ from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, Route, payload_id
-from bot.github_port import ref_from_payload
+from bot.github_port import ref_from_payload, repository_id
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -170,6 +170,7 @@ def _source(
         on_diff=on_diff,
         origin=f"{kind}:{item_id}" if item_id is not None else "",
         said_at=said_at(item, edited_at),
+        repo_id=repository_id(payload),
     )
 
 

@@ -27,3 +27,4 @@ class Source:
     on_diff: bool = False  # comment_id is a comment on a line of the diff, not an issue comment
     origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
     said_at: str | None = None  # when GitHub says its text was written (command_events.said_at)
+    repo_id: int | None = None  # the repository's id (`repository.id`); None: not told

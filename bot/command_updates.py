@@ -14,11 +14,16 @@ before the one that set it (`_said_last`). Nor does one said before the command 
 set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
 paused it) rewrite it: the update owes what the one said last asked
 (`PendingUpdate.said`, `_showing_key`).
+
+The update is queued under the name its commands came by, with the repository's id: when
+an event under a new name (a rename, a transfer) has moved the PR's state there before
+it runs, it is queued again under that name (`handle_refresh`).
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from bot.command_policy import DONE
@@ -29,7 +34,7 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.flood_control import Admission
-from bot.github_port import Outcome, PRRef, counting_writes, ref_from_payload
+from bot.github_port import Outcome, PRRef, counting_writes, ref_from_payload, repository_id
 from bot.order_keys import comment_part, latest, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
@@ -40,7 +45,7 @@ REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky updat
 
 
 def register(d: Dispatcher) -> None:
-    d.add(Route("pull_request", frozenset({REFRESH_ACTION}), handle_refresh))
+    d.add(Route("pull_request", frozenset({REFRESH_ACTION}), handle_refresh, follows=False))
 
 
 _STATE_CHANGES: dict[Kind, dict[str, bool]] = {
@@ -139,25 +144,39 @@ def ask_for_update(
     )
     if ticket.admission is Admission.DEFER:
         delay = max(0.0, ticket.run_at - ctx.flood.clock())
-        _schedule(ctx, ref, source.pull, delay)
+        _schedule(ctx, ref, source.pull, delay, source.repo_id)
         return f"comment update deferred {delay:.1f}s (flood control)", True
     return "comment update joins the one already deferred", True
 
 
-def _schedule(ctx: BotContext, ref: PRRef, pull: dict[str, Any], delay_s: float) -> None:
+def _schedule(
+    ctx: BotContext,
+    ref: PRRef,
+    pull: dict[str, Any],
+    delay_s: float,
+    repo_id: int | None,
+    *,
+    prepaid: bool = True,
+) -> None:
     """Queue REFRESH_ACTION for the end of the window; it re-reads the PR when it runs.
-    The command that queues it paid for its notes comment write: the flood control is
-    told, before it is queued, so that it gives it back if that update writes none."""
+    The command that queues it paid for its notes comment write (`prepaid`): the flood
+    control is told, before it is queued, so that it gives it back if that update writes
+    none. `repo_id`: the repository's id, by which it finds the PR's state moved to a new
+    name meanwhile (None: not told; by name alone)."""
     assert ctx.queue is not None
+    repository: dict[str, Any] = {"full_name": ref.repo}
+    if repo_id is not None:
+        repository["id"] = repo_id
     payload: dict[str, Any] = {
         "action": REFRESH_ACTION,
-        "repository": {"full_name": ref.repo},
+        "repository": repository,
         "pull_request": {k: v for k, v in pull.items() if k != "head"},  # ask for the head then
     }
     if ref.installation_id is not None:
         payload["installation"] = {"id": ref.installation_id}
     delivery = f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}"
-    ctx.flood.prepaid(delivery)
+    if prepaid:
+        ctx.flood.prepaid(delivery)
     ctx.queue.enqueue(
         delivery,
         "pull_request",
@@ -174,6 +193,17 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     """The deferred update: everything the window's commands asked for, at once."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    repo_id = repository_id(payload)
+    moved = None if repo_id is None else ctx.prs.kept_under(ref.repo, ref.number, repo_id)
+    if moved is not None:
+        # the repository was renamed or transferred, and an event under its new name moved
+        # the PR's state there, owed update and all: queued again under that name, it
+        # runs one at a time with that name's deliveries (this one's payment goes along)
+        paid = ctx.flood.claim_prepaid(delivery.id)
+        _schedule(
+            ctx, replace(ref, repo=moved), payload["pull_request"], 0.0, repo_id, prepaid=paid
+        )
+        return f"the PR's state is kept under {moved} now: its update is queued there"
     ctx.flood.sticky.start(pr_key(ref.repo, ref.number) or "")  # the next window opens now
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:

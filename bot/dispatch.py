@@ -29,7 +29,8 @@ what the handler did before stays.
 
 Before its handler reads anything, a routed event's PR state follows the repository:
 kept under another name of the same repository (by `repository.id`: a rename or a
-transfer), it is moved to the name the event gives (`follow_repository`). Per PR: a
+transfer), it is moved to the name the event gives (`follow_repository`); not for our
+own deferred update (`Route.follows`), whose name may be the older one. Per PR: a
 PR's deliveries under one name run one at a time, while moving every PR of the
 repository at once could take another PR's state from under an event in flight under
 the other name (both names on the allow-list, a retry of an old delivery).
@@ -70,6 +71,10 @@ class Route:
     # bot.db.as_github_time), None: not told. A body's copy is refused as a replay only
     # while its delivery is kept: intake ignores one older than that (bot.webhook).
     written: Callable[[dict[str, Any]], str | None] | None = None
+    # The PR's state follows the payload's repository id before the handler runs
+    # (`follow_repository`). False: our own deferred update, queued under the name its
+    # command came by, which may be older than the state's; it looks the state up itself.
+    follows: bool = True
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,7 @@ class Dispatcher:
                 t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
         if t.route is None:
             return f"ignored: {t.reason}"
-        if t.repo is not None and t.pr_number is not None:  # always so when routed
+        if t.repo is not None and t.pr_number is not None and t.route.follows:
             follow_repository(ctx, delivery.payload, t.repo, t.pr_number)
         try:
             return t.route.handler(ctx, delivery)
@@ -212,7 +217,7 @@ def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, numbe
     is set aside for it (`PRStore.follow`)."""
     repo_id = repository_id(payload)
     if repo_id is None or not ctx.prs.must_follow(repo, number, repo_id):
-        return  # no id (a hand-made payload, our own deferred update): by name, as ever
+        return  # no id (a hand-made payload, an older release's deferred update): by name
     with ctx.prs.db.tx() as conn:
         moved = ctx.prs.follow(conn, repo, number, repo_id)
         held = ctx.feedback.move(conn, moved.new, moved.held, number) if moved.held else 0

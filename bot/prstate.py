@@ -488,6 +488,19 @@ class PRStore:
             for note_id, reasons in json.loads(r["evidence"]).items()
         ]
 
+    def kept_under(self, repo: str, number: int, repo_id: int) -> str | None:
+        """The other name PR `number` of repository `repo_id` is kept under now (an event
+        under its new name moved it there), or None: kept under `repo`, not kept, or set
+        aside (`held_name`: its repository's name now is not known)."""
+        rows = self.db.execute(
+            "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ? ORDER BY updated_at DESC",
+            (repo_id, number),
+        )
+        names = [r["repo"] for r in rows]
+        if not names or repo.lower() in names or names[0] == held_name(repo_id):
+            return None
+        return names[0]
+
     def must_follow(self, repo: str, number: int, repo_id: int) -> bool:
         """Whether `follow` has work: the PR's state is kept under another name of its
         repository, or is not yet marked with the repository's id."""

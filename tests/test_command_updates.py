@@ -195,6 +195,50 @@ def test_a_deferred_update_survives_a_restart(tmp_path, fake_github, app_key, mo
     assert reactions(fake, owed) == {"eyes", "+1"}
 
 
+# r29d: the repository is renamed while the update a `/notes why` owes waits its window,
+# and the PR's next event under the new name moves its state there, owed update and
+# all, before it runs. The update's delivery names the PR by its old name: it found
+# nothing owed there, so the `/notes why` never got its +1 and the state under the new
+# name owed it for good. Also when a new repository took the old name meanwhile (its
+# event set the state aside first): the update must not run on that one's PR.
+@pytest.mark.parametrize("reused", [False, True], ids=["renamed", "name reused"])
+def test_a_deferred_update_still_thanks_its_command_after_the_state_moved_to_a_new_name(
+    tmp_path, fake_github, app_key, monkeypatch, reused
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, repos=f"{DEFAULT_REPO},{elsewhere}")
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=3600))
+        say(client, rt, fake, "/notes")
+        owed = say(client, rt, fake, "/notes why", wait=False)
+        wait_until(lambda: rt.queue.counts()["done"] == 2, what="the second command")
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        events = [pr_payload(**labeled_one_more_note(repo=elsewhere))]
+        if reused:
+            with fake._lock:  # a new repository takes the name: it redirects no more
+                del fake._moved[DEFAULT_REPO]
+                fake._installations[1001].repos.add(DEFAULT_REPO)
+            fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+            events.insert(0, pr_payload(title=MATCHING_TITLE))
+            events[0]["repository"]["id"] += 1  # another repository: its own id
+        for i, payload in enumerate(events, start=3):
+            assert post(client, "pull_request", payload).status_code == 202
+            wait_until(lambda i=i: rt.queue.counts()["done"] == i, what="the PR event")
+        assert rt.ctx.prs.get(elsewhere, N).pending.acks == (owed.id,)
+        theirs = ours(fake) if reused else []
+    db = Database(settings.db_path)  # the window ends while no server runs
+    db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    db.close()
+    with serving(settings) as (client, rt):
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert rt.ctx.prs.get(elsewhere, N).pending is None
+    assert reactions(fake, owed) == {"eyes", "+1"}
+    assert [(c.id, c.body) for c in ours(fake)] == [(c.id, c.body) for c in theirs]
+
+
 def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0.3))

@@ -359,3 +359,20 @@ def test_no_other_list_a_rollback_caches_under_the_same_head_keeps_the_base(prs)
         prs.db.execute("UPDATE pr_state SET files = ? WHERE number = 7", (other,))
         kept += [i] if prs.get(OLD, 7).files_base is not None else []
     assert kept == [], f"lists {kept} took the base stored with another list"
+
+
+# r29d: a deferred update queued under the old name (bot.command_updates.handle_refresh)
+# asks where the PR's state is kept now, by the repository's id
+def test_where_a_prs_state_is_kept_now_is_found_by_its_repositorys_id(prs):
+    assert prs.kept_under(OLD, 1, ID) is None  # not kept at all
+    follow(prs, OLD, 1)
+    assert prs.kept_under(OLD, 1, ID) is None  # under the name asked for
+    follow(prs, NEW, 1)
+    assert prs.kept_under(OLD, 1, ID) == NEW and prs.kept_under(OLD, 2, ID) is None
+    prs.update(OTHER, 1, verbose=True)  # a row with no id under a third name
+    assert prs.kept_under(OLD, 1, ID) == NEW
+    follow(prs, OLD, 1, ID + 1)  # a new repository takes the old name: NEW's PR 1...
+    follow(prs, OTHER, 1, ID + 1)  # ...which then moves on: OLD's PR 1 is ID's no more
+    assert prs.kept_under(OTHER, 1, ID) == NEW and prs.kept_under(OLD, 1, ID + 1) == OTHER
+    follow(prs, OTHER, 1)  # this one took OTHER: the other's PR 1 set aside, name not known
+    assert prs.kept_under(OLD, 1, ID + 1) is None and prs.kept_under(NEW, 1, ID) == OTHER
