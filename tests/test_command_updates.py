@@ -202,8 +202,9 @@ def test_a_deferred_update_survives_a_restart(tmp_path, fake_github, app_key, mo
 # name owed it for good. Also when a new repository took the old name meanwhile (its
 # event set the state aside first): the update must not run on that one's PR.
 @pytest.mark.parametrize("reused", [False, True], ids=["renamed", "name reused"])
+# kills: bot/command_updates.py:handle_refresh its summary for the log (-> None)
 def test_a_deferred_update_still_thanks_its_command_after_the_state_moved_to_a_new_name(
-    tmp_path, fake_github, app_key, monkeypatch, reused
+    tmp_path, fake_github, app_key, monkeypatch, caplog, reused
 ):
     clean_env(monkeypatch)
     fake, elsewhere = fake_github, "vllm-org/vllm"
@@ -231,11 +232,14 @@ def test_a_deferred_update_still_thanks_its_command_after_the_state_moved_to_a_n
     db = Database(settings.db_path)  # the window ends while no server runs
     db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
     db.close()
+    caplog.set_level("INFO", logger="review_notes")
     with serving(settings) as (client, rt):
         drain(rt)
         assert rt.queue.counts()["failed"] == 0
         assert rt.ctx.prs.get(elsewhere, N).pending is None
     assert reactions(fake, owed) == {"eyes", "+1"}
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert any(f"kept under {elsewhere} now: its update is queued there" in m for m in said)
     assert [(c.id, c.body) for c in ours(fake)] == [(c.id, c.body) for c in theirs]
 
 
@@ -1002,6 +1006,35 @@ def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_
     assert reactions(fake, c) == {"eyes", "+1"} and sticky_writes(fake) == 1 - given_back
     assert budget.left(1001) == 10 - 6 + given_back
     assert rt.queue.counts()["failed"] == 0
+
+
+# kills: bot/command_updates.py:handle_refresh the update queued again under the new name
+#        not told prepaid (`prepaid=paid` -> `False`): the write its command paid for is kept
+def test_a_deferred_update_queued_again_under_the_new_name_still_gives_back_its_write(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, repos=f"{DEFAULT_REPO},{elsewhere}")
+    with serving(settings) as (client, rt):
+        tune(rt, OWING, clock=lambda: 1000.0)
+        say(client, rt, fake, "/notes")  # the window opens
+        c = _owe_an_update(client, rt, fake, "/notes")  # the same again: nothing to write
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        payload = pr_payload(action="labeled", title=MATCHING_TITLE, repo=elsewhere)
+        assert post(client, "pull_request", payload).status_code == 202
+        wait_until(lambda: rt.queue.counts()["done"] == 3, what="the event under the new name")
+        budget = rt.ctx.flood.installation_writes
+        left = budget.left(1001)
+        fake.clear_requests()
+        _run_due(rt)
+        assert [r["repo"] for r in rt.db.execute("SELECT repo FROM deliveries WHERE by_bot")] == [
+            DEFAULT_REPO,
+            elsewhere,
+        ]
+        assert reactions(fake, c) == {"eyes", "+1"} and fake.calls("PATCH", "/repos/*") == []
+        assert budget.left(1001) == left + 1  # its 👍 was paid; the comment's write back
 
 
 def test_a_deferred_update_is_the_bots_own_delivery_not_githubs(live):
