@@ -449,19 +449,24 @@ class PRStore:
         """Whether a reply was posted under this key (it may be deleted since)."""
         return bool(self.db.execute("SELECT 1 FROM pr_replies WHERE key = ?", (key,)))
 
-    def notes_of(self, repo: str, numbers: list[int]) -> dict[int, tuple[str, ...]]:
-        """The notes shown on each of these PRs (those with none are left out). A PR whose
-        state is still kept under an older name of the repository (renamed or
-        transferred: it moves at the PR's own next event, `follow`) counts too, found by
-        the repository's id; under both names, the state under `repo` is the PR's."""
+    def notes_of(self, repo: str, number: int, numbers: list[int]) -> dict[int, tuple[str, ...]]:
+        """The notes shown on each of these PRs of the repository of PR `number` of `repo`
+        (those with none are left out). Found by that PR's repository id (its event
+        marked its state with it): a PR whose state is still kept under an older name
+        (renamed or transferred: it moves at the PR's own next event, `follow`), or set
+        aside (`held_name`), counts; one kept under `repo` with another repository's id
+        (the name reused) does not: it is another repository's PR of that number. Under
+        both names, the state under `repo` is the PR's. No id known: by name alone."""
         if not numbers:
             return {}
         marks = ",".join("?" * len(numbers))
+        name = repo.lower()
         rows = self.db.execute(
-            f"SELECT repo, number, notes FROM pr_state WHERE number IN ({marks}) AND (repo = ?"
-            " OR repo_id = (SELECT repo_id FROM pr_state WHERE repo = ? AND repo_id IS NOT NULL"
-            " LIMIT 1)) ORDER BY repo = ?",  # this name's last: it wins
-            (*numbers, repo.lower(), repo.lower(), repo.lower()),
+            "WITH own AS (SELECT repo_id AS id FROM pr_state WHERE repo = ? AND number = ?)"
+            f" SELECT repo, number, notes FROM pr_state WHERE number IN ({marks})"
+            " AND (repo_id = (SELECT id FROM own) OR (repo = ? AND (repo_id IS NULL"
+            " OR (SELECT id FROM own) IS NULL))) ORDER BY repo = ?",  # this name's last: it wins
+            (name, number, *numbers, name, name),
         )
         shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
         return {n: ids for n, ids in shown.items() if ids}

@@ -347,7 +347,7 @@ def notes_of_related_prs(ctx: BotContext, facts: PRFacts) -> dict[str, tuple[int
     fix of its bug, changes the same mechanism."""
     # the first few: a description listing thousands of "fixes #N" costs one small query
     related = related_refs(facts.body, facts.repo, own_number=facts.number)[:MAX_RELATED]
-    shown = ctx.prs.notes_of(facts.repo, [r.number for r in related])
+    shown = ctx.prs.notes_of(facts.repo, facts.number, [r.number for r in related])
     found: dict[str, tuple[int, str]] = {}
     for r in related:
         for note_id in shown.get(r.number, ()):  # by its id now: it may have been renamed

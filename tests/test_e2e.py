@@ -511,6 +511,35 @@ def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
         assert len(ours(fake, N + 1, repo=new_repo)) == 1
 
 
+# r29d: a repository transferred (or renamed) to a name another repository had, whose
+# PRs' state is still kept under it: a revert there of its own PR K got the notes the
+# other repository's PR K was shown. The related PRs' notes were found by the id of any
+# row under the name, the other repository's as well as its own, and every row under
+# the name counted: "reverts PR K, which got this note", of another PR by other people.
+def test_a_revert_under_a_reused_name_gets_no_note_of_the_other_repositorys_pr(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).notes and len(ours(fake)) == 1
+        fake.transfer(DEFAULT_REPO, "vllm-project/vllm-before")
+        with fake._lock:  # another repository is transferred in under the name
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        files = ["vllm/entrypoints/openai/api_server.py"]
+        fake.add_pull(DEFAULT_REPO, N + 1, files=files, title=UNRELATED_TITLE)
+        revert = pr_payload(number=N + 1, title=UNRELATED_TITLE, body=f"Reverts #{N}")
+        revert["repository"]["id"] += 1  # its own id; its PR N never had an event here
+        assert post(client, "pull_request", revert).status_code == 202
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert rt.ctx.prs.get(DEFAULT_REPO, N + 1).notes == ()
+        assert ours(fake, N + 1) == []
+
+
 def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
     # GitHub's listing is every changed file (the payload's `changed_files` says how many)
     client, rt, fake = live

@@ -135,16 +135,38 @@ def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs)
     prs.update(OLD, 1, notes=("vllm-aaaa1111",))
     follow(prs, OTHER, 2, ID + 1)  # another repository's PR 2: never read as this one's
     prs.update(OTHER, 2, notes=("vllm-cccc3333",))
-    assert prs.notes_of(NEW, [1, 2]) == {}  # nothing under the new name knows the id yet
+    assert prs.notes_of(NEW, 3, [1, 2]) == {}  # nothing under the new name knows the id yet
     follow(prs, NEW, 3)  # the revert's own event marks it
-    assert prs.notes_of(NEW, [1, 2]) == {1: ("vllm-aaaa1111",)}
+    assert prs.notes_of(NEW, 3, [1, 2]) == {1: ("vllm-aaaa1111",)}
     follow(prs, NEW, 1)  # once both names hold a row, the new name's is the PR's
     prs.db.execute(
         "INSERT INTO pr_state (repo, number, notes, updated_at, repo_id)"
         " VALUES (?, 1, '[\"vllm-old00000\"]', 'x', ?)",
         (OLD, ID),
     )
-    assert prs.notes_of(NEW, [1]) == {1: ("vllm-aaaa1111",)}
+    assert prs.notes_of(NEW, 3, [1]) == {1: ("vllm-aaaa1111",)}
+
+
+# r29d: a name another repository had keeps that one's PRs' state until events move it
+# (set aside): they are not this repository's PRs of those numbers, and its own are
+# found wherever they are kept by its id, set aside included
+def test_the_notes_shown_on_related_prs_are_this_repositorys_not_those_under_its_name(prs):
+    follow(prs, NEW, 1, ID + 1)  # the other repository, when it was called NEW
+    prs.update(NEW, 1, notes=("vllm-cccc3333",))
+    follow(prs, NEW, 2, ID + 1)
+    prs.update(NEW, 2, notes=("vllm-dddd4444",))
+    follow(prs, OLD, 1)  # this one, under its old name
+    prs.update(OLD, 1, notes=("vllm-aaaa1111",))
+    follow(prs, NEW, 3)  # this one's revert, under its new name
+    assert prs.notes_of(NEW, 3, [1, 2]) == {1: ("vllm-aaaa1111",)}
+    follow(prs, OTHER, 4, ID + 1)  # the other one, called OTHER now, its PR 1 still under NEW
+    assert prs.notes_of(OTHER, 4, [1, 2]) == {1: ("vllm-cccc3333",), 2: ("vllm-dddd4444",)}
+    follow(prs, NEW, 2)  # this one's PR 2 sets the other's aside: still the other's
+    assert prs.notes_of(OTHER, 4, [2]) == {2: ("vllm-dddd4444",)}
+    assert prs.notes_of(NEW, 3, [2]) == {}
+    prs.update(OTHER, 9, notes=("vllm-eeee5555",))  # a row under the name with no id: by name
+    assert prs.notes_of(OTHER, 4, [9]) == {9: ("vllm-eeee5555",)}
+    assert prs.notes_of(OTHER, 10, [1, 9]) == {9: ("vllm-eeee5555",)}  # no id known: by name
 
 
 def test_order_keys_sort_as_things_were_said():
