@@ -155,6 +155,7 @@ def test_the_notes_shown_on_related_prs_are_this_repositorys_not_those_under_its
     prs.update(NEW, 1, notes=("vllm-cccc3333",))
     follow(prs, NEW, 2, ID + 1)
     prs.update(NEW, 2, notes=("vllm-dddd4444",))
+    follow(prs, NEW, 5, ID + 1)  # a PR of a later number, kept first: not this one's id
     follow(prs, OLD, 1)  # this one, under its old name
     prs.update(OLD, 1, notes=("vllm-aaaa1111",))
     follow(prs, NEW, 3)  # this one's revert, under its new name
@@ -166,7 +167,9 @@ def test_the_notes_shown_on_related_prs_are_this_repositorys_not_those_under_its
     assert prs.notes_of(NEW, 3, [2]) == {}
     prs.update(OTHER, 9, notes=("vllm-eeee5555",))  # a row under the name with no id: by name
     assert prs.notes_of(OTHER, 4, [9]) == {9: ("vllm-eeee5555",)}
-    assert prs.notes_of(OTHER, 10, [1, 9]) == {9: ("vllm-eeee5555",)}  # no id known: by name
+    prs.update(OTHER, 4, notes=("vllm-ffff6666",))
+    # no id known (a payload without one): by name, the rows with an id too
+    assert prs.notes_of(OTHER, 10, [1, 4, 9]) == {4: ("vllm-ffff6666",), 9: ("vllm-eeee5555",)}
 
 
 def test_order_keys_sort_as_things_were_said():
