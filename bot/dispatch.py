@@ -30,10 +30,11 @@ what the handler did before stays.
 Before its handler reads anything, a routed event's PR state follows the repository:
 kept under another name of the same repository (by `repository.id`: a rename or a
 transfer), it is moved to the name the event gives (`follow_repository`); not for our
-own deferred update (`Route.follows`), whose name may be the older one. Per PR: a
-PR's deliveries under one name run one at a time, while moving every PR of the
-repository at once could take another PR's state from under an event in flight under
-the other name (both names on the allow-list, a retry of an old delivery).
+own deferred update (`Route.follows`), whose name may be the older one. A delivery
+whose name another repository has taken since it was sent is not run (`_taken_since`).
+Per PR: a PR's deliveries under one name run one at a time, while moving every PR of
+the repository at once could take another PR's state from under an event in flight
+under the other name (both names on the allow-list, a retry of an old delivery).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.context import BotContext
-from bot.github_port import ConversationLocked, repository_id
+from bot.github_port import ConversationLocked, ref_from_payload, repository_id
 from bot.markers import written_by_review_notes
 from bot.queue import Delivery
 from bot.settings import Settings
@@ -195,7 +196,9 @@ class Dispatcher:
         if t.route is None:
             return f"ignored: {t.reason}"
         if t.repo is not None and t.pr_number is not None and t.route.follows:
-            follow_repository(ctx, delivery.payload, t.repo, t.pr_number)
+            stale = follow_repository(ctx, delivery.payload, t.repo, t.pr_number)
+            if stale:
+                return f"ignored: {stale}"
         try:
             return t.route.handler(ctx, delivery)
         except ConversationLocked as locked:
@@ -210,14 +213,20 @@ class Dispatcher:
             return f"stopped: the conversation is locked ({locked})"
 
 
-def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, number: int) -> None:
+def follow_repository(
+    ctx: BotContext, payload: dict[str, Any], repo: str, number: int
+) -> str | None:
     """Move PR `number`'s state (per-PR state, reply records, `/notes wrong` marks) kept
     under another name of the payload's repository to `repo`, in one transaction, and
     mark its state with the repository's id; another repository's state kept under `repo`
-    is set aside for it (`PRStore.follow`)."""
+    is set aside for it (`PRStore.follow`). Returns why the delivery must not run: it
+    names a name another repository has taken since (`_taken_since`)."""
     repo_id = repository_id(payload)
     if repo_id is None or not ctx.prs.must_follow(repo, number, repo_id):
-        return  # no id (a hand-made payload, an older release's deferred update): by name
+        return None  # no id (a hand-made payload, an older release's deferred update): by name
+    stale = _taken_since(ctx, payload, repo, number, repo_id)
+    if stale:
+        return stale
     with ctx.prs.db.tx() as conn:
         moved = ctx.prs.follow(conn, repo, number, repo_id)
         held = ctx.feedback.move(conn, moved.new, moved.held, number) if moved.held else 0
@@ -247,6 +256,34 @@ def follow_repository(ctx: BotContext, payload: dict[str, Any], repo: str, numbe
             marks,
             moved.dropped,
         )
+
+
+def _taken_since(
+    ctx: BotContext, payload: dict[str, Any], repo: str, number: int, repo_id: int
+) -> str | None:
+    """Why a delivery whose PR state under `repo` is another repository's must not run:
+    GitHub answers the name with that other repository now. The delivery is then one of
+    the repository renamed away, sent before and run late (a retry, a redelivery): its
+    calls by name would reach the other repository's PR (its comment edited with this
+    one's notes, this one's state taking that comment's id). Else (the name is this
+    repository's: the other one renamed away) None. Asked only on that conflict."""
+    other = ctx.prs.kept_for(repo, number)
+    if other is None or other == repo_id:
+        return None
+    now = ctx.github.repository_now(ref_from_payload(payload, number))
+    if now is None or now == repo_id:
+        return None
+    log.warning(
+        "%s#%d: this delivery is repository %d's, but GitHub answers %s with repository"
+        " %d now (renamed away, the name taken since): not run, lest it write on that"
+        " repository's PR; the PR's next event under its new name is handled",
+        repo,
+        number,
+        repo_id,
+        repo,
+        now,
+    )
+    return f"{repo} is repository {now}'s name now, not this delivery's repository {repo_id}'s"
 
 
 def _sent_by_a_bot(payload: dict[str, Any]) -> bool:

@@ -149,6 +149,9 @@ class DryRunGitHub:
     def forget_installation(self, change: InstallationChange) -> None:
         """Nothing cached: a dry run mints no tokens."""
 
+    def repository_now(self, ref: PRRef) -> int | None:
+        return None  # no GitHub to ask
+
     def bot_login(self) -> str | None:
         return None  # no account: events sent by a bot are judged on REVIEW_NOTES_BOT_LOGIN
 

@@ -365,6 +365,17 @@ class GitHubClient:
         role = data.get("role_name")
         return role if role in ROLES else data.get("permission") or "none"
 
+    def repository_now(self, ref: PRRef) -> int:
+        def op(gh: Github) -> int:
+            repo = gh.get_repo(ref.repo)  # lazy: no request yet
+            data = self._retry.call(f"get {ref.repo}", lambda: repo.raw_data)
+            found = data.get("id") if isinstance(data, dict) else None
+            if type(found) is not int:
+                raise GitHubError(f"GitHub get {ref.repo}: a malformed answer: id {found!r}")
+            return found
+
+        return self._sessions.as_installation(ref, op)
+
     # --- identity ---------------------------------------------------------------
 
     def bot_login(self) -> str:

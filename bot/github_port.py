@@ -242,6 +242,12 @@ class GitHubPort(Protocol):
         """An installation event: forget the tokens and lookups it makes stale."""
         ...
 
+    def repository_now(self, ref: PRRef) -> int | None:
+        """The id of the repository GitHub answers `ref.repo` with now (one call; a
+        renamed repository's old name leads to it, until another one takes the name);
+        None when this port cannot ask GitHub (dry run)."""
+        ...
+
     def bot_login(self) -> str | None:
         """The login this port comments as (`<slug>[bot]` for an App), to drop events our
         own App sent when REVIEW_NOTES_BOT_LOGIN is unset; None when it cannot tell."""

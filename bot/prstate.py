@@ -506,6 +506,14 @@ class PRStore:
             return None
         return names[0]
 
+    def kept_for(self, repo: str, number: int) -> int | None:
+        """The id of the repository whose PR `number` the state under `repo` is (None:
+        no state, or not marked with one)."""
+        rows = self.db.execute(
+            "SELECT repo_id FROM pr_state WHERE repo = ? AND number = ?", (repo.lower(), number)
+        )
+        return rows[0]["repo_id"] if rows else None
+
     def must_follow(self, repo: str, number: int, repo_id: int) -> bool:
         """Whether `follow` has work: the PR's state is kept under another name of its
         repository, or is not yet marked with the repository's id."""

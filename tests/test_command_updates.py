@@ -224,6 +224,7 @@ def test_a_deferred_update_still_thanks_its_command_after_the_state_moved_to_a_n
             fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
             events.insert(0, pr_payload(title=MATCHING_TITLE))
             events[0]["repository"]["id"] += 1  # another repository: its own id
+            fake.add_repo(DEFAULT_REPO).id = events[0]["repository"]["id"]  # GitHub's too
         for i, payload in enumerate(events, start=3):
             assert post(client, "pull_request", payload).status_code == 202
             wait_until(lambda i=i: rt.queue.counts()["done"] == i, what="the PR event")

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.markers import MARKER
+from bot.prstate import held_name
 from tests.fake_github import DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
     BOT,
@@ -328,6 +329,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
         fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=event["title"])
         payload = pr_payload(**event, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
+        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -350,7 +352,6 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
 def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other_pr(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
-    from bot.prstate import held_name
     from tests.command_kit import AUTHOR, say, tune
 
     clean_env(monkeypatch)
@@ -371,6 +372,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
+        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -415,6 +417,7 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
         fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
+        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
         assert post(client, "pull_request", payload).status_code == 202
         wait_until(lambda: rt.queue.counts()["done"] == 4, what="the new PR's event")
         (comment,) = ours(fake)
@@ -463,6 +466,7 @@ def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the
         fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
+        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
         (theirs,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
@@ -483,6 +487,51 @@ def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the
         (mark,) = rt.ctx.feedback.marks()
         assert (mark.repo, mark.number) == (elsewhere, N)
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == theirs.id  # the new one's, still
+
+
+# r29d: a delivery of the repository renamed away, sent before the rename and run after
+# the new repository's event under the name (a failed one retried, one redelivered),
+# was run under the name, which GitHub answers with the new repository: it edited that
+# repository's PR's comment with this one's notes, and this one's state took that
+# comment's id. GitHub is asked which repository the name is now (only when the state
+# under the name is another repository's), and the delivery is not run.
+# kills: bot/dispatch.py:Dispatcher.dispatch the summary of a delivery not run (-> None)
+def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_alone(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (first,) = ours(fake)
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        with fake._lock:  # a new repository takes the name: it redirects no more
+            del fake._moved[DEFAULT_REPO]
+            fake._installations[1001].repos.add(DEFAULT_REPO)
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
+        payload["repository"]["id"] += 1  # another repository: its own id
+        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt)
+        (theirs,) = ours(fake)
+        fake.clear_requests()
+        caplog.set_level("WARNING", logger="bot.dispatch")
+        caplog.set_level("INFO", logger="review_notes")
+        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+        assert post(client, "pull_request", late, delivery="late").status_code == 202
+        drain(rt)
+        assert rt.queue.get("late").state == "done" and rt.queue.counts()["failed"] == 0
+        assert fake.calls("PATCH", "/repos/*") == [] and fake.calls("POST", "/repos/*") == []
+        assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}")) == 1  # the one question
+        assert [(c.id, c.body) for c in ours(fake)] == [(theirs.id, theirs.body)]
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == theirs.id
+        assert rt.ctx.prs.get(held_name(late["repository"]["id"]), N).comment_id == first.id
+        (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
+        assert "not run" in said
+        (done,) = [r.getMessage() for r in caplog.records if "delivery late " in r.getMessage()]
+        assert f"ignored: {DEFAULT_REPO} is repository {payload['repository']['id']}'s" in done
 
 
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
@@ -533,6 +582,7 @@ def test_a_revert_under_a_reused_name_gets_no_note_of_the_other_repositorys_pr(
         fake.add_pull(DEFAULT_REPO, N + 1, files=files, title=UNRELATED_TITLE)
         revert = pr_payload(number=N + 1, title=UNRELATED_TITLE, body=f"Reverts #{N}")
         revert["repository"]["id"] += 1  # its own id; its PR N never had an event here
+        fake.add_repo(DEFAULT_REPO).id = revert["repository"]["id"]  # GitHub's too
         assert post(client, "pull_request", revert).status_code == 202
         drain(rt)
         assert rt.queue.counts()["failed"] == 0

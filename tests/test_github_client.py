@@ -994,6 +994,24 @@ def test_writes_to_a_moved_repository_follow_githubs_redirect(fake_github, make_
     assert ("GET", 301) in moved and ("POST", 307) in moved  # the comment and the reaction
 
 
+# r29d: bot.dispatch asks which repository a name is now when the PR state kept under it
+# is another repository's: a renamed repository's old name leads to it (301), until
+# another repository takes the name
+def test_the_repository_a_name_is_now_follows_a_rename_until_the_name_is_taken(
+    fake_github, make_github_client
+):
+    renamed = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    client = make_github_client()
+    assert client.repository_now(PR) == renamed.id
+    assert [r.status for r in fake_github.calls("GET", f"/repos/{DEFAULT_REPO}")] == [301]
+    with fake_github._lock:  # a new repository takes the name: it redirects no more
+        del fake_github._moved[DEFAULT_REPO]
+        fake_github._installations[1001].repos.add(DEFAULT_REPO)
+    taken = fake_github.add_repo(DEFAULT_REPO)
+    assert client.repository_now(PR) == taken.id != renamed.id
+
+
 def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
     fake_github, make_github_client
 ):
