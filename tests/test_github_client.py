@@ -1012,6 +1012,18 @@ def test_the_repository_a_name_is_now_follows_a_rename_until_the_name_is_taken(
     assert client.repository_now(PR) == taken.id != renamed.id
 
 
+# kills: bot/github_client.py:GitHubClient.repository_now an answer without an integer id
+#        taken for one (the check deleted): a delivery then ran as if the name were its own
+@pytest.mark.parametrize("body", [{"full_name": DEFAULT_REPO}, {"id": "186853002"}])
+def test_a_repository_answer_without_an_integer_id_is_an_error(
+    fake_github, make_github_client, body
+):
+    fake_github.add_repo(DEFAULT_REPO)
+    fake_github.inject("GET", f"/repos/{DEFAULT_REPO}", Fault(status=200, body=body))
+    with pytest.raises(GitHubError, match="a malformed answer: id"):
+        make_github_client().repository_now(PR)
+
+
 def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
     fake_github, make_github_client
 ):
