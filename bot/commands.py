@@ -15,8 +15,9 @@ code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
 ignored, so quoting or documenting a command never runs it. A command on the line
 right after a quote runs, although GitHub shows that line inside the quote (a lazy
 continuation): the author typed it there, under what they quoted. Sentence punctuation
-after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`) is no part of it.
-`/notesfoo`, `/ci run` and `/lgtm` are other bots' business.
+after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`) is no part of it;
+right after the command word (`/notes.`) it ends the command, the bare one.
+`/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from bot.comment_prose import WORDS, command_lines
+from bot.comment_prose import SENTENCE_MARKS, WORDS, command_lines, starts_with_marks
 from bot.config_files import read_config
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
@@ -186,7 +187,7 @@ def _visible(word: str) -> str:
 # input method types it, `/notes off。`, `/notes off，谢谢` with no space after the comma):
 # the writer ended or paused a sentence. No sub-command has punctuation in it, so reading
 # the word before it loses nothing; the rest of the word is its first argument.
-_SUBCOMMAND = re.compile(r"(?P<sub>[A-Za-z]+)[.,!?;:…。，、！？；：]+(?P<rest>.*)", re.S)
+_SUBCOMMAND = re.compile(f"(?P<sub>[A-Za-z]+)[{re.escape(SENTENCE_MARKS)}]+(?P<rest>.*)", re.S)
 
 
 def _split_subcommand(words: list[str]) -> list[str]:
@@ -198,9 +199,14 @@ def _split_subcommand(words: list[str]) -> list[str]:
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
-    """A line that starts with the command word (`/notesfoo` is someone else's)."""
-    words = [w for w in map(_visible, WORDS.findall(line[len(word) :])) if w]
-    if not words:
+    """A line that starts with the command word (`/notesfoo` is someone else's).
+
+    Sentence punctuation right after the word (`/notes.`, `/notes。谢谢`, as iOS types a
+    double space `/notes. `) ended the writer's sentence there: the command is the bare
+    one, and what follows is prose, not a sub-command (`/notes. Off topic, but ...`)."""
+    rest = line[len(word) :]
+    words = [w for w in map(_visible, WORDS.findall(rest)) if w]
+    if not words or starts_with_marks(rest):
         return Command(Kind.REFRESH, (), line[: len(word)])
     words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)

@@ -132,9 +132,32 @@ def _starts_with(line: str, word: str) -> bool:
         return False
     # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
     # `/notes&nbsp;`): the page decides, after rendering; invisible characters show nothing
-    at = _past_invisible(line, end)
+    return _word_ends(line, _past_invisible(line, end), markup="<\\&")
+
+
+# Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
+# input method types it, `/notes。`), a full-width one (and `…`) with no space after it.
+SENTENCE_MARKS = ".,!?;:…。，、！？；："
+_MARKS = re.compile(f"[{re.escape(SENTENCE_MARKS)}]+")
+
+
+def _word_ends(line: str, at: int, markup: str = "") -> bool:
+    """Whether the command word ends at `at`: the line's end, a space, the `markup` that
+    may follow it in the source, or sentence punctuation that ends there too (`/notes.`,
+    `/notes, ...`) or is the full-width kind a Chinese writer puts no space after
+    (`/notes。谢谢`). `/notes.py`, `/notes/foo` or `/notes:8080` are paths and such."""
+    marks = _MARKS.match(line, at)
+    if marks is not None and not marks[0][-1].isascii():
+        return True
+    at = at if marks is None else _past_invisible(line, marks.end())
     after = line[at : at + 1]
-    return not after or _space(after) or after in "<\\&"
+    return not after or _space(after) or after in markup
+
+
+def starts_with_marks(text: str) -> bool:
+    """Whether `text` (what follows a command word) starts with sentence punctuation,
+    invisible characters aside: the word ended a sentence (`/notes.`)."""
+    return _MARKS.match(text, _past_invisible(text, 0)) is not None
 
 
 def _past_invisible(line: str, at: int) -> int:
@@ -230,9 +253,7 @@ def command_lines(text: str, word: str) -> list[str]:
             _line_after(node, rest, hides)
             line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
             line = line[_past_invisible(line, 0) :]  # from the word (_starts_with)
-            at = _past_invisible(line, len(word))
-            after_word = line[at : at + 1]
-            if not after_word or _space(after_word):  # `/notes<b>x</b>` is /notesx
+            if _word_ends(line, _past_invisible(line, len(word))):  # `/notes<b>x</b>`: /notesx
                 found.append(line)
     return found
 

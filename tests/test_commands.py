@@ -57,6 +57,22 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes topic: cuda-graphs", [("topic", ("cuda-graphs",))]),
         ("/notes frob.", [("unknown", ("frob.",))]),
         ("/notes ...", [("unknown", ("...",))]),
+        # the same right after the command word: the writer ended the sentence with it
+        # (a line "/notes." under "please run:", iOS typing a double space "/notes. "),
+        # so it is the bare command, and what follows is the next sentence, not a
+        # sub-command (`/notes. Off topic, but ...` must not turn the bot off)
+        ("/notes.", [("refresh", ())]),
+        ("/notes. ", [("refresh", ())]),
+        ("/notes。", [("refresh", ())]),
+        ("/notes!", [("refresh", ())]),
+        ("/notes？", [("refresh", ())]),
+        ("/notes...", [("refresh", ())]),
+        ("/notes……", [("refresh", ())]),
+        ("/notes. Off topic, but thanks", [("refresh", ())]),
+        ("/notes。谢谢", [("refresh", ())]),
+        ("/notes，off", [("refresh", ())]),
+        ("/NOTES\u200b.", [("refresh", ())]),
+        ("/notes.\u200b", [("refresh", ())]),
     ],
 )
 def test_one_command(text, expected):
@@ -68,7 +84,13 @@ def test_one_command(text, expected):
     [
         "/notesfoo",
         "/notes-bar why",
-        "/notes.",
+        # punctuation that does not end a sentence there: a path, a URL's port or query
+        "/notes.py",
+        "/notes.md is where they live",
+        "/notes/foo",
+        "/notes:8080",
+        "/notes?x=1",
+        "/notes.<b>x</b>",  # shown as "/notes.x"
         "/ci run",
         "/lgtm",
         "/hold cancel",
