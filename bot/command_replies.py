@@ -8,10 +8,12 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
+from bot.comment_prose import SENTENCE_MARKS
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
@@ -198,10 +200,35 @@ def _count_notes(n: int) -> str:
 # --- topic ---------------------------------------------------------------------
 
 
-def _find_topic(library: Library, text: str) -> Topic | None:
-    wanted = topic_key(text)
+def _topics_by_key(library: Library) -> dict[str, Topic]:
+    """Each topic by its id and its names as read (topic_key; the library refuses two
+    topics read alike)."""
+    found: dict[str, Topic] = {}
     for topic in library.topics.values():
-        if wanted in (topic_key(topic.id), topic_key(topic.name_en), topic_key(topic.name_zh)):
+        for name in (topic.id, topic.name_en, topic.name_zh):
+            found.setdefault(topic_key(name), topic)
+    return found
+
+
+def _find_topic(library: Library, text: str) -> Topic | None:
+    return _topics_by_key(library).get(topic_key(text))
+
+
+# Where a topic's name may end in what was typed: at a space, or at sentence punctuation a
+# Chinese writer puts no space after (`cuda-graphs，谢谢`, `投机解码。谢谢`).
+_NAME_ENDS = re.compile(f"[ {re.escape(SENTENCE_MARKS)}]")
+
+
+def _named_topic(library: Library, text: str) -> Topic | None:
+    """The topic the longest leading part of `text` names, cut at a space or punctuation:
+    the whole (`cuda graphs`), or its start with more words (`rocm please`, `CUDA graphs,
+    thanks`, `cuda-graphs，谢谢`). Longest first: a name with a comma in it
+    (`Sampler, logits processors and reasoning budget`) is read whole."""
+    by_key = _topics_by_key(library)
+    cuts = {len(text)} | {m.start() for m in _NAME_ENDS.finditer(text, 1)}
+    for cut in sorted(cuts, reverse=True):
+        topic = by_key.get(topic_key(text[:cut]))
+        if topic is not None:
             return topic
     return None
 
@@ -250,8 +277,7 @@ def render_topic(
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
         return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
-    # the whole text names it (`cuda graphs`), or its first word does (`cuda-graphs please`)
-    topic = _find_topic(library, command.text) or _find_topic(library, command.args[0])
+    topic = _named_topic(library, command.text)
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."

@@ -23,7 +23,7 @@ from bot.feedback import pick_note
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, code
 from bot.markers import written_by_review_notes
-from bot.notes import Note, Verdict
+from bot.notes import Note, Topic, Verdict
 from bot.search import query_terms, search_notes
 from tests.test_render import linked_by_github
 
@@ -632,6 +632,42 @@ def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
     a = reply("/notes topic rocm please", library)
     assert "There is no topic" not in a
     assert a.split("\n", 2)[2] == reply("/notes topic rocm", library).split("\n", 2)[2]
+
+
+def test_a_topic_name_ends_at_punctuation_with_words_after_it(library):
+    # a Chinese input method puts no space after its comma or full stop, so the name and a
+    # "thanks" were read as one name: "There is no topic `cuda-graphs，谢谢`"; a name of
+    # several words before a comma was looked up whole with the thanks, or by its first
+    # word alone (`cuda`)
+    answer = reply("/notes topic cuda-graphs", library).split("\n", 2)[2]
+    for asked in [
+        "cuda-graphs，谢谢",
+        "CUDA graphs。谢谢",
+        "cuda graphs, thanks",
+        "CUDA Graph 捕获，谢谢！",
+        "cuda-graphs；please",
+    ]:
+        assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
+    # a name with a comma of its own is read whole, up to the comma that ends it
+    for asked, name in [
+        (
+            "Sampler, logits processors and reasoning budget, thanks",
+            "采样、logits 处理器与思考预算",
+        ),
+        ("采样、logits 处理器与思考预算，谢谢", "采样、logits 处理器与思考预算"),
+        ("分布式执行（TP/PP/DP、集合通信），谢谢", "分布式执行（TP/PP/DP、集合通信）"),
+    ]:
+        body = reply(f"/notes topic {asked}", library)
+        assert f"({name}, `" in body and "There is no topic" not in body, body
+
+
+def test_the_longest_name_typed_is_the_topic_asked_for(library):
+    # `rocm ci, thanks` names ROCm CI, though its first word names ROCm
+    ci = Topic(id="rocm-ci", name_en="ROCm CI", name_zh="ROCm 持续集成")
+    lib = Library(notes=library.notes, topics={**library.topics, ci.id: ci})
+    body = reply("/notes topic rocm ci, thanks", lib)
+    assert "No notes on **ROCm CI** (ROCm 持续集成, `rocm-ci`) yet." in body, body
+    assert "`rocm`" not in reply("/notes topic rocm-ci，谢谢", lib).split("\n", 2)[2]
 
 
 # --- mutation run r20b ---
