@@ -39,14 +39,18 @@ _NAME_GAPS = re.compile(r"[\s_-]+")
 
 # a sentence's end after the name (`/notes topic cuda-graphs.`), NFKC's forms of it
 _SENTENCE_END = ".,!?;:。、"
+# what a name may be typed in: inline code, quotes as typed and as iOS, macOS or a Chinese
+# input method make them (`“cuda graphs”`, `「投机解码」`); no name holds one
+_QUOTES = "`\"'“”‘’「」『』"
 
 
 def topic_key(text: str) -> str:
     """A topic's id or name as a reader may type it: `cuda graphs`, `CUDA graphs`,
-    `cuda_graphs` and `cuda-graphs.` all mean `cuda-graphs` (the comment prints names, not
-    ids). NFKC: a Chinese input method's full-width forms (`（PCP / DCP）`, `ＲＯＣｍ`) are
-    the ASCII ones a name may be written with."""
-    text = unicodedata.normalize("NFKC", text).strip().rstrip(_SENTENCE_END).strip("`")
+    `cuda_graphs`, `cuda-graphs.` and `"cuda graphs."` all mean `cuda-graphs` (the comment
+    prints names, not ids). NFKC: a Chinese input method's full-width forms
+    (`（PCP / DCP）`, `ＲＯＣｍ`) are the ASCII ones a name may be written with."""
+    text = unicodedata.normalize("NFKC", text).strip().rstrip(_SENTENCE_END)
+    text = text.strip(_QUOTES).rstrip(_SENTENCE_END)
     return _NAME_GAPS.sub(" ", text.casefold()).strip()
 
 
