@@ -210,10 +210,6 @@ def _topics_by_key(library: Library) -> dict[str, Topic]:
     return found
 
 
-def _find_topic(library: Library, text: str) -> Topic | None:
-    return _topics_by_key(library).get(topic_key(text))
-
-
 # Where a topic's name may end in what was typed: at a space, or at sentence punctuation a
 # Chinese writer puts no space after (`cuda-graphs，谢谢`, `投机解码。谢谢`).
 _NAME_ENDS = re.compile(f"[ {re.escape(SENTENCE_MARKS)}]")

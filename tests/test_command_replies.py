@@ -671,6 +671,13 @@ def test_the_longest_name_typed_is_the_topic_asked_for(library):
     assert "`rocm`" not in reply("/notes topic rocm-ci，谢谢", lib).split("\n", 2)[2]
 
 
+# kills: bot/command_replies.py:_named_topic a name of one character not cut off what follows it
+def test_a_topic_named_by_one_character_ends_at_punctuation_too(library):
+    locks = Topic(id="locks", name_en="Locks", name_zh="锁")
+    lib = Library(notes=library.notes, topics={**library.topics, locks.id: locks})
+    assert "No notes on **Locks** (锁, `locks`) yet." in reply("/notes topic 锁，谢谢", lib)
+
+
 # --- mutation run r20b ---
 
 
@@ -751,7 +758,7 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
 
 
 # kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
-# kills: bot/command_replies.py:_find_topic a topic not found by its English name
+# kills: bot/command_replies.py:_topics_by_key a topic not found by its English name
 def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):
     answer = reply("/notes topic spec-decode", library).split("\n", 2)[2]
     assert "There is no topic" not in answer

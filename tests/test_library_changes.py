@@ -558,7 +558,7 @@ def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
     # What a reviewer sees: `/notes topic Expert-parallelism and elastic EP`, typed as
     # the comment prints it, answers with the other topic's notes; this topic's notes
     # are reached by its id only, which no comment shows.
-    from bot.command_replies import _find_topic
+    from bot.command_replies import _named_topic
     from bot.note_files import LibraryError
 
     topics = tmp_path / "topics.toml"
@@ -570,7 +570,7 @@ def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
     except LibraryError:
         return  # refused, as two names differing in case are
     named = [t.id for t in library.topics.values() if "xpert" in t.name_en]
-    found = _find_topic(library, "Expert-parallelism and elastic EP")
+    found = _named_topic(library, "Expert-parallelism and elastic EP")
     raise AssertionError(f"loaded; /notes topic for {named} answers {found and found.id!r} only")
 
 
@@ -813,13 +813,13 @@ def test_check_flags_a_topic_name_or_id_that_notes_topic_reads_as_another_topics
     tmp_path, old, new
 ):
     # b776eb7 refuses two topic *names* `/notes topic` reads as one (topic_key), but
-    # `/notes topic` matches a topic's id as well as its name (`_find_topic`), and the
+    # `/notes topic` matches a topic's id as well as its name (`_named_topic`), and the
     # check compares names with names only. A curator names the watermarking topic
     # "Elastic EP" (or gives it the id `elastic_ep`): `notes check` prints ok. What a
     # reviewer sees: `/notes topic Elastic EP`, typed as the comment prints the
     # watermarking topic, answers with the elastic-ep topic's notes (the first topic in
     # the file whose id or name reads so); the watermarking topic is unreachable.
-    from bot.command_replies import _find_topic
+    from bot.command_replies import _named_topic
 
     topics = tmp_path / "topics.toml"
     text = DEFAULT_TOPICS_FILE.read_text(encoding="utf-8")
@@ -841,7 +841,7 @@ def test_check_flags_a_topic_name_or_id_that_notes_topic_reads_as_another_topics
         moved = next(t for t in library.topics.values() if t.name_en == typed)
     else:
         typed, moved = "elastic_ep", library.topics["elastic_ep"]
-    found = _find_topic(library, typed)
+    found = _named_topic(library, typed)
     raise AssertionError(
         f"loaded; /notes topic {typed} answers {found and found.id!r}, not {moved.id!r}"
     )
