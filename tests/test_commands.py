@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from bot import comment_prose
 from bot.command_policy import Decision, most_writes
@@ -1644,3 +1645,24 @@ def test_two_command_lines_joined_by_raw_html_are_one_line_from_the_first():
     text = "<div>\n/notes why\n/notes off\n</div>"
     assert [line.rstrip() for line in command_lines(text, "/notes")] == ["/notes why /notes off"]
     assert kinds(text) == [("why", ("/notes", "off"))]
+
+
+# --- mutation run r29a ---
+
+
+# kills: bot/commands.py:CommandConfig the config shared by every handler changeable in place
+def test_the_command_config_cannot_be_changed_in_place():
+    # one CommandConfig serves every delivery's context on the server's threads: a handler
+    # that set a cap would set it for every PR
+    config = load_command_config()
+    with pytest.raises(ValidationError, match="frozen"):
+        config.max_commands = 50
+    assert config.max_commands == 5
+
+
+# kills: bot/comment_prose.py:_word_ends markup after the punctuation that ends the word refused
+def test_markup_after_the_punctuation_that_ends_the_word_is_left_to_the_page():
+    # as after the bare word (`/notes<!-- -->`): GitHub shows "/notes." and the command runs
+    assert kinds("/notes.<!-- from the template -->") == [("refresh", ())]
+    assert kinds("/notes.<br>thanks") == [("refresh", ())]
+    assert kinds("/notes.<b>x</b>") == []  # shown as "/notes.x"
