@@ -119,6 +119,17 @@ def test_a_sub_command_ending_a_sentence_runs_as_itself(live):
     assert "on **CUDA graphs**" in reply.body and "There is no" not in reply.body
 
 
+def test_the_command_word_ending_a_sentence_and_a_topic_with_thanks_glued_on(live):
+    # "/notes。" was no command at all (nothing happened), and "/notes topic cuda-graphs，
+    # 谢谢" answered "There is no topic": a Chinese input method puts no space after 。 or ，
+    client, rt, fake = live
+    c = say(client, rt, fake, "麻烦再匹配一次：\n/notes。")
+    assert sticky(fake) is not None and reactions(fake, c) == {"eyes", "+1"}
+    say(client, rt, fake, "/notes topic cuda-graphs，谢谢")
+    (reply,) = replies(fake)
+    assert "on **CUDA graphs**" in reply.body and "There is no" not in reply.body
+
+
 def test_reply_budget_limits_reply_comments(live):
     client, rt, fake = live
     tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)
