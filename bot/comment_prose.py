@@ -136,8 +136,9 @@ def _starts_with(line: str, word: str) -> bool:
 
 
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
-# input method types it, `/notes。`), a full-width one (and `…`) with no space after it.
-SENTENCE_MARKS = ".,!?;:…。，、！？；："
+# input method types it, `/notes。`), a full-width one (and `…`) with no space after it;
+# a tilde is the friendly full stop of informal Chinese (`/notes off～`, `谢谢~`).
+SENTENCE_MARKS = ".,!?;:…。，、！？；：~～"
 _MARKS = re.compile(f"[{re.escape(SENTENCE_MARKS)}]+")
 
 

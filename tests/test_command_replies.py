@@ -647,6 +647,7 @@ def test_a_topic_name_ends_at_punctuation_with_words_after_it(library):
         "CUDA Graph 捕获，谢谢！",
         "cuda-graphs；please",
         "“CUDA graphs”，谢谢",  # quoted as iOS quotes: no part of the name (topic_key)
+        "cuda-graphs～谢谢",
     ]:
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
     # a name with a comma of its own is read whole, up to the comma that ends it

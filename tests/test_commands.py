@@ -56,6 +56,8 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes help！", [("help", ())]),
         ("/notes off，谢谢", [("off", ("谢谢",))]),
         ("/notes topic: cuda-graphs", [("topic", ("cuda-graphs",))]),
+        ("/notes off～", [("off", ())]),  # informal Chinese ends a sentence with a tilde
+        ("/notes restore~", [("restore", ())]),
         ("/notes frob.", [("unknown", ("frob.",))]),
         ("/notes ...", [("unknown", ("...",))]),
         # the same right after the command word: the writer ended the sentence with it
@@ -72,6 +74,8 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes. Off topic, but thanks", [("refresh", ())]),
         ("/notes。谢谢", [("refresh", ())]),
         ("/notes，off", [("refresh", ())]),
+        ("/notes～谢谢", [("refresh", ())]),
+        ("/notes~", [("refresh", ())]),
         ("/NOTES\u200b.", [("refresh", ())]),
         ("/notes.\u200b", [("refresh", ())]),
     ],
@@ -90,6 +94,7 @@ def test_one_command(text, expected):
         "/notes.md is where they live",
         "/notes/foo",
         "/notes:8080",
+        "/notes~backup",
         "/notes?x=1",
         "/notes.<b>x</b>",  # shown as "/notes.x"
         "/ci run",
