@@ -1671,3 +1671,11 @@ def test_markup_after_the_punctuation_that_ends_the_word_is_left_to_the_page():
     assert kinds("/notes.<!-- from the template -->") == [("refresh", ())]
     assert kinds("/notes.<br>thanks") == [("refresh", ())]
     assert kinds("/notes.<b>x</b>") == []  # shown as "/notes.x"
+
+
+# kills: bot/comment_prose.py:_word_ends the run of marks judged by its first mark, not its last
+def test_a_run_of_marks_ending_in_a_full_width_one_needs_no_space_after_it():
+    # what follows the run decides: a writer switching input methods mid-run ("?！")
+    # ended on the Chinese mark, after which no space comes
+    assert kinds("/notes?！谢谢") == [("refresh", ())]
+    assert kinds("/notes！.py") == []
