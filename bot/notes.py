@@ -46,12 +46,15 @@ _QUOTES = "`\"'“”‘’「」『』"
 
 def topic_key(text: str) -> str:
     """A topic's id or name as a reader may type it: `cuda graphs`, `CUDA graphs`,
-    `cuda_graphs`, `cuda-graphs.` and `"cuda graphs."` all mean `cuda-graphs` (the comment
-    prints names, not ids). NFKC: a Chinese input method's full-width forms
-    (`（PCP / DCP）`, `ＲＯＣｍ`) are the ASCII ones a name may be written with."""
+    `cuda_graphs`, `CUDAGraphs`, `cuda-graphs.` and `"cuda graphs."` all mean `cuda-graphs`
+    (the comment prints names, not ids). Gaps do not count: the names put a space between
+    Chinese and Latin letters and around a slash (`前缀缓存与 KV 缓存管理`, `（PCP / DCP）`),
+    which many writers of Chinese leave out (`前缀缓存与KV缓存管理`). NFKC: a Chinese input
+    method's full-width forms (`（PCP/DCP）`, `ＲＯＣｍ`) are the ASCII ones a name may be
+    written with."""
     text = unicodedata.normalize("NFKC", text).strip().rstrip(_SENTENCE_END)
     text = text.strip(_QUOTES).rstrip(_SENTENCE_END)
-    return _NAME_GAPS.sub(" ", text.casefold()).strip()
+    return _NAME_GAPS.sub("", text.casefold())
 
 
 def note_id(repo: str, title: str, *, as_written: bool = False) -> str:

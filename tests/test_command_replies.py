@@ -623,6 +623,24 @@ def test_a_reply_labels_the_notes_link_as_chinese_as_the_comment_does(library):
     assert "read the note" not in body
 
 
+@pytest.mark.parametrize(
+    ("asked", "topic_id"),
+    [
+        ("前缀缓存与KV缓存管理", "prefix-caching"),
+        ("CUDA Graph捕获", "cuda-graphs"),
+        ("上下文并行（PCP/DCP）", "context-parallel"),
+        ("专家并行与弹性EP", "expert-parallel"),
+        ("Model Runner(V1/V2)", "model-runner"),
+        ("KVConnector", "kv-connector"),  # as vLLM's code writes it
+    ],
+)
+def test_a_topic_name_typed_without_its_spaces_is_found(library, asked, topic_id):
+    # the names put a space between Chinese and Latin letters and around a slash, which
+    # many writers of Chinese leave out: each was "There is no topic"
+    body = reply(f"/notes topic {asked}", library)
+    assert f", `{topic_id}`)" in body and "There is no topic" not in body, body
+
+
 # --- found by review 'r17o' ---
 
 
