@@ -11,7 +11,9 @@ in the text once nesting and expansion are capped (`MAX_DEPTH`, `_too_costly`,
 
 How a line is found: each line whose source starts with the command word (at most three
 spaces in; invisible format characters before and right after it show nothing, and are
-skipped) gets a private-use character before the word, one the comment does not use.
+skipped), ended by a space, the line's end or sentence punctuation (`/notes.`, not
+`/notes.py`: `_word_ends`), gets a private-use character before the word, one the
+comment does not use.
 A command counts where that character lands in the HTML as text, at the start of a line,
 outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
 `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
