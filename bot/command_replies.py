@@ -352,7 +352,7 @@ def _within_budget(body: str, budget: int = REPLY_BUDGET) -> str:
     is a note, a sentence: never cut inside one, so no markup is left open)."""
     if len(body) <= budget:
         return body
-    kept, size = [], len(_CUT) + 2
+    kept, size = [], len(_CUT) + 1  # the blank line before the note that the rest is cut
     for line in body.split("\n"):
         if size + len(line) + 1 > budget:
             break

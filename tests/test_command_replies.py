@@ -5,6 +5,7 @@ import re
 import pytest
 
 from bot.command_replies import (
+    _CUT,
     REPLY_BUDGET,
     REPLY_MARKER,
     Unanswered,
@@ -816,6 +817,21 @@ def test_a_search_says_how_many_of_its_words_each_note_matched(library):
 def test_a_search_whose_hits_all_fit_says_nothing_about_more(library):
     body = reply("/notes search EAGLE", library, max_results=1)
     assert "1 note matches `EAGLE`" in body and "more not shown" not in body, body
+
+
+# kills: bot/command_replies.py:_within_budget a line that fits exactly is cut (`>=`)
+# kills: bot/command_replies.py:_within_budget each kept line counted a character long
+def test_a_cut_reply_keeps_every_line_that_fits():
+    # a line that made the cut reply exactly the budget long was cut as well: the note that
+    # the rest is cut was counted with one newline too many
+    lines = [f"line {i}" * (i % 3 + 1) for i in range(60)]
+    body = "\n".join(lines)
+    for budget in range(80, 200):
+        cut = _within_budget(body, budget)
+        kept = cut.split("\n")[:-2]  # before the blank line and the note that it is cut
+        assert kept == lines[: len(kept)], budget
+        one_more = _within_budget("\n".join(lines[: len(kept) + 1]), len(body))
+        assert len("\n".join([one_more, "", _CUT])) > budget, (budget, len(kept))
 
 
 # kills: bot/command_replies.py:_within_budget a reply exactly the budget long is cut
