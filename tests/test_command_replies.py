@@ -176,6 +176,7 @@ def test_topic_lists_its_notes_strongest_first_with_links(library):
     assert_safe(body)
 
 
+# kills: bot/command_replies.py:_order the newest-source-PR tie-break dropped: notes by id alone
 def test_topic_lists_deep_reads_first_then_the_newest_source_pr(library):
     # Every shipped note of a topic is a deep read, so an order checked on them holds
     # whatever the order: these notes differ in verdict and source PR, given shuffled.
@@ -184,23 +185,24 @@ def test_topic_lists_deep_reads_first_then_the_newest_source_pr(library):
     def n(nid: str, verdict: Verdict, pr: int) -> Note:
         return base.model_copy(update={"id": nid, "verdict": verdict, "source_pr": pr})
 
+    # (the ids sort the other way round, so an order by id alone, the last tie-break, fails)
     given = (
         n("t-quick", Verdict.QUICK, 300),
         n("t-skip", Verdict.SKIP, 400),
-        n("t-old", Verdict.DEEP, 100),
-        n("t-new", Verdict.DEEP, 200),
+        n("t-a-old", Verdict.DEEP, 100),
+        n("t-b-new", Verdict.DEEP, 200),
     )
     lib = Library(notes=given, topics=library.topics)
     body = reply("/notes topic rocm", lib)
     lines = [x for x in body.splitlines() if x.startswith("- ")]
     assert [next(m.id for m in given if note_url(m) in x) for x in lines] == [
-        "t-new",
-        "t-old",
+        "t-b-new",
+        "t-a-old",
         "t-quick",
         "t-skip",
     ]
     capped = reply("/notes topic rocm", lib, max_results=2)  # the cap keeps the strongest
-    assert [m.id for m in given if note_url(m) in capped] == ["t-old", "t-new"]
+    assert [m.id for m in given if note_url(m) in capped] == ["t-a-old", "t-b-new"]
 
 
 def test_topic_shows_english_title_first_when_the_note_has_one(library):
