@@ -283,3 +283,50 @@ def test_a_note_brought_back_from_retirement_opens_again(browser):
         site.library = Library(notes=NOTES, topics=topics)  # retired = false, the bot restarted
         browser.get(f"{url}/notes/b-graph")
         assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
+
+
+# --- found by review 'r29e' ---
+
+# The colour of one pixel of a PNG screenshot, read by a canvas on a blank page (the notes
+# pages' CSP would refuse the data: image)
+_PIXEL = """
+const [png, x, y, done] = arguments;
+const img = new Image();
+img.onload = () => {
+  const canvas = document.createElement('canvas');
+  canvas.width = img.width;
+  canvas.height = img.height;
+  const g = canvas.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const [r, gr, b] = g.getImageData(x, y, 1, 1).data;
+  done(`rgb(${r}, ${gr}, ${b})`);
+};
+img.src = 'data:image/png;base64,' + png;
+"""
+
+
+# kills: bot/static/notes.css :root color-scheme dropped: in the dark palette the browser drew
+#   the page's scrollbar (and its form controls' own parts) light, a white stripe down the
+#   right edge of the dark page
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_scrollbar_is_drawn_in_the_pages_palette(browser, base_url, scheme):
+    features = [{"name": "prefers-color-scheme", "value": scheme}]
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
+    short = {"width": 800, "height": 400, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", short)
+    try:
+        browser.get(f"{base_url}/notes")
+        page, gutter, height = browser.execute_script(
+            "const e = document.documentElement;"
+            "return [getComputedStyle(document.body).backgroundColor,"
+            " innerWidth - e.clientWidth, e.scrollHeight > e.clientHeight && innerHeight];"
+        )
+        assert gutter > 0 and height, (gutter, height)  # a scrollbar is drawn: the page scrolls
+        shot = browser.get_screenshot_as_base64()
+        browser.get("about:blank")
+        # its track, below the thumb (the page is scrolled to its top) and above the arrow
+        track = browser.execute_async_script(_PIXEL, shot, 800 - gutter // 2, height - 30)
+        assert _contrast(track, page) < 1.5, (track, page)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
