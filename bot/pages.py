@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -19,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from pydantic import BaseModel
+from starlette.convertors import Convertor, register_url_convertor
 
 from bot.library import Library
 from bot.links import (
@@ -77,6 +79,21 @@ ASK_AGAIN = {"Cache-Control": "no-cache"}
 PASTED_AFTER = ".,;:!?)]}>'\"*，。、；：！？）】」』》〉”’…"
 
 
+class PastedAfter(Convertor[str]):
+    """`{name:pasted}` in a route: a run of what is pasted after a link, nothing else."""
+
+    regex = f"[{re.escape(PASTED_AFTER)}]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("pasted", PastedAfter())
+
+
 def notes_site(
     library: Library,
     *,
@@ -88,7 +105,8 @@ def notes_site(
 ) -> NotesSite:
     """The notes browser; its `router()` serves GET /notes, /notes/{id},
     /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg (and
-    /favicon.ico, redirected to it).
+    /favicon.ico, redirected to it; a note's link pasted with punctuation after it,
+    redirected to the page it names).
 
     `public_url` makes JSON urls and the canonical link absolute; a path in it
     (`https://example.org/review-notes`, a proxy that strips the prefix) is kept in
@@ -142,6 +160,7 @@ class NotesSite:
         for path, name, endpoint in pages:
             router.add_api_route(path, endpoint, methods=["GET"], name=name, response_model=None)
         for path, name, endpoint in [
+            ("/notes/{note_id}/source{after:pasted}", "notes_source_pasted", self.pasted_source),
             ("/assets/notes.css", "notes_css", self.stylesheet),
             ("/assets/favicon.svg", "notes_icon", self.icon),
             ("/favicon.ico", "notes_favicon", self.favicon),
@@ -354,11 +373,19 @@ class NotesSite:
             )
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
 
-    def former(self, request: Request, note_id: str) -> Response | None:
+    def pasted_source(self, request: Request, note_id: str, after: str) -> Response:
+        """The source page's link pasted with the punctuation after it (`/source.`): to
+        the source page, as a note page's link so pasted goes to the note."""
+        return self.former(request, note_id, "/source") or self.error(
+            request, 404, f"no note with id {note_id!r}"
+        )
+
+    def former(self, request: Request, note_id: str, page: str | None = None) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
         a permanent redirect to the same page of the note's id now; to one retired, 410.
         A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，`) is taken
-        for the note it names: no id ends so, and the reader clicked for that note."""
+        for the note it names: no id ends so, and the reader clicked for that note.
+        `page`: what follows the id in the redirect's path (else the request's own)."""
         now = self.library.current_id(note_id)
         if not self.known(now):
             trimmed = self.library.current_id(note_id.rstrip(PASTED_AFTER))
@@ -370,9 +397,10 @@ class NotesSite:
             title = retired.title_en or retired.title_zh
             why = f"note {now!r} ({title}) was retired by the curators: it is linked no more"
             return self.error(request, 410, why)
-        if now == note_id:
+        if now == note_id and page is None:
             return None
         head, _, tail = request.url.path.partition(f"/notes/{note_id}")
+        tail = tail if page is None else page
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)

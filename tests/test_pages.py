@@ -1074,6 +1074,10 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
 # kills: bot/pages.py:NotesSite.former (hand) a link pasted with the punctuation after it (a chat
 #   autolinker takes the full stop or the closing parenthesis, a Chinese IME's full-width comma
 #   follows the URL with no space) answered a plain 404
+# kills: bot/pages.py:NotesSite.router (hand) no route for the source page's link pasted so:
+#   /notes/<id>/source. was a 404 while /notes/<id>. redirected (review r29e)
+# kills: bot/pages.py:NotesSite.former (hand) `page` ignored: /notes/<id>/source. redirected
+#   to itself, or (the id current) answered 404
 @pytest.mark.parametrize(
     ("path", "location"),
     [
@@ -1083,6 +1087,11 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
         ("/notes/n-graph）。", "/notes/n-graph"),
         ("/notes/n-graph%22/source?format=json", "/notes/n-graph/source?format=json"),
         ("/notes/n-old-graph.", "/notes/n-graph"),  # a former id with it: straight to the note
+        # the source page's link so pasted (review r29e: it was a 404)
+        ("/notes/n-graph/source.", "/notes/n-graph/source"),
+        ("/notes/n-graph/source）。?format=json", "/notes/n-graph/source?format=json"),
+        ("/notes/n-old-graph/source)", "/notes/n-graph/source"),
+        ("/notes/n-graph./source.", "/notes/n-graph/source"),
     ],
 )
 def test_a_link_pasted_with_trailing_punctuation_leads_to_the_note(library, path, location):
@@ -1092,7 +1101,27 @@ def test_a_link_pasted_with_trailing_punctuation_leads_to_the_note(library, path
     assert r.headers["cache-control"] == "no-cache"
 
 
-@pytest.mark.parametrize(("path", "status"), [("/notes/n-gone.", 410), ("/notes/...", 404)])
+# kills: bot/pages.py:NotesSite.pasted_source (hand) the source page's link pasted with a
+#   full stop redirected under the host's root, not under public_url's path
+def test_a_source_link_pasted_with_punctuation_stays_under_the_public_path(library):
+    client = client_for(library, public_url="https://example.org/review-notes")
+    r = client.get("/notes/n-graph/source.", follow_redirects=False)
+    assert r.headers["location"] == "https://example.org/review-notes/notes/n-graph/source"
+    followed = client_for(library).get("/notes/n-graph/source.")
+    assert followed.text == dump_note(library.by_id["n-graph"])
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/notes/n-gone.", 410),
+        ("/notes/...", 404),
+        ("/notes/n-gone/source.", 410),
+        ("/notes/n-none/source.", 404),
+        ("/notes/n-graph/sources", 404),  # a word after it, not punctuation: no page
+        ("/notes/n-graph/source.x", 404),
+    ],
+)
 def test_trailing_punctuation_off_a_retired_note_or_no_note_redirects_nowhere(
     library, path, status
 ):
