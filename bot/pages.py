@@ -330,7 +330,7 @@ class NotesSite:
         lib = self.library
         note = lib.by_id.get(note_id)
         if note is None:
-            return self.former(request, note_id) or self.error(
+            return self.former(request, note_id, "notes_note") or self.error(
                 request, 404, f"no note with id {note_id!r}"
             )
         try:
@@ -368,7 +368,7 @@ class NotesSite:
     def note_source(self, request: Request, note_id: str) -> Response:
         note = self.library.by_id.get(note_id)
         if note is None:
-            return self.former(request, note_id) or self.error(
+            return self.former(request, note_id, "notes_source") or self.error(
                 request, 404, f"no note with id {note_id!r}"
             )
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
@@ -376,16 +376,19 @@ class NotesSite:
     def pasted_source(self, request: Request, note_id: str, after: str) -> Response:
         """The source page's link pasted with the punctuation after it (`/source.`): to
         the source page, as a note page's link so pasted goes to the note."""
-        return self.former(request, note_id, "/source") or self.error(
+        return self.former(request, note_id, "notes_source", pasted=True) or self.error(
             request, 404, f"no note with id {note_id!r}"
         )
 
-    def former(self, request: Request, note_id: str, page: str | None = None) -> Response | None:
+    def former(
+        self, request: Request, note_id: str, page: str, pasted: bool = False
+    ) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
         a permanent redirect to the same page of the note's id now; to one retired, 410.
         A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，`) is taken
         for the note it names: no id ends so, and the reader clicked for that note.
-        `page`: what follows the id in the redirect's path (else the request's own)."""
+        `page`: the route asked (the note's, its source's); `pasted`: the link's last part
+        carried the punctuation, so the note's id now redirects too."""
         now = self.library.current_id(note_id)
         if not self.known(now):
             trimmed = self.library.current_id(note_id.rstrip(PASTED_AFTER))
@@ -397,12 +400,10 @@ class NotesSite:
             title = retired.title_en or retired.title_zh
             why = f"note {now!r} ({title}) was retired by the curators: it is linked no more"
             return self.error(request, 410, why)
-        if now == note_id and page is None:
+        if now == note_id and not pasted:
             return None
-        head, _, tail = request.url.path.partition(f"/notes/{note_id}")
-        tail = tail if page is None else page
         query = f"?{request.url.query}" if request.url.query else ""
-        url = self.public(f"{head}/notes/{now}{tail}") + query  # under public_url's path too
+        url = self.absolute(self.href(request, page, note_id=now)) + query  # public_url's path
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
 
     def known(self, note_id: str) -> bool:

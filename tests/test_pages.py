@@ -1076,8 +1076,10 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
 #   follows the URL with no space) answered a plain 404
 # kills: bot/pages.py:NotesSite.router (hand) no route for the source page's link pasted so:
 #   /notes/<id>/source. was a 404 while /notes/<id>. redirected (review r29e)
-# kills: bot/pages.py:NotesSite.former (hand) `page` ignored: /notes/<id>/source. redirected
-#   to itself, or (the id current) answered 404
+# kills: bot/pages.py:NotesSite.former (hand) `pasted` ignored: /notes/<id>/source. of the id
+#   now answered 404
+# kills: bot/pages.py:NotesSite.former (hand) the redirect built by cutting the request's
+#   URL path at /notes/<id> as asked: an encoded '?' (%3F) is written so there, not cut
 @pytest.mark.parametrize(
     ("path", "location"),
     [
@@ -1092,6 +1094,10 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
         ("/notes/n-graph/source）。?format=json", "/notes/n-graph/source?format=json"),
         ("/notes/n-old-graph/source)", "/notes/n-graph/source"),
         ("/notes/n-graph./source.", "/notes/n-graph/source"),
+        # a '?' sent encoded: the path the request's URL gives writes it %3F (review r29e:
+        # the redirect went to /notes/n-graph%3F/notes/n-graph, the path taken for a prefix)
+        ("/notes/n-graph%3F", "/notes/n-graph"),
+        ("/notes/n-old-graph%3F/source", "/notes/n-graph/source"),
     ],
 )
 def test_a_link_pasted_with_trailing_punctuation_leads_to_the_note(library, path, location):
