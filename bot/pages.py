@@ -74,15 +74,24 @@ ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
 # the new one a 308 back) looped, and a note taken out of retirement stayed retired
 ASK_AGAIN = {"Cache-Control": "no-cache"}
 
-# What a chat autolinker or an IME leaves on the end of a pasted link: sentence punctuation,
-# closing brackets and quotes, ASCII and full-width (Chinese)
-PASTED_AFTER = ".,;:!?)]}>'\"*，。、；：！？）】」』》〉”’…"
+# What a chat autolinker leaves on the end of a pasted link: sentence punctuation, closing
+# brackets and quotes (ASCII; no URL of the pages holds more than ASCII)
+PASTED_AFTER = ".,;:!?)]}>'\"*"
+# and all from its first non-ASCII character on: GitHub's autolinker takes all up to an
+# ASCII space, so a link a Chinese sentence runs on from (`，请看`, `。`) ends with it
+_PASTED_TEXT = r"[^\x00-\x7f][^/]*"
+
+
+def pasted_off(segment: str) -> str:
+    """A link's last part without what was pasted after it."""
+    return re.split(r"[^\x00-\x7f]", segment, maxsplit=1)[0].rstrip(PASTED_AFTER)
 
 
 class PastedAfter(Convertor[str]):
-    """`{name:pasted}` in a route: a run of what is pasted after a link, nothing else."""
+    """`{name:pasted}` in a route: what is pasted after a link (`pasted_off` takes off), and
+    nothing else."""
 
-    regex = f"[{re.escape(PASTED_AFTER)}]+"
+    regex = f"[{re.escape(PASTED_AFTER)}]+(?:{_PASTED_TEXT})?|{_PASTED_TEXT}"
 
     def convert(self, value: str) -> str:
         return value
@@ -374,8 +383,9 @@ class NotesSite:
         return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
 
     def pasted_source(self, request: Request, note_id: str, after: str) -> Response:
-        """The source page's link pasted with the punctuation after it (`/source.`): to
-        the source page, as a note page's link so pasted goes to the note."""
+        """The source page's link pasted with the punctuation after it (`/source.`,
+        `/source，请看`): to the source page, as a note page's link so pasted goes to the
+        note."""
         return self.former(request, note_id, "notes_source", pasted=True) or self.error(
             request, 404, f"no note with id {note_id!r}"
         )
@@ -385,13 +395,13 @@ class NotesSite:
     ) -> Response | None:
         """A link to a note a curator renamed since (posted comments keep its old id):
         a permanent redirect to the same page of the note's id now; to one retired, 410.
-        A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，`) is taken
+        A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，请看`) is taken
         for the note it names: no id ends so, and the reader clicked for that note.
         `page`: the route asked (the note's, its source's); `pasted`: the link's last part
         carried the punctuation, so the note's id now redirects too."""
         now = self.library.current_id(note_id)
         if not self.known(now):
-            trimmed = self.library.current_id(note_id.rstrip(PASTED_AFTER))
+            trimmed = self.library.current_id(pasted_off(note_id))
             if not self.known(trimmed):
                 return None
             now = trimmed

@@ -330,3 +330,14 @@ def test_the_scrollbar_is_drawn_in_the_pages_palette(browser, base_url, scheme):
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+# kills: bot/pages.py:pasted_off (hand) only punctuation taken off: the link a Chinese sentence
+#   runs on from, as GitHub's autolinker makes it and Chromium sends it (percent-encoded), was
+#   a 404
+def test_a_link_a_chinese_sentence_runs_on_from_opens_the_note(browser, base_url):
+    browser.get(f"{base_url}/notes/b-graph，请看这条")
+    assert browser.current_url == f"{base_url}/notes/b-graph"
+    assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
+    browser.get(f"{base_url}/notes/b-graph/source。")
+    assert browser.current_url == f"{base_url}/notes/b-graph/source"

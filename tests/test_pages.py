@@ -1076,6 +1076,8 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
 #   follows the URL with no space) answered a plain 404
 # kills: bot/pages.py:NotesSite.router (hand) no route for the source page's link pasted so:
 #   /notes/<id>/source. was a 404 while /notes/<id>. redirected (review r29e)
+# kills: bot/pages.py:pasted_off (hand) only punctuation taken off: a Chinese sentence run on
+#   from a link (/notes/<id>，请看), as GitHub's autolinker takes it, was a 404
 # kills: bot/pages.py:NotesSite.former (hand) `pasted` ignored: /notes/<id>/source. of the id
 #   now answered 404
 # kills: bot/pages.py:NotesSite.former (hand) the redirect built by cutting the request's
@@ -1094,6 +1096,13 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
         ("/notes/n-graph/source）。?format=json", "/notes/n-graph/source?format=json"),
         ("/notes/n-old-graph/source)", "/notes/n-graph/source"),
         ("/notes/n-graph./source.", "/notes/n-graph/source"),
+        # a Chinese sentence run on from it, no space between: GitHub's autolinker takes
+        # all up to an ASCII space (review r29e: a 404)
+        ("/notes/n-graph，请看这条", "/notes/n-graph"),
+        ("/notes/n-graph里面说了", "/notes/n-graph"),
+        ("/notes/n-graph.\u200b", "/notes/n-graph"),  # a zero-width space copied with it
+        ("/notes/n-old-graph/source。谢谢", "/notes/n-graph/source"),
+        ("/notes/n-graph/source.请看", "/notes/n-graph/source"),
         # a '?' sent encoded: the path the request's URL gives writes it %3F (review r29e:
         # the redirect went to /notes/n-graph%3F/notes/n-graph, the path taken for a prefix)
         ("/notes/n-graph%3F", "/notes/n-graph"),
@@ -1126,6 +1135,9 @@ def test_a_source_link_pasted_with_punctuation_stays_under_the_public_path(libra
         ("/notes/n-none/source.", 404),
         ("/notes/n-graph/sources", 404),  # a word after it, not punctuation: no page
         ("/notes/n-graph/source.x", 404),
+        ("/notes/n-graph/sourcex，", 404),
+        ("/notes/n-graphx，", 404),  # the id as asked is none
+        ("/notes/，n-graph", 404),
     ],
 )
 def test_trailing_punctuation_off_a_retired_note_or_no_note_redirects_nowhere(
