@@ -386,19 +386,16 @@ class NotesSite:
         """The source page's link pasted with the punctuation after it (`/source.`,
         `/source，请看`): to the source page, as a note page's link so pasted goes to the
         note."""
-        return self.former(request, note_id, "notes_source", pasted=True) or self.error(
+        return self.former(request, note_id, "notes_source") or self.error(
             request, 404, f"no note with id {note_id!r}"
         )
 
-    def former(
-        self, request: Request, note_id: str, page: str, pasted: bool = False
-    ) -> Response | None:
-        """A link to a note a curator renamed since (posted comments keep its old id):
-        a permanent redirect to the same page of the note's id now; to one retired, 410.
+    def former(self, request: Request, note_id: str, page: str) -> Response | None:
+        """A link to `page` (the note's route, its source's) by an id no note has: a
+        permanent redirect to that page of the note's id now, when a curator renamed it
+        (posted comments keep its old id); to one retired, 410; else None.
         A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，请看`) is taken
-        for the note it names: no id ends so, and the reader clicked for that note.
-        `page`: the route asked (the note's, its source's); `pasted`: the link's last part
-        carried the punctuation, so the note's id now redirects too."""
+        for the note it names: no id ends so, and the reader clicked for that note."""
         now = self.library.current_id(note_id)
         if not self.known(now):
             trimmed = self.library.current_id(pasted_off(note_id))
@@ -410,8 +407,6 @@ class NotesSite:
             title = retired.title_en or retired.title_zh
             why = f"note {now!r} ({title}) was retired by the curators: it is linked no more"
             return self.error(request, 410, why)
-        if now == note_id and not pasted:
-            return None
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.absolute(self.href(request, page, note_id=now)) + query  # public_url's path
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)

@@ -1078,8 +1078,8 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
 #   /notes/<id>/source. was a 404 while /notes/<id>. redirected (review r29e)
 # kills: bot/pages.py:pasted_off (hand) only punctuation taken off: a Chinese sentence run on
 #   from a link (/notes/<id>，请看), as GitHub's autolinker takes it, was a 404
-# kills: bot/pages.py:NotesSite.former (hand) `pasted` ignored: /notes/<id>/source. of the id
-#   now answered 404
+# kills: bot/pages.py:NotesSite.former (hand) None for the id a note has now: /notes/<id>/source.
+#   answered 404
 # kills: bot/pages.py:NotesSite.former (hand) the redirect built by cutting the request's
 #   URL path at /notes/<id> as asked: an encoded '?' (%3F) is written so there, not cut
 @pytest.mark.parametrize(
