@@ -4,8 +4,9 @@ The notes pages filter (`/notes?q=`): every term (separated by whitespace, comma
 semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
 id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
-a Chinese phrase find what they name. A number is a whole number, as in the reply:
-`5241` does not find PR 52419.
+a Chinese phrase find what they name; hyphens, underscores and spaces aside too, so
+`allreduce` finds `all-reduce` and `KV-cache` `KV cache`. A number is a whole number,
+as in the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -152,6 +153,19 @@ def _asks_something(term: str) -> bool:
     return any(ch.isalnum() for ch in term)
 
 
+# Between the parts of a compound, written three ways (`all-reduce`, `allreduce`,
+# `all reduce`; `KV-cache`, `kv_cache`, `KV cache`)
+_JOINERS = re.compile(r"[-_\s]+")
+
+
+def _compound(term: str) -> re.Pattern[str]:
+    """A filter's term as a compound written with or without hyphens, underscores or
+    spaces between its parts, from a word's start: a reviewer's spelling finds the note's
+    (`allreduce` its `all-reduce`), and `n-rocm` is not found in `on ROCm`."""
+    letters = _JOINERS.sub("", term)
+    return re.compile(r"(?<![^\W_])" + r"[-_\s]*".join(map(re.escape, letters)))
+
+
 def _is_path(term: str) -> bool:
     return "/" in term or "." in term
 
@@ -165,6 +179,9 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
 def _matcher(term: str, words: bool):
     # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
     whole = words or (term.isascii() and term.isdigit())
+    if not whole and not words and not _IS_CJK.search(term):
+        compound = _compound(term)
+        return lambda text: term in text or compound.search(text) is not None
     if not whole or _IS_CJK.search(term) or _is_path(term):
         return lambda text: term in text  # a path's piece is found inside a longer path
     # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").

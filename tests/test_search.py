@@ -212,3 +212,32 @@ def test_a_reference_in_brackets_finds_its_note_in_the_filter(q):
 def test_a_term_of_punctuation_alone_asks_for_nothing():
     assert query_terms("( ) [ ] - . 、", FILTER) == []
     assert query_terms("<script> a.py (x)", FILTER) == ["<script>", "a.py", "(x)"]
+
+
+# --- found by review 'r29e' ---
+
+COMPOUNDS = (
+    note("n-c", "通信", "值得快速阅读。Custom all-reduce on ROCm; the KV cache grows."),
+    note("n-d", "预热", "值得快速阅读。The warmup_steps of cudagraph capture.", topics=("x",)),
+)
+
+
+# kills: bot/search.py:_matcher (hand) a filter's term only as a substring: `allreduce` missed
+#   the note writing all-reduce, `KV-cache` the one writing KV cache, `warm-up` warmup
+# kills: bot/search.py:_compound (hand) the word-start anchor dropped: `n-rocm` was found in
+#   "on ROCm", `m-all` in "Custom all-reduce"
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [
+        ("allreduce", ["n-c"]),
+        ("all_reduce", ["n-c"]),
+        ("KV-cache", ["n-c"]),
+        ("kvcache", ["n-c"]),
+        ("warm-up steps", ["n-d"]),
+        ("CUDA-graph", ["n-d"]),
+        ("n-rocm", []),  # its n is the end of "on": no compound there
+        ("m-all", []),  # nor is the end of "Custom"
+    ],
+)
+def test_a_compound_is_found_however_its_parts_are_joined(q, expected):
+    assert ids(search_notes(COMPOUNDS, q, FILTER)) == expected
