@@ -307,6 +307,9 @@ class NotesSite:
         q: str = "",
     ) -> Response:
         lib = self.library
+        pasted = self.pasted_query(request, "notes_list", ("repo", "topic", "verdict"))
+        if pasted is not None:
+            return pasted
         try:
             query = parse_query(lib, repo=repo, topic=topic, verdict=verdict, q=q)
             as_data = wants_json(request)
@@ -411,11 +414,39 @@ class NotesSite:
         url = self.absolute(self.href(request, page, note_id=now)) + query  # public_url's path
         return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
 
+    def pasted_query(self, request: Request, page: str, keys: tuple[str, ...]) -> Response | None:
+        """A list page's link pasted with text after it, which its last value then ends
+        with (the repository a `/notes topic` reply's link ends with, a topic chip's topic,
+        the verdict a searched page's address ends with): a redirect without it, when what
+        is left names something (none ends with what is pasted: `.`, `)`, `，请看`)."""
+        items = request.query_params.multi_items()
+        if not items or items[-1][0] not in keys:
+            return None
+        key, value = items[-1]
+        left = pasted_off(value)
+        if left == value or not self.names_something(key, left):
+            return None
+        query = dict(items) | {key: left}
+        url = self.absolute(self.href(request, page, query))
+        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
+
+    def names_something(self, key: str, value: str) -> bool:
+        """Whether a list page's `repo`, `topic` or `verdict` is one it knows (or none)."""
+        value = value.strip()
+        if key == "repo":
+            return bool(self.library.for_repo(value or DEFAULT_REPO))
+        if key == "topic":
+            return not value or value in self.library.topics
+        return not value or value in {v.value for v in Verdict}
+
     def known(self, note_id: str) -> bool:
         """A note's id now, in use or retired."""
         return note_id in self.library.by_id or note_id in self.library.retired
 
     def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
+        pasted = self.pasted_query(request, "notes_topics", ("repo",))
+        if pasted is not None:
+            return pasted
         repo = repo.strip() or DEFAULT_REPO
         try:
             as_data = wants_json(request)

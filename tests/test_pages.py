@@ -1148,6 +1148,38 @@ def test_trailing_punctuation_off_a_retired_note_or_no_note_redirects_nowhere(
     assert r.status_code == status and "location" not in r.headers
 
 
+# kills: bot/pages.py:NotesSite.pasted_query (hand) none: the topic page's link a `/notes topic`
+#   reply gives (it ends with the repository) pasted into a Chinese sentence listed the notes of
+#   repository "vllm-project/vllm，请看": none ("0 of 0 notes"); a topic or verdict so pasted: 400
+# kills: bot/pages.py:NotesSite.pasted_query (hand) a value pasted off though not the last
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/notes?topic=rocm&repo=vllm-project%2Fvllm，请看", "/notes?topic=rocm"),
+        ("/notes?topic=rocm&repo=acme-org%2Fwidgets.", "/notes?topic=rocm&repo=acme-org%2Fwidgets"),
+        ("/notes?topic=rocm)", "/notes?topic=rocm"),
+        ("/notes?q=x&topic=&verdict=，请看", "/notes?q=x"),  # a searched page's address
+        ("/notes?verdict=deep)", "/notes?verdict=deep"),
+        ("/notes?verdict=deep。&format=json", None),  # not the last: kept, refused as before
+        ("/notes?q=capture，请看", None),  # text pasted after a search is searched for
+        ("/notes?topic=rocmx，", None),  # what is left names nothing either
+        ("/notes?repo=acme-org%2Fnone.", None),
+        ("/topics?repo=acme-org%2Fwidgets，", "/topics?repo=acme-org%2Fwidgets"),
+        ("/topics?topic=rocm.", None),  # not a parameter of the topics page
+        # read as the page reads it, spaces around aside (kills: NotesSite.names_something
+        # its strip gone)
+        ("/notes?topic=+rocm.", "/notes?topic=+rocm"),
+    ],
+)
+def test_a_list_link_pasted_with_text_after_it_leads_to_the_list(library, path, location):
+    widget = make_note("n-widget", repo="acme-org/widgets")
+    lib = Library(notes=(*NOTES, widget), topics=library.topics)
+    r = client_for(lib).get(path, headers={"accept": CHROME_ACCEPT}, follow_redirects=False)
+    assert r.headers.get("location") == location
+    if location:
+        assert r.status_code == 308 and r.headers["cache-control"] == "no-cache"
+
+
 # kills: notes.html (hand) every search titled "Notes · review notes": the tabs and the history
 #   of three searches could not be told apart
 def test_a_search_names_its_query_in_the_page_title(client):
