@@ -10,7 +10,8 @@ as in the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
-(`ROC` is not `ROCm`), a CJK term any part of the text; a note needs one term,
+(`ROC` is not `ROCm`), its parts joined any way as in the filter (`allreduce` finds
+`all-reduce`, `kv_cache` `KV cache`), a CJK term any part of the text; a note needs one term,
 and notes with more terms, and with them in heavier fields (titles, the source PR,
 keywords), come first.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -156,14 +157,21 @@ def _asks_something(term: str) -> bool:
 # Between the parts of a compound, written three ways (`all-reduce`, `allreduce`,
 # `all reduce`; `KV-cache`, `kv_cache`, `KV cache`)
 _JOINERS = re.compile(r"[-_\s]+")
+# Where a filter's compound may start: not right after a letter or digit (`_` is a joiner)
+_AFTER_NO_ALNUM = r"(?<![^\W_])"
+# A reply's Latin word is whole: no Latin letter, digit or `_` either side; CJK text
+# around it is a boundary ("ROCm默认")
+_WORD_START = rf"(?<![^\W{_CJK}])"
+_WORD_END = rf"(?![^\W{_CJK}])"
 
 
-def _compound(term: str) -> re.Pattern[str]:
-    """A filter's term as a compound written with or without hyphens, underscores or
-    spaces between its parts, from a word's start: a reviewer's spelling finds the note's
-    (`allreduce` its `all-reduce`), and `n-rocm` is not found in `on ROCm`."""
+def _compound(term: str, start: str, end: str = "") -> re.Pattern[str]:
+    """A term as a compound written with or without hyphens, underscores or spaces between
+    its parts, from `start` (to `end`): a reviewer's spelling finds the note's (`allreduce`
+    its `all-reduce`), in the pages' filter and the reply alike; anchored, so `n-rocm` is
+    not found in `on ROCm`."""
     letters = _JOINERS.sub("", term)
-    return re.compile(r"(?<![^\W_])" + r"[-_\s]*".join(map(re.escape, letters)))
+    return re.compile(start + r"[-_\s]*".join(map(re.escape, letters)) + end)
 
 
 def _is_path(term: str) -> bool:
@@ -176,17 +184,18 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
     return "path_names" if field == "paths" and mode.words and not pathlike else field
 
 
-def _matcher(term: str, words: bool):
-    # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
-    whole = words or (term.isascii() and term.isdigit())
-    if not whole and not words and not _IS_CJK.search(term):
-        compound = _compound(term)
-        return lambda text: term in text or compound.search(text) is not None
-    if not whole or _IS_CJK.search(term) or _is_path(term):
+def _matcher(term: str, words: bool) -> Callable[[str], bool]:
+    if _IS_CJK.search(term) or (words and _is_path(term)):
         return lambda text: term in text  # a path's piece is found inside a longer path
-    # Word-wise; CJK text around a Latin word is a boundary ("ROCm默认").
-    rx = re.compile(rf"(?<![^\W{_CJK}]){re.escape(term)}(?![^\W{_CJK}])")
-    return lambda text: rx.search(text) is not None
+    if term.isascii() and term.isdigit():
+        # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
+        number = re.compile(_WORD_START + re.escape(term) + _WORD_END)
+        return lambda text: number.search(text) is not None
+    if words:  # a whole word, its parts joined any way
+        word = _compound(term, _WORD_START, _WORD_END)
+        return lambda text: word.search(text) is not None
+    compound = _compound(term, _AFTER_NO_ALNUM)
+    return lambda text: term in text or compound.search(text) is not None
 
 
 @lru_cache(maxsize=8192)  # notes are frozen; folding every note on every search adds up

@@ -846,3 +846,18 @@ def test_a_reply_cut_to_the_budget_never_exceeds_it_and_one_that_fits_is_whole()
         assert len(cut) <= budget, (budget, len(cut))
         assert cut.endswith("_The rest is not shown: the reply would be too long._")
     assert _within_budget(body, len(body)) == body
+
+
+# --- found by review 'r29h' ---
+
+
+def test_search_reply_finds_a_compound_however_its_parts_are_joined(library):
+    # A reviewer types vLLM's spelling (`allreduce`, as in custom_allreduce.py); the seed
+    # note writes all-reduce. The notes page's filter found it, the reply said "No note
+    # matches": the two now share bot.search's compound rule.
+    written = [n for n in library.notes if "all-reduce" in n.guidance + n.title_en]
+    assert written
+    body = reply("/notes search allreduce", library)
+    assert "No note matches" not in body
+    assert all(note_url(n) in body for n in written)
+    assert "No note matches" in reply("/notes search allreducex", library)

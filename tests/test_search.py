@@ -241,3 +241,26 @@ COMPOUNDS = (
 )
 def test_a_compound_is_found_however_its_parts_are_joined(q, expected):
     assert ids(search_notes(COMPOUNDS, q, FILTER)) == expected
+
+
+# --- found by review 'r29h' ---
+
+
+# kills: bot/search.py:_matcher (hand) a reply's word matched as typed: `allreduce` missed the
+#   note writing all-reduce, `kvcache` the one writing KV cache, as the filter did before
+# kills: bot/search.py:_matcher (hand) the word's end dropped: `cudagraph` found `cudagraphs`
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [
+        ("allreduce", ["n-c"]),
+        ("all_reduce", ["n-c"]),
+        ("kvcache", ["n-c"]),
+        ("warm_up", []),  # the note writes warmup_steps: one word, not warmup
+        ("cuda", []),  # nor is cuda a word of cudagraph
+        ("rocm", ["n-c"]),
+        ("mall", []),  # whole words: not the end of "Custom" and the start of "all-reduce"
+        ("cudagrap", []),
+    ],
+)
+def test_a_replys_word_is_found_however_its_parts_are_joined(q, expected):
+    assert ids(search_notes(COMPOUNDS, q, RANKED)) == expected
