@@ -264,3 +264,12 @@ def test_a_compound_is_found_however_its_parts_are_joined(q, expected):
 )
 def test_a_replys_word_is_found_however_its_parts_are_joined(q, expected):
     assert ids(search_notes(COMPOUNDS, q, RANKED)) == expected
+
+
+# kills: bot/search.py:_matcher (hand) a filter's path or file name taken as a substring only
+def test_a_filters_file_name_is_found_however_its_parts_are_joined():
+    # a reviewer types the module as the prose names it (`kv-cache`, `all-reduce`); the
+    # path joins its parts with underscores
+    listed = note("n-e", "注册", "值得精读。", paths=("vllm/v1/core/kv_cache_coordinator.py",))
+    assert ids(search_notes([listed], "kv-cache_coordinator.py", FILTER)) == ["n-e"]
+    assert ids(search_notes([listed], "kv-cache_coordinator.pyi", FILTER)) == []
