@@ -8,12 +8,11 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.commands import Command, Kind, check_word
-from bot.comment_prose import SENTENCE_MARKS
+from bot.comment_prose import is_mark
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
@@ -210,18 +209,15 @@ def _topics_by_key(library: Library) -> dict[str, Topic]:
     return found
 
 
-# Where a topic's name may end in what was typed: at a space, or at sentence punctuation a
-# Chinese writer puts no space after (`cuda-graphs，谢谢`, `投机解码。谢谢`).
-_NAME_ENDS = re.compile(f"[ {re.escape(SENTENCE_MARKS)}]")
-
-
 def _named_topic(library: Library, text: str) -> Topic | None:
     """The topic the longest leading part of `text` names, cut at a space or punctuation:
     the whole (`cuda graphs`), or its start with more words (`rocm please`, `CUDA graphs,
     thanks`, `cuda-graphs，谢谢`). Longest first: a name with a comma in it
     (`Sampler, logits processors and reasoning budget`) is read whole."""
     by_key = _topics_by_key(library)
-    cuts = {len(text)} | {m.start() for m in _NAME_ENDS.finditer(text, 1)}
+    # where a name may end: at a space, or at sentence punctuation a Chinese writer puts
+    # no space after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`)
+    cuts = {len(text)} | {i for i in range(1, len(text)) if text[i] == " " or is_mark(text[i])}
     for cut in sorted(cuts, reverse=True):
         topic = by_key.get(topic_key(text[:cut]))
         if topic is not None:

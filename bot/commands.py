@@ -15,8 +15,9 @@ code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
 ignored, so quoting or documenting a command never runs it. A command on the line
 right after a quote runs, although GitHub shows that line inside the quote (a lazy
 continuation): the author typed it there, under what they quoted. Sentence punctuation
-after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`) is no part of it;
-right after the command word (`/notes.`) it ends the command, the bare one.
+or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
+`/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
+it ends the command, the bare one.
 `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
 """
 
@@ -31,7 +32,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from bot.comment_prose import SENTENCE_MARKS, WORDS, command_lines, starts_with_marks
+from bot.comment_prose import (
+    WORDS,
+    command_lines,
+    is_mark,
+    is_symbol,
+    marks_end,
+    starts_with_marks,
+)
 from bot.config_files import read_config
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
@@ -183,30 +191,41 @@ def _visible(word: str) -> str:
     )
 
 
-# Sentence punctuation after a sub-command (`/notes off.`, `/notes why?`, and as a Chinese
-# input method types it, `/notes off。`, `/notes off，谢谢` with no space after the comma):
-# the writer ended or paused a sentence. No sub-command has punctuation in it, so reading
-# the word before it loses nothing; the rest of the word is its first argument.
-_SUBCOMMAND = re.compile(f"(?P<sub>[A-Za-z]+)[{re.escape(SENTENCE_MARKS)}]+(?P<rest>.*)", re.S)
+# Sentence punctuation or an emoji after a sub-command (`/notes off.`, `/notes why?`,
+# `/notes off🙏`, and as a Chinese input method types it, `/notes off。`, `/notes off，谢谢`
+# with no space after the comma): the writer ended or paused a sentence. No sub-command
+# has either in it, so reading the word before them loses nothing; the rest of the word
+# is its first argument.
+_LETTERS = re.compile("[A-Za-z]+")
 
 
 def _split_subcommand(words: list[str]) -> list[str]:
-    """The words with a known sub-command's trailing punctuation cut off its first word."""
-    found = _SUBCOMMAND.fullmatch(words[0])
-    if found is None or found["sub"].lower() not in _SUBCOMMANDS:
+    """The words with a known sub-command's trailing marks cut off its first word."""
+    sub = _LETTERS.match(words[0])
+    if sub is None or sub[0].lower() not in _SUBCOMMANDS:
         return words
-    return [found["sub"], *([found["rest"]] if found["rest"] else []), *words[1:]]
+    end = marks_end(words[0], sub.end())
+    if end == sub.end():
+        return words  # `off`, or `offx`: someone else's word
+    rest = words[0][end:]
+    return [sub[0], *([rest] if rest else []), *words[1:]]
+
+
+def _emoji_alone(word: str) -> bool:
+    """A word of emoji (`/notes 🙏`, `/notes 👍🏽!`): a thank-you, not a sub-command."""
+    return any(map(is_symbol, word)) and all(map(is_mark, word))
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's).
 
-    Sentence punctuation right after the word (`/notes.`, `/notes。谢谢`, as iOS types a
-    double space `/notes. `) ended the writer's sentence there: the command is the bare
-    one, and what follows is prose, not a sub-command (`/notes. Off topic, but ...`)."""
+    Sentence punctuation or an emoji right after the word (`/notes.`, `/notes。谢谢`, as
+    iOS types a double space `/notes. `, `/notes🙏`), or a word of emoji (`/notes 🙏`),
+    ended the writer's sentence there: the command is the bare one, and what follows is
+    prose, not a sub-command (`/notes. Off topic, but ...`)."""
     rest = line[len(word) :]
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
-    if not words or starts_with_marks(rest):
+    if not words or starts_with_marks(rest) or _emoji_alone(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])
     words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)

@@ -11,9 +11,9 @@ in the text once nesting and expansion are capped (`MAX_DEPTH`, `_too_costly`,
 
 How a line is found: each line whose source starts with the command word (at most three
 spaces in; invisible format characters before and right after it show nothing, and are
-skipped), ended by a space, the line's end or sentence punctuation (`/notes.`, not
-`/notes.py`: `_word_ends`), gets a private-use character before the word, one the
-comment does not use.
+skipped), ended by a space, the line's end, sentence punctuation or an emoji (`/notes.`,
+`/notes🙏`, not `/notes.py`: `_word_ends`), gets a private-use character before the word,
+one the comment does not use.
 A command counts where that character lands in the HTML as text, at the start of a line,
 outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
 `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
@@ -141,26 +141,52 @@ def _starts_with(line: str, word: str) -> bool:
 # input method types it, `/notes。`), a full-width one (and `…`) with no space after it;
 # a tilde is the friendly full stop of informal Chinese (`/notes off～`, `谢谢~`).
 SENTENCE_MARKS = ".,!?;:…。，、！？；：~～"
-_MARKS = re.compile(f"[{re.escape(SENTENCE_MARKS)}]+")
+# The parts of an emoji that are no symbol of their own: variation selectors (❤️), the
+# joiner (👩‍💻), the keycap (1️⃣) and a flag's tags (🏴 and Scotland's letters)
+_EMOJI_PARTS = "\ufe0e\ufe0f\u200d\u20e3" + "".join(map(chr, range(0xE0020, 0xE0080)))
+
+
+def is_symbol(char: str) -> bool:
+    """An emoji or symbol a writer glues to a word as they would a full stop (`/notes
+    off🙏`, `rocm👍🏽`, `why❤️`): Unicode's other and modifier symbols beyond ASCII (So:
+    emoji, ✅, ™; Sk: skin tones), and an emoji's parts. ASCII's (`^`, a backtick) are
+    Markdown's or a path's."""
+    return char > "\x7f" and (unicodedata.category(char) in ("So", "Sk") or char in _EMOJI_PARTS)
+
+
+def is_mark(char: str) -> bool:
+    """Sentence punctuation or an emoji: what may end a command's word (`_word_ends`) and
+    is no part of a sub-command or a topic's name."""
+    return char in SENTENCE_MARKS or is_symbol(char)
+
+
+def marks_end(text: str, at: int) -> int:
+    """Where the run of marks (`is_mark`) from `at` ends (`at`: none there)."""
+    while at < len(text) and is_mark(text[at]):
+        at += 1
+    return at
 
 
 def _word_ends(line: str, at: int, markup: str = "") -> bool:
     """Whether the command word ends at `at`: the line's end, a space, the `markup` that
     may follow it in the source, or sentence punctuation that ends there too (`/notes.`,
     `/notes, ...`) or is the full-width kind a Chinese writer puts no space after
-    (`/notes。谢谢`). `/notes.py`, `/notes/foo` or `/notes:8080` are paths and such."""
-    marks = _MARKS.match(line, at)
-    if marks is not None and not marks[0][-1].isascii():
+    (`/notes。谢谢`), or an emoji (`/notes🙏`, no space after it either). `/notes.py`,
+    `/notes/foo` or `/notes:8080` are paths and such."""
+    end = marks_end(line, at)
+    last = line[at:end].rstrip(_EMOJI_PARTS)[-1:]  # an emoji's selector or tags are the emoji
+    if last and not last.isascii():
         return True
-    at = at if marks is None else _past_invisible(line, marks.end())
+    at = at if end == at else _past_invisible(line, end)
     after = line[at : at + 1]
     return not after or _space(after) or after in markup
 
 
 def starts_with_marks(text: str) -> bool:
-    """Whether `text` (what follows a command word) starts with sentence punctuation,
-    invisible characters aside: the word ended a sentence (`/notes.`)."""
-    return _MARKS.match(text, _past_invisible(text, 0)) is not None
+    """Whether `text` (what follows a command word) starts with sentence punctuation or an
+    emoji, invisible characters aside: the word ended a sentence (`/notes.`, `/notes🙏`)."""
+    start = _past_invisible(text, 0)
+    return marks_end(text, start) > start
 
 
 def _past_invisible(line: str, at: int) -> int:

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from bot.comment_prose import is_symbol
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
 from bot.terminal import inert
@@ -74,7 +75,9 @@ def pick_note(
         return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
     typed = first.strip()
-    ascii_form = typed.translate(_HALF_WIDTH)  # one character for one: the same places
+    # one character for one, the same places: full-width forms as ASCII, an emoji glued
+    # to the number or id (`2🙏`, `2🙏只是改名`) as the full stop it stands for
+    ascii_form = "".join("." if is_symbol(c) else c for c in typed.translate(_HALF_WIDTH))
     number = _NUMBER.fullmatch(ascii_form)
     selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}

@@ -861,3 +861,11 @@ def test_search_reply_finds_a_compound_however_its_parts_are_joined(library):
     assert "No note matches" not in body
     assert all(note_url(n) in body for n in written)
     assert "No note matches" in reply("/notes search allreducex", library)
+
+
+# kills: bot/command_replies.py:_named_topic (hand) a name ended at punctuation only: `rocm🙏`
+#   was answered "There is no topic"
+def test_a_topic_name_ends_at_an_emoji(library):
+    answer = reply("/notes topic rocm", library).split("\n", 2)[2]
+    for asked in ["rocm\U0001f64f", "ROCm\U0001f44d\U0001f3fd谢谢", "rocm \u2764\ufe0f"]:
+        assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked

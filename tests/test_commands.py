@@ -1679,3 +1679,63 @@ def test_a_run_of_marks_ending_in_a_full_width_one_needs_no_space_after_it():
     # ended on the Chinese mark, after which no space comes
     assert kinds("/notes?！谢谢") == [("refresh", ())]
     assert kinds("/notes！.py") == []
+
+
+# --- found by review 'r29h' ---
+
+PRAY, THUMB_MEDIUM, HEART = "\U0001f64f", "\U0001f44d\U0001f3fd", "\u2764\ufe0f"
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+
+
+# kills: bot/comment_prose.py:_word_ends (hand) an emoji after the word read as a letter:
+#   `/notes🙏` was no command
+# kills: bot/commands.py:_split_subcommand (hand) only punctuation cut off a sub-command:
+#   `/notes off🙏` was answered "There is no `off🙏` command"
+# kills: bot/commands.py:_parse_line (hand) a word of emoji read as a sub-command: `/notes 🙏`
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # contributors thank the bot with no space before the emoji, as they would end
+        # a sentence with a full stop: the emoji is no part of the word
+        (f"/notes off{PRAY}", [("off", ())]),
+        (f"/notes{PRAY}", [("refresh", ())]),
+        (f"/notes{PRAY}谢谢", [("refresh", ())]),  # as after `。`: no space after it
+        (f"/notes{PRAY} off", [("refresh", ())]),  # as `/notes. off`: the sentence ended
+        (f"/notes {PRAY}", [("refresh", ())]),  # a thank-you, not a sub-command
+        (f"/notes {THUMB_MEDIUM}!", [("refresh", ())]),
+        (f"/notes why{THUMB_MEDIUM}", [("why", ())]),  # a skin tone (Sk) is the emoji's
+        (f"/notes off{HEART}", [("off", ())]),  # and so is its variation selector
+        (f"/notes why{FAMILY}", [("why", ())]),  # and a sequence's joiners
+        ("/notes off\u2705", [("off", ())]),  # ✅ and ™ are symbols (So) too
+        ("/notes off\u2122.", [("off", ())]),
+        (f"/notes off{PRAY}谢谢", [("off", ("谢谢",))]),  # as `/notes off，谢谢`
+        (f"/notes topic rocm{PRAY}", [("topic", (f"rocm{PRAY}",))]),  # the reply reads it
+        # an emoji after a word is no part of a path either: still not commands
+        ("/notes.py", []),
+        (f"/notes{PRAY}.py", []),
+        ("/notes^", []),  # ASCII's modifier symbols are Markdown's and paths'
+        ("/notes`x`", []),
+        ("/notes?", [("refresh", ())]),
+        ("/notes ?", [("unknown", ("?",))]),  # a question: the reply lists the commands
+        (f"/notes offx{PRAY}", [("unknown", (f"offx{PRAY}",))]),
+    ],
+)
+def test_an_emoji_glued_to_a_command_is_no_part_of_it(text, expected):
+    assert kinds(text) == expected
+
+
+# kills: bot/comment_prose.py:_word_ends (hand) an emoji's variation selector judged alone:
+#   `/notes~` then a joiner ended the word, though nothing shown follows the tilde but `foo`
+def test_an_emojis_parts_alone_after_a_word_are_not_an_emoji():
+    assert kinds("/notes~\u200dfoo") == []
+    assert kinds("/notes\ufe0ffoo") == []
+    assert kinds("/notes off\ufe0f") == [("off", ())]
+
+
+def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
+    import unicodedata
+
+    for char in ["\U0001f64f", "\U0001f3fd", "\u2705", "\u2122", "\u00a9", "\U0001f1e8"]:
+        assert comment_prose.is_symbol(char), unicodedata.name(char)
+    for char in ["^", "`", "a", "\u4e2d", "\u2192", " ", "#"]:  # → is a math symbol (Sm)
+        assert not comment_prose.is_symbol(char), repr(char)

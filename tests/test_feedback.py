@@ -701,3 +701,30 @@ def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
     assert main(["notes", "feedback", "--db", db_path, "--json"]) == 0
     out = capsys.readouterr().out
     assert '"reason": "只改了文档，不相关"' in out
+
+
+# --- found by review 'r29h' ---
+
+
+# kills: bot/feedback.py:pick_note (hand) an emoji after the number read as a letter: `2🙏`
+#   was answered "say which note", and with one note shown hid note 1 with the reason `2🙏`
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2\U0001f64f", ""),
+        ("/notes wrong 2\U0001f64f 只是改名", "只是改名"),
+        ("/notes wrong 2\U0001f44d\U0001f3fd只是改名", "只是改名"),  # as after `，`
+        ("/notes wrong #2\u2764\ufe0f only a rename", "only a rename"),
+    ],
+)
+def test_an_emoji_glued_to_a_note_number_is_its_full_stop(line, reason):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    one = pick_note(command.args, SHOWN[:1])
+    assert (one.note_id, one.problem) == (None, PickProblem.RANGE)
+
+
+def test_an_emoji_glued_to_a_note_id_names_it():
+    pick = pick_note((f"{SHOWN[2]}\U0001f64f", "renamed"), SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
