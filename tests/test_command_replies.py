@@ -869,3 +869,11 @@ def test_a_topic_name_ends_at_an_emoji(library):
     answer = reply("/notes topic rocm", library).split("\n", 2)[2]
     for asked in ["rocm\U0001f64f", "ROCm\U0001f44d\U0001f3fd谢谢", "rocm \u2764\ufe0f"]:
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
+
+
+# kills: bot/command_replies.py:_named_topic a name cut anywhere, not only at a space or a mark
+def test_a_topics_name_is_not_found_inside_a_longer_word(library):
+    assert "There is no topic `rocmish`." in reply("/notes topic rocmish", library)
+    assert "There is no topic `rocmish\U0001f64f`." in reply(
+        "/notes topic rocmish\U0001f64f", library
+    )
