@@ -39,8 +39,9 @@ _HALF_WIDTH = str.maketrans(
     {chr(0xFF01 + i): chr(0x21 + i) for i in range(94)} | {"\u3002": ".", "\u3001": ","}
 )
 # A note's number, and the reason a separator glues to it (Chinese puts no space after
-# `，`); not another number (`2,3`, `2.5`: which note is meant is not clear).
-_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]+(?P<rest>(?![#0-9]).*))?", re.S)
+# `，`); not another number (`2,3`, `2.5`, `2,,3`: which note is meant is not clear). The
+# separators are possessive: giving one back would let `,3` pass for a reason.
+_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9]).*))?", re.S)
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,7 @@ def pick_note(
         return Pick(None, problem=PickProblem.NO_NOTES)
     first = words[0] if words else ""
     typed = first.strip()
-    # one character for one, the same places: full-width forms as ASCII, an emoji glued
-    # to the number or id (`2🙏`, `2🙏只是改名`) as the full stop it stands for
-    ascii_form = "".join("." if is_symbol(c) else c for c in typed.translate(_HALF_WIDTH))
+    ascii_form = _as_ascii(typed)
     number = _NUMBER.fullmatch(ascii_form)
     selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
@@ -91,6 +90,8 @@ def pick_note(
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.RANGE, asked=first)
         glued = typed[number.start("rest") :].strip() if number["rest"] else ""
+        if not glued and _is_number(words[1:2]):
+            return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
         return Pick(shown[rank - 1], rank, " ".join(([glued] if glued else []) + words[1:]))
     if selector in by_id:
         i = by_id[selector]
@@ -101,6 +102,17 @@ def pick_note(
     if len(shown) == 1:
         return Pick(shown[0], 1, " ".join(words))
     return Pick(None, problem=PickProblem.WHICH)
+
+
+def _as_ascii(word: str) -> str:
+    """A note's number or id as read, one character for one (the same places): full-width
+    forms as ASCII, an emoji glued to it (`2🙏`, `2🙏只是改名`) as the full stop it is."""
+    return "".join("." if is_symbol(c) else c for c in word.translate(_HALF_WIDTH))
+
+
+def _is_number(words: list[str]) -> bool:
+    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`)."""
+    return bool(words) and _NUMBER.fullmatch(_as_ascii(words[0].strip())) is not None
 
 
 def hide_dismissed(result: MatchResult, dismissed: Iterable[str]) -> tuple[MatchResult, int]:

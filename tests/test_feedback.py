@@ -728,3 +728,31 @@ def test_an_emoji_glued_to_a_note_number_is_its_full_stop(line, reason):
 def test_an_emoji_glued_to_a_note_id_names_it():
     pick = pick_note((f"{SHOWN[2]}\U0001f64f", "renamed"), SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
+
+
+# kills: bot/feedback.py:pick_note (hand) a second number after a space taken as the reason
+# kills: bot/feedback.py:_NUMBER (hand) its separators giving one back: `2,,3` read as 2, `,3`
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/notes wrong 2, 3",  # a list of two notes, as English writes it
+        "/notes wrong 2 3",
+        "/notes wrong 2 #3 both only rename",
+        "/notes wrong 2 3，只是改名",
+        "/notes wrong 2、 ３",
+        "/notes wrong 2,,3",
+        "/notes wrong 2\U0001f64f,3",
+    ],
+)
+def test_two_note_numbers_apart_name_no_note_as_glued_ones(line):
+    # `2,3` names no note (which is meant is not clear); `2, 3` hid note 2 with the
+    # reason "3", half of what the reviewer asked, and `2,,3` note 2 with the reason ",3"
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
+
+
+def test_a_reason_starting_with_a_figure_is_still_a_reason():
+    (command,) = parse_commands("/notes wrong 2. 3x slower is another PR's claim")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "3x slower is another PR's claim")
