@@ -732,6 +732,8 @@ def test_an_emoji_glued_to_a_note_id_names_it():
 
 # kills: bot/feedback.py:pick_note (hand) a second number after a space taken as the reason
 # kills: bot/feedback.py:_NUMBER (hand) its separators giving one back: `2,,3` read as 2, `,3`
+# kills: bot/feedback.py:_is_number the word not stripped of a line separator first
+# kills: bot/feedback.py:Pick a pick naming no note placed at 1, not 0
 @pytest.mark.parametrize(
     "line",
     [
@@ -742,6 +744,7 @@ def test_an_emoji_glued_to_a_note_id_names_it():
         "/notes wrong 2、 ３",
         "/notes wrong 2,,3",
         "/notes wrong 2\U0001f64f,3",
+        "/notes wrong 2 3\u2028 both",  # a line separator no command word splits at
     ],
 )
 def test_two_note_numbers_apart_name_no_note_as_glued_ones(line):
@@ -749,7 +752,7 @@ def test_two_note_numbers_apart_name_no_note_as_glued_ones(line):
     # reason "3", half of what the reviewer asked, and `2,,3` note 2 with the reason ",3"
     (command,) = parse_commands(line)
     pick = pick_note(command.args, SHOWN)
-    assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
+    assert (pick.note_id, pick.rank, pick.problem) == (None, 0, PickProblem.WHICH)
 
 
 def test_a_reason_starting_with_a_figure_is_still_a_reason():
