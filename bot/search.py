@@ -157,6 +157,8 @@ def _asks_something(term: str) -> bool:
 # Between the parts of a compound, written three ways (`all-reduce`, `allreduce`,
 # `all reduce`; `KV-cache`, `kv_cache`, `KV cache`)
 _JOINERS = re.compile(r"[-_\s]+")
+# A term's joiners at its ends join nothing to it (`_custom_ops`, `--enforce-eager`)
+_EDGES = re.compile(r"([-_\s]*)(.*?)([-_\s]*)", re.S)
 # Where a filter's compound may start: not right after a letter or digit (`_` is a joiner)
 _AFTER_NO_ALNUM = r"(?<![^\W_])"
 # A reply's Latin word is whole: no Latin letter, digit or `_` either side; CJK text
@@ -170,8 +172,11 @@ def _compound(term: str, start: str, end: str = "") -> re.Pattern[str]:
     its parts, from `start` (to `end`): a reviewer's spelling finds the note's (`allreduce`
     its `all-reduce`), in the pages' filter and the reply alike; anchored, so `n-rocm` is
     not found in `on ROCm`."""
-    letters = _JOINERS.sub("", term)
-    return re.compile(start + r"[-_\s]*".join(map(re.escape, letters)) + end)
+    head, core, tail = _EDGES.fullmatch(term).groups()
+    inner = r"[-_\s]*".join(map(re.escape, _JOINERS.sub("", core)))
+    # its ends' joiners may be there or not: `__init__` finds `__init__` (and `init`), a
+    # whole word only when its `_` are, `--enforce-eager` finds `enforce_eager`
+    return re.compile(f"{start}(?:{re.escape(head)})?{inner}(?:{re.escape(tail)})?{end}")
 
 
 def _is_path(term: str) -> bool:

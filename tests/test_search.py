@@ -273,3 +273,33 @@ def test_a_filters_file_name_is_found_however_its_parts_are_joined():
     listed = note("n-e", "注册", "值得精读。", paths=("vllm/v1/core/kv_cache_coordinator.py",))
     assert ids(search_notes([listed], "kv-cache_coordinator.py", FILTER)) == ["n-e"]
     assert ids(search_notes([listed], "kv-cache_coordinator.pyi", FILTER)) == []
+
+
+IDENTIFIERS = (
+    note(
+        "n-f",
+        "注册",
+        "值得精读。Registers ops in vllm/_custom_ops.py and __init__; honours enforce_eager.",
+        paths=("vllm/_custom_ops.py",),
+    ),
+)
+
+
+# kills: bot/search.py:_compound (hand) a term's leading and trailing underscores dropped:
+#   `_custom_ops` and `__init__` found nothing in the reply, an `_` before a word's letters
+#   making them no whole word
+# kills: bot/search.py:_compound (hand) a term's end joiners required: `--enforce-eager` no
+#   longer found enforce_eager on the notes pages
+@pytest.mark.parametrize(
+    ("q", "mode", "expected"),
+    [
+        ("_custom_ops", RANKED, ["n-f"]),
+        ("__init__", RANKED, ["n-f"]),
+        ("custom_ops", RANKED, []),  # a whole word: not the end of _custom_ops
+        ("_init", RANKED, []),
+        ("--enforce-eager", FILTER, ["n-f"]),  # a flag's dashes join nothing to it
+        ("enforce-eager--", FILTER, ["n-f"]),
+    ],
+)
+def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
+    assert ids(search_notes(IDENTIFIERS, q, mode)) == expected
