@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from bot.library import (
     DEFAULT_NOTES_DIR,
@@ -828,17 +828,42 @@ def _escape_what_stdout_cannot_hold() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _escape_what_stdout_cannot_hold()
-    args = build_parser().parse_args(argv)
     try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:  # --help, -h or a usage error: what argparse printed goes out here
+            _flush_output()
+            raise
         code = args.func(args)
-        if sys.stdout is not None:  # None: started with stdout closed (`>&-`)
-            sys.stdout.flush()  # here, not at exit: the reader may be gone (`| true`)
+        _flush_output()
         return code
     except BrokenPipeError:
-        # the reader went away (`review-notes match --batch ... | head`): stop quietly,
-        # and keep Python from complaining again when it flushes stdout at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader went away (`review-notes match --batch ... | head`, `--help | true`, a
+        # usage error's reader on stderr): stop quietly, and keep Python from complaining
+        # again when it flushes the stream at exit
+        for stream in (sys.stdout, sys.stderr):
+            _drop_if_broken(stream)
         return 141  # what a shell reports for SIGPIPE
+
+
+def _flush_output() -> None:
+    """Flush stdout and stderr here, not at exit: their reader may be gone (`| true`), and
+    a BrokenPipeError at exit is Python's "Exception ignored" and exit 120. (argparse
+    itself passes over a write to stderr that fails, and leaves the text buffered.)"""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None: started with it closed (`>&-`)
+            stream.flush()
+
+
+def _drop_if_broken(stream: TextIO | None) -> None:
+    """Send what `stream` still holds to /dev/null if its reader is gone: a flush of the
+    same bytes at exit would fail again."""
+    if stream is None:
+        return
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 if __name__ == "__main__":

@@ -550,6 +550,47 @@ def test_output_shorter_than_a_buffer_to_a_reader_gone_ends_quietly(tmp_path, ar
     assert (r.returncode, r.stderr.decode()) == (141, "")
 
 
+# kills: bot/cli.py:main --help's text (argparse's SystemExit) left to be flushed at exit
+# kills: bot/cli.py:_flush_output a usage error's text on stderr left to be flushed at exit
+# kills: bot/cli.py:main stderr's unsent text kept after its pipe broke (flushed again at exit)
+@pytest.mark.parametrize(
+    ("argv", "stream"),
+    [
+        (["--help"], "stdout"),
+        (["retry", "-h"], "stdout"),
+        (["notes", "check", "--help"], "stdout"),
+        (["serve", "--port", "x"], "stderr"),  # argparse's usage error
+        ([], "stderr"),  # no command
+    ],
+)
+def test_help_or_a_usage_error_to_a_reader_gone_ends_quietly(tmp_path, argv, stream):
+    """`review-notes --help | true`, or a usage error `2>&1 | head -0`: argparse writes its
+    text and raises SystemExit, which passed main's flush; Python's flush at exit met the
+    broken pipe, printed "Exception ignored ... BrokenPipeError" and exited 120, where the
+    sub-commands end quietly with 141 (a usage error's write argparse passes over itself,
+    leaving the text buffered)."""
+    import os
+    import subprocess
+    import sys
+
+    from webhook_kit import base_env
+
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    del env["PYTHONUNBUFFERED"]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    other = tmp_path / "other.txt"  # the stream whose reader is there
+    try:
+        with open(other, "wb") as there:
+            cmd = [sys.executable, "-m", "bot.cli", *argv]
+            streams = {"stdout": write, "stderr": there} if stream == "stdout" else {}
+            streams = streams or {"stdout": there, "stderr": write}
+            r = subprocess.run(cmd, env=env, cwd=tmp_path, **streams)
+    finally:
+        os.close(write)
+    assert (r.returncode, other.read_text()) == (141, "")
+
+
 # kills: bot/cli.py:main stdout flushed though it is None (AttributeError, a traceback)
 def test_a_command_started_with_stdout_closed_runs_as_before(tmp_path):
     """`review-notes match ... >&-`: Python's stdout is None; print writes nothing."""
