@@ -70,6 +70,15 @@ _KEY_KINDS: tuple[tuple[type, str], ...] = (
 )
 
 
+# How a PEM says its key is under a passphrase: PKCS#8's label, or the traditional
+# (OpenSSL) format's header, whatever the kind of key
+_ENCRYPTED_MARKS = ("-----BEGIN ENCRYPTED PRIVATE KEY-----", "Proc-Type: 4,ENCRYPTED")
+_UNDER_PASSPHRASE = (
+    "GitHub App private key is encrypted (it needs a passphrase): the key GitHub downloads is"
+    " not; use that file"
+)
+
+
 def key_problem(pem: str) -> str:
     """What is wrong with a PEM key that cannot sign the App's JWT, as the operator can act
     on it: GitHub's download is an unencrypted RSA key, so a passphrase or another kind
@@ -79,13 +88,14 @@ def key_problem(pem: str) -> str:
             "GitHub App private key is an SSH key (ssh-keygen's, as in ~/.ssh), not the"
             " App's: download the App's private key from its settings page"
         )
+    # by the PEM's own words first: a key cryptography cannot parse (the blank line after
+    # DEK-Info lost in a copy, a cipher it lacks) is under a passphrase all the same
+    if any(mark in pem for mark in _ENCRYPTED_MARKS):
+        return _UNDER_PASSPHRASE
     try:
         key = serialization.load_pem_private_key(pem.encode(), password=None)
     except TypeError:  # cryptography's answer to a key under a passphrase
-        return (
-            "GitHub App private key is encrypted (it needs a passphrase): the key GitHub"
-            " downloads is not; use that file"
-        )
+        return _UNDER_PASSPHRASE
     except (ValueError, UnsupportedAlgorithm):
         return "GitHub App private key is not a usable RSA PEM key"
     kind = next((name for cls, name in _KEY_KINDS if isinstance(key, cls)), None)

@@ -265,6 +265,13 @@ def _pem(key, fmt=serialization.PrivateFormat.PKCS8, password: bytes | None = No
     return key.private_bytes(serialization.Encoding.PEM, fmt, protect).decode()
 
 
+def _one_line(pem: str) -> str:
+    """The key on one line with literal \\n escapes, for an env file, as the recipe often
+    copied for it (awk 'NF {...}' key.pem) makes it: NF passes over blank lines, so an
+    OpenSSL encrypted key loses the one after its DEK-Info header, and no longer parses."""
+    return "".join(f"{line}\\n" for line in pem.splitlines() if line.strip())
+
+
 _RSA = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 _PASSPHRASE = "GitHub App private key is encrypted (it needs a passphrase): the key GitHub"
 _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its settings page"
@@ -278,6 +285,34 @@ _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its s
             _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL, b"pw"),
             _PASSPHRASE,
             id="encrypted-traditional",
+        ),
+        # kills: bot/github_sessions.py:key_problem an encrypted key that does not parse
+        #   said "not a usable RSA PEM key" (its Proc-Type header left unread)
+        pytest.param(
+            _one_line(_pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL, b"pw")),
+            _PASSPHRASE,
+            id="encrypted-traditional-blank-line-lost",
+        ),
+        pytest.param(
+            _one_line(
+                _pem(
+                    ec.generate_private_key(ec.SECP256R1()),
+                    serialization.PrivateFormat.TraditionalOpenSSL,
+                    b"pw",
+                )
+            ),
+            _PASSPHRASE,
+            id="encrypted-ec-traditional-blank-line-lost",
+        ),
+        # kills: bot/github_sessions.py:key_problem an encrypted PKCS#8 key cut short (its
+        #   last lines lost in a copy) said "not a usable RSA PEM key"
+        pytest.param(
+            "\n".join(
+                _pem(ed25519.Ed25519PrivateKey.generate(), password=b"pw").splitlines()[:2]
+                + ["-----END ENCRYPTED PRIVATE KEY-----", ""]
+            ),
+            _PASSPHRASE,
+            id="encrypted-pkcs8-cut-short",
         ),
         pytest.param(
             _pem(ec.generate_private_key(ec.SECP256R1())), f"is an EC key{_NOT_RSA}", id="ec"
