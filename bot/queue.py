@@ -17,16 +17,18 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Collection, Container, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from bot.db import DAMAGED_FIX, Database, is_damaged, utcnow
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # A delivery interrupted by this many crashes is given up, so a poison payload
 # cannot crash-loop the server. Only interruptions count (`interruptions`), not
@@ -93,6 +95,13 @@ CREATE TABLE IF NOT EXISTS dry_run_answered (
 _OWN_UNMARKED = (
     "WHERE NOT by_bot AND (id LIKE '%#files-recheck-%' OR action = 'review_notes_refresh')"
 )
+# What a delivery whose row SQLite cannot read is spared, set aside, by its state
+_SET_ASIDE_AS = {
+    "pending": "never run; the queue goes on without it",
+    "processing": "never run again",
+    "failed": "neither listed nor re-queued (`review-notes retry`) nor deleted",
+    "done": "never deleted (retention)",
+}
 # What a delivery a dry run left queued or failed says once the same file went live
 SET_ASIDE = "a dry run's, set aside unrun as the file went live: run once GitHub's log lists it"
 # A delivery not of a PR whose last pull_request delivery from GitHub closed it
@@ -218,8 +227,8 @@ class DeliveryQueue:
         db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
-        # pending rows SQLite found damaged, claimed by no one until a restart: by seq,
-        # their delivery ids and the error (`set_aside`)
+        # rows SQLite found damaged, read by no one until a restart (claimed, listed,
+        # re-queued or pruned): by seq, their delivery ids and the error (`set_aside`)
         self._unreadable: dict[int, tuple[str, str]] = {}
         self._setting_aside = threading.Lock()
 
@@ -308,32 +317,21 @@ class DeliveryQueue:
         A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
         marked failed nor deleted, and the oldest was tried first at every claim: the
         queue stood still. It is set aside (`set_aside`), then the claim tried again."""
-        seen = len(self._unreadable)
-        try:
-            return self._claim()
-        except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc) or not self._set_aside_unreadable(seen):
-                raise
-        return self._claim()
+        return self.past_damage(self._claim, (State.PENDING,))
 
     def _claim(self) -> Delivery | None:
-        # the rows set aside are left out by seq, which the index has: SQLite reads no
-        # more of them (their ids are ints: no quoting)
-        skip = ",".join(map(str, self._unreadable.copy()))  # (another worker may add one)
-        d_skip, p_skip = (
-            (f"d.seq NOT IN ({skip}) AND", f"p.seq NOT IN ({skip}) AND") if skip else ("", "")
-        )
+        d_skip, p_skip = self.not_set_aside("d.seq"), self.not_set_aside("p.seq")
         now = utcnow()
         rows = self.db.execute(
             f"""
             UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
             WHERE seq = (
                 SELECT d.seq FROM deliveries d
-                WHERE d.state = 'pending' AND {d_skip}
+                WHERE d.state = 'pending' AND {d_skip} AND
                     (d.not_before IS NULL OR d.not_before <= ?) AND (
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
-                        WHERE p.pr_key = d.pr_key AND {p_skip} (p.state = 'processing'
+                        WHERE p.pr_key = d.pr_key AND {p_skip} AND (p.state = 'processing'
                             OR p.state = 'pending' AND p.deferrals > 0 AND p.seq < d.seq)))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
@@ -342,30 +340,51 @@ class DeliveryQueue:
         )
         return _delivery(rows[0]) if rows else None
 
-    def _set_aside_unreadable(self, seen: int) -> bool:
-        """Find the oldest pending row SQLite cannot read and set it aside, said once;
-        False if none is (the damage is elsewhere). True at once if another worker set
-        one aside since this one's claim began (`seen` were then)."""
-        with self._setting_aside:  # two workers failing on one row: one finds it
-            if len(self._unreadable) > seen:
-                return True
-            return self._find_unreadable()
+    def past_damage(self, step: Callable[[], T], states: Collection[State]) -> T:
+        """`step`'s result; should SQLite find a row it reads damaged ("database disk
+        image is malformed": a failing disk), after setting aside every damaged row in
+        `states` (`set_aside`) and running `step` again. A step leaves the rows set aside
+        out (`not_set_aside`): a damaged row can be neither read, nor changed, nor
+        deleted, and met again at each step it would stop each one."""
+        seen = len(self._unreadable)
+        try:
+            return step()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc) or not self._set_aside_unreadable(seen, states):
+                raise
+        return step()
 
-    def _find_unreadable(self) -> bool:
-        for seq, exc in self._unreadable_rows("pending", skip=self._unreadable):
-            if not is_damaged(exc):
-                raise exc
-            name = self._id_of(seq)
-            self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
-            log.error(
-                "delivery %s: SQLite cannot read its row (%s): set aside, never run; the"
-                " queue goes on without it. The database file is damaged: %s",
-                name,
-                exc,
-                DAMAGED_FIX,
-            )
-            return True
-        return False
+    def not_set_aside(self, seq: str = "seq") -> str:
+        """An SQL condition leaving out the rows set aside, by their place (`seq`: the
+        column as the query names it), which every index holds: SQLite reads no more of
+        them (their places are ints: no quoting)."""
+        skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
+        return f"{seq} NOT IN ({skip})" if skip else "TRUE"
+
+    def _set_aside_unreadable(self, seen: int, states: Collection[State]) -> bool:
+        """Set aside every row in `states` SQLite cannot read, each said once; False if
+        none is (the damage is elsewhere), unless another thread set one aside since
+        the caller's step began (`seen` were then): the step may have met that one."""
+        with self._setting_aside:  # two workers failing on one row: one finds it
+            return self._find_unreadable(states) or len(self._unreadable) > seen
+
+    def _find_unreadable(self, states: Collection[State]) -> bool:
+        found = False
+        for state in states:
+            for seq, exc in self._unreadable_rows(state, skip=self._unreadable):
+                if not is_damaged(exc):
+                    raise exc
+                name, found = self._id_of(seq), True
+                self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
+                log.error(
+                    "delivery %s: SQLite cannot read its row (%s): set aside, %s. The database"
+                    " file is damaged: %s",
+                    name,
+                    exc,
+                    _SET_ASIDE_AS[state],
+                    DAMAGED_FIX,
+                )
+        return found
 
     def _unreadable_rows(
         self, state: str, skip: Container[int] = ()
@@ -389,7 +408,7 @@ class DeliveryQueue:
 
     @property
     def set_aside(self) -> dict[str, str]:
-        """The pending deliveries set aside as damaged since the start: id -> error."""
+        """The deliveries set aside as damaged since the start: id -> error."""
         return dict(self._unreadable.copy().values())  # (a worker may add one meanwhile)
 
     def complete(self, delivery_id: str) -> None:
@@ -470,19 +489,23 @@ class DeliveryQueue:
         return {seq: self._id_of(seq) for seq, _ in self._unreadable_rows("processing")}
 
     def retry(self, delivery_ids: list[str] | None = None) -> list[str]:
-        """Put failed deliveries back in the queue (all of them when ids is None)."""
-        now = utcnow()
-        with self.db.tx() as conn:
-            if delivery_ids is None:
-                rows = conn.execute(_REQUEUE + " RETURNING id", (now,)).fetchall()
-            else:
-                rows = []
-                for did in delivery_ids:
-                    rows += conn.execute(
-                        _REQUEUE + " AND id = ? RETURNING id", (now, did)
-                    ).fetchall()
+        """Put failed deliveries back in the queue (all of them when ids is None); those
+        whose row is damaged are set aside (`past_damage`), not re-queued."""
+        rows = self.past_damage(lambda: self._retry(delivery_ids), (State.FAILED,))
         self._notify()
         return [r["id"] for r in rows]
+
+    def _retry(self, delivery_ids: list[str] | None) -> list[sqlite3.Row]:
+        now, which = utcnow(), f" AND {self.not_set_aside()}"
+        with self.db.tx() as conn:
+            if delivery_ids is None:
+                return conn.execute(_REQUEUE + which + " RETURNING id", (now,)).fetchall()
+            rows = []
+            for did in delivery_ids:
+                rows += conn.execute(
+                    _REQUEUE + which + " AND id = ? RETURNING id", (now, did)
+                ).fetchall()
+            return rows
 
     # --- inspection ---
 
@@ -588,10 +611,17 @@ class DeliveryQueue:
         return out
 
     def failed(self, limit: int = 50) -> list[Delivery]:
-        rows = self.db.execute(
-            "SELECT * FROM deliveries WHERE state = 'failed' ORDER BY seq DESC LIMIT ?", (limit,)
-        )
-        return [_delivery(r) for r in rows]
+        """The newest failed deliveries; those whose row is damaged are set aside
+        (`past_damage`), not listed."""
+
+        def newest() -> list[sqlite3.Row]:
+            return self.db.execute(
+                f"SELECT * FROM deliveries WHERE state = 'failed' AND {self.not_set_aside()}"
+                " ORDER BY seq DESC LIMIT ?",
+                (limit,),
+            )
+
+        return [_delivery(r) for r in self.past_damage(newest, (State.FAILED,))]
 
     @property
     def version(self) -> int:

@@ -5,25 +5,29 @@ days of traffic."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.db import utcnow
+from bot.db import DAMAGED_FIX, is_damaged, utcnow
 from bot.queue import DeliveryQueue, Failed, State
 
 log = logging.getLogger(__name__)
 
 # Old done deliveries by their place (seq), read from the (state, seq) index alone: a
 # row's times are stored after its payload, and reading them walks its overflow pages.
+# Each query leaves out the rows the queue set aside as damaged ({kept}: not_set_aside).
 _PRUNE_DONE = (
     "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries"
-    " WHERE state = 'done' AND seq < ? ORDER BY seq LIMIT ?)"
+    " WHERE state = 'done' AND seq < ? AND {kept} ORDER BY seq LIMIT ?)"
 )
-_FIRST_FROM = "SELECT seq, received_at FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT 1"
+_FIRST_FROM = (
+    "SELECT seq, received_at FROM deliveries WHERE seq >= ? AND {kept} ORDER BY seq LIMIT 1"
+)
 _PRUNE_FAILED = (
     "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries"
-    " WHERE state = 'failed' AND updated_at < ? ORDER BY updated_at LIMIT ?)"
+    " WHERE state = 'failed' AND {kept} AND updated_at < ? ORDER BY updated_at LIMIT ?)"
     " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at"
 )
 
@@ -52,6 +56,10 @@ class Retention:
     traffic. `also`: the stores' own prunings, run after, in the same batches (bot.server:
     the records of replies whose delivery is gone, the file lists of PRs idle since and
     the numbers kept for `/notes wrong` comments on them).
+
+    A row SQLite cannot read back (a damaged disk) can be neither read nor deleted: met,
+    it is set aside as the queue's claim sets one aside (`DeliveryQueue.past_damage`:
+    named once in an ERROR, listed in /healthz), and the pass goes on without it.
     """
 
     EVERY_SECONDS = 3600.0
@@ -73,9 +81,9 @@ class Retention:
     def prune(self, before: str | None = None) -> dict[State, int]:
         """One pass (`before`: utcnow format; default `days` ago); stops early when stopping."""
         before = before or utcnow(-self.days * 86400)
-        cut = self.first_received_from(before)
-        done = self._batches(lambda: self.prune_done(cut, self.BATCH))
-        failed = self._batches(lambda: self._drop_failed(before))
+        cut = self._past_damage(lambda: self.first_received_from(before))
+        done = self._batches(lambda: self._past_damage(lambda: self.prune_done(cut, self.BATCH)))
+        failed = self._batches(lambda: self._past_damage(lambda: self._drop_failed(before)))
         others = [(p.what, self._batches(self._one_batch(p, before))) for p in self.also]
         for state, n in ((State.DONE, done), (State.FAILED, failed)):
             if n:
@@ -91,6 +99,11 @@ class Retention:
                 self.days,
             )
         return {State.DONE: done, State.FAILED: failed}
+
+    def _past_damage(self, step: Callable[[], int]) -> int:
+        """`step`, run again past the rows SQLite found damaged (any state: the places
+        searched for the cut are), which the queue sets aside."""
+        return self.queue.past_damage(step, tuple(State))
 
     def _one_batch(self, pruning: Pruning, before: str) -> Callable[[], int]:
         return lambda: pruning.prune(before, self.BATCH)
@@ -139,9 +152,25 @@ class Retention:
         while not self._stop.is_set():
             try:
                 self.prune()
-            except Exception:  # database busy or gone: the next round tries again
+            except sqlite3.DatabaseError as exc:
+                self._failed(exc)
+            except Exception:  # the next round tries again
                 log.exception("pruning old deliveries failed")
             self._stop.wait(self.EVERY_SECONDS)
+
+    @staticmethod
+    def _failed(exc: sqlite3.DatabaseError) -> None:
+        """A pass that failed in the database (busy, gone) is tried again next round;
+        one that met damage outside the rows (an index's page) is said in a line, with
+        the fix, not in a traceback each round."""
+        if is_damaged(exc):
+            log.error(
+                "pruning old deliveries failed: the database file is damaged (%s): %s",
+                exc,
+                DAMAGED_FIX,
+            )
+        else:
+            log.exception("pruning old deliveries failed")
 
     def first_received_from(self, at: str) -> int:
         """The place (seq) of the first delivery received at `at` (utcnow format) or later;
@@ -152,7 +181,7 @@ class Retention:
         lo, hi = rows[0]["lo"] or 0, (rows[0]["hi"] or 0) + 1
         while lo < hi:
             mid = (lo + hi) // 2
-            first = self.queue.db.execute(_FIRST_FROM, (mid,))
+            first = self.queue.db.execute(self._kept(_FIRST_FROM), (mid,))
             if first and first[0]["received_at"] < at:
                 lo = first[0]["seq"] + 1
             else:
@@ -162,9 +191,12 @@ class Retention:
     def prune_done(self, before_seq: int, limit: int) -> int:
         """Delete up to `limit` done deliveries placed before `before_seq`, oldest first."""
         with self.queue.db.tx() as conn:
-            return conn.execute(_PRUNE_DONE, (before_seq, limit)).rowcount
+            return conn.execute(self._kept(_PRUNE_DONE), (before_seq, limit)).rowcount
 
     def prune_failed(self, before: str, limit: int) -> list[Failed]:
         """Delete up to `limit` failed deliveries whose last failure was before `before`."""
-        rows = self.queue.db.execute(_PRUNE_FAILED, (before, limit))
+        rows = self.queue.db.execute(self._kept(_PRUNE_FAILED), (before, limit))
         return [Failed(**dict(r)) for r in rows]
+
+    def _kept(self, sql: str) -> str:
+        return sql.format(kept=self.queue.not_set_aside())

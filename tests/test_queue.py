@@ -1993,6 +1993,103 @@ def test_a_worker_whose_claim_failed_on_a_row_set_aside_meanwhile_claims_past_it
     q = queue_at(tmp_path)
     with caplog.at_level(logging.INFO, logger="bot.queue"):
         assert q.claim().id == "a"  # the first worker
-        assert q._set_aside_unreadable(seen=0)  # the second's claim began with none aside
+        assert q._set_aside_unreadable(0, [State.PENDING])  # its claim began with none aside
     assert q.claim().id == "b"
     assert len([r for r in caplog.records if "broken" in r.getMessage()]) == 1
+
+
+def _damaged_at(q: DeliveryQueue, did: str, state: str, at: str) -> None:
+    """As `finished_at`, with a payload long enough to spill onto overflow pages that
+    `_break_overflow_chain(..., b"Z" * 200)` then damages."""
+    q.enqueue(did, "pull_request", "opened", {"pad": "Z" * 20_000})
+    q.db.execute(
+        "UPDATE deliveries SET state = ?, received_at = ?, updated_at = ? WHERE id = ?",
+        (state, at, at, did),
+    )
+
+
+def _reopened_damaged(q: DeliveryQueue, tmp_path: Path) -> DeliveryQueue:
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    q.db.close()
+    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    return queue_at(tmp_path)
+
+
+# kills: bot/retention.py:Retention.prune a damaged row stopping every pass (a traceback each hour,
+#   nothing after it ever deleted)
+# kills: bot/retention.py:Retention._kept the rows set aside not left out (met again, each pass)
+def test_retention_sets_a_damaged_row_aside_and_prunes_the_others(tmp_path, caplog):
+    # A done or failed delivery whose row SQLite cannot read back (a failing disk) can be
+    # neither read nor deleted: the batch holding it failed, every pass, with a traceback
+    # in the log, and nothing after it was pruned again (the file grew for good). It is
+    # set aside now, as the claim sets aside a pending one, named once.
+    q = queue_at(tmp_path)
+    finished_at(q, "old-1", "done", OLD)
+    _damaged_at(q, "broken-done", "done", OLD)
+    finished_at(q, "old-2", "done", OLD)
+    _damaged_at(q, "broken-failed", "failed", OLD)
+    finished_at(q, "old-failed", "failed", OLD)
+    finished_at(q, "new", "done", NEW)
+    q = _reopened_damaged(q, tmp_path)
+    retention = Retention(q, 14, lambda *_: None)
+    with caplog.at_level(logging.INFO):
+        assert retention.prune(CUTOFF) == {State.DONE: 2, State.FAILED: 1}
+        assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 0}
+    assert [r["id"] for r in q.db.execute("SELECT id FROM deliveries ORDER BY seq")] == [
+        "broken-done",
+        "broken-failed",
+        "new",
+    ]
+    assert set(q.set_aside) == {"broken-done", "broken-failed"}  # /healthz's damaged
+    said = [r for r in caplog.records if "broken" in r.getMessage()]
+    assert [r.levelname for r in said] == ["ERROR", "ERROR"], said
+    assert "never deleted" in said[0].getMessage()
+    assert "restore it from a backup" in said[1].getMessage()
+    assert not any(r.exc_info for r in caplog.records)
+
+
+# kills: bot/queue.py:DeliveryQueue.failed a damaged failed row failing the listing (/healthz too)
+# kills: bot/queue.py:DeliveryQueue.retry a damaged failed row failing every re-queue (--all, by id)
+def test_a_damaged_failed_row_is_set_aside_from_the_listing_and_the_requeue(tmp_path):
+    q = queue_at(tmp_path)
+    for did in ("a", "broken", "b"):
+        if did == "broken":
+            _damaged_at(q, did, "failed", OLD)
+        else:
+            add(q, did)
+            q.fail(did, "GithubException: 502")
+    q = _reopened_damaged(q, tmp_path)
+    assert [d.id for d in q.failed()] == ["b", "a"]
+    assert list(q.set_aside) == ["broken"]
+    q = queue_at(tmp_path)  # a new process: nothing set aside yet
+    assert q.retry(["broken", "a"]) == ["a"]
+    assert list(q.set_aside) == ["broken"]
+    assert q.retry() == ["b"]
+    assert q.counts()["failed"] == 1  # still there: the file is the operator's to restore
+
+
+# kills: bot/retention.py:Retention._failed damage outside the rows said with a traceback each round
+def test_a_pass_stopped_by_a_damaged_index_is_said_in_one_line_with_the_fix(tmp_path, caplog):
+    # The page damaged is an index's, not a row's: no row can be set aside, the pass
+    # fails at each round; said as the damage it is, with the fix, not as a traceback.
+    q = queue_at(tmp_path)
+    finished_at(q, "old", "done", OLD)
+    q.keep_sweep_since("2030-01-01T00:00:00Z")
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    [(page,)] = q.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'deliveries_state'")
+    q.db.close()
+    path = tmp_path / "q.sqlite3"
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    path.write_bytes(data)
+    retention = Retention(queue_at(tmp_path), 14, lambda *_: None)
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.start()
+        try:
+            wait_until(lambda: caplog.records, what="the pass's outcome")
+        finally:
+            retention.stop()
+    [said] = caplog.records
+    assert said.levelname == "ERROR" and said.exc_info is None
+    assert said.getMessage().startswith("pruning old deliveries failed: the database file is")
+    assert "restore it from a backup" in said.getMessage()

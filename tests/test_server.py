@@ -518,6 +518,31 @@ def test_healthz_reports_pending_and_failed(app):
     rt.workers.start()
 
 
+# kills: bot/queue.py:DeliveryQueue.failed (through /healthz) a damaged failed row answered 500
+def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
+    # /healthz lists the recent failures, and one whose row SQLite cannot read back (a
+    # failing disk) made every /healthz a 500 with a traceback in the log: a container's
+    # health check saw an error, not the damaged file it is to restore
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.test_queue import _break_overflow_chain
+
+    settings = make_settings(tmp_path)
+    q = DeliveryQueue(Database(settings.db_path))
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    q.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, "o/r", 1)
+    q.enqueue("h-1", "pull_request", "opened", {}, "o/r", 2)
+    for did in ("broken", "h-1"):
+        q.fail(did, "GithubException: 502")
+    q.db.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    with serving(settings) as (client, _):
+        r = client.get("/healthz")
+    assert r.status_code == 503 and r.json()["status"] == "failing", r.text
+    assert [d["id"] for d in r.json()["damaged"]] == ["broken"]
+    assert [d["id"] for d in r.json()["recent_failures"]] == ["h-1"]
+
+
 def test_the_readmes_healthz_row_names_every_field_of_the_answer(app):
     # README's endpoint table gives /healthz's answer as a JSON object; it left out
     # `dry_run` and `notes`, which a monitor may key on (review r27e).
