@@ -242,7 +242,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
     if missing:
         print(f"review-notes: no such note with a source PR: {', '.join(missing)}", file=sys.stderr)
         return 2
-    _log_github_calls(settings)
+    _log_plainly(settings)
     try:
         github, failed = live_github(settings), 0
     except (SettingsError, StartupError) as exc:  # e.g. a PEM that is not a usable key
@@ -486,9 +486,11 @@ def _cmd_retry(args: argparse.Namespace) -> int:
 
     from bot.db import DAMAGED_FIX, is_damaged
 
-    db = _database_of(args)
-    if db is None:
+    settings = _settings(db_path=args.db)
+    db = None if settings is None else _existing_database(settings.db_path)
+    if settings is None or db is None:
         return 2
+    _log_plainly(settings)  # a damaged row the queue sets aside is named in its log
     try:
         return _retry(args, db)
     except sqlite3.DatabaseError as exc:  # locked by another process past the busy timeout
@@ -502,22 +504,27 @@ def _retry(args: argparse.Namespace, db) -> int:
 
     queue = DeliveryQueue(db)
     if not args.all and not args.ids:
-        failed = queue.failed(limit=1000)
+        failed = queue.failed(limit=1000)  # a damaged row is set aside, named in the log
         for d in failed:
             what = inert(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
             print(what)  # the delivery's fields came in a webhook
         total = queue.counts()["failed"]  # the listing stops at 1000; the count, as /healthz
-        shown = f" (the newest {len(failed)} listed)" if total > len(failed) else ""
-        print(f"{total} failed deliveries{shown}; `review-notes retry ID` or `--all` re-queues")
-        return 0
+        damaged = len(queue.set_aside)
+        shown = f" (the newest {len(failed)} listed)" if total - damaged > len(failed) else ""
+        aside = f", {damaged} of them damaged (named above)" if damaged else ""
+        print(
+            f"{total} failed deliveries{shown}{aside}; `review-notes retry ID` or `--all` re-queues"
+        )
+        return 1 if damaged else 0
     done = queue.retry(None if args.all else args.ids)
     for did in done:
         print(f"re-queued {did}")
-    missing = set(args.ids) - set(done)
+    missing = set(args.ids) - set(done) - set(queue.set_aside)  # those named already
     for did in sorted(missing):
         print(f"{did}: no failed delivery with this id", file=sys.stderr)
-    print(f"{len(done)} re-queued; a running server picks them up within a second")
-    return 1 if missing else 0
+    aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
+    print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
+    return 1 if missing or queue.set_aside else 0
 
 
 def _cmd_redeliver(args: argparse.Namespace) -> int:
@@ -533,17 +540,18 @@ def _cmd_redeliver(args: argparse.Namespace) -> int:
     db = _existing_database(settings.db_path)
     if db is None:
         return 2
-    _log_github_calls(settings)
+    _log_plainly(settings)
     try:
         return _redeliver(settings, db, args.since)
     finally:
         db.close()
 
 
-def _log_github_calls(settings: Settings) -> None:
-    """The GitHub client's lines (a retry, a token minted again) on stderr as plain
-    text, with the settings' secrets and every credential-shaped string redacted, as
-    the server's are: not as Python's last-resort handler writes them, unredacted."""
+def _log_plainly(settings: Settings) -> None:
+    """The log's lines (the GitHub client's: a retry, a token minted again; the queue's:
+    a damaged row set aside) on stderr as plain text, with the settings' secrets and
+    every credential-shaped string redacted, as the server's are: not as Python's
+    last-resort handler writes them, unredacted and without their level."""
     from bot.logs import setup_logging
 
     setup_logging(settings.log_level, secrets=settings.secret_values(), plain=True)

@@ -293,6 +293,36 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
+# kills: bot/cli.py:_cmd_retry a damaged row not named in plain words (the log not set up: Python's
+#   last-resort handler, no level) or the listing said complete (exit 0)
+# kills: bot/cli.py:_retry a damaged row asked for by id also said to be no failed delivery
+def test_retry_lists_and_requeues_past_a_damaged_row_naming_it(tmp_path):
+    # A failed delivery whose row SQLite cannot read back (a failing disk): `retry`
+    # stopped at it, listing nothing, re-queuing nothing; now it names it and goes on
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.test_queue import _break_overflow_chain
+
+    env, path = base_env(tmp_path), tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # an App's database (else opening it reads all)
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, "vllm-project/vllm", 2)
+    for did in ("d-1", "broken"):
+        q.fail(did, "GithubException: 502")
+    q.db.close()
+    _break_overflow_chain(path, b"Z" * 200)
+    listing = cli("retry", env=env, cwd=ROOT)
+    assert listing.returncode == 1 and "Traceback" not in listing.stderr, listing.stderr
+    assert listing.stdout.startswith("d-1  pull_request.opened") and "broken" not in listing.stdout
+    assert "2 failed deliveries, 1 of them damaged (named above);" in listing.stdout
+    assert listing.stderr.startswith("error: bot.queue: delivery broken: SQLite cannot read")
+    assert "restore it from a backup" in listing.stderr
+    r = cli("retry", "broken", "d-1", env=env, cwd=ROOT)
+    assert r.returncode == 1 and "re-queued d-1\n1 re-queued, 1 damaged" in r.stdout, r.stdout
+    assert "delivery broken: SQLite cannot read" in r.stderr and "no failed" not in r.stderr
+
+
 # kills: bot/cli.py:_existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
@@ -942,7 +972,7 @@ def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     for name, value in app_env(tmp_path, fake_github, app_key).items():
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(bot.cli, "_log_github_calls", lambda settings: None)  # root logger
+    monkeypatch.setattr(bot.cli, "_log_plainly", lambda settings: None)  # root logger
     fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
     fake_github.webhook_secret = SECRET
     fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})
