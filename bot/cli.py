@@ -316,7 +316,7 @@ def _existing_database(path: Path | str):
     import sqlite3
     from contextlib import closing
 
-    from bot.db import DAMAGED_FIX, Database, is_damaged
+    from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
 
     where = "(--db or REVIEW_NOTES_DB_PATH)"
     if Path(path).is_dir():  # --db /var/lib/review-notes: the folder, not the file in it
@@ -332,7 +332,7 @@ def _existing_database(path: Path | str):
             tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
         why = "" if tables & set(BOT_TABLES) else "none of its tables"
     except sqlite3.OperationalError as exc:  # locked by another process, unreadable
-        print(f"review-notes: {path}: {exc}", file=sys.stderr)
+        print(f"review-notes: {path}: {exc}{access_hint(exc)}", file=sys.stderr)
         return None
     except sqlite3.DatabaseError as exc:
         if is_damaged(exc):
@@ -484,7 +484,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_retry(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from bot.db import DAMAGED_FIX, is_damaged
+    from bot.db import DAMAGED_FIX, access_hint, is_damaged
 
     settings = _settings(db_path=args.db)
     db = None if settings is None else _existing_database(settings.db_path)
@@ -494,7 +494,7 @@ def _cmd_retry(args: argparse.Namespace) -> int:
     try:
         return _retry(args, db)
     except sqlite3.DatabaseError as exc:  # locked by another process past the busy timeout
-        fix = f": {DAMAGED_FIX}" if is_damaged(exc) else ""
+        fix = f": {DAMAGED_FIX}" if is_damaged(exc) else access_hint(exc)  # a read-only file
         print(f"review-notes: {db.path}: {exc}{fix}", file=sys.stderr)
         return 1
 

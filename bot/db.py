@@ -61,6 +61,16 @@ DAMAGED_FIX = (
 )
 
 
+def access_hint(exc: sqlite3.Error) -> str:
+    """What to check when SQLite cannot open or write the file, nor make its -wal and
+    -shm files beside it (which even a reader makes): a file or a directory of another
+    user (a volume the image's uid writes, read from the host); "" for other errors."""
+    kind = (getattr(exc, "sqlite_errorname", None) or "").split("_")[1:2]  # ..._CANTOPEN_...
+    if kind in (["READONLY"], ["PERM"], ["CANTOPEN"]):
+        return f" (can this user, uid {os.getuid()}, write to it and to its directory?)"
+    return ""
+
+
 def is_damaged(exc: sqlite3.Error) -> bool:
     """SQLite found the file damaged ("database disk image is malformed")."""
     # (an error raised by hand, not by SQLite, has no name)

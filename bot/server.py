@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import re
 import shlex
 import shutil
@@ -43,7 +42,7 @@ from starlette.routing import Match
 from bot import command_events, command_updates, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
-from bot.db import DAMAGED_FIX, Database, is_damaged
+from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort
@@ -283,11 +282,8 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
             f"{path} is locked by another process (a VACUUM, a sqlite3 shell in a"
             f" transaction?): {exc}; not starting: start again once it is done"
         )
-    if kind in (["READONLY"], ["PERM"], ["CANTOPEN"]):
-        return SettingsError(
-            f"REVIEW_NOTES_DB_PATH: {path}: {exc} (can this user, uid {os.getuid()}, write"
-            " to it and to its directory?)"
-        )
+    if access_hint(exc):
+        return SettingsError(f"REVIEW_NOTES_DB_PATH: {path}: {exc}{access_hint(exc)}")
     if kind == ["FULL"]:
         return StartupError(
             f"{path}: the disk is full ({exc}; {_free_space(path)}): make room on it, then"

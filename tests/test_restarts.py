@@ -90,6 +90,32 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
 
 
+# kills: bot/cli.py:_existing_database a database whose directory this user cannot write said
+#   'unable to open database file', the file being there and readable
+# kills: bot/cli.py:_cmd_retry a re-queue refused by a read-only file said without what to check
+@pytest.mark.parametrize(
+    ("command", "unwritable"), [(("retry",), "dir"), (("retry", "--all"), "file")]
+)
+def test_retry_on_a_database_this_user_cannot_write_says_what_to_check(
+    tmp_path, command, unwritable
+):
+    """The operator runs `review-notes retry` from the host on the volume's file, which
+    the image's uid 10001 owns: SQLite makes the -shm file beside the database even to
+    read it, and a re-queue writes it. It said 'unable to open database file' or
+    'attempt to write a readonly database' alone, of a file that is there; the server
+    names its uid and what to check, and so does `retry` now."""
+    db = _a_database_a_server_wrote(tmp_path)
+    undo = _unwritable(db.parent if unwritable == "dir" else db)
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli(*command, env=env, cwd=tmp_path, timeout=60)
+    finally:
+        undo()
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert f"review-notes: {db}: " in r.stderr, r.stderr
+    assert f"(can this user, uid {os.getuid()}, write to it and to its directory?)" in r.stderr
+
+
 def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedProcess:
     """`review-notes serve` (this release) while another connection holds the database's
     write lock (a VACUUM, a sqlite3 shell in a transaction)."""
