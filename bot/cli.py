@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -290,6 +291,8 @@ def _cmd_notes_feedback(args: argparse.Namespace) -> int:
         marks = [replace(m, note_id=now(m.note_id)) for m in FeedbackStore(db).marks()]
         shown = [(repo, n, now(i), why) for repo, n, i, why in prs.shown_evidence()]
         records = summarise(marks, prs.shown_counts(now), shown, _updated_of(library))
+    except sqlite3.DatabaseError as exc:
+        return _database_failed(db.path, exc)
     finally:
         db.close()
     if args.json:
@@ -313,7 +316,6 @@ def _database_of(args: argparse.Namespace):
 def _existing_database(path: Path | str):
     """The bot's database at `path`, or None after saying why (a command that reads it
     must not create an empty one at a mistyped path and report that nothing is there)."""
-    import sqlite3
     from contextlib import closing
 
     from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
@@ -481,11 +483,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0 if 200 <= status < 300 else 1
 
 
-def _cmd_retry(args: argparse.Namespace) -> int:
-    import sqlite3
-
+def _database_failed(path: Path, exc: sqlite3.DatabaseError) -> int:
+    """A database error met past the opening (locked by another process past the busy
+    timeout, damaged, read-only), said in a line with what to do: exit 1."""
     from bot.db import DAMAGED_FIX, access_hint, is_damaged
 
+    fix = f": {DAMAGED_FIX}" if is_damaged(exc) else access_hint(exc)  # a read-only file
+    print(f"review-notes: {path}: {exc}{fix}", file=sys.stderr)
+    return 1
+
+
+def _cmd_retry(args: argparse.Namespace) -> int:
     settings = _settings(db_path=args.db)
     db = None if settings is None else _existing_database(settings.db_path)
     if settings is None or db is None:
@@ -493,10 +501,8 @@ def _cmd_retry(args: argparse.Namespace) -> int:
     _log_plainly(settings)  # a damaged row the queue sets aside is named in its log
     try:
         return _retry(args, db)
-    except sqlite3.DatabaseError as exc:  # locked by another process past the busy timeout
-        fix = f": {DAMAGED_FIX}" if is_damaged(exc) else access_hint(exc)  # a read-only file
-        print(f"review-notes: {db.path}: {exc}{fix}", file=sys.stderr)
-        return 1
+    except sqlite3.DatabaseError as exc:
+        return _database_failed(db.path, exc)
 
 
 def _retry(args: argparse.Namespace, db) -> int:

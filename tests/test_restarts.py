@@ -236,6 +236,24 @@ def test_a_damaged_database_is_said_damaged_not_another_kind_of_file(tmp_path, c
     assert "damaged" in r.stderr and "backup" in r.stderr, r.stderr
 
 
+# kills: bot/cli.py:_cmd_notes_feedback a damaged table past the opening ending in a traceback
+def test_notes_feedback_on_a_damaged_table_says_damaged_with_the_fix(tmp_path):
+    """The opening's look at the file reads its schema only: a page of the PR state
+    damaged (a failing disk) ended `notes feedback` in a traceback, where `retry` names
+    the file as damaged, with the fix."""
+    db = _a_database_a_server_wrote(tmp_path)
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn:
+        [(root,)] = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'pr_state'")
+    _damage(db, root - 1)  # (pages count from 1)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    r = cli("notes", "feedback", env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    said = f"review-notes: {db}: database disk image is malformed: restore it from a backup"
+    assert said in r.stderr, r.stderr
+
+
 # --- the start's redelivery sweep ------------------------------------------------------
 
 
