@@ -2093,3 +2093,30 @@ def test_a_pass_stopped_by_a_damaged_index_is_said_in_one_line_with_the_fix(tmp_
     assert said.levelname == "ERROR" and said.exc_info is None
     assert said.getMessage().startswith("pruning old deliveries failed: the database file is")
     assert "restore it from a backup" in said.getMessage()
+
+
+# kills: bot/retention.py:Retention.prune (hand) a done batch not run again past the damaged row
+#   it met (the cut's bisection read past it: the row was never one of its probes)
+# kills: bot/retention.py:Retention.prune (hand) the failed batches not run again past it
+# kills: bot/retention.py:Retention._past_damage (hand) only done and failed rows searched (a
+#   damaged pending row the bisection probes stopped the pass)
+@pytest.mark.parametrize(
+    ("rows", "pruned"),
+    [
+        ((("broken", "done"), "old", "old", "old", "new"), {State.DONE: 3, State.FAILED: 0}),
+        ((("broken", "failed"), "old", "old", "old", "new"), {State.DONE: 3, State.FAILED: 0}),
+        (("old", "old", ("broken", "pending"), "new"), {State.DONE: 2, State.FAILED: 0}),
+    ],
+)
+def test_retention_goes_past_a_damaged_row_whichever_step_meets_it(tmp_path, rows, pruned):
+    # The cut's bisection reads a few rows' times (here the 3rd, then the 5th, the 4th),
+    # each batch the rows it deletes: whichever meets the damaged row sets it aside
+    q = queue_at(tmp_path)
+    for i, row in enumerate(rows):
+        if isinstance(row, tuple):
+            _damaged_at(q, row[0], row[1], OLD)
+        else:
+            finished_at(q, f"{row}-{i}", "done", OLD if row == "old" else NEW)
+    q = _reopened_damaged(q, tmp_path)
+    assert Retention(q, 14, lambda *_: None).prune(CUTOFF) == pruned
+    assert list(q.set_aside) == ["broken"]
