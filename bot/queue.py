@@ -362,19 +362,20 @@ class DeliveryQueue:
         return f"{seq} NOT IN ({skip})" if skip else "TRUE"
 
     def _set_aside_unreadable(self, seen: int, states: Collection[State]) -> bool:
-        """Set aside every row in `states` SQLite cannot read, each said once; False if
-        none is (the damage is elsewhere), unless another thread set one aside since
-        the caller's step began (`seen` were then): the step may have met that one."""
+        """Set aside every row in `states` SQLite cannot read, each said once; whether
+        any was set aside since the caller's step began (`seen` were then), by this
+        thread or another (the step may have met that one). False: the damage is
+        elsewhere."""
         with self._setting_aside:  # two workers failing on one row: one finds it
-            return self._find_unreadable(states) or len(self._unreadable) > seen
+            self._find_unreadable(states)
+            return len(self._unreadable) > seen
 
-    def _find_unreadable(self, states: Collection[State]) -> bool:
-        found = False
+    def _find_unreadable(self, states: Collection[State]) -> None:
         for state in states:
             for seq, exc in self._unreadable_rows(state, skip=self._unreadable):
                 if not is_damaged(exc):
                     raise exc
-                name, found = self._id_of(seq), True
+                name = self._id_of(seq)
                 self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
                 log.error(
                     "delivery %s: SQLite cannot read its row (%s): set aside, %s. The database"
@@ -384,7 +385,6 @@ class DeliveryQueue:
                     _SET_ASIDE_AS[state],
                     DAMAGED_FIX,
                 )
-        return found
 
     def _unreadable_rows(
         self, state: str, skip: Container[int] = ()
