@@ -325,6 +325,26 @@ class Settings(BaseSettings):
             raise ValueError("is empty: name the SQLite file (default var/review-notes.sqlite3)")
         return v
 
+    @field_validator(
+        "db_path",
+        "github_private_key_path",
+        "notes_dir",
+        "topics_file",
+        "matching_file",
+        mode="after",
+    )
+    @classmethod
+    def _home_is_expanded(cls, v: Path | None) -> Path | None:
+        # A shell expands `~/x` typed on its command line, but not in .env, bot.toml, a
+        # compose file's environment, nor after `--db=`: taken as written, the server
+        # made a directory named `~` in its working directory and its database there.
+        if v is None:
+            return v
+        try:
+            return v.expanduser()
+        except RuntimeError:  # `~name` of no user, or no home: a path as written
+            return v
+
     @field_validator("host", "github_api_url", "public_url", mode="before")
     @classmethod
     def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:

@@ -323,6 +323,30 @@ def test_retry_lists_and_requeues_past_a_damaged_row_naming_it(tmp_path):
     assert "delivery broken: SQLite cannot read" in r.stderr and "no failed" not in r.stderr
 
 
+# kills: bot/settings.py:Settings._home_is_expanded a path's `~` taken as a directory named so
+def test_a_database_path_under_the_home_written_with_a_tilde_is_found_there(tmp_path):
+    # REVIEW_NOTES_DB_PATH=~/review-notes.sqlite3 in .env, or `retry --db=~/...` (bash
+    # leaves a `~` after `=` as written): no shell expanded it, so `retry` said there was
+    # no database at ~/..., and `serve` made a directory named `~` where it was started,
+    # and a new, empty database in it
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    q = DeliveryQueue(Database(home / "bot.sqlite3"))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.fail("d-1", "GithubException: 502")
+    q.db.close()
+    work.mkdir()
+    (work / ".env").write_text("REVIEW_NOTES_DB_PATH=~/bot.sqlite3\n", "utf-8")
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), HOME=str(home))
+    del env["REVIEW_NOTES_DB_PATH"]
+    for flag in ((), ("--db=~/bot.sqlite3",)):
+        r = cli("retry", *flag, env=env, cwd=work)
+        assert r.returncode == 0 and r.stdout.startswith("d-1  pull_request.opened"), r.stderr
+    assert list(work.iterdir()) == [work / ".env"]  # no `~` made there
+
+
 # kills: bot/cli.py:_existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):

@@ -258,6 +258,18 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     assert load(github_private_key=as_is, **live).private_key_pem() == as_is
 
 
+# kills: bot/settings.py:Settings._home_is_expanded a path setting's `~` kept as written
+def test_every_path_setting_starting_with_a_tilde_is_under_the_home(monkeypatch, tmp_path):
+    # as a shell would expand it; `~name` of no user stays as written, as in a shell
+    monkeypatch.setenv("HOME", str(tmp_path))
+    fields = ("db_path", "notes_dir", "topics_file", "matching_file")
+    s = load(**{f: f"~/{f}" for f in fields})
+    assert [getattr(s, f) for f in fields] == [tmp_path / f for f in fields]
+    assert str(load(db_path="~nosuchuser/bot.sqlite3").db_path) == "~nosuchuser/bot.sqlite3"
+    said = errors(github_app_id="1", github_private_key_path="~/app.pem")
+    assert f"GITHUB_PRIVATE_KEY_PATH: cannot read {tmp_path}/app.pem" in said, said
+
+
 def _pem(key, fmt=serialization.PrivateFormat.PKCS8, password: bytes | None = None) -> str:
     protect = serialization.NoEncryption()
     if password is not None:
