@@ -8,6 +8,8 @@ GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 import io
 import os
@@ -405,7 +407,12 @@ class Settings(BaseSettings):
         elif self.github_private_key is not None and not _looks_like_pem(
             self.github_private_key.get_secret_value()
         ):
-            problems.append("GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)")
+            encoded = _base64_of_pem(self.github_private_key.get_secret_value())
+            problems.append(
+                f"GITHUB_PRIVATE_KEY: {_ENCODED}"
+                if encoded
+                else "GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)"
+            )
         if self.dry_run is False and not self.has_credentials:
             problems.append(
                 f"{ENV_PREFIX}DRY_RUN: is false but no GitHub credentials are set "
@@ -568,6 +575,23 @@ def _looks_like_pem(text: str) -> bool:
     return text.startswith("-----BEGIN ") and "PRIVATE KEY-----" in text
 
 
+# A key given base64-encoded, as a Kubernetes secret's `data:` holds it (copied from
+# `kubectl get secret -o yaml`, or encoded twice through `stringData`), or `base64 app.pem`
+_ENCODED = (
+    "holds a PEM private key base64-encoded (as a Kubernetes secret's data: holds it): give"
+    " the key itself, decoded (base64 -d)"
+)
+
+
+def _base64_of_pem(text: str) -> bool:
+    """Whether `text` is base64 (wrapped in lines or not) of a PEM private key."""
+    try:
+        decoded = base64.b64decode("".join(text.split()), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return _looks_like_pem(decoded.decode("utf-8", "replace"))
+
+
 # What a secret put where a path goes looks like: a GitHub token, or a long run of
 # base64 or hex (a key as Kubernetes secrets hold it). Key file names hold neither.
 _SECRET_SHAPE = re.compile(r"gh[pousr]_|github_pat_|[A-Za-z0-9+=]{32,}")
@@ -617,7 +641,8 @@ def _check_pem_file(path: Path) -> list[str]:
     except UnicodeDecodeError:
         return [f"GITHUB_PRIVATE_KEY_PATH: {what} is not a PEM text file{hint}"]
     if not _looks_like_pem(text):
-        return [f"GITHUB_PRIVATE_KEY_PATH: {what} is not a PEM private key{hint}"]
+        why = _ENCODED if _base64_of_pem(text) else "is not a PEM private key"
+        return [f"GITHUB_PRIVATE_KEY_PATH: {what} {why}{hint}"]
     return []
 
 

@@ -376,6 +376,26 @@ def test_a_key_that_cannot_sign_says_what_is_wrong_with_it(monkeypatch, pem, exp
     assert "PRIVATE KEY-----" not in str(caught.value)
 
 
+# kills: bot/settings.py:Settings._consistent a base64-encoded key said to be no PEM key
+# kills: bot/settings.py:_check_pem_file a key file holding the key base64-encoded said no PEM key
+@pytest.mark.parametrize("where", ["value", "file"])
+def test_a_key_given_base64_encoded_says_to_decode_it(tmp_path, where):
+    # A Kubernetes secret's data: value copied as it is (or encoded twice through
+    # stringData), or `base64 app.pem` (lines of 76): "not a PEM private key", of a key
+    # that is one, once decoded
+    pem = _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL).encode()
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    if where == "value":
+        said = errors(github_private_key=base64.b64encode(pem).decode(), **live)
+    else:
+        (tmp_path / "app.pem").write_text(base64.encodebytes(pem).decode(), "utf-8")
+        said = errors(github_private_key_path=str(tmp_path / "app.pem"), **live)
+    name = "GITHUB_PRIVATE_KEY: " if where == "value" else f"GITHUB_PRIVATE_KEY_PATH: {tmp_path}/"
+    assert said.startswith(name), said
+    assert "holds a PEM private key base64-encoded (as a Kubernetes secret's data: holds" in said
+    assert "give the key itself, decoded (base64 -d)" in said
+
+
 @pytest.mark.parametrize("key", [PEM, PEM.replace("\n", " ")])
 def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     # "cannot read <path>" would print the key itself, into a terminal or the logs.
