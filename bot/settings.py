@@ -367,7 +367,8 @@ class Settings(BaseSettings):
             return v
         text = text.removeprefix(_BOM)  # `$(cat app.pem)` of a file saved with one
         if "\n" not in text.strip() and "\\n" in text:
-            return text.strip().replace("\\n", "\n")
+            # "\r\n": a JSON string of a file saved on Windows (CRLF line ends)
+            return text.strip().replace("\\r\\n", "\n").replace("\\n", "\n")
         return text
 
     @field_validator("github_app_id", "bot_login")

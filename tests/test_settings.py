@@ -258,6 +258,20 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     assert load(github_private_key=as_is, **live).private_key_pem() == as_is
 
 
+# kills: bot/settings.py:Settings._unescape_key a key escaped as a JSON string of a CRLF file
+#   ("\r\n" escapes) left with a backslash and an r at each line's end: "not a usable RSA key"
+def test_a_key_on_one_line_with_escaped_crlf_line_ends_is_the_key(monkeypatch, app_key):
+    # the JSON string of a key file saved on Windows (terraform output -json, a vault
+    # read), copied into .env as it shows
+    from bot.server import live_github
+
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\r\\n"))
+    s = load(**live)
+    assert s.private_key_pem() == app_key.private_pem
+    live_github(s)  # a usable RSA key
+
+
 # kills: bot/settings.py:Settings._home_is_expanded a path setting's `~` kept as written
 def test_every_path_setting_starting_with_a_tilde_is_under_the_home(monkeypatch, tmp_path):
     # as a shell would expand it; `~name` of no user stays as written, as in a shell
