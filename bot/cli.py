@@ -529,7 +529,13 @@ def _retry(args: argparse.Namespace, db) -> int:
     for did in sorted(missing):
         print(f"{did}: no failed delivery with this id", file=sys.stderr)
     aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
-    print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
+    if not done or _server_running(db):
+        print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
+    else:  # (the operator may take them to run at once, as the line above says)
+        print(
+            f"{len(done)} re-queued{aside}; no review-notes server is running on {db.path}:"
+            " they run once one starts"
+        )
     return 1 if missing or queue.set_aside else 0
 
 
@@ -551,6 +557,18 @@ def _cmd_redeliver(args: argparse.Namespace) -> int:
         return _redeliver(settings, db, args.since)
     finally:
         db.close()
+
+
+def _server_running(db) -> bool:
+    """Whether a review-notes server holds the database (its server lock). The probe's
+    lock is given up at once: held, it keeps out a server that starts meanwhile."""
+    try:
+        server_up = not db.acquire_server_lock()
+    except OSError:  # no lock file can be made there: say nothing of the server
+        return True
+    if not server_up:
+        db.release_server_lock()
+    return server_up
 
 
 def _log_plainly(settings: Settings) -> None:
@@ -612,14 +630,7 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
     for d, error in done.refused:
         print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
-    # Probed after the sweep, and given up at once: held, it keeps out a server that
-    # starts meanwhile (which is what the hint below asks for).
-    try:
-        server_up = not db.acquire_server_lock()
-    except OSError:  # no lock file can be made there: say nothing of the server
-        server_up = True
-    if not server_up:
-        db.release_server_lock()
+    server_up = _server_running(db)  # probed after the sweep
     print(
         f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
         f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"

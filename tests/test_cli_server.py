@@ -347,6 +347,27 @@ def test_a_database_path_under_the_home_written_with_a_tilde_is_found_there(tmp_
     assert list(work.iterdir()) == [work / ".env"]  # no `~` made there
 
 
+# kills: bot/cli.py:_retry re-queued deliveries said to run within a second with no server running
+def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
+    # `retry --all` while the server is stopped (an upgrade, an outage being fixed) said
+    # "a running server picks them up within a second": nothing did, until a start
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env, path = base_env(tmp_path), tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    for did in ("d-1", "d-2"):
+        q.enqueue(did, "pull_request", "opened", {}, "vllm-project/vllm", 1)
+        q.fail(did, "GithubException: 502")
+    r = cli("retry", "d-1", env=env, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.endswith(
+        f"1 re-queued; no review-notes server is running on {path}: they run once one starts\n"
+    ), r.stdout
+    assert q.db.acquire_server_lock()  # a server, as its start takes the file
+    r = cli("retry", "d-2", env=env, cwd=ROOT)
+    assert r.stdout.endswith("1 re-queued; a running server picks them up within a second\n")
+
+
 # kills: bot/cli.py:_existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
