@@ -309,7 +309,7 @@ BOT_TABLES = ("deliveries", "pr_state", "feedback")
 
 def _database_of(args: argparse.Namespace):
     """The database `--db` (else the settings') names, when it exists; None after saying why."""
-    settings = _settings(db_path=args.db)
+    settings = _settings(db_path=args.db, dry_run=True)  # (see _cmd_retry)
     return None if settings is None else _existing_database(settings.db_path)
 
 
@@ -494,7 +494,9 @@ def _database_failed(path: Path, exc: sqlite3.DatabaseError) -> int:
 
 
 def _cmd_retry(args: argparse.Namespace) -> int:
-    settings = _settings(db_path=args.db)
+    # it posts nothing: a GITHUB_TOKEN exported in the operator's shell (for gh) must not
+    # make it a live server's settings, which need a webhook secret and a public URL
+    settings = _settings(db_path=args.db, dry_run=True)
     db = None if settings is None else _existing_database(settings.db_path)
     if settings is None or db is None:
         return 2

@@ -368,6 +368,22 @@ def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
     assert r.stdout.endswith("1 re-queued; a running server picks them up within a second\n")
 
 
+# kills: bot/cli.py:_cmd_retry a live server's settings asked of a command that posts nothing
+# kills: bot/cli.py:_database_of a live server's settings asked of notes feedback
+@pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
+def test_commands_reading_the_database_run_in_a_shell_with_a_github_token(tmp_path, command):
+    # A developer's shell exports GITHUB_TOKEN (for gh, for scripts): the settings took
+    # the command for a live server, and refused it: "GITHUB_WEBHOOK_SECRET: required
+    # when posting to GitHub", "REVIEW_NOTES_PUBLIC_URL: required", though neither posts
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3")).db.close()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="ghp_" + "a" * 36)
+    r = cli(*command, env=env, cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
 # kills: bot/cli.py:_existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
