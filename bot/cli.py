@@ -871,6 +871,14 @@ def main(argv: list[str] | None = None) -> int:
         for stream in (sys.stdout, sys.stderr):
             _drop_if_broken(stream)
         return 141  # what a shell reports for SIGPIPE
+    except KeyboardInterrupt:
+        # Ctrl-C at the terminal: stop without a traceback, but by the signal, as Python
+        # does by itself, so that a shell's loop running this stops too (a shell says 130)
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return 130  # (not reached)
 
 
 def _flush_output() -> None:

@@ -591,6 +591,38 @@ def test_help_or_a_usage_error_to_a_reader_gone_ends_quietly(tmp_path, argv, str
     assert (r.returncode, other.read_text()) == (141, "")
 
 
+# kills: bot/cli.py:main Ctrl-C ending a long command in a KeyboardInterrupt traceback
+# kills: bot/cli.py:main (hand) Ctrl-C ending it with an exit code, not by the signal
+def test_a_long_command_stopped_with_ctrl_c_ends_quietly_by_the_signal(tmp_path):
+    """`review-notes match --batch PRS` interrupted at the terminal (Ctrl-C): a
+    KeyboardInterrupt traceback of some twenty lines, where a shell's tools stop
+    quietly, by the signal (a shell says 130), as Python ends itself after it."""
+    import signal
+    import subprocess
+    import sys
+
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text(
+        "".join(
+            json.dumps({"number": n, "title": f"[Frontend] change {n}"}) + "\n"
+            for n in range(20000)
+        ),
+        "utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "match", "--batch", str(prs)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert json.loads(proc.stdout.readline())["number"] == 0  # under way
+    proc.send_signal(signal.SIGINT)
+    proc.stdout.read()  # (a full pipe must not hold it up)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == -signal.SIGINT
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-800:]
+
+
 # kills: bot/cli.py:main stdout flushed though it is None (AttributeError, a traceback)
 def test_a_command_started_with_stdout_closed_runs_as_before(tmp_path):
     """`review-notes match ... >&-`: Python's stdout is None; print writes nothing."""
