@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import difflib
 import io
 import os
@@ -495,7 +496,7 @@ class Settings(BaseSettings):
         if self.github_private_key is not None:
             return self.github_private_key.get_secret_value()
         if self.github_private_key_path is not None:
-            return self.github_private_key_path.read_text(_KEY_ENCODING)
+            return _read_key(self.github_private_key_path)
         return None
 
     def links_base(self) -> str:
@@ -571,6 +572,16 @@ _BOM = "\ufeff"
 _KEY_ENCODING = "utf-8-sig"
 
 
+def _read_key(path: Path) -> str:
+    """The key file's text: UTF-8, with a byte order mark or not, or UTF-16 with its mark,
+    as Windows PowerShell's `>` (`$key > app.pem`) and Notepad's 'Unicode' save text: the
+    key is the same, and no PEM parser reads UTF-16."""
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    return data.decode(_KEY_ENCODING)
+
+
 def _looks_like_pem(text: str) -> bool:
     text = text.strip()
     return text.startswith("-----BEGIN ") and "PRIVATE KEY-----" in text
@@ -626,7 +637,7 @@ def _check_pem_file(path: Path) -> list[str]:
         " in GITHUB_PRIVATE_KEY, a token in GITHUB_TOKEN)"
     )
     try:
-        text = path.read_text(_KEY_ENCODING)
+        text = _read_key(path)
     except IsADirectoryError:  # docker -v of a host file that is not there makes a directory
         return [
             f"GITHUB_PRIVATE_KEY_PATH: {what} is a directory, not the key's file (`docker run"

@@ -390,6 +390,24 @@ def test_a_key_that_cannot_sign_says_what_is_wrong_with_it(monkeypatch, pem, exp
     assert "PRIVATE KEY-----" not in str(caught.value)
 
 
+# kills: bot/settings.py:_read_key a key file in UTF-16 (with its mark) said to be no PEM text file
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_key_file_saved_as_utf16_is_the_key(tmp_path, encoding):
+    # Windows PowerShell's `$key > app.pem` (5.1's default) and Notepad's 'Unicode' save
+    # UTF-16 with a byte order mark: "is not a PEM text file", of the App's own key
+    from bot.server import live_github
+
+    pem = _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL)
+    data = pem.encode(encoding)
+    if encoding == "utf-16-be":  # (Python's utf-16 writes the mark; the -be codec does not)
+        data = b"\xfe\xff" + data
+    (tmp_path / "app.pem").write_bytes(data)
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    settings = load(github_private_key_path=str(tmp_path / "app.pem"), **live)
+    assert settings.private_key_pem() == pem
+    live_github(settings)  # a usable RSA key
+
+
 # kills: bot/settings.py:Settings._consistent a base64-encoded key said to be no PEM key
 # kills: bot/settings.py:_check_pem_file a key file holding the key base64-encoded said no PEM key
 @pytest.mark.parametrize("where", ["value", "file"])
