@@ -153,13 +153,13 @@ class Retention:
             try:
                 self.prune()
             except sqlite3.DatabaseError as exc:
-                self._failed(exc)
+                self._pass_failed(exc)
             except Exception:  # the next round tries again
                 log.exception("pruning old deliveries failed")
             self._stop.wait(self.EVERY_SECONDS)
 
     @staticmethod
-    def _failed(exc: sqlite3.DatabaseError) -> None:
+    def _pass_failed(exc: sqlite3.DatabaseError) -> None:
         """A pass that failed in the database (busy, gone) is tried again next round;
         one that met damage outside the rows (an index's page) is said in a line, with
         the fix, not in a traceback each round."""

@@ -2068,7 +2068,7 @@ def test_a_damaged_failed_row_is_set_aside_from_the_listing_and_the_requeue(tmp_
     assert q.counts()["failed"] == 1  # still there: the file is the operator's to restore
 
 
-# kills: bot/retention.py:Retention._failed damage outside the rows said with a traceback each round
+# kills: bot/retention.py:Retention._pass_failed damage outside the rows said in a traceback hourly
 def test_a_pass_stopped_by_a_damaged_index_is_said_in_one_line_with_the_fix(tmp_path, caplog):
     # The page damaged is an index's, not a row's: no row can be set aside, the pass
     # fails at each round; said as the damage it is, with the fix, not as a traceback.
