@@ -447,8 +447,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"review-notes replay: {exc}", file=sys.stderr)
         return 1
     secret, url = args.secret, args.url
-    if secret is None or url is None:
-        settings = _settings()
+    if secret is None or url is None:  # it only signs and sends (see _cmd_retry)
+        settings = _settings(dry_run=True)
         if settings is None:
             return 2
         secret = secret if secret is not None else settings.webhook_secret()

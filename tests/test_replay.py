@@ -192,3 +192,18 @@ def test_a_payload_file_that_cannot_be_read_is_named_before_any_server_is_asked(
     assert main(["replay", str(path), "--url", live, "--secret", SECRET]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"review-notes replay: {path}: cannot read: {why}"), err
+
+
+# kills: bot/cli.py:_cmd_replay a live server's settings asked of replay, which posts nothing
+def test_replay_runs_in_a_shell_with_a_github_token(webhook, tmp_path, monkeypatch, capsys):
+    # A developer's shell exports GITHUB_TOKEN (for gh): replay, which only signs the
+    # file with the settings' secret and sends it, was refused as a live server's
+    # settings ("REVIEW_NOTES_PUBLIC_URL: required ...", exit 2)
+    from bot.cli import main
+
+    url, queue = webhook
+    monkeypatch.chdir(tmp_path)  # (no .env)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "a" * 36)
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", SECRET)
+    assert main(["replay", str(EXAMPLE), "--url", url]) == 0, capsys.readouterr().err
+    assert queue.counts()["pending"] == 1
