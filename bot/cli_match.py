@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
+from bot.given_paths import unquote_git_path
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -103,7 +104,8 @@ def _listed(line: str) -> list[str]:
     """The paths one --files-from line names: the line, or what follows a --name-status
     status (both paths of a rename, as GitHub's listing gives the bot both)."""
     status = _NAME_STATUS.fullmatch(line)
-    return status.group(1).split("\t") if status else [line]
+    # git quotes a path holding a tab, a newline, a quote or a non-ASCII letter
+    return [unquote_git_path(p) for p in (status.group(1).split("\t") if status else [line])]
 
 
 def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:

@@ -1,6 +1,7 @@
 """`review-notes match`: text, JSON, payload and batch modes, and bad input."""
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -1059,3 +1060,68 @@ def test_a_rename_line_given_with_a_payload_is_one_file_as_the_bot_counts_it(tmp
     assert (preview.files, preview.file_count) == (paths, server.file_count) == (paths, 2)
     code, out, _ = run(capsys, *argv[1:], "--json", *SHIPPED)
     assert code == 0 and cli_notes(out) == server_match(server)
+
+
+# --- found by review 'r29c' (CLI: paths as a curator gives them) ---
+
+
+def _git(repo: Path, *argv: str) -> str:
+    """git's own output in `repo`, with its defaults (core.quotePath on): no user's config."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = {"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a"}
+    env |= {"GIT_COMMITTER_EMAIL": "a@x"}
+    done = subprocess.run(["git", *argv], cwd=repo, env=env, capture_output=True, check=True)
+    return done.stdout.decode("utf-8")
+
+
+# kills: bot/given_paths.py:unquote_git_path left out (git's "vllm/\303\244.py" taken with its
+#   quotes and escapes: no note's path), or an escape decoded otherwise than git writes it
+def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
+    """`git diff --name-only` (and --name-status) put a path holding a non-ASCII letter, a
+    tab, a newline, a quote or a backslash in C-style quotes with octal bytes: the path read
+    is the file's own name, as `git diff -z` (no quoting) gives it, and as GitHub lists it."""
+    _, flags = setup
+    repo = tmp_path / "checkout"
+    where = repo / "vllm/v1/spec_decode"
+    where.mkdir(parents=True)
+    names = [
+        "草稿.py",
+        "ä b.py",
+        "a\tb.py",
+        "nl\nx.py",
+        'q"uote.py',
+        "back\\slash.py",
+        "del\x7f.py",
+    ]
+    names += ["emoji😀.py", "bell\a.py", "b\bf\fr\rv\v.py", "plain.py"]
+    for name in [*names, "old.py"]:
+        (where / name).write_text(name, "utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "mv", "vllm/v1/spec_decode/old.py", "vllm/v1/spec_decode/ü.py")
+    for name in names:
+        (where / name).write_text("changed", "utf-8")
+    truth = _git(repo, "diff", "-z", "--name-only", "HEAD").split("\0")[:-1]
+    assert len(truth) == len(names) + 1 and "vllm/v1/spec_decode/ü.py" in truth
+    listed = _git(repo, "diff", "--name-only", "HEAD")
+    assert '"vllm/v1/spec_decode/\\303\\244 b.py"' in listed.splitlines()  # quoted, as said
+    status = _git(repo, "diff", "--name-status", "-M", "HEAD")
+    assert 'R100\tvllm/v1/spec_decode/old.py\t"vllm/v1/spec_decode/\\303\\274.py"' in status
+    from bot.cli import build_parser
+    from bot.cli_match import _facts_from_args
+
+    files = tmp_path / "files.txt"
+    for listing, paths in ((listed, truth), (status, ["vllm/v1/spec_decode/old.py", *truth])):
+        files.write_text(listing, "utf-8")
+        argv = ["match", "--title", "x", "--files-from", str(files)]
+        facts = _facts_from_args(build_parser().parse_args(argv))
+        assert sorted(facts.files) == sorted(paths) and facts.file_count == len(truth)
+    files.write_text('"vllm/v1/spec_decode/\\350\\215\\211\\347\\250\\277.py"\r\n', "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
