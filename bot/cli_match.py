@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
-from bot.given_paths import unquote_git_path
+from bot.given_paths import given_path
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -104,8 +104,7 @@ def _listed(line: str) -> list[str]:
     """The paths one --files-from line names: the line, or what follows a --name-status
     status (both paths of a rename, as GitHub's listing gives the bot both)."""
     status = _NAME_STATUS.fullmatch(line)
-    # git quotes a path holding a tab, a newline, a quote or a non-ASCII letter
-    return [unquote_git_path(p) for p in (status.group(1).split("\t") if status else [line])]
+    return status.group(1).split("\t") if status else [line]
 
 
 def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
@@ -114,14 +113,12 @@ def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
     entries = [[f] for f in args.file or []]
     if args.files_from:
         entries += [_listed(line) for line in _read_lines(args.files_from)]
-    # `find .` and the shell's completion write ./vllm/x.py; GitHub names it vllm/x.py
-    files = [f.removeprefix("./") for paths in entries for f in paths]
-    for path in (f for f in files if f.startswith("/")):  # no note's path is absolute
-        print(
-            f"review-notes match: {path}: an absolute path matches no note: name it from the"
-            " repository root (vllm/x.py), as `git diff --name-only` writes it",
-            file=sys.stderr,
-        )
+    files = []
+    for token in (f for paths in entries for f in paths):
+        path, problem = given_path(token)  # git's quoting decoded, a leading ./ dropped
+        if problem:
+            print(f"review-notes match: {inert(token)}: {problem}", file=sys.stderr)
+        files.append(path)
     return files, len(entries)
 
 

@@ -1079,7 +1079,7 @@ def _git(repo: Path, *argv: str) -> str:
     return done.stdout.decode("utf-8")
 
 
-# kills: bot/given_paths.py:unquote_git_path left out (git's "vllm/\303\244.py" taken with its
+# kills: bot/given_paths.py:_unquoted left out (git's "vllm/\303\244.py" taken with its
 #   quotes and escapes: no note's path), or an escape decoded otherwise than git writes it
 def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
     """`git diff --name-only` (and --name-status) put a path holding a non-ASCII letter, a
@@ -1122,6 +1122,83 @@ def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
         argv = ["match", "--title", "x", "--files-from", str(files)]
         facts = _facts_from_args(build_parser().parse_args(argv))
         assert sorted(facts.files) == sorted(paths) and facts.file_count == len(truth)
+        assert capsys.readouterr().err == ""  # git's paths, a backslash one too: no warning
     files.write_text('"vllm/v1/spec_decode/\\350\\215\\211\\347\\250\\277.py"\r\n', "utf-8")
     code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
     assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
+
+
+EAGLE = "vllm/v1/spec_decode/eagle.py"
+
+
+# kills: bot/given_paths.py:path_problem a Windows absolute path, a '..' one, one with '\', a
+#   URL, a '.' or empty name, an empty path taken in silence (only /home/... was named), or
+#   named with the wrong fix
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("C:\\src\\vllm\\vllm\\v1\\spec_decode\\eagle.py", "an absolute path matches no note"),
+        ("c:/src/vllm/" + EAGLE, "an absolute path matches no note"),
+        ("\\\\build\\share\\vllm\\" + EAGLE, "an absolute path matches no note"),
+        ("../" + EAGLE, "a path through '..' is no path GitHub lists"),
+        ("vllm/v1/../v1/spec_decode/eagle.py", "a path through '..' is no path GitHub lists"),
+        ("..\\vllm\\v1\\spec_decode\\eagle.py", "a path through '..' is no path GitHub lists"),
+        (
+            ".\\vllm\\v1\\spec_decode\\eagle.py",
+            "a path with '\\' between its names is no path GitHub lists",
+        ),
+        (
+            "vllm\\v1\\spec_decode\\eagle.py",
+            "a path with '\\' between its names is no path GitHub lists",
+        ),
+        (
+            "https://github.com/vllm-project/vllm/blob/main/" + EAGLE,
+            "a URL is no path GitHub lists",
+        ),
+        (
+            "vllm/v1/./spec_decode/eagle.py",
+            "a path with a '.' or an empty name in it is no path GitHub lists",
+        ),
+        (
+            "vllm/v1/spec_decode//eagle.py",
+            "a path with a '.' or an empty name in it is no path GitHub lists",
+        ),
+    ],
+)
+def test_a_path_github_never_lists_is_named_with_the_fix(setup, tmp_path, capsys, path, said):
+    """The notes' globs are matched against GitHub's paths (from the repository root, '/'
+    between names): each of these meets none of them, or only some, and the preview says
+    why, not nothing."""
+    _, flags = setup
+    files = tmp_path / "files.txt"
+    files.write_text(f"{path}\r\n", "utf-8")  # a list saved on Windows
+    for given in (["--file", path], ["--files-from", str(files)]):
+        code, _, err = run(capsys, "--title", "x", *given, "--json", *flags)
+        assert code == 0 and err == (
+            f"review-notes match: {path}: {said}: name it from the repository root"
+            " (vllm/x.py), as `git diff --name-only` writes it\n"
+        ), err
+
+
+# kills: bot/given_paths.py:path_problem a directory (vllm/v1/spec_decode/) or an empty
+#   --file taken in silence
+def test_a_directory_or_an_empty_path_is_named(setup, capsys):
+    """A directory matches a note naming it, but GitHub lists the files in it, which the
+    tests-only rule and the notes' file globs are matched on; "$F" unset gives ''."""
+    _, flags = setup
+    code, out, err = run(capsys, "--title", "x", "--file", "vllm/v1/spec_decode/", *flags)
+    assert code == 0 and "vllm/v1/spec_decode/: a directory is no changed file GitHub" in err
+    assert "`git diff --name-only -- DIR` lists them" in err
+    code, out, err = run(capsys, "--title", "x", "--file", "", *flags)
+    assert code == 0 and err == "review-notes match: : an empty path matches no note\n"
+
+
+# kills: bot/given_paths.py:given_path a --file in git's quotes taken as it is
+def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
+    """`--file "$(git diff --name-only main | grep eagle)"`: the shell keeps git's quotes."""
+    _, flags = setup
+    quoted = '"vllm/v1/spec_decode/\\350\\215\\211\\347\\250\\277.py"'  # 草稿.py
+    title = ["--title", "[Spec Decode] prefix caching"]
+    code, out, err = run(capsys, *title, "--file", quoted, "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"][0] == "spec-decode"
+    assert any("spec_decode/草稿.py" in r for r in json.loads(out)["notes"][0]["reasons"])
