@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
-from bot.given_paths import given_path
+from bot.given_paths import given_path, path_problem
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -276,6 +276,9 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
             print(f"{path}:{no}: skipped: {exc}", file=sys.stderr)
             status = 1
             continue
+        for file in facts.files:  # matched all the same, as --files-from's
+            if problem := path_problem(file):
+                print(f"{path}:{no}: {inert(file)}: {problem}", file=sys.stderr)
         out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
         print_json(out)
     return status

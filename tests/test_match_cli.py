@@ -1193,6 +1193,34 @@ def test_a_directory_or_an_empty_path_is_named(setup, capsys):
     assert code == 0 and err == "review-notes match: : an empty path matches no note\n"
 
 
+# kills: bot/cli_match.py:_match_batch a line's files not checked (an absolute path, a
+#   Windows one, git's quoted one written into JSON, matched in silence), named without the
+#   line, or an author's escape sequence in one printed raw
+def test_a_batch_lines_paths_github_never_lists_are_named_with_the_line(setup, tmp_path, capsys):
+    _, flags = setup
+    lines = [
+        {"number": 1, "title": "[Spec Decode] prefix caching", "files": [EAGLE]},
+        {"number": 2, "title": "x", "files": [EAGLE, f"/home/me/vllm/{EAGLE}"]},
+        {"number": 3, "title": "x", "files": [{"path": "C:\\vllm\\x.py"}]},
+        {"number": 4, "title": "x", "files": ['"vllm/\\303\\244.py"']},
+        {"number": 5, "title": "x", "files": ["a\\\x1b[2Jb.py"]},  # an author's: printed inert
+    ]
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text("".join(json.dumps(r) + "\n" for r in lines), "utf-8")
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert code == 0 and [json.loads(x)["number"] for x in out.splitlines()] == [1, 2, 3, 4, 5]
+    assert err.splitlines() == [
+        f"{prs}:2: /home/me/vllm/{EAGLE}: an absolute path matches no note: name it from"
+        " the repository root (vllm/x.py), as `git diff --name-only` writes it",
+        f"{prs}:3: C:\\vllm\\x.py: an absolute path matches no note: name it from"
+        " the repository root (vllm/x.py), as `git diff --name-only` writes it",
+        f'{prs}:4: "vllm/\\303\\244.py": a path in git\'s quotes is no path GitHub lists:'
+        " `git diff -z --name-only` lists it unquoted",
+        f"{prs}:5: a\\\\x1b[2Jb.py: a path with '\\' between its names is no path GitHub lists:"
+        " name it from the repository root (vllm/x.py), as `git diff --name-only` writes it",
+    ]
+
+
 # kills: bot/given_paths.py:given_path a --file in git's quotes taken as it is
 def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     """`--file "$(git diff --name-only main | grep eagle)"`: the shell keeps git's quotes."""
