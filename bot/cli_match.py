@@ -79,25 +79,28 @@ def _lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
-def _read_input(path: str) -> str:
+def _read_input(path: str, newline: str | None = None) -> str:
     """A file given to `match`, as text, without the byte-order mark some editors write
-    (json.loads refuses it; before a path it would be part of the path)."""
+    (json.loads refuses it; before a path it would be part of the path); its line ends
+    made \n unless `newline` is "" (as open() reads it)."""
     try:
-        return Path(path).read_text("utf-8").removeprefix("\ufeff")
+        with open(path, encoding="utf-8", newline=newline) as file:
+            return file.read().removeprefix("\ufeff")
     except UnicodeDecodeError as exc:  # three files may be on the command line: say which
         raise ValueError(f"{path}: cannot read: not UTF-8 (byte {exc.start})") from None
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(text: str) -> list[str]:
     # a mark on a later line too: `cat a.txt b.txt` puts b's there
-    lines = (ln.removeprefix("\ufeff").strip() for ln in _lines(_read_input(path)))
+    lines = (ln.removeprefix("\ufeff").strip() for ln in _lines(text))
     return [ln for ln in lines if ln]
 
 
 # A line of `git diff --name-status`: a status (M, A, D, T, R100, C75...), a tab, the path;
 # a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
 # so a tab after a status letter is that listing's, not part of a file's name.
-_NAME_STATUS = re.compile(r"(?:[ADMTUXB]|[RC][0-9]{0,3})\t(.+)")
+_STATUS = re.compile(r"[ADMTUXB]|[RC][0-9]{0,3}")
+_NAME_STATUS = re.compile(rf"(?:{_STATUS.pattern})\t(.+)")
 
 
 def _listed(line: str) -> list[str]:
@@ -107,19 +110,51 @@ def _listed(line: str) -> list[str]:
     return status.group(1).split("\t") if status else [line]
 
 
+def _listed_z(fields: list[str], path: str) -> list[list[str]]:
+    """The changed files `git diff -z` fields name: each field a path (--name-only), or a
+    status and then its path, a rename's or copy's two (--name-status)."""
+    if not _STATUS.fullmatch(fields[0]):  # --name-only (a root file named M would be misread)
+        return [[f] for f in fields]
+    entries: list[list[str]] = []
+    at = 0
+    while at < len(fields):
+        status = fields[at]
+        count = 2 if status.startswith(("R", "C")) else 1
+        paths = fields[at + 1 : at + 1 + count]
+        if not _STATUS.fullmatch(status) or len(paths) < count:
+            raise ValueError(
+                f"{path}: field {at + 1} ({inert(status)!r}): not `git diff -z --name-status`"
+                " output: a status, then its path, a rename's two"
+            )
+        entries.append(paths)
+        at += 1 + count
+    return entries
+
+
+def _listed_entries(path: str) -> list[list[str]]:
+    """The changed files a --files-from file names, each as its paths (a rename's two)."""
+    text = _read_input(path, newline="")  # a \r in a -z listing is a file name's
+    if "\0" in text:  # `git diff -z`: a NUL after each field, no newline; git's own paths
+        return _listed_z(text.removesuffix("\0").split("\0"), path)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as _read_input reads lines
+    return [[_checked(p) for p in _listed(line)] for line in _read_lines(text)]
+
+
+def _checked(token: str) -> str:
+    """The path a --file or a --files-from line names, one GitHub never lists named."""
+    path, problem = given_path(token)  # git's quoting decoded, a leading ./ dropped
+    if problem:
+        print(f"review-notes match: {inert(token)}: {problem}", file=sys.stderr)
+    return path
+
+
 def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
     """The changed files the command line names (each --file, then --files-from's lines),
     and how many files they are: a rename line is one file and two paths."""
-    entries = [[f] for f in args.file or []]
+    entries = [[_checked(f)] for f in args.file or []]
     if args.files_from:
-        entries += [_listed(line) for line in _read_lines(args.files_from)]
-    files = []
-    for token in (f for paths in entries for f in paths):
-        path, problem = given_path(token)  # git's quoting decoded, a leading ./ dropped
-        if problem:
-            print(f"review-notes match: {inert(token)}: {problem}", file=sys.stderr)
-        files.append(path)
-    return files, len(entries)
+        entries += _listed_entries(args.files_from)
+    return [f for paths in entries for f in paths], len(entries)
 
 
 def _facts_from_args(args: argparse.Namespace):
@@ -315,7 +350,7 @@ def add_match_parser(sub) -> None:
         "--files-from",
         metavar="FILE",
         help="changed file paths from the repository root, one per line, as `git diff"
-        " --name-only` writes them (or --name-status: both paths of a rename)",
+        " --name-only` writes them (or --name-status: both paths of a rename; or -z)",
     )
     m.add_argument(
         "--changed-files",

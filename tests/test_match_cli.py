@@ -1079,6 +1079,41 @@ def _git(repo: Path, *argv: str) -> str:
     return done.stdout.decode("utf-8")
 
 
+OLD = "vllm/v1/spec_decode/old.py"
+
+
+def _checkout(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git checkout whose work tree changes files named as git quotes them (a non-ASCII
+    letter, a tab, a newline, a quote, a backslash, control characters) and renames
+    OLD, staged; and what `git diff -z` lists changed (no quoting: the files' own names)."""
+    repo = tmp_path / "checkout"
+    where = repo / "vllm/v1/spec_decode"
+    where.mkdir(parents=True)
+    names = ["草稿.py", "ä b.py", "a\tb.py", "nl\nx.py", 'q"uote.py', "back\\slash.py"]
+    names += ["del\x7f.py", "emoji😀.py", "bell\a.py", "b\bf\fr\rv\v.py", "plain.py"]
+    for name in [*names, "old.py"]:
+        (where / name).write_text(name, "utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "mv", OLD, "vllm/v1/spec_decode/ü.py")
+    for name in names:
+        (where / name).write_text("changed", "utf-8")
+    truth = _git(repo, "diff", "-z", "--name-only", "HEAD").split("\0")[:-1]
+    assert len(truth) == len(names) + 1 and "vllm/v1/spec_decode/ü.py" in truth
+    return repo, truth
+
+
+def _files_from(listing: str, tmp_path: Path) -> PRFacts:
+    from bot.cli import build_parser
+    from bot.cli_match import _facts_from_args
+
+    files = tmp_path / "files.txt"
+    files.write_text(listing, "utf-8")
+    argv = ["match", "--title", "x", "--files-from", str(files)]
+    return _facts_from_args(build_parser().parse_args(argv))
+
+
 # kills: bot/given_paths.py:_unquoted left out (git's "vllm/\303\244.py" taken with its
 #   quotes and escapes: no note's path), or an escape decoded otherwise than git writes it
 def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
@@ -1086,43 +1121,16 @@ def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
     tab, a newline, a quote or a backslash in C-style quotes with octal bytes: the path read
     is the file's own name, as `git diff -z` (no quoting) gives it, and as GitHub lists it."""
     _, flags = setup
-    repo = tmp_path / "checkout"
-    where = repo / "vllm/v1/spec_decode"
-    where.mkdir(parents=True)
-    names = [
-        "草稿.py",
-        "ä b.py",
-        "a\tb.py",
-        "nl\nx.py",
-        'q"uote.py',
-        "back\\slash.py",
-        "del\x7f.py",
-    ]
-    names += ["emoji😀.py", "bell\a.py", "b\bf\fr\rv\v.py", "plain.py"]
-    for name in [*names, "old.py"]:
-        (where / name).write_text(name, "utf-8")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "base")
-    _git(repo, "mv", "vllm/v1/spec_decode/old.py", "vllm/v1/spec_decode/ü.py")
-    for name in names:
-        (where / name).write_text("changed", "utf-8")
-    truth = _git(repo, "diff", "-z", "--name-only", "HEAD").split("\0")[:-1]
-    assert len(truth) == len(names) + 1 and "vllm/v1/spec_decode/ü.py" in truth
+    repo, truth = _checkout(tmp_path)
     listed = _git(repo, "diff", "--name-only", "HEAD")
     assert '"vllm/v1/spec_decode/\\303\\244 b.py"' in listed.splitlines()  # quoted, as said
     status = _git(repo, "diff", "--name-status", "-M", "HEAD")
     assert 'R100\tvllm/v1/spec_decode/old.py\t"vllm/v1/spec_decode/\\303\\274.py"' in status
-    from bot.cli import build_parser
-    from bot.cli_match import _facts_from_args
-
-    files = tmp_path / "files.txt"
-    for listing, paths in ((listed, truth), (status, ["vllm/v1/spec_decode/old.py", *truth])):
-        files.write_text(listing, "utf-8")
-        argv = ["match", "--title", "x", "--files-from", str(files)]
-        facts = _facts_from_args(build_parser().parse_args(argv))
+    for listing, paths in ((listed, truth), (status, [OLD, *truth])):
+        facts = _files_from(listing, tmp_path)
         assert sorted(facts.files) == sorted(paths) and facts.file_count == len(truth)
         assert capsys.readouterr().err == ""  # git's paths, a backslash one too: no warning
+    files = tmp_path / "files.txt"
     files.write_text('"vllm/v1/spec_decode/\\350\\215\\211\\347\\250\\277.py"\r\n', "utf-8")
     code, out, err = run(capsys, "--title", "x", "--files-from", str(files), "--json", *flags)
     assert (code, err) == (0, "") and json.loads(out)["topics"] == ["spec-decode"]
@@ -1230,3 +1238,29 @@ def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     code, out, err = run(capsys, *title, "--file", quoted, "--json", *flags)
     assert (code, err) == (0, "") and json.loads(out)["topics"][0] == "spec-decode"
     assert any("spec_decode/草稿.py" in r for r in json.loads(out)["notes"][0]["reasons"])
+
+
+# kills: bot/cli_match.py:_listed_entries `git diff -z` output read as one line (one path
+#   holding NULs: no note's path) or with its \r made \n, or (_listed_z) its --name-status
+#   statuses taken for paths, a rename's new path dropped, a cut-off listing read
+def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
+    """`git diff -z --name-only` (what a script uses to get git's paths unquoted) ends each
+    path with a NUL, no newline; with --name-status each status is a field of its own, a
+    rename's followed by both paths."""
+    repo, truth = _checkout(tmp_path)
+    facts = _files_from(_git(repo, "diff", "-z", "--name-only", "HEAD"), tmp_path)
+    assert list(facts.files) == truth and facts.file_count == len(truth)
+    status = _git(repo, "diff", "-z", "--name-status", "-M", "HEAD")
+    assert f"R100\0{OLD}\0vllm/v1/spec_decode/ü.py\0" in status
+    facts = _files_from(status, tmp_path)
+    assert sorted(facts.files) == sorted([OLD, *truth]) and facts.file_count == len(truth)
+    assert capsys.readouterr().err == ""  # git's own paths, a backslash one too
+    files = tmp_path / "files.txt"
+    # a listing cut off, or two concatenated (-z --name-status, then -z --name-only)
+    for cut in (f"M\0{EAGLE}\0R100\0{OLD}\0", f"M\0{EAGLE}\0D\0", f"M\0{EAGLE}\0{OLD}\0"):
+        files.write_text(cut, "utf-8")
+        code, out, err = run(capsys, "--title", "x", "--files-from", str(files))
+        assert (code, out) == (1, "") and err == (
+            f"{files}: field 3 ({cut.split(chr(0))[2]!r}): not `git diff -z --name-status`"
+            " output: a status, then its path, a rename's two\n"
+        )
