@@ -1229,7 +1229,8 @@ def test_a_batch_lines_paths_github_never_lists_are_named_with_the_line(setup, t
     ]
 
 
-# kills: bot/given_paths.py:given_path a --file in git's quotes taken as it is
+# kills: bot/given_paths.py:given_path a --file in git's quotes taken as it is, and
+#   (_unquoted) bytes that are no UTF-8 stopping match with a traceback
 def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     """`--file "$(git diff --name-only main | grep eagle)"`: the shell keeps git's quotes."""
     _, flags = setup
@@ -1238,6 +1239,10 @@ def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     code, out, err = run(capsys, *title, "--file", quoted, "--json", *flags)
     assert (code, err) == (0, "") and json.loads(out)["topics"][0] == "spec-decode"
     assert any("spec_decode/草稿.py" in r for r in json.loads(out)["notes"][0]["reasons"])
+    latin1 = '"vllm/v1/spec_decode/caf\\351.py"'  # a name git holds in Latin-1 bytes
+    code, out, err = run(capsys, *title, "--file", latin1, "--json", *flags)
+    assert (code, err) == (0, "") and json.loads(out)["topics"][0] == "spec-decode"
+    assert any("spec_decode/caf\ufffd.py" in r for r in json.loads(out)["notes"][0]["reasons"])
 
 
 # kills: bot/cli_match.py:_listed_entries `git diff -z` output read as one line (one path
@@ -1255,7 +1260,9 @@ def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
     facts = _files_from(status, tmp_path)
     assert sorted(facts.files) == sorted([OLD, *truth]) and facts.file_count == len(truth)
     assert capsys.readouterr().err == ""  # git's own paths, a backslash one too
-    files = tmp_path / "files.txt"
+    files = tmp_path / "files.txt"  # a copy (-C) names both paths, as a rename does
+    facts = _files_from(f"C075\0{OLD}\0{EAGLE}\0M\0README.md\0", tmp_path)
+    assert facts.files == (OLD, EAGLE, "README.md") and facts.file_count == 2
     # a listing cut off, or two concatenated (-z --name-status, then -z --name-only)
     for cut in (f"M\0{EAGLE}\0R100\0{OLD}\0", f"M\0{EAGLE}\0D\0", f"M\0{EAGLE}\0{OLD}\0"):
         files.write_text(cut, "utf-8")
@@ -1264,3 +1271,10 @@ def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
             f"{files}: field 3 ({cut.split(chr(0))[2]!r}): not `git diff -z --name-status`"
             " output: a status, then its path, a rename's two\n"
         )
+
+
+# kills: bot/cli_match.py:_listed_entries a list with CR line ends (classic Mac OS; open()
+#   reads them as lines, as --files-from did before it read -z listings) taken as one path
+def test_files_from_with_carriage_returns_for_line_ends(tmp_path):
+    facts = _files_from(f"{EAGLE}\r{OLD}\r", tmp_path)
+    assert facts.files == (EAGLE, OLD) and facts.file_count == 2
