@@ -4,6 +4,7 @@ server or credentials (from flags, a `pull_request` payload, or a batch of JSON 
 from __future__ import annotations
 
 import argparse
+import codecs
 import re
 import sys
 from collections.abc import Sequence
@@ -79,15 +80,23 @@ def _lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
+# Windows PowerShell 5.1 (Windows' own) writes `>` and Out-File as UTF-16, with this mark
+_UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
 def _read_input(path: str, newline: str | None = None) -> str:
-    """A file given to `match`, as text, without the byte-order mark some editors write
-    (json.loads refuses it; before a path it would be part of the path); its line ends
-    made \n unless `newline` is "" (as open() reads it)."""
+    """A file given to `match`, as text (UTF-8, or UTF-16 after its byte-order mark),
+    without the mark some editors write (json.loads refuses it; before a path it would be
+    part of the path); its line ends made \n unless `newline` is "" (as open() reads it)."""
+    with open(path, "rb") as file:
+        encoding = "utf-16" if file.read(2) in _UTF16_MARKS else "utf-8"
     try:
-        with open(path, encoding="utf-8", newline=newline) as file:
+        with open(path, encoding=encoding, newline=newline) as file:
             return file.read().removeprefix("\ufeff")
     except UnicodeDecodeError as exc:  # three files may be on the command line: say which
-        raise ValueError(f"{path}: cannot read: not UTF-8 (byte {exc.start})") from None
+        raise ValueError(
+            f"{path}: cannot read: not {encoding.upper()} (byte {exc.start})"
+        ) from None
 
 
 def _read_lines(text: str) -> list[str]:
@@ -280,9 +289,14 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
     try:
         # `gh pr list --json ... | jq -c '.[]' | review-notes match --batch -`
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if data[:2] in _UTF16_MARKS:  # Windows PowerShell 5.1's `>`: read as a whole
+            data = data.decode("utf-16").encode("utf-8")
         lines = data.split(b"\n")  # each line decoded alone
     except OSError as exc:
         print(f"{path}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as exc:  # a UTF-16 mark on a file cut at an odd byte
+        print(f"{path}: cannot read: not UTF-16 (byte {exc.start})", file=sys.stderr)
         return 1
     for no, raw in enumerate(lines, 1):
         try:

@@ -1278,3 +1278,38 @@ def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
 def test_files_from_with_carriage_returns_for_line_ends(tmp_path):
     facts = _files_from(f"{EAGLE}\r{OLD}\r", tmp_path)
     assert facts.files == (EAGLE, OLD) and facts.file_count == 2
+
+
+# kills: bot/cli_match.py:_read_input and :_match_batch a UTF-16 file (Windows PowerShell
+#   5.1's `>`) refused as not UTF-8, a batch's every line skipped
+def test_files_windows_powershell_wrote_are_read(setup, tmp_path, capsys):
+    """Windows PowerShell 5.1, Windows' own shell, writes `>` and Out-File as UTF-16 with a
+    byte-order mark: `git diff --name-only > files.txt`, `gh pr list ... | jq -c '.[]' >
+    prs.jsonl`, `gh pr view N --json body -q .body > body.md` on a Windows checkout."""
+    _, flags = setup
+    files, body = tmp_path / "files.txt", tmp_path / "body.md"
+    for codec in ("utf-16-le", "utf-16-be"):  # as "Unicode" and "BigEndianUnicode"
+        bom = "\ufeff".encode(codec)
+        files.write_bytes(bom + f"README.md\r\n{EAGLE}\r\n".encode(codec))
+        body.write_bytes(bom + "Keeps prefix caching for EAGLE.\r\n".encode(codec))
+        given = ["--files-from", str(files), "--body-file", str(body), "--json"]
+        code, out, err = run(capsys, "--title", "x", *given, *flags)
+        assert (code, err) == (0, "") and json.loads(out)["topics"] == [
+            "spec-decode",
+            "prefix-caching",
+        ], out
+        prs = tmp_path / "prs.jsonl"
+        line = {"number": 4, "title": "[Spec Decode] prefix caching", "files": [EAGLE]}
+        prs.write_bytes(bom + (json.dumps(line) + "\r\n" + json.dumps(line) + "\r\n").encode(codec))
+        code, out, err = run(capsys, "--batch", str(prs), *flags)
+        assert (code, err) == (0, "") and [json.loads(x)["number"] for x in out.splitlines()] == [
+            4,
+            4,
+        ]
+    prs.write_bytes(prs.read_bytes()[:-1])  # cut at an odd byte: no UTF-16
+    files.write_bytes(prs.read_bytes())
+    odd = len(prs.read_bytes()) - 1  # the byte left over
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, out, err) == (1, "", f"{prs}: cannot read: not UTF-16 (byte {odd})\n")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, out, err) == (1, "", f"{files}: cannot read: not UTF-16 (byte {odd})\n")
