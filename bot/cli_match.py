@@ -84,19 +84,24 @@ def _lines(text: str) -> list[str]:
 _UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
-def _read_input(path: str, newline: str | None = None) -> str:
-    """A file given to `match`, as text (UTF-8, or UTF-16 after its byte-order mark),
-    without the mark some editors write (json.loads refuses it; before a path it would be
-    part of the path); its line ends made \n unless `newline` is "" (as open() reads it)."""
-    with open(path, "rb") as file:
-        encoding = "utf-16" if file.read(2) in _UTF16_MARKS else "utf-8"
+def _read_text(path: str) -> str:
+    """A file given to `match` (- for stdin), as text (UTF-8, or UTF-16 after its
+    byte-order mark) with its line ends as they are (the matcher reads a description's CRLF
+    as GitHub sends it), without the mark some editors write (json.loads refuses it; before
+    a path it would be part of the path)."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    encoding = "utf-16" if data[:2] in _UTF16_MARKS else "utf-8"
     try:
-        with open(path, encoding=encoding, newline=newline) as file:
-            return file.read().removeprefix("\ufeff")
+        return data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as exc:  # three files may be on the command line: say which
         raise ValueError(
             f"{path}: cannot read: not {encoding.upper()} (byte {exc.start})"
         ) from None
+
+
+def _as_lf(text: str) -> str:
+    """Line ends made \n, as open() reads them (a list with CR ends is still lines)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_lines(text: str) -> list[str]:
@@ -142,11 +147,10 @@ def _listed_z(fields: list[str], path: str) -> list[list[str]]:
 
 def _listed_entries(path: str) -> list[list[str]]:
     """The changed files a --files-from file names, each as its paths (a rename's two)."""
-    text = _read_input(path, newline="")  # a \r in a -z listing is a file name's
+    text = _read_text(path)  # a \r in a -z listing is a file name's
     if "\0" in text:  # `git diff -z`: a NUL after each field, no newline; git's own paths
         return _listed_z(text.removesuffix("\0").split("\0"), path)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as _read_input reads lines
-    return [[_checked(p) for p in _listed(line)] for line in _read_lines(text)]
+    return [[_checked(p) for p in _listed(line)] for line in _read_lines(_as_lf(text))]
 
 
 def _checked(token: str) -> str:
@@ -174,7 +178,7 @@ def _facts_from_args(args: argparse.Namespace):
     files, count = _given_files(args)
     if args.payload:
         return _facts_from_payload_file(args.payload, files, count, args.label or ())
-    body = _read_input(args.body_file) if args.body_file else ""
+    body = _read_text(args.body_file) if args.body_file else ""
     return PRFacts(
         repo=args.repo,
         number=args.number,
@@ -200,7 +204,7 @@ def _facts_from_payload_file(path: str, files: list[str], count: int, labels: Se
     from bot.prfacts import PRFacts, facts_from_payload, payload_files
 
     try:
-        payload = json.loads(_read_input(path))
+        payload = json.loads(_read_text(path))
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deep") from None
     except json.JSONDecodeError as exc:  # an empty file (a failed curl), a cut-off one
@@ -263,6 +267,11 @@ def _match_flags_problem(args: argparse.Namespace) -> str | None:
             "--changed-files goes with --title: a payload's or a batch line's PR says how"
             " many files it changes (changed_files) itself"
         )
+    stdin = [
+        f for f, v in (("--payload", args.payload), ("--body-file", args.body_file)) if v == "-"
+    ]
+    if stdin and args.files_from == "-":
+        return f"{stdin[0]} and --files-from both read -: stdin holds one of them"
     source = "--payload" if args.payload else "--batch" if args.batch else None
     given = {
         "--body-file": args.body_file is not None,
@@ -346,13 +355,13 @@ def add_match_parser(sub) -> None:
     src.add_argument(
         "--payload",
         metavar="EVENT.json",
-        help="a pull_request webhook payload; matched on its top-level `files` list when it"
-        " has one (as by the dry run), unless --file/--files-from give the files",
+        help="a pull_request webhook payload (-: stdin); matched on its top-level `files`"
+        " list when it has one (as by the dry run), unless --file/--files-from give the files",
     )
     src.add_argument(
         "--batch", metavar="PRS.jsonl", help="one PR per line (-: stdin); JSON lines out"
     )
-    m.add_argument("--body-file", help="file holding the PR description")
+    m.add_argument("--body-file", help="file holding the PR description (-: stdin)")
     m.add_argument("--label", action="append", help="a PR label (repeatable)")
     m.add_argument(
         "--file",
@@ -364,7 +373,8 @@ def add_match_parser(sub) -> None:
         "--files-from",
         metavar="FILE",
         help="changed file paths from the repository root, one per line, as `git diff"
-        " --name-only` writes them (or --name-status: both paths of a rename; or -z)",
+        " --name-only` writes them (or --name-status: both paths of a rename; or -z);"
+        " -: stdin",
     )
     m.add_argument(
         "--changed-files",

@@ -1280,7 +1280,7 @@ def test_files_from_with_carriage_returns_for_line_ends(tmp_path):
     assert facts.files == (EAGLE, OLD) and facts.file_count == 2
 
 
-# kills: bot/cli_match.py:_read_input and :_match_batch a UTF-16 file (Windows PowerShell
+# kills: bot/cli_match.py:_read_text and :_match_batch a UTF-16 file (Windows PowerShell
 #   5.1's `>`) refused as not UTF-8, a batch's every line skipped
 def test_files_windows_powershell_wrote_are_read(setup, tmp_path, capsys):
     """Windows PowerShell 5.1, Windows' own shell, writes `>` and Out-File as UTF-16 with a
@@ -1313,3 +1313,47 @@ def test_files_windows_powershell_wrote_are_read(setup, tmp_path, capsys):
     assert (code, out, err) == (1, "", f"{prs}: cannot read: not UTF-16 (byte {odd})\n")
     code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
     assert (code, out, err) == (1, "", f"{files}: cannot read: not UTF-16 (byte {odd})\n")
+
+
+def _match_stdin(tmp_path: Path, stdin: bytes, *argv: str):
+    import subprocess
+
+    from webhook_kit import PY, base_env
+
+    return subprocess.run(
+        [PY, "-m", "bot.cli", "match", *argv],
+        input=stdin,
+        capture_output=True,
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT)),
+        cwd=tmp_path,
+    )
+
+
+# kills: bot/cli_match.py:_read_text `-` read as a file named - (--files-from, --body-file,
+#   --payload: "-: cannot read: No such file or directory")
+def test_files_from_body_file_and_payload_of_dash_are_read_from_stdin(setup, tmp_path):
+    """`git diff --name-only main... | review-notes match --title ... --files-from -`, as
+    `--batch -` reads gh's lines; `gh pr view N --json body -q .body | ... --body-file -`."""
+    _, flags = setup
+    title = ["--title", "x", "--json", *flags]
+    done = _match_stdin(tmp_path, f"{EAGLE}\n".encode(), *title, "--files-from", "-")
+    assert (done.returncode, done.stderr) == (0, b"") and json.loads(done.stdout)["topics"] == [
+        "spec-decode"
+    ]
+    done = _match_stdin(tmp_path, b"Keeps prefix caching.\n", *title, "--body-file", "-")
+    assert done.returncode == 0 and json.loads(done.stdout)["topics"] == ["prefix-caching"]
+    pull = {"number": 9, "title": "[Spec Decode] prefix caching", "changed_files": 1}
+    payload = {"pull_request": pull, "repository": {"full_name": "vllm-project/vllm"}}
+    done = _match_stdin(tmp_path, json.dumps(payload).encode(), "--payload", "-", *flags)
+    assert done.returncode == 0 and done.stdout.startswith(b"PR vllm-project/vllm 9: "), done
+
+
+# kills: bot/cli_match.py:_match_flags_problem two files of - taken from one stdin (the
+#   second read empty: a PR without its files or description, in silence)
+def test_only_one_file_may_be_read_from_stdin(setup, tmp_path, capsys):
+    _, flags = setup
+    for given in (["--title", "x", "--body-file", "-"], ["--payload", "-"]):
+        code, out, err = run(capsys, *given, "--files-from", "-", *flags)
+        assert (code, out) == (2, "") and err == (
+            f"{given[-2]} and --files-from both read -: stdin holds one of them\n"
+        ), err
