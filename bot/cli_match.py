@@ -150,7 +150,26 @@ def _listed_entries(path: str) -> list[list[str]]:
     text = _read_text(path)  # a \r in a -z listing is a file name's
     if "\0" in text:  # `git diff -z`: a NUL after each field, no newline; git's own paths
         return _listed_z(text.removesuffix("\0").split("\0"), path)
+    if _is_json(text):  # `gh pr view N --json files > files.json`
+        raise ValueError(
+            f"{path}: JSON, not one path a line: `gh pr view N --json files --jq"
+            " '.files[].path'` lists the paths (or give gh's JSON to --batch)"
+        )
     return [[_checked(p) for p in _listed(line)] for line in _read_lines(_as_lf(text))]
+
+
+def _is_json(text: str) -> bool:
+    """Whether `text` is a JSON object or array (no list of paths is one; a file may be
+    named 2024 or null)."""
+    import json
+
+    if not text.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _checked(token: str) -> str:

@@ -1357,3 +1357,24 @@ def test_only_one_file_may_be_read_from_stdin(setup, tmp_path, capsys):
         assert (code, out) == (2, "") and err == (
             f"{given[-2]} and --files-from both read -: stdin holds one of them\n"
         ), err
+
+
+# kills: bot/cli_match.py:_listed_entries gh's JSON given to --files-from read as paths (one
+#   line, or a pretty-printed object's lines: none a path, matched in silence)
+def test_files_from_given_ghs_json_says_how_to_list_the_paths(setup, tmp_path, capsys):
+    """`gh pr view N --json files > files.json` then --files-from files.json."""
+    _, flags = setup
+    files = tmp_path / "files.json"
+    record = {"files": [{"path": EAGLE, "additions": 3, "deletions": 1}]}
+    for text in (json.dumps(record), json.dumps(record, indent=2), json.dumps([EAGLE])):
+        files.write_text(text + "\n", "utf-8")
+        code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+        assert (code, out) == (1, "") and err == (
+            f"{files}: JSON, not one path a line: `gh pr view N --json files --jq"
+            " '.files[].path'` lists the paths (or give gh's JSON to --batch)\n"
+        ), err
+    # file names, not gh's JSON (one so deep json.loads gives up: no traceback)
+    for names in ("[x].py\n{a}.py\n", "2024\n", "[" * 100_000 + "\n"):
+        files.write_text(names, "utf-8")
+        code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+        assert (code, err) == (0, "")
