@@ -104,12 +104,6 @@ def _as_lf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _read_lines(text: str) -> list[str]:
-    # a mark on a later line too: `cat a.txt b.txt` puts b's there
-    lines = (ln.removeprefix("\ufeff").strip() for ln in _lines(text))
-    return [ln for ln in lines if ln]
-
-
 # A line of `git diff --name-status`: a status (M, A, D, T, R100, C75...), a tab, the path;
 # a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
 # so a tab after a status letter is that listing's, not part of a file's name.
@@ -155,7 +149,35 @@ def _listed_entries(path: str) -> list[list[str]]:
             f"{path}: JSON, not one path a line: `gh pr view N --json files --jq"
             " '.files[].path'` lists the paths (or give gh's JSON to --batch)"
         )
-    return [[_checked(p) for p in _listed(line)] for line in _read_lines(_as_lf(text))]
+    # a mark on a later line too: `cat a.txt b.txt` puts b's there
+    lines = [ln.removeprefix("\ufeff") for ln in _lines(_as_lf(text))]
+    if other := _other_listing(lines):
+        raise ValueError(f"{path}: {other}")
+    return [[_checked(p) for p in _listed(ln.strip())] for ln in lines if ln.strip()]
+
+
+# `git show` and `git log` start each commit so (--name-only: its paths after its message)
+_COMMIT = re.compile(r"commit [0-9a-f]{40}(?: .*)?")
+# `git status --short` and --porcelain: two status columns (staged, work tree), a space
+_STATUS_SHORT = re.compile(r"[ MTADRCU?!]{2} \S.*")
+
+
+def _other_listing(lines: list[str]) -> str | None:
+    """Which other git command's output `lines` are, with the one listing the paths only;
+    None for a list of paths. Read as paths, its commit headers and messages would count
+    as changed files, its status letters would stay on each path."""
+    if any(_COMMIT.fullmatch(ln) for ln in lines):
+        return (
+            "`git show` or `git log` output, not one path a line: `git show --name-only"
+            " --format= REV` lists a commit's paths, `git diff --name-only main...` a branch's"
+        )
+    shown = [ln for ln in lines if ln.strip()]
+    if shown and all(_STATUS_SHORT.fullmatch(ln) for ln in shown):  # a name could, not all
+        return (
+            "`git status --short` output, not one path a line: `git diff --name-only HEAD`"
+            " lists the paths changed since the last commit (a new file once added)"
+        )
+    return None
 
 
 def _is_json(text: str) -> bool:

@@ -220,7 +220,7 @@ def test_batch_lines_end_at_newlines_only(setup, tmp_path, capsys):
 
 
 # kills: bot/cli_match.py:_match_batch a byte-order mark dropped from the first line only
-# kills: bot/cli_match.py:_read_lines a byte-order mark dropped from the first line only
+# kills: bot/cli_match.py:_listed_entries a byte-order mark dropped from the first line only
 def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
     # an editor on Windows writes one: dropped, as from notes, topics and digests
     _, flags = setup
@@ -830,7 +830,7 @@ def test_a_label_given_with_a_payload_is_added_to_the_prs_labels(setup, tmp_path
     assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
 
 
-# kills: bot/cli_match.py:_read_lines `ln.strip()` -> `ln` (a path keeps the spaces around it)
+# kills: bot/cli_match.py:_listed_entries `ln.strip()` -> `ln` (a path keeps the spaces around it)
 def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, capsys):
     _, flags = setup
     files = tmp_path / "files.txt"
@@ -1378,3 +1378,37 @@ def test_files_from_given_ghs_json_says_how_to_list_the_paths(setup, tmp_path, c
         files.write_text(names, "utf-8")
         code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
         assert (code, err) == (0, "")
+
+
+# kills: bot/cli_match.py:_other_listing `git show --name-only` or `git status --short`
+#   output read as paths: its header lines counted as changed files (the tests-only and
+#   share rules count them), its status letters kept on each path, in silence
+def test_files_from_given_another_git_commands_output_says_which_lists_the_paths(
+    setup, tmp_path, capsys
+):
+    _, flags = setup
+    repo, _ = _checkout(tmp_path)
+    _git(repo, "commit", "-qam", "Rename old.py\n\nThe body.")
+    (repo / EAGLE).write_text("x", "utf-8")
+    _git(repo, "add", EAGLE)
+    (repo / "vllm/v1/spec_decode/草稿.py").write_text("changed again", "utf-8")
+    (repo / "new.py").write_text("x", "utf-8")
+    files = tmp_path / "files.txt"
+    for argv, said in (
+        (["show", "--name-only", "HEAD"], "`git show` or `git log` output"),
+        (["log", "--name-status", "-2"], "`git show` or `git log` output"),
+        (["status", "--short"], "`git status --short` output"),
+        (["status", "--porcelain"], "`git status --short` output"),
+    ):
+        files.write_text(_git(repo, *argv) + "  \n", "utf-8")  # a blank line pasted after
+        code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+        assert (code, out) == (1, "") and err.startswith(f"{files}: {said}, not one path a line")
+    files.write_text(f"{EAGLE}\nMM notes.txt\n", "utf-8")  # a name may look so, not all
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, err) == (0, "")
+    files.write_text(_git(repo, "show", "--name-only", "--format=", "HEAD"), "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, err) == (0, "")
+    files.write_text(_git(repo, "diff", "--name-only", "HEAD"), "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, err) == (0, "")
