@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
-from bot.given_paths import given_path, path_problem
+from bot.given_paths import given_path, listed_files, path_problem
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -74,12 +73,6 @@ def _print_match(facts, result, config) -> None:
         print("topics with no note yet: " + ", ".join(h.topic.id for h in bare))
 
 
-def _lines(text: str) -> list[str]:
-    """Lines ended by LF (or CRLF) only: str.splitlines() also cuts at U+2028, U+2029 and
-    NEL, which a JSON string or a file name may hold."""
-    return [line.removesuffix("\r") for line in text.split("\n")]
-
-
 # Windows PowerShell 5.1 (Windows' own) writes `>` and Out-File as UTF-16, with this mark
 _UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
@@ -99,116 +92,17 @@ def _read_text(path: str) -> str:
         ) from None
 
 
-def _as_lf(text: str) -> str:
-    """Line ends made \n, as open() reads them (a list with CR ends is still lines)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-# A line of `git diff --name-status`: a status (M, A, D, T, R100, C75...), a tab, the path;
-# a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
-# so a tab after a status letter is that listing's, not part of a file's name.
-_STATUS = re.compile(r"[ADMTUXB]|[RC][0-9]{0,3}")
-_NAME_STATUS = re.compile(rf"(?:{_STATUS.pattern})\t(.+)")
-
-
-def _listed(line: str) -> list[str]:
-    """The paths one --files-from line names: the line, or what follows a --name-status
-    status (both paths of a rename, as GitHub's listing gives the bot both)."""
-    status = _NAME_STATUS.fullmatch(line)
-    return status.group(1).split("\t") if status else [line]
-
-
-def _listed_z(fields: list[str], path: str) -> list[list[str]]:
-    """The changed files `git diff -z` fields name: each field a path (--name-only), or a
-    status and then its path, a rename's or copy's two (--name-status)."""
-    if not _STATUS.fullmatch(fields[0]):  # --name-only (a root file named M would be misread)
-        return [[f] for f in fields]
-    entries: list[list[str]] = []
-    at = 0
-    while at < len(fields):
-        status = fields[at]
-        count = 2 if status.startswith(("R", "C")) else 1
-        paths = fields[at + 1 : at + 1 + count]
-        if not _STATUS.fullmatch(status) or len(paths) < count:
-            raise ValueError(
-                f"{path}: field {at + 1} ({inert(status)!r}): not `git diff -z --name-status`"
-                " output: a status, then its path, a rename's two"
-            )
-        entries.append(paths)
-        at += 1 + count
-    return entries
-
-
-def _listed_entries(path: str) -> list[list[str]]:
-    """The changed files a --files-from file names, each as its paths (a rename's two)."""
-    text = _read_text(path)  # a \r in a -z listing is a file name's
-    if "\0" in text:  # `git diff -z`: a NUL after each field, no newline; git's own paths
-        return _listed_z(text.removesuffix("\0").split("\0"), path)
-    if _is_json(text):  # `gh pr view N --json files > files.json`
-        raise ValueError(
-            f"{path}: JSON, not one path a line: `gh pr view N --json files --jq"
-            " '.files[].path'` lists the paths (or give gh's JSON to --batch)"
-        )
-    # a mark on a later line too: `cat a.txt b.txt` puts b's there
-    lines = [ln.removeprefix("\ufeff") for ln in _lines(_as_lf(text))]
-    if other := _other_listing(lines):
-        raise ValueError(f"{path}: {other}")
-    return [[_checked(p) for p in _listed(ln.strip())] for ln in lines if ln.strip()]
-
-
-# `git show` and `git log` start each commit so (--name-only: its paths after its message)
-_COMMIT = re.compile(r"commit [0-9a-f]{40}(?: .*)?")
-# `git status --short` and --porcelain: two status columns (staged, work tree), a space
-_STATUS_SHORT = re.compile(r"[ MTADRCU?!]{2} \S.*")
-
-
-def _other_listing(lines: list[str]) -> str | None:
-    """Which other git command's output `lines` are, with the one listing the paths only;
-    None for a list of paths. Read as paths, its commit headers and messages would count
-    as changed files, its status letters would stay on each path."""
-    if any(_COMMIT.fullmatch(ln) for ln in lines):
-        return (
-            "`git show` or `git log` output, not one path a line: `git show --name-only"
-            " --format= REV` lists a commit's paths, `git diff --name-only main...` a branch's"
-        )
-    shown = [ln for ln in lines if ln.strip()]
-    if shown and all(_STATUS_SHORT.fullmatch(ln) for ln in shown):  # a name could, not all
-        return (
-            "`git status --short` output, not one path a line: `git diff --name-only HEAD`"
-            " lists the paths changed since the last commit (a new file once added)"
-        )
-    return None
-
-
-def _is_json(text: str) -> bool:
-    """Whether `text` is a JSON object or array (no list of paths is one; a file may be
-    named 2024 or null)."""
-    import json
-
-    if not text.lstrip().startswith(("{", "[")):
-        return False
-    try:
-        json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _checked(token: str) -> str:
-    """The path a --file or a --files-from line names, one GitHub never lists named."""
-    path, problem = given_path(token)  # git's quoting decoded, a leading ./ dropped
-    if problem:
-        print(f"review-notes match: {inert(token)}: {problem}", file=sys.stderr)
-    return path
-
-
 def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
     """The changed files the command line names (each --file, then --files-from's lines),
-    and how many files they are: a rename line is one file and two paths."""
-    entries = [[_checked(f)] for f in args.file or []]
+    and how many files they are: a rename line is one file and two paths. A path GitHub
+    never lists is named on stderr, and matched as given."""
+    entries = [[given_path(f)] for f in args.file or []]
     if args.files_from:
-        entries += _listed_entries(args.files_from)
-    return [f for paths in entries for f in paths], len(entries)
+        entries += listed_files(_read_text(args.files_from), args.files_from)
+    for path, problem in (given for paths in entries for given in paths):
+        if problem:
+            print(f"review-notes match: {inert(path)}: {problem}", file=sys.stderr)
+    return [path for paths in entries for path, _ in paths], len(entries)
 
 
 def _facts_from_args(args: argparse.Namespace):

@@ -1,10 +1,17 @@
-"""Changed-file paths as a curator gives them to `review-notes match` (pure): git's quoted
-paths decoded, and the paths GitHub never lists (which the notes' globs, written for
-GitHub's, are not meant to meet) named."""
+"""Changed-file paths as a curator gives them to `review-notes match` (pure): a
+--files-from listing read (`git diff` --name-only, --name-status or -z; gh's JSON and
+other commands' output refused), git's quoted paths decoded, and the paths GitHub never
+lists (which the notes' globs, written for GitHub's, are not meant to meet) named."""
 
 from __future__ import annotations
 
+import json
 import re
+
+from bot.terminal import inert
+
+# A path, and why GitHub would list no such path (None when it may be one)
+Given = tuple[str, str | None]
 
 # What git's quote_c_style writes (core.quotePath, the default): the path in double quotes,
 # \" \\ and \a \b \f \n \r \t \v, and any other byte below 0x20, from 0x7f, as three octal
@@ -28,7 +35,7 @@ def _unquoted(inner: str) -> str:
     return out.decode("utf-8", errors="replace")  # no file GitHub lists is other bytes
 
 
-def given_path(token: str) -> tuple[str, str | None]:
+def given_path(token: str) -> Given:
     """The repository path a --file or --files-from entry names, and why GitHub would list
     no such path (None when it would). A path git quotes is decoded, and none of git's
     paths needs a warning (a `\\` in one is the file's own); a leading ./ (`find .`, the
@@ -75,3 +82,104 @@ def path_problem(path: str) -> str | None:
             " (`git diff --name-only -- DIR` lists them)"
         )
     return None
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ended by LF (or CRLF) only: str.splitlines() also cuts at U+2028, U+2029 and
+    NEL, which a JSON string or a file name may hold."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def _as_lf(text: str) -> str:
+    """Line ends made LF, as open() reads them (a list with CR ends is still lines)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# A line of `git diff --name-status`: a status (M, A, D, T, R100, C75...), a tab, the path;
+# a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
+# so a tab after a status letter is that listing's, not part of a file's name.
+_STATUS = re.compile(r"[ADMTUXB]|[RC][0-9]{0,3}")
+_NAME_STATUS = re.compile(rf"(?:{_STATUS.pattern})\t(.+)")
+
+
+def _listed(line: str) -> list[str]:
+    """The paths one --files-from line names: the line, or what follows a --name-status
+    status (both paths of a rename, as GitHub's listing gives the bot both)."""
+    status = _NAME_STATUS.fullmatch(line)
+    return status.group(1).split("\t") if status else [line]
+
+
+def _listed_z(fields: list[str], path: str) -> list[list[str]]:
+    """The changed files `git diff -z` fields name: each field a path (--name-only), or a
+    status and then its path, a rename's or copy's two (--name-status)."""
+    if not _STATUS.fullmatch(fields[0]):  # --name-only (a root file named M would be misread)
+        return [[f] for f in fields]
+    entries: list[list[str]] = []
+    at = 0
+    while at < len(fields):
+        status = fields[at]
+        count = 2 if status.startswith(("R", "C")) else 1
+        paths = fields[at + 1 : at + 1 + count]
+        if not _STATUS.fullmatch(status) or len(paths) < count:
+            raise ValueError(
+                f"{path}: field {at + 1} ({inert(status)!r}): not `git diff -z --name-status`"
+                " output: a status, then its path, a rename's two"
+            )
+        entries.append(paths)
+        at += 1 + count
+    return entries
+
+
+def listed_files(text: str, path: str) -> list[list[Given]]:
+    """The changed files a --files-from list (the text of file `path`, its line ends as
+    they are) names, each as its paths (a rename's two) with what given_path says of each.
+    Another command's output than a listing of paths is refused (ValueError)."""
+    if "\0" in text:  # `git diff -z`: a NUL after each field, no newline; git's own paths
+        fields = text.removesuffix("\0").split("\0")  # (a \r in one is a file name's)
+        return [[(p, None) for p in paths] for paths in _listed_z(fields, path)]
+    if _is_json(text):  # `gh pr view N --json files > files.json`
+        raise ValueError(
+            f"{path}: JSON, not one path a line: `gh pr view N --json files --jq"
+            " '.files[].path'` lists the paths (or give gh's JSON to --batch)"
+        )
+    # a mark on a later line too: `cat a.txt b.txt` puts b's there
+    lines = [ln.removeprefix("\ufeff") for ln in _lines(_as_lf(text))]
+    if other := _other_listing(lines):
+        raise ValueError(f"{path}: {other}")
+    return [[given_path(p) for p in _listed(ln.strip())] for ln in lines if ln.strip()]
+
+
+# `git show` and `git log` start each commit so (--name-only: its paths after its message)
+_COMMIT = re.compile(r"commit [0-9a-f]{40}(?: .*)?")
+# `git status --short` and --porcelain: two status columns (staged, work tree), a space
+_STATUS_SHORT = re.compile(r"[ MTADRCU?!]{2} \S.*")
+
+
+def _other_listing(lines: list[str]) -> str | None:
+    """Which other git command's output `lines` are, with the one listing the paths only;
+    None for a list of paths. Read as paths, its commit headers and messages would count
+    as changed files, its status letters would stay on each path."""
+    if any(_COMMIT.fullmatch(ln) for ln in lines):
+        return (
+            "`git show` or `git log` output, not one path a line: `git show --name-only"
+            " --format= REV` lists a commit's paths, `git diff --name-only main...` a branch's"
+        )
+    shown = [ln for ln in lines if ln.strip()]
+    if shown and all(_STATUS_SHORT.fullmatch(ln) for ln in shown):  # a name could, not all
+        return (
+            "`git status --short` output, not one path a line: `git diff --name-only HEAD`"
+            " lists the paths changed since the last commit (a new file once added)"
+        )
+    return None
+
+
+def _is_json(text: str) -> bool:
+    """Whether `text` is a JSON object or array (no list of paths is one; a file may be
+    named 2024 or null)."""
+    if not text.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True

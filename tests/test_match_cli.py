@@ -220,7 +220,7 @@ def test_batch_lines_end_at_newlines_only(setup, tmp_path, capsys):
 
 
 # kills: bot/cli_match.py:_match_batch a byte-order mark dropped from the first line only
-# kills: bot/cli_match.py:_listed_entries a byte-order mark dropped from the first line only
+# kills: bot/given_paths.py:listed_files a byte-order mark dropped from the first line only
 def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
     # an editor on Windows writes one: dropped, as from notes, topics and digests
     _, flags = setup
@@ -830,7 +830,7 @@ def test_a_label_given_with_a_payload_is_added_to_the_prs_labels(setup, tmp_path
     assert code == 0 and json.loads(out)["topics"] == ["spec-decode"]
 
 
-# kills: bot/cli_match.py:_listed_entries `ln.strip()` -> `ln` (a path keeps the spaces around it)
+# kills: bot/given_paths.py:listed_files `ln.strip()` -> `ln` (a path keeps the spaces around it)
 def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, capsys):
     _, flags = setup
     files = tmp_path / "files.txt"
@@ -923,7 +923,7 @@ def test_match_on_a_stdout_that_is_not_utf8_writes_escapes_and_json_stays_json(s
     assert batch.returncode == 0 and json.loads(batch.stdout) == {"number": 1, **wanted}
 
 
-# kills: bot/cli_match.py:_given_files the ./ of a path kept (no note's path, no tests-only rule)
+# kills: bot/given_paths.py:given_path the ./ of a path kept (no note's path, no tests-only rule)
 def test_files_named_from_the_current_directory_are_the_repositorys_paths(setup, tmp_path, capsys):
     """`find . -name ...` and the shell's completion write ./vllm/...; GitHub, and so the
     bot, name the same file vllm/...: the preview must match it as the bot does, on a
@@ -992,7 +992,7 @@ def test_a_batch_of_dash_is_read_from_stdin_and_its_lines_named(setup, tmp_path)
 # --- found by review 'r28q' (CLI) ---
 
 
-# kills: bot/cli_match.py:_listed a `git diff --name-status` line taken whole ("M\tvllm/x.py"
+# kills: bot/given_paths.py:_listed a `git diff --name-status` line taken whole ("M\tvllm/x.py"
 #   as the path: no note's path, no topic), or a rename's old path dropped
 def test_files_from_reads_git_name_status_lines(setup, tmp_path, capsys):
     """`git diff --name-status main > files.txt`: each line a status, a tab, the path (a
@@ -1245,7 +1245,7 @@ def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     assert any("spec_decode/caf\ufffd.py" in r for r in json.loads(out)["notes"][0]["reasons"])
 
 
-# kills: bot/cli_match.py:_listed_entries `git diff -z` output read as one line (one path
+# kills: bot/given_paths.py:listed_files `git diff -z` output read as one line (one path
 #   holding NULs: no note's path) or with its \r made \n, or (_listed_z) its --name-status
 #   statuses taken for paths, a rename's new path dropped, a cut-off listing read
 def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
@@ -1273,7 +1273,7 @@ def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
         )
 
 
-# kills: bot/cli_match.py:_listed_entries a list with CR line ends (classic Mac OS; open()
+# kills: bot/given_paths.py:listed_files a list with CR line ends (classic Mac OS; open()
 #   reads them as lines, as --files-from did before it read -z listings) taken as one path
 def test_files_from_with_carriage_returns_for_line_ends(tmp_path):
     facts = _files_from(f"{EAGLE}\r{OLD}\r", tmp_path)
@@ -1359,7 +1359,7 @@ def test_only_one_file_may_be_read_from_stdin(setup, tmp_path, capsys):
         ), err
 
 
-# kills: bot/cli_match.py:_listed_entries gh's JSON given to --files-from read as paths (one
+# kills: bot/given_paths.py:listed_files gh's JSON given to --files-from read as paths (one
 #   line, or a pretty-printed object's lines: none a path, matched in silence)
 def test_files_from_given_ghs_json_says_how_to_list_the_paths(setup, tmp_path, capsys):
     """`gh pr view N --json files > files.json` then --files-from files.json."""
@@ -1380,7 +1380,7 @@ def test_files_from_given_ghs_json_says_how_to_list_the_paths(setup, tmp_path, c
         assert (code, err) == (0, "")
 
 
-# kills: bot/cli_match.py:_other_listing `git show --name-only` or `git status --short`
+# kills: bot/given_paths.py:_other_listing `git show --name-only` or `git status --short`
 #   output read as paths: its header lines counted as changed files (the tests-only and
 #   share rules count them), its status letters kept on each path, in silence
 def test_files_from_given_another_git_commands_output_says_which_lists_the_paths(
