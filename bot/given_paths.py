@@ -61,6 +61,8 @@ def path_problem(path: str) -> str | None:
     parts = re.split(r"[\\/]", path)
     if not path:
         return "an empty path matches no note"
+    if "\n" in path:  # --file "$(git diff --name-only main...)": all of them in one
+        return "a line break in a path: one path a --file; --files-from reads a list (-: stdin)"
     if _QUOTED.fullmatch(path):  # a script that wrote git's listing into JSON
         return (
             "a path in git's quotes is no path GitHub lists:"

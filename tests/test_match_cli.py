@@ -1412,3 +1412,19 @@ def test_files_from_given_another_git_commands_output_says_which_lists_the_paths
     files.write_text(_git(repo, "diff", "--name-only", "HEAD"), "utf-8")
     code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
     assert (code, err) == (0, "")
+
+
+# kills: bot/given_paths.py:path_problem several paths in one --file (`--file "$(git diff
+#   --name-only main...)"` on a PR of two files) taken in silence for one path
+def test_a_file_holding_several_lines_is_named_with_the_fix(setup, tmp_path, capsys):
+    _, flags = setup
+    two = f"{EAGLE}\nREADME.md"
+    code, out, err = run(capsys, "--title", "x", "--file", two, "--json", *flags)
+    assert code == 0 and err == (
+        "review-notes match: vllm/v1/spec_decode/eagle.py\\nREADME.md: a line break in a path:"
+        " one path a --file; --files-from reads a list (-: stdin)\n"
+    ), err
+    files = tmp_path / "files.txt"  # git quotes a name holding one: no warning
+    files.write_text('"vllm/nl\\nx.py"\n', "utf-8")
+    code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, err) == (0, "")
