@@ -157,10 +157,19 @@ _COMMIT = re.compile(r"commit [0-9a-f]{40}(?: .*)?")
 _STATUS_SHORT = re.compile(r"[ MTADRCU?!]{2} \S.*")
 
 
+# `git diff`, `gh pr diff`: a patch; `git diff --stat`: its summary line last
+_DIFF = re.compile(r"diff --git .*")
+_STAT = re.compile(r" ?[0-9]+ files? changed(?:, .*)?")
+
+
 def _other_listing(lines: list[str]) -> str | None:
     """Which other git command's output `lines` are, with the one listing the paths only;
     None for a list of paths. Read as paths, its commit headers and messages would count
     as changed files, its status letters would stay on each path."""
+    if any(_DIFF.fullmatch(ln) for ln in lines):
+        return "a diff, not one path a line: `git diff --name-only` lists the paths it changes"
+    if any(_STAT.fullmatch(ln) for ln in lines):
+        return "`git diff --stat` output, not one path a line: `git diff --name-only` lists them"
     if any(_COMMIT.fullmatch(ln) for ln in lines):
         return (
             "`git show` or `git log` output, not one path a line: `git show --name-only"

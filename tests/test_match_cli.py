@@ -1382,7 +1382,8 @@ def test_files_from_given_ghs_json_says_how_to_list_the_paths(setup, tmp_path, c
 
 # kills: bot/given_paths.py:_other_listing `git show --name-only` or `git status --short`
 #   output read as paths: its header lines counted as changed files (the tests-only and
-#   share rules count them), its status letters kept on each path, in silence
+#   share rules count them), its status letters kept on each path, in silence; a diff's
+#   every line or --stat's taken for a path
 def test_files_from_given_another_git_commands_output_says_which_lists_the_paths(
     setup, tmp_path, capsys
 ):
@@ -1395,6 +1396,8 @@ def test_files_from_given_another_git_commands_output_says_which_lists_the_paths
     (repo / "new.py").write_text("x", "utf-8")
     files = tmp_path / "files.txt"
     for argv, said in (
+        (["diff", "HEAD"], "a diff"),
+        (["diff", "--stat", "HEAD"], "`git diff --stat` output"),
         (["show", "--name-only", "HEAD"], "`git show` or `git log` output"),
         (["log", "--name-status", "-2"], "`git show` or `git log` output"),
         (["status", "--short"], "`git status --short` output"),
