@@ -6,6 +6,7 @@ benchmarks build several apps in one process without duplicate-metric errors.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 
 from prometheus_client import (
@@ -110,15 +111,20 @@ class Metrics:
             registry=r,
         )
         self._collect_hooks: list[Callable[[], None]] = []
+        # Prometheus run as a pair scrapes at the same moment, each scrape in a thread of
+        # its own: a hook that copies running totals (what it copied, then the rest) counted
+        # them twice when two ran at once
+        self._rendering = threading.Lock()
 
     def on_collect(self, hook: Callable[[], None]) -> None:
         """Run `hook` before each scrape (e.g. to read queue depth from SQLite)."""
         self._collect_hooks.append(hook)
 
     def render(self) -> bytes:
-        for hook in self._collect_hooks:
-            hook()
-        return generate_latest(self.registry)
+        with self._rendering:
+            for hook in self._collect_hooks:
+                hook()
+            return generate_latest(self.registry)
 
 
 class LastSeenGauge:

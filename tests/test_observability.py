@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -266,3 +267,47 @@ def test_logs_follow_the_delivery_and_never_show_a_credential(served_log, fake_g
     assert any("created" in r["msg"] and r["logger"] == "review_notes" for r in one)
     assert any("minting a new one" in r["msg"] for r in two)
     assert any(r["logger"].startswith("urllib3") for r in two)
+
+
+# kills: bot/metrics.py:Metrics.render the collect hooks run by two scrapes at once (no lock)
+def test_two_scrapes_at_once_count_the_github_calls_once(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # Prometheus run as a pair (two servers scraping every target) scrapes at the same
+    # moment; each scrape runs in a thread of its own, and the hook that copies the
+    # client's running totals into the counters checked what it had copied before, then
+    # counted the rest: two scrapes between the check and the copy counted the calls twice
+    from bot.server import build_runtime
+
+    clean_env(monkeypatch)
+    settings = app_settings(tmp_path, fake_github, app_key)
+    rt = build_runtime(settings, github=live_github(settings))  # no call at start
+    calls, metrics = rt.ctx.github.calls, rt.ctx.metrics
+    listing = dict(method="GET", endpoint="/repos/{owner}/{repo}/pulls/{number}/files")
+    both_counting = threading.Barrier(2)
+    labels = metrics.github_calls.labels
+
+    class Waits:  # each scrape, once it has worked out what to add, waits for the other
+        def __init__(self, child) -> None:
+            self.child = child
+
+        def inc(self, amount: float) -> None:
+            try:
+                both_counting.wait(timeout=1.0)  # never both there when scrapes take turns
+            except threading.BrokenBarrierError:
+                pass
+            self.child.inc(amount)
+
+    monkeypatch.setattr(metrics.github_calls, "labels", lambda *key: Waits(labels(*key)))
+    try:
+        calls.record("GET", listing["endpoint"], "200")
+        scrapes = [threading.Thread(target=metrics.render) for _ in range(2)]
+        for scrape in scrapes:
+            scrape.start()
+        for scrape in scrapes:
+            scrape.join()
+        found = samples(metrics.render().decode())
+    finally:
+        rt.ctx.github.close()
+        rt.db.close()
+    assert value(found, "review_notes_github_calls_total", status="200", **listing) == 1
