@@ -71,14 +71,17 @@ class CallCounter:
     """GitHub HTTP calls by (method, route template, status), safe across threads.
 
     `status` is the HTTP status as text, or "timeout" / "connection" when no answer
-    came. Also keeps the last x-ratelimit-remaining/-reset seen, and the rate limit
-    pauses (`record_pause`) on the client's clock.
+    came. Also keeps the last x-ratelimit-remaining seen by identity (`remaining`), the
+    last x-ratelimit-reset, and the rate limit pauses (`record_pause`) on the client's
+    clock.
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._counts: Counter[tuple[str, str, str]] = Counter()
-        self.rate_remaining: int | None = None
+        # by identity ("installation", "app": the App's JWT, "token"): each has a rate
+        # limit of its own, and the JWT's, spent by a sweep, hid an installation's
+        self._remaining: dict[str, int] = {}
         self.rate_reset: int | None = None
         self._clock = clock
         self.pauses = 0  # rate limit pauses begun (each logged once)
@@ -96,19 +99,31 @@ class CallCounter:
         with self._lock:
             return max(self._paused_until - self._clock(), 0.0)
 
-    def record(self, method: str, route: str, status: str, headers: dict[str, Any] | None = None):
+    def record(
+        self,
+        method: str,
+        route: str,
+        status: str,
+        headers: dict[str, Any] | None = None,
+        identity: str = "installation",
+    ):
         with self._lock:
             self._counts[(method, route, status)] += 1
             # a header that is no number is no sample (the last one stands)
             headers = headers or {}
             if (remaining := rate_header(headers, "x-ratelimit-remaining")) is not None:
-                self.rate_remaining = int(remaining)
+                self._remaining[identity] = int(remaining)
             if (reset := rate_header(headers, "x-ratelimit-reset")) is not None:
                 self.rate_reset = int(reset)
 
     def snapshot(self) -> dict[tuple[str, str, str], int]:
         with self._lock:
             return dict(self._counts)
+
+    def remaining(self) -> dict[str, int]:
+        """The last x-ratelimit-remaining GitHub gave, by identity (none before an answer)."""
+        with self._lock:
+            return dict(self._remaining)
 
     def total(
         self, method: str | None = None, route: str | None = None, status: str | None = None

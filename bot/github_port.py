@@ -164,11 +164,14 @@ class StickyResult:
 class CallStats(Protocol):
     """The GitHub HTTP calls a port made, for /metrics (`GitHubClient.calls`)."""
 
-    rate_remaining: int | None  # the last x-ratelimit-remaining seen
     pauses: int  # rate limit answers that paused every call of an identity (one per pause)
 
     def snapshot(self) -> dict[tuple[str, str, str], int]:
         """Calls so far by (method, route template, status)."""
+        ...
+
+    def remaining(self) -> dict[str, int]:
+        """The last x-ratelimit-remaining seen, by identity ("installation", "app", "token")."""
         ...
 
     def paused_for(self) -> float:

@@ -175,7 +175,7 @@ class GitHubSessions:
             self.integration = made_cleaning(
                 lambda: GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
             )
-            self._count(self.integration.requester)
+            self._count(self.integration.requester, "app")
             # the JWT calls are the App's own: paused apart from any installation's;
             # GithubIntegration spaces them itself
             self._pace(self.integration.requester, "app", self._pacer("app", (0.0, 0.0)))
@@ -200,7 +200,7 @@ class GitHubSessions:
     def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = made_cleaning(lambda: Github(auth=auth, per_page=100, lazy=True, **options))  # type: ignore[arg-type]
-        self._count(gh.requester)
+        self._count(gh.requester, "token" if key == "token" else "installation")
         self._pace(gh.requester, key, pacer)
         _follow_moves(gh.requester)  # outermost: each hop is paced and counted
         return gh
@@ -433,8 +433,9 @@ class GitHubSessions:
                     self._grants[installation_id] = grant
             return grant
 
-    def _count(self, requester: Requester) -> None:
-        """Count every HTTP call of this requester.
+    def _count(self, requester: Requester, identity: str) -> None:
+        """Count every HTTP call of this requester, and keep the rate limit left of its
+        `identity` ("app": the App's JWT; "installation"; "token").
 
         PyGithub has no response hook; every JSON call (objects, PaginatedList)
         goes through `Requester.requestJson`, so wrap it on this instance only.
@@ -455,7 +456,7 @@ class GitHubSessions:
             except TRANSPORT_ERRORS:
                 self._calls.record(verb, route, "connection")
                 raise
-            self._calls.record(verb, route, str(status), headers)
+            self._calls.record(verb, route, str(status), headers, identity)
             return status, headers, output
 
         requester.requestJson = counted  # type: ignore[method-assign]

@@ -56,7 +56,10 @@ class Metrics:
         )
         self.ratelimit_remaining = LastSeenGauge(
             "review_notes_github_ratelimit_remaining",
-            "Last x-ratelimit-remaining seen from GitHub (no sample before GitHub's first answer)",
+            "Last x-ratelimit-remaining seen from GitHub, by identity (installation: the"
+            " deliveries' calls; app: the App's JWT, its token mints and redelivery sweeps;"
+            " token); no sample before GitHub's first answer",
+            "identity",
             registry=r,
         )
         self.ratelimit_pauses = Counter(
@@ -128,22 +131,26 @@ class Metrics:
 
 
 class LastSeenGauge:
-    """A gauge without a sample until `set`: a plain Gauge starts at 0, and a rate limit
-    of 0 before any GitHub call (or ever, in dry run) reads as exhausted to an alert."""
+    """A gauge of one label without a sample for a label value until `set`: a plain Gauge
+    starts at 0, and a rate limit of 0 before any GitHub call (or ever, in dry run) reads
+    as exhausted to an alert."""
 
-    def __init__(self, name: str, documentation: str, registry: CollectorRegistry):
-        self.name, self.documentation = name, documentation
-        self.value: float | None = None
+    def __init__(self, name: str, documentation: str, label: str, registry: CollectorRegistry):
+        self.name, self.documentation, self.label = name, documentation, label
+        self.values: dict[str, float] = {}
         registry.register(self)
 
-    def set(self, value: float) -> None:
-        self.value = value
+    def set(self, label_value: str, value: float) -> None:
+        self.values[label_value] = value
+
+    def _family(self) -> GaugeMetricFamily:
+        return GaugeMetricFamily(self.name, self.documentation, labels=[self.label])
 
     def describe(self) -> list[Metric]:
-        return [GaugeMetricFamily(self.name, self.documentation)]
+        return [self._family()]
 
     def collect(self) -> Iterator[Metric]:
-        family = GaugeMetricFamily(self.name, self.documentation)
-        if self.value is not None:
-            family.add_metric([], self.value)
+        family = self._family()
+        for label_value, value in sorted(self.values.items()):
+            family.add_metric([label_value], value)
         yield family

@@ -466,8 +466,8 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
             if n > seen.get(key, 0):
                 metrics.github_calls.labels(*key).inc(n - seen.get(key, 0))
                 seen[key] = n
-        if calls.rate_remaining is not None:
-            metrics.ratelimit_remaining.set(calls.rate_remaining)
+        for identity, left in calls.remaining().items():
+            metrics.ratelimit_remaining.set(identity, left)
         if calls.pauses > pauses_seen[0]:
             metrics.ratelimit_pauses.inc(calls.pauses - pauses_seen[0])
             pauses_seen[0] = calls.pauses

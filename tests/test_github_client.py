@@ -630,7 +630,7 @@ def test_a_new_pr_costs_three_calls(fake_github, make_github_client):
         ("GET", COMMENTS_ROUTE, "200"): 1,
         ("POST", COMMENTS_ROUTE, "201"): 1,
     }
-    assert client.calls.rate_remaining is not None and client.calls.rate_remaining < 5000
+    assert 0 < client.calls.remaining()["installation"] < 5000
 
 
 # --- faults -----------------------------------------------------------------------
@@ -2373,7 +2373,7 @@ def test_the_call_counter_totals_by_each_part_and_keeps_the_last_rate_headers():
     assert (calls.total("GET"), calls.total("POST"), calls.total("PATCH")) == (2, 1, 0)
     assert (calls.total(route=FILES_ROUTE), calls.total(route="other")) == (2, 1)
     assert calls.total("GET", FILES_ROUTE, "502") == 1
-    assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
+    assert (calls.remaining(), calls.rate_reset) == ({"installation": 41}, 1700000000)
 
 
 # kills: bot/github_pacing.py:Pacer.pause `before <= now` -> `<`, `until > now` -> `>=`, and
@@ -2654,7 +2654,7 @@ def test_the_call_counter_takes_a_rate_header_that_is_no_number_for_no_sample():
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-reset": "1700000000.0"})
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-remaining": "many"})
     calls.record("GET", FILES_ROUTE, "200", {"x-ratelimit-reset": "nan"})
-    assert (calls.rate_remaining, calls.rate_reset) == (41, 1700000000)
+    assert (calls.remaining(), calls.rate_reset) == ({"installation": 41}, 1700000000)
 
 
 # An x-ratelimit-* header that is no number made PyGithub raise (int(float(...)) in
@@ -2690,7 +2690,7 @@ def test_a_rate_header_that_is_a_number_is_kept_beside_one_that_is_not(
     fake_github.inject("GET", "/repos/*/files", bad_limit)
     client = make_github_client(token="ghp_test")
     assert client.list_files(PR) == ["a.py"]
-    assert client.calls.rate_remaining == 41
+    assert client.calls.remaining() == {"token": 41}  # a token is its own identity
 
 
 # kills: bot/github_sessions.py:GitHubSessions.__init__ the GithubIntegration (the JWT calls:

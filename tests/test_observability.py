@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.server import live_github
 from bot.signature import sign
-from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_INSTALLATION_ID, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     HEAD,
     MATCHING_FILES,
@@ -127,8 +127,9 @@ def test_metrics_are_populated_by_traffic(tmp_path, fake_github, app_key, monkey
     # Every call the fake saw is counted once, under its status.
     assert sum(v for _, v in m[calls]) == len(fake.requests)
 
-    remaining = value(m, "review_notes_github_ratelimit_remaining")
-    assert 0 < remaining < 5000  # the fake's x-ratelimit-remaining, after our calls
+    # the fake's x-ratelimit-remaining after our calls: the deliveries', the App's JWT's
+    for identity in ("installation", "app"):
+        assert 0 < value(m, "review_notes_github_ratelimit_remaining", identity=identity) < 5000
 
 
 def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_key, monkeypatch):
@@ -144,7 +145,8 @@ def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_k
     with serving(settings, github=live_github(settings)) as (client, rt):
         assert name not in samples(client.get("/metrics").text)  # no GitHub call yet
         rt.ctx.github.calls.record("GET", "/rate_limit", "200", {"x-ratelimit-remaining": "0"})
-        assert value(samples(client.get("/metrics").text), name) == 0  # a real 0 shows
+        found = samples(client.get("/metrics").text)
+        assert value(found, name, identity="installation") == 0  # a real 0 shows
 
 
 # kills: bot/server.py:_collect_metrics.github_calls each scrape counted every call again
@@ -311,3 +313,30 @@ def test_two_scrapes_at_once_count_the_github_calls_once(
         rt.ctx.github.close()
         rt.db.close()
     assert value(found, "review_notes_github_calls_total", status="200", **listing) == 1
+
+
+# kills: bot/github_sessions.py:GitHubSessions._count the App's JWT calls counted as an
+# installation's
+def test_the_apps_own_rate_limit_does_not_hide_an_installations(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # The App's JWT calls (a token minted, the redelivery sweeps' listing of GitHub's
+    # delivery log) spend a rate limit of their own, apart from each installation's: the
+    # one gauge showed the last answer's figure, so after a sweep it read 4,990 left while
+    # the deliveries' installation had 20, and a "remaining < N" alert stayed quiet
+    from datetime import UTC, datetime, timedelta
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake._used[f"installation {DEFAULT_INSTALLATION_ID}"] = fake.rate_limit - 20  # noqa: SLF001
+    settings = app_settings(tmp_path, fake, app_key)
+    with serving(settings, github=live_github(settings)) as (client, rt):
+        assert post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE)).is_success
+        drain(rt)
+        rt.ctx.github.hook_deliveries(datetime.now(UTC) - timedelta(hours=1))  # the App's JWT
+        m = samples(client.get("/metrics").text)
+    name = "review_notes_github_ratelimit_remaining"
+    assert 0 < value(m, name, identity="installation") < 20
+    assert value(m, name, identity="app") > fake.rate_limit - 20
+    assert {labels["identity"] for labels, _ in m[name]} == {"installation", "app"}
