@@ -102,7 +102,8 @@ class Metrics:
             "review_notes_redelivery_sweeps_total",
             "Sweeps of GitHub's webhook delivery log (at start and every"
             " REVIEW_NOTES_REDELIVER_EVERY_MINUTES), by outcome (done, stopped: cut short by"
-            " a rate limit or a stop; failed: GitHub refused the listing or it broke)",
+            " a rate limit or a stop; waiting: not run, no delivery from GitHub stored since"
+            " the last one's redeliveries; failed: GitHub refused the listing or it broke)",
             ["outcome"],
             registry=r,
         )
@@ -113,11 +114,26 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self._zero_what_alerts_watch()
         self._collect_hooks: list[Callable[[], None]] = []
         # Prometheus run as a pair scrapes at the same moment, each scrape in a thread of
         # its own: a hook that copies running totals (what it copied, then the rest) counted
         # them twice when two ran at once
         self._rendering = threading.Lock()
+
+    def _zero_what_alerts_watch(self) -> None:
+        """A sample of 0 for each outcome README says to alert on, before its first count:
+        a labelled series is born at its first count, and `increase()` sees no rise in a
+        series that starts at 1 (the start's sweep failing, the first 401 of a rotated
+        secret). The intake's refusals are named as bot.webhook counts them."""
+        for outcome in ("done", "stopped", "waiting", "failed"):
+            self.redelivery_sweeps.labels(outcome)
+        for outcome in ("asked", "refused", "given_up"):
+            self.redeliveries.labels(outcome)
+        for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow"):
+            self.deliveries.labels("unverified", outcome)
+        for budget in ("write", "reply"):
+            self.commands_refused.labels(budget)
 
     def on_collect(self, hook: Callable[[], None]) -> None:
         """Run `hook` before each scrape (e.g. to read queue depth from SQLite)."""

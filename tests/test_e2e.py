@@ -1453,8 +1453,9 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
     assert [d.status_code for d in fake.hook_deliveries(missed.guid)] == [0, 0, 202]
     assert len(ours(fake)) == 1
     assert 'review_notes_redeliveries_total{outcome="asked"} 2.0' in metrics
-    assert 'review_notes_redelivery_sweeps_total{outcome="waiting"}' in metrics
-    assert 'review_notes_redelivery_sweeps_total{outcome="failed"}' not in metrics
+    waited = 'review_notes_redelivery_sweeps_total{outcome="waiting"} '
+    assert waited in metrics and waited + "0.0" not in metrics  # (at 0 from the start)
+    assert 'review_notes_redelivery_sweeps_total{outcome="failed"} 0.0' in metrics
 
 
 def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_delivery(

@@ -275,3 +275,27 @@ def test_a_non_ascii_secret_with_a_quote_is_redacted_whole_in_a_json_line():
     secret = 'pä"ss-wörd'
     lines = _log_lines([secret], lambda log: log.warning("secret was %s", secret))
     assert lines[0]["msg"] == "secret was [redacted]"
+
+
+# --- review r29f ----------------------------------------------------------------------------
+
+
+# kills: bot/metrics.py:Metrics.__init__ the outcomes an alert watches left without a sample
+#        until their first count
+def test_the_outcomes_an_alert_watches_have_a_zero_sample_from_the_start():
+    # A labelled series is born at its first count: `increase(...[1h]) > 0` sees nothing
+    # of a series that starts at 1, so the start's redelivery sweep failing (the first
+    # sweep after every restart and upgrade), or the first request refused 401, went by
+    # no alert. Each outcome README says to alert on is there at 0 before any happens.
+    from tests.test_observability import samples, value
+
+    found = samples(Metrics().render().decode())
+    for outcome in ("done", "stopped", "waiting", "failed"):
+        assert value(found, "review_notes_redelivery_sweeps_total", outcome=outcome) == 0
+    for outcome in ("asked", "refused", "given_up"):
+        assert value(found, "review_notes_redeliveries_total", outcome=outcome) == 0
+    for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow"):
+        deliveries = "review_notes_deliveries_total"
+        assert value(found, deliveries, event="unverified", outcome=outcome) == 0
+    for budget in ("write", "reply"):
+        assert value(found, "review_notes_commands_refused_total", budget=budget) == 0
