@@ -2681,6 +2681,8 @@ def test_a_success_whose_rate_header_is_no_number_is_taken_without_a_pause(
 
 # kills: bot/github_http.py:without_bad_rate_headers a header that is a number taken off too:
 #        the calls left went unsampled
+# kills: bot/github_sessions.py:GitHubSessions._new_github the token's calls kept as an
+#        installation's rate limit (review r29f)
 def test_a_rate_header_that_is_a_number_is_kept_beside_one_that_is_not(
     fake_github, make_github_client
 ):
