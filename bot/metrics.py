@@ -7,7 +7,7 @@ benchmarks build several apps in one process without duplicate-metric errors.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -134,6 +134,14 @@ class Metrics:
             self.deliveries.labels("unverified", outcome)
         for budget in ("write", "reply"):
             self.commands_refused.labels(budget)
+
+    def zero_failures(self, events: Iterable[str]) -> None:
+        """A sample of 0 for the deliveries of these events that fail (`failed`) or that
+        SQLite refuses at intake (`error`), as for `_zero_what_alerts_watch`: the first to
+        fail after a start showed an alert no rise."""
+        for event in events:
+            for outcome in ("failed", "error"):
+                self.deliveries.labels(event, outcome)
 
     def on_collect(self, hook: Callable[[], None]) -> None:
         """Run `hook` before each scrape (e.g. to read queue depth from SQLite)."""

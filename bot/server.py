@@ -112,6 +112,7 @@ class Runtime:
         )
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
+        self.ctx.metrics.zero_failures(self.dispatcher.events())
         pruned = self.ctx.metrics.pruned
         self.retention = Retention(
             self.queue,

@@ -340,3 +340,22 @@ def test_the_apps_own_rate_limit_does_not_hide_an_installations(
     assert 0 < value(m, name, identity="installation") < 20
     assert value(m, name, identity="app") > fake.rate_limit - 20
     assert {labels["identity"] for labels, _ in m[name]} == {"installation", "app"}
+
+
+# kills: bot/server.py:Runtime.__post_init__ the deliveries' failed and error outcomes left
+#        without a sample until their first count
+def test_a_delivery_failing_is_at_zero_from_the_start_for_each_event(tmp_path, monkeypatch):
+    # `increase(review_notes_deliveries_total{outcome="failed"}[1h]) > 0` saw nothing of
+    # the first delivery to fail after a start (nor of the first one SQLite refused at
+    # intake: a full disk): its series was born at 1. Each event the bot handles has both
+    # at 0 before any delivery; the events it does not handle have none.
+    clean_env(monkeypatch)
+    with serving(make_settings(tmp_path)) as (client, rt):
+        found = samples(client.get("/metrics").text)
+        events = rt.dispatcher.events()
+    assert "pull_request" in events and "issue_comment" in events
+    deliveries = "review_notes_deliveries_total"
+    for event in events:
+        for outcome in ("failed", "error"):
+            assert value(found, deliveries, event=event, outcome=outcome) == 0, (event, outcome)
+    assert {labels["event"] for labels, _ in found[deliveries]} == {*events, "unverified"}
