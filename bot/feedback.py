@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import is_symbol
+from bot.comment_prose import is_mark
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
 from bot.terminal import inert
@@ -106,8 +106,9 @@ def pick_note(
 
 def _as_ascii(word: str) -> str:
     """A note's number or id as read, one character for one (the same places): full-width
-    forms as ASCII, an emoji glued to it (`2🙏`, `2🙏只是改名`) as the full stop it is."""
-    return "".join("." if is_symbol(c) else c for c in word.translate(_HALF_WIDTH))
+    forms as ASCII, and what ends a command's word (`is_mark`: `2!`, `2～`, `2…`, an emoji,
+    `2🙏只是改名`) as the full stop it is, as after a sub-command (`/notes off～`)."""
+    return "".join("." if is_mark(c) else c for c in word.translate(_HALF_WIDTH))
 
 
 def _is_number(words: list[str]) -> bool:

@@ -759,3 +759,30 @@ def test_a_reason_starting_with_a_figure_is_still_a_reason():
     (command,) = parse_commands("/notes wrong 2. 3x slower is another PR's claim")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], "3x slower is another PR's claim")
+
+
+# --- found by review 'r29i' ---
+
+
+# kills: bot/feedback.py:_as_ascii (hand) only an emoji read as the number's full stop, not
+#   the other marks that end a command's word (`/notes off～`, `/notes off!` are off)
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2\uff5e", ""),  # the friendly full stop of informal Chinese
+        ("/notes wrong 2~ 只是改名", "只是改名"),
+        ("/notes wrong 2!", ""),
+        ("/notes wrong 2\uff01谢谢", "谢谢"),
+        ("/notes wrong #2\u2026 only a rename", "only a rename"),
+        ("/notes wrong 2; only a rename", "only a rename"),
+    ],
+)
+def test_every_mark_that_ends_a_command_word_ends_a_note_number(line, reason):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+
+
+def test_a_note_id_with_a_mark_after_it_names_the_note():
+    pick = pick_note((f"{SHOWN[2]}\uff5e", "renamed"), SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
