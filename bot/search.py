@@ -4,9 +4,10 @@ The notes pages filter (`/notes?q=`): every term (separated by whitespace, comma
 semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
 id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
-a Chinese phrase find what they name; hyphens, underscores and spaces aside too, so
-`allreduce` finds `all-reduce` and `KV-cache` `KV cache`. A number is a whole number,
-as in the reply: `5241` does not find PR 52419.
+a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
+two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
+cache`, but `isa` not `is a`. A number is a whole number, as in the reply: `5241`
+does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -173,10 +174,23 @@ def _compound(term: str, start: str, end: str = "") -> re.Pattern[str]:
     its `all-reduce`), in the pages' filter and the reply alike; anchored, so `n-rocm` is
     not found in `on ROCm`."""
     head, core, tail = _EDGES.fullmatch(term).groups()
-    inner = r"[-_\s]*".join(map(re.escape, _JOINERS.sub("", core)))
+    letters = _JOINERS.sub("", core)
+    cuts = _parts_may_end(core, len(letters))
+    inner = "".join(
+        re.escape(c) + ("[-_\\s]*" if i in cuts else "") for i, c in enumerate(letters, 1)
+    )
     # its ends' joiners may be there or not: `__init__` finds `__init__` (and `init`), a
     # whole word only when its `_` are, `--enforce-eager` finds `enforce_eager`
     return re.compile(f"{start}(?:{re.escape(head)})?{inner}(?:{re.escape(tail)})?{end}")
+
+
+def _parts_may_end(core: str, size: int) -> set[int]:
+    """After how many of a term's `size` letters a joiner may stand: where it has one, and
+    where a part of two letters or more is left either side (`kv|cache`, `all|reduce`); a
+    letter alone is no part of a compound, so `isa` (the CPU's) is not found in "is a", nor
+    `ina` in "in a" or `a100` in "a 100"."""
+    typed = {len(_JOINERS.sub("", p)) for p in (core[: m.start()] for m in _JOINERS.finditer(core))}
+    return typed | set(range(2, size - 1))
 
 
 def _is_path(term: str) -> bool:

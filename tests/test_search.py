@@ -303,3 +303,26 @@ IDENTIFIERS = (
 )
 def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
     assert ids(search_notes(IDENTIFIERS, q, mode)) == expected
+
+
+# --- found by review 'r29i' ---
+
+PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs node."),)
+
+
+# kills: bot/search.py:_parts_may_end (hand) a joiner read after any letter: the reply's
+#   `isa` (a CPU's ISA) found "is a", `ina` "in a", `a100` "a 100", and the filter's `isa`
+#   and `ona` the same, in plain English prose
+@pytest.mark.parametrize("q", ["isa", "ina", "ona", "a100", "fixi"])
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_letter_alone_is_no_part_of_a_compound(q, mode):
+    assert ids(search_notes(PROSE, q, mode)) == []
+
+
+# kills: bot/search.py:_parts_may_end (hand) the joiners a term was typed with dropped: `a-100`
+#   and `is-a` are compounds of the reader's making, found as joined in the note
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_joiner_typed_in_a_term_may_stand_there(mode):
+    assert ids(search_notes(PROSE, "is_a", mode)) == ["n-g"]
+    assert ids(search_notes(PROSE, "hot-path", mode)) == ["n-g"]
+    assert ids(search_notes(PROSE, "hotpath", mode)) == ["n-g"]
