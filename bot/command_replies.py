@@ -215,14 +215,19 @@ def _named_topic(library: Library, text: str) -> Topic | None:
     thanks`, `cuda-graphs，谢谢`). Longest first: a name with a comma in it
     (`Sampler, logits processors and reasoning budget`) is read whole."""
     by_key = _topics_by_key(library)
-    # where a name may end: at a space, or at sentence punctuation a Chinese writer puts
-    # no space after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`)
-    cuts = {len(text)} | {i for i in range(1, len(text)) if text[i] == " " or is_mark(text[i])}
-    for cut in sorted(cuts, reverse=True):
-        topic = by_key.get(topic_key(text[:cut]))
+    for start in _starts(text):
+        topic = by_key.get(topic_key(start))
         if topic is not None:
             return topic
     return None
+
+
+def _starts(text: str) -> list[str]:
+    """The leading parts of `text` that may be a topic's name, longest first: cut where a
+    name may end, at a space, or at sentence punctuation a Chinese writer puts no space
+    after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`)."""
+    cuts = {len(text)} | {i for i in range(1, len(text)) if text[i] == " " or is_mark(text[i])}
+    return [text[:cut] for cut in sorted(cuts, reverse=True)]
 
 
 _MOST_GUESSES = 3  # more topics holding the words is no guess at all (`kv`, `a`)
@@ -231,14 +236,18 @@ _MOST_GUESSES = 3  # more topics holding the words is no guess at all (`kv`, `a`
 def _guesses(library: Library, text: str) -> list[Topic]:
     """The topics whose id or name holds what was typed, as part of it (`前缀缓存` of
     `前缀缓存与 KV 缓存管理`, `speculative`): a Chinese name is long, and the list of topics
-    names them in English only. None when more than a few hold it."""
-    wanted = topic_key(text)
-    found = [
-        t
-        for t in library.topics.values()
-        if wanted and any(wanted in topic_key(name) for name in (t.id, t.name_en, t.name_zh))
+    names them in English only. What was typed is read as `_named_topic` reads it, its
+    longest start that any name holds (`前缀缓存～`, `前缀缓存，谢谢`, `speculative🙏`). None
+    when more than a few hold it."""
+    names = [
+        (t, [topic_key(n) for n in (t.id, t.name_en, t.name_zh)]) for t in library.topics.values()
     ]
-    return found if len(found) <= _MOST_GUESSES else []
+    for start in _starts(text):
+        wanted = topic_key(start)
+        found = [t for t, keys in names if wanted and any(wanted in key for key in keys)]
+        if found:
+            return found if len(found) <= _MOST_GUESSES else []
+    return []
 
 
 def _did_you_mean(library: Library, text: str) -> str:

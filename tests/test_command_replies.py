@@ -877,3 +877,26 @@ def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     assert "There is no topic `rocmish\U0001f64f`." in reply(
         "/notes topic rocmish\U0001f64f", library
     )
+
+
+# --- found by review 'r29i' ---
+
+
+# kills: bot/command_replies.py:_guesses (hand) what was typed read whole, not as
+#   _named_topic reads it: a tilde, an emoji or words after a full-width comma, which end a
+#   topic's name, made `/notes topic 前缀缓存～` guess nothing where `前缀缓存。` guessed
+@pytest.mark.parametrize(
+    ("asked", "guessed"),
+    [
+        ("前缀缓存～", ["prefix-caching"]),
+        ("前缀缓存，谢谢", ["prefix-caching"]),
+        ("speculative\U0001f64f", ["spec-decode"]),
+        ("speculative please", ["spec-decode"]),
+        ("a\U0001f64f", []),  # in most names still
+    ],
+)
+def test_an_unknown_topic_guesses_from_the_name_as_typed_before_a_mark(library, asked, guessed):
+    body = reply(f"/notes topic {asked}", library)
+    assert "There is no topic" in body, body
+    mean = re.search(r"Did you mean (.*?)\? Topics: ", body)
+    assert re.findall(r"`([a-z0-9-]+)` \(", mean[1] if mean else "") == guessed, body
