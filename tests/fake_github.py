@@ -447,6 +447,17 @@ class FakeGitHub:
                     inst.repos.add(new)
             self._moved[old] = new
 
+    def take_name(self, name: str, repo_id: int | None = None) -> FakeRepo:
+        """A new repository takes the name a transfer left (`repo_id`: its id, as its
+        events carry it), in the same installation: the name redirects no more."""
+        with self._lock:
+            del self._moved[name]
+            self._installations[DEFAULT_INSTALLATION_ID].repos.add(name)
+        repo = self.add_repo(name)
+        if repo_id is not None:
+            repo.id = repo_id
+        return repo
+
     def _moved_reply(self, method: str, path: str) -> _Reply | None:
         for old, new in self._moved.items():
             prefix = f"/repos/{old}"

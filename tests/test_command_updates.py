@@ -218,13 +218,10 @@ def test_a_deferred_update_still_thanks_its_command_after_the_state_moved_to_a_n
         fake.transfer(DEFAULT_REPO, elsewhere)
         events = [pr_payload(**labeled_one_more_note(repo=elsewhere))]
         if reused:
-            with fake._lock:  # a new repository takes the name: it redirects no more
-                del fake._moved[DEFAULT_REPO]
-                fake._installations[1001].repos.add(DEFAULT_REPO)
-            fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
             events.insert(0, pr_payload(title=MATCHING_TITLE))
             events[0]["repository"]["id"] += 1  # another repository: its own id
-            fake.add_repo(DEFAULT_REPO).id = events[0]["repository"]["id"]  # GitHub's too
+            fake.take_name(DEFAULT_REPO, events[0]["repository"]["id"])
+            fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         for i, payload in enumerate(events, start=3):
             assert post(client, "pull_request", payload).status_code == 202
             wait_until(lambda i=i: rt.queue.counts()["done"] == i, what="the PR event")

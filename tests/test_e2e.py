@@ -323,13 +323,10 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
         fake.transfer(DEFAULT_REPO, elsewhere)
-        with fake._lock:  # a new repository takes the name: it redirects no more
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=event["title"])
         payload = pr_payload(**event, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
-        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=event["title"])
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -366,13 +363,10 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         (hidden,) = before.dismissed
         assert before.opted_out and len(rt.ctx.feedback.marks()) == 1
         fake.transfer(DEFAULT_REPO, elsewhere)
-        with fake._lock:  # a new repository takes the name: it redirects no more
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
-        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -411,13 +405,10 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
         wait_until(lambda: rt.queue.counts()["done"] == 3, what="the commands")
         assert rt.ctx.prs.get(DEFAULT_REPO, N).pending is not None
         fake.transfer(DEFAULT_REPO, elsewhere)
-        with fake._lock:  # a new repository takes the name: it redirects no more
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
-        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         assert post(client, "pull_request", payload).status_code == 202
         wait_until(lambda: rt.queue.counts()["done"] == 4, what="the new PR's event")
         (comment,) = ours(fake)
@@ -460,13 +451,10 @@ def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the
         before = rt.ctx.prs.get(DEFAULT_REPO, N)
         (first,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
         fake.transfer(DEFAULT_REPO, elsewhere)
-        with fake._lock:  # a new repository takes the name: it redirects no more
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
-        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
         (theirs,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
@@ -506,13 +494,10 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
         fake.transfer(DEFAULT_REPO, elsewhere)
-        with fake._lock:  # a new repository takes the name: it redirects no more
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
         payload["repository"]["id"] += 1  # another repository: its own id
-        fake.add_repo(DEFAULT_REPO).id = payload["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
         (theirs,) = ours(fake)
@@ -575,14 +560,11 @@ def test_a_revert_under_a_reused_name_gets_no_note_of_the_other_repositorys_pr(
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         assert rt.ctx.prs.get(DEFAULT_REPO, N).notes and len(ours(fake)) == 1
         fake.transfer(DEFAULT_REPO, "vllm-project/vllm-before")
-        with fake._lock:  # another repository is transferred in under the name
-            del fake._moved[DEFAULT_REPO]
-            fake._installations[1001].repos.add(DEFAULT_REPO)
-        files = ["vllm/entrypoints/openai/api_server.py"]
-        fake.add_pull(DEFAULT_REPO, N + 1, files=files, title=UNRELATED_TITLE)
         revert = pr_payload(number=N + 1, title=UNRELATED_TITLE, body=f"Reverts #{N}")
         revert["repository"]["id"] += 1  # its own id; its PR N never had an event here
-        fake.add_repo(DEFAULT_REPO).id = revert["repository"]["id"]  # GitHub's too
+        fake.take_name(DEFAULT_REPO, revert["repository"]["id"])  # transferred in under it
+        files = ["vllm/entrypoints/openai/api_server.py"]
+        fake.add_pull(DEFAULT_REPO, N + 1, files=files, title=UNRELATED_TITLE)
         assert post(client, "pull_request", revert).status_code == 202
         drain(rt)
         assert rt.queue.counts()["failed"] == 0

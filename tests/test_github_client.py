@@ -1005,10 +1005,7 @@ def test_the_repository_a_name_is_now_follows_a_rename_until_the_name_is_taken(
     client = make_github_client()
     assert client.repository_now(PR) == renamed.id
     assert [r.status for r in fake_github.calls("GET", f"/repos/{DEFAULT_REPO}")] == [301]
-    with fake_github._lock:  # a new repository takes the name: it redirects no more
-        del fake_github._moved[DEFAULT_REPO]
-        fake_github._installations[1001].repos.add(DEFAULT_REPO)
-    taken = fake_github.add_repo(DEFAULT_REPO)
+    taken = fake_github.take_name(DEFAULT_REPO)
     assert client.repository_now(PR) == taken.id != renamed.id
 
 
