@@ -307,7 +307,7 @@ def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
 
 # --- found by review 'r29i' ---
 
-PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs node."),)
+PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs warm-up."),)
 
 
 # kills: bot/search.py:_parts_may_end (hand) a joiner read after any letter: the reply's
@@ -326,3 +326,10 @@ def test_a_joiner_typed_in_a_term_may_stand_there(mode):
     assert ids(search_notes(PROSE, "is_a", mode)) == ["n-g"]
     assert ids(search_notes(PROSE, "hot-path", mode)) == ["n-g"]
     assert ids(search_notes(PROSE, "hotpath", mode)) == ["n-g"]
+
+
+# kills: bot/search.py:_parts_may_end no joiner before a last part of two letters (`warm|up`)
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_compounds_parts_may_be_two_letters(mode):
+    assert ids(search_notes(PROSE, "warmup", mode)) == ["n-g"]
+    assert ids(search_notes(PROSE, "thisis", mode)) == ["n-g"]
