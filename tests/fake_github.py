@@ -70,6 +70,10 @@ REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes
 FILES_CAP = 3000  # GET .../pulls/{n}/files never lists more than this
 COMMENT_MAX = 65536
 DOCS = "https://docs.github.com/rest"
+MINT_DOCS = (
+    "https://docs.github.com/rest/reference/apps#create-an-installation-access-token-for-an-app"
+)
+SUSPENDED_MESSAGE = "This installation has been suspended"
 PRIMARY_MESSAGE = "API rate limit exceeded for installation. Check out the documentation."
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
@@ -240,6 +244,7 @@ class FakeInstallation:
     id: int
     account: str
     repos: set[str]
+    suspended_at: float | None = None  # an owner suspended the App here (`suspend`)
 
 
 @dataclass
@@ -662,6 +667,19 @@ class FakeGitHub:
                 if t.identity.installation_id == installation_id:
                     t.expires_at = time.time() - 1
 
+    def suspend(self, installation_id: int) -> None:
+        """An owner suspends the App's installation: GitHub refuses to mint its tokens (403
+        "This installation has been suspended", as octokit.rb's InstallationSuspended and
+        Renovate, Mergify and Allstar met it) and the App may not act there, so tokens
+        minted before are refused so too; looking the installation up still finds it,
+        with `suspended_at` set."""
+        with self._lock:
+            self._installations[installation_id].suspended_at = time.time()
+
+    def unsuspend(self, installation_id: int) -> None:
+        with self._lock:
+            self._installations[installation_id].suspended_at = None
+
     def delete_repo(self, full_name: str) -> None:
         """An owner deletes the repository: every call on it, and finding its
         installation, is answered 404 (the installation stays)."""
@@ -866,6 +884,9 @@ class FakeGitHub:
             token = self._tokens.get(credential) if scheme.lower() in ("token", "bearer") else None
             if token is None or (token.expires_at is not None and token.expires_at <= time.time()):
                 raise _HTTPError(401, "Bad credentials")
+            inst = self._installations.get(token.identity.installation_id or 0)
+            if inst is not None and inst.suspended_at is not None:
+                raise _HTTPError(403, SUSPENDED_MESSAGE)
             return token.identity
 
     def _valid_jwt(self, credential: str) -> bool:
@@ -971,8 +992,10 @@ class FakeGitHub:
             "created_at": "2024-01-01T00:00:00Z",
             "updated_at": "2024-01-01T00:00:00Z",
             "single_file_name": None,
-            "suspended_at": None,
-            "suspended_by": None,
+            "suspended_at": None if inst.suspended_at is None else iso_time(inst.suspended_at),
+            "suspended_by": None
+            if inst.suspended_at is None
+            else self._user_json(self.user(f"{inst.account}-owner")),
         }
 
     def _repo_json(self, repo: FakeRepo) -> dict[str, Any]:
@@ -1234,6 +1257,8 @@ class FakeGitHub:
         inst = self._installations.get(int(params["iid"]))
         if inst is None:
             raise _HTTPError(404, "Not Found")
+        if inst.suspended_at is not None:
+            raise _HTTPError(403, SUSPENDED_MESSAGE, MINT_DOCS)
         token = "ghs_" + secrets.token_urlsafe(27)
         expires = time.time() + self.token_ttl
         identity = Identity(self.bot.login, self.bot.id, "Bot", inst.id)

@@ -428,7 +428,8 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
     found through the repository's installation, its files over two pages (a rename, a
     binary file without a patch), a draft PR with no description, the sticky comment
     created, edited, a second copy deleted, reactions, permissions, and the errors the
-    client reads (404s, a locked conversation, a comment too long)."""
+    client reads (404s, a locked conversation, a comment too long, a suspended
+    installation)."""
     files: list[str | tuple[str, str] | FakeFile] = [f"vllm/f{i}.py" for i in range(120)]
     files += [("vllm/new.py", "vllm/old.py"), FakeFile("docs/logo.png", "added", patch=None)]
     files += [FakeFile("vllm/gone.py", "removed", additions=0, deletions=3)]
@@ -481,8 +482,20 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
         fake.unlock(DEFAULT_REPO, 7)
         with pytest.raises(GitHubError, match="422"):
             client.create_comment(draft, "x" * 70_000)
+        fake.suspend(DEFAULT_INSTALLATION_ID)
+        with pytest.raises(GitHubError, match="403 This installation has been suspended"):
+            client.create_comment(pr, "suspended")  # with the token minted before
     finally:
         client.close()
+
+    # a fresh start finds the installation (suspended_at set), is refused a token
+    fresh = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
+    try:
+        with pytest.raises(GitHubError, match="403 This installation has been suspended"):
+            fresh.create_comment(PRRef(DEFAULT_REPO, 7, None), "suspended")
+    finally:
+        fresh.close()
+    fake.unsuspend(DEFAULT_INSTALLATION_ID)
 
     other_app = _client(fake, app_id=DEFAULT_APP_ID + 1, private_key=private_key)
     try:
