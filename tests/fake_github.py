@@ -67,6 +67,26 @@ RATE_LIMIT = 5000
 LOCKING_DOCS = "https://docs.github.com/articles/locking-conversations/"
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+# what the README's App manifest asks for (default_permissions)
+APP_PERMISSIONS = {"issues": "write", "pull_requests": "write", "metadata": "read"}
+# what an installation token needs for each route, one of these (github_facts §2.3, from
+# GitHub's server-to-server-permissions.json): a comment is either permission's, a
+# reaction on an issue comment issues' only, on a review comment pull_requests' only
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
+_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "_get_repo": (("metadata", "read"),),
+    "_get_pull": (("pull_requests", "read"),),
+    "_list_pull_files": (("pull_requests", "read"),),
+    "_get_issue": (("issues", "read"),),
+    "_list_comments": (("issues", "read"), ("pull_requests", "read")),
+    "_get_comment": (("issues", "read"), ("pull_requests", "read")),
+    "_create_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_edit_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_delete_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_react": (("issues", "write"),),
+    "_react_review_comment": (("pull_requests", "write"),),
+    "_permission": (("metadata", "read"),),
+}
 FILES_CAP = 3000  # GET .../pulls/{n}/files never lists more than this
 COMMENT_MAX = 65536
 DOCS = "https://docs.github.com/rest"
@@ -245,6 +265,8 @@ class FakeInstallation:
     account: str
     repos: set[str]
     suspended_at: float | None = None  # an owner suspended the App here (`suspend`)
+    # what its owner granted the App: tokens minted from now on carry it (`set_permissions`)
+    permissions: dict[str, str] = field(default_factory=lambda: dict(APP_PERMISSIONS))
 
 
 @dataclass
@@ -267,6 +289,8 @@ class FakeHookDelivery:
 class _Token:
     identity: Identity
     expires_at: float | None  # epoch seconds; None: never (a personal access token)
+    # an installation token's, fixed when it was minted; None: a user's token (its roles)
+    permissions: dict[str, str] | None = None
 
 
 @dataclass
@@ -667,6 +691,13 @@ class FakeGitHub:
                 if t.identity.installation_id == installation_id:
                     t.expires_at = time.time() - 1
 
+    def set_permissions(self, installation_id: int, permissions: dict[str, str]) -> None:
+        """What the installation's owner has granted the App (e.g. only `pull_requests:
+        write`, without the `issues: write` a reaction on an issue comment needs). Tokens
+        minted from now on carry it; one minted before keeps what it was minted with."""
+        with self._lock:
+            self._installations[installation_id].permissions = dict(permissions)
+
     def suspend(self, installation_id: int) -> None:
         """An owner suspends the App's installation: GitHub refuses to mint its tokens (403
         "This installation has been suspended", as octokit.rb's InstallationSuspended and
@@ -852,6 +883,12 @@ class FakeGitHub:
                 if self._calls_used(bucket) >= self.rate_limit:
                     # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
                     return self._over_rate_limit(who), login, bucket
+                if not self._permitted(authz, handler_name):
+                    body = {
+                        "message": "Resource not accessible by integration",
+                        "documentation_url": DOCS,
+                    }
+                    return _Reply(403, body), login, bucket
                 # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
                 params = {k: unquote(v) for k, v in match.groupdict().items()}
                 body = json.loads(raw) if raw else {}
@@ -866,6 +903,18 @@ class FakeGitHub:
         except Exception:  # a bug in the fake: show it, answer 500 rather than hang
             traceback.print_exc(file=sys.stderr)
             return _Reply(500, {"message": "fake server error"}), login, bucket
+
+    def _permitted(self, authz: str, handler_name: str) -> bool:
+        """Whether the token's permissions allow the route (a user's token: always)."""
+        with self._lock:
+            token = self._tokens.get(authz.partition(" ")[2])
+        granted = token.permissions if token is not None else None
+        if granted is None:
+            return True
+        return any(
+            _LEVELS.get(granted.get(name, ""), 0) >= _LEVELS[level]
+            for name, level in _NEEDS.get(handler_name, ())
+        )
 
     def _over_rate_limit(self, who: Identity | None) -> _Reply:
         message = PRIMARY_MESSAGE
@@ -970,7 +1019,7 @@ class FakeGitHub:
             "html_url": f"https://github.com/apps/{self.app_slug}",
             "created_at": "2024-01-01T00:00:00Z",
             "updated_at": "2024-01-01T00:00:00Z",
-            "permissions": {"metadata": "read", "pull_requests": "read", "issues": "write"},
+            "permissions": dict(APP_PERMISSIONS),
             "events": ["pull_request", "issue_comment"],
         }
 
@@ -987,7 +1036,7 @@ class FakeGitHub:
             "client_id": self.client_id,
             "target_id": self.user(inst.account).id,
             "target_type": "Organization",
-            "permissions": {"metadata": "read", "pull_requests": "read", "issues": "write"},
+            "permissions": dict(inst.permissions),
             "events": ["pull_request", "issue_comment"],
             "created_at": "2024-01-01T00:00:00Z",
             "updated_at": "2024-01-01T00:00:00Z",
@@ -1262,13 +1311,13 @@ class FakeGitHub:
         token = "ghs_" + secrets.token_urlsafe(27)
         expires = time.time() + self.token_ttl
         identity = Identity(self.bot.login, self.bot.id, "Bot", inst.id)
-        self._tokens[token] = _Token(identity, expires)
+        self._tokens[token] = _Token(identity, expires, dict(inst.permissions))
         if self._no_write:
             self._read_only.add(token)
         payload = {
             "token": token,
             "expires_at": iso_time(expires),
-            "permissions": {"issues": "write", "pull_requests": "read", "metadata": "read"},
+            "permissions": dict(inst.permissions),
             "repository_selection": "selected",
         }
         return _Reply(201, payload)

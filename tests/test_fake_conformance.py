@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import jwt
 import pytest
 import requests
 
@@ -676,3 +677,59 @@ def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_gith
         }
     ], data
     assert not check(data, {"$ref": "#/components/schemas/validation-error"})
+
+
+# --- found by review 'r29g' ---
+
+
+def _mint(fake: FakeGitHub, private_pem: str) -> requests.Response:
+    now = int(datetime.now(UTC).timestamp())
+    claims = {"iat": now - 60, "exp": now + 300, "iss": str(DEFAULT_APP_ID)}
+    app_jwt = jwt.encode(claims, private_pem, algorithm="RS256")
+    return requests.post(
+        f"{fake.base_url}/app/installations/{DEFAULT_INSTALLATION_ID}/access_tokens",
+        headers={"Authorization": f"Bearer {app_jwt}"},
+        timeout=5,
+    )
+
+
+def test_fake_refuses_what_a_tokens_permissions_do_not_cover(fake_github, app_key):
+    """github_facts §2.3: a comment on a PR needs `issues` or `pull_requests` write; a
+    reaction on an issue comment "listed only under issues (write) ... With only
+    pull_requests: write, this call is expected to fail with 403 "Resource not
+    accessible by integration"", one on a review comment comes under pull_requests.
+
+    The fake let any installation token do everything (and said its tokens had
+    `pull_requests: read`, yet let them react on review comments), so a test could not
+    show what the bot does on an installation whose owner granted less."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    said = fake.add_comment(DEFAULT_REPO, 7, "/notes")
+    on_diff = fake.add_review_comment(DEFAULT_REPO, 7, "/notes")
+    api = f"{fake.base_url}/repos/{DEFAULT_REPO}"
+    before = _mint(fake, app_key.private_pem).json()["token"]  # all the manifest asks
+    fake.set_permissions(DEFAULT_INSTALLATION_ID, {"pull_requests": "write", "metadata": "read"})
+    minted = _mint(fake, app_key.private_pem).json()
+    assert minted["permissions"] == {"pull_requests": "write", "metadata": "read"}
+
+    def answer(token: str, method: str, path: str, **body: str) -> int:
+        headers = {"Authorization": f"token {token}"}
+        return requests.request(
+            method, api + path, json=body, headers=headers, timeout=5
+        ).status_code
+
+    pr_only = minted["token"]
+    assert answer(pr_only, "POST", "/issues/7/comments", body="notes") == 201
+    assert answer(pr_only, "GET", "/issues/7/comments") == 200
+    assert answer(pr_only, "POST", f"/issues/comments/{said.id}/reactions", content="eyes") == 403
+    assert answer(pr_only, "POST", f"/pulls/comments/{on_diff.id}/reactions", content="eyes") == 201
+    assert answer(pr_only, "GET", "/issues/7") == 403  # the issue view: issues only
+    # a token keeps what it was minted with
+    assert answer(before, "POST", f"/issues/comments/{said.id}/reactions", content="eyes") == 201
+
+    fake.set_permissions(DEFAULT_INSTALLATION_ID, {"issues": "read", "metadata": "read"})
+    read_only = _mint(fake, app_key.private_pem).json()["token"]
+    assert answer(read_only, "GET", "/issues/7/comments") == 200
+    assert answer(read_only, "POST", "/issues/7/comments", body="notes") == 403
+    assert answer(read_only, "GET", "/pulls/7") == 403
+    assert answer(read_only, "GET", "") == 200  # metadata
