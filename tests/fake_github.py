@@ -883,14 +883,17 @@ class FakeGitHub:
                 if self._calls_used(bucket) >= self.rate_limit:
                     # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
                     return self._over_rate_limit(who), login, bucket
+                # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
+                params = {k: unquote(v) for k, v in match.groupdict().items()}
                 if not self._permitted(authz, handler_name):
+                    if "owner" in params:  # a repository the token cannot see: 404 first
+                        with self._lock:
+                            self._repo_for(who, params)
                     body = {
                         "message": "Resource not accessible by integration",
                         "documentation_url": DOCS,
                     }
                     return _Reply(403, body), login, bucket
-                # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
-                params = {k: unquote(v) for k, v in match.groupdict().items()}
                 body = json.loads(raw) if raw else {}
                 with self._lock:
                     return getattr(self, handler_name)(who, params, query, body), login, bucket

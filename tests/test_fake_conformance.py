@@ -733,3 +733,8 @@ def test_fake_refuses_what_a_tokens_permissions_do_not_cover(fake_github, app_ke
     assert answer(read_only, "POST", "/issues/7/comments", body="notes") == 403
     assert answer(read_only, "GET", "/pulls/7") == 403
     assert answer(read_only, "GET", "") == 200  # metadata
+    # a private repository the token cannot see is not found, whatever it may do
+    fake.add_pull("someone/private", 1, files=["a.py"])
+    elsewhere = f"{fake.base_url}/repos/someone/private/pulls/1"
+    hidden = requests.get(elsewhere, headers={"Authorization": f"token {read_only}"}, timeout=5)
+    assert hidden.status_code == 404
