@@ -738,3 +738,74 @@ def test_fake_refuses_what_a_tokens_permissions_do_not_cover(fake_github, app_ke
     elsewhere = f"{fake.base_url}/repos/someone/private/pulls/1"
     hidden = requests.get(elsewhere, headers={"Authorization": f"token {read_only}"}, timeout=5)
     assert hidden.status_code == 404
+
+
+def _jwt_with(private_pem: str, **claims: Any) -> str:
+    now = int(datetime.now(UTC).timestamp())
+    base = {"iat": now - 60, "exp": now + 300, "iss": str(DEFAULT_APP_ID)}
+    return jwt.encode({**base, **claims}, private_pem, algorithm="RS256")
+
+
+def test_fake_refuses_the_jwts_github_refuses(fake_github, app_key):
+    """github_facts §2.1: `iat` "60 seconds in the past", `exp` "no more than 10 minutes
+    into the future", and "send it as `Authorization: Bearer <JWT>`; `token` is **not**
+    accepted for JWTs". A fake that took such a JWT would let a client configured with a
+    longer expiry (PyGithub's jwt_expiry), or a clock running ahead, pass every test and
+    be refused by GitHub at its first App call."""
+    url = f"{fake_github.base_url}/app"
+    now = int(datetime.now(UTC).timestamp())
+
+    def status(credential: str, scheme: str = "Bearer") -> int:
+        headers = {"Authorization": f"{scheme} {credential}"}
+        return requests.get(url, headers=headers, timeout=5).status_code
+
+    assert status(_jwt_with(app_key.private_pem)) == 200
+    assert status(_jwt_with(app_key.private_pem, exp=now + 700)) == 401  # too far ahead
+    assert status(_jwt_with(app_key.private_pem, exp=now - 10)) == 401  # expired
+    assert status(_jwt_with(app_key.private_pem, iat=now + 120)) == 401  # issued ahead
+    assert status(_jwt_with(app_key.private_pem, iss=str(DEFAULT_APP_ID) + "0")) == 401
+    assert status(_jwt_with(app_key.private_pem), scheme="token") == 401
+
+
+def test_fake_writes_link_headers_as_github_does(fake_github):
+    """github_facts §6.5: PyGithub splits `Link` on ", " and "; " and reads rel as
+    rel[5:-1]; GitHub writes a middle page's links prev, next, last, first, with `page`
+    after `per_page`, and none at all for a list that fits one page (an empty one too).
+    The first and last pages are checked in test_github_client."""
+    fake_github.add_pat("ghp_links", "someone")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(5)])
+    fake_github.add_pull(DEFAULT_REPO, 8, files=[])
+    api = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
+    auth = {"Authorization": "token ghp_links"}
+    middle = requests.get(f"{api}/pulls/7/files?per_page=2&page=2", headers=auth, timeout=5)
+    url = f"{api}/pulls/7/files"
+    assert middle.headers["Link"] == ", ".join(
+        [
+            f'<{url}?per_page=2&page=1>; rel="prev"',
+            f'<{url}?per_page=2&page=3>; rel="next"',
+            f'<{url}?per_page=2&page=3>; rel="last"',
+            f'<{url}?per_page=2&page=1>; rel="first"',
+        ]
+    )
+    assert [f["filename"] for f in middle.json()] == ["f2.py", "f3.py"]
+    for path in ("/pulls/7/files?per_page=5", "/pulls/8/files", "/issues/8/comments"):
+        whole = requests.get(api + path, headers=auth, timeout=5)
+        assert whole.status_code == 200 and "Link" not in whole.headers, path
+
+
+def test_fake_takes_a_comment_of_exactly_the_limit_and_no_empty_one(fake_github):
+    """github_facts §3.1: "Body is too long (maximum is 65536 characters)": 65536 is
+    taken, one more is not (the 70,000 above leaves the boundary open); an empty body
+    is a validation error too. The bot's own budget (bot.render.BUDGET) is far below."""
+    fake_github.add_pat("ghp_limit", "someone")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
+
+    def status(body: Any) -> int:
+        headers = {"Authorization": "token ghp_limit"}
+        return requests.post(url, json={"body": body}, headers=headers, timeout=5).status_code
+
+    assert status("é" * 65_536) == 201
+    assert status("x" * 65_537) == 422
+    assert status("") == 422
+    assert status(None) == 422
