@@ -770,7 +770,8 @@ def test_fake_refuses_the_jwts_github_refuses(fake_github, app_key):
 def test_fake_writes_link_headers_as_github_does(fake_github):
     """github_facts §6.5: PyGithub splits `Link` on ", " and "; " and reads rel as
     rel[5:-1]; GitHub writes a middle page's links prev, next, last, first, with `page`
-    after `per_page`, and none at all for a list that fits one page (an empty one too).
+    after `per_page`, and none at all for a list that fits one page (an empty one too);
+    it gives 100 a page at most, whatever per_page asks.
     The first and last pages are checked in test_github_client."""
     fake_github.add_pat("ghp_links", "someone")
     fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(5)])
@@ -788,6 +789,10 @@ def test_fake_writes_link_headers_as_github_does(fake_github):
         ]
     )
     assert [f["filename"] for f in middle.json()] == ["f2.py", "f3.py"]
+    fake_github.add_pull(DEFAULT_REPO, 9, files=[f"f{i}.py" for i in range(150)])
+    capped = requests.get(f"{api}/pulls/9/files?per_page=500", headers=auth, timeout=5)
+    assert len(capped.json()) == 100  # per_page "max 100" (github_facts §3.1)
+    assert f"{api}/pulls/9/files?per_page=100&page=2>" in capped.headers["Link"]
     for path in ("/pulls/7/files?per_page=5", "/pulls/8/files", "/issues/8/comments"):
         whole = requests.get(api + path, headers=auth, timeout=5)
         assert whole.status_code == 200 and "Link" not in whole.headers, path
