@@ -8,7 +8,9 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
   tokens it issued.
 - Auth is checked like GitHub does: App routes want an RS256 JWT signed with the
   App's key (`iss` = App ID); other routes want a token this server issued (and not
-  expired) or a configured personal access token; anything else is 401.
+  expired) or a configured personal access token; anything else is 401. An
+  installation token may do what the permissions it was minted with cover (403
+  otherwise), and none of a suspended installation's may do anything.
   Comments are written as the authenticated identity (`<slug>[bot]`, type Bot,
   for installation tokens).
 - Every request is recorded (method, path, query, status, arrival time).
@@ -71,7 +73,8 @@ REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes
 APP_PERMISSIONS = {"issues": "write", "pull_requests": "write", "metadata": "read"}
 # what an installation token needs for each route, one of these (github_facts §2.3, from
 # GitHub's server-to-server-permissions.json): a comment is either permission's, a
-# reaction on an issue comment issues' only, on a review comment pull_requests' only
+# reaction on an issue comment issues' only, on a review comment pull_requests' only; a
+# route left out is refused to every installation token (GET /user is, as on GitHub)
 _LEVELS = {"read": 1, "write": 2, "admin": 3}
 _NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
     "_get_repo": (("metadata", "read"),),
