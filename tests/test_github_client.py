@@ -2747,3 +2747,27 @@ def test_an_answer_with_one_call_remaining_does_not_pause_the_calls(
     assert client.list_files(PR) == ["a.py"]
     assert client.list_files(PR8) == ["b.py"]
     assert client.calls.pauses == 0
+
+
+# --- found by review 'r29g' ---
+
+
+def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
+    fake_github, make_github_client
+):
+    # An owner suspends the App: GitHub refuses its tokens, and minting new ones, with
+    # 403 "This installation has been suspended". That is no stale token and no missing
+    # permission: the call fails at once (not retried, not transient), names the
+    # suspension, and mints no token to try again; unsuspended, the same client works.
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    assert client.list_files(PR) == ["a.py"]
+    fake_github.suspend(DEFAULT_INSTALLATION_ID)
+    fake_github.clear_requests()
+    with pytest.raises(GitHubError, match="This installation has been suspended") as refused:
+        client.list_files(PR)
+    assert refused.value.status == 403 and not refused.value.transient
+    assert "lacks the permission" not in str(refused.value)
+    assert [r.status for r in fake_github.requests] == [403]
+    fake_github.unsuspend(DEFAULT_INSTALLATION_ID)
+    assert client.list_files(PR) == ["a.py"]
