@@ -278,6 +278,17 @@ def _renamed_notes(tmp_path, old: str, new: str):
     return notes
 
 
+def _name_taken(fake, elsewhere: str, **event) -> dict:
+    """DEFAULT_REPO renamed to `elsewhere` and a new repository (an id of its own) under the
+    name, with its PR N: the event of that PR, `event` (pr_payload's fields), to post."""
+    fake.transfer(DEFAULT_REPO, elsewhere)
+    payload = pr_payload(**{"title": MATCHING_TITLE, **event})
+    payload["repository"]["id"] += 1  # another repository: its own id
+    fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=payload["pull_request"]["title"])
+    return payload
+
+
 def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository_is_renamed(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
@@ -323,11 +334,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
-        fake.transfer(DEFAULT_REPO, elsewhere)
-        payload = pr_payload(**event, updated_at=at(1))
-        payload["repository"]["id"] += 1  # another repository: its own id
-        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=event["title"])
+        payload = _name_taken(fake, elsewhere, **event, updated_at=at(1))
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -363,11 +370,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         before = rt.ctx.prs.get(DEFAULT_REPO, N)
         (hidden,) = before.dismissed
         assert before.opted_out and len(rt.ctx.feedback.marks()) == 1
-        fake.transfer(DEFAULT_REPO, elsewhere)
-        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
-        payload["repository"]["id"] += 1  # another repository: its own id
-        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = _name_taken(fake, elsewhere, updated_at=at(1))
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
@@ -405,11 +408,7 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
         say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)  # deferred an hour
         wait_until(lambda: rt.queue.counts()["done"] == 3, what="the commands")
         assert rt.ctx.prs.get(DEFAULT_REPO, N).pending is not None
-        fake.transfer(DEFAULT_REPO, elsewhere)
-        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
-        payload["repository"]["id"] += 1  # another repository: its own id
-        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = _name_taken(fake, elsewhere, updated_at=at(1))
         assert post(client, "pull_request", payload).status_code == 202
         wait_until(lambda: rt.queue.counts()["done"] == 4, what="the new PR's event")
         (comment,) = ours(fake)
@@ -451,11 +450,7 @@ def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the
         say(client, rt, fake, "/notes off", login=AUTHOR)
         before = rt.ctx.prs.get(DEFAULT_REPO, N)
         (first,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
-        fake.transfer(DEFAULT_REPO, elsewhere)
-        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
-        payload["repository"]["id"] += 1  # another repository: its own id
-        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = _name_taken(fake, elsewhere, updated_at=at(1))
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
         (theirs,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
@@ -494,11 +489,7 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
-        fake.transfer(DEFAULT_REPO, elsewhere)
-        payload = pr_payload(title=MATCHING_TITLE, updated_at=at(1))
-        payload["repository"]["id"] += 1  # another repository: its own id
-        fake.take_name(DEFAULT_REPO, payload["repository"]["id"])
-        fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+        payload = _name_taken(fake, elsewhere, updated_at=at(1))
         assert post(client, "pull_request", payload).status_code == 202
         drain(rt)
         (theirs,) = ours(fake)
