@@ -136,6 +136,7 @@ class Enqueued(StrEnum):
     QUEUED = "queued"
     DUPLICATE = "duplicate"  # seen before and not failed: nothing to do
     REQUEUED = "requeued"  # a redelivery of a failed delivery: try again
+    SET_ASIDE = "set_aside"  # a redelivery of one whose row is damaged: never run again
 
 
 @dataclass(frozen=True)
@@ -265,8 +266,20 @@ class DeliveryQueue:
         return self.enqueue_many([item])[0]
 
     def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
-        """Store deliveries in one transaction (one commit for a burst); outcome per item."""
-        now = utcnow()
+        """Store deliveries in one transaction (one commit for a burst); outcome per item.
+
+        A redelivery whose stored row SQLite cannot read back (a failing disk) can be
+        neither re-queued nor told apart from a delivery done: its row is set aside
+        (`past_damage`), its outcome SET_ASIDE, and the others are stored. It failed the
+        whole transaction, every time it was sent again."""
+        ids = [d.id for d in items]
+        outcomes = self.past_damage(lambda: self._enqueue_many(items), tuple(State), ids)
+        if any(o in (Enqueued.QUEUED, Enqueued.REQUEUED) for o in outcomes):
+            self._notify()
+        return outcomes
+
+    def _enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
+        now, which, aside = utcnow(), f" AND {self.not_set_aside()}", self._set_aside_ids()
         outcomes = []
         with self.db.tx() as conn:
             for d in items:
@@ -297,13 +310,14 @@ class DeliveryQueue:
                 )
                 if cur.rowcount:
                     outcomes.append(Enqueued.QUEUED)
-                    continue
+                elif d.id in aside:
+                    outcomes.append(Enqueued.SET_ASIDE)
                 # Seen before: a redelivery of a failed delivery runs it again, from a clean
                 # count of interruptions (someone asked for it, as with `review-notes retry`).
-                cur = conn.execute(_REQUEUE + " AND id = ?", (now, d.id))
-                outcomes.append(Enqueued.REQUEUED if cur.rowcount else Enqueued.DUPLICATE)
-        if any(o != Enqueued.DUPLICATE for o in outcomes):
-            self._notify()
+                elif conn.execute(_REQUEUE + which + " AND id = ?", (now, d.id)).rowcount:
+                    outcomes.append(Enqueued.REQUEUED)
+                else:
+                    outcomes.append(Enqueued.DUPLICATE)
         return outcomes
 
     # --- consumer side ---
@@ -340,17 +354,20 @@ class DeliveryQueue:
         )
         return _delivery(rows[0]) if rows else None
 
-    def past_damage(self, step: Callable[[], T], states: Collection[State]) -> T:
+    def past_damage(
+        self, step: Callable[[], T], states: Collection[State], ids: Sequence[str] | None = None
+    ) -> T:
         """`step`'s result; should SQLite find a row it reads damaged ("database disk
         image is malformed": a failing disk), after setting aside every damaged row in
-        `states` (`set_aside`) and running `step` again. A step leaves the rows set aside
-        out (`not_set_aside`): a damaged row can be neither read, nor changed, nor
-        deleted, and met again at each step it would stop each one."""
+        `states` (of those with `ids` only, when given: a step that reads no others need
+        not read the table) (`set_aside`) and running `step` again. A step leaves the
+        rows set aside out (`not_set_aside`): a damaged row can be neither read, nor
+        changed, nor deleted, and met again at each step it would stop each one."""
         seen = len(self._unreadable)
         try:
             return step()
         except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc) or not self._set_aside_unreadable(seen, states):
+            if not is_damaged(exc) or not self._set_aside_unreadable(seen, states, ids):
                 raise
         return step()
 
@@ -361,18 +378,20 @@ class DeliveryQueue:
         skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
         return f"{seq} NOT IN ({skip})" if skip else "TRUE"
 
-    def _set_aside_unreadable(self, seen: int, states: Collection[State]) -> bool:
+    def _set_aside_unreadable(
+        self, seen: int, states: Collection[State], ids: Sequence[str] | None = None
+    ) -> bool:
         """Set aside every row in `states` SQLite cannot read, each said once; whether
         any was set aside since the caller's step began (`seen` were then), by this
         thread or another (the step may have met that one). False: the damage is
         elsewhere."""
         with self._setting_aside:  # two workers failing on one row: one finds it
-            self._find_unreadable(states)
+            self._find_unreadable(states, ids)
             return len(self._unreadable) > seen
 
-    def _find_unreadable(self, states: Collection[State]) -> None:
+    def _find_unreadable(self, states: Collection[State], ids: Sequence[str] | None) -> None:
         for state in states:
-            for seq, exc in self._unreadable_rows(state, skip=self._unreadable):
+            for seq, exc in self._unreadable_rows(state, self._unreadable, ids):
                 if not is_damaged(exc):
                     raise exc
                 name = self._id_of(seq)
@@ -387,12 +406,24 @@ class DeliveryQueue:
                 )
 
     def _unreadable_rows(
-        self, state: str, skip: Container[int] = ()
+        self, state: str, skip: Container[int] = (), ids: Sequence[str] | None = None
     ) -> Iterator[tuple[int, sqlite3.DatabaseError]]:
-        """The rows in `state` (but those in `skip`, not read again) that SQLite cannot
-        read back whole, oldest first, each with its error; read one at a time, so a
-        caller may stop at the first."""
-        rows = self.db.execute("SELECT seq FROM deliveries WHERE state = ? ORDER BY seq", (state,))
+        """The rows in `state` (but those in `skip`, not read again; of those with `ids`
+        only, when given) that SQLite cannot read back whole, oldest first, each with its
+        error; read one at a time, so a caller may stop at the first."""
+        if ids is None:
+            rows = self.db.execute(
+                "SELECT seq FROM deliveries WHERE state = ? ORDER BY seq", (state,)
+            )
+        else:  # by the indexes alone: a damaged row's state lies past its payload
+            rows = []
+            for chunk in _chunks(sorted(set(ids))):
+                rows += self.db.execute(
+                    "SELECT seq FROM deliveries INDEXED BY deliveries_state WHERE state = ?"
+                    f" AND seq IN (SELECT seq FROM deliveries WHERE id IN ({_marks(chunk)}))"
+                    " ORDER BY seq",
+                    (state, *chunk),
+                )
         for seq in (r["seq"] for r in rows if r["seq"] not in skip):
             try:
                 self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
@@ -405,6 +436,9 @@ class DeliveryQueue:
             return str(self.db.execute("SELECT id FROM deliveries WHERE seq = ?", (seq,))[0]["id"])
         except sqlite3.DatabaseError:
             return f"#{seq} (its id unreadable)"
+
+    def _set_aside_ids(self) -> set[str]:
+        return {name for name, _ in self._unreadable.copy().values()}
 
     @property
     def set_aside(self) -> dict[str, str]:
@@ -641,6 +675,10 @@ class DeliveryQueue:
 def _chunks(ids: list[str], size: int = 500) -> list[tuple[str, ...]]:
     """`ids` in parts, each under SQLite's limit of bound parameters."""
     return [tuple(ids[i : i + size]) for i in range(0, len(ids), size)]
+
+
+def _marks(chunk: Sequence[str]) -> str:
+    return ",".join("?" * len(chunk))
 
 
 def _repeats_latest(conn: sqlite3.Connection, d: Incoming) -> bool:

@@ -22,7 +22,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
       latest (a replay; GitHub sends one twice only with another between)
   202 queued (written to SQLite before answering), or ignored (with the reason)
   500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
-      and /healthz fails until one is stored again (`failing`; a duplicate stores nothing)
+      and /healthz fails until one is stored again (`failing`; a duplicate stores nothing);
+      or a redelivery of one whose stored row is damaged (set aside: /healthz's damaged)
   404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
 """
 
@@ -265,11 +266,23 @@ class WebhookEndpoint:
                 extra={"delivery": checked.id},
             )
             return 500, {"error": "the delivery could not be stored", "delivery": checked.id}
+        if outcome == Enqueued.SET_ASIDE:
+            return self._set_aside(checked)
         self._count(checked.event, str(outcome))
         if outcome == Enqueued.DUPLICATE:  # wrote nothing: says nothing of the disk
             return 200, {"status": "duplicate", "delivery": checked.id}
         self.failing = None  # a write committed
         return 202, {"status": str(outcome), "delivery": checked.id}
+
+    def _set_aside(self, item: Incoming) -> Answer:
+        """A redelivery of a delivery whose stored row SQLite cannot read back: not run
+        again, and not stored anew (its id is taken). 500, as for one not stored: GitHub's
+        log shows it not delivered; the queue named the damage and its fix once, and
+        /healthz lists it (`damaged`)."""
+        self._count(item.event, "error")
+        error = "its stored row is damaged (SQLite cannot read it back): set aside, not run"
+        log.error("delivery %s (%s) redelivered: %s", item.id, item.event, error)
+        return 500, {"error": f"the delivery could not be run: {error}", "delivery": item.id}
 
     def _count(self, event: str, outcome: str) -> None:
         self.counted.labels(event if event in self.named else "other", outcome).inc()

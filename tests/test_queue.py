@@ -2120,3 +2120,23 @@ def test_retention_goes_past_a_damaged_row_whichever_step_meets_it(tmp_path, row
     q = _reopened_damaged(q, tmp_path)
     assert Retention(q, 14, lambda *_: None).prune(CUTOFF) == pruned
     assert list(q.set_aside) == ["broken"]
+
+
+# kills: bot/queue.py:DeliveryQueue.enqueue_many (hand) only failed rows searched (a done one
+#   redelivered failed the transaction)
+# kills: bot/queue.py:DeliveryQueue._unreadable_rows (hand) the ids not kept to: the whole table
+#   read at intake, a damaged row of no redelivery set aside there
+@pytest.mark.parametrize("state", ["done", "failed"])
+def test_a_redelivery_of_a_damaged_row_is_set_aside_whatever_its_state(tmp_path, state):
+    # GitHub's Redeliver button works on any delivery of its log, a done one's too: a
+    # row SQLite cannot read back fails its re-queue (the row's state lies past its
+    # payload) whatever it holds. Only the burst's own rows are looked at: a damaged
+    # row elsewhere is the claim's or retention's to meet, not a reason to read the
+    # whole table while GitHub waits for its answer.
+    q = queue_at(tmp_path)
+    _damaged_at(q, "broken", state, OLD)
+    _damaged_at(q, "elsewhere", "pending", OLD)
+    q = _reopened_damaged(q, tmp_path)
+    items = [Incoming(did, "pull_request", "opened", "{}", "o/r", 2) for did in ("broken", "new")]
+    assert q.enqueue_many(items) == [Enqueued.SET_ASIDE, Enqueued.QUEUED]
+    assert list(q.set_aside) == ["broken"]

@@ -543,6 +543,62 @@ def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
     assert [d["id"] for d in r.json()["recent_failures"]] == ["h-1"]
 
 
+# kills: bot/queue.py:DeliveryQueue.enqueue_many a redelivery of a damaged row failing its
+#   transaction (answered 'could not be stored', the damage neither named nor set aside)
+# kills: bot/queue.py:DeliveryQueue._enqueue_many a damaged row set aside redelivered answered
+#   200 duplicate
+def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored(tmp_path, caplog):
+    # Someone redelivers from GitHub's log a failed delivery whose stored row a failing
+    # disk damaged, as another delivery arrives: re-queueing it reads the row, which
+    # SQLite cannot ("database disk image is malformed"). That failed the burst's whole
+    # transaction and the delivery was answered "could not be stored", the damage not
+    # named: the log said the sweeps would ask for it again, which they never do for an
+    # id the queue holds. It is set aside now (named once with the fix, /healthz's
+    # damaged), answered 500 as not run, and the other one stored in the same commit.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.test_queue import _break_overflow_chain
+
+    settings = make_settings(tmp_path)
+    q = DeliveryQueue(Database(settings.db_path))
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    broken = pr_payload(number=1) | {"pad": "Z" * 20_000}
+    q.enqueue("broken", "pull_request", "opened", broken, "vllm-project/vllm", 1)
+    q.fail("broken", "GithubException: 502")
+    q.db.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    commits = []  # the size of each enqueue_many: one transaction each
+    enqueue_many = rt.queue.enqueue_many
+    rt.queue.enqueue_many = lambda items: commits.append(len(items)) or enqueue_many(items)
+
+    def answer(delivery: str, payload: dict) -> object:
+        body = json.dumps(payload).encode()
+        headers = {
+            b"x-github-event": b"pull_request",
+            b"x-github-delivery": delivery.encode(),
+            b"x-hub-signature-256": sign(SECRET, body).encode(),
+        }
+        return endpoint.answer(headers, body)
+
+    async def burst(*deliveries: tuple[str, dict]) -> list:
+        return await asyncio.wait_for(asyncio.gather(*(answer(*d) for d in deliveries)), 5)
+
+    with caplog.at_level(logging.INFO):
+        first = asyncio.run(burst(("broken", broken), ("healthy", pr_payload(number=2))))
+        again = asyncio.run(burst(("broken", broken)))
+    assert [code for code, _ in first] == [500, 202] and commits == [2, 1], first
+    assert "damaged" in first[0][1]["error"] and first[1][1]["status"] == "queued"
+    assert again[0][0] == 500 and again[0][1] == first[0][1]
+    assert list(rt.queue.set_aside) == ["broken"] and endpoint.failing is None
+    assert rt.queue.get("healthy").state == "pending"
+    rt.db.close()
+    named = [r.getMessage() for r in caplog.records if "restore it from a backup" in r.getMessage()]
+    assert len(named) == 1 and named[0].startswith("delivery broken: SQLite cannot read"), named
+    assert not any("sweeps ask GitHub" in r.getMessage() for r in caplog.records)
+
+
 def test_the_readmes_healthz_row_names_every_field_of_the_answer(app):
     # README's endpoint table gives /healthz's answer as a JSON object; it left out
     # `dry_run` and `notes`, which a monitor may key on (review r27e).
