@@ -557,6 +557,8 @@ def _cmd_redeliver(args: argparse.Namespace) -> int:
     _log_plainly(settings)
     try:
         return _redeliver(settings, db, args.since)
+    except sqlite3.DatabaseError as exc:  # before any is asked again: the queue is read first
+        return _database_failed(db.path, exc)
     finally:
         db.close()
 

@@ -1013,6 +1013,41 @@ def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too
     assert "no review-notes server" in r.stderr and "start it" in r.stderr
 
 
+# kills: bot/cli.py:_cmd_redeliver a database error past the opening ending in a traceback
+def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
+    tmp_path, fake_github, app_key
+):
+    # `retry` and `notes feedback` say a database error met past the opening (a damaged
+    # page, a lock held past the busy timeout) in one line with what to do; `redeliver`
+    # ended in a traceback. Here a failing disk damaged the page of the index of
+    # delivery ids, which it reads to tell which of GitHub's failed deliveries it holds.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import SECRET, app_env
+
+    path = tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself
+    [(page,)] = q.db.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_deliveries_1'"
+    )
+    q.db.close()
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    path.write_bytes(data)
+    fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
+    fake_github.webhook_secret = SECRET
+    fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})
+    r = cli("redeliver", env=app_env(tmp_path, fake_github, app_key), cwd=tmp_path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr == (
+        f"review-notes: {path}: database disk image is malformed: restore it from a backup,"
+        " or move it aside with its -wal and -shm files to start on a new one (what it held"
+        " is lost)\n"
+    )
+
+
 def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     tmp_path, fake_github, app_key, monkeypatch
 ):
