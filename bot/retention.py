@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -77,6 +78,8 @@ class Retention:
         self.also = tuple(also)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # since when (monotonic) and how many passes in a row failed; None: the last worked
+        self._failing: tuple[float, int] | None = None
 
     def prune(self, before: str | None = None) -> dict[State, int]:
         """One pass (`before`: utcnow format; default `days` ago); stops early when stopping."""
@@ -150,27 +153,54 @@ class Retention:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            try:
-                self.prune()
-            except sqlite3.DatabaseError as exc:
-                self._pass_failed(exc)
-            except Exception:  # the next round tries again
-                log.exception("pruning old deliveries failed")
+            self.round()
             self._stop.wait(self.EVERY_SECONDS)
 
-    @staticmethod
-    def _pass_failed(exc: sqlite3.DatabaseError) -> None:
-        """A pass that failed in the database (busy, gone) is tried again next round;
-        one that met damage outside the rows (an index's page) is said in a line, with
-        the fix, not in a traceback each round."""
+    def round(self) -> None:
+        """One pass, its failure said (`_pass_failed`); the next round tries again."""
+        try:
+            self.prune()
+        except sqlite3.DatabaseError as exc:
+            self._pass_failed(exc)
+        except Exception:
+            log.exception("pruning old deliveries failed")
+        else:
+            self._pass_worked()
+
+    def _pass_failed(self, exc: sqlite3.DatabaseError) -> None:
+        """A pass that failed in the database (a read-only remount, a full disk, a lock
+        kept) is tried again next round: said with its traceback the first time, then in
+        a line each pass, as the workers say theirs (bot.workers.Failures), not in a
+        traceback every hour until someone fixes it. One that met damage outside the
+        rows (an index's page) is said in a line each pass, with the fix."""
+        now, failing = time.monotonic(), self._failing
+        self._failing = (failing[0] if failing else now, failing[1] + 1 if failing else 1)
         if is_damaged(exc):
             log.error(
                 "pruning old deliveries failed: the database file is damaged (%s): %s",
                 exc,
                 DAMAGED_FIX,
             )
+        elif failing is None:
+            log.exception("pruning old deliveries failed; tried again each pass")
         else:
-            log.exception("pruning old deliveries failed")
+            log.error(
+                "pruning old deliveries still failing: %d passes in %.0fs; the last: %s: %s",
+                self._failing[1],
+                now - failing[0],
+                type(exc).__name__,
+                exc,
+            )
+
+    def _pass_worked(self) -> None:
+        if self._failing is not None:
+            since, passes = self._failing
+            self._failing = None
+            log.warning(
+                "pruning old deliveries works again, after %d failed passes in %.0fs",
+                passes,
+                time.monotonic() - since,
+            )
 
     def first_received_from(self, at: str) -> int:
         """The place (seq) of the first delivery received at `at` (utcnow format) or later;

@@ -2140,3 +2140,43 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_whatever_its_state(tmp_path,
     items = [Incoming(did, "pull_request", "opened", "{}", "o/r", 2) for did in ("broken", "new")]
     assert q.enqueue_many(items) == [Enqueued.SET_ASIDE, Enqueued.QUEUED]
     assert list(q.set_aside) == ["broken"]
+
+
+# kills: bot/retention.py:Retention._pass_failed a pass failing on a read-only file said in a
+#   traceback each hour, not once then a line each pass
+# kills: bot/retention.py:Retention.round (hand) the pass that worked again not said (nor the
+#   next failure's traceback)
+def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_then_the_recovery(
+    tmp_path, caplog
+):
+    # A read-only remount (SQLite's "attempt to write a readonly database", as
+    # query_only makes it) or a full disk fails every pass until someone fixes it: each
+    # one logged a traceback, every hour, for days. As the workers say a failing claim:
+    # the first with its traceback, then a line a pass with the count, then the recovery.
+    q = queue_at(tmp_path)
+    finished_at(q, "old", "done", OLD)
+    retention = Retention(q, 14, lambda *_: None)
+    q.db.execute("PRAGMA query_only = ON")
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        for _ in range(3):
+            retention.round()
+        q.db.execute("PRAGMA query_only = OFF")
+        retention.round()
+        q.db.execute("PRAGMA query_only = ON")
+        retention.round()  # a new failure: its traceback again
+    said = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert [(level, tb) for level, _, tb in said] == [
+        ("ERROR", True),
+        ("ERROR", False),
+        ("ERROR", False),
+        ("INFO", False),  # what it pruned
+        ("WARNING", False),
+        ("ERROR", True),
+    ], said
+    assert said[0][1] == "pruning old deliveries failed; tried again each pass"
+    assert said[2][1].startswith("pruning old deliveries still failing: 3 passes in ")
+    assert said[2][1].endswith(
+        "s; the last: OperationalError: attempt to write a readonly database"
+    )
+    assert said[4][1].startswith("pruning old deliveries works again, after 3 failed passes in ")
+    assert q.get("old") is None
