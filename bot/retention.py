@@ -73,12 +73,13 @@ class Retention:
         days: int,
         on_pruned: Callable[[State, int], None],
         also: Sequence[Pruning] = (),
+        clock: Callable[[], float] = time.monotonic,
     ):
-        self.queue, self.days, self.on_pruned = queue, days, on_pruned
+        self.queue, self.days, self.on_pruned, self.clock = queue, days, on_pruned, clock
         self.also = tuple(also)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        # since when (monotonic) and how many passes in a row failed; None: the last worked
+        # since when (`clock`) and how many passes in a row failed; None: the last worked
         self._failing: tuple[float, int] | None = None
 
     def prune(self, before: str | None = None) -> dict[State, int]:
@@ -173,7 +174,7 @@ class Retention:
         a line each pass, as the workers say theirs (bot.workers.Failures), not in a
         traceback every hour until someone fixes it. One that met damage outside the
         rows (an index's page) is said in a line each pass, with the fix."""
-        now, failing = time.monotonic(), self._failing
+        now, failing = self.clock(), self._failing
         self._failing = (failing[0] if failing else now, failing[1] + 1 if failing else 1)
         if is_damaged(exc):
             log.error(
@@ -199,7 +200,7 @@ class Retention:
             log.warning(
                 "pruning old deliveries works again, after %d failed passes in %.0fs",
                 passes,
-                time.monotonic() - since,
+                self.clock() - since,
             )
 
     def first_received_from(self, at: str) -> int:
