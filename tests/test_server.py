@@ -547,6 +547,7 @@ def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
 #   transaction (answered 'could not be stored', the damage neither named nor set aside)
 # kills: bot/queue.py:DeliveryQueue._enqueue_many a damaged row set aside redelivered answered
 #   200 duplicate
+# kills: bot/webhook.py:WebhookEndpoint._set_aside (hand) not counted as an intake error
 def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored(tmp_path, caplog):
     # Someone redelivers from GitHub's log a failed delivery whose stored row a failing
     # disk damaged, as another delivery arrives: re-queueing it reads the row, which
@@ -594,6 +595,10 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored
     assert list(rt.queue.set_aside) == ["broken"] and endpoint.failing is None
     assert rt.queue.get("healthy").state == "pending"
     rt.db.close()
+    error = rt.ctx.metrics.registry.get_sample_value(
+        "review_notes_deliveries_total", {"event": "pull_request", "outcome": "error"}
+    )
+    assert error == 2  # as any delivery the intake could not take: an alert sees it
     named = [r.getMessage() for r in caplog.records if "restore it from a backup" in r.getMessage()]
     assert len(named) == 1 and named[0].startswith("delivery broken: SQLite cannot read"), named
     assert not any("sweeps ask GitHub" in r.getMessage() for r in caplog.records)
