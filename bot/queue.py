@@ -119,10 +119,19 @@ CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
     WHERE same_body_sha IS NOT NULL;
 """
 # The PR's latest delivery that carries a same_body_sha (deliveries_same_body).
+# {kept}: the rows not set aside (DeliveryQueue.not_set_aside).
 LATEST_SAME_BODY = (
     "SELECT id, same_body_sha FROM deliveries WHERE pr_key = ? AND same_body_sha IS NOT NULL"
-    " ORDER BY seq DESC LIMIT 1"
+    " AND {kept} ORDER BY seq DESC LIMIT 1"
 )
+# The places of the rows LATEST_SAME_BODY reads, of the PRs {marks} names, from the index
+_SAME_BODY_ROWS = (
+    "SELECT seq FROM deliveries INDEXED BY deliveries_same_body"
+    " WHERE pr_key IN ({marks}) AND same_body_sha IS NOT NULL"
+)
+# Rows a step reads, to search for damage (DeliveryQueue.past_damage): SQL selecting their
+# places (seq), with its parameters
+Among = Sequence[tuple[str, Sequence[str]]]
 
 
 class State(StrEnum):
@@ -271,9 +280,17 @@ class DeliveryQueue:
         A redelivery whose stored row SQLite cannot read back (a failing disk) can be
         neither re-queued nor told apart from a delivery done: its row is set aside
         (`past_damage`), its outcome SET_ASIDE, and the others are stored. It failed the
-        whole transaction, every time it was sent again."""
-        ids = [d.id for d in items]
-        outcomes = self.past_damage(lambda: self._enqueue_many(items), tuple(State), ids)
+        whole transaction, every time it was sent again. So does a PR's latest row
+        carrying a same_body_sha, which each new one of the PR is compared with
+        (`_repeats_latest`): set aside, the one before it is the latest; it failed every
+        later pull_request delivery of its PR."""
+        ids = sorted({d.id for d in items})
+        keys = sorted({k for d in items if d.same_body_sha and (k := pr_key(d.repo, d.pr_number))})
+        among = [
+            *((f"SELECT seq FROM deliveries WHERE id IN ({_marks(c)})", c) for c in _chunks(ids)),
+            *((_SAME_BODY_ROWS.format(marks=_marks(c)), c) for c in _chunks(keys)),
+        ]
+        outcomes = self.past_damage(lambda: self._enqueue_many(items), tuple(State), among)
         if any(o in (Enqueued.QUEUED, Enqueued.REQUEUED) for o in outcomes):
             self._notify()
         return outcomes
@@ -283,7 +300,7 @@ class DeliveryQueue:
         outcomes = []
         with self.db.tx() as conn:
             for d in items:
-                if _repeats_latest(conn, d):
+                if _repeats_latest(conn, d, self.not_set_aside()):
                     outcomes.append(Enqueued.DUPLICATE)
                     continue
                 cur = conn.execute(
@@ -355,19 +372,19 @@ class DeliveryQueue:
         return _delivery(rows[0]) if rows else None
 
     def past_damage(
-        self, step: Callable[[], T], states: Collection[State], ids: Sequence[str] | None = None
+        self, step: Callable[[], T], states: Collection[State], among: Among | None = None
     ) -> T:
         """`step`'s result; should SQLite find a row it reads damaged ("database disk
         image is malformed": a failing disk), after setting aside every damaged row in
-        `states` (of those with `ids` only, when given: a step that reads no others need
-        not read the table) (`set_aside`) and running `step` again. A step leaves the
+        `states` (of those `among` selects only, when given: a step that reads no others
+        need not read the table) (`set_aside`) and running `step` again. A step leaves the
         rows set aside out (`not_set_aside`): a damaged row can be neither read, nor
         changed, nor deleted, and met again at each step it would stop each one."""
         seen = len(self._unreadable)
         try:
             return step()
         except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc) or not self._set_aside_unreadable(seen, states, ids):
+            if not is_damaged(exc) or not self._set_aside_unreadable(seen, states, among):
                 raise
         return step()
 
@@ -379,19 +396,19 @@ class DeliveryQueue:
         return f"{seq} NOT IN ({skip})" if skip else "TRUE"
 
     def _set_aside_unreadable(
-        self, seen: int, states: Collection[State], ids: Sequence[str] | None = None
+        self, seen: int, states: Collection[State], among: Among | None = None
     ) -> bool:
         """Set aside every row in `states` SQLite cannot read, each said once; whether
         any was set aside since the caller's step began (`seen` were then), by this
         thread or another (the step may have met that one). False: the damage is
         elsewhere."""
         with self._setting_aside:  # two workers failing on one row: one finds it
-            self._find_unreadable(states, ids)
+            self._find_unreadable(states, among)
             return len(self._unreadable) > seen
 
-    def _find_unreadable(self, states: Collection[State], ids: Sequence[str] | None) -> None:
+    def _find_unreadable(self, states: Collection[State], among: Among | None) -> None:
         for state in states:
-            for seq, exc in self._unreadable_rows(state, self._unreadable, ids):
+            for seq, exc in self._unreadable_rows(state, self._unreadable, among):
                 if not is_damaged(exc):
                     raise exc
                 name = self._id_of(seq)
@@ -406,25 +423,25 @@ class DeliveryQueue:
                 )
 
     def _unreadable_rows(
-        self, state: str, skip: Container[int] = (), ids: Sequence[str] | None = None
+        self, state: str, skip: Container[int] = (), among: Among | None = None
     ) -> Iterator[tuple[int, sqlite3.DatabaseError]]:
-        """The rows in `state` (but those in `skip`, not read again; of those with `ids`
-        only, when given) that SQLite cannot read back whole, oldest first, each with its
-        error; read one at a time, so a caller may stop at the first."""
-        if ids is None:
+        """The rows in `state` (but those in `skip`, not read again; of those `among`
+        selects only, when given) that SQLite cannot read back whole, oldest first, each
+        with its error; read one at a time, so a caller may stop at the first."""
+        if among is None:
             rows = self.db.execute(
                 "SELECT seq FROM deliveries WHERE state = ? ORDER BY seq", (state,)
             )
         else:  # by the indexes alone: a damaged row's state lies past its payload
             rows = []
-            for chunk in _chunks(sorted(set(ids))):
+            for sql, params in among:
                 rows += self.db.execute(
                     "SELECT seq FROM deliveries INDEXED BY deliveries_state WHERE state = ?"
-                    f" AND seq IN (SELECT seq FROM deliveries WHERE id IN ({_marks(chunk)}))"
-                    " ORDER BY seq",
-                    (state, *chunk),
+                    f" AND seq IN ({sql})",
+                    (state, *params),
                 )
-        for seq in (r["seq"] for r in rows if r["seq"] not in skip):
+            rows.sort(key=lambda r: r["seq"])
+        for seq in dict.fromkeys(r["seq"] for r in rows if r["seq"] not in skip):
             try:
                 self.db.execute("SELECT * FROM deliveries WHERE seq = ?", (seq,))
             except sqlite3.DatabaseError as exc:
@@ -681,16 +698,16 @@ def _marks(chunk: Sequence[str]) -> str:
     return ",".join("?" * len(chunk))
 
 
-def _repeats_latest(conn: sqlite3.Connection, d: Incoming) -> bool:
+def _repeats_latest(conn: sqlite3.Connection, d: Incoming, kept: str) -> bool:
     """The PR's latest same_body_sha body again, under a new delivery id: a replay.
 
     GitHub sends one body for two events only with another between (a label added,
     removed, added back: X, Y, X), never twice in a row. The same id is a redelivery,
-    left to the id's own rule (a failed one runs again)."""
+    left to the id's own rule (a failed one runs again). `kept`: the rows not set aside."""
     key = pr_key(d.repo, d.pr_number)
     if d.same_body_sha is None or key is None:
         return False
-    latest = conn.execute(LATEST_SAME_BODY, (key,)).fetchone()
+    latest = conn.execute(LATEST_SAME_BODY.format(kept=kept), (key,)).fetchone()
     return latest is not None and latest[1] == d.same_body_sha and latest[0] != d.id
 
 
