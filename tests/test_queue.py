@@ -2211,3 +2211,44 @@ def test_a_prs_damaged_latest_pull_request_row_does_not_refuse_its_next_deliveri
     ]
     assert list(q.set_aside) == ["latest"]
     assert q.enqueue_many([_pr_body("replay", "A")]) == [Enqueued.DUPLICATE]
+
+
+# kills: bot/queue.py:DeliveryQueue.enqueue_many the workers not woken for a burst that queued
+#   one beside a duplicate, or woken for a burst of duplicates only
+def test_a_burst_wakes_the_workers_when_it_queued_any(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "seen")
+    before = q.version
+    items = [Incoming(did, "pull_request", "opened", "{}", "o/r", 1) for did in ("seen", "new")]
+    assert q.enqueue_many(items) == [Enqueued.DUPLICATE, Enqueued.QUEUED]
+    assert q.version != before
+    before = q.version
+    assert q.enqueue_many(items[:1]) == [Enqueued.DUPLICATE]
+    assert q.version == before  # nothing to wake them for
+
+
+# kills: bot/queue.py:DeliveryQueue._set_aside_unreadable damage outside the rows (an index's
+#   page) taken for a row set aside: the step run again
+def test_damage_outside_the_rows_fails_the_step_once_not_run_again(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "d-1")
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    [(page,)] = q.db.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_deliveries_1'"
+    )
+    q.db.close()
+    path = tmp_path / "q.sqlite3"
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    path.write_bytes(data)
+    q = queue_at(tmp_path)
+    steps = []
+
+    def held() -> set[str]:
+        steps.append(1)
+        return q.held({"d-1"})
+
+    with pytest.raises(sqlite3.DatabaseError, match="malformed"):
+        q.past_damage(held, tuple(State))
+    assert steps == [1] and q.set_aside == {}
