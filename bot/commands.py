@@ -36,7 +36,6 @@ from bot.comment_prose import (
     WORDS,
     command_lines,
     is_mark,
-    is_symbol,
     marks_end,
     starts_with_marks,
 )
@@ -211,21 +210,28 @@ def _split_subcommand(words: list[str]) -> list[str]:
     return [sub[0], *([rest] if rest else []), *words[1:]]
 
 
-def _emoji_alone(word: str) -> bool:
-    """A word of emoji (`/notes 🙏`, `/notes 👍🏽!`): a thank-you, not a sub-command."""
-    return any(map(is_symbol, word)) and all(map(is_mark, word))
+# A word of question marks alone (`/notes ?`, `/notes ？`) asks what the commands are: it
+# stays an unknown sub-command, whose reply lists them.
+_QUESTION = re.compile("[?？]+")
+
+
+def _marks_alone(word: str) -> bool:
+    """A word of sentence punctuation or emoji alone (`/notes 🙏`, `/notes 👍🏽!`, `/notes
+    ...`, `/notes 。`): the sentence ended at the command word, as in `/notes.`; not a
+    sub-command, unless it is a question (`_QUESTION`)."""
+    return all(map(is_mark, word)) and _QUESTION.fullmatch(word) is None
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's).
 
     Sentence punctuation or an emoji right after the word (`/notes.`, `/notes。谢谢`, as
-    iOS types a double space `/notes. `, `/notes🙏`), or a word of emoji (`/notes 🙏`),
-    ended the writer's sentence there: the command is the bare one, and what follows is
-    prose, not a sub-command (`/notes. Off topic, but ...`)."""
+    iOS types a double space `/notes. `, `/notes🙏`), or a word of them alone (`/notes 🙏`,
+    `/notes ...`), ended the writer's sentence there: the command is the bare one, and
+    what follows is prose, not a sub-command (`/notes. Off topic, but ...`)."""
     rest = line[len(word) :]
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
-    if not words or starts_with_marks(rest) or _emoji_alone(words[0]):
+    if not words or starts_with_marks(rest) or _marks_alone(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])
     words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)

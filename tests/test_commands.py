@@ -59,7 +59,6 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes off～", [("off", ())]),  # informal Chinese ends a sentence with a tilde
         ("/notes restore~", [("restore", ())]),
         ("/notes frob.", [("unknown", ("frob.",))]),
-        ("/notes ...", [("unknown", ("...",))]),
         # the same right after the command word: the writer ended the sentence with it
         # (a line "/notes." under "please run:", iOS typing a double space "/notes. "),
         # so it is the bare command, and what follows is the next sentence, not a
@@ -1739,3 +1738,35 @@ def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
         assert comment_prose.is_symbol(char), unicodedata.name(char)
     for char in ["^", "`", "a", "\u4e2d", "\u2192", " ", "#"]:  # → is a math symbol (Sm)
         assert not comment_prose.is_symbol(char), repr(char)
+
+
+# --- found by review 'r29l' ---
+
+
+# kills: bot/commands.py:_parse_line (hand) a word of punctuation alone read as a sub-command:
+#   `/notes 。` was answered "There is no `。` command", while `/notes 🙏` and `/notes。` were
+#   the bare command
+# kills: bot/commands.py:_marks_alone (hand) a question mark alone read as the bare command
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the sentence ended at the command word, with a space before its punctuation (a
+        # French writer's `/notes !`, a phone's stray space): as `/notes.`, the bare command
+        ("/notes 。", [("refresh", ())]),
+        ("/notes !", [("refresh", ())]),
+        ("/notes ...", [("refresh", ())]),  # as `/notes...`; no write the bare one would not do
+        ("/notes …", [("refresh", ())]),
+        ("/notes . thanks", [("refresh", ())]),  # the next sentence, as after `/notes.`
+        ("/notes ... off", [("refresh", ())]),  # as `/notes. off`: not turned off
+        (f"/notes .{PRAY}", [("refresh", ())]),
+        # a question asks what the commands are: the unknown reply lists them
+        ("/notes ?", [("unknown", ("?",))]),
+        ("/notes ？", [("unknown", ("？",))]),
+        ("/notes ??", [("unknown", ("??",))]),
+        # a word with a letter in it is still a word
+        ("/notes .x", [("unknown", (".x",))]),
+        ("/notes frob.", [("unknown", ("frob.",))]),
+    ],
+)
+def test_a_word_of_punctuation_alone_is_the_bare_command(text, expected):
+    assert kinds(text) == expected
