@@ -35,7 +35,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from bot.comment_prose import (
     WORDS,
     command_lines,
-    is_mark,
+    ends_a_sentence,
     marks_end,
     starts_with_marks,
 )
@@ -210,16 +210,18 @@ def _split_subcommand(words: list[str]) -> list[str]:
     return [sub[0], *([rest] if rest else []), *words[1:]]
 
 
-# A word of question marks alone (`/notes ?`, `/notes ？`) asks what the commands are: it
-# stays an unknown sub-command, whose reply lists them.
+# Question marks alone (`/notes ?`, `/notes ？`) ask what the commands are: an unknown
+# sub-command, whose reply lists them.
 _QUESTION = re.compile("[?？]+")
 
 
-def _marks_alone(word: str) -> bool:
-    """A word of sentence punctuation or emoji alone (`/notes 🙏`, `/notes 👍🏽!`, `/notes
-    ...`, `/notes 。`): the sentence ended at the command word, as in `/notes.`; not a
-    sub-command, unless it is a question (`_QUESTION`)."""
-    return all(map(is_mark, word)) and _QUESTION.fullmatch(word) is None
+def _sentence_ended(word: str) -> bool:
+    """A word of sentence punctuation or emoji (`/notes 🙏`, `/notes 👍🏽!`, `/notes ...`,
+    `/notes 。`), or one they start as they would glued to the command word (`/notes
+    🙏谢谢`): the sentence ended at the command word, as in `/notes.`; not a sub-command,
+    unless its marks are a question (`_QUESTION`)."""
+    question = _QUESTION.fullmatch(word, 0, marks_end(word, 0)) is not None
+    return ends_a_sentence(word) and not question
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
@@ -231,7 +233,7 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     what follows is prose, not a sub-command (`/notes. Off topic, but ...`)."""
     rest = line[len(word) :]
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
-    if not words or starts_with_marks(rest) or _marks_alone(words[0]):
+    if not words or starts_with_marks(rest) or _sentence_ended(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])
     words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)

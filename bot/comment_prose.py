@@ -182,6 +182,13 @@ def _word_ends(line: str, at: int, markup: str = "") -> bool:
     return not after or _space(after) or after in markup
 
 
+def ends_a_sentence(word: str) -> bool:
+    """Whether a word after the command word starts with marks that end the writer's
+    sentence, as `_word_ends` reads them glued to the command word: marks alone (`...`,
+    `🙏`), or a run ending in a kind no space follows (`。谢谢`, `🙏谢谢`). `.x` is a word."""
+    return marks_end(word, 0) > 0 and _word_ends(word, 0)
+
+
 def starts_with_marks(text: str) -> bool:
     """Whether `text` (what follows a command word) starts with sentence punctuation or an
     emoji, invisible characters aside: the word ended a sentence (`/notes.`, `/notes🙏`)."""

@@ -1763,10 +1763,29 @@ def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
         ("/notes ?", [("unknown", ("?",))]),
         ("/notes ？", [("unknown", ("？",))]),
         ("/notes ??", [("unknown", ("??",))]),
-        # a word with a letter in it is still a word
+        # a word with a letter after ASCII punctuation is still a word
         ("/notes .x", [("unknown", (".x",))]),
         ("/notes frob.", [("unknown", ("frob.",))]),
     ],
 )
 def test_a_word_of_punctuation_alone_is_the_bare_command(text, expected):
+    assert kinds(text) == expected
+
+
+# kills: bot/commands.py:_parse_line (hand) only a word of marks alone read as the sentence's
+#   end: `/notes 🙏谢谢` was answered "There is no `🙏谢谢` command", `/notes🙏谢谢` refreshed
+# kills: bot/commands.py:_sentence_ended (hand) the question judged on the whole word
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # full-width punctuation or an emoji takes no space after it, as glued to the
+        # command word (`/notes。谢谢`, `/notes🙏谢谢`): what follows is the next sentence
+        (f"/notes {PRAY}谢谢", [("refresh", ())]),
+        ("/notes 。谢谢", [("refresh", ())]),
+        ("/notes ，off", [("refresh", ())]),  # as `/notes，off`
+        ("/notes ？谢谢", [("unknown", ("？谢谢",))]),  # a question, then thanks
+        ("/notes .py", [("unknown", (".py",))]),  # ASCII punctuation needs a space after
+    ],
+)
+def test_a_word_that_starts_by_ending_the_sentence_is_the_bare_command(text, expected):
     assert kinds(text) == expected
