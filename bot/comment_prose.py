@@ -185,8 +185,9 @@ def _word_ends(line: str, at: int, markup: str = "") -> bool:
 def ends_a_sentence(word: str) -> bool:
     """Whether a word after the command word starts with marks that end the writer's
     sentence, as `_word_ends` reads them glued to the command word: marks alone (`...`,
-    `🙏`), or a run ending in a kind no space follows (`。谢谢`, `🙏谢谢`). `.x` is a word."""
-    return marks_end(word, 0) > 0 and _word_ends(word, 0)
+    `🙏`), or a run ending in a kind no space follows (`。谢谢`, `🙏谢谢`). `.x` is a word,
+    and so is one with no marks: what follows its start is no space (`WORDS`)."""
+    return _word_ends(word, 0)
 
 
 def starts_with_marks(text: str) -> bool:
