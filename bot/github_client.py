@@ -343,7 +343,9 @@ class GitHubClient:
                 f"react to comment {comment_id}", lambda: comment.create_reaction(content)
             )
 
-        self._sessions.as_installation(ref, op)
+        # GitHub's permission for the reaction: an issue comment's is under issues only
+        needs = "pull_requests: write" if on_diff else "issues: write"
+        self._sessions.as_installation(ref, op, needs)
 
     def permission(self, ref: PRRef, login: str) -> str:
         """admin, maintain, write, triage, read or none (custom roles give their base)."""

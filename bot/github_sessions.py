@@ -57,6 +57,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# How long a permission a new token was refused is not minted for again (no installation
+# event since): the first refusal after it mints a new token, as any first refusal does
+REFUSAL_KEPT = timedelta(minutes=15)
+
 
 class UnusableKeyError(ValueError):
     """The App's private key cannot sign a JWT: the key's fault, not another setting's."""
@@ -158,6 +162,8 @@ class GitHubSessions:
         self._repo_installations: dict[str, int] = {}
         # (repository, installation a delivery names) -> the one a 404 under it found it in
         self._moves: dict[tuple[str, int], int] = {}
+        # (installation, permission) -> clock time a new token was refused it
+        self._refusals: dict[tuple[int, str], float] = {}
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
@@ -254,14 +260,15 @@ class GitHubSessions:
 
         return self._retry.call(what, locked)
 
-    def as_installation(self, ref: PRRef, op: Callable[[Github], T]) -> T:
+    def as_installation(self, ref: PRRef, op: Callable[[Github], T], needs: str | None = None) -> T:
         """Run `op` with this thread's Github for the PR's installation; when the token is
         refused (401), or lacks a permission (403 "not accessible by integration": a token
         keeps the permissions it was minted with, and an owner may have accepted new ones
         since), mint a new one and run it once more. So `op` may run twice: a write in it
         looks first for what the first run may have done (`GitHubClient.create_comment`).
         A 404 under the installation the delivery named may mean the repository left it
-        (`_left_installation`)."""
+        (`_left_installation`). `needs` names the permission `op` needs ("issues: write"):
+        one a new token was refused too is not minted for again (`_refused_lately`)."""
         if self._token is not None:
             return op(self.token_github())
         named = ref.installation_id
@@ -274,30 +281,61 @@ class GitHubSessions:
                 return self._left_installation(ref, named, installation_id, op, err)
             if err.status != 401 and not _lacks_permission(err):
                 raise
+            if err.status == 403 and self._refused_lately(installation_id, needs):
+                return self._lacking(ref, named, installation_id, op, err, needs)
             log.info("installation %s: token refused, minting a new one", installation_id)
             with self._lock:  # unless another thread has already replaced it
                 if self._grants.get(installation_id) == grant:
                     del self._grants[installation_id]
+                before = self._forgotten
             installation_id, grant = self._installation_grant(ref)
             try:
                 return op(self._thread_github(installation_id, grant.token))
             except GitHubError as again:
                 if not _lacks_permission(again):
                     raise
-                # a new token lacks it too: the App's permissions, not a stale token
-                lacking = GitHubError(
-                    f"{again} (a new token too: installation {installation_id} of the App"
-                    " lacks the permission this call needs; an owner has reduced the App's"
-                    " permissions or not accepted new ones. Once it has them,"
-                    " `review-notes retry` runs this delivery again)",
-                    status=again.status,
-                )
-                lacking.__cause__ = again
-                if named is None:
-                    raise lacking from again
-                # or the repository left it: any installation's token reads a public
-                # repository, none may write there but the one holding it
-                return self._left_installation(ref, named, installation_id, op, lacking)
+                with self._lock:  # a token minted across an installation event: not kept
+                    if needs is not None and self._forgotten == before:
+                        self._refusals[(installation_id, needs)] = self._clock()
+                return self._lacking(ref, named, installation_id, op, again, needs)
+
+    def _refused_lately(self, installation_id: int, needs: str | None) -> bool:
+        """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,
+        and no installation event came since: minting another would get the same 403 (an
+        owner granted pull_requests but not issues, say), a mint for each call. Past
+        REFUSAL_KEPT it is asked again, lest a lost new_permissions_accepted event keep
+        the bot from what an owner has since granted."""
+        if needs is None:
+            return False
+        with self._lock:
+            at = self._refusals.get((installation_id, needs))
+        return at is not None and self._clock() - at < REFUSAL_KEPT.total_seconds()
+
+    def _lacking(
+        self,
+        ref: PRRef,
+        named: int | None,
+        installation_id: int,
+        op: Callable[[Github], T],
+        refused: GitHubError,
+        needs: str | None,
+    ) -> T:
+        """The 403 a new token got too, saying the App lacks the permission; or `op` run
+        where the repository is now, when it left the installation."""
+        which = f" ({needs})" if needs else ""
+        lacking = GitHubError(
+            f"{refused} (a new token too: installation {installation_id} of the App"
+            f" lacks the permission this call needs{which}; an owner has reduced the App's"
+            " permissions or not accepted new ones. Once it has them, `review-notes retry`"
+            " runs this delivery again)",
+            status=refused.status,
+        )
+        lacking.__cause__ = refused
+        if named is None:
+            raise lacking from refused
+        # or the repository left it: any installation's token reads a public
+        # repository, none may write there but the one holding it
+        return self._left_installation(ref, named, installation_id, op, lacking)
 
     def _left_installation(
         self,
@@ -354,6 +392,8 @@ class GitHubSessions:
         with self._lock:
             self._forgotten += 1
             self._grants.pop(change.installation_id, None)
+            for key in [k for k in self._refusals if k[0] == change.installation_id]:
+                del self._refusals[key]
             for repo, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or repo in change.repos:
                     del self._repo_installations[repo]

@@ -1126,6 +1126,28 @@ def test_a_write_the_app_lost_the_permission_for_fails_naming_the_permission(liv
     assert ours(fake) == []
 
 
+def test_commands_on_an_installation_without_issues_write_mint_no_token_each(live):
+    # The owner granted pull_requests: write, not the issues: write a reaction on a
+    # command's comment needs. Each command delivery minted two new tokens, its refused
+    # reactions taken for a stale token's; now a permission a new token was refused is
+    # not minted for again (r29k)
+    from tests.command_kit import AUTHOR, say
+
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.set_permissions(1001, {"pull_requests": "write", "metadata": "read"})
+    deliver_pr(client, rt, title=MATCHING_TITLE)
+    assert len(ours(fake)) == 1  # the notes comment needs no issues permission
+    for _ in range(3):
+        say(client, rt, fake, "/notes help", login=AUTHOR)
+    failed = rt.queue.failed()
+    assert len(failed) == 3
+    assert all(
+        "lacks the permission this call needs (issues: write)" in d.last_error for d in failed
+    )
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
+
+
 # --- a dry run and a live server on one database ------------------------------------
 
 

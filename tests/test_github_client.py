@@ -25,6 +25,7 @@ from bot.github_client import GitHubClient
 from bot.github_pacing import route_template
 from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
 from bot.github_retry import Retrier, RetryPolicy
+from bot.installations import InstallationChange
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
@@ -1270,6 +1271,95 @@ def test_a_token_minted_before_new_permissions_were_accepted_is_replaced(
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply"]
     refused = [r for r in fake_github.requests if r.status == 403]
     assert len(refused) == 1 and len(fake_github.calls("POST", "/app/installations/*")) == 2
+
+
+def test_a_refusal_a_new_token_got_too_mints_no_token_again_for_that_permission(
+    fake_github, make_github_client, manual_time
+):
+    # An owner granted pull_requests: write but not the issues: write a reaction on an
+    # issue comment needs. Each reaction minted a new token (the 403 taken for a stale
+    # token's), two per command delivery; a new token refused too is remembered for that
+    # permission, until an installation event or REFUSAL_KEPT has passed.
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.set_permissions(
+        DEFAULT_INSTALLATION_ID, {"pull_requests": "write", "metadata": "read"}
+    )
+    said = fake_github.add_comment(DEFAULT_REPO, 7, "/notes refresh", login="alice")
+    on_diff = fake_github.add_review_comment(DEFAULT_REPO, 7, "/notes refresh")
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+
+    def mints() -> int:
+        return len(fake_github.calls("POST", "/app/installations/*/access_tokens"))
+
+    for content in ("eyes", "+1", "eyes"):
+        with pytest.raises(GitHubError, match=r"lacks the permission .*\(issues: write\)"):
+            client.add_reaction(PR, said.id, content)
+    assert mints() == 2  # the first token, and the one new token refused too
+    client.add_reaction(PR, on_diff.id, "eyes", on_diff=True)  # pull_requests: write: taken
+    manual_time.advance(github_sessions.REFUSAL_KEPT.total_seconds() - 1)
+    with pytest.raises(GitHubError, match="lacks the permission"):
+        client.add_reaction(PR, said.id, "+1")
+    assert mints() == 2
+    manual_time.advance(1)  # long since: it is asked again, with a new token
+    with pytest.raises(GitHubError, match="lacks the permission"):
+        client.add_reaction(PR, said.id, "+1")
+    assert mints() == 3
+    # an installation event forgets the refusal with the token: a call may have held a
+    # token minted before it, so the first refusal after it is asked again
+    accepted = InstallationChange(
+        DEFAULT_INSTALLATION_ID, "installation", "new_permissions_accepted", "vllm-project", ()
+    )
+    client.forget_installation(accepted)
+    with pytest.raises(GitHubError, match="lacks the permission"):
+        client.add_reaction(PR, said.id, "+1")
+    assert mints() == 5
+    # the owner accepts issues: write
+    fake_github.set_permissions(DEFAULT_INSTALLATION_ID, {"issues": "write", "metadata": "read"})
+    client.forget_installation(accepted)
+    client.add_reaction(PR, said.id, "+1")
+    assert mints() == 6
+    assert [r.content for r in fake_github.reactions(said.id)] == ["+1"]
+
+
+def test_a_refusal_by_a_token_minted_across_an_installation_event_is_not_kept(
+    fake_github, make_github_client
+):
+    # the event comes while the new token is minted: that token may predate what the event
+    # says, so its refusal must not spare the next call's new token
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.set_permissions(
+        DEFAULT_INSTALLATION_ID, {"pull_requests": "write", "metadata": "read"}
+    )
+    said = fake_github.add_comment(DEFAULT_REPO, 7, "/notes refresh", login="alice")
+    on_diff = fake_github.add_review_comment(DEFAULT_REPO, 7, "/notes refresh")
+    client = make_github_client()
+    client.add_reaction(PR, on_diff.id, "eyes", on_diff=True)  # the first token
+    fake_github.inject("POST", "/app/installations/*/access_tokens", Fault.slow(1.0))
+    failed: list[Exception] = []
+
+    def react() -> None:
+        try:
+            client.add_reaction(PR, said.id, "eyes")
+        except GitHubError as err:
+            failed.append(err)
+
+    worker = threading.Thread(target=react)
+    worker.start()
+    wait_until(
+        lambda: len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2,
+        timeout=10,
+        what="the second mint",
+    )
+    event = InstallationChange(
+        DEFAULT_INSTALLATION_ID, "installation", "new_permissions_accepted", "vllm-project", ()
+    )
+    client.forget_installation(event)
+    worker.join(10)
+    assert not worker.is_alive() and len(failed) == 1
+    fake_github.clear_requests()
+    with pytest.raises(GitHubError, match="lacks the permission"):
+        client.add_reaction(PR, said.id, "eyes")
+    assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2
 
 
 # --- reactions, permission, replies -------------------------------------------------
