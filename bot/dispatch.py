@@ -106,6 +106,16 @@ def _shown(value: object) -> str:
     return type(value).__name__
 
 
+def header_shown(value: str | None, limit: int = 100) -> str:
+    """A delivery's header as a log line or an answer may carry it: the signature covers
+    the body only, so anyone replaying a signed body chooses its X-GitHub-Event (up to
+    the server's header limit). Its first `limit` characters, escaped when not printable."""
+    if value is None:
+        return "(none)"
+    cut = value[:limit]
+    return (cut if cut.isprintable() else ascii(cut)) + ("..." if len(value) > limit else "")
+
+
 def payload_id(value: object, field: str) -> int:
     """`value`, a payload's id or number (`comment.id`, `issue.number`), as GitHub sends
     them: a JSON integer from 1 to 2**53 - 1 (past that, not every JSON reader reads it
@@ -165,7 +175,8 @@ class Dispatcher:
         action = payload.get("action")
         route = self.route(event, action if isinstance(action, str) else None)
         if route is None:
-            return Triage(None, f"no handler for {event}" + (f".{action}" if action else ""))
+            named = header_shown(event) + (f".{action}" if action else "")
+            return Triage(None, f"no handler for {named}")
         repo = (payload.get("repository") or {}).get("full_name")
         if not isinstance(repo, str) or not settings.allows(repo):
             return Triage(None, f"repository {repo!r} is not on the allow-list")

@@ -44,7 +44,7 @@ from prometheus_client import Counter
 
 from bot import signature
 from bot.db import GITHUB_TIME
-from bot.dispatch import Dispatcher, MalformedPayload, Route
+from bot.dispatch import Dispatcher, MalformedPayload, Route, header_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
@@ -390,8 +390,8 @@ class WebhookEndpoint:
             self._count(event, "ignored")
             log.info(
                 "delivery %s %s.%s ignored: %s",
-                delivery_id,
-                event,
+                _shown(delivery_id),
+                _shown(event),
                 action,
                 triage.reason,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
@@ -404,8 +404,8 @@ class WebhookEndpoint:
             self._count(event, "ignored")
             log.warning(
                 "delivery %s %s.%s refused as a replay: %s",
-                delivery_id,
-                event,
+                _shown(delivery_id),
+                _shown(event),
                 action,
                 replayed,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
@@ -452,11 +452,8 @@ def _text(headers: Headers, name: bytes) -> str | None:
 
 
 def _shown(value: str | None) -> str:
-    """A header of an unverified delivery, as a log line may carry it: anyone sent it."""
-    if value is None:
-        return "(none)"
-    value = value[:100]
-    return value if value.isprintable() else ascii(value)
+    """A header of a delivery, as a log line may carry it: anyone sent it."""
+    return header_shown(value)
 
 
 async def _read_body(headers: Headers, receive: Any) -> bytes | None:

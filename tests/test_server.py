@@ -2276,3 +2276,22 @@ def test_a_wrong_method_on_a_notes_page_is_a_page_for_a_browser(app):
         r = client.request("PUT" if path != "/webhook" else "GET", path, headers={"accept": accept})
         assert r.status_code == 405 and r.json() == {"detail": "Method Not Allowed"}, path
         assert r.headers.get("vary") == ("Accept" if path != "/webhook" else None)
+
+
+def test_an_unhandled_event_header_is_cut_in_its_reason_and_log_line(app, caplog):
+    # The signature covers the body only: anyone replaying a signed body chooses the
+    # X-GitHub-Event header, and "no handler for {event}" carried all of it (up to the
+    # server's header limit) into the INFO line and the answer (r29k)
+    caplog.set_level(logging.INFO)
+    client, rt = app
+    event = "e" * 5000
+    r = post(client, event, pr_payload(), delivery="long-event")
+    assert r.status_code == 202
+    reason = r.json()["reason"]
+    assert reason == "no handler for " + "e" * 100 + "....opened"
+    (line,) = [m.getMessage() for m in caplog.records if "ignored: no handler" in m.getMessage()]
+    assert "e" * 101 not in line and len(line) < 400
+    # kills: bot/dispatch.py:header_shown "..." after a header of exactly `limit` characters
+    r = post(client, "e" * 100, pr_payload(), delivery="event-at-the-limit")
+    assert r.json()["reason"] == "no handler for " + "e" * 100 + ".opened"
+    assert rt.queue.counts()["pending"] == 0
