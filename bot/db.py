@@ -48,9 +48,12 @@ def utcnow(after_s: float = 0.0) -> str:
     return stored_time(datetime.now(UTC) + timedelta(seconds=after_s))
 
 
+STORED_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"  # our own times in the database (`utcnow`)
+
+
 def stored_time(at: datetime) -> str:
     """A UTC time as the database keeps it (`utcnow`'s text)."""
-    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return at.strftime(STORED_TIME)
 
 
 # What to do with a database file SQLite finds damaged (SQLITE_CORRUPT: a failing disk, a

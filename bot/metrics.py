@@ -41,6 +41,13 @@ class Metrics:
         self.queue_depth = Gauge(
             "review_notes_queue_depth", "Deliveries by queue state", ["state"], registry=r
         )
+        self.queue_oldest_pending = Gauge(
+            "review_notes_queue_oldest_pending_seconds",
+            "Seconds since the longest-waiting pending delivery was queued or put back (0:"
+            " none pending); growing while no rate limit pause is under way: the queue is"
+            " stalled",
+            registry=r,
+        )
         self.processing_seconds = Histogram(
             "review_notes_processing_seconds",
             "Time from claiming a delivery to finishing it",

@@ -19,12 +19,13 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Container, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
 import orjson
 
-from bot.db import DAMAGED_FIX, Database, is_damaged, utcnow
+from bot.db import DAMAGED_FIX, STORED_TIME, Database, is_damaged, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS deliveries_body ON deliveries (body_sha)
 CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
     WHERE same_body_sha IS NOT NULL;
 """
+# A scrape's question: the pending rows only, through deliveries_state (state, seq), not
+# the whole table (done rows, kept for days, are most of it)
+OLDEST_PENDING = "SELECT MIN(updated_at) AS at FROM deliveries WHERE state = 'pending'"
 # The PR's latest delivery that carries a same_body_sha (deliveries_same_body).
 # {kept}: the rows not set aside (DeliveryQueue.not_set_aside).
 LATEST_SAME_BODY = (
@@ -654,6 +658,13 @@ class DeliveryQueue:
             rows = self.db.execute(f"SELECT id FROM dry_run_answered WHERE id IN ({marks})", chunk)
             found += [r["id"] for r in rows]
         return found
+
+    def oldest_pending_since(self) -> datetime | None:
+        """When the longest-waiting pending delivery was queued or last put back (a rate
+        limit's deferral, a retry, a restart's resume); None when none is pending."""
+        rows = self.db.execute(OLDEST_PENDING)
+        at = rows[0]["at"] if rows else None
+        return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC) if at else None
 
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}

@@ -454,6 +454,9 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
     def queue_depth() -> None:
         for state, n in queue.counts().items():
             metrics.queue_depth.labels(state).set(n)
+        since = queue.oldest_pending_since()
+        waited = (datetime.now(UTC) - since).total_seconds() if since is not None else 0.0
+        metrics.queue_oldest_pending.set(max(waited, 0.0))  # a clock stepped back: not < 0
 
     metrics.on_collect(queue_depth)
     calls = github.calls

@@ -2295,3 +2295,45 @@ def test_an_unhandled_event_header_is_cut_in_its_reason_and_log_line(app, caplog
     r = post(client, "e" * 100, pr_payload(), delivery="event-at-the-limit")
     assert r.json()["reason"] == "no handler for " + "e" * 100 + ".opened"
     assert rt.queue.counts()["pending"] == 0
+
+
+def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
+    # queue_depth cannot tell a queue waiting out a rate limit from one stalled: how long
+    # the longest-waiting pending delivery has waited can, beside the pause gauge (r29k)
+    from datetime import UTC, datetime, timedelta
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from bot.db import stored_time
+    from bot.queue import OLDEST_PENDING
+
+    client, rt = app
+    name = "review_notes_queue_oldest_pending_seconds"
+
+    def oldest() -> float:
+        text = client.get("/metrics").text
+        families = text_string_to_metric_families(text)
+        (value,) = [s.value for f in families for s in f.samples if s.name == name]
+        return value
+
+    post(client, "pull_request", pr_payload(), delivery="finished")
+    drain(rt)
+    assert oldest() == 0  # none pending
+    rt.workers.stop()
+    post(client, "pull_request", pr_payload(number=8), delivery="waiting")
+    post(client, "pull_request", pr_payload(number=9), delivery="newer")
+
+    def hours_ago(hours: float) -> str:
+        return stored_time(datetime.now(UTC) - timedelta(hours=hours))
+
+    set_at = "UPDATE deliveries SET updated_at = ? WHERE id = ?"
+    rt.queue.db.execute(set_at, (hours_ago(2), "finished"))  # done: not waiting
+    rt.queue.db.execute(set_at, (hours_ago(1), "waiting"))
+    assert 3600 <= oldest() < 3600 + 600
+    rt.queue.db.execute(set_at, (hours_ago(-1), "waiting"))  # a clock stepped back
+    rt.queue.db.execute(set_at, (hours_ago(-1), "newer"))
+    assert oldest() == 0
+    plan = " ".join(
+        r["detail"] for r in rt.queue.db.execute("EXPLAIN QUERY PLAN " + OLDEST_PENDING)
+    )
+    assert "deliveries_state (state=?)" in plan, plan
