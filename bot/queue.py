@@ -120,8 +120,8 @@ CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
     WHERE same_body_sha IS NOT NULL;
 """
 # A scrape's question: the pending rows only, through deliveries_state (state, seq), not
-# the whole table (done rows, kept for days, are most of it)
-OLDEST_PENDING = "SELECT MIN(updated_at) AS at FROM deliveries WHERE state = 'pending'"
+# the whole table (done rows, kept for days, are most of it); {kept}: not set aside
+OLDEST_PENDING = "SELECT MIN(updated_at) AS at FROM deliveries WHERE state = 'pending' AND {kept}"
 # The PR's latest delivery that carries a same_body_sha (deliveries_same_body).
 # {kept}: the rows not set aside (DeliveryQueue.not_set_aside).
 LATEST_SAME_BODY = (
@@ -662,7 +662,11 @@ class DeliveryQueue:
     def oldest_pending_since(self) -> datetime | None:
         """When the longest-waiting pending delivery was queued or last put back (a rate
         limit's deferral, a retry, a restart's resume); None when none is pending."""
-        rows = self.db.execute(OLDEST_PENDING)
+        # (updated_at lies past the payload: a damaged row is set aside, as the claim does)
+        rows = self.past_damage(
+            lambda: self.db.execute(OLDEST_PENDING.format(kept=self.not_set_aside())),
+            [State.PENDING],
+        )
         at = rows[0]["at"] if rows else None
         return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC) if at else None
 

@@ -2252,3 +2252,20 @@ def test_damage_outside_the_rows_fails_the_step_once_not_run_again(tmp_path):
     with pytest.raises(sqlite3.DatabaseError, match="malformed"):
         q.past_damage(held, tuple(State))
     assert steps == [1] and q.set_aside == {}
+
+
+# kills: bot/queue.py:DeliveryQueue.oldest_pending_since a damaged pending row failing the
+#   scrape (its updated_at lies past the payload's pages)
+def test_the_oldest_pending_wait_sets_a_damaged_pending_row_aside(tmp_path, caplog):
+    # /metrics asks for the longest-waiting pending delivery at each scrape; a pending row
+    # a failing disk damaged made the question fail, and with it every scrape, until the
+    # claim had met the row. The row is set aside as the claim sets it aside.
+    q = queue_at(tmp_path)
+    _damaged_at(q, "broken", "pending", "2020-01-01T00:00:00.000000Z")  # the oldest
+    add(q, "waiting", 2)
+    q = _reopened_damaged(q, tmp_path)
+    with caplog.at_level(logging.INFO, logger="bot.queue"):
+        since = q.oldest_pending_since()
+    assert since is not None and since.year != 2020  # the other row's time
+    assert list(q.set_aside) == ["broken"]
+    assert q.oldest_pending_since() == since and len(caplog.records) == 1  # said once
