@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("bench_library.py", ["--notes", "200", "--repeat", "1"], "the 16 seed notes"),
         ("bench_load.py", ["--quick"], "failed deliveries: 0"),
         ("bench_commands.py", ["--quick"], "x prose"),
+        ("bench_queue_start.py", ["--rows", "2000"], "no sweep kept"),
     ],
 )
 def test_benchmark_runs_and_prints_its_figures(script, args, printed):
