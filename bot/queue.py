@@ -119,12 +119,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS deliveries_body ON deliveries (body_sha)
 CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
     WHERE same_body_sha IS NOT NULL;
 """
-# The rows _OWN_UNMARKED names, kept as they are written (an older release's too, after a
-# rollback): the check at start reads this index, empty but for them, not every row of
-# the table (weeks of deliveries, kept by retention). Made once, by the start that adds it.
-OWN_UNMARKED_INDEX = f"""
-CREATE INDEX IF NOT EXISTS deliveries_own_unmarked ON deliveries (seq) {_OWN_UNMARKED};
-"""
 # A scrape's question: the pending rows only, through deliveries_state (state, seq), not
 # the whole table (done rows, kept for days, are most of it); {kept}: not set aside
 OLDEST_PENDING = "SELECT MIN(updated_at) AS at FROM deliveries WHERE state = 'pending' AND {kept}"
@@ -240,11 +234,11 @@ class DeliveryQueue:
                 "by_bot": "INTEGER NOT NULL DEFAULT 0",
             },
         )
-        db.script(INDEXES + OWN_UNMARKED_INDEX)
         # also while no sweep has kept where it left off: an upgrade killed between
         # adding the column and marking the rows left them unmarked
         if "by_bot" in added or self.sweep_since() is None:
             self._mark_own_rows()
+        db.script(INDEXES)
         self._changed = threading.Condition()
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
         # rows SQLite found damaged, read by no one until a restart (claimed, listed,
@@ -255,9 +249,8 @@ class DeliveryQueue:
     def _mark_own_rows(self) -> None:
         """Mark by_bot the rows an older release queued itself; nothing to write, no
         write (a reader of a read-only file, `review-notes retry` listing, opens it)."""
-        own = "deliveries INDEXED BY deliveries_own_unmarked"  # never a scan of the table
-        if self.db.execute(f"SELECT 1 FROM {own} {_OWN_UNMARKED} LIMIT 1"):
-            self.db.execute(f"UPDATE {own} SET by_bot = 1 {_OWN_UNMARKED}")
+        if self.db.execute(f"SELECT 1 FROM deliveries {_OWN_UNMARKED} LIMIT 1"):
+            self.db.execute(f"UPDATE deliveries SET by_bot = 1 {_OWN_UNMARKED}")
 
     # --- producer side ---
 

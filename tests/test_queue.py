@@ -2269,37 +2269,3 @@ def test_the_oldest_pending_wait_sets_a_damaged_pending_row_aside(tmp_path, capl
     assert since is not None and since.year != 2020  # the other row's time
     assert list(q.set_aside) == ["broken"]
     assert q.oldest_pending_since() == since and len(caplog.records) == 1  # said once
-
-
-def _steps_to_open(path: Path) -> int:
-    """SQLite's virtual machine steps that opening the queue on `path` takes."""
-    db, steps = Database(path), 0
-
-    def step() -> int:
-        nonlocal steps
-        steps += 1
-        return 0  # go on
-
-    db._conn.set_progress_handler(step, 1)
-    DeliveryQueue(db)
-    db._conn.set_progress_handler(None, 1)
-    db.close()
-    return steps
-
-
-# kills: bot/queue.py:DeliveryQueue._mark_own_rows reading the table (not the index of its
-#        unmarked own rows): every start without a kept sweep read weeks of deliveries
-def test_opening_the_queue_reads_no_more_of_a_larger_table(tmp_path):
-    path = tmp_path / "q.sqlite3"
-    q = queue_at(tmp_path)  # no sweep has kept where it left off (token mode, a dry run)
-    q.enqueue_many(
-        [Incoming(f"gh-{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5)]
-    )
-    q.db.close()
-    few = _steps_to_open(path)
-    q = queue_at(tmp_path)
-    q.enqueue_many(
-        [Incoming(f"gh-{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5, 505)]
-    )
-    q.db.close()
-    assert _steps_to_open(path) == few
