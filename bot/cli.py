@@ -711,8 +711,17 @@ def _database_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _version() -> str:
+    """`review-notes X.Y.Z`: the installed distribution's version, so a bug report can name
+    the release it ran (pyproject's version, as `pip install` recorded it)."""
+    from importlib.metadata import version
+
+    return f"review-notes {version('review-notes')}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="review-notes", description=__doc__)
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
     notes = sub.add_parser("notes", help="manage the notes library")

@@ -1431,3 +1431,14 @@ def test_a_file_holding_several_lines_is_named_with_the_fix(setup, tmp_path, cap
     files.write_text('"vllm/nl\\nx.py"\n', "utf-8")
     code, out, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
     assert (code, err) == (0, "")
+
+
+def test_version_names_the_installed_release(capsys):
+    """`review-notes --version` prints the version the package was installed as (a bug
+    report names it) and exits 0, with no sub-command."""
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"review-notes {version('review-notes')}\n"
