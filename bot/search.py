@@ -19,7 +19,7 @@ keywords), come first.
 Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
 a link) as its number, when it is of the repository searched; brackets or punctuation
 around it (`(#52419)`, as a squash commit's title ends) and a term of punctuation alone
-ask for nothing.
+ask for nothing, nor does a term's closing sentence mark (`deadlock.`, `rocm?`, `默认。`).
 
 Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
 """
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
+from bot.comment_prose import is_mark
 from bot.notes import Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
@@ -143,9 +144,20 @@ def query_terms(
 
     folded = _PR_REF.sub(number, fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
-    found = [t for t in found if _asks_something(t)]
+    found = [t for t in map(_without_closing_marks, found) if _asks_something(t)]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
+
+
+def _without_closing_marks(term: str) -> str:
+    """A term without the sentence punctuation or emoji that closes it (`deadlock.`,
+    `rocm?`, `默认。`, a link pasted at a sentence's end, a box typed into as prose), as
+    the reply's words never held it: a filter's term kept it and found only the notes
+    holding that mark right there. Marks as a `/notes` command's word may end with."""
+    end = len(term)
+    while end and is_mark(term[end - 1]):
+        end -= 1
+    return term[:end]
 
 
 def _asks_something(term: str) -> bool:

@@ -333,3 +333,16 @@ def test_a_joiner_typed_in_a_term_may_stand_there(mode):
 def test_a_compounds_parts_may_be_two_letters(mode):
     assert ids(search_notes(PROSE, "warmup", mode)) == ["n-g"]
     assert ids(search_notes(PROSE, "thisis", mode)) == ["n-g"]
+
+
+def test_a_terms_closing_sentence_mark_is_dropped_in_the_filter_as_in_the_reply():
+    """`/notes?q=scheduler.` (a link pasted at a sentence's end, or the box typed into as
+    prose) looked for `scheduler.`, which n-b's "scheduler deadlock." does not hold: 'No
+    notes match', where `/notes search scheduler.` found n-b."""
+    for q in ("scheduler.", "scheduler?", "Scheduler!", "scheduler…", "scheduler👍", "修复。"):
+        assert ids(search_notes(LIB.notes, q, FILTER)) == ["n-b"], q
+        assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"], q
+    assert query_terms("rocm.", FILTER) == query_terms("rocm.") == ["rocm"]
+    # a mark inside a term stays: a path's dot, a version's
+    assert query_terms("kv_cache.py. v0.6.", FILTER) == ["kv_cache.py", "v0.6"]
+    assert query_terms("... ？", FILTER) == []
