@@ -139,8 +139,9 @@ def _starts_with(line: str, word: str) -> bool:
 
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
 # input method types it, `/notes。`), a full-width one (and `…`) with no space after it;
-# a tilde is the friendly full stop of informal Chinese (`/notes off～`, `谢谢~`).
-SENTENCE_MARKS = ".,!?;:…。，、！？；：~～"
+# a tilde is the friendly full stop of informal Chinese (`/notes off～`, `谢谢~`), and
+# Japanese's wave dash (U+301C, which NFKC leaves as it is) of informal Japanese.
+SENTENCE_MARKS = ".,!?;:…。，、！？；：~～\u301c"
 # The parts of an emoji that are no symbol of their own: variation selectors (❤️), the
 # joiner (👩‍💻), the keycap (1️⃣) and a flag's tags (🏴 and Scotland's letters)
 _EMOJI_PARTS = "\ufe0e\ufe0f\u200d\u20e3" + "".join(map(chr, range(0xE0020, 0xE0080)))

@@ -58,6 +58,7 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes topic: cuda-graphs", [("topic", ("cuda-graphs",))]),
         ("/notes off～", [("off", ())]),  # informal Chinese ends a sentence with a tilde
         ("/notes restore~", [("restore", ())]),
+        ("/notes off\u301c", [("off", ())]),  # Japanese's wave dash, as the tilde
         ("/notes frob.", [("unknown", ("frob.",))]),
         # the same right after the command word: the writer ended the sentence with it
         # (a line "/notes." under "please run:", iOS typing a double space "/notes. "),
@@ -75,6 +76,7 @@ def kinds(text: str, **kw) -> list[tuple[str, tuple[str, ...]]]:
         ("/notes，off", [("refresh", ())]),
         ("/notes～谢谢", [("refresh", ())]),
         ("/notes~", [("refresh", ())]),
+        ("/notes\u301cありがとう", [("refresh", ())]),
         ("/NOTES\u200b.", [("refresh", ())]),
         ("/notes.\u200b", [("refresh", ())]),
     ],
