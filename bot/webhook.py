@@ -362,7 +362,7 @@ class WebhookEndpoint:
         except ValueError as exc:
             return self._refused(event, delivery_id, f"malformed {event} payload: {exc}")
         what, warning = describe(change, self.settings.allows)
-        log.info("delivery %s %s", delivery_id, what, extra={"delivery": delivery_id})
+        log.info("delivery %s %s", _shown(delivery_id), what, extra={"delivery": delivery_id})
         if warning:
             log.warning(warning, extra={"delivery": delivery_id})
         if self.on_installation is not None:

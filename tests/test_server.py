@@ -2338,3 +2338,21 @@ def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
         for r in rt.queue.db.execute("EXPLAIN QUERY PLAN " + OLDEST_PENDING.format(kept="TRUE"))
     )
     assert "deliveries_state (state=?)" in plan, plan
+
+
+# kills: bot/webhook.py:WebhookEndpoint.installation the delivery header logged as sent
+def test_an_installation_event_s_delivery_header_is_cut_in_its_log_line(app, caplog):
+    # An installation event is answered at once, never refused as a replay: anyone holding
+    # one signed body may send it again under any X-GitHub-Delivery, which its INFO line
+    # carried whole (up to the server's header limit), as the ignored and replay lines did
+    caplog.set_level(logging.INFO)
+    client, _ = app
+    accepted = next(
+        p for p in octokit_examples("installation") if p["action"] == "new_permissions_accepted"
+    )
+    r = post(client, "installation", accepted, delivery="d" * 5000)
+    assert r.status_code == 200 and r.json()["status"] == "noted"
+    (line,) = [
+        m.getMessage() for m in caplog.records if "new_permissions_accepted" in m.getMessage()
+    ]
+    assert line.startswith("delivery " + "d" * 100 + "... "), line[:300]
