@@ -43,9 +43,9 @@ class Metrics:
         )
         self.queue_oldest_pending = Gauge(
             "review_notes_queue_oldest_pending_seconds",
-            "Seconds since the longest-waiting pending delivery was queued or put back (0:"
-            " none pending); growing while no rate limit pause is under way: the queue is"
-            " stalled",
+            "Seconds since the longest-waiting pending delivery was queued or put back, or"
+            " came due when queued for later (0: none pending and due); growing while no"
+            " rate limit pause is under way: the queue is stalled",
             registry=r,
         )
         self.processing_seconds = Histogram(

@@ -120,8 +120,13 @@ CREATE INDEX IF NOT EXISTS deliveries_same_body ON deliveries (pr_key, seq)
     WHERE same_body_sha IS NOT NULL;
 """
 # A scrape's question: the pending rows only, through deliveries_state (state, seq), not
-# the whole table (done rows, kept for days, are most of it); {kept}: not set aside
-OLDEST_PENDING = "SELECT MIN(updated_at) AS at FROM deliveries WHERE state = 'pending' AND {kept}"
+# the whole table (done rows, kept for days, are most of it); {kept}: not set aside. A row
+# waits from when it may be claimed: a files re-check or a deferred refresh (not_before
+# ahead) is not a stalled queue. (SQLite's MAX of a NULL is NULL: then updated_at.)
+OLDEST_PENDING = (
+    "SELECT MIN(COALESCE(MAX(updated_at, not_before), updated_at)) AS at FROM deliveries"
+    " WHERE state = 'pending' AND (not_before IS NULL OR not_before <= ?) AND {kept}"
+)
 # The PR's latest delivery that carries a same_body_sha (deliveries_same_body).
 # {kept}: the rows not set aside (DeliveryQueue.not_set_aside).
 LATEST_SAME_BODY = (
@@ -661,10 +666,11 @@ class DeliveryQueue:
 
     def oldest_pending_since(self) -> datetime | None:
         """When the longest-waiting pending delivery was queued or last put back (a rate
-        limit's deferral, a retry, a restart's resume); None when none is pending."""
+        limit's deferral, a retry, a restart's resume), or its not_before when later;
+        None when none is pending and due."""
         # (updated_at lies past the payload: a damaged row is set aside, as the claim does)
-        rows = self.past_damage(
-            lambda: self.db.execute(OLDEST_PENDING.format(kept=self.not_set_aside())),
+        rows = self.past_damage(  # (each run leaves out the rows set aside so far)
+            lambda: self.db.execute(OLDEST_PENDING.format(kept=self.not_set_aside()), (utcnow(),)),
             [State.PENDING],
         )
         at = rows[0]["at"] if rows else None

@@ -2269,3 +2269,25 @@ def test_the_oldest_pending_wait_sets_a_damaged_pending_row_aside(tmp_path, capl
     assert since is not None and since.year != 2020  # the other row's time
     assert list(q.set_aside) == ["broken"]
     assert q.oldest_pending_since() == since and len(caplog.records) == 1  # said once
+
+
+# kills: bot/queue.py:DeliveryQueue.oldest_pending_since a row not yet due (not_before ahead)
+#   counted as waiting since it was queued
+# kills: bot/queue.py:DeliveryQueue.oldest_pending_since the wait of a row due since taken
+#   from its queueing
+def test_the_oldest_pending_wait_counts_from_when_a_delivery_is_due(tmp_path):
+    # review_notes_queue_oldest_pending_seconds growing, no rate limit pause under way,
+    # reads as a stalled queue: a files re-check queued for 120 s later (files_recheck
+    # delays) or a /notes refresh deferred by the flood budget made it grow while the
+    # queue was healthy. A delivery waits from when it may be claimed (its not_before).
+    from datetime import UTC, datetime
+
+    from bot.db import utcnow
+
+    q = queue_at(tmp_path)
+    q.enqueue("later", "pull_request", "opened", {}, "o/r", 1, utcnow(after_s=600), by_bot=True)
+    assert q.oldest_pending_since() is None  # nothing may be claimed yet: nothing waits
+    q.enqueue("due", "pull_request", "opened", {}, "o/r", 2, utcnow(after_s=-1), by_bot=True)
+    q.db.execute("UPDATE deliveries SET updated_at = '2020-01-01T00:00:00.000000Z'")
+    since = q.oldest_pending_since()
+    assert since is not None and since.year == datetime.now(UTC).year  # due, not queued

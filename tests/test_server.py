@@ -2335,7 +2335,9 @@ def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
     assert oldest() == 0
     plan = " ".join(
         r["detail"]
-        for r in rt.queue.db.execute("EXPLAIN QUERY PLAN " + OLDEST_PENDING.format(kept="TRUE"))
+        for r in rt.queue.db.execute(
+            "EXPLAIN QUERY PLAN " + OLDEST_PENDING.format(kept="TRUE"), (hours_ago(0),)
+        )
     )
     assert "deliveries_state (state=?)" in plan, plan
 
