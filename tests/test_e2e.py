@@ -289,6 +289,17 @@ def _name_taken(fake, elsewhere: str, **event) -> dict:
     return payload
 
 
+def _opted_out_with_a_mark(client, rt, fake):
+    """PR N's notes comment, then its author's `/notes wrong 1` and `/notes off`: its state."""
+    from tests.command_kit import AUTHOR, say, tune
+
+    tune(rt)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    return rt.ctx.prs.get(DEFAULT_REPO, N)
+
+
 def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository_is_renamed(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
@@ -357,17 +368,13 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
 def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other_pr(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
-    from tests.command_kit import AUTHOR, say, tune
+    from tests.command_kit import AUTHOR
 
     clean_env(monkeypatch)
     fake, elsewhere = fake_github, "vllm-project/vllm-before"
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        tune(rt)
-        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
-        say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
-        say(client, rt, fake, "/notes off", login=AUTHOR)
-        before = rt.ctx.prs.get(DEFAULT_REPO, N)
+        before = _opted_out_with_a_mark(client, rt, fake)
         (hidden,) = before.dismissed
         assert before.opted_out and len(rt.ctx.feedback.marks()) == 1
         payload = _name_taken(fake, elsewhere, updated_at=at(1))
@@ -438,17 +445,13 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
 def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the_name_first(
     tmp_path, fake_github, app_key, monkeypatch
 ):
-    from tests.command_kit import AUTHOR, say, tune
+    from tests.command_kit import AUTHOR
 
     clean_env(monkeypatch)
     fake, elsewhere = fake_github, "vllm-org/vllm"
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        tune(rt)
-        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
-        say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
-        say(client, rt, fake, "/notes off", login=AUTHOR)
-        before = rt.ctx.prs.get(DEFAULT_REPO, N)
+        before = _opted_out_with_a_mark(client, rt, fake)
         (first,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
         payload = _name_taken(fake, elsewhere, updated_at=at(1))
         assert post(client, "pull_request", payload).status_code == 202
