@@ -41,7 +41,7 @@ _NAME_GAPS = re.compile(r"[\s_-]+")
 _SENTENCE_END = ".,!?;:。、"
 # what a name may be typed in: inline code, quotes as typed and as iOS, macOS or a Chinese
 # input method make them (`“cuda graphs”`, `「投机解码」`); no name holds one
-_QUOTES = "`\"'“”‘’「」『』"
+QUOTES = "`\"'“”‘’「」『』"
 
 
 def topic_key(text: str) -> str:
@@ -53,7 +53,7 @@ def topic_key(text: str) -> str:
     method's full-width forms (`（PCP/DCP）`, `ＲＯＣｍ`) are the ASCII ones a name may be
     written with."""
     text = unicodedata.normalize("NFKC", text).strip().rstrip(_SENTENCE_END)
-    text = text.strip(_QUOTES).rstrip(_SENTENCE_END)
+    text = text.strip(QUOTES).rstrip(_SENTENCE_END)
     return _NAME_GAPS.sub("", text.casefold())
 
 

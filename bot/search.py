@@ -19,7 +19,8 @@ keywords), come first.
 Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
 a link) as its number, when it is of the repository searched; brackets or punctuation
 around it (`(#52419)`, as a squash commit's title ends) and a term of punctuation alone
-ask for nothing, nor does a term's closing sentence mark (`deadlock.`, `rocm?`, `默认。`).
+ask for nothing, nor does a term's closing sentence mark (`deadlock.`, `rocm?`, `默认。`)
+or the quotes around it (`"deadlock"`, `“死锁”`, `「死锁」`, backticks).
 
 Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
 """
@@ -34,7 +35,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from bot.comment_prose import is_mark
-from bot.notes import Note, Topic
+from bot.notes import QUOTES, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -144,9 +145,17 @@ def query_terms(
 
     folded = _PR_REF.sub(number, fold(query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
-    found = [t for t in map(_without_closing_marks, found) if _asks_something(t)]
+    found = [t for t in map(_unquoted, found) if _asks_something(t)]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
+
+
+def _unquoted(term: str) -> str:
+    """A term without the quotes or backticks around it (`"deadlock"`, `“死锁”`, `「死锁」`,
+    `` `kv_cache` ``) and its closing marks, inside them or after (`"deadlock."`,
+    `"deadlock".`): no field holds the quotes a reader puts around a word, so a filter's
+    term kept them and found nothing."""
+    return _without_closing_marks(_without_closing_marks(term).strip(QUOTES))
 
 
 def _without_closing_marks(term: str) -> str:

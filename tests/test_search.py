@@ -346,3 +346,30 @@ def test_a_terms_closing_sentence_mark_is_dropped_in_the_filter_as_in_the_reply(
     # a mark inside a term stays: a path's dot, a version's
     assert query_terms("kv_cache.py. v0.6.", FILTER) == ["kv_cache.py", "v0.6"]
     assert query_terms("... ？", FILTER) == []
+
+
+# --- found by review 'r30d' ---
+
+
+# kills: bot/search.py:query_terms (hand) a filter's term kept the quotes around it:
+#   `?q="deadlock"`, `“死锁”` or `「死锁」` found nothing, no field holding the quotes
+@pytest.mark.parametrize(
+    "q", ['"deadlock"', "“deadlock”", "'deadlock'", "`deadlock`", '"deadlock."', '"deadlock".']
+)
+def test_quotes_around_a_term_are_no_part_of_it(q):
+    assert ids(search_notes(LIB.notes, q, FILTER)) == ["n-b"]
+    assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"]
+    assert query_terms(q, FILTER) == query_terms(q) == ["deadlock"]
+
+
+@pytest.mark.parametrize("q", ["“修复”", "「修复」", "『修复』", "＂修复＂"])
+def test_chinese_quotes_around_a_term_are_no_part_of_it(q):
+    assert ids(search_notes(LIB.notes, q, FILTER)) == ["n-b"]
+    assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"]
+
+
+def test_a_quoted_phrase_is_its_words():
+    # split at the space as any query is: each word unquoted, both needed in the filter
+    assert query_terms('"scheduler deadlock"', FILTER) == ["scheduler", "deadlock"]
+    assert ids(search_notes(LIB.notes, '"scheduler deadlock"', FILTER)) == ["n-b"]
+    assert query_terms("don't", FILTER) == ["don't"]  # a quote inside a word stays
