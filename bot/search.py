@@ -6,8 +6,8 @@ id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
 a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
 two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
-cache`, but `isa` not `is a`. A number is a whole number, as in the reply: `5241`
-does not find PR 52419.
+cache`, but `isa` not `is a`, nor a word of four letters two of two (`isin` not `is
+in`). A number is a whole number, as in the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -205,13 +205,18 @@ def _compound(term: str, start: str, end: str = "") -> re.Pattern[str]:
     return re.compile(f"{start}(?:{re.escape(head)})?{inner}(?:{re.escape(tail)})?{end}")
 
 
+_TWO_PAIRS = 4  # letters: two parts of two
+
+
 def _parts_may_end(core: str, size: int) -> set[int]:
     """After how many of a term's `size` letters a joiner may stand: where it has one, and
     where a part of two letters or more is left either side (`kv|cache`, `all|reduce`); a
     letter alone is no part of a compound, so `isa` (the CPU's) is not found in "is a", nor
-    `ina` in "in a" or `a100` in "a 100"."""
+    `ina` in "in a" or `a100` in "a 100". Nor is a word of four letters two parts of two:
+    English writes those pairs as prose (`isin`, torch's, is not "is in", `onto` "on to",
+    `tome` "to me")."""
     typed = {len(_JOINERS.sub("", p)) for p in (core[: m.start()] for m in _JOINERS.finditer(core))}
-    return typed | set(range(2, size - 1))
+    return typed | (set(range(2, size - 1)) if size > _TWO_PAIRS else set())
 
 
 def _is_path(term: str) -> bool:

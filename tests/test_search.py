@@ -373,3 +373,29 @@ def test_a_quoted_phrase_is_its_words():
     assert query_terms('"scheduler deadlock"', FILTER) == ["scheduler", "deadlock"]
     assert ids(search_notes(LIB.notes, '"scheduler deadlock"', FILTER)) == ["n-b"]
     assert query_terms("don't", FILTER) == ["don't"]  # a quote inside a word stays
+
+
+PAIRS = (
+    note(
+        "n-h",
+        "原地",
+        "值得快速阅读。The mask is in place; it falls on to me to check the if-else arms.",
+    ),
+)
+
+
+# kills: bot/search.py:_parts_may_end a word of four letters read as two parts of two: torch's
+#   `isin` found the prose "is in", `onto` "on to" and `tome` "to me"
+@pytest.mark.parametrize("q", ["isin", "onto", "tome"])
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_two_parts_of_two_letters_are_prose_not_a_compound(q, mode):
+    assert ids(search_notes(PAIRS, q, mode)) == []
+    assert ids(search_notes(PAIRS, q[:2] + "-" + q[2:], mode)) == ["n-h"]  # joined as typed
+
+
+# kills: bot/search.py:_parts_may_end (hand) no compound with a part of two letters: `inplace`
+#   missed "in place", `ifelse` "if-else"
+@pytest.mark.parametrize("q", ["inplace", "ifelse", "falls-on"])
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_part_of_two_letters_beside_a_longer_one_is_a_compound(q, mode):
+    assert ids(search_notes(PAIRS, q, mode)) == ["n-h"]
