@@ -48,6 +48,7 @@ from bot.page_json import (
     RelatedOut,
     TopicOut,
     TopicsOut,
+    source_as_page,
     wants_json,
 )
 from bot.page_templates import template_environment
@@ -383,7 +384,10 @@ class NotesSite:
             return self.former(request, note_id, "notes_source") or self.error(
                 request, 404, f"no note with id {note_id!r}"
             )
-        return PlainTextResponse(dump_note(note), headers=SECURITY_HEADERS)
+        text = dump_note(note)
+        if source_as_page(request):  # a browser: the text in a page a phone lays out to fit
+            return self.render(request, "source.html", site_repo=note.repo, note=note, text=text)
+        return PlainTextResponse(text, headers=SECURITY_HEADERS)
 
     def pasted_source(self, request: Request, note_id: str, after: str) -> Response:
         """The source page's link pasted with the punctuation after it (`/source.`,

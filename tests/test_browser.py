@@ -341,3 +341,32 @@ def test_a_link_a_chinese_sentence_runs_on_from_opens_the_note(browser, base_url
     assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
     browser.get(f"{base_url}/notes/b-graph/source。")
     assert browser.current_url == f"{base_url}/notes/b-graph/source"
+
+
+# --- found by review 'r30d' ---
+
+# The size the note's text is drawn at on the phone's screen: its font size times the page's
+# zoom (a page without a viewport is laid out 980 px wide and shrunk to fit)
+_DRAWN_TEXT_SIZE = """
+const text = document.querySelector('pre');
+return [parseFloat(getComputedStyle(text).fontSize) * visualViewport.scale,
+        document.documentElement.clientWidth, document.documentElement.scrollWidth];
+"""
+
+
+# kills: bot/pages.py:NotesSite.note_source (hand) plain text to a browser: on a 360 px phone the
+#   source was laid out 980 px wide and drawn at 4.8 px, unreadable without zooming
+def test_a_notes_source_is_readable_on_a_phone(browser, base_url):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    browser.get_log("browser")  # what earlier pages logged
+    try:
+        browser.get(f"{base_url}/notes/b-graph/source")
+        drawn, width, scrolled = browser.execute_script(_DRAWN_TEXT_SIZE)
+        assert width == 360 and scrolled <= width, (width, scrolled)
+        assert drawn >= 12, drawn
+        text = browser.find_element(By.TAG_NAME, "pre").text
+        assert text.startswith('+++\nid = "b-graph"') and TITLE_ZH in text
+        problems = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert not problems, problems  # the stylesheet and icon under the CSP
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -1188,3 +1188,50 @@ def test_a_search_names_its_query_in_the_page_title(client):
         "<title>“&lt;i&gt;死锁&lt;/i&gt;” · ROCm platform · Notes · review notes</title>" in r.text
     )
     assert "<title>Notes · review notes</title>" in client.get("/notes").text
+
+
+# --- found by review 'r30d' ---
+
+
+# kills: bot/pages.py:NotesSite.note_source (hand) always plain text: a phone laid the page
+#   out 980 px wide (text/plain names no viewport) and shrank it to a third, unreadable
+# kills: bot/page_json.py:source_as_page a browser's Accept ranking HTML first read as text
+def test_a_browser_gets_the_source_as_a_page_that_fits_a_phone(client, library):
+    r = client.get("/notes/n-hostile/source", headers={"accept": CHROME_ACCEPT})
+    assert r.headers["content-type"].startswith("text/html")
+    assert (
+        r.headers["vary"] == "Accept"
+        and "default-src 'none'" in r.headers["content-security-policy"]
+    )
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in r.text
+    page = assert_inert(r.text)
+    pre = "".join(t for t, _, tag in page.texts if tag == "pre")
+    assert pre == dump_note(library.by_id["n-hostile"])  # the text as curl gets it
+    assert parse_note(pre, "x.md") == library.by_id["n-hostile"]
+    assert 'href="/notes/n-hostile/source?format=text"' in r.text  # the text itself, a tap away
+    assert 'href="/notes/n-hostile"' in r.text
+
+
+# kills: bot/page_json.py:source_as_page ?format= not read: a browser could not have the text
+# kills: bot/page_json.py:source_as_page curl's `*/*` (HTML and text at one q) given the page
+@pytest.mark.parametrize(
+    ("accept", "query", "html"),
+    [
+        ("*/*", "", False),  # curl, wget, httpx, requests
+        ("", "", False),  # no Accept at all
+        ("text/plain", "", False),
+        ("text/plain, text/html;q=0.5", "", False),
+        ("text/html;q=0.9, text/plain", "", False),
+        ("text/html", "", True),
+        (CHROME_ACCEPT, "?format=text", False),
+        (CHROME_ACCEPT, "?format=TEXT ", False),
+        ("*/*", "?format=html", True),
+        (CHROME_ACCEPT, "?format=json", True),  # not the source's: Accept decides
+    ],
+)
+def test_the_source_is_plain_text_unless_html_is_preferred(client, library, accept, query, html):
+    r = client.get(f"/notes/n-graph/source{query}", headers={"accept": accept})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html" if html else "text/plain")
+    if not html:
+        assert r.text == dump_note(library.by_id["n-graph"])
