@@ -4,12 +4,13 @@ The thin FastAPI shell the app mounts (`notes_site(...).router()`; `notes_router
 same routes alone, for an app that serves nothing else): the queries are pure
 (`bot.note_queries`), the HTML comes from `bot.page_templates` and the JSON shapes
 from `bot.page_json`. Every page is server-rendered by Jinja2 with autoescaping on,
-works without JavaScript, and is served with a CSP that forbids scripts, so hostile
-note text stays text.
+works without JavaScript, and is served with a CSP that forbids scripts but our one
+(`SCRIPT_HASH`), so hostile note text stays text.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -59,11 +60,17 @@ CSS = STATIC / "notes.css"
 # behind a proxy that serves the bot under a path, not the bot's to answer)
 ICON = STATIC / "favicon.svg"
 
-# Scripts are never needed: filters are GET forms. Styles come from our one CSS file.
+# The list page's form reset when the browser brings the page back (see the file): the
+# only script that may run, named by its hash, which a <script> must state as its integrity
+SCRIPT = STATIC / "notes.js"
+SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.read_bytes()).digest()).decode()
+
+# Scripts are never needed: filters are GET forms, and the one script (SCRIPT_HASH) only
+# keeps the form true to the list. Styles come from our one CSS file.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-        "base-uri 'none'; frame-ancestors 'none'"
+        f"default-src 'none'; script-src '{SCRIPT_HASH}'; style-src 'self'; img-src 'self'; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Vary": "Accept",
@@ -114,7 +121,7 @@ def notes_site(
     notes_dir: str = NOTES_DIR_IN_REPO,
 ) -> NotesSite:
     """The notes browser; its `router()` serves GET /notes, /notes/{id},
-    /notes/{id}/source, /topics, /assets/notes.css and /assets/favicon.svg (and
+    /notes/{id}/source, /topics, /assets/notes.css, /assets/notes.js and /assets/favicon.svg (and
     /favicon.ico, redirected to it; a note's link pasted with punctuation after it,
     redirected to the page it names).
 
@@ -155,6 +162,8 @@ class NotesSite:
         # link too: a browser keeps the old one for an hour (ASSET_HEADERS) under the old
         self.css_version = hashlib.sha256(self.css).hexdigest()[:12]
         self.icon_svg = ICON.read_bytes()
+        self.script = SCRIPT.read_bytes()
+        self.script_version = hashlib.sha256(self.script).hexdigest()[:12]  # as the CSS's
         parts = urlsplit(public_url)
         self.origin = f"{parts.scheme}://{parts.netloc}" if public_url else ""
         self.prefix = parts.path.rstrip("/")  # where a proxy serves these pages, if not at root
@@ -173,6 +182,7 @@ class NotesSite:
             ("/notes/{note_id}/source{after:pasted}", "notes_source_pasted", self.pasted_source),
             ("/assets/notes.css", "notes_css", self.stylesheet),
             ("/assets/favicon.svg", "notes_icon", self.icon),
+            ("/assets/notes.js", "notes_script", self.javascript),
             ("/favicon.ico", "notes_favicon", self.favicon),
         ]:
             router.add_api_route(
@@ -257,6 +267,8 @@ class NotesSite:
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
             css_href=self.href(request, "notes_css", {"v": self.css_version}),
             icon_href=self.href(request, "notes_icon"),
+            script_href=self.href(request, "notes_script", {"v": self.script_version}),
+            script_hash=SCRIPT_HASH,
             topics=self.library.topics,
             verdicts=list(Verdict),
             pr_url=pr_url,
@@ -487,6 +499,9 @@ class NotesSite:
 
     def stylesheet(self) -> Response:
         return Response(self.css, media_type="text/css", headers=ASSET_HEADERS)
+
+    def javascript(self) -> Response:
+        return Response(self.script, media_type="text/javascript", headers=ASSET_HEADERS)
 
     def icon(self) -> Response:
         return Response(self.icon_svg, media_type="image/svg+xml", headers=ASSET_HEADERS)

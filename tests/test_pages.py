@@ -3,6 +3,8 @@ escaping of hostile note text, 404s, related notes, link modes."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from datetime import date
 from html.parser import HTMLParser
@@ -180,10 +182,20 @@ class Page(HTMLParser):
         return "".join(t for t, _, _ in self.texts)
 
 
+# the one script a page may hold: the list page's form reset, by its hash
+OUR_SCRIPT = re.compile(
+    r'<script src="/assets/notes\.js\?v=[0-9a-f]{12}" integrity="'
+    + re.escape(pages.SCRIPT_HASH)
+    + r'" defer></script>'
+)
+
+
 def assert_inert(html: str) -> Page:
-    """No markup from note text survived: no script, no injected element, no handler."""
+    """No markup from note text survived: no script (but the list page's own, named by its
+    hash), no injected element, no handler."""
     page = Page(html)
-    assert not {"script", "img", "iframe", "svg", "b"} & set(page.tags)
+    assert not {"img", "iframe", "svg", "b"} & set(page.tags)
+    assert page.tags.count("script") == len(OUR_SCRIPT.findall(html)) <= 1
     assert not [name for name, _ in page.attrs if name.startswith("on")]
     assert not [v for _, v in page.attrs if v and v.lower().startswith("javascript:")]
     assert "49" not in page.text and "54" not in page.text  # {{ 7*7 }} was not evaluated
@@ -479,7 +491,8 @@ def test_hostile_note_text_is_shown_as_text(client, path):
     r = client.get(path)
     assert r.status_code == 200
     page = assert_inert(r.text)
-    assert "script-src" not in r.headers["content-security-policy"]  # default-src 'none'
+    # no script but the one named by its hash (default-src 'none')
+    assert f"script-src '{pages.SCRIPT_HASH}';" in r.headers["content-security-policy"]
     if "n-hostile" in path or "q=" in path or "topic=" in path:
         assert HOSTILE_EN in page.text
         assert HOSTILE_SUMMARY in page.text
@@ -937,6 +950,7 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
     directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
     assert directives == {
         "default-src": "'none'",
+        "script-src": f"'{pages.SCRIPT_HASH}'",  # the list page's own script, nothing else
         "style-src": "'self'",
         "img-src": "'self'",
         "form-action": "'self'",
@@ -1235,3 +1249,18 @@ def test_the_source_is_plain_text_unless_html_is_preferred(client, library, acce
     assert r.headers["content-type"].startswith("text/html" if html else "text/plain")
     if not html:
         assert r.text == dump_note(library.by_id["n-graph"])
+
+
+# kills: bot/pages.py:NotesSite.javascript (hand) the script not cacheable, or not served as
+#   JavaScript (nosniff-less, a browser refuses text/plain as a script)
+def test_the_list_pages_script_is_served_as_its_hash_names_it(client):
+    link = OUR_SCRIPT.search(client.get("/notes", headers={"accept": CHROME_ACCEPT}).text)
+    assert link and "/assets/notes.js" in link.group(0)
+    r = client.get(link.group(0).split('"')[1])
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+    assert r.headers["cache-control"] == "public, max-age=3600"
+    digest = base64.b64encode(hashlib.sha256(r.content).digest()).decode()
+    assert pages.SCRIPT_HASH == f"sha256-{digest}"
+    # the other pages have no form to reset and hold no script
+    for path in ("/notes/n-graph", "/topics", "/notes/n-graph/source"):
+        assert "<script" not in client.get(path, headers={"accept": CHROME_ACCEPT}).text

@@ -614,7 +614,9 @@ def test_the_readmes_healthz_row_names_every_field_of_the_answer(app):
     assert set(said) == set(client.get("/healthz").json()), said
 
 
-@pytest.mark.parametrize("path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css"])
+@pytest.mark.parametrize(
+    "path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css", "/assets/notes.js"]
+)
 def test_head_is_answered_like_get_without_the_body(app, path):
     # uptime monitors and link checkers send HEAD (RFC 9110: every server supports it)
     client, _ = app

@@ -177,7 +177,13 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
         )
         assert "redirect.github.com/vllm-project/vllm/pull/" in comments[0]["body"]
         note = sorted((app / "seeds" / "notes").glob("*.md"))[0].stem
-        for page in ("/notes", f"/notes/{note}", "/topics", "/assets/notes.css"):
+        for page in (
+            "/notes",
+            f"/notes/{note}",
+            "/topics",
+            "/assets/notes.css",
+            "/assets/notes.js",
+        ):
             with urllib.request.urlopen(serve.base + page, timeout=10) as resp:
                 assert resp.status == 200, page
         # The image's HEALTHCHECK command, its `python` being ours, against this server.
