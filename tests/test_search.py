@@ -399,3 +399,11 @@ def test_two_parts_of_two_letters_are_prose_not_a_compound(q, mode):
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_part_of_two_letters_beside_a_longer_one_is_a_compound(q, mode):
     assert ids(search_notes(PAIRS, q, mode)) == ["n-h"]
+
+
+# kills: bot/search.py:query_terms the reply's query not cut to its first 8 terms (a pasted
+#   paragraph searched for every word of it)
+def test_a_replys_long_query_is_cut_to_its_first_terms_and_a_filters_is_not():
+    words = "one two three four five six seven eight nine ten"
+    assert query_terms(words) == words.split()[:8]
+    assert query_terms(words, FILTER) == words.split()
