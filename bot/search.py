@@ -6,8 +6,9 @@ id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
 a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
 two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
-cache`, but `isa` not `is a`, nor a word of four letters two of two (`isin` not `is
-in`). A number is a whole number, as in the reply: `5241` does not find PR 52419.
+cache`, but `isa` not `is a`, and a word of four letters two of two only joined by a
+hyphen or underscore (`noop` finds `no-op`, `isin` not `is in`). A number is a whole
+number, as in the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
@@ -196,27 +197,30 @@ def _compound(term: str, start: str, end: str = "") -> re.Pattern[str]:
     not found in `on ROCm`."""
     head, core, tail = _EDGES.fullmatch(term).groups()
     letters = _JOINERS.sub("", core)
-    cuts = _parts_may_end(core, len(letters))
-    inner = "".join(
-        re.escape(c) + ("[-_\\s]*" if i in cuts else "") for i, c in enumerate(letters, 1)
-    )
+    joiners = _joiners_after(core, len(letters))
+    inner = "".join(re.escape(c) + joiners.get(i, "") for i, c in enumerate(letters, 1))
     # its ends' joiners may be there or not: `__init__` finds `__init__` (and `init`), a
     # whole word only when its `_` are, `--enforce-eager` finds `enforce_eager`
     return re.compile(f"{start}(?:{re.escape(head)})?{inner}(?:{re.escape(tail)})?{end}")
 
 
-_TWO_PAIRS = 4  # letters: two parts of two
+_ANY_JOINER = "[-_\\s]*"
+# between two parts of two letters: English writes such pairs of words apart as prose
+# (torch's `isin` is no "is in", `onto` no "on to", `tome` no "to me"); a name joins them
+# (`no-op`, `re_do`)
+_JOINED = "[-_]*"
+_TWO_PAIRS = 4  # letters
 
 
-def _parts_may_end(core: str, size: int) -> set[int]:
-    """After how many of a term's `size` letters a joiner may stand: where it has one, and
-    where a part of two letters or more is left either side (`kv|cache`, `all|reduce`); a
-    letter alone is no part of a compound, so `isa` (the CPU's) is not found in "is a", nor
-    `ina` in "in a" or `a100` in "a 100". Nor is a word of four letters two parts of two:
-    English writes those pairs as prose (`isin`, torch's, is not "is in", `onto` "on to",
-    `tome` "to me")."""
+def _joiners_after(core: str, size: int) -> dict[int, str]:
+    """After how many of a term's `size` letters a joiner may stand, and which: where it
+    has one, any; and where a part of two letters or more is left either side (`kv|cache`,
+    `all|reduce`), any, or a hyphen or underscore only between two parts of two (`no|op`).
+    A letter alone is no part of a compound, so `isa` (the CPU's) is not found in "is a",
+    nor `ina` in "in a" or `a100` in "a 100"."""
     typed = {len(_JOINERS.sub("", p)) for p in (core[: m.start()] for m in _JOINERS.finditer(core))}
-    return typed | (set(range(2, size - 1)) if size > _TWO_PAIRS else set())
+    untyped = _ANY_JOINER if size > _TWO_PAIRS else _JOINED
+    return {i: untyped for i in range(2, size - 1)} | dict.fromkeys(typed, _ANY_JOINER)
 
 
 def _is_path(term: str) -> bool:

@@ -310,7 +310,7 @@ def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
 PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs warm-up."),)
 
 
-# kills: bot/search.py:_parts_may_end (hand) a joiner read after any letter: the reply's
+# kills: bot/search.py:_joiners_after (hand) a joiner read after any letter: the reply's
 #   `isa` (a CPU's ISA) found "is a", `ina` "in a", `a100` "a 100", and the filter's `isa`
 #   and `ona` the same, in plain English prose
 @pytest.mark.parametrize("q", ["isa", "ina", "ona", "a100", "fixi"])
@@ -319,7 +319,7 @@ def test_a_letter_alone_is_no_part_of_a_compound(q, mode):
     assert ids(search_notes(PROSE, q, mode)) == []
 
 
-# kills: bot/search.py:_parts_may_end (hand) the joiners a term was typed with dropped: `a-100`
+# kills: bot/search.py:_joiners_after (hand) the joiners a term was typed with dropped: `a-100`
 #   and `is-a` are compounds of the reader's making, found as joined in the note
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_joiner_typed_in_a_term_may_stand_there(mode):
@@ -328,7 +328,7 @@ def test_a_joiner_typed_in_a_term_may_stand_there(mode):
     assert ids(search_notes(PROSE, "hotpath", mode)) == ["n-g"]
 
 
-# kills: bot/search.py:_parts_may_end no joiner before a last part of two letters (`warm|up`)
+# kills: bot/search.py:_joiners_after no joiner before a last part of two letters (`warm|up`)
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_compounds_parts_may_be_two_letters(mode):
     assert ids(search_notes(PROSE, "warmup", mode)) == ["n-g"]
@@ -379,13 +379,14 @@ PAIRS = (
     note(
         "n-h",
         "原地",
-        "值得快速阅读。The mask is in place; it falls on to me to check the if-else arms.",
+        "值得快速阅读。The mask is in place; it falls on to me to check the if-else arms, a"
+        " no-op on re_do, set up once.",
     ),
 )
 
 
-# kills: bot/search.py:_parts_may_end a word of four letters read as two parts of two: torch's
-#   `isin` found the prose "is in", `onto` "on to" and `tome` "to me"
+# kills: bot/search.py:_joiners_after a word of four letters read as two parts of two apart:
+#   torch's `isin` found the prose "is in", `onto` "on to" and `tome` "to me"
 @pytest.mark.parametrize("q", ["isin", "onto", "tome"])
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_two_parts_of_two_letters_are_prose_not_a_compound(q, mode):
@@ -393,9 +394,12 @@ def test_two_parts_of_two_letters_are_prose_not_a_compound(q, mode):
     assert ids(search_notes(PAIRS, q[:2] + "-" + q[2:], mode)) == ["n-h"]  # joined as typed
 
 
-# kills: bot/search.py:_parts_may_end (hand) no compound with a part of two letters: `inplace`
-#   missed "in place", `ifelse` "if-else"
-@pytest.mark.parametrize("q", ["inplace", "ifelse", "falls-on"])
+# kills: bot/search.py:_joiners_after (hand) no compound with a part of two letters: `inplace`
+#   missed "in place", `ifelse` "if-else"; nor two of two joined: `noop` missed "no-op"
+# kills: bot/search.py:_joiners_after (hand) _TWO_PAIRS 5: `setup` (three and two) missed "set up"
+# kills: bot/search.py:_joiners_after (hand) the untyped joiners win over those typed: `is-in`
+#   missed "is in"
+@pytest.mark.parametrize("q", ["inplace", "ifelse", "falls-on", "noop", "redo", "setup"])
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_part_of_two_letters_beside_a_longer_one_is_a_compound(q, mode):
     assert ids(search_notes(PAIRS, q, mode)) == ["n-h"]
