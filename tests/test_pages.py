@@ -1228,6 +1228,8 @@ def test_a_browser_gets_the_source_as_a_page_that_fits_a_phone(client, library):
 
 # kills: bot/page_json.py:source_as_page ?format= not read: a browser could not have the text
 # kills: bot/page_json.py:source_as_page curl's `*/*` (HTML and text at one q) given the page
+# kills: bot/page_json.py:source_as_page HTML refused (q=0) taken as asked for, and a range's
+#   rank taken for its q
 @pytest.mark.parametrize(
     ("accept", "query", "html"),
     [
@@ -1237,6 +1239,9 @@ def test_a_browser_gets_the_source_as_a_page_that_fits_a_phone(client, library):
         ("text/plain, text/html;q=0.5", "", False),
         ("text/html;q=0.9, text/plain", "", False),
         ("text/html", "", True),
+        ("text/*", "", False),  # the two at one q: the text
+        ("text/html;q=0", "", False),  # HTML refused, nothing else named: the text
+        ("text/plain;q=0.5, */*", "", True),  # anything but the text preferred
         (CHROME_ACCEPT, "?format=text", False),
         (CHROME_ACCEPT, "?format=TEXT ", False),
         ("*/*", "?format=html", True),
@@ -1264,3 +1269,12 @@ def test_the_list_pages_script_is_served_as_its_hash_names_it(client):
     # the other pages have no form to reset and hold no script
     for path in ("/notes/n-graph", "/topics", "/notes/n-graph/source"):
         assert "<script" not in client.get(path, headers={"accept": CHROME_ACCEPT}).text
+
+
+# kills: bot/pages.py:NotesSite.note_source (hand) the page in the default repository: the
+#   source page of another repository's note linked its header to vllm-project/vllm's notes
+def test_the_source_page_of_another_repositorys_note_stays_in_it(library):
+    widget = make_note("n-widget", repo="acme-org/widgets")
+    client = client_for(Library(notes=(*NOTES, widget), topics=library.topics))
+    r = client.get("/notes/n-widget/source", headers={"accept": CHROME_ACCEPT})
+    assert 'class="brand" href="/notes?repo=acme-org%2Fwidgets"' in r.text
