@@ -181,7 +181,8 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
     try:
         poor = []
-        for page in ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent"):
+        pages = ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent")
+        for page in (*pages, "/notes/b-graph/source"):
             browser.get(base_url + page)
             for what, fg, bg, size, weight in browser.execute_script(_TEXT_COLOURS):
                 large = size >= 24 or (size >= 18.66 and weight >= 700)
@@ -229,6 +230,8 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
             f"/topics?repo={JUNK_REPO}",
             "/notes",
             "/notes/b-graph",
+            "/notes/b-graph/source",
+            "/notes?q=" + "vllm/v1/attention/backends/" * 7,  # a long path searched for
             "/notes/" + "no-such-note-" * 20,
         ):
             browser.get(base_url + page)
