@@ -282,7 +282,7 @@ class GitHubSessions:
             if err.status != 401 and not _lacks_permission(err):
                 raise
             if err.status == 403 and self._refused_lately(installation_id, needs):
-                return self._lacking(ref, named, installation_id, op, err, needs)
+                return self._lacking(ref, named, installation_id, op, err, needs, minted=False)
             log.info("installation %s: token refused, minting a new one", installation_id)
             with self._lock:  # unless another thread has already replaced it
                 if self._grants.get(installation_id) == grant:
@@ -297,7 +297,7 @@ class GitHubSessions:
                 with self._lock:  # a token minted across an installation event: not kept
                     if needs is not None and self._forgotten == before:
                         self._refusals[(installation_id, needs)] = self._clock()
-                return self._lacking(ref, named, installation_id, op, again, needs)
+                return self._lacking(ref, named, installation_id, op, again, needs, minted=True)
 
     def _refused_lately(self, installation_id: int, needs: str | None) -> bool:
         """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,
@@ -319,13 +319,21 @@ class GitHubSessions:
         op: Callable[[Github], T],
         refused: GitHubError,
         needs: str | None,
+        *,
+        minted: bool,
     ) -> T:
         """The 403 a new token got too, saying the App lacks the permission; or `op` run
-        where the repository is now, when it left the installation."""
+        where the repository is now, when it left the installation. `minted`: this call
+        minted that token; else one was refused `needs` lately (`_refused_lately`)."""
         which = f" ({needs})" if needs else ""
+        how = (
+            "a new token too"
+            if minted
+            else f"no new token minted: one was refused it too in the last {_minutes(REFUSAL_KEPT)}"
+        )
         lacking = GitHubError(
-            f"{refused} (a new token too: installation {installation_id} of the App"
-            f" lacks the permission this call needs{which}; an owner has reduced the App's"
+            f"{refused} ({how}: installation {installation_id} of the App lacks the"
+            f" permission this call needs{which}; an owner has reduced the App's"
             " permissions or not accepted new ones. Once it has them, `review-notes retry`"
             " runs this delivery again)",
             status=refused.status,
@@ -541,6 +549,10 @@ class GitHubSessions:
                 if seconds > self._retry.policy.sleep_max
                 else "",
             )
+
+
+def _minutes(span: timedelta) -> str:
+    return f"{span.total_seconds() / 60:g} minutes"
 
 
 def _lacks_permission(err: GitHubError) -> bool:

@@ -1321,6 +1321,33 @@ def test_a_refusal_a_new_token_got_too_mints_no_token_again_for_that_permission(
     assert [r.content for r in fake_github.reactions(said.id)] == ["+1"]
 
 
+# kills: bot/github_sessions.py:GitHubSessions._lacking said "a new token too", none minted
+def test_a_refusal_remembered_says_no_token_was_minted_for_it(fake_github, make_github_client):
+    # The failure said "a new token too" also when the call minted none (a new token was
+    # refused the permission lately): the operator read a mint the fake never saw (r30c)
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.set_permissions(
+        DEFAULT_INSTALLATION_ID, {"pull_requests": "write", "metadata": "read"}
+    )
+    said = fake_github.add_comment(DEFAULT_REPO, 7, "/notes refresh", login="alice")
+    client = make_github_client()
+
+    def mints() -> int:
+        return len(fake_github.calls("POST", "/app/installations/*/access_tokens"))
+
+    with pytest.raises(GitHubError) as first:
+        client.add_reaction(PR, said.id, "eyes")
+    assert "(a new token too: installation 1001" in str(first.value) and mints() == 2
+    with pytest.raises(GitHubError) as second:
+        client.add_reaction(PR, said.id, "eyes")
+    assert mints() == 2
+    assert "a new token too" not in str(second.value)
+    assert (
+        "(no new token minted: one was refused it too in the last 15 minutes: installation"
+        " 1001 of the App lacks the permission this call needs (issues: write)"
+    ) in str(second.value)
+
+
 def test_a_refusal_by_a_token_minted_across_an_installation_event_is_not_kept(
     fake_github, make_github_client
 ):
