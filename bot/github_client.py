@@ -65,6 +65,14 @@ log = logging.getLogger(__name__)
 
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 ROLES = ("admin", "maintain", "write", "triage", "read")
+# The permission each call needs (github_facts 2.3), named in its failure and keyed on by
+# GitHubSessions: one a new token was refused too is not minted for again. A comment is
+# either permission's (a PR's conversation is its issue's).
+READ_PULLS = "pull_requests: read"  # the PR, its files
+READ_ISSUES = "issues: read"  # the issue view of a number
+READ_COMMENTS = "issues: read or pull_requests: read"
+WRITE_COMMENTS = "issues: write or pull_requests: write"  # list, create, edit, delete
+READ_METADATA = "metadata: read"  # the repository, a collaborator's permission
 # How far GitHub's clock may be from ours when looking for a comment we may have made.
 CLOCK_SLACK = timedelta(minutes=2)
 
@@ -137,7 +145,7 @@ class GitHubClient:
             except (KeyError, TypeError, ValueError) as exc:
                 raise GitHubError(f"GitHub get {_pr(ref)}: a malformed answer: {exc}") from None
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, READ_PULLS)
 
     def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
         def op(gh: Github) -> FileList:
@@ -165,7 +173,7 @@ class GitHubClient:
             incidental = incidental_files(changes)
             return FileList(paths, names, incidental, listed=len(fetched), head=head)
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, READ_PULLS)
 
     def is_pull(self, ref: PRRef) -> bool | None:
         """Whether the number is a PR (True) or an issue (False); None: the repo has neither."""
@@ -181,7 +189,7 @@ class GitHubClient:
             _check_answer(f"get {ref.repo}#{ref.number}", data, ref.number)
             return data.get("pull_request") is not None
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, READ_ISSUES)
 
     def upsert_sticky(
         self,
@@ -229,7 +237,7 @@ class GitHubClient:
                 self._delete_copy(ref, copy)
             return result
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def _edit(self, ref: PRRef, comment: IssueComment, body: str) -> bool:
         """Edit our comment; False when it is gone: 404, deleted (by a maintainer) after
@@ -308,7 +316,7 @@ class GitHubClient:
             )
             return found.id if found is not None else None
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, READ_COMMENTS)
 
     def create_comment(self, ref: PRRef, body: str) -> int:
         since = datetime.now(UTC) - CLOCK_SLACK
@@ -324,7 +332,7 @@ class GitHubClient:
         def same_text(c: IssueComment) -> bool:
             return _same_text(c.body, body)
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def add_reaction(
         self, ref: PRRef, comment_id: int, content: str, *, on_diff: bool = False
@@ -359,7 +367,7 @@ class GitHubClient:
             return data
 
         try:  # a 404 out of `op`: the repository may have left the installation
-            data = self._sessions.as_installation(ref, op)
+            data = self._sessions.as_installation(ref, op, READ_METADATA)
         except GitHubError as err:
             if err.status == 404:  # no such user: no rights
                 return "none"
@@ -376,7 +384,7 @@ class GitHubClient:
                 raise GitHubError(f"GitHub get {ref.repo}: a malformed answer: id {found!r}")
             return found
 
-        return self._sessions.as_installation(ref, op)
+        return self._sessions.as_installation(ref, op, READ_METADATA)
 
     # --- identity ---------------------------------------------------------------
 

@@ -260,7 +260,7 @@ class GitHubSessions:
 
         return self._retry.call(what, locked)
 
-    def as_installation(self, ref: PRRef, op: Callable[[Github], T], needs: str | None = None) -> T:
+    def as_installation(self, ref: PRRef, op: Callable[[Github], T], needs: str) -> T:
         """Run `op` with this thread's Github for the PR's installation; when the token is
         refused (401), or lacks a permission (403 "not accessible by integration": a token
         keeps the permissions it was minted with, and an owner may have accepted new ones
@@ -268,7 +268,8 @@ class GitHubSessions:
         looks first for what the first run may have done (`GitHubClient.create_comment`).
         A 404 under the installation the delivery named may mean the repository left it
         (`_left_installation`). `needs` names the permission `op` needs ("issues: write"):
-        one a new token was refused too is not minted for again (`_refused_lately`)."""
+        one a new token was refused too is not minted for again (`_refused_lately`), or
+        an installation granted none of it would mint a token for each call."""
         if self._token is not None:
             return op(self.token_github())
         named = ref.installation_id
@@ -295,18 +296,16 @@ class GitHubSessions:
                 if not _lacks_permission(again):
                     raise
                 with self._lock:  # a token minted across an installation event: not kept
-                    if needs is not None and self._forgotten == before:
+                    if self._forgotten == before:
                         self._refusals[(installation_id, needs)] = self._clock()
                 return self._lacking(ref, named, installation_id, op, again, needs, minted=True)
 
-    def _refused_lately(self, installation_id: int, needs: str | None) -> bool:
+    def _refused_lately(self, installation_id: int, needs: str) -> bool:
         """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,
         and no installation event came since: minting another would get the same 403 (an
         owner granted pull_requests but not issues, say), a mint for each call. Past
         REFUSAL_KEPT it is asked again, lest a lost new_permissions_accepted event keep
         the bot from what an owner has since granted."""
-        if needs is None:
-            return False
         with self._lock:
             at = self._refusals.get((installation_id, needs))
         return at is not None and self._clock() - at < REFUSAL_KEPT.total_seconds()
@@ -318,14 +317,13 @@ class GitHubSessions:
         installation_id: int,
         op: Callable[[Github], T],
         refused: GitHubError,
-        needs: str | None,
+        needs: str,
         *,
         minted: bool,
     ) -> T:
         """The 403 a new token got too, saying the App lacks the permission; or `op` run
         where the repository is now, when it left the installation. `minted`: this call
         minted that token; else one was refused `needs` lately (`_refused_lately`)."""
-        which = f" ({needs})" if needs else ""
         how = (
             "a new token too"
             if minted
@@ -333,7 +331,7 @@ class GitHubSessions:
         )
         lacking = GitHubError(
             f"{refused} ({how}: installation {installation_id} of the App lacks the"
-            f" permission this call needs{which}; an owner has reduced the App's"
+            f" permission this call needs ({needs}); an owner has reduced the App's"
             " permissions or not accepted new ones. Once it has them, `review-notes retry`"
             " runs this delivery again)",
             status=refused.status,

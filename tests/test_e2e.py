@@ -1151,6 +1151,32 @@ def test_commands_on_an_installation_without_issues_write_mint_no_token_each(liv
     assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
 
 
+@pytest.mark.parametrize(
+    "granted, needs",
+    [
+        # no write on issues or pull requests: the notes comment is refused
+        ({"pull_requests": "read", "metadata": "read"}, "issues: write or pull_requests: write"),
+        # issues only: the PR's changed files are refused
+        ({"issues": "write", "metadata": "read"}, "pull_requests: read"),
+    ],
+)
+def test_a_misconfigured_installation_mints_no_token_for_each_delivery(live, granted, needs):
+    # Each delivery's refused call was taken for a stale token's: a new token minted, to
+    # be refused too, one mint per delivery for as long as the owner leaves it so. Only
+    # a reaction's permission was remembered (r29k); every call says its own now (r30c)
+    client, rt, fake = live
+    fake.set_permissions(1001, granted)
+    for number in (N, N + 1, N + 2):
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+        deliver_pr(client, rt, number=number, title=MATCHING_TITLE)
+    failed = rt.queue.failed()
+    assert len(failed) == 3
+    # the first token, and the one new token refused too
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 2
+    assert all(f"lacks the permission this call needs ({needs})" in d.last_error for d in failed)
+    assert ours(fake) == []
+
+
 # --- a dry run and a live server on one database ------------------------------------
 
 
