@@ -16,6 +16,9 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 - Every request is recorded (method, path, query, status, arrival time).
 - Faults can be queued per route: an error status with headers/body, a dropped
   connection, or a slow answer.
+- Limits as GitHub's: each caller's primary rate limit (always on), and, opt-in, the
+  secondary limit on content creation (`limit_content_creation`: writes past N a minute
+  or M an hour refused 403 or 429, with or without Retry-After, until the window moves).
 - Webhooks: `send_webhook` POSTs a signed delivery to `webhook_url` (the server under
   test) and logs the attempt, failed when nothing answered 2xx; the App's delivery log
   (`GET /app/hook/deliveries`, cursor pages) lists the attempts and `POST
@@ -101,6 +104,15 @@ PRIMARY_MESSAGE = "API rate limit exceeded for installation. Check out the docum
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
     "If you reach out to GitHub Support for help, please include the request ID."
+)
+# GitHub's words for the content-creation limit (as met in pl-strflt/projects-migration#2)
+CONTENT_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit and have been temporarily blocked from content"
+    " creation. Please retry your request again later."
+)
+SECONDARY_DOCS = (
+    "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+    "#about-secondary-rate-limits"
 )
 
 
@@ -190,6 +202,48 @@ class Recorded:
     login: str | None  # who it authenticated as ("app" for a JWT), None if nobody
     faulted: bool
     peer: int = 0  # the client's port: calls over one kept-open connection share it
+
+
+@dataclass
+class ContentLimit:
+    """GitHub's secondary limit on content-creating requests (github_facts §3.3: "no more
+    than 80 content-generating requests per minute and no more than 500 per hour"), per
+    caller as its primary limit is counted. A write past it (a POST or PATCH under
+    /repos/: a comment created or edited, a reaction) is refused, not carried out, with
+    `status` (403 or 429: GitHub sends either) and GitHub's words; with `retry_after`, a
+    Retry-After naming when the oldest write in the full window leaves it, else none (as
+    GitHub often sends none). A refused write is not counted. `clock`: the windows' time
+    (a test's clock, to let a minute pass without waiting it)."""
+
+    per_minute: int = 80
+    per_hour: int = 500
+    status: int = 403
+    retry_after: bool = False
+    clock: Callable[[], float] = time.monotonic
+    made: dict[str, list[float]] = field(default_factory=dict)  # caller -> its writes' times
+    refused: int = 0  # writes refused so far
+
+    def wait(self, caller: str) -> float | None:
+        """Seconds until `caller` may write again; None when it may now."""
+        now = self.clock()
+        times = [t for t in self.made.get(caller, []) if t > now - 3600]
+        self.made[caller] = times
+        waits = []
+        for limit, span in ((self.per_minute, 60.0), (self.per_hour, 3600.0)):
+            recent = [t for t in times if t > now - span]
+            if len(recent) >= limit:  # full until the write `limit` back leaves it
+                waits.append(recent[-limit] + span - now)
+        return max(waits) if waits else None
+
+    def refusal(self, wait: float) -> _Reply:
+        self.refused += 1
+        headers = {"Retry-After": str(max(math.ceil(wait), 1))} if self.retry_after else {}
+        body = {"message": CONTENT_LIMIT_MESSAGE, "documentation_url": SECONDARY_DOCS}
+        return _Reply(self.status, body, headers)
+
+
+def _creates_content(method: str, path: str) -> bool:
+    return method in ("POST", "PATCH") and path.startswith("/repos/")
 
 
 # --- state ------------------------------------------------------------------
@@ -419,6 +473,7 @@ class FakeGitHub:
         self.webhook_url: str | None = None
         self.webhook_secret = ""
         self._hook_deliveries: list[FakeHookDelivery] = []
+        self.content_limit: ContentLimit | None = None  # `limit_content_creation`
 
     # --- lifecycle ----------------------------------------------------------
 
@@ -772,6 +827,21 @@ class FakeGitHub:
             and (path is None or fnmatch.fnmatchcase(r.path, path))
         ]
 
+    def limit_content_creation(
+        self,
+        per_minute: int = 80,
+        per_hour: int = 500,
+        *,
+        status: int = 403,
+        retry_after: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> ContentLimit:
+        """From now on, refuse each caller's writes past GitHub's content-creation limit
+        (`ContentLimit`); off by default, as every other fault."""
+        with self._lock:
+            self.content_limit = ContentLimit(per_minute, per_hour, status, retry_after, clock)
+            return self.content_limit
+
     def spend_rate_limit(self, leave: int = 0) -> None:
         """Every caller has only `leave` calls left in this window: the call after them is
         refused as GitHub refuses it, until `reset_rate_limit` (or the hour's reset)."""
@@ -899,7 +969,13 @@ class FakeGitHub:
                     return _Reply(403, body), login, bucket
                 body = json.loads(raw) if raw else {}
                 with self._lock:
-                    return getattr(self, handler_name)(who, params, query, body), login, bucket
+                    limit = self.content_limit if _creates_content(method, path) else None
+                    if limit is not None and (wait := limit.wait(bucket)) is not None:
+                        return limit.refusal(wait), login, bucket
+                    reply = getattr(self, handler_name)(who, params, query, body)
+                    if limit is not None and reply.status < 300:
+                        limit.made.setdefault(bucket, []).append(limit.clock())
+                    return reply, login, bucket
             raise _HTTPError(404, "Not Found")
         except _HTTPError as exc:
             return exc.reply, login, bucket

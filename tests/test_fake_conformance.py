@@ -814,3 +814,43 @@ def test_fake_takes_a_comment_of_exactly_the_limit_and_no_empty_one(fake_github)
     assert status("x" * 65_537) == 422
     assert status("") == 422
     assert status(None) == 422
+
+
+# --- GitHub's content-creation limit (r30c) ---
+
+
+def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_moves(fake_github):
+    """github_facts §3.3: no more than 80 content-generating requests a minute and 500 an
+    hour, answered 403 or 429 with a secondary rate limit's words, Retry-After not always
+    sent. Opt-in: the fake let every write through, so no test could show the bot meet
+    it. Reads go on; a refused write is neither carried out nor counted."""
+    now = [0.0]
+    limit = fake_github.limit_content_creation(
+        per_minute=2, per_hour=3, status=429, retry_after=True, clock=lambda: now[0]
+    )
+    fake_github.add_pat("ghp_r30c", "someone")
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    auth = {"Authorization": "token ghp_r30c"}
+    comments = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
+
+    def write() -> requests.Response:
+        return requests.post(comments, json={"body": "hi"}, headers=auth, timeout=5)
+
+    assert [write().status_code for _ in range(2)] == [201, 201]
+    now[0] = 20.0
+    refused = write()
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "40"
+    assert "secondary rate limit" in refused.json()["message"]
+    assert not check(refused.json(), {"$ref": ERROR_SCHEMA})
+    assert requests.get(comments, headers=auth, timeout=5).status_code == 200  # reads go on
+    assert len(fake_github.comments(DEFAULT_REPO, 7)) == 2 and limit.refused == 1
+    now[0] = 60.0  # the minute's first write has left it; the hour has room for one more
+    assert write().status_code == 201
+    refused = write()
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "3540"
+    now[0] = 3600.0  # the hour's first two have left it
+    assert [write().status_code for _ in range(2)] == [201, 201]
+    limit.retry_after, limit.status = False, 403  # GitHub's other answer: no time named
+    refused = write()
+    assert refused.status_code == 403 and "Retry-After" not in refused.headers
+    assert len(fake_github.comments(DEFAULT_REPO, 7)) == 5 and limit.refused == 3

@@ -596,3 +596,57 @@ def test_a_comment_answered_with_a_remaining_that_is_no_number_is_posted_once(
         posts = fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")
         assert [p.status for p in posts] == [201]
         assert len(fake.comments(DEFAULT_REPO, n)) == 1
+
+
+# --- GitHub's content-creation limit (r30c) ---
+
+
+def _settled(rt) -> bool:
+    """No delivery running, and every one pending is put back until a time to come."""
+    ((running,),) = rt.db.execute(
+        "SELECT COUNT(*) FROM deliveries WHERE state = 'processing'"
+        " OR (state = 'pending' AND not_before IS NULL)"
+    )
+    return running == 0
+
+
+def _let_pass(rt, time: ManualTime, seconds: float) -> None:
+    """`seconds` pass on the client's clock, and the deliveries put back come due (the
+    queue's times are the wall clock's: moved by hand); then wait until they settle."""
+    time.advance(seconds)
+    rt.db.execute("UPDATE deliveries SET not_before = NULL WHERE state = 'pending'")
+    rt.queue._notify()
+    wait_until(lambda: _settled(rt), what="the deliveries due")
+
+
+@pytest.mark.parametrize(
+    "status, retry_after", [(403, False), (429, False), (403, True), (429, True)]
+)
+def test_the_content_creation_limit_is_waited_out_with_no_comment_lost_or_call_wasted(
+    tmp_path, fake_github, app_key, manual_time, status, retry_after
+):
+    # github_facts §3.3: past 80 writes a minute GitHub refuses content creation, 403 or
+    # 429, with or without Retry-After. Two a minute here: four new PRs' comments
+    fake, numbers = fake_github, [N + i for i in range(4)]
+    limit = fake.limit_content_creation(
+        per_minute=2, status=status, retry_after=retry_after, clock=manual_time.clock
+    )
+    for number in numbers:
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, workers=1)
+    with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
+        for number in numbers:
+            post(client, "pull_request", pr_payload(number=number, title=MATCHING_TITLE))
+        wait_until(lambda: _settled(rt), what="the first minute's deliveries")
+        assert rt.queue.counts()["done"] == 2 and limit.refused == 1
+        (refused,) = [r for r in fake.requests if r.status == status]
+        assert fake.requests[-1] == refused, "called GitHub while limited"
+        assert client.get("/healthz").json()["github_paused_for"] == 60
+
+        _let_pass(rt, manual_time, 60)
+        drain(rt)
+        assert rt.queue.counts()["done"] == 4 and rt.queue.counts()["failed"] == 0
+    assert limit.refused == 1  # not asked again before the minute was over
+    for number in numbers:
+        assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
+    assert len(fake.calls("POST", "/repos/*/issues/*/comments")) == len(numbers) + 1
