@@ -139,6 +139,10 @@ class CallCounter:
 
 # --- pacing -------------------------------------------------------------------
 
+# GitHub's longest content-creation window ("no more than 500 per hour"): a write's
+# secondary limit this old no longer keeps its back-off from a read's start over
+WRITE_LIMIT_WINDOW = 3600.0
+
 # A rate limit pause that ends this much later than the one under way is news (logged);
 # less, and it is the same limit answered to requests that were in flight together.
 PAUSE_NEWS = 1.0
@@ -185,20 +189,31 @@ class Pacer:
         self._next_write = 0.0  # ... no write starts
         self._paused_until = 0.0  # ... no request starts: GitHub said so
         self._secondary_streak = 0  # secondary limits met since the last call that was not
+        self._write_limited = False  # a write met one of them (see `answered`)
+        self._limited_at = 0.0  # clock() when the last one was met
 
-    def met_secondary_limit(self) -> int:
-        """A secondary limit (no Retry-After, no reset) answered: how many in a row, this
-        one included. An answer within the pause under way is the same limit met by a
-        request in flight with the first, not one more."""
+    def met_secondary_limit(self, verb: str) -> int:
+        """A secondary limit (no Retry-After, no reset) answered to a `verb` request: how
+        many in a row, this one included. An answer within the pause under way is the
+        same limit met by a request in flight with the first, not one more."""
         with self._lock:
             if self._paused_until <= self._clock():
                 self._secondary_streak += 1
+            self._write_limited |= verb != "GET"
+            self._limited_at = self._clock()
             return max(self._secondary_streak, 1)
 
-    def answered(self) -> None:
-        """A call that was not rate limited: the next secondary limit starts over."""
+    def answered(self, verb: str) -> None:
+        """A `verb` call that was not rate limited: the next secondary limit starts over,
+        unless a write met the limit (less than WRITE_LIMIT_WINDOW ago) and this is a
+        read. GitHub's content-creation limit refuses writes only: a delivery's reads go
+        through before its write is refused again, and a read starting it over kept the
+        back-off at its first minute."""
         with self._lock:
-            self._secondary_streak = 0
+            recent = self._clock() - self._limited_at < WRITE_LIMIT_WINDOW
+            if verb != "GET" or not (self._write_limited and recent):
+                self._secondary_streak = 0
+                self._write_limited = False
 
     def pause(self, seconds: float) -> bool:
         """No request starts for `seconds` from now. True when this begins a pause or

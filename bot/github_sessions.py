@@ -521,11 +521,11 @@ class GitHubSessions:
             limited = rate_limit_answer(status, headers, output)
             if limited is not None:
                 self._retry.note_secondary_streak(
-                    pacer.met_secondary_limit() if secondary_limit(limited) else 0
+                    pacer.met_secondary_limit(verb) if secondary_limit(limited) else 0
                 )
                 self._pause(key, pacer, self._retry.asked_wait(limited))
                 return status, headers, output
-            pacer.answered()
+            pacer.answered(verb)
             if (spent := spent_until_reset(headers)) is not None:
                 self._pause(key, pacer, spent)
             return status, headers, output

@@ -650,3 +650,35 @@ def test_the_content_creation_limit_is_waited_out_with_no_comment_lost_or_call_w
     for number in numbers:
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
     assert len(fake.calls("POST", "/repos/*/issues/*/comments")) == len(numbers) + 1
+
+
+# kills: bot/github_pacing.py:Pacer.answered a read's success started a write's back-off over
+def test_the_hourly_content_creation_limit_is_backed_off_and_waited_out(
+    tmp_path, fake_github, app_key, manual_time
+):
+    # 500 writes an hour: once spent, GitHub refuses them until the hour's first leaves
+    # the window, naming no time. Each try's reads went through first and started the
+    # back-off over: a refused write every minute, and after 8 put-backs (8 minutes, where
+    # config/bot.toml promises about half an hour) the delivery failed, its comment lost.
+    # Two writes an hour here, spent 35 minutes before a third PR's comment.
+    fake, numbers = fake_github, [N, N + 1, N + 2]
+    limit = fake.limit_content_creation(per_hour=2, clock=manual_time.clock)
+    for number in numbers:
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, workers=1, retry_max_wait=300)
+    github = github_on(settings, app_key, manual_time)
+    waits = []
+    with serving(settings, github) as (client, rt):
+        for number in numbers[:2]:
+            deliver_pr(client, rt, number=number, title=MATCHING_TITLE)
+        manual_time.advance(35 * 60)
+        post(client, "pull_request", pr_payload(number=numbers[2], title=MATCHING_TITLE))
+        wait_until(lambda: _settled(rt), what="the third delivery's first try")
+        while rt.queue.counts()["pending"]:
+            waits.append(github.calls.paused_for())
+            _let_pass(rt, manual_time, waits[-1])
+        assert rt.queue.counts()["failed"] == 0, rt.queue.failed()[0].last_error
+    assert waits == [60, 120, 240, 300, 300, 300, 300]  # a minute, doubling, capped
+    assert limit.refused == len(waits)  # one refused write each, none while paused
+    for number in numbers:
+        assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]

@@ -2549,7 +2549,28 @@ def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
     pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
     pacer.pause(30.0)  # a primary limit: no secondary one met yet
     now[0] = 1.0
-    assert pacer.met_secondary_limit() == 1
+    assert pacer.met_secondary_limit("GET") == 1
+
+
+# kills: bot/github_pacing.py:Pacer.answered a read started a write's secondary limit over
+def test_a_writes_secondary_limit_starts_over_on_a_write_or_a_read_an_hour_on():
+    # GitHub's content-creation limit refuses writes only: the reads a delivery makes
+    # before its write go through meanwhile, and started the back-off over (r30c)
+    now = [0.0]
+    pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
+    assert pacer.met_secondary_limit("POST") == 1
+    pacer.answered("GET")
+    assert pacer.met_secondary_limit("PATCH") == 2
+    pacer.answered("POST")  # a write went through: the limit is over
+    assert pacer.met_secondary_limit("POST") == 1
+    now[0] += github_pacing.WRITE_LIMIT_WINDOW - 1
+    pacer.answered("GET")
+    assert pacer.met_secondary_limit("POST") == 2
+    now[0] += github_pacing.WRITE_LIMIT_WINDOW  # GitHub's longest window has passed
+    pacer.answered("GET")
+    assert pacer.met_secondary_limit("GET") == 1
+    pacer.answered("GET")  # a read met it: a read going through ends it
+    assert pacer.met_secondary_limit("GET") == 1
 
 
 # kills (hand mutant of r23a): bot/github_pacing.py:Pacer.before `max(paused, self._clock())`
