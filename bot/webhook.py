@@ -12,7 +12,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
   401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
       a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
       a mistyped secret refuses them all)
-  400 no X-GitHub-Event / X-GitHub-Delivery, a body that is not a JSON object, or a PR
+  400 no X-GitHub-Event / X-GitHub-Delivery, an X-GitHub-Delivery over 100 characters
+      or not printable (GitHub's is a GUID), a body that is not a JSON object, or a PR
       number, comment or review id that is no integer from 1 to 2**53 - 1 (a WARNING
       names each: GitHub does not send it again)
   200 ping; 200 an installation, installation_repositories or installation_target event
@@ -299,6 +300,12 @@ class WebhookEndpoint:
         if not event or not delivery_id:
             return self._refused(
                 "unknown", delivery_id, "missing X-GitHub-Event or X-GitHub-Delivery header"
+            )
+        if _shown(delivery_id) != delivery_id:
+            # GitHub's is a GUID; the signature does not cover it, so anyone holding a
+            # signed body chooses it: refused before a log field or the queue takes it
+            return self._refused(
+                event, delivery_id, "X-GitHub-Delivery over 100 characters or not printable"
             )
         try:
             payload, raw = parse(body, _text(headers, b"content-type") or "")

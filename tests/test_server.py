@@ -2344,7 +2344,8 @@ def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
     assert "deliveries_state (state=?)" in plan, plan
 
 
-# kills: bot/webhook.py:WebhookEndpoint.installation the delivery header logged as sent
+# kills: bot/webhook.py:WebhookEndpoint.check a long X-GitHub-Delivery taken in (with it
+#        refused there, the installation line's own cut has nothing left to cut)
 def test_an_installation_event_s_delivery_header_is_cut_in_its_log_line(app, caplog):
     # An installation event is answered at once, never refused as a replay: anyone holding
     # one signed body may send it again under any X-GitHub-Delivery, which its INFO line
@@ -2354,9 +2355,43 @@ def test_an_installation_event_s_delivery_header_is_cut_in_its_log_line(app, cap
     accepted = next(
         p for p in octokit_examples("installation") if p["action"] == "new_permissions_accepted"
     )
-    r = post(client, "installation", accepted, delivery="d" * 5000)
+    r = post(client, "installation", accepted, delivery="d" * 99)
     assert r.status_code == 200 and r.json()["status"] == "noted"
     (line,) = [
         m.getMessage() for m in caplog.records if "new_permissions_accepted" in m.getMessage()
     ]
-    assert line.startswith("delivery " + "d" * 100 + "... "), line[:300]
+    assert line.startswith("delivery " + "d" * 99 + " "), line[:300]
+    # a longer one is refused before it is logged whole (r30c: its `delivery` field was)
+    r = post(client, "installation", accepted, delivery="d" * 5000)
+    assert r.status_code == 400
+
+
+# kills: bot/webhook.py:WebhookEndpoint.check an X-GitHub-Delivery no GitHub delivery has taken in
+@pytest.mark.parametrize("event", ["installation", "pull_request", "issue_comment", "ping"])
+@pytest.mark.parametrize("delivery", [b"d" * 5000, b"a\x85b"], ids=["5000 characters", "NEL"])
+def test_a_delivery_header_no_github_delivery_has_is_refused_and_logged_cut(
+    app, caplog, event, delivery
+):
+    # The signature covers the body only: anyone holding one signed body may send it again
+    # under any X-GitHub-Delivery. The log lines' text had it cut and escaped, but their
+    # `delivery` field carried it whole (5,000 characters; a NEL, a line break to
+    # str.splitlines, which the JSON lines leave raw), and a queued one was in every line
+    # of its run. GitHub's is a GUID: one over 100 characters or not printable is refused
+    # (r30c)
+    caplog.set_level(logging.INFO)
+    client, rt = app
+    body = json.dumps(next(iter(octokit_examples(event)))).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": sign(SECRET, body),
+    }
+    r = client.post("/webhook", content=body, headers=headers)
+    assert r.status_code == 400 and "X-GitHub-Delivery" in r.json()["error"]
+    assert rt.queue.counts()["pending"] == 0
+    for record in caplog.records:
+        for text in (record.getMessage(), *(str(v) for v in vars(record).values())):
+            assert len(text) < 2000 and "\x85" not in text, text[:200]
+    (refused,) = [m for m in caplog.records if "refused (400)" in m.getMessage()]
+    assert refused.delivery == "d" * 100 + "..." or refused.delivery.startswith("'a\\x")
