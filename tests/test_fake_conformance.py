@@ -844,6 +844,8 @@ def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_mo
     assert not check(refused.json(), {"$ref": ERROR_SCHEMA})
     assert requests.get(comments, headers=auth, timeout=5).status_code == 200  # reads go on
     assert len(fake_github.comments(DEFAULT_REPO, 7)) == 2 and limit.refused == 1
+    now[0] = 59.5  # never "Retry-After: 0"
+    assert write().headers["Retry-After"] == "1"
     now[0] = 60.0  # the minute's first write has left it; the hour has room for one more
     assert write().status_code == 201
     refused = write()
@@ -853,4 +855,4 @@ def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_mo
     limit.retry_after, limit.status = False, 403  # GitHub's other answer: no time named
     refused = write()
     assert refused.status_code == 403 and "Retry-After" not in refused.headers
-    assert len(fake_github.comments(DEFAULT_REPO, 7)) == 5 and limit.refused == 3
+    assert len(fake_github.comments(DEFAULT_REPO, 7)) == 5 and limit.refused == 4

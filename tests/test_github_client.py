@@ -5,6 +5,7 @@ in bot.github_sessions)."""
 from __future__ import annotations
 
 import email.utils
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -1346,6 +1347,39 @@ def test_a_refusal_remembered_says_no_token_was_minted_for_it(fake_github, make_
         "(no new token minted: one was refused it too in the last 15 minutes: installation"
         " 1001 of the App lacks the permission this call needs (issues: write)"
     ) in str(second.value)
+
+
+# kills: bot/github_client.py:GitHubClient.get_pull (and each port call) another call's
+#        permission named, and its refusal kept under it
+@pytest.mark.parametrize(
+    "call, needs",
+    [
+        (lambda c: c.get_pull(PR), "pull_requests: read"),
+        (lambda c: c.list_files(PR), "pull_requests: read"),
+        (lambda c: c.is_pull(PR), "issues: read"),
+        (lambda c: c.find_comment(PR, "key"), "issues: read or pull_requests: read"),
+        (
+            lambda c: c.upsert_sticky(PR, _sticky("a"), MARKER, create=True),
+            "issues: write or pull_requests: write",
+        ),
+        (lambda c: c.create_comment(PR, "hi"), "issues: write or pull_requests: write"),
+        (lambda c: c.permission(PR, "alice"), "metadata: read"),
+        (lambda c: c.repository_now(PR), "metadata: read"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_each_call_refused_names_its_permission_and_mints_for_it_once(
+    fake_github, make_github_client, call, needs
+):
+    # an installation granted nothing: each call's 403 names what it needs, and a second
+    # refusal mints no token (r30c)
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.set_permissions(DEFAULT_INSTALLATION_ID, {})
+    client = make_github_client(bot_login=f"{DEFAULT_APP_SLUG}[bot]")
+    for _ in range(2):
+        with pytest.raises(GitHubError, match=re.escape(f"this call needs ({needs})")):
+            call(client)
+    assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2
 
 
 def test_a_refusal_by_a_token_minted_across_an_installation_event_is_not_kept(
