@@ -13,7 +13,8 @@ number, as in the reply: `5241` does not find PR 52419.
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
 or Japanese characters are one term each); a Latin word matches whole words only
 (`ROC` is not `ROCm`), its parts joined any way as in the filter (`allreduce` finds
-`all-reduce`, `kv_cache` `KV cache`), a CJK term any part of the text; a note needs one term,
+`all-reduce`, `kv_cache` `KV cache`; `all-reduce` is one word, as `all_reduce` is, and
+finds `allreduce`), a CJK term any part of the text; a note needs one term,
 and notes with more terms, and with them in heavier fields (titles, the source PR,
 keywords), come first.
 
@@ -40,10 +41,14 @@ from bot.notes import QUOTES, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+# A Latin word, its parts joined by hyphens as by underscores (`all-reduce`, `kv-cache`):
+# one compound to `_compound`, as on the pages; split, `all` and `up` of `warm-up` found
+# every note saying "all" or "up" and not the one writing allreduce or warmup
+_LATIN_WORD = rf"[^\W{_CJK}]+(?:-+[^\W{_CJK}]+)*"
 # A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at
 # its dots, its `py` would find every note that lists a Python file
-_PATH_TERM = rf"[^\W{_CJK}]+(?:[./][^\W{_CJK}]+)+"
-_WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|[^\W{_CJK}]+")
+_PATH_TERM = rf"{_LATIN_WORD}(?:[./]{_LATIN_WORD})+"
+_WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|{_LATIN_WORD}")
 # A PR or issue as GitHub writes it is its number, when it is of a repository the
 # search looks at: a link (github.com's, or the redirect the bot's replies print; its
 # scheme and what follows the number go with it; groups 1, 2), `owner/name#N` or `#N`

@@ -111,7 +111,7 @@ def test_a_path_is_one_term_found_inside_longer_paths():
     ]
     for q in ("kv_cache_coordinator.py", "v1/core", "KV_Cache_Coordinator.PY"):
         assert ids(search_notes([n, other], q, RANKED)) == ["n-c"], q
-    assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv", "cache"]
+    assert query_terms("EAGLE. Then kv-cache") == ["eagle", "then", "kv-cache"]
 
 
 # kills: bot/search.py:_is_path a path without a dot (or any term) not taken for a path
@@ -411,3 +411,32 @@ def test_a_replys_long_query_is_cut_to_its_first_terms_and_a_filters_is_not():
     words = "one two three four five six seven eight nine ten"
     assert query_terms(words) == words.split()[:8]
     assert query_terms(words, FILTER) == words.split()
+
+
+# --- found by session r30a ---
+
+HYPHENATED = (
+    note("n-i", "通信", "值得快速阅读。Custom allreduce; ranks come up in order."),
+    note("n-j", "预热", "值得快速阅读。All ranks finish warmup before capture."),
+)
+
+
+# kills: bot/search.py:query_terms (hand) a reply's word split at its hyphens: `all-reduce`
+#   searched `all` and `reduce` and listed the note saying "All ranks", not the one writing
+#   allreduce, which the pages' filter found; `warm-up` the one saying "come up"
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [("all-reduce", ["n-i"]), ("warm-up", ["n-j"]), ("All-Reduce.", ["n-i"])],
+)
+def test_a_replys_hyphenated_word_is_one_compound_as_on_the_pages(q, expected):
+    assert ids(search_notes(HYPHENATED, q, RANKED)) == expected
+    assert ids(search_notes(HYPHENATED, q, FILTER)) == expected
+
+
+def test_a_hyphenated_word_or_path_is_one_term():
+    assert query_terms("kv-cache, see .github/pre-commit.yml") == [
+        "kv-cache",
+        "see",
+        "github/pre-commit.yml",
+    ]
+    assert query_terms("--enforce-eager") == ["enforce-eager"]  # a flag's dashes: no word
