@@ -39,8 +39,11 @@ COMMENT_ACTIONS = frozenset({"created", "edited"})
 REVIEW_ACTIONS = frozenset({"submitted", "edited"})
 # Cheap intake filter, whatever the command word: a command starts a line (as
 # bot.comment_prose reads it: a BOM opening the comment, invisible characters before it;
-# a line ends at LF, CRLF or a lone CR, as in cmark-gfm).
-_MAY_HOLD_COMMAND = re.compile(f"(?:^|[\r\n])\ufeff? {{0,3}}[{FORMAT_CHARS}]*/[A-Za-z]")
+# a line ends at LF, CRLF or a lone CR, as in cmark-gfm; the word may be typed full-width:
+# `／ｎｏｔｅｓ`, comment_prose.FULL_WIDTH).
+_MAY_HOLD_COMMAND = re.compile(
+    f"(?:^|[\r\n])\ufeff? {{0,3}}[{FORMAT_CHARS}]*[/\uff0f][A-Za-z\uff21-\uff3a\uff41-\uff5a]"
+)
 # The PR fields kept for later (a deferred update in a dry run matches on them).
 _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_files")
 

@@ -17,7 +17,8 @@ right after a quote runs, although GitHub shows that line inside the quote (a la
 continuation): the author typed it there, under what they quoted. Sentence punctuation
 or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
 `/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
-it ends the command, the bare one.
+it ends the command, the bare one. The word and sub-command may be typed full-width, as a
+Chinese input method's full-width mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
 """
 
@@ -34,6 +35,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from bot.comment_prose import (
     WORDS,
+    as_ascii,
     command_lines,
     ends_a_sentence,
     marks_end,
@@ -199,13 +201,15 @@ _LETTERS = re.compile("[A-Za-z]+")
 
 
 def _split_subcommand(words: list[str]) -> list[str]:
-    """The words with a known sub-command's trailing marks cut off its first word."""
-    sub = _LETTERS.match(words[0])
+    """The words with a known sub-command as ASCII (`ｏｆｆ`: a Chinese input method's
+    full-width mode) and its trailing marks cut off its first word."""
+    typed = as_ascii(words[0])
+    sub = _LETTERS.match(typed)
     if sub is None or sub[0].lower() not in _SUBCOMMANDS:
         return words
     end = marks_end(words[0], sub.end())
-    if end == sub.end():
-        return words  # `off`, or `offx`: someone else's word
+    if end == sub.end() < len(typed):
+        return words  # `offx`: someone else's word
     rest = words[0][end:]
     return [sub[0], *([rest] if rest else []), *words[1:]]
 

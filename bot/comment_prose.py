@@ -11,9 +11,9 @@ in the text once nesting and expansion are capped (`MAX_DEPTH`, `_too_costly`,
 
 How a line is found: each line whose source starts with the command word (at most three
 spaces in; invisible format characters before and right after it show nothing, and are
-skipped), ended by a space, the line's end, sentence punctuation or an emoji (`/notes.`,
-`/notes🙏`, not `/notes.py`: `_word_ends`), gets a private-use character before the word,
-one the comment does not use.
+skipped; typed in full-width forms too, `／ｎｏｔｅｓ`: `FULL_WIDTH`), ended by a space,
+the line's end, sentence punctuation or an emoji (`/notes.`, `/notes🙏`, not `/notes.py`:
+`_word_ends`), gets a private-use character before the word, one the comment does not use.
 A command counts where that character lands in the HTML as text, at the start of a line,
 outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
 `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
@@ -124,13 +124,25 @@ _CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looked for
 
 
+# A Chinese input method in full-width mode types ASCII as its full-width forms (U+FF01 to
+# U+FF5E, one for one): `／ｎｏｔｅｓ`, or `／notes` when only its `/` was; the word as
+# typed, as the README takes `ｗｒｏｎｇ ２` and a topic's `ＲＯＣｍ`.
+FULL_WIDTH = str.maketrans({chr(0xFF01 + i): chr(0x21 + i) for i in range(94)})
+
+
+def as_ascii(text: str) -> str:
+    """`text` with its full-width forms as the ASCII they stand for, one character for one
+    (the same places): a command word or sub-command as typed (`／ｎｏｔｅｓ`, `ｏｆｆ`)."""
+    return text.translate(FULL_WIDTH)
+
+
 def _starts_with(line: str, word: str) -> bool:
     indent = len(line) - len(line.lstrip(" "))
     if indent > 3:
         return False
     start = _past_invisible(line, indent)  # a zero-width space or BOM pasted before it
     end = start + len(word)
-    if line[start:end].lower() != word:
+    if as_ascii(line[start:end]).lower() != word:
         return False
     # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
     # `/notes&nbsp;`): the page decides, after rendering; invisible characters show nothing

@@ -555,3 +555,20 @@ def test_a_review_is_known_as_a_review_and_dated_by_its_submitted_at():
     assert _review_source(edited, received_at="2026-09-01T12:00:00.000000Z").said_at == at_noon
     comment = FakeComment(77, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 9), 0.0, 0.0)
     assert _comment_source(comment_payload(comment)).origin == "comment:77"
+
+
+# --- found by session r30a ---
+
+
+# kills: bot/command_events.py:_MAY_HOLD_COMMAND (hand) an ASCII `/` and letters only: a
+#   command typed in a Chinese input method's full-width mode was dropped at intake
+@pytest.mark.parametrize("typed", ["／ｎｏｔｅｓ\u3000ｏｆｆ", "／notes off", "/ｎｏｔｅｓ off"])
+def test_a_command_typed_full_width_is_run_not_ignored_at_intake(live, typed):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = fake.add_comment(DEFAULT_REPO, N, f"谢谢！\n{typed}", login=AUTHOR)
+    r = post(client, "issue_comment", comment_payload(c))
+    assert r.json()["status"] == "queued", r.text
+    drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).opted_out

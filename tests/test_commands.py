@@ -1791,3 +1791,46 @@ def test_a_word_of_punctuation_alone_is_the_bare_command(text, expected):
 )
 def test_a_word_that_starts_by_ending_the_sentence_is_the_bare_command(text, expected):
     assert kinds(text) == expected
+
+
+# --- found by session r30a ---
+
+
+# kills: bot/comment_prose.py:_starts_with (hand) the word compared as typed: `／ｎｏｔｅｓ`, a
+#   Chinese input method's full-width mode, was no command and was answered by nothing
+# kills: bot/commands.py:_split_subcommand (hand) the sub-command compared as typed: `ｏｆｆ`
+#   was answered "There is no `ｏｆｆ` command"
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("／ｎｏｔｅｓ", [("refresh", ())]),
+        ("／notes off", [("off", ())]),  # only the slash typed full-width
+        ("/ｎｏｔｅｓ why", [("why", ())]),
+        ("／ｎｏｔｅｓ\u3000ｏｆｆ", [("off", ())]),  # the ideographic space between them
+        ("／ＮＯＴＥＳ\u3000ＯＦＦ！", [("off", ())]),
+        ("／ｎｏｔｅｓ\u3000ｗｒｏｎｇ\u3000２，不相关", [("wrong", ("２，不相关",))]),
+        ("／ｎｏｔｅｓ\u3000ｔｏｐｉｃ\u3000ＲＯＣｍ", [("topic", ("ＲＯＣｍ",))]),
+        ("／ｎｏｔｅｓ。谢谢", [("refresh", ())]),
+        ("/notes ｏｆｆｘ", [("unknown", ("ｏｆｆｘ",))]),  # quoted as typed
+        ("Thanks!\n／ｎｏｔｅｓ\u3000ｗｈｙ", [("why", ())]),
+    ],
+)
+def test_a_command_typed_full_width_is_the_command(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "／ｎｏｔｅｓｆｏｏ",
+        "／ｎｏｔｅｓ／ｆｏｏ",  # a path typed full-width
+        "／notes.py",
+        "請看 ／notes",  # not at the line's start
+        "> ／ｎｏｔｅｓ\u3000ｏｆｆ",
+        "`／notes off`",
+        "    ／notes off",
+        "\\／notes off",
+    ],
+)
+def test_a_full_width_command_word_is_text_where_the_ascii_one_is(text):
+    assert parse_commands(text) == []
