@@ -152,8 +152,11 @@ def _starts_with(line: str, word: str) -> bool:
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
 # input method types it, `/notes。`), a full-width one (and `…`) with no space after it;
 # a tilde is the friendly full stop of informal Chinese (`/notes off～`, `谢谢~`), and
-# Japanese's wave dash (U+301C, which NFKC leaves as it is) of informal Japanese.
-SENTENCE_MARKS = ".,!?;:…。，、！？；：~～\u301c"
+# Japanese's wave dash (U+301C, which NFKC leaves as it is) of informal Japanese. The
+# full-width full stop is what a full-width mode types for `.` (`/notes off．`), and for a
+# file name's dot too (`／ｎｏｔｅｓ．ｐｙ`): as `.`, a space or the line's end follows it.
+_FULL_STOP = "\uff0e"
+SENTENCE_MARKS = ".,!?;:…。，、！？；：~～\u301c" + _FULL_STOP
 # The parts of an emoji that are no symbol of their own: variation selectors (❤️), the
 # joiner (👩‍💻), the keycap (1️⃣) and a flag's tags (🏴 and Scotland's letters)
 _EMOJI_PARTS = "\ufe0e\ufe0f\u200d\u20e3" + "".join(map(chr, range(0xE0020, 0xE0080)))
@@ -188,7 +191,7 @@ def _word_ends(line: str, at: int, markup: str = "") -> bool:
     `/notes/foo` or `/notes:8080` are paths and such."""
     end = marks_end(line, at)
     last = line[at:end].rstrip(_EMOJI_PARTS)[-1:]  # an emoji's selector or tags are the emoji
-    if last and not last.isascii():
+    if last and not last.isascii() and last != _FULL_STOP:
         return True
     at = at if end == at else _past_invisible(line, end)
     after = line[at : at + 1]

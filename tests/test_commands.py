@@ -1834,3 +1834,23 @@ def test_a_command_typed_full_width_is_the_command(text, expected):
 )
 def test_a_full_width_command_word_is_text_where_the_ascii_one_is(text):
     assert parse_commands(text) == []
+
+
+# kills: bot/comment_prose.py:_word_ends (hand) the full-width full stop read as `。`, which
+#   takes no space after it: `／ｎｏｔｅｓ．ｐｙ`, a file name typed full-width, refreshed
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a full-width mode's `.`: `/notes off．` was "There is no `off．` command"
+        ("/notes off．", [("off", ())]),
+        ("/notes．", [("refresh", ())]),
+        ("／ｎｏｔｅｓ　ｗｈｙ．", [("why", ())]),
+        ("/notes ．", [("refresh", ())]),
+        # as `.`, a space or the line's end follows it
+        ("/notes．py", []),
+        ("／ｎｏｔｅｓ．ｐｙ", []),
+        ("/notes ．py", [("unknown", ("．py",))]),
+    ],
+)
+def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
+    assert kinds(text) == expected
