@@ -176,23 +176,55 @@ def is_mark(char: str) -> bool:
     return char in SENTENCE_MARKS or is_symbol(char)
 
 
+# A GitHub emoji shortcode (`:pray:`, `:+1:`): the comment's text keeps it where the page
+# shows the emoji (typed out whole, or pasted from a chat that copies emoji so). Its name
+# is lower-case letters, digits, `_`, `+` and `-`, with a letter in it or one of the few
+# names without (`/notes:8080:` is a port's); no name is longer.
+_SHORTCODE = re.compile(r":([a-z0-9_+-]{1,40}):")
+_NAMES_WITHOUT_A_LETTER = frozenset({"+1", "-1", "100", "1234"})
+
+
+def _shortcode_end(text: str, at: int) -> int:
+    """Where an emoji's shortcode at `at` ends (`at`: none there)."""
+    code = _SHORTCODE.match(text, at)
+    if code is None:
+        return at
+    name = code[1]
+    return code.end() if name in _NAMES_WITHOUT_A_LETTER or re.search("[a-z]", name) else at
+
+
+def _mark_run(text: str, at: int) -> tuple[int, bool]:
+    """Where the run of marks from `at` ends (`at`: none there), and whether it ends in a
+    shortcode (`_SHORTCODE`), which is an emoji."""
+    coded = False
+    while at < len(text):
+        if (code := _shortcode_end(text, at)) > at:
+            at, coded = code, True
+        elif is_mark(text[at]):
+            at, coded = at + 1, False
+        else:
+            break
+    return at, coded
+
+
 def marks_end(text: str, at: int) -> int:
-    """Where the run of marks (`is_mark`) from `at` ends (`at`: none there)."""
-    while at < len(text) and is_mark(text[at]):
-        at += 1
-    return at
+    """Where the run of marks (`is_mark`, or an emoji's shortcode: `:pray:`) from `at`
+    ends (`at`: none there)."""
+    return _mark_run(text, at)[0]
 
 
 def _word_ends(line: str, at: int, markup: str = "") -> bool:
     """Whether the command word ends at `at`: the line's end, a space, the `markup` that
     may follow it in the source, or sentence punctuation that ends there too (`/notes.`,
     `/notes, ...`) or is the full-width kind a Chinese writer puts no space after
-    (`/notes。谢谢`), or an emoji (`/notes🙏`, no space after it either). `/notes.py`,
-    `/notes/foo` or `/notes:8080` are paths and such."""
-    end = marks_end(line, at)
+    (`/notes。谢谢`), or an emoji (`/notes🙏`, `/notes:pray:`, no space after it either).
+    `/notes.py`, `/notes/foo` or `/notes:8080` are paths and such."""
+    end, coded = _mark_run(line, at)
     last = line[at:end].rstrip(_EMOJI_PARTS)[-1:]  # an emoji's selector or tags are the emoji
     if last and not last.isascii() and last != _FULL_STOP:
         return True
+    if coded and not line[end : end + 1].isascii():
+        return True  # `/notes:pray:谢谢`, as `/notes🙏谢谢`; `/notes:x:y` is no emoji's end
     at = at if end == at else _past_invisible(line, end)
     after = line[at : at + 1]
     return not after or _space(after) or after in markup

@@ -1854,3 +1854,34 @@ def test_a_full_width_command_word_is_text_where_the_ascii_one_is(text):
 )
 def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
     assert kinds(text) == expected
+
+
+# kills: bot/comment_prose.py:_mark_run (hand) a shortcode not read as an emoji: `/notes :+1:`
+#   was answered "There is no `:+1:` command", `/notes:pray:` was no command at all, though
+#   the page shows `/notes 👍` and `/notes🙏`, which refresh
+# kills: bot/comment_prose.py:_word_ends (hand) a shortcode read as ASCII punctuation: what
+#   follows it glued (`:pray:谢谢`) made the word no command's end
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the comment's text holds the shortcode (typed out, or pasted from a chat)
+        ("/notes:pray:", [("refresh", ())]),
+        ("/notes :+1:", [("refresh", ())]),
+        ("/notes :-1:", [("refresh", ())]),
+        ("/notes :100:", [("refresh", ())]),
+        ("/notes :pray::pray:", [("refresh", ())]),
+        ("/notes:pray:谢谢", [("refresh", ())]),
+        ("/notes :pray:谢谢", [("refresh", ())]),
+        ("/notes :pray: off", [("refresh", ())]),  # as `/notes 🙏 off`: not turned off
+        ("/notes off:pray:", [("off", ())]),  # as `/notes off🙏`
+        ("/notes why:+1:", [("why", ())]),
+        # no emoji's name: a port, upper case, digits, a word glued on
+        ("/notes:8080:", []),
+        ("/notes:foo:bar", []),
+        ("/notes:pray:.py", []),
+        ("/notes :Pray:", [("unknown", (":Pray:",))]),
+        ("/notes :1:", [("unknown", (":1:",))]),
+    ],
+)
+def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
+    assert kinds(text) == expected
