@@ -1861,6 +1861,10 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
 #   the page shows `/notes 👍` and `/notes🙏`, which refresh
 # kills: bot/comment_prose.py:_word_ends (hand) a shortcode read as ASCII punctuation: what
 #   follows it glued (`:pray:谢谢`) made the word no command's end
+# kills: bot/comment_prose.py:_word_ends looked two characters past a shortcode: `:pray:x谢谢`
+# kills: bot/comment_prose.py:_mark_run (hand) a run kept as a shortcode's past the ASCII
+#   marks after it: `:pray:.谢谢` (as `🙏.谢谢`, a `.` needs a space after)
+# kills: bot/comment_prose.py:_SHORTCODE (hand) names of four letters at most: `:thinking:`
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -1875,10 +1879,14 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
         ("/notes :pray: off", [("refresh", ())]),  # as `/notes 🙏 off`: not turned off
         ("/notes off:pray:", [("off", ())]),  # as `/notes off🙏`
         ("/notes why:+1:", [("why", ())]),
+        ("/notes :thinking:", [("refresh", ())]),
+        ("/notes:slightly_smiling_face:", [("refresh", ())]),
         # no emoji's name: a port, upper case, digits, a word glued on
         ("/notes:8080:", []),
         ("/notes:foo:bar", []),
         ("/notes:pray:.py", []),
+        ("/notes:pray:x谢谢", []),
+        ("/notes:pray:.谢谢", []),
         ("/notes :Pray:", [("unknown", (":Pray:",))]),
         ("/notes :1:", [("unknown", (":1:",))]),
     ],

@@ -433,10 +433,13 @@ def test_a_replys_hyphenated_word_is_one_compound_as_on_the_pages(q, expected):
     assert ids(search_notes(HYPHENATED, q, FILTER)) == expected
 
 
+# kills: bot/search.py:_PATH_TERM (hand) a path's parts without hyphens: split in two
+# kills: bot/search.py:_LATIN_WORD (hand) one hyphen between parts: `all--reduce` split
 def test_a_hyphenated_word_or_path_is_one_term():
-    assert query_terms("kv-cache, see .github/pre-commit.yml") == [
+    assert query_terms("kv-cache, see .github/pre-commit.yml all--reduce") == [
         "kv-cache",
         "see",
         "github/pre-commit.yml",
+        "all--reduce",
     ]
     assert query_terms("--enforce-eager") == ["enforce-eager"]  # a flag's dashes: no word
