@@ -132,6 +132,12 @@ class Kind(StrEnum):
     UNKNOWN = "unknown"
 
     @property
+    def reads_args(self) -> bool:
+        """Whether its words after it count; the others' are a reason or thanks, ignored
+        (`/notes off for now` is `off`)."""
+        return self in (Kind.TOPIC, Kind.SEARCH, Kind.WRONG, Kind.UNKNOWN)
+
+    @property
     def updates_sticky(self) -> bool:
         """Answered by (re)writing the sticky comment rather than by a reply."""
         return self in (Kind.REFRESH, Kind.WHY, Kind.OFF, Kind.ON, Kind.WRONG, Kind.RESTORE)
@@ -150,8 +156,10 @@ class Command:
 
     @property
     def key(self) -> tuple[str, tuple[str, ...]]:
-        """Identity for de-duplication and edit diffing: case does not matter."""
-        return (self.kind.value, tuple(a.casefold() for a in self.args))
+        """Identity for de-duplication and edit diffing: case does not matter, nor do words
+        a command ignores (an edit of the reason after an `off` runs no `off` again)."""
+        args = self.args if self.kind.reads_args else ()
+        return (self.kind.value, tuple(a.casefold() for a in args))
 
     @property
     def text(self) -> str:

@@ -572,3 +572,24 @@ def test_a_command_typed_full_width_is_run_not_ignored_at_intake(live, typed):
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert state(rt).opted_out
+
+
+# kills: bot/commands.py:Command.key (hand) the words after `off` part of its key: an edit of
+#   them ran the `off` again, over the `on` said after it
+def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
+    # `/notes off` ignores what follows it (a reason, thanks): an edit that fixes a typo
+    # there, or adds an emoji from a phone, changes no command, as the README says
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off 这个PR不需要", login=AUTHOR)
+    deliver_said_at(client, rt, off, github_time_ago(120))
+    assert state(rt).opted_out
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    deliver_said_at(client, rt, on, github_time_ago(60))
+    assert not state(rt).opted_out
+    old, off.body = off.body, "/notes off 这个 PR 不需要 \U0001f64f"
+    edited = comment_payload(off, action="edited", old_body=old)
+    edited["comment"].update(created_at=github_time_ago(120), updated_at=github_time_ago(0))
+    assert post(client, "issue_comment", edited).status_code == 202
+    drain(rt)
+    assert not state(rt).opted_out, "the edit of an off's reason turned the notes off again"

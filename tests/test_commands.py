@@ -279,6 +279,24 @@ def test_edit_that_changes_a_command_runs_the_new_version():
     assert [(c.kind.value, c.args) for c in got] == [("search", ("MTP",))]
 
 
+# kills: bot/commands.py:Command.key (hand) the words after `off`, `why`, `refresh` part of
+#   its key: an edit of a reason or thanks after them ran them again
+# kills: bot/commands.py:Kind.reads_args (hand) a kind that reads its words left out: an edit
+#   of a topic, a note's number or an unknown word ran nothing
+def test_edit_of_words_a_command_ignores_runs_nothing():
+    assert changed_commands("/notes off for now", "/notes off for now \U0001f64f") == []
+    assert changed_commands("/notes why", "/notes why please") == []
+    assert changed_commands("/notes", "/notes refresh please") == []
+    assert kinds("/notes help\n/notes help me") == [("help", ())]  # one reply
+    for old, new in [
+        ("/notes topic rocm", "/notes topic cuda-graphs"),
+        ("/notes wrong 2", "/notes wrong 3"),
+        ("/notes wrng 2", "/notes wrng 3"),
+        ("/notes search EAGLE", "/notes search MTP"),
+    ]:
+        assert [c.line for c in changed_commands(old, new)] == [new], new
+
+
 def test_edit_that_only_changes_case_or_spacing_runs_nothing():
     assert changed_commands("/notes search EAGLE", "/NOTES  search  eagle") == []
 
