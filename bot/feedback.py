@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import is_mark
+from bot.comment_prose import FULL_WIDTH, is_mark
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
 from bot.terminal import inert
@@ -33,11 +33,10 @@ class PickProblem(StrEnum):
     NOT_SHOWN = "not shown"  # a note id the comment does not show
 
 
-# A Chinese input method types full-width forms (`２`, `＃`, `，`, `：`, `）`) and its own
-# full stop and enumeration comma: read as the ASCII a note number is written with.
-_HALF_WIDTH = str.maketrans(
-    {chr(0xFF01 + i): chr(0x21 + i) for i in range(94)} | {"\u3002": ".", "\u3001": ","}
-)
+# A Chinese input method types full-width forms (`２`, `＃`, `，`, `：`, `）`, as a command's
+# word: comment_prose.FULL_WIDTH) and its own full stop and enumeration comma: read as the
+# ASCII a note number is written with.
+_HALF_WIDTH = FULL_WIDTH | str.maketrans({"\u3002": ".", "\u3001": ","})
 # A note's number, and the reason a separator glues to it (Chinese puts no space after
 # `，`); not another number (`2,3`, `2.5`, `2,,3`: which note is meant is not clear). The
 # separators are possessive: giving one back would let `,3` pass for a reason.
