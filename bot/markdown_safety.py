@@ -5,7 +5,7 @@ comments. Whatever goes in, what comes out:
 
 - pings nobody: `@` gets a zero-width space (`@someone`, `@org/team`);
 - creates no backlink: `#123`, `owner/repo#123`, `GH-123` and a commit SHA in prose
-  are broken up, and github.com PR and issue URLs in prose go through
+  are broken up, and github.com PR, issue and discussion URLs in prose go through
   redirect.github.com (in code, where GitHub links none, a URL stays as typed);
 - injects no markup: in prose, HTML and Markdown characters are escaped, while
   inline code spans the text already had stay code, and a URL stays the link it is
@@ -26,14 +26,16 @@ from bot.links import GITHUB_HOST, pr_url
 
 ZWSP = "\u200b"
 
-# A github.com PR or issue URL, with or without its scheme; not redirect.github.com.
+# A github.com PR, issue or discussion URL (a discussion gets a "mentioned" backlink too;
+# an organization's is `orgs/<org>/discussions/N`), with or without its scheme; not
+# redirect.github.com.
 # GitHub links `https://...` after anything but a letter (`v2.https://...`) and `www.`
 # after `_` too (`see_www.github.com/...`); a bare `github.com/...` only as a word.
 _GITHUB_REF_URL = re.compile(
     # a URL's user info (`https://me@github.com/...`) goes with it: the redirect needs none
     r"(?:https?://(?:[^\s/@<>#?]+@)?(?:www\.)?|(?:(?<![\w.-])|(?<=_)(?=www\.))(?:www\.)?)"
     + GITHUB_HOST
-    + r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues)/\d+)",
+    + r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:pull|issues|discussions)/\d+)",
     re.I,
 )
 # A URL where GitHub links one (a scheme after a non-letter, `www.` where a word starts),
@@ -95,7 +97,7 @@ def clip(text: str, limit: int) -> str:
 
 
 def redirect_github_links(text: str) -> str:
-    """github.com PR/issue URLs -> redirect.github.com: the same page, no backlink."""
+    """github.com PR/issue/discussion URLs -> redirect.github.com: the same page, no backlink."""
     return _GITHUB_REF_URL.sub(r"https://redirect.github.com/\1", text)
 
 

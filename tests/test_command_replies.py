@@ -61,7 +61,9 @@ def assert_safe(body: str, word: str = "/notes") -> None:
     assert not re.search(r"@[A-Za-z0-9]", body), "live mention"
     assert not re.search(r"#\d|\bGH-\d", body, re.I), "issue reference (backlink)"
     linked = linked_by_github(body)  # a URL in code is shown as typed: GitHub links none
-    assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues)/\d", linked), "backlink URL"
+    assert not re.search(r"//(www\.)?github\.com/[^\s)]*/(pull|issues|discussions)/\d", linked), (
+        "backlink URL"
+    )
     assert written_by_review_notes(body), "the reply must open with our marker"
     prose = outside_code(body).replace(REPLY_MARKER, "")
     assert "<" not in prose and ">" not in prose, "raw HTML outside code"

@@ -231,3 +231,25 @@ def link_text_of(link: str) -> str:
 def test_a_closing_bracket_is_escaped_so_it_cannot_end_a_link_text():
     assert safe_text("a]b") == "a\\]b"
     assert link_text_of(pr_link("own]er/repo", 5)) == "own\\]er/repo PR 5"
+
+
+# --- found by review 'r30g' (the bot as an attacker's echo) ---
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/vllm-project/vllm/discussions/1234",
+        "https://github.com/orgs/vllm-project/discussions/56#discussioncomment-789",
+        "www.github.com/o/r/discussions/7",
+    ],
+)
+def test_a_discussion_url_in_prose_goes_through_redirect(url):
+    # a discussion linked from a comment gets the "mentioned" backlink an issue or PR
+    # gets (Renovate's massage-markdown-links redirects discussions, issues and pulls
+    # alike): a note's summary pointing at one linked it from every PR showing the note
+    page = gfm(safe_text(f"See {url} for the design."))
+    hrefs = [html.unescape(h) for h in re.findall(r'<a href="([^"]+)"', page)]
+    path = url.split("github.com/", 1)[1]
+    assert hrefs == [f"https://redirect.github.com/{path}"], page
+    assert code(url) == f"`{url}`"  # code links nothing: quoted as typed

@@ -43,12 +43,12 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 LIVE_MENTION = re.compile(r"(?<![A-Za-z0-9`])@[A-Za-z0-9]")
 ISSUE_REF = re.compile(r"#\d")
 GH_REF = re.compile(r"(?<![A-Za-z0-9_])GH-\d", re.I)  # ASCII word characters, as GitHub
-# A github.com PR or issue URL where GitHub links one: with a scheme, or from where a word
-# starts (GFM autolinks `www.` after a space, `(`, `*`, `_` or `~`); `0github.com/...` and
-# `redirect.github.com/...` are other domains.
+# A github.com PR, issue or discussion URL where GitHub links one: with a scheme, or from
+# where a word starts (GFM autolinks `www.` after a space, `(`, `*`, `_` or `~`);
+# `0github.com/...` and `redirect.github.com/...` are other domains.
 PULL_URL = re.compile(
     r"(?:https?://(?:www\.)?|(?<![^\s*_~(])www\.|(?<![^\s(]))"
-    r"github\.com/[^/\s)]+/[^/\s)]+/(pull|issues)/\d",
+    r"github\.com/[^/\s)]+/[^/\s)]+/(pull|issues|discussions)/\d",
     re.I,
 )
 
@@ -81,7 +81,9 @@ def assert_inert(body: str) -> None:
     assert not LIVE_MENTION.search(AUTOLINK.sub("", body)), "live @mention"
     assert not ISSUE_REF.search(prose), "#N outside code"
     assert not GH_REF.search(prose), "GH-N outside code"
-    assert not PULL_URL.search(linked_by_github(body)), "github.com PR/issue URL (backlink)"
+    assert not PULL_URL.search(linked_by_github(body)), (
+        "github.com PR/issue/discussion URL (backlink)"
+    )
     assert body.startswith(MARKER + "\n") and written_by_review_notes(body)
     assert len(body) <= BUDGET < GITHUB_BODY_LIMIT
     for line in body.splitlines():
@@ -364,7 +366,7 @@ def test_code_spans_survive_backticks_and_defuse_mentions():
 HOSTILE_PIECES = st.sampled_from(
     ["@a", "#1", "GH-2", "gh-3", "o/r#4", " github.com/o/r/pull/5", " www.github.com/o/r/issues/6"]
     + ["_www.github.com/o/r/pull/7", "https://github.com/o/r/pull/8", "@", "#", "1", "a", "_"]
-    + ["`", "/", "-", ".", " ", "\n"]
+    + ["https://github.com/o/r/discussions/9", "`", "/", "-", ".", " ", "\n"]
 )
 HOSTILE_TEXT = st.one_of(
     st.text(max_size=300),
