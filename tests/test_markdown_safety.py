@@ -253,3 +253,12 @@ def test_a_discussion_url_in_prose_goes_through_redirect(url):
     path = url.split("github.com/", 1)[1]
     assert hrefs == [f"https://redirect.github.com/{path}"], page
     assert code(url) == f"`{url}`"  # code links nothing: quoted as typed
+
+
+# kills: bot/markdown_safety.py:safe_text the .strip() of the text dropped
+def test_text_with_leading_spaces_still_has_its_block_marker_escaped():
+    # a line's start is where the text starts only once its spaces go: ` # of blocks`
+    # kept its space and its unescaped `#`, a heading after "> " (up to three spaces
+    # may indent one)
+    assert safe_text("  # of KV blocks \n") == "\\# of KV blocks"
+    assert "<h1>" not in gfm("> " + safe_text(" # of KV blocks"))
