@@ -52,6 +52,12 @@ PULL_URL = re.compile(
     re.I,
 )
 
+# A word GitHub links as a commit of the repository: 7 to 40 hex digits, a digit and a
+# letter among them, as a word of its own (ASCII word characters, as GitHub)
+COMMIT = re.compile(
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])", re.I
+)
+
 
 # An autolink `<https://...>`: prose has its `<` escaped, so only a URL the bot wrote as a
 # link is one. GitHub reads no mention or reference in a link's text.
@@ -75,6 +81,13 @@ def linked_by_github(body: str) -> str:
     return html.unescape(" ".join([re.sub(r"<[^>]+>", " ", page), *hrefs]))
 
 
+def unlinked_text(body: str) -> str:
+    """The text GitHub may link a reference or commit in: rendered, but not in code or in a
+    link (a URL the bot wrote as one may hold a SHA: GitHub reads none there)."""
+    page = re.sub(r"<code>.*?</code>|<a\b.*?</a>", " ", gfm(body), flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
 def assert_inert(body: str) -> None:
     """The properties every rendered body must have, whatever went in."""
     prose = outside_code(body)
@@ -84,6 +97,7 @@ def assert_inert(body: str) -> None:
     assert not PULL_URL.search(linked_by_github(body)), (
         "github.com PR/issue/discussion URL (backlink)"
     )
+    assert not COMMIT.search(unlinked_text(body)), "commit SHA outside code (a commit link)"
     assert body.startswith(MARKER + "\n") and written_by_review_notes(body)
     assert len(body) <= BUDGET < GITHUB_BODY_LIMIT
     for line in body.splitlines():
@@ -366,7 +380,8 @@ def test_code_spans_survive_backticks_and_defuse_mentions():
 HOSTILE_PIECES = st.sampled_from(
     ["@a", "#1", "GH-2", "gh-3", "o/r#4", " github.com/o/r/pull/5", " www.github.com/o/r/issues/6"]
     + ["_www.github.com/o/r/pull/7", "https://github.com/o/r/pull/8", "@", "#", "1", "a", "_"]
-    + ["https://github.com/o/r/discussions/9", "`", "/", "-", ".", " ", "\n"]
+    + ["https://github.com/o/r/discussions/9", "abc1234", "0f1e2d3c4b", "o/r@9a8b7c6"]
+    + ["`", "/", "-", ".", " ", "\n"]
 )
 HOSTILE_TEXT = st.one_of(
     st.text(max_size=300),
