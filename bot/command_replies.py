@@ -17,7 +17,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import Note, Topic, topic_key
+from bot.notes import Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, GUIDANCE_LINK, TITLE_MAX
 from bot.search import query_terms, search_notes
 
@@ -199,22 +199,12 @@ def _count_notes(n: int) -> str:
 # --- topic ---------------------------------------------------------------------
 
 
-def _topics_by_key(library: Library) -> dict[str, Topic]:
-    """Each topic by its id and its names as read (topic_key; the library refuses two
-    topics read alike)."""
-    found: dict[str, Topic] = {}
-    for topic in library.topics.values():
-        for name in (topic.id, topic.name_en, topic.name_zh):
-            found.setdefault(topic_key(name), topic)
-    return found
-
-
 def _named_topic(library: Library, text: str) -> Topic | None:
     """The topic the longest leading part of `text` names, cut at a space or punctuation:
     the whole (`cuda graphs`), or its start with more words (`rocm please`, `CUDA graphs,
     thanks`, `cuda-graphs，谢谢`). Longest first: a name with a comma in it
     (`Sampler, logits processors and reasoning budget`) is read whole."""
-    by_key = _topics_by_key(library)
+    by_key = topics_by_key(library.topics.values())
     for start in _starts(text):
         topic = by_key.get(topic_key(start))
         if topic is not None:

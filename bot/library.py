@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
-from bot.notes import Note, Topic, note_id_shape, topic_key
+from bot.notes import Note, Topic, note_id_shape, topic_key, topics_by_key
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,6 +163,19 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
     return f"; did you mean {close!r}?" if close else ""
 
 
+def topic_did_you_mean(word: str, topics: Mapping[str, Topic]) -> str:
+    """The topic id `word`, not a topic's id, stands for: a topic's name as the comments
+    and the /topics page show it (`ROCm platform`, `投机解码`) or its id written otherwise
+    (`spec_decode`), read as `/notes topic` reads them; else the id it seems a misspelling
+    of, which a name is not (`ROCm platform` is closest to `other-platforms`)."""
+    named = topics_by_key(topics.values()).get(topic_key(word))
+    if named is None:
+        return did_you_mean(word, topics)
+    if topic_key(word) == topic_key(named.id):
+        return f"; did you mean {named.id!r}?"
+    return f"; did you mean {named.id!r}? (that is the topic's name: name it by its id)"
+
+
 def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:
     """The file of a loaded note and its header, to put a warning on its line."""
     path = notes_dir / library.files.get(note.id, note.filename)
@@ -245,7 +258,7 @@ def _unknown_topics(
             path,
             where.line_of("topics", t),
             "topics",
-            f"unknown topic {t!r}" + did_you_mean(t, topics),
+            f"unknown topic {t!r}" + topic_did_you_mean(t, topics),
         )
         # once each (a topic listed twice is its own problem); a list or table where a
         # topic's id goes is its own problem too, and cannot be hashed

@@ -11,10 +11,10 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, Library, did_you_mean
+from bot.library import ROOT, Library, topic_did_you_mean
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
-from bot.notes import Glob, Term
+from bot.notes import Glob, Term, Topic
 from bot.similarity import Vocabulary
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -148,7 +148,7 @@ def match_config(file: ConfigFile) -> MatchConfig:
 _TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
 
 
-def unknown_topics(file: ConfigFile, topics: Mapping[str, object]) -> list[Problem]:
+def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic]) -> list[Problem]:
     """Each topic the config names that the taxonomy (`topics`, by id) lacks, on its line:
     its key in the `topic_scale` table, its element in a list."""
     problems = []
@@ -157,7 +157,7 @@ def unknown_topics(file: ConfigFile, topics: Mapping[str, object]) -> list[Probl
         for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
             if not isinstance(topic, str) or topic in topics:
                 continue
-            msg = f"unknown topic {topic!r}" + did_you_mean(topic, topics)
+            msg = f"unknown topic {topic!r}" + topic_did_you_mean(topic, topics)
             problem = file.problem(field, msg, topic)
             if isinstance(named, dict):
                 line = file.header.line_of(f"{field}.{topic}", default=problem.line)
@@ -166,7 +166,7 @@ def unknown_topics(file: ConfigFile, topics: Mapping[str, object]) -> list[Probl
     return problems
 
 
-def config_problems(path: Path, topics: Mapping[str, object]) -> list[Problem]:
+def config_problems(path: Path, topics: Mapping[str, Topic]) -> list[Problem]:
     """What the server would refuse in the config that needs no notes: its own faults and
     the topics the taxonomy lacks. For `notes check` when the notes do not load, so that a
     renamed topic is named in the notes and here in one run. No topics (the taxonomy did

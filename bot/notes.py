@@ -206,6 +206,16 @@ class Topic(BaseModel):
         return v
 
 
+def topics_by_key(topics: Iterable[Topic]) -> dict[str, Topic]:
+    """Each topic by its id and its names as a reader types them (topic_key; the library
+    refuses two topics read alike)."""
+    found: dict[str, Topic] = {}
+    for topic in topics:
+        for name in (topic.id, topic.name_en, topic.name_zh):
+            found.setdefault(topic_key(name), topic)
+    return found
+
+
 class Note(BaseModel):
     """One curated review note about a past pull request."""
 

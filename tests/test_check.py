@@ -770,7 +770,7 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     line = matching.split("\n").index("watermarking = 1.6") + 1
     assert err == [
         f"{ROOT / 'config' / 'matching.toml'}:{line}: topic_scale: unknown topic 'watermarking';"
-        " did you mean 'watermarks'?",
+        " did you mean 'watermarks'? (that is the topic's name: name it by its id)",
         "1 problem(s)",
     ]
     fixed = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
@@ -1834,6 +1834,37 @@ def test_a_field_or_topic_typed_in_another_case_is_suggested_in_the_case_it_take
     spelling) got no suggestion at all."""
     write(tmp_path, VALID.replace(*edit))
     assert said in [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]]
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("ROCm platform", "did you mean 'rocm'? (that is the topic's name: name it by its id)"),
+        ("投机解码", "did you mean 'spec-decode'? (that is the topic's name: name it by its id)"),
+        ("「ROCm 平台」", "did you mean 'rocm'? (that is the topic's name: name it by its id)"),
+        ("spec_decode", "did you mean 'spec-decode'?"),
+        ("cuda-graph", "did you mean 'cuda-graphs'?"),
+    ],
+    ids=["english-name", "chinese-name", "name-in-quotes", "id-written-otherwise", "misspelt"],
+)
+def test_a_topic_named_by_its_name_is_told_the_topics_id(tmp_path, typed, said):
+    """Defect: a curator who lists a topic as the comments, the /topics page and `/notes
+    topic` name it was suggested another topic or none: `ROCm platform` got "did you mean
+    'other-platforms'?" (difflib's closest id), `投机解码` nothing at all."""
+    write(tmp_path, VALID.replace('"rocm"]', f'"{typed}"]'))
+    assert problems_of(tmp_path) == [
+        f"{tmp_path / 'vllm-test0001.md'}:6: topics: unknown topic {typed!r}; {said}"
+    ]
+
+
+def test_a_topic_named_by_its_name_in_the_matching_config_is_told_the_topics_id(tmp_path, capsys):
+    # the config's topics are the taxonomy's ids too (`family_topics`, `topic_scale`)
+    edit = ('family_topics = ["kv-connector"]', 'family_topics = ["KV connector and its metrics"]')
+    problems, _ = _matching_problems(tmp_path, capsys, edit)
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "family_topics: unknown topic 'KV connector and its metrics'; did you mean"
+        " 'kv-connector'? (that is the topic's name: name it by its id)"
+    ]
 
 
 # kills: bot/note_files.py:_wrong_type `value.strip()` -> `value` (a number typed with spaces

@@ -782,7 +782,7 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
 
 
 # kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
-# kills: bot/command_replies.py:_topics_by_key a topic not found by its English name
+# kills: bot/notes.py:topics_by_key a topic not found by its English name
 def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):
     answer = reply("/notes topic spec-decode", library).split("\n", 2)[2]
     assert "There is no topic" not in answer
