@@ -218,12 +218,14 @@ def _ids_naming_two_notes(sources: list[NoteSource]) -> list[Problem]:
     problems: list[Problem] = []
     current = {src.note.id: src.path for src in sources}
     derived: dict[str, str] = {}  # an importer id a note no longer has -> that note's file
+    identity = {src.path: src.note.identity for src in sources}
     for src in sources:
         for old in src.note.derived_ids - {src.note.id}:
             derived.setdefault(old, src.path)
     for src in sources:  # reusing a renamed note's importer id takes its marks and links
         other = derived.get(src.note.id)
-        if other is not None and other != src.path:
+        # a copy of this note under another id is no rename: check_notes names the copy
+        if other is not None and identity[other] != src.note.identity:
             msg = (
                 f"{src.note.id!r} is the id the importer gave {other} (renamed since), which"
                 " marks and links still name it by: choose another id"

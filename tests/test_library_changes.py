@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, check_library, load_library
 from bot.note_files import LibraryError
 from tests.command_kit import (
     AUTHOR,
@@ -186,6 +186,24 @@ def test_check_flags_a_note_copied_under_a_new_id(tmp_path, monkeypatch, capsys)
         if f"{copy}.md" in line and ("source_pr" in line or "title_zh" in line)
     ]
     assert said, "notes check says nothing of two notes with one source PR and title"
+
+
+# kills: bot/library.py:_ids_naming_two_notes a copy's importer id taken for a renamed note's
+def test_check_tells_only_the_copy_of_a_note_to_go_not_the_note_to_change_its_id(tmp_path):
+    # A curator adds a note by copying one, as the README says, and keeps its title_zh.
+    # Beside "the same note as ...: keep one file", the note copied from was told its own
+    # id "is the id the importer gave <the copy> (renamed since) ...: choose another id":
+    # renaming a shipped note, whose id comments and marks hold, for a copy's sake.
+    notes = library_copy(tmp_path)
+    text = (notes / "vllm-0436d44c.md").read_text(encoding="utf-8")
+    copy = text.replace('id = "vllm-0436d44c"', 'id = "vllm-step3p5-fix"')
+    (notes / "vllm-step3p5-fix.md").write_text(copy, "utf-8")
+    problems = [str(p) for p in check_library(notes, DEFAULT_TOPICS_FILE)[1]]
+    assert problems == [
+        f"{notes / 'vllm-step3p5-fix.md'}:11: title_zh: the same note as"
+        f" {notes / 'vllm-0436d44c.md'} (same repo and title_zh, what a note is known by):"
+        " keep one file"
+    ]
 
 
 # --- notes check: two topics under one English name --------------------------------------
