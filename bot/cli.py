@@ -29,6 +29,7 @@ from bot.notes_lint import (
     contradicted_verdicts,
     diff_blind,
     redundant_aspects,
+    shared_fields,
     unlisted_prs,
 )
 from bot.terminal import inert
@@ -207,11 +208,34 @@ def _warnings(
             " negates or quotes that phrase)"
         )
         found.append((note, "verdict", None, msg))
+    for note, field, other in shared_fields(library):
+        found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
     warnings = []
     for note, field, value, msg in found:
         path, header = header_of(notes_dir, library, note)
         warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
     return sorted(warnings)
+
+
+def _shared_field(field: str, notes_dir: Path, library: Library, other: Note) -> str:
+    """The warning for a field whose value `other` has too, as a note copied from it and
+    left unrewritten keeps it."""
+    where = notes_dir / library.files.get(other.id, other.filename)
+    if field == "source_pr":
+        return (
+            f"PR {other.source_pr} is the source_pr of {where} too, so the PR gets both notes:"
+            " give a note copied from it its own PR, or merge the two"
+        )
+    if field == "source":
+        return (
+            f"{other.source!r} is the digest entry of {where} too: `source` is the importer's;"
+            " drop it from a note written by hand"
+        )
+    what = {"title_en": "English title", "summary_en": "English summary"}[field]
+    return (
+        f"the same {what} as {where}: a comment showing both could not tell them apart;"
+        " write this note's own"
+    )
 
 
 def _cmd_notes_refs(args: argparse.Namespace) -> int:

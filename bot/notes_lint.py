@@ -157,3 +157,26 @@ def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
                 named[int(n)] = None
         found += [(note, n) for n in named if n not in note.listed_numbers]
     return found
+
+
+# the fields a copied note keeps from the one it was copied from (README: "copy an existing
+# note") that no two notes share: two notes on one PR are the curators' to merge
+_OWN_FIELDS = ("source_pr", "title_en", "summary_en", "source")
+
+
+def shared_fields(library: Library) -> list[tuple[Note, str, Note]]:
+    """Each note's field whose value an earlier note (by id) has too: the note, the
+    field and that note. A copy left unrewritten shows the other note's title, summary or
+    PR in the comment; two notes on one PR are both posted on it."""
+    found = []
+    first: dict[tuple[str, object], Note] = {}
+    for note in library.notes:
+        for field in _OWN_FIELDS:
+            value = getattr(note, field)
+            if value is None or value == "":  # no source_pr, no `source`
+                continue
+            key = (field, (note.repo.lower(), value) if field == "source_pr" else value)
+            other = first.setdefault(key, note)
+            if other is not note:
+                found.append((note, field, other))
+    return found

@@ -682,6 +682,9 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
         VALID.replace("vllm-test0001", "vllm-test0002")
         .replace('"eager_break_during_capture"', '"eager region"')
         .replace("按 runner 选择 eager 区域", "另一篇")  # another note, not a copy
+        .replace("52401", "52402")
+        .replace("Pick the eager region", "Pick the eager region again")
+        .replace("Shows how", "Shows again how")
     )
     write(tmp_path, plain, "vllm-test0002.md")
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
@@ -1046,6 +1049,41 @@ def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path,
     facts = PRFacts(repo="vllm-project/vllm", number=0, title="Fix the LoRA slot reuse")
     reasons = [r for m in match_pr(facts, library, config).matches for r in m.reasons]
     assert any("keyword of this note" in r for r in reasons)
+
+
+# kills: bot/notes_lint.py:shared_fields a field two notes share left unsaid
+def test_a_note_copied_from_another_is_warned_of_each_field_it_kept(tmp_path, capsys):
+    # README, "To add a note by hand": copy an existing note, then fill in the header. A
+    # curator who rewrote the id and title_zh but not the rest passed with `ok` alone:
+    # the copy's comment showed the other note's English title and summary, both notes
+    # were posted on the other note's PR, and the copy claimed its digest entry.
+    first = LORA_NOTE.replace("created = 2026-09-01", 'source = "001_x.txt#2"')
+    write(tmp_path, first)
+    copy = first.replace("vllm-test0001", "vllm-test0002").replace("修复 LoRA", "修复 punica")
+    path = write(tmp_path, copy, "vllm-test0002.md")
+    status, out = check_output(tmp_path, capsys)
+    warned = [line.split(": warning: ")[0] for line in out.splitlines() if ": warning: " in line]
+    assert status == 0
+    assert warned == [
+        f"{path}:{n}: {field}"
+        for n, field in [(4, "source_pr"), (10, "title_en"), (11, "summary_en"), (12, "source")]
+    ]
+    assert f"PR 51234 is the source_pr of {tmp_path / 'vllm-test0001.md'} too" in out
+
+
+def test_notes_with_their_own_fields_or_another_repositorys_pr_are_not_warned_of(tmp_path, capsys):
+    write(tmp_path, LORA_NOTE)
+    own = (
+        LORA_NOTE.replace("vllm-test0001", "vllm-test0002")
+        .replace("修复 LoRA", "修复 punica")
+        .replace("Fix out-of-bounds", "Fix out-of-range")
+        .replace("A small bugfix", "A bugfix")
+        .replace('repo = "vllm-project/vllm"', 'repo = "vllm-project/vllm-ascend"')
+    )
+    write(tmp_path, own, "vllm-test0002.md")
+    status, out = check_output(tmp_path, capsys)
+    warned = [line for line in out.splitlines() if ": warning: " in line]
+    assert status == 0 and [w for w in warned if ": repo: " not in w] == [], out
 
 
 def test_a_verdict_that_contradicts_the_guidance_is_named_by_check(tmp_path, capsys):
