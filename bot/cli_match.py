@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
-from bot.given_paths import given_path, listed_files, path_problem
+from bot.given_paths import given_file_flag, listed_files, path_problem
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
 from bot.note_files import LibraryError
 from bot.prfacts import DEFAULT_REPO
@@ -96,7 +96,7 @@ def _given_files(args: argparse.Namespace) -> tuple[list[str], int]:
     """The changed files the command line names (each --file, then --files-from's lines),
     and how many files they are: a rename line is one file and two paths. A path GitHub
     never lists is named on stderr, and matched as given."""
-    entries = [[given_path(f)] for f in args.file or []]
+    entries = [[given_file_flag(f)] for f in args.file or []]
     if args.files_from:
         entries += listed_files(_read_text(args.files_from), args.files_from)
     for path, problem in (given for paths in entries for given in paths):

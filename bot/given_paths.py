@@ -47,6 +47,19 @@ def given_path(token: str) -> Given:
     return path, path_problem(path)
 
 
+def given_file_flag(token: str) -> Given:
+    """What a --file names, as given_path reads it, and also why paths joined by commas
+    (`--file a.py,b.py`, as other tools' flags take a list; `a.py,` copied from one) are
+    no path GitHub lists: each part names a file (a `/` or a `.` in it). A file's own name
+    may hold a comma, and git's quoted one is its own: matched as given either way."""
+    path, problem = given_path(token)
+    parts = [part for part in (p.strip() for p in path.split(",")) if part]
+    joined = "," in path and bool(parts) and all("/" in p or "." in p for p in parts)
+    if problem is None and joined and not _QUOTED.fullmatch(token):
+        problem = "a ',' in a path: one path a --file, no commas (--file a.py --file b.py)"
+    return path, problem
+
+
 # C:\vllm\x.py, C:/vllm/x.py (cmd, PowerShell, Windows' Explorer) and \\server\share\x.py
 _WINDOWS_ROOT = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 

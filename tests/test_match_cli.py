@@ -1433,6 +1433,38 @@ def test_a_file_holding_several_lines_is_named_with_the_fix(setup, tmp_path, cap
     assert (code, err) == (0, "")
 
 
+# kills: bot/given_paths.py:given_file_flag paths joined by commas in one --file taken in
+#   silence for one path, or a name git quotes, a comma in a word or a list's line warned of
+@pytest.mark.parametrize(
+    "given",
+    [f"{EAGLE},README.md", f"{EAGLE}, tests/x.py", f"{EAGLE},", f"{EAGLE},/home/me/x.py"],
+    ids=["joined", "joined-with-a-space", "trailing-comma", "one-of-them-absolute"],
+)
+def test_paths_joined_by_commas_in_one_file_flag_are_named(setup, capsys, given):
+    """`--file a.py,b.py`, as other tools' flags take a list: one path, which matched no
+    note and counted one file, in silence. It is still matched as given (a name may hold
+    a comma)."""
+    _, flags = setup
+    code, out, err = run(capsys, "--title", "x", "--file", given, "--json", *flags)
+    assert code == 0 and err == (
+        f"review-notes match: {given}: a ',' in a path: one path a --file, no commas"
+        " (--file a.py --file b.py)\n"
+    ), err
+
+
+def test_a_comma_git_quotes_or_in_a_word_or_in_a_listed_line_is_no_joined_path(
+    setup, tmp_path, capsys
+):
+    _, flags = setup
+    for given in ['"vllm/a,\\303\\244.py"', "v0,v1", "x,"]:  # git's own name; no file parts
+        code, _, err = run(capsys, "--title", "x", "--file", given, *flags)
+        assert (code, err) == (0, ""), given
+    files = tmp_path / "files.txt"  # a listing names one path a line: a comma is the name's
+    files.write_text(f"{EAGLE},README.md\n", "utf-8")
+    code, _, err = run(capsys, "--title", "x", "--files-from", str(files), *flags)
+    assert (code, err) == (0, "")
+
+
 def test_version_names_the_installed_release(capsys):
     """`review-notes --version` prints the version the package was installed as (a bug
     report names it) and exits 0, with no sub-command."""
