@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sqlite3
@@ -504,7 +505,25 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             "GITHUB_WEBHOOK_SECRET (--secret, or run where the server's settings are)",
             file=sys.stderr,
         )
+    if status == 200 and _answered(answer) == "duplicate":  # a second look after an edit
+        print(
+            "review-notes replay: not run again: it is the body the server stored last for"
+            " its PR. After editing a note, restart the server (it reads the notes at start)"
+            ' and send the payload changed (another "action", as "synchronize"), or run the'
+            " dry run on a new REVIEW_NOTES_DB_PATH; `review-notes match --payload` reads the notes"
+            " as they are now",
+            file=sys.stderr,
+        )
     return 0 if 200 <= status < 300 else 1
+
+
+def _answered(answer: str) -> object:
+    """The `status` of the webhook's JSON answer, or None."""
+    try:
+        said = json.loads(answer)
+    except ValueError:
+        return None
+    return said.get("status") if isinstance(said, dict) else None
 
 
 def _database_failed(path: Path, exc: sqlite3.DatabaseError) -> int:

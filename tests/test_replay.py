@@ -207,3 +207,28 @@ def test_replay_runs_in_a_shell_with_a_github_token(webhook, tmp_path, monkeypat
     monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", SECRET)
     assert main(["replay", str(EXAMPLE), "--url", url]) == 0, capsys.readouterr().err
     assert queue.counts()["pending"] == 1
+
+
+# kills: bot/cli.py:_cmd_replay (hand) a duplicate answered with no word of what to do
+# kills: bot/cli.py:_answered a queued answer taken for a duplicate, or a duplicate for none
+def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
+    webhook, tmp_path, monkeypatch, capsys
+):
+    # A curator edits a note, restarts the dry run and replays the example again to see
+    # the comment: the server answers `200 {"status":"duplicate",...}` (the PR's last
+    # body) and runs nothing, and replay printed only that, exit 0: the old comment stayed
+    # at /dry-run/comments with nothing said about why.
+    from bot.cli import main
+
+    url, queue = webhook
+    monkeypatch.chdir(tmp_path)  # (no .env)
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", SECRET)
+    assert main(["replay", str(EXAMPLE), "--url", url]) == 0
+    first = capsys.readouterr()
+    assert first.out.startswith("202 ") and first.err == ""
+    assert main(["replay", str(EXAMPLE), "--url", url]) == 0
+    again = capsys.readouterr()
+    assert again.out.startswith('200 {"status":"duplicate"')
+    assert again.err.startswith("review-notes replay: not run again: it is the body the server")
+    assert "restart the server" in again.err and "REVIEW_NOTES_DB_PATH" in again.err
+    assert queue.counts()["pending"] == 1
