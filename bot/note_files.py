@@ -50,6 +50,7 @@ from bot.toml_errors import (
     table_twice,
     typed_hint,
     unclosed_string,
+    unquoted,
 )
 from bot.toml_lines import first_lines
 
@@ -420,6 +421,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
             at, key, msg = unclosed
             raise LibraryError([Problem(path, first + at, key, msg)]) from None
         still_open = left_open(text, str(exc))
+        bare = unquoted(text, str(exc)) if still_open is None else None
+        if bare is not None:  # tomllib: "Invalid value", naming neither key nor fix
+            at, key, msg = bare
+            raise LibraryError([Problem(path, first + at, key, msg)]) from None
         if still_open is not None:  # tomllib stops at the next key: name the open line
             at, bracket = still_open
             closing = "]" if bracket == "[" else "}"

@@ -13,31 +13,37 @@ import re
 import unicodedata
 from datetime import date
 
+from bot.note_dump import toml_string
 from bot.note_terms import ascii_typed_as, describe_character
 from bot.toml_lines import scan
 
+# year, month and day, between `-` as TOML writes them, or `/`, `.` or 年月日 as other
+# locales do (a Chinese one: 2026/11/20, 2026年11月20日)
 _DATE_LINE = re.compile(
-    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(\d{4})-(\d{1,2})-(\d{1,2})[ \t]*(?:#.*)?"
+    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*"
+    r"((\d{4})([-/.]|年)(\d{1,2})(?:\4|月)(\d{1,2})日?)[ \t]*(?:#.*)?"
 )
 
 
 def bad_date(line: str) -> tuple[str, str] | None:
     """The key and why, when the line sets a key to what is meant as a date but is none
-    (`created = 2026-13-04`, `2026-8-15`), which tomllib reports as a statement that
-    does not end."""
+    (`created = 2026-13-04`, `2026-8-15`, `2026/08/15`), which tomllib reports as a
+    statement that does not end."""
     m = _DATE_LINE.fullmatch(line)
     if m is None:
         return None
-    key, (year, month, day) = m[1], (int(m[2]), int(m[3]), int(m[4]))
-    written = f"{m[2]}-{m[3]}-{m[4]}"
+    key, written, (year, month, day) = m[1], m[2], (int(m[3]), int(m[5]), int(m[6]))
     try:
         date(year, month, day)
     except ValueError as exc:
         why = str(exc)
     else:
-        if len(m[3]) == 2 and len(m[4]) == 2:
+        if m[4] != "-":
+            why = "TOML writes a date with '-'"
+        elif len(m[5]) == 2 and len(m[6]) == 2:
             return None  # a real date: tomllib's error is another
-        why = "month and day take two digits"
+        else:
+            why = "month and day take two digits"
     return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
 
 
@@ -189,6 +195,39 @@ def _left_open(lines: list[str]) -> tuple[list[_Opened], _Opened | None, _Opened
 
 
 _KEY_OF = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
+_INVALID_VALUE = re.compile(r"Invalid value \(at line (\d+), column (\d+)\)")
+
+
+def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
+    """A value written without its quotes (`verdict = quick`, `topics = [rocm]`, a title
+    as typed), `True` or `yes` for `true`, or a PR's `#`, which TOML reads as a comment's
+    start: tomllib says "Invalid value". Its 0-based line, its key (the array's, for an
+    element on a line of its own) and what to write; None for an array left open, which
+    stops at the next key's line (`left_open`)."""
+    m = _INVALID_VALUE.search(error)
+    if m is None or typed_hint(text, error):  # a Chinese quote, `“deep”`: that is the fix
+        return None
+    lines, at = text.split("\n"), int(m[1]) - 1
+    line = lines[at] if at < len(lines) else ""
+    start = int(m[2]) - 1
+    in_array = not _KEY_OF.match(line[:start]) or line[:start].rstrip(" \t").endswith(("[", ","))
+    word = re.split(r"[,\]]", line[start:])[0] if in_array else line[start:]
+    word = word.rstrip(" \t")
+    keys = (k[1] for i in range(at, -1, -1) if (k := _KEY_OF.match(lines[i])))
+    key = next(keys, None)  # the array's, above an element on a line of its own
+    if not word or key is None:
+        return None
+    if word.lower() in ("true", "false"):
+        fix = f"write {word.lower()}, in lower case"
+    elif word.lower() in ("yes", "no", "on", "off"):  # YAML's and INI's booleans
+        fix = "TOML's yes and no are true and false"
+    elif word.startswith("#") and word[1:].isdigit():  # `source_pr = #52419`
+        fix = f"TOML reads '#' as a comment's start: write the number alone, as {word[1:]}"
+    else:
+        fix = f"text takes quotes: {toml_string(word)}"
+    return at, key, f"{word} is no TOML value: {fix}"
+
+
 # where tomllib stops a string left open: a basic one-line string at its line's end; a
 # multi-line one, or a literal one (it seeks the closing `'` past the line), at the end
 _ILLEGAL_NEWLINE = re.compile(r"Illegal character '\\n' \(at line (\d+)")

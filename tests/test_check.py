@@ -344,9 +344,11 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
 @pytest.mark.parametrize(
     ("replace", "expected"),
     [
+        # kills: bot/toml_errors.py:unquoted a value typed without its quotes, True for true
+        #   or a PR's '#' left as "malformed TOML: Invalid value (column N)", no key, no fix
         pytest.param(
             ('verdict = "deep"', "verdict = deep"),
-            "5: header: malformed TOML: Invalid value (column 11)",
+            '5: verdict: deep is no TOML value: text takes quotes: "deep"',
             id="unquoted-string",
         ),
         pytest.param(
@@ -363,6 +365,62 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             "12: created: 2026-13-14 is not a date (month must be in 1..12): write"
             " year-month-day, as 2026-08-15",
             id="bad-date",
+        ),
+        # kills: bot/toml_errors.py:bad_date a date between '/', '.' or 年月日 (a Chinese
+        #   locale's) left as "Expected newline or end of document after a statement"
+        pytest.param(
+            ("created = 2026-08-14", "created = 2026/08/14"),
+            "12: created: 2026/08/14 is not a date (TOML writes a date with '-'): write"
+            " year-month-day, as 2026-08-15",
+            id="date-with-slashes",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 2026年8月14日"),
+            "12: created: 2026年8月14日 is not a date (TOML writes a date with '-'): write"
+            " year-month-day, as 2026-08-15",
+            id="date-in-chinese",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 2026.08.32"),
+            "12: created: 2026.08.32 is not a date (day is out of range for month): write"
+            " year-month-day, as 2026-08-15",
+            id="date-with-dots-and-no-such-day",
+        ),
+        pytest.param(
+            ('title_en = "Pick the eager region per model runner"', "title_en = Pick it  "),
+            '10: title_en: Pick it is no TOML value: text takes quotes: "Pick it"',
+            id="unquoted-words",
+        ),
+        pytest.param(
+            ('topics = ["cuda-graphs", "rocm"]', 'topics = ["cuda-graphs", rocm]'),
+            '6: topics: rocm is no TOML value: text takes quotes: "rocm"',
+            id="unquoted-element",
+        ),
+        pytest.param(
+            ('topics = ["cuda-graphs", "rocm"]', 'topics = [cuda-graphs , "rocm"]'),
+            '6: topics: cuda-graphs is no TOML value: text takes quotes: "cuda-graphs"',
+            id="unquoted-first-element",
+        ),
+        pytest.param(
+            ('topics = ["cuda-graphs", "rocm"]', 'topics = [\n  "cuda-graphs",\n  rocm,\n]'),
+            '8: topics: rocm is no TOML value: text takes quotes: "rocm"',
+            id="unquoted-element-on-its-own-line",
+        ),
+        pytest.param(
+            ("source_pr = 52401", "source_pr = #52401"),
+            "4: source_pr: #52401 is no TOML value: TOML reads '#' as a comment's start: write"
+            " the number alone, as 52401",
+            id="pr-number-with-its-hash",
+        ),
+        pytest.param(
+            ("source_pr = 52401", "source_pr = 52401\nretired = False"),
+            "5: retired: False is no TOML value: write false, in lower case",
+            id="capital-false",
+        ),
+        pytest.param(  # no number after it: quoted, it is a string, named as such next
+            ("source_pr = 52401", "source_pr = #PR52401"),
+            '4: source_pr: #PR52401 is no TOML value: text takes quotes: "#PR52401"',
+            id="hash-before-a-word",
         ),
         pytest.param(
             ("source_pr = 52401", "source_pr = true"),
@@ -556,7 +614,7 @@ TAXONOMY_DEFECTS = [
     ),
     pytest.param(
         ('name_zh = "ROCm"', "name_zh = ROCm"),
-        "11: taxonomy: malformed TOML: Invalid value (column 11)",
+        '11: name_zh: ROCm is no TOML value: text takes quotes: "ROCm"',
         id="malformed",
     ),
     pytest.param(
@@ -1563,18 +1621,29 @@ def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "line"),
+    ("old", "new", "line", "field"),
     [
-        ('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"', 6),
-        ('keywords = ["fused_moe_kernel"]', 'keywords = [\n  "fused_moe_kernel",\n  "x",', 7),
-        ('keywords = ["fused_moe_kernel"]', 'keywords = [\n  "fused_moe_kernel",\n  x,\n]', 9),
+        ('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"', 6, "header"),
+        (
+            'keywords = ["fused_moe_kernel"]',
+            'keywords = [\n  "fused_moe_kernel",\n  "x",',
+            7,
+            "header",
+        ),
+        (
+            'keywords = ["fused_moe_kernel"]',
+            'keywords = [\n  "fused_moe_kernel",\n  x,\n]',
+            9,
+            "keywords",
+        ),
     ],
 )
-def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old, new, line):
-    # the third is a bad element, not an open array: on its own line, as tomllib says
+def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old, new, line, field):
+    # the third is a bad element, not an open array: on its own line, as tomllib says,
+    # under its array's field (a word without its quotes)
     write(tmp_path, MOE_NOTE.replace(old, new))
     (problem,) = check_library(tmp_path, TOPICS)[1]
-    assert (problem.line, problem.field) == (line, "header")
+    assert (problem.line, problem.field) == (line, field)
     if line != 9:
         assert "array left open: no `]` before line" in problem.message, problem.message
 
@@ -2178,9 +2247,9 @@ def test_check_hints_at_a_pr_named_by_its_address(tmp_path, capsys):
             "5: header: malformed TOML: Invalid value (column 11); it stops at '“' (U+201C LEFT"
             " DOUBLE QUOTATION MARK), typed by a Chinese input method: type '\"'",
         ),
-        (
+        (  # no hint: a value typed without its quotes, said so
             ('verdict = "deep"', "verdict = 深"),
-            "5: header: malformed TOML: Invalid value (column 11)",
+            '5: verdict: 深 is no TOML value: text takes quotes: "深"',
         ),
     ],
     ids=[

@@ -415,7 +415,7 @@ def test_force_does_not_touch_anything_when_a_note_cannot_be_merged(tmp_path):
     with pytest.raises(LibraryError) as exc:
         import_digest(DIGESTS[0], out, force=True, today=TODAY)
     assert str(exc.value).splitlines() == [
-        f"{broken}:2: header: malformed TOML: Invalid value (column 11)",
+        f'{broken}:2: verdict: deep is no TOML value: text takes quotes: "deep"',
         f"{garbled}:9: file: not UTF-8: invalid start byte",  # no `created` line,
     ]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -85,7 +85,9 @@ def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
     toml.write_text("workers = 2\ncomment_on_drafts = yes\n")
     with pytest.raises(SettingsError) as err:
         load_settings(env_file=None, toml_file=toml)
-    assert str(err.value) == f"{toml}:2: config: malformed TOML: Invalid value (column 21)"
+    assert str(err.value) == (
+        f"{toml}:2: comment_on_drafts: yes is no TOML value: TOML's yes and no are true and false"
+    )
 
 
 def test_dotenv_file_is_read(tmp_path):
