@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.note_dump import FENCE, toml_string, toml_value
-from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict
+from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict, derive_verdict
 from bot.toml_errors import (
     bad_date,
     ended_early,
@@ -138,6 +138,19 @@ _PR_NUMBER = re.compile(
 _SCALAR = str | int | float | bool | date
 
 
+def _bad_verdict(value: Any) -> str:
+    """What to write for a verdict that is none: the one it seems meant as, by its name in
+    another case, its label as the comment shows it (`Quick read`) or its Chinese words
+    (`值得快速阅读`, as the guidance states it)."""
+    msg = f"bad verdict {value!r}; use one of: " + ", ".join(Verdict)
+    if not isinstance(value, str):
+        return msg
+    typed = value.strip().casefold()
+    named = [v for v in Verdict if typed in (v.value, v.label_en.casefold())]
+    meant = named[0] if named else derive_verdict(value)
+    return msg + (f" ({value!r} is {meant.value!r})" if meant else "")
+
+
 def _wrong_type(kind: str, value: Any) -> str | None:
     """What to write for a value of the wrong TOML type, or None to keep pydantic's words
     (which say "a valid tuple" of a list: TOML has none)."""
@@ -226,7 +239,7 @@ def pydantic_problems(
             )
             msg += f"; did you mean {close!r}?" if close else ""
         elif field == "verdict" and err["type"] == "enum":
-            msg = f"bad verdict {err.get('input')!r}; use one of: " + ", ".join(Verdict)
+            msg = _bad_verdict(err.get("input"))
         elif (wrong := _wrong_type(err["type"], err.get("input"))) is not None:
             msg = wrong
         elif err["type"] == "string_pattern_mismatch" and (

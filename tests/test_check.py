@@ -127,6 +127,31 @@ NOTE_DEFECTS = [
         (5, "verdict", "bad verdict 'must-read'; use one of: deep, quick, skip"),
         id="bad-verdict",
     ),
+    # kills: bot/note_files.py:_bad_verdict a verdict written as the comment or the guidance
+    #   says it (`Quick read`, `值得快速阅读`, `Deep`) not told the value it is
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "Quick read"'),
+        (
+            5,
+            "verdict",
+            "bad verdict 'Quick read'; use one of: deep, quick, skip ('Quick read' is 'quick')",
+        ),
+        id="verdict-as-its-label",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = " Deep"'),
+        (5, "verdict", "bad verdict ' Deep'; use one of: deep, quick, skip (' Deep' is 'deep')"),
+        id="verdict-in-capitals",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "不需要精读"'),
+        (
+            5,
+            "verdict",
+            "bad verdict '不需要精读'; use one of: deep, quick, skip ('不需要精读' is 'skip')",
+        ),
+        id="verdict-in-chinese",
+    ),
     pytest.param(
         ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
         (8, "paths", "bad glob 'vllm/[abc': unclosed '[' at position 6"),
