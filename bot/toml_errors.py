@@ -208,7 +208,7 @@ def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
     if m is None or typed_hint(text, error):  # a Chinese quote, `“deep”`: that is the fix
         return None
     lines, at = text.split("\n"), int(m[1]) - 1
-    line = lines[at] if at < len(lines) else ""
+    line = lines[at]  # "at line N": one of the text's
     start = int(m[2]) - 1
     in_array = not _KEY_OF.match(line[:start]) or line[:start].rstrip(" \t").endswith(("[", ","))
     word = re.split(r"[,\]]", line[start:])[0] if in_array else line[start:]

@@ -442,6 +442,12 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             "5: retired: False is no TOML value: write false, in lower case",
             id="capital-false",
         ),
+        pytest.param(  # a number of one digit after it
+            ("source_pr = 52401", "source_pr = #9"),
+            "4: source_pr: #9 is no TOML value: TOML reads '#' as a comment's start: write"
+            " the number alone, as 9",
+            id="pr-number-of-one-digit-with-its-hash",
+        ),
         pytest.param(  # no number after it: quoted, it is a string, named as such next
             ("source_pr = 52401", "source_pr = #PR52401"),
             '4: source_pr: #PR52401 is no TOML value: text takes quotes: "#PR52401"',

@@ -1437,8 +1437,20 @@ def test_a_file_holding_several_lines_is_named_with_the_fix(setup, tmp_path, cap
 #   silence for one path, or a name git quotes, a comma in a word or a list's line warned of
 @pytest.mark.parametrize(
     "given",
-    [f"{EAGLE},README.md", f"{EAGLE}, tests/x.py", f"{EAGLE},", f"{EAGLE},/home/me/x.py"],
-    ids=["joined", "joined-with-a-space", "trailing-comma", "one-of-them-absolute"],
+    [
+        f"{EAGLE},README.md",
+        f"{EAGLE}, tests/x.py",
+        f"{EAGLE},",
+        f"{EAGLE}, ",
+        f"{EAGLE},/home/me/x.py",
+    ],
+    ids=[
+        "joined",
+        "joined-with-a-space",
+        "trailing-comma",
+        "trailing-comma-and-space",
+        "one-of-them-absolute",
+    ],
 )
 def test_paths_joined_by_commas_in_one_file_flag_are_named(setup, capsys, given):
     """`--file a.py,b.py`, as other tools' flags take a list: one path, which matched no
@@ -1456,7 +1468,8 @@ def test_a_comma_git_quotes_or_in_a_word_or_in_a_listed_line_is_no_joined_path(
     setup, tmp_path, capsys
 ):
     _, flags = setup
-    for given in ['"vllm/a,\\303\\244.py"', "v0,v1", "x,"]:  # git's own name; no file parts
+    # git's own name; parts that name no file; a name a part of which names none
+    for given in ['"vllm/a,\\303\\244.py"', "v0,v1", "x,", "docs/a,b"]:
         code, _, err = run(capsys, "--title", "x", "--file", given, *flags)
         assert (code, err) == (0, ""), given
     files = tmp_path / "files.txt"  # a listing names one path a line: a comma is the name's
