@@ -152,6 +152,12 @@ NOTE_DEFECTS = [
         ),
         id="verdict-in-chinese",
     ),
+    # kills: bot/note_files.py:_bad_verdict a verdict that is no text given no message
+    pytest.param(
+        ('verdict = "deep"', "verdict = 1"),
+        (5, "verdict", "bad verdict 1; use one of: deep, quick, skip"),
+        id="verdict-a-number",
+    ),
     pytest.param(
         ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
         (8, "paths", "bad glob 'vllm/[abc': unclosed '[' at position 6"),
