@@ -210,6 +210,7 @@ def test_replay_runs_in_a_shell_with_a_github_token(webhook, tmp_path, monkeypat
 
 
 # kills: bot/cli.py:_cmd_replay (hand) a duplicate answered with no word of what to do
+# kills: bot/cli.py:_cmd_replay every 200 answer, a ping's pong, said to be a duplicate
 # kills: bot/cli.py:_answered a queued answer taken for a duplicate, or a duplicate for none
 def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
     webhook, tmp_path, monkeypatch, capsys
@@ -232,3 +233,8 @@ def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
     assert again.err.startswith("review-notes replay: not run again: it is the body the server")
     assert "restart the server" in again.err and "REVIEW_NOTES_DB_PATH" in again.err
     assert queue.counts()["pending"] == 1
+    ping = tmp_path / "ping.json"  # answered 200 too, and nothing to say of it
+    ping.write_text(json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1}), "utf-8")
+    assert main(["replay", str(ping), "--url", url]) == 0
+    pong = capsys.readouterr()
+    assert pong.out.startswith('200 {"status":"pong"') and pong.err == ""
