@@ -363,6 +363,13 @@ def check_library(
     sources: list[NoteSource] = []
     try:
         files, others = _scan(notes_dir)
+    except NotADirectoryError:  # `notes check seeds/notes/<new-id>.md`: one's own note
+        msg = (
+            "a file, not the notes' directory: a note is checked with the others (ids,"
+            f" titles), so name their directory, {notes_dir.parent}"
+        )
+        problems.append(Problem(str(notes_dir), 1, "notes", msg))
+        files = []
     except OSError as exc:
         problems.append(Problem(str(notes_dir), 1, "notes", f"cannot read: {exc.strerror}"))
         files = []

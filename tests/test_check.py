@@ -559,6 +559,19 @@ def test_missing_notes_directory(tmp_path):
     ]
 
 
+# kills: bot/library.py:check_library a note file given for the directory said 'cannot read:
+#   Not a directory'
+def test_a_note_file_given_for_the_directory_is_told_to_name_the_directory(tmp_path, capsys):
+    # A curator checks the one note they added, `notes check seeds/notes/<new-id>.md`: it
+    # was "<file>:1: notes: cannot read: Not a directory", with no word of what to give.
+    path = write(tmp_path, VALID)
+    status, out = check_output(path, capsys)
+    assert status == 1 and out.splitlines()[0] == (
+        f"{path}:1: notes: a file, not the notes' directory: a note is checked with the"
+        f" others (ids, titles), so name their directory, {tmp_path}"
+    )
+
+
 def test_a_notes_directory_without_notes_is_a_problem(tmp_path):
     # A wrong path or an empty volume: the server would tell every PR that no note matches.
     write(tmp_path, "junk", ".hidden/x.md")
