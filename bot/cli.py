@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sqlite3
 import sys
 from pathlib import Path
@@ -911,7 +912,7 @@ def main(argv: list[str] | None = None) -> int:
     _escape_what_stdout_cannot_hold()
     try:
         try:
-            args = build_parser().parse_args(argv)
+            args = _parsed(build_parser(), argv)
         except SystemExit:  # --help, -h or a usage error: what argparse printed goes out here
             _flush_output()
             raise
@@ -933,6 +934,20 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
         return 130  # (not reached)
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The arguments, as parse_args reads them; words left over after a --title are said
+    to be its own, unquoted (`--title [Bugfix] Fix x`: the shell splits it at spaces)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        title = getattr(args, "title", None)
+        hint = ""
+        if title and not extra[0].startswith("-"):
+            quoted = shlex.quote(" ".join([title, *extra]))
+            hint = f" (a title of several words goes in quotes: --title {quoted})"
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    return args
 
 
 def _flush_output() -> None:

@@ -1478,6 +1478,30 @@ def test_a_comma_git_quotes_or_in_a_word_or_in_a_listed_line_is_no_joined_path(
     assert (code, err) == (0, "")
 
 
+# kills: bot/cli.py:_parsed a title typed without its quotes left as 'unrecognized
+#   arguments' with no word of the quotes, or another word left over said to be a title's
+def test_a_title_typed_without_its_quotes_is_told_to_take_them(setup, capsys):
+    # `review-notes match --title [Bugfix] Fix step3p5 reasoning`: the shell gives the
+    # title's first word to --title, and argparse said only "unrecognized arguments: Fix
+    # step3p5 reasoning", exit 2
+    _, flags = setup
+    with pytest.raises(SystemExit) as stop:
+        main(["match", "--title", "[Bugfix]", "Fix", "it's", "--json", *flags])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert stop.value.code == 2 and err == (
+        "review-notes: error: unrecognized arguments: Fix it's (a title of several words goes"
+        """ in quotes: --title '[Bugfix] Fix it'"'"'s')"""
+    )
+    for argv in (["match", "--title", "x", "--frob"], ["notes", "check", "a", "b"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert (
+            capsys.readouterr()
+            .err.splitlines()[-1]
+            .endswith(f"error: unrecognized arguments: {argv[-1]}")
+        )
+
+
 def test_version_names_the_installed_release(capsys):
     """`review-notes --version` prints the version the package was installed as (a bug
     report names it) and exits 0, with no sub-command."""
