@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
 from bot.given_paths import given_file_flag, listed_files, path_problem
 from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
-from bot.note_files import LibraryError
+from bot.note_files import LibraryError, encoding_hint
 from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
 
@@ -87,8 +87,9 @@ def _read_text(path: str) -> str:
     try:
         return data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as exc:  # three files may be on the command line: say which
+        hint = encoding_hint(data, exc.start) if encoding == "utf-8" else ""
         raise ValueError(
-            f"{path}: cannot read: not {encoding.upper()} (byte {exc.start})"
+            f"{path}: cannot read: not {encoding.upper()} (byte {exc.start}){hint}"
         ) from None
 
 
@@ -246,7 +247,8 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
         try:
             line = raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as exc:
-            print(f"{path}:{no}: skipped: not UTF-8 (byte {exc.start})", file=sys.stderr)
+            hint = encoding_hint(raw, exc.start)
+            print(f"{path}:{no}: skipped: not UTF-8 (byte {exc.start}){hint}", file=sys.stderr)
             status = 1
             continue
         # the byte-order mark some editors write: on any line, as `cat a.jsonl b.jsonl` puts

@@ -266,12 +266,17 @@ def decode_utf8(data: bytes, path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        said = f"not UTF-8: {exc.reason}"
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its byte-order mark
-            said += "; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8"
-        elif _reads_as_gbk(data[exc.start : exc.start + 2]):
-            said += "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
+        said = f"not UTF-8: {exc.reason}" + encoding_hint(data, exc.start)
         raise LibraryError([Problem(path, line, "file", said)]) from None
+
+
+def encoding_hint(data: bytes, at: int) -> str:
+    """What text that is no UTF-8 at byte `at` seems to be, with the fix, or ''."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its byte-order mark
+        return "; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8"
+    if _reads_as_gbk(data[at : at + 2]):
+        return "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
+    return ""
 
 
 def _reads_as_gbk(pair: bytes) -> bool:

@@ -251,6 +251,23 @@ def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
     assert [n["id"] for n in json.loads(out)["notes"]] == ["vllm-aaaa0001"]
 
 
+# kills: bot/cli_match.py:_read_text a file in GBK said only to be no UTF-8
+# kills: bot/cli_match.py:_match_batch a batch line in GBK said only to be no UTF-8
+def test_a_file_in_gbk_is_said_to_be_gbk_with_the_fix(setup, tmp_path, capsys):
+    # A PR description saved by a Chinese Windows editor (its 'ANSI' is GBK) was
+    # "cannot read: not UTF-8 (byte 0)"; a note file saved so says GBK and the fix
+    _, flags = setup
+    gbk = "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
+    body = tmp_path / "body.txt"
+    body.write_bytes("修复推理解析器".encode("gbk"))
+    code, out, err = run(capsys, "--title", "x", "--body-file", str(body), *flags)
+    assert (code, out, err) == (1, "", f"{body}: cannot read: not UTF-8 (byte 0){gbk}\n")
+    prs = tmp_path / "prs.jsonl"
+    prs.write_bytes('{"number": 1, "title": "修复"}\n'.encode("gbk"))
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){gbk}\n")
+
+
 def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
     _, flags = setup
     prs = tmp_path / "prs.jsonl"
