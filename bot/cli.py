@@ -138,8 +138,9 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
             " the bot cannot see this note's mechanism in a PR's changed lines"
         )
     for note, number in unlisted_prs(library):
+        own = "" if note.source_pr else f"set source_pr = {number} if the note is about it, or "
         print(
-            f"hint: {file_of(note)}: its text names PR {number}; add it to read_with if a"
+            f"hint: {file_of(note)}: its text names PR {number}; {own}add it to read_with if a"
             " reviewer of that PR should get this note (to issues if it is an issue its PR"
             " fixes)"
         )

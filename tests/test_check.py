@@ -822,6 +822,31 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     )
 
 
+# kills: bot/cli.py:_cmd_notes_check a note with no source_pr not asked whether a PR its text
+#   names is its own, or one with it asked
+def test_a_note_with_no_source_pr_is_asked_whether_a_pr_its_text_names_is_its_own(tmp_path, capsys):
+    # A curator who left source_pr out (it is optional) but names the PR in the guidance
+    # was told only to add it to read_with, which shows the note on that PR without it
+    # being the one the note reviews
+    write(tmp_path, VALID.replace("source_pr = 52401\n", "").replace("正文。", "见 PR 52401。"))
+    write(
+        tmp_path,
+        VALID.replace("vllm-test0001", "vllm-test0002")
+        .replace("按 runner", "另一篇")
+        .replace("正文。", "见 PR 52402。"),
+        "vllm-test0002.md",
+    )
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = [h for h in capsys.readouterr().out.splitlines() if "its text names" in h]
+    assert hints == [
+        f"hint: {tmp_path / 'vllm-test0001.md'}: its text names PR 52401; set source_pr ="
+        " 52401 if the note is about it, or add it to read_with if a reviewer of that PR should"
+        " get this note (to issues if it is an issue its PR fixes)",
+        f"hint: {tmp_path / 'vllm-test0002.md'}: its text names PR 52402; add it to read_with if a"
+        " reviewer of that PR should get this note (to issues if it is an issue its PR fixes)",
+    ]
+
+
 def test_check_hints_at_pr_numbers_run_into_chinese_text(tmp_path, capsys):
     # Chinese characters are word characters to Python: "与#38390串" has no ASCII edge
     named = VALID.replace(
