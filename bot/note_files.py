@@ -314,6 +314,22 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
     raise LibraryError([Problem(path, 1, "header", f"no closing '{FENCE}' line")])
 
 
+_CONFLICT = re.compile(r"^<<<<<<< .*\n(?:.*\n)*?=======\n(?:.*\n)*?>>>>>>> ", re.M)
+
+
+def merge_conflict(text: str) -> int | None:
+    """The line of the first merge conflict git left in the text (its `<<<<<<< ours`,
+    `=======` and `>>>>>>> theirs` lines, in order), or None. Two curators who edited one
+    note: in the header TOML stops at the marker with no word of it; in the guidance it
+    was served, markers and both sides, as the note's text. A `=======` line alone is a
+    Markdown heading's underline."""
+    if "<<<<<<< " not in text:  # most notes: no search
+        return None
+    text = normalise_text(text)
+    m = _CONFLICT.search(text)
+    return None if m is None else text[: m.start()].count("\n") + 1
+
+
 # A strict subset of TOML (what dump_note writes and what curators usually type: bare
 # keys; basic strings with the short escapes; decimal integers; booleans; dates; arrays
 # of strings; blank and comment lines) read line by line, about five times faster than
@@ -479,6 +495,12 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     With `curated`, a note must also have its English title and summary (the
     library requires them; a freshly imported note does not have them yet).
     """
+    if (conflict := merge_conflict(text)) is not None:
+        msg = (
+            "a git merge conflict is left in the file (<<<<<<<, ======= and >>>>>>> lines):"
+            " keep the text meant and delete the three marker lines"
+        )
+        raise LibraryError([Problem(path, conflict, "file", msg)])
     header_text, body, first = split_front_matter(text, path)
     header = Header(header_text, first)
     data = parse_toml(header_text, path, first, "header")

@@ -553,6 +553,42 @@ def test_dot_files_and_other_suffixes_are_not_notes(tmp_path):
     assert problems_of(tmp_path) == []
 
 
+# kills: bot/note_files.py:merge_conflict a conflict git left in a note's header said to be
+#   malformed TOML, in its guidance served as the note's text; a lone `=======` taken for one
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        (
+            'verdict = "deep"',
+            '<<<<<<< HEAD\nverdict = "deep"\n=======\nverdict = "quick"\n>>>>>>> alice',
+            5,
+        ),
+        (
+            "值得精读。正文。",
+            "<<<<<<< ours\n值得精读。正文。\n||||||| base\n正文。\n=======\n"
+            "值得快速阅读。\n>>>>>>> theirs (alice)",
+            15,
+        ),
+    ],
+    ids=["in-the-header", "in-the-guidance-diff3"],
+)
+def test_a_merge_conflict_left_in_a_note_is_named(tmp_path, old, new, line):
+    # Two curators edited one note; the merge left git's markers. In the header TOML
+    # said "Invalid statement (column 1)"; in the guidance `notes check` printed ok and
+    # the pages showed both sides, markers and all, as the guidance.
+    path = write(tmp_path, VALID.replace(old, new).replace("\n", "\r\n"))
+    assert problems_of(tmp_path) == [
+        f"{path}:{line}: file: a git merge conflict is left in the file (<<<<<<<, ======= and"
+        " >>>>>>> lines): keep the text meant and delete the three marker lines"
+    ]
+
+
+def test_a_heading_underline_or_a_quoted_marker_in_the_guidance_is_no_conflict(tmp_path):
+    guidance = "值得精读。\n\n背景\n=======\n\n`<<<<<<< HEAD` 与 `>>>>>>> x` 是 git 的标记。"
+    write(tmp_path, VALID.replace("值得精读。正文。", guidance))
+    assert problems_of(tmp_path) == []
+
+
 def test_missing_notes_directory(tmp_path):
     assert problems_of(tmp_path / "nope") == [
         f"{tmp_path / 'nope'}:1: notes: cannot read: No such file or directory"
