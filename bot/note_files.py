@@ -317,6 +317,12 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
 _CONFLICT = re.compile(r"^<<<<<<< .*\n(?:.*\n)*?=======\n(?:.*\n)*?>>>>>>> ", re.M)
 
 
+_CONFLICT_FIX = (
+    "a git merge conflict is left in the file (<<<<<<<, ======= and >>>>>>> lines):"
+    " keep the text meant and delete the three marker lines"
+)
+
+
 def merge_conflict(text: str) -> int | None:
     """The line of the first merge conflict git left in the text (its `<<<<<<< ours`,
     `=======` and `>>>>>>> theirs` lines, in order), or None. Two curators who edited one
@@ -426,6 +432,9 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         # error on the last line is reported on it rather than "at end of document"
         return tomllib.loads(text if text.endswith("\n") else text + "\n")
     except tomllib.TOMLDecodeError as exc:
+        if (conflict := merge_conflict(text)) is not None:  # topics.toml, matching.toml
+            line = first + conflict - 1
+            raise LibraryError([Problem(path, line, field, _CONFLICT_FIX)]) from None
         m = re.search(r"line (\d+)", str(exc))
         # "at end of document": an array or string left open runs to the last line
         at = int(m.group(1)) if m else text.rstrip("\n").count("\n") + 1
@@ -496,11 +505,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     library requires them; a freshly imported note does not have them yet).
     """
     if (conflict := merge_conflict(text)) is not None:
-        msg = (
-            "a git merge conflict is left in the file (<<<<<<<, ======= and >>>>>>> lines):"
-            " keep the text meant and delete the three marker lines"
-        )
-        raise LibraryError([Problem(path, conflict, "file", msg)])
+        raise LibraryError([Problem(path, conflict, "file", _CONFLICT_FIX)])
     header_text, body, first = split_front_matter(text, path)
     header = Header(header_text, first)
     data = parse_toml(header_text, path, first, "header")

@@ -583,6 +583,27 @@ def test_a_merge_conflict_left_in_a_note_is_named(tmp_path, old, new, line):
     ]
 
 
+# kills: bot/note_files.py:parse_toml a conflict git left in topics.toml or matching.toml
+#   said to be malformed TOML ("Invalid statement"), with no word of the markers
+def test_a_merge_conflict_left_in_the_taxonomy_or_the_matching_config_is_named(tmp_path, capsys):
+    conflict = "<<<<<<< HEAD\nmax_notes = 3\n=======\nmax_notes = 4\n>>>>>>> bob"
+    problems, text = _matching_problems(tmp_path, capsys, ("max_notes = 3", conflict))
+    line = text.split("\n").index("<<<<<<< HEAD") + 1
+    fix = (
+        "a git merge conflict is left in the file (<<<<<<<, ======= and >>>>>>> lines):"
+        " keep the text meant and delete the three marker lines"
+    )
+    assert problems == [f"{line}: config: {fix}"]
+    write(tmp_path / "notes", VALID)
+    topics = tmp_path / "topics.toml"
+    taxonomy = TOPICS.read_text("utf-8").replace(
+        'name_zh = "ROCm 平台"', '<<<<<<< HEAD\nname_zh = "ROCm 平台"\n=======\n>>>>>>> bob', 1
+    )
+    topics.write_text(taxonomy, "utf-8")
+    line = taxonomy.split("\n").index("<<<<<<< HEAD") + 1
+    assert problems_of(tmp_path / "notes", topics)[0] == f"{topics}:{line}: taxonomy: {fix}"
+
+
 def test_a_heading_underline_or_a_quoted_marker_in_the_guidance_is_no_conflict(tmp_path):
     guidance = "值得精读。\n\n背景\n=======\n\n`<<<<<<< HEAD` 与 `>>>>>>> x` 是 git 的标记。"
     write(tmp_path, VALID.replace("值得精读。正文。", guidance))
