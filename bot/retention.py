@@ -56,7 +56,7 @@ class Retention:
     pages are reused by new deliveries, so the file stops growing at about `days` of
     traffic. `also`: the stores' own prunings, run after, in the same batches (bot.server:
     the records of replies whose delivery is gone, the file lists of PRs idle since and
-    the numbers kept for `/notes wrong` comments on them).
+    the numbers kept for `/notes wrong` comments on them), each whatever another did.
 
     A row SQLite cannot read back (a damaged disk) can be neither read nor deleted: met,
     it is set aside as the queue's claim sets one aside (`DeliveryQueue.past_damage`:
@@ -88,10 +88,10 @@ class Retention:
         cut = self._past_damage(lambda: self.first_received_from(before))
         done = self._batches(lambda: self._past_damage(lambda: self.prune_done(cut, self.BATCH)))
         failed = self._batches(lambda: self._past_damage(lambda: self._drop_failed(before)))
-        others = [(p.what, self._batches(self._one_batch(p, before))) for p in self.also]
         for state, n in ((State.DONE, done), (State.FAILED, failed)):
             if n:
                 self.on_pruned(state, n)
+        others, error = self._prune_also(before)
         if done or failed or any(n for _, n in others):
             log.info(
                 "pruned %d done deliveries received and %d failed ones last failed before %s%s"
@@ -102,7 +102,22 @@ class Retention:
                 "".join(f", and {n} {what}" for what, n in others),
                 self.days,
             )
+        if error is not None:  # the pass failed: said as such (round)
+            raise error
         return {State.DONE: done, State.FAILED: failed}
+
+    def _prune_also(self, before: str) -> tuple[list[tuple[str, int]], Exception | None]:
+        """The stores' prunings, each run whatever another did: one that fails (a damaged
+        page of its table) stopped the others, for good, and the deliveries deleted before
+        it went uncounted. What each pruned, and the first failure."""
+        others: list[tuple[str, int]] = []
+        error: Exception | None = None
+        for pruning in self.also:
+            try:
+                others.append((pruning.what, self._batches(self._one_batch(pruning, before))))
+            except Exception as exc:
+                error = error or exc
+        return others, error
 
     def _past_damage(self, step: Callable[[], int]) -> int:
         """`step`, run again past the rows SQLite found damaged (any state: the places

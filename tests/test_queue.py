@@ -2098,6 +2098,55 @@ def test_a_pass_stopped_by_a_damaged_index_is_said_in_one_line_with_the_fix(tmp_
     assert "restore it from a backup" in said.getMessage()
 
 
+def _damage_root_page(q: DeliveryQueue, path: Path, name: str) -> None:
+    """Overwrite the first page of table or index `name` (the whole of a small one), as a
+    failing disk may: damage outside the rows, which no row can be set aside for."""
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    [(page,)] = q.db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
+    q.db.close()
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    path.write_bytes(data)
+
+
+# kills: bot/retention.py:Retention.prune a store's pruning that failed leaving the deliveries
+#   deleted before it uncounted (review_notes_deliveries_pruned_total) and unsaid
+# kills: bot/retention.py:Retention._prune_also a store's pruning that failed stopping the ones
+#   after it (the idle PRs' file lists kept for good)
+def test_a_stores_pruning_that_fails_stops_neither_the_others_nor_the_deliveries_count(
+    tmp_path, caplog
+):
+    # A damaged page of the reply records' table fails their pruning at every pass. It
+    # stopped the pass: the done deliveries deleted before it were never counted nor said
+    # (pass after pass), and the file lists of idle PRs, pruned after it, were kept for
+    # good. Each store's pruning runs now, and the pass still fails, said as before.
+    from bot.prstate import PRState, PRStore
+    from bot.retention import Pruning
+
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    finished_at(q, "old-done", "done", OLD)
+    prs.record_reply("o/r", 1, "reply-key", 5, "gone")
+    prs.put(PRState("o/r", 2, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    q.db.execute("UPDATE pr_replies SET posted_at = ?", (OLD,))
+    _damage_root_page(q, tmp_path / "q.sqlite3", "pr_replies")
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    pruned: list[tuple[State, int]] = []
+    prunings = [Pruning("replies", prs.prune_replies), Pruning("lists", prs.prune_files)]
+    retention = Retention(q, 14, lambda *counted: pruned.append(counted), prunings)
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        with pytest.raises(sqlite3.DatabaseError, match="malformed"):
+            retention.prune(CUTOFF)
+    assert pruned == [(State.DONE, 1)] and q.get("old-done") is None
+    assert prs.get("o/r", 2).files is None  # pruned after the one that failed
+    [said] = caplog.records
+    assert said.getMessage().startswith("pruned 1 done deliveries received and 0 failed")
+    assert ", and 1 lists (" in said.getMessage()
+
+
 # kills: bot/retention.py:Retention.prune (hand) a done batch not run again past the damaged row
 #   it met (the cut's bisection read past it: the row was never one of its probes)
 # kills: bot/retention.py:Retention.prune (hand) the failed batches not run again past it
