@@ -11,6 +11,7 @@ import sqlite3
 
 from bot.db import Database, utcnow
 from bot.feedback import Mark
+from bot.prstate import PRStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (
@@ -41,6 +42,15 @@ CREATE TABLE IF NOT EXISTS numbering (
     PRIMARY KEY (repo, number, origin)
 );
 """
+
+
+# The PRs' rows of pr_state pruning the kept numbers read before `?` reads (their
+# updated_at, past a long file list's pages), by rowid from the indexes alone: where
+# PRStore.past_damage looks for a damaged one
+NUMBERED_STATES = (
+    "SELECT s.rowid FROM numbering n JOIN pr_state s ON s.repo = n.repo AND s.number = n.number"
+    " WHERE n.at < ?"
+)
 
 
 class FeedbackStore:
@@ -102,16 +112,30 @@ class FeedbackStore:
             (repo.lower(), number, origin),
         )
 
-    def prune_numbering(self, before: str, limit: int) -> int:
+    def prune_numbering(self, before: str, limit: int, prs: PRStore | None = None) -> int:
         """Delete up to `limit` kept numbers read before `before` (utcnow format) on PRs not
         handled since (bot.retention, as the PRs' file lists): one a mark was made with
         lives on in the mark; the rest serve an edit or a retry of a comment that made
-        none, not likely after that long. How many were deleted."""
+        none, not likely after that long. How many were deleted. `prs`: the PR states,
+        which set aside a PR's row SQLite cannot read (PRStore.past_damage), whose numbers
+        are kept; without it such a row fails the pruning."""
+        if prs is None:
+            return self._prune_numbering(before, limit, "TRUE")
+        return prs.past_damage(
+            lambda: self._prune_numbering(before, limit, prs.not_set_aside("s.rowid")),
+            NUMBERED_STATES,
+            (before,),
+        )
+
+    def _prune_numbering(self, before: str, limit: int, kept: str) -> int:
+        """`kept`: an SQL condition on `s.rowid`, true of the PR rows not set aside; of one
+        set aside, when it was handled is not known: its numbers stay."""
         with self.db.tx() as conn:
             return conn.execute(
                 "DELETE FROM numbering WHERE rowid IN (SELECT n.rowid FROM numbering n"
                 " WHERE n.at < ? AND NOT EXISTS (SELECT 1 FROM pr_state s WHERE"
-                " s.repo = n.repo AND s.number = n.number AND s.updated_at >= ?) LIMIT ?)",
+                f" s.repo = n.repo AND s.number = n.number AND (NOT {kept} OR"
+                " s.updated_at >= ?)) LIMIT ?)",
                 (before, before, limit),
             ).rowcount
 

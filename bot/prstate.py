@@ -23,14 +23,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from typing import TypeVar
 
-from bot.db import Database, utcnow
+from bot.db import DAMAGED_FIX, Database, is_damaged, utcnow
 from bot.order_keys import said_before
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pr_state (
@@ -133,9 +140,9 @@ class PendingUpdate:
 
 
 # the PRs last handled before a time that still hold a file list, oldest first, read
-# from the index pr_state_listed alone
+# from the index pr_state_listed alone; {kept}: not set aside (PRStore.not_set_aside)
 IDLE_LISTS = (
-    "SELECT rowid FROM pr_state WHERE files IS NOT NULL AND updated_at < ?"
+    "SELECT rowid FROM pr_state WHERE files IS NOT NULL AND updated_at < ? AND {kept}"
     " ORDER BY updated_at LIMIT ?"
 )
 
@@ -310,6 +317,10 @@ class PRStore:
         )
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
+        # rows SQLite found damaged, left out of retention's prunings until a restart: by
+        # rowid, their PR (`past_damage`)
+        self._unreadable: dict[int, str] = {}
+        self._setting_aside = threading.Lock()
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -437,13 +448,75 @@ class PRStore:
         handled before `before` (utcnow format), oldest first. They are the bulk of a row
         (a few KB; 300 KB for a PR of 3,000 files) and only spare a GitHub call on the
         PR's next event; the rest of its state (its comment, opt-out, marks) is kept."""
+        return self.past_damage(
+            lambda: self._prune_files(before, limit),
+            IDLE_LISTS.format(kept=self.not_set_aside()),
+            (before, limit),
+        )
+
+    def _prune_files(self, before: str, limit: int) -> int:
+        idle = IDLE_LISTS.format(kept=self.not_set_aside())
         with self.db.tx() as conn:
             return conn.execute(
                 "UPDATE pr_state SET files = NULL, files_sha = NULL, files_listed = NULL,"
                 " files_base = NULL, code_names = NULL, incidental = NULL"
-                f" WHERE rowid IN ({IDLE_LISTS})",
+                f" WHERE rowid IN ({idle})",
                 (before, limit),
             ).rowcount
+
+    def past_damage(self, step: Callable[[], T], among: str, params: tuple[object, ...]) -> T:
+        """`step`'s result; should SQLite find a PR's row it reads damaged ("database disk
+        image is malformed": a failing disk, likely on the pages of a long file list), after
+        setting aside every damaged row of those `among` selects (SQL of their rowids, read
+        from an index alone, with `params`) and running `step` again. The step leaves the
+        rows set aside out (`not_set_aside`): a damaged row can be neither read, nor
+        changed, nor deleted, and retention's pruning met it again at each pass: the
+        oldest idle PR's, it kept every other PR's file list for good."""
+        seen = len(self._unreadable)
+        try:
+            return step()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc) or not self._set_aside_unreadable(seen, among, params):
+                raise
+        return step()
+
+    def not_set_aside(self, rowid: str = "rowid") -> str:
+        """An SQL condition leaving out the rows set aside, by `rowid` (the column as the
+        query names it; ints: no quoting)."""
+        skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
+        return f"{rowid} NOT IN ({skip})" if skip else "TRUE"
+
+    def _set_aside_unreadable(self, seen: int, among: str, params: tuple[object, ...]) -> bool:
+        """Set aside each row `among` selects that SQLite cannot read whole, said once;
+        whether any was since the step began (`seen` were then). False: the damage is
+        elsewhere."""
+        with self._setting_aside:
+            for (rowid,) in self.db.execute(among, params):
+                if rowid in self._unreadable:
+                    continue
+                try:
+                    self.db.execute("SELECT * FROM pr_state WHERE rowid = ?", (rowid,))
+                except sqlite3.DatabaseError as exc:
+                    if not is_damaged(exc):
+                        raise
+                    self._unreadable[rowid] = name = self._pr_of(rowid)
+                    log.error(
+                        "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
+                        " list nor its kept numbers pruned (retention). The database file is"
+                        " damaged: %s",
+                        name,
+                        exc,
+                        DAMAGED_FIX,
+                    )
+            return len(self._unreadable) > seen
+
+    def _pr_of(self, rowid: int) -> str:
+        """A damaged row's PR, when SQLite can still read that much of it."""
+        try:
+            [row] = self.db.execute("SELECT repo, number FROM pr_state WHERE rowid = ?", (rowid,))
+            return f"{row['repo']}#{row['number']}"
+        except sqlite3.DatabaseError:
+            return f"of row {rowid} (its name unreadable)"
 
     def reply_recorded(self, key: str) -> bool:
         """Whether a reply was posted under this key (it may be deleted since)."""

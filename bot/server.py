@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -129,7 +130,7 @@ class Runtime:
             Pruning("records of replies posted by deliveries now gone", prs.prune_replies),
             Pruning(
                 "kept numbers of /notes wrong comments on PRs not handled since",
-                self.ctx.feedback.prune_numbering,
+                partial(self.ctx.feedback.prune_numbering, prs=prs),
             ),
         ]
         if self.dry_run is None:

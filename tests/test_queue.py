@@ -25,6 +25,7 @@ from bot.queue import (
     State,
 )
 from bot.retention import Retention
+from bot.server import build_runtime
 from bot.workers import Failures, Workers
 from tests.webhook_kit import wait_idle, wait_until
 
@@ -2145,6 +2146,55 @@ def test_a_stores_pruning_that_fails_stops_neither_the_others_nor_the_deliveries
     [said] = caplog.records
     assert said.getMessage().startswith("pruned 1 done deliveries received and 0 failed")
     assert ", and 1 lists (" in said.getMessage()
+
+
+# kills: bot/prstate.py:PRStore.prune_files a PR's damaged row stopping the pruning of every
+#   file list at each pass (the oldest idle PR's: met first, for good)
+# kills: bot/feedback_store.py:FeedbackStore.prune_numbering a PR's damaged row read for when it
+#   was handled, failing the pruning of every kept number at each pass
+# kills: bot/server.py:Runtime._prunings (hand) the kept numbers pruned without the PR states'
+#   store, which sets the damaged row aside
+def test_a_prs_damaged_state_is_set_aside_and_the_other_prs_pruned(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    # A PR's row holds its last file list (some KB, up to 300 KB: most of the file's pages),
+    # so it is where a failing disk most likely meets the PR state. Retention's pruning of
+    # the file lists, the oldest idle PR's first, and of the numbers kept for `/notes
+    # wrong` comments (which read when their PR was handled, past the list) failed on it
+    # at each pass: no PR's file list was forgotten again, and the file grew for good. The
+    # row is set aside now, as a damaged delivery's is, and named once.
+    from bot.prstate import PRState
+    from tests.webhook_kit import app_settings, clean_env
+
+    clean_env(monkeypatch)
+    settings = app_settings(tmp_path, fake_github, app_key)
+    rt = build_runtime(settings)
+    prs, feedback = rt.ctx.prs, rt.ctx.feedback
+    pad = (f"vllm/{'Z' * 20_000}.py",)  # a long list's pages (one long path: a test's)
+    for number, files in ((1, pad), (2, ("a.py",)), (3, ("b.py",))):
+        prs.put(PRState("o/r", number, files_sha="abc", files=files))
+        feedback.keep_numbering("o/r", number, f"comment:{number}", ("note-a",))
+    rt.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    rt.db.execute("UPDATE numbering SET at = ?", (OLD,))
+    rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")
+    rt.db.close()
+    rt.ctx.github.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    rt = build_runtime(settings)
+    prs = rt.ctx.prs
+    with caplog.at_level(logging.INFO):
+        rt.retention.round()
+        rt.retention.round()  # (what is set aside is met no more)
+    numbered = [tuple(r) for r in rt.db.execute("SELECT repo, number FROM numbering")]
+    lists = [prs.get("o/r", n).files for n in (2, 3)]
+    rt.db.close()
+    rt.ctx.github.close()
+    assert lists == [None, None] and numbered == [("o/r", 1)]  # its own kept: not known
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [r.getMessage()[:59] for r in said] == [
+        "PR o/r#1: SQLite cannot read its state (database disk image"
+    ], [r.getMessage() for r in said]
+    assert "restore it from a backup" in said[0].getMessage()
 
 
 # kills: bot/retention.py:Retention.prune (hand) a done batch not run again past the damaged row
