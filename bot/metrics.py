@@ -38,6 +38,14 @@ class Metrics:
             ["state"],
             registry=r,
         )
+        self.retention_passes = Counter(
+            "review_notes_retention_passes_total",
+            "Passes of retention (at start and hourly) by outcome (done; failed: a pass that"
+            " met an error, a read-only file, a full disk or a damaged page, tried again the"
+            " next hour)",
+            ["outcome"],
+            registry=r,
+        )
         self.queue_depth = Gauge(
             "review_notes_queue_depth", "Deliveries by queue state", ["state"], registry=r
         )
@@ -137,6 +145,8 @@ class Metrics:
             self.redelivery_sweeps.labels(outcome)
         for outcome in ("asked", "refused", "given_up"):
             self.redeliveries.labels(outcome)
+        for outcome in ("done", "failed"):
+            self.retention_passes.labels(outcome)
         for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow"):
             self.deliveries.labels("unverified", outcome)
         for budget in ("write", "reply"):

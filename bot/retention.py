@@ -74,8 +74,10 @@ class Retention:
         on_pruned: Callable[[State, int], None],
         also: Sequence[Pruning] = (),
         clock: Callable[[], float] = time.monotonic,
+        on_pass: Callable[[str], None] = lambda outcome: None,
     ):
         self.queue, self.days, self.on_pruned, self.clock = queue, days, on_pruned, clock
+        self.on_pass = on_pass  # told each pass's outcome (`round`): done or failed
         self.also = tuple(also)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -173,7 +175,8 @@ class Retention:
             self._stop.wait(self.EVERY_SECONDS)
 
     def round(self) -> None:
-        """One pass, its failure said (`_pass_failed`); the next round tries again."""
+        """One pass, its failure said (`_pass_failed`) and counted (`on_pass`: an operator
+        alerts on metrics, not on the log); the next round tries again."""
         try:
             self.prune()
         except sqlite3.DatabaseError as exc:
@@ -182,6 +185,9 @@ class Retention:
             log.exception("pruning old deliveries failed")
         else:
             self._pass_worked()
+            self.on_pass("done")
+            return
+        self.on_pass("failed")
 
     def _pass_failed(self, exc: sqlite3.DatabaseError) -> None:
         """A pass that failed in the database (a read-only remount, a full disk, a lock

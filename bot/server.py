@@ -114,12 +114,13 @@ class Runtime:
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
         self.ctx.metrics.zero_failures(self.dispatcher.events())
-        pruned = self.ctx.metrics.pruned
+        pruned, passes = self.ctx.metrics.pruned, self.ctx.metrics.retention_passes
         self.retention = Retention(
             self.queue,
             self.settings.delivery_retention_days,
             lambda state, n: pruned.labels(state).inc(n),
             self._prunings(),
+            on_pass=lambda outcome: passes.labels(outcome).inc(),
         )
 
     def _prunings(self) -> list[Pruning]:

@@ -299,3 +299,5 @@ def test_the_outcomes_an_alert_watches_have_a_zero_sample_from_the_start():
         assert value(found, deliveries, event="unverified", outcome=outcome) == 0
     for budget in ("write", "reply"):
         assert value(found, "review_notes_commands_refused_total", budget=budget) == 0
+    for outcome in ("done", "failed"):
+        assert value(found, "review_notes_retention_passes_total", outcome=outcome) == 0

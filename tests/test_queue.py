@@ -2286,6 +2286,32 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
     assert q.get("old") is None
 
 
+# kills: bot/retention.py:Retention.round a failed pass not counted (only its log said it)
+# kills: bot/retention.py:Retention.round (hand) a pass that worked counted failed, or not at all
+# kills: bot/server.py:Runtime.__post_init__ (hand) retention's passes not given to the metric
+def test_retention_passes_are_counted_by_outcome_in_the_metrics(tmp_path):
+    # An operator alerts on /metrics, not on the log: a pass that fails (here on a file
+    # SQLite may not write, as on a read-only remount) was only logged, so an old file's
+    # growth went by unseen until the disk filled.
+    from tests.test_observability import samples, value
+    from tests.webhook_kit import make_settings
+
+    rt = build_runtime(make_settings(tmp_path))
+    try:
+        rt.db.execute("PRAGMA query_only = ON")
+        rt.retention.round()
+        rt.retention.round()
+        rt.db.execute("PRAGMA query_only = OFF")
+        rt.retention.round()
+        found = samples(rt.ctx.metrics.render().decode())
+    finally:
+        rt.db.close()
+        rt.ctx.github.close()
+    passes = "review_notes_retention_passes_total"
+    assert value(found, passes, outcome="failed") == 2
+    assert value(found, passes, outcome="done") == 1
+
+
 # kills: bot/queue.py:DeliveryQueue.enqueue_many a PR's latest same-body row damaged refusing
 #   every later pull_request delivery of the PR (its rows not searched)
 # kills: bot/queue.py:_repeats_latest the row set aside read again (each delivery of its PR 500)
