@@ -46,10 +46,10 @@ CREATE TABLE IF NOT EXISTS numbering (
 
 # The PRs' rows of pr_state pruning the kept numbers read before `?` reads (their
 # updated_at, past a long file list's pages), by rowid from the indexes alone: where
-# PRStore.past_damage looks for a damaged one
+# PRStore.past_damage looks for a damaged one. {kept}: not set aside (on s.rowid).
 NUMBERED_STATES = (
     "SELECT s.rowid FROM numbering n JOIN pr_state s ON s.repo = n.repo AND s.number = n.number"
-    " WHERE n.at < ?"
+    " WHERE n.at < ? AND {kept}"
 )
 
 
@@ -112,18 +112,16 @@ class FeedbackStore:
             (repo.lower(), number, origin),
         )
 
-    def prune_numbering(self, before: str, limit: int, prs: PRStore | None = None) -> int:
+    def prune_numbering(self, before: str, limit: int, prs: PRStore) -> int:
         """Delete up to `limit` kept numbers read before `before` (utcnow format) on PRs not
         handled since (bot.retention, as the PRs' file lists): one a mark was made with
         lives on in the mark; the rest serve an edit or a retry of a comment that made
         none, not likely after that long. How many were deleted. `prs`: the PR states,
-        which set aside a PR's row SQLite cannot read (PRStore.past_damage), whose numbers
-        are kept; without it such a row fails the pruning."""
-        if prs is None:
-            return self._prune_numbering(before, limit, "TRUE")
+        which set aside a PR's row SQLite cannot read (PRStore.past_damage): its numbers
+        are kept."""
         return prs.past_damage(
             lambda: self._prune_numbering(before, limit, prs.not_set_aside("s.rowid")),
-            NUMBERED_STATES,
+            NUMBERED_STATES.format(kept=prs.not_set_aside("s.rowid")),
             (before,),
         )
 

@@ -25,7 +25,6 @@ import hashlib
 import json
 import logging
 import sqlite3
-import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -318,9 +317,8 @@ class PRStore:
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
         # rows SQLite found damaged, left out of retention's prunings until a restart: by
-        # rowid, their PR (`past_damage`)
+        # rowid, their PR (`past_damage`; retention's thread alone writes it)
         self._unreadable: dict[int, str] = {}
-        self._setting_aside = threading.Lock()
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -468,15 +466,14 @@ class PRStore:
         """`step`'s result; should SQLite find a PR's row it reads damaged ("database disk
         image is malformed": a failing disk, likely on the pages of a long file list), after
         setting aside every damaged row of those `among` selects (SQL of their rowids, read
-        from an index alone, with `params`) and running `step` again. The step leaves the
-        rows set aside out (`not_set_aside`): a damaged row can be neither read, nor
-        changed, nor deleted, and retention's pruning met it again at each pass: the
-        oldest idle PR's, it kept every other PR's file list for good."""
-        seen = len(self._unreadable)
+        from an index alone, with `params`; rows set aside left out) and running `step`
+        again. The step leaves the rows set aside out (`not_set_aside`): a damaged row can
+        be neither read, nor changed, nor deleted, and retention's pruning met it again at
+        each pass: the oldest idle PR's, it kept every other PR's file list for good."""
         try:
             return step()
         except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc) or not self._set_aside_unreadable(seen, among, params):
+            if not is_damaged(exc) or not self._set_aside_unreadable(among, params):
                 raise
         return step()
 
@@ -486,29 +483,27 @@ class PRStore:
         skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
         return f"{rowid} NOT IN ({skip})" if skip else "TRUE"
 
-    def _set_aside_unreadable(self, seen: int, among: str, params: tuple[object, ...]) -> bool:
+    def _set_aside_unreadable(self, among: str, params: tuple[object, ...]) -> bool:
         """Set aside each row `among` selects that SQLite cannot read whole, said once;
-        whether any was since the step began (`seen` were then). False: the damage is
-        elsewhere."""
-        with self._setting_aside:
-            for (rowid,) in self.db.execute(among, params):
-                if rowid in self._unreadable:
-                    continue
-                try:
-                    self.db.execute("SELECT * FROM pr_state WHERE rowid = ?", (rowid,))
-                except sqlite3.DatabaseError as exc:
-                    if not is_damaged(exc):
-                        raise
-                    self._unreadable[rowid] = name = self._pr_of(rowid)
-                    log.error(
-                        "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
-                        " list nor its kept numbers pruned (retention). The database file is"
-                        " damaged: %s",
-                        name,
-                        exc,
-                        DAMAGED_FIX,
-                    )
-            return len(self._unreadable) > seen
+        whether any was. False: the damage is elsewhere."""
+        found = False
+        for (rowid,) in self.db.execute(among, params):
+            try:
+                self.db.execute("SELECT * FROM pr_state WHERE rowid = ?", (rowid,))
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc):
+                    raise
+                self._unreadable[rowid] = name = self._pr_of(rowid)
+                found = True
+                log.error(
+                    "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
+                    " list nor its kept numbers pruned (retention). The database file is"
+                    " damaged: %s",
+                    name,
+                    exc,
+                    DAMAGED_FIX,
+                )
+        return found
 
     def _pr_of(self, rowid: int) -> str:
         """A damaged row's PR, when SQLite can still read that much of it."""

@@ -2197,6 +2197,45 @@ def test_a_prs_damaged_state_is_set_aside_and_the_other_prs_pruned(
     assert "restore it from a backup" in said[0].getMessage()
 
 
+# kills: bot/prstate.py:PRStore._pr_of no name for a PR's damaged row whose name is unreadable too
+def test_a_prs_damaged_row_whose_name_is_unreadable_too_is_named_by_its_place(tmp_path, caplog):
+    from bot.prstate import PRState, PRStore
+
+    q = queue_at(tmp_path)
+    PRStore(q.db).put(PRState(f"o/{'z' * 20_000}", 1, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    q.keep_sweep_since("2030-01-01T00:00:00Z")
+    q.db.close()
+    _break_overflow_chain(tmp_path / "q.sqlite3", b"z" * 200)  # (names are kept lower case)
+    q = queue_at(tmp_path)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"):
+        assert PRStore(q.db).prune_files(CUTOFF, 10) == 0
+    [said] = caplog.records
+    assert said.getMessage().startswith("PR of row 1 (its name unreadable): SQLite cannot read")
+
+
+# kills: bot/prstate.py:PRStore._set_aside_unreadable damage outside the PR rows taken for a row
+#   set aside: the step run again
+def test_damage_outside_the_pr_rows_fails_the_prs_step_once_not_run_again(tmp_path):
+    from bot.prstate import IDLE_LISTS, PRStore
+
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    prs.record_reply("o/r", 1, "reply-key", 5, "gone")
+    q.db.execute("UPDATE pr_replies SET posted_at = ?", (OLD,))
+    _damage_root_page(q, tmp_path / "q.sqlite3", "pr_replies")
+    prs = PRStore(queue_at(tmp_path).db)
+    steps = []
+
+    def replies() -> int:
+        steps.append(1)
+        return prs.prune_replies(CUTOFF, 10)
+
+    with pytest.raises(sqlite3.DatabaseError, match="malformed"):
+        prs.past_damage(replies, IDLE_LISTS.format(kept="TRUE"), (CUTOFF, 10))
+    assert steps == [1]
+
+
 # kills: bot/retention.py:Retention.prune (hand) a done batch not run again past the damaged row
 #   it met (the cut's bisection read past it: the row was never one of its probes)
 # kills: bot/retention.py:Retention.prune (hand) the failed batches not run again past it
