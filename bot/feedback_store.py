@@ -121,7 +121,7 @@ class FeedbackStore:
         are kept."""
         return prs.past_damage(
             lambda: self._prune_numbering(before, limit, prs.not_set_aside("s.rowid")),
-            NUMBERED_STATES.format(kept=prs.not_set_aside("s.rowid")),
+            lambda: NUMBERED_STATES.format(kept=prs.not_set_aside("s.rowid")),
             (before,),
         )
 

@@ -448,7 +448,7 @@ class PRStore:
         PR's next event; the rest of its state (its comment, opt-out, marks) is kept."""
         return self.past_damage(
             lambda: self._prune_files(before, limit),
-            IDLE_LISTS.format(kept=self.not_set_aside()),
+            lambda: IDLE_LISTS.format(kept=self.not_set_aside()),
             (before, limit),
         )
 
@@ -462,20 +462,24 @@ class PRStore:
                 (before, limit),
             ).rowcount
 
-    def past_damage(self, step: Callable[[], T], among: str, params: tuple[object, ...]) -> T:
+    def past_damage(
+        self, step: Callable[[], T], among: Callable[[], str], params: tuple[object, ...]
+    ) -> T:
         """`step`'s result; should SQLite find a PR's row it reads damaged ("database disk
         image is malformed": a failing disk, likely on the pages of a long file list), after
-        setting aside every damaged row of those `among` selects (SQL of their rowids, read
-        from an index alone, with `params`; rows set aside left out) and running `step`
-        again. The step leaves the rows set aside out (`not_set_aside`): a damaged row can
-        be neither read, nor changed, nor deleted, and retention's pruning met it again at
-        each pass: the oldest idle PR's, it kept every other PR's file list for good."""
-        try:
-            return step()
-        except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc) or not self._set_aside_unreadable(among, params):
-                raise
-        return step()
+        setting aside every damaged row of those `among()` selects (SQL of their rowids,
+        read from an index alone, with `params`; rows set aside left out) and running
+        `step` again, as long as each run meets a row not set aside before (a batch run
+        again past one is another batch). The step leaves the rows set aside out
+        (`not_set_aside`): a damaged row can be neither read, nor changed, nor deleted,
+        and retention's pruning met it again at each pass: the oldest idle PR's, it kept
+        every other PR's file list for good."""
+        while True:
+            try:
+                return step()
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc) or not self._set_aside_unreadable(among(), params):
+                    raise
 
     def not_set_aside(self, rowid: str = "rowid") -> str:
         """An SQL condition leaving out the rows set aside, by `rowid` (the column as the
@@ -486,7 +490,7 @@ class PRStore:
     def _set_aside_unreadable(self, among: str, params: tuple[object, ...]) -> bool:
         """Set aside each row `among` selects that SQLite cannot read whole, said once;
         whether any was. False: the damage is elsewhere."""
-        found = False
+        seen = len(self._unreadable)
         for (rowid,) in self.db.execute(among, params):
             try:
                 self.db.execute("SELECT * FROM pr_state WHERE rowid = ?", (rowid,))
@@ -494,7 +498,6 @@ class PRStore:
                 if not is_damaged(exc):
                     raise
                 self._unreadable[rowid] = name = self._pr_of(rowid)
-                found = True
                 log.error(
                     "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
                     " list nor its kept numbers pruned (retention). The database file is"
@@ -503,7 +506,7 @@ class PRStore:
                     exc,
                     DAMAGED_FIX,
                 )
-        return found
+        return len(self._unreadable) > seen
 
     def _pr_of(self, rowid: int) -> str:
         """A damaged row's PR, when SQLite can still read that much of it."""

@@ -2197,6 +2197,36 @@ def test_a_prs_damaged_state_is_set_aside_and_the_other_prs_pruned(
     assert "restore it from a backup" in said[0].getMessage()
 
 
+# kills: bot/prstate.py:PRStore.past_damage (hand) the batch run once only past the rows set
+#   aside: the next damaged PR it then met failed the pass
+# kills: bot/prstate.py:PRStore.prune_files (hand) the search not leaving out the rows set aside
+#   (the first found again, no new one: the pass failed)
+# kills: bot/feedback_store.py:FeedbackStore.prune_numbering (hand) the search not leaving out
+#   the rows set aside (a PR set aside by the file lists' pruning named again)
+def test_damaged_prs_one_after_another_are_each_set_aside_once(tmp_path, caplog):
+    from bot.feedback_store import FeedbackStore
+    from bot.prstate import PRState, PRStore
+
+    q = queue_at(tmp_path)
+    prs, feedback = PRStore(q.db), FeedbackStore(q.db)
+    long = (f"vllm/{'Z' * 20_000}.py",)
+    for number, files in ((1, long), (2, long), (3, ("a.py",)), (4, None)):
+        notes = ("Z" * 20_000,) if files is None else ()  # (before when it was handled)
+        prs.put(PRState("o/r", number, notes=notes, files_sha="abc", files=files))
+        at = f"{OLD[:-2]}{number}Z"  # handled one after another
+        q.db.execute("UPDATE pr_state SET updated_at = ? WHERE number = ?", (at, number))
+        feedback.keep_numbering("o/r", number, f"comment:{number}", ("note-a",))
+    q.db.execute("UPDATE numbering SET at = ?", (OLD,))
+    q = _reopened_damaged(q, tmp_path)
+    prs, feedback = PRStore(q.db), FeedbackStore(q.db)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"):
+        assert prs.prune_files(CUTOFF, 1) == 1  # a batch of one: 1, then 2, then 3
+        assert prs.get("o/r", 3).files is None
+        assert feedback.prune_numbering(CUTOFF, 10, prs) == 1  # 3's
+    named = [r.getMessage().split(":")[0] for r in caplog.records]
+    assert named == ["PR o/r#1", "PR o/r#2", "PR o/r#4"]
+
+
 # kills: bot/prstate.py:PRStore._pr_of no name for a PR's damaged row whose name is unreadable too
 def test_a_prs_damaged_row_whose_name_is_unreadable_too_is_named_by_its_place(tmp_path, caplog):
     from bot.prstate import PRState, PRStore
@@ -2232,7 +2262,7 @@ def test_damage_outside_the_pr_rows_fails_the_prs_step_once_not_run_again(tmp_pa
         return prs.prune_replies(CUTOFF, 10)
 
     with pytest.raises(sqlite3.DatabaseError, match="malformed"):
-        prs.past_damage(replies, IDLE_LISTS.format(kept="TRUE"), (CUTOFF, 10))
+        prs.past_damage(replies, lambda: IDLE_LISTS.format(kept="TRUE"), (CUTOFF, 10))
     assert steps == [1]
 
 
