@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.github_errors import rate_header
-from bot.github_port import GitHubError
+from bot.github_port import GitHubError, call_paused
 
 # --- call counting ------------------------------------------------------------
 
@@ -231,6 +231,7 @@ class Pacer:
                 now = self._clock()
                 paused = self._paused_until
                 if paused - now > self._sleep_max:
+                    call_paused()
                     raise Paused(
                         f"{self._name} rate limited for another {paused - now:.0f}s (GitHub's"
                         " answer to another call); not sent, try again then",

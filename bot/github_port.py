@@ -288,3 +288,44 @@ def write_asked() -> None:
     asked = _WRITES_ASKED.get()
     if asked is not None:
         asked.count += 1
+
+
+@dataclass
+class LimitsSeen:
+    """What GitHub's rate limits did to the calls made inside `watching_limits`. `met`:
+    an answer to one was a rate limit, or spent the last call before the reset (each
+    pauses the identity). `paused`: one was not sent, its identity paused already. A run
+    put back for a rate limit whose calls met none was held back by another call's limit
+    only (`others_only`): bot.workers does not count that put-back."""
+
+    met: bool = False
+    paused: bool = False
+
+    @property
+    def others_only(self) -> bool:
+        return self.paused and not self.met
+
+
+_LIMITS_SEEN: ContextVar[LimitsSeen | None] = ContextVar("limits_seen", default=None)
+
+
+@contextmanager
+def watching_limits() -> Iterator[LimitsSeen]:
+    seen = LimitsSeen()
+    token = _LIMITS_SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _LIMITS_SEEN.reset(token)
+
+
+def limit_met() -> None:
+    """A port calls it when GitHub's answer to one of its calls pauses the identity."""
+    if (seen := _LIMITS_SEEN.get()) is not None:
+        seen.met = True
+
+
+def call_paused() -> None:
+    """A port calls it when it does not send a call, its identity being paused."""
+    if (seen := _LIMITS_SEEN.get()) is not None:
+        seen.paused = True

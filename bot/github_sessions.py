@@ -49,7 +49,7 @@ from bot.github_errors import (
 )
 from bot.github_http import made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
-from bot.github_port import GitHubError, PRRef, rate_limit_wait
+from bot.github_port import GitHubError, PRRef, limit_met, rate_limit_wait
 from bot.github_retry import Retrier
 from bot.installations import InstallationChange
 
@@ -520,6 +520,7 @@ class GitHubSessions:
                 pacer.after(verb)
             limited = rate_limit_answer(status, headers, output)
             if limited is not None:
+                limit_met()
                 self._retry.note_secondary_streak(
                     pacer.met_secondary_limit(verb) if secondary_limit(limited) else 0
                 )
@@ -527,6 +528,7 @@ class GitHubSessions:
                 return status, headers, output
             pacer.answered(verb)
             if (spent := spent_until_reset(headers)) is not None:
+                limit_met()
                 self._pause(key, pacer, spent)
             return status, headers, output
 

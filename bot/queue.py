@@ -35,16 +35,22 @@ T = TypeVar("T")
 # cannot crash-loop the server. Only interruptions count (`interruptions`), not
 # runs that ended in an ordinary failure and were queued again (`attempts`).
 MAX_INTERRUPTIONS = 3
-# A delivery put back this many times for a rate limit (`defer`; counted since it was
-# queued or last retried, whatever its runs did meanwhile) fails instead: a limit that
-# lasts this long needs a look. The default of `max_deferrals` in config/bot.toml (the
-# server's queue takes the setting).
+# A delivery put back this many times for a rate limit its own calls met (`defer`;
+# counted since it was queued or last retried, whatever its runs did meanwhile) fails
+# instead: a limit that lasts this long needs a look. The default of `max_deferrals` in
+# config/bot.toml (the server's queue takes the setting).
 MAX_DEFERRALS = 8
+# Put-backs of a run held back only by the pause another call's limit began (it met
+# none itself) are not counted so: a backlog waits out an hour's limit met by the
+# delivery at its head. They are bounded too, lest a limit that never ends keep a
+# delivery for ever: at the secondary back-off's shortest wait, a minute, 100 come to
+# over an hour and a half.
+MAX_WAITS = 100
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
 _REQUEUE = (
     "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
-    " deferrals = 0 WHERE state = 'failed'"
+    " deferrals = 0, waits = 0 WHERE state = 'failed'"
 )
 
 SCHEMA = """
@@ -61,6 +67,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
     attempts    INTEGER NOT NULL DEFAULT 0,      -- runs started (claims)
     interruptions INTEGER NOT NULL DEFAULT 0,    -- of which a process died while processing
     deferrals   INTEGER NOT NULL DEFAULT 0,      -- put back for a rate limit (since retried)
+    waits       INTEGER NOT NULL DEFAULT 0,      -- of which held back by others' limits only
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
@@ -187,6 +194,7 @@ class Delivery:
     attempts: int = 0  # runs started, this one included
     interruptions: int = 0  # runs cut short by the process dying
     deferrals: int = 0  # put back for a rate limit, since queued or last retried
+    waits: int = 0  # of which held back by another call's limit only (not counted)
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
@@ -227,7 +235,8 @@ class DeliveryQueue:
         # other runs (an older database starts every count at 0); body_sha, since a
         # replayed body under a new delivery id was refused; same_body_sha, since a
         # pull_request body was refused only as its PR's latest again; deferrals, since a
-        # rate limited delivery was put back rather than failed.
+        # rate limited delivery was put back rather than failed; waits, since a put-back
+        # held back by another call's limit was not counted.
         added = db.add_missing_columns(
             "deliveries",
             {
@@ -237,6 +246,7 @@ class DeliveryQueue:
                 "same_body_sha": "TEXT",
                 "deferrals": "INTEGER NOT NULL DEFAULT 0",
                 "by_bot": "INTEGER NOT NULL DEFAULT 0",
+                "waits": "INTEGER NOT NULL DEFAULT 0",
             },
         )
         # also while no sweep has kept where it left off: an upgrade killed between
@@ -484,22 +494,27 @@ class DeliveryQueue:
         )
         self._notify()
 
-    def defer(self, delivery_id: str, seconds: float, reason: str) -> bool:
+    def defer(self, delivery_id: str, seconds: float, reason: str, *, counted: bool = True) -> bool:
         """Put a delivery GitHub rate limited back, to be claimed no sooner than `seconds`
         from now; `reason` shows meanwhile as its last error. Not a failure nor an
         interruption. False, and failed with `reason`, when it was put back
-        `max_deferrals` times already."""
+        `max_deferrals` times already (counted), or, held back by another call's limit
+        only (not `counted`), MAX_WAITS times so."""
         now, error = utcnow(), reason[:2000]
+        if counted:
+            room, most, why = "deferrals - waits < ?", self.max_deferrals, "rate limits"
+        else:
+            room, most, why = "waits < ?", MAX_WAITS, "other calls' rate limits"
         with self.db.tx() as conn:
             cur = conn.execute(
                 "UPDATE deliveries SET state = 'pending', deferrals = deferrals + 1,"
-                " not_before = ?, last_error = ?, updated_at = ?"
-                " WHERE id = ? AND state = 'processing' AND deferrals < ?",
-                (utcnow(after_s=seconds), error, now, delivery_id, self.max_deferrals),
+                " waits = waits + ?, not_before = ?, last_error = ?, updated_at = ?"
+                f" WHERE id = ? AND state = 'processing' AND {room}",
+                (int(not counted), utcnow(after_s=seconds), error, now, delivery_id, most),
             )
             put_back = cur.rowcount > 0
             if not put_back:
-                given_up = f"put back {self.max_deferrals} times for rate limits; given up: {error}"
+                given_up = f"put back {most} times for {why}; given up: {error}"
                 conn.execute(
                     "UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?"
                     " WHERE id = ? AND state = 'processing'",
@@ -648,7 +663,8 @@ class DeliveryQueue:
                 marks = ",".join("?" * len(ours))  # kept, so done (none ran since)
                 again += conn.execute(
                     f"UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
-                    f" deferrals = 0 WHERE id IN ({marks}) AND {_NOT_CLOSED} RETURNING seq, id",
+                    f" deferrals = 0, waits = 0 WHERE id IN ({marks}) AND {_NOT_CLOSED}"
+                    " RETURNING seq, id",
                     (now, *(r["id"] for r in ours)),
                 ).fetchall()
         if again:
@@ -754,6 +770,7 @@ def _delivery(row: Any) -> Delivery:
         attempts=row["attempts"],
         interruptions=row["interruptions"],
         deferrals=row["deferrals"],
+        waits=row["waits"],
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.github_port import rate_limit_wait
-from bot.queue import Delivery, DeliveryQueue, State
+from bot.github_port import LimitsSeen, rate_limit_wait, watching_limits
+from bot.queue import MAX_WAITS, Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,10 @@ class Workers:
     retried what it could); the error is kept, through `redact`, and shown in /healthz
     (served to anyone who reaches the webhook's port) and by `review-notes retry`.
     Unless GitHub rate limited it: then it is put back, to run again at the time GitHub
-    gave (`DeliveryQueue.defer`), and the worker goes on with other deliveries.
+    gave (`DeliveryQueue.defer`), and the worker goes on with other deliveries. A run
+    whose own calls met no limit, held back by the pause another call's began, is put
+    back without counting against `max_deferrals` (bounded by MAX_WAITS instead): in an
+    hour's limit, the backlog behind the delivery GitHub refuses waits it out.
 
     Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
     full): the worker tries again, waiting RECORD_RETRY_FIRST seconds, doubling up to
@@ -198,11 +201,12 @@ class Workers:
     def run_one(self, delivery: Delivery) -> None:
         extra = _log_context(delivery)
         try:
-            self.process(delivery)
+            with watching_limits() as seen:
+                self.process(delivery)
         except Exception as exc:
             error = self.redact(f"{type(exc).__name__}: {exc}")
             if (wait := rate_limit_wait(exc)) is not None:
-                self._defer(delivery, wait, error)
+                self._defer(delivery, wait, error, seen)
                 return
             log.warning(
                 "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
@@ -213,37 +217,45 @@ class Workers:
             if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
                 self.counted(delivery, "done")
 
-    def _defer(self, delivery: Delivery, wait: float, error: str) -> None:
+    def _defer(self, delivery: Delivery, wait: float, error: str, seen: LimitsSeen) -> None:
         """Put the delivery back; told and logged as what `defer` did (the last put-back
-        allowed fails it instead)."""
+        allowed fails it instead). Not counted when its calls met no limit, only the
+        pause of another's (`seen`)."""
         extra = _log_context(delivery)
+        counted = not seen.others_only
         put_back = []
         stored = self._record(
             delivery,
             State.PENDING,
-            lambda: put_back.append(self.queue.defer(delivery.id, wait, error)),
+            lambda: put_back.append(self.queue.defer(delivery.id, wait, error, counted=counted)),
         )
         if not stored:  # stopping: it stays processing and runs again at the next start
             return
+        if counted:
+            done, most, which = delivery.deferrals - delivery.waits, self.queue.max_deferrals, ""
+        else:
+            done, most, which = delivery.waits, MAX_WAITS, " held back by other calls' limits"
         if not put_back[-1]:
             self.counted(delivery, "failed")
             log.warning(
-                "delivery %s (%s) failed: rate limited after %d put-backs; %s",
+                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s",
                 delivery.id,
                 delivery.event,
-                self.queue.max_deferrals,
+                most,
+                which,
                 error,
                 extra=extra,
             )
             return
         self.counted(delivery, "deferred")
         log.warning(
-            "delivery %s (%s) put back for %.0fs (%d of %d put-backs): %s",
+            "delivery %s (%s) put back for %.0fs (%d of %d put-backs%s): %s",
             delivery.id,
             delivery.event,
             wait,
-            delivery.deferrals + 1,
-            self.queue.max_deferrals,
+            done + 1,
+            most,
+            which,
             error,
             extra=extra,
         )

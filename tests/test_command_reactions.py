@@ -174,3 +174,26 @@ def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(li
     assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 2
     done = rt.queue.get(r.json()["delivery"])
     assert (done.state, done.last_error) == ("done", None)
+
+
+# --- found by review 'r30f' ---
+
+
+# kills: bot/github_sessions.py:GitHubSessions._pace a rate limit answer not said to be the
+#        run's own: a comment whose 👀 GitHub refused, its reply then held back by that
+#        pause, was put back as held back by another call's limit, uncounted
+def test_a_command_whose_own_reaction_github_limited_counts_its_put_back(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        # the eyes are refused for a minute; the reply after them is not sent
+        fake.inject("POST", REACTIONS, Fault.too_many_requests(retry_after=60))
+        c, delivery = _said(client, fake, "/notes help")
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        got = rt.queue.get(delivery)
+        assert (got.state, got.waits) == ("pending", 0), got.last_error
+        assert replies(fake) == [] and reactions(fake, c) == set()

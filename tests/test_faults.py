@@ -12,6 +12,7 @@ test_github_client.py; test_e2e.py has the basic retry-then-succeed path.)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -452,7 +453,7 @@ def test_a_delivery_failed_on_a_rate_limit_runs_again_once_the_time_github_gave_
 
 
 def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
-    tmp_path, fake_github, app_key, caplog
+    tmp_path, fake_github, app_key, caplog, manual_time
 ):
     """Runtime.process counted any rate limit error as outcome="deferred"; the
     MAX_DEFERRALS-th one makes `DeliveryQueue.defer` fail the delivery, so /metrics
@@ -461,16 +462,21 @@ def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
     fake = fake_github
     n = 7501
     fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.too_many_requests(60))
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings, github_on(settings, app_key, manual_time)) as (client, rt):
+        for _ in range(2):  # the first run's and the last's own call
+            fake.inject(
+                "GET", f"/repos/{DEFAULT_REPO}/pulls/{n}/files", Fault.too_many_requests(60)
+            )
         r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
         delivery = r.json()["delivery"]
         wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
-        # as after MAX_DEFERRALS put-backs; the installation is still paused
+        # as after MAX_DEFERRALS put-backs, once the minute is over
         rt.db.execute(
             "UPDATE deliveries SET deferrals = ?, not_before = NULL WHERE id = ?",
             (MAX_DEFERRALS, delivery),
         )
+        manual_time.advance(60)
         rt.queue._notify()
         wait_until(lambda: rt.queue.get(delivery).state == "failed", what="the give-up")
         text = client.get("/metrics").text
@@ -682,3 +688,74 @@ def test_the_hourly_content_creation_limit_is_backed_off_and_waited_out(
     assert limit.refused == len(waits)  # one refused write each, none while paused
     for number in numbers:
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
+
+
+# --- found by review 'r30f' ---
+
+
+def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spends_put_backs(
+    tmp_path, fake_github, app_key, manual_time
+):
+    # A busy hour: the 500 writes are spent ten minutes in, and GitHub refuses writes
+    # until the first leaves the window, 50 minutes on. At each pause's end one delivery
+    # sends its write and is refused; the rest of the backlog is claimed, sends nothing
+    # (the installation is paused) and is put back. Each put-back counted, so all of them
+    # had used their 8 by the 9th refusal (32 minutes) and failed together, every
+    # comment lost until `review-notes retry --all`. The one refused still counts its own.
+    fake, spent, backlog = fake_github, [N + i for i in range(4)], [N + 4 + i for i in range(4)]
+    limit = fake.limit_content_creation(per_hour=len(spent), clock=manual_time.clock)
+    for number in spent + backlog:
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, workers=1, retry_max_wait=300)
+    github = github_on(settings, app_key, manual_time)
+    with serving(settings, github) as (client, rt):
+        for number in spent:
+            deliver_pr(client, rt, number=number, title=MATCHING_TITLE)
+        manual_time.advance(10 * 60)
+        queued = [
+            post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE)).json()
+            for n in backlog
+        ]
+        wait_until(lambda: _settled(rt), what="the backlog's first tries")
+        # waiting out a rate limit, not stalled: every delivery put back until the pause
+        # ends, none due meanwhile
+        text = client.get("/metrics").text
+        assert metric(text, "review_notes_github_ratelimit_paused_seconds") == 60
+        assert metric(text, "review_notes_queue_oldest_pending_seconds") == 0
+        assert metric(text, "review_notes_queue_depth", state="pending") == len(backlog)
+        cycles = 0
+        while rt.queue.counts()["pending"]:
+            _let_pass(rt, manual_time, github.calls.paused_for())
+            cycles += 1
+        first, *rest = [rt.queue.get(d["delivery"]) for d in queued]
+        assert first.state == "failed" and "put back 8 times" in first.last_error
+        assert [d.state for d in rest] == ["done"] * len(rest), [d.last_error for d in rest]
+        # the next in line spent 3 of its own after the first had failed; the others none
+        assert [d.deferrals - d.waits for d in rest] == [3, 0, 0]
+        text = client.get("/metrics").text
+        deliveries = "review_notes_deliveries_total"
+        assert metric(text, deliveries, event="pull_request", outcome="failed") == 1
+    assert manual_time.clock() >= 60 * 60  # the block was waited out, not cut short
+    assert limit.refused == cycles  # one refused write a pause, none while paused
+    for number in backlog[1:]:
+        assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
+
+
+# kills: bot/github_sessions.py:GitHubSessions._pace a call that spent the last one before
+#        the reset not said to be the run's own limit: its put-back was not counted, and
+#        an answer spending the last call at every run would put it back for ever
+def test_a_run_whose_own_call_spent_the_last_one_counts_its_put_back(
+    tmp_path, fake_github, app_key
+):
+    fake = fake_github
+    n = 7609
+    fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
+        reset = str(int(time.time()) + 3600)
+        spent = Fault(headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset})
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{n}/comments", spent)
+        r = post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).deferrals == 1, what="the put-back")
+        assert rt.queue.get(delivery).waits == 0
+        assert "create a comment" in rt.queue.get(delivery).last_error  # not sent: paused

@@ -2485,3 +2485,91 @@ def test_the_oldest_pending_wait_counts_from_when_a_delivery_is_due(tmp_path):
     q.db.execute("UPDATE deliveries SET updated_at = '2020-01-01T00:00:00.000000Z'")
     since = q.oldest_pending_since()
     assert since is not None and since.year == datetime.now(UTC).year  # due, not queued
+
+
+# --- found by review 'r30f' ---
+
+
+def _limited_by(*marks):
+    """A run that, through the port's hooks, meets `marks` (limit_met, call_paused) and
+    is then rate limited for 60 s."""
+    from bot.github_port import GitHubError
+
+    def run(delivery):
+        for mark in marks:
+            mark()
+        raise GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
+
+    return run
+
+
+def _put_back_again(q: DeliveryQueue, workers: Workers, did: str) -> None:
+    q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = ?", (did,))
+    assert q.claim().id == did
+    workers.run_one(q.get(did))
+
+
+# kills: bot/workers.py:Workers._defer every put-back counted, a run held back by
+#        another call's pause too: a backlog failed together in an hour's limit
+def test_a_put_back_held_back_by_another_calls_limit_only_is_not_counted(tmp_path, caplog):
+    from bot.github_port import call_paused, limit_met
+
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=2)
+    add(q, "waiting", 1)
+    add(q, "later", 1)
+    assert q.claim().id == "waiting"
+    # its own call limited (a pause met too, later in the run): counted
+    refused = Workers(q, _limited_by(call_paused, limit_met, call_paused), 1)
+    refused.run_one(q.get("waiting"))
+    assert "(1 of 2 put-backs)" in caplog.messages[-1]
+    held = Workers(q, _limited_by(call_paused), 1)
+    for _ in range(4):  # past max_deferrals: held back only, it is not failed
+        _put_back_again(q, held, "waiting")
+    waiting = q.get("waiting")
+    assert (waiting.state, waiting.deferrals, waiting.waits) == (State.PENDING, 5, 4)
+    assert "(4 of 100 put-backs held back by other calls' limits)" in caplog.messages[-1]
+    assert q.claim() is None  # its PR's later delivery still waits for it
+    _put_back_again(q, refused, "waiting")
+    assert "(2 of 2 put-backs)" in caplog.messages[-1]
+    _put_back_again(q, refused, "waiting")
+    waiting = q.get("waiting")
+    assert (waiting.state, waiting.deferrals, waiting.waits) == (State.FAILED, 6, 4)
+    assert waiting.last_error.startswith("put back 2 times for rate limits; given up")
+    assert q.claim().id == "later"
+    # `review-notes retry` starts both counts afresh
+    assert q.retry(["waiting"]) == ["waiting"]
+    assert (q.get("waiting").deferrals, q.get("waiting").waits) == (0, 0)
+
+
+# kills: bot/queue.py:DeliveryQueue.defer a put-back held back by others' limits unbounded
+def test_put_backs_held_back_by_other_calls_limits_are_bounded_too(tmp_path, caplog):
+    from bot.github_port import call_paused
+    from bot.queue import MAX_WAITS
+
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    held = Workers(q, _limited_by(call_paused), 1)
+    q.claim()
+    held.run_one(q.get("d1"))
+    q.db.execute("UPDATE deliveries SET deferrals = ?, waits = ? WHERE id = 'd1'", (150, 99))
+    _put_back_again(q, held, "d1")  # the last allowed
+    assert (q.get("d1").state, q.get("d1").waits) == (State.PENDING, MAX_WAITS)
+    _put_back_again(q, held, "d1")
+    d1 = q.get("d1")
+    assert (d1.state, d1.deferrals, d1.waits) == (State.FAILED, 151, MAX_WAITS)
+    assert d1.last_error.startswith("put back 100 times for other calls' rate limits; given up")
+    assert (
+        "rate limited after 100 put-backs held back by other calls' limits" in caplog.messages[-1]
+    )
+
+
+def test_a_run_that_says_nothing_of_its_limits_is_counted(tmp_path):
+    # a limit the port did not say was another call's (a run outside a GitHub client's
+    # hooks) is the delivery's own: counted, as before
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=1)
+    add(q, "d1")
+    q.claim()
+    workers = Workers(q, _limited_by(), 1)
+    workers.run_one(q.get("d1"))
+    _put_back_again(q, workers, "d1")
+    assert (q.get("d1").state, q.get("d1").waits) == (State.FAILED, 0)
