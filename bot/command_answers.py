@@ -52,7 +52,7 @@ from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
-from bot.github_port import PRRef
+from bot.github_port import PRRef, never_sent
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -262,10 +262,12 @@ def _reply_once(
     spent.writes += 1
     try:
         reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
-    except Exception:
+    except Exception as exc:
         # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
         # Posted all the same (a timeout), the re-run finds it by its key and pays nothing.
         ctx.flood.refund_reply(budget, ref.installation_id)
+        if never_sent(exc):  # held back by a rate limit pause: no write to keep
+            spent.writes -= 1
         raise
     ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     return True

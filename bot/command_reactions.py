@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.context import BotContext
-from bot.github_port import ConversationLocked, GitHubError, PRRef, rate_limit_wait
+from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent, rate_limit_wait
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,9 @@ class Spent:
     command delivery made on GitHub, or paid for in advance (the writes of a deferred
     update it is owed): what is kept of its reservation from the installation's write
     budget (`FloodControl.reserve_writes`); the rest goes back. A write tried and
-    refused counts: GitHub may count it too."""
+    refused counts: GitHub may count it too; one a rate limit pause held back, never
+    sent, does not (its re-run, uncounted while another call's limit lasts, would keep
+    it again each time)."""
 
     writes: int = 0
 
@@ -70,6 +72,8 @@ class Reactions:
         except ConversationLocked:
             raise  # locked since the event: nothing more can be said there (bot.dispatch)
         except Exception as exc:
+            if never_sent(exc):  # held back by a rate limit pause: no write to keep
+                self.spent.writes -= 1
             if _gone(exc):
                 log.info("not reacting %s: comment %s is gone (%s)", content, comment_id, exc)
                 return

@@ -78,7 +78,8 @@ class GitHubError(Exception):
     transient 5xx included, leaves the delivery `failed` until `review-notes retry` or
     a redelivery. At start, `check_app_credentials` warns on a transient one instead
     of refusing the credentials. `retry_after`: seconds GitHub asked us to wait, when
-    it said so.
+    it said so. `sent`: False when the call never went out (a rate limit pause held
+    back its first try): GitHub saw nothing of it (`never_sent`).
     """
 
     def __init__(
@@ -88,11 +89,18 @@ class GitHubError(Exception):
         status: int | None = None,
         transient: bool = False,
         retry_after: float | None = None,
+        sent: bool = True,
     ):
         super().__init__(message)
         self.status = status
         self.transient = transient
         self.retry_after = retry_after
+        self.sent = sent
+
+
+def never_sent(exc: BaseException) -> bool:
+    """`exc` failed a call that never went out: a write of it is no write GitHub counts."""
+    return isinstance(exc, GitHubError) and not exc.sent
 
 
 def rate_limit_wait(exc: BaseException) -> float | None:

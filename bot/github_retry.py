@@ -122,9 +122,12 @@ class Retrier:
         )
         try:
             return retrying(tried)
-        except Paused as paused:  # not sent: say which call
+        except Paused as paused:  # not sent (unless by a try before): say which call
             raise GitHubError(
-                f"GitHub {what}: {paused}", transient=True, retry_after=paused.retry_after
+                f"GitHub {what}: {paused}",
+                transient=True,
+                retry_after=paused.retry_after,
+                sent=retrying.statistics.get("attempt_number", 1) > 1,
             ) from paused
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)

@@ -13,6 +13,7 @@ import pytest
 from bot.commands import CommandConfig
 from tests.command_kit import (
     AUTHOR,
+    INSTANT,
     N,
     _putting_back,
     _said,
@@ -35,6 +36,7 @@ from tests.webhook_kit import (
     drain,
     live_settings,
     post,
+    pr_payload,
     serving,
     wait_until,
 )
@@ -197,3 +199,41 @@ def test_a_command_whose_own_reaction_github_limited_counts_its_put_back(
         got = rt.queue.get(delivery)
         assert (got.state, got.waits) == ("pending", 0), got.last_error
         assert replies(fake) == [] and reactions(fake, c) == set()
+
+
+# kills: bot/command_reactions.py:Reactions.add a reaction held back by another call's
+#        pause (never sent) kept from the write budget, at every uncounted put-back
+def test_a_command_held_back_by_another_calls_limit_keeps_none_of_its_writes(live):
+    # A run held back by the pause another call's limit began sends nothing and is put
+    # back uncounted, as often as the limit lasts (an hour's, a dozen pauses): each run
+    # of `/notes help` kept its 👀 and its reply, never sent, from the installation's
+    # write budget, which commands past it then found spent after the limit.
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what runs keep
+    flood = rt.ctx.flood
+    assert flood.reserve_writes(1001, 10) is None  # not full: a refund past it shows
+    left = flood.installation_writes.left(1001)
+    other = N + 1
+    fake.add_pull(DEFAULT_REPO, other, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{other}/files", Fault.too_many_requests(600))
+    limited = post(client, "pull_request", pr_payload(number=other, title=MATCHING_TITLE))
+    wait_until(lambda: rt.queue.get(limited.json()["delivery"]).deferrals == 1, what="a pause")
+    c, delivery = _said(client, fake, "/notes help")
+    wait_until(lambda: rt.queue.get(delivery).waits == 1, what="the command's put-back")
+    assert reactions(fake, c) == set() and replies(fake) == []
+    assert flood.installation_writes.left(1001) == left
+
+
+# kills: bot/github_port.py:GitHubError a failure said never sent unless told otherwise: a
+#        reaction GitHub answered (502 at every try) given back to the write budget
+def test_a_reaction_github_answered_with_a_failure_keeps_its_write(live):
+    client, rt, fake = live
+    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill
+    flood = rt.ctx.flood
+    full = flood.installation_writes.left(1001)
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+    fail_the_done_reaction(fake, c)
+    post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"} and len(replies(fake)) == 1
+    assert flood.installation_writes.left(1001) == full - 3  # 👀, the reply, the 👍 tried

@@ -2943,3 +2943,24 @@ def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
     assert [r.status for r in fake_github.requests] == [403]
     fake_github.unsuspend(DEFAULT_INSTALLATION_ID)
     assert client.list_files(PR) == ["a.py"]
+
+
+# --- found by review 'r30f' ---
+
+
+# kills: bot/github_retry.py:Retrier.call a call a pause held back at its first try said sent,
+#        or one a pause held back after a try GitHub answered (a 502) said never sent
+@pytest.mark.parametrize(("answers", "sent"), [(0, False), (1, True)], ids=["first", "retry"])
+def test_a_call_held_back_by_a_pause_says_whether_a_try_of_it_went_out(answers, sent):
+    retry = Retrier(RetryPolicy(backoff=0.0), sleep=lambda seconds: None)
+    tries = []
+
+    def call():
+        tries.append(1)
+        if len(tries) <= answers:
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+        raise github_pacing.Paused("paused", transient=True, retry_after=60.0)
+
+    with pytest.raises(GitHubError) as failed:
+        retry.call("react to comment 1", call)
+    assert (failed.value.sent, failed.value.retry_after, len(tries)) == (sent, 60.0, answers + 1)
