@@ -943,12 +943,30 @@ def _parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse
     args, extra = parser.parse_known_args(argv)
     if extra:
         title = getattr(args, "title", None)
+        words = _title_rest(sys.argv[1:] if argv is None else argv, title, extra)
         hint = ""
-        if title and not extra[0].startswith("-"):
-            quoted = shlex.quote(" ".join([title, *extra]))
+        if title and words:
+            quoted = shlex.quote(" ".join([title, *words]))
             hint = f" (a title of several words goes in quotes: --title {quoted})"
         parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     return args
+
+
+def _title_rest(argv: list[str], title: str | None, extra: list[str]) -> list[str]:
+    """The words left over that come right after --title's one word on the command line:
+    the rest of a title the shell split. A title holding a space was quoted, and a word
+    after another flag's value (`--file a.py b.py`) is not the title's."""
+    if not title or any(c.isspace() for c in title):
+        return []
+    for at in range(len(argv) - 1, -1, -1):  # the last --title is the one argparse kept
+        if argv[at] == f"--title={title}" or argv[at - 1 : at + 1] == ["--title", title]:
+            words = []
+            for word, left in zip(argv[at + 1 :], extra, strict=False):
+                if word != left or word.startswith("-"):
+                    break
+                words.append(word)
+            return words
+    return []
 
 
 def _flush_output() -> None:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -1517,6 +1518,47 @@ def test_a_title_typed_without_its_quotes_is_told_to_take_them(setup, capsys):
             .err.splitlines()[-1]
             .endswith(f"error: unrecognized arguments: {argv[-1]}")
         )
+
+
+# kills: bot/cli.py:_title_rest a word left over that is not the title's (after a quoted title,
+#   or after another flag's value) said to be the title's, to paste into it
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--title", "[Bugfix] Fix x", "vllm/a.py"],  # quoted: a file given with no --file
+        ["--title", "Fix", "--file", "a.py", "b.py"],  # two files after one --file
+        ["--file", "Fix", "--title", "x", "--json", "y"],  # not right after the title
+    ],
+    ids=["quoted-title", "after-file", "after-json"],
+)
+def test_a_word_left_over_that_is_not_the_titles_is_not_put_in_it(setup, capsys, argv):
+    _, flags = setup
+    with pytest.raises(SystemExit) as stop:
+        main(["match", *argv, *flags])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert stop.value.code == 2
+    assert err == f"review-notes: error: unrecognized arguments: {argv[-1]}"
+    with pytest.raises(SystemExit):  # its --title=x form, the words after it the title's
+        main(["match", "--title=[Bugfix]", "Fix", "x", "--file", "a.py", "b.py", *flags])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "review-notes: error: unrecognized arguments: Fix x b.py (a title of several words"
+        " goes in quotes: --title '[Bugfix] Fix x')"
+    )
+
+
+# kills (hand mutant): bot/cli.py:_parsed the command line (sys.argv, main's argv left None)
+#   not read for the title's words, so the console script never gave the hint
+def test_the_title_hint_reads_the_command_line_itself(setup, capsys, monkeypatch):
+    _, flags = setup
+    argv = ["review-notes", "match", "--title", "[Bugfix]", "Fix", "x", *flags]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit):
+        main()
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("(a title of several words goes in quotes: --title '[Bugfix] Fix x')")
+    )
 
 
 def test_version_names_the_installed_release(capsys):
