@@ -23,7 +23,7 @@ from bot.library import (
     read_taxonomy,
 )
 from bot.note_dump import toml_string
-from bot.note_files import LibraryError, Problem
+from bot.note_files import LibraryError, Problem, merge_conflict
 from bot.notes import Note
 from bot.notes_lint import (
     broad_paths,
@@ -213,11 +213,31 @@ def _warnings(
         found.append((note, "verdict", None, msg))
     for note, field, other in shared_fields(library):
         found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
-    warnings = []
+    warnings = _fenced_conflicts(library, notes_dir)
     for note, field, value, msg in found:
         path, header = header_of(notes_dir, library, note)
         warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
     return sorted(warnings)
+
+
+def _fenced_conflicts(library: Library, notes_dir: Path) -> list[Problem]:
+    """A warning for each note whose guidance holds a merge conflict's markers in a code
+    block: a sample of them, or a conflict git left there (not an error, which would
+    refuse a note showing a sample; outside code blocks it is one)."""
+    warnings = []
+    for note in library.notes:
+        if "<<<<<<< " not in note.guidance:  # most notes: no file read
+            continue
+        path = notes_dir / library.files.get(note.id, note.filename)
+        line = merge_conflict(path.read_bytes().decode("utf-8"), fenced=True)
+        if line is not None:
+            msg = (
+                "warning: a code block holds a git merge conflict's <<<<<<<, ======= and"
+                " >>>>>>> lines: fine if it shows them; if git left them, keep the text"
+                " meant and delete the three marker lines"
+            )
+            warnings.append(Problem(str(path), line, "guidance", msg))
+    return warnings
 
 
 def _shared_field(field: str, notes_dir: Path, library: Library, other: Note) -> str:

@@ -40,6 +40,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.markdown_text import without_fences
 from bot.note_dump import FENCE, toml_string, toml_value
 from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict, derive_verdict
 from bot.toml_errors import (
@@ -323,16 +324,17 @@ _CONFLICT_FIX = (
 )
 
 
-def merge_conflict(text: str) -> int | None:
+def merge_conflict(text: str, *, fenced: bool = False) -> int | None:
     """The line of the first merge conflict git left in the text (its `<<<<<<< ours`,
     `=======` and `>>>>>>> theirs` lines, in order), or None. Two curators who edited one
     note: in the header TOML stops at the marker with no word of it; in the guidance it
     was served, markers and both sides, as the note's text. A `=======` line alone is a
-    Markdown heading's underline."""
+    Markdown heading's underline. One whole in a fenced code block may be a sample of
+    one (guidance on a tool that writes or checks them): it counts only with `fenced`."""
     if "<<<<<<< " not in text:  # most notes: no search
         return None
     text = normalise_text(text)
-    m = _CONFLICT.search(text)
+    m = _CONFLICT.search(text if fenced else without_fences(text))
     return None if m is None else text[: m.start()].count("\n") + 1
 
 

@@ -610,6 +610,22 @@ def test_a_heading_underline_or_a_quoted_marker_in_the_guidance_is_no_conflict(t
     assert problems_of(tmp_path) == []
 
 
+# kills: bot/note_files.py:merge_conflict a conflict's markers shown in a fenced code block
+#   (guidance on a tool that writes or checks them) refused as a conflict git left, so
+#   the server would not start on a correct note; and cli._fenced_conflicts left out
+def test_a_merge_conflict_shown_in_a_code_block_is_a_warning_not_an_error(tmp_path, capsys):
+    sample = "```text\n<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> feature\n```"
+    guidance = f"值得精读。git 留下的冲突如下：\n\n{sample}\n\n正文。"
+    path = write(tmp_path, VALID.replace("值得精读。正文。", guidance))
+    assert problems_of(tmp_path) == []
+    status, out = check_output(tmp_path, capsys)
+    line = line_number(path, "<<<<<<< HEAD")
+    assert status == 0 and f"{path}:{line}: guidance: warning: a code block holds a git" in out
+    # the same lines outside the code block are a conflict git left, as before
+    write(tmp_path, VALID.replace("值得精读。正文。", guidance.replace("```", "")))
+    assert problems_of(tmp_path)[0].startswith(f"{path}:{line}: file: a git merge conflict")
+
+
 def test_missing_notes_directory(tmp_path):
     assert problems_of(tmp_path / "nope") == [
         f"{tmp_path / 'nope'}:1: notes: cannot read: No such file or directory"
