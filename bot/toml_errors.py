@@ -196,6 +196,8 @@ def _left_open(lines: list[str]) -> tuple[list[_Opened], _Opened | None, _Opened
 
 _KEY_OF = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 _INVALID_VALUE = re.compile(r"Invalid value \(at line (\d+), column (\d+)\)")
+# a comment after a value, as TOML reads it once the value is quoted
+_COMMENT_AFTER = re.compile(r"[ \t]+#")
 
 
 def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
@@ -217,6 +219,8 @@ def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
     key = next(keys, None)  # the array's, above an element on a line of its own
     if not word or key is None:
         return None
+    if not key.startswith(("title", "summary")):  # a '#' in a title as typed is its text
+        word = _COMMENT_AFTER.split(word, maxsplit=1)[0]  # `verdict = deep  # 精读`
     if word.lower() in ("true", "false"):
         fix = f"write {word.lower()}, in lower case"
     elif word.lower() in ("yes", "no", "on", "off"):  # YAML's and INI's booleans

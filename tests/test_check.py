@@ -437,6 +437,27 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             '8: topics: rocm is no TOML value: text takes quotes: "rocm"',
             id="unquoted-element-on-its-own-line",
         ),
+        # kills: bot/toml_errors.py:unquoted a comment after a value typed without its quotes
+        #   told to go inside them ("deep  # 精读"), whose verdict is then none
+        pytest.param(
+            ('verdict = "deep"', "verdict = deep  # 精读，不是 quick"),
+            '5: verdict: deep is no TOML value: text takes quotes: "deep"',
+            id="unquoted-string-and-a-comment",
+        ),
+        pytest.param(  # a title's '#' is its text
+            ('title_en = "Pick the eager region per model runner"', "title_en = Fix # of blocks"),
+            '10: title_en: Fix # of blocks is no TOML value: text takes quotes: "Fix # of blocks"',
+            id="unquoted-title-holding-a-hash",
+        ),
+        pytest.param(  # a summary's too
+            (
+                'summary_en = "Shows how a function pointer picks the eager region."',
+                "summary_en = Counts # of blocks",
+            ),
+            "11: summary_en: Counts # of blocks is no TOML value: text takes quotes:"
+            ' "Counts # of blocks"',
+            id="unquoted-summary-holding-a-hash",
+        ),
         pytest.param(
             ("source_pr = 52401", "source_pr = #52401"),
             "4: source_pr: #52401 is no TOML value: TOML reads '#' as a comment's start: write"
