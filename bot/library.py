@@ -367,6 +367,10 @@ def check_library(
         msg = (
             "a file, not the notes' directory: a note is checked with the others (ids,"
             f" titles), so name their directory, {notes_dir.parent}"
+            if notes_dir.suffix == ".md"
+            # `notes check config/topics.toml`: its directory holds no notes
+            else "a file, not the notes' directory: name the directory of the notes"
+            " (*.md files); the taxonomy goes after --topics"
         )
         problems.append(Problem(str(notes_dir), 1, "notes", msg))
         files = []

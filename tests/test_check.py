@@ -665,6 +665,16 @@ def test_a_note_file_given_for_the_directory_is_told_to_name_the_directory(tmp_p
         f" others (ids, titles), so name their directory, {tmp_path}"
     )
 
+    # kills: bot/library.py:check_library another file given for the directory (the
+    #   taxonomy, mistaken for the first argument) told to name its directory, no notes'
+    topics = tmp_path / "topics.toml"
+    topics.write_bytes(TOPICS.read_bytes())
+    status, out = check_output(topics, capsys)
+    assert status == 1 and out.splitlines()[0] == (
+        f"{topics}:1: notes: a file, not the notes' directory: name the directory of the"
+        " notes (*.md files); the taxonomy goes after --topics"
+    )
+
 
 def test_a_notes_directory_without_notes_is_a_problem(tmp_path):
     # A wrong path or an empty volume: the server would tell every PR that no note matches.
