@@ -157,9 +157,11 @@ class Command:
     @property
     def key(self) -> tuple[str, tuple[str, ...]]:
         """Identity for de-duplication and edit diffing: case does not matter, nor do words
-        a command ignores (an edit of the reason after an `off` runs no `off` again)."""
+        a command ignores (an edit of the reason after an `off` runs no `off` again), nor
+        full-width forms, which every command reads as the ASCII they stand for (an edit
+        retyping `ｍｏｅ` as `moe` posts no second reply)."""
         args = self.args if self.kind.reads_args else ()
-        return (self.kind.value, tuple(a.casefold() for a in args))
+        return (self.kind.value, tuple(as_ascii(a).casefold() for a in args))
 
     @property
     def text(self) -> str:

@@ -593,3 +593,20 @@ def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
     assert post(client, "issue_comment", edited).status_code == 202
     drain(rt)
     assert not state(rt).opted_out, "the edit of an off's reason turned the notes off again"
+
+
+# --- found by review r30h ---
+
+
+# kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an
+#   edit retyping the words of a full-width mode in half-width posted the reply again
+def test_an_edit_retyping_full_width_words_in_ascii_answers_nothing_again(live):
+    # as the README reads `ＲＯＣｍ` and `ｗｒｏｎｇ ２`, every command reads the words the
+    # same: the edit changed no command (case aside, the same as `ROCM` for `rocm`)
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic ＲＯＣｍ，谢谢")
+    assert len(replies(fake)) == 1
+    edit(client, rt, fake, c, "/notes topic ROCm,谢谢")
+    assert len(replies(fake)) == 1, "the same topic was answered twice"
+    edit(client, rt, fake, c, "/notes topic ROCm,谢谢\n/notes topic cuda-graphs")
+    assert len(replies(fake)) == 2  # what the edit changed still runs

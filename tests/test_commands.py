@@ -301,6 +301,20 @@ def test_edit_that_only_changes_case_or_spacing_runs_nothing():
     assert changed_commands("/notes search EAGLE", "/NOTES  search  eagle") == []
 
 
+# kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an
+#   edit retyping `ｍｏｅ` or `２` in half-width ran the command again (review r30h)
+def test_edit_that_only_retypes_full_width_words_in_ascii_runs_nothing():
+    for old, new in [
+        ("/notes search ｍｏｅ ｋｖ－ｃａｃｈｅ", "/notes search MoE kv-cache"),
+        ("／ｎｏｔｅｓ\u3000ｗｒｏｎｇ\u3000２，只是改名", "/notes wrong 2,只是改名"),
+        ("/notes ｏｆｆｘ", "/notes offx"),
+    ]:
+        assert changed_commands(old, new) == [], new
+    assert kinds("/notes search ｍｏｅ\n/notes search moe") == [("search", ("ｍｏｅ",))]
+    # `²` is no full-width form: `wrong` reads no number in it, so the edit to `2` runs
+    assert [c.line for c in changed_commands("/notes wrong ²", "/notes wrong 2")] != []
+
+
 def test_edit_that_unquotes_a_command_runs_it():
     got = changed_commands("> /notes off", "/notes off")
     assert [c.kind for c in got] == [Kind.OFF]
