@@ -127,10 +127,13 @@ def source_as_page(request: Request) -> bool:
     """Whether a note's source is asked as an HTML page (`?format=html`, or else Accept
     ranks HTML above plain text, as a browser's does) rather than as the text itself
     (`?format=text`; curl's `*/*`). Plain text names no viewport: a phone lays it out
-    980 px wide and shrinks it to a third."""
+    980 px wide and shrinks it to a third. Another format (`json`, `txt`) is a QueryError,
+    as on the other pages: answered by Accept, a browser got the page for `?format=txt`."""
     fmt = request.query_params.get("format", "").strip().lower()
     if fmt in ("text", "html"):
         return fmt == "html"
+    if fmt:
+        raise QueryError(f"unknown format {fmt!r}; use text or html")
     accept = request.headers.get("accept", "")
     html_q = _quality(accept, "text/html")
     return html_q[0] > 0 and html_q > _quality(accept, "text/plain")

@@ -397,7 +397,11 @@ class NotesSite:
                 request, 404, f"no note with id {note_id!r}"
             )
         text = dump_note(note)
-        if source_as_page(request):  # a browser: the text in a page a phone lays out to fit
+        try:
+            as_page = source_as_page(request)
+        except QueryError as exc:
+            return self.error(request, 400, str(exc))
+        if as_page:  # a browser: the text in a page a phone lays out to fit
             return self.render(request, "source.html", site_repo=note.repo, note=note, text=text)
         return PlainTextResponse(text, headers=SECURITY_HEADERS)
 
