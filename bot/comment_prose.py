@@ -193,6 +193,27 @@ def _shortcode_end(text: str, at: int) -> int:
     return code.end() if name in _NAMES_WITHOUT_A_LETTER or re.search("[a-z]", name) else at
 
 
+# Shortcodes one after another, touching no other colon (`torch::jit::script` holds none)
+# nor a word after them (`:foo:bar` ends no emoji)
+_SHORTCODE_RUN = re.compile(r"(?<!:)(?::[a-z0-9_+-]{1,40}:)+(?![:A-Za-z0-9_])")
+
+
+def without_shortcodes(text: str) -> str:
+    """`text` with its emoji shortcodes (`_SHORTCODE`) as a space: the page shows an emoji
+    there, no word (`/notes search deadlock :+1:` asks for no `1`)."""
+
+    def blank(run: re.Match[str]) -> str:
+        at = run.start()
+        while at < run.end():
+            end = _shortcode_end(text, at)
+            if end == at:
+                return run[0]  # `:8080:`: a port's, no emoji's
+            at = end
+        return " "
+
+    return _SHORTCODE_RUN.sub(blank, text)
+
+
 def _mark_run(text: str, at: int) -> tuple[int, bool]:
     """Where the run of marks from `at` ends (`at`: none there), and whether it ends in a
     shortcode (`_SHORTCODE`), which is an emoji."""

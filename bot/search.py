@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
-from bot.comment_prose import is_mark
+from bot.comment_prose import is_mark, without_shortcodes
 from bot.notes import QUOTES, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
@@ -149,7 +149,8 @@ def query_terms(
         # another repository's: a filter keeps it as typed (a dropped term would widen it)
         return " " if mode.words else ref.group(0)
 
-    folded = _PR_REF.sub(number, fold(query))
+    # an emoji's shortcode in a comment is the emoji the page shows, which no word holds
+    folded = _PR_REF.sub(number, fold(without_shortcodes(query) if mode.words else query))
     found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
     found = [t for t in map(_unquoted, found) if _asks_something(t)]
     terms = list(dict.fromkeys(found))

@@ -443,3 +443,48 @@ def test_a_hyphenated_word_or_path_is_one_term():
         "all--reduce",
     ]
     assert query_terms("--enforce-eager") == ["enforce-eager"]  # a flag's dashes: no word
+
+
+# --- found by review r30h ---
+
+SHORTCODED = (
+    note("n-one", "修复", "TP=1 的时候 deadlock 不复现", title_en="Fix rank 1 hang"),
+    note("n-dead", "死锁", "值得精读。", title_en="Scheduler deadlock"),
+)
+
+
+# kills: bot/comment_prose.py:without_shortcodes (hand) a run with a port's `:8080:` taken out
+# kills: bot/comment_prose.py:_SHORTCODE_RUN (hand) no colon before it looked at: `c10::cuda:`
+#   lost `cuda`
+# kills: bot/comment_prose.py:without_shortcodes a shortcode taken out with no space: 死锁:pray:调度
+#   one word
+@pytest.mark.parametrize(
+    ("q", "terms"),
+    [
+        ("deadlock :+1:", ["deadlock"]),
+        ("deadlock:pray::tada:", ["deadlock"]),  # glued on, as GitHub shows 🙏🎉 there
+        (":memo: 死锁", ["死锁"]),
+        ("死锁:pray:调度", ["死锁", "调度"]),  # two words, as 死锁🙏调度 is
+        ("port :8080:", ["port", "8080"]),  # no emoji's name: a port's
+        ("torch::jit::script", ["torch", "jit", "script"]),  # C++'s scopes, no emoji
+        ("c10::cuda: stream", ["c10", "cuda", "stream"]),
+        ("foo:bar:baz", ["foo", "bar", "baz"]),  # a word after it: no emoji's end
+        ("deadlock :Pray:", ["deadlock", "pray"]),  # GitHub reads no upper case in a name
+    ],
+)
+def test_a_replys_emoji_shortcode_asks_for_no_word(q, terms):
+    assert query_terms(q) == terms
+
+
+# kills: bot/search.py:query_terms (hand) the pages' filter without shortcodes too: its box
+#   shows what was typed, no emoji, and SQLite's `:memory:` is a word
+def test_the_pages_filter_keeps_what_looks_like_a_shortcode():
+    assert query_terms("sqlite :memory:", FILTER) == ["sqlite", ":memory"]
+
+
+# kills: bot/search.py:query_terms (hand) a reply's shortcodes read as words: `deadlock :+1:`
+#   (as GitHub's editor completes 👍) searched `1` too and listed a note saying "rank 1" first
+def test_a_thanks_after_a_replys_words_changes_no_note_found():
+    hits = search_notes(SHORTCODED, "deadlock :+1:", RANKED)
+    assert [h.note.id for h in hits] == ["n-dead", "n-one"]
+    assert {h.terms for h in hits} == {1}
