@@ -6,8 +6,9 @@ id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
 a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
 two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
-cache`, but `isa` not `is a`, and a word of four letters two of two only joined by a
-hyphen or underscore (`noop` finds `no-op`, `isin` not `is in`). A number is a whole
+cache`, but `isa` not `is a`, and a word of four letters two of two, or a letter alone,
+only joined by a hyphen or underscore (`noop` finds `no-op`, `topk` `top_k`, `isin` not
+`is in`). A number is a whole
 number, as in the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
@@ -222,11 +223,13 @@ def _joiners_after(core: str, size: int) -> dict[int, str]:
     """After how many of a term's `size` letters a joiner may stand, and which: where it
     has one, any; and where a part of two letters or more is left either side (`kv|cache`,
     `all|reduce`), any, or a hyphen or underscore only between two parts of two (`no|op`).
-    A letter alone is no part of a compound, so `isa` (the CPU's) is not found in "is a",
-    nor `ina` in "in a" or `a100` in "a 100"."""
+    A letter alone is a part only with a hyphen or underscore (`topk` finds vLLM's `top_k`
+    and `top-k`), so `isa` (the CPU's) is not found in "is a", nor `ina` in "in a" or
+    `a100` in "a 100"."""
     typed = {len(_JOINERS.sub("", p)) for p in (core[: m.start()] for m in _JOINERS.finditer(core))}
     untyped = _ANY_JOINER if size > _TWO_PAIRS else _JOINED
-    return {i: untyped for i in range(2, size - 1)} | dict.fromkeys(typed, _ANY_JOINER)
+    parts = {i: untyped for i in range(2, size - 1)}
+    return dict.fromkeys(range(1, size), _JOINED) | parts | dict.fromkeys(typed, _ANY_JOINER)
 
 
 def _is_path(term: str) -> bool:

@@ -488,3 +488,25 @@ def test_a_thanks_after_a_replys_words_changes_no_note_found():
     hits = search_notes(SHORTCODED, "deadlock :+1:", RANKED)
     assert [h.note.id for h in hits] == ["n-dead", "n-one"]
     assert {h.terms for h in hits} == {1}
+
+
+SAMPLING = (
+    note(
+        "n-k", "采样", "值得快速阅读。Clamp top_k before the sort; a top-p of 1 keeps all q_proj."
+    ),
+    note("n-rows", "行", "值得快速阅读。Take the top k rows of the scores."),
+)
+
+
+# kills: bot/search.py:_joiners_after (hand) a letter alone no part even joined: `/notes search
+#   topk` found no note writing vLLM's `top_k` or `top-k`, which `top_k` found
+# kills: bot/search.py:_joiners_after (hand) a letter alone a part however joined: `topk` found
+#   the prose "top k rows", as `isa` would "is a"
+# kills: bot/search.py:_joiners_after a letter alone at a word's start no part: `qproj` missed
+#   `q_proj`
+@pytest.mark.parametrize(
+    ("q", "expected"), [("topk", ["n-k"]), ("topp", ["n-k"]), ("qproj", ["n-k"])]
+)
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_letter_alone_is_a_part_when_a_hyphen_or_underscore_joins_it(q, expected, mode):
+    assert ids(search_notes(SAMPLING, q, mode)) == expected
