@@ -610,3 +610,15 @@ def test_an_edit_retyping_full_width_words_in_ascii_answers_nothing_again(live):
     assert len(replies(fake)) == 1, "the same topic was answered twice"
     edit(client, rt, fake, c, "/notes topic ROCm,谢谢\n/notes topic cuda-graphs")
     assert len(replies(fake)) == 2  # what the edit changed still runs
+
+
+# kills: bot/commands.py:Command.key (hand) the kinds that ignore their words keyed alike: an
+#   edit of `/notes off` into `/notes on`, the reason kept, ran nothing
+def test_editing_an_off_into_an_on_turns_the_notes_on(live):
+    # the words after it are ignored, the sub-command is not: the edit changed the command
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = say(client, rt, fake, "/notes off 这个PR不需要", login=AUTHOR)
+    assert state(rt).opted_out
+    edit(client, rt, fake, c, "/notes on 这个PR不需要")
+    assert not state(rt).opted_out
