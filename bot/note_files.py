@@ -28,6 +28,7 @@ config files' TOML with the same reader and reports their problems the same way.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import json
 import re
@@ -36,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cached_property
+from itertools import pairwise
 from typing import Any
 
 from pydantic import ValidationError
@@ -272,18 +274,49 @@ def decode_utf8(data: bytes, path: str) -> str:
 
 
 def encoding_hint(data: bytes, at: int) -> str:
-    """What text that is no UTF-8 at byte `at` seems to be, with the fix, or ''."""
+    """What text that is no UTF-8 at byte `at` seems to be, with the fix, or ''. The bytes
+    from there on are read whole: a pair of them alone (`“F` in Windows-1252) is often a
+    GBK character too."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its byte-order mark
         return "; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8"
-    if _reads_as_gbk(data[at : at + 2]):
+    rest = data[at:]
+    if _chinese_in_gbk(rest):
         return "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
+    # UTF-8 before it (the file is UTF-8, one byte bad) or cut inside a character: neither
+    if data[:at].isascii() and not _cut_utf8(rest) and _decodes(rest, "cp1252"):
+        return (
+            "; it reads as Windows-1252 (Latin-1), as Western Windows saves text:"
+            " save the file as UTF-8"
+        )
     return ""
 
 
-def _reads_as_gbk(pair: bytes) -> bool:
-    """Whether the bytes where UTF-8 failed are a Chinese character in GBK (GB18030)."""
+def _chinese_in_gbk(data: bytes) -> bool:
+    """Whether the bytes read as GBK into Chinese: two characters of GB2312's (both bytes
+    0xA1-0xFE) in a row. Latin text in Windows-1252 has its accented letters alone."""
+    if not _decodes(data, "gbk"):
+        return False
+    text = data.decode("gbk")
+    return any(_gb2312_hanzi(a) and _gb2312_hanzi(b) for a, b in pairwise(text))
+
+
+def _gb2312_hanzi(ch: str) -> bool:
+    """A Chinese character of GB2312, the common ones GBK extends."""
+    return "\u4e00" <= ch <= "\u9fff" and all(0xA1 <= b <= 0xFE for b in ch.encode("gbk"))
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
     try:
-        return "\u4e00" <= pair.decode("gb18030") <= "\u9fff"
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _cut_utf8(rest: bytes) -> bool:
+    """Whether the bytes are a UTF-8 character's start, the file ending inside it."""
+    try:
+        return codecs.getincrementaldecoder("utf-8")().decode(rest) == ""
     except UnicodeDecodeError:
         return False
 

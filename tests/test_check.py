@@ -2281,13 +2281,55 @@ def test_a_note_saved_as_gbk_is_told_to_be_saved_as_utf8(tmp_path):
     ]
 
 
-# kills: bot/note_files.py:_reads_as_gbk `"\u4e00" <=` -> `"\u4e00" <` (the first CJK character,
-#   一, not taken for one)
-def test_the_first_and_last_cjk_characters_read_as_gbk():
-    from bot.note_files import _reads_as_gbk
+CP1252 = (
+    "; it reads as Windows-1252 (Latin-1), as Western Windows saves text: save the file as UTF-8"
+)
+GBK = "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
 
-    assert _reads_as_gbk("一".encode("gbk")) and _reads_as_gbk("\u9fa5".encode("gbk"))
-    assert not _reads_as_gbk("ａ".encode("gbk")) and not _reads_as_gbk(b"\xff\xfe")
+
+@pytest.mark.parametrize(
+    ("text", "encoding", "hint"),
+    [
+        # Defect: a curly quote saved in Windows-1252, 0x93 and the letter after it, is a GBK
+        # character: "it reads as GBK" for an English title
+        ('title_en = "“Fix” the eager region"', "cp1252", CP1252),
+        ('title_en = "A naïve fix"', "cp1252", CP1252),
+        ('title_en = "Größe, Größe"', "cp1252", CP1252),  # 0xF6DF: a GB2312 pair, alone
+        # Defect: GBK whose first character past ASCII is no Chinese one ('“', 0xA1B0)
+        ('title_zh = "“修复” eager 区域"', "gbk", GBK),
+        ('title_zh = "修复"', "gbk", GBK),
+        # GBK with no Chinese in it cannot be told from Windows-1252: said as that
+        ('title_en = "“Fix”"', "gbk", CP1252),
+    ],
+)
+def test_a_note_not_in_utf8_is_said_to_be_in_the_encoding_its_text_reads_as(
+    tmp_path, text, encoding, hint
+):
+    path = tmp_path / "vllm-test0001.md"
+    ascii_note = VALID.replace("按 runner 选择 eager 区域", "zh").replace("值得精读。正文。", "x")
+    path.write_bytes(f"{ascii_note}{text}\n".encode(encoding))  # in the guidance
+    [problem] = problems_of(tmp_path)
+    assert problem.startswith(f"{path}:") and problem.endswith(hint), problem
+
+
+# kills: bot/note_files.py:_gb2312_hanzi `0xA1 <=` -> `0xA1 <` (GB2312's first character,
+#   啊 0xB0A1, not taken for one)
+def test_the_first_and_last_gb2312_characters_are_chinese_in_gbk():
+    from bot.note_files import _chinese_in_gbk
+
+    assert _chinese_in_gbk("啊啊".encode("gbk")) and _chinese_in_gbk("齄齄".encode("gbk"))
+    assert not _chinese_in_gbk("啊".encode("gbk"))  # one character alone: Größe's ö and ß
+    assert not _chinese_in_gbk("丂丂".encode("gbk"))  # GBK's own, 0x8140: no GB2312
+    assert not _chinese_in_gbk("ａｂ".encode("gbk")) and not _chinese_in_gbk(b"\xff\xfe")
+
+
+def test_a_utf8_file_with_a_bad_byte_or_cut_inside_a_character_is_said_to_be_nothing_else():
+    from bot.note_files import encoding_hint
+
+    cut = "ok 修".encode()[:-1]  # the end of a UTF-8 file lost inside a character
+    assert encoding_hint(cut, 3) == ""
+    assert encoding_hint("é ".encode() + b"\xe9", 3) == ""  # UTF-8, then one Latin-1 byte
+    assert encoding_hint(b"ok \x81", 3) == ""  # no Windows-1252 byte either
 
 
 @pytest.mark.parametrize(

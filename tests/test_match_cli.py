@@ -269,6 +269,24 @@ def test_a_file_in_gbk_is_said_to_be_gbk_with_the_fix(setup, tmp_path, capsys):
     assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){gbk}\n")
 
 
+def test_a_file_in_windows_1252_is_not_said_to_be_gbk(setup, tmp_path, capsys):
+    # Defect: a curly quote in Windows-1252 (0x93) and the letter after it read as a GBK
+    # character: "it reads as GBK" for an English title
+    _, flags = setup
+    cp1252 = (
+        "; it reads as Windows-1252 (Latin-1), as Western Windows saves text:"
+        " save the file as UTF-8"
+    )
+    body = tmp_path / "body.txt"
+    body.write_bytes("Keeps the “eager” region".encode("cp1252"))
+    code, out, err = run(capsys, "--title", "x", "--body-file", str(body), *flags)
+    assert (code, out, err) == (1, "", f"{body}: cannot read: not UTF-8 (byte 10){cp1252}\n")
+    prs = tmp_path / "prs.jsonl"
+    prs.write_bytes('{"number": 1, "title": "“Fix” it"}\n'.encode("cp1252"))
+    code, out, err = run(capsys, "--batch", str(prs), *flags)
+    assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){cp1252}\n")
+
+
 def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
     _, flags = setup
     prs = tmp_path / "prs.jsonl"
