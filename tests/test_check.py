@@ -2314,12 +2314,16 @@ def test_a_note_not_in_utf8_is_said_to_be_in_the_encoding_its_text_reads_as(
 
 # kills: bot/note_files.py:_gb2312_hanzi `0xA1 <=` -> `0xA1 <` (GB2312's first character,
 #   啊 0xB0A1, not taken for one)
+# kills: bot/note_files.py:_gb2312_hanzi `"\u4e00" <=` -> `<` (一, U+4E00, not Chinese)
+# kills: bot/note_files.py:_gb2312_hanzi `all(` -> `any(` (狜 0xAA40, GBK's, taken for GB2312's)
 def test_the_first_and_last_gb2312_characters_are_chinese_in_gbk():
     from bot.note_files import _chinese_in_gbk
 
     assert _chinese_in_gbk("啊啊".encode("gbk")) and _chinese_in_gbk("齄齄".encode("gbk"))
     assert not _chinese_in_gbk("啊".encode("gbk"))  # one character alone: Größe's ö and ß
+    assert _chinese_in_gbk("一一".encode("gbk"))
     assert not _chinese_in_gbk("丂丂".encode("gbk"))  # GBK's own, 0x8140: no GB2312
+    assert not _chinese_in_gbk("狜狜".encode("gbk"))  # GBK's own, 0xAA40: one byte of GB2312's
     assert not _chinese_in_gbk("ａｂ".encode("gbk")) and not _chinese_in_gbk(b"\xff\xfe")
 
 
