@@ -457,6 +457,10 @@ def fast_toml(text: str) -> dict[str, Any] | None:
     return data
 
 
+# a note's fields that are a number or a date: typed without quotes, the fix is no quotes
+_NUMBER_FIELDS, _DATE_FIELDS = ("source_pr",), ("created", "updated")
+
+
 def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
     """Parse a block of TOML; raise LibraryError on the offending line."""
     data = fast_toml(text)
@@ -499,7 +503,8 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
             at, key, msg = unclosed
             raise LibraryError([Problem(path, first + at, key, msg)]) from None
         still_open = left_open(text, str(exc))
-        bare = unquoted(text, str(exc)) if still_open is None else None
+        kinds = (_NUMBER_FIELDS, _DATE_FIELDS) if field == "header" else ((), ())
+        bare = unquoted(text, str(exc), *kinds) if still_open is None else None
         if bare is not None:  # tomllib: "Invalid value", naming neither key nor fix
             at, key, msg = bare
             raise LibraryError([Problem(path, first + at, key, msg)]) from None

@@ -9,8 +9,10 @@ it reports.
 
 from __future__ import annotations
 
+import calendar
 import re
 import unicodedata
+from collections.abc import Collection
 from datetime import date
 
 from bot.note_dump import toml_string
@@ -30,8 +32,10 @@ def bad_date(line: str) -> tuple[str, str] | None:
     (`created = 2026-13-04`, `2026-8-15`, `2026/08/15`), which tomllib reports as a
     statement that does not end."""
     m = _DATE_LINE.fullmatch(line)
-    if m is None:
-        return None
+    if m is None:  # day or month first (14/08/2026, 14 Aug 2026): tomllib reads the 14
+        other = _OTHER_DATE_LINE.fullmatch(line)
+        said = None if other is None else date_fix(other[2])
+        return None if other is None or said is None else (other[1], said)
     key, written, (year, month, day) = m[1], m[2], (int(m[3]), int(m[5]), int(m[6]))
     try:
         date(year, month, day)
@@ -45,6 +49,50 @@ def bad_date(line: str) -> tuple[str, str] | None:
         else:
             why = "month and day take two digits"
     return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
+
+
+# a date as another locale writes it, the year last: 14/08/2026, 14.08.2026, 14 Aug 2026
+_OTHER_DATE_LINE = re.compile(
+    r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(\d{1,2}[/.\- ][^#]*?\d{4})[ \t]*(?:#.*)?"
+)
+_NUMERIC_DATE = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})")
+_NAMED_DATE = re.compile(
+    r"(?:([A-Za-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)? ([A-Za-z]+)\.?)"
+    r",? (\d{4})"
+)
+_TOML_DATE = "write it year-month-day, without quotes"
+
+
+def date_fix(written: str) -> str | None:
+    """What to write for a date typed as a locale writes it (`Aug 14 2026`, `14/08/2026`):
+    the TOML date when it reads as one date, else the form; None for no date's shape."""
+    numeric, named = _NUMERIC_DATE.fullmatch(written), _NAMED_DATE.fullmatch(written)
+    if numeric is not None:
+        first, second, year = int(numeric[1]), int(numeric[3]), int(numeric[4])
+        if first <= 12 and second <= 12 and first != second:  # 03/04: either may be the day
+            why = f"{numeric[1]} and {numeric[3]} could each be the month"
+            return f"{written} is no TOML date ({why}): {_TOML_DATE}, as 2026-08-15"
+        month, day = (second, first) if first > 12 else (first, second)
+    elif named is not None and (month := _month(named[1] or named[4])):
+        day, year = int(named[2] or named[3]), int(named[5])
+    else:
+        return None
+    try:
+        when = date(year, month, day)
+    except ValueError as exc:
+        return f"{written} is no TOML date ({exc}): {_TOML_DATE}, as 2026-08-15"
+    return f"{written} is no TOML date: {_TOML_DATE}, as {when.isoformat()}"
+
+
+def _month(name: str) -> int:
+    """The month an English name or its abbreviation names (Aug, August, Sept), or 0."""
+    name = name.lower()
+    found = [
+        i
+        for i in range(1, 13)
+        if len(name) >= 3 and calendar.month_name[i].lower().startswith(name)
+    ]
+    return found[0] if found else 0
 
 
 _STRING_START = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*([\"'])")
@@ -200,12 +248,15 @@ _INVALID_VALUE = re.compile(r"Invalid value \(at line (\d+), column (\d+)\)")
 _COMMENT_AFTER = re.compile(r"[ \t]+#")
 
 
-def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
+def unquoted(
+    text: str, error: str, numbers: Collection[str] = (), dates: Collection[str] = ()
+) -> tuple[int, str, str] | None:
     """A value written without its quotes (`verdict = quick`, `topics = [rocm]`, a title
     as typed), `True` or `yes` for `true`, or a PR's `#`, which TOML reads as a comment's
     start: tomllib says "Invalid value". Its 0-based line, its key (the array's, for an
     element on a line of its own) and what to write; None for an array left open, which
-    stops at the next key's line (`left_open`)."""
+    stops at the next key's line (`left_open`). A key in `numbers` or `dates` is told the
+    number or the date to write: quoted, it would be a string, which they are not."""
     m = _INVALID_VALUE.search(error)
     if m is None or typed_hint(text, error):  # a Chinese quote, `“deep”`: that is the fix
         return None
@@ -221,12 +272,19 @@ def unquoted(text: str, error: str) -> tuple[int, str, str] | None:
         return None
     if not key.startswith(("title", "summary")):  # a '#' in a title as typed is its text
         word = _COMMENT_AFTER.split(word, maxsplit=1)[0]  # `verdict = deep  # 精读`
-    if word.lower() in ("true", "false"):
+    if word.startswith("#") and word[1:].isdigit():  # `source_pr = #52419`
+        fix = f"TOML reads '#' as a comment's start: write the number alone, as {word[1:]}"
+    elif key in dates:  # `created = Aug 14 2026`
+        return at, key, date_fix(word) or f"{word} is no TOML date: {_TOML_DATE}, as 2026-08-15"
+    elif key in numbers:  # `source_pr = PR 52401`
+        digits = re.findall(r"[1-9][0-9]*", word)
+        fix = "write the number alone, " + (
+            f"as {digits[0]}" if len(digits) == 1 else "without quotes"
+        )
+    elif word.lower() in ("true", "false"):
         fix = f"write {word.lower()}, in lower case"
     elif word.lower() in ("yes", "no", "on", "off"):  # YAML's and INI's booleans
         fix = "TOML's yes and no are true and false"
-    elif word.startswith("#") and word[1:].isdigit():  # `source_pr = #52419`
-        fix = f"TOML reads '#' as a comment's start: write the number alone, as {word[1:]}"
     else:
         fix = f"text takes quotes: {toml_string(word)}"
     return at, key, f"{word} is no TOML value: {fix}"

@@ -475,10 +475,94 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             " the number alone, as 9",
             id="pr-number-of-one-digit-with-its-hash",
         ),
-        pytest.param(  # no number after it: quoted, it is a string, named as such next
+        # kills: bot/toml_errors.py:unquoted a number or date field typed without quotes
+        #   told to add quotes, which the next run says to take off
+        pytest.param(  # was 'text takes quotes: "#PR52401"', then 'is a string: write the number'
             ("source_pr = 52401", "source_pr = #PR52401"),
-            '4: source_pr: #PR52401 is no TOML value: text takes quotes: "#PR52401"',
+            "4: source_pr: #PR52401 is no TOML value: write the number alone, as 52401",
             id="hash-before-a-word",
+        ),
+        pytest.param(
+            ("source_pr = 52401", "source_pr = PR 52401"),
+            "4: source_pr: PR 52401 is no TOML value: write the number alone, as 52401",
+            id="pr-number-after-pr",
+        ),
+        pytest.param(  # no number, or two: which is the PR's it cannot tell
+            ("source_pr = 52401", "source_pr = PR 52401 52419"),
+            "4: source_pr: PR 52401 52419 is no TOML value: write the number alone, without quotes",
+            id="two-numbers-for-a-pr",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = Aug 14 2026  # opened"),
+            "12: created: Aug 14 2026 is no TOML date: write it year-month-day, without"
+            " quotes, as 2026-08-14",
+            id="date-with-the-month-named",
+        ),
+        pytest.param(
+            ("updated = 2026-12-02", "updated = September 2nd, 2026"),
+            "13: updated: September 2nd, 2026 is no TOML date: write it year-month-day,"
+            " without quotes, as 2026-09-02",
+            id="date-with-the-month-in-full",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = Feb 30 2026"),
+            "12: created: Feb 30 2026 is no TOML date (day is out of range for month): write"
+            " it year-month-day, without quotes, as 2026-08-15",
+            id="named-date-that-is-none",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = last week"),
+            "12: created: last week is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-08-15",
+            id="date-in-words",
+        ),
+        pytest.param(  # a PR's number is no boolean: 'write true' was the next mistake
+            ("source_pr = 52401", "source_pr = True"),
+            "4: source_pr: True is no TOML value: write the number alone, without quotes",
+            id="boolean-for-a-pr-number",
+        ),
+        pytest.param(  # a field of no kind keeps the quotes
+            ("source_pr = 52401", "source_pr = 52401\nretired = PR 52401"),
+            '5: retired: PR 52401 is no TOML value: text takes quotes: "PR 52401"',
+            id="words-in-a-field-of-no-kind",
+        ),
+        # kills: bot/toml_errors.py:bad_date a date day or month first left as "Expected
+        #   newline or end of document after a statement"
+        pytest.param(
+            ("created = 2026-08-14", "created = 14/08/2026"),
+            "12: created: 14/08/2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-08-14",
+            id="date-day-first",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 08/14/2026"),
+            "12: created: 08/14/2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-08-14",
+            id="date-month-first",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 14 Aug 2026"),
+            "12: created: 14 Aug 2026 is no TOML date: write it year-month-day, without"
+            " quotes, as 2026-08-14",
+            id="date-day-first-with-the-month-named",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 12.12.2026"),
+            "12: created: 12.12.2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-12-12",
+            id="date-whose-day-is-its-month",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 03/04/2026"),
+            "12: created: 03/04/2026 is no TOML date (03 and 04 could each be the month):"
+            " write it year-month-day, without quotes, as 2026-08-15",
+            id="date-day-or-month-first",
+        ),
+        pytest.param(
+            ("created = 2026-08-14", "created = 31/02/2026"),
+            "12: created: 31/02/2026 is no TOML date (day is out of range for month): write"
+            " it year-month-day, without quotes, as 2026-08-15",
+            id="date-day-first-that-is-none",
         ),
         pytest.param(
             ("source_pr = 52401", "source_pr = true"),
