@@ -65,7 +65,8 @@ _TOML_DATE = "write it year-month-day, without quotes"
 
 def date_fix(written: str) -> str | None:
     """What to write for a date typed as a locale writes it (`Aug 14 2026`, `14/08/2026`):
-    the TOML date when it reads as one date, else the form; None for no date's shape."""
+    the TOML date when it reads as one date, else the form; None for no date's shape (a
+    title typed as `12 Angry Men 2026`), or a month by no name of one."""
     numeric, named = _NUMERIC_DATE.fullmatch(written), _NAMED_DATE.fullmatch(written)
     if numeric is not None:
         first, second, year = int(numeric[1]), int(numeric[3]), int(numeric[4])

@@ -540,6 +540,43 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             " as 2026-08-14",
             id="date-month-first",
         ),
+        # kills: bot/toml_errors.py:date_fix `first > 12` -> `first >= 12` (December first
+        #   read as day 12 of month 13)
+        pytest.param(
+            ("created = 2026-08-14", "created = 12/13/2026"),
+            "12: created: 12/13/2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-12-13",
+            id="date-month-first-in-december",
+        ),
+        # kills: bot/toml_errors.py:date_fix `first <= 12` -> `first < 12` (12/05 read as
+        #   December 5th, though it may be May 12th)
+        pytest.param(
+            ("created = 2026-08-14", "created = 12/05/2026"),
+            "12: created: 12/05/2026 is no TOML date (12 and 05 could each be the month):"
+            " write it year-month-day, without quotes, as 2026-08-15",
+            id="date-twelfth-day-or-month-first",
+        ),
+        # kills: bot/toml_errors.py:_month `range(1, 13)` -> `range(2, 13)` (January no month)
+        pytest.param(
+            ("created = 2026-08-14", "created = 5 Jan 2026"),
+            "12: created: 5 Jan 2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-01-05",
+            id="date-in-january",
+        ),
+        # kills: bot/toml_errors.py:bad_date `or said is None` -> `and` (a message of None
+        #   for a date's shape with no month in it)
+        pytest.param(  # a month by no name of one: tomllib's words, the line named
+            ("created = 2026-08-14", "created = 14 Agu 2026"),
+            "12: header: malformed TOML: Expected newline or end of document after a"
+            " statement (column 14)",
+            id="date-with-a-misspelt-month",
+        ),
+        pytest.param(  # a title typed with a number first is no date
+            ('title_en = "Pick the eager region per model runner"', "title_en = 12 Angry Men 2026"),
+            "10: header: malformed TOML: Expected newline or end of document after a"
+            " statement (column 15)",
+            id="title-of-words-between-numbers",
+        ),
         pytest.param(
             ("created = 2026-08-14", "created = 14 Aug 2026"),
             "12: created: 14 Aug 2026 is no TOML date: write it year-month-day, without"
