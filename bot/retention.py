@@ -8,7 +8,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.db import DAMAGED_FIX, is_damaged, utcnow
@@ -31,6 +31,9 @@ _PRUNE_FAILED = (
     " WHERE state = 'failed' AND {kept} AND updated_at < ? ORDER BY updated_at LIMIT ?)"
     " RETURNING id, event, repo, pr_number, last_error, updated_at AS failed_at"
 )
+
+# what the deliveries' pruning is named in the log, as a store's is by its `what`
+DELIVERIES = "old deliveries"
 
 
 @dataclass(frozen=True)
@@ -81,45 +84,68 @@ class Retention:
         self.also = tuple(also)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        # since when (`clock`) and how many passes in a row failed; None: the last worked
-        self._failing: tuple[float, int] | None = None
+        # since when (`clock`) and how many passes in a row failed, and what the last
+        # failed to prune; None: the last worked
+        self._failing: tuple[float, int, str] | None = None
 
     def prune(self, before: str | None = None) -> dict[State, int]:
-        """One pass (`before`: utcnow format; default `days` ago); stops early when stopping."""
+        """One pass (`before`: utcnow format; default `days` ago); stops early when stopping.
+        A pruning that failed raises its error once the others ran."""
+        pruned, failures = self._pass(before)
+        if failures:
+            raise failures[0][1]
+        return pruned
+
+    def _pass(self, before: str | None) -> tuple[dict[State, int], list[tuple[str, Exception]]]:
+        """One pass: the deliveries pruned by state, and each pruning that failed (what it
+        prunes, its error), after what it pruned before failing is counted and said."""
         before = before or utcnow(-self.days * 86400)
-        cut = self._past_damage(lambda: self.first_received_from(before))
-        done = self._batches(lambda: self._past_damage(lambda: self.prune_done(cut, self.BATCH)))
-        failed = self._batches(lambda: self._past_damage(lambda: self._drop_failed(before)))
-        for state, n in ((State.DONE, done), (State.FAILED, failed)):
+        pruned = {State.DONE: 0, State.FAILED: 0}
+        failures: list[tuple[str, Exception]] = []
+        try:
+            cut = self._past_damage(lambda: self.first_received_from(before))
+            steps = (
+                (State.DONE, lambda: self._past_damage(lambda: self.prune_done(cut, self.BATCH))),
+                (State.FAILED, lambda: self._past_damage(lambda: self._drop_failed(before))),
+            )
+            for state, batch in steps:
+                for n in self._batches(batch):
+                    pruned[state] += n
+        except Exception as exc:  # the stores' own run all the same
+            failures.append((DELIVERIES, exc))
+        for state, n in pruned.items():
             if n:
                 self.on_pruned(state, n)
-        others, error = self._prune_also(before)
-        if done or failed or any(n for _, n in others):
+        others = self._prune_also(before, failures)
+        if any(pruned.values()) or any(n for _, n in others):
             log.info(
                 "pruned %d done deliveries received and %d failed ones last failed before %s%s"
                 " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
-                done,
-                failed,
+                pruned[State.DONE],
+                pruned[State.FAILED],
                 before,
                 "".join(f", and {n} {what}" for what, n in others),
                 self.days,
             )
-        if error is not None:  # the pass failed: said as such (round)
-            raise error
-        return {State.DONE: done, State.FAILED: failed}
+        return pruned, failures
 
-    def _prune_also(self, before: str) -> tuple[list[tuple[str, int]], Exception | None]:
+    def _prune_also(
+        self, before: str, failures: list[tuple[str, Exception]]
+    ) -> list[tuple[str, int]]:
         """The stores' prunings, each run whatever another did: one that fails (a damaged
         page of its table) stopped the others, for good, and the deliveries deleted before
-        it went uncounted. What each pruned, and the first failure."""
+        it went uncounted. What each pruned, its batches done before it failed too; each
+        that failed added to `failures`."""
         others: list[tuple[str, int]] = []
-        error: Exception | None = None
         for pruning in self.also:
+            total = 0
             try:
-                others.append((pruning.what, self._batches(self._one_batch(pruning, before))))
+                for n in self._batches(self._one_batch(pruning, before)):
+                    total += n
             except Exception as exc:
-                error = error or exc
-        return others, error
+                failures.append((pruning.what, exc))
+            others.append((pruning.what, total))
+        return others
 
     def _past_damage(self, step: Callable[[], int]) -> int:
         """`step`, run again past the rows SQLite found damaged (any state: the places
@@ -129,15 +155,14 @@ class Retention:
     def _one_batch(self, pruning: Pruning, before: str) -> Callable[[], int]:
         return lambda: pruning.prune(before, self.BATCH)
 
-    def _batches(self, batch: Callable[[], int]) -> int:
-        total = 0
+    def _batches(self, batch: Callable[[], int]) -> Iterator[int]:
+        """Each batch's count as it is done: those before one that fails are counted."""
         while not self._stop.is_set():
             n = batch()
-            total += n
+            yield n
             if n < self.BATCH:
                 break
             self._stop.wait(self.PAUSE)
-        return total
 
     def _drop_failed(self, before: str) -> int:
         dropped = self.prune_failed(before, self.BATCH)
@@ -175,39 +200,43 @@ class Retention:
             self._stop.wait(self.EVERY_SECONDS)
 
     def round(self) -> None:
-        """One pass, its failure said (`_pass_failed`) and counted (`on_pass`: an operator
-        alerts on metrics, not on the log); the next round tries again."""
-        try:
-            self.prune()
-        except sqlite3.DatabaseError as exc:
-            self._pass_failed(exc)
-        except Exception:
-            log.exception("pruning old deliveries failed")
-        else:
+        """One pass, its failure said (`_pass_failed`), naming each pruning that failed, and
+        counted (`on_pass`: an operator alerts on metrics, not on the log); the next round
+        tries again."""
+        _, failures = self._pass(None)
+        if not failures:
             self._pass_worked()
             self.on_pass("done")
             return
+        what, exc = _named(w for w, _ in failures), failures[0][1]
+        if isinstance(exc, sqlite3.DatabaseError):
+            self._pass_failed(what, exc)
+        else:
+            log.error("pruning %s failed", what, exc_info=exc)
         self.on_pass("failed")
 
-    def _pass_failed(self, exc: sqlite3.DatabaseError) -> None:
+    def _pass_failed(self, what: str, exc: sqlite3.DatabaseError) -> None:
         """A pass that failed in the database (a read-only remount, a full disk, a lock
         kept) is tried again next round: said with its traceback the first time, then in
         a line each pass, as the workers say theirs (bot.workers.Failures), not in a
-        traceback every hour until someone fixes it. One that met damage outside the
-        rows (an index's page) is said in a line each pass, with the fix."""
+        traceback every hour until someone fixes it; each line names `what` failed. One
+        that met damage outside the rows (an index's page) is said in a line each pass,
+        with the fix."""
         now, failing = self.clock(), self._failing
-        self._failing = (failing[0] if failing else now, failing[1] + 1 if failing else 1)
+        self._failing = (failing[0] if failing else now, failing[1] + 1 if failing else 1, what)
         if is_damaged(exc):
             log.error(
-                "pruning old deliveries failed: the database file is damaged (%s): %s",
+                "pruning %s failed: the database file is damaged (%s): %s",
+                what,
                 exc,
                 DAMAGED_FIX,
             )
         elif failing is None:
-            log.exception("pruning old deliveries failed; tried again each pass")
+            log.error("pruning %s failed; tried again each pass", what, exc_info=exc)
         else:
             log.error(
-                "pruning old deliveries still failing: %d passes in %.0fs; the last: %s: %s",
+                "pruning %s still failing: %d passes in %.0fs; the last: %s: %s",
+                what,
                 self._failing[1],
                 now - failing[0],
                 type(exc).__name__,
@@ -216,10 +245,11 @@ class Retention:
 
     def _pass_worked(self) -> None:
         if self._failing is not None:
-            since, passes = self._failing
+            since, passes, what = self._failing
             self._failing = None
             log.warning(
-                "pruning old deliveries works again, after %d failed passes in %.0fs",
+                "pruning %s works again, after %d failed passes in %.0fs",
+                what,
                 passes,
                 self.clock() - since,
             )
@@ -252,3 +282,9 @@ class Retention:
 
     def _kept(self, sql: str) -> str:
         return sql.format(kept=self.queue.not_set_aside())
+
+
+def _named(whats: Iterable[str]) -> str:
+    """'a', 'a and b', 'a, b and c': what a pass failed to prune, for its log line."""
+    *most, last = whats
+    return f"{', '.join(most)} and {last}" if most else last

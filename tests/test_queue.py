@@ -1281,27 +1281,27 @@ def test_a_stopped_retention_deletes_no_further_batch(tmp_path):
     assert q.counts()["done"] == 3
 
 
-# kills: retention.Retention._run: `except Exception` -> `except ValueError`
+# kills: retention.Retention._run: the thread ended by its first failed pass
 def test_retention_goes_on_after_a_pass_that_failed(tmp_path, monkeypatch):
     q = queue_at(tmp_path)
-    retention = Retention(q, 14, lambda *_: None)
-    passes: list[int] = []
+    outcomes: list[str] = []
     again = threading.Event()
 
-    def prune(before=None):
-        passes.append(1)
-        if len(passes) == 1:
-            raise sqlite3.OperationalError("database is locked")
-        again.set()
-        return {}
+    def told(outcome: str) -> None:
+        outcomes.append(outcome)
+        q.db.execute("PRAGMA query_only = OFF")  # the file writable again
+        if outcome == "done":
+            again.set()
 
-    monkeypatch.setattr(retention, "prune", prune)
+    retention = Retention(q, 14, lambda *_: None, on_pass=told)
+    q.db.execute("PRAGMA query_only = ON")  # the first pass fails: a read-only remount
     monkeypatch.setattr(Retention, "EVERY_SECONDS", 0.01)
     retention.start()
     try:
         assert again.wait(5), "the retention thread died with its first failed pass"
     finally:
         retention.stop()
+    assert outcomes == ["failed", "done"]
 
 
 # kills: workers.Workers.run_one: `self.counted(delivery, "failed")` dropped
@@ -2146,6 +2146,64 @@ def test_a_stores_pruning_that_fails_stops_neither_the_others_nor_the_deliveries
     [said] = caplog.records
     assert said.getMessage().startswith("pruned 1 done deliveries received and 0 failed")
     assert ", and 1 lists (" in said.getMessage()
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="bot.retention"):
+        retention.round()  # said as the replies' failure, not the deliveries'
+    [said] = caplog.records
+    assert said.getMessage().startswith("pruning replies failed: the database file is damaged")
+
+
+# kills: bot/retention.py:Retention._prune_also the batches a store's pruning finished before
+#   it failed left out of the INFO line
+def test_the_batches_a_stores_pruning_finished_before_it_failed_are_said(tmp_path, caplog):
+    # A read-only remount in the middle of a pass: the store's first batch was pruned,
+    # its second refused. The first went unsaid, as if nothing was pruned.
+    from bot.prstate import PRState, PRStore
+    from bot.retention import Pruning
+
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    for number in (1, 2):
+        prs.put(PRState("o/r", number, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+
+    def then_remounted(before: str, limit: int) -> int:
+        pruned = prs.prune_files(before, limit)
+        q.db.execute("PRAGMA query_only = ON")  # the next batch: a read-only file
+        return pruned
+
+    retention = Retention(q, 14, lambda *_: None, [Pruning("lists", then_remounted)])
+    retention.BATCH = 1
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["INFO", "ERROR"], said
+    assert said[0][1].startswith("pruned 0 done deliveries received and 0 failed")
+    assert ", and 1 lists (" in said[0][1]
+    assert said[1][1] == "pruning lists failed; tried again each pass"
+
+
+# kills: bot/retention.py:Retention._pass the deliveries' pruning that failed stopping the
+#   stores' (a damaged index of the deliveries: every PR's file list kept for good)
+def test_a_deliveries_pruning_that_fails_stops_not_the_stores(tmp_path, caplog):
+    from bot.prstate import PRState, PRStore
+    from bot.retention import Pruning
+
+    q = queue_at(tmp_path)
+    finished_at(q, "old", "done", OLD)
+    PRStore(q.db).put(PRState("o/r", 1, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    _damage_root_page(q, tmp_path / "q.sqlite3", "deliveries_state")
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    retention = Retention(q, 14, lambda *_: None, [Pruning("lists", prs.prune_files)])
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    assert prs.get("o/r", 1).files is None
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["INFO", "ERROR"], said
+    assert ", and 1 lists (" in said[0][1]
+    assert said[1][1].startswith("pruning old deliveries failed: the database file is damaged")
 
 
 # kills: bot/prstate.py:PRStore.prune_files a PR's damaged row stopping the pruning of every
@@ -2318,6 +2376,9 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_whatever_its_state(tmp_path,
 # kills: bot/retention.py:Retention.round (hand) the pass that worked again not said (nor the
 #   next failure's traceback)
 # kills: bot/retention.py:Retention._pass_failed the time failing counted from the pass count
+# kills: bot/retention.py:Retention.round (hand) a line naming the first pruning that failed only,
+#   or the deliveries whatever failed
+# kills: bot/retention.py:Retention._pass_worked (hand) the recovery naming the deliveries only
 def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_then_the_recovery(
     tmp_path, caplog
 ):
@@ -2325,10 +2386,15 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
     # query_only makes it) or a full disk fails every pass until someone fixes it: each
     # one logged a traceback, every hour, for days. As the workers say a failing claim:
     # the first with its traceback, then a line a pass with the count, then the recovery.
+    # Each line names what failed: here the deliveries' pruning and a store's.
+    from bot.prstate import PRStore
+    from bot.retention import Pruning
+
     q = queue_at(tmp_path)
     finished_at(q, "old", "done", OLD)
     hours = iter(range(0, 20 * 3600, 3600))  # a pass an hour
-    retention = Retention(q, 14, lambda *_: None, clock=lambda: next(hours))
+    lists = Pruning("file lists", PRStore(q.db).prune_files)
+    retention = Retention(q, 14, lambda *_: None, [lists], clock=lambda: next(hours))
     q.db.execute("PRAGMA query_only = ON")
     with caplog.at_level(logging.INFO, logger="bot.retention"):
         for _ in range(3):
@@ -2346,12 +2412,13 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
         ("WARNING", False),
         ("ERROR", True),
     ], said
-    assert said[0][1] == "pruning old deliveries failed; tried again each pass"
+    what = "pruning old deliveries and file lists"
+    assert said[0][1] == f"{what} failed; tried again each pass"
     assert said[2][1] == (
-        "pruning old deliveries still failing: 3 passes in 7200s;"
+        f"{what} still failing: 3 passes in 7200s;"
         " the last: OperationalError: attempt to write a readonly database"
     )
-    assert said[4][1] == "pruning old deliveries works again, after 3 failed passes in 10800s"
+    assert said[4][1] == f"{what} works again, after 3 failed passes in 10800s"
     assert q.get("old") is None
 
 
