@@ -317,8 +317,8 @@ class PRStore:
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
         # rows SQLite found damaged, left out of retention's prunings until a restart: by
-        # rowid, their PR (`past_damage`; retention's thread alone writes it)
-        self._unreadable: dict[int, str] = {}
+        # rowid, their PR and the error (`past_damage`; retention's thread alone writes it)
+        self._unreadable: dict[int, tuple[str, str]] = {}
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -497,7 +497,8 @@ class PRStore:
             except sqlite3.DatabaseError as exc:
                 if not is_damaged(exc):
                     raise
-                self._unreadable[rowid] = name = self._pr_of(rowid)
+                name = self._pr_of(rowid)
+                self._unreadable[rowid] = (name, f"{type(exc).__name__}: {exc}")
                 log.error(
                     "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
                     " list nor its kept numbers pruned (retention). The database file is"
@@ -507,6 +508,11 @@ class PRStore:
                     DAMAGED_FIX,
                 )
         return len(self._unreadable) > seen
+
+    @property
+    def set_aside(self) -> dict[str, str]:
+        """The PRs whose state was set aside as damaged since the start: PR -> error."""
+        return dict(self._unreadable.copy().values())  # (retention's thread may add one)
 
     def _pr_of(self, rowid: int) -> str:
         """A damaged row's PR, when SQLite can still read that much of it."""

@@ -678,7 +678,8 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         # retry forever: the queue stands still while no delivery comes to say so
         stuck = rt.workers.failures.stuck(settings.workers_stuck_seconds)
         damaged = rt.queue.set_aside  # rows of a damaged file: the operator's to restore
-        fault = bool(failing or stuck or damaged)
+        damaged_prs = rt.ctx.prs.set_aside  # as retention's pruning met them
+        fault = bool(failing or stuck or damaged or damaged_prs)
         return _reply(
             # a rate limit pause is no fault: a restart would forget it and call GitHub;
             # deliveries SQLite refuses (a full disk) are lost: that is one
@@ -687,6 +688,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             intake_error=failing,
             worker_error=stuck,
             damaged=[{"id": i, "error": error} for i, error in damaged.items()],
+            damaged_prs=[{"pr": pr, "error": error} for pr, error in damaged_prs.items()],
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,

@@ -543,6 +543,34 @@ def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
     assert [d["id"] for d in r.json()["recent_failures"]] == ["h-1"]
 
 
+# kills: bot/server.py:_operator_routes a PR's state set aside as damaged (retention) answered
+#   200 ok, the damaged file said in one log line only
+def test_healthz_fails_naming_a_prs_damaged_state(tmp_path):
+    # A PR's state row SQLite cannot read back is set aside from retention's pruning,
+    # named in one ERROR line per start: the file is damaged, to be restored, as when a
+    # delivery's row is, which /healthz says (503, `damaged`); for a PR's it said ok.
+    from bot.prstate import PRState
+    from tests.test_queue import OLD, _break_overflow_chain
+
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    for number, files in ((1, (f"vllm/{'Z' * 20_000}.py",)), (2, ("a.py",))):
+        rt.ctx.prs.put(PRState("o/r", number, files_sha="abc", files=files))
+        rt.ctx.feedback.keep_numbering("o/r", number, f"comment:{number}", ("note-a",))
+    rt.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    rt.db.execute("UPDATE numbering SET at = ?", (OLD,))  # retention reads when handled
+    rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    rt.db.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    with serving(settings) as (client, rt):
+        wait_until(lambda: rt.ctx.prs.set_aside, what="retention's first pass")
+        r = client.get("/healthz")
+    assert r.status_code == 503 and r.json()["status"] == "failing", r.text
+    assert r.json()["damaged"] == []  # no delivery's
+    [pr] = r.json()["damaged_prs"]
+    assert pr == {"pr": "o/r#1", "error": "DatabaseError: database disk image is malformed"}
+
+
 # kills: bot/queue.py:DeliveryQueue.enqueue_many a redelivery of a damaged row failing its
 #   transaction (answered 'could not be stored', the damage neither named nor set aside)
 # kills: bot/queue.py:DeliveryQueue._enqueue_many a damaged row set aside redelivered answered
