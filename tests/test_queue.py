@@ -2183,6 +2183,52 @@ def test_the_batches_a_stores_pruning_finished_before_it_failed_are_said(tmp_pat
     assert said[1][1] == "pruning lists failed; tried again each pass"
 
 
+# kills: bot/retention.py:Retention.round (hand) a store's failure outside the database (a
+#   bug) said without its traceback, or as the database's failing
+def test_a_stores_pruning_failing_outside_the_database_is_said_with_its_traceback(tmp_path, caplog):
+    from bot.retention import Pruning
+
+    def buggy(before: str, limit: int) -> int:
+        raise KeyError("files")
+
+    q = queue_at(tmp_path)
+    finished_at(q, "old", "done", OLD)
+    outcomes: list[str] = []
+    retention = Retention(
+        q, 14, lambda *_: None, [Pruning("lists", buggy)], on_pass=outcomes.append
+    )
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    said = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert said[1:] == [("ERROR", "pruning lists failed", True)], said
+    assert said[0][1].startswith("pruned 1 done deliveries") and outcomes == ["failed"]
+
+
+# kills: bot/retention.py:Retention._pass (hand) the done deliveries deleted before their
+#   pruning failed left uncounted (review_notes_deliveries_pruned_total) and unsaid
+def test_the_deliveries_deleted_before_their_pruning_failed_are_counted(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    for did in ("old-1", "old-2"):
+        finished_at(q, did, "done", OLD)
+    pruned: list[tuple[State, int]] = []
+    retention = Retention(q, 14, lambda *counted: pruned.append(counted))
+    retention.BATCH = 1
+    prune_done = retention.prune_done
+
+    def then_remounted(before_seq: int, limit: int) -> int:
+        deleted = prune_done(before_seq, limit)
+        q.db.execute("PRAGMA query_only = ON")  # the next batch: a read-only file
+        return deleted
+
+    retention.prune_done = then_remounted
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    assert pruned == [(State.DONE, 1)]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["INFO", "ERROR"], said
+    assert said[0][1].startswith("pruned 1 done deliveries received and 0 failed")
+
+
 # kills: bot/retention.py:Retention._pass the deliveries' pruning that failed stopping the
 #   stores' (a damaged index of the deliveries: every PR's file list kept for good)
 def test_a_deliveries_pruning_that_fails_stops_not_the_stores(tmp_path, caplog):
@@ -2393,8 +2439,9 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
     q = queue_at(tmp_path)
     finished_at(q, "old", "done", OLD)
     hours = iter(range(0, 20 * 3600, 3600))  # a pass an hour
-    lists = Pruning("file lists", PRStore(q.db).prune_files)
-    retention = Retention(q, 14, lambda *_: None, [lists], clock=lambda: next(hours))
+    prs = PRStore(q.db)
+    also = [Pruning("file lists", prs.prune_files), Pruning("replies", prs.prune_replies)]
+    retention = Retention(q, 14, lambda *_: None, also, clock=lambda: next(hours))
     q.db.execute("PRAGMA query_only = ON")
     with caplog.at_level(logging.INFO, logger="bot.retention"):
         for _ in range(3):
@@ -2412,7 +2459,7 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
         ("WARNING", False),
         ("ERROR", True),
     ], said
-    what = "pruning old deliveries and file lists"
+    what = "pruning old deliveries, file lists and replies"
     assert said[0][1] == f"{what} failed; tried again each pass"
     assert said[2][1] == (
         f"{what} still failing: 3 passes in 7200s;"
