@@ -100,16 +100,12 @@ def _quality(accept: str, media: str) -> tuple[float, int]:
 def wants_json(request: Request) -> bool:
     """`?format=json|html` wins; otherwise JSON only when Accept prefers it to HTML: a
     higher q, or the same q from a more specific range."""
-    fmt = request.query_params.get("format", "").strip().lower()
-    if fmt in ("json", "html"):
+    fmt = _format_asked(request, ("json", "html"))
+    if fmt is not None:
         return fmt == "json"
-    if fmt:
-        raise QueryError(f"unknown format {fmt!r}; use json or html")
-    accept = request.headers.get("accept", "")
     # at equal q the range naming it wins (RFC 9110 12.5.1): `application/json, */*`
     # (axios's default) names JSON, not HTML; a browser gives `*/*` a lower q
-    json_q, html_q = _quality(accept, "application/json"), _quality(accept, "text/html")
-    return json_q[0] > 0 and json_q > html_q
+    return _ranked_above(request, "application/json", "text/html")
 
 
 def prefers_html(request: Request) -> bool:
@@ -118,9 +114,7 @@ def prefers_html(request: Request) -> bool:
     fmt = request.query_params.get("format", "").strip().lower()
     if fmt in ("json", "html"):
         return fmt == "html"
-    accept = request.headers.get("accept", "")
-    html_q = _quality(accept, "text/html")
-    return html_q[0] > 0 and html_q > _quality(accept, "application/json")
+    return _ranked_above(request, "text/html", "application/json")
 
 
 def source_as_page(request: Request) -> bool:
@@ -129,11 +123,24 @@ def source_as_page(request: Request) -> bool:
     (`?format=text`; curl's `*/*`). Plain text names no viewport: a phone lays it out
     980 px wide and shrinks it to a third. Another format (`json`, `txt`) is a QueryError,
     as on the other pages: answered by Accept, a browser got the page for `?format=txt`."""
-    fmt = request.query_params.get("format", "").strip().lower()
-    if fmt in ("text", "html"):
+    fmt = _format_asked(request, ("text", "html"))
+    if fmt is not None:
         return fmt == "html"
+    return _ranked_above(request, "text/html", "text/plain")
+
+
+def _format_asked(request: Request, names: tuple[str, str]) -> str | None:
+    """`?format=`, one of `names`, or None when not given; another is a QueryError."""
+    fmt = request.query_params.get("format", "").strip().lower()
+    if fmt in names:
+        return fmt
     if fmt:
-        raise QueryError(f"unknown format {fmt!r}; use text or html")
+        raise QueryError(f"unknown format {fmt!r}; use {names[0]} or {names[1]}")
+    return None
+
+
+def _ranked_above(request: Request, wanted: str, other: str) -> bool:
+    """Whether Accept asks for `wanted` (q > 0) and ranks it above `other`."""
     accept = request.headers.get("accept", "")
-    html_q = _quality(accept, "text/html")
-    return html_q[0] > 0 and html_q > _quality(accept, "text/plain")
+    wanted_q = _quality(accept, wanted)
+    return wanted_q[0] > 0 and wanted_q > _quality(accept, other)
