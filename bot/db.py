@@ -80,6 +80,11 @@ def is_damaged(exc: sqlite3.Error) -> bool:
     return (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_CORRUPT")
 
 
+def is_read_only(exc: sqlite3.Error) -> bool:
+    """SQLite may not write the file ("attempt to write a readonly database")."""
+    return (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_READONLY")
+
+
 # The background checkpoints' safety net (checkpoint_in_background), 1 GB of WAL: above
 # five seconds of the fastest burst measured (5,500 deliveries/s, 6 pages each), so
 # only a stuck checkpoint thread lets a commit do it. The WAL holds what was received.

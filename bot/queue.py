@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from bot.db import DAMAGED_FIX, STORED_TIME, Database, is_damaged, utcnow
+from bot.db import DAMAGED_FIX, STORED_TIME, Database, is_damaged, is_read_only, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -237,18 +237,7 @@ class DeliveryQueue:
         # pull_request body was refused only as its PR's latest again; deferrals, since a
         # rate limited delivery was put back rather than failed; waits, since a put-back
         # held back by another call's limit was not counted.
-        added = db.add_missing_columns(
-            "deliveries",
-            {
-                "not_before": "TEXT",
-                "interruptions": "INTEGER NOT NULL DEFAULT 0",
-                "body_sha": "TEXT",
-                "same_body_sha": "TEXT",
-                "deferrals": "INTEGER NOT NULL DEFAULT 0",
-                "by_bot": "INTEGER NOT NULL DEFAULT 0",
-                "waits": "INTEGER NOT NULL DEFAULT 0",
-            },
-        )
+        added = self._add_missing_columns(db)
         # also while no sweep has kept where it left off: an upgrade killed between
         # adding the column and marking the rows left them unmarked
         if "by_bot" in added or self.sweep_since() is None:
@@ -260,6 +249,29 @@ class DeliveryQueue:
         # re-queued or pruned): by seq, their delivery ids and the error (`set_aside`)
         self._unreadable: dict[int, tuple[str, str]] = {}
         self._setting_aside = threading.Lock()
+
+    @staticmethod
+    def _add_missing_columns(db: Database) -> set[str]:
+        """The columns added to an older file. None on a file SQLite may not write (a
+        backup restored by root that `review-notes retry` lists): the release before's
+        lacks only `waits`, which a reader takes as 0 (`_delivery`)."""
+        try:
+            return db.add_missing_columns(
+                "deliveries",
+                {
+                    "not_before": "TEXT",
+                    "interruptions": "INTEGER NOT NULL DEFAULT 0",
+                    "body_sha": "TEXT",
+                    "same_body_sha": "TEXT",
+                    "deferrals": "INTEGER NOT NULL DEFAULT 0",
+                    "by_bot": "INTEGER NOT NULL DEFAULT 0",
+                    "waits": "INTEGER NOT NULL DEFAULT 0",
+                },
+            )
+        except sqlite3.OperationalError as exc:
+            if not is_read_only(exc):
+                raise
+            return set()
 
     def _mark_own_rows(self) -> None:
         """Mark by_bot the rows an older release queued itself; nothing to write, no
@@ -770,7 +782,7 @@ def _delivery(row: Any) -> Delivery:
         attempts=row["attempts"],
         interruptions=row["interruptions"],
         deferrals=row["deferrals"],
-        waits=row["waits"],
+        waits=row["waits"] if "waits" in row.keys() else 0,  # a read-only older file
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],

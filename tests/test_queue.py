@@ -2687,3 +2687,25 @@ def test_a_run_that_says_nothing_of_its_limits_is_counted(tmp_path):
     workers.run_one(q.get("d1"))
     _put_back_again(q, workers, "d1")
     assert (q.get("d1").state, q.get("d1").waits) == (State.FAILED, 0)
+
+
+# kills: bot/queue.py:DeliveryQueue._add_missing_columns (hand) any error adding a column
+#   taken for a read-only file's: a file another process held opened without waits
+def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_path):
+    # Only a file SQLite may not write opens without the waits column (a reader's): one
+    # locked at the start must say so, or the server would run without the column
+    # every put-back for a rate limit writes, once the lock is gone.
+    q = queue_at(tmp_path)
+    q.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
+    q.db.close()
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    db = Database(tmp_path / "q.sqlite3")
+    db.execute("PRAGMA busy_timeout = 0")  # (not the 10 s wait)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            DeliveryQueue(db)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        db.close()

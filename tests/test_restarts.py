@@ -116,6 +116,35 @@ def test_retry_on_a_database_this_user_cannot_write_says_what_to_check(
     assert f"(can this user, uid {os.getuid()}, write to it and to its directory?)" in r.stderr
 
 
+# kills: bot/queue.py:DeliveryQueue.__init__ a read-only file without the waits column
+#   refused, as the column could not be added (the release before had none)
+def test_retry_lists_a_read_only_file_of_the_release_before_the_waits_column(tmp_path):
+    """An earlier review (r29n) held that `review-notes retry`, listing, opens a file it
+    cannot write from the release before (a backup restored by root, read from the
+    host). The waits column added since is added at opening: on that file the ALTER
+    TABLE failed, 'attempt to write a readonly database', and nothing was listed."""
+    from bot.db import Database
+    from bot.queue import DeliveryQueue, Incoming
+
+    path = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(path))
+    queue.enqueue_many([Incoming("gh-1", "pull_request", "opened", "{}", "o/r", 1)])
+    claimed = queue.claim()
+    assert claimed is not None
+    queue.fail(claimed.id, "boom")
+    queue.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
+    queue.db.close()
+    undo = _unwritable(path)
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli("retry", env=env, cwd=tmp_path, timeout=60)
+    finally:
+        undo()
+    assert r.returncode == 0, r.stderr[-800:]
+    assert "gh-1  pull_request.opened  o/r PR 1  boom" in r.stdout
+    assert "1 failed deliveries" in r.stdout
+
+
 def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedProcess:
     """`review-notes serve` (this release) while another connection holds the database's
     write lock (a VACUUM, a sqlite3 shell in a transaction)."""
