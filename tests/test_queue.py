@@ -1724,6 +1724,20 @@ def test_going_live_keeps_what_the_dry_run_handled_lately_and_it_runs_again_once
     assert q.run_again(listed | {"replayed"}) == []
 
 
+# kills: bot/queue.py:DeliveryQueue.run_again (hand) a delivery run again keeping its
+#   put-backs (both counts), as if still in the dry run's rate limits
+def test_a_delivery_run_again_going_live_starts_its_put_backs_afresh(tmp_path):
+    # The dry run put it back for rate limits (its own, and others' only) before it was
+    # done: going live it runs once more, as new, with every put-back allowed again.
+    q = queue_at(tmp_path)
+    handled(q, "sent", 1)
+    q.db.execute("UPDATE deliveries SET deferrals = 90, waits = 85 WHERE id = 'sent'")
+    with q.db.tx():
+        assert q.keep_dry_run_answered(CUTOFF) == 1
+    assert q.run_again({"sent"}) == ["sent"]
+    assert (q.get("sent").deferrals, q.get("sent").waits) == (0, 0)
+
+
 # kills: bot/queue.py:_NOT_CLOSED (hand) dropped, the first event taken for the last, a
 #   command or the bot's own update taken for the PR's last event
 def test_what_runs_again_keeps_its_order_and_a_pr_closed_last_is_left_alone(tmp_path):
