@@ -237,6 +237,9 @@ class DeliveryQueue:
         # pull_request body was refused only as its PR's latest again; deferrals, since a
         # rate limited delivery was put back rather than failed; waits, since a put-back
         # held back by another call's limit was not counted.
+        # why the file could not be brought up to date (SQLite may not write it): said by
+        # a write, not SQLite's 'no such column' of the column left out
+        self._not_upgraded: sqlite3.OperationalError | None = None
         added = self._add_missing_columns(db)
         # also while no sweep has kept where it left off: an upgrade killed between
         # adding the column and marking the rows left them unmarked
@@ -250,8 +253,7 @@ class DeliveryQueue:
         self._unreadable: dict[int, tuple[str, str]] = {}
         self._setting_aside = threading.Lock()
 
-    @staticmethod
-    def _add_missing_columns(db: Database) -> set[str]:
+    def _add_missing_columns(self, db: Database) -> set[str]:
         """The columns added to an older file. None on a file SQLite may not write (a
         backup restored by root that `review-notes retry` lists): the release before's
         lacks only `waits`, which a reader takes as 0 (`_delivery`)."""
@@ -271,6 +273,7 @@ class DeliveryQueue:
         except sqlite3.OperationalError as exc:
             if not is_read_only(exc):
                 raise
+            self._not_upgraded = exc
             return set()
 
     def _mark_own_rows(self) -> None:
@@ -584,6 +587,8 @@ class DeliveryQueue:
 
     def _retry(self, delivery_ids: list[str] | None) -> list[sqlite3.Row]:
         now, which = utcnow(), f" AND {self.not_set_aside()}"
+        if self._not_upgraded is not None:  # (the server's writes: it refuses such a file)
+            raise self._not_upgraded
         with self.db.tx() as conn:
             if delivery_ids is None:
                 return conn.execute(_REQUEUE + which + " RETURNING id", (now,)).fetchall()
