@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -38,6 +39,7 @@ import requests
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519
+from cryptography.utils import CryptographyDeprecationWarning
 from github import Auth, Github, GithubException, GithubIntegration
 from github.Requester import Requester
 
@@ -70,8 +72,16 @@ _KEY_KINDS: tuple[tuple[type, str], ...] = (
     (ec.EllipticCurvePrivateKey, "an EC key"),
     (ed25519.Ed25519PrivateKey, "an Ed25519 key"),
     (ed448.Ed448PrivateKey, "an Ed448 key"),
-    (dsa.DSAPrivateKey, "a DSA key"),
 )
+
+
+def _dsa_key_class() -> type | tuple[()]:
+    """DSA's key class, read only for a key of no other kind: cryptography 51 deprecates
+    DSA and warns at the very reading of the name, which put a warning on stderr at every
+    start of every command (each imports this module). () once a release drops it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        return getattr(dsa, "DSAPrivateKey", ())
 
 
 # How a PEM says its key is under a passphrase: PKCS#8's label, or the traditional
@@ -103,6 +113,8 @@ def key_problem(pem: str) -> str:
     except (ValueError, UnsupportedAlgorithm):
         return "GitHub App private key is not a usable RSA PEM key"
     kind = next((name for cls, name in _KEY_KINDS if isinstance(key, cls)), None)
+    if kind is None and isinstance(key, _dsa_key_class()):
+        kind = "a DSA key"
     if kind is None:  # an RSA key that still failed, or one that cannot sign
         return "GitHub App private key is not a usable RSA PEM key"
     return (
