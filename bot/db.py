@@ -91,6 +91,36 @@ def is_read_only(exc: sqlite3.Error) -> bool:
 WAL_AUTOCHECKPOINT_PAGES = 250_000
 
 
+class DamagedRows:
+    """Rows SQLite found damaged ("database disk image is malformed"), set aside until a
+    restart by their integer key (a rowid, a delivery's seq), each with its name and the
+    error: a damaged row can be neither read, nor changed, nor deleted, so the steps that
+    would meet it leave it out (`not_among`). Read by other threads than the one adding:
+    each reading is of a copy."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, tuple[str, str]] = {}
+
+    def add(self, key: int, name: str, exc: sqlite3.Error) -> None:
+        self._rows[key] = (name, f"{type(exc).__name__}: {exc}")
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def not_among(self, column: str) -> str:
+        """An SQL condition leaving out the rows set aside, by `column` (their key as the
+        query names it; ints: no quoting)."""
+        skip = ",".join(map(str, self._rows.copy()))
+        return f"{column} NOT IN ({skip})" if skip else "TRUE"
+
+    def by_name(self) -> dict[str, str]:
+        """Name -> error of every row set aside."""
+        return dict(self._rows.copy().values())
+
+
 class Database:
     def __init__(self, path: Path | str):
         self.path = Path(path)

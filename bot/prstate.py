@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import TypeVar
 
-from bot.db import DAMAGED_FIX, Database, is_damaged, utcnow
+from bot.db import DAMAGED_FIX, DamagedRows, Database, is_damaged, utcnow
 from bot.order_keys import said_before
 
 log = logging.getLogger(__name__)
@@ -318,7 +318,7 @@ class PRStore:
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
         # rows SQLite found damaged, left out of retention's prunings until a restart: by
         # rowid, their PR and the error (`past_damage`; retention's thread alone writes it)
-        self._unreadable: dict[int, tuple[str, str]] = {}
+        self._unreadable = DamagedRows()
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -484,8 +484,7 @@ class PRStore:
     def not_set_aside(self, rowid: str = "rowid") -> str:
         """An SQL condition leaving out the rows set aside, by `rowid` (the column as the
         query names it; ints: no quoting)."""
-        skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
-        return f"{rowid} NOT IN ({skip})" if skip else "TRUE"
+        return self._unreadable.not_among(rowid)
 
     def _set_aside_unreadable(self, among: str, params: tuple[object, ...]) -> bool:
         """Set aside each row `among` selects that SQLite cannot read whole, said once;
@@ -498,7 +497,7 @@ class PRStore:
                 if not is_damaged(exc):
                     raise
                 name = self._pr_of(rowid)
-                self._unreadable[rowid] = (name, f"{type(exc).__name__}: {exc}")
+                self._unreadable.add(rowid, name, exc)
                 log.error(
                     "PR %s: SQLite cannot read its state (%s): set aside, neither its file"
                     " list nor its kept numbers pruned (retention). The database file is"
@@ -512,7 +511,7 @@ class PRStore:
     @property
     def set_aside(self) -> dict[str, str]:
         """The PRs whose state was set aside as damaged since the start: PR -> error."""
-        return dict(self._unreadable.copy().values())  # (retention's thread may add one)
+        return self._unreadable.by_name()
 
     def _pr_of(self, rowid: int) -> str:
         """A damaged row's PR, when SQLite can still read that much of it."""

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from bot.db import DAMAGED_FIX, STORED_TIME, Database, is_damaged, is_read_only, utcnow
+from bot.db import DAMAGED_FIX, STORED_TIME, DamagedRows, Database, is_damaged, is_read_only, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ class DeliveryQueue:
         self._version = 0  # bumped on every change, so a waiter never misses a wake-up
         # rows SQLite found damaged, read by no one until a restart (claimed, listed,
         # re-queued or pruned): by seq, their delivery ids and the error (`set_aside`)
-        self._unreadable: dict[int, tuple[str, str]] = {}
+        self._unreadable = DamagedRows()
         self._setting_aside = threading.Lock()
 
     def _add_missing_columns(self, db: Database) -> set[str]:
@@ -426,8 +426,7 @@ class DeliveryQueue:
         """An SQL condition leaving out the rows set aside, by their place (`seq`: the
         column as the query names it), which every index holds: SQLite reads no more of
         them (their places are ints: no quoting)."""
-        skip = ",".join(map(str, self._unreadable.copy()))  # (another thread may add one)
-        return f"{seq} NOT IN ({skip})" if skip else "TRUE"
+        return self._unreadable.not_among(seq)
 
     def _set_aside_unreadable(
         self, seen: int, states: Collection[State], among: Among | None = None
@@ -446,7 +445,7 @@ class DeliveryQueue:
                 if not is_damaged(exc):
                     raise exc
                 name = self._id_of(seq)
-                self._unreadable[seq] = (name, f"{type(exc).__name__}: {exc}")
+                self._unreadable.add(seq, name, exc)
                 log.error(
                     "delivery %s: SQLite cannot read its row (%s): set aside, %s. The database"
                     " file is damaged: %s",
@@ -489,12 +488,12 @@ class DeliveryQueue:
             return f"#{seq} (its id unreadable)"
 
     def _set_aside_ids(self) -> set[str]:
-        return {name for name, _ in self._unreadable.copy().values()}
+        return set(self._unreadable.by_name())
 
     @property
     def set_aside(self) -> dict[str, str]:
         """The deliveries set aside as damaged since the start: id -> error."""
-        return dict(self._unreadable.copy().values())  # (a worker may add one meanwhile)
+        return self._unreadable.by_name()
 
     def complete(self, delivery_id: str) -> None:
         self._finish(delivery_id, State.DONE, None)
