@@ -37,9 +37,11 @@ T = TypeVar("T")
 MAX_INTERRUPTIONS = 3
 # A delivery put back this many times for a rate limit its own calls met (`defer`;
 # counted since it was queued or last retried, whatever its runs did meanwhile) fails
-# instead: a limit that lasts this long needs a look. The default of `max_deferrals` in
+# instead: a limit that lasts this long needs a look. At the secondary back-off's pace
+# (1, 2, 4, then 5 minutes apart) fourteen come to 62 minutes: GitHub's hourly limit on
+# content creation refuses for less than its hour. The default of `max_deferrals` in
 # config/bot.toml (the server's queue takes the setting).
-MAX_DEFERRALS = 8
+MAX_DEFERRALS = 14
 # Put-backs of a run held back only by the pause another call's limit began (it met
 # none itself) are not counted so: a backlog waits out an hour's limit met by the
 # delivery at its head. They are bounded too, lest a limit that never ends keep a

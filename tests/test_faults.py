@@ -701,12 +701,15 @@ def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spen
     # sends its write and is refused; the rest of the backlog is claimed, sends nothing
     # (the installation is paused) and is put back. Each put-back counted, so all of them
     # had used their 8 by the 9th refusal (32 minutes) and failed together, every
-    # comment lost until `review-notes retry --all`. The one refused still counts its own.
+    # comment lost until `review-notes retry --all`. The one refused still counts its own:
+    # with max_deferrals at 8 it alone failed, 32 minutes in.
     fake, spent, backlog = fake_github, [N + i for i in range(4)], [N + 4 + i for i in range(4)]
     limit = fake.limit_content_creation(per_hour=len(spent), clock=manual_time.clock)
     for number in spent + backlog:
         fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
-    settings = live_settings(tmp_path, fake, app_key, workers=1, retry_max_wait=300)
+    settings = live_settings(
+        tmp_path, fake, app_key, workers=1, retry_max_wait=300, max_deferrals=8
+    )
     github = github_on(settings, app_key, manual_time)
     with serving(settings, github) as (client, rt):
         for number in spent:
@@ -738,6 +741,47 @@ def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spen
     assert manual_time.clock() >= 60 * 60  # the block was waited out, not cut short
     assert limit.refused == cycles  # one refused write a pause, none while paused
     for number in backlog[1:]:
+        assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
+
+
+# --- r31c ---
+
+
+# kills: bot/queue.py MAX_DEFERRALS back at 8 (or 13): the delivery GitHub refuses in an
+#        hourly block fails before the block ends
+def test_an_hourly_block_is_waited_out_whole_by_the_delivery_it_refuses(
+    tmp_path, fake_github, app_key, manual_time
+):
+    # The hour's writes spent in its first minute (a burst; some endpoints' limits are
+    # lower than 500): GitHub refuses writes for 59 minutes, naming no time. The delivery
+    # at the backlog's head is refused at each back-off's end, a minute, two, four, then
+    # five apart: with the default max_deferrals (config/bot.toml) it waits the block out
+    # and posts, as do the others; none is left failed for the operator to retry by hand.
+    fake, spent, backlog = fake_github, [N + i for i in range(4)], [N + 4 + i for i in range(3)]
+    limit = fake.limit_content_creation(per_hour=len(spent), clock=manual_time.clock)
+    for number in spent + backlog:
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    # config/bot.toml's back-off (1, 2, 4, then 5 minutes) and its max_deferrals
+    settings = live_settings(tmp_path, fake, app_key, workers=1, retry_max_wait=300)
+    github = github_on(settings, app_key, manual_time)
+    with serving(settings, github) as (client, rt):
+        for number in spent:
+            deliver_pr(client, rt, number=number, title=MATCHING_TITLE)
+        manual_time.advance(60)
+        queued = [
+            post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE)).json()
+            for n in backlog
+        ]
+        wait_until(lambda: _settled(rt), what="the backlog's first tries")
+        waited = 0.0
+        while rt.queue.counts()["pending"]:
+            waited += github.calls.paused_for()
+            _let_pass(rt, manual_time, github.calls.paused_for())
+        head = rt.queue.get(queued[0]["delivery"])
+        assert rt.queue.counts()["failed"] == 0, rt.queue.failed()[0].last_error
+        assert head.state == "done" and head.deferrals - head.waits == limit.refused
+    assert 59 * 60 <= waited < 65 * 60  # the block waited out, not much past it
+    for number in backlog:
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
 
 

@@ -1037,12 +1037,12 @@ def test_a_delivery_put_back_is_due_at_its_not_before_exactly(tmp_path, monkeypa
     assert q.claim().id == "d1"  # the clock reads its not_before: it is due
 
 
-# kills: bot/queue.py:41 `MAX_DEFERRALS = 8` -> `9`
-def test_a_delivery_is_put_back_eight_times_for_rate_limits_then_failed(tmp_path):
-    # eight secondary back-offs of 300 s come to about half an hour (bot/queue.py)
+# kills: bot/queue.py `MAX_DEFERRALS = 14` -> `15`
+def test_a_delivery_is_put_back_fourteen_times_for_rate_limits_then_failed(tmp_path):
+    # fourteen secondary back-offs (1, 2, 4, then 5 minutes) come to over an hour
     q = queue_at(tmp_path)
     add(q, "d1")
-    for _ in range(8):
+    for _ in range(14):
         assert q.claim().id == "d1"
         assert q.defer("d1", 0, "rate limited")
         q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")

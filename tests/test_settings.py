@@ -653,7 +653,7 @@ def test_a_url_with_a_port_and_a_path_is_still_a_base():
 def test_put_backs_and_the_refusal_log_spacing_are_settings():
     # both were constants in code (bot/queue.py, bot/webhook.py): config/bot.toml's now
     s = load()
-    assert (s.max_deferrals, s.seconds_between_unverified_logs) == (8, 60.0)
+    assert (s.max_deferrals, s.seconds_between_unverified_logs) == (14, 60.0)
     s = load(max_deferrals=2, seconds_between_unverified_logs=5)
     assert (s.max_deferrals, s.seconds_between_unverified_logs) == (2, 5.0)
     assert "REVIEW_NOTES_MAX_DEFERRALS" in errors(max_deferrals=0)
