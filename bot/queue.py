@@ -50,6 +50,10 @@ MAX_DEFERRALS = 14
 MAX_WAITS = 100
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
+# A release before `waits` (a rollback's `review-notes retry`) cleared deferrals only: the
+# waits left are more than the put-backs they are part of, and are from before it. Read
+# as at most the deferrals, they start afresh with them.
+_WAITS = "MIN(waits, deferrals)"
 _REQUEUE = (
     "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
     " deferrals = 0, waits = 0 WHERE state = 'failed'"
@@ -518,13 +522,13 @@ class DeliveryQueue:
         only (not `counted`), MAX_WAITS times so."""
         now, error = utcnow(), reason[:2000]
         if counted:
-            room, most, why = "deferrals - waits < ?", self.max_deferrals, "rate limits"
+            room, most, why = f"deferrals - {_WAITS} < ?", self.max_deferrals, "rate limits"
         else:
-            room, most, why = "waits < ?", MAX_WAITS, "other calls' rate limits"
+            room, most, why = f"{_WAITS} < ?", MAX_WAITS, "other calls' rate limits"
         with self.db.tx() as conn:
             cur = conn.execute(
                 "UPDATE deliveries SET state = 'pending', deferrals = deferrals + 1,"
-                " waits = waits + ?, not_before = ?, last_error = ?, updated_at = ?"
+                f" waits = {_WAITS} + ?, not_before = ?, last_error = ?, updated_at = ?"
                 f" WHERE id = ? AND state = 'processing' AND {room}",
                 (int(not counted), utcnow(after_s=seconds), error, now, delivery_id, most),
             )
@@ -788,7 +792,8 @@ def _delivery(row: Any) -> Delivery:
         attempts=row["attempts"],
         interruptions=row["interruptions"],
         deferrals=row["deferrals"],
-        waits=row["waits"] if "waits" in row.keys() else 0,  # a read-only older file
+        # a read-only older file has none; a rollback's retry left them over (_WAITS)
+        waits=min(row["waits"], row["deferrals"]) if "waits" in row.keys() else 0,
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],

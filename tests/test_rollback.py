@@ -259,3 +259,49 @@ def test_a_stale_event_by_after_a_rollback_hides_no_real_tie(
             f" was taken for no tie: GET of the PR {gets} times, comments {shown!r}; the PR"
             " carries the opt-out label"
         )
+
+
+# --- r31c ---
+
+
+# kills: bot/queue.py:DeliveryQueue.defer a rollback's retry's waits left over read as
+#        this run's: the delivery failed at its first put-back held back by another's limit
+# kills: bot/queue.py:_delivery the workers' log counting the waits left over
+def test_a_rollbacks_retry_starts_the_put_backs_held_back_afresh_too(tmp_path, monkeypatch):
+    # The release before the waits column re-queues a failed delivery with deferrals = 0
+    # (`review-notes retry`), leaving its waits: 100, all it had, once it had failed put
+    # back 100 times behind other calls' limits. Forward again, it failed at its next
+    # put-back behind a limit, after the operator had re-run it.
+    from bot.db import Database
+    from bot.github_port import call_paused
+    from bot.queue import MAX_WAITS, DeliveryQueue, State
+    from bot.workers import Workers
+    from tests.test_queue import _limited_by, _put_back_again, add
+    from tests.webhook_kit import base_env, cli
+
+    clean_env(monkeypatch)
+    path = tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    add(q, "d1")
+    held = Workers(q, _limited_by(call_paused), 1)
+    q.claim()
+    held.run_one(q.get("d1"))
+    q.db.execute("UPDATE deliveries SET deferrals = ?, waits = ? WHERE id = 'd1'", (100, 99))
+    for _ in range(2):
+        _put_back_again(q, held, "d1")
+    assert (q.get("d1").state, q.get("d1").waits) == (State.FAILED, MAX_WAITS)
+    q.db.close()
+
+    old = base_env(tmp_path, PYTHONPATH=str(old_release(tmp_path, "0d0177e^")))
+    retried = cli("retry", "d1", env=old, cwd=tmp_path)
+    assert retried.returncode == 0, retried.stderr
+
+    q = DeliveryQueue(Database(path))
+    assert (q.get("d1").state, q.get("d1").deferrals, q.get("d1").waits) == (State.PENDING, 0, 0)
+    assert q.claim().id == "d1"
+    held = Workers(q, _limited_by(call_paused), 1)
+    held.run_one(q.get("d1"))
+    d1 = q.get("d1")
+    assert (d1.state, d1.deferrals, d1.waits) == (State.PENDING, 1, 1), d1.last_error
+    assert q.db.execute("SELECT waits FROM deliveries WHERE id = 'd1'")[0][0] == 1
+    q.db.close()
