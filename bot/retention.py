@@ -101,18 +101,7 @@ class Retention:
         prunes, its error), after what it pruned before failing is counted and said."""
         before = before or utcnow(-self.days * 86400)
         pruned = {State.DONE: 0, State.FAILED: 0}
-        failures: list[tuple[str, Exception]] = []
-        try:
-            cut = self._past_damage(lambda: self.first_received_from(before))
-            steps = (
-                (State.DONE, lambda: self._past_damage(lambda: self.prune_done(cut, self.BATCH))),
-                (State.FAILED, lambda: self._past_damage(lambda: self._drop_failed(before))),
-            )
-            for state, batch in steps:
-                for n in self._batches(batch):
-                    pruned[state] += n
-        except Exception as exc:  # the stores' own run all the same
-            failures.append((DELIVERIES, exc))
+        failures = self._prune_deliveries(before, pruned)
         for state, n in pruned.items():
             if n:
                 self.on_pruned(state, n)
@@ -128,6 +117,32 @@ class Retention:
                 self.days,
             )
         return pruned, failures
+
+    def _prune_deliveries(
+        self, before: str, pruned: dict[State, int]
+    ) -> list[tuple[str, Exception]]:
+        """The done deliveries' pruning, then the failed ones', each whatever the other did
+        (one `try` made a failure deleting done rows skip every failed one, for good while
+        it lasted), adding to `pruned` what each deleted. Each that failed, named; both:
+        the deliveries'."""
+        failed: list[tuple[State, Exception]] = []
+        try:
+            cut = self._past_damage(lambda: self.first_received_from(before))
+            for n in self._batches(lambda: self._prune_done_past_damage(cut)):
+                pruned[State.DONE] += n
+        except Exception as exc:
+            failed.append((State.DONE, exc))
+        try:
+            for n in self._batches(lambda: self._past_damage(lambda: self._drop_failed(before))):
+                pruned[State.FAILED] += n
+        except Exception as exc:
+            failed.append((State.FAILED, exc))
+        if len(failed) == 2:
+            return [(DELIVERIES, failed[0][1])]
+        return [(f"old {state} deliveries", exc) for state, exc in failed]
+
+    def _prune_done_past_damage(self, cut: int) -> int:
+        return self._past_damage(lambda: self.prune_done(cut, self.BATCH))
 
     def _prune_also(
         self, before: str, failures: list[tuple[str, Exception]]

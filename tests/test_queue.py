@@ -2723,3 +2723,48 @@ def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_pa
         holder.execute("ROLLBACK")
         holder.close()
         db.close()
+
+
+# --- r31c ---
+
+
+# kills: bot/retention.py:Retention._prune_deliveries one try for both: a failure deleting
+#   done deliveries skipped that pass's pruning of failed ones, each pass while it lasted
+def test_a_done_deliveries_pruning_that_fails_skips_not_the_failed_ones(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    finished_at(q, "old-done", "done", OLD)
+    finished_at(q, "old-failed", "failed", OLD)
+    # SQLite refuses to delete the done row (as an I/O error would), not the failed one
+    q.db.execute(
+        "CREATE TRIGGER keep_done BEFORE DELETE ON deliveries WHEN old.state = 'done'"
+        " BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+    )
+    pruned = []
+    retention = Retention(q, 14, lambda state, n: pruned.append((state, n)))
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    assert q.get("old-failed") is None and q.get("old-done") is not None
+    assert pruned == [(State.FAILED, 1)]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["WARNING", "INFO", "ERROR"], said
+    assert said[1][1].startswith("pruned 0 done deliveries received and 1 failed")
+    assert said[2][1] == "pruning old done deliveries failed; tried again each pass"
+
+
+# kills: bot/retention.py:Retention._prune_deliveries the failed ones' pruning that failed
+#   named as the deliveries', or not said
+def test_a_failed_deliveries_pruning_that_fails_is_named_and_the_done_ones_pruned(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    finished_at(q, "old-done", "done", OLD)
+    finished_at(q, "old-failed", "failed", OLD)
+    q.db.execute(
+        "CREATE TRIGGER keep_failed BEFORE DELETE ON deliveries WHEN old.state = 'failed'"
+        " BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+    )
+    retention = Retention(q, 14, lambda *_: None)
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        retention.round()
+    assert q.get("old-done") is None and q.get("old-failed") is not None
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["INFO", "ERROR"], said
+    assert said[1][1] == "pruning old failed deliveries failed; tried again each pass"
