@@ -38,6 +38,13 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+
+class DamagedState(Exception):
+    """A PR's state row SQLite cannot read (a failing disk): the PR's event fails with
+    what to do. Not replaced by a fresh state rebuilt from GitHub: SQLite can neither
+    change nor delete a damaged row, and its key stays taken."""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pr_state (
     repo        TEXT NOT NULL,            -- lower-case owner/name
@@ -317,7 +324,7 @@ class PRStore:
         # delivery: since a reply's record lasts as long as its delivery can run again
         db.add_missing_columns("pr_replies", {"delivery": "TEXT"})
         # rows SQLite found damaged, left out of retention's prunings until a restart: by
-        # rowid, their PR and the error (`past_damage`; retention's thread alone writes it)
+        # rowid, their PR and the error (`past_damage`, and `get` for a PR's event)
         self._unreadable = DamagedRows()
 
     def get(self, repo: str, number: int) -> PRState:
@@ -507,6 +514,48 @@ class PRStore:
                     DAMAGED_FIX,
                 )
         return len(self._unreadable) > seen
+
+    def damaged_state(
+        self, repo: str, number: int, exc: sqlite3.DatabaseError
+    ) -> DamagedState | None:
+        """What an event of the PR that met `exc` fails with, when that is SQLite finding
+        the PR's own state row damaged (its reads are many: any may meet it): the row set
+        aside (`set_aside`) and said once, as retention's pruning sets it aside. None when
+        the damage is not that row's."""
+        if not is_damaged(exc):
+            return None
+        try:
+            self.db.execute(
+                "SELECT * FROM pr_state WHERE repo = ? AND number = ?", (repo.lower(), number)
+            )
+        except sqlite3.DatabaseError as again:
+            return self._damaged(repo.lower(), number, again) if is_damaged(again) else None
+        return None
+
+    def _damaged(self, repo: str, number: int, exc: sqlite3.DatabaseError) -> DamagedState:
+        """The error a PR's event fails with when its row is damaged, the row set aside
+        and said in an ERROR the first time (the rowid read from the key's index alone;
+        not set aside when that fails too: the damage is not the row's)."""
+        name = f"{repo}#{number}"
+        try:
+            [(rowid,)] = self.db.execute(
+                "SELECT rowid FROM pr_state WHERE repo = ? AND number = ?", (repo, number)
+            )
+        except (sqlite3.DatabaseError, ValueError):
+            rowid = None
+        if rowid is not None and rowid not in self._unreadable:
+            self._unreadable.add(rowid, name, exc)
+            log.error(
+                "PR %s: SQLite cannot read its state (%s): set aside, each event of the PR"
+                " fails. The database file is damaged: %s",
+                name,
+                exc,
+                DAMAGED_FIX,
+            )
+        return DamagedState(
+            f"PR {name}: SQLite cannot read its state ({exc}); its events fail until the"
+            f" database file is restored: {DAMAGED_FIX}"
+        )
 
     @property
     def set_aside(self) -> dict[str, str]:

@@ -148,6 +148,11 @@ class Runtime:
         try:
             with log_context(**context):
                 summary = self.dispatcher.dispatch(self.ctx, delivery)
+        except sqlite3.DatabaseError as exc:  # the PR's state damaged: said so, with the fix
+            damaged = self._damaged_state(delivery, exc)
+            if damaged is None:
+                raise
+            raise damaged from exc
         finally:  # its outcome is counted by the worker, as stored (Workers.counted)
             metrics.processing_seconds.labels(delivery.event).observe(time.monotonic() - started)
         log.info(
@@ -160,6 +165,11 @@ class Runtime:
             summary,
             extra=context,
         )
+
+    def _damaged_state(self, delivery: Delivery, exc: sqlite3.DatabaseError) -> Exception | None:
+        if delivery.repo is None or delivery.pr_number is None:
+            return None
+        return self.ctx.prs.damaged_state(delivery.repo, delivery.pr_number, exc)
 
     def claim(self) -> Recovered:
         """The start's writes to the database, under the server lock: `serve` makes them

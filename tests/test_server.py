@@ -2423,3 +2423,52 @@ def test_a_delivery_header_no_github_delivery_has_is_refused_and_logged_cut(
             assert len(text) < 2000 and "\x85" not in text, text[:200]
     (refused,) = [m for m in caplog.records if "refused (400)" in m.getMessage()]
     assert refused.delivery == "d" * 100 + "..." or refused.delivery.startswith("'a\\x")
+
+
+# --- r31c ---
+
+
+# kills: bot/prstate.py:PRStore.get a PR's damaged state row failing its events with
+#   SQLite's words alone (no PR named, no fix), /healthz saying ok
+# kills: bot/prstate.py:PRStore._damaged the row said at each event, or not set aside
+def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
+    tmp_path, fake_github, app_key, caplog
+):
+    # A failing disk damaged PR 1's state row (its file list's pages). Each event of the
+    # PR failed with "DatabaseError: database disk image is malformed", nothing naming
+    # the PR nor what to do, and /healthz said ok unless retention had met the row. The
+    # row cannot be replaced by a fresh state (SQLite can neither change nor delete it):
+    # the event still fails, saying why and what to do, the row is set aside (named
+    # once, /healthz failing), and other PRs' events run.
+    from bot.prstate import PRState
+    from tests.fake_github import DEFAULT_REPO
+    from tests.test_queue import _break_overflow_chain
+    from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings
+
+    fake = fake_github
+    for n in (1, 2):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    rt = build_runtime(settings)
+    rt.ctx.prs.put(PRState(DEFAULT_REPO, 1, files_sha="abc", files=(f"{'Z' * 20_000}.py",)))
+    rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    rt.db.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"), serving(settings) as (client, rt):
+        for action, n in (("opened", 1), ("reopened", 1), ("opened", 2)):
+            r = post(client, "pull_request", pr_payload(action, number=n, title=MATCHING_TITLE))
+            assert r.status_code == 202, r.text
+            drain(rt)
+        health = client.get("/healthz")
+        failed = rt.queue.failed()
+    assert [f.pr_number for f in failed] == [1, 1]
+    for f in failed:
+        assert f.last_error.startswith(
+            f"DamagedState: PR {DEFAULT_REPO}#1: SQLite cannot read its state"
+        ), f.last_error
+        assert "restore it from a backup" in f.last_error
+    assert health.status_code == 503, health.text
+    assert [d["pr"] for d in health.json()["damaged_prs"]] == [f"{DEFAULT_REPO}#1"]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.prstate"]
+    assert len(said) == 1 and said[0].startswith(f"PR {DEFAULT_REPO}#1: SQLite cannot read")
+    assert len(fake.comments(DEFAULT_REPO, 2)) == 1 and fake.comments(DEFAULT_REPO, 1) == []
