@@ -2768,3 +2768,23 @@ def test_a_failed_deliveries_pruning_that_fails_is_named_and_the_done_ones_prune
     said = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert [level for level, _ in said] == ["INFO", "ERROR"], said
     assert said[1][1] == "pruning old failed deliveries failed; tried again each pass"
+
+
+# kills: bot/retention.py:Retention._prune_deliveries both prunings failing said with the
+#   failed ones' error, not the first met (the done ones')
+def test_both_deliveries_prunings_failing_are_said_as_the_deliveries_with_the_first_error(
+    tmp_path, caplog
+):
+    q = queue_at(tmp_path)
+    finished_at(q, "old-done", "done", OLD)
+    finished_at(q, "old-failed", "failed", OLD)
+    for state in ("done", "failed"):
+        q.db.execute(
+            f"CREATE TRIGGER keep_{state} BEFORE DELETE ON deliveries WHEN old.state = '{state}'"
+            f" BEGIN SELECT RAISE(ABORT, 'cannot delete {state}'); END"
+        )
+    with caplog.at_level(logging.INFO, logger="bot.retention"):
+        Retention(q, 14, lambda *_: None).round()
+    [said] = caplog.records
+    assert said.getMessage() == "pruning old deliveries failed; tried again each pass"
+    assert str(said.exc_info[1]) == "cannot delete done"
