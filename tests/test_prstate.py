@@ -403,3 +403,22 @@ def test_where_a_prs_state_is_kept_now_is_found_by_its_repositorys_id(prs):
     assert prs.kept_under(OTHER, 1, ID) == NEW and prs.kept_under(OLD, 1, ID + 1) == OTHER
     follow(prs, OTHER, 1)  # this one took OTHER: the other's PR 1 set aside, name not known
     assert prs.kept_under(OLD, 1, ID + 1) is None and prs.kept_under(NEW, 1, ID) == OTHER
+
+
+# kills: bot/prstate.py:PRStore._damaged a PR's key index damaged too (its rowid unread)
+#   failing the event with an UnboundLocalError, the damage unsaid
+def test_a_prs_damaged_key_index_is_said_as_its_state_damaged_and_nothing_set_aside(tmp_path):
+    import sqlite3
+
+    from bot.prstate import DamagedState
+    from tests.test_queue import _damage_root_page, queue_at
+
+    q = queue_at(tmp_path)
+    PRStore(q.db).put(PRState("o/r", 1))
+    _damage_root_page(q, tmp_path / "q.sqlite3", "sqlite_autoindex_pr_state_1")
+    prs = PRStore(queue_at(tmp_path).db)
+    with pytest.raises(sqlite3.DatabaseError) as met:
+        prs.get("o/r", 1)
+    damaged = prs.damaged_state("o/r", 1, met.value)
+    assert isinstance(damaged, DamagedState) and str(damaged).startswith("PR o/r#1: SQLite")
+    assert prs.set_aside == {}  # no row to leave out: the damage is the index's
