@@ -2472,3 +2472,18 @@ def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
     said = [r.getMessage() for r in caplog.records if r.name == "bot.prstate"]
     assert len(said) == 1 and said[0].startswith(f"PR {DEFAULT_REPO}#1: SQLite cannot read")
     assert len(fake.comments(DEFAULT_REPO, 2)) == 1 and fake.comments(DEFAULT_REPO, 1) == []
+
+
+# kills: bot/server.py:Runtime.process (mutant) a database error that is not a PR's damaged
+#   state failing its event as a TypeError (raise None), not as itself
+def test_a_database_error_not_a_prs_damaged_state_fails_the_event_as_itself(tmp_path):
+    from tests.fake_github import DEFAULT_REPO
+    from tests.webhook_kit import MATCHING_TITLE
+
+    rt = build_runtime(make_settings(tmp_path))
+    payload = pr_payload(number=5, title=MATCHING_TITLE)
+    rt.queue.enqueue("d1", "pull_request", "opened", payload, DEFAULT_REPO, 5)
+    delivery = rt.queue.claim()
+    rt.db.execute("PRAGMA query_only = ON")  # as a read-only remount
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        rt.process(delivery)
