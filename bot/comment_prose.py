@@ -41,6 +41,7 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from bot.emoji_names import NAMES as EMOJI_NAMES
 from bot.markdown_text import HTML_COMMENT, without_fences
 
 _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
@@ -177,20 +178,16 @@ def is_mark(char: str) -> bool:
 
 
 # A GitHub emoji shortcode (`:pray:`, `:+1:`): the comment's text keeps it where the page
-# shows the emoji (typed out whole, or pasted from a chat that copies emoji so). Its name
-# is lower-case letters, digits, `_`, `+` and `-`, with a letter in it or one of the few
-# names without (`/notes:8080:` is a port's); no name is longer.
+# shows the emoji (typed out whole, or pasted from a chat that copies emoji so). GitHub
+# shows one only for a name it knows (`emoji_names`, lower-case letters, digits, `_`, `+`
+# and `-`); any other stays text as typed: `:rocm:`, `:latest:`, a port's `:8080:`.
 _SHORTCODE = re.compile(r":([a-z0-9_+-]{1,40}):")
-_NAMES_WITHOUT_A_LETTER = frozenset({"+1", "-1", "100", "1234"})
 
 
 def _shortcode_end(text: str, at: int) -> int:
     """Where an emoji's shortcode at `at` ends (`at`: none there)."""
     code = _SHORTCODE.match(text, at)
-    if code is None:
-        return at
-    name = code[1]
-    return code.end() if name in _NAMES_WITHOUT_A_LETTER or re.search("[a-z]", name) else at
+    return code.end() if code is not None and code[1] in EMOJI_NAMES else at
 
 
 # Shortcodes one after another, touching no other colon (`torch::jit::script` holds none)

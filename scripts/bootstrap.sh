@@ -10,14 +10,16 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 
-# Test fixtures (package.json pins the versions): real webhook payloads, and GitHub's
-# REST API description the fake GitHub's answers are checked against.
+# Test fixtures (package.json pins the versions): real webhook payloads, GitHub's REST
+# API description the fake GitHub's answers are checked against, and gemoji, which
+# bot/emoji_names.py is checked against.
 if command -v npm >/dev/null 2>&1; then
-  if [ ! -d node_modules/@octokit/webhooks-examples ] || [ ! -d node_modules/@octokit/openapi ]; then
+  if [ ! -d node_modules/@octokit/webhooks-examples ] || [ ! -d node_modules/@octokit/openapi ] \
+    || [ ! -d node_modules/gemoji ]; then
     npm install --no-audit --no-fund --silent >/dev/null
   fi
 else
-  echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples or @octokit/openapi will say so" >&2
+  echo "bootstrap: npm not found; tests that need @octokit/webhooks-examples, @octokit/openapi or gemoji will say so" >&2
 fi
 
 # Debian's Chromium and its driver for the browser test, and CJK fonts so Chinese note

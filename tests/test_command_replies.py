@@ -873,6 +873,14 @@ def test_a_topic_name_ends_at_an_emoji(library):
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
 
 
+# `/notes topic:rocm:` was answered with the list of topics: `:rocm:` was read as an emoji's
+# shortcode, which GitHub shows for no such name, and the topic was lost
+def test_a_topic_between_colons_that_name_no_emoji_is_the_topic(library):
+    answer = reply("/notes topic rocm", library).split("\n", 2)[2]
+    for typed in ["/notes topic:rocm:", "/notes topic rocm:", "/notes topic rocm:pray:"]:
+        assert reply(typed, library).split("\n", 2)[2] == answer, typed
+
+
 # kills: bot/command_replies.py:_named_topic a name cut anywhere, not only at a space or a mark
 def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     assert "There is no topic `rocmish`." in reply("/notes topic rocmish", library)

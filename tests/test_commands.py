@@ -1925,3 +1925,27 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
 )
 def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
     assert kinds(text) == expected
+
+
+# kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
+#   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
+#   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # no emoji's name: GitHub shows it as typed, so it is text (the topic reads `rocm:`
+        # as `rocm`, its punctuation aside)
+        ("/notes topic:rocm:", [("topic", ("rocm:",))]),
+        ("/notes topic :rocm:", [("topic", (":rocm:",))]),
+        ("/notes:latest:", []),
+        ("/notes :latest:", [("unknown", (":latest:",))]),
+        ("/notes off:latest:", [("off", ("latest:",))]),  # as `/notes off:foo`
+        # gemoji's names, GitHub's own images and the newest emoji are emoji
+        ("/notes :shipit:", [("refresh", ())]),
+        ("/notes:octocat:", [("refresh", ())]),
+        ("/notes :melting_face:", [("refresh", ())]),
+        ("/notes off:on:", [("off", ())]),  # 🔛: a name of two letters
+    ],
+)
+def test_only_a_name_github_shows_as_an_emoji_is_a_shortcode(text, expected):
+    assert kinds(text) == expected

@@ -458,6 +458,8 @@ SHORTCODED = (
 #   lost `cuda`
 # kills: bot/comment_prose.py:without_shortcodes a shortcode taken out with no space: 死锁:pray:调度
 #   one word
+# kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name an emoji's: `sqlite
+#   :memory:` searched `sqlite` alone
 @pytest.mark.parametrize(
     ("q", "terms"),
     [
@@ -470,6 +472,9 @@ SHORTCODED = (
         ("c10::cuda: stream", ["c10", "cuda", "stream"]),
         ("foo:bar:baz", ["foo", "bar", "baz"]),  # a word after it: no emoji's end
         ("deadlock :Pray:", ["deadlock", "pray"]),  # GitHub reads no upper case in a name
+        ("sqlite :memory:", ["sqlite", "memory"]),  # no emoji's name: GitHub shows it as typed
+        ("rocm :latest: image", ["rocm", "latest", "image"]),
+        ("deadlock :shipit:", ["deadlock"]),  # GitHub's own image
     ],
 )
 def test_a_replys_emoji_shortcode_asks_for_no_word(q, terms):
