@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import FULL_WIDTH, is_mark
+from bot.comment_prose import FULL_WIDTH, marks_end
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
 from bot.terminal import inert
@@ -105,9 +105,18 @@ def pick_note(
 
 def _as_ascii(word: str) -> str:
     """A note's number or id as read, one character for one (the same places): full-width
-    forms as ASCII, and what ends a command's word (`is_mark`: `2!`, `2～`, `2…`, an emoji,
-    `2🙏只是改名`) as the full stop it is, as after a sub-command (`/notes off～`)."""
-    return "".join("." if is_mark(c) else c for c in word.translate(_HALF_WIDTH))
+    forms as ASCII, and what ends a command's word (`marks_end`: `2!`, `2～`, `2…`, an
+    emoji, `2🙏只是改名`, an emoji's shortcode whole, `2:pray:`) as the full stop it is, as
+    after a sub-command (`/notes off～`)."""
+    read, at = [], 0
+    while at < len(word):
+        if (end := marks_end(word, at)) > at:
+            read.append("." * (end - at))
+        else:
+            read.append(word[at].translate(_HALF_WIDTH))
+            end = at + 1
+        at = end
+    return "".join(read)
 
 
 def _is_number(words: list[str]) -> bool:

@@ -783,6 +783,30 @@ def test_every_mark_that_ends_a_command_word_ends_a_note_number(line, reason):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
+# kills: bot/feedback.py:_as_ascii (hand) a shortcode's marks read one by one: `/notes wrong
+#   2:pray:` (GitHub shows `2🙏`) hid note 2 with the reason `pray:`, its first colon taken
+#   as the number's full stop
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2:pray:", ""),
+        ("/notes wrong 2:+1::pray:", ""),
+        ("/notes wrong #2:pray: only a rename", "only a rename"),
+        ("/notes wrong 2:pray:只是改名", "只是改名"),  # as `2🙏只是改名`
+        ("/notes wrong 2:rocm: only", "rocm: only"),  # no emoji: GitHub shows `2:rocm:`
+    ],
+)
+def test_an_emoji_shortcode_glued_to_a_note_number_is_its_full_stop(line, reason):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+
+
+def test_an_emoji_shortcode_glued_to_a_note_id_names_it():
+    pick = pick_note((f"{SHOWN[2]}:pray:", "renamed"), SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
+
+
 def test_a_note_id_with_a_mark_after_it_names_the_note():
     pick = pick_note((f"{SHOWN[2]}\uff5e", "renamed"), SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
