@@ -881,6 +881,14 @@ def test_a_topic_between_colons_that_name_no_emoji_is_the_topic(library):
         assert reply(typed, library).split("\n", 2)[2] == answer, typed
 
 
+# `/notes topic「ROCm」`, typed as Chinese is (no space before `「`), was answered "There is no
+# `topic「ROCm」` command"; with a space it named ROCm
+def test_a_quoted_topic_glued_to_the_subcommand_is_the_topic(library):
+    answer = reply("/notes topic rocm", library).split("\n", 2)[2]
+    for typed in ["/notes topic「ROCm」", "/notes topic“rocm”"]:
+        assert reply(typed, library).split("\n", 2)[2] == answer, typed
+
+
 # kills: bot/command_replies.py:_named_topic a name cut anywhere, not only at a space or a mark
 def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     assert "There is no topic `rocmish`." in reply("/notes topic rocmish", library)

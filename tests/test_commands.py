@@ -1927,6 +1927,27 @@ def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_split_subcommand (hand) an opening quote glued to a sub-command read
+#   as part of it: `/notes topic「ROCm」` (Chinese puts no space before `「`) was answered
+#   "There is no `topic「ROCm」` command"
+# kills: bot/commands.py:_opens_a_quote ASCII's quotes and brackets taken too
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes topic「ROCm」", [("topic", ("「ROCm」",))]),
+        ("/notes topic“CUDA graphs”", [("topic", ("“CUDA", "graphs”"))]),
+        ("/notes search『前缀缓存』", [("search", ("『前缀缓存』",))]),
+        ("／ｎｏｔｅｓ　ｔｏｐｉｃ「投机解码」", [("topic", ("「投机解码」",))]),
+        # ASCII's, or a closing one, glued on: someone else's word, as `offx` is
+        ("/notes topic(rocm)", [("unknown", ("topic(rocm)",))]),
+        ('/notes topic"rocm"', [("unknown", ('topic"rocm"',))]),
+        ("/notes topic」", [("unknown", ("topic」",))]),
+    ],
+)
+def test_an_opening_quote_glued_to_a_subcommand_starts_its_argument(text, expected):
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
