@@ -313,16 +313,14 @@ def _hidden_line(opts: RenderOptions) -> str:
 
 
 def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
-    """The commands line; `wrong N` only under numbered notes (none to name otherwise)."""
+    """The commands a reader of this comment needs, `help` for the rest (refresh, topic,
+    search, on: the paused line says how to resume); `wrong N` only under numbered notes
+    (none to name otherwise)."""
     c = opts.command
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
-    wrong = (
-        f" {code(c + ' wrong N')} if note N does not fit this pull request," if notes_shown else ""
-    )
+    wrong = f" {code(c + ' wrong N')} if note N does not fit," if notes_shown else ""
     return (
-        f"<sub>Reply {code(c)} to refresh this comment, {code(c + ' why')} to see all the"
-        f" evidence,{wrong}"
-        f" {code(c + ' topic ID')} or {code(c + ' search WORDS')} to look up notes,"
-        f" {code(c + ' off')} or {code(c + ' on')} to silence or resume it on this pull request"
-        f"{label}, and {code(c + ' help')} for more. This comment is edited in place.</sub>"
+        f"<sub>Reply {code(c + ' why')} to see all the evidence,{wrong}"
+        f" {code(c + ' off')}{label} to stop its updates here, or {code(c + ' help')} for"
+        " all commands. This comment is edited in place.</sub>"
     )

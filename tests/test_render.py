@@ -150,9 +150,8 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     # no commit SHA, though the facts carry one: a push that keeps the same notes must
     # leave the body unchanged (README)
     assert "0123456" not in body and "commit" not in body
-    for word in ("/notes", "/notes why", "/notes topic ID", "/notes search WORDS", "/notes off"):
+    for word in ("/notes why", "/notes wrong N", "/notes off", "/notes help"):
         assert f"`{word}`" in body
-    assert "`/notes help`" in body and "`/notes on`" in body
     assert_inert(body)
     # the note on this very PR is not guidance "on a past pull request related to this one"
     # (found by review 'render')
@@ -642,3 +641,20 @@ def test_one_hidden_note_is_shown_again_as_it():
     assert "restore` shows it._" in body
     body = render(MatchResult((), ()), LIB, opts=RenderOptions(hidden=2))
     assert "restore` shows them._" in body
+
+
+# --- found by review 'r31e' (the comment read as a reviewer new to the bot) ---
+
+
+def test_the_footer_names_only_the_commands_a_reader_of_the_comment_needs():
+    # the footer listed eight commands in one 380-character line (refresh, why, wrong N,
+    # topic ID, search WORDS, off, on, help): the line was skimmed past; topic, search and
+    # refresh are in `/notes help`, and `on` in the paused line, where it applies
+    body = render(result(note()), LIB, opts=replace(OPTS, opt_out_label="no-review-notes"))
+    footer = body.rstrip("\n").rsplit("\n", 1)[1]
+    assert footer.startswith("<sub>") and footer.endswith("</sub>")
+    commands = re.findall(r"`(/notes[^`]*)`", footer)
+    assert commands == ["/notes why", "/notes wrong N", "/notes off", "/notes help"], footer
+    assert "`no-review-notes`" in footer and len(footer) < 250
+    paused = render(result(note()), LIB, opts=replace(OPTS, paused=PauseCause.COMMAND))
+    assert "`/notes on` resumes them" in paused
