@@ -219,6 +219,22 @@ def shared_detail(
     return f"title shares {both}"
 
 
+# A title like the note's counts as one piece of evidence, resting on two rare words
+# at least (`similar_min_words`); the words another line quotes are said there ("also in
+# this note's title", or the line names the note's keyword) and the similar line keeps
+# the rest, at times one word. Alone on its line, "title shares 'Keep' with this note's
+# title" reads as a common word counted as evidence: the comment's short view leaves it
+# to `/notes why`, where every line is.
+_ONE_WORD_SHARED = re.compile(r"title shares '[^'\n]+' with this note's (?:title|keywords)")
+
+
+def short_view(reasons: tuple[str, ...]) -> tuple[str, ...]:
+    """The reason lines the comment shows before `/notes why`: without a similar-title
+    line left with one word, unless it is the only line."""
+    kept = tuple(r for r in reasons if not _ONE_WORD_SHARED.fullmatch(r))
+    return kept or reasons
+
+
 # The lines above read back, as `notes feedback` does from the lines a mark kept (any
 # release's): the term each one rests on (None: the line names no term of its own).
 # Change a line's words above and its pattern here with them.

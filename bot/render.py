@@ -22,6 +22,7 @@ from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
 from bot.notes import Note, Verdict
+from bot.reasons import short_view
 
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
@@ -230,9 +231,10 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     if topics:
         lines += ["", "Topics: " + ", ".join(safe_text(t) for t in topics)]
     limit = _REASONS_VERBOSE if opts.verbose else _REASONS_SHORT
-    reasons = [f"- {safe_text(r, _REASON_MAX)}" for r in match.reasons[:limit]]
-    if len(match.reasons) > limit:
-        reasons.append(f"- … and {len(match.reasons) - limit} more")
+    said = match.reasons if opts.verbose else short_view(match.reasons)
+    reasons = [f"- {safe_text(r, _REASON_MAX)}" for r in said[:limit]]
+    if len(said) > limit:
+        reasons.append(f"- … and {len(said) - limit} more")
     if opts.verbose:
         lines += ["", f"Why (score {match.score:g}):", *reasons]
     else:

@@ -658,3 +658,28 @@ def test_the_footer_names_only_the_commands_a_reader_of_the_comment_needs():
     assert "`no-review-notes`" in footer and len(footer) < 250
     paused = render(result(note()), LIB, opts=replace(OPTS, paused=PauseCause.COMMAND))
     assert "`/notes on` resumes them" in paused
+
+
+def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode():
+    # README's PR, "[Core] Keep prefix-cache hits for EAGLE after preemption", resembles the
+    # note's title in four words; three are said on their own lines ("also in this note's
+    # title"), and the last line read "title shares 'Keep' with this note's title": a
+    # common word, as a reviewer reads it, counted as evidence (PR 53155 got "'default'")
+    title = "[Core] Keep prefix-cache hits for EAGLE after preemption"
+    files = ("vllm/v1/core/kv_cache_coordinator.py",)
+    res = match_pr(
+        PRFacts("vllm-project/vllm", 60001, title, files=files), LIB, load_match_config()
+    )
+    lone = "title shares 'Keep' with this note's title"
+    assert lone in res.matches[0].reasons  # the matcher still counts it ...
+    assert lone not in render(res, LIB, opts=OPTS)  # ... the comment leaves it to why mode
+    assert f"- {lone}" in render(res, LIB, opts=replace(OPTS, verbose=True))
+    # two words shared are a resemblance, and a lone line is kept when it is all there is
+    two = "title shares 'Kimi', 'K3' with this note's title"
+    assert f"- {two}" in render(
+        result(note(), reasons=("title mentions 'MoE'", two)), LIB, opts=OPTS
+    )
+    assert f"- {lone}" in render(result(note(), reasons=(lone,)), LIB, opts=OPTS)
+    keywords = "title shares 'Draft' with this note's keywords"
+    body = render(result(note(), reasons=("title mentions 'MTP'", keywords)), LIB, opts=OPTS)
+    assert "'Draft'" not in body
