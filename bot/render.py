@@ -315,14 +315,20 @@ def _hidden_line(opts: RenderOptions) -> str:
 
 
 def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
-    """The commands a reader of this comment needs, `help` for the rest (refresh, topic,
-    search, on: the paused line says how to resume); `wrong N` only under numbered notes
-    (none to name otherwise)."""
+    """The commands a reader of this comment needs, `help` for the rest (topic, search,
+    on: the paused line says how to resume); `wrong N` only under numbered notes (none to
+    name otherwise)."""
     c = opts.command
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
     wrong = f" {code(c + ' wrong N')} if note N does not fit," if notes_shown else ""
+    # why mode stays until a plain `/notes`: its footer offers that, not `why` again
+    first = (
+        f"{code(c)} for the short comment"
+        if opts.verbose
+        else f"{code(c + ' why')} to see all the evidence"
+    )
     return (
-        f"<sub>Reply {code(c + ' why')} to see all the evidence,{wrong}"
+        f"<sub>Reply {first},{wrong}"
         f" {code(c + ' off')}{label} to stop its updates here, or {code(c + ' help')} for"
         " all commands. This comment is edited in place.</sub>"
     )

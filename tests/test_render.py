@@ -683,3 +683,13 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
     keywords = "title shares 'Draft' with this note's keywords"
     body = render(result(note(), reasons=("title mentions 'MTP'", keywords)), LIB, opts=OPTS)
     assert "'Draft'" not in body
+
+
+def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
+    # why mode stays until a plain `/notes` (README); with the footer cut to four commands
+    # it offered `/notes why` on the comment already showing all the evidence, and no way back
+    why = replace(OPTS, verbose=True)
+    for body in (render(result(note()), LIB, opts=why), render_no_match(None, LIB, opts=why)):
+        footer = body.rstrip("\n").rsplit("\n", 1)[1]
+        assert "`/notes` for the short comment" in footer and "`/notes why`" not in footer
+    assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
