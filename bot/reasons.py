@@ -85,9 +85,21 @@ def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
     return tuple(
-        f"{what} ({'; '.join(sorted(_unrepeated(whys), key=_topic_last))})" if whys else str(what)
+        f"{what} ({'; '.join(_topics_once(sorted(_unrepeated(whys), key=_topic_last)))})"
+        if whys
+        else str(what)
         for what, _, whys in ranked
     )
+
+
+def _topics_once(whys: list[str]) -> list[str]:
+    """ "topics: A, B" for "topic: A; topic: B": a file of two topics read as the same
+    words said twice (as the note's "Topics:" line, names joined by commas)."""
+    topic = TOPIC.format("")
+    names = [w.removeprefix(topic) for w in whys if w.startswith(topic)]
+    if len(names) < 2:
+        return whys
+    return [w for w in whys if not w.startswith(topic)] + ["topics: " + ", ".join(names)]
 
 
 def _unrepeated(whys: list[str]) -> list[str]:

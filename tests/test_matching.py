@@ -165,7 +165,7 @@ def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
         (1.0, changes(["c.py"]), "a path of this note"),
     ]
     assert reason_lines(scored) == (
-        "changes a.py (topic: A; topic: B)",
+        "changes a.py (topics: A, B)",
         "changes 1 other file (topic: A)",
         "changes c.py (a path of this note; topic: C)",
         "changes 2 other files (topic: C)",
@@ -202,7 +202,7 @@ def test_words_with_a_comma_or_quotes_are_named_once():
     ]
     assert reason_lines(scored) == (
         f"title mentions '{odd}' (keyword of this note; topic: A)",
-        "title mentions 'blocks, tokens' (topic: A; topic: B)",
+        "title mentions 'blocks, tokens' (topics: A, B)",
         "description mentions 'blocks, tokens' (topic: A)",  # the description says it apart
         "title mentions 'EAGLE' (topic: B)",
     )
@@ -2483,7 +2483,7 @@ def test_every_file_a_note_path_and_a_topic_share_is_named_once():
         pr("[Bugfix] Fix scale-down hang", files=files), load_library(), load_match_config()
     )
     m = next(m for m in result.candidates if m.note.id == "vllm-64eca4f8")
-    topics = "topic: Elastic EP scaling; topic: Expert parallelism and elastic EP"
+    topics = "topics: Elastic EP scaling, Expert parallelism and elastic EP"
     assert [r for r in m.reasons if r.startswith("changes ")] == [
         "changes tests/distributed/test_elastic_ep.py, vllm/distributed/elastic_ep/elastic_state.py"
         f" (a path of this note; {topics})",
@@ -2643,7 +2643,7 @@ def test_a_line_named_by_several_reasons_ranks_by_their_total_weight():
     from bot.reasons import reason_lines
 
     scored = [(1.0, "a", "topic: A"), (0.6, "b", "topic: B"), (0.6, "b", "topic: C")]
-    assert reason_lines(scored) == ("b (topic: B; topic: C)", "a (topic: A)")
+    assert reason_lines(scored) == ("b (topics: B, C)", "a (topic: A)")
 
 
 # kills: bot/reasons.py:_one_per_thing a line's things in one group carry the share of one thing
@@ -3133,17 +3133,17 @@ def _ep_reasons(title: str, topics: tuple[str, ...]) -> tuple[str, ...]:
 def test_a_topic_word_inside_another_topics_longer_mention_is_quoted_as_the_longest_one():
     # 'EP' at the start of 'EP load balancer': one mention, named once
     assert _ep_reasons("Fix the EP load balancer", ("ep", "eplb")) == (
-        "title mentions 'EP load balancer' (topic: Expert parallelism; topic: EP load balancing)",
+        "title mentions 'EP load balancer' (topics: Expert parallelism, EP load balancing)",
     )
     # 'EP' twice, once alone: not 'elastic EP' (the second 'EP' is held by MoE's own 'EP',
     # no longer than it)
     assert _ep_reasons("Fix elastic EP and EP routing", ("ep", "moe")) == (
-        "title mentions 'EP' (topic: Expert parallelism; topic: MoE)",
+        "title mentions 'EP' (topics: Expert parallelism, MoE)",
         "title mentions 'elastic EP' (topic: MoE)",
     )
     # inside two longer mentions: quoted as the longest
     assert _ep_reasons("Fix elastic EP load balancer", ("ep", "eplb", "elastic")) == (
-        "title mentions 'EP load balancer' (topic: Expert parallelism; topic: EP load balancing)",
+        "title mentions 'EP load balancer' (topics: Expert parallelism, EP load balancing)",
         "title mentions 'elastic EP' (topic: Elastic EP)",
     )
 

@@ -977,3 +977,20 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
     assert shares(title, ["connector", "ec"], "EC connector") == (
         "title shares 'EC', 'Connector' with this note's title"
     )
+
+
+def test_a_line_counting_for_two_topics_names_them_after_one_topics():
+    # PR 44987 ("[XPU] Enable XPU eplb") read "changes tests/distributed/test_elastic_ep.py
+    # (a path of this note; topic: Elastic EP scaling; topic: Expert parallelism and
+    # elastic EP)": the word said twice read as a line repeated. Found by review 'r31e'
+    files = ("tests/conftest.py", "tests/distributed/test_elastic_ep.py")
+    res = match_pr(
+        PRFacts("vllm-project/vllm", 44987, "[XPU] Enable XPU eplb", files=files), LIB, CFG
+    )
+    reasons = res.matches[0].reasons
+    assert (
+        "changes tests/distributed/test_elastic_ep.py (a path of this note;"
+        " topics: Elastic EP scaling, Expert parallelism and elastic EP)"
+    ) in reasons, reasons
+    assert not any("; topic: " in r or r.count("topic") > 1 for r in reasons), reasons
+    assert "title mentions 'eplb' (topic: Expert parallelism and elastic EP)" in reasons
