@@ -85,27 +85,26 @@ def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
 
 
 def render_help(word: str = "/notes") -> str:
-    """The commands, briefly; each in inline code, mid-sentence, so it never runs."""
+    """The commands, briefly, each line led by what it does; each command in inline code,
+    mid-sentence, so it never runs."""
     w = check_word(word)
     return "\n".join(
         [
             REPLY_MARKER,
-            "**review-notes commands.** Write one per line, at the start of a line, in a"
-            " comment on the pull request (not in code or quotes):",
+            f"**review-notes commands** (this list: `{w} help`). Write one per line, at the"
+            " start of a line, in a comment on the pull request (not in code or quotes):",
             "",
-            f"- Use `{w}` or `{w} refresh` to match this PR again now and update the notes"
-            " comment (works on drafts and when automatic updates are off).",
-            f"- Use `{w} why` to show the full evidence for each note, and the topics this PR"
-            " touches that have no note yet.",
-            f"- Use `{w} topic ID` to list the notes of one topic, or `{w} search WORDS` to"
-            " find notes by words (English or Chinese).",
-            f"- Use `{w} off` or `{w} on` to stop or resume automatic updates on this PR"
+            f"- Match this PR again now and update the notes comment: `{w}` or `{w} refresh`"
+            " (also on drafts and when automatic updates are off).",
+            f"- See the full evidence for each note, and the topics this PR touches that have"
+            f" no note yet: `{w} why` (until a plain `{w}`).",
+            f"- Look up notes: `{w} topic ID` lists one topic's, `{w} search WORDS` finds them"
+            " by words (English or Chinese).",
+            f"- Stop or resume automatic updates on this PR: `{w} off` or `{w} on`"
             " (PR author or collaborators with write access).",
-            f"- Use `{w} wrong N` (and a few words why, if you like) when note N of the notes"
-            " comment does not fit this PR: it is hidden here and the curators are told;"
-            f" `{w} restore` shows hidden notes again (PR author or collaborators with write"
-            " access).",
-            f"- Use `{w} help` to show this message.",
+            f"- Hide note N of the notes comment when it does not fit this PR, and tell the"
+            f" curators: `{w} wrong N`, with a few words why if you like; `{w} restore` shows"
+            " hidden notes again (PR author or collaborators with write access).",
         ]
     )
 

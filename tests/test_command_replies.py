@@ -918,3 +918,14 @@ def test_an_unknown_topic_guesses_from_the_name_as_typed_before_a_mark(library, 
     assert "There is no topic" in body, body
     mean = re.search(r"Did you mean (.*?)\? Topics: ", body)
     assert re.findall(r"`([a-z0-9-]+)` \(", mean[1] if mean else "") == guessed, body
+
+
+def test_help_leads_each_line_with_what_it_does():
+    # found by review 'r31e': every line began "- Use `/notes ...`", and the last was
+    # "Use `/notes help` to show this message" on the message itself: a reader scanning
+    # for what they want to do read six times the same word
+    lines = [ln for ln in render_help().splitlines() if ln.startswith("- ")]
+    firsts = [ln.split()[1] for ln in lines]
+    assert len(set(firsts)) == len(firsts) == 5, firsts
+    assert "this message" not in render_help()
+    assert "`/notes why` (until a plain `/notes`)" in render_help()  # the way back, said
