@@ -693,3 +693,25 @@ def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
         footer = body.rstrip("\n").rsplit("\n", 1)[1]
         assert "`/notes` for the short comment" in footer and "`/notes why`" not in footer
     assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
+
+
+# kills: bot/render.py:_note_block the 原题 line, summary quote and Topics shown empty
+def test_a_note_without_english_shows_its_chinese_title_once_and_no_empty_quote():
+    # rendering must not rely on validation (title_en and summary_en are required fields)
+    bare = note(trusted=False, title_en="", summary_en="")
+    body = render(result(bare), LIB, opts=OPTS)
+    assert "**1. 测试笔记**" in body and body.count("测试笔记") == 1, body
+    assert "原题" not in body and "\n> " not in body, body
+    # a topic the taxonomy no longer has is left out, and with none left no "Topics:" line
+    gone = render(result(note(trusted=False, topics=("no-such-topic",))), LIB, opts=OPTS)
+    assert "Topics:" not in gone and "no-such-topic" not in gone, gone
+
+
+# kills: bot/render.py:_note_block the count of the reasons not shown left out
+def test_the_short_view_shows_twelve_reasons_and_counts_the_rest():
+    many = tuple(f"title mentions 'w{i}'" for i in range(14))
+    body = render(result(note(), reasons=many), LIB, opts=OPTS)
+    assert "- title mentions 'w11'" in body and "'w12'" not in body
+    assert "- … and 2 more" in body
+    why = render(result(note(), reasons=many), LIB, opts=replace(OPTS, verbose=True))
+    assert "- title mentions 'w13'" in why and "more\n" not in why.split("Why (score")[1]
