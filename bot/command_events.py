@@ -40,7 +40,7 @@ REVIEW_ACTIONS = frozenset({"submitted", "edited"})
 # Cheap intake filter, whatever the command word: a command starts a line (as
 # bot.comment_prose reads it: a BOM opening the comment, invisible characters before it;
 # a line ends at LF, CRLF or a lone CR, as in cmark-gfm; the word may be typed full-width:
-# `／ｎｏｔｅｓ`, comment_prose.FULL_WIDTH).
+# `／ｎｏｔｅｓ`, full_width.FULL_WIDTH).
 _MAY_HOLD_COMMAND = re.compile(
     f"(?:^|[\r\n])\ufeff? {{0,3}}[{FORMAT_CHARS}]*[/\uff0f][A-Za-z\uff21-\uff3a\uff41-\uff5a]"
 )

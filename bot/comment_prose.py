@@ -42,6 +42,7 @@ from cmarkgfm.cmark import Options
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from bot.emoji_names import NAMES as EMOJI_NAMES
+from bot.full_width import FULL_WIDTH
 from bot.markdown_text import HTML_COMMENT, without_fences
 
 _EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
@@ -125,15 +126,10 @@ _CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looked for
 
 
-# A Chinese input method in full-width mode types ASCII as its full-width forms (U+FF01 to
-# U+FF5E, one for one): `／ｎｏｔｅｓ`, or `／notes` when only its `/` was; the word as
-# typed, as the README takes `ｗｒｏｎｇ ２` and a topic's `ＲＯＣｍ`.
-FULL_WIDTH = str.maketrans({chr(0xFF01 + i): chr(0x21 + i) for i in range(94)})
-
-
 def as_ascii(text: str) -> str:
     """`text` with its full-width forms as the ASCII they stand for, one character for one
-    (the same places): a command word or sub-command as typed (`／ｎｏｔｅｓ`, `ｏｆｆ`)."""
+    (the same places): a command word or sub-command as typed (`／ｎｏｔｅｓ`, `ｏｆｆ`, or
+    `／notes` when only its `/` was)."""
     return text.translate(FULL_WIDTH)
 
 

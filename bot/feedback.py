@@ -18,7 +18,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import FULL_WIDTH, marks_end
+from bot.comment_prose import marks_end
+from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
 from bot.terminal import inert
@@ -34,7 +35,7 @@ class PickProblem(StrEnum):
 
 
 # A Chinese input method types full-width forms (`２`, `＃`, `，`, `：`, `）`, as a command's
-# word: comment_prose.FULL_WIDTH) and its own full stop and enumeration comma: read as the
+# word: full_width.FULL_WIDTH) and its own full stop and enumeration comma: read as the
 # ASCII a note number is written with.
 _HALF_WIDTH = FULL_WIDTH | str.maketrans({"\u3002": ".", "\u3001": ","})
 # A note's number, and the reason a separator glues to it (Chinese puts no space after

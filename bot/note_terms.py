@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bot.full_width import FULL_WIDTH
 from bot.globs import GlobError, compile_glob
 from bot.note_dump import toml_string
 
@@ -73,12 +74,10 @@ _TYPED_FOR = {
 
 def ascii_typed_as(ch: str) -> str | None:
     """The ASCII character a Chinese input method typed `ch` for, or None: a full-width
-    form (`Ｌ`, `，`, `（`, U+FF01-U+FF5E, ASCII's `!` to `~` shifted) or the punctuation
-    its Chinese mode types (`。` for `.`, `“` for `"`). Not every compatibility form
-    (`²`): a PR may write those as they are."""
-    if "\uff01" <= ch <= "\uff5e":
-        return chr(ord(ch) - 0xFEE0)
-    return _TYPED_FOR.get(ch)
+    form (`Ｌ`, `，`, `（`: `FULL_WIDTH`) or the punctuation its Chinese mode types (`。`
+    for `.`, `“` for `"`). Not every compatibility form (`²`): a PR may write those as
+    they are."""
+    return FULL_WIDTH.get(ord(ch)) or _TYPED_FOR.get(ch)
 
 
 # Ideographs, kana, hangul: a term holding them matches text in that script, which

@@ -523,6 +523,17 @@ def test_the_first_and_last_full_width_forms_are_typed_for_their_ascii_character
         check_term("torch.compile！")
 
 
+# A note's term and a command once read full-width forms each with its own table: a range
+# changed in one would refuse in a note what a command reads as ASCII, or the reverse.
+def test_a_note_term_and_a_command_read_the_same_full_width_forms_as_ascii():
+    from bot.comment_prose import as_ascii
+    from bot.note_terms import ascii_typed_as
+
+    around = [chr(c) for c in range(0xFF00, 0xFF61)]  # the forms and one either side
+    assert [ascii_typed_as(c) or c for c in around] == [as_ascii(c) for c in around]
+    assert as_ascii("\uff00\uff5f") == "\uff00\uff5f"  # either side: not a form
+
+
 # kills: bot/note_terms.py:_mistyped the terms a list separator joins suggested with the spaces
 # typed after it (`["a", " b"]`), or with an empty one for spaces between two separators
 def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
