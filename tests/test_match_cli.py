@@ -254,37 +254,41 @@ def test_inputs_starting_with_a_byte_order_mark(setup, tmp_path, capsys):
 
 # kills: bot/cli_match.py:_read_text a file in GBK said only to be no UTF-8
 # kills: bot/cli_match.py:_match_batch a batch line in GBK said only to be no UTF-8
-def test_a_file_in_gbk_is_said_to_be_gbk_with_the_fix(setup, tmp_path, capsys):
-    # A PR description saved by a Chinese Windows editor (its 'ANSI' is GBK) was
-    # "cannot read: not UTF-8 (byte 0)"; a note file saved so says GBK and the fix
+@pytest.mark.parametrize(
+    ("encoding", "body", "title", "byte", "reads_as"),
+    [
+        # A PR description saved by a Chinese Windows editor (its 'ANSI' is GBK) was
+        # "cannot read: not UTF-8 (byte 0)"; a note file saved so says GBK and the fix
+        pytest.param(
+            "gbk", "修复推理解析器", "修复", 0, "GBK, as Chinese Windows saves text", id="gbk"
+        ),
+        # Defect: a curly quote in Windows-1252 (0x93) and the letter after it read as a
+        # GBK character: "it reads as GBK" for an English title
+        pytest.param(
+            "cp1252",
+            "Keeps the “eager” region",
+            "“Fix” it",
+            10,
+            "Windows-1252 (Latin-1), as Western Windows saves text",
+            id="windows-1252",
+        ),
+    ],
+)
+def test_a_file_in_a_windows_encoding_is_said_to_be_in_it_with_the_fix(
+    setup, tmp_path, capsys, encoding, body, title, byte, reads_as
+):
     _, flags = setup
-    gbk = "; it reads as GBK, as Chinese Windows saves text: save the file as UTF-8"
-    body = tmp_path / "body.txt"
-    body.write_bytes("修复推理解析器".encode("gbk"))
-    code, out, err = run(capsys, "--title", "x", "--body-file", str(body), *flags)
-    assert (code, out, err) == (1, "", f"{body}: cannot read: not UTF-8 (byte 0){gbk}\n")
+    said = f"; it reads as {reads_as}: save the file as UTF-8"
+    body_file = tmp_path / "body.txt"
+    body_file.write_bytes(body.encode(encoding))
+    code, out, err = run(capsys, "--title", "x", "--body-file", str(body_file), *flags)
+    assert (code, out, err) == (1, "", f"{body_file}: cannot read: not UTF-8 (byte {byte}){said}\n")
     prs = tmp_path / "prs.jsonl"
-    prs.write_bytes('{"number": 1, "title": "修复"}\n'.encode("gbk"))
-    code, out, err = run(capsys, "--batch", str(prs), *flags)
-    assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){gbk}\n")
-
-
-def test_a_file_in_windows_1252_is_not_said_to_be_gbk(setup, tmp_path, capsys):
-    # Defect: a curly quote in Windows-1252 (0x93) and the letter after it read as a GBK
-    # character: "it reads as GBK" for an English title
-    _, flags = setup
-    cp1252 = (
-        "; it reads as Windows-1252 (Latin-1), as Western Windows saves text:"
-        " save the file as UTF-8"
+    prs.write_bytes(
+        (json.dumps({"number": 1, "title": title}, ensure_ascii=False) + "\n").encode(encoding)
     )
-    body = tmp_path / "body.txt"
-    body.write_bytes("Keeps the “eager” region".encode("cp1252"))
-    code, out, err = run(capsys, "--title", "x", "--body-file", str(body), *flags)
-    assert (code, out, err) == (1, "", f"{body}: cannot read: not UTF-8 (byte 10){cp1252}\n")
-    prs = tmp_path / "prs.jsonl"
-    prs.write_bytes('{"number": 1, "title": "“Fix” it"}\n'.encode("cp1252"))
     code, out, err = run(capsys, "--batch", str(prs), *flags)
-    assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){cp1252}\n")
+    assert (code, out, err) == (1, "", f"{prs}:1: skipped: not UTF-8 (byte 24){said}\n")
 
 
 def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys):
