@@ -69,6 +69,19 @@ def _a_database_a_server_wrote(tmp_path: Path) -> Path:
     return db
 
 
+def _cli_while_unwritable(tmp_path: Path, path: Path, *command: str) -> subprocess.CompletedProcess:
+    """`review-notes <command>` with the dry run's settings in tmp_path, while `path` (the
+    database or its directory) cannot be written (`_unwritable`); it ends in no traceback."""
+    undo = _unwritable(path)
+    try:
+        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        r = cli(*command, env=env, cwd=tmp_path, timeout=60)
+    finally:
+        undo()
+    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    return r
+
+
 def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_path):
     """README (start-up refusals): the server refuses to start, naming
     REVIEW_NOTES_DB_PATH, on a path "where this user cannot create or write the file,
@@ -79,13 +92,7 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
     ("sqlite3.OperationalError: attempt to write a readonly database", exit 1) instead of
     the configuration error (exit 2) the other unusable paths get."""
     db = _a_database_a_server_wrote(tmp_path)
-    undo = _unwritable(db)
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=60)
-    finally:
-        undo()
-    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    r = _cli_while_unwritable(tmp_path, db, "serve", "--port", str(free_port()))
     assert r.returncode == 2, (r.returncode, r.stderr[-800:])
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
 
@@ -105,20 +112,15 @@ def test_retry_on_a_database_this_user_cannot_write_says_what_to_check(
     'attempt to write a readonly database' alone, of a file that is there; the server
     names its uid and what to check, and so does `retry` now."""
     db = _a_database_a_server_wrote(tmp_path)
-    undo = _unwritable(db.parent if unwritable == "dir" else db)
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli(*command, env=env, cwd=tmp_path, timeout=60)
-    finally:
-        undo()
-    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    r = _cli_while_unwritable(tmp_path, db.parent if unwritable == "dir" else db, *command)
+    assert r.returncode != 0
     assert f"review-notes: {db}: " in r.stderr, r.stderr
     assert f"(can this user, uid {os.getuid()}, write to it and to its directory?)" in r.stderr
 
 
-def _a_read_only_file_of_the_release_before(tmp_path: Path) -> tuple[Path, Callable[[], None]]:
+def _a_file_of_the_release_before(tmp_path: Path) -> Path:
     """A database with one failed delivery as the release before the waits column left
-    it, which this user cannot write; and the undo."""
+    it."""
     from bot.db import Database
     from bot.queue import DeliveryQueue, Incoming
 
@@ -130,7 +132,7 @@ def _a_read_only_file_of_the_release_before(tmp_path: Path) -> tuple[Path, Calla
     queue.fail(claimed.id, "boom")
     queue.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
     queue.db.close()
-    return path, _unwritable(path)
+    return path
 
 
 # kills: bot/queue.py:DeliveryQueue._add_missing_columns a read-only file without the waits column
@@ -140,12 +142,7 @@ def test_retry_lists_a_read_only_file_of_the_release_before_the_waits_column(tmp
     cannot write from the release before (a backup restored by root, read from the
     host). The waits column added since is added at opening: on that file the ALTER
     TABLE failed, 'attempt to write a readonly database', and nothing was listed."""
-    _, undo = _a_read_only_file_of_the_release_before(tmp_path)
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli("retry", env=env, cwd=tmp_path, timeout=60)
-    finally:
-        undo()
+    r = _cli_while_unwritable(tmp_path, _a_file_of_the_release_before(tmp_path), "retry")
     assert r.returncode == 0, r.stderr[-800:]
     assert "gh-1  pull_request.opened  o/r PR 1  boom" in r.stdout
     assert "1 failed deliveries" in r.stdout
@@ -155,13 +152,9 @@ def test_retry_lists_a_read_only_file_of_the_release_before_the_waits_column(tmp
 #   the waits column said as SQLite's 'no such column: waits', not what to check
 @pytest.mark.parametrize("command", [("retry", "--all"), ("retry", "gh-1")])
 def test_retry_on_a_read_only_file_of_the_release_before_says_what_to_check(tmp_path, command):
-    path, undo = _a_read_only_file_of_the_release_before(tmp_path)
-    try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
-        r = cli(*command, env=env, cwd=tmp_path, timeout=60)
-    finally:
-        undo()
-    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    path = _a_file_of_the_release_before(tmp_path)
+    r = _cli_while_unwritable(tmp_path, path, *command)
+    assert r.returncode != 0
     assert f"review-notes: {path}: attempt to write a readonly database" in r.stderr
     assert f"(can this user, uid {os.getuid()}, write to it and to its directory?)" in r.stderr
 
