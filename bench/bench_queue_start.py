@@ -75,7 +75,7 @@ def open_queue(path: Path) -> None:
 
 
 def retry_listing(path: Path) -> None:
-    """What `review-notes retry` (no ids) reads: bot.cli._retry."""
+    """What `review-notes retry` (no ids) reads: bot.cli_server._retry."""
     queue = DeliveryQueue(Database(path))
     queue.failed(limit=1000)
     queue.counts()

@@ -1047,7 +1047,7 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     )
 
 
-# kills: bot/cli.py:_cmd_notes_check a note with no source_pr not asked whether a PR its text
+# kills: bot/cli_notes.py:_cmd_notes_check a note with no source_pr not asked whether a PR its text
 #   names is its own, or one with it asked
 def test_a_note_with_no_source_pr_is_asked_whether_a_pr_its_text_names_is_its_own(tmp_path, capsys):
     # A curator who left source_pr out (it is optional) but names the PR in the guidance
@@ -2171,7 +2171,7 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:_warnings (hand) a warning about one keyword or path of a list written one
+# kills: bot/cli_notes.py:_warnings (hand) a warning about one keyword or path of a list written one
 #   per line pointing at the list's first line, not at the value to fix
 def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tmp_path, capsys):
     listed = VALID.replace(

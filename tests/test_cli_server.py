@@ -293,9 +293,9 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
-# kills: bot/cli.py:_cmd_retry a damaged row not named in plain words (the log not set up: Python's
-#   last-resort handler, no level) or the listing said complete (exit 0)
-# kills: bot/cli.py:_retry a damaged row asked for by id also said to be no failed delivery
+# kills: bot/cli_server.py:_cmd_retry a damaged row not named in plain words (the log not set up:
+#   Python's last-resort handler, no level) or the listing said complete (exit 0)
+# kills: bot/cli_server.py:_retry a damaged row asked for by id also said to be no failed delivery
 def test_retry_lists_and_requeues_past_a_damaged_row_naming_it(tmp_path):
     # A failed delivery whose row SQLite cannot read back (a failing disk): `retry`
     # stopped at it, listing nothing, re-queuing nothing; now it names it and goes on
@@ -347,7 +347,8 @@ def test_a_database_path_under_the_home_written_with_a_tilde_is_found_there(tmp_
     assert list(work.iterdir()) == [work / ".env"]  # no `~` made there
 
 
-# kills: bot/cli.py:_retry re-queued deliveries said to run within a second with no server running
+# kills: bot/cli_server.py:_retry re-queued deliveries said to run within a second with no server
+#   running
 def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
     # `retry --all` while the server is stopped (an upgrade, an outage being fixed) said
     # "a running server picks them up within a second": nothing did, until a start
@@ -368,8 +369,8 @@ def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
     assert r.stdout.endswith("1 re-queued; a running server picks them up within a second\n")
 
 
-# kills: bot/cli.py:_cmd_retry a live server's settings asked of a command that posts nothing
-# kills: bot/cli.py:_database_of a live server's settings asked of notes feedback
+# kills: bot/cli_server.py:_cmd_retry a live server's settings asked of a command that posts nothing
+# kills: bot/cli.py:database_of a live server's settings asked of notes feedback
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_run_in_a_shell_with_a_github_token(tmp_path, command):
     # A developer's shell exports GITHUB_TOKEN (for gh, for scripts): the settings took
@@ -384,7 +385,7 @@ def test_commands_reading_the_database_run_in_a_shell_with_a_github_token(tmp_pa
     assert r.returncode == 0 and r.stderr == "", r.stderr
 
 
-# kills: bot/cli.py:_existing_database a directory given to --db said to be no database
+# kills: bot/cli.py:existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
     env = base_env(tmp_path)
@@ -789,7 +790,8 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:_retry (hand) a listing of every failed delivery said to be "the newest N"
+# kills: bot/cli_server.py:_retry (hand) a listing of every failed delivery said to be "the newest
+#   N"
 def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_path):
     from bot.db import Database
     from bot.queue import DeliveryQueue
@@ -804,8 +806,8 @@ def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_pa
     assert last == "1 failed deliveries; `review-notes retry ID` or `--all` re-queues"
 
 
-# kills: bot/cli.py:build_parser (hand) `replay --secret` without `--url` signing with the
-#   settings' secret instead of the one given (the server behind another port's 401)
+# kills: bot/cli_server.py:add_server_parsers (hand) `replay --secret` without `--url` signing with
+#   the settings' secret instead of the one given (the server behind another port's 401)
 def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeypatch):
     from bot import replay
     from bot.cli import main
@@ -828,8 +830,9 @@ def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeyp
     assert sent["secret"] == "the-settings-secret"
 
 
-# kills: bot/cli.py:_cmd_replay replay on settings that do not load exiting 0, nothing sent
-# kills: bot/cli.py:_cmd_replay a payload that cannot be read exiting 2, as a usage error would
+# kills: bot/cli_server.py:_cmd_replay replay on settings that do not load exiting 0, nothing sent
+# kills: bot/cli_server.py:_cmd_replay a payload that cannot be read exiting 2, as a usage error
+#   would
 def test_replay_exits_2_on_broken_settings_and_1_on_a_payload_it_cannot_send(
     tmp_path, monkeypatch, capsys
 ):
@@ -847,7 +850,8 @@ def test_replay_exits_2_on_broken_settings_and_1_on_a_payload_it_cannot_send(
     assert "review-notes replay: " in capsys.readouterr().err
 
 
-# kills: bot/cli.py:_cmd_replay a 300 answer (the webhook did not take the delivery) exiting 0
+# kills: bot/cli_server.py:_cmd_replay a 300 answer (the webhook did not take the delivery) exiting
+#   0
 @pytest.mark.parametrize(("status", "code"), [(200, 0), (299, 0), (300, 1), (401, 1)])
 def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
     tmp_path, monkeypatch, capsys, status, code
@@ -861,10 +865,10 @@ def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
     assert capsys.readouterr().out == f"{status} answer\n"
 
 
-# kills: bot/cli.py:_cmd_retry a database locked past the busy timeout exiting 2, not 1 as
+# kills: bot/cli_server.py:_cmd_retry a database locked past the busy timeout exiting 2, not 1 as
 #   README says (2 is for a command or configuration to fix)
 def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypatch, capsys):
-    from bot import cli
+    from bot import cli, cli_server
     from bot.db import Database
     from bot.queue import DeliveryQueue
 
@@ -874,13 +878,13 @@ def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypat
     def locked(args, db):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(cli, "_retry", locked)
+    monkeypatch.setattr(cli_server, "_retry", locked)
     assert cli.main(["retry", "--all", "--db", str(path)]) == 1
     assert capsys.readouterr().err == f"review-notes: {path}: database is locked\n"
 
 
-# kills: bot/cli.py:build_parser (hand) `serve --port 0` taken (uvicorn binds a random port that
-#   GitHub's webhook URL does not name)
+# kills: bot/cli_server.py:add_server_parsers (hand) `serve --port 0` taken (uvicorn binds a random
+#   port that GitHub's webhook URL does not name)
 @pytest.mark.parametrize("port", ["0", "65536", "-1", "80.5"])
 def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
     from bot.cli import main
@@ -891,8 +895,8 @@ def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
     assert f"--port: {port!r} is not a port (1 to 65535)" in capsys.readouterr().err
 
 
-# kills: bot/cli.py:build_parser (hand) `redeliver` without --since looking back less than all
-#   GitHub keeps (README: "default 72, all GitHub keeps")
+# kills: bot/cli_server.py:add_server_parsers (hand) `redeliver` without --since looking back less
+#   than all GitHub keeps (README: "default 72, all GitHub keeps")
 def test_redeliver_looks_back_all_github_keeps_by_default():
     from bot.cli import build_parser
     from bot.redelivery import KEPT_HOURS
@@ -925,8 +929,8 @@ def test_flags_read_a_padded_number_and_refuse_a_blank_path(capsys):
     assert "argument --db: an empty path" in capsys.readouterr().err
 
 
-# kills: bot/cli.py:_cmd_redeliver and :_no_delivery_log `redeliver` on settings that do not load,
-#   or with no database at the path named, exiting 0 as if GitHub had nothing to send again
+# kills: bot/cli_server.py:_cmd_redeliver and :_no_delivery_log `redeliver` on settings that do not
+#   load, or with no database at the path named, exiting 0 as if GitHub had nothing to send again
 def test_redeliver_exits_2_on_broken_settings_and_on_no_database(
     tmp_path, monkeypatch, capsys, app_key
 ):
@@ -1013,7 +1017,7 @@ def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too
     assert "no review-notes server" in r.stderr and "start it" in r.stderr
 
 
-# kills: bot/cli.py:_cmd_redeliver a database error past the opening ending in a traceback
+# kills: bot/cli_server.py:_cmd_redeliver a database error past the opening ending in a traceback
 def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
     tmp_path, fake_github, app_key
 ):
@@ -1059,6 +1063,7 @@ def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     import sys
 
     import bot.cli
+    import bot.cli_server
     from bot.db import Database
     from bot.queue import DeliveryQueue
     from tests.webhook_kit import SECRET, app_env
@@ -1068,7 +1073,7 @@ def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     for name, value in app_env(tmp_path, fake_github, app_key).items():
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(bot.cli, "_log_plainly", lambda settings: None)  # root logger
+    monkeypatch.setattr(bot.cli_server, "log_plainly", lambda settings: None)  # root logger
     fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
     fake_github.webhook_secret = SECRET
     fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})

@@ -678,8 +678,8 @@ def one_mark_database(tmp_path, reason: str = "") -> str:
     return str(tmp_path / "bot.sqlite3")
 
 
-# kills: bot/cli.py:_updated_of and :_titles_of a library that does not load crashing the report
-#   (the curator fixing the library still reads what reviewers said, by id)
+# kills: bot/cli_notes.py:_updated_of and :_titles_of a library that does not load crashing the
+#   report (the curator fixing the library still reads what reviewers said, by id)
 def test_the_feedback_report_of_a_library_that_does_not_load_is_by_id(tmp_path, capsys):
     db_path = one_mark_database(tmp_path)
     broken = tmp_path / "topics.toml"
@@ -694,8 +694,8 @@ def test_the_feedback_report_of_a_library_that_does_not_load_is_by_id(tmp_path, 
     assert (row["note"], row["shown"], row["updated"]) == ("vllm-aaaa1111", 1, None)
 
 
-# kills: bot/cli.py:_cmd_notes_feedback a reviewer's Chinese reason printed as \u escapes in --json
-#   (`notes feedback --json | grep 不相关` found nothing)
+# kills: bot/cli_notes.py:_cmd_notes_feedback a reviewer's Chinese reason printed as \u escapes in
+#   --json (`notes feedback --json | grep 不相关` found nothing)
 def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
     db_path = one_mark_database(tmp_path, reason="只改了文档，不相关")
     assert main(["notes", "feedback", "--db", db_path, "--json"]) == 0

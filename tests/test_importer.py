@@ -1135,8 +1135,8 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
 # --- found by mutation run 'r25e' of bot/cli.py ---------------------------------------
 
 
-# kills: bot/cli.py:_cmd_notes_import `notes import` without --notes-dir exiting 0 on settings that
-#   do not load (a script importing on the deployment took it for done)
+# kills: bot/cli_notes.py:_cmd_notes_import `notes import` without --notes-dir exiting 0 on settings
+#   that do not load (a script importing on the deployment took it for done)
 def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_nothing(
     tmp_path, capsys, monkeypatch
 ):

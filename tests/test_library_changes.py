@@ -316,7 +316,7 @@ def test_a_retried_wrong_hides_the_note_its_reviewer_numbered(tmp_path, app_key,
 def test_the_curators_report_titles_a_mark_made_before_the_note_was_renamed(tmp_path):
     # A mark filed under the note's former id is the renamed note's: the report says
     # which note it is now, not "(not in the library)".
-    from bot.cli import _note_titles
+    from bot.cli_notes import _note_titles
     from bot.library import DEFAULT_TOPICS_FILE
 
     notes = library_copy(tmp_path)
@@ -364,7 +364,8 @@ def test_a_retired_note_is_linked_no_more_and_importing_its_digest_does_not_brin
     # seeds/raw/*.txt` (routine) made it again as a stub with no topics, which the next
     # start refused. A retired note stays a file the importer finds, and nothing else
     # sees it: no PR gets it, its page says it was retired, the report still names it.
-    from bot.cli import _note_titles, main
+    from bot.cli import main
+    from bot.cli_notes import _note_titles
     from bot.library import DEFAULT_TOPICS_FILE, load_library
     from bot.match_config import load_match_config
     from bot.matching import match_pr
@@ -723,7 +724,7 @@ def test_one_former_id_listed_by_two_notes_is_refused(tmp_path, capsys):
 
 
 def test_the_report_titles_a_mark_on_a_note_renamed_then_retired(tmp_path):
-    from bot.cli import _note_titles
+    from bot.cli_notes import _note_titles
 
     notes = library_copy(tmp_path)
     rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
@@ -755,7 +756,7 @@ def test_the_curators_report_loads_titles_with_a_renamed_then_retired_note(tmp_p
     # titles of `review-notes notes feedback`) looks `titles[now]` up among the notes
     # in use only, before adding the retired ones: KeyError 'vllm-renamed01'. What a
     # curator sees: `notes feedback` dies with a traceback instead of the report.
-    from bot.cli import _note_titles
+    from bot.cli_notes import _note_titles
 
     notes = library_copy(tmp_path)
     rename_note(notes, "vllm-0436d44c", "vllm-renamed01")
@@ -899,7 +900,7 @@ def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:_updated_of a retired note's marks made before its last update not flagged
+# kills: bot/cli_notes.py:_updated_of a retired note's marks made before its last update not flagged
 #   (the curators weigh a mark on the note as it was, then retire it: the report must
 #   still say which marks are older than the note's last change)
 def test_the_curators_report_flags_marks_older_than_a_retired_notes_update(
@@ -925,8 +926,9 @@ def test_the_curators_report_flags_marks_older_than_a_retired_notes_update(
     assert "(note 1 of the comment), 2026-11-30, before the update, by octo-dev" in out
 
 
-# kills: bot/cli.py:_cmd_notes_feedback a PR that showed the note under the id it had, unmarked,
-#   left out of its terms' counts: the term behind the marks looked as if it linked nothing else
+# kills: bot/cli_notes.py:_cmd_notes_feedback a PR that showed the note under the id it had,
+#   unmarked, left out of its terms' counts: the term behind the marks looked as if it linked
+#   nothing else
 def test_the_curators_report_counts_a_term_on_the_prs_that_showed_a_renamed_note_unmarked(
     tmp_path, monkeypatch, capsys
 ):

@@ -418,10 +418,11 @@ def test_not_just_a_relation_is_still_that_relation():
 # --- found by mutation run 'r25e' of bot/cli.py ---
 
 
-# kills: bot/cli.py:_cmd_notes_refs settings that do not load taken for success (exit 0, nothing
+# kills: bot/cli_notes.py:_cmd_notes_refs settings that do not load taken for success (exit 0,
+#   nothing
 # read)
-# kills: bot/cli.py:_cmd_notes_refs a library that does not load exiting 2 (or 0), not 1 as `notes
-#   check` does for the same problems
+# kills: bot/cli_notes.py:_cmd_notes_refs a library that does not load exiting 2 (or 0), not 1 as
+#   `notes check` does for the same problems
 def test_refs_exits_1_on_a_broken_library_and_2_on_broken_settings(tmp_path, fake_github):
     notes = tmp_path / "notes"
     notes.mkdir()

@@ -306,7 +306,7 @@ class _ClosedGitHub:
 
 def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _ClosedGitHub]:
     """`review-notes redeliver`'s report and exit status of a sweep that did `done`."""
-    from bot import cli, redelivery, server
+    from bot import cli_server, redelivery, server
     from bot.db import Database
 
     github = _ClosedGitHub()
@@ -316,15 +316,16 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
     assert running.acquire_server_lock()
     db = Database(tmp_path / "bot.sqlite3")
     try:
-        return cli._redeliver(object(), db, 72), github
+        return cli_server._redeliver(object(), db, 72), github
     finally:
         db.close()
         running.close()
 
 
-# kills: bot/cli.py:_redeliver (hand) a redelivery GitHub refused reported with exit 0 (a cron job
-#   running `review-notes redeliver` never learnt that an event is still missing)
-# kills: bot/cli.py:_redeliver (hand) the refused ones printed among those asked again, on stdout
+# kills: bot/cli_server.py:_redeliver (hand) a redelivery GitHub refused reported with exit 0 (a
+#   cron job running `review-notes redeliver` never learnt that an event is still missing)
+# kills: bot/cli_server.py:_redeliver (hand) the refused ones printed among those asked again, on
+#   stdout
 def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_path, capsys):
     asked, refused = attempt(1, "g-asked", 502), attempt(2, "g-refused", 0)
     done = Sweep(listed=2, asked=[asked], refused=[(refused, "422 Unprocessable")])
@@ -342,7 +343,7 @@ def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_pa
     assert status == 1 and capsys.readouterr().err == "stopped (rate limited): 2 not asked again\n"
 
 
-# kills: bot/cli.py:_redeliver (the exit statuses README gives) a key GitHub cannot
+# kills: bot/cli_server.py:_redeliver (the exit statuses README gives) a key GitHub cannot
 #   use as 2 (the configuration to fix), GitHub failing the listing as 1; each said once
 def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listing(
     monkeypatch, tmp_path, capsys
@@ -368,12 +369,12 @@ def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listin
 
 
 def redeliver_reporting_status(tmp_path) -> int:
-    from bot import cli
+    from bot import cli_server
     from bot.db import Database
 
     db = Database(tmp_path / "bot.sqlite3")
     try:
-        return cli._redeliver(object(), db, 72)
+        return cli_server._redeliver(object(), db, 72)
     finally:
         db.close()
 
@@ -715,7 +716,7 @@ def test_redeliver_runs_again_what_github_sent_the_dry_run_before_going_live(
     """With the server's sweeps off (REVIEW_NOTES_REDELIVER_ON_START=false, every 0),
     `review-notes redeliver` is what reads GitHub's log: it puts back what the dry run
     handled of it, as the server's sweep does, and says so."""
-    from bot import cli
+    from bot import cli_server
     from bot.db import Database
     from bot.queue import DeliveryQueue
     from bot.redelivery import going_live
@@ -730,7 +731,7 @@ def test_redeliver_runs_again_what_github_sent_the_dry_run_before_going_live(
         q.complete(q.claim().id)
         with db.tx():
             assert going_live(q, datetime.now(UTC)) == 1
-        status = cli._redeliver(app_settings(tmp_path, fake_github, app_key), db, 72)
+        status = cli_server._redeliver(app_settings(tmp_path, fake_github, app_key), db, 72)
         state = q.get(sent.guid).state
     finally:
         db.close()

@@ -177,7 +177,7 @@ def test_the_health_of_a_webhook_url_written_otherwise_is_asked_beside_it(health
 # --- found by review 'r28q' (CLI) ---
 
 
-# kills: bot/cli.py:_cmd_replay the server asked before the file is read (a mistyped path
+# kills: bot/cli_server.py:_cmd_replay the server asked before the file is read (a mistyped path
 #   answered "not a dry run ... pass --live"); bot/replay.py:read_payload an unreadable file
 #   said as Python's "[Errno 2] ...", not in the house form "PATH: cannot read: ..."
 @pytest.mark.parametrize(("name", "why"), [("typo.json", "No such file"), ("", "Is a directory")])
@@ -194,7 +194,7 @@ def test_a_payload_file_that_cannot_be_read_is_named_before_any_server_is_asked(
     assert err.startswith(f"review-notes replay: {path}: cannot read: {why}"), err
 
 
-# kills: bot/cli.py:_cmd_replay a live server's settings asked of replay, which posts nothing
+# kills: bot/cli_server.py:_cmd_replay a live server's settings asked of replay, which posts nothing
 def test_replay_runs_in_a_shell_with_a_github_token(webhook, tmp_path, monkeypatch, capsys):
     # A developer's shell exports GITHUB_TOKEN (for gh): replay, which only signs the
     # file with the settings' secret and sends it, was refused as a live server's
@@ -209,9 +209,9 @@ def test_replay_runs_in_a_shell_with_a_github_token(webhook, tmp_path, monkeypat
     assert queue.counts()["pending"] == 1
 
 
-# kills: bot/cli.py:_cmd_replay (hand) a duplicate answered with no word of what to do
-# kills: bot/cli.py:_cmd_replay every 200 answer, a ping's pong, said to be a duplicate
-# kills: bot/cli.py:_answered a queued answer taken for a duplicate, or a duplicate for none
+# kills: bot/cli_server.py:_cmd_replay (hand) a duplicate answered with no word of what to do
+# kills: bot/cli_server.py:_cmd_replay every 200 answer, a ping's pong, said to be a duplicate
+# kills: bot/cli_server.py:_answered a queued answer taken for a duplicate, or a duplicate for none
 def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
     webhook, tmp_path, monkeypatch, capsys
 ):

@@ -97,9 +97,10 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
 
 
-# kills: bot/cli.py:_existing_database a database whose directory this user cannot write said
+# kills: bot/cli.py:existing_database a database whose directory this user cannot write said
 #   'unable to open database file', the file being there and readable
-# kills: bot/cli.py:_cmd_retry a re-queue refused by a read-only file said without what to check
+# kills: bot/cli_server.py:_cmd_retry a re-queue refused by a read-only file said without what to
+#   check
 @pytest.mark.parametrize(
     ("command", "unwritable"), [(("retry",), "dir"), (("retry", "--all"), "file")]
 )
@@ -279,7 +280,7 @@ def test_a_damaged_database_is_said_damaged_not_another_kind_of_file(tmp_path, c
     assert "damaged" in r.stderr and "backup" in r.stderr, r.stderr
 
 
-# kills: bot/cli.py:_cmd_notes_feedback a damaged table past the opening ending in a traceback
+# kills: bot/cli_notes.py:_cmd_notes_feedback a damaged table past the opening ending in a traceback
 def test_notes_feedback_on_a_damaged_table_says_damaged_with_the_fix(tmp_path):
     """The opening's look at the file reads its schema only: a page of the PR state
     damaged (a failing disk) ended `notes feedback` in a traceback, where `retry` names

@@ -1,0 +1,333 @@
+"""The operators' commands: `review-notes serve` (the webhook server), `replay` (a payload
+signed and sent to it), `retry` (failed deliveries listed or re-queued) and `redeliver`
+(GitHub asked again for the webhooks it could not deliver while the server was down)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.cli import (
+    command_settings,
+    database_argument,
+    database_failed,
+    existing_database,
+    log_plainly,
+    whole_number,
+)
+from bot.note_files import LibraryError
+from bot.terminal import inert
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+
+def add_server_parsers(sub) -> None:
+    serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
+    serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
+    serve.add_argument(
+        "--port",
+        type=whole_number("a port (1 to 65535)", 1, 65535),
+        help="port (default: REVIEW_NOTES_PORT or 8000)",
+    )
+    serve.set_defaults(func=_cmd_serve)
+
+    rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
+    rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
+    rep.add_argument("--url", help="default: the webhook of a local serve (settings port)")
+    rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")
+    rep.add_argument("--event", help="X-GitHub-Event (default: guessed from the payload)")
+    rep.add_argument("--delivery", help="X-GitHub-Delivery (default: a new UUID)")
+    rep.add_argument(
+        "--live",
+        action="store_true",
+        help="send to a server that posts to GitHub too (the PR gets a real comment)",
+    )
+    rep.set_defaults(func=_cmd_replay)
+
+    retry = sub.add_parser("retry", help="list failed deliveries, or re-queue them")
+    retry.add_argument("ids", nargs="*", metavar="ID", help="delivery ids to re-queue")
+    retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
+    database_argument(retry)
+    retry.set_defaults(func=_cmd_retry)
+
+    from bot.redelivery import KEPT_HOURS
+
+    again = sub.add_parser(
+        "redeliver",
+        help="ask GitHub again for the webhooks it failed to deliver (the server was down)",
+        description="Read the App's webhook delivery log (GET /app/hook/deliveries) and"
+        " ask GitHub to send again (POST /app/hook/deliveries/{id}/attempts) each event of"
+        " the last --since hours that no attempt delivered and the queue does not hold."
+        " Needs the App's credentials; GitHub never redelivers by itself.",
+    )
+    again.add_argument(
+        "--since",
+        type=whole_number(
+            f"a number of hours from 1 to {KEPT_HOURS} (GitHub keeps 3 days)", 1, KEPT_HOURS
+        ),
+        default=KEPT_HOURS,
+        metavar="HOURS",
+        help=f"look this many hours back (default: {KEPT_HOURS}, all GitHub keeps)",
+    )
+    database_argument(again)
+    again.set_defaults(func=_cmd_redeliver)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.stop_signals import StopSignals
+
+    # uvicorn drains on SIGTERM/SIGINT, then raises the signal again for the handler
+    # that was there before it: this one only notes it, so a drained stop exits 0; a
+    # stop while starting (from now: before the server's modules import) is kept, and
+    # ends the run once the server is up.
+    early = StopSignals().install()
+    from bot.logs import setup_logging
+    from bot.server import StartupError, run_server
+    from bot.settings import SettingsError, unknown_variables
+
+    settings = command_settings(host=args.host, port=args.port)
+    unknown = unknown_variables(os.environ)
+    if settings is None:  # a misspelt name may be why: say so with the errors
+        for warning in unknown:
+            print(warning, file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level, secrets=settings.secret_values())
+    for warning in unknown:
+        logging.getLogger("review_notes").warning(warning)
+    try:
+        return run_server(settings, early=early)
+    except LibraryError as exc:
+        print(exc, file=sys.stderr)
+        print(
+            f"review-notes: {len(exc.problems)} problem(s) in the notes library and its"
+            " configuration; not starting",
+            file=sys.stderr,
+        )
+        return 1
+    except StartupError as exc:
+        print(f"review-notes: {exc}", file=sys.stderr)
+        return 1
+    except SettingsError as exc:
+        print("review-notes: configuration error", file=sys.stderr)
+        print(exc, file=sys.stderr)
+        return 2
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from bot.replay import posts_to_github, read_payload, send
+
+    try:  # first: a mistyped path is said without settings or a server
+        body, payload = read_payload(Path(args.file))
+    except ValueError as exc:
+        print(f"review-notes replay: {exc}", file=sys.stderr)
+        return 1
+    secret, url = args.secret, args.url
+    if secret is None or url is None:  # it only signs and sends (see _cmd_retry)
+        settings = command_settings(dry_run=True)
+        if settings is None:
+            return 2
+        secret = secret if secret is not None else settings.webhook_secret()
+        url = url or f"{settings.local_url()}/webhook"
+    # an example is a real PR: sent to a live server, its notes are posted on GitHub
+    if not args.live and posts_to_github(url):
+        print(
+            f"review-notes replay: the server at {url} is not a dry run: it posts to GitHub,"
+            " so the payload's PR would get a real comment; pass --live to send it anyway",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        status, answer = send(
+            body,
+            payload,
+            url=url,
+            secret=secret,
+            event=args.event,
+            delivery_id=args.delivery,
+        )
+    except (OSError, ValueError) as exc:
+        print(f"review-notes replay: {exc}", file=sys.stderr)
+        return 1
+    print(f"{status} {answer}")
+    if status == 401:  # the server's body names the header, not what to do
+        print(
+            "review-notes replay: the server refused the signature: sign with its "
+            "GITHUB_WEBHOOK_SECRET (--secret, or run where the server's settings are)",
+            file=sys.stderr,
+        )
+    if status == 200 and _answered(answer) == "duplicate":  # a second look after an edit
+        print(
+            "review-notes replay: not run again: it is the body the server stored last for"
+            " its PR. After editing a note, restart the server (it reads the notes at start)"
+            ' and send the payload changed (another "action", as "synchronize"), or run the'
+            " dry run on a new REVIEW_NOTES_DB_PATH; `review-notes match --payload` reads the notes"
+            " as they are now",
+            file=sys.stderr,
+        )
+    return 0 if 200 <= status < 300 else 1
+
+
+def _answered(answer: str) -> object:
+    """The `status` of the webhook's JSON answer, or None."""
+    try:
+        said = json.loads(answer)
+    except ValueError:
+        return None
+    return said.get("status") if isinstance(said, dict) else None
+
+
+def _cmd_retry(args: argparse.Namespace) -> int:
+    # it posts nothing: a GITHUB_TOKEN exported in the operator's shell (for gh) must not
+    # make it a live server's settings, which need a webhook secret and a public URL
+    settings = command_settings(db_path=args.db, dry_run=True)
+    db = None if settings is None else existing_database(settings.db_path)
+    if settings is None or db is None:
+        return 2
+    log_plainly(settings)  # a damaged row the queue sets aside is named in its log
+    try:
+        return _retry(args, db)
+    except sqlite3.DatabaseError as exc:
+        return database_failed(db.path, exc)
+
+
+def _retry(args: argparse.Namespace, db) -> int:
+    from bot.queue import DeliveryQueue
+
+    queue = DeliveryQueue(db)
+    if not args.all and not args.ids:
+        failed = queue.failed(limit=1000)  # a damaged row is set aside, named in the log
+        for d in failed:
+            what = inert(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
+            print(what)  # the delivery's fields came in a webhook
+        total = queue.counts()["failed"]  # the listing stops at 1000; the count, as /healthz
+        damaged = len(queue.set_aside)
+        shown = f" (the newest {len(failed)} listed)" if total - damaged > len(failed) else ""
+        aside = f", {damaged} of them damaged (named above)" if damaged else ""
+        print(
+            f"{total} failed deliveries{shown}{aside}; `review-notes retry ID` or `--all` re-queues"
+        )
+        return 1 if damaged else 0
+    done = queue.retry(None if args.all else args.ids)
+    for did in done:
+        print(f"re-queued {did}")
+    missing = set(args.ids) - set(done) - set(queue.set_aside)  # those named already
+    for did in sorted(missing):
+        print(f"{did}: no failed delivery with this id", file=sys.stderr)
+    aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
+    if not done or _server_running(db):
+        print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
+    else:  # (the operator may take them to run at once, as the line above says)
+        print(
+            f"{len(done)} re-queued{aside}; no review-notes server is running on {db.path}:"
+            " they run once one starts"
+        )
+    return 1 if missing or queue.set_aside else 0
+
+
+def _cmd_redeliver(args: argparse.Namespace) -> int:
+    """Ask GitHub again for the events it failed to deliver (the server was down) in
+    the last `--since` hours that the queue does not hold."""
+    settings = command_settings(db_path=args.db)
+    if settings is None:
+        return 2
+    why = _no_delivery_log(settings)
+    if why:
+        print(f"review-notes redeliver: {why}", file=sys.stderr)
+        return 2
+    db = existing_database(settings.db_path)
+    if db is None:
+        return 2
+    log_plainly(settings)
+    try:
+        return _redeliver(settings, db, args.since)
+    except sqlite3.DatabaseError as exc:  # before any is asked again: the queue is read first
+        return database_failed(db.path, exc)
+    finally:
+        db.close()
+
+
+def _server_running(db) -> bool:
+    """Whether a review-notes server holds the database (its server lock). The probe's
+    lock is given up at once: held, it keeps out a server that starts meanwhile."""
+    try:
+        server_up = not db.acquire_server_lock()
+    except OSError:  # no lock file can be made there: say nothing of the server
+        return True
+    if not server_up:
+        db.release_server_lock()
+    return server_up
+
+
+def _no_delivery_log(settings: Settings) -> str | None:
+    """Why there is no webhook delivery log to redeliver from; None when the App's is."""
+    if settings.is_dry_run and settings.has_credentials:
+        return (
+            "REVIEW_NOTES_DRY_RUN=true: a dry run asks GitHub for nothing; run this with"
+            " the live server's settings (without it)"
+        )
+    if settings.is_dry_run:
+        return (
+            "a dry run (no GitHub App credentials): GitHub sends it nothing, so there is"
+            " nothing to redeliver from"
+        )
+    if not settings.github_app_id:
+        return (
+            "needs the App's credentials (GITHUB_APP_ID and GITHUB_PRIVATE_KEY): only the"
+            " App can read its webhook deliveries (GET /app/hook/deliveries), not a token"
+        )
+    return None
+
+
+def _redeliver(settings: Settings, db, hours: int) -> int:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.github_port import GitHubError
+    from bot.queue import DeliveryQueue
+    from bot.redelivery import sweep
+    from bot.server import StartupError, live_github
+    from bot.settings import SettingsError
+
+    since = datetime.now(UTC) - timedelta(hours=hours)
+    try:
+        github = live_github(settings)
+    except (SettingsError, StartupError) as exc:  # e.g. a PEM that is not a usable key
+        print(f"review-notes redeliver: {exc}", file=sys.stderr)
+        return 2
+    try:
+        queue = DeliveryQueue(db)
+        done = sweep(github, queue.held, since, run_again=queue.run_again)
+    except GitHubError as exc:
+        print(f"review-notes redeliver: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        github.close()
+    for guid in done.run_again:
+        print(inert(f"run again: {guid}  (GitHub sent it to the dry run before going live)"))
+    for d in done.asked:
+        print(inert(f"asked again: {d.guid}  {d.kind}  (GitHub delivery {d.id})"))
+    for d, error in done.refused:
+        print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
+    server_up = _server_running(db)  # probed after the sweep
+    print(
+        f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
+        f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"
+        + ("; the server gets them shortly" if server_up else "")
+    )
+    if not server_up and done.asked:
+        print(
+            f"review-notes redeliver: no review-notes server is running on {db.path}:"
+            " GitHub's redeliveries fail as the first attempts did; start it (its start asks"
+            " GitHub again, unless REVIEW_NOTES_REDELIVER_ON_START=false) or run this once"
+            " it is up",
+            file=sys.stderr,
+        )
+    if done.stopped is not None:
+        print(f"stopped ({done.stopped}): {done.not_asked} not asked again", file=sys.stderr)
+    return 1 if done.refused or done.stopped else 0
