@@ -152,10 +152,13 @@ def test_the_checks_see_what_they_look_for():
     assert file_calls_of(tree) == {"read_text", "open"}
 
 
-@pytest.mark.parametrize(("folder", "pattern"), [("scripts", "*"), ("bench", "*.py")])
-def test_every_script_and_benchmark_is_in_its_layout_row(folder, pattern):
+@pytest.mark.parametrize(
+    ("folder", "pattern"), [("scripts", "*"), ("bench", "*.py"), ("docs", "*.md")]
+)
+def test_every_script_benchmark_and_doc_is_in_its_layout_row(folder, pattern):
     # The Layout's scripts/ row left out check_image.sh, which only Deploy named: a
-    # newcomer reading the map would not know it exists (review r27e).
+    # newcomer reading the map would not know it exists (review r27e). Likewise a file of
+    # the reference in docs/.
     row = next(line for line in README.splitlines() if line.startswith(f"| `{folder}/` |"))
     named = set(re.findall(r"`([A-Za-z0-9_.]+)`", row.split("|")[2]))
     files = {p.name for p in (ROOT / folder).glob(pattern) if p.is_file()}

@@ -25,6 +25,7 @@ from bot.settings import SettingsError, load_settings
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from bot.workers import Workers
+from tests.docs_kit import doc
 from tests.fake_github import Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -632,12 +633,12 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored
     assert not any("sweeps ask GitHub" in r.getMessage() for r in caplog.records)
 
 
-def test_the_readmes_healthz_row_names_every_field_of_the_answer(app):
-    # README's endpoint table gives /healthz's answer as a JSON object; it left out
-    # `dry_run` and `notes`, which a monitor may key on (review r27e).
+def test_the_docs_healthz_row_names_every_field_of_the_answer(app):
+    # The endpoint table (docs/operating.md, Deploy) gives /healthz's answer as a JSON
+    # object; it left out `dry_run` and `notes`, which a monitor may key on (review r27e).
     client, _ = app
-    readme = (ROOT / "README.md").read_text("utf-8")
-    row = next(line for line in readme.splitlines() if line.startswith("| `GET /healthz` |"))
+    operating = doc("operating.md")
+    row = next(line for line in operating.splitlines() if line.startswith("| `GET /healthz` |"))
     said = re.findall(r'[{,]\s*"([a-z_]+)"', row[: row.index("}")])  # keys, not values
     assert set(said) == set(client.get("/healthz").json()), said
 
@@ -1332,15 +1333,16 @@ def test_a_signed_delivery_refused_as_malformed_is_logged_with_why(tmp_path, cap
 
 
 def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, monkeypatch):
-    # README, Deploy, said an upgrade "resumes what the old one left pending, processing
-    # or failed"; an operator upgrading to a release that fixes what made deliveries
-    # fail read that as: they run again. They do not (Runtime.start -> queue.recover puts
-    # back `processing` ones only, as after any restart): the README now says they wait
-    # for `review-notes retry --all`. Both are checked, so they cannot part again.
+    # The README's Deploy (now docs/operating.md) said an upgrade "resumes what the old
+    # one left pending, processing or failed"; an operator upgrading to a release that
+    # fixes what made deliveries fail read that as: they run again. They do not
+    # (Runtime.start -> queue.recover puts back `processing` ones only, as after any
+    # restart): the docs now say they wait for `review-notes retry --all`. Both are
+    # checked, so they cannot part again.
     from bot import cli
 
-    readme = (ROOT / "README.md").read_text("utf-8")
-    upgrading = readme[readme.index("Upgrading keeps the database") :]
+    operating = doc("operating.md")
+    upgrading = operating[operating.index("Upgrading keeps the database") :]
     upgrading = " ".join(upgrading[: upgrading.index("\n\n")].split())
     assert "resumes what the old one left pending or processing" in upgrading, upgrading[:300]
     assert "left failed stay failed" in upgrading and "review-notes retry --all" in upgrading
@@ -1493,14 +1495,15 @@ def test_a_stopped_server_leaves_no_redelivery_sweep_calling_github(tmp_path, fa
     assert len(fake.requests) == stopped
 
 
-def test_the_readme_says_how_a_token_setup_gets_a_refused_delivery_again():
-    # README sent the operator of a full disk only to `review-notes redeliver`, which
-    # needs the App's credentials: with a token (a repository webhook) it refuses, and
-    # the way left, the webhook's Recent Deliveries, was not named.
-    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
-    healthz = readme[readme.index("| `GET /healthz` |") :]
+def test_the_docs_say_how_a_token_setup_gets_a_refused_delivery_again():
+    # The README (now docs/operating.md) sent the operator of a full disk only to
+    # `review-notes redeliver`, which needs the App's credentials: with a token (a
+    # repository webhook) it refuses, and the way left, the webhook's Recent Deliveries,
+    # was not named.
+    operating = " ".join(doc("operating.md").split())
+    healthz = operating[operating.index("| `GET /healthz` |") :]
     healthz = healthz[: healthz.index("HEALTHCHECK")]  # the row, its lines joined
-    disk = readme[readme.index("When SQLite cannot store a delivery as it arrives") :]
+    disk = operating[operating.index("When SQLite cannot store a delivery as it arrives") :]
     disk = disk[: disk.index("- When SQLite cannot store a delivery's outcome")]
     for text in (healthz, disk):
         assert "review-notes redeliver" in text and "Recent Deliveries" in text, text
@@ -2124,9 +2127,9 @@ def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
         rt.db.close()
 
 
-def _readme_endpoints() -> set[str]:
-    """The paths the README's endpoint table names in its first column."""
-    text = (ROOT / "README.md").read_text("utf-8")
+def _documented_endpoints() -> set[str]:
+    """The paths the endpoint table (docs/operating.md, Deploy) names in its first column."""
+    text = doc("operating.md")
     table = text.split("| endpoint | what |", 1)[1].split("\n\n", 1)[0]
     firsts = "\n".join(line.split(" | ", 1)[0] for line in table.splitlines()[2:])
     return set(re.findall(r"(/[^`,\s]*)`", firsts))
@@ -2144,9 +2147,9 @@ def _route_paths(routes) -> list[str]:
     return out
 
 
-def test_the_readmes_endpoint_table_names_every_route_the_server_answers(app):
+def test_the_docs_endpoint_table_names_every_route_the_server_answers(app):
     client, _ = app
-    named = _readme_endpoints()
+    named = _documented_endpoints()
     paths = set(_route_paths(client.app.routes))
     assert {"/openapi.json", "/healthz", "/notes/{note_id}"} <= paths
     for path in paths:

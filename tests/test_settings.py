@@ -11,6 +11,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
 from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
+from tests.docs_kit import doc
 from tests.webhook_kit import ROOT, clear_error, run_cli
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
@@ -726,15 +727,14 @@ def test_files_recheck_delays_take_0_to_3600_seconds():
         assert "REVIEW_NOTES_FILES_RECHECK_DELAYS" in errors(files_recheck_delays=bad)
 
 
-def test_the_readmes_defaults_are_the_settings_defaults():
-    # README's Settings table gives each default; config/bot.toml sets some of them as
-    # data: the code's default, the file's and the README's must say one thing.
+def test_the_docs_defaults_are_the_settings_defaults():
+    # docs/operating.md's Settings table gives each default; config/bot.toml sets some of
+    # them as data: the code's default, the file's and the docs' must say one thing.
     import tomllib
 
     from bot.settings import DEFAULT_BOT_TOML, Settings, env_name
 
-    readme = (ROOT / "README.md").read_text("utf-8")
-    table = readme.split("\n## Settings\n", 1)[1]
+    table = doc("operating.md").split("\n## Settings\n", 1)[1]
     said = dict(re.findall(r"^\| `([A-Z0-9_]+)` \| `([^`]+)` \|", table, re.M))
     in_toml = tomllib.loads(DEFAULT_BOT_TOML.read_text("utf-8"))
     checked = 0

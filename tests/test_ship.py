@@ -1,4 +1,5 @@
-"""What ships beside the code agrees with it: the App manifest, the README, the Dockerfile."""
+"""What ships beside the code agrees with it: the App manifest, the operators' docs
+(docs/operating.md), the Dockerfile."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ import yaml
 
 from bot.server import DRY_RUN_EXAMPLE, build_dispatcher
 from bot.settings import Settings, env_name
+from tests.docs_kit import doc
 from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
 
 MANIFEST = yaml.safe_load((ROOT / "app.yml").read_text("utf-8"))
-README = (ROOT / "README.md").read_text("utf-8")
+OPERATING = doc("operating.md")
 
 
 def test_manifest_asks_for_the_least_privilege():
@@ -41,17 +43,17 @@ def test_manifest_urls_point_at_our_routes():
     assert MANIFEST["redirect_url"].endswith("/github/app-created")
 
 
-def test_readme_manifest_form_is_app_yml():
-    block = re.search(r"name=\"manifest\" value='(\{.*?\})'>", README, re.S)
-    assert block, "the manifest form is missing from the README"
+def test_the_docs_manifest_form_is_app_yml():
+    block = re.search(r"name=\"manifest\" value='(\{.*?\})'>", OPERATING, re.S)
+    assert block, "the manifest form is missing from docs/operating.md"
     form = json.loads(block.group(1))
     for key in ("name", "public", "default_permissions", "default_events"):
         assert form[key] == MANIFEST[key], key
     assert form["hook_attributes"]["url"].endswith("/webhook")
 
 
-def test_readme_settings_table_is_complete():
-    table = re.search(r"## Settings\n(.*?)(\n## |\Z)", README, re.S).group(1)
+def test_the_docs_settings_table_is_complete():
+    table = re.search(r"## Settings\n(.*?)(\n## |\Z)", OPERATING, re.S).group(1)
     documented = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", table, re.M))
     assert documented == {env_name(f) for f in Settings.model_fields}
 
