@@ -137,8 +137,8 @@ class Metrics:
         self._rendering = threading.Lock()
 
     def _zero_what_alerts_watch(self) -> None:
-        """A sample of 0 for each outcome README says to alert on, before its first count:
-        a labelled series is born at its first count, and `increase()` sees no rise in a
+        """A sample of 0 for each outcome docs/operating.md says to alert on, before its first
+        count: a labelled series is born at its first count, and `increase()` sees no rise in a
         series that starts at 1 (the start's sweep failing, the first 401 of a rotated
         secret). The intake's refusals are named as bot.webhook counts them."""
         for outcome in ("done", "stopped", "waiting", "failed"):

@@ -159,8 +159,8 @@ def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
     return found
 
 
-# the fields a copied note keeps from the one it was copied from (README: "copy an existing
-# note") that no two notes share: two notes on one PR are the curators' to merge
+# the fields a copied note keeps from the one it was copied from (docs/curating.md: "copy an
+# existing note") that no two notes share: two notes on one PR are the curators' to merge
 _OWN_FIELDS = ("source_pr", "title_en", "summary_en", "source")
 
 

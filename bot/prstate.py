@@ -199,8 +199,8 @@ class PRState:
     # fields above do not know of, so they are not trusted to skip a call
     unconfirmed: bool = False
     # `/notes on` counted and no write has found the comment since: one found gone may
-    # have been deleted before it (while off), so it is posted anew (README), not taken
-    # for a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's).
+    # have been deleted before it (while off), so it is posted anew (docs/commands.md), not
+    # taken for a new deletion, by whichever refresh runs first (the `on`'s, or a PR event's).
     # The comment known then, `id:body hash` (`0:` for none): a comment posted or edited
     # since by a release that does not know this field (a rollback) ends the state.
     resumed_at: str | None = None

@@ -730,7 +730,10 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         # The manifest flow's redirect_url: GitHub sends the browser here with a
         # one-hour code; the operator exchanges it for the App's id, key and secret.
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", code):
-            return "No valid ?code= from GitHub. Start again from the manifest form (README).\n"
+            return (
+                "No valid ?code= from GitHub. Start again from the manifest form"
+                ' (docs/operating.md, "Create the GitHub App").\n'
+            )
         return (
             "GitHub App created. Within one hour, exchange the code for its credentials:\n\n"
             "  curl -X POST -H 'Accept: application/vnd.github+json' "

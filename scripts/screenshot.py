@@ -1,4 +1,4 @@
-"""Screenshot a seed note's page in headless Chromium, for the README.
+"""Screenshot a seed note's page in headless Chromium, for the notes browser (docs/commands.md).
 
     .venv/bin/python scripts/screenshot.py                          # docs/screenshot-note.png
     .venv/bin/python scripts/screenshot.py --width 390 --out /tmp/phone.png vllm-a4696815

@@ -907,7 +907,14 @@ def test_app_created_page_explains_the_code_exchange(app):
     r = client.get("/github/app-created?code=abc123")
     assert r.status_code == 200
     assert "https://api.github.com/app-manifests/abc123/conversions" in r.text
-    assert "No valid" in client.get("/github/app-created?code=a;rm").text
+    refused = client.get("/github/app-created?code=a;rm").text
+    assert "No valid" in refused
+    # It sends the operator to the form where it is (it said "README" after the form
+    # moved to docs/operating.md): the file it names has the section and the form.
+    where = re.search(r'\((docs/[a-z]+\.md), "([^"]+)"\)', refused)
+    assert where, refused
+    text = (ROOT / where[1]).read_text("utf-8")
+    assert f"\n## {where[2]}" in text and 'name="manifest"' in text
 
 
 def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app):
