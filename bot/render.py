@@ -317,10 +317,12 @@ def _hidden_line(opts: RenderOptions) -> str:
 def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
     """The commands a reader of this comment needs, `help` for the rest (topic, search,
     on: the paused line says how to resume); `wrong N` only under numbered notes (none to
-    name otherwise)."""
+    name otherwise), `off` only while the updates run (paused, it offered to stop them,
+    the label too when the label paused them)."""
     c = opts.command
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
     wrong = f" {code(c + ' wrong N')} if note N does not fit," if notes_shown else ""
+    off = "" if opts.paused else f" {code(c + ' off')}{label} to stop its updates here,"
     # why mode stays until a plain `/notes`: its footer offers that, not `why` again
     first = (
         f"{code(c)} for the short comment"
@@ -328,7 +330,6 @@ def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
         else f"{code(c + ' why')} to see all the evidence"
     )
     return (
-        f"<sub>Reply {first},{wrong}"
-        f" {code(c + ' off')}{label} to stop its updates here, or {code(c + ' help')} for"
-        " all commands. This comment is edited in place.</sub>"
+        f"<sub>Reply {first},{wrong}{off} or {code(c + ' help')} for all commands."
+        " This comment is edited in place.</sub>"
     )

@@ -695,6 +695,26 @@ def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
     assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
 
 
+# kills: bot/render.py:_footer `off` offered on a paused comment
+def test_a_paused_comments_footer_does_not_offer_to_stop_its_updates_again():
+    # cut to four commands, the footer kept "`/notes off` (or the label `no-review-notes`)
+    # to stop its updates here" under the paused line, whose updates were stopped already,
+    # by that label too; the paused line says how to resume them
+    for cause in PauseCause:
+        paused = replace(OPTS, paused=cause, opt_out_label="no-review-notes")
+        for body in (
+            render(result(note()), LIB, opts=paused),
+            render(result(note()), LIB, opts=replace(paused, verbose=True)),
+            render_no_match(None, LIB, opts=replace(paused, had_notes=True)),
+        ):
+            footer = body.rstrip("\n").rsplit("\n", 1)[1]
+            assert "/notes off" not in footer and "no-review-notes" not in footer, footer
+            assert footer.endswith(
+                "or `/notes help` for all commands. This comment is edited in place.</sub>"
+            )
+            assert "resumes them._" in body
+
+
 # kills: bot/render.py:_note_block the 原题 line, summary quote and Topics shown empty
 def test_a_note_without_english_shows_its_chinese_title_once_and_no_empty_quote():
     # rendering must not rely on validation (title_en and summary_en are required fields)
