@@ -40,8 +40,9 @@ _NAME_GAPS = re.compile(r"[\s_-]+")
 # a sentence's end after the name (`/notes topic cuda-graphs.`), NFKC's forms of it
 _SENTENCE_END = ".,!?;:。、"
 # what a name may be typed in: inline code, quotes as typed and as iOS, macOS or a Chinese
-# input method make them (`“cuda graphs”`, `「投机解码」`); no name holds one
-QUOTES = "`\"'“”‘’「」『』"
+# input method make them (`“cuda graphs”`, `「投机解码」`), and the brackets Chinese puts
+# around a tag or a name (`【ROCm】`, `《投机解码》`); no name holds one
+QUOTES = "`\"'“”‘’「」『』【】《》"
 
 
 def topic_key(text: str) -> str:

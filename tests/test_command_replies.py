@@ -889,6 +889,21 @@ def test_a_quoted_topic_glued_to_the_subcommand_is_the_topic(library):
         assert reply(typed, library).split("\n", 2)[2] == answer, typed
 
 
+# `/notes topic【ROCm】` and `/notes topic《投机解码》`: the brackets Chinese puts around a tag
+# or a name glue on as its quotes do, and were read as the topic's name, `【ROCm】`, which no
+# topic has ("There is no topic `【ROCm】`"), with a space before them too
+def test_a_topic_in_chinese_brackets_is_the_topic(library):
+    for typed, plain in [
+        ("【ROCm】", "rocm"),
+        ("《投机解码》", "投机解码"),
+        ("【rocm】，谢谢", "rocm"),
+    ]:
+        answer = reply(f"/notes topic {plain}", library).split("\n", 2)[2]
+        assert "There is no topic" not in answer
+        for line in [f"/notes topic{typed}", f"/notes topic {typed}"]:
+            assert reply(line, library).split("\n", 2)[2] == answer, line
+
+
 # kills: bot/command_replies.py:_named_topic a name cut anywhere, not only at a space or a mark
 def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     assert "There is no topic `rocmish`." in reply("/notes topic rocmish", library)

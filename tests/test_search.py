@@ -362,7 +362,10 @@ def test_quotes_around_a_term_are_no_part_of_it(q):
     assert query_terms(q, FILTER) == query_terms(q) == ["deadlock"]
 
 
-@pytest.mark.parametrize("q", ["“修复”", "「修复」", "『修复』", "＂修复＂"])
+# `【修复】`, `《修复》`: the brackets Chinese puts around a tag or a name (bot.notes.QUOTES)
+@pytest.mark.parametrize(
+    "q", ["“修复”", "「修复」", "『修复』", "＂修复＂", "【修复】", "《修复》"]
+)
 def test_chinese_quotes_around_a_term_are_no_part_of_it(q):
     assert ids(search_notes(LIB.notes, q, FILTER)) == ["n-b"]
     assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"]
