@@ -8,6 +8,7 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import Note, Topic, topic_key, topics_by_key
+from bot.notes import QUOTES, Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, GUIDANCE_LINK, TITLE_MAX
 from bot.search import query_terms, search_notes
 
@@ -211,11 +212,21 @@ def _named_topic(library: Library, text: str) -> Topic | None:
     return None
 
 
+# The quotes and brackets that close a name (of bot.notes.QUOTES, those Unicode says close):
+# what follows them is not part of it (`「投机解码」谢谢`: Chinese puts no space after `」`)
+_CLOSING = "".join(c for c in QUOTES if unicodedata.category(c) in ("Pe", "Pf"))
+
+
 def _starts(text: str) -> list[str]:
     """The leading parts of `text` that may be a topic's name, longest first: cut where a
     name may end, at a space, or at sentence punctuation a Chinese writer puts no space
-    after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`)."""
-    cuts = {len(text)} | {i for i in range(1, len(text)) if text[i] == " " or is_mark(text[i])}
+    after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`), or after its closing
+    quote (`「投机解码」谢谢`)."""
+    cuts = {len(text)} | {
+        i
+        for i in range(1, len(text))
+        if text[i] == " " or is_mark(text[i]) or text[i - 1] in _CLOSING
+    }
     return [text[:cut] for cut in sorted(cuts, reverse=True)]
 
 

@@ -889,6 +889,22 @@ def test_a_quoted_topic_glued_to_the_subcommand_is_the_topic(library):
         assert reply(typed, library).split("\n", 2)[2] == answer, typed
 
 
+# kills: bot/command_replies.py:_starts (hand) a name's closing quote no place to cut it:
+#   `/notes topic「投机解码」谢谢`, thanks glued on after the quote as Chinese writes it (no space),
+#   was answered "There is no topic `「投机解码」谢谢`", with no guess
+def test_a_topics_name_ends_at_its_closing_quote(library):
+    for typed, plain in [
+        ("「投机解码」谢谢", "投机解码"),
+        ("“CUDA graphs”谢谢", "cuda graphs"),
+        ("【ROCm】麻烦了", "rocm"),
+    ]:
+        answer = reply(f"/notes topic {plain}", library).split("\n", 2)[2]
+        for line in [f"/notes topic{typed}", f"/notes topic {typed}"]:
+            assert reply(line, library).split("\n", 2)[2] == answer, line
+    # a guess is read so too: `「前缀缓存」谢谢`, did you mean `prefix-caching`
+    assert "Did you mean `prefix-caching`" in reply("/notes topic「前缀缓存」谢谢", library)
+
+
 # `/notes topic【ROCm】` and `/notes topic《投机解码》`: the brackets Chinese puts around a tag
 # or a name glue on as its quotes do, and were read as the topic's name, `【ROCm】`, which no
 # topic has ("There is no topic `【ROCm】`"), with a space before them too
