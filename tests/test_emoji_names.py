@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from bot.comment_prose import marks_end, without_shortcodes
 from bot.emoji_names import NAMES
 from tests.webhook_kit import ROOT
 
@@ -61,3 +62,13 @@ def test_the_script_reads_gemojis_names_lines_and_refuses_another_form(tmp_path)
     assert script.gemoji_names(index_js) == {"+1", "thumbsup"}
     with pytest.raises(ValueError, match="not its form"):
         script.gemoji_names(index_js.replace("names: [", "names:\n    ["))
+
+
+# kills: bot/comment_prose.py:_SHORTCODE (hand) a name's limit below the longest name's
+#   (`:face_with_open_eyes_and_hand_over_mouth:`, 40), or a character a name has left out
+def test_every_name_is_read_whole_as_the_emoji_it_shows():
+    # the module and the pattern reading it are apart: a longer name in a newer gemoji
+    # would be listed and still read as text (`/notes off:NAME:` no command)
+    unread = sorted(n for n in NAMES if marks_end(f":{n}:", 0) != len(n) + 2)
+    assert unread == []
+    assert not [n for n in NAMES if without_shortcodes(f"deadlock :{n}:") != "deadlock  "]
