@@ -84,6 +84,7 @@ def test_off_silences_pr_events_and_on_resumes_them(live):
     say(client, rt, fake, "/notes")
     assert "Automatic updates are paused on this pull request: this comment" in first.body
     assert state(rt).opted_out
+    assert "`/notes off`" not in first.body  # the footer offers no stop of what is stopped
 
     say(client, rt, fake, "/notes on", login=AUTHOR)
     resumed = first.body
@@ -319,6 +320,7 @@ def test_notes_on_a_pr_paused_by_the_label_says_so(live):
     assert "redirect.github.com/vllm-project/vllm/pull/52419" in body  # shown once
     assert "paused on this pull request by the label `no-review-notes`" in body
     assert "removing the label resumes them" in body
+    assert "`/notes off`" not in body and body.count("`no-review-notes`") == 1
 
 
 def test_notes_asked_for_on_a_pr_paused_by_the_label_stay_and_later_events_cost_nothing(live):
