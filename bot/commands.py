@@ -39,6 +39,7 @@ from bot.comment_prose import (
     command_lines,
     ends_a_sentence,
     marks_end,
+    opens_a_quote,
     starts_with_marks,
 )
 from bot.config_files import read_config
@@ -210,12 +211,6 @@ def _visible(word: str) -> str:
 _LETTERS = re.compile("[A-Za-z]+")
 
 
-def _opens_a_quote(char: str) -> bool:
-    """An opening quote or bracket beyond ASCII (`「`, `“`, `『`), which Chinese puts no
-    space before: `/notes topic「投机解码」` is `topic` and its quoted name."""
-    return not char.isascii() and unicodedata.category(char) in ("Ps", "Pi")
-
-
 def _split_subcommand(words: list[str]) -> list[str]:
     """The words with a known sub-command as ASCII (`ｏｆｆ`: a Chinese input method's
     full-width mode) and its trailing marks, or an opening quote, cut off its first word."""
@@ -224,7 +219,7 @@ def _split_subcommand(words: list[str]) -> list[str]:
     if sub is None or sub[0].lower() not in _SUBCOMMANDS:
         return words
     end = marks_end(words[0], sub.end())
-    if end == sub.end() < len(typed) and not _opens_a_quote(typed[end]):
+    if end == sub.end() < len(typed) and not opens_a_quote(typed[end]):
         return words  # `offx`: someone else's word
     rest = words[0][end:]
     return [sub[0], *([rest] if rest else []), *words[1:]]

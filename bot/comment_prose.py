@@ -173,6 +173,14 @@ def is_mark(char: str) -> bool:
     return char in SENTENCE_MARKS or is_symbol(char)
 
 
+def opens_a_quote(char: str) -> bool:
+    """An opening quote or bracket beyond ASCII (`「`, `“`, `『`, `【`), which Chinese puts no
+    space before: `/notes topic「投机解码」` is `topic` and its quoted name, `/notes wrong
+    2「只是改名」` note 2 and its reason. Its callers ask of a full-width form's ASCII
+    (`（` is `(`, which a word may hold: `topic(rocm)` is no `topic`)."""
+    return not char.isascii() and unicodedata.category(char) in ("Ps", "Pi")
+
+
 # A GitHub emoji shortcode (`:pray:`, `:+1:`): the comment's text keeps it where the page
 # shows the emoji (typed out whole, or pasted from a chat that copies emoji so). GitHub
 # shows one only for a name it knows (`emoji_names`, lower-case letters, digits, `_`, `+`

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import marks_end
+from bot.comment_prose import as_ascii, marks_end, opens_a_quote
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
@@ -74,6 +74,8 @@ def pick_note(
     words = list(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
+    asked = words[0] if words else ""  # as typed, for the answer to a problem
+    words = _reason_quoted(words)
     first = words[0] if words else ""
     typed = first.strip()
     ascii_form = _as_ascii(typed)
@@ -88,7 +90,7 @@ def pick_note(
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
-            return Pick(None, problem=PickProblem.RANGE, asked=first)
+            return Pick(None, problem=PickProblem.RANGE, asked=asked)
         glued = typed[number.start("rest") :].strip() if number["rest"] else ""
         if not glued and _is_number(words[1:2]):
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
@@ -98,7 +100,7 @@ def pick_note(
         return Pick(shown[i], i + 1, " ".join(words[1:]))
     id_shaped = id_shape is not None and id_shape.fullmatch(selector)
     if selector in {k.casefold() for k in known} or id_shaped:
-        return Pick(None, problem=PickProblem.NOT_SHOWN, asked=first)
+        return Pick(None, problem=PickProblem.NOT_SHOWN, asked=asked)
     if len(shown) == 1:
         return Pick(shown[0], 1, " ".join(words))
     return Pick(None, problem=PickProblem.WHICH)
@@ -118,6 +120,17 @@ def _as_ascii(word: str) -> str:
             end = at + 1
         at = end
     return "".join(read)
+
+
+def _reason_quoted(words: list[str]) -> list[str]:
+    """The words with a reason quoted right after the note's number (`2「只是改名」`, `2“只是
+    改名”`: Chinese puts no space before an opening quote) a word of its own, as after a
+    sub-command (`commands`: `/notes topic「投机解码」`)."""
+    first = words[0] if words else ""
+    at = next((i for i in range(1, len(first)) if opens_a_quote(as_ascii(first[i]))), 0)
+    if at and _is_number([first[:at]]):
+        return [first[:at], first[at:], *words[1:]]
+    return words
 
 
 def _is_number(words: list[str]) -> bool:

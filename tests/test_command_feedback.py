@@ -388,7 +388,15 @@ def test_the_log_says_whose_words_a_standing_mark_did_not_keep(live, caplog):
     assert len(said) == 1 and "maintainer's words not kept" in said[0], said
 
 
-def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live):
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2，只是改了参数名", "只是改了参数名"),
+        # the reason in quotes right after the number, as after `topic` (review r31g)
+        ("/notes wrong 2「只是改了参数名」", "「只是改了参数名」"),
+    ],
+)
+def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live, line, reason):
     # An input method writes `2，理由`: full-width comma, no space. It was answered "say
     # which note" with 😕 and nothing hidden, though the reviewer had said which.
     client, rt, fake = live
@@ -398,11 +406,11 @@ def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live):
     say(client, rt, fake, "/notes", title=title_with_one_more_note())
     shown = state(rt).notes
     assert len(shown) >= 2
-    c = say(client, rt, fake, "/notes wrong 2，只是改了参数名", login=AUTHOR)
+    c = say(client, rt, fake, line, login=AUTHOR)
     assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
     assert state(rt).dismissed == (shown[1],)
     (mark,) = rt.ctx.feedback.marks()
-    assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, "只是改了参数名")
+    assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, reason)
 
 
 # --- the numbers a refused comment would have kept (review r28f) -------------------------

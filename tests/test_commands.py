@@ -1930,7 +1930,7 @@ def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
 # kills: bot/commands.py:_split_subcommand (hand) an opening quote glued to a sub-command read
 #   as part of it: `/notes topic「ROCm」` (Chinese puts no space before `「`) was answered
 #   "There is no `topic「ROCm」` command"
-# kills: bot/commands.py:_opens_a_quote ASCII's quotes and brackets taken too
+# kills: bot/comment_prose.py:opens_a_quote ASCII's quotes and brackets taken too
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -810,3 +810,40 @@ def test_an_emoji_shortcode_glued_to_a_note_id_names_it():
 def test_a_note_id_with_a_mark_after_it_names_the_note():
     pick = pick_note((f"{SHOWN[2]}\uff5e", "renamed"), SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
+
+
+# --- found by review 'r31g' ---
+
+
+# kills: bot/feedback.py:pick_note (hand) a reason quoted right after the number read with it:
+#   `/notes wrong 2「只是改名」` (Chinese puts no space before `「`, as after `topic`) was
+#   answered "say which note", and with one note shown hid note 1 with the reason `2「只是改名」`
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2「只是改名」", "「只是改名」"),
+        ("/notes wrong #2“只是改名” 而已", "“只是改名” 而已"),
+        ("/notes wrong ２【不相关】", "【不相关】"),
+        ("/notes wrong 2，「只是改名」", "「只是改名」"),  # after a separator, as before
+    ],
+)
+def test_a_reason_quoted_right_after_a_note_number_is_its_reason(line, reason):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    one = pick_note(command.args, SHOWN[:1])
+    assert (one.note_id, one.problem, one.asked) == (
+        None,
+        PickProblem.RANGE,
+        line.split()[2],
+    )
+
+
+# ASCII's quotes and brackets, a closing one, or one after no number, are read as before
+@pytest.mark.parametrize(
+    ("first", "reason"),
+    [('2"x"', None), ("2(x)", None), ("2」x", None), ("这个「不相关」", "这个「不相关」")],
+)
+def test_only_an_opening_quote_beyond_ascii_after_a_number_starts_its_reason(first, reason):
+    pick = pick_note((first,), SHOWN[:1])
+    assert pick.reason == (first if reason is None else reason)
