@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -24,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -622,3 +624,62 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
     assert body["pending"] == 1, body  # still there: the file is the operator's to restore
     text = log.read_text()
     assert text.count("delivery broken: SQLite cannot read its row") == 1, text[-2000:]
+
+
+# --- r31h ---
+
+
+def _documented_backup_command() -> str:
+    """docs/operating.md's command that backs the database up, as the page shows it (its
+    lines joined)."""
+    text = doc("operating.md")
+    found = re.search(r'`\.venv/bin/python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"`', text)
+    assert found, "docs/operating.md says how to back the database up"
+    return re.sub(r"\s*\n\s*", " ", found[1])
+
+
+def _rows(path: Path, sql: str) -> list[tuple]:
+    """What `sql` reads from a file alone (no -wal beside it); [] without the table."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # no such table: the schema is in the -wal too
+        return []
+    finally:
+        conn.close()
+
+
+def test_the_documented_backup_of_a_live_database_holds_what_its_wal_holds_and_restores(tmp_path):
+    # Every damaged-database message says "restore it from a backup", and the docs said
+    # nowhere how to take one: a copy of the file alone, the obvious one, lacks what the
+    # server's -wal file holds (or is damaged: the docs name such a copy as a cause).
+    # docs/operating.md's command, run beside a server's open connection, keeps the PR states
+    # written since the last checkpoint, and the copy put in the file's place reads back.
+    from bot.db import Database
+    from bot.prstate import PRState, PRStore
+
+    (tmp_path / "var").mkdir()
+    path = tmp_path / "var" / "review-notes.sqlite3"
+    db = Database(path)  # open, as a live server's is: its writes stay in the -wal file
+    prs = PRStore(db)
+    prs.put(PRState("o/r", 7, comment_id=77, opted_out=True))
+    assert Path(f"{path}-wal").stat().st_size > 0
+    plain = tmp_path / "plain.sqlite3"
+    plain.write_bytes(path.read_bytes())
+    assert _rows(plain, "SELECT comment_id FROM pr_state WHERE number = 7") == []
+    r = subprocess.run(
+        [PY, "-c", _documented_backup_command()], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    db.close()
+    for suffix in ("", "-wal", "-shm"):  # the damaged file moved aside with those it has
+        if Path(f"{path}{suffix}").exists():
+            Path(f"{path}{suffix}").rename(tmp_path / f"aside{suffix}")
+    (tmp_path / "var" / "backup.sqlite3").rename(path)
+    restored = Database(path)
+    try:
+        state = PRStore(restored).get("o/r", 7)
+        assert (state.comment_id, state.opted_out) == (77, True)
+        assert [tuple(r) for r in restored.execute("PRAGMA integrity_check")] == [("ok",)]
+    finally:
+        restored.close()
