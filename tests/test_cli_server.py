@@ -181,7 +181,8 @@ def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
     # REVIEW_NOTES_DRYRUN left dry_run unset, so a token made it a live start missing its
     # secret and URL; the warning naming the typo came only after a successful load, so
     # it was lost just when it explained the failure (found by review 'diff12')
-    env = base_env(tmp_path, GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
+    # (this checkout's code: from tmp_path, `-m bot.cli` alone imports the one installed)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
     r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
     assert r.returncode == 2, r.stderr
     assert "REVIEW_NOTES_DRYRUN: not a review-notes setting, ignored; did you mean" in r.stderr
