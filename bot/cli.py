@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from bot.library import DEFAULT_TOPICS_FILE, ROOT
+from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -140,6 +140,12 @@ def server_library(args: argparse.Namespace, settings: Settings | None = None) -
     for name in missing:
         setattr(args, name, str(server[name]))
     return True
+
+
+# how every sub-command reading a notes directory names its default
+NOTES_DIR_DEFAULT = (
+    f"(default: the server's, REVIEW_NOTES_NOTES_DIR or {DEFAULT_NOTES_DIR.relative_to(ROOT)})"
+)
 
 
 def topics_argument(parser: argparse.ArgumentParser) -> None:

@@ -11,9 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import config_argument, print_json, server_library, topics_argument, whole_number
+from bot.cli import (
+    NOTES_DIR_DEFAULT,
+    config_argument,
+    print_json,
+    server_library,
+    topics_argument,
+    whole_number,
+)
 from bot.given_paths import given_file_flag, listed_files, path_problem
-from bot.library import DEFAULT_NOTES_DIR, ROOT, load_library
+from bot.library import load_library
 from bot.note_files import LibraryError, encoding_hint
 from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
@@ -328,8 +335,7 @@ def add_match_parser(sub) -> None:
     m.add_argument(
         "--notes-dir",
         dest="dir",
-        help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
-        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
+        help="notes directory " + NOTES_DIR_DEFAULT,
     )
     topics_argument(m)
     config_argument(m)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
+    NOTES_DIR_DEFAULT,
     command_settings,
     config_argument,
     database_argument,
@@ -23,8 +24,6 @@ from bot.cli import (
     topics_argument,
 )
 from bot.library import (
-    DEFAULT_NOTES_DIR,
-    ROOT,
     Library,
     check_library,
     header_of,
@@ -57,8 +56,7 @@ def add_notes_parser(sub) -> None:
     imp.add_argument(
         "--notes-dir",
         dest="dir",
-        help="where the note files go (default: the server's, REVIEW_NOTES_NOTES_DIR or "
-        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
+        help="where the note files go " + NOTES_DIR_DEFAULT,
     )
     imp.add_argument(
         "--force",
@@ -439,7 +437,6 @@ def _library_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dir",
         nargs="?",
-        help="notes directory (default: the server's, REVIEW_NOTES_NOTES_DIR or "
-        f"{DEFAULT_NOTES_DIR.relative_to(ROOT)})",
+        help="notes directory " + NOTES_DIR_DEFAULT,
     )
     topics_argument(parser)
