@@ -236,14 +236,24 @@ def shared_detail(
 # this note's title", or the line names the note's keyword) and the similar line keeps
 # the rest, at times one word. Alone on its line, "title shares 'Keep' with this note's
 # title" reads as a common word counted as evidence: the comment's short view leaves it
-# to `/notes why`, where every line is.
-_ONE_WORD_SHARED = re.compile(r"title shares '[^'\n]+' with this note's (?:title|keywords)")
+# to `/notes why`, where every line is. Not a name ('DeepSeek', 'H200', 'EAGLE': a capital
+# after its first letter, or a digit): a model, a chip or a class the two titles both name
+# is what a reviewer reads as the resemblance. The vocabulary's rarity cannot tell them
+# apart: 'keep' is in fewer vLLM titles than 'deepseek' (20 and 88 of 16,673).
+_ONE_WORD_SHARED = re.compile(r"title shares '([^'\n]+)' with this note's (?:title|keywords)")
+
+
+def _a_name(word: str) -> bool:
+    """'DeepSeek', 'H200', 'EAGLE', 'DSv4': written as a name is, not as a word ('Keep')."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
 
 
 def short_view(reasons: tuple[str, ...]) -> tuple[str, ...]:
     """The reason lines the comment shows before `/notes why`: without a similar-title
-    line left with one word, unless it is the only line."""
-    kept = tuple(r for r in reasons if not _ONE_WORD_SHARED.fullmatch(r))
+    line left with one word, unless that word is a name or the line is the only one."""
+    kept = tuple(
+        r for r in reasons if not ((m := _ONE_WORD_SHARED.fullmatch(r)) and not _a_name(m.group(1)))
+    )
     return kept or reasons
 
 

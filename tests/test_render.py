@@ -685,6 +685,39 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
     assert "'Draft'" not in body
 
 
+# kills: bot/reasons.py:short_view a lone shared name hidden as a lone common word is
+def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_comment():
+    # PR 42604, "DeepSeekV4-Pro enable cuda graph full and piecewise mode", gets the note
+    # "Pick the DeepSeek V4 eager CUDA-graph region ..." and its last line, "title shares
+    # 'DeepSeek' with this note's title", was left to why mode as 'Keep' is: by the line's
+    # shape, though a model both titles name is what a reviewer reads as the resemblance
+    title = "DeepSeekV4-Pro enable cuda graph full and piecewise mode"
+    files = (
+        "vllm/model_executor/layers/mhc.py",
+        "vllm/v1/attention/backends/mla/rocm_aiter_mla_sparse_dsv4.py",
+    )
+    res = match_pr(
+        PRFacts("vllm-project/vllm", 42604, title, files=files), LIB, load_match_config()
+    )
+    named = "title shares 'DeepSeek' with this note's title"
+    assert any(named in m.reasons for m in res.matches), [m.reasons for m in res.matches]
+    assert f"- {named}" in render(res, LIB, opts=OPTS)
+    # a chip, an acronym, a name with a digit are names; a word capitalised to open the
+    # title, or in lower case, is not
+    for word, shown in [
+        ("H200", True),
+        ("EAGLE", True),
+        ("DSv4", True),
+        ("KServe", True),
+        ("Keep", False),
+        ("default", False),
+        ("ranks", False),
+    ]:
+        lone = f"title shares '{word}' with this note's keywords"
+        body = render(result(note(), reasons=("title mentions 'MoE'", lone)), LIB, opts=OPTS)
+        assert (f"- {lone}" in body) is shown, word
+
+
 def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
     # why mode stays until a plain `/notes` (README); with the footer cut to four commands
     # it offered `/notes why` on the comment already showing all the evidence, and no way back
