@@ -136,7 +136,9 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             continue
         # comments print names, and `/notes topic` takes a name or an id: each, as the
         # command reads it, must say one topic
-        for key_field in ("id", "name_en", "name_zh"):
+        for key_field in ("id", "name_en", "name_zh", "short_en"):
+            if not getattr(topic, key_field):
+                continue  # no short_en: its name_en
             key = topic_key(getattr(topic, key_field))
             line = block.line_of(key_field, default=id_line)
             other = named.get(key)

@@ -574,7 +574,7 @@ class CompiledMatcher:
                 what = wider.get(id(e), e.what)
                 if e.kind is EvidenceKind.PATH:
                     what = _named_by(what, e.keys, both)
-                scored.append((e.weight * scale, what, TOPIC.format(th.topic.name_en)))
+                scored.append((e.weight * scale, what, TOPIC.format(th.topic.short)))
                 for k in e.keys | same_mentions(e, own, scan):
                     shared[k] = max(shared.get(k, 0.0), e.weight * scale)
                 if th.topic.id in self._broad and not e.keys & own_keys:
@@ -725,7 +725,7 @@ class CompiledMatcher:
             if not (said := said_apart(key, own, scan)):
                 continue
             weight = self.config.weights.note_aspect
-            gloss = ASPECT.format(self.library.topics[self._aspect_topic(i, key)].name_en)
+            gloss = ASPECT.format(self.library.topics[self._aspect_topic(i, key)].short)
             return Evidence(EvidenceKind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
 

@@ -180,6 +180,14 @@ Glob = Annotated[str, AfterValidator(check_glob)]
 Term = Annotated[str, AfterValidator(check_term)]
 
 
+def _one_line(name: str) -> str:
+    if not name.strip() or "\n" in name:
+        raise ValueError("a name is one line of text")
+    if name != name.strip():
+        raise ValueError("leading or trailing whitespace")
+    return name
+
+
 class Topic(BaseModel):
     """One subsystem of the taxonomy (config/topics.toml)."""
 
@@ -188,6 +196,9 @@ class Topic(BaseModel):
     id: str = Field(pattern=ID_PATTERN)
     name_en: str = Field(min_length=1)
     name_zh: str = Field(min_length=1)
+    # What a comment's reasons call it ("topic: Prefix caching"), under the "Topics:" line
+    # that names it in full; "": name_en
+    short_en: str = ""
     description: str = ""
     keywords: tuple[Term, ...] = ()
     # Title tags that name the topic in words too common in a title's text (`[Build]`)
@@ -200,11 +211,17 @@ class Topic(BaseModel):
     @field_validator("name_en", "name_zh")
     @classmethod
     def _a_name(cls, v: str) -> str:  # shown in every comment and page: one line of text
-        if not v.strip() or "\n" in v:
-            raise ValueError("a name is one line of text")
-        if v != v.strip():
-            raise ValueError("leading or trailing whitespace")
-        return v
+        return _one_line(v)
+
+    @field_validator("short_en")
+    @classmethod
+    def _a_short_name(cls, v: str) -> str:  # "" is no short name: its name_en
+        return _one_line(v) if v else v
+
+    @property
+    def short(self) -> str:
+        """The name a reason line gives the topic."""
+        return self.short_en or self.name_en
 
 
 def topics_by_key(topics: Iterable[Topic]) -> dict[str, Topic]:
@@ -212,8 +229,9 @@ def topics_by_key(topics: Iterable[Topic]) -> dict[str, Topic]:
     refuses two topics read alike)."""
     found: dict[str, Topic] = {}
     for topic in topics:
-        for name in (topic.id, topic.name_en, topic.name_zh):
-            found.setdefault(topic_key(name), topic)
+        for name in (topic.id, topic.name_en, topic.name_zh, topic.short_en):
+            if name:
+                found.setdefault(topic_key(name), topic)
     return found
 
 

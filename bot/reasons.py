@@ -1,5 +1,6 @@
 """Reasons in a reviewer's words: the evidence lines of a match ("changes a.py (a path
-of this note; topic: Prefix caching)"), one line per thing the PR does, strongest
+of this note; topic: Prefix caching)", a topic by its short name: the note's "Topics:"
+line above names it in full), one line per thing the PR does, strongest
 first, each file or word named once, with every reason it counts for."""
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ Weighed = tuple[float, str | Said, str]
 
 # Why a line counts for the note (a line's gloss, in brackets)
 KEYWORD = "keyword of this note"
-ASPECT = "what this note covers in {}"  # the note's topic the aspect is of
+ASPECT = "this note's focus within {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 OWN_PATH = "a path of this note"
 OWN_CODE = "code of this note"
@@ -103,7 +104,7 @@ def _topics_once(whys: list[str]) -> list[str]:
 
 
 def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "what this note covers in X" says it already."""
+    """Without "topic: X" where "this note's focus within X" says it already."""
     topic = TOPIC.format("")
     return [
         w

@@ -871,6 +871,16 @@ TAXONOMY_DEFECTS = [
         "11: name_zh: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
         id="chinese-name-another-topics",
     ),
+    pytest.param(  # the short name a reason gives is typed to `/notes topic` too
+        ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "CUDA graphs"'),
+        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        id="short-name-another-topics",
+    ),
+    pytest.param(
+        ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "ROCm "'),
+        "12: short_en: leading or trailing whitespace",
+        id="short-name-space",
+    ),
     pytest.param(
         ('labels = ["rocm"]\n', ""),
         "9: topic: no keywords, tags, paths or labels: nothing can select this topic",

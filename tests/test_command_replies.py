@@ -580,6 +580,18 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
         assert f"({name}, `" in body and "There is no topic" not in body, body
 
 
+def test_a_topic_is_found_by_the_short_name_the_comments_reasons_give_it(library):
+    # a comment's reason says "topic: Kernel warmup" under the note's "Topics:" line,
+    # which names it in full ("Kernel warmup and JIT precompilation"): a reviewer who types
+    # what the reason said was told "There is no topic `Kernel warmup`"
+    shorts = [t for t in library.topics.values() if t.short_en]
+    assert len(shorts) >= 10
+    for topic in shorts:
+        answer = reply(f"/notes topic {topic.id}", library).split("\n", 2)[2]
+        asked = reply(f"/notes topic {topic.short_en}", library).split("\n", 2)[2]
+        assert asked == answer, topic.short_en
+
+
 # kills: bot/command_replies.py:_guesses at most 3 made fewer (`<`): `cuda` names 3 topics
 @pytest.mark.parametrize(
     ("asked", "guessed"),

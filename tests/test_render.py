@@ -685,6 +685,32 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
     assert "'Draft'" not in body
 
 
+def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
+    # PR 44987, "[XPU] Enable XPU eplb", gets the elastic-EP deadlock note, whose "Topics:"
+    # line reads "Elastic EP scaling, Expert parallelism and elastic EP, ROCm platform";
+    # each reason under it said a long name over again: "changes tests/distributed/
+    # test_elastic_ep.py (a path of this note; topics: Elastic EP scaling, Expert
+    # parallelism and elastic EP)", then "(topic: Expert parallelism and elastic EP)" twice
+    files = (
+        "tests/conftest.py",
+        "tests/distributed/eplb_utils.py",
+        "tests/distributed/test_elastic_ep.py",
+        "tests/distributed/test_eplb_algo.py",
+    )
+    facts = PRFacts("vllm-project/vllm", 44987, "[XPU] Enable XPU eplb", files=files)
+    body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=OPTS)
+    assert "Topics: Elastic EP scaling, Expert parallelism and elastic EP, ROCm platform" in body
+    assert (
+        "- changes tests/distributed/test\\_elastic\\_ep.py (a path of this note;"
+        " topics: Elastic EP scaling, Expert parallelism)"
+    ) in body, body
+    assert "- title mentions 'eplb' (topic: Expert parallelism)" in body, body
+    # a topic's full name is said once, on the Topics line, wherever a short one is given
+    for topic in LIB.topics.values():
+        if topic.short_en:
+            assert f"topic: {topic.name_en}" not in body and f", {topic.name_en})" not in body
+
+
 # kills: bot/reasons.py:short_view a lone shared name hidden as a lone common word is
 def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_comment():
     # PR 42604, "DeepSeekV4-Pro enable cuda graph full and piecewise mode", gets the note
