@@ -19,7 +19,7 @@ from bot.library import Library
 from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import REPLY_MARKER
 from bot.notes import QUOTES, Note, Topic, topic_key, topics_by_key
-from bot.render import BUDGET, GUIDANCE_LINK, TITLE_MAX
+from bot.render import BADGE, BUDGET, GUIDANCE_LINK, TITLE_MAX
 from bot.search import query_terms, search_notes
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
@@ -37,18 +37,34 @@ def verdict_badge(note: Note) -> str:
 
 
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
-    """One list item: verdict, English and Chinese titles, source PR, link to the note's
-    (Chinese) guidance, labelled as in the notes comment."""
-    titles = " / ".join(
-        safe_text(t, TITLE_MAX) for t in (note.title_en, note.title_zh) if t.strip()
-    )
-    parts = [verdict_badge(note), titles]
+    """One list item, headed as the notes comment heads a note: the title, then a line
+    of verdict, source PR and link to the note's (Chinese) guidance, then the Chinese
+    title beside an English one, then `extra`. Lines, not one: in a reply's width the
+    two titles, two links and where a search matched ran to four lines of wrapped text
+    with no line a reviewer could scan (GitHub shows a comment's newlines as breaks)."""
+    title = note.title_en if note.title_en.strip() else note.title_zh
+    badge = [f"{BADGE[note.verdict]} {verdict_badge(note)}"]
     if note.source_pr:
-        parts.append("source: " + pr_link(note.repo, note.source_pr))
-    parts.append(f"[{GUIDANCE_LINK}]({link_target(note_url(note))})")
+        badge.append("source: " + pr_link(note.repo, note.source_pr))
+    badge.append(f"[{GUIDANCE_LINK}]({link_target(note_url(note))})")
+    lines = [f"- **{safe_text(title, TITLE_MAX)}**", " · ".join(badge)]
+    if note.title_en.strip() and note.title_zh.strip():
+        lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if extra:
-        parts.append(extra)
-    return "- " + " — ".join(parts)
+        lines.append(extra)
+    return "\n  ".join(lines)
+
+
+def _matched(found: int, asked: int, fields: str) -> str:
+    """Where a search found a note, and how much of what was asked."""
+    if asked == 1:
+        return f"Found in its {fields}."
+    words = (
+        "both words"
+        if found == asked == 2
+        else (f"all {asked} words" if found == asked else f"{found} of {asked} words")
+    )
+    return f"Found {words} in its {fields}."
 
 
 def _header(*commands: Command) -> str:
@@ -341,9 +357,8 @@ def render_search(
     found = f"{_count_notes(len(hits))} {match} {code(command.text, ECHO_LIMIT)}"
     lines = [f"{head}\n{found}, best first:", ""]
     for h in shown:
-        where = ", ".join(_FIELD_NAMES[f] for f in h.fields)
-        extra = f"matched {h.terms}/{len(terms)} word(s) in {where}"
-        lines.append(note_line(h.note, note_url, extra))
+        where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
+        lines.append(note_line(h.note, note_url, _matched(h.terms, len(terms), where)))
     if len(hits) > max_results:
         lines.append(f"\n{len(hits) - max_results} more not shown; add words to narrow the search.")
     return "\n".join(lines)

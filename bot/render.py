@@ -40,7 +40,7 @@ _TOPICS_CUT = "_The topics this pull request touches are not shown: the comment 
 # the link says so, as 原题 (original title) labels the Chinese title.
 GUIDANCE_LINK = "full guidance (Chinese)"
 
-_BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
+BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
     source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
     guidance = f"[{GUIDANCE_LINK}]({link_target(opts.links.url(note))})"
-    badge = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
+    badge = f"{BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
     lines = [head, badge]
     if note.title_en:
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")

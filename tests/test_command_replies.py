@@ -1,8 +1,11 @@
 """Reply comments for slash commands: content, ranking on the real notes, and safety."""
 
+import html
 import re
 
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
 
 from bot.command_replies import (
     _CUT,
@@ -52,6 +55,11 @@ _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 
 def outside_code(body: str) -> str:
     return _CODE_SPAN.sub(" ", body)
+
+
+def items(body: str) -> list[str]:
+    """A reply's list items, each with the lines it goes on with (indented)."""
+    return re.findall(r"^- .*(?:\n  .*)*", body, re.M)
 
 
 def assert_safe(body: str, word: str = "/notes") -> None:
@@ -196,7 +204,7 @@ def test_topic_lists_deep_reads_first_then_the_newest_source_pr(library):
     )
     lib = Library(notes=given, topics=library.topics)
     body = reply("/notes topic rocm", lib)
-    lines = [x for x in body.splitlines() if x.startswith("- ")]
+    lines = items(body)
     assert [next(m.id for m in given if note_url(m) in x) for x in lines] == [
         "t-b-new",
         "t-a-old",
@@ -212,8 +220,9 @@ def test_topic_shows_english_title_first_when_the_note_has_one(library):
     note = library.by_topic["watermarking"][0].model_copy(update={"title_en": title})
     lib = Library(notes=(note,), topics=library.topics)
     body = reply("/notes topic watermarking", lib)
-    line = next(x for x in body.splitlines() if note_url(note) in x)
-    assert line.index(title) < line.index(note.title_zh)
+    [item] = items(body)
+    assert item.startswith(f"- **{title}**\n"), item
+    assert f"\n  原题 (original title): {note.title_zh}" in item, item
 
 
 def test_topic_id_is_case_insensitive_and_may_be_in_backticks(library):
@@ -346,8 +355,8 @@ def test_replies_count_their_notes_in_english(library):
 
 def test_search_reply_says_where_each_note_matched(library):
     body = reply("/notes search EAGLE 缓存", library)
-    lines = [x for x in body.splitlines() if x.startswith("- ")]
-    assert "matched 2/2 word(s) in" in lines[0] and "Chinese title" in lines[0]
+    first = items(body)[0]
+    assert "\n  Found both words in its title, Chinese title" in first, first
 
 
 def test_search_with_no_hit_or_no_words(library):
@@ -442,12 +451,44 @@ def test_curated_text_is_neutralized_too(library):
     assert "&lt;T&gt;" in body
 
 
+# kills: bot/command_replies.py:note_line a note's title, links and match said on one line
+def test_a_search_replys_notes_read_line_by_line_on_github(library):
+    # each note was one list line: "**Deep read** · 值得精读 — English title / Chinese
+    # title — source: [PR] — [full guidance (Chinese)](...) — matched 2/2 word(s) in title,
+    # Chinese title, keywords, topics, summary, paths, guidance", 360 characters of text
+    # wrapped over four lines of a reply, the titles in the middle. GitHub shows a
+    # comment's newlines as breaks (cmark-gfm's hardbreaks); a note reads as the comment's do
+    body = reply("/notes search warmup deepgemm", library)
+    page = cmarkgfm.github_flavored_markdown_to_html(
+        body, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS
+    )
+    notes = re.findall(r"<li>(.*?)</li>", page, re.S)
+    assert len(notes) == 2, page
+    for li, found in zip(notes, ["both words", "1 of 2 words"], strict=True):
+        lines = [html.unescape(re.sub(r"<[^>]+>", "", x)).strip() for x in li.split("<br />")]
+        title, badge, chinese, matched = lines
+        assert li.startswith(f"<strong>{html.escape(title)}</strong>"), li
+        assert any(n.title_en == title for n in library.notes), title
+        assert badge.startswith("🟢 Deep read · 值得精读 · source: vllm-project/vllm PR "), badge
+        assert badge.endswith(" · full guidance (Chinese)"), badge
+        assert chinese.startswith("原题 (original title): "), chinese
+        assert matched.startswith(f"Found {found} in its title, Chinese title"), matched
+        assert all(len(line) <= 110 for line in lines), lines
+
+
+# kills: bot/command_replies.py:note_line a note with no source PR named with one
+def test_a_note_with_no_source_pr_names_none_in_a_reply(library):
+    note = library.by_topic["watermarking"][0].model_copy(update={"source_pr": None})
+    [item] = items(reply("/notes topic watermarking", Library((note,), library.topics)))
+    assert "source:" not in item and "值得精读 · [full guidance (Chinese)](" in item, item
+
+
 def test_search_reply_finds_a_note_by_its_topics_name(library):
     # most spec-decode notes never write "speculative decoding": their topic's name does
     body = reply("/notes search Speculative decoding", library)
     tagged = [n for n in library.notes if "spec-decode" in n.topics]
     assert len(tagged) > 1 and all(n.title_en in body for n in tagged)
-    assert body.count("word(s) in topics") >= len(tagged) - 1
+    assert sum("topics" in item.rsplit("\n", 1)[1] for item in items(body)) >= len(tagged) - 1
 
 
 # --- found by review 'r16c' -----------------------------------------------------------
@@ -490,10 +531,10 @@ def test_search_by_a_notes_source_pr_number_finds_it(library):
     found = search("52419")
     assert "1 note matches `52419`" in found, found
     assert f"({note_url(library.by_id['vllm-0436d44c'])})" in found
-    assert "matched 1/1 word(s) in source PR" in found
+    assert "\n  Found in its source PR." in found
     assert "vllm-64eca4f8" in search("53010")  # its read_with
-    first = search("kv_cache_coordinator").split("\n")[5]  # a path of the note
-    assert "vllm-0436d44c" in first and "in paths" in first
+    first = items(search("kv_cache_coordinator"))[0]  # a path of the note
+    assert "vllm-0436d44c" in first and "in its paths" in first
     assert "No note matches `zzzqqq`." in search("zzzqqq")
 
 
@@ -721,15 +762,15 @@ def test_a_topic_named_by_one_character_ends_at_punctuation_too(library):
 def test_a_note_without_an_english_title_shows_its_chinese_title_alone(library):
     note = library.by_topic["watermarking"][0].model_copy(update={"title_en": ""})
     lib = Library(notes=(note,), topics=library.topics)
-    line = next(x for x in reply("/notes topic watermarking", lib).splitlines() if "- **" in x)
-    assert f" — {note.title_zh} — " in line and " / " not in line
+    [item] = items(reply("/notes topic watermarking", lib))
+    assert item.startswith(f"- **{note.title_zh}**\n") and "原题" not in item, item
 
 
 # kills: bot/command_replies.py:note_line a note line without extra words ends in a dangling dash
 def test_a_topics_note_lines_end_with_the_link_to_the_guidance(library):
     body = reply("/notes topic rocm", library)
-    lines = [x for x in body.splitlines() if x.startswith("- ")]
-    assert lines and all(x.endswith(")") for x in lines), lines
+    found = items(body)
+    assert found and all(x == x.rstrip() for x in found), found
 
 
 # kills: bot/command_replies.py:_header the command echoed in the header is not cut
@@ -825,8 +866,8 @@ def test_a_topic_whose_notes_all_fit_says_nothing_about_more(library):
 # all
 def test_a_search_says_how_many_of_its_words_each_note_matched(library):
     body = reply("/notes search EAGLE zzzqqq", library)
-    lines = [x for x in body.splitlines() if x.startswith("- ")]
-    assert lines and all("matched 1/2 word(s) in" in x for x in lines), lines
+    found = items(body)
+    assert found and all("\n  Found 1 of 2 words in its " in x for x in found), found
 
 
 # kills: bot/command_replies.py:render_search a search whose hits all fit says "0 more"
