@@ -55,6 +55,12 @@ def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     return "\n  ".join(lines)
 
 
+def _apart(items: list[str]) -> str:
+    """Notes' list items a blank line apart, as the comment's notes are: each of four lines,
+    ten of them ran together as one block of forty."""
+    return "\n\n".join(items)
+
+
 def _matched(found: int, asked: int, fields: str) -> str:
     """Where a search found a note, and how much of what was asked."""
     if asked == 1:
@@ -308,7 +314,7 @@ def render_topic(
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
-    lines += [note_line(n, note_url) for n in notes[:max_results]]
+    lines.append(_apart([note_line(n, note_url) for n in notes[:max_results]]))
     if len(notes) > max_results:
         lines.append(f"\n{len(notes) - max_results} more not shown.")
     return "\n".join(lines)
@@ -356,9 +362,11 @@ def render_search(
     match = "matches" if len(hits) == 1 else "match"
     found = f"{_count_notes(len(hits))} {match} {code(command.text, ECHO_LIMIT)}"
     lines = [f"{head}\n{found}, best first:", ""]
+    items = []
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
-        lines.append(note_line(h.note, note_url, _matched(h.terms, len(terms), where)))
+        items.append(note_line(h.note, note_url, _matched(h.terms, len(terms), where)))
+    lines.append(_apart(items))
     if len(hits) > max_results:
         lines.append(f"\n{len(hits) - max_results} more not shown; add words to narrow the search.")
     return "\n".join(lines)

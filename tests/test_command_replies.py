@@ -452,6 +452,7 @@ def test_curated_text_is_neutralized_too(library):
 
 
 # kills: bot/command_replies.py:note_line a note's title, links and match said on one line
+# kills: bot/command_replies.py:_apart the notes run together as one block
 def test_a_search_replys_notes_read_line_by_line_on_github(library):
     # each note was one list line: "**Deep read** · 值得精读 — English title / Chinese
     # title — source: [PR] — [full guidance (Chinese)](...) — matched 2/2 word(s) in title,
@@ -462,7 +463,8 @@ def test_a_search_replys_notes_read_line_by_line_on_github(library):
     page = cmarkgfm.github_flavored_markdown_to_html(
         body, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS
     )
-    notes = re.findall(r"<li>(.*?)</li>", page, re.S)
+    # each note a paragraph of its own (a loose list), a blank line apart as in the comment
+    notes = re.findall(r"<li>\n<p>(.*?)</p>\n</li>", page, re.S)
     assert len(notes) == 2, page
     for li, found in zip(notes, ["both words", "1 of 2 words"], strict=True):
         lines = [html.unescape(re.sub(r"<[^>]+>", "", x)).strip() for x in li.split("<br />")]
