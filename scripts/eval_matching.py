@@ -81,6 +81,12 @@ def note_index(library: Library, index_file: Path) -> dict[int, str]:
     return out
 
 
+def note_name(label: dict[str, int], nid: str) -> str:
+    """How a line names a note: its graded number, else its id (a note added since the
+    sets were graded, or taken out, has no number; '?' told the curator nothing)."""
+    return str(label[nid]) if nid in label else nid
+
+
 def graded_records(path: Path, title_only: bool = False) -> Iterator[dict]:
     """The PR records of a graded file; with `title_only`, as if only the title (and
     labels) had been captured."""
@@ -413,7 +419,7 @@ def link_changes(now: Run, then: Run, path: Path, mode: str, matcher: Matcher) -
         for (number, nid), grade in sorted(a.links.items()):
             if (number, nid) not in b.links:
                 out.append(
-                    f"{sign} {path.stem} ({mode}) #{number} note {label.get(nid, '?')} "
+                    f"{sign} {path.stem} ({mode}) #{number} note {note_name(label, nid)} "
                     f"(grade {grade}): {now.titles[number][:80]}"
                 )
     return out
@@ -500,9 +506,9 @@ def main(argv: list[str] | None = None) -> int:
         if not is_source:
             unseen.add(linked, grades)
         if args.verbose:
-            shown = " ".join(f"{label.get(n, '?')}:{grades.get(n, 0)}" for n in linked) or "-"
+            shown = " ".join(f"{note_name(label, n)}:{grades.get(n, 0)}" for n in linked) or "-"
             missed = " ".join(
-                str(label.get(n, "?")) for n, g in grades.items() if g == 2 and n not in linked
+                note_name(label, n) for n, g in grades.items() if g == 2 and n not in linked
             )
             flag = "S" if is_source else " "
             print(

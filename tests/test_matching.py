@@ -1547,6 +1547,32 @@ def test_eval_script_before_lists_the_links_a_library_change_gains_and_loses(
     assert f"  - prs (as captured) #9 note {label[ptx.id]} (grade 0): {title}" in out
 
 
+def test_eval_script_names_a_note_added_or_taken_out_by_its_id(tmp_path, capsys, eval_script):
+    # docs/curating.md, "To add a note by hand": run `eval_matching.py --all --before DIR`,
+    # DIR the notes without the new one, for the links it adds and takes. A new note is
+    # in no graded set's numbering (notes_prs.json), so each of its links read "note ?".
+    import shutil
+
+    without = tmp_path / "without"
+    shutil.copytree(DEFAULT_NOTES_DIR, without)
+    with_it = tmp_path / "with"
+    shutil.copytree(DEFAULT_NOTES_DIR, with_it)
+    (with_it / "vllm-punica-demo.md").write_text(
+        '+++\nid = "vllm-punica-demo"\nrepo = "vllm-project/vllm"\nverdict = "quick"\n'
+        'topics = ["lora"]\nkeywords = ["punica_wrapper"]\ntitle_zh = "修复 punica 形状"\n'
+        'title_en = "Fix punica wrapper shapes"\nsummary_en = "A shape fix."\n+++\n'
+        "值得快速阅读。\n",
+        "utf-8",
+    )
+    title = "[LoRA] Fix punica_wrapper shapes for multi-LoRA"
+    prs = _graded(tmp_path / "prs.jsonl", [{"number": 9, "title": title, "relevant": {}}])
+    for now, before, sign in ((with_it, without, "+"), (without, with_it, "-")):
+        args = ["--prs", str(prs), "--notes", str(now), "--before", str(before)]
+        assert eval_script.main(args) == 0
+        out = capsys.readouterr().out
+        assert f"  {sign} prs (as captured) #9 note vllm-punica-demo (grade 0): {title}" in out
+
+
 # --- a title resembling the note's title ----------------------------------------------
 
 
@@ -1841,10 +1867,9 @@ def test_the_relative_floor_is_taken_from_the_best_note_linked():
     assert ids(result) == ["n-c"]
 
 
-def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
-    tmp_path, capsys, eval_script
-):
-    # a note written by hand is not in notes_prs.json, so it has no number there
+def test_eval_script_verbose_names_a_hand_added_note_by_its_id(tmp_path, capsys, eval_script):
+    # a note written by hand is not in notes_prs.json, so it has no number there: its id
+    # says which it is ("?" did not, once two were new)
     import shutil
 
     notes = tmp_path / "notes"
@@ -1861,7 +1886,7 @@ def test_eval_script_verbose_names_a_hand_added_note_with_a_question_mark(
     rows = [{"number": 9, "title": title, "relevant": {}}]  # grades use notes_prs.json's numbers
     prs = _graded(tmp_path / "prs.jsonl", rows)
     assert eval_script.main(["--prs", str(prs), "--notes", str(notes), "-v"]) == 0
-    assert "?:0" in capsys.readouterr().out  # the new note, linked, ungraded
+    assert " vllm-new00001:0]" in capsys.readouterr().out  # linked, ungraded
 
 
 # The lists stay empty by default: they name topics of the taxonomy, or are curated globs,
