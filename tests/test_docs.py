@@ -1,6 +1,7 @@
 """The documentation's own links lead somewhere: every relative link in the README and in
 docs/ names a file that exists and, when it names a section (`#anchor`), a heading of that
-file; and the README's Documentation list links every file in docs/.
+file; the README's Documentation list links every file in docs/; and every command,
+option and setting they show is one the code has.
 
 The reference moved out of the README into docs/ (one file per reader); a cross-reference
 written as a link breaks silently when a section is renamed or moved again, so it is
@@ -9,7 +10,15 @@ checked here, with GitHub's rule for a heading's anchor.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import functools
+import io
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +36,11 @@ LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"
 
 def prose(text: str) -> str:
     """The text a link can be in: fenced blocks and code spans taken out."""
+    return CODE_SPAN.sub("", unfenced(text))
+
+
+def unfenced(text: str) -> str:
+    """The text with its fenced blocks taken out."""
     kept, fence = [], None
     for line in text.splitlines():
         opened = FENCE.match(line)
@@ -36,7 +50,7 @@ def prose(text: str) -> str:
             fence = None
         elif fence is None:
             kept.append(line)
-    return CODE_SPAN.sub("", "\n".join(kept))
+    return "\n".join(kept)
 
 
 def anchor(heading: str) -> str:
@@ -114,3 +128,178 @@ def test_a_broken_link_is_named(tmp_path):
         "#away: no heading with the anchor #away in page.md",
         "../outside.md: no file ../outside.md",
     ]
+
+
+# --- the commands and settings the docs name are the code's ---------------------------
+
+# The one name the docs show refused (the start's warning on a misspelt variable).
+SHOWN_AS_MISSPELT = {"REVIEW_NOTES_REPO"}
+# a setting's name; not a family of them (`REVIEW_NOTES_REDELIVER_*`)
+SETTING = re.compile(r"\b(?:REVIEW_NOTES|GITHUB)_[A-Z0-9_]*[A-Z0-9]\b(?!_?\*)")
+# review-notes or a script run as a command (after a shell's `NAME=value`s, as
+# `.venv/bin/review-notes` or `.venv/bin/python scripts/x.py`), and its words up to a
+# pipe, `&&` or `;`
+COMMAND = re.compile(
+    r"(?:^|&&|\||;)\s*(?:[A-Z_]+=\S*\s+)*(?:\S*/)?(?:python3?\s+)?"
+    r"(review-notes|(?:scripts|bench)/\w+\.py)(?!\S)((?:[ \t]+[^\s|&;`]+)*)"
+)
+
+
+def shell_lines(text: str) -> list[str]:
+    """Each line of the page's fenced code blocks, cut at its shell comment."""
+    lines, fence = [], None
+    for line in text.splitlines():
+        opened = FENCE.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)
+        elif fence is not None and line.strip().startswith(fence[0] * len(fence)):
+            fence = None
+        elif fence is not None and lines and lines[-1].endswith("\\"):  # continued
+            lines[-1] = lines[-1][:-1] + " " + line.strip()
+        elif fence is not None:
+            lines.append(re.sub(r"(^|\s)#\s.*$", "", line))
+    return lines
+
+
+def code_spans(text: str) -> list[str]:
+    """The code spans of the page's prose, each on one line (a span may wrap)."""
+    return [" ".join(m[0].strip("`").split()) for m in CODE_SPAN.finditer(unfenced(text))]
+
+
+def commands(page: Path) -> list[tuple[str, list[str], bool]]:
+    """Each command the page shows: (program, its words, whether it is whole). A line
+    of a code block is whole: it must parse as written. A usage line (`retry [ID ...]
+    [--db FILE]`) and a code span in prose, which may leave parts out (`--file ...`,
+    `<its source_pr>`), are not: only their options' names are checked."""
+    text = page.read_text("utf-8")
+    found = []
+    for line in shell_lines(text):
+        usage = "[" in line  # `retry [ID ...] [--db FILE]`: its placeholders are no values
+        for m in COMMAND.finditer(re.sub(r"[\[\]]|\.\.\.", "", line) if usage else line):
+            found.append((m[1], shlex.split(m[2]), not usage))
+    for span in code_spans(text):
+        for m in COMMAND.finditer(span):
+            found.append((m[1], m[2].split(), False))
+    return found
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return next(
+        (a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {}
+    )
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    return {o for a in parser._actions for o in a.option_strings}
+
+
+def unknown_options(words: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The options among `words` the (sub-)command they name does not take."""
+    for i, word in enumerate(words):
+        if word in _subparsers(parser):
+            return unknown_options(words[i + 1 :], _subparsers(parser)[word])
+        if not word.startswith("-"):
+            break
+    flags = [w.split("=", 1)[0] for w in words if re.fullmatch(r"--?[A-Za-z][\w-]*(=.*)?", w)]
+    return [f for f in flags if f not in _options(parser)]
+
+
+def refused(words: list[str]) -> str | None:
+    """What `review-notes WORDS` says when its command line does not parse, or None."""
+    from bot.cli import build_parser
+
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(io.StringIO()):
+            build_parser().parse_args(words)
+    except SystemExit as exc:
+        return said.getvalue().strip() or None if exc.code else None
+    return None
+
+
+def test_every_review_notes_command_the_docs_show_is_one_the_cli_takes():
+    # A reader copies these: a sub-command, option or argument the CLI has not (renamed,
+    # moved) fails for them first. A line of a code block must parse as written; a code
+    # span in prose names only options its sub-command takes.
+    from bot.cli import build_parser
+
+    wrong = []
+    for page in PAGES:
+        for program, words, whole in commands(page):
+            if program != "review-notes":
+                continue
+            why = refused(words) if whole else None
+            bad = unknown_options(words, build_parser())
+            if why or bad:
+                wrong.append(f"{page.name}: review-notes {' '.join(words)}: {why or bad}")
+    assert wrong == []
+
+
+@functools.cache
+def script_options(script: str, sub: str | None) -> set[str] | None:
+    """The options `script [sub] --help` lists; None when `sub` is no sub-command of it."""
+    ran = subprocess.run(
+        [sys.executable, script, *([sub] if sub else []), "--help"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if ran.returncode:
+        assert sub, f"{script} --help: {ran.stderr[-500:]}"
+        return None
+    return set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", ran.stdout))
+
+
+def test_every_option_the_docs_give_a_script_is_one_it_takes():
+    wrong = []
+    for page in PAGES:
+        for program, words, _ in commands(page):
+            if program == "review-notes":
+                continue
+            assert (ROOT / program).is_file(), f"{page.name}: no {program}"
+            sub = words[0] if words and not words[0].startswith("-") else None
+            known = (sub and script_options(program, sub)) or script_options(program, None)
+            bad = [w for w in words if re.fullmatch(r"--?[A-Za-z][\w-]*", w) and w not in known]
+            if bad:
+                wrong.append(f"{page.name}: {program} {' '.join(words)}: {bad}")
+    assert wrong == []
+
+
+def test_every_setting_the_docs_name_is_a_setting():
+    # A setting the docs name that the code has not (a rename, a typo) is refused at the
+    # start from .env and bot.toml, and only warned about from the environment.
+    from bot.settings import Settings, env_name
+
+    names = {env_name(f) for f in Settings.model_fields}
+    for page in PAGES:
+        named = set(SETTING.findall(page.read_text("utf-8")))
+        assert named - names - SHOWN_AS_MISSPELT == set(), page.name
+
+
+def test_the_commands_a_page_shows_are_found(tmp_path):
+    # A command in a code block (after `&&`, with a shell's NAME=value, continued over a
+    # line end), a usage line, a code span wrapped in prose; not the image's name in a
+    # `docker run`, nor a marker that holds the word.
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Run `GITHUB_TOKEN=x .venv/bin/review-notes notes\nrefs --note ID` or"
+        " `<!-- no-review-notes -->`.\n\n```sh\nbash x.sh && .venv/bin/review-notes serve"
+        "   # a comment --no\n.venv/bin/review-notes retry [ID ...] [--all]\n"
+        "docker run --rm -v v:/app/var review-notes python -c 'x'\n"
+        ".venv/bin/python scripts/eval_matching.py --all \\\n  --before DIR | jq .\n```\n",
+        "utf-8",
+    )
+    assert commands(page) == [
+        ("review-notes", ["serve"], True),
+        ("review-notes", ["retry", "ID", "--all"], False),
+        ("scripts/eval_matching.py", ["--all", "--before", "DIR"], True),
+        ("review-notes", ["notes", "refs", "--note", "ID"], False),
+    ]
+    from bot.cli import build_parser
+
+    assert unknown_options(["notes", "refs", "--notes", "x", "--topics=t"], build_parser()) == [
+        "--notes"
+    ]
+    assert refused(["notes", "checks"]) and refused(["serve"]) is None
