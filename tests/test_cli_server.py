@@ -10,12 +10,14 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import urllib.request
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from tests.docs_kit import readme
 from tests.webhook_kit import (
     PY,
     ROOT,
@@ -211,6 +213,16 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
         )
         assert comments[0]["number"] == 52419
         assert "redirect.github.com/vllm-project/vllm/pull/52419" in comments[0]["body"]
+        # README, "Try it locally": the answer /healthz gives then, as curl prints it
+        said = re.search(r"/healthz +# (\{.*\})$", readme(), re.M)[1]
+
+        def done() -> str | None:
+            body = urllib.request.urlopen(f"{serve.base}/healthz").read().decode()
+            return body if '"done":1,' in body else None
+
+        health = wait_until(done, what="the delivery done")
+        pieces = [p for p in said.split("...") if p.strip(",")]
+        assert re.search(".*".join(map(re.escape, pieces)), health), (said, health)
         bad = cli(
             "replay",
             str(ROOT / "examples" / "pr-52419-opened.json"),
