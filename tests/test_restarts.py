@@ -638,6 +638,21 @@ def _documented_backup_command() -> str:
     return re.sub(r"\s*\n\s*", " ", found[1])
 
 
+def _documented_image_backup_command(root: Path) -> str:
+    """The same for the image, its /app/var paths put under `root`: the container the
+    Deploy command names, and the database file the Dockerfile sets."""
+    text = doc("operating.md")
+    found = re.search(
+        r'`docker exec (\S+) python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"`', text
+    )
+    assert found, "docs/operating.md says how to back the image's database up"
+    assert f"--name {found[1]} " in text
+    image_db = re.search(r"REVIEW_NOTES_DB_PATH=(\S+)", (ROOT / "Dockerfile").read_text("utf-8"))[1]
+    program = re.sub(r"\s*\n\s*", " ", found[2])
+    assert f"'{image_db}'" in program, program
+    return program.replace("'/app/var/", f"'{root}/var/")
+
+
 def _rows(path: Path, sql: str) -> list[tuple]:
     """What `sql` reads from a file alone (no -wal beside it); [] without the table."""
     conn = sqlite3.connect(path)
@@ -667,10 +682,9 @@ def test_the_documented_backup_of_a_live_database_holds_what_its_wal_holds_and_r
     plain = tmp_path / "plain.sqlite3"
     plain.write_bytes(path.read_bytes())
     assert _rows(plain, "SELECT comment_id FROM pr_state WHERE number = 7") == []
-    r = subprocess.run(
-        [PY, "-c", _documented_backup_command()], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert r.returncode == 0, r.stderr
+    for program in (_documented_backup_command(), _documented_image_backup_command(tmp_path)):
+        r = subprocess.run([PY, "-c", program], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
     db.close()
     for suffix in ("", "-wal", "-shm"):  # the damaged file moved aside with those it has
         if Path(f"{path}{suffix}").exists():
