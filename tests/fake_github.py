@@ -72,7 +72,7 @@ RATE_LIMIT = 5000
 LOCKING_DOCS = "https://docs.github.com/articles/locking-conversations/"
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
-# what the README's App manifest asks for (default_permissions)
+# what docs/operating.md's App manifest asks for (default_permissions)
 APP_PERMISSIONS = {"issues": "write", "pull_requests": "write", "metadata": "read"}
 # what an installation token needs for each route, one of these (github_facts §2.3, from
 # GitHub's server-to-server-permissions.json): a comment is either permission's, a

@@ -1235,7 +1235,7 @@ def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypat
     ],
 )
 def test_matching_config_problems_name_line_and_field(tmp_path, capsys, edit, expected):
-    # README: `notes check` prints every problem as file:line: field: message; the
+    # docs/curating.md: `notes check` prints every problem as file:line: field: message; the
     # matching config's were "<file>: topic_scale, family_topics or upkeep_topics names
     # unknown topic(s): kv-conector" and "<file>: unclosed '[' at position 6"
     problems, text = _matching_problems(tmp_path, capsys, edit)
@@ -1365,7 +1365,7 @@ def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
 
 # --- what a curator writing a note from scratch hits (found by review 'curator') ---------
 
-# A note written as the README's field table asks (line numbers matter).
+# A note written as docs/curating.md's field table asks (line numbers matter).
 LORA_NOTE = """\
 +++
 id = "vllm-test0001"
@@ -1421,7 +1421,7 @@ def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path,
 
 # kills: bot/notes_lint.py:shared_fields a field two notes share left unsaid
 def test_a_note_copied_from_another_is_warned_of_each_field_it_kept(tmp_path, capsys):
-    # README, "To add a note by hand": copy an existing note, then fill in the header. A
+    # docs/curating.md, "To add a note by hand": copy an existing note, then fill in the header. A
     # curator who rewrote the id and title_zh but not the rest passed with `ok` alone:
     # the copy's comment showed the other note's English title and summary, both notes
     # were posted on the other note's PR, and the copy claimed its digest entry.
@@ -1499,7 +1499,7 @@ def test_a_guidance_stating_no_verdict_leaves_the_verdict_to_the_curator(tmp_pat
 def test_a_glob_of_every_python_file_under_vllm_is_warned_about(tmp_path, capsys):
     # `vllm/**/*.py` matches every Python file of vLLM (a path is strong evidence: a
     # "[LoRA] Support more models" PR changing vllm/engine/llm_engine.py then gets the
-    # LoRA note "changes vllm/engine/llm_engine.py (a path of this note)"). The README
+    # LoRA note "changes vllm/engine/llm_engine.py (a path of this note)"). docs/curating.md
     # says check warns of a glob that "matches files all over the tree" (`**/*.py`,
     # `vllm/**`), but this one passed silently.
     path = write(tmp_path, LORA_NOTE.replace('["vllm/lora/punica_wrapper/"]', '["vllm/**/*.py"]'))
@@ -1522,7 +1522,7 @@ def test_renaming_a_topic_names_every_place_to_change_in_one_run(tmp_path, capsy
     # The curator renames `rocm` to `amd-rocm` in topics.toml and runs check: it listed
     # the two notes naming `rocm`, but not config/matching.toml (`rocm = 0.5` under
     # [topic_scale]), which the server also refuses. Only after fixing the notes did a
-    # second run reveal the third file: the README says check "prints every problem".
+    # second run reveal the third file: docs/curating.md says check "prints every problem".
     notes = tmp_path / "notes"
     shutil.copytree(ROOT / "seeds" / "notes", notes)
     topics = tmp_path / "topics.toml"
@@ -1606,7 +1606,7 @@ def test_a_toml_error_stopped_at_an_input_method_quote_says_so(tmp_path):
 
 
 # A3. Chinese keywords with Chinese punctuation are refused ------------------------
-# Terms with Chinese characters match as substrings of the PR's text (README), and Chinese
+# Terms with Chinese characters match as substrings of the PR's text (docs/matching.md), and Chinese
 # text writes full-width punctuation: `前缀缓存（APC）`, `图捕获：eager 区域` are what such
 # text holds. Check refuses them as "typed by a Chinese input method for '(' ... which a
 # PR's text has instead" and tells the curator to write `前缀缓存(APC)`.
@@ -1623,7 +1623,7 @@ def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
 
 # Found by review 'r3'. 2. Full-width letters in a keyword with Chinese characters
 # 0d25361 lets a term with Chinese characters hold anything `note_terms.ascii_typed_as` knows, so
-# full-width LETTERS and DIGITS pass too, not only the Chinese punctuation the README
+# full-width LETTERS and DIGITS pass too, not only the Chinese punctuation docs/curating.md
 # allows ("A keyword with Chinese characters may hold Chinese punctuation (`前缀缓存（APC）`:
 # it matches Chinese text, which writes it so)"). Chinese text writes Latin letters in
 # ASCII (`KV缓存`, `LoRA 适配器`); `ＫＶ缓存` typed in full-width mode is a non-ASCII term
@@ -1673,7 +1673,7 @@ def test_the_hint_for_an_input_method_underscore_in_a_private_name(tmp_path):
 
 
 def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, capsys):
-    # README: `notes check` warns of "a note keyword that is one word found in at least
+    # docs/curating.md: `notes check` warns of "a note keyword that is one word found in at least
     # `common_keyword_share` of vLLM's PR titles ... links unrelated PRs" (`add`, 15%,
     # is warned of). `the` is in far more titles and every description, yet the check
     # said nothing: the title vocabulary leaves function words out, so the warning
@@ -1819,7 +1819,7 @@ def test_check_does_not_call_a_chinese_keyword_common_for_its_english_word(tmp_p
     hits "[MoE] Add MoE support for Qwen3"; the lint measured only its ASCII word `MoE`
     (`title_words` drops the Chinese one). The false warning tells the curator to drop a
     specific Chinese keyword (`fix 槽位泄漏` is called 26%).
-    README: the warning is for "a note keyword that is one word found in at least
+    docs/curating.md: the warning is for "a note keyword that is one word found in at least
     `common_keyword_share` of vLLM's PR titles" that "links unrelated PRs"."""
     notes = tmp_path / "notes"
     write(notes, MOE_NOTE.replace('["fused_moe_kernel"]', '["fused_moe_kernel", "MoE 内核"]'))
@@ -1848,7 +1848,7 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
     by that date. `source_pr` is StrictInt for the same reason ("TOML's `true` is not PR
     1"); `created = 20260815` is refused, but with pydantic's "Datetimes provided to dates
     should have zero time".
-    README (field table): `created` "the PR's creation date (`2026-08-15`, no quotes)";
+    docs/curating.md (field table): `created` "the PR's creation date (`2026-08-15`, no quotes)";
     standard: "a malformed note names file, line and field"."""
     path = write(tmp_path, MOE_NOTE.replace("created = 2026-08-14", "created = 0"))
     _, problems = check_library(tmp_path, TOPICS)
@@ -1933,7 +1933,7 @@ def test_an_array_left_open_on_one_line_is_reported_on_that_line(tmp_path):
     on a one-line array) is reported as "<file>:7: header: malformed TOML: Unclosed array
     (column 1)": line 7 is the next key, `keywords = [...]`, which is correct; the
     mistake is on line 6. A curator fixing line 7 finds nothing to fix.
-    README: "malformed header (TOML errors with their line ...)"; standard: "a malformed
+    docs/curating.md: "malformed header (TOML errors with their line ...)"; standard: "a malformed
     note names file, line and field" (the right line)."""
     text = MOE_NOTE.replace('topics = ["moe-kernels"]', 'topics = ["moe-kernels", "quantization"')
     path = write(tmp_path, text)

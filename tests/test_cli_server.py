@@ -698,7 +698,7 @@ def test_retry_empty_db_flag_is_named_as_the_flag(tmp_path):
 
 def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     # It prints "webhook at http://127.0.0.1:PORT/webhook ... try review-notes replay"
-    # as if it were up, then exits 3 (an exit status README does not list) with the
+    # as if it were up, then exits 3 (an exit status docs/operating.md does not list) with the
     # reason only inside a JSON log line of uvicorn's.
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -879,7 +879,7 @@ def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
 
 
 # kills: bot/cli_server.py:_cmd_retry a database locked past the busy timeout exiting 2, not 1 as
-#   README says (2 is for a command or configuration to fix)
+#   docs/operating.md says (2 is for a command or configuration to fix)
 def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypatch, capsys):
     from bot import cli, cli_server
     from bot.db import Database
@@ -909,7 +909,7 @@ def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
 
 
 # kills: bot/cli_server.py:add_server_parsers (hand) `redeliver` without --since looking back less
-#   than all GitHub keeps (README: "default 72, all GitHub keeps")
+#   than all GitHub keeps (docs/operating.md: "default 72, all GitHub keeps")
 def test_redeliver_looks_back_all_github_keeps_by_default():
     from bot.cli import build_parser
     from bot.redelivery import KEPT_HOURS
@@ -920,7 +920,7 @@ def test_redeliver_looks_back_all_github_keeps_by_default():
 
 
 # kills: bot/cli.py:whole_number.parse the highest value a flag allows refused: `--since 72` (all
-#   GitHub keeps, as README names it) and `--port 65535`
+#   GitHub keeps, as docs/operating.md names it) and `--port 65535`
 def test_the_bounds_a_flag_names_are_allowed_themselves():
     from bot.cli import build_parser
 

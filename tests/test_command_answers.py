@@ -345,7 +345,7 @@ def test_a_reply_quoting_the_marker_is_not_taken_for_the_notes_comment(live):
 
 
 # Found by review 'r4': a retry for a missing 👍 must not post again a reply a maintainer deleted
-# README (Slash commands): a reaction GitHub refuses fails the delivery so that
+# docs/commands.md (Slash commands): a reaction GitHub refuses fails the delivery so that
 # `review-notes retry` adds it; "the retry redoes nothing else (a reply is found by its
 # key and not counted against the reply budget again ...)". `_reply_posted` only asks
 # GitHub whether the reply is up NOW: a reply the first run posted (and paid for) that a
@@ -380,7 +380,7 @@ def test_a_retry_for_its_thumbs_up_does_not_repost_a_reply_a_maintainer_deleted(
 # very defect 0626b0b fixed, left in place for a run that died between the POST and the
 # record (process killed, a "database is locked"), and for every reply an older release
 # posted (it records nothing) that this release retries after going forward again.
-# README: "a reply posted before is known by its key, recorded in the database or found
+# docs/commands.md: "a reply posted before is known by its key, recorded in the database or found
 # on GitHub, and is neither posted again, also when a maintainer deleted it".
 
 
@@ -441,7 +441,7 @@ def test_a_reply_of_ours_quoting_another_deliverys_key_is_not_taken_for_its_repl
 
 
 # Found by review 'r5'. 3. pr_replies grew for good
-# README (what the database keeps): deliveries are deleted after
+# docs/operating.md (what the database keeps): deliveries are deleted after
 # REVIEW_NOTES_DELIVERY_RETENTION_DAYS; "Kept for good, as they grow with PRs, not
 # deliveries: pr_state, feedback, dry run's comments"; "the file stops growing at about
 # the retention's worth of deliveries". pr_replies has one row per reply, i.e. it grows
@@ -799,7 +799,7 @@ def test_a_failed_command_retried_under_a_spent_budget_is_answered(live):
     """Defect (medium, the r19f defect through the other door): 2f1889c keeps a comment's
     write reservation only when its run is put back for a rate limit. A run that fails
     halfway for any other reason (the reply's POST answered 422/5xx after the 👀) still
-    gives its reservation back; the delivery is failed, and README's way out is
+    gives its reservation back; the delivery is failed, and docs/operating.md's way out is
     `review-notes retry`. The retry reserves anew, and with the installation's write
     budget spent meanwhile it is refused whole (`_not_run`: no 😕 once the spell has
     begun) and marked done ("not run"), so the comment keeps its 👀 with no answer for
@@ -837,7 +837,7 @@ def test_a_review_off_put_back_for_a_rate_limit_on_its_edit_is_applied(
     and its re-run, with the installation's write budget spent meanwhile, is refused
     whole and marked done ("not run"). The PR's state says off, the notes comment keeps
     its notes unpaused, and no retry brings it back: the very `off` case 2f1889c fixed,
-    through a review (README: a review's command "is answered like one in a comment")."""
+    through a review (docs/commands.md: a review's command "is answered like one in a comment")."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, head):
         edits = _notes_then_limited_edits(client, rt, fake, 1)

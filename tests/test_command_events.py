@@ -177,7 +177,7 @@ def test_with_a_token_our_own_comments_are_known_by_their_author_and_marker(
 def test_with_a_personal_token_its_owner_can_still_run_commands(
     tmp_path, fake_github, monkeypatch, configured
 ):
-    # README: "A personal access token (GITHUB_TOKEN) also works for trying it on a fork
+    # docs/operating.md: "A personal access token (GITHUB_TOKEN) also works for trying it on a fork
     # (the comments are then written as that user)". Its owner writes as a person too:
     # only their comments carrying our marker are the bot's.
     clean_env(monkeypatch)
@@ -578,7 +578,7 @@ def test_a_command_typed_full_width_is_run_not_ignored_at_intake(live, typed):
 #   them ran the `off` again, over the `on` said after it
 def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
     # `/notes off` ignores what follows it (a reason, thanks): an edit that fixes a typo
-    # there, or adds an emoji from a phone, changes no command, as the README says
+    # there, or adds an emoji from a phone, changes no command, as docs/commands.md says
     client, rt, fake = live
     say(client, rt, fake, "/notes", login=AUTHOR)
     off = fake.add_comment(DEFAULT_REPO, N, "/notes off 这个PR不需要", login=AUTHOR)
@@ -601,7 +601,7 @@ def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
 # kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an
 #   edit retyping the words of a full-width mode in half-width posted the reply again
 def test_an_edit_retyping_full_width_words_in_ascii_answers_nothing_again(live):
-    # as the README reads `ＲＯＣｍ` and `ｗｒｏｎｇ ２`, every command reads the words the
+    # as docs/commands.md reads `ＲＯＣｍ` and `ｗｒｏｎｇ ２`, every command reads the words the
     # same: the edit changed no command (case aside, the same as `ROCM` for `rocm`)
     client, rt, fake = live
     c = say(client, rt, fake, "/notes topic ＲＯＣｍ，谢谢")

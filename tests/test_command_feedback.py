@@ -196,7 +196,7 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
 
 
 # Found by review 'r15d'. A retry for a missing 👍 ran every command of the comment again
-# README: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
+# docs/commands.md: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
 # retry redoes nothing else". The retry ran the comment's commands again: an old `/notes
 # wrong 1` hid again the note a later `/notes restore` showed (and its mark, taken back,
 # stood again in the curators' report); an old `/notes why` put why mode back after a

@@ -324,7 +324,7 @@ def test_notes_on_a_pr_paused_by_the_label_says_so(live):
 
 
 def test_notes_asked_for_on_a_pr_paused_by_the_label_stay_and_later_events_cost_nothing(live):
-    # README: `/notes` on a paused PR shows the notes once and later events cost nothing;
+    # docs/commands.md: `/notes` on a paused PR shows the notes once and later events cost nothing;
     # "the label does the same" as `/notes off`. A push (or Mergify's next label) used to
     # edit the comment back to the bare paused line, and cost a read and a write each time.
     client, rt, fake = live
@@ -503,7 +503,7 @@ def test_an_on_written_after_the_deletion_was_noticed_resumes_the_updates(live):
 
 def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     # `/notes off` (the comment says paused), a maintainer then deletes the comment, and
-    # the author says `/notes on`. README: "`/notes on` resumes the updates (a new
+    # the author says `/notes on`. docs/commands.md: "`/notes on` resumes the updates (a new
     # comment as soon as notes match)". The `on`'s refresh used to find the comment
     # (known since before the `off`) gone and take that for a NEW opt-out: the PR was
     # off again right after `on`, with nothing posted (found by review of session 13).
@@ -523,7 +523,7 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
 # in the `on`'s own refresh. If that refresh does not complete before the next PR event (GitHub
 # failed it, or flood control deferred it), the PR event takes the old deletion for a
 # NEW opt-out dated after the `on`: the PR is off again, nothing is posted, the `on`
-# got its +1 (README: "a comment deleted while they were off is posted anew once notes
+# got its +1 (docs/commands.md: "a comment deleted while they were off is posted anew once notes
 # match"; commit 09b2032's bug, back through another door).
 
 
@@ -626,7 +626,7 @@ def test_on_after_a_deletion_waits_on_a_draft(live):
 # command's write just after that command's key: the deletion outranks the author's
 # `on` written after it. The PR ends off, nothing posted, the `on` got +1. Had the
 # title's `edited` event been processed first, the deletion would be dated at that event
-# and the same `on` would win (README: "one written after it counts"; "`/notes on`
+# and the same `on` would win (docs/commands.md: "one written after it counts"; "`/notes on`
 # resumes the updates (a new comment as soon as notes match)"). 2b69f56 posted anew.
 
 
@@ -650,7 +650,7 @@ def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
 # the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
 # comment is there and was never deleted. Days later a maintainer deletes it ("go
 # away"); the next PR event that changes it posts a NEW comment (notifying everyone)
-# instead of turning updates off. README: "Once an update finds the comment again, a
+# instead of turning updates off. docs/commands.md: "Once an update finds the comment again, a
 # deletion is a 'go away' again" -- here the state still thinks the author's `on` may
 # be answering a deletion made while off, though the PR was never off on GitHub.
 
@@ -676,7 +676,7 @@ def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
 
 
 # Found by review 'r3'. 1. A retried `/notes on` re-armed `resumed`, undoing a later deletion
-# README: "Until an update has asked GitHub and found the comment (the first one after an
+# docs/commands.md: "Until an update has asked GitHub and found the comment (the first one after an
 # `on` always asks), a comment gone is taken so; after that, a deletion is a 'go away'
 # again", and of a failed 👍: "`review-notes retry` adds it; the retry redoes nothing
 # else"; of deletions: "an `off`/`on` written before it and run late (`review-notes
@@ -733,7 +733,7 @@ def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
 # Found by review 'r15f'. The retry of a command written before a later `/notes off` (or
 # `/notes`) still rewrote the notes comment: an older `/notes` or `/notes why` put the
 # notes back into the comment the later `off` had cut to the short paused line, an older
-# `off` took away the notes a later `/notes` showed. README: the retry changes nothing
+# `off` took away the notes a later `/notes` showed. docs/commands.md: the retry changes nothing
 # commands written after it changed. It still gets its 👍.
 
 
@@ -794,7 +794,7 @@ PAUSED = "Automatic updates are paused"
 
 
 def test_a_wrong_retried_while_paused_still_hides_its_note_in_the_comment(live):
-    # README: "A `wrong` that never ran still hides its note when it runs late, after
+    # docs/commands.md: "A `wrong` that never ran still hides its note when it runs late, after
     # another `wrong`" and a late command "still does what is its own (... a `wrong` ...)".
     # While paused (notes shown once by `/notes`), the late `wrong`'s update is skipped:
     # the state hides the note, the comment still shows it, and PR events never fix it.

@@ -154,7 +154,8 @@ def test_a_quote_hides_its_own_lines_and_nothing_after_them():
     # </blockquote>), so the next line is prose.
     assert kinds("> <pre>\n/notes off") == [("off", ())]
     # typed under a quote without a blank line: GitHub shows it in the quote, but the
-    # author wrote it as their answer (README: a quoted command never runs; this is not one)
+    # author wrote it as their answer (docs/commands.md: a quoted command never runs; this
+    # is not one)
     assert kinds("> can the bot skip this PR?\n/notes off") == [("off", ())]
 
 
@@ -612,7 +613,7 @@ def test_the_lines_read_are_not_longer_than_the_comment():
     # with a command ("/notes <b>" newline, repeated), then ~60 KB of short lines. Every
     # command's "line" is the whole text of the element after it, so the bot reads 399
     # copies of the rest of the comment: about 0.6 s for 64 KB on the reviewer's machine
-    # (prose 11 ms; the README says at most about 70 ms for 64 KB built to be slow). On
+    # (prose 11 ms; docs/commands.md says at most about 70 ms for 64 KB built to be slow). On
     # GitHub each of these lines is "/notes" alone. The work, not the time, is asserted:
     # what the bot reads as lines adds up to far more than the comment.
     text = ("/notes <b>\n" * 399 + "a\n" * 40000)[:65536]
@@ -637,7 +638,7 @@ def test_a_collapsed_details_element_hides_what_it_holds():
     # "<details><summary>logs</summary>\n\n/notes off\n\n</details>" passes through
     # cmark-gfm as is; GitHub shows a closed disclosure "▸ logs" and nothing of its
     # content until the reader clicks it. A `/notes off` tucked under a summary like
-    # "logs" pauses the bot without anyone reading it: the smuggled command the README's
+    # "logs" pauses the bot without anyone reading it: the smuggled command docs/commands.md's
     # rule is about. Decided: collapsed is hidden (running nothing there is the lesser
     # error: the author sees no 👀 and can move the line out). <details open> is shown,
     # and so is the <summary> line.
@@ -798,7 +799,8 @@ def test_a_dollar_pair_in_an_html_comment_opens_no_math_block():
 
 
 def test_nesting_deeper_than_400_is_not_read_however_the_tags_are_written():
-    # README: "A comment whose elements nest more than 400 deep is not read". _depth counts
+    # docs/commands.md: "A comment whose elements nest more than 400 deep is not read".
+    # _depth counts
     # tags with a regular expression, but the HTML parser nests where it sees none, or
     # where _depth thinks they close:
     # - "</div>" inside an HTML comment closes nothing ("<div><!--</div>-->" x 3,600 nests
@@ -820,7 +822,7 @@ def test_reconstructed_formatting_elements_do_not_multiply_the_work(monkeypatch)
     # each <p> closes the paragraph and its open elements, and the HTML parser rebuilds
     # all of them around each "x". With 390 of them ("<b a=0>" ... ; _depth 393) 64 KB
     # become ~6 million elements: parse_commands took 7.1 s and changed_commands 3.8 s on
-    # the reviewer's machine; with the 50 used here, 0.7 s and 0.34 s (README: at most
+    # the reviewer's machine; with the 50 used here, 0.7 s and 0.34 s (docs/commands.md: at most
     # about 95 ms for 64 KB built to be slow). GitHub shows 16,000 lines "x". The work,
     # not the time, is asserted: the reader must not walk more elements than the comment
     # has characters.
@@ -869,7 +871,7 @@ def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
 
 
 def test_a_comment_without_a_command_line_is_not_scanned_for_math(monkeypatch):
-    # README: "Reading costs nothing for a comment with no `/notes` at a line's start".
+    # docs/commands.md: "Reading costs nothing for a comment with no `/notes` at a line's start".
     # command_lines runs _display_math before it looks for candidate lines, and the math
     # scan blanks HTML comments with the lazy regex "<!--.*?-->" (re.S): each "<!--"
     # without a "-->" after it scans to the end of the text, so the scan is quadratic.
@@ -953,7 +955,7 @@ def test_markup_right_after_the_word_is_not_text_after_it():
 
 
 def test_end_tags_html_lets_you_leave_out_do_not_count_as_nesting():
-    # README: "A comment whose elements nest more than 400 deep is not read". _too_costly
+    # docs/commands.md: "A comment whose elements nest more than 400 deep is not read". _too_costly
     # guesses the depth from the tags, and treats an optional end tag as missing only when
     # the same element follows right away (_SIBLINGS: "<p><p>", "<li><li>"). A definition
     # list written the usual HTML way, "<dl>\n<dt>term\n<dd>meaning\n..." (a <dt> or <dd>
@@ -1026,7 +1028,7 @@ def test_list_items_nested_in_lists_count_as_nesting():
     # two elements deep to _too_costly and is 16,000 deep to Lexbor, which builds it in
     # time that grows with the square of the depth: "/notes why\n\n<div>\n" + "<ul><li>"
     # to 64 KB took 0.22 s in parse_commands and 0.45 s in changed_commands on the
-    # reviewer's machine ("<dl><dd>" 0.24 s / 0.50 s; README: at most about 110 ms for
+    # reviewer's machine ("<dl><dd>" 0.24 s / 0.50 s; docs/commands.md: at most about 110 ms for
     # 64 KB built to be slow), and the walk then finds it past MAX_DEPTH and reads nothing.
     # The work, not the time, is asserted: the cheap look must see the depth.
     from bot import comment_prose
@@ -1104,7 +1106,7 @@ def test_lines_read_stay_within_the_comment_when_hidden_breaks_repeat():
     # command to the end of the <div>. "<div>\n" + "/notes x <rp><br></rp>\n" to 64 KB:
     # 2,849 lines adding up to 40.6 million characters; parse_commands took 4.1 s and
     # changed_commands 8.1 s on the reviewer's machine ("/notes x<rp><p></p></rp>": 3.4 s
-    # / 6.8 s; README: at most about 110 ms for 64 KB built to be slow). The same with
+    # / 6.8 s; docs/commands.md: at most about 110 ms for 64 KB built to be slow). The same with
     # "<a data-footnote-ref><br></a>" in place of the <rp> (1.4 s / 2.7 s). GitHub shows
     # one line. The work, not the time, is asserted, as in
     # test_the_lines_read_are_not_longer_than_the_comment.
@@ -1267,7 +1269,7 @@ def test_delimiter_like_lines_in_a_code_block_are_no_table():
     # on to the next blank line (`find` and `count` from each): quadratic. A 64 KB
     # comment whose `-|` lines sit in a fenced code block (no table, nothing expands)
     # was read in 17 ms before; now each comment event spends about 0.75 s estimating
-    # tables that do not exist (README: "at most about 110 ms for 64 KB built to be
+    # tables that do not exist (docs/commands.md: "at most about 110 ms for 64 KB built to be
     # slow"), then drops the command the comment plainly gives.
     # (its cost: bench/bench_commands.py; here, that no table is counted in code at all)
     body = "/notes why\n\n```\n" + "-|\n" * 21800 + "```\n"
@@ -1284,7 +1286,7 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
     rendered". `_cells` reads the header line with its list marker (`- |a|a|...`), counts
     one cell too many, and the table is not counted at all (0 cells; the old estimate
     had 900,060), so cmark-gfm renders the megabytes every time (about 0.2 s against
-    0.03 s before; README: at most about 110 ms for 64 KB built to be slow)."""
+    0.03 s before; docs/commands.md: at most about 110 ms for 64 KB built to be slow)."""
     size = 65_536
     text = ("/notes why\n\n- " + "|a" * 300 + "|\n  " + "|-" * 300 + "|\n" + "  a\n" * size)[:size]
     rendered = []

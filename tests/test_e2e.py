@@ -1513,7 +1513,7 @@ def test_a_start_asks_again_for_what_github_failed_to_deliver_since_the_last_del
 def test_the_manifest_flows_first_ping_is_redelivered_by_the_restart_the_page_asks_for(
     tmp_path, fake_github, app_key
 ):
-    """README, "Create the GitHub App": GitHub pings the dry run that shows the
+    """docs/operating.md, "Create the GitHub App": GitHub pings the dry run that shows the
     app-created page, signed with the new App's secret it does not have (401). The page
     then has the operator set the credentials and restart: that start's sweep asks
     GitHub for the ping again, so the page must not send the operator to redeliver it by
@@ -1552,9 +1552,9 @@ def test_the_manifest_flows_first_ping_is_redelivered_by_the_restart_the_page_as
 def test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_before(
     tmp_path, fake_github, app_key
 ):
-    """README, "Try it locally" then "Create the GitHub App": the operator replays
-    examples into the dry run, creates the App (GitHub's first ping, signed with the new
-    App's secret, is refused 401 by the dry run), GitHub sends a PR event the dry run
+    """README, "Try it locally", then docs/operating.md, "Create the GitHub App": the
+    operator replays examples into the dry run, creates the App (GitHub's first ping, signed with
+    the new App's secret, is refused 401 by the dry run), GitHub sends a PR event the dry run
     refuses too, and the replays go on for more than CLOCK_SLACK after. The live start on
     the same database must still ask GitHub for both: the dry run's replays came from no
     App, so they are no measure of where GitHub's failed deliveries begin (walkthrough

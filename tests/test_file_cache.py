@@ -99,7 +99,7 @@ def test_a_force_push_back_to_an_earlier_head_is_matched_on_that_head_s_files(li
 def test_a_force_push_back_then_notes_refresh_still_matches_the_wrong_files(live):
     """The same force-push storm (A, then B, then back to A), seen from a reviewer:
     `opened` (head A) was handled while GitHub showed head B, so B's files were cached as
-    A's. With GitHub back at A, the reviewer says `/notes`, which README promises will
+    A's. With GitHub back at A, the reviewer says `/notes`, which docs/commands.md promises will
     "match the PR again now": the refresh GETs the PR (head A), takes the "cached" list
     (B's docs change) and answers that no note matches, where A's files match one. The
     one command meant to repair a stale comment cannot (bot/sticky.py `_with_files`)."""
@@ -202,7 +202,7 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
     """c807693 keys the file cache by base branch too (`files_base`), so that a label
     delivered before the retarget it follows does not take the other base's files
     (tests/test_file_cache.py). But `files_base` is a column the previous release does not
-    know: its writes (README "Upgrading": rolling back runs on the new database) cache a
+    know: its writes (docs/operating.md "Upgrading": rolling back runs on the new database) cache a
     new list and leave `files_base` as it was. Here this release caches the PR's files on
     `master`; rolled back, the previous release handles a retarget onto a stacked parent's
     branch and caches that diff (a docs change), `files_base` still saying `master`;

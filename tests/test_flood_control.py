@@ -277,7 +277,7 @@ def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
 
 
 def test_a_sustained_flood_is_warned_of_once_not_at_every_refill():
-    """README: past the installation's budget "the log says once (a warning naming the
+    """docs/commands.md: past the installation's budget "the log says once (a warning naming the
     installation) that replies are refused". A spell ended at the next allowed reply, and
     under a sustained flood the bucket lets one through every refill (36 s), so the flood
     the budget was made for (a command every 6 s on another PR, for an hour) logged 99

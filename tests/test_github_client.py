@@ -1766,7 +1766,7 @@ def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, ma
 
 
 def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, make_github_client):
-    # README: REVIEW_NOTES_RETRY_MAX_WAIT is the "longest back-off ... and a 5xx's"; the
+    # README then said: REVIEW_NOTES_RETRY_MAX_WAIT is the "longest back-off ... and a 5xx's"; the
     # retry gave up once the next 5xx wait was over it, so with a first back-off over
     # max_wait one 502 failed the call with no retry at all
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])

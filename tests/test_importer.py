@@ -443,8 +443,8 @@ def test_parse_digest_positions():
 
 
 def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
-    # README: the id "never change it"; a curator renames one anyway (file and id, as
-    # `notes check` asks). Importing the digest again, which README calls a no-op,
+    # docs/curating.md: the id "never change it"; a curator renames one anyway (file and id, as
+    # `notes check` asks). Importing the digest again, which docs/curating.md calls a no-op,
     # created the note anew under its old id ("1 created": the importer found notes by
     # their derived id only), and once its fields were filled in `notes check` said ok
     # with the same guidance twice. The importer now also finds a note by what the id is
@@ -539,7 +539,7 @@ def test_force_import_of_another_digest_with_the_same_title_overwrites_an_unrela
     its digest fields", and with --force the first PR's guidance and verdict are replaced
     by the second PR's, under the first note's curated source_pr, topics and keywords. The
     first guidance is gone from the library, and nothing said so.
-    README (Curating notes): "With `--force`, a note whose guidance changed in the digest
+    docs/curating.md: "With `--force`, a note whose guidance changed in the digest
     gets the digest's title, guidance and verdict"; the team's standard: "Bad input gets a
     clear error and loses nothing". It is another digest's note, not a changed one."""
     out = tmp_path / "notes"
@@ -610,7 +610,7 @@ def test_force_does_not_drop_a_comment_on_a_line_it_rewrites(tmp_path):
     comment on a verdict written over two lines makes --force refuse ("would ... lose its
     comments; refresh the note by hand", tests/test_importer.py), so the loss is not
     intended; the comment could be kept after the new value, or the note reported.
-    README: --force keeps "every other header line as written, comments included ... a
+    docs/curating.md: --force keeps "every other header line as written, comments included ... a
     header where that is impossible and that holds a comment is reported, not
     rewritten"; standard: "loses nothing"."""
     out = tmp_path / "notes"
@@ -657,7 +657,7 @@ def test_force_rewrites_a_header_without_comments_whose_key_is_indented(tmp_path
     comment (the `#` it saw is the one in `source = "d.txt#1"`, which every imported note
     has) and no field spans several lines. The curator is sent to edit by hand for a
     reason that is false.
-    README: with --force a changed note gets the digest's title, guidance and verdict;
+    docs/curating.md: with --force a changed note gets the digest's title, guidance and verdict;
     only "a header where that is impossible and that holds a comment is reported"."""
     out = tmp_path / "notes"
     (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
@@ -712,7 +712,7 @@ def test_import_does_not_write_the_import_date_as_the_prs_creation_date(tmp_path
     says its PR was created the day it was imported (the notes pages sort by it, newest
     first). A digest does not know the PR's date: the field should be left out (or the
     curator told to fill it).
-    README (field table): "`created` | no | the PR's creation date"."""
+    docs/curating.md (field table): "`created` | no | the PR's creation date"."""
     digest = tmp_path / "d.txt"
     digest.write_text("vllm-project/vllm\n\n标题一\n\n值得精读。正文。\n", "utf-8")
     (path,) = import_digest(digest, tmp_path / "notes", today=TODAY).created
@@ -767,7 +767,7 @@ def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_dige
     """Defect (medium): two digests holding one PR's entry (a later digest repeats it with
     more guidance). The import reports the collision and says what to do: "if it is this
     note's guidance, moved to this digest, set `source = "005_followup.txt#1"` here and
-    import with --force". The curator does so. From then on the workflow README gives for
+    import with --force". The curator does so. From then on the workflow docs/curating.md gives for
     refreshing notes, `notes import --force seeds/raw/*.txt`, fails on every run: the old
     digest's entry now collides the other way (its message asks to set `source` back to
     000_...#2, a ping-pong), exit 1, and "000_...: nothing written", so no other change
@@ -810,7 +810,7 @@ def test_r19g_one_collision_under_force_withholds_every_other_entry_of_the_diges
     not the other notes whose guidance changed, and not the digest's new entries. Without
     --force the same run creates the new notes and keeps only the colliding one, so
     `--force` does less than a plain import, and a curator refreshing a new digest that
-    repeats one title of an old one gets none of its new notes (README: "importing
+    repeats one title of an old one gets none of its new notes (docs/curating.md: "importing
     creates" the digest's notes; the collision "is never refreshed" — that note, not the
     rest)."""
     raw, notes = _r19g_library(tmp_path)
@@ -861,7 +861,7 @@ def test_an_earlier_digests_entry_of_a_note_that_follows_a_later_one_is_a_notice
 
 
 def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_path, capsys):
-    # the r19e case in the README workflow: the note's own digest is in the run, but the
+    # the r19e case in docs/curating.md's workflow: the note's own digest is in the run, but the
     # later digest's entry (maybe another PR's) would be imported nowhere: exit 1, every
     # run, until the curator retitles the entry or moves the note to it
     raw, notes = _r19g_library(tmp_path)
@@ -1084,7 +1084,7 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
     tmp_path, capsys, monkeypatch
 ):
     """af76aa8 reads a note's `updated` as the day a curator changed the note "to answer
-    its marks" (README: "So set `updated` when you change a note to answer its marks"):
+    its marks" (docs/curating.md: "So set `updated` when you change a note to answer its marks"):
     marks older than it are said to be "before the update", "may be answered already",
     leave the terms line and rank behind. 572cc50 lets `notes import --force` take a
     digest's new Chinese title for a note found by its guidance ("the same guidance under

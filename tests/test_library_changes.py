@@ -91,7 +91,7 @@ def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(tmp_path, a
     # the comment, which now shows A alone. The reviewer writes `/notes wrong <B's id>`.
     # What they see: note A, the one they did NOT name, disappears from the comment, and
     # the curators' report says a reviewer marked A not relevant, with B's id as the
-    # reason. README ("/notes wrong"): "A number or id the comment does not show gets a
+    # reason. docs/commands.md ("/notes wrong"): "A number or id the comment does not show gets a
     # short reply (😕) and hides nothing." An id the bot itself showed on this very PR is
     # a note id, not a reason: only ids still in the library are taken as ids.
     fake, notes, title = two_notes
@@ -118,7 +118,7 @@ def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(tmp_path, a
 
 def rename_note(notes: Path, old: str, new: str) -> None:
     """What a curator does to rename a note, which the importer still finds afterwards
-    (README "Curating notes": "after a curator renamed a note (file and id)"): the file
+    (docs/curating.md: "after a curator renamed a note (file and id)"): the file
     and its `id` line change, the Chinese title (what the id derives from) stays."""
     text = (notes / f"{old}.md").read_text(encoding="utf-8")
     (notes / f"{old}.md").unlink()
@@ -129,7 +129,7 @@ def test_a_note_hidden_with_wrong_stays_hidden_after_the_curator_renames_it(
     tmp_path, app_key, two_notes
 ):
     # A reviewer hid note B on this PR with `/notes wrong 2` ("it is hidden on this PR
-    # from then on", README). Months later a curator renames B's file and id (the
+    # from then on", docs/commands.md). Months later a curator renames B's file and id (the
     # importer supports it: it finds the note by its repository and Chinese title) and
     # the operator restarts the server. What the reviewer sees at the next push: note B
     # is back in the comment, and the line "1 note that matched was marked not relevant
@@ -190,7 +190,7 @@ def test_check_flags_a_note_copied_under_a_new_id(tmp_path, monkeypatch, capsys)
 
 # kills: bot/library.py:_ids_naming_two_notes a copy's importer id taken for a renamed note's
 def test_check_tells_only_the_copy_of_a_note_to_go_not_the_note_to_change_its_id(tmp_path):
-    # A curator adds a note by copying one, as the README says, and keeps its title_zh.
+    # A curator adds a note by copying one, as docs/curating.md says, and keeps its title_zh.
     # Beside "the same note as ...: keep one file", the note copied from was told its own
     # id "is the id the importer gave <the copy> (renamed since) ...: choose another id":
     # renaming a shipped note, whose id comments and marks hold, for a copy's sake.
@@ -250,7 +250,7 @@ def test_start_after_a_topic_rename_names_every_file_to_fix_at_once(tmp_path, mo
     # prints all three problems. The operator restarts the server instead: it refuses to
     # start naming the two notes only ("the notes library has 2 problem(s); not
     # starting"). They fix the notes, restart, and are refused again, now for
-    # matching.toml, a second outage round for one rename. README: the server
+    # matching.toml, a second outage round for one rename. docs/curating.md: the server
     # "refuses to start with the same messages" as `notes check`, which checks the
     # matching config "as the server does at start, in the same run as the notes".
     from bot.library import DEFAULT_TOPICS_FILE
@@ -288,7 +288,7 @@ def test_a_retried_wrong_hides_the_note_its_reviewer_numbered(tmp_path, app_key,
     # now shows B alone, as note 1. The operator then runs `review-notes retry --all`
     # (README: after an upgrade or an outage). What the PR shows: note B, which nobody
     # objected to, is hidden, and the curators' report says the maintainer marked B not
-    # relevant "not about EAGLE". README ("wrong"): "The number is the note's place in
+    # relevant "not about EAGLE". docs/commands.md ("wrong"): "The number is the note's place in
     # the comment as last posted, what the reviewer read ... a delivery run again after
     # a crash, means the same note, not the one the comment now shows first."
     from tests.fake_github import Fault
@@ -434,7 +434,7 @@ def test_formerly_may_not_name_a_note_of_the_library_or_the_note_itself(tmp_path
 
 def test_a_renamed_notes_link_redirects_under_public_urls_path(tmp_path):
     # The operator serves the bot under https://example.org/review-notes (a proxy that
-    # strips the prefix: README / notes_site, "a path in it ... is kept in every link the
+    # strips the prefix: docs/operating.md / notes_site, "a path in it ... is kept in every link the
     # pages make"). A reviewer clicks an old comment's link to a note a curator renamed,
     # https://example.org/review-notes/notes/vllm-0436d44c. What they get: a 308 to
     # `/notes/vllm-renamed01`, i.e. https://example.org/notes/vllm-renamed01, outside the
@@ -460,7 +460,7 @@ def test_editing_a_wrong_made_before_the_upgrade_hides_the_same_note(tmp_path, a
     # `shown` (feedback table); `numbering()` still falls back to it ("kept before that
     # was, when it first marked one"). A reviewer wrote `/notes wrong 1` before the
     # upgrade: note A was hidden, the comment now shows B as note 1. After the upgrade
-    # they edit the comment to add why (`/notes wrong 1 not about EAGLE`), which README
+    # they edit the comment to add why (`/notes wrong 1 not about EAGLE`), which docs/commands.md
     # says "means the same note, not the one the comment now shows first". What they
     # see: note B disappears too, and the report says they marked B not relevant.
     # run_commands stores the comment's numbering *now* (B first) in the new table
@@ -484,14 +484,14 @@ def test_editing_a_wrong_made_before_the_upgrade_hides_the_same_note(tmp_path, a
 
 
 def test_wrong_naming_a_retired_note_does_not_hide_the_one_note_left(tmp_path, app_key, two_notes):
-    # A curator renamed note B to `vllm-renamed01` (README allows any id of
+    # A curator renamed note B to `vllm-renamed01` (docs/curating.md allows any id of
     # `[a-z0-9][a-z0-9._-]*`); the PR's comment showed A and vllm-renamed01. Later the
-    # curator retired it (`retired = true`, README: "Retire a note rather than delete
+    # curator retired it (`retired = true`, docs/curating.md: "Retire a note rather than delete
     # its file"); after the restart a push re-rendered the comment, which now shows A
     # alone. The reviewer, reading the e-mail of the comment as it was, writes
     # `/notes wrong vllm-renamed01`. What they see: note A, the one they did NOT name,
     # disappears, and the report files a mark on A with "vllm-renamed01" as the reason.
-    # README: "A number or id the comment does not show gets a short reply (😕) and
+    # docs/commands.md: "A number or id the comment does not show gets a short reply (😕) and
     # hides nothing". The id of a note the library still holds (retired) is not taken
     # for a note id: `known` is `library.by_id`, which leaves retired notes out, and
     # the id is not shaped like the importer's (DERIVED_ID).
@@ -520,7 +520,7 @@ def test_wrong_naming_a_retired_note_does_not_hide_the_one_note_left(tmp_path, a
 def test_a_link_to_a_renamed_then_retired_note_says_it_was_retired(tmp_path):
     # Comments posted before a curator renamed note vllm-0436d44c link it as
     # /notes/vllm-0436d44c; the link redirected to its page while it was in use. Then the
-    # curator retired it. README (`retired`): "its page answers 410 saying so". What a
+    # curator retired it. docs/curating.md (`retired`): "its page answers 410 saying so". What a
     # reader of those comments gets: 404 "no note with id 'vllm-0436d44c'", as for a
     # mistyped id: `Library.renamed` is built from the notes in use only, so a retired
     # note's former ids name nothing (the curators' report titles its marks under the
@@ -545,7 +545,7 @@ def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, a
     # the bot answers "There is no notes comment on this pull request; nothing was
     # hidden." Someone runs `/notes`: the comment now shows 1. A, 2. B. The reviewer
     # edits their comment to `/notes wrong 1 not relevant` (an edit is run again, as
-    # README says of an edit that adds why). What they see: the reply "The notes comment
+    # docs/commands.md says of an edit that adds why). What they see: the reply "The notes comment
     # on this pull request shows no note; nothing was hidden", false, under a comment
     # showing two notes; note A stays, and so it does at every later edit of that
     # comment. The first read kept an empty numbering (nothing numbered), and
@@ -569,7 +569,7 @@ def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, a
 
 def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
     # The check added for r21c refuses two topics with one English name "in any case"
-    # (README), because "comments print names, and `/notes topic` takes one". But
+    # (docs/curating.md), because "comments print names, and `/notes topic` takes one". But
     # `/notes topic` reads a name with spaces, `-` and `_` as one gap (`_topic_key`:
     # `cuda graphs`, `cuda_graphs` and `cuda-graphs` are one), and the check compares
     # case only. A curator names a topic "Expert-parallelism and elastic EP" beside
@@ -598,8 +598,8 @@ def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
 
 def test_a_reason_starting_with_a_dated_build_is_a_reason():
     # The comment shows one note, so the number may be left out and "every word is then
-    # the reason" (README). A reviewer writes `/notes wrong nightly-20250101 already has
-    # this fix`. README says the word taken for a note not shown is one "shaped like a
+    # the reason" (docs/commands.md). A reviewer writes `/notes wrong nightly-20250101 already has
+    # this fix`. docs/commands.md says the word taken for a note not shown is one "shaped like a
     # note id (`vllm-` and 8 hex digits, a note deleted since)"; DERIVED_ID takes any
     # `<anything>-<8 hex digits>`, and a date is 8 hex digits. What they see: 😕 "not a
     # note the comment shows", nothing hidden, a note id they never typed in the reply.
@@ -616,7 +616,7 @@ def test_a_reason_starting_with_a_dated_build_is_a_reason():
 
 
 def test_a_note_renamed_twice_is_still_found_by_the_id_it_had_in_between(tmp_path):
-    # README (`id`): "a note renamed (file and id, its repository and Chinese title
+    # docs/curating.md (`id`): "a note renamed (file and id, its repository and Chinese title
     # kept) is still found by its former id: PRs it was hidden on keep it hidden, links
     # to it redirect". A curator renames vllm-0436d44c to vllm-renamed01; comments are
     # re-rendered with that id and a reviewer hides it on a PR (`dismissed` holds
@@ -648,9 +648,9 @@ def test_a_note_renamed_twice_is_still_found_by_the_id_it_had_in_between(tmp_pat
 
 
 def test_a_revert_of_a_pr_that_got_a_renamed_note_gets_it(tmp_path, app_key, two_notes):
-    # PR 7001's comment shows notes A and B. A curator renames B (file and id; README:
+    # PR 7001's comment shows notes A and B. A curator renames B (file and id; docs/curating.md:
     # "a note renamed ... is still found by its former id") and the server restarts.
-    # PR 7002 opens: "This reverts #7001". README ("Ties between PRs"): a PR "whose
+    # PR 7002 opens: "This reverts #7001". docs/matching.md ("Ties between PRs"): a PR "whose
     # description says it ... reverts ... a PR the bot showed the note on" gets the note
     # "by what the bot remembers in SQLite"; before the rename it got A and B. What its
     # author sees now: note A only. PR 7001's stored notes still name B by its former
@@ -738,7 +738,7 @@ def test_the_report_titles_a_mark_on_a_note_renamed_then_retired(tmp_path):
 
 
 def add_formerly(notes: Path, note_id: str, *former: str) -> None:
-    """A curator lists ids the note had before (`formerly = [...]`, README)."""
+    """A curator lists ids the note had before (`formerly = [...]`, docs/curating.md)."""
     path = notes / f"{note_id}.md"
     text = path.read_text(encoding="utf-8")
     listed = ", ".join(f'"{f}"' for f in former)
@@ -751,7 +751,7 @@ def add_formerly(notes: Path, note_id: str, *former: str) -> None:
 
 def test_the_curators_report_loads_titles_with_a_renamed_then_retired_note(tmp_path):
     # A curator renames vllm-0436d44c to vllm-renamed01, later retires it (both
-    # supported, README). b776eb7 builds `Library.renamed` from retired notes too, so
+    # supported, docs/curating.md). b776eb7 builds `Library.renamed` from retired notes too, so
     # it maps vllm-0436d44c -> vllm-renamed01, a retired note. `_note_titles` (the
     # titles of `review-notes notes feedback`) looks `titles[now]` up among the notes
     # in use only, before adding the retired ones: KeyError 'vllm-renamed01'. What a

@@ -286,7 +286,7 @@ def test_the_outcomes_an_alert_watches_have_a_zero_sample_from_the_start():
     # A labelled series is born at its first count: `increase(...[1h]) > 0` sees nothing
     # of a series that starts at 1, so the start's redelivery sweep failing (the first
     # sweep after every restart and upgrade), or the first request refused 401, went by
-    # no alert. Each outcome README says to alert on is there at 0 before any happens.
+    # no alert. Each outcome docs/operating.md says to alert on is there at 0 before any happens.
     from tests.test_observability import samples, value
 
     found = samples(Metrics().render().decode())

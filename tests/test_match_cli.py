@@ -380,8 +380,8 @@ ELASTIC_CODE = "vllm/distributed/elastic_ep/elastic_execute.py"
     ids=["tests-only", "code-and-tests"],
 )
 def test_files_given_are_the_whole_list_as_the_bot_sees_it(capsys, files, linked):
-    # README's example: a curator lists the PR's changed files. The bot, with GitHub's whole
-    # listing (changed_files = as many), links nothing to a PR changing only tests; the
+    # docs/matching.md's example: a curator lists the PR's changed files. The bot, with GitHub's
+    # whole listing (changed_files = as many), links nothing to a PR changing only tests; the
     # preview took the files as a partial list and showed a Deep read the bot never posts
     facts = PRFacts(repo="vllm-project/vllm", number=0, title=ELASTIC_TITLE, files=files)
     bot = server_match(replace(facts, changed_files=len(files)))
@@ -429,9 +429,9 @@ def test_a_strong_note_held_back_is_named_with_the_rule_that_held_it(capsys):
 
 
 def test_match_json_lists_the_notes_held_back_and_why(tmp_path, capsys):
-    # README, Matching: "A note that scores above the threshold but is not linked is
+    # docs/matching.md: "A note that scores above the threshold but is not linked is
     # listed under "held back" with the rule that held it (a tests-only or docs-only
-    # PR, ...), so a curator tunes the right thing"; the README's own preview command is
+    # PR, ...), so a curator tunes the right thing"; docs/matching.md's own preview command is
     # `match --payload event.json --files-from files.txt --json`. The text output listed
     # the elastic-EP note held back on this tests-only PR; --json (and so --batch) printed
     # only "notes" and "topics": the note and its rule were gone (found by review 'r15e').
@@ -762,7 +762,7 @@ def test_match_payload_nested_too_deep_names_the_file(tmp_path):
 
 
 def test_match_batch_non_utf8_line_is_skipped_by_line_and_the_others_matched(tmp_path):
-    # README: "A line of the wrong shape is skipped with its line number and field
+    # docs/matching.md: "A line of the wrong shape is skipped with its line number and field
     # (exit 1); the others are still matched." A scraped title in Latin-1 on line 2
     # refuses the whole file, naming a byte offset: PRs 1 and 3 are lost.
     batch = tmp_path / "prs.jsonl"
@@ -787,7 +787,7 @@ def test_match_batch_non_utf8_line_is_skipped_by_line_and_the_others_matched(tmp
     ],
 )
 def test_match_batch_line_of_the_wrong_shape_names_its_field(tmp_path, extra, field):
-    # README: a line of the wrong shape is skipped with its line number and field. A
+    # docs/matching.md: a line of the wrong shape is skipped with its line number and field. A
     # changed_files the matcher cannot read is silently taken for "unknown" (the
     # tests-only and docs-only rules then never apply) and the line is matched, exit 0;
     # an object in `incidental` gives "unhashable type: 'dict'", no field.

@@ -785,7 +785,7 @@ def test_a_cosmetic_title_gets_only_the_notes_it_names():
 )
 def test_a_cosmetic_word_inside_an_identifier_does_not_make_the_title_cosmetic():
     # `log_stats` (a flag) reads as the cosmetic word "log" and the PR loses the note on
-    # its own file. Not fixed: README and config/matching.toml match cosmetic words like
+    # its own file. Not fixed: docs/matching.md and config/matching.toml match cosmetic words like
     # keywords, which cut identifiers at `_`; a change is a rule change
     # (found by review 'evidence')
     lib = library(note("kv", ("prefix-caching",), paths=("vllm/v1/core/kv_cache_coordinator.py",)))
@@ -947,7 +947,7 @@ def test_on_topics_alone_a_note_needs_its_first_topic():
 
 
 def test_a_notes_path_alone_needs_one_of_its_topics_to_agree():
-    # README, `paths`: "A path is strong evidence (it still needs one of the note's topics
+    # docs/curating.md, `paths`: "A path is strong evidence (it still needs one of the note's topics
     # to agree)"; with `note_path` at the threshold a path alone linked the note (found by
     # review 'r15e')
     lib = library(note("p", ("cuda-graphs", "rocm"), paths=("vllm/models/x/attention.py",)))
@@ -1133,7 +1133,7 @@ def test_shipped_notes_a_metrics_tag_alone_is_not_the_connector_metrics_note():
 
 
 def test_shipped_notes_a_notes_path_alone_without_any_of_its_topics_links_no_note():
-    # README, Curating notes, `paths`: "A path is strong evidence (it still needs one of
+    # docs/curating.md, `paths`: "A path is strong evidence (it still needs one of
     # the note's topics to agree)". A one-file PR touching the eager-region note's
     # `vllm/models/deepseek_v4/attention.py`, with nothing of CUDA graphs, sparse MLA or
     # ROCm in it, got that note on "changes ... (a path of this note)" alone: note_path
@@ -1223,7 +1223,7 @@ def _shared_claims(reason: str) -> list[tuple[str, str]]:
     ],
 )
 def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(title, note_id):
-    # README, Matching: the similar-title evidence is the title saying "what the note's
+    # docs/matching.md: the similar-title evidence is the title saying "what the note's
     # English title (or its keywords) says, in the same words (the reason tells which are
     # the title's and which its keywords')". reasons.shared_detail quoted the whole PR
     # identifier a shared word was read from (word_forms), so a reviewer was told the
@@ -1247,7 +1247,7 @@ def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(ti
 
 
 def test_shipped_notes_a_private_name_keyword_is_not_shared_as_an_english_word():
-    # README, Matching, Keywords: "a term with a leading underscore is a private name and
+    # docs/matching.md, Keywords: "a term with a leading underscore is a private name and
     # matches only as written (`_capturing` never hits "capturing")". Title similarity
     # split the eager-region note's `_capturing` into the word "capturing": the reason
     # said "title shares 'region', 'eager' with this note's title and 'capturing' with its
@@ -1619,7 +1619,7 @@ def test_a_letter_that_lower_cases_to_ascii_is_quoted_as_the_word(tmp_path):
 
 
 def test_a_private_name_keyword_is_no_word_a_similar_title_shares(tmp_path):
-    # README: "a term with a leading underscore is a private name and matches only as
+    # docs/matching.md: "a term with a leading underscore is a private name and matches only as
     # written (`_capturing` never hits "capturing")"; title similarity split it into the
     # word "capturing" (found by review 'r15e')
     n = note("n", ("cuda-graphs",), title_en="Eager region", keywords=("_capturing", "ubatch"))
@@ -1811,7 +1811,7 @@ def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
 
 def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
     # the file was left out, yet the names on its import lines still counted as the
-    # note's diff evidence (README's own example) (found by review 'evidence')
+    # note's diff evidence (docs/matching.md's own example) (found by review 'evidence')
     lib = library(note("kv", ("prefix-caching",), keywords=("_align_cacheable", "partial hit")))
     cfg = CFG.model_copy(update={"threshold": 4.0})
     user = "vllm/v1/core/kv_cache_manager.py"
@@ -2105,7 +2105,7 @@ def test_a_single_rename_is_not_described_as_two_files():
 )
 def test_amd64_is_not_the_rocm_platform():
     # `AMD` + letter/digit edge: the x86-64 architecture name reads as AMD GPUs. Not
-    # fixed: README and config/topics.toml cut identifiers where letters meet digits
+    # fixed: docs/matching.md and config/topics.toml cut identifiers where letters meet digits
     # (`EAGLE3` is EAGLE, `DeepSeekV3` DeepSeek), and no general rule tells `amd64` from
     # those without naming words
     lib, cfg = load_library(), load_match_config()
@@ -2226,7 +2226,7 @@ def test_a_conventional_commit_scope_is_a_tag_not_also_title_text():
 
 
 def test_a_similar_title_does_not_count_english_function_words():
-    # README: "words in more than 1 title in 20 and English function words do not
+    # docs/matching.md: "words in more than 1 title in 20 and English function words do not
     # count". 'between' and 'after' (1 vLLM title in 200) were the two rarest words this
     # title "shared" with the thinking-budget note ("...left shared between requests
     # after an asymmetric batch swap"), and carried a scheduler fix to that note.
@@ -2246,7 +2246,7 @@ def test_a_similar_title_does_not_count_english_function_words():
 
 
 def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
-    # README: "One mention counts once ... The same holds for a note's own keywords, and
+    # docs/matching.md: "One mention counts once ... The same holds for a note's own keywords, and
     # between them and the note's topics". 'metrics' said only inside the note's keyword
     # 'connector metrics' was counted as the keyword and quoted again as the aspect.
     matcher = CompiledMatcher(load_library(), load_match_config())
@@ -2270,7 +2270,7 @@ def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
 
 
 def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
-    # README: "not even the best when its topics fit another note as well (a 'sparse MLA
+    # docs/matching.md: "not even the best when its topics fit another note as well (a 'sparse MLA
     # CUDA graph' title fits three notes and names none)". The words this title shared
     # with the eager-region note's title were its topics' keywords again ('CUDA graph',
     # 'graph capture'): a similar-title evidence of 0.37 counted as the note's own and
@@ -2294,7 +2294,7 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
 
 
 def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
-    # README: a code name in the description weighs `note_body_code` (2), a phrase
+    # docs/matching.md: a code name in the description weighs `note_body_code` (2), a phrase
     # `note_body` (0.75), and `body_terms` (2) words count per note. They were picked by
     # how often each is said: a description naming `persistent_topk` once and the note's
     # phrases `workspace` and `ubatch` twice counted the phrases and dropped the code
@@ -2317,7 +2317,7 @@ def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
 
 
 def test_a_pr_on_the_bug_a_notes_pr_fixes_gets_the_note_whatever_else_it_matches():
-    # README: a PR "that refers to an issue the note's PR fixes (`issues`) gets the note
+    # docs/matching.md: a PR "that refers to an issue the note's PR fixes (`issues`) gets the note
     # on that alone". A deadlock fix saying "Fixes #53573" (the issue the PCP+DCP note's
     # PR fixes) whose title also names the sparse-MLA note's kernel scored that note
     # 11.67: the tie (4.0) was held "far below the best note"
@@ -2350,7 +2350,7 @@ def test_a_keyword_said_in_the_title_is_not_counted_again_as_a_similar_title():
 
 
 def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
-    # README: "a phrase several keywords hit ... is quoted once, in its longest
+    # docs/matching.md: "a phrase several keywords hit ... is quoted once, in its longest
     # spelling". The title says `get_kv_connector_stats` and, at its end, `connector
     # stats`; the second was counted for its own mention but quoted by its first, inside
     # the identifier: "title mentions 'connector_stats'", a spelling the title never
@@ -2366,7 +2366,7 @@ def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
 
 
 def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it():
-    # README: "each file and title word named once with every reason it counts".
+    # docs/matching.md: "each file and title word named once with every reason it counts".
     # "Elastic EP" is one mention: `elastic EP` of the elastic-EP topic and `EP`, inside
     # it, of expert parallelism, both topics of the elastic-EP note; the comment listed
     # "title mentions 'Elastic EP' (topic: Elastic EP scaling)" and "title mentions 'EP'
@@ -2436,7 +2436,7 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
 
 
 def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
-    # README: a note on topics alone needs the PR to show its first topic "by files that
+    # docs/matching.md: a note on topics alone needs the PR to show its first topic "by files that
     # are a third of the PR's". The share was taken over the files seen: 2 prefix
     # caching files of 4 listed counted as shown, though the PR changes 8 (GitHub lists
     # 3,000 at most; a capture may hold fewer), and the EAGLE prefix-cache note was
@@ -2457,7 +2457,7 @@ def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
 
 
 def test_a_file_is_named_once_with_every_reason_not_counted_again_in_more_files():
-    # README: "each file and title word named once with every reason it counts
+    # docs/matching.md: "each file and title word named once with every reason it counts
     # ('changes a.py (a path of this note; topic: Prefix caching)', then 'changes 1
     # other file (topic: Prefix caching)')". When the note's path was not the first of
     # its topic's files, it was named with only "a path of this note" and counted again

@@ -286,9 +286,9 @@ class _HTMLHandler(http.server.BaseHTTPRequestHandler):
 
 
 def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path):
-    # README: GITHUB_API_URL for GHE is https://HOST/api/v3; given https://HOST, every
+    # docs/operating.md: GITHUB_API_URL for GHE is https://HOST/api/v3; given https://HOST, every
     # answer is a 200 HTML page. `notes refs` dies with KeyError: 'number' (prfacts) on
-    # the first note, and the other notes are never read, where README promises "a note
+    # the first note, and the other notes are never read, where docs/curating.md promises "a note
     # whose PR cannot be read is named and the others still printed (exit 1)".
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HTMLHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -749,7 +749,7 @@ def test_summary_code_spans_render_as_code_and_stay_escaped():
 
 
 def test_search_finds_a_note_by_its_pr_number_written_as_github_writes_it():
-    # README (/notes): search "in any field: a path, a PR or issue number". On GitHub a
+    # docs/commands.md (/notes): search "in any field: a path, a PR or issue number". On GitHub a
     # PR number is written `#52419`; the filter looked for that text, which no field
     # holds (source_pr is 52419): "No notes match".
     client = client_for(load_library())

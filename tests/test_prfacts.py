@@ -120,7 +120,7 @@ INDENTED_REPRO = (
 
 
 def test_an_indented_code_block_is_left_out_of_the_description():
-    # README, Matching: the description is matched "without vLLM's PR template, HTML
+    # docs/matching.md: the description is matched "without vLLM's PR template, HTML
     # comments, code blocks, <details>, test results and logs"; bot/markdown_text.py:
     # "Matching leaves a description's code blocks ... out: fenced blocks ..., indented
     # blocks". A four-space block after a blank line (not in a list) is a code block on

@@ -189,7 +189,7 @@ def test_a_changes_line_names_the_code_rather_than_a_test():
 
         - changes tests/v1/core/test_prefix_caching.py and 1 more file (topic: Prefix caching ...)
 
-    The one file named is the test, the one that says least (README: topic examples and
+    The one file named is the test, the one that says least (docs/matching.md: topic examples and
     tests "weigh less"); the kv_cache_manager.py change that makes the PR a prefix-caching
     PR is hidden in "1 more file". 30 such lines over the graded sets (tests/ sorts before
     vllm/). Cause: `matching.CompiledMatcher` topic evidence calls `reasons.changes(files)`
@@ -336,7 +336,7 @@ def test_also_in_this_notes_title_is_not_said_of_a_phrase_the_notes_title_does_n
 
 
 def test_shared_words_are_in_title_order_when_one_is_a_piece_of_an_earlier_word():
-    """The commit promises shared words "in the title's order" (README: "the 'title
+    """The commit promises shared words "in the title's order" (docs/matching.md: "the 'title
     shares' line quotes the rest, in the title's order"). "Respect the scheduler metadata
     channel for EC workers" reads "title shares 'EC', 'channel', 'workers' with this
     note's title": 'EC' first, though the title writes it after 'channel'. Cause:
@@ -942,7 +942,7 @@ def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_
 
 def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_writes_it():
     """Found beside the mutants of r24b. The "title shares" line quotes its words "in
-    the title's order" (README), and `similarity.written_form` quotes the piece of a name
+    the title's order" (docs/matching.md), and `similarity.written_form` quotes the piece of a name
     a word is, cut where `title_words` cuts it: 'Cache' of `KVCacheManager`, 'Graph' of
     `CUDAGraphMode`. `reasons._place` took a piece to start only after a non-letter or a
     capital after a small letter, so a piece after capitals (the `KV` of `KVCache`) was

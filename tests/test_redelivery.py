@@ -312,7 +312,8 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
     github = _ClosedGitHub()
     monkeypatch.setattr(server, "live_github", lambda settings: github)
     monkeypatch.setattr(redelivery, "sweep", lambda *args, **kw: done)
-    running = Database(tmp_path / "bot.sqlite3")  # the server it is run beside, as README says
+    # the server it is run beside, as docs/operating.md says
+    running = Database(tmp_path / "bot.sqlite3")
     assert running.acquire_server_lock()
     db = Database(tmp_path / "bot.sqlite3")
     try:
@@ -343,8 +344,8 @@ def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_pa
     assert status == 1 and capsys.readouterr().err == "stopped (rate limited): 2 not asked again\n"
 
 
-# kills: bot/cli_server.py:_redeliver (the exit statuses README gives) a key GitHub cannot
-#   use as 2 (the configuration to fix), GitHub failing the listing as 1; each said once
+# kills: bot/cli_server.py:_redeliver (the exit statuses docs/operating.md gives) a key GitHub
+#   cannot use as 2 (the configuration to fix), GitHub failing the listing as 1; each said once
 def test_redeliver_exits_2_on_an_unusable_key_and_1_when_github_fails_the_listing(
     monkeypatch, tmp_path, capsys
 ):
@@ -512,7 +513,8 @@ def _sweeping(tmp_path, clock: Intervals, **queue_set_up: Any) -> tuple[OutageLo
 #   back-off)
 @pytest.mark.parametrize("queue_set_up", [{}, {"stored_before": True}, {"locked": True}])
 def test_after_an_ask_in_an_outage_the_sweeps_wait_2_then_4_intervals(tmp_path, queue_set_up):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose redeliveries went
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose
+    redeliveries went
     out, the next ones wait until a delivery from GitHub is stored again, backing off (2,
     then 4, ... intervals). Here none is stored (a quiet repository; nothing since an
     older one; the database locked, read as nothing): the event is asked for at the
@@ -601,7 +603,7 @@ class SayingNoLog(InFlightLog):
 
 # kills: bot/redelivery.py:Redeliverer._sweep (hand) `keep_sweep_since(sweeps.kept_since())` ->
 #   `keep_sweep_since(sweeps.since)` (an event given up in one server run never asked for
-#   by the next: README counts MAX_ASKS per run)
+#   by the next: docs/operating.md counts MAX_ASKS per run)
 def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start(tmp_path):
     from bot.db import Database
     from bot.metrics import Metrics
@@ -626,7 +628,8 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
 # kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the
 #   database refused their first write (no sweep for the rest of the server run)
 def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(tmp_path):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps ask GitHub
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps
+    ask GitHub
     again for what it could not deliver (a full disk answering 500), and the intake's
     500 says they will. Their first act is a write (where they start, kept against a
     kill): when SQLite refused it (another process holding the write lock past the busy

@@ -148,7 +148,7 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     assert f"https://notes.example.org/notes/{first.id}" in body
     assert "<details><summary>Why this note</summary>" in body
     # no commit SHA, though the facts carry one: a push that keeps the same notes must
-    # leave the body unchanged (README)
+    # leave the body unchanged (docs/commands.md)
     assert "0123456" not in body and "commit" not in body
     for word in ("/notes why", "/notes wrong N", "/notes off", "/notes help"):
         assert f"`{word}`" in body
@@ -745,7 +745,7 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
 
 
 def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
-    # why mode stays until a plain `/notes` (README); with the footer cut to four commands
+    # why mode stays until a plain `/notes` (docs/commands.md); with the footer cut to four commands
     # it offered `/notes why` on the comment already showing all the evidence, and no way back
     why = replace(OPTS, verbose=True)
     for body in (render(result(note()), LIB, opts=why), render_no_match(None, LIB, opts=why)):

@@ -85,7 +85,7 @@ def _cli_while_unwritable(tmp_path: Path, path: Path, *command: str) -> subproce
 
 
 def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_path):
-    """README (start-up refusals): the server refuses to start, naming
+    """docs/operating.md (start-up refusals): the server refuses to start, naming
     REVIEW_NOTES_DB_PATH, on a path "where this user cannot create or write the file,
     e.g. a root-owned bind mount". A file it can read but not write, in a directory it
     can write (a backup restored by root into the volume: `docker cp`, `cp` as root;
@@ -177,10 +177,10 @@ def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedP
 
 def test_serve_on_a_database_another_process_holds_says_so_without_a_traceback(tmp_path):
     """A database another process holds past SQLite's 10 s busy timeout (the
-    README's own `VACUUM` run on a large file, an operator's `sqlite3` shell left in a
+    docs/operating.md's own `VACUUM` run on a large file, an operator's `sqlite3` shell left in a
     transaction) stops `review-notes serve` with a Python traceback ("database is
     locked", from claim_pr_state's transaction) where `review-notes retry` on the same
-    file names it, as locked, in one line (README, "Failures and restarts"). A start
+    file names it, as locked, in one line (docs/operating.md, "Failures and restarts"). A start
     refused must say why in words, as every other refusal at start does."""
     db = _a_database_a_server_wrote(tmp_path)
     r = serve_while_another_holds(tmp_path, db)
@@ -352,7 +352,7 @@ def a_delivered_then_b_lost(server, fake, opened_a, b: int, db: Path):
 def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bots_own(
     tmp_path, fake_github, app_key
 ):
-    """README (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
     again for "the webhooks it failed to deliver since the last one the database
     received". `since_last_seen` takes the newest row of `deliveries`, and the bot
     queues rows of its own there: a PR event's files re-check (`<id>#files-recheck-N`,
@@ -426,7 +426,7 @@ def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bo
 
 
 def test_a_second_server_on_the_same_file_through_a_file_bind_mount_refuses_to_start(tmp_path):
-    """README (Deploy): "run **one** server per database file (a second one
+    """docs/operating.md (Deploy): "run **one** server per database file (a second one
     refuses to start, whatever path it names the file by: the lock, `<file>.lock`, is
     taken next to the file with symlinks resolved ...)". A bind mount of the file itself
     is no symlink: the second server takes its lock next to the mount point, another
@@ -480,7 +480,7 @@ def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
     `DeliveryQueue.recover` at the next start, silently: no log line names it, and
     `review_notes_deliveries_total{outcome="failed"}` does not count it. Every other way
     a delivery ends `failed` is a WARNING naming it (a handler's error, the last rate
-    limit put-back) and is counted so (README, /metrics: "deliveries by event and
+    limit put-back) and is counted so (docs/operating.md, /metrics: "deliveries by event and
     outcome"); on the day of a crash loop the log and the failure alert are what the
     operator reads, and they say nothing of the delivery that caused it."""
     from bot.db import Database

@@ -133,11 +133,11 @@ def test_a_sha_before_a_url_inside_a_rejected_url_candidate_is_broken_up():
     assert not re.search(r"(?<![0-9A-Za-z])abc1234(?![0-9A-Za-z])", text), html
 
 
-# --- 5. the App's credentials, as the README has them saved, are not git-ignored ---------
+# --- 5. the App's credentials, as docs/operating.md has them saved, are not git-ignored ---------
 
 
 def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
-    """The App manifest flow (README, /github/app-created) has the operator run
+    """The App manifest flow (docs/operating.md, /github/app-created) has the operator run
     `curl ... > app.json` (the App's `pem`, `webhook_secret` and `client_secret`) and save
     the key as `app.pem` (the Deploy section mounts "$PWD/app.pem"), in the directory they
     work in, usually this checkout. .gitignore ignores `.env` but neither file, so

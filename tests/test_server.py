@@ -1096,8 +1096,8 @@ def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
 # kills: bot/webhook.py:WebhookEndpoint.answer a delivery SQLite refused not counted as an error
 # kills: bot/webhook.py:WebhookEndpoint.answer a duplicate delivery not counted
 def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp_path, caplog):
-    # README (/healthz): "When SQLite refused to store the last delivery (a full disk ...),
-    # 503 with "status": "failing" ... until a delivery is stored again". A delivery
+    # docs/operating.md (/healthz): "When SQLite refused to store the last delivery (a full disk
+    # ...), 503 with "status": "failing" ... until a delivery is stored again". A delivery
     # already stored, sent again (a redelivery from the App's settings keeps its id; a
     # replay keeps its body), writes nothing: ON CONFLICT DO NOTHING commits on a full
     # disk. It is answered 200 "duplicate", and that cleared `failing`: /healthz said
@@ -1151,7 +1151,7 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
 
 
 def stripping_proxy(prefix: str, app):
-    """README's deployment under a path: a reverse proxy that serves the bot at `prefix`
+    """docs/operating.md's deployment under a path: a reverse proxy that serves the bot at `prefix`
     and strips it (nginx `location /review-notes/ { proxy_pass http://bot/; }`), keeping
     the Host header. Anything outside the prefix is not the bot's: the proxy's 404."""
     from starlette.responses import PlainTextResponse
@@ -1171,7 +1171,7 @@ def stripping_proxy(prefix: str, app):
 
 @pytest.mark.parametrize("page", ["/notes/", "/topics/", "/notes/vllm-0436d44c/"])
 def test_trailing_slash_redirect_stays_under_the_public_url_path(tmp_path, page):
-    # README (REVIEW_NOTES_PUBLIC_URL): "It may end in a path ... the pages keep it in
+    # docs/operating.md (REVIEW_NOTES_PUBLIC_URL): "It may end in a path ... the pages keep it in
     # their links". https://example.org/review-notes/notes/ (a trailing slash, as many
     # type) got Starlette's 307 to https://example.org/notes -- built from the stripped
     # path, so the browser landed outside the bot (the proxy's 404).
@@ -1371,7 +1371,7 @@ def test_an_upgrade_leaves_failed_deliveries_to_review_notes_retry(tmp_path, mon
         wait_until(lambda: str(rt.queue.get("interrupted-before").state) == "done")
         assert str(rt.queue.get("failed-before").state) == "failed"
         monkeypatch.setenv("REVIEW_NOTES_DB_PATH", str(db))
-        assert cli.main(["retry", "--all"]) == 0  # as the README says
+        assert cli.main(["retry", "--all"]) == 0  # as docs/operating.md says
         wait_until(lambda: str(rt.queue.get("failed-before").state) == "done")
 
 

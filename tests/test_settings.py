@@ -71,7 +71,7 @@ def test_unknown_toml_key_is_named(tmp_path):
 )
 def test_an_unknown_toml_key_in_any_case_gets_the_setting_meant(tmp_path, line, meant):
     # found by review 'r15g': keys are read in any case, and a variable's name copied
-    # from the README's table is the likeliest slip; the suggestion compared as written
+    # from docs/operating.md's table is the likeliest slip; the suggestion compared as written
     toml = tmp_path / "bot.toml"
     toml.write_text(f"# the bot's defaults\n{line}\n", "utf-8")
     with pytest.raises(SettingsError) as err:
@@ -583,7 +583,7 @@ def test_a_malformed_env_line_is_an_error_naming_the_file_and_line(tmp_path):
     # A YAML habit in .env: `REVIEW_NOTES_REPOS: a/b,c/d`. python-dotenv warns (three
     # times, naming no file) and drops the line: the server starts serving the default
     # allow-list only, the fork is silently left out. An unknown name in .env stops the
-    # start (README); a line that is no assignment at all should too.
+    # start (docs/operating.md); a line that is no assignment at all should too.
     (tmp_path / ".env").write_text(
         "REVIEW_NOTES_WORKERS=2\nREVIEW_NOTES_REPOS: vllm-project/vllm,my-org/vllm-fork\n"
     )

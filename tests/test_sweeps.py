@@ -42,7 +42,7 @@ def _held(rt, guid: str) -> bool:
 def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
     tmp_path, fake_github, app_key
 ):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server asks "for the
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server asks "for the
     webhooks it failed to deliver since the last such sweep (one that failed or stopped
     short: since the one before) ... an event is asked for at most 3 times". A sweep
     whose listing worked but whose ask GitHub refused once (a 502 on POST
@@ -120,7 +120,7 @@ def _start_and_sweep(server, db) -> tuple[set[str], list[str]]:
 def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_rows(
     tmp_path, fake_github, app_key, history
 ):
-    """README ("Upgrading": an upgrade stops the old server, the new one's start sweeps):
+    """docs/operating.md ("Upgrading": an upgrade stops the old server, the new one's start sweeps):
     the start's sweep asks for what GitHub failed to deliver "since the last one the
     database received from GitHub (not counting the re-checks and deferred updates the
     bot queues itself)". The release before this one wrote its re-checks
@@ -132,7 +132,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
     Built with the old release (9e08fb8, from git) as a real server, as
     test_restarts.py's test of the same scenario, then this release started on its
-    database. The same after a rollback (README: "Rolling back runs on the new database
+    database. The same after a rollback (docs/operating.md: "Rolling back runs on the new database
     too"): the old release, on this release's database, writes its re-checks with the
     column's default, 0."""
     from tests.test_restarts import _as_utcnow, _utc, a_delivered_then_b_lost, move_sweep_since_back
@@ -177,7 +177,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
 
 def test_the_upgrades_start_on_a_database_another_process_holds_is_named_as_locked(tmp_path):
-    """README (start-up refusals): the server refuses to start "on a database file
+    """docs/operating.md (start-up refusals): the server refuses to start "on a database file
     another process holds past the 10 s busy timeout (a `VACUUM`: named, as locked,
     exit 1)". The first start of this release on the previous release's database (every
     upgrade) writes before claim_pr_state: _open_database adds the new `by_bot` column
@@ -226,7 +226,7 @@ def test_a_stopped_server_calls_github_no_more_even_when_a_sweeps_call_outlasts_
 def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
     tmp_path, fake_github, app_key
 ):
-    """README ("Failures and restarts"): "A killed server loses nothing". The start's
+    """docs/operating.md ("Failures and restarts"): "A killed server loses nothing". The start's
     sweep asks for what GitHub failed to deliver oldest first, and each redelivery it
     asked for is stored as it arrives, now. A server killed while the sweep is still
     asking (the OOM killer, `docker kill`, a stop's grace period over) leaves those
@@ -276,7 +276,7 @@ def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
 def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_says(
     tmp_path, fake_github, app_key
 ):
-    """README ("Rotating secrets"): "The webhook secret: change it in the App's settings
+    """docs/operating.md ("Rotating secrets"): "The webhook secret: change it in the App's settings
     first, then restart the server with the new `GITHUB_WEBHOOK_SECRET` ... (the other
     order loses nothing either, but refuses more)". In the other order the server runs
     with the new secret while GitHub still signs with the old one: what GitHub sends
@@ -341,8 +341,8 @@ def _metric(rt, line: str) -> float:
 def test_a_quiet_repository_gets_the_event_the_starts_redelivery_could_not_deliver(
     tmp_path, fake_github, app_key
 ):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server's sweeps make "an
-    outage in front of a running server ... lose nothing". After a sweep whose
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server's sweeps make
+    "an outage in front of a running server ... lose nothing". After a sweep whose
     redeliveries GitHub accepted, the next sweeps wait "until a delivery from GitHub is
     stored again"; in a quiet repository nothing else comes (a night, a weekend), so the
     gate never opens and the event is never asked for again while the server runs (and
@@ -386,12 +386,12 @@ def test_a_quiet_repository_gets_the_event_the_starts_redelivery_could_not_deliv
 def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_again_after_a_restart(  # noqa: E501
     tmp_path, fake_github, app_key
 ):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an event is asked for at most 3
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an event is asked for at most 3
     times (accepted or refused) per server run". GitHub's redelivery endpoint answers 5xx
     for three sweeps (an incident on GitHub's side: three hours at the default 60
     minutes): the third refusal gives the event up and moves the kept `since` past it,
     so the next server run (an upgrade, a restart) never asks for it either: lost for
-    good, though no ask of it was ever accepted and the README counts per run."""
+    good, though no ask of it was ever accepted and docs/operating.md counts per run."""
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N2, files=MATCHING_FILES, title=MATCHING_TITLE)
     settings = app_settings(tmp_path, fake, app_key, max_retries=0)
@@ -433,7 +433,7 @@ def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_a
 def test_an_outage_that_fails_the_databases_writes_costs_an_event_one_ask(
     tmp_path, fake_github, app_key
 ):
-    """README (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an outage in front of a running
+    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an outage in front of a running
     server (a proxy, TLS, a full disk answering 500) loses nothing: after a sweep whose
     redeliveries went out, the next ones wait (asking nothing) until a delivery from
     GitHub is stored again, so an outage costs an event one ask". When SQLite refuses
@@ -486,10 +486,10 @@ def test_an_outage_that_fails_the_databases_writes_costs_an_event_one_ask(
 def test_a_sweep_github_rate_limited_while_listing_is_counted_stopped_not_failed(
     tmp_path, fake_github, app_key
 ):
-    """README (/metrics): review_notes_redelivery_sweeps_total by outcome, "`stopped`
+    """docs/operating.md (/metrics): review_notes_redelivery_sweeps_total by outcome, "`stopped`
     short by a rate limit or a stop, ... `failed`: alert on it". A rate limit answered
     to the listing (GET /app/hook/deliveries: a page of three days' worth after an
-    outage is many calls) is counted `failed`, alerting on what the README says is a
+    outage is many calls) is counted `failed`, alerting on what docs/operating.md says is a
     `stopped` sweep, and the log says the sweep was "not done" with no word that it ends
     with the limit."""
     fake = fake_github
@@ -517,7 +517,7 @@ def test_an_upgrade_killed_between_adding_by_bot_and_marking_the_old_rows_loses_
     (`docker stop`'s SIGKILL, the OOM killer; or the UPDATE refused: the file locked past
     the busy timeout) leaves the column added and the rows unmarked for good: the next
     start adds nothing, so marks nothing, and with no sweep kept yet its sweep looks back
-    from the old release's own re-check, queued after GitHub failed to reach it. README
+    from the old release's own re-check, queued after GitHub failed to reach it. docs/operating.md
     (REVIEW_NOTES_REDELIVER_ON_START): "since the last delivery it received from GitHub,
     not counting the re-checks and deferred updates the bot queues itself".
 
