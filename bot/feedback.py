@@ -36,12 +36,19 @@ class PickProblem(StrEnum):
 
 # A Chinese input method types full-width forms (`２`, `＃`, `，`, `：`, `）`, as a command's
 # word: full_width.FULL_WIDTH) and its own full stop and enumeration comma: read as the
-# ASCII a note number is written with.
-_HALF_WIDTH = FULL_WIDTH | str.maketrans({"\u3002": ".", "\u3001": ","})
+# ASCII a note number is written with. A dash glued to the number (`2——只是改名`, `2—only`)
+# sets the reason off as a colon does; ASCII's `-` does not (`2-3` may be two notes).
+_HALF_WIDTH = FULL_WIDTH | str.maketrans(
+    {"\u3002": ".", "\u3001": ",", "\u2013": ":", "\u2014": ":"}
+)
 # A note's number, and the reason a separator glues to it (Chinese puts no space after
 # `，`); not another number (`2,3`, `2.5`, `2,,3`: which note is meant is not clear). The
 # separators are possessive: giving one back would let `,3` pass for a reason.
 _NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9]).*))?", re.S)
+# What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
+# `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
+# flag)
+_SEPARATORS = re.compile(r"(?:(?:[-:]+(?=\s|$)|[\u2012-\u2015\uff1a]+)\s*)*")
 
 
 @dataclass(frozen=True)
@@ -94,16 +101,23 @@ def pick_note(
         glued = typed[number.start("rest") :].strip() if number["rest"] else ""
         if not glued and _is_number(words[1:2]):
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
-        return Pick(shown[rank - 1], rank, " ".join(([glued] if glued else []) + words[1:]))
+        return Pick(shown[rank - 1], rank, _reason([glued] if glued else [], words[1:]))
     if selector in by_id:
         i = by_id[selector]
-        return Pick(shown[i], i + 1, " ".join(words[1:]))
+        return Pick(shown[i], i + 1, _reason(words[1:]))
     id_shaped = id_shape is not None and id_shape.fullmatch(selector)
     if selector in {k.casefold() for k in known} or id_shaped:
         return Pick(None, problem=PickProblem.NOT_SHOWN, asked=asked)
     if len(shown) == 1:
-        return Pick(shown[0], 1, " ".join(words))
+        return Pick(shown[0], 1, _reason(words))
     return Pick(None, problem=PickProblem.WHICH)
+
+
+def _reason(*parts: list[str]) -> str:
+    """The reviewer's words, without the dash or colon setting them off from the number
+    (`2 — only renames`: `only renames`)."""
+    text = " ".join(w for part in parts for w in part)
+    return text[_SEPARATORS.match(text).end() :]
 
 
 def _as_ascii(word: str) -> str:

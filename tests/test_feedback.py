@@ -88,6 +88,47 @@ def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
 
 
+# kills: bot/feedback.py:_without_separator (hand) a separator word kept: `/notes wrong 2 — only
+#   renames` was kept for the curators as `— only renames`
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/notes wrong 2 — only renames",
+        "/notes wrong 2 —— only renames",  # a Chinese input method's dash, for `_`
+        "/notes wrong 2 - only renames",
+        "/notes wrong 2 -- only renames",
+        "/notes wrong 2 – only renames",
+        "/notes wrong 2 : only renames",
+        "/notes wrong 2 ： only renames",
+        "/notes wrong 2 —only renames",
+        "/notes wrong 2— only renames",  # glued to the number, as `2, ...` is
+        "/notes wrong 2——only renames",
+        "/notes wrong 2 - - only renames",
+    ],
+)
+def test_a_dash_or_colon_between_the_number_and_the_reason_is_no_part_of_it(line):
+    # a reviewer sets the reason off from the number as a sentence sets off an aside; the
+    # curators read `only renames`, as after `2:` or `2，`
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames")
+
+
+def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
+    # only what stands between the number and the words goes: `-O3` or `--enforce-eager`
+    # glued to its name is the reason's own first word
+    for line, reason in [
+        ("/notes wrong 2 only re-names — not a fix", "only re-names — not a fix"),
+        ("/notes wrong 2 --enforce-eager only", "--enforce-eager only"),
+        ("/notes wrong 2 — --enforce-eager only", "--enforce-eager only"),
+    ]:
+        (command,) = parse_commands(line)
+        assert pick_note(command.args, SHOWN).reason == reason, line
+    # with one note shown, the reason alone may start with one
+    (command,) = parse_commands("/notes wrong — only renames")
+    assert pick_note(command.args, SHOWN[:1]).reason == "only renames"
+
+
 # kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
 @pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nd", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
