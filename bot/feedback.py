@@ -42,9 +42,18 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
     {"\u3002": ".", "\u3001": ",", "\u2013": ":", "\u2014": ":"}
 )
 # A note's number, and the reason a separator glues to it (Chinese puts no space after
-# `，`); not another number (`2,3`, `2.5`, `2,,3`: which note is meant is not clear). The
-# separators are possessive: giving one back would let `,3` pass for a reason.
-_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9]).*))?", re.S)
+# `，`); not another number (`2,3`, `2.5`, `2,,3`, `2、第3条`: which note is meant is not
+# clear). The separators are possessive: giving one back would let `,3` pass for a reason.
+_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
+# A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
+# word for it: `第2`), `第 2 条`, `第二条`, `2号` (number 2). `2条` is "two items", no
+# number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends the number as a
+# separator does (`第2条只是改名`).
+_ORDINAL = re.compile(
+    r"第 ?(?P<n>[0-9\uff10-\uff19]+|[一二三四五六七八九十]{1,3})(?: ?(?P<c>[条條个個项項号號]))?"
+    r"|(?P<m>[0-9\uff10-\uff19]+) ?(?P<d>[号號])"
+)
+_CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
 # flag)
@@ -81,7 +90,7 @@ def pick_note(
     words = list(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
-    asked = words[0] if words else ""  # as typed, for the answer to a problem
+    words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
     words = _reason_quoted(words)
     first = words[0] if words else ""
     typed = first.strip()
@@ -120,6 +129,36 @@ def _reason(*parts: list[str]) -> str:
     return text[_SEPARATORS.match(text).end() :]
 
 
+def _ordinal(words: list[str]) -> tuple[list[str], str]:
+    """The words with a note's number said as Chinese counts items (`_ORDINAL`: `第2条`,
+    `第 2 条`, `第二条`, `2号`) as the number, its counting word as a separator (`第2条只是
+    改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem."""
+    joined = " ".join(words)
+    said = _ORDINAL.match(joined)
+    number = None if said is None else _chinese_number(said["n"] or said["m"])
+    if said is None or number is None:
+        return words, words[0] if words else ""
+    glued, *after = joined[said.end() :].split(" ")
+    counted = said["c"] or said["d"]
+    first = number + ("." if counted and glued else "") + glued
+    if _NUMBER.fullmatch(_as_ascii(first)) is None:  # `第一次…` ("the first time"): words
+        return words, words[0]
+    return [first, *after], joined[: said.end()] + glued
+
+
+def _chinese_number(digits: str) -> str | None:
+    """`digits` as a number's digits: as typed when they are digits (`2`, `２`), else
+    Chinese's numerals up to 99 (`二`, `十二`, `二十`) in ASCII; None: not one."""
+    if digits[0] not in "一二三四五六七八九十":
+        return digits
+    tens, ten, ones = digits.partition("十")
+    if not ten:
+        return str(_CHINESE_DIGITS[tens]) if len(tens) == 1 else None
+    high = _CHINESE_DIGITS.get(tens) if tens else 1
+    low = _CHINESE_DIGITS.get(ones) if ones else 0
+    return None if high is None or low is None else str(high * 10 + low)
+
+
 def _as_ascii(word: str) -> str:
     """A note's number or id as read, one character for one (the same places): full-width
     forms as ASCII, and what ends a command's word (`marks_end`: `2!`, `2～`, `2…`, an
@@ -149,6 +188,7 @@ def _reason_quoted(words: list[str]) -> list[str]:
 
 def _is_number(words: list[str]) -> bool:
     """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`)."""
+    words = _ordinal(words)[0]
     return bool(words) and _NUMBER.fullmatch(_as_ascii(words[0].strip())) is not None
 
 

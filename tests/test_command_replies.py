@@ -836,6 +836,18 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
     )
 
 
+def test_a_note_number_out_of_range_is_quoted_as_typed_and_links_nothing():
+    # `#9` in a comment is a link to issue 9 on GitHub: the answer quotes what the
+    # reviewer typed, `#9` or as Chinese counts `第9条`, and never makes it one
+    for typed in ["#9", "＃9", "第9条", "第 9 条"]:
+        cmd = command(f"/notes wrong {typed}")
+        pick = pick_note(cmd.args, ("vllm-00000000", "vllm-00000001"))
+        body = render_unpicked(cmd, pick, 2)
+        shown = typed.replace("#", "#" + ZWSP)
+        assert f"There is no note `{shown}` in the notes comment" in body, typed
+        assert_safe(body)
+
+
 # kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
 # kills: bot/notes.py:topics_by_key a topic not found by its English name
 def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):

@@ -129,6 +129,66 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
     assert pick_note(command.args, SHOWN[:1]).reason == "only renames"
 
 
+# kills: bot/feedback.py:_ordinal (hand) Chinese's `第2条` not read: answered "say which note"
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 第2条", ""),
+        ("/notes wrong 第 2 条", ""),
+        ("/notes wrong 第２条", ""),
+        ("/notes wrong 第二条", ""),
+        ("/notes wrong 第二个", ""),
+        ("/notes wrong 第二", ""),
+        ("/notes wrong 第2个 只是改名", "只是改名"),
+        ("/notes wrong 第2项，只是改名", "只是改名"),
+        ("/notes wrong 第2条只是改名", "只是改名"),  # no space after it, as Chinese writes
+        ("/notes wrong 第 2 条：只是改名", "只是改名"),
+        ("/notes wrong 第2 只是改名", "只是改名"),
+        ("/notes wrong 2号 只是改名", "只是改名"),
+        ("/notes wrong 2号只是改名", "只是改名"),
+        ("/notes wrong ２号", ""),
+        ("/notes wrong 第2条「只是改名」", "「只是改名」"),
+    ],
+)
+def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
+    # a Chinese-speaking reviewer points at "item no. 2" so; it was answered "say which
+    # note", and with one note shown hid that note with the reason `第2条`
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+
+
+# kills: bot/feedback.py:_ordinal (hand) words that start so rewritten though they name no
+#   number: with one note shown, `第一次见到` ("seen for the first time") was kept as `1次见到`
+def test_words_starting_as_a_chinese_count_are_kept_as_typed():
+    (command,) = parse_commands("/notes wrong 第一次见到这种 PR，不相关")
+    assert pick_note(command.args, SHOWN[:1]).reason == "第一次见到这种 PR，不相关"
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
+@pytest.mark.parametrize(
+    ("first", "problem", "asked"),
+    [
+        ("第9条", PickProblem.RANGE, "第9条"),  # quoted as typed in the answer
+        ("第 9 条", PickProblem.RANGE, "第 9 条"),
+        ("第十条", PickProblem.RANGE, "第十条"),
+        ("第2、3条", PickProblem.WHICH, ""),  # two notes: which is meant is not clear
+        ("第2，3条", PickProblem.WHICH, ""),
+        ("第2条、第3条", PickProblem.WHICH, ""),
+        ("2号、3号", PickProblem.WHICH, ""),
+        ("2条", PickProblem.WHICH, ""),  # "two of them", no note's number
+        ("第", PickProblem.WHICH, ""),
+    ],
+)
+def test_a_chinese_count_naming_no_one_note_hides_nothing(first, problem, asked):
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.problem, pick.asked) == (None, problem, asked)
+    # with one note shown, a note's number out of range is not the reason for hiding it
+    if problem is PickProblem.RANGE:
+        assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
+
+
 # kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
 @pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nd", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
