@@ -219,7 +219,7 @@ def _split_subcommand(words: list[str]) -> list[str]:
     if sub is None or sub[0].lower() not in _SUBCOMMANDS:
         return words
     end = marks_end(words[0], sub.end())
-    if end == sub.end() < len(typed) and not opens_a_quote(typed[end]):
+    if end == sub.end() < len(typed) and not opens_a_quote(words[0][end]):
         return words  # `offx`: someone else's word
     rest = words[0][end:]
     return [sub[0], *([rest] if rest else []), *words[1:]]

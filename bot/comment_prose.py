@@ -174,10 +174,13 @@ def is_mark(char: str) -> bool:
 
 
 def opens_a_quote(char: str) -> bool:
-    """An opening quote or bracket beyond ASCII (`「`, `“`, `『`, `【`), which Chinese puts no
-    space before: `/notes topic「投机解码」` is `topic` and its quoted name, `/notes wrong
-    2「只是改名」` note 2 and its reason. Its callers ask of a full-width form's ASCII
-    (`（` is `(`, which a word may hold: `topic(rocm)` is no `topic`)."""
+    """An opening quote or bracket beyond ASCII (`「`, `“`, `『`, `【`, and the full-width
+    `（`, `［`), which Chinese puts no space before: `/notes topic「投机解码」` is `topic` and
+    its quoted name, `/notes off（先关掉）` is `off` and the writer's aside, `/notes wrong
+    2「只是改名」` note 2 and its reason. Asked of the character as typed, not of the ASCII
+    a full-width form stands for: ASCII's `(` glued to a word is a call's or a path's
+    (`topic(rocm)`, `off()`: someone else's word), a full-width one is prose, which no
+    code or path is written with."""
     return not char.isascii() and unicodedata.category(char) in ("Ps", "Pi")
 
 

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import as_ascii, marks_end, opens_a_quote
+from bot.comment_prose import marks_end, opens_a_quote
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
@@ -178,10 +178,12 @@ def _as_ascii(word: str) -> str:
 def _reason_quoted(words: list[str]) -> list[str]:
     """The words with a reason quoted right after the note's number (`2「只是改名」`, `2“只是
     改名”`: Chinese puts no space before an opening quote) a word of its own, as after a
-    sub-command (`commands`: `/notes topic「投机解码」`)."""
+    sub-command (`commands`: `/notes topic「投机解码」`). Only right after it: in a reason
+    glued on (`2，只改了名（PR 后续）`) a quote is the reason's own, as typed."""
     first = words[0] if words else ""
-    at = next((i for i in range(1, len(first)) if opens_a_quote(as_ascii(first[i]))), 0)
-    if at and _is_number([first[:at]]):
+    at = next((i for i in range(1, len(first)) if opens_a_quote(first[i])), 0)
+    number = _NUMBER.fullmatch(_as_ascii(first[:at].strip())) if at else None
+    if number is not None and not number["rest"]:
         return [first[:at], first[at:], *words[1:]]
     return words
 

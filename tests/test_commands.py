@@ -1950,6 +1950,30 @@ def test_an_opening_quote_glued_to_a_subcommand_starts_its_argument(text, expect
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_split_subcommand (hand) a full-width bracket asked of as its ASCII:
+#   `/notes off（先关掉）`, an aside glued on as Chinese writes it, was answered "There is no
+#   `off（先关掉）` command" and the notes stayed on
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes off（先关掉）", [("off", ("（先关掉）",))]),
+        ("/notes why（想看证据）", [("why", ("（想看证据）",))]),
+        ("／ｎｏｔｅｓ　ｏｆｆ（先关掉）", [("off", ("（先关掉）",))]),
+        ("/notes off［暂时］", [("off", ("［暂时］",))]),
+        ("/notes wrong（第2条）", [("wrong", ("（第2条）",))]),
+        # ASCII's, glued on, is a call's or a path's (`topic(rocm)`, `off()`): not ours
+        ("/notes off(先关掉)", [("unknown", ("off(先关掉)",))]),
+        ("/notes off()", [("unknown", ("off()",))]),
+        # the word must be ours whole: a longer word with a bracket is someone else's
+        ("/notes offload（卸载）", [("unknown", ("offload（卸载）",))]),
+    ],
+)
+def test_a_full_width_bracket_glued_to_a_subcommand_starts_its_argument(text, expected):
+    # a full-width bracket is Chinese punctuation, which no code or path is written with,
+    # and which Chinese puts no space before: what it opens is the writer's own aside
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed

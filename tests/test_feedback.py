@@ -189,6 +189,22 @@ def test_a_chinese_count_naming_no_one_note_hides_nothing(first, problem, asked)
         assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
 
 
+# kills: bot/feedback.py:_reason_quoted (hand) a full-width bracket asked of as its ASCII:
+#   `/notes wrong 2（只是改名）` was answered "say which note", and with one note shown hid
+#   note 1 with the reason `2（只是改名）`
+def test_a_reason_in_full_width_brackets_glued_to_the_number_is_its_reason():
+    (command,) = parse_commands("/notes wrong 2（只是改名）")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "（只是改名）")
+    assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
+    # ASCII's glued on is no separator, as before: which note is meant is not clear
+    (command,) = parse_commands("/notes wrong 2(only renames)")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    # a quote inside a reason glued to the number is the reason's, kept as typed
+    (command,) = parse_commands("/notes wrong 2，只改了名「后续」")
+    assert pick_note(command.args, SHOWN).reason == "只改了名「后续」"
+
+
 # kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
 @pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nd", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
