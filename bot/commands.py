@@ -160,14 +160,31 @@ class Command:
         """Identity for de-duplication and edit diffing: case does not matter, nor do words
         a command ignores (an edit of the reason after an `off` runs no `off` again), nor
         full-width forms, which every command reads as the ASCII they stand for (an edit
-        retyping `ｍｏｅ` as `moe` posts no second reply)."""
+        retyping `ｍｏｅ` as `moe` posts no second reply), nor the sentence punctuation and
+        emoji at a word's end, which every command reads as no part of it (`topic:rocm:` is
+        `topic rocm`, `wrong 2🙏` is `wrong 2`: an edit between them runs nothing again)."""
         args = self.args if self.kind.reads_args else ()
-        return (self.kind.value, tuple(as_ascii(a).casefold() for a in args))
+        read = (as_ascii(_unmarked(a)).casefold() for a in args)
+        return (self.kind.value, tuple(word for word in read if word))
 
     @property
     def text(self) -> str:
         """The arguments as one string (search words, topic id)."""
         return " ".join(self.args)
+
+
+def _unmarked(word: str) -> str:
+    """The word without the run of marks it ends in (`comment_prose.marks_end`: sentence
+    punctuation, emoji, an emoji's shortcode whole): `rocm:`, `2🙏`, `2:pray:` and `2。`
+    are `rocm` and `2`; `2.5` and `torch::jit` keep theirs, which end no word. A word of
+    marks alone is empty. One pass: each run of marks is read once, from its start."""
+    past = 0  # where the run of marks read last ends
+    for at in range(len(word)):
+        if at >= past:
+            past = marks_end(word, at)
+            if past == len(word):
+                return word[:at]
+    return word
 
 
 # --- parsing -------------------------------------------------------------------

@@ -612,6 +612,22 @@ def test_an_edit_retyping_full_width_words_in_ascii_answers_nothing_again(live):
     assert len(replies(fake)) == 2  # what the edit changed still runs
 
 
+# kills: bot/commands.py:Command.key (hand) the marks at a word's end part of its key: an
+#   edit of `/notes topic:rocm:` into `/notes topic rocm` posted the same topic's reply again
+def test_an_edit_changing_only_the_punctuation_or_emoji_after_a_word_answers_nothing_again(live):
+    # `topic:rocm:` and `topic rocm` name the same topic, as `ROCM` and `rocm` do: the edit
+    # changed no command, and the reply already posted stands (one reply, as for a typo
+    # fixed elsewhere in the comment)
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic:rocm:")
+    assert len(replies(fake)) == 1
+    for typed in ["/notes topic rocm", "/notes topic rocm!", "/notes topic rocm🙏 :pray:"]:
+        edit(client, rt, fake, c, typed)
+        assert len(replies(fake)) == 1, f"the same topic was answered again for {typed!r}"
+    edit(client, rt, fake, c, "/notes topic cuda-graphs")  # another topic: answered
+    assert len(replies(fake)) == 2
+
+
 # kills: bot/commands.py:Command.key (hand) the kinds that ignore their words keyed alike: an
 #   edit of `/notes off` into `/notes on`, the reason kept, ran nothing
 def test_editing_an_off_into_an_on_turns_the_notes_on(live):

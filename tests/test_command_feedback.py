@@ -486,6 +486,25 @@ def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
     assert rt.ctx.feedback.numbering(DEFAULT_REPO, N, f"comment:{idle.id}") == shown
 
 
+# kills: bot/commands.py:Command.key (hand) an emoji glued to a word part of its key: an edit
+#   of `/notes wrong 2` into `/notes wrong 2🙏` ran the `wrong` again
+def test_an_edit_adding_an_emoji_after_a_wrongs_number_runs_nothing_again(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    c = say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    assert state(rt).dismissed == (shown[1],)
+    fake.clear_requests()
+    for typed in ["/notes wrong 2🙏", "/notes wrong 2:pray:", "/notes wrong 2。"]:
+        edit(client, rt, fake, c, typed)
+    # the same note, no reason: nothing to do again, not even a 👀 or a reading of the PR
+    assert [(r.method, r.path) for r in fake.requests] == []
+    edit(client, rt, fake, c, "/notes wrong 2🙏 只是改名")  # a reason added: kept
+    assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
+
+
 # kills: bot/command_answers.py:run_commands a comment's kept numbers taken as this run's own
 #        when it read none (no `wrong` among its new commands), and dropped with no `wrong` let run
 def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it(live):

@@ -280,6 +280,44 @@ def test_edit_that_changes_a_command_runs_the_new_version():
     assert [(c.kind.value, c.args) for c in got] == [("search", ("MTP",))]
 
 
+# kills: bot/commands.py:_unmarked (hand) the word whole: an edit of `/notes topic:rocm:` into
+#   `/notes topic rocm`, which name the same topic, posted the same reply again
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("/notes topic:rocm:", "/notes topic rocm"),
+        ("/notes topic rocm", "/notes topic rocm🙏"),
+        ("/notes topic rocm", "/notes topic ROCm！"),
+        ("/notes wrong 2", "/notes wrong 2🙏"),
+        ("/notes wrong 2", "/notes wrong 2:pray:"),
+        ("/notes wrong 2", "/notes wrong 2。"),
+        ("/notes wrong 2 only renames", "/notes wrong 2 only renames."),
+        ("/notes search deadlock", "/notes search deadlock :+1:"),
+        ("/notes search deadlock", "/notes search deadlock 🙏"),
+    ],
+)
+def test_an_edit_of_the_marks_at_a_words_end_runs_nothing(old, new):
+    # every command reads a word without the punctuation or emoji it ends in: the edit
+    # changed no command, and one comment saying both runs it once
+    assert changed_commands(old, new) == []
+    assert len(parse_commands(f"{old}\n{new}")) == 1
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("/notes wrong 2", "/notes wrong 2.5"),  # no mark at its end: another word
+        ("/notes wrong 2", "/notes wrong 2,3"),
+        ("/notes wrong 2", "/notes wrong 2 🙏只是改名"),  # a reason added after the emoji
+        ("/notes search torch", "/notes search torch::jit"),
+        ("/notes search c", "/notes search c++"),
+        ("/notes topic rocm", "/notes topic rocm:8080"),
+    ],
+)
+def test_an_edit_of_marks_inside_a_word_runs_it(old, new):
+    assert [c.line for c in changed_commands(old, new)] == [new]
+
+
 # kills: bot/commands.py:Command.key (hand) the words after `off`, `why`, `refresh` part of
 #   its key: an edit of a reason or thanks after them ran them again
 # kills: bot/commands.py:Kind.reads_args (hand) a kind that reads its words left out: an edit
