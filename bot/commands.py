@@ -17,8 +17,10 @@ right after a quote runs, although GitHub shows that line inside the quote (a la
 continuation): the author typed it there, under what they quoted. Sentence punctuation
 or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
 `/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
-it ends the command, the bare one. The word and sub-command may be typed full-width, as a
-Chinese input method's full-width mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
+it ends the command, the bare one, as a full-width parenthesis opening the writer's aside
+does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`).
+The word and sub-command may be typed full-width, as a Chinese input method's full-width
+mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
 """
 

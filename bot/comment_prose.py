@@ -173,6 +173,11 @@ def is_mark(char: str) -> bool:
     return char in SENTENCE_MARKS or is_symbol(char)
 
 
+# The full-width parenthesis, which opens the writer's own remark in Chinese prose: after the
+# command word it is no sub-command (`/notes（先刷新）`). A quote may name one (`「why」`).
+_ASIDE = "\uff08"
+
+
 def opens_a_quote(char: str) -> bool:
     """An opening quote or bracket beyond ASCII (`「`, `“`, `『`, `【`, and the full-width
     `（`, `［`), which Chinese puts no space before: `/notes topic「投机解码」` is `topic` and
@@ -242,8 +247,10 @@ def _word_ends(line: str, at: int, markup: str = "") -> bool:
     """Whether the command word ends at `at`: the line's end, a space, the `markup` that
     may follow it in the source, or sentence punctuation that ends there too (`/notes.`,
     `/notes, ...`) or is the full-width kind a Chinese writer puts no space after
-    (`/notes。谢谢`), or an emoji (`/notes🙏`, `/notes:pray:`, no space after it either).
-    `/notes.py`, `/notes/foo` or `/notes:8080` are paths and such."""
+    (`/notes。谢谢`), or an emoji (`/notes🙏`, `/notes:pray:`, no space after it either),
+    or a full-width parenthesis opening the writer's aside, which Chinese puts no space
+    before (`/notes（先刷新）`). `/notes.py`, `/notes/foo`, `/notes:8080` or `/notes(x)` are
+    paths, calls and such."""
     end, coded = _mark_run(line, at)
     last = line[at:end].rstrip(_EMOJI_PARTS)[-1:]  # an emoji's selector or tags are the emoji
     if last and not last.isascii() and last != _FULL_STOP:
@@ -252,14 +259,15 @@ def _word_ends(line: str, at: int, markup: str = "") -> bool:
         return True  # `/notes:pray:谢谢`, as `/notes🙏谢谢`; `/notes:x:y` is no emoji's end
     at = at if end == at else _past_invisible(line, end)
     after = line[at : at + 1]
-    return not after or _space(after) or after in markup
+    return not after or _space(after) or after in markup or after == _ASIDE
 
 
 def ends_a_sentence(word: str) -> bool:
     """Whether a word after the command word starts with marks that end the writer's
     sentence, as `_word_ends` reads them glued to the command word: marks alone (`...`,
-    `🙏`), or a run ending in a kind no space follows (`。谢谢`, `🙏谢谢`). `.x` is a word,
-    and so is one with no marks: what follows its start is no space (`WORDS`)."""
+    `🙏`), or a run ending in a kind no space follows (`。谢谢`, `🙏谢谢`), or an aside
+    (`（先刷新）`: `_ASIDE`). `.x` is a word, and so is one with no marks: what follows its
+    start is no space (`WORDS`)."""
     return _word_ends(word, 0)
 
 

@@ -2012,6 +2012,28 @@ def test_a_full_width_bracket_glued_to_a_subcommand_starts_its_argument(text, ex
     assert kinds(text) == expected
 
 
+# kills: bot/comment_prose.py:_word_ends (hand) a full-width parenthesis no end of the word:
+#   `/notes（先刷新一下）` was no command at all, and `/notes （先刷新）` answered "There is no
+#   `（先刷新）` command"
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes（先刷新一下）", [("refresh", ())]),
+        ("/notes （先刷新）", [("refresh", ())]),
+        ("／ｎｏｔｅｓ（先刷新）", [("refresh", ())]),
+        ("/notes（", [("refresh", ())]),
+        # ASCII's is a call's or a path's, and a quote may name a sub-command: not read so
+        ("/notes(先刷新)", []),
+        ("/notes()", []),
+        ("/notes「why」", []),
+    ],
+)
+def test_a_full_width_parenthesis_after_the_command_word_is_the_writers_aside(text, expected):
+    # as after a sub-command (`/notes off（先关掉）`): the bare `/notes`, with the writer's
+    # own remark after it, which is no sub-command
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
