@@ -158,6 +158,18 @@ def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
+# kills: bot/feedback.py:_chinese_number tens and ones misread (a comment may show more than
+#   ten notes: `max_notes` is the matching config's)
+@pytest.mark.parametrize(
+    ("first", "rank"),
+    [("第十条", 10), ("第十二条", 12), ("第二十条", 20), ("第二十一条", 21), ("第九条", 9)],
+)
+def test_a_note_counted_in_chinese_numerals_past_ten_is_that_note(first, rank):
+    shown = tuple(f"vllm-{i:08x}" for i in range(25))
+    pick = pick_note((first,), shown)
+    assert (pick.note_id, pick.rank) == (shown[rank - 1], rank)
+
+
 # kills: bot/feedback.py:_ordinal (hand) words that start so rewritten though they name no
 #   number: with one note shown, `第一次见到` ("seen for the first time") was kept as `1次见到`
 def test_words_starting_as_a_chinese_count_are_kept_as_typed():
@@ -176,8 +188,14 @@ def test_words_starting_as_a_chinese_count_are_kept_as_typed():
         ("第2，3条", PickProblem.WHICH, ""),
         ("第2条、第3条", PickProblem.WHICH, ""),
         ("2号、3号", PickProblem.WHICH, ""),
+        # kills: bot/feedback.py:_is_number a count after a number read as the reason
+        ("2 第3条", PickProblem.WHICH, ""),
+        ("第2条 3号", PickProblem.WHICH, ""),
         ("2条", PickProblem.WHICH, ""),  # "two of them", no note's number
         ("第", PickProblem.WHICH, ""),
+        # kills: bot/feedback.py:_ordinal numerals that are no number read as one
+        ("第二二条", PickProblem.WHICH, ""),
+        ("第十十条", PickProblem.WHICH, ""),
     ],
 )
 def test_a_chinese_count_naming_no_one_note_hides_nothing(first, problem, asked):
