@@ -1,6 +1,7 @@
 """The operators' commands: `review-notes serve` (the webhook server), `replay` (a payload
 signed and sent to it), `retry` (failed deliveries listed or re-queued) and `redeliver`
-(GitHub asked again for the webhooks it could not deliver while the server was down)."""
+(GitHub asked again for the webhooks it could not deliver while the server was down) and
+`salvage` (what a damaged database file still holds, copied into a new one)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,19 @@ def add_server_parsers(sub) -> None:
     )
     database_argument(again)
     again.set_defaults(func=_cmd_redeliver)
+
+    save = sub.add_parser(
+        "salvage",
+        help="copy what a damaged database file still holds into a new file",
+        description="Copy every row SQLite can still read of the database (damaged: 'database"
+        " disk image is malformed'), and what reads of a damaged row, into NEW_FILE, and"
+        " name each row lost or copied in part. The database is only read; the server must"
+        " be stopped. Then move the database aside with its -wal and -shm files and put"
+        " NEW_FILE in its place.",
+    )
+    save.add_argument("new_file", metavar="NEW_FILE", help="the new database (must not exist)")
+    database_argument(save)
+    save.set_defaults(func=_cmd_salvage)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -331,3 +345,83 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
     if done.stopped is not None:
         print(f"stopped ({done.stopped}): {done.not_asked} not asked again", file=sys.stderr)
     return 1 if done.refused or done.stopped else 0
+
+
+def _cmd_salvage(args: argparse.Namespace) -> int:
+    """Copy what the damaged database still reads into a new file, saying what was lost:
+    exit 0 when every row was copied whole, 1 when some were lost or copied in part (the
+    new file is made all the same), 2 when nothing was made."""
+    from bot.db import servers_kept_out
+
+    settings = command_settings(db_path=args.db, dry_run=True)  # (see _cmd_retry)
+    if settings is None:
+        return 2
+    source, target = Path(settings.db_path), Path(args.new_file)
+    why = _not_salvageable(source, target)
+    if why:
+        print(f"review-notes salvage: {why}", file=sys.stderr)
+        return 2
+    with servers_kept_out(source) as kept_out:
+        if not kept_out:
+            print(
+                f"review-notes salvage: a review-notes server is running on {source}: stop"
+                " it first (what it writes meanwhile would not be in the copy)",
+                file=sys.stderr,
+            )
+            return 2
+        return _salvage(source, target)
+
+
+def _not_salvageable(source: Path, target: Path) -> str | None:
+    """Why the copy must not start; None when it may."""
+    if not source.is_file():
+        return f"no database at {source} (--db or REVIEW_NOTES_DB_PATH)"
+    for made in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+        if made.exists() or made.is_symlink():  # (a -wal beside it would be read into it)
+            return f"{made} exists: name a new file"
+    if not target.parent.is_dir():
+        return f"no directory {target.parent} for {target}"
+    return None
+
+
+def _salvage(source: Path, target: Path) -> int:
+    from contextlib import closing
+
+    from bot.cli import BOT_TABLES
+    from bot.salvage import SalvageError, integrity, read_only, report, salvage, tables_of
+
+    made = False
+    try:
+        with closing(read_only(source)) as conn:
+            if not {name for _, name, _, _ in tables_of(conn)} & set(BOT_TABLES):
+                print(
+                    f"review-notes salvage: {source} is not a review-notes database"
+                    " (none of its tables)",
+                    file=sys.stderr,
+                )
+                return 2
+            with open(target, "x"):  # made here, never over a file made meanwhile
+                made = True
+            copies = salvage(conn, target)
+    except (SalvageError, sqlite3.Error, OSError) as exc:
+        if made:
+            _remove_made(target)
+        print(f"review-notes salvage: {source}: {exc}", file=sys.stderr)
+        return 2
+    for line in report(copies):
+        print(inert(line))  # rows are named by what webhooks wrote
+    checked = integrity(target)
+    incomplete = [c for c in copies if not c.complete]
+    print(
+        f"{target}: made, SQLite's integrity check: {checked};"
+        + (" nothing lost" if not incomplete else " rows lost or copied in part, named above")
+        + f". To use it: with the server stopped, move {source} aside with its -wal and -shm"
+        f" files, put {target} in its place, and start the server"
+    )
+    return 1 if incomplete or checked != "ok" else 0
+
+
+def _remove_made(target: Path) -> None:
+    """Remove what a copy that failed made (the new file, its -wal and -shm)."""
+    for made in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+        made.unlink(missing_ok=True)

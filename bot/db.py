@@ -121,6 +121,37 @@ class DamagedRows:
         return dict(self._rows.copy().values())
 
 
+def server_lock_names(path: Path) -> list[str]:
+    """Where a server takes its lock (Database.acquire_server_lock): the database file
+    itself, its name's lock file and its real path's (one name when they are the same)."""
+    real = f"{os.path.realpath(path)}.lock"
+    return list(dict.fromkeys([str(path), real, os.path.realpath(f"{path}.lock")]))
+
+
+@contextmanager
+def servers_kept_out(path: Path) -> Iterator[bool]:
+    """While in it, no review-notes server runs on `path` (nor starts: it is refused as
+    another one would be); False when one holds the file. Its lock files are not made
+    (a server holds them open, so they exist). Left after every connection to the file
+    made inside closed: closing a descriptor of it drops this process's SQLite locks."""
+    held: list[int] = []
+    try:
+        for name in server_lock_names(path):
+            try:
+                held.append(os.open(name, os.O_RDONLY))  # flock needs no write
+            except FileNotFoundError:
+                continue
+            fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        Database._release(held)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        Database._release(held)
+
+
 class Database:
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -198,9 +229,8 @@ class Database:
         # file has a lock file of its own next to the mount point): flock, which SQLite's
         # POSIX locks leave alone. That descriptor closes only after the connection (close),
         # also when the lock is refused: closing it drops this process's POSIX locks.
-        database = str(self.path)
-        real = f"{os.path.realpath(self.path)}.lock"
-        names = dict.fromkeys([database, real, os.path.realpath(f"{self.path}.lock")])
+        database, real = str(self.path), f"{os.path.realpath(self.path)}.lock"
+        names = server_lock_names(self.path)
         held: list[int] = []
         try:
             for name in names:

@@ -1,0 +1,310 @@
+"""`review-notes salvage`: what SQLite can still read of a damaged database file, copied
+into a new one, and what could not be, named row by row.
+
+A damaged file ("database disk image is malformed": a failing disk) can be neither
+repaired in place nor written safely: SQLite cannot change or delete a damaged row. The
+source is opened read-only (a read-write connection closing would checkpoint its -wal
+file into it); each table is copied in one scan, and from the first row the scan cannot
+read, row by row: a row that reads whole is copied whole, a damaged one with the columns
+that still read (the others NULL or their default, when the table allows it), or named
+as lost. The operator then puts the new file in the damaged one's place.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.db import utcnow
+
+# How a row is named in the report, by table: the columns a reader knows it by (a
+# delivery's id, a PR's repository and number); other tables by their primary key.
+ROW_NAMES = {
+    "deliveries": ("delivery {}", ("id",)),
+    "pr_state": ("PR {}#{}", ("repo", "number")),
+    "pr_replies": ("reply record {}", ("key",)),
+    "feedback": ("mark on PR {}#{} of note {}", ("repo", "number", "note_id")),
+    "numbering": ("numbers of PR {}#{} read in {}", ("repo", "number", "origin")),
+}
+# Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
+# retention forgets a PR's file list (PRStore.prune_files): a file list's head without
+# the list would read as the list of that head.
+TOGETHER = {
+    "pr_state": ("files", "files_sha", "files_listed", "files_base", "code_names", "incidental"),
+}
+
+
+# A column a row cannot be kept without (NOT NULL, no default), given a value when it is
+# lost: a PR's state is worth keeping without when it was last handled (its comment's id,
+# its opt-out), which then reads as now.
+FILLED = {("pr_state", "updated_at"): utcnow}
+
+
+@dataclass
+class TableCopy:
+    """What one table's copy kept and lost."""
+
+    table: str
+    whole: int = 0
+    in_part: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # name, columns lost
+    lost: list[tuple[str, str]] = field(default_factory=list)  # name, why
+    unlisted: str | None = None  # damage past which no row could be found
+
+    @property
+    def complete(self) -> bool:
+        return not (self.in_part or self.lost or self.unlisted)
+
+
+class SalvageError(Exception):
+    """Nothing could be copied (the schema does not read): said with the fix."""
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """`path` opened so that nothing is written to it, nor its -wal file checkpointed in."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def tables_of(source: sqlite3.Connection) -> list[tuple[str, str, str, str | None]]:
+    """The schema's entries: (type, name, table, sql); SalvageError when it does not read."""
+    try:
+        return source.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid"
+        ).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise SalvageError(
+            f"its schema cannot be read ({exc}): nothing of it can be copied"
+        ) from None
+
+
+def salvage(source: sqlite3.Connection, target: Path) -> list[TableCopy]:
+    """Copy every table of `source` into the new file `target` (its schema first, then
+    the rows, then the AUTOINCREMENT counters); what each table kept and lost."""
+    schema = tables_of(source)
+    with closing(sqlite3.connect(target, isolation_level=None)) as out:
+        out.execute("PRAGMA journal_mode=WAL")  # as the server keeps it
+        for kind in ("table", "index"):  # the indexes first: a row they refuse is lost
+            for what, name, _, sql in schema:
+                if what == kind and sql and not name.startswith("sqlite_"):
+                    out.execute(sql)
+        indexes: dict[str, list[str]] = {}
+        for what, name, table, _ in schema:
+            if what == "index":
+                indexes.setdefault(table, []).append(name)
+        copies = [
+            _copy_table(source, out, name, indexes.get(name, []))
+            for what, name, _, sql in schema
+            if what == "table" and sql and not name.startswith("sqlite_")
+        ]
+        _copy_counters(source, out)
+        out.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return copies
+
+
+def integrity(path: Path) -> str:
+    """SQLite's integrity check of `path`: "ok", or its first problems."""
+    with closing(sqlite3.connect(path)) as conn:
+        said = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    return "; ".join(said)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, bool, bool]]:
+    """(name, may be NULL, has a default, is the rowid) of each column of `table`."""
+    info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+    pks = [r for r in info if r[5]]
+    alias = pks[0][1] if len(pks) == 1 and pks[0][2].upper() == "INTEGER" else None
+    return [(r[1], not r[3], r[4] is not None, r[1] == alias) for r in info]
+
+
+def _copy_table(
+    source: sqlite3.Connection, out: sqlite3.Connection, table: str, indexes: list[str]
+) -> TableCopy:
+    copy = TableCopy(table)
+    columns = _columns(out, table)
+    names = [c[0] for c in columns]
+    listed = ", ".join(f'"{n}"' for n in names)
+    done: set[int] = set()
+    out.execute("BEGIN")
+    try:
+        last = _copy_scan(source, out, table, names, done)
+        if last is not None:
+            for rowid in _rowids_past(source, table, indexes, last, copy):
+                if rowid not in done:
+                    _copy_row(source, out, copy, columns, listed, rowid, indexes)
+        copy.whole += len(done)
+        out.execute("COMMIT")
+    except BaseException:
+        out.execute("ROLLBACK")
+        raise
+    return copy
+
+
+def _insert(out: sqlite3.Connection, table: str, names: list[str], row: tuple[object, ...]) -> None:
+    listed = ", ".join(f'"{n}"' for n in names)
+    marks = ", ".join("?" * len(names))
+    out.execute(f'INSERT INTO "{table}" (rowid, {listed}) VALUES (?, {marks})', row)
+
+
+def _copy_scan(
+    source: sqlite3.Connection,
+    out: sqlite3.Connection,
+    table: str,
+    names: list[str],
+    done: set[int],
+) -> int | None:
+    """Copy the rows one scan reads, in rowid order, until one does not read: None when
+    all did, else the rowid of the last one copied (0 for none)."""
+    last = 0
+    try:  # (execute reads the first row)
+        for row in source.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid'):
+            _insert(out, table, names, row)
+            done.add(row[0])
+            last = row[0]
+    except sqlite3.DatabaseError:  # (OperationalError too: text that is not UTF-8)
+        return last
+    return None
+
+
+def _rowids_past(
+    source: sqlite3.Connection, table: str, indexes: list[str], last: int, copy: TableCopy
+) -> list[int]:
+    """The rowids after `last`: from the table's pages, and when those do not read to
+    the end, from each index's too (they hold the rowids of the rows on a damaged page)."""
+    found: set[int] = set()
+    past = f'SELECT rowid FROM "{table}" {{}} WHERE rowid > {int(last)} ORDER BY rowid'
+    for index in ["", *indexes]:
+        try:
+            for (rowid,) in source.execute(past.format(f'INDEXED BY "{index}"' if index else "")):
+                found.add(rowid)
+        except sqlite3.DatabaseError as exc:  # (a partial index: "no query solution")
+            if not index:
+                copy.unlisted = f"{type(exc).__name__}: {exc}"
+            continue
+        if not index:
+            break  # the table's own pages read to the end: every row is found
+    return sorted(found)
+
+
+def _row_name(
+    source: sqlite3.Connection, table: str, rowid: int, indexes: list[str], key: list[str]
+) -> str:
+    """How the report names a row: by ROW_NAMES' columns (else the primary key's), read
+    from the row or from an index holding them; by its rowid when neither reads."""
+    shape, columns = ROW_NAMES.get(table, ("", ()))
+    if not columns:
+        columns = tuple(key)
+        shape = f"{table} " + " ".join("{}" for _ in columns)
+    if columns:
+        listed = ", ".join(f'"{c}"' for c in columns)
+        for index in ["", *indexes]:
+            by = f'INDEXED BY "{index}"' if index else ""
+            try:
+                found = source.execute(
+                    f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ?', (rowid,)
+                ).fetchone()
+            except sqlite3.DatabaseError:
+                continue
+            if found is not None:
+                return shape.format(*found)
+    return f"{table} row {rowid} (its key unreadable)"
+
+
+def _copy_row(
+    source: sqlite3.Connection,
+    out: sqlite3.Connection,
+    copy: TableCopy,
+    columns: list[tuple[str, bool, bool, bool]],
+    listed: str,
+    rowid: int,
+    indexes: list[str],
+) -> None:
+    """Copy one row found past the scan: whole if it reads, else what of it reads."""
+    names = [c[0] for c in columns]
+    try:
+        row = source.execute(
+            f'SELECT rowid, {listed} FROM "{copy.table}" WHERE rowid = ?', (rowid,)
+        ).fetchone()
+        whole_error = None
+    except sqlite3.DatabaseError as exc:
+        row, whole_error = None, exc
+    if row is not None:
+        try:
+            _insert(out, copy.table, names, tuple(row))
+            copy.whole += 1
+        except sqlite3.IntegrityError as exc:
+            key = [c[0] for c in columns if c[3]]
+            name = _row_name(source, copy.table, rowid, indexes, key)
+            copy.lost.append((name, f"refused by the new file: {exc}"))
+        return
+    if whole_error is None:
+        return  # listed by an index, not in the table: nothing to copy
+    key = [c[0] for c in columns if c[3]]
+    name = _row_name(source, copy.table, rowid, indexes, key)
+    kept: dict[str, object] = {}
+    unread: list[str] = []
+    for column, _, _, _ in columns:
+        try:
+            (kept[column],) = source.execute(
+                f'SELECT "{column}" FROM "{copy.table}" WHERE rowid = ?', (rowid,)
+            ).fetchone()
+        except (sqlite3.DatabaseError, TypeError):  # (TypeError: the row is not there)
+            unread.append(column)
+    together = TOGETHER.get(copy.table, ())
+    if any(c in together for c in unread):
+        unread += [c for c in together if c not in unread]
+    dropped = [c for c in columns if c[0] in unread]
+    needed = [c[0] for c in dropped if not (c[1] or c[2] or c[3] or (copy.table, c[0]) in FILLED)]
+    if needed or len(unread) == len(columns):
+        why = f"{', '.join(needed)} unreadable" if needed else "nothing of it reads"
+        copy.lost.append((name, f"{why} ({type(whole_error).__name__}: {whole_error})"))
+        return
+    values = {c: v for c, v in kept.items() if c not in unread}
+    for column, nullable, has_default, _ in dropped:
+        fill = FILLED.get((copy.table, column))
+        if fill is not None:
+            values[column] = fill()
+        elif nullable and not has_default:
+            values[column] = None  # (one with a default gets it, left out of the insert)
+    try:
+        _insert(out, copy.table, list(values), (rowid, *values.values()))
+    except sqlite3.IntegrityError as exc:
+        copy.lost.append((name, f"what reads of it refused by the new file: {exc}"))
+        return
+    copy.in_part.append((name, tuple(c[0] for c in dropped)))
+
+
+def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> None:
+    """The AUTOINCREMENT counters (a delivery's seq is never given twice): the damaged
+    file's, where it reads and is ahead of the rows copied."""
+    try:
+        counters = source.execute("SELECT name, seq FROM sqlite_sequence").fetchall()
+    except sqlite3.DatabaseError:  # none (no AUTOINCREMENT table) or unreadable
+        return
+    for name, seq in counters:
+        out.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?", (seq, name))
+        out.execute(
+            "INSERT INTO sqlite_sequence (name, seq) SELECT ?, ?"
+            " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)",
+            (name, seq, name),
+        )
+
+
+def report(copies: list[TableCopy]) -> Iterator[str]:
+    """The report's lines, a table's summary then each row not copied whole."""
+    for copy in copies:
+        parts = [f"{copy.whole + len(copy.in_part)} rows copied"]
+        if copy.in_part:
+            parts.append(f"{len(copy.in_part)} of them in part")
+        if copy.lost:
+            parts.append(f"{len(copy.lost)} lost")
+        yield f"{copy.table}: {', '.join(parts)}"
+        for name, dropped in copy.in_part:
+            yield f"  in part: {name}: lost {', '.join(dropped)} (empty or their defaults now)"
+        for name, why in copy.lost:
+            yield f"  lost: {name}: {why}"
+        if copy.unlisted:  # rows its indexes list were found: others may be lost, unnamed
+            yield f"  lost: rows only on its damaged pages, unnamed ({copy.unlisted})"

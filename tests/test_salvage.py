@@ -1,0 +1,211 @@
+"""`review-notes salvage`: a database file SQLite finds damaged ("database disk image is
+malformed"), really damaged on disk as a failing disk does, copied into a new file that
+a server then runs on: what reads is kept, what does not is named."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from bot.db import Database
+from bot.prstate import PRState, PRStore
+from bot.queue import DeliveryQueue
+from tests.fake_github import DEFAULT_REPO
+from tests.test_queue import _break_overflow_chain
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    deliver_pr,
+    live_settings,
+    ours,
+    run_cli,
+    serving,
+)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _integrity(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as conn:
+        return [r[0] for r in conn.execute("PRAGMA integrity_check")]
+
+
+def _salvage(tmp_path: Path, new: Path, *extra: str):
+    return run_cli(tmp_path, "salvage", str(new), *extra)
+
+
+def _damage_root_page(path: Path, name: str) -> None:
+    """Overwrite the first page of table `name` (the whole of a small one), as a failing
+    disk may: no row of it reads from the table's own pages."""
+    db = Database(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    [(page,)] = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
+    db.close()
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    path.write_bytes(data)
+
+
+# kills: bot/salvage.py:_copy_row a damaged row lost whole where its comment's id still reads
+def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_copy(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # A failing disk damaged PR 2's state (its file list's pages) and a done delivery's
+    # payload. Every event of PR 2 failed, and the fix offered was a backup: without one,
+    # the whole file (every PR's comment id and opt-out, the queue) was lost. salvage
+    # copies the rest, and of PR 2's row what still reads (its comment's id), into a new
+    # file a server then runs on, PR 2's comment edited in place.
+    clean_env(monkeypatch)
+    fake = fake_github
+    for n in (1, 2, 3):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        for n in (1, 2, 3):
+            deliver_pr(client, rt, number=n, title=MATCHING_TITLE, files=MATCHING_FILES)
+    posted = {n: [c.id for c in ours(fake, n)] for n in (1, 2, 3)}
+    assert all(len(ids) == 1 for ids in posted.values()), posted
+    db = Database(settings.db_path)
+    queue = DeliveryQueue(db)
+    queue.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, DEFAULT_REPO, 9)
+    db.execute("UPDATE deliveries SET state = 'done' WHERE id = 'broken'")
+    long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
+    db.execute("UPDATE pr_state SET files = ? WHERE number = 2", (long_list,))
+    db.close()
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    with closing(sqlite3.connect(settings.db_path)) as conn, pytest.raises(sqlite3.DatabaseError):
+        conn.execute("SELECT files FROM pr_state WHERE number = 2").fetchall()  # malformed
+    before = _sha(settings.db_path)
+
+    new = tmp_path / "salvaged.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.splitlines()
+    assert "deliveries: 3 rows copied, 1 lost" in lines, r.stdout
+    assert any(line.startswith("  lost: delivery broken: payload") for line in lines), r.stdout
+    assert "pr_state: 3 rows copied, 1 of them in part" in lines, r.stdout
+    [part] = [line for line in lines if line.startswith("  in part: ")]
+    assert part.startswith(f"  in part: PR {DEFAULT_REPO}#2: lost files_sha, "), part
+    assert "comment_id" not in part and "files," in part, part
+    assert f"{new}: made, SQLite's integrity check: ok;" in lines[-1], lines[-1]
+    assert _sha(settings.db_path) == before  # only read
+    assert _integrity(new) == ["ok"]
+    assert not Path(f"{new}-wal").exists()  # one file to move: checkpointed
+
+    for suffix in ("", "-wal", "-shm"):  # as the docs say: aside with its -wal and -shm
+        if Path(f"{settings.db_path}{suffix}").exists():
+            Path(f"{settings.db_path}{suffix}").rename(tmp_path / f"damaged{suffix}")
+    new.rename(settings.db_path)
+    with serving(settings) as (client, rt):
+        for n in (1, 2, 3):
+            deliver_pr(client, rt, action="synchronize", number=n, title=MATCHING_TITLE)
+        health = client.get("/healthz")
+        failed, done = rt.queue.failed(), rt.queue.counts()["done"]
+        state = PRStore(rt.db).get(DEFAULT_REPO, 2)
+    assert failed == [] and done == 3 + 3 and health.status_code == 200, health.text
+    assert {n: [c.id for c in ours(fake, n)] for n in (1, 2, 3)} == posted  # edited in place
+    assert state.comment_id == posted[2][0]
+
+
+def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
+    # The damage is on the table's own page (every PR row on it): the rows cannot be
+    # read, but the table's key index still lists them, so each is named as lost; the
+    # other tables are copied whole.
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs, queue = PRStore(db), DeliveryQueue(db)
+    for n in (1, 2):
+        prs.put(PRState("o/r", n, comment_id=n * 10))
+    queue.enqueue("d-1", "pull_request", "opened", {"n": 1}, "o/r", 1)
+    queue.keep_sweep_since("2030-01-01T00:00:00Z")
+    db.close()
+    _damage_root_page(path, "pr_state")
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 0 rows copied, 2 lost" in lines, r.stdout
+    lost = [line.split(": ")[1] for line in lines if line.startswith("  lost: PR")]
+    assert lost == ["PR o/r#1", "PR o/r#2"], r.stdout
+    assert "deliveries: 1 rows copied" in lines, r.stdout
+    assert _integrity(new) == ["ok"]
+    with closing(sqlite3.connect(new)) as conn:
+        assert conn.execute("SELECT id FROM deliveries").fetchall() == [("d-1",)]
+
+
+def test_salvage_of_a_sound_file_copies_every_row_and_counter(tmp_path):
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    queue = DeliveryQueue(db)
+    for i in range(3):
+        queue.enqueue(f"d-{i}", "pull_request", "opened", {"n": i}, "o/r", i)
+    db.execute("DELETE FROM deliveries WHERE id = 'd-2'")  # its seq is never given again
+    PRStore(db).put(PRState("o/r", 1, comment_id=5, opted_out=True))
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "nothing lost" in r.stdout and "lost:" not in r.stdout, r.stdout
+    with closing(sqlite3.connect(path)) as old, closing(sqlite3.connect(new)) as conn:
+        for table in ("deliveries", "pr_state", "sqlite_sequence", "redelivery"):
+            sql = f"SELECT rowid, * FROM {table} ORDER BY rowid"
+            assert conn.execute(sql).fetchall() == old.execute(sql).fetchall(), table
+    assert DeliveryQueue(Database(new)).enqueue("d-3", "pull_request", "opened", {})
+
+
+@pytest.mark.parametrize("there", ["", "-wal", "-shm"])
+def test_salvage_never_writes_over_a_file_there(tmp_path, there):
+    # a -wal file beside the new one would be read into it as SQLite opens it
+    path = tmp_path / "bot.sqlite3"
+    Database(path).close()
+    PRStore(Database(path))
+    new = tmp_path / "new.sqlite3"
+    Path(f"{new}{there}").write_text("someone's")
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"review-notes salvage: {new}{there} exists: name a new file" in r.stderr
+    assert Path(f"{new}{there}").read_text() == "someone's"
+    assert there == "" or not new.exists()
+
+
+def test_salvage_refuses_while_a_server_runs_on_the_file(tmp_path):
+    # what the server wrote after the copy would be lost when the copy replaced the file
+    path = tmp_path / "bot.sqlite3"
+    server = Database(path)
+    PRStore(server)
+    assert server.acquire_server_lock()
+    new = tmp_path / "new.sqlite3"
+    try:
+        r = _salvage(tmp_path, new)
+    finally:
+        server.close()
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"a review-notes server is running on {path}: stop it first" in r.stderr
+    assert not new.exists()
+    assert _salvage(tmp_path, new).returncode == 0  # stopped: it runs
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (None, "no database at"),
+        ("CREATE TABLE other (x)", "is not a review-notes database (none of its tables)"),
+    ],
+)
+def test_salvage_refuses_what_is_no_review_notes_database(tmp_path, make, said):
+    path = tmp_path / "bot.sqlite3"
+    if make:
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute(make)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not new.exists()
