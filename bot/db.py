@@ -57,10 +57,13 @@ def stored_time(at: datetime) -> str:
 
 
 # What to do with a database file SQLite finds damaged (SQLITE_CORRUPT: a failing disk, a
-# copy taken without its -wal file while a server wrote): it is the bot's, not another file
+# copy taken without its -wal file while a server wrote): it is the bot's, not another file.
+# The steps in their order: a server left running writes on (and checkpoints its -wal into
+# the file moved aside); salvage is what is left without a backup.
 DAMAGED_FIX = (
-    "restore it from a backup, or move it aside with its -wal and -shm files to start on a"
-    " new one (what it held is lost)"
+    "stop the server, then restore it from a backup: move it aside with its -wal and -shm"
+    " files, put the backup in its place and start again (no backup: `review-notes salvage"
+    " NEW_FILE` copies what still reads into a new file to put there)"
 )
 
 

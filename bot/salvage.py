@@ -77,7 +77,9 @@ def tables_of(source: sqlite3.Connection) -> list[tuple[str, str, str, str | Non
         ).fetchall()
     except sqlite3.DatabaseError as exc:
         raise SalvageError(
-            f"its schema cannot be read ({exc}): nothing of it can be copied"
+            f"its schema cannot be read ({exc}): nothing of it can be copied; without a"
+            " backup, move it aside with its -wal and -shm files to start on a new file (what"
+            " it held is lost)"
         ) from None
 
 

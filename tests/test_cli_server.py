@@ -1059,9 +1059,10 @@ def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
     r = cli("redeliver", env=app_env(tmp_path, fake_github, app_key), cwd=tmp_path)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr == (
-        f"review-notes: {path}: database disk image is malformed: restore it from a backup,"
-        " or move it aside with its -wal and -shm files to start on a new one (what it held"
-        " is lost)\n"
+        f"review-notes: {path}: database disk image is malformed: stop the server, then"
+        " restore it from a backup: move it aside with its -wal and -shm files, put the"
+        " backup in its place and start again (no backup: `review-notes salvage NEW_FILE`"
+        " copies what still reads into a new file to put there)\n"
     )
 
 

@@ -296,7 +296,7 @@ def test_notes_feedback_on_a_damaged_table_says_damaged_with_the_fix(tmp_path):
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
     r = cli("notes", "feedback", env=env, cwd=tmp_path, timeout=60)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
-    said = f"review-notes: {db}: database disk image is malformed: restore it from a backup"
+    said = f"review-notes: {db}: database disk image is malformed: stop the server, then restore"
     assert said in r.stderr, r.stderr
 
 

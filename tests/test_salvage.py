@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -209,3 +210,20 @@ def test_salvage_refuses_what_is_no_review_notes_database(tmp_path, make, said):
     r = _salvage(tmp_path, new)
     assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not new.exists()
+
+
+# kills: bot/db.py DAMAGED_FIX the steps out of order, or no way on without a backup
+def test_the_damage_fix_says_the_steps_in_order_and_a_salvage_command_that_runs(tmp_path):
+    # Every damaged-database message (the start's refusal, retry, a PR's failed event,
+    # /healthz) said "restore it from a backup" only: not that the server must be stopped
+    # first (a server left running writes on, and checkpoints its -wal into the file
+    # moved aside), and nothing for an operator without a backup.
+    from bot.cli import build_parser
+    from bot.db import DAMAGED_FIX
+
+    steps = ["stop the server", "move it aside with its -wal and -shm", "in its place", "start"]
+    at = [DAMAGED_FIX.find(step) for step in steps]
+    assert -1 not in at and at == sorted(at), DAMAGED_FIX
+    [command] = re.findall(r"`review-notes (salvage [A-Z_]+)`", DAMAGED_FIX)
+    args = build_parser().parse_args(command.split())
+    assert args.func.__name__ == "_cmd_salvage" and args.new_file == "NEW_FILE"
