@@ -15,12 +15,14 @@ GET /github/app-created  the App manifest flow's redirect: how to exchange the c
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import re
 import shlex
 import shutil
 import socket
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -418,11 +420,20 @@ def _unreadable_rows(
         return None
     named = ", ".join(f"delivery {name} (seq {seq})" for seq, name in rows.items())
     where = " OR ".join(f"seq = {seq}" for seq in rows)
-    delete = shlex.join(["sqlite3", str(path), f"DELETE FROM deliveries WHERE {where}"])
+    delete = _sqlite_command(path, f"DELETE FROM deliveries WHERE {where}")
     return StartupError(
         f"{path}: {exc}; not starting: {named} cannot be read back (a damaged disk?):"
         f" delete it (`{delete}`), then start again; if more is damaged, {DAMAGED_FIX}"
     )
+
+
+def _sqlite_command(path: Path, sql: str) -> str:
+    """A shell command running `sql` on the database at `path` with this Python's sqlite3
+    module: the image has no `sqlite3` command. (JSON's string is Python's too, in double
+    quotes: the shell's single quotes hold it as it is.)"""
+    file, statement = (json.dumps(text, ensure_ascii=False) for text in (str(path), sql))
+    code = f"import sqlite3; sqlite3.connect({file}, isolation_level=None).execute({statement})"
+    return shlex.join([sys.executable, "-c", code])
 
 
 def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQueue, PRStore]:

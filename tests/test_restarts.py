@@ -16,9 +16,11 @@ import resource
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -561,11 +563,13 @@ def test_a_start_refused_on_a_row_it_cannot_read_names_it_and_the_command_deleti
     queue.db.close()
     r = _refused_start(tmp_path)
     assert "delivery d-2 (seq 2) cannot be read back" in r.stderr, r.stderr
-    [command] = re.findall(r"`(sqlite3 .*?)`", r.stderr)
+    # run as said: with the Python that runs the server (the image has no sqlite3 command)
+    [command] = re.findall(r"delete it \(`(.*?)`\)", r.stderr)
     argv = shlex.split(command)
-    assert argv[:2] == ["sqlite3", str(db)], argv
-    with sqlite3.connect(db) as conn:  # the command, as the sqlite3 shell runs it
-        conn.execute(argv[2])
+    assert argv[:2] == [sys.executable, "-c"], argv
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path / "..")
+    assert done.returncode == 0, done.stderr
+    with closing(sqlite3.connect(db)) as conn:
         left = conn.execute("SELECT id, state FROM deliveries ORDER BY seq").fetchall()
     assert left == [("d-1", "pending")]
 
@@ -627,6 +631,39 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
 
 
 # --- r31h ---
+
+
+def test_the_documented_deletion_of_an_unreadable_delivery_runs_without_a_sqlite3_command(
+    tmp_path,
+):
+    # docs/operating.md gave `sqlite3 FILE "DELETE ..."` for the row a refused start
+    # names, and the image has no sqlite3 command: the documented one, in a checkout and
+    # in the image, runs with Python's sqlite3 module, and deletes that row alone.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    text = doc("operating.md")
+    found = re.findall(
+        r'`(\.venv/bin/python|docker run [^`]*? python) -c "(import sqlite3;[^"`]*'
+        r'DELETE[^"`]*)"`',
+        text,
+    )
+    assert len(found) == 2, found
+    for python, code in found:
+        code = re.sub(r"\s*\n\s*", " ", code)
+        (tmp_path / "var").mkdir(exist_ok=True)
+        path = tmp_path / "var" / "review-notes.sqlite3"
+        path.unlink(missing_ok=True)
+        queue = DeliveryQueue(Database(path))
+        for n in (1, 2):
+            queue.enqueue(f"d-{n}", "pull_request", "opened", {"n": n}, DEFAULT_REPO, n)
+        queue.db.close()
+        code = code.replace("/app/var/", "var/").replace("seq = N", "seq = 2")
+        assert "var/review-notes.sqlite3" in code, (python, code)
+        r = subprocess.run([PY, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT id FROM deliveries").fetchall() == [("d-1",)], python
 
 
 def _documented_backup_command() -> str:
