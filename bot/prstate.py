@@ -516,20 +516,32 @@ class PRStore:
         return len(self._unreadable) > seen
 
     def damaged_state(
-        self, repo: str, number: int, exc: sqlite3.DatabaseError
+        self, repo: str, number: int, exc: sqlite3.DatabaseError, repo_id: int | None = None
     ) -> DamagedState | None:
         """What an event of the PR that met `exc` fails with, when that is SQLite finding
         the PR's own state row damaged (its reads are many: any may meet it): the row set
-        aside (`set_aside`) and said once, as retention's pruning sets it aside. None when
-        the damage is not that row's."""
+        aside (`set_aside`) and said once, as retention's pruning sets it aside. The PR's
+        rows are the one under `repo` and those its repository `repo_id` (renamed or
+        transferred since) left under older names, which the event moves (`follow`).
+        None when the damage is not theirs."""
         if not is_damaged(exc):
             return None
-        try:
-            self.db.execute(
-                "SELECT * FROM pr_state WHERE repo = ? AND number = ?", (repo.lower(), number)
-            )
-        except sqlite3.DatabaseError as again:
-            return self._damaged(repo.lower(), number, again) if is_damaged(again) else None
+        names = [repo.lower()]
+        if repo_id is not None:
+            try:  # (the names from the index of ids, and the rows' first column)
+                rows = self.db.execute(
+                    "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ?", (repo_id, number)
+                )
+            except sqlite3.DatabaseError:
+                rows = []
+            names += sorted({r["repo"] for r in rows} - {repo.lower()})
+        for name in names:
+            try:
+                self.db.execute(
+                    "SELECT * FROM pr_state WHERE repo = ? AND number = ?", (name, number)
+                )
+            except sqlite3.DatabaseError as again:
+                return self._damaged(name, number, again) if is_damaged(again) else None
         return None
 
     def _damaged(self, repo: str, number: int, exc: sqlite3.DatabaseError) -> DamagedState:

@@ -48,7 +48,7 @@ from bot.context import BotContext
 from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
-from bot.github_port import GitHubError, GitHubPort
+from bot.github_port import GitHubError, GitHubPort, repository_id
 from bot.library import Library, check_library, read_taxonomy
 from bot.logs import Redactor, log_context
 from bot.match_config import checked_matcher, config_problems
@@ -171,7 +171,8 @@ class Runtime:
     def _damaged_state(self, delivery: Delivery, exc: sqlite3.DatabaseError) -> Exception | None:
         if delivery.repo is None or delivery.pr_number is None:
             return None
-        return self.ctx.prs.damaged_state(delivery.repo, delivery.pr_number, exc)
+        repo_id = repository_id(delivery.payload)  # its state may be under an older name
+        return self.ctx.prs.damaged_state(delivery.repo, delivery.pr_number, exc, repo_id)
 
     def claim(self) -> Recovered:
         """The start's writes to the database, under the server lock: `serve` makes them

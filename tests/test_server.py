@@ -2484,6 +2484,47 @@ def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
     assert len(fake.comments(DEFAULT_REPO, 2)) == 1 and fake.comments(DEFAULT_REPO, 1) == []
 
 
+def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # The repository was renamed; its PR's state, kept under the old name until the PR's
+    # next event moves it, has damaged pages. That event failed with SQLite's words
+    # alone ("DatabaseError: database disk image is malformed"), no PR named nor the fix,
+    # and /healthz said ok: the check looked for the state under the new name only.
+    from tests.fake_github import DEFAULT_REPO
+    from tests.test_e2e import _renamed_notes
+    from tests.test_queue import _break_overflow_chain
+    from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings
+
+    clean_env(monkeypatch)
+    fake, new_repo = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, 1, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        deliver_pr(client, rt, number=1, title=MATCHING_TITLE, files=MATCHING_FILES)
+        long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
+        # (event_by, past the list, as a start leaves it: else the start meets the damage)
+        rt.db.execute(
+            "UPDATE pr_state SET files = ?, event_by = NULL WHERE number = 1", (long_list,)
+        )
+        rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    fake.transfer(DEFAULT_REPO, new_repo)
+    notes = _renamed_notes(tmp_path, DEFAULT_REPO, new_repo)
+    settings = live_settings(tmp_path, fake, app_key, repos=new_repo, notes_dir=notes)
+    with serving(settings) as (client, rt):
+        payload = pr_payload("reopened", number=1, repo=new_repo, title=MATCHING_TITLE)
+        assert post(client, "pull_request", payload).status_code == 202
+        drain(rt)
+        health = client.get("/healthz")
+        [failed] = rt.queue.failed()
+    assert failed.last_error.startswith(
+        f"DamagedState: PR {DEFAULT_REPO}#1: SQLite cannot read its state"
+    ), failed.last_error
+    assert health.status_code == 503, health.text
+    assert [d["pr"] for d in health.json()["damaged_prs"]] == [f"{DEFAULT_REPO}#1"]
+
+
 # kills: bot/server.py:Runtime.process (mutant) a database error that is not a PR's damaged
 #   state failing its event as a TypeError (raise None), not as itself
 def test_a_database_error_not_a_prs_damaged_state_fails_the_event_as_itself(tmp_path):
