@@ -718,13 +718,28 @@ class PRStore:
             self.put(state)
         return state
 
-    def forget_event_owners(self, conn: sqlite3.Connection) -> None:
-        """In the caller's transaction, at a server's start: no PR's event time is known
+    def forget_event_owners(self) -> None:
+        """At a server's start, in a transaction of its own: no PR's event time is known
         as one event's own any more (`event_by`). A release before it (a rollback) left
         it as it was while handling another event of that second, so a re-run would not
         take that real tie for one; once forgotten, a re-run after a restart reads the
-        PR once more, the safe side."""
-        conn.execute("UPDATE pr_state SET event_by = NULL WHERE event_by IS NOT NULL")
+        PR once more, the safe side. A damaged row (event_by comes after the file list,
+        on the pages a failing disk most likely meets) is set aside, as retention's
+        pruning sets it aside: it failed the start, and the other PRs' events with it.
+        (Not in the start's other transaction: after SQLite found damage in a write
+        transaction, its next writes fail too.)"""
+        self.past_damage(
+            self._forget_event_owners,
+            lambda: f"SELECT rowid FROM pr_state WHERE {self.not_set_aside()}",
+            (),
+        )
+
+    def _forget_event_owners(self) -> None:
+        with self.db.tx() as conn:  # (the rows set aside left out before their column is read)
+            conn.execute(
+                f"UPDATE pr_state SET event_by = NULL WHERE {self.not_set_aside()}"
+                " AND event_by IS NOT NULL"
+            )
 
     def claim_for(self, conn: sqlite3.Connection, writer: Writer) -> int | None:
         """In the caller's transaction: record `writer` as the PR state's writer. A live

@@ -330,10 +330,10 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
     back all GitHub keeps and run again what GitHub sent the dry run (`going_live`); a
     dry run refuses to start on a live server's, which it would overwrite."""
     marks = answered = 0
+    ctx.prs.forget_event_owners()
     try:
         with ctx.prs.db.tx() as conn:
             dropped = ctx.prs.claim_for(conn, Writer.DRY_RUN if dry_run else Writer.LIVE)
-            ctx.prs.forget_event_owners(conn)
             if dropped is not None:
                 marks = ctx.feedback.drop_all(conn)
                 answered = going_live(queue, datetime.now(UTC))  # in this transaction: once

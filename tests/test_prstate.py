@@ -236,11 +236,10 @@ def test_going_live_drops_the_dry_runs_reply_records(prs):
     assert not prs.reply_recorded("key-1")
 
 
-# kills: prstate.PRStore.forget_event_owners: `UPDATE ... event_by = NULL` -> `pass`
+# kills: prstate.PRStore._forget_event_owners: `UPDATE ... event_by = NULL` -> `pass`
 def test_a_start_forgets_which_event_set_each_prs_event_time(prs):
     prs.update(OLD, 1, event_at="2026-09-01T10:00:00Z", event_by="d1")
-    with prs.db.tx() as conn:
-        prs.forget_event_owners(conn)
+    prs.forget_event_owners()
     assert prs.get(OLD, 1).event_by is None
 
 

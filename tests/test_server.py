@@ -2484,6 +2484,44 @@ def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
     assert len(fake.comments(DEFAULT_REPO, 2)) == 1 and fake.comments(DEFAULT_REPO, 1) == []
 
 
+def test_a_start_goes_past_a_prs_damaged_state_its_last_event_marked(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    # A PR's state row holds, past its file list, the id of the event that alone set its
+    # time (event_by), which each start forgets for every PR. A PR handled since the
+    # last start whose file list's pages a failing disk damaged: that forgetting met
+    # the row, and the server refused to start at all, every PR's events waiting on a
+    # restore, where a damaged state fails only its own PR's events. The row is set
+    # aside at the start now, named once, and the other PRs are served.
+    from tests.fake_github import DEFAULT_REPO
+    from tests.test_queue import _break_overflow_chain
+    from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings, ours
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    for n in (1, 2):
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        deliver_pr(client, rt, number=1, title=MATCHING_TITLE, files=MATCHING_FILES)
+        long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
+        rt.db.execute("UPDATE pr_state SET files = ? WHERE number = 1", (long_list,))
+        [(owner,)] = rt.db.execute("SELECT event_by FROM pr_state WHERE number = 1")
+        rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    assert owner is not None  # as the event left it
+    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"), serving(settings) as (client, rt):
+        deliver_pr(client, rt, number=2, title=MATCHING_TITLE, files=MATCHING_FILES)
+        deliver_pr(client, rt, action="reopened", number=1, title=MATCHING_TITLE)
+        health = client.get("/healthz").json()
+        [failed] = rt.queue.failed()
+    assert len(ours(fake, 2)) == 1
+    assert failed.pr_number == 1 and failed.last_error.startswith("DamagedState: PR"), failed
+    assert [d["pr"] for d in health["damaged_prs"]] == [f"{DEFAULT_REPO}#1"]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.prstate"]
+    assert len(said) == 1 and said[0].startswith(f"PR {DEFAULT_REPO}#1: SQLite cannot read")
+
+
 def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -2503,10 +2541,7 @@ def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so
     with serving(settings) as (client, rt):
         deliver_pr(client, rt, number=1, title=MATCHING_TITLE, files=MATCHING_FILES)
         long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
-        # (event_by, past the list, as a start leaves it: else the start meets the damage)
-        rt.db.execute(
-            "UPDATE pr_state SET files = ?, event_by = NULL WHERE number = 1", (long_list,)
-        )
+        rt.db.execute("UPDATE pr_state SET files = ? WHERE number = 1", (long_list,))
         rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
     _break_overflow_chain(settings.db_path, b"Z" * 200)
     fake.transfer(DEFAULT_REPO, new_repo)
