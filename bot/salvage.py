@@ -28,6 +28,9 @@ ROW_NAMES = {
     "pr_replies": ("reply record {}", ("key",)),
     "feedback": ("mark on PR {}#{} of note {}", ("repo", "number", "note_id")),
     "numbering": ("numbers of PR {}#{} read in {}", ("repo", "number", "origin")),
+    "meta": ("meta {}", ("key",)),
+    "redelivery": ("redelivery {}", ("key",)),
+    "dry_run_answered": ("dry-run delivery {}", ("id",)),
 }
 # Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without
@@ -191,28 +194,22 @@ def _rowids_past(
     return sorted(found)
 
 
-def _row_name(
-    source: sqlite3.Connection, table: str, rowid: int, indexes: list[str], key: list[str]
-) -> str:
-    """How the report names a row: by ROW_NAMES' columns (else the primary key's), read
-    from the row or from an index holding them; by its rowid when neither reads."""
+def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
+    """How the report names a row: by ROW_NAMES' columns, read from the row or from an
+    index holding them; by its rowid when neither reads (or the table has no names)."""
     shape, columns = ROW_NAMES.get(table, ("", ()))
-    if not columns:
-        columns = tuple(key)
-        shape = f"{table} " + " ".join("{}" for _ in columns)
-    if columns:
-        listed = ", ".join(f'"{c}"' for c in columns)
-        for index in ["", *indexes]:
-            by = f'INDEXED BY "{index}"' if index else ""
-            try:
-                found = source.execute(
-                    f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ?', (rowid,)
-                ).fetchone()
-            except sqlite3.DatabaseError:
-                continue
-            if found is not None:
-                return shape.format(*found)
-    return f"{table} row {rowid} (its key unreadable)"
+    listed = ", ".join(f'"{c}"' for c in columns)
+    for index in ["", *indexes] if columns else []:
+        by = f'INDEXED BY "{index}"' if index else ""
+        try:
+            found = source.execute(
+                f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ?', (rowid,)
+            ).fetchone()
+        except sqlite3.DatabaseError:
+            continue
+        if found is not None:
+            return shape.format(*found)
+    return f"{table} row {rowid}" + (" (its name unreadable)" if columns else "")
 
 
 def _copy_row(
@@ -238,14 +235,12 @@ def _copy_row(
             _insert(out, copy.table, names, tuple(row))
             copy.whole += 1
         except sqlite3.IntegrityError as exc:
-            key = [c[0] for c in columns if c[3]]
-            name = _row_name(source, copy.table, rowid, indexes, key)
+            name = _row_name(source, copy.table, rowid, indexes)
             copy.lost.append((name, f"refused by the new file: {exc}"))
         return
     if whole_error is None:
         return  # listed by an index, not in the table: nothing to copy
-    key = [c[0] for c in columns if c[3]]
-    name = _row_name(source, copy.table, rowid, indexes, key)
+    name = _row_name(source, copy.table, rowid, indexes)
     kept: dict[str, object] = {}
     unread: list[str] = []
     for column, _, _, _ in columns:
@@ -264,13 +259,11 @@ def _copy_row(
         why = f"{', '.join(needed)} unreadable" if needed else "nothing of it reads"
         copy.lost.append((name, f"{why} ({type(whole_error).__name__}: {whole_error})"))
         return
-    values = {c: v for c, v in kept.items() if c not in unread}
-    for column, nullable, has_default, _ in dropped:
+    values = {c: v for c, v in kept.items() if c not in unread}  # the rest NULL or default
+    for column, *_ in dropped:
         fill = FILLED.get((copy.table, column))
         if fill is not None:
             values[column] = fill()
-        elif nullable and not has_default:
-            values[column] = None  # (one with a default gets it, left out of the insert)
     try:
         _insert(out, copy.table, list(values), (rowid, *values.values()))
     except sqlite3.IntegrityError as exc:

@@ -98,6 +98,9 @@ def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_c
     assert "comment_id" not in part and "files," in part, part
     assert f"{new}: made, SQLite's integrity check: ok;" in lines[-1], lines[-1]
     assert _sha(settings.db_path) == before  # only read
+    with closing(sqlite3.connect(new)) as conn:
+        kept = conn.execute("SELECT number, comment_id, files FROM pr_state ORDER BY number")
+        assert [(n, c) for n, c, _ in kept] == [(n, posted[n][0]) for n in (1, 2, 3)]
     assert _integrity(new) == ["ok"]
     assert not Path(f"{new}-wal").exists()  # one file to move: checkpointed
 
@@ -114,6 +117,38 @@ def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_c
     assert failed == [] and done == 3 + 3 and health.status_code == 200, health.text
     assert {n: [c.id for c in ours(fake, n)] for n in (1, 2, 3)} == posted  # edited in place
     assert state.comment_id == posted[2][0]
+
+
+# kills: bot/salvage.py:_copy_row the file list forgotten with any column lost, not its own
+# kills: bot/salvage.py:_copy_row a column with a default taken for one the row cannot lack
+def test_a_prs_row_damaged_past_its_file_list_keeps_the_list_and_takes_defaults(tmp_path):
+    # Damage past the file list (a long value later in the row) loses that value and
+    # those stored after it, not the list; a column with a default (unconfirmed) lost is
+    # given its default, and the row kept.
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    for n in (1, 2):
+        prs.put(PRState("o/r", n, comment_id=n * 10, files_sha="abc", files=("a.py",)))
+    db.execute("UPDATE pr_state SET dismissed_at = ? WHERE number = 1", ("Z" * 20_000,))
+    db.execute(
+        "UPDATE pr_state SET switched_at = ?, unconfirmed = 2 WHERE number = 2", ("Z" * 20_000,)
+    )
+    DeliveryQueue(db).keep_sweep_since("2030-01-01T00:00:00Z")
+    db.close()
+    _break_overflow_chain(path, b"Z" * 200)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stderr
+    parts = [line for line in r.stdout.splitlines() if line.startswith("  in part: ")]
+    assert parts == [
+        "  in part: PR o/r#1: lost dismissed_at (empty or their defaults now)",
+        "  in part: PR o/r#2: lost switched_at, unconfirmed (empty or their defaults now)",
+    ], parts
+    got = PRStore(Database(new))
+    first, second = got.get("o/r", 1), got.get("o/r", 2)
+    assert (first.comment_id, first.files, first.files_sha) == (10, ("a.py",), "abc")
+    assert (second.comment_id, second.files, second.unconfirmed) == (20, ("a.py",), False)
 
 
 def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
