@@ -302,4 +302,4 @@ def report(copies: list[TableCopy]) -> Iterator[str]:
         for name, why in copy.lost:
             yield f"  lost: {name}: {why}"
         if copy.unlisted:  # rows its indexes list were found: others may be lost, unnamed
-            yield f"  lost: rows only on its damaged pages, unnamed ({copy.unlisted})"
+            yield f"  maybe lost: rows its indexes do not list, on damaged pages ({copy.unlisted})"
