@@ -128,6 +128,7 @@ def test_a_prs_row_damaged_past_its_file_list_keeps_the_list_and_takes_defaults(
     path = tmp_path / "bot.sqlite3"
     db = Database(path)
     prs = PRStore(db)
+    prs.put(PRState("o/r", 3, comment_id=30))  # a row read whole before the damaged ones
     for n in (1, 2):
         prs.put(PRState("o/r", n, comment_id=n * 10, files_sha="abc", files=("a.py",)))
     db.execute("UPDATE pr_state SET dismissed_at = ? WHERE number = 1", ("Z" * 20_000,))
@@ -149,6 +150,7 @@ def test_a_prs_row_damaged_past_its_file_list_keeps_the_list_and_takes_defaults(
     first, second = got.get("o/r", 1), got.get("o/r", 2)
     assert (first.comment_id, first.files, first.files_sha) == (10, ("a.py",), "abc")
     assert (second.comment_id, second.files, second.unconfirmed) == (20, ("a.py",), False)
+    assert got.get("o/r", 3).comment_id == 30
 
 
 def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
