@@ -8,6 +8,7 @@ import os
 import shlex
 import sqlite3
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit:  # --help, -h or a usage error: what argparse printed goes out here
             _flush_output()
             raise
-        code = args.func(args)
+        with _logging_of(args):
+            code = args.func(args)
         _flush_output()
         return code
     except BrokenPipeError:
@@ -49,6 +51,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
         return 130  # (not reached)
+
+
+def _logging_of(args: argparse.Namespace) -> AbstractContextManager[None]:
+    """A command's log setup ends with it (a command run in-process: the tests), but the
+    server's, which lasts as long as its process."""
+    from bot.logs import logging_kept
+
+    return nullcontext() if getattr(args, "logs_for_the_process", False) else logging_kept()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -37,7 +37,9 @@ def add_server_parsers(sub) -> None:
         type=whole_number("a port (1 to 65535)", 1, 65535),
         help="port (default: REVIEW_NOTES_PORT or 8000)",
     )
-    serve.set_defaults(func=_cmd_serve)
+    # its log's handler is the process's: records of a thread that outlives a bounded
+    # stop must still be redacted, not left to Python's last-resort handler
+    serve.set_defaults(func=_cmd_serve, logs_for_the_process=True)
 
     rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
     rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")

@@ -107,7 +107,8 @@ def setup_logging(
     level: str = "INFO", secrets: Iterable[str] = (), stream=None, *, plain: bool = False
 ) -> None:
     """Send every log record, ours and the libraries', as redacted JSON lines (the
-    server), or as redacted plain lines (`plain`: a CLI command that calls GitHub)."""
+    server), or as redacted plain lines (`plain`: a CLI command that calls GitHub).
+    Inside `logging_kept()` (the CLI's commands), undone at the block's end."""
     handler = logging.StreamHandler(stream or sys.stderr)
     redact = Redactor(secrets)
     handler.setFormatter(PlainFormatter(redact) if plain else JsonFormatter(redact))
@@ -124,3 +125,20 @@ def setup_logging(
     # or ERROR level: now the level asked for, never below INFO (its DEBUG lines, every
     # request and answer, stay off as they were)
     pygithub.setLevel(max(logging.INFO, root.level))
+
+
+@contextmanager
+def logging_kept() -> Iterator[None]:
+    """Put the root and PyGithub's loggers back as they were on entry (their handlers and
+    levels, which `setup_logging` replaces) when the block ends. A command run in-process
+    (a test, a wrapper) left its handler on the stderr of its run: a caller's capture of
+    it, closed once read, was written to by any later record (a queue worker's), and
+    Python's "--- Logging error --- ... I/O operation on closed file" went to the stderr
+    of whatever ran then."""
+    kept = [(log, log.handlers[:], log.level) for log in map(logging.getLogger, ("", "github"))]
+    try:
+        yield
+    finally:
+        for log, handlers, level in kept:
+            log.handlers[:] = handlers
+            log.setLevel(level)
