@@ -4,17 +4,15 @@ import io
 import json
 import logging
 
-from bot.logs import Redactor, setup_logging
+from bot.logs import Redactor, logging_kept, setup_logging
 from bot.metrics import Metrics
 
 
 def _log_lines(secrets, emit):
     stream = io.StringIO()
-    setup_logging("DEBUG", secrets=secrets, stream=stream)
-    try:
+    with logging_kept():  # the suite's later tests log as before (their level, pytest's)
+        setup_logging("DEBUG", secrets=secrets, stream=stream)
         emit(logging.getLogger("t"))
-    finally:
-        logging.getLogger().handlers[:] = []
     return [json.loads(line) for line in stream.getvalue().splitlines()]
 
 
@@ -134,19 +132,14 @@ def test_the_log_level_holds_for_pygithubs_records_too():
     # REVIEW_NOTES_LOG_LEVEL=WARNING its INFO lines (a redirect followed) still went out
     import github  # noqa: F401 (its import is what sets the level)
 
-    pygithub = logging.getLogger("github")
-    before = pygithub.level
     stream = io.StringIO()
-    try:
+    with logging_kept():
         for level in ("WARNING", "ERROR", "INFO"):
             setup_logging(level, stream=stream)
             logging.getLogger("github.Requester").info("Following Github server redirection")
             logging.getLogger("github.Requester").debug("GET /repos/o/r ==> 200")
         setup_logging("DEBUG", stream=stream)  # its DEBUG lines stay off, as they were
         logging.getLogger("github.Requester").debug("GET /repos/o/r ==> 200")
-    finally:
-        logging.getLogger().handlers[:] = []
-        pygithub.setLevel(before)
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(line["level"], line["msg"]) for line in lines] == [
         ("info", "Following Github server redirection")  # the INFO run only
@@ -157,12 +150,10 @@ def test_plain_lines_for_a_terminal_are_redacted_too():
     # the CLI's commands that call GitHub (notes refs, redeliver) log as plain lines
     stream = io.StringIO()
     token = "ghs_" + "C" * 36
-    setup_logging("INFO", secrets=["my-webhook-secret"], stream=stream, plain=True)
-    try:
+    with logging_kept():
+        setup_logging("INFO", secrets=["my-webhook-secret"], stream=stream, plain=True)
         logging.getLogger("bot.github_retry").warning("GitHub get: %s; my-webhook-secret", token)
         logging.getLogger("bot.github_retry").debug("not at INFO")
-    finally:
-        logging.getLogger().handlers[:] = []
     assert stream.getvalue() == "warning: bot.github_retry: GitHub get: [redacted]; [redacted]\n"
 
 
@@ -258,11 +249,9 @@ def test_a_logged_exception_keeps_its_traceback_redacted():
     [entry] = _log_lines([], fail)
     assert "Traceback" in entry["exc"] and "RuntimeError: bad [redacted]" in entry["exc"]
     stream = io.StringIO()
-    setup_logging("INFO", stream=stream, plain=True)
-    try:
+    with logging_kept():
+        setup_logging("INFO", stream=stream, plain=True)
         fail(logging.getLogger("t"))
-    finally:
-        logging.getLogger().handlers[:] = []
     text = stream.getvalue()
     assert text.startswith("error: t: failed\nTraceback") and "bad [redacted]" in text
 
