@@ -46,12 +46,14 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 # clear). The separators are possessive: giving one back would let `,3` pass for a reason.
 _NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
-# word for it: `第2`), `第 2 条`, `第二条`, `2号` (number 2). `2条` is "two items", no
-# number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends the number as a
-# separator does (`第2条只是改名`).
+# word for it: `第2`), `第 2 条`, `第二条`, `2号`, `二号` (number 2), or a numeral as the
+# digit is written (`二`, `二，只是改名`: `_ordinal` keeps words it starts, `二十分钟`). `2条`
+# is "two items", no number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends
+# the number as a separator does (`第2条只是改名`).
+_NUMERALS = "[一二三四五六七八九十]{1,3}"
 _ORDINAL = re.compile(
-    r"第 ?(?P<n>[0-9\uff10-\uff19]+|[一二三四五六七八九十]{1,3})(?: ?(?P<c>[条條个個项項号號]))?"
-    r"|(?P<m>[0-9\uff10-\uff19]+) ?(?P<d>[号號])"
+    rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
+    rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
@@ -135,7 +137,7 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem."""
     joined = " ".join(words)
     said = _ORDINAL.match(joined)
-    number = None if said is None else _chinese_number(said["n"] or said["m"])
+    number = None if said is None else _chinese_number(said["n"] or said["m"] or said["b"])
     if said is None or number is None:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")

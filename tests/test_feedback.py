@@ -148,6 +148,13 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
         ("/notes wrong 2号只是改名", "只是改名"),
         ("/notes wrong ２号", ""),
         ("/notes wrong 第2条「只是改名」", "「只是改名」"),
+        # kills: bot/feedback.py:_ordinal (hand) a numeral alone, or before 号, not read as
+        #   its digit: `二` and `二号` were answered "say which note", and with one note shown
+        #   `二` hid note 1 with the reason `二` (review r32f)
+        ("/notes wrong 二", ""),
+        ("/notes wrong 二号", ""),
+        ("/notes wrong 二，只是改名", "只是改名"),
+        ("/notes wrong 二 只是改名", "只是改名"),
     ],
 )
 def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
@@ -172,9 +179,12 @@ def test_a_note_counted_in_chinese_numerals_past_ten_is_that_note(first, rank):
 
 # kills: bot/feedback.py:_ordinal (hand) words that start so rewritten though they name no
 #   number: with one note shown, `第一次见到` ("seen for the first time") was kept as `1次见到`
-def test_words_starting_as_a_chinese_count_are_kept_as_typed():
-    (command,) = parse_commands("/notes wrong 第一次见到这种 PR，不相关")
-    assert pick_note(command.args, SHOWN[:1]).reason == "第一次见到这种 PR，不相关"
+@pytest.mark.parametrize(
+    "reason", ["第一次见到这种 PR，不相关", "十分不相关", "一般不用看", "二十分钟就改完了"]
+)
+def test_words_starting_as_a_chinese_count_are_kept_as_typed(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    assert pick_note(command.args, SHOWN[:1]).reason == reason
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
 
 
@@ -184,6 +194,8 @@ def test_words_starting_as_a_chinese_count_are_kept_as_typed():
         ("第9条", PickProblem.RANGE, "第9条"),  # quoted as typed in the answer
         ("第 9 条", PickProblem.RANGE, "第 9 条"),
         ("第十条", PickProblem.RANGE, "第十条"),
+        ("五", PickProblem.RANGE, "五"),  # with one note shown, not its reason (review r32f)
+        ("九号", PickProblem.RANGE, "九号"),
         ("第2、3条", PickProblem.WHICH, ""),  # two notes: which is meant is not clear
         ("第2，3条", PickProblem.WHICH, ""),
         ("第2条、第3条", PickProblem.WHICH, ""),
