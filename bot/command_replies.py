@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.commands import Command, Kind, check_word
+from bot.commands import Command, Kind, check_word, unbracketed
 from bot.comment_prose import is_mark
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
@@ -300,11 +300,12 @@ def render_topic(
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
         return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
-    topic = _named_topic(library, command.text)
+    named = unbracketed(command.text)  # `（rocm）`: the writer's brackets hold no name
+    topic = _named_topic(library, named)
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."
-            f"{_did_you_mean(library, command.text)} Topics: {_topic_list(library)}."
+            f"{_did_you_mean(library, named)} Topics: {_topic_list(library)}."
         )
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])

@@ -47,6 +47,7 @@ from bot.comment_prose import (
 from bot.config_files import read_config
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
+from bot.notes import topic_key
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -164,15 +165,33 @@ class Command:
         full-width forms, which every command reads as the ASCII they stand for (an edit
         retyping `ｍｏｅ` as `moe` posts no second reply), nor the sentence punctuation and
         emoji at a word's end, which every command reads as no part of it (`topic:rocm:` is
-        `topic rocm`, `wrong 2🙏` is `wrong 2`: an edit between them runs nothing again)."""
+        `topic rocm`, `wrong 2🙏` is `wrong 2`: an edit between them runs nothing again);
+        a topic's name is keyed as `topic` reads it (`「ROCm」`, `（rocm）` and `rocm` alike)."""
         args = self.args if self.kind.reads_args else ()
+        if self.kind is Kind.TOPIC:  # the name as `topic` reads it: `「ROCm」`, `（rocm）`, `rocm`
+            args = (" ".join(map(_unmarked, unbracketed(self.text).split(" "))),)
         read = (as_ascii(_unmarked(a)).casefold() for a in args)
+        read = (topic_key(w) if self.kind is Kind.TOPIC else w for w in read)
         return (self.kind.value, tuple(word for word in read if word))
 
     @property
     def text(self) -> str:
         """The arguments as one string (search words, topic id)."""
         return " ".join(self.args)
+
+
+# The brackets a writer may put a topic's name in beside bot.notes.QUOTES, which hold no
+# name's start: full-width as Chinese puts them (`/notes topic（rocm）`, glued on as after
+# `off`) and ASCII's, as a PR title tags its subject (`/notes topic [ROCm]`)
+_BRACKETS = {"(": ")", "\uff08": "\uff09", "[": "]", "\uff3b": "\uff3d"}
+
+
+def unbracketed(text: str) -> str:
+    """`text` without the brackets its start opens and what closes them (`（rocm）` is
+    `rocm`, `（rocm）谢谢` is `rocm 谢谢`); as typed when it opens none or they stay open."""
+    close = _BRACKETS.get(text[:1])
+    end = text.find(close) if close else -1
+    return text if end < 0 else f"{text[1:end]} {text[end + 1 :]}".strip()
 
 
 def _unmarked(word: str) -> str:

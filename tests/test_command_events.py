@@ -628,6 +628,20 @@ def test_an_edit_changing_only_the_punctuation_or_emoji_after_a_word_answers_not
     assert len(replies(fake)) == 2
 
 
+# kills: bot/commands.py:Command.key (hand) a topic's words keyed as typed, not as the topic
+#   is read: editing `/notes topic「ROCm」` into `/notes topic rocm` answered twice (review r32f)
+def test_an_edit_taking_the_quotes_off_a_topics_name_answers_nothing_again(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic「ROCm」")
+    assert len(replies(fake)) == 1
+    for typed in ["/notes topic rocm", "/notes topic（rocm）", "/notes topic `ROCm`"]:
+        edit(client, rt, fake, c, typed)
+        assert len(replies(fake)) == 1, f"the same topic was answered again for {typed!r}"
+    edit(client, rt, fake, c, "/notes topic cuda graphs")  # another topic: answered
+    edit(client, rt, fake, c, "/notes topic cuda-graphs")  # the same, spelt as its id
+    assert len(replies(fake)) == 2
+
+
 # kills: bot/commands.py:Command.key (hand) the kinds that ignore their words keyed alike: an
 #   edit of `/notes off` into `/notes on`, the reason kept, ran nothing
 def test_editing_an_off_into_an_on_turns_the_notes_on(live):

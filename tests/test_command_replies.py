@@ -623,6 +623,19 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
         assert f"({name}, `" in body and "There is no topic" not in body, body
 
 
+# kills: bot/command_replies.py:render_topic (hand) the name read with its brackets:
+#   `/notes topic（rocm）`, the argument glued on as after `off`, was answered "There is no
+#   topic `（rocm）`" (review r32f)
+def test_a_topic_named_in_brackets_is_that_topic(library):
+    answer = reply("/notes topic rocm", library).split("\n", 2)[2]
+    # glued on as Chinese writes them; ASCII's glued on is a call's (`topic(rocm)`: no command)
+    for asked in ["（rocm）", "（ROCm）谢谢", " (rocm)", " [ROCm]", "［rocm］", "【ROCm】"]:
+        assert reply(f"/notes topic{asked}", library).split("\n", 2)[2] == answer, asked
+    for asked in ["（rocm", "（）", "(no such topic)"]:  # left open, empty or no name: as typed
+        body = reply(f"/notes topic {asked}", library)
+        assert f"There is no topic `{asked}`." in body, body
+
+
 def test_a_topic_is_found_by_the_short_name_the_comments_reasons_give_it(library):
     # a comment's reason says "topic: Kernel warmup" under the note's "Topics:" line,
     # which names it in full ("Kernel warmup and JIT precompilation"): a reviewer who types
