@@ -124,6 +124,16 @@ def pick_note(
     return Pick(None, problem=PickProblem.WHICH)
 
 
+def as_said(args: Iterable[str]) -> tuple[str, ...]:
+    """A `wrong`'s words as `pick_note` reads them, whichever way the number and reason were
+    set apart: a number as Chinese counts items as its digits (`第2条`, `二号`: `2`), no dash
+    or colon before the reason (`2 — 只是改名`: `2 只是改名`). What tells an edit's `wrong`
+    from the one answered before (`commands.Command.key`)."""
+    text = _reason(_ordinal(list(args))[0])  # with one note shown, a dash may start it
+    head, *rest = text.split(" ")
+    return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
+
+
 def _reason(*parts: list[str]) -> str:
     """The reviewer's words, without the dash or colon setting them off from the number
     (`2 — only renames`: `only renames`)."""

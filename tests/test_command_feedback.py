@@ -505,6 +505,26 @@ def test_an_edit_adding_an_emoji_after_a_wrongs_number_runs_nothing_again(live):
     assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
 
 
+# kills: bot/commands.py:Command.key (hand) a `wrong` keyed as typed: an edit of `/notes wrong
+#   第2条` into `/notes wrong 2`, the same note, ran the `wrong` again (review r32f)
+def test_an_edit_saying_the_same_note_another_way_runs_nothing_again(live):
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    c = say(client, rt, fake, "/notes wrong 第2条", login=AUTHOR)
+    assert state(rt).dismissed == (shown[1],)
+    fake.clear_requests()
+    for typed in ["2", "二号", "2 —", "第 2 条："]:
+        edit(client, rt, fake, c, f"/notes wrong {typed}")
+    assert [(r.method, r.path) for r in fake.requests] == []
+    edit(client, rt, fake, c, "/notes wrong 2 — 只是改名")  # a reason added: kept
+    edit(client, rt, fake, c, "/notes wrong 第2条 只是改名")  # the same reason: nothing again
+    assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
+    assert len([r for r in fake.requests if r.method == "POST" and "reactions" in r.path]) == 2
+
+
 # kills: bot/command_answers.py:run_commands a comment's kept numbers taken as this run's own
 #        when it read none (no `wrong` among its new commands), and dropped with no `wrong` let run
 def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it(live):
