@@ -195,7 +195,7 @@ def unbracketed(text: str) -> str:
     `rocm`, `（rocm）谢谢` is `rocm 谢谢`); as typed when it opens none or they stay open."""
     close = _BRACKETS.get(text[:1])
     end = text.find(close) if close else -1
-    return text if end < 0 else f"{text[1:end]} {text[end + 1 :]}".strip()
+    return text if end < 0 else " ".join(f"{text[1:end]} {text[end + 1 :]}".split())
 
 
 def _unmarked(word: str) -> str:

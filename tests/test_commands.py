@@ -17,6 +17,7 @@ from bot.commands import (
     changed_commands,
     load_command_config,
     parse_commands,
+    unbracketed,
 )
 from bot.comment_prose import command_lines
 from bot.flood_control import FloodControl
@@ -2056,3 +2057,27 @@ def test_a_full_width_parenthesis_after_the_command_word_is_the_writers_aside(te
 )
 def test_only_a_name_github_shows_as_an_emoji_is_a_shortcode(text, expected):
     assert kinds(text) == expected
+
+
+# kills: bot/commands.py:unbracketed what follows the closing bracket cut short (`end + 2`)
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("（rocm）", "rocm"),
+        ("（rocm）谢谢", "rocm 谢谢"),
+        ("(cuda graphs) please", "cuda graphs please"),
+        ("［ROCm］", "ROCm"),
+        ("（rocm", "（rocm"),  # left open: as typed
+        ("rocm（AMD）", "rocm（AMD）"),  # a bracket inside the name is the name's
+        ("", ""),
+    ],
+)
+def test_a_topics_name_is_read_without_the_brackets_its_start_opens(typed, read):
+    assert unbracketed(typed) == read
+
+
+# kills: bot/commands.py:Command.key a `wrong`'s reading of its words given to other kinds
+def test_an_edit_naming_the_same_note_another_way_is_no_new_wrong_but_a_new_search():
+    assert changed_commands("/notes wrong 第2条 — 只是改名", "/notes wrong 2 只是改名") == []
+    (search,) = changed_commands("/notes search 第2条 — kv", "/notes search 2 kv")
+    assert search.kind is Kind.SEARCH  # the words searched changed
