@@ -464,6 +464,28 @@ def test_the_terms_behind_the_marks_against_the_prs_shown_with_them():
     assert b.terms == ()
 
 
+def test_a_mark_kept_in_an_older_wording_counts_its_terms_as_the_comments_now_word_them():
+    # the reasons' wording changed (an aspect's gloss was "what this note covers in X", a
+    # topic its full name): a mark kept before is read beside PRs shown since, the term
+    # behind both one term (an apostrophe in "this note's focus" is no quote's)
+    old = (
+        "title mentions 'prefix cache' (what this note covers in Prefix caching and KV cache"
+        " manager)",
+        "changes x.py (a path of this note; topics: Elastic EP scaling, Expert parallelism"
+        " and elastic EP)",
+    )
+    new = (
+        "title mentions 'prefix cache' (this note's focus within Prefix caching)",
+        "changes x.py (a path of this note; topics: Elastic EP scaling, Expert parallelism)",
+    )
+    shown = [("vllm-project/vllm", 5, "a", new)]
+    (a,) = summarise([mark("a", 1, "t1", evidence=old)], {"a": 2}, shown)
+    assert [(t.term, t.marked, t.shown) for t in a.terms] == [
+        ("'prefix cache'", 1, 2),
+        ("x.py", 1, 2),
+    ]
+
+
 def test_the_store_keeps_one_standing_mark_per_note_and_pr(tmp_path):
     db = Database(tmp_path / "f.sqlite3")
     store = FeedbackStore(db)
