@@ -49,6 +49,7 @@ from bot.feedback import as_said
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
 from bot.notes import topic_key
+from bot.search import query_terms
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -168,12 +169,15 @@ class Command:
         emoji at a word's end, which every command reads as no part of it (`topic:rocm:` is
         `topic rocm`, `wrong 2🙏` is `wrong 2`: an edit between them runs nothing again);
         a topic's name is keyed as `topic` reads it (`「ROCm」`, `（rocm）` and `rocm` alike),
-        a `wrong`'s note and reason as `pick_note` does (`第2条 — x` and `2 x` alike)."""
+        a `wrong`'s note and reason as `pick_note` does (`第2条 — x` and `2 x` alike), a
+        search's words as it searches them (`search「rocm」` and `search rocm`)."""
         args = self.args if self.kind.reads_args else ()
         if self.kind is Kind.TOPIC:  # the name as `topic` reads it: `「ROCm」`, `（rocm）`, `rocm`
             args = (" ".join(map(_unmarked, unbracketed(self.text).split(" "))),)
         elif self.kind is Kind.WRONG:  # `第2条 — 只是改名` is `2 只是改名`
             args = as_said(args)
+        elif self.kind is Kind.SEARCH:  # the terms searched: `「rocm」`, `（rocm）`, `rocm`
+            args = tuple(query_terms(self.text))
         read = (as_ascii(_unmarked(a)).casefold() for a in args)
         read = (topic_key(w) if self.kind is Kind.TOPIC else w for w in read)
         return (self.kind.value, tuple(word for word in read if word))

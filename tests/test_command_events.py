@@ -642,6 +642,19 @@ def test_an_edit_taking_the_quotes_off_a_topics_name_answers_nothing_again(live)
     assert len(replies(fake)) == 2
 
 
+# kills: bot/commands.py:Command.key (hand) a search's words keyed as typed: editing `/notes
+#   search「前缀缓存」` into `/notes search 前缀缓存` searched again (review r32f)
+def test_an_edit_taking_the_quotes_off_a_searchs_words_answers_nothing_again(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes search「前缀缓存」")
+    assert len(replies(fake)) == 1
+    for typed in [" 前缀缓存", "（前缀缓存）", " 前缀缓存。"]:
+        edit(client, rt, fake, c, f"/notes search{typed}")
+        assert len(replies(fake)) == 1, f"the same search was answered again for {typed!r}"
+    edit(client, rt, fake, c, "/notes search 前缀缓存 eagle")  # another word: answered
+    assert len(replies(fake)) == 2
+
+
 # kills: bot/commands.py:Command.key (hand) the kinds that ignore their words keyed alike: an
 #   edit of `/notes off` into `/notes on`, the reason kept, ran nothing
 def test_editing_an_off_into_an_on_turns_the_notes_on(live):
