@@ -136,10 +136,13 @@ def _copy_table(
     out.execute("BEGIN")
     try:
         last = _copy_scan(source, out, table, names, done)
-        if last is not None:
-            for rowid in _rowids_past(source, table, indexes, last, copy):
-                if rowid not in done:
-                    _copy_row(source, out, copy, columns, listed, rowid, indexes)
+        found = _listed(source, table, indexes)  # rowid -> the index listing it
+        if last is not None:  # the rows after the damage: from the end back, then by rowid
+            _copy_scan(source, out, table, names, done, after=last)
+            for rowid in _rowids_past(source, table, last, copy):
+                found.setdefault(rowid, None)
+        for rowid in sorted(found.keys() - done):
+            _copy_row(source, out, copy, (columns, listed), rowid, (indexes, found[rowid]))
         copy.whole += len(done)
         out.execute("COMMIT")
     except BaseException:
@@ -160,38 +163,80 @@ def _copy_scan(
     table: str,
     names: list[str],
     done: set[int],
+    after: int | None = None,
 ) -> int | None:
     """Copy the rows one scan reads, in rowid order, until one does not read: None when
-    all did, else the rowid of the last one copied (0 for none)."""
-    last = 0
-    try:  # (execute reads the first row)
-        for row in source.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid'):
-            _insert(out, table, names, row)
-            done.add(row[0])
-            last = row[0]
-    except sqlite3.DatabaseError:  # (OperationalError too: text that is not UTF-8)
-        return last
-    return None
+    all did, else the rowid of the last one copied (0 for none). `after`: the rows past
+    that rowid instead, from the last one back (those on sound pages after a damaged
+    one, which no index may list whole)."""
+    back, last = after is not None, 0
 
+    def past_last() -> str:  # (the rows not read yet, in the scan's order)
+        bound = f"rowid > {int(after or 0)} AND rowid < {last}" if back and last else ""
+        bound = bound or f"rowid > {int(after or 0) if back else last}"
+        return f'SELECT rowid, * FROM "{table}" WHERE {bound} ORDER BY rowid' + " DESC" * back
 
-def _rowids_past(
-    source: sqlite3.Connection, table: str, indexes: list[str], last: int, copy: TableCopy
-) -> list[int]:
-    """The rowids after `last`: from the table's pages, and when those do not read to
-    the end, from each index's too (they hold the rowids of the rows on a damaged page)."""
-    found: set[int] = set()
-    past = f'SELECT rowid FROM "{table}" {{}} WHERE rowid > {int(last)} ORDER BY rowid'
-    for index in ["", *indexes]:
+    while True:
+        try:  # (execute reads the first row)
+            for row in source.execute(past_last()):
+                _insert(out, table, names, row)
+                done.add(row[0])
+                last = row[0]
+            return None
+        except sqlite3.DatabaseError:  # (OperationalError too: text that is not UTF-8)
+            pass
+        # Python's cursor reads a row ahead of the one it gives: the last row before the
+        # damage, read whole, was not given. Alone (LIMIT 1), it is; then the scan resumes
         try:
-            for (rowid,) in source.execute(past.format(f'INDEXED BY "{index}"' if index else "")):
-                found.add(rowid)
-        except sqlite3.DatabaseError as exc:  # (a partial index: "no query solution")
-            if not index:
-                copy.unlisted = f"{type(exc).__name__}: {exc}"
+            row = source.execute(f"{past_last()} LIMIT 1").fetchone()
+        except sqlite3.DatabaseError:
+            return last
+        if row is None:
+            return last
+        _insert(out, table, names, row)
+        done.add(row[0])
+        last = row[0]
+
+
+def _listed(source: sqlite3.Connection, table: str, indexes: list[str]) -> dict[int, str | None]:
+    """The rowids the indexes of `table` list, as far as they read, each with the first
+    index listing it: a page of the table may lose rows without an error (its count of
+    them damaged), which its scans then do not meet; those an index lists are named as
+    lost (`_copy_row`)."""
+    found: dict[int, str | None] = {}
+    for index in indexes:
+        try:
+            for (rowid,) in source.execute(f'SELECT rowid FROM "{table}" INDEXED BY "{index}"'):
+                found.setdefault(rowid, index)
+        except sqlite3.DatabaseError:  # (a partial index: "no query solution"; damaged)
             continue
-        if not index:
-            break  # the table's own pages read to the end: every row is found
-    return sorted(found)
+    return found
+
+
+def _rowids_past(source: sqlite3.Connection, table: str, last: int, copy: TableCopy) -> list[int]:
+    """The rowids after `last` the table's own pages read (those of rows whose values
+    are damaged, not their page); when they do not read to the end, what stops them is
+    kept (`unlisted`): rows on a damaged page that no index lists are lost unnamed."""
+    found: list[int] = []
+
+    def past() -> str:  # (the rowids not read yet)
+        after = found[-1] if found else int(last)
+        return f'SELECT rowid FROM "{table}" WHERE rowid > {after} ORDER BY rowid'
+
+    while True:
+        try:
+            for (rowid,) in source.execute(past()):
+                found.append(rowid)
+            return found
+        except sqlite3.DatabaseError as exc:
+            copy.unlisted = f"{type(exc).__name__}: {exc}"
+        try:  # (the one read ahead of the error, as in _copy_scan)
+            row = source.execute(f"{past()} LIMIT 1").fetchone()
+        except sqlite3.DatabaseError:
+            return found
+        if row is None:
+            return found
+        found.append(row[0])
 
 
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
@@ -216,12 +261,14 @@ def _copy_row(
     source: sqlite3.Connection,
     out: sqlite3.Connection,
     copy: TableCopy,
-    columns: list[tuple[str, bool, bool, bool]],
-    listed: str,
+    shape: tuple[list[tuple[str, bool, bool, bool]], str],
     rowid: int,
-    indexes: list[str],
+    indexes: tuple[list[str], str | None],
 ) -> None:
-    """Copy one row found past the scan: whole if it reads, else what of it reads."""
+    """Copy one row the scans did not: whole if it reads, else what of it reads, or name
+    it lost. `shape`: the table's columns, and their names for SQL; `indexes`: the
+    table's, and the one listing the row (None: found by the table's pages)."""
+    (columns, listed), (named_by, listing) = shape, indexes
     names = [c[0] for c in columns]
     try:
         row = source.execute(
@@ -235,12 +282,14 @@ def _copy_row(
             _insert(out, copy.table, names, tuple(row))
             copy.whole += 1
         except sqlite3.IntegrityError as exc:
-            name = _row_name(source, copy.table, rowid, indexes)
+            name = _row_name(source, copy.table, rowid, named_by)
             copy.lost.append((name, f"refused by the new file: {exc}"))
         return
-    if whole_error is None:
-        return  # listed by an index, not in the table: nothing to copy
-    name = _row_name(source, copy.table, rowid, indexes)
+    name = _row_name(source, copy.table, rowid, named_by)
+    if whole_error is None:  # listed by an index, not in the table: its page lost it
+        why = f"missing from the table (a damaged page of it), though its index {listing} lists it"
+        copy.lost.append((name, why))
+        return
     kept: dict[str, object] = {}
     unread: list[str] = []
     for column, _, _, _ in columns:
@@ -256,7 +305,11 @@ def _copy_row(
     dropped = [c for c in columns if c[0] in unread]
     needed = [c[0] for c in dropped if not (c[1] or c[2] or c[3] or (copy.table, c[0]) in FILLED)]
     if needed or len(unread) == len(columns):
-        why = f"{', '.join(needed)} unreadable" if needed else "nothing of it reads"
+        why = (
+            "nothing of it reads"
+            if len(unread) == len(columns)
+            else f"{', '.join(needed)} unreadable"
+        )
         copy.lost.append((name, f"{why} ({type(whole_error).__name__}: {whole_error})"))
         return
     values = {c: v for c, v in kept.items() if c not in unread}  # the rest NULL or default
