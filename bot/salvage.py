@@ -105,7 +105,8 @@ def salvage(source: sqlite3.Connection, target: Path) -> list[TableCopy]:
             for what, name, _, sql in schema
             if what == "table" and sql and not name.startswith("sqlite_")
         ]
-        _copy_counters(source, out)
+        if any(name == "sqlite_sequence" for _, name, _, _ in schema):
+            copies.append(_copy_counters(source, out))
         out.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return copies
 
@@ -325,13 +326,22 @@ def _copy_row(
     copy.in_part.append((name, tuple(c[0] for c in dropped)))
 
 
-def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> None:
+def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> TableCopy:
     """The AUTOINCREMENT counters (a delivery's seq is never given twice): the damaged
-    file's, where it reads and is ahead of the rows copied."""
+    file's, where it reads and is ahead of the rows copied. Unreadable, each table counts
+    on from its last row copied, and the numbers of rows deleted after it are given again:
+    said, not "nothing lost"."""
+    copy = TableCopy("sqlite_sequence")
     try:
         counters = source.execute("SELECT name, seq FROM sqlite_sequence").fetchall()
-    except sqlite3.DatabaseError:  # none (no AUTOINCREMENT table) or unreadable
-        return
+    except sqlite3.DatabaseError as exc:
+        why = (
+            f"unreadable ({type(exc).__name__}: {exc}): each counts on from its table's last"
+            " row copied, so the numbers of rows deleted after it (a delivery's seq) may be"
+            " given again"
+        )
+        copy.lost.append(("the AUTOINCREMENT counters", why))
+        return copy
     for name, seq in counters:
         out.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?", (seq, name))
         out.execute(
@@ -339,6 +349,8 @@ def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> None:
             " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)",
             (name, seq, name),
         )
+    copy.whole = len(counters)
+    return copy
 
 
 def report(copies: list[TableCopy]) -> Iterator[str]:

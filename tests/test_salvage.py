@@ -401,3 +401,30 @@ def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path):
         kept = conn.execute("SELECT rowid, * FROM feedback ORDER BY rowid").fetchall()
     # kills: bot/salvage.py:_rowids_past the rowid before the damaged page, read ahead
     assert kept == sorted(readable)
+
+
+def test_counters_that_do_not_read_are_named_lost(tmp_path):
+    # The AUTOINCREMENT counters' page (sqlite_sequence) damaged: the copy counted on
+    # from the last delivery copied, so the seq of deliveries deleted after it was given
+    # again, and salvage said "nothing lost", exit 0.
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    queue = DeliveryQueue(db)
+    for i in range(3):
+        queue.enqueue(f"d-{i}", "pull_request", "opened", {"n": i}, "o/r", i)
+    db.execute("DELETE FROM deliveries WHERE id = 'd-2'")
+    db.close()
+    [counters] = _leaves(path, "sqlite_sequence")
+    _page_bytes(path, counters, 0, b"\xff" * 4096)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "deliveries: 2 rows copied" in lines, r.stdout
+    assert "sqlite_sequence: 0 rows copied, 1 lost" in lines, r.stdout
+    assert any(
+        line.startswith("  lost: the AUTOINCREMENT counters: unreadable (DatabaseError: ")
+        and "(a delivery's seq) may be given again" in line
+        for line in lines
+    ), r.stdout
+    assert "nothing lost" not in r.stdout
