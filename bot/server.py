@@ -281,6 +281,12 @@ def claim_database(rt: Runtime) -> None:
         claim_pr_state(rt.ctx, rt.queue, settings.db_path, dry_run=rt.dry_run is not None)
     except sqlite3.OperationalError as exc:  # the start's first write
         raise _unwritable(settings.db_path, exc) from None
+    except sqlite3.DatabaseError as exc:  # a damaged page the start reads whole
+        if not is_damaged(exc):
+            raise
+        raise StartupError(
+            f"{settings.db_path}: a damaged SQLite database ({exc}); not starting: {DAMAGED_FIX}"
+        ) from None
     rt.database_claimed = True
 
 

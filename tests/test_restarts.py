@@ -284,6 +284,33 @@ def test_a_damaged_database_is_said_damaged_not_another_kind_of_file(tmp_path, c
     assert "damaged" in r.stderr and "backup" in r.stderr, r.stderr
 
 
+def test_a_damaged_page_of_the_pr_state_stops_the_start_saying_damaged(tmp_path):
+    """A start goes past one PR's damaged state row (its values' pages), not past a
+    damaged page of the table, which the start's update of every PR's row (forgetting
+    which event set its time) reads whole: `serve` ended in a traceback, "DatabaseError:
+    database disk image is malformed", no file named nor fix. It is said as the file's
+    other damage is, with the fix (a salvage, without a backup)."""
+    from bot.db import Database
+    from bot.prstate import PRState, PRStore
+    from tests.test_salvage import _leaves, _page_bytes
+
+    db_path = _a_database_a_server_wrote(tmp_path)
+    db = Database(db_path)
+    prs = PRStore(db)
+    for n in range(1, 150):  # pages of PR state
+        prs.put(PRState("o/r", n, comment_id=n, files=("a.py",), event_by=f"d-{n}"))
+    db.close()
+    _page_bytes(db_path, _leaves(db_path, "pr_state")[1], 0, b"\xff" * 4096)
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    said = (
+        f"review-notes: {db_path}: a damaged SQLite database (database disk image is"
+        " malformed); not starting: stop the server, then restore it from a backup"
+    )
+    assert said in r.stderr and "review-notes salvage NEW_FILE" in r.stderr, r.stderr[-1500:]
+
+
 # kills: bot/cli_notes.py:_cmd_notes_feedback a damaged table past the opening ending in a traceback
 def test_notes_feedback_on_a_damaged_table_says_damaged_with_the_fix(tmp_path):
     """The opening's look at the file reads its schema only: a page of the PR state
