@@ -66,9 +66,13 @@ class SalvageError(Exception):
 
 
 def read_only(path: Path) -> sqlite3.Connection:
-    """`path` opened so that nothing is written to it, nor its -wal file checkpointed in."""
+    """`path` opened so that nothing is written to it, nor its -wal file checkpointed in.
+    A file cut short (its header counting more pages than it has) is read as far as it
+    goes: SQLite refuses such a file whole, its schema too, unless its schema is
+    "writable", which a connection that writes nothing can afford."""
     conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     conn.execute("PRAGMA query_only = ON")
+    conn.execute("PRAGMA writable_schema = ON")
     return conn
 
 

@@ -428,3 +428,38 @@ def test_counters_that_do_not_read_are_named_lost(tmp_path):
         for line in lines
     ), r.stdout
     assert "nothing lost" not in r.stdout
+
+
+# kills: bot/salvage.py:read_only a file shorter than its header says read as no database
+def test_a_truncated_file_gives_what_its_pages_still_hold(tmp_path):
+    # A file cut short (a failing disk, a copy interrupted) is shorter than its header
+    # says: SQLite refuses even its schema, "database disk image is malformed", and
+    # salvage said nothing could be copied, every PR's comment id and opt-out lost with
+    # the last page. Told to trust the file's length (writable_schema, on a connection
+    # that writes nothing), SQLite reads the pages that are there.
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    for n in range(1, 61):
+        prs.put(PRState("o/r", n, comment_id=n, opted_out=n == 7))
+    FeedbackStore(db)
+    for i in range(300):  # the file's last pages
+        db.execute(
+            "INSERT INTO feedback (repo, number, note_id, rank, login, at, withdrawn_at)"
+            " VALUES ('o/r', ?, ?, 1, 'someone', 'then', 'later')",
+            (i, f"note-{i}"),
+        )
+    db.close()
+    with closing(sqlite3.connect(path)) as conn:
+        [(last,)] = conn.execute("SELECT name FROM dbstat ORDER BY pageno DESC LIMIT 1")
+    assert last == "feedback"
+    path.write_bytes(path.read_bytes()[:-4096])
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1 and "schema cannot be read" not in r.stderr, r.stdout + r.stderr
+    assert "pr_state: 60 rows copied" in r.stdout.splitlines(), r.stdout
+    assert "nothing lost" not in r.stdout
+    with closing(sqlite3.connect(new)) as conn:
+        kept = conn.execute("SELECT number, comment_id, opted_out FROM pr_state ORDER BY number")
+        assert kept.fetchall() == [(n, n, int(n == 7)) for n in range(1, 61)]
+    assert _integrity(new) == ["ok"]
