@@ -199,6 +199,7 @@ def test_salvage_of_a_sound_file_copies_every_row_and_counter(tmp_path):
     r = _salvage(tmp_path, new)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "nothing lost" in r.stdout and "lost:" not in r.stdout, r.stdout
+    assert "sqlite_sequence: 1 rows copied" in r.stdout.splitlines(), r.stdout
     with closing(sqlite3.connect(path)) as old, closing(sqlite3.connect(new)) as conn:
         for table in ("deliveries", "pr_state", "sqlite_sequence", "redelivery"):
             sql = f"SELECT rowid, * FROM {table} ORDER BY rowid"
@@ -366,7 +367,9 @@ def test_rows_after_a_damaged_page_of_a_table_no_index_lists_whole_are_copied(tm
     assert _integrity(new) == ["ok"]
 
 
-def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path):
+# kills: bot/salvage.py:_rowids_past the rowids past the damaged row not kept
+@pytest.mark.parametrize("page_too", [True, False])
+def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path, page_too):
     # Past a mark whose reason's pages are damaged, the scan stops; the rows after it,
     # up to a damaged page further on, are found by their rowids on the table's pages
     # (no index lists withdrawn marks): the last of them too, which Python's cursor had
@@ -383,7 +386,8 @@ def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path):
     db.close()
     leaves = _leaves(path, "feedback")
     _break_overflow_chain(path, b"Z" * 200)
-    _page_bytes(path, leaves[1], 0, b"\xff" * 4096)
+    if page_too:
+        _page_bytes(path, leaves[1], 0, b"\xff" * 4096)
     readable = set()
     with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         for rowid in range(1, 301):
@@ -392,7 +396,7 @@ def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path):
                 readable |= {conn.execute(sql, (rowid,)).fetchone()}
             except sqlite3.DatabaseError:
                 continue
-    assert 3 not in {row[0] for row in readable} and len(readable) < 299
+    assert 3 not in {row[0] for row in readable} and (len(readable) < 299) == page_too
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -463,3 +467,56 @@ def test_a_truncated_file_gives_what_its_pages_still_hold(tmp_path):
         kept = conn.execute("SELECT number, comment_id, opted_out FROM pr_state ORDER BY number")
         assert kept.fetchall() == [(n, n, int(n == 7)) for n in range(1, 61)]
     assert _integrity(new) == ["ok"]
+
+
+# kills: bot/salvage.py:_copy_counters the counter of a table with no row left not copied
+def test_the_counter_of_a_table_with_no_row_left_is_copied(tmp_path):
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    queue = DeliveryQueue(db)
+    for i in range(3):
+        queue.enqueue(f"d-{i}", "pull_request", "opened", {"n": i}, "o/r", i)
+    db.execute("DELETE FROM deliveries")  # pruned: their seq are never given again
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    assert _salvage(tmp_path, new).returncode == 0
+    queue = DeliveryQueue(Database(new))
+    queue.enqueue("d-3", "pull_request", "opened", {}, "o/r", 3)
+    assert queue.db.execute("SELECT seq FROM deliveries")[0]["seq"] == 4
+
+
+# kills: bot/salvage.py:_copy_scan the last rowid read taken from another column
+def test_a_damaged_page_amid_the_pr_states_loses_its_prs_only(tmp_path):
+    # the rows before the page, after it, and those on it named, each once
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    for n in range(1, 151):
+        prs.put(PRState("o/r", n, comment_id=n * 10, files=("a.py",), files_sha="s"))
+    db.close()
+    leaves = _leaves(path, "pr_state")
+    with closing(sqlite3.connect(path)) as conn:
+        total = len(leaves)
+        on_page = {
+            n
+            for (n,) in conn.execute(
+                "SELECT number FROM pr_state WHERE rowid IN (SELECT rowid FROM pr_state"
+                " ORDER BY rowid LIMIT (SELECT ncell FROM dbstat WHERE pageno = ?)"
+                " OFFSET (SELECT sum(ncell) FROM dbstat WHERE name = 'pr_state'"
+                " AND pagetype = 'leaf' AND path < (SELECT path FROM dbstat WHERE pageno = ?)))",
+                (leaves[1], leaves[1]),
+            )
+        }
+    assert total >= 3 and on_page and 1 not in on_page and 150 not in on_page
+    _page_bytes(path, leaves[1], 0, b"\xff" * 4096)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lost = [line for line in r.stdout.splitlines() if line.startswith("  lost: ")]
+    assert lost == [
+        f"  lost: PR o/r#{n}: nothing of it reads (DatabaseError: database disk image is malformed)"
+        for n in sorted(on_page)
+    ], r.stdout
+    with closing(sqlite3.connect(new)) as conn:
+        kept = conn.execute("SELECT number, comment_id FROM pr_state ORDER BY number").fetchall()
+    assert kept == [(n, n * 10) for n in range(1, 151) if n not in on_page]
