@@ -19,6 +19,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,18 +40,22 @@ def prose(text: str) -> str:
     return CODE_SPAN.sub("", unfenced(text))
 
 
-def unfenced(text: str) -> str:
-    """The text with its fenced blocks taken out."""
-    kept, fence = [], None
+def by_fence(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of the text but the fences' own, with whether a fenced block holds it."""
+    fence = None
     for line in text.splitlines():
         opened = FENCE.match(line)
         if fence is None and opened:
             fence = opened.group(1)
         elif fence is not None and line.strip().startswith(fence[0] * len(fence)):
             fence = None
-        elif fence is None:
-            kept.append(line)
-    return "\n".join(kept)
+        else:
+            yield line, fence is not None
+
+
+def unfenced(text: str) -> str:
+    """The text with its fenced blocks taken out."""
+    return "\n".join(line for line, fenced in by_fence(text) if not fenced)
 
 
 def anchor(heading: str) -> str:
@@ -147,16 +152,11 @@ COMMAND = re.compile(
 
 def shell_lines(text: str) -> list[str]:
     """Each line of the page's fenced code blocks, cut at its shell comment."""
-    lines, fence = [], None
-    for line in text.splitlines():
-        opened = FENCE.match(line)
-        if fence is None and opened:
-            fence = opened.group(1)
-        elif fence is not None and line.strip().startswith(fence[0] * len(fence)):
-            fence = None
-        elif fence is not None and lines and lines[-1].endswith("\\"):  # continued
+    lines: list[str] = []
+    for line, fenced in by_fence(text):
+        if fenced and lines and lines[-1].endswith("\\"):  # continued
             lines[-1] = lines[-1][:-1] + " " + line.strip()
-        elif fence is not None:
+        elif fenced:
             lines.append(re.sub(r"(^|\s)#\s.*$", "", line))
     return lines
 
