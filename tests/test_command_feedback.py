@@ -488,39 +488,31 @@ def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
 
 # kills: bot/commands.py:Command.key (hand) an emoji glued to a word part of its key: an edit
 #   of `/notes wrong 2` into `/notes wrong 2🙏` ran the `wrong` again
-def test_an_edit_adding_an_emoji_after_a_wrongs_number_runs_nothing_again(live):
-    client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
-    shown = state(rt).notes
-    c = say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
-    assert state(rt).dismissed == (shown[1],)
-    fake.clear_requests()
-    for typed in ["/notes wrong 2🙏", "/notes wrong 2:pray:", "/notes wrong 2。"]:
-        edit(client, rt, fake, c, typed)
-    # the same note, no reason: nothing to do again, not even a 👀 or a reading of the PR
-    assert [(r.method, r.path) for r in fake.requests] == []
-    edit(client, rt, fake, c, "/notes wrong 2🙏 只是改名")  # a reason added: kept
-    assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
-
-
 # kills: bot/commands.py:Command.key (hand) a `wrong` keyed as typed: an edit of `/notes wrong
 #   第2条` into `/notes wrong 2`, the same note, ran the `wrong` again (review r32f)
-def test_an_edit_saying_the_same_note_another_way_runs_nothing_again(live):
+@pytest.mark.parametrize(
+    ("said", "same_note", "reason_added"),
+    [
+        ("2", ["2🙏", "2:pray:", "2。"], ["2🙏 只是改名", "2:pray: 只是改名"]),
+        ("第2条", ["2", "二号", "2 —", "第 2 条："], ["2 — 只是改名", "第2条 只是改名"]),
+    ],
+    ids=["an-emoji-after-the-number", "the-same-note-another-way"],
+)
+def test_an_edit_naming_the_same_note_runs_nothing_again(live, said, same_note, reason_added):
     client, rt, fake = live
     title = title_with_one_more_note()
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
     say(client, rt, fake, "/notes", title=title)
     shown = state(rt).notes
-    c = say(client, rt, fake, "/notes wrong 第2条", login=AUTHOR)
+    c = say(client, rt, fake, f"/notes wrong {said}", login=AUTHOR)
     assert state(rt).dismissed == (shown[1],)
     fake.clear_requests()
-    for typed in ["2", "二号", "2 —", "第 2 条："]:
+    for typed in same_note:
         edit(client, rt, fake, c, f"/notes wrong {typed}")
+    # the same note, no reason: nothing to do again, not even a 👀 or a reading of the PR
     assert [(r.method, r.path) for r in fake.requests] == []
-    edit(client, rt, fake, c, "/notes wrong 2 — 只是改名")  # a reason added: kept
-    edit(client, rt, fake, c, "/notes wrong 第2条 只是改名")  # the same reason: nothing again
+    for typed in reason_added:  # a reason added is kept; the same reason again, nothing
+        edit(client, rt, fake, c, f"/notes wrong {typed}")
     assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
     assert len([r for r in fake.requests if r.method == "POST" and "reactions" in r.path]) == 2
 
