@@ -441,7 +441,12 @@ class WebhookEndpoint:
         and only while kept: past that, a captured body would run its commands again. A
         comment written or edited that long ago is no new event (an edit moves its
         `updated_at`), and GitHub redelivers only what it sent in the last 3 days, no
-        longer than deliveries are kept (REVIEW_NOTES_DELIVERY_RETENTION_DAYS >= 3)."""
+        longer than deliveries are kept (REVIEW_NOTES_DELIVERY_RETENTION_DAYS >= 3).
+        Not on the development secret (a dry run): the banner prints it, so anyone may
+        sign any comment anew, and a curator's example comment (examples/) keeps the
+        time it was written."""
+        if self.settings.uses_dev_secret:
+            return None
         written = route.written(payload) if route.written is not None else None
         days = self.settings.delivery_retention_days
         kept_since = (datetime.now(UTC) - timedelta(days=days)).strftime(GITHUB_TIME)

@@ -41,6 +41,7 @@ from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, Identity
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
+    SECRET,
     clean_env,
     drain,
     make_settings,
@@ -256,6 +257,31 @@ def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
         drain(rt)
         assert state(rt).opted_out
         assert rt.dry_run.comments(DEFAULT_REPO, N) == []  # no refusal replied
+
+
+# kills: bot/webhook.py:WebhookEndpoint._older_than_kept a dry run on the development secret
+#   refusing a comment older than the deliveries kept, or one on a real secret taking it
+@pytest.mark.parametrize("secret", [None, SECRET])
+def test_a_dry_run_on_the_development_secret_runs_a_comment_of_any_age(
+    tmp_path, monkeypatch, secret
+):
+    # examples/'s comment keeps the time it was written: refused as a replay once two
+    # weeks old, a curator's `replay` of it was answered 202 "ignored", nothing done. The
+    # development secret is printed at start, so the refusal kept no one out; a dry run
+    # given the App's secret (a preview on real traffic) still refuses it.
+    clean_env(monkeypatch)
+    settings = make_settings(tmp_path, github_webhook_secret=secret)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        old = time.time() - 15 * DAY
+        comment = FakeComment(99, DEFAULT_REPO, N, "/notes off", Identity("octo-dev", 3), old, old)
+        r = post(
+            client, "issue_comment", comment_payload(comment), secret=settings.webhook_secret()
+        )
+        drain(rt)
+        taken = secret is None
+        assert (r.json()["status"] == "queued") is taken, r.text
+        assert state(rt).opted_out is taken
 
 
 # --- replies: each posted once, under its key ---------------------------------------
