@@ -237,6 +237,39 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
         assert bad.returncode == 1 and bad.stdout.startswith("401 ")
 
 
+def test_the_comment_example_replayed_in_the_dry_run_is_a_mark_notes_feedback_lists(tmp_path):
+    # README, "Try it locally": after the PR, a reviewer's `/notes wrong` on it, then the
+    # curators' report. There was no comment payload to try a slash command with.
+    commands = re.search(r"## Try it locally.*?```sh\n(.*?)```", readme(), re.S)[1]
+    lines = [ln.split("#")[0].split() for ln in commands.splitlines()]
+    replays = [words[1:] for words in lines if words[1:2] == ["replay"]]
+    (feedback,) = [words[1:] for words in lines if words[1:3] == ["notes", "feedback"]]
+    assert [r[1] for r in replays] == [
+        "examples/pr-52419-opened.json",
+        "examples/pr-52419-comment-wrong.json",
+    ]
+    env = base_env(tmp_path)
+    serve = server(tmp_path, env)
+    with serve.run():
+        for n, replay in enumerate(replays, 1):
+            r = cli(*replay, "--url", f"{serve.base}/webhook", env=env, cwd=ROOT)
+            assert r.stdout.startswith('202 {"status":"queued"'), r.stdout + r.stderr
+            wait_until(lambda n=n: serve.health()["done"] == n, what=f"delivery {n} done")
+        assert serve.health()["failed"] == 0
+        said = get_json(f"{serve.base}/dry-run/comments")
+        (comment,) = said["comments"]  # the note hidden in it, no reply
+        assert "1 note that matched was marked not relevant here" in comment["body"]
+        assert [r["content"] for r in said["reactions"]] == ["eyes", "+1"]
+    with closing(sqlite3.connect(tmp_path / "bot.sqlite3")) as conn:
+        events = [e for (e,) in conn.execute("SELECT event FROM deliveries ORDER BY rowid")]
+    assert events == ["pull_request", "issue_comment"]  # the header replay guessed
+    r = cli(*feedback, env=env, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "vllm-0436d44c  shown on 1 PR(s), marked not relevant on 1 (100%)" in r.stdout
+    assert "vllm-project/vllm PR 52419 (note 1 of the comment)" in r.stdout
+    assert "by mispa-ms: this PR's own review" in r.stdout
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])
 def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_path, host):
     # Listening on every address (the image's REVIEW_NOTES_HOST=0.0.0.0), the banner
@@ -434,11 +467,18 @@ def test_replay_tells_a_comment_on_a_diff_line_from_a_pr_event():
     assert guess_event(payload) == "pull_request_review_comment"
 
 
-@pytest.mark.parametrize("name", ["pr-52419-opened.json", "pr-51901-edited.json"])
-def test_replay_guesses_the_event(name):
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [
+        ("pr-52419-opened.json", "pull_request"),
+        ("pr-51901-edited.json", "pull_request"),
+        ("pr-52419-comment-wrong.json", "issue_comment"),
+    ],
+)
+def test_replay_guesses_the_event(name, event):
     from bot.replay import guess_event
 
-    assert guess_event(json.loads((ROOT / "examples" / name).read_text())) == "pull_request"
+    assert guess_event(json.loads((ROOT / "examples" / name).read_text())) == event
 
 
 def test_serve_logs_json_lines_without_the_secret(tmp_path):
