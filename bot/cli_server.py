@@ -237,7 +237,9 @@ def _retry(args: argparse.Namespace, db) -> int:
     for did in sorted(missing):
         print(f"{did}: no failed delivery with this id", file=sys.stderr)
     aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
-    if not done or _server_running(db):
+    if not done:  # nothing for a server to pick up: the ids were said above
+        print(f"0 re-queued{aside}")
+    elif _server_running(db):
         print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
     else:  # (the operator may take them to run at once, as the line above says)
         print(

@@ -340,6 +340,27 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
+# kills: bot/cli_server.py:_retry nothing re-queued said to be picked up by a running server
+def test_retry_of_an_unknown_id_says_nothing_was_re_queued_and_no_more(tmp_path):
+    # `retry nope` printed "0 re-queued; a running server picks them up within a second"
+    # beside "nope: no failed delivery with this id": nothing is there to pick up
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env = base_env(tmp_path)
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # one done: not failed, not re-queued
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.claim()
+    q.complete("d-1")
+    for ids in (["nope"], ["d-1"]):
+        r = cli("retry", *ids, env=env, cwd=ROOT)
+        said = f"{ids[0]}: no failed delivery with this id\n"
+        assert (r.returncode, r.stdout, r.stderr) == (1, "0 re-queued\n", said)
+    r = cli("retry", "--all", env=env, cwd=ROOT)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "0 re-queued\n", "")
+    assert q.get("d-1").state == "done"
+
+
 # kills: bot/cli_server.py:_cmd_retry a damaged row not named in plain words (the log not set up:
 #   Python's last-resort handler, no level) or the listing said complete (exit 0)
 # kills: bot/cli_server.py:_retry a damaged row asked for by id also said to be no failed delivery
