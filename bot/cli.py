@@ -188,6 +188,24 @@ def whole_number(what: str, low: int, high: int | None = None) -> Callable[[str]
     return parse
 
 
+def invoked_as() -> str:
+    """`review-notes` as this run was started, for a command a message suggests to run
+    from the same directory: the name alone when PATH finds that file (the image, an
+    activated venv), else the path as typed (`.venv/bin/review-notes` in a checkout, where
+    the bare name is no command), or the interpreter with `-m bot.cli`."""
+    import shutil
+
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name == "review-notes":  # the console script
+        found = shutil.which("review-notes")
+        if found and os.path.abspath(found) == os.path.abspath(typed):
+            return "review-notes"
+        return shlex.quote(typed)
+    if typed and os.path.abspath(typed) == os.path.abspath(__file__):  # python -m bot.cli
+        return f"{shlex.quote(sys.executable)} -m bot.cli"
+    return "review-notes"  # started otherwise (main() called in-process): the documented name
+
+
 def log_plainly(settings: Settings) -> None:
     """The log's lines (the GitHub client's: a retry, a token minted again; the queue's:
     a damaged row set aside) on stderr as plain text, with the settings' secrets and

@@ -19,6 +19,7 @@ from bot.cli import (
     database_argument,
     database_failed,
     existing_database,
+    invoked_as,
     log_plainly,
     whole_number,
 )
@@ -118,7 +119,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     try:
-        return run_server(settings, early=early)
+        return run_server(settings, early=early, command=invoked_as())
     except LibraryError as exc:
         print(exc, file=sys.stderr)
         print(

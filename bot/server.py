@@ -49,7 +49,7 @@ from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort, repository_id
-from bot.library import Library, check_library, read_taxonomy
+from bot.library import ROOT, Library, check_library, read_taxonomy
 from bot.logs import Redactor, log_context
 from bot.match_config import checked_matcher, config_problems
 from bot.matching import CompiledMatcher
@@ -831,8 +831,8 @@ class HeadAsGet:
 DRAIN_SECONDS = 10
 
 
-# The delivery the dry-run banner suggests replaying (relative to the working directory:
-# the checkout, or /app in the image, which copies examples/ for this).
+# The delivery the dry-run banner suggests replaying (relative to the checkout, or to /app
+# in the image, which copies examples/ for this).
 DRY_RUN_EXAMPLE = "examples/pr-52419-opened.json"
 
 
@@ -858,10 +858,15 @@ class DrainingServer(uvicorn.Server):
 
 
 def run_server(
-    settings: Settings, library: Library | None = None, early: StopSignals | None = None
+    settings: Settings,
+    library: Library | None = None,
+    early: StopSignals | None = None,
+    command: str = "review-notes",
 ) -> int:
     """`review-notes serve`: start uvicorn; print why when it cannot start. `early`: the
-    stop signals' handler installed before (a stop while starting ends the run once up)."""
+    stop signals' handler installed before (a stop while starting ends the run once up).
+    `command`: review-notes as the user ran it (`cli.invoked_as`), for the banner's
+    suggestion."""
     rt = build_runtime(settings, library=library)
     claim_database(rt)  # before the port: another server on the file is the likelier news
     sock = _listening_socket(settings.host, settings.port)  # before saying where it listens
@@ -888,9 +893,9 @@ def run_server(
             f"review-notes: development webhook secret: {settings.webhook_secret()}"
             "  (set GITHUB_WEBHOOK_SECRET for real deliveries)"
         )
-        lines.append(
-            f"review-notes: try  review-notes replay {DRY_RUN_EXAMPLE} --url {base}/webhook"
-        )
+        example = _replay_example()
+        if example is not None:
+            lines.append(f"review-notes: try  {command} replay {example} --url {base}/webhook")
     print("\n".join(lines), flush=True)
     app = create_app(rt)
     # The library, the app and the modules live as long as the process: keep them out
@@ -910,6 +915,20 @@ def run_server(
     )
     DrainingServer(config, rt, early).run(sockets=[sock])
     return 0
+
+
+def _replay_example() -> str | None:
+    """The example the banner suggests replaying, as a shell in the working directory
+    names it: relative when it is below (the checkout, the image's /app), else its full
+    path; None when the code has no examples/ beside it."""
+    path = ROOT / DRY_RUN_EXAMPLE
+    if not path.is_file():
+        return None
+    try:
+        here = Path.cwd()
+    except OSError:  # the directory was removed under it: the full path works anywhere
+        return shlex.quote(str(path))
+    return shlex.quote(str(path.relative_to(here) if path.is_relative_to(here) else path))
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

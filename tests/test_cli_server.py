@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -283,13 +284,78 @@ def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_pa
         local = f"http://{'[::1]' if ':' in host else '127.0.0.1'}:{serve.port}"
         assert f"webhook at {local}/webhook, health at {local}/healthz" in banner, banner
         assert f"would-be comments at {local}/dry-run/comments" in banner, banner
-        suggested = re.search(r"try  review-notes (replay .*)$", banner, re.M)[1].split()
+        suggested = shlex.split(re.search(r"try  (.* replay .*)$", banner, re.M)[1])
         assert suggested[-1] == f"{local}/webhook", banner
         env = env | {"REVIEW_NOTES_PORT": str(serve.port)}
-        r = cli(*suggested, env=env, cwd=ROOT)
+        r = subprocess.run(suggested, env=env, cwd=tmp_path, capture_output=True, text=True)
         assert r.stdout.startswith("202 "), r.stdout + r.stderr
         r = cli("replay", "examples/pr-56157-opened.json", env=env, cwd=ROOT)  # its default
         assert r.stdout.startswith("202 "), r.stdout + r.stderr
+
+
+# kills: bot/cli.py:invoked_as (hand) the console script named by its bare name where
+#   PATH has no such command, or by its path where PATH finds it
+@pytest.mark.parametrize("on_path", [False, True])
+def test_the_banners_replay_runs_as_printed_where_serve_was_run(tmp_path, on_path):
+    # From a checkout, `.venv/bin/review-notes serve` printed "try  review-notes replay
+    # examples/...": no such command there without the venv's bin/ on PATH
+    script = Path(PY).parent / "review-notes"
+    if not (ROOT / ".venv" / "bin" / "review-notes").exists() or not script.exists():
+        pytest.skip("no .venv/bin/review-notes in this checkout: run scripts/bootstrap.sh")
+    bin_dir = str(script.parent)
+    path = [d for d in os.environ["PATH"].split(os.pathsep) if d and d != bin_dir]
+    path = [bin_dir, *path] if on_path else path
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), PATH=os.pathsep.join(path))
+    serve = LiveServer(tmp_path, env, command=(".venv/bin/review-notes",), cwd=ROOT)
+    with serve.run():
+        line = re.search(r"try  (.*)$", serve.logs[0].read_text(), re.M)[1]
+        named = "review-notes" if on_path else ".venv/bin/review-notes"
+        webhook = f"{serve.base}/webhook"
+        assert line == f"{named} replay examples/pr-52419-opened.json --url {webhook}", line
+        r = subprocess.run(shlex.split(line), env=env, cwd=ROOT, capture_output=True, text=True)
+        assert r.stdout.startswith("202 "), r.stdout + r.stderr
+
+
+def test_the_banners_replay_names_the_example_by_its_path_from_elsewhere(tmp_path):
+    # `python -m bot.cli serve` run outside the checkout: the example is not below the
+    # working directory, nor is the console script on PATH
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    serve = server(tmp_path, env)
+    with serve.run():
+        line = re.search(r"try  (.*)$", serve.logs[0].read_text(), re.M)[1]
+        example = ROOT / "examples" / "pr-52419-opened.json"
+        said = [PY, "-m", "bot.cli", "replay", str(example), "--url", f"{serve.base}/webhook"]
+        assert shlex.split(line) == said, line
+        r = subprocess.run(said, env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert r.stdout.startswith("202 "), r.stdout + r.stderr
+
+
+# kills: bot/cli.py:invoked_as a run started otherwise (`python -c`, a program calling
+#   main()) named as `python -m bot.cli`, or as nothing
+@pytest.mark.parametrize("argv0", ["-c", str(Path(PY).parent / "pytest"), ""])
+def test_serve_started_by_another_program_suggests_the_documented_name(monkeypatch, argv0):
+    from bot.cli import invoked_as
+
+    monkeypatch.setattr("sys.argv", [argv0, "serve"])
+    assert invoked_as() == "review-notes"
+
+
+# kills: bot/server.py:_replay_example no example beside the code (an install without
+#   examples/) still suggested; a working directory removed under the server named nothing
+def test_the_banners_example_is_one_that_exists_named_from_anywhere(tmp_path, monkeypatch):
+    from bot import server
+
+    example = ROOT / server.DRY_RUN_EXAMPLE
+    monkeypatch.chdir(tmp_path)
+    assert server._replay_example() == str(example)
+
+    def removed() -> Path:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(Path, "cwd", removed)
+    assert server._replay_example() == str(example)
+    monkeypatch.setattr(server, "ROOT", tmp_path)
+    assert server._replay_example() is None
 
 
 def test_every_example_replays_cleanly(tmp_path):
@@ -772,7 +838,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert any(str(port) in ln and "in use" in ln for ln in lines), r.stderr[-1500:]
     # kills: bot/server.py:run_server (hand) the socket bound after the banner: it said where the
     # webhook is, and what to replay to it, on a port another server holds
-    assert "webhook at" not in r.stdout and "try  review-notes replay" not in r.stdout, r.stdout
+    assert "webhook at" not in r.stdout and " replay " not in r.stdout, r.stdout
 
 
 # --- found by mutation run 'r27b' of bot/server.py ---

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import tomllib
@@ -17,7 +18,7 @@ import yaml
 from bot.server import DRY_RUN_EXAMPLE, build_dispatcher
 from bot.settings import Settings, env_name
 from tests.docs_kit import doc
-from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, free_port, get_json, wait_until
+from tests.webhook_kit import PY, ROOT, LiveServer, base_env, free_port, get_json, wait_until
 
 MANIFEST = yaml.safe_load((ROOT / "app.yml").read_text("utf-8"))
 OPERATING = doc("operating.md")
@@ -171,7 +172,10 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
     assert where.stdout.strip().startswith(str(app)), where.stdout
     serve = LiveServer(app, env)
     with serve.run():
-        r = cli("replay", DRY_RUN_EXAMPLE, "--url", f"{serve.base}/webhook", env=env, cwd=app)
+        # the banner's suggestion, as printed: in /app, the example below it
+        line = re.search(r"try  (.*)$", serve.logs[0].read_text(), re.M)[1]
+        assert f" replay {DRY_RUN_EXAMPLE} --url " in line, line
+        r = subprocess.run(shlex.split(line), env=env, cwd=app, capture_output=True, text=True)
         assert r.returncode == 0 and r.stdout.startswith("202 "), r.stdout + r.stderr
         comments = wait_until(
             lambda: get_json(f"{serve.base}/dry-run/comments")["comments"],

@@ -252,12 +252,22 @@ def send_signed(base_url: str, event: str, payload: dict[str, Any], delivery: st
 class LiveServer:
     """`review-notes serve` runs, each with its own log file, on one port and database.
 
-    The process runs in `tmp_path` (so no .env of ours is read). A run the test left
-    running is stopped with SIGTERM, and killed if it does not exit within 20 s.
+    The process runs in `tmp_path` (so no .env of ours is read), or `cwd`, as `command`
+    (`python -m bot.cli`, or the console script). A run the test left running is stopped
+    with SIGTERM, and killed if it does not exit within 20 s.
     """
 
-    def __init__(self, tmp_path: Path, env: dict[str, str], port: int | None = None):
+    def __init__(
+        self,
+        tmp_path: Path,
+        env: dict[str, str],
+        port: int | None = None,
+        *,
+        command: tuple[str, ...] = (PY, "-m", "bot.cli"),
+        cwd: Path | None = None,
+    ):
         self.tmp_path, self.env = tmp_path, env
+        self.command, self.cwd = command, cwd or tmp_path
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.logs: list[Path] = []
@@ -268,9 +278,9 @@ class LiveServer:
         self.logs.append(log_path)
         with open(log_path, "w") as log:
             proc = subprocess.Popen(
-                [PY, "-m", "bot.cli", "serve", "--port", str(self.port)],
+                [*self.command, "serve", "--port", str(self.port)],
                 env=self.env,
-                cwd=self.tmp_path,
+                cwd=self.cwd,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
