@@ -570,6 +570,28 @@ def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_p
     assert "not starting" in r.stderr and "webhook at" not in r.stdout
 
 
+# kills: bot/server.py:_unreadable_rows the start's write failing on rows that all read back
+#   said to be rows that cannot be read back (none named), not SQLite's own words
+def test_a_start_whose_write_fails_on_rows_that_read_back_says_why_it_failed(tmp_path):
+    # The resumed row reads back; the file's own trigger (left by another tool) is what
+    # fails the start's write: "delivery ... cannot be read back" would send the
+    # operator to delete a row that is fine
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    db = tmp_path / "bot.sqlite3"
+    queue = DeliveryQueue(Database(db))
+    queue.enqueue("d-1", "pull_request", "opened", {"n": 1}, DEFAULT_REPO, 1)
+    queue.db.execute("UPDATE deliveries SET state = 'processing'")
+    queue.db.execute(
+        "CREATE TRIGGER audit AFTER UPDATE ON deliveries BEGIN INSERT INTO gone VALUES (1); END"
+    )
+    queue.db.close()
+    r = _refused_start(tmp_path)
+    assert f"review-notes: {db}: no such table: main.gone; not starting" in r.stderr, r.stderr
+    assert "cannot be read back" not in r.stderr, r.stderr
+
+
 # kills: bot/server.py:_unreadable_rows the refusal naming neither the row nor how to remove
 #   it: every start was refused in the same words, and only reading SQLite got one going
 def test_a_start_refused_on_a_row_it_cannot_read_names_it_and_the_command_deleting_it(tmp_path):
