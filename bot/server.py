@@ -274,8 +274,10 @@ def claim_database(rt: Runtime) -> None:
         )
     if not db.acquire_server_lock():
         raise StartupError(
-            f"another review-notes server is using {settings.db_path}; "
-            "stop it or set REVIEW_NOTES_DB_PATH"
+            # salvage holds the same lock while it copies the file (db.servers_kept_out)
+            f"another review-notes server, or a `review-notes salvage` copying"
+            f" {settings.db_path}, is using it; stop it or wait for the copy, or set"
+            " REVIEW_NOTES_DB_PATH"
         )
     try:
         claim_pr_state(rt.ctx, rt.queue, settings.db_path, dry_run=rt.dry_run is not None)

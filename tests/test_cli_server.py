@@ -383,7 +383,7 @@ def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
     with server(tmp_path, env).run():
         r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
         assert r.returncode == 1
-        assert "another review-notes server is using" in r.stderr
+        assert "another review-notes server, or a `review-notes salvage` copying" in r.stderr
 
 
 def test_retry_lists_and_requeues_failed_deliveries(tmp_path):

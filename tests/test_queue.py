@@ -830,7 +830,7 @@ def test_server_lock_on_a_relative_path_is_taken(tmp_path, monkeypatch):
     # The default REVIEW_NOTES_DB_PATH is relative (var/review-notes.sqlite3): realpath
     # and the path as named are two strings for ONE lock file, and flock on a second
     # descriptor of the same file conflicts with the first: the server refuses to start
-    # ("another review-notes server is using ...") with nobody else running.
+    # ("another review-notes server ... is using it") with nobody else running.
     monkeypatch.chdir(tmp_path)
     db = Database("var/x.sqlite3")
     try:

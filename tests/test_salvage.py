@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.db import Database
+from bot.db import Database, servers_kept_out
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore
 from bot.queue import DeliveryQueue
@@ -24,6 +24,7 @@ from tests.webhook_kit import (
     MATCHING_TITLE,
     clean_env,
     deliver_pr,
+    free_port,
     live_settings,
     ours,
     run_cli,
@@ -237,6 +238,19 @@ def test_salvage_refuses_while_a_server_runs_on_the_file(tmp_path):
     assert f"a review-notes server is running on {path}: stop it first" in r.stderr
     assert not new.exists()
     assert _salvage(tmp_path, new).returncode == 0  # stopped: it runs
+
+
+def test_a_server_started_while_salvage_copies_is_refused_naming_salvage(tmp_path):
+    # salvage holds the server's lock through its copy, so a server started meanwhile is
+    # refused; it said "another review-notes server is using ...", though none ran, and
+    # the operator looked for a server to stop
+    path = tmp_path / "bot.sqlite3"
+    PRStore(Database(path)).db.close()
+    with servers_kept_out(path) as kept_out:  # as salvage holds it while it copies
+        assert kept_out
+        r = run_cli(tmp_path, "serve", "--port", str(free_port()), timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"another review-notes server, or a `review-notes salvage` copying {path}," in r.stderr
 
 
 @pytest.mark.parametrize(
