@@ -16,10 +16,10 @@ from bot.commands import Command, Kind, check_word, unbracketed
 from bot.comment_prose import is_mark
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
-from bot.markdown_safety import code, link_target, pr_link, safe_text
+from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
 from bot.notes import QUOTES, Note, Topic, topic_key, topics_by_key
-from bot.render import BADGE, BUDGET, GUIDANCE_LINK, TITLE_MAX
+from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
@@ -32,10 +32,6 @@ TopicUrl = Callable[[str], str]
 # --- pieces --------------------------------------------------------------------
 
 
-def verdict_badge(note: Note) -> str:
-    return f"**{note.verdict.label_en}** · {note.verdict.label_zh}"
-
-
 def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     """One list item, headed as the notes comment heads a note: the title, then a line
     of verdict, source PR and link to the note's (Chinese) guidance, then the Chinese
@@ -43,11 +39,7 @@ def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
     two titles, two links and where a search matched ran to four lines of wrapped text
     with no line a reviewer could scan (GitHub shows a comment's newlines as breaks)."""
     title = note.title_en if note.title_en.strip() else note.title_zh
-    badge = [f"{BADGE[note.verdict]} {verdict_badge(note)}"]
-    if note.source_pr:
-        badge.append("source: " + pr_link(note.repo, note.source_pr))
-    badge.append(f"[{GUIDANCE_LINK}]({link_target(note_url(note))})")
-    lines = [f"- **{safe_text(title, TITLE_MAX)}**", " · ".join(badge)]
+    lines = [f"- **{safe_text(title, TITLE_MAX)}**", badge_line(note, note_url(note))]
     if note.title_en.strip() and note.title_zh.strip():
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if extra:

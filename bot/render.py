@@ -40,7 +40,7 @@ _TOPICS_CUT = "_The topics this pull request touches are not shown: the comment 
 # the link says so, as 原题 (original title) labels the Chinese title.
 GUIDANCE_LINK = "full guidance (Chinese)"
 
-BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
+_BADGE = {Verdict.DEEP: "🟢", Verdict.QUICK: "🟡", Verdict.SKIP: "⚪"}
 
 
 @dataclass(frozen=True)
@@ -214,15 +214,20 @@ def _source_of(note: Note) -> tuple[str, int] | str:
     return (note.repo.lower(), note.source_pr) if note.source_pr else note.id
 
 
+def badge_line(note: Note, guidance_url: str) -> str:
+    """The line under a note's title, in the comment and in a command's reply: verdict in
+    English and Chinese, source PR, link to the (Chinese) guidance."""
+    v = note.verdict
+    source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
+    guidance = f"[{GUIDANCE_LINK}]({link_target(guidance_url)})"
+    return f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
+
+
 def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:
     note = match.note
-    v = note.verdict
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
-    source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
-    guidance = f"[{GUIDANCE_LINK}]({link_target(opts.links.url(note))})"
-    badge = f"{BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
-    lines = [head, badge]
+    lines = [head, badge_line(note, opts.links.url(note))]
     if note.title_en:
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if note.summary_en:
