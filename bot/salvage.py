@@ -13,7 +13,7 @@ as lost. The operator then puts the new file in the damaged one's place.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,26 +181,39 @@ def _copy_scan(
         bound = bound or f"rowid > {int(after or 0) if back else last}"
         return f'SELECT rowid, * FROM "{table}" WHERE {bound} ORDER BY rowid' + " DESC" * back
 
-    while True:
-        try:  # (execute reads the first row)
-            for row in source.execute(past_last()):
-                _insert(out, table, names, row)
-                done.add(row[0])
-                last = row[0]
-            return None
-        except sqlite3.DatabaseError:  # (OperationalError too: text that is not UTF-8)
-            pass
-        # Python's cursor reads a row ahead of the one it gives: the last row before the
-        # damage, read whole, was not given. Alone (LIMIT 1), it is; then the scan resumes
-        try:
-            row = source.execute(f"{past_last()} LIMIT 1").fetchone()
-        except sqlite3.DatabaseError:
-            return last
-        if row is None:
-            return last
+    def take(row: tuple) -> None:
+        nonlocal last
         _insert(out, table, names, row)
         done.add(row[0])
         last = row[0]
+
+    read_all, _ = _read_to_damage(source, past_last, take)
+    return None if read_all else last
+
+
+def _read_to_damage(
+    source: sqlite3.Connection, query: Callable[[], str], take: Callable[[tuple], None]
+) -> tuple[bool, sqlite3.DatabaseError | None]:
+    """Give `take` each row `query()` reads (it names the rows not taken yet, in order)
+    until one does not read: whether the scan read to its end, and the last error it met
+    (OperationalError too: text that is not UTF-8). Python's cursor reads a row ahead of
+    the one it gives: the last row before the damage, read whole, was not given. Alone
+    (LIMIT 1), it is; then the scan resumes."""
+    met = None
+    while True:
+        try:  # (execute reads the first row)
+            for row in source.execute(query()):
+                take(row)
+            return True, met
+        except sqlite3.DatabaseError as exc:
+            met = exc
+        try:
+            row = source.execute(f"{query()} LIMIT 1").fetchone()
+        except sqlite3.DatabaseError:
+            return False, met
+        if row is None:
+            return False, met
+        take(row)
 
 
 def _listed(source: sqlite3.Connection, table: str, indexes: list[str]) -> dict[int, str | None]:
@@ -228,20 +241,10 @@ def _rowids_past(source: sqlite3.Connection, table: str, last: int, copy: TableC
         after = found[-1] if found else int(last)
         return f'SELECT rowid FROM "{table}" WHERE rowid > {after} ORDER BY rowid'
 
-    while True:
-        try:
-            for (rowid,) in source.execute(past()):
-                found.append(rowid)
-            return found
-        except sqlite3.DatabaseError as exc:
-            copy.unlisted = f"{type(exc).__name__}: {exc}"
-        try:  # (the one read ahead of the error, as in _copy_scan)
-            row = source.execute(f"{past()} LIMIT 1").fetchone()
-        except sqlite3.DatabaseError:
-            return found
-        if row is None:
-            return found
-        found.append(row[0])
+    _, met = _read_to_damage(source, past, lambda row: found.append(row[0]))
+    if met is not None:
+        copy.unlisted = f"{type(met).__name__}: {met}"
+    return found
 
 
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
