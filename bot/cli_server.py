@@ -381,7 +381,7 @@ def _not_salvageable(source: Path, target: Path) -> str | None:
     """Why the copy must not start; None when it may."""
     if not source.is_file():
         return f"no database at {source} (--db or REVIEW_NOTES_DB_PATH)"
-    for made in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+    for made in _files_of(target):
         if made.exists() or made.is_symlink():  # (a -wal beside it would be read into it)
             return f"{made} exists: name a new file"
     if not target.parent.is_dir():
@@ -428,5 +428,10 @@ def _salvage(source: Path, target: Path) -> int:
 
 def _remove_made(target: Path) -> None:
     """Remove what a copy that failed made (the new file, its -wal and -shm)."""
-    for made in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+    for made in _files_of(target):
         made.unlink(missing_ok=True)
+
+
+def _files_of(database: Path) -> tuple[Path, ...]:
+    """The database file and the -wal and -shm files SQLite keeps beside it."""
+    return (database, Path(f"{database}-wal"), Path(f"{database}-shm"))
