@@ -10,8 +10,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from bot.match_result import Said, Saying
+from bot.notes import Note, Topic
 from bot.prfacts import PRFacts
-from bot.similarity import CAMEL_CUT, written_form
+from bot.similarity import CAMEL_CUT, names_in, written_form
 from bot.terms import TermHit
 
 
@@ -237,23 +238,47 @@ def shared_detail(
 # this note's title", or the line names the note's keyword) and the similar line keeps
 # the rest, at times one word. Alone on its line, "title shares 'Keep' with this note's
 # title" reads as a common word counted as evidence: the comment's short view leaves it
-# to `/notes why`, where every line is. Not a name ('DeepSeek', 'H200', 'EAGLE': a capital
+# to `/notes why`, where every line is. Not a name ('DeepSeek', 'H200', 'DSv4': a capital
 # after its first letter, or a digit): a model, a chip or a class the two titles both name
 # is what a reviewer reads as the resemblance. The vocabulary's rarity cannot tell them
-# apart: 'keep' is in fewer vLLM titles than 'deepseek' (20 and 88 of 16,673).
+# apart: 'keep' is in fewer vLLM titles than 'deepseek' (20 and 88 of 16,673). A word in
+# capitals alone is a name only where the note or its topics write it as one ('MLA',
+# 'EAGLE'): titles put plain words in capitals too ('SPARSE' of `FLASHINFER_MLA_SPARSE`,
+# 'KV' against a note that writes only `KVOutputAggregator`).
 _ONE_WORD_SHARED = re.compile(r"title shares '([^'\n]+)' with this note's (?:title|keywords)")
 
 
-def _a_name(word: str) -> bool:
+def _name_shaped(word: str) -> bool:
     """'DeepSeek', 'H200', 'EAGLE', 'DSv4': written as a name is, not as a word ('Keep')."""
     return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
 
 
-def short_view(reasons: tuple[str, ...]) -> tuple[str, ...]:
+def _a_name(word: str, defined: frozenset[str]) -> bool:
+    """A name as `_name_shaped` says, a word in capitals ('SPARSE', 'MOE') only when it is
+    one of the note's own terms (`defined`, `note_names`: 'MLA', and 'MoE' for 'MOE')."""
+    if len(word) > 1 and word.isalpha() and word.isupper():
+        return word.casefold() in defined
+    return _name_shaped(word)
+
+
+def note_names(note: Note, topics: Iterable[Topic]) -> frozenset[str]:
+    """The names (`_name_shaped`, case folded) a note and its topics write as words of
+    their own, in titles, keywords, aspects, topic names and tags: 'mla', 'eagle', 'moe';
+    not the 'kv' inside `KVOutputAggregator`."""
+    texts = [note.title_en, note.title_zh, *note.keywords, *note.aspects]
+    for t in topics:
+        texts += [t.name_en, t.short_en, *t.keywords, *t.tags]
+    return frozenset(w.casefold() for text in texts for w in names_in(text) if _name_shaped(w))
+
+
+def short_view(reasons: tuple[str, ...], defined: frozenset[str]) -> tuple[str, ...]:
     """The reason lines the comment shows before `/notes why`: without a similar-title
-    line left with one word, unless that word is a name or the line is the only one."""
+    line left with one word, unless that word is a name (`_a_name`; `defined`: the
+    note's, `note_names`) or the line is the only one."""
     kept = tuple(
-        r for r in reasons if not ((m := _ONE_WORD_SHARED.fullmatch(r)) and not _a_name(m.group(1)))
+        r
+        for r in reasons
+        if not ((m := _ONE_WORD_SHARED.fullmatch(r)) and not _a_name(m.group(1), defined))
     )
     return kept or reasons
 

@@ -728,20 +728,54 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
     named = "title shares 'DeepSeek' with this note's title"
     assert any(named in m.reasons for m in res.matches), [m.reasons for m in res.matches]
     assert f"- {named}" in render(res, LIB, opts=OPTS)
-    # a chip, an acronym, a name with a digit are names; a word capitalised to open the
-    # title, or in lower case, is not
+    # a chip, an acronym the note's topic writes (spec-decode: EAGLE, MTP), a name with a
+    # digit are names; a word capitalised to open the title, or in lower case, is not
     for word, shown in [
         ("H200", True),
         ("EAGLE", True),
+        ("MTP", True),
         ("DSv4", True),
         ("KServe", True),
         ("Keep", False),
         ("default", False),
         ("ranks", False),
+        ("SPARSE", False),  # in capitals, but a word the note does not write as a name
     ]:
         lone = f"title shares '{word}' with this note's keywords"
         body = render(result(note(), reasons=("title mentions 'MoE'", lone)), LIB, opts=OPTS)
         assert (f"- {lone}" in body) is shown, word
+
+
+# kills: bot/reasons.py:_a_name a word in capitals taken for a name whatever the note writes
+def test_a_lone_word_in_capitals_is_a_name_only_where_the_note_writes_it_as_one():
+    # PR 46076, "[Attention][DSA] support dcp for FLASHINFER_MLA_SPARSE", gets the PCP+DCP
+    # note on sparse-MLA models, and its last line, "title shares 'SPARSE' with this note's
+    # title", stayed in the short comment as a name would: by its capitals alone, though
+    # the note writes "sparse-MLA", a plain word beside the acronym. 'KV' against a note
+    # writing only `KVOutputAggregator` read the same (PR 49532).
+    title = "[Attention][DSA] support dcp for FLASHINFER_MLA_SPARSE"
+    res = match_pr(PRFacts("vllm-project/vllm", 46076, title), LIB, load_match_config())
+    lone = "title shares 'SPARSE' with this note's title"
+    assert lone in res.matches[0].reasons, res.matches[0].reasons
+    body = render(res, LIB, opts=OPTS)
+    assert "'SPARSE'" not in body and "- title mentions 'MLA' (" in body, body
+    assert f"- {lone}" in render(res, LIB, opts=replace(OPTS, verbose=True))
+    # an acronym the note or its topics write as a word of their own is a name, in any
+    # case they write it: 'DCP' of the note's title, 'MOE' for a keyword 'MoE', 'EAGLE' of
+    # spec-decode's keywords; not the 'KV' of a name, nor one a topic it lacks writes
+    dcp = note(title_en="Enable PCP + DCP on sparse-MLA models")
+    moe = note(keywords=("MoE",))
+    kv = note(keywords=("KVOutputAggregator",))
+    for word, shown_on, hidden_on in [
+        ("DCP", dcp, note()),
+        ("MOE", moe, note()),
+        ("KV", note(topics=("prefix-caching",)), kv),  # "KV cache" of Prefix caching's
+        ("EAGLE", note(), note(topics=("prefix-caching",))),
+    ]:
+        line = f"title shares '{word}' with this note's title"
+        for on, shown in ((shown_on, True), (hidden_on, False)):
+            said = render(result(on, reasons=("title mentions 'x'", line)), LIB, opts=OPTS)
+            assert (f"- {line}" in said) is shown, (word, on)
 
 
 def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
