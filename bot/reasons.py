@@ -283,6 +283,18 @@ def short_view(reasons: tuple[str, ...], defined: frozenset[str]) -> tuple[str, 
     return kept or reasons
 
 
+def under_topics_line(reasons: tuple[str, ...], topics: list[str]) -> tuple[str, ...]:
+    """The lines as a comment shows them under a note's "Topics:" line (`topics`: the
+    short names of the topics it names). Naming one topic, it says what "topic: X" after
+    a note's own reason would ("title mentions 'CMake' (also in this note's title; topic:
+    CMake build)"): that is left out. A line with no other reason keeps it: it says why
+    the line counts, through the topic and not the note's own words or paths."""
+    if len(topics) != 1:
+        return reasons
+    said = f"; {TOPIC.format(topics[0])})"  # last: `_topic_last`
+    return tuple(r.removesuffix(said) + ")" if r.endswith(said) else r for r in reasons)
+
+
 # The lines above read back, as `notes feedback` does from the lines a mark kept (any
 # release's): the term each one rests on (None: the line names no term of its own).
 # Change a line's words above and its pattern here with them.

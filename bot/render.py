@@ -22,7 +22,7 @@ from bot.markdown_safety import code, link_target, pr_link, safe_text
 from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
 from bot.notes import Note, Verdict
-from bot.reasons import note_names, short_view
+from bot.reasons import note_names, short_view, under_topics_line
 
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
@@ -237,6 +237,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
         lines += ["", "Topics: " + ", ".join(safe_text(t.name_en) for t in topics)]
     limit = _REASONS_VERBOSE if opts.verbose else _REASONS_SHORT
     said = match.reasons if opts.verbose else short_view(match.reasons, note_names(note, topics))
+    said = under_topics_line(said, [t.short for t in topics])
     reasons = [f"- {safe_text(r, _REASON_MAX)}" for r in said[:limit]]
     if len(said) > limit:
         reasons.append(f"- … and {len(said) - limit} more")

@@ -711,6 +711,37 @@ def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
             assert f"topic: {topic.name_en}" not in body and f", {topic.name_en})" not in body
 
 
+# kills: bot/reasons.py:under_topics_line a note's one topic said again after its own reason
+def test_a_notes_one_topic_is_not_said_again_after_a_reason_of_its_own():
+    # PR 49532, "[XPU] Support EC connector KV Offloading on XPU", gets the EC connector
+    # note, whose "Topics:" line names that one topic; its title line read "title mentions
+    # 'EC connector' (also in this note's title; topic: EC connector)", the topic said a
+    # third time where the note's title already says why the line counts
+    title = "[XPU] Support EC connector KV Offloading on XPU"
+    files = (
+        "tests/v1/ec_connector/unit/test_ec_cpu_connector.py",
+        "vllm/distributed/ec_transfer/ec_connector/cpu/worker/descriptor_buffers.py",
+    )
+    res = match_pr(
+        PRFacts("vllm-project/vllm", 49532, title, files=files), LIB, load_match_config()
+    )
+    (match,) = res.matches
+    said = "title mentions 'EC connector' (also in this note's title"
+    assert f"{said}; topic: EC connector)" in match.reasons, match.reasons  # the matcher's
+    for opts in (OPTS, replace(OPTS, verbose=True)):
+        body = render(res, LIB, opts=opts)
+        assert "\nTopics: EC (encoder cache) connector\n" in body, body
+        assert f"- {said})\n" in body, body
+        # a line the topic alone explains keeps it: it says why a file counts
+        assert "1 more file (topic: EC connector)\n" in body, body
+    # under a Topics line of two topics, the gloss says which (README's example)
+    two = note(topics=("spec-decode", "prefix-caching"))
+    line = "title mentions 'EAGLE' (also in this note's title; topic: Speculative decoding)"
+    assert f"- {line}\n" in render(result(two, reasons=(line,)), LIB, opts=OPTS)
+    one = render(result(note(), reasons=(line,)), LIB, opts=OPTS)
+    assert "- title mentions 'EAGLE' (also in this note's title)\n" in one, one
+
+
 # kills: bot/reasons.py:short_view a lone shared name hidden as a lone common word is
 def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_comment():
     # PR 42604, "DeepSeekV4-Pro enable cuda graph full and piecewise mode", gets the note
