@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import marks_end, opens_a_quote
+from bot.comment_prose import marks_end, opens_a_quote, without_shortcodes
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
@@ -136,9 +136,17 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
 
 def _reason(*parts: list[str]) -> str:
     """The reviewer's words, without the dash or colon setting them off from the number
-    (`2 — only renames`: `only renames`)."""
-    text = " ".join(w for part in parts for w in part)
+    (`2 — only renames`: `only renames`) nor a word that is an emoji's shortcode alone
+    (`2 :pray: 只是改名`: `只是改名`): the comment's page shows an emoji there, the
+    curators' report would show the markup. A shortcode glued to a word, or a name no
+    emoji has (`:rocm:`), stays as typed."""
+    text = " ".join(w for part in parts for w in part if not _shortcodes_alone(w))
     return text[_SEPARATORS.match(text).end() :]
+
+
+def _shortcodes_alone(word: str) -> bool:
+    """`:pray:`, `:+1::pray:`: emoji shortcodes (`comment_prose.without_shortcodes`), all of it."""
+    return not without_shortcodes(word).strip()
 
 
 def _ordinal(words: list[str]) -> tuple[list[str], str]:

@@ -517,6 +517,18 @@ def test_an_edit_naming_the_same_note_runs_nothing_again(live, said, same_note, 
     assert len([r for r in fake.requests if r.method == "POST" and "reactions" in r.path]) == 2
 
 
+def test_an_emoji_shortcode_after_the_number_is_not_kept_for_the_curators(live):
+    # `/notes wrong 2 :pray: 只是改名`, the shortcode as GitHub's autocomplete leaves it
+    # (the page shows 🙏), was kept as the reason ":pray: 只是改名", markup in the report
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    shown = state(rt).notes
+    say(client, rt, fake, "/notes wrong 2 :pray: 只是改名", login=AUTHOR)
+    assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
+
+
 # kills: bot/command_answers.py:run_commands a comment's kept numbers taken as this run's own
 #        when it read none (no `wrong` among its new commands), and dropped with no `wrong` let run
 def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it(live):

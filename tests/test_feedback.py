@@ -971,6 +971,30 @@ def test_an_emoji_shortcode_glued_to_a_note_number_is_its_full_stop(line, reason
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
+# kills: bot/feedback.py:_reason an emoji's shortcode alone kept in the reason
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("/notes wrong 2 :pray: 只是改名", "只是改名"),  # the page shows `2 🙏 只是改名`
+        ("/notes wrong 2 只是改名 :pray:", "只是改名"),
+        ("/notes wrong 2 :pray: — 只是改名", "只是改名"),  # then the dash setting it off
+        ("/notes wrong 2 only :+1::pray: renames", "only renames"),
+        ("/notes wrong 2 :pray:", ""),
+        # kept as typed: a name no emoji has, a shortcode glued to words, a path's colons
+        ("/notes wrong 2 :rocm: only", ":rocm: only"),
+        ("/notes wrong 2 :pray:只是改名", ":pray:只是改名"),
+        ("/notes wrong 2 torch::jit :8080: breaks", "torch::jit :8080: breaks"),
+    ],
+)
+def test_an_emoji_shortcode_as_a_word_of_its_own_is_no_part_of_the_reason(line, reason):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    # with one note shown and the number left out, the same words are its reason
+    pick = pick_note(command.args[1:], SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
+
+
 def test_an_emoji_shortcode_glued_to_a_note_id_names_it():
     pick = pick_note((f"{SHOWN[2]}:pray:", "renamed"), SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
