@@ -45,6 +45,10 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 # `，`); not another number (`2,3`, `2.5`, `2,,3`, `2、第3条`: which note is meant is not
 # clear). The separators are possessive: giving one back would let `,3` pass for a reason.
 _NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
+# A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
+# `_NUMBER` ends: several notes, or which is meant is not clear; no reason, also with one
+# note shown, where the number may be left out
+_LISTED = re.compile(r"#*(?P<rank>[0-9]+)[.:,)]++(?=[#0-9第])")
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
 # word for it: `第2`), `第 2 条`, `第二条`, `2号`, `二号` (number 2), or a numeral as the
 # digit is written (`二`, `二，只是改名`: `_ordinal` keeps words it starts, `二十分钟`). `2条`
@@ -98,6 +102,7 @@ def pick_note(
     typed = first.strip()
     ascii_form = _as_ascii(typed)
     number = _NUMBER.fullmatch(ascii_form)
+    listed = None if number is not None else _LISTED.match(ascii_form)
     selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
@@ -105,12 +110,16 @@ def pick_note(
         by_id[shown_id.casefold()] = i
         by_id.setdefault(now.get(shown_id.casefold(), shown_id.casefold()), i)
     selector = selector if selector in by_id else now.get(selector, selector)
+    if listed is not None:  # `2,3`: as `2 3`, the first out of range is named as such
+        rank = int(listed["rank"])
+        problem = PickProblem.WHICH if 1 <= rank <= len(shown) else PickProblem.RANGE
+        return Pick(None, problem=problem, asked=asked if problem is PickProblem.RANGE else "")
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.RANGE, asked=asked)
         glued = typed[number.start("rest") :].strip() if number["rest"] else ""
-        if not glued and _is_number(words[1:2]):
+        if not glued and _is_number(words[1:]):  # all: `第 3 条` is three words
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
         return Pick(shown[rank - 1], rank, _reason([glued] if glued else [], words[1:]))
     if selector in by_id:
@@ -161,7 +170,7 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
     glued, *after = joined[said.end() :].split(" ")
     counted = said["c"] or said["d"]
     first = number + ("." if counted and glued else "") + glued
-    if _NUMBER.fullmatch(_as_ascii(first)) is None:  # `第一次…` ("the first time"): words
+    if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]
     return [first, *after], joined[: said.end()] + glued
 
@@ -209,9 +218,15 @@ def _reason_quoted(words: list[str]) -> list[str]:
 
 
 def _is_number(words: list[str]) -> bool:
-    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`)."""
+    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`, `3,4`)."""
     words = _ordinal(words)[0]
-    return bool(words) and _NUMBER.fullmatch(_as_ascii(words[0].strip())) is not None
+    return bool(words) and _numbered(words[0])
+
+
+def _numbered(word: str) -> bool:
+    """Whether a word is a note's number (`_NUMBER`) or starts a list of them (`_LISTED`)."""
+    read = _as_ascii(word.strip())
+    return _NUMBER.fullmatch(read) is not None or _LISTED.match(read) is not None
 
 
 def hide_dismissed(result: MatchResult, dismissed: Iterable[str]) -> tuple[MatchResult, int]:

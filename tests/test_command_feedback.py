@@ -125,13 +125,21 @@ def test_wrong_with_no_notes_comment_says_there_is_none(live):
     assert "There is no notes comment on this pull request; nothing was hidden." in reply.body
 
 
-def test_wrong_with_one_note_shown_names_only_that_one(live):
+# kills: bot/feedback.py:pick_note (hand) with one note shown, `2,3` or `第2、3条` hid it with
+#   the list of numbers for its reason
+@pytest.mark.parametrize("said", ["3", "2,3", "第2、3条", "2，3 只是改名"])
+def test_wrong_with_one_note_shown_names_only_that_one(live, said):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     assert len(state(rt).notes) == 1
-    say(client, rt, fake, "/notes wrong 3", login=AUTHOR)
+    before = sticky(fake).body
+    c = say(client, rt, fake, f"/notes wrong {said}", login=AUTHOR)
     (reply,) = replies(fake)
+    asked = said.split(" ")[0]
+    assert f"There is no note `{asked}` in the notes comment" in reply.body, reply.body
     assert "it shows only note 1 (say `/notes wrong 1`)" in reply.body  # not "notes 1"
+    assert "nothing was hidden" in reply.body and reactions(fake, c) == {"eyes", "confused"}
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
 
 
 def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):

@@ -788,6 +788,8 @@ def test_an_id_the_comment_shows_names_the_note_shown_under_it_though_a_note_had
     shown = ("vllm-aaaa1111", "vllm-bbbb2222")
     renamed = {"vllm-aaaa1111": "vllm-bbbb2222", "vllm-bbbb2222": "vllm-cccc3333"}
     assert pick_note(("vllm-aaaa1111",), shown, renamed=renamed).rank == 1
+    # kills: bot/feedback.py:pick_note the id shown keyed only as the note's id now
+    assert pick_note(("vllm-bbbb2222",), shown, renamed=renamed).rank == 2
 
 
 # kills: bot/feedback.py:_terms a mark's time said in full, not its date
@@ -922,6 +924,53 @@ def test_two_note_numbers_apart_name_no_note_as_glued_ones(line):
     (command,) = parse_commands(line)
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.rank, pick.problem) == (None, 0, PickProblem.WHICH)
+
+
+# kills: bot/feedback.py:pick_note a list of numbers taken for the one shown note's reason
+@pytest.mark.parametrize(
+    ("first", "asked"),
+    [
+        ("2,3", "2,3"),
+        ("２，３", "２，３"),
+        ("2、3", "2、3"),
+        ("#2,#3", "#2,#3"),
+        ("第2、3条", "第2、3条"),
+        ("第2条、第3条", "第2条、第3条"),
+        ("2号、3号", "2号、3号"),
+        ("2、第3条", "2、第3条"),
+        ("2.5", "2.5"),  # named no note with three shown either
+    ],
+)
+def test_with_one_note_shown_a_list_of_numbers_is_no_reason_to_hide_it(first, asked):
+    # With one note shown the number may be left out, and `/notes wrong 第2、3条` or `2,3`
+    # hid note 1 with that list for its reason: what the reviewer named, notes 2 and 3,
+    # the comment does not show, as `/notes wrong 5` names none (answered, nothing hidden)
+    (command,) = parse_commands(f"/notes wrong {first} 只是改名")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
+    # naming the one note shown and another: which is meant is not clear, as `1 2`
+    (command,) = parse_commands(
+        f"/notes wrong {first.translate(str.maketrans('23２３', '12１２'))}"
+    )
+    assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.WHICH
+    # with three shown, a list names none, as before; past them, the first is named
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    (command,) = parse_commands(
+        f"/notes wrong {first.translate(str.maketrans('23２３', '56５６'))}"
+    )
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.problem, pick.asked) == (PickProblem.RANGE, command.args[0])
+
+
+# kills: bot/feedback.py:_is_number a list after a number read as the reason
+# kills: bot/feedback.py:pick_note a count spaced out after a number read as the reason
+@pytest.mark.parametrize("rest", ["3,4", "第 3 条", "第 3 条 只是改名"])
+def test_a_number_then_a_list_or_a_spaced_count_names_no_note(rest):
+    # `2 3,4` hid note 2 with the reason "3,4"; `2 第 3 条` (as `第 2 条` names note 2) with
+    # the reason "第 3 条": the second number was read from its first word alone
+    (command,) = parse_commands(f"/notes wrong 2 {rest}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
 
 
 def test_a_reason_starting_with_a_figure_is_still_a_reason():
