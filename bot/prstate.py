@@ -145,6 +145,9 @@ class PendingUpdate:
         return PendingUpdate(acks, show, diff_acks, said)
 
 
+# The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
+# whose row does not read (a damaged page of the table) is named from it alone.
+KEY_INDEX = "sqlite_autoindex_pr_state_1"
 # the PRs last handled before a time that still hold a file list, oldest first, read
 # from the index pr_state_listed alone; {kept}: not set aside (PRStore.not_set_aside)
 IDLE_LISTS = (
@@ -575,12 +578,18 @@ class PRStore:
         return self._unreadable.by_name()
 
     def _pr_of(self, rowid: int) -> str:
-        """A damaged row's PR, when SQLite can still read that much of it."""
-        try:
-            [row] = self.db.execute("SELECT repo, number FROM pr_state WHERE rowid = ?", (rowid,))
-            return f"{row['repo']}#{row['number']}"
-        except sqlite3.DatabaseError:
-            return f"of row {rowid} (its name unreadable)"
+        """A damaged row's PR, read from the row when that much of it reads, else from
+        the key's index, which holds the name too (a damaged page of the table loses
+        every row on it, not their entries in the index)."""
+        for table in ("pr_state", f"pr_state INDEXED BY {KEY_INDEX}"):
+            try:
+                [row] = self.db.execute(
+                    f"SELECT repo, number FROM {table} WHERE rowid = ?", (rowid,)
+                )
+                return f"{row['repo']}#{row['number']}"
+            except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)
+                continue
+        return f"of row {rowid} (its name unreadable)"
 
     def reply_recorded(self, key: str) -> bool:
         """Whether a reply was posted under this key (it may be deleted since)."""

@@ -2362,6 +2362,28 @@ def test_a_prs_damaged_row_whose_name_is_unreadable_too_is_named_by_its_place(tm
     assert said.getMessage().startswith("PR of row 1 (its name unreadable): SQLite cannot read")
 
 
+# kills: bot/prstate.py:PRStore._pr_of a PR on a damaged page named by its rowid, though the
+#   key's index still names it
+def test_prs_on_a_damaged_page_of_their_table_are_named_through_the_key_index(tmp_path, caplog):
+    # A whole page of pr_state damaged (a failing disk): none of its rows reads, and
+    # each PR set aside was said as "PR of row N (its name unreadable)", in the log and
+    # in /healthz, though the index of the table's key (repo, number) still names it.
+    from bot.prstate import PRState, PRStore
+
+    q = queue_at(tmp_path)
+    prs = PRStore(q.db)
+    for number in (1, 2):
+        prs.put(PRState("o/r", number, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    _damage_root_page(q, tmp_path / "q.sqlite3", "pr_state")
+    prs = PRStore(queue_at(tmp_path).db)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"):
+        assert prs.prune_files(CUTOFF, 10) == 0
+    named = [r.getMessage().split(": SQLite")[0] for r in caplog.records]
+    assert named == ["PR o/r#1", "PR o/r#2"]
+    assert list(prs.set_aside) == ["o/r#1", "o/r#2"]
+
+
 # kills: bot/prstate.py:PRStore._set_aside_unreadable damage outside the PR rows taken for a row
 #   set aside: the step run again
 def test_damage_outside_the_pr_rows_fails_the_prs_step_once_not_run_again(tmp_path):
