@@ -148,6 +148,12 @@ class PendingUpdate:
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
 # whose row does not read (a damaged page of the table) is named from it alone.
 KEY_INDEX = "sqlite_autoindex_pr_state_1"
+# the names PR `number` of repository `repo_id` is kept under, read from the indexes
+# alone: the rowids from the index of ids, their names from the key's
+NAMES_OF_ID = (
+    f"SELECT repo FROM pr_state INDEXED BY {KEY_INDEX} WHERE number = ? AND rowid IN"
+    " (SELECT rowid FROM pr_state INDEXED BY pr_state_repo_id WHERE repo_id = ? AND number = ?)"
+)
 # the PRs last handled before a time that still hold a file list, oldest first, read
 # from the index pr_state_listed alone; {kept}: not set aside (PRStore.not_set_aside)
 IDLE_LISTS = (
@@ -531,10 +537,8 @@ class PRStore:
             return None
         names = [repo.lower()]
         if repo_id is not None:
-            try:  # (the names from the index of ids, and the rows' first column)
-                rows = self.db.execute(
-                    "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ?", (repo_id, number)
-                )
+            try:  # by the indexes alone: a damaged page of the table hides its rows' names
+                rows = self.db.execute(NAMES_OF_ID, (number, repo_id, number))
             except sqlite3.DatabaseError:
                 rows = []
             names += sorted({r["repo"] for r in rows} - {repo.lower()})

@@ -2573,3 +2573,36 @@ def test_a_database_error_not_a_prs_damaged_state_fails_the_event_as_itself(tmp_
     rt.db.execute("PRAGMA query_only = ON")  # as a read-only remount
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         rt.process(delivery)
+
+
+# kills: bot/prstate.py:PRStore.damaged_state (the names read from the table) an event of a
+#   renamed repository's PR whose old-name state is on a damaged page failing as SQLite's words
+def test_an_event_of_a_pr_whose_old_name_state_is_on_a_damaged_page_says_so(tmp_path):
+    # As above, with a whole page of the PR states damaged (the test above damages the
+    # row's file list only): the check read the old names from the table's rows, which
+    # the damaged page hides, looked under the new name alone, found nothing damaged, and
+    # the event failed as "DatabaseError: database disk image is malformed", the fix
+    # unsaid. The names are read from the indexes alone now.
+    from bot.prstate import PRState
+    from tests.test_e2e import _renamed_notes
+    from tests.test_prstate import follow
+    from tests.test_queue import _damage_root_page
+    from tests.webhook_kit import MATCHING_TITLE
+
+    old, new = "vllm-project/vllm", "vllm-org/vllm"
+    settings = make_settings(tmp_path, repos=new, notes_dir=_renamed_notes(tmp_path, old, new))
+    payload = pr_payload("reopened", number=5, repo=new, title=MATCHING_TITLE)
+    repo_id = payload["repository"]["id"]
+    rt = build_runtime(settings)
+    rt.ctx.prs.put(PRState(old, 5, comment_id=50))
+    follow(rt.ctx.prs, old, 5, repo_id)  # kept under the old name, marked with the id
+    _damage_root_page(rt.queue, settings.db_path, "pr_state")
+    rt = build_runtime(settings)
+    rt.queue.enqueue("d1", "pull_request", "reopened", payload, new, 5)
+    with pytest.raises(Exception) as failed:
+        rt.process(rt.queue.claim())
+    assert f"{failed.type.__name__}: {failed.value}".startswith(
+        f"DamagedState: PR {old}#5: SQLite cannot read its state (database disk image is"
+        " malformed); its events fail until the database file is restored: stop the server"
+    ), failed.value
+    assert list(rt.ctx.prs.set_aside) == [f"{old}#5"]
