@@ -40,6 +40,10 @@ TOGETHER = {
 }
 
 
+# How the report names SQLite's AUTOINCREMENT counters (its table sqlite_sequence): what
+# they number next, so that a number is never given twice.
+COUNTERS = "counters of the next numbers (a delivery's seq, a dry-run comment's id)"
+
 # A column a row cannot be kept without (NOT NULL, no default), given a value when it is
 # lost: a PR's state is worth keeping without when it was last handled (its comment's id,
 # its opt-out), which then reads as now.
@@ -334,20 +338,20 @@ def _copy_row(
 
 
 def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> TableCopy:
-    """The AUTOINCREMENT counters (a delivery's seq is never given twice): the damaged
-    file's, where it reads and is ahead of the rows copied. Unreadable, each table counts
-    on from its last row copied, and the numbers of rows deleted after it are given again:
-    said, not "nothing lost"."""
-    copy = TableCopy("sqlite_sequence")
+    """The AUTOINCREMENT counters (SQLite's sqlite_sequence: a delivery's seq is never
+    given twice): the damaged file's, where it reads and is ahead of the rows copied.
+    Unreadable, each table counts on from its last row copied, and the numbers of rows
+    deleted after it are given again: said, not "nothing lost"."""
+    copy = TableCopy(COUNTERS)
     try:
         counters = source.execute("SELECT name, seq FROM sqlite_sequence").fetchall()
     except sqlite3.DatabaseError as exc:
         why = (
             f"unreadable ({type(exc).__name__}: {exc}): each counts on from its table's last"
-            " row copied, so the numbers of rows deleted after it (a delivery's seq) may be"
+            " row copied, so the number of a row deleted after it (a delivery's seq) may be"
             " given again"
         )
-        copy.lost.append(("the AUTOINCREMENT counters", why))
+        copy.lost.append(("the counters", why))
         return copy
     for name, seq in counters:
         out.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?", (seq, name))
@@ -356,13 +360,17 @@ def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> Table
             " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)",
             (name, seq, name),
         )
-    copy.whole = len(counters)
     return copy
 
 
 def report(copies: list[TableCopy]) -> Iterator[str]:
-    """The report's lines, a table's summary then each row not copied whole."""
+    """The report's lines, a table's summary then each row not copied whole; the
+    counters' line says whether they were copied (their count tells an operator nothing)."""
     for copy in copies:
+        if copy.table == COUNTERS:
+            yield f"{COUNTERS}: {'copied' if copy.complete else 'not copied'}"
+            yield from (f"  lost: {name}: {why}" for name, why in copy.lost)
+            continue
         parts = [f"{copy.whole + len(copy.in_part)} rows copied"]
         if copy.in_part:
             parts.append(f"{len(copy.in_part)} of them in part")
