@@ -421,3 +421,9 @@ def test_a_prs_damaged_key_index_is_said_as_its_state_damaged_and_nothing_set_as
     damaged = prs.damaged_state("o/r", 1, met.value)
     assert isinstance(damaged, DamagedState) and str(damaged).startswith("PR o/r#1: SQLite")
     assert prs.set_aside == {}  # no row to leave out: the damage is the index's
+    # kills: bot/prstate.py:PRStore.damaged_state the old names unread (the key's index
+    #   damaged) failing the check with a NameError
+    renamed = prs.damaged_state("o/r", 1, met.value, repo_id=ID)
+    assert str(renamed).startswith("PR o/r#1: SQLite"), renamed
+    # kills: bot/prstate.py:PRStore.damaged_state an error that is not damage taken for it
+    assert prs.damaged_state("o/r", 1, sqlite3.OperationalError("disk I/O error")) is None
