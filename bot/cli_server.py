@@ -419,9 +419,14 @@ def _salvage(source: Path, target: Path) -> int:
     incomplete = [c for c in copies if not c.complete]
     print(
         f"{target}: made, SQLite's integrity check: {checked};"
-        + (" nothing lost" if not incomplete else " rows lost or copied in part, named above")
-        + f". To use it: with the server stopped, move {source} aside with its -wal and -shm"
-        f" files, put {target} in its place, and start the server"
+        + (
+            " nothing lost"
+            if not incomplete
+            else " rows lost or copied in part, said above (a backup, if there is one, holds"
+            " them: restore it instead)"
+        )
+        + f". To use this copy: with the server stopped, move {source} aside with its -wal"
+        f" and -shm files, put {target} in its place, and start the server"
     )
     return 1 if incomplete or checked != "ok" else 0
 

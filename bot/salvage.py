@@ -50,6 +50,30 @@ COUNTERS = "counters of the next numbers (a delivery's seq, a dry-run comment's 
 FILLED = {("pr_state", "updated_at"): utcnow}
 
 
+@dataclass(frozen=True)
+class Unlisted:
+    """Rows of a table that may be lost unnamed: on damaged pages, or beneath one (an
+    interior page of the table's tree hides every row below it), when no index lists
+    every row of the table. Their rowids lie between `after`, the last the table's pages
+    gave before the damage, and `before`, the first they gave past it (None: none did,
+    so how many is not known)."""
+
+    damage: str  # what SQLite said there
+    after: int
+    before: int | None
+
+    def said(self) -> str:
+        if self.before is None:
+            many = f"an unknown number of rows (rowids from {self.after + 1} on)"
+        else:  # one per rowid at most: fewer where rows were deleted
+            first, last = self.after + 1, self.before - 1
+            many = f"up to {last - first + 1} rows (rowids {first} to {last})"
+        return (
+            f"maybe lost: {many} on or beneath damaged pages, unnamed: no index lists every"
+            f" row of the table ({self.damage})"
+        )
+
+
 @dataclass
 class TableCopy:
     """What one table's copy kept and lost."""
@@ -58,7 +82,7 @@ class TableCopy:
     whole: int = 0
     in_part: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # name, columns lost
     lost: list[tuple[str, str]] = field(default_factory=list)  # name, why
-    unlisted: str | None = None  # damage past which no row could be found
+    unlisted: Unlisted | None = None
 
     @property
     def complete(self) -> bool:
@@ -145,11 +169,14 @@ def _copy_table(
     out.execute("BEGIN")
     try:
         last = _copy_scan(source, out, table, names, done)
-        found = _listed(source, table, indexes)  # rowid -> the index listing it
+        found, every_row = _listed(source, table, indexes)  # rowid -> the index listing it
         if last is not None:  # the rows after the damage: from the end back, then by rowid
-            _copy_scan(source, out, table, names, done, after=last)
-            for rowid in _rowids_past(source, table, last, copy):
+            back_to = _copy_scan(source, out, table, names, done, after=last)
+            past, damage = _rowids_past(source, table, last)
+            for rowid in past:
                 found.setdefault(rowid, None)
+            if damage is not None and not every_row:
+                copy.unlisted = Unlisted(damage, max([last, *past]), back_to or None)
         for rowid in sorted(found.keys() - done):
             _copy_row(source, out, copy, (columns, listed), rowid, (indexes, found[rowid]))
         copy.whole += len(done)
@@ -220,25 +247,31 @@ def _read_to_damage(
         take(row)
 
 
-def _listed(source: sqlite3.Connection, table: str, indexes: list[str]) -> dict[int, str | None]:
+def _listed(
+    source: sqlite3.Connection, table: str, indexes: list[str]
+) -> tuple[dict[int, str | None], bool]:
     """The rowids the indexes of `table` list, as far as they read, each with the first
     index listing it: a page of the table may lose rows without an error (its count of
     them damaged), which its scans then do not meet; those an index lists are named as
-    lost (`_copy_row`)."""
+    lost (`_copy_row`). And whether they list every row: an index that is not partial
+    read to its end."""
     found: dict[int, str | None] = {}
+    every_row = False
     for index in indexes:
         try:
             for (rowid,) in source.execute(f'SELECT rowid FROM "{table}" INDEXED BY "{index}"'):
                 found.setdefault(rowid, index)
-        except sqlite3.DatabaseError:  # (a partial index: "no query solution"; damaged)
-            continue
-    return found
+        except sqlite3.DatabaseError:  # damaged; or partial ("no query solution": which
+            continue  # rows it holds is told by the table's values)
+        every_row = True  # (read to its end, not partial: an entry for each row)
+    return found, every_row
 
 
-def _rowids_past(source: sqlite3.Connection, table: str, last: int, copy: TableCopy) -> list[int]:
+def _rowids_past(source: sqlite3.Connection, table: str, last: int) -> tuple[list[int], str | None]:
     """The rowids after `last` the table's own pages read (those of rows whose values
-    are damaged, not their page); when they do not read to the end, what stops them is
-    kept (`unlisted`): rows on a damaged page that no index lists are lost unnamed."""
+    are damaged, not their page), and what stopped them when they did not read to the
+    end (None: they did): the rows beyond, on damaged pages, are found by the indexes
+    only."""
     found: list[int] = []
 
     def past() -> str:  # (the rowids not read yet)
@@ -246,9 +279,7 @@ def _rowids_past(source: sqlite3.Connection, table: str, last: int, copy: TableC
         return f'SELECT rowid FROM "{table}" WHERE rowid > {after} ORDER BY rowid'
 
     _, met = _read_to_damage(source, past, lambda row: found.append(row[0]))
-    if met is not None:
-        copy.unlisted = f"{type(met).__name__}: {met}"
-    return found
+    return found, None if met is None else f"{type(met).__name__}: {met}"
 
 
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
@@ -381,5 +412,5 @@ def report(copies: list[TableCopy]) -> Iterator[str]:
             yield f"  in part: {name}: lost {', '.join(dropped)} (empty or their defaults now)"
         for name, why in copy.lost:
             yield f"  lost: {name}: {why}"
-        if copy.unlisted:  # rows its indexes list were found: others may be lost, unnamed
-            yield f"  maybe lost: rows its indexes do not list, on damaged pages ({copy.unlisted})"
+        if copy.unlisted:  # rows its indexes list were named: others may be lost unnamed
+            yield f"  {copy.unlisted.said()}"
