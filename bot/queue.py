@@ -59,6 +59,9 @@ _REQUEUE = (
     " deferrals = 0, waits = 0 WHERE state = 'failed'"
 )
 
+# The index SQLite keeps of deliveries' ids (UNIQUE), with each row's seq: a delivery
+# whose row does not read (a damaged page of the table) is named from it alone.
+ID_INDEX = "sqlite_autoindex_deliveries_1"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -487,11 +490,16 @@ class DeliveryQueue:
                 yield seq, exc
 
     def _id_of(self, seq: int) -> str:
-        """A damaged row's delivery id, when SQLite can still read that much of it."""
-        try:
-            return str(self.db.execute("SELECT id FROM deliveries WHERE seq = ?", (seq,))[0]["id"])
-        except sqlite3.DatabaseError:
-            return f"#{seq} (its id unreadable)"
+        """A damaged row's delivery id, read from the row when that much of it reads, else
+        from the index of ids, which holds it too (a damaged page of the table loses every
+        row on it, not their entries in the index)."""
+        for table in ("deliveries", f"deliveries INDEXED BY {ID_INDEX}"):
+            try:
+                [row] = self.db.execute(f"SELECT id FROM {table} WHERE seq = ?", (seq,))
+                return str(row["id"])
+            except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)
+                continue
+        return f"#{seq} (its id unreadable)"
 
     def _set_aside_ids(self) -> set[str]:
         return set(self._unreadable.by_name())

@@ -1998,6 +1998,26 @@ def test_a_damaged_row_whose_id_is_unreadable_too_is_named_by_its_place(tmp_path
     assert caplog.records[0].getMessage().startswith("delivery #1 (its id unreadable): SQLite")
 
 
+# kills: bot/queue.py:DeliveryQueue._id_of a delivery on a damaged page named by its seq,
+#   though the index of ids still names it
+def test_deliveries_on_a_damaged_page_of_their_table_are_named_through_the_id_index(
+    tmp_path, caplog
+):
+    # A whole page of the queue damaged: no column of its rows reads, and each delivery
+    # set aside was said as "#N (its id unreadable)", in the log, in /healthz and to
+    # `retry ID`, though the index of the ids (UNIQUE) still holds each with its seq.
+    q = queue_at(tmp_path)
+    add(q, "d-1", 1)
+    add(q, "d-2", 2)
+    _damage_root_page(q, tmp_path / "q.sqlite3", "deliveries")
+    q = queue_at(tmp_path)
+    with caplog.at_level(logging.ERROR, logger="bot.queue"):
+        assert q.claim() is None
+    assert list(q.set_aside) == ["d-1", "d-2"]
+    named = [r.getMessage().split(": SQLite")[0] for r in caplog.records]
+    assert named == ["delivery d-1", "delivery d-2"]
+
+
 # kills: bot/queue.py:DeliveryQueue._set_aside_unreadable a row set aside meanwhile not passed
 def test_a_worker_whose_claim_failed_on_a_row_set_aside_meanwhile_claims_past_it(tmp_path, caplog):
     # two workers' claims fail on one damaged row: the first sets it aside; the second,
