@@ -161,6 +161,10 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, bool
 def _copy_table(
     source: sqlite3.Connection, out: sqlite3.Connection, table: str, indexes: list[str]
 ) -> TableCopy:
+    """Copy `table` in one transaction: one scan in rowid order, which stops at damage;
+    then a scan from the table's end back to the damage; then, one by one (`_copy_row`),
+    the rows that neither scan copied but an index lists or the table's pages still give
+    the rowid of."""
     copy = TableCopy(table)
     columns = _columns(out, table)
     names = [c[0] for c in columns]
@@ -203,13 +207,18 @@ def _copy_scan(
 ) -> int | None:
     """Copy the rows one scan reads, in rowid order, until one does not read: None when
     all did, else the rowid of the last one copied (0 for none). `after`: the rows past
-    that rowid instead, from the last one back (those on sound pages after a damaged
-    one, which no index may list whole)."""
+    that rowid instead, from the table's last one back (those on sound pages after a
+    damaged one, which no index may list whole); the last one copied is then the first
+    row past the damage."""
     back, last = after is not None, 0
 
-    def past_last() -> str:  # (the rows not read yet, in the scan's order)
-        bound = f"rowid > {int(after or 0)} AND rowid < {last}" if back and last else ""
-        bound = bound or f"rowid > {int(after or 0) if back else last}"
+    def not_read() -> str:  # (the rows not read yet, in the scan's order)
+        if not back:
+            bound = f"rowid > {last}"
+        elif last:
+            bound = f"rowid > {int(after or 0)} AND rowid < {last}"
+        else:
+            bound = f"rowid > {int(after or 0)}"
         return f'SELECT rowid, * FROM "{table}" WHERE {bound} ORDER BY rowid' + " DESC" * back
 
     def take(row: tuple) -> None:
@@ -218,7 +227,7 @@ def _copy_scan(
         done.add(row[0])
         last = row[0]
 
-    read_all, _ = _read_to_damage(source, past_last, take)
+    read_all, _ = _read_to_damage(source, not_read, take)
     return None if read_all else last
 
 
