@@ -281,6 +281,7 @@ class FakePull:
     draft: bool = False
     head_sha: str = field(default_factory=lambda: secrets.token_hex(20))
     base_ref: str = "master"  # the branch of @octokit/webhooks-examples' PR payloads
+    closed: bool = False  # closed (not merged): its state and closed_at say so
 
 
 @dataclass
@@ -1173,7 +1174,7 @@ class FakeGitHub:
             "comments_url": self._api(f"{api}/issues/{pr.number}/comments"),
             "statuses_url": self._api(f"{api}/statuses/{pr.head_sha}"),
             "number": pr.number,
-            "state": "open",
+            "state": "closed" if pr.closed else "open",
             "locked": pr.number in repo.locked,
             "active_lock_reason": repo.locked.get(pr.number),
             "title": pr.title,
@@ -1186,7 +1187,7 @@ class FakeGitHub:
             "milestone": None,
             "created_at": "2024-01-01T00:00:00Z",
             "updated_at": "2024-01-01T00:00:00Z",
-            "closed_at": None,
+            "closed_at": "2024-01-02T00:00:00Z" if pr.closed else None,
             "merged_at": None,
             "merge_commit_sha": None,
             "assignee": None,
