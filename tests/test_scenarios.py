@@ -1,0 +1,539 @@
+"""Randomized end to end: seeded scenarios of PR events, GitHub faults and people, checked
+against the invariants a user relies on.
+
+Each seed plays, against the served App (in process, its workers running) and the
+loopback fake GitHub: a few PRs, each a random run of `pull_request` events (opened, a
+title or description edited so that notes come and go, pushes changing the files,
+labels including the opt-out one, draft and ready, closed and reopened), sent in and out
+of order and some twice (a redelivery: the same X-GitHub-Delivery); GitHub faults at
+random (5xx, a secondary rate limit with Retry-After, a dropped connection, an answer
+past the client's timeout, each before or after the write took effect); a maintainer
+deleting the bot's comment; a human posting a comment that copies the bot's marker; a
+restart of the server. Then the queue drains, what failed is re-run as an operator's
+`review-notes retry --all` would, and `check` holds the outcome to README's "What the
+bot does" (see its docstring).
+
+CI runs SEEDS. More: `SCENARIO_SEEDS=1-500 pytest tests/test_scenarios.py` (a count
+`N` or a range `A-B`), or `python bench/bench_scenarios.py --seeds 200`, which prints how
+many passed and each failing seed's first broken invariant.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.feedback import hide_dismissed
+from bot.github_port import PRRef
+from bot.markers import MARKER
+from bot.prfacts import PRFacts
+from bot.render import render, render_paused
+from bot.server import Runtime
+from bot.sticky import notes_of_related_prs, opted_out_by_pr
+from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeGitHub, Fault
+from tests.test_render import assert_inert
+from tests.webhook_kit import (
+    BOT,
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    UNRELATED_TITLE,
+    drain,
+    live_settings,
+    post,
+    pr_payload,
+    serving,
+    title_with_one_more_note,
+)
+
+SEEDS = range(1, 9)  # CI's; each a few seconds
+
+
+def _seeds(spec: str | None) -> list[int]:
+    """SCENARIO_SEEDS: `N` (seeds 1..N) or `A-B`; unset: SEEDS."""
+    if not spec:
+        return list(SEEDS)
+    lo, _, hi = spec.partition("-")
+    return list(range(int(lo), int(hi) + 1)) if hi else list(range(1, int(lo) + 1))
+
+
+# --- what a PR may say ------------------------------------------------------------
+
+OPT_OUT = "no-review-notes"
+
+
+def titles() -> list[str]:
+    return [
+        MATCHING_TITLE,
+        title_with_one_more_note(),
+        f"{MATCHING_TITLE} (cc @alice, fixes #99, GH-12)",
+        UNRELATED_TITLE,
+        "Fix typo in README",
+    ]
+
+
+BODIES = [
+    "",
+    None,  # GitHub's null body
+    "Speeds up prefix caching for EAGLE speculative decoding. cc @alice, see #123 and "
+    "https://github.com/vllm-project/vllm/pull/4242",
+    "Reworks the KV cache coordinator's block hashing.",
+    f"Docs only.\n\n<!-- {OPT_OUT} -->",
+    f"Shown as code, no opt-out: `<!-- {OPT_OUT} -->` @bob",
+    f"```\n<!-- {OPT_OUT} -->\n```\nThe EAGLE drafter's prefix cache, fenced marker.",
+]
+FILES = [
+    MATCHING_FILES,
+    ["docs/contributing.md"],
+    ["vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/spec_decode/eagle.py"],
+    ["vllm/v1/spec_decode/eagle.py"],
+    ["README.md", "docs/usage.md"],
+    [f"vllm/model_executor/models/m{i}.py" for i in range(35)],  # two pages
+    [("vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache_manager.py")],  # renamed
+]
+LABELS = ["speculative-decoding", "documentation", "ready", OPT_OUT, "No-Review-Notes"]
+
+# GitHub's routes the PR path calls, and the faults it may answer them with
+ROUTES = [
+    ("GET", "/repos/*/pulls/*/files"),
+    ("GET", "/repos/*/pulls/*"),
+    ("GET", "/repos/*/issues/*/comments"),
+    ("POST", "/repos/*/issues/*/comments"),
+    ("PATCH", "/repos/*/issues/comments/*"),
+    ("DELETE", "/repos/*/issues/comments/*"),
+]
+TIMEOUT = 0.5  # the client's http_timeout here: a slow answer past it is given up on
+
+
+def _lags(page: list[dict]) -> list[dict]:
+    """GitHub's comment list, for a while after a create, without the new comment."""
+    ours = [c for c in page if c["user"]["login"] == BOT]
+    return [c for c in page if not ours or c is not ours[-1]]
+
+
+def _fault(rng: random.Random) -> Fault:
+    kind = rng.choice(
+        ["5xx", "5xx applied", "secondary", "dropped", "dropped applied", "slow"]
+        + ["429", "primary", "secondary, long"]
+    )
+    if kind == "429":
+        return Fault.too_many_requests(retry_after=1)
+    if kind == "primary":
+        return Fault.primary_rate_limit(reset_in=1.0)
+    if kind == "secondary, long":  # past retry_sleep_max: the delivery waits in the queue
+        return Fault.secondary_rate_limit(retry_after=3)
+    if kind.startswith("5xx"):
+        return Fault.error(rng.choice([500, 502, 503]), apply=kind.endswith("applied"))
+    if kind == "secondary":
+        return Fault.secondary_rate_limit(retry_after=1)
+    if kind.startswith("dropped"):
+        return Fault.dropped(apply=kind.endswith("applied"))
+    return Fault.slow(TIMEOUT + 0.3)  # applied, answered too late
+
+
+# --- the PRs as GitHub has them ---------------------------------------------------
+
+
+@dataclass
+class PR:
+    number: int
+    title: str
+    body: str | None
+    labels: list[str]
+    files: list[Any]  # a path, or (new path, old path)
+    draft: bool
+    head: str
+    base: str = "master"
+    closed: bool = False
+    changed_at: int = 0  # the second of its last event
+    diffs: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # (head, base)
+    deleted_by_maintainer: bool = False  # its notes comment, deleted once posted
+    states: list[PRFacts] = field(default_factory=list)  # as each event showed it
+
+    def paths(self) -> tuple[str, ...]:
+        """Its changed files' paths, as GitHub lists them (a rename: both)."""
+        out: list[str] = []
+        for f in self.files:
+            out += [f] if isinstance(f, str) else list(f)
+        return tuple(out)
+
+    def facts(self) -> PRFacts:
+        return PRFacts(
+            DEFAULT_REPO,
+            self.number,
+            self.title,
+            self.body or "",
+            tuple(self.labels),
+            self.paths(),
+            draft=self.draft,
+            closed=self.closed,
+            head_sha=self.head,
+            base_ref=self.base,
+            changed_files=len(self.files),
+        )
+
+
+def _at(second: int) -> str:
+    return f"2026-09-01T{10 + second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+
+
+def _sha(rng: random.Random) -> str:
+    return f"{rng.getrandbits(160):040x}"
+
+
+def _next_event(rng: random.Random, pr: PR) -> tuple[str, dict[str, Any]]:
+    """Change the PR as one event says, and return that event's action and extras."""
+    if pr.closed:
+        pr.closed = False
+        return "reopened", {}
+    actions = ["edited", "edited", "synchronize", "labeled", "unlabeled", "closed"]
+    actions.append("ready_for_review" if pr.draft else "converted_to_draft")
+    action = rng.choice(actions)
+    if action == "edited":
+        if rng.random() < 0.5:
+            old, pr.title = pr.title, rng.choice(titles())
+            return action, {"changes": {"title": {"from": old}}}
+        if rng.random() < 0.7:
+            old_body, pr.body = pr.body, rng.choice(BODIES)
+            return action, {"changes": {"body": {"from": old_body or ""}}}
+        # retargeted: the diff against the new base is other files, the head the same
+        bases = [b for b in ("main", "master", "releases/v0.9") if b != pr.base]
+        old_base, pr.base = pr.base, rng.choice(bases)
+        # a head's diff against a branch is what it was (their merge base stays put)
+        pr.files = pr.diffs.setdefault((pr.head, pr.base), list(rng.choice(FILES)))
+        return action, {"changes": {"base": {"ref": {"from": old_base}}}}
+    if action == "synchronize":
+        pr.head, pr.files = _sha(rng), list(rng.choice(FILES))
+        pr.diffs[pr.head, pr.base] = pr.files
+    elif action == "labeled":
+        name = rng.choice(LABELS)
+        if name not in pr.labels:
+            pr.labels.append(name)
+    elif action == "unlabeled" and pr.labels:
+        pr.labels.remove(rng.choice(pr.labels))
+    elif action == "closed":
+        pr.closed = True
+    elif action in ("ready_for_review", "converted_to_draft"):
+        pr.draft = action == "converted_to_draft"
+    return action, {}
+
+
+def _payload(pr: PR, action: str, extra: dict[str, Any]) -> dict[str, Any]:
+    p = pr_payload(
+        action,
+        number=pr.number,
+        title=pr.title,
+        body=pr.body,
+        labels=tuple(pr.labels),
+        draft=pr.draft,
+        head_sha=pr.head,
+        updated_at=_at(pr.changed_at),
+        state="closed" if pr.closed else "open",
+        base_ref=pr.base,
+        **extra,
+    )
+    p["pull_request"]["changed_files"] = len(pr.files)
+    return p
+
+
+def _show(fake: FakeGitHub, pr: PR) -> None:
+    """GitHub's PR is now as `pr` says (its files listed at its head)."""
+    pull = fake.add_pull(
+        DEFAULT_REPO,
+        pr.number,
+        files=pr.files,
+        title=pr.title,
+        body=pr.body,
+        labels=pr.labels,
+        draft=pr.draft,
+    )
+    pull.head_sha, pull.closed, pull.base_ref = pr.head, pr.closed, pr.base
+
+
+# --- one scenario -----------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    prs: list[PR]
+    humans: dict[int, str]  # comment id -> its text, as its author (or editor) wrote it
+    log: list[str]  # what happened, for a failing seed's report
+
+
+class Scenario:
+    def __init__(self, seed: int, tmp_path: Path, fake: FakeGitHub, key: Any):
+        self.rng = random.Random(seed)
+        self.fake, self.tmp_path, self.key = fake, tmp_path, key
+        self.second = 0
+        self.sent: list[tuple[str, dict[str, Any]]] = []  # delivered: id, payload
+        self.held: list[tuple[str, dict[str, Any]]] = []  # to deliver later, out of order
+        self.humans: dict[int, str] = {}
+        self.log: list[str] = []
+        self.files_lagged = False
+
+    def settings(self):
+        return live_settings(
+            self.tmp_path,
+            self.fake,
+            self.key,
+            http_timeout=TIMEOUT,
+            files_recheck_delays=(0.05, 0.1),
+            retry_sleep_max=2.0,
+        )
+
+    def play_and_check(self) -> Played:
+        """Play the scenario (over two runs of the server, with a restart between, in
+        some seeds) and check the outcome on the last run."""
+        rng = self.rng
+        prs = [self._new_pr(7001 + i) for i in range(rng.randint(1, 3))]
+        steps = rng.randint(8, 20)
+        runs = 2 if rng.random() < 0.3 else 1
+        played = Played(prs, self.humans, self.log)
+        for run in range(runs):
+            with serving(self.settings()) as (client, rt):
+                self.log.append(f"server {'re' if run else ''}started")
+                if run == 0:
+                    for pr in prs:
+                        self._event(client, pr, "opened", {})
+                for _ in range(steps // runs):
+                    self._step(client, rt, prs)
+                if run < runs - 1:
+                    if rng.random() < 0.5:
+                        drain(rt, 30)  # else stopped with work queued: the restart resumes it
+                    continue
+                self._finish(client, rt)
+                check(played, rt, self.fake)
+        return played
+
+    def _new_pr(self, number: int) -> PR:
+        rng = self.rng
+        pr = PR(
+            number,
+            rng.choice(titles()),
+            rng.choice(BODIES),
+            rng.sample(LABELS[:3], rng.randint(0, 1)),
+            list(rng.choice(FILES)),
+            rng.random() < 0.2,
+            _sha(rng),
+        )
+        pr.diffs[pr.head, pr.base] = pr.files
+        _show(self.fake, pr)
+        return pr
+
+    def _step(self, client, rt: Runtime, prs: list[PR]) -> None:
+        rng = self.rng
+        what = rng.choices(
+            ["fault", "list lag", "files lag", "delete", "rewrite", "human", "redeliver"]
+            + ["late", "event", "tokens expire", "chatter", "prune"],
+            weights=[25, 4, 3, 5, 2, 5, 10, 7, 45, 2, 2, 2],
+        )[0]
+        if what == "fault":
+            route = rng.choice(ROUTES)
+            # three in a row outlast a worker's retries: the delivery fails
+            faults = [_fault(rng) for _ in range(3 if rng.random() < 0.3 else 1)]
+            self.fake.inject(*route, *faults)
+            self.log.append(f"fault {route} {faults}")
+        elif what == "list lag":
+            self.fake.lag_next_comment_list(_lags)
+            self.log.append("the next comment list lags behind the bot's last write")
+        elif what == "files lag" and not self.files_lagged:
+            # GitHub's file list behind a push for one or two looks (fewer than the
+            # re-checks: past them the list is taken as it is, by design)
+            looks = rng.randint(1, 2)
+            self.fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * looks)
+            self.files_lagged = True
+            self.log.append(f"the next {looks} file lists are empty")
+        elif what == "delete":
+            self._maintainer_deletes(rt, rng.choice(prs))
+        elif what == "rewrite":
+            self._maintainer_rewrites(rt, rng.choice(prs))
+        elif what == "human":
+            self._human_copies_marker(rng.choice(prs))
+        elif what == "redeliver" and self.sent:
+            delivery, payload = rng.choice(self.sent)  # GitHub's redelivery: the same id
+            self.log.append(f"redeliver {delivery}")
+            post(client, "pull_request", payload, delivery=delivery)
+        elif what == "tokens expire":
+            self.log.append(f"{self.fake.expire_tokens()} installation tokens expire")
+        elif what == "chatter":
+            pr = rng.choice(prs)  # the notes comment, if any, on the first page no more
+            for i in range(31):
+                text = f"LGTM {i}, cc @carol" if i % 2 else f"{MARKER} quoted {i}"
+                c = self.fake.add_comment(DEFAULT_REPO, pr.number, text, login=f"user{i}")
+                self.humans[c.id] = text
+            self.log.append(f"31 human comments on {pr.number}")
+        elif what == "prune":
+            drain(rt, 30)
+            if rt.queue.counts()["failed"] == 0:  # (those failed wait for the final retry)
+                rt.retention.prune(before="9999-12-31T00:00:00.000000Z")
+                self.log.append("retention prunes every delivery and idle file list")
+        elif what == "late" and self.held:
+            self._send(client, *self.held.pop(rng.randrange(len(self.held))))
+        else:
+            pr = rng.choice(prs)
+            action, extra = _next_event(rng, pr)
+            self._event(client, pr, action, extra)
+        if rng.random() < 0.3:
+            drain(rt, 30)
+
+    def _event(self, client, pr: PR, action: str, extra: dict[str, Any]) -> None:
+        # GitHub sends events of one second (`gh pr create --label`) in no promised order
+        if pr.changed_at == 0 or self.rng.random() < 0.8:
+            self.second += 1
+        pr.changed_at = self.second
+        _show(self.fake, pr)
+        pr.states.append(pr.facts())
+        payload = _payload(pr, action, extra)
+        delivery = f"{action}-{pr.number}-{self.second}-{uuid.uuid4().hex[:6]}"
+        self.log.append(
+            f"{delivery}: title={pr.title[:30]!r} body={str(pr.body)[:20]!r} labels={pr.labels}"
+            f" files={pr.files} draft={pr.draft} closed={pr.closed}"
+        )
+        if self.rng.random() < 0.25:
+            self.held.append((delivery, payload))  # GitHub sends it later
+        else:
+            self._send(client, delivery, payload)
+
+    def _send(self, client, delivery: str, payload: dict[str, Any]) -> None:
+        self.log.append(f"send {delivery}")
+        r = post(client, "pull_request", payload, delivery=delivery)
+        assert r.status_code in (200, 202), r.text
+        self.sent.append((delivery, payload))
+
+    def _maintainer_deletes(self, rt: Runtime, pr: PR) -> None:
+        if self.rng.random() < 0.5:
+            drain(rt, 30)  # deleted in the web UI at a quiet moment, else while we work
+        mine = self._ours(pr)
+        if not mine:
+            return
+        with self.fake._lock:
+            for c in mine:
+                del self.fake._comments[c.id]
+        pr.deleted_by_maintainer = True
+        self.log.append(f"maintainer deletes the comment on {pr.number}")
+
+    def _maintainer_rewrites(self, rt: Runtime, pr: PR) -> None:
+        """A maintainer edits the notes comment into their own text, the marker gone: it
+        is theirs now (never written over), and the PR's updates go off as on a deletion."""
+        if self.rng.random() < 0.5:
+            drain(rt, 30)
+        mine = self._ours(pr)
+        if not mine:
+            return
+        text = "Moved the reading list to the description."
+        self.fake.set_body(mine[0].id, text)
+        self.humans[mine[0].id] = text  # as good as a human's comment now
+        pr.deleted_by_maintainer = True
+        self.log.append(f"maintainer rewrites comment {mine[0].id} on {pr.number}")
+
+    def _ours(self, pr: PR) -> list[Any]:
+        """The bot's comments on the PR, but for one a maintainer made theirs."""
+        mine = self.fake.comments(DEFAULT_REPO, pr.number)
+        return [c for c in mine if c.user.login == BOT and c.id not in self.humans]
+
+    def _human_copies_marker(self, pr: PR) -> None:
+        mine = self._ours(pr)
+        text = mine[0].body if mine else f"{MARKER}\nI copied the marker"
+        c = self.fake.add_comment(DEFAULT_REPO, pr.number, text, login="mallory")
+        self.humans[c.id] = text
+        self.log.append(f"human comment {c.id} with the marker on {pr.number}")
+
+    def _finish(self, client, rt: Runtime) -> None:
+        while self.held:
+            self._send(client, *self.held.pop(self.rng.randrange(len(self.held))))
+        drain(rt, 60)
+        with self.fake._lock:  # GitHub is well again
+            self.fake._faults.clear()
+        for d in rt.queue.failed(limit=1000):
+            assert d.last_error, f"failed delivery {d.id} has no reason recorded"
+            self.log.append(f"failed {d.id}: {d.last_error[:120]}")
+        rt.queue.retry()  # the operator's `review-notes retry --all`
+        drain(rt, 60)
+
+
+# --- the invariants ---------------------------------------------------------------
+
+
+def expected_body(rt: Runtime, pr: PR) -> str | None:
+    """What the notes comment of this open PR should say now, through the core as
+    bot.sticky computes it: the opt-out's paused line, or the matches rendered (None:
+    nothing matches, and a PR never matched has no comment)."""
+    ctx = rt.ctx
+    facts = pr.facts()
+    cause = opted_out_by_pr(facts, ctx.settings.opt_out_label)
+    if cause is not None:
+        return render_paused(ctx.render_options(), by=cause)
+    state = ctx.prs.get(DEFAULT_REPO, pr.number)
+    listed = ctx.github.list_files(PRRef(DEFAULT_REPO, pr.number, DEFAULT_INSTALLATION_ID))
+    facts = replace(
+        facts,
+        files=tuple(listed),
+        code_names=listed.code_names,
+        incidental=listed.incidental,
+        listed_files=listed.listed,
+    )
+    facts = replace(facts, related_notes=notes_of_related_prs(ctx, facts))
+    result, hidden = hide_dismissed(ctx.matcher.match(facts), list(state.dismissed))
+    opts = replace(ctx.render_options(had_notes=True), hidden=hidden)
+    return render(result, ctx.library, opts=opts)
+
+
+def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
+    """README's "What the bot does", as a user sees it:
+    - the queue is empty, nothing failed once GitHub is well and failures are re-run;
+    - at most one notes comment per PR, none on a PR that never matched, none posted
+      again after a maintainer deleted it;
+    - a human's comment (marker copied or not), and one of ours a maintainer rewrote
+      without the marker, is never edited nor deleted;
+    - an open PR's comment (draft or not: one already there is kept up to date) says
+      what the matcher and renderer give for the PR as it is now, or that the PR's own
+      opt-out pauses it; an open, ready PR that matches has its comment, unless a
+      maintainer deleted it;
+    - every text the bot wrote is inert (no live @mention, no backlink)."""
+    counts = rt.queue.counts()
+    assert counts["pending"] == counts["processing"] == 0, counts
+    assert counts["failed"] == 0, [(d.id, d.last_error) for d in rt.queue.failed()]
+    for cid, text in played.humans.items():
+        c = fake.comment(cid)
+        assert c is not None, f"the human comment {cid} was deleted"
+        assert c.body == text, f"the human comment {cid} was edited"
+    for pr in played.prs:
+        mine = [
+            c
+            for c in fake.comments(DEFAULT_REPO, pr.number)
+            if c.user.login == BOT and c.id not in played.humans  # (a maintainer's text)
+        ]
+        assert len(mine) <= 1, f"PR {pr.number}: {len(mine)} notes comments"
+        for c in mine:
+            assert_inert(c.body)
+        if not any(rt.ctx.matcher.match(s).matches for s in pr.states):
+            assert mine == [], f"PR {pr.number} never matched but has a comment"
+        if pr.deleted_by_maintainer:
+            assert mine == [], f"PR {pr.number}: the comment a maintainer deleted came back"
+            continue
+        if pr.closed:
+            continue
+        want = expected_body(rt, pr)
+        if mine:
+            assert mine[0].body == want, f"PR {pr.number}: the comment is not the PR's now"
+        elif not pr.draft and opted_out_by_pr(pr.facts(), OPT_OUT) is None:
+            shows = "No review note matches" not in (want or "")
+            assert not shows, f"PR {pr.number} matches now but has no comment"
+
+
+def run_seed(seed: int, tmp_path: Path, fake: FakeGitHub, key: Any) -> None:
+    scenario = Scenario(seed, tmp_path, fake, key)
+    try:
+        scenario.play_and_check()
+    except AssertionError as e:
+        raise AssertionError(f"seed {seed}: {e}\n" + "\n".join(scenario.log)) from None
+
+
+@pytest.mark.parametrize("seed", _seeds(os.environ.get("SCENARIO_SEEDS")))
+def test_a_random_scenario_keeps_what_readme_promises(seed, tmp_path, fake_github, app_key):
+    run_seed(seed, tmp_path, fake_github, app_key)
