@@ -551,3 +551,39 @@ def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)  # the comment now numbers note B 1
     edit(client, rt, fake, c, "/notes wrong 2\n/notes help")  # 2 as the comment read it: B
     assert state(rt).dismissed == (shown[0], shown[1])
+
+
+@pytest.mark.parametrize("refused_by", ["permission", "write budget"])
+def test_a_wrong_whose_retry_is_refused_keeps_no_numbers(live, refused_by):
+    # The numbers its first run kept (before its permission check, which GitHub failed)
+    # stayed when the retry let no `wrong` run, and an edit of the comment then read the
+    # comment, renumbered since, with them: `wrong 1` meant a note hidden already.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes", title=title)
+    first, second = state(rt).notes
+    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes wrong 2", login="maintainer", title=title)
+    assert rt.queue.counts()["failed"] == 1
+    if refused_by == "permission":  # write access taken away meanwhile
+        fake.set_permission(DEFAULT_REPO, "maintainer", "read")
+    else:  # the installation's budget spent elsewhere
+        tune(rt, CommandConfig(installation_write_burst=9), clock=lambda: 1000.0)
+        budget = rt.ctx.flood.installation_writes
+        budget.take(1001, int(budget.left(1001)))
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert state(rt).dismissed == () and _numbered(rt) == []
+    rt.ctx.flood.installation_writes.refund(1001, 100)  # full again
+    # the author hides the first note: the comment now shows the second as note 1
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
+    assert state(rt).dismissed == (first,)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    tune(rt)
+    old, c.body = c.body, "/notes wrong 1 only renames"  # says it again, of the comment now
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old, title=title))
+    drain(rt)
+    assert state(rt).dismissed == (first, second)
