@@ -76,10 +76,11 @@ ERRORS = "errors"
 
 def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | str) -> bool:
     """Whether an earlier run of this delivery (a crash, `review-notes retry`) posted the
-    reply to its command `index` (or ERRORS): it was paid from the reply budget then, and
-    one a maintainer deleted since must stay deleted. Recorded once GitHub confirmed it;
-    else found by its key (the run died between the post and the record). A first run
-    has posted nothing and asks GitHub nothing."""
+    reply to its command `index` (or ERRORS): one a maintainer deleted since must stay
+    deleted. Recorded once GitHub confirmed it, and paid from the reply budget then; else
+    found by its key (the run died between the post and the record, or failed unsure
+    GitHub had taken it), and paid now. A first run has posted nothing and asks GitHub
+    nothing."""
     if delivery.attempts <= 1:
         return False
     key = reply_key(delivery.id, index)
@@ -88,6 +89,10 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
     found = ctx.github.find_comment(ref, key)
     if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
         ctx.prs.record_reply(ref.repo, ref.number, key, found, delivery.id)
+        # and pay for it: the run that posted it failed unsure it had (an answer lost,
+        # then the look for it failed) and gave it back, or died (a restart's budgets
+        # start full)
+        ctx.flood.take_reply(pr_key(ref.repo, ref.number) or "", ref.installation_id)
     return found is not None
 
 
@@ -269,7 +274,7 @@ def _reply_once(
         reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
     except Exception as exc:
         # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
-        # Posted all the same (a timeout), the re-run finds it by its key and pays nothing.
+        # Posted all the same (a timeout), the re-run finds it by its key and pays then.
         ctx.flood.refund_reply(budget, ref.installation_id)
         if never_sent(exc):  # held back by a rate limit pause: no write to keep
             spent.writes -= 1

@@ -287,6 +287,13 @@ class FloodControl:
                 return True
             return pr is not None and self._pr_reply_spells.refusing(pr)
 
+    def take_reply(self, pr: str, installation: int | None) -> None:
+        """Pay for a reply found on the PR that no run paid for (its run failed after
+        GitHub took it, unsure it had, and gave it back), even past the budgets: it is
+        there, notifying everyone watching the PR."""
+        self.replies.take(pr)
+        self.installation_replies.take(installation)
+
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""
         self.replies.refund(pr)

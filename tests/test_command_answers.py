@@ -1121,3 +1121,31 @@ def test_an_unknown_command_over_the_reply_budget_is_refused_not_failed(live):
     c = say(client, rt, fake, "/notes frobnicate")
     assert reactions(fake, c) == {"confused"} and len(replies(fake)) == 1
     assert rt.queue.counts()["failed"] == 0
+
+
+# --- found by tests/test_command_scenarios.py (seed 137 of its first runs) ---
+
+
+# kills: bot/flood_control.py:FloodControl.take_reply the installation's budget not paid
+@pytest.mark.parametrize(
+    "budget", [dict(reply_burst=1), dict(installation_reply_burst=1)], ids=["pr", "installation"]
+)
+def test_a_reply_github_took_while_its_answer_was_lost_is_paid_from_the_reply_budget(live, budget):
+    # The POST of `/notes help`'s reply lands, its answer is lost, and the client's look
+    # for it (the comment list) fails: the delivery fails with the reply on the PR. Its
+    # run gave the reply back to the budget (not posted, as far as it knew), and the
+    # retry, finding it by its key, paid nothing: one reply past the PR's budget for
+    # each such failure. With a budget of one (the PR's, or its installation's) the next
+    # reply must be refused.
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, **budget), clock=lambda: 50.0)
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.dropped(apply=True))
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.dropped()] * 3)
+    say(client, rt, fake, "/notes help")
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
+    c = say(client, rt, fake, "/notes topic rocm", login="someone-else")
+    assert len(replies(fake)) == 1, "a reply past a budget of one"
+    assert reactions(fake, c) == {"eyes", "confused"}
