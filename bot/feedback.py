@@ -47,8 +47,9 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 _NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
 # `_NUMBER` ends: several notes, or which is meant is not clear; no reason, also with one
-# note shown, where the number may be left out
-_LISTED = re.compile(r"#*(?P<rank>[0-9]+)[.:,)]++(?=[#0-9第])")
+# note shown, where the number may be left out. Not a figure with a unit glued on (an
+# ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a reason's first word
+_LISTED = re.compile(r"#*(?P<rank>[0-9]+)[.:,)]++(?=[#第]|[0-9]++(?![A-Za-z]))")
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
 # word for it: `第2`), `第 2 条`, `第二条`, `2号`, `二号` (number 2), or a numeral as the
 # digit is written (`二`, `二，只是改名`: `_ordinal` keeps words it starts, `二十分钟`). `2条`

@@ -1089,3 +1089,24 @@ def test_a_reason_quoted_right_after_a_note_number_is_its_reason(line, reason):
 def test_only_an_opening_quote_beyond_ascii_after_a_number_starts_its_reason(first, reason):
     pick = pick_note((first,), SHOWN[:1])
     assert pick.reason == (first if reason is None else reason)
+
+
+# --- found by review 'r33e' ---
+
+
+# kills: bot/feedback.py:_LISTED a figure with a unit (`2.5x`) read as two note numbers
+@pytest.mark.parametrize("figure", ["2.5x", "1.5GB", "0.8ms", "1,000tok"])
+def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
+    # `/notes wrong 2 2.5x faster` hid note 2 with its reason until `2.5` came to be read
+    # as two numbers, its `x` aside: then "say which note", and with one note shown
+    # `/notes wrong 2.5x faster` was answered "There is no note `2.5x`", nothing hidden
+    (command,) = parse_commands(f"/notes wrong 2 {figure} faster")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], f"{figure} faster")
+    (command,) = parse_commands(f"/notes wrong {figure} faster")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], f"{figure} faster")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    # a figure alone is still two numbers, which is meant not clear
+    (command,) = parse_commands(f"/notes wrong 2 {figure.rstrip('xGBmstok')} faster")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
