@@ -45,11 +45,6 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 # `，`); not another number (`2,3`, `2.5`, `2,,3`, `2、第3条`: which note is meant is not
 # clear). The separators are possessive: giving one back would let `,3` pass for a reason.
 _NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
-# A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
-# `_NUMBER` ends: several notes, or which is meant is not clear; no reason, also with one
-# note shown, where the number may be left out. Not a figure with a unit glued on (an
-# ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a reason's first word
-_LISTED = re.compile(r"#*(?P<rank>[0-9]+)[.:,)]++(?=[#第]|[0-9]++(?![A-Za-z]))")
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
 # word for it: `第2`), `第 2 条`, `第二条`, `2号`, `二号` (number 2), or a numeral as the
 # digit is written (`二`, `二，只是改名`: `_ordinal` keeps words it starts, `二十分钟`). `2条`
@@ -61,6 +56,17 @@ _ORDINAL = re.compile(
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
+# A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
+# `_NUMBER` ends: several notes, or which is meant is not clear; no reason, also with one
+# note shown, where the number may be left out. Not a figure with a unit glued on (an
+# ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a reason's first word. A Chinese
+# numeral is a second number only with nothing after it in the word but a counting word
+# or a separator (`二、三`, `第二、三条`): else it starts the reason (`2，三个文件只是改名`,
+# `二、三十分钟`)
+_LISTED = re.compile(
+    r"#*(?P<rank>[0-9]+)[.:,)]++"
+    rf"(?=[#第]|[0-9]++(?![A-Za-z])|{_NUMERALS}[条條个個项項号號]?(?:[.:,)]|$))"
+)
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
 # flag)
@@ -102,8 +108,8 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     ascii_form = _as_ascii(typed)
-    number = _NUMBER.fullmatch(ascii_form)
-    listed = None if number is not None else _LISTED.match(ascii_form)
+    listed = _LISTED.match(ascii_form)  # first: `2,三` is `_NUMBER`'s too, `三` its reason
+    number = None if listed is not None else _NUMBER.fullmatch(ascii_form)
     selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}

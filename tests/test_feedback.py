@@ -1110,3 +1110,41 @@ def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
     # a figure alone is still two numbers, which is meant not clear
     (command,) = parse_commands(f"/notes wrong 2 {figure.rstrip('xGBmstok')} faster")
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
+# kills: bot/feedback.py:_LISTED a Chinese numeral after a note's number read as its reason
+# kills: bot/feedback.py:pick_note (hand) `_NUMBER` read before `_LISTED`
+@pytest.mark.parametrize(
+    ("first", "one"),
+    [
+        ("二、三", "二、三"),
+        ("第二、三条", "第二、三条"),
+        ("2、三", "2、三"),
+        ("二，三号", "二，三号"),
+        ("第二、三条，只是改名", "第二、三条，只是改名"),
+    ],
+)
+def test_a_list_of_chinese_numerals_names_no_note(first, one):
+    # `/notes wrong 二、三` ("two, three") hid note 2 with the reason '三', `第二、三条` ("the
+    # second and third") with '三条', where `2,3` and `第2、3条` named none
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, one)
+
+
+# A numeral with more after it in the word starts the reason: a count of things, a word
+@pytest.mark.parametrize(
+    ("first", "reason"),
+    [
+        ("2，三个文件只是改名", "三个文件只是改名"),  # "three files only renamed"
+        ("二、三十分钟就能复现", "三十分钟就能复现"),  # "30 minutes"
+        ("2、一般不相关", "一般不相关"),  # "generally not relevant"
+        ("第二条，十分不相关", "十分不相关"),  # "not relevant at all"
+    ],
+)
+def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason):
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
