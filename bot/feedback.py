@@ -57,14 +57,14 @@ _ORDINAL = re.compile(
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
-# `_NUMBER` ends: several notes, or which is meant is not clear; no reason, also with one
-# note shown, where the number may be left out. Not a figure with a unit glued on (an
-# ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a reason's first word. A Chinese
-# numeral is a second number only with nothing after it in the word but a counting word
-# or a separator (`二、三`, `第二、三条`): else it starts the reason (`2，三个文件只是改名`,
-# `二、三十分钟`)
+# `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
+# not clear; no reason, also with one note shown, where the number may be left out. Not a
+# figure with a unit glued on (an ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a
+# reason's first word. A Chinese numeral is a second number only with nothing after it in
+# the word but a counting word or a separator (`二、三`, `第二、三条`): else it starts the
+# reason (`2，三个文件只是改名`, `二、三十分钟`)
 _LISTED = re.compile(
-    r"#*(?P<rank>[0-9]+)[.:,)]++"
+    r"#*(?P<rank>[0-9]+)[-.:,)]++"
     rf"(?=[#第]|[0-9]++(?![A-Za-z])|{_NUMERALS}[条條个個项項号號]?(?:[.:,)]|$))"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,

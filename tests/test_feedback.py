@@ -1148,3 +1148,20 @@ def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason
     (command,) = parse_commands(f"/notes wrong {first}")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
+# kills: bot/feedback.py:_LISTED `2-3` (notes 2 to 3) the one shown note's reason
+@pytest.mark.parametrize(
+    ("first", "problem"), [("2-3", "range"), ("1-2", "which"), ("第2-3条", "range")]
+)
+def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
+    # `2-3` named no note with several shown, as the command's doc says, but with one the
+    # number may be left out and it hid that note with the reason '2-3'
+    (command,) = parse_commands(f"/notes wrong {first}")
+    assert pick_note(command.args, SHOWN[:1]).problem == problem
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    # a flag's dashes, or a range with a unit, are the reason's, as before
+    (command,) = parse_commands("/notes wrong 2--enforce-eager only")
+    assert pick_note(command.args, SHOWN[:1]).reason == "2--enforce-eager only"
+    (command,) = parse_commands("/notes wrong 2-3x slower")
+    assert pick_note(command.args, SHOWN[:1]).reason == "2-3x slower"
