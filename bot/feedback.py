@@ -100,7 +100,9 @@ def pick_note(
     ids: a note deleted since). `renamed`: a note's former id -> its id now
     (`Library.renamed`), so the id a reviewer read still names it.
     """
-    words = list(args)
+    # an emoji's shortcode alone is no word of the command (`_reason`), before the number
+    # too (`:-1: 2`), as the command's key reads it (`as_said`)
+    words = [w for w in args if not _shortcodes_alone(w)]
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem

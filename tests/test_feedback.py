@@ -18,6 +18,7 @@ from bot.db import Database, utcnow
 from bot.feedback import (
     Mark,
     PickProblem,
+    as_said,
     hide_dismissed,
     pick_note,
     report_json,
@@ -1165,3 +1166,24 @@ def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
     assert pick_note(command.args, SHOWN[:1]).reason == "2--enforce-eager only"
     (command,) = parse_commands("/notes wrong 2-3x slower")
     assert pick_note(command.args, SHOWN[:1]).reason == "2-3x slower"
+
+
+# kills: bot/feedback.py:pick_note an emoji's shortcode before the number read as the reason
+@pytest.mark.parametrize(
+    ("line", "asked"),
+    [("/notes wrong :-1: 2 只是改名", "2"), ("/notes wrong :pray::-1: #2 只是改名", "#2")],
+)
+def test_an_emoji_shortcode_before_the_note_number_is_no_part_of_the_command(line, asked):
+    # The shortcode was left out of the reason wherever it stood, and out of the command's
+    # key (an edit adding it ran nothing), but not before picking the note: with several
+    # shown `/notes wrong :-1: 2 只是改名` asked which note, and with one it hid that note
+    # with the reason '2 只是改名', though `/notes wrong 2` is answered there is no note 2
+    (command,) = parse_commands(line)
+    assert as_said(command.args) == (asked, "只是改名")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
+    # alone, it is no reason either: one note shown is hidden without one
+    (command,) = parse_commands("/notes wrong :pray:")
+    assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])
