@@ -23,10 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cryptography.hazmat.primitives import serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
-
-from tests.conftest import AppKey  # noqa: E402
+from tests.conftest import AppKey, new_app_key  # noqa: E402
 from tests.fake_github import (  # noqa: E402
     DEFAULT_APP_ID,
     DEFAULT_APP_SLUG,
@@ -35,19 +32,6 @@ from tests.fake_github import (  # noqa: E402
     FakeGitHub,
 )
 from tests.test_scenarios import run_seed  # noqa: E402
-
-
-def app_key() -> AppKey:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.TraditionalOpenSSL,
-        serialization.NoEncryption(),
-    )
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    return AppKey(private.decode(), public.decode())
 
 
 def one(seed: int, key: AppKey) -> str | None:
@@ -75,7 +59,7 @@ def main() -> int:
         if name.startswith(("GITHUB_", "REVIEW_NOTES_")):
             del os.environ[name]
     logging.disable(logging.CRITICAL)  # a fault's retry lines, by the hundred
-    key, failed, began = app_key(), [], time.monotonic()
+    key, failed, began = new_app_key(), [], time.monotonic()
     for seed in seeds:
         broken = one(seed, key)
         if broken:

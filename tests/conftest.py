@@ -39,8 +39,8 @@ class AppKey:
     public_pem: str  # the fake verifies JWTs with this
 
 
-@pytest.fixture(scope="session")
-def app_key() -> AppKey:
+def new_app_key() -> AppKey:
+    """A fresh RSA key pair, as GitHub gives an App (the fixture's, and bench scripts')."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     private = key.private_bytes(
         serialization.Encoding.PEM,
@@ -51,6 +51,11 @@ def app_key() -> AppKey:
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
     return AppKey(private.decode(), public.decode())
+
+
+@pytest.fixture(scope="session")
+def app_key() -> AppKey:
+    return new_app_key()
 
 
 @pytest.fixture
