@@ -54,20 +54,21 @@ FILLED = {("pr_state", "updated_at"): utcnow}
 class Unlisted:
     """Rows of a table that may be lost unnamed: on damaged pages, or beneath one (an
     interior page of the table's tree hides every row below it), when no index lists
-    every row of the table. Their rowids lie between `after`, the last the table's pages
-    gave before the damage, and `before`, the first they gave past it (None: none did,
-    so how many is not known)."""
+    every row of the table. `rowids`: those SQLite could not look up between the rows
+    read on either side of the damage, each the place of one row at most; None when no
+    row read past it, so how many is not known (they are past `after`)."""
 
     damage: str  # what SQLite said there
     after: int
-    before: int | None
+    rowids: tuple[int, ...] | None
 
     def said(self) -> str:
-        if self.before is None:
+        if self.rowids is None:
             many = f"an unknown number of rows (rowids from {self.after + 1} on)"
         else:  # one per rowid at most: fewer where rows were deleted
-            first, last = self.after + 1, self.before - 1
-            many = f"up to {last - first + 1} rows (rowids {first} to {last})"
+            first, last = self.rowids[0], self.rowids[-1]
+            among = "" if len(self.rowids) == last - first + 1 else "among "
+            many = f"up to {len(self.rowids)} rows ({among}rowids {first} to {last})"
         return (
             f"maybe lost: {many} on or beneath damaged pages, unnamed: no index lists every"
             f" row of the table ({self.damage})"
@@ -163,8 +164,8 @@ def _copy_table(
 ) -> TableCopy:
     """Copy `table` in one transaction: one scan in rowid order, which stops at damage;
     then a scan from the table's end back to the damage; then, one by one (`_copy_row`),
-    the rows that neither scan copied but an index lists or the table's pages still give
-    the rowid of."""
+    the rows that neither scan copied but an index lists, the table's pages still give
+    the rowid of, or a lookup of each rowid between the two scans finds (`_look_up`)."""
     copy = TableCopy(table)
     columns = _columns(out, table)
     names = [c[0] for c in columns]
@@ -180,7 +181,11 @@ def _copy_table(
             for rowid in past:
                 found.setdefault(rowid, None)
             if damage is not None and not every_row:
-                copy.unlisted = Unlisted(damage, max([last, *past]), back_to or None)
+                after = max([last, *past])
+                if not back_to:  # no row read past the damage: how many is not known
+                    copy.unlisted = Unlisted(damage, after, None)
+                elif unread := _look_up(source, table, range(after + 1, back_to), found):
+                    copy.unlisted = Unlisted(damage, after, unread)
         for rowid in sorted(found.keys() - done):
             _copy_row(source, out, copy, (columns, listed), rowid, (indexes, found[rowid]))
         copy.whole += len(done)
@@ -289,6 +294,26 @@ def _rowids_past(source: sqlite3.Connection, table: str, last: int) -> tuple[lis
 
     _, met = _read_to_damage(source, past, lambda row: found.append(row[0]))
     return found, None if met is None else f"{type(met).__name__}: {met}"
+
+
+def _look_up(
+    source: sqlite3.Connection, table: str, rowids: range, found: dict[int, str | None]
+) -> tuple[int, ...]:
+    """Look each of `rowids` up alone, those of the rows no scan could reach: a lookup
+    goes through sound pages where a scan stopped at a damaged one (rows on the pages
+    between two damaged ones). Each found is added to `found` (copied then, whole or in
+    part); those that do not read are returned, each the place of one row at most."""
+    unread = []
+    for rowid in rowids:
+        if rowid in found:  # (an index lists it: named if it does not read)
+            continue
+        try:
+            there = source.execute(f'SELECT rowid FROM "{table}" WHERE rowid = ?', (rowid,))
+            if there.fetchone() is not None:
+                found[rowid] = None
+        except sqlite3.DatabaseError:
+            unread.append(rowid)
+    return tuple(unread)
 
 
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
