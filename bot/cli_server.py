@@ -422,8 +422,8 @@ def _salvage(source: Path, target: Path) -> int:
         + (
             " nothing lost"
             if not incomplete
-            else " rows lost or copied in part, said above (a backup, if there is one, holds"
-            " them: restore it instead)"
+            else " rows lost or copied in part, said above (a backup holds what it was taken"
+            " with, not what was written since: restore it instead if that loses less)"
         )
         + f". To use this copy: with the server stopped, move {source} aside with its -wal"
         f" and -shm files, put {target} in its place, and start the server"

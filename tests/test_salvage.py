@@ -31,6 +31,13 @@ from tests.webhook_kit import (
     serving,
 )
 
+# The report's last line when anything was lost: a backup is not said to hold it all, as
+# if it were taken the moment before the damage (restored, what came since is lost).
+BACKUP_SAID = (
+    "(a backup holds what it was taken with, not what was written since: restore it instead"
+    " if that loses less)"
+)
+
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -176,7 +183,7 @@ def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
     # the key's index lists every row, so none is lost unnamed: no "maybe lost" line
     # kills: bot/salvage.py:_listed an index read to its end not taken as listing every row
     assert not [line for line in lines if "maybe lost" in line], r.stdout
-    assert "(a backup, if there is one, holds them: restore it instead)" in lines[-1]
+    assert BACKUP_SAID in lines[-1]
     lost = [line.split(": ")[1] for line in lines if line.startswith("  lost: PR")]
     assert lost == ["PR o/r#1", "PR o/r#2"], r.stdout
     assert "deliveries: 1 rows copied" in lines, r.stdout
@@ -562,7 +569,7 @@ def test_rows_beneath_a_damaged_interior_page_are_counted_as_maybe_lost(tmp_path
     # report said "maybe lost: rows its indexes do not list" for 1,500 marks, as for a
     # leaf's few: it now counts them by the rowids between the rows read on either side
     # of the damage (not known when none is read after it); and the report's last line
-    # says that a backup holds them.
+    # says what a backup holds.
     path = tmp_path / "bot.sqlite3"
     db = Database(path)
     FeedbackStore(db)
@@ -602,4 +609,4 @@ def test_rows_beneath_a_damaged_interior_page_are_counted_as_maybe_lost(tmp_path
         many = f"up to {kept[0] - 1} rows (rowids 1 to {kept[0] - 1})"
     assert f"feedback: {len(kept)} rows copied" in lines, r.stdout
     assert f"  maybe lost: {many} {said}" in lines, r.stdout
-    assert "(a backup, if there is one, holds them: restore it instead)" in lines[-1]
+    assert BACKUP_SAID in lines[-1]
