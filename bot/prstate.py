@@ -584,11 +584,12 @@ class PRStore:
     def _pr_of(self, rowid: int) -> str:
         """A damaged row's PR, read from the row when that much of it reads, else from
         the key's index, which holds the name too (a damaged page of the table loses
-        every row on it, not their entries in the index)."""
+        every row on it, not their entries in the index). The index is read to the
+        row's entry only (LIMIT 1): a damaged page of it past the entry hides nothing."""
         for table in ("pr_state", f"pr_state INDEXED BY {KEY_INDEX}"):
             try:
                 [row] = self.db.execute(
-                    f"SELECT repo, number FROM {table} WHERE rowid = ?", (rowid,)
+                    f"SELECT repo, number FROM {table} WHERE rowid = ? LIMIT 1", (rowid,)
                 )
                 return f"{row['repo']}#{row['number']}"
             except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)

@@ -492,10 +492,11 @@ class DeliveryQueue:
     def _id_of(self, seq: int) -> str:
         """A damaged row's delivery id, read from the row when that much of it reads, else
         from the index of ids, which holds it too (a damaged page of the table loses every
-        row on it, not their entries in the index)."""
+        row on it, not their entries in the index). The index is read to the row's entry
+        only (LIMIT 1): a damaged page of it past the entry hides nothing."""
         for table in ("deliveries", f"deliveries INDEXED BY {ID_INDEX}"):
             try:
-                [row] = self.db.execute(f"SELECT id FROM {table} WHERE seq = ?", (seq,))
+                [row] = self.db.execute(f"SELECT id FROM {table} WHERE seq = ? LIMIT 1", (seq,))
                 return str(row["id"])
             except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)
                 continue

@@ -318,14 +318,16 @@ def _look_up(
 
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
     """How the report names a row: by ROW_NAMES' columns, read from the row or from an
-    index holding them; by its rowid when neither reads (or the table has no names)."""
+    index holding them (read to the row's entry only, LIMIT 1: a damaged page of the
+    index past it hides nothing); by its rowid when neither reads (or the table has no
+    names)."""
     shape, columns = ROW_NAMES.get(table, ("", ()))
     listed = ", ".join(f'"{c}"' for c in columns)
     for index in ["", *indexes] if columns else []:
         by = f'INDEXED BY "{index}"' if index else ""
         try:
             found = source.execute(
-                f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ?', (rowid,)
+                f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ? LIMIT 1', (rowid,)
             ).fetchone()
         except sqlite3.DatabaseError:
             continue

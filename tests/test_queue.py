@@ -17,6 +17,7 @@ from bot import queue as queue_module
 from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.logs import Redactor
 from bot.queue import (
+    ID_INDEX,
     LATEST_SAME_BODY,
     MAX_INTERRUPTIONS,
     DeliveryQueue,
@@ -2018,6 +2019,43 @@ def test_deliveries_on_a_damaged_page_of_their_table_are_named_through_the_id_in
     assert named == ["delivery d-1", "delivery d-2"]
 
 
+# kills: bot/queue.py:DeliveryQueue._id_of the index of ids read past the delivery's entry,
+#   to a damaged page of it: the delivery named by its seq
+def test_deliveries_on_a_damaged_page_are_named_though_a_later_page_of_the_id_index_is_damaged(
+    tmp_path, caplog
+):
+    # A page of the queue damaged and the last of its index of ids: each delivery set
+    # aside was said as "#N (its id unreadable)", the index read to its end for it, though
+    # its entry comes before the damaged page. It is read to the entry only.
+    q = queue_at(tmp_path)
+    ids = [f"d-{n:03d}-{'x' * 60}" for n in range(1, 301)]  # (the ids' order is the seqs')
+    for did in ids:
+        add(q, did)
+    q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    leaves = {
+        name: [
+            page
+            for (page,) in q.db.execute(
+                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
+                (name,),
+            )
+        ]
+        for name in ("deliveries", ID_INDEX)
+    }
+    q.db.close()
+    assert len(leaves["deliveries"]) >= 2 and len(leaves[ID_INDEX]) >= 2
+    data = bytearray((tmp_path / "q.sqlite3").read_bytes())
+    for page in (leaves["deliveries"][0], leaves[ID_INDEX][-1]):
+        data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    (tmp_path / "q.sqlite3").write_bytes(data)
+    q = queue_at(tmp_path)
+    with caplog.at_level(logging.ERROR, logger="bot.queue"):
+        assert q.claim() is not None  # (the first past the damaged page)
+    named = list(q.set_aside)
+    assert named and named == ids[: len(named)], named
+
+
 # kills: bot/queue.py:DeliveryQueue._set_aside_unreadable a row set aside meanwhile not passed
 def test_a_worker_whose_claim_failed_on_a_row_set_aside_meanwhile_claims_past_it(tmp_path, caplog):
     # two workers' claims fail on one damaged row: the first sets it aside; the second,
@@ -2402,6 +2440,46 @@ def test_prs_on_a_damaged_page_of_their_table_are_named_through_the_key_index(tm
     named = [r.getMessage().split(": SQLite")[0] for r in caplog.records]
     assert named == ["PR o/r#1", "PR o/r#2"]
     assert list(prs.set_aside) == ["o/r#1", "o/r#2"]
+
+
+# kills: bot/prstate.py:PRStore._pr_of the key's index read past the PR's entry, to a
+#   damaged page of it: the PR named by its rowid
+def test_prs_on_a_damaged_page_are_named_though_a_later_page_of_the_key_index_is_damaged(
+    tmp_path, caplog
+):
+    # A page of pr_state damaged and the last of its key's index: each PR set aside was
+    # said as "PR of row N (its name unreadable)", the index read to its end for it,
+    # though its entry comes before the damaged page. It is read to the entry only.
+    from bot.prstate import KEY_INDEX, PRState, PRStore
+
+    q, repo = queue_at(tmp_path), f"o/{'r' * 60}"  # (names long enough for pages of them)
+    prs = PRStore(q.db)
+    for number in range(1, 301):  # (the key's order is the rowids')
+        prs.put(PRState(repo, number, files_sha="abc", files=("a.py",)))
+    q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
+    q.keep_sweep_since("2030-01-01T00:00:00Z")
+    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    leaves = {
+        name: [
+            page
+            for (page,) in q.db.execute(
+                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
+                (name,),
+            )
+        ]
+        for name in ("pr_state", KEY_INDEX)
+    }
+    q.db.close()
+    assert len(leaves["pr_state"]) >= 2 and len(leaves[KEY_INDEX]) >= 2
+    data = bytearray((tmp_path / "q.sqlite3").read_bytes())
+    for page in (leaves["pr_state"][0], leaves[KEY_INDEX][-1]):
+        data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
+    (tmp_path / "q.sqlite3").write_bytes(data)
+    prs = PRStore(queue_at(tmp_path).db)
+    with caplog.at_level(logging.ERROR, logger="bot.prstate"):
+        prs.prune_files(CUTOFF, 10)
+    named = [r.getMessage().split(": SQLite")[0] for r in caplog.records]
+    assert named and named == [f"PR {repo}#{n}" for n in range(1, len(named) + 1)], named
 
 
 # kills: bot/prstate.py:PRStore._set_aside_unreadable damage outside the PR rows taken for a row

@@ -613,6 +613,7 @@ def test_rows_beneath_a_damaged_interior_page_are_counted_as_maybe_lost(tmp_path
 
 
 # kills: bot/salvage.py:_look_up a rowid an index lists looked up, counted among the unnamed
+# kills: bot/salvage.py:_row_name the index read past the row's entry, to its damaged page
 def test_rows_an_index_read_in_part_names_are_not_counted_among_the_maybe_lost(tmp_path):
     # The index of the kept numbers' key damaged at its end, and a page of the table in
     # the middle: no index lists every row, but the one read in part names each row of
@@ -635,7 +636,13 @@ def test_rows_an_index_read_in_part_names_are_not_counted_among_the_maybe_lost(t
     r = _salvage(tmp_path, tmp_path / "new.sqlite3")
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    lost = [line for line in lines if line.startswith("  lost: ")]
+    lost = [line.split(": ")[1] for line in lines if line.startswith("  lost: ")]
     assert 0 < len(lost) < 100, r.stdout  # (those of the damaged page)
+    # each named from its entry, before the index's damaged page (which was read past
+    # it, and each was named 'numbering row N (its name unreadable)')
+    assert lost[0].startswith("numbers of PR o/r#"), r.stdout
+    first = int(lost[0].removeprefix("numbers of PR o/r#").split()[0])
+    named = [f"numbers of PR o/r#{n} read in comment:1" for n in range(first, first + len(lost))]
+    assert lost == named, r.stdout
     assert f"numbering: {300 - len(lost)} rows copied, {len(lost)} lost" in lines, r.stdout
     assert not [line for line in lines if "maybe lost" in line], r.stdout
