@@ -646,3 +646,17 @@ def test_rows_an_index_read_in_part_names_are_not_counted_among_the_maybe_lost(t
     assert lost == named, r.stdout
     assert f"numbering: {300 - len(lost)} rows copied, {len(lost)} lost" in lines, r.stdout
     assert not [line for line in lines if "maybe lost" in line], r.stdout
+
+
+# kills: bot/salvage.py:_row_name no name for a row whose name reads neither from the row
+#   nor from an index
+def test_a_row_whose_name_reads_nowhere_is_named_by_its_rowid(tmp_path):
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    PRStore(db).put(PRState(f"o/{'z' * 20_000}", 1, files_sha="abc", files=("a.py",)))
+    db.close()
+    _break_overflow_chain(path, b"z" * 200)  # (the name's pages, the row's and the index's)
+    r = _salvage(tmp_path, tmp_path / "new.sqlite3")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lost = [line for line in r.stdout.splitlines() if line.startswith("  lost: pr_state")]
+    assert [line.split(": ")[1] for line in lost] == ["pr_state row 1 (its name unreadable)"]
