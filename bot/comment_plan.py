@@ -4,7 +4,8 @@
 stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
 `plan_write`: once the PR is matched and the comment rendered, whether to post it,
 edit it, or leave it (the rules in bot.sticky's docstring). `deleted_by_maintainer`:
-what a write that finds no comment of ours means.
+what a write that finds no comment of ours means. `deletion_ignored`: whether GitHub's
+word that a notes comment of ours was deleted (bot.deletion_events) turns updates off.
 
 A human asking (`force`: a slash command) passes every gate.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Protocol
+
+from bot.order_keys import said_before
 
 
 class KnownComment(Protocol):
@@ -28,6 +31,8 @@ class KnownComment(Protocol):
     def trusted(self) -> bool: ...
     @property
     def resumed(self) -> bool: ...
+    @property
+    def switched_at(self) -> str | None: ...
 
 
 class Skip(StrEnum):
@@ -104,7 +109,27 @@ def plan_write(
 def deleted_by_maintainer(state: KnownComment) -> bool:
     """A write found no comment of ours: a maintainer deleted it (the plainest "go away":
     updates go off, as by `/notes off`) when one was posted and confirmed. No id known:
-    only a create never confirmed, which did not land; no one deleted anything. Nor after
-    `/notes on` (resumed): the author asked for the updates after any deletion made
-    while off; one noticed before the `on` outranked an older `on`."""
+    none was posted, or a create whose answer was lost (it may have landed, and been
+    deleted since: only GitHub's word of the deletion tells, `deletion_ignored`); a
+    write cannot tell, so it posts. Nor after `/notes on` (resumed): the author asked for
+    the updates after any deletion made while off; one noticed before the `on`
+    outranked an older `on`."""
     return state.comment_id is not None and not state.resumed
+
+
+def deletion_ignored(state: KnownComment, comment_id: int, *, by_us: bool, said: str) -> str | None:
+    """Why GitHub's word that comment `comment_id`, which opens with our notes marker,
+    was deleted (by someone other than the bot) changes nothing; None: updates go off, as
+    by `/notes off` said at `said` (its order key). It counts whether or not the state
+    knows the comment: a create whose answer was lost left none known.
+
+    by_us: our account wrote it; the comment the state knows is ours whoever GitHub
+    names (a renamed App), and a person's copy of our text is not."""
+    known = state.comment_id
+    if known != comment_id and not by_us:
+        return "not our notes comment (a copy of its text)"
+    if known is not None and known != comment_id:
+        return f"a second notes comment of ours; {known} is the one kept"
+    if said_before(said, state.switched_at):
+        return "a `/notes off` or `on` said after the deletion decides"
+    return None

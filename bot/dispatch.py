@@ -15,7 +15,9 @@ user account, whose comments look like anyone's and whose owner also acts on
 GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
 a comment written by that login AND carrying our marker (`written_by_review_notes`)
 is the bot's own, and who sent an event says nothing; a human quoting the bot's
-comment is still not the bot.
+comment is still not the bot. An event about a comment the bot wrote, sent by whoever
+acted on it (its deletion: `Route.by_sender`), is the bot's own only when the bot's
+login sent it.
 
 The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
 know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
@@ -76,6 +78,9 @@ class Route:
     # (`follow_repository`). False: our own deferred update, queued under the name its
     # command came by, which may be older than the state's; it looks the state up itself.
     follows: bool = True
+    # The event is about a comment the bot wrote (its deletion, bot.deletion_events):
+    # only who sent it tells whether it is the bot's own doing.
+    by_sender: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,7 @@ class Dispatcher:
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
         ours = {x.lower() for x in (settings.bot_login, own_login) if x}
-        own = _our_own(payload, login, ours, as_user=_as_user(settings))
+        own = _our_own(payload, login, ours, as_user=_as_user(settings), by_sender=route.by_sender)
         if own:
             return Triage(None, own, repo, number)
         if sender.get("type") == "Bot" and not route.bots:
@@ -306,11 +311,18 @@ def _as_user(settings: Settings) -> bool:
     return settings.github_token is not None
 
 
-def _our_own(payload: dict[str, Any], login: str, ours: set[str], *, as_user: bool) -> str | None:
+def _our_own(
+    payload: dict[str, Any], login: str, ours: set[str], *, as_user: bool, by_sender: bool
+) -> str | None:
     """Why this delivery is the bot's own doing (a loop), or None. `login`: who sent
     it; `ours`: the bot's logins, lowercased. An App is known by its login, as sender or
     as author (someone edited its comment). A user account is also a person: only its
-    comments that carry our marker are the bot's, and what it sends as a person is not."""
+    comments that carry our marker are the bot's, and what it sends as a person is not.
+    by_sender: the event is about a comment of ours, sent by whoever acted on it; sent by
+    the bot's login, it is the bot's (with a token, its owner acting as a person is not
+    told apart from it, and is taken for the bot too)."""
+    if by_sender:
+        return f"sent by the bot itself ({login})" if login and login.lower() in ours else None
     author = _author(payload)
     if as_user:
         mine = author.lower() in ours and written_by_review_notes(_body(payload))
@@ -325,7 +337,8 @@ def _our_own(payload: dict[str, Any], login: str, ours: set[str], *, as_user: bo
 def _may_be_our_own(payload: dict[str, Any], settings: Settings) -> bool:
     """Whether to ask GitHub for the bot's login to tell if the bot sent or wrote this:
     an App may have sent a bot's event; a user account (its login not in
-    REVIEW_NOTES_BOT_LOGIN) may have written a comment that carries our marker."""
+    REVIEW_NOTES_BOT_LOGIN) may have written a comment that carries our marker (so may
+    it have sent a deletion of one: `Route.by_sender`)."""
     if _as_user(settings):
         marked = bool(_author(payload)) and written_by_review_notes(_body(payload))
         return marked and not settings.bot_login

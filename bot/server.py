@@ -42,7 +42,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from bot import command_events, command_updates, pr_events
+from bot import command_events, command_updates, deletion_events, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
 from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
@@ -79,7 +79,7 @@ REDELIVERY_JOIN_SECONDS = 10.0
 def build_dispatcher() -> Dispatcher:
     """The routes of each feature: its events, their checks and handlers."""
     d = Dispatcher()
-    for feature in (pr_events, command_events, command_updates):
+    for feature in (pr_events, command_events, command_updates, deletion_events):
         feature.register(d)
     return d
 

@@ -450,22 +450,33 @@ def _found_gone(
 ) -> Refresh:
     """A write found no comment of ours: forget it, and if a maintainer deleted it
     (`comment_plan.deleted_by_maintainer`), turn updates off as `/notes off` would."""
-    forgotten = dict(comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None)
     if not deleted_by_maintainer(state):
-        ctx.prs.put(replace(state, **forgotten, unconfirmed=False))
+        ctx.prs.put(replace(state, **_FORGOTTEN, unconfirmed=False))
         return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
     # the maintainer's `/notes off`, said when noticed: an older `on` run late must
     # not post the comment again
-    off = dict(opted_out=True, switched_at=_deletion_key(state, noticed_at))
-    ctx.prs.put(replace(state, **forgotten, unconfirmed=False, **off))
+    record_deletion(ctx, ref, state, state.comment_id, _deletion_key(state, noticed_at))
+    return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
+
+
+# what is known of a comment that is gone
+_FORGOTTEN = dict(comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None)
+
+
+def record_deletion(
+    ctx: BotContext, ref: PRRef, state: PRState, comment_id: int | None, key: str
+) -> None:
+    """Our notes comment `comment_id` was deleted by a maintainer: forget it and turn
+    updates off as `/notes off` said at order key `key` would (`/notes on` resumes)."""
+    off = dict(opted_out=True, switched_at=key)
+    ctx.prs.put(replace(state, **_FORGOTTEN, unconfirmed=False, **off))
     log.info(
         "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
         " `/notes off` (`/notes on` resumes them)",
         ref.repo,
         ref.number,
-        state.comment_id,
+        comment_id,
     )
-    return Refresh(Outcome.SKIPPED, f"{gone} (our comment was deleted: updates off)")
 
 
 def _deletion_key(state: PRState, noticed_at: str | None) -> str:

@@ -6,7 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
+from bot.comment_plan import (
+    Skip,
+    Write,
+    deleted_by_maintainer,
+    deletion_ignored,
+    plan_write,
+    skip_reason,
+)
 from bot.prstate import PRState
 
 PR = PRState("vllm-project/vllm", 7001)
@@ -132,3 +139,43 @@ def test_a_comment_found_gone_was_deleted_only_if_one_was_posted_and_no_on_came_
     state, deleted
 ):
     assert deleted_by_maintainer(state) is deleted
+
+
+# GitHub's word that a comment opening with our marker was deleted (bot.deletion_events),
+# said at order key "T/~": (state, comment deleted, our account wrote it, counted)
+AT = "2026-09-01T10:00:05Z/~"
+SWITCHED_BEFORE = replace(POSTED, switched_at="2026-09-01T10:00:04Z/00000000000000000009")
+SWITCHED_AFTER = replace(POSTED, switched_at="2026-09-01T10:00:06Z/00000000000000000009")
+DELETIONS = [
+    (POSTED, 11, True, True),  # the comment known, by us: updates off
+    (POSTED, 11, False, True),  # known, though GitHub names another author (a renamed App)
+    (UNCONFIRMED, 12, True, True),  # a create whose answer was lost: none known, by us
+    (PR, 12, True, True),  # a state that knows none (lost, or dropped)
+    (RESUMED, 11, True, True),  # deleted after the `on` that counted: a new "go away"
+    (SWITCHED_BEFORE, 11, True, True),
+    (PR, 12, False, False),  # none known, not by us: a person's copy of our text
+    (POSTED, 12, False, False),  # another comment, a person's
+    (POSTED, 12, True, False),  # a second notes comment of ours: 11 is kept
+    (SWITCHED_AFTER, 11, True, False),  # an `off`/`on` said after it decides
+]
+
+
+@pytest.mark.parametrize(("state", "comment_id", "by_us", "counted"), DELETIONS)
+def test_a_deletion_github_tells_of_turns_updates_off_only_for_our_notes_comment(
+    state, comment_id, by_us, counted
+):
+    why = deletion_ignored(state, comment_id, by_us=by_us, said=AT)
+    assert (why is None) is counted
+
+
+def test_a_deletion_not_counted_says_why():
+    reasons = [
+        deletion_ignored(PR, 12, by_us=False, said=AT),
+        deletion_ignored(POSTED, 12, by_us=True, said=AT),
+        deletion_ignored(SWITCHED_AFTER, 11, by_us=True, said=AT),
+    ]
+    assert reasons == [
+        "not our notes comment (a copy of its text)",
+        "a second notes comment of ours; 11 is the one kept",
+        "a `/notes off` or `on` said after the deletion decides",
+    ]

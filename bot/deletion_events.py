@@ -1,0 +1,73 @@
+"""`issue_comment` `deleted`: a maintainer deleting our notes comment turns the PR's
+updates off at once, as `/notes off` does (README, What the bot does).
+
+A write that finds the comment gone says the same (bot.sticky), but only of a comment
+whose id the PR's state knows: a create whose answer was lost, every look after it
+failed, leaves none known, and the next PR event would post the comment again, notifying
+everyone. GitHub's word of the deletion names the comment and who deleted it.
+
+Counted: a comment opening with our notes marker (checked at intake), written by our
+account or the one the PR's state knows, and deleted by anyone but the bot (which deletes
+a second notes comment of its own: bot.dispatch drops what it sent; with a token, what
+its account sent, its owner's deletions as a person included). Not counted: another
+comment than the one the state knows (a second copy of ours), a person's comment (a reply
+of ours, or a copy of our text), and a deletion an `off`/`on` said after it outranks
+(run late). It is dated when it reached us (a retry keeps that), right after GitHub sent
+it: its payload does not say when the comment was deleted. A dry run's comments are
+not on GitHub: nothing of a deletion is its.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.comment_plan import deletion_ignored
+from bot.context import BotContext
+from bot.db import github_time
+from bot.dispatch import Dispatcher, Route, payload_id
+from bot.github_port import ref_from_payload
+from bot.markers import MARKER
+from bot.order_keys import after_second
+from bot.queue import Delivery
+from bot.sticky import record_deletion
+
+
+def register(d: Dispatcher) -> None:
+    # bots: a maintainer's workflow may delete it; the bot's own deletions are dropped
+    d.add(
+        Route(
+            "issue_comment",
+            frozenset({"deleted"}),
+            handle_deleted,
+            check_deleted,
+            bots=True,
+            by_sender=True,
+        )
+    )
+
+
+def check_deleted(payload: dict[str, Any]) -> str | None:
+    """Why this deletion cannot be of our notes comment (None: it may be)."""
+    comment = payload.get("comment") or {}
+    if not str(comment.get("body") or "").lstrip().startswith(MARKER):
+        return "deleted, but not a notes comment"
+    payload_id(comment.get("id"), "comment.id")  # refused at intake (400), not failed when run
+    return None
+
+
+def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
+    payload = delivery.payload
+    if ctx.settings.is_dry_run:
+        return "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
+    comment = payload["comment"]
+    comment_id = payload_id(comment.get("id"), "comment.id")
+    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
+    author = str((comment.get("user") or {}).get("login") or "").lower()
+    ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
+    said = after_second(github_time(delivery.received_at))
+    state = ctx.prs.get(ref.repo, ref.number)
+    why = deletion_ignored(state, comment_id, by_us=author in ours, said=said)
+    if why is not None:
+        return f"ignored: {why}"
+    record_deletion(ctx, ref, state, comment_id, said)
+    return f"updates off: our comment {comment_id} was deleted"

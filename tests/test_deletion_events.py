@@ -1,0 +1,309 @@
+"""A notes comment deleted by a maintainer, as GitHub tells it (`issue_comment`
+`deleted`, bot.deletion_events), end to end against the fake GitHub: the PR's updates go
+off at once, also when the bot never learnt the comment's id (a create whose answer was
+lost), and nothing else a deletion names changes anything."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from bot.db import Database
+from bot.dispatch import Dispatcher
+from bot.dryrun import DryRunGitHub
+from bot.markers import MARKER, REPLY_MARKER
+from bot.queue import Delivery
+from bot.server import build_dispatcher
+from tests.command_kit import AUTHOR, N, comment_payload, replies, say, state, sticky, tune
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_command_events import OWNER, with_token, written_as
+from tests.webhook_kit import (
+    BOT,
+    HEAD,
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    deliver_pr,
+    drain,
+    labeled_one_more_note,
+    live_settings,
+    make_settings,
+    ours,
+    post,
+    serving,
+)
+
+MAINTAINER = {"login": "maintainer", "id": 77, "type": "User"}
+
+
+def deleted(client, rt, fake, comment, *, by=MAINTAINER, delivery=None):
+    """The comment deleted on GitHub, by `by`, and GitHub's `deleted` event for it sent."""
+    payload = comment_payload(comment, action="deleted")  # (GitHub's own example's shape)
+    payload["sender"] = dict(by)
+    with fake._lock:
+        fake._comments.pop(comment.id, None)
+    r = post(client, "issue_comment", payload, delivery=delivery)
+    assert r.status_code in (200, 202), r.text
+    drain(rt)
+    return r.json()
+
+
+def ran(caplog, answer: dict) -> str:
+    """What the deletion's delivery did, as the server's log line says."""
+    opening = f"delivery {answer['delivery']} issue_comment.deleted PR "
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
+    return line.split(": ", 1)[1]
+
+
+def say_after(client, rt, fake, body: str):
+    """The PR's author says `body` a second after all so far: the deletion is dated by
+    the second it reached us, and a command of that second may have been said before it."""
+    c = fake.add_comment(DEFAULT_REPO, N, body, login=AUTHOR)
+    c.created_at = c.updated_at = time.time() + 1.5
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+
+
+def lose_the_create(client, rt, fake):
+    """A PR event whose create lands but whose answer is lost, every look after it
+    failing: the delivery fails, the PR's state knows no comment. Returns the comment."""
+    fake.inject("POST", "/repos/*/issues/*/comments", Fault.dropped(apply=True))
+    fake.inject("GET", "/repos/*/issues/*/comments", Fault(), *[Fault.error(502)] * 9)
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    with fake._lock:
+        fake._faults.clear()
+    (c,) = ours(fake)
+    assert state(rt).comment_id is None and rt.queue.counts()["failed"] == 1
+    return c
+
+
+@pytest.fixture
+def served(tmp_path, fake_github, app_key, monkeypatch):
+    clean_env(monkeypatch)
+    fake_github.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha = HEAD
+    with serving(live_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+# kills: bot/sticky.py:record_deletion the write whose answer was lost left unconfirmed
+def test_a_comment_whose_create_answer_was_lost_and_a_maintainer_deleted_is_not_posted_again(
+    served, caplog
+):
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c = lose_the_create(client, rt, fake)
+    answer = deleted(client, rt, fake, c)
+    assert ran(caplog, answer) == f"updates off: our comment {c.id} was deleted"
+    # at once, as `/notes off`; the create whose answer was lost is settled: what it
+    # made is the comment deleted (a PR event's `/notes off` needs no look at GitHub)
+    assert state(rt).opted_out and not state(rt).unconfirmed
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == []  # README: never posted again by a PR event
+    # nor by the lost create's delivery, retried by the operator after the deletion
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert ours(fake) == [] and rt.queue.counts()["failed"] == 0
+    # `/notes on` said after the deletion resumes the updates: the comment is posted anew
+    say_after(client, rt, fake, "/notes on")
+    assert sticky(fake) is not None and not state(rt).opted_out
+
+
+def test_a_deletion_sent_again_changes_nothing_more_and_an_on_said_after_it_stands(served):
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    first = deleted(client, rt, fake, c, delivery="del-1")
+    assert first["status"] == "queued" and state(rt).opted_out
+    say_after(client, rt, fake, "/notes on")
+    again = sticky(fake)
+    assert again is not None and again.id != c.id and not state(rt).opted_out
+    # GitHub's redelivery of the deletion (its id again): answered, not run
+    assert deleted(client, rt, fake, c, delivery="del-1")["status"] == "duplicate"
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [again] and state(rt).comment_id == again.id
+    assert not state(rt).opted_out
+
+
+def test_deleting_a_known_comment_turns_updates_off_before_any_write(served):
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    fake.clear_requests()
+    deleted(client, rt, fake, c)
+    s = state(rt)
+    assert s.opted_out and s.comment_id is None and s.switched_at is not None
+    assert fake.calls("GET", "/repos/*/issues/*/comments") == []  # known: no call needed
+    # `/notes` still answers while off; a plain PR event does not post
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == []
+
+
+def _copy_of_ours(fake):
+    return fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nmy own list", login="octo-dev")
+
+
+# (the comment deleted, who deleted it, what is said of it): none of these is our notes comment
+# deleted by a maintainer
+NOT_COUNTED = {
+    "a person's comment": (
+        lambda fake: fake.add_comment(DEFAULT_REPO, N, "lgtm"),
+        MAINTAINER,
+        "deleted, but not a notes comment",
+    ),
+    "a person's copy of our marker": (
+        _copy_of_ours,
+        MAINTAINER,
+        "ignored: not our notes comment (a copy of its text)",
+    ),
+    "a reply of ours": (
+        lambda fake: replies(fake)[0],
+        MAINTAINER,
+        "deleted, but not a notes comment",
+    ),
+    "the bot deleting its own": (
+        lambda fake: fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=BOT),
+        {"login": BOT, "id": 1, "type": "Bot"},
+        f"ignored: sent by the bot itself ({BOT})",
+    ),
+    "a second copy of ours": (
+        lambda fake: fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=BOT),
+        MAINTAINER,
+        "ignored: a second notes comment of ours; {kept} is the one kept",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_COUNTED)
+def test_a_deletion_of_anything_but_our_notes_comment_changes_nothing(served, case, caplog):
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    say(client, rt, fake, "/notes help")  # a reply of ours
+    kept = sticky(fake)
+    text = kept.body  # (the fake's comment changes in place)
+    make, by, why = NOT_COUNTED[case]
+    answer = deleted(client, rt, fake, make(fake), by=by)
+    said = answer["reason"] if answer["status"] == "ignored" else ran(caplog, answer)
+    assert why.format(kept=kept.id) in said
+    assert not state(rt).opted_out and state(rt).comment_id == kept.id
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert sticky(fake).id == kept.id and sticky(fake).body != text  # kept up to date
+
+
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_with_a_token_a_deletion_sent_by_the_bots_account_is_its_own(
+    tmp_path, fake_github, monkeypatch, configured
+):
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(with_token(tmp_path, fake, configured)) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes")
+        (notes,) = written_as(fake)
+        assert notes.body.startswith(MARKER)
+        # the account's owner, or the bot converging: not told apart, nothing changes
+        owner = {"login": OWNER, "id": 3, "type": "User"}
+        copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=OWNER)
+        deleted(client, rt, fake, copy, by=owner)
+        assert not state(rt).opted_out
+        deleted(client, rt, fake, notes)  # a maintainer
+        assert state(rt).opted_out and state(rt).comment_id is None
+
+
+def test_a_dry_run_takes_no_deletion_for_one_of_its_comments(tmp_path, monkeypatch, caplog):
+    clean_env(monkeypatch)
+    caplog.set_level("INFO", logger="review_notes")
+    # the bot's login known, so only the dry run's own rule holds it back
+    with serving(make_settings(tmp_path, bot_login=BOT)) as (client, rt):
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, files=MATCHING_FILES)
+        known = state(rt).comment_id
+        assert known is not None
+        now = time.time()
+        bot = SimpleNamespace(login=BOT, id=1, type="Bot")
+        comment = SimpleNamespace(
+            id=known, body=f"{MARKER}\nx", user=bot, created_at=now, updated_at=now
+        )
+        payload = comment_payload(comment, action="deleted")
+        payload["sender"] = dict(MAINTAINER)
+        answer = post(client, "issue_comment", payload).json()
+        drain(rt)
+        assert ran(caplog, answer).startswith("ignored: a dry run posts no comment on GitHub")
+        assert not state(rt).opted_out and state(rt).comment_id == known
+
+
+def deletion_event(body: str, sender: dict, author: str = BOT, author_type: str = "Bot") -> dict:
+    return {
+        "action": "deleted",
+        "repository": {"full_name": DEFAULT_REPO},
+        "issue": {"number": N, "pull_request": {"url": "x"}},
+        "sender": sender,
+        "comment": {"id": 11, "body": body, "user": {"login": author, "type": author_type}},
+    }
+
+
+BY_BOT = {"login": BOT, "type": "Bot"}
+BY_OWNER = {"login": OWNER, "type": "User"}
+TOKEN = dict(github_token="ghp_x", public_url="https://notes.example.org")
+NOTES = f"{MARKER}\n### Review notes"
+
+
+# kills: bot/dispatch.py:_our_own a deletion of our comment by a maintainer taken for our own
+# kills: bot/dispatch.py:_may_be_our_own the token's login not asked for a deletion it may have sent
+@pytest.mark.parametrize(
+    ("settings", "payload", "why", "asked"),
+    [
+        # by a maintainer, of the comment the bot wrote: for the handler (its author is ours)
+        ({}, deletion_event(NOTES, MAINTAINER), "", 0),
+        ({}, deletion_event(f"\n {NOTES}", MAINTAINER), "", 0),
+        # the App converging (it deletes a second notes comment of its own)
+        ({}, deletion_event(NOTES, BY_BOT), f"sent by the bot itself ({BOT})", 1),
+        ({"bot_login": BOT}, deletion_event(NOTES, BY_BOT), f"sent by the bot itself ({BOT})", 0),
+        # a person's comment, a reply of ours: no notes comment
+        ({}, deletion_event("lgtm", MAINTAINER, "octo-dev", "User"), "not a notes", 0),
+        ({}, deletion_event(f"{REPLY_MARKER}\nhelp", MAINTAINER), "not a notes", 0),
+        # with a token: the account's own deletions are its (the owner's not told apart)
+        (TOKEN, deletion_event(NOTES, BY_OWNER, OWNER, "User"), "sent by the bot itself", 1),
+        (TOKEN, deletion_event(NOTES, MAINTAINER, OWNER, "User"), "", 1),
+        (dict(TOKEN, bot_login=OWNER), deletion_event(NOTES, BY_OWNER, OWNER, "User"), "sent", 0),
+    ],
+)
+def test_a_deletion_is_routed_when_someone_else_deleted_a_notes_comment(
+    tmp_path, settings, payload, why, asked
+):
+    port = AppDryRun(Database(tmp_path / "port.sqlite3"))
+    port.login = OWNER if "github_token" in settings else BOT
+    route = build_dispatcher().route("issue_comment", "deleted")
+    d = Dispatcher()
+    d.add(replace(route, handler=lambda ctx, dl: "handled"))
+    ctx = SimpleNamespace(settings=make_settings(tmp_path, **settings), github=port)
+    said = d.dispatch(ctx, Delivery("d1", "issue_comment", "deleted", payload))
+    assert (why in said and said != "handled") if why else said == "handled"
+    assert port.asked == asked
+
+
+class AppDryRun(DryRunGitHub):
+    """The dry-run port, knowing the bot's login as the GitHub client does."""
+
+    def __init__(self, db: Database):
+        super().__init__(db)
+        self.asked = 0
+        self.login = BOT
+
+    def bot_login(self) -> str:
+        self.asked += 1
+        return self.login
+
+
+def test_a_deletion_whose_comment_id_is_no_number_is_refused_at_intake(served):
+    client, rt, fake = served
+    payload = deletion_event(NOTES, MAINTAINER)
+    payload["comment"]["id"] = "11"
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 400 and "comment.id: not a positive integer" in r.text
