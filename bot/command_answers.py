@@ -100,15 +100,10 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     commands = _new_commands(ctx, source)
     if not commands:
         return "no new command"
-    kept = False  # this run, or an earlier run of its delivery, kept the comment's numbers
+    kept = False  # this delivery kept the comment's numbers (this run, or an earlier run)
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
         notes = ctx.prs.get(ref.repo, ref.number).notes
-        kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes)
-        # A re-run finds the numbers its first run kept before failing (a permission check
-        # GitHub answered 502): refused now, they must go as a first run's would, or an
-        # edit of the comment reads the comment renumbered since with them. (A mark keeps
-        # its own numbers: `FeedbackStore.numbering` reads it first.)
-        kept = kept or delivery.attempts > 1
+        kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes, delivery.id)
     permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
     judged = [
         (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS numbering (
     origin  TEXT NOT NULL,                   -- `comment:ID`, `diff:ID` or `review:ID`
     shown   TEXT NOT NULL,                   -- the notes, best first (JSON)
     at      TEXT NOT NULL,
+    delivery TEXT NOT NULL DEFAULT '',       -- the delivery whose run kept them
     PRIMARY KEY (repo, number, origin)
 );
 """
@@ -61,6 +62,8 @@ class FeedbackStore:
             "feedback",
             {"origin": "TEXT NOT NULL DEFAULT ''", "shown": "TEXT NOT NULL DEFAULT '[]'"},
         )
+        # numbers kept before their delivery was: no run takes them for its own
+        db.add_missing_columns("numbering", {"delivery": "TEXT NOT NULL DEFAULT ''"})
 
     def record(self, mark: Mark) -> bool:
         """Keep a mark; False when the note already has a standing mark on this PR."""
@@ -86,22 +89,31 @@ class FeedbackStore:
             )
             return cursor.rowcount == 1
 
-    def keep_numbering(self, repo: str, number: int, origin: str, shown: tuple[str, ...]) -> bool:
+    def keep_numbering(
+        self, repo: str, number: int, origin: str, shown: tuple[str, ...], delivery: str = ""
+    ) -> bool:
         """The notes comment's notes (best first) as a comment or review holding a `wrong`
         is first read, before anything can fail (a permission check GitHub answers 502):
         a retry after the notes comment changed means the notes its author read. Kept
-        once per comment or review; a later call changes nothing. True: kept by this call."""
-        if not (origin and shown):  # none shown: a later edit reads the comment as it is then
+        once per comment or review; a later call changes nothing. True: the numbers are
+        `delivery`'s, kept by this call or by an earlier run of it (a retry, a put-back),
+        not by another delivery of the comment (its creation, an edit): only their
+        keeper may forget them (`forget_numbering`)."""
+        if not origin:
             return False
+        key = (repo.lower(), number, origin)
         with self.db.tx() as conn:
-            return (
+            if shown:  # none shown: a later edit reads the comment as it is then
                 conn.execute(
-                    "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (repo.lower(), number, origin, json.dumps(list(shown)), utcnow()),
-                ).rowcount
-                == 1
-            )
+                    "INSERT OR IGNORE INTO numbering (repo, number, origin, shown, at, delivery)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (*key, json.dumps(list(shown)), utcnow(), delivery),
+                )
+            row = conn.execute(
+                "SELECT delivery FROM numbering WHERE repo = ? AND number = ? AND origin = ?",
+                key,
+            ).fetchone()
+        return row is not None and bool(delivery) and row["delivery"] == delivery
 
     def forget_numbering(self, repo: str, number: int, origin: str) -> None:
         """Drop a comment's kept numbers: none of its `wrong`s was let run (refused, a bot's,

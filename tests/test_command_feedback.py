@@ -587,3 +587,40 @@ def test_a_wrong_whose_retry_is_refused_keeps_no_numbers(live, refused_by):
     post(client, "issue_comment", comment_payload(c, action="edited", old_body=old, title=title))
     drain(rt)
     assert state(rt).dismissed == (first, second)
+
+
+def test_a_retried_edit_refused_leaves_the_numbers_its_comment_kept_before(live):
+    # The comment's `wrong 9` (no note 9: answered with the notes it can name) kept the
+    # numbers it was read with. An edit of it, whose permission check GitHub failed, was
+    # retried and refused: the retry took the numbers for its own (a re-run's) and
+    # forgot them, and a later edit read the comment, renumbered since: `wrong 2` then
+    # named no note instead of the one its author had read as 2.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes", title=title)
+    first, second = state(rt).notes
+    c = say(client, rt, fake, "/notes wrong 9", login="maintainer", title=title)
+    assert _numbered(rt) == [f"comment:{c.id}"]
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now 1 is the second
+    assert state(rt).dismissed == (first,)
+
+    def edit_to(body: str) -> None:
+        old, c.body = c.body, body
+        payload = comment_payload(c, action="edited", old_body=old, title=title)
+        post(client, "issue_comment", payload)
+        drain(rt)
+
+    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    edit_to("/notes wrong 8")
+    assert rt.queue.counts()["failed"] == 1
+    fake.set_permission(DEFAULT_REPO, "maintainer", "read")  # write access taken away
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert f"comment:{c.id}" in _numbered(rt), "the retry forgot numbers it had not kept"
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    edit_to("/notes wrong 2")  # 2 as the comment read it when written: the second note
+    assert state(rt).dismissed == (first, second)
