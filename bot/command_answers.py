@@ -26,7 +26,8 @@ Budgets (bot.flood_control), so that no PR or installation is flooded:
   `FloodControl.admitted`) may follow an `eyes` or a PR state its commands set: it
   takes its writes even past the budget (`FloodControl.take_writes`) and is answered
   whole. Its replies still ask the reply budget, but one it posted before is found by
-  its key and not paid for again.
+  its key and not paid for again; one whose POST failed unsure GitHub took it stayed
+  paid (`FloodControl.hold_reply`), lest another command spend it meanwhile.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
-from bot.github_port import PRRef, never_sent
+from bot.github_port import GitHubError, PRRef, never_sent
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -89,10 +90,10 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
     found = ctx.github.find_comment(ref, key)
     if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
         ctx.prs.record_reply(ref.repo, ref.number, key, found, delivery.id)
-        # and pay for it: the run that posted it failed unsure it had (an answer lost,
-        # then the look for it failed) and gave it back, or died (a restart's budgets
-        # start full)
-        ctx.flood.take_reply(pr_key(ref.repo, ref.number) or "", ref.installation_id)
+        # and pay for it, unless the run that posted it failed unsure it had and kept it
+        # paid (`FloodControl.hold_reply`): that run died (a restart's budgets start full)
+        if not ctx.flood.held_reply(key):
+            ctx.flood.take_reply(pr_key(ref.repo, ref.number) or "", ref.installation_id)
     return found is not None
 
 
@@ -247,35 +248,50 @@ def _reply_once(
     spent: Spent,
 ) -> bool:
     """Post a reply under its key, paid from the PR's reply budget and its installation's,
-    unless an earlier run of the delivery posted it (and paid for it then). False: over a
-    budget, not posted."""
+    unless an earlier run of the delivery posted it or paid for it. False: over a budget,
+    not posted."""
     if _reply_posted(ctx, ref, delivery, index):
         return True
     budget = pr_key(ref.repo, ref.number) or ""
-    overspent = ctx.flood.allow_reply(budget, ref.installation_id)
-    if overspent is not None:
-        if overspent.first:  # once a spell, not per refusal
-            log.warning(
-                "installation %s: over its reply budget (%d, then one every %gs, all its PRs "
-                "together): replies are refused until it refills",
-                ref.installation_id,
-                ctx.commands.installation_reply_burst,
-                ctx.commands.installation_reply_refill_s,
-            )
-        return False
     once = reply_key(delivery.id, index)
+    # An earlier run that failed unsure GitHub took it kept it paid (it had not: not found)
+    if not ctx.flood.held_reply(once) and not _allow_reply(ctx, ref, budget):
+        return False
     spent.writes += 1
     try:
         reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+        ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     except Exception as exc:
-        # not posted (a rate limit puts the delivery back): its re-run pays, not this run.
-        # Posted all the same (a timeout), the re-run finds it by its key and pays then.
-        ctx.flood.refund_reply(budget, ref.installation_id)
+        if _not_posted(exc):  # its re-run pays, not this run
+            ctx.flood.refund_reply(budget, ref.installation_id)
+        else:  # maybe posted (a 5xx, a timeout, not recorded): paid until the re-run finds
+            ctx.flood.hold_reply(once)  # it on the PR or posts it
         if never_sent(exc):  # held back by a rate limit pause: no write to keep
             spent.writes -= 1
         raise
-    ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     return True
+
+
+def _not_posted(exc: BaseException) -> bool:
+    """GitHub surely did not take the reply: the call never went out (a rate limit pause
+    held it back) or GitHub refused it (a 4xx: a validation error, a rate limit)."""
+    status = exc.status if isinstance(exc, GitHubError) else None
+    return never_sent(exc) or (status is not None and 400 <= status < 500)
+
+
+def _allow_reply(ctx: BotContext, ref: PRRef, budget: str) -> bool:
+    """Pay a reply from the PR's reply budget (`budget`) and its installation's; False,
+    and a warning once a spell, when either refuses it."""
+    overspent = ctx.flood.allow_reply(budget, ref.installation_id)
+    if overspent is not None and overspent.first:  # once a spell, not per refusal
+        log.warning(
+            "installation %s: over its reply budget (%d, then one every %gs, all its PRs "
+            "together): replies are refused until it refills",
+            ref.installation_id,
+            ctx.commands.installation_reply_burst,
+            ctx.commands.installation_reply_refill_s,
+        )
+    return overspent is None
 
 
 def _answer_errors(

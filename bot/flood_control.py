@@ -260,6 +260,9 @@ class FloodControl:
         # deferred updates (their delivery ids) whose notes comment write a command of
         # this process paid for in advance, not yet run (`prepaid`, `claim_prepaid`)
         self._prepaid: dict[str, None] = {}
+        # replies (their keys) paid by a run whose POST failed unsure GitHub took it:
+        # paid until a re-run finds the reply or posts it (`hold_reply`, `held_reply`)
+        self._held: dict[str, None] = {}
         self._lock = threading.Lock()
 
     def allow_reply(self, pr: str, installation: int | None) -> Overspent | None:
@@ -293,6 +296,26 @@ class FloodControl:
         there, notifying everyone watching the PR."""
         self.replies.take(pr)
         self.installation_replies.take(installation)
+
+    def hold_reply(self, key: str, *, max_kept: int = 4096) -> None:
+        """Keep paid the reply `key` whose POST failed unsure GitHub took it (a 5xx, an
+        answer lost): given back, another command would spend it before the re-run finds
+        the reply on the PR, one reply past the budgets. Its re-run claims it
+        (`held_reply`). The oldest are forgotten past `max_kept` (never given back)."""
+        with self._lock:
+            while len(self._held) >= max_kept:
+                del self._held[next(iter(self._held))]
+            self._held[key] = None
+
+    def held_reply(self, key: str) -> bool:
+        """Whether an earlier run of this process paid the reply `key` and failed unsure
+        it was posted (`hold_reply`): once. The re-run, finding it posted or posting it,
+        pays nothing more; after a restart (budgets start full) it pays as a first run."""
+        with self._lock:
+            if key not in self._held:
+                return False
+            del self._held[key]
+            return True
 
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""

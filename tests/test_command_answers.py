@@ -1130,7 +1130,10 @@ def test_an_unknown_command_over_the_reply_budget_is_refused_not_failed(live):
 @pytest.mark.parametrize(
     "budget", [dict(reply_burst=1), dict(installation_reply_burst=1)], ids=["pr", "installation"]
 )
-def test_a_reply_github_took_while_its_answer_was_lost_is_paid_from_the_reply_budget(live, budget):
+@pytest.mark.parametrize("restarted", [False, True], ids=["", "restarted"])
+def test_a_reply_github_took_while_its_answer_was_lost_is_paid_from_the_reply_budget(
+    live, budget, restarted
+):
     # The POST of `/notes help`'s reply lands, its answer is lost, and the client's look
     # for it (the comment list) fails: the delivery fails with the reply on the PR. Its
     # run gave the reply back to the budget (not posted, as far as it knew), and the
@@ -1143,9 +1146,67 @@ def test_a_reply_github_took_while_its_answer_was_lost_is_paid_from_the_reply_bu
     fake.inject("GET", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.dropped()] * 3)
     say(client, rt, fake, "/notes help")
     assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
+    if restarted:  # the budgets start full, and the reply's run is forgotten: found, paid
+        tune(rt, CommandConfig(min_update_interval_s=0, **budget), clock=lambda: 50.0)
     assert rt.queue.retry() != []
     drain(rt)
     assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
     c = say(client, rt, fake, "/notes topic rocm", login="someone-else")
     assert len(replies(fake)) == 1, "a reply past a budget of one"
     assert reactions(fake, c) == {"eyes", "confused"}
+
+
+# --- found by tests/test_command_scenarios.py (seeds 24 and 55 of 0-60) ---
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["posted", "not posted"])
+def test_a_reply_github_may_have_taken_keeps_its_budget_until_its_retry(live, landed):
+    # The POST of `/notes help`'s reply fails unsure GitHub took it (its answer lost and
+    # the look for it failing, or a 502 past the client's tries). Its run gave the reply
+    # back to the budget, another user's `/notes topic` spent it, and the retry (finding
+    # the first by its key, or posting it) made two replies on a budget of one. The reply
+    # stays paid until its retry: posted, it is found; not posted, it is posted on it.
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: 50.0)
+    path = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+    if landed:
+        fake.inject("POST", path, Fault.dropped(apply=True))
+        fake.inject("GET", path, *[Fault.dropped()] * 3)
+    else:
+        fake.inject("POST", path, *[Fault.error(502)] * 3)
+    say(client, rt, fake, "/notes help")
+    assert len(replies(fake)) == int(landed) and rt.queue.counts()["failed"] == 1
+    c = say(client, rt, fake, "/notes topic rocm", login="someone-else")
+    assert reactions(fake, c) == {"eyes", "confused"}, "the budget given back, spent again"
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
+    c = say(client, rt, fake, "/notes topic rocm", login="someone-else")
+    assert len(replies(fake)) == 1, "a reply past a budget of one"
+
+
+def test_a_reply_posted_and_not_recorded_is_paid_once(live, monkeypatch):
+    # The reply is posted, then recording it fails (a database busy): the run fails with
+    # the reply paid. Its retry found it by its key and, taking it for one a dead run
+    # posted (a restart's budgets start full), paid it again: a reply fewer the budget
+    # allowed once it refilled.
+    client, rt, fake = live
+    now = [50.0]
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
+    record, died = rt.ctx.prs.record_reply, []
+
+    def dies_after_the_post(*args, **kw):
+        if not died:
+            died.append(True)
+            raise RuntimeError("database is locked")
+        return record(*args, **kw)
+
+    monkeypatch.setattr(rt.ctx.prs, "record_reply", dies_after_the_post)
+    say(client, rt, fake, "/notes help")
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 1
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
+    now[0] += rt.ctx.commands.reply_refill_s  # one reply again
+    say(client, rt, fake, "/notes topic rocm", login="someone-else")
+    assert len(replies(fake)) == 2, "the reply paid twice"
