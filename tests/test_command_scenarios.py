@@ -2,8 +2,10 @@
 different roles writing, editing and deleting comments, review bodies and diff comments
 that hold commands (live ones, and ones in code, quotes or HTML that must not run), on a
 PR that has its notes comment, delivered late, out of order and twice, while the fake
-GitHub fails calls at random; then checks what must hold once the queue is drained and
-the failed deliveries retried (`check_invariants`).
+GitHub fails calls at random, the PR's title changes (the notes it matches, and their
+numbers, with it), someone's permission changes, a maintainer deletes the notes comment
+and the server restarts on its SQLite file; then checks what must hold once the queue is
+drained and the failed deliveries retried (`check_invariants`).
 
 A fixed handful of seeds runs in CI; `COMMAND_SCENARIO_SEEDS=500` (or `=1000-1500`) runs
 that many more, and pytest's summary says how many passed. A failing seed prints its
@@ -20,27 +22,33 @@ import re
 import time
 import uuid
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pytest
 
+from bot import server
 from bot.commands import CommandConfig, Kind, most_comment_writes, parse_commands
+from bot.context import BotContext
+from bot.dispatch import Dispatcher
 from bot.markers import MARKER, REPLY_KEY_OPENING, REPLY_MARKER
 from bot.order_keys import command_key, comment_key
+from bot.prfacts import PRFacts
 from tests.command_kit import (
     AUTHOR,
     N,
     comment_payload,
     diff_comment_payload,
     review_payload,
-    tune,
 )
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, iso_time
 from tests.webhook_kit import (
     BOT,
     MATCHING_FILES,
     MATCHING_TITLE,
+    UNRELATED_TITLE,
     clean_env,
     drain,
     live_settings,
@@ -194,8 +202,16 @@ class Scenario:
     clock: float = 0.0  # GitHub's time of the next thing said (epoch seconds)
     review_ids: int = 900_000_000
     failed_seen: list[tuple[str, str | None]] = field(default_factory=list)
-    shown: tuple[str, ...] = ()  # the notes the comment showed first
     started: float = 0.0  # monotonic time the commands began (the writes counted since)
+    settings: Any = None
+    monkeypatch: Any = None
+    stack: ExitStack = field(default_factory=ExitStack)  # the server running now
+    restarts: int = 0  # each starts the budgets full (they are in memory)
+    roles: dict[str, str | None] = field(default_factory=lambda: dict(ROLES))  # now
+    flipped: set[str] = field(default_factory=set)  # logins whose permission changed
+    deleted: bool = False  # a maintainer deleted the notes comment
+    after_deletion: set[str] = field(default_factory=set)  # deliveries run since
+    running: set[str] = field(default_factory=set)  # deliveries being run now
 
     def note(self, step: str) -> None:
         self.steps.append(step)
@@ -360,6 +376,14 @@ def play(s: Scenario, events: int) -> None:
             s.note(f"fault {method} {path}: {[(f.status, f.drop, f.apply) for f in faults]}")
         if rng.random() < 0.1 and d.comment is not None and d.comment.id in s.human:
             _delete(s, d.comment)
+        if rng.random() < 0.12:
+            _retitle(s)
+        if rng.random() < 0.06:
+            _flip(s)
+        if rng.random() < 0.03 and not s.deleted:
+            _delete_notes_comment(s)
+        if rng.random() < 0.03 and not s.restarts:
+            _restart(s)
         status = _deliver(s, d)
         s.note(f"deliver {d.guid[:8]} ({d.event}, {d.actor}): {status}")
         if status == 202:
@@ -376,6 +400,87 @@ def play(s: Scenario, events: int) -> None:
             old = rng.choice(s.said)
             s.note(f"again {old.guid[:8]}: {_deliver(s, old)}")
     drain(s.rt)
+
+
+# What else happens on a busy PR while its commands run.
+TITLES = [MATCHING_TITLE, title_with_one_more_note(), UNRELATED_TITLE]
+FLIPS = {WRITER: ("write", "read"), TRIAGER: ("triage", "write")}
+
+
+def _retitle(s: Scenario) -> None:
+    """The author edits the PR's title: the notes it matches change, and so do the
+    numbers the notes comment gives them (a `wrong N` said before means the old ones)."""
+    old = s.title
+    s.title = s.rng.choice([t for t in TITLES if t != old])
+    s.fake.pull(DEFAULT_REPO, N).title = s.title
+    when = s.tick()
+    payload = pr_payload(
+        "edited",
+        title=s.title,
+        head_sha=s.head,
+        sender=AUTHOR,
+        updated_at=iso_time(when),
+        changes={"title": {"from": old}},
+    )
+    guid = str(uuid.uuid4())
+    status = post(s.client, "pull_request", payload, delivery=guid).status_code
+    s.note(f"title at +{when - T0:.0f}s: {s.title[:40]!r} ({guid[:8]}: {status})")
+
+
+def _flip(s: Scenario) -> None:
+    """A maintainer changes someone's permission: their commands run before it and
+    after it are judged each by the permission GitHub gives at its run."""
+    login = s.rng.choice(sorted(FLIPS))
+    first, second = FLIPS[login]
+    now = s.roles[login] = second if s.roles[login] == first else first
+    s.fake.set_permission(DEFAULT_REPO, login, now)
+    s.flipped.add(login)
+    s.note(f"permission of {login}: now {now}")
+
+
+def _delete_notes_comment(s: Scenario) -> None:
+    """A maintainer deletes the notes comment in the web UI."""
+    ours = [c for c in s.fake.comments(DEFAULT_REPO, N) if c.body.startswith(MARKER)]
+    for c in ours:
+        _delete(s, c)
+    s.deleted = True
+    s.after_deletion |= s.running  # a run under way may find it gone
+    s.note("the notes comment deleted")
+
+
+def _serve(s: Scenario) -> None:
+    """Start the server on the scenario's SQLite file (again, after a restart: the
+    deliveries it resumes run before the test could tune it, so it starts tuned)."""
+    s.client, s.rt = s.stack.enter_context(serving(s.settings))
+
+
+def _instrument(s: Scenario) -> None:
+    """Every server of the scenario: its commands config, budgets that never refill (a
+    frozen clock), and each run's summary recorded."""
+    s.monkeypatch.setattr(server, "load_command_config", lambda: s.config)
+    s.monkeypatch.setattr(server, "BotContext", partial(BotContext, clock=lambda: 1000.0))
+    dispatch = Dispatcher.dispatch
+
+    def recorded(self, ctx, delivery):
+        s.running.add(delivery.id)
+        if s.deleted:
+            s.after_deletion.add(delivery.id)
+        try:
+            summary = dispatch(self, ctx, delivery)
+        finally:
+            s.running.discard(delivery.id)
+        s.summaries.setdefault(delivery.id, []).append(str(summary))
+        return summary
+
+    s.monkeypatch.setattr(Dispatcher, "dispatch", recorded)
+
+
+def _restart(s: Scenario) -> None:
+    """Stop the server, work queued or running, and start it again on the same file."""
+    s.stack.close()
+    s.restarts += 1
+    s.note("restart")
+    _serve(s)
 
 
 def _delete(s: Scenario, c: FakeComment) -> None:
@@ -432,7 +537,14 @@ def check_invariants(s: Scenario) -> None:
     mine = [c for c in fake.comments(DEFAULT_REPO, N) if c.user.login == BOT]
     stickies = [c for c in mine if c.body.startswith(MARKER)]
     replies = [c for c in mine if c.body.startswith(REPLY_MARKER)]
-    assert len(stickies) == 1 and len(stickies) + len(replies) == len(mine)
+    assert len(stickies) + len(replies) == len(mine)
+    # README: deleted by a maintainer, it is never posted again by a PR event (a command
+    # run since may post it anew: `/notes`, `on`)
+    if s.deleted:
+        since = [d for d in s.said if d.guid in s.after_deletion and d.lines]
+        assert len(stickies) <= (1 if since else 0), [d.guid for d in since]
+    else:
+        assert len(stickies) == 1
 
     # each command answered at most once: one reply per key, each key a command's
     keys = Counter(c.body.rstrip().rsplit("\n", 1)[-1] for c in replies)
@@ -445,8 +557,9 @@ def check_invariants(s: Scenario) -> None:
         assert d.actor != OTHER_BOT
         if index != "errors":
             assert d.lines[int(index)].kind in (Kind.TOPIC, Kind.SEARCH, Kind.HELP), key
-    # budgets: the clock is frozen, nothing refills
-    assert len(replies) <= min(s.config.reply_burst, s.config.installation_reply_burst)
+    # budgets: the clock is frozen, nothing refills (a restart starts them full)
+    lives = 1 + s.restarts
+    assert len(replies) <= min(s.config.reply_burst, s.config.installation_reply_burst) * lives
     rows = [rt.queue.get(d.guid) for d in s.said]
     reruns = sum(max(0, row.attempts - 1) for row in rows if row is not None)
     writes = [  # what GitHub took (a try it failed, which the client tries again, is not)
@@ -455,7 +568,7 @@ def check_invariants(s: Scenario) -> None:
         if r.method in ("POST", "PATCH") and r.time > s.started and r.status in (200, 201)
     ]
     most = most_comment_writes(s.config.max_commands)
-    most_writes = s.config.installation_write_burst + 1 + most * reruns + _deferred(rt)
+    most_writes = (s.config.installation_write_burst + 1) * lives + most * reruns + _deferred(rt)
     assert len(writes) <= most_writes, writes
 
     # no comment but the bot's edited or deleted
@@ -475,7 +588,7 @@ def check_invariants(s: Scenario) -> None:
         for d in s.said
         if _admitted(s, d)
         for i, line in enumerate(d.lines)
-        if line.kind not in OWNER_KINDS or d.actor in MAY_SWITCH
+        if line.kind not in OWNER_KINDS or _may(s, d)
     ]
     ran.sort(key=lambda t: t[0])
     switches = [line.kind for _, line, _ in ran if line.kind in (Kind.OFF, Kind.ON)]
@@ -490,25 +603,36 @@ def check_invariants(s: Scenario) -> None:
         if line.kind in (Kind.REFRESH, Kind.WHY, Kind.RESTORE, Kind.OFF)
         or (line.kind is Kind.WRONG and "no such note" not in s.summaries[d.guid][-1])
     ]
+    # Not told apart here: a deletion taken as an `off` when an update found it gone, and
+    # the commands of someone whose permission changed between two runs of them (the
+    # first may have done them, the last refused them, and the effect stays)
+    unsure = s.deleted or _rejudged(s)
+    if unsure:
+        opted_out = state.opted_out
     assert state.opted_out == opted_out, switches
     assert state.verbose == (bool(modes) and modes[-1] is Kind.WHY), modes
-    if feedback:
+    if feedback and not unsure:
         line, d = feedback[-1]
         said = [f"{x.kind} {x.text!r} by {x2.actor}" for x, x2 in feedback]
         if line.kind is Kind.RESTORE:
             assert state.dismissed == (), said
         elif "no such note" not in s.summaries[d.guid][-1]:  # it named a note shown then
             assert state.dismissed != (), said
-    assert state.pending is None
-    body = stickies[0].body
-    assert ("Automatic updates are paused" in body) == opted_out, body
-    if opted_out:
+    assert state.pending is None or _rejudged(s), state.pending  # a 👍 owed, given
+    body = stickies[0].body if stickies else None
+    if body is None or unsure:  # what a command posted anew: not checked here
+        pass
+    elif opted_out:
+        assert "Automatic updates are paused" in body, body
         short = showing[-1] is Kind.OFF
         assert ("Reply `/notes on` to resume them" in body) == short, (showing, body)
     else:  # the last update wrote the comment as the state now is
+        assert "Automatic updates are paused" not in body, body
         hidden = "marked not relevant here and hidden" in body
-        assert hidden == bool(state.dismissed), (state.dismissed, body)
-        if not set(s.shown) <= set(state.dismissed):  # notes left to show
+        assert not hidden or state.dismissed, body
+        if set(state.dismissed) & _linked(rt, s.title):  # a note matched now is hidden
+            assert hidden, (state.dismissed, body)
+        if state.notes:  # notes left to show
             assert ("(why mode)" in body) == state.verbose, body
 
     # every command that wants a reply has one, unless a reply budget refused it
@@ -521,7 +645,7 @@ def check_invariants(s: Scenario) -> None:
             if line.kind in (Kind.TOPIC, Kind.SEARCH, Kind.HELP):
                 key = f"{REPLY_KEY_OPENING}{guid}/{i} -->"
                 assert key in keys or "over the reply budget" in last, (d.guid, line, last)
-        refused = [x for x in d.lines if x.kind in OWNER_KINDS and d.actor not in MAY_SWITCH]
+        refused = [x for x in d.lines if x.kind in OWNER_KINDS and not _may(s, d)]
         if refused or any(x.kind is Kind.UNKNOWN for x in d.lines):
             key = f"{REPLY_KEY_OPENING}{guid}/errors -->"
             assert key in keys or "over the reply budget" in last, (d.guid, d.lines, last)
@@ -533,14 +657,46 @@ def check_invariants(s: Scenario) -> None:
             line
             for line in d.lines
             if line.kind in (Kind.REFRESH, Kind.WHY)
-            or (line.kind in (Kind.OFF, Kind.ON) and d.actor in MAY_SWITCH)
+            or (line.kind in (Kind.OFF, Kind.ON) and _may(s, d))
         ]
-        if alive and asked and _admitted(s, d) and d.event == "issue_comment":
+        if alive and asked and _admitted(s, d) and d.event == "issue_comment" and not s.deleted:
             assert "+1" in _reactions(fake, d.comment.id), (d.guid, d.lines)
     for c in mine:
         assert not fake.reactions(c.id), c.body
     marks = rt.ctx.feedback.marks()
-    assert {m.login for m in marks} <= MAY_SWITCH
+    assert {m.login for m in marks} <= MAY_SWITCH | s.flipped
+    # a comment keeps one numbering: each of its marks names the note it numbered
+    numberings: dict[str, set[tuple[str, ...]]] = {}
+    for m in marks:
+        assert m.shown[m.rank - 1] == m.note_id, m
+        assert any(set(m.shown) <= _linked(rt, t) for t in TITLES), m  # as a title matched
+        numberings.setdefault(m.origin, set()).add(m.shown)
+    assert all(len(n) == 1 for n in numberings.values()), numberings
+
+
+def _rejudged(s: Scenario) -> bool:
+    """Whether someone whose permission changed said off/on/wrong/restore in a delivery
+    run more than once: its runs may have judged them apart."""
+    for d in s.said:
+        row = s.rt.queue.get(d.guid)
+        owner = any(line.kind in OWNER_KINDS for line in d.lines)
+        if d.actor in s.flipped and owner and row is not None and row.attempts > 1:
+            return True
+    return False
+
+
+def _may(s: Scenario, d: Said) -> bool:
+    """Whether `d`'s author may run off/on/wrong/restore: as GitHub said at its last run
+    when their permission changed during the scenario."""
+    if d.actor not in s.flipped:
+        return d.actor in MAY_SWITCH
+    return "refused" not in (s.summaries.get(d.guid) or [""])[-1]
+
+
+def _linked(rt, title: str) -> set[str]:
+    """The notes the matcher links to the PR with this title."""
+    facts = PRFacts(DEFAULT_REPO, N, title, files=tuple(MATCHING_FILES))
+    return {m.note.id for m in rt.ctx.matcher.match(facts).matches}
 
 
 def _reactions(fake, comment_id: int) -> set[str]:
@@ -563,23 +719,16 @@ def _run(seed: int, tmp_path, fake, app_key, monkeypatch, events: int = 14) -> N
         installation_write_burst=rng.choice([most_comment_writes(5), 24, 40, 40]),
     )
     settings = live_settings(tmp_path, fake, app_key, retry_sleep_max=1, http_timeout=TIMEOUT)
-    with serving(settings) as (client, rt):
+    s = Scenario(seed, rng, None, None, fake, head, config, title)
+    s.settings, s.monkeypatch = settings, monkeypatch
+    _instrument(s)
+    with s.stack:
+        _serve(s)
         opened = pr_payload(title=title, head_sha=head, sender=AUTHOR)
-        assert post(client, "pull_request", opened).status_code == 202
-        drain(rt)
-        tune(rt, config, clock=lambda: 1000.0)  # budgets that never refill
-        s = Scenario(seed, rng, client, rt, fake, head, config, title)
-        s.shown = rt.ctx.prs.get(DEFAULT_REPO, N).notes
+        assert post(s.client, "pull_request", opened).status_code == 202
+        drain(s.rt)
         s.started = time.monotonic()
         T0 = s.clock = time.time() - 1800
-        dispatch = rt.dispatcher.dispatch
-
-        def recorded(ctx, delivery):
-            summary = dispatch(ctx, delivery)
-            s.summaries.setdefault(delivery.id, []).append(str(summary))
-            return summary
-
-        monkeypatch.setattr(rt.dispatcher, "dispatch", recorded)
         try:
             play(s, events)
             settle(s)
