@@ -1210,3 +1210,14 @@ def test_a_reply_posted_and_not_recorded_is_paid_once(live, monkeypatch):
     now[0] += rt.ctx.commands.reply_refill_s  # one reply again
     say(client, rt, fake, "/notes topic rocm", login="someone-else")
     assert len(replies(fake)) == 2, "the reply paid twice"
+
+
+# kills: bot/command_answers.py:run_commands the bots' commands not set aside
+def test_a_login_of_a_bot_whose_type_says_user_gets_no_answer(live):
+    # The webhook sets aside what a payload's `type` says a bot wrote; a `[bot]` login it
+    # calls a user still reaches the commands, which ignore it whole: no reaction, no
+    # reply (to the unknown command either), nothing done.
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes help\n/notes frobnicate", login="ci-helper[bot]")
+    assert reactions(fake, c) == set() and replies(fake) == []
+    assert rt.queue.counts()["done"] == 1

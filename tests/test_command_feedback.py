@@ -624,3 +624,25 @@ def test_a_retried_edit_refused_leaves_the_numbers_its_comment_kept_before(live)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     edit_to("/notes wrong 2")  # 2 as the comment read it when written: the second note
     assert state(rt).dismissed == (first, second)
+
+
+# kills: bot/command_answers.py:run_commands numbers kept for a comment with no `wrong`
+def test_a_comment_with_no_wrong_keeps_no_numbers_for_a_later_edit(live):
+    # A writer's `/notes off` fails on its permission check (GitHub's 502) and is never
+    # retried; the notes comment renumbers; the writer edits the comment to add
+    # `/notes wrong 1`: it means the note shown as 1 now, as no `wrong` was read before.
+    client, rt, fake = live
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    say(client, rt, fake, "/notes", title=title)
+    first, second = state(rt).notes
+    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
+    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes off", login="maintainer", title=title)
+    assert rt.queue.counts()["failed"] == 1
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now 1 is the second
+    old, c.body = c.body, "/notes off\n/notes wrong 1"
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old, title=title))
+    drain(rt)
+    assert state(rt).dismissed == (first, second)
