@@ -1187,3 +1187,19 @@ def test_an_emoji_shortcode_before_the_note_number_is_no_part_of_the_command(lin
     # alone, it is no reason either: one note shown is hidden without one
     (command,) = parse_commands("/notes wrong :pray:")
     assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])
+
+
+def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
+    # Only the delivery that kept a comment's numbers (its run, or a re-run of it) may
+    # forget them: another delivery of the comment (its edit) refused must leave them.
+    db = Database(tmp_path / "f.sqlite3")
+    store = FeedbackStore(db)
+    shown = ("vllm-aaaa1111", "vllm-bbbb2222")
+    assert store.keep_numbering("o/r", 7, "comment:1", shown, "created") is True
+    assert store.keep_numbering("o/r", 7, "comment:1", shown[1:], "created") is True  # re-run
+    assert store.keep_numbering("o/r", 7, "comment:1", shown[1:], "edited") is False
+    assert store.keep_numbering("o/r", 7, "comment:1", (), "created") is True  # none shown now
+    assert store.keep_numbering("o/r", 7, "comment:1", shown, "") is False  # no delivery named
+    assert store.numbering("o/r", 7, "comment:1") == shown
+    assert store.keep_numbering("o/r", 7, "", shown, "created") is False  # nothing to key by
+    assert [r["origin"] for r in db.execute("SELECT origin FROM numbering")] == ["comment:1"]
