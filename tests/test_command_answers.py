@@ -1221,3 +1221,18 @@ def test_a_login_of_a_bot_whose_type_says_user_gets_no_answer(live):
     c = say(client, rt, fake, "/notes help\n/notes frobnicate", login="ci-helper[bot]")
     assert reactions(fake, c) == set() and replies(fake) == []
     assert rt.queue.counts()["done"] == 1
+
+
+# kills: bot/command_answers.py:_reply_once a failed reply's write given back
+def test_a_reply_github_may_have_taken_keeps_its_write_paid(live):
+    # The reply's POST answered 502 past the client's tries: GitHub may have taken it
+    # (a write its content-creation limit counts), so the installation's write budget
+    # keeps it, with the 👀 written before it; only the 👍 not written goes back.
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0), clock=lambda: 50.0)
+    writes = rt.ctx.flood.installation_writes
+    full = writes.left(1001)
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
+    c = say(client, rt, fake, "/notes help")
+    assert reactions(fake, c) == {"eyes"} and rt.queue.counts()["failed"] == 1
+    assert full - writes.left(1001) == 2
