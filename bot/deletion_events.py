@@ -24,7 +24,7 @@ from typing import Any
 from bot.comment_plan import deletion_ignored
 from bot.context import BotContext
 from bot.db import github_time
-from bot.dispatch import Dispatcher, Route, payload_id
+from bot.dispatch import Dispatcher, MalformedPayload, Route, payload_id
 from bot.github_port import ref_from_payload
 from bot.markers import MARKER
 from bot.order_keys import after_second
@@ -51,8 +51,21 @@ def check_deleted(payload: dict[str, Any]) -> str | None:
     comment = payload.get("comment") or {}
     if not str(comment.get("body") or "").lstrip().startswith(MARKER):
         return "deleted, but not a notes comment"
-    payload_id(comment.get("id"), "comment.id")  # refused at intake (400), not failed when run
+    # refused at intake (400), not failed at each run
+    payload_id(comment.get("id"), "comment.id")
+    _author(comment)
     return None
+
+
+def _author(comment: dict[str, Any]) -> str:
+    """Who wrote the comment, lowercased ("" when GitHub names no one: `user` is null for
+    a deleted account); MalformedPayload when `user` is no object."""
+    user = comment.get("user")
+    if user is None:
+        return ""
+    if not isinstance(user, dict):
+        raise MalformedPayload(f"comment.user: not an object ({type(user).__name__})")
+    return str(user.get("login") or "").lower()
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
@@ -62,7 +75,7 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     comment = payload["comment"]
     comment_id = payload_id(comment.get("id"), "comment.id")
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    author = str((comment.get("user") or {}).get("login") or "").lower()
+    author = _author(comment)
     ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
     said = after_second(github_time(delivery.received_at))
     state = ctx.prs.get(ref.repo, ref.number)

@@ -307,3 +307,27 @@ def test_a_deletion_whose_comment_id_is_no_number_is_refused_at_intake(served):
     payload["comment"]["id"] = "11"
     r = post(client, "issue_comment", payload)
     assert r.status_code == 400 and "comment.id: not a positive integer" in r.text
+
+
+# kills: bot/deletion_events.py:check_deleted a comment's user no object queued, failing each run
+@pytest.mark.parametrize("user", ["octo-dev", ["octo-dev"], 7])
+def test_a_deletion_whose_comment_user_is_no_object_is_refused_at_intake(served, user):
+    client, rt, fake = served
+    payload = deletion_event(NOTES, MAINTAINER)
+    payload["comment"]["user"] = user
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 400 and "comment.user: not an object" in r.text
+    assert rt.queue.counts()["failed"] == 0
+
+
+def test_a_deletion_whose_comment_user_is_null_is_run(served, caplog):
+    """GitHub sends `user: null` for a comment whose account was deleted: a comment the
+    state knows is still ours (renamed or not, GitHub may name no one)."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    payload = deletion_event(NOTES, MAINTAINER)
+    payload["comment"].update(id=sticky(fake).id, user=None)
+    answer = post(client, "issue_comment", payload).json()
+    drain(rt)
+    assert ran(caplog, answer).startswith("updates off") and state(rt).opted_out
