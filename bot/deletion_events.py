@@ -12,9 +12,10 @@ a second notes comment of its own: bot.dispatch drops what it sent; with a token
 its account sent, its owner's deletions as a person included). Not counted: another
 comment than the one the state knows (a second copy of ours), a person's comment (a reply
 of ours, or a copy of our text), and a deletion an `off`/`on` said after it outranks
-(run late). It is dated when it reached us (a retry keeps that), right after GitHub sent
-it: its payload does not say when the comment was deleted. A dry run's comments are
-not on GitHub: nothing of a deletion is its.
+(run late). Its payload does not say when the comment was deleted: it is dated when it
+reached us (a retry keeps that), or while `/notes off` stands just after the `off`, so
+that an `on` written after the `off` wins also over a deletion GitHub sent again late
+(`_said`). A dry run's comments are not on GitHub: nothing of a deletion is its.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from bot.db import github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, payload_id
 from bot.github_port import ref_from_payload
 from bot.markers import MARKER
-from bot.order_keys import after_second
+from bot.order_keys import after_second, just_after
+from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.sticky import record_deletion
 
@@ -68,6 +70,17 @@ def _author(comment: dict[str, Any]) -> str:
     return str(user.get("login") or "").lower()
 
 
+def _said(state: PRState, received_at: str) -> str:
+    """The deletion's order key. While `/notes off` stands, just after it: the updates
+    were off either way, and an `on` written after the `off` must win, also when the
+    deletion reached us late (GitHub could not deliver it while the server was down,
+    and the sweep has it sent again after the `on` was written). Else when it reached
+    us (a retry keeps that; GitHub's event does not say when the comment was deleted)."""
+    if state.opted_out and state.switched_at:
+        return just_after(state.switched_at)
+    return after_second(github_time(received_at))
+
+
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     if ctx.settings.is_dry_run:
@@ -77,8 +90,8 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
     author = _author(comment)
     ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
-    said = after_second(github_time(delivery.received_at))
     state = ctx.prs.get(ref.repo, ref.number)
+    said = _said(state, delivery.received_at)
     why = deletion_ignored(state, comment_id, by_us=author in ours, said=said)
     if why is not None:
         return f"ignored: {why}"

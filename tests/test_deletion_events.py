@@ -130,6 +130,47 @@ def test_a_deletion_sent_again_changes_nothing_more_and_an_on_said_after_it_stan
     assert not state(rt).opted_out
 
 
+def said_ago(client, rt, fake, body: str, seconds: float):
+    """The PR's author said `body` `seconds` ago; its event reaches us only now (GitHub
+    could not deliver it while the server was down: the sweep has it sent again)."""
+    c = fake.add_comment(DEFAULT_REPO, N, body, login=AUTHOR)
+    c.created_at = c.updated_at = time.time() - seconds
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+
+
+# kills: bot/deletion_events.py:handle_deleted a deletion made while off dated at its redelivery
+def test_an_on_said_after_a_deletion_made_while_off_wins_when_both_are_redelivered(served):
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    assert state(rt).opted_out and state(rt).comment_id == c.id
+    # the server down: a maintainer deletes the comment, then the author says `on`;
+    # the sweep has both sent again, in the order GitHub first sent them
+    deleted(client, rt, fake, c)
+    assert state(rt).opted_out and state(rt).comment_id is None
+    said_ago(client, rt, fake, "/notes on", 900)  # said before the `off`: run late, stale
+    assert state(rt).opted_out
+    said_ago(client, rt, fake, "/notes on", 60)
+    assert not state(rt).opted_out  # README: `/notes on` resumes them
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+
+
+# kills: bot/deletion_events.py:_said a deletion made while on dated at the last `on`
+def test_a_deletion_made_while_on_outranks_an_on_written_before_it_and_run_late(served):
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    said_ago(client, rt, fake, "/notes off", 900)
+    said_ago(client, rt, fake, "/notes on", 600)
+    c = sticky(fake)
+    assert not state(rt).opted_out and c is not None
+    deleted(client, rt, fake, c)  # at once
+    assert state(rt).opted_out
+    said_ago(client, rt, fake, "/notes on", 30)  # written before the deletion, run late
+    assert state(rt).opted_out and ours(fake) == []
+
+
 def test_deleting_a_known_comment_turns_updates_off_before_any_write(served):
     client, rt, fake = served
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
