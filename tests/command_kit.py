@@ -161,9 +161,10 @@ def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = Tr
     return c
 
 
-def edit(client, rt, fake, comment, new_body: str):
+def edit(client, rt, fake, comment, new_body: str, **kw):
+    """Change the comment's text and deliver its `edited` event (`kw`: as `say`'s)."""
     old, comment.body = comment.body, new_body  # the fake's comment changes in place
-    post(client, "issue_comment", comment_payload(comment, action="edited", old_body=old))
+    post(client, "issue_comment", comment_payload(comment, action="edited", old_body=old, **kw))
     drain(rt)
 
 

@@ -430,6 +430,12 @@ def _numbered(rt) -> list[str]:
     return [r["origin"] for r in rows]
 
 
+def _fail_permission_checks(fake, login: str = "maintainer") -> None:
+    """GitHub answers the next permission checks of `login` 502, past the client's retries."""
+    perm = f"/repos/{DEFAULT_REPO}/collaborators/{login}/permission"
+    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+
+
 def test_wrongs_refused_for_their_permission_keep_no_numbers(live):
     # The numbers are kept before the permission check (a 502 there must not renumber the
     # retry), and were kept whatever it answered: anyone who can comment grew the file by
@@ -462,8 +468,7 @@ def test_a_wrong_whose_permission_check_failed_keeps_its_numbers_for_the_retry(l
     client, rt, fake = live
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     say(client, rt, fake, "/notes")
-    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
-    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    _fail_permission_checks(fake)
     c = say(client, rt, fake, "/notes wrong 1", login="maintainer")
     assert rt.queue.counts()["failed"] == 1
     assert _numbered(rt) == [f"comment:{c.id}"]
@@ -564,8 +569,7 @@ def test_a_wrong_whose_retry_is_refused_keeps_no_numbers(live, refused_by):
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     say(client, rt, fake, "/notes", title=title)
     first, second = state(rt).notes
-    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
-    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    _fail_permission_checks(fake)
     c = say(client, rt, fake, "/notes wrong 2", login="maintainer", title=title)
     assert rt.queue.counts()["failed"] == 1
     if refused_by == "permission":  # write access taken away meanwhile
@@ -583,9 +587,7 @@ def test_a_wrong_whose_retry_is_refused_keeps_no_numbers(live, refused_by):
     assert state(rt).dismissed == (first,)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     tune(rt)
-    old, c.body = c.body, "/notes wrong 1 only renames"  # says it again, of the comment now
-    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old, title=title))
-    drain(rt)
+    edit(client, rt, fake, c, "/notes wrong 1 only renames", title=title)  # of the comment now
     assert state(rt).dismissed == (first, second)
 
 
@@ -606,15 +608,8 @@ def test_a_retried_edit_refused_leaves_the_numbers_its_comment_kept_before(live)
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now 1 is the second
     assert state(rt).dismissed == (first,)
 
-    def edit_to(body: str) -> None:
-        old, c.body = c.body, body
-        payload = comment_payload(c, action="edited", old_body=old, title=title)
-        post(client, "issue_comment", payload)
-        drain(rt)
-
-    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
-    fake.inject("GET", perm, *[Fault.error(502)] * 3)
-    edit_to("/notes wrong 8")
+    _fail_permission_checks(fake)
+    edit(client, rt, fake, c, "/notes wrong 8", title=title)
     assert rt.queue.counts()["failed"] == 1
     fake.set_permission(DEFAULT_REPO, "maintainer", "read")  # write access taken away
     assert rt.queue.retry() != []
@@ -622,7 +617,8 @@ def test_a_retried_edit_refused_leaves_the_numbers_its_comment_kept_before(live)
     assert rt.queue.counts()["failed"] == 0
     assert f"comment:{c.id}" in _numbered(rt), "the retry forgot numbers it had not kept"
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    edit_to("/notes wrong 2")  # 2 as the comment read it when written: the second note
+    # 2 as the comment read it when written: the second note
+    edit(client, rt, fake, c, "/notes wrong 2", title=title)
     assert state(rt).dismissed == (first, second)
 
 
@@ -637,12 +633,9 @@ def test_a_comment_with_no_wrong_keeps_no_numbers_for_a_later_edit(live):
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     say(client, rt, fake, "/notes", title=title)
     first, second = state(rt).notes
-    perm = f"/repos/{DEFAULT_REPO}/collaborators/maintainer/permission"
-    fake.inject("GET", perm, *[Fault.error(502)] * 3)
+    _fail_permission_checks(fake)
     c = say(client, rt, fake, "/notes off", login="maintainer", title=title)
     assert rt.queue.counts()["failed"] == 1
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now 1 is the second
-    old, c.body = c.body, "/notes off\n/notes wrong 1"
-    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old, title=title))
-    drain(rt)
+    edit(client, rt, fake, c, "/notes off\n/notes wrong 1", title=title)
     assert state(rt).dismissed == (first, second)
