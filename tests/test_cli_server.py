@@ -435,7 +435,7 @@ def test_retry_lists_and_requeues_past_a_damaged_row_naming_it(tmp_path):
     # stopped at it, listing nothing, re-queuing nothing; now it names it and goes on
     from bot.db import Database
     from bot.queue import DeliveryQueue
-    from tests.test_queue import _break_overflow_chain
+    from tests.damage_kit import break_overflow_chain
 
     env, path = base_env(tmp_path), tmp_path / "bot.sqlite3"
     q = DeliveryQueue(Database(path))
@@ -445,7 +445,7 @@ def test_retry_lists_and_requeues_past_a_damaged_row_naming_it(tmp_path):
     for did in ("d-1", "broken"):
         q.fail(did, "GithubException: 502")
     q.db.close()
-    _break_overflow_chain(path, b"Z" * 200)
+    break_overflow_chain(path, b"Z" * 200)
     listing = cli("retry", env=env, cwd=ROOT)
     assert listing.returncode == 1 and "Traceback" not in listing.stderr, listing.stderr
     assert listing.stdout.startswith("d-1  pull_request.opened") and "broken" not in listing.stdout
@@ -1230,19 +1230,14 @@ def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
     # delivery ids, which it reads to tell which of GitHub's failed deliveries it holds.
     from bot.db import Database
     from bot.queue import DeliveryQueue
+    from tests.damage_kit import damage_root_page
     from tests.webhook_kit import SECRET, app_env
 
     path = tmp_path / "bot.sqlite3"
     q = DeliveryQueue(Database(path))
     q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself
-    [(page,)] = q.db.execute(
-        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_deliveries_1'"
-    )
     q.db.close()
-    data = bytearray(path.read_bytes())
-    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    path.write_bytes(data)
+    damage_root_page(path, "sqlite_autoindex_deliveries_1")
     fake_github.webhook_url = f"http://127.0.0.1:{free_port()}/webhook"  # nothing answers
     fake_github.webhook_secret = SECRET
     fake_github.send_webhook("pull_request", {"action": "opened", "number": 7})

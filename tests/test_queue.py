@@ -28,6 +28,7 @@ from bot.queue import (
 from bot.retention import Retention
 from bot.server import build_runtime
 from bot.workers import Failures, Workers
+from tests.damage_kit import break_overflow_chain, damage_root_page, leaf_pages, overwrite
 from tests.webhook_kit import wait_idle, wait_until
 
 
@@ -1938,23 +1939,6 @@ def test_an_outcome_stored_at_last_ends_the_failure_before_the_next_claim(tmp_pa
     assert w.failures.failing_for() == 0.0 and w.failures.stuck(0) is None
 
 
-def _break_overflow_chain(path: Path, marker: bytes) -> None:
-    """Damage one row as a failing disk may: the pages that continue its long value
-    (overflow pages, found by `marker` in their data) lose their link to the next one,
-    so SQLite finds the row malformed; other rows read as before."""
-    db = Database(path)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself
-    db.close()
-    data = bytearray(path.read_bytes())
-    broken = 0
-    for at in range(0, len(data), 4096):  # (an indexed value has a chain in its index too)
-        if data[at + 4 : at + 4 + len(marker)] == marker and data[at : at + 4] != bytes(4):
-            data[at : at + 4] = bytes(4)  # the chain ends too soon
-            broken += 1
-    assert broken, "no overflow page holds the marker"
-    path.write_bytes(data)
-
-
 # kills: bot/queue.py:DeliveryQueue.claim a damaged row stalling the queue
 # kills: bot/queue.py:DeliveryQueue._claim the damaged row not left out as its PR's earlier one
 def test_a_pending_row_sqlite_finds_damaged_is_set_aside_and_the_queue_goes_on(tmp_path, caplog):
@@ -1971,7 +1955,7 @@ def test_a_pending_row_sqlite_finds_damaged_is_set_aside_and_the_queue_goes_on(t
     # (0 and 1 are in the row's header) to order its PR's deliveries
     q.db.execute("UPDATE deliveries SET deferrals = 2 WHERE id = 'broken'")
     q.db.close()
-    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
     q = queue_at(tmp_path)
     with pytest.raises(sqlite3.DatabaseError):
         q.db.execute("SELECT payload FROM deliveries WHERE id = 'broken'")
@@ -1991,7 +1975,7 @@ def test_a_damaged_row_whose_id_is_unreadable_too_is_named_by_its_place(tmp_path
     q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every id)
     add(q, "next", 2)
     q.db.close()
-    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
     q = queue_at(tmp_path)
     with caplog.at_level(logging.INFO, logger="bot.queue"):
         assert q.claim().id == "next"
@@ -2032,23 +2016,12 @@ def test_deliveries_on_a_damaged_page_are_named_though_a_later_page_of_the_id_in
     for did in ids:
         add(q, did)
     q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    leaves = {
-        name: [
-            page
-            for (page,) in q.db.execute(
-                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
-                (name,),
-            )
-        ]
-        for name in ("deliveries", ID_INDEX)
-    }
     q.db.close()
-    assert len(leaves["deliveries"]) >= 2 and len(leaves[ID_INDEX]) >= 2
-    data = bytearray((tmp_path / "q.sqlite3").read_bytes())
-    for page in (leaves["deliveries"][0], leaves[ID_INDEX][-1]):
-        data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    (tmp_path / "q.sqlite3").write_bytes(data)
+    path = tmp_path / "q.sqlite3"
+    table, index = leaf_pages(path, "deliveries"), leaf_pages(path, ID_INDEX)
+    assert len(table) >= 2 and len(index) >= 2
+    overwrite(path, table[0])
+    overwrite(path, index[-1])
     q = queue_at(tmp_path)
     with caplog.at_level(logging.ERROR, logger="bot.queue"):
         assert q.claim() is not None  # (the first past the damaged page)
@@ -2065,7 +2038,7 @@ def test_a_worker_whose_claim_failed_on_a_row_set_aside_meanwhile_claims_past_it
     add(q, "a", 2)
     add(q, "b", 3)
     q.db.close()
-    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
     q = queue_at(tmp_path)
     with caplog.at_level(logging.INFO, logger="bot.queue"):
         assert q.claim().id == "a"  # the first worker
@@ -2076,7 +2049,7 @@ def test_a_worker_whose_claim_failed_on_a_row_set_aside_meanwhile_claims_past_it
 
 def _damaged_at(q: DeliveryQueue, did: str, state: str, at: str) -> None:
     """As `finished_at`, with a payload long enough to spill onto overflow pages that
-    `_break_overflow_chain(..., b"Z" * 200)` then damages."""
+    `break_overflow_chain(..., b"Z" * 200)` then damages."""
     q.enqueue(did, "pull_request", "opened", {"pad": "Z" * 20_000})
     q.db.execute(
         "UPDATE deliveries SET state = ?, received_at = ?, updated_at = ? WHERE id = ?",
@@ -2087,7 +2060,7 @@ def _damaged_at(q: DeliveryQueue, did: str, state: str, at: str) -> None:
 def _reopened_damaged(q: DeliveryQueue, tmp_path: Path) -> DeliveryQueue:
     q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
     q.db.close()
-    _break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
+    break_overflow_chain(tmp_path / "q.sqlite3", b"Z" * 200)
     return queue_at(tmp_path)
 
 
@@ -2151,13 +2124,9 @@ def test_a_pass_stopped_by_a_damaged_index_is_said_in_one_line_with_the_fix(tmp_
     q = queue_at(tmp_path)
     finished_at(q, "old", "done", OLD)
     q.keep_sweep_since("2030-01-01T00:00:00Z")
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    [(page,)] = q.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'deliveries_state'")
     q.db.close()
     path = tmp_path / "q.sqlite3"
-    data = bytearray(path.read_bytes())
-    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    path.write_bytes(data)
+    damage_root_page(path, "deliveries_state")
     retention = Retention(queue_at(tmp_path), 14, lambda *_: None)
     with caplog.at_level(logging.INFO, logger="bot.retention"):
         retention.start()
@@ -2175,12 +2144,8 @@ def _damage_root_page(q: DeliveryQueue, path: Path, name: str) -> None:
     """Overwrite the first page of table or index `name` (the whole of a small one), as a
     failing disk may: damage outside the rows, which no row can be set aside for."""
     q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    [(page,)] = q.db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
     q.db.close()
-    data = bytearray(path.read_bytes())
-    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    path.write_bytes(data)
+    damage_root_page(path, name)
 
 
 # kills: bot/retention.py:Retention.prune a store's pruning that failed leaving the deliveries
@@ -2355,7 +2320,7 @@ def test_a_prs_damaged_state_is_set_aside_and_the_other_prs_pruned(
     rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")
     rt.db.close()
     rt.ctx.github.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     rt = build_runtime(settings)
     prs = rt.ctx.prs
     with caplog.at_level(logging.INFO):
@@ -2412,7 +2377,7 @@ def test_a_prs_damaged_row_whose_name_is_unreadable_too_is_named_by_its_place(tm
     q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
     q.keep_sweep_since("2030-01-01T00:00:00Z")
     q.db.close()
-    _break_overflow_chain(tmp_path / "q.sqlite3", b"z" * 200)  # (names are kept lower case)
+    break_overflow_chain(tmp_path / "q.sqlite3", b"z" * 200)  # (names are kept lower case)
     q = queue_at(tmp_path)
     with caplog.at_level(logging.ERROR, logger="bot.prstate"):
         assert PRStore(q.db).prune_files(CUTOFF, 10) == 0
@@ -2458,23 +2423,12 @@ def test_prs_on_a_damaged_page_are_named_though_a_later_page_of_the_key_index_is
         prs.put(PRState(repo, number, files_sha="abc", files=("a.py",)))
     q.db.execute("UPDATE pr_state SET updated_at = ?", (OLD,))
     q.keep_sweep_since("2030-01-01T00:00:00Z")
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    leaves = {
-        name: [
-            page
-            for (page,) in q.db.execute(
-                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
-                (name,),
-            )
-        ]
-        for name in ("pr_state", KEY_INDEX)
-    }
     q.db.close()
-    assert len(leaves["pr_state"]) >= 2 and len(leaves[KEY_INDEX]) >= 2
-    data = bytearray((tmp_path / "q.sqlite3").read_bytes())
-    for page in (leaves["pr_state"][0], leaves[KEY_INDEX][-1]):
-        data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    (tmp_path / "q.sqlite3").write_bytes(data)
+    path = tmp_path / "q.sqlite3"
+    table, index = leaf_pages(path, "pr_state"), leaf_pages(path, KEY_INDEX)
+    assert len(table) >= 2 and len(index) >= 2
+    overwrite(path, table[0])
+    overwrite(path, index[-1])
     prs = PRStore(queue_at(tmp_path).db)
     with caplog.at_level(logging.ERROR, logger="bot.prstate"):
         prs.prune_files(CUTOFF, 10)
@@ -2675,15 +2629,9 @@ def test_damage_outside_the_rows_fails_the_step_once_not_run_again(tmp_path):
     q = queue_at(tmp_path)
     add(q, "d-1")
     q.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
-    q.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    [(page,)] = q.db.execute(
-        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_deliveries_1'"
-    )
     q.db.close()
     path = tmp_path / "q.sqlite3"
-    data = bytearray(path.read_bytes())
-    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    path.write_bytes(data)
+    damage_root_page(path, "sqlite_autoindex_deliveries_1")
     q = queue_at(tmp_path)
     steps = []
 

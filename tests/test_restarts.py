@@ -292,7 +292,7 @@ def test_a_damaged_page_of_the_pr_state_stops_the_start_saying_damaged(tmp_path)
     other damage is, with the fix (a salvage, without a backup)."""
     from bot.db import Database
     from bot.prstate import PRState, PRStore
-    from tests.test_salvage import _leaves, _page_bytes
+    from tests.damage_kit import leaf_pages, overwrite
 
     db_path = _a_database_a_server_wrote(tmp_path)
     db = Database(db_path)
@@ -300,7 +300,7 @@ def test_a_damaged_page_of_the_pr_state_stops_the_start_saying_damaged(tmp_path)
     for n in range(1, 150):  # pages of PR state
         prs.put(PRState("o/r", n, comment_id=n, files=("a.py",), event_by=f"d-{n}"))
     db.close()
-    _page_bytes(db_path, _leaves(db_path, "pr_state")[1], 0, b"\xff" * 4096)
+    overwrite(db_path, leaf_pages(db_path, "pr_state")[1])
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
     r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=60)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-1500:]
@@ -635,7 +635,7 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
 
     from bot.db import Database
     from bot.queue import DeliveryQueue
-    from tests.test_queue import _break_overflow_chain
+    from tests.damage_kit import break_overflow_chain
     from tests.webhook_kit import send_signed
 
     db = tmp_path / "bot.sqlite3"
@@ -643,7 +643,7 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
     queue.keep_sweep_since("2030-01-01T00:00:00Z")  # an App's server, which swept before
     queue.enqueue("broken", "pull_request", "opened", {"pad": "Z" * 20_000}, DEFAULT_REPO, 1)
     queue.db.close()
-    _break_overflow_chain(db, b"Z" * 200)
+    break_overflow_chain(db, b"Z" * 200)
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -17,8 +17,8 @@ from bot.db import Database, servers_kept_out
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore
 from bot.queue import DeliveryQueue
+from tests.damage_kit import break_overflow_chain, damage_root_page, leaf_pages, overwrite
 from tests.fake_github import DEFAULT_REPO
-from tests.test_queue import _break_overflow_chain
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -52,18 +52,6 @@ def _salvage(tmp_path: Path, new: Path, *extra: str):
     return run_cli(tmp_path, "salvage", str(new), *extra)
 
 
-def _damage_root_page(path: Path, name: str) -> None:
-    """Overwrite the first page of table `name` (the whole of a small one), as a failing
-    disk may: no row of it reads from the table's own pages."""
-    db = Database(path)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    [(page,)] = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
-    db.close()
-    data = bytearray(path.read_bytes())
-    data[(page - 1) * 4096 : page * 4096] = b"\xff" * 4096
-    path.write_bytes(data)
-
-
 # kills: bot/salvage.py:_copy_row a damaged row lost whole where its comment's id still reads
 def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_copy(
     tmp_path, fake_github, app_key, monkeypatch
@@ -90,7 +78,7 @@ def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_c
     long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
     db.execute("UPDATE pr_state SET files = ? WHERE number = 2", (long_list,))
     db.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     with closing(sqlite3.connect(settings.db_path)) as conn, pytest.raises(sqlite3.DatabaseError):
         conn.execute("SELECT files FROM pr_state WHERE number = 2").fetchall()  # malformed
     before = _sha(settings.db_path)
@@ -146,7 +134,7 @@ def test_a_prs_row_damaged_past_its_file_list_keeps_the_list_and_takes_defaults(
     )
     DeliveryQueue(db).keep_sweep_since("2030-01-01T00:00:00Z")
     db.close()
-    _break_overflow_chain(path, b"Z" * 200)
+    break_overflow_chain(path, b"Z" * 200)
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     assert r.returncode == 1, r.stderr
@@ -174,7 +162,7 @@ def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
     queue.enqueue("d-1", "pull_request", "opened", {"n": 1}, "o/r", 1)
     queue.keep_sweep_since("2030-01-01T00:00:00Z")
     db.close()
-    _damage_root_page(path, "pr_state")
+    damage_root_page(path, "pr_state")
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     assert r.returncode == 1, r.stderr
@@ -296,26 +284,6 @@ def test_the_damage_fix_says_the_steps_in_order_and_a_salvage_command_that_runs(
     assert args.func.__name__ == "_cmd_salvage" and args.new_file == "NEW_FILE"
 
 
-def _leaves(path: Path, table: str) -> list[int]:
-    """The leaf pages of `table`, in the order of their rows (the file checkpointed)."""
-    db = Database(path)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
-    with closing(sqlite3.connect(path)) as conn:
-        rows = conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path",
-            (table,),
-        ).fetchall()
-    return [page for (page,) in rows]
-
-
-def _page_bytes(path: Path, page: int, at: int, new: bytes) -> None:
-    data = bytearray(path.read_bytes())
-    start = (page - 1) * 4096 + at
-    data[start : start + len(new)] = new
-    path.write_bytes(data)
-
-
 def test_rows_a_damaged_page_drops_without_an_error_are_named_lost_through_an_index(tmp_path):
     # A failing disk changed a table page's count of rows (its header): SQLite reads the
     # page without an error, the rows past the count simply not there, so the copy's one
@@ -328,8 +296,8 @@ def test_rows_a_damaged_page_drops_without_an_error_are_named_lost_through_an_in
     for n in range(1, 121):
         prs.put(PRState("o/r", n, comment_id=n, files=("a.py",), files_sha="s"))
     db.close()
-    first, *_ = _leaves(path, "pr_state")
-    _page_bytes(path, first, 3, (10).to_bytes(2, "big"))  # ten of its rows, not all
+    first, *_ = leaf_pages(path, "pr_state")
+    overwrite(path, first, 3, (10).to_bytes(2, "big"))  # ten of its rows, not all
     with closing(sqlite3.connect(path)) as conn:  # (read without an error)
         read = conn.execute("SELECT number FROM pr_state NOT INDEXED ORDER BY rowid").fetchall()
     assert 10 < len(read) < 120
@@ -367,10 +335,10 @@ def test_rows_after_a_damaged_page_of_a_table_no_index_lists_whole_are_copied(tm
         )
     db.execute("DELETE FROM feedback WHERE id % 10 = 5")  # (rowids of no row between)
     db.close()
-    leaves = _leaves(path, "feedback")
+    leaves = leaf_pages(path, "feedback")
     assert len(leaves) >= 5
     for leaf in damaged:
-        _page_bytes(path, leaves[leaf], 0, b"\xff" * 4096)
+        overwrite(path, leaves[leaf])
     readable, lost = set(), []  # each row read alone by its rowid; the rowids that do not
     with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         for rowid in range(1, 301):
@@ -421,10 +389,10 @@ def test_rows_between_a_damaged_row_and_a_damaged_page_are_copied(tmp_path, page
             (i, f"note-{i}", "Z" * 20_000 if i == 2 else ""),
         )
     db.close()
-    leaves = _leaves(path, "feedback")
-    _break_overflow_chain(path, b"Z" * 200)
+    leaves = leaf_pages(path, "feedback")
+    break_overflow_chain(path, b"Z" * 200)
     if page_too:
-        _page_bytes(path, leaves[1], 0, b"\xff" * 4096)
+        overwrite(path, leaves[1])
     readable = set()
     with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         for rowid in range(1, 301):
@@ -455,8 +423,8 @@ def test_counters_that_do_not_read_are_named_lost(tmp_path):
         queue.enqueue(f"d-{i}", "pull_request", "opened", {"n": i}, "o/r", i)
     db.execute("DELETE FROM deliveries WHERE id = 'd-2'")
     db.close()
-    [counters] = _leaves(path, "sqlite_sequence")
-    _page_bytes(path, counters, 0, b"\xff" * 4096)
+    [counters] = leaf_pages(path, "sqlite_sequence")
+    overwrite(path, counters)
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -532,7 +500,7 @@ def test_a_damaged_page_amid_the_pr_states_loses_its_prs_only(tmp_path):
     for n in range(1, 151):
         prs.put(PRState("o/r", n, comment_id=n * 10, files=("a.py",), files_sha="s"))
     db.close()
-    leaves = _leaves(path, "pr_state")
+    leaves = leaf_pages(path, "pr_state")
     with closing(sqlite3.connect(path)) as conn:
         total = len(leaves)
         on_page = {
@@ -546,7 +514,7 @@ def test_a_damaged_page_amid_the_pr_states_loses_its_prs_only(tmp_path):
             )
         }
     assert total >= 3 and on_page and 1 not in on_page and 150 not in on_page
-    _page_bytes(path, leaves[1], 0, b"\xff" * 4096)
+    overwrite(path, leaves[1])
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -587,7 +555,7 @@ def test_rows_beneath_a_damaged_interior_page_are_counted_as_maybe_lost(tmp_path
             " ORDER BY path"
         ).fetchall()
     root, first, *_ = [p for (p,) in interior]
-    _page_bytes(path, root if page == "root" else first, 0, b"\xff" * 4096)
+    overwrite(path, root if page == "root" else first)
     with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         with pytest.raises(sqlite3.DatabaseError):  # (the first row is beneath the damage)
             conn.execute("SELECT * FROM feedback WHERE rowid = 1").fetchall()
@@ -629,10 +597,10 @@ def test_rows_an_index_read_in_part_names_are_not_counted_among_the_maybe_lost(t
             (number, json.dumps([f"note-{n}" for n in range(8)])),
         )
     db.close()
-    table, index = _leaves(path, "numbering"), _leaves(path, "sqlite_autoindex_numbering_1")
+    table, index = leaf_pages(path, "numbering"), leaf_pages(path, "sqlite_autoindex_numbering_1")
     assert len(table) >= 4 and len(index) >= 2
-    _page_bytes(path, table[1], 0, b"\xff" * 4096)
-    _page_bytes(path, index[-1], 0, b"\xff" * 4096)
+    overwrite(path, table[1])
+    overwrite(path, index[-1])
     r = _salvage(tmp_path, tmp_path / "new.sqlite3")
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stdout.splitlines()
@@ -655,7 +623,7 @@ def test_a_row_whose_name_reads_nowhere_is_named_by_its_rowid(tmp_path):
     db = Database(path)
     PRStore(db).put(PRState(f"o/{'z' * 20_000}", 1, files_sha="abc", files=("a.py",)))
     db.close()
-    _break_overflow_chain(path, b"z" * 200)  # (the name's pages, the row's and the index's)
+    break_overflow_chain(path, b"z" * 200)  # (the name's pages, the row's and the index's)
     r = _salvage(tmp_path, tmp_path / "new.sqlite3")
     assert r.returncode == 1, r.stdout + r.stderr
     lost = [line for line in r.stdout.splitlines() if line.startswith("  lost: pr_state")]

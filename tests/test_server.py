@@ -526,7 +526,7 @@ def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
     # health check saw an error, not the damaged file it is to restore
     from bot.db import Database
     from bot.queue import DeliveryQueue
-    from tests.test_queue import _break_overflow_chain
+    from tests.damage_kit import break_overflow_chain
 
     settings = make_settings(tmp_path)
     q = DeliveryQueue(Database(settings.db_path))
@@ -536,7 +536,7 @@ def test_healthz_fails_naming_a_damaged_failed_row_not_with_a_500(tmp_path):
     for did in ("broken", "h-1"):
         q.fail(did, "GithubException: 502")
     q.db.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     with serving(settings) as (client, _):
         r = client.get("/healthz")
     assert r.status_code == 503 and r.json()["status"] == "failing", r.text
@@ -551,7 +551,8 @@ def test_healthz_fails_naming_a_prs_damaged_state(tmp_path):
     # named in one ERROR line per start: the file is damaged, to be restored, as when a
     # delivery's row is, which /healthz says (503, `damaged`); for a PR's it said ok.
     from bot.prstate import PRState
-    from tests.test_queue import OLD, _break_overflow_chain
+    from tests.damage_kit import break_overflow_chain
+    from tests.test_queue import OLD
 
     settings = make_settings(tmp_path)
     rt = build_runtime(settings)
@@ -562,7 +563,7 @@ def test_healthz_fails_naming_a_prs_damaged_state(tmp_path):
     rt.db.execute("UPDATE numbering SET at = ?", (OLD,))  # retention reads when handled
     rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
     rt.db.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     with serving(settings) as (client, rt):
         wait_until(lambda: rt.ctx.prs.set_aside, what="retention's first pass")
         r = client.get("/healthz")
@@ -587,7 +588,7 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored
     # damaged), answered 500 as not run, and the other one stored in the same commit.
     from bot.db import Database
     from bot.queue import DeliveryQueue
-    from tests.test_queue import _break_overflow_chain
+    from tests.damage_kit import break_overflow_chain
 
     settings = make_settings(tmp_path)
     q = DeliveryQueue(Database(settings.db_path))
@@ -596,7 +597,7 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored
     q.enqueue("broken", "pull_request", "opened", broken, "vllm-project/vllm", 1)
     q.fail("broken", "GithubException: 502")
     q.db.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     rt = build_runtime(settings)
     endpoint = WebhookEndpoint(settings, rt.dispatcher, rt.queue, rt.ctx.metrics.deliveries)
     commits = []  # the size of each enqueue_many: one transaction each
@@ -2451,8 +2452,8 @@ def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
     # the event still fails, saying why and what to do, the row is set aside (named
     # once, /healthz failing), and other PRs' events run.
     from bot.prstate import PRState
+    from tests.damage_kit import break_overflow_chain
     from tests.fake_github import DEFAULT_REPO
-    from tests.test_queue import _break_overflow_chain
     from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings
 
     fake = fake_github
@@ -2463,7 +2464,7 @@ def test_an_event_of_a_pr_whose_state_is_damaged_fails_saying_what_to_do(
     rt.ctx.prs.put(PRState(DEFAULT_REPO, 1, files_sha="abc", files=(f"{'Z' * 20_000}.py",)))
     rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
     rt.db.close()
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     with caplog.at_level(logging.ERROR, logger="bot.prstate"), serving(settings) as (client, rt):
         for action, n in (("opened", 1), ("reopened", 1), ("opened", 2)):
             r = post(client, "pull_request", pr_payload(action, number=n, title=MATCHING_TITLE))
@@ -2493,8 +2494,8 @@ def test_a_start_goes_past_a_prs_damaged_state_its_last_event_marked(
     # the row, and the server refused to start at all, every PR's events waiting on a
     # restore, where a damaged state fails only its own PR's events. The row is set
     # aside at the start now, named once, and the other PRs are served.
+    from tests.damage_kit import break_overflow_chain
     from tests.fake_github import DEFAULT_REPO
-    from tests.test_queue import _break_overflow_chain
     from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings, ours
 
     clean_env(monkeypatch)
@@ -2509,7 +2510,7 @@ def test_a_start_goes_past_a_prs_damaged_state_its_last_event_marked(
         [(owner,)] = rt.db.execute("SELECT event_by FROM pr_state WHERE number = 1")
         rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
     assert owner is not None  # as the event left it
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     with caplog.at_level(logging.ERROR, logger="bot.prstate"), serving(settings) as (client, rt):
         deliver_pr(client, rt, number=2, title=MATCHING_TITLE, files=MATCHING_FILES)
         deliver_pr(client, rt, action="reopened", number=1, title=MATCHING_TITLE)
@@ -2529,9 +2530,9 @@ def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so
     # next event moves it, has damaged pages. That event failed with SQLite's words
     # alone ("DatabaseError: database disk image is malformed"), no PR named nor the fix,
     # and /healthz said ok: the check looked for the state under the new name only.
+    from tests.damage_kit import break_overflow_chain
     from tests.fake_github import DEFAULT_REPO
     from tests.test_e2e import _renamed_notes
-    from tests.test_queue import _break_overflow_chain
     from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings
 
     clean_env(monkeypatch)
@@ -2543,7 +2544,7 @@ def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so
         long_list = json.dumps([f"vllm/{'Z' * 20_000}.py"])
         rt.db.execute("UPDATE pr_state SET files = ? WHERE number = 1", (long_list,))
         rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
-    _break_overflow_chain(settings.db_path, b"Z" * 200)
+    break_overflow_chain(settings.db_path, b"Z" * 200)
     fake.transfer(DEFAULT_REPO, new_repo)
     notes = _renamed_notes(tmp_path, DEFAULT_REPO, new_repo)
     settings = live_settings(tmp_path, fake, app_key, repos=new_repo, notes_dir=notes)
