@@ -166,13 +166,19 @@ def test_restore_on_a_paused_pr_shows_the_notes_again(live):
     assert state(rt).opted_out  # restore shows the notes; it does not resume the updates
 
 
+def _two_notes_shown(client, rt, fake) -> str:
+    """The author's PR, whose title matches two notes, and its notes comment: the title."""
+    title = title_with_one_more_note()
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    say(client, rt, fake, "/notes", title=title)
+    return title
+
+
 def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     # An edit that adds a reason re-runs `wrong 1`, and so does a delivery resumed after
     # a crash; by then the comment is renumbered, but the command still means its note.
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    title = _two_notes_shown(client, rt, fake)
     shown = state(rt).notes
     assert len(shown) >= 2
     c = say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)
@@ -255,9 +261,7 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     # a run that stopped before its `wrong` (GitHub refused the reply before it): the
     # retry still hides the note, though a later `wrong` changed the notes hidden since
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    title = _two_notes_shown(client, rt, fake)
     first, second = state(rt).notes[:2]
     fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
     c = say(client, rt, fake, "/notes topic rocm\n/notes wrong 1", login=AUTHOR, title=title)
@@ -278,10 +282,8 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
 
 def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live):
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    title = _two_notes_shown(client, rt, fake)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    say(client, rt, fake, "/notes", title=title)
     first = state(rt).notes[0]
     # from now on the notes comment is updated at most once an hour: both marks below
     # fall in the window the `/notes` above opened, and both read the comment as posted
@@ -334,9 +336,7 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
 #        no numbering: its retry, after the notes comment was renumbered, hides another note
 def test_a_retried_wrong_beside_a_lookup_means_the_note_its_author_read(live):
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    title = _two_notes_shown(client, rt, fake)
     first = state(rt).notes[0]
     # GitHub refuses the lookup's reply, before the `wrong` runs: the delivery fails
     fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", *[Fault.error(502)] * 3)
@@ -513,9 +513,7 @@ def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
 )
 def test_an_edit_naming_the_same_note_runs_nothing_again(live, said, same_note, reason_added):
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    _two_notes_shown(client, rt, fake)
     shown = state(rt).notes
     c = say(client, rt, fake, f"/notes wrong {said}", login=AUTHOR)
     assert state(rt).dismissed == (shown[1],)
@@ -534,9 +532,7 @@ def test_an_emoji_shortcode_after_the_number_is_not_kept_for_the_curators(live):
     # `/notes wrong 2 :pray: 只是改名`, the shortcode as GitHub's autocomplete leaves it
     # (the page shows 🙏), was kept as the reason ":pray: 只是改名", markup in the report
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    _two_notes_shown(client, rt, fake)
     shown = state(rt).notes
     say(client, rt, fake, "/notes wrong 2 :pray: 只是改名", login=AUTHOR)
     assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [(shown[1], "只是改名")]
@@ -546,9 +542,7 @@ def test_an_emoji_shortcode_after_the_number_is_not_kept_for_the_curators(live):
 #        when it read none (no `wrong` among its new commands), and dropped with no `wrong` let run
 def test_an_edit_adding_another_command_keeps_the_numbers_of_the_wrong_before_it(live):
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
-    say(client, rt, fake, "/notes", title=title)
+    _two_notes_shown(client, rt, fake)
     shown = state(rt).notes
     assert len(shown) == 2
     c = say(client, rt, fake, "/notes wrong 3", login=AUTHOR)  # names no note: no mark
@@ -564,10 +558,8 @@ def test_a_wrong_whose_retry_is_refused_keeps_no_numbers(live, refused_by):
     # stayed when the retry let no `wrong` run, and an edit of the comment then read the
     # comment, renumbered since, with them: `wrong 1` meant a note hidden already.
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    title = _two_notes_shown(client, rt, fake)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    say(client, rt, fake, "/notes", title=title)
     first, second = state(rt).notes
     _fail_permission_checks(fake)
     c = say(client, rt, fake, "/notes wrong 2", login="maintainer", title=title)
@@ -598,10 +590,8 @@ def test_a_retried_edit_refused_leaves_the_numbers_its_comment_kept_before(live)
     # forgot them, and a later edit read the comment, renumbered since: `wrong 2` then
     # named no note instead of the one its author had read as 2.
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    title = _two_notes_shown(client, rt, fake)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    say(client, rt, fake, "/notes", title=title)
     first, second = state(rt).notes
     c = say(client, rt, fake, "/notes wrong 9", login="maintainer", title=title)
     assert _numbered(rt) == [f"comment:{c.id}"]
@@ -628,10 +618,8 @@ def test_a_comment_with_no_wrong_keeps_no_numbers_for_a_later_edit(live):
     # retried; the notes comment renumbers; the writer edits the comment to add
     # `/notes wrong 1`: it means the note shown as 1 now, as no `wrong` was read before.
     client, rt, fake = live
-    title = title_with_one_more_note()
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=title, author=AUTHOR)
+    title = _two_notes_shown(client, rt, fake)
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
-    say(client, rt, fake, "/notes", title=title)
     first, second = state(rt).notes
     _fail_permission_checks(fake)
     c = say(client, rt, fake, "/notes off", login="maintainer", title=title)
