@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -92,6 +92,31 @@ def is_read_only(exc: sqlite3.Error) -> bool:
 # five seconds of the fastest burst measured (5,500 deliveries/s, 6 pages each), so
 # only a stuck checkpoint thread lets a commit do it. The WAL holds what was received.
 WAL_AUTOCHECKPOINT_PAGES = 250_000
+
+
+def read_through_indexes(
+    execute: Callable[[str, tuple[Any, ...]], Iterable[sqlite3.Row]],
+    table: str,
+    columns: str,
+    where: str,
+    key: Any,
+    indexes: Iterable[str],
+) -> sqlite3.Row | None:
+    """`columns` of a damaged table's row (`where` = `key`): from the row when that much
+    of it reads, else from each index in turn that holds them (a damaged page of the
+    table loses every row on it, not their entries in its indexes). An index is read to
+    the row's entry only (LIMIT 1): a damaged page of it past the entry hides nothing.
+    None: no read finds the row."""
+    for index in ["", *indexes]:
+        by = f'INDEXED BY "{index}"' if index else ""
+        try:
+            sql = f'SELECT {columns} FROM "{table}" {by} WHERE {where} = ? LIMIT 1'
+            rows = list(execute(sql, (key,)))
+        except sqlite3.DatabaseError:
+            continue
+        if rows:
+            return rows[0]
+    return None
 
 
 class DamagedRows:

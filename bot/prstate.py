@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import TypeVar
 
-from bot.db import DAMAGED_FIX, DamagedRows, Database, is_damaged, utcnow
+from bot.db import DAMAGED_FIX, DamagedRows, Database, is_damaged, read_through_indexes, utcnow
 from bot.order_keys import said_before
 
 log = logging.getLogger(__name__)
@@ -582,19 +582,13 @@ class PRStore:
         return self._unreadable.by_name()
 
     def _pr_of(self, rowid: int) -> str:
-        """A damaged row's PR, read from the row when that much of it reads, else from
-        the key's index, which holds the name too (a damaged page of the table loses
-        every row on it, not their entries in the index). The index is read to the
-        row's entry only (LIMIT 1): a damaged page of it past the entry hides nothing."""
-        for table in ("pr_state", f"pr_state INDEXED BY {KEY_INDEX}"):
-            try:
-                [row] = self.db.execute(
-                    f"SELECT repo, number FROM {table} WHERE rowid = ? LIMIT 1", (rowid,)
-                )
-                return f"{row['repo']}#{row['number']}"
-            except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)
-                continue
-        return f"of row {rowid} (its name unreadable)"
+        """A damaged row's PR, from the row or the key's index, which holds the name too."""
+        row = read_through_indexes(
+            self.db.execute, "pr_state", "repo, number", "rowid", rowid, [KEY_INDEX]
+        )
+        if row is None:
+            return f"of row {rowid} (its name unreadable)"
+        return f"{row['repo']}#{row['number']}"
 
     def reply_recorded(self, key: str) -> bool:
         """Whether a reply was posted under this key (it may be deleted since)."""

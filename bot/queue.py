@@ -25,7 +25,16 @@ from typing import Any, TypeVar
 
 import orjson
 
-from bot.db import DAMAGED_FIX, STORED_TIME, DamagedRows, Database, is_damaged, is_read_only, utcnow
+from bot.db import (
+    DAMAGED_FIX,
+    STORED_TIME,
+    DamagedRows,
+    Database,
+    is_damaged,
+    is_read_only,
+    read_through_indexes,
+    utcnow,
+)
 
 log = logging.getLogger(__name__)
 
@@ -490,17 +499,9 @@ class DeliveryQueue:
                 yield seq, exc
 
     def _id_of(self, seq: int) -> str:
-        """A damaged row's delivery id, read from the row when that much of it reads, else
-        from the index of ids, which holds it too (a damaged page of the table loses every
-        row on it, not their entries in the index). The index is read to the row's entry
-        only (LIMIT 1): a damaged page of it past the entry hides nothing."""
-        for table in ("deliveries", f"deliveries INDEXED BY {ID_INDEX}"):
-            try:
-                [row] = self.db.execute(f"SELECT id FROM {table} WHERE seq = ? LIMIT 1", (seq,))
-                return str(row["id"])
-            except (sqlite3.DatabaseError, ValueError):  # (ValueError: no entry)
-                continue
-        return f"#{seq} (its id unreadable)"
+        """A damaged row's delivery id, from the row or the index of ids, which holds it too."""
+        row = read_through_indexes(self.db.execute, "deliveries", "id", "seq", seq, [ID_INDEX])
+        return str(row["id"]) if row is not None else f"#{seq} (its id unreadable)"
 
     def _set_aside_ids(self) -> set[str]:
         return set(self._unreadable.by_name())

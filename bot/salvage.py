@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.db import utcnow
+from bot.db import read_through_indexes, utcnow
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -322,18 +322,13 @@ def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[
     index past it hides nothing); by its rowid when neither reads (or the table has no
     names)."""
     shape, columns = ROW_NAMES.get(table, ("", ()))
+    if not columns:
+        return f"{table} row {rowid}"
     listed = ", ".join(f'"{c}"' for c in columns)
-    for index in ["", *indexes] if columns else []:
-        by = f'INDEXED BY "{index}"' if index else ""
-        try:
-            found = source.execute(
-                f'SELECT {listed} FROM "{table}" {by} WHERE rowid = ? LIMIT 1', (rowid,)
-            ).fetchone()
-        except sqlite3.DatabaseError:
-            continue
-        if found is not None:
-            return shape.format(*found)
-    return f"{table} row {rowid}" + (" (its name unreadable)" if columns else "")
+    found = read_through_indexes(source.execute, table, listed, "rowid", rowid, indexes)
+    if found is None:
+        return f"{table} row {rowid} (its name unreadable)"
+    return shape.format(*found)
 
 
 def _copy_row(
