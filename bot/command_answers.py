@@ -2,7 +2,8 @@
 `command_source.Source`, read by bot.command_events).
 
 For each new command (on an edit: each command the edit added or changed):
-1. who may run it: `bot.command_policy`;
+1. who may run it: `bot.command_policy`, judged once, at the delivery's first run (a
+   re-run reads the decisions it kept: `bot.decision_store`);
 2. a reaction on the comment: `eyes` taken, `confused` refused or unknown;
 3. the answer:
    - `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
@@ -42,10 +43,12 @@ from bot.command_policy import (
     DONE,
     REFUSED,
     Decision,
-    authorize,
+    asks_permission,
     first_reaction,
+    judge,
     most_writes,
     needs_reply,
+    to_record,
 )
 from bot.command_reactions import Reactions, Spent
 from bot.command_replies import Unanswered, render_errors, render_reply
@@ -105,10 +108,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
         notes = ctx.prs.get(ref.repo, ref.number).notes
         kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes, delivery.id)
-    permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
-    judged = [
-        (c, authorize(c.kind, source.actor, source.pr_author, permission_of)) for c in commands
-    ]
+    judged = list(zip(commands, _judge(ctx, ref, source, delivery, commands), strict=True))
     if kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):
         ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
@@ -151,6 +151,22 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         return _run_judged(ctx, ref, source, delivery, judged, spent)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _judge(
+    ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery, commands: list[Command]
+) -> list[Decision]:
+    """Each command's decision, made once (`command_policy.judge`): a re-run reads the
+    decisions its first run recorded (before any took effect) and asks GitHub only for
+    those it did not make (that run failed first: a permission check GitHub failed)."""
+    actor, author = source.actor, source.pr_author
+    permission_of = functools.cache(lambda login: ctx.github.permission(ref, login))
+    # most comments ask no permission (a command anyone may run, the PR's author's): no read
+    asking = any(asks_permission(c.kind, actor, author) for c in commands)
+    recorded = ctx.decisions.recorded(delivery.id) if asking else {}
+    decisions = judge(commands, actor, author, permission_of, recorded)
+    ctx.decisions.record(delivery.id, to_record(commands, decisions, actor, author))
+    return decisions
 
 
 def _not_run(

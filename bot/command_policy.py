@@ -10,7 +10,7 @@ budget). Bots get nothing (no loops).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -54,12 +54,55 @@ def authorize(
     """
     if actor.bot:
         return Decision.IGNORE
-    if kind not in OWNER_KINDS:
-        return Decision.ALLOW
-    if pr_author and actor.login.casefold() == pr_author.casefold():
+    if not asks_permission(kind, actor, pr_author):
         return Decision.ALLOW
     permission = (permission_of(actor.login) or "none").lower()
     return Decision.ALLOW if permission in WRITE_PERMISSIONS else Decision.REFUSE
+
+
+def asks_permission(kind: Kind, actor: Actor, pr_author: str) -> bool:
+    """Whether `authorize` asks GitHub for `actor`'s permission to run `kind`: the one
+    answer that can change between two runs of a delivery (write access granted or
+    taken away meanwhile). Every other decision reads the payload alone."""
+    if actor.bot or kind not in OWNER_KINDS:
+        return False
+    return not (pr_author and actor.login.casefold() == pr_author.casefold())
+
+
+# A delivery's decisions, as its first run made them: by the command's place among the
+# commands it runs and its kind (a place holding another kind is judged anew).
+Judged = Mapping[tuple[int, Kind], Decision]
+
+
+def judge(
+    commands: Sequence[Command],
+    actor: Actor,
+    pr_author: str,
+    permission_of: Callable[[str], str],
+    recorded: Judged,
+) -> list[Decision]:
+    """Each command's decision. A command is judged once, at its delivery's first run:
+    a re-run (a retry, a put-back) that finds its decision `recorded` finishes it (the
+    👍, the reply it owes) as first judged, however its author's permission changed
+    since: a command that took effect is never answered as refused, nor one refused
+    let run. The rest are judged now (`authorize`); `to_record` says which to keep."""
+    return [
+        recorded.get((i, c.kind)) or authorize(c.kind, actor, pr_author, permission_of)
+        for i, c in enumerate(commands)
+    ]
+
+
+def to_record(
+    commands: Sequence[Command], decisions: Sequence[Decision], actor: Actor, pr_author: str
+) -> dict[tuple[int, Kind], Decision]:
+    """The decisions a re-run must find (`judge`): those that asked GitHub for the
+    author's permission, which a re-run could answer otherwise; the rest it makes again
+    as they were, at no cost."""
+    return {
+        (i, c.kind): d
+        for i, (c, d) in enumerate(zip(commands, decisions, strict=True))
+        if asks_permission(c.kind, actor, pr_author)
+    }
 
 
 def needs_reply(command: Command, decision: Decision) -> bool:

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from bot.commands import CommandConfig
+from bot.decision_store import DecisionStore
 from bot.feedback_store import FeedbackStore
 from bot.flood_control import Clock, FloodControl
 from bot.github_port import GitHubPort
@@ -32,6 +33,7 @@ class BotContext:
     queue: DeliveryQueue | None = None  # for follow-up work (a deferred comment update)
     flood: FloodControl = field(init=False, repr=False, compare=False)
     feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
+    decisions: DecisionStore = field(init=False, repr=False, compare=False)  # in the PRs' file
 
     def __post_init__(self) -> None:
         if self.matcher.library is not self.library:  # the comment would link other notes
@@ -41,6 +43,7 @@ class BotContext:
         # Per process, like the workers: rebuilt by dataclasses.replace.
         object.__setattr__(self, "flood", FloodControl(self.commands, self.clock))
         object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
+        object.__setattr__(self, "decisions", DecisionStore(self.prs.db))
 
     @property
     def links(self) -> NoteLinks:

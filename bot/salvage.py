@@ -28,6 +28,7 @@ ROW_NAMES = {
     "pr_replies": ("reply record {}", ("key",)),
     "feedback": ("mark on PR {}#{} of note {}", ("repo", "number", "note_id")),
     "numbering": ("numbers of PR {}#{} read in {}", ("repo", "number", "origin")),
+    "command_decisions": ("decision on command {} of delivery {}", ("line", "delivery")),
     "meta": ("meta {}", ("key",)),
     "redelivery": ("redelivery {}", ("key",)),
     "dry_run_answered": ("dry-run delivery {}", ("id",)),

@@ -135,6 +135,7 @@ class Runtime:
                 "kept numbers of /notes wrong comments on PRs not handled since",
                 partial(self.ctx.feedback.prune_numbering, prs=prs),
             ),
+            Pruning("decisions on commands of deliveries now gone", self.ctx.decisions.prune),
         ]
         if self.dry_run is None:
             also.append(Pruning("changed-file lists of PRs not handled since", prs.prune_files))
@@ -344,6 +345,7 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
             dropped = ctx.prs.claim_for(conn, Writer.DRY_RUN if dry_run else Writer.LIVE)
             if dropped is not None:
                 marks = ctx.feedback.drop_all(conn)
+                ctx.decisions.drop_all(conn)  # who the dry run let run what: everyone
                 answered = going_live(queue, datetime.now(UTC))  # in this transaction: once
     except LiveStateError:
         raise SettingsError(

@@ -32,6 +32,7 @@ from tests.command_kit import (
     reactions,
     replies,
     review_payload,
+    said_and_left_without_its_thumb,
     say,
     state,
     sticky,
@@ -44,6 +45,7 @@ from tests.webhook_kit import (
     SECRET,
     clean_env,
     drain,
+    live_settings,
     make_settings,
     ours,
     post,
@@ -1236,3 +1238,104 @@ def test_a_reply_github_may_have_taken_keeps_its_write_paid(live):
     c = say(client, rt, fake, "/notes help")
     assert reactions(fake, c) == {"eyes"} and rt.queue.counts()["failed"] == 1
     assert full - writes.left(1001) == 2
+
+
+# --- found by tests/test_command_scenarios.py (seed 42 of 0-110) ---
+
+# What runs before each owner command of the maintainer's, and what the PR's state is
+# once it ran: `/notes off` on a PR whose updates run, `on` on one paused, `wrong 1` on
+# its notes comment, `restore` of a note the author hid.
+BEFORE = {
+    "off": ("/notes",),
+    "on": ("/notes off",),
+    "wrong 1": ("/notes",),
+    "restore": ("/notes", "/notes wrong 1"),
+}
+
+
+def _ran(rt, line: str) -> bool:
+    """Whether the maintainer's `line` (BEFORE's key) took effect on the PR's state."""
+    s = state(rt)
+    return {
+        "off": s.opted_out,
+        "on": not s.opted_out,
+        "wrong 1": s.dismissed != (),
+        "restore": s.dismissed == (),
+    }[line]
+
+
+def _ran_and_lost_its_thumb(client, rt, fake, line: str):
+    """The author's BEFORE, then a writer's `/notes LINE`, which runs and whose 👍
+    GitHub refuses (its delivery failed, for `retry`); then the writer loses write
+    access. Returns the writer's comment."""
+    for said in BEFORE[line]:
+        say(client, rt, fake, said, login=AUTHOR)
+    assert not _ran(rt, line)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = said_and_left_without_its_thumb(client, rt, fake, f"/notes {line}", login="maintainer")
+    assert _ran(rt, line) and reactions(fake, c) == {"eyes"}
+    fake.set_permission(DEFAULT_REPO, "maintainer", "read")  # write access taken away
+    return c
+
+
+def _finished_as_judged(rt, fake, c, line: str) -> None:
+    """The retry gave the 👍 the command owed; it did not answer it as refused."""
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert reactions(fake, c) == {"eyes", "+1"}, "the command that took effect, refused"
+    assert replies(fake) == [], [r.body for r in replies(fake)]
+    assert _ran(rt, line)
+
+
+@pytest.mark.parametrize("line", list(BEFORE))
+def test_a_retry_finishes_a_command_as_its_first_run_judged_it(live, line):
+    # A writer's `/notes on` runs (the PR's updates resume), its 👍 fails (GitHub's
+    # 502), the writer loses write access, and the retry asked GitHub for the
+    # permission again: it answered `on: refused` with 😕 while the updates stayed
+    # resumed, a bot contradicting itself. A command is judged once, at its first run.
+    client, rt, fake = live
+    c = _ran_and_lost_its_thumb(client, rt, fake, line)
+    _finished_as_judged(rt, fake, c, line)
+    # an edit is a new delivery, judged anew: its author may no longer switch updates
+    added = "off" if line == "on" else "on"
+    edit(client, rt, fake, c, f"/notes {line}\n/notes {added}")
+    assert reactions(fake, c) == {"eyes", "+1", "confused"} and _ran(rt, line)
+    (reply,) = replies(fake)
+    assert f"use `/notes {added}`; nothing was changed" in reply.body, reply.body
+
+
+def test_a_retry_after_a_restart_finishes_a_command_as_first_judged(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # The decision is kept in the database file: a server started again on it (its
+    # flood control and caches new) retries the delivery as its first run judged it.
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        c = _ran_and_lost_its_thumb(client, rt, fake, "on")
+    with serving(settings) as (client, rt):
+        tune(rt)
+        _finished_as_judged(rt, fake, c, "on")
+
+
+def test_retention_drops_the_decisions_of_the_deliveries_it_deletes(live):
+    # A decision lasts as long as its delivery can run again: a failed one kept, the
+    # rest deleted with their deliveries (the table would grow with every command).
+    client, rt, fake = live
+    _ran_and_lost_its_thumb(client, rt, fake, "off")
+    say(client, rt, fake, "/notes on", login="maintainer")  # refused, done
+    db = rt.queue.db
+    decided = "SELECT delivery FROM command_decisions"
+    assert len(db.execute(decided)) == 2
+    # every delivery received long ago; the failed one failed again just now (a retry)
+    db.execute("UPDATE deliveries SET updated_at = ? WHERE state = 'failed'", (FUTURE,))
+    rt.retention.prune(before="9999-01-01T00:00:00.000000Z")
+    assert rt.queue.counts() == {"pending": 0, "processing": 0, "done": 0, "failed": 1}
+    assert [r["delivery"] for r in db.execute(decided)] == [rt.queue.failed()[0].id]
+
+
+FUTURE = "9999-12-31T00:00:00.000000Z"

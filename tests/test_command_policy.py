@@ -9,10 +9,13 @@ from bot.command_policy import (
     TAKEN,
     Actor,
     Decision,
+    asks_permission,
     authorize,
     first_reaction,
+    judge,
     most_writes,
     needs_reply,
+    to_record,
 )
 from bot.commands import Command, Kind, most_comment_writes
 
@@ -95,6 +98,55 @@ def test_unknown_permission_string_is_not_write():
 
 def test_empty_author_matches_nobody():
     assert authorize(Kind.OFF, Actor(""), "", lambda _: "read") is Decision.REFUSE
+
+
+def test_asks_permission_exactly_when_authorize_asks_github():
+    for login in ("author", "AUTHOR", "wes", "nob", "ci-bot[bot]"):
+        for kind in Kind:
+            perms = Permissions(PERMS)
+            authorize(kind, Actor(login), "author", perms)
+            assert asks_permission(kind, Actor(login), "author") == bool(perms.asked), (login, kind)
+    assert not asks_permission(Kind.OFF, Actor("robot", is_bot=True), "author")
+
+
+def _lines(*kinds: Kind) -> list[Command]:
+    return [Command(k) for k in kinds]
+
+
+def test_a_command_recorded_is_judged_as_recorded_without_asking_again():
+    # a writer's `on` allowed at the first run; write access taken away since
+    commands = _lines(Kind.REFRESH, Kind.ON, Kind.WRONG)
+    perms = Permissions({"wes": "read"})
+    recorded = {(1, Kind.ON): Decision.ALLOW}
+    decisions = judge(commands, Actor("wes"), "author", perms, recorded)
+    assert decisions == [Decision.ALLOW, Decision.ALLOW, Decision.REFUSE]
+    assert perms.asked == ["wes"]  # for the `wrong` the first run did not judge
+    # a refusal recorded stays one, write access granted since
+    refused = {(1, Kind.ON): Decision.REFUSE}
+    assert (
+        judge(commands, Actor("wes"), "author", Permissions(PERMS), refused)[1] is Decision.REFUSE
+    )
+
+
+def test_a_record_of_another_kind_at_the_place_is_not_this_commands():
+    commands = _lines(Kind.OFF)
+    recorded = {(0, Kind.ON): Decision.ALLOW, (1, Kind.OFF): Decision.ALLOW}
+    assert judge(commands, Actor("rea"), "author", Permissions(PERMS), recorded) == [
+        Decision.REFUSE
+    ]
+
+
+def test_only_the_decisions_github_answered_are_recorded():
+    commands = _lines(Kind.HELP, Kind.OFF, Kind.RESTORE)
+    actor = Actor("tri")
+    decisions = judge(commands, actor, "author", Permissions(PERMS), {})
+    assert to_record(commands, decisions, actor, "author") == {
+        (1, Kind.OFF): Decision.REFUSE,
+        (2, Kind.RESTORE): Decision.REFUSE,
+    }
+    author = Actor("author")  # the PR's author: allowed by the payload alone
+    allowed = judge(commands, author, "author", Permissions(PERMS), {})
+    assert to_record(commands, allowed, author, "author") == {}
 
 
 @pytest.mark.parametrize(

@@ -1252,6 +1252,26 @@ def test_commands_between_a_dry_run_and_going_live_leave_the_dry_run_s_state_kno
     assert counts["done"] == 3 and counts["failed"] == 0  # the queue is kept too
 
 
+def test_going_live_forgets_whom_the_dry_run_let_run_a_command(
+    tmp_path, monkeypatch, fake_github, app_key
+):
+    # A dry run lets everyone run every command (no GitHub to ask), and a decision is
+    # kept so that a re-run of its delivery judges as its first run did: going live, a
+    # passer-by's `/notes off` the dry run allowed would stay allowed when the live
+    # server runs its delivery again (those GitHub's log lists are run again).
+    from tests.command_kit import comment_payload
+
+    _dry_run_comments_on_a_pr(tmp_path, fake_github, monkeypatch)
+    decided = "SELECT decision FROM command_decisions"
+    with serving(make_settings(tmp_path, dry_run=True)) as (client, rt):
+        off = fake_github.add_comment(DEFAULT_REPO, N, "/notes off", login="passer-by")
+        post(client, "issue_comment", comment_payload(off))
+        drain(rt)
+        assert [r["decision"] for r in rt.db.execute(decided)] == ["allow"]
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        assert rt.db.execute(decided) == []
+
+
 def test_a_dry_run_refuses_to_start_on_a_live_server_s_database(
     tmp_path, monkeypatch, fake_github, app_key
 ):
