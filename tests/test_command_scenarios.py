@@ -431,7 +431,8 @@ def _retitle(s: Scenario) -> None:
 
 def _flip(s: Scenario) -> None:
     """A maintainer changes someone's permission: their commands run before it and
-    after it are judged each by the permission GitHub gives at its run."""
+    after it are judged each by the permission GitHub gives when its delivery first
+    asks (a retry of it keeps that answer)."""
     login = s.rng.choice(sorted(FLIPS))
     first, second = FLIPS[login]
     now = s.roles[login] = second if s.roles[login] == first else first
@@ -608,10 +609,10 @@ def check_invariants(s: Scenario) -> None:
         if line.kind in (Kind.REFRESH, Kind.WHY, Kind.RESTORE, Kind.OFF)
         or (line.kind is Kind.WRONG and "no such note" not in s.summaries[d.guid][-1])
     ]
-    # Not told apart here: a deletion taken as an `off` when an update found it gone, and
-    # the commands of someone whose permission changed between two runs of them (the
-    # first may have done them, the last refused them, and the effect stays)
-    unsure = s.deleted or _rejudged(s)
+    # Not told apart here: a deletion taken as an `off` when an update found it gone.
+    # (A command is judged once: a re-run after its author's permission changed finishes
+    # it as first judged, so `_may` reads its last run's answer.)
+    unsure = s.deleted
     if unsure:
         opted_out = state.opted_out
     assert state.opted_out == opted_out, switches
@@ -623,7 +624,7 @@ def check_invariants(s: Scenario) -> None:
             assert state.dismissed == (), said
         elif "no such note" not in s.summaries[d.guid][-1]:  # it named a note shown then
             assert state.dismissed != (), said
-    assert state.pending is None or _rejudged(s), state.pending  # a 👍 owed, given
+    assert state.pending is None, state.pending  # a 👍 owed, given
     body = stickies[0].body if stickies else None
     if body is None or unsure:  # what a command posted anew: not checked here
         pass
@@ -679,20 +680,10 @@ def check_invariants(s: Scenario) -> None:
     assert all(len(n) == 1 for n in numberings.values()), numberings
 
 
-def _rejudged(s: Scenario) -> bool:
-    """Whether someone whose permission changed said off/on/wrong/restore in a delivery
-    run more than once: its runs may have judged them apart."""
-    for d in s.said:
-        row = s.rt.queue.get(d.guid)
-        owner = any(line.kind in OWNER_KINDS for line in d.lines)
-        if d.actor in s.flipped and owner and row is not None and row.attempts > 1:
-            return True
-    return False
-
-
 def _may(s: Scenario, d: Said) -> bool:
-    """Whether `d`'s author may run off/on/wrong/restore: as GitHub said at its last run
-    when their permission changed during the scenario."""
+    """Whether `d`'s author may run off/on/wrong/restore: as GitHub said when its
+    delivery first asked (its runs after keep that answer), when their permission changed
+    during the scenario."""
     if d.actor not in s.flipped:
         return d.actor in MAY_SWITCH
     return "refused" not in (s.summaries.get(d.guid) or [""])[-1]
