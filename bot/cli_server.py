@@ -321,7 +321,13 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         return 2
     try:
         queue = DeliveryQueue(db)
-        done = sweep(github, queue.held, since, run_again=queue.run_again)
+        done = sweep(
+            github,
+            queue.held,
+            since,
+            run_again=queue.run_again,
+            keep_first=queue.keep_first_sent,
+        )
     except GitHubError as exc:
         print(f"review-notes redeliver: {exc}", file=sys.stderr)
         return 1

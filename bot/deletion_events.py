@@ -12,10 +12,12 @@ a second notes comment of its own: bot.dispatch drops what it sent; with a token
 its account sent, its owner's deletions as a person included). Not counted: another
 comment than the one the state knows (a second copy of ours), a person's comment (a reply
 of ours, or a copy of our text), and a deletion an `off`/`on` said after it outranks
-(run late). Its payload does not say when the comment was deleted: it is dated when it
-reached us (a retry keeps that), or while `/notes off` stands just after the `off`, so
-that an `on` written after the `off` wins also over a deletion GitHub sent again late
-(`_said`). A dry run's comments are not on GitHub: nothing of a deletion is its.
+(run late). Its payload does not say when the comment was deleted (its times are the
+comment's, the issue's, the repository's): it is dated when GitHub first sent it (one the
+redelivery sweep had sent again: its delivery log's first attempt, kept with the queued
+delivery) or else when it reached us (a retry keeps that), and while `/notes off` stands
+no earlier than just after the `off` (`_said`). A dry run's comments are not on GitHub:
+nothing of a deletion is its.
 """
 
 from __future__ import annotations
@@ -70,15 +72,18 @@ def _author(comment: dict[str, Any]) -> str:
     return str(user.get("login") or "").lower()
 
 
-def _said(state: PRState, received_at: str) -> str:
-    """The deletion's order key. While `/notes off` stands, just after it: the updates
-    were off either way, and an `on` written after the `off` must win, also when the
-    deletion reached us late (GitHub could not deliver it while the server was down,
-    and the sweep has it sent again after the `on` was written). Else when it reached
-    us (a retry keeps that; GitHub's event does not say when the comment was deleted)."""
+def _said(state: PRState, delivery: Delivery) -> str:
+    """The deletion's order key: when it was made, as best known (GitHub's event does not
+    say): when GitHub first sent it (for one the sweep had sent again, GitHub could not
+    deliver it while the server was down: hours earlier than its arrival), else when it
+    reached us (a retry keeps that), not when it runs. So an `off`/`on` written after it
+    outranks it and one written before does not, whichever ran first. While `/notes off`
+    stands, no earlier than just after it: the updates were off either way, and the
+    comment is gone."""
+    key = after_second(github_time(delivery.first_sent_at))
     if state.opted_out and state.switched_at:
-        return just_after(state.switched_at)
-    return after_second(github_time(received_at))
+        return max(key, just_after(state.switched_at))
+    return key
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
@@ -91,7 +96,7 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     author = _author(comment)
     ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
     state = ctx.prs.get(ref.repo, ref.number)
-    said = _said(state, delivery.received_at)
+    said = _said(state, delivery)
     why = deletion_ignored(state, comment_id, by_us=author in ours, said=said)
     if why is not None:
         return f"ignored: {why}"

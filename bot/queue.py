@@ -17,9 +17,9 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Container, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -33,8 +33,10 @@ from bot.db import (
     is_damaged,
     is_read_only,
     read_through_indexes,
+    stored_time,
     utcnow,
 )
+from bot.redelivery import CLOCK_SLACK, KEPT_HOURS
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,9 @@ CREATE TABLE IF NOT EXISTS deliveries (
     same_body_sha TEXT,                           -- sha256 of a body GitHub may send twice
                                                   -- (Route.same_bodies, pull_request): a
                                                   -- replay only right after itself on its PR
+    sent_at     TEXT,                             -- when GitHub first sent it, for one a
+                                                  -- sweep asked for again (first_sent);
+                                                  -- NULL: received_at
     by_bot      INTEGER NOT NULL DEFAULT 0        -- queued by the bot itself (a files
                                                   -- re-check, a deferred update), not GitHub
 );
@@ -113,6 +118,17 @@ CREATE TABLE IF NOT EXISTS redelivery (
 -- (DeliveryQueue.run_again), as its comment was never posted
 CREATE TABLE IF NOT EXISTS dry_run_answered (
     id    TEXT PRIMARY KEY
+);
+"""
+# When GitHub first sent each event a sweep asks for again (its delivery log's first
+# attempt, utcnow format), kept from the ask to the redelivery's arrival, which takes it
+# as sent_at: an event GitHub could not deliver while the server was down reaches us
+# hours after it happened (bot.deletion_events dates a deletion by it). Made with the
+# columns an older file gains (a read-only one of the release before opens without it).
+FIRST_SENT = """
+CREATE TABLE IF NOT EXISTS first_sent (
+    id    TEXT PRIMARY KEY,
+    at    TEXT NOT NULL
 );
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
@@ -216,6 +232,15 @@ class Delivery:
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
+    # when GitHub first sent it, for one a sweep asked for again (None: received_at)
+    sent_at: str | None = None
+
+    @property
+    def first_sent_at(self) -> str:
+        """When GitHub first sent this event, as best known: its delivery log's first
+        attempt for one a sweep asked for again (GitHub could not deliver it then), else
+        when it reached us (a retry keeps that). `utcnow()` format."""
+        return self.sent_at or self.received_at
 
 
 @dataclass(frozen=True)
@@ -254,7 +279,8 @@ class DeliveryQueue:
         # replayed body under a new delivery id was refused; same_body_sha, since a
         # pull_request body was refused only as its PR's latest again; deferrals, since a
         # rate limited delivery was put back rather than failed; waits, since a put-back
-        # held back by another call's limit was not counted.
+        # held back by another call's limit was not counted; sent_at, since a delivery a
+        # sweep asked for again kept when GitHub first sent it.
         # why the file could not be brought up to date (SQLite may not write it): said by
         # a write, not SQLite's 'no such column' of the column left out
         self._not_upgraded: sqlite3.OperationalError | None = None
@@ -273,9 +299,11 @@ class DeliveryQueue:
 
     def _add_missing_columns(self, db: Database) -> set[str]:
         """The columns added to an older file. None on a file SQLite may not write (a
-        backup restored by root that `review-notes retry` lists): the release before's
-        lacks only `waits`, which a reader takes as 0 (`_delivery`)."""
+        backup restored by root that `review-notes retry` lists): the releases before
+        lack `waits`, which a reader takes as 0, and `sent_at`, None (`_delivery`), and
+        the table FIRST_SENT, which only a sweep and the intake write."""
         try:
+            db.script(FIRST_SENT)
             return db.add_missing_columns(
                 "deliveries",
                 {
@@ -286,6 +314,7 @@ class DeliveryQueue:
                     "deferrals": "INTEGER NOT NULL DEFAULT 0",
                     "by_bot": "INTEGER NOT NULL DEFAULT 0",
                     "waits": "INTEGER NOT NULL DEFAULT 0",
+                    "sent_at": "TEXT",
                 },
             )
         except sqlite3.OperationalError as exc:
@@ -358,9 +387,9 @@ class DeliveryQueue:
                 cur = conn.execute(
                     # a conflict on the id (a redelivery) or on the body (a replay)
                     "INSERT INTO deliveries (id, event, action, payload, repo, pr_number, pr_key,"
-                    " state, received_at, updated_at, not_before, body_sha, same_body_sha, by_bot)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT DO NOTHING",
+                    " state, received_at, updated_at, not_before, body_sha, same_body_sha, by_bot,"
+                    " sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?,"
+                    " (SELECT at FROM first_sent WHERE id = ?)) ON CONFLICT DO NOTHING",
                     (
                         d.id,
                         d.event,
@@ -375,6 +404,7 @@ class DeliveryQueue:
                         d.body_sha,
                         d.same_body_sha,
                         int(d.by_bot),
+                        d.id,
                     ),
                 )
                 if cur.rowcount:
@@ -654,6 +684,20 @@ class DeliveryQueue:
             (since,),
         )
 
+    def keep_first_sent(self, first: Mapping[str, datetime]) -> None:
+        """Keep when GitHub first sent each of these events (guid -> its delivery log's
+        first attempt), which a sweep is about to ask for again: the redelivery, queued,
+        takes it as its `sent_at`. Asked before GitHub is (a redelivery may arrive before
+        the ask's answer). What GitHub no longer keeps is forgotten."""
+        oldest = stored_time(datetime.now(UTC) - timedelta(hours=KEPT_HOURS) - CLOCK_SLACK)
+        with self.db.tx() as conn:
+            conn.executemany(
+                "INSERT INTO first_sent (id, at) VALUES (?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET at = min(at, excluded.at)",
+                [(guid, stored_time(at.astimezone(UTC))) for guid, at in first.items()],
+            )
+            conn.execute("DELETE FROM first_sent WHERE at < ?", (oldest,))
+
     def keep_dry_run_answered(self, since: str) -> int:
         """Going live on a dry run's database (in the caller's transaction): keep the ids
         of the deliveries the dry run received since `since`, for `run_again`; how many.
@@ -807,4 +851,5 @@ def _delivery(row: Any) -> Delivery:
         last_error=row["last_error"],
         received_at=row["received_at"],
         updated_at=row["updated_at"],
+        sent_at=row["sent_at"] if "sent_at" in row.keys() else None,  # (a read-only older file)
     )

@@ -103,6 +103,16 @@ def to_redeliver(
     return sorted(chosen, key=lambda d: min(x.delivered_at for x in attempts[d.guid]))
 
 
+def first_sent(listing: Iterable[HookDelivery], guids: Collection[str]) -> dict[str, datetime]:
+    """When GitHub first sent each of these events: its earliest listed attempt (an
+    event's redeliveries share its guid, and are made later)."""
+    first: dict[str, datetime] = {}
+    for d in listing:
+        if d.guid in guids and (d.guid not in first or d.delivered_at < first[d.guid]):
+            first[d.guid] = d.delivered_at
+    return first
+
+
 def start_since(kept: str | None, last_received: str | None, now: datetime) -> datetime:
     """Where a start's sweep looks back to: where the last sweep that completed left it
     (`kept`: a server killed in the middle of one, or a rollback's, has its redeliveries
@@ -173,6 +183,10 @@ def _none_to_run(guids: set[str]) -> list[str]:
     return []
 
 
+def _keep_none(first: Mapping[str, datetime]) -> None:
+    return None
+
+
 def sweep(
     github: DeliveryLog,
     held: Callable[[set[str]], set[str]],
@@ -180,6 +194,7 @@ def sweep(
     stopping: Callable[[], bool] = _never,
     skip: Collection[str] = (),
     run_again: Callable[[set[str]], list[str]] = _none_to_run,
+    keep_first: Callable[[Mapping[str, datetime]], None] = _keep_none,
 ) -> Sweep:
     """Ask GitHub again for every event it failed to deliver since `since` that the queue
     does not hold (nor `skip` names). A listing GitHub refuses raises GitHubError (the
@@ -190,7 +205,9 @@ def sweep(
     listed events that a dry run handled before the database went live (`going_live`).
     The listing (a page of 100 per call, three days' worth after a long outage) stops
     between pages too; a sweep stopped there asks nothing and reads nothing more (the
-    queue's `held`: a stopping server closes its database)."""
+    queue's `held`: a stopping server closes its database). `keep_first` (the queue's
+    `keep_first_sent`) keeps, before the asks, when GitHub first sent each event asked
+    for: its redelivery reaches us late, and what it says happened then, not on arrival."""
     listing = [hook_delivery(item) for item in github.hook_deliveries(since, stopping)]
     result = Sweep(listed=len(listing), seen={d.guid for d in listing})
     if stopping():
@@ -214,6 +231,7 @@ def sweep(
             f" and {more} more" if more else "",
         )
     wanted = to_redeliver(listing, held, since, skip)
+    _keep_first_sent(keep_first, first_sent(listing, {d.guid for d in wanted}))
     for i, d in enumerate(wanted):
         result.stopped = _ask(github, d, result, stopping)
         if result.stopped is not None:
@@ -233,6 +251,25 @@ def sweep(
         len(result.refused),
     )
     return result
+
+
+def _keep_first_sent(
+    keep_first: Callable[[Mapping[str, datetime]], None], first: Mapping[str, datetime]
+) -> None:
+    """Keep when the events asked for were first sent; a database that refuses (locked,
+    a full disk) does not stop the asks: an event lost is worse than one dated late
+    (on arrival, as before the first time was kept)."""
+    if not first:
+        return
+    try:
+        keep_first(first)
+    except Exception as exc:  # sqlite3's errors, a database closed by a stop
+        log.warning(
+            "redelivery sweep: when GitHub first sent the %d events asked again not kept"
+            " (%s): each is dated when it arrives",
+            len(first),
+            exc,
+        )
 
 
 def _ask(
@@ -395,6 +432,7 @@ class Redeliverer:
                 self.stopping.is_set,
                 sweeps.given_up(),
                 self.queue.run_again,
+                self.queue.keep_first_sent,
             )
         except GitHubError as exc:  # the server runs on; the next sweep tries again
             limited = rate_limit_wait(exc) is not None

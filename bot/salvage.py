@@ -32,6 +32,7 @@ ROW_NAMES = {
     "meta": ("meta {}", ("key",)),
     "redelivery": ("redelivery {}", ("key",)),
     "dry_run_answered": ("dry-run delivery {}", ("id",)),
+    "first_sent": ("first sending of delivery {}", ("id",)),
 }
 # Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
 
 from bot.db import Database
+from bot.deletion_events import _said
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.markers import MARKER, REPLY_MARKER
+from bot.prstate import PRState
 from bot.queue import Delivery
-from bot.server import build_dispatcher
+from bot.redelivery import sweep
+from bot.server import build_dispatcher, create_app
+from tests.browser_kit import serving_in_thread
 from tests.command_kit import AUTHOR, N, comment_payload, replies, say, state, sticky, tune
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
@@ -25,6 +30,7 @@ from tests.webhook_kit import (
     HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
+    SECRET,
     clean_env,
     deliver_pr,
     drain,
@@ -34,6 +40,7 @@ from tests.webhook_kit import (
     ours,
     post,
     serving,
+    wait_until,
 )
 
 MAINTAINER = {"login": "maintainer", "id": 77, "type": "User"}
@@ -139,6 +146,33 @@ def said_ago(client, rt, fake, body: str, seconds: float):
     drain(rt)
 
 
+def missed(fake, comment, seconds: float):
+    """The comment deleted by a maintainer `seconds` ago, while the server was down:
+    GitHub's delivery of the deletion failed (its log says when it tried)."""
+    payload = comment_payload(comment, action="deleted")
+    payload["sender"] = dict(MAINTAINER)
+    with fake._lock:
+        fake._comments.pop(comment.id, None)
+    attempt = fake.send_webhook("issue_comment", payload)  # no webhook URL: nothing answers
+    assert attempt.status_code == 0
+    attempt.delivered_at -= seconds
+    return attempt
+
+
+def swept(rt, fake, attempt) -> None:
+    """The redelivery sweep asks GitHub for the failed delivery again; GitHub sends it to
+    the server (over HTTP, as GitHub does), where it runs."""
+    with serving_in_thread(create_app(rt)) as base:
+        fake.webhook_url, fake.webhook_secret = f"{base}/webhook", SECRET
+        since = datetime.now(UTC) - timedelta(hours=1)
+        github = rt.ctx.github
+        done = sweep(github, rt.queue.held, since, keep_first=rt.queue.keep_first_sent)
+        assert [d.guid for d in done.asked] == [attempt.guid]
+        wait_until(lambda: rt.queue.held({attempt.guid}), what="the redelivery queued")
+        drain(rt)
+    fake.webhook_url = None
+
+
 # kills: bot/deletion_events.py:handle_deleted a deletion made while off dated at its redelivery
 def test_an_on_said_after_a_deletion_made_while_off_wins_when_both_are_redelivered(served):
     client, rt, fake = served
@@ -148,11 +182,28 @@ def test_an_on_said_after_a_deletion_made_while_off_wins_when_both_are_redeliver
     assert state(rt).opted_out and state(rt).comment_id == c.id
     # the server down: a maintainer deletes the comment, then the author says `on`;
     # the sweep has both sent again, in the order GitHub first sent them
-    deleted(client, rt, fake, c)
+    swept(rt, fake, missed(fake, c, 300))
     assert state(rt).opted_out and state(rt).comment_id is None
     said_ago(client, rt, fake, "/notes on", 900)  # said before the `off`: run late, stale
     assert state(rt).opted_out
     said_ago(client, rt, fake, "/notes on", 60)
+    assert not state(rt).opted_out  # README: `/notes on` resumes them
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+
+
+# kills: bot/deletion_events.py:_said a deletion the sweep had sent again dated at its arrival
+def test_an_off_and_on_said_after_a_deletion_made_while_on_win_when_all_are_redelivered(served):
+    """The server down for ten minutes: a maintainer deletes the notes comment (updates
+    on), then the author says `/notes off` and `/notes on`; the sweep has the three
+    sent again, in the order GitHub first sent them. Dated at its arrival, the deletion
+    outranked the `off` and `on` written after it: the PR stayed off."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    swept(rt, fake, missed(fake, c, 600))
+    assert state(rt).opted_out and state(rt).comment_id is None
+    said_ago(client, rt, fake, "/notes off", 500)
+    said_ago(client, rt, fake, "/notes on", 400)
     assert not state(rt).opted_out  # README: `/notes on` resumes them
     assert sticky(fake) is not None and sticky(fake).id != c.id
 
@@ -372,3 +423,30 @@ def test_a_deletion_whose_comment_user_is_null_is_run(served, caplog):
     answer = post(client, "issue_comment", payload).json()
     drain(rt)
     assert ran(caplog, answer).startswith("updates off") and state(rt).opted_out
+
+
+# the order key of a deletion made (first sent) at 10:00:00, by what the state says
+MADE = "2026-09-01T10:00:00.000000Z"
+ON_BEFORE, ON_AFTER = "2026-09-01T09:59:00Z/00000000000000000001#00", "2026-09-01T10:01:00Z/~"
+
+
+# kills: bot/deletion_events.py:_said the while-off rule taken for any switch (an `on` written
+#   after the deletion outranked), or for none (a deletion made before a standing `off` ignored)
+@pytest.mark.parametrize(
+    ("opted_out", "switched_at", "key"),
+    [
+        (False, None, "2026-09-01T10:00:00Z/~"),
+        (False, ON_BEFORE, "2026-09-01T10:00:00Z/~"),
+        (False, ON_AFTER, "2026-09-01T10:00:00Z/~"),  # below the `on`: it decides
+        (True, ON_BEFORE, "2026-09-01T10:00:00Z/~"),  # an `off` written before
+        (True, ON_AFTER, f"{ON_AFTER}~"),  # while an `off` written after stands: just after it
+    ],
+)
+def test_a_deletion_is_dated_when_github_first_sent_it_not_before_a_standing_off(
+    opted_out, switched_at, key
+):
+    state = PRState(DEFAULT_REPO, N, opted_out=opted_out, switched_at=switched_at)
+    swept = Delivery("d", "issue_comment", "deleted", {}, received_at="2026-09-01T12:00:00Z")
+    assert _said(state, replace(swept, sent_at=MADE)) == key
+    live = Delivery("d", "issue_comment", "deleted", {}, received_at=MADE, updated_at="x")
+    assert _said(state, live) == key  # a retry keeps when it was received

@@ -9,12 +9,13 @@ import os
 import sqlite3
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from bot import queue as queue_module
-from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database
+from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database, stored_time
 from bot.logs import Redactor
 from bot.queue import (
     ID_INDEX,
@@ -25,6 +26,7 @@ from bot.queue import (
     Incoming,
     State,
 )
+from bot.redelivery import KEPT_HOURS
 from bot.retention import Retention
 from bot.server import build_runtime
 from bot.workers import Failures, Workers
@@ -2856,3 +2858,41 @@ def test_both_deliveries_prunings_failing_are_said_as_the_deliveries_with_the_fi
     [said] = caplog.records
     assert said.getMessage() == "pruning old deliveries failed; tried again each pass"
     assert str(said.exc_info[1]) == "cannot delete done"
+
+
+# --- r34b: when GitHub first sent a delivery a sweep asked for again ---
+
+
+# kills: bot/queue.py:DeliveryQueue.keep_first_sent the later of two first times kept
+def test_a_redelivery_a_sweep_asked_for_keeps_when_github_first_sent_it(tmp_path):
+    q = queue_at(tmp_path)
+    hours_ago = datetime.now(UTC) - timedelta(hours=5)
+    q.keep_first_sent({"swept": hours_ago})
+    q.keep_first_sent({"swept": hours_ago + timedelta(hours=1)})  # a later sweep's listing
+    q.enqueue_many([Incoming("swept", "issue_comment", "deleted", "{}", "o/r", 1)])
+    q.enqueue_many([Incoming("live", "issue_comment", "deleted", "{}", "o/r", 1)])
+    swept, live = q.get("swept"), q.get("live")
+    assert swept.sent_at == stored_time(hours_ago) == swept.first_sent_at
+    assert swept.received_at > swept.sent_at  # arrived now
+    assert live.sent_at is None and live.first_sent_at == live.received_at
+
+
+def test_first_times_github_no_longer_keeps_are_forgotten(tmp_path):
+    q = queue_at(tmp_path)
+    now = datetime.now(UTC)
+    q.keep_first_sent({"old": now - timedelta(hours=KEPT_HOURS, minutes=6)})
+    q.keep_first_sent({"new": now - timedelta(hours=KEPT_HOURS - 1)})
+    assert [r["id"] for r in q.db.execute("SELECT id FROM first_sent")] == ["new"]
+
+
+def test_an_older_file_gains_the_first_times_and_its_deliveries_read_none(tmp_path):
+    q = queue_at(tmp_path)
+    add(q, "old")
+    q.db.execute("ALTER TABLE deliveries DROP COLUMN sent_at")
+    q.db.execute("DROP TABLE first_sent")
+    q.db.close()
+    q = queue_at(tmp_path)
+    assert q.get("old").sent_at is None and q.get("old").first_sent_at == q.get("old").received_at
+    q.keep_first_sent({"new": datetime.now(UTC) - timedelta(hours=1)})
+    add(q, "new")
+    assert q.get("new").sent_at is not None

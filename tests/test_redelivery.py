@@ -778,3 +778,62 @@ def test_the_line_naming_what_runs_again_names_at_most_fifty(caplog):
         sweep(github, nothing_held, SINCE, run_again=lambda guids: again)
     (line,) = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
     assert line.endswith("g049, g050 and 70 more") and "120 deliveries" in line
+
+
+# --- r34b: when GitHub first sent an event asked for again ---
+
+
+class KeepingLog(FakeLog):
+    """A log that notes, at each ask, what the queue had kept of first times by then."""
+
+    def __init__(self, items: list[dict[str, Any]], kept: dict[str, datetime]):
+        super().__init__(items)
+        self.kept, self.kept_at_ask = kept, []
+
+    def redeliver(self, delivery_id: int) -> None:
+        self.kept_at_ask.append(dict(self.kept))
+        super().redeliver(delivery_id)
+
+
+def timed(id: int, guid: str, status: int, at: str) -> dict[str, Any]:
+    return item(id, guid, status) | {"delivered_at": at}
+
+
+# kills: bot/redelivery.py:first_sent the latest attempt's time kept, or another event's
+def test_a_sweep_keeps_when_github_first_sent_each_event_it_asks_for_before_asking():
+    kept: dict[str, datetime] = {}
+    github = KeepingLog(
+        [
+            timed(3, "a", 0, "2026-12-04T11:00:00Z"),  # asked for again already, failed
+            timed(1, "a", 0, "2026-12-04T09:00:00Z"),  # (GitHub lists newest first)
+            timed(2, "b", 200, "2026-12-04T10:00:00Z"),  # delivered: not asked
+        ],
+        kept,
+    )
+    done = sweep(github, nothing_held, SINCE, keep_first=kept.update)
+    assert [d.id for d in done.asked] == [3]
+    first = datetime(2026, 12, 4, 9, tzinfo=UTC)
+    # kept before the ask: GitHub's redelivery may reach the server before its answer
+    assert github.kept_at_ask == [{"a": first}] and kept == {"a": first}
+
+
+def test_a_database_refusing_the_first_times_asks_for_the_events_all_the_same(caplog):
+    def refusing(first) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    github = FakeLog([item(1, "a", 0), item(2, "b", 0)])
+    done = sweep(github, nothing_held, SINCE, keep_first=refusing)
+    assert github.asked == [1, 2] and len(done.asked) == 2
+    assert "when GitHub first sent the 2 events asked again not kept (database is locked)" in (
+        caplog.text
+    )
+
+
+# kills: bot/redelivery.py:_keep_first_sent a sweep asking nothing writing (a warning each
+#   sweep of a write outage, when nothing is owed)
+def test_a_sweep_asking_for_nothing_keeps_nothing(caplog):
+    def refusing(first) -> None:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    done = sweep(FakeLog([item(1, "a", 200)]), nothing_held, SINCE, keep_first=refusing)
+    assert done.asked == [] and "not kept" not in caplog.text

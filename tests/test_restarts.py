@@ -124,8 +124,8 @@ def test_retry_on_a_database_this_user_cannot_write_says_what_to_check(
 
 
 def _a_file_of_the_release_before(tmp_path: Path) -> Path:
-    """A database with one failed delivery as the release before the waits column left
-    it."""
+    """A database with one failed delivery as the releases before the waits column and
+    the first times of the events a sweep asks for left it."""
     from bot.db import Database
     from bot.queue import DeliveryQueue, Incoming
 
@@ -136,6 +136,8 @@ def _a_file_of_the_release_before(tmp_path: Path) -> Path:
     assert claimed is not None
     queue.fail(claimed.id, "boom")
     queue.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
+    queue.db.execute("ALTER TABLE deliveries DROP COLUMN sent_at")
+    queue.db.execute("DROP TABLE first_sent")
     queue.db.close()
     return path
 
