@@ -7,7 +7,8 @@ failed, leaves none known, and the next PR event would post the comment again, n
 everyone. GitHub's word of the deletion names the comment and who deleted it.
 
 Counted: a comment opening with our notes marker (checked at intake), written by our
-account or the one the PR's state knows, and deleted by anyone but the bot (which deletes
+account (its login, or GitHub's word that our App wrote it: a renamed App's login
+changed) or the one the PR's state knows, and deleted by anyone but the bot (which deletes
 a second notes comment of its own: bot.dispatch drops what it sent; with a token, what
 its account sent, its owner's deletions as a person included). Not counted: another
 comment than the one the state knows (a second copy of ours), a person's comment (a reply
@@ -72,6 +73,19 @@ def _author(comment: dict[str, Any]) -> str:
     return str(user.get("login") or "").lower()
 
 
+def _via_our_app(comment: dict[str, Any], app_id: str | None) -> bool:
+    """Whether GitHub says the comment was written through our App: its
+    `performed_via_github_app` names the App whose id or client ID GITHUB_APP_ID holds.
+    Then it is ours whatever login GitHub names as its author: an App renamed has a new
+    bot login (`<slug>[bot]`), which neither REVIEW_NOTES_BOT_LOGIN nor the login asked
+    once and kept may be. (The App writes only as itself: no user acts through it.) With
+    a token there is no App: False."""
+    app = comment.get("performed_via_github_app")
+    if not app_id or not isinstance(app, dict):
+        return False
+    return app_id in {str(app[k]) for k in ("id", "client_id") if app.get(k) is not None}
+
+
 def _said(state: PRState, delivery: Delivery) -> str:
     """The deletion's order key: when it was made, as best known (GitHub's event does not
     say): when GitHub first sent it (for one the sweep had sent again, GitHub could not
@@ -97,7 +111,8 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
     state = ctx.prs.get(ref.repo, ref.number)
     said = _said(state, delivery)
-    why = deletion_ignored(state, comment_id, by_us=author in ours, said=said)
+    by_us = author in ours or _via_our_app(comment, ctx.settings.github_app_id)
+    why = deletion_ignored(state, comment_id, by_us=by_us, said=said)
     if why is not None:
         return f"ignored: {why}"
     record_deletion(ctx, ref, state, comment_id, said)

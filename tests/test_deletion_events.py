@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from bot.db import Database
-from bot.deletion_events import _said
+from bot.deletion_events import _said, _via_our_app
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.markers import MARKER, REPLY_MARKER
@@ -23,7 +23,7 @@ from bot.redelivery import sweep
 from bot.server import build_dispatcher, create_app
 from tests.browser_kit import serving_in_thread
 from tests.command_kit import AUTHOR, N, comment_payload, replies, say, state, sticky, tune
-from tests.fake_github import DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.webhook_kit import (
     BOT,
@@ -50,12 +50,18 @@ def deleted(client, rt, fake, comment, *, by=MAINTAINER, delivery=None):
     """The comment deleted on GitHub, by `by`, and GitHub's `deleted` event for it sent."""
     payload = comment_payload(comment, action="deleted")  # (GitHub's own example's shape)
     payload["sender"] = dict(by)
+    payload["comment"]["performed_via_github_app"] = via(fake, comment)
     with fake._lock:
         fake._comments.pop(comment.id, None)
     r = post(client, "issue_comment", payload, delivery=delivery)
     assert r.status_code in (200, 202), r.text
     drain(rt)
     return r.json()
+
+
+def via(fake, comment) -> dict | None:
+    """The App GitHub says wrote the comment (ours for the bot's, as the fake serves it)."""
+    return fake._comment_json(comment)["performed_via_github_app"]
 
 
 def ran(caplog, answer: dict) -> str:
@@ -151,6 +157,7 @@ def missed(fake, comment, seconds: float):
     GitHub's delivery of the deletion failed (its log says when it tried)."""
     payload = comment_payload(comment, action="deleted")
     payload["sender"] = dict(MAINTAINER)
+    payload["comment"]["performed_via_github_app"] = via(fake, comment)
     with fake._lock:
         fake._comments.pop(comment.id, None)
     attempt = fake.send_webhook("issue_comment", payload)  # no webhook URL: nothing answers
@@ -450,3 +457,53 @@ def test_a_deletion_is_dated_when_github_first_sent_it_not_before_a_standing_off
     assert _said(state, replace(swept, sent_at=MADE)) == key
     live = Delivery("d", "issue_comment", "deleted", {}, received_at=MADE, updated_at="x")
     assert _said(state, live) == key  # a retry keeps when it was received
+
+
+# kills: bot/deletion_events.py:handle_deleted GitHub's word that our App wrote it not counted
+def test_a_renamed_apps_notes_comment_deleted_is_ours_by_the_app_github_names(served, caplog):
+    """The App renamed while the server runs: its bot login (asked once, kept) is the old
+    one, GitHub names the new one as the comment's author. A create whose answer was
+    lost left no id known: the deletion was taken for one of a person's copy of our text."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c = lose_the_create(client, rt, fake)
+    fake.rename_app("renamed-notes")
+    assert c.user.login == "renamed-notes[bot]" and rt.ctx.github.bot_login() == BOT
+    answer = deleted(client, rt, fake, c)
+    assert ran(caplog, answer) == f"updates off: our comment {c.id} was deleted"
+    assert state(rt).opted_out
+
+
+OTHER_APP = {"id": DEFAULT_APP_ID + 1, "slug": "other", "client_id": "Iv1.other"}
+
+
+# kills: bot/deletion_events.py:_via_our_app another App's comment, or none's, taken for ours
+@pytest.mark.parametrize(
+    ("app", "app_id", "ours"),
+    [
+        ({"id": DEFAULT_APP_ID, "slug": "renamed"}, str(DEFAULT_APP_ID), True),
+        ({"id": 1, "client_id": "Iv1.abc"}, "Iv1.abc", True),  # GITHUB_APP_ID: the client ID
+        (OTHER_APP, str(DEFAULT_APP_ID), False),
+        (OTHER_APP, "Iv1.abc", False),
+        ({"slug": "no-id"}, "None", False),
+        (None, str(DEFAULT_APP_ID), False),
+        ("renamed", str(DEFAULT_APP_ID), False),
+        ({"id": DEFAULT_APP_ID}, None, False),  # a token: no App of ours
+    ],
+)
+def test_a_comment_is_our_apps_when_github_names_our_app_id_or_client_id(app, app_id, ours):
+    assert _via_our_app({"performed_via_github_app": app}, app_id) is ours
+
+
+def test_another_apps_copy_of_our_text_deleted_changes_nothing(served, caplog):
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nmine", login="other[bot]")
+    payload = comment_payload(copy, action="deleted")
+    payload["sender"] = dict(MAINTAINER)
+    payload["comment"]["performed_via_github_app"] = OTHER_APP
+    answer = post(client, "issue_comment", payload).json()
+    drain(rt)
+    assert ran(caplog, answer) == "ignored: not our notes comment (a copy of its text)"
+    assert not state(rt).opted_out
