@@ -33,6 +33,8 @@ class KnownComment(Protocol):
     def resumed(self) -> bool: ...
     @property
     def switched_at(self) -> str | None: ...
+    @property
+    def unconfirmed(self) -> bool: ...
 
 
 class Skip(StrEnum):
@@ -117,19 +119,28 @@ def deleted_by_maintainer(state: KnownComment) -> bool:
     return state.comment_id is not None and not state.resumed
 
 
-def deletion_ignored(state: KnownComment, comment_id: int, *, by_us: bool, said: str) -> str | None:
+def deletion_ignored(
+    state: KnownComment, comment_id: int, *, by_us: bool, by_our_account: bool, said: str
+) -> str | None:
     """Why GitHub's word that comment `comment_id`, which opens with our notes marker,
     was deleted (by someone other than the bot) changes nothing; None: updates go off, as
     by `/notes off` said at `said` (its order key). It counts whether or not the state
     knows the comment: a create whose answer was lost left none known.
 
     by_us: our account wrote it; the comment the state knows is ours whoever GitHub
-    names (a renamed App), and a person's copy of our text is not."""
+    names (a renamed App), and a person's copy of our text is not. by_our_account: our
+    account deleted it: the bot deletes only its second copies, never the one it keeps
+    (the state's, once a write confirmed it), so the one kept deleted so is a person's
+    doing (a token's owner); with none known, or a write unconfirmed (its converging
+    may have deleted the one the state knows, the write of the one it kept lost), it is
+    taken for the bot's."""
     known = state.comment_id
     if known != comment_id and not by_us:
         return "not our notes comment (a copy of its text)"
     if known is not None and known != comment_id:
         return f"a second notes comment of ours; {known} is the one kept"
+    if by_our_account and (known is None or state.unconfirmed):
+        return "deleted by the bot's account, the comment it keeps not known: taken for its own"
     if said_before(said, state.switched_at):
         return "a `/notes off` or `on` said after the deletion decides"
     return None

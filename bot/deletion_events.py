@@ -8,17 +8,19 @@ everyone. GitHub's word of the deletion names the comment and who deleted it.
 
 Counted: a comment opening with our notes marker (checked at intake), written by our
 account (its login, or GitHub's word that our App wrote it: a renamed App's login
-changed) or the one the PR's state knows, and deleted by anyone but the bot (which deletes
-a second notes comment of its own: bot.dispatch drops what it sent; with a token, what
-its account sent, its owner's deletions as a person included). Not counted: another
-comment than the one the state knows (a second copy of ours), a person's comment (a reply
-of ours, or a copy of our text), and a deletion an `off`/`on` said after it outranks
-(run late). Its payload does not say when the comment was deleted (its times are the
-comment's, the issue's, the repository's): it is dated when GitHub first sent it (one the
-redelivery sweep had sent again: its delivery log's first attempt, kept with the queued
-delivery) or else when it reached us (a retry keeps that), and while `/notes off` stands
-no earlier than just after the `off` (`_said`). A dry run's comments are not on GitHub:
-nothing of a deletion is its.
+changed) or the one the PR's state knows, and deleted by anyone but the bot. The bot
+deletes only second notes comments of its own, never the one it keeps: bot.dispatch
+drops what the App's login sent; a token's account is also its owner, acting as a
+person, and its deletion of the comment the state keeps (a write confirmed) is the
+owner's, counted; of another, or with none known, the bot's (`_by_our_account`). Not
+counted: another comment than the one the state knows (a second copy of ours), a
+person's comment (a reply of ours, or a copy of our text), and a deletion an `off`/`on`
+said after it outranks (run late). Its payload does not say when the comment was deleted
+(its times are the comment's, the issue's, the repository's): it is dated when GitHub
+first sent it (one the redelivery sweep had sent again: its delivery log's first
+attempt, kept with the queued delivery) or else when it reached us (a retry keeps that),
+and while `/notes off` stands no earlier than just after the `off` (`_said`). A dry
+run's comments are not on GitHub: nothing of a deletion is its.
 """
 
 from __future__ import annotations
@@ -86,6 +88,18 @@ def _via_our_app(comment: dict[str, Any], app_id: str | None) -> bool:
     return app_id in {str(app[k]) for k in ("id", "client_id") if app.get(k) is not None}
 
 
+def _by_our_account(payload: dict[str, Any], ours: set[str], *, via_app: bool) -> bool:
+    """Whether the bot's account deleted the comment: its login sent the deletion (with a
+    token, the bot or its owner acting as a person), or, of a comment our App wrote
+    (`via_app`), the account that wrote it did (the App's bot account: its id stays when
+    a renamed App's login changes)."""
+    sender = payload.get("sender") or {}
+    if str(sender.get("login") or "").lower() in ours:
+        return True
+    author = payload["comment"].get("user") or {}
+    return via_app and sender.get("id") is not None and sender.get("id") == author.get("id")
+
+
 def _said(state: PRState, delivery: Delivery) -> str:
     """The deletion's order key: when it was made, as best known (GitHub's event does not
     say): when GitHub first sent it (for one the sweep had sent again, GitHub could not
@@ -111,8 +125,11 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
     state = ctx.prs.get(ref.repo, ref.number)
     said = _said(state, delivery)
-    by_us = author in ours or _via_our_app(comment, ctx.settings.github_app_id)
-    why = deletion_ignored(state, comment_id, by_us=by_us, said=said)
+    via_app = _via_our_app(comment, ctx.settings.github_app_id)
+    by_account = _by_our_account(payload, ours, via_app=via_app)
+    why = deletion_ignored(
+        state, comment_id, by_us=author in ours or via_app, by_our_account=by_account, said=said
+    )
     if why is not None:
         return f"ignored: {why}"
     record_deletion(ctx, ref, state, comment_id, said)

@@ -16,8 +16,8 @@ GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
 a comment written by that login AND carrying our marker (`written_by_review_notes`)
 is the bot's own, and who sent an event says nothing; a human quoting the bot's
 comment is still not the bot. An event about a comment the bot wrote, sent by whoever
-acted on it (its deletion: `Route.by_sender`), is the bot's own only when the bot's
-login sent it.
+acted on it (its deletion: `Route.by_sender`), is the App's own when the App's login
+sent it; a token's login sending it may be its owner, which its handler tells apart.
 
 The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
 know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
@@ -319,9 +319,11 @@ def _our_own(
     as author (someone edited its comment). A user account is also a person: only its
     comments that carry our marker are the bot's, and what it sends as a person is not.
     by_sender: the event is about a comment of ours, sent by whoever acted on it; sent by
-    the bot's login, it is the bot's (with a token, its owner acting as a person is not
-    told apart from it, and is taken for the bot too)."""
+    an App's login, it is the bot's. A token's login is also its owner, acting as a
+    person: the handler tells them apart by the comment (bot.deletion_events)."""
     if by_sender:
+        if as_user:
+            return None
         return f"sent by the bot itself ({login})" if login and login.lower() in ours else None
     author = _author(payload)
     if as_user:

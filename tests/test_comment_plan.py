@@ -164,18 +164,42 @@ DELETIONS = [
 def test_a_deletion_github_tells_of_turns_updates_off_only_for_our_notes_comment(
     state, comment_id, by_us, counted
 ):
-    why = deletion_ignored(state, comment_id, by_us=by_us, said=AT)
+    why = deletion_ignored(state, comment_id, by_us=by_us, by_our_account=False, said=AT)
+    assert (why is None) is counted
+
+
+# deleted by the bot's account (a token's: the bot, or its owner as a person): the bot
+# deletes only its second copies, so the one kept, confirmed, is the owner's doing
+BY_OUR_ACCOUNT = [
+    (POSTED, 11, True),  # the one kept: the owner deleted it
+    (RESUMED, 11, True),
+    (POSTED, 12, False),  # a second copy: the bot converging
+    (PR, 12, False),  # none known: it may have been the bot's second copy
+    (replace(POSTED, unconfirmed=True), 11, False),  # a write under way may have converged
+    (replace(SWITCHED_AFTER, opted_out=True), 11, False),  # an `off`/`on` after it decides
+]
+
+
+# kills: bot/comment_plan.py:deletion_ignored the bot's account's deletions all taken for the
+#   bot's (a token owner's deletion of the notes comment ignored), or none
+@pytest.mark.parametrize(("state", "comment_id", "counted"), BY_OUR_ACCOUNT)
+def test_a_deletion_by_the_bots_account_counts_only_of_the_comment_it_keeps(
+    state, comment_id, counted
+):
+    why = deletion_ignored(state, comment_id, by_us=True, by_our_account=True, said=AT)
     assert (why is None) is counted
 
 
 def test_a_deletion_not_counted_says_why():
     reasons = [
-        deletion_ignored(PR, 12, by_us=False, said=AT),
-        deletion_ignored(POSTED, 12, by_us=True, said=AT),
-        deletion_ignored(SWITCHED_AFTER, 11, by_us=True, said=AT),
+        deletion_ignored(PR, 12, by_us=False, by_our_account=False, said=AT),
+        deletion_ignored(POSTED, 12, by_us=True, by_our_account=False, said=AT),
+        deletion_ignored(PR, 12, by_us=True, by_our_account=True, said=AT),
+        deletion_ignored(SWITCHED_AFTER, 11, by_us=True, by_our_account=False, said=AT),
     ]
     assert reasons == [
         "not our notes comment (a copy of its text)",
         "a second notes comment of ours; 11 is the one kept",
+        "deleted by the bot's account, the comment it keeps not known: taken for its own",
         "a `/notes off` or `on` said after the deletion decides",
     ]

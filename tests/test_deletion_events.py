@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from bot.db import Database
-from bot.deletion_events import _said, _via_our_app
+from bot.deletion_events import _by_our_account, _said, _via_our_app
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.markers import MARKER, REPLY_MARKER
@@ -295,10 +295,14 @@ def test_a_deletion_of_anything_but_our_notes_comment_changes_nothing(served, ca
     assert sticky(fake).id == kept.id and sticky(fake).body != text  # kept up to date
 
 
+# kills: bot/dispatch.py:_our_own a token owner's deletion of the notes comment taken for the bot's
 @pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
-def test_with_a_token_a_deletion_sent_by_the_bots_account_is_its_own(
-    tmp_path, fake_github, monkeypatch, configured
+@pytest.mark.parametrize("by", [MAINTAINER, {"login": OWNER, "id": 3, "type": "User"}])
+def test_with_a_token_the_notes_comment_deleted_by_anyone_even_its_owner_turns_updates_off(
+    tmp_path, fake_github, monkeypatch, configured, by
 ):
+    """The bot deletes only its second copies, never the one it keeps: the token's
+    owner deleting that one acts as a person (it was taken for the bot converging)."""
     clean_env(monkeypatch)
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
@@ -307,12 +311,12 @@ def test_with_a_token_a_deletion_sent_by_the_bots_account_is_its_own(
         say(client, rt, fake, "/notes")
         (notes,) = written_as(fake)
         assert notes.body.startswith(MARKER)
-        # the account's owner, or the bot converging: not told apart, nothing changes
+        # a second copy: the bot converging (or its owner, not told apart): nothing changes
         owner = {"login": OWNER, "id": 3, "type": "User"}
         copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=OWNER)
         deleted(client, rt, fake, copy, by=owner)
-        assert not state(rt).opted_out
-        deleted(client, rt, fake, notes)  # a maintainer
+        assert not state(rt).opted_out and state(rt).comment_id == notes.id
+        deleted(client, rt, fake, notes, by=by)
         assert state(rt).opted_out and state(rt).comment_id is None
 
 
@@ -367,10 +371,10 @@ NOTES = f"{MARKER}\n### Review notes"
         # a person's comment, a reply of ours: no notes comment
         ({}, deletion_event("lgtm", MAINTAINER, "octo-dev", "User"), "not a notes", 0),
         ({}, deletion_event(f"{REPLY_MARKER}\nhelp", MAINTAINER), "not a notes", 0),
-        # with a token: the account's own deletions are its (the owner's not told apart)
-        (TOKEN, deletion_event(NOTES, BY_OWNER, OWNER, "User"), "sent by the bot itself", 1),
+        # with a token: its account's deletions are its owner's or the bot's: the handler's
+        (TOKEN, deletion_event(NOTES, BY_OWNER, OWNER, "User"), "", 1),
         (TOKEN, deletion_event(NOTES, MAINTAINER, OWNER, "User"), "", 1),
-        (dict(TOKEN, bot_login=OWNER), deletion_event(NOTES, BY_OWNER, OWNER, "User"), "sent", 0),
+        (dict(TOKEN, bot_login=OWNER), deletion_event(NOTES, BY_OWNER, OWNER, "User"), "", 0),
     ],
 )
 def test_a_deletion_is_routed_when_someone_else_deleted_a_notes_comment(
@@ -507,3 +511,25 @@ def test_another_apps_copy_of_our_text_deleted_changes_nothing(served, caplog):
     drain(rt)
     assert ran(caplog, answer) == "ignored: not our notes comment (a copy of its text)"
     assert not state(rt).opted_out
+
+
+RENAMED_BOT = {"login": "renamed[bot]", "id": 41, "type": "Bot"}
+
+
+# kills: bot/deletion_events.py:_by_our_account a renamed App's own deletion taken for a person's
+@pytest.mark.parametrize(
+    ("sender", "author", "via_app", "ours"),
+    [
+        ({"login": OWNER, "id": 3}, {"login": OWNER, "id": 3}, False, True),  # a token's login
+        ({"login": "OCTO-DEV", "id": 3}, {"login": OWNER, "id": 3}, False, True),  # any case
+        (RENAMED_BOT, RENAMED_BOT, True, True),  # the App renamed: its account by its id
+        (RENAMED_BOT, RENAMED_BOT, False, False),  # not our App's comment: an id says nothing
+        (MAINTAINER, RENAMED_BOT, True, False),
+        ({"login": "ghost"}, {"login": "renamed[bot]"}, True, False),  # no ids: not the same
+    ],
+)
+def test_the_bots_account_deleted_it_by_its_login_or_as_the_app_account_that_wrote_it(
+    sender, author, via_app, ours
+):
+    payload = {"sender": sender, "comment": {"user": author}}
+    assert _by_our_account(payload, {OWNER.lower(), "octo-dev"}, via_app=via_app) is ours
