@@ -30,7 +30,7 @@ from typing import Any
 from bot.comment_plan import deletion_ignored
 from bot.context import BotContext
 from bot.db import github_time
-from bot.dispatch import Dispatcher, MalformedPayload, Route, payload_id
+from bot.dispatch import Dispatcher, MalformedPayload, Route, own_logins, payload_id
 from bot.github_port import ref_from_payload
 from bot.markers import MARKER
 from bot.order_keys import after_second, just_after
@@ -122,7 +122,7 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     comment_id = payload_id(comment.get("id"), "comment.id")
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
     author = _author(comment)
-    ours = {x.lower() for x in (ctx.settings.bot_login, ctx.github.bot_login()) if x}
+    ours = own_logins(ctx.settings, ctx.github.bot_login())
     state = ctx.prs.get(ref.repo, ref.number)
     said = _said(state, delivery)
     via_app = _via_our_app(comment, ctx.settings.github_app_id)

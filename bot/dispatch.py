@@ -190,7 +190,7 @@ class Dispatcher:
             return Triage(None, "not about a pull request", repo)
         sender = payload.get("sender") or {}
         login = str(sender.get("login") or "")
-        ours = {x.lower() for x in (settings.bot_login, own_login) if x}
+        ours = own_logins(settings, own_login)
         own = _our_own(payload, login, ours, as_user=_as_user(settings), by_sender=route.by_sender)
         if own:
             return Triage(None, own, repo, number)
@@ -300,6 +300,12 @@ def _taken_since(
         now,
     )
     return f"{repo} is repository {now}'s name now, not this delivery's repository {repo_id}'s"
+
+
+def own_logins(settings: Settings, own_login: str | None) -> set[str]:
+    """The bot's logins, lowercased (GitHub's logins are not case-sensitive):
+    REVIEW_NOTES_BOT_LOGIN and the one GitHub gave (`own_login`; None: not asked)."""
+    return {x.lower() for x in (settings.bot_login, own_login) if x}
 
 
 def _sent_by_a_bot(payload: dict[str, Any]) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from bot.db import Database
 from bot.deletion_events import _by_our_account, _said, _via_our_app
-from bot.dispatch import Dispatcher
+from bot.dispatch import Dispatcher, own_logins
 from bot.dryrun import DryRunGitHub
 from bot.markers import MARKER, REPLY_MARKER
 from bot.prstate import PRState
@@ -533,3 +533,11 @@ def test_the_bots_account_deleted_it_by_its_login_or_as_the_app_account_that_wro
 ):
     payload = {"sender": sender, "comment": {"user": author}}
     assert _by_our_account(payload, {OWNER.lower(), "octo-dev"}, via_app=via_app) is ours
+
+
+# kills: bot/dispatch.py:own_logins a login compared as GitHub spelt it (logins ignore case)
+@pytest.mark.parametrize(("configured", "asked"), [("Notes-Bot", None), (None, "Notes-Bot")])
+def test_the_bots_logins_are_known_in_any_case_from_settings_or_github(tmp_path, configured, asked):
+    settings = make_settings(tmp_path, bot_login=configured)
+    assert own_logins(settings, asked) == {"notes-bot"}
+    assert own_logins(make_settings(tmp_path), None) == set()
