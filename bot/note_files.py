@@ -44,6 +44,7 @@ from pydantic import ValidationError
 
 from bot.markdown_text import without_fences
 from bot.note_dump import FENCE, toml_string, toml_value
+from bot.note_terms import describe_character
 from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict, derive_verdict
 from bot.toml_errors import (
     bad_date,
@@ -341,11 +342,34 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
         said = f"file must start with a '{FENCE}' line"
         if lines[0].strip() == "---":  # YAML's front matter, a habit from other sites
             said += f", not '---': the header is TOML (key = \"value\") between '{FENCE}' lines"
+        elif (typed := _fence_typed_as(lines[0])) is not None:
+            said += typed
         raise LibraryError([Problem(path, 1, "header", said)])
     for i in range(1, len(lines)):
         if lines[i].strip() == FENCE:
             return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), 2
+    # no line closes it: name the one meant to, where the curator will look, not line 1
+    for i in range(1, len(lines)):
+        if (typed := _fence_typed_as(lines[i])) is not None:
+            said = f"no closing '{FENCE}' line" + typed
+            raise LibraryError([Problem(path, i + 1, "header", said)])
     raise LibraryError([Problem(path, 1, "header", f"no closing '{FENCE}' line")])
+
+
+def _fence_typed_as(line: str) -> str | None:
+    """Why `line` seems a header fence mistyped, as the rest of a message, or None: the
+    plus signs a Chinese input method types full-width (`＋＋＋`), one too many or too few
+    (`++++`), or YAML's `---`. No header line is any of them: a TOML key cannot start with
+    `+` or `-`."""
+    typed = line.strip()
+    if typed == "---":
+        return f": '---' is YAML's fence; the header is TOML, closed by a '{FENCE}' line"
+    if not typed or set(typed) - {"+", "\uff0b"}:
+        return None
+    if "\uff0b" in typed:
+        wide = describe_character("\uff0b")
+        return f": {typed!r} holds {wide}, typed by a Chinese input method: type '{FENCE}'"
+    return f": {typed!r} has {len(typed)} plus signs; a fence is three, '{FENCE}'"
 
 
 _CONFLICT = re.compile(r"^<<<<<<< .*\n(?:.*\n)*?=======\n(?:.*\n)*?>>>>>>> ", re.M)

@@ -218,6 +218,56 @@ def test_an_empty_header_names_its_missing_fields_whatever_the_fences_spacing():
         assert "no closing" not in str(exc.value)
 
 
+def _fence_problem(text: str) -> str:
+    from bot.note_files import LibraryError
+
+    with pytest.raises(LibraryError) as exc:
+        parse_note(text, "n.md")
+    return str(exc.value)
+
+
+_WIDE_PLUS = "holds '＋' (U+FF0B FULLWIDTH PLUS SIGN), typed by a Chinese input method: type '+++'"
+
+
+# A closing fence typed wrong was "n.md:1: header: no closing '+++' line": line 1 holds a
+# good fence, and nothing said which line was meant nor what is wrong with it
+@pytest.mark.parametrize(
+    ("fence", "said"),
+    [
+        ("＋＋＋", "'＋＋＋' " + _WIDE_PLUS),
+        ("++＋", "'++＋' " + _WIDE_PLUS),
+        ("++++", "'++++' has 4 plus signs; a fence is three, '+++'"),
+        (" ++ ", "'++' has 2 plus signs; a fence is three, '+++'"),
+        ("---", "'---' is YAML's fence; the header is TOML, closed by a '+++' line"),
+    ],
+)
+def test_a_closing_fence_typed_wrong_is_named_on_its_line(fence, said):
+    text = '+++\nid = "n1"\nrepo = "o/r"\n' + fence + "\n值得精读。\n---\n＋＋＋\n"
+    assert _fence_problem(text) == f"n.md:4: header: no closing '+++' line: {said}"
+
+
+def test_a_closing_fence_typed_wrong_right_after_the_opening_one_is_named():
+    said = _fence_problem("+++\n++++\n值得精读。\n")
+    assert (
+        said
+        == "n.md:2: header: no closing '+++' line: '++++' has 4 plus signs; a fence is three, '+++'"
+    )
+
+
+def test_an_opening_fence_typed_full_width_says_what_to_type():
+    said = _fence_problem('＋＋＋\nid = "n1"\n+++\n值得精读。\n')
+    assert said == (
+        "n.md:1: header: file must start with a '+++' line: '＋＋＋' holds '＋'"
+        " (U+FF0B FULLWIDTH PLUS SIGN), typed by a Chinese input method: type '+++'"
+    )
+
+
+def test_a_header_never_closed_is_named_on_its_first_line():
+    # nothing looks like a fence (a line of other signs, a blank one, a plus inside text)
+    said = _fence_problem('+++\nid = "n1"\n\n*** a+b\n+-+\n')
+    assert said == "n.md:1: header: no closing '+++' line"
+
+
 # --- the fast TOML path agrees with tomllib ---------------------------------------------
 
 GOOD_VALUE = st.one_of(
