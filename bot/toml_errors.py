@@ -321,7 +321,8 @@ def unclosed_string(text: str, error: str) -> tuple[int, str, str] | None:
 def typed_hint(text: str, error: str) -> str:
     """A hint when tomllib stops at a character a Chinese input method typed for ASCII
     (`["a"，"b"]` is an "Unclosed array", whose cause the message does not say) or at an
-    unusual space or an invisible character, which the curator cannot see."""
+    unusual space or an invisible character, which the curator cannot see, or at a key
+    written in another script (`标题 = ...`), where tomllib names no cause."""
     m = re.search(r"line (\d+), column (\d+)", error)
     if m is None:
         return ""
@@ -330,7 +331,11 @@ def typed_hint(text: str, error: str) -> str:
     if ch in ("", " ", "\t"):  # an ASCII control character (ESC, form feed) is unseen too
         return ""
     typed, kind = ascii_typed_as(ch), unicodedata.category(ch)
-    if typed is not None:
+    if typed is None and ch.isalpha() and ("Invalid statement" in error or "after a key" in error):
+        # a key in the curator's language (`标题 = "..."`, `title标题 = "..."`): tomllib
+        # says "Invalid statement" or "Expected '=' after a key", naming no cause
+        why = "a key's name is ASCII letters, digits, '_' and '-': name the field in English"
+    elif typed is not None:
         why = f"typed by a Chinese input method: type {typed!r}"
     elif kind == "Zs":  # a no-break space pasted from a page, an input method's U+3000
         why = "which looks like a space: type a plain one"

@@ -2602,6 +2602,18 @@ def test_check_hints_at_a_pr_named_by_its_address(tmp_path, capsys):
             "5: header: malformed TOML: Invalid value (column 11); it stops at '“' (U+201C LEFT"
             " DOUBLE QUOTATION MARK), typed by a Chinese input method: type '\"'",
         ),
+        (  # a key in Chinese: tomllib's "Invalid statement" named no cause
+            ('verdict = "deep"', '判断 = "deep"'),
+            "5: header: malformed TOML: Invalid statement (column 1); it stops at '判' (U+5224"
+            " CJK UNIFIED IDEOGRAPH-5224), a key's name is ASCII letters, digits, '_' and '-':"
+            " name the field in English",
+        ),
+        (
+            ('verdict = "deep"', 'verdict判断 = "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at '判' (U+5224 CJK UNIFIED IDEOGRAPH-5224), a key's name is ASCII"
+            " letters, digits, '_' and '-': name the field in English",
+        ),
         (  # no hint: a value typed without its quotes, said so
             ('verdict = "deep"', "verdict = 深"),
             '5: verdict: 深 is no TOML value: text takes quotes: "深"',
@@ -2613,6 +2625,8 @@ def test_check_hints_at_a_pr_named_by_its_address(tmp_path, capsys):
         "zero-width-space",
         "form-feed",
         "input-method",
+        "chinese-key",
+        "chinese-in-key",
         "other",
     ],
 )
