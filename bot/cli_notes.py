@@ -40,6 +40,7 @@ from bot.notes_lint import (
     diff_blind,
     redundant_aspects,
     shared_fields,
+    traditional_terms,
     unlisted_prs,
 )
 
@@ -248,6 +249,13 @@ def _warnings(
     for note, glob in broad_paths(library):
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
         found.append((note, "paths", glob, msg))
+    for note, field, term, chars in traditional_terms(library):
+        msg = (
+            f"{term!r} is written in Traditional characters ({', '.join(chars)}): a Chinese"
+            " term matches only as written, and a PR's Chinese text is Simplified, as the"
+            " guidance is; write it in Simplified"
+        )
+        found.append((note, field, term, msg))
     for note, phrase, stated in contradicted_verdicts(library):
         msg = (
             f"{note.verdict.value!r} ({note.verdict.label_en}), but the guidance reads as"

@@ -54,6 +54,39 @@ def common_keywords(
     return found
 
 
+def traditional_characters(term: str) -> str:
+    """The ideographs of `term` only Traditional Chinese writes (`綴`, `緩` of `前綴緩存`):
+    in Big5, Taiwan's and Hong Kong's character set, not in GB2312, which holds the
+    Simplified ones in use (and the forms both share)."""
+    return "".join(dict.fromkeys(c for c in term if "\u4e00" <= c <= "\u9fff" and _big5_only(c)))
+
+
+def _big5_only(ch: str) -> bool:
+    try:
+        ch.encode("gb2312")
+    except UnicodeEncodeError:
+        try:
+            ch.encode("big5")
+        except UnicodeEncodeError:
+            return False  # a rare character of neither: no telling
+        return True
+    return False
+
+
+def traditional_terms(library: Library) -> list[tuple[Note, str, str, str]]:
+    """Keywords and aspects written in Traditional characters: note, field, term, those
+    characters. A Chinese term matches as written (bot.terms), and the Chinese a PR's
+    text holds is Simplified as the notes' guidance is (an input method left in
+    Traditional mode types `前綴緩存` for 前缀缓存), so it would never match."""
+    return [
+        (note, field, term, chars)
+        for note in library.notes
+        for field in ("keywords", "aspects")
+        for term in getattr(note, field)
+        if (chars := traditional_characters(term))
+    ]
+
+
 _WILDCARD = re.compile(r"\*+|\?|\[[^\]]*\]?")
 _FILE_TYPE = re.compile(r"(?:\.[A-Za-z0-9]+)+$")
 # file names found in many directories of a Python tree: `**/` before one says nothing
