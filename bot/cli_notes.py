@@ -35,6 +35,7 @@ from bot.note_files import LibraryError, Problem, merge_conflict
 from bot.notes import Note
 from bot.notes_lint import (
     broad_paths,
+    clipped_fields,
     common_keywords,
     contradicted_verdicts,
     diff_blind,
@@ -249,6 +250,14 @@ def _warnings(
     for note, glob in broad_paths(library):
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
         found.append((note, "paths", glob, msg))
+    for note, field, length, limit in clipped_fields(library):
+        fix = (
+            "a summary is one or two sentences; the guidance says the rest"
+            if field == "summary_en"
+            else "a title names the mechanism; the summary says the rest"
+        )
+        msg = f"{length:,} characters, of which the comment shows {limit:,} (cut with '…'): {fix}"
+        found.append((note, field, None, msg))
     for note, field, term, chars in traditional_terms(library):
         msg = (
             f"{term!r} is written in Traditional characters ({', '.join(chars)}): a Chinese"

@@ -9,6 +9,7 @@ import re
 
 from bot.library import Library
 from bot.notes import Note, Verdict, stated_verdict
+from bot.render import SUMMARY_MAX, TITLE_MAX
 from bot.similarity import Vocabulary, only_uncounted_words, title_words
 from bot.terms import is_code_name, term_key
 
@@ -85,6 +86,23 @@ def traditional_terms(library: Library) -> list[tuple[Note, str, str, str]]:
         for term in getattr(note, field)
         if (chars := traditional_characters(term))
     ]
+
+
+# what the comment cuts at a limit (bot.render), with the limit
+_CLIPPED = (("title_en", TITLE_MAX), ("title_zh", TITLE_MAX), ("summary_en", SUMMARY_MAX))
+
+
+def clipped_fields(library: Library) -> list[tuple[Note, str, int, int]]:
+    """Titles and summaries longer than the comment shows: note, field, length (spacing
+    collapsed, as the comment writes it) and the limit. The comment cuts them with `…`;
+    the notes pages show them whole, so a curator reading there sees nothing wrong."""
+    found = []
+    for note in library.notes:
+        for field, limit in _CLIPPED:
+            length = len(" ".join(getattr(note, field).split()))
+            if length > limit:
+                found.append((note, field, length, limit))
+    return found
 
 
 _WILDCARD = re.compile(r"\*+|\?|\[[^\]]*\]?")

@@ -27,8 +27,9 @@ from bot.reasons import note_names, short_view, under_topics_line
 GITHUB_BODY_LIMIT = 65_536
 BUDGET = 60_000  # leave room for GitHub counting differently (UTF-16, entities)
 
+# a note's title and summary past these are cut in the comment (`notes check` warns of it)
 TITLE_MAX = 300
-_SUMMARY_MAX = 1_500
+SUMMARY_MAX = 1_500
 _REASON_MAX = 300
 _REASONS_SHORT = 12
 _FILES_SHOWN = 5  # files named in why mode's "not counted" line
@@ -231,7 +232,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     if note.title_en:
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if note.summary_en:
-        lines += ["", f"> {safe_text(note.summary_en, _SUMMARY_MAX)}"]
+        lines += ["", f"> {safe_text(note.summary_en, SUMMARY_MAX)}"]
     topics = [library.topics[t] for t in note.topics if t in library.topics]
     if topics:
         lines += ["", "Topics: " + ", ".join(safe_text(t.name_en) for t in topics)]

@@ -1471,6 +1471,28 @@ def test_a_verdict_that_contradicts_the_guidance_is_named_by_check(tmp_path, cap
     assert said in out, out
 
 
+def test_a_title_or_summary_longer_than_the_comment_shows_is_warned_of(tmp_path, capsys):
+    # The comment cuts a title past 300 characters and a summary past 1,500 with '…'
+    # (bot.render), the notes pages show them whole: a summary pasted as the title was
+    # cut in every comment, and check said `ok`
+    long_title = "Pick the eager region per model runner " + "a" * 262  # 301
+    text = (
+        VALID.replace("Pick the eager region per model runner", long_title)
+        .replace("按 runner 选择 eager 区域", "按" * 300)  # 300: shown whole
+        .replace("Shows how a function pointer picks the eager region.", "x " * 751)  # 1,501
+    )
+    path = write(tmp_path, text)
+    status, out = check_output(tmp_path, capsys)
+    warned = [line for line in out.splitlines() if ": warning: " in line]
+    assert status == 0
+    assert warned == [
+        f"{path}:10: title_en: warning: 301 characters, of which the comment shows 300 (cut"
+        " with '…'): a title names the mechanism; the summary says the rest",
+        f"{path}:11: summary_en: warning: 1,501 characters, of which the comment shows 1,500"
+        " (cut with '…'): a summary is one or two sentences; the guidance says the rest",
+    ]
+
+
 def test_a_chinese_keyword_or_aspect_in_traditional_characters_is_warned_of(tmp_path, capsys):
     # An input method left in Traditional mode types 前綴緩存 for 前缀缓存: a Chinese term
     # matches only as written, so the keyword never matched a PR, and check said `ok`
