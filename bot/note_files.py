@@ -45,7 +45,15 @@ from pydantic import ValidationError
 from bot.markdown_text import without_fences
 from bot.note_dump import FENCE, toml_string, toml_value
 from bot.note_terms import describe_character
-from bot.notes import ID_PATTERN, REPO_PATTERN, Note, Repeated, Verdict, derive_verdict
+from bot.notes import (
+    ID_PATTERN,
+    REPO_PATTERN,
+    Note,
+    Repeated,
+    Verdict,
+    derive_verdict,
+    stated_verdict,
+)
 from bot.toml_errors import (
     bad_date,
     ended_early,
@@ -593,8 +601,34 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
             if p.field not in missing
         ]
     if problems:
-        raise LibraryError(problems)
+        raise LibraryError([_with_fix(p, str(data["guidance"])) for p in problems])
     return NoteSource(note, path, header)
+
+
+# what to write for a required field left out (title_en and summary_en: CURATED_FIELDS)
+_MISSING_FIX = {
+    "repo": 'repo = "vllm-project/vllm", the PR\'s repository',
+    "verdict": 'verdict = "deep", "quick" or "skip", as the guidance\'s wording says',
+    "topics": 'topics = ["prefix-caching"], one or more topic ids from the taxonomy',
+    "title_zh": 'title_zh = "...", the original Chinese title on one line',
+}
+
+
+def _with_fix(problem: Problem, guidance: str) -> Problem:
+    """A note's missing required field with what to write there (the file's name gives
+    its id, the guidance's wording its verdict): a curator adding a note by hand reads
+    it."""
+    if problem.message != "missing required field":
+        return problem
+    fix = _MISSING_FIX.get(problem.field)
+    if problem.field == "id":
+        stem = problem.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".md")
+        fix = f'id = "{stem}", the file\'s name' if re.fullmatch(ID_PATTERN, stem) else None
+    elif problem.field == "verdict" and (stated := stated_verdict(guidance)) is not None:
+        fix = f"verdict = {toml_string(stated[1].value)}: the guidance says {stated[0]}"
+    if fix is None:
+        return problem
+    return Problem(problem.path, problem.line, problem.field, f"{problem.message}: write {fix}")
 
 
 def parse_note(text: str, path: str) -> Note:

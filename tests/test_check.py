@@ -99,8 +99,46 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('title_zh = "按 runner 选择 eager 区域"\n', ""),
-        (1, "title_zh", "missing required field"),
+        (
+            1,
+            "title_zh",
+            'missing required field: write title_zh = "...", the original Chinese title on'
+            " one line",
+        ),
         id="missing-title",
+    ),
+    pytest.param(  # a field left out was "missing required field", nothing of what to write
+        ('repo = "vllm-project/vllm"\n', ""),
+        (
+            1,
+            "repo",
+            'missing required field: write repo = "vllm-project/vllm", the PR\'s repository',
+        ),
+        id="missing-repo",
+    ),
+    pytest.param(
+        ('topics = ["cuda-graphs", "rocm"]\n', ""),
+        (
+            1,
+            "topics",
+            'missing required field: write topics = ["prefix-caching"], one or more topic ids'
+            " from the taxonomy",
+        ),
+        id="missing-topics",
+    ),
+    pytest.param(  # the guidance states it: that one
+        ('verdict = "deep"\n', ""),
+        (
+            1,
+            "verdict",
+            'missing required field: write verdict = "deep": the guidance says 值得精读',
+        ),
+        id="missing-verdict",
+    ),
+    pytest.param(
+        ('id = "vllm-test0001"\n', ""),
+        (1, "id", 'missing required field: write id = "vllm-test0001", the file\'s name'),
+        id="missing-id",
     ),
     pytest.param(
         ('title_zh = "按 runner 选择 eager 区域"', 'title_zh = "  "'),
@@ -353,6 +391,19 @@ NOTE_DEFECTS = [
         id="ideographic-space-in-path",
     ),
 ]
+
+
+def test_a_verdict_left_out_of_a_note_whose_guidance_states_none_lists_the_three(tmp_path):
+    path = write(tmp_path, VALID.replace('verdict = "deep"\n', "").replace("值得精读。", ""))
+    assert problems_of(tmp_path) == [
+        f'{path}:1: verdict: missing required field: write verdict = "deep", "quick" or'
+        ' "skip", as the guidance\'s wording says'
+    ]
+
+
+def test_a_missing_id_is_not_told_a_file_name_that_is_no_id(tmp_path):
+    path = write(tmp_path, VALID.replace('id = "vllm-test0001"\n', ""), "My Note.md")
+    assert problems_of(tmp_path) == [f"{path}:1: id: missing required field"]
 
 
 @pytest.mark.parametrize(("edit", "expected"), NOTE_DEFECTS)
