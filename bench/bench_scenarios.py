@@ -54,7 +54,7 @@ def main() -> int:
     parser.add_argument("--from", dest="start", type=int, help="first seed (with --to)")
     parser.add_argument("--to", type=int, help="last seed")
     args = parser.parse_args()
-    seeds = range(args.start, args.to + 1) if args.start else range(1, args.seeds + 1)
+    seeds = range(args.start, args.to + 1) if args.start is not None else range(1, args.seeds + 1)
     for name in list(os.environ):  # the scenarios set their own; a developer's would leak in
         if name.startswith(("GITHUB_", "REVIEW_NOTES_")):
             del os.environ[name]
