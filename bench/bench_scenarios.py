@@ -3,11 +3,13 @@
     python bench/bench_scenarios.py [--seeds N | --from A --to B]
 
 Each seed is tests/test_scenarios.py's (`run_seed`): PR events in and out of order,
-redeliveries, GitHub faults, a maintainer deleting or rewriting the notes comment, a
-human copying its marker, restarts; then README's promises checked. CI runs a handful;
-this runs as many as asked, each against its own fake GitHub and database, and names
-each failing seed with its first broken invariant (rerun one with
-`SCENARIO_SEEDS=S-S pytest tests/test_scenarios.py` for the whole story).
+redeliveries, GitHub faults, a maintainer deleting (GitHub's `deleted` webhook at once,
+late, twice or never) or rewriting the notes comment, `/notes off` and `on` said by the
+PR's author or a writer, a human copying its marker, restarts; then README's promises
+checked. CI runs a handful; this runs as many as asked (from seed 0 too), each against
+its own fake GitHub and database, and names each failing seed with its first broken
+invariant (rerun one with `SCENARIO_SEEDS=S-S pytest tests/test_scenarios.py` for the
+whole story).
 """
 
 from __future__ import annotations

@@ -8,10 +8,12 @@ labels including the opt-out one, draft and ready, closed and reopened), sent in
 of order and some twice (a redelivery: the same X-GitHub-Delivery); GitHub faults at
 random (5xx, a secondary rate limit with Retry-After, a dropped connection, an answer
 past the client's timeout, each before or after the write took effect); a maintainer
-deleting the bot's comment; a human posting a comment that copies the bot's marker; a
-restart of the server. Then the queue drains, what failed is re-run as an operator's
-`review-notes retry --all` would, and `check` holds the outcome to README's "What the
-bot does" (see its docstring).
+deleting the bot's comment (GitHub's `issue_comment` `deleted` webhook for it sent at
+once, late, twice or never); the PR's author or a writer saying `/notes off` or `/notes on`
+in a comment (delivered at once, late or twice); a human posting a comment that copies
+the bot's marker; a restart of the server. Then the queue drains, what failed is re-run
+as an operator's `review-notes retry --all` would, and `check` holds the outcome to
+README's "What the bot does" and docs/commands.md's `/notes off`/`on` (see its docstring).
 
 CI runs SEEDS. More: `SCENARIO_SEEDS=1-500 pytest tests/test_scenarios.py` (a count
 `N` or a range `A-B`), or `python bench/bench_scenarios.py --seeds 200`, which prints how
@@ -22,8 +24,10 @@ from __future__ import annotations
 
 import os
 import random
+import time
 import uuid
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +37,10 @@ from bot.feedback import hide_dismissed
 from bot.github_port import PRRef
 from bot.markers import MARKER
 from bot.prfacts import PRFacts
-from bot.render import render, render_paused
+from bot.render import PauseCause, render, render_paused
 from bot.server import Runtime
 from bot.sticky import notes_of_related_prs, opted_out_by_pr
+from tests.command_kit import AUTHOR, comment_payload, tune
 from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeGitHub, Fault
 from tests.test_render import assert_inert
 from tests.webhook_kit import (
@@ -138,6 +143,34 @@ def _fault(rng: random.Random) -> Fault:
 
 # --- the PRs as GitHub has them ---------------------------------------------------
 
+WRITER = "maint-w"  # a collaborator with write permission: may say off/on, as the author
+MAINTAINER = {"login": "maintainer", "id": 77, "type": "User"}
+Key = tuple[int, int]  # an order on GitHub's clock: (second, comment id; later ids later)
+FIRST: Key = (0, 0)  # before anything said
+
+
+@dataclass
+class Switch:
+    """`/notes off` or `/notes on`, said in a comment, and its delivery."""
+
+    on: bool
+    key: Key
+    delivery: str
+
+
+@dataclass
+class Deletion:
+    """A maintainer deleted the notes comment (or rewrote it into their own text)."""
+
+    second: int  # on GitHub's clock
+    ran: Key  # the newest switch run by then (the bot dates the deletion after it)
+    resumed: bool  # `/notes on` resumed the updates, and no update has found the comment since
+    deliveries: list[str] = field(default_factory=list)  # its `deleted` webhooks' (unsent yet)
+    received: list[int] = field(default_factory=list)  # the seconds they reached the bot
+    # the second its webhook reached the bot when it ran alone, the updates on: the
+    # deletion is surely an `off` said then (None: another order may have been taken)
+    dated: int | None = None
+
 
 @dataclass
 class PR:
@@ -152,7 +185,8 @@ class PR:
     closed: bool = False
     changed_at: int = 0  # the second of its last event
     diffs: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # (head, base)
-    deleted_by_maintainer: bool = False  # its notes comment, deleted once posted
+    switches: list[Switch] = field(default_factory=list)
+    deletions: list[Deletion] = field(default_factory=list)
     states: list[PRFacts] = field(default_factory=list)  # as each event showed it
 
     def paths(self) -> tuple[str, ...]:
@@ -246,6 +280,7 @@ def _show(fake: FakeGitHub, pr: PR) -> None:
     pull = fake.add_pull(
         DEFAULT_REPO,
         pr.number,
+        author=AUTHOR,
         files=pr.files,
         title=pr.title,
         body=pr.body,
@@ -256,6 +291,15 @@ def _show(fake: FakeGitHub, pr: PR) -> None:
 
 
 # --- one scenario -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A webhook delivery: GitHub's event name, its id (X-GitHub-Delivery), its payload."""
+
+    event: str
+    delivery: str
+    payload: dict[str, Any]
 
 
 @dataclass
@@ -270,8 +314,10 @@ class Scenario:
         self.rng = random.Random(seed)
         self.fake, self.tmp_path, self.key = fake, tmp_path, key
         self.second = 0
-        self.sent: list[tuple[str, dict[str, Any]]] = []  # delivered: id, payload
-        self.held: list[tuple[str, dict[str, Any]]] = []  # to deliver later, out of order
+        self.sent: list[Sent] = []  # delivered
+        self.held: list[Sent] = []  # to deliver later, out of order
+        self.deletions: dict[str, Deletion] = {}  # a `deleted` webhook's id -> its deletion
+        self.rt: Runtime | None = None  # the server running now
         self.humans: dict[int, str] = {}
         self.log: list[str] = []
         self.files_lagged = False
@@ -296,6 +342,8 @@ class Scenario:
         played = Played(prs, self.humans, self.log)
         for run in range(runs):
             with serving(self.settings()) as (client, rt):
+                tune(rt)  # a command's update made at once, not one per 5 s window
+                self.rt = rt
                 self.log.append(f"server {'re' if run else ''}started")
                 if run == 0:
                     for pr in prs:
@@ -323,14 +371,15 @@ class Scenario:
         )
         pr.diffs[pr.head, pr.base] = pr.files
         _show(self.fake, pr)
+        self.fake.set_permission(DEFAULT_REPO, WRITER, "write")
         return pr
 
     def _step(self, client, rt: Runtime, prs: list[PR]) -> None:
         rng = self.rng
         what = rng.choices(
             ["fault", "list lag", "files lag", "delete", "rewrite", "human", "redeliver"]
-            + ["late", "event", "tokens expire", "chatter", "prune"],
-            weights=[25, 4, 3, 5, 2, 5, 10, 7, 45, 2, 2, 2],
+            + ["late", "event", "tokens expire", "chatter", "prune", "switch"],
+            weights=[25, 4, 3, 12, 2, 5, 10, 8, 30, 2, 2, 2, 14],
         )[0]
         if what == "fault":
             route = rng.choice(ROUTES)
@@ -349,15 +398,14 @@ class Scenario:
             self.files_lagged = True
             self.log.append(f"the next {looks} file lists are empty")
         elif what == "delete":
-            self._maintainer_deletes(rt, rng.choice(prs))
+            self._maintainer_deletes(client, rt, rng.choice(prs))
         elif what == "rewrite":
             self._maintainer_rewrites(rt, rng.choice(prs))
         elif what == "human":
             self._human_copies_marker(rng.choice(prs))
         elif what == "redeliver" and self.sent:
-            delivery, payload = rng.choice(self.sent)  # GitHub's redelivery: the same id
-            self.log.append(f"redeliver {delivery}")
-            post(client, "pull_request", payload, delivery=delivery)
+            self.log.append("redeliver:")  # GitHub's redelivery: the same id
+            self._send(client, rng.choice(self.sent))
         elif what == "tokens expire":
             self.log.append(f"{self.fake.expire_tokens()} installation tokens expire")
         elif what == "chatter":
@@ -373,7 +421,9 @@ class Scenario:
                 rt.retention.prune(before="9999-12-31T00:00:00.000000Z")
                 self.log.append("retention prunes every delivery and idle file list")
         elif what == "late" and self.held:
-            self._send(client, *self.held.pop(rng.randrange(len(self.held))))
+            self._send(client, self.held.pop(rng.randrange(len(self.held))))
+        elif what == "switch":
+            self._switch(client, rng.choice(prs))
         else:
             pr = rng.choice(prs)
             action, extra = _next_event(rng, pr)
@@ -394,19 +444,79 @@ class Scenario:
             f"{delivery}: title={pr.title[:30]!r} body={str(pr.body)[:20]!r} labels={pr.labels}"
             f" files={pr.files} draft={pr.draft} closed={pr.closed}"
         )
+        self._send_or_hold(client, Sent("pull_request", delivery, payload))
+
+    def _send_or_hold(self, client, sent: Sent) -> None:
         if self.rng.random() < 0.25:
-            self.held.append((delivery, payload))  # GitHub sends it later
+            self.held.append(sent)  # GitHub sends it later
         else:
-            self._send(client, delivery, payload)
+            self._send(client, sent)
 
-    def _send(self, client, delivery: str, payload: dict[str, Any]) -> None:
-        self.log.append(f"send {delivery}")
-        r = post(client, "pull_request", payload, delivery=delivery)
+    def _send(self, client, sent: Sent) -> None:
+        self.log.append(f"send {sent.event} {sent.delivery}")
+        r = post(client, sent.event, sent.payload, delivery=sent.delivery)
         assert r.status_code in (200, 202), r.text
-        self.sent.append((delivery, payload))
+        self.sent.append(sent)
+        deletion = self.deletions.get(sent.delivery)
+        got = self._rt().queue.get(sent.delivery)
+        if deletion is not None and got is not None:  # (None: answered, not queued)
+            deletion.received.append(_second(got.received_at))
 
-    def _maintainer_deletes(self, rt: Runtime, pr: PR) -> None:
-        if self.rng.random() < 0.5:
+    def _rt(self) -> Runtime:
+        assert self.rt is not None
+        return self.rt
+
+    def _switch(self, client, pr: PR) -> None:
+        """The PR's author or a writer says `/notes off` or `/notes on` in a comment."""
+        on, who = self.rng.random() < 0.5, self.rng.choice([AUTHOR, WRITER])
+        text = "/notes on" if on else "/notes off"
+        c = self.fake.add_comment(DEFAULT_REPO, pr.number, text, login=who)
+        delivery = f"comment-{c.id}-{uuid.uuid4().hex[:6]}"
+        pr.switches.append(Switch(on, (int(c.created_at), c.id), delivery))
+        self.log.append(f"{who} says {text} on {pr.number} (comment {c.id}, {delivery})")
+        payload = comment_payload(c, number=pr.number, title=pr.title)
+        self._send_or_hold(client, Sent("issue_comment", delivery, payload))
+
+    def _deleted(self, pr: PR) -> Deletion:
+        """A deletion now: what the bot had run of the PR's `off`/`on` by then."""
+        queue = self._rt().queue
+        done = [
+            s.key
+            for s in pr.switches
+            if (d := queue.get(s.delivery)) is not None and d.state == "done"
+        ]
+        state = self._rt().ctx.prs.get(DEFAULT_REPO, pr.number)
+        return Deletion(int(time.time()), max(done, default=FIRST), state.resumed_at is not None)
+
+    def _send_deleted(
+        self, client, pr: PR, comment: Any, deletion: Deletion, *, quiet: bool
+    ) -> None:
+        """GitHub's `deleted` webhook for the comment: at once, later, twice or never (a
+        delivery GitHub failed, to be found by the sweep, as the restart tests do)."""
+        when = self.rng.choices(["now", "later", "twice", "never"], weights=[4, 3, 2, 1])[0]
+        payload = comment_payload(comment, action="deleted", number=pr.number, title=pr.title)
+        payload["sender"] = dict(MAINTAINER)
+        sent = Sent("issue_comment", f"deleted-{comment.id}-{uuid.uuid4().hex[:6]}", payload)
+        self.log.append(f"its deleted webhook {sent.delivery}: {when}")
+        if when == "never":
+            return
+        self.deletions[sent.delivery] = deletion
+        deletion.deliveries.append(sent.delivery)
+        if when == "later":
+            self.held.append(sent)
+            return
+        rt = self._rt()
+        alone = quiet and not rt.ctx.prs.get(DEFAULT_REPO, pr.number).opted_out
+        self._send(client, sent)
+        if alone and deletion.dated is None and deletion.received:
+            drain(rt, 30)  # nothing else ran since the deletion: its webhook dates it
+            deletion.dated = deletion.received[0]
+        if when == "twice":
+            self.held.append(sent)  # GitHub's redelivery, later
+
+    def _maintainer_deletes(self, client, rt: Runtime, pr: PR) -> None:
+        quiet = self.rng.random() < 0.5
+        if quiet:
             drain(rt, 30)  # deleted in the web UI at a quiet moment, else while we work
         mine = self._ours(pr)
         if not mine:
@@ -414,8 +524,11 @@ class Scenario:
         with self.fake._lock:
             for c in mine:
                 del self.fake._comments[c.id]
-        pr.deleted_by_maintainer = True
-        self.log.append(f"maintainer deletes the comment on {pr.number}")
+        deletion = self._deleted(pr)
+        pr.deletions.append(deletion)
+        self.log.append(f"maintainer deletes the comment on {pr.number}: {deletion}")
+        for c in mine:
+            self._send_deleted(client, pr, c, deletion, quiet=quiet)
 
     def _maintainer_rewrites(self, rt: Runtime, pr: PR) -> None:
         """A maintainer edits the notes comment into their own text, the marker gone: it
@@ -428,7 +541,7 @@ class Scenario:
         text = "Moved the reading list to the description."
         self.fake.set_body(mine[0].id, text)
         self.humans[mine[0].id] = text  # as good as a human's comment now
-        pr.deleted_by_maintainer = True
+        pr.deletions.append(self._deleted(pr))  # no `deleted` webhook: an edit's, not ours
         self.log.append(f"maintainer rewrites comment {mine[0].id} on {pr.number}")
 
     def _ours(self, pr: PR) -> list[Any]:
@@ -445,7 +558,7 @@ class Scenario:
 
     def _finish(self, client, rt: Runtime) -> None:
         while self.held:
-            self._send(client, *self.held.pop(self.rng.randrange(len(self.held))))
+            self._send(client, self.held.pop(self.rng.randrange(len(self.held))))
         drain(rt, 60)
         with self.fake._lock:  # GitHub is well again
             self.fake._faults.clear()
@@ -457,6 +570,52 @@ class Scenario:
 
 
 # --- the invariants ---------------------------------------------------------------
+
+
+def _second(received_at: str) -> int:
+    """A queue's time (`2026-09-01T10:00:00.123456Z`) as the second GitHub's clock says."""
+    return int(datetime.fromisoformat(received_at.replace("Z", "+00:00")).timestamp())
+
+
+def switched(pr: PR) -> bool | None:
+    """Whether the PR's updates are surely on (True) or off (False) once everything ran, as
+    README and docs/commands.md say; None: not sure. Between comments the `off`/`on`
+    written last on GitHub counts, whatever order they ran in; a maintainer's deletion
+    counts as an `off` said when its `deleted` webhook reached the bot (or, when it never
+    came, when an update found the comment gone): an `on` resumes the updates only when
+    written after both."""
+    said = [((*s.key, 0), s.on) for s in pr.switches]
+    last = max(said + [(_at_least(d), False) for d in pr.deletions if d.received], default=None)
+    if last is None:
+        return None if pr.deletions else True
+    key, on = last
+    if not on:
+        return False
+    after_all = all(key[0] > d.second and all(key[0] > r for r in d.received) for d in pr.deletions)
+    return True if after_all else None
+
+
+def _at_least(d: Deletion) -> tuple[int, int, int]:
+    """The earliest a deletion whose webhook ran may be dated: when it reached the bot (it
+    ran alone, the updates on), else just after the newest `off`/`on` run by then (while
+    an `on` had resumed the updates, before any: a comment posted again may be the one
+    kept, and the deletion a second copy's)."""
+    if d.dated is not None:
+        return (d.dated, 1 << 62, 0)
+    return (0, 0, 0) if d.resumed else (*d.ran, 1)
+
+
+def came_back_unasked(pr: PR) -> bool:
+    """Whether a notes comment on the PR now is one posted again after the maintainer's
+    last deletion with no `/notes on` that could have resumed the updates: one written
+    after every `off`/`on` run by the deletion (the bot dates the deletion after them).
+    Not counted: a deletion while an `on` had resumed the updates and no update had found
+    the comment since (docs/commands.md: such a comment gone is taken for one deleted
+    before the `on`)."""
+    d = pr.deletions[-1]
+    if d.dated is not None:  # an `off` said when its webhook reached the bot
+        return not any(s.on and s.key[0] > d.dated for s in pr.switches)
+    return not d.resumed and not any(s.on and s.key > d.ran for s in pr.switches)
 
 
 def expected_body(rt: Runtime, pr: PR) -> str | None:
@@ -487,13 +646,16 @@ def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
     """README's "What the bot does", as a user sees it:
     - the queue is empty, nothing failed once GitHub is well and failures are re-run;
     - at most one notes comment per PR, none on a PR that never matched, none posted
-      again after a maintainer deleted it;
+      again after a maintainer deleted it unless a `/notes on` written after the
+      deletion resumed the updates (`came_back_unasked`);
+    - a PR whose `/notes off` (or a maintainer's deletion) was said last (`switched`)
+      has its updates off and no comment but the paused line;
     - a human's comment (marker copied or not), and one of ours a maintainer rewrote
       without the marker, is never edited nor deleted;
     - an open PR's comment (draft or not: one already there is kept up to date) says
       what the matcher and renderer give for the PR as it is now, or that the PR's own
-      opt-out pauses it; an open, ready PR that matches has its comment, unless a
-      maintainer deleted it;
+      opt-out pauses it; an open, ready PR that matches has its comment, unless its
+      updates are off or a maintainer deleted it;
     - every text the bot wrote is inert (no live @mention, no backlink)."""
     counts = rt.queue.counts()
     assert counts["pending"] == counts["processing"] == 0, counts
@@ -513,10 +675,17 @@ def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
             assert_inert(c.body)
         if not any(rt.ctx.matcher.match(s).matches for s in pr.states):
             assert mine == [], f"PR {pr.number} never matched but has a comment"
-        if pr.deleted_by_maintainer:
-            assert mine == [], f"PR {pr.number}: the comment a maintainer deleted came back"
-            continue
-        if pr.closed:
+        if pr.deletions and mine:
+            came_back = came_back_unasked(pr)
+            assert not came_back, f"PR {pr.number}: the comment a maintainer deleted came back"
+        on = switched(pr)
+        if on is False:
+            state = rt.ctx.prs.get(DEFAULT_REPO, pr.number)
+            assert state.opted_out, f"PR {pr.number}: its updates are on after an `off`"
+        if on is False and mine and not any(s.closed for s in pr.states):
+            paused = {render_paused(rt.ctx.render_options(), by=by) for by in PauseCause}
+            assert mine[0].body in paused, f"PR {pr.number}: edited after `/notes off`"
+        if on is not True or pr.closed:
             continue
         want = expected_body(rt, pr)
         if mine:
