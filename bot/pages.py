@@ -95,6 +95,18 @@ def pasted_off(segment: str) -> str:
     return re.split(r"[^\x00-\x7f]", segment, maxsplit=1)[0].rstrip(PASTED_AFTER)
 
 
+def id_readings(segment: str) -> list[str]:
+    """The ids a link's `/notes/<segment>` may mean, likeliest first: as written, without
+    what was pasted after it; each also in lower case (an id has no capital: one typed or
+    copied from a title-cased line) and without `.md` (the note's file name, as a curator's
+    message, `notes check` or the file's GitHub link name it)."""
+    readings = []
+    for written in (segment, pasted_off(segment)):
+        lower = written.lower()
+        readings += [written, lower, lower.removesuffix(".md")]
+    return list(dict.fromkeys(r for r in readings if r))
+
+
 class PastedAfter(Convertor[str]):
     """`{name:pasted}` in a route: what is pasted after a link (`pasted_off` takes off), and
     nothing else."""
@@ -417,14 +429,13 @@ class NotesSite:
         """A link to `page` (the note's route, its source's) by an id no note has: a
         permanent redirect to that page of the note's id now, when a curator renamed it
         (posted comments keep its old id); to one retired, 410; else None.
-        A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，请看`) is taken
-        for the note it names: no id ends so, and the reader clicked for that note."""
-        now = self.library.current_id(note_id)
-        if not self.known(now):
-            trimmed = self.library.current_id(pasted_off(note_id))
-            if not self.known(trimmed):
-                return None
-            now = trimmed
+        A link pasted with the punctuation after it (`/notes/<id>.`, `)`, `，请看`), in
+        capitals or as the file's name (`<id>.md`) is taken for the note it names
+        (`id_readings`): no id is written so, and the reader asked for that note."""
+        known = (self.library.current_id(r) for r in id_readings(note_id))
+        now = next((r for r in known if self.known(r)), None)
+        if now is None:
+            return None
         retired = self.library.retired.get(now)
         if retired is not None:
             title = retired.title_en or retired.title_zh

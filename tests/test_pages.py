@@ -1299,3 +1299,45 @@ def test_the_source_answers_another_format_by_naming_its_two(client, fmt, accept
     said = f"unknown format {fmt!r}; use text or html"
     assert r.status_code == 400
     assert r.json() == {"detail": said} if as_json else said in Page(r.text).text
+
+
+# --- found by review r34h (a note's link as a reader types it) ---
+
+
+# kills: bot/pages.py:id_readings (hand) the id as written only: an id in capitals (typed from
+#   the comment, or copied from a title-cased line) and the note's file name (`<id>.md`, as a
+#   curator's message, `notes check` or its GitHub link name it) answered 404
+# kills: bot/pages.py:id_readings (hand) `.md` taken off before lower case: `<ID>.MD` was a 404
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/notes/N-Graph", "/notes/n-graph"),
+        ("/notes/n-graph.md", "/notes/n-graph"),
+        ("/notes/N-GRAPH.MD", "/notes/n-graph"),
+        ("/notes/n-graph.md)", "/notes/n-graph"),  # pasted with a bracket after it
+        ("/notes/N-Old-Graph.md", "/notes/n-graph"),  # a renamed note's old file name
+        ("/notes/n-graph.md?format=json", "/notes/n-graph?format=json"),
+        ("/notes/N-Graph/source", "/notes/n-graph/source"),
+        ("/notes/n-graph.md/source", "/notes/n-graph/source"),
+    ],
+)
+def test_a_notes_id_in_capitals_or_as_its_file_name_leads_to_the_note(library, path, location):
+    client = client_for(curated(library))
+    r = client.get(path, headers={"accept": CHROME_ACCEPT}, follow_redirects=False)
+    assert (r.status_code, r.headers.get("location")) == (308, location)
+    assert r.headers["cache-control"] == "no-cache"
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/notes/N-Gone", 410),  # a retired note in capitals is still retired
+        ("/notes/n-gone.md", 410),
+        ("/notes/n-graph.mdx", 404),  # not the file's name
+        ("/notes/n-graphmd", 404),
+        ("/notes/.md", 404),
+    ],
+)
+def test_no_note_by_another_reading_of_its_id_redirects_nowhere(library, path, status):
+    r = client_for(curated(library)).get(path, follow_redirects=False)
+    assert r.status_code == status and "location" not in r.headers
