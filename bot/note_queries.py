@@ -4,13 +4,13 @@ repository, order them, find a note's related notes, count notes per topic."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from bot.library import Library
 from bot.notes import Note, Topic, Verdict
 from bot.prfacts import DEFAULT_REPO
-from bot.search import FILTER, search_notes
+from bot.search import FILTER, filter_words, search_notes
 
 RELATED_LIMIT = 8
 MAX_QUERY_CHARS = 200
@@ -59,6 +59,30 @@ def find_notes(library: Library, query: NoteQuery) -> list[Note]:
     if query.q.strip():
         found = [hit.note for hit in search_notes(found, query.q, FILTER, topics=library.topics)]
     return newest_first(found)
+
+
+@dataclass(frozen=True)
+class NoMatch:
+    """What a list that found nothing finds when asked less: every word must occur and
+    the topic and verdict chosen hold, so the reader is shown which part found nothing."""
+
+    words: tuple[tuple[str, int], ...]  # each word of a search of two or more, as typed,
+    # and how many notes it finds alone (the topic and verdict kept)
+    unfiltered: int  # notes the search finds in any topic and verdict (0: none chosen)
+
+
+def no_match(library: Library, query: NoteQuery) -> NoMatch:
+    """For a query `find_notes` found nothing for: what its parts find alone."""
+    words = filter_words(query.q)
+    alone = (
+        tuple((w, len(find_notes(library, replace(query, q=w)))) for w in words)
+        if len(words) > 1
+        else ()
+    )
+    filtered = bool(query.topic or query.verdict)
+    anywhere = replace(query, topic="", verdict=None)
+    unfiltered = len(find_notes(library, anywhere)) if filtered and words else 0
+    return NoMatch(words=alone, unfiltered=unfiltered)
 
 
 @dataclass(frozen=True)

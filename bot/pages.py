@@ -37,6 +37,7 @@ from bot.note_queries import (
     DEFAULT_REPO,
     QueryError,
     find_notes,
+    no_match,
     parse_query,
     related_notes,
     topic_counts,
@@ -361,6 +362,7 @@ class NotesSite:
             notes=notes,
             counts=counts,
             total=len(lib.for_repo(query.repo)),
+            no_match=None if notes else no_match(lib, query),
         )
 
     def show_note(self, request: Request, note_id: str) -> Response:

@@ -158,6 +158,17 @@ def query_terms(
     return terms if mode.max_terms is None else terms[: mode.max_terms]
 
 
+def filter_words(query: str) -> list[str]:
+    """A filter's query cut into its words as typed (`query_terms` folds them), each one
+    asking for something, once: what a page can name back to its reader."""
+    words: dict[tuple[str, ...], str] = {}
+    for word in _FILTER_SEPARATOR.split(query):
+        terms = tuple(query_terms(word, FILTER))
+        if terms:
+            words.setdefault(terms, word)
+    return list(words.values())
+
+
 def _unquoted(term: str) -> str:
     """A term without the quotes or backticks around it (`"deadlock"`, `“死锁”`, `「死锁」`,
     `` `kv_cache` ``) and its closing marks, inside them or after (`"deadlock."`,

@@ -129,6 +129,8 @@ def test_filter_by_topic_then_open_a_note(browser, base_url):
 
 # --- contrast: every text a reader sees, in the light and the dark palette -------------
 
+# a search finding nothing: what its words find alone, and in any topic (review r34h)
+NO_MATCH = "/notes?q=capture+deadlock&topic=sampling"
 AA_NORMAL = 4.5  # WCAG 2.x AA for text under 18.66px bold / 24px
 AA_LARGE = 3.0
 
@@ -181,7 +183,7 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
     try:
         poor = []
-        pages = ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent")
+        pages = ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent", NO_MATCH)
         for page in (*pages, "/notes/b-graph/source"):
             browser.get(base_url + page)
             for what, fg, bg, size, weight in browser.execute_script(_TEXT_COLOURS):
@@ -424,3 +426,36 @@ def test_back_from_a_search_shows_the_form_the_list_was_made_by(request, base_ur
     )
     problems = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not problems, problems  # the script ran under the CSP
+
+
+# --- found by review 'r34h' ---
+
+
+# kills: bot/templates/notes.html (hand) "No notes match." alone: a reviewer whose two words no
+#   note holds together (every word must occur), or whose topic hid the notes found, was not
+#   told which, nor shown the notes each part finds
+def test_a_search_finding_nothing_shows_what_its_words_find_alone(browser, base_url):
+    wait = WebDriverWait(browser, 20)
+    browser.get(f"{base_url}/notes")
+    browser.find_element(By.NAME, "q").send_keys("deadlock 采样 zzz")
+    browser.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+    wait.until(lambda d: "q=deadlock" in d.current_url)
+    assert browser.find_element(By.CSS_SELECTOR, ".count").text == "0 of 3 notes"
+    words = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "ul.hint li")]
+    assert words == ["“deadlock” finds 1 note", "“采样” finds 1 note", "“zzz” finds none"]
+    said = browser.find_element(By.CSS_SELECTOR, "ul.hint li:nth-child(2) [lang]")
+    assert (said.text, said.get_attribute("lang")) == ("采样", "zh")  # as its search box's word
+    browser.find_element(By.LINK_TEXT, "“deadlock”").click()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".count").text == "1 of 3 notes")
+    assert browser.find_element(By.NAME, "q").get_attribute("value") == "deadlock"
+
+    Select(browser.find_element(By.NAME, "topic")).select_by_value("sampling")
+    browser.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+    wait.until(lambda d: "topic=sampling" in d.current_url)
+    assert browser.find_element(By.CSS_SELECTOR, ".count").text == "0 of 3 notes"
+    hint = browser.find_element(By.CSS_SELECTOR, "p.hint")
+    assert hint.text == "1 note in any topic and verdict matches “deadlock”."
+    hint.find_element(By.TAG_NAME, "a").click()
+    wait.until(lambda d: "topic=" not in d.current_url)
+    cards = browser.find_elements(By.CSS_SELECTOR, ".cards > li h2 a")
+    assert [c.text for c in cards] == ["Fix a CUDA graph capture deadlock"]

@@ -10,10 +10,12 @@ from bot.library import load_library
 from bot.note_queries import (
     DEFAULT_REPO,
     MAX_QUERY_CHARS,
+    NoMatch,
     NoteQuery,
     QueryError,
     find_notes,
     newest_first,
+    no_match,
     parse_query,
     related_notes,
     topic_counts,
@@ -103,3 +105,41 @@ def test_topic_counts_cover_the_whole_taxonomy_in_file_order(library):
     notes = library.for_repo(DEFAULT_REPO)
     assert sum(n for _, n in rows) == sum(len(x.topics) for x in notes)
     assert all(n == 0 for _, n in topic_counts(library, "someone/else"))
+
+
+# --- found by review r34h: a search that finds nothing says what its parts find ---
+
+
+def _found(library, **query) -> int:
+    return len(find_notes(library, NoteQuery(**query)))
+
+
+# kills: bot/note_queries.py:no_match (hand) words counted for a search of one word, or over
+#   every topic: the hint named the word the page already said found nothing, or counts the
+#   list the reader chose did not hold
+def test_a_search_finding_nothing_names_what_each_word_finds_alone(library):
+    eagle, deadlock = _found(library, q="EAGLE"), _found(library, q="死锁")
+    assert eagle and deadlock and not _found(library, q="EAGLE, 死锁 zzz")
+    words = (("EAGLE", eagle), ("死锁", deadlock), ("zzz", 0))  # as typed, in order
+    assert no_match(library, NoteQuery(q="EAGLE, 死锁 zzz eagle")) == NoMatch(words, 0)
+    assert no_match(library, NoteQuery(q="zzz")) == NoMatch((), 0)  # one word: said already
+    assert no_match(library, NoteQuery(q='"eagle" eagle')) == NoMatch((), 0)  # one word twice
+    assert no_match(library, NoteQuery(q="zzz ...")) == NoMatch((), 0)  # `...` asks nothing
+    topic = next(t for t in library.topics if not library.by_topic.get(t))  # no notes
+    assert no_match(library, NoteQuery(topic=topic, q="EAGLE 死锁")) == NoMatch(
+        (("EAGLE", 0), ("死锁", 0)), 0
+    )
+
+
+# kills: bot/note_queries.py:no_match (hand) the search counted under the topic and verdict
+#   chosen: the hint said none, though the notes were there in another topic
+def test_a_filtered_search_finding_nothing_counts_the_notes_it_finds_unfiltered(library):
+    deadlock = find_notes(library, NoteQuery(q="死锁"))
+    assert deadlock
+    topic = next(t for t in library.topics if not library.by_topic.get(t))  # no notes
+    other = next(v for v in Verdict if all(n.verdict != v for n in deadlock))
+    for query in (NoteQuery(topic=topic, q="死锁"), NoteQuery(verdict=other, q="死锁")):
+        assert not find_notes(library, query)
+        assert no_match(library, query) == NoMatch((), len(deadlock))
+    assert no_match(library, NoteQuery(topic=topic)) == NoMatch((), 0)  # no search: nothing
+    assert no_match(library, NoteQuery(topic=topic, q="...")) == NoMatch((), 0)
