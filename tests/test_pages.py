@@ -7,6 +7,7 @@ import base64
 import hashlib
 import re
 from datetime import date
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -1210,6 +1211,12 @@ def test_a_search_names_its_query_in_the_page_title(client):
 # kills: bot/pages.py:NotesSite.note_source (hand) always plain text: a phone laid the page
 #   out 980 px wide (text/plain names no viewport) and shrank it to a third, unreadable
 # kills: bot/page_json.py:source_as_page a browser's Accept ranking HTML first read as text
+def source_shown(html: str) -> str:
+    """The text a source page's <pre> shows (its Chinese runs are spans in it)."""
+    pre = html.split('<pre class="source">', 1)[1].split("</pre>", 1)[0]
+    return unescape(re.sub("<[^>]+>", "", pre))
+
+
 def test_a_browser_gets_the_source_as_a_page_that_fits_a_phone(client, library):
     r = client.get("/notes/n-hostile/source", headers={"accept": CHROME_ACCEPT})
     assert r.headers["content-type"].startswith("text/html")
@@ -1218,8 +1225,8 @@ def test_a_browser_gets_the_source_as_a_page_that_fits_a_phone(client, library):
         and "default-src 'none'" in r.headers["content-security-policy"]
     )
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in r.text
-    page = assert_inert(r.text)
-    pre = "".join(t for t, _, tag in page.texts if tag == "pre")
+    assert_inert(r.text)
+    pre = source_shown(r.text)
     assert pre == dump_note(library.by_id["n-hostile"])  # the text as curl gets it
     assert parse_note(pre, "x.md") == library.by_id["n-hostile"]
     assert 'href="/notes/n-hostile/source?format=text"' in r.text  # the text itself, a tap away
@@ -1341,3 +1348,15 @@ def test_a_notes_id_in_capitals_or_as_its_file_name_leads_to_the_note(library, p
 def test_no_note_by_another_reading_of_its_id_redirects_nowhere(library, path, status):
     r = client_for(curated(library)).get(path, follow_redirects=False)
     assert r.status_code == status and "location" not in r.headers
+
+
+# kills: bot/templates/source.html (hand) the note's text unmarked: its Chinese title and
+#   guidance were in the English page's voice and font (a screen reader read 标题 as English)
+def test_the_source_pages_chinese_is_marked_as_chinese(client):
+    r = client.get("/notes/n-graph/source", headers={"accept": CHROME_ACCEPT})
+    page = Page(r.text)
+    assert_chinese_marked(page, "source")
+    assert ("修复 CUDA 图捕获死锁", "zh", "span") in page.texts  # its title_zh, whole
+    assert '<pre class="source">+++\nid = &#34;n-graph&#34;' in r.text
+    plain = client.get("/notes/n-graph/source", params={"format": "text"}).text
+    assert source_shown(r.text) == plain  # the same text, marked
