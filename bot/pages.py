@@ -77,7 +77,9 @@ SECURITY_HEADERS = {
     "Vary": "Accept",
 }
 
-ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
+# nosniff on these too: a browser then takes the stylesheet and the script only as their
+# types say (the pages' answers already send it)
+ASSET_HEADERS = {"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"}
 # For answers that change when the notes do: Chromium keeps a 308 or a 410 sent without
 # caching headers for good, so a note renamed back (its old link a 308 to its new id,
 # the new one a 308 back) looped, and a note taken out of retirement stayed retired

@@ -963,10 +963,13 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
 
 # kills: bot/pages.py:68 (hand) and :NotesSite.stylesheet (hand) the stylesheet and icon not
 #   cacheable: every page load fetched them again
-@pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg"])
-def test_the_stylesheet_and_icon_are_cached_for_an_hour(client, path):
+# kills: bot/pages.py ASSET_HEADERS (hand) no nosniff on the stylesheet, script and icon: the
+#   one kind of answer of the site without it (review r34h)
+@pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg", "/assets/notes.js"])
+def test_the_assets_are_cached_for_an_hour_and_sent_nosniff(client, path):
     r = client.get(path)
     assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=3600"
+    assert r.headers["x-content-type-options"] == "nosniff"
 
 
 def stylesheet_link(html: str) -> str:
