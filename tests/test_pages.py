@@ -1363,3 +1363,20 @@ def test_the_source_pages_chinese_is_marked_as_chinese(client):
     assert '<pre class="source">+++\nid = &#34;n-graph&#34;' in r.text
     plain = client.get("/notes/n-graph/source", params={"format": "text"}).text
     assert source_shown(r.text) == plain  # the same text, marked
+
+
+# kills: bot/templates/notes.html (hand) the verdict and the repository left out of the title:
+#   the tabs and the history entries of the deep reads and of the quick reads, or of two
+#   repositories' lists, read the same "Notes · review notes"
+def test_the_list_pages_title_names_its_verdict_and_repository(library):
+    widget = make_note("n-widget", repo="acme-org/widgets")
+    client = client_for(Library(notes=(*NOTES, widget), topics=library.topics))
+    titles = {
+        "/notes?verdict=quick&topic=rocm": "ROCm platform · Quick read · Notes",
+        "/notes?verdict=deep": "Deep read · Notes",
+        "/notes?repo=acme-org/widgets": "Notes · acme-org/widgets",
+        "/notes?repo=vllm-project/vllm": "Notes",  # the default, as its links name it
+    }
+    for path, title in titles.items():
+        page = client.get(path, headers={"accept": CHROME_ACCEPT}).text
+        assert f"<title>{title} · review notes</title>" in page, path
