@@ -303,7 +303,26 @@ class NotesSite:
             headers=SECURITY_HEADERS,
         )
 
-    def error(self, request: Request, status: int, message: str) -> Response:
+    def no_note(self, request: Request, note_id: str) -> Response:
+        """A 404 for a note's link no note answers: to a reader who followed it from a
+        comment written before the note was deleted, also what that may mean, and the
+        search (the note's words may find what replaced it) the error page offers."""
+        why = (
+            "The curators may have deleted it since the comment linking it was written "
+            "(the comment drops it at its next update), or the link was cut or mistyped."
+        )
+        return self.error(request, 404, f"no note with id {note_id!r}", hint=why)
+
+    def error(
+        self,
+        request: Request,
+        status: int,
+        message: str,
+        *,
+        hint: str = "",
+    ) -> Response:
+        """The error as JSON (`message` alone) or as a page, with the notes' search box;
+        `hint` says more to a reader."""
         try:
             as_data = wants_json(request)
         except QueryError:
@@ -319,7 +338,13 @@ class NotesSite:
             # a bad filter on another repository's list leaves the reader in that repository
             repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
             answer = self.render(
-                request, "error.html", status, site_repo=repo, title=title, message=message
+                request,
+                "error.html",
+                status,
+                site_repo=repo,
+                title=title,
+                message=message,
+                hint=hint,
             )
         answer.headers.update(ASK_AGAIN)  # a 410 until the curators bring the note back
         return answer
@@ -371,9 +396,7 @@ class NotesSite:
         lib = self.library
         note = lib.by_id.get(note_id)
         if note is None:
-            return self.former(request, note_id, "notes_note") or self.error(
-                request, 404, f"no note with id {note_id!r}"
-            )
+            return self.former(request, note_id, "notes_note") or self.no_note(request, note_id)
         try:
             as_data = wants_json(request)
         except QueryError as exc:
@@ -409,9 +432,7 @@ class NotesSite:
     def note_source(self, request: Request, note_id: str) -> Response:
         note = self.library.by_id.get(note_id)
         if note is None:
-            return self.former(request, note_id, "notes_source") or self.error(
-                request, 404, f"no note with id {note_id!r}"
-            )
+            return self.former(request, note_id, "notes_source") or self.no_note(request, note_id)
         text = dump_note(note)
         try:
             as_page = source_as_page(request)
@@ -425,9 +446,7 @@ class NotesSite:
         """The source page's link pasted with the punctuation after it (`/source.`,
         `/source，请看`): to the source page, as a note page's link so pasted goes to the
         note."""
-        return self.former(request, note_id, "notes_source") or self.error(
-            request, 404, f"no note with id {note_id!r}"
-        )
+        return self.former(request, note_id, "notes_source") or self.no_note(request, note_id)
 
     def former(self, request: Request, note_id: str, page: str) -> Response | None:
         """A link to `page` (the note's route, its source's) by an id no note has: a

@@ -184,6 +184,7 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
     try:
         poor = []
         pages = ("/notes", "/notes/b-graph", "/topics", "/notes?topic=nonexistent", NO_MATCH)
+        pages = (*pages, "/notes/b-deleted")  # the search box of a 404
         for page in (*pages, "/notes/b-graph/source"):
             browser.get(base_url + page)
             for what, fg, bg, size, weight in browser.execute_script(_TEXT_COLOURS):
@@ -457,5 +458,22 @@ def test_a_search_finding_nothing_shows_what_its_words_find_alone(browser, base_
     assert hint.text == "1 note in any topic and verdict matches “deadlock”."
     hint.find_element(By.TAG_NAME, "a").click()
     wait.until(lambda d: "topic=" not in d.current_url)
+    cards = browser.find_elements(By.CSS_SELECTOR, ".cards > li h2 a")
+    assert [c.text for c in cards] == ["Fix a CUDA graph capture deadlock"]
+
+
+# kills: bot/pages.py:NotesSite.no_note (hand) the bare "no note with id" and two links: a
+#   reviewer following a comment's link to a note deleted since was told nothing of why, and
+#   had to find the search on another page
+def test_a_deleted_notes_link_says_why_and_offers_the_search(browser, base_url):
+    wait = WebDriverWait(browser, 20)
+    browser.get(f"{base_url}/notes/b-deleted")  # a note a posted comment links, deleted since
+    assert browser.title == "Not found · review notes"
+    said = browser.find_element(By.TAG_NAME, "main").text
+    assert "no note with id 'b-deleted'" in said and "may have deleted it" in said
+    box = browser.find_element(By.CSS_SELECTOR, "main form[role=search] input[name=q]")
+    box.send_keys("deadlock")
+    box.submit()
+    wait.until(lambda d: "q=deadlock" in d.current_url)
     cards = browser.find_elements(By.CSS_SELECTOR, ".cards > li h2 a")
     assert [c.text for c in cards] == ["Fix a CUDA graph capture deadlock"]

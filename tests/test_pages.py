@@ -1380,3 +1380,18 @@ def test_the_list_pages_title_names_its_verdict_and_repository(library):
     for path, title in titles.items():
         page = client.get(path, headers={"accept": CHROME_ACCEPT}).text
         assert f"<title>{title} · review notes</title>" in page, path
+
+
+# kills: bot/pages.py:NotesSite.error (hand) a hint on every error page: the 400 of a filter
+#   and the 410 of a retired note said the note "may have been deleted"
+@pytest.mark.parametrize(
+    ("path", "status"), [("/notes?topic=nope", 400), ("/notes/n-gone", 410), ("/notes/n-none", 404)]
+)
+def test_every_error_page_offers_the_search_and_a_missing_note_says_why(library, path, status):
+    r = client_for(curated(library)).get(path, headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == status
+    said = re.search(r'<p class="error">.*?</p>\n(.*?)<form', r.text, re.S)
+    assert said, r.text
+    why = "<p>The curators may have deleted it" if status == 404 else ""
+    assert said[1].startswith(why) and said[1].count("<p>") == bool(why)
+    assert 'action="/notes" role="search"' in r.text
