@@ -409,12 +409,7 @@ class Settings(BaseSettings):
         elif self.github_private_key is not None and not _looks_like_pem(
             self.github_private_key.get_secret_value()
         ):
-            encoded = _base64_of_pem(self.github_private_key.get_secret_value())
-            problems.append(
-                f"GITHUB_PRIVATE_KEY: {_ENCODED}"
-                if encoded
-                else "GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)"
-            )
+            problems.append(f"GITHUB_PRIVATE_KEY: {_not_a_key(self.github_private_key)}")
         if self.dry_run is False and not self.has_credentials:
             problems.append(
                 f"{ENV_PREFIX}DRY_RUN: is false but no GitHub credentials are set "
@@ -604,6 +599,39 @@ def _base64_of_pem(text: str) -> bool:
     return _looks_like_pem(decoded.decode("utf-8", "replace"))
 
 
+# The key's other half, which the App's settings page shows no more of than its
+# fingerprint: a public key file at hand (`openssl rsa -pubout`, an SSH `.pub`) is not it.
+_PUBLIC_KEY = re.compile(
+    r"-----BEGIN (RSA )?PUBLIC KEY-----|(ssh-rsa|ssh-ed25519|ecdsa-sha2-\S+) AAAA"
+)
+_PRIVATE_KEY_HINT = (
+    "give the App's private key: the .pem file its settings page downloads ('Generate a"
+    " private key')"
+)
+
+
+def _other_text(text: str) -> str | None:
+    """What a value given as the App's private key holds instead, when it is known."""
+    if _PUBLIC_KEY.search(text):
+        return f"holds a public key, not the private key: {_PRIVATE_KEY_HINT}"
+    return None
+
+
+def _not_a_key(value: SecretStr) -> str:
+    """Why GITHUB_PRIVATE_KEY's value, no PEM private key, is not one, as the operator
+    can act on it; the value is not shown (it may be a key in another shape)."""
+    text = value.get_secret_value().strip()
+    if _base64_of_pem(text):
+        return _ENCODED
+    if not text.startswith("-----") and _looks_like_path(text):
+        # the key file's path, where the docs' GITHUB_PRIVATE_KEY_PATH takes it
+        return (
+            "holds a path (not shown), not the key: set GITHUB_PRIVATE_KEY_PATH to the"
+            " key file's path, or GITHUB_PRIVATE_KEY to the key's text"
+        )
+    return _other_text(text) or "not a PEM private key (-----BEGIN ... KEY-----)"
+
+
 # What a secret put where a path goes looks like: a GitHub token, or a long run of
 # base64 or hex (a key as Kubernetes secrets hold it). Key file names hold neither.
 _SECRET_SHAPE = re.compile(r"gh[pousr]_|github_pat_|[A-Za-z0-9+=]{32,}")
@@ -653,7 +681,7 @@ def _check_pem_file(path: Path) -> list[str]:
     except UnicodeDecodeError:
         return [f"GITHUB_PRIVATE_KEY_PATH: {what} is not a PEM text file{hint}"]
     if not _looks_like_pem(text):
-        why = _ENCODED if _base64_of_pem(text) else "is not a PEM private key"
+        why = _ENCODED if _base64_of_pem(text) else _other_text(text) or "is not a PEM private key"
         return [f"GITHUB_PRIVATE_KEY_PATH: {what} {why}{hint}"]
     return []
 

@@ -431,6 +431,52 @@ def test_a_key_given_base64_encoded_says_to_decode_it(tmp_path, where):
     assert "give the key itself, decoded (base64 -d)" in said
 
 
+_PUBLIC = {
+    "spki": _RSA.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ),
+    "pkcs1": _RSA.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.PKCS1
+    ),
+    "ssh": _RSA.public_key().public_bytes(
+        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
+    ),
+}
+
+
+# kills: bot/settings.py:_other_text a public key said to be no PEM private key
+@pytest.mark.parametrize("where", ["value", "file"])
+@pytest.mark.parametrize("kind", sorted(_PUBLIC))
+def test_a_public_key_given_as_the_app_s_key_is_named_as_such(tmp_path, where, kind):
+    # The public half at hand (`openssl rsa -pubout`, an SSH .pub) was "not a PEM private
+    # key", as for any other text: nothing said which file to give instead
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    if where == "value":
+        said = errors(github_private_key=_PUBLIC[kind].decode(), **live)
+    else:
+        (tmp_path / "app.pem").write_bytes(_PUBLIC[kind])
+        said = errors(github_private_key_path=str(tmp_path / "app.pem"), **live)
+    name = "GITHUB_PRIVATE_KEY: " if where == "value" else f"GITHUB_PRIVATE_KEY_PATH: {tmp_path}/"
+    assert said.startswith(name), said
+    assert "holds a public key, not the private key: give the App's private key" in said
+
+
+# kills: bot/settings.py:_not_a_key a path given as the key said to be no PEM private key
+@pytest.mark.parametrize("path", ["/run/secrets/app.pem", "./app.pem", "~/keys/review-notes.pem"])
+def test_a_key_file_s_path_given_as_the_key_says_to_set_the_path_setting(path):
+    # GITHUB_PRIVATE_KEY=/run/secrets/app.pem (the key's file, as a secret store mounts
+    # it) was "not a PEM private key (-----BEGIN ... KEY-----)": the operator read it as
+    # the file's fault, which was fine
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    said = errors(github_private_key=path, **live)
+    assert said.startswith("GITHUB_PRIVATE_KEY: holds a path (not shown), not the key: set"), said
+    assert "GITHUB_PRIVATE_KEY_PATH to the key file's path" in said
+    assert path not in said
+    # a secret's shape is no path: not taken for one
+    said = errors(github_private_key="ghp_abcdefghijklmnopqrstuvwxyz0123456789", **live)
+    assert said == "GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)"
+
+
 @pytest.mark.parametrize("key", [PEM, PEM.replace("\n", " ")])
 def test_a_key_given_as_the_key_path_is_named_and_never_printed(key):
     # "cannot read <path>" would print the key itself, into a terminal or the logs.
