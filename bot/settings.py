@@ -366,11 +366,7 @@ class Settings(BaseSettings):
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
         if not isinstance(text, str):
             return v
-        text = text.removeprefix(_BOM)  # `$(cat app.pem)` of a file saved with one
-        if "\n" not in text.strip() and "\\n" in text:
-            # "\r\n": a JSON string of a file saved on Windows (CRLF line ends)
-            return text.strip().replace("\\r\\n", "\n").replace("\\n", "\n")
-        return text
+        return _unescaped(text.removeprefix(_BOM))  # `$(cat app.pem)` of a file saved with one
 
     @field_validator("github_app_id", "bot_login")
     @classmethod
@@ -567,14 +563,26 @@ _BOM = "\ufeff"
 _KEY_ENCODING = "utf-8-sig"
 
 
+def _unescaped(text: str) -> str:
+    """The key given on one line with literal "\\n" escapes (an env file's, a secret
+    store's JSON string) as its lines; a key that has real newlines inside is taken as it
+    is (one at its end is a file's or an `echo`'s, not the key's)."""
+    if "\n" not in text.strip() and "\\n" in text:
+        # "\r\n": a JSON string of a file saved on Windows (CRLF line ends)
+        return text.strip().replace("\\r\\n", "\n").replace("\\n", "\n")
+    return text
+
+
 def _read_key(path: Path) -> str:
     """The key file's text: UTF-8, with a byte order mark or not, or UTF-16 with its mark,
     as Windows PowerShell's `>` (`$key > app.pem`) and Notepad's 'Unicode' save text: the
     key is the same, and no PEM parser reads UTF-16."""
     data = path.read_bytes()
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
-    return data.decode(_KEY_ENCODING)
+        return _unescaped(data.decode("utf-16"))
+    # the one-line value written to a file (`echo "$KEY" > app.pem` of a secret store's
+    # value): the same key as in GITHUB_PRIVATE_KEY, where it is read so
+    return _unescaped(data.decode(_KEY_ENCODING))
 
 
 def _looks_like_pem(text: str) -> bool:

@@ -275,6 +275,30 @@ def test_a_key_on_one_line_with_escaped_crlf_line_ends_is_the_key(monkeypatch, a
     live_github(s)  # a usable RSA key
 
 
+# kills: bot/settings.py:_read_key a key file holding the key on one line with escapes
+@pytest.mark.parametrize(("escape", "encoding"), [("\\n", "utf-8"), ("\\r\\n", "utf-16")])
+def test_a_key_file_holding_the_key_on_one_line_with_escapes_is_the_key(
+    tmp_path, app_key, escape, encoding
+):
+    # The value a secret store gives (or the env file's line) written to a file, `echo
+    # "$KEY" > app.pem`: the same text in GITHUB_PRIVATE_KEY is the key, in the file it
+    # was "not a usable RSA PEM key"
+    from bot.server import live_github
+
+    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    one_line = app_key.private_pem.replace("\n", escape) + "\n"
+    (tmp_path / "app.pem").write_text(one_line, encoding)
+    s = load(github_private_key_path=str(tmp_path / "app.pem"), **live)
+    assert s.private_key_pem() == app_key.private_pem
+    live_github(s).close()  # a usable RSA key
+    # a file with real newlines is read as it is, a backslash in it left alone
+    as_is = PEM.replace("MIIB", "MI\\nIB")
+    (tmp_path / "app.pem").write_text(as_is, "utf-8")
+    assert (
+        load(github_private_key_path=str(tmp_path / "app.pem"), **live).private_key_pem() == as_is
+    )
+
+
 # kills: bot/settings.py:Settings._home_is_expanded a path setting's `~` kept as written
 def test_every_path_setting_starting_with_a_tilde_is_under_the_home(monkeypatch, tmp_path):
     # as a shell would expand it; `~name` of no user stays as written, as in a shell
