@@ -186,3 +186,37 @@ def detail(exc: BaseException) -> str:
     if isinstance(exc, requests.exceptions.Timeout):
         return "timed out"
     return f"connection failed ({type(exc).__name__})"
+
+
+# GitHub's 401 for an App JWT whose times its clock refuses: issued in its future, expired,
+# or expiring more than 10 minutes ahead. The credentials may be right: the clock is not.
+_JWT_TIME_CLAIM = ("'Issued at' claim ('iat')", "'Expiration time' claim ('exp')")
+# Our JWT's times (PyGithub's AppAuth): issued 60 s ago, expiring in 300 s; a clock that
+# far off GitHub's or less is not what GitHub refused
+_JWT_LEEWAY = 60
+
+
+def jwt_clock_problem(exc: BaseException | None, now: float) -> str | None:
+    """Why GitHub refused the App's JWT, when it refused its times (a 401 naming the `iat`
+    or `exp` claim): this machine's clock, off GitHub's by what the answer's Date header
+    tells (when it tells more than the JWT's leeway), in words saying what to do."""
+    if not isinstance(exc, GithubException) or exc.status != 401:
+        return None
+    if not any(claim in _message(exc) for claim in _JWT_TIME_CLAIM):
+        return None
+    try:
+        github_time = email.utils.parsedate_to_datetime(headers_of(exc).get("date", ""))
+    except (TypeError, ValueError):
+        github_time = None
+    off = "off from"
+    if github_time is not None:
+        if github_time.tzinfo is None:  # "-0000": UTC with no zone named (RFC 5322)
+            github_time = github_time.replace(tzinfo=UTC)
+        skew = now - github_time.timestamp()
+        if abs(skew) > _JWT_LEEWAY:
+            off = f"{abs(skew):.0f} s {'ahead of' if skew > 0 else 'behind'}"
+    return (
+        f"this machine's clock is {off} GitHub's (its answer's Date header), which dates the"
+        " App's token (JWT) and refuses it: set the clock right (NTP; a container has its"
+        " host's clock), then start again; the App's ID and key may well be right"
+    )

@@ -559,12 +559,17 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
     """Ask GitHub for the App once at start (App mode): credentials GitHub refuses (the
     installation's id in GITHUB_APP_ID, another App's key) stop the start, where the
     server would otherwise look healthy until the first PR event failed. GitHub down
-    or out of reach only warns: a restart during an outage must still start."""
+    or out of reach only warns: a restart during an outage must still start. A JWT whose
+    times GitHub refused is this machine's clock, said so."""
+    from bot.github_errors import jwt_clock_problem  # PyGithub's: live mode only
 
     try:
         github.check_app()
     except GitHubError as exc:
         key = _key_setting(settings)
+        clock = jwt_clock_problem(exc.__cause__, time.time())
+        if clock is not None:  # not the credentials' fault: no setting to change
+            raise StartupError(f"{exc}: {clock}") from None
         if not exc.transient:
             raise SettingsError(
                 f"GITHUB_APP_ID: GitHub refused the App's credentials ({exc}): is"

@@ -428,6 +428,19 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
 ]
 
 
+# GitHub's answers (401) refusing an App's JWT
+_UNDECODED = "A JSON web token could not be decoded"
+_IAT_REFUSED = (
+    "'Issued at' claim ('iat') must be an Integer representing the time that the assertion"
+    " was issued"
+)
+_EXP_REFUSED = (
+    "'Expiration time' claim ('exp') must be a numeric value representing the future time at"
+    " which the assertion expires"
+)
+_EXP_TOO_FAR = "'Expiration time' claim ('exp') is too far in the future"
+
+
 class FakeGitHub:
     """In-memory GitHub with a real HTTP front. Start with `start()` or `with`."""
 
@@ -475,6 +488,9 @@ class FakeGitHub:
         self.webhook_secret = ""
         self._hook_deliveries: list[FakeHookDelivery] = []
         self.content_limit: ContentLimit | None = None  # `limit_content_creation`
+        # GitHub's clock minus this host's: a server whose clock is wrong, seen from GitHub
+        # (the App's JWT times, and every answer's Date header, are GitHub's)
+        self.clock_offset = 0.0
 
     # --- lifecycle ----------------------------------------------------------
 
@@ -1009,8 +1025,9 @@ class FakeGitHub:
         """The token's identity, or None for a valid App JWT; 401 otherwise."""
         scheme, _, credential = authz.partition(" ")
         if kind == _JWT:
-            if scheme.lower() != "bearer" or not self._valid_jwt(credential):
-                raise _HTTPError(401, "A JSON web token could not be decoded")
+            refused = self._jwt_refusal(credential) if scheme.lower() == "bearer" else _UNDECODED
+            if refused is not None:
+                raise _HTTPError(401, refused)
             return None
         with self._lock:
             token = self._tokens.get(credential) if scheme.lower() in ("token", "bearer") else None
@@ -1021,23 +1038,40 @@ class FakeGitHub:
                 raise _HTTPError(403, SUSPENDED_MESSAGE)
             return token.identity
 
-    def _valid_jwt(self, credential: str) -> bool:
+    def now(self) -> float:
+        """GitHub's time (`clock_offset` from this host's)."""
+        return time.time() + self.clock_offset
+
+    def _jwt_refusal(self, credential: str) -> str | None:
+        """GitHub's words refusing the App's JWT, or None when it is good."""
         if self.app_public_key is None:
-            return False
+            return _UNDECODED
         try:
             claims = jwt.decode(
                 credential,
                 self.app_public_key,
                 algorithms=["RS256"],
-                options={"require": ["iat", "exp", "iss"]},
+                # its times are judged by GitHub's clock, below
+                options={
+                    "require": ["iat", "exp", "iss"],
+                    "verify_exp": False,
+                    "verify_iat": False,
+                },
             )
         except jwt.PyJWTError:
-            return False
-        # GitHub: exp at most 10 minutes ahead; iss the App ID or client ID
-        return claims["exp"] - time.time() <= 660 and str(claims["iss"]) in (
-            str(self.app_id),
-            self.client_id,
-        )
+            return _UNDECODED
+        now = self.now()
+        # GitHub: issued in the past, expiring in the future, at most 10 minutes ahead
+        if claims["iat"] > now:
+            return _IAT_REFUSED
+        if claims["exp"] <= now:
+            return _EXP_REFUSED
+        if claims["exp"] - now > 660:
+            return _EXP_TOO_FAR
+        # iss: the App ID or client ID
+        if str(claims["iss"]) not in (str(self.app_id), self.client_id):
+            return _UNDECODED
+        return None
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None) -> None:
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
@@ -1619,6 +1653,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.fake._serve(self)
 
     do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        # the Date header, by GitHub's clock
+        return super().date_time_string(self.server.fake.now() if timestamp is None else timestamp)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # tests read fake.requests instead

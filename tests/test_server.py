@@ -2095,6 +2095,80 @@ def test_a_404_for_the_app_at_an_api_url_set_by_hand_names_github_api_url_too(
     assert _api_url_hint(settings, GitHubError("401 Bad credentials", status=401)) == ""
 
 
+# kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
+#   wrong credentials
+@pytest.mark.parametrize(("github_off", "said"), [(-400, "ahead of"), (400, "behind")])
+def test_a_clock_github_refuses_the_apps_token_for_is_named_not_the_credentials(
+    tmp_path, fake_github, app_key, github_off, said
+):
+    # A host whose clock is minutes off (no NTP in a VM, a container's host): GitHub
+    # refuses the JWT's `iat` (issued in its future) or `exp` (expired) with a 401, and
+    # the start asked whether GITHUB_APP_ID and the key were right, which they were
+    fake_github.clock_offset = github_off
+    settings = app_settings(tmp_path, fake_github, app_key)
+    with pytest.raises(StartupError) as refused:
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith("GitHub get the App: 401 '"), text
+    # by GitHub's Date header: whole seconds, read a moment after it was written
+    off = re.search(rf"this machine's clock is (\d+) s {said} GitHub's \(its answer's", text)
+    assert off and 395 <= int(off[1]) <= 405, text
+    assert "set the clock right (NTP" in text and "GITHUB_APP_ID" not in text
+    # within the JWT's leeway (issued 60 s before, expiring 300 s after), it starts
+    fake_github.clock_offset = -30 if github_off < 0 else 200
+    build_runtime(app_settings(tmp_path / "ok", fake_github, app_key)).db.close()
+
+
+# kills: bot/server.py:check_app_credentials GitHub out of reach at start taken for refused
+#   credentials
+# kills: bot/server.py:check_app_credentials the start going on unsaid when GitHub was out of reach
+def test_github_failing_when_asked_for_the_app_at_start_warns_and_starts(
+    tmp_path, fake_github, app_key, caplog
+):
+    # a restart during GitHub's outage must still start (the deliveries wait in the queue)
+    fake_github.inject("GET", "/app", Fault(status=502))
+    settings = app_settings(tmp_path, fake_github, app_key)
+    with caplog.at_level(logging.WARNING):
+        build_runtime(settings).db.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(
+        m.startswith(
+            "could not ask GitHub for the App to check GITHUB_APP_ID and GITHUB_PRIVATE_KEY"
+        )
+        and "502" in m
+        and "starting anyway" in m
+        for m in said
+    ), said
+
+
+# kills: bot/github_errors.py:jwt_clock_problem a 401 for the JWT's times read without
+#   GitHub's Date header
+def test_a_jwt_refused_for_its_times_with_no_date_says_the_clock_is_off():
+    from github import GithubException
+
+    from bot.github_errors import jwt_clock_problem
+
+    exp = "'Expiration time' claim ('exp') is too far in the future"
+    said = jwt_clock_problem(GithubException(401, {"message": exp}, {}), time.time())
+    assert said is not None and said.startswith("this machine's clock is off from GitHub's")
+    dated = {"Date": "Sun, 06 Dec 2026 06:00:00 GMT"}
+    at = 1796536800.0  # that Date
+    assert "is 90 s behind" in (
+        jwt_clock_problem(GithubException(401, {"message": exp}, dated), at - 90) or ""
+    )
+    # within the JWT's leeway, the Date tells nothing of how far: only that it is off
+    near = jwt_clock_problem(GithubException(401, {"message": exp}, dated), at + 60)
+    assert near is not None and "is off from GitHub's" in near
+    # other refusals are the credentials'
+    for status, message in [
+        (401, "Bad credentials"),
+        (403, exp),
+        (401, "A JSON web token could not be decoded"),
+    ]:
+        assert jwt_clock_problem(GithubException(status, {"message": message}, dated), at) is None
+    assert jwt_clock_problem(None, at) is None
+
+
 # kills: bot/server.py:_load_library the notes checked against the shipped taxonomy, not the
 # configured
 # kills: bot/server.py:_load_library the matching file checked against the shipped taxonomy too
