@@ -61,9 +61,21 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _APP_ID = re.compile(r"[0-9]{1,20}|Iv[0-9A-Za-z.]{1,40}")
 
 
+# A repository's address on GitHub, as a browser or a clone shows it
+_REPO_ADDRESS = re.compile(
+    r"(?:[a-z+]+://)?(?:[^@/\s]+@)?(?:www\.)?github\.com[/:]([^/\s]+/[^/\s]+?)(?:\.git)?/?"
+)
+
+
 def _repo_problem(entry: str) -> str | None:
     """Why `entry` cannot be a repository's `full_name` on GitHub, if it cannot: the
     allow-list would then match nothing, every event answered "not on the allow-list"."""
+    address = _REPO_ADDRESS.fullmatch(entry)
+    if address and _repo_problem(address[1]) is None:  # what to write, when it is plain
+        return f"a repository's address: write owner/name ({address[1]})"
+    parts = re.split(r"[\s;]+", entry)
+    if len(parts) > 1 and all("/" in part for part in parts):  # several on one line
+        return "entries are separated by commas"
     owner, slash, name = entry.partition("/")
     if not slash or not owner or not name or "/" in name:
         return "not owner/name"

@@ -174,6 +174,9 @@ def test_bad_or_contradictory_settings_name_the_variable(values, names):
         assert name in text
 
 
+W = "a repository's address: write owner/name"
+
+
 @pytest.mark.parametrize(
     ("entry", "why"),
     [
@@ -185,9 +188,22 @@ def test_bad_or_contradictory_settings_name_the_variable(values, names):
         ("acme/", "not owner/name"),
         ("/repo", "not owner/name"),
         ("acme/one/two", "not owner/name"),
+        # kills: bot/settings.py:_repo_problem a repository's address said to be not owner/name
+        (GH := "https://github.com/vllm-project/vllm", f"{W} (vllm-project/vllm)"),
+        (f"{GH}/", f"{W} (vllm-project/vllm)"),
+        (f"{GH}.git", f"{W} (vllm-project/vllm)"),
+        ("git@github.com:vllm-project/vllm.git", f"{W} (vllm-project/vllm)"),
+        ("github.com/Acme/re.po", f"{W} (Acme/re.po)"),
+        (f"{GH}/pull/1", "not owner/name"),  # no plain owner/name to suggest
+        ("https://gitlab.com/acme/repo", "not owner/name"),
+        # kills: bot/settings.py:_repo_problem entries separated otherwise said not owner/name
+        ("acme/a acme/b", "entries are separated by commas"),
+        ("acme/a;acme/b", "entries are separated by commas"),
     ],
 )
 def test_an_allow_list_entry_no_repository_can_have_is_refused(entry, why):
+    # (the address of a repository, as the browser shows it, or several on one line,
+    # were "not owner/name" with nothing said of what to write)
     # Every event would be answered "not on the allow-list", with nothing else to warn.
     text = errors(repos=f"acme/ok, {entry}")
     assert text == f"REVIEW_NOTES_REPOS: {entry}: {why}"
