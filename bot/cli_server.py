@@ -110,11 +110,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError, unknown_variables
 
     settings = command_settings(host=args.host, port=args.port)
-    unknown = unknown_variables(os.environ)
     if settings is None:  # a misspelt name may be why: say so with the errors
-        for warning in unknown:
+        for warning in unknown_variables(os.environ, github=True):
             print(warning, file=sys.stderr)
         return 2
+    unknown = unknown_variables(os.environ)
     setup_logging(settings.log_level, secrets=settings.secret_values())
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)

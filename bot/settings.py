@@ -715,20 +715,47 @@ def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
-def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+# GitHub's: the credentials, and names other tools use for them (GITHUB_APP_PRIVATE_KEY)
+_GITHUB_PREFIX = "GITHUB_"
+# how close a GITHUB_* name must be to ours to be named (GitHub Actions sets many others)
+_GITHUB_CLOSE = 0.75
+
+
+def unknown_variables(environ: Mapping[str, str], *, github: bool = False) -> list[str]:
     """A warning for each REVIEW_NOTES_* variable in `environ` that is no setting, with
     the closest setting: a typo (REVIEW_NOTES_REPO) would silently leave the default.
-    Not an error, as in `.env`: other tools may set variables with this prefix."""
-    known = [f.upper() for f in Settings.model_fields if env_name(f).startswith(ENV_PREFIX)]
+    Not an error, as in `.env`: other tools may set variables with this prefix.
+    `github`: also a GITHUB_* variable close to one of ours (GITHUB_APP_PRIVATE_KEY, the
+    name other tools give the key), when the settings failed: other GITHUB_* variables
+    are other tools' (GitHub Actions sets dozens), so none is named without a match."""
+    warnings = _unknown(environ, ENV_PREFIX, cutoff=0.6, unmatched=True)
+    if github:
+        warnings += _unknown(environ, _GITHUB_PREFIX, cutoff=_GITHUB_CLOSE, unmatched=False)
+    return warnings
+
+
+def _unknown(
+    environ: Mapping[str, str], prefix: str, *, cutoff: float, unmatched: bool
+) -> list[str]:
+    """The warnings of `unknown_variables` for the names with `prefix`; `unmatched`: also
+    the names close to no setting."""
+    known = [
+        env_name(f).upper().removeprefix(prefix)
+        for f in Settings.model_fields
+        if env_name(f).upper().startswith(prefix)
+    ]
     warnings = []
     for name in sorted(environ):
         upper = name.upper()  # names are read in any case
-        if not upper.startswith(ENV_PREFIX) or upper.removeprefix(ENV_PREFIX) in known:
+        if not upper.startswith(prefix) or upper.removeprefix(prefix) in known:
             continue
-        # Without the prefix they all share, every name would look close.
-        close = difflib.get_close_matches(upper.removeprefix(ENV_PREFIX), known, n=1)
-        hint = f"; did you mean {ENV_PREFIX}{close[0]}?" if close else ""
-        warnings.append(f"{name}: not a review-notes setting, ignored{hint}")
+        # Without the prefix they all share, every name would look close. `X_FILE` (the
+        # name docker's secrets give a file) is our `X_PATH`.
+        meant = re.sub(r"_FILE$", "_PATH", upper.removeprefix(prefix))
+        close = difflib.get_close_matches(meant, known, n=1, cutoff=cutoff)
+        if close or unmatched:
+            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+            warnings.append(f"{name}: not a review-notes setting, ignored{hint}")
     return warnings
 
 

@@ -192,6 +192,27 @@ def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
     assert "REVIEW_NOTES_DRYRUN: not a review-notes setting, ignored; did you mean" in r.stderr
 
 
+def test_serve_names_the_app_s_key_set_under_another_name_when_it_fails(tmp_path, app_key):
+    # GITHUB_APP_PRIVATE_KEY, as other tools name it: "GITHUB_APP_ID is set but no private
+    # key is", and nothing of the variable that holds it (never its value)
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_APP_ID="42",
+        GITHUB_APP_PRIVATE_KEY=app_key.private_pem,
+        GITHUB_WEBHOOK_SECRET="s3cret-of-the-hook",
+    )
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    assert r.returncode == 2, r.stderr
+    assert "GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is" in r.stderr
+    assert (
+        "GITHUB_APP_PRIVATE_KEY: not a review-notes setting, ignored; did you mean"
+        " GITHUB_PRIVATE_KEY?" in r.stderr
+    )
+    assert app_key.private_pem.splitlines()[1] not in r.stderr + r.stdout
+    assert "s3cret-of-the-hook" not in r.stderr + r.stdout
+
+
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
     env = base_env(tmp_path)
     serve = server(tmp_path, env)
