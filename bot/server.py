@@ -297,7 +297,7 @@ def _unwritable(path: Path, exc: sqlite3.OperationalError) -> Exception:
     """Why opening the database or the start's first write failed, in words: a file this
     user cannot open or write (a backup restored as root opens fine: the first write
     fails) is a path to change; one another process holds past the busy timeout (a
-    VACUUM, a `sqlite3` shell; on an upgrade, the new column's ALTER TABLE is the first
+    VACUUM, a `sqlite3` shell; on an upgrade, a new table or column is the first
     write) is to wait for."""
     # (Python's sqlite3 raises some of its own, nameless: text that is not UTF-8)
     name = getattr(exc, "sqlite_errorname", None) or ""
@@ -384,7 +384,7 @@ def build_runtime(
     except ValueError as exc:  # it names the file
         raise StartupError(str(exc)) from None
     db, queue, prs = _open_database(settings.db_path, settings.max_deferrals)
-    dry_run = None
+    made_github, dry_run = github is None, None
     if github is None:
         if settings.is_dry_run:
             github = dry_run = DryRunGitHub(db)
@@ -399,9 +399,15 @@ def build_runtime(
     elif isinstance(github, DryRunGitHub):
         dry_run = github
     metrics = Metrics()
-    ctx = BotContext(
-        settings, library, matcher, github, prs, metrics, commands=commands, queue=queue
-    )
+    try:  # its stores add their tables and columns: an older file's first write
+        ctx = BotContext(
+            settings, library, matcher, github, prs, metrics, commands=commands, queue=queue
+        )
+    except sqlite3.OperationalError as exc:  # refused as the start's other writes are
+        if made_github:
+            github.close()
+        db.close()
+        raise _unwritable(settings.db_path, exc) from None
     _collect_metrics(metrics, queue, github)
     return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
 

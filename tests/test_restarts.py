@@ -101,6 +101,28 @@ def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr[-800:]
 
 
+# kills: bot/server.py:build_runtime (hand) the tables and columns of the stores BotContext
+#   makes, an older file's first write, failing outside the start's refusals: a traceback
+@pytest.mark.parametrize(
+    "older",
+    ["DROP TABLE command_decisions", "ALTER TABLE numbering DROP COLUMN delivery"],
+    ids=["before-command-decisions", "before-numbering-delivery"],
+)
+def test_serve_on_an_older_file_it_cannot_write_is_the_same_settings_error(tmp_path, older):
+    """As above, with the file of a release before a table or column the stores the
+    bot's context opens (the decisions on commands, the kept numbers' delivery) add at
+    start: that is then the start's first write, made before the writes whose refusal
+    is said, and the start died in a traceback ("attempt to write a readonly database",
+    exit 1)."""
+    db = _a_database_a_server_wrote(tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute(older)
+        conn.commit()
+    r = _cli_while_unwritable(tmp_path, db, "serve", "--port", str(free_port()))
+    assert r.returncode == 2, (r.returncode, r.stderr[-800:])
+    assert f"REVIEW_NOTES_DB_PATH: {db}: attempt to write a readonly database" in r.stderr
+
+
 # kills: bot/cli.py:existing_database a database whose directory this user cannot write said
 #   'unable to open database file', the file being there and readable
 # kills: bot/cli_server.py:_cmd_retry a re-queue refused by a read-only file said without what to
