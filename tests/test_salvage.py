@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.command_policy import Decision
+from bot.commands import Kind
 from bot.db import Database, servers_kept_out
+from bot.decision_store import DecisionStore
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore
 from bot.queue import DeliveryQueue
@@ -178,6 +181,27 @@ def test_a_tables_damaged_page_loses_its_rows_named_through_an_index(tmp_path):
     assert _integrity(new) == ["ok"]
     with closing(sqlite3.connect(new)) as conn:
         assert conn.execute("SELECT id FROM deliveries").fetchall() == [("d-1",)]
+
+
+# kills: bot/salvage.py ROW_NAMES a lost decision on a command named by its rowid alone
+def test_a_lost_decision_on_a_command_is_named_by_its_delivery(tmp_path):
+    # A decision kept for a retry (bot.decision_store) on a damaged page: the operator
+    # learns which delivery's retry will ask GitHub for its author's permission again.
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    DeliveryQueue(db)  # (salvage knows the bot's file by its tables)
+    decisions = DecisionStore(db)
+    decisions.record("d-1", {(1, Kind.OFF): Decision.ALLOW})
+    decisions.record("d-2", {(0, Kind.WRONG): Decision.REFUSE})
+    db.close()
+    damage_root_page(path, "command_decisions")
+    r = _salvage(tmp_path, tmp_path / "new.sqlite3")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lost = [line.split(": ")[1] for line in r.stdout.splitlines() if line.startswith("  lost: ")]
+    assert lost == [
+        "decision on command 1 of delivery d-1",
+        "decision on command 0 of delivery d-2",
+    ]
 
 
 def test_salvage_of_a_sound_file_copies_every_row_and_counter(tmp_path):
