@@ -244,11 +244,13 @@ def _write_owed_update(
     if said_before(pending.said, _showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
         # to see the notes (or `off`) set what the comment shows. Paused and showing the
-        # notes: they are shown again as the state now has them (a late `wrong` hides
-        # its note), under the paused line (a late `off` says so); the short line stays;
-        # not paused: a PR event's update.
+        # notes, or a comment that does not say paused (written before a late `off` ran,
+        # all its notes hidden or none matching): shown again as the state now has them
+        # (a late `wrong` hides its note), under the paused line (a late `off` says so);
+        # the short line stays; not paused: a PR event's update.
         paused = state.opted_out or state.paused is not None
-        if paused and state.notes:
+        unsaid = state.paused is None and state.comment_id is not None
+        if paused and (state.notes or unsaid):
             result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull), force=True)
         elif state.opted_out:
             result = Refresh(Outcome.SKIPPED, "what a later command showed stands")

@@ -1316,3 +1316,40 @@ def test_notes_on_a_diff_line_matches_the_pr_as_github_has_it_now(live):
     assert reactions(fake, c) == {"eyes", "+1"}
     assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}")) == 1
     assert len(state(rt).notes) == len(before) + 1, "matched on the payload's old title"
+
+
+def test_a_late_off_written_before_a_notes_says_paused_when_no_note_is_left_to_show(live):
+    # As above, with every note hidden by a `wrong`: the comment the later `/notes` wrote
+    # says no note is left to show, and the late `off`'s update left it as that one had
+    # it ("what a later command showed stands", taken for the short paused line): the PR
+    # paused, its comment still offering `/notes off` (the command scenarios, seed 193).
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)  # one note shown
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert state(rt).notes == () and state(rt).dismissed != ()
+    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # written first
+    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it, delivered first
+    assert not state(rt).opted_out and PAUSED not in sticky(fake).body
+    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
+    drain(rt)
+    assert reactions(fake, off) == {"eyes", "+1"}
+    assert state(rt).opted_out
+    body = sticky(fake).body
+    assert PAUSED in body, body
+
+
+# kills: bot/command_updates.py:_write_owed_update a late command re-rendering a comment that
+#   says paused and shows no note (the short paused line)
+def test_a_late_why_written_before_an_off_leaves_the_short_paused_line(live):
+    # docs/commands.md: "a `/notes` or `why` written before a later `off` leaves the short
+    # paused line"; the why mode is its own all the same
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    why = fake.add_comment(DEFAULT_REPO, N, "/notes why", login=AUTHOR)  # written first
+    say(client, rt, fake, "/notes off", login=AUTHOR)  # written after it, delivered first
+    short = sticky(fake).body
+    assert state(rt).opted_out and PAUSED in short and state(rt).notes == ()
+    assert post(client, "issue_comment", comment_payload(why)).status_code == 202  # late
+    drain(rt)
+    assert reactions(fake, why) == {"eyes", "+1"} and state(rt).verbose
+    assert sticky(fake).body == short
