@@ -21,12 +21,17 @@ first sent it (one the redelivery sweep had sent again: its delivery log's first
 attempt, kept with the queued delivery) or else when it reached us (a retry keeps that),
 and while `/notes off` stands no earlier than just after the `off` (`_said`). A dry
 run's comments are not on GitHub: nothing of a deletion is its.
+
+A rewrite (`issue_comment` `edited`: the text before opened with our marker, the text now
+does not, `rewrote_notes`) is the comment's deletion for readers, counted as one by the
+same rules; the route takes it from the slash commands' (`Route.claims`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from bot.command_events import comment_written
 from bot.comment_plan import deletion_ignored
 from bot.context import BotContext
 from bot.db import github_time
@@ -49,6 +54,19 @@ def register(d: Dispatcher) -> None:
             check_deleted,
             bots=True,
             by_sender=True,
+        )
+    )
+    # an edit that drops our marker, taken from the slash commands' route (bot.command_events)
+    d.add(
+        Route(
+            "issue_comment",
+            frozenset({"edited"}),
+            handle_rewritten,
+            check_rewritten,
+            bots=True,
+            written=comment_written,
+            by_sender=True,
+            claims=rewrote_notes,
         )
     )
 
@@ -134,3 +152,56 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
         return f"ignored: {why}"
     record_deletion(ctx, ref, state, comment_id, said)
     return f"updates off: our comment {comment_id} was deleted"
+
+
+# --- a rewrite: our notes comment edited into someone's own text ----------------------
+
+
+def rewrote_notes(payload: dict[str, Any]) -> bool:
+    """Whether an `issue_comment` `edited` event is of a notes comment rewritten: its text
+    before (`changes.body.from`) opened with our notes marker and its text now does not.
+    For readers the notes comment is gone, as if deleted (a rewrite keeping the marker, a
+    typo fixed in ours, is not: our next write puts our text back). Whose comment it was
+    and who edited it are the handler's, as for a deletion (so a person's own comment that
+    opened with our marker, edited into a slash command, is not run as one: rare, and
+    GitHub's UI quotes a comment behind `> `). MalformedPayload when
+    `changes` is not as GitHub sends it: the slash commands' handler would fail reading
+    it at each run, and a rewrite cannot be told; no `changes.body`: not its text."""
+    changes = payload.get("changes")
+    if changes is None:
+        return False
+    if not isinstance(changes, dict):
+        raise MalformedPayload(f"changes: not an object ({type(changes).__name__})")
+    body = changes.get("body")
+    if body is None:
+        return False
+    if not isinstance(body, dict):
+        raise MalformedPayload(f"changes.body: not an object ({type(body).__name__})")
+    before = body.get("from")
+    if not isinstance(before, str):
+        raise MalformedPayload(f"changes.body.from: not a string ({type(before).__name__})")
+    now = (payload.get("comment") or {}).get("body")
+    return _opens_notes(before) and not _opens_notes(now)
+
+
+def _opens_notes(text: object) -> bool:
+    return isinstance(text, str) and text.lstrip().startswith(MARKER)
+
+
+def check_rewritten(payload: dict[str, Any]) -> str | None:
+    """The comment's id and author, checked at intake as a deletion's (400, not failed at
+    each run)."""
+    comment = payload.get("comment") or {}
+    payload_id(comment.get("id"), "comment.id")
+    _author(comment)
+    return None
+
+
+def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
+    """A notes comment rewritten by someone other than the bot counts exactly as its
+    deletion (`handle_deleted`: the same rules, `deletion_ignored`, and date, `_said`),
+    also when the PR's state never learnt its id: a later PR event would find no comment
+    of ours and post it again, notifying everyone. The rewritten comment is the
+    maintainer's now: forgotten, never edited again. (`handle_deleted` reads of the
+    comment its id, author and App, not its text.)"""
+    return f"{handle_deleted(ctx, delivery)} (rewritten: its text no longer opens with our marker)"

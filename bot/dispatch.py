@@ -16,8 +16,9 @@ GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
 a comment written by that login AND carrying our marker (`written_by_review_notes`)
 is the bot's own, and who sent an event says nothing; a human quoting the bot's
 comment is still not the bot. An event about a comment the bot wrote, sent by whoever
-acted on it (its deletion: `Route.by_sender`), is the App's own when the App's login
-sent it; a token's login sending it may be its owner, which its handler tells apart.
+acted on it (its deletion, or an edit that drops its marker: `Route.by_sender`), is the
+App's own when the App's login sent it; a token's login sending it may be its owner,
+which its handler tells apart.
 
 The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
 know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
@@ -81,6 +82,12 @@ class Route:
     # The event is about a comment the bot wrote (its deletion, bot.deletion_events):
     # only who sent it tells whether it is the bot's own doing.
     by_sender: bool = False
+    # Takes the payloads it claims from the route of the same event and action that
+    # claims none (an edit of our notes comment that drops its marker is its deletion,
+    # bot.deletion_events, while the slash commands' route has the other edits). On the
+    # payload alone, so intake and the run route a delivery alike; it may raise
+    # MalformedPayload (refused at intake).
+    claims: Callable[[dict[str, Any]], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,19 +161,28 @@ class Dispatcher:
         self._routes: dict[str, list[Route]] = {}
 
     def add(self, route: Route) -> None:
+        # one route claiming some payloads may share an action with one claiming none;
+        # two of a kind may not (which one claims first would be the order they came in)
         for other in self._routes.get(route.event, []):
-            if other.actions is None or route.actions is None or other.actions & route.actions:
+            shared = other.actions is None or route.actions is None or other.actions & route.actions
+            if shared and (other.claims is None) == (route.claims is None):
                 raise ValueError(f"two handlers for {route.event} {route.actions}")
         self._routes.setdefault(route.event, []).append(route)
 
     def events(self) -> list[str]:
         return sorted(self._routes)
 
-    def route(self, event: str, action: str | None) -> Route | None:
-        for r in self._routes.get(event, []):
-            if r.actions is None or action in r.actions:
+    def route(
+        self, event: str, action: str | None, payload: dict[str, Any] | None = None
+    ) -> Route | None:
+        """The route of an event's action: the one that claims the payload (`Route.claims`),
+        else the one that claims none. No payload: the latter."""
+        routes = self._routes.get(event, [])
+        routes = [r for r in routes if r.actions is None or action in r.actions]
+        for r in routes:
+            if r.claims is not None and payload is not None and r.claims(payload):
                 return r
-        return None
+        return next((r for r in routes if r.claims is None), None)
 
     def triage(
         self,
@@ -178,7 +194,7 @@ class Dispatcher:
         """Route a delivery or say why it is ignored. `own_login`: the bot's login
         when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case)."""
         action = payload.get("action")
-        route = self.route(event, action if isinstance(action, str) else None)
+        route = self.route(event, action if isinstance(action, str) else None, payload)
         if route is None:
             named = header_shown(event) + (f".{action}" if action else "")
             return Triage(None, f"no handler for {named}")

@@ -1,0 +1,332 @@
+"""A notes comment rewritten by a maintainer into their own text, our marker gone, as
+GitHub tells it (`issue_comment` `edited`, bot.deletion_events.rewrote_notes): for
+readers it is gone, and it counts as its deletion (README, What the bot does), also when
+the bot never learnt the comment's id. End to end against the fake GitHub."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from bot.db import Database
+from bot.deletion_events import rewrote_notes
+from bot.dispatch import Dispatcher, MalformedPayload, Route
+from bot.markers import MARKER
+from bot.queue import Delivery
+from bot.server import build_dispatcher
+from tests.command_kit import AUTHOR, N, comment_payload, say, state, sticky
+from tests.fake_github import DEFAULT_REPO
+from tests.test_command_events import OWNER, with_token, written_as
+from tests.test_deletion_events import (
+    MAINTAINER,
+    AppDryRun,
+    lose_the_create,
+    say_after,
+    served,  # noqa: F401 (a fixture)
+    via,
+)
+from tests.webhook_kit import (
+    BOT,
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    clean_env,
+    deliver_pr,
+    drain,
+    labeled_one_more_note,
+    make_settings,
+    ours,
+    post,
+    serving,
+)
+
+THEIRS = "Moved the reading list to the description."
+
+
+def rewritten(client, rt, fake, comment, text: str = THEIRS, *, by=MAINTAINER) -> dict:
+    """The comment's text replaced on GitHub by `by`, and GitHub's `edited` event for it
+    sent (its text before in `changes.body.from`, as GitHub's example has it)."""
+    before = comment.body
+    fake.set_body(comment.id, text)
+    comment.updated_at = time.time()
+    payload = comment_payload(comment, action="edited", old_body=before)
+    payload["sender"] = dict(by)
+    payload["comment"]["performed_via_github_app"] = via(fake, comment)
+    r = post(client, "issue_comment", payload)
+    assert r.status_code in (200, 202), r.text
+    drain(rt)
+    return r.json()
+
+
+def ran(caplog, answer: dict) -> str:
+    """What the edit's delivery did, as the server's log line says."""
+    opening = f"delivery {answer['delivery']} issue_comment.edited PR "
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
+    return line.split(": ", 1)[1]
+
+
+REWRITE = " (rewritten: its text no longer opens with our marker)"
+
+
+# kills: bot/deletion_events.py:rewrote_notes a rewrite of our notes comment not claimed
+def test_a_comment_whose_create_answer_was_lost_and_a_maintainer_rewrote_is_not_posted_again(
+    served,  # noqa: F811
+    caplog,
+):
+    """The bug: the PR's state knows no comment id, the next PR event finds no comment with
+    our marker and posts a new one, notifying everyone."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c = lose_the_create(client, rt, fake)
+    answer = rewritten(client, rt, fake, c)
+    assert ran(caplog, answer) == f"updates off: our comment {c.id} was deleted{REWRITE}"
+    assert state(rt).opted_out and state(rt).comment_id is None
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [c] and fake.comment(c.id).body == THEIRS  # theirs, never written over
+    # nor by the lost create's delivery, retried by the operator after the rewrite
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert ours(fake) == [c] and fake.comment(c.id).body == THEIRS
+    # `/notes on` said after it resumes the updates: a notes comment is posted anew
+    say_after(client, rt, fake, "/notes on")
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+    assert fake.comment(c.id).body == THEIRS
+
+
+def test_an_edit_that_keeps_our_marker_changes_nothing_and_our_next_write_restores_it(
+    served,  # noqa: F811
+):
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    fixed = c.body.replace("Review notes", "Review notes (typo fixed)")
+    assert fixed != c.body
+    answer = rewritten(client, rt, fake, c, fixed)
+    assert answer["status"] in ("ignored", "queued")  # the bot's own comment: a command's route
+    assert not state(rt).opted_out and state(rt).comment_id == c.id
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    now = fake.comment(c.id).body
+    assert sticky(fake).id == c.id and now.startswith(MARKER) and "typo fixed" not in now
+
+
+def test_a_rewrite_sent_by_the_bots_login_is_its_own_and_changes_nothing(served):  # noqa: F811
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    answer = rewritten(client, rt, fake, c, by={"login": BOT, "id": 1, "type": "Bot"})
+    if answer["status"] == "ignored":  # the login known at intake
+        assert f"sent by the bot itself ({BOT})" in answer["reason"]
+    assert not state(rt).opted_out and state(rt).comment_id == c.id
+
+
+def test_a_persons_comment_with_our_text_rewritten_changes_nothing(served, caplog):  # noqa: F811
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    kept = sticky(fake)
+    text = kept.body
+    copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nmy own list", login="octo-dev")
+    answer = rewritten(client, rt, fake, copy, "my own list, tidied")
+    assert ran(caplog, answer) == f"ignored: not our notes comment (a copy of its text){REWRITE}"
+    assert not state(rt).opted_out and state(rt).comment_id == kept.id
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert sticky(fake).id == kept.id and sticky(fake).body != text  # kept up to date
+
+
+def test_a_rewrite_while_off_stands_forgets_the_comment_and_on_posts_anew(served):  # noqa: F811
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert state(rt).opted_out and state(rt).comment_id == c.id
+    rewritten(client, rt, fake, c)
+    s = state(rt)
+    assert s.opted_out and s.comment_id is None  # theirs now: never edited again
+    say_after(client, rt, fake, "/notes on")  # written after the rewrite: it resumes them
+    assert not state(rt).opted_out
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+    assert fake.comment(c.id).body == THEIRS
+
+
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_with_a_token_its_owner_rewriting_the_notes_comment_turns_updates_off(
+    tmp_path, fake_github, monkeypatch, configured
+):
+    """The bot never edits its comment to drop the marker: the token's owner doing so
+    acts as a person, as a deletion (`Route.by_sender`)."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(with_token(tmp_path, fake, configured)) as (client, rt):
+        say(client, rt, fake, "/notes")
+        notes = next(c for c in written_as(fake) if c.body.startswith(MARKER))
+        rewritten(client, rt, fake, notes, by={"login": OWNER, "id": 3, "type": "User"})
+        assert state(rt).opted_out and state(rt).comment_id is None
+
+
+def test_a_dry_run_takes_no_rewrite_for_one_of_its_comments(tmp_path, monkeypatch, caplog):
+    clean_env(monkeypatch)
+    caplog.set_level("INFO", logger="review_notes")
+    with serving(make_settings(tmp_path, bot_login=BOT)) as (client, rt):
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, files=MATCHING_FILES)
+        known = state(rt).comment_id
+        assert known is not None
+        now = time.time()
+        bot = SimpleNamespace(login=BOT, id=1, type="Bot")
+        comment = SimpleNamespace(id=known, body=THEIRS, user=bot, created_at=now, updated_at=now)
+        payload = comment_payload(comment, action="edited", old_body=f"{MARKER}\nx")
+        payload["sender"] = dict(MAINTAINER)
+        answer = post(client, "issue_comment", payload).json()
+        drain(rt)
+        assert ran(caplog, answer).startswith("ignored: a dry run posts no comment on GitHub")
+        assert not state(rt).opted_out and state(rt).comment_id == known
+
+
+# --- the route: which edits are a rewrite, and what intake refuses -----------------------
+
+
+def edit_event(before: object, now: object, sender: dict = MAINTAINER) -> dict:
+    return {
+        "action": "edited",
+        "repository": {"full_name": DEFAULT_REPO},
+        "issue": {"number": N, "pull_request": {"url": "x"}},
+        "sender": sender,
+        "changes": {"body": {"from": before}},
+        "comment": {"id": 11, "body": now, "user": {"login": BOT, "type": "Bot"}},
+    }
+
+
+NOTES = f"{MARKER}\n### Review notes"
+
+
+# kills: bot/deletion_events.py:rewrote_notes the marker before or now not read as it opens
+@pytest.mark.parametrize(
+    ("before", "now", "claimed"),
+    [
+        (NOTES, THEIRS, True),
+        (f"\n  {NOTES}", THEIRS, True),  # spacing before the marker, as GitHub keeps it
+        (NOTES, "", True),
+        (NOTES, None, True),
+        (NOTES, f"{NOTES} (typo fixed)", False),  # kept: a typo fixed in ours
+        (NOTES, f" \n{NOTES}", False),
+        (THEIRS, THEIRS + "!", False),  # a person's comment
+        (THEIRS, NOTES, False),  # a person pasting ours: their comment still
+        (f"quoted: {MARKER}", THEIRS, False),  # the marker not opening it
+    ],
+)
+def test_an_edit_is_a_rewrite_when_its_text_opened_with_our_marker_and_no_longer_does(
+    before, now, claimed
+):
+    assert rewrote_notes(edit_event(before, now)) is claimed
+
+
+def test_an_edit_of_anything_but_its_text_is_no_rewrite():
+    payload = edit_event(NOTES, THEIRS)
+    assert rewrote_notes({k: v for k, v in payload.items() if k != "changes"}) is False
+    assert rewrote_notes(dict(payload, changes={})) is False
+    assert rewrote_notes(dict(payload, changes={"title": {"from": "x"}})) is False
+
+
+# kills: bot/deletion_events.py:rewrote_notes a malformed `changes` queued, failing each run
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ("body", "changes: not an object (str)"),
+        ({"body": NOTES}, "changes.body: not an object (str)"),
+        ({"body": {"from": None}}, "changes.body.from: not a string (NoneType)"),
+        ({"body": {"from": ["x"]}}, "changes.body.from: not a string (list)"),
+        ({"body": {}}, "changes.body.from: not a string (NoneType)"),
+    ],
+)
+def test_an_edit_whose_changes_are_not_githubs_shape_is_refused_at_intake(
+    served,  # noqa: F811
+    changes,
+    said,
+):
+    """GitHub sends `changes.body.from` as a string for every edit of a comment's text.
+    Refused (400, naming the field): otherwise no rewrite could be told, and the slash
+    commands' route read it at each run and failed."""
+    client, rt, fake = served
+    payload = comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes why"), action="edited")
+    payload["changes"] = changes
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 400 and said in r.text
+    assert rt.queue.counts()["failed"] == 0
+    with pytest.raises(MalformedPayload):
+        rewrote_notes(payload)
+
+
+def test_a_rewrite_whose_comment_id_is_no_number_is_refused_at_intake(served):  # noqa: F811
+    client, rt, fake = served
+    payload = edit_event(NOTES, THEIRS)
+    payload["comment"]["id"] = "11"
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 400 and "comment.id: not a positive integer" in r.text
+
+
+# kills: bot/dispatch.py:Dispatcher.route the claiming route not asked first, or asked of no payload
+def test_an_edit_goes_to_the_rewrite_route_only_when_it_claims_it(tmp_path):
+    d = build_dispatcher()
+    commands = d.route("issue_comment", "edited")
+    assert commands is not None and commands.claims is None
+    rewrite = d.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
+    assert rewrite is not None and rewrite.claims is rewrote_notes and rewrite.by_sender
+    assert d.route("issue_comment", "edited", edit_event(NOTES, NOTES + "!")) is commands
+    assert d.route("issue_comment", "created", edit_event(NOTES, THEIRS)) is commands
+
+
+# kills: bot/dispatch.py:Dispatcher.add a route claiming payloads refused beside the generic one
+def test_a_claiming_route_shares_an_action_with_one_generic_route_only():
+    d = Dispatcher()
+    generic = Route("discussion", frozenset({"edited"}), lambda ctx, dl: "generic")
+    claiming = Route("discussion", frozenset({"edited"}), lambda ctx, dl: "claimed", claims=bool)
+    d.add(generic)
+    d.add(claiming)
+    with pytest.raises(ValueError):  # which would claim first: the order they came in
+        d.add(replace(claiming, actions=None))
+    with pytest.raises(ValueError):
+        d.add(replace(generic, actions=frozenset({"edited", "created"})))
+    assert d.route("discussion", "edited", {"a": 1}) is claiming
+    assert d.route("discussion", "edited", {}) is generic
+    only = Dispatcher()
+    only.add(claiming)
+    assert only.route("discussion", "edited", {}) is None
+
+
+TOKEN = dict(github_token="ghp_x", public_url="https://notes.example.org")
+BY_OWNER = {"login": OWNER, "type": "User"}
+
+
+# kills: bot/dispatch.py:_our_own a rewrite of our comment by a maintainer taken for our own
+@pytest.mark.parametrize(
+    ("settings", "payload", "why"),
+    [
+        ({}, edit_event(NOTES, THEIRS), ""),  # a maintainer's, of the bot's comment
+        ({}, edit_event(NOTES, THEIRS, {"login": BOT, "type": "Bot"}), "sent by the bot itself"),
+        ({}, edit_event(NOTES, NOTES + "!"), "written by"),  # marker kept: ours, a bot's
+        (TOKEN, edit_event(NOTES, THEIRS, BY_OWNER), ""),  # the owner, or the bot: the handler's
+    ],
+)
+def test_a_rewrite_is_routed_when_someone_else_dropped_our_marker(tmp_path, settings, payload, why):
+    port = AppDryRun(Database(tmp_path / "port.sqlite3"))
+    port.login = OWNER if "github_token" in settings else BOT
+    if "github_token" in settings:
+        payload["comment"]["user"] = BY_OWNER
+    route = build_dispatcher().route("issue_comment", "edited", payload)
+    d = Dispatcher()
+    d.add(replace(route, handler=lambda ctx, dl: "handled"))
+    ctx = SimpleNamespace(settings=make_settings(tmp_path, **settings), github=port)
+    said = d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload))
+    assert (why in said and said != "handled") if why else said == "handled"
+
+
+# kills: bot/deletion_events.py:check_rewritten a comment's user no object queued, failing each run
+def test_a_rewrite_whose_comment_user_is_no_object_is_refused_at_intake(served):  # noqa: F811
+    client, rt, fake = served
+    payload = edit_event(NOTES, THEIRS)
+    payload["comment"]["user"] = "notes-bot"
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 400 and "comment.user: not an object" in r.text
+    assert rt.queue.counts()["failed"] == 0
