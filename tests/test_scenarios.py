@@ -3,17 +3,18 @@ against the invariants a user relies on.
 
 Each seed plays, against the served App (in process, its workers running) and the
 loopback fake GitHub: a few PRs, each a random run of `pull_request` events (opened, a
-title or description edited so that notes come and go, pushes changing the files,
-labels including the opt-out one, draft and ready, closed and reopened), sent in and out
-of order and some twice (a redelivery: the same X-GitHub-Delivery); GitHub faults at
-random (5xx, a secondary rate limit with Retry-After, a dropped connection, an answer
-past the client's timeout, each before or after the write took effect); a maintainer
-deleting the bot's comment (GitHub's `issue_comment` `deleted` webhook for it sent at
-once, late, twice or never); the PR's author or a writer saying `/notes off` or `/notes on`
-in a comment (delivered at once, late or twice); a human posting a comment that copies
-the bot's marker; a restart of the server. Then the queue drains, what failed is re-run
-as an operator's `review-notes retry --all` would, and `check` holds the outcome to
-README's "What the bot does" and docs/commands.md's `/notes off`/`on` (see its docstring).
+title or description edited so that notes come and go, pushes changing the files, labels
+including the opt-out one, draft and ready, closed and reopened), sent in and out of
+order and some twice (a redelivery: the same X-GitHub-Delivery); GitHub faults at random
+(5xx, a secondary rate limit with Retry-After, a dropped connection, an answer past the
+client's timeout, each before or after the write took effect); a maintainer deleting the
+bot's comment or rewriting it into their own text (GitHub's `issue_comment` `deleted` or
+`edited` webhook for it sent at once, late, twice or never); the PR's author or a writer
+saying `/notes off` or `/notes on` in a comment (delivered at once, late or twice); a
+human posting a comment that copies the bot's marker; a restart of the server. Then the
+queue drains, what failed is re-run as an operator's `review-notes retry --all` would,
+and `check` holds the outcome to README's "What the bot does" and docs/commands.md's
+`/notes off`/`on` (see its docstring).
 
 CI runs SEEDS. More: `SCENARIO_SEEDS=1-500 pytest tests/test_scenarios.py` (a count
 `N` or a range `A-B`), or `python bench/bench_scenarios.py --seeds 200`, which prints how
@@ -165,7 +166,9 @@ class Deletion:
     second: int  # on GitHub's clock
     ran: Key  # the newest switch run by then (the bot dates the deletion after it)
     resumed: bool  # `/notes on` resumed the updates, and no update has found the comment since
-    deliveries: list[str] = field(default_factory=list)  # its `deleted` webhooks' (unsent yet)
+    deliveries: list[str] = field(
+        default_factory=list
+    )  # its `deleted`/`edited` webhooks' (unsent yet)
     received: list[int] = field(default_factory=list)  # the seconds they reached the bot
     # the second its webhook reached the bot when it ran alone, the updates on: the
     # deletion is surely an `off` said then (None: another order may have been taken)
@@ -316,7 +319,9 @@ class Scenario:
         self.second = 0
         self.sent: list[Sent] = []  # delivered
         self.held: list[Sent] = []  # to deliver later, out of order
-        self.deletions: dict[str, Deletion] = {}  # a `deleted` webhook's id -> its deletion
+        self.deletions: dict[
+            str, Deletion
+        ] = {}  # a `deleted`/`edited` webhook's id -> its deletion
         self.rt: Runtime | None = None  # the server running now
         self.humans: dict[int, str] = {}
         self.log: list[str] = []
@@ -400,7 +405,7 @@ class Scenario:
         elif what == "delete":
             self._maintainer_deletes(client, rt, rng.choice(prs))
         elif what == "rewrite":
-            self._maintainer_rewrites(rt, rng.choice(prs))
+            self._maintainer_rewrites(client, rt, rng.choice(prs))
         elif what == "human":
             self._human_copies_marker(rng.choice(prs))
         elif what == "redeliver" and self.sent:
@@ -489,15 +494,26 @@ class Scenario:
         return Deletion(int(time.time()), max(done, default=FIRST), state.resumed_at is not None)
 
     def _send_deleted(
-        self, client, pr: PR, comment: Any, deletion: Deletion, *, quiet: bool
+        self,
+        client,
+        pr: PR,
+        comment: Any,
+        deletion: Deletion,
+        *,
+        quiet: bool,
+        old_body: str | None = None,
     ) -> None:
-        """GitHub's `deleted` webhook for the comment: at once, later, twice or never (a
-        delivery GitHub failed, to be found by the sweep, as the restart tests do)."""
+        """GitHub's `deleted` webhook for the comment (`edited` for a rewrite: `old_body`,
+        its text before): at once, later, twice or never (a delivery GitHub failed, to
+        be found by the sweep, as the restart tests do)."""
         when = self.rng.choices(["now", "later", "twice", "never"], weights=[4, 3, 2, 1])[0]
-        payload = comment_payload(comment, action="deleted", number=pr.number, title=pr.title)
+        action = "deleted" if old_body is None else "edited"
+        payload = comment_payload(
+            comment, action=action, old_body=old_body, number=pr.number, title=pr.title
+        )
         payload["sender"] = dict(MAINTAINER)
-        sent = Sent("issue_comment", f"deleted-{comment.id}-{uuid.uuid4().hex[:6]}", payload)
-        self.log.append(f"its deleted webhook {sent.delivery}: {when}")
+        sent = Sent("issue_comment", f"{action}-{comment.id}-{uuid.uuid4().hex[:6]}", payload)
+        self.log.append(f"its {action} webhook {sent.delivery}: {when}")
         if when == "never":
             return
         self.deletions[sent.delivery] = deletion
@@ -530,19 +546,25 @@ class Scenario:
         for c in mine:
             self._send_deleted(client, pr, c, deletion, quiet=quiet)
 
-    def _maintainer_rewrites(self, rt: Runtime, pr: PR) -> None:
+    def _maintainer_rewrites(self, client, rt: Runtime, pr: PR) -> None:
         """A maintainer edits the notes comment into their own text, the marker gone: it
-        is theirs now (never written over), and the PR's updates go off as on a deletion."""
-        if self.rng.random() < 0.5:
+        is theirs now (never written over), and the PR's updates go off as on a deletion
+        (GitHub's `edited` webhook, sent as a deletion's is)."""
+        quiet = self.rng.random() < 0.5
+        if quiet:
             drain(rt, 30)
         mine = self._ours(pr)
         if not mine:
             return
-        text = "Moved the reading list to the description."
-        self.fake.set_body(mine[0].id, text)
-        self.humans[mine[0].id] = text  # as good as a human's comment now
-        pr.deletions.append(self._deleted(pr))  # no `deleted` webhook: an edit's, not ours
-        self.log.append(f"maintainer rewrites comment {mine[0].id} on {pr.number}")
+        c, text = mine[0], "Moved the reading list to the description."
+        before = c.body
+        self.fake.set_body(c.id, text)
+        c.updated_at = time.time()
+        self.humans[c.id] = text  # as good as a human's comment now
+        deletion = self._deleted(pr)
+        pr.deletions.append(deletion)
+        self.log.append(f"maintainer rewrites comment {c.id} on {pr.number}: {deletion}")
+        self._send_deleted(client, pr, c, deletion, quiet=quiet, old_body=before)
 
     def _ours(self, pr: PR) -> list[Any]:
         """The bot's comments on the PR, but for one a maintainer made theirs."""
@@ -581,7 +603,7 @@ def switched(pr: PR) -> bool | None:
     """Whether the PR's updates are surely on (True) or off (False) once everything ran, as
     README and docs/commands.md say; None: not sure. Between comments the `off`/`on`
     written last on GitHub counts, whatever order they ran in; a maintainer's deletion
-    counts as an `off` said when its `deleted` webhook reached the bot (or, when it never
+    (or rewrite) counts as an `off` said when its webhook reached the bot (or, when it never
     came, when an update found the comment gone): an `on` resumes the updates only when
     written after both."""
     said = [((*s.key, 0), s.on) for s in pr.switches]
