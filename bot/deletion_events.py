@@ -73,13 +73,9 @@ def register(d: Dispatcher) -> None:
 
 def check_deleted(payload: dict[str, Any]) -> str | None:
     """Why this deletion cannot be of our notes comment (None: it may be)."""
-    comment = payload.get("comment") or {}
-    if not str(comment.get("body") or "").lstrip().startswith(MARKER):
+    if not _opens_notes((payload.get("comment") or {}).get("body")):
         return "deleted, but not a notes comment"
-    # refused at intake (400), not failed at each run
-    payload_id(comment.get("id"), "comment.id")
-    _author(comment)
-    return None
+    return check_rewritten(payload)  # its id and author: refused at intake (400)
 
 
 def _author(comment: dict[str, Any]) -> str:
