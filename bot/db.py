@@ -67,6 +67,13 @@ DAMAGED_FIX = (
 )
 
 
+# Of a record kept for its delivery's re-runs (the replies it posted, the decisions on its
+# commands): the delivery is gone, deleted by retention, so no run of it can come again.
+# NULL: a record kept before records named their delivery. (`Database.delete_before`'s
+# `where`; `deliveries` is bot.queue's table.)
+DELIVERY_GONE = "(delivery IS NULL OR delivery NOT IN (SELECT id FROM deliveries))"
+
+
 def access_hint(exc: sqlite3.Error) -> str:
     """What to check when SQLite cannot open or write the file, nor make its -wal and
     -shm files beside it (which even a reader makes): a file or a directory of another
@@ -217,6 +224,26 @@ class Database:
                 self.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
                 added.add(name)
         return added
+
+    def delete_before(
+        self,
+        table: str,
+        at: str,
+        before: str,
+        limit: int,
+        where: str = "TRUE",
+        params: tuple[Any, ...] = (),
+    ) -> int:
+        """Delete up to `limit` rows of `table` whose time `at` (a column) is before
+        `before` (utcnow format) and of which `where` holds (SQL on `table`'s columns,
+        with `params`), in a transaction of their own: one batch of retention's pruning
+        of a store (bot.retention.Pruning). How many were deleted."""
+        with self.tx() as conn:
+            return conn.execute(
+                f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table}"
+                f" WHERE {at} < ? AND {where} LIMIT ?)",
+                (before, *params, limit),
+            ).rowcount
 
     def script(self, sql: str) -> None:
         with self._lock:

@@ -13,7 +13,7 @@ import sqlite3
 
 from bot.command_policy import Decision, Judged
 from bot.commands import Kind
-from bot.db import Database, utcnow
+from bot.db import DELIVERY_GONE, Database, utcnow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS command_decisions (
@@ -62,13 +62,7 @@ class DecisionStore:
         """Delete up to `limit` decisions made before `before` (utcnow format) whose
         delivery is gone (bot.retention: as the reply records): a failed one kept longer
         may still run again and must find them."""
-        with self.db.tx() as conn:
-            return conn.execute(
-                "DELETE FROM command_decisions WHERE rowid IN (SELECT rowid FROM"
-                " command_decisions WHERE at < ? AND delivery NOT IN"
-                " (SELECT id FROM deliveries) LIMIT ?)",
-                (before, limit),
-            ).rowcount
+        return self.db.delete_before("command_decisions", "at", before, limit, DELIVERY_GONE)
 
     def drop_all(self, conn: sqlite3.Connection) -> int:
         """In the caller's transaction: delete every decision (a dry run's, going live:

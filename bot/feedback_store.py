@@ -140,14 +140,11 @@ class FeedbackStore:
     def _prune_numbering(self, before: str, limit: int, kept: str) -> int:
         """`kept`: an SQL condition on `s.rowid`, true of the PR rows not set aside; of one
         set aside, when it was handled is not known: its numbers stay."""
-        with self.db.tx() as conn:
-            return conn.execute(
-                "DELETE FROM numbering WHERE rowid IN (SELECT n.rowid FROM numbering n"
-                " WHERE n.at < ? AND NOT EXISTS (SELECT 1 FROM pr_state s WHERE"
-                f" s.repo = n.repo AND s.number = n.number AND (NOT {kept} OR"
-                " s.updated_at >= ?)) LIMIT ?)",
-                (before, before, limit),
-            ).rowcount
+        not_handled_since = (
+            "NOT EXISTS (SELECT 1 FROM pr_state s WHERE s.repo = numbering.repo AND"
+            f" s.number = numbering.number AND (NOT {kept} OR s.updated_at >= ?))"
+        )
+        return self.db.delete_before("numbering", "at", before, limit, not_handled_since, (before,))
 
     def numbering(self, repo: str, number: int, origin: str) -> tuple[str, ...] | None:
         """The notes, best first, that a comment or review numbered when it first marked

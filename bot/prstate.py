@@ -31,7 +31,15 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import TypeVar
 
-from bot.db import DAMAGED_FIX, DamagedRows, Database, is_damaged, read_through_indexes, utcnow
+from bot.db import (
+    DAMAGED_FIX,
+    DELIVERY_GONE,
+    DamagedRows,
+    Database,
+    is_damaged,
+    read_through_indexes,
+    utcnow,
+)
 from bot.order_keys import said_before
 
 log = logging.getLogger(__name__)
@@ -449,13 +457,7 @@ class PRStore:
         """Delete up to `limit` reply records posted before `before` (utcnow format) whose
         delivery is gone: a failed one kept longer (retried, failed again) may still run
         again and must know its replies."""
-        with self.db.tx() as conn:
-            return conn.execute(
-                "DELETE FROM pr_replies WHERE key IN (SELECT key FROM pr_replies"
-                " WHERE posted_at < ? AND (delivery IS NULL OR delivery NOT IN"
-                " (SELECT id FROM deliveries)) LIMIT ?)",
-                (before, limit),
-            ).rowcount
+        return self.db.delete_before("pr_replies", "posted_at", before, limit, DELIVERY_GONE)
 
     def prune_files(self, before: str, limit: int) -> int:
         """Forget the changed-file lists (and the diff's names) of up to `limit` PRs last

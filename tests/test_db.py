@@ -109,3 +109,21 @@ def test_a_process_that_never_closes_the_database_still_exits(tmp_path):
         timeout=60,  # a guard against the hang, far above a normal exit
     )
     assert (done.returncode, done.stdout) == (0, "exiting\n"), done.stderr
+
+
+# --- the stores' prunings' one statement (Database.delete_before) ---------------------------
+
+
+# kills: bot/db.py:Database.delete_before (hand) `{at} < ?` -> `{at} <= ?`: a record written at
+#        the cutoff pruned, as retention prunes no delivery received at it (the same cut)
+def test_delete_before_deletes_up_to_the_limit_older_than_the_cut_of_which_where_holds():
+    db = Database(":memory:")
+    db.script("CREATE TABLE records (name TEXT, at TEXT, kind TEXT)")
+    rows = [("old a", "2000", "x"), ("old b", "2000", "x"), ("old y", "2000", "y")]
+    rows += [("at the cut", "2001", "x"), ("new", "2002", "x")]
+    db.execute("INSERT INTO records VALUES " + ", ".join(["(?, ?, ?)"] * 5), sum(rows, ()))
+    assert db.delete_before("records", "at", "2001", 1, "kind = ?", ("x",)) == 1
+    assert db.delete_before("records", "at", "2001", 5, "kind = ?", ("x",)) == 1
+    assert db.delete_before("records", "at", "2001", 5, "kind = ?", ("x",)) == 0
+    left = {r["name"] for r in db.execute("SELECT name FROM records")}
+    assert left == {"old y", "at the cut", "new"}
