@@ -67,6 +67,20 @@ DAMAGED_FIX = (
 )
 
 
+class DamagedDatabase(Exception):
+    """SQLite found the file damaged where a step read or wrote it (a page of any table or
+    index): its words, with what to do (`damaged_error`)."""
+
+
+def damaged_error(exc: sqlite3.Error, then: str) -> DamagedDatabase | None:
+    """`exc` said with what to do, when it is SQLite finding the file damaged (None for
+    another error); `then`: what fails meanwhile. Whichever table a step met damaged,
+    the operator reads the same fix."""
+    if not is_damaged(exc):
+        return None
+    return DamagedDatabase(f"SQLite found the database file damaged ({exc}); {then}: {DAMAGED_FIX}")
+
+
 # Of a record kept for its delivery's re-runs (the replies it posted, the decisions on its
 # commands): the delivery is gone, deleted by retention, so no run of it can come again.
 # NULL: a record kept before records named their delivery. (`Database.delete_before`'s

@@ -45,7 +45,7 @@ from starlette.routing import Match
 from bot import command_events, command_updates, deletion_events, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
-from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
+from bot.db import DAMAGED_FIX, Database, access_hint, damaged_error, is_damaged
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort, repository_id
@@ -74,6 +74,8 @@ log = logging.getLogger("review_notes")
 
 # How long a stop waits for the start's redelivery sweep to end its call under way
 REDELIVERY_JOIN_SECONDS = 10.0
+# what a delivery's run that met a damaged page says of it (bot.db.damaged_error)
+_DELIVERY_FAILS = "the delivery fails until it is restored"
 
 
 def build_dispatcher() -> Dispatcher:
@@ -151,8 +153,9 @@ class Runtime:
         try:
             with log_context(**context):
                 summary = self.dispatcher.dispatch(self.ctx, delivery)
-        except sqlite3.DatabaseError as exc:  # the PR's state damaged: said so, with the fix
-            damaged = self._damaged_state(delivery, exc)
+        except sqlite3.DatabaseError as exc:  # damaged: said so, with the fix
+            # the PR's state (named, set aside), else any other table's page or an index
+            damaged = self._damaged_state(delivery, exc) or damaged_error(exc, _DELIVERY_FAILS)
             if damaged is None:
                 raise
             raise damaged from exc

@@ -34,6 +34,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -44,7 +45,7 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
-from bot.db import GITHUB_TIME
+from bot.db import GITHUB_TIME, damaged_error
 from bot.dispatch import Dispatcher, MalformedPayload, Route, header_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
@@ -52,6 +53,9 @@ from bot.queue import DeliveryQueue, Enqueued, Incoming
 from bot.settings import Settings
 
 log = logging.getLogger("review_notes")
+
+# what a delivery the intake could not store for a damaged page says of it (bot.db)
+_NOT_STORED = "deliveries are not stored until it is restored"
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
 # GitHub waits 10 s for an answer, then counts the delivery failed (the sweeps ask for it
@@ -255,6 +259,8 @@ class WebhookEndpoint:
             outcome = await self.intake.enqueue(checked)  # answered once committed
         except Exception as exc:
             self._count(checked.event, "error")
+            if isinstance(exc, sqlite3.Error):  # a damaged page: said with the fix
+                exc = damaged_error(exc, _NOT_STORED) or exc
             self.failing = f"{type(exc).__name__}: {exc}"
             # named: GitHub sends it again only when asked
             log.error(

@@ -2635,6 +2635,106 @@ def test_an_event_of_a_pr_whose_damaged_state_is_kept_under_its_old_name_says_so
     assert [d["pr"] for d in health.json()["damaged_prs"]] == [f"{DEFAULT_REPO}#1"]
 
 
+# A failing disk damaged a page of another table a command reads or writes (who was let
+# run it, the numbers its `wrong` means, the marks, its replies): its delivery failed as
+# "DatabaseError: database disk image is malformed", SQLite's words alone, where a PR's
+# damaged state, and every other damage the server, `retry` and retention meet, say what
+# to do. Each such failure now says it, from the one place a delivery's run fails.
+@pytest.mark.parametrize(
+    ("table", "command", "login"),
+    [
+        ("command_decisions", "/notes off", "octo-dev"),  # a writer's: their permission kept
+        ("numbering", "/notes wrong 1", "pr-author"),
+        ("feedback", "/notes wrong 1", "pr-author"),
+        ("pr_replies", "/notes topic rocm", "octo-dev"),
+    ],
+)
+def test_a_command_meeting_a_damaged_table_fails_saying_what_to_do(
+    tmp_path, fake_github, app_key, monkeypatch, caplog, table, command, login
+):
+    from tests.command_kit import AUTHOR, N, say, tune
+    from tests.damage_kit import damage_root_page
+    from tests.fake_github import DEFAULT_REPO
+    from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE, live_settings
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, files=MATCHING_FILES)
+        rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    damage_root_page(settings.db_path, table)
+    with caplog.at_level(logging.WARNING, logger="bot.workers"), serving(settings) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, command, login=login)
+        [failed] = rt.queue.failed()
+    assert failed.last_error.startswith(
+        "DamagedDatabase: SQLite found the database file damaged (database disk image is"
+        " malformed); the delivery fails until it is restored: stop the server, then restore"
+        " it from a backup"
+    ), failed.last_error
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
+    assert any(failed.last_error in line for line in said), said
+
+
+# A damaged page the intake's insert meets (the deliveries', or the index of when GitHub
+# first sent a delivery, read with each): every delivery answered 500, logged and shown in
+# /healthz as "DatabaseError: database disk image is malformed", nothing saying what to do
+# while GitHub's deliveries were being lost.
+@pytest.mark.parametrize("page", ["deliveries", "sqlite_autoindex_first_sent_1"])
+def test_a_delivery_not_stored_for_a_damaged_page_says_what_to_do(tmp_path, caplog, page):
+    from tests.damage_kit import damage_root_page
+    from tests.webhook_kit import MATCHING_TITLE
+
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    rt.db.close()
+    damage_root_page(settings.db_path, page)
+    with caplog.at_level(logging.ERROR, logger="review_notes"), serving(settings) as (client, rt):
+        r = post(client, "pull_request", pr_payload(number=5, title=MATCHING_TITLE))
+        health = client.get("/healthz")
+    assert r.status_code == 500, r.text
+    error = health.json()["intake_error"]
+    assert error.startswith(
+        "DamagedDatabase: SQLite found the database file damaged (database disk image is"
+        " malformed); deliveries are not stored until it is restored: stop the server"
+    ), error
+    said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+    assert any(error in line for line in said), said
+
+
+# kills: bot/server.py:Runtime.process (hand) only the PR's damaged state said with the fix
+@pytest.mark.parametrize("table", ["dry_run_comments", "pr_state_listed"])  # a table, an index
+def test_a_dry_runs_event_meeting_a_damaged_page_fails_saying_what_to_do(tmp_path, table):
+    # the dry run's would-be comments; an index of the PR states, whose rows read
+    from tests.damage_kit import damage_root_page
+    from tests.fake_github import DEFAULT_REPO
+    from tests.webhook_kit import MATCHING_FILES, MATCHING_TITLE
+
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    payload = pr_payload(number=5, title=MATCHING_TITLE, files=MATCHING_FILES)
+    rt.queue.enqueue("d1", "pull_request", "opened", payload, DEFAULT_REPO, 5)
+    rt.process(rt.queue.claim())  # the PR's comment (and its file list) kept
+    rt.queue.complete("d1")
+    rt.queue.keep_sweep_since("2030-01-01T00:00:00Z")  # (else opening it reads every row)
+    rt.db.close()
+    damage_root_page(settings.db_path, table)
+    rt = build_runtime(settings)
+    later = "2026-09-01T11:00:00Z"
+    payload = pr_payload("reopened", number=5, title="Fix a typo", updated_at=later)
+    rt.queue.enqueue("d2", "pull_request", "reopened", payload, DEFAULT_REPO, 5)
+    with pytest.raises(Exception) as failed:
+        rt.process(rt.queue.claim())
+    assert f"{failed.type.__name__}: {failed.value}".startswith(
+        "DamagedDatabase: SQLite found the database file damaged (database disk image is"
+        " malformed); the delivery fails until it is restored: stop the server"
+    ), failed.value
+    assert rt.ctx.prs.set_aside == {}  # no PR's row is damaged
+
+
 # kills: bot/server.py:Runtime.process (mutant) a database error that is not a PR's damaged
 #   state failing its event as a TypeError (raise None), not as itself
 def test_a_database_error_not_a_prs_damaged_state_fails_the_event_as_itself(tmp_path):
