@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import marks_end, opens_a_quote, without_shortcodes
+from bot.comment_prose import is_symbol, marks_end, opens_a_quote, without_shortcodes
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.reasons import evidence_terms
@@ -43,8 +43,15 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 )
 # A note's number, and the reason a separator glues to it (Chinese puts no space after
 # `，`); not another number (`2,3`, `2.5`, `2,,3`, `2、第3条`: which note is meant is not
-# clear). The separators are possessive: giving one back would let `,3` pass for a reason.
-_NUMBER = re.compile(r"#*(?P<rank>[0-9]+)(?:[.:,)]++(?P<rest>(?![#0-9第]).*))?", re.S)
+# clear), nor a figure (`2.5x`, `1,000tok`: digits after a point, or before ASCII), while a
+# count in digits with a Chinese unit starts the reason, as in numerals (`2，3个文件…`,
+# `2，三个文件…`). The separators are possessive: giving one back would let `,3` pass for a
+# reason.
+_NUMBER = re.compile(
+    r"#*(?P<rank>[0-9]+)"
+    r"(?:[.:,)]++(?P<rest>(?![#第]|(?<=\.)[0-9]|[0-9]++(?:[\x00-\x7f]|$)).*))?",
+    re.S,
+)
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
 # word for it: `第2`), `第 2 条`, `第二条`, `2号`, `二号` (number 2), or a numeral as the
 # digit is written (`二`, `二，只是改名`: `_ordinal` keeps words it starts, `二十分钟`). `2条`
@@ -58,14 +65,14 @@ _ORDINAL = re.compile(
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
 # `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
-# not clear; no reason, also with one note shown, where the number may be left out. Not a
-# figure with a unit glued on (an ASCII letter: `2.5x faster`, `1.5GB`): a quantity, a
-# reason's first word. A Chinese numeral is a second number only with nothing after it in
-# the word but a counting word or a separator (`二、三`, `第二、三条`): else it starts the
-# reason (`2，三个文件只是改名`, `二、三十分钟`)
+# not clear; no reason, also with one note shown, where the number may be left out. The
+# second, in digits as in Chinese numerals, only with nothing after it in the word but a
+# counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`): one with a unit glued
+# on is a quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`, `2，3个文件只是
+# 改名`, `二、三十分钟`)
 _LISTED = re.compile(
     r"#*(?P<rank>[0-9]+)[-.:,)]++"
-    rf"(?=[#第]|[0-9]++(?![A-Za-z])|{_NUMERALS}[条條个個项項号號]?(?:[.:,)]|$))"
+    rf"(?=[#第]|(?:[0-9]++|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$))"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
@@ -100,13 +107,13 @@ def pick_note(
     ids: a note deleted since). `renamed`: a note's former id -> its id now
     (`Library.renamed`), so the id a reviewer read still names it.
     """
-    # an emoji's shortcode alone is no word of the command (`_reason`), before the number
-    # too (`:-1: 2`), as the command's key reads it (`as_said`)
-    words = [w for w in args if not _shortcodes_alone(w)]
+    # an emoji or its shortcode alone is no word of the command (`_reason`), before the
+    # number too (`:-1: 2`, `👎 2`), as the command's key reads it (`as_said`)
+    words = [w for w in args if not _emoji_alone(w)]
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
+    words = _reason_quoted(words)  # first: `9「只是改名」` asks for `9`
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
-    words = _reason_quoted(words)
     first = words[0] if words else ""
     typed = first.strip()
     ascii_form = _as_ascii(typed)
@@ -126,7 +133,7 @@ def pick_note(
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
-            return Pick(None, problem=PickProblem.RANGE, asked=asked)
+            return Pick(None, problem=PickProblem.RANGE, asked=_number_typed(asked, typed, number))
         glued = typed[number.start("rest") :].strip() if number["rest"] else ""
         if not glued and _is_number(words[1:]):  # all: `第 3 条` is three words
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
@@ -142,6 +149,17 @@ def pick_note(
     return Pick(None, problem=PickProblem.WHICH)
 
 
+def _number_typed(asked: str, typed: str, number: re.Match[str]) -> str:
+    """The note's number as typed (`asked`), without the reason glued on (`typed`, read as
+    `number`) nor what set it off: `9，只是改名` and `9🙏` ask for `9`, `第9条只是改名` for
+    `第9条`. The answer names the number it cannot find, not the reviewer's words."""
+    if number["rest"] is None:
+        return asked
+    reason = typed[number.start("rest") :]
+    head = asked[: len(asked) - len(reason)] if asked.endswith(reason) else asked
+    return head.rstrip(typed[number.end("rank") : number.start("rest")]) or asked
+
+
 def as_said(args: Iterable[str]) -> tuple[str, ...]:
     """A `wrong`'s words as `pick_note` reads them, whichever way the number and reason were
     set apart: a number as Chinese counts items as its digits (`第2条`, `二号`: `2`), no dash
@@ -154,17 +172,19 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
 
 def _reason(*parts: list[str]) -> str:
     """The reviewer's words, without the dash or colon setting them off from the number
-    (`2 — only renames`: `only renames`) nor a word that is an emoji's shortcode alone
-    (`2 :pray: 只是改名`: `只是改名`): the comment's page shows an emoji there, the
-    curators' report would show the markup. A shortcode glued to a word, or a name no
-    emoji has (`:rocm:`), stays as typed."""
-    text = " ".join(w for part in parts for w in part if not _shortcodes_alone(w))
+    (`2 — only renames`: `only renames`) nor a word that is an emoji alone, or its
+    shortcode (`2 🙏 只是改名`, `2 :pray: 只是改名`: `只是改名`): a gesture, no word of the
+    reason, and the same on the page typed either way (the report would show a
+    shortcode's markup). An emoji or shortcode glued to a word, or a name no emoji has
+    (`:rocm:`), stays as typed."""
+    text = " ".join(w for part in parts for w in part if not _emoji_alone(w))
     return text[_SEPARATORS.match(text).end() :]
 
 
-def _shortcodes_alone(word: str) -> bool:
-    """`:pray:`, `:+1::pray:`: emoji shortcodes (`comment_prose.without_shortcodes`), all of it."""
-    return not without_shortcodes(word).strip()
+def _emoji_alone(word: str) -> bool:
+    """`🙏`, `👍🏽`, `:pray:`, `:+1:🙏`: emoji (`comment_prose.is_symbol`) or their shortcodes
+    (`comment_prose.without_shortcodes`), all of it: what the page shows as emoji alone."""
+    return all(c.isspace() or is_symbol(c) for c in without_shortcodes(word))
 
 
 def _ordinal(words: list[str]) -> tuple[list[str], str]:
@@ -200,12 +220,13 @@ def _chinese_number(digits: str) -> str | None:
 def _as_ascii(word: str) -> str:
     """A note's number or id as read, one character for one (the same places): full-width
     forms as ASCII, and what ends a command's word (`marks_end`: `2!`, `2～`, `2…`, an
-    emoji, `2🙏只是改名`, an emoji's shortcode whole, `2:pray:`) as the full stop it is, as
-    after a sub-command (`/notes off～`)."""
+    emoji, `2🙏只是改名`, an emoji's shortcode whole, `2:pray:`) as the separator it is, as
+    after a sub-command (`/notes off～`): a point where one was typed (`2.5`, `２．５`: it may
+    be a decimal's), else a comma (`2，3个文件`: a count, no decimal)."""
     read, at = [], 0
     while at < len(word):
         if (end := marks_end(word, at)) > at:
-            read.append("." * (end - at))
+            read.append("".join("." if c in ".\uff0e" else "," for c in word[at:end]))
         else:
             read.append(word[at].translate(_HALF_WIDTH))
             end = at + 1
