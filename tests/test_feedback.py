@@ -31,7 +31,7 @@ from bot.library import load_library
 from bot.match_config import load_match_config
 from bot.matching import CompiledMatcher, match_pr
 from bot.prfacts import PRFacts
-from bot.prstate import SCHEMA, PRStore
+from bot.prstate import SCHEMA, PRState, PRStore
 from bot.reasons import evidence_terms
 from bot.sticky import refresh_sticky
 from tests.test_sticky import REF, CountingPort, bodies, facts
@@ -1294,3 +1294,19 @@ def test_a_number_out_of_range_is_quoted_without_the_reason_glued_to_it(first, a
     for shown in (SHOWN, SHOWN[:1]):
         pick = pick_note(command.args, shown)
         assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
+
+
+# kills: bot/feedback_store.py:FeedbackStore._prune_numbering (hand) `s.updated_at >= ?` ->
+#   `>`: the numbers of a PR handled at the cut itself pruned, as if it were idle since
+def test_the_numbers_of_a_pr_handled_at_the_cut_are_kept(tmp_path):
+    db = Database(tmp_path / "f.sqlite3")
+    prs, store = PRStore(db), FeedbackStore(db)
+    cut = "2026-02-01T00:00:00.000000Z"
+    for number, handled in ((1, cut), (2, "2026-01-31T23:59:59.999999Z")):
+        prs.put(PRState("o/r", number))
+        store.keep_numbering("o/r", number, "comment:9", ("vllm-aaaa1111",), "d1")
+        db.execute("UPDATE pr_state SET updated_at = ? WHERE number = ?", (handled, number))
+    db.execute("UPDATE numbering SET at = '2000'")
+    assert store.prune_numbering(cut, 10, prs) == 1
+    assert store.numbering("o/r", 1, "comment:9") == ("vllm-aaaa1111",)
+    assert store.numbering("o/r", 2, "comment:9") is None
