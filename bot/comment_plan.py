@@ -35,6 +35,8 @@ class KnownComment(Protocol):
     def switched_at(self) -> str | None: ...
     @property
     def unconfirmed(self) -> bool: ...
+    @property
+    def replaced_id(self) -> int | None: ...
 
 
 class Skip(StrEnum):
@@ -133,8 +135,14 @@ def deletion_ignored(
     (the state's, once a write confirmed it), so the one kept deleted so is a person's
     doing (a token's owner); with none known, or a write unconfirmed (its converging
     may have deleted the one the state knows, the write of the one it kept lost), it is
-    taken for the bot's."""
+    taken for the bot's.
+
+    The comment a write after `/notes on` found gone and replaced (`replaced_id`) counts
+    as the one kept: its deletion, told after that write, may have been made after the
+    `on` (then it outranks it, and the comment kept now goes too: `replaced_by_kept`)."""
     known = state.comment_id
+    if replaced_by_kept(state, comment_id):
+        known = comment_id
     if known != comment_id and not by_us:
         return "not our notes comment (a copy of its text)"
     if known is not None and known != comment_id:
@@ -144,3 +152,9 @@ def deletion_ignored(
     if said_before(said, state.switched_at):
         return "a `/notes off` or `on` said after the deletion decides"
     return None
+
+
+def replaced_by_kept(state: KnownComment, comment_id: int) -> bool:
+    """Whether comment `comment_id` is the one a write after `/notes on` found gone and
+    replaced with the comment kept now."""
+    return state.comment_id is not None and state.replaced_id == comment_id

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.command_events import comment_written
-from bot.comment_plan import deletion_ignored
+from bot.comment_plan import deletion_ignored, replaced_by_kept
 from bot.context import BotContext
 from bot.db import github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, own_logins, payload_id
@@ -146,8 +146,20 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     )
     if why is not None:
         return f"ignored: {why}"
+    if not replaced_by_kept(state, comment_id):
+        record_deletion(ctx, ref, state, comment_id, said)
+        return f"updates off: our comment {comment_id} was deleted"
+    # Made after the `/notes on` whose write found it gone and posted the comment kept
+    # now: the maintainer's "go away" came last. That comment is the bot's: it goes too
+    # (before the state forgets it, so a failed call is retried), as if never posted.
+    kept = state.comment_id
+    assert kept is not None  # (replaced_by_kept)
+    ctx.github.delete_sticky(ref, kept, MARKER)
     record_deletion(ctx, ref, state, comment_id, said)
-    return f"updates off: our comment {comment_id} was deleted"
+    return (
+        f"updates off: our comment {comment_id} was deleted after the `/notes on` whose"
+        f" update posted {kept}, deleted too"
+    )
 
 
 # --- a rewrite: our notes comment edited into someone's own text ----------------------

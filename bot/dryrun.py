@@ -113,6 +113,16 @@ class DryRunGitHub:
         )
         return result
 
+    def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
+        # (a dry run's comments are not on GitHub: no deletion of GitHub's reaches here)
+        with self.db.tx() as conn:
+            cur = conn.execute(
+                "DELETE FROM dry_run_comments WHERE id = ? AND repo = ? AND number = ?"
+                " AND sticky = 1",
+                (comment_id, ref.repo, ref.number),
+            )
+        return cur.rowcount > 0
+
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         earlier = self.db.execute(
             "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"

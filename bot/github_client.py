@@ -56,7 +56,7 @@ from bot.github_port import (
 from bot.github_retry import Retrier, RetryPolicy
 from bot.github_sessions import GitHubSessions
 from bot.installations import InstallationChange
-from bot.markers import ends_with_key
+from bot.markers import ends_with_key, opens_with
 from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.redelivery import delivered_at
@@ -207,7 +207,7 @@ class GitHubClient:
         # The marker opens the sticky comment; elsewhere it may be a reply of ours
         # quoting a command that carried it (shown as code), which is not the sticky.
         def sticky_of_ours(c: IssueComment) -> bool:
-            return (c.body or "").lstrip().startswith(marker)
+            return opens_with(c.body, marker)
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
@@ -268,11 +268,27 @@ class GitHubClient:
         GitHub serves any comment of the repository by its id: one on another issue is
         not this PR's to edit, whatever the state says. By the number alone: under a
         repository's old name GitHub answers with the comment at its new one."""
+        comment = self._our_sticky(ref, issue, comment_id, login, sticky_of_ours)
+        if comment is None:
+            return []
+        log.info("comment %s on %s was missing from the comment list", comment_id, _pr(ref))
+        return [comment]
+
+    def _our_sticky(
+        self,
+        ref: PRRef,
+        issue: Any,
+        comment_id: int,
+        login: str,
+        sticky_of_ours: Callable[[IssueComment], bool],
+    ) -> IssueComment | None:
+        """Comment `comment_id`, asked for by its id (one GET), when it is our notes
+        comment on this PR; None when it is gone, on another issue, or not ours."""
         comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
         if self._gone_when_called(
             f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
         ):
-            return []
+            return None
         on = str(comment.raw_data.get("issue_url") or "")
         if not on.endswith(f"/issues/{ref.number}"):
             log.warning(
@@ -281,11 +297,28 @@ class GitHubClient:
                 on or "none named",
                 _pr(ref),
             )
-            return []
+            return None
         if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
-            return []  # no longer our notes comment (its marker edited away)
-        log.info("comment %s on %s was missing from the comment list", comment_id, _pr(ref))
-        return [comment]
+            return None  # no longer our notes comment (its marker edited away)
+        return comment
+
+    def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
+        def op(gh: Github) -> bool:
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            comment = self._our_sticky(
+                ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
+            )
+            if comment is None:
+                return False
+
+            def delete() -> None:
+                write_asked()
+                comment.delete()
+
+            gone = self._gone_when_called(f"delete comment {comment_id} on {_pr(ref)}", delete)
+            return not gone
+
+        return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def _delete_copy(self, ref: PRRef, copy: IssueComment) -> None:
         """Delete a second notes comment of ours. Two can exist (deliveries racing, or a

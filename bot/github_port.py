@@ -228,6 +228,12 @@ class GitHubPort(Protocol):
         """
         ...
 
+    def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
+        """Delete comment `comment_id` when it is still the bot's own comment opening with
+        `marker` on this PR (asked for by its id first: never another's, nor one a
+        maintainer rewrote into their text). False: it is not, or is gone already."""
+        ...
+
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         """The id of the bot's own comment whose last line is `key` (a reply posted by an
         earlier run of the same delivery), else None: a reply of ours may quote another's

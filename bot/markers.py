@@ -27,6 +27,13 @@ def written_by_review_notes(body: str) -> bool:
     return text.startswith((MARKER, REPLY_MARKER)) or last.startswith(REPLY_KEY_OPENING)
 
 
+def opens_with(body: object, marker: str = MARKER) -> bool:
+    """Whether a comment's text opens with `marker` (spacing before it aside, as GitHub
+    keeps it): the notes comment, by default. Elsewhere it may be a reply of ours
+    quoting a command that carried it (shown as code), or a person's text."""
+    return isinstance(body, str) and body.lstrip().startswith(marker)
+
+
 def ends_with_key(body: str | None, key: str) -> bool:
     """Whether a comment's last line is this reply key, as a reply of ours ends: one of
     our replies that echoes what a user typed may quote another reply's key mid-text."""

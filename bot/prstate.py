@@ -85,6 +85,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
     restored_at TEXT,                     -- when the last `restore` applied was said
     event_by    TEXT,                     -- the event (delivery id) that alone set event_at;
                                           -- NULL: several of that second, or not known
+    replaced    TEXT,                     -- `comment id:id` of the comment kept and the one
+                                          -- it replaced, found gone after `on`; NULL: none
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -230,6 +232,10 @@ class PRState:
     verbose_at: str | None = None
     dismissed_at: str | None = None
     restored_at: str | None = None
+    # the notes comment a write after `/notes on` (resumed) found gone and replaced with
+    # `comment_id`: GitHub's word of its deletion may come after (both sent late), and a
+    # deletion made after the `on` is of the comment kept then (bot.deletion_events)
+    replaced_id: int | None = None
 
     def resume_mark(self) -> str:
         """What `resumed_at` holds when `/notes on` counts now."""
@@ -273,6 +279,13 @@ def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
     return int(count) if stored and sha == str(files_sha) and count.isdigit() else None
 
 
+def _replaced_of(stored: str | None, comment_id: int | None) -> int | None:
+    """The comment replaced, if stored with the comment kept now: a release before it (a
+    rollback) posts or forgets comments and leaves the one before's in place."""
+    kept, _, replaced = (stored or "").partition(":")
+    return int(replaced) if replaced.isdigit() and kept == str(comment_id) else None
+
+
 def _list_key(files_json: str) -> str:
     return hashlib.sha256(files_json.encode()).hexdigest()[:16]
 
@@ -308,7 +321,8 @@ class PRStore:
         # verbose_at, dismissed_at, restored_at: since an older `why`, `wrong` or `restore`
         # run late no longer undoes a newer command; event_by: since a re-run of an event
         # is not taken for a tie with itself; files_base: since an event of a retargeted
-        # PR's new base run before the retarget does not take the old base's files
+        # PR's new base run before the retarget does not take the old base's files;
+        # replaced: since a deletion of the comment an `on` found gone can outrank it
         db.add_missing_columns(
             "pr_state",
             {
@@ -329,6 +343,7 @@ class PRStore:
                 "restored_at": "TEXT",
                 "event_by": "TEXT",
                 "files_base": "TEXT",
+                "replaced": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -383,6 +398,7 @@ class PRStore:
             dismissed_at=r["dismissed_at"],
             restored_at=r["restored_at"],
             event_by=r["event_by"],
+            replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
         )
 
     def put(self, state: PRState) -> None:
@@ -392,9 +408,10 @@ class PRStore:
                                   files, event_at, opted_out, verbose, updated_at, pending,
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
-                                  verbose_at, dismissed_at, restored_at, event_by, files_base)
+                                  verbose_at, dismissed_at, restored_at, event_by, files_base,
+                                  replaced)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?, ?)
+                    ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -408,7 +425,8 @@ class PRStore:
                 unconfirmed = excluded.unconfirmed, resumed_at = excluded.resumed_at,
                 files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
-                event_by = excluded.event_by, files_base = excluded.files_base
+                event_by = excluded.event_by, files_base = excluded.files_base,
+                replaced = excluded.replaced
             """,
             (
                 state.repo.lower(),
@@ -439,6 +457,7 @@ class PRStore:
                 state.restored_at,
                 state.event_by,
                 _stored_base(state.files_base, state.files),
+                None if state.replaced_id is None else f"{state.comment_id}:{state.replaced_id}",
             ),
         )
 

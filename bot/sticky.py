@@ -438,6 +438,10 @@ def _write(
         return _found_gone(ctx, ref, state, gone=gone, noticed_at=noticed_at)
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
+    if state.resumed and state.comment_id not in (None, comment_id):
+        # the comment kept before the `on` was found gone: its deletion, told later,
+        # may have been made after the `on` (bot.deletion_events)
+        written = replace(written, replaced_id=state.comment_id)
     # GitHub answered: what it holds is known, and the comment is there (or new)
     written = replace(written, unconfirmed=False, resumed_at=None)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
@@ -460,7 +464,9 @@ def _found_gone(
 
 
 # what is known of a comment that is gone
-_FORGOTTEN = dict(comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None)
+_FORGOTTEN = dict(
+    comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None, replaced_id=None
+)
 
 
 def record_deletion(

@@ -198,6 +198,39 @@ def test_an_on_said_after_a_deletion_made_while_off_wins_when_both_are_redeliver
     assert sticky(fake) is not None and sticky(fake).id != c.id
 
 
+# kills: bot/comment_plan.py:deletion_ignored the comment an `on` found gone taken for a second copy
+# kills: bot/sticky.py:_write the comment a write after `on` replaced not remembered
+@pytest.mark.parametrize("made", [200, 400])  # seconds ago: after the `on`, or before it
+def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are_redelivered(
+    served, made
+):
+    """Off, the notes comment A up (paused). The server down: the author says `/notes on`
+    (300 s ago), and a maintainer deletes A; the `on` is sent again first: its update
+    finds A gone, taken for a deletion made while off, and posts C. The deletion of A
+    made after the `on` was then taken for one of a second notes comment of ours: the
+    updates stayed on and C up. It wins (docs/commands.md): C is the bot's, removed, and
+    the updates stay off. Made before the `on`, the `on` wins: C stays."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    assert state(rt).opted_out and state(rt).comment_id == a.id
+    attempt = missed(fake, a, made)
+    said_ago(client, rt, fake, "/notes on", 300)  # (GitHub's redelivery of it, run first)
+    c = sticky(fake)
+    assert c is not None and c.id != a.id and state(rt).comment_id == c.id
+    swept(rt, fake, attempt)
+    if made > 300:
+        assert not state(rt).opted_out and ours(fake) == [c] and state(rt).comment_id == c.id
+        return
+    assert state(rt).opted_out and state(rt).comment_id is None
+    assert ours(fake) == [] and fake.calls("DELETE", f"/repos/*/issues/comments/{c.id}") != []
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == []  # off: no PR event posts it again
+    said_ago(client, rt, fake, "/notes on", 30)  # written after the deletion: resumes them
+    assert not state(rt).opted_out and sticky(fake) is not None
+
+
 # kills: bot/deletion_events.py:_said a deletion the sweep had sent again dated at its arrival
 def test_an_off_and_on_said_after_a_deletion_made_while_on_win_when_all_are_redelivered(served):
     """The server down for ten minutes: a maintainer deletes the notes comment (updates

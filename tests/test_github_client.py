@@ -2964,3 +2964,27 @@ def test_a_call_held_back_by_a_pause_says_whether_a_try_of_it_went_out(answers, 
     with pytest.raises(GitHubError) as failed:
         retry.call("react to comment 1", call)
     assert (failed.value.sent, failed.value.retry_after, len(tries)) == (sent, 60.0, answers + 1)
+
+
+# kills: bot/github_client.py:GitHubClient.delete_sticky a comment deleted by its id unchecked
+#        (a person's copy of our text, ours rewritten into a maintainer's, another PR's)
+def test_the_notes_comment_is_deleted_by_its_id_only_when_it_is_still_ours_on_this_pr(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.add_pull(DEFAULT_REPO, 8)
+    client = make_github_client()
+    copy = fake_github.add_comment(DEFAULT_REPO, 7, _sticky("mine"), login="alice")
+    elsewhere = PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID)
+    other = client.upsert_sticky(elsewhere, _sticky("PR 8's"), MARKER, create=True).comment_id
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    assert other is not None and ours is not None
+    fake_github.set_body(ours, "Moved to the description.")  # a maintainer's now
+    fake_github.clear_requests()
+    for kept in (copy.id, other, ours):
+        assert client.delete_sticky(PR, kept, MARKER) is False
+    assert fake_github.calls("DELETE") == []
+    fake_github.set_body(ours, _sticky("v1"))
+    assert client.delete_sticky(PR, ours, MARKER) is True
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [copy.id]
+    assert client.delete_sticky(PR, ours, MARKER) is False  # gone already
