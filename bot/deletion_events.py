@@ -24,7 +24,8 @@ run's comments are not on GitHub: nothing of a deletion is its.
 
 A rewrite (`issue_comment` `edited`: the text before opened with our marker, the text now
 does not, `rewrote_notes`) is the comment's deletion for readers, counted as one by the
-same rules; the route takes it from the slash commands' (`Route.claims`).
+same rules, but dated when it was made (its `comment.updated_at`, as an edited command
+is); the route takes it from the slash commands' (`Route.claims`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 from bot.command_events import comment_written
 from bot.comment_plan import deletion_ignored, replaced_by_kept
 from bot.context import BotContext
-from bot.db import github_time
+from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, own_logins, payload_id
 from bot.github_port import ref_from_payload
 from bot.markers import MARKER
@@ -114,21 +115,26 @@ def _by_our_account(payload: dict[str, Any], ours: set[str], *, via_app: bool) -
     return via_app and sender.get("id") is not None and sender.get("id") == author.get("id")
 
 
-def _said(state: PRState, delivery: Delivery) -> str:
+def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
     """The deletion's order key: when it was made, as best known (GitHub's event does not
     say): when GitHub first sent it (for one the sweep had sent again, GitHub could not
     deliver it while the server was down: hours earlier than its arrival), else when it
-    reached us (a retry keeps that), not when it runs. So an `off`/`on` written after it
-    outranks it and one written before does not, whichever ran first. While `/notes off`
-    stands, no earlier than just after it: the updates were off either way, and the
-    comment is gone."""
-    key = after_second(github_time(delivery.first_sent_at))
+    reached us (a retry keeps that), not when it runs. A rewrite's event says it
+    (`edited`: `_edited_at`). So an `off`/`on` written after it outranks it and one
+    written before does not, whichever ran first. While `/notes off` stands, no earlier
+    than just after it: the updates were off either way, and the comment is gone."""
+    key = edited or after_second(github_time(delivery.first_sent_at))
     if state.opted_out and state.switched_at:
         return max(key, just_after(state.switched_at))
     return key
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
+    return _taken_away(ctx, delivery)
+
+
+def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) -> str:
+    """Our notes comment deleted, or rewritten at order key `edited` (`_said`)."""
     payload = delivery.payload
     if ctx.settings.is_dry_run:
         return "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
@@ -138,7 +144,7 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     author = _author(comment)
     ours = own_logins(ctx.settings, ctx.github.bot_login())
     state = ctx.prs.get(ref.repo, ref.number)
-    said = _said(state, delivery)
+    said = _said(state, delivery, edited)
     via_app = _via_our_app(comment, ctx.settings.github_app_id)
     by_account = _by_our_account(payload, ours, via_app=via_app)
     why = deletion_ignored(
@@ -209,7 +215,19 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     """A notes comment rewritten by someone other than the bot counts exactly as its
     deletion (`handle_deleted`: the same rules, `deletion_ignored`, and date, `_said`),
     also when the PR's state never learnt its id: a later PR event would find no comment
-    of ours and post it again, notifying everyone. The rewritten comment is the
+    of ours and post it again, notifying everyone; but dated when it was made
+    (`_edited_at`), which its event says. The rewritten comment is the
     maintainer's now: forgotten, never edited again. (`handle_deleted` reads of the
     comment its id, author and App, not its text.)"""
-    return f"{handle_deleted(ctx, delivery)} (rewritten: its text no longer opens with our marker)"
+    edited = _edited_at(delivery.payload["comment"])
+    said = _taken_away(ctx, delivery, edited)
+    return f"{said} (rewritten: its text no longer opens with our marker)"
+
+
+def _edited_at(comment: dict[str, Any]) -> str | None:
+    """A rewrite's order key: when it was made (`updated_at`, the edit's own time, as for
+    an edited command), after every comment of that second as a deletion is (GitHub's
+    times have whole seconds; the rewritten comment's id is older than theirs). None when
+    no time parses: then it is dated as a deletion (`_said`)."""
+    when = as_github_time(comment.get("updated_at"))
+    return None if when is None else after_second(when)

@@ -12,9 +12,10 @@ from types import SimpleNamespace
 import pytest
 
 from bot.db import Database
-from bot.deletion_events import rewrote_notes
+from bot.deletion_events import _edited_at, _said, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.markers import MARKER
+from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.server import build_dispatcher
 from tests.command_kit import AUTHOR, N, comment_payload, say, state, sticky
@@ -24,6 +25,7 @@ from tests.test_deletion_events import (
     MAINTAINER,
     AppDryRun,
     lose_the_create,
+    said_ago,
     say_after,
     served,  # noqa: F401 (a fixture)
     via,
@@ -48,12 +50,22 @@ THEIRS = "Moved the reading list to the description."
 def rewritten(client, rt, fake, comment, text: str = THEIRS, *, by=MAINTAINER) -> dict:
     """The comment's text replaced on GitHub by `by`, and GitHub's `edited` event for it
     sent (its text before in `changes.body.from`, as GitHub's example has it)."""
+    return sent(client, rt, rewrite(fake, comment, text, by=by))
+
+
+def rewrite(fake, comment, text: str = THEIRS, *, by=MAINTAINER, ago: float = 0) -> dict:
+    """The comment's text replaced on GitHub by `by`, `ago` seconds ago: GitHub's
+    `edited` event for it, not sent yet."""
     before = comment.body
     fake.set_body(comment.id, text)
-    comment.updated_at = time.time()
+    comment.updated_at = time.time() - ago
     payload = comment_payload(comment, action="edited", old_body=before)
     payload["sender"] = dict(by)
     payload["comment"]["performed_via_github_app"] = via(fake, comment)
+    return payload
+
+
+def sent(client, rt, payload: dict) -> dict:
     r = post(client, "issue_comment", payload)
     assert r.status_code in (200, 202), r.text
     drain(rt)
@@ -148,6 +160,51 @@ def test_a_rewrite_while_off_stands_forgets_the_comment_and_on_posts_anew(served
     assert not state(rt).opted_out
     assert sticky(fake) is not None and sticky(fake).id != c.id
     assert fake.comment(c.id).body == THEIRS
+
+
+# kills: bot/deletion_events.py:_said a rewrite dated by its arrival, not by its updated_at
+@pytest.mark.parametrize("made", [200, 60])  # seconds ago: before the `on`, or after it
+def test_a_rewrite_is_dated_when_it_was_made_not_when_it_arrived(served, made):  # noqa: F811
+    """Off, the notes comment A up. A maintainer rewrites A; the author says `/notes on`
+    (100 s ago), which runs first: its update finds no comment of ours (A's marker gone)
+    and posts C. GitHub's `edited` event of A comes last. Its `comment.updated_at` says
+    when it was made: before the `on`, the `on` wins (C stays up, updates on); after it,
+    the rewrite does (C goes, updates off). Dated by its arrival it always won."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    payload = rewrite(fake, a, ago=made)
+    said_ago(client, rt, fake, "/notes on", 100)
+    c = sticky(fake)
+    assert c is not None and c.id != a.id and state(rt).comment_id == c.id
+    sent(client, rt, payload)
+    if made > 100:
+        assert not state(rt).opted_out and ours(fake) == [a, c] and sticky(fake).id == c.id
+    else:
+        assert state(rt).opted_out and state(rt).comment_id is None and ours(fake) == [a]
+    assert fake.comment(a.id).body == THEIRS  # theirs, whatever else
+
+
+# kills: bot/deletion_events.py:_edited_at a rewrite whose time does not parse dated at none
+@pytest.mark.parametrize(
+    ("updated_at", "key"),
+    [
+        ("2026-09-01T10:00:00Z", "2026-09-01T10:00:00Z/~"),
+        ("2026-09-01T12:00:00+02:00", "2026-09-01T10:00:00Z/~"),
+        ("yesterday", "2026-09-01T11:00:00Z/~"),  # as a deletion: when GitHub first sent it
+        (None, "2026-09-01T11:00:00Z/~"),
+    ],
+)
+def test_a_rewrite_is_dated_by_its_updated_at_when_it_parses(updated_at, key):
+    comment = {"id": 11, "updated_at": updated_at}
+    delivery = Delivery("d", "issue_comment", "edited", {}, received_at="2026-09-01T11:00:00Z")
+    state = PRState(DEFAULT_REPO, N)
+    assert _said(state, replace(delivery, updated_at="x"), _edited_at(comment)) == key
+    # while `/notes off` stands: no earlier than just after it, as a deletion
+    off = replace(state, opted_out=True, switched_at="2026-09-01T10:30:00Z/00000000000000000020")
+    said = _said(off, replace(delivery, updated_at="x"), _edited_at(comment))
+    assert said == max(key, f"{off.switched_at}~")
 
 
 @pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked

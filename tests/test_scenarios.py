@@ -526,7 +526,9 @@ class Scenario:
         self._send(client, sent)
         if alone and deletion.dated is None and deletion.received:
             drain(rt, 30)  # nothing else ran since the deletion: its webhook dates it
-            deletion.dated = deletion.received[0]
+            # (a rewrite's says when it was made: its `updated_at`)
+            made = int(comment.updated_at) if old_body is not None else None
+            deletion.dated = deletion.received[0] if made is None else made
         if when == "twice":
             self.held.append(sent)  # GitHub's redelivery, later
 
@@ -603,9 +605,9 @@ def switched(pr: PR) -> bool | None:
     """Whether the PR's updates are surely on (True) or off (False) once everything ran, as
     README and docs/commands.md say; None: not sure. Between comments the `off`/`on`
     written last on GitHub counts, whatever order they ran in; a maintainer's deletion
-    (or rewrite) counts as an `off` said when its webhook reached the bot (or, when it never
-    came, when an update found the comment gone): an `on` resumes the updates only when
-    written after both."""
+    (or rewrite) counts as an `off` said when its webhook reached the bot (a rewrite's:
+    when made, its `updated_at`; when it never came, when an update found the comment
+    gone): an `on` resumes the updates only when written after both."""
     said = [((*s.key, 0), s.on) for s in pr.switches]
     last = max(said + [(_at_least(d), False) for d in pr.deletions if d.received], default=None)
     if last is None:
