@@ -427,3 +427,17 @@ def test_a_prs_damaged_key_index_is_said_as_its_state_damaged_and_nothing_set_as
     assert str(renamed).startswith("PR o/r#1: SQLite"), renamed
     # kills: bot/prstate.py:PRStore.damaged_state an error that is not damage taken for it
     assert prs.damaged_state("o/r", 1, sqlite3.OperationalError("disk I/O error")) is None
+
+
+# kills: bot/prstate.py:_replaced_of the comment replaced read beside another comment kept
+def test_the_comment_an_on_replaced_is_kept_only_with_the_comment_that_replaced_it(prs):
+    prs.put(PRState("o/r", 7, comment_id=20, replaced_id=10))
+    assert prs.get("o/r", 7).replaced_id == 10
+    # a release before it (a rollback) posts or forgets the comment: the pair is stale
+    for kept in (30, None):
+        prs.db.execute("UPDATE pr_state SET comment_id = ? WHERE number = 7", (kept,))
+        assert prs.get("o/r", 7).replaced_id is None
+    prs.db.execute("UPDATE pr_state SET comment_id = 20, replaced = '20:x' WHERE number = 7")
+    assert prs.get("o/r", 7).replaced_id is None
+    prs.put(PRState("o/r", 7, comment_id=20))
+    assert prs.get("o/r", 7).replaced_id is None
