@@ -38,7 +38,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, own_logins, payload_id
 from bot.github_port import ref_from_payload
-from bot.markers import MARKER
+from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
@@ -74,7 +74,7 @@ def register(d: Dispatcher) -> None:
 
 def check_deleted(payload: dict[str, Any]) -> str | None:
     """Why this deletion cannot be of our notes comment (None: it may be)."""
-    if not _opens_notes((payload.get("comment") or {}).get("body")):
+    if not opens_with((payload.get("comment") or {}).get("body")):
         return "deleted, but not a notes comment"
     return check_rewritten(payload)  # its id and author: refused at intake (400)
 
@@ -91,16 +91,20 @@ def _author(comment: dict[str, Any]) -> str:
 
 
 def _via_our_app(comment: dict[str, Any], app_id: str | None) -> bool:
-    """Whether GitHub says the comment was written through our App: its
-    `performed_via_github_app` names the App whose id or client ID GITHUB_APP_ID holds.
+    """Whether GitHub says our App wrote the comment as itself (bot.markers.by_our_app).
     Then it is ours whatever login GitHub names as its author: an App renamed has a new
     bot login (`<slug>[bot]`), which neither REVIEW_NOTES_BOT_LOGIN nor the login asked
-    once and kept may be. (The App writes only as itself: no user acts through it.) With
-    a token there is no App: False."""
+    once and kept may be. With a token there is no App: False."""
+    return by_our_app(*_writer(comment), app_id)
+
+
+def _writer(comment: dict[str, Any]) -> tuple[str | None, tuple[object, ...]]:
+    """The comment's author's account type, and the id and client ID of the App GitHub
+    says it was written through (none: ())."""
     app = comment.get("performed_via_github_app")
-    if not app_id or not isinstance(app, dict):
-        return False
-    return app_id in {str(app[k]) for k in ("id", "client_id") if app.get(k) is not None}
+    keys = (app.get("id"), app.get("client_id")) if isinstance(app, dict) else ()
+    user = comment.get("user")
+    return (user.get("type") if isinstance(user, dict) else None), keys
 
 
 def _by_our_account(payload: dict[str, Any], ours: set[str], *, via_app: bool) -> bool:
@@ -147,9 +151,8 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     said = _said(state, delivery, edited)
     via_app = _via_our_app(comment, ctx.settings.github_app_id)
     by_account = _by_our_account(payload, ours, via_app=via_app)
-    why = deletion_ignored(
-        state, comment_id, by_us=author in ours or via_app, by_our_account=by_account, said=said
-    )
+    by_us = written_by_us(author, *_writer(comment), ours, ctx.settings.github_app_id)
+    why = deletion_ignored(state, comment_id, by_us=by_us, by_our_account=by_account, said=said)
     if why is not None:
         return f"ignored: {why}"
     if not replaced_by_kept(state, comment_id):
@@ -195,11 +198,7 @@ def rewrote_notes(payload: dict[str, Any]) -> bool:
     if not isinstance(before, str):
         raise MalformedPayload(f"changes.body.from: not a string ({type(before).__name__})")
     now = (payload.get("comment") or {}).get("body")
-    return _opens_notes(before) and not _opens_notes(now)
-
-
-def _opens_notes(text: object) -> bool:
-    return isinstance(text, str) and text.lstrip().startswith(MARKER)
+    return opens_with(before) and not opens_with(now)
 
 
 def check_rewritten(payload: dict[str, Any]) -> str | None:

@@ -56,7 +56,7 @@ from bot.github_port import (
 from bot.github_retry import Retrier, RetryPolicy
 from bot.github_sessions import GitHubSessions
 from bot.installations import InstallationChange
-from bot.markers import ends_with_key, opens_with
+from bot.markers import ends_with_key, opens_with, written_by_us
 from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.redelivery import delivered_at
@@ -520,17 +520,16 @@ class GitHubClient:
     # --- writes that must not be doubled ----------------------------------------
 
     def _is_ours(self, comment: IssueComment, login: str) -> bool:
+        """Written by the bot's account (bot.markers.written_by_us): renaming the App
+        renames its bot account, and the login cached at start no longer matches what it
+        wrote; the comment still names the App that wrote it."""
         user = comment.user
         if user is None:
             return False
-        if user.login.lower() == login.lower():
-            return True
-        # Renaming the App renames its bot account, and the login cached at start no
-        # longer matches what it wrote; the comment still names the App that wrote it.
-        if self._sessions.integration is None or user.type != "Bot":
-            return False
         app = comment.performed_via_github_app
-        return app is not None and self._app_id in (str(app.id), app.client_id)
+        keys = (app.id, app.client_id) if app is not None else ()
+        our_app = self._app_id if self._sessions.integration is not None else None
+        return written_by_us(user.login, user.type, keys, {login}, our_app)
 
     def _find(
         self, issue: Any, matches: Callable[[IssueComment], bool], since: datetime | None

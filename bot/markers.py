@@ -12,6 +12,7 @@ it too.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 MARKER = "<!-- review-notes:v1 -->"
 REPLY_MARKER = "<!-- review-notes:reply -->"
@@ -32,6 +33,32 @@ def opens_with(body: object, marker: str = MARKER) -> bool:
     keeps it): the notes comment, by default. Elsewhere it may be a reply of ours
     quoting a command that carried it (shown as code), or a person's text."""
     return isinstance(body, str) and body.lstrip().startswith(marker)
+
+
+def written_by_us(
+    login: str | None,
+    user_type: str | None,
+    app_keys: Iterable[object],
+    ours: Iterable[str],
+    app_id: str | None,
+) -> bool:
+    """Whether the bot's account wrote a comment: its author's `login` is one of the
+    bot's (`ours`; GitHub's logins ignore case), or GitHub says our App wrote it
+    (`by_our_app`: a renamed App's login changed)."""
+    if login and login.lower() in {x.lower() for x in ours}:
+        return True
+    return by_our_app(user_type, app_keys, app_id)
+
+
+def by_our_app(user_type: str | None, app_keys: Iterable[object], app_id: str | None) -> bool:
+    """Whether GitHub says our App wrote a comment as itself: its `performed_via_github_app`
+    names the App (`app_keys`: its id and client ID) whose id or client ID GITHUB_APP_ID
+    holds (`app_id`; None with a token: no App), and its author is a bot account (the
+    App's `<slug>[bot]`, whatever its login since a rename). A person acting through the
+    App (a user-to-server token) writes as themselves, with the App named too: theirs."""
+    if not app_id or user_type != "Bot":
+        return False
+    return app_id in {str(k) for k in app_keys if k is not None}
 
 
 def ends_with_key(body: str | None, key: str) -> bool:

@@ -30,6 +30,7 @@ from tests.test_deletion_events import (
     served,  # noqa: F401 (a fixture)
     via,
 )
+from tests.test_deletion_events import ran as deletion_ran
 from tests.webhook_kit import (
     BOT,
     MATCHING_FILES,
@@ -74,9 +75,7 @@ def sent(client, rt, payload: dict) -> dict:
 
 def ran(caplog, answer: dict) -> str:
     """What the edit's delivery did, as the server's log line says."""
-    opening = f"delivery {answer['delivery']} issue_comment.edited PR "
-    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
-    return line.split(": ", 1)[1]
+    return deletion_ran(caplog, answer, "edited")
 
 
 REWRITE = " (rewritten: its text no longer opens with our marker)"
@@ -223,22 +222,7 @@ def test_with_a_token_its_owner_rewriting_the_notes_comment_turns_updates_off(
         assert state(rt).opted_out and state(rt).comment_id is None
 
 
-def test_a_dry_run_takes_no_rewrite_for_one_of_its_comments(tmp_path, monkeypatch, caplog):
-    clean_env(monkeypatch)
-    caplog.set_level("INFO", logger="review_notes")
-    with serving(make_settings(tmp_path, bot_login=BOT)) as (client, rt):
-        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, files=MATCHING_FILES)
-        known = state(rt).comment_id
-        assert known is not None
-        now = time.time()
-        bot = SimpleNamespace(login=BOT, id=1, type="Bot")
-        comment = SimpleNamespace(id=known, body=THEIRS, user=bot, created_at=now, updated_at=now)
-        payload = comment_payload(comment, action="edited", old_body=f"{MARKER}\nx")
-        payload["sender"] = dict(MAINTAINER)
-        answer = post(client, "issue_comment", payload).json()
-        drain(rt)
-        assert ran(caplog, answer).startswith("ignored: a dry run posts no comment on GitHub")
-        assert not state(rt).opted_out and state(rt).comment_id == known
+# (a dry run: tests/test_deletion_events.py, a deletion's test and a rewrite's in one)
 
 
 # --- the route: which edits are a rewrite, and what intake refuses -----------------------

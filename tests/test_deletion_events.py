@@ -16,7 +16,7 @@ from bot.db import Database
 from bot.deletion_events import _by_our_account, _said, _via_our_app
 from bot.dispatch import Dispatcher, own_logins
 from bot.dryrun import DryRunGitHub
-from bot.markers import MARKER, REPLY_MARKER
+from bot.markers import MARKER, REPLY_MARKER, written_by_us
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.redelivery import sweep
@@ -64,9 +64,10 @@ def via(fake, comment) -> dict | None:
     return fake._comment_json(comment)["performed_via_github_app"]
 
 
-def ran(caplog, answer: dict) -> str:
-    """What the deletion's delivery did, as the server's log line says."""
-    opening = f"delivery {answer['delivery']} issue_comment.deleted PR "
+def ran(caplog, answer: dict, action: str = "deleted") -> str:
+    """What the deletion's (or another issue_comment `action`'s) delivery did, as the
+    server's log line says."""
+    opening = f"delivery {answer['delivery']} issue_comment.{action} PR "
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
     return line.split(": ", 1)[1]
 
@@ -353,7 +354,11 @@ def test_with_a_token_the_notes_comment_deleted_by_anyone_even_its_owner_turns_u
         assert state(rt).opted_out and state(rt).comment_id is None
 
 
-def test_a_dry_run_takes_no_deletion_for_one_of_its_comments(tmp_path, monkeypatch, caplog):
+# a rewrite (`edited`: its text before opened with our marker) counts as a deletion
+@pytest.mark.parametrize("action", ["deleted", "edited"])
+def test_a_dry_run_takes_no_deletion_or_rewrite_for_one_of_its_comments(
+    tmp_path, monkeypatch, caplog, action
+):
     clean_env(monkeypatch)
     caplog.set_level("INFO", logger="review_notes")
     # the bot's login known, so only the dry run's own rule holds it back
@@ -363,14 +368,15 @@ def test_a_dry_run_takes_no_deletion_for_one_of_its_comments(tmp_path, monkeypat
         assert known is not None
         now = time.time()
         bot = SimpleNamespace(login=BOT, id=1, type="Bot")
-        comment = SimpleNamespace(
-            id=known, body=f"{MARKER}\nx", user=bot, created_at=now, updated_at=now
-        )
-        payload = comment_payload(comment, action="deleted")
+        body = f"{MARKER}\nx" if action == "deleted" else "Moved to the description."
+        comment = SimpleNamespace(id=known, body=body, user=bot, created_at=now, updated_at=now)
+        old = f"{MARKER}\nx" if action == "edited" else None
+        payload = comment_payload(comment, action=action, old_body=old)
         payload["sender"] = dict(MAINTAINER)
         answer = post(client, "issue_comment", payload).json()
         drain(rt)
-        assert ran(caplog, answer).startswith("ignored: a dry run posts no comment on GitHub")
+        said = ran(caplog, answer, action)
+        assert said.startswith("ignored: a dry run posts no comment on GitHub")
         assert not state(rt).opted_out and state(rt).comment_id == known
 
 
@@ -511,10 +517,12 @@ def test_a_renamed_apps_notes_comment_deleted_is_ours_by_the_app_github_names(se
     assert state(rt).opted_out
 
 
+RENAMED_BOT = {"login": "renamed[bot]", "id": 41, "type": "Bot"}
 OTHER_APP = {"id": DEFAULT_APP_ID + 1, "slug": "other", "client_id": "Iv1.other"}
 
 
-# kills: bot/deletion_events.py:_via_our_app another App's comment, or none's, taken for ours
+# kills: bot/markers.py:by_our_app another App's comment, or none's, or a person's through ours,
+#   taken for ours
 @pytest.mark.parametrize(
     ("app", "app_id", "ours"),
     [
@@ -529,7 +537,11 @@ OTHER_APP = {"id": DEFAULT_APP_ID + 1, "slug": "other", "client_id": "Iv1.other"
     ],
 )
 def test_a_comment_is_our_apps_when_github_names_our_app_id_or_client_id(app, app_id, ours):
-    assert _via_our_app({"performed_via_github_app": app}, app_id) is ours
+    comment = {"performed_via_github_app": app, "user": dict(RENAMED_BOT)}
+    assert _via_our_app(comment, app_id) is ours
+    # a person acting through our App (a user-to-server token) writes as themselves
+    comment["user"] = dict(MAINTAINER)
+    assert _via_our_app(comment, app_id) is False
 
 
 def test_another_apps_copy_of_our_text_deleted_changes_nothing(served, caplog):
@@ -544,9 +556,6 @@ def test_another_apps_copy_of_our_text_deleted_changes_nothing(served, caplog):
     drain(rt)
     assert ran(caplog, answer) == "ignored: not our notes comment (a copy of its text)"
     assert not state(rt).opted_out
-
-
-RENAMED_BOT = {"login": "renamed[bot]", "id": 41, "type": "Bot"}
 
 
 # kills: bot/deletion_events.py:_by_our_account a renamed App's own deletion taken for a person's
@@ -574,3 +583,21 @@ def test_the_bots_logins_are_known_in_any_case_from_settings_or_github(tmp_path,
     settings = make_settings(tmp_path, bot_login=configured)
     assert own_logins(settings, asked) == {"notes-bot"}
     assert own_logins(make_settings(tmp_path), None) == set()
+
+
+# kills: bot/markers.py:written_by_us a login compared as GitHub spelt it, or our App's
+#   comment not taken for ours whatever login it has
+@pytest.mark.parametrize(
+    ("login", "kind", "keys", "app_id", "ours"),
+    [
+        ("Notes-Bot[bot]", "Bot", (), None, True),  # its login, in any case
+        ("renamed[bot]", "Bot", (DEFAULT_APP_ID, None), str(DEFAULT_APP_ID), True),
+        ("renamed[bot]", "Bot", (DEFAULT_APP_ID, None), None, False),  # a token: no App
+        ("octo-dev", "User", (DEFAULT_APP_ID, None), str(DEFAULT_APP_ID), False),  # through it
+        (None, None, (), str(DEFAULT_APP_ID), False),
+    ],
+)
+def test_a_comment_is_ours_by_the_bots_login_or_as_our_app_wrote_it(
+    login, kind, keys, app_id, ours
+):
+    assert written_by_us(login, kind, keys, {"notes-bot[bot]"}, app_id) is ours
