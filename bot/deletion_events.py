@@ -36,7 +36,7 @@ from bot.command_events import comment_written
 from bot.comment_plan import deletion_ignored, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
-from bot.dispatch import Dispatcher, MalformedPayload, Route, own_logins, payload_id
+from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
 from bot.github_port import ref_from_payload
 from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
@@ -67,7 +67,7 @@ def register(d: Dispatcher) -> None:
             bots=True,
             written=comment_written,
             by_sender=True,
-            claims=rewrote_notes,
+            claims=claims_rewrite,
         )
     )
 
@@ -179,9 +179,8 @@ def rewrote_notes(payload: dict[str, Any]) -> bool:
     before (`changes.body.from`) opened with our notes marker and its text now does not.
     For readers the notes comment is gone, as if deleted (a rewrite keeping the marker, a
     typo fixed in ours, is not: our next write puts our text back). Whose comment it was
-    and who edited it are the handler's, as for a deletion (so a person's own comment that
-    opened with our marker, edited into a slash command, is not run as one: rare, and
-    GitHub's UI quotes a comment behind `> `). MalformedPayload when
+    is the route's (`claims_rewrite`) and the handler's, who edited it the handler's, as
+    for a deletion. MalformedPayload when
     `changes` is not as GitHub sends it: the slash commands' handler would fail reading
     it at each run, and a rewrite cannot be told; no `changes.body`: not its text."""
     changes = payload.get("changes")
@@ -199,6 +198,25 @@ def rewrote_notes(payload: dict[str, Any]) -> bool:
         raise MalformedPayload(f"changes.body.from: not a string ({type(before).__name__})")
     now = (payload.get("comment") or {}).get("body")
     return opens_with(before) and not opens_with(now)
+
+
+def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
+    """Whether the rewrite route takes an `issue_comment` `edited` event from the slash
+    commands': a rewrite (`rewrote_notes`) of a comment the bot's account wrote, by the
+    rule a deletion's comment is ours by (bot.markers.written_by_us). A person's comment
+    that opened with our marker (a copy of our text), edited into `/notes ...`, is the
+    commands' to run. Before the bot's login is known (`Us.known`: intake, without
+    REVIEW_NOTES_BOT_LOGIN), one that may be ours is claimed, and the run routes it again
+    knowing the login: an App's comment is a bot account's, a token's account a user's.
+    MalformedPayload when `changes` or `comment.user` is not as GitHub sends them."""
+    if not rewrote_notes(payload):
+        return False
+    comment = payload.get("comment") or {}
+    author = _author(comment)
+    if written_by_us(author, *_writer(comment), us.logins, us.app_id):
+        return True
+    kind, _ = _writer(comment)
+    return not us.known and (us.as_user or kind == "Bot")
 
 
 def check_rewritten(payload: dict[str, Any]) -> str | None:

@@ -24,7 +24,8 @@ The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
 know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
 GitHub client for the login (asked once, cached; it is needed for the comment
 anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
-App?), and with a token one about a comment carrying our marker.
+App?), and with a token one about a comment carrying our marker. So too for one a
+route claimed (`Route.claims`) without knowing the login: routed again knowing it.
 
 A write GitHub refuses because the PR's conversation is locked (ConversationLocked)
 ends the delivery as done, logged: no retry can make it until someone unlocks it, and
@@ -85,9 +86,22 @@ class Route:
     # Takes the payloads it claims from the route of the same event and action that
     # claims none (an edit of our notes comment that drops its marker is its deletion,
     # bot.deletion_events, while the slash commands' route has the other edits). On the
-    # payload alone, so intake and the run route a delivery alike; it may raise
-    # MalformedPayload (refused at intake).
-    claims: Callable[[dict[str, Any]], bool] | None = None
+    # payload and who the bot is (`Us`); it may raise MalformedPayload (refused at
+    # intake). Intake may not know the bot's login: a claim it cannot rule out is made
+    # there, and the run, asking the login, routes the delivery again (`dispatch`).
+    claims: Callable[[dict[str, Any], Us], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Us:
+    """Who the bot is, as far as known where a delivery is routed."""
+
+    logins: frozenset[str] = frozenset()  # lowercased (`own_logins`)
+    app_id: str | None = None  # GITHUB_APP_ID; None: a token, no App
+    as_user: bool = False  # a token: the bot is a user account
+    # the login GitHub gives is among `logins` (configured, or asked): a comment whose
+    # author is none of them, and not our App's (`bot.markers.written_by_us`), is not ours
+    known: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,14 +187,19 @@ class Dispatcher:
         return sorted(self._routes)
 
     def route(
-        self, event: str, action: str | None, payload: dict[str, Any] | None = None
+        self,
+        event: str,
+        action: str | None,
+        payload: dict[str, Any] | None = None,
+        us: Us | None = None,
     ) -> Route | None:
         """The route of an event's action: the one that claims the payload (`Route.claims`),
-        else the one that claims none. No payload: the latter."""
+        else the one that claims none. No payload: the latter. `us`: who the bot is (None:
+        nothing known of it)."""
         routes = self._routes.get(event, [])
         routes = [r for r in routes if r.actions is None or action in r.actions]
         for r in routes:
-            if r.claims is not None and payload is not None and r.claims(payload):
+            if r.claims is not None and payload is not None and r.claims(payload, us or Us()):
                 return r
         return next((r for r in routes if r.claims is None), None)
 
@@ -194,7 +213,8 @@ class Dispatcher:
         """Route a delivery or say why it is ignored. `own_login`: the bot's login
         when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case)."""
         action = payload.get("action")
-        route = self.route(event, action if isinstance(action, str) else None, payload)
+        us = _us(settings, own_login)
+        route = self.route(event, action if isinstance(action, str) else None, payload, us)
         if route is None:
             named = header_shown(event) + (f".{action}" if action else "")
             return Triage(None, f"no handler for {named}")
@@ -220,8 +240,12 @@ class Dispatcher:
 
     def dispatch(self, ctx: BotContext, delivery: Delivery) -> str:
         t = self.triage(delivery.event, delivery.payload, ctx.settings)
-        if t.route is not None and _may_be_our_own(delivery.payload, ctx.settings):
-            # is it our own? (intake knew REVIEW_NOTES_BOT_LOGIN only)
+        claimed = t.route is not None and t.route.claims is not None
+        if t.route is not None and (
+            _may_be_our_own(delivery.payload, ctx.settings)
+            or (claimed and not ctx.settings.bot_login)
+        ):
+            # is it our own, or of our own? (intake knew REVIEW_NOTES_BOT_LOGIN only)
             own_login = ctx.github.bot_login()
             if own_login:
                 t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
@@ -316,6 +340,14 @@ def _taken_since(
         now,
     )
     return f"{repo} is repository {now}'s name now, not this delivery's repository {repo_id}'s"
+
+
+def _us(settings: Settings, own_login: str | None) -> Us:
+    """Who the bot is, by the settings and the login GitHub gave (None: not asked)."""
+    as_user = _as_user(settings)
+    logins = frozenset(own_logins(settings, own_login))
+    app_id = None if as_user else settings.github_app_id
+    return Us(logins, app_id, as_user, known=bool(settings.bot_login or own_login))
 
 
 def own_logins(settings: Settings, own_login: str | None) -> set[str]:

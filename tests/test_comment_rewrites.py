@@ -12,14 +12,14 @@ from types import SimpleNamespace
 import pytest
 
 from bot.db import Database
-from bot.deletion_events import _edited_at, _said, rewrote_notes
-from bot.dispatch import Dispatcher, MalformedPayload, Route
+from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
+from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
 from bot.markers import MARKER
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.server import build_dispatcher
-from tests.command_kit import AUTHOR, N, comment_payload, say, state, sticky
-from tests.fake_github import DEFAULT_REPO
+from tests.command_kit import AUTHOR, N, comment_payload, reactions, say, state, sticky
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.test_deletion_events import (
     MAINTAINER,
@@ -132,18 +132,29 @@ def test_a_rewrite_sent_by_the_bots_login_is_its_own_and_changes_nothing(served)
     assert not state(rt).opted_out and state(rt).comment_id == c.id
 
 
-def test_a_persons_comment_with_our_text_rewritten_changes_nothing(served, caplog):  # noqa: F811
+# kills: bot/deletion_events.py:claims_rewrite a person's comment that opened with our marker
+#   claimed as a rewrite: its slash command, edited in, not run
+@pytest.mark.parametrize("text", ["my own list, tidied", "/notes why"])
+def test_a_persons_comment_with_our_text_edited_goes_to_the_slash_commands(
+    served,  # noqa: F811
+    caplog,
+    text,
+):
+    """A person's copy of our text (it opened with our marker) edited into their own
+    words changes nothing; edited into a slash command, the command runs (it was taken
+    for a rewrite of a notes comment and ignored as a copy of its text)."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     kept = sticky(fake)
-    text = kept.body
     copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nmy own list", login="octo-dev")
-    answer = rewritten(client, rt, fake, copy, "my own list, tidied")
-    assert ran(caplog, answer) == f"ignored: not our notes comment (a copy of its text){REWRITE}"
+    answer = rewritten(client, rt, fake, copy, text)
+    if answer["status"] == "queued":
+        assert "not our notes comment" not in ran(caplog, answer)
     assert not state(rt).opted_out and state(rt).comment_id == kept.id
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
-    assert sticky(fake).id == kept.id and sticky(fake).body != text  # kept up to date
+    asked = text.startswith("/notes")
+    assert state(rt).verbose is asked and ("+1" in reactions(fake, copy)) is asked
+    assert sticky(fake).id == kept.id and fake.comment(copy.id).body == text
 
 
 def test_a_rewrite_while_off_stands_forgets_the_comment_and_on_posts_anew(served):  # noqa: F811
@@ -313,7 +324,7 @@ def test_an_edit_goes_to_the_rewrite_route_only_when_it_claims_it(tmp_path):
     commands = d.route("issue_comment", "edited")
     assert commands is not None and commands.claims is None
     rewrite = d.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
-    assert rewrite is not None and rewrite.claims is rewrote_notes and rewrite.by_sender
+    assert rewrite is not None and rewrite.claims is claims_rewrite and rewrite.by_sender
     assert d.route("issue_comment", "edited", edit_event(NOTES, NOTES + "!")) is commands
     assert d.route("issue_comment", "created", edit_event(NOTES, THEIRS)) is commands
 
@@ -322,7 +333,9 @@ def test_an_edit_goes_to_the_rewrite_route_only_when_it_claims_it(tmp_path):
 def test_a_claiming_route_shares_an_action_with_one_generic_route_only():
     d = Dispatcher()
     generic = Route("discussion", frozenset({"edited"}), lambda ctx, dl: "generic")
-    claiming = Route("discussion", frozenset({"edited"}), lambda ctx, dl: "claimed", claims=bool)
+    claiming = Route(
+        "discussion", frozenset({"edited"}), lambda ctx, dl: "claimed", claims=lambda p, us: bool(p)
+    )
     d.add(generic)
     d.add(claiming)
     with pytest.raises(ValueError):  # which would claim first: the order they came in
@@ -355,10 +368,11 @@ def test_a_rewrite_is_routed_when_someone_else_dropped_our_marker(tmp_path, sett
     port.login = OWNER if "github_token" in settings else BOT
     if "github_token" in settings:
         payload["comment"]["user"] = BY_OWNER
-    route = build_dispatcher().route("issue_comment", "edited", payload)
+    chosen = make_settings(tmp_path, **settings)
+    route = build_dispatcher().route("issue_comment", "edited", payload, _us(chosen, port.login))
     d = Dispatcher()
     d.add(replace(route, handler=lambda ctx, dl: "handled"))
-    ctx = SimpleNamespace(settings=make_settings(tmp_path, **settings), github=port)
+    ctx = SimpleNamespace(settings=chosen, github=port)
     said = d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload))
     assert (why in said and said != "handled") if why else said == "handled"
 
@@ -371,3 +385,57 @@ def test_a_rewrite_whose_comment_user_is_no_object_is_refused_at_intake(served):
     r = post(client, "issue_comment", payload)
     assert r.status_code == 400 and "comment.user: not an object" in r.text
     assert rt.queue.counts()["failed"] == 0
+
+
+APP = str(DEFAULT_APP_ID)
+OUR_APP = {"id": DEFAULT_APP_ID, "slug": "renamed"}
+
+
+# kills: bot/deletion_events.py:claims_rewrite a rewrite claimed whoever wrote the comment, or
+#   not claimed before the bot's login is known (intake) when it may be the bot's
+@pytest.mark.parametrize(
+    ("author", "kind", "app", "us", "claimed"),
+    [
+        (BOT, "Bot", None, Us(frozenset({BOT}), APP, known=True), True),
+        ("renamed[bot]", "Bot", OUR_APP, Us(frozenset({BOT}), APP, known=True), True),
+        ("octo-dev", "User", None, Us(frozenset({BOT}), APP, known=True), False),
+        ("other[bot]", "Bot", None, Us(frozenset({BOT}), APP, known=True), False),
+        # intake, the login not known: an App's comment is a bot account's
+        (BOT, "Bot", None, Us(frozenset(), APP), True),
+        ("octo-dev", "User", None, Us(frozenset(), APP), False),
+        # a token: its account is a user; known, only its login
+        ("octo-dev", "User", None, Us(frozenset(), None, as_user=True), True),
+        ("octo-dev", "User", None, Us(frozenset({"me"}), None, as_user=True, known=True), False),
+        ("Me", "User", None, Us(frozenset({"me"}), None, as_user=True, known=True), True),
+    ],
+)
+def test_a_rewrite_is_claimed_only_of_a_comment_the_bots_account_may_have_written(
+    author, kind, app, us, claimed
+):
+    payload = edit_event(NOTES, THEIRS)
+    payload["comment"].update(user={"login": author, "type": kind}, performed_via_github_app=app)
+    assert claims_rewrite(payload, us) is claimed
+    assert claims_rewrite(edit_event(NOTES, NOTES + "!"), us) is False  # marker kept
+
+
+# kills: bot/dispatch.py:Dispatcher.dispatch a claimed delivery not routed again once the login
+#   is known: a person's edit, taken at intake for a token's, run as a rewrite
+@pytest.mark.parametrize(("author", "handled"), [(OWNER, "rewrite"), ("octo-dev", "commands")])
+def test_with_a_token_the_run_asks_its_login_and_routes_a_persons_edit_to_the_commands(
+    tmp_path, author, handled
+):
+    real = build_dispatcher()
+    d = Dispatcher()
+    d.add(replace(real.route("issue_comment", "edited"), handler=lambda ctx, dl: "commands"))
+    rewrite = real.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
+    d.add(replace(rewrite, handler=lambda ctx, dl: "rewrite"))
+    payload = edit_event(NOTES, "/notes why")
+    payload["comment"]["user"] = {"login": author, "type": "User"}
+    settings = make_settings(tmp_path, **TOKEN)
+    intake = d.route("issue_comment", "edited", payload, _us(settings, None))
+    assert intake is not None and intake.claims is claims_rewrite  # it may be the token's
+    port = AppDryRun(Database(tmp_path / "port.sqlite3"))
+    port.login = OWNER
+    ctx = SimpleNamespace(settings=settings, github=port)
+    assert d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload)) == handled
+    assert port.asked >= 1
