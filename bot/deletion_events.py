@@ -20,12 +20,16 @@ said after it outranks (run late). Its payload does not say when the comment was
 first sent it (one the redelivery sweep had sent again: its delivery log's first
 attempt, kept with the queued delivery) or else when it reached us (a retry keeps that),
 and while `/notes off` stands no earlier than just after the `off` (`_said`). A dry
-run's comments are not on GitHub: nothing of a deletion is its.
+run's comments are not on GitHub: nothing of a deletion is its. The comment a write
+after `/notes on` found gone and replaced (`PRState.replaced_id`) counts as the one
+kept: its deletion made after the `on` outranks it, and the bot deletes the comment
+that write posted.
 
-A rewrite (`issue_comment` `edited`: the text before opened with our marker, the text now
-does not, `rewrote_notes`) is the comment's deletion for readers, counted as one by the
-same rules, but dated when it was made (its `comment.updated_at`, as an edited command
-is); the route takes it from the slash commands' (`Route.claims`).
+A rewrite (`issue_comment` `edited` of a comment our account wrote: the text before
+opened with our marker, the text now does not, `rewrote_notes`) is the comment's
+deletion for readers, counted as one by the same rules, but dated when it was made (its
+`comment.updated_at`, as an edited command is); the route takes it from the slash
+commands' (`Route.claims`, `claims_rewrite`).
 """
 
 from __future__ import annotations
@@ -180,9 +184,9 @@ def rewrote_notes(payload: dict[str, Any]) -> bool:
     For readers the notes comment is gone, as if deleted (a rewrite keeping the marker, a
     typo fixed in ours, is not: our next write puts our text back). Whose comment it was
     is the route's (`claims_rewrite`) and the handler's, who edited it the handler's, as
-    for a deletion. MalformedPayload when
-    `changes` is not as GitHub sends it: the slash commands' handler would fail reading
-    it at each run, and a rewrite cannot be told; no `changes.body`: not its text."""
+    for a deletion. MalformedPayload when `changes` is not as GitHub sends it: the slash
+    commands' handler would fail reading it at each run, and a rewrite cannot be told;
+    no `changes.body`: not its text."""
     changes = payload.get("changes")
     if changes is None:
         return False
