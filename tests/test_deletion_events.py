@@ -203,7 +203,7 @@ def test_an_on_said_after_a_deletion_made_while_off_wins_when_both_are_redeliver
 # kills: bot/sticky.py:_write the comment a write after `on` replaced not remembered
 @pytest.mark.parametrize("made", [200, 400])  # seconds ago: after the `on`, or before it
 def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are_redelivered(
-    served, made
+    served, made, caplog
 ):
     """Off, the notes comment A up (paused). The server down: the author says `/notes on`
     (300 s ago), and a maintainer deletes A; the `on` is sent again first: its update
@@ -212,6 +212,7 @@ def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are
     updates stayed on and C up. It wins (docs/commands.md): C is the bot's, removed, and
     the updates stay off. Made before the `on`, the `on` wins: C stays."""
     client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     a = sticky(fake)
     said_ago(client, rt, fake, "/notes off", 600)
@@ -226,6 +227,8 @@ def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are
         return
     assert state(rt).opted_out and state(rt).comment_id is None
     assert ours(fake) == [] and fake.calls("DELETE", f"/repos/*/issues/comments/{c.id}") != []
+    said = f"updates off: our comment {a.id} was deleted after the `/notes on` whose update"
+    assert any(f"{said} posted {c.id}, deleted too" in r.getMessage() for r in caplog.records)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == []  # off: no PR event posts it again
     said_ago(client, rt, fake, "/notes on", 30)  # written after the deletion: resumes them

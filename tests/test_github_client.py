@@ -24,7 +24,14 @@ from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectio
 from bot import github_pacing, github_retry, github_sessions
 from bot.github_client import GitHubClient
 from bot.github_pacing import route_template
-from bot.github_port import ConversationLocked, GitHubError, Outcome, PRRef, StickyResult
+from bot.github_port import (
+    ConversationLocked,
+    GitHubError,
+    Outcome,
+    PRRef,
+    StickyResult,
+    counting_writes,
+)
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
 from tests.conftest import AppKey
@@ -2985,6 +2992,8 @@ def test_the_notes_comment_is_deleted_by_its_id_only_when_it_is_still_ours_on_th
         assert client.delete_sticky(PR, kept, MARKER) is False
     assert fake_github.calls("DELETE") == []
     fake_github.set_body(ours, _sticky("v1"))
-    assert client.delete_sticky(PR, ours, MARKER) is True
+    with counting_writes() as asked:  # a write, as the installation's budgets count them
+        assert client.delete_sticky(PR, ours, MARKER) is True
+    assert asked.count == 1
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [copy.id]
     assert client.delete_sticky(PR, ours, MARKER) is False  # gone already
