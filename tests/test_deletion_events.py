@@ -253,14 +253,17 @@ def test_an_off_and_on_said_after_a_deletion_made_while_on_win_when_all_are_rede
 
 
 # kills: bot/deletion_events.py:_said a deletion made while on dated at the last `on`
-def test_a_deletion_made_while_on_outranks_an_on_written_before_it_and_run_late(served):
+# kills: bot/sticky.py:_write the comment an `on`'s write edited taken for one it replaced
+def test_a_deletion_made_while_on_outranks_an_on_written_before_it_and_run_late(served, caplog):
     client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     said_ago(client, rt, fake, "/notes off", 900)
     said_ago(client, rt, fake, "/notes on", 600)
     c = sticky(fake)
-    assert not state(rt).opted_out and c is not None
-    deleted(client, rt, fake, c)  # at once
+    assert not state(rt).opted_out and c is not None and state(rt).replaced_id is None
+    answer = deleted(client, rt, fake, c)  # at once
+    assert ran(caplog, answer) == f"updates off: our comment {c.id} was deleted"
     assert state(rt).opted_out
     said_ago(client, rt, fake, "/notes on", 30)  # written before the deletion, run late
     assert state(rt).opted_out and ours(fake) == []
