@@ -22,6 +22,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from pydantic import BaseModel
 from starlette.convertors import Convertor, register_url_convertor
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.library import Library
 from bot.links import (
@@ -67,19 +69,24 @@ SCRIPT = STATIC / "notes.js"
 SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.read_bytes()).digest()).decode()
 
 # Scripts are never needed: filters are GET forms, and the one script (SCRIPT_HASH) only
-# keeps the form true to the list. Styles come from our one CSS file.
+# keeps the form true to the list. Styles come from our one CSS file. Sent with every
+# answer of the server, by `SecurityHeaders`, not by each: a redirect, an error FastAPI
+# makes itself (a 404, 405 or 422) or a JSON answer a browser is sent to is framed or
+# sniffed as readily as a page.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         f"default-src 'none'; script-src '{SCRIPT_HASH}'; style-src 'self'; img-src 'self'; "
         "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Vary": "Accept",
+    "X-Frame-Options": "DENY",  # frame-ancestors 'none', for a browser that predates it
+    # a note's links lead to GitHub: what a reader searched (`?q=`) stays here
+    "Referrer-Policy": "no-referrer",
 }
+# An answer that is HTML or JSON as Accept asks: a cache must not give one to the other
+NEGOTIATED = {"Vary": "Accept"}
 
-# nosniff on these too: a browser then takes the stylesheet and the script only as their
-# types say (the pages' answers already send it)
-ASSET_HEADERS = {"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"}
+ASSET_HEADERS = {"Cache-Control": "public, max-age=3600"}
 # For answers that change when the notes do: Chromium keeps a 308 or a 410 sent without
 # caching headers for good, so a note renamed back (its old link a 308 to its new id,
 # the new one a 308 back) looped, and a note taken out of retirement stayed retired
@@ -292,7 +299,7 @@ class NotesSite:
             default_repo=DEFAULT_REPO,
             **context,
         )
-        return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+        return HTMLResponse(html, status_code=status, headers=NEGOTIATED)
 
     @staticmethod
     def as_json(model: BaseModel, status: int = 200) -> Response:
@@ -300,7 +307,7 @@ class NotesSite:
             model.model_dump_json(),
             status_code=status,
             media_type="application/json",
-            headers=SECURITY_HEADERS,
+            headers=NEGOTIATED,
         )
 
     def no_note(self, request: Request, note_id: str) -> Response:
@@ -330,7 +337,7 @@ class NotesSite:
         if as_data:
             body = json.dumps({"detail": message}, ensure_ascii=False)
             answer = Response(body, status, media_type="application/json")
-            answer.headers.update(SECURITY_HEADERS)
+            answer.headers.update(NEGOTIATED)
         else:
             title = {404: "Not found", 405: "Method not allowed", 410: "Retired"}.get(
                 status, "Bad request"
@@ -440,7 +447,7 @@ class NotesSite:
             return self.error(request, 400, str(exc))
         if as_page:  # a browser: the text in a page a phone lays out to fit
             return self.render(request, "source.html", site_repo=note.repo, note=note, text=text)
-        return PlainTextResponse(text, headers=SECURITY_HEADERS)
+        return PlainTextResponse(text, headers=NEGOTIATED)
 
     def pasted_source(self, request: Request, note_id: str, after: str) -> Response:
         """The source page's link pasted with the punctuation after it (`/source.`,
@@ -466,7 +473,7 @@ class NotesSite:
             return self.error(request, 410, why)
         query = f"?{request.url.query}" if request.url.query else ""
         url = self.absolute(self.href(request, page, note_id=now)) + query  # public_url's path
-        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
+        return RedirectResponse(url, status_code=308, headers=NEGOTIATED | ASK_AGAIN)
 
     def pasted_query(self, request: Request, page: str, keys: tuple[str, ...]) -> Response | None:
         """A list page's link pasted with text after it, which its last value then ends
@@ -482,7 +489,7 @@ class NotesSite:
             return None
         query = dict(items) | {key: left}
         url = self.absolute(self.href(request, page, query))
-        return RedirectResponse(url, status_code=308, headers=SECURITY_HEADERS | ASK_AGAIN)
+        return RedirectResponse(url, status_code=308, headers=NEGOTIATED | ASK_AGAIN)
 
     def names_something(self, key: str, value: str) -> bool:
         """Whether a list page's `repo`, `topic` or `verdict` is one it knows (or none)."""
@@ -549,3 +556,26 @@ class NotesSite:
         ask for /favicon.ico: sent to the icon the HTML pages name, under public_url."""
         icon = self.absolute(self.href(request, "notes_icon"))
         return RedirectResponse(icon, headers=ASSET_HEADERS)
+
+
+class SecurityHeaders:
+    """ASGI middleware: every answer carries SECURITY_HEADERS (each one it does not set
+    itself). The server wraps its whole app in it, a crash's 500 included; an app
+    serving `notes_router` alone adds it (`app.add_middleware(SecurityHeaders)`)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, secured)

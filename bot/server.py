@@ -41,6 +41,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import ASGIApp
 
 from bot import command_events, command_updates, deletion_events, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
@@ -56,7 +57,7 @@ from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
 from bot.note_files import LibraryError
 from bot.page_json import prefers_html
-from bot.pages import notes_site
+from bot.pages import SecurityHeaders, notes_site
 from bot.prstate import LiveStateError, PRStore, Writer
 from bot.queue import Delivery, DeliveryQueue, Recovered
 from bot.redelivery import DeliveryLog, Redeliverer, going_live
@@ -630,6 +631,15 @@ def _route_with_other_slash(app: FastAPI, request: Request) -> str | None:
     return None
 
 
+class _SecuredApp(FastAPI):
+    """FastAPI inside `SecurityHeaders`: every answer, also those made outside the routes
+    and exception handlers (a crash's 500 by Starlette's error middleware), carries the
+    security headers."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
 def create_app(rt: Runtime) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -641,7 +651,7 @@ def create_app(rt: Runtime) -> FastAPI:
 
     # Starlette's own trailing-slash redirect builds its Location from the request,
     # which loses the path a proxy strips: `no_such_page` redirects instead.
-    app = FastAPI(
+    app = _SecuredApp(
         title="review-notes",
         lifespan=lifespan,
         docs_url=None,

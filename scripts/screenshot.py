@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.library import load_library  # noqa: E402
-from bot.pages import notes_router  # noqa: E402
+from bot.pages import SecurityHeaders, notes_router  # noqa: E402
 from tests.browser_kit import chrome_options, serving_in_thread  # noqa: E402
 
 
@@ -38,6 +38,7 @@ def main() -> int:
 
     app = FastAPI()
     app.include_router(notes_router(load_library()))
+    app.add_middleware(SecurityHeaders)  # the pages as the server sends them
     with (
         serving_in_thread(app) as base,
         tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile,

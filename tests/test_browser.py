@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from bot.library import DEFAULT_TOPICS_FILE, Library, load_library, read_taxonomy
 from bot.note_dump import dump_note
 from bot.notes import Note
-from bot.pages import notes_router, notes_site
+from bot.pages import SecurityHeaders, notes_router, notes_site
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -75,6 +75,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         (notes_dir / n.filename).write_text(dump_note(n), "utf-8")
     app = FastAPI()
     app.include_router(notes_router(load_library(notes_dir, DEFAULT_TOPICS_FILE)))
+    app.add_middleware(SecurityHeaders)  # as the server's app has it: the CSP the script meets
     with serving_in_thread(app) as url:
         yield url
 
@@ -264,6 +265,7 @@ def test_a_note_renamed_and_renamed_back_opens_from_its_link(browser, base_url):
     site = notes_site(renamed("b-graph-new", "b-graph"))
     app = FastAPI()
     app.include_router(site.router())
+    app.add_middleware(SecurityHeaders)
     with serving_in_thread(app) as url:
         browser.get(f"{url}/notes/b-graph")  # the link in a posted comment
         assert browser.current_url == f"{url}/notes/b-graph-new"
@@ -283,6 +285,7 @@ def test_a_note_brought_back_from_retirement_opens_again(browser):
     site = notes_site(Library(notes=others, topics=topics, retired={graph.id: graph}))
     app = FastAPI()
     app.include_router(site.router())
+    app.add_middleware(SecurityHeaders)
     with serving_in_thread(app) as url:
         browser.get(f"{url}/notes/b-graph")
         assert browser.title == "Retired · review notes"

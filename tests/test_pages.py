@@ -131,6 +131,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
 def client_for(library, prefix: str = "", **options) -> TestClient:
     app = FastAPI()
     app.include_router(notes_router(library, **options), prefix=prefix)
+    app.add_middleware(pages.SecurityHeaders)  # as the server's app has it
     return TestClient(app)
 
 
@@ -927,9 +928,8 @@ def curated(library: Library) -> Library:
 
 # kills: bot/pages.py:61-62 (hand) default-src 'self', or form-action, base-uri,
 #   frame-ancestors dropped from the policy
-# kills: bot/pages.py:NotesSite.error (hand) the JSON error sent without the security headers
-# kills: bot/pages.py:NotesSite.former (hand) the redirect of a renamed note's link sent without
-#   them
+# kills: bot/pages.py:SecurityHeaders.__call__ (hand) an answer of the site sent without them (the
+#   server's other answers: test_server's test_every_answer_of_the_server_...)
 @pytest.mark.parametrize(
     ("path", "accept", "status"),
     [
@@ -964,7 +964,7 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
 # kills: bot/pages.py:68 (hand) and :NotesSite.stylesheet (hand) the stylesheet and icon not
 #   cacheable: every page load fetched them again
 # kills: bot/pages.py ASSET_HEADERS (hand) no nosniff on the stylesheet, script and icon: the
-#   one kind of answer of the site without it (review r34h)
+#   one kind of answer of the site without it (review r34h; SecurityHeaders sends it now)
 @pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg", "/assets/notes.js"])
 def test_the_assets_are_cached_for_an_hour_and_sent_nosniff(client, path):
     r = client.get(path)

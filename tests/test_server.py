@@ -2781,3 +2781,68 @@ def test_an_event_of_a_pr_whose_old_name_state_is_on_a_damaged_page_says_so(tmp_
         " malformed); its events fail until the database file is restored: stop the server"
     ), failed.value
     assert list(rt.ctx.prs.set_aside) == [f"{old}#5"]
+
+
+# --- found by r35c (edges a reader and an operator meet) ---
+
+
+# kills: bot/server.py:_SecuredApp.build_middleware_stack (hand) the app not wrapped: the
+#   trailing slash's 307, FastAPI's own 404 JSON, a 405, a 422, the operator's answers and a
+#   crash's 500 sent without the headers every notes page carried
+# kills: bot/pages.py:SecurityHeaders.__call__.secured a header the answer set itself replaced
+def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monkeypatch):
+    # The notes pages sent the CSP and nosniff each, so the answers made elsewhere did not:
+    # /notes/ (its 307), a JSON 404 FastAPI makes, POST /healthz's 405, a 422, /healthz,
+    # /metrics, the webhook's 401 and a crash's 500. A browser sent to one of them framed
+    # or sniffed it; now one place sets them on every answer, over HTTP as a client has it.
+    import urllib.error
+    import urllib.request
+
+    from bot.pages import SECURITY_HEADERS
+    from tests.browser_kit import serving_in_thread
+
+    rt = build_runtime(make_settings(tmp_path))
+    asked = [
+        ("GET", "/notes/", "text/html", 307),
+        ("GET", "/nope", "application/json", 404),
+        ("POST", "/healthz", "*/*", 405),
+        ("HEAD", "/healthz", "*/*", 200),
+        ("GET", "/dry-run/comments?number=0", "*/*", 422),
+        ("GET", "/metrics", "*/*", 200),
+        ("POST", "/webhook", "*/*", 401),
+        ("GET", "/favicon.ico", "*/*", 307),
+        ("GET", "/notes", "text/html", 200),
+        ("GET", "/assets/notes.css", "*/*", 200),
+        ("GET", "/metrics", "*/*", 500),  # its collector crashed
+    ]
+    answers = []
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            for method, path, accept, status in asked:
+                if status == 500:
+                    monkeypatch.setattr(rt.ctx.metrics, "render", lambda: 1 / 0)
+                request = urllib.request.Request(
+                    base + path,
+                    method=method,
+                    headers={"Accept": accept},
+                    data=b"{}" if method == "POST" else None,
+                )
+                try:
+                    with opener.open(request, timeout=10) as r:
+                        answers.append((path, r.status, r.headers))
+                except urllib.error.HTTPError as exc:
+                    answers.append((path, exc.code, exc.headers))
+    finally:
+        rt.db.close()
+    assert [status for _, status, _ in answers] == [status for *_, status in asked]
+    for path, status, headers in answers:
+        for name, value in SECURITY_HEADERS.items():
+            assert headers.get(name) == value, (path, status, name)
+    assert SECURITY_HEADERS["X-Frame-Options"] == "DENY"
+    assert SECURITY_HEADERS["Referrer-Policy"] == "no-referrer"
