@@ -39,6 +39,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp
@@ -836,22 +837,36 @@ class WebhookFirst:
 
 class HeadAsGet:
     """Answer HEAD like GET, headers only (RFC 9110: every server supports HEAD; uptime
-    monitors and link checkers send it). FastAPI's GET routes alone answer it 405."""
+    monitors and link checkers send it). FastAPI's GET routes alone answer it 405; and
+    their 405s name GET alone in `Allow`, which HEAD is added to (`allowing_head`)."""
 
     def __init__(self, app: Any):
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD":
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        head = scope["method"] == "HEAD"
 
-        async def headers_only(message: Any) -> None:
-            if message["type"] == "http.response.body":
+        async def answered(message: Any) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 405:
+                headers = MutableHeaders(scope=message)
+                if "allow" in headers:
+                    headers["allow"] = allowing_head(headers["allow"])
+            elif message["type"] == "http.response.body" and head:
                 message = {**message, "body": b""}
             await send(message)
 
-        await self.app({**scope, "method": "GET"}, receive, headers_only)
+        await self.app({**scope, "method": "GET"} if head else scope, receive, answered)
+
+
+def allowing_head(allow: str) -> str:
+    """A 405's `Allow` with HEAD after GET: HeadAsGet answers HEAD wherever GET is."""
+    methods = [m.strip() for m in allow.split(",") if m.strip()]
+    if "GET" in methods and "HEAD" not in methods:
+        methods.insert(methods.index("GET") + 1, "HEAD")
+    return ", ".join(methods)
 
 
 # SIGTERM/SIGINT: stop accepting, answer the requests under way, let each worker

@@ -2384,7 +2384,7 @@ def test_a_wrong_method_on_a_notes_page_is_a_page_for_a_browser(app):
     client, _ = app
     r = client.post("/notes/n1?repo=acme/widgets", headers={"accept": CHROME_ACCEPT})
     assert r.status_code == 405 and r.headers["content-type"].startswith("text/html")
-    assert r.headers["allow"] == "GET" and r.headers["vary"] == "Accept"
+    assert r.headers["allow"] == "GET, HEAD" and r.headers["vary"] == "Accept"
     assert "<title>Method not allowed · review notes</title>" in r.text
     assert "POST" in r.text and 'href="/notes?repo=acme%2Fwidgets"' in r.text
     for path, accept in [("/notes/n1", "*/*"), ("/webhook", CHROME_ACCEPT)]:
@@ -2846,3 +2846,23 @@ def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monke
             assert headers.get(name) == value, (path, status, name)
     assert SECURITY_HEADERS["X-Frame-Options"] == "DENY"
     assert SECURITY_HEADERS["Referrer-Policy"] == "no-referrer"
+
+
+# kills: bot/server.py:allowing_head a 405 of a notes page or /healthz naming GET alone in
+#   Allow, though HEAD is answered there
+# kills: bot/server.py:allowing_head HEAD added to the webhook's Allow: POST (HEAD is a 405 there),
+#   or after a method that follows GET
+def test_a_405_allows_head_where_get_is_answered(app):
+    client, _ = app
+    for path in ["/healthz", "/notes", "/notes/vllm-0436d44c"]:
+        r = client.post(path)
+        assert r.status_code == 405 and r.headers["allow"] == "GET, HEAD", path
+        assert client.head(path).status_code == 200, path  # as Allow says
+    r = client.put("/webhook")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert client.head("/webhook").status_code == 405
+    # a route of two methods keeps its order, HEAD beside GET
+    from bot.server import allowing_head
+
+    assert allowing_head("GET, POST") == "GET, HEAD, POST"
+    assert allowing_head("POST, GET, HEAD") == "POST, GET, HEAD"
