@@ -108,6 +108,16 @@ def wants_json(request: Request) -> bool:
     return _ranked_above(request, "application/json", "text/html")
 
 
+def error_as_json(request: Request) -> bool:
+    """Whether an error is answered as JSON: as `wants_json` says; when `?format=` is
+    one the page does not offer (the error may be about it), as Accept asks alone, so a
+    client asking for JSON gets its error as JSON, a browser a page."""
+    try:
+        return wants_json(request)
+    except QueryError:
+        return _ranked_above(request, "application/json", "text/html")
+
+
 def prefers_html(request: Request) -> bool:
     """Whether `?format=html`, or else Accept ranks HTML above JSON, as a browser's does
     (`*/*` alone: no)."""

@@ -52,6 +52,7 @@ from bot.page_json import (
     RelatedOut,
     TopicOut,
     TopicsOut,
+    error_as_json,
     source_as_page,
     wants_json,
 )
@@ -330,11 +331,7 @@ class NotesSite:
     ) -> Response:
         """The error as JSON (`message` alone) or as a page, with the notes' search box;
         `hint` says more to a reader."""
-        try:
-            as_data = wants_json(request)
-        except QueryError:
-            as_data = False
-        if as_data:
+        if error_as_json(request):
             body = json.dumps({"detail": message}, ensure_ascii=False)
             answer = Response(body, status, media_type="application/json")
             answer.headers.update(NEGOTIATED)

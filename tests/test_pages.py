@@ -348,9 +348,8 @@ def test_no_match_says_so(client):
 def test_bad_filters_are_400_with_a_clear_message(client, params, message):
     r = client.get("/notes", params=params)
     assert r.status_code == 400 and message in Page(r.text).text
-    if "format" not in params:
-        r = client.get("/notes", params=params, headers={"accept": "application/json"})
-        assert r.status_code == 400 and message in r.json()["detail"]
+    r = client.get("/notes", params=params, headers={"accept": "application/json"})
+    assert r.status_code == 400 and message in r.json()["detail"]
 
 
 # --- one note ---------------------------------------------------------------------------
@@ -1014,12 +1013,21 @@ def test_a_retired_note_says_which_note_in_the_page_title_and_the_json(library):
 
 # kills: bot/pages.py:NotesSite.show_note and :NotesSite.list_topics a bad ?format= on a note or the
 #   topics page answered 200 with `null`
-# kills: bot/pages.py:NotesSite.error the 400 of an unreadable ?format= sent as JSON
-@pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
-def test_an_unknown_format_is_a_400_page_on_every_page(client, path):
+# kills: bot/page_json.py:error_as_json the 400 of an unreadable ?format= sent as JSON to a browser
+# kills: bot/page_json.py:error_as_json (hand) as a page to a client asking for JSON (the error
+#   answered as a page whatever Accept said: r35c)
+@pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics", "/notes/n-graph/source"])
+def test_an_unknown_format_is_a_400_in_the_format_accept_asks(client, path):
+    # The format asked is the one the error is about, so Accept alone says which the
+    # client reads: a script asking for JSON got an HTML page it could not parse
     r = client.get(path, params={"format": "xml"}, headers={"accept": "application/json"})
+    assert r.status_code == 400 and r.headers["content-type"] == "application/json"
+    assert "unknown format 'xml'" in r.json()["detail"]
+    r = client.get(path, params={"format": "xml"}, headers={"accept": CHROME_ACCEPT})
     assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
     assert "unknown format 'xml'" in Page(r.text).text
+    r = client.get(path, params={"format": "xml"})  # curl's */*: the page, as before
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
 
 
 # kills: bot/pages.py:NotesSite.list_topics `/topics?repo= acme/widgets` counted no notes of
