@@ -321,6 +321,27 @@ class NotesSite:
         )
         return self.error(request, 404, f"no note with id {note_id!r}", hint=why)
 
+    def no_repo(self, request: Request, repo: str) -> Response:
+        """A 404 for a list of a repository no note is of (`?repo=` mistyped, or one the
+        curators keep none for): which repositories have notes, linked, rather than an
+        empty list of it whose links lead back to it."""
+        held = sorted(
+            ((notes[0].repo, len(notes)) for notes in self.library.by_repo.values()),
+            key=lambda r: (-r[1], r[0].lower()),
+        )
+        links = [
+            (
+                f"{name} ({count} note{'' if count == 1 else 's'})",
+                self.href(request, "notes_list", {"repo": name}),
+            )
+            for name, count in held
+        ]
+        kept = "; notes are kept for " + ", ".join(name for name, _ in held)
+        message = f"no notes of repository {repo!r}" + (
+            kept if held else ": no repository has notes yet"
+        )
+        return self.error(request, 404, message, site_repo=DEFAULT_REPO, links=links)
+
     def error(
         self,
         request: Request,
@@ -328,9 +349,12 @@ class NotesSite:
         message: str,
         *,
         hint: str = "",
+        site_repo: str | None = None,
+        links: list[tuple[str, str]] | None = None,
     ) -> Response:
         """The error as JSON (`message` alone) or as a page, with the notes' search box;
-        `hint` says more to a reader."""
+        `hint` says more to a reader, `links` (text, href) where to go; `site_repo`: the
+        repository the page's links keep (else the request's `?repo=`)."""
         if error_as_json(request):
             body = json.dumps({"detail": message}, ensure_ascii=False)
             answer = Response(body, status, media_type="application/json")
@@ -345,10 +369,11 @@ class NotesSite:
                 request,
                 "error.html",
                 status,
-                site_repo=repo,
+                site_repo=site_repo or repo,
                 title=title,
                 message=message,
                 hint=hint,
+                links=links or [],
             )
         answer.headers.update(ASK_AGAIN)  # a 410 until the curators bring the note back
         return answer
@@ -367,6 +392,8 @@ class NotesSite:
         pasted = self.pasted_query(request, "notes_list", ("repo", "topic", "verdict"))
         if pasted is not None:
             return pasted
+        if self.unknown_repo(repo):
+            return self.no_repo(request, repo.strip())
         try:
             query = parse_query(lib, repo=repo, topic=topic, verdict=verdict, q=q)
             as_data = wants_json(request)
@@ -497,6 +524,12 @@ class NotesSite:
             return not value or value in self.library.topics
         return not value or value in {v.value for v in Verdict}
 
+    def unknown_repo(self, repo: str) -> bool:
+        """Whether a list page's `?repo=` names a repository no note is of (the default,
+        asked by no `?repo=`, lists its notes or says it has none)."""
+        repo = repo.strip()
+        return bool(repo) and repo.lower() != DEFAULT_REPO and not self.library.for_repo(repo)
+
     def known(self, note_id: str) -> bool:
         """A note's id now, in use or retired."""
         return note_id in self.library.by_id or note_id in self.library.retired
@@ -505,6 +538,8 @@ class NotesSite:
         pasted = self.pasted_query(request, "notes_topics", ("repo",))
         if pasted is not None:
             return pasted
+        if self.unknown_repo(repo):
+            return self.no_repo(request, repo.strip())
         repo = repo.strip() or DEFAULT_REPO
         try:
             as_data = wants_json(request)

@@ -1403,3 +1403,50 @@ def test_every_error_page_offers_the_search_and_a_missing_note_says_why(library,
     why = "<p>The curators may have deleted it" if status == 404 else ""
     assert said[1].startswith(why) and said[1].count("<p>") == bool(why)
     assert 'action="/notes" role="search"' in r.text
+
+
+# --- found by r35c ---
+
+
+# kills: bot/pages.py:NotesSite.unknown_repo (hand) never: a mistyped ?repo= listed "0 of 0 notes"
+#   of it, every link of the page leading back to it
+# kills: bot/pages.py:NotesSite.unknown_repo a repository given in other capitals (GitHub's
+#   names are not case-sensitive) or the default asked by name taken for one without notes
+# kills: bot/pages.py:NotesSite.no_repo the repositories with notes left unsaid or unlinked, or
+#   the page's own links keeping the unknown repository
+# kills: bot/pages.py:NotesSite.error the JSON error sent without Vary: Accept
+@pytest.mark.parametrize("page", ["/notes", "/topics"])
+def test_a_repository_no_note_is_of_is_a_404_naming_those_that_have_notes(client, page):
+    # A reader who typed ?repo=acme/widget (no s) was shown an empty list, "0 of 0 notes",
+    # whose Notes and Topics links led back to it: nothing said the repository has no
+    # notes, nor which ones do, as a well-made site's 404 does
+    r = client.get(page, params={"repo": "acme/widget"}, headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 404 and "<title>Not found · review notes</title>" in r.text
+    said = unescape(r.text)
+    assert "no notes of repository 'acme/widget'; notes are kept for vllm-project/vllm" in said
+    listed = re.findall(r'<li><a href="([^"]+)">([^<]+)</a></li>', r.text)
+    assert listed == [
+        ("/notes", "vllm-project/vllm (6 notes)"),
+        ("/notes?repo=acme%2Fwidgets", "acme/widgets (1 note)"),
+    ]
+    links = re.findall(r'href="(/(?:notes|topics)[^"]*)"', r.text)
+    assert not any("widget%" in h or h.endswith("widget") for h in links), links
+    r = client.get(page, params={"repo": "acme/widget"}, headers={"accept": "application/json"})
+    assert r.status_code == 404 and r.headers["vary"] == "Accept"  # a cache keeps both apart
+    assert r.json() == {
+        "detail": "no notes of repository 'acme/widget'; notes are kept for"
+        " vllm-project/vllm, acme/widgets"
+    }
+    # the repositories that have notes, as typed in any case, and the default by name
+    for repo in ["ACME/Widgets", "vllm-project/vllm", "VLLM-project/vllm", " "]:
+        assert client.get(page, params={"repo": repo}).status_code == 200, repo
+
+
+def test_a_repository_with_no_notes_anywhere_says_so(library):
+    empty = client_for(Library(notes=(), topics=library.topics))
+    r = empty.get("/notes", params={"repo": "acme/widgets"}, headers={"accept": "application/json"})
+    assert r.status_code == 404
+    assert r.json() == {
+        "detail": "no notes of repository 'acme/widgets': no repository has notes yet"
+    }
+    assert empty.get("/notes").status_code == 200  # the default: its list says there are none
