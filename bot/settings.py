@@ -728,35 +728,51 @@ def unknown_variables(environ: Mapping[str, str], *, github: bool = False) -> li
     `github`: also a GITHUB_* variable close to one of ours (GITHUB_APP_PRIVATE_KEY, the
     name other tools give the key), when the settings failed: other GITHUB_* variables
     are other tools' (GitHub Actions sets dozens), so none is named without a match."""
-    warnings = _unknown(environ, ENV_PREFIX, cutoff=0.6, unmatched=True)
+    warnings = _unknown(environ, ENV_PREFIX, unmatched=True)
     if github:
-        warnings += _unknown(environ, _GITHUB_PREFIX, cutoff=_GITHUB_CLOSE, unmatched=False)
+        warnings += _unknown(environ, _GITHUB_PREFIX, unmatched=False)
     return warnings
 
 
-def _unknown(
-    environ: Mapping[str, str], prefix: str, *, cutoff: float, unmatched: bool
-) -> list[str]:
+def _unknown(environ: Mapping[str, str], prefix: str, *, unmatched: bool) -> list[str]:
     """The warnings of `unknown_variables` for the names with `prefix`; `unmatched`: also
     the names close to no setting."""
-    known = [
-        env_name(f).upper().removeprefix(prefix)
-        for f in Settings.model_fields
-        if env_name(f).upper().startswith(prefix)
-    ]
+    known = _names_after(prefix)
     warnings = []
     for name in sorted(environ):
         upper = name.upper()  # names are read in any case
         if not upper.startswith(prefix) or upper.removeprefix(prefix) in known:
             continue
-        # Without the prefix they all share, every name would look close. `X_FILE` (the
-        # name docker's secrets give a file) is our `X_PATH`.
-        meant = re.sub(r"_FILE$", "_PATH", upper.removeprefix(prefix))
-        close = difflib.get_close_matches(meant, known, n=1, cutoff=cutoff)
-        if close or unmatched:
-            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+        hint = _did_you_mean(name)
+        if hint or unmatched:
             warnings.append(f"{name}: not a review-notes setting, ignored{hint}")
     return warnings
+
+
+def _names_after(prefix: str) -> list[str]:
+    """The settings' variable names with `prefix`, without it."""
+    names = [env_name(f).upper() for f in Settings.model_fields]
+    return [n.removeprefix(prefix) for n in names if n.startswith(prefix)]
+
+
+def _did_you_mean(name: str) -> str:
+    """`; did you mean X?` naming the setting closest to a REVIEW_NOTES_* or GITHUB_* name
+    (one of the two) that is none (REVIEW_NOTES_REPO, GITHUB_APP_PRIVATE_KEY), or "" when
+    none is close."""
+    upper = name.upper()  # names are read in any case
+    prefix = ENV_PREFIX if upper.startswith(ENV_PREFIX) else _GITHUB_PREFIX
+    # how close a GITHUB_* name must be: GitHub Actions sets many others
+    cutoff = 0.6 if prefix == ENV_PREFIX else _GITHUB_CLOSE
+    known = _names_after(prefix)
+    # Without the prefix they all share, every name would look close. `X_FILE` (the
+    # name docker's secrets give a file) is our `X_PATH`.
+    meant = re.sub(r"_FILE$", "_PATH", upper.removeprefix(prefix))
+    close = difflib.get_close_matches(meant, known, n=1, cutoff=cutoff)
+    if close:
+        return f"; did you mean {prefix}{close[0]}?"
+    # or one of ours under the other prefix (REVIEW_NOTES_WEBHOOK_SECRET, GITHUB_REPOS)
+    other = _GITHUB_PREFIX if prefix == ENV_PREFIX else ENV_PREFIX
+    return f"; did you mean {other}{meant}?" if meant in _names_after(other) else ""
 
 
 def load_settings(
@@ -776,7 +792,7 @@ def load_settings(
     try:
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc, config["toml_file"])) from None
+        raise SettingsError(_describe(exc, config["toml_file"], env_file)) from None
     except ConfigError as exc:  # in the middle of an edit, saved in another encoding
         raise SettingsError(str(exc)) from None
 
@@ -802,9 +818,12 @@ def _check_utf8(env_file: str | Path | None) -> None:
         raise SettingsError("\n".join(f"{path}:{line}: not a NAME=value line" for line in bad))
 
 
-def _describe(exc: ValidationError, toml_file: Path | None = None) -> str:
+def _describe(
+    exc: ValidationError, toml_file: Path | None = None, env_file: str | Path | None = None
+) -> str:
     lines = []
     toml_keys = _toml_key_lines(toml_file)
+    env_keys = _env_key_lines(env_file)
     for err in exc.errors():
         msg = err["msg"].removeprefix("Value error, ")
         if not err.get("loc"):  # the cross-field check: lines already name their variable
@@ -820,6 +839,9 @@ def _describe(exc: ValidationError, toml_file: Path | None = None) -> str:
                 close = difflib.get_close_matches(meant, list(Settings.model_fields), n=1)
                 msg += f"; did you mean {close[0]!r}?" if close else ""
                 name = f"{toml_file}:{toml_keys[field]}: {field}"
+            elif field in env_keys:  # a name in .env, as written there (never its value)
+                msg += _did_you_mean(field)
+                name = f"{env_file}:{env_keys[field]}: {field}"
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
 
@@ -833,3 +855,18 @@ def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:
     except (OSError, ConfigError):
         return {}
     return {key: i + 1 for key, i in first_lines(text).items() if "." not in key}
+
+
+def _env_key_lines(env_file: str | Path | None) -> dict[str, int]:
+    """Each name set in `.env`, as written -> its line (1-based; the first, when set
+    twice); {} when there is none. Read as `_check_utf8` read it, before."""
+    if env_file is None or not Path(env_file).is_file():
+        return {}
+    text = Path(env_file).read_text("utf-8")
+    lines: dict[str, int] = {}
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.key is not None:
+            string = binding.original.string
+            line = binding.original.line + len(string) - len(string.lstrip("\n"))
+            lines.setdefault(binding.key, line)
+    return lines

@@ -213,6 +213,38 @@ def test_serve_names_the_app_s_key_set_under_another_name_when_it_fails(tmp_path
     assert "s3cret-of-the-hook" not in r.stderr + r.stdout
 
 
+# kills: bot/settings.py:_describe (hand) a name of .env no setting has named with no line and no
+#   near miss, as before r35c
+# kills: bot/settings.py:_env_key_lines a name's line counted from 0, or the line after a blank
+def test_serve_names_the_near_miss_of_a_dotenv_name_by_file_and_line(tmp_path, app_key):
+    # The environment's GITHUB_APP_PRIVATE_KEY was named with the setting meant (above);
+    # the same line in .env stopped the start as "GITHUB_APP_PRIVATE_KEY: unknown setting",
+    # nothing said of GITHUB_PRIVATE_KEY. Its value (the key, the one-line \n form an env
+    # file holds) is never printed.
+    one_line = app_key.private_pem.strip().replace("\n", "\\n")
+    (tmp_path / ".env").write_text(
+        "GITHUB_APP_ID=42\n"
+        f"GITHUB_APP_PRIVATE_KEY={one_line}\n"
+        "\n"
+        "# the allow-list\n"
+        "REVIEW_NOTES_REPO=acme/widgets\n"
+        "REVIEW_NOTES_WEBHOOK_SECRET=s3cret-of-the-hook\n"
+        "GITHUB_ACTIONS_RUNNER=x\n",
+        "utf-8",
+    )
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines()[1:] == [
+        ".env:2: GITHUB_APP_PRIVATE_KEY: unknown setting; did you mean GITHUB_PRIVATE_KEY?",
+        ".env:5: REVIEW_NOTES_REPO: unknown setting; did you mean REVIEW_NOTES_REPOS?",
+        ".env:6: REVIEW_NOTES_WEBHOOK_SECRET: unknown setting; did you mean GITHUB_WEBHOOK_SECRET?",
+        ".env:7: GITHUB_ACTIONS_RUNNER: unknown setting",  # close to none of ours
+    ], r.stderr
+    assert app_key.private_pem.splitlines()[1][:20] not in r.stderr + r.stdout
+    assert "s3cret-of-the-hook" not in r.stderr + r.stdout
+
+
 def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
     env = base_env(tmp_path)
     serve = server(tmp_path, env)

@@ -137,8 +137,8 @@ def test_a_broken_link_is_named(tmp_path):
 
 # --- the commands and settings the docs name are the code's ---------------------------
 
-# The one name the docs show refused (the start's warning on a misspelt variable).
-SHOWN_AS_MISSPELT = {"REVIEW_NOTES_REPO", "GITHUB_APP_PRIVATE_KEY"}
+# The names the docs show refused (the start's words on a misspelt variable).
+SHOWN_AS_MISSPELT = {"REVIEW_NOTES_REPO", "GITHUB_APP_PRIVATE_KEY", "REVIEW_NOTES_WEBHOOK_SECRET"}
 # a setting's name; not a family of them (`REVIEW_NOTES_REDELIVER_*`)
 SETTING = re.compile(r"\b(?:REVIEW_NOTES|GITHUB)_[A-Z0-9_]*[A-Z0-9]\b(?!_?\*)")
 # review-notes or a script run as a command (after a shell's `NAME=value`s, as

@@ -124,8 +124,8 @@ def test_an_unknown_setting_in_dotenv_is_named_as_written(tmp_path):
     with pytest.raises(SettingsError) as exc:
         load_settings(env_file=env)
     assert str(exc.value).splitlines() == [
-        "REVIEW_NOTES_REPO: unknown setting",
-        "GitHub_App_Key: unknown setting",
+        f"{env}:2: REVIEW_NOTES_REPO: unknown setting; did you mean REVIEW_NOTES_REPOS?",
+        f"{env}:3: GitHub_App_Key: unknown setting",
     ]
 
 
@@ -1032,7 +1032,20 @@ def test_an_unknown_variable_is_named_without_a_settings_file(tmp_path):
     env.write_text("REVIEW_NOTES_WORKERZ=2\n", "utf-8")
     with pytest.raises(SettingsError) as err:
         load_settings(env_file=env, toml_file=None)
-    assert str(err.value) == "REVIEW_NOTES_WORKERZ: unknown setting"
+    assert str(err.value) == (
+        f"{env}:1: REVIEW_NOTES_WORKERZ: unknown setting; did you mean REVIEW_NOTES_WORKERS?"
+    )
+
+
+# kills: bot/settings.py:_env_key_lines no .env giving None, not "no names"
+# kills: bot/settings.py:_describe an unknown name given by the caller taken for one of .env
+def test_an_unknown_setting_given_by_the_caller_is_named_alone(tmp_path):
+    env = tmp_path / ".env"
+    env.write_text("REVIEW_NOTES_WORKERS=3\n", "utf-8")
+    for env_file in (None, env):
+        with pytest.raises(SettingsError) as err:
+            load_settings(env_file=env_file, toml_file=None, workerz=2)
+        assert str(err.value) == "workerz: unknown setting"
 
 
 # kills: bot/settings.py:_toml_key_lines a settings file it cannot read giving None, not "no keys"
@@ -1045,7 +1058,9 @@ def test_a_directory_where_bot_toml_goes_is_no_settings_and_no_crash(tmp_path):
     env.write_text("REVIEW_NOTES_WORKERZ=2\n", "utf-8")
     with pytest.raises(SettingsError) as err:
         load_settings(env_file=env, toml_file=toml)
-    assert str(err.value) == "REVIEW_NOTES_WORKERZ: unknown setting"
+    assert str(err.value) == (
+        f"{env}:1: REVIEW_NOTES_WORKERZ: unknown setting; did you mean REVIEW_NOTES_WORKERS?"
+    )
 
 
 def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
