@@ -196,10 +196,17 @@ _JWT_TIME_CLAIM = ("'Issued at' claim ('iat')", "'Expiration time' claim ('exp')
 _JWT_LEEWAY = 60
 
 
-def jwt_clock_problem(exc: BaseException | None, now: float) -> str | None:
+# What to do once the clock is right: at start, start again; a running server's deliveries
+# that failed on it wait to be retried
+START_AGAIN = "start again"
+RETRY_AFTER = "run `review-notes retry --all` for the deliveries that failed on it"
+
+
+def jwt_clock_problem(exc: BaseException | None, now: float, then: str = START_AGAIN) -> str | None:
     """Why GitHub refused the App's JWT, when it refused its times (a 401 naming the `iat`
     or `exp` claim): this machine's clock, off GitHub's by what the answer's Date header
-    tells (when it tells more than the JWT's leeway), in words saying what to do."""
+    tells (when it tells more than the JWT's leeway), in words saying what to do (`then`,
+    the clock set right)."""
     if not isinstance(exc, GithubException) or exc.status != 401:
         return None
     if not any(claim in _message(exc) for claim in _JWT_TIME_CLAIM):
@@ -218,5 +225,5 @@ def jwt_clock_problem(exc: BaseException | None, now: float) -> str | None:
     return (
         f"this machine's clock is {off} GitHub's (its answer's Date header), which dates the"
         " App's token (JWT) and refuses it: set the clock right (NTP; a container has its"
-        " host's clock), then start again; the App's ID and key may well be right"
+        f" host's clock), then {then}; the App's ID and key may well be right"
     )

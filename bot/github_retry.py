@@ -30,12 +30,14 @@ from github import GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from bot.github_errors import (
+    RETRY_AFTER,
     TRANSPORT_ERRORS,
     LockedError,
     asked_retry_after,
     conversation_locked,
     detail,
     headers_of,
+    jwt_clock_problem,
     rate_limited,
     retryable,
     secondary_limit,
@@ -166,7 +168,10 @@ class Retrier:
         if conversation_locked(exc):
             return LockedError(f"GitHub {what}: {detail(exc)}", status=status)
         if not retryable(exc):
-            return GitHubError(f"GitHub {what}: {detail(exc)}", status=status)
+            # a clock drifted since the start's check: every JWT call fails the same way
+            clock = jwt_clock_problem(exc, time.time(), then=RETRY_AFTER)
+            said = f": {clock}" if clock is not None else ""
+            return GitHubError(f"GitHub {what}: {detail(exc)}{said}", status=status)
         asked = self.asked_wait(exc)
         if asked is not None and asked > self.policy.sleep_max:
             message = (

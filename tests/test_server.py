@@ -2119,6 +2119,40 @@ def test_a_clock_github_refuses_the_apps_token_for_is_named_not_the_credentials(
     build_runtime(app_settings(tmp_path / "ok", fake_github, app_key)).db.close()
 
 
+# kills: bot/github_retry.py:Retrier._failure (hand) a JWT refused for its times after the
+#   start recorded as GitHub's words alone, as before r35c
+def test_a_clock_that_drifts_after_the_start_is_named_in_each_delivery_it_fails(
+    tmp_path, fake_github, app_key, caplog
+):
+    # The start checks the clock against GitHub's (above); a clock that drifts later
+    # (a VM resumed from a snapshot, NTP stopped) failed every delivery with GitHub's
+    # 401 text alone, "'Issued at' claim ('iat') must be an Integer...", in the log,
+    # /healthz and `retry`, nothing saying that the clock is what GitHub refused
+    settings = app_settings(tmp_path, fake_github, app_key)
+    with serving(settings) as (client, rt), caplog.at_level(logging.WARNING):
+        fake_github.clock_offset = -400  # this machine now 400 s ahead of GitHub
+        r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE))
+        assert r.status_code == 202
+        drain(rt)
+        failures = client.get("/healthz").json()["recent_failures"]
+    assert len(failures) == 1, failures
+    error = failures[0]["error"]
+    assert error.startswith("GitHubError: GitHub mint a token for installation"), error
+    off = re.search(r": this machine's clock is (\d+) s ahead of GitHub's \(its answer's", error)
+    assert off and 395 <= int(off[1]) <= 405, error
+    assert "then run `review-notes retry --all` for the deliveries that failed on it" in error
+    logged = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
+    assert any("s ahead of GitHub's" in m for m in logged), logged
+    # GitHub's other refusals of a call say nothing of the clock
+    fake_github.clock_offset = 0
+    fake_github.inject("GET", "/repos/*/pulls/*/files", Fault(status=404))
+    with serving(app_settings(tmp_path / "b", fake_github, app_key)) as (client, rt):
+        post(client, "pull_request", pr_payload(title=MATCHING_TITLE))
+        drain(rt)
+        failures = client.get("/healthz").json()["recent_failures"]
+    assert failures and all("clock" not in f["error"] for f in failures), failures
+
+
 # kills: bot/server.py:check_app_credentials GitHub out of reach at start taken for refused
 #   credentials
 # kills: bot/server.py:check_app_credentials the start going on unsaid when GitHub was out of reach
