@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 
 
 def add_server_parsers(sub) -> None:
-    serve = sub.add_parser("serve", help="run the webhook server (dry run without credentials)")
+    serve = sub.add_parser(
+        "serve",
+        help="run the webhook server (dry run without credentials)",
+        description="Run the webhook server, the notes pages and /healthz. Settings come from"
+        " the environment, then .env in the working directory, then config/bot.toml"
+        " (docs/operating.md, Settings); with no GitHub credentials it is a dry run. In the"
+        " Docker image set REVIEW_NOTES_PORT rather than --port: its HEALTHCHECK reads the"
+        " variable.",
+    )
     serve.add_argument("--host", help="bind address (default: REVIEW_NOTES_HOST or 127.0.0.1)")
     serve.add_argument(
         "--port",
@@ -55,7 +63,14 @@ def add_server_parsers(sub) -> None:
     )
     rep.set_defaults(func=_cmd_replay)
 
-    retry = sub.add_parser("retry", help="list failed deliveries, or re-queue them")
+    retry = sub.add_parser(
+        "retry",
+        help="list failed deliveries, or re-queue them",
+        description="With no ID, list the failed deliveries (the newest 1,000) with their"
+        " errors; with IDs or --all, queue them again: a server running on the database"
+        " picks them up within a second, else the next one started on it does. Nothing is"
+        " posted by this command.",
+    )
     retry.add_argument("ids", nargs="*", metavar="ID", help="delivery ids to re-queue")
     retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
     database_argument(retry)

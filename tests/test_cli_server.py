@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from tests.docs_kit import readme
+from tests.docs_kit import doc, readme
 from tests.webhook_kit import (
     PY,
     ROOT,
@@ -1523,3 +1523,27 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
         proc.wait()
         reader.join(10)
         queue.db.close()
+
+
+# An operator reads `review-notes serve --help` before the docs: it said only the two flags,
+# nothing of where the settings come from, nor that the image's HEALTHCHECK reads
+# REVIEW_NOTES_PORT (docs/operating.md, Deploy), so `serve --port` there left the container
+# unhealthy; `retry --help` said nothing of what it lists or when a re-queued delivery runs
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("serve", ["then .env in the working directory", "set REVIEW_NOTES_PORT rather than"]),
+        ("retry", ["list the failed deliveries", "picks them up within a second"]),
+    ],
+)
+def test_serve_and_retry_help_say_what_the_docs_say(command, said, capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
+    for words in said:
+        assert words in text, text
+    operating = " ".join(doc("operating.md").split())
+    assert "Change the port with `REVIEW_NOTES_PORT`, not `serve --port`" in operating
