@@ -208,8 +208,16 @@ class Workers:
             if (wait := rate_limit_wait(exc)) is not None:
                 self._defer(delivery, wait, error, seen)
                 return
+            # what to do, as the log is what an operator reads first (a GitHub outage
+            # fails each delivery of its minutes, all waiting for this)
             log.warning(
-                "delivery %s (%s) failed: %s", delivery.id, delivery.event, error, extra=extra
+                "delivery %s (%s) failed: %s; once its cause is fixed, `review-notes retry %s`"
+                " runs it again (`--all`: every failed one)",
+                delivery.id,
+                delivery.event,
+                error,
+                delivery.id,
+                extra=extra,
             )
             if self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error)):
                 self.counted(delivery, "failed")

@@ -1686,6 +1686,26 @@ def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, c
     assert (warned.delivery, warned.repo, warned.pr) == ("bad", "o/r", 12)
 
 
+# kills: bot/workers.py:Workers.run_one (hand) the failure's warning saying what failed alone: a
+#   GitHub outage failed each delivery of its minutes with '502 (gave up after 4 attempts)' in
+#   the log, nothing of `review-notes retry`, which alone runs them again (r35c)
+def test_a_failed_deliverys_warning_says_how_to_run_it_again(tmp_path, caplog):
+    q = queue_at(tmp_path)
+    add(q, "bad", 12, repo="o/r")
+
+    def process(d):
+        raise RuntimeError("GitHub answered 502")
+
+    caplog.set_level("WARNING", logger="bot.workers")
+    Workers(q, process, 1).run_one(q.claim())
+    [warned] = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
+    assert warned == (
+        "delivery bad (pull_request) failed: RuntimeError: GitHub answered 502; once its cause"
+        " is fixed, `review-notes retry bad` runs it again (`--all`: every failed one)"
+    )
+    assert q.get("bad").last_error == "RuntimeError: GitHub answered 502"  # as before
+
+
 # kills: bot/workers.py:Workers._record `tries > 1` -> `>=`: every outcome stored at once logged as
 #        one stored after failed tries
 def test_an_outcome_stored_at_the_first_try_logs_no_retry_of_it(tmp_path, caplog):
