@@ -2823,7 +2823,8 @@ def test_an_event_of_a_pr_whose_old_name_state_is_on_a_damaged_page_says_so(tmp_
 # kills: bot/server.py:_SecuredApp.build_middleware_stack (hand) the app not wrapped: the
 #   trailing slash's 307, FastAPI's own 404 JSON, a 405, a 422, the operator's answers and a
 #   crash's 500 sent without the headers every notes page carried
-# kills: bot/pages.py:SecurityHeaders.__call__.secured a header the answer set itself replaced
+# kills: bot/pages.py:SecurityHeaders.__call__.secured a header the answer set itself replaced, or
+#   the body's messages taken for the start's (the page cut off after its headers)
 def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monkeypatch):
     # The notes pages sent the CSP and nosniff each, so the answers made elsewhere did not:
     # /notes/ (its 307), a JSON 404 FastAPI makes, POST /healthz's 405, a 422, /healthz,
@@ -2850,6 +2851,7 @@ def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monke
         ("GET", "/metrics", "*/*", 500),  # its collector crashed
     ]
     answers = []
+    bodies: dict[str, bytes] = {}
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args, **kwargs):
@@ -2870,6 +2872,7 @@ def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monke
                 try:
                     with opener.open(request, timeout=10) as r:
                         answers.append((path, r.status, r.headers))
+                        bodies[path] = r.read()
                 except urllib.error.HTTPError as exc:
                     answers.append((path, exc.code, exc.headers))
     finally:
@@ -2880,6 +2883,7 @@ def test_every_answer_of_the_server_carries_the_security_headers(tmp_path, monke
             assert headers.get(name) == value, (path, status, name)
     assert SECURITY_HEADERS["X-Frame-Options"] == "DENY"
     assert SECURITY_HEADERS["Referrer-Policy"] == "no-referrer"
+    assert bodies["/notes"].rstrip().endswith(b"</html>")  # the body passes on whole
 
 
 # kills: bot/server.py:allowing_head a 405 of a notes page or /healthz naming GET alone in
