@@ -27,7 +27,7 @@ from tests.webhook_kit import (
     clean_env,
     drain,
     live_settings,
-    octokit_examples,
+    octokit_example,
     ours,
     post,
     pr_payload,
@@ -87,7 +87,7 @@ def comment_payload(
     on_pr: bool = True,
 ) -> dict:
     """An `issue_comment` delivery for a comment that exists in the fake."""
-    base = next(e for e in octokit_examples("issue_comment") if e["action"] == action)
+    base = octokit_example("issue_comment", action)
     p = dict(base)
     p["repository"] = dict(base["repository"], full_name=DEFAULT_REPO, name="vllm")
     p["issue"] = _pr_issue(number, title, on_pr)
@@ -109,7 +109,7 @@ def _times(comment) -> dict[str, str]:
 
 
 def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict:
-    base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
+    base = octokit_example("pull_request_review", "submitted")
     pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
     pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
     p = dict(base, pull_request=pr, installation={"id": 1001})
@@ -122,7 +122,7 @@ def review_payload(body: str, *, login: str = "reviewer", head_sha: str) -> dict
 
 def diff_comment_payload(comment, *, head_sha: str, action: str = "created") -> dict:
     """A `pull_request_review_comment` delivery for a diff-line comment in the fake."""
-    base = next(e for e in octokit_examples("pull_request_review_comment") if e["action"] == action)
+    base = octokit_example("pull_request_review_comment", action)
     pr = pr_payload(title=MATCHING_TITLE, head_sha=head_sha, sender=AUTHOR)["pull_request"]
     pr = {k: v for k, v in pr.items() if k in base["pull_request"]}  # no changed_files
     p = dict(base, pull_request=pr, installation={"id": 1001})

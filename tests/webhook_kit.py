@@ -6,7 +6,6 @@ Payloads come from `@octokit/webhooks-examples` (real GitHub shapes), moved to
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import os
@@ -304,10 +303,30 @@ class LiveServer:
 
 
 def octokit_examples(event: str) -> list[dict[str, Any]]:
-    if not EXAMPLES.exists():
+    """GitHub's example payloads of `event`, each call a fresh copy the caller may change."""
+    return json.loads(_examples_text(event))
+
+
+def octokit_example(event: str, action: str) -> dict[str, Any]:
+    """The first of `event`'s examples with this action, a fresh copy."""
+    return json.loads(_examples_text(event, action))
+
+
+@functools.cache
+def _examples_text(event: str, action: str | None = None) -> str:
+    """The examples as JSON text, read from the 4 MB file once: a payload built per call
+    parsed all of it and copied every example (80 ms, paid by each of thousands)."""
+    examples = [e for d in _example_definitions() if d["name"] == event for e in d["examples"]]
+    if action is None:
+        return json.dumps(examples)
+    return json.dumps(next(e for e in examples if e.get("action") == action))
+
+
+@functools.cache
+def _example_definitions() -> list[dict[str, Any]]:
+    if not EXAMPLES.exists():  # an exception: not cached, each caller skips
         pytest.skip("node_modules/@octokit/webhooks-examples missing: run scripts/bootstrap.sh")
-    defs = json.loads(EXAMPLES.read_text("utf-8"))
-    return [copy.deepcopy(e) for d in defs if d["name"] == event for e in d["examples"]]
+    return json.loads(EXAMPLES.read_text("utf-8"))
 
 
 def renamed(old: str = "vllm-project", new: str = "vllm-org") -> dict:
@@ -347,8 +366,7 @@ def pr_payload(
 ) -> dict[str, Any]:
     """A `pull_request` payload built on GitHub's own `opened` example (its base branch:
     `master`)."""
-    base = next(e for e in octokit_examples("pull_request") if e.get("action") == "opened")
-    p = copy.deepcopy(base)
+    p = octokit_example("pull_request", "opened")
     p["action"] = action
     p["number"] = number
     p["repository"]["full_name"] = repo
