@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot import server
 from bot.redelivery import MAX_ASKS
 from bot.server import build_runtime, create_app
 from tests.browser_kit import serving_in_thread
@@ -37,6 +38,17 @@ N = 4242
 
 def _held(rt, guid: str) -> bool:
     return bool(rt.queue.held({guid}))
+
+
+def _soon(check, timeout: float) -> bool:
+    """Whether `check()` comes true within `timeout` s: a wait that ends as soon as what
+    a test expects has arrived, where a fixed sleep waited out its bound each time."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
@@ -66,8 +78,7 @@ def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
             fake.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
             assert rt.redeliver_in_background() is not None
             wait_until(lambda: fake.pending_faults() == 0, what="the refused ask")
-            time.sleep(4.0)  # eight more sweeps
-            held = _held(rt, missed.guid)
+            held = _soon(lambda: _held(rt, missed.guid), 4.0)  # eight more sweeps
             asks = fake.calls("POST", "/app/hook/deliveries/*/attempts")
     finally:
         rt.stop()
@@ -103,15 +114,16 @@ def _rows(db) -> list[sqlite3.Row]:
         conn.close()
 
 
-def _start_and_sweep(server, db) -> tuple[set[str], list[str]]:
-    """Start `server`, let its start's sweep run and what it asked for arrive; the
-    deliveries the database then holds, and the sweep's log lines."""
+def _start_and_sweep(server, db, expected: str) -> tuple[set[str], list[str]]:
+    """Start `server`, let its start's sweep run and what it asked for arrive (the
+    delivery `expected`, or 1.5 s); the deliveries the database then holds, and the
+    sweep's log lines."""
     with server.run():
         wait_until(
             lambda: "redelivery sweep since" in server.logs[-1].read_text(),
             what="the start's sweep",
         )
-        time.sleep(1.5)  # a redelivery asked for arrives at once
+        _soon(lambda: expected in {r["id"] for r in _rows(db)}, 1.5)  # arrives at once
     lines = server.logs[-1].read_text().splitlines()
     return {r["id"] for r in _rows(db)}, [line for line in lines if "sweep since" in line]
 
@@ -169,7 +181,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
     new = LiveServer(tmp_path, {**env, "PYTHONPATH": str(ROOT)})  # the upgrade
     fake.webhook_url = f"{new.base}/webhook"
-    held, swept = _start_and_sweep(new, db)
+    held, swept = _start_and_sweep(new, db, "gh-b")
     assert "gh-b" in held, (
         "the upgrade's start swept from the old release's own re-check: GitHub's failed"
         f" delivery of PR B was never asked for again: {swept}"
@@ -200,17 +212,20 @@ def test_the_upgrades_start_on_a_database_another_process_holds_is_named_as_lock
 
 
 def test_a_stopped_server_calls_github_no_more_even_when_a_sweeps_call_outlasts_the_stop(
-    tmp_path, fake_github, app_key
+    tmp_path, fake_github, app_key, monkeypatch
 ):
     """Runtime._join_redelivery: "a stopped server must not leave it calling GitHub with
     a closed client and database". A sweep now runs every hour, so a stop often meets
     one in flight; when its call outlasts the 10 s join (REVIEW_NOTES_HTTP_TIMEOUT is
     15 s by default; GitHub slow), stop() closes the client and returns, and the
-    thread's retry then calls GitHub again, after the stop, on the closed client."""
+    thread's retry then calls GitHub again, after the stop, on the closed client.
+    Played at a tenth of those times (a 1 s join, a 2 s timeout, a 3 s answer): the
+    same order of events, without waiting out the real ones."""
     fake = fake_github
-    rt = build_runtime(app_settings(tmp_path, fake, app_key, http_timeout=11.0))
+    monkeypatch.setattr(server, "REDELIVERY_JOIN_SECONDS", 1.0)
+    rt = build_runtime(app_settings(tmp_path, fake, app_key, http_timeout=2.0))
     rt.start()
-    fake.inject("GET", "/app/hook/deliveries", Fault.slow(12.0))
+    fake.inject("GET", "/app/hook/deliveries", Fault.slow(3.0))
     listings = lambda: fake.calls("GET", "/app/hook/deliveries")  # noqa: E731
     try:
         assert rt.redeliver_in_background() is not None
@@ -267,7 +282,7 @@ def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
         )
         proc.kill()  # the OOM killer
         proc.wait()
-    held, swept = _start_and_sweep(server, db)
+    held, swept = _start_and_sweep(server, db, missed[2].guid)
     assert missed[2].guid in held, (
         f"the third event, never asked for, is lost: the next start swept {swept}"
     )
@@ -307,7 +322,7 @@ def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_sa
         assert stored.status_code == 202
 
     swept_at_start(settings, fake, rotate)
-    swept_at_start(settings, fake, lambda rt: time.sleep(1.5))  # a later restart
+    swept_at_start(settings, fake, lambda rt: _soon(lambda: _held(rt, refused[0].guid), 1.5))
     rt = build_runtime(settings)
     try:
         held = _held(rt, refused[0].guid)
@@ -418,8 +433,7 @@ def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_a
     assert given_up == 0.0  # a 5xx refusal is GitHub's incident: not one of its asks
 
     def arrived(rt) -> bool:  # the next server run: an upgrade
-        time.sleep(1.5)  # a redelivery its start's sweep asked for arrives at once
-        return bool(rt.queue.held({missed.guid}))
+        return _soon(lambda: _held(rt, missed.guid), 1.5)  # asked for, it arrives at once
 
     held = swept_at_start(settings, fake, arrived)
     assert held, (
@@ -553,8 +567,7 @@ def test_an_upgrade_killed_between_adding_by_bot_and_marking_the_old_rows_loses_
     missed.delivered_at = time.time() - 15 * 60
 
     def arrived(rt) -> bool:  # the start after the killed one
-        time.sleep(1.0)  # a redelivery asked for arrives at once
-        return bool(rt.queue.held({missed.guid}))
+        return _soon(lambda: _held(rt, missed.guid), 1.0)  # asked for, it arrives at once
 
     held = swept_at_start(settings, fake, arrived)
     assert held, "GitHub's failed delivery of B was never asked for: the sweep began after it"
