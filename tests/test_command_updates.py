@@ -981,8 +981,11 @@ def _owe_an_update(client, rt, fake, body: str) -> FakeComment:
 
 
 def _run_due(rt) -> None:
-    """The window is over: the deferred updates queued run now."""
+    """The window is over: the deferred updates queued run now. The workers are told (as
+    test_faults' _let_pass tells them): a change made by hand does not wake them, and
+    they would find it at their next poll, a second later."""
     rt.queue.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    rt.queue._notify()
     drain(rt)
 
 
