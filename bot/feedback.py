@@ -58,9 +58,12 @@ _NUMBER = re.compile(
 # is "two items", no number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
+# In English, as the comment's footer says it ("`/notes wrong N` if note N does not fit"):
+# `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`).
 _ORDINAL = re.compile(
     rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
+    r"|(?i:note) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
@@ -193,7 +196,9 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem."""
     joined = " ".join(words)
     said = _ORDINAL.match(joined)
-    number = None if said is None else _chinese_number(said["n"] or said["m"] or said["b"])
+    number = (
+        None if said is None else _chinese_number(said["n"] or said["m"] or said["b"] or said["e"])
+    )
     if said is None or number is None:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")

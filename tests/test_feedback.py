@@ -166,6 +166,45 @@ def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
+# kills: bot/feedback.py:_ordinal (hand) English's `note 2` not read: answered "say which
+#   note" with several shown, and with one shown `note 2` hid note 1 with the reason `note 2`
+@pytest.mark.parametrize(
+    ("line", "reason", "plain"),
+    [
+        # as the comment's footer says it: "`/notes wrong N` if note N does not fit"
+        ("/notes wrong note 2", "", "2"),
+        ("/notes wrong Note 2", "", "2"),
+        ("/notes wrong note #2 only renames", "only renames", "2 only renames"),
+        ("/notes wrong note 2: only renames", "only renames", "2: only renames"),
+        ("/notes wrong note 2, only renames", "only renames", "2, only renames"),
+        ("/notes wrong note2", "", "2"),
+        ("/notes wrong NOTE 2 — only renames", "only renames", "2 — only renames"),
+    ],
+)
+def test_a_note_named_as_the_comment_says_it_in_english_names_the_note(line, reason, plain):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    # an edit writing it as the number alone is the same command, not one to answer again
+    assert as_said(command.args) == as_said(plain.split())
+
+
+@pytest.mark.parametrize("first", ["note 2", "Note 2: only renames", "note #2"])
+def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first):
+    # the reviewer read another comment than this one: hiding note 1 is not what they asked
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem) == (None, PickProblem.RANGE)
+    assert pick.asked == first.removesuffix(": only renames")  # quoted as typed
+
+
+@pytest.mark.parametrize("reason", ["notes 2 and 3 fit better", "noteworthy only for CI", "note"])
+def test_words_starting_with_note_but_no_number_are_kept_as_typed(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    assert pick_note(command.args, SHOWN[:1]).reason == reason
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
 # kills: bot/feedback.py:_chinese_number tens and ones misread (a comment may show more than
 #   ten notes: `max_notes` is the matching config's)
 @pytest.mark.parametrize(
