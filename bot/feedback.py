@@ -122,7 +122,9 @@ def pick_note(
     ascii_form = _as_ascii(typed)
     listed = _LISTED.match(ascii_form)  # first: `2,三` is `_NUMBER`'s too, `三` its reason
     number = None if listed is not None else _NUMBER.fullmatch(ascii_form)
-    selector = ascii_form.lstrip("#").rstrip(".:,)").casefold()
+    # a note's link pasted from the comment names it as its id (one naming no note is read
+    # as any word: the reason, with one note shown)
+    selector = _linked_id(typed) or ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
     for i, shown_id in enumerate(shown):  # by the id shown, and by the note's id now
@@ -150,6 +152,23 @@ def pick_note(
     if len(shown) == 1:
         return Pick(shown[0], 1, _reason(words))
     return Pick(None, problem=PickProblem.WHICH)
+
+
+# A note's link as the comment gives it (`<public url>/notes/<id>`, its `/source` page, or
+# with REVIEW_NOTES_NOTE_LINKS=github the note's file, `.../seeds/notes/<id>.md?plain=1`)
+_NOTE_LINK = re.compile(
+    r"(?:https?://|www\.)\S*?/notes/(?:[^\s?#]*?/)??(?P<id>[^\s/?#]+?)(?:\.md)?(?:/source)?/?"
+    r"(?:[?#]\S*)?",
+    re.I,
+)
+
+
+def _linked_id(word: str) -> str:
+    """The note id a link to a note's page or file names (`https://…/notes/vllm-0436d44c`),
+    casefolded; "" when the word is no such link. A reviewer copies the link the comment
+    gives a note ("full guidance") to say which one they mean."""
+    link = _NOTE_LINK.fullmatch(word.rstrip(".,;:!)>").lstrip("<"))
+    return link["id"].casefold() if link else ""
 
 
 def _number_typed(asked: str, typed: str, number: re.Match[str]) -> str:

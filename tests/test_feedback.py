@@ -341,6 +341,48 @@ def test_with_one_note_shown_an_unknown_word_is_a_reason_and_an_id_shaped_one_a_
     assert pick.note_id == SHOWN[0] and pick.reason == "nightly-20250101 fixed"
 
 
+# kills: bot/feedback.py:pick_note (hand) a note's link not read as its id: with several
+#   notes shown "say which note" to a reviewer who pasted which, and with one shown a link
+#   to another note hid that one with the link as the reason
+@pytest.mark.parametrize(
+    "link",
+    [
+        "https://review-notes.example.org/notes/vllm-bbbb2222",  # the comment's "full guidance"
+        "https://review-notes.example.org/notes/VLLM-BBBB2222/source",
+        "http://127.0.0.1:8000/notes/vllm-bbbb2222/source?format=text",
+        "https://review-notes.example.org/notes/vllm-bbbb2222.",  # the sentence's full stop
+        "<https://review-notes.example.org/notes/vllm-bbbb2222>",
+        # REVIEW_NOTES_NOTE_LINKS=github: the note's file, in a curator's sub-folder
+        "https://github.com/o/notes/blob/main/seeds/notes/spec/vllm-bbbb2222.md?plain=1",
+    ],
+)
+def test_a_notes_link_pasted_from_the_comment_names_that_note(link):
+    (command,) = parse_commands(f"/notes wrong {link} only renames")
+    pick = pick_note(command.args, SHOWN, known=set(SHOWN))
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames")
+    # with one note shown, a link to another is no reason to hide the one there
+    pick = pick_note(command.args, SHOWN[:1], known=set(SHOWN))
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+    shape = re.compile(r"vllm-[0-9a-f]{8}")  # a note deleted since: as its id typed
+    pick = pick_note(command.args, SHOWN[:1], id_shape=shape)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "https://github.com/o/r/issues/9 says it is a rename",  # a link naming no note
+        "https://review-notes.example.org/notes?topic=rocm is the topic",
+        "https://example.org/notes/howto explains",  # a page of some other site's notes
+    ],
+)
+def test_a_link_naming_no_note_is_the_reason(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    shape = re.compile(r"vllm-[0-9a-f]{8}")
+    assert pick_note(command.args, SHOWN[:1], known=set(SHOWN), id_shape=shape).reason == reason
+    assert pick_note(command.args, SHOWN, known=set(SHOWN)).problem is PickProblem.WHICH
+
+
 def test_a_former_id_of_a_renamed_note_names_it():
     # `renamed`: former id -> id now; either id names the note, whichever was numbered
     renamed = {"vllm-0ld00001": SHOWN[1]}
