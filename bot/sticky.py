@@ -438,9 +438,11 @@ def _write(
         return _found_gone(ctx, ref, state, gone=gone, noticed_at=noticed_at)
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    if state.resumed and state.comment_id not in (None, comment_id):
-        # the comment kept before the `on` was found gone: its deletion, told later,
-        # may have been made after the `on` (bot.deletion_events)
+    if state.resumed and sticky.outcome == Outcome.CREATED and state.comment_id is not None:
+        # the comment kept before the `on` was found gone and another posted: its
+        # deletion, told later, may have been made after the `on` (bot.deletion_events).
+        # Not when the write kept an older copy of ours and deleted the one known itself
+        # (converging): that deletion is the bot's, told by a token's login as a person's
         written = replace(written, replaced_id=state.comment_id)
     # GitHub answered: what it holds is known, and the comment is there (or new)
     written = replace(written, unconfirmed=False, resumed_at=None)

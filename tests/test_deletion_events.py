@@ -607,3 +607,36 @@ def test_a_comment_is_ours_by_the_bots_login_or_as_our_app_wrote_it(
     login, kind, keys, app_id, ours
 ):
     assert written_by_us(login, kind, keys, {"notes-bot[bot]"}, app_id) is ours
+
+
+# kills: bot/sticky.py:_write the copy an on's write deleted itself taken for the one replaced
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN, or asked
+def test_with_a_token_the_copy_an_ons_update_deletes_itself_is_no_deletion_made_after_the_on(
+    tmp_path, fake_github, monkeypatch, configured, caplog
+):
+    """Two notes comments of the bot's, the state knowing the newer (a create whose answer
+    was lost while the list lagged: docs/commands.md, Ownership). The update of `/notes on`
+    keeps the oldest and deletes the other itself; GitHub's word of that deletion names the
+    token's account as who deleted it, as when its owner deletes one. It is the bot
+    converging, no maintainer's deletion made after the `on`: the comment kept stays, and so
+    do the updates (it was taken for the deletion of the one the `on` found gone: the bot
+    deleted the comment it keeps, and the updates went off)."""
+    clean_env(monkeypatch)
+    caplog.set_level("INFO", logger="review_notes")
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(with_token(tmp_path, fake, configured)) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes")
+        say(client, rt, fake, "/notes off", login=AUTHOR)
+        assert state(rt).opted_out
+        (kept,) = [c for c in written_as(fake) if c.body.startswith(MARKER)]
+        copy = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=OWNER)
+        rt.ctx.prs.put(replace(state(rt), comment_id=copy.id))  # the newer one known
+        say(client, rt, fake, "/notes on", login=AUTHOR)
+        assert [c.id for c in written_as(fake) if c.body.startswith(MARKER)] == [kept.id]
+        assert state(rt).comment_id == kept.id and state(rt).replaced_id is None
+        answer = deleted(client, rt, fake, copy, by={"login": OWNER, "id": 3, "type": "User"})
+        assert ran(caplog, answer).startswith("ignored: a second notes comment of ours")
+        assert [c.id for c in written_as(fake) if c.body.startswith(MARKER)] == [kept.id]
+        assert not state(rt).opted_out and state(rt).comment_id == kept.id
