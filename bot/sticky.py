@@ -46,7 +46,14 @@ from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, ski
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
-from bot.github_port import FilesNotReady, GitHubError, Outcome, PRRef, listed_short
+from bot.github_port import (
+    FilesNotReady,
+    GitHubError,
+    Outcome,
+    PRRef,
+    StickyResult,
+    listed_short,
+)
 from bot.markdown_text import as_html
 from bot.markers import MARKER
 from bot.match_result import MatchResult
@@ -438,17 +445,25 @@ def _write(
         return _found_gone(ctx, ref, state, gone=gone, noticed_at=noticed_at)
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    if state.resumed and sticky.outcome == Outcome.CREATED and state.comment_id is not None:
-        # the comment kept before the `on` was found gone and another posted: its
-        # deletion, told later, may have been made after the `on` (bot.deletion_events).
-        # Not when the write kept an older copy of ours and deleted the one known itself
-        # (converging): that deletion is the bot's, told by a token's login as a person's
-        written = replace(written, replaced_id=state.comment_id)
+    written = replace(written, replaced_id=_replaced(state, sticky))
     # GitHub answered: what it holds is known, and the comment is there (or new)
     written = replace(written, unconfirmed=False, resumed_at=None)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
+
+
+def _replaced(state: PRState, sticky: StickyResult) -> int | None:
+    """The comment a write after `/notes on` found gone and replaced with the one it
+    posted: its deletion, told later, may have been made after the `on`
+    (bot.deletion_events). Kept while that comment is the one kept; another since (a
+    `/notes` that found it gone too and posted its own) is no `on`'s doing. Not when the
+    write kept an older copy of ours and deleted the one known itself (converging): that
+    deletion is the bot's, told by a token's login as a person's."""
+    if state.resumed and sticky.outcome == Outcome.CREATED:
+        return state.comment_id
+    same = sticky.comment_id in (None, state.comment_id)
+    return state.replaced_id if same else None
 
 
 def _found_gone(

@@ -640,3 +640,30 @@ def test_with_a_token_the_copy_an_ons_update_deletes_itself_is_no_deletion_made_
         assert ran(caplog, answer).startswith("ignored: a second notes comment of ours")
         assert [c.id for c in written_as(fake) if c.body.startswith(MARKER)] == [kept.id]
         assert not state(rt).opted_out and state(rt).comment_id == kept.id
+
+
+# kills: bot/sticky.py:_write the comment an `on` replaced remembered beside another comment since
+def test_the_comment_a_plain_notes_posts_is_not_taken_for_the_one_an_ons_update_posted(served):
+    """Off, the notes comment A up. The server down: the author says `/notes on`, a
+    maintainer deletes A, then the comment C the `on`'s update posted (its word lost
+    ), and someone says `/notes`, which finds C gone and posts D. The `on`'s
+    deletion sent again last: A was deleted after the `on`, which outranks the `on`'s
+    comment C (gone already), not D, which a person asked for (docs/commands.md: `/notes`
+    still answers; no other comment is ever deleted). A was remembered beside D, the bot
+    deleting D."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, a, 200)
+    said_ago(client, rt, fake, "/notes on", 300)
+    c = sticky(fake)
+    assert c.id != a.id and state(rt).replaced_id == a.id
+    with fake._lock:  # (its word comes later: told of, it is no longer the one kept)
+        fake._comments.pop(c.id)
+    say(client, rt, fake, "/notes")
+    d = sticky(fake)
+    assert d is not None and d.id not in (a.id, c.id) and state(rt).comment_id == d.id
+    assert state(rt).replaced_id is None
+    swept(rt, fake, attempt)
+    assert ours(fake) == [d] and fake.calls("DELETE") == []
