@@ -45,11 +45,13 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 # `，`); not another number (`2,3`, `2.5`, `2,,3`, `2、第3条`: which note is meant is not
 # clear), nor a figure (`2.5x`, `1,000tok`: digits after a point, or before ASCII), while a
 # count in digits with a Chinese unit starts the reason, as in numerals (`2，3个文件…`,
-# `2，三个文件…`). The separators are possessive: giving one back would let `,3` pass for a
+# `2，三个文件…`), and so does a decimal with a unit glued on (`2，1.5倍`, `2: 2.5x`:
+# `_FIGURE`). The separators are possessive: giving one back would let `,3` pass for a
 # reason.
+_FIGURE = r"(?!\.[0-9]++[^\W\d_])"  # after a number's digits: no decimal with a unit
 _NUMBER = re.compile(
     r"#*(?P<rank>[0-9]+)"
-    r"(?:[.:,)]++(?P<rest>(?![#第]|(?<=\.)[0-9]|[0-9]++(?:[\x00-\x7f]|$)).*))?",
+    rf"(?:[.:,)]++(?P<rest>(?![#第]|(?<=\.)[0-9]|[0-9]++{_FIGURE}(?:[\x00-\x7f]|$)).*))?",
     re.S,
 )
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
@@ -72,10 +74,10 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # second, in digits as in Chinese numerals, only with nothing after it in the word but a
 # counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`): one with a unit glued
 # on is a quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`, `2，3个文件只是
-# 改名`, `二、三十分钟`)
+# 改名`, `2，1.5倍`, `二、三十分钟`)
 _LISTED = re.compile(
     r"#*(?P<rank>[0-9]+)[-.:,)]++"
-    rf"(?=[#第]|(?:[0-9]++|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$))"
+    rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$))"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a

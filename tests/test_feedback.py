@@ -1328,6 +1328,33 @@ def test_a_decimal_with_a_chinese_unit_after_the_number_is_the_reason(figure):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
 
 
+# kills: bot/feedback.py:_NUMBER (hand) a decimal with a unit glued to the note's number by a
+#   separator read as a list of note numbers (`2，1.5倍`: notes 2 and 1)
+@pytest.mark.parametrize(
+    ("first", "reason"),
+    [
+        ("2，1.5倍", "1.5倍"),  # "note 2, 1.5 times": the figure with its unit, as `2 1.5倍`
+        ("2，0.5秒就能复现", "0.5秒就能复现"),  # "reproduces in 0.5 s", as `2，30分钟…`
+        ("第2条，1.5倍", "1.5倍"),
+        ("二，1.5倍", "1.5倍"),
+        ("2：2.5x faster", "2.5x faster"),
+        ("2,１．５倍", "１．５倍"),
+    ],
+)
+def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_reason(
+    first, reason
+):
+    # docs/commands.md: a figure with a unit glued on is a quantity, not two numbers
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    # with no unit it stays a number: which note is meant is not clear (`2，1.5`), and a
+    # decimal after a point is the note number's own (`2.1.5倍`: 2.1)
+    for unclear in ("2，1.5", "2.1.5倍"):
+        (command,) = parse_commands(f"/notes wrong {unclear}")
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
 # kills: bot/feedback.py:_reason (hand) an emoji alone kept as a word of the reason, where its
 #   shortcode (`:pray:`) is left out
 @pytest.mark.parametrize(
