@@ -667,3 +667,20 @@ def test_the_comment_a_plain_notes_posts_is_not_taken_for_the_one_an_ons_update_
     assert state(rt).replaced_id is None
     swept(rt, fake, attempt)
     assert ours(fake) == [d] and fake.calls("DELETE") == []
+
+
+# kills: bot/sticky.py:_replaced the comment an `on` replaced forgotten by the next write
+def test_a_deletion_made_after_an_on_still_wins_after_a_pr_event_edited_the_ons_comment(served):
+    """As above (the deletion made after the `on` whose update posted C), with a push
+    between: its update edits C. The comment replaced is remembered while C is kept."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, a, 200)
+    said_ago(client, rt, fake, "/notes on", 300)
+    c, text = sticky(fake), sticky(fake).body
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert sticky(fake).id == c.id and sticky(fake).body != text  # edited
+    swept(rt, fake, attempt)
+    assert ours(fake) == [] and state(rt).opted_out and state(rt).comment_id is None
