@@ -130,6 +130,15 @@ def refresh_sticky(
     shown = _render_now(ctx, facts, state, posted_verbose, paused_by_pr=off)
     matched, new_hash = bool(shown.notes), body_hash(shown.body)
     plan = plan_write(state, matched=matched, body_hash=new_hash, force=force, draft_waits=waits)
+    if plan is Write.CREATE and deleted_by_maintainer(state):
+        # A human asking (force) while the comment kept may be gone: gone, a maintainer
+        # deleted it, as a PR event's write would find (updates off), whether or not
+        # GitHub's word of it came first; the comment posted anew then says paused
+        found = _carry_out(ctx, ref, state, Write.EDIT, shown, event_at=event_at)
+        if found.outcome is not Outcome.SKIPPED:
+            return found
+        state = ctx.prs.get(ref.repo, ref.number)  # off, the comment forgotten
+        shown = _render_now(ctx, facts, state, state.verbose, paused_by_pr=off)
     return _carry_out(ctx, ref, state, plan, shown, event_at=event_at)
 
 

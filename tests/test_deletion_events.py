@@ -684,3 +684,38 @@ def test_a_deletion_made_after_an_on_still_wins_after_a_pr_event_edited_the_ons_
     assert sticky(fake).id == c.id and sticky(fake).body != text  # edited
     swept(rt, fake, attempt)
     assert ours(fake) == [] and state(rt).opted_out and state(rt).comment_id is None
+
+
+# kills: bot/sticky.py:refresh_sticky a plain `/notes` that finds the comment kept gone
+#   posting it anew with the updates on
+@pytest.mark.parametrize("told", ["before", "after"])  # GitHub's word of the deletion
+def test_a_plain_notes_that_finds_the_notes_comment_deleted_posts_it_paused_whenever_told(
+    served, told, caplog
+):
+    """A maintainer deletes the notes comment A; someone says `/notes`. Told of the
+    deletion first, the bot turns the updates off and the `/notes` posts the comment anew
+    with the notes and the paused line (docs/commands.md). Told last (the server down,
+    the sweep having the deletion sent again), the `/notes`'s update found A gone and
+    posted C with the updates on, and A's deletion was then ignored as one of a second
+    notes comment of ours: the updates stayed on. The `/notes` takes A gone for the
+    deletion it is, as a PR event's update does: the same either way."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    attempt = missed(fake, a, 60)
+    if told == "before":
+        swept(rt, fake, attempt)
+        assert state(rt).opted_out
+    say(client, rt, fake, "/notes")
+    c = sticky(fake)
+    assert c is not None and c.id != a.id and "Automatic updates are paused" in c.body
+    assert state(rt).opted_out and state(rt).comment_id == c.id
+    if told == "after":
+        swept(rt, fake, attempt)
+    assert state(rt).opted_out and ours(fake) == [c] and state(rt).comment_id == c.id
+    text = c.body
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
+    said_ago(client, rt, fake, "/notes on", -2)  # said after all: resumes the updates
+    assert not state(rt).opted_out and "paused" not in sticky(fake).body
