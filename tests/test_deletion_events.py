@@ -719,3 +719,23 @@ def test_a_plain_notes_that_finds_the_notes_comment_deleted_posts_it_paused_when
     assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
     said_ago(client, rt, fake, "/notes on", -2)  # said after all: resumes the updates
     assert not state(rt).opted_out and "paused" not in sticky(fake).body
+
+
+def test_a_deletion_run_again_after_the_ons_comment_went_ends_the_same(served, caplog):
+    """A run of the deletion made after the `on` (as above) that deleted C and stopped
+    before the PR's state kept it (a crash between the two, the order the handler takes
+    so that a failed call is retried): its re-run finds C gone, deletes nothing else, and
+    turns the updates off."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, a, 200)
+    said_ago(client, rt, fake, "/notes on", 300)
+    c = sticky(fake)
+    with fake._lock:  # the first run's deletion of C
+        fake._comments.pop(c.id)
+    fake.clear_requests()
+    swept(rt, fake, attempt)
+    assert fake.calls("DELETE") == [] and state(rt).opted_out and state(rt).comment_id is None
