@@ -211,7 +211,8 @@ class Dispatcher:
         own_login: str | None = None,
     ) -> Triage:
         """Route a delivery or say why it is ignored. `own_login`: the bot's login
-        when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case)."""
+        when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case); "": asked,
+        none (a dry run); None: not asked."""
         action = payload.get("action")
         us = _us(settings, own_login)
         route = self.route(event, action if isinstance(action, str) else None, payload, us)
@@ -246,9 +247,10 @@ class Dispatcher:
             or (claimed and not ctx.settings.bot_login)
         ):
             # is it our own, or of our own? (intake knew REVIEW_NOTES_BOT_LOGIN only)
-            own_login = ctx.github.bot_login()
-            if own_login:
-                t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
+            # "": asked, and the bot has no login (a dry run: no account on GitHub, so
+            # only REVIEW_NOTES_BOT_LOGIN names it, and no other comment is its own)
+            own_login = ctx.github.bot_login() or ""
+            t = self.triage(delivery.event, delivery.payload, ctx.settings, own_login)
         if t.route is None:
             return f"ignored: {t.reason}"
         if t.repo is not None and t.pr_number is not None and t.route.follows:
@@ -343,11 +345,13 @@ def _taken_since(
 
 
 def _us(settings: Settings, own_login: str | None) -> Us:
-    """Who the bot is, by the settings and the login GitHub gave (None: not asked)."""
+    """Who the bot is, by the settings and the login GitHub gave (None: not asked; "":
+    asked, none: a dry run)."""
     as_user = _as_user(settings)
     logins = frozenset(own_logins(settings, own_login))
     app_id = None if as_user else settings.github_app_id
-    return Us(logins, app_id, as_user, known=bool(settings.bot_login or own_login))
+    known = bool(settings.bot_login) or own_login is not None
+    return Us(logins, app_id, as_user, known=known)
 
 
 def own_logins(settings: Settings, own_login: str | None) -> set[str]:

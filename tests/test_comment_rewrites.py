@@ -14,6 +14,7 @@ import pytest
 from bot.db import Database
 from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
+from bot.dryrun import DryRunGitHub
 from bot.markers import MARKER
 from bot.prstate import PRState
 from bot.queue import Delivery
@@ -439,3 +440,24 @@ def test_with_a_token_the_run_asks_its_login_and_routes_a_persons_edit_to_the_co
     ctx = SimpleNamespace(settings=settings, github=port)
     assert d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload)) == handled
     assert port.asked >= 1
+
+
+# kills: bot/dispatch.py:_us a dry run with a token claiming every rewrite, its login never
+#   asked (a dry run has none): a person's edit into a command run as a rewrite, ignored
+@pytest.mark.parametrize("configured", [False, True])  # REVIEW_NOTES_BOT_LOGIN
+def test_a_dry_run_with_a_token_routes_a_persons_edit_to_the_commands(tmp_path, configured):
+    """A dry run's comments are not on GitHub, and it asks GitHub nothing: the bot is no
+    more than REVIEW_NOTES_BOT_LOGIN says. A person's copy of our text edited into
+    `/notes why` runs it (docs/commands.md), as in a live run."""
+    real = build_dispatcher()
+    d = Dispatcher()
+    d.add(replace(real.route("issue_comment", "edited"), handler=lambda ctx, dl: "commands"))
+    rewrite = real.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
+    d.add(replace(rewrite, handler=lambda ctx, dl: "rewrite"))
+    payload = edit_event(NOTES, "/notes why")
+    payload["comment"]["user"] = {"login": "octo-dev", "type": "User"}
+    login = {"bot_login": OWNER} if configured else {}
+    settings = make_settings(tmp_path, **TOKEN, dry_run=True, **login)
+    port = DryRunGitHub(Database(tmp_path / "port.sqlite3"))
+    ctx = SimpleNamespace(settings=settings, github=port)
+    assert d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload)) == "commands"
