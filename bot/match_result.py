@@ -3,7 +3,7 @@ reviewer's words, and the notes linked, best first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.notes import Note, Topic
@@ -38,6 +38,9 @@ class Said:
     saying: Saying
     names: tuple[str, ...]  # the files named, or the words quoted, as written
     more: int = 0  # files counted but not named
+    # the paths those are, in the line's order, for a line left naming none of its own
+    # (`reasons._name_counted`); not part of the line's identity: lines merge as before
+    counted: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def size(self) -> int:

@@ -147,11 +147,14 @@ def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str |
     """A changed-files line naming the files both the note's own paths and a topic
     hold (`both`), and counting the rest: each of those files gets one line with both
     reasons ("changes a.py (a path of this note; topic: X)"), the rest of each side
-    its "N other files", none named on one line and counted again on another."""
+    its "N other files", none named on one line and counted again on another. The rest
+    keep their order, the file the line named first first: it is the one a reader sees
+    on the line left counting them (`reasons._name_counted`)."""
     names = tuple(f for f in both if f in files)
     if not names or not isinstance(said, Said):
         return said
-    return Said(said.saying, names, max(said.size - len(names), 0))
+    rest = tuple(f for f in (*said.names, *said.counted) if f not in names)
+    return Said(said.saying, names, max(said.size - len(names), 0), rest)
 
 
 def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:

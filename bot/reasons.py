@@ -23,7 +23,8 @@ def mentions(saying: Saying, hits: list[TermHit]) -> Said:
 def changes(files: list[str], count: int | None = None) -> Said:
     """The first file named, the others counted; `count`: how many files they are, when
     fewer than the paths (a rename's two paths are one file)."""
-    return Said(Saying.CHANGES, (files[0],), (len(files) if count is None else count) - 1)
+    n = len(files) if count is None else count
+    return Said(Saying.CHANGES, (files[0],), n - 1, tuple(files[1:]))
 
 
 _PLAIN_TAG = re.compile(r"[\w ./+-]+")
@@ -86,12 +87,36 @@ def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
         total, whys = lines.get(what, (0.0, []))
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
+    ranked = _name_counted(ranked)
     return tuple(
         f"{what} ({'; '.join(_topics_once(sorted(_unrepeated(whys), key=_topic_last)))})"
         if whys
         else str(what)
         for what, _, whys in ranked
     )
+
+
+# How many of its files a line left counting only ("changes 3 other files") names
+OTHERS_NAMED = 2
+
+
+def _name_counted(
+    ranked: list[tuple[str | Said, float, list[str]]],
+) -> list[tuple[str | Said, float, list[str]]]:
+    """Each line that names none of the files it counts names its first ones (two at
+    most, `OTHERS_NAMED`): "changes b.py and 1 more file (topic: A)", not "changes 2
+    other files", which a reader cannot find in the PR. A file another line names is
+    not named again (nor on two such lines: the stronger names it); a line whose files
+    all are keeps its count. Which lines there are and their weights stay as they were."""
+    taken = {n for what, _, _ in ranked if isinstance(what, Said) for n in what.names}
+    out: list[tuple[str | Said, float, list[str]]] = []
+    for what, weight, whys in ranked:
+        if isinstance(what, Said) and not what.names and what.more:
+            free = [f for f in what.counted if f not in taken][: min(OTHERS_NAMED, what.more)]
+            taken.update(free)
+            what = Said(what.saying, tuple(free), what.more - len(free), what.counted)
+        out.append((what, weight, whys))
+    return out
 
 
 def _topics_once(whys: list[str]) -> list[str]:
@@ -164,8 +189,10 @@ def _one_per_thing(
         weight = sum(lines[what][0] * n / what.size for what, n in carried[item].items())
         whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
         names = tuple(thing for thing in groups[item] if isinstance(thing, str))
-        more = sum(thing.more for thing in groups[item] if isinstance(thing, Said))
-        out.append((Said(saying, names, more), weight, whys))
+        counts = [thing for thing in groups[item] if isinstance(thing, Said)]
+        more = sum(thing.more for thing in counts)
+        counted = tuple(dict.fromkeys(f for thing in counts for f in thing.counted))
+        out.append((Said(saying, names, more, counted), weight, whys))
     return out
 
 
@@ -299,7 +326,8 @@ def under_topics_line(reasons: tuple[str, ...], topics: list[str]) -> tuple[str,
 # release's): the term each one rests on (None: the line names no term of its own).
 # Change a line's words above and its pattern here with them.
 _TERM_PATTERNS = (
-    # the rest of a file set another line names: "changes 2 other files (topic: X)"
+    # the rest of a file set whose files other lines name (or a mark kept before the
+    # rest was named, `_name_counted`): "changes 2 other files (topic: X)"
     (re.compile(r"^changes \d+ other files?\b"), lambda m: None),
     (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
     (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),

@@ -129,15 +129,15 @@ def test_a_reason_names_each_file_and_word_once():
     result = match_pr(
         pr("Fix piecewise CUDA graph capture in prefix caching", files=files), lib, CFG
     )
-    # what is left of a split line weighs its share: "changes 1 other file" is half of
+    # what is left of a split line weighs its share: the topic's other file is half of
     # the topic's two files, below the title's 'prefix caching' (it ranked above it with
-    # the whole line's weight; found by review 'diff11')
+    # the whole line's weight; found by review 'diff11'), and named, not "1 other file"
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         # the aspect is of the note's topic whose terms hold it (r23e)
         "title mentions 'piecewise' (this note's focus within CUDA graphs)",
         "title mentions 'prefix caching' (topic: Prefix caching)",
-        "changes 1 other file (topic: Prefix caching)",
+        "changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)",
         "title mentions 'CUDA graph' (topic: CUDA graphs)",
     )
 
@@ -151,7 +151,7 @@ def test_a_path_with_a_space_is_named_once():
     result = match_pr(pr("Tidy up", files=files), lib, CFG)
     assert result.matches[0].reasons == (
         f"changes {path} (a path of this note; topic: Prefix caching)",
-        "changes 1 other file (topic: Prefix caching)",
+        "changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)",
     )
 
 
@@ -166,9 +166,9 @@ def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
     ]
     assert reason_lines(scored) == (
         "changes a.py (topics: A, B)",
-        "changes 1 other file (topic: A)",
+        "changes b.py (topic: A)",  # the rest named: one file, that file
         "changes c.py (a path of this note; topic: C)",
-        "changes 2 other files (topic: C)",
+        "changes d.py, e.py (topic: C)",
     )
 
 
@@ -2458,8 +2458,8 @@ def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
 
 def test_a_file_is_named_once_with_every_reason_not_counted_again_in_more_files():
     # docs/matching.md: "each file and title word named once with every reason it counts
-    # ('changes a.py (a path of this note; topic: Prefix caching)', then 'changes 1
-    # other file (topic: Prefix caching)')". When the note's path was not the first of
+    # ('changes a.py (a path of this note; topic: Prefix caching)', then 'changes b.py
+    # (topic: Prefix caching)')". When the note's path was not the first of
     # its topic's files, it was named with only "a path of this note" and counted again
     # among the topic line's "and 3 more files": five files for a 4-file PR
     files = (
@@ -2474,7 +2474,9 @@ def test_a_file_is_named_once_with_every_reason_not_counted_again_in_more_files(
     note = next(m for m in result.candidates if m.note.id == "vllm-0436d44c")
     assert [r for r in note.reasons if r.startswith("changes ")] == [
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
-        "changes 3 other files (topic: Prefix caching)",
+        # the other three: the first two named, code before its test, then counted
+        "changes vllm/v1/core/kv_cache_manager.py, vllm/v1/core/single_type_kv_cache_manager.py"
+        " and 1 more file (topic: Prefix caching)",
     ], note.reasons
 
 
@@ -2511,7 +2513,7 @@ def test_every_file_a_note_path_and_a_topic_share_is_named_once():
     assert [r for r in m.reasons if r.startswith("changes ")] == [
         "changes tests/distributed/test_elastic_ep.py, vllm/distributed/elastic_ep/elastic_state.py"
         f" (a path of this note; {topics})",
-        f"changes 1 other file ({topics})",
+        f"changes vllm/engine/elastic_ep_utils.py ({topics})",
     ], m.reasons
 
 
@@ -2702,7 +2704,147 @@ def test_a_reason_two_merged_lines_share_is_said_once():
     from bot.reasons import changes, reason_lines
 
     scored = [(1.0, changes(["a.py", "b.py"]), "topic: A"), (1.0, changes(["a.py"]), "topic: A")]
-    assert reason_lines(scored) == ("changes a.py (topic: A)", "changes 1 other file (topic: A)")
+    assert reason_lines(scored) == ("changes a.py (topic: A)", "changes b.py (topic: A)")
+
+
+# --- found by review 'r35i': a line left counting files named none of them ---
+
+
+def test_a_notes_one_other_file_is_named():
+    # PR 56631 (dev set): the note's own paths hold both files, its topic one of them;
+    # the note's line said "changes 1 other file (a path of this note)", and a reviewer
+    # could not tell which (the only file the comment did not name)
+    facts = pr(
+        "[CI][Test][Spec Decode] Fix DSpark loader mock after PP-safe load config",
+        files=(
+            "tests/model_executor/test_qwen3_omni.py",
+            "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
+        ),
+        number=56631,
+    )
+    result = match_pr(facts, load_library(), load_match_config())
+    m = next(m for m in result.matches if m.note.id == "vllm-cdd35ec7")
+    assert [r for r in m.reasons if r.startswith("changes ")] == [
+        "changes vllm/v1/worker/gpu/spec_decode/dspark/utils.py"
+        " (a path of this note; topic: Speculative decoding)",
+        "changes tests/model_executor/test_qwen3_omni.py (a path of this note)",
+    ], m.reasons
+
+
+def test_many_other_files_are_named_first_two_then_counted():
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (3.0, changes(["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]), "topic: A"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+    ]
+    assert reason_lines(scored) == (  # five of A's six files weigh more than a.py
+        "changes b.py, c.py and 3 more files (topic: A)",  # in the line's order
+        "changes a.py (a path of this note; topic: A)",
+    )
+
+
+def test_a_file_another_line_names_is_not_named_again_among_the_rest():
+    # b.py is topic A's (counted on its line) and topic B's (named on its own): the rest
+    # of A's files name c.py, not b.py a second time, and count b.py as before
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (3.0, changes(["a.py", "b.py", "c.py"]), "topic: A"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+        (1.5, changes(["b.py"]), "topic: B"),
+    ]
+    assert reason_lines(scored) == (
+        "changes a.py (a path of this note; topic: A)",
+        "changes c.py and 1 more file (topic: A)",
+        "changes b.py (topic: B)",
+    )
+
+
+def test_two_lines_left_counting_the_same_file_name_it_once():
+    # two topics' rests share d.py: the stronger line names it, the other counts it
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (4.0, changes(["a.py", "d.py"]), "topic: A"),
+        (2.0, changes(["b.py", "d.py", "e.py"]), "topic: B"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+        (1.0, changes(["b.py"]), "keyword of this note"),
+    ]
+    lines = reason_lines(scored)
+    assert lines == (
+        "changes a.py (a path of this note; topic: A)",
+        "changes d.py (topic: A)",
+        "changes b.py (keyword of this note; topic: B)",
+        "changes e.py and 1 more file (topic: B)",
+    ), lines
+
+
+def test_a_line_whose_other_files_all_are_named_elsewhere_keeps_its_count():
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (3.0, changes(["a.py", "b.py"]), "topic: A"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+        (2.0, changes(["b.py"]), "topic: B"),
+    ]
+    assert reason_lines(scored) == (
+        "changes a.py (a path of this note; topic: A)",
+        "changes b.py (topic: B)",
+        "changes 1 other file (topic: A)",
+    )
+
+
+def test_a_rename_counted_as_one_file_names_no_more_paths_than_it_counts():
+    # a rename's two paths are one file (`_file_count`): the rest count 1, so one path
+    from bot.match_result import Said, Saying
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (2.0, changes(["a.py", "old/b.py", "new/b.py"], 2), "topic: A"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+    ]
+    assert reason_lines(scored) == (
+        "changes a.py (a path of this note; topic: A)",
+        "changes old/b.py (topic: A)",
+    )
+    assert changes(["a.py", "b.py"]) == Said(Saying.CHANGES, ("a.py",), 1)  # lines merge as before
+
+
+# kills: bot/reasons.py:_one_per_thing a plain line dropped where other lines regroup
+def test_a_plain_line_stays_among_regrouped_ones():
+    from bot.reasons import changes, reason_lines
+
+    scored = [
+        (3.0, changes(["a.py", "b.py"]), "topic: A"),
+        (3.0, "its changed lines name 'f'", "code of this note"),
+        (1.0, changes(["a.py"]), "a path of this note"),
+    ]
+    assert reason_lines(scored) == (
+        "its changed lines name 'f' (code of this note)",
+        "changes a.py (a path of this note; topic: A)",
+        "changes b.py (topic: A)",
+    )
+
+
+def test_the_file_a_line_named_first_leads_the_rest_its_shared_files_leave():
+    # the note's own line named x.py and counted s.py; s.py, a topic's too, moves to the
+    # line with both reasons: x.py, the file the reader saw, is the one the rest names
+    from bot.match_result import Said, Saying
+    from bot.matching import _named_by
+    from bot.reasons import changes
+
+    said = _named_by(
+        changes(["x.py", "s.py", "t.py"]), frozenset({"x.py", "s.py", "t.py"}), ["s.py"]
+    )
+    assert said == Said(Saying.CHANGES, ("s.py",), 2)
+    assert said.counted == ("x.py", "t.py")
+    # kills: bot/matching.py:_named_by a line sharing no file with a topic rewritten
+    every = _named_by(changes(["s.py"]), frozenset({"s.py"}), ["s.py"])
+    assert every == Said(Saying.CHANGES, ("s.py",)) and not every.counted  # nothing left over
+    alone = changes(["x.py", "t.py"])
+    assert _named_by(alone, frozenset({"x.py", "t.py"}), ["s.py"]) is alone
+    assert _named_by("title mentions 'x'", frozenset({"s.py"}), ["s.py"]) == "title mentions 'x'"
 
 
 # --- found by mutation run 'r21a' ---

@@ -712,6 +712,22 @@ def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
 
 
 # kills: bot/reasons.py:under_topics_line a note's one topic said again after its own reason
+def test_the_other_files_a_reason_names_render_inert():
+    # a line left counting a topic's other files names the first two (bot.reasons):
+    # paths a PR author chose, escaped as every path in a reason is
+    from bot.reasons import OWN_PATH, changes, reason_lines
+
+    odd = ["docs/@vllm-team/#123.md", "www.example.com/GH-7/x.py", "c.py"]
+    reasons = reason_lines(
+        [(2.0, changes(["a.py", *odd]), "topic: A"), (1.0, changes(["a.py"]), OWN_PATH)]
+    )
+    assert f"changes {odd[0]}, {odd[1]} and 1 more file (topic: A)" in reasons, reasons
+    for opts in (OPTS, replace(OPTS, verbose=True)):
+        body = render(result(note(), reasons=reasons), LIB, opts=opts)
+        assert_inert(body)
+        assert "vllm-team" in body and "and 1 more file (topic: A)" in body, body
+
+
 def test_a_notes_one_topic_is_not_said_again_after_a_reason_of_its_own():
     # PR 49532, "[XPU] Support EC connector KV Offloading on XPU", gets the EC connector
     # note, whose "Topics:" line names that one topic; its title line read "title mentions
