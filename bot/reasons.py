@@ -329,7 +329,8 @@ _TERM_PATTERNS = (
     # the rest of a file set whose files other lines name (or a mark kept before the
     # rest was named, `_name_counted`): "changes 2 other files (topic: X)"
     (re.compile(r"^changes \d+ other files?\b"), lambda m: None),
-    (re.compile(r"^changes (\S+)"), lambda m: m.group(1)),
+    # its first file: "changes a.py, b.py and 1 more file" rests on a.py, not "a.py,"
+    (re.compile(r"^changes (\S+)"), lambda m: m.group(1).removesuffix(",")),
     (re.compile(r"^title is tagged (\[[^\]]+\])"), lambda m: m.group(1)),
     # "labelled": the spelling of marks kept before GitHub's "labeled" was used
     (re.compile(r"^label(?:l)?ed (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),

@@ -511,9 +511,12 @@ def test_the_terms_of_the_matchers_evidence():
         # found by review 'r16e': the rest of a shared file set gave the term '2'
         "changes 2 other files (topic: Speculative decoding)",
         "this note lists this PR to read with its own",
+        # the rest of a file set, named since review 'r35i': its first path, no comma
+        "changes vllm/spec_decode/a.py, vllm/spec_decode/b.py and 1 more file (topic: X)",
     )
     assert evidence_terms(reasons) == {
         "vllm/v1/core/kv_cache_coordinator.py",
+        "vllm/spec_decode/a.py",
         "(a title like the note's)",
         "'partial-hash-hit'",
         "[Spec Decode]",
