@@ -238,6 +238,7 @@ def _retry(args: argparse.Namespace, db) -> int:
         for d in failed:
             what = inert(f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}")
             print(what)  # the delivery's fields came in a webhook
+        _list_waiting(queue)
         total = queue.counts()["failed"]  # the listing stops at 1000; the count, as /healthz
         damaged = len(queue.set_aside)
         shown = f" (the newest {len(failed)} listed)" if total - damaged > len(failed) else ""
@@ -263,6 +264,24 @@ def _retry(args: argparse.Namespace, db) -> int:
             " they run once one starts"
         )
     return 1 if missing or queue.set_aside else 0
+
+
+def _list_waiting(queue) -> None:
+    """The deliveries put back as GitHub failed: no retry's to run (they run again by
+    themselves), yet none is hidden from the operator who asks what did not run."""
+    total, waiting = queue.waiting_on_github(1000)
+    for d in waiting:
+        when = f"waiting until {d.not_before} (put back {d.outages} times)"
+        print(
+            inert(
+                f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {when}: {d.last_error}"
+            )
+        )
+    if total:
+        print(
+            f"{total} deliveries wait for GitHub to answer again (put back as it failed): they"
+            " run again by themselves, not failed"
+        )
 
 
 def _cmd_redeliver(args: argparse.Namespace) -> int:

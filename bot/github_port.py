@@ -103,6 +103,13 @@ def never_sent(exc: BaseException) -> bool:
     return isinstance(exc, GitHubError) and not exc.sent
 
 
+def github_outage(exc: BaseException) -> bool:
+    """`exc` is GitHub failing in a way that passes with time and no change of ours (a
+    5xx, a timeout, a dropped or refused connection: its tries used up), not a refusal
+    (4xx) nor a rate limit (`rate_limit_wait`, which names its own wait)."""
+    return isinstance(exc, GitHubError) and exc.transient and exc.retry_after is None
+
+
 def rate_limit_wait(exc: BaseException) -> float | None:
     """Seconds GitHub asked to wait when `exc` is a rate limit it named a wait for (the
     delivery goes back to the queue until then); None for any other failure."""

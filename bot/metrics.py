@@ -49,6 +49,12 @@ class Metrics:
         self.queue_depth = Gauge(
             "review_notes_queue_depth", "Deliveries by queue state", ["state"], registry=r
         )
+        self.queue_waiting_on_github = Gauge(
+            "review_notes_queue_waiting_on_github",
+            "Pending deliveries put back as GitHub failed (5xx, network): they run again by"
+            " themselves; a count that stays up means GitHub, or the way to it, is down",
+            registry=r,
+        )
         self.queue_oldest_pending = Gauge(
             "review_notes_queue_oldest_pending_seconds",
             "Seconds since the longest-waiting pending delivery was queued or put back, or"

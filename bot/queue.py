@@ -6,8 +6,9 @@ PR (`pr_key`) run one at a time in arrival order, different PRs in parallel.
 A delivery left `processing` by a killed process goes back to `pending` on start.
 A delivery may wait for a time (`not_before`): slash commands queue their
 coalesced comment update that way, so it survives a restart like any delivery.
-A delivery GitHub rate limited is put back to wait so too (`defer`); until it has run,
-no later delivery of its PR is claimed.
+A delivery GitHub rate limited is put back to wait so too (`defer`), and one GitHub
+failed in an outage (5xx, network: `put_back`); until it has run, no later delivery of
+its PR is claimed.
 Workers (bot/workers.py) drain it; bot/retention.py deletes finished deliveries.
 """
 
@@ -67,7 +68,7 @@ MAX_WAITS = 100
 _WAITS = "MIN(waits, deferrals)"
 _REQUEUE = (
     "UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
-    " deferrals = 0, waits = 0 WHERE state = 'failed'"
+    " deferrals = 0, waits = 0, outages = 0 WHERE state = 'failed'"
 )
 
 # The index SQLite keeps of deliveries' ids (UNIQUE), with each row's seq: a delivery
@@ -88,6 +89,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     interruptions INTEGER NOT NULL DEFAULT 0,    -- of which a process died while processing
     deferrals   INTEGER NOT NULL DEFAULT 0,      -- put back for a rate limit (since retried)
     waits       INTEGER NOT NULL DEFAULT 0,      -- of which held back by others' limits only
+    outages     INTEGER NOT NULL DEFAULT 0,      -- put back as GitHub failed (5xx, network;
+                                                  -- since retried)
     last_error  TEXT,
     received_at TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
@@ -229,11 +232,13 @@ class Delivery:
     interruptions: int = 0  # runs cut short by the process dying
     deferrals: int = 0  # put back for a rate limit, since queued or last retried
     waits: int = 0  # of which held back by another call's limit only (not counted)
+    outages: int = 0  # put back as GitHub failed (5xx, network), since queued or retried
     last_error: str | None = None
     received_at: str = ""
     updated_at: str = ""
     # when GitHub first sent it, for one a sweep asked for again (None: received_at)
     sent_at: str | None = None
+    not_before: str | None = None  # claimed no earlier (utcnow format); None: at once
 
     @property
     def first_sent_at(self) -> str:
@@ -280,7 +285,8 @@ class DeliveryQueue:
         # pull_request body was refused only as its PR's latest again; deferrals, since a
         # rate limited delivery was put back rather than failed; waits, since a put-back
         # held back by another call's limit was not counted; sent_at, since a delivery a
-        # sweep asked for again kept when GitHub first sent it.
+        # sweep asked for again kept when GitHub first sent it; outages, since a delivery
+        # GitHub failed in an outage was put back rather than failed.
         # why the file could not be brought up to date (SQLite may not write it): said by
         # a write, not SQLite's 'no such column' of the column left out
         self._not_upgraded: sqlite3.OperationalError | None = None
@@ -315,6 +321,7 @@ class DeliveryQueue:
                     "by_bot": "INTEGER NOT NULL DEFAULT 0",
                     "waits": "INTEGER NOT NULL DEFAULT 0",
                     "sent_at": "TEXT",
+                    "outages": "INTEGER NOT NULL DEFAULT 0",
                 },
             )
         except sqlite3.OperationalError as exc:
@@ -423,9 +430,9 @@ class DeliveryQueue:
 
     def claim(self) -> Delivery | None:
         """Atomically take the oldest pending delivery that is due and whose PR has
-        nothing in progress, nor an older delivery put back for a rate limit (`defer`):
-        a PR's events run in arrival order. (A files re-check, queued to wait, is a new
-        delivery: later events of its PR do not wait for it.)
+        nothing in progress, nor an older delivery put back for a rate limit (`defer`) or
+        an outage (`put_back`): a PR's events run in arrival order. (A files re-check,
+        queued to wait, is a new delivery: later events of its PR do not wait for it.)
 
         A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
         marked failed nor deleted, and the oldest was tried first at every claim: the
@@ -445,7 +452,8 @@ class DeliveryQueue:
                     d.pr_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM deliveries p
                         WHERE p.pr_key = d.pr_key AND {p_skip} AND (p.state = 'processing'
-                            OR p.state = 'pending' AND p.deferrals > 0 AND p.seq < d.seq)))
+                            OR p.state = 'pending' AND (p.deferrals > 0 OR p.outages > 0)
+                            AND p.seq < d.seq)))
                 ORDER BY d.seq LIMIT 1)
             RETURNING *
             """,
@@ -582,6 +590,17 @@ class DeliveryQueue:
                 )
         self._notify()
         return put_back
+
+    def put_back(self, delivery_id: str, seconds: float, reason: str) -> None:
+        """Put a delivery GitHub failed in an outage (5xx, network) back, to be claimed no
+        sooner than `seconds` from now; `reason` shows meanwhile as its last error. How
+        many times, and how long, is the caller's (bot.workers.OutageWaits)."""
+        self.db.execute(
+            "UPDATE deliveries SET state = 'pending', outages = outages + 1, not_before = ?,"
+            " last_error = ?, updated_at = ? WHERE id = ? AND state = 'processing'",
+            (utcnow(after_s=seconds), reason[:2000], utcnow(), delivery_id),
+        )
+        self._notify()
 
     def release(self, delivery_id: str) -> None:
         """Give a claimed delivery back unprocessed (shutting down)."""
@@ -739,7 +758,8 @@ class DeliveryQueue:
                 marks = ",".join("?" * len(ours))  # kept, so done (none ran since)
                 again += conn.execute(
                     f"UPDATE deliveries SET state = 'pending', updated_at = ?, interruptions = 0,"
-                    f" deferrals = 0, waits = 0 WHERE id IN ({marks}) AND {_NOT_CLOSED}"
+                    f" deferrals = 0, waits = 0, outages = 0 WHERE id IN ({marks})"
+                    f" AND {_NOT_CLOSED}"
                     " RETURNING seq, id",
                     (now, *(r["id"] for r in ours)),
                 ).fetchall()
@@ -773,6 +793,21 @@ class DeliveryQueue:
         for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):
             out[row["state"]] = row["n"]
         return out
+
+    def waiting_on_github(self, n: int) -> tuple[int, list[Delivery]]:
+        """How many pending deliveries were put back as GitHub failed (`put_back`), and
+        the oldest `n` of them: they run again by themselves, neither failed nor
+        done. Those whose row is damaged are set aside (`past_damage`), not listed."""
+        if self._not_upgraded is not None:  # a read-only file of a release before: none
+            return 0, []
+        where = f"WHERE state = 'pending' AND outages > 0 AND {self.not_set_aside()}"
+
+        def oldest() -> tuple[int, list[sqlite3.Row]]:
+            rows = self.db.execute(f"SELECT * FROM deliveries {where} ORDER BY seq LIMIT ?", [n])
+            return self.db.execute(f"SELECT COUNT(*) AS n FROM deliveries {where}")[0]["n"], rows
+
+        total, rows = self.past_damage(oldest, (State.PENDING,))
+        return total, [_delivery(r) for r in rows]
 
     def failed(self, limit: int = 50) -> list[Delivery]:
         """The newest failed deliveries; those whose row is damaged are set aside
@@ -852,4 +887,6 @@ def _delivery(row: Any) -> Delivery:
         received_at=row["received_at"],
         updated_at=row["updated_at"],
         sent_at=row["sent_at"] if "sent_at" in row.keys() else None,  # (a read-only older file)
+        outages=row["outages"] if "outages" in row.keys() else 0,
+        not_before=row["not_before"],
     )

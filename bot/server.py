@@ -66,7 +66,7 @@ from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
 from bot.webhook import WebhookEndpoint
-from bot.workers import Workers
+from bot.workers import OutageWaits, Workers
 
 if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
     from bot.github_client import GitHubClient
@@ -115,7 +115,16 @@ class Runtime:
         self.redeliver_every_s = self.settings.redeliver_every_minutes * 60.0
         redact = Redactor(self.settings.secret_values())
         self.workers = Workers(
-            self.queue, self.process, self.settings.workers, redact, self._count_outcome
+            self.queue,
+            self.process,
+            self.settings.workers,
+            redact,
+            self._count_outcome,
+            OutageWaits(
+                self.settings.outage_wait,
+                self.settings.outage_wait_max,
+                self.settings.outage_wait_total,
+            ),
         )
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
@@ -502,6 +511,7 @@ def _collect_metrics(metrics: Metrics, queue: DeliveryQueue, github: GitHubPort)
         since = queue.oldest_pending_since()
         waited = (datetime.now(UTC) - since).total_seconds() if since is not None else 0.0
         metrics.queue_oldest_pending.set(max(waited, 0.0))  # a clock stepped back: not < 0
+        metrics.queue_waiting_on_github.set(queue.waiting_on_github(0)[0])
 
     metrics.on_collect(queue_depth)
     calls = github.calls
@@ -729,6 +739,8 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
     async def healthz() -> JSONResponse:
         counts = await run_in_threadpool(rt.queue.counts)
         failed = await run_in_threadpool(rt.queue.failed, 10)
+        # pending, and running again by themselves: not failed, nor hidden in `pending`
+        waiting, oldest_waiting = await run_in_threadpool(rt.queue.waiting_on_github, 10)
         calls = rt.ctx.github.calls
         failing = webhook.failing
         # workers that cannot claim or record (a full disk, a read-only remount, a lock)
@@ -750,6 +762,12 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             notes=len(rt.ctx.library.notes),
             **counts,
             github_paused_for=round(calls.paused_for(), 1) if calls is not None else 0.0,
+            waiting_on_github=waiting,
+            oldest_waiting_on_github=[
+                {"id": d.id, "event": d.event, "action": d.action, "error": d.last_error}
+                | {"put_backs": d.outages, "runs_after": d.not_before}
+                for d in oldest_waiting
+            ],
             recent_failures=[
                 {"id": d.id, "event": d.event, "action": d.action, "error": d.last_error}
                 for d in failed

@@ -191,6 +191,12 @@ class Settings(BaseSettings):
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     # put-backs of a rate limited delivery (retry_sleep_max) before it fails
     max_deferrals: int = Field(default=MAX_DEFERRALS, ge=1, le=100)
+    # a delivery GitHub failed in an outage (5xx, network) is put back for outage_wait s,
+    # doubling up to outage_wait_max, while the waits come to outage_wait_total at most;
+    # then it fails (0: at once, as a refusal does)
+    outage_wait: float = Field(default=60.0, ge=0.01, le=3600)
+    outage_wait_max: float = Field(default=900.0, ge=0.01, le=86400)
+    outage_wait_total: float = Field(default=3600.0, ge=0, le=86400)
     # a refused (401) delivery is logged once per this many seconds, with a count
     seconds_between_unverified_logs: float = Field(default=60.0, ge=1, le=3600)
     bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user

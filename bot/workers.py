@@ -7,9 +7,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from bot.github_port import LimitsSeen, rate_limit_wait, watching_limits
+from bot.github_port import LimitsSeen, github_outage, rate_limit_wait, watching_limits
 from bot.queue import MAX_WAITS, Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
@@ -17,6 +18,37 @@ log = logging.getLogger(__name__)
 
 def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
+
+
+@dataclass(frozen=True)
+class OutageWaits:
+    """How a delivery GitHub failed in an outage (`github_outage`: a 5xx, a timeout, a
+    dropped connection, its client's tries used up) waits to run again: `first` seconds,
+    doubling up to `most`, put back while the waits come to no more than `total` in all;
+    the next one past it fails the delivery, as any failure (0: at once). An outage of
+    minutes to an hour is then waited out with no operator (a `review-notes retry`);
+    one that lasts longer needs a look. The defaults are config/bot.toml's."""
+
+    first: float = 60.0
+    most: float = 900.0
+    total: float = 3600.0
+
+    def wait(self, put_backs: int) -> float | None:
+        """The wait after a delivery's run that failed so, put back `put_backs` times
+        before; None once that wait would take the waits past `total`."""
+        spent, step = 0.0, min(self.first, self.most)
+        for _ in range(put_backs):
+            spent += step
+            step = min(step * 2, self.most)
+        return step if spent + step <= self.total else None
+
+    @cached_property
+    def most_put_backs(self) -> int:
+        """How many times a delivery is put back before it fails (0: it fails at once)."""
+        n, spent, step = 0, 0.0, min(self.first, self.most)
+        while spent + step <= self.total:
+            n, spent, step = n + 1, spent + step, min(step * 2, self.most)
+        return n
 
 
 @dataclass
@@ -113,7 +145,10 @@ class Workers:
     gave (`DeliveryQueue.defer`), and the worker goes on with other deliveries. A run
     whose own calls met no limit, held back by the pause another call's began, is put
     back without counting against `max_deferrals` (bounded by MAX_WAITS instead): in an
-    hour's limit, the backlog behind the delivery GitHub refuses waits it out.
+    hour's limit, the backlog behind the delivery GitHub refuses waits it out. A run
+    GitHub failed in an outage (a 5xx, a timeout: `github_outage`) is put back too, for
+    a growing wait (`outage`, OutageWaits), until the waits pass its total: the PRs
+    opened and the commands written meanwhile are answered once GitHub answers again.
 
     Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
     full): the worker tries again, waiting RECORD_RETRY_FIRST seconds, doubling up to
@@ -135,6 +170,7 @@ class Workers:
         count: int,
         redact: Callable[[str], str] = str,
         counted: Callable[[Delivery, str], None] = lambda delivery, outcome: None,
+        outage: OutageWaits = OutageWaits(),
     ):
         self.queue = queue
         self.process = process
@@ -142,6 +178,7 @@ class Workers:
         self.redact = redact
         # told each run's outcome as stored: "done", "failed" or "deferred" (put back)
         self.counted = counted
+        self.outage = outage
         self.failures = Failures(redact)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -208,8 +245,13 @@ class Workers:
             if (wait := rate_limit_wait(exc)) is not None:
                 self._defer(delivery, wait, error, seen)
                 return
+            if github_outage(exc):
+                if self._wait_out(delivery, error):
+                    return
+                if delivery.outages:  # its waits are over: it fails as any failure
+                    error = f"put back {delivery.outages} times as GitHub failed; given up: {error}"
             # what to do, as the log is what an operator reads first (a GitHub outage
-            # fails each delivery of its minutes, all waiting for this)
+            # longer than the waits fails each delivery of its minutes, all waiting for this)
             log.warning(
                 "delivery %s (%s) failed: %s; once its cause is fixed, `review-notes retry %s`"
                 " runs it again (`--all`: every failed one)",
@@ -224,6 +266,30 @@ class Workers:
         else:
             if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
                 self.counted(delivery, "done")
+
+    def _wait_out(self, delivery: Delivery, error: str) -> bool:
+        """Put back a delivery GitHub failed in an outage, for its next wait. True when
+        put back, or left processing (stopping: it runs again at the next start); False
+        when its waits are over: it fails as any failure."""
+        wait = self.outage.wait(delivery.outages)
+        if wait is None:
+            return False
+        put_back = lambda: self.queue.put_back(delivery.id, wait, error)  # noqa: E731
+        if not self._record(delivery, State.PENDING, put_back):
+            return True
+        self.counted(delivery, "deferred")
+        log.warning(
+            "delivery %s (%s) put back for %gs as GitHub failed (%d of %d put-backs; it"
+            " runs again by itself): %s",
+            delivery.id,
+            delivery.event,
+            wait,
+            delivery.outages + 1,
+            self.outage.most_put_backs,
+            error,
+            extra=_log_context(delivery),
+        )
+        return True
 
     def _defer(self, delivery: Delivery, wait: float, error: str, seen: LimitsSeen) -> None:
         """Put the delivery back; told and logged as what `defer` did (the last put-back

@@ -826,6 +826,11 @@ class FakeGitHub:
         with self._lock:
             self._faults.append((method.upper(), path, dict(query or {}), deque(faults)))
 
+    def clear_faults(self) -> None:
+        """Drop every fault still queued: GitHub answers again (an outage's end)."""
+        with self._lock:
+            self._faults.clear()
+
     def pending_faults(self) -> int:
         with self._lock:
             return sum(len(q) for *_, q in self._faults)

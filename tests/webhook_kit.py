@@ -57,6 +57,10 @@ def make_settings(tmp_path: Path, **values: Any) -> Settings:
     values.setdefault("db_path", tmp_path / "bot.sqlite3")
     values.setdefault("github_webhook_secret", SECRET)
     values.setdefault("workers", 2)
+    # a delivery GitHub fails in an outage fails at once, as before outage waits (an hour
+    # of put-backs by default): the tests of a failed delivery (retry, redelivery) need
+    # it failed; tests/test_outages.py waits outages out
+    values.setdefault("outage_wait_total", 0)
     return load_settings(env_file=None, **values)
 
 

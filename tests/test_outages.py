@@ -1,0 +1,353 @@
+"""A GitHub outage is waited out with no operator: a delivery GitHub fails (5xx, a dropped
+connection: the client's tries used up) is put back in the queue for a growing wait, in
+SQLite, and runs again by itself once GitHub answers; only past the waits' total does it
+fail for `review-notes retry`. Through the whole app (webhook -> queue -> worker ->
+GitHubClient -> the fake GitHub over HTTP), on a real SQLite file.
+
+Where a wait must pass, it is either tiny (settings) or, for a snapshot of the waiting
+state, the default minute moved by hand (`not_before` cleared), as tests/test_faults.py
+does for a rate limit's hour.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot.db import Database
+from bot.github_errors import LockedError
+from bot.github_port import GitHubError
+from bot.queue import DeliveryQueue
+from bot.redelivery import HookDelivery, to_redeliver
+from bot.settings import load_settings
+from bot.workers import OutageWaits, Workers
+from tests.command_kit import AUTHOR, comment_payload, reactions, replies
+from tests.fake_github import DEFAULT_REPO, Fault
+from tests.webhook_kit import (
+    MATCHING_FILES,
+    MATCHING_TITLE,
+    ROOT,
+    base_env,
+    clean_env,
+    cli,
+    drain,
+    live_settings,
+    ours,
+    post,
+    pr_payload,
+    serving,
+    wait_until,
+)
+
+N, M = 7801, 7802
+DOWN = [Fault.error(502)] * 100_000  # every call, until clear_faults: GitHub is down
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    clean_env(monkeypatch)
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return 0.0
+
+
+def the_minute_passes(rt) -> None:
+    """The waits put back deliveries are due now (the queue's time is the wall clock's)."""
+    rt.db.execute("UPDATE deliveries SET not_before = NULL WHERE state = 'pending'")
+    rt.queue._notify()
+
+
+def outage_settings(tmp_path, fake, app_key, **kw):
+    """The served App with outage waits on (webhook_kit turns them off): the defaults
+    unless `kw` says otherwise."""
+    return live_settings(tmp_path, fake, app_key, **{"outage_wait_total": 3600.0, **kw})
+
+
+# --- the waits ---------------------------------------------------------------------
+
+
+def test_the_default_waits_are_a_minute_doubling_to_fifteen_for_an_hour():
+    waits = OutageWaits()
+    assert [waits.wait(n) for n in range(9)] == [60, 120, 240, 480, 900, 900, 900, None, None]
+    assert waits.most_put_backs == 7  # 60 minutes in all
+    settings = load_settings(env_file=None, github_webhook_secret="s")  # config/bot.toml's
+    assert (settings.outage_wait, settings.outage_wait_max, settings.outage_wait_total) == (
+        waits.first,
+        waits.most,
+        waits.total,
+    )
+
+
+def test_the_waits_end_where_their_total_would_be_passed_and_zero_fails_at_once():
+    assert [OutageWaits(1, 4, 7).wait(n) for n in range(4)] == [1, 2, 4, None]  # 1+2+4 = 7
+    assert [OutageWaits(1, 4, 6.9).wait(n) for n in range(3)] == [1, 2, None]
+    assert OutageWaits(1, 4, 7).most_put_backs == 3
+    assert [OutageWaits(5, 2, 5).wait(n) for n in range(4)] == [2, 2, None, None]  # most caps
+    assert OutageWaits(60, 900, 0).wait(0) is None
+    assert OutageWaits(60, 900, 0).most_put_backs == 0
+
+
+# --- what is put back, what fails ----------------------------------------------------
+
+
+def _run_one_raising(tmp_path, exc: Exception) -> DeliveryQueue:
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("d", "pull_request", "opened", {}, "o/r", 1)
+
+    def process(_):
+        raise exc
+
+    Workers(q, process, 1, outage=OutageWaits(60, 900, 3600)).run_one(q.claim())
+    return q
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        GitHubError(
+            "GitHub create comment: 502 (gave up after 4 attempts)", status=502, transient=True
+        ),
+        GitHubError(
+            "GitHub list files: ConnectionError (gave up after 4 attempts)", transient=True
+        ),
+    ],
+    ids=["502", "connection"],
+)
+def test_a_failure_github_may_recover_from_puts_the_delivery_back(tmp_path, exc):
+    d = _run_one_raising(tmp_path, exc).get("d")
+    assert (d.state, d.outages, d.deferrals) == ("pending", 1, 0)
+    assert d.not_before is not None and d.not_before > d.updated_at
+    assert d.last_error == f"GitHubError: {exc}"
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        GitHubError("GitHub create comment: 403 Resource not accessible", status=403),
+        GitHubError("GitHub get pull: 404 Not Found", status=404),
+        GitHubError("GitHub create comment: 422 Validation Failed", status=422),
+        LockedError("GitHub create comment: 403 issue is locked", status=403),
+        KeyError("pull_request"),  # a bug of ours
+        sqlite3.DatabaseError("database disk image is malformed"),  # a damaged file
+    ],
+    ids=["403", "404", "422", "locked", "bug", "damaged"],
+)
+def test_a_failure_no_wait_mends_still_fails_at_once(tmp_path, exc):
+    # kills: bot/github_port.py:github_outage taking any GitHubError (or any error) for one
+    d = _run_one_raising(tmp_path, exc).get("d")
+    assert (d.state, d.outages) == ("failed", 0)
+
+
+def test_a_rate_limit_is_still_deferred_not_taken_for_an_outage(tmp_path):
+    exc = GitHubError("GitHub: rate limited", status=403, transient=True, retry_after=120)
+    d = _run_one_raising(tmp_path, exc).get("d")
+    assert (d.state, d.outages, d.deferrals) == ("pending", 0, 1)
+
+
+def test_a_put_back_wakes_the_workers_and_keeps_its_error_as_a_failure_does(tmp_path):
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("d", "pull_request", "opened", {}, "o/r", 1)
+    q.claim()
+    seen = q.version
+    q.put_back("d", 60, "x" * 3000)
+    assert q.version != seen  # a worker waiting for work looks again, not at its poll's end
+    assert q.get("d").last_error == "x" * 2000  # as `fail` keeps it
+
+
+def test_an_older_file_read_only_lists_none_waiting(tmp_path):
+    # `review-notes retry` lists a backup of the release before, which SQLite may not
+    # write (no `outages` column added): none waits there, and the listing goes on
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("d", "pull_request", "opened", {}, "o/r", 1)
+    q.db.execute("ALTER TABLE deliveries DROP COLUMN outages")
+    q.db.close()
+    db = Database(tmp_path / "q.sqlite3")
+    db.execute("PRAGMA query_only = ON")  # as a file this user may not write
+    older = DeliveryQueue(db)
+    assert older.waiting_on_github(10) == (0, [])
+    assert older.get("d").outages == 0
+
+
+def test_a_put_back_not_stored_while_stopping_is_neither_failed_nor_counted(tmp_path, caplog):
+    # the delivery stays processing, to run again at the next start: nothing says failed
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("d", "pull_request", "opened", {}, "o/r", 1)
+
+    def process(_):
+        q.db.execute("PRAGMA query_only = ON")  # the put-back's write fails
+        raise GitHubError("GitHub: 502 (gave up after 4 attempts)", status=502, transient=True)
+
+    told: list[str] = []
+    workers = Workers(q, process, 1, counted=lambda d, o: told.append(o))
+    workers._stop.set()  # stopping: _record gives up after the first try
+    caplog.set_level("WARNING", logger="bot.workers")
+    workers.run_one(q.claim())
+    q.db.execute("PRAGMA query_only = OFF")
+    assert told == [] and q.get("d").state == "processing"
+    assert not [m for m in caplog.messages if " failed: " in m], caplog.messages
+
+
+def test_a_sweep_never_asks_github_for_a_delivery_waiting_on_it(tmp_path):
+    # GitHub's log lists an attempt of it that did not get through (a timeout on its side
+    # while the queue stored it): the sweep asks only for what the queue does not hold
+    q = _run_one_raising(tmp_path, GitHubError("GitHub: 503", status=503, transient=True))
+    assert q.get("d").state == "pending"
+    now = datetime.now(UTC)
+    listing = [HookDelivery(1, "d", now, 0, "pull_request", "opened")]
+    assert to_redeliver(listing, q.held, now - timedelta(hours=1)) == []
+
+
+# --- end to end ----------------------------------------------------------------------
+
+
+def test_a_pr_opened_and_a_command_said_in_an_outage_are_answered_once_github_answers(
+    tmp_path, fake_github, app_key, caplog
+):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.add_pull(DEFAULT_REPO, M, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    caplog.set_level("INFO")
+    settings = outage_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        opened = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        opened = opened.json()["delivery"]
+        # the command, said on the same PR after it was opened, must not run before it
+        said = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+        command = post(client, "issue_comment", comment_payload(said, number=N)).json()["delivery"]
+        other = post(client, "pull_request", pr_payload(number=M, title=MATCHING_TITLE))
+        other = other.json()["delivery"]
+        wait_until(
+            lambda: rt.queue.get(opened).outages == 1 and rt.queue.get(other).outages == 1,
+            what="both PRs' openings put back",
+        )
+        # a PR's later event waits for the earlier one put back: never run yet
+        assert (rt.queue.get(command).state, rt.queue.get(command).attempts) == ("pending", 0)
+
+        # honest while it waits: pending and listed, not failed, not hidden
+        health = client.get("/healthz").json()
+        assert (health["status"], health["pending"], health["failed"]) == ("ok", 3, 0)
+        assert health["waiting_on_github"] == 2
+        listed = {d["id"]: d for d in health["oldest_waiting_on_github"]}
+        assert set(listed) == {opened, other}
+        assert "502" in listed[opened]["error"] and listed[opened]["put_backs"] == 1
+        assert listed[opened]["runs_after"] == rt.queue.get(opened).not_before
+        text = client.get("/metrics").text
+        assert metric(text, "review_notes_queue_waiting_on_github") == 2
+        deliveries = "review_notes_deliveries_total"
+        assert metric(text, deliveries, event="pull_request", outcome="deferred") == 2
+        assert metric(text, deliveries, event="pull_request", outcome="failed") == 0
+        listing = cli("retry", env=base_env(tmp_path), cwd=ROOT).stdout
+        assert f"{opened}  pull_request.opened  {DEFAULT_REPO} PR {N}  waiting until" in listing
+        assert "2 deliveries wait for GitHub to answer again" in listing
+        assert "0 failed deliveries" in listing
+
+        # GitHub's redelivery of a waiting delivery (its UI, a sweep) does not run it twice
+        again = post(
+            client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE), delivery=opened
+        )
+        assert again.json()["status"] == "duplicate"
+        assert rt.queue.get(opened).state == "pending"
+
+        fake.clear_faults()  # GitHub answers again
+        the_minute_passes(rt)
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert len(ours(fake, N)) == 2 and len(ours(fake, M)) == 1  # the notes comments, a reply
+        assert len(replies(fake, N)) == 1  # the command answered once
+        assert reactions(fake, said) == {"eyes", "+1"}
+        assert len([r for r in fake.reactions(said.id) if r.user.login.endswith("[bot]")]) == 2
+        health = client.get("/healthz").json()
+        assert (health["waiting_on_github"], health["oldest_waiting_on_github"]) == (0, [])
+    # the PR's events ran in order: its opening before the command said after it
+    handled = {
+        f"delivery {opened} pull_request.": opened,
+        f"delivery {command} issue_comment.": command,
+    }
+    ran = [d for m in caplog.messages for start, d in handled.items() if m.startswith(start)]
+    assert ran == [opened, command], ran
+    # the log says once, per put-back, what happens to the delivery
+    put_back = [m for m in caplog.messages if m.startswith(f"delivery {opened} ")]
+    assert put_back[0].startswith(
+        f"delivery {opened} (pull_request) put back for 60s as GitHub failed (1 of 7 put-backs;"
+        " it runs again by itself): GitHubError: GitHub "
+    ), put_back
+    assert len([m for m in put_back if "put back" in m]) == 1
+
+
+def test_deliveries_waiting_on_github_survive_a_restart(tmp_path, fake_github, app_key):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = outage_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).outages == 1, what="the put-back")
+    fake.clear_faults()
+    stored = DeliveryQueue(Database(settings.db_path)).get(delivery)
+    assert (stored.state, stored.outages) == ("pending", 1)
+    with serving(settings) as (client, rt):
+        assert client.get("/healthz").json()["waiting_on_github"] == 1
+        the_minute_passes(rt)
+        drain(rt)
+        assert rt.queue.get(delivery).state == "done"
+    assert len(ours(fake, N)) == 1
+
+
+def test_an_outage_longer_than_the_waits_fails_the_delivery_for_retry(
+    tmp_path, fake_github, app_key, caplog
+):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    caplog.set_level("WARNING", logger="bot.workers")
+    # 0.01 s, then 0.02 twice: three put-backs, 0.05 s in all
+    settings = outage_settings(
+        tmp_path, fake, app_key, outage_wait=0.01, outage_wait_max=0.02, outage_wait_total=0.05
+    )
+    with serving(settings) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).state == "failed", what="the give-up")
+        d = rt.queue.get(delivery)
+        assert (d.outages, d.attempts) == (3, 4)
+        assert d.last_error.startswith("put back 3 times as GitHub failed; given up: GitHubError:")
+        assert client.get("/healthz").json()["waiting_on_github"] == 0
+        fake.clear_faults()
+        assert rt.queue.retry([delivery]) == [delivery]  # `review-notes retry`: a fresh count
+        drain(rt)
+        assert rt.queue.get(delivery).state == "done"
+    said = [m for m in caplog.messages if m.startswith(f"delivery {delivery} ")]
+    # the waits grow, each put-back said once
+    heads = [m.split(" put-backs")[0] for m in said[:3]]
+    assert heads == [
+        f"delivery {delivery} (pull_request) put back for 0.01s as GitHub failed (1 of 3",
+        f"delivery {delivery} (pull_request) put back for 0.02s as GitHub failed (2 of 3",
+        f"delivery {delivery} (pull_request) put back for 0.02s as GitHub failed (3 of 3",
+    ]
+    assert "failed: put back 3 times as GitHub failed" in said[3]
+    assert len(ours(fake, N)) == 1
+
+
+def test_a_refusal_in_the_outage_settings_still_fails_at_once(tmp_path, fake_github, app_key):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(outage_settings(tmp_path, fake, app_key)) as (client, rt):
+        fake.inject(
+            "POST",
+            f"/repos/{DEFAULT_REPO}/issues/{N}/comments",
+            Fault.error(422, "Validation Failed"),
+        )
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        drain(rt)
+        d = rt.queue.get(r.json()["delivery"])
+        assert (d.state, d.outages) == ("failed", 0)
