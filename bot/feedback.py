@@ -126,7 +126,8 @@ def pick_note(
     number = None if listed is not None else _NUMBER.fullmatch(ascii_form)
     # a note's link pasted from the comment names it as its id (one naming no note is read
     # as any word: the reason, with one note shown)
-    selector = _linked_id(typed) or ascii_form.lstrip("#").rstrip(".:,)").casefold()
+    linked, run_on = _linked_id(typed)
+    selector = linked or ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
     for i, shown_id in enumerate(shown):  # by the id shown, and by the note's id now
@@ -147,7 +148,7 @@ def pick_note(
         return Pick(shown[rank - 1], rank, _reason([glued] if glued else [], words[1:]))
     if selector in by_id:
         i = by_id[selector]
-        return Pick(shown[i], i + 1, _reason(words[1:]))
+        return Pick(shown[i], i + 1, _reason([run_on] if run_on else [], words[1:]))
     id_shaped = id_shape is not None and id_shape.fullmatch(selector)
     if selector in {k.casefold() for k in known} or id_shaped:
         return Pick(None, problem=PickProblem.NOT_SHOWN, asked=asked)
@@ -165,12 +166,23 @@ _NOTE_LINK = re.compile(
 )
 
 
-def _linked_id(word: str) -> str:
+def _linked_id(word: str) -> tuple[str, str]:
     """The note id a link to a note's page or file names (`https://…/notes/vllm-0436d44c`),
-    casefolded; "" when the word is no such link. A reviewer copies the link the comment
-    gives a note ("full guidance") to say which one they mean."""
-    link = _NOTE_LINK.fullmatch(word.rstrip(".,;:!)>").lstrip("<"))
-    return link["id"].casefold() if link else ""
+    casefolded, and the reason run on from it; ("", "") when the word is no such link. A
+    reviewer copies the link the comment gives a note ("full guidance") to say which one
+    they mean. As GitHub's autolinker and the note's page (`pages.pasted_off`) read it,
+    the link ends at its first non-ASCII character: a Chinese sentence run on from it
+    (`…/notes/<id>，只是改名`, `…/notes/<id>。`) is the reason, its punctuation aside."""
+    link, run_on = _RUN_ON.match(word).group(1, 2)
+    found = _NOTE_LINK.fullmatch(link.rstrip(".,;:!)>").lstrip("<"))
+    if found is None:
+        return "", ""
+    return found["id"].casefold(), run_on.lstrip(_LEADING_PUNCTUATION)
+
+
+_RUN_ON = re.compile(r"([\x00-\x7f]*)(.*)", re.S)
+# what sets a Chinese sentence off from the link before it: `，`, `。`, `）`, `：` …
+_LEADING_PUNCTUATION = "，。、；：！？）」』】》〉"
 
 
 def _number_typed(asked: str, typed: str, number: re.Match[str]) -> str:

@@ -368,6 +368,27 @@ def test_a_notes_link_pasted_from_the_comment_names_that_note(link):
     assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
 
 
+# kills: bot/feedback.py:_linked_id (hand) a link a Chinese sentence runs on from read whole:
+#   "say which note" to a reviewer who pasted which, and with one note shown a link to
+#   another hid that one with the link as the reason
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        # GitHub's autolinker, as the note's page (docs/commands.md), takes all up to an
+        # ASCII space: the Chinese sentence run on from the link is the reason
+        ("https://review-notes.example.org/notes/vllm-bbbb2222，只是改名", "只是改名"),
+        ("https://review-notes.example.org/notes/vllm-bbbb2222。", ""),  # a full stop
+        ("https://review-notes.example.org/notes/vllm-bbbb2222/source）。 只是改名", "只是改名"),
+    ],
+)
+def test_a_notes_link_with_a_chinese_sentence_run_on_from_it_names_that_note(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN, known=set(SHOWN))
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    pick = pick_note(command.args, SHOWN[:1], known=set(SHOWN))
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+
+
 @pytest.mark.parametrize(
     "reason",
     [
