@@ -739,3 +739,22 @@ def test_a_deletion_run_again_after_the_ons_comment_went_ends_the_same(served, c
     fake.clear_requests()
     swept(rt, fake, attempt)
     assert fake.calls("DELETE") == [] and state(rt).opted_out and state(rt).comment_id is None
+
+
+# kills: bot/sticky.py:refresh_sticky (hand) a person's write that asks GitHub twice with the
+#   comment there (its first write, to see whether the comment is gone, then the one it was)
+def test_a_notes_that_finds_the_notes_comment_there_makes_the_calls_it_made_before(served):
+    """A `/notes` (any write a person asks for) while the comment kept may be gone asks for
+    it with its own write: with the comment there that is the one write it always was, one
+    comment list and an edit only when the text changes, no second look for it."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    for command, edits in (("/notes", 0), ("/notes why", 1)):
+        fake.clear_requests()
+        say(client, rt, fake, command)
+        assert len(fake.calls("GET", "/repos/*/issues/*/comments")) == 1, command
+        assert fake.calls("GET", "/repos/*/issues/comments/*") == [], command
+        assert len(fake.calls("PATCH", "/repos/*/issues/comments/*")) == edits, command
+        assert fake.calls("POST", "/repos/*/issues/*/comments") == [], command
+        assert ours(fake) == [a] and not state(rt).opted_out
