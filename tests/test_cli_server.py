@@ -23,6 +23,7 @@ from tests.docs_kit import doc, readme
 from tests.webhook_kit import (
     PY,
     ROOT,
+    SHORT_BUSY_TIMEOUT,
     LiveServer,
     base_env,
     clear_error,
@@ -835,7 +836,7 @@ R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
 
 def test_retry_on_a_locked_database_is_a_clear_error(tmp_path):
     # Another process holds the database (a `sqlite3 ... VACUUM`, a backup): after the
-    # 10 s busy timeout `retry --all` dies with an OperationalError traceback.
+    # 10 s busy timeout (1 s here) `retry --all` dies with an OperationalError traceback.
     from bot.db import Database
     from bot.queue import DeliveryQueue
 
@@ -847,7 +848,7 @@ def test_retry_on_a_locked_database_is_a_clear_error(tmp_path):
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        r = run_cli(tmp_path, "retry", "--all", timeout=60)
+        r = run_cli(tmp_path, "retry", "--all", timeout=60, **SHORT_BUSY_TIMEOUT)
     finally:
         holder.rollback()
         holder.close()

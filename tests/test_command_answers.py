@@ -744,7 +744,9 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
 # --- found by review 'r19f' ---
 
 
-def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(live):
+def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(
+    tmp_path, fake_github, app_key, monkeypatch
+):
     """The write budget reserves a comment's writes "before its first": "a comment is
     answered whole or not at all, never left with 👀 and no answer because the budget
     ran out halfway". A delivery GitHub rate limited halfway is put back (Reactions.check,
@@ -756,27 +758,27 @@ def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer
     even `review-notes retry` brings it back. The comment keeps its 👀 and never gets
     its reply: the halfway state the reservation promises away, and before this change
     the re-run answered it."""
-    client, rt, fake = live
-    tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
-    comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
-    fake.inject("POST", comments, Fault.secondary_rate_limit(retry_after=8))  # > retry_sleep_max
-    c = say(client, rt, fake, "/notes help", wait=False)
-    wait_until(
-        lambda: rt.queue.counts()["pending"] == 1 and fake.calls("POST", comments),
-        what="the delivery put back after its 👀",
-    )
-    assert reactions(fake, c) == {"eyes"}
-    # meanwhile a flood on the installation's other PRs spends the write budget
-    flood = rt.ctx.flood
-    assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
-    assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
-    time.sleep(9)  # the put-back's wait
-    drain(rt)
-    answered = reactions(fake, c)
-    assert replies(fake) or "confused" in answered, (
-        f"put back halfway, then refused whole: the comment is left with {answered} and no"
-        f" reply; the delivery is {rt.queue.counts()}"
-    )
+    fake = fake_github
+    with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
+        tune(rt, INSTANT, clock=lambda: 1000.0)  # no refill: the budget is what the test spends
+        comments = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        fake.inject("POST", comments, Fault.secondary_rate_limit(retry_after=2))  # > 1 s: put back
+        c = say(client, rt, fake, "/notes help", wait=False)
+        wait_until(
+            lambda: rt.queue.counts()["pending"] == 1 and fake.calls("POST", comments),
+            what="the delivery put back after its 👀",
+        )
+        assert reactions(fake, c) == {"eyes"}
+        # meanwhile a flood on the installation's other PRs spends the write budget
+        flood = rt.ctx.flood
+        assert flood.reserve_writes(1001, int(flood.installation_writes.left(1001))) is None
+        assert flood.reserve_writes(1001, 4).first  # the flood's comment got the spell's 😕
+        drain(rt, 20)  # the put-back's wait (2 s), then its re-run
+        answered = reactions(fake, c)
+        assert replies(fake) or "confused" in answered, (
+            f"put back halfway, then refused whole: the comment is left with {answered} and"
+            f" no reply; the delivery is {rt.queue.counts()}"
+        )
 
 
 def _notes_then_limited_edits(client, rt, fake, times: int) -> str:

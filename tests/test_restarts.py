@@ -35,6 +35,7 @@ from tests.webhook_kit import (
     PY,
     ROOT,
     SECRET,
+    SHORT_BUSY_TIMEOUT,
     LiveServer,
     app_env,
     base_env,
@@ -190,11 +191,14 @@ def test_retry_on_a_read_only_file_of_the_release_before_says_what_to_check(tmp_
 
 def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedProcess:
     """`review-notes serve` (this release) while another connection holds the database's
-    write lock (a VACUUM, a sqlite3 shell in a transaction)."""
+    write lock (a VACUUM, a sqlite3 shell in a transaction) past the busy timeout (1 s
+    here, SHORT_BUSY_TIMEOUT: the lock is held until the server has exited)."""
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+        env = base_env(
+            tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET, **SHORT_BUSY_TIMEOUT
+        )
         return cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=90)
     finally:
         holder.execute("ROLLBACK")

@@ -174,6 +174,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# bot/db.py's BUSY_TIMEOUT_SECONDS in a child process: a test of another process's lock
+# held past it waits 1 s for it, not the 10 s a server waits
+SHORT_BUSY_TIMEOUT = {"_REVIEW_NOTES_TEST_BUSY_TIMEOUT": "1"}
+
+
 def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEW_NOTES_"))}
     env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
