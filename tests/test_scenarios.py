@@ -11,10 +11,23 @@ client's timeout, each before or after the write took effect); a maintainer dele
 bot's comment or rewriting it into their own text (GitHub's `issue_comment` `deleted` or
 `edited` webhook for it sent at once, late, twice or never); the PR's author or a writer
 saying `/notes off` or `/notes on` in a comment (delivered at once, late or twice); a
-human posting a comment that copies the bot's marker; a restart of the server. Then the
-queue drains, what failed is re-run as an operator's `review-notes retry --all` would,
-and `check` holds the outcome to README's "What the bot does" and docs/commands.md's
-`/notes off`/`on` (see its docstring).
+human posting a comment that copies the bot's marker; an outage (GitHub delivers nothing
+for a few steps, then sends it all again in order, as the redelivery sweep asks); a
+restart of the server. Every time is on the machine's clock, as GitHub's would be: the
+PR events' `updated_at` as the comments' times and the bot's receipts, which the bot
+compares (docs/commands.md dates a deletion an update finds by the event's time). Then
+the queue drains, what failed is re-run as an operator's `review-notes retry --all`
+would, and `check` holds the outcome to README's "What the bot does" and
+docs/commands.md's `/notes off`/`on` (see its docstring).
+
+Odd seeds mix all of it; even seeds (`mode`: "overlaps") play the notes comment's
+deletions and rewrites among `/notes off`/`on` and outages densely, and end with one of
+the four orders of docs/commands.md's deletion rules on each PR (`_last_word`), whose
+outcome is what `check` sees: a wrong rule there fails within CI's seeds (these hand
+mutants of bot/deletion_events.py, bot/comment_plan.py and bot/sticky.py each fail in
+seeds 1-8: `claims_rewrite` claiming nothing, `replaced_by_kept` False, the replaced
+comment's deletion not taking the new one down, `_write` remembering none replaced, a
+rewrite dated when told, `deletion_ignored` without its `said_before`).
 
 CI runs SEEDS. More: `SCENARIO_SEEDS=1-500 pytest tests/test_scenarios.py` (a count
 `N` or a range `A-B`), or `python bench/bench_scenarios.py --seeds 200`, which prints how
@@ -28,7 +41,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +54,7 @@ from bot.prfacts import PRFacts
 from bot.render import PauseCause, render, render_paused
 from bot.server import Runtime
 from bot.sticky import notes_of_related_prs, opted_out_by_pr
-from tests.command_kit import AUTHOR, comment_payload, tune
+from tests.command_kit import AUTHOR, INSTANT, comment_payload, tune
 from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeGitHub, Fault
 from tests.test_render import assert_inert
 from tests.webhook_kit import (
@@ -58,6 +71,26 @@ from tests.webhook_kit import (
 )
 
 SEEDS = range(1, 9)  # CI's; each a few seconds
+
+# What a step may do, and how often in each way of playing a seed (`mode`): "mixed" plays
+# a bit of everything; "overlaps" plays the notes comment's deletions and rewrites among
+# `/notes off`/`on` and GitHub's outages densely (the orders their rules are about, rare
+# in a mixed seed), on PRs that match (so that there is a comment to delete), and ends
+# with one on each PR (only the outcome is checked: a later `off` would hide a wrong one).
+STEPS = ["fault", "list lag", "files lag", "delete", "rewrite", "human", "redeliver"]
+STEPS += ["late", "event", "tokens expire", "chatter", "prune", "switch", "outage", "overlap"]
+WEIGHTS = {
+    "mixed": [25, 4, 3, 12, 2, 5, 10, 8, 30, 2, 2, 2, 14, 3, 0],
+    "overlaps": [8, 1, 1, 6, 4, 2, 4, 6, 10, 1, 1, 1, 12, 4, 8],
+}
+
+
+OVERLAPS = INSTANT.model_copy(update={"installation_write_burst": 1000})
+
+
+def mode(seed: int) -> str:
+    """How seed `seed` plays (WEIGHTS): every other seed plays the overlaps."""
+    return "overlaps" if seed % 2 == 0 else "mixed"
 
 
 def _seeds(spec: str | None) -> list[int]:
@@ -122,11 +155,13 @@ def _lags(page: list[dict]) -> list[dict]:
     return [c for c in page if not ours or c is not ours[-1]]
 
 
-def _fault(rng: random.Random) -> Fault:
-    kind = rng.choice(
-        ["5xx", "5xx applied", "secondary", "dropped", "dropped applied", "slow"]
-        + ["429", "primary", "secondary, long"]
-    )
+def _fault(rng: random.Random, *, brief: bool = False) -> Fault:
+    """A fault GitHub may answer with; `brief`: none that makes the bot wait a second or
+    more (a rate limit's, an answer past the timeout)."""
+    kinds = ["5xx", "5xx applied", "dropped", "dropped applied"]
+    if not brief:
+        kinds += ["secondary", "slow", "429", "primary", "secondary, long"]
+    kind = rng.choice(kinds)
     if kind == "429":
         return Fault.too_many_requests(retry_after=1)
     if kind == "primary":
@@ -173,6 +208,13 @@ class Deletion:
     # the second its webhook reached the bot when it ran alone, the updates on: the
     # deletion is surely an `off` said then (None: another order may have been taken)
     dated: int | None = None
+    # made while `/notes off` stood, of the one comment of ours, the one the bot kept
+    # (confirmed): no PR event looks at the comment then, nor finds it gone, so once its
+    # webhook reached the bot the deletion is dated no earlier than `second`, also after
+    # an `on` written before it whose update found the comment gone and posted it anew
+    # (the bot deletes that one: docs/commands.md)
+    while_off: bool = False
+    rewrite: bool = False  # a rewrite: dated when made (its `updated_at`), not when told
 
 
 @dataclass
@@ -186,7 +228,7 @@ class PR:
     head: str
     base: str = "master"
     closed: bool = False
-    changed_at: int = 0  # the second of its last event
+    changed_at: int = 0  # the second of its last event, on GitHub's clock (`time.time()`)
     diffs: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # (head, base)
     switches: list[Switch] = field(default_factory=list)
     deletions: list[Deletion] = field(default_factory=list)
@@ -216,7 +258,16 @@ class PR:
 
 
 def _at(second: int) -> str:
-    return f"2026-09-01T{10 + second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+    """A second of GitHub's clock as GitHub writes times (`updated_at`)."""
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _next_second() -> None:
+    """Wait for the next second of GitHub's clock (whole seconds: a comment written then
+    is later than everything before)."""
+    second = int(time.time())
+    while int(time.time()) == second:
+        time.sleep(0.02)
 
 
 def _sha(rng: random.Random) -> str:
@@ -315,10 +366,12 @@ class Played:
 class Scenario:
     def __init__(self, seed: int, tmp_path: Path, fake: FakeGitHub, key: Any):
         self.rng = random.Random(seed)
+        self.mode = mode(seed)
         self.fake, self.tmp_path, self.key = fake, tmp_path, key
-        self.second = 0
         self.sent: list[Sent] = []  # delivered
         self.held: list[Sent] = []  # to deliver later, out of order
+        self.outage = 0  # steps left of an outage: GitHub delivers nothing meanwhile
+        self.down: list[Sent] = []  # what it could not deliver, sent again in order after
         self.deletions: dict[
             str, Deletion
         ] = {}  # a `deleted`/`edited` webhook's id -> its deletion
@@ -341,15 +394,19 @@ class Scenario:
         """Play the scenario (over two runs of the server, with a restart between, in
         some seeds) and check the outcome on the last run."""
         rng = self.rng
-        prs = [self._new_pr(7001 + i) for i in range(rng.randint(1, 3))]
-        steps = rng.randint(8, 20)
+        # (the overlaps: a PR for each order of their last word, `_last_word`)
+        count = rng.randint(1, 3) if self.mode == "mixed" else 4
+        prs = [self._new_pr(7001 + i) for i in range(count)]
+        steps = rng.randint(8, 20) if self.mode == "mixed" else rng.randint(5, 12)
         runs = 2 if rng.random() < 0.3 else 1
         played = Played(prs, self.humans, self.log)
         for run in range(runs):
             with serving(self.settings()) as (client, rt):
-                tune(rt)  # a command's update made at once, not one per 5 s window
+                # a command's update made at once, not one per 5 s window; the overlaps'
+                # dozens of `off`/`on` within the installation's write budget
+                tune(rt, INSTANT if self.mode == "mixed" else OVERLAPS)
                 self.rt = rt
-                self.log.append(f"server {'re' if run else ''}started")
+                self.log.append(f"server {'re' if run else ''}started ({self.mode})")
                 if run == 0:
                     for pr in prs:
                         self._event(client, pr, "opened", {})
@@ -359,6 +416,8 @@ class Scenario:
                     if rng.random() < 0.5:
                         drain(rt, 30)  # else stopped with work queued: the restart resumes it
                     continue
+                if self.mode == "overlaps":
+                    self._last_word(client, rt, prs)
                 self._finish(client, rt)
                 check(played, rt, self.fake)
         return played
@@ -374,6 +433,8 @@ class Scenario:
             rng.random() < 0.2,
             _sha(rng),
         )
+        if self.mode == "overlaps":  # a ready PR that matches: its comment is posted
+            pr.title, pr.body, pr.files, pr.draft = MATCHING_TITLE, "", list(MATCHING_FILES), False
         pr.diffs[pr.head, pr.base] = pr.files
         _show(self.fake, pr)
         self.fake.set_permission(DEFAULT_REPO, WRITER, "write")
@@ -381,15 +442,12 @@ class Scenario:
 
     def _step(self, client, rt: Runtime, prs: list[PR]) -> None:
         rng = self.rng
-        what = rng.choices(
-            ["fault", "list lag", "files lag", "delete", "rewrite", "human", "redeliver"]
-            + ["late", "event", "tokens expire", "chatter", "prune", "switch"],
-            weights=[25, 4, 3, 12, 2, 5, 10, 8, 30, 2, 2, 2, 14],
-        )[0]
+        what = rng.choices(STEPS, weights=WEIGHTS[self.mode])[0]
         if what == "fault":
             route = rng.choice(ROUTES)
             # three in a row outlast a worker's retries: the delivery fails
-            faults = [_fault(rng) for _ in range(3 if rng.random() < 0.3 else 1)]
+            brief = self.mode == "overlaps"  # (its steps are about the orders, not the waits)
+            faults = [_fault(rng, brief=brief) for _ in range(3 if rng.random() < 0.3 else 1)]
             self.fake.inject(*route, *faults)
             self.log.append(f"fault {route} {faults}")
         elif what == "list lag":
@@ -410,7 +468,7 @@ class Scenario:
             self._human_copies_marker(rng.choice(prs))
         elif what == "redeliver" and self.sent:
             self.log.append("redeliver:")  # GitHub's redelivery: the same id
-            self._send(client, rng.choice(self.sent))
+            self._deliver(client, rng.choice(self.sent))
         elif what == "tokens expire":
             self.log.append(f"{self.fake.expire_tokens()} installation tokens expire")
         elif what == "chatter":
@@ -426,34 +484,64 @@ class Scenario:
                 rt.retention.prune(before="9999-12-31T00:00:00.000000Z")
                 self.log.append("retention prunes every delivery and idle file list")
         elif what == "late" and self.held:
-            self._send(client, self.held.pop(rng.randrange(len(self.held))))
+            self._deliver(client, self.held.pop(rng.randrange(len(self.held))))
+        elif what == "outage" and not self.outage:
+            self.outage = rng.randint(2, 6)
+            self.log.append(f"outage: GitHub delivers nothing for {self.outage} steps")
         elif what == "switch":
             self._switch(client, rng.choice(prs))
+        elif what == "overlap":
+            self._overlap(client, rt, rng.choice(prs))
         else:
             pr = rng.choice(prs)
             action, extra = _next_event(rng, pr)
             self._event(client, pr, action, extra)
+        if self.outage:
+            self.outage -= 1
+            if not self.outage:
+                self._outage_ends(client)
         if rng.random() < 0.3:
             drain(rt, 30)
 
-    def _event(self, client, pr: PR, action: str, extra: dict[str, Any]) -> None:
-        # GitHub sends events of one second (`gh pr create --label`) in no promised order
-        if pr.changed_at == 0 or self.rng.random() < 0.8:
-            self.second += 1
-        pr.changed_at = self.second
+    def _outage_ends(self, client) -> None:
+        """GitHub sends again, oldest first (as the redelivery sweep asks for them), what
+        it could not deliver during the outage."""
+        self.log.append(f"the outage ends: {len(self.down)} deliveries sent again in order")
+        down, self.down = self.down, []
+        for sent in down:
+            self._send(client, sent)
+
+    def _event(
+        self, client, pr: PR, action: str, extra: dict[str, Any], *, now: bool = False
+    ) -> None:
+        # When GitHub changed the PR, on the clock its comments are written by and the bot
+        # receives by (the machine's): a deletion the event finds is dated by it (its
+        # `updated_at`, docs/commands.md), against the `off`/`on` written around it. The
+        # events of one second (`gh pr create --label`) come in no promised order.
+        pr.changed_at = int(time.time())
         _show(self.fake, pr)
         pr.states.append(pr.facts())
         payload = _payload(pr, action, extra)
-        delivery = f"{action}-{pr.number}-{self.second}-{uuid.uuid4().hex[:6]}"
+        delivery = f"{action}-{pr.number}-{pr.changed_at}-{uuid.uuid4().hex[:6]}"
         self.log.append(
             f"{delivery}: title={pr.title[:30]!r} body={str(pr.body)[:20]!r} labels={pr.labels}"
             f" files={pr.files} draft={pr.draft} closed={pr.closed}"
         )
-        self._send_or_hold(client, Sent("pull_request", delivery, payload))
+        if now:
+            self._send(client, Sent("pull_request", delivery, payload))
+        else:
+            self._send_or_hold(client, Sent("pull_request", delivery, payload))
 
     def _send_or_hold(self, client, sent: Sent) -> None:
         if self.rng.random() < 0.25:
             self.held.append(sent)  # GitHub sends it later
+        else:
+            self._deliver(client, sent)
+
+    def _deliver(self, client, sent: Sent) -> None:
+        """GitHub delivers it now, or after the outage under way."""
+        if self.outage:
+            self.down.append(sent)
         else:
             self._send(client, sent)
 
@@ -464,26 +552,69 @@ class Scenario:
         self.sent.append(sent)
         deletion = self.deletions.get(sent.delivery)
         got = self._rt().queue.get(sent.delivery)
-        if deletion is not None and got is not None:  # (None: answered, not queued)
-            deletion.received.append(_second(got.received_at))
+        if deletion is not None:  # (got None: answered at intake, not queued, now)
+            deletion.received.append(int(time.time()) if got is None else _second(got.received_at))
 
     def _rt(self) -> Runtime:
         assert self.rt is not None
         return self.rt
 
-    def _switch(self, client, pr: PR) -> None:
-        """The PR's author or a writer says `/notes off` or `/notes on` in a comment."""
-        on, who = self.rng.random() < 0.5, self.rng.choice([AUTHOR, WRITER])
+    def _switch(self, client, pr: PR, on: bool | None = None, *, now: bool = False) -> None:
+        """The PR's author or a writer says `/notes off` or `/notes on` (`on`; None: either)
+        in a comment, delivered `now` (and run before the next step) or as GitHub may."""
+        said, who = self.rng.random() < 0.5, self.rng.choice([AUTHOR, WRITER])
+        on = said if on is None else on
         text = "/notes on" if on else "/notes off"
         c = self.fake.add_comment(DEFAULT_REPO, pr.number, text, login=who)
         delivery = f"comment-{c.id}-{uuid.uuid4().hex[:6]}"
         pr.switches.append(Switch(on, (int(c.created_at), c.id), delivery))
         self.log.append(f"{who} says {text} on {pr.number} (comment {c.id}, {delivery})")
         payload = comment_payload(c, number=pr.number, title=pr.title)
-        self._send_or_hold(client, Sent("issue_comment", delivery, payload))
+        if now:
+            self._send(client, Sent("issue_comment", delivery, payload))
+            drain(self._rt(), 30)
+        else:
+            self._send_or_hold(client, Sent("issue_comment", delivery, payload))
 
-    def _deleted(self, pr: PR) -> Deletion:
-        """A deletion now: what the bot had run of the PR's `off`/`on` by then."""
+    def _overlap(self, client, rt: Runtime, pr: PR) -> None:
+        """The orders the deletion rules of docs/commands.md are about, played densely: the
+        PR's updates off with its comment up (an `off` run), then, during an outage, `/notes
+        on` said and the comment deleted or rewritten by a maintainer after it. GitHub
+        sends both again in order once the outage ends: the `on` first, whose update finds
+        the comment gone and posts it anew, then the deletion, made after the `on`, which
+        wins (the bot takes its new comment down again). Later steps may reorder them
+        (the `on` or the webhook held back, sent twice) or add faults and a restart."""
+        if self.outage:  # (its deliveries first: what was said before)
+            self.outage = 0
+            self._outage_ends(client)
+        self._paused(client, rt, pr)
+        self.outage = self.rng.randint(1, 4)
+        self.log.append(f"outage: GitHub delivers nothing for {self.outage} steps")
+        self._switch(client, pr, on=True)
+        self._taken_away(client, rt, pr)
+
+    def _paused(self, client, rt: Runtime, pr: PR) -> None:
+        """The PR's updates off with its comment up: `/notes on` first when it has none
+        (posted if notes match), then `/notes off`, each run at once."""
+        drain(rt, 30)
+        if not self._ours(pr):
+            self._switch(client, pr, on=True, now=True)
+        self._switch(client, pr, on=False, now=True)
+
+    def _taken_away(self, client, rt: Runtime, pr: PR, rewrite: bool | None = None) -> None:
+        """A maintainer deletes the notes comment, or rewrites it into their own text
+        (`rewrite`; None: either)."""
+        if rewrite is None:
+            rewrite = self.rng.random() < 0.5
+        if rewrite:
+            self._maintainer_rewrites(client, rt, pr)
+        else:
+            self._maintainer_deletes(client, rt, pr)
+
+    def _deleted(self, pr: PR, mine: list[Any], second: int | None = None) -> Deletion:
+        """A deletion of `mine` (our comments on the PR) made now, or at `second`: what the
+        bot had run of the PR's `off`/`on` by then, and whether it was off and kept the
+        one comment (`Deletion.while_off`)."""
         queue = self._rt().queue
         done = [
             s.key
@@ -491,7 +622,13 @@ class Scenario:
             if (d := queue.get(s.delivery)) is not None and d.state == "done"
         ]
         state = self._rt().ctx.prs.get(DEFAULT_REPO, pr.number)
-        return Deletion(int(time.time()), max(done, default=FIRST), state.resumed_at is not None)
+        kept = [c.id for c in mine] == [state.comment_id] and not state.unconfirmed
+        return Deletion(
+            int(time.time()) if second is None else second,
+            max(done, default=FIRST),
+            state.resumed_at is not None,
+            while_off=kept and state.opted_out,
+        )
 
     def _send_deleted(
         self,
@@ -521,6 +658,11 @@ class Scenario:
         if when == "later":
             self.held.append(sent)
             return
+        if self.outage:  # sent after it, in order
+            self.down.append(sent)
+            if when == "twice":
+                self.held.append(sent)
+            return
         rt = self._rt()
         alone = quiet and not rt.ctx.prs.get(DEFAULT_REPO, pr.number).opted_out
         self._send(client, sent)
@@ -542,7 +684,7 @@ class Scenario:
         with self.fake._lock:
             for c in mine:
                 del self.fake._comments[c.id]
-        deletion = self._deleted(pr)
+        deletion = self._deleted(pr, mine)
         pr.deletions.append(deletion)
         self.log.append(f"maintainer deletes the comment on {pr.number}: {deletion}")
         for c in mine:
@@ -563,7 +705,7 @@ class Scenario:
         self.fake.set_body(c.id, text)
         c.updated_at = time.time()
         self.humans[c.id] = text  # as good as a human's comment now
-        deletion = self._deleted(pr)
+        deletion = replace(self._deleted(pr, mine, int(c.updated_at)), rewrite=True)
         pr.deletions.append(deletion)
         self.log.append(f"maintainer rewrites comment {c.id} on {pr.number}: {deletion}")
         self._send_deleted(client, pr, c, deletion, quiet=quiet, old_body=before)
@@ -580,12 +722,77 @@ class Scenario:
         self.humans[c.id] = text
         self.log.append(f"human comment {c.id} with the marker on {pr.number}")
 
-    def _finish(self, client, rt: Runtime) -> None:
+    def _last_word(self, client, rt: Runtime, prs: list[PR]) -> None:
+        """The overlaps' last word on each PR (only the outcome is checked, which an
+        earlier `off` or deletion would otherwise decide), once everything sent so far
+        ran, GitHub well, in a second of its own (GitHub's times have whole seconds: a
+        deletion that reaches the bot in the second of an `on` is dated after it, and a
+        seed's steps take a second or two). Its updates off with its comment up, then,
+        during an outage, either `/notes on` said and the comment deleted or rewritten
+        after it (`_overlap`), or the comment taken away and `/notes on` said a second
+        later: the `on` wins over a rewrite, dated when made, however late its webhook
+        runs (and posts the comment anew), as over a deletion whose webhook never came."""
+        self.outage = 0
+        self._outage_ends(client)
         while self.held:
             self._send(client, self.held.pop(self.rng.randrange(len(self.held))))
         drain(rt, 60)
-        with self.fake._lock:  # GitHub is well again
+        self._github_well()  # (a fault could leave no comment to delete)
+        _next_second()
+        for pr in prs:
+            self._matching(client, pr)
+            self._paused(client, rt, pr)
+        self.outage = 1  # until the end (`_finish`)
+        self.log.append("outage: GitHub delivers nothing until the end")
+        # each PR one of the four orders (`on` first or last, a deletion or a rewrite)
+        orders = [(on_first, rewrite) for on_first in (True, False) for rewrite in (True, False)]
+        self.rng.shuffle(orders)
+        on_last = []
+        for pr, (on_first, rewrite) in zip(prs, orders, strict=False):
+            if on_first:
+                self._switch(client, pr, on=True)
+                self._taken_away(client, rt, pr, rewrite)
+            else:
+                self._taken_away(client, rt, pr, rewrite)
+                on_last.append(pr)
+        if on_last:
+            _next_second()
+            for pr in on_last:
+                self._switch(client, pr, on=True)
+
+    def _matching(self, client, pr: PR) -> None:
+        """The PR's author makes it one that gets its notes comment (its events sent now):
+        reopened, ready, the opt-out label and marker gone, a matching title and files."""
+        if pr.closed:
+            pr.closed = False
+            self._event(client, pr, "reopened", {}, now=True)
+        if pr.draft:
+            pr.draft = False
+            self._event(client, pr, "ready_for_review", {}, now=True)
+        for name in [n for n in pr.labels if n.lower() == OPT_OUT]:
+            pr.labels.remove(name)
+            self._event(client, pr, "unlabeled", {}, now=True)
+        if (pr.title, pr.body) != (MATCHING_TITLE, ""):
+            old, pr.title, pr.body = pr.title, MATCHING_TITLE, ""
+            self._event(client, pr, "edited", {"changes": {"title": {"from": old}}}, now=True)
+        if pr.files != MATCHING_FILES:
+            pr.head, pr.files = _sha(self.rng), list(MATCHING_FILES)
+            pr.diffs[pr.head, pr.base] = pr.files
+            self._event(client, pr, "synchronize", {}, now=True)
+
+    def _github_well(self) -> None:
+        """GitHub answers every call again: the faults not met yet are dropped."""
+        with self.fake._lock:
             self.fake._faults.clear()
+        self.log.append("GitHub is well again")
+
+    def _finish(self, client, rt: Runtime) -> None:
+        self.outage = 0
+        self._outage_ends(client)
+        while self.held:
+            self._send(client, self.held.pop(self.rng.randrange(len(self.held))))
+        drain(rt, 60)
+        self._github_well()
         for d in rt.queue.failed(limit=1000):
             assert d.last_error, f"failed delivery {d.id} has no reason recorded"
             self.log.append(f"failed {d.id}: {d.last_error[:120]}")
@@ -615,18 +822,37 @@ def switched(pr: PR) -> bool | None:
     key, on = last
     if not on:
         return False
-    after_all = all(key[0] > d.second and all(key[0] > r for r in d.received) for d in pr.deletions)
-    return True if after_all else None
+    return True if all(_outranks(key, d) for d in pr.deletions) else None
+
+
+def _outranks(key: tuple[int, ...], d: Deletion) -> bool:
+    """Whether an `off`/`on` written at `key` surely outranks deletion `d`: written in a
+    later second than it was made, and than its webhook reached the bot (the bot dates a
+    deletion when told), or than a rewrite made while off was made (dated when made,
+    whenever told; no PR event looks at the comment meanwhile, and none dates it)."""
+    if key[0] <= d.second:
+        return False
+    return (d.rewrite and d.while_off) or all(key[0] > r for r in d.received)
 
 
 def _at_least(d: Deletion) -> tuple[int, int, int]:
     """The earliest a deletion whose webhook ran may be dated: when it reached the bot (it
-    ran alone, the updates on), else just after the newest `off`/`on` run by then (while
-    an `on` had resumed the updates, before any: a comment posted again may be the one
-    kept, and the deletion a second copy's)."""
-    if d.dated is not None:
-        return (d.dated, 1 << 62, 0)
+    ran alone, the updates on), or when it was made (while off: `Deletion.while_off`),
+    else just after the newest `off`/`on` run by then (while an `on` had resumed the
+    updates, before any: a comment posted again may be the one kept, and the deletion a
+    second copy's)."""
+    sure = _dated_from(d)
+    if sure is not None:
+        return (sure, 1 << 62, 0)
     return (0, 0, 0) if d.resumed else (*d.ran, 1)
+
+
+def _dated_from(d: Deletion) -> int | None:
+    """The second the bot surely dates a deletion at or after (after every comment of
+    it), None when it may be dated earlier or not counted at all."""
+    if d.dated is not None:
+        return d.dated
+    return d.second if d.while_off and d.received else None
 
 
 def came_back_unasked(pr: PR) -> bool:
@@ -637,8 +863,9 @@ def came_back_unasked(pr: PR) -> bool:
     the comment since (docs/commands.md: such a comment gone is taken for one deleted
     before the `on`)."""
     d = pr.deletions[-1]
-    if d.dated is not None:  # an `off` said when its webhook reached the bot
-        return not any(s.on and s.key[0] > d.dated for s in pr.switches)
+    sure = _dated_from(d)
+    if sure is not None:  # an `off` said then (or later)
+        return not any(s.on and s.key[0] > sure for s in pr.switches)
     return not d.resumed and not any(s.on and s.key > d.ran for s in pr.switches)
 
 
