@@ -5,7 +5,8 @@
 Each seed is tests/test_scenarios.py's (`run_seed`): PR events in and out of order,
 redeliveries, GitHub faults, a maintainer deleting (GitHub's `deleted` webhook at once,
 late, twice or never) or rewriting the notes comment, `/notes off` and `on` said by the
-PR's author or a writer, a human copying its marker, restarts; then README's promises
+PR's author or a writer, a human copying its marker, outages, restarts; even seeds play
+the deletion rules' orders densely (test_scenarios.mode); then README's promises
 checked. CI runs a handful; this runs as many as asked (from seed 0 too), each against
 its own fake GitHub and database, and names each failing seed with its first broken
 invariant (rerun one with `SCENARIO_SEEDS=S-S pytest tests/test_scenarios.py` for the
