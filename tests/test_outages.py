@@ -15,7 +15,6 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from bot.db import Database
 from bot.github_errors import LockedError
@@ -26,6 +25,7 @@ from bot.settings import load_settings
 from bot.workers import OutageWaits, Workers
 from tests.command_kit import AUTHOR, comment_payload, reactions, replies
 from tests.fake_github import DEFAULT_REPO, Fault
+from tests.test_faults import metric
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -49,14 +49,6 @@ DOWN = [Fault.error(502)] * 100_000  # every call, until clear_faults: GitHub is
 @pytest.fixture(autouse=True)
 def _env(monkeypatch):
     clean_env(monkeypatch)
-
-
-def metric(text: str, name: str, **labels: str) -> float:
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == name and sample.labels == labels:
-                return sample.value
-    return 0.0
 
 
 def the_minute_passes(rt) -> None:
