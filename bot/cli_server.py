@@ -251,6 +251,10 @@ def _retry(args: argparse.Namespace, db) -> int:
     for did in done:
         print(f"re-queued {did}")
     missing = set(args.ids) - set(done) - set(queue.set_aside)  # those named already
+    waiting = {d.id: d for d in queue.waiting_on_github(1000)[1] if d.id in missing}
+    for d in waiting.values():  # not failed, and no retry's to run: it runs by itself
+        print(inert(f"{d.id}: {_waiting(d)}; it runs again by itself, not failed"))
+    missing -= set(waiting)
     for did in sorted(missing):
         print(f"{did}: no failed delivery with this id", file=sys.stderr)
     aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
@@ -271,7 +275,7 @@ def _list_waiting(queue) -> None:
     themselves), yet none is hidden from the operator who asks what did not run."""
     total, waiting = queue.waiting_on_github(1000)
     for d in waiting:
-        when = f"waiting until {d.not_before} (put back {d.outages} times)"
+        when = _waiting(d)
         print(
             inert(
                 f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {when}: {d.last_error}"
@@ -282,6 +286,10 @@ def _list_waiting(queue) -> None:
             f"{total} deliveries wait for GitHub to answer again (put back as it failed): they"
             " run again by themselves, not failed"
         )
+
+
+def _waiting(d) -> str:
+    return f"waiting until {d.not_before} (put back {d.outages} times)"
 
 
 def _cmd_redeliver(args: argparse.Namespace) -> int:

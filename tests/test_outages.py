@@ -120,6 +120,27 @@ def test_a_failure_github_may_recover_from_puts_the_delivery_back(tmp_path, exc)
     assert d.last_error == f"GitHubError: {exc}"
 
 
+def test_retry_of_a_delivery_waiting_on_github_says_it_waits_not_that_none_failed(tmp_path):
+    # `retry ID` of one put back in an outage said "no failed delivery with this id"
+    # (exit 1), as for an id the queue never held: true, and no help to an operator
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    q.enqueue("d", "pull_request", "opened", {}, "o/r", 1)
+
+    def process(_):
+        raise GitHubError("GitHub get pull: 502 (gave up after 4 attempts)", transient=True)
+
+    Workers(q, process, 1, outage=OutageWaits(60, 900, 3600)).run_one(q.claim())
+    until = q.get("d").not_before
+    r = cli("retry", "d", env=base_env(tmp_path), cwd=ROOT)
+    said = f"d: waiting until {until} (put back 1 times); it runs again by itself, not failed\n"
+    assert (r.returncode, r.stdout, r.stderr) == (0, said + "0 re-queued\n", "")
+    r = cli("retry", "d", "nope", env=base_env(tmp_path), cwd=ROOT)
+    assert (r.returncode, r.stderr) == (1, "nope: no failed delivery with this id\n")
+    assert r.stdout.startswith(said)
+    d = q.get("d")
+    assert (d.state, d.outages, d.not_before) == ("pending", 1, until)  # left to wait
+
+
 @pytest.mark.parametrize(
     "exc",
     [
