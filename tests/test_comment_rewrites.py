@@ -311,14 +311,6 @@ def test_an_edit_whose_changes_are_not_githubs_shape_is_refused_at_intake(
         rewrote_notes(payload)
 
 
-def test_a_rewrite_whose_comment_id_is_no_number_is_refused_at_intake(served):  # noqa: F811
-    client, rt, fake = served
-    payload = edit_event(NOTES, THEIRS)
-    payload["comment"]["id"] = "11"
-    r = post(client, "issue_comment", payload)
-    assert r.status_code == 400 and "comment.id: not a positive integer" in r.text
-
-
 # kills: bot/dispatch.py:Dispatcher.route the claiming route not asked first, or asked of no payload
 def test_an_edit_goes_to_the_rewrite_route_only_when_it_claims_it(tmp_path):
     d = build_dispatcher()
@@ -379,12 +371,25 @@ def test_a_rewrite_is_routed_when_someone_else_dropped_our_marker(tmp_path, sett
 
 
 # kills: bot/deletion_events.py:check_rewritten a comment's user no object queued, failing each run
-def test_a_rewrite_whose_comment_user_is_no_object_is_refused_at_intake(served):  # noqa: F811
+@pytest.mark.parametrize(
+    "field, value, said",
+    [
+        ("id", "11", "comment.id: not a positive integer"),
+        ("user", "notes-bot", "comment.user: not an object"),
+    ],
+    ids=["id", "user"],
+)
+def test_a_rewrite_whose_comment_is_malformed_is_refused_at_intake(
+    served,  # noqa: F811
+    field,
+    value,
+    said,
+):
     client, rt, fake = served
     payload = edit_event(NOTES, THEIRS)
-    payload["comment"]["user"] = "notes-bot"
+    payload["comment"][field] = value
     r = post(client, "issue_comment", payload)
-    assert r.status_code == 400 and "comment.user: not an object" in r.text
+    assert r.status_code == 400 and said in r.text
     assert rt.queue.counts()["failed"] == 0
 
 
