@@ -820,12 +820,9 @@ def test_a_wrong_retried_while_paused_still_hides_its_note_in_the_comment(live):
     assert first not in state(rt).notes, "the comment still shows the note the late wrong hid"
 
 
-def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(live):
-    # An `off` written first but delivered after a later `/notes`: the PR is paused, yet
-    # the comment is left showing the notes with no paused line (and PR events now skip,
-    # so it goes stale silently). The same written order through one flood-control window
-    # gives the notes WITH the paused line (test_a_late_off_folded_into_a_later_whys_...).
-    client, rt, fake = live
+def _off_told_after_a_later_notes(client, rt, fake) -> str:
+    """An `off` written first, a `/notes` written after it and delivered first, then the
+    `off` late: the PR paused; the notes comment's text after."""
     off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # written first
     say(client, rt, fake, "/notes", login=AUTHOR)  # written after it, delivered first
     assert not state(rt).opted_out and PAUSED not in sticky(fake).body
@@ -833,7 +830,16 @@ def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(liv
     drain(rt)
     assert reactions(fake, off) == {"eyes", "+1"}
     assert state(rt).opted_out
-    body = sticky(fake).body
+    return sticky(fake).body
+
+
+def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(live):
+    # An `off` written first but delivered after a later `/notes`: the PR is paused, yet
+    # the comment is left showing the notes with no paused line (and PR events now skip,
+    # so it goes stale silently). The same written order through one flood-control window
+    # gives the notes WITH the paused line (test_a_late_off_folded_into_a_later_whys_...).
+    client, rt, fake = live
+    body = _off_told_after_a_later_notes(client, rt, fake)
     assert body.startswith(MARKER)
     assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
 
@@ -1330,14 +1336,7 @@ def test_a_late_off_written_before_a_notes_says_paused_when_no_note_is_left_to_s
     say(client, rt, fake, "/notes", login=AUTHOR)  # one note shown
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     assert state(rt).notes == () and state(rt).dismissed != ()
-    off = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)  # written first
-    say(client, rt, fake, "/notes", login=AUTHOR)  # written after it, delivered first
-    assert not state(rt).opted_out and PAUSED not in sticky(fake).body
-    assert post(client, "issue_comment", comment_payload(off)).status_code == 202  # late
-    drain(rt)
-    assert reactions(fake, off) == {"eyes", "+1"}
-    assert state(rt).opted_out
-    body = sticky(fake).body
+    body = _off_told_after_a_later_notes(client, rt, fake)
     assert PAUSED in body, body
 
 
