@@ -167,6 +167,22 @@ def missed(fake, comment, seconds: float):
     return attempt
 
 
+def on_run_before_a_missed_deletion(client, rt, fake, made: float = 200):
+    """Off, the notes comment A up (paused). The server down: a maintainer deletes A
+    `made` seconds ago (GitHub's delivery failed: its `attempt`), and the author's
+    `/notes on` of 300 s ago is sent again first: its update finds A gone and posts C.
+    (A, the attempt, C)."""
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    assert state(rt).opted_out and state(rt).comment_id == a.id
+    attempt = missed(fake, a, made)
+    said_ago(client, rt, fake, "/notes on", 300)  # (GitHub's redelivery of it, run first)
+    c = sticky(fake)
+    assert c is not None and c.id != a.id and state(rt).comment_id == c.id
+    return a, attempt, c
+
+
 def swept(rt, fake, attempt) -> None:
     """The redelivery sweep asks GitHub for the failed delivery again; GitHub sends it to
     the server (over HTTP, as GitHub does), where it runs."""
@@ -213,14 +229,7 @@ def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are
     the updates stay off. Made before the `on`, the `on` wins: C stays."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    assert state(rt).opted_out and state(rt).comment_id == a.id
-    attempt = missed(fake, a, made)
-    said_ago(client, rt, fake, "/notes on", 300)  # (GitHub's redelivery of it, run first)
-    c = sticky(fake)
-    assert c is not None and c.id != a.id and state(rt).comment_id == c.id
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, made)
     swept(rt, fake, attempt)
     if made > 300:
         assert not state(rt).opted_out and ours(fake) == [c] and state(rt).comment_id == c.id
@@ -652,13 +661,8 @@ def test_the_comment_a_plain_notes_posts_is_not_taken_for_the_one_an_ons_update_
     still answers; no other comment is ever deleted). A was remembered beside D, the bot
     deleting D."""
     client, rt, fake = served
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    attempt = missed(fake, a, 200)
-    said_ago(client, rt, fake, "/notes on", 300)
-    c = sticky(fake)
-    assert c.id != a.id and state(rt).replaced_id == a.id
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake)
+    assert state(rt).replaced_id == a.id
     with fake._lock:  # (its word comes later: told of, it is no longer the one kept)
         fake._comments.pop(c.id)
     say(client, rt, fake, "/notes")
@@ -674,12 +678,8 @@ def test_a_deletion_made_after_an_on_still_wins_after_a_pr_event_edited_the_ons_
     """As above (the deletion made after the `on` whose update posted C), with a push
     between: its update edits C. The comment replaced is remembered while C is kept."""
     client, rt, fake = served
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    attempt = missed(fake, a, 200)
-    said_ago(client, rt, fake, "/notes on", 300)
-    c, text = sticky(fake), sticky(fake).body
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake)
+    text = c.body
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert sticky(fake).id == c.id and sticky(fake).body != text  # edited
     swept(rt, fake, attempt)
@@ -728,12 +728,7 @@ def test_a_deletion_run_again_after_the_ons_comment_went_ends_the_same(served, c
     turns the updates off."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    attempt = missed(fake, a, 200)
-    said_ago(client, rt, fake, "/notes on", 300)
-    c = sticky(fake)
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake)
     with fake._lock:  # the first run's deletion of C
         fake._comments.pop(c.id)
     fake.clear_requests()
