@@ -325,22 +325,30 @@ class NotesSite:
         """A 404 for a list of a repository no note is of (`?repo=` mistyped, or one the
         curators keep none for): which repositories have notes, linked, rather than an
         empty list of it whose links lead back to it."""
-        held = sorted(
+        held = self.repos_held()
+        kept = "; notes are kept for " + ", ".join(name for name, _ in held)
+        message = f"no notes of repository {repo!r}" + (
+            kept if held else ": no repository has notes yet"
+        )
+        links = self.repo_links(request, held)
+        return self.error(request, 404, message, site_repo=DEFAULT_REPO, links=links)
+
+    def repos_held(self) -> list[tuple[str, int]]:
+        """The repositories notes are of, with their number of notes, most first."""
+        return sorted(
             ((notes[0].repo, len(notes)) for notes in self.library.by_repo.values()),
             key=lambda r: (-r[1], r[0].lower()),
         )
-        links = [
+
+    def repo_links(self, request: Request, held: list[tuple[str, int]]) -> list[tuple[str, str]]:
+        """Each repository of `held` as a link to its list, its number of notes said."""
+        return [
             (
                 f"{name} ({count} note{'' if count == 1 else 's'})",
                 self.href(request, "notes_list", {"repo": name}),
             )
             for name, count in held
         ]
-        kept = "; notes are kept for " + ", ".join(name for name, _ in held)
-        message = f"no notes of repository {repo!r}" + (
-            kept if held else ": no repository has notes yet"
-        )
-        return self.error(request, 404, message, site_repo=DEFAULT_REPO, links=links)
 
     def error(
         self,
@@ -412,6 +420,7 @@ class NotesSite:
                 )
             )
         counts = dict((t.id, c) for t, c in topic_counts(lib, query.repo))
+        total = len(lib.for_repo(query.repo))
         return self.render(
             request,
             "notes.html",
@@ -419,8 +428,11 @@ class NotesSite:
             query=query,
             notes=notes,
             counts=counts,
-            total=len(lib.for_repo(query.repo)),
+            total=total,
             no_match=None if notes else no_match(lib, query),
+            # the default repository without notes: "0 of 0" and a "Show all notes" that
+            # leads back here told a visitor nothing; the repositories that have notes do
+            elsewhere=[] if total else self.repo_links(request, self.repos_held()),
         )
 
     def show_note(self, request: Request, note_id: str) -> Response:
@@ -555,8 +567,15 @@ class NotesSite:
                 )
             )
         empty = [t for t, count in rows if count == 0]
+        held = [] if self.library.for_repo(repo) else self.repo_links(request, self.repos_held())
         return self.render(
-            request, "topics.html", site_repo=repo, repo=repo, rows=rows, empty=empty
+            request,
+            "topics.html",
+            site_repo=repo,
+            repo=repo,
+            rows=rows,
+            empty=empty,
+            elsewhere=held,
         )
 
     def _topics_out(

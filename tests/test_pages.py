@@ -1450,3 +1450,36 @@ def test_a_repository_with_no_notes_anywhere_says_so(library):
         "detail": "no notes of repository 'acme/widgets': no repository has notes yet"
     }
     assert empty.get("/notes").status_code == 200  # the default: its list says there are none
+
+
+# --- found by r36c ---
+
+
+# kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere`: /notes of an install whose
+#   notes are all of another repository said "0 of 0 notes" and "No notes match. Show all
+#   notes", a link back to the same empty page
+# kills: bot/pages.py:NotesSite.list_topics (hand) the topics page of it, every topic "no
+#   notes yet", naming no repository that has them
+@pytest.mark.parametrize("page", ["/notes", "/topics", "/notes?topic=rocm&verdict=deep"])
+def test_the_default_repository_without_notes_names_those_that_have_them(library, page):
+    # The list's default is vllm-project/vllm (note_queries.DEFAULT_REPO, also the default
+    # of REVIEW_NOTES_REPOS); a library of another repository's notes alone (a fork's
+    # install, a curator trying `--notes` on a scratch copy) showed its visitor nothing
+    widgets = tuple(n for n in library.notes if n.repo == "acme/widgets")
+    client = client_for(Library(notes=widgets, topics=library.topics))
+    r = client.get(page, headers={"accept": CHROME_ACCEPT})
+    assert r.status_code == 200  # the site's front page: there, with nothing in it
+    said = unescape(r.text)
+    assert "No notes of vllm-project/vllm yet; notes are kept for:" in said
+    assert '<li><a href="/notes?repo=acme%2Fwidgets">acme/widgets (1 note)</a></li>' in r.text
+    assert "0 of 0" not in said and "No notes match" not in said
+    assert "Show all notes" not in said
+    # a library with no note at all says so, and lists nothing
+    none = client_for(Library(notes=(), topics=library.topics))
+    said = unescape(none.get(page, headers={"accept": CHROME_ACCEPT}).text)
+    if page != "/topics":  # its count line says every topic is without notes
+        assert "No notes of vllm-project/vllm yet." in said
+    assert "notes are kept for" not in said and '<ul class="links">' not in said
+    # a repository with notes says nothing of the others
+    said = client.get(page, params={"repo": "acme/widgets"}).text
+    assert "No notes of" not in said and '<ul class="links">' not in said
