@@ -371,8 +371,10 @@ class NotesSite:
             title = {404: "Not found", 405: "Method not allowed", 410: "Retired"}.get(
                 status, "Bad request"
             )
-            # a bad filter on another repository's list leaves the reader in that repository
-            repo = request.query_params.get("repo", "").strip() or DEFAULT_REPO
+            # a bad filter on another repository's list leaves the reader in that repository;
+            # one no note is of (a 405's, a 404's) is rejected, not kept by the page's links
+            repo = request.query_params.get("repo", "").strip()
+            repo = DEFAULT_REPO if self.unknown_repo(repo) else repo or DEFAULT_REPO
             answer = self.render(
                 request,
                 "error.html",
