@@ -185,9 +185,12 @@ def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Heade
     return str(path), Header(header_text, first)
 
 
-def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list[Problem]:
-    """Checks beyond one file's own content: file names, topics, duplicate ids, a note
-    copied under another id, former ids that name another note."""
+def check_notes(
+    sources: Iterable[NoteSource], topics: dict[str, Topic], taxonomy: str
+) -> list[Problem]:
+    """Checks beyond one file's own content: file names, topics (of `taxonomy`, the
+    file they were read from), duplicate ids, a note copied under another id, former
+    ids that name another note."""
     problems: list[Problem] = []
     first_seen: dict[str, str] = {}
     same_note: dict[tuple[str, str], str] = {}
@@ -196,7 +199,7 @@ def check_notes(sources: Iterable[NoteSource], topics: dict[str, Topic]) -> list
         if os.path.basename(path) != note.filename:
             msg = f"file name must be {note.filename!r} (the importer finds notes by it)"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
-        problems += _unknown_topics(note.topics, path, where, topics)
+        problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
         if note.id in first_seen:
             msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]})"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
@@ -253,17 +256,16 @@ def _ids_naming_two_notes(sources: list[NoteSource]) -> list[Problem]:
 
 
 def _unknown_topics(
-    named: Iterable[object], path: str, where: Header, topics: dict[str, Topic]
+    named: Iterable[object],
+    path: str,
+    where: Header,
+    topics: dict[str, Topic],
+    taxonomy: str,
 ) -> list[Problem]:
     if not topics:  # the taxonomy did not load: its own problems say why
         return []
     return [
-        Problem(
-            path,
-            where.line_of("topics", t),
-            "topics",
-            f"unknown topic {t!r}" + topic_did_you_mean(t, topics),
-        )
+        Problem(path, where.line_of("topics", t), "topics", _unknown_topic(t, topics, taxonomy))
         # once each (a topic listed twice is its own problem); a list or table where a
         # topic's id goes is its own problem too, and cannot be hashed
         for t in dict.fromkeys(t for t in named if isinstance(t, str))
@@ -271,7 +273,20 @@ def _unknown_topics(
     ]
 
 
-def _problems_of_an_unread_note(text: str, path: str, topics: dict[str, Topic]) -> list[Problem]:
+def _unknown_topic(topic: str, topics: dict[str, Topic], taxonomy: str) -> str:
+    """What a note naming `topic` is told: the topic it seems a misspelling of, else the
+    taxonomy file it is not in (a topic new in a scratch copy of topics.toml, the check
+    or `match` run without its `--topics`: "unknown" alone sent the curator to look at
+    a file that has it)."""
+    suggested = topic_did_you_mean(topic, topics)
+    if suggested:
+        return f"unknown topic {topic!r}{suggested}"
+    return f"unknown topic {topic!r}: no topic has this id in {taxonomy}"
+
+
+def _problems_of_an_unread_note(
+    text: str, path: str, topics: dict[str, Topic], taxonomy: str
+) -> list[Problem]:
     """What the library checks would also say of a note that did not validate, so that a
     curator sees every problem at once: its unknown topics, when its header parses."""
     try:
@@ -282,7 +297,7 @@ def _problems_of_an_unread_note(text: str, path: str, topics: dict[str, Topic]) 
     named = data.get("topics")
     if not isinstance(named, list):
         return []
-    return _unknown_topics(named, path, Header(header_text, first), topics)
+    return _unknown_topics(named, path, Header(header_text, first), topics, taxonomy)
 
 
 def note_files(notes_dir: Path) -> list[str]:
@@ -398,8 +413,9 @@ def check_library(
         try:
             sources.append(read_note(text, file, curated=True))
         except LibraryError as exc:
-            problems += exc.problems + _problems_of_an_unread_note(text, file, topics)
-    problems += check_notes(sources, topics)
+            unread = _problems_of_an_unread_note(text, file, topics, str(topics_file))
+            problems += exc.problems + unread
+    problems += check_notes(sources, topics, str(topics_file))
     if problems:
         return None, sorted(problems)
     notes = tuple(sorted((s.note for s in sources if not s.note.retired), key=lambda n: n.id))

@@ -89,7 +89,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', 'topics = [\n  "rocm",\n  "no-such-topic",\n]'),
-        (8, "topics", "unknown topic 'no-such-topic'"),
+        (8, "topics", f"unknown topic 'no-such-topic': no topic has this id in {TOPICS}"),
         id="unknown-topic-in-multiline-array-points-at-element",
     ),
     pytest.param(
@@ -700,7 +700,7 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
     write(tmp_path, VALID.replace('verdict = "deep"', 'verdict = "x"'), "c/vllm-test0001.md")
     found = problems_of(tmp_path)
     assert [p.split(": ", 1)[1] for p in found] == [
-        "topics: unknown topic 'nope'",
+        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
         "id: duplicate id 'vllm-test0001' (also in " + str(tmp_path / "a/vllm-test0001.md") + ")",
         "topics: unknown topic 'cudagraphs'; did you mean 'cuda-graphs'?",
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",  # unparsed: no duplicate
@@ -715,13 +715,13 @@ def test_a_note_that_does_not_validate_also_gets_its_unknown_topics(tmp_path):
     path = write(tmp_path, bad)
     assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",
-        "topics: unknown topic 'nope'",
+        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
     ]
     # a topic listed twice: that problem, and the topic unknown once
     write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', '["zz", "zz"]'))
     assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
         "topics: 'zz' is listed twice",
-        "topics: unknown topic 'zz'",
+        f"topics: unknown topic 'zz': no topic has this id in {TOPICS}",
     ]
     # a header that does not parse says only that: nothing else can be read from it
     write(tmp_path, bad.replace('verdict = "x"', "verdict = "))
@@ -1063,7 +1063,8 @@ def test_cli_process_exit_status(tmp_path):
     cmd = [sys.executable, "-m", "bot.cli", "notes", "check", str(tmp_path)]
     run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     assert run.returncode == 1
-    assert run.stderr.splitlines()[0] == f"{bad}:6: topics: unknown topic 'nope'"
+    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}"
+    assert run.stderr.splitlines()[0] == said
     run = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, cwd=ROOT)
     topics = len(load_library().topics)
     assert run.returncode == 0
@@ -1314,7 +1315,8 @@ def test_check_without_paths_checks_the_notes_the_server_serves(tmp_path, capsys
     bad = write(notes, VALID.replace('"rocm"', '"nope"'))
     monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(notes))
     assert main(["notes", "check"]) == 1
-    assert capsys.readouterr().err.splitlines()[0] == f"{bad}:6: topics: unknown topic 'nope'"
+    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}"
+    assert capsys.readouterr().err.splitlines()[0] == said
     topics = tmp_path / "topics.toml"
     nope = '\n[[topic]]\nid = "nope"\nname_en = "Nope"\nname_zh = "无"\nkeywords = ["nope"]\n'
     topics.write_text(TOPICS.read_text("utf-8") + nope, "utf-8")
@@ -2765,3 +2767,32 @@ def test_a_note_saved_as_utf16_is_told_to_be_saved_as_utf8(tmp_path, encoding):
     (problem,) = problems_of(tmp_path)
     assert problem.startswith(f"{path}:1: file: not UTF-8: "), problem
     assert problem.endswith("; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8")
+
+
+# --- found by r36c (a curator following docs/curating.md) ---
+
+
+# kills: bot/library.py:_unknown_topic (hand) the taxonomy left unsaid: "unknown topic
+#   'kv-offload'" alone, for a topic the curator had just added to another topics.toml
+def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, capsys):
+    # A curator adds a topic to a scratch copy of config/topics.toml and a note naming it
+    # to a scratch copy of the notes, then runs `notes check DIR` or `match --notes-dir
+    # DIR` without `--topics`: told only "unknown topic 'kv-offload'" of a topic they
+    # can see in the file they edited, nothing said which file was read
+    scratch = tmp_path / "topics.toml"
+    topic = '\n[[topic]]\nid = "kv-offload"\nname_en = "KV offloading"\nname_zh = "KV 卸载"\n'
+    scratch.write_text(TOPICS.read_text("utf-8") + topic + 'keywords = ["KV offload"]\n')
+    notes = tmp_path / "notes"
+    path = write(notes, VALID.replace('"rocm"', '"kv-offload"'))
+    said = f"{path}:6: topics: unknown topic 'kv-offload': no topic has this id in {TOPICS}"
+    assert problems_of(notes) == [said]
+    assert main(["notes", "check", str(notes)]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == said
+    assert main(["match", "--title", "x", "--notes-dir", str(notes)]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == said
+    # with its taxonomy, the note is fine; a misspelling is still told the topic it means
+    assert problems_of(notes, scratch) == []
+    write(notes, VALID.replace('"rocm"', '"kv-ofload"'))
+    assert problems_of(notes, scratch) == [
+        f"{path}:6: topics: unknown topic 'kv-ofload'; did you mean 'kv-offload'?"
+    ]
