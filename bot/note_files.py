@@ -348,7 +348,12 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
     lines = text.split("\n")
     if lines[0].strip() != FENCE:
         said = f"file must start with a '{FENCE}' line"
-        if lines[0].strip() == "---":  # YAML's front matter, a habit from other sites
+        if not text.strip():  # saved before anything was written, or emptied by a tool
+            said = f"the file is empty: a note is a '{FENCE}' header, then its guidance"
+        elif not lines[0].strip():  # pasted with a line before it: the fence is there
+            first = next(i for i, line in enumerate(lines) if line.strip())
+            said += f": delete the blank line{'s' if first > 1 else ''} before line {first + 1}"
+        elif lines[0].strip() == "---":  # YAML's front matter, a habit from other sites
             said += f", not '---': the header is TOML (key = \"value\") between '{FENCE}' lines"
         elif (typed := _fence_typed_as(lines[0])) is not None:
             said += typed

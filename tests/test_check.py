@@ -2796,3 +2796,27 @@ def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, ca
     assert problems_of(notes, scratch) == [
         f"{path}:6: topics: unknown topic 'kv-ofload'; did you mean 'kv-offload'?"
     ]
+
+
+# kills: bot/note_files.py:split_front_matter (hand) an empty file, or one whose '+++' is
+#   under a blank line, told only "file must start with a '+++' line"
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "the file is empty: a note is a '+++' header, then its guidance"),
+        (" \n\n", "the file is empty: a note is a '+++' header, then its guidance"),
+        ("\n" + VALID, "file must start with a '+++' line: delete the blank line before line 2"),
+        (
+            "\n \n" + VALID,
+            "file must start with a '+++' line: delete the blank lines before line 3",
+        ),
+        ("notes\n" + VALID, "file must start with a '+++' line"),
+    ],
+)
+def test_an_empty_note_file_or_one_opening_with_blank_lines_says_so(tmp_path, text, said):
+    # A file saved before anything was written (an editor's "new file", `touch`) was told
+    # "file must start with a '+++' line", as was a note pasted under a blank line, its
+    # '+++' right there: neither said what is wrong with the file in front of the curator
+    path = write(tmp_path, text)
+    write(tmp_path, VALID.replace("vllm-test0001", "vllm-test0002"), "vllm-test0002.md")
+    assert problems_of(tmp_path) == [f"{path}:1: header: {said}"]
