@@ -61,6 +61,14 @@ def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     return blocks
 
 
+def _an_entry_at(blocks: list[tuple[int, list[str]]], k: int) -> bool:
+    """Whether block `k` and the next read as an entry: a one-line title, then a
+    paragraph stating a verdict."""
+    if k + 1 >= len(blocks) or len(blocks[k][1]) != 1:
+        return False
+    return derive_verdict("\n".join(blocks[k + 1][1])) is not None
+
+
 def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
     """Split a digest into (repo, entries); raise LibraryError listing every defect."""
     lines = [line.rstrip(" \t") for line in normalise_text(text).split("\n")]
@@ -90,6 +98,15 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
         else:
             g_line, g_lines = blocks[k + 1]
             guidance = "\n".join(g_lines)
+            if derive_verdict(guidance) is None and _an_entry_at(blocks, k + 1):
+                # the title's guidance left out: what follows is the next entry, whole
+                msg = (
+                    f"title without a guidance paragraph: line {g_line} is the next entry's"
+                    " title (the paragraph after it states a verdict)"
+                )
+                problems.append(Problem(path, t_line, "guidance", msg))
+                k += 1
+                continue
             if derive_verdict(guidance) is None:
                 msg = f"the guidance states no verdict ({VERDICT_HINT})"
                 problems.append(Problem(path, g_line, "verdict", msg))
