@@ -184,6 +184,14 @@ MALFORMED = [
         ],
         id="title-without-guidance-before-an-entry",
     ),
+    pytest.param(  # the entry after it the digest's last
+        "o/r\n\n标题一\n\n标题二\n\n值得精读。二。\n",
+        [
+            "3: guidance: title without a guidance paragraph: line 5 is the next entry's"
+            " title (the paragraph after it states a verdict)"
+        ],
+        id="title-without-guidance-before-the-last-entry",
+    ),
     pytest.param(
         "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n",
         ["7: title: duplicate title (first at line 3): it would give the same id"],
