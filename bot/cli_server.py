@@ -68,8 +68,8 @@ def add_server_parsers(sub) -> None:
         help="list failed deliveries, or re-queue them",
         description="With no ID, list the failed deliveries (the newest 1,000) with their"
         " errors; with IDs or --all, queue them again: a server running on the database"
-        " picks them up within a second, else the next one started on it does. Nothing is"
-        " posted by this command.",
+        " picks them up within its workers_poll_seconds (5 s by default), else the next"
+        " one started on it does. Nothing is posted by this command.",
     )
     retry.add_argument("ids", nargs="*", metavar="ID", help="delivery ids to re-queue")
     retry.add_argument("--all", action="store_true", help="re-queue every failed delivery")
@@ -224,12 +224,14 @@ def _cmd_retry(args: argparse.Namespace) -> int:
         return 2
     log_plainly(settings)  # a damaged row the queue sets aside is named in its log
     try:
-        return _retry(args, db)
+        return _retry(args, db, settings.workers_poll_seconds)
     except sqlite3.DatabaseError as exc:
         return database_failed(db.path, exc)
 
 
-def _retry(args: argparse.Namespace, db) -> int:
+def _retry(args: argparse.Namespace, db, poll_seconds: float) -> int:
+    """`poll_seconds`: how often a server's idle workers look at the queue (this process
+    cannot wake them)."""
     from bot.queue import DeliveryQueue
 
     queue = DeliveryQueue(db)
@@ -261,7 +263,10 @@ def _retry(args: argparse.Namespace, db) -> int:
     if not done:  # nothing for a server to pick up: the ids were said above
         print(f"0 re-queued{aside}")
     elif _server_running(db):
-        print(f"{len(done)} re-queued{aside}; a running server picks them up within a second")
+        print(
+            f"{len(done)} re-queued{aside}; a running server picks them up within"
+            f" {poll_seconds:g} s (workers_poll_seconds)"
+        )
     else:  # (the operator may take them to run at once, as the line above says)
         print(
             f"{len(done)} re-queued{aside}; no review-notes server is running on {db.path}:"

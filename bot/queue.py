@@ -788,6 +788,22 @@ class DeliveryQueue:
         at = rows[0]["at"] if rows else None
         return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC) if at else None
 
+    def next_due(self) -> datetime | None:
+        """When the first pending delivery queued to wait (`not_before` ahead: a deferred
+        comment update, a put-back, a files re-check) comes due; None when none waits.
+        An idle worker sleeps until then: a wake-up's due time, not a poll's beat."""
+        # (not_before lies past the payload: a damaged row is set aside, as the claim does)
+        rows = self.past_damage(
+            lambda: self.db.execute(
+                "SELECT MIN(not_before) AS at FROM deliveries WHERE state = 'pending'"
+                f" AND not_before > ? AND {self.not_set_aside()}",
+                (utcnow(),),
+            ),
+            [State.PENDING],
+        )
+        at = rows[0]["at"] if rows else None
+        return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC) if at else None
+
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in State}
         for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):

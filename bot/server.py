@@ -125,6 +125,7 @@ class Runtime:
                 self.settings.outage_wait_max,
                 self.settings.outage_wait_total,
             ),
+            self.settings.workers_poll_seconds,
         )
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))

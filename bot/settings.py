@@ -169,6 +169,8 @@ class Settings(BaseSettings):
     workers: int = Field(default=2, ge=1, le=32)
     # /healthz fails once a worker has failed this long to claim or record (0: at once)
     workers_stuck_seconds: float = Field(default=60.0, ge=0, le=86400)
+    # an idle worker looks at the queue at least this often (another process's writes)
+    workers_poll_seconds: float = Field(default=5.0, gt=0, le=300)
     # Done and failed deliveries are deleted this long after they finished; at least
     # GitHub's redelivery window (3 days), so a redelivery is still known as one.
     delivery_retention_days: int = Field(default=14, ge=3, le=3650)

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -65,7 +66,7 @@ class _Failing:
 class Failures:
     """Each worker's failing claim or outcome write, told once: the first failure with its
     traceback, then a line every SAY_EVERY seconds with the count, then the recovery.
-    A claim fails every poll (each second on a full disk, each busy timeout while
+    A claim fails every try (each fallback poll on a full disk, each busy timeout while
     another process holds the lock): a traceback each time flooded the log. The oldest
     failure is what /healthz and /metrics report (`failing_for`, `stuck`)."""
 
@@ -156,10 +157,14 @@ class Workers:
     with an error in the log: the delivery stays `processing` and runs again at the
     next start. The worker itself carries on. Failing claims and outcome writes are
     logged and reported through `failures` (Failures).
+
+    An idle worker sleeps until the queue changes in this process (a delivery queued,
+    put back, finished: DeliveryQueue's wake-up) or until the first delivery queued to
+    wait comes due (`next_due`), whichever is first; at most `poll_seconds`, as a write
+    by another process (`review-notes retry`) wakes nobody (config/bot.toml's
+    `workers_poll_seconds`). A claim that failed is tried again after `poll_seconds`.
     """
 
-    # Other processes (`review-notes retry`) cannot wake us: poll this often.
-    POLL_SECONDS = 1.0
     RECORD_RETRY_FIRST = 0.1
     RECORD_RETRY_MAX = 5.0
 
@@ -171,6 +176,8 @@ class Workers:
         redact: Callable[[str], str] = str,
         counted: Callable[[Delivery, str], None] = lambda delivery, outcome: None,
         outage: OutageWaits = OutageWaits(),
+        poll_seconds: float = 5.0,
+        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):
         self.queue = queue
         self.process = process
@@ -179,6 +186,8 @@ class Workers:
         # told each run's outcome as stored: "done", "failed" or "deferred" (put back)
         self.counted = counted
         self.outage = outage
+        self.poll_seconds = poll_seconds  # the longest idle sleep (another process's writes)
+        self.wall_clock = wall_clock  # the queue's due times are UTC wall-clock times
         self.failures = Failures(redact)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -222,9 +231,10 @@ class Workers:
                     break
             except Exception as exc:  # database busy or gone: wait and try again
                 self.failures.failed("claiming a delivery", exc)
-                delivery = None
+                self.queue.wait_for_work(seen, self.poll_seconds)
+                continue
             if delivery is None:
-                self.queue.wait_for_work(seen, self.POLL_SECONDS)
+                self.queue.wait_for_work(seen, self.idle_wait())
                 continue
             try:
                 self.run_one(delivery)
@@ -234,6 +244,17 @@ class Workers:
                     " runs again at the next start",
                     delivery.id,
                 )
+
+    def idle_wait(self) -> float:
+        """Seconds an idle worker sleeps unless woken: until the first delivery queued to
+        wait comes due, `poll_seconds` at most (none waits, or its time is further)."""
+        try:
+            due = self.queue.next_due()
+        except Exception:  # (a failing database fails the claims too: told there, by Failures)
+            return self.poll_seconds
+        if due is None:
+            return self.poll_seconds
+        return min(max((due - self.wall_clock()).total_seconds(), 0.0), self.poll_seconds)
 
     def run_one(self, delivery: Delivery) -> None:
         extra = _log_context(delivery)

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("bench_load.py", ["--quick"], "failed deliveries: 0"),
         ("bench_commands.py", ["--quick"], "x prose"),
         ("bench_queue_start.py", ["--rows", "2000"], "no sweep kept"),
+        ("bench_worker_waits.py", ["--quick"], "wake-ups per idle minute"),
         ("bench_scenarios.py", ["--from", "9", "--to", "9"], "1 of 1 seeds passed"),
     ],
 )

@@ -554,7 +554,9 @@ def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
     ), r.stdout
     assert q.db.acquire_server_lock()  # a server, as its start takes the file
     r = cli("retry", "d-2", env=env, cwd=ROOT)
-    assert r.stdout.endswith("1 re-queued; a running server picks them up within a second\n")
+    assert r.stdout.endswith(
+        "1 re-queued; a running server picks them up within 5 s (workers_poll_seconds)\n"
+    ), r.stdout
 
 
 # kills: bot/cli_server.py:_cmd_retry a live server's settings asked of a command that posts nothing
@@ -1070,7 +1072,7 @@ def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypat
     path = tmp_path / "bot.sqlite3"
     DeliveryQueue(Database(path))
 
-    def locked(args, db):
+    def locked(args, db, poll_seconds):
         raise sqlite3.OperationalError("database is locked")
 
     monkeypatch.setattr(cli_server, "_retry", locked)
@@ -1534,7 +1536,7 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
     ("command", "said"),
     [
         ("serve", ["then .env in the working directory", "set REVIEW_NOTES_PORT rather than"]),
-        ("retry", ["list the failed deliveries", "picks them up within a second"]),
+        ("retry", ["list the failed deliveries", "picks them up within its workers_poll_seconds"]),
     ],
 )
 def test_serve_and_retry_help_say_what_the_docs_say(command, said, capsys):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot import queue as queue_module
-from bot.db import WAL_AUTOCHECKPOINT_PAGES, Database, stored_time
+from bot.db import STORED_TIME, WAL_AUTOCHECKPOINT_PAGES, Database, stored_time, utcnow
 from bot.logs import Redactor
 from bot.queue import (
     ID_INDEX,
@@ -666,11 +666,14 @@ def test_deliveries_about_no_pr_are_not_serialised_with_each_other(tmp_path):
 
 
 # kills: bot/queue.py:DeliveryQueue.run_again (hand) no notify after putting deliveries back
-@pytest.mark.parametrize("work", ["new", "retried", "run again"])
+@pytest.mark.parametrize("work", ["new", "new beside one waiting", "retried", "run again"])
 def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
     # enqueueing, and `retry` in this process, notify the workers: they do not sleep out
-    # their poll interval; so does a sweep putting back what a dry run handled
+    # their poll interval, nor the time one queued to wait comes due; so does a sweep
+    # putting back what a dry run handled
     q = queue_at(tmp_path)
+    if work == "new beside one waiting":  # the worker sleeps until its time, an hour away
+        q.enqueue("later", "pull_request", "opened", {}, "o/r", 2, not_before=utcnow(3600))
     if work == "retried":
         add(q, "a")
         q.fail(q.claim().id, "RuntimeError: no luck")
@@ -680,7 +683,7 @@ def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
             q.keep_dry_run_answered(CUTOFF)
     done = threading.Event()
     w = Workers(q, lambda d: done.set(), count=1)
-    w.POLL_SECONDS = 30.0
+    w.poll_seconds = 30.0
     w.start()
     try:
         time.sleep(0.2)  # the worker found nothing and waits
@@ -693,6 +696,55 @@ def test_an_idle_worker_wakes_for_work_at_once(tmp_path, work):
         assert done.wait(5)
     finally:
         w.stop()
+
+
+def due_in(q: DeliveryQueue, did: str, seconds: float, number: int = 1) -> datetime:
+    """Queue `did` to wait `seconds` (as a deferred update is); the time it is due."""
+    at = utcnow(after_s=seconds)
+    q.enqueue(did, "pull_request", "opened", {}, "o/r", number, not_before=at)
+    return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC)
+
+
+# kills: bot/workers.py:Workers.idle_wait the due time not waited for (the poll's wait)
+def test_an_idle_worker_sleeps_until_the_first_delivery_queued_to_wait_is_due(tmp_path):
+    # a deferred update waited up to a poll (a second) past its time; now the sleep ends
+    # at the first due time: the pending ones queued to wait, the earliest of them
+    q = queue_at(tmp_path)
+    at = due_in(q, "sooner", 40, 1)
+    due_in(q, "later", 100, 2)
+    add(q, "now", 3)  # due already: the claim's (it would be taken, not waited for)
+    due_in(q, "gone", 10, 4)
+    q.db.execute("UPDATE deliveries SET state = 'done' WHERE id = 'gone'")  # not pending
+    assert q.next_due() == at
+    seen_at = [at - timedelta(seconds=40)]  # the wall clock the worker reads
+    w = Workers(q, lambda d: None, 1, poll_seconds=300, wall_clock=lambda: seen_at[0])
+    assert w.idle_wait() == 40.0
+    w.poll_seconds = 30.0  # due past the poll: the poll's wait (another process may write)
+    assert w.idle_wait() == 30.0
+    seen_at[0] = at + timedelta(seconds=1)  # read late: due already, no wait
+    assert w.idle_wait() == 0.0
+    for did in ("now", "sooner", "later"):
+        q.db.execute("UPDATE deliveries SET state = 'done' WHERE id = ?", (did,))
+    assert q.next_due() is None
+    assert w.idle_wait() == 30.0
+
+
+def test_a_delivery_queued_to_wait_runs_at_its_time_without_a_poll(tmp_path, monkeypatch):
+    # the worker's poll is 30 s: what runs the delivery due in 0.3 s is its due time, and
+    # the worker wakes for it once or twice (not on a poll's beat)
+    q = queue_at(tmp_path)
+    ran, claims = threading.Event(), []
+    claim = q.claim
+    monkeypatch.setattr(q, "claim", lambda: claims.append(1) or claim())
+    w = Workers(q, lambda d: ran.set(), 1, poll_seconds=30.0)
+    w.start()
+    try:
+        due_in(q, "a", 0.3)
+        assert ran.wait(10)
+    finally:
+        w.stop()
+    assert q.get("a").state == "done"
+    assert len(claims) <= 4  # at start, at the enqueue's wake-up, at its time (maybe early)
 
 
 def test_a_released_delivery_is_pending_again_as_if_never_claimed(tmp_path):
@@ -745,7 +797,7 @@ def test_stopping_wakes_idle_workers_at_once(tmp_path):
     # a worker waiting for work is woken by `stop`, not left to sleep out its poll
     q = queue_at(tmp_path)
     w = Workers(q, lambda d: None, count=2)
-    w.POLL_SECONDS = 30.0
+    w.poll_seconds = 30.0
     w.start()
     threads = list(w._threads)
     time.sleep(0.2)  # both found nothing and wait
@@ -783,7 +835,7 @@ def test_an_idle_worker_sleeps_instead_of_polling_the_database(tmp_path, monkeyp
     claim = q.claim
     monkeypatch.setattr(q, "claim", lambda: claims.append(1) or claim())
     w = Workers(q, lambda d: None, count=1)
-    w.POLL_SECONDS = 30.0
+    w.poll_seconds = 30.0
     w.start()
     try:
         time.sleep(0.3)
@@ -1371,7 +1423,7 @@ def test_a_worker_outlives_an_unexpected_error_and_goes_on(tmp_path, monkeypatch
 
     monkeypatch.setattr(q, "claim", flaky_claim)
     w = Workers(q, lambda d: ran.append(d.id), 1, counted=counted)
-    w.POLL_SECONDS = 0.05
+    w.poll_seconds = 0.05
     add(q, "a", 1)
     add(q, "b", 2)
     w.start()
@@ -1399,7 +1451,7 @@ def test_work_queued_while_a_worker_claimed_nothing_is_not_slept_through(tmp_pat
 
     monkeypatch.setattr(q, "claim", claim_as_work_arrives)
     w = Workers(q, lambda d: done.set(), 1)
-    w.POLL_SECONDS = 30.0
+    w.poll_seconds = 30.0
     w.start()
     try:
         assert done.wait(5)
@@ -1922,7 +1974,6 @@ def test_a_claim_that_works_again_ends_the_failure_with_nothing_to_run(
     tmp_path, monkeypatch, caplog
 ):
     # an idle queue: no delivery's outcome comes to say the database is back
-    monkeypatch.setattr(Workers, "POLL_SECONDS", 0.01)
     q = queue_at(tmp_path)
     worked = threading.Event()
     real = q.claim
@@ -1937,7 +1988,7 @@ def test_a_claim_that_works_again_ends_the_failure_with_nothing_to_run(
 
     calls: list[int] = []
     monkeypatch.setattr(q, "claim", claim)
-    w = Workers(q, lambda d: None, count=1)
+    w = Workers(q, lambda d: None, count=1, poll_seconds=0.01)
     with caplog.at_level(logging.INFO, logger="bot.workers"):
         w.start()
         try:

@@ -1071,6 +1071,14 @@ def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
         assert "REVIEW_NOTES_WORKERS_STUCK_SECONDS" in errors(workers_stuck_seconds=bad)
 
 
+def test_how_often_an_idle_worker_looks_at_the_queue_is_a_setting():
+    # the fallback for writes of another process, which wake no worker: not every second
+    assert load().workers_poll_seconds == 5.0  # config/bot.toml
+    assert load(workers_poll_seconds=0.5).workers_poll_seconds == 0.5
+    for bad in (0, 301):
+        assert "REVIEW_NOTES_WORKERS_POLL_SECONDS" in errors(workers_poll_seconds=bad)
+
+
 # --- found by review 'r28k' (security, a careless operator) ---
 
 
