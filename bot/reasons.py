@@ -139,46 +139,63 @@ def _unrepeated(whys: list[str]) -> list[str]:
     ]
 
 
-def _things(said: Said) -> list[tuple[str | Said, int]]:
-    """The things a line names, one by one, each with how many of the line's `size` it
-    is: a file or word (a str) is one; the files it only counts are one thing, the line
-    itself, of their number: no other line names them (which files they are is unknown)."""
-    things: list[tuple[str | Said, int]] = [(name, 1) for name in said.names]
-    if said.more:
-        things.append((said, said.more))
+# A thing a line names or counts: a file or word (a str), or the files a line counts
+# whose paths are not known one by one (the line itself: a rename's two paths are one)
+Thing = str | Said
+
+
+def _things(said: Said) -> list[tuple[Thing, int, bool]]:
+    """The things a line names or counts, one by one, each with how many of the line's
+    `size` it is and whether the line names it: a file or word is one; so is each file
+    it counts, when it knows which (`counted`), so that a file counted here and named on
+    another line is one thing, said once with both reasons (not "changes a.py and 2 more
+    files (topic: A)" over "changes b.py (topic: B)" with b.py among the 2). When the
+    paths it counts are more than its count (a rename's two paths, one file), the files
+    it counts are one thing, the line itself, of their number: no other line names them."""
+    things: list[tuple[Thing, int, bool]] = [(name, 1, True) for name in said.names]
+    rest = [f for f in dict.fromkeys(said.counted) if f not in said.names]
+    if said.more and len(rest) == said.more:
+        things += [(path, 1, False) for path in rest]
+    elif said.more:
+        things.append((said, said.more, False))
     return things
 
 
 def _one_per_thing(
     lines: dict[str | Said, tuple[float, list[str]]],
 ) -> list[tuple[str | Said, float, list[str]]]:
-    """The lines regrouped so that no file or word is named by two of them: each thing
-    goes on a line with the things the same lines name, with their reasons, and with the
-    share of each line's weight its things carry (a line's weight is its things', in
-    equal shares: "changes a.py and 2 more files" split leaves "changes 2 other files"
-    two thirds of it). Lines that share nothing come out as they went in, in their order."""
-    naming: dict[tuple[Saying, str | Said], list[Said]] = {}  # (saying, thing) -> lines naming it
+    """The lines regrouped so that no file or word is named by two of them, nor named by
+    one and counted by another: each thing goes on a line with the things the same lines
+    name or count, with their reasons, and with the share of each line's weight its
+    things carry (a line's weight is its things', in equal shares: "changes a.py and 2
+    more files" split leaves "changes 2 other files" two thirds of it). A file is named
+    there when a line named it, else counted. Lines that share nothing come out as they
+    went in, in their order."""
+    naming: dict[tuple[Saying, Thing], list[Said]] = {}  # (saying, thing) -> lines with it
     for what in lines:
         if isinstance(what, Said):
-            for thing, _ in _things(what):
+            for thing, _, _ in _things(what):
                 naming.setdefault((what.saying, thing), []).append(what)
     if all(len(whats) == 1 for whats in naming.values()):
         return [(what, weight, whys) for what, (weight, whys) in lines.items()]
     Group = tuple[Saying, tuple[Said, ...]]  # (saying, the lines naming its things)
     order: list[str | Group] = []  # a line, or a group of things
-    groups: dict[Group, list[str | Said]] = {}  # the things of each group
+    groups: dict[Group, list[Thing]] = {}  # the things of each group
+    named: set[tuple[Saying, Thing]] = set()  # the things a line names
     carried: dict[Group, Counter[Said]] = defaultdict(Counter)  # of each line's `size`
     for what in lines:
         if not isinstance(what, Said):
             order.append(what)
             continue
-        for thing, n in _things(what):
+        for thing, n, names in _things(what):
             key = (what.saying, tuple(naming[what.saying, thing]))
             if key not in groups:
                 groups[key] = []
                 order.append(key)
             if thing not in groups[key]:
                 groups[key].append(thing)
+            if names:
+                named.add((what.saying, thing))
             carried[key][what] += n
     out: list[tuple[str | Said, float, list[str]]] = []
     for item in order:
@@ -188,10 +205,12 @@ def _one_per_thing(
         saying, whats = item
         weight = sum(lines[what][0] * n / what.size for what, n in carried[item].items())
         whys = list(dict.fromkeys(why for what in whats for why in lines[what][1]))
-        names = tuple(thing for thing in groups[item] if isinstance(thing, str))
-        counts = [thing for thing in groups[item] if isinstance(thing, Said)]
-        more = sum(thing.more for thing in counts)
-        counted = tuple(dict.fromkeys(f for thing in counts for f in thing.counted))
+        things = groups[item]
+        names = tuple(t for t in things if isinstance(t, str) and (saying, t) in named)
+        files = [t for t in things if isinstance(t, str) and (saying, t) not in named]
+        counts = [t for t in things if isinstance(t, Said)]
+        more = len(files) + sum(t.more for t in counts)
+        counted = tuple(dict.fromkeys([*files, *(f for t in counts for f in t.counted)]))
         out.append((Said(saying, names, more, counted), weight, whys))
     return out
 

@@ -2744,9 +2744,12 @@ def test_many_other_files_are_named_first_two_then_counted():
     )
 
 
-def test_a_file_another_line_names_is_not_named_again_among_the_rest():
-    # b.py is topic A's (counted on its line) and topic B's (named on its own): the rest
-    # of A's files name c.py, not b.py a second time, and count b.py as before
+# kills: bot/reasons.py:_things the files a line counts one thing, unknown to other lines
+def test_a_file_one_line_counts_and_another_names_is_one_line_with_both_reasons():
+    # b.py is topic A's (counted on its line) and topic B's (named on its own): A's line
+    # read "changes c.py and 1 more file (topic: A)" beside "changes b.py (topic: B)", the
+    # file counted on one line of the note and named on another (PR 23743's Sampling and
+    # Speculative decoding lines, rejection_sampler.py); b.py is said once, with both
     from bot.reasons import changes, reason_lines
 
     scored = [
@@ -2755,14 +2758,14 @@ def test_a_file_another_line_names_is_not_named_again_among_the_rest():
         (1.5, changes(["b.py"]), "topic: B"),
     ]
     assert reason_lines(scored) == (
+        "changes b.py (topics: A, B)",  # its third of A's weight, and B's
         "changes a.py (a path of this note; topic: A)",
-        "changes c.py and 1 more file (topic: A)",
-        "changes b.py (topic: B)",
+        "changes c.py (topic: A)",
     )
 
 
 def test_two_lines_left_counting_the_same_file_name_it_once():
-    # two topics' rests share d.py: the stronger line names it, the other counts it
+    # two topics' rests share d.py: it is named once, with both reasons
     from bot.reasons import changes, reason_lines
 
     scored = [
@@ -2774,13 +2777,15 @@ def test_two_lines_left_counting_the_same_file_name_it_once():
     lines = reason_lines(scored)
     assert lines == (
         "changes a.py (a path of this note; topic: A)",
-        "changes d.py (topic: A)",
+        "changes d.py (topics: A, B)",
         "changes b.py (keyword of this note; topic: B)",
-        "changes e.py and 1 more file (topic: B)",
+        "changes e.py (topic: B)",
     ), lines
 
 
-def test_a_line_whose_other_files_all_are_named_elsewhere_keeps_its_count():
+def test_a_line_whose_other_files_all_are_named_elsewhere_is_left_out():
+    # it said "changes 1 other file (topic: A)" of b.py, named on B's line: b.py's line
+    # now gives both reasons, and nothing is left to count
     from bot.reasons import changes, reason_lines
 
     scored = [
@@ -2789,9 +2794,8 @@ def test_a_line_whose_other_files_all_are_named_elsewhere_keeps_its_count():
         (2.0, changes(["b.py"]), "topic: B"),
     ]
     assert reason_lines(scored) == (
+        "changes b.py (topics: A, B)",
         "changes a.py (a path of this note; topic: A)",
-        "changes b.py (topic: B)",
-        "changes 1 other file (topic: A)",
     )
 
 
