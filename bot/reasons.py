@@ -87,13 +87,53 @@ def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
         total, whys = lines.get(what, (0.0, []))
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
+    # words merged strongest first, then the line placed by their total
+    ranked = sorted(_alike_merged(ranked), key=lambda line: -line[1])
     ranked = _name_counted(ranked)
     return tuple(
-        f"{what} ({'; '.join(_topics_once(sorted(_unrepeated(whys), key=_topic_last)))})"
-        if whys
-        else str(what)
+        f"{what} ({'; '.join(_glosses(what, whys))})" if whys else str(what)
         for what, _, whys in ranked
     )
+
+
+def _glosses(what: str | Said, whys: list[str]) -> list[str]:
+    """A line's reasons as its brackets say them: the note's own first, topics once."""
+    whys = _topics_once(sorted(_unrepeated(whys), key=_topic_last))
+    if isinstance(what, Said) and len(what.names) > 1:  # words merged (`_alike_merged`)
+        return [KEYWORDS if why == KEYWORD else why for why in whys]
+    return whys
+
+
+# Lines that quote words with the same reasons are one: a title and a description say
+# what the PR does in words, and "title mentions 'workspace' (keyword of this note)"
+# over "title mentions 'ubatch' (keyword of this note)" read as two things the PR does
+# where it is one, the note's words in its title, as a topic's line quotes its own
+_ALIKE = (Saying.TITLE, Saying.BODY)
+KEYWORDS = "keywords of this note"  # KEYWORD, of a line quoting more than one word
+
+
+def _alike_merged(
+    lines: list[tuple[str | Said, float, list[str]]],
+) -> list[tuple[str | Said, float, list[str]]]:
+    """The lines, those quoting words in one place (the title, the description) with the
+    same reasons made one, at the first's place, with their weights added: "title
+    mentions 'workspace', 'ubatch' (keywords of this note)". Lines with no reason of
+    their own are left apart: what they quote is said for no one reason."""
+    out: list[tuple[str | Said, float, list[str]]] = []
+    at: dict[tuple[Saying, frozenset[str]], int] = {}  # -> the merged line's place in `out`
+    for what, weight, whys in lines:
+        key = (what.saying, frozenset(whys)) if isinstance(what, Said) else None
+        if key is None or not whys or key[0] not in _ALIKE:
+            out.append((what, weight, whys))
+        elif key not in at:
+            at[key] = len(out)
+            out.append((what, weight, whys))
+        else:
+            first, total, reasons = out[at[key]]
+            assert isinstance(first, Said)
+            names = tuple(dict.fromkeys((*first.names, *what.names)))
+            out[at[key]] = (Said(first.saying, names), total + weight, reasons)
+    return out
 
 
 # How many of its files a line left counting only ("changes 3 other files") names

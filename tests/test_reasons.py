@@ -994,3 +994,60 @@ def test_a_line_counting_for_two_topics_names_them_after_one_topics():
     ) in reasons, reasons
     assert not any("; topic: " in r or r.count("topic") > 1 for r in reasons), reasons
     assert "title mentions 'eplb' (topic: Expert parallelism)" in reasons
+
+
+# --- found by session 36: reason lines saying the same kind of thing ---
+
+
+def test_words_the_title_says_for_one_reason_are_one_line():
+    """PR 46372 (dev set, "... breakable ... eager break ..."): the eager-region note read
+
+        - title mentions 'breakable' (keyword of this note)
+        - title mentions 'eager break' (keyword of this note)
+
+    two lines for one thing the PR does, its title naming the note's words, where a
+    topic's line quotes its words on one ("description mentions 'ROCm', 'gfx950' (topic:
+    ROCm platform)"). Lines quoting words in the same place with the same reasons are
+    one, strongest word first; a line of the title and one of the description, or with
+    other reasons, stay apart."""
+    from bot.match_result import Said, Saying
+    from bot.reasons import KEYWORD, reason_lines
+
+    def said(saying: Saying, word: str) -> Said:
+        return Said(saying, (word,))
+
+    scored = [
+        (1.0, said(Saying.TITLE, "breakable"), KEYWORD),
+        (0.6, said(Saying.TITLE, "cudagraph"), "topic: CUDA graphs"),
+        (0.5, said(Saying.BODY, "eager region"), KEYWORD),
+        (1.5, said(Saying.TITLE, "eager break"), KEYWORD),  # rarer: it weighs more
+        (0.9, said(Saying.TITLE, "MRV1"), "also in this note's title"),
+        (0.4, said(Saying.TITLE, "ROCm"), ""),  # no reason of its own: said for none
+        (0.3, said(Saying.TITLE, "gfx950"), ""),
+    ]
+    assert reason_lines(scored) == (
+        "title mentions 'eager break', 'breakable' (keywords of this note)",  # 2.5 in all
+        "title mentions 'MRV1' (also in this note's title)",
+        "title mentions 'cudagraph' (topic: CUDA graphs)",
+        "description mentions 'eager region' (keyword of this note)",
+        "title mentions 'ROCm'",
+        "title mentions 'gfx950'",
+    )
+    # a merged line ranks by its words' total: above a line stronger than either word
+    scored = [
+        (1.0, said(Saying.TITLE, "a"), KEYWORD),
+        (1.5, said(Saying.TITLE, "c"), "topic: C"),
+        (1.0, said(Saying.TITLE, "b"), KEYWORD),
+    ]
+    assert reason_lines(scored) == (
+        "title mentions 'a', 'b' (keywords of this note)",
+        "title mentions 'c' (topic: C)",
+    )
+
+
+def test_a_shipped_notes_keywords_the_title_names_read_on_one_line():
+    # the same on the shipped library, PR 46372's title
+    lines = reasons_of("fix: make NCCL collectives eager break points in breakable cudagraph")
+    own = [line for line in lines if "of this note" in line and line.startswith("title")]
+    assert len(own) == 1, lines
+    assert own[0].endswith("(keywords of this note)") and own[0].count("'") >= 4, lines
