@@ -729,6 +729,38 @@ def test_an_idle_worker_sleeps_until_the_first_delivery_queued_to_wait_is_due(tm
     assert w.idle_wait() == 30.0
 
 
+# kills: bot/workers.py:Workers.idle_wait a failed read of the due time waits for ever (None)
+def test_an_idle_worker_that_cannot_read_the_due_time_waits_a_poll(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    due_in(q, "a", 40)
+
+    def unreadable():
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(q, "next_due", unreadable)
+    assert Workers(q, lambda d: None, 1, poll_seconds=7.0).idle_wait() == 7.0
+
+
+# kills: bot/workers.py:Workers._run no wait after a failed claim (a loop of claims)
+def test_a_worker_whose_claim_fails_tries_again_after_its_poll(tmp_path, monkeypatch):
+    q = queue_at(tmp_path)
+    claims = []
+
+    def locked():
+        claims.append(1)
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(q, "claim", locked)
+    w = Workers(q, lambda d: None, 1, poll_seconds=30.0)
+    w.start()
+    try:
+        wait_until(lambda: claims, what="a claim tried")
+        time.sleep(0.3)  # a worker with no wait would claim hundreds of times meanwhile
+    finally:
+        w.stop()
+    assert len(claims) == 1  # the stop's wake-up ends the wait, and the worker
+
+
 def test_a_delivery_queued_to_wait_runs_at_its_time_without_a_poll(tmp_path, monkeypatch):
     # the worker's poll is 30 s: what runs the delivery due in 0.3 s is its due time, and
     # the worker wakes for it once or twice (not on a poll's beat)
