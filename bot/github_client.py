@@ -171,7 +171,14 @@ class GitHubClient:
             heads = {at for url in listed if (at := _listed_at(url))}
             head = (heads.pop() if len(heads) == 1 else "") if heads else None
             incidental = incidental_files(changes)
-            return FileList(paths, names, incidental, listed=len(fetched), head=head)
+            renamed = {
+                f.previous_filename: f.filename
+                for f in fetched
+                if f.status == "renamed" and f.previous_filename
+            }
+            return FileList(
+                paths, names, incidental, listed=len(fetched), head=head, renamed=renamed
+            )
 
         return self._sessions.as_installation(ref, op, READ_PULLS)
 

@@ -155,8 +155,10 @@ class FileList(list[str]):
         incidental: frozenset[str] = frozenset(),
         listed: int | None = None,
         head: str | None = None,
+        renamed: Mapping[str, str] | None = None,
     ):
         super().__init__(paths)
+        self.renamed: Mapping[str, str] = renamed or {}  # a rename's old path -> its new
         self.code_names: Mapping[str, tuple[str, ...]] = code_names or {}
         self.incidental = incidental
         self.listed = listed

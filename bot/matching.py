@@ -54,7 +54,7 @@ and keeps it (the server on its `BotContext`, the scripts and the bench in a var
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -155,6 +155,25 @@ def _named_by(said: str | Said, files: frozenset[str], both: list[str]) -> str |
         return said
     rest = tuple(f for f in (*said.names, *said.counted) if f not in names)
     return Said(said.saying, names, max(said.size - len(names), 0), rest)
+
+
+def _as_seen(scored: list[Weighed], renamed: Mapping[str, str]) -> list[Weighed]:
+    """The changed-files lines naming a renamed file by its new path (`renamed`: old ->
+    new), the one a reviewer sees in the diff: GitHub lists both paths, and a note's or
+    topic's glob may hold the old one only ("changes vllm/old/x.py" of a file that is now
+    vllm/new/x.py). A rename's two paths on one line are its one file, named once."""
+    if not renamed:
+        return scored
+    out: list[Weighed] = []
+    for weight, what, why in scored:
+        if isinstance(what, Said) and what.saying is Saying.CHANGES:
+            names = tuple(dict.fromkeys(renamed.get(n, n) for n in what.names))
+            rest = (renamed.get(f, f) for f in what.counted)
+            counted = tuple(dict.fromkeys(f for f in rest if f not in names))
+            more = min(what.more, len(counted)) if what.counted else what.more
+            what = Said(what.saying, names, more, counted)
+        out.append((weight, what, why))
+    return out
 
 
 def _title_evidence(hits: list[TermHit], weight: float) -> Evidence:
@@ -508,6 +527,7 @@ class CompiledMatcher:
         score = sum(s for s, _, _ in (*scored, *ties))  # before the reasons regroup it
         shown = self._said_once(i, facts, scan, own, scored)
         # a tie links the note alone: it comes before the words and files, whatever they weigh
+        shown = _as_seen(shown, facts.renamed)
         reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
         if is_source:
             score += w.source_pr

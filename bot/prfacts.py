@@ -59,6 +59,10 @@ class PRFacts:
     # Files it changes only by moving them or editing their imports (`pr_diff.incidental_files`):
     # they say where code went, not what it does. Empty: the diff was not seen.
     incidental: frozenset[str] = frozenset()
+    # A rename's old path -> its new one (GitHub's `previous_filename` -> `filename`):
+    # `files` holds both, and a reason names the new one, which a reviewer sees in the
+    # diff. Empty: none known (a list given by hand, or of a release that kept none).
+    renamed: Mapping[str, str] = field(default_factory=dict)
     # Notes the bot showed on the PRs this one says it fixes, reverts, follows up on,
     # supersedes or builds on (`bot.relations`): note id -> (that PR, the relation).
     # Filled by the shell from what it remembers; empty when matching a PR alone.

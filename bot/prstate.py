@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS pr_state (
     files       TEXT,                     -- cached changed files (JSON)
     code_names  TEXT,                     -- names on their changed lines (JSON), same head
     incidental  TEXT,                     -- files moved or changed in imports only (JSON)
+    renamed     TEXT,                     -- a rename's old path -> its new one (JSON)
     event_at    TEXT,                     -- pull_request.updated_at of the last render
     opted_out   INTEGER NOT NULL DEFAULT 0,
     verbose     INTEGER NOT NULL DEFAULT 0,
@@ -203,6 +204,8 @@ class PRState:
     code_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # files that diff only moves or changes in their imports
     incidental: frozenset[str] = frozenset()
+    # a rename's old path -> its new one, of the same list
+    renamed: Mapping[str, str] = field(default_factory=dict)
     dismissed: tuple[str, ...] = ()  # `/notes wrong`: hidden on this PR
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # of the notes shown
     paused: str | None = None  # the PauseCause the posted comment names, if it says paused
@@ -322,13 +325,15 @@ class PRStore:
         # run late no longer undoes a newer command; event_by: since a re-run of an event
         # is not taken for a tie with itself; files_base: since an event of a retargeted
         # PR's new base run before the retarget does not take the old base's files;
-        # replaced: since a deletion of the comment an `on` found gone can outrank it
+        # replaced: since a deletion of the comment an `on` found gone can outrank it;
+        # renamed: since a reason names a renamed file by its new path
         db.add_missing_columns(
             "pr_state",
             {
                 "pending": "TEXT",
                 "code_names": "TEXT",
                 "incidental": "TEXT",
+                "renamed": "TEXT",
                 "dismissed": "TEXT",
                 "evidence": "TEXT",
                 "paused": "TEXT",
@@ -383,6 +388,7 @@ class PRStore:
             pending=_pending(r["pending"]),
             code_names={k: tuple(v) for k, v in json.loads(r["code_names"] or "{}").items()},
             incidental=frozenset(json.loads(r["incidental"] or "[]")),
+            renamed=dict(json.loads(r["renamed"] or "{}")),
             dismissed=tuple(json.loads(r["dismissed"] or "[]")),
             evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
             paused=r["paused"],
@@ -409,9 +415,9 @@ class PRStore:
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
                                   verbose_at, dismissed_at, restored_at, event_by, files_base,
-                                  replaced)
+                                  replaced, renamed)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?, ?, ?)
+                    ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -426,7 +432,7 @@ class PRStore:
                 files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
                 event_by = excluded.event_by, files_base = excluded.files_base,
-                replaced = excluded.replaced
+                replaced = excluded.replaced, renamed = excluded.renamed
             """,
             (
                 state.repo.lower(),
@@ -458,6 +464,7 @@ class PRStore:
                 state.event_by,
                 _stored_base(state.files_base, state.files),
                 None if state.replaced_id is None else f"{state.comment_id}:{state.replaced_id}",
+                json.dumps(dict(state.renamed)),
             ),
         )
 
@@ -494,7 +501,7 @@ class PRStore:
         with self.db.tx() as conn:
             return conn.execute(
                 "UPDATE pr_state SET files = NULL, files_sha = NULL, files_listed = NULL,"
-                " files_base = NULL, code_names = NULL, incidental = NULL"
+                " files_base = NULL, code_names = NULL, incidental = NULL, renamed = NULL"
                 f" WHERE rowid IN ({idle})",
                 (before, limit),
             ).rowcount

@@ -230,6 +230,7 @@ class _Files:
     entries: int | None  # how many GitHub listed, when it listed them
     base: str  # the base branch the list is the diff against ("": not known)
     listed_at: str  # the head GitHub listed them at ("": pages of two commits)
+    renamed: Mapping[str, str]  # a rename's old path -> its new one
 
 
 def _with_files(
@@ -247,12 +248,13 @@ def _with_files(
     base branch it is the diff against."""
     head_sha = facts.head_sha or (state.head_sha or "")
     if files is not None:
-        got: _Files | None = _Files(tuple(files), {}, frozenset(), None, facts.base_ref, head_sha)
+        given = (tuple(files), {}, frozenset(), None, facts.base_ref, head_sha, {})
+        got: _Files | None = _Files(*given)
     else:
         got = _cached(state, facts, head_sha)
     if got is None:
         got = _listed(ctx, ref, state, facts, head_sha, expected_files)
-    seen = dict(code_names=got.names, incidental=got.incidental)
+    seen = dict(code_names=got.names, incidental=got.incidental, renamed=got.renamed)
     facts = replace(facts, files=got.files, head_sha=head_sha, listed_files=got.entries, **seen)
     state = replace(
         state,
@@ -282,9 +284,8 @@ def _kept(state: PRState, files: Sequence[str], facts: PRFacts, listed_at: str) 
     """A list the PR's state keeps, with what its diff showed and GitHub's count; its
     base the event's, else the one kept with it."""
     base = facts.base_ref or (state.files_base or "")
-    return _Files(
-        tuple(files), state.code_names, state.incidental, state.files_listed, base, listed_at
-    )
+    kept = (state.code_names, state.incidental, state.files_listed, base, listed_at)
+    return _Files(tuple(files), *kept, state.renamed)
 
 
 def _listed(
@@ -316,7 +317,8 @@ def _listed(
         # (one cached before bases were kept has none)
         return _kept(state, kept, facts, listed_at)
     names, incidental, entries = listed.code_names, listed.incidental, listed.listed
-    return _Files(tuple(listed), names, incidental, entries, facts.base_ref, listed_at)
+    at = (facts.base_ref, listed_at, listed.renamed)
+    return _Files(tuple(listed), names, incidental, entries, *at)
 
 
 def _had_notes(

@@ -2997,3 +2997,26 @@ def test_the_notes_comment_is_deleted_by_its_id_only_when_it_is_still_ours_on_th
     assert asked.count == 1
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [copy.id]
     assert client.delete_sticky(PR, ours, MARKER) is False  # gone already
+
+
+# kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
+def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_github_client):
+    # GitHub lists a rename as one entry with both paths; a copy keeps its source, which
+    # the PR still has: only a rename's old path is one the diff no longer shows
+    from tests.fake_github import FakeFile
+
+    files = [
+        FakeFile("vllm/new/x.py", "renamed", "vllm/old/x.py"),
+        FakeFile("vllm/b_copy.py", "copied", "vllm/b.py"),
+        FakeFile("vllm/c.py"),
+    ]
+    fake_github.add_pull(DEFAULT_REPO, 7, files=files)
+    listed = make_github_client().list_files(PR)
+    assert sorted(listed) == [
+        "vllm/b.py",
+        "vllm/b_copy.py",
+        "vllm/c.py",
+        "vllm/new/x.py",
+        "vllm/old/x.py",
+    ]
+    assert listed.renamed == {"vllm/old/x.py": "vllm/new/x.py"}

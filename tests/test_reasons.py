@@ -1051,3 +1051,47 @@ def test_a_shipped_notes_keywords_the_title_names_read_on_one_line():
     own = [line for line in lines if "of this note" in line and line.startswith("title")]
     assert len(own) == 1, lines
     assert own[0].endswith("(keywords of this note)") and own[0].count("'") >= 4, lines
+
+
+def test_a_renamed_file_is_said_by_its_new_path():
+    """A hand-made PR renaming vllm/v1/core/kv_cache_coordinator.py, the eager-prefix
+    note's path, to vllm/v1/core/kv_cache/coordinator.py: GitHub lists both paths, the
+    glob holds the old one, and the reason read "changes vllm/v1/core/
+    kv_cache_coordinator.py", where the diff shows the file under its new path."""
+    from dataclasses import replace
+
+    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache/coordinator.py"
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=1,
+        title="[Core] Keep EAGLE prefix-cache registration on partial hits",
+        files=(new, old, "tests/v1/core/test_prefix_caching.py"),
+        listed_files=2,
+        changed_files=2,
+        renamed={old: new},
+    )
+    (before,) = match_pr(replace(facts, renamed={}), LIB, CFG).matches
+    (after,) = match_pr(facts, LIB, CFG).matches
+    assert f"changes {old} (a path of this note; topic: Prefix caching)" in before.reasons
+    assert f"changes {new} (a path of this note; topic: Prefix caching)" in after.reasons
+    assert not any(old in r for r in after.reasons), after.reasons
+    assert (after.note.id, after.score) == (before.note.id, before.score)  # wording only
+
+
+def test_a_renames_two_paths_on_one_line_are_its_one_file():
+    from bot.match_result import Said, Saying
+    from bot.matching import _as_seen
+    from bot.reasons import changes
+
+    renamed = {"old/b.py": "new/b.py"}
+    # both paths under one glob, with another file: one path named, the other counted
+    (_, said, _), *_ = _as_seen([(1.0, changes(["a.py", "old/b.py", "new/b.py"], 2), "")], renamed)
+    assert said == Said(Saying.CHANGES, ("a.py",), 1) and said.counted == ("new/b.py",)
+    # the old path named, the new one counted: the file once, nothing more
+    (_, said, _), *_ = _as_seen([(1.0, changes(["old/b.py", "new/b.py"], 1), "")], renamed)
+    assert str(said) == "changes new/b.py" and not said.counted
+    (_, said, _), *_ = _as_seen(
+        [(1.0, Said(Saying.CHANGES, ("old/b.py", "a.py"), 1, ("new/b.py",)), "")], renamed
+    )
+    assert str(said) == "changes new/b.py, a.py"
+    assert _as_seen([(1.0, "title mentions 'x'", "")], renamed) == [(1.0, "title mentions 'x'", "")]

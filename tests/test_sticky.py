@@ -1011,6 +1011,27 @@ def test_a_reused_list_keeps_githubs_count_of_its_entries(ctx, monkeypatch):
     assert ctx.prs.get(REF.repo, REF.number).files_listed == 1
 
 
+# kills: bot/sticky.py:_kept a cached list's renames left out (the old path named again)
+def test_a_renamed_file_is_named_by_its_new_path_also_from_the_cached_list(ctx, monkeypatch):
+    # GitHub lists a rename's two paths; the note's path is the old one: the comment said
+    # "changes vllm/v1/core/kv_cache_coordinator.py", a path the PR's diff shows only as
+    # where the file came from. The next event reuses the list kept in the PR's state:
+    # its renames are kept with it, or the comment would name the old path again
+    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache/coordinator.py"
+
+    def listing(ref, *, expected=None):
+        return FileList([new, old], {}, frozenset(), listed=1, renamed={old: new})
+
+    monkeypatch.setattr(ctx.github, "list_files", listing)
+    shown, gone = (f"changes {p}".replace("_", "\\_") for p in (new, old))  # as rendered
+    refresh_sticky(ctx, REF, facts(changed_files=1))
+    assert shown in bodies(ctx)[-1] and gone not in bodies(ctx)[-1]
+    assert ctx.prs.get(REF.repo, REF.number).renamed == {old: new}
+    monkeypatch.setattr(ctx.github, "list_files", lambda ref, *, expected=None: 1 / 0)
+    refresh_sticky(ctx, REF, facts(changed_files=1, labels=("ready",)))  # the cached list
+    assert shown in bodies(ctx)[-1] and gone not in bodies(ctx)[-1]
+
+
 # --- found by mutation run 'r25d' (bot/dryrun.py) ---
 
 
