@@ -714,6 +714,8 @@ def test_transient_errors_are_retried_then_succeed(live):
 
 def test_persistent_failure_is_recorded_then_retry_succeeds(live, tmp_path):
     client, rt, fake = live
+    # the retry's process wakes no worker: an idle one looks again after its poll (5 s)
+    rt.workers.poll_seconds = 0.2
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES)
     fake.inject("GET", "/repos/*/pulls/*/files", *[Fault.error(502)] * 3)  # 1 try + 2 retries
     r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="will-fail")
