@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize(
     ("script", "args", "printed"),
     [
-        ("bench_matching.py", ["--quick"], "ms per PR"),
+        ("bench_matching.py", ["--quick"], "generated library: 10000 notes, 1000 topics"),
         ("bench_library.py", ["--notes", "200", "--repeat", "1"], "the 16 seed notes"),
         ("bench_load.py", ["--quick"], "failed deliveries: 0"),
         ("bench_commands.py", ["--quick"], "x prose"),
