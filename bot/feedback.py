@@ -61,11 +61,19 @@ _NUMBER = re.compile(
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
 # In English, as the comment's footer says it ("`/notes wrong N` if note N does not fit"):
-# `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`).
+# `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`); and as English counts items,
+# `2nd`, `second` (`(?P<s>)`, `(?P<w>)`: any suffix after digits, `2th` is no other
+# number), with `note` or `one` after it as a counting word (`(?P<k>)`: `2nd note`,
+# `second one`; `the second` is not read). A word it starts is no number (`secondly`,
+# `first-time`: `_ordinal` keeps them as typed).
+_ENGLISH_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+_ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(
     rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
     r"|(?i:note) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
+    rf"|(?i:(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
+    r"(?: (?P<k>note|one)(?![^\W\d_]))?)"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
@@ -229,17 +237,22 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem."""
     joined = " ".join(words)
     said = _ORDINAL.match(joined)
-    number = (
-        None if said is None else _chinese_number(said["n"] or said["m"] or said["b"] or said["e"])
-    )
+    number = None if said is None else _number_said(said)
     if said is None or number is None:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
-    counted = said["c"] or said["d"]
+    counted = said["c"] or said["d"] or said["k"]
     first = number + ("." if counted and glued else "") + glued
     if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]
     return [first, *after], joined[: said.end()] + glued
+
+
+def _number_said(said: re.Match[str]) -> str | None:
+    """The digits of the number `_ORDINAL` read (`二`, `second`: `2`); None: not one."""
+    if said["w"]:
+        return str(_ENGLISH_ORDINALS.index(said["w"].casefold()) + 1)
+    return _chinese_number(said["n"] or said["m"] or said["b"] or said["e"] or said["s"])
 
 
 def _chinese_number(digits: str) -> str | None:

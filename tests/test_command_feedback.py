@@ -127,7 +127,7 @@ def test_wrong_with_no_notes_comment_says_there_is_none(live):
 
 # kills: bot/feedback.py:pick_note (hand) with one note shown, `2,3` or `第2、3条` hid it with
 #   the list of numbers for its reason
-@pytest.mark.parametrize("said", ["3", "2,3", "第2、3条", "2，3 只是改名"])
+@pytest.mark.parametrize("said", ["3", "2,3", "第2、3条", "2，3 只是改名", "2nd", "second"])
 def test_wrong_with_one_note_shown_names_only_that_one(live, said):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
@@ -140,6 +140,25 @@ def test_wrong_with_one_note_shown_names_only_that_one(live, said):
     assert "it shows only note 1 (say `/notes wrong 1`)" in reply.body  # not "notes 1"
     assert "nothing was hidden" in reply.body and reactions(fake, c) == {"eyes", "confused"}
     assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+
+
+# kills: bot/feedback.py:_ordinal (hand) English's `2nd` and `second` not read: answered
+#   "Say which note does not fit" to a reviewer who had said which, and with one note shown
+#   (above) they hid note 1 with the reason `2nd`
+@pytest.mark.parametrize("said", ["2nd", "second", "2nd note", "Second,"])
+def test_wrong_naming_the_note_as_english_counts_it_hides_that_note(live, said):
+    client, rt, fake = live
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=title_with_one_more_note(), author=AUTHOR
+    )
+    say(client, rt, fake, "/notes", title=title_with_one_more_note())
+    shown = state(rt).notes
+    assert len(shown) == 2
+    c = say(client, rt, fake, f"/notes wrong {said} only renames", login=AUTHOR)
+    assert replies(fake) == [] and reactions(fake, c) == {"eyes", "+1"}
+    assert state(rt).dismissed == (shown[1],)
+    (mark,) = rt.ctx.feedback.marks()
+    assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, "only renames")
 
 
 def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):

@@ -189,6 +189,76 @@ def test_a_note_named_as_the_comment_says_it_in_english_names_the_note(line, rea
     assert as_said(command.args) == as_said(plain.split())
 
 
+# kills: bot/feedback.py:_ordinal (hand) English's ordinals not read: `2nd` and `second`
+#   were answered "say which note", and with one note shown hid note 1 with them as the reason
+@pytest.mark.parametrize(
+    ("line", "reason", "plain"),
+    [
+        ("/notes wrong 2nd", "", "2"),
+        ("/notes wrong second", "", "2"),
+        ("/notes wrong Second", "", "2"),
+        ("/notes wrong 2ND", "", "2"),
+        ("/notes wrong 2th", "", "2"),  # the suffix aside, the number is clear
+        ("/notes wrong ２nd", "", "2"),
+        ("/notes wrong 2nd only renames", "only renames", "2 only renames"),
+        ("/notes wrong second, only renames", "only renames", "2, only renames"),
+        ("/notes wrong second: only renames", "only renames", "2: only renames"),
+        ("/notes wrong second — only renames", "only renames", "2 — only renames"),
+        ("/notes wrong Second，只是改名", "只是改名", "2，只是改名"),
+        ("/notes wrong 2nd note", "", "2"),
+        ("/notes wrong second one only renames", "only renames", "2 only renames"),
+        ("/notes wrong second note: only renames", "only renames", "2: only renames"),
+        ("/notes wrong 2nd notebook only", "notebook only", "2 notebook only"),
+        ("/notes wrong 2nd.", "", "2"),
+        ("/notes wrong second🙏", "", "2"),
+    ],
+)
+def test_a_note_named_as_english_counts_it_names_the_note(line, reason, plain):
+    (command,) = parse_commands(line)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    # an edit writing it as the number is the same command, not one to answer again
+    assert command.key == parse_commands(f"/notes wrong {plain}")[0].key
+
+
+@pytest.mark.parametrize(
+    ("first", "rank"),
+    [("first", 1), ("1st", 1), ("third", 3), ("3rd", 3), ("fourth", 4), ("4th", 4)]
+    + [("fifth", 5), ("5th", 5), ("11th", 11), ("FIRST", 1)],
+)
+def test_each_english_ordinal_is_its_number(first, rank):
+    shown = tuple(f"vllm-{i:08x}" for i in range(12))
+    pick = pick_note((first,), shown)
+    assert (pick.note_id, pick.rank) == (shown[rank - 1], rank)
+
+
+@pytest.mark.parametrize(
+    ("first", "problem", "asked"),
+    [
+        ("2nd", PickProblem.RANGE, "2nd"),  # quoted as typed, no reason to hide note 1
+        ("second", PickProblem.RANGE, "second"),
+        ("second one", PickProblem.RANGE, "second one"),
+        ("sixth", None, ""),  # no ordinal read past fifth: the reason
+        ("secondly", None, ""),  # words an ordinal starts are words
+        ("second-hand", None, ""),
+        ("first-class", None, ""),
+    ],
+)
+def test_with_one_note_shown_an_english_ordinal_past_1_is_out_of_range(first, problem, asked):
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.problem, pick.asked) == (problem, asked)
+    if problem is None:
+        assert (pick.note_id, pick.reason) == (SHOWN[0], first)
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
+def test_two_english_ordinals_name_no_one_note():
+    for line in ("/notes wrong 2nd 3rd", "/notes wrong second, third"):
+        (command,) = parse_commands(line)
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH, line
+
+
 @pytest.mark.parametrize("first", ["note 2", "Note 2: only renames", "note #2"])
 def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first):
     # the reviewer read another comment than this one: hiding note 1 is not what they asked
@@ -276,7 +346,7 @@ def test_a_reason_in_full_width_brackets_glued_to_the_number_is_its_reason():
 
 
 # kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
-@pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nd", "2x"])
+@pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nds", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
     # `2,3` may mean two notes: hiding note 2 with the reason "3" would do half of it;
     # a number glued to letters is no number either, as before
