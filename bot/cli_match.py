@@ -54,7 +54,8 @@ def _match_result_json(result) -> dict:
 
 def _print_match(facts, result, config) -> None:
     # the title, paths and labels are the PR author's: printed inert
-    print(f"PR {inert(facts.repo)} {facts.number}: {inert(facts.title)}")
+    number = f" {facts.number}" if facts.number else ""  # 0: no --number given, no PR's
+    print(f"PR {inert(facts.repo)}{number}: {inert(facts.title)}")
     if not result.matches and not result.held_back:
         print(f"no note reaches the threshold ({config.threshold:g})")
     elif not result.matches:
@@ -281,7 +282,8 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
         for file in facts.files:  # matched all the same, as --files-from's
             if problem := path_problem(file):
                 print(f"{path}:{no}: {inert(file)}: {problem}", file=sys.stderr)
-        out = {"number": facts.number, **_match_result_json(matcher.match(facts))}
+        # a line that gives no number is numbered 0, no PR's: null, not a PR 0
+        out = {"number": facts.number or None, **_match_result_json(matcher.match(facts))}
         print_json(out)
     return status
 

@@ -547,7 +547,7 @@ def test_batch_output_to_a_reader_that_stops_early_ends_quietly(tmp_path):
     prs.write_text(
         "".join(
             json.dumps({"number": n, "title": f"[Frontend] change {n}"}) + "\n"
-            for n in range(20000)
+            for n in range(1, 20001)
         ),
         "utf-8",
     )
@@ -562,7 +562,7 @@ def test_batch_output_to_a_reader_that_stops_early_ends_quietly(tmp_path):
     proc.stdout.close()  # the reader goes away with most of the output unread
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
-    assert json.loads(first)["number"] == 0
+    assert json.loads(first)["number"] == 1
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
@@ -646,7 +646,7 @@ def test_a_long_command_stopped_with_ctrl_c_ends_quietly_by_the_signal(tmp_path)
     prs.write_text(
         "".join(
             json.dumps({"number": n, "title": f"[Frontend] change {n}"}) + "\n"
-            for n in range(20000)
+            for n in range(1, 20001)
         ),
         "utf-8",
     )
@@ -656,7 +656,7 @@ def test_a_long_command_stopped_with_ctrl_c_ends_quietly_by_the_signal(tmp_path)
         stderr=subprocess.PIPE,
         cwd=Path(__file__).resolve().parent.parent,
     )
-    assert json.loads(proc.stdout.readline())["number"] == 0  # under way
+    assert json.loads(proc.stdout.readline())["number"] == 1  # under way
     proc.send_signal(signal.SIGINT)
     proc.stdout.read()  # (a full pipe must not hold it up)
     err = proc.stderr.read().decode()
@@ -880,10 +880,25 @@ def test_files_from_a_list_pasted_with_spaces_around_its_paths(setup, tmp_path, 
 
 
 # kills: bot/cli_match.py:_cmd_match a PR given by flags numbered 1, not 0
-def test_a_pr_given_by_its_title_is_numbered_0_no_real_prs_number(setup, capsys):
+# kills: bot/cli_match.py:_print_match the number 0 printed: "PR vllm-project/vllm 0: ...",
+#   as if the curator had matched a PR numbered 0
+def test_a_pr_given_by_its_title_is_numbered_no_real_prs_number(setup, capsys):
     _, flags = setup
     code, out, _ = run(capsys, "--title", "[Frontend] New tool parser", *flags)
-    assert code == 0 and out.splitlines()[0] == "PR vllm-project/vllm 0: [Frontend] New tool parser"
+    assert code == 0 and out.splitlines()[0] == "PR vllm-project/vllm: [Frontend] New tool parser"
+    # a PR numbered 1 is a real PR's number: not matched as its source PR's notes would be
+    code, out, _ = run(capsys, "--title", "[Frontend] New tool parser", "--number", "1", *flags)
+    assert code == 0 and out.splitlines()[0] == "PR vllm-project/vllm 1: [Frontend] New tool parser"
+
+
+# kills: bot/cli_match.py:_match_batch a line without a number written "number": 0
+def test_a_batch_line_without_a_number_is_written_with_a_null_number(setup, tmp_path, capsys):
+    _, flags = setup
+    prs = tmp_path / "prs.jsonl"
+    prs.write_text(json.dumps({"title": "Docs"}) + "\n" + json.dumps({"number": 3}), "utf-8")
+    code, out, _ = run(capsys, "--batch", str(prs), *flags)
+    assert code == 0
+    assert [json.loads(line)["number"] for line in out.splitlines()] == [None, 3]
 
 
 # kills: bot/cli_match.py:_cmd_match and :_match_batch `ensure_ascii=False` -> `True`
