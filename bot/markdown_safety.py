@@ -11,7 +11,9 @@ comments. Whatever goes in, what comes out:
   inline code spans the text already had stay code, and a URL stays the link it is
   (an autolink `<url>`, inside which no escape applies and GitHub reads no mention
   or reference); text shown as typed is one inline code span;
-- hides nothing: control and format characters (bidi overrides) are dropped.
+- hides nothing: control and format characters (bidi overrides) are dropped;
+- shows text as written: an emoji's shortcode in prose (`:rocket:`) gets a zero-width
+  space, so GitHub shows no emoji for it (in code it shows none anyway).
 
 Commands are never made inert here: callers show them in inline code, in the
 middle of a sentence, so no bot (ours included) runs them.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bot.emoji_names import NAMES as EMOJI_NAMES
 from bot.links import GITHUB_HOST, pr_url
 
 ZWSP = "\u200b"
@@ -122,7 +125,22 @@ def _escape(text: str) -> str:
 
 def _escape_prose(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # shortcodes before `_` is escaped: `:thumbs\_up:` is `:thumbs_up:` on the page
+    text = _break_shortcodes(text)
     return _defuse(_break_shas(_MD_SPECIAL.sub(r"\\\1", text)))
+
+
+# A colon that opens an emoji's shortcode (`:rocket:`, `:+1:`): GitHub shows the emoji for a
+# name it knows (`emoji_names`) wherever the text is not code, also glued to a word
+# (`fp8:e4m3:` holds none, `x:tada:` one). Each such colon is broken, not only the first
+# of a run: in `:a:b:` GitHub finds `:a:`, and with that one broken, `:b:`.
+_SHORTCODE_OPENS = re.compile(r":(?=([a-z0-9_+-]+):)")
+
+
+def _break_shortcodes(text: str) -> str:
+    """An emoji's shortcode in prose reads the same but shows no emoji: a zero-width space
+    after its opening colon (a note's title `:rocket: faster decode` is shown as typed)."""
+    return _SHORTCODE_OPENS.sub(lambda m: ":" + ZWSP if m[1] in EMOJI_NAMES else ":", text)
 
 
 def _break_shas(text: str) -> str:

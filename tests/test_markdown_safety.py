@@ -7,6 +7,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from bot.emoji_names import NAMES as EMOJI_NAMES
 from bot.markdown_safety import (
     ZWSP,
     clip,
@@ -262,3 +263,46 @@ def test_text_with_leading_spaces_still_has_its_block_marker_escaped():
     # may indent one)
     assert safe_text("  # of KV blocks \n") == "\\# of KV blocks"
     assert "<h1>" not in gfm("> " + safe_text(" # of KV blocks"))
+
+
+def emoji_shown(page: str) -> list[str]:
+    """The shortcodes GitHub shows as emoji on a rendered comment: its emoji filter, which
+    finds `:name:` for a name it knows in any text outside code (html-pipeline's
+    EmojiFilter skips `pre`, `code` and `tt`), glued to a word too, left to right."""
+    prose = re.sub(r"<(pre|code|tt)>.*?</\1>", " ", page, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "", prose))
+    names = re.findall(r":([a-z0-9_+-]+):", text)  # non-overlapping, as a gsub
+    return [n for n in names if n in EMOJI_NAMES]
+
+
+# kills: bot/markdown_safety.py:_escape_prose (hand) no shortcode broken: a note titled
+#   ":rocket: faster decode" was shown as "🚀 faster decode", `fp8:e4m3:fn` untouched either way
+@pytest.mark.parametrize(
+    "text",
+    [
+        ":rocket: faster decode",
+        "Speed up :white_check_mark: checks",  # `_` escaped would still be read so
+        "x:tada:y",  # glued to words
+        ":a:b:",  # `:b:` shows once `:a:` is broken: every opening colon is broken
+        ":+1::-1: both",
+        "**:fire:** as typed",  # escaped markup around it
+    ],
+)
+def test_an_emoji_shortcode_in_prose_shows_as_written(text):
+    assert emoji_shown(gfm(text)), "the case must show an emoji unescaped"
+    page = gfm(safe_text(text))
+    assert emoji_shown(page) == []
+    # as written: the zero-width spaces show nothing
+    assert html.unescape(re.sub(r"<[^>]+>", "", page)).replace(ZWSP, "").strip() == text
+
+
+@pytest.mark.parametrize("text", ["fp8:e4m3:fn", "torch::jit::script", "port :8080:", ":rocm:"])
+def test_a_colon_pair_no_emoji_has_is_left_as_typed(text):
+    # names GitHub shows as typed need no break: the text stays byte for byte
+    assert safe_text(text) == text
+
+
+def test_a_shortcode_in_code_is_left_as_typed():
+    # GitHub shows no emoji in code: a zero-width space there would be copied with it
+    assert safe_text("see `:rocket:` here") == "see `:rocket:` here"
+    assert code(":rocket:") == "`:rocket:`"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.library import DEFAULT_TOPICS_FILE as TOPICS
 from bot.library import load_library
+from bot.markdown_safety import ZWSP
 from bot.markers import MARKER, reply_key, written_by_review_notes
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
@@ -218,6 +219,19 @@ def test_english_title_and_summary_with_the_original_chinese_title():
     assert "**1. Keep EAGLE cache**" in body
     assert "原题 (original title): 测试笔记" in body
     assert "> Why it matters." in body
+
+
+# kills: bot/markdown_safety.py:_escape_prose (hand) no shortcode broken: GitHub showed a
+#   note's `:rocket:` as 🚀 in the notes comment, its title, summary, topics and reasons alike
+def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
+    from tests.test_markdown_safety import emoji_shown
+
+    n = note(title_en=":rocket: decode", title_zh="加速 :zap:", summary_en="x:tada:y")
+    page = gfm(render(result(n, reasons=("title mentions ':fire:'",)), LIB, opts=OPTS))
+    assert emoji_shown(page) == []
+    text = html.unescape(re.sub(r"<[^>]+>", "", page)).replace(ZWSP, "")
+    for said in (":rocket: decode", "加速 :zap:", "x:tada:y", "title mentions ':fire:'"):
+        assert said in text
 
 
 @pytest.mark.parametrize(
