@@ -18,7 +18,8 @@ continuation): the author typed it there, under what they quoted. Sentence punct
 or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
 `/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
 it ends the command, the bare one, as a full-width parenthesis opening the writer's aside
-does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`).
+does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`),
+but for a colon, which labels the sub-command after it (`/notes: why`, `/notes:why`).
 The word and sub-command may be typed full-width, as a Chinese input method's full-width
 mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
@@ -285,14 +286,33 @@ def _sentence_ended(word: str) -> bool:
     return ends_a_sentence(word) and not question
 
 
+# A colon right after the command word, as people label what they type (`/notes: why`,
+# `/notes:why`, and as a Chinese input method types it, `/notes：why`), is followed by the
+# sub-command; after any other mark the sentence ended there (`_parse_line`).
+_COLONS = ":\uff1a"
+
+
+def _after_colon(rest: str) -> str | None:
+    """What follows a colon glued to the command word (`rest`: what follows the word) when
+    its first word is a sub-command (`: why`, `:why?`); None for anything else: `: thanks`
+    and `:: why` are the bare `/notes` as after a full stop, and `:pray:` is an emoji."""
+    if rest[:1] not in _COLONS or marks_end(rest, 0) != 1:
+        return None
+    words = [w for w in map(_visible, WORDS.findall(rest[1:])) if w]
+    known = bool(words) and _split_subcommand(words)[0].lower() in _SUBCOMMANDS
+    return rest[1:] if known else None
+
+
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     """A line that starts with the command word (`/notesfoo` is someone else's).
 
     Sentence punctuation or an emoji right after the word (`/notes.`, `/notes。谢谢`, as
     iOS types a double space `/notes. `, `/notes🙏`), or a word of them alone (`/notes 🙏`,
     `/notes ...`), ended the writer's sentence there: the command is the bare one, and
-    what follows is prose, not a sub-command (`/notes. Off topic, but ...`)."""
+    what follows is prose, not a sub-command (`/notes. Off topic, but ...`); a colon, which
+    labels what follows, is followed by a sub-command (`/notes: why`: `_after_colon`)."""
     rest = line[len(word) :]
+    rest = " " + labelled if (labelled := _after_colon(rest)) is not None else rest
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
     if not words or starts_with_marks(rest) or _sentence_ended(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])
@@ -310,7 +330,7 @@ def _all_commands(text: str, word: str, max_arg_chars: int) -> list[Command]:
     word = check_word(word)
     found: list[Command] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
-    for line in command_lines(text, word):
+    for line in command_lines(text, word, _SUBCOMMANDS):
         cmd = _parse_line(line, word, max_arg_chars)
         if cmd.key not in seen:
             seen.add(cmd.key)

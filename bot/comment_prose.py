@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from itertools import chain
 
 import cmarkgfm
@@ -133,7 +134,7 @@ def as_ascii(text: str) -> str:
     return text.translate(FULL_WIDTH)
 
 
-def _starts_with(line: str, word: str) -> bool:
+def _starts_with(line: str, word: str, glued: Collection[str]) -> bool:
     indent = len(line) - len(line.lstrip(" "))
     if indent > 3:
         return False
@@ -143,7 +144,27 @@ def _starts_with(line: str, word: str) -> bool:
         return False
     # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
     # `/notes&nbsp;`): the page decides, after rendering; invisible characters show nothing
-    return _word_ends(line, _past_invisible(line, end), markup="<\\&")
+    end = _past_invisible(line, end)
+    return _word_ends(line, end, markup="<\\&") or _colon_glued(line, end, glued)
+
+
+# A word glued to the command word by a colon, as people label what they type: `/notes:why`
+# (`as_ascii`: full-width forms read as ASCII)
+_GLUED_WORD = re.compile("[A-Za-z]+")
+
+
+def _colon_glued(line: str, at: int, glued: Collection[str]) -> bool:
+    """Whether a colon at `at` glues one of the `glued` words (lower case) to the command
+    word, the word ending there (`/notes:why`, `/notes:off.`): a command. Any other word
+    after it is someone else's (`/notes:8080`, `/notes:foo:bar`, `/notes:why.py`)."""
+    if as_ascii(line[at : at + 1]) != ":":
+        return False
+    found = _GLUED_WORD.match(as_ascii(line), _past_invisible(line, at + 1))
+    return (
+        found is not None
+        and found[0].lower() in glued
+        and _word_ends(line, _past_invisible(line, found.end()))
+    )
 
 
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
@@ -323,16 +344,17 @@ def _free_mark(text: str) -> str | None:
     return None
 
 
-def command_lines(text: str, word: str) -> list[str]:
+def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str]:
     """The lines of a comment where GitHub shows `word` as prose at the line's start, from
     the word to the line's end as shown (inline code with its backticks, HTML comments
-    left out). `word` is lower case."""
+    left out). `word` is lower case; so are the `glued` words, which may follow it after
+    a colon with no space (`/notes:why`: `_colon_glued`)."""
     # as cmark-gfm reads it: a leading BOM is no text; a lone surrogate (a JSON escape)
     # cannot be rendered and is no character anyone typed
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = text.encode("utf-8", "replace").decode("utf-8")
     lines = text.split("\n")
-    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word)]
+    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word, glued)]
     if candidates:
         math = _display_math(lines)
         candidates = [i for i in candidates if i not in math]
@@ -371,7 +393,8 @@ def command_lines(text: str, word: str) -> list[str]:
             _line_after(node, rest, hides)
             line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
             line = line[_past_invisible(line, 0) :]  # from the word (_starts_with)
-            if _word_ends(line, _past_invisible(line, len(word))):  # `/notes<b>x</b>`: /notesx
+            end = _past_invisible(line, len(word))
+            if _word_ends(line, end) or _colon_glued(line, end, glued):  # `/notes<b>x</b>`
                 found.append(line)
     return found
 

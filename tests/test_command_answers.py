@@ -82,6 +82,17 @@ def test_why_shows_every_reason_and_the_topics_without_notes(live):
     assert "(why mode)" not in sticky(fake).body
 
 
+# kills: bot/commands.py:_parse_line (hand) no sub-command read after a colon: `/notes: why`
+#   refreshed the plain comment (the colon ended the command, as a full stop does) and
+#   `/notes:why` was no command at all (no reaction, nothing done)
+@pytest.mark.parametrize("line", ["/notes: why", "/notes:why", "/notes：why", "/Notes: why?"])
+def test_a_sub_command_labelled_by_a_colon_after_the_word_runs(live, line):
+    client, rt, fake = live
+    c = say(client, rt, fake, line)
+    assert "(why mode)" in sticky(fake).body
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+
+
 @pytest.mark.parametrize(
     ("line", "expect"),
     [

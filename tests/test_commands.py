@@ -1967,6 +1967,53 @@ def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_after_colon (hand) a colon read as a full stop: `/notes: why` was
+#   the bare `/notes`; bot/comment_prose.py:_colon_glued (hand) `/notes:why` no command
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes: why", [("why", ())]),
+        ("/notes:why", [("why", ())]),
+        ("/notes：why", [("why", ())]),  # as a Chinese input method types the colon
+        ("/notes：ｗｈｙ", [("why", ())]),
+        ("/notes:ｗｈｙ", [("why", ())]),
+        ("/NOTES:OFF", [("off", ())]),
+        ("/notes:why?", [("why", ())]),
+        ("/notes: why?", [("why", ())]),
+        ("/notes:off（先关掉）", [("off", ("（先关掉）",))]),
+        ("/notes: wrong 2 only renames", [("wrong", ("2", "only", "renames"))]),
+        ("/notes:topic rocm", [("topic", ("rocm",))]),
+        ("/notes:\u200bwhy", [("why", ())]),  # invisible, as the page shows it
+        # no sub-command after it: the bare one, as after a full stop, not an unknown one
+        ("/notes: thanks!", [("refresh", ())]),
+        ("/notes: 🙏", [("refresh", ())]),
+        ("/notes:", [("refresh", ())]),
+        ("/notes:: why", [("refresh", ())]),  # a colon alone labels it
+        ("/notes. why", [("refresh", ())]),  # a full stop still ends the sentence
+        ("/notes:on:", [("refresh", ())]),  # the page shows `/notes🔛`: an emoji
+        # glued with no space, only a sub-command whose word ends there is one
+        ("/notes:whyx", []),
+        ("/notes:why.py", []),
+        ("/notes:why(x)", []),
+        ("/notes::why", []),
+        ("/notes:8080", []),
+        ("see /notes: why", []),  # at a line's start only, as ever
+        ("> /notes: why", []),
+        ("`/notes:why`", []),
+    ],
+)
+def test_a_colon_after_the_command_word_labels_the_sub_command(text, expected):
+    assert kinds(text) == expected
+
+
+def test_a_colon_labelled_sub_command_is_the_same_command_as_typed_apart():
+    # an edit between the two forms runs nothing again
+    (labelled,) = parse_commands("/notes: why")
+    (spaced,) = parse_commands("/notes why")
+    assert labelled.key == spaced.key and labelled.line == spaced.line
+    assert changed_commands("/notes: why", "/notes why") == []
+
+
 # kills: bot/commands.py:_split_subcommand (hand) an opening quote glued to a sub-command read
 #   as part of it: `/notes topic「ROCm」` (Chinese puts no space before `「`) was answered
 #   "There is no `topic「ROCm」` command"
