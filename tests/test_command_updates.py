@@ -30,6 +30,7 @@ from tests.command_kit import (
     github_time_ago,
     maintainer_deletes,
     reactions,
+    replies,
     retried_for_its_thumb,
     review_payload,
     said_and_left_without_its_thumb,
@@ -39,6 +40,7 @@ from tests.command_kit import (
     sticky_writes,
     tune,
 )
+from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault
 from tests.webhook_kit import (
     HEAD,
@@ -937,6 +939,48 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypat
     # a human who asks still gets an answer
     say(client, rt, fake, "/notes", login=AUTHOR)
     assert sticky(fake) is not None
+
+
+# The commands said on a merged PR the bot never commented on: what asks to see the notes
+# is answered in the notes comment (someone asked), the switches change only the state (👍),
+# the replies are replies; as docs/commands.md says
+@pytest.mark.parametrize(
+    ("line", "posts", "answer"),
+    [
+        ("/notes", "sticky", {"eyes", "+1"}),
+        ("/notes refresh", "sticky", {"eyes", "+1"}),
+        ("/notes why", "sticky", {"eyes", "+1"}),
+        ("/notes restore", "sticky", {"eyes", "+1"}),
+        ("/notes wrong 1", "reply", {"eyes", "confused"}),  # no comment: no note to hide
+        ("/notes off", None, {"eyes", "+1"}),
+        ("/notes on", None, {"eyes", "+1"}),
+        ("/notes help", "reply", {"eyes", "+1"}),
+        ("/notes topic rocm", "reply", {"eyes", "+1"}),
+    ],
+)
+def test_each_command_on_a_merged_pr_does_what_the_docs_say(live, monkeypatch, line, posts, answer):
+    client, rt, fake = live
+    deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T11:00:00Z",
+    )
+    _github_says_merged(fake, monkeypatch)
+    assert ours(fake) == []  # the closing posted nothing
+    c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
+    payload = comment_payload(c)
+    payload["issue"] = dict(payload["issue"], state="closed")
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert reactions(fake, c) == answer
+    assert (sticky(fake) is not None) == (posts == "sticky")
+    assert bool(replies(fake)) == (posts == "reply")
+    row = next(ln for ln in doc("commands.md").splitlines() if ln.startswith("| `/notes` or"))
+    assert "a closed or merged PR" in row
 
 
 # --- the deferred update's writes, paid by the commands it answers ---
