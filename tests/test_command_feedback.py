@@ -16,6 +16,7 @@ from tests.command_kit import (
     AUTHOR,
     N,
     comment_payload,
+    content_writes,
     deliver_said_at,
     deliver_without_its_time,
     edit,
@@ -159,6 +160,27 @@ def test_wrong_naming_the_note_as_english_counts_it_hides_that_note(live, said):
     assert state(rt).dismissed == (shown[1],)
     (mark,) = rt.ctx.feedback.marks()
     assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, "only renames")
+
+
+@pytest.mark.parametrize("before", ["/notes off", "/notes restore"])
+def test_restore_with_nothing_hidden_writes_nothing_but_its_reactions(live, before):
+    # a command that changes nothing is answered as `off` when already off is: 👀 and 👍,
+    # no reply and no edit of the notes comment (nothing in it would change)
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    if before == "/notes off":  # the state `off` answers so
+        say(client, rt, fake, before, login=AUTHOR)
+        line = before
+    else:
+        line = "/notes restore"
+    body = sticky(fake).body
+    fake.clear_requests()
+    c = say(client, rt, fake, line, login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+    assert sticky(fake).body == body
+    assert (
+        content_writes(fake) == [f"POST /repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"] * 2
+    )
 
 
 def test_when_every_note_is_marked_the_comment_stays_and_says_so(live):
