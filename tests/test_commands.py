@@ -91,6 +91,10 @@ def test_one_command(text, expected):
     [
         "/notesfoo",
         "/notes-bar why",
+        # the singular is not our word: left alone, no did-you-mean reply (another tool's
+        # `/note`, or a person's label, would get one; a typo shows itself by no 👀)
+        "/note why",
+        "/note wrong 2",
         # punctuation that does not end a sentence there: a path, a URL's port or query
         "/notes.py",
         "/notes.md is where they live",
