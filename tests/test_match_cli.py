@@ -428,6 +428,30 @@ def test_a_strong_note_held_back_is_named_with_the_rule_that_held_it(capsys):
     assert code == 0 and "held back" not in out  # linked: nothing held
 
 
+# kills: bot/cli_match.py:_print_match the "held back:" heading left out after linked notes:
+#   the held-back lines ran on under the last linked note's reasons, read as its own
+def test_notes_held_back_beside_a_linked_one_are_listed_under_their_heading(capsys):
+    title = (  # PR 45426 of the dev set
+        "[Attention][MLA] FlashMLA sparse: enable DCP on the fp8 mixed-batch path and MTP"
+        " with full cudagraphs"
+    )
+    code, out, _ = run(capsys, "--title", title, *SHIPPED)
+    lines = out.splitlines()
+    assert code == 0 and lines[1].startswith("1. ")  # a note linked
+    at = lines.index("held back:")
+    assert lines[at + 1].startswith("   - vllm-") and "(score " in lines[at + 1]
+
+
+# kills: bot/cli_match.py:_print_match an empty "topics: " line printed for a PR no topic hits
+def test_a_pr_no_topic_hits_prints_no_topics_line(capsys):
+    code, out, _ = run(capsys, "--title", "Fix a typo in a comment", *SHIPPED)
+    assert code == 0
+    assert out.splitlines() == [
+        "PR vllm-project/vllm: Fix a typo in a comment",
+        "no note reaches the threshold (4)",
+    ]
+
+
 def test_match_json_lists_the_notes_held_back_and_why(tmp_path, capsys):
     # docs/matching.md: "A note that scores above the threshold but is not linked is
     # listed under "held back" with the rule that held it (a tests-only or docs-only
