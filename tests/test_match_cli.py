@@ -679,6 +679,9 @@ def test_a_long_command_stopped_with_ctrl_c_ends_quietly_by_the_signal(tmp_path)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=Path(__file__).resolve().parent.parent,
+        # as at a terminal: a suite run in the background (`pytest &`, nohup) ignores
+        # SIGINT, and a child inherits that, running to its end (exit 0) when told
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert json.loads(proc.stdout.readline())["number"] == 1  # under way
     proc.send_signal(signal.SIGINT)
