@@ -8,7 +8,8 @@ A delivery may wait for a time (`not_before`): slash commands queue their
 coalesced comment update that way, so it survives a restart like any delivery.
 A delivery GitHub rate limited is put back to wait so too (`defer`), and one GitHub
 failed in an outage (5xx, network: `put_back`); until it has run, no later delivery of
-its PR is claimed.
+its PR is claimed. An outage pauses the whole queue (`github_outage`) until GitHub
+answers one delivery run alone.
 Workers (bot/workers.py) drain it; bot/retention.py deletes finished deliveries.
 """
 
@@ -132,6 +133,12 @@ FIRST_SENT = """
 CREATE TABLE IF NOT EXISTS first_sent (
     id    TEXT PRIMARY KEY,
     at    TEXT NOT NULL
+);
+-- GitHub down (DeliveryQueue.put_back): no delivery is claimed before `until` (utcnow
+-- format), then one at a time (the probe) until a run GitHub answered ends the outage
+CREATE TABLE IF NOT EXISTS github_outage (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    until TEXT NOT NULL
 );
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
@@ -433,6 +440,7 @@ class DeliveryQueue:
         nothing in progress, nor an older delivery put back for a rate limit (`defer`) or
         an outage (`put_back`): a PR's events run in arrival order. (A files re-check,
         queued to wait, is a new delivery: later events of its PR do not wait for it.)
+        None while an outage pauses the queue (`put_back`), and while its probe runs.
 
         A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
         marked failed nor deleted, and the oldest was tried first at every claim: the
@@ -441,24 +449,34 @@ class DeliveryQueue:
 
     def _claim(self) -> Delivery | None:
         d_skip, p_skip = self.not_set_aside("d.seq"), self.not_set_aside("p.seq")
-        now = utcnow()
-        rows = self.db.execute(
-            f"""
-            UPDATE deliveries SET state = 'processing', attempts = attempts + 1, updated_at = ?
-            WHERE seq = (
-                SELECT d.seq FROM deliveries d
-                WHERE d.state = 'pending' AND {d_skip} AND
-                    (d.not_before IS NULL OR d.not_before <= ?) AND (
-                    d.pr_key IS NULL OR NOT EXISTS (
-                        SELECT 1 FROM deliveries p
-                        WHERE p.pr_key = d.pr_key AND {p_skip} AND (p.state = 'processing'
-                            OR p.state = 'pending' AND (p.deferrals > 0 OR p.outages > 0)
-                            AND p.seq < d.seq)))
-                ORDER BY d.seq LIMIT 1)
-            RETURNING *
-            """,
-            (now, now),
-        )
+        running = f"SELECT 1 FROM deliveries WHERE state = 'processing' AND {self.not_set_aside()}"
+        now, order = utcnow(), "d.seq"
+        with self.db.tx() as conn:
+            outage = conn.execute("SELECT until FROM github_outage").fetchone()
+            if outage is not None:
+                if outage["until"] > now or conn.execute(running).fetchone():
+                    return None  # paused, or the probe runs: one at a time
+                # the probe: the fewest put-backs first, lest one delivery GitHub fails
+                # alone (a PR's own 5xx) keep the queue paused through all its waits
+                order = "d.outages, d.seq"
+            rows = conn.execute(
+                f"""
+                UPDATE deliveries SET state = 'processing', attempts = attempts + 1,
+                    updated_at = ?
+                WHERE seq = (
+                    SELECT d.seq FROM deliveries d
+                    WHERE d.state = 'pending' AND {d_skip} AND
+                        (d.not_before IS NULL OR d.not_before <= ?) AND (
+                        d.pr_key IS NULL OR NOT EXISTS (
+                            SELECT 1 FROM deliveries p
+                            WHERE p.pr_key = d.pr_key AND {p_skip} AND (p.state = 'processing'
+                                OR p.state = 'pending' AND (p.deferrals > 0 OR p.outages > 0)
+                                AND p.seq < d.seq)))
+                    ORDER BY {order} LIMIT 1)
+                RETURNING *
+                """,
+                (now, now),
+            ).fetchall()
         return _delivery(rows[0]) if rows else None
 
     def past_damage(
@@ -591,16 +609,51 @@ class DeliveryQueue:
         self._notify()
         return put_back
 
-    def put_back(self, delivery_id: str, seconds: float, reason: str) -> None:
+    def put_back(self, delivery_id: str, seconds: float, reason: str) -> str | None:
         """Put a delivery GitHub failed in an outage (5xx, network) back, to be claimed no
         sooner than `seconds` from now; `reason` shows meanwhile as its last error. How
-        many times, and how long, is the caller's (bot.workers.OutageWaits)."""
-        self.db.execute(
-            "UPDATE deliveries SET state = 'pending', outages = outages + 1, not_before = ?,"
-            " last_error = ?, updated_at = ? WHERE id = ? AND state = 'processing'",
-            (utcnow(after_s=seconds), reason[:2000], utcnow(), delivery_id),
-        )
+        many times, and how long, is the caller's (bot.workers.OutageWaits).
+
+        GitHub is down for every delivery, not this one's alone: the queue pauses
+        (`github_outage`, kept in SQLite) until this one is due, rather than each queued
+        delivery spending its client's tries on its own; then one delivery runs at a time
+        until one GitHub answers (`github_answered`). Only a first put-back begins a
+        pause, or one while a pause lasts: put back again after GitHub answered others,
+        the failure is its own. Returns when the pause it began ends, None if none."""
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "UPDATE deliveries SET state = 'pending', outages = outages + 1, not_before = ?,"
+                " last_error = ?, updated_at = ? WHERE id = ? AND state = 'processing'"
+                " RETURNING outages, not_before",
+                (utcnow(after_s=seconds), reason[:2000], utcnow(), delivery_id),
+            ).fetchone()
+            paused = conn.execute("SELECT until FROM github_outage").fetchone()
+            began = row is not None and (paused is not None or row["outages"] == 1)
+            if began:
+                conn.execute(
+                    "INSERT INTO github_outage (id, until) VALUES (1, ?) ON CONFLICT (id)"
+                    " DO UPDATE SET until = max(until, excluded.until)",
+                    (row["not_before"],),
+                )
         self._notify()
+        return row["not_before"] if began and paused is None else None
+
+    def github_answered(self) -> bool:
+        """A run GitHub answered ended: the pause of an outage, if any, is over (the
+        deliveries go on in their order). Whether there was one."""
+        if not self.db.execute("SELECT 1 FROM github_outage"):
+            return False  # (a read: no write at each delivery's end)
+        ended = bool(self.db.execute("DELETE FROM github_outage RETURNING id"))
+        self._notify()
+        return ended
+
+    def outage_paused_until(self) -> str | None:
+        """Until when the queue claims nothing as GitHub is down (`put_back`), then one
+        delivery at a time until GitHub answers; None: not paused."""
+        if self._not_upgraded is not None:  # a read-only file of a release before
+            return None
+        rows = self.db.execute("SELECT until FROM github_outage")
+        return rows[0]["until"] if rows else None
 
     def release(self, delivery_id: str) -> None:
         """Give a claimed delivery back unprocessed (shutting down)."""

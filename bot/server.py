@@ -742,6 +742,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         failed = await run_in_threadpool(rt.queue.failed, 10)
         # pending, and running again by themselves: not failed, nor hidden in `pending`
         waiting, oldest_waiting = await run_in_threadpool(rt.queue.waiting_on_github, 10)
+        outage_until = await run_in_threadpool(rt.queue.outage_paused_until)
         calls = rt.ctx.github.calls
         failing = webhook.failing
         # workers that cannot claim or record (a full disk, a read-only remount, a lock)
@@ -764,6 +765,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             **counts,
             github_paused_for=round(calls.paused_for(), 1) if calls is not None else 0.0,
             waiting_on_github=waiting,
+            github_down_until=outage_until,
             oldest_waiting_on_github=[
                 {"id": d.id, "event": d.event, "action": d.action, "error": d.last_error}
                 | {"put_backs": d.outages, "runs_after": d.not_before}

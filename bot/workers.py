@@ -11,7 +11,13 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from bot.github_port import LimitsSeen, github_outage, rate_limit_wait, watching_limits
+from bot.github_port import (
+    GitHubError,
+    LimitsSeen,
+    github_outage,
+    rate_limit_wait,
+    watching_limits,
+)
 from bot.queue import MAX_WAITS, Delivery, DeliveryQueue, State
 
 log = logging.getLogger(__name__)
@@ -265,12 +271,15 @@ class Workers:
             error = self.redact(f"{type(exc).__name__}: {exc}")
             if (wait := rate_limit_wait(exc)) is not None:
                 self._defer(delivery, wait, error, seen)
+                self._github_answered(delivery)
                 return
             if github_outage(exc):
                 if self._wait_out(delivery, error):
                     return
                 if delivery.outages:  # its waits are over: it fails as any failure
                     error = f"put back {delivery.outages} times as GitHub failed; given up: {error}"
+            elif isinstance(exc, GitHubError):  # a refusal: GitHub answered
+                self._github_answered(delivery)
             # what to do, as the log is what an operator reads first (a GitHub outage
             # longer than the waits fails each delivery of its minutes, all waiting for this)
             log.warning(
@@ -287,6 +296,24 @@ class Workers:
         else:
             if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
                 self.counted(delivery, "done")
+                self._github_answered(delivery)
+
+    def _github_answered(self, delivery: Delivery) -> None:
+        """A run ended that GitHub answered (done, refused, rate limited): an outage's
+        pause of the queue, if any, is over. (A run that called nothing ends it too: the
+        next to meet the outage pauses the queue again.)"""
+        try:
+            ended = self.queue.github_answered()
+        except Exception:  # the outcome is stored; the next run's end tries again
+            log.exception("delivery %s: ending the outage's pause failed", delivery.id)
+            return
+        if ended:
+            log.warning(
+                "GitHub answered delivery %s (%s): the outage is over, the queue goes on",
+                delivery.id,
+                delivery.event,
+                extra=_log_context(delivery),
+            )
 
     def _wait_out(self, delivery: Delivery, error: str) -> bool:
         """Put back a delivery GitHub failed in an outage, for its next wait. True when
@@ -295,7 +322,8 @@ class Workers:
         wait = self.outage.wait(delivery.outages)
         if wait is None:
             return False
-        put_back = lambda: self.queue.put_back(delivery.id, wait, error)  # noqa: E731
+        paused: list[str | None] = []
+        put_back = lambda: paused.append(self.queue.put_back(delivery.id, wait, error))  # noqa: E731
         if not self._record(delivery, State.PENDING, put_back):
             return True
         self.counted(delivery, "deferred")
@@ -310,6 +338,13 @@ class Workers:
             error,
             extra=_log_context(delivery),
         )
+        if paused[-1] is not None:
+            log.warning(
+                "GitHub seems down: the queue claims no delivery until %s, then one at a time"
+                " until GitHub answers one",
+                paused[-1],
+                extra=_log_context(delivery),
+            )
         return True
 
     def _defer(self, delivery: Delivery, wait: float, error: str, seen: LimitsSeen) -> None:

@@ -38,6 +38,7 @@ from tests.webhook_kit import (
     ours,
     post,
     pr_payload,
+    repo_calls,
     serving,
     wait_until,
 )
@@ -54,6 +55,7 @@ def _env(monkeypatch):
 def the_minute_passes(rt) -> None:
     """The waits put back deliveries are due now (the queue's time is the wall clock's)."""
     rt.db.execute("UPDATE deliveries SET not_before = NULL WHERE state = 'pending'")
+    rt.db.execute("UPDATE github_outage SET until = ''")  # the pause's end has come too
     rt.queue._notify()
 
 
@@ -218,6 +220,104 @@ def test_a_sweep_never_asks_github_for_a_delivery_waiting_on_it(tmp_path):
     assert to_redeliver(listing, q.held, now - timedelta(hours=1)) == []
 
 
+# --- the queue's pause --------------------------------------------------------------
+
+
+def _three_queued(path) -> DeliveryQueue:
+    q = DeliveryQueue(Database(path))
+    for n in (1, 2, 3):
+        q.enqueue(f"d{n}", "pull_request", "opened", {}, "o/r", n)
+    return q
+
+
+def _time_passes(q: DeliveryQueue) -> None:
+    q.db.execute("UPDATE deliveries SET not_before = NULL WHERE state = 'pending'")
+    q.db.execute("UPDATE github_outage SET until = ''")
+
+
+def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answers(tmp_path):
+    # each queued delivery found the outage out on its own, spending its client's tries
+    # against a GitHub that is down: N deliveries, N x tries calls, each its own backoff
+    q = _three_queued(tmp_path / "q.sqlite3")
+    assert q.claim().id == "d1"
+    until = q.put_back("d1", 60, "502")
+    assert until is not None and until == q.get("d1").not_before == q.outage_paused_until()
+    assert q.claim() is None  # d2, d3 wait for d1's time, not for their own failures
+    q.db.close()
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))  # a restart keeps the pause
+    assert (q.outage_paused_until(), q.claim()) == (until, None)
+    _time_passes(q)
+    # the probe: the fewest put-backs first (d1 failing alone must not hold the queue)
+    assert q.claim().id == "d2"
+    assert q.claim() is None  # one at a time
+    assert q.put_back("d2", 60, "502") is None  # failed too: the pause goes on, not anew
+    assert q.outage_paused_until() == q.get("d2").not_before > until
+    assert q.claim() is None
+    _time_passes(q)
+    assert q.claim().id == "d3"
+    q.complete("d3")
+    assert q.github_answered() is True
+    assert q.outage_paused_until() is None and q.github_answered() is False
+    # then the queue's own order, more than one at a time
+    assert [q.claim().id, q.claim().id] == ["d1", "d2"]
+
+
+def test_a_delivery_github_fails_again_after_answering_others_pauses_nothing(tmp_path):
+    # a PR's own 5xx (a diff GitHub times out on) is no outage: once GitHub answered
+    # another delivery, that one's put-backs are its own and the queue goes on
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    assert q.put_back("d1", 60, "502") is not None
+    _time_passes(q)
+    q.claim()  # d2, the probe
+    q.complete("d2")
+    q.github_answered()
+    assert q.claim().id == "d1"
+    assert q.put_back("d1", 120, "502") is None
+    assert q.outage_paused_until() is None
+    assert q.claim().id == "d3"
+
+
+# kills: bot/queue.py:put_back a put-back while paused not lengthening the pause
+def test_the_probe_put_back_again_while_paused_lengthens_the_pause(tmp_path):
+    # the delivery put back first is the only one left: it probes, fails again, and the
+    # pause lasts until its next time (its waits growing), not over at its first
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    q.enqueue("d1", "pull_request", "opened", {}, "o/r", 1)
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+    assert q.claim().id == "d1"
+    assert q.put_back("d1", 120, "502") is None  # no new pause: the one in force goes on
+    assert q.outage_paused_until() == q.get("d1").not_before
+    assert q.claim() is None
+
+
+@pytest.mark.parametrize(
+    "exc, answered",
+    [
+        (None, True),  # done
+        (GitHubError("GitHub get pull: 404 Not Found", status=404), True),
+        (GitHubError("rate limited", status=403, transient=True, retry_after=60), True),
+        (KeyError("pull_request"), False),  # a bug of ours: GitHub may not have been asked
+        (GitHubError("GitHub get pull: 502", status=502, transient=True), False),
+    ],
+    ids=["done", "refused", "rate_limited", "bug", "outage"],
+)
+def test_the_pause_ends_with_a_run_github_answered(tmp_path, exc, answered):
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+
+    def process(_):
+        if exc is not None:
+            raise exc
+
+    Workers(q, process, 1, outage=OutageWaits(60, 900, 3600)).run_one(q.claim())
+    assert (q.outage_paused_until() is None) is answered
+
+
 # --- end to end ----------------------------------------------------------------------
 
 
@@ -364,3 +464,41 @@ def test_a_refusal_in_the_outage_settings_still_fails_at_once(tmp_path, fake_git
         drain(rt)
         d = rt.queue.get(r.json()["delivery"])
         assert (d.state, d.outages) == ("failed", 0)
+
+
+def test_deliveries_queued_in_an_outage_wait_for_one_probe_not_each_its_own_tries(
+    tmp_path, fake_github, app_key, caplog
+):
+    fake = fake_github
+    numbers = [7811, 7812, 7813, 7814]
+    for n in numbers:
+        fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    caplog.set_level("WARNING", logger="bot.workers")
+    with serving(outage_settings(tmp_path, fake, app_key)) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        r = post(client, "pull_request", pr_payload(number=numbers[0], title=MATCHING_TITLE))
+        first = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(first).outages == 1, what="the first put-back")
+        one_run = sum(repo_calls(fake).values())  # the client's tries of one run
+        health = client.get("/healthz").json()
+        assert health["github_down_until"] == rt.queue.get(first).not_before
+        later = [
+            post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE)).json()[
+                "delivery"
+            ]
+            for n in numbers[1:]
+        ]
+        the_minute_passes(rt)  # the pause's time: one delivery runs, the probe
+        wait_until(lambda: rt.queue.get(later[0]).outages == 1, what="the probe's put-back")
+        # three workers, and none ran the others: two runs' calls in all, not four
+        assert [rt.queue.get(d).attempts for d in [first, *later]] == [1, 1, 0, 0]
+        assert sum(repo_calls(fake).values()) == 2 * one_run
+        fake.clear_faults()  # GitHub answers again
+        the_minute_passes(rt)
+        drain(rt)
+        assert all(len(ours(fake, n)) == 1 for n in numbers)
+        assert client.get("/healthz").json()["github_down_until"] is None
+    said = [m for m in caplog.messages if "GitHub seems down" in m or "outage is over" in m]
+    assert len(said) == 2, said  # the pause said once as it begins, once as it ends
+    assert said[0].startswith("GitHub seems down: the queue claims no delivery until ")
+    assert " the outage is over, the queue goes on" in said[1]
