@@ -189,7 +189,8 @@ class Workers:
         self.process = process
         self.count = count
         self.redact = redact
-        # told each run's outcome as stored: "done", "failed" or "deferred" (put back)
+        # told each run's outcome as stored: "done", "failed", "deferred" (put back for a
+        # rate limit) or "waiting_on_github" (put back as GitHub failed: an outage)
         self.counted = counted
         self.outage = outage
         self.poll_seconds = poll_seconds  # the longest idle sleep (another process's writes)
@@ -326,7 +327,7 @@ class Workers:
         put_back = lambda: paused.append(self.queue.put_back(delivery.id, wait, error))  # noqa: E731
         if not self._record(delivery, State.PENDING, put_back):
             return True
-        self.counted(delivery, "deferred")
+        self.counted(delivery, "waiting_on_github")  # not "deferred": that is a rate limit
         log.warning(
             "delivery %s (%s) put back for %gs as GitHub failed (%d of %d put-backs; it"
             " runs again by itself): %s",

@@ -356,7 +356,9 @@ def test_a_pr_opened_and_a_command_said_in_an_outage_are_answered_once_github_an
         text = client.get("/metrics").text
         assert metric(text, "review_notes_queue_waiting_on_github") == 2
         deliveries = "review_notes_deliveries_total"
-        assert metric(text, deliveries, event="pull_request", outcome="deferred") == 2
+        # told from a rate limit's put-back (outcome="deferred")
+        assert metric(text, deliveries, event="pull_request", outcome="waiting_on_github") == 2
+        assert metric(text, deliveries, event="pull_request", outcome="deferred") == 0
         assert metric(text, deliveries, event="pull_request", outcome="failed") == 0
         listing = cli("retry", env=base_env(tmp_path), cwd=ROOT).stdout
         assert f"{opened}  pull_request.opened  {DEFAULT_REPO} PR {N}  waiting until" in listing
