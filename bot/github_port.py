@@ -98,6 +98,15 @@ class GitHubError(Exception):
         self.sent = sent
 
 
+class ClientClosed(GitHubError):
+    """A call not made: the server is stopping and closed its GitHub client while a
+    delivery's run was still under way (a worker left behind by the stop). Nothing is
+    wrong with the delivery nor with GitHub: it runs again at the next start."""
+
+    def __init__(self, message: str):
+        super().__init__(message, sent=False)
+
+
 def never_sent(exc: BaseException) -> bool:
     """`exc` failed a call that never went out: a write of it is no write GitHub counts."""
     return isinstance(exc, GitHubError) and not exc.sent

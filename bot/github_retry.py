@@ -44,7 +44,7 @@ from bot.github_errors import (
     until_reset,
 )
 from bot.github_pacing import Paused
-from bot.github_port import GitHubError
+from bot.github_port import ClientClosed, GitHubError
 
 log = logging.getLogger(__name__)
 
@@ -111,14 +111,14 @@ class Retrier:
 
         def tried() -> T:
             if self._closed.is_set():  # not sent: the server stopped
-                raise GitHubError(f"GitHub {what}: not called, the client is closed")
+                raise ClientClosed(f"GitHub {what}: not called, the client is closed")
             return fn()
 
         retrying = Retrying(
             retry=retry_if_exception(retryable),
             wait=wait,
             stop=stop,
-            sleep=self.sleep,
+            sleep=self._between_tries,
             before_sleep=before_sleep,
             reraise=True,
         )
@@ -134,6 +134,15 @@ class Retrier:
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._failure(what, exc, attempts) from exc
+
+    def _between_tries(self, seconds: float) -> None:
+        """The wait before a call's next try; on the wall clock, `close` cuts it short (the
+        try then refuses at once), lest a stopping server's worker sleep out a back-off
+        of up to half a minute past the stop's wait for it."""
+        if self.sleep is time.sleep:
+            self._closed.wait(seconds)
+        else:  # a test's clock
+            self.sleep(seconds)
 
     def note_secondary_streak(self, streak: int) -> None:
         """The identity's streak of secondary limits met (0: the answer was not one), as

@@ -76,6 +76,10 @@ log = logging.getLogger("review_notes")
 
 # How long a stop waits for the start's redelivery sweep to end its call under way
 REDELIVERY_JOIN_SECONDS = 10.0
+# How long a stop waits for the workers' deliveries in hand; then, the GitHub client
+# closed, for those still busy to hand theirs back (a call under way ends at its timeout)
+WORKERS_JOIN_SECONDS = 20.0
+WORKERS_CLOSED_JOIN_SECONDS = 5.0
 # what a delivery's run that met a damaged page says of it (bot.db.damaged_error)
 _DELIVERY_FAILS = "the delivery fails until it is restored"
 
@@ -255,9 +259,12 @@ class Runtime:
     def stop(self) -> None:
         self.stopping.set()
         self.retention.stop()
-        self.workers.stop()
+        self.workers.stop(WORKERS_JOIN_SECONDS)
         self._join_redelivery()
         self.ctx.github.close()
+        # a worker still busy now finds its next call refused (its back-off cut short):
+        # it hands its delivery back (Workers._hand_back) while the database is open
+        self.workers.stop(WORKERS_CLOSED_JOIN_SECONDS)
         self.db.close()
 
     def _join_redelivery(self) -> None:

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from bot.github_port import (
+    ClientClosed,
     GitHubError,
     LimitsSeen,
     github_outage,
@@ -214,17 +215,20 @@ class Workers:
         """Finish the deliveries in hand, then stop; unclaimed ones stay pending.
 
         Bounded: a worker still busy after `timeout` seconds (all workers together) is
-        left behind; its delivery stays `processing` and is resumed at the next start.
+        left behind; its delivery stays `processing` and is resumed at the next start,
+        unless a second stop joins it (`Runtime.stop`, once the GitHub client is closed:
+        its run then hands the delivery back, `_hand_back`).
         """
         self._stop.set()
         self.queue._notify()
         deadline = time.monotonic() + timeout
         for t in self._threads:
             t.join(max(deadline - time.monotonic(), 0))
-        busy = [t.name for t in self._threads if t.is_alive()]
+        # kept, for a second stop to join once the GitHub client is closed (Runtime.stop)
+        self._threads = [t for t in self._threads if t.is_alive()]
+        busy = [t.name for t in self._threads]
         if busy:
             log.warning("stopping with %s still busy; their deliveries resume at start", busy)
-        self._threads = []
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -270,6 +274,9 @@ class Workers:
                 self.process(delivery)
         except Exception as exc:
             error = self.redact(f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, ClientClosed):  # stopping: ours, not GitHub's nor its own
+                self._hand_back(delivery, error)
+                return
             if (wait := rate_limit_wait(exc)) is not None:
                 self._defer(delivery, wait, error, seen)
                 self._github_answered(delivery)
@@ -298,6 +305,20 @@ class Workers:
             if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
                 self.counted(delivery, "done")
                 self._github_answered(delivery)
+
+    def _hand_back(self, delivery: Delivery, error: str) -> None:
+        """The server stopped under a run (its GitHub client closed): the delivery goes
+        back to pending, its run uncounted, to run again at the next start, neither
+        failed (for `review-notes retry`) nor an interruption (three fail it)."""
+        if self._record(delivery, State.PENDING, lambda: self.queue.release(delivery.id)):
+            log.warning(
+                "delivery %s (%s): the server stopped during its run (%s); it runs again at"
+                " the next start",
+                delivery.id,
+                delivery.event,
+                error,
+                extra=_log_context(delivery),
+            )
 
     def _github_answered(self, delivery: Delivery) -> None:
         """A run ended that GitHub answered (done, refused, rate limited): an outage's

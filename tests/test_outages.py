@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot import server
 from bot.db import Database
 from bot.github_errors import LockedError
 from bot.github_port import GitHubError
@@ -504,3 +505,37 @@ def test_deliveries_queued_in_an_outage_wait_for_one_probe_not_each_its_own_trie
     assert len(said) == 2, said  # the pause said once as it begins, once as it ends
     assert said[0].startswith("GitHub seems down: the queue claims no delivery until ")
     assert " the outage is over, the queue goes on" in said[1]
+
+
+# --- the server stopping under a run -----------------------------------------------
+
+
+def test_a_run_the_stop_closed_the_client_under_is_handed_back_not_failed(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    # a worker still busy when the stop closed the GitHub client (in a call's back-off,
+    # here) had its next try refused, non-transient: the delivery was stored failed, for
+    # `review-notes retry`, though nothing was wrong with it nor with GitHub
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    monkeypatch.setattr(server, "WORKERS_JOIN_SECONDS", 0.1)  # the stop's wait runs out
+    caplog.set_level("WARNING", logger="bot.workers")
+    # a back-off of a minute: the worker is asleep in it as the server stops
+    settings = live_settings(tmp_path, fake, app_key, retry_backoff=60.0, max_retries=3)
+    with serving(settings) as (client, rt):
+        fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files", Fault.error(502))
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: any(q.status == 502 for q in fake.requests), what="the first try")
+    d = DeliveryQueue(Database(settings.db_path)).get(delivery)
+    assert (d.state, d.attempts, d.interruptions, d.last_error) == ("pending", 0, 0, None)
+    said = [m for m in caplog.messages if m.startswith(f"delivery {delivery} ")]
+    assert said == [
+        f"delivery {delivery} (pull_request): the server stopped during its run (ClientClosed:"
+        f" GitHub list files of {DEFAULT_REPO} PR {N}: not called, the client is closed); it"
+        " runs again at the next start"
+    ], said
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        drain(rt)
+        assert rt.queue.get(delivery).state == "done"
+    assert len(ours(fake, N)) == 1
