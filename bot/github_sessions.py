@@ -286,7 +286,13 @@ class GitHubSessions:
             return op(self.token_github())
         named = ref.installation_id
         ref = self._moved_ref(ref)
-        installation_id, grant = self._installation_grant(ref)
+        try:
+            installation_id, grant = self._installation_grant(ref)
+        except GitHubError as err:
+            # `op` never ran: no write of it reached GitHub (a command's 👀 a failed mint
+            # kept from GitHub is no write its budget pays for, at each outage put-back)
+            err.sent = False
+            raise
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:

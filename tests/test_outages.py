@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot import server
+from bot.commands import CommandConfig
 from bot.db import Database
 from bot.github_errors import LockedError
 from bot.github_port import GitHubError
@@ -24,7 +25,7 @@ from bot.queue import DeliveryQueue
 from bot.redelivery import HookDelivery, to_redeliver
 from bot.settings import load_settings
 from bot.workers import OutageWaits, Workers
-from tests.command_kit import AUTHOR, comment_payload, reactions, replies
+from tests.command_kit import AUTHOR, comment_payload, reactions, replies, tune
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.test_faults import metric
 from tests.webhook_kit import (
@@ -539,3 +540,44 @@ def test_a_run_the_stop_closed_the_client_under_is_handed_back_not_failed(
         drain(rt)
         assert rt.queue.get(delivery).state == "done"
     assert len(ours(fake, N)) == 1
+
+
+# --- the command budgets after an outage --------------------------------------------
+
+
+def test_commands_said_in_an_outage_are_each_answered_after_it_and_paid_once(
+    tmp_path, fake_github, app_key
+):
+    # the budgets of the PR's replies and of the installation's writes, just room for the
+    # three commands: a put-back's run paid twice (a reply held as maybe posted, then
+    # paid again; a reservation kept) would refuse the last ones with a 😕. A run whose
+    # token could not be minted kept a write for the 👀 it never sent, at each put-back
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    config = CommandConfig(
+        min_update_interval_s=0,
+        reply_burst=3,
+        reply_refill_s=3600,
+        installation_write_burst=12,  # four reserved each: 👀, 😕, 👍 and the reply
+        installation_write_refill_s=3600,
+    )
+    with serving(outage_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt, config, clock=lambda: 50.0)  # no refill meanwhile
+        fake.inject("*", "*", *DOWN)
+        said = [fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev") for _ in "abc"]
+        ids = [
+            post(client, "issue_comment", comment_payload(c, number=N)).json()["delivery"]
+            for c in said
+        ]
+        wait_until(lambda: rt.queue.get(ids[0]).outages == 1, what="the first put-back")
+        the_minute_passes(rt)  # GitHub still down: the first runs again, and fails again
+        wait_until(lambda: rt.queue.get(ids[0]).outages == 2, what="the second put-back")
+        fake.clear_faults()
+        the_minute_passes(rt)
+        drain(rt)
+        assert [reactions(fake, c) for c in said] == [{"eyes", "+1"}] * 3
+        assert len(replies(fake, N)) == 3
+        flood = rt.ctx.flood
+        pr = f"{DEFAULT_REPO}#{N}".lower()
+        # spent as the writes made (three each): nothing for a put-back's run, nor twice
+        assert (flood.replies.left(pr), flood.installation_writes.left(1001)) == (0, 3)
