@@ -34,6 +34,8 @@ commands' (`Route.claims`, `claims_rewrite`).
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from typing import Any
 
 from bot.command_events import comment_written
@@ -41,12 +43,14 @@ from bot.comment_plan import deletion_ignored, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
-from bot.github_port import ref_from_payload
+from bot.github_port import ConversationLocked, PRRef, ref_from_payload
 from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.sticky import record_deletion
+
+log = logging.getLogger(__name__)
 
 
 def register(d: Dispatcher) -> None:
@@ -167,12 +171,46 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     # (before the state forgets it, so a failed call is retried), as if never posted.
     kept = state.comment_id
     assert kept is not None  # (replaced_by_kept)
-    ctx.github.delete_sticky(ref, kept, MARKER)
-    record_deletion(ctx, ref, state, comment_id, said)
-    return (
+    done = (
         f"updates off: our comment {comment_id} was deleted after the `/notes on` whose"
-        f" update posted {kept}, deleted too"
+        f" update posted {kept}"
     )
+    try:
+        ctx.github.delete_sticky(ref, kept, MARKER)
+    except ConversationLocked as locked:
+        # the maintainer's "go away" still holds (updates off); the comment is owed
+        record_deletion(ctx, ref, replace(state, owed_delete=kept), comment_id, said)
+        log.warning(
+            "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
+            " conversation is locked (%s); it is deleted at the PR's next event once unlocked",
+            ref.repo,
+            ref.number,
+            kept,
+            locked,
+        )
+        return f"{done}, left up: the conversation is locked (deleted at its next event)"
+    record_deletion(ctx, ref, state, comment_id, said)
+    return f"{done}, deleted too"
+
+
+def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
+    """Delete the comment a deletion left up on a locked conversation (`owed_delete`),
+    at the PR's next event; what was done, None when nothing was owed. Still locked: it
+    stays owed (the event goes on: its own writes are refused as the lock's)."""
+    if state.owed_delete is None:
+        return None
+    try:
+        ctx.github.delete_sticky(ref, state.owed_delete, MARKER)
+    except ConversationLocked:
+        return f"our comment {state.owed_delete} still up: the conversation is locked"
+    ctx.prs.update(ref.repo, ref.number, owed_delete=None)
+    log.info(
+        "%s PR %s: deleted our comment %s, left up while the conversation was locked",
+        ref.repo,
+        ref.number,
+        state.owed_delete,
+    )
+    return f"deleted our comment {state.owed_delete}, left up while locked"
 
 
 # --- a rewrite: our notes comment edited into someone's own text ----------------------

@@ -26,6 +26,7 @@ from typing import Any
 
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
+from bot.deletion_events import delete_owed
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
@@ -84,6 +85,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     ref = ref_from_payload(payload, facts.number)
     event_at = as_github_time(payload["pull_request"].get("updated_at"))
     state = ctx.prs.get(ref.repo, ref.number)
+    owed = delete_owed(ctx, ref, state)  # a deletion's, left up while locked
     tied = bool(event_at) and state.event_at == event_at and state.event_by != event_id(delivery)
     if tied and not state.opted_out:  # (off: no use)
         # closed by now (`closed` of the same second, handled first): refresh_sticky
@@ -107,7 +109,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
-    return f"{result.outcome}{comment}: {result.reason}"
+    return f"{result.outcome}{comment}: {result.reason}{f'; {owed}' if owed else ''}"
 
 
 def event_id(delivery: Delivery) -> str:

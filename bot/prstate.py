@@ -88,6 +88,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
                                           -- NULL: several of that second, or not known
     replaced    TEXT,                     -- `comment id:id` of the comment kept and the one
                                           -- it replaced, found gone after `on`; NULL: none
+    owed_delete INTEGER,                  -- our comment a deletion asked gone, left up as
+                                          -- the conversation was locked; NULL: none
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -239,6 +241,10 @@ class PRState:
     # `comment_id`: GitHub's word of its deletion may come after (both sent late), and a
     # deletion made after the `on` is of the comment kept then (bot.deletion_events)
     replaced_id: int | None = None
+    # our notes comment a maintainer's deletion asked gone (the one kept after an `on`
+    # the deletion outranks, bot.deletion_events) that GitHub refused to delete as the
+    # conversation was locked: deleted at the PR's next event (bot.pr_events)
+    owed_delete: int | None = None
 
     def resume_mark(self) -> str:
         """What `resumed_at` holds when `/notes on` counts now."""
@@ -326,7 +332,8 @@ class PRStore:
         # is not taken for a tie with itself; files_base: since an event of a retargeted
         # PR's new base run before the retarget does not take the old base's files;
         # replaced: since a deletion of the comment an `on` found gone can outrank it;
-        # renamed: since a reason names a renamed file by its new path
+        # renamed: since a reason names a renamed file by its new path;
+        # owed_delete: since a deletion refused on a locked conversation is made after the unlock
         db.add_missing_columns(
             "pr_state",
             {
@@ -349,6 +356,7 @@ class PRStore:
                 "event_by": "TEXT",
                 "files_base": "TEXT",
                 "replaced": "TEXT",
+                "owed_delete": "INTEGER",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -405,6 +413,7 @@ class PRStore:
             restored_at=r["restored_at"],
             event_by=r["event_by"],
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
+            owed_delete=r["owed_delete"],
         )
 
     def put(self, state: PRState) -> None:
@@ -415,9 +424,9 @@ class PRStore:
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
                                   verbose_at, dismissed_at, restored_at, event_by, files_base,
-                                  replaced, renamed)
+                                  replaced, renamed, owed_delete)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?, ?, ?, ?)
+                    ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -432,7 +441,8 @@ class PRStore:
                 files_listed = excluded.files_listed, verbose_at = excluded.verbose_at,
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
                 event_by = excluded.event_by, files_base = excluded.files_base,
-                replaced = excluded.replaced, renamed = excluded.renamed
+                replaced = excluded.replaced, renamed = excluded.renamed,
+                owed_delete = excluded.owed_delete
             """,
             (
                 state.repo.lower(),
@@ -465,6 +475,7 @@ class PRStore:
                 _stored_base(state.files_base, state.files),
                 None if state.replaced_id is None else f"{state.comment_id}:{state.replaced_id}",
                 json.dumps(dict(state.renamed)),
+                state.owed_delete,
             ),
         )
 

@@ -1538,8 +1538,10 @@ class FakeGitHub:
         Renovate, probot/stale and semantic-release logged; the edit's and the reaction's
         are modelled on it (GitHub's GraphQL schema has LOCKED among the reasons a comment
         cannot be updated, and its docs disable reactions there for everyone; neither says
-        the REST words). Collaborators with write access may still comment and edit; an
-        App's installation token is no collaborator."""
+        the REST words), and so is the delete's (its docs: on a locked conversation only
+        collaborators with write access add, hide and delete comments). Collaborators with
+        write access may still comment and edit; an App's installation token is no
+        collaborator."""
         if number not in repo.locked:
             return
         role = repo.permissions.get(who.login.lower(), repo.default_permission)
@@ -1572,6 +1574,7 @@ class FakeGitHub:
     def _delete_comment(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
         c = self._comment_for(repo, params)
+        self._refuse_if_locked(repo, c.number, who, "delete comment")
         del self._comments[c.id]
         self._reactions.pop(c.id, None)
         return _Reply(204)

@@ -244,6 +244,34 @@ def test_a_deletion_made_after_an_on_whose_update_posted_anew_wins_when_both_are
     assert not state(rt).opted_out and sticky(fake) is not None
 
 
+def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment_deleted_later(
+    served, caplog
+):
+    """The same deletion of A made after the `on`, sent again once the PR's conversation
+    was locked: GitHub refuses the App's delete of C there (only collaborators delete in
+    a locked conversation), and the delivery ended `stopped: locked` with nothing
+    recorded, the maintainer's "go away" lost: updates on, C up, edited at the next
+    event once unlocked. Now the deletion is recorded (updates off), C owed, said in a
+    warning, and deleted at the PR's first event after the unlock."""
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    assert state(rt).opted_out and state(rt).owed_delete == c.id
+    assert ours(fake) == [c] and rt.queue.counts()["failed"] == 0
+    said = [m for m in caplog.messages if f"our comment {c.id} stays up for now" in m]
+    assert len(said) == 1 and "the conversation is locked" in said[0], said
+    assert [r.levelname for r in caplog.records if r.getMessage() == said[0]] == ["WARNING"]
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [c] and state(rt).owed_delete == c.id  # still locked: still owed
+    fake.unlock(DEFAULT_REPO, N)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    assert ours(fake) == [] and state(rt).owed_delete is None and state(rt).opted_out
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
+    assert ours(fake) == []  # off: nothing posted again
+
+
 # kills: bot/deletion_events.py:_said a deletion the sweep had sent again dated at its arrival
 def test_an_off_and_on_said_after_a_deletion_made_while_on_win_when_all_are_redelivered(served):
     """The server down for ten minutes: a maintainer deletes the notes comment (updates
