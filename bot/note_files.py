@@ -347,17 +347,7 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
             return text[len(FENCE) + 1 : end], text[end + len(FENCE) + 2 :], 2
     lines = text.split("\n")
     if lines[0].strip() != FENCE:
-        said = f"file must start with a '{FENCE}' line"
-        if not text.strip():  # saved before anything was written, or emptied by a tool
-            said = f"the file is empty: a note is a '{FENCE}' header, then its guidance"
-        elif not lines[0].strip():  # pasted with a line before it: the fence is there
-            first = next(i for i, line in enumerate(lines) if line.strip())
-            said += f": delete the blank line{'s' if first > 1 else ''} before line {first + 1}"
-        elif lines[0].strip() == "---":  # YAML's front matter, a habit from other sites
-            said += f", not '---': the header is TOML (key = \"value\") between '{FENCE}' lines"
-        elif (typed := _fence_typed_as(lines[0])) is not None:
-            said += typed
-        raise LibraryError([Problem(path, 1, "header", said)])
+        raise LibraryError([Problem(path, 1, "header", _no_opening_fence(lines))])
     for i in range(1, len(lines)):
         if lines[i].strip() == FENCE:
             return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), 2
@@ -367,6 +357,22 @@ def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
             said = f"no closing '{FENCE}' line" + typed
             raise LibraryError([Problem(path, i + 1, "header", said)])
     raise LibraryError([Problem(path, 1, "header", f"no closing '{FENCE}' line")])
+
+
+def _no_opening_fence(lines: list[str]) -> str:
+    """What a file whose first line is no fence is told, from its first line not blank:
+    blank lines before a '+++' are to be deleted; before anything else they are not what
+    is wrong, that line is (YAML's '---', a fence mistyped, as on line 1)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:  # saved before anything was written, or emptied by a tool
+        return f"the file is empty: a note is a '{FENCE}' header, then its guidance"
+    said = f"file must start with a '{FENCE}' line"
+    opening = lines[first].strip()
+    if opening == FENCE:  # pasted with a line before it: the fence is there
+        return said + f": delete the blank line{'s' if first > 1 else ''} before line {first + 1}"
+    if opening == "---":  # YAML's front matter, a habit from other sites
+        return said + f", not '---': the header is TOML (key = \"value\") between '{FENCE}' lines"
+    return said + (_fence_typed_as(opening) or "")
 
 
 def _fence_typed_as(line: str) -> str | None:

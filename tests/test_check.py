@@ -2811,6 +2811,20 @@ def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, ca
             "file must start with a '+++' line: delete the blank lines before line 3",
         ),
         ("notes\n" + VALID, "file must start with a '+++' line"),
+        # kills: bot/note_files.py:_no_opening_fence (hand) blank lines said to be all that
+        #   is wrong whatever follows them: "delete the blank line before line 2" of a
+        #   line 2 of text, or of YAML's '---' or a full-width fence, whose own hint was lost
+        ("\nnotes\n" + VALID, "file must start with a '+++' line"),
+        (
+            "\n---\n" + VALID.removeprefix("+++\n"),
+            "file must start with a '+++' line, not '---': the header is TOML"
+            " (key = \"value\") between '+++' lines",
+        ),
+        (
+            "\n\n＋＋＋\n" + VALID.removeprefix("+++\n"),
+            "file must start with a '+++' line: '＋＋＋' holds '＋' (U+FF0B FULLWIDTH PLUS SIGN),"
+            " typed by a Chinese input method: type '+++'",
+        ),
     ],
 )
 def test_an_empty_note_file_or_one_opening_with_blank_lines_says_so(tmp_path, text, said):
