@@ -142,6 +142,7 @@ def notes_site(
     notes_repo_url: str = "",
     notes_branch: str = "main",
     notes_dir: str = NOTES_DIR_IN_REPO,
+    default_repo: str = DEFAULT_REPO,
 ) -> NotesSite:
     """The notes browser; its `router()` serves GET /notes, /notes/{id},
     /notes/{id}/source, /topics, /assets/notes.css, /assets/notes.js and /assets/favicon.svg (and
@@ -153,9 +154,13 @@ def notes_site(
     every link the pages make, so the stylesheet and navigation stay under it. With
     link_mode="github" the "source file" links go to
     `{notes_repo_url}/blob/{notes_branch}/{notes_dir}/<id>.md`, as the comment's do.
+    `default_repo`: the repository a page shows with no `?repo=` (the server's: the first
+    of REVIEW_NOTES_REPOS, the one the bot is installed for).
     """
     check_link_settings(link_mode, notes_repo_url)
-    return NotesSite(library, public_url, link_mode, notes_repo_url, notes_branch, notes_dir)
+    return NotesSite(
+        library, public_url, link_mode, notes_repo_url, notes_branch, notes_dir, default_repo
+    )
 
 
 def notes_router(library: Library, **options: Any) -> APIRouter:
@@ -174,8 +179,11 @@ class NotesSite:
         notes_repo_url: str,
         notes_branch: str,
         notes_dir: str,
+        default_repo: str = DEFAULT_REPO,
     ):
         self.library = library
+        # GitHub's names in any case are one repository: compared in lower case
+        self.default_repo = default_repo.lower()
         self.public_url = public_url
         self.link_mode = link_mode
         self.notes_repo = (notes_repo_url, notes_branch, notes_dir)
@@ -226,7 +234,9 @@ class NotesSite:
         path = self.prefix + request.url_for(name, **params).path
         # Empty values and the default repo stay out, so links stay short and stable.
         query = {
-            k: v for k, v in (query or {}).items() if v and not (k == "repo" and v == DEFAULT_REPO)
+            k: v
+            for k, v in (query or {}).items()
+            if v and not (k == "repo" and v.lower() == self.default_repo)
         }
         return path + ("?" + urlencode(query) if query else "")
 
@@ -281,12 +291,12 @@ class NotesSite:
         request: Request,
         template: str,
         status: int = 200,
-        site_repo: str = DEFAULT_REPO,
+        site_repo: str = "",
         **context: Any,
     ) -> Response:
         """The page; `site_repo`: the repository it shows, which the site's links keep."""
         html = self.env.get_template(template).render(
-            site_repo=site_repo,
+            site_repo=site_repo or self.default_repo,
             url=lambda name, query=None, **params: self.href(request, name, query, **params),
             css_href=self.href(request, "notes_css", {"v": self.css_version}),
             icon_href=self.href(request, "notes_icon"),
@@ -297,7 +307,7 @@ class NotesSite:
             pr_url=pr_url,
             issue_url=issue_url,
             source_file_url=lambda note: self.source_file_url(request, note),
-            default_repo=DEFAULT_REPO,
+            default_repo=self.default_repo,
             **context,
         )
         return HTMLResponse(html, status_code=status, headers=NEGOTIATED)
@@ -331,7 +341,7 @@ class NotesSite:
             kept if held else ": no repository has notes yet"
         )
         links = self.repo_links(request, held)
-        return self.error(request, 404, message, site_repo=DEFAULT_REPO, links=links)
+        return self.error(request, 404, message, site_repo=self.default_repo, links=links)
 
     def repos_held(self) -> list[tuple[str, int]]:
         """The repositories notes are of, with their number of notes, most first."""
@@ -374,7 +384,7 @@ class NotesSite:
             # a bad filter on another repository's list leaves the reader in that repository;
             # one no note is of (a 405's, a 404's) is rejected, not kept by the page's links
             repo = request.query_params.get("repo", "").strip()
-            repo = DEFAULT_REPO if self.unknown_repo(repo) else repo or DEFAULT_REPO
+            repo = self.default_repo if self.unknown_repo(repo) else repo or self.default_repo
             answer = self.render(
                 request,
                 "error.html",
@@ -393,7 +403,7 @@ class NotesSite:
     def list_notes(
         self,
         request: Request,
-        repo: str = DEFAULT_REPO,
+        repo: str = "",
         topic: str = "",
         verdict: str = "",
         q: str = "",
@@ -405,6 +415,7 @@ class NotesSite:
         if self.unknown_repo(repo):
             return self.no_repo(request, repo.strip())
         try:
+            repo = repo.strip() or self.default_repo
             query = parse_query(lib, repo=repo, topic=topic, verdict=verdict, q=q)
             as_data = wants_json(request)
         except QueryError as exc:
@@ -533,7 +544,7 @@ class NotesSite:
         """Whether a list page's `repo`, `topic` or `verdict` is one it knows (or none)."""
         value = value.strip()
         if key == "repo":
-            return bool(self.library.for_repo(value or DEFAULT_REPO))
+            return bool(self.library.for_repo(value or self.default_repo))
         if key == "topic":
             return not value or value in self.library.topics
         return not value or value in {v.value for v in Verdict}
@@ -542,19 +553,19 @@ class NotesSite:
         """Whether a list page's `?repo=` names a repository no note is of (the default,
         asked by no `?repo=`, lists its notes or says it has none)."""
         repo = repo.strip()
-        return bool(repo) and repo.lower() != DEFAULT_REPO and not self.library.for_repo(repo)
+        return bool(repo) and repo.lower() != self.default_repo and not self.library.for_repo(repo)
 
     def known(self, note_id: str) -> bool:
         """A note's id now, in use or retired."""
         return note_id in self.library.by_id or note_id in self.library.retired
 
-    def list_topics(self, request: Request, repo: str = DEFAULT_REPO) -> Response:
+    def list_topics(self, request: Request, repo: str = "") -> Response:
         pasted = self.pasted_query(request, "notes_topics", ("repo",))
         if pasted is not None:
             return pasted
         if self.unknown_repo(repo):
             return self.no_repo(request, repo.strip())
-        repo = repo.strip() or DEFAULT_REPO
+        repo = repo.strip() or self.default_repo
         try:
             as_data = wants_json(request)
         except QueryError as exc:

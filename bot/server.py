@@ -701,6 +701,8 @@ def create_app(rt: Runtime) -> FastAPI:
         notes_repo_url=settings.notes_repo_url(),
         notes_branch=settings.notes_github_branch,
         notes_dir=settings.notes_github_dir,
+        # the repository the bot is installed for, not vLLM's of a fork's install
+        default_repo=settings.repos[0],
     )
     site_routes = site.router()
     app.include_router(site_routes)

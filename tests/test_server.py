@@ -2934,3 +2934,44 @@ def test_an_error_pages_links_keep_a_repository_with_notes_and_drop_one_without(
             assert shown == {f"repo={kept}" if kept else ""}, (repo, links)
             hidden = re.findall(r'name="repo" value="([^"]*)"', r.text)
             assert hidden == ([repo] if kept else []), (repo, r.text)
+
+
+# --- found by r36e ---
+
+
+# kills: bot/server.py:create_app (hand) the pages' default repository left vllm-project/vllm
+#   whatever REVIEW_NOTES_REPOS names: an install for another repository showed no notes
+#   at /notes, and kept ?repo= in every link to its own notes
+def test_the_pages_default_repository_is_the_first_the_bot_is_installed_for(tmp_path):
+    # An operator who set REVIEW_NOTES_REPOS=acme/widgets (a fork's install, its notes of
+    # Acme/Widgets as GitHub spells it) got /notes and /topics of vllm-project/vllm, which
+    # has no note here, and links to its own notes that each carried ?repo=
+    from tests.test_e2e import _renamed_notes
+    from tests.test_pages import CHROME_ACCEPT
+
+    notes = _renamed_notes(tmp_path, "vllm-project/vllm", "Acme/Widgets")
+    count = len(list(notes.glob("*.md")))
+    settings = make_settings(tmp_path, notes_dir=notes, repos="acme/widgets,vllm-project/vllm")
+    browser = {"accept": CHROME_ACCEPT}
+    with serving(settings) as (client, _):
+        r = client.get("/notes", headers=browser)
+        assert r.status_code == 200 and f"{count} of {count} notes" in r.text
+        assert "No notes of" not in r.text and 'name="repo"' not in r.text
+        links = re.findall(r'href="(/(?:notes|topics)[^"]*)"', r.text)
+        assert len(links) > count and not [h for h in links if "repo=" in h], links
+        # a note's page shows its repository as the note spells it: the default still
+        note = re.search(r'href="(/notes/vllm-[0-9a-f]+)"', r.text)[1]
+        for page in (note, "/topics"):
+            r = client.get(page, headers=browser)
+            assert r.status_code == 200 and "No notes of" not in r.text, page
+            assert not re.findall(r'href="[^"]*repo=', r.text) and 'name="repo"' not in r.text
+        # its list, and an error page (a mistyped link), asked as its notes spell it
+        for page, status in [("/notes", 200), ("/no-such-page", 404)]:
+            r = client.get(page, params={"repo": "Acme/Widgets"}, headers=browser)
+            assert r.status_code == status and 'name="repo"' not in r.text, page
+            assert not re.findall(r'href="[^"]*repo=', r.text), page
+        data = client.get("/notes", headers={"accept": "application/json"}).json()
+        assert data["repo"] == "acme/widgets" and data["count"] == count
+        # vllm-project/vllm, allowed but without notes here, is no default to fall back on
+        r = client.get("/notes", params={"repo": "vllm-project/vllm"})
+        assert r.status_code == 404 and "notes are kept for Acme/Widgets" in r.text
