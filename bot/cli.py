@@ -134,9 +134,11 @@ def command_settings(**values: object):
 def server_library(args: argparse.Namespace, settings: Settings | None = None) -> bool:
     """Fill in the paths not given (the notes, the taxonomy, and the matching config where
     the command takes one) with the server's (its environment, .env and bot.toml), so a
-    curator checks what the bot serves. The settings are read once, unless `settings`
-    are given. False after printing a configuration error."""
-    missing = [name for name in ("dir", "topics", "config") if getattr(args, name, "") is None]
+    curator checks what the bot serves; and `match`'s repository, the first the server
+    is for (its notes are of it). The settings are read once, unless `settings` are
+    given. False after printing a configuration error."""
+    names = ("dir", "topics", "config", "repo")
+    missing = [name for name in names if getattr(args, name, "") is None]
     if not missing:
         return True
     settings = settings or command_settings(dry_run=True)
@@ -146,6 +148,7 @@ def server_library(args: argparse.Namespace, settings: Settings | None = None) -
         "dir": settings.notes_dir,
         "topics": settings.topics_file,
         "config": settings.matching_file,
+        "repo": settings.repos[0],
     }
     for name in missing:
         setattr(args, name, str(server[name]))

@@ -175,7 +175,6 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if problem := _match_flags_problem(args):
         print(problem, file=sys.stderr)
         return 2
-    args.repo = DEFAULT_REPO if args.repo is None else args.repo
     args.number = 0 if args.number is None else args.number
     if not server_library(args):
         return 2
@@ -329,7 +328,11 @@ def add_match_parser(sub) -> None:
         help="how many files the PR changes in all, when --file/--files-from list only some"
         " (default: as many as they list; a --payload says itself)",
     )
-    m.add_argument("--repo", help=f"owner/name (default: {DEFAULT_REPO})")
+    m.add_argument(
+        "--repo",
+        help="owner/name (default: the server's, the first of REVIEW_NOTES_REPOS or"
+        f" {DEFAULT_REPO})",
+    )
     m.add_argument(
         "--number", type=whole_number("a PR number (1 or more)", 1), help="the PR number"
     )

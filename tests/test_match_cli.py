@@ -1634,3 +1634,27 @@ def test_version_names_the_installed_release(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out == f"review-notes {version('review-notes')}\n"
+
+
+# --- found by r36e ---
+
+
+# kills: bot/cli.py:server_library (hand) `match`'s repository left vllm-project/vllm when
+#   --repo is not given: an install for another repository matched none of its notes
+def test_match_without_repo_is_of_the_repository_the_server_is_for(setup, capsys, monkeypatch):
+    # An operator who set REVIEW_NOTES_REPOS=acme/widgets previewed a PR with `match
+    # --title ...` and was told no note reaches the threshold: the PR was taken for
+    # vllm-project/vllm's, and the install's notes are all of acme/widgets
+    tmp_path, flags = setup
+    note = tmp_path / "notes" / "vllm-aaaa0001.md"
+    note.write_text(NOTE.replace('"vllm-project/vllm"', '"Acme/Widgets"'), "utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", "acme/widgets,vllm-project/vllm")
+    title = "[Spec Decode] prefix caching for EAGLE drafts"
+    code, out, _ = run(capsys, "--title", title, "--json", *flags)
+    assert code == 0 and [n["id"] for n in json.loads(out)["notes"]] == ["vllm-aaaa0001"]
+    code, out, _ = run(capsys, "--title", title, *flags)
+    assert out.splitlines()[0] == f"PR acme/widgets 0: {title}"
+    # a --repo given is the PR's, whatever the server is for
+    code, out, _ = run(capsys, "--title", title, "--repo", "vllm-project/vllm", "--json", *flags)
+    assert (code, json.loads(out)["notes"]) == (0, [])
