@@ -28,6 +28,7 @@ from bot.library import (
     check_library,
     header_of,
     load_library,
+    notes_above,
     read_taxonomy,
 )
 from bot.note_dump import toml_string
@@ -276,6 +277,10 @@ def _warnings(
     for note, field, other in shared_fields(library):
         found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
     warnings = _fenced_conflicts(library, notes_dir)
+    # a note saved a directory too high (`seeds/` for `seeds/notes/`) is not loaded; a
+    # warning, not a problem: another tool's files (Hugo's) may open with `+++` too
+    moved = f"warning: a note outside the notes directory is not loaded: move it into {notes_dir}"
+    warnings += [Problem(file, 1, "file", moved) for file in notes_above(notes_dir)]
     for note, field, value, msg in found:
         path, header = header_of(notes_dir, library, note)
         warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))

@@ -357,6 +357,23 @@ def _stray_notes(others: list[str]) -> list[Problem]:
     ]
 
 
+def notes_above(notes_dir: Path) -> list[str]:
+    """Notes saved in the directory that holds the notes' (`seeds/x.md` beside
+    `seeds/notes/`), sorted: never loaded, and lost without a word unless named, as a
+    note under another name is (`_stray_notes`). Its files only: a sibling directory
+    (`seeds/raw/`) holds other things."""
+    above = notes_dir.parent if notes_dir.name not in ("", "..") else notes_dir.resolve().parent
+    if above.resolve() == notes_dir.resolve():  # the root: its files are the notes' own
+        return []
+    try:
+        with os.scandir(above) as entries:
+            files = [e.path for e in entries if not e.name.startswith(".") and e.is_file()]
+    except OSError:  # not ours to read: the notes' own check says what matters
+        return []
+    text = (f for f in files if os.path.splitext(f)[1].lower() in _TEXT_SUFFIXES)
+    return sorted(f for f in text if _holds_a_header(f))
+
+
 def _read(file: str | Path) -> str:
     with open(file, "rb") as f:
         return decode_utf8(f.read(), str(file))

@@ -2834,3 +2834,36 @@ def test_an_empty_note_file_or_one_opening_with_blank_lines_says_so(tmp_path, te
     path = write(tmp_path, text)
     write(tmp_path, VALID.replace("vllm-test0001", "vllm-test0002"), "vllm-test0002.md")
     assert problems_of(tmp_path) == [f"{path}:1: header: {said}"]
+
+
+# --- found by r36e ---
+
+
+# kills: bot/library.py:notes_above (hand) nothing said: a note saved in seeds/ instead of
+#   seeds/notes/ was never loaded, and notes check said "ok" of the others alone
+def test_a_note_saved_beside_the_notes_directory_is_warned_of(tmp_path, capsys, monkeypatch):
+    # A curator who saved a new note one directory too high (seeds/x.md, beside
+    # seeds/notes/) ran `notes check seeds/notes`: "ok: 1 notes", the new note never read.
+    # A file there that is no note (a README, a digest, a note in a sibling directory such
+    # as seeds/raw/, or under a dot) is not named
+    notes = tmp_path / "notes"
+    write(notes, VALID)
+    other = VALID.replace("vllm-test0001", "vllm-test0002")
+    above = [write(tmp_path, other, "vllm-test0002.md"), write(tmp_path, other, "draft.TXT")]
+    write(tmp_path, "# Notes\n\nSee notes/.\n", "README.md")
+    write(tmp_path, "vllm-project/vllm\n\n标题\n\n值得精读。\n", "digest.txt")
+    write(tmp_path / "raw", other, "vllm-test0003.md")
+    write(tmp_path, other, ".vllm-test0004.md")
+    assert main(["notes", "check", str(notes)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    warned = [line for line in out if "outside the notes directory" in line]
+    assert warned == [
+        f"{path}:1: file: warning: a note outside the notes directory is not loaded:"
+        f" move it into {notes}"
+        for path in sorted(above)
+    ]
+    # the notes directory named as a relative path: the one above it all the same
+    monkeypatch.chdir(notes)
+    assert main(["notes", "check", "."]) == 0
+    said = capsys.readouterr().out
+    assert said.count("outside the notes directory") == 2, said
