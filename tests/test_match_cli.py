@@ -1658,3 +1658,17 @@ def test_match_without_repo_is_of_the_repository_the_server_is_for(setup, capsys
     # a --repo given is the PR's, whatever the server is for
     code, out, _ = run(capsys, "--title", title, "--repo", "vllm-project/vllm", "--json", *flags)
     assert (code, json.loads(out)["notes"]) == (0, [])
+
+
+# kills: bot/cli.py:server_library (mutation tool) the settings read though every flag is
+#   given: a match naming its library, weights and repository stopped on a server's
+#   configuration it reads nothing of
+def test_match_given_every_default_reads_no_settings(setup, capsys, monkeypatch):
+    _, flags = setup
+    monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")
+    title = "[Spec Decode] prefix caching for EAGLE drafts"
+    code, out, err = run(capsys, "--title", title, "--repo", "vllm-project/vllm", *flags)
+    assert (code, err) == (0, "") and out.startswith(f"PR vllm-project/vllm 0: {title}")
+    # without --repo, the server's is read: its configuration error is said
+    code, _, err = run(capsys, "--title", title, *flags)
+    assert code == 2 and "configuration error" in err
