@@ -99,10 +99,12 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
             g_line, g_lines = blocks[k + 1]
             guidance = "\n".join(g_lines)
             if derive_verdict(guidance) is None and _an_entry_at(blocks, k + 1):
-                # the title's guidance left out: what follows is the next entry, whole
+                # the title's guidance left out: what follows is the next entry, whole; or
+                # its guidance lacks a verdict and the next title is left out (both said)
                 msg = (
                     f"title without a guidance paragraph: line {g_line} is the next entry's"
-                    " title (the paragraph after it states a verdict)"
+                    " title (the paragraph after it states a verdict); if it is this title's"
+                    f" guidance, it states no verdict ({VERDICT_HINT})"
                 )
                 problems.append(Problem(path, t_line, "guidance", msg))
                 k += 1

@@ -137,6 +137,13 @@ def test_crlf_bom_and_trailing_whitespace_give_the_same_notes(tmp_path):
     assert notes_in(tmp_path / "messy") == notes_in(tmp_path / "plain")
 
 
+# a title without guidance, read the other way: its guidance lacks a verdict, the next
+# entry its title
+OR_NO_VERDICT = (
+    "; if it is this title's guidance, it states no verdict (值得精读 / 值得快速阅读 /"
+    " 值得快速浏览 / 不需要精读 / 可直接略过)"
+)
+
 MALFORMED = [
     pytest.param(
         "vllm\n\n标题\n\n值得精读。\n",
@@ -178,7 +185,7 @@ MALFORMED = [
         "o/r\n\n标题一\n\n标题二\n\n值得精读。二。\n\n标题三\n\n说明。\n",
         [
             "3: guidance: title without a guidance paragraph: line 5 is the next entry's"
-            " title (the paragraph after it states a verdict)",
+            " title (the paragraph after it states a verdict)" + OR_NO_VERDICT,
             "11: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
             "不需要精读 / 可直接略过)",
         ],
@@ -188,9 +195,20 @@ MALFORMED = [
         "o/r\n\n标题一\n\n标题二\n\n值得精读。二。\n",
         [
             "3: guidance: title without a guidance paragraph: line 5 is the next entry's"
-            " title (the paragraph after it states a verdict)"
+            " title (the paragraph after it states a verdict)" + OR_NO_VERDICT
         ],
         id="title-without-guidance-before-the-last-entry",
+    ),
+    # kills: bot/importer.py:parse_digest (hand) a guidance stating no verdict, its next
+    #   entry's title left out, said to be a title: only "title without a guidance
+    #   paragraph: line 5 is the next entry's title", of a paragraph that is its guidance
+    pytest.param(
+        "o/r\n\n标题一\n\n说明一没有结论。\n\n值得精读。二。\n\n标题三\n\n值得精读。三。\n",
+        [
+            "3: guidance: title without a guidance paragraph: line 5 is the next entry's"
+            " title (the paragraph after it states a verdict)" + OR_NO_VERDICT
+        ],
+        id="guidance-without-verdict-before-a-title-left-out",
     ),
     pytest.param(
         "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n",
