@@ -1654,7 +1654,7 @@ def test_match_without_repo_is_of_the_repository_the_server_is_for(setup, capsys
     code, out, _ = run(capsys, "--title", title, "--json", *flags)
     assert code == 0 and [n["id"] for n in json.loads(out)["notes"]] == ["vllm-aaaa0001"]
     code, out, _ = run(capsys, "--title", title, *flags)
-    assert out.splitlines()[0] == f"PR acme/widgets 0: {title}"
+    assert out.splitlines()[0] == f"PR acme/widgets: {title}"
     # a --repo given is the PR's, whatever the server is for
     code, out, _ = run(capsys, "--title", title, "--repo", "vllm-project/vllm", "--json", *flags)
     assert (code, json.loads(out)["notes"]) == (0, [])
@@ -1668,7 +1668,7 @@ def test_match_given_every_default_reads_no_settings(setup, capsys, monkeypatch)
     monkeypatch.setenv("REVIEW_NOTES_PORT", "not a port")
     title = "[Spec Decode] prefix caching for EAGLE drafts"
     code, out, err = run(capsys, "--title", title, "--repo", "vllm-project/vllm", *flags)
-    assert (code, err) == (0, "") and out.startswith(f"PR vllm-project/vllm 0: {title}")
+    assert (code, err) == (0, "") and out.startswith(f"PR vllm-project/vllm: {title}")
     # without --repo, the server's is read: its configuration error is said
     code, _, err = run(capsys, "--title", title, *flags)
     assert code == 2 and "configuration error" in err
