@@ -265,11 +265,40 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     assert [r.levelname for r in caplog.records if r.getMessage() == said[0]] == ["WARNING"]
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == [c] and state(rt).owed_delete == c.id  # still locked: still owed
+    assert f"; our comment {c.id} still up: the conversation is locked" in caplog.text
     fake.unlock(DEFAULT_REPO, N)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
     assert ours(fake) == [] and state(rt).owed_delete is None and state(rt).opted_out
+    assert f"; deleted our comment {c.id}, left up while locked" in caplog.text
+    assert f"deleted our comment {c.id}, left up while the conversation was locked" in (caplog.text)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
     assert ours(fake) == []  # off: nothing posted again
+
+
+# kills: bot/deletion_events.py:delete_owed the comment an `on` took back deleted as owed
+def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_up(served, caplog):
+    """The deletion kept on a locked conversation owes C; once unlocked, the author says
+    `/notes on` before any PR event: its update finds C, ours on the PR, and edits it:
+    the notes comment again, asked for after the deletion. The PR's next event deleted
+    it all the same as owed, and the write after that found the comment it knew gone,
+    taken for a maintainer's deletion: updates off, no comment, the `on` undone."""
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    assert state(rt).opted_out and state(rt).owed_delete == c.id and state(rt).comment_id is None
+    fake.unlock(DEFAULT_REPO, N)
+    said_ago(client, rt, fake, "/notes on", 1)
+    assert not state(rt).opted_out and state(rt).comment_id == c.id and ours(fake) == [c]
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    assert ours(fake) == [c] and state(rt).comment_id == c.id and state(rt).owed_delete is None
+    refused = fake.calls("DELETE", f"/repos/*/issues/comments/{c.id}")
+    assert [r.status for r in refused] == [403]  # (the one tried while locked)
+    assert f"; our comment {c.id} kept: the notes comment again since" in caplog.text
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
+    assert not state(rt).opted_out and ours(fake) == [c]
+    assert "our comment None" not in caplog.text  # (nothing owed: nothing said)
 
 
 # kills: bot/deletion_events.py:_said a deletion the sweep had sent again dated at its arrival
