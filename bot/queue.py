@@ -309,6 +309,9 @@ class DeliveryQueue:
         # re-queued or pruned): by seq, their delivery ids and the error (`set_aside`)
         self._unreadable = DamagedRows()
         self._setting_aside = threading.Lock()
+        # rows a worker left `processing` with no run holding them (`abandon`), by seq:
+        # an outage's probe does not wait for them; they run again at the next start
+        self._abandoned: set[int] = set()
 
     def _add_missing_columns(self, db: Database) -> set[str]:
         """The columns added to an older file. None on a file SQLite may not write (a
@@ -449,7 +452,10 @@ class DeliveryQueue:
 
     def _claim(self) -> Delivery | None:
         d_skip, p_skip = self.not_set_aside("d.seq"), self.not_set_aside("p.seq")
-        running = f"SELECT 1 FROM deliveries WHERE state = 'processing' AND {self.not_set_aside()}"
+        running = (
+            f"SELECT 1 FROM deliveries WHERE state = 'processing' AND {self.not_set_aside()}"
+            f" AND {_not_among('seq', self._abandoned)}"
+        )
         now, order = utcnow(), "d.seq"
         with self.db.tx() as conn:
             outage = conn.execute("SELECT until FROM github_outage").fetchone()
@@ -663,6 +669,17 @@ class DeliveryQueue:
             (utcnow(), delivery_id),
         )
         self._notify()
+
+    def abandon(self, delivery_id: str) -> None:
+        """A worker gave up on a claimed delivery with no outcome stored (an unexpected
+        error of ours): it stays `processing`, run again at the next start (`recover`,
+        which counts it an interruption), and its PR's later deliveries wait for it. No
+        run holds it, though: an outage's probe, which waits for the runs in hand, does
+        not wait for it (it would stall the whole queue until a restart)."""
+        # (by the index of ids alone, as `running` reads the index of states alone; no
+        # wake-up: the worker that gave up claims next itself)
+        rows = self.db.execute("SELECT seq FROM deliveries WHERE id = ?", (delivery_id,))
+        self._abandoned.update([r["seq"] for r in rows])
 
     def recover(self) -> Recovered:
         """On start: resume deliveries a killed process left `processing`; give up one
@@ -909,6 +926,11 @@ class DeliveryQueue:
 def _chunks(ids: list[str], size: int = 500) -> list[tuple[str, ...]]:
     """`ids` in parts, each under SQLite's limit of bound parameters."""
     return [tuple(ids[i : i + size]) for i in range(0, len(ids), size)]
+
+
+def _not_among(column: str, seqs: Collection[int]) -> str:
+    """An SQL condition leaving out the rows at these places (ints: no quoting)."""
+    return f"{column} NOT IN ({','.join(map(str, sorted(seqs)))})" if seqs else "TRUE"
 
 
 def _marks(chunk: Sequence[str]) -> str:

@@ -255,6 +255,15 @@ class Workers:
                     " runs again at the next start",
                     delivery.id,
                 )
+                self._abandon(delivery)
+
+    def _abandon(self, delivery: Delivery) -> None:
+        """Tell the queue no run holds the delivery left processing: an outage's probe,
+        one run at a time, would wait for it until a restart (DeliveryQueue.abandon)."""
+        try:
+            self.queue.abandon(delivery.id)
+        except Exception:  # (the database failing: the claims say it, through Failures)
+            log.exception("delivery %s: marking it abandoned failed", delivery.id)
 
     def idle_wait(self) -> float:
         """Seconds an idle worker sleeps unless woken: until the first delivery queued to

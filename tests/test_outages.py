@@ -320,6 +320,41 @@ def test_the_pause_ends_with_a_run_github_answered(tmp_path, exc, answered):
     assert (q.outage_paused_until() is None) is answered
 
 
+class _Unprintable(Exception):
+    """A failure whose text cannot be made (its __str__ fails): the worker's handling of
+    the outcome raises, a bug of ours, and the delivery is left processing."""
+
+    def __str__(self) -> str:
+        raise ValueError("no text")
+
+
+# kills: bot/workers.py:Workers._run the delivery left processing still held by the probe
+def test_a_delivery_the_worker_left_processing_does_not_stall_the_probe(tmp_path, caplog):
+    # in probe mode nothing is claimed while a delivery is processing (the probe runs one
+    # at a time); one a worker left processing after an unexpected error of ours (it runs
+    # again at the next start) was taken for a probe running: no other delivery ran, the
+    # pause never ended, the whole queue stood until a restart, not its PR alone
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+
+    def process(d):
+        if d.id == "d2":  # the probe, the fewest put-backs first
+            raise _Unprintable()
+
+    w = Workers(q, process, 1, poll_seconds=30.0, outage=OutageWaits(60, 900, 3600))
+    w.start()
+    try:
+        wait_until(lambda: q.get("d1").state == "done", what="the queue going on")
+    finally:
+        w.stop()
+    assert [q.get(d).state for d in ("d1", "d2", "d3")] == ["done", "processing", "done"]
+    assert q.outage_paused_until() is None  # d3, the next probe, GitHub answered
+    said = "delivery d2: unexpected error in the worker; it stays processing and runs again"
+    assert said in caplog.text
+
+
 # --- end to end ----------------------------------------------------------------------
 
 
