@@ -262,15 +262,20 @@ def _retry(args: argparse.Namespace, db, poll_seconds: float) -> int:
     aside = f", {len(queue.set_aside)} damaged (named above)" if queue.set_aside else ""
     if not done:  # nothing for a server to pick up: the ids were said above
         print(f"0 re-queued{aside}")
-    elif _server_running(db):
-        print(
-            f"{len(done)} re-queued{aside}; a running server picks them up within"
-            f" {poll_seconds:g} s (workers_poll_seconds)"
-        )
-    else:  # (the operator may take them to run at once, as the line above says)
+    elif not _server_running(db):  # (the operator may take them to run at once)
         print(
             f"{len(done)} re-queued{aside}; no review-notes server is running on {db.path}:"
             " they run once one starts"
+        )
+    elif (paused := queue.outage_paused_until()) is not None:  # the pause, then its probe
+        print(
+            f"{len(done)} re-queued{aside}; GitHub failed and the queue is paused: they run"
+            f" after {paused} (UTC), one delivery at a time until GitHub answers one"
+        )
+    else:
+        print(
+            f"{len(done)} re-queued{aside}; a running server picks them up within"
+            f" {poll_seconds:g} s (workers_poll_seconds)"
         )
     return 1 if missing or queue.set_aside else 0
 

@@ -559,6 +559,30 @@ def test_retry_says_when_no_server_runs_what_it_requeued(tmp_path):
     ), r.stdout
 
 
+# kills: bot/cli_server.py:_retry re-queued ones said to run within a poll in an outage's pause
+def test_retry_in_an_outage_pause_says_they_wait_for_it(tmp_path):
+    # `retry --all` after an outage failed some deliveries, GitHub still failing: the
+    # queue is paused (`github_outage`), then runs one delivery at a time until GitHub
+    # answers one; "a running server picks them up within 5 s" sent the operator to
+    # look for them 5 s later, and again
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env, path = base_env(tmp_path), tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.fail("d-1", "GithubException: 502")
+    q.enqueue("d-2", "pull_request", "opened", {}, "vllm-project/vllm", 2)
+    assert q.claim().id == "d-2"
+    until = q.put_back("d-2", 600, "GithubException: 502")
+    assert until is not None and q.db.acquire_server_lock()  # a server, paused
+    r = cli("retry", "d-1", env=env, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.endswith(
+        f"1 re-queued; GitHub failed and the queue is paused: they run after {until} (UTC),"
+        " one delivery at a time until GitHub answers one\n"
+    ), r.stdout
+
+
 # kills: bot/cli_server.py:_cmd_retry a live server's settings asked of a command that posts nothing
 # kills: bot/cli.py:database_of a live server's settings asked of notes feedback
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
