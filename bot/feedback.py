@@ -242,6 +242,8 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
     counted = said["c"] or said["d"] or said["k"]
+    if said["w"] and not counted and not glued and after and after[0][:1].isalnum():
+        return words, words[0]  # `first time contributor`, `second half`: an adjective
     first = number + ("." if counted and glued else "") + glued
     if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]

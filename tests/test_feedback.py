@@ -259,6 +259,32 @@ def test_two_english_ordinals_name_no_one_note():
         assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH, line
 
 
+# kills: bot/feedback.py:_ordinal (hand) an English ordinal word read as the number before
+#   any word: `first time contributor, unrelated` hid note 1 with the reason `time
+#   contributor, unrelated` (with two notes shown too, where none was named), and with one
+#   shown `second half is docs` was answered that there is no note 2
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "first time contributor, the note is unrelated",
+        "second half of the PR is docs only",
+        "first of all, this is a docs change",
+        "Third party code only",
+        "first 2-GPU run is unrelated",  # a word starting with a letter or digit, whatever after
+    ],
+)
+def test_an_english_ordinal_starting_a_sentence_is_a_word_of_the_reason(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    # set off from the words after it, it is the note's number, as before
+    for said in (f"{reason.split()[0]}, x", f"{reason.split()[0]} - x", f"{reason.split()[0]}"):
+        (command,) = parse_commands(f"/notes wrong {said}")
+        rank = ("first", "second", "third").index(reason.split()[0].lower()) + 1
+        assert pick_note(command.args, ("a", "b", "c")).rank == rank, said
+
+
 @pytest.mark.parametrize("first", ["note 2", "Note 2: only renames", "note #2"])
 def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first):
     # the reviewer read another comment than this one: hiding note 1 is not what they asked
