@@ -161,14 +161,24 @@ def _as_seen(scored: list[Weighed], renamed: Mapping[str, str]) -> list[Weighed]
     """The changed-files lines naming a renamed file by its new path (`renamed`: old ->
     new), the one a reviewer sees in the diff: GitHub lists both paths, and a note's or
     topic's glob may hold the old one only ("changes vllm/old/x.py" of a file that is now
-    vllm/new/x.py). A rename's two paths on one line are its one file, named once."""
+    vllm/new/x.py). A rename's two paths on one line are its one file, named once. A file
+    whose new path no line holds (moved out of every glob that took it) is said as GitHub's
+    diff heads a rename, "old → new": named by the new path alone it would read as a path
+    of the note, and `reasons.evidence_terms` takes the old one, which the note holds."""
     if not renamed:
         return scored
+    held = {
+        path
+        for _, what, _ in scored
+        if isinstance(what, Said) and what.saying is Saying.CHANGES
+        for path in (*what.names, *what.counted)
+    }
+    seen = {old: new if new in held else f"{old} → {new}" for old, new in renamed.items()}
     out: list[Weighed] = []
     for weight, what, why in scored:
         if isinstance(what, Said) and what.saying is Saying.CHANGES:
-            names = tuple(dict.fromkeys(renamed.get(n, n) for n in what.names))
-            rest = (renamed.get(f, f) for f in what.counted)
+            names = tuple(dict.fromkeys(seen.get(n, n) for n in what.names))
+            rest = (seen.get(f, f) for f in what.counted)
             counted = tuple(dict.fromkeys(f for f in rest if f not in names))
             more = min(what.more, len(counted)) if what.counted else what.more
             what = Said(what.saying, names, more, counted)

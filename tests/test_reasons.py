@@ -1057,7 +1057,9 @@ def test_a_renamed_file_is_said_by_its_new_path():
     """A hand-made PR renaming vllm/v1/core/kv_cache_coordinator.py, the eager-prefix
     note's path, to vllm/v1/core/kv_cache/coordinator.py: GitHub lists both paths, the
     glob holds the old one, and the reason read "changes vllm/v1/core/
-    kv_cache_coordinator.py", where the diff shows the file under its new path."""
+    kv_cache_coordinator.py", where the diff shows the file under its new path. No glob
+    holds the new one: the line names the move, as the diff heads it (named by its new
+    path alone, it read as a path of the note and of Prefix caching, which it is not)."""
     from dataclasses import replace
 
     old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache/coordinator.py"
@@ -1073,8 +1075,9 @@ def test_a_renamed_file_is_said_by_its_new_path():
     (before,) = match_pr(replace(facts, renamed={}), LIB, CFG).matches
     (after,) = match_pr(facts, LIB, CFG).matches
     assert f"changes {old} (a path of this note; topic: Prefix caching)" in before.reasons
-    assert f"changes {new} (a path of this note; topic: Prefix caching)" in after.reasons
-    assert not any(old in r for r in after.reasons), after.reasons
+    moved = f"changes {old} → {new} (a path of this note; topic: Prefix caching)"
+    assert moved in after.reasons, after.reasons
+    assert sum(old in r or new in r for r in after.reasons) == 1, after.reasons
     assert (after.note.id, after.score) == (before.note.id, before.score)  # wording only
 
 
@@ -1095,3 +1098,44 @@ def test_a_renames_two_paths_on_one_line_are_its_one_file():
     )
     assert str(said) == "changes new/b.py, a.py"
     assert _as_seen([(1.0, "title mentions 'x'", "")], renamed) == [(1.0, "title mentions 'x'", "")]
+    # the new path held by another line (a topic's glob): both lines name it, to merge
+    lines = [(1.0, changes(["old/b.py"]), "own"), (1.0, changes(["c.py", "new/b.py"]), "t")]
+    (_, own, _), (_, topic, _) = _as_seen(lines, renamed)
+    assert (str(own), topic.counted) == ("changes new/b.py", ("new/b.py",))
+    # held by no line: the move, named or counted
+    (_, said, _), *_ = _as_seen([(1.0, changes(["old/b.py"]), "")], renamed)
+    assert str(said) == "changes old/b.py → new/b.py"
+    (_, said, _), *_ = _as_seen([(1.0, changes(["a.py", "old/b.py"]), "")], renamed)
+    assert said.counted == ("old/b.py → new/b.py",)
+    # a title's word that is the new path holds no file
+    lines = [(1.0, changes(["old/b.py"]), ""), (1.0, Said(Saying.TITLE, ("new/b.py",)), "")]
+    assert str(_as_seen(lines, renamed)[0][1]) == "changes old/b.py → new/b.py"
+
+
+def test_a_file_renamed_out_of_every_glob_is_said_as_moved_from_the_path_that_matched():
+    """The eager-prefix note's path vllm/v1/core/kv_cache_coordinator.py moved to
+    vllm/legacy/coordinator.py, which neither the note's paths nor Prefix caching's globs
+    hold: the line read "changes vllm/legacy/coordinator.py (a path of this note; topic:
+    Prefix caching)", a path of neither, and notes feedback took that path for the term
+    a curator would look for in the note. It names the move as GitHub's diff heads it."""
+    from dataclasses import replace
+
+    from bot.reasons import evidence_terms
+
+    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/legacy/coordinator.py"
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=1,
+        title="[Core] Keep EAGLE prefix-cache registration on partial hits",
+        files=(new, old, "tests/v1/core/test_prefix_caching.py"),
+        listed_files=2,
+        changed_files=2,
+        renamed={old: new},
+    )
+    (before,) = match_pr(replace(facts, renamed={}), LIB, CFG).matches
+    (after,) = match_pr(facts, LIB, CFG).matches
+    line = f"changes {old} → {new} (a path of this note; topic: Prefix caching)"
+    assert line in after.reasons, after.reasons
+    assert not any(r.startswith(f"changes {new}") for r in after.reasons), after.reasons
+    assert old in evidence_terms(after.reasons)  # the path the note holds
+    assert (after.note.id, after.score) == (before.note.id, before.score)  # wording only
