@@ -38,7 +38,15 @@ ROW_NAMES = {
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without
 # the list would read as the list of that head.
 TOGETHER = {
-    "pr_state": ("files", "files_sha", "files_listed", "files_base", "code_names", "incidental"),
+    "pr_state": (
+        "files",
+        "files_sha",
+        "files_listed",
+        "files_base",
+        "code_names",
+        "incidental",
+        "renamed",
+    ),
 }
 
 

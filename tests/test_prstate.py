@@ -344,6 +344,26 @@ def test_the_file_lists_of_prs_idle_since_the_cutoff_are_forgotten_oldest_first(
     assert prs.get(OLD, 4) == recent  # handled since the cutoff: its list is kept
 
 
+# kills: bot/salvage.py TOGETHER a column of the file list left out: a damaged row whose
+#   renames could not be read kept its list, and the comment named the renamed files by
+#   the old paths again until the next head's listing
+def test_salvage_keeps_or_forgets_together_what_retention_forgets_with_a_file_list(prs):
+    from bot.salvage import TOGETHER
+
+    state = replace(
+        _handled_at(prs, 1, "2026-01-01T00:00:00.000000Z", 3),
+        files_base="main",
+        renamed={"a.py": "b.py"},
+    )
+    prs.put(state)
+    prs.db.execute("UPDATE pr_state SET updated_at = ? WHERE number = 1", ("2026-01-01",))
+    (before,) = prs.db.execute("SELECT * FROM pr_state WHERE number = 1")
+    assert prs.prune_files("2026-02-01T00:00:00.000000Z", 10) == 1
+    (after,) = prs.db.execute("SELECT * FROM pr_state WHERE number = 1")
+    forgotten = {c for c in before.keys() if before[c] is not None and after[c] is None}
+    assert forgotten == set(TOGETHER["pr_state"])
+
+
 def test_pruning_file_lists_reads_only_the_prs_still_holding_one(prs):
     for kept in ("TRUE", "rowid NOT IN (1,2)"):  # (rows set aside as damaged: by the index)
         idle = IDLE_LISTS.format(kept=kept)
