@@ -538,7 +538,8 @@ class CompiledMatcher:
         shown = self._said_once(i, facts, scan, own, scored)
         # a tie links the note alone: it comes before the words and files, whatever they weigh
         shown = _as_seen(shown, facts.renamed)
-        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown))
+        written = {Saying.TITLE: facts.title, Saying.BODY: facts.clean_body}
+        reasons = (*(str(what) for _, what, _ in ties), *reason_lines(shown, written))
         if is_source:
             score += w.source_pr
             reasons = (IS_SOURCE, *reasons)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from bot.match_result import Said, Saying
 from bot.notes import Note, Topic
@@ -77,18 +77,23 @@ def diff_names(names: list[str]) -> str:
     return "its changed lines name " + ", ".join(f"'{n}'" for n in names)
 
 
-def reason_lines(scored: list[Weighed]) -> tuple[str, ...]:
+def reason_lines(
+    scored: list[Weighed], written: Mapping[Saying, str] | None = None
+) -> tuple[str, ...]:
     """One line per thing the PR does, strongest first, with every reason it counts:
     "changes a.py (a path of this note; topic: Prefix caching)", not the file twice.
     A file or title word that two lines name (the note's path and a topic's files, the
-    note's aspect and a topic's keywords) gets a line of its own with both reasons."""
+    note's aspect and a topic's keywords) gets a line of its own with both reasons.
+    `written`: the title and description, by the saying that quotes them, to quote
+    words merged on one line in their order (`_alike_merged`)."""
     lines: dict[str | Said, tuple[float, list[str]]] = {}
     for weight, what, why in scored:
         total, whys = lines.get(what, (0.0, []))
         lines[what] = (total + weight, whys + [why] if why and why not in whys else whys)
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
-    # words merged strongest first, then the line placed by their total
-    ranked = sorted(_alike_merged(ranked), key=lambda line: -line[1])
+    # words merged (ranked strongest first, then in the order their place writes them),
+    # the line placed by their total
+    ranked = sorted(_alike_merged(ranked, written or {}), key=lambda line: -line[1])
     ranked = _name_counted(ranked)
     return tuple(
         f"{what} ({'; '.join(_glosses(what, whys))})" if whys else str(what)
@@ -113,12 +118,14 @@ KEYWORDS = "keywords of this note"  # KEYWORD, of a line quoting more than one w
 
 
 def _alike_merged(
-    lines: list[tuple[str | Said, float, list[str]]],
+    lines: list[tuple[str | Said, float, list[str]]], written: Mapping[Saying, str]
 ) -> list[tuple[str | Said, float, list[str]]]:
     """The lines, those quoting words in one place (the title, the description) with the
     same reasons made one, at the first's place, with their weights added: "title
-    mentions 'workspace', 'ubatch' (keywords of this note)". Lines with no reason of
-    their own are left apart: what they quote is said for no one reason."""
+    mentions 'ubatch', 'workspace' (keywords of this note)", the words in the order the
+    place writes them (`written`), as a topic's line and the similar-title line quote
+    theirs; one it does not write (no text given) after, strongest first. Lines with no
+    reason of their own are left apart: what they quote is said for no one reason."""
     out: list[tuple[str | Said, float, list[str]]] = []
     at: dict[tuple[Saying, frozenset[str]], int] = {}  # -> the merged line's place in `out`
     for what, weight, whys in lines:
@@ -132,6 +139,8 @@ def _alike_merged(
             first, total, reasons = out[at[key]]
             assert isinstance(first, Said)
             names = tuple(dict.fromkeys((*first.names, *what.names)))
+            text = written.get(first.saying, "")
+            names = tuple(sorted(names, key=lambda name: _place(text, name)))  # stable
             out[at[key]] = (Said(first.saying, names), total + weight, reasons)
     return out
 

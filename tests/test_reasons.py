@@ -1051,6 +1051,35 @@ def test_a_shipped_notes_keywords_the_title_names_read_on_one_line():
     own = [line for line in lines if "of this note" in line and line.startswith("title")]
     assert len(own) == 1, lines
     assert own[0].endswith("(keywords of this note)") and own[0].count("'") >= 4, lines
+    # kills: bot/reasons.py:_alike_merged (hand) the words quoted strongest first: the line
+    #   read "'breakable', 'eager break'" of a title saying "eager break ... breakable",
+    #   where a topic's line, the similar-title line and "also in this note's title" all
+    #   quote in the title's order
+    assert own[0].startswith("title mentions 'eager break', 'breakable'"), lines
+
+
+def test_words_merged_on_one_line_are_quoted_in_the_order_their_place_writes_them():
+    from bot.match_result import Said, Saying
+    from bot.reasons import KEYWORD, reason_lines
+
+    title = "Honor ubatch overrides in workspace slot routing"
+    body = "The workspace is shared; each ubatch slot reads it"
+    scored = [
+        (1.5, Said(Saying.TITLE, ("workspace",)), KEYWORD),  # the stronger, written second
+        (1.0, Said(Saying.TITLE, ("ubatch",)), KEYWORD),
+        (1.2, Said(Saying.TITLE, ("nowhere",)), KEYWORD),  # not in the text: after, by weight
+        (1.5, Said(Saying.BODY, ("ubatch",)), KEYWORD),
+        (1.0, Said(Saying.BODY, ("workspace",)), KEYWORD),
+    ]
+    written = {Saying.TITLE: title, Saying.BODY: body}
+    assert reason_lines(scored, written) == (
+        "title mentions 'ubatch', 'workspace', 'nowhere' (keywords of this note)",
+        "description mentions 'workspace', 'ubatch' (keywords of this note)",
+    )
+    # with no text to place them by, the strongest first
+    assert reason_lines(scored)[0] == (
+        "title mentions 'workspace', 'nowhere', 'ubatch' (keywords of this note)"
+    )
 
 
 def test_a_renamed_file_is_said_by_its_new_path():
