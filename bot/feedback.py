@@ -242,12 +242,19 @@ def _ordinal(words: list[str]) -> tuple[list[str], str]:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
     counted = said["c"] or said["d"] or said["k"]
-    if said["w"] and not counted and not glued and after and after[0][:1].isalnum():
+    if said["w"] and not counted and not glued and _english_word(after[0] if after else ""):
         return words, words[0]  # `first time contributor`, `second half`: an adjective
     first = number + ("." if counted and glued else "") + glued
     if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]
     return [first, *after], joined[: said.end()] + glued
+
+
+def _english_word(word: str) -> bool:
+    """Whether a word starts as an English one does, which an ordinal before it, with
+    nothing between, qualifies (`first time`); a Chinese reason after it (`second 只是改名`)
+    is set off by the change of script, as after `2`."""
+    return word[:1].isascii() and word[:1].isalnum()
 
 
 def _number_said(said: re.Match[str]) -> str | None:

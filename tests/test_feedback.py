@@ -271,6 +271,7 @@ def test_two_english_ordinals_name_no_one_note():
         "first of all, this is a docs change",
         "Third party code only",
         "first 2-GPU run is unrelated",  # a word starting with a letter or digit, whatever after
+        "first A卡 run is unrelated",  # (`A卡`: AMD GPUs) an English start is enough
     ],
 )
 def test_an_english_ordinal_starting_a_sentence_is_a_word_of_the_reason(reason):
@@ -279,7 +280,8 @@ def test_an_english_ordinal_starting_a_sentence_is_a_word_of_the_reason(reason):
     assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
     # set off from the words after it, it is the note's number, as before
-    for said in (f"{reason.split()[0]}, x", f"{reason.split()[0]} - x", f"{reason.split()[0]}"):
+    word = reason.split()[0]
+    for said in (f"{word}, x", f"{word} - x", word, f"{word} 只是改名"):  # Chinese: no adjective
         (command,) = parse_commands(f"/notes wrong {said}")
         rank = ("first", "second", "third").index(reason.split()[0].lower()) + 1
         assert pick_note(command.args, ("a", "b", "c")).rank == rank, said
