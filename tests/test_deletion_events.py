@@ -810,3 +810,28 @@ def test_a_notes_that_finds_the_notes_comment_there_makes_the_calls_it_made_befo
         assert len(fake.calls("PATCH", "/repos/*/issues/comments/*")) == edits, command
         assert fake.calls("POST", "/repos/*/issues/*/comments") == [], command
         assert ours(fake) == [a] and not state(rt).opted_out
+
+
+# kills: bot/deletion_events.py:_said a deletion made while off dated before the standing `off`
+def test_a_deletion_made_while_off_is_recorded_though_a_second_off_was_said_after_it(served):
+    """Off, the notes comment A up (paused). The server down: a maintainer deletes A, then
+    the author says `/notes off` again; the second `off` runs first and finds nothing to
+    write (A said paused already), and the sweep has the deletion sent again. Dated when
+    GitHub first sent it, before the second `off`, the deletion was ignored as outranked:
+    the bot went on believing A up, and a `/notes wrong 1` was answered that the notes
+    comment shows no note, of a comment no one can see. Updates are off either way; the
+    deletion is recorded no earlier than just after the `off`, and the answer is that
+    there is no notes comment."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, a, 300)
+    fake.clear_requests()
+    said_ago(client, rt, fake, "/notes off", 200)
+    assert fake.calls("PATCH") == [] and state(rt).comment_id == a.id  # (A says paused)
+    swept(rt, fake, attempt)
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    (reply,) = replies(fake)
+    assert "There is no notes comment on this pull request" in reply.body, reply.body
+    assert ours(fake) == [reply] and state(rt).opted_out and state(rt).comment_id is None
