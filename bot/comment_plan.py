@@ -37,6 +37,8 @@ class KnownComment(Protocol):
     def unconfirmed(self) -> bool: ...
     @property
     def replaced_id(self) -> int | None: ...
+    @property
+    def found_gone_id(self) -> int | None: ...
 
 
 class Skip(StrEnum):
@@ -139,9 +141,11 @@ def deletion_ignored(
 
     The comment a write after `/notes on` found gone and replaced (`replaced_id`) counts
     as the one kept: its deletion, told after that write, may have been made after the
-    `on` (then it outranks it, and the comment kept now goes too: `replaced_by_kept`)."""
+    `on` (then it outranks it, and the comment kept now goes too: `replaced_by_kept`);
+    so does the one a person's write found gone (`found_gone`): its deletion, dated then
+    by a guess, is dated by this word."""
     known = state.comment_id
-    if replaced_by_kept(state, comment_id):
+    if replaced_by_kept(state, comment_id) or found_gone(state, comment_id):
         known = comment_id
     if known != comment_id and not by_us:
         return "not our notes comment (a copy of its text)"
@@ -158,3 +162,10 @@ def replaced_by_kept(state: KnownComment, comment_id: int) -> bool:
     """Whether comment `comment_id` is the one a write after `/notes on` found gone and
     replaced with the comment kept now."""
     return state.comment_id is not None and state.replaced_id == comment_id
+
+
+def found_gone(state: KnownComment, comment_id: int) -> bool:
+    """Whether comment `comment_id` is the one a person's write (`/notes`, `why`, `wrong`,
+    `restore`) found gone, taken for a deletion dated by a guess, and replaced with the
+    comment kept now (the one they asked for)."""
+    return state.comment_id is not None and state.found_gone_id == comment_id

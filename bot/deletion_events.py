@@ -23,7 +23,9 @@ and while `/notes off` stands no earlier than just after the `off` (`_said`). A 
 run's comments are not on GitHub: nothing of a deletion is its. The comment a write
 after `/notes on` found gone and replaced (`PRState.replaced_id`) counts as the one
 kept: its deletion made after the `on` outranks it, and the bot deletes the comment
-that write posted.
+that write posted. So does the one a person's write found gone (`PRState.found_gone_id`):
+its deletion, dated then by a guess, is dated by GitHub's word (`_dated_now`), and the
+comment they asked for stays.
 
 A rewrite (`issue_comment` `edited` of a comment our account wrote: the text before
 opened with our marker, the text now does not, `rewrote_notes`) is the comment's
@@ -39,7 +41,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.command_events import comment_written
-from bot.comment_plan import deletion_ignored, replaced_by_kept
+from bot.comment_plan import deletion_ignored, found_gone, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
@@ -48,7 +50,7 @@ from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
-from bot.sticky import record_deletion
+from bot.sticky import pause_sticky, record_deletion, refresh_sticky
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +165,8 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     why = deletion_ignored(state, comment_id, by_us=by_us, by_our_account=by_account, said=said)
     if why is not None:
         return f"ignored: {why}"
+    if found_gone(state, comment_id):
+        return _dated_now(ctx, ref, state, comment_id, said)
     if not replaced_by_kept(state, comment_id):
         record_deletion(ctx, ref, state, comment_id, said)
         return f"updates off: our comment {comment_id} was deleted"
@@ -191,6 +195,26 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
         return f"{done}, left up: the conversation is locked (deleted at its next event)"
     record_deletion(ctx, ref, state, comment_id, said)
     return f"{done}, deleted too"
+
+
+def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, said: str) -> str:
+    """GitHub's word of the deletion a person's write found (`found_gone`), dated then
+    just after the last `off`/`on` as its time was not known: dated now (`said`), after
+    the switch that stands (`deletion_ignored`). Off since: the deletion is the switch
+    now, so an `on` written before it and run late changes nothing. On since (such an
+    `on` ran meanwhile): the maintainer's deletion came last, updates go off again, and
+    the comment the person asked for stays, with the paused line back (what it showed
+    stands: they asked after the deletion). A re-run does the same."""
+    ctx.prs.put(replace(state, opted_out=True, switched_at=said))
+    done = f"updates off: our comment {comment_id} was deleted (found gone by a command)"
+    if state.paused is not None:
+        return done
+    facts = ctx.github.get_pull(ref)
+    if facts is None:
+        result = pause_sticky(ctx, ref)
+    else:
+        result = refresh_sticky(ctx, ref, facts, force=True)
+    return f"{done}; an `on` written before it had run: comment {result.outcome}, paused"
 
 
 def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:

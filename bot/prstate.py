@@ -87,7 +87,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
     event_by    TEXT,                     -- the event (delivery id) that alone set event_at;
                                           -- NULL: several of that second, or not known
     replaced    TEXT,                     -- `comment id:id` of the comment kept and the one
-                                          -- it replaced, found gone after `on`; NULL: none
+                                          -- it replaced, found gone after `on` (`:found` after
+                                          -- it: found gone by a person's write); NULL: none
     owed_delete INTEGER,                  -- our comment a deletion asked gone, left up as
                                           -- the conversation was locked; NULL: none
     PRIMARY KEY (repo, number)
@@ -241,6 +242,11 @@ class PRState:
     # `comment_id`: GitHub's word of its deletion may come after (both sent late), and a
     # deletion made after the `on` is of the comment kept then (bot.deletion_events)
     replaced_id: int | None = None
+    # the notes comment a person's write (`/notes`, `why`, `wrong`, `restore`) found gone
+    # and replaced with `comment_id` (the one they asked for): a deletion dated then only
+    # by a guess (just after the last `off`/`on`, bot.sticky); GitHub's word of it, when
+    # it comes, dates it and decides again (bot.deletion_events)
+    found_gone_id: int | None = None
     # our notes comment a maintainer's deletion asked gone (the one kept after an `on`
     # the deletion outranks, bot.deletion_events) that GitHub refused to delete as the
     # conversation was locked: deleted at the PR's next event (bot.pr_events)
@@ -288,11 +294,23 @@ def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
     return int(count) if stored and sha == str(files_sha) and count.isdigit() else None
 
 
-def _replaced_of(stored: str | None, comment_id: int | None) -> int | None:
-    """The comment replaced, if stored with the comment kept now: a release before it (a
-    rollback) posts or forgets comments and leaves the one before's in place."""
+def _replaced_of(stored: str | None, comment_id: int | None, *, found: bool = False) -> int | None:
+    """The comment replaced after an `on` (found: by a person's write), if stored with the
+    comment kept now: a release before it (a rollback) posts or forgets comments and
+    leaves the one before's in place (and reads a `:found` one as none)."""
     kept, _, replaced = (stored or "").partition(":")
-    return int(replaced) if replaced.isdigit() and kept == str(comment_id) else None
+    replaced, _, by = replaced.partition(":")
+    ok = replaced.isdigit() and kept == str(comment_id) and (by == "found") == found
+    return int(replaced) if ok else None
+
+
+def _stored_replaced(state: PRState) -> str | None:
+    """`replaced` as stored (`_replaced_of` reads it)."""
+    if state.replaced_id is not None:
+        return f"{state.comment_id}:{state.replaced_id}"
+    if state.found_gone_id is not None:
+        return f"{state.comment_id}:{state.found_gone_id}:found"
+    return None
 
 
 def _list_key(files_json: str) -> str:
@@ -413,6 +431,7 @@ class PRStore:
             restored_at=r["restored_at"],
             event_by=r["event_by"],
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
+            found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
         )
 
@@ -473,7 +492,7 @@ class PRStore:
                 state.restored_at,
                 state.event_by,
                 _stored_base(state.files_base, state.files),
-                None if state.replaced_id is None else f"{state.comment_id}:{state.replaced_id}",
+                _stored_replaced(state),
                 json.dumps(dict(state.renamed)),
                 state.owed_delete,
             ),

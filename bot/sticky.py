@@ -137,8 +137,15 @@ def refresh_sticky(
         found = _carry_out(ctx, ref, state, Write.EDIT, shown, event_at=event_at)
         if found.outcome is not Outcome.SKIPPED:
             return found
+        gone = state.comment_id
         state = ctx.prs.get(ref.repo, ref.number)  # off, the comment forgotten
         shown = _render_now(ctx, facts, state, state.verbose, paused_by_pr=off)
+        posted = _carry_out(ctx, ref, state, plan, shown, event_at=event_at)
+        if posted.outcome is Outcome.CREATED:
+            # the deletion's time is a guess (`_deletion_key`): GitHub's word of it dates
+            # it, and a late `on` run meanwhile is then judged by that (bot.deletion_events)
+            ctx.prs.update(ref.repo, ref.number, found_gone_id=gone)
+        return posted
     return _carry_out(ctx, ref, state, plan, shown, event_at=event_at)
 
 
@@ -456,7 +463,12 @@ def _write(
         return _found_gone(ctx, ref, state, gone=gone, noticed_at=noticed_at)
     comment_id = sticky.comment_id or state.comment_id
     written = replace(state, comment_id=comment_id, body_hash=body_hash(body), **changes)
-    written = replace(written, replaced_id=_replaced(state, sticky))
+    still = sticky.comment_id in (None, state.comment_id)  # the comment known is kept
+    written = replace(
+        written,
+        replaced_id=_replaced(state, sticky),
+        found_gone_id=state.found_gone_id if still else None,
+    )
     # GitHub answered: what it holds is known, and the comment is there (or new)
     written = replace(written, unconfirmed=False, resumed_at=None)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
@@ -493,7 +505,13 @@ def _found_gone(
 
 # what is known of a comment that is gone
 _FORGOTTEN = dict(
-    comment_id=None, body_hash=None, paused=None, had_notes=False, resumed_at=None, replaced_id=None
+    comment_id=None,
+    body_hash=None,
+    paused=None,
+    had_notes=False,
+    resumed_at=None,
+    replaced_id=None,
+    found_gone_id=None,
 )
 
 

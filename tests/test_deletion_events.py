@@ -835,3 +835,43 @@ def test_a_deletion_made_while_off_is_recorded_though_a_second_off_was_said_afte
     (reply,) = replies(fake)
     assert "There is no notes comment on this pull request" in reply.body, reply.body
     assert ours(fake) == [reply] and state(rt).opted_out and state(rt).comment_id is None
+
+
+# kills: bot/deletion_events.py:handle_deleted the deletion a `/notes` found taken for a second copy
+@pytest.mark.parametrize("on", [500, 200])  # seconds ago: before the deletion, or after it
+@pytest.mark.parametrize("told", ["last", "before the on"])  # GitHub's word of the deletion
+def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(served, on, told):
+    """Off, the notes comment A up (paused). The server down: a maintainer deletes A (300 s
+    ago) and the author says `/notes on` (`on` s ago); both deliveries fail. Someone says
+    `/notes` now: it finds A gone, takes it for a deletion (updates off, dated just after
+    the last `off`: its time not known) and posts C with the paused line. Then the sweep
+    has the `on` and the deletion sent again. Written before the deletion, the `on` ran
+    late on the guessed date and won, and GitHub's word of A's deletion was then ignored
+    as one of a second copy: the updates were on though the maintainer's deletion was the
+    last word (docs/commands.md: an `on` written before it does not win). Now that word
+    dates the deletion, in either order: updates off, C kept (asked for after the
+    deletion) with its paused line back. Written after it, the `on` wins either way."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, a, 300)
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = sticky(fake)
+    assert c.id != a.id and "Automatic updates are paused" in c.body and state(rt).opted_out
+    if told == "before the on":
+        fake.clear_requests()
+        swept(rt, fake, attempt)
+        assert fake.calls("GET", "/repos/*/pulls/*") == []  # C says paused already: no call
+    said_ago(client, rt, fake, "/notes on", on)  # (GitHub's redelivery of it)
+    if told == "last":
+        swept(rt, fake, attempt)
+    assert ours(fake) == [c]
+    if on < 300:
+        assert not state(rt).opted_out and "paused" not in sticky(fake).body
+        return
+    assert state(rt).opted_out and "Automatic updates are paused" in sticky(fake).body
+    assert state(rt).notes != ()  # what the `/notes` showed stands
+    text = sticky(fake).body
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
