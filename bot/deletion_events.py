@@ -50,7 +50,7 @@ from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
-from bot.sticky import pause_sticky, record_deletion, refresh_sticky
+from bot.sticky import record_deletion, refresh_sticky
 
 log = logging.getLogger(__name__)
 
@@ -210,10 +210,8 @@ def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, sai
     if state.paused is not None:
         return done
     facts = ctx.github.get_pull(ref)
-    if facts is None:
-        result = pause_sticky(ctx, ref)
-    else:
-        result = refresh_sticky(ctx, ref, facts, force=True)
+    assert facts is not None  # (None: a dry run, whose deletions are ignored before)
+    result = refresh_sticky(ctx, ref, facts, force=True)
     return f"{done}; an `on` written before it had run: comment {result.outcome}, paused"
 
 

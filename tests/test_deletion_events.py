@@ -840,7 +840,9 @@ def test_a_deletion_made_while_off_is_recorded_though_a_second_off_was_said_afte
 # kills: bot/deletion_events.py:handle_deleted the deletion a `/notes` found taken for a second copy
 @pytest.mark.parametrize("on", [500, 200])  # seconds ago: before the deletion, or after it
 @pytest.mark.parametrize("told", ["last", "before the on"])  # GitHub's word of the deletion
-def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(served, on, told):
+def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(
+    served, on, told, caplog
+):
     """Off, the notes comment A up (paused). The server down: a maintainer deletes A (300 s
     ago) and the author says `/notes on` (`on` s ago); both deliveries fail. Someone says
     `/notes` now: it finds A gone, takes it for a deletion (updates off, dated just after
@@ -852,6 +854,7 @@ def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(ser
     dates the deletion, in either order: updates off, C kept (asked for after the
     deletion) with its paused line back. Written after it, the `on` wins either way."""
     client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     a = sticky(fake)
     said_ago(client, rt, fake, "/notes off", 600)
@@ -866,12 +869,14 @@ def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(ser
     said_ago(client, rt, fake, "/notes on", on)  # (GitHub's redelivery of it)
     if told == "last":
         swept(rt, fake, attempt)
-    assert ours(fake) == [c]
+    assert ours(fake) == [c] and rt.queue.counts()["failed"] == 0
     if on < 300:
         assert not state(rt).opted_out and "paused" not in sticky(fake).body
         return
     assert state(rt).opted_out and "Automatic updates are paused" in sticky(fake).body
     assert state(rt).notes != ()  # what the `/notes` showed stands
+    said = f"updates off: our comment {a.id} was deleted (found gone by a command)"
+    assert any(m.endswith(said) or f"{said}; an `on`" in m for m in caplog.messages)
     text = sticky(fake).body
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
