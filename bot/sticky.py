@@ -137,8 +137,10 @@ def refresh_sticky(
         found = _carry_out(ctx, ref, state, Write.EDIT, shown, event_at=event_at)
         if found.outcome is not Outcome.SKIPPED:
             return found
-        gone = state.comment_id
+        gone, undated = state.comment_id, state.switched_at is None
         state = ctx.prs.get(ref.repo, ref.number)  # off, the comment forgotten
+        if undated:  # no `off`/`on` to date it after: GitHub's word of it dates it
+            state = replace(state, switched_at=None)  # (an `on` run late counts till then)
         shown = _render_now(ctx, facts, state, state.verbose, paused_by_pr=off)
         posted = _carry_out(ctx, ref, state, plan, shown, event_at=event_at)
         if posted.outcome is Outcome.CREATED:

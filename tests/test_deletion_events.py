@@ -880,3 +880,28 @@ def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(
     text = sticky(fake).body
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
+
+
+@pytest.mark.parametrize("on", [500, 200])  # seconds ago: before the deletion, or after it
+def test_a_deletion_a_notes_found_with_no_off_or_on_before_is_dated_by_githubs_word(served, on):
+    """No `off`/`on` ever said. The server down: a maintainer deletes the notes comment A
+    (300 s ago) and the author says `/notes on` (`on` s ago) to have it back; someone says
+    `/notes` now, which finds A gone (updates off, A's deletion dated when the `/notes`
+    ran) and posts C paused. The `on`, then the deletion, sent again: the `on` written
+    after the deletion was outranked by that date and changed nothing, the updates stayed
+    off (docs/commands.md: an `on` written after the deletion wins). With no `off`/`on`
+    to date it after, a deletion found so waits for GitHub's word to date it."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    attempt = missed(fake, a, 300)
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    c = sticky(fake)
+    assert c.id != a.id and "Automatic updates are paused" in c.body and state(rt).opted_out
+    said_ago(client, rt, fake, "/notes on", on)  # (GitHub's redelivery of it)
+    swept(rt, fake, attempt)
+    assert ours(fake) == [c]
+    if on < 300:
+        assert not state(rt).opted_out and "paused" not in sticky(fake).body
+    else:
+        assert state(rt).opted_out and "Automatic updates are paused" in sticky(fake).body
