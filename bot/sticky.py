@@ -473,6 +473,8 @@ def _write(
     )
     # GitHub answered: what it holds is known, and the comment is there (or new)
     written = replace(written, unconfirmed=False, resumed_at=None)
+    if written.owed_delete == comment_id:  # kept now (an `on` said since): not deleted
+        written = replace(written, owed_delete=None)
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)

@@ -905,3 +905,21 @@ def test_a_deletion_a_notes_found_with_no_off_or_on_before_is_dated_by_githubs_w
         assert not state(rt).opted_out and "paused" not in sticky(fake).body
     else:
         assert state(rt).opted_out and "Automatic updates are paused" in sticky(fake).body
+
+
+# kills: bot/sticky.py:_write the comment an `on` said since kept, still owed a deletion
+def test_a_comment_owed_a_deletion_that_an_on_said_after_kept_is_not_deleted(served):
+    """The deletion made after the `on` whose update posted C, on a locked conversation:
+    C owed. Unlocked, the author says `/notes on` (after the deletion): its update keeps
+    C up. The PR's next event deleted C, owed still: the comment the author asked back."""
+    client, rt, fake = served
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    assert state(rt).owed_delete == c.id
+    fake.unlock(DEFAULT_REPO, N)
+    said_ago(client, rt, fake, "/notes on", 100)
+    kept = sticky(fake)
+    assert kept is not None and not state(rt).opted_out
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert ours(fake) == [kept] and not state(rt).opted_out
