@@ -171,19 +171,22 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
         record_deletion(ctx, ref, state, comment_id, said)
         return f"updates off: our comment {comment_id} was deleted"
     # Made after the `/notes on` whose write found it gone and posted the comment kept
-    # now: the maintainer's "go away" came last. That comment is the bot's: it goes too
-    # (before the state forgets it, so a failed call is retried), as if never posted.
+    # now: the maintainer's "go away" came last. That comment is the bot's: it goes too,
+    # as if never posted. Owed before the call: a delete GitHub applied but answered
+    # with an error leaves it gone with the updates on, and the next write would take
+    # that for a new deletion, dated then, outranking an `on` written since; owed, the
+    # PR's next event deletes it (bot.pr_events), and a failed call is retried there.
     kept = state.comment_id
     assert kept is not None  # (replaced_by_kept)
     done = (
         f"updates off: our comment {comment_id} was deleted after the `/notes on` whose"
         f" update posted {kept}"
     )
+    record_deletion(ctx, ref, replace(state, owed_delete=kept), comment_id, said)
     try:
         ctx.github.delete_sticky(ref, kept, MARKER)
     except ConversationLocked as locked:
-        # the maintainer's "go away" still holds (updates off); the comment is owed
-        record_deletion(ctx, ref, replace(state, owed_delete=kept), comment_id, said)
+        # the maintainer's "go away" still holds (updates off); the comment stays owed
         log.warning(
             "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
             " conversation is locked (%s); it is deleted at the PR's next event once unlocked",
@@ -193,7 +196,7 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
             locked,
         )
         return f"{done}, left up: the conversation is locked (deleted at its next event)"
-    record_deletion(ctx, ref, state, comment_id, said)
+    ctx.prs.update(ref.repo, ref.number, owed_delete=None)
     return f"{done}, deleted too"
 
 

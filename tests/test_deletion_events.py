@@ -907,6 +907,31 @@ def test_a_deletion_a_notes_found_with_no_off_or_on_before_is_dated_by_githubs_w
         assert state(rt).opted_out and "Automatic updates are paused" in sticky(fake).body
 
 
+def test_a_deletion_after_an_on_whose_delete_github_applied_but_failed_is_dated_as_made(served):
+    """The deletion of A made after the `on` whose update posted C (as above), sent again:
+    GitHub applies the bot's delete of C but answers 5xx at every try, the delivery
+    fails. The updates were left on with C known: the next PR event found C gone and took
+    it for a new deletion dated then, which outranked the author's `/notes on` written
+    after the maintainer's deletion and run late: the updates stayed off. The deletion
+    is recorded first, with C owed (deleted at the PR's next event): the `on` wins."""
+    client, rt, fake = served
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.inject(
+        "DELETE",
+        "/repos/*/issues/comments/*",
+        Fault.error(500, apply=True),
+        Fault.error(502),
+        Fault.error(500),
+    )
+    swept(rt, fake, attempt)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at=now))
+    assert ours(fake) == []
+    said_ago(client, rt, fake, "/notes on", 100)  # written after the deletion, run late
+    assert sticky(fake) is not None and not state(rt).opted_out
+    assert state(rt).owed_delete is None
+
+
 # kills: bot/sticky.py:_write the comment an `on` said since kept, still owed a deletion
 def test_a_comment_owed_a_deletion_that_an_on_said_after_kept_is_not_deleted(served):
     """The deletion made after the `on` whose update posted C, on a locked conversation:
