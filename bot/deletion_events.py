@@ -221,14 +221,11 @@ def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, sai
 def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
     """Delete the comment a deletion left up on a locked conversation (`owed_delete`),
     at the PR's next event; what was done, None when nothing was owed. Still locked: it
-    stays owed (the event goes on: its own writes are refused as the lock's). Taken
-    since as the notes comment by a write a command asked for after the deletion (`/notes
-    on`, `/notes` found it ours on the PR and edited it): no longer owed, it stays."""
+    stays owed (the event goes on: its own writes are refused as the lock's). A write
+    that kept it since (`/notes on` said after the deletion found it up) took the debt
+    back (`sticky._write`): nothing is owed then."""
     if state.owed_delete is None:
         return None
-    if state.owed_delete == state.comment_id:
-        ctx.prs.update(ref.repo, ref.number, owed_delete=None)
-        return f"our comment {state.owed_delete} kept: the notes comment again since"
     try:
         ctx.github.delete_sticky(ref, state.owed_delete, MARKER)
     except ConversationLocked:

@@ -275,7 +275,7 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     assert ours(fake) == []  # off: nothing posted again
 
 
-# kills: bot/deletion_events.py:delete_owed the comment an `on` took back deleted as owed
+# kills: bot/sticky.py:_write the comment an `on` said since kept, still owed a deletion
 def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_up(served, caplog):
     """The deletion kept on a locked conversation owes C; once unlocked, the author says
     `/notes on` before any PR event: its update finds C, ours on the PR, and edits it:
@@ -291,11 +291,11 @@ def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_
     fake.unlock(DEFAULT_REPO, N)
     said_ago(client, rt, fake, "/notes on", 1)
     assert not state(rt).opted_out and state(rt).comment_id == c.id and ours(fake) == [c]
+    assert state(rt).owed_delete is None  # the on's write took the debt back
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
     assert ours(fake) == [c] and state(rt).comment_id == c.id and state(rt).owed_delete is None
     refused = fake.calls("DELETE", f"/repos/*/issues/comments/{c.id}")
     assert [r.status for r in refused] == [403]  # (the one tried while locked)
-    assert f"; our comment {c.id} kept: the notes comment again since" in caplog.text
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
     assert not state(rt).opted_out and ours(fake) == [c]
     assert "our comment None" not in caplog.text  # (nothing owed: nothing said)
@@ -930,21 +930,3 @@ def test_a_deletion_after_an_on_whose_delete_github_applied_but_failed_is_dated_
     said_ago(client, rt, fake, "/notes on", 100)  # written after the deletion, run late
     assert sticky(fake) is not None and not state(rt).opted_out
     assert state(rt).owed_delete is None
-
-
-# kills: bot/sticky.py:_write the comment an `on` said since kept, still owed a deletion
-def test_a_comment_owed_a_deletion_that_an_on_said_after_kept_is_not_deleted(served):
-    """The deletion made after the `on` whose update posted C, on a locked conversation:
-    C owed. Unlocked, the author says `/notes on` (after the deletion): its update keeps
-    C up. The PR's next event deleted C, owed still: the comment the author asked back."""
-    client, rt, fake = served
-    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
-    fake.lock(DEFAULT_REPO, N)
-    swept(rt, fake, attempt)
-    assert state(rt).owed_delete == c.id
-    fake.unlock(DEFAULT_REPO, N)
-    said_ago(client, rt, fake, "/notes on", 100)
-    kept = sticky(fake)
-    assert kept is not None and not state(rt).opted_out
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
-    assert ours(fake) == [kept] and not state(rt).opted_out
