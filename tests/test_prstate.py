@@ -507,6 +507,7 @@ def test_every_field_of_a_prs_state_is_read_back_as_written_and_moves_with_it(pr
     ] == [
         "repo",
         "number",
+        "found_gone_id",  # (one column with replaced_id, one or the other: below)
     ]
     prs.put(state)
     assert prs.get(OLD, 1) == state
@@ -514,3 +515,6 @@ def test_every_field_of_a_prs_state_is_read_back_as_written_and_moves_with_it(pr
     assert prs.get(OLD, 1) == replace(state, verbose=False)
     follow(prs, NEW, 1)  # renamed: all of it under the new name
     assert prs.get(NEW, 1) == replace(state, repo=NEW, verbose=False)
+    found = replace(state, repo=NEW, replaced_id=None, found_gone_id=66)
+    prs.put(found)
+    assert prs.get(NEW, 1) == found
