@@ -11,6 +11,8 @@ import json
 import random
 import re
 
+import pytest
+
 from bot.library import ROOT, load_library
 from bot.match_config import load_match_config
 from bot.matching import match_pr
@@ -1082,16 +1084,22 @@ def test_words_merged_on_one_line_are_quoted_in_the_order_their_place_writes_the
     )
 
 
-def test_a_renamed_file_is_said_by_its_new_path():
-    """A hand-made PR renaming vllm/v1/core/kv_cache_coordinator.py, the eager-prefix
-    note's path, to vllm/v1/core/kv_cache/coordinator.py: GitHub lists both paths, the
-    glob holds the old one, and the reason read "changes vllm/v1/core/
-    kv_cache_coordinator.py", where the diff shows the file under its new path. No glob
-    holds the new one: the line names the move, as the diff heads it (named by its new
-    path alone, it read as a path of the note and of Prefix caching, which it is not)."""
+@pytest.mark.parametrize(
+    "new", ["vllm/v1/core/kv_cache/coordinator.py", "vllm/legacy/coordinator.py"]
+)
+def test_a_file_renamed_out_of_every_glob_is_said_as_the_move(new):
+    """A hand-made PR moving vllm/v1/core/kv_cache_coordinator.py, the eager-prefix
+    note's path, where neither the note's paths nor Prefix caching's globs reach: GitHub
+    lists both paths. The reason named the old path alone ("changes vllm/v1/core/
+    kv_cache_coordinator.py"), where the diff shows the file under its new one; named by
+    the new path alone, it read as a path of the note and of the topic, which it is not,
+    and notes feedback took that path for the term a curator would look for in the note.
+    The line names the move, as GitHub's diff heads it."""
     from dataclasses import replace
 
-    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache/coordinator.py"
+    from bot.reasons import evidence_terms
+
+    old = "vllm/v1/core/kv_cache_coordinator.py"
     facts = PRFacts(
         repo="vllm-project/vllm",
         number=1,
@@ -1107,6 +1115,7 @@ def test_a_renamed_file_is_said_by_its_new_path():
     moved = f"changes {old} → {new} (a path of this note; topic: Prefix caching)"
     assert moved in after.reasons, after.reasons
     assert sum(old in r or new in r for r in after.reasons) == 1, after.reasons
+    assert old in evidence_terms(after.reasons)  # the path the note holds
     assert (after.note.id, after.score) == (before.note.id, before.score)  # wording only
 
 
@@ -1139,32 +1148,3 @@ def test_a_renames_two_paths_on_one_line_are_its_one_file():
     # a title's word that is the new path holds no file
     lines = [(1.0, changes(["old/b.py"]), ""), (1.0, Said(Saying.TITLE, ("new/b.py",)), "")]
     assert str(_as_seen(lines, renamed)[0][1]) == "changes old/b.py → new/b.py"
-
-
-def test_a_file_renamed_out_of_every_glob_is_said_as_moved_from_the_path_that_matched():
-    """The eager-prefix note's path vllm/v1/core/kv_cache_coordinator.py moved to
-    vllm/legacy/coordinator.py, which neither the note's paths nor Prefix caching's globs
-    hold: the line read "changes vllm/legacy/coordinator.py (a path of this note; topic:
-    Prefix caching)", a path of neither, and notes feedback took that path for the term
-    a curator would look for in the note. It names the move as GitHub's diff heads it."""
-    from dataclasses import replace
-
-    from bot.reasons import evidence_terms
-
-    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/legacy/coordinator.py"
-    facts = PRFacts(
-        repo="vllm-project/vllm",
-        number=1,
-        title="[Core] Keep EAGLE prefix-cache registration on partial hits",
-        files=(new, old, "tests/v1/core/test_prefix_caching.py"),
-        listed_files=2,
-        changed_files=2,
-        renamed={old: new},
-    )
-    (before,) = match_pr(replace(facts, renamed={}), LIB, CFG).matches
-    (after,) = match_pr(facts, LIB, CFG).matches
-    line = f"changes {old} → {new} (a path of this note; topic: Prefix caching)"
-    assert line in after.reasons, after.reasons
-    assert not any(r.startswith(f"changes {new}") for r in after.reasons), after.reasons
-    assert old in evidence_terms(after.reasons)  # the path the note holds
-    assert (after.note.id, after.score) == (before.note.id, before.score)  # wording only
