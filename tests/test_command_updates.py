@@ -894,6 +894,13 @@ def test_every_command_that_updates_the_comment_says_what_it_changes():
 # --- found by review 'r17c' ---
 
 
+def _closed_and_merged(client, rt, fake, monkeypatch):
+    """The PR closed (its event delivered) and merged, as GitHub's GET answers then."""
+    closed = {"action": "closed", "state": "closed", "updated_at": "2026-09-01T11:00:00Z"}
+    deliver_pr(client, rt, title=MATCHING_TITLE, **closed)
+    _github_says_merged(fake, monkeypatch)
+
+
 def _github_says_merged(fake, monkeypatch):
     """GET pulls/{n} answers as GitHub does for a merged PR: state closed."""
     real = fake._get_pull
@@ -914,15 +921,7 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypat
     client, rt, fake = live
     say(client, rt, fake, "/notes off", login=AUTHOR)
     assert ours(fake) == []
-    deliver_pr(
-        client,
-        rt,
-        action="closed",
-        state="closed",
-        title=MATCHING_TITLE,
-        updated_at="2026-09-01T11:00:00Z",
-    )
-    _github_says_merged(fake, monkeypatch)
+    _closed_and_merged(client, rt, fake, monkeypatch)
 
     on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
     payload = comment_payload(on)
@@ -960,15 +959,7 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypat
 )
 def test_each_command_on_a_merged_pr_does_what_the_docs_say(live, monkeypatch, line, posts, answer):
     client, rt, fake = live
-    deliver_pr(
-        client,
-        rt,
-        action="closed",
-        state="closed",
-        title=MATCHING_TITLE,
-        updated_at="2026-09-01T11:00:00Z",
-    )
-    _github_says_merged(fake, monkeypatch)
+    _closed_and_merged(client, rt, fake, monkeypatch)
     assert ours(fake) == []  # the closing posted nothing
     c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
     payload = comment_payload(c)
@@ -1340,9 +1331,7 @@ def test_a_late_why_leaves_the_comment_of_a_pr_closed_since_alone(live, monkeypa
     c = said_and_left_without_its_thumb(client, rt, fake, "/notes why", login="octo-dev")
     say(client, rt, fake, "/notes")  # written after the `why`: the plain notes
     shown = sticky(fake).body
-    closed = {"action": "closed", "state": "closed", "updated_at": "2026-09-01T11:00:00Z"}
-    deliver_pr(client, rt, title=MATCHING_TITLE, **closed)
-    _github_says_merged(fake, monkeypatch)
+    _closed_and_merged(client, rt, fake, monkeypatch)
     fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # a note more, were it open
 
     retried_for_its_thumb(rt, fake, c)
