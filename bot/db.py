@@ -148,6 +148,13 @@ def read_through_indexes(
     return None
 
 
+def not_in(column: str, keys: Iterable[int]) -> str:
+    """An SQL condition leaving out the rows whose integer `column` is one of `keys`
+    (ints: no quoting); TRUE when there are none."""
+    skip = ",".join(map(str, sorted(keys)))
+    return f"{column} NOT IN ({skip})" if skip else "TRUE"
+
+
 class DamagedRows:
     """Rows SQLite found damaged ("database disk image is malformed"), set aside until a
     restart by their integer key (a rowid, a delivery's seq), each with its name and the
@@ -169,9 +176,8 @@ class DamagedRows:
 
     def not_among(self, column: str) -> str:
         """An SQL condition leaving out the rows set aside, by `column` (their key as the
-        query names it; ints: no quoting)."""
-        skip = ",".join(map(str, self._rows.copy()))
-        return f"{column} NOT IN ({skip})" if skip else "TRUE"
+        query names it)."""
+        return not_in(column, self._rows.copy())
 
     def by_name(self) -> dict[str, str]:
         """Name -> error of every row set aside."""

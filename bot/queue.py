@@ -34,6 +34,7 @@ from bot.db import (
     Database,
     is_damaged,
     is_read_only,
+    not_in,
     read_through_indexes,
     stored_time,
     utcnow,
@@ -454,7 +455,7 @@ class DeliveryQueue:
         d_skip, p_skip = self.not_set_aside("d.seq"), self.not_set_aside("p.seq")
         running = (
             f"SELECT 1 FROM deliveries WHERE state = 'processing' AND {self.not_set_aside()}"
-            f" AND {_not_among('seq', self._abandoned)}"
+            f" AND {not_in('seq', self._abandoned.copy())}"
         )
         now, order = utcnow(), "d.seq"
         with self.db.tx() as conn:
@@ -926,11 +927,6 @@ class DeliveryQueue:
 def _chunks(ids: list[str], size: int = 500) -> list[tuple[str, ...]]:
     """`ids` in parts, each under SQLite's limit of bound parameters."""
     return [tuple(ids[i : i + size]) for i in range(0, len(ids), size)]
-
-
-def _not_among(column: str, seqs: Collection[int]) -> str:
-    """An SQL condition leaving out the rows at these places (ints: no quoting)."""
-    return f"{column} NOT IN ({','.join(map(str, sorted(seqs)))})" if seqs else "TRUE"
 
 
 def _marks(chunk: Sequence[str]) -> str:
