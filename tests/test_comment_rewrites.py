@@ -424,18 +424,24 @@ def test_a_rewrite_is_claimed_only_of_a_comment_the_bots_account_may_have_writte
     assert claims_rewrite(edit_event(NOTES, NOTES + "!"), us) is False  # marker kept
 
 
+def _rewrite_or_commands() -> tuple[Dispatcher, dict]:
+    """The real routes of an edited comment, their handlers saying which ran, and our
+    notes comment edited into `/notes why`."""
+    real = build_dispatcher()
+    d = Dispatcher()
+    d.add(replace(real.route("issue_comment", "edited"), handler=lambda ctx, dl: "commands"))
+    rewrite = real.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
+    d.add(replace(rewrite, handler=lambda ctx, dl: "rewrite"))
+    return d, edit_event(NOTES, "/notes why")
+
+
 # kills: bot/dispatch.py:Dispatcher.dispatch a claimed delivery not routed again once the login
 #   is known: a person's edit, taken at intake for a token's, run as a rewrite
 @pytest.mark.parametrize(("author", "handled"), [(OWNER, "rewrite"), ("octo-dev", "commands")])
 def test_with_a_token_the_run_asks_its_login_and_routes_a_persons_edit_to_the_commands(
     tmp_path, author, handled
 ):
-    real = build_dispatcher()
-    d = Dispatcher()
-    d.add(replace(real.route("issue_comment", "edited"), handler=lambda ctx, dl: "commands"))
-    rewrite = real.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
-    d.add(replace(rewrite, handler=lambda ctx, dl: "rewrite"))
-    payload = edit_event(NOTES, "/notes why")
+    d, payload = _rewrite_or_commands()
     payload["comment"]["user"] = {"login": author, "type": "User"}
     settings = make_settings(tmp_path, **TOKEN)
     intake = d.route("issue_comment", "edited", payload, _us(settings, None))
@@ -454,12 +460,7 @@ def test_a_dry_run_with_a_token_routes_a_persons_edit_to_the_commands(tmp_path, 
     """A dry run's comments are not on GitHub, and it asks GitHub nothing: the bot is no
     more than REVIEW_NOTES_BOT_LOGIN says. A person's copy of our text edited into
     `/notes why` runs it (docs/commands.md), as in a live run."""
-    real = build_dispatcher()
-    d = Dispatcher()
-    d.add(replace(real.route("issue_comment", "edited"), handler=lambda ctx, dl: "commands"))
-    rewrite = real.route("issue_comment", "edited", edit_event(NOTES, THEIRS))
-    d.add(replace(rewrite, handler=lambda ctx, dl: "rewrite"))
-    payload = edit_event(NOTES, "/notes why")
+    d, payload = _rewrite_or_commands()
     payload["comment"]["user"] = {"login": "octo-dev", "type": "User"}
     login = {"bot_login": OWNER} if configured else {}
     settings = make_settings(tmp_path, **TOKEN, dry_run=True, **login)
