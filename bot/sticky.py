@@ -257,8 +257,15 @@ def _with_files(
     base branch it is the diff against."""
     head_sha = facts.head_sha or (state.head_sha or "")
     if files is not None:
-        given = (tuple(files), {}, frozenset(), None, facts.base_ref, head_sha, {})
-        got: _Files | None = _Files(*given)
+        got: _Files | None = _Files(
+            tuple(files),
+            names={},
+            incidental=frozenset(),
+            entries=None,
+            base=facts.base_ref,
+            listed_at=head_sha,
+            renamed={},
+        )
     else:
         got = _cached(state, facts, head_sha)
     if got is None:
@@ -293,8 +300,15 @@ def _kept(state: PRState, files: Sequence[str], facts: PRFacts, listed_at: str) 
     """A list the PR's state keeps, with what its diff showed and GitHub's count; its
     base the event's, else the one kept with it."""
     base = facts.base_ref or (state.files_base or "")
-    kept = (state.code_names, state.incidental, state.files_listed, base, listed_at)
-    return _Files(tuple(files), *kept, state.renamed)
+    return _Files(
+        tuple(files),
+        names=state.code_names,
+        incidental=state.incidental,
+        entries=state.files_listed,
+        base=base,
+        listed_at=listed_at,
+        renamed=state.renamed,
+    )
 
 
 def _listed(
@@ -325,9 +339,15 @@ def _listed(
         # a port that cannot list (a dry run): the head's last list, whatever its base
         # (one cached before bases were kept has none)
         return _kept(state, kept, facts, listed_at)
-    names, incidental, entries = listed.code_names, listed.incidental, listed.listed
-    at = (facts.base_ref, listed_at, listed.renamed)
-    return _Files(tuple(listed), names, incidental, entries, *at)
+    return _Files(
+        tuple(listed),
+        names=listed.code_names,
+        incidental=listed.incidental,
+        entries=listed.listed,
+        base=facts.base_ref,
+        listed_at=listed_at,
+        renamed=listed.renamed,
+    )
 
 
 def _had_notes(
