@@ -144,14 +144,15 @@ def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
-    return _taken_away(ctx, delivery)
+    return _taken_away(ctx, delivery)[1]
 
 
-def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) -> str:
-    """Our notes comment deleted, or rewritten at order key `edited` (`_said`)."""
+def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) -> tuple[bool, str]:
+    """Our notes comment deleted, or rewritten at order key `edited` (`_said`): whether
+    it counted (the updates went off), and what was done."""
     payload = delivery.payload
     if ctx.settings.is_dry_run:
-        return "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
+        return False, "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
     comment = payload["comment"]
     comment_id = payload_id(comment.get("id"), "comment.id")
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
@@ -164,12 +165,12 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     by_us = written_by_us(author, *_writer(comment), ours, ctx.settings.github_app_id)
     why = deletion_ignored(state, comment_id, by_us=by_us, by_our_account=by_account, said=said)
     if why is not None:
-        return f"ignored: {why}"
+        return False, f"ignored: {why}"
     if found_gone(state, comment_id):
-        return _dated_now(ctx, ref, state, comment_id, said)
+        return True, _dated_now(ctx, ref, state, comment_id, said)
     if not replaced_by_kept(state, comment_id):
         record_deletion(ctx, ref, state, comment_id, said)
-        return f"updates off: our comment {comment_id} was deleted"
+        return True, f"updates off: our comment {comment_id} was deleted"
     # Made after the `/notes on` whose write found it gone and posted the comment kept
     # now: the maintainer's "go away" came last. That comment is the bot's: it goes too,
     # as if never posted. Owed before the call: a delete GitHub applied but answered
@@ -195,9 +196,9 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
             kept,
             locked,
         )
-        return f"{done}, left up: the conversation is locked (deleted at its next event)"
+        return True, f"{done}, left up: the conversation is locked (deleted at its next event)"
     ctx.prs.update(ref.repo, ref.number, owed_delete=None)
-    return f"{done}, deleted too"
+    return True, f"{done}, deleted too"
 
 
 def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, said: str) -> str:
@@ -306,8 +307,28 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     maintainer's now: forgotten, never edited again. (`handle_deleted` reads of the
     comment its id, author and App, not its text.)"""
     edited = _edited_at(delivery.payload["comment"])
-    said = _taken_away(ctx, delivery, edited)
-    return f"{said} (rewritten: its text no longer opens with our marker)"
+    counted, said = _taken_away(ctx, delivery, edited)
+    done = f"{said} (rewritten: its text no longer opens with our marker)"
+    return f"{done}{_their_text_back(ctx, delivery.payload)}" if counted else done
+
+
+def _their_text_back(ctx: BotContext, payload: dict[str, Any]) -> str:
+    """A counted rewrite's words written back, when an edit of ours wrote over them: in
+    flight when the person rewrote the comment, GitHub applied it after theirs (no
+    conditional edit on GitHub to refuse it), and our text shows again, theirs lost.
+    This runs after that write (a PR's deliveries run one at a time). Only onto the
+    comment our account wrote, opening with our marker again (`restore_text` asks for it
+    first): never a person's comment. The words are those their edit put there (the
+    event's `comment.body`): any mention or reference in them is theirs, made by their
+    edit, none new of ours. Once: a re-run finds their text and writes nothing. A locked
+    conversation refuses it (bot.dispatch: done, the rewrite counted). What is said
+    after the rewrite: empty when nothing was written."""
+    comment = payload["comment"]
+    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
+    comment_id = payload_id(comment.get("id"), "comment.id")
+    if not ctx.github.restore_text(ref, comment_id, comment.get("body"), MARKER):
+        return ""
+    return "; their text, which our late edit wrote over, written back"
 
 
 def _edited_at(comment: dict[str, Any]) -> str | None:

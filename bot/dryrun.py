@@ -123,6 +123,9 @@ class DryRunGitHub:
             )
         return cur.rowcount > 0
 
+    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+        return False  # a dry run's comments are not on GitHub: no person rewrote one
+
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         earlier = self.db.execute(
             "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"

@@ -327,6 +327,16 @@ class GitHubClient:
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
+    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+        def op(gh: Github) -> bool:
+            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            comment = self._our_sticky(
+                ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
+            )
+            return comment is not None and self._edit(ref, comment, text)
+
+        return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
+
     def _delete_copy(self, ref: PRRef, copy: IssueComment) -> None:
         """Delete a second notes comment of ours. Two can exist (deliveries racing, or a
         create whose answer was lost while the comment list lagged behind it); only the

@@ -252,6 +252,13 @@ class GitHubPort(Protocol):
         maintainer rewrote into their text). False: it is not, or is gone already."""
         ...
 
+    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+        """Write `text`, a person's own words their rewrite put on comment `comment_id`,
+        back onto it when it is the bot's own comment opening with `marker` on this PR
+        again (asked for by its id first): an edit of ours, in flight when they rewrote
+        it, applied after theirs. False: it is not (their text shows, or it is gone)."""
+        ...
+
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         """The id of the bot's own comment whose last line is `key` (a reply posted by an
         earlier run of the same delivery), else None: a reply of ours may quote another's

@@ -131,6 +131,8 @@ class Fault:
     always applies, as a server that did the work but answered late.
     `reset_in`: with a status, also send x-ratelimit-remaining: 0 and a reset this
     many seconds ahead (a primary rate limit).
+    `first`: run this before carrying out the request: another's write that GitHub
+    applied while this one was in flight (`landed_after`).
     """
 
     status: int | None = None
@@ -140,6 +142,13 @@ class Fault:
     delay: float = 0.0
     apply: bool = False
     reset_in: float | None = None
+    first: Callable[[], object] | None = None
+
+    @classmethod
+    def landed_after(cls, first: Callable[[], object]) -> Fault:
+        """The request carried out as usual, but only after `first` (a person's edit
+        made while ours was in flight, applied by GitHub before ours)."""
+        return cls(first=first)
 
     @classmethod
     def error(cls, status: int = 502, message: str = "Server Error", apply: bool = False) -> Fault:
@@ -897,6 +906,8 @@ class FakeGitHub:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         fault = self._take_fault(method, path, query)
+        if fault is not None and fault.first is not None:
+            fault.first()
         reply, login, bucket = _Reply(500), None, None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
             reply, login, bucket = self._dispatch(

@@ -20,7 +20,7 @@ from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.server import build_dispatcher
 from tests.command_kit import AUTHOR, N, comment_payload, reactions, say, state, sticky
-from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO
+from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.test_deletion_events import (
     MAINTAINER,
@@ -171,6 +171,66 @@ def test_a_rewrite_while_off_stands_forgets_the_comment_and_on_posts_anew(served
     assert not state(rt).opted_out
     assert sticky(fake) is not None and sticky(fake).id != c.id
     assert fake.comment(c.id).body == THEIRS
+
+
+def test_a_rewrite_our_edit_in_flight_wrote_over_gets_its_text_back(served, caplog):  # noqa: F811
+    """The race (randomized scenario seed 148): a PR event's edit of the notes comment is
+    in flight while a maintainer rewrites it; GitHub applies their edit, then ours, and
+    our text shows again: theirs is lost, and ours the next write would edit as its own.
+    GitHub's `edited` event of the rewrite, run after our write, finds our marker back:
+    the bot writes their words back (those of the event), once, and counts the rewrite."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made = rewritten_in_flight(fake, c)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert made and fake.comment(c.id).body.startswith(MARKER)  # ours wrote over theirs
+    answer = sent(client, rt, made[0])
+    assert ran(caplog, answer) == (
+        f"updates off: our comment {c.id} was deleted{REWRITE}; their text, which our late"
+        " edit wrote over, written back"
+    )
+    assert fake.comment(c.id).body == THEIRS
+    assert state(rt).opted_out and state(rt).comment_id is None
+    # the event sent again: their text shows, nothing is written
+    patches = len(fake.calls("PATCH"))
+    sent(client, rt, made[0])
+    assert len(fake.calls("PATCH")) == patches and fake.comment(c.id).body == THEIRS
+    # theirs now: `/notes on` said after it posts a new comment, never edits theirs
+    say_after(client, rt, fake, "/notes on")
+    assert sticky(fake).id != c.id and fake.comment(c.id).body == THEIRS
+
+
+def rewritten_in_flight(fake, comment, ago: float = 0) -> list[dict]:
+    """The comment rewritten by a maintainer `ago` seconds ago, while our next edit of it
+    is in flight: GitHub applies theirs, then ours. Their `edited` event, not sent yet,
+    lands in the list given back once our edit is sent."""
+    made: list[dict] = []
+    their_edit_first = Fault.landed_after(lambda: made.append(rewrite(fake, comment, ago=ago)))
+    fake.inject("PATCH", f"/repos/*/issues/comments/{comment.id}", their_edit_first)
+    return made
+
+
+# kills: bot/deletion_events.py:handle_rewritten their text written back of a rewrite an
+#        `on` said after it outranks (the comment the bot keeps made the maintainer's)
+def test_a_rewrite_outranked_by_an_on_keeps_what_our_late_edit_wrote(served):  # noqa: F811
+    """Off, the notes comment A up. A maintainer rewrites it while the update of the
+    author's `/notes on`, said after the rewrite, is in flight; GitHub applies theirs,
+    then ours. The rewrite's event, run last, is outranked by the `on`: A is the notes
+    comment the bot keeps, and stays so (docs/commands.md)."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    made = rewritten_in_flight(fake, a, ago=200)
+    said_ago(client, rt, fake, "/notes on", 100)
+    assert made and not state(rt).opted_out and state(rt).comment_id == a.id
+    shown, patches = fake.comment(a.id).body, len(fake.calls("PATCH"))
+    assert shown.startswith(MARKER)
+    sent(client, rt, made[0])
+    assert not state(rt).opted_out and state(rt).comment_id == a.id
+    assert fake.comment(a.id).body == shown and len(fake.calls("PATCH")) == patches
 
 
 # kills: bot/deletion_events.py:_said a rewrite dated by its arrival, not by its updated_at

@@ -2973,10 +2973,24 @@ def test_a_call_held_back_by_a_pause_says_whether_a_try_of_it_went_out(answers, 
     assert (failed.value.sent, failed.value.retry_after, len(tries)) == (sent, 60.0, answers + 1)
 
 
+THEIRS = "Moved to the description."
+
+
+def _deleted(client, ref, comment_id):
+    return client.delete_sticky(ref, comment_id, MARKER)
+
+
+def _their_text_back(client, ref, comment_id):
+    return client.restore_text(ref, comment_id, THEIRS, MARKER)
+
+
 # kills: bot/github_client.py:GitHubClient.delete_sticky a comment deleted by its id unchecked
 #        (a person's copy of our text, ours rewritten into a maintainer's, another PR's)
-def test_the_notes_comment_is_deleted_by_its_id_only_when_it_is_still_ours_on_this_pr(
-    fake_github, make_github_client
+# kills: bot/github_client.py:GitHubClient.restore_text a rewrite's words written back onto
+#        a comment not ours, or ours not showing our marker
+@pytest.mark.parametrize(("act", "write"), [(_deleted, "DELETE"), (_their_text_back, "PATCH")])
+def test_the_notes_comment_is_deleted_or_given_back_by_its_id_only_when_still_ours_on_this_pr(
+    fake_github, make_github_client, act, write
 ):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.add_pull(DEFAULT_REPO, 8)
@@ -2986,17 +3000,18 @@ def test_the_notes_comment_is_deleted_by_its_id_only_when_it_is_still_ours_on_th
     other = client.upsert_sticky(elsewhere, _sticky("PR 8's"), MARKER, create=True).comment_id
     ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
     assert other is not None and ours is not None
-    fake_github.set_body(ours, "Moved to the description.")  # a maintainer's now
+    fake_github.set_body(ours, THEIRS)  # a maintainer's now
     fake_github.clear_requests()
     for kept in (copy.id, other, ours):
-        assert client.delete_sticky(PR, kept, MARKER) is False
-    assert fake_github.calls("DELETE") == []
-    fake_github.set_body(ours, _sticky("v1"))
+        assert act(client, PR, kept) is False
+    assert fake_github.calls(write) == []
+    fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
     with counting_writes() as asked:  # a write, as the installation's budgets count them
-        assert client.delete_sticky(PR, ours, MARKER) is True
+        assert act(client, PR, ours) is True
     assert asked.count == 1
-    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [copy.id]
-    assert client.delete_sticky(PR, ours, MARKER) is False  # gone already
+    left = {c.id: c.body for c in fake_github.comments(DEFAULT_REPO, 7)}
+    assert left == ({copy.id: _sticky("mine")} | ({ours: THEIRS} if write == "PATCH" else {}))
+    assert act(client, PR, ours) is False  # gone already, or theirs again
 
 
 # kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
