@@ -48,9 +48,10 @@ from typing import Any
 import pytest
 
 from bot.feedback import hide_dismissed
-from bot.github_port import PRRef
+from bot.github_port import FileList, PRRef, listed_short
 from bot.markers import MARKER
 from bot.prfacts import PRFacts
+from bot.prstate import PRState
 from bot.render import PauseCause, render, render_paused
 from bot.server import Runtime
 from bot.sticky import notes_of_related_prs, opted_out_by_pr
@@ -233,6 +234,7 @@ class PR:
     switches: list[Switch] = field(default_factory=list)
     deletions: list[Deletion] = field(default_factory=list)
     states: list[PRFacts] = field(default_factory=list)  # as each event showed it
+    lagged: bool = False  # GitHub's file list lagged a push of it (`files lag`)
 
     def paths(self) -> tuple[str, ...]:
         """Its changed files' paths, as GitHub lists them (a rename: both)."""
@@ -460,7 +462,8 @@ class Scenario:
             # that PR's, from the push on, as GitHub's. Not any PR's next look: a command
             # on a PR with no push answers at once on a list found short (docs/operating.md,
             # REVIEW_NOTES_FILES_RECHECK_DELAYS) and no event of that PR may come to look
-            # again, where after a push its own event does
+            # again, where after a push its own event does (but when the PR's updates are
+            # off then: `_found_short`)
             self.files_lag = rng.randint(1, 2)
             self.files_lagged = True
             self.log.append(f"the next push's first {self.files_lag} file lists are empty")
@@ -527,7 +530,7 @@ class Scenario:
         if self.files_lag and action in ("opened", "synchronize"):
             lags = [Fault(status=200, body=[])] * self.files_lag
             self.fake.inject("GET", f"/repos/*/pulls/{pr.number}/files", *lags)
-            self.files_lag = 0
+            self.files_lag, pr.lagged = 0, True
         pr.states.append(pr.facts())
         payload = _payload(pr, action, extra)
         delivery = f"{action}-{pr.number}-{pr.changed_at}-{uuid.uuid4().hex[:6]}"
@@ -887,7 +890,9 @@ def expected_body(rt: Runtime, pr: PR) -> str | None:
     if cause is not None:
         return render_paused(ctx.render_options(), by=cause)
     state = ctx.prs.get(DEFAULT_REPO, pr.number)
-    listed = ctx.github.list_files(PRRef(DEFAULT_REPO, pr.number, DEFAULT_INSTALLATION_ID))
+    listed = _found_short(pr, state)  # (an empty list is one)
+    if listed is None:
+        listed = ctx.github.list_files(PRRef(DEFAULT_REPO, pr.number, DEFAULT_INSTALLATION_ID))
     facts = replace(
         facts,
         files=tuple(listed),
@@ -899,6 +904,23 @@ def expected_body(rt: Runtime, pr: PR) -> str | None:
     result, hidden = hide_dismissed(ctx.matcher.match(facts), list(state.dismissed))
     opts = replace(ctx.render_options(had_notes=True), hidden=hidden)
     return render(result, ctx.library, opts=opts)
+
+
+def _found_short(pr: PR, state: PRState) -> FileList | None:
+    """The list a command found short of a lagged push's files, which the bot holds as
+    short; None: none. docs/operating.md (REVIEW_NOTES_FILES_RECHECK_DELAYS): "A list
+    found short (also by a `/notes`, which answers at once on it) is not taken for the
+    PR's files later: the next event or command asks GitHub again". The push's own event
+    looks again after its lag, but one run while the PR's updates are off (a rewrite,
+    `/notes off`) looks at none: each of the lag's looks may then be a command's (here
+    the fake's lag counts looks, where GitHub's lasts seconds), and with no event after
+    them the comment shows the short list's notes, as the docs say."""
+    listed = state.files_listed
+    if not pr.lagged or state.files is None or listed is None or state.files_sha != pr.head:
+        return None
+    if not listed_short(listed, len(pr.files)):
+        return None
+    return FileList(state.files, state.code_names, state.incidental, listed, pr.head)
 
 
 def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
