@@ -879,6 +879,39 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
         assert "a path of this note" in comment.body, (listings, comment.body[:400])
 
 
+def test_an_on_after_a_push_made_while_off_answers_on_the_lagging_list_until_asked_again(
+    tmp_path, fake_github, app_key
+):
+    # Randomized scenario seed 266, reduced: a push made while the PR's updates are off
+    # is skipped, so its event looks at no list and re-checks none. `/notes on` said
+    # while GitHub's list still lags answers at once on it, as docs/operating.md says
+    # (REVIEW_NOTES_FILES_RECHECK_DELAYS), and holds it as short: the next command asks
+    # GitHub again and shows the file's note.
+    line = "A list found short (also by a `/notes`, which answers at once on it)"
+    assert line in doc("operating.md")
+    fake = fake_github
+    pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull.head_sha = HEAD
+    pr = {"number": N, "title": MATCHING_TITLE}
+    later = "2026-09-01T11:00:00Z"  # than the `opened`
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, **pr, files=MATCHING_FILES)
+        say(client, rt, fake, "/notes off", login=AUTHOR)
+        pull.head_sha = "b" * 40  # a push; GitHub's list lags it for one look
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=200, body=[]))
+        push = pr_payload("synchronize", **pr, head_sha=pull.head_sha, updated_at=later)
+        push["pull_request"]["changed_files"] = len(MATCHING_FILES)
+        assert post(client, "pull_request", push).status_code == 202
+        drain(rt)
+        assert fake.pending_faults() == 1, "the push's event, skipped, looked at no list"
+        say(client, rt, fake, "/notes on", login=AUTHOR)
+        assert "a path of this note" not in sticky(fake).body  # the short list's notes
+        assert state(rt).files_listed == 0  # held as short of the PR's files
+        say(client, rt, fake, "/notes", login=AUTHOR)
+        assert "a path of this note" in sticky(fake).body  # asked again: the whole list
+
+
 def test_every_command_that_updates_the_comment_says_what_it_changes():
     # three lists (Kind.updates_sticky, _STATE_CHANGES, _SHOWING) must agree: a kind
     # added to the first alone fails with a KeyError when it runs (review 'r16e')
