@@ -224,9 +224,11 @@ def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
     at the PR's next event; what was done, None when nothing was owed. Still locked: it
     stays owed (the event goes on: its own writes are refused as the lock's). A write
     that kept it since (`/notes on` said after the deletion found it up) took the debt
-    back (`sticky._write`): nothing is owed then."""
-    if state.owed_delete is None:
+    back (`sticky._write`): nothing is owed then. Nor once a write of a release before
+    owed deletions (a rollback) kept it, or an `on` since stands: see `_still_owed`."""
+    if not _still_owed(state):
         return None
+    assert state.owed_delete is not None  # (_still_owed)
     try:
         ctx.github.delete_sticky(ref, state.owed_delete, MARKER)
     except ConversationLocked:
@@ -239,6 +241,17 @@ def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
         state.owed_delete,
     )
     return f"deleted our comment {state.owed_delete}, left up while locked"
+
+
+def _still_owed(state: PRState) -> bool:
+    """Whether the comment a deletion left up is still owed: the deletion's "go away"
+    stands (updates off) and the state does not keep that comment as its own. A release
+    before owed deletions (a rollback) writes pr_state with the columns it knows, leaving
+    `owed_delete` as it was: its `/notes on`, said after the deletion, finds the comment
+    and keeps it (updates on, `comment_id` that comment); paid forward again, the PR's
+    next event deleted it and then took it gone for a maintainer's deletion."""
+    owed = state.owed_delete
+    return owed is not None and state.opted_out and state.comment_id != owed
 
 
 # --- a rewrite: our notes comment edited into someone's own text ----------------------

@@ -275,6 +275,25 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     assert ours(fake) == []  # off: nothing posted again
 
 
+# kills: bot/deletion_events.py:_still_owed a debt paid while an `on` said since stands
+def test_a_deletion_owed_is_not_paid_once_an_on_whose_update_failed_stands(served):
+    """The deletion kept on a locked conversation owes C. Unlocked, an `/notes on` said
+    since (by a release before owed deletions, which leaves `owed_delete` as it was)
+    resumed the updates, and its update failed: the state knows no comment. The PR's
+    next event must not delete C, the notes comment again once the `on` stands: it
+    finds it and edits it (deleted, a new comment was posted in its place)."""
+    client, rt, fake = served
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    assert state(rt).owed_delete == c.id and state(rt).comment_id is None
+    fake.unlock(DEFAULT_REPO, N)
+    rt.ctx.prs.update(DEFAULT_REPO, N, opted_out=False)  # the older release's `on`
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    assert ours(fake) == [c] and state(rt).comment_id == c.id and not state(rt).opted_out
+    assert state(rt).owed_delete is None  # kept: the write took the debt back
+
+
 # kills: bot/sticky.py:_write the comment an `on` said since kept, still owed a deletion
 def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_up(served, caplog):
     """The deletion kept on a locked conversation owes C; once unlocked, the author says

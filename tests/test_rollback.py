@@ -75,10 +75,10 @@ def old_release(tmp_path: Path, rev: str = OLD) -> Path:
 # new one instead of turning the updates off.
 
 
-def old_server(tmp_path: Path, fake, app_key, settings) -> LiveServer:
+def old_server(tmp_path: Path, fake, app_key, settings, rev: str = OLD) -> LiveServer:
     """The older release as a real server on this release's database (a rollback)."""
     env = app_env(tmp_path, fake, app_key)
-    env["PYTHONPATH"] = str(old_release(tmp_path))
+    env["PYTHONPATH"] = str(old_release(tmp_path, rev))
     env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
     return LiveServer(tmp_path, env)
 
@@ -305,3 +305,53 @@ def test_a_rollbacks_retry_starts_the_put_backs_held_back_afresh_too(tmp_path, m
     assert (d1.state, d1.deferrals, d1.waits) == (State.PENDING, 1, 1), d1.last_error
     assert q.db.execute("SELECT waits FROM deliveries WHERE id = 'd1'")[0][0] == 1
     q.db.close()
+
+
+# --- r37f ---
+
+
+# kills: bot/deletion_events.py:delete_owed a debt an older release's `on` took back, paid
+def test_a_deletion_owed_on_a_locked_pr_is_not_paid_after_a_rollbacks_on_kept_the_comment(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """A maintainer's deletion outranking an `on`, told while the PR was locked, owes the
+    comment C the `on` posted (`owed_delete`). Unlocked, the operator rolls back: the
+    release before owed deletions runs the author's `/notes on`, said after the deletion,
+    which finds C and resumes the updates on it, but leaves `owed_delete` as it was (its
+    writes list the columns it knows). Forward again, the PR's next event deleted C as
+    owed, then found the comment it had kept gone and took that for a maintainer's
+    deletion: the updates off, no comment, the `on` undone by the bot itself."""
+    from tests.command_kit import N, comment_payload
+    from tests.test_deletion_events import on_run_before_a_missed_deletion, swept
+    from tests.webhook_kit import HEAD
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha = HEAD
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        _, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+        fake.lock(DEFAULT_REPO, N)
+        swept(rt, fake, attempt)
+        assert state(rt).opted_out and state(rt).owed_delete == c.id
+    fake.unlock(DEFAULT_REPO, N)
+    server = old_server(tmp_path, fake, app_key, settings, "b87d60c")
+    with server.run():
+        on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+        assert send_signed(server.base, "issue_comment", comment_payload(on), "old-on") == 202
+        wait_until(lambda: server.health()["done"] >= 1, what="the older release runs the on")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    assert ours(fake) == [c] and "paused" not in c.body  # C resumed, kept
+    with serving(settings) as (client, rt):
+        tune(rt)
+        assert not state(rt).opted_out and state(rt).owed_delete == c.id  # (left as it was)
+        deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+        assert ours(fake) == [c] and not state(rt).opted_out, (
+            "the PR's event deleted the comment an `on` said after the deletion had kept"
+        )
