@@ -307,8 +307,17 @@ def _kept(state: PRState, files: Sequence[str], facts: PRFacts, listed_at: str) 
         entries=state.files_listed,
         base=base,
         listed_at=listed_at,
-        renamed=state.renamed,
+        renamed=_renames_of(state.renamed, files),
     )
+
+
+def _renames_of(renamed: Mapping[str, str], files: Sequence[str]) -> dict[str, str]:
+    """The renames kept of a list: those whose two paths it holds (GitHub lists both). A
+    release before renames were kept (a rollback) caches another head's list with the
+    columns it knows, leaving the renames of the list before: a move pushed away since
+    was named as the PR's."""
+    listed = set(files)
+    return {old: new for old, new in renamed.items() if old in listed and new in listed}
 
 
 def _listed(

@@ -1033,6 +1033,28 @@ def test_a_renamed_file_is_named_by_its_new_path_also_from_the_cached_list(ctx, 
     assert shown in bodies(ctx)[-1] and gone not in bodies(ctx)[-1]
 
 
+# kills: bot/sticky.py:_kept the renames kept from another head's list (a rollback's)
+def test_a_cached_list_takes_no_rename_its_paths_do_not_hold(ctx, monkeypatch):
+    # A release before renames were kept (a rollback) caches a newer head's list with the
+    # columns it knows: `renamed` stays the older head's. The push reverted the move, and
+    # the file is changed where it was: forward again, the comment named a move the
+    # PR's diff no longer shows ("changes old → new", new listed nowhere)
+    old, new = "vllm/v1/core/kv_cache_coordinator.py", "vllm/v1/core/kv_cache/coordinator.py"
+    monkeypatch.setattr(
+        ctx.github,
+        "list_files",
+        lambda ref, *, expected=None: FileList([new, old], listed=1, renamed={old: new}),
+    )
+    refresh_sticky(ctx, REF, facts(changed_files=1))
+    assert "→" in bodies(ctx)[-1]
+    # the older release's list of the next head, written over the files it knows
+    ctx.prs.update(REF.repo, REF.number, files=(old,), files_sha=SHA2, head_sha=SHA2)
+    monkeypatch.setattr(ctx.github, "list_files", lambda ref, *, expected=None: 1 / 0)
+    refresh_sticky(ctx, REF, facts(sha=SHA2, changed_files=1))  # the cached list
+    assert "→" not in bodies(ctx)[-1], bodies(ctx)[-1]
+    assert f"changes {old} (".replace("_", "\\_") in bodies(ctx)[-1]
+
+
 # --- found by mutation run 'r25d' (bot/dryrun.py) ---
 
 
