@@ -16,7 +16,14 @@ import logging
 from dataclasses import dataclass
 
 from bot.context import BotContext
-from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent, rate_limit_wait
+from bot.github_port import (
+    ClientClosed,
+    ConversationLocked,
+    GitHubError,
+    PRRef,
+    never_sent,
+    rate_limit_wait,
+)
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +81,8 @@ class Reactions:
         except Exception as exc:
             if never_sent(exc):  # held back by a rate limit pause: no write to keep
                 self.spent.writes -= 1
+            if isinstance(exc, ClientClosed):
+                raise  # the server stops: no call can be made now, the run is handed back
             if _gone(exc):
                 log.info("not reacting %s: comment %s is gone (%s)", content, comment_id, exc)
                 return

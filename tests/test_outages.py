@@ -546,6 +546,19 @@ def test_deliveries_queued_in_an_outage_wait_for_one_probe_not_each_its_own_trie
 # --- the server stopping under a run -----------------------------------------------
 
 
+def _stopped_in_a_back_off(tmp_path, fake, app_key, monkeypatch):
+    """The settings of a server whose stop finds a worker asleep in a back-off of a
+    minute (the stop's wait for the workers runs out first), on PR N."""
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    monkeypatch.setattr(server, "WORKERS_JOIN_SECONDS", 0.1)
+    return live_settings(tmp_path, fake, app_key, retry_backoff=60.0, max_retries=3)
+
+
+def _at_the_first_try(fake) -> None:
+    """Until GitHub failed a call once: its back-off has begun."""
+    wait_until(lambda: any(q.status == 502 for q in fake.requests), what="the first try")
+
+
 def test_a_run_the_stop_closed_the_client_under_is_handed_back_not_failed(
     tmp_path, fake_github, app_key, monkeypatch, caplog
 ):
@@ -553,16 +566,13 @@ def test_a_run_the_stop_closed_the_client_under_is_handed_back_not_failed(
     # here) had its next try refused, non-transient: the delivery was stored failed, for
     # `review-notes retry`, though nothing was wrong with it nor with GitHub
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    monkeypatch.setattr(server, "WORKERS_JOIN_SECONDS", 0.1)  # the stop's wait runs out
     caplog.set_level("WARNING", logger="bot.workers")
-    # a back-off of a minute: the worker is asleep in it as the server stops
-    settings = live_settings(tmp_path, fake, app_key, retry_backoff=60.0, max_retries=3)
+    settings = _stopped_in_a_back_off(tmp_path, fake, app_key, monkeypatch)
     with serving(settings) as (client, rt):
         fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{N}/files", Fault.error(502))
         r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
         delivery = r.json()["delivery"]
-        wait_until(lambda: any(q.status == 502 for q in fake.requests), what="the first try")
+        _at_the_first_try(fake)
     d = DeliveryQueue(Database(settings.db_path)).get(delivery)
     assert (d.state, d.attempts, d.interruptions, d.last_error) == ("pending", 0, 0, None)
     said = [m for m in caplog.messages if m.startswith(f"delivery {delivery} ")]
@@ -616,3 +626,30 @@ def test_commands_said_in_an_outage_are_each_answered_after_it_and_paid_once(
         pr = f"{DEFAULT_REPO}#{N}".lower()
         # spent as the writes made (three each): nothing for a put-back's run, nor twice
         assert (flood.replies.left(pr), flood.installation_writes.left(1001)) == (0, 3)
+
+
+# kills: bot/command_reactions.py:Reactions.add a reaction the closed client refused taken
+#        for a failed reaction
+def test_a_command_the_stop_closed_the_client_under_is_handed_back_not_failed(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # the worker asleep in the back-off of the command's 👀 as the server stops: the
+    # closed client's refusal was taken for a reaction GitHub did not take, and the
+    # run went on (its comment update queued, no call) to fail the delivery at its end
+    # ("reacting failed: ... the client is closed"), for `review-notes retry`
+    fake = fake_github
+    settings = _stopped_in_a_back_off(tmp_path, fake, app_key, monkeypatch)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        drain(rt)
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/comments/*/reactions", Fault.error())
+        said = fake.add_comment(DEFAULT_REPO, N, "/notes off", login=AUTHOR)
+        delivery = post(client, "issue_comment", comment_payload(said)).json()["delivery"]
+        _at_the_first_try(fake)
+    d = DeliveryQueue(Database(settings.db_path)).get(delivery)
+    assert (d.state, d.attempts, d.last_error) == ("pending", 0, None), d.last_error
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        drain(rt)
+        assert rt.queue.get(delivery).state == "done"
+    assert "eyes" in reactions(fake, said)  # run at the start: the command heard
