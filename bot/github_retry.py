@@ -131,6 +131,9 @@ class Retrier:
                 retry_after=paused.retry_after,
                 sent=retrying.statistics.get("attempt_number", 1) > 1,
             ) from paused
+        except GitHubError as err:  # a call of its own held back (the login `_find` reads)
+            err.sent = err.sent or retrying.statistics.get("attempt_number", 1) > 1
+            raise
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._failure(what, exc, attempts) from exc

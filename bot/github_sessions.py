@@ -296,27 +296,48 @@ class GitHubSessions:
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
-            if err.status == 404 and named is not None:
-                return self._left_installation(ref, named, installation_id, op, err)
-            if err.status != 401 and not _lacks_permission(err):
-                raise
-            if err.status == 403 and self._refused_lately(installation_id, needs):
-                return self._lacking(ref, named, installation_id, op, err, needs, minted=False)
-            log.info("installation %s: token refused, minting a new one", installation_id)
-            with self._lock:  # unless another thread has already replaced it
-                if self._grants.get(installation_id) == grant:
-                    del self._grants[installation_id]
-                before = self._forgotten
-            installation_id, grant = self._installation_grant(ref)
             try:
-                return op(self._thread_github(installation_id, grant.token))
-            except GitHubError as again:
-                if not _lacks_permission(again):
-                    raise
-                with self._lock:  # a token minted across an installation event: not kept
-                    if self._forgotten == before:
-                        self._refusals[(installation_id, needs)] = self._clock()
-                return self._lacking(ref, named, installation_id, op, again, needs, minted=True)
+                return self._after_refusal(ref, named, installation_id, grant, op, needs, err)
+            except GitHubError as later:
+                # `op` ran once and reached GitHub (a write of it may have landed): a
+                # failure after it that sent nothing (a new token's mint held back by a
+                # pause) leaves that write sent, for the write budget (`never_sent`)
+                later.sent = later.sent or err.sent
+                raise
+
+    def _after_refusal(
+        self,
+        ref: PRRef,
+        named: int | None,
+        installation_id: int,
+        grant: _Grant,
+        op: Callable[[Github], T],
+        needs: str,
+        err: GitHubError,
+    ) -> T:
+        """`op` failed with `err` under the installation's token: run it again where that
+        may mend it (a new token, the repository's installation now), else raise `err`."""
+        if err.status == 404 and named is not None:
+            return self._left_installation(ref, named, installation_id, op, err)
+        if err.status != 401 and not _lacks_permission(err):
+            raise err
+        if err.status == 403 and self._refused_lately(installation_id, needs):
+            return self._lacking(ref, named, installation_id, op, err, needs, minted=False)
+        log.info("installation %s: token refused, minting a new one", installation_id)
+        with self._lock:  # unless another thread has already replaced it
+            if self._grants.get(installation_id) == grant:
+                del self._grants[installation_id]
+            before = self._forgotten
+        installation_id, grant = self._installation_grant(ref)
+        try:
+            return op(self._thread_github(installation_id, grant.token))
+        except GitHubError as again:
+            if not _lacks_permission(again):
+                raise
+            with self._lock:  # a token minted across an installation event: not kept
+                if self._forgotten == before:
+                    self._refusals[(installation_id, needs)] = self._clock()
+            return self._lacking(ref, named, installation_id, op, again, needs, minted=True)
 
     def _refused_lately(self, installation_id: int, needs: str) -> bool:
         """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,

@@ -31,6 +31,8 @@ from bot.github_port import (
     PRRef,
     StickyResult,
     counting_writes,
+    never_sent,
+    rate_limit_wait,
 )
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
@@ -1266,6 +1268,43 @@ def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     fake_github.inject("GET", "/repos/*/issues/7/comments", Fault.bad_credentials())
     make_github_client().create_comment(PR, "a reply to /notes help")
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
+
+
+# kills: bot/github_sessions.py:GitHubSessions.as_installation a failure after a 401 said
+#        never sent, the first run's write sent (known); bot/github_retry.py:Retrier.call
+#        a later try's call held back said never sent, the first try's write sent (unknown)
+@pytest.mark.parametrize("known", [True, False], ids=["new-token", "own-login"])
+def test_a_write_sent_then_held_back_is_not_said_never_sent(fake_github, make_github_client, known):
+    # The reply's POST landed, its answer lost; in the back-off another delivery's JWT call
+    # met a rate limit, pausing the App's calls. Looking for the reply, the bot's own login
+    # (not known yet) was held back by that pause; or (known) the token was refused and
+    # the new token's mint was held back. The failure said the call never went out, and
+    # the command's run gave back the reply's write and its reply budget
+    # (bot.command_answers._reply_once) for a comment that is on the PR.
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    elsewhere = PRRef("octo/elsewhere", 1)  # no installation named: the App looks it up
+    limited: list[GitHubError] = []
+
+    def sleep(_seconds: float) -> None:  # the back-off between the POST and the look
+        if not limited:
+            path = "/repos/octo/elsewhere/installation"
+            fake_github.inject("GET", path, Fault.primary_rate_limit(600))
+            with pytest.raises(GitHubError) as met:
+                client.is_pull(elsewhere)
+            limited.append(met.value)
+
+    client = make_github_client(sleep=sleep)
+    if known:
+        client.bot_login()
+        fake_github.inject("GET", "/repos/*/issues/7/comments", Fault.bad_credentials())
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.dropped(apply=True))
+    with pytest.raises(GitHubError) as caught:
+        client.create_comment(PR, "a reply to /notes help")
+    assert rate_limit_wait(limited[0]) is not None  # the App's calls paused
+    held = "mint a token" if known else "get the App"
+    assert held in str(caught.value) and "not sent" in str(caught.value)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
+    assert not never_sent(caught.value)
 
 
 def test_a_token_minted_before_new_permissions_were_accepted_is_replaced(
