@@ -1,8 +1,9 @@
 """Finding notes by words (pure): one search, two ways of asking.
 
 The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
-semicolons or `、`) must occur somewhere in a note, as a substring of any field (its
-id, paths, PR numbers (source, read with, issues) and its topics' ids and names
+semicolons or `、`; a phrase in double quotes is one, `"prefix cache"`, found as
+written, its parts joined any way) must occur somewhere in a note, as a substring of
+any field (its id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
 a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
 two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
@@ -75,9 +76,12 @@ FIELDS = (
     "issues",
     "topics",
 )
-# Between a filter's terms: whitespace, or a list separator (a Chinese input method's
-# `、`; `，` and `；` are `,` and `;` once folded)
-_FILTER_SEPARATOR = re.compile(r"[\s,;、]+")
+# A filter's term: a phrase in double quotes or backticks (`"prefix cache"`, `“前缀 缓存”`,
+# `「…」`, a closing mark after it) is one, found as written, as a search box reads it;
+# else what lies between whitespace or list separators (a Chinese input method's `、`;
+# `，` and `；` are `,` and `;` once folded). Single quotes make no phrase: apostrophes.
+_PHRASE = r'"[^"]+"|“[^”]+”|「[^」]+」|『[^』]+』|＂[^＂]+＂|`[^`]+`'
+_FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s,;、]*|[^\s,;、]+")
 
 
 def fold(text: str) -> str:
@@ -152,7 +156,7 @@ def query_terms(
 
     # an emoji's shortcode in a comment is the emoji the page shows, which no word holds
     folded = _PR_REF.sub(number, fold(without_shortcodes(query) if mode.words else query))
-    found = _WORD_TERM.findall(folded) if mode.words else _FILTER_SEPARATOR.split(folded)
+    found = _WORD_TERM.findall(folded) if mode.words else _filter_terms(folded)
     found = [t for t in map(_unquoted, found) if _asks_something(t)]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
@@ -162,11 +166,16 @@ def filter_words(query: str) -> list[str]:
     """A filter's query cut into its words as typed (`query_terms` folds them), each one
     asking for something, once: what a page can name back to its reader."""
     words: dict[tuple[str, ...], str] = {}
-    for word in _FILTER_SEPARATOR.split(query):
+    for word in _FILTER_TERM.findall(query):
         terms = tuple(query_terms(word, FILTER))
         if terms:
             words.setdefault(terms, word)
     return list(words.values())
+
+
+def _filter_terms(query: str) -> list[str]:
+    """A filter's terms as typed, a quoted phrase one with its spaces one each."""
+    return [" ".join(term.split()) for term in _FILTER_TERM.findall(query)]
 
 
 def _unquoted(term: str) -> str:

@@ -4,7 +4,7 @@ import pytest
 
 from bot.library import Library
 from bot.notes import Note, Topic, Verdict
-from bot.search import FILTER, RANKED, query_terms, search_notes
+from bot.search import FILTER, RANKED, filter_words, query_terms, search_notes
 
 
 def note(nid: str, title_zh: str, guidance: str, **kw) -> Note:
@@ -371,11 +371,34 @@ def test_chinese_quotes_around_a_term_are_no_part_of_it(q):
     assert ids(search_notes(LIB.notes, q, RANKED)) == ["n-b"]
 
 
-def test_a_quoted_phrase_is_its_words():
-    # split at the space as any query is: each word unquoted, both needed in the filter
-    assert query_terms('"scheduler deadlock"', FILTER) == ["scheduler", "deadlock"]
-    assert ids(search_notes(LIB.notes, '"scheduler deadlock"', FILTER)) == ["n-b"]
+# kills: bot/search.py:query_terms a filter's quoted phrase read as its words, each found
+#   anywhere: `?q="deadlock scheduler"` found the note saying "scheduler deadlock"
+@pytest.mark.parametrize("quoted", ['"{}"', "“{}”", "「{}」", "『{}』", "`{}`", "＂{}＂"])
+def test_a_filters_quoted_phrase_is_found_as_written(quoted):
+    phrase = quoted.format("scheduler deadlock")
+    assert query_terms(phrase, FILTER) == ["scheduler deadlock"]
+    assert ids(search_notes(LIB.notes, phrase, FILTER)) == ["n-b"]
+    assert ids(search_notes(LIB.notes, quoted.format("scheduler-deadlock"), FILTER)) == ["n-b"]
+    assert search_notes(LIB.notes, quoted.format("deadlock scheduler"), FILTER) == []
+    assert search_notes(LIB.notes, f"{quoted.format('rocm kernels')} 修复", FILTER) == []
+    # the reply ranks by words: any of them finds a note
+    assert query_terms(phrase) == ["scheduler", "deadlock"]
+
+
+def test_a_quote_left_open_or_inside_a_word_quotes_no_phrase():
+    assert query_terms('"scheduler deadlock', FILTER) == ["scheduler", "deadlock"]
     assert query_terms("don't", FILTER) == ["don't"]  # a quote inside a word stays
+    assert query_terms("don't say 'scheduler deadlock'", FILTER) == [
+        "don't",
+        "say",
+        "scheduler",
+        "deadlock",
+    ]  # single quotes are apostrophes too: no phrase
+    assert query_terms('"scheduler  deadlock". rocm', FILTER) == ["scheduler deadlock", "rocm"]
+
+
+def test_a_search_finding_nothing_names_a_quoted_phrase_as_one_word():
+    assert filter_words('"deadlock scheduler" rocm') == ['"deadlock scheduler"', "rocm"]
 
 
 PAIRS = (
