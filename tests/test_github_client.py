@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import jwt
 import pytest
+import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github, GithubException
@@ -1305,6 +1306,20 @@ def test_a_write_sent_then_held_back_is_not_said_never_sent(fake_github, make_gi
     assert held in str(caught.value) and "not sent" in str(caught.value)
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
     assert not never_sent(caught.value)
+
+
+# kills: bot/github_retry.py:Retrier.call a call of its own held back at the first try
+#        said sent (a write never made kept from the budget), or at a later one not
+def test_a_call_held_back_inside_a_try_is_sent_only_when_a_try_before_it_was():
+    held = GitHubError("held back", sent=False)
+    first = Retrier(RetryPolicy(backoff=0.0), sleep=lambda seconds: None)
+    with pytest.raises(GitHubError) as caught:
+        first.call("write", lambda: (_ for _ in ()).throw(held))
+    assert never_sent(caught.value)
+    tries = iter([requests.exceptions.ConnectionError("reset"), held])
+    with pytest.raises(GitHubError) as caught:
+        first.call("write", lambda: (_ for _ in ()).throw(next(tries)))
+    assert caught.value is held and not never_sent(held)
 
 
 def test_a_token_minted_before_new_permissions_were_accepted_is_replaced(
