@@ -196,6 +196,21 @@ def test_token_mode_writes_as_the_token_user(fake_github, make_github_client):
     assert _mints(fake_github) == 0
 
 
+def test_with_a_token_its_owners_raw_copy_of_the_notes_comment_is_a_second_of_ours(
+    fake_github, make_github_client
+):
+    # docs/commands.md: the owner writes as the bot's login, so a pasted source (marker
+    # first) cannot be told from a second notes comment of the bot's; a quote can
+    fake_github.add_pat("ghp_test", "notes-bot")
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(token="ghp_test")
+    kept = client.upsert_sticky(PR, _sticky("a"), MARKER, create=True).comment_id
+    fake_github.add_comment(DEFAULT_REPO, 7, _sticky("a"), login="notes-bot")
+    quoted = fake_github.add_comment(DEFAULT_REPO, 7, f"> {MARKER}\n> a", login="notes-bot")
+    assert client.upsert_sticky(PR, _sticky("b"), MARKER, create=True).comment_id == kept
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [kept, quoted.id]
+
+
 def test_an_unknown_token_fails_at_once_with_a_clear_error(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client(token="ghp_revoked")
