@@ -27,6 +27,7 @@ class Saying(StrEnum):
     TAG = "title is tagged"  # its one name: the tag as written (`reasons.tag_text`)
     TITLE = "title mentions"
     BODY = "description mentions"
+    BOTH = "title and description mention"  # the same words for the same reasons (`reasons`)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ def reason_lines(
     ranked = sorted(_one_per_thing(lines), key=lambda line: -line[1])  # stable: ties keep order
     # words merged (ranked strongest first, then in the order their place writes them),
     # the line placed by their total
-    ranked = sorted(_alike_merged(ranked, written or {}), key=lambda line: -line[1])
+    ranked = _alike_merged(ranked, written or {})
+    ranked = sorted(_both_places(ranked), key=lambda line: -line[1])
     ranked = _name_counted(ranked)
     return tuple(
         f"{what} ({'; '.join(_glosses(what, whys))})" if whys else str(what)
@@ -142,6 +143,39 @@ def _alike_merged(
             text = written.get(first.saying, "")
             names = tuple(sorted(names, key=lambda name: _place(text, name)))  # stable
             out[at[key]] = (Said(first.saying, names), total + weight, reasons)
+    return out
+
+
+def _both_places(
+    lines: list[tuple[str | Said, float, list[str]]],
+) -> list[tuple[str | Said, float, list[str]]]:
+    """The lines, a title's and a description's quoting the same words (case aside) for
+    the same reasons made one, "title and description mention 'DSA' (topic: Sparse MLA)",
+    at the title's place, with their weights added: a line each read as the same thing
+    said twice. Lines whose words or reasons differ stay apart: each says where what it
+    quotes is ("title mentions 'DSA'" over "description mentions 'DSA', 'indexer'")."""
+
+    def key(what: Said, whys: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(n.casefold() for n in what.names), frozenset(whys)
+
+    bodies = {
+        key(what, whys): n
+        for n, (what, _, whys) in enumerate(lines)
+        if isinstance(what, Said) and what.saying is Saying.BODY
+    }
+    pairs: dict[int, int] = {}  # the title's line -> the description's
+    for n, (what, _, whys) in enumerate(lines):
+        if isinstance(what, Said) and what.saying is Saying.TITLE:
+            body = bodies.get(key(what, whys))
+            if body is not None and body not in pairs.values():
+                pairs[n] = body
+    out: list[tuple[str | Said, float, list[str]]] = []
+    for n, (what, weight, whys) in enumerate(lines):
+        if n in pairs.values():
+            continue
+        if n in pairs and isinstance(what, Said):
+            what, weight = Said(Saying.BOTH, what.names), weight + lines[pairs[n]][1]
+        out.append((what, weight, whys))
     return out
 
 

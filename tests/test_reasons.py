@@ -1084,6 +1084,47 @@ def test_words_merged_on_one_line_are_quoted_in_the_order_their_place_writes_the
     )
 
 
+def test_the_same_words_for_the_same_reasons_in_title_and_description_are_one_line():
+    """PR 30903 (notes_era_3) "[UX] Reduce DeepGEMM warmup log output to single progress
+    bar", whose description names DeepGEMM warmup too, read
+
+        - title mentions 'DeepGEMM warmup' (keyword of this note)
+        - description mentions 'DeepGEMM warmup' (keyword of this note)
+
+    the same words for the same reason, twice over (43 such pairs in the comments of the
+    graded sets: 'DSA', 'CUDAGraph', 'HiSparse'...). They are one line saying both
+    places, at the place of their total weight; words or reasons that differ stay apart."""
+    from bot.match_result import Said, Saying
+    from bot.reasons import KEYWORD, reason_lines
+
+    scored = [
+        (1.0, Said(Saying.TITLE, ("DSA",)), "topic: Sparse MLA"),
+        (1.2, Said(Saying.TITLE, ("CUDAGraph",)), "topic: CUDA graphs"),
+        (0.9, Said(Saying.BODY, ("CUDAGraph",)), "topic: CUDA graphs"),
+        (0.5, Said(Saying.BODY, ("dsa",)), "topic: Sparse MLA"),  # case aside: the title's
+        (2.0, Said(Saying.TITLE, ("topk",)), KEYWORD),
+        (0.4, Said(Saying.BODY, ("topk",)), "topic: Top-k"),  # another reason
+        (1.9, Said(Saying.BODY, ("indexer",)), KEYWORD),  # another word
+    ]
+    assert reason_lines(scored) == (
+        "title and description mention 'CUDAGraph' (topic: CUDA graphs)",  # 2.1
+        "title mentions 'topk' (keyword of this note)",
+        "description mentions 'indexer' (keyword of this note)",
+        "title and description mention 'DSA' (topic: Sparse MLA)",  # 1.5
+        "description mentions 'topk' (topic: Top-k)",
+    )
+    graded = (GRADED / "notes_era_3.jsonl").read_text("utf-8")
+    (pr,) = [p for p in map(json.loads, graded.splitlines()) if p["number"] == 30903]
+    facts = PRFacts(
+        repo="vllm-project/vllm", number=pr["number"], title=pr["title"], body=pr["body"]
+    )
+    (m,) = match_pr(facts, LIB, CFG).matches
+    assert "title and description mention 'DeepGEMM warmup' (keyword of this note)" in (
+        m.reasons
+    ), m.reasons
+    assert not any(r.startswith(("title mentions", "description mentions")) for r in m.reasons)
+
+
 @pytest.mark.parametrize(
     "new", ["vllm/v1/core/kv_cache/coordinator.py", "vllm/legacy/coordinator.py"]
 )
