@@ -85,10 +85,17 @@ def _once(items: Sequence[str]) -> list[str]:
     return list(kept.values())
 
 
-def _topic_list(library: Library) -> str:
-    return ", ".join(
-        f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)})" for t in library.topics.values()
-    )
+def _topic_list(library: Library, repo: str | None) -> str:
+    """Every topic's id, those with notes (of `repo`) first, each with its name: the ones
+    a `topic` command lists notes of. Those with none after, apart, as the topics page
+    sets them: asked for, each answers only "No notes on ... yet"."""
+    having = {t for n in library.notes if _in_repo(n, repo) for t in n.topics}
+    topics = library.topics.values()
+    named = [f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)})" for t in topics if t.id in having]
+    bare = ", ".join(code(t.id) for t in topics if t.id not in having)
+    if not named:
+        return f"No topic has notes yet: {bare}"
+    return f"Topics: {', '.join(named)}" + (f"; no notes yet: {bare}" if bare else "")
 
 
 def _order(notes: tuple[Note, ...] | list[Note]) -> list[Note]:
@@ -291,13 +298,13 @@ def render_topic(
     head = _header(command)
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
-        return f"{head}\nName a topic, as in {example}. Topics: {_topic_list(library)}."
+        return f"{head}\nName a topic, as in {example}. {_topic_list(library, repo)}."
     named = unbracketed(command.text)  # `（rocm）`: the writer's brackets hold no name
     topic = _named_topic(library, named)
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."
-            f"{_did_you_mean(library, named)} Topics: {_topic_list(library)}."
+            f"{_did_you_mean(library, named)} {_topic_list(library, repo)}."
         )
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])
@@ -349,7 +356,7 @@ def render_search(
     if not hits:
         return (
             f"{head}\nNo note matches {code(command.text, ECHO_LIMIT)}."
-            f" Try `{word} topic ID`; topics: {_topic_list(library)}."
+            f" Try `{word} topic ID`. {_topic_list(library, repo)}."
         )
     shown = hits[:max_results]
     match = "matches" if len(hits) == 1 else "match"

@@ -246,6 +246,30 @@ def test_topic_without_id_lists_the_valid_ids(library):
     assert all(f"`{t}`" in body for t in library.topics)
 
 
+@pytest.mark.parametrize("line", ["/notes topic", "/notes topic cuda-graph", "/notes search zzzq"])
+def test_the_list_of_topics_sets_apart_those_with_no_notes_yet(library, line):
+    """The 35 topics were listed as one, each asked for with `topic` alike, though 17 have
+    no note (`deepseek`, `quantization`...): a reviewer who picked one from a reply was
+    answered only 'No notes on ... yet', where the topics page sets them apart ('17
+    without notes yet'). The topics with notes (the PR's repository's) come first, with
+    their names; the others after, apart, by their ids."""
+    body = reply(line, library, repo="vllm-project/vllm")
+    having, rest = body.split("; no notes yet: ")
+    for topic_id in library.topics:
+        with_notes = any(n.repo == "vllm-project/vllm" for n in library.by_topic.get(topic_id, ()))
+        assert (f"`{topic_id}` (" in having) is with_notes, (topic_id, body)
+        assert (f"`{topic_id}`" in rest) is not with_notes, (topic_id, body)
+    # kills: bot/command_replies.py:_topic_list the list's punctuation (each name's
+    #   closing bracket, the commas of either part)
+    assert "Topics: `cuda-graphs` (CUDA graphs), `prefix-caching` (Prefix caching" in having
+    assert rest.startswith("`deepseek`, `mla-attention`, "), rest
+    # another repository's notes: none of its topics has one there
+    other = reply(line, library, repo="acme/widgets")
+    assert "; no notes yet: " not in other and "No topic has notes yet" in other, other
+    assert all(f"`{t}`" in other for t in library.topics)
+    assert_safe(body)
+
+
 def test_topic_with_no_notes_yet(library):
     lib = Library(notes=(), topics=library.topics)
     assert "No notes on **CUDA graphs**" in reply("/notes topic cuda-graphs", lib)
