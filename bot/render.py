@@ -330,11 +330,11 @@ def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
     wrong = f" {code(c + ' wrong N')} if note N does not fit," if notes_shown else ""
     off = "" if opts.paused else f" {code(c + ' off')}{label} to stop its updates here,"
-    # why mode stays until a plain `/notes`: its footer offers that, not `why` again
+    # why mode stays until a plain `/notes`: its footer offers that, not `why` again; with
+    # no note shown, why mode shows the topics the PR touches: no evidence of any note
+    shows = "all the evidence" if notes_shown else "the topics this pull request touches"
     first = (
-        f"{code(c)} for the short comment"
-        if opts.verbose
-        else f"{code(c + ' why')} to see all the evidence"
+        f"{code(c)} for the short comment" if opts.verbose else f"{code(c + ' why')} to see {shows}"
     )
     return (
         f"<sub>Reply {first},{wrong}{off} or {code(c + ' help')} for all commands."

@@ -304,7 +304,7 @@ def test_no_match_body_is_short_and_keeps_the_marker():
     assert len(body) < 1000
     assert_inert(body)
     # no numbered note to name: `wrong N` is not offered (found by review 'r15b')
-    assert "wrong N" not in body and "`/notes why` to see all the evidence" in body
+    assert "wrong N" not in body and "`/notes why` to see the topics" in body
     assert "`/notes wrong N` if note N" in render(
         MatchResult((Match(note(), 9.0, ()),), ()), LIB, opts=OPTS
     )
@@ -846,6 +846,18 @@ def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
     for body in (render(result(note()), LIB, opts=why), render_no_match(None, LIB, opts=why)):
         footer = body.rstrip("\n").rsplit("\n", 1)[1]
         assert "`/notes` for the short comment" in footer and "`/notes why`" not in footer
+    assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
+
+
+def test_a_comment_showing_no_note_offers_why_for_the_topics_not_the_evidence():
+    # "No review note matches this pull request" over "Reply `/notes why` to see all the
+    # evidence": evidence of no note, which a reviewer cannot tell what it is of; there why
+    # mode shows the topics the pull request touches (and the files not counted)
+    hidden = replace(OPTS, hidden=1)
+    for body in (render_no_match(None, LIB, opts=OPTS), render_no_match(None, LIB, opts=hidden)):
+        footer = body.rstrip("\n").rsplit("\n", 1)[1]
+        assert "`/notes why` to see the topics this pull request touches," in footer, footer
+        assert "evidence" not in footer, footer
     assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
 
 
