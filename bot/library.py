@@ -274,14 +274,13 @@ def _unknown_topics(
 
 
 def _unknown_topic(topic: str, topics: dict[str, Topic], taxonomy: str) -> str:
-    """What a note naming `topic` is told: the topic it seems a misspelling of, else the
-    taxonomy file it is not in (a topic new in a scratch copy of topics.toml, the check
-    or `match` run without its `--topics`: "unknown" alone sent the curator to look at
-    a file that has it)."""
-    suggested = topic_did_you_mean(topic, topics)
-    if suggested:
-        return f"unknown topic {topic!r}{suggested}"
-    return f"unknown topic {topic!r}: no topic has this id in {taxonomy}"
+    """What a note naming `topic` is told: the taxonomy file it is not in (a topic new in
+    a scratch copy of topics.toml, the check or `match` run without its `--topics`:
+    "unknown" alone sent the curator to look at a file that has it), and the topic it
+    seems a misspelling of, if any (a near id does not say which file was read either)."""
+    return f"unknown topic {topic!r}: no topic has this id in {taxonomy}" + topic_did_you_mean(
+        topic, topics
+    )
 
 
 def _problems_of_an_unread_note(

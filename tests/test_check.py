@@ -84,7 +84,12 @@ def test_valid_note_has_no_problems(tmp_path):
 NOTE_DEFECTS = [
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', 'topics = ["cuda-graph", "rocm"]'),
-        (6, "topics", "unknown topic 'cuda-graph'; did you mean 'cuda-graphs'?"),
+        (
+            6,
+            "topics",
+            f"unknown topic 'cuda-graph': no topic has this id in {TOPICS};"
+            " did you mean 'cuda-graphs'?",
+        ),
         id="unknown-topic",
     ),
     pytest.param(
@@ -702,7 +707,8 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
     assert [p.split(": ", 1)[1] for p in found] == [
         f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
         "id: duplicate id 'vllm-test0001' (also in " + str(tmp_path / "a/vllm-test0001.md") + ")",
-        "topics: unknown topic 'cudagraphs'; did you mean 'cuda-graphs'?",
+        f"topics: unknown topic 'cudagraphs': no topic has this id in {TOPICS};"
+        " did you mean 'cuda-graphs'?",
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",  # unparsed: no duplicate
     ]
     assert found == sorted(found, key=lambda s: (s.split(":")[0], int(s.split(":")[1])))
@@ -1640,9 +1646,10 @@ def test_renaming_a_topic_names_every_place_to_change_in_one_run(tmp_path, capsy
     err = capsys.readouterr().err.splitlines()
     line = DEFAULT_MATCHING_FILE.read_text("utf-8").split("\n").index("rocm = 0.5") + 1
     said = "unknown topic 'rocm'; did you mean 'amd-rocm'?"
+    in_notes = f"unknown topic 'rocm': no topic has this id in {topics}; did you mean 'amd-rocm'?"
     assert err == [
-        f"{notes / 'vllm-0341d216.md'}:7: topics: {said}",
-        f"{notes / 'vllm-64eca4f8.md'}:7: topics: {said}",
+        f"{notes / 'vllm-0341d216.md'}:7: topics: {in_notes}",
+        f"{notes / 'vllm-64eca4f8.md'}:7: topics: {in_notes}",
         f"{DEFAULT_MATCHING_FILE}:{line}: topic_scale: {said}",
         "3 problem(s)",
     ]
@@ -2337,7 +2344,10 @@ def test_a_matching_file_saved_with_a_bom_or_other_line_ends_loads_as_written(tm
             ('title_en = "Pick', 'Title_EN = "Pick'),
             "Title_EN: unknown field; did you mean 'title_en'?",
         ),
-        (('"rocm"]', '"ROCm"]'), "topics: unknown topic 'ROCm'; did you mean 'rocm'?"),
+        (
+            ('"rocm"]', '"ROCm"]'),
+            f"topics: unknown topic 'ROCm': no topic has this id in {TOPICS}; did you mean 'rocm'?",
+        ),
         (  # a dotted key is a table: `title` holding `en`
             ('title_en = "Pick', 'title.en = "Pick'),
             "title: unknown field; did you mean 'title_en'?",
@@ -2376,7 +2386,8 @@ def test_a_topic_named_by_its_name_is_told_the_topics_id(tmp_path, typed, said):
     'other-platforms'?" (difflib's closest id), `投机解码` nothing at all."""
     write(tmp_path, VALID.replace('"rocm"]', f'"{typed}"]'))
     assert problems_of(tmp_path) == [
-        f"{tmp_path / 'vllm-test0001.md'}:6: topics: unknown topic {typed!r}; {said}"
+        f"{tmp_path / 'vllm-test0001.md'}:6: topics: unknown topic {typed!r}:"
+        f" no topic has this id in {TOPICS}; {said}"
     ]
 
 
@@ -2794,7 +2805,8 @@ def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, ca
     assert problems_of(notes, scratch) == []
     write(notes, VALID.replace('"rocm"', '"kv-ofload"'))
     assert problems_of(notes, scratch) == [
-        f"{path}:6: topics: unknown topic 'kv-ofload'; did you mean 'kv-offload'?"
+        f"{path}:6: topics: unknown topic 'kv-ofload': no topic has this id in {scratch};"
+        " did you mean 'kv-offload'?"
     ]
 
 
