@@ -44,6 +44,12 @@ class NoteDetailOut(NoteOut):
     related: list[RelatedOut]
 
 
+class RepoOut(BaseModel):
+    repo: str
+    notes: int
+    url: str  # its notes' list
+
+
 class NoteListOut(BaseModel):
     repo: str
     topic: str
@@ -51,6 +57,9 @@ class NoteListOut(BaseModel):
     q: str
     count: int
     notes: list[NoteOut]
+    # `repo` without notes (the default one on another repository's install): the
+    # repositories that have some, most notes first, as the page links them; else empty
+    elsewhere: list[RepoOut]
 
 
 class TopicOut(BaseModel):
@@ -66,6 +75,7 @@ class TopicsOut(BaseModel):
     repo: str
     topics: list[TopicOut]
     without_notes: list[str]
+    elsewhere: list[RepoOut]  # as NoteListOut's
 
 
 def _quality(accept: str, media: str) -> tuple[float, int]:

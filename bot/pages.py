@@ -50,6 +50,7 @@ from bot.page_json import (
     NoteListOut,
     NoteOut,
     RelatedOut,
+    RepoOut,
     TopicOut,
     TopicsOut,
     error_as_json,
@@ -360,6 +361,17 @@ class NotesSite:
             for name, count in held
         ]
 
+    def repos_out(self, request: Request) -> list[RepoOut]:
+        """The repositories notes are of, as JSON (`repos_held`'s order)."""
+        return [
+            RepoOut(
+                repo=name,
+                notes=count,
+                url=self.absolute(self.href(request, "notes_list", {"repo": name})),
+            )
+            for name, count in self.repos_held()
+        ]
+
     def error(
         self,
         request: Request,
@@ -421,6 +433,7 @@ class NotesSite:
         except QueryError as exc:
             return self.error(request, 400, str(exc))
         notes = find_notes(lib, query)
+        total = len(lib.for_repo(query.repo))
         if as_data:
             return self.as_json(
                 NoteListOut(
@@ -430,10 +443,10 @@ class NotesSite:
                     q=query.q,
                     count=len(notes),
                     notes=[NoteOut(**self.note_out(request, n)) for n in notes],
+                    elsewhere=[] if total else self.repos_out(request),
                 )
             )
         counts = dict((t.id, c) for t, c in topic_counts(lib, query.repo))
-        total = len(lib.for_repo(query.repo))
         return self.render(
             request,
             "notes.html",
@@ -571,16 +584,18 @@ class NotesSite:
         except QueryError as exc:
             return self.error(request, 400, str(exc))
         rows = topic_counts(self.library, repo)
+        has_notes = bool(self.library.for_repo(repo))
         if as_data:
             return self.as_json(
                 TopicsOut(
                     repo=repo,
                     topics=self._topics_out(request, repo, rows),
                     without_notes=[t.id for t, n in rows if n == 0],
+                    elsewhere=[] if has_notes else self.repos_out(request),
                 )
             )
         empty = [t for t, count in rows if count == 0]
-        held = [] if self.library.for_repo(repo) else self.repo_links(request, self.repos_held())
+        held = [] if has_notes else self.repo_links(request, self.repos_held())
         return self.render(
             request,
             "topics.html",

@@ -1483,3 +1483,31 @@ def test_the_default_repository_without_notes_names_those_that_have_them(library
     # a repository with notes says nothing of the others
     said = client.get(page, params={"repo": "acme/widgets"}).text
     assert "No notes of" not in said and '<ul class="links">' not in said
+
+
+# --- found by r37d ---
+
+
+# kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere` in the JSON list: a client
+#   of /notes?format=json with no ?repo= on an install whose notes are all of another
+#   repository got `count: 0`, naming no repository that has notes (the page names them)
+# kills: bot/pages.py:NotesSite.list_topics (hand) the same of /topics' JSON
+@pytest.mark.parametrize("page", ["/notes", "/topics", "/notes?topic=rocm&verdict=deep"])
+def test_the_json_of_the_default_repository_without_notes_names_those_that_have_them(library, page):
+    widgets = tuple(n for n in library.notes if n.repo == "acme/widgets")
+    options = {"public_url": "https://example.org/rn/"}
+    client = client_for(Library(notes=widgets, topics=library.topics), **options)
+    body = client.get(page, params={"format": "json"}).json()
+    assert body["repo"] == "vllm-project/vllm"
+    assert body["elsewhere"] == [
+        {
+            "repo": "acme/widgets",
+            "notes": 1,
+            "url": "https://example.org/rn/notes?repo=acme%2Fwidgets",
+        }
+    ]
+    # as the page: a library with no note at all names none, nor does a repository with notes
+    none = client_for(Library(notes=(), topics=library.topics))
+    assert none.get(page, params={"format": "json"}).json()["elsewhere"] == []
+    held = client.get(page, params={"format": "json", "repo": "acme/widgets"}).json()
+    assert held["elsewhere"] == []
