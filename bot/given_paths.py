@@ -114,14 +114,22 @@ def _as_lf(text: str) -> str:
 # a rename or copy names the old path, a tab, the new one. Git quotes a path holding a tab,
 # so a tab after a status letter is that listing's, not part of a file's name.
 _STATUS = re.compile(r"[ADMTUXB]|[RC][0-9]{0,3}")
-_NAME_STATUS = re.compile(rf"(?:{_STATUS.pattern})\t(.+)")
+_NAME_STATUS = re.compile(rf"({_STATUS.pattern})\t(.+)")
 
 
 def _listed(line: str) -> list[str]:
     """The paths one --files-from line names: the line, or what follows a --name-status
-    status (both paths of a rename, as GitHub's listing gives the bot both)."""
+    status (both paths of a rename, as GitHub's listing gives the bot both; a copy's new
+    path alone)."""
     status = _NAME_STATUS.fullmatch(line)
-    return status.group(1).split("\t") if status else [line]
+    return _changed(status.group(1), status.group(2).split("\t")) if status else [line]
+
+
+def _changed(status: str, paths: list[str]) -> list[str]:
+    """The paths a status line's change touches: a copy (C75: git's -C) leaves its source
+    as it was, so the PR changes the new path only; a rename moves the file away from the
+    old one, which GitHub lists with the new."""
+    return paths[-1:] if status.startswith("C") else paths
 
 
 def _listed_z(fields: list[str], path: str) -> list[list[str]]:
@@ -140,7 +148,7 @@ def _listed_z(fields: list[str], path: str) -> list[list[str]]:
                 f"{path}: field {at + 1} ({inert(status)!r}): not `git diff -z --name-status`"
                 " output: a status, then its path, a rename's two"
             )
-        entries.append(paths)
+        entries.append(_changed(status, paths))
         at += 1 + count
     return entries
 

@@ -1107,6 +1107,22 @@ def test_a_rename_line_is_one_changed_file_of_two_paths(tmp_path):
     assert (facts.changed_files, facts.file_count, facts.files_complete) == (2, 2, True)
 
 
+# kills: bot/given_paths.py:_changed a copy's line (`git diff -C --name-status`: C075, the
+#   source, the copy) read as a rename's, its unchanged source taken for a changed file
+@pytest.mark.parametrize("status", ["C075", "C100", "C"])
+def test_a_copy_line_is_its_new_path_alone(tmp_path, status):
+    # `git diff -C` (or diff.renames=copies) lists a new file made from another as a copy:
+    # the source stays as it was, so the PR changes the copy only; read as a rename's old
+    # path, the source matched its notes (here Elastic EP's code) on a PR that left it as is
+    listing = f"M\t{ELASTIC_TEST}\n{status}\t{ELASTIC_CODE}\tdocs/copy.py\n"
+    facts = _files_from(listing, tmp_path)
+    assert facts.files == (ELASTIC_TEST, "docs/copy.py")
+    assert (facts.changed_files, facts.file_count, facts.listed_files) == (2, 2, None)
+    # the same with -z: each status a field, the copy's two paths after it
+    facts = _files_from(listing.replace("\t", "\0").replace("\n", "\0"), tmp_path)
+    assert facts.files == (ELASTIC_TEST, "docs/copy.py") and facts.file_count == 2
+
+
 # kills: bot/cli_match.py:_given_files an absolute path (/home/me/vllm/vllm/x.py) taken in
 #   silence: it matches no note's path, and the preview said nothing of why
 def test_an_absolute_path_is_warned_of_with_the_fix(setup, tmp_path, capsys):
@@ -1342,9 +1358,9 @@ def test_files_from_reads_git_diff_z_output(tmp_path, capsys):
     facts = _files_from(status, tmp_path)
     assert sorted(facts.files) == sorted([OLD, *truth]) and facts.file_count == len(truth)
     assert capsys.readouterr().err == ""  # git's own paths, a backslash one too
-    files = tmp_path / "files.txt"  # a copy (-C) names both paths, as a rename does
+    files = tmp_path / "files.txt"  # a copy (-C) names both paths: its source is unchanged
     facts = _files_from(f"C075\0{OLD}\0{EAGLE}\0M\0README.md\0", tmp_path)
-    assert facts.files == (OLD, EAGLE, "README.md") and facts.file_count == 2
+    assert facts.files == (EAGLE, "README.md") and facts.file_count == 2
     # a listing cut off, or two concatenated (-z --name-status, then -z --name-only)
     for cut in (f"M\0{EAGLE}\0R100\0{OLD}\0", f"M\0{EAGLE}\0D\0", f"M\0{EAGLE}\0{OLD}\0"):
         files.write_text(cut, "utf-8")
