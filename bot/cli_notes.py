@@ -40,6 +40,7 @@ from bot.notes_lint import (
     common_keywords,
     contradicted_verdicts,
     diff_blind,
+    glued_double_stars,
     redundant_aspects,
     shared_fields,
     traditional_terms,
@@ -250,6 +251,14 @@ def _warnings(
             found.append((note, "keywords", keyword, msg))
     for note, glob in broad_paths(library):
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
+        found.append((note, "paths", glob, msg))
+    for note, glob in glued_double_stars(library):
+        msg = (
+            f"path {glob!r}: '**' glued to other characters matches across directories here"
+            " (`vllm/**foo.py` is any path below vllm/ ending in foo.py), where CODEOWNERS and"
+            " .gitignore read it as '*': write '**' alone between slashes (`vllm/**/*foo.py`)"
+            " or '*' for one segment (`vllm/*foo.py`)"
+        )
         found.append((note, "paths", glob, msg))
     for note, field, length, limit in clipped_fields(library):
         fix = (

@@ -2,7 +2,9 @@
 
 Semantics follow CODEOWNERS, which vLLM curators already know:
 - `*` matches within one path segment, `?` one character, `[abc]` a class;
-- `**` matches any number of segments (`vllm/**/cuda_graph.py`);
+- `**` matches any number of segments (`vllm/**/cuda_graph.py`); glued to other characters
+  (`fused_moe**`) it is any run of characters, `/` too, where CODEOWNERS reads it as `*`
+  (`notes check` warns of it: bot.notes_lint.glued_double_stars);
 - a pattern without `/` matches the file name at any depth (`*.cu`); a leading `/`
   anchors it at the repository root (`/setup.py`, not `tools/setup.py`);
 - a pattern naming a directory (`vllm/v1/core` or `vllm/v1/core/`) matches everything under it;

@@ -161,6 +161,19 @@ def broad_paths(library: Library) -> list[tuple[Note, str]]:
     return [(n, p) for n in library.notes for p in n.paths if broad_glob(p)]
 
 
+def glued_double_stars(library: Library) -> list[tuple[Note, str]]:
+    """Path globs with a `**` beside other characters in one segment (`vllm/**foo.py`,
+    `a**/b`, `fused_moe**`): `bot.globs` matches it across directories (`.*`), while
+    CODEOWNERS and .gitignore, which curators know, take `**` only as a whole segment
+    (else as `*`), so the glob likely matches files its curator did not mean."""
+    return [
+        (n, p)
+        for n in library.notes
+        for p in n.paths
+        if any("**" in segment and segment != "**" for segment in p.split("/"))
+    ]
+
+
 def contradicted_verdicts(library: Library) -> list[tuple[Note, str, Verdict]]:
     """Notes whose verdict the guidance's wording seems to contradict, with the phrase
     and the verdict it states. Verdicts come from that wording (the importer derives

@@ -2879,3 +2879,29 @@ def test_a_note_saved_beside_the_notes_directory_is_warned_of(tmp_path, capsys, 
     assert main(["notes", "check", "."]) == 0
     said = capsys.readouterr().out
     assert said.count("outside the notes directory") == 2, said
+
+
+# --- found by r37d ---
+
+
+# kills: bot/cli_notes.py:_warnings (hand) no warning of a `**` glued to other characters
+# kills: bot/notes_lint.py:glued_double_stars a whole-segment `**` taken for a glued one
+def test_a_double_star_glued_to_other_characters_is_warned_of_on_its_line(tmp_path, capsys):
+    # `vllm/**foo.py` and `a**/b` cross directories here (bot.globs: `**` glued is `.*`),
+    # where CODEOWNERS and .gitignore, which curators know, take `**` only as a whole
+    # segment (else as `*`): a curator's glob matched other files than they meant, silently
+    glued = ["vllm/**attention.py", "vllm/v1/spec**/eagle.py", "**/fused_moe**"]
+    whole = ["vllm/v1/**/eagle.py", "vllm/v1/core/**", "**/lora/**"]
+    listed = "".join(f'  "{p}",\n' for p in glued + whole)
+    path = write(
+        tmp_path,
+        VALID.replace('paths = ["vllm/models/deepseek_v4/attention.py"]', f"paths = [\n{listed}]"),
+    )
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    said = [line for line in out if "'**' glued" in line]
+    assert [s.split(": warning: ")[0] for s in said] == [f"{path}:{n}: paths" for n in (9, 10, 11)]
+    for line, glob in zip(said, glued, strict=True):
+        assert line_at(path, int(line.split(":")[1])) == f'  "{glob}",'
+        assert f"path {glob!r}: '**' glued to other characters matches across directories" in line
+    assert "CODEOWNERS and .gitignore" in said[0] and "'**' alone between slashes" in said[0]
