@@ -41,11 +41,13 @@ from bot.notes_lint import (
     contradicted_verdicts,
     diff_blind,
     glued_double_stars,
+    long_guidance,
     redundant_aspects,
     shared_fields,
     traditional_terms,
     unlisted_prs,
 )
+from bot.search import SEARCHED_GUIDANCE_CHARS
 
 if TYPE_CHECKING:
     from bot.match_config import MatchConfig
@@ -285,7 +287,7 @@ def _warnings(
         found.append((note, "verdict", None, msg))
     for note, field, other in shared_fields(library):
         found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
-    warnings = _fenced_conflicts(library, notes_dir)
+    warnings = _fenced_conflicts(library, notes_dir) + _long_guidance(library, config, notes_dir)
     # a note saved a directory too high (`seeds/` for `seeds/notes/`) is not loaded; a
     # warning, not a problem: another tool's files (Hugo's) may open with `+++` too
     moved = f"warning: a note outside the notes directory is not loaded: move it into {notes_dir}"
@@ -294,6 +296,25 @@ def _warnings(
         path, header = header_of(notes_dir, library, note)
         warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
     return sorted(warnings)
+
+
+def _long_guidance(library: Library, config: MatchConfig, notes_dir: Path) -> list[Problem]:
+    """A warning on the first line of each guidance longer than `guidance_max_chars`."""
+    warnings = []
+    for note, length in long_guidance(library, config.guidance_max_chars):
+        path, header = header_of(notes_dir, library, note)
+        cut = (
+            f"; a search reads its first {SEARCHED_GUIDANCE_CHARS:,} only"
+            if length > SEARCHED_GUIDANCE_CHARS
+            else ""
+        )
+        msg = (
+            f"warning: {length:,} characters of guidance (guidance_max_chars"
+            f" {config.guidance_max_chars:,}): reading guidance says what to read in the PR and"
+            f" why; the PR, its diff or its discussion pasted in is for GitHub to show{cut}"
+        )
+        warnings.append(Problem(path, header.body_line, "guidance", msg))
+    return warnings
 
 
 def _fenced_conflicts(library: Library, notes_dir: Path) -> list[Problem]:

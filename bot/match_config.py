@@ -84,6 +84,8 @@ class MatchConfig(BaseModel):
     similar_min_words: int = Field(default=2, ge=1)
     # `notes check` only: a one-word note keyword in this share of titles is too common
     common_keyword_share: float = Field(default=0.02, gt=0, le=1)
+    # `notes check` only: a note's guidance longer than this many characters is warned of
+    guidance_max_chars: int = Field(default=20_000, ge=1)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
     # one note: their score is multiplied by this, after the cap. Topic id -> factor.

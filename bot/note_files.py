@@ -102,6 +102,11 @@ class Header:
     def lines(self) -> list[str]:
         return self.text.split("\n")
 
+    @property
+    def body_line(self) -> int:
+        """The file line the guidance starts on, after the header's closing `+++`."""
+        return self.first + self.text.count("\n") + 2
+
     @cached_property
     def keys(self) -> dict[str, int]:
         """Each key, dotted, and each table (`[links]`) -> index into lines, scanned as
@@ -604,7 +609,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     try:
         note = Note.model_validate(data)
     except ValidationError as exc:
-        body_line = first + header_text.count("\n") + 2
+        body_line = header.body_line
         missing = {p.field for p in problems}  # blank: its whitespace is no second problem
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p

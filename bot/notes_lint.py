@@ -174,6 +174,12 @@ def glued_double_stars(library: Library) -> list[tuple[Note, str]]:
     ]
 
 
+def long_guidance(library: Library, limit: int) -> list[tuple[Note, int]]:
+    """Notes whose guidance is longer than `limit` characters, with its length: a PR's
+    diff or discussion pasted in. The pages show it whole, and every search reads it."""
+    return [(n, len(n.guidance)) for n in library.notes if len(n.guidance) > limit]
+
+
 def contradicted_verdicts(library: Library) -> list[tuple[Note, str, Verdict]]:
     """Notes whose verdict the guidance's wording seems to contradict, with the phrase
     and the verdict it states. Verdicts come from that wording (the importer derives

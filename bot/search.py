@@ -76,6 +76,13 @@ FIELDS = (
     "issues",
     "topics",
 )
+# How much of a note's guidance a search reads: its first this many characters. Each term
+# is looked for in every note's text at each search (the notes pages' `?q=`, `/notes
+# search`), so one note of 28 MB of guidance made every search take 0.7 s (the filter)
+# to 1.7 s (the reply); this is ten times what `notes check` lets a note's guidance hold
+# without a warning (config/matching.toml, guidance_max_chars), so no note it passes is
+# cut. A term the rest holds is not found.
+SEARCHED_GUIDANCE_CHARS = 200_000
 # A filter's term: a phrase in double quotes or backticks (`"prefix cache"`, `“前缀 缓存”`,
 # `「…」`, a closing mark after it) is one, found as written, as a search box reads it;
 # else what lies between whitespace or list separators (a Chinese input method's `、`;
@@ -284,7 +291,7 @@ def _folded(note: Note) -> dict[str, str]:
         "title_zh": fold(note.title_zh),
         "keywords": fold("\n".join(note.keywords)),
         "summary_en": fold(note.summary_en),
-        "guidance": fold(note.guidance),
+        "guidance": fold(note.guidance[:SEARCHED_GUIDANCE_CHARS]),
         "source_pr": str(note.source_pr or ""),
         "aspects": fold("\n".join(note.aspects)),
         "paths": fold("\n".join(note.paths)),

@@ -2905,3 +2905,41 @@ def test_a_double_star_glued_to_other_characters_is_warned_of_on_its_line(tmp_pa
         assert line_at(path, int(line.split(":")[1])) == f'  "{glob}",'
         assert f"path {glob!r}: '**' glued to other characters matches across directories" in line
     assert "CODEOWNERS and .gitignore" in said[0] and "'**' alone between slashes" in said[0]
+
+
+# kills: bot/cli_notes.py:_long_guidance (hand) no warning: a note of 28 MB of guidance (a
+#   PR's diff pasted in) loaded in silence, and made every `/notes?q=` take 0.7 s
+def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_path, capsys):
+    from bot.search import SEARCHED_GUIDANCE_CHARS
+
+    config = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    shipped = DEFAULT_MATCHING_FILE.read_text("utf-8")
+    assert "\nguidance_max_chars = 20000\n" in shipped
+    config.write_text(shipped.replace("guidance_max_chars = 20000", "guidance_max_chars = 9"))
+    notes = tmp_path / "notes"
+    path = write(notes, VALID.replace("值得精读。正文。", "值得精读。正文。\n\n再说一句。"))
+    argv = ["notes", "check", str(notes), "--topics", str(TOPICS), "--config", str(config)]
+    assert main(argv) == 0  # a warning, nothing refused
+    said = [line for line in capsys.readouterr().out.splitlines() if "guidance_max" in line]
+    assert said == [
+        f"{path}:15: guidance: warning: 15 characters of guidance (guidance_max_chars 9):"
+        " reading guidance says what to read in the PR and why; the PR, its diff or its"
+        " discussion pasted in is for GitHub to show"
+    ]
+    assert line_at(path, 15) == "值得精读。正文。"
+    write(notes, VALID.replace("正文。", "正文。" * 3))  # at the limit: none
+    config.write_text(shipped.replace("guidance_max_chars = 20000", "guidance_max_chars = 14"))
+    assert main(argv) == 0 and "guidance_max" not in capsys.readouterr().out
+    # past what a search reads (the shipped limit): said too
+    huge = "值得精读。" + "正文 " * (SEARCHED_GUIDANCE_CHARS // 3 + 1)
+    write(notes, VALID.replace("值得精读。正文。", huge))
+    argv[-1] = str(DEFAULT_MATCHING_FILE)
+    assert main(argv) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if "guidance_max" in line]
+    assert said == [
+        f"{path}:15: guidance: warning: {len(huge):,} characters of guidance (guidance_max_chars"
+        " 20,000): reading guidance says what to read in the PR and why; the PR, its diff or"
+        f" its discussion pasted in is for GitHub to show; a search reads its first"
+        f" {SEARCHED_GUIDANCE_CHARS:,} only"
+    ]

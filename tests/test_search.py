@@ -541,3 +541,21 @@ SAMPLING = (
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_letter_alone_is_a_part_when_a_hyphen_or_underscore_joins_it(q, expected, mode):
     assert ids(search_notes(SAMPLING, q, mode)) == expected
+
+
+# --- found by r37d ---
+
+
+# kills: bot/search.py:_folded (hand) the whole guidance searched: a note of 28 MB of
+#   guidance made every `/notes?q=` take 0.7 s, and a ranked `/notes search` more
+@pytest.mark.parametrize("mode", [RANKED, FILTER])
+def test_a_huge_guidance_is_searched_in_its_first_characters_only(mode):
+    from bot.search import SEARCHED_GUIDANCE_CHARS
+
+    filler = "值得精读。" + "说明 " * (SEARCHED_GUIDANCE_CHARS // 3)
+    huge = note("n-huge", "大", filler + " deadlock allreduce", keywords=("rocm_kernel",))
+    small = note("n-small", "小", "值得精读。An allreduce deadlock.")
+    early = note("n-early", "早", "值得精读。deadlock " + filler)
+    found = [n.id for n in (huge, small, early) if search_notes([n], "deadlock", mode)]
+    assert found == ["n-small", "n-early"]  # past the bound: not read
+    assert ids(search_notes([huge], "rocm_kernel", mode)) == ["n-huge"]  # its other fields
