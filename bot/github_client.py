@@ -158,7 +158,8 @@ class GitHubClient:
             paths: dict[str, None] = {}
             for f in fetched:
                 paths[f.filename] = None
-                if f.previous_filename:
+                # a rename changes both paths; a copy (`copied`) leaves its source as it was
+                if f.status == "renamed" and f.previous_filename:
                     paths[f.previous_filename] = None
             # `patch` is absent for binary and very large files: their names go unseen
             names = code_names_in((f.filename, f.patch) for f in fetched if f.patch)

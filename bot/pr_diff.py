@@ -36,7 +36,7 @@ class FileChange:
 
     filename: str
     status: str = "modified"  # added, removed, modified, renamed, copied, changed
-    previous_filename: str | None = None  # a rename's old path
+    previous_filename: str | None = None  # a rename's old path, or a copy's source
     changes: int = 0  # lines added + removed
     patch: str | None = None  # None: binary, or too large for GitHub to show
 

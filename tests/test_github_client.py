@@ -3085,8 +3085,8 @@ def test_the_notes_comment_is_deleted_or_given_back_by_its_id_only_when_still_ou
 
 # kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
 def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_github_client):
-    # GitHub lists a rename as one entry with both paths; a copy keeps its source, which
-    # the PR still has: only a rename's old path is one the diff no longer shows
+    # GitHub lists a rename as one entry with both paths, both changed; a copy names its
+    # source too, which the PR leaves as it was: neither listed nor a rename
     from tests.fake_github import FakeFile
 
     files = [
@@ -3096,11 +3096,5 @@ def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_g
     ]
     fake_github.add_pull(DEFAULT_REPO, 7, files=files)
     listed = make_github_client().list_files(PR)
-    assert sorted(listed) == [
-        "vllm/b.py",
-        "vllm/b_copy.py",
-        "vllm/c.py",
-        "vllm/new/x.py",
-        "vllm/old/x.py",
-    ]
+    assert sorted(listed) == ["vllm/b_copy.py", "vllm/c.py", "vllm/new/x.py", "vllm/old/x.py"]
     assert listed.renamed == {"vllm/old/x.py": "vllm/new/x.py"}
