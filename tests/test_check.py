@@ -1801,7 +1801,8 @@ def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, cap
         "utf-8",
     )
     # the keyword is live: it links this prefix-caching note to an unrelated block-pool PR
-    # that no shipped note matched, and the comment says why: "title mentions 'the'"
+    # that no shipped note matched, and the comment says why: "title and description
+    # mention 'the'" (both use it)
     library = load_library(notes, TOPICS)
     facts = PRFacts(
         repo="vllm-project/vllm",
@@ -1815,7 +1816,8 @@ def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, cap
     assert not shipped.matches
     result = match_pr(facts, library, load_match_config())
     assert [m.note.id for m in result.matches] == ["vllm-0436d44c"]
-    assert "title mentions 'the' (keyword of this note)" in result.matches[0].reasons
+    reason = "title and description mention 'the' (keyword of this note)"
+    assert reason in result.matches[0].reasons
     status, out = check_output(notes, capsys)
     assert status == 0
     warned = [line for line in out.splitlines() if ": warning: " in line and "'the'" in line]
