@@ -184,21 +184,19 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
         f" update posted {kept}"
     )
     record_deletion(ctx, ref, replace(state, owed_delete=kept), comment_id, said)
-    try:
-        ctx.github.delete_sticky(ref, kept, MARKER)
-    except ConversationLocked as locked:
-        # the maintainer's "go away" still holds (updates off); the comment stays owed
-        log.warning(
-            "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
-            " conversation is locked (%s); it is deleted at the PR's next event once unlocked",
-            ref.repo,
-            ref.number,
-            kept,
-            locked,
-        )
-        return True, f"{done}, left up: the conversation is locked (deleted at its next event)"
-    ctx.prs.update(ref.repo, ref.number, owed_delete=None)
-    return True, f"{done}, deleted too"
+    locked = _delete_owed_now(ctx, ref, kept)
+    if locked is None:
+        return True, f"{done}, deleted too"
+    # the maintainer's "go away" still holds (updates off); the comment stays owed
+    log.warning(
+        "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
+        " conversation is locked (%s); it is deleted at the PR's next event once unlocked",
+        ref.repo,
+        ref.number,
+        kept,
+        locked,
+    )
+    return True, f"{done}, left up: the conversation is locked (deleted at its next event)"
 
 
 def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, said: str) -> str:
@@ -229,11 +227,8 @@ def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
     if not _still_owed(state):
         return None
     assert state.owed_delete is not None  # (_still_owed)
-    try:
-        ctx.github.delete_sticky(ref, state.owed_delete, MARKER)
-    except ConversationLocked:
+    if _delete_owed_now(ctx, ref, state.owed_delete) is not None:
         return f"our comment {state.owed_delete} still up: the conversation is locked"
-    ctx.prs.update(ref.repo, ref.number, owed_delete=None)
     log.info(
         "%s PR %s: deleted our comment %s, left up while the conversation was locked",
         ref.repo,
@@ -252,6 +247,19 @@ def _still_owed(state: PRState) -> bool:
     next event deleted it and then took it gone for a maintainer's deletion."""
     owed = state.owed_delete
     return owed is not None and state.opted_out and state.comment_id != owed
+
+
+def _delete_owed_now(ctx: BotContext, ref: PRRef, comment_id: int) -> ConversationLocked | None:
+    """Delete our comment `comment_id`, owed a deletion (`owed_delete`, recorded before
+    the call: a delete GitHub applied but answered with an error stays owed and is
+    retried), and forget the debt. GitHub refusing it as the conversation is locked:
+    its refusal, and the comment stays owed."""
+    try:
+        ctx.github.delete_sticky(ref, comment_id, MARKER)
+    except ConversationLocked as locked:
+        return locked
+    ctx.prs.update(ref.repo, ref.number, owed_delete=None)
+    return None
 
 
 # --- a rewrite: our notes comment edited into someone's own text ----------------------
