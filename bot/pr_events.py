@@ -85,7 +85,6 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     ref = ref_from_payload(payload, facts.number)
     event_at = as_github_time(payload["pull_request"].get("updated_at"))
     state = ctx.prs.get(ref.repo, ref.number)
-    owed = delete_owed(ctx, ref, state)  # a deletion's, left up while locked
     tied = bool(event_at) and state.event_at == event_at and state.event_by != event_id(delivery)
     if tied and not state.opted_out:  # (off: no use)
         # closed by now (`closed` of the same second, handled first): refresh_sticky
@@ -108,6 +107,9 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
         )
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
+    # a deletion's, left up while locked; after the write, which takes the comment back
+    # when it keeps it (an `on` said since: the comment asked for after the deletion)
+    owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}{f'; {owed}' if owed else ''}"
 

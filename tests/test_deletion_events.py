@@ -22,7 +22,17 @@ from bot.queue import Delivery
 from bot.redelivery import sweep
 from bot.server import build_dispatcher, create_app
 from tests.browser_kit import serving_in_thread
-from tests.command_kit import AUTHOR, N, comment_payload, replies, say, state, sticky, tune
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    comment_payload,
+    replies,
+    review_payload,
+    say,
+    state,
+    sticky,
+    tune,
+)
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.webhook_kit import (
@@ -40,6 +50,7 @@ from tests.webhook_kit import (
     ours,
     post,
     serving,
+    title_with_one_more_note,
     wait_until,
 )
 
@@ -318,6 +329,43 @@ def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
     assert not state(rt).opted_out and ours(fake) == [c]
     assert "our comment None" not in caplog.text  # (nothing owed: nothing said)
+
+
+def reviewed(client, rt, fake, body: str, login: str = AUTHOR) -> None:
+    """`login` submits a review saying `body` on the PR's head (GitHub has no reactions on
+    reviews: the notes comment's write is the first the bot makes), and it runs."""
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    r = post(client, "pull_request_review", review_payload(body, login=login, head_sha=head))
+    assert r.status_code == 202, r.text
+    drain(rt)
+
+
+def test_an_on_whose_write_the_lock_refused_keeps_the_comment_the_locked_deletion_left_up(
+    served, caplog
+):
+    """The deletion kept on a locked conversation owes C. The author's review saying
+    `/notes on` (submitted as the lock came, run after it) asks for the notes back: its
+    write finds C, ours on the PR, and GitHub refuses the edit. At the PR's next event
+    after the unlock, C was deleted as owed before the write, which then found no
+    comment and posted a new one: C gone and a second notes comment posted, notifying
+    everyone, where the `on`'s write would have kept C. The write comes first now: it
+    keeps C and takes the debt back."""
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # C's text is out of date
+    reviewed(client, rt, fake, "/notes on")
+    assert "Unable to update comment because issue is locked." in caplog.text
+    assert not state(rt).opted_out and state(rt).owed_delete == c.id and ours(fake) == [c]
+    fake.unlock(DEFAULT_REPO, N)
+    fake.clear_requests()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    assert ours(fake) == [c] and state(rt).comment_id == c.id and state(rt).owed_delete is None
+    assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments") == []
+    assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []
+    assert len(state(rt).notes) == 2 and not state(rt).opted_out
 
 
 # kills: bot/deletion_events.py:_said a deletion the sweep had sent again dated at its arrival
