@@ -12,7 +12,8 @@ the event says about the PR. bot.command_answers runs and answers them.
 
 A locked conversation takes no comment and no reaction from the App: a command there
 is ignored at intake (the payload says `locked`), and a lock that came after the command
-ends its delivery at the first write GitHub refuses (bot.dispatch).
+ends its delivery at the first write GitHub refuses (bot.dispatch): the update of the
+notes comment it asked for, when refused, is owed and made at the unlock.
 
 Bots are never answered (our own comments included, known by who wrote them; with a
 token, whose owner also writes as a person, by who wrote them and our marker: see

@@ -34,7 +34,14 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.flood_control import Admission
-from bot.github_port import Outcome, PRRef, counting_writes, ref_from_payload, repository_id
+from bot.github_port import (
+    ConversationLocked,
+    Outcome,
+    PRRef,
+    counting_writes,
+    ref_from_payload,
+    repository_id,
+)
 from bot.order_keys import comment_part, latest, said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState
@@ -134,7 +141,13 @@ def ask_for_update(
         source.comment_id, show, source.on_diff, source.said_at
     )
     if ticket.admission is Admission.RUN or ctx.queue is None:
-        return _write_owed_update(ctx, ref, source.pull, pending, reactions)[0], False
+        try:
+            return _write_owed_update(ctx, ref, source.pull, pending, reactions)[0], False
+        except ConversationLocked:
+            # locked since the command was said: its update is owed, written with its 👍
+            # at the unlock (`write_owed`), as a deferred one the lock refused is
+            ctx.prs.update(ref.repo, ref.number, pending=pending)
+            raise
     ctx.prs.update(ref.repo, ref.number, pending=pending)
     # The update it is owed writes later (handle_refresh, which pays nothing): its 👍,
     # and for the one that schedules it, the notes comment. Paid now, from this
@@ -218,6 +231,19 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
                 _settle_prepaid(ctx, ref, delivery, tried=True)
             raise  # none asked for (a rate limit on a read): the re-run settles it
     _settle_prepaid(ctx, ref, delivery, tried=wrote)
+    reactions.check()
+    return said
+
+
+def write_owed(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> str | None:
+    """The update the PR's commands are owed (`pending`), written now with their 👍, by
+    their rules (`_write_owed_update`); None when none is owed. For the unlock
+    (bot.pr_events): a lock refused the update, run at once or deferred."""
+    pending = ctx.prs.get(ref.repo, ref.number).pending
+    if pending is None:
+        return None
+    reactions = Reactions(ctx, ref)
+    said, _ = _write_owed_update(ctx, ref, pull, pending, reactions)
     reactions.check()
     return said
 

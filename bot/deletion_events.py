@@ -176,7 +176,7 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     # as if never posted. Owed before the call: a delete GitHub applied but answered
     # with an error leaves it gone with the updates on, and the next write would take
     # that for a new deletion, dated then, outranking an `on` written since; owed, the
-    # PR's next event deletes it (bot.pr_events), and a failed call is retried there.
+    # unlock or the PR's next event deletes it (bot.pr_events), a failed call retried there.
     kept = state.comment_id
     assert kept is not None  # (replaced_by_kept)
     done = (
@@ -190,13 +190,13 @@ def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) 
     # the maintainer's "go away" still holds (updates off); the comment stays owed
     log.warning(
         "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
-        " conversation is locked (%s); it is deleted at the PR's next event once unlocked",
+        " conversation is locked (%s); it is deleted when the PR is unlocked",
         ref.repo,
         ref.number,
         kept,
         locked,
     )
-    return True, f"{done}, left up: the conversation is locked (deleted at its next event)"
+    return True, f"{done}, left up: the conversation is locked (deleted at the unlock)"
 
 
 def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, said: str) -> str:
@@ -219,11 +219,12 @@ def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, sai
 
 def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
     """Delete the comment a deletion left up on a locked conversation (`owed_delete`),
-    at the PR's next event; what was done, None when nothing was owed. Still locked: it
-    stays owed (the event goes on: its own writes are refused as the lock's). A write
-    that kept it since (`/notes on` said after the deletion found it up) took the debt
-    back (`sticky._write`): nothing is owed then. Nor once a write of a release before
-    owed deletions (a rollback) kept it, or an `on` since stands: see `_still_owed`."""
+    at the unlock or the PR's next event (a call that failed), after the write the event
+    makes; what was done, None when nothing was owed. Still locked: it stays owed. A
+    write that kept it since (`/notes on` said after the deletion found it up, or the
+    event's own write after such an `on`) took the debt back (`sticky._write`): nothing
+    is owed then. Nor once a write of a release before owed deletions (a rollback) kept
+    it, or an `on` since stands: see `_still_owed`."""
     if not _still_owed(state):
         return None
     assert state.owed_delete is not None  # (_still_owed)

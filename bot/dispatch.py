@@ -29,7 +29,7 @@ route claimed (`Route.claims`) without knowing the login: routed again knowing i
 
 A write GitHub refuses because the PR's conversation is locked (ConversationLocked)
 ends the delivery as done, logged: no retry can make it until someone unlocks it, and
-what the handler did before stays.
+what the handler did before stays; the unlock makes what it left owed (bot.pr_events).
 
 Before its handler reads anything, a routed event's PR state follows the repository:
 kept under another name of the same repository (by `repository.id`: a rename or a

@@ -9,6 +9,8 @@ date, as on any draft that has one.
 labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
 events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
 like anyone's; those sent by the bot itself are not (bot.dispatch).
+unlocked: what a locked conversation refused is made then (`handle_unlocked`); an
+unlock with nothing owed writes nothing. `locked` is not handled.
 Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
 left alone: `closed` only records when the PR closed, so that an older event handled
 after it (late, or re-run by `review-notes retry`) changes nothing.
@@ -24,6 +26,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
+from bot.command_updates import write_owed
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
@@ -60,6 +63,28 @@ def register(d: Dispatcher) -> None:
             same_bodies=True,
         )
     )
+    # `locked` has no route (ignored at intake): the writes it stops are refused
+    # (ConversationLocked), and what they leave owed is made at the unlock. Of a closed
+    # PR too: its comment is left alone, but an owed deletion or a command's ask is not.
+    d.add(Route("pull_request", frozenset({"unlocked"}), handle_unlocked, bots=True))
+
+
+def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
+    """`unlocked`: GitHub takes the App's writes on the PR again. What the lock refused is
+    made now, not left for the PR's next event (a quiet PR may have none for weeks): the
+    write owed, then the deletion owed (`delete_owed`). The commands' update (`pending`,
+    one a lock refused) by their rules, with their 👍; else a write of ours the lock
+    refused, or whose answer was lost (`unconfirmed`), as any PR event's. Nothing owed:
+    nothing written (the lock changed nothing the comment shows)."""
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.pending is None and state.unconfirmed:
+        return handle_pull_request(ctx, delivery)
+    said = write_owed(ctx, ref, payload["pull_request"])
+    owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
+    done = "; ".join(x for x in (said, owed) if x)
+    return done or "nothing owed: no write or deletion was left to the unlock"
 
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:

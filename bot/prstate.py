@@ -249,7 +249,7 @@ class PRState:
     found_gone_id: int | None = None
     # our notes comment a maintainer's deletion asked gone (the one kept after an `on`
     # the deletion outranks, bot.deletion_events) that GitHub refused to delete as the
-    # conversation was locked: deleted at the PR's next event (bot.pr_events)
+    # conversation was locked: deleted at the unlock (bot.pr_events)
     owed_delete: int | None = None
 
     def resume_mark(self) -> str:

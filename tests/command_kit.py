@@ -25,6 +25,7 @@ from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
+    deliver_pr,
     drain,
     live_settings,
     octokit_example,
@@ -159,6 +160,21 @@ def say(client, rt, fake, body: str, *, login: str = "octo-dev", wait: bool = Tr
     if wait:
         drain(rt)
     return c
+
+
+def reviewed(client, rt, fake, body: str, login: str = AUTHOR) -> None:
+    """`login` submits a review saying `body` on the PR's head (GitHub has no reactions on
+    reviews: the notes comment's write is the first the bot makes), and it runs."""
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    r = post(client, "pull_request_review", review_payload(body, login=login, head_sha=head))
+    assert r.status_code == 202, r.text
+    drain(rt)
+
+
+def unlocked(client, rt, fake, updated_at: str, title: str = MATCHING_TITLE) -> dict:
+    """A maintainer unlocks the PR's conversation: GitHub's `unlocked` event, run."""
+    fake.unlock(DEFAULT_REPO, N)
+    return deliver_pr(client, rt, action="unlocked", title=title, updated_at=updated_at)
 
 
 def edit(client, rt, fake, comment, new_body: str, **kw):

@@ -27,11 +27,12 @@ from tests.command_kit import (
     N,
     comment_payload,
     replies,
-    review_payload,
+    reviewed,
     say,
     state,
     sticky,
     tune,
+    unlocked,
 )
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
@@ -76,9 +77,10 @@ def via(fake, comment) -> dict | None:
 
 
 def ran(caplog, answer: dict, action: str = "deleted") -> str:
-    """What the deletion's (or another issue_comment `action`'s) delivery did, as the
-    server's log line says."""
-    opening = f"delivery {answer['delivery']} issue_comment.{action} PR "
+    """What the deletion's (or another issue_comment `action`'s, or `unlocked`'s)
+    delivery did, as the server's log line says."""
+    event = "pull_request" if action == "unlocked" else "issue_comment"
+    opening = f"delivery {answer['delivery']} {event}.{action} PR "
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
     return line.split(": ", 1)[1]
 
@@ -263,7 +265,7 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     a locked conversation), and the delivery ended `stopped: locked` with nothing
     recorded, the maintainer's "go away" lost: updates on, C up, edited at the next
     event once unlocked. Now the deletion is recorded (updates off), C owed, said in a
-    warning, and deleted at the PR's first event after the unlock."""
+    warning, and deleted at the unlock (GitHub's `unlocked` event)."""
     client, rt, fake = served
     caplog.set_level("INFO")
     a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
@@ -277,10 +279,9 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == [c] and state(rt).owed_delete == c.id  # still locked: still owed
     assert f"; our comment {c.id} still up: the conversation is locked" in caplog.text
-    fake.unlock(DEFAULT_REPO, N)
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    answer = unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
     assert ours(fake) == [] and state(rt).owed_delete is None and state(rt).opted_out
-    assert f"; deleted our comment {c.id}, left up while locked" in caplog.text
+    assert ran(caplog, answer, "unlocked") == f"deleted our comment {c.id}, left up while locked"
     assert f"deleted our comment {c.id}, left up while the conversation was locked" in (caplog.text)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
     assert ours(fake) == []  # off: nothing posted again
@@ -331,25 +332,18 @@ def test_an_on_said_after_the_unlock_keeps_the_comment_the_locked_deletion_left_
     assert "our comment None" not in caplog.text  # (nothing owed: nothing said)
 
 
-def reviewed(client, rt, fake, body: str, login: str = AUTHOR) -> None:
-    """`login` submits a review saying `body` on the PR's head (GitHub has no reactions on
-    reviews: the notes comment's write is the first the bot makes), and it runs."""
-    head = fake.pull(DEFAULT_REPO, N).head_sha
-    r = post(client, "pull_request_review", review_payload(body, login=login, head_sha=head))
-    assert r.status_code == 202, r.text
-    drain(rt)
-
-
+@pytest.mark.parametrize("settled_by", ["unlocked", "labeled"])  # its delivery lost: the next
 def test_an_on_whose_write_the_lock_refused_keeps_the_comment_the_locked_deletion_left_up(
-    served, caplog
+    served, caplog, settled_by
 ):
     """The deletion kept on a locked conversation owes C. The author's review saying
     `/notes on` (submitted as the lock came, run after it) asks for the notes back: its
     write finds C, ours on the PR, and GitHub refuses the edit. At the PR's next event
     after the unlock, C was deleted as owed before the write, which then found no
     comment and posted a new one: C gone and a second notes comment posted, notifying
-    everyone, where the `on`'s write would have kept C. The write comes first now: it
-    keeps C and takes the debt back."""
+    everyone, where the `on`'s write would have kept C. The write comes first now, at
+    the unlock (the `on`'s, owed) or at the next PR event: it keeps C and takes the
+    debt back."""
     client, rt, fake = served
     caplog.set_level("INFO")
     a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
@@ -359,9 +353,12 @@ def test_an_on_whose_write_the_lock_refused_keeps_the_comment_the_locked_deletio
     reviewed(client, rt, fake, "/notes on")
     assert "Unable to update comment because issue is locked." in caplog.text
     assert not state(rt).opted_out and state(rt).owed_delete == c.id and ours(fake) == [c]
-    fake.unlock(DEFAULT_REPO, N)
     fake.clear_requests()
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
+    if settled_by == "unlocked":
+        unlocked(client, rt, fake, "2026-09-01T10:00:06Z", title=title_with_one_more_note())
+    else:
+        fake.unlock(DEFAULT_REPO, N)
+        deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:06Z"))
     assert ours(fake) == [c] and state(rt).comment_id == c.id and state(rt).owed_delete is None
     assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments") == []
     assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []

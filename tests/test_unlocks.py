@@ -1,0 +1,121 @@
+"""A locked conversation's unlock (`pull_request` `unlocked`, bot.pr_events), end to end
+against the fake GitHub: what the lock refused (a PR event's write, a command's update
+with its 👍) is made at the unlock, not left for the PR's next event; an unlock with
+nothing owed writes nothing; `locked` is not handled. The deletion a lock left owed:
+tests/test_deletion_events.py."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.commands import CommandConfig
+from bot.server import build_dispatcher
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    reactions,
+    reviewed,
+    say,
+    state,
+    sticky,
+    tune,
+    unlocked,
+)
+from tests.fake_github import DEFAULT_REPO
+from tests.webhook_kit import (
+    MATCHING_TITLE,
+    deliver_pr,
+    drain,
+    make_settings,
+    octokit_example,
+    ours,
+    repo_calls,
+    title_with_one_more_note,
+    wait_until,
+)
+
+
+def ran(caplog, answer: dict) -> str:
+    """What the unlock's delivery did, as the server's log line says."""
+    opening = f"delivery {answer['delivery']} pull_request.unlocked PR "
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
+    return line.split(": ", 1)[1]
+
+
+def test_github_sends_unlocked_to_its_route_and_locked_to_none(tmp_path):
+    """GitHub's own payloads: `unlocked` is routed (on a closed PR too: an owed
+    deletion or a command's ask is made there), `locked` is ignored at intake."""
+    d, settings = build_dispatcher(), make_settings(tmp_path)
+    for action in ("locked", "unlocked"):
+        payload = octokit_example("pull_request", action)
+        payload["repository"]["full_name"] = DEFAULT_REPO
+        payload["pull_request"]["state"] = "closed"
+        t = d.triage("pull_request", payload, settings)
+        if action == "locked":
+            assert (t.route, t.reason) == (None, "no handler for pull_request.locked")
+        else:
+            assert t.route is not None and t.route.handler.__name__ == "handle_unlocked"
+
+
+def test_a_quiet_pr_gets_the_notes_a_lock_refused_at_the_unlock(live, caplog):
+    """Opened locked: GitHub refuses the notes comment. Nothing else happens on the PR:
+    the comment used to wait for its next event, maybe never; the unlock posts it."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N, "resolved")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    assert ours(fake) == [] and state(rt).unconfirmed
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert sticky(fake) is not None and state(rt).comment_id == sticky(fake).id
+    assert ran(caplog, answer) == f"created (comment {sticky(fake).id}): 1 note(s)"
+    assert not state(rt).unconfirmed and rt.queue.counts()["failed"] == 0
+
+
+def test_an_unlock_with_nothing_owed_writes_nothing(live, caplog):
+    """Locked and unlocked with no write refused meanwhile: the comment shows what it
+    should, and an unlock is no change of the PR. Its payload's title (edited while
+    locked, its `edited` event still to come) is not matched: no call at all."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    before = sticky(fake).body
+    fake.lock(DEFAULT_REPO, N)
+    fake.clear_requests()
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z", title=title_with_one_more_note())
+    assert repo_calls(fake) == Counter() and sticky(fake).body == before
+    assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
+
+
+def test_an_off_whose_pause_the_lock_refused_pauses_the_comment_at_the_unlock(live):
+    """The author's review saying `/notes off`, run once the conversation was locked: the
+    updates go off, GitHub refuses the comment's edit. A PR event leaves an opted-out PR
+    alone, so the comment went on showing the notes, unpaused, for good; the unlock
+    makes the update the `off` owes."""
+    client, rt, fake = live
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    fake.lock(DEFAULT_REPO, N)
+    reviewed(client, rt, fake, "/notes off")
+    assert state(rt).opted_out and "paused" not in sticky(fake).body
+    assert state(rt).pending is not None  # owed to the unlock
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert "paused" in sticky(fake).body and state(rt).pending is None
+    assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
+
+
+def test_a_deferred_update_the_lock_refused_is_written_with_its_thumb_at_the_unlock(live):
+    """`/notes why` in the window of an earlier update: 👀, its update deferred. The lock
+    comes before the window ends, and GitHub refuses the update: the comment stayed
+    without the why mode and the `why` without its 👍 until another command's update.
+    The unlock writes it, 👍 and all."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    tune(rt, CommandConfig(min_update_interval_s=1.0), clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes", login=AUTHOR)  # opens the window
+    why = say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)
+    wait_until(lambda: reactions(fake, why) == {"eyes"}, what="the why's 👀")
+    fake.lock(DEFAULT_REPO, N)
+    drain(rt)  # the deferred update, refused
+    assert state(rt).pending is not None and "(why mode)" not in sticky(fake).body
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes", "+1"}
+    assert state(rt).pending is None and len(ours(fake)) == 1
