@@ -14,6 +14,7 @@ from tests.command_kit import (
     AUTHOR,
     N,
     reactions,
+    retried_for_its_thumb,
     reviewed,
     say,
     state,
@@ -21,7 +22,7 @@ from tests.command_kit import (
     tune,
     unlocked,
 )
-from tests.fake_github import DEFAULT_REPO
+from tests.fake_github import DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_TITLE,
     deliver_pr,
@@ -86,18 +87,20 @@ def test_an_unlock_with_nothing_owed_writes_nothing(live, caplog):
     assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
 
 
-def test_an_off_whose_pause_the_lock_refused_pauses_the_comment_at_the_unlock(live):
+def test_an_off_whose_pause_the_lock_refused_pauses_the_comment_at_the_unlock(live, caplog):
     """The author's review saying `/notes off`, run once the conversation was locked: the
     updates go off, GitHub refuses the comment's edit. A PR event leaves an opted-out PR
     alone, so the comment went on showing the notes, unpaused, for good; the unlock
     makes the update the `off` owes."""
     client, rt, fake = live
+    caplog.set_level("INFO")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
     fake.lock(DEFAULT_REPO, N)
     reviewed(client, rt, fake, "/notes off")
     assert state(rt).opted_out and "paused" not in sticky(fake).body
     assert state(rt).pending is not None  # owed to the unlock
-    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == "comment updated: paused"
     assert "paused" in sticky(fake).body and state(rt).pending is None
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
 
@@ -106,7 +109,8 @@ def test_a_deferred_update_the_lock_refused_is_written_with_its_thumb_at_the_unl
     """`/notes why` in the window of an earlier update: 👀, its update deferred. The lock
     comes before the window ends, and GitHub refuses the update: the comment stayed
     without the why mode and the `why` without its 👍 until another command's update.
-    The unlock writes it, 👍 and all."""
+    The unlock writes it, 👍 and all; a 👍 GitHub fails then fails the unlock's delivery
+    (shown in /healthz), and its retry adds it, as a command's run does."""
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     tune(rt, CommandConfig(min_update_interval_s=1.0), clock=lambda: 1000.0)
@@ -116,6 +120,9 @@ def test_a_deferred_update_the_lock_refused_is_written_with_its_thumb_at_the_unl
     fake.lock(DEFAULT_REPO, N)
     drain(rt)  # the deferred update, refused
     assert state(rt).pending is not None and "(why mode)" not in sticky(fake).body
+    fake.inject("POST", f"/repos/*/issues/comments/{why.id}/reactions", *[Fault.error(502)] * 3)
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
-    assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes", "+1"}
+    assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes"}
+    assert rt.queue.counts()["failed"] == 1 and state(rt).pending is not None
+    retried_for_its_thumb(rt, fake, why)
     assert state(rt).pending is None and len(ours(fake)) == 1
