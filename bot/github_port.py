@@ -335,10 +335,13 @@ class LimitsSeen:
     an answer to one was a rate limit, or spent the last call before the reset (each
     pauses the identity). `paused`: one was not sent, its identity paused already. A run
     put back for a rate limit whose calls met none was held back by another call's limit
-    only (`others_only`): bot.workers does not count that put-back."""
+    only (`others_only`): bot.workers does not count that put-back. `answered`: GitHub
+    answered one (any status but a 5xx), so it is up: only such a run ends an outage's
+    pause of the queue (a run that called nothing, or met only 5xx, says nothing of it)."""
 
     met: bool = False
     paused: bool = False
+    answered: bool = False
 
     @property
     def others_only(self) -> bool:
@@ -362,6 +365,12 @@ def limit_met() -> None:
     """A port calls it when GitHub's answer to one of its calls pauses the identity."""
     if (seen := _LIMITS_SEEN.get()) is not None:
         seen.met = True
+
+
+def call_answered() -> None:
+    """A port calls it when GitHub answered one of its calls with anything but a 5xx."""
+    if (seen := _LIMITS_SEEN.get()) is not None:
+        seen.answered = True
 
 
 def call_paused() -> None:

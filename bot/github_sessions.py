@@ -51,7 +51,7 @@ from bot.github_errors import (
 )
 from bot.github_http import made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
-from bot.github_port import GitHubError, PRRef, limit_met, rate_limit_wait
+from bot.github_port import GitHubError, PRRef, call_answered, limit_met, rate_limit_wait
 from bot.github_retry import Retrier
 from bot.installations import InstallationChange
 
@@ -542,6 +542,8 @@ class GitHubSessions:
                 self._calls.record(verb, route, "connection")
                 raise
             self._calls.record(verb, route, str(status), headers, identity)
+            if status < 500:  # GitHub is up (a 5xx is its outage: github_errors.retryable)
+                call_answered()
             return status, headers, output
 
         requester.requestJson = counted  # type: ignore[method-assign]

@@ -247,6 +247,9 @@ class Delivery:
     # when GitHub first sent it, for one a sweep asked for again (None: received_at)
     sent_at: str | None = None
     not_before: str | None = None  # claimed no earlier (utcnow format); None: at once
+    # claimed as an outage's probe (`claim`): only its run, GitHub answering it, ends the
+    # pause (`github_answered`); not a column
+    probe: bool = False
 
     @property
     def first_sent_at(self) -> str:
@@ -444,7 +447,8 @@ class DeliveryQueue:
         nothing in progress, nor an older delivery put back for a rate limit (`defer`) or
         an outage (`put_back`): a PR's events run in arrival order. (A files re-check,
         queued to wait, is a new delivery: later events of its PR do not wait for it.)
-        None while an outage pauses the queue (`put_back`), and while its probe runs.
+        None while an outage pauses the queue (`put_back`), and while its probe runs: the
+        delivery claimed alone once the pause's time has come (`Delivery.probe`).
 
         A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
         marked failed nor deleted, and the oldest was tried first at every claim: the
@@ -484,7 +488,7 @@ class DeliveryQueue:
                 """,
                 (now, now),
             ).fetchall()
-        return _delivery(rows[0]) if rows else None
+        return _delivery(rows[0], probe=outage is not None) if rows else None
 
     def past_damage(
         self, step: Callable[[], T], states: Collection[State], among: Among | None = None
@@ -646,12 +650,13 @@ class DeliveryQueue:
         return row["not_before"] if began and paused is None else None
 
     def github_answered(self) -> bool:
-        """A run GitHub answered ended: the pause of an outage, if any, is over (the
-        deliveries go on in their order). Whether there was one."""
-        if not self.db.execute("SELECT 1 FROM github_outage"):
-            return False  # (a read: no write at each delivery's end)
+        """An outage's probe ended that GitHub answered (`Delivery.probe`): the pause is
+        over (the deliveries go on in their order). Whether there was one. Not called at
+        other runs' end: those in hand as the pause began may have been answered before
+        GitHub went down, and none else runs while it lasts."""
         ended = bool(self.db.execute("DELETE FROM github_outage RETURNING id"))
-        self._notify()
+        if ended:
+            self._notify()
         return ended
 
     def outage_paused_until(self) -> str | None:
@@ -956,7 +961,7 @@ def _payload(text: str) -> Any:
         return orjson.loads(text)
 
 
-def _delivery(row: Any) -> Delivery:
+def _delivery(row: Any, probe: bool = False) -> Delivery:
     return Delivery(
         id=row["id"],
         event=row["event"],
@@ -976,4 +981,5 @@ def _delivery(row: Any) -> Delivery:
         sent_at=row["sent_at"] if "sent_at" in row.keys() else None,  # (a read-only older file)
         outages=row["outages"] if "outages" in row.keys() else 0,
         not_before=row["not_before"],
+        probe=probe,
     )

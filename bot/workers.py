@@ -13,7 +13,6 @@ from typing import Any
 
 from bot.github_port import (
     ClientClosed,
-    GitHubError,
     LimitsSeen,
     github_outage,
     rate_limit_wait,
@@ -288,15 +287,15 @@ class Workers:
                 return
             if (wait := rate_limit_wait(exc)) is not None:
                 self._defer(delivery, wait, error, seen)
-                self._github_answered(delivery)
+                self._github_answered(delivery, seen)
                 return
             if github_outage(exc):
                 if self._wait_out(delivery, error):
                     return
                 if delivery.outages:  # its waits are over: it fails as any failure
                     error = f"put back {delivery.outages} times as GitHub failed; given up: {error}"
-            elif isinstance(exc, GitHubError):  # a refusal: GitHub answered
-                self._github_answered(delivery)
+            else:  # a refusal, or a failure of ours after GitHub answered a call
+                self._github_answered(delivery, seen)
             # what to do, as the log is what an operator reads first (a GitHub outage
             # longer than the waits fails each delivery of its minutes, all waiting for this)
             log.warning(
@@ -313,7 +312,7 @@ class Workers:
         else:
             if self._record(delivery, State.DONE, lambda: self.queue.complete(delivery.id)):
                 self.counted(delivery, "done")
-                self._github_answered(delivery)
+            self._github_answered(delivery, seen)
 
     def _hand_back(self, delivery: Delivery, error: str) -> None:
         """The server stopped under a run (its GitHub client closed): the delivery goes
@@ -329,13 +328,19 @@ class Workers:
                 extra=_log_context(delivery),
             )
 
-    def _github_answered(self, delivery: Delivery) -> None:
-        """A run ended that GitHub answered (done, refused, rate limited): an outage's
-        pause of the queue, if any, is over. (A run that called nothing ends it too: the
-        next to meet the outage pauses the queue again.)"""
+    def _github_answered(self, delivery: Delivery, seen: LimitsSeen) -> None:
+        """A run ended other than by GitHub failing it (done, refused, rate limited, a
+        failure of ours): if it was an outage's probe and GitHub answered one of its
+        calls, the pause is over. A probe that called nothing (a closed PR's event, an
+        ignored command), or whose calls went unsent (a rate limit's pause), says nothing
+        of GitHub: the pause stays, and the next probe runs at once (ending it so sent
+        the deliveries behind it against a GitHub still down). Runs in hand as the pause
+        began are no probes: their answers may be from before GitHub went down."""
+        if not (delivery.probe and seen.answered):
+            return
         try:
             ended = self.queue.github_answered()
-        except Exception:  # the outcome is stored; the next run's end tries again
+        except Exception:  # the outcome is stored; the next probe's end tries again
             log.exception("delivery %s: ending the outage's pause failed", delivery.id)
             return
         if ended:

@@ -4,6 +4,7 @@ in bot.github_sessions)."""
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import re
 import threading
@@ -34,6 +35,7 @@ from bot.github_port import (
     counting_writes,
     never_sent,
     rate_limit_wait,
+    watching_limits,
 )
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
@@ -449,6 +451,32 @@ def test_a_failed_page_is_fetched_again_without_starting_over(fake_github, make_
         (r.query.get("page", "1"), r.status) for r in fake_github.calls("GET", "/repos/*/files")
     ]
     assert pages == [("1", 200), ("2", 502), ("2", 200), ("3", 200)]
+
+
+# kills: bot/github_sessions.py:GitHubSessions._count a 5xx taken for GitHub answering
+@pytest.mark.parametrize(
+    "pr, faults, answered",
+    [
+        (PR, [Fault.error(502)] * 4, False),  # every try a 5xx: GitHub is down
+        (PR, [Fault.error(503)], True),  # the next try answered
+        (PR8, [], True),  # 404 (no such PR): a refusal is an answer
+    ],
+    ids=["down", "back", "refused"],
+)
+def test_a_run_is_told_whether_github_answered_a_call(
+    fake_github, make_github_client, pr, faults, answered
+):
+    # what ends an outage's pause of the queue (bot.workers): not a run that called
+    # nothing, nor one every call of which met a 5xx
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pat("ghp_test", "notes-bot")
+    client = make_github_client(token="ghp_test")
+    fake_github.inject("GET", "/repos/*/files", *faults)
+    with watching_limits() as seen:
+        with contextlib.suppress(GitHubError):
+            client.list_files(pr)
+    assert seen.answered is answered
+    assert fake_github.calls("GET", "/repos/*/files")  # (it called)
 
 
 # --- the sticky comment -----------------------------------------------------------

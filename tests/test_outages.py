@@ -12,6 +12,9 @@ does for a rate limit's hour.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,7 +23,7 @@ from bot import server
 from bot.commands import CommandConfig
 from bot.db import Database
 from bot.github_errors import LockedError
-from bot.github_port import GitHubError
+from bot.github_port import GitHubError, call_answered
 from bot.queue import DeliveryQueue
 from bot.redelivery import HookDelivery, to_redeliver
 from bot.settings import load_settings
@@ -250,7 +253,8 @@ def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answer
     assert (q.outage_paused_until(), q.claim()) == (until, None)
     _time_passes(q)
     # the probe: the fewest put-backs first (d1 failing alone must not hold the queue)
-    assert q.claim().id == "d2"
+    probe = q.claim()
+    assert (probe.id, probe.probe) == ("d2", True)
     assert q.claim() is None  # one at a time
     assert q.put_back("d2", 60, "502") is None  # failed too: the pause goes on, not anew
     assert q.outage_paused_until() == q.get("d2").not_before > until
@@ -260,8 +264,8 @@ def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answer
     q.complete("d3")
     assert q.github_answered() is True
     assert q.outage_paused_until() is None and q.github_answered() is False
-    # then the queue's own order, more than one at a time
-    assert [q.claim().id, q.claim().id] == ["d1", "d2"]
+    # then the queue's own order, more than one at a time, no probe
+    assert [(d.id, d.probe) for d in (q.claim(), q.claim())] == [("d1", False), ("d2", False)]
 
 
 def test_a_delivery_github_fails_again_after_answering_others_pauses_nothing(tmp_path):
@@ -295,29 +299,56 @@ def test_the_probe_put_back_again_while_paused_lengthens_the_pause(tmp_path):
     assert q.claim() is None
 
 
+def _answering(exc: BaseException | None = None, asks: bool = True):
+    """A delivery's run GitHub answers a call of (as the client tells the port, unless
+    not `asks`), then ending as `exc` makes it (None: done)."""
+
+    def process(_):
+        if asks:
+            call_answered()
+        if exc is not None:
+            raise exc
+
+    return process
+
+
 @pytest.mark.parametrize(
-    "exc, answered",
+    "exc, asks, ended",
     [
-        (None, True),  # done
-        (GitHubError("GitHub get pull: 404 Not Found", status=404), True),
-        (GitHubError("rate limited", status=403, transient=True, retry_after=60), True),
-        (KeyError("pull_request"), False),  # a bug of ours: GitHub may not have been asked
-        (GitHubError("GitHub get pull: 502", status=502, transient=True), False),
+        (None, True, True),  # done
+        (GitHubError("GitHub get pull: 404 Not Found", status=404), True, True),
+        (GitHubError("rate limited", status=403, transient=True, retry_after=60), True, True),
+        (KeyError("pull_request"), True, True),  # a bug of ours, after GitHub answered
+        (GitHubError("GitHub get pull: 502", status=502, transient=True), True, False),
+        # asking GitHub nothing says nothing of it: a closed PR's event, an ignored
+        # command, a bug of ours before any call, a call a rate limit's pause held back
+        (None, False, False),
+        (KeyError("pull_request"), False, False),
+        (GitHubError("paused", status=403, transient=True, retry_after=60), False, False),
     ],
-    ids=["done", "refused", "rate_limited", "bug", "outage"],
+    ids=["done", "refused", "rate_limited", "bug", "outage", "nothing", "bug_first", "unsent"],
 )
-def test_the_pause_ends_with_a_run_github_answered(tmp_path, exc, answered):
+def test_the_pause_ends_with_a_probe_github_answered(tmp_path, exc, asks, ended):
     q = _three_queued(tmp_path / "q.sqlite3")
     q.claim()
     q.put_back("d1", 60, "502")
     _time_passes(q)
+    probe = q.claim()
+    assert probe.probe
+    Workers(q, _answering(exc, asks), 1, outage=OutageWaits(60, 900, 3600)).run_one(probe)
+    assert (q.outage_paused_until() is None) is ended
 
-    def process(_):
-        if exc is not None:
-            raise exc
 
-    Workers(q, process, 1, outage=OutageWaits(60, 900, 3600)).run_one(q.claim())
-    assert (q.outage_paused_until() is None) is answered
+# kills: bot/workers.py:Workers._github_answered a run in hand as the pause began ending it
+def test_a_run_in_hand_as_the_pause_began_does_not_end_it(tmp_path):
+    # its answers may be from before GitHub went down: the pause lasts until its time,
+    # then its probe says whether GitHub is back
+    q = _three_queued(tmp_path / "q.sqlite3")
+    first, in_hand = q.claim(), q.claim()
+    q.put_back(first.id, 60, "502")
+    Workers(q, _answering(), 1, outage=OutageWaits(60, 900, 3600)).run_one(in_hand)
+    assert (q.get(in_hand.id).state, q.outage_paused_until()) == ("done", q.get("d1").not_before)
+    assert not in_hand.probe
 
 
 class _Unprintable(Exception):
@@ -328,29 +359,48 @@ class _Unprintable(Exception):
         raise ValueError("no text")
 
 
+@contextmanager
+def _probe_raising(tmp_path, exc: BaseException, workers: int) -> Iterator[Workers]:
+    """Workers on a paused queue whose probe (d2, the fewest put-backs first) raises
+    `exc` once the other workers are idle (found nothing to claim: the probe runs), the
+    others' runs GitHub answers, running until the queue went on (d1 done)."""
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+    idle, wait_for_work = threading.Semaphore(0), q.wait_for_work
+
+    def waiting(seen: int, timeout: float) -> None:
+        idle.release()
+        wait_for_work(seen, timeout)
+
+    def process(d):
+        if d.id == "d2":
+            for _ in range(workers - 1):
+                assert idle.acquire(timeout=30), "the other workers idle"
+            raise exc
+        call_answered()
+
+    q.wait_for_work = waiting  # type: ignore[method-assign]
+    w = Workers(q, process, workers, poll_seconds=3600.0, outage=OutageWaits(60, 900, 3600))
+    w.start()
+    try:
+        wait_until(lambda: q.get("d1").state == "done", what="the queue going on")
+        assert [q.get(d).state for d in ("d1", "d2", "d3")] == ["done", "processing", "done"]
+        assert q.outage_paused_until() is None  # d3, the next probe, GitHub answered
+        yield w
+    finally:
+        w.stop()
+
+
 # kills: bot/workers.py:Workers._run the delivery left processing still held by the probe
 def test_a_delivery_the_worker_left_processing_does_not_stall_the_probe(tmp_path, caplog):
     # in probe mode nothing is claimed while a delivery is processing (the probe runs one
     # at a time); one a worker left processing after an unexpected error of ours (it runs
     # again at the next start) was taken for a probe running: no other delivery ran, the
     # pause never ended, the whole queue stood until a restart, not its PR alone
-    q = _three_queued(tmp_path / "q.sqlite3")
-    q.claim()
-    q.put_back("d1", 60, "502")
-    _time_passes(q)
-
-    def process(d):
-        if d.id == "d2":  # the probe, the fewest put-backs first
-            raise _Unprintable()
-
-    w = Workers(q, process, 1, poll_seconds=30.0, outage=OutageWaits(60, 900, 3600))
-    w.start()
-    try:
-        wait_until(lambda: q.get("d1").state == "done", what="the queue going on")
-    finally:
-        w.stop()
-    assert [q.get(d).state for d in ("d1", "d2", "d3")] == ["done", "processing", "done"]
-    assert q.outage_paused_until() is None  # d3, the next probe, GitHub answered
+    with _probe_raising(tmp_path, _Unprintable(), workers=1):
+        pass
     said = "delivery d2: unexpected error in the worker; it stays processing and runs again"
     assert said in caplog.text
 
@@ -541,6 +591,32 @@ def test_deliveries_queued_in_an_outage_wait_for_one_probe_not_each_its_own_trie
     assert len(said) == 2, said  # the pause said once as it begins, once as it ends
     assert said[0].startswith("GitHub seems down: the queue claims no delivery until ")
     assert " the outage is over, the queue goes on" in said[1]
+
+
+# kills: bot/workers.py:Workers._github_answered a probe that asked GitHub nothing ending the pause
+def test_a_probe_that_asks_github_nothing_leaves_the_pause_to_the_next(
+    tmp_path, fake_github, app_key, caplog
+):
+    # a PR's closing, the probe (never put back: the fewest first), is only recorded in
+    # SQLite: its run, done with no call, ended the pause as if GitHub had answered. The
+    # opening put back before then ran against a GitHub still down, failed again, and
+    # paused nothing (a second put-back is taken for its own failure): the queue went on,
+    # each delivery spending its own tries
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    caplog.set_level("WARNING", logger="bot.workers")
+    with serving(outage_settings(tmp_path, fake, app_key)) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        opened = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(opened).outages == 1, what="the first put-back")
+        closing = pr_payload("closed", number=M, title=MATCHING_TITLE, state="closed")
+        closed = post(client, "pull_request", closing).json()["delivery"]
+        the_minute_passes(rt)
+        wait_until(lambda: rt.queue.get(opened).outages == 2, what="the next probe's put-back")
+        assert rt.queue.get(closed).state == "done"
+        assert rt.queue.get(opened).not_before == rt.queue.outage_paused_until()  # still paused
+    assert not [m for m in caplog.messages if "outage is over" in m]
 
 
 # --- the server stopping under a run -----------------------------------------------
