@@ -682,10 +682,11 @@ class DeliveryQueue:
         which counts it an interruption), and its PR's later deliveries wait for it. No
         run holds it, though: an outage's probe, which waits for the runs in hand, does
         not wait for it (it would stall the whole queue until a restart)."""
-        # (by the index of ids alone, as `running` reads the index of states alone; no
-        # wake-up: the worker that gave up claims next itself)
+        # (by the index of ids alone, as `running` reads the index of states alone; a
+        # wake-up: the worker that gave up may be ending, and the probe's turn has come)
         rows = self.db.execute("SELECT seq FROM deliveries WHERE id = ?", (delivery_id,))
         self._abandoned.update([r["seq"] for r in rows])
+        self._notify()
 
     def recover(self) -> Recovered:
         """On start: resume deliveries a killed process left `processing`; give up one

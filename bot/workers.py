@@ -255,6 +255,24 @@ class Workers:
                     delivery.id,
                 )
                 self._abandon(delivery)
+            except BaseException:  # SystemExit, KeyboardInterrupt, GeneratorExit: it ends
+                self._abandon(delivery)
+                self._died(delivery)
+                return
+
+    def _died(self, delivery: Delivery) -> None:
+        """Say, in an `except` block, that this worker ends: its run raised what stops a
+        thread, not an error (SystemExit, KeyboardInterrupt, GeneratorExit). Unsaid, the
+        thread ended in silence (SystemExit) or on stderr alone, and the server ran on
+        with a worker fewer and the delivery held `processing` by no run."""
+        log.critical(
+            "%s stops: delivery %s's run raised what ends a thread; the delivery stays"
+            " processing and runs again at the next start; one worker fewer until then",
+            threading.current_thread().name,
+            delivery.id,
+            exc_info=True,
+            extra=_log_context(delivery),
+        )
 
     def _abandon(self, delivery: Delivery) -> None:
         """Tell the queue no run holds the delivery left processing: an outage's probe,

@@ -405,6 +405,24 @@ def test_a_delivery_the_worker_left_processing_does_not_stall_the_probe(tmp_path
     assert said in caplog.text
 
 
+# kills: bot/workers.py:Workers._run a BaseException ending the worker unsaid, its delivery held
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()])
+def test_a_run_that_ends_its_worker_leaves_no_delivery_held_and_says_so(tmp_path, caplog, exc):
+    # not an Exception: it went past the worker's handler and ended its thread, with no
+    # word (SystemExit) or on stderr alone, the probe's delivery left processing as if a
+    # run held it: the other worker claimed nothing, the whole queue stood until a restart
+    with _probe_raising(tmp_path, exc, workers=2) as w:
+        wait_until(lambda: sum(t.is_alive() for t in w._threads) == 1, what="its end")
+        assert len(w._threads) == 2  # the other goes on
+    [died] = [r for r in caplog.records if r.levelname == "CRITICAL"]
+    assert died.getMessage().startswith("review-notes-worker-")
+    assert died.getMessage().endswith(
+        " stops: delivery d2's run raised what ends a thread; the delivery stays processing"
+        " and runs again at the next start; one worker fewer until then"
+    )
+    assert died.exc_info[0] is type(exc)
+
+
 # --- end to end ----------------------------------------------------------------------
 
 
