@@ -262,8 +262,12 @@ def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answer
     _time_passes(q)
     assert q.claim().id == "d3"
     q.complete("d3")
+    seen = q.version
     assert q.github_answered() is True
+    assert q.version != seen  # the idle workers woken: the queue goes on in parallel
+    seen = q.version
     assert q.outage_paused_until() is None and q.github_answered() is False
+    assert q.version == seen  # nothing to wake them for
     # then the queue's own order, more than one at a time, no probe
     assert [(d.id, d.probe) for d in (q.claim(), q.claim())] == [("d1", False), ("d2", False)]
 
