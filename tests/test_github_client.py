@@ -457,7 +457,7 @@ def test_a_failed_page_is_fetched_again_without_starting_over(fake_github, make_
 @pytest.mark.parametrize(
     "pr, faults, answered",
     [
-        (PR, [Fault.error(502)] * 4, False),  # every try a 5xx: GitHub is down
+        (PR, [Fault.error(s) for s in (500, 502, 503, 504)], False),  # every try a 5xx: down
         (PR, [Fault.error(503)], True),  # the next try answered
         (PR8, [], True),  # 404 (no such PR): a refusal is an answer
     ],
