@@ -19,7 +19,8 @@ or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
 `/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
 it ends the command, the bare one, as a full-width parenthesis opening the writer's aside
 does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`),
-but for a colon, which labels the sub-command after it (`/notes: why`, `/notes:why`).
+but for a colon, which labels the sub-command after it (`/notes: why`, `/notes:why`,
+`/notes : why`).
 The word and sub-command may be typed full-width, as a Chinese input method's full-width
 mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
@@ -39,6 +40,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from bot.comment_prose import (
     WORDS,
     as_ascii,
+    colon_label,
     command_lines,
     ends_a_sentence,
     marks_end,
@@ -286,21 +288,17 @@ def _sentence_ended(word: str) -> bool:
     return ends_a_sentence(word) and not question
 
 
-# A colon right after the command word, as people label what they type (`/notes: why`,
-# `/notes:why`, and as a Chinese input method types it, `/notes：why`), is followed by the
-# sub-command; after any other mark the sentence ended there (`_parse_line`).
-_COLONS = ":\uff1a"
-
-
-def _after_colon(rest: str) -> str | None:
-    """What follows a colon glued to the command word (`rest`: what follows the word) when
-    its first word is a sub-command (`: why`, `:why?`); None for anything else: `: thanks`
-    and `:: why` are the bare `/notes` as after a full stop, and `:pray:` is an emoji."""
-    if rest[:1] not in _COLONS or marks_end(rest, 0) != 1:
+def _labelled(rest: str) -> str | None:
+    """What follows a colon after the command word (`rest`: what follows the word) when its
+    first word is a sub-command (`comment_prose.colon_label`: `: why`, `:why?`, ` : why`,
+    as people label what they type); None for anything else: `: thanks` and `:: why` are
+    the bare `/notes` as after a full stop, and `:pray:` is an emoji."""
+    start = colon_label(rest, 0)
+    if start is None:
         return None
-    words = [w for w in map(_visible, WORDS.findall(rest[1:])) if w]
+    words = [w for w in map(_visible, WORDS.findall(rest[start:])) if w]
     known = bool(words) and _split_subcommand(words)[0].lower() in _SUBCOMMANDS
-    return rest[1:] if known else None
+    return rest[start:] if known else None
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
@@ -310,9 +308,9 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     iOS types a double space `/notes. `, `/notes🙏`), or a word of them alone (`/notes 🙏`,
     `/notes ...`), ended the writer's sentence there: the command is the bare one, and
     what follows is prose, not a sub-command (`/notes. Off topic, but ...`); a colon, which
-    labels what follows, is followed by a sub-command (`/notes: why`: `_after_colon`)."""
+    labels what follows, is followed by a sub-command (`/notes: why`: `_labelled`)."""
     rest = line[len(word) :]
-    rest = " " + labelled if (labelled := _after_colon(rest)) is not None else rest
+    rest = " " + labelled if (labelled := _labelled(rest)) is not None else rest
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
     if not words or starts_with_marks(rest) or _sentence_ended(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])

@@ -156,15 +156,27 @@ _GLUED_WORD = re.compile("[A-Za-z]+")
 def _colon_glued(line: str, at: int, glued: Collection[str]) -> bool:
     """Whether a colon at `at` glues one of the `glued` words (lower case) to the command
     word, the word ending there (`/notes:why`, `/notes:off.`): a command. Any other word
-    after it is someone else's (`/notes:8080`, `/notes:foo:bar`, `/notes:why.py`)."""
-    if as_ascii(line[at : at + 1]) != ":":
-        return False
-    found = _GLUED_WORD.match(as_ascii(line), _past_invisible(line, at + 1))
+    after it is someone else's (`/notes:8080`, `/notes:foo:bar`, `/notes:why.py`), and so
+    is an emoji's shortcode (`/notes:on:pray:`, which the page shows as `/notes🔛pray:`)."""
+    start = colon_label(line, at)
+    found = None if start is None else _GLUED_WORD.match(as_ascii(line), start)
     return (
         found is not None
         and found[0].lower() in glued
         and _word_ends(line, _past_invisible(line, found.end()))
     )
+
+
+def colon_label(text: str, at: int) -> int | None:
+    """Where the word starts that a colon after the command word labels (`at`: where the
+    command word ends), past the colon and the spaces or invisible characters around it:
+    `/notes:why`, `/notes: why`, `/notes : why`, `/notes :why`, and as a Chinese input
+    method types the colon, `/notes：why`. None: no colon there, or one that is not alone
+    (`::`, or an emoji's shortcode, `:on:`, `:pray:`)."""
+    start = _GAP.match(text, at).end()
+    if as_ascii(text[start : start + 1]) != ":" or marks_end(text, start) != start + 1:
+        return None
+    return _GAP.match(text, start + 1).end()
 
 
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
@@ -326,6 +338,8 @@ _INVISIBLE = re.compile(f"[{FORMAT_CHARS}]*")
 _SPACES = "\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs")
 # a command's words: between the spaces a reader sees
 WORDS = re.compile(f"[^{re.escape(_SPACES)}]+")
+# what a reader sees as a gap between words: spaces, and what shows nothing
+_GAP = re.compile(f"[{re.escape(_SPACES)}{FORMAT_CHARS}]*")
 
 
 def _free_mark(text: str) -> str | None:

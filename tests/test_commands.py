@@ -1971,7 +1971,7 @@ def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
     assert kinds(text) == expected
 
 
-# kills: bot/commands.py:_after_colon (hand) a colon read as a full stop: `/notes: why` was
+# kills: bot/commands.py:_labelled (hand) a colon read as a full stop: `/notes: why` was
 #   the bare `/notes`; bot/comment_prose.py:_colon_glued (hand) `/notes:why` no command
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -2008,6 +2008,42 @@ def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
 )
 def test_a_colon_after_the_command_word_labels_the_sub_command(text, expected):
     assert kinds(text) == expected
+
+
+# kills: bot/comment_prose.py:colon_label (hand) a colon after a space read as a full stop:
+#   `/notes : why` was the bare `/notes` (the plain comment, no why mode) and `/notes :why`
+#   an unknown sub-command's reply, where `/notes: why` runs why; and an invisible character
+#   between the word and its colon, which the page does not show, made `/notes:why` the
+#   bare `/notes`
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes : why", [("why", ())]),
+        ("/notes :why", [("why", ())]),
+        ("/notes ： why", [("why", ())]),
+        ("/notes ：why", [("why", ())]),  # a full-width colon needs no space after it
+        ("／ｎｏｔｅｓ　：　ｗｈｙ", [("why", ())]),  # a full-width mode's space too
+        ("/notes\t:\twhy", [("why", ())]),
+        ("/notes : wrong 2 only renames", [("wrong", ("2", "only", "renames"))]),
+        ("/notes\u200b:why", [("why", ())]),
+        ("/notes\u200b: why", [("why", ())]),
+        ("/notes :\u200bwhy", [("why", ())]),
+        # no sub-command after it: as before, a colon alone is a full stop, a word is a word
+        ("/notes : thanks!", [("refresh", ())]),
+        ("/notes : : why", [("refresh", ())]),
+        ("/notes :: why", [("refresh", ())]),
+        ("/notes :thanks", [("unknown", (":thanks",))]),
+        ("/notes :whyx", [("unknown", (":whyx",))]),
+        ("/notes :on:", [("refresh", ())]),  # `/notes 🔛`
+        # a shortcode's colon labels nothing: the page shows `/notes🔛pray:`, an emoji and
+        # ASCII glued on, as `/notes:pray:x谢谢`
+        ("/notes:on:pray:", []),
+    ],
+)
+def test_a_colon_labels_the_sub_command_after_a_space_or_an_invisible_character(text, expected):
+    assert kinds(text) == expected
+    if expected and expected[0][0] == "why":  # an edit between the forms runs nothing again
+        assert changed_commands(text, "/notes why") == []
 
 
 def test_a_colon_labelled_sub_command_is_the_same_command_as_typed_apart():
