@@ -64,15 +64,15 @@ _NUMERALS = "[一二三四五六七八九十]{1,3}"
 # `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`); and as English counts items,
 # `2nd`, `second` (`(?P<s>)`, `(?P<w>)`: any suffix after digits, `2th` is no other
 # number), with `note` or `one` after it as a counting word (`(?P<k>)`: `2nd note`,
-# `second one`; `the second` is not read). A word it starts is no number (`secondly`,
-# `first-time`: `_ordinal` keeps them as typed).
+# `second one`), and `the` before it (`(?P<the>)`: `the second one`, `the 2nd`). A word it
+# starts is no number (`secondly`, `first-time`: `_ordinal` keeps them as typed).
 _ENGLISH_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(
     rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
     r"|(?i:note) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
-    rf"|(?i:(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
+    rf"|(?i:(?P<the>the )?(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
     r"(?: (?P<k>note|one)(?![^\W\d_]))?)"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
@@ -231,13 +231,14 @@ def _emoji_alone(word: str) -> bool:
     return all(c.isspace() or is_symbol(c) for c in without_shortcodes(word))
 
 
-def _ordinal(words: list[str]) -> tuple[list[str], str]:
+def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]:
     """The words with a note's number said as Chinese counts items (`_ORDINAL`: `第2条`,
     `第 2 条`, `第二条`, `2号`) as the number, its counting word as a separator (`第2条只是
-    改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem."""
+    改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem.
+    `article`: whether `the second` (an ordinal after `the`) may name the note."""
     joined = " ".join(words)
     said = _ORDINAL.match(joined)
-    number = None if said is None else _number_said(said)
+    number = None if said is None or (said["the"] and not article) else _number_said(said)
     if said is None or number is None:
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
@@ -308,8 +309,10 @@ def _reason_quoted(words: list[str]) -> list[str]:
 
 
 def _is_number(words: list[str]) -> bool:
-    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`, `3,4`)."""
-    words = _ordinal(words)[0]
+    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`, `3,4`).
+    After a note's number, `the` and an ordinal are the reason's words (`2 the first one
+    fits, this one does not`), no second number."""
+    words = _ordinal(words, article=False)[0]
     return bool(words) and _numbered(words[0])
 
 

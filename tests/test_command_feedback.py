@@ -145,10 +145,12 @@ def test_wrong_with_one_note_shown_names_only_that_one(live, said):
 
 # kills: bot/feedback.py:_ordinal (hand) English's `2nd` and `second` not read: answered
 #   "Say which note does not fit" to a reviewer who had said which, and with one note shown
-#   (above) they hid note 1 with the reason `2nd`
+#   (above) they hid note 1 with the reason `2nd`; and so `the second one` (`_ORDINAL`'s `the`)
 # (the word set off from the reason: `second only renames` may be the reason's own words,
 # as `second half is docs` is, tests/test_feedback.py)
-@pytest.mark.parametrize("said", ["2nd", "second —", "2nd note", "Second,", "second one"])
+@pytest.mark.parametrize(
+    "said", ["2nd", "second —", "2nd note", "Second,", "second one", "the second one"]
+)
 def test_wrong_naming_the_note_as_english_counts_it_hides_that_note(live, said):
     client, rt, fake = live
     fake.add_pull(

@@ -211,6 +211,15 @@ def test_a_note_named_as_the_comment_says_it_in_english_names_the_note(line, rea
         ("/notes wrong 2nd notebook only", "notebook only", "2 notebook only"),
         ("/notes wrong 2nd.", "", "2"),
         ("/notes wrong second🙏", "", "2"),
+        # kills: bot/feedback.py:_ORDINAL (hand) no `the` before it: `the second` was the
+        #   reason, "Say which note" with several shown, note 1 hidden with one
+        ("/notes wrong the second", "", "2"),
+        ("/notes wrong The second one", "", "2"),
+        ("/notes wrong the 2nd", "", "2"),
+        ("/notes wrong the second one is unrelated", "is unrelated", "2 is unrelated"),
+        ("/notes wrong the second, only renames", "only renames", "2, only renames"),
+        ("/notes wrong the 2nd only renames", "only renames", "2 only renames"),
+        ("/notes wrong the second 只是改名", "只是改名", "2 只是改名"),
     ],
 )
 def test_a_note_named_as_english_counts_it_names_the_note(line, reason, plain):
@@ -238,6 +247,7 @@ def test_each_english_ordinal_is_its_number(first, rank):
         ("2nd", PickProblem.RANGE, "2nd"),  # quoted as typed, no reason to hide note 1
         ("second", PickProblem.RANGE, "second"),
         ("second one", PickProblem.RANGE, "second one"),
+        ("the second", PickProblem.RANGE, "the second"),
         ("sixth", None, ""),  # no ordinal read past fifth: the reason
         ("secondly", None, ""),  # words an ordinal starts are words
         ("second-hand", None, ""),
@@ -285,6 +295,24 @@ def test_an_english_ordinal_starting_a_sentence_is_a_word_of_the_reason(reason):
         (command,) = parse_commands(f"/notes wrong {said}")
         rank = ("first", "second", "third").index(reason.split()[0].lower()) + 1
         assert pick_note(command.args, ("a", "b", "c")).rank == rank, said
+
+
+# `the` changes nothing of the rule above: the ordinal before a word is its adjective
+@pytest.mark.parametrize(
+    "reason", ["the second half of the PR is docs only", "the first time contributor, unrelated"]
+)
+def test_an_english_ordinal_after_the_before_a_word_is_a_word_of_the_reason(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    assert (pick_note(command.args, SHOWN[:1]).reason) == reason
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
+# kills: bot/feedback.py:_is_number (hand) `the` and an ordinal after a note's number read as
+#   a second number: `2 the first one fits` was "Say which note", though it names note 2
+def test_the_and_an_ordinal_after_a_notes_number_are_words_of_the_reason():
+    (command,) = parse_commands("/notes wrong 2 the first one fits, this one does not")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.rank, pick.reason) == (2, "the first one fits, this one does not")
 
 
 @pytest.mark.parametrize("first", ["note 2", "Note 2: only renames", "note #2"])
