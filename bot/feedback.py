@@ -209,7 +209,9 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     set apart: a number as Chinese counts items as its digits (`第2条`, `二号`: `2`), no dash
     or colon before the reason (`2 — 只是改名`: `2 只是改名`). What tells an edit's `wrong`
     from the one answered before (`commands.Command.key`)."""
-    text = _reason(_ordinal(list(args))[0])  # with one note shown, a dash may start it
+    # an emoji before the number is none of it, as `pick_note` reads it (`👎 第2条`); with
+    # one note shown, a dash may start the reason
+    text = _reason(_ordinal([w for w in args if not _emoji_alone(w)])[0])
     head, *rest = text.split(" ")
     return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
 

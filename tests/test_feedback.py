@@ -1507,9 +1507,14 @@ def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_
 
 # kills: bot/feedback.py:_reason (hand) an emoji alone kept as a word of the reason, where its
 #   shortcode (`:pray:`) is left out
+# kills: bot/feedback.py:as_said (hand) an emoji before a number said as a word read with it:
+#   `👎 第2条` and `👎 second` were keyed as typed, not as note 2, so an edit dropping the
+#   emoji ran the `wrong` again
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
+        ("/notes wrong 🙏 第2条 只是改名", "只是改名"),
+        ("/notes wrong 🙏 second, 只是改名", "只是改名"),
         ("/notes wrong 2 🙏", ""),
         ("/notes wrong 2 🙏 只是改名", "只是改名"),
         ("/notes wrong 2 只是改名 👍🏽", "只是改名"),
