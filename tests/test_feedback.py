@@ -230,6 +230,14 @@ def test_a_note_named_as_english_counts_it_names_the_note(line, reason, plain):
     assert command.key == parse_commands(f"/notes wrong {plain}")[0].key
 
 
+# kills: bot/feedback.py:as_said (mutation) the reason keyed as one word: the punctuation its
+#   words end in counted, which every command's key leaves out (docs/commands.md), so an
+#   edit adding a comma ran the `wrong` again
+def test_a_wrongs_key_leaves_out_the_punctuation_its_reasons_words_end_in():
+    (edited,) = parse_commands("/notes wrong 2 only, renames")
+    assert edited.key == parse_commands("/notes wrong 2 only renames")[0].key
+
+
 @pytest.mark.parametrize(
     ("first", "rank"),
     [("first", 1), ("1st", 1), ("third", 3), ("3rd", 3), ("fourth", 4), ("4th", 4)]
