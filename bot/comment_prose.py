@@ -145,7 +145,8 @@ def _starts_with(line: str, word: str, glued: Collection[str]) -> bool:
     # markup may follow the word (`/notes<!-- -->`, `/notes<br>`, a `\` line break,
     # `/notes&nbsp;`): the page decides, after rendering; invisible characters show nothing
     end = _past_invisible(line, end)
-    return _word_ends(line, end, markup="<\\&") or _colon_glued(line, end, glued)
+    markup = "<\\&"
+    return _word_ends(line, end, markup) or _colon_glued(line, end, glued, markup)
 
 
 # A word glued to the command word by a colon, as people label what they type: `/notes:why`
@@ -153,9 +154,10 @@ def _starts_with(line: str, word: str, glued: Collection[str]) -> bool:
 _GLUED_WORD = re.compile("[A-Za-z]+")
 
 
-def _colon_glued(line: str, at: int, glued: Collection[str]) -> bool:
+def _colon_glued(line: str, at: int, glued: Collection[str], markup: str = "") -> bool:
     """Whether a colon at `at` glues one of the `glued` words (lower case) to the command
-    word, the word ending there (`/notes:why`, `/notes:off.`): a command. Any other word
+    word, the word ending there (`/notes:why`, `/notes:off.`, or in the source before the
+    `markup` that may follow it, `/notes:why<br>`, as `_word_ends`): a command. Any other word
     after it is someone else's (`/notes:8080`, `/notes:foo:bar`, `/notes:why.py`), and so
     is an emoji's shortcode (`/notes:on:pray:`, which the page shows as `/notes🔛pray:`)."""
     start = colon_label(line, at)
@@ -163,7 +165,7 @@ def _colon_glued(line: str, at: int, glued: Collection[str]) -> bool:
     return (
         found is not None
         and found[0].lower() in glued
-        and _word_ends(line, _past_invisible(line, found.end()))
+        and _word_ends(line, _past_invisible(line, found.end()), markup)
     )
 
 

@@ -2028,6 +2028,13 @@ def test_a_colon_after_the_command_word_labels_the_sub_command(text, expected):
         ("/notes\u200b:why", [("why", ())]),
         ("/notes\u200b: why", [("why", ())]),
         ("/notes :\u200bwhy", [("why", ())]),
+        # kills: bot/comment_prose.py:_colon_glued (hand) no markup after a glued word in the
+        #   source: `/notes:why<br>` and `/notes:why` + a `\` line break were no command,
+        #   where `/notes why<br>` and `/notes: why<br>` run why
+        ("/notes:why<br>", [("why", ())]),
+        ("/notes:why\\\nthanks", [("why", ())]),
+        ("/notes:why<!-- x -->", [("why", ())]),
+        ("/notes:why&amp;", []),  # the page shows `/notes:why&`: someone else's word
         # no sub-command after it: as before, a colon alone is a full stop, a word is a word
         ("/notes : thanks!", [("refresh", ())]),
         ("/notes : : why", [("refresh", ())]),
@@ -2040,7 +2047,7 @@ def test_a_colon_after_the_command_word_labels_the_sub_command(text, expected):
         ("/notes:on:pray:", []),
     ],
 )
-def test_a_colon_labels_the_sub_command_after_a_space_or_an_invisible_character(text, expected):
+def test_a_colon_labels_the_sub_command_with_spaces_invisible_characters_or_markup(text, expected):
     assert kinds(text) == expected
     if expected and expected[0][0] == "why":  # an edit between the forms runs nothing again
         assert changed_commands(text, "/notes why") == []
