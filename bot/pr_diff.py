@@ -48,13 +48,14 @@ _IMPORT = re.compile(r"\s*(?:import\s+[\w.]|from\s+[\w.]+\s+import\b|#\s*include
 def incidental_files(changes: Iterable[FileChange]) -> frozenset[str]:
     """The files a PR changes only by moving them or by editing their import lines
     (both paths of a move): a module moved, and every file importing it follows. They
-    show where code went, not a change to what it does."""
+    show where code went, not a change to what it does. A copy's source is not one: it
+    stays (as list_files reads it), changed or not by an entry of its own."""
     out: set[str] = set()
     for f in changes:
-        moved = f.status == "renamed" and not f.changes
-        if moved or (f.patch and imports_only(f.patch)):
+        renamed = f.status == "renamed"
+        if (renamed and not f.changes) or (f.patch and imports_only(f.patch)):
             out.add(f.filename)
-            if f.previous_filename:
+            if renamed and f.previous_filename:
                 out.add(f.previous_filename)
     return frozenset(out)
 

@@ -512,6 +512,22 @@ def test_incidental_files_are_pure_moves_and_import_only_changes():
     assert got == {"new/mod.py", "old/mod.py", "new/b.py", "old/b.py", "user.py"}
 
 
+def test_a_copy_fixing_its_imports_leaves_its_source_counted():
+    # git -C takes a file changed in the same push for a copy's source: GitHub lists the
+    # source as its own entry too, and its changes are evidence, whatever the copy's
+    from bot.pr_diff import FileChange, incidental_files
+
+    imports = _patch("-from vllm.a import X", "+from vllm.b import X")
+    code = _patch("-x = 1", "+x = 2")
+    got = incidental_files(
+        [
+            FileChange("vllm/b/mod.py", "copied", "vllm/a/mod.py", 2, imports),
+            FileChange("vllm/a/mod.py", "modified", None, 2, code),
+        ]
+    )
+    assert got == {"vllm/b/mod.py"}
+
+
 def test_a_record_lists_incidental_files_by_path_or_index():
     facts = facts_from_record(
         {"number": 1, "title": "t", "files": ["a.py", "b.py", "c.py"], "incidental": [0, "c.py"]}
