@@ -100,6 +100,12 @@ class Metrics:
             " outcome in the database (0: none is failing)",
             registry=r,
         )
+        self.workers_ended = Gauge(
+            "review_notes_workers_ended",
+            "Workers whose thread ended while the server runs (a run raised what ends a"
+            " thread): the queue goes on with fewer until a restart (0: none)",
+            registry=r,
+        )
         self.comments = Counter(
             "review_notes_comments_total",
             "Sticky comment upserts by outcome (created, updated, unchanged, skipped)",

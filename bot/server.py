@@ -4,7 +4,7 @@ POST /webhook        verify, queue in SQLite, answer 202 (bot.webhook says how i
                      /webhook/ is the same endpoint (GitHub follows no redirect)
 GET /healthz         200 {status, dry_run, notes, pending, processing, failed, done, ...};
                      503 while deliveries cannot be stored, or the workers cannot claim
-                     or record them (`failing`)
+                     or record them, or a worker's thread has ended (`failing`)
 GET /metrics         Prometheus text (deliveries, queue depth, GitHub calls, comments)
 GET /notes, /notes/{id}, /notes/{id}/source, /topics, /favicon.ico, /assets/...
                      the notes pages the comment links to (bot.pages)
@@ -133,6 +133,8 @@ class Runtime:
         )
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
+        ended = self.ctx.metrics.workers_ended
+        self.ctx.metrics.on_collect(lambda: ended.set(len(self.workers.ended())))
         self.ctx.metrics.zero_failures(self.dispatcher.events())
         pruned, passes = self.ctx.metrics.pruned, self.ctx.metrics.retention_passes
         self.retention = Retention(
@@ -759,7 +761,10 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
         stuck = rt.workers.failures.stuck(settings.workers_stuck_seconds)
         damaged = rt.queue.set_aside  # rows of a damaged file: the operator's to restore
         damaged_prs = rt.ctx.prs.set_aside  # as retention's pruning met them
-        fault = bool(failing or stuck or damaged or damaged_prs)
+        # a run raised what ends a thread: fewer workers (none: the queue stands) until a
+        # restart, which runs its delivery again
+        ended = rt.workers.ended()
+        fault = bool(failing or stuck or damaged or damaged_prs or ended)
         return _reply(
             # a rate limit pause is no fault: a restart would forget it and call GitHub;
             # deliveries SQLite refuses (a full disk) are lost: that is one
@@ -767,6 +772,7 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             status="failing" if fault else "ok",
             intake_error=failing,
             worker_error=stuck,
+            workers_ended=ended,
             damaged=[{"id": i, "error": error} for i, error in damaged.items()],
             damaged_prs=[{"pr": pr, "error": error} for pr, error in damaged_prs.items()],
             dry_run=rt.dry_run is not None,

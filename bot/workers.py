@@ -198,9 +198,11 @@ class Workers:
         self.failures = Failures(redact)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._ended: list[str] = []  # workers whose thread ended while running (`ended`)
 
     def start(self) -> None:
         self._stop.clear()
+        self._ended = []
         for i in range(self.count):
             t = threading.Thread(target=self._run, name=f"review-notes-worker-{i}", daemon=True)
             t.start()
@@ -229,7 +231,20 @@ class Workers:
         if busy:
             log.warning("stopping with %s still busy; their deliveries resume at start", busy)
 
+    def ended(self) -> list[str]:
+        """The workers whose thread ended while the workers run (not stopping): a run
+        raised what ends a thread (`_died`). The queue goes on with fewer, or stands with
+        none, until a restart: /healthz and /metrics say so."""
+        return list(self._ended)
+
     def _run(self) -> None:
+        try:
+            self._claim_and_run()
+        finally:
+            if not self._stop.is_set():
+                self._ended.append(threading.current_thread().name)
+
+    def _claim_and_run(self) -> None:
         while not self._stop.is_set():
             seen = self.queue.version
             try:

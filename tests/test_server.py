@@ -503,6 +503,36 @@ def test_a_database_error_recording_an_outcome_does_not_stop_the_worker(tmp_path
         assert [rt.queue.get(f"d-{n}").state for n in (1, 2)] == ["done", "done"]
 
 
+# kills: bot/server.py:_operator_routes a worker whose thread ended reported ok
+# kills: bot/workers.py:Workers._run an ended worker not told
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt()])
+def test_healthz_fails_naming_a_worker_whose_thread_ended(tmp_path, exc):
+    # a run raising what ends a thread (not an Exception) ends its worker, its delivery
+    # abandoned (bot.workers): the server went on answering ok with a worker fewer, or
+    # none, the queue standing, until someone read the log's CRITICAL line
+    from tests.test_faults import metric
+
+    with serving(make_settings(tmp_path, workers=2)) as (client, rt):
+        assert client.get("/healthz").json()["workers_ended"] == []
+        assert metric(client.get("/metrics").text, "review_notes_workers_ended") == 0
+
+        def ending(delivery) -> None:
+            raise exc
+
+        rt.workers.process = ending
+        post(client, "pull_request", pr_payload(number=1), delivery="d-1")
+        wait_until(lambda: sum(t.is_alive() for t in rt.workers._threads) == 1, what="its end")
+        r = client.get("/healthz")
+        assert r.status_code == 503 and r.json()["status"] == "failing", r.text
+        [name] = r.json()["workers_ended"]
+        assert name.startswith("review-notes-worker-")
+        assert r.json()["worker_error"] is None and r.json()["processing"] == 1
+        assert metric(client.get("/metrics").text, "review_notes_workers_ended") == 1
+        rt.workers.stop()  # as a restart's: all of them start again
+        rt.workers.start()
+        assert client.get("/healthz").json()["workers_ended"] == []
+
+
 def test_healthz_reports_pending_and_failed(app):
     client, rt = app
     rt.workers.stop()
