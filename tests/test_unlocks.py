@@ -22,6 +22,7 @@ from tests.command_kit import (
     tune,
     unlocked,
 )
+from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_TITLE,
@@ -126,3 +127,22 @@ def test_a_deferred_update_the_lock_refused_is_written_with_its_thumb_at_the_unl
     assert rt.queue.counts()["failed"] == 1 and state(rt).pending is not None
     retried_for_its_thumb(rt, fake, why)
     assert state(rt).pending is None and len(ours(fake)) == 1
+
+
+def test_an_unlock_not_delivered_leaves_the_commands_update_to_their_next_command(live):
+    """The `off` the lock refused, its unlock never delivered (or given up): a PR event
+    leaves an opted-out PR alone, the update owed with it, as docs/commands.md says;
+    the PR's next command writes it, with its own."""
+    client, rt, fake = live
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    fake.lock(DEFAULT_REPO, N)
+    reviewed(client, rt, fake, "/notes off")
+    fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
+    deliver_pr(
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    )
+    assert "paused" not in sticky(fake).body and state(rt).pending is not None
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    assert "paused" in sticky(fake).body and state(rt).pending is None
+    said = " ".join(doc("commands.md").split())
+    assert "but a command's update to the PR's next command" in said
