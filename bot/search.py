@@ -173,11 +173,23 @@ def filter_words(query: str) -> list[str]:
     """A filter's query cut into its words as typed (`query_terms` folds them), each one
     asking for something, once: what a page can name back to its reader."""
     words: dict[tuple[str, ...], str] = {}
-    for word in _FILTER_TERM.findall(query):
+    # cut where the filter cuts the query folded (`_AS_FOLDED`), each word as typed
+    for found in _FILTER_TERM.finditer(query.translate(_AS_FOLDED)):
+        word = query[found.start() : found.end()]
         terms = tuple(query_terms(word, FILTER))
         if terms:
             words.setdefault(terms, word)
     return list(words.values())
+
+
+# The characters NFKC makes one of the filter's quotes or separators (full-width, small,
+# vertical forms), as it makes them: the filter cuts the query folded (`"deadlock
+# scheduler＂` is a phrase there, `a，b` two words)
+_AS_FOLDED = str.maketrans(
+    "\uff02\u1fef\uff40\u037e\ufe14\ufe54\uff1b\ufe10\ufe50\uff0c\ufe11\ufe51\uff64"
+    "\ufe41\uff62\ufe42\uff63\ufe43\ufe44",
+    '"``;;;;,,,、、、「「」」『』',
+)
 
 
 def _filter_terms(query: str) -> list[str]:

@@ -1,5 +1,8 @@
 """The one note search, in its two modes: the pages' filter and the reply's ranking."""
 
+import sys
+import unicodedata
+
 import pytest
 
 from bot.library import Library
@@ -399,6 +402,29 @@ def test_a_quote_left_open_or_inside_a_word_quotes_no_phrase():
 
 def test_a_search_finding_nothing_names_a_quoted_phrase_as_one_word():
     assert filter_words('"deadlock scheduler" rocm') == ['"deadlock scheduler"', "rocm"]
+
+
+def test_the_words_named_back_are_those_the_filter_searched():
+    # the filter reads the query folded (NFKC): a full-width quote, backtick, comma or
+    # semicolon is its ASCII one there, and the words named back must be cut the same way
+    for q, words in (
+        ('"deadlock scheduler＂ rocm', ['"deadlock scheduler＂', "rocm"]),
+        ("｀deadlock scheduler｀", ["｀deadlock scheduler｀"]),
+        ("deadlock，rocm；cuda", ["deadlock", "rocm", "cuda"]),
+    ):
+        assert [query_terms(w, FILTER) for w in filter_words(q)] == [
+            [t] for t in query_terms(q, FILTER)
+        ]
+        assert filter_words(q) == words
+
+
+def test_every_character_folded_to_a_quote_or_separator_cuts_the_words_named_back():
+    marks = set('"`,;、“”「」『』')
+    for char in map(chr, range(sys.maxunicode + 1)):
+        folded = unicodedata.normalize("NFKC", char)
+        if folded != char and folded in marks:
+            typed, ascii_form = (filter_words(f"{c}a b{c}x") for c in (char, folded))
+            assert len(typed) == len(ascii_form), char
 
 
 PAIRS = (
