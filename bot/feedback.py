@@ -213,6 +213,12 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     # one note shown, a dash may start the reason
     text = _reason(_ordinal([w for w in args if not _emoji_alone(w)])[0])
     head, *rest = text.split(" ")
+    # a reason glued on to the number (`2，只是改名`, `第2条只是改名`) is set apart, as after
+    # a space: `pick_note` reads them alike
+    ascii_form = _as_ascii(head)
+    number = None if _LISTED.match(ascii_form) else _NUMBER.fullmatch(ascii_form)
+    if number is not None and number["rest"]:
+        head, rest = head[: number.start("rest")], [head[number.start("rest") :], *rest]
     return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
 
 

@@ -230,6 +230,27 @@ def test_a_note_named_as_english_counts_it_names_the_note(line, reason, plain):
     assert command.key == parse_commands(f"/notes wrong {plain}")[0].key
 
 
+# a reason glued on to the number (`2，只是改名`, `第2条只是改名`, `2:only`) is keyed as after a
+#   space: docs/commands.md says an edit setting them apart another way runs nothing again
+@pytest.mark.parametrize(
+    ("glued", "spaced"),
+    [
+        ("2，只是改名", "2 只是改名"),
+        ("第2条只是改名", "第2条 只是改名"),
+        ("第2条只是改名", "2 只是改名"),
+        ("2:only renames", "2 only renames"),
+        ("#2，只是改名", "#2 只是改名"),
+    ],
+)
+def test_a_reason_glued_to_the_number_is_keyed_as_one_set_apart(glued, spaced):
+    (edited,), (plain,) = (
+        parse_commands(f"/notes wrong {glued}"),
+        parse_commands(f"/notes wrong {spaced}"),
+    )
+    assert pick_note(edited.args, SHOWN).reason == pick_note(plain.args, SHOWN).reason
+    assert edited.key == plain.key
+
+
 # kills: bot/feedback.py:as_said (mutation) the reason keyed as one word: the punctuation its
 #   words end in counted, which every command's key leaves out (docs/commands.md), so an
 #   edit adding a comma ran the `wrong` again
