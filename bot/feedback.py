@@ -245,7 +245,7 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem.
     `article`: whether `the second` (an ordinal after `the`) may name the note."""
     joined = " ".join(words)
-    said = _ORDINAL.match(joined)
+    said = _ORDINAL.match(joined.translate(FULL_WIDTH))  # `ｎｏｔｅ ２`, `ｓｅｃｏｎｄ`: as ASCII
     number = None if said is None or (said["the"] and not article) else _number_said(said)
     if said is None or number is None:
         return words, words[0] if words else ""
@@ -263,7 +263,8 @@ def _english_word(word: str) -> bool:
     """Whether a word starts as an English one does, which an ordinal before it, with
     nothing between, qualifies (`first time`); a Chinese reason after it (`second 只是改名`)
     is set off by the change of script, as after `2`."""
-    return word[:1].isascii() and word[:1].isalnum()
+    start = word[:1].translate(FULL_WIDTH)  # `ｓｅｃｏｎｄ ｈａｌｆ` as `second half`
+    return start.isascii() and start.isalnum()
 
 
 def _number_said(said: re.Match[str]) -> str | None:

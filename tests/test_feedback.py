@@ -230,6 +230,29 @@ def test_a_note_named_as_english_counts_it_names_the_note(line, reason, plain):
     assert command.key == parse_commands(f"/notes wrong {plain}")[0].key
 
 
+# a full-width mode's English (`ｎｏｔｅ ２`, the footer's words, `ｔｈｅ ｓｅｃｏｎｄ`) names the
+#   note as ASCII does, as every command reads full-width forms (docs/commands.md); it was
+#   "Say which note" with several shown, and with one shown the reason of note 1
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("ｎｏｔｅ ２", ""),
+        ("ｎｏｔｅ　２：ｏｎｌｙ ｒｅｎａｍｅｓ", "ｏｎｌｙ ｒｅｎａｍｅｓ"),
+        ("ｓｅｃｏｎｄ", ""),
+        ("ｔｈｅ ｓｅｃｏｎｄ ｏｎｅ", ""),
+        ("２ｎｄ 只是改名", "只是改名"),
+        ("the ２ｎｄ", ""),
+    ],
+)
+def test_a_note_named_in_full_width_english_names_the_note(typed, reason):
+    (command,) = parse_commands(f"／ｎｏｔｅｓ ｗｒｏｎｇ {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    # an ordinal qualifying a word is that word's adjective, full-width or not
+    (command,) = parse_commands("/notes wrong ｔｈｅ ｓｅｃｏｎｄ ｈａｌｆ ｉｓ ｄｏｃｓ")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
 # a reason glued on to the number (`2，只是改名`, `第2条只是改名`, `2:only`) is keyed as after a
 #   space: docs/commands.md says an edit setting them apart another way runs nothing again
 @pytest.mark.parametrize(
