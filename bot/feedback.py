@@ -120,9 +120,7 @@ def pick_note(
     ids: a note deleted since). `renamed`: a note's former id -> its id now
     (`Library.renamed`), so the id a reviewer read still names it.
     """
-    # an emoji or its shortcode alone is no word of the command (`_reason`), before the
-    # number too (`:-1: 2`, `👎 2`), as the command's key reads it (`as_said`)
-    words = [w for w in args if not _emoji_alone(w)]
+    words = _without_emoji(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
     words = _reason_quoted(words)  # first: `9「只是改名」` asks for `9`
@@ -130,8 +128,7 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     ascii_form = _as_ascii(typed)
-    listed = _LISTED.match(ascii_form)  # first: `2,三` is `_NUMBER`'s too, `三` its reason
-    number = None if listed is not None else _NUMBER.fullmatch(ascii_form)
+    listed, number = _number_read(ascii_form)
     # a note's link pasted from the comment names it as its id (one naming no note is read
     # as any word: the reason, with one note shown)
     linked, run_on = _linked_id(typed)
@@ -150,7 +147,7 @@ def pick_note(
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.RANGE, asked=_number_typed(asked, typed, number))
-        glued = typed[number.start("rest") :].strip() if number["rest"] else ""
+        glued = _glued_reason(typed, number)[1].strip()
         if not glued and _is_number(words[1:]):  # all: `第 3 条` is three words
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`
         return Pick(shown[rank - 1], rank, _reason([glued] if glued else [], words[1:]))
@@ -209,17 +206,38 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     set apart: a number as Chinese counts items as its digits (`第2条`, `二号`: `2`), no dash
     or colon before the reason (`2 — 只是改名`: `2 只是改名`). What tells an edit's `wrong`
     from the one answered before (`commands.Command.key`)."""
-    # an emoji before the number is none of it, as `pick_note` reads it (`👎 第2条`); with
-    # one note shown, a dash may start the reason
-    text = _reason(_ordinal([w for w in args if not _emoji_alone(w)])[0])
+    # read as `pick_note` reads them; with one note shown, a dash may start the reason
+    text = _reason(_ordinal(_without_emoji(args))[0])
     head, *rest = text.split(" ")
-    # a reason glued on to the number (`2，只是改名`, `第2条只是改名`) is set apart, as after
-    # a space: `pick_note` reads them alike
-    ascii_form = _as_ascii(head)
-    number = None if _LISTED.match(ascii_form) else _NUMBER.fullmatch(ascii_form)
-    if number is not None and number["rest"]:
-        head, rest = head[: number.start("rest")], [head[number.start("rest") :], *rest]
+    number = _number_read(_as_ascii(head))[1]
+    if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
+        head, glued = _glued_reason(head, number)
+        rest = [glued, *rest] if glued else rest
     return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
+
+
+def _without_emoji(args: Iterable[str]) -> list[str]:
+    """A `wrong`'s words but an emoji or its shortcode alone, no word of the command
+    (`_reason`), before the number too (`:-1: 2`, `👎 第2条`): for `pick_note` and the
+    command's key (`as_said`) alike."""
+    return [w for w in args if not _emoji_alone(w)]
+
+
+def _number_read(ascii_form: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """A word (as ASCII) read as notes' numbers: a list's start (`_LISTED`: `2,3`), else
+    one note's number (`_NUMBER`); a list first, as `2,三` is `_NUMBER`'s too, `三` its
+    reason. For `pick_note` and the command's key (`as_said`) alike."""
+    listed = _LISTED.match(ascii_form)
+    return listed, None if listed is not None else _NUMBER.fullmatch(ascii_form)
+
+
+def _glued_reason(typed: str, number: re.Match[str]) -> tuple[str, str]:
+    """A word read as a note's number (`number`, of `typed` as ASCII) cut into the
+    number and the reason glued on to it (`2，只是改名`, `第2条只是改名`); "" if none."""
+    if not number["rest"]:
+        return typed, ""
+    at = number.start("rest")
+    return typed[:at], typed[at:]
 
 
 def _reason(*parts: list[str]) -> str:
