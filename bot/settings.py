@@ -368,11 +368,22 @@ class Settings(BaseSettings):
         except RuntimeError:  # `~name` of no user, or no home: a path as written
             return v
 
-    @field_validator("host", "github_api_url", "public_url", mode="before")
+    @field_validator(
+        "host",
+        "github_api_url",
+        "public_url",
+        "notes_dir",
+        "topics_file",
+        "matching_file",
+        "notes_github_branch",
+        mode="before",
+    )
     @classmethod
     def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:
         # Empty (a template's empty line) means unset, as for the other settings: a host
-        # of "" would bind every interface, a URL of "" is no URL (it stopped a dry run).
+        # of "" would bind every interface, a URL of "" is no URL (it stopped a dry run),
+        # a library path of "" the working directory (a start refused naming no
+        # variable), a branch of "" a `blob//` in every note link.
         if isinstance(v, str) and not v.strip():
             return cls.model_fields[info.field_name].default
         return v

@@ -10,7 +10,13 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
-from bot.settings import DEV_WEBHOOK_SECRET, SettingsError, load_settings, unknown_variables
+from bot.settings import (
+    DEV_WEBHOOK_SECRET,
+    Settings,
+    SettingsError,
+    load_settings,
+    unknown_variables,
+)
 from tests.docs_kit import doc
 from tests.webhook_kit import ROOT, clear_error, run_cli
 
@@ -608,6 +614,21 @@ def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
     # live, an empty public URL is one not given: the pages links still need it
     live = {"github_token": "ghp_abc", "github_webhook_secret": "s"}
     assert "REVIEW_NOTES_PUBLIC_URL" in errors(**live)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+@pytest.mark.parametrize(
+    "name", ["NOTES_DIR", "TOPICS_FILE", "MATCHING_FILE", "NOTES_GITHUB_BRANCH"]
+)
+def test_an_empty_library_setting_means_the_default(monkeypatch, name, blank):
+    # found by review 'r38g': `REVIEW_NOTES_NOTES_DIR=` (a template's empty line) was the
+    # working directory, Path(""): the start failed on `.:1: notes: no notes (*.md
+    # files) in this directory`, naming no variable (the topics and matching files the
+    # same with "Is a directory"), and an empty branch made every `github` note link
+    # `blob//...`, which GitHub answers 404.
+    field = name.lower()
+    monkeypatch.setenv(f"REVIEW_NOTES_{name}", blank)
+    assert getattr(load(), field) == Settings.model_fields[field].default
 
 
 def test_an_unknown_review_notes_variable_is_named_with_the_closest_setting():
