@@ -54,6 +54,23 @@ def test_the_docs_manifest_form_is_app_yml():
     assert form["hook_attributes"]["url"].endswith("/webhook")
 
 
+def test_the_docs_register_the_app_by_hand_as_app_yml_does():
+    # found by review 'r38g': the docs gave the manifest flow only; an App registered on
+    # GitHub's form (an organisation's policy, a GitHub Enterprise Server) had to work
+    # out its fields from the manifest's JSON. The form's words for app.yml's choices:
+    by_hand = re.search(r"^By hand\b(.*?)^## ", OPERATING, re.S | re.M)
+    assert by_hand, "docs/operating.md: no 'By hand' paragraph"
+    text = " ".join(by_hand[1].split())
+    access = {"write": "Read and write", "read": "Read-only"}
+    for permission, level in MANIFEST["default_permissions"].items():
+        label = permission.replace("_", " ").capitalize()  # pull_requests: Pull requests
+        assert f"{label}: {access[level]}" in text, permission
+    for event in MANIFEST["default_events"]:
+        assert f"*{event.replace('_', ' ').capitalize()}*" in text, event
+    assert "/webhook" in text and "GITHUB_WEBHOOK_SECRET" in text
+    assert "Only on this account" in text  # public: false
+
+
 def test_the_docs_settings_table_is_complete():
     table = re.search(r"## Settings\n(.*?)(\n## |\Z)", OPERATING, re.S).group(1)
     documented = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", table, re.M))
