@@ -71,6 +71,50 @@ def test_the_docs_register_the_app_by_hand_as_app_yml_does():
     assert "Only on this account" in text  # public: false
 
 
+def _paragraph(start: str) -> str:
+    """The paragraph of docs/operating.md that starts with `start`, on one line."""
+    found = re.search(rf"^{re.escape(start)}(.*?)\n\n", OPERATING, re.S | re.M)
+    assert found, f"docs/operating.md: no paragraph starting {start!r}"
+    return " ".join(found[1].split())
+
+
+def test_the_docs_say_what_a_proxy_in_front_must_let_through():
+    # found by review 'r38g': "put TLS in front of it" was all the docs said of a proxy,
+    # whose defaults refuse what GitHub sends (nginx takes 1 MB bodies, GitHub's go up
+    # to 25 MB: refused 413 by the proxy, the bot never told) or expose what is not for
+    # the public (/metrics, /healthz's failures, a dry run's comments).
+    from bot.webhook import BODY_SECONDS, MAX_BODY
+
+    text = _paragraph("Behind a reverse proxy")
+    assert f"{MAX_BODY // 2**20} MB" in text and f"{BODY_SECONDS:g} s" in text
+    assert "client_max_body_size" in text and "REVIEW_NOTES_PUBLIC_URL" in text
+    for route in ("/webhook", "/notes", "/topics", "/assets/", "/favicon.ico"):
+        assert f"`{route}`" in text, route
+    for route in ("/healthz", "/metrics", "/dry-run/comments"):
+        assert f"`{route}`" in text, route
+
+
+def test_the_docs_name_every_field_of_a_log_line():
+    # found by review 'r38g': the docs said the logs are JSON lines, not which fields
+    # they hold, nor how to follow a delivery through them.
+    import logging
+    import sys
+
+    from bot.logs import JsonFormatter, Redactor
+
+    text = _paragraph("Logs.")
+    try:
+        raise ValueError("x")
+    except ValueError:
+        failure = sys.exc_info()
+    record = logging.LogRecord("bot.workers", logging.WARNING, "", 0, "m", (), failure)
+    for field, value in {"delivery": "d", "repo": "o/r", "pr": 1}.items():
+        setattr(record, field, value)
+    line = json.loads(JsonFormatter(Redactor()).format(record))
+    named = set(re.findall(r"`([a-z]+)`", text))
+    assert set(line) <= named, set(line) - named
+
+
 def test_the_docs_settings_table_is_complete():
     table = re.search(r"## Settings\n(.*?)(\n## |\Z)", OPERATING, re.S).group(1)
     documented = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", table, re.M))
