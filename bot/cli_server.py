@@ -50,7 +50,14 @@ def add_server_parsers(sub) -> None:
     # stop must still be redacted, not left to Python's last-resort handler
     serve.set_defaults(func=_cmd_serve, logs_for_the_process=True)
 
-    rep = sub.add_parser("replay", help="sign a webhook payload file and send it to a server")
+    rep = sub.add_parser(
+        "replay",
+        help="sign a webhook payload file and send it to a server",
+        description="Sign a webhook payload file (as in examples/) with the server's webhook"
+        " secret and POST it to its /webhook, as GitHub would. It asks the server's"
+        " /healthz first: to a server that posts to GitHub (not a dry run) it sends only"
+        " with --live, as the PR would get a real comment.",
+    )
     rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
     rep.add_argument("--url", help="default: the webhook of a local serve (settings port)")
     rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")

@@ -1555,15 +1555,17 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
 # An operator reads `review-notes serve --help` before the docs: it said only the two flags,
 # nothing of where the settings come from, nor that the image's HEALTHCHECK reads
 # REVIEW_NOTES_PORT (docs/operating.md, Deploy), so `serve --port` there left the container
-# unhealthy; `retry --help` said nothing of what it lists or when a re-queued delivery runs
+# unhealthy; `retry --help` said nothing of what it lists or when a re-queued delivery runs;
+# `replay --help` (review 'r38g') nothing of what it does, nor why a live server refuses it
 @pytest.mark.parametrize(
     ("command", "said"),
     [
         ("serve", ["then .env in the working directory", "set REVIEW_NOTES_PORT rather than"]),
         ("retry", ["list the failed deliveries", "picks them up within its workers_poll_seconds"]),
+        ("replay", ["POST it to its /webhook", "sends only with --live"]),
     ],
 )
-def test_serve_and_retry_help_say_what_the_docs_say(command, said, capsys):
+def test_the_operators_commands_help_says_what_the_docs_say(command, said, capsys):
     from bot.cli import main
 
     with pytest.raises(SystemExit) as done:
