@@ -15,7 +15,7 @@ import difflib
 import io
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -811,7 +811,7 @@ def load_settings(
     try:
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc, config["toml_file"], env_file)) from None
+        raise SettingsError(_describe(exc, config["toml_file"], env_file, set(values))) from None
     except ConfigError as exc:  # in the middle of an edit, saved in another encoding
         raise SettingsError(str(exc)) from None
 
@@ -838,8 +838,13 @@ def _check_utf8(env_file: str | Path | None) -> None:
 
 
 def _describe(
-    exc: ValidationError, toml_file: Path | None = None, env_file: str | Path | None = None
+    exc: ValidationError,
+    toml_file: Path | None = None,
+    env_file: str | Path | None = None,
+    given: Collection[str] = (),
 ) -> str:
+    """Each error on a line, named as the operator set it: the variable, or, for a value
+    read from `.env` or `config/bot.toml`, its file, line and key as written there."""
     lines = []
     toml_keys = _toml_key_lines(toml_file)
     env_keys = _env_key_lines(env_file)
@@ -861,8 +866,32 @@ def _describe(
             elif field in env_keys:  # a name in .env, as written there (never its value)
                 msg += _did_you_mean(field)
                 name = f"{env_file}:{env_keys[field]}: {field}"
+        elif field not in given:  # a bad value: where the one read was set
+            name = _set_at(name, field, toml_keys, toml_file, env_keys, env_file)
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
+
+
+def _set_at(
+    name: str,
+    field: str,
+    toml_keys: dict[str, int],
+    toml_file: Path | None,
+    env_keys: dict[str, int],
+    env_file: str | Path | None,
+) -> str:
+    """Where the value of the variable `name` (setting `field`) was read, in the sources'
+    order: the environment (`name`), else `.env` or `config/bot.toml` by file and line,
+    as written there (names and keys are read in any case)."""
+    if any(key.upper() == name.upper() for key in os.environ):
+        return name
+    for key, line in env_keys.items():
+        if key.upper() == name.upper():
+            return f"{env_file}:{line}: {key}"
+    for key, line in toml_keys.items():
+        if key.lower() == field:
+            return f"{toml_file}:{line}: {key}"
+    return name
 
 
 def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:

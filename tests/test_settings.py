@@ -97,6 +97,43 @@ def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
     )
 
 
+def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
+    # found by review 'r38g': `workers = "many"` in config/bot.toml, or in .env, was
+    # named `REVIEW_NOTES_WORKERS: Input should be a valid integer`, a variable set
+    # nowhere: the operator looked for it in the environment. An unknown key was named
+    # by file and line already; a bad value now is too, where the value read came from.
+    toml = tmp_path / "bot.toml"
+    toml.write_text('# defaults\nworkers = "many"\nREPOS = ["a/b.git"]\n', "utf-8")
+    env = tmp_path / ".env"
+    env.write_text("TZ=UTC\nreview_notes_port=0\nREVIEW_NOTES_WORKERS=2\n", "utf-8")
+
+    def said() -> list[str]:
+        with pytest.raises(SettingsError) as exc:
+            load_settings(env_file=env, toml_file=toml)
+        return sorted(str(exc.value).splitlines())
+
+    assert said() == [
+        f"{env}:2: review_notes_port: Input should be greater than or equal to 1",
+        f"{toml}:3: REPOS: a/b.git: drop the .git",
+    ]
+    env.write_text("TZ=UTC\n", "utf-8")  # the file's workers, found bad
+    assert f"{toml}:2: workers: Input should be a valid integer" in "\n".join(said())
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", "c/d.git")  # the variable's, over the file's
+    assert "REVIEW_NOTES_REPOS: c/d.git: drop the .git" in said()
+    with pytest.raises(SettingsError) as exc:  # a value given by its caller: as before
+        load_settings(env_file=env, toml_file=toml, workers=0, repos=("e/f",))
+    assert "REVIEW_NOTES_WORKERS: Input should be greater than or equal to 1" == str(exc.value)
+
+
+# kills: bot/settings.py:_set_at returned None for a value no source names (`None: ...`)
+def test_a_bad_value_no_source_names_is_named_by_its_variable():
+    from bot.settings import _set_at
+
+    assert _set_at("REVIEW_NOTES_WORKERS", "workers", {}, None, {}, None) == (
+        "REVIEW_NOTES_WORKERS"
+    )
+
+
 def test_dotenv_file_is_read(tmp_path):
     env = tmp_path / ".env"
     env.write_text("REVIEW_NOTES_WORKERS=5\nGITHUB_WEBHOOK_SECRET=from-dotenv\n")
