@@ -141,16 +141,21 @@ def manual_time() -> ManualTime:
     return ManualTime()
 
 
-@pytest.fixture(scope="session")
-def eval_script():
-    """scripts/eval_matching.py as a module (scripts/ is not a package)."""
+def load_script(name: str):
+    """scripts/<name>.py as a module (scripts/ is not a package)."""
     import importlib.util
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_matching.py"
-    spec = importlib.util.spec_from_file_location("eval_matching", path)
+    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def eval_script():
+    """scripts/eval_matching.py as a module."""
+    return load_script("eval_matching")

@@ -1,9 +1,7 @@
 """scripts/search_weights.py: its shortcut (one scan per PR across configs) must not
 change what the matcher links, and its figures must be the evaluation's."""
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
 from bot.match_config import DEFAULT_MATCHING_FILE, load_match_config
 from bot.matching import CompiledMatcher
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ("dev_prs", "history_with_files", "natural_traffic_4")  # files, bodies, titles
@@ -19,12 +18,7 @@ SETS = ("dev_prs", "history_with_files", "natural_traffic_4")  # files, bodies, 
 @pytest.fixture(scope="module")
 def sw(eval_script):
     """The script as a module; it imports eval_matching, loaded by `eval_script`."""
-    path = ROOT / "scripts" / "search_weights.py"
-    spec = importlib.util.spec_from_file_location("search_weights", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("search_weights")
 
 
 @pytest.fixture(scope="module")
