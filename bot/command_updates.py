@@ -238,10 +238,15 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
 def write_owed(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> str | None:
     """The update the PR's commands are owed (`pending`), written now with their 👍, by
     their rules (`_write_owed_update`); None when none is owed. For the unlock
-    (bot.pr_events): a lock refused the update, run at once or deferred."""
+    (bot.pr_events): a lock refused the update, run at once or deferred. One whose
+    deferred update is still to run (its window not over) waits for it: written now, it
+    would pass the flood control, and that update, finding nothing owed, would give back
+    the write its command paid for, made here."""
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
         return None
+    if ctx.flood.sticky.scheduled(pr_key(ref.repo, ref.number) or ""):
+        return "the commands' update waits for its window's end (flood control)"
     reactions = Reactions(ctx, ref)
     said, _ = _write_owed_update(ctx, ref, pull, pending, reactions)
     reactions.check()

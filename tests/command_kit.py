@@ -19,7 +19,7 @@ import pytest
 from bot.commands import CommandConfig
 from bot.db import utcnow
 from bot.markers import MARKER, REPLY_MARKER
-from tests.fake_github import DEFAULT_REPO, Fault, iso_time
+from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, iso_time
 from tests.webhook_kit import (
     BOT,
     MATCHING_FILES,
@@ -33,6 +33,7 @@ from tests.webhook_kit import (
     post,
     pr_payload,
     serving,
+    wait_until,
 )
 
 N = 7001
@@ -171,10 +172,20 @@ def reviewed(client, rt, fake, body: str, login: str = AUTHOR) -> None:
     drain(rt)
 
 
-def unlocked(client, rt, fake, updated_at: str, title: str = MATCHING_TITLE) -> dict:
-    """A maintainer unlocks the PR's conversation: GitHub's `unlocked` event, run."""
+def unlocked(
+    client, rt, fake, updated_at: str, title: str = MATCHING_TITLE, *, drained: bool = True
+) -> dict:
+    """A maintainer unlocks the PR's conversation: GitHub's `unlocked` event, run (and the
+    queue drained; `drained=False`: only this delivery waited for, a deferred update may
+    wait in the queue)."""
     fake.unlock(DEFAULT_REPO, N)
-    return deliver_pr(client, rt, action="unlocked", title=title, updated_at=updated_at)
+    if drained:
+        return deliver_pr(client, rt, action="unlocked", title=title, updated_at=updated_at)
+    r = post(client, "pull_request", pr_payload("unlocked", title=title, updated_at=updated_at))
+    assert r.status_code == 202, r.text
+    done = r.json()["delivery"]
+    wait_until(lambda: rt.queue.get(done).state == "done", what="the unlock handled")
+    return r.json()
 
 
 def edit(client, rt, fake, comment, new_body: str, **kw):
@@ -278,3 +289,33 @@ def content_writes(fake) -> list[str]:
         for r in fake.requests
         if r.path.startswith("/repos/") and r.method in ("POST", "PATCH")
     ]
+
+
+# An hour's window: a deferred update waits in the queue until `run_due`; a budget of
+# ten writes that never refills (the tests freeze the clock).
+OWING = CommandConfig(
+    min_update_interval_s=3600, installation_write_burst=10, installation_write_refill_s=3600
+)
+
+
+def owe_an_update(client, rt, fake, body: str) -> FakeComment:
+    """A command in the window of the one before: its update waits in the queue."""
+    c = say(client, rt, fake, body, wait=False)
+    wait_until(
+        lambda: (
+            state(rt).pending is not None
+            and rt.queue.counts()["pending"] == 1
+            and rt.queue.counts()["processing"] == 0
+        ),
+        what="the command done, its update queued",
+    )
+    return c
+
+
+def run_due(rt) -> None:
+    """The window is over: the deferred updates queued run now. The workers are told (as
+    test_faults' _let_pass tells them): a change made by hand does not wake them, and
+    they would find it at their next poll, a second later."""
+    rt.queue.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    rt.queue._notify()
+    drain(rt)

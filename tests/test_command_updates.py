@@ -19,6 +19,7 @@ from bot.db import Database, utcnow
 from bot.markers import MARKER
 from tests.command_kit import (
     AUTHOR,
+    OWING,
     N,
     _putting_back,
     comment_payload,
@@ -29,10 +30,12 @@ from tests.command_kit import (
     fail_the_done_reaction,
     github_time_ago,
     maintainer_deletes,
+    owe_an_update,
     reactions,
     replies,
     retried_for_its_thumb,
     review_payload,
+    run_due,
     said_and_left_without_its_thumb,
     say,
     state,
@@ -1033,36 +1036,6 @@ def test_a_deferred_update_is_paid_for_by_the_commands_it_answers(live):
     assert answered.count({"eyes", "+1"}) >= 2, answered
 
 
-# An hour's window: a deferred update waits in the queue until `_run_due`; a budget of
-# ten writes that never refills (the tests freeze the clock).
-OWING = CommandConfig(
-    min_update_interval_s=3600, installation_write_burst=10, installation_write_refill_s=3600
-)
-
-
-def _owe_an_update(client, rt, fake, body: str) -> FakeComment:
-    """A command in the window of the one before: its update waits in the queue."""
-    c = say(client, rt, fake, body, wait=False)
-    wait_until(
-        lambda: (
-            state(rt).pending is not None
-            and rt.queue.counts()["pending"] == 1
-            and rt.queue.counts()["processing"] == 0
-        ),
-        what="the command done, its update queued",
-    )
-    return c
-
-
-def _run_due(rt) -> None:
-    """The window is over: the deferred updates queued run now. The workers are told (as
-    test_faults' _let_pass tells them): a change made by hand does not wake them, and
-    they would find it at their next poll, a second later."""
-    rt.queue.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
-    rt.queue._notify()
-    drain(rt)
-
-
 @pytest.mark.parametrize(("body", "given_back"), [("/notes", 1), ("/notes why", 0)])
 def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_it(
     live, body, given_back
@@ -1076,10 +1049,10 @@ def test_a_deferred_update_that_writes_no_comment_gives_back_the_write_paid_for_
     tune(rt, OWING, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")  # 👀, the comment, 👍; the window opens
     budget = rt.ctx.flood.installation_writes
-    c = _owe_an_update(client, rt, fake, body)
+    c = owe_an_update(client, rt, fake, body)
     assert budget.left(1001) == 10 - 3 - 3  # 👀, and the update's 👍 and comment paid now
     fake.clear_requests()
-    _run_due(rt)
+    run_due(rt)
     assert reactions(fake, c) == {"eyes", "+1"} and sticky_writes(fake) == 1 - given_back
     assert budget.left(1001) == 10 - 6 + given_back
     assert rt.queue.counts()["failed"] == 0
@@ -1097,7 +1070,7 @@ def test_a_deferred_update_queued_again_under_the_new_name_still_gives_back_its_
     with serving(settings) as (client, rt):
         tune(rt, OWING, clock=lambda: 1000.0)
         say(client, rt, fake, "/notes")  # the window opens
-        c = _owe_an_update(client, rt, fake, "/notes")  # the same again: nothing to write
+        c = owe_an_update(client, rt, fake, "/notes")  # the same again: nothing to write
         fake.transfer(DEFAULT_REPO, elsewhere)
         payload = pr_payload(action="labeled", title=MATCHING_TITLE, repo=elsewhere)
         assert post(client, "pull_request", payload).status_code == 202
@@ -1105,7 +1078,7 @@ def test_a_deferred_update_queued_again_under_the_new_name_still_gives_back_its_
         budget = rt.ctx.flood.installation_writes
         left = budget.left(1001)
         fake.clear_requests()
-        _run_due(rt)
+        run_due(rt)
         assert [r["repo"] for r in rt.db.execute("SELECT repo FROM deliveries WHERE by_bot")] == [
             DEFAULT_REPO,
             elsewhere,
@@ -1121,7 +1094,7 @@ def test_a_deferred_update_is_the_bots_own_delivery_not_githubs(live):
     client, rt, fake = live
     tune(rt, OWING, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")
-    _owe_an_update(client, rt, fake, "/notes why")
+    owe_an_update(client, rt, fake, "/notes why")
     rows = rt.queue.db.execute("SELECT id, by_bot, received_at FROM deliveries ORDER BY seq")
     assert [r["id"].split(":")[0] for r in rows if r["by_bot"]] == [REFRESH_ACTION]
     assert rows[-1]["by_bot"]  # the newest row
@@ -1137,7 +1110,7 @@ def test_a_deferred_update_an_earlier_one_covered_gives_back_the_write_paid_for_
     now = [1000.0]
     tune(rt, OWING, clock=lambda: now[0])
     say(client, rt, fake, "/notes")
-    why = _owe_an_update(client, rt, fake, "/notes why")
+    why = owe_an_update(client, rt, fake, "/notes why")
     now[0] += 3600 + 60  # lost: the next command runs at once, for both
     c = say(client, rt, fake, "/notes", wait=False)
     wait_until(
@@ -1147,7 +1120,7 @@ def test_a_deferred_update_an_earlier_one_covered_gives_back_the_write_paid_for_
     assert reactions(fake, why) == {"eyes", "+1"} and state(rt).pending is None
     budget = rt.ctx.flood.installation_writes
     before = budget.left(1001)
-    _run_due(rt)  # "nothing owed: an earlier update covered it"
+    run_due(rt)  # "nothing owed: an earlier update covered it"
     assert budget.left(1001) == before + 1
     assert rt.queue.counts()["failed"] == 0
 
@@ -1163,21 +1136,21 @@ def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_afte
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, OWING, clock=lambda: 1000.0)
         say(client, rt, fake, "/notes")
-        c = _owe_an_update(client, rt, fake, "/notes")
+        c = owe_an_update(client, rt, fake, "/notes")
         budget = rt.ctx.flood.installation_writes
         assert budget.left(1001) == 4
         thanks = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
         fake.inject("POST", thanks, Fault.secondary_rate_limit(retry_after=2))
-        _run_due(rt)  # put back, then run again 2 s later
+        run_due(rt)  # put back, then run again 2 s later
         assert reactions(fake, c) == {"eyes", "+1"} and len(fake.calls("POST", thanks)) == 3
         assert budget.left(1001) == 5 and rt.queue.counts()["failed"] == 0
         # one more owed, then a restart: the next server runs it
-        _owe_an_update(client, rt, fake, "/notes")
+        owe_an_update(client, rt, fake, "/notes")
     with serving(live_settings(tmp_path, fake, app_key, retry_sleep_max=1)) as (client, rt):
         tune(rt, OWING, clock=lambda: 1000.0)
         budget = rt.ctx.flood.installation_writes
         assert budget.allow(1001, 4)  # spent on other PRs since the start
-        _run_due(rt)
+        run_due(rt)
         assert budget.left(1001) == 6, "given back a write this process was never paid"
 
 
@@ -1229,12 +1202,12 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, OWING, clock=lambda: 1000.0)
         say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
-        c = _owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
+        c = owe_an_update(client, rt, fake, "/notes")  # 👀, and 👍 + comment prepaid: 3
         budget = rt.ctx.flood.installation_writes
         assert budget.left(1001) == 10 - 6
         fake.inject("GET", read, Fault.secondary_rate_limit(retry_after=2))
         fake.clear_requests()
-        _run_due(rt)  # put back, then run again 2 s later: the comment is already right
+        run_due(rt)  # put back, then run again 2 s later: the comment is already right
         assert len(fake.calls("GET", read)) >= 2, "the update was not put back"
         assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
         assert sticky_writes(fake) == 0  # no write of the notes comment made or asked for
@@ -1292,7 +1265,7 @@ def test_a_command_joining_a_deferred_update_gets_its_thumbs_up_only_with_the_up
     client, rt, fake = live
     tune(rt, OWING, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")  # runs at once, opens an hour's window
-    why = _owe_an_update(client, rt, fake, "/notes why")  # deferred: the update is queued
+    why = owe_an_update(client, rt, fake, "/notes why")  # deferred: the update is queued
     done = rt.queue.counts()["done"]
     joined = say(client, rt, fake, "/notes", wait=False)
     wait_until(
@@ -1301,7 +1274,7 @@ def test_a_command_joining_a_deferred_update_gets_its_thumbs_up_only_with_the_up
     )
     assert reactions(fake, joined) == {"eyes"}, "thanked before the update it joined"
     assert state(rt).pending.acks == (why.id, joined.id)
-    _run_due(rt)
+    run_due(rt)
     assert reactions(fake, joined) == reactions(fake, why) == {"eyes", "+1"}
     assert "(why mode)" not in sticky(fake).body  # the plain `/notes`, said last
 
@@ -1315,12 +1288,12 @@ def test_a_deferred_update_put_back_at_its_write_keeps_the_write_paid_for_it(
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
         tune(rt, OWING, clock=lambda: 1000.0)
         say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
-        c = _owe_an_update(client, rt, fake, "/notes why")  # 👀, and 👍 + edit prepaid: 3
+        c = owe_an_update(client, rt, fake, "/notes why")  # 👀, and 👍 + edit prepaid: 3
         budget = rt.ctx.flood.installation_writes
         assert budget.left(1001) == 10 - 6
         edit = f"/repos/{DEFAULT_REPO}/issues/comments/{sticky(fake).id}"
         fake.inject("PATCH", edit, Fault.secondary_rate_limit(retry_after=2))
-        _run_due(rt)  # put back at its edit, then run again 2 s later
+        run_due(rt)  # put back at its edit, then run again 2 s later
         assert len(fake.calls("PATCH", edit)) == 2, "the update was not put back at its edit"
         assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
         assert budget.left(1001) == 10 - 6, "the write asked of GitHub was given back"
@@ -1333,12 +1306,12 @@ def test_the_log_says_a_deferred_update_found_nothing_owed(live, caplog):
     now = [1000.0]
     tune(rt, OWING, clock=lambda: now[0])
     say(client, rt, fake, "/notes")
-    _owe_an_update(client, rt, fake, "/notes why")
+    owe_an_update(client, rt, fake, "/notes why")
     now[0] += 3600 + 60  # its window taken as lost: the next command updates for both
     say(client, rt, fake, "/notes", wait=False)
     wait_until(lambda: state(rt).pending is None and rt.queue.counts()["processing"] == 0)
     caplog.set_level("INFO", logger="review_notes")
-    _run_due(rt)
+    run_due(rt)
     said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
     assert said[-1].endswith(": nothing owed: an earlier update covered it"), said[-1]
 
@@ -1349,9 +1322,9 @@ def test_the_log_says_what_a_deferred_update_did(live, caplog):
     client, rt, fake = live
     tune(rt, OWING, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")
-    _owe_an_update(client, rt, fake, "/notes why")
+    owe_an_update(client, rt, fake, "/notes why")
     caplog.set_level("INFO", logger="review_notes")
-    _run_due(rt)
+    run_due(rt)
     said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
     assert f"pull_request.{REFRESH_ACTION} PR {DEFAULT_REPO} {N}: comment updated" in said[-1]
 

@@ -12,10 +12,13 @@ from bot.commands import CommandConfig
 from bot.server import build_dispatcher
 from tests.command_kit import (
     AUTHOR,
+    OWING,
     N,
+    owe_an_update,
     reactions,
     retried_for_its_thumb,
     reviewed,
+    run_due,
     say,
     state,
     sticky,
@@ -146,3 +149,26 @@ def test_an_unlock_not_delivered_leaves_the_commands_update_to_their_next_comman
     assert "paused" in sticky(fake).body and state(rt).pending is None
     said = " ".join(doc("commands.md").split())
     assert "but a command's update to the PR's next command" in said
+
+
+def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live):
+    """`/notes why` in the window of the `/notes` before it: its update waits for the
+    window's end, 👍 and edit paid for. The conversation is locked and unlocked meanwhile,
+    nothing refused: the unlock wrote the update at once, before its time (flood control
+    bypassed), and the deferred update, finding nothing owed, gave back the write its
+    command paid for, which the unlock had made: one write more than the budget kept."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # 👀, the comment, 👍: 3; the window opens
+    why = owe_an_update(client, rt, fake, "/notes why")  # 👀, and 👍 + edit prepaid: 3
+    budget = rt.ctx.flood.installation_writes
+    assert budget.left(1001) == 10 - 6
+    fake.lock(DEFAULT_REPO, N)
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
+    assert "(why mode)" not in sticky(fake).body and reactions(fake, why) == {"eyes"}
+    assert state(rt).pending is not None
+    run_due(rt)
+    assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes", "+1"}
+    assert budget.left(1001) == 10 - 6, "a write made was given back to the budget"
+    said = " ".join(doc("commands.md").split())
+    assert "the unlock does not write it early" in said
