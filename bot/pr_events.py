@@ -30,7 +30,7 @@ from bot.command_updates import write_owed
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
-from bot.dispatch import Dispatcher, Route
+from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
@@ -66,7 +66,9 @@ def register(d: Dispatcher) -> None:
     # `locked` has no route (ignored at intake): the writes it stops are refused
     # (ConversationLocked), and what they leave owed is made at the unlock. Of a closed
     # PR too: its comment is left alone, but an owed deletion or a command's ask is not.
-    d.add(Route("pull_request", frozenset({"unlocked"}), handle_unlocked, bots=True))
+    d.add(
+        Route("pull_request", frozenset({"unlocked"}), handle_unlocked, check_readable, bots=True)
+    )
 
 
 def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
@@ -95,7 +97,22 @@ def check_pull_request(payload: dict[str, Any]) -> str | None:
         return "edited, but not its title, body or base branch"
     if pr.get("state") == "closed" and payload.get("action") != "closed":
         return "the pull request is closed"
-    return None
+    return check_readable(payload)
+
+
+def check_readable(payload: dict[str, Any]) -> None:
+    """The payload read at intake as its handler reads it (its installation, the PR's
+    fields): one GitHub never sends so (`"installation": 5`, a title that is no string)
+    is refused (400, naming the field), not queued to fail at each run and retry.
+    MalformedPayload, else None: nothing in it to ignore."""
+    try:
+        ref_from_payload(payload, 0)
+    except ValueError as exc:
+        raise MalformedPayload(str(exc)) from exc
+    try:
+        facts_from_payload(payload)
+    except ValueError as exc:
+        raise MalformedPayload(f"pull_request.{exc}") from exc
 
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:

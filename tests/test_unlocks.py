@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from bot.commands import CommandConfig
 from bot.server import build_dispatcher
 from tests.command_kit import (
@@ -34,6 +36,7 @@ from tests.webhook_kit import (
     make_settings,
     octokit_example,
     ours,
+    post,
     repo_calls,
     title_with_one_more_note,
     wait_until,
@@ -172,3 +175,40 @@ def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(li
     assert budget.left(1001) == 10 - 6, "a write made was given back to the budget"
     said = " ".join(doc("commands.md").split())
     assert "the unlock does not write it early" in said
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("installation", 5, "installation: not an object (int)"),
+        ("installation", {"id": "1001"}, "installation.id: not an integer (str)"),
+        ("pull_request.title", 5, "pull_request.title: not a string (int)"),
+        ("pull_request.labels", "bug", "pull_request.labels: not a list (str)"),
+        ("pull_request.user", "octo-dev", "pull_request.user: not an object (str)"),
+        ("pull_request.head", [], "pull_request.head: not an object (list)"),
+    ],
+)
+@pytest.mark.parametrize("action", ["unlocked", "opened"])
+def test_a_pull_request_payload_its_handler_cannot_read_is_refused_at_intake(
+    live, action, field, value, said
+):
+    """GitHub's own payload with a field GitHub never sends so: the unlock's route had no
+    check, nor the other actions' a check of what their handler reads, so it was queued
+    (202) and failed at each run (and `review-notes retry`) with that error; a comment's
+    or a review's id is refused at intake (400, naming the field). So is this now, and
+    nothing is queued; the payload as GitHub sends it is taken."""
+    client, rt, _ = live
+    payload = octokit_example("pull_request", action)
+    payload["repository"]["full_name"] = DEFAULT_REPO
+    payload["pull_request"]["number"] = N
+    where, _, key = field.rpartition(".")
+    (payload[where] if where else payload)[key] = value
+    r = post(client, "pull_request", payload)
+    assert (r.status_code, r.json()) == (400, {"error": f"malformed pull_request payload: {said}"})
+    assert sum(rt.queue.counts().values()) == 0
+    good = octokit_example("pull_request", action)
+    good["repository"]["full_name"] = DEFAULT_REPO
+    good["pull_request"]["number"] = N
+    assert post(client, "pull_request", good).status_code == 202
+    said = " ".join(doc("operating.md").split())
+    assert "so is a `pull_request` event handled (`unlocked` too) whose `installation`" in said
