@@ -235,17 +235,23 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     return said
 
 
-def write_owed(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> str | None:
+def write_owed(
+    ctx: BotContext, ref: PRRef, pull: dict[str, Any], repo_id: int | None
+) -> str | None:
     """The update the PR's commands are owed (`pending`), written now with their 👍, by
-    their rules (`_write_owed_update`); None when none is owed. For the unlock
-    (bot.pr_events): a lock refused the update, run at once or deferred. One whose
-    deferred update is still to run (its window not over) waits for it: written now, it
-    would pass the flood control, and that update, finding nothing owed, would give back
-    the write its command paid for, made here."""
+    their rules (`_write_owed_update`); None when none is owed. For the unlock and the
+    PR's events (bot.pr_events): a lock refused the update, run at once or deferred (or
+    its run failed). One whose deferred update is still queued (its window not over) waits
+    for it: written now, it would pass the flood control, and that update, finding nothing
+    owed, would give back the write its command paid for, made here. Asked of the queue,
+    not the windows (in memory, by name): after a restart, or a rename (`repo_id`: the
+    repository's id, by which an update queued under the old name is found), too."""
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
         return None
-    if ctx.flood.sticky.scheduled(pr_key(ref.repo, ref.number) or ""):
+    if ctx.queue is not None and ctx.queue.still_to_run(
+        REFRESH_ACTION, ref.repo, ref.number, repo_id
+    ):
         return "the commands' update waits for its window's end (flood control)"
     reactions = Reactions(ctx, ref)
     said, _ = _write_owed_update(ctx, ref, pull, pending, reactions)

@@ -83,7 +83,7 @@ class UpdateWindows(Generic[K]):
             window = self._windows.get(key)
             if window is not None and window.deferred:
                 run_at = window.last_run + self.min_interval_s
-                if self._awaited(window, now):
+                if now - run_at < self.lost_after_s:
                     return Ticket(Admission.MERGED, run_at)
                 # The deferred job never started (lost in a restart or a crash):
                 # run now for everything it was to cover, rather than wait forever.
@@ -95,17 +95,6 @@ class UpdateWindows(Generic[K]):
                 return Ticket(Admission.RUN, now)
             window.deferred = True
             return Ticket(Admission.DEFER, window.last_run + self.min_interval_s)
-
-    def scheduled(self, key: K) -> bool:
-        """A deferred run is scheduled for `key` and not taken as lost: what it is to cover
-        waits for it (an unlock, a PR event, does not write it before its time)."""
-        with self._lock:
-            window = self._windows.get(key)
-            return window is not None and window.deferred and self._awaited(window, self._clock())
-
-    def _awaited(self, window: _Window, now: float) -> bool:
-        """The window's deferred run is still to be waited for, not taken as lost."""
-        return now - (window.last_run + self.min_interval_s) < self.lost_after_s
 
     def start(self, key: K) -> bool:
         """The deferred run begins: open a new window. False when none was pending (a

@@ -31,7 +31,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route
-from bot.github_port import FilesNotReady, PRRef, ref_from_payload
+from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky, seen_event
@@ -83,7 +83,7 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
         return handle_pull_request(ctx, delivery)
-    said = write_owed(ctx, ref, payload["pull_request"])
+    said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
     owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
     done = "; ".join(x for x in (said, owed) if x)
     return done or "nothing owed: no write or deletion was left to the unlock"
@@ -149,11 +149,15 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
         )
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
+    # the commands' update a lock refused, its unlock not delivered (or its run failed):
+    # paid at the PR's next chance, as an opted-out PR's event writes nothing of its own
+    said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
     # a deletion's, left up while locked; after the write, which takes the comment back
     # when it keeps it (an `on` said since: the comment asked for after the deletion)
     owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
-    return f"{result.outcome}{comment}: {result.reason}{f'; {owed}' if owed else ''}"
+    more = "".join(f"; {x}" for x in (said, owed) if x)
+    return f"{result.outcome}{comment}: {result.reason}{more}"
 
 
 def event_id(delivery: Delivery) -> str:

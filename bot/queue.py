@@ -755,6 +755,23 @@ class DeliveryQueue:
             found.update(r["id"] for r in rows)
         return found
 
+    def still_to_run(self, action: str, repo: str, number: int, repo_id: int | None) -> bool:
+        """A delivery with this action for PR `number` waits or runs (pending, processing):
+        queued under `repo`, or under another name of the repository `repo_id` (renamed or
+        transferred since). For our own deferred update (bot.command_updates)."""
+        rows = self.db.execute(
+            "SELECT repo, payload FROM deliveries WHERE state IN (?, ?) AND action = ?"
+            " AND pr_number = ?",
+            (State.PENDING, State.PROCESSING, action, number),
+        )
+        for row in rows:
+            if pr_key(row["repo"], number) == pr_key(repo, number):
+                return True
+            found = (orjson.loads(row["payload"]).get("repository") or {}).get("id")
+            if repo_id is not None and found == repo_id:
+                return True
+        return False
+
     def last_received(self) -> str | None:
         """When the newest delivery from GitHub arrived (`utcnow()` format); None when
         there is none. The bot's own (a re-check, a deferred update) are passed over: one

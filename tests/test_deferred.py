@@ -89,3 +89,19 @@ def test_pending_update_takes_the_showing_of_the_command_written_last_not_run_la
 def test_pending_update_owes_a_comment_on_the_diff_its_reaction_once():
     p = PendingUpdate().add(5, None, on_diff=True).add(5, True, on_diff=True)
     assert p.diff_acks == (5,) and p.acks == ()
+
+
+def test_an_update_still_to_run_is_found_by_its_pr_under_its_name_or_its_repositorys_id(tmp_path):
+    """What an unlock or a PR event asks before writing a command's owed update itself
+    (bot.command_updates.write_owed): is its deferred update still queued? Under the PR's
+    name (as GitHub spells it or not), or under the repository's old name, by its id."""
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    later = utcnow(after_s=60)
+    q.enqueue("u", "pull_request", "up", {"repository": {"id": 7}}, "o/r", 1, not_before=later)
+    q.enqueue("v", "pull_request", "up", {"repository": {"id": 8}}, "o/x", 2)
+    assert q.still_to_run("up", "O/R", 1, None) and q.still_to_run("up", "n/r", 1, 7)
+    assert not q.still_to_run("up", "n/r", 1, 9) and not q.still_to_run("up", "n/r", 1, None)
+    assert not q.still_to_run("other", "o/r", 1, 7) and not q.still_to_run("up", "o/r", 2, 7)
+    assert q.claim().id == "v" and q.still_to_run("up", "o/x", 2, None)  # running
+    q.complete("v")
+    assert not q.still_to_run("up", "o/x", 2, 8)  # done

@@ -210,26 +210,6 @@ def test_a_deferred_run_is_taken_as_lost_exactly_lost_after_s_past_its_time():
     assert limiter.admit("k").admission is Admission.RUN
 
 
-def test_a_deferred_run_is_scheduled_from_its_deferral_until_it_starts_or_is_lost():
-    """What an unlock or a PR event asks before writing a command's owed update: the
-    run deferred to the window's end covers it, until it starts, or is taken as lost (as
-    `admit` takes it, exactly `lost_after_s` past its time)."""
-    clock = FakeClock()
-    rl = UpdateWindows(10.0, clock, lost_after_s=60.0)
-    assert rl.scheduled("k") is False  # no window
-    rl.admit("k")
-    assert rl.scheduled("k") is False  # run at once: nothing deferred
-    clock.now += 1
-    deferred = rl.admit("k")
-    assert rl.scheduled("k") is True and rl.scheduled("other") is False
-    clock.now = deferred.run_at + 60.0 - 0.5
-    assert rl.scheduled("k") is True
-    clock.now = deferred.run_at + 60.0
-    assert rl.scheduled("k") is False  # lost: the next request runs for it
-    clock.now = deferred.run_at + 1
-    assert rl.start("k") is True and rl.scheduled("k") is False  # begun
-
-
 # kills: bot/flood_control.py:UpdateWindows._prune `len(self._windows) < self._max_keys` -> `<=`
 def test_the_limiter_keeps_at_most_max_keys_windows():
     clock = FakeClock()

@@ -135,23 +135,46 @@ def test_a_deferred_update_the_lock_refused_is_written_with_its_thumb_at_the_unl
     assert state(rt).pending is None and len(ours(fake)) == 1
 
 
-def test_an_unlock_not_delivered_leaves_the_commands_update_to_their_next_command(live):
+def test_an_unlock_not_delivered_leaves_the_commands_update_to_the_prs_next_event(live, caplog):
     """The `off` the lock refused, its unlock never delivered (or given up): a PR event
-    leaves an opted-out PR alone, the update owed with it, as docs/commands.md says;
-    the PR's next command writes it, with its own."""
+    leaves an opted-out PR alone, so the update owed stayed owed through every push, the
+    comment showing the notes unpaused until someone said another command. The PR's next
+    event pays it, as docs/commands.md says."""
     client, rt, fake = live
+    caplog.set_level("INFO")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
     fake.lock(DEFAULT_REPO, N)
     reviewed(client, rt, fake, "/notes off")
     fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
+    pushed = deliver_pr(
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    )
+    assert "paused" in sticky(fake).body and state(rt).pending is None
+    assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
+    opening = f"delivery {pushed['delivery']} pull_request.synchronize PR "
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
+    assert line.endswith("; comment updated: paused")
+    said = " ".join(doc("commands.md").split())
+    assert "to the PR's next event or command, whichever comes first" in said
+
+
+def test_a_deferred_update_the_lock_refused_is_paid_with_its_thumb_by_the_next_push(live):
+    """`/notes why` deferred, refused by the lock at its window's end, the unlock not
+    delivered: the next push writes the why mode and gives the 👍, which waited for
+    another command's update."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # opens the window
+    why = owe_an_update(client, rt, fake, "/notes why")
+    fake.lock(DEFAULT_REPO, N)
+    run_due(rt)  # the deferred update, refused
+    assert state(rt).pending is not None and "(why mode)" not in sticky(fake).body
+    fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
     deliver_pr(
         client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
     )
-    assert "paused" not in sticky(fake).body and state(rt).pending is not None
-    say(client, rt, fake, "/notes", login=AUTHOR)
-    assert "paused" in sticky(fake).body and state(rt).pending is None
-    said = " ".join(doc("commands.md").split())
-    assert "but a command's update to the PR's next command" in said
+    assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes", "+1"}
+    assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
 
 
 def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live):
