@@ -104,4 +104,4 @@ def test_an_update_still_to_run_is_found_by_its_pr_under_its_name_or_its_reposit
     assert not q.still_to_run("other", "o/r", 1, 7) and not q.still_to_run("up", "o/r", 2, 7)
     assert q.claim().id == "v" and q.still_to_run("up", "o/x", 2, None)  # running
     q.complete("v")
-    assert not q.still_to_run("up", "o/x", 2, 8)  # done
+    assert q.still_to_run("up", "o/x", 2, 8) is False  # done

@@ -177,7 +177,7 @@ def test_a_deferred_update_the_lock_refused_is_paid_with_its_thumb_by_the_next_p
     assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
 
 
-def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live):
+def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live, caplog):
     """`/notes why` in the window of the `/notes` before it: its update waits for the
     window's end, 👍 and edit paid for. The conversation is locked and unlocked meanwhile,
     nothing refused: the unlock wrote the update at once, before its time (flood control
@@ -190,7 +190,9 @@ def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(li
     budget = rt.ctx.flood.installation_writes
     assert budget.left(1001) == 10 - 6
     fake.lock(DEFAULT_REPO, N)
-    unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
+    caplog.set_level("INFO")
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
+    assert ran(caplog, answer) == "the commands' update waits for its window's end (flood control)"
     assert "(why mode)" not in sticky(fake).body and reactions(fake, why) == {"eyes"}
     assert state(rt).pending is not None
     run_due(rt)
