@@ -98,7 +98,8 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
     if _locked(payload):
         return (
             "the conversation is locked: GitHub takes no comment and no reaction from the"
-            " App there, so commands are neither run nor answered"
+            " App there, so commands are neither run nor answered, nor kept for the unlock:"
+            " say them again once unlocked"
         )
     _item_id(item, part)  # a command's: refused at intake (400), not failed when run
     return None

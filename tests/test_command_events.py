@@ -30,6 +30,7 @@ from tests.command_kit import (
     sticky,
     tune,
 )
+from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -355,7 +356,9 @@ def test_a_command_on_a_locked_pr_is_not_a_failure_no_retry_can_fix(live):
     fake.clear_requests()
     r = post(client, "issue_comment", payload)
     assert r.status_code == 202 and r.json()["status"] == "ignored"
-    assert "locked" in r.json()["reason"]
+    assert "locked" in r.json()["reason"] and "say them again once unlocked" in r.json()["reason"]
+    said = " ".join(doc("commands.md").split())
+    assert "unlock the conversation first, then say the command again" in said
     drain(rt)
     assert rt.queue.counts()["failed"] == 0
     assert client.get("/healthz").json()["failed"] == 0
