@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -50,6 +51,7 @@ import pytest
 from bot.feedback import hide_dismissed
 from bot.github_port import FileList, PRRef, listed_short
 from bot.markers import MARKER
+from bot.pr_events import ACTIONS as PR_ACTIONS
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.render import PauseCause, render, render_paused
@@ -235,6 +237,10 @@ class PR:
     deletions: list[Deletion] = field(default_factory=list)
     states: list[PRFacts] = field(default_factory=list)  # as each event showed it
     lagged: bool = False  # GitHub's file list lagged a push of it (`files lag`)
+    # who matched it, in the order they ran: "event" (a `pull_request` event of GitHub's,
+    # or its files re-check) or what else ran (a command, its deferred update, a
+    # deletion's `on`), with the number of files matched on (`Watch`)
+    matched: list[tuple[str, int]] = field(default_factory=list)
 
     def paths(self) -> tuple[str, ...]:
         """Its changed files' paths, as GitHub lists them (a rename: both)."""
@@ -346,6 +352,37 @@ def _show(fake: FakeGitHub, pr: PR) -> None:
     pull.head_sha, pull.closed, pull.base_ref = pr.head, pr.closed, pr.base
 
 
+class Watch:
+    """Who matched each PR, in the order they ran (`PR.matched`): the workers' runs
+    (`Dispatcher.dispatch`) and the matcher, watched from before the workers start. A
+    PR's runs take turns (bot.queue), so their order is the PR's."""
+
+    def __init__(self, prs: list[PR]):
+        self.prs = {pr.number: pr for pr in prs}
+        self.running = threading.local()  # the run a worker is in: its kind and PR
+
+    def __call__(self, rt: Runtime) -> None:
+        dispatch, match = rt.dispatcher.dispatch, rt.ctx.matcher.match
+
+        def watched_dispatch(ctx, delivery):
+            event = delivery.event == "pull_request" and delivery.action in PR_ACTIONS
+            self.running.now = ("event" if event else delivery.event, delivery.pr_number)
+            try:
+                return dispatch(ctx, delivery)
+            finally:
+                self.running.now = None
+
+        def watched_match(facts):
+            kind, number = getattr(self.running, "now", None) or ("", None)
+            pr = self.prs.get(number) if number == facts.number else None
+            if pr is not None:
+                pr.matched.append((kind, len(facts.files)))
+            return match(facts)
+
+        rt.dispatcher.dispatch = watched_dispatch  # type: ignore[method-assign]
+        rt.ctx.matcher.match = watched_match  # type: ignore[method-assign]
+
+
 # --- one scenario -----------------------------------------------------------------
 
 
@@ -404,7 +441,7 @@ class Scenario:
         runs = 2 if rng.random() < 0.3 else 1
         played = Played(prs, self.humans, self.log)
         for run in range(runs):
-            with serving(self.settings()) as (client, rt):
+            with serving(self.settings(), prepare=Watch(prs)) as (client, rt):
                 # a command's update made at once, not one per 5 s window; the overlaps'
                 # dozens of `off`/`on` within the installation's write budget
                 tune(rt, INSTANT if self.mode == "mixed" else OVERLAPS)
@@ -914,13 +951,28 @@ def _found_short(pr: PR, state: PRState) -> FileList | None:
     looks again after its lag, but one run while the PR's updates are off (a rewrite,
     `/notes off`) looks at none: each of the lag's looks may then be a command's (here
     the fake's lag counts looks, where GitHub's lasts seconds), and with no event after
-    them the comment shows the short list's notes, as the docs say."""
+    them the comment shows the short list's notes, as the docs say. Only then: the run
+    that matched the PR last (whose list the state holds) must be no PR event's, which
+    waits for GitHub's list (its re-checks outlast the fake's lag) and asks again after
+    a list found short (`_held_short_by`)."""
     listed = state.files_listed
     if not pr.lagged or state.files is None or listed is None or state.files_sha != pr.head:
         return None
     if not listed_short(listed, len(pr.files)):
         return None
+    _held_short_by(pr, listed)
     return FileList(state.files, state.code_names, state.incidental, listed, pr.head)
+
+
+def _held_short_by(pr: PR, listed: int) -> None:
+    """Fails when the run that matched the PR last, and left the list the bot holds short
+    of its files, was a PR event's: one that took a short list (it had re-checks left) or
+    a command's short list for the PR's files (it must ask again)."""
+    kind, files = pr.matched[-1] if pr.matched else ("nothing", listed)
+    assert kind != "event", (
+        f"PR {pr.number}: a PR event left the list short ({files} of {len(pr.files)} files"
+        f" matched; runs that matched it: {pr.matched})"
+    )
 
 
 def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:

@@ -17,7 +17,7 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,10 +66,16 @@ def make_settings(tmp_path: Path, **values: Any) -> Settings:
 
 @contextmanager
 def serving(
-    settings: Settings, github: GitHubPort | None = None
+    settings: Settings,
+    github: GitHubPort | None = None,
+    *,
+    prepare: Callable[[Runtime], None] | None = None,
 ) -> Iterator[tuple[TestClient, Runtime]]:
-    """The app with its workers running (TestClient runs the lifespan)."""
+    """The app with its workers running (TestClient runs the lifespan); `prepare` is
+    called on the runtime before they start (a test's watch on what they run)."""
     rt = build_runtime(settings, github=github)
+    if prepare is not None:
+        prepare(rt)
     with TestClient(create_app(rt)) as client:
         yield client, rt
 
