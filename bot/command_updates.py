@@ -33,6 +33,7 @@ from bot.commands import Kind
 from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
+from bot.files_recheck import after_command
 from bot.flood_control import Admission
 from bot.github_port import (
     ConversationLocked,
@@ -288,19 +289,19 @@ def _write_owed_update(
         paused = state.opted_out or state.paused is not None
         unsaid = state.paused is None and state.comment_id is not None
         if paused and (state.notes or unsaid):
-            result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull), force=True)
+            result = _refresh(ctx, ref, pull, force=True)
         elif state.opted_out:
             result = Refresh(Outcome.SKIPPED, "what a later command showed stands")
         else:
-            result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull))
+            result = _refresh(ctx, ref, pull)
     elif state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
-        result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull), force=True)
+        result = _refresh(ctx, ref, pull, force=True)
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
         # deleted while off is posted anew, not taken for a new opt-out (resumed)
-        result = refresh_sticky(ctx, ref, _current_facts(ctx, ref, pull))
+        result = _refresh(ctx, ref, pull)
     wrote = result.outcome in (Outcome.CREATED, Outcome.UPDATED)
     if wrote:
         reactions.spent.writes += 1  # the notes comment, written for a command
@@ -314,6 +315,16 @@ def _write_owed_update(
     paid = len(reactions.failed) == failures
     ctx.prs.update(ref.repo, ref.number, pending=None if paid else pending)
     return f"comment {result.outcome}: {result.reason}", wrote
+
+
+def _refresh(ctx: BotContext, ref: PRRef, pull: dict[str, Any], *, force: bool = False) -> Refresh:
+    """The comment updated on the PR as it is now; a list GitHub gave short of its files
+    (a push's, lagging), which a command answers on at once, is looked at again later
+    (bot.files_recheck), as a PR event's is."""
+    facts = _current_facts(ctx, ref, pull)
+    result = refresh_sticky(ctx, ref, facts, force=force)
+    after_command(ctx, ref, facts)
+    return result
 
 
 def _current_facts(ctx: BotContext, ref: PRRef, pull: dict[str, Any]) -> PRFacts:

@@ -17,6 +17,7 @@ from bot.command_updates import REFRESH_ACTION
 from bot.commands import CommandConfig
 from bot.db import Database, utcnow
 from bot.markers import MARKER
+from bot.render import PauseCause, render_paused
 from tests.command_kit import (
     AUTHOR,
     OWING,
@@ -882,37 +883,94 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
         assert "a path of this note" in comment.body, (listings, comment.body[:400])
 
 
-def test_an_on_after_a_push_made_while_off_answers_on_the_lagging_list_until_asked_again(
-    tmp_path, fake_github, app_key
-):
+RECHECKS = (0.05, 0.1)  # REVIEW_NOTES_FILES_RECHECK_DELAYS, cut short
+NOTE_SHOWN = "a path of this note"  # why MATCHING_FILES's note is shown
+
+
+def _off_then_lagged_push(client, rt, fake, looks: int) -> None:
+    """The PR's comment up, its updates off; a push whose event, skipped, looks at no
+    list; GitHub's list lagging it for `looks` looks."""
+    pr = {"number": N, "title": MATCHING_TITLE}
+    pull = fake.pull(DEFAULT_REPO, N)
+    deliver_pr(client, rt, **pr, files=MATCHING_FILES)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    pull.head_sha = "b" * 40  # a push
+    fake.inject("GET", "/repos/*/pulls/*/files", *[Fault(status=200, body=[])] * looks)
+    later = "2026-09-01T11:00:00Z"  # than the `opened`
+    push = pr_payload("synchronize", **pr, head_sha=pull.head_sha, updated_at=later)
+    push["pull_request"]["changed_files"] = len(MATCHING_FILES)
+    assert post(client, "pull_request", push).status_code == 202
+    drain(rt)
+    assert fake.pending_faults() == looks, "the push's event, skipped, looked at no list"
+
+
+@pytest.fixture
+def lagging(tmp_path, fake_github, app_key):
+    """The app, with re-checks cut short, on a PR whose files are a note's."""
+    pull = fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    pull.head_sha = HEAD
+    settings = live_settings(tmp_path, fake_github, app_key, files_recheck_delays=RECHECKS)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        yield client, rt, fake_github
+
+
+@pytest.mark.parametrize("looks", [1, 2])
+def test_an_on_that_answered_on_a_lagging_list_looks_again_as_an_event_would(lagging, looks):
     # Randomized scenario seed 266, reduced: a push made while the PR's updates are off
     # is skipped, so its event looks at no list and re-checks none. `/notes on` said
     # while GitHub's list still lags answers at once on it, as docs/operating.md says
-    # (REVIEW_NOTES_FILES_RECHECK_DELAYS), and holds it as short: the next command asks
-    # GitHub again and shows the file's note.
+    # (REVIEW_NOTES_FILES_RECHECK_DELAYS), and looks again after the delays, as the
+    # push's event would have: the comment shows the file's note with no event after it
     line = "A list found short (also by a `/notes`, which answers at once on it)"
     assert line in doc("operating.md")
-    fake = fake_github
-    pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    pull.head_sha = HEAD
-    pr = {"number": N, "title": MATCHING_TITLE}
-    later = "2026-09-01T11:00:00Z"  # than the `opened`
-    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        tune(rt)
-        deliver_pr(client, rt, **pr, files=MATCHING_FILES)
-        say(client, rt, fake, "/notes off", login=AUTHOR)
-        pull.head_sha = "b" * 40  # a push; GitHub's list lags it for one look
-        fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=200, body=[]))
-        push = pr_payload("synchronize", **pr, head_sha=pull.head_sha, updated_at=later)
-        push["pull_request"]["changed_files"] = len(MATCHING_FILES)
-        assert post(client, "pull_request", push).status_code == 202
-        drain(rt)
-        assert fake.pending_faults() == 1, "the push's event, skipped, looked at no list"
-        say(client, rt, fake, "/notes on", login=AUTHOR)
-        assert "a path of this note" not in sticky(fake).body  # the short list's notes
-        assert state(rt).files_listed == 0  # held as short of the PR's files
-        say(client, rt, fake, "/notes", login=AUTHOR)
-        assert "a path of this note" in sticky(fake).body  # asked again: the whole list
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, looks)
+    say(client, rt, fake, "/notes on", login=AUTHOR)  # (drained: its re-checks too)
+    assert fake.pending_faults() == 0
+    assert NOTE_SHOWN in sticky(fake).body, "the on's short list stands: no look again"
+    assert state(rt).files_listed == len(MATCHING_FILES)
+    looked = len(fake.calls("GET", "/repos/*/pulls/*/files"))
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == looked, "a whole list cached"
+
+
+def test_a_command_s_re_checks_end_as_an_event_s_do(lagging):
+    # short at the command's look and at every re-check but the last, which takes the
+    # list as it is (as an event's last does): no re-check after it, the comment shows
+    # the short list's notes until the next event or command asks again
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1 + len(RECHECKS))
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    assert fake.pending_faults() == 0 and rt.queue.counts()["pending"] == 0
+    assert NOTE_SHOWN not in sticky(fake).body
+    looks = fake.calls("GET", "/repos/*/pulls/*/files")
+    assert len(looks) == 1 + len(RECHECKS)  # the on's, then each re-check's
+    say(client, rt, fake, "/notes", login=AUTHOR)  # asks again: the whole list
+    assert NOTE_SHOWN in sticky(fake).body
+
+
+def test_a_notes_asked_while_off_on_a_lagging_list_is_shown_again_under_the_paused_line(
+    lagging,
+):
+    # `/notes` on a paused PR shows the notes under the paused line (forced); its
+    # re-check shows them again so, where a PR event would leave the comment as it is
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    body = sticky(fake).body
+    assert NOTE_SHOWN in body and PAUSED in body, body[:400]
+    assert state(rt).opted_out
+
+
+def test_a_re_check_after_an_off_leaves_the_paused_line(lagging):
+    # the `/notes` answered on the short list; an `off` run before its re-check brings
+    # the comment back to the short paused line, which the re-check leaves as it is
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert sticky(fake).body == render_paused(rt.ctx.render_options(), by=PauseCause.COMMAND)
 
 
 def test_every_command_that_updates_the_comment_says_what_it_changes():

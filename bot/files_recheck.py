@@ -1,0 +1,115 @@
+"""A command's files re-check: a command that answered on a file list GitHub gave short
+of the PR's `changed_files` (its list lags a push) looks again later, as a PR event
+does (bot.pr_events), so the comment converges without waiting for the PR's next event.
+
+A command cannot wait: it answers at once on the list as GitHub gives it, and the list
+is held as short (bot.sticky `_lagged`). Before, only the next event or command asked
+GitHub again; on a quiet PR (an `/notes on` after a push made while off: the push's
+event, skipped, looked at no list) none may come. Now the command's update queues this
+re-check (RECHECK_ACTION, an action GitHub never sends), after the first of
+REVIEW_NOTES_FILES_RECHECK_DELAYS, then after each next one while GitHub's list is still
+short; the last takes the list as it is, as an event's does.
+
+It updates the comment by a PR event's rules (paused, closed, a draft's wait, the
+notes hidden), but for a comment that shows the notes a command asked for under a
+paused line: shown again (forced), as the command would. It does nothing when the list
+held is no longer short at the PR's head: a look since (an event's, a command's) has
+the PR's files, or a push whose own event looks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from bot.context import BotContext
+from bot.db import utcnow
+from bot.dispatch import Dispatcher, Route
+from bot.github_port import FilesNotReady, PRRef, listed_short, ref_from_payload
+from bot.prfacts import PRFacts
+from bot.prstate import PRState
+from bot.queue import Delivery
+from bot.render import PauseCause, render_paused
+from bot.sticky import body_hash, refresh_sticky
+
+RECHECK_ACTION = "review_notes_files_recheck"  # not GitHub's: a command's re-check
+_LOOK = "review_notes_files_look"  # which re-check of the command this one is (1, ...)
+
+
+def register(d: Dispatcher) -> None:
+    d.add(Route("pull_request", frozenset({RECHECK_ACTION}), handle_recheck, follows=False))
+
+
+def short_at_head(state: PRState, facts: PRFacts) -> bool:
+    """The PR's state holds a list of its head's files that GitHub gave short of its
+    `changed_files` (a list given by hand, with no count of GitHub's, is not)."""
+    listed, changed = state.files_listed, facts.changed_files
+    if listed is None or changed is None or not facts.head_sha:
+        return False
+    return state.files_sha == facts.head_sha and listed_short(listed, changed)
+
+
+def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> bool:
+    """Queue the first re-check when the command's update matched the PR (`facts`, as its
+    GET gave it) on a short list; True when queued. None queued without a queue (a dry
+    run cannot list) or re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never)."""
+    delays = ctx.settings.files_recheck_delays
+    if ctx.queue is None or not delays:
+        return False
+    if not short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
+        return False
+    _schedule(ctx, ref, 1, delays[0])
+    return True
+
+
+def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float) -> None:
+    assert ctx.queue is not None
+    payload: dict[str, Any] = {
+        "action": RECHECK_ACTION,
+        "repository": {"full_name": ref.repo},
+        "pull_request": {"number": ref.number},
+        _LOOK: look,
+    }
+    if ref.installation_id is not None:
+        payload["installation"] = {"id": ref.installation_id}
+    ctx.queue.enqueue(
+        f"{RECHECK_ACTION}:{ref.repo}#{ref.number}:{look}:{uuid.uuid4().hex}",
+        "pull_request",
+        RECHECK_ACTION,
+        payload,
+        ref.repo,
+        ref.number,
+        not_before=utcnow(after_s=delay),
+        by_bot=True,
+    )
+
+
+def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
+    """Look at GitHub's list again, if the PR's state still holds a short one at its
+    head; short again with re-checks left: the next one is queued."""
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    look = int(payload.get(_LOOK) or 1)
+    facts = ctx.github.get_pull(ref)  # the PR now: its head and count (None: a dry run)
+    state = ctx.prs.get(ref.repo, ref.number)
+    if facts is None or not short_at_head(state, facts):
+        return "nothing to look at again: the list held is not short of the PR's files now"
+    delays = ctx.settings.files_recheck_delays
+    expected = facts.changed_files if look < len(delays) else None  # the last: as it is
+    force = _shows_asked_notes(ctx, state) and not facts.closed
+    try:
+        result = refresh_sticky(ctx, ref, facts, force=force, expected_files=expected)
+    except FilesNotReady as short:
+        _schedule(ctx, ref, look + 1, delays[look])
+        return f"{short}; looking again in {delays[look]:g}s"
+    comment = f" (comment {result.comment_id})" if result.comment_id else ""
+    return f"{result.outcome}{comment}: {result.reason}"
+
+
+def _shows_asked_notes(ctx: BotContext, state: PRState) -> bool:
+    """The comment shows the notes a command asked for under a paused line (not the
+    short paused line alone), which a PR event leaves as they are."""
+    if state.paused is None or state.comment_id is None or state.body_hash is None:
+        return False
+    short = render_paused(ctx.render_options(), by=PauseCause(state.paused))
+    return state.body_hash != body_hash(short)
