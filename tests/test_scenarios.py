@@ -49,11 +49,10 @@ from typing import Any
 import pytest
 
 from bot.feedback import hide_dismissed
-from bot.github_port import FileList, PRRef, listed_short
+from bot.github_port import PRRef
 from bot.markers import MARKER
 from bot.pr_events import ACTIONS as PR_ACTIONS
 from bot.prfacts import PRFacts
-from bot.prstate import PRState
 from bot.render import PauseCause, render, render_paused
 from bot.server import Runtime
 from bot.sticky import notes_of_related_prs, opted_out_by_pr
@@ -236,10 +235,10 @@ class PR:
     switches: list[Switch] = field(default_factory=list)
     deletions: list[Deletion] = field(default_factory=list)
     states: list[PRFacts] = field(default_factory=list)  # as each event showed it
-    lagged: bool = False  # GitHub's file list lagged a push of it (`files lag`)
-    # who matched it, in the order they ran: "event" (a `pull_request` event of GitHub's,
-    # or its files re-check) or what else ran (a command, its deferred update, a
-    # deletion's `on`), with the number of files matched on (`Watch`)
+    # who matched it, in the order they ran, for a failing seed's report: "event" (a
+    # `pull_request` event of GitHub's, or its files re-check) or what else ran (a
+    # command, its deferred update or files re-check, a deletion's `on`), with the
+    # number of files matched on (`Watch`)
     matched: list[tuple[str, int]] = field(default_factory=list)
 
     def paths(self) -> tuple[str, ...]:
@@ -499,8 +498,8 @@ class Scenario:
             # that PR's, from the push on, as GitHub's. Not any PR's next look: a command
             # on a PR with no push answers at once on a list found short (docs/operating.md,
             # REVIEW_NOTES_FILES_RECHECK_DELAYS) and no event of that PR may come to look
-            # again, where after a push its own event does (but when the PR's updates are
-            # off then: `_found_short`)
+            # again, where after a push its own event does (when the PR's updates are off
+            # then, the command that answers on the short list looks again itself)
             self.files_lag = rng.randint(1, 2)
             self.files_lagged = True
             self.log.append(f"the next push's first {self.files_lag} file lists are empty")
@@ -567,7 +566,7 @@ class Scenario:
         if self.files_lag and action in ("opened", "synchronize"):
             lags = [Fault(status=200, body=[])] * self.files_lag
             self.fake.inject("GET", f"/repos/*/pulls/{pr.number}/files", *lags)
-            self.files_lag, pr.lagged = 0, True
+            self.files_lag = 0
         pr.states.append(pr.facts())
         payload = _payload(pr, action, extra)
         delivery = f"{action}-{pr.number}-{pr.changed_at}-{uuid.uuid4().hex[:6]}"
@@ -927,9 +926,9 @@ def expected_body(rt: Runtime, pr: PR) -> str | None:
     if cause is not None:
         return render_paused(ctx.render_options(), by=cause)
     state = ctx.prs.get(DEFAULT_REPO, pr.number)
-    listed = _found_short(pr, state)  # (an empty list is one)
-    if listed is None:
-        listed = ctx.github.list_files(PRRef(DEFAULT_REPO, pr.number, DEFAULT_INSTALLATION_ID))
+    # GitHub's list now, whoever met it short (a command's update looks again later, as
+    # an event does: bot.files_recheck)
+    listed = ctx.github.list_files(PRRef(DEFAULT_REPO, pr.number, DEFAULT_INSTALLATION_ID))
     facts = replace(
         facts,
         files=tuple(listed),
@@ -941,38 +940,6 @@ def expected_body(rt: Runtime, pr: PR) -> str | None:
     result, hidden = hide_dismissed(ctx.matcher.match(facts), list(state.dismissed))
     opts = replace(ctx.render_options(had_notes=True), hidden=hidden)
     return render(result, ctx.library, opts=opts)
-
-
-def _found_short(pr: PR, state: PRState) -> FileList | None:
-    """The list a command found short of a lagged push's files, which the bot holds as
-    short; None: none. docs/operating.md (REVIEW_NOTES_FILES_RECHECK_DELAYS): "A list
-    found short (also by a `/notes`, which answers at once on it) is not taken for the
-    PR's files later: the next event or command asks GitHub again". The push's own event
-    looks again after its lag, but one run while the PR's updates are off (a rewrite,
-    `/notes off`) looks at none: each of the lag's looks may then be a command's (here
-    the fake's lag counts looks, where GitHub's lasts seconds), and with no event after
-    them the comment shows the short list's notes, as the docs say. Only then: the run
-    that matched the PR last (whose list the state holds) must be no PR event's, which
-    waits for GitHub's list (its re-checks outlast the fake's lag) and asks again after
-    a list found short (`_held_short_by`)."""
-    listed = state.files_listed
-    if not pr.lagged or state.files is None or listed is None or state.files_sha != pr.head:
-        return None
-    if not listed_short(listed, len(pr.files)):
-        return None
-    _held_short_by(pr, listed)
-    return FileList(state.files, state.code_names, state.incidental, listed, pr.head)
-
-
-def _held_short_by(pr: PR, listed: int) -> None:
-    """Fails when the run that matched the PR last, and left the list the bot holds short
-    of its files, was a PR event's: one that took a short list (it had re-checks left) or
-    a command's short list for the PR's files (it must ask again)."""
-    kind, files = pr.matched[-1] if pr.matched else ("nothing", listed)
-    assert kind != "event", (
-        f"PR {pr.number}: a PR event left the list short ({files} of {len(pr.files)} files"
-        f" matched; runs that matched it: {pr.matched})"
-    )
 
 
 def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
@@ -1022,7 +989,11 @@ def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
             continue
         want = expected_body(rt, pr)
         if mine:
-            assert mine[0].body == want, f"PR {pr.number}: the comment is not the PR's now"
+            held = rt.ctx.prs.get(DEFAULT_REPO, pr.number).files_listed
+            assert mine[0].body == want, (
+                f"PR {pr.number}: the comment is not the PR's now ({held} files held of"
+                f" {len(pr.files)}; runs that matched it, in turn: {pr.matched})"
+            )
         elif not pr.draft and opted_out_by_pr(pr.facts(), OPT_OUT) is None:
             shows = "No review note matches" not in (want or "")
             assert not shows, f"PR {pr.number} matches now but has no comment"
