@@ -905,11 +905,13 @@ def _off_then_lagged_push(client, rt, fake, looks: int) -> None:
 
 
 @pytest.fixture
-def lagging(tmp_path, fake_github, app_key):
-    """The app, with re-checks cut short, on a PR whose files are a note's."""
+def lagging(request, tmp_path, fake_github, app_key):
+    """The app, with re-checks cut short (or as the test's parameter), on a PR whose
+    files are a note's."""
     pull = fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     pull.head_sha = HEAD
-    settings = live_settings(tmp_path, fake_github, app_key, files_recheck_delays=RECHECKS)
+    delays = getattr(request, "param", RECHECKS)
+    settings = live_settings(tmp_path, fake_github, app_key, files_recheck_delays=delays)
     with serving(settings) as (client, rt):
         tune(rt)
         yield client, rt, fake_github
@@ -948,6 +950,17 @@ def test_a_command_s_re_checks_end_as_an_event_s_do(lagging):
     assert len(looks) == 1 + len(RECHECKS)  # the on's, then each re-check's
     say(client, rt, fake, "/notes", login=AUTHOR)  # asks again: the whole list
     assert NOTE_SHOWN in sticky(fake).body
+
+
+@pytest.mark.parametrize("lagging", [()], indirect=True)
+def test_with_re_checks_off_a_command_s_short_list_stands_until_asked_again(lagging):
+    # REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never look again, a command's look neither
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    assert rt.queue.counts()["failed"] == rt.queue.counts()["pending"] == 0
+    assert NOTE_SHOWN not in sticky(fake).body
+    assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == 1
 
 
 def test_a_notes_asked_while_off_on_a_lagging_list_is_shown_again_under_the_paused_line(
