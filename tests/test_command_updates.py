@@ -933,8 +933,11 @@ def test_an_on_that_answered_on_a_lagging_list_looks_again_as_an_event_would(lag
     assert NOTE_SHOWN in sticky(fake).body, "the on's short list stands: no look again"
     assert state(rt).files_listed == len(MATCHING_FILES)
     looked = len(fake.calls("GET", "/repos/*/pulls/*/files"))
+    pull = f"/repos/{DEFAULT_REPO}/pulls/{N}"
+    got = len(fake.calls("GET", pull))
     say(client, rt, fake, "/notes", login=AUTHOR)
     assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == looked, "a whole list cached"
+    assert len(fake.calls("GET", pull)) == got + 1, "the command's GET; no re-check queued"
 
 
 def test_a_command_s_re_checks_end_as_an_event_s_do(lagging):
