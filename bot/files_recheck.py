@@ -49,17 +49,15 @@ def short_at_head(state: PRState, facts: PRFacts) -> bool:
     return state.files_sha == facts.head_sha and listed_short(listed, changed)
 
 
-def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> bool:
+def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> None:
     """Queue the first re-check when the command's update matched the PR (`facts`, as its
-    GET gave it) on a short list; True when queued. None queued without a queue (a dry
-    run cannot list) or re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never)."""
+    GET gave it) on a short list. None queued without a queue (a dry run cannot list) or
+    re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never)."""
     delays = ctx.settings.files_recheck_delays
     if ctx.queue is None or not delays:
-        return False
-    if not short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
-        return False
-    _schedule(ctx, ref, 1, delays[0])
-    return True
+        return
+    if short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
+        _schedule(ctx, ref, 1, delays[0])
 
 
 def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float) -> None:
@@ -89,7 +87,7 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     head; short again with re-checks left: the next one is queued."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    look = int(payload.get(_LOOK) or 1)
+    look = int(payload[_LOOK])  # (set by `_schedule`)
     facts = ctx.github.get_pull(ref)  # the PR now: its head and count (None: a dry run)
     state = ctx.prs.get(ref.repo, ref.number)
     if facts is None or not short_at_head(state, facts):

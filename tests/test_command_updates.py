@@ -883,7 +883,7 @@ def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
         assert "a path of this note" in comment.body, (listings, comment.body[:400])
 
 
-RECHECKS = (0.05, 0.1)  # REVIEW_NOTES_FILES_RECHECK_DELAYS, cut short
+RECHECKS = (0.05, 0.05, 0.1)  # REVIEW_NOTES_FILES_RECHECK_DELAYS, cut short
 NOTE_SHOWN = "a path of this note"  # why MATCHING_FILES's note is shown
 
 
@@ -929,7 +929,7 @@ def test_an_on_that_answered_on_a_lagging_list_looks_again_as_an_event_would(lag
     client, rt, fake = lagging
     _off_then_lagged_push(client, rt, fake, looks)
     say(client, rt, fake, "/notes on", login=AUTHOR)  # (drained: its re-checks too)
-    assert fake.pending_faults() == 0
+    assert fake.pending_faults() == 0 and rt.queue.counts()["failed"] == 0
     assert NOTE_SHOWN in sticky(fake).body, "the on's short list stands: no look again"
     assert state(rt).files_listed == len(MATCHING_FILES)
     looked = len(fake.calls("GET", "/repos/*/pulls/*/files"))
@@ -938,6 +938,15 @@ def test_an_on_that_answered_on_a_lagging_list_looks_again_as_an_event_would(lag
     say(client, rt, fake, "/notes", login=AUTHOR)
     assert len(fake.calls("GET", "/repos/*/pulls/*/files")) == looked, "a whole list cached"
     assert len(fake.calls("GET", pull)) == got + 1, "the command's GET; no re-check queued"
+
+
+@pytest.mark.parametrize("lagging", [(0.05,)], indirect=True)
+def test_with_one_delay_a_command_s_one_re_check_takes_the_list_as_it_is(lagging):
+    # the first delay for the first re-check, which is the last here: as it is (caught up)
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    say(client, rt, fake, "/notes on", login=AUTHOR)
+    assert rt.queue.counts()["failed"] == 0 and NOTE_SHOWN in sticky(fake).body
 
 
 def test_a_command_s_re_checks_end_as_an_event_s_do(lagging):
@@ -977,6 +986,17 @@ def test_a_notes_asked_while_off_on_a_lagging_list_is_shown_again_under_the_paus
     body = sticky(fake).body
     assert NOTE_SHOWN in body and PAUSED in body, body[:400]
     assert state(rt).opted_out
+
+
+def test_a_re_check_leaves_a_closed_pr_alone(lagging):
+    # a `/notes` said on a closed PR is answered (on the short list); its re-check, by a
+    # PR event's rules, leaves the closed PR's comment as that answer wrote it
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    fake.pull(DEFAULT_REPO, N).closed = True
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    assert fake.pending_faults() == 0 and rt.queue.counts()["failed"] == 0
+    assert PAUSED in sticky(fake).body and NOTE_SHOWN not in sticky(fake).body
 
 
 def test_a_re_check_after_an_off_leaves_the_paused_line(lagging):
