@@ -289,16 +289,23 @@ def _sentence_ended(word: str) -> bool:
 
 
 def _labelled(rest: str) -> str | None:
-    """What follows a colon after the command word (`rest`: what follows the word) when its
-    first word is a sub-command (`comment_prose.colon_label`: `: why`, `:why?`, ` : why`,
-    as people label what they type); None for anything else: `: thanks` and `:: why` are
-    the bare `/notes` as after a full stop, and `:pray:` is an emoji."""
+    """What follows a colon after the command word (`rest`: what follows the word), to be
+    read as typed apart from it (`comment_prose.colon_label`: `: why`, `:why?`, ` : why`,
+    ` :why`, as people label what they type): a sub-command, or one with stray symbols
+    glued on (`: why&`, read as `/notes why&` is: the writer's, mistyped, told so). "" for
+    a word of its own (`: thanks`, ` :thanks`, `: offline`) or none: the bare `/notes`, as
+    after a full stop. None: no colon that labels (`::`, an emoji's `:pray:`)."""
     start = colon_label(rest, 0)
     if start is None:
         return None
-    words = [w for w in map(_visible, WORDS.findall(rest[start:])) if w]
-    known = bool(words) and _split_subcommand(words)[0].lower() in _SUBCOMMANDS
-    return rest[start:] if known else None
+    first = next((w for w in map(_visible, WORDS.findall(rest[start:])) if w), "")
+    if first and _split_subcommand([first])[0].lower() in _SUBCOMMANDS:
+        return rest[start:]  # `why`, `why?`, `off（先关掉）`
+    typed = as_ascii(first)
+    sub = _LETTERS.match(typed)
+    known = sub is not None and sub[0].lower() in _SUBCOMMANDS
+    stray = known and not any(ch.isalnum() for ch in typed[sub.end() :])  # `why&`, not `on-call`
+    return rest[start:] if stray else ""
 
 
 def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:

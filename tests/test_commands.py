@@ -1963,8 +1963,11 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
         ("/notes:pray:.py", []),
         ("/notes:pray:x谢谢", []),
         ("/notes:pray:.谢谢", []),
-        ("/notes :Pray:", [("unknown", (":Pray:",))]),
-        ("/notes :1:", [("unknown", (":1:",))]),
+        ("/notes:Pray:", []),
+        ("/notes:1:", []),
+        # after a space, a colon that is no emoji's labels the word after it: no
+        # sub-command, the bare `/notes`, as `/notes : Pray:`
+        ("/notes :Pray:", [("refresh", ())]),
     ],
 )
 def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
@@ -2035,12 +2038,13 @@ def test_a_colon_after_the_command_word_labels_the_sub_command(text, expected):
         ("/notes:why\\\nthanks", [("why", ())]),
         ("/notes:why<!-- x -->", [("why", ())]),
         ("/notes:why&amp;", []),  # the page shows `/notes:why&`: someone else's word
-        # no sub-command after it: as before, a colon alone is a full stop, a word is a word
+        # no sub-command after it: as after a full stop, the bare `/notes`, with or without
+        # a space after the colon
         ("/notes : thanks!", [("refresh", ())]),
         ("/notes : : why", [("refresh", ())]),
         ("/notes :: why", [("refresh", ())]),
-        ("/notes :thanks", [("unknown", (":thanks",))]),
-        ("/notes :whyx", [("unknown", (":whyx",))]),
+        ("/notes :thanks", [("refresh", ())]),
+        ("/notes :whyx", [("refresh", ())]),
         ("/notes :on:", [("refresh", ())]),  # `/notes 🔛`
         # a shortcode's colon labels nothing: the page shows `/notes🔛pray:`, an emoji and
         # ASCII glued on, as `/notes:pray:x谢谢`
@@ -2051,6 +2055,41 @@ def test_a_colon_labels_the_sub_command_with_spaces_invisible_characters_or_mark
     assert kinds(text) == expected
     if expected and expected[0][0] == "why":  # an edit between the forms runs nothing again
         assert changed_commands(text, "/notes why") == []
+
+
+# kills: bot/commands.py:_labelled (hand) a sub-command with a stray symbol glued on read as
+#   no sub-command after a colon: `/notes : why&amp;` (shown `/notes : why&`) was the bare
+#   `/notes`, a 👍 for a why mode never shown, where `/notes why&amp;` is told there is no
+#   `why&` command; and `/notes :thanks` was an unknown sub-command `:thanks` where
+#   `/notes : thanks` and `/notes: thanks` are the bare `/notes`
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        # a sub-command with stray symbols glued on: the writer's, mistyped; told so
+        ("why&amp;", [("unknown", ("why&",))]),
+        ("ｗｈｙ＆", [("unknown", ("ｗｈｙ＆",))]),
+        ("off* for now", [("unknown", ("off*", "for", "now"))]),
+        ("why.", [("why", ())]),
+        ("wrong 2 x", [("wrong", ("2", "x"))]),
+        # a word of its own: prose after the command word, as after a full stop
+        ("thanks", [("refresh", ())]),
+        ("thanks!", [("refresh", ())]),
+        ("whyx", [("refresh", ())]),
+        ("offline", [("refresh", ())]),
+        ("on-call", [("refresh", ())]),
+        ("why2", [("refresh", ())]),
+        ("latest:", [("refresh", ())]),
+        ("Pray:", [("refresh", ())]),
+        ("1:", [("refresh", ())]),
+        ("", [("refresh", ())]),
+    ],
+)
+@pytest.mark.parametrize("colon", [": ", " : ", " :", "：", " ： "])
+def test_every_colon_form_reads_the_word_after_it_alike(colon, tail, expected):
+    assert kinds(f"/notes{colon}{tail}") == expected
+    # a colon labelling a sub-command reads as the sub-command typed apart
+    if expected[0][0] != "refresh":
+        assert kinds(f"/notes {tail}") == expected
 
 
 def test_a_colon_labelled_sub_command_is_the_same_command_as_typed_apart():
@@ -2139,7 +2178,7 @@ def test_a_full_width_parenthesis_after_the_command_word_is_the_writers_aside(te
         ("/notes topic:rocm:", [("topic", ("rocm:",))]),
         ("/notes topic :rocm:", [("topic", (":rocm:",))]),
         ("/notes:latest:", []),
-        ("/notes :latest:", [("unknown", (":latest:",))]),
+        ("/notes :latest:", [("refresh", ())]),  # a colon labelling no sub-command
         ("/notes off:latest:", [("off", ("latest:",))]),  # as `/notes off:foo`
         # gemoji's names, GitHub's own images and the newest emoji are emoji
         ("/notes :shipit:", [("refresh", ())]),
