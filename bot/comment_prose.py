@@ -408,11 +408,21 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
             rest = [after]
             _line_after(node, rest, hides)
             line = "".join(rest).replace(mark, "").replace("\n", " ").replace("\r", " ")
-            line = line[_past_invisible(line, 0) :]  # from the word (_starts_with)
+            line = _unbroken(line[_past_invisible(line, 0) :])  # from the word (_starts_with)
             end = _past_invisible(line, len(word))
             if _word_ends(line, end) or _colon_glued(line, end, glued):  # `/notes<b>x</b>`
                 found.append(line)
     return found
+
+
+def _unbroken(line: str) -> str:
+    """The line without a backslash it ends in: the source's Markdown line break (a `\\`
+    at a line's end), which GitHub shows as typed where no line of the paragraph follows
+    it (the comment's last line, a blank line after it). Its writer broke the line there,
+    as on any other line, where the page shows nothing of it (`/notes why\\` is `why`,
+    whatever follows it)."""
+    shown = line.rstrip()
+    return shown[:-1] if shown.endswith("\\") else line
 
 
 def _expands_too_far(text: str, html_size: int) -> bool:

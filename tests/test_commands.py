@@ -996,6 +996,26 @@ def test_markup_right_after_the_word_is_not_text_after_it():
     assert kinds("/notes\\\nthanks") == [("refresh", ())]
 
 
+# kills: bot/comment_prose.py:command_lines (hand) a backslash ending a paragraph read as
+#   part of the line: `/notes:why\\` as a comment's last line was no command and `/notes
+#   why\\` an unknown `why\\`, where the same line with another after it (the backslash a
+#   line break) runs why; GitHub shows the backslash only because no line follows it
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("/notes\\", [("refresh", ())]),
+        ("/notes why\\", [("why", ())]),
+        ("/notes:why\\", [("why", ())]),
+        ("/notes: why\\", [("why", ())]),
+        ("/notes : why \\", [("why", ())]),
+        ("/notes wrong 2\\", [("wrong", ("2",))]),
+    ],
+)
+@pytest.mark.parametrize("after", ["", "\n", "\n\nthanks", "\nthanks"])
+def test_a_backslash_ending_a_line_is_its_break_whatever_follows(line, after, expected):
+    assert kinds(line + after) == expected
+
+
 def test_end_tags_html_lets_you_leave_out_do_not_count_as_nesting():
     # docs/commands.md: "A comment whose elements nest more than 400 deep is not read". _too_costly
     # guesses the depth from the tags, and treats an optional end tag as missing only when
