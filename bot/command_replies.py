@@ -207,6 +207,8 @@ def render_unpicked(
     if pick.problem is PickProblem.NOT_SHOWN:
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
     shows = "only note 1" if shown == 1 else f"notes {numbers}"
+    if any(ch.isalpha() for ch in pick.asked):  # `the second`, `第9条`: their number first
+        asked = f"{pick.rank} ({asked})"
     return (
         f"{head}\nThere is no note {asked} in the notes comment: it shows {shows}"
         f" (say {example}); nothing was hidden."

@@ -96,7 +96,7 @@ _SEPARATORS = re.compile(r"(?:(?:[-:]+(?=\s|$)|[\u2012-\u2015\uff1a]+)\s*)*")
 @dataclass(frozen=True)
 class Pick:
     note_id: str | None
-    rank: int = 0  # 1-based place in the comment
+    rank: int = 0  # 1-based place in the comment; for a RANGE problem, the number asked
     reason: str = ""
     problem: PickProblem | None = None
     asked: str = ""  # the selector as typed, for the answer to a problem
@@ -141,12 +141,14 @@ def pick_note(
     selector = selector if selector in by_id else now.get(selector, selector)
     if listed is not None:  # `2,3`: as `2 3`, the first out of range is named as such
         rank = int(listed["rank"])
-        problem = PickProblem.WHICH if 1 <= rank <= len(shown) else PickProblem.RANGE
-        return Pick(None, problem=problem, asked=asked if problem is PickProblem.RANGE else "")
+        if 1 <= rank <= len(shown):
+            return Pick(None, problem=PickProblem.WHICH)
+        return Pick(None, rank, problem=PickProblem.RANGE, asked=asked)
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
-            return Pick(None, problem=PickProblem.RANGE, asked=_number_typed(asked, typed, number))
+            asked = _number_typed(asked, typed, number)
+            return Pick(None, rank, problem=PickProblem.RANGE, asked=asked)
         glued = _glued_reason(typed, number)[1].strip()
         if not glued and _is_number(words[1:]):  # all: `第 3 条` is three words
             return Pick(None, problem=PickProblem.WHICH)  # `2, 3`, `2 3`: as `2,3`

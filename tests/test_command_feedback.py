@@ -128,16 +128,25 @@ def test_wrong_with_no_notes_comment_says_there_is_none(live):
 
 # kills: bot/feedback.py:pick_note (hand) with one note shown, `2,3` or `第2、3条` hid it with
 #   the list of numbers for its reason
-@pytest.mark.parametrize("said", ["3", "2,3", "第2、3条", "2，3 只是改名", "2nd", "second"])
-def test_wrong_with_one_note_shown_names_only_that_one(live, said):
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("3", "`3`"),
+        ("2,3", "`2,3`"),
+        ("第2、3条", "2 (`第2、3条`)"),
+        ("2，3 只是改名", "`2，3`"),
+        ("2nd", "2 (`2nd`)"),
+        ("second", "2 (`second`)"),
+    ],
+)
+def test_wrong_with_one_note_shown_names_only_that_one(live, said, asked):
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     assert len(state(rt).notes) == 1
     before = sticky(fake).body
     c = say(client, rt, fake, f"/notes wrong {said}", login=AUTHOR)
     (reply,) = replies(fake)
-    asked = said.split(" ")[0]
-    assert f"There is no note `{asked}` in the notes comment" in reply.body, reply.body
+    assert f"There is no note {asked} in the notes comment" in reply.body, reply.body
     assert "it shows only note 1 (say `/notes wrong 1`)" in reply.body  # not "notes 1"
     assert "nothing was hidden" in reply.body and reactions(fake, c) == {"eyes", "confused"}
     assert sticky(fake).body == before and rt.ctx.feedback.marks() == []

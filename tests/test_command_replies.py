@@ -876,13 +876,43 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
 def test_a_note_number_out_of_range_is_quoted_as_typed_and_links_nothing():
     # `#9` in a comment is a link to issue 9 on GitHub: the answer quotes what the
     # reviewer typed, `#9` or as Chinese counts `第9条`, and never makes it one
-    for typed in ["#9", "＃9", "第9条", "第 9 条"]:
+    for typed, number in [("#9", ""), ("＃9", ""), ("第9条", "9 "), ("第 9 条", "9 ")]:
         cmd = command(f"/notes wrong {typed}")
         pick = pick_note(cmd.args, ("vllm-00000000", "vllm-00000001"))
         body = render_unpicked(cmd, pick, 2)
         shown = typed.replace("#", "#" + ZWSP)
-        assert f"There is no note `{shown}` in the notes comment" in body, typed
+        quoted = f"(`{shown}`)" if number else f"`{shown}`"
+        assert f"There is no note {number}{quoted} in the notes comment" in body, typed
         assert_safe(body)
+
+
+# kills: bot/command_replies.py:render_unpicked (hand) a number said in words quoted where the
+#   number goes: `/notes wrong the second` with one note shown was answered "There is no
+#   note `the second` in the notes comment", and `note 3` "There is no note `note 3`"
+@pytest.mark.parametrize(
+    ("typed", "answer"),
+    [
+        ("the second", "There is no note 2 (`the second`) in the notes comment"),
+        ("ｔｈｅ ｓｅｃｏｎｄ", "There is no note 2 (`ｔｈｅ ｓｅｃｏｎｄ`) in the notes comment"),
+        ("second one", "There is no note 2 (`second one`) in the notes comment"),
+        ("3rd note", "There is no note 3 (`3rd note`) in the notes comment"),
+        ("note 3: only renames", "There is no note 3 (`note 3`) in the notes comment"),
+        ("ｎｏｔｅ ３", "There is no note 3 (`ｎｏｔｅ ３`) in the notes comment"),
+        ("第十条", "There is no note 10 (`第十条`) in the notes comment"),
+        ("五", "There is no note 5 (`五`) in the notes comment"),
+        ("第2、3条", "There is no note 2 (`第2、3条`) in the notes comment"),
+        # a number in digits is the number: quoted alone, as typed
+        ("3", "There is no note `3` in the notes comment"),
+        ("３", "There is no note `３` in the notes comment"),
+        ("#3", f"There is no note `#{ZWSP}3` in the notes comment"),
+        ("2,3", "There is no note `2,3` in the notes comment"),
+    ],
+)
+def test_a_note_number_out_of_range_said_in_words_is_answered_with_its_number(typed, answer):
+    cmd = command(f"/notes wrong {typed}")
+    body = render_unpicked(cmd, pick_note(cmd.args, ("vllm-00000000",)), 1)
+    assert f"{answer}: it shows only note 1 (say `/notes wrong 1`)" in body, body
+    assert_safe(body)
 
 
 # kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
