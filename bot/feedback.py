@@ -213,8 +213,9 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     head, *rest = text.split(" ")
     number = _number_read(_as_ascii(head))[1]
     if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
-        head, glued = _glued_reason(head, number)
+        glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
+        head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
 
 

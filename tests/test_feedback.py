@@ -274,6 +274,32 @@ def test_a_reason_glued_to_the_number_is_keyed_as_one_set_apart(glued, spaced):
     assert edited.key == plain.key
 
 
+# kills: bot/feedback.py:as_said (hand) a note's number keyed as typed: `/notes wrong #2`,
+#   `2)` and `02` name note 2 as `2` does, but an edit between them ran the `wrong` again
+#   (👀, the PR and its comments read, 👍), where docs/commands.md says a `wrong`'s note is
+#   keyed as pick_note reads it
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("#2", "2"),
+        ("＃２", "2"),
+        ("2)", "2"),
+        ("02", "2"),
+        ("#2 only renames", "2 only renames"),
+        ("2) only renames", "2 only renames"),
+        ("#2，只是改名", "2 只是改名"),
+        ("#2,", "2"),
+    ],
+)
+def test_a_wrongs_key_names_the_note_by_the_number_it_reads(typed, plain):
+    (edited,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    assert pick_note(edited.args, SHOWN) == pick_note(said.args, SHOWN)
+    assert edited.key == said.key
+
+
 # kills: bot/feedback.py:as_said (mutation) the reason keyed as one word: the punctuation its
 #   words end in counted, which every command's key leaves out (docs/commands.md), so an
 #   edit adding a comma ran the `wrong` again
@@ -1459,7 +1485,7 @@ def test_an_emoji_shortcode_before_the_note_number_is_no_part_of_the_command(lin
     # shown `/notes wrong :-1: 2 只是改名` asked which note, and with one it hid that note
     # with the reason '2 只是改名', though `/notes wrong 2` is answered there is no note 2
     (command,) = parse_commands(line)
-    assert as_said(command.args) == (asked, "只是改名")
+    assert as_said(command.args) == ("2", "只是改名")  # keyed as read, `#2` as `2`
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
     pick = pick_note(command.args, SHOWN[:1])
