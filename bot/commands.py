@@ -288,6 +288,14 @@ def _sentence_ended(word: str) -> bool:
     return ends_a_sentence(word) and not question
 
 
+def _aside(word: str) -> bool:
+    """A word after the command word opening an ASCII parenthesis (`/notes (please)`, and
+    as a half-width mode types Chinese, `/notes (先刷新)`): the writer's aside, no
+    sub-command, as the full-width one is (`ends_a_sentence`). Glued to the word it is a
+    call's or a path's (`/notes(x)`: no command line), after a sub-command its argument."""
+    return word.startswith("(")
+
+
 def _labelled(rest: str) -> str | None:
     """What follows a colon after the command word (`rest`: what follows the word), to be
     read as typed apart from it (`comment_prose.colon_label`: `: why`, `:why?`, ` : why`,
@@ -319,7 +327,7 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     rest = line[len(word) :]
     rest = " " + labelled if (labelled := _labelled(rest)) is not None else rest
     words = [w for w in map(_visible, WORDS.findall(rest)) if w]
-    if not words or starts_with_marks(rest) or _sentence_ended(words[0]):
+    if not words or starts_with_marks(rest) or _sentence_ended(words[0]) or _aside(words[0]):
         return Command(Kind.REFRESH, (), line[: len(word)])
     words = _split_subcommand(words)
     kind = _SUBCOMMANDS.get(words[0].lower(), Kind.UNKNOWN)

@@ -2187,6 +2187,30 @@ def test_a_full_width_parenthesis_after_the_command_word_is_the_writers_aside(te
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_parse_line (hand) an ASCII parenthesis after a space no aside:
+#   `/notes (please)` and `/notes (先刷新)`, typed in half-width mode, were answered "There is
+#   no `(please)` command", where `/notes （先刷新）` and `/notes: (please)` are the bare
+#   `/notes`
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes (please)", [("refresh", ())]),
+        ("/notes (先刷新)", [("refresh", ())]),
+        ("/notes (re-run after the rebase) thanks", [("refresh", ())]),
+        ("/notes (why)", [("refresh", ())]),  # as `/notes （why）`
+        ("/notes （why）", [("refresh", ())]),
+        ("/notes\u3000(先刷新)", [("refresh", ())]),
+        # glued on it is a call's or a path's, and after a sub-command its argument
+        ("/notes(please)", []),
+        ("/notes off (for now)", [("off", ("(for", "now)"))]),
+        ("/notes topic (rocm)", [("topic", ("(rocm)",))]),
+        ("/notes [please]", [("unknown", ("[please]",))]),  # a link's or a list's, no aside
+    ],
+)
+def test_a_parenthesis_after_a_space_is_the_writers_aside_ascii_or_full_width(text, expected):
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
