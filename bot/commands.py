@@ -260,9 +260,25 @@ def _visible(word: str) -> str:
 _LETTERS = re.compile("[A-Za-z]+")
 
 
+# Inline code as the rendered line shows it (comment_prose keeps a code span's backticks)
+_CODE_SPAN = re.compile("`([^`]+)`")
+
+
+def _uncoded(word: str) -> str:
+    """The word without the backticks of a code span holding a sub-command alone, marks
+    after it aside (`` `why` ``, `` `off`. ``: people format commands so); as typed else
+    (`` `frobnicate` `` is quoted back so)."""
+    code = _CODE_SPAN.match(word)
+    if code is None or as_ascii(code[1]).lower() not in _SUBCOMMANDS:
+        return word
+    return code[1] + word[code.end() :] if marks_end(word, code.end()) == len(word) else word
+
+
 def _split_subcommand(words: list[str]) -> list[str]:
     """The words with a known sub-command as ASCII (`ｏｆｆ`: a Chinese input method's
-    full-width mode) and its trailing marks, or an opening quote, cut off its first word."""
+    full-width mode) and its trailing marks, or an opening quote, cut off its first word;
+    in inline code too (`_uncoded`)."""
+    words = [_uncoded(words[0]), *words[1:]]
     typed = as_ascii(words[0])
     sub = _LETTERS.match(typed)
     if sub is None or sub[0].lower() not in _SUBCOMMANDS:

@@ -2211,6 +2211,32 @@ def test_a_parenthesis_after_a_space_is_the_writers_aside_ascii_or_full_width(te
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_uncoded (hand) a sub-command in inline code read with its
+#   backticks: `/notes \`why\`` (the command word as prose, its sub-command formatted as
+#   code, as people write commands) was answered "There is no `` `why` `` command", where a
+#   topic's name or a search's words in code are read as their text (`/notes topic \`rocm\``)
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes `why`", [("why", ())]),
+        ("/notes ``why``", [("why", ())]),
+        ("/notes `off` for now", [("off", ("for", "now"))]),
+        ("/notes `why`?", [("why", ())]),
+        ("/notes `ｗｈｙ`", [("why", ())]),
+        ("/notes `wrong` 2", [("wrong", ("2",))]),
+        ("/notes: `why`", [("why", ())]),
+        ("/notes : `why`", [("why", ())]),
+        # code that is no sub-command alone is quoted back as typed
+        ("/notes `frobnicate`", [("unknown", ("`frobnicate`",))]),
+        ("/notes `why please`", [("unknown", ("`why", "please`"))]),
+        ("/notes `why`x", [("unknown", ("`why`x",))]),
+        ("`/notes why`", []),  # the command word in code: text, as ever
+    ],
+)
+def test_a_sub_command_in_inline_code_is_the_sub_command(text, expected):
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
