@@ -144,18 +144,25 @@ def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
-    return _taken_away(ctx, delivery)[1]
+    return _taken_away(ctx, delivery, *_named(delivery.payload))[1]
 
 
-def _taken_away(ctx: BotContext, delivery: Delivery, edited: str | None = None) -> tuple[bool, str]:
-    """Our notes comment deleted, or rewritten at order key `edited` (`_said`): whether
-    it counted (the updates went off), and what was done."""
+def _named(payload: dict[str, Any]) -> tuple[PRRef, int]:
+    """The PR and the comment a deletion's or a rewrite's event names (its id checked at
+    intake: `check_rewritten`)."""
+    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
+    return ref, payload_id(payload["comment"].get("id"), "comment.id")
+
+
+def _taken_away(
+    ctx: BotContext, delivery: Delivery, ref: PRRef, comment_id: int, edited: str | None = None
+) -> tuple[bool, str]:
+    """Our notes comment `comment_id` on `ref` deleted, or rewritten at order key `edited`
+    (`_said`): whether it counted (the updates went off), and what was done."""
     payload = delivery.payload
     if ctx.settings.is_dry_run:
         return False, "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
     comment = payload["comment"]
-    comment_id = payload_id(comment.get("id"), "comment.id")
-    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
     author = _author(comment)
     ours = own_logins(ctx.settings, ctx.github.bot_login())
     state = ctx.prs.get(ref.repo, ref.number)
@@ -328,13 +335,16 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     (`_edited_at`), which its event says. The rewritten comment is the
     maintainer's now: forgotten, never edited again. (`handle_deleted` reads of the
     comment its id, author and App, not its text.)"""
-    edited = _edited_at(delivery.payload["comment"])
-    counted, said = _taken_away(ctx, delivery, edited)
+    comment = delivery.payload["comment"]
+    ref, comment_id = _named(delivery.payload)
+    counted, said = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
     done = f"{said} (rewritten: its text no longer opens with our marker)"
-    return f"{done}{_their_text_back(ctx, delivery.payload)}" if counted else done
+    if not counted:
+        return done
+    return f"{done}{_their_text_back(ctx, ref, comment_id, comment.get('body'))}"
 
 
-def _their_text_back(ctx: BotContext, payload: dict[str, Any]) -> str:
+def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
     """A counted rewrite's words written back, when an edit of ours wrote over them: in
     flight when the person rewrote the comment, GitHub applied it after theirs (no
     conditional edit on GitHub to refuse it), and our text shows again, theirs lost.
@@ -345,10 +355,7 @@ def _their_text_back(ctx: BotContext, payload: dict[str, Any]) -> str:
     edit, none new of ours. Once: a re-run finds their text and writes nothing. A locked
     conversation refuses it (bot.dispatch: done, the rewrite counted). What is said
     after the rewrite: empty when nothing was written."""
-    comment = payload["comment"]
-    ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    comment_id = payload_id(comment.get("id"), "comment.id")
-    if not ctx.github.restore_text(ref, comment_id, comment.get("body"), MARKER):
+    if not ctx.github.restore_text(ref, comment_id, text, MARKER):
         return ""
     return "; their text, which our late edit wrote over, written back"
 
