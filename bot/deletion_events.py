@@ -51,6 +51,7 @@ from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.sticky import record_deletion, refresh_sticky
+from bot.write_backs import owe_write_back, write_back_owed
 
 log = logging.getLogger(__name__)
 
@@ -352,12 +353,29 @@ def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) ->
     comment our account wrote, opening with our marker again (`restore_text` asks for it
     first): never a person's comment. The words are those their edit put there (the
     event's `comment.body`): any mention or reference in them is theirs, made by their
-    edit, none new of ours. Once: a re-run finds their text and writes nothing. A locked
-    conversation refuses it (bot.dispatch: done, the rewrite counted). What is said
-    after the rewrite: empty when nothing was written."""
-    if not ctx.github.restore_text(ref, comment_id, text, MARKER):
-        return ""
-    return "; their text, which our late edit wrote over, written back"
+    edit, none new of ours. Owed before the call (bot.write_backs): a locked
+    conversation refuses it (the unlock writes it), a failed call fails the delivery
+    (its retry, or any write of ours before it, writes it). A re-run finds their text
+    and writes nothing. What is said after the rewrite: empty when
+    nothing was written."""
+    owe_write_back(ctx, ref, comment_id, text)
+    try:
+        wrote = write_back_owed(ctx, ref)
+    except ConversationLocked as locked:
+        log.warning(
+            "%s PR %s: the text a person's rewrite put on comment %s, which a late edit of"
+            " ours wrote over, is not written back for now: GitHub refused it as the"
+            " conversation is locked (%s); it is written back when the PR is unlocked",
+            ref.repo,
+            ref.number,
+            comment_id,
+            locked,
+        )
+        return (
+            "; their text, which our late edit wrote over, owed: the conversation is locked"
+            " (written back at the unlock)"
+        )
+    return "; their text, which our late edit wrote over, written back" if wrote else ""
 
 
 def _edited_at(comment: dict[str, Any]) -> str | None:

@@ -35,6 +35,7 @@ from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_i
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import refresh_sticky, seen_event
+from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)
 # Set on our own re-check of a delivery whose file list GitHub had not caught up with.
@@ -73,19 +74,22 @@ def register(d: Dispatcher) -> None:
 
 def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     """`unlocked`: GitHub takes the App's writes on the PR again. What the lock refused is
-    made now, not left for the PR's next event (a quiet PR may have none for weeks): the
-    write owed, then the deletion owed (`delete_owed`). The commands' update (`pending`,
-    one a lock refused) by their rules, with their 👍; else a write of ours the lock
-    refused, or whose answer was lost (`unconfirmed`), as any PR event's. Nothing owed:
-    nothing written (the lock changed nothing the comment shows)."""
+    made now, not left for the PR's next event (a quiet PR may have none for weeks): a
+    rewrite's words owed back (bot.write_backs: before any write of ours takes theirs for
+    the notes comment), the write owed, then the deletion owed (`delete_owed`). The
+    commands' update (`pending`, one a lock refused) by their rules, with their 👍; else
+    a write of ours the lock refused, or whose answer was lost (`unconfirmed`), as any
+    PR event's. Nothing owed: nothing written (the lock changed nothing the comment
+    shows)."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    back = write_back_owed(ctx, ref) and "a rewrite's words written back over our late edit"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
-        return handle_pull_request(ctx, delivery)
+        return "; ".join(x for x in (back, handle_pull_request(ctx, delivery)) if x)
     said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
     owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
-    done = "; ".join(x for x in (said, owed) if x)
+    done = "; ".join(x for x in (back, said, owed) if x)
     return done or "nothing owed: no write or deletion was left to the unlock"
 
 

@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
                                           -- it: found gone by a person's write); NULL: none
     owed_delete INTEGER,                  -- our comment a deletion asked gone, left up as
                                           -- the conversation was locked; NULL: none
+    write_back  TEXT,                     -- a rewrite's words owed back onto our comment
+                                          -- (JSON: comment, text); NULL: none
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -157,6 +159,15 @@ class PendingUpdate:
         if show is None or said_before(said, self.said):
             return PendingUpdate(acks, self.show, diff_acks, self.said)
         return PendingUpdate(acks, show, diff_acks, said)
+
+
+@dataclass(frozen=True)
+class WriteBack:
+    """A person's words their rewrite put on our notes comment `comment_id` (our marker
+    gone), to be written back should an edit of ours show there (bot.write_backs)."""
+
+    comment_id: int
+    text: str
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -251,6 +262,9 @@ class PRState:
     # the deletion outranks, bot.deletion_events) that GitHub refused to delete as the
     # conversation was locked: deleted at the unlock (bot.pr_events)
     owed_delete: int | None = None
+    # a person's rewrite of our notes comment whose words are owed back onto it, should an
+    # edit of ours show there (bot.write_backs)
+    write_back: WriteBack | None = None
 
     def resume_mark(self) -> str:
         """What `resumed_at` holds when `/notes on` counts now."""
@@ -352,6 +366,7 @@ class PRStore:
         # replaced: since a deletion of the comment an `on` found gone can outrank it;
         # renamed: since a reason names a renamed file by its new path;
         # owed_delete: since a deletion refused on a locked conversation is made after the unlock
+        # write_back: since a rewrite's words a lock or a failure kept from going back are owed
         db.add_missing_columns(
             "pr_state",
             {
@@ -375,6 +390,7 @@ class PRStore:
                 "files_base": "TEXT",
                 "replaced": "TEXT",
                 "owed_delete": "INTEGER",
+                "write_back": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -433,6 +449,7 @@ class PRStore:
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
             found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
+            write_back=_write_back(r["write_back"]),
         )
 
     def put(self, state: PRState) -> None:
@@ -443,9 +460,9 @@ class PRStore:
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
                                   verbose_at, dismissed_at, restored_at, event_by, files_base,
-                                  replaced, renamed, owed_delete)
+                                  replaced, renamed, owed_delete, write_back)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?, ?, ?, ?, ?)
+                    ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -461,7 +478,7 @@ class PRStore:
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
                 event_by = excluded.event_by, files_base = excluded.files_base,
                 replaced = excluded.replaced, renamed = excluded.renamed,
-                owed_delete = excluded.owed_delete
+                owed_delete = excluded.owed_delete, write_back = excluded.write_back
             """,
             (
                 state.repo.lower(),
@@ -495,6 +512,7 @@ class PRStore:
                 _stored_replaced(state),
                 json.dumps(dict(state.renamed)),
                 state.owed_delete,
+                _stored_write_back(state.write_back),
             ),
         )
 
@@ -889,3 +907,17 @@ def _pending(text: str | None) -> PendingUpdate | None:
         tuple(data.get("diff_acks") or ()),
         data.get("said"),  # None: written before it was kept, taken as the newest
     )
+
+
+def _write_back(text: str | None) -> WriteBack | None:
+    if text is None:
+        return None
+    data = json.loads(text)
+    return WriteBack(int(data["comment"]), str(data["text"]))
+
+
+def _stored_write_back(owed: WriteBack | None) -> str | None:
+    """`write_back` as stored (`_write_back` reads it)."""
+    if owed is None:
+        return None
+    return json.dumps({"comment": owed.comment_id, "text": owed.text})

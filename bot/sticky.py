@@ -62,6 +62,7 @@ from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
 from bot.render import PauseCause, render, render_paused
+from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)
 
@@ -481,7 +482,12 @@ def _write(
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
-    PR event's `updated_at` (None: a command's write), dates a deletion found so."""
+    PR event's `updated_at` (None: a command's write), dates a deletion found so. A
+    rewrite's words owed back go first (bot.write_backs): this write, knowing no comment,
+    would take theirs showing our text for ours."""
+    if state.write_back is not None:
+        write_back_owed(ctx, ref)  # (a lock refusing it refuses this write too)
+        state = replace(state, write_back=None)
     _begin_write(ctx, ref, shows_notes=bool(changes.get("notes")))
     # what we last posted, if known (an unconfirmed write cleared it): a comment list
     # showing this body instead lags behind that write, and is not taken for "unchanged"

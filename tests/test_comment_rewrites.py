@@ -19,7 +19,16 @@ from bot.markers import MARKER
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.server import build_dispatcher
-from tests.command_kit import AUTHOR, N, comment_payload, reactions, say, state, sticky
+from tests.command_kit import (
+    AUTHOR,
+    N,
+    comment_payload,
+    reactions,
+    say,
+    state,
+    sticky,
+    unlocked,
+)
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.test_deletion_events import (
@@ -44,6 +53,7 @@ from tests.webhook_kit import (
     ours,
     post,
     serving,
+    title_with_one_more_note,
 )
 
 THEIRS = "Moved the reading list to the description."
@@ -210,6 +220,98 @@ def rewritten_in_flight(fake, comment, ago: float = 0) -> list[dict]:
     their_edit_first = Fault.landed_after(lambda: made.append(rewrite(fake, comment, ago=ago)))
     fake.inject("PATCH", f"/repos/*/issues/comments/{comment.id}", their_edit_first)
     return made
+
+
+def written_over(client, rt, fake):
+    """The notes comment C up; a maintainer rewrites it while a PR event's edit is in
+    flight, which GitHub applies after theirs: our text shows on C. Their `edited` event
+    is not sent yet. (C, the event's payload)"""
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made = rewritten_in_flight(fake, c)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert made and fake.comment(c.id).body.startswith(MARKER)  # ours wrote over theirs
+    return c, made[0]
+
+
+# kills: bot/deletion_events.py:_their_text_back the words a lock refused not kept owed
+# kills: bot/pr_events.py:handle_unlocked the write-back owed not made at the unlock
+def test_a_write_back_the_lock_refused_is_made_at_the_unlock(served, caplog):  # noqa: F811
+    """The race, and the PR locked before the rewrite's event ran: GitHub refuses the
+    write-back. Their words were lost for good (nothing kept them); now they are owed,
+    said in a warning, and written back when the PR is unlocked."""
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    c, payload = written_over(client, rt, fake)
+    fake.lock(DEFAULT_REPO, N)
+    answer = sent(client, rt, payload)
+    assert ran(caplog, answer).endswith(
+        "; their text, which our late edit wrote over, owed: the conversation is locked"
+        " (written back at the unlock)"
+    )
+    warned = [r for r in caplog.records if "is not written back for now" in r.getMessage()]
+    assert [r.levelname for r in warned] == ["WARNING"]
+    assert fake.comment(c.id).body.startswith(MARKER) and rt.queue.counts()["failed"] == 0
+    assert state(rt).opted_out and state(rt).comment_id is None
+    answer = unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
+    assert fake.comment(c.id).body == THEIRS
+    assert deletion_ran(caplog, answer, "unlocked") == (
+        "a rewrite's words written back over our late edit"
+    )
+    assert f"wrote back onto comment {c.id} the text a person's rewrite had put" in caplog.text
+    assert state(rt).write_back is None and state(rt).opted_out
+    # theirs now: `/notes on` said after it posts a new comment, never edits theirs
+    say_after(client, rt, fake, "/notes on")
+    assert sticky(fake).id != c.id and fake.comment(c.id).body == THEIRS
+
+
+# kills: bot/write_backs.py:write_back_owed their words written over the notes comment the
+#        state keeps (taken back by a release before write-backs)
+def test_a_write_back_owed_of_the_comment_the_state_keeps_is_dropped(served):  # noqa: F811
+    """Their words owed onto C (the lock refused them); the PR unlocked, its event lost, a
+    release before write-backs (a rollback) ran the author's `/notes on`: its write took
+    C, showing our text, for the notes comment (the state keeps C, updates on), leaving
+    the debt as it was. Back on this release, the PR's next write must not write their
+    words over the notes comment (its next write then took C for deleted): the debt goes."""
+    client, rt, fake = served
+    c, payload = written_over(client, rt, fake)
+    fake.lock(DEFAULT_REPO, N)
+    sent(client, rt, payload)
+    fake.unlock(DEFAULT_REPO, N)
+    rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=c.id, opted_out=False)  # the older `on`
+    deliver_pr(client, rt, title=title_with_one_more_note(), updated_at="2026-09-01T10:00:06Z")
+    assert sticky(fake).id == c.id and state(rt).comment_id == c.id
+    assert not state(rt).opted_out and state(rt).write_back is None
+
+
+# kills: bot/sticky.py:_write a write that knows no comment taking the rewritten one, our
+#        text shown over theirs, for the notes comment before their words are written back
+@pytest.mark.parametrize("command", ["/notes on", "/notes why"])
+def test_a_write_back_that_failed_is_made_before_a_later_commands_write(
+    served,  # noqa: F811
+    caplog,
+    command,
+):
+    """The race; GitHub fails the write-back at every try (the delivery fails, for a
+    retry). Before the retry, the author says `/notes on` (or `why`): its write, knowing
+    no comment, looked for ours by its marker and found C showing our text: it made C
+    the notes comment again, and the retry then found the rewrite outranked by the `on`:
+    their words lost for good. Now the write writes them back first and posts its own."""
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    c, payload = written_over(client, rt, fake)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, payload)
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body.startswith(MARKER)
+    assert state(rt).write_back is not None
+    say_after(client, rt, fake, command)
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+    kept = sticky(fake).id
+    assert rt.queue.retry() != []  # the rewrite's delivery, retried: C stays theirs
+    drain(rt)
+    assert fake.comment(c.id).body == THEIRS and sticky(fake).id == kept
 
 
 # kills: bot/deletion_events.py:handle_rewritten their text written back of a rewrite an

@@ -10,7 +10,16 @@ from dataclasses import fields, replace
 import pytest
 
 from bot.db import Database
-from bot.prstate import IDLE_LISTS, Moved, PendingUpdate, PRState, PRStore, Writer, held_name
+from bot.prstate import (
+    IDLE_LISTS,
+    Moved,
+    PendingUpdate,
+    PRState,
+    PRStore,
+    WriteBack,
+    Writer,
+    held_name,
+)
 
 OLD, NEW, OTHER = "vllm-project/vllm", "vllm-org/vllm", "someone/vllm"
 ID = 186853002  # `repository.id`: a rename or a transfer keeps it
@@ -500,6 +509,7 @@ def test_every_field_of_a_prs_state_is_read_back_as_written_and_moves_with_it(pr
         restored_at="r",
         replaced_id=44,
         owed_delete=33,
+        write_back=WriteBack(22, "their words, ünïcode"),
     )
     defaults = PRState(OLD, 1)
     assert [

@@ -1,0 +1,59 @@
+"""A person's words owed back onto a notes comment of ours (docs/commands.md, the notes
+comment).
+
+A maintainer's rewrite of our notes comment into their own text makes it theirs, never
+edited again (bot.deletion_events). But an edit of ours in flight then, which GitHub
+applied after theirs (its comment edit has no condition to refuse it), shows our text
+over theirs. The rewrite's event writes their words back (`restore_text`: only onto our
+comment showing our marker again, never a person's). Their words are kept in the PR's
+state (`PRState.write_back`) before that call, and stay owed until a look finds them
+shown or writes them, so that nothing loses them:
+
+- a locked conversation refuses the write-back: the unlock writes it (bot.pr_events);
+- the call fails: the delivery's retry writes it, or any write of ours before it.
+
+Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
+no comment looks for ours by its marker, and would take the rewritten comment showing our
+text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.context import BotContext
+from bot.github_port import PRRef
+from bot.markers import MARKER
+from bot.prstate import WriteBack
+
+log = logging.getLogger(__name__)
+
+
+def owe_write_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> None:
+    """Keep a rewrite's words as owed back onto comment `comment_id`, before any call."""
+    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text))
+
+
+def write_back_owed(ctx: BotContext, ref: PRRef) -> bool | None:
+    """Write the words owed back onto their comment if an edit of ours shows there: True
+    when written, False when there was nothing to write (their text shows, or the comment
+    is gone), None when nothing is owed. Then no longer owed. Raises what the call raises
+    (ConversationLocked for a lock): it stays owed."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    owed = state.write_back
+    if owed is None:
+        return None
+    # the notes comment the state keeps: a release before write-backs (a rollback) took
+    # it for ours and wrote it since; their words would take it from the updates
+    kept = owed.comment_id == state.comment_id
+    wrote = not kept and ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER)
+    if wrote:
+        log.info(
+            "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
+            " which a late edit of ours wrote over",
+            ref.repo,
+            ref.number,
+            owed.comment_id,
+        )
+    ctx.prs.update(ref.repo, ref.number, write_back=None)
+    return wrote
