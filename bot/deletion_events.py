@@ -353,14 +353,15 @@ def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) ->
     comment our account wrote, opening with our marker again (`restore_text` asks for it
     first): never a person's comment. The words are those their edit put there (the
     event's `comment.body`): any mention or reference in them is theirs, made by their
-    edit, none new of ours. Owed before the call (bot.write_backs): a locked
-    conversation refuses it (the unlock writes it), a failed call fails the delivery
-    (its retry, or any write of ours before it, writes it). A re-run finds their text
-    and writes nothing. What is said after the rewrite: empty when
+    edit, none new of ours. Owed before the call, and past it when nothing was written
+    (bot.write_backs): a locked conversation refuses it (the unlock writes it), a failed
+    call fails the delivery (its retry, or any write of ours before it, writes it), and
+    an edit of ours may land after this look (the next write looks again). A re-run
+    finds their text and writes nothing. What is said after the rewrite: empty when
     nothing was written."""
     owe_write_back(ctx, ref, comment_id, text)
     try:
-        wrote = write_back_owed(ctx, ref)
+        wrote = write_back_owed(ctx, ref, keep=True)
     except ConversationLocked as locked:
         log.warning(
             "%s PR %s: the text a person's rewrite put on comment %s, which a late edit of"

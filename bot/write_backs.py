@@ -6,11 +6,14 @@ edited again (bot.deletion_events). But an edit of ours in flight then, which Gi
 applied after theirs (its comment edit has no condition to refuse it), shows our text
 over theirs. The rewrite's event writes their words back (`restore_text`: only onto our
 comment showing our marker again, never a person's). Their words are kept in the PR's
-state (`PRState.write_back`) before that call, and stay owed until a look finds them
-shown or writes them, so that nothing loses them:
+state (`PRState.write_back`) before that call, and stay owed until a write finds them
+shown, so that nothing loses them:
 
 - a locked conversation refuses the write-back: the unlock writes it (bot.pr_events);
-- the call fails: the delivery's retry writes it, or any write of ours before it.
+- the call fails: the delivery's retry writes it, or any write of ours before it;
+- an edit of ours whose answer GitHub lost may land after the rewrite's event looked
+  (answered late, or applied after the client gave up): kept owed past that look, the
+  next write looks again.
 
 Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
 no comment looks for ours by its marker, and would take the rewritten comment showing our
@@ -34,11 +37,12 @@ def owe_write_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> N
     ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text))
 
 
-def write_back_owed(ctx: BotContext, ref: PRRef) -> bool | None:
+def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:
     """Write the words owed back onto their comment if an edit of ours shows there: True
     when written, False when there was nothing to write (their text shows, or the comment
-    is gone), None when nothing is owed. Then no longer owed. Raises what the call raises
-    (ConversationLocked for a lock): it stays owed."""
+    is gone), None when nothing is owed. Then no longer owed, but for `keep` when nothing
+    was written (the rewrite's own look: an edit of ours may land after it). Raises what
+    the call raises (ConversationLocked for a lock): it stays owed."""
     state = ctx.prs.get(ref.repo, ref.number)
     owed = state.write_back
     if owed is None:
@@ -55,5 +59,6 @@ def write_back_owed(ctx: BotContext, ref: PRRef) -> bool | None:
             ref.number,
             owed.comment_id,
         )
-    ctx.prs.update(ref.repo, ref.number, write_back=None)
+    if wrote or not keep:
+        ctx.prs.update(ref.repo, ref.number, write_back=None)
     return wrote

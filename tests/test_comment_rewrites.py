@@ -284,6 +284,24 @@ def test_a_write_back_owed_of_the_comment_the_state_keeps_is_dropped(served):  #
     assert not state(rt).opted_out and state(rt).write_back is None
 
 
+# kills: bot/write_backs.py:write_back_owed the words still owed after the unlock found theirs
+def test_a_rewrite_made_again_while_locked_is_what_the_unlock_finds(served):  # noqa: F811
+    """The write-back refused by the lock; the maintainer (a collaborator may edit in a
+    locked conversation) rewrites our text again. The unlock finds their new text and
+    writes nothing: no longer owed, a later write asks GitHub for C no more."""
+    client, rt, fake = served
+    c, payload = written_over(client, rt, fake)
+    fake.lock(DEFAULT_REPO, N)
+    sent(client, rt, payload)
+    again = "Reading list: see the description."
+    sent(client, rt, rewrite(fake, fake.comment(c.id), again))
+    assert state(rt).write_back is not None and state(rt).write_back.text == again
+    patches = len(fake.calls("PATCH"))
+    unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
+    assert fake.comment(c.id).body == again and len(fake.calls("PATCH")) == patches
+    assert state(rt).write_back is None
+
+
 # kills: bot/sticky.py:_write a write that knows no comment taking the rewritten one, our
 #        text shown over theirs, for the notes comment before their words are written back
 @pytest.mark.parametrize("command", ["/notes on", "/notes why"])
@@ -312,6 +330,35 @@ def test_a_write_back_that_failed_is_made_before_a_later_commands_write(
     assert rt.queue.retry() != []  # the rewrite's delivery, retried: C stays theirs
     drain(rt)
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id == kept
+
+
+# kills: bot/write_backs.py:write_back_owed the words no longer owed once a look found them
+#        shown, before an edit of ours GitHub applied late could land
+def test_an_edit_of_ours_landing_after_the_rewrites_look_is_written_back_at_our_next_write(
+    served,  # noqa: F811
+):
+    """A PR event's edit of C is in flight as a maintainer rewrites C; GitHub answers it
+    with errors at every try (the delivery fails) but applies it only later, after the
+    rewrite's event looked and found their text (as a request the client gave up on may
+    still land). Our text shows on C, and the author's `/notes why`, knowing no comment,
+    took C for the notes comment: their words lost. Kept past that look, they are
+    written back before that write, which posts its own comment."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    notes, made = c.body, []
+    failed = Fault.error(502)
+    first = replace(failed, first=lambda: made.append(rewrite(fake, c)))
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", first, *[failed] * 20)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body == THEIRS
+    sent(client, rt, made[0])
+    assert fake.comment(c.id).body == THEIRS and state(rt).opted_out
+    fake.set_body(c.id, notes)  # GitHub applies ours late (its text before stands for it)
+    say_after(client, rt, fake, "/notes why")
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+    assert sticky(fake) is not None and sticky(fake).id != c.id
 
 
 # kills: bot/deletion_events.py:handle_rewritten their text written back of a rewrite an
