@@ -361,6 +361,28 @@ def test_an_edit_of_ours_landing_after_the_rewrites_look_is_written_back_at_our_
     assert sticky(fake) is not None and sticky(fake).id != c.id
 
 
+# kills: bot/deletion_events.py:_said a rewrite not dated after the `off` that stands: outranked
+#        by it, our paused line kept over their words
+def test_a_rewrite_an_off_said_after_it_outranks_still_gets_its_words_back(served):  # noqa: F811
+    """The notes comment A up. A maintainer rewrites A while the update of the author's
+    `/notes off`, said after the rewrite, is in flight (or its list lagged behind their
+    edit); GitHub applies theirs, then our paused line. The rewrite's event, run last:
+    the `off` stands (updates off either way), and A is theirs, never the bot's paused
+    comment: it is dated just after the `off`, counts, and their words go back."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    made = rewritten_in_flight(fake, a, ago=200)
+    said_ago(client, rt, fake, "/notes off", 100)
+    assert made and state(rt).opted_out and state(rt).comment_id == a.id
+    assert fake.comment(a.id).body.startswith(MARKER) and state(rt).paused  # ours over theirs
+    sent(client, rt, made[0])
+    assert fake.comment(a.id).body == THEIRS
+    assert state(rt).opted_out and state(rt).comment_id is None
+    say_after(client, rt, fake, "/notes on")  # theirs: a new comment, theirs left alone
+    assert sticky(fake).id != a.id and fake.comment(a.id).body == THEIRS
+
+
 # kills: bot/deletion_events.py:handle_rewritten their text written back of a rewrite an
 #        `on` said after it outranks (the comment the bot keeps made the maintainer's)
 def test_a_rewrite_outranked_by_an_on_keeps_what_our_late_edit_wrote(served):  # noqa: F811
