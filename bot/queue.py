@@ -488,7 +488,30 @@ class DeliveryQueue:
                 """,
                 (now, now),
             ).fetchall()
-        return _delivery(rows[0], probe=outage is not None) if rows else None
+        if not rows:
+            return None
+        try:
+            return _delivery(rows[0], probe=outage is not None)
+        except BaseException as exc:
+            self._claim_lost(rows[0]["seq"], exc)
+            raise
+
+    def _claim_lost(self, seq: int, exc: BaseException) -> None:
+        """The claim committed, but what ends a thread (SystemExit, KeyboardInterrupt,
+        GeneratorExit) came before its delivery reached the worker: no run began, so it
+        is handed back (as `release` does), not left `processing` until the next start
+        with its PR's later deliveries and an outage's probe waiting for it. An error of
+        ours reading the row (its payload) would come again at every claim, the oldest
+        first: it stays `processing`, abandoned (`abandon`), and the next start's
+        `recover` counts it an interruption (three give it up)."""
+        if not isinstance(exc, Exception):
+            try:
+                self._release("seq", seq)
+                return
+            except Exception:  # (the database failing: `exc` is what the worker is told)
+                log.exception("delivery #%s: handing it back as its worker stops failed", seq)
+        self._abandoned.add(seq)
+        self._notify()
 
     def past_damage(
         self, step: Callable[[], T], states: Collection[State], among: Among | None = None
@@ -669,10 +692,13 @@ class DeliveryQueue:
 
     def release(self, delivery_id: str) -> None:
         """Give a claimed delivery back unprocessed (shutting down)."""
+        self._release("id", delivery_id)
+
+    def _release(self, column: str, key: str | int) -> None:
         self.db.execute(
             "UPDATE deliveries SET state = 'pending', attempts = attempts - 1, updated_at = ?"
-            " WHERE id = ? AND state = 'processing'",
-            (utcnow(), delivery_id),
+            f" WHERE {column} = ? AND state = 'processing'",
+            (utcnow(), key),
         )
         self._notify()
 

@@ -246,7 +246,7 @@ class Workers:
 
     def _claim_and_run(self) -> None:
         while not self._stop.is_set():
-            seen = self.queue.version
+            seen, delivery = self.queue.version, None
             try:
                 delivery = self.queue.claim()
                 self.failures.succeeded()
@@ -254,7 +254,19 @@ class Workers:
                     # stopped between the check and the claim: hand it back untouched
                     self.queue.release(delivery.id)
                     break
-            except Exception as exc:  # database busy or gone: wait and try again
+            except BaseException as exc:
+                if delivery is not None:  # claimed, never run: handed back (claim's own too)
+                    self._hand_back_unrun(delivery)
+                if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: it ends
+                    log.critical(
+                        "%s stops: claiming a delivery raised what ends a thread; a delivery"
+                        " claimed is handed back, to run as if never claimed; one worker fewer"
+                        " until the next start",
+                        threading.current_thread().name,
+                        exc_info=True,
+                    )
+                    return
+                # database busy or gone: wait and try again
                 self.failures.failed("claiming a delivery", exc)
                 self.queue.wait_for_work(seen, self.poll_seconds)
                 continue
@@ -288,6 +300,15 @@ class Workers:
             exc_info=True,
             extra=_log_context(delivery),
         )
+
+    def _hand_back_unrun(self, delivery: Delivery) -> None:
+        """Give back a delivery claimed but never run, as what came after its claim
+        raised (DeliveryQueue.claim hands back its own so)."""
+        try:
+            self.queue.release(delivery.id)
+        except Exception:  # (the database failing: it stays processing until the next start)
+            log.exception("delivery %s: handing it back unrun failed", delivery.id)
+            self._abandon(delivery)
 
     def _abandon(self, delivery: Delivery) -> None:
         """Tell the queue no run holds the delivery left processing: an outage's probe,

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot import queue as queue_module
 from bot import server
 from bot.commands import CommandConfig
 from bot.db import Database
@@ -425,6 +426,87 @@ def test_a_run_that_ends_its_worker_leaves_no_delivery_held_and_says_so(tmp_path
         " and runs again at the next start; one worker fewer until then"
     )
     assert died.exc_info[0] is type(exc)
+
+
+def _reading_raises(monkeypatch, exc: BaseException) -> None:
+    """The next claimed row's reading (after the claim's commit) raises `exc`, once."""
+    read = queue_module._delivery
+
+    def once(row, probe=False):
+        monkeypatch.setattr(queue_module, "_delivery", read)
+        raise exc
+
+    monkeypatch.setattr(queue_module, "_delivery", once)
+
+
+_ENDS_A_THREAD = [SystemExit(3), KeyboardInterrupt(), GeneratorExit()]
+
+
+# kills: bot/queue.py:DeliveryQueue._claim_lost a claim cut short left processing
+@pytest.mark.parametrize("exc", _ENDS_A_THREAD)
+def test_a_claim_cut_short_by_what_ends_a_thread_hands_its_delivery_back(
+    tmp_path, monkeypatch, exc
+):
+    # the claim's commit made the row processing, then its worker's thread was ended
+    # before the delivery reached it: no run held it, yet it stayed processing until the
+    # next start, its PR's later deliveries and an outage's probe waiting for it
+    q = _three_queued(tmp_path / "q.sqlite3")
+    _reading_raises(monkeypatch, exc)
+    seen = q.version
+    with pytest.raises(type(exc)):
+        q.claim()
+    d = q.get("d1")
+    assert (d.state, d.attempts, d.interruptions) == ("pending", 0, 0)  # as never claimed
+    assert q.version != seen  # an idle worker takes it at once
+    assert q.claim().id == "d1"
+
+
+def test_a_claim_cut_short_by_an_error_reading_its_row_holds_no_probe(tmp_path, monkeypatch):
+    # an error of ours reading the row would come again at every claim, the oldest
+    # first, all workers on it: it stays processing for the next start to count (three
+    # interruptions give it up), but no run holds it, and an outage's probe goes on
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+    _reading_raises(monkeypatch, ValueError("no payload"))
+    with pytest.raises(ValueError):
+        q.claim()
+    assert q.get("d2").state == "processing"
+    assert q.claim().id == "d3"  # the next probe, not held by d2
+    q.recover()  # the next start
+    assert (q.get("d2").state, q.get("d2").interruptions) == ("pending", 1)
+
+
+# kills: bot/workers.py:Workers._claim_and_run a delivery lost as the claim's after-work raised
+@pytest.mark.parametrize("exc", [*_ENDS_A_THREAD, ValueError("no text")])
+def test_what_raises_between_the_claim_and_the_run_hands_the_delivery_back(
+    tmp_path, monkeypatch, caplog, exc
+):
+    # the worker's bookkeeping after a claim (a failure said over) raising: taken for a
+    # failed claim, the delivery claimed was left processing, run by no one
+    q = _three_queued(tmp_path / "q.sqlite3")
+    ran: list[str] = []
+    w = Workers(q, lambda d: ran.append(d.id), 1, poll_seconds=0.05)
+    succeeded = w.failures.succeeded
+
+    def once() -> None:
+        monkeypatch.setattr(w.failures, "succeeded", succeeded)
+        raise exc
+
+    monkeypatch.setattr(w.failures, "succeeded", once)
+    w.start()
+    try:
+        if isinstance(exc, Exception):  # the worker goes on, and runs it
+            wait_until(lambda: len(ran) == 3, what="the three run")
+        else:  # the worker ends; the delivery is back, as never claimed
+            wait_until(lambda: w.ended(), what="the worker's end")
+            assert ran == [] and (q.get("d1").state, q.get("d1").attempts) == ("pending", 0)
+            [died] = [r for r in caplog.records if r.levelname == "CRITICAL"]
+            assert " stops: claiming a delivery raised what ends a thread; " in died.getMessage()
+    finally:
+        w.stop()
+    assert sorted(ran) == (["d1", "d2", "d3"] if isinstance(exc, Exception) else [])
 
 
 # --- end to end ----------------------------------------------------------------------
