@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from bot.db import utcnow
 from bot.installations import InstallationChange
 from bot.prfacts import PRFacts
 
@@ -336,12 +337,15 @@ class LimitsSeen:
     pauses the identity). `paused`: one was not sent, its identity paused already. A run
     put back for a rate limit whose calls met none was held back by another call's limit
     only (`others_only`): bot.workers does not count that put-back. `answered`: GitHub
-    answered one (any status but a 5xx), so it is up: only such a run ends an outage's
-    pause of the queue (a run that called nothing, or met only 5xx, says nothing of it)."""
+    answered one (any status but a 5xx), so it is up: when the last such call was sent
+    (`utcnow()` format; None: none). Only such a run ends an outage's pause of the queue
+    (a run that called nothing, or met only 5xx, says nothing of it), a run in hand as
+    the pause began only by a call sent after (an answer to one sent before may be from
+    before GitHub went down)."""
 
     met: bool = False
     paused: bool = False
-    answered: bool = False
+    answered: str | None = None
 
     @property
     def others_only(self) -> bool:
@@ -367,10 +371,11 @@ def limit_met() -> None:
         seen.met = True
 
 
-def call_answered() -> None:
-    """A port calls it when GitHub answered one of its calls with anything but a 5xx."""
+def call_answered(sent: str | None = None) -> None:
+    """A port calls it when GitHub answered one of its calls with anything but a 5xx,
+    sent at `sent` (`utcnow()` format; None: now)."""
     if (seen := _LIMITS_SEEN.get()) is not None:
-        seen.answered = True
+        seen.answered = max(seen.answered or "", sent or utcnow())
 
 
 def call_paused() -> None:

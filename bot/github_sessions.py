@@ -43,6 +43,7 @@ from cryptography.utils import CryptographyDeprecationWarning
 from github import Auth, Github, GithubException, GithubIntegration
 from github.Requester import Requester
 
+from bot.db import utcnow
 from bot.github_errors import (
     TRANSPORT_ERRORS,
     rate_limit_answer,
@@ -533,6 +534,7 @@ class GitHubSessions:
         ) -> tuple[int, dict[str, Any], str]:
             path = urlsplit(url).path
             route = route_template(path[len(prefix) :] if path.startswith(prefix) else path)
+            sent = utcnow()  # an answer is GitHub's from no sooner (an outage's end)
             try:
                 status, headers, output = inner(verb, url, *args, **kwargs)
             except requests.exceptions.Timeout:
@@ -543,7 +545,7 @@ class GitHubSessions:
                 raise
             self._calls.record(verb, route, str(status), headers, identity)
             if status < 500:  # GitHub is up (a 5xx is its outage: github_errors.retryable)
-                call_answered()
+                call_answered(sent)
             return status, headers, output
 
         requester.requestJson = counted  # type: ignore[method-assign]

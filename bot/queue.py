@@ -9,7 +9,7 @@ coalesced comment update that way, so it survives a restart like any delivery.
 A delivery GitHub rate limited is put back to wait so too (`defer`), and one GitHub
 failed in an outage (5xx, network: `put_back`); until it has run, no later delivery of
 its PR is claimed. An outage pauses the whole queue (`github_outage`) until GitHub
-answers one delivery run alone.
+answers a call made after it began (one delivery run alone, or one in hand then).
 Workers (bot/workers.py) drain it; bot/retention.py deletes finished deliveries.
 """
 
@@ -136,10 +136,12 @@ CREATE TABLE IF NOT EXISTS first_sent (
     at    TEXT NOT NULL
 );
 -- GitHub down (DeliveryQueue.put_back): no delivery is claimed before `until` (utcnow
--- format), then one at a time (the probe) until a run GitHub answered ends the outage
+-- format), then one at a time (the probe) until a run GitHub answered ends the outage;
+-- `since`: when the pause began (NULL: by a release before it was kept)
 CREATE TABLE IF NOT EXISTS github_outage (
     id    INTEGER PRIMARY KEY CHECK (id = 1),
-    until TEXT NOT NULL
+    until TEXT NOT NULL,
+    since TEXT
 );
 """
 # The rows releases before `by_bot` queued themselves, by the ids and action they gave
@@ -316,6 +318,10 @@ class DeliveryQueue:
         # rows a worker left `processing` with no run holding them (`abandon`), by seq:
         # an outage's probe does not wait for them; they run again at the next start
         self._abandoned: set[int] = set()
+        # when the outage's pause this process last saw began (github_outage's `since`):
+        # a run's end reads the table only when an answer of its may end one
+        # (`github_answered`); written under the database's lock, with what it read
+        self._pause_since: str | None = None
 
     def _add_missing_columns(self, db: Database) -> set[str]:
         """The columns added to an older file. None on a file SQLite may not write (a
@@ -324,6 +330,7 @@ class DeliveryQueue:
         the table FIRST_SENT, which only a sweep and the intake write."""
         try:
             db.script(FIRST_SENT)
+            db.add_missing_columns("github_outage", {"since": "TEXT"})
             return db.add_missing_columns(
                 "deliveries",
                 {
@@ -463,7 +470,8 @@ class DeliveryQueue:
         )
         now, order = utcnow(), "d.seq"
         with self.db.tx() as conn:
-            outage = conn.execute("SELECT until FROM github_outage").fetchone()
+            outage = conn.execute("SELECT until, since FROM github_outage").fetchone()
+            self._pause_since = None if outage is None else outage["since"]
             if outage is not None:
                 if outage["until"] > now or conn.execute(running).fetchone():
                     return None  # paused, or the probe runs: one at a time
@@ -654,30 +662,44 @@ class DeliveryQueue:
         until one GitHub answers (`github_answered`). Only a first put-back begins a
         pause, or one while a pause lasts: put back again after GitHub answered others,
         the failure is its own. Returns when the pause it began ends, None if none."""
+        now = utcnow()
         with self.db.tx() as conn:
             row = conn.execute(
                 "UPDATE deliveries SET state = 'pending', outages = outages + 1, not_before = ?,"
                 " last_error = ?, updated_at = ? WHERE id = ? AND state = 'processing'"
                 " RETURNING outages, not_before",
-                (utcnow(after_s=seconds), reason[:2000], utcnow(), delivery_id),
+                (utcnow(after_s=seconds), reason[:2000], now, delivery_id),
             ).fetchone()
             paused = conn.execute("SELECT until FROM github_outage").fetchone()
             began = row is not None and (paused is not None or row["outages"] == 1)
             if began:
-                conn.execute(
-                    "INSERT INTO github_outage (id, until) VALUES (1, ?) ON CONFLICT (id)"
-                    " DO UPDATE SET until = max(until, excluded.until)",
-                    (row["not_before"],),
-                )
+                self._pause_since = conn.execute(
+                    "INSERT INTO github_outage (id, until, since) VALUES (1, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET until = max(until, excluded.until)"
+                    " RETURNING since",
+                    (row["not_before"], now),
+                ).fetchone()["since"]
         self._notify()
         return row["not_before"] if began and paused is None else None
 
-    def github_answered(self) -> bool:
-        """An outage's probe ended that GitHub answered (`Delivery.probe`): the pause is
-        over (the deliveries go on in their order). Whether there was one. Not called at
-        other runs' end: those in hand as the pause began may have been answered before
-        GitHub went down, and none else runs while it lasts."""
-        ended = bool(self.db.execute("DELETE FROM github_outage RETURNING id"))
+    def github_answered(self, sent: str, probe: bool = False) -> bool:
+        """A run ended that GitHub answered a call of, the last sent at `sent` (`utcnow()`
+        format): an outage's probe (`Delivery.probe`), or a run in hand as the pause
+        began whose call was sent after it began, ends the pause (the deliveries go on in
+        their order). Whether it did. An answer to a call sent before it began says
+        nothing: it may be from before GitHub went down. A pause a release before kept
+        no beginning of (`since`) is ended by a probe only."""
+        since = self._pause_since  # (a pause begun since the read: the answer is older)
+        if not probe and (since is None or sent <= since):
+            return False  # no pause seen, or begun after the call: nothing read
+        with self.db.tx() as conn:
+            ended = bool(
+                conn.execute(
+                    "DELETE FROM github_outage WHERE ? OR since < ? RETURNING id", (probe, sent)
+                ).fetchall()
+            )
+            if ended:
+                self._pause_since = None
         if ended:
             self._notify()
         return ended

@@ -384,16 +384,18 @@ class Workers:
 
     def _github_answered(self, delivery: Delivery, seen: LimitsSeen) -> None:
         """A run ended other than by GitHub failing it (done, refused, rate limited, a
-        failure of ours): if it was an outage's probe and GitHub answered one of its
-        calls, the pause is over. A probe that called nothing (a closed PR's event, an
-        ignored command), or whose calls went unsent (a rate limit's pause), says nothing
-        of GitHub: the pause stays, and the next probe runs at once (ending it so sent
-        the deliveries behind it against a GitHub still down). Runs in hand as the pause
-        began are no probes: their answers may be from before GitHub went down."""
-        if not (delivery.probe and seen.answered):
+        failure of ours): if GitHub answered one of its calls, and it was an outage's
+        probe or the call was sent after the pause began, the pause is over. A probe that
+        called nothing (a closed PR's event, an ignored command), or whose calls went
+        unsent (a rate limit's pause), says nothing of GitHub: the pause stays, and the
+        next probe runs at once (ending it so sent the deliveries behind it against a
+        GitHub still down). A run in hand as the pause began that GitHub answered only
+        calls sent before says nothing either: those answers may be from before GitHub
+        went down (`DeliveryQueue.github_answered`)."""
+        if seen.answered is None:
             return
         try:
-            ended = self.queue.github_answered()
+            ended = self.queue.github_answered(seen.answered, delivery.probe)
         except Exception:  # the outcome is stored; the next probe's end tries again
             log.exception("delivery %s: ending the outage's pause failed", delivery.id)
             return

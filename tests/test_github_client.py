@@ -454,29 +454,38 @@ def test_a_failed_page_is_fetched_again_without_starting_over(fake_github, make_
 
 
 # kills: bot/github_sessions.py:GitHubSessions._count a 5xx taken for GitHub answering
+# kills: bot/github_sessions.py:GitHubSessions._count an answer timed by another try's sending
 @pytest.mark.parametrize(
     "pr, faults, answered",
     [
-        (PR, [Fault.error(s) for s in (500, 502, 503, 504)], False),  # every try a 5xx: down
-        (PR, [Fault.error(503)], True),  # the next try answered
-        (PR8, [], True),  # 404 (no such PR): a refusal is an answer
+        (PR, [Fault.error(s) for s in (500, 502, 503, 504)], None),  # every try a 5xx: down
+        (PR, [Fault.error(503)], 2),  # the next try answered: when it was sent
+        (PR8, [], 1),  # 404 (no such PR): a refusal is an answer
     ],
     ids=["down", "back", "refused"],
 )
-def test_a_run_is_told_whether_github_answered_a_call(
-    fake_github, make_github_client, pr, faults, answered
+def test_a_run_is_told_whether_github_answered_a_call_and_when_it_was_sent(
+    fake_github, make_github_client, monkeypatch, pr, faults, answered
 ):
     # what ends an outage's pause of the queue (bot.workers): not a run that called
-    # nothing, nor one every call of which met a 5xx
+    # nothing, nor one every call of which met a 5xx; a run in hand as the pause began
+    # only by a call sent after it began (the sending's time, on a clock told each try)
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.add_pat("ghp_test", "notes-bot")
     client = make_github_client(token="ghp_test")
     fake_github.inject("GET", "/repos/*/files", *faults)
+    tries = iter(range(1, 100))
+    monkeypatch.setattr(github_sessions, "utcnow", lambda: _at(next(tries)))
     with watching_limits() as seen:
         with contextlib.suppress(GitHubError):
             client.list_files(pr)
-    assert seen.answered is answered
+    assert seen.answered == (None if answered is None else _at(answered))
     assert fake_github.calls("GET", "/repos/*/files")  # (it called)
+
+
+def _at(second: int) -> str:
+    """A time on a test's clock, as the queue keeps times (`utcnow()` format)."""
+    return f"2030-01-01T00:00:{second:02d}.000000Z"
 
 
 # --- the sticky comment -----------------------------------------------------------

@@ -22,7 +22,7 @@ import pytest
 from bot import queue as queue_module
 from bot import server
 from bot.commands import CommandConfig
-from bot.db import Database
+from bot.db import STORED_TIME, Database, stored_time, utcnow
 from bot.github_errors import LockedError
 from bot.github_port import GitHubError, call_answered
 from bot.queue import DeliveryQueue
@@ -264,10 +264,10 @@ def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answer
     assert q.claim().id == "d3"
     q.complete("d3")
     seen = q.version
-    assert q.github_answered() is True
+    assert q.github_answered(utcnow(), probe=True) is True  # d3 was the probe
     assert q.version != seen  # the idle workers woken: the queue goes on in parallel
     seen = q.version
-    assert q.outage_paused_until() is None and q.github_answered() is False
+    assert q.outage_paused_until() is None and q.github_answered(utcnow(), True) is False
     assert q.version == seen  # nothing to wake them for
     # then the queue's own order, more than one at a time, no probe
     assert [(d.id, d.probe) for d in (q.claim(), q.claim())] == [("d1", False), ("d2", False)]
@@ -282,7 +282,7 @@ def test_a_delivery_github_fails_again_after_answering_others_pauses_nothing(tmp
     _time_passes(q)
     q.claim()  # d2, the probe
     q.complete("d2")
-    q.github_answered()
+    q.github_answered(utcnow(), probe=True)
     assert q.claim().id == "d1"
     assert q.put_back("d1", 120, "502") is None
     assert q.outage_paused_until() is None
@@ -304,13 +304,13 @@ def test_the_probe_put_back_again_while_paused_lengthens_the_pause(tmp_path):
     assert q.claim() is None
 
 
-def _answering(exc: BaseException | None = None, asks: bool = True):
+def _answering(exc: BaseException | None = None, asks: bool = True, at: str | None = None):
     """A delivery's run GitHub answers a call of (as the client tells the port, unless
-    not `asks`), then ending as `exc` makes it (None: done)."""
+    not `asks`), sent `at` (None: now), then ending as `exc` makes it (None: done)."""
 
     def process(_):
         if asks:
-            call_answered()
+            call_answered(at)
         if exc is not None:
             raise exc
 
@@ -344,16 +344,55 @@ def test_the_pause_ends_with_a_probe_github_answered(tmp_path, exc, asks, ended)
     assert (q.outage_paused_until() is None) is ended
 
 
-# kills: bot/workers.py:Workers._github_answered a run in hand as the pause began ending it
-def test_a_run_in_hand_as_the_pause_began_does_not_end_it(tmp_path):
-    # its answers may be from before GitHub went down: the pause lasts until its time,
-    # then its probe says whether GitHub is back
+def _moved(at: str, microseconds: int) -> str:
+    return stored_time(datetime.strptime(at, STORED_TIME) + timedelta(microseconds=microseconds))
+
+
+# kills: bot/queue.py:DeliveryQueue.github_answered a run in hand ended it by an older answer
+@pytest.mark.parametrize("sent, ended", [(-1, False), (0, False), (1, True)])
+def test_a_run_in_hand_as_the_pause_began_ends_it_by_a_call_sent_after(tmp_path, sent, ended):
+    # its answers to calls sent before the pause began may be from before GitHub went
+    # down: those leave the pause to its probe, after its first wait (a minute). One
+    # sent after it began is as good as a probe's: the pause lasted its whole first wait
+    # though GitHub had answered, the workers idle (the time of the call's sending, on a
+    # test's clock from the pause's beginning)
     q = _three_queued(tmp_path / "q.sqlite3")
     first, in_hand = q.claim(), q.claim()
     q.put_back(first.id, 60, "502")
-    Workers(q, _answering(), 1, outage=OutageWaits(60, 900, 3600)).run_one(in_hand)
-    assert (q.get(in_hand.id).state, q.outage_paused_until()) == ("done", q.get("d1").not_before)
-    assert not in_hand.probe
+    [began] = q.db.execute("SELECT since FROM github_outage")
+    answer = _moved(began["since"], sent)
+    seen = q.version
+    Workers(q, _answering(at=answer), 1, outage=OutageWaits(60, 900, 3600)).run_one(in_hand)
+    assert not in_hand.probe and q.get(in_hand.id).state == "done"
+    assert (q.outage_paused_until() is None) is ended
+    assert (q.version != seen + 1) is ended  # its end woke the idle workers (+1: done)
+
+
+# kills: bot/queue.py:DeliveryQueue.github_answered a pause begun anew ended by an answer before it
+def test_an_answer_older_than_the_pause_ends_no_pause_begun_anew(tmp_path):
+    # a run's end reads when the pause began from memory (no read of the table at each
+    # run's end): should a pause have ended and another begun since, the table's own
+    # beginning decides
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    [began] = q.db.execute("SELECT since FROM github_outage")
+    q._pause_since = _moved(began["since"], -2)  # as read of a pause since ended
+    assert q.github_answered(_moved(began["since"], -1)) is False
+    assert q.outage_paused_until() is not None
+
+
+def test_a_pause_kept_by_a_release_before_its_beginning_is_ended_by_a_probe_only(tmp_path):
+    # a pause begun by a release that kept no beginning (`since` NULL), left by a restart
+    q = _three_queued(tmp_path / "q.sqlite3")
+    first, in_hand = q.claim(), q.claim()
+    q.put_back(first.id, 60, "502")
+    q.db.execute("UPDATE github_outage SET since = NULL")
+    assert q.claim() is None  # (a claim reads the pause)
+    assert q.github_answered(utcnow()) is False
+    q.complete(in_hand.id)
+    _time_passes(q)
+    assert q.claim().probe and q.github_answered(utcnow(), probe=True) is True
 
 
 class _Unprintable(Exception):
@@ -451,14 +490,17 @@ def test_a_claim_cut_short_by_what_ends_a_thread_hands_its_delivery_back(
     # before the delivery reached it: no run held it, yet it stayed processing until the
     # next start, its PR's later deliveries and an outage's probe waiting for it
     q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
     _reading_raises(monkeypatch, exc)
     seen = q.version
     with pytest.raises(type(exc)):
-        q.claim()
-    d = q.get("d1")
+        q.claim()  # d2, the probe
+    d = q.get("d2")
     assert (d.state, d.attempts, d.interruptions) == ("pending", 0, 0)  # as never claimed
     assert q.version != seen  # an idle worker takes it at once
-    assert q.claim().id == "d1"
+    assert (q.claim().id, q.claim()) == ("d2", None)  # the probe again, alone
 
 
 def test_a_claim_cut_short_by_an_error_reading_its_row_holds_no_probe(tmp_path, monkeypatch):
@@ -470,9 +512,10 @@ def test_a_claim_cut_short_by_an_error_reading_its_row_holds_no_probe(tmp_path, 
     q.put_back("d1", 60, "502")
     _time_passes(q)
     _reading_raises(monkeypatch, ValueError("no payload"))
+    seen = q.version
     with pytest.raises(ValueError):
         q.claim()
-    assert q.get("d2").state == "processing"
+    assert q.get("d2").state == "processing" and q.version != seen  # the probe's turn
     assert q.claim().id == "d3"  # the next probe, not held by d2
     q.recover()  # the next start
     assert (q.get("d2").state, q.get("d2").interruptions) == ("pending", 1)
