@@ -280,6 +280,8 @@ class Recovered:
 
     resumed: int  # back to pending
     given_up: list[Failed]  # interrupted MAX_INTERRUPTIONS times: failed now
+    # the end of an outage's pause ended as no delivery waits behind it (None: none)
+    pause_ended: str | None = None
 
 
 def pr_key(repo: str | None, number: int | None) -> str | None:
@@ -758,8 +760,33 @@ class DeliveryQueue:
                 (now,),
             )
             resumed = cur.rowcount
+        ended = self._pause_left_over()
         self._notify()
-        return Recovered(resumed, [Failed(**dict(r)) for r in given_up])
+        return Recovered(resumed, [Failed(**dict(r)) for r in given_up], ended)
+
+    def _pause_left_over(self) -> str | None:
+        """At start: end an outage's pause no delivery waits behind any more (none pending
+        that GitHub failed, `outages`); when it would have ended, None if none. An older
+        release run on the file (a rollback) knows no pause: it ran the deliveries put
+        back, GitHub answering it, and left the pause to the next start of this one, which
+        held the queue until the pause's time (up to a quarter of an hour) and then ran
+        it one delivery at a time. A pause begun anew costs one put-back: the first one
+        begins it (`put_back`). A pending row SQLite cannot read (a damaged file) keeps
+        the pause: the claim sets it aside, as ever."""
+        try:
+            with self.db.tx() as conn:
+                if conn.execute("SELECT 1 FROM github_outage").fetchone() is None or (
+                    conn.execute(
+                        "SELECT 1 FROM deliveries WHERE state = 'pending' AND outages > 0 LIMIT 1"
+                    ).fetchone()
+                ):
+                    return None  # (no pause: the pending rows, a backlog maybe, left unread)
+                row = conn.execute("DELETE FROM github_outage RETURNING until").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            return None
+        return None if row is None else row["until"]
 
     def unreadable_in_progress(self) -> dict[int, str]:
         """Rows a killed process left `processing` that cannot be read back (text that is

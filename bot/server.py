@@ -220,6 +220,13 @@ class Runtime:
                 extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()
+        if recovered.pause_ended is not None:
+            log.warning(
+                "a GitHub outage's pause (until %s) found at start has no delivery waiting"
+                " behind it (an older release ran them, or they ended otherwise): ended; the"
+                " next delivery GitHub fails pauses the queue again",
+                recovered.pause_ended,
+            )
         self.recovered = recovered
         return recovered
 

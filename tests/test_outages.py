@@ -273,6 +273,36 @@ def test_an_outage_pauses_the_queue_then_one_probe_at_a_time_until_github_answer
     assert [(d.id, d.probe) for d in (q.claim(), q.claim())] == [("d1", False), ("d2", False)]
 
 
+# kills: bot/queue.py:DeliveryQueue._pause_left_over a start ending the pause deliveries wait behind
+@pytest.mark.parametrize("probe_in_hand", [False, True])
+def test_a_start_keeps_the_pause_while_a_delivery_put_back_waits_behind_it(tmp_path, probe_in_hand):
+    # a crash mid-pause, or the operator's restart: GitHub may still be down, and one
+    # put back again after its first put-back no longer begins a pause
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    until = q.put_back("d1", 60, "502")
+    if probe_in_hand:  # the one put back runs, alone, as the server is killed
+        q.db.execute("UPDATE deliveries SET state = 'done' WHERE id != 'd1'")
+        _time_passes(q)
+        assert q.claim().id == "d1"
+        until = ""
+    q.db.close()
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"))
+    assert q.recover().pause_ended is None
+    assert q.outage_paused_until() == until
+
+
+def test_a_start_ends_a_pause_no_delivery_waits_behind(tmp_path):
+    # what was put back ran since (an older release, a rollback) or ended otherwise
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    until = q.put_back("d1", 60, "502")
+    q.db.execute("UPDATE deliveries SET state = 'done' WHERE id = 'd1'")
+    assert q.recover().pause_ended == until
+    assert q.outage_paused_until() is None and q.claim().id == "d2"
+    assert q.recover().pause_ended is None  # none to end
+
+
 def test_a_delivery_github_fails_again_after_answering_others_pauses_nothing(tmp_path):
     # a PR's own 5xx (a diff GitHub times out on) is no outage: once GitHub answered
     # another delivery, that one's put-backs are its own and the queue goes on

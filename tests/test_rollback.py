@@ -355,3 +355,45 @@ def test_a_deletion_owed_on_a_locked_pr_is_not_paid_after_a_rollbacks_on_kept_th
         assert ours(fake) == [c] and not state(rt).opted_out, (
             "the PR's event deleted the comment an `on` said after the deletion had kept"
         )
+
+
+PAUSELESS = "41bab80"  # the release before outage waits and the queue's pause
+
+
+def test_a_pause_an_older_release_outlived_holds_nothing_once_forward_again(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    # a GitHub outage paused the queue (github_outage), then the operator rolled back:
+    # the older release knows no pause and ran the delivery put back, GitHub answering.
+    # Forward again, the pause it left held the queue until its time (up to a quarter
+    # of an hour, its put-backs' waits grown), then one delivery at a time
+    from bot.db import Database
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    n, m = 7321, 7322
+    for number in (n, m):
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key, outage_wait_total=3600.0)
+    with serving(settings) as (client, rt):
+        fake.inject("*", "*", *[Fault.error(502)] * 100_000)  # GitHub down
+        post(client, "pull_request", pr_payload(number=n, title=MATCHING_TITLE))
+        wait_until(lambda: rt.queue.outage_paused_until() is not None, what="the pause")
+    fake.clear_faults()
+    db = Database(settings.db_path)  # its waits grown: a quarter of an hour ahead, as due now
+    db.execute("UPDATE github_outage SET until = '2999-01-01T00:00:00.000000Z'")
+    db.execute("UPDATE deliveries SET not_before = NULL")
+    db.close()
+    server = old_server(tmp_path, fake, app_key, settings, rev=PAUSELESS)
+    with server.run():
+        wait_until(lambda: sticky(fake, n) is not None, what="the old release posts the notes")
+    caplog.set_level("WARNING", logger="bot.server")
+    with serving(settings) as (client, rt):
+        assert rt.queue.outage_paused_until() is None
+        deliver_pr(client, rt, number=m, title=MATCHING_TITLE)
+        assert sticky(fake, m) is not None
+    assert (
+        "a GitHub outage's pause (until 2999-01-01T00:00:00.000000Z) found at start has no"
+        " delivery waiting behind it (an older release ran them, or they ended otherwise):"
+        " ended; the next delivery GitHub fails pauses the queue again"
+    ) in caplog.messages
