@@ -577,6 +577,7 @@ def test_what_raises_between_the_claim_and_the_run_hands_the_delivery_back(
             assert ran == [] and (q.get("d1").state, q.get("d1").attempts) == ("pending", 0)
             [died] = [r for r in caplog.records if r.levelname == "CRITICAL"]
             assert " stops: claiming a delivery raised what ends a thread; " in died.getMessage()
+            assert died.exc_info[0] is type(exc)  # with its traceback
     finally:
         w.stop()
     assert sorted(ran) == (["d1", "d2", "d3"] if isinstance(exc, Exception) else [])
