@@ -412,6 +412,21 @@ def test_an_answer_older_than_the_pause_ends_no_pause_begun_anew(tmp_path):
     assert q.outage_paused_until() is not None
 
 
+# kills: bot/queue.py:DeliveryQueue.github_answered a run's end writing with no pause seen
+def test_a_run_answered_with_no_pause_seen_touches_no_table(tmp_path):
+    # every run GitHub answers ends by asking: one write per run, where no pause was
+    # begun, or the one seen has ended (the write would fail here: the file read-only)
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.db.execute("PRAGMA query_only = ON")
+    assert q.github_answered(utcnow()) is False  # none begun
+    q.db.execute("PRAGMA query_only = OFF")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    assert q.github_answered(utcnow(), probe=True) is True
+    q.db.execute("PRAGMA query_only = ON")
+    assert q.github_answered(utcnow()) is False  # the one seen ended
+
+
 def test_a_pause_kept_by_a_release_before_its_beginning_is_ended_by_a_probe_only(tmp_path):
     # a pause begun by a release that kept no beginning (`since` NULL), left by a restart
     q = _three_queued(tmp_path / "q.sqlite3")
