@@ -1,5 +1,6 @@
 """The one note search, in its two modes: the pages' filter and the reply's ranking."""
 
+import re
 import sys
 import unicodedata
 
@@ -315,8 +316,9 @@ PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path
 
 # kills: bot/search.py:_joiners_after (hand) a joiner read after any letter: the reply's
 #   `isa` (a CPU's ISA) found "is a", `ina` "in a", `a100` "a 100", and the filter's `isa`
-#   and `ona` the same, in plain English prose
-@pytest.mark.parametrize("q", ["isa", "ina", "ona", "a100", "fixi"])
+#   and `ona` the same, in plain English prose; (r38e) `afixin` "a fix in": the first
+#   letter's joiner is read on its own, where the word's pattern opens with that letter
+@pytest.mark.parametrize("q", ["isa", "ina", "ona", "a100", "fixi", "afixin"])
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
 def test_a_letter_alone_is_no_part_of_a_compound(q, mode):
     assert ids(search_notes(PROSE, q, mode)) == []
@@ -585,3 +587,87 @@ def test_a_huge_guidance_is_searched_in_its_first_characters_only(mode):
     found = [n.id for n in (huge, small, early) if search_notes([n], "deadlock", mode)]
     assert found == ["n-small", "n-early"]  # past the bound: not read
     assert ids(search_notes([huge], "rocm_kernel", mode)) == ["n-huge"]  # its other fields
+
+
+# --- found by r38e ---
+
+# A Latin word's pattern opens with its first letter, the look behind it after (bot.search
+# _not_after): fast where a long guidance lacks the letter. It must find what the pattern
+# opening with the lookbehind (`(?<!before)(?:head)?first`) finds, in both modes.
+ADVERSARIAL = (
+    "__init__ _init init_ x__init__ 默认__init__ a_init",
+    "_custom_ops x_custom_ops custom_ops_ -custom-ops 默认custom_ops _-_custom_ops",
+    "--enforce-eager x--enforce-eager enforce_eager 调度-enforce-eager",
+    "kv cache KV-cache xkv_cache kv_cachex 缓存kv_cache",
+    "5241 52419 x5241 5241x 默认5241 #5241",
+    "isin is in topk top_k top-k atopk no-op ano-op",
+    "a\nb a-b _a b_ 默认a",
+    "all-reduce allreduce xallreduce all_reducex",
+)
+ADVERSARIAL_TERMS = (
+    "__init__",
+    "_init",
+    "init_",
+    "_custom_ops",
+    "custom_ops",
+    "-custom-ops",
+    "--enforce-eager",
+    "enforce-eager",
+    "kv_cache",
+    "kv",
+    "5241",
+    "52419",
+    "isin",
+    "topk",
+    "noop",
+    "a",
+    "b",
+    "allreduce",
+    "all-reduce",
+    "_-_custom",
+)
+
+
+def _lookbehind_first(before: str, first: str, head: str = "") -> str:
+    return f"(?<!{before})(?:{re.escape(head)})?{re.escape(first)}"
+
+
+def _shipped_queries(notes) -> list[str]:
+    """Words of the shipped notes' keywords, titles and paths, and some longer spans."""
+    words = set()
+    for n in notes:
+        for text in (*n.keywords, *n.paths, n.title_en, n.summary_en):
+            words.update(text.split())
+            words.update(re.split(r"[\s/.]+", text))
+        words.update(n.guidance.split()[:40])
+    return sorted(w for w in words if w)
+
+
+def test_a_word_pattern_opening_with_its_letter_finds_what_the_lookbehind_first_did(
+    monkeypatch,
+):
+    import bot.search
+    from bot.library import load_library
+
+    shipped = load_library()
+    # a note for each text, and one for each of its words: which of them a term finds
+    texts = [*ADVERSARIAL, *(w for t in ADVERSARIAL for w in t.split(" "))]
+    adversarial = [note(f"n-{i}", "对抗", f"值得精读。{t}") for i, t in enumerate(texts)]
+    cases = [
+        (shipped.notes, [*_shipped_queries(shipped.notes), *ADVERSARIAL_TERMS]),
+        (adversarial, list(ADVERSARIAL_TERMS)),
+    ]
+
+    def found() -> list[list[tuple[str, int, float]]]:
+        return [
+            [(h.note.id, h.terms, h.score) for h in search_notes(notes, q, mode)]
+            for notes, queries in cases
+            for q in queries
+            for mode in (RANKED, FILTER)
+        ]
+
+    now = found()
+    monkeypatch.setattr(bot.search, "_not_after", _lookbehind_first)
+    before = found()
+    assert now == before
+    assert sum(map(bool, now)) > len(now) // 3  # most queries find something
