@@ -8,13 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
 from bot.library import ROOT, Library, topic_did_you_mean
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
 from bot.notes import Glob, Term, Topic
+from bot.search import SEARCHED_GUIDANCE_CHARS
 from bot.similarity import Vocabulary
 
 DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
@@ -84,7 +85,8 @@ class MatchConfig(BaseModel):
     similar_min_words: int = Field(default=2, ge=1)
     # `notes check` only: a one-word note keyword in this share of titles is too common
     common_keyword_share: float = Field(default=0.02, gt=0, le=1)
-    # `notes check` only: a note's guidance longer than this many characters is warned of
+    # `notes check` only: a note's guidance longer than this many characters is warned of;
+    # at most what a search reads of one (`_searched_whole`)
     guidance_max_chars: int = Field(default=20_000, ge=1)
     weights: Weights = Weights()
     # Broad topics (a platform, CI, a kernel family everyone touches) say less about any
@@ -94,6 +96,20 @@ class MatchConfig(BaseModel):
     # Family topics (every KV connector): full weight, but like broad topics they cannot
     # carry a note, whose mechanism is one member or one aspect of the family.
     family_topics: frozenset[str] = frozenset()
+
+    @field_validator("guidance_max_chars")
+    @classmethod
+    def _searched_whole(cls, limit: int) -> int:
+        """A limit above what a search reads of a guidance lets `notes check` pass a note
+        whose end no search finds: refused, saying why, as the server refuses the file."""
+        if limit > SEARCHED_GUIDANCE_CHARS:
+            raise ValueError(
+                f"{limit:,} is more than a search reads of a guidance, its first"
+                f" {SEARCHED_GUIDANCE_CHARS:,} characters (bot/search.py): a note `notes check`"
+                f" passes would not be found by the words past them; set"
+                f" {SEARCHED_GUIDANCE_CHARS:,} or less"
+            )
+        return limit
 
 
 def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:

@@ -2945,3 +2945,23 @@ def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_pat
         f" its discussion pasted in is for GitHub to show; a search reads its first"
         f" {SEARCHED_GUIDANCE_CHARS:,} only"
     ]
+
+
+# --- found by r38e ---
+
+
+# kills: bot/match_config.py:MatchConfig._searched_whole (hand) no bound: a limit above what
+#   a search reads let `notes check` pass a note whose guidance no search reads to its end
+def test_a_guidance_limit_above_what_a_search_reads_is_refused_saying_why(tmp_path, capsys):
+    from bot.search import SEARCHED_GUIDANCE_CHARS
+
+    above = SEARCHED_GUIDANCE_CHARS + 1
+    edit = ("guidance_max_chars = 20000", f"guidance_max_chars = {above}")
+    problems, text = _matching_problems(tmp_path, capsys, edit)
+    line = text.split("\n").index(edit[1]) + 1
+    assert problems == [
+        f"{line}: guidance_max_chars: {above:,} is more than a search reads of a guidance, its"
+        f" first {SEARCHED_GUIDANCE_CHARS:,} characters (bot/search.py): a note `notes check`"
+        f" passes would not be found by the words past them; set {SEARCHED_GUIDANCE_CHARS:,}"
+        " or less"
+    ]

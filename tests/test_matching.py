@@ -3580,7 +3580,8 @@ def test_any_weight_may_be_zero_to_switch_its_evidence_off_but_none_negative(tmp
         ("similar_from", ["0"], ["-1"]),
         ("similar_span", ["0.5"], ["0"]),
         ("similar_min_words", ["1"], ["0"]),
-        ("guidance_max_chars", ["1"], ["0"]),
+        # at most what a search reads of a guidance (bot/search.py)
+        ("guidance_max_chars", ["1", "200000"], ["0", "200001"]),
         # shares: 0 to 1 (all of it)
         ("relative_floor", ["0", "1"], ["-0.1", "1.5"]),
         ("path_share_floor", ["0", "1"], ["-0.1", "1.5"]),
