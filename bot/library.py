@@ -265,7 +265,7 @@ def _unknown_topics(
     if not topics:  # the taxonomy did not load: its own problems say why
         return []
     return [
-        Problem(path, where.line_of("topics", t), "topics", _unknown_topic(t, topics, taxonomy))
+        Problem(path, where.line_of("topics", t), "topics", unknown_topic(t, topics, taxonomy))
         # once each (a topic listed twice is its own problem); a list or table where a
         # topic's id goes is its own problem too, and cannot be hashed
         for t in dict.fromkeys(t for t in named if isinstance(t, str))
@@ -273,11 +273,12 @@ def _unknown_topics(
     ]
 
 
-def _unknown_topic(topic: str, topics: dict[str, Topic], taxonomy: str) -> str:
-    """What a note naming `topic` is told: the taxonomy file it is not in (a topic new in
-    a scratch copy of topics.toml, the check or `match` run without its `--topics`:
-    "unknown" alone sent the curator to look at a file that has it), and the topic it
-    seems a misspelling of, if any (a near id does not say which file was read either)."""
+def unknown_topic(topic: str, topics: Mapping[str, Topic], taxonomy: str) -> str:
+    """What a note or the matching config naming `topic` is told: the taxonomy file it is
+    not in (a topic new in a scratch copy of topics.toml, the check or `match` run without
+    its `--topics`: "unknown" alone sent the curator to look at a file that has it), and
+    the topic it seems a misspelling of, if any (a near id does not say which file was
+    read either)."""
     return f"unknown topic {topic!r}: no topic has this id in {taxonomy}" + topic_did_you_mean(
         topic, topics
     )

@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, Library, topic_did_you_mean
+from bot.library import DEFAULT_TOPICS_FILE, ROOT, Library, unknown_topic
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
 from bot.notes import Glob, Term, Topic
@@ -118,16 +118,20 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     return match_config(read_config(path))
 
 
-def checked_matcher(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> CompiledMatcher:
+def checked_matcher(
+    library: Library, path: Path = DEFAULT_MATCHING_FILE, taxonomy: Path = DEFAULT_TOPICS_FILE
+) -> CompiledMatcher:
     """The matching config, read and compiled against the library: the matcher the
     server builds once at start and keeps for every PR, and `notes match` for its PRs.
-    Any fault, a topic the taxonomy lacks included, is a ValueError naming the file."""
+    Any fault, a topic the taxonomy lacks included, is a ValueError naming the file.
+    `taxonomy`: the file the library's topics were read from, which an unknown topic's
+    problem names."""
     try:
         file = read_config(path)
     except OSError as exc:
         raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
     config = match_config(file)
-    unknown = unknown_topics(file, library.topics)
+    unknown = unknown_topics(file, library.topics, taxonomy)
     if unknown:
         raise ConfigError(unknown)
     try:
@@ -136,10 +140,12 @@ def checked_matcher(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> Com
         raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
 
 
-def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
+def checked_match_config(
+    library: Library, path: Path = DEFAULT_MATCHING_FILE, taxonomy: Path = DEFAULT_TOPICS_FILE
+) -> MatchConfig:
     """The matching config, checked as `checked_matcher` checks it (compiled included):
     what `notes check` runs before the server does."""
-    return checked_matcher(library, path).config
+    return checked_matcher(library, path, taxonomy).config
 
 
 class _MatchFile(MatchConfig):
@@ -166,16 +172,17 @@ def match_config(file: ConfigFile) -> MatchConfig:
 _TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
 
 
-def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic]) -> list[Problem]:
-    """Each topic the config names that the taxonomy (`topics`, by id) lacks, on its line:
-    its key in the `topic_scale` table, its element in a list."""
+def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic], taxonomy: Path) -> list[Problem]:
+    """Each topic the config names that the taxonomy (`topics`, by id, read from the file
+    `taxonomy`) lacks, on its line: its key in the `topic_scale` table, its element in a
+    list; said as a note's is, naming the taxonomy file read."""
     problems = []
     for field in _TOPIC_FIELDS:
         named = file.data.get(field)
         for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
             if not isinstance(topic, str) or topic in topics:
                 continue
-            msg = f"unknown topic {topic!r}" + topic_did_you_mean(topic, topics)
+            msg = unknown_topic(topic, topics, str(taxonomy))
             problem = file.problem(field, msg, topic)
             if isinstance(named, dict):
                 line = file.header.line_of(f"{field}.{topic}", default=problem.line)
@@ -184,7 +191,7 @@ def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic]) -> list[Proble
     return problems
 
 
-def config_problems(path: Path, topics: Mapping[str, Topic]) -> list[Problem]:
+def config_problems(path: Path, topics: Mapping[str, Topic], taxonomy: Path) -> list[Problem]:
     """What the server would refuse in the config that needs no notes: its own faults and
     the topics the taxonomy lacks. For `notes check` when the notes do not load, so that a
     renamed topic is named in the notes and here in one run. No topics (the taxonomy did
@@ -196,4 +203,4 @@ def config_problems(path: Path, topics: Mapping[str, Topic]) -> list[Problem]:
         return [Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]
     except ConfigError as exc:
         return exc.problems
-    return unknown_topics(file, topics) if topics else []
+    return unknown_topics(file, topics, taxonomy) if topics else []

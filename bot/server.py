@@ -450,7 +450,8 @@ def _load_library(settings: Settings) -> Library:
     library, problems = check_library(settings.notes_dir, settings.topics_file)
     if library is None:
         topics = read_taxonomy(settings.topics_file)[0]
-        raise LibraryError(sorted(problems + config_problems(settings.matching_file, topics)))
+        config = config_problems(settings.matching_file, topics, settings.topics_file)
+        raise LibraryError(sorted(problems + config))
     return library
 
 
@@ -514,7 +515,7 @@ def _matcher(settings: Settings, library: Library) -> CompiledMatcher:
     file that is broken, or names a topic the taxonomy lacks, stops the start rather
     than fail every delivery."""
     try:
-        return checked_matcher(library, settings.matching_file)
+        return checked_matcher(library, settings.matching_file, settings.topics_file)
     except ValueError as exc:  # it names the file
         raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {exc}") from None
 

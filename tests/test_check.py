@@ -1198,8 +1198,9 @@ def test_check_ok_means_the_server_starts_on_the_same_taxonomy(tmp_path, capsys,
     matching = (ROOT / "config" / "matching.toml").read_text("utf-8")
     line = matching.split("\n").index("watermarking = 1.6") + 1
     assert err == [
-        f"{ROOT / 'config' / 'matching.toml'}:{line}: topic_scale: unknown topic 'watermarking';"
-        " did you mean 'watermarks'? (that is the topic's name: name it by its id)",
+        f"{ROOT / 'config' / 'matching.toml'}:{line}: topic_scale: unknown topic 'watermarking':"
+        f" no topic has this id in {topics}; did you mean 'watermarks'? (that is the topic's"
+        " name: name it by its id)",
         "1 problem(s)",
     ]
     fixed = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
@@ -1258,7 +1259,8 @@ def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypat
             ('family_topics = ["kv-connector"]', 'family_topics = ["kv-conector"]'),
             (
                 'family_topics = ["kv-conector"]',
-                "family_topics: unknown topic 'kv-conector'; did you mean 'kv-connector'?",
+                "family_topics: unknown topic 'kv-conector': no topic has this id in"
+                f" {TOPICS}; did you mean 'kv-connector'?",
             ),
             id="unknown-family-topic",
         ),
@@ -1266,7 +1268,8 @@ def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypat
             ('"hardware-ci", "test-fixtures"]', '"hardware-ci",\n  "test-fixture"]'),
             (
                 '  "test-fixture"]',
-                "upkeep_topics: unknown topic 'test-fixture'; did you mean 'test-fixtures'?",
+                "upkeep_topics: unknown topic 'test-fixture': no topic has this id in"
+                f" {TOPICS}; did you mean 'test-fixtures'?",
             ),
             id="unknown-topic-on-its-element-line",
         ),
@@ -1645,11 +1648,10 @@ def test_renaming_a_topic_names_every_place_to_change_in_one_run(tmp_path, capsy
     assert main(argv) == 1
     err = capsys.readouterr().err.splitlines()
     line = DEFAULT_MATCHING_FILE.read_text("utf-8").split("\n").index("rocm = 0.5") + 1
-    said = "unknown topic 'rocm'; did you mean 'amd-rocm'?"
-    in_notes = f"unknown topic 'rocm': no topic has this id in {topics}; did you mean 'amd-rocm'?"
+    said = f"unknown topic 'rocm': no topic has this id in {topics}; did you mean 'amd-rocm'?"
     assert err == [
-        f"{notes / 'vllm-0341d216.md'}:7: topics: {in_notes}",
-        f"{notes / 'vllm-64eca4f8.md'}:7: topics: {in_notes}",
+        f"{notes / 'vllm-0341d216.md'}:7: topics: {said}",
+        f"{notes / 'vllm-64eca4f8.md'}:7: topics: {said}",
         f"{DEFAULT_MATCHING_FILE}:{line}: topic_scale: {said}",
         "3 problem(s)",
     ]
@@ -2291,7 +2293,9 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
         tmp_path, capsys, ('family_topics = ["kv-connector"]', 'family_topics = ["zz", "zz"]')
     )
     line = text.split("\n").index('family_topics = ["zz", "zz"]') + 1
-    assert problems == [f"{line}: family_topics: unknown topic 'zz'"]
+    assert problems == [
+        f"{line}: family_topics: unknown topic 'zz': no topic has this id in {TOPICS}"
+    ]
 
 
 # --- found by mutation run 'r25e' of bot/cli.py ---
@@ -2398,8 +2402,9 @@ def test_a_topic_named_by_its_name_in_the_matching_config_is_told_the_topics_id(
     edit = ('family_topics = ["kv-connector"]', 'family_topics = ["KV connector and its metrics"]')
     problems, _ = _matching_problems(tmp_path, capsys, edit)
     assert [p.split(": ", 1)[1] for p in problems] == [
-        "family_topics: unknown topic 'KV connector and its metrics'; did you mean"
-        " 'kv-connector'? (that is the topic's name: name it by its id)"
+        "family_topics: unknown topic 'KV connector and its metrics': no topic has this id in"
+        f" {TOPICS}; did you mean 'kv-connector'? (that is the topic's name: name it by its"
+        " id)"
     ]
 
 

@@ -524,7 +524,8 @@ def test_a_config_naming_an_unknown_topic_is_named_as_check_and_the_server_do(se
     code, out, err = run(capsys, "--title", "x", *flags)
     assert (code, out) == (1, "")
     assert err == (
-        f"{config}:1: family_topics: unknown topic 'spec-decod'; did you mean 'spec-decode'?\n"
+        f"{config}:1: family_topics: unknown topic 'spec-decod': no topic has this id in"
+        f" {tmp_path / 'topics.toml'}; did you mean 'spec-decode'?\n"
     )
     assert main(["notes", "check", *flags[1:]]) == 1  # the same line
     assert capsys.readouterr().err.splitlines()[0] == err.strip()

@@ -860,12 +860,17 @@ def _matching_file_with_unknown_family(tmp_path: Path) -> tuple[Path, str]:
 
 
 def test_a_matching_file_naming_an_unknown_topic_stops_the_start(tmp_path):
-    # Found only when a delivery compiled the matcher, it failed every delivery.
+    # Found only when a delivery compiled the matcher, it failed every delivery. Said as
+    # `notes check` says it: naming the taxonomy the server read (here a copy)
     bad, text = _matching_file_with_unknown_family(tmp_path)
     line = text.split("\n").index('family_topics = ["kv-connectors"]') + 1
-    said = f"FILE: {bad}:{line}: family_topics: unknown topic 'kv-connectors'"
+    topics = shutil.copy(ROOT / "config" / "topics.toml", tmp_path)
+    said = (
+        f"FILE: {bad}:{line}: family_topics: unknown topic 'kv-connectors': no topic has this"
+        f" id in {topics}; did you mean"
+    )
     with pytest.raises(StartupError, match=re.escape(said)):
-        build_runtime(make_settings(tmp_path, matching_file=bad))
+        build_runtime(make_settings(tmp_path, matching_file=bad, topics_file=topics))
 
 
 def test_an_empty_notes_directory_stops_the_start(tmp_path):
@@ -1938,12 +1943,17 @@ def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes
     bad, text = _matching_file_with_unknown_family(tmp_path)
     empty = tmp_path / "notes"
     empty.mkdir()
+    topics = shutil.copy(ROOT / "config" / "topics.toml", tmp_path)
     with pytest.raises(LibraryError) as exc:
-        build_runtime(make_settings(tmp_path, notes_dir=empty, matching_file=bad))
+        settings = make_settings(tmp_path, notes_dir=empty, matching_file=bad, topics_file=topics)
+        build_runtime(settings)
     said = [str(p) for p in exc.value.problems]
     line = text.split("\n").index('family_topics = ["kv-connectors"]') + 1
     assert len(said) == 2, said
-    assert said[0].startswith(f"{bad}:{line}: family_topics: unknown topic 'kv-connectors'")
+    assert said[0].startswith(
+        f"{bad}:{line}: family_topics: unknown topic 'kv-connectors': no topic has this id in"
+        f" {topics}; did you mean"
+    )
     assert said[1].startswith(f"{empty}:1: notes: no notes"), said
 
 
