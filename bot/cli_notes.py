@@ -30,6 +30,7 @@ from bot.library import (
     load_library,
     notes_above,
     read_taxonomy,
+    topic_headers,
 )
 from bot.note_dump import toml_string
 from bot.note_files import LibraryError, Problem, merge_conflict
@@ -40,7 +41,9 @@ from bot.notes_lint import (
     common_keywords,
     contradicted_verdicts,
     diff_blind,
+    glued_config_globs,
     glued_double_stars,
+    glued_topic_globs,
     long_guidance,
     redundant_aspects,
     shared_fields,
@@ -178,7 +181,9 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     retired = f" ({len(library.retired)} retired)" if library.retired else ""
     print(f"ok: {len(library.notes)} notes{retired}, {len(library.topics)} topics")
     served = settings.repos if settings is not None else ()
-    for warning in _warnings(library, config, Path(args.dir), served):  # likely wrong
+    warnings = _warnings(library, config, Path(args.dir), served)  # likely wrong
+    warnings += _glued_elsewhere(library, config, Path(args.topics), Path(args.config))
+    for warning in sorted(warnings):
         print(warning)
 
     def file_of(note: Note) -> Path:  # as the warnings name it: a sub-folder's too
@@ -258,13 +263,7 @@ def _warnings(
         msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
         found.append((note, "paths", glob, msg))
     for note, glob in glued_double_stars(library):
-        msg = (
-            f"path {glob!r}: '**' glued to other characters matches across directories here"
-            " (`vllm/**foo.py` is any path below vllm/ ending in foo.py), where CODEOWNERS and"
-            " .gitignore read it as '*': write '**' alone between slashes (`vllm/**/*foo.py`)"
-            " or '*' for one segment (`vllm/*foo.py`)"
-        )
-        found.append((note, "paths", glob, msg))
+        found.append((note, "paths", glob, _glued(glob)))
     for note, field, length, limit in clipped_fields(library):
         fix = (
             "a summary is one or two sentences; the guidance says the rest"
@@ -299,6 +298,39 @@ def _warnings(
         path, header = header_of(notes_dir, library, note)
         warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
     return sorted(warnings)
+
+
+def _glued(glob: str) -> str:
+    """The warning for a path glob with `**` glued to other characters."""
+    return (
+        f"path {glob!r}: '**' glued to other characters matches across directories here"
+        " (`vllm/**foo.py` is any path below vllm/ ending in foo.py), where CODEOWNERS and"
+        " .gitignore read it as '*': write '**' alone between slashes (`vllm/**/*foo.py`)"
+        " or '*' for one segment (`vllm/*foo.py`)"
+    )
+
+
+# the matching config's lists of path globs
+_CONFIG_GLOBS = ("aux_files", "upkeep_files")
+
+
+def _glued_elsewhere(
+    library: Library, config: MatchConfig, taxonomy: Path, path: Path
+) -> list[Problem]:
+    """A warning for each path glob of the taxonomy's topics and of the matching config
+    (`path`) with `**` glued to other characters, on its line, as a note's."""
+    from bot.config_files import read_config
+
+    warnings = []
+    topics = topic_headers(taxonomy)
+    for topic, glob in glued_topic_globs(library):
+        line = topics[topic.id].line_of("paths", glob) if topic.id in topics else 1
+        warnings.append(Problem(str(taxonomy), line, "paths", f"warning: {_glued(glob)}"))
+    file = read_config(path)
+    lists = {field: getattr(config, field) for field in _CONFIG_GLOBS}
+    for field, glob in glued_config_globs(lists):
+        warnings.append(file.problem(field, f"warning: {_glued(glob)}", glob))
+    return warnings
 
 
 def _long_guidance(library: Library, config: MatchConfig, notes_dir: Path) -> list[Problem]:

@@ -97,6 +97,29 @@ class Library:
 # --- the taxonomy ----------------------------------------------------------------
 
 
+def _topic_blocks(text: str, count: int) -> list[tuple[Header, int]]:
+    """The lines of each of the taxonomy's `count` [[topic]] tables, and its `[[topic]]`
+    line: where its problems go."""
+    lines = text.split("\n")
+    # scanned as TOML: `[["topic"]]` is one too, a `[[topic]]` line in a string is not
+    starts = [e.line for e in scan(text) if e.array and e.path == ("topic",)]
+    if len(starts) != count:  # e.g. `topic = [{...}]`: lines are unknown
+        starts = [0] * count
+    ends = starts[1:] + [len(lines)]
+    return [
+        (Header("\n".join(lines[start + 1 : end]), start + 2), start + 1)
+        for start, end in zip(starts, ends, strict=True)
+    ]
+
+
+def topic_headers(topics_file: Path) -> dict[str, Header]:
+    """Each topic's table in a taxonomy that loads, by id: to put a warning on its line."""
+    text = normalise_text(_read(topics_file))
+    raw = parse_toml(text, str(topics_file), 1, "taxonomy")["topic"]
+    blocks = _topic_blocks(text, len(raw))
+    return {t["id"]: block for t, (block, _) in zip(raw, blocks, strict=True)}
+
+
 def parse_taxonomy(text: str, path: str) -> list[Topic]:
     """Parse config/topics.toml (an array of [[topic]] tables); raise LibraryError."""
     text = normalise_text(text)
@@ -111,19 +134,13 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
         raise LibraryError([Problem(path, 1, "taxonomy", "no [[topic]] tables")])
     if not isinstance(raw_topics, list) or not all(isinstance(t, dict) for t in raw_topics):
         raise LibraryError([Problem(path, 1, "taxonomy", "'topic' must be [[topic]] tables")])
-    lines = text.split("\n")
-    # scanned as TOML: `[["topic"]]` is one too, a `[[topic]]` line in a string is not
-    starts = [e.line for e in scan(text) if e.array and e.path == ("topic",)]
-    if len(starts) != len(raw_topics):  # e.g. `topic = [{...}]`: lines are unknown
-        starts = [0] * len(raw_topics)
-    ends = starts[1:] + [len(lines)]
     problems: list[Problem] = []
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     named: dict[str, tuple[str, int]] = {}  # id or name as read (topic_key) -> (id, line)
-    for raw, start, end in zip(raw_topics, starts, ends, strict=True):
-        block = Header("\n".join(lines[start + 1 : end]), start + 2)
-        table_line = start + 1
+    for raw, (block, table_line) in zip(
+        raw_topics, _topic_blocks(text, len(raw_topics)), strict=True
+    ):
         try:
             topic = Topic.model_validate(raw)
         except ValidationError as exc:

@@ -6,9 +6,10 @@ not list. Errors (what stops a library from loading) are `bot.library`'s.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from bot.library import Library
-from bot.notes import Note, Verdict, stated_verdict
+from bot.notes import Note, Topic, Verdict, stated_verdict
 from bot.render import SUMMARY_MAX, TITLE_MAX
 from bot.similarity import Vocabulary, only_uncounted_words, title_words
 from bot.terms import is_code_name, term_key
@@ -161,17 +162,28 @@ def broad_paths(library: Library) -> list[tuple[Note, str]]:
     return [(n, p) for n in library.notes for p in n.paths if broad_glob(p)]
 
 
-def glued_double_stars(library: Library) -> list[tuple[Note, str]]:
-    """Path globs with a `**` beside other characters in one segment (`vllm/**foo.py`,
+def glued_double_star(glob: str) -> bool:
+    """A path glob with a `**` beside other characters in one segment (`vllm/**foo.py`,
     `a**/b`, `fused_moe**`): `bot.globs` matches it across directories (`.*`), while
     CODEOWNERS and .gitignore, which curators know, take `**` only as a whole segment
     (else as `*`), so the glob likely matches files its curator did not mean."""
-    return [
-        (n, p)
-        for n in library.notes
-        for p in n.paths
-        if any("**" in segment and segment != "**" for segment in p.split("/"))
-    ]
+    return any("**" in segment and segment != "**" for segment in glob.split("/"))
+
+
+def glued_double_stars(library: Library) -> list[tuple[Note, str]]:
+    """The notes' path globs with a `**` glued to other characters."""
+    return [(n, p) for n in library.notes for p in n.paths if glued_double_star(p)]
+
+
+def glued_topic_globs(library: Library) -> list[tuple[Topic, str]]:
+    """The taxonomy's path globs with a `**` glued to other characters: read as a note's."""
+    return [(t, p) for t in library.topics.values() for p in t.paths if glued_double_star(p)]
+
+
+def glued_config_globs(files: Mapping[str, Iterable[str]]) -> list[tuple[str, str]]:
+    """The matching config's file lists' globs (field -> globs: `aux_files`,
+    `upkeep_files`) with a `**` glued to other characters, with their field."""
+    return [(f, p) for f, globs in files.items() for p in globs if glued_double_star(p)]
 
 
 def long_guidance(library: Library, limit: int) -> list[tuple[Note, int]]:

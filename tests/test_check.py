@@ -2970,3 +2970,50 @@ def test_a_guidance_limit_above_what_a_search_reads_is_refused_saying_why(tmp_pa
         f" passes would not be found by the words past them; set {SEARCHED_GUIDANCE_CHARS:,}"
         " or less"
     ]
+
+
+# kills: bot/cli_notes.py:_glued_elsewhere (hand) the taxonomy's and the matching config's
+#   globs left unchecked: a `**` glued to other characters warned of in notes' paths only
+def test_a_double_star_glued_in_a_topics_or_the_configs_globs_is_warned_of_on_its_line(
+    tmp_path, capsys
+):
+    topics = tmp_path / "topics.toml"
+    shipped_topics = TOPICS.read_text("utf-8")
+    listed = '  "vllm/compilation/cuda_graph.py",\n'
+    assert shipped_topics.count(listed) == 1
+    glued_topic = '  "vllm/compilation/cuda_graph.py",\n  "tests/**/cudagraph**.py",\n'
+    topics.write_text(shipped_topics.replace(listed, glued_topic), "utf-8")
+    config = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    matching = DEFAULT_MATCHING_FILE.read_text("utf-8")
+    edits = (
+        ('aux_files = ["docs/", "examples/",', 'aux_files = ["docs/", "examples/**.md",'),
+        ('upkeep_files = ["tests/",', 'upkeep_files = [\n  "tests/**conftest.py",\n  "tests/",'),
+    )
+    for old, new in edits:
+        assert matching.count(old) == 1
+        matching = matching.replace(old, new)
+    config.write_text(matching, "utf-8")
+    write(tmp_path / "notes", VALID)
+    argv = ["notes", "check", str(tmp_path / "notes"), "--topics", str(topics)]
+    assert main([*argv, "--config", str(config)]) == 0  # warnings, nothing refused
+    said = [line for line in capsys.readouterr().out.splitlines() if "'**' glued" in line]
+    where = [s.split(": warning: ")[0].rsplit(":", 2) for s in said]
+    assert [(file, field) for file, _, field in where] == [
+        (str(config), " aux_files"),
+        (str(config), " upkeep_files"),
+        (str(topics), " paths"),
+    ]
+    lines = [line_at(Path(file), int(n)) for (file, n, _) in where]
+    assert lines == [
+        'aux_files = ["docs/", "examples/**.md", "*.md"]',
+        '  "tests/**conftest.py",',
+        '  "tests/**/cudagraph**.py",',
+    ]
+    for line, glob in zip(
+        said, ["examples/**.md", "tests/**conftest.py", "tests/**/cudagraph**.py"], strict=True
+    ):
+        assert f"path {glob!r}: '**' glued to other characters matches across directories" in line
+    # the shipped files have none
+    assert main([*argv, "--topics", str(TOPICS)]) == 0
+    assert "'**' glued" not in capsys.readouterr().out
