@@ -2,7 +2,8 @@
 
 The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
 semicolons or `、`; a phrase in double quotes is one, `"prefix cache"`, found as
-written, its parts joined any way) must occur somewhere in a note, as a substring of
+written, its parts joined any way, a space beside a Chinese character there or not:
+`“前缀 缓存”` finds 前缀缓存) must occur somewhere in a note, as a substring of
 any field (its id, paths, PR numbers (source, read with, issues) and its topics' ids and names
 included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
 a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
@@ -293,7 +294,17 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
     return "path_names" if field == "paths" and mode.words and not pathlike else field
 
 
+# A space beside a CJK character in a filter's phrase (`“前缀 缓存”`, `"KV 缓存"`): Chinese
+# writes no space between words, so the text may have one there or none (前缀缓存)
+_BESIDE_CJK = re.compile(rf"(?<=[{_CJK}])\s+|\s+(?=[{_CJK}])")
+
+
 def _matcher(term: str, words: bool) -> Callable[[str], bool]:
+    if _IS_CJK.search(term) and len(parts := _BESIDE_CJK.split(term)) > 1:
+        # the phrase's English words keep the space between them (`dead lock` is no
+        # `deadlock`), as without a CJK character
+        phrase = re.compile(r"\s*".join(map(re.escape, parts)))
+        return lambda text: phrase.search(text) is not None
     if _IS_CJK.search(term) or (words and _is_path(term)):
         return lambda text: term in text  # a path's piece is found inside a longer path
     if term.isascii() and term.isdigit():

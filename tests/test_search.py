@@ -671,3 +671,31 @@ def test_a_word_pattern_opening_with_its_letter_finds_what_the_lookbehind_first_
     before = found()
     assert now == before
     assert sum(map(bool, now)) > len(now) // 3  # most queries find something
+
+
+# kills: bot/search.py:_matcher (hand) a CJK phrase found as typed: `“前缀 缓存”` did not
+#   find 前缀缓存, Chinese writing no space between words (docs/commands.md said it did)
+@pytest.mark.parametrize("quoted", ['"{}"', "“{}”", "「{}」", "`{}`"])
+def test_a_space_beside_a_chinese_character_in_a_phrase_may_be_there_or_not(quoted):
+    texts = (
+        "前缀缓存",
+        "前缀 缓存",
+        "前缀\n缓存",
+        "KV缓存",
+        "KV 缓存",
+        "dead lock死锁",
+        "deadlock 死锁",
+    )
+    notes = [note(f"n-{i}", "短语", f"值得精读。{t}。") for i, t in enumerate(texts)]
+
+    def found(phrase: str) -> list[str]:
+        return [
+            texts[int(h.note.id[2:])] for h in search_notes(notes, quoted.format(phrase), FILTER)
+        ]
+
+    assert found("前缀 缓存") == found("前缀  缓存") == ["前缀缓存", "前缀 缓存", "前缀\n缓存"]
+    assert found("kv 缓存") == ["KV缓存", "KV 缓存"]
+    assert found("前缀缓存") == ["前缀缓存"]  # a space typed may be left out, not added
+    # the English words keep the space between them: `dead lock` is no `deadlock`
+    assert found("dead lock 死锁") == ["dead lock死锁"]
+    assert found("缓 存 前缀") == []
