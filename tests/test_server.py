@@ -318,7 +318,11 @@ def test_the_queue_keeps_the_bodys_own_text_so_big_integers_stay_exact(app):
     [
         lambda text: text.encode("utf-16"),  # JSON allows UTF-16/32; json.loads reads them
         lambda text: b"\xef\xbb\xbf" + text.encode(),  # a UTF-8 BOM
-        lambda text: text.replace('"body": null', '"body": NaN, "x": "\\ud800"').encode(),
+        # NaN and a lone surrogate in fields the handler does not read: a NaN title or body
+        # is refused at intake as unreadable (pr_events.check_readable), as it should be
+        lambda text: text.replace(
+            '"body": null', '"body": null, "x": NaN, "y": "\\ud800"'
+        ).encode(),
     ],
 )
 def test_json_that_only_pythons_parser_reads_is_still_queued(app, encode):
@@ -328,6 +332,15 @@ def test_json_that_only_pythons_parser_reads_is_still_queued(app, encode):
     r = post(client, "pull_request", encode(json.dumps(payload)), delivery="odd-json")
     assert r.status_code == 202 and r.json()["status"] == "queued"
     assert rt.queue.get("odd-json").payload["pull_request"]["number"] == payload["number"]
+
+
+def test_a_nan_where_the_handler_reads_text_is_refused_at_intake(app):
+    # json.loads reads NaN, but a body that is no string is a payload the handler cannot read
+    client, rt = app
+    text = json.dumps(pr_payload(body=None)).replace('"body": null', '"body": NaN')
+    r = post(client, "pull_request", text.encode(), delivery="nan-body")
+    assert r.status_code == 400 and "pull_request.body" in r.text
+    assert rt.queue.get("nan-body") is None
 
 
 # --- routing ------------------------------------------------------------------------
