@@ -14,18 +14,28 @@ It updates the comment by a PR event's rules (paused, closed, a draft's wait, th
 notes hidden), but for a comment that shows the notes a command asked for under a
 paused line: shown again (forced), as the command would. It does nothing when the list
 held is no longer short at the PR's head: a look since (an event's, a command's) has
-the PR's files, or a push whose own event looks.
+the PR's files, or a push whose own event looks. A repository renamed meanwhile: it
+finds the PR's state by the repository's id, moved to the new name by a delivery that
+looked at no list (a reply's command), and is queued again there, as a deferred update
+is (bot.command_updates).
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
-from bot.github_port import FilesNotReady, PRRef, listed_short, ref_from_payload
+from bot.github_port import (
+    FilesNotReady,
+    PRRef,
+    listed_short,
+    ref_from_payload,
+    repository_id,
+)
 from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.queue import Delivery
@@ -57,14 +67,19 @@ def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> None:
     if ctx.queue is None or not delays:
         return
     if short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
-        _schedule(ctx, ref, 1, delays[0])
+        _schedule(ctx, ref, 1, delays[0], ctx.prs.kept_for(ref.repo, ref.number))
 
 
-def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float) -> None:
+def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int | None) -> None:
+    """Queue re-check `look`. `repo_id`: the repository's id the PR's state is marked
+    with, by which the re-check finds it moved to a new name meanwhile (None: by name)."""
     assert ctx.queue is not None
+    repository: dict[str, Any] = {"full_name": ref.repo}
+    if repo_id is not None:
+        repository["id"] = repo_id
     payload: dict[str, Any] = {
         "action": RECHECK_ACTION,
-        "repository": {"full_name": ref.repo},
+        "repository": repository,
         "pull_request": {"number": ref.number},
         _LOOK: look,
     }
@@ -88,6 +103,14 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     look = int(payload[_LOOK])  # (set by `_schedule`)
+    repo_id = repository_id(payload)
+    moved = None if repo_id is None else ctx.prs.kept_under(ref.repo, ref.number, repo_id)
+    if moved is not None:
+        # the repository was renamed or transferred, and a delivery under its new name
+        # moved the PR's state there (one that looked at no list: a reply's command):
+        # queued again under that name, to run in turn with its deliveries
+        _schedule(ctx, replace(ref, repo=moved), look, 0.0, repo_id)
+        return f"the PR's state is kept under {moved} now: its re-check is queued there"
     facts = ctx.github.get_pull(ref)  # the PR now: its head and count (None: a dry run)
     state = ctx.prs.get(ref.repo, ref.number)
     if facts is None or not short_at_head(state, facts):
@@ -98,7 +121,7 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     try:
         result = refresh_sticky(ctx, ref, facts, force=force, expected_files=expected)
     except FilesNotReady as short:
-        _schedule(ctx, ref, look + 1, delays[look])
+        _schedule(ctx, ref, look + 1, delays[look], repo_id)
         return f"{short}; looking again in {delays[look]:g}s"
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}"

@@ -1488,3 +1488,44 @@ def test_a_late_why_written_before_an_off_leaves_the_short_paused_line(live):
     drain(rt)
     assert reactions(fake, why) == {"eyes", "+1"} and state(rt).verbose
     assert sticky(fake).body == short
+
+
+# --- found by review 'r38i' ---
+
+
+# The repository is renamed while a command's files re-check waits, and a command that
+# updates no comment (`/notes help`) under the new name moves the PR's state there. The
+# re-check names the PR by its old name: it found no state there, took the list for not
+# short, and the comment showed the short list's notes for good.
+def test_a_command_s_re_check_follows_the_pr_s_state_to_its_repository_s_new_name(
+    tmp_path, fake_github, app_key, caplog
+):
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE).head_sha = HEAD
+    settings = live_settings(
+        tmp_path, fake, app_key, files_recheck_delays=(3600.0,), repos=f"{DEFAULT_REPO},{elsewhere}"
+    )
+    with serving(settings) as (client, rt):
+        tune(rt)
+        _off_then_lagged_push(client, rt, fake, 1)
+        on = say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)
+        wait_until(lambda: "+1" in reactions(fake, on), what="the on")
+        wait_until(lambda: rt.queue.counts()["processing"] == 0, what="the on's end")
+        assert rt.queue.counts()["pending"] == 1  # its re-check, due in an hour
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        asked = fake.add_comment(elsewhere, N, "/notes help", login="octo-dev")
+        payload = comment_payload(asked)
+        payload["repository"] = dict(payload["repository"], full_name=elsewhere)
+        assert post(client, "issue_comment", payload).status_code == 202
+        wait_until(lambda: rt.ctx.prs.get(elsewhere, N).files_listed == 0, what="the move")
+        wait_until(lambda: rt.queue.counts()["processing"] == 0, what="the help's end")
+        caplog.set_level("INFO", logger="review_notes")
+        rt.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
+        queued = f"the PR's state is kept under {elsewhere} now: its re-check is queued there"
+        assert any(queued in m for m in said), "the re-check ran under the old name"
+        moved = rt.ctx.prs.get(elsewhere, N)  # (no note is of the new name's PRs)
+        assert moved.files_listed == len(MATCHING_FILES), "the re-check looked by the old name"
+        assert moved.files_sha == fake.pull(elsewhere, N).head_sha
