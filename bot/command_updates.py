@@ -13,7 +13,7 @@ the PR's state (run late: a retry, a redelivery) is acknowledged and changes not
 before the one that set it (`_said_last`). Nor does one said before the command that
 set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
 paused it) rewrite it: the update owes what the one said last asked
-(`PendingUpdate.said`, `_showing_key`).
+(`PendingUpdate.said`, `showing_key`).
 
 The update is queued under the name its commands came by, with the repository's id: when
 an event under a new name (a rename, a transfer) has moved the PR's state there before
@@ -86,7 +86,7 @@ def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> 
     return kept | {_SAID_KEYS[f]: said for f in kept}
 
 
-def _showing_key(state: PRState) -> str | None:
+def showing_key(state: PRState) -> str | None:
     """The order key of the command written last of those that set what the comment
     shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
     (or the deletion of the comment) that paused it. One written before it, run late,
@@ -279,7 +279,7 @@ def _write_owed_update(
     """Write the sticky comment as the PR's state says, then `+1` the commands it answers.
     Returns a summary and whether the comment was written."""
     state = ctx.prs.get(ref.repo, ref.number)
-    if said_before(pending.said, _showing_key(state)):
+    if said_before(pending.said, showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
         # to see the notes (or `off`) set what the comment shows. Paused and showing the
         # notes, or a comment that does not say paused (written before a late `off` ran,

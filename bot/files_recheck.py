@@ -30,6 +30,7 @@ from bot.context import BotContext
 from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import (
+    ConversationLocked,
     FilesNotReady,
     PRRef,
     listed_short,
@@ -37,7 +38,7 @@ from bot.github_port import (
     repository_id,
 )
 from bot.prfacts import PRFacts
-from bot.prstate import PRState
+from bot.prstate import PendingUpdate, PRState
 from bot.queue import Delivery
 from bot.render import PauseCause, render_paused
 from bot.sticky import body_hash, refresh_sticky
@@ -123,6 +124,10 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     except FilesNotReady as short:
         _schedule(ctx, ref, look + 1, delays[look], repo_id)
         return f"{short}; looking again in {delays[look]:g}s"
+    except ConversationLocked:
+        if force:
+            _owed_at_the_unlock(ctx, ref)
+        raise
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     return f"{result.outcome}{comment}: {result.reason}"
 
@@ -134,3 +139,17 @@ def _shows_asked_notes(ctx: BotContext, state: PRState) -> bool:
         return False
     short = render_paused(ctx.render_options(), by=PauseCause(state.paused))
     return state.body_hash != body_hash(short)
+
+
+def _owed_at_the_unlock(ctx: BotContext, ref: PRRef) -> None:
+    """The notes a command asked for under the paused line, which a lock kept this
+    re-check from showing again: owed as that command's update (`pending`, as one a lock
+    refused), dated as it is, so the unlock shows them (bot.pr_events); by a PR event's
+    rules, which the unlock follows else, the paused PR's comment was left showing the
+    short list's notes. An update owed already covers it (it looks at the list too)."""
+    from bot.command_updates import showing_key  # (it imports this module)
+
+    state = ctx.prs.get(ref.repo, ref.number)
+    if state.pending is None:
+        owed = PendingUpdate(show=True, said=showing_key(state))
+        ctx.prs.update(ref.repo, ref.number, pending=owed)

@@ -43,6 +43,7 @@ from tests.command_kit import (
     sticky,
     sticky_writes,
     tune,
+    unlocked,
 )
 from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault
@@ -1529,3 +1530,25 @@ def test_a_command_s_re_check_follows_the_pr_s_state_to_its_repository_s_new_nam
         moved = rt.ctx.prs.get(elsewhere, N)  # (no note is of the new name's PRs)
         assert moved.files_listed == len(MATCHING_FILES), "the re-check looked by the old name"
         assert moved.files_sha == fake.pull(elsewhere, N).head_sha
+
+
+# A `/notes` said while the updates are off, answered on a list GitHub gave short, queues
+# its re-check; the conversation is locked before it runs. The lock refused the re-check's
+# write, and the unlock, by a PR event's rules, left the paused PR's comment showing the
+# short list's notes: what the command asked for was never shown.
+@pytest.mark.parametrize("lagging", [(3600.0,)], indirect=True)
+def test_a_re_check_a_lock_refused_shows_the_notes_asked_for_at_the_unlock(lagging):
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 1)
+    asked = say(client, rt, fake, "/notes", login=AUTHOR, wait=False)
+    wait_until(lambda: "+1" in reactions(fake, asked), what="the /notes")
+    wait_until(lambda: rt.queue.counts()["processing"] == 0, what="its end")
+    assert NOTE_SHOWN not in sticky(fake).body and rt.queue.counts()["pending"] == 1
+    fake.lock(DEFAULT_REPO, N)
+    rt.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
+    drain(rt)  # the re-check, refused
+    assert NOTE_SHOWN not in sticky(fake).body
+    unlocked(client, rt, fake, "2026-09-02T10:00:00Z")
+    body = sticky(fake).body
+    assert NOTE_SHOWN in body and PAUSED in body, "the notes asked for were left short"
+    assert state(rt).pending is None and state(rt).opted_out
