@@ -867,7 +867,8 @@ def _describe(
                 msg += _did_you_mean(field)
                 name = f"{env_file}:{env_keys[field]}: {field}"
         elif field not in given:  # a bad value: where the one read was set
-            name = _set_at(name, field, toml_keys, toml_file, env_keys, env_file)
+            set_last = _env_key_lines(env_file, last=True)
+            name = _set_at(name, field, toml_keys, toml_file, set_last, env_file)
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
 
@@ -880,16 +881,18 @@ def _set_at(
     env_keys: dict[str, int],
     env_file: str | Path | None,
 ) -> str:
-    """Where the value of the variable `name` (setting `field`) was read, in the sources'
-    order: the environment (`name`), else `.env` or `config/bot.toml` by file and line,
-    as written there (names and keys are read in any case)."""
+    """Where the value of the variable `name` (setting `field`, or GitHub's name for it)
+    was read, in the sources' order: the environment (`name`), else `.env` or
+    `config/bot.toml` by file and line, as written there (names and keys are read in any
+    case; `env_keys` holds each name's last line in `.env`, the one python-dotenv reads)."""
     if any(key.upper() == name.upper() for key in os.environ):
         return name
-    for key, line in env_keys.items():
-        if key.upper() == name.upper():
-            return f"{env_file}:{line}: {key}"
+    set_in_env = [(line, key) for key, line in env_keys.items() if key.upper() == name.upper()]
+    if set_in_env:
+        line, key = max(set_in_env)  # `X=2`, then `x=99`: the last is read
+        return f"{env_file}:{line}: {key}"
     for key, line in toml_keys.items():
-        if key.lower() == field:
+        if key.lower() == field.lower():  # `github_api_url` for GITHUB_API_URL
             return f"{toml_file}:{line}: {key}"
     return name
 
@@ -905,9 +908,10 @@ def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:
     return {key: i + 1 for key, i in first_lines(text).items() if "." not in key}
 
 
-def _env_key_lines(env_file: str | Path | None) -> dict[str, int]:
+def _env_key_lines(env_file: str | Path | None, *, last: bool = False) -> dict[str, int]:
     """Each name set in `.env`, as written -> its line (1-based; the first, when set
-    twice); {} when there is none. Read as `_check_utf8` read it, before."""
+    twice, or with `last` the last, whose value is read); {} when there is none. Read as
+    `_check_utf8` read it, before."""
     if env_file is None or not Path(env_file).is_file():
         return {}
     text = Path(env_file).read_text("utf-8")
@@ -916,5 +920,5 @@ def _env_key_lines(env_file: str | Path | None) -> dict[str, int]:
         if binding.key is not None:
             string = binding.original.string
             line = binding.original.line + len(string) - len(string.lstrip("\n"))
-            lines.setdefault(binding.key, line)
+            lines[binding.key] = line if last else lines.get(binding.key, line)
     return lines

@@ -125,6 +125,32 @@ def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
     assert "REVIEW_NOTES_WORKERS: Input should be greater than or equal to 1" == str(exc.value)
 
 
+def test_a_bad_value_set_twice_in_dotenv_is_named_on_the_line_read(tmp_path):
+    # found by review 'r38j': python-dotenv reads the last of a name set twice (in any
+    # case), and the error named the first line, whose value was fine
+    env = tmp_path / ".env"
+    env.write_text("REVIEW_NOTES_WORKERS=2\nTZ=UTC\n\nreview_notes_workers=99\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=None)
+    said = "review_notes_workers: Input should be less than or equal to 32"
+    assert str(exc.value) == f"{env}:4: {said}"
+    # an unknown name set twice is named where it is first set, the first place to look
+    env.write_text("REVIEW_NOTES_WORKER=2\nTZ=UTC\nREVIEW_NOTES_WORKER=3\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=None)
+    assert str(exc.value).startswith(f"{env}:1: REVIEW_NOTES_WORKER: unknown setting")
+
+
+def test_a_bad_value_of_a_github_setting_in_bot_toml_is_named_on_its_line(tmp_path):
+    # found by review 'r38j': a setting read under GitHub's name (GITHUB_API_URL), set in
+    # config/bot.toml by its key, was named by its variable alone, set nowhere
+    toml = tmp_path / "bot.toml"
+    toml.write_text('# defaults\ngithub_api_url = "ftp://x"\n', "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=None, toml_file=toml)
+    assert str(exc.value) == f"{toml}:2: github_api_url: must be an http(s) URL"
+
+
 # kills: bot/settings.py:_set_at returned None for a value no source names (`None: ...`)
 def test_a_bad_value_no_source_names_is_named_by_its_variable():
     from bot.settings import _set_at
