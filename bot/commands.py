@@ -274,11 +274,22 @@ def _uncoded(word: str) -> str:
     return code[1] + word[code.end() :] if marks_end(word, code.end()) == len(word) else word
 
 
+def _names_others(words: list[str]) -> bool:
+    """Whether a word after the first holds a sub-command in code: the line names the
+    sub-commands (`` `off`, `on` or `why` ``, a maintainer telling the author what the
+    bot takes), its first run by no one."""
+    return any(
+        as_ascii(code[1]).lower() in _SUBCOMMANDS
+        for w in words[1:]
+        for code in _CODE_SPAN.finditer(w)
+    )
+
+
 def _split_subcommand(words: list[str]) -> list[str]:
     """The words with a known sub-command as ASCII (`ｏｆｆ`: a Chinese input method's
     full-width mode) and its trailing marks, or an opening quote, cut off its first word;
-    in inline code too (`_uncoded`)."""
-    words = [_uncoded(words[0]), *words[1:]]
+    in inline code too (`_uncoded`), unless the line names others in code."""
+    words = words if _names_others(words) else [_uncoded(words[0]), *words[1:]]
     typed = as_ascii(words[0])
     sub = _LETTERS.match(typed)
     if sub is None or sub[0].lower() not in _SUBCOMMANDS:

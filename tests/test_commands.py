@@ -2237,6 +2237,27 @@ def test_a_sub_command_in_inline_code_is_the_sub_command(text, expected):
     assert kinds(text) == expected
 
 
+# kills: bot/commands.py:_split_subcommand (hand) a line naming sub-commands in code read
+#   as running its first: found by review 'r38j', `/notes \`off\`, \`on\` or \`why\`` (a
+#   maintainer telling the author what the bot takes) paused the notes on the PR
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes `off`, `on` or `why`", [("unknown", ("`off`,", "`on`", "or", "`why`"))]),
+        (
+            "/notes `off` pauses, `on` resumes",
+            [("unknown", ("`off`", "pauses,", "`on`", "resumes"))],
+        ),
+        ("/notes: `off`, `on`", [("unknown", ("`off`,", "`on`"))]),
+        # one sub-command in code, other code among its words: that sub-command
+        ("/notes `wrong` `2` only renames", [("wrong", ("`2`", "only", "renames"))]),
+        ("/notes `off` until `main` is green", [("off", ("until", "`main`", "is", "green"))]),
+    ],
+)
+def test_a_line_naming_several_sub_commands_in_code_runs_none(text, expected):
+    assert kinds(text) == expected
+
+
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
 #   `/notes topic:rocm:` lost its topic (an emoji after `topic`), `/notes:latest:` was the
 #   bare `/notes`, though GitHub shows `:rocm:` and `:latest:` as typed
