@@ -386,6 +386,9 @@ def fit_rules(
                 hit = bits[a] & bits[b] if b is not None else bits[a]
                 pair = (a,) if b is None else (a, b)
                 adds, drops = hit & ~on, hit & on
+                # a rough gain, to shortlist: a false (grade-0) link weighs more than a
+                # grade-2 one found, a grade-2 link lost most, grade 1 nothing; the
+                # shortlist is then measured by the goal (`key`), which decides
                 gain_add = (adds & g2).bit_count() * 2 - (adds & bad).bit_count() * 3
                 gain_drop = (drops & bad).bit_count() * 3 - (drops & g2).bit_count() * 4
                 if adds:
