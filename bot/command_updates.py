@@ -40,6 +40,7 @@ from bot.github_port import (
     Outcome,
     PRRef,
     counting_writes,
+    own_payload,
     ref_from_payload,
     repository_id,
 )
@@ -178,16 +179,8 @@ def _schedule(
     none. `repo_id`: the repository's id, by which it finds the PR's state moved to a new
     name meanwhile (None: not told; by name alone)."""
     assert ctx.queue is not None
-    repository: dict[str, Any] = {"full_name": ref.repo}
-    if repo_id is not None:
-        repository["id"] = repo_id
-    payload: dict[str, Any] = {
-        "action": REFRESH_ACTION,
-        "repository": repository,
-        "pull_request": {k: v for k, v in pull.items() if k != "head"},  # ask for the head then
-    }
-    if ref.installation_id is not None:
-        payload["installation"] = {"id": ref.installation_id}
+    asked = {k: v for k, v in pull.items() if k != "head"}  # it asks for the head then
+    payload = own_payload(ref, REFRESH_ACTION, repo_id, asked)
     delivery = f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}"
     if prepaid:
         ctx.flood.prepaid(delivery)

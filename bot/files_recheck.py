@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
-from typing import Any
 
 from bot.context import BotContext
 from bot.db import utcnow
@@ -34,6 +33,7 @@ from bot.github_port import (
     FilesNotReady,
     PRRef,
     listed_short,
+    own_payload,
     ref_from_payload,
     repository_id,
 )
@@ -75,17 +75,8 @@ def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int
     """Queue re-check `look`. `repo_id`: the repository's id the PR's state is marked
     with, by which the re-check finds it moved to a new name meanwhile (None: by name)."""
     assert ctx.queue is not None
-    repository: dict[str, Any] = {"full_name": ref.repo}
-    if repo_id is not None:
-        repository["id"] = repo_id
-    payload: dict[str, Any] = {
-        "action": RECHECK_ACTION,
-        "repository": repository,
-        "pull_request": {"number": ref.number},
-        _LOOK: look,
-    }
-    if ref.installation_id is not None:
-        payload["installation"] = {"id": ref.installation_id}
+    payload = own_payload(ref, RECHECK_ACTION, repo_id, {"number": ref.number})
+    payload[_LOOK] = look
     ctx.queue.enqueue(
         f"{RECHECK_ACTION}:{ref.repo}#{ref.number}:{look}:{uuid.uuid4().hex}",
         "pull_request",

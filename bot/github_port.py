@@ -58,6 +58,21 @@ def repository_id(payload: dict[str, Any]) -> int | None:
     return found if type(found) is int and 0 < found <= _MAX_ID else None
 
 
+def own_payload(
+    ref: PRRef, action: str, repo_id: int | None, pull: dict[str, Any]
+) -> dict[str, Any]:
+    """The payload of a `pull_request` delivery the bot queues for itself (a re-check, a
+    deferred update): what `ref_from_payload` and `repository_id` read back, `ref` and
+    `repo_id` (None: found by name alone), and the `pull` fields its handler asks for."""
+    repository: dict[str, Any] = {"full_name": ref.repo}
+    if repo_id is not None:
+        repository["id"] = repo_id
+    payload: dict[str, Any] = {"action": action, "repository": repository, "pull_request": pull}
+    if ref.installation_id is not None:
+        payload["installation"] = {"id": ref.installation_id}
+    return payload
+
+
 # GitHub lists at most this many files of a PR (REST `pulls/list-files`).
 MAX_LISTED_FILES = 3000
 

@@ -10,6 +10,8 @@ from bot.github_port import (
     PRRef,
     counting_writes,
     listed_short,
+    own_payload,
+    ref_from_payload,
     repository_id,
     write_asked,
 )
@@ -55,3 +57,14 @@ def test_only_the_writes_asked_inside_counting_writes_are_counted():
         write_asked()
     write_asked()  # a later run on the same thread, outside any count
     assert asked.count == 1
+
+
+@pytest.mark.parametrize(
+    ("ref", "repo_id"),
+    [(PRRef("o/r", 7, 42), 99), (PRRef("o/r", 7), None)],
+)
+def test_a_payload_the_bot_queues_for_itself_reads_back_as_it_was_made(ref, repo_id):
+    payload = own_payload(ref, "recheck", repo_id, {"number": 7, "title": "t"})
+    assert ref_from_payload(payload, 7) == ref and repository_id(payload) == repo_id
+    assert payload["action"] == "recheck" and payload["pull_request"]["title"] == "t"
+    assert ("installation" in payload) == (ref.installation_id is not None)
