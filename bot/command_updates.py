@@ -201,7 +201,7 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     repo_id = repository_id(payload)
-    moved = None if repo_id is None else ctx.prs.kept_under(ref.repo, ref.number, repo_id)
+    moved = ctx.prs.kept_under(ref.repo, ref.number, repo_id)
     if moved is not None:
         # the repository was renamed or transferred, and an event under its new name moved
         # the PR's state there, owed update and all: queued again under that name, it

@@ -96,7 +96,7 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     look = int(payload[_LOOK])  # (set by `_schedule`)
     repo_id = repository_id(payload)
-    moved = None if repo_id is None else ctx.prs.kept_under(ref.repo, ref.number, repo_id)
+    moved = ctx.prs.kept_under(ref.repo, ref.number, repo_id)
     if moved is not None:
         # the repository was renamed or transferred, and a delivery under its new name
         # moved the PR's state there (one that looked at no list: a reply's command):

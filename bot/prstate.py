@@ -714,10 +714,13 @@ class PRStore:
             for note_id, reasons in json.loads(r["evidence"]).items()
         ]
 
-    def kept_under(self, repo: str, number: int, repo_id: int) -> str | None:
+    def kept_under(self, repo: str, number: int, repo_id: int | None) -> str | None:
         """The other name PR `number` of repository `repo_id` is kept under now (an event
-        under its new name moved it there), or None: kept under `repo`, not kept, or set
-        aside (`held_name`: its repository's name now is not known)."""
+        under its new name moved it there), or None: kept under `repo`, not kept, set
+        aside (`held_name`: its repository's name now is not known), or no id known (a
+        payload without one: found by name alone)."""
+        if repo_id is None:
+            return None
         rows = self.db.execute(
             "SELECT repo FROM pr_state WHERE repo_id = ? AND number = ? ORDER BY updated_at DESC",
             (repo_id, number),

@@ -39,6 +39,7 @@ from bot.db import (
     stored_time,
     utcnow,
 )
+from bot.github_port import repository_id
 from bot.redelivery import CLOCK_SLACK, KEPT_HOURS
 
 log = logging.getLogger(__name__)
@@ -842,8 +843,7 @@ class DeliveryQueue:
         for row in rows:
             if pr_key(row["repo"], number) == pr_key(repo, number):
                 return True
-            found = (orjson.loads(row["payload"]).get("repository") or {}).get("id")
-            if repo_id is not None and found == repo_id:
+            if repo_id is not None and repository_id(orjson.loads(row["payload"])) == repo_id:
                 return True
         return False
 

@@ -424,6 +424,7 @@ def test_where_a_prs_state_is_kept_now_is_found_by_its_repositorys_id(prs):
     assert prs.kept_under(OLD, 1, ID) is None  # under the name asked for
     follow(prs, NEW, 1)
     assert prs.kept_under(OLD, 1, ID) == NEW and prs.kept_under(OLD, 2, ID) is None
+    assert prs.kept_under(OLD, 1, None) is None  # no id known: found by name alone
     prs.update(OTHER, 1, verbose=True)  # a row with no id under a third name
     assert prs.kept_under(OLD, 1, ID) == NEW
     follow(prs, OLD, 1, ID + 1)  # a new repository takes the old name: NEW's PR 1...
