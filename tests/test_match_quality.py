@@ -53,7 +53,7 @@ FLOORS = {  # name: (precision, grade-2 recall[, share of false comments, defaul
 # PRs of vLLM's history to 2026-05 with all their files and the names their diff changes,
 # graded from the diff; the notes' own mechanisms came later, so most grade-2 PRs are
 # their forerunners. The bot always has a PR's files and patches, so these are guarded
-# with them only.
+# with them only, and with the descriptions' starts the search showed (232 of 267 PRs).
 WITH_FILES = {
     "history_with_files.jsonl": (0.90, 0.30),
     "history_with_files_2.jsonl": (0.90, 0.22),
