@@ -2,19 +2,20 @@
 
 The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
 semicolons or `、`; a phrase in double quotes is one, `"prefix cache"`, found as
-written, its parts joined any way, a space beside a Chinese character there or not:
-`“前缀 缓存”` finds 前缀缓存) must occur somewhere in a note, as a substring of
-any field (its id, paths, PR numbers (source, read with, issues) and its topics' ids and names
-included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`, `CUDA graphs` or half
-a Chinese phrase find what they name; hyphens, underscores and spaces between parts of
-two letters or more aside too, so `allreduce` finds `all-reduce` and `KV-cache` `KV
-cache`, but `isa` not `is a`, and a word of four letters two of two, or a letter alone,
-only joined by a hyphen or underscore (`noop` finds `no-op`, `topk` `top_k`, `isin` not
-`is in`). A number is a whole
-number, as in the reply: `5241` does not find PR 52419.
+written, its parts joined any way, a space beside a Chinese character there or not,
+typed or not: `“前缀 缓存”` finds 前缀缓存, `前缀缓存` 前缀 缓存) must occur somewhere
+in a note, as a substring of any field (its id, paths, PR numbers (source, read with,
+issues) and its topics' ids and names included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`,
+`CUDA graphs` or half a Chinese phrase find what they name; hyphens, underscores and
+spaces between parts of two letters or more aside too, so `allreduce` finds
+`all-reduce` and `KV-cache` `KV cache`, but `isa` not `is a`, and a word of four
+letters two of two, or a letter alone, only joined by a hyphen or underscore (`noop`
+finds `no-op`, `topk` `top_k`, `isin` not `is in`). A number is a whole number, as in
+the reply: `5241` does not find PR 52419.
 
 The `/notes search` reply ranks: a query is split into words (runs of Chinese
-or Japanese characters are one term each); a Latin word matches whole words only
+or Japanese characters are one term each, a space between its characters in the text
+there or not, as in the filter); a Latin word matches whole words only
 (`ROC` is not `ROCm`), its parts joined any way as in the filter (`allreduce` finds
 `all-reduce`, `kv_cache` `KV cache`; `all-reduce` is one word, as `all_reduce` is, and
 finds `allreduce`), a CJK term any part of the text; a note needs one term,
@@ -32,6 +33,7 @@ Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and ca
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -294,18 +296,30 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
     return "path_names" if field == "paths" and mode.words and not pathlike else field
 
 
-# A space beside a CJK character in a filter's phrase (`“前缀 缓存”`, `"KV 缓存"`): Chinese
-# writes no space between words, so the text may have one there or none (前缀缓存)
+# A space beside a CJK character in a term (`“前缀 缓存”`, `"KV 缓存"`)
 _BESIDE_CJK = re.compile(rf"(?<=[{_CJK}])\s+|\s+(?=[{_CJK}])")
 
 
+def _cjk_spaced(term: str) -> re.Pattern[str]:
+    """A term holding a CJK character, a space beside each of its CJK characters there
+    or not, typed or not: Chinese writes no space between words, and a reader may type
+    one, or a note have one or a line break (`前缀缓存`, `前缀 缓存`, `KV 缓存`, `KV缓存`
+    find one another). Its English words keep the space between them (`dead lock` is
+    no `deadlock`), as without a CJK character."""
+    bare = _BESIDE_CJK.sub("", term)
+    spaced = [re.escape(bare[0])]
+    for before, char in itertools.pairwise(bare):
+        if _IS_CJK.match(before) or _IS_CJK.match(char):
+            spaced.append(r"\s*")
+        spaced.append(re.escape(char))
+    return re.compile("".join(spaced))
+
+
 def _matcher(term: str, words: bool) -> Callable[[str], bool]:
-    if _IS_CJK.search(term) and len(parts := _BESIDE_CJK.split(term)) > 1:
-        # the phrase's English words keep the space between them (`dead lock` is no
-        # `deadlock`), as without a CJK character
-        phrase = re.compile(r"\s*".join(map(re.escape, parts)))
+    if _IS_CJK.search(term):
+        phrase = _cjk_spaced(term)
         return lambda text: phrase.search(text) is not None
-    if _IS_CJK.search(term) or (words and _is_path(term)):
+    if words and _is_path(term):
         return lambda text: term in text  # a path's piece is found inside a longer path
     if term.isascii() and term.isdigit():
         # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
