@@ -90,8 +90,12 @@ SEARCHED_GUIDANCE_CHARS = 200_000
 # `「…」`, a closing mark after it) is one, found as written, as a search box reads it;
 # else what lies between whitespace or list separators (a Chinese input method's `、`;
 # `，` and `；` are `,` and `;` once folded). Single quotes make no phrase: apostrophes.
-_PHRASE = r'"[^"]+"|“[^”]+”|「[^」]+」|『[^』]+』|＂[^＂]+＂|`[^`]+`'
-_FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s,;、]*|[^\s,;、]+")
+_PHRASE_QUOTES = ('""', "“”", "「」", "『』", "＂＂", "``")  # each opening, closing
+_PHRASE = "|".join(f"{o}[^{c}]+{c}" for o, c in _PHRASE_QUOTES)  # none a regex's mark
+_SEPARATORS = ",;、"  # and whitespace
+_FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s{_SEPARATORS}]*|[^\s{_SEPARATORS}]+")
+# What the filter cuts at or quotes with, whitespace aside (no other character folds to one)
+_FILTER_MARKS = frozenset("".join(_PHRASE_QUOTES) + _SEPARATORS)
 
 
 def fold(text: str) -> str:
@@ -176,8 +180,8 @@ def filter_words(query: str) -> list[str]:
     """A filter's query cut into its words as typed (`query_terms` folds them), each one
     asking for something, once: what a page can name back to its reader."""
     words: dict[tuple[str, ...], str] = {}
-    # cut where the filter cuts the query folded (`_AS_FOLDED`), each word as typed
-    for found in _FILTER_TERM.finditer(query.translate(_AS_FOLDED)):
+    # cut where the filter cuts the query folded, each word as typed
+    for found in _FILTER_TERM.finditer(_marks_folded(query)):
         word = query[found.start() : found.end()]
         terms = tuple(query_terms(word, FILTER))
         if terms:
@@ -185,14 +189,12 @@ def filter_words(query: str) -> list[str]:
     return list(words.values())
 
 
-# The characters NFKC makes one of the filter's quotes or separators (full-width, small,
-# vertical forms), as it makes them: the filter cuts the query folded (`"deadlock
-# scheduler＂` is a phrase there, `a，b` two words)
-_AS_FOLDED = str.maketrans(
-    "\uff02\u1fef\uff40\u037e\ufe14\ufe54\uff1b\ufe10\ufe50\uff0c\ufe11\ufe51\uff64"
-    "\ufe41\uff62\ufe42\uff63\ufe43\ufe44",
-    '"``;;;;,,,、、、「「」」『』',
-)
+def _marks_folded(query: str) -> str:
+    """The query, each character that folds to one of the filter's quotes or separators
+    made it (full-width, small and vertical forms: `"deadlock scheduler＂` is a phrase
+    once folded, `a，b` two words), the others as typed: one character each, so a
+    place in it is the same place in the query."""
+    return "".join(f if len(f := fold(c)) == 1 and f in _FILTER_MARKS else c for c in query)
 
 
 def _filter_terms(query: str) -> list[str]:
