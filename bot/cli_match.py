@@ -180,7 +180,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         return 2
     try:
         library = load_library(Path(args.dir), Path(args.topics))
-        matcher = checked_matcher(library, Path(args.config), Path(args.topics))  # as check does
+        matcher = checked_matcher(library, Path(args.config))  # as check does
     except (LibraryError, OSError, ValueError) as exc:  # each names its file
         print(exc, file=sys.stderr)
         return 1

@@ -166,7 +166,7 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     library, problems = check_library(Path(args.dir), Path(args.topics))
     config = None
     if library is not None:  # the server refuses to start on a config naming a lost topic
-        problems, config = _matching_problems(library, Path(args.config), Path(args.topics))
+        problems, config = _matching_problems(library, Path(args.config))
     else:  # the config too, so one run names every file a renamed topic is still in
         from bot.match_config import config_problems
 
@@ -209,15 +209,13 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _matching_problems(
-    library: Library, path: Path, taxonomy: Path
-) -> tuple[list[Problem], MatchConfig | None]:
-    """What the server would refuse in the matching config with this library (its topics
-    read from `taxonomy`), if anything; else the config."""
+def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], MatchConfig | None]:
+    """What the server would refuse in the matching config with this library, if
+    anything; else the config."""
     from bot.match_config import checked_match_config
 
     try:
-        return [], checked_match_config(library, path, taxonomy)
+        return [], checked_match_config(library, path)
     except LibraryError as exc:  # a ConfigError: each problem on its line
         return exc.problems, None
 

@@ -52,6 +52,9 @@ class Library:
     # notes the curators retired (`retired = true`), by id: in no index above, linked on
     # no PR; kept to tell their pages and marks from a mistyped id's
     retired: dict[str, Note] = field(default_factory=dict, compare=False)
+    # the file the topics were read from, which a problem naming an unknown topic names
+    # (the matching config's too: bot/match_config.py); one built in memory reads none
+    taxonomy: str = field(default="the taxonomy", compare=False)
     by_id: dict[str, Note] = field(init=False)
     by_topic: dict[str, tuple[Note, ...]] = field(init=False)
     by_repo: dict[str, tuple[Note, ...]] = field(init=False)  # key: repo, lower case
@@ -455,7 +458,7 @@ def check_library(
     notes = tuple(sorted((s.note for s in sources if not s.note.retired), key=lambda n: n.id))
     files = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
     retired = {s.note.id: s.note for s in sources if s.note.retired}
-    return Library(notes=notes, topics=topics, files=files, retired=retired), []
+    return Library(notes, topics, files, retired, taxonomy=str(topics_file)), []
 
 
 def load_library(

@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import DEFAULT_TOPICS_FILE, ROOT, Library, unknown_topic
+from bot.library import ROOT, Library, unknown_topic
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
 from bot.notes import Glob, Term, Topic
@@ -118,20 +118,18 @@ def load_match_config(path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     return match_config(read_config(path))
 
 
-def checked_matcher(
-    library: Library, path: Path = DEFAULT_MATCHING_FILE, taxonomy: Path = DEFAULT_TOPICS_FILE
-) -> CompiledMatcher:
+def checked_matcher(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> CompiledMatcher:
     """The matching config, read and compiled against the library: the matcher the
     server builds once at start and keeps for every PR, and `notes match` for its PRs.
-    Any fault, a topic the taxonomy lacks included, is a ValueError naming the file.
-    `taxonomy`: the file the library's topics were read from, which an unknown topic's
-    problem names."""
+    Any fault, a topic the taxonomy lacks included, is a ValueError naming the file; an
+    unknown topic's names the taxonomy file the library was read from (`Library.taxonomy`),
+    so that no caller names another."""
     try:
         file = read_config(path)
     except OSError as exc:
         raise ConfigError([Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]) from None
     config = match_config(file)
-    unknown = unknown_topics(file, library.topics, taxonomy)
+    unknown = unknown_topics(file, library.topics, library.taxonomy)
     if unknown:
         raise ConfigError(unknown)
     try:
@@ -140,12 +138,10 @@ def checked_matcher(
         raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
 
 
-def checked_match_config(
-    library: Library, path: Path = DEFAULT_MATCHING_FILE, taxonomy: Path = DEFAULT_TOPICS_FILE
-) -> MatchConfig:
+def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:
     """The matching config, checked as `checked_matcher` checks it (compiled included):
     what `notes check` runs before the server does."""
-    return checked_matcher(library, path, taxonomy).config
+    return checked_matcher(library, path).config
 
 
 class _MatchFile(MatchConfig):
@@ -172,7 +168,7 @@ def match_config(file: ConfigFile) -> MatchConfig:
 _TOPIC_FIELDS = ("topic_scale", "family_topics", "upkeep_topics")
 
 
-def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic], taxonomy: Path) -> list[Problem]:
+def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic], taxonomy: str) -> list[Problem]:
     """Each topic the config names that the taxonomy (`topics`, by id, read from the file
     `taxonomy`) lacks, on its line: its key in the `topic_scale` table, its element in a
     list; said as a note's is, naming the taxonomy file read."""
@@ -182,7 +178,7 @@ def unknown_topics(file: ConfigFile, topics: Mapping[str, Topic], taxonomy: Path
         for topic in dict.fromkeys(named if isinstance(named, dict | list) else ()):
             if not isinstance(topic, str) or topic in topics:
                 continue
-            msg = unknown_topic(topic, topics, str(taxonomy))
+            msg = unknown_topic(topic, topics, taxonomy)
             problem = file.problem(field, msg, topic)
             if isinstance(named, dict):
                 line = file.header.line_of(f"{field}.{topic}", default=problem.line)
@@ -203,4 +199,4 @@ def config_problems(path: Path, topics: Mapping[str, Topic], taxonomy: Path) -> 
         return [Problem(str(path), 1, "file", f"cannot read: {exc.strerror}")]
     except ConfigError as exc:
         return exc.problems
-    return unknown_topics(file, topics, taxonomy) if topics else []
+    return unknown_topics(file, topics, str(taxonomy)) if topics else []

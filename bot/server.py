@@ -515,7 +515,7 @@ def _matcher(settings: Settings, library: Library) -> CompiledMatcher:
     file that is broken, or names a topic the taxonomy lacks, stops the start rather
     than fail every delivery."""
     try:
-        return checked_matcher(library, settings.matching_file, settings.topics_file)
+        return checked_matcher(library, settings.matching_file)
     except ValueError as exc:  # it names the file
         raise StartupError(f"REVIEW_NOTES_MATCHING_FILE: {exc}") from None
 

@@ -1252,6 +1252,23 @@ def test_a_matching_config_that_does_not_compile_is_reported_as_before(monkeypat
         )
 
 
+# kills: bot/match_config.py:checked_matcher (hand) the taxonomy an unknown topic's problem
+#   names, a parameter defaulting to the shipped file: a caller passing a library read from
+#   another taxonomy but not its file was told of the shipped one
+def test_the_matcher_names_the_taxonomy_its_library_was_read_from(tmp_path):
+    topics = tmp_path / "topics.toml"
+    shutil.copy(TOPICS, topics)
+    shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
+    config = tmp_path / "matching.toml"
+    matching = DEFAULT_MATCHING_FILE.read_text("utf-8")
+    config.write_text(matching.replace('"kv-connector"]', '"kv-conector"]', 1), "utf-8")
+    library = load_library(DEFAULT_NOTES_DIR, topics)
+    with pytest.raises(LibraryError) as caught:  # a ConfigError
+        checked_match_config(library, config)
+    [problem] = caught.value.problems
+    assert f"no topic has this id in {topics};" in problem.message
+
+
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
