@@ -2174,6 +2174,23 @@ def test_a_topic_problem_is_on_its_own_tables_line_among_other_arrays(tmp_path):
     ]
 
 
+# kills: bot/library.py:_topic_blocks (mutation run) the lines of topics written as inline
+#   tables, which no `[[topic]]` line starts, taken from the tables found (none: a crash
+#   zipping no start with each topic) or put on line 2
+def test_a_problem_of_topics_written_as_inline_tables_is_named_on_line_1(tmp_path):
+    from bot.library import read_taxonomy
+
+    path = tmp_path / "topics.toml"
+    path.write_text(
+        '# the taxonomy\ntopic = [\n  {id = "a", name_en = "A", name_zh = "甲", keywords = ["kv"]},'
+        '\n  {id = "b", name_en = "B", name_zh = "乙"},\n]\n',
+        "utf-8",
+    )
+    assert [str(p) for p in read_taxonomy(path)[1]] == [
+        f"{path}:1: topic: no keywords, tags, paths or labels: nothing can select this topic"
+    ]
+
+
 # --- found by review 'r22e' (mutation run of bot/toml_errors.py) ---
 
 
