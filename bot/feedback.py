@@ -123,7 +123,7 @@ def pick_note(
     words = _without_emoji(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
-    words = _reason_quoted(words)  # first: `9「只是改名」` asks for `9`
+    words = _reason_quoted(_unbracketed(words))  # first: `9「只是改名」` asks for `9`
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
     first = words[0] if words else ""
     typed = first.strip()
@@ -209,7 +209,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     or colon before the reason (`2 — 只是改名`: `2 只是改名`). What tells an edit's `wrong`
     from the one answered before (`commands.Command.key`)."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
-    text = _reason(_ordinal(_without_emoji(args))[0])
+    text = _reason(_ordinal(_unbracketed(_without_emoji(args)))[0])
     head, *rest = text.split(" ")
     number = _number_read(_as_ascii(head))[1]
     if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
@@ -323,6 +323,25 @@ def _as_ascii(word: str) -> str:
             end = at + 1
         at = end
     return "".join(read)
+
+
+# A note's number in brackets, as a list or a footnote numbers items (`(2)`, `[2]`, and as
+# a Chinese input method types them, `（２）`, `【2】`): read as `2)`, its closing bracket a
+# separator (`(2)只是改名`, `[2]: only renames`). The pairs are matched on the word as
+# ASCII (`_as_ascii`, one character for one: `（` is `(`).
+_BRACKETED = re.compile(r"(?P<open>[(\[【])(?P<number>#*[0-9]+)(?P<close>[)\]】])")
+_CLOSING = {"(": ")", "[": "]", "【": "】"}
+
+
+def _unbracketed(words: list[str]) -> list[str]:
+    """The words with a note's number in brackets at their start (`_BRACKETED`) as the
+    number and a separator: `(2)` as `2)`, which names note 2 as `2` does. Other words in
+    brackets (`(see 2)`, `[2,3]`, `(2]`) are as typed."""
+    first = words[0] if words else ""
+    found = _BRACKETED.match(_as_ascii(first))
+    if found is None or _CLOSING[found["open"]] != found["close"]:
+        return words
+    return [first[1 : found.end("number")] + ")" + first[found.end() :], *words[1:]]
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

@@ -50,6 +50,45 @@ def test_a_note_is_named_by_its_number_or_its_id(first):
     assert pick.problem is None
 
 
+# a note's number in brackets, as a list or a footnote numbers items, is the number:
+#   `/notes wrong (2)` and `[2]` were answered "say which note" (and with one note shown
+#   hid it with the reason `(2)`), where `2)` and `#2` named note 2
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("(2)", "2"),
+        ("[2]", "2"),
+        ("（２）", "2"),
+        ("【2】", "2"),
+        ("(#2)", "2"),
+        ("(2) only renames", "2 only renames"),
+        ("[2]: only renames", "2 only renames"),
+        ("(2)只是改名", "2 只是改名"),
+        ("（２）「只是改名」", "2 「只是改名」"),
+    ],
+)
+def test_a_note_number_in_brackets_names_the_note(typed, plain):
+    (bracketed,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    assert pick_note(bracketed.args, SHOWN) == pick_note(said.args, SHOWN)
+    assert pick_note(bracketed.args, SHOWN).note_id == SHOWN[1]
+    assert bracketed.key == said.key
+
+
+@pytest.mark.parametrize("typed", ["(2,3)", "(2]", "[2)", "(see 2)", "(2x)"])
+def test_brackets_holding_more_than_a_number_or_unmatched_name_no_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).note_id is None
+
+
+def test_a_bracketed_number_out_of_range_is_answered_with_the_number():
+    (command,) = parse_commands("/notes wrong (9)")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.problem, pick.rank, pick.asked) == (PickProblem.RANGE, 9, "9")
+
+
 # kills: bot/feedback.py:pick_note note 1 of the comment taken for a number out of range
 def test_the_first_and_the_last_note_are_named_by_their_numbers():
     pick = pick_note(("1", "only", "a", "rename"), SHOWN)
