@@ -207,16 +207,35 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     """A `wrong`'s words as `pick_note` reads them, whichever way the number and reason were
     set apart: a number as Chinese counts items as its digits (`第2条`, `二号`: `2`), no dash
     or colon before the reason (`2 — 只是改名`: `2 只是改名`). What tells an edit's `wrong`
-    from the one answered before (`commands.Command.key`)."""
+    from the one answered before (`commands.Command.key`). A reason in quotes is keyed
+    without them (`2「只是改名」`, `2 “只是改名”`: `2 只是改名`): they mark where it starts and
+    ends, no word of it, and an edit adding or dropping them asks for nothing new."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
-    text = _reason(_ordinal(_unbracketed(_without_emoji(args)))[0])
+    words = _reason_quoted(_unbracketed(_without_emoji(args)))  # `2「只是改名」`: `2` apart
+    text = _reason(_ordinal(words)[0])
     head, *rest = text.split(" ")
     number = _number_read(_as_ascii(head))[1]
     if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
         glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
-    return tuple(w for w in (head, *_reason(rest).split(" ")) if w)
+    elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
+        head, rest = "", [text]
+    return tuple(w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w)
+
+
+# The quotes a reason may be put in, opening -> closing (bot.notes.QUOTES' pairs)
+_QUOTE_PAIRS = dict(zip("「『“‘【《\"'`", "」』”’】》\"'`", strict=True))
+
+
+def _unquoted(reason: str) -> str:
+    """The reason without a pair of quotes around all of it (`「只是改名」`, `"only renames"`);
+    as typed when they hold a part only (`「只是」改名`, `"a" or "b"`)."""
+    close = _QUOTE_PAIRS.get(reason[:1])
+    inner = reason[1:-1]
+    if close is None or len(reason) < 2 or reason[-1] != close or close in inner:
+        return reason
+    return inner.strip()
 
 
 def _without_emoji(args: Iterable[str]) -> list[str]:

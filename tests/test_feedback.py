@@ -64,7 +64,7 @@ def test_a_note_is_named_by_its_number_or_its_id(first):
         ("(2) only renames", "2 only renames"),
         ("[2]: only renames", "2 only renames"),
         ("(2)只是改名", "2 只是改名"),
-        ("（２）「只是改名」", "2 「只是改名」"),
+        ("（２）「只是改名」", "2「只是改名」"),
     ],
 )
 def test_a_note_number_in_brackets_names_the_note(typed, plain):
@@ -337,6 +337,59 @@ def test_a_wrongs_key_names_the_note_by_the_number_it_reads(typed, plain):
     )
     assert pick_note(edited.args, SHOWN) == pick_note(said.args, SHOWN)
     assert edited.key == said.key
+
+
+# a reason in quotes is keyed without them: `/notes wrong 2「只是改名」` was keyed
+#   `2「只是改名」` (the quote not set apart, as pick_note sets it) and `2 「只是改名」` with
+#   its quotes, so an edit between them and `2 只是改名` ran the `wrong` again (👀, the PR
+#   and its comments read, 👍) for one request
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("2「只是改名」", "2 只是改名"),
+        ("2 「只是改名」", "2 只是改名"),
+        ("2“只是改名”", "2 只是改名"),
+        ("2，「只是改名」", "2 只是改名"),
+        ("第2条「只是改名」", "2 只是改名"),
+        ('2 "only renames"', "2 only renames"),
+        ("2 `only renames`", "2 only renames"),
+        ("2 【只是 改名】", "2 只是 改名"),
+    ],
+)
+def test_a_wrongs_key_reads_a_quoted_reason_without_its_quotes(typed, plain):
+    (edited,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    assert pick_note(edited.args, SHOWN).note_id == pick_note(said.args, SHOWN).note_id
+    assert edited.key == said.key
+
+
+def test_with_one_note_shown_a_quoted_reason_is_keyed_without_its_quotes():
+    (edited,), (said,) = (
+        parse_commands("/notes wrong 「只是改名」"),
+        parse_commands("/notes wrong 只是改名"),
+    )
+    assert edited.key == said.key
+
+
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("2「只是」改名", "2 只是改名"),
+        ('2 "a" or "b"', "2 a or b"),
+        ("2 「只是改名", "2 只是改名"),
+        ("2 「只是改名』", "2 只是改名"),
+        ("2 」只是改名」", "2 只是改名"),
+        ("「", ""),
+    ],
+)
+def test_quotes_around_part_of_a_reason_are_its_words(typed, plain):
+    (edited,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    assert edited.key != said.key
 
 
 # kills: bot/feedback.py:as_said (mutation) the reason keyed as one word: the punctuation its
