@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.commands import Command, Kind, check_word, unbracketed
+from bot.commands import Command, Kind, check_word, named_topic
 from bot.comment_prose import is_mark
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
@@ -301,7 +301,7 @@ def render_topic(
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
         return f"{head}\nName a topic, as in {example}. {_topic_list(library, repo)}."
-    named = unbracketed(command.text)  # `（rocm）`: the writer's brackets hold no name
+    named = named_topic(command.text)  # `（rocm）`, `#rocm`: no part of the name
     topic = _named_topic(library, named)
     if topic is None:
         return (

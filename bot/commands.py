@@ -176,7 +176,7 @@ class Command:
         search's words as it searches them (`search「rocm」` and `search rocm`)."""
         args = self.args if self.kind.reads_args else ()
         if self.kind is Kind.TOPIC:  # the name as `topic` reads it: `「ROCm」`, `（rocm）`, `rocm`
-            args = (" ".join(map(_unmarked, unbracketed(self.text).split(" "))),)
+            args = (" ".join(map(_unmarked, named_topic(self.text).split(" "))),)
         elif self.kind is Kind.WRONG:  # `第2条 — 只是改名` is `2 只是改名`
             args = as_said(args)
         elif self.kind is Kind.SEARCH:  # the terms searched: `「rocm」`, `（rocm）`, `rocm`
@@ -195,6 +195,19 @@ class Command:
 # name's start: full-width as Chinese puts them (`/notes topic（rocm）`, glued on as after
 # `off`) and ASCII's, as a PR title tags its subject (`/notes topic [ROCm]`)
 _BRACKETS = {"(": ")", "\uff08": "\uff09", "[": "]", "\uff3b": "\uff3d"}
+
+
+# What may stand before a topic's name as a tag's or a label's mark, no name's start (ids
+# start with a letter or digit): a hashtag's `#` (`/notes topic #rocm`) and a colon
+# (`/notes topic :rocm`, `/notes topic : rocm`), full-width too (`＃`, `：`)
+_TAG_MARKS = "#:\uff03\uff1a"
+
+
+def named_topic(text: str) -> str:
+    """What a `topic` command names (its words, `Command.text`): without a tag's `#` or a
+    label's `:` before it (`#rocm`, `:rocm`) nor the brackets its start opens
+    (`unbracketed`: `（rocm）`). For the reply and the command's key alike."""
+    return unbracketed(text.lstrip(_TAG_MARKS).lstrip())
 
 
 def unbracketed(text: str) -> str:

@@ -232,6 +232,24 @@ def test_topic_id_is_case_insensitive_and_may_be_in_backticks(library):
     assert all(note_url(n) in a for n in library.by_topic["rocm"])
 
 
+# a hashtag's `#` or a label's `:` before a topic's name is no part of it: `/notes topic
+#   #rocm` and `/notes topic :rocm` were answered "There is no topic `#rocm`", no id or
+#   name starting with either
+@pytest.mark.parametrize(
+    "typed", ["#rocm", ":rocm", "＃ROCm", "：rocm", ": rocm", "# ROCm", "#「ROCm」"]
+)
+def test_a_tag_or_label_mark_before_a_topics_name_is_no_part_of_it(library, typed):
+    tagged = reply(f"/notes topic {typed}", library)
+    plain = reply("/notes topic rocm", library)
+    assert tagged.split("\n", 2)[2] == plain.split("\n", 2)[2]  # same answer after the header
+    assert command(f"/notes topic {typed}").key == command("/notes topic rocm").key
+
+
+def test_a_mark_inside_or_after_a_topics_name_is_still_asked_as_typed(library):
+    assert "There is no topic `ro#cm`." in reply("/notes topic ro#cm", library)
+    assert command("/notes topic #").key == command("/notes topic").key  # a mark alone: none
+
+
 def test_unknown_topic_lists_the_valid_ids(library):
     body = reply("/notes topic cuda-graph", library)
     assert "no topic `cuda-graph`" in body
