@@ -336,16 +336,28 @@ def _aside(word: str) -> bool:
     return word.startswith("(")
 
 
+def _shortcode_shaped(rest: str, start: int) -> bool:
+    """Whether the word a colon labels (`start`, in `rest` as ASCII) is glued between it and
+    another colon, as an emoji's shortcode is written (`/notes :off:`, `/notes:why:`): the
+    writer's emoji-ish text, GitHub's name for an emoji or not. `:on:` shows 🔛 and is the
+    bare /notes, as `:thanks:` is: so is `:off:`, no `off`."""
+    word = _LETTERS.match(rest, start)
+    return rest[start - 1] == ":" and word is not None and rest[word.end() : word.end() + 1] == ":"
+
+
 def _labelled(rest: str) -> str | None:
     """What follows a colon after the command word (`rest`: what follows the word), to be
     read as typed apart from it (`comment_prose.colon_label`: `: why`, `:why?`, ` : why`,
     ` :why`, as people label what they type): a sub-command, or one with stray symbols
     glued on (`: why&`, read as `/notes why&` is: the writer's, mistyped, told so). "" for
     a word of its own (`: thanks`, ` :thanks`, `: offline`) or none: the bare `/notes`, as
-    after a full stop. None: no colon that labels (`::`, an emoji's `:pray:`)."""
+    after a full stop, and so for a sub-command between colons (`:off:`: `_shortcode_shaped`).
+    None: no colon that labels (`::`, an emoji's `:pray:`)."""
     start = colon_label(rest, 0)
     if start is None:
         return None
+    if _shortcode_shaped(as_ascii(rest), start):
+        return ""  # `:off:`, as `:on:` (🔛) and `:thanks:` are
     first = next((w for w in map(_visible, WORDS.findall(rest[start:])) if w), "")
     if first and _split_subcommand([first])[0].lower() in _SUBCOMMANDS:
         return rest[start:]  # `why`, `why?`, `off（先关掉）`

@@ -2282,6 +2282,36 @@ def test_only_a_name_github_shows_as_an_emoji_is_a_shortcode(text, expected):
     assert kinds(text) == expected
 
 
+# a sub-command between colons after the command word is written as an emoji's shortcode
+#   is: `/notes :on:` (🔛 on the page) was the bare /notes while `/notes :off:`, no emoji's
+#   name, turned the updates off, and `:why:`, `:help:`, `:wrong: 2` ran theirs. Each is
+#   now the bare /notes, as `:on:` and `:thanks:` are; a colon with a space after it, or
+#   one after the sub-command only, still labels or ends it
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/notes :off:", [("refresh", ())]),
+        ("/notes:off:", [("refresh", ())]),
+        ("/notes：off：", [("refresh", ())]),
+        ("/notes :ｏｆｆ:", [("refresh", ())]),
+        ("/notes :why:", [("refresh", ())]),
+        ("/notes :help:", [("refresh", ())]),
+        ("/notes :wrong: 2", [("refresh", ())]),
+        ("/notes :off: for now", [("refresh", ())]),
+        ("/notes :on:", [("refresh", ())]),
+        ("/notes :thanks:", [("refresh", ())]),
+        ("/notes : off:", [("off", ())]),
+        ("/notes: off:", [("off", ())]),
+        ("/notes :off", [("off", ())]),
+        ("/notes off:", [("off", ())]),
+        ("/notes :off-topic:", [("refresh", ())]),
+        ("/notes :offx:", [("refresh", ())]),
+    ],
+)
+def test_a_sub_command_between_colons_is_emoji_ish_text_as_on_is(text, expected):
+    assert kinds(text) == expected
+
+
 # kills: bot/commands.py:unbracketed what follows the closing bracket cut short (`end + 2`)
 @pytest.mark.parametrize(
     ("typed", "read"),
