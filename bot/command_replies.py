@@ -8,9 +8,10 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.commands import Command, Kind, check_word, named_topic
 from bot.comment_prose import is_mark
@@ -193,7 +194,8 @@ def render_unpicked(
 ) -> str:
     """`wrong` that names none of the comment's notes: which ones it can name.
     `commented`: the bot has a notes comment on the pull request."""
-    head = _header(command)
+    ranged = pick.problem is PickProblem.RANGE  # its number may be any length: shortened
+    head = _header(replace(command, line=_shortened(command.line)) if ranged else command)
     example = f"`{word} wrong 1`"
     if pick.problem is PickProblem.NO_NOTES and not commented:
         return f"{head}\nThere is no notes comment on this pull request; nothing was hidden."
@@ -203,16 +205,29 @@ def render_unpicked(
     if pick.problem is PickProblem.WHICH:
         said = f"Say which note does not fit, by its number in the notes comment ({numbers})"
         return f"{head}\n{said}, as in {example}; nothing was hidden."
-    asked = code(pick.asked, 40)
     if pick.problem is PickProblem.NOT_SHOWN:
+        asked = code(pick.asked, 40)
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
+    asked = code(_shortened(pick.asked), 40)
     shows = "only note 1" if shown == 1 else f"notes {numbers}"
     if any(ch.isalpha() for ch in pick.asked):  # `the second`, `第9条`: their number first
-        asked = f"{pick.rank} ({asked})"
+        asked = f"{_shortened(str(pick.rank))} ({asked})"
     return (
         f"{head}\nThere is no note {asked} in the notes comment: it shows {shows}"
         f" (say {example}); nothing was hidden."
     )
+
+
+# A number no notes comment reaches (it shows a few notes): `/notes wrong` followed by 50
+# digits was quoted back whole, twice, a wall of digits; its first digits say which it was
+_LONG_NUMBER = re.compile("[0-9\uff10-\uff19]{7,}")
+_NUMBER_SHOWN = 4  # digits
+
+
+def _shortened(text: str) -> str:
+    """`text` with each run of more than six digits as its first four and an ellipsis
+    (`9999…`), ASCII or full-width."""
+    return _LONG_NUMBER.sub(lambda run: run[0][:_NUMBER_SHOWN] + "…", text)
 
 
 def _count_notes(n: int) -> str:

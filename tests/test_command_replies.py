@@ -904,6 +904,36 @@ def test_a_note_number_out_of_range_is_quoted_as_typed_and_links_nothing():
         assert_safe(body)
 
 
+# a note's number of many digits was quoted back whole, in the reply's header and its
+#   answer (50 digits twice; bounded by max_arg_chars only in the header): a number no
+#   comment reaches is shown by its first digits and an ellipsis, in code, linking nothing
+@pytest.mark.parametrize(
+    ("typed", "answer"),
+    [
+        ("9" * 50, "There is no note `9999…` in the notes comment"),
+        ("#" + "9" * 50 + "，只是改名", f"There is no note `#{ZWSP}9999…` in the notes comment"),
+        ("９" * 20, "There is no note `９９９９…` in the notes comment"),
+        ("note " + "9" * 50, "There is no note 9999… (`note 9999…`) in the notes comment"),
+        ("第" + "9" * 30 + "条", "There is no note 9999… (`第9999…条`) in the notes comment"),
+        ("1234567", "There is no note `1234…` in the notes comment"),
+        ("123456", "There is no note `123456` in the notes comment"),  # six digits: whole
+    ],
+)
+def test_a_long_note_number_out_of_range_is_shown_by_its_first_digits(typed, answer):
+    cmd = command(f"/notes wrong {typed}")
+    body = render_unpicked(cmd, pick_note(cmd.args, ("vllm-00000000",)), 1)
+    assert f"{answer}: it shows only note 1" in body, body
+    assert not re.search("[0-9\uff10-\uff19]{7}", body), body
+    assert_safe(body)
+
+
+def test_a_note_id_of_many_digits_not_shown_is_quoted_whole():
+    cmd = command("/notes wrong vllm-12345678")
+    pick = pick_note(cmd.args, ("vllm-00000000",), known=("vllm-12345678",))
+    body = render_unpicked(cmd, pick, 1)
+    assert body.count("vllm-12345678") == 2, body  # the header's and the answer's
+
+
 # kills: bot/command_replies.py:render_unpicked (hand) a number said in words quoted where the
 #   number goes: `/notes wrong the second` with one note shown was answered "There is no
 #   note `the second` in the notes comment", and `note 3` "There is no note `note 3`"
