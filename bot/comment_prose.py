@@ -199,6 +199,8 @@ def is_symbol(char: str) -> bool:
     off🙏`, `rocm👍🏽`, `why❤️`): Unicode's other and modifier symbols beyond ASCII (So:
     emoji, ✅, ™; Sk: skin tones), and an emoji's parts. ASCII's (`^`, a backtick) are
     Markdown's or a path's."""
+    if char in BLANKS:
+        return False  # the braille blank (So) shows nothing: a space (`_SPACES`)
     return char > "\x7f" and (unicodedata.category(char) in ("So", "Sk") or char in _EMOJI_PARTS)
 
 
@@ -320,8 +322,8 @@ def _past_invisible(line: str, at: int) -> int:
 
 
 def _space(char: str) -> bool:
-    """A space a reader sees: a tab or Unicode's space separators (Zs), not a control
-    character Python also calls white space."""
+    """A space a reader sees (`_SPACES`), not a control character that shows nothing
+    (`\x1c`-`\x1f`), which Python also calls white space."""
     return char in _SPACES
 
 
@@ -337,7 +339,15 @@ FORMAT_CHARS = (
 )  # a regular expression's character class, without its brackets
 _INVISIBLE = re.compile(f"[{FORMAT_CHARS}]*")
 
-_SPACES = "\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs")
+# Blanks that are no space separator (Zs) to Unicode: the rest of its White_Space (the
+# line and paragraph separators U+2028 and U+2029, vertical tab, form feed, NEL), and the
+# characters drawn as an empty space (the braille blank U+2800, a symbol; the Hangul
+# fillers, letters), pasted as a gap from another page or a chat. Every blank between
+# words is one: `/notes⠀why` and `/notes\u2028why` are `why`, as `/notes\u3000why` is.
+BLANKS = "\x0b\x0c\x85\u2028\u2029\u2800\u115f\u1160\u3164\uffa0"
+_SPACES = (
+    "\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs") + BLANKS
+)
 # a command's words: between the spaces a reader sees
 WORDS = re.compile(f"[^{re.escape(_SPACES)}]+")
 # what a reader sees as a gap between words: spaces, and what shows nothing

@@ -19,7 +19,7 @@ from bot.commands import (
     parse_commands,
     unbracketed,
 )
-from bot.comment_prose import command_lines
+from bot.comment_prose import BLANKS, command_lines, is_symbol
 from bot.flood_control import FloodControl
 from tests.test_flood_control import FakeClock
 
@@ -1539,6 +1539,28 @@ def test_an_ideographic_space_after_the_word_separates_it_from_the_arguments():
     # a CJK input method types U+3000 for a space: "/notes　why" is `/notes why`
     assert kinds("/notes\u3000why") == [("why", ())]
     assert kinds("/notes why\u3000please") == [("why", ("please",))]
+
+
+# every blank a reader sees between words is a space: `/notes⠀why` (the braille blank,
+#   U+2800, a symbol to Unicode) was read as an emoji ending the sentence, the bare /notes,
+#   while the line and paragraph separators, vertical tab, form feed, NEL and the Hangul
+#   fillers after the word made no command at all, and between a sub-command and its
+#   words one unknown word (`why\u2028x`)
+@pytest.mark.parametrize("blank", list(BLANKS))
+def test_every_blank_between_words_is_a_space(blank):
+    assert kinds(f"/notes{blank}why") == [("why", ())]
+    assert kinds(f"/notes why{blank}please") == [("why", ("please",))]
+    assert kinds(f"/notes wrong 2{blank}only{blank}renames") == [
+        ("wrong", ("2", "only", "renames"))
+    ]
+    assert kinds(f"/notes{blank}{blank}topic{blank}rocm") == [("topic", ("rocm",))]
+    assert changed_commands("/notes off", f"/notes{blank}off") == []  # one command
+
+
+def test_a_blank_is_no_symbol_and_a_control_showing_nothing_is_no_space():
+    assert not any(map(is_symbol, BLANKS))
+    assert kinds("/notes\x1cwhy") == []  # GitHub shows `/noteswhy`: someone else's word
+    assert kinds("/notes\u200bwhy") == []  # a zero-width space shows nothing either
 
 
 # kills: bot/comment_prose.py:_free_mark a reference to U+110000 (past Unicode) taken as a character

@@ -100,8 +100,8 @@ def test_the_first_and_the_last_note_are_named_by_their_numbers():
 #   at
 @pytest.mark.parametrize("space", ["\u2028", "\x85", "\x0b"])
 def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
-    # a command's words split at the spaces a reader sees, not at these: the number's word
-    # ends in one, and the number is still the note's
+    # a command's words split at these as at any blank a reader sees (comment_prose.BLANKS),
+    # and a word ending in one (as pick_note may be given) still names the note
     (command,) = parse_commands(f"/notes wrong 2{space} only renames a flag")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames a flag")
