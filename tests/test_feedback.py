@@ -365,6 +365,14 @@ def test_a_wrongs_key_reads_a_quoted_reason_without_its_quotes(typed, plain):
     assert edited.key == said.key
 
 
+# kills: bot/feedback.py:_unquoted (mutation) empty quotes kept as a word of the reason, and a
+#   lone quote read as a pair around nothing
+def test_empty_quotes_are_no_reason_and_a_lone_quote_is_a_word():
+    (empty,), (lone,), (bare,) = (parse_commands(f"/notes wrong 2 {r}") for r in ("「」", '"', ""))
+    assert empty.key == bare.key
+    assert lone.key != bare.key
+
+
 def test_with_one_note_shown_a_quoted_reason_is_keyed_without_its_quotes():
     (edited,), (said,) = (
         parse_commands("/notes wrong 「只是改名」"),
