@@ -171,8 +171,9 @@ class Command:
         retyping `ｍｏｅ` as `moe` posts no second reply), nor the sentence punctuation and
         emoji at a word's end, which every command reads as no part of it (`topic:rocm:` is
         `topic rocm`, `wrong 2🙏` is `wrong 2`: an edit between them runs nothing again);
-        a topic's name is keyed as `topic` reads it (`「ROCm」`, `（rocm）` and `rocm` alike),
-        a `wrong`'s note and reason as `pick_note` does (`第2条 — x` and `2 x` alike), a
+        a topic's name is keyed as `topic` reads it (`「ROCm」`, `（rocm）`, `#rocm` and `rocm`
+        alike), a `wrong`'s note and reason as `pick_note` does (`第2条 — x`, `(2) x` and
+        `2 x` alike), its reason without quotes around all of it (`2「x」`: `as_said`), a
         search's words as it searches them (`search「rocm」` and `search rocm`)."""
         args = self.args if self.kind.reads_args else ()
         if self.kind is Kind.TOPIC:  # the name as `topic` reads it: `「ROCm」`, `（rocm）`, `rocm`
