@@ -13,7 +13,7 @@ the PR's state (run late: a retry, a redelivery) is acknowledged and changes not
 before the one that set it (`_said_last`). Nor does one said before the command that
 set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
 paused it) rewrite it: the update owes what the one said last asked
-(`PendingUpdate.said`, `showing_key`).
+(`PendingUpdate.said`, `prstate.showing_key`).
 
 The update is queued under the name its commands came by, with the repository's id: when
 an event under a new name (a rename, a transfer) has moved the PR's state there before
@@ -44,9 +44,9 @@ from bot.github_port import (
     ref_from_payload,
     repository_id,
 )
-from bot.order_keys import comment_part, latest, said_before
+from bot.order_keys import said_before
 from bot.prfacts import PRFacts, facts_from_payload
-from bot.prstate import PendingUpdate, PRState
+from bot.prstate import PendingUpdate, PRState, showing_key
 from bot.queue import Delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
@@ -85,15 +85,6 @@ def _said_last(state: PRState, said: str | None, changes: dict[str, object]) -> 
     if said is None:
         return kept
     return kept | {_SAID_KEYS[f]: said for f in kept}
-
-
-def showing_key(state: PRState) -> str | None:
-    """The order key of the command written last of those that set what the comment
-    shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
-    (or the deletion of the comment) that paused it. One written before it, run late,
-    does not rewrite the comment (`_write_owed_update`)."""
-    dismissed = state.dismissed_at and comment_part(state.dismissed_at)
-    return latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
 
 
 def newer_switch(ctx: BotContext, ref: PRRef, source: Source) -> str | None:

@@ -38,7 +38,7 @@ from bot.github_port import (
     repository_id,
 )
 from bot.prfacts import PRFacts
-from bot.prstate import PendingUpdate, PRState
+from bot.prstate import PendingUpdate, PRState, showing_key
 from bot.queue import Delivery
 from bot.render import PauseCause, render_paused
 from bot.sticky import body_hash, refresh_sticky
@@ -138,8 +138,6 @@ def _owed_at_the_unlock(ctx: BotContext, ref: PRRef) -> None:
     refused), dated as it is, so the unlock shows them (bot.pr_events); by a PR event's
     rules, which the unlock follows else, the paused PR's comment was left showing the
     short list's notes. An update owed already covers it (it looks at the list too)."""
-    from bot.command_updates import showing_key  # (it imports this module)
-
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None:
         owed = PendingUpdate(show=True, said=showing_key(state))

@@ -40,7 +40,7 @@ from bot.db import (
     read_through_indexes,
     utcnow,
 )
-from bot.order_keys import said_before
+from bot.order_keys import comment_part, latest, said_before
 
 log = logging.getLogger(__name__)
 
@@ -299,6 +299,16 @@ class PRState:
         if base_ref and base_ref != self.files_base:
             return None
         return self.files
+
+
+def showing_key(state: PRState) -> str | None:
+    """The order key of the command written last of those that set what the comment
+    shows: a `/notes`, `why`, `wrong` or `restore` (the notes), or while paused the `off`
+    (or the deletion of the comment) that paused it. One written before it, run late,
+    does not rewrite the comment (bot.command_updates); a files re-check a lock refused
+    owes its update dated so (bot.files_recheck)."""
+    dismissed = state.dismissed_at and comment_part(state.dismissed_at)
+    return latest(state.verbose_at, dismissed, state.switched_at if state.opted_out else None)
 
 
 def _listed_for(stored: str | None, files_sha: str | None) -> int | None:
