@@ -23,7 +23,9 @@ it runs, it is queued again under that name (`handle_refresh`).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from bot.command_policy import DONE
@@ -51,6 +53,12 @@ from bot.queue import Delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 
 REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
+WAITS = "the commands' update waits for its window's end (flood control)"
+
+# The notes comment updated on the PR as one look at it has it (True: forced, as a command
+# asks to see the notes): the update's own, one GET of the PR (`_refresh`), or a PR
+# event's, on its payload (bot.pr_events).
+Look = Callable[[bool], Refresh]
 
 
 def register(d: Dispatcher) -> None:
@@ -135,7 +143,8 @@ def ask_for_update(
     )
     if ticket.admission is Admission.RUN or ctx.queue is None:
         try:
-            return _write_owed_update(ctx, ref, source.pull, pending, reactions)[0], False
+            look = partial(_refresh, ctx, ref, source.pull)
+            return _write_owed_update(ctx, ref, look, pending, reactions)[0], False
         except ConversationLocked:
             # locked since the command was said: its update is owed, written with its 👍
             # at the unlock (`write_owed`), as a deferred one the lock refused is
@@ -210,7 +219,8 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
     reactions = Reactions(ctx, ref)
     with counting_writes() as asked:
         try:
-            said, wrote = _write_owed_update(ctx, ref, payload["pull_request"], pending, reactions)
+            look = partial(_refresh, ctx, ref, payload["pull_request"])
+            said, wrote = _write_owed_update(ctx, ref, look, pending, reactions)
         except BaseException:
             if asked.count:  # a write was sent, or begun: its re-run gives nothing back
                 _settle_prepaid(ctx, ref, delivery, tried=True)
@@ -221,7 +231,11 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
 
 
 def write_owed(
-    ctx: BotContext, ref: PRRef, pull: dict[str, Any], repo_id: int | None
+    ctx: BotContext,
+    ref: PRRef,
+    pull: dict[str, Any],
+    repo_id: int | None,
+    look: Look | None = None,
 ) -> str | None:
     """The update the PR's commands are owed (`pending`), written now with their 👍, by
     their rules (`_write_owed_update`); None when none is owed. For the unlock and the
@@ -230,16 +244,19 @@ def write_owed(
     for it: written now, it would pass the flood control, and that update, finding nothing
     owed, would give back the write its command paid for, made here. Asked of the queue,
     not the windows (in memory, by name): after a restart, or a rename (`repo_id`: the
-    repository's id, by which an update queued under the old name is found), too."""
+    repository's id, by which an update queued under the old name is found), too (WAITS).
+    `look`: a PR event's, taken for the update's GET of the PR: the commands' rules (the
+    notes shown or paused, their 👍) on the event's matches, in one write."""
     pending = ctx.prs.get(ref.repo, ref.number).pending
     if pending is None:
         return None
     if ctx.queue is not None and ctx.queue.still_to_run(
         REFRESH_ACTION, ref.repo, ref.number, repo_id
     ):
-        return "the commands' update waits for its window's end (flood control)"
+        return WAITS
     reactions = Reactions(ctx, ref)
-    said, _ = _write_owed_update(ctx, ref, pull, pending, reactions)
+    look = look or partial(_refresh, ctx, ref, pull)
+    said, _ = _write_owed_update(ctx, ref, look, pending, reactions)
     reactions.check()
     return said
 
@@ -256,12 +273,12 @@ def _settle_prepaid(ctx: BotContext, ref: PRRef, delivery: Delivery, *, tried: b
 def _write_owed_update(
     ctx: BotContext,
     ref: PRRef,
-    pull: dict[str, Any],
+    look: Look,
     pending: PendingUpdate,
     reactions: Reactions,
 ) -> tuple[str, bool]:
-    """Write the sticky comment as the PR's state says, then `+1` the commands it answers.
-    Returns a summary and whether the comment was written."""
+    """Write the sticky comment as the PR's state says, on the PR as `look` has it, then
+    `+1` the commands it answers. Returns a summary and whether the comment was written."""
     state = ctx.prs.get(ref.repo, ref.number)
     if said_before(pending.said, showing_key(state)):
         # run late (a retry, a late delivery): a command written after the one that asked
@@ -273,19 +290,19 @@ def _write_owed_update(
         paused = state.opted_out or state.paused is not None
         unsaid = state.paused is None and state.comment_id is not None
         if paused and (state.notes or unsaid):
-            result = _refresh(ctx, ref, pull, force=True)
+            result = look(True)
         elif state.opted_out:
             result = Refresh(Outcome.SKIPPED, "what a later command showed stands")
         else:
-            result = _refresh(ctx, ref, pull)
+            result = look(False)
     elif state.opted_out and not pending.show:
         result = pause_sticky(ctx, ref)
     elif pending.show:  # even on a draft or an opted-out PR: a human asked to see them
-        result = _refresh(ctx, ref, pull, force=True)
+        result = look(True)
     else:  # `/notes on` alone: automatic updates resume, with their rules (drafts wait,
         # a PR no note matches gets no comment, the opt-out label still pauses); a comment
         # deleted while off is posted anew, not taken for a new opt-out (resumed)
-        result = _refresh(ctx, ref, pull)
+        result = look(False)
     wrote = result.outcome in (Outcome.CREATED, Outcome.UPDATED)
     if wrote:
         reactions.spent.writes += 1  # the notes comment, written for a command
@@ -301,10 +318,10 @@ def _write_owed_update(
     return f"comment {result.outcome}: {result.reason}", wrote
 
 
-def _refresh(ctx: BotContext, ref: PRRef, pull: dict[str, Any], *, force: bool = False) -> Refresh:
-    """The comment updated on the PR as it is now; a list GitHub gave short of its files
-    (a push's, lagging), which a command answers on at once, is looked at again later
-    (bot.files_recheck), as a PR event's is."""
+def _refresh(ctx: BotContext, ref: PRRef, pull: dict[str, Any], force: bool) -> Refresh:
+    """The comment updated on the PR as it is now (a Look: `force` as a command asks); a
+    list GitHub gave short of its files (a push's, lagging), which a command answers on at
+    once, is looked at again later (bot.files_recheck), as a PR event's is."""
     facts = _current_facts(ctx, ref, pull)
     result = refresh_sticky(ctx, ref, facts, force=force)
     after_command(ctx, ref, facts)

@@ -26,7 +26,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from bot.command_updates import write_owed
+from bot.command_updates import WAITS, write_owed
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
@@ -34,7 +34,7 @@ from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
-from bot.sticky import refresh_sticky, seen_event
+from bot.sticky import Refresh, refresh_sticky, seen_event
 from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)
@@ -141,24 +141,39 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     expected = facts.changed_files
     if not isinstance(expected, int) or rechecks >= len(delays) or ctx.queue is None:
         expected = None  # out of patience: match on the list as it is
-    try:
-        result = refresh_sticky(
+    by = event_id(delivery)
+    # older than an event handled: changes nothing, and a command's update owed takes the
+    # PR as it is now (its GET), not as this payload had it
+    newer = seen_event(ctx, ref, event_at, by) if event_at else None
+
+    def look(force: bool) -> Refresh:  # the PR as this event has it
+        return refresh_sticky(
             ctx,
             ref,
             facts,
+            force=force,
             files=files,
             event_at=event_at,
             expected_files=expected,
-            event_by=event_id(delivery),
+            event_by=by,
         )
+
+    pull, repo_id = payload["pull_request"], repository_id(payload)
+    try:
+        # the commands' update a lock refused, its unlock not delivered (or its run
+        # failed): paid at the PR's next chance, on this event's look, in its one write
+        # (its rules decide: the notes shown or paused, as an opted-out PR's event
+        # writes nothing of its own); a short list waits for its re-check, as the event
+        said = write_owed(ctx, ref, pull, repo_id, None if newer else look)
+        result = look(False) if said is None or said == WAITS or newer else None
     except FilesNotReady as short:
         return _recheck_later(ctx, delivery, short, delays[rechecks])
-    # the commands' update a lock refused, its unlock not delivered (or its run failed):
-    # paid at the PR's next chance, as an opted-out PR's event writes nothing of its own
-    said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
     # a deletion's, left up while locked; after the write, which takes the comment back
     # when it keeps it (an `on` said since: the comment asked for after the deletion)
     owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
+    if result is None:
+        more = f"; {owed}" if owed else ""
+        return f"the commands' update owed, on this event's look: {said}{more}"
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     more = "".join(f"; {x}" for x in (said, owed) if x)
     return f"{result.outcome}{comment}: {result.reason}{more}"

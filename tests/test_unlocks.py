@@ -43,9 +43,9 @@ from tests.webhook_kit import (
 )
 
 
-def ran(caplog, answer: dict) -> str:
-    """What the unlock's delivery did, as the server's log line says."""
-    opening = f"delivery {answer['delivery']} pull_request.unlocked PR "
+def ran(caplog, answer: dict, action: str = "unlocked") -> str:
+    """What the unlock's (or `action`'s) delivery did, as the server's log line says."""
+    opening = f"delivery {answer['delivery']} pull_request.{action} PR "
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
     return line.split(": ", 1)[1]
 
@@ -151,9 +151,8 @@ def test_an_unlock_not_delivered_leaves_the_commands_update_to_the_prs_next_even
     )
     assert "paused" in sticky(fake).body and state(rt).pending is None
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
-    opening = f"delivery {pushed['delivery']} pull_request.synchronize PR "
-    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
-    assert line.endswith("; comment updated: paused")
+    said = "the commands' update owed, on this event's look: comment updated: paused"
+    assert ran(caplog, pushed, "synchronize") == said
     said = " ".join(doc("commands.md").split())
     assert "to the PR's next event or command, whichever comes first" in said
 
@@ -175,6 +174,36 @@ def test_a_deferred_update_the_lock_refused_is_paid_with_its_thumb_by_the_next_p
     )
     assert "(why mode)" in sticky(fake).body and reactions(fake, why) == {"eyes", "+1"}
     assert state(rt).pending is None and rt.queue.counts()["failed"] == 0
+
+
+def test_the_next_event_pays_the_commands_update_on_its_own_look_in_one_write(live, caplog):
+    """`/notes why` the lock refused, its unlock never delivered; then the opt-out label.
+    The label's event paused the comment (the short paused line), then paid the `why`'s
+    update, which showed the notes again under it: two edits of the notes comment. One
+    edit now: the `why`'s rules (the notes shown, in why mode) on the event's look (the
+    label: the paused line above them)."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    fake.lock(DEFAULT_REPO, N)
+    reviewed(client, rt, fake, "/notes why")
+    assert state(rt).pending is not None and "(why mode)" not in sticky(fake).body
+    fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
+    fake.pull(DEFAULT_REPO, N).labels.append("no-review-notes")
+    fake.clear_requests()
+    labeled = deliver_pr(
+        client,
+        rt,
+        action="labeled",
+        title=MATCHING_TITLE,
+        labels=("no-review-notes",),
+        updated_at="2026-09-01T10:02:00Z",
+    )
+    body = sticky(fake).body
+    assert "(why mode)" in body and "paused" in body and state(rt).pending is None
+    assert repo_calls(fake)["PATCH issues/comments/{n}"] == 1
+    said = "the commands' update owed, on this event's look: comment updated: 1 note(s)"
+    assert ran(caplog, labeled, "labeled") == said
 
 
 def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live, caplog):
