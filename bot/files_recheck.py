@@ -63,12 +63,17 @@ def short_at_head(state: PRState, facts: PRFacts) -> bool:
 def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> None:
     """Queue the first re-check when the command's update matched the PR (`facts`, as its
     GET gave it) on a short list. None queued without a queue (a dry run cannot list) or
-    re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never)."""
+    re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never), nor while one of the PR's
+    waits (under its name, or another of its repository's): it looks at the list as it is
+    when it runs, for this command too (each queued its own, each listing the files)."""
     delays = ctx.settings.files_recheck_delays
     if ctx.queue is None or not delays:
         return
-    if short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
-        _schedule(ctx, ref, 1, delays[0], ctx.prs.kept_for(ref.repo, ref.number))
+    if not short_at_head(ctx.prs.get(ref.repo, ref.number), facts):
+        return
+    repo_id = ctx.prs.kept_for(ref.repo, ref.number)
+    if not ctx.queue.still_to_run(RECHECK_ACTION, ref.repo, ref.number, repo_id):
+        _schedule(ctx, ref, 1, delays[0], repo_id)
 
 
 def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int | None) -> None:

@@ -905,6 +905,13 @@ def _off_then_lagged_push(client, rt, fake, looks: int) -> None:
     assert fake.pending_faults() == looks, "the push's event, skipped, looked at no list"
 
 
+def _answered(client, rt, fake, line: str) -> None:
+    """The author says `line`; it runs, 👍, its files re-check (if any) left to wait."""
+    asked = say(client, rt, fake, line, login=AUTHOR, wait=False)
+    wait_until(lambda: "+1" in reactions(fake, asked), what=line)
+    wait_until(lambda: rt.queue.counts()["processing"] == 0, what=f"{line}'s end")
+
+
 @pytest.fixture
 def lagging(request, tmp_path, fake_github, app_key):
     """The app, with re-checks cut short (or as the test's parameter), on a PR whose
@@ -963,6 +970,24 @@ def test_a_command_s_re_checks_end_as_an_event_s_do(lagging):
     assert len(looks) == 1 + len(RECHECKS)  # the on's, then each re-check's
     say(client, rt, fake, "/notes", login=AUTHOR)  # asks again: the whole list
     assert NOTE_SHOWN in sticky(fake).body
+
+
+@pytest.mark.parametrize("lagging", [(3600.0,)], indirect=True)
+def test_commands_on_a_short_list_share_the_re_check_queued(lagging):
+    # three commands each answered on the list GitHub still gave short queued three
+    # re-checks of the PR, each to list its files again: one waits now, and it still
+    # takes the list as it is (the last of the delays)
+    client, rt, fake = lagging
+    _off_then_lagged_push(client, rt, fake, 3)
+    for line in ("/notes", "/notes why", "/notes"):
+        _answered(client, rt, fake, line)
+    assert fake.pending_faults() == 0, "each command listed the files"
+    assert rt.queue.counts()["pending"] == 1, "one re-check waits"
+    assert NOTE_SHOWN not in sticky(fake).body
+    fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=200, body=[]))
+    run_due(rt)
+    assert fake.pending_faults() == 0 and rt.queue.counts()["pending"] == 0
+    assert rt.queue.counts()["failed"] == 0 and NOTE_SHOWN not in sticky(fake).body
 
 
 @pytest.mark.parametrize("lagging", [()], indirect=True)
@@ -1540,9 +1565,7 @@ def test_a_command_s_re_check_follows_the_pr_s_state_to_its_repository_s_new_nam
 def test_a_re_check_a_lock_refused_shows_the_notes_asked_for_at_the_unlock(lagging):
     client, rt, fake = lagging
     _off_then_lagged_push(client, rt, fake, 1)
-    asked = say(client, rt, fake, "/notes", login=AUTHOR, wait=False)
-    wait_until(lambda: "+1" in reactions(fake, asked), what="the /notes")
-    wait_until(lambda: rt.queue.counts()["processing"] == 0, what="its end")
+    _answered(client, rt, fake, "/notes")
     assert NOTE_SHOWN not in sticky(fake).body and rt.queue.counts()["pending"] == 1
     fake.lock(DEFAULT_REPO, N)
     rt.db.execute("UPDATE deliveries SET not_before = ? WHERE state = 'pending'", (utcnow(),))
