@@ -45,6 +45,7 @@ from bot.comment_plan import deletion_ignored, found_gone, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
+from bot.files_recheck import after_command
 from bot.github_port import ConversationLocked, PRRef, ref_from_payload
 from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
@@ -214,7 +215,8 @@ def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, sai
     now, so an `on` written before it and run late changes nothing. On since (such an
     `on` ran meanwhile): the maintainer's deletion came last, updates go off again, and
     the comment the person asked for stays, with the paused line back (what it showed
-    stands: they asked after the deletion). A re-run does the same."""
+    stands: they asked after the deletion), looked at again on a list GitHub gave short
+    (bot.files_recheck), as a command's update is. A re-run does the same."""
     ctx.prs.put(replace(state, opted_out=True, switched_at=said))
     done = f"updates off: our comment {comment_id} was deleted (found gone by a command)"
     if state.paused is not None:
@@ -222,6 +224,7 @@ def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, sai
     facts = ctx.github.get_pull(ref)
     assert facts is not None  # (None: a dry run, whose deletions are ignored before)
     result = refresh_sticky(ctx, ref, facts, force=True)
+    after_command(ctx, ref, facts)
     return f"{done}; an `on` written before it had run: comment {result.outcome}, paused"
 
 

@@ -8,7 +8,9 @@ GitHub again; on a quiet PR (an `/notes on` after a push made while off: the pus
 event, skipped, looked at no list) none may come. Now the command's update queues this
 re-check (RECHECK_ACTION, an action GitHub never sends), after the first of
 REVIEW_NOTES_FILES_RECHECK_DELAYS, then after each next one while GitHub's list is still
-short; the last takes the list as it is, as an event's does.
+short; the last takes the list as it is, as an event's does. So does the update that
+shows the notes a person asked for again when GitHub's word of a deletion dates it
+(bot.deletion_events). One waits per PR: a command answered meanwhile leaves it the look.
 
 It updates the comment by a PR event's rules (paused, closed, a draft's wait, the
 notes hidden), but for a comment that shows the notes a command asked for under a

@@ -946,6 +946,28 @@ def test_a_deletion_a_notes_found_is_dated_by_githubs_word_against_a_late_on(
     assert ours(fake) == [c] and sticky(fake).body == text  # off: left alone
 
 
+def test_the_notes_a_deletion_dated_now_shows_again_on_a_short_list_are_looked_at_again(served):
+    """As above (the `on` written before the deletion, run late, then GitHub's word of
+    the deletion), after a push whose files GitHub lists short when that word comes: the
+    notes the `/notes` asked for, shown again under the paused line, were matched on the
+    short list for good (a PR event leaves a paused comment alone), where a command's
+    update on it looks again (bot.files_recheck). So does this one now."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    said_ago(client, rt, fake, "/notes off", 600)
+    attempt = missed(fake, sticky(fake), 300)
+    say(client, rt, fake, "/notes", login=AUTHOR)  # A found gone: C, paused
+    said_ago(client, rt, fake, "/notes on", 500)
+    assert not state(rt).opted_out and "paused" not in sticky(fake).body
+    fake.pull(DEFAULT_REPO, N).head_sha = "b" * 40  # a push, its event still to come
+    fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=200, body=[]))
+    swept(rt, fake, attempt)  # (drained: a re-check too, after its delay)
+    assert fake.pending_faults() == 0 and rt.queue.counts()["failed"] == 0
+    body = sticky(fake).body
+    assert state(rt).opted_out and "Automatic updates are paused" in body
+    assert "a path of this note" in body, "matched on the short list for good"
+
+
 @pytest.mark.parametrize("on", [500, 200])  # seconds ago: before the deletion, or after it
 def test_a_deletion_a_notes_found_with_no_off_or_on_before_is_dated_by_githubs_word(served, on):
     """No `off`/`on` ever said. The server down: a maintainer deletes the notes comment A
