@@ -206,6 +206,25 @@ def test_the_next_event_pays_the_commands_update_on_its_own_look_in_one_write(li
     assert ran(caplog, labeled, "labeled") == said
 
 
+def test_a_stale_event_pays_the_commands_update_on_the_pr_as_it_is_now(live, caplog):
+    """As above, the next delivery an event older than one handled (late, or re-run): its
+    payload is out of date (a title that links one more note), so the `why`'s update
+    is written on the PR as GitHub has it now, and the event changes nothing itself."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    shown = state(rt).notes
+    fake.lock(DEFAULT_REPO, N)
+    reviewed(client, rt, fake, "/notes why")
+    fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
+    old = title_with_one_more_note()
+    late = deliver_pr(client, rt, action="reopened", title=old, updated_at="2026-09-01T09:00:00Z")
+    assert "(why mode)" in sticky(fake).body and state(rt).notes == shown
+    assert state(rt).pending is None and state(rt).event_at == "2026-09-01T10:00:00Z"
+    stale = "skipped: stale event (2026-09-01T09:00:00Z < 2026-09-01T10:00:00Z)"
+    assert ran(caplog, late, "reopened") == f"{stale}; comment updated: {len(shown)} note(s)"
+
+
 def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live, caplog):
     """`/notes why` in the window of the `/notes` before it: its update waits for the
     window's end, 👍 and edit paid for. The conversation is locked and unlocked meanwhile,
