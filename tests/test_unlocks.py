@@ -37,6 +37,7 @@ from tests.webhook_kit import (
     octokit_example,
     ours,
     post,
+    pr_payload,
     repo_calls,
     title_with_one_more_note,
     wait_until,
@@ -223,6 +224,22 @@ def test_a_stale_event_pays_the_commands_update_on_the_pr_as_it_is_now(live, cap
     assert state(rt).pending is None and state(rt).event_at == "2026-09-01T10:00:00Z"
     stale = "skipped: stale event (2026-09-01T09:00:00Z < 2026-09-01T10:00:00Z)"
     assert ran(caplog, late, "reopened") == f"{stale}; comment updated: {len(shown)} note(s)"
+
+
+def test_an_event_in_a_deferred_updates_window_makes_its_own_update(live):
+    """`/notes why` waiting for its window's end, then a push whose title links one more
+    note: the event makes its own update (the new note shown) and leaves the `why`'s to
+    its time, as the unlock does."""
+    client, rt, fake = live
+    tune(rt, OWING, clock=lambda: 1000.0)
+    say(client, rt, fake, "/notes")  # opens the window
+    owe_an_update(client, rt, fake, "/notes why")
+    shown = len(state(rt).notes)
+    more = title_with_one_more_note()
+    pushed = pr_payload("synchronize", title=more, updated_at="2026-09-01T10:02:00Z")
+    assert post(client, "pull_request", pushed).status_code == 202
+    wait_until(lambda: len(state(rt).notes) == shown + 1, what="the push's own update")
+    assert state(rt).pending is not None
 
 
 def test_an_unlock_in_a_deferred_updates_window_leaves_the_update_to_its_time(live, caplog):
