@@ -56,7 +56,7 @@ from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind, changed_commands, parse_commands
 from bot.context import BotContext
-from bot.github_port import GitHubError, PRRef, never_sent
+from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -149,8 +149,27 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     spent = Spent()
     try:
         return _run_judged(ctx, ref, source, delivery, judged, spent)
+    except ConversationLocked:
+        if spent.writes > 1 or source.comment_id is None or source.on_diff:
+            raise  # heard (its 👀 shows), or not kept: what it left owed waits (bot.dispatch)
+        return _kept_for_the_unlock(ctx, ref, source, delivery)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _kept_for_the_unlock(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
+    """GitHub refused the comment's first write, its 👀, as the conversation is locked
+    (said there by a maintainer, or locked before its 👀): nothing shows it was heard, so
+    it is kept, and run again at the unlock (bot.locked_commands)."""
+    if not ctx.locked.keep(ref, delivery, source):
+        return "the conversation is locked: a newer text of this comment is kept for the unlock"
+    log.info(
+        "%s#%d: the conversation is locked: the commands of comment %s are kept for the unlock",
+        ref.repo,
+        ref.number,
+        source.comment_id,
+    )
+    return "the conversation is locked: its commands are kept for the unlock"
 
 
 def _judge(

@@ -10,10 +10,12 @@ Each is checked at intake, on its payload alone (`check_comment`, `check_review`
 read into a `Source` (bot.command_source): where its commands were written, and what
 the event says about the PR. bot.command_answers runs and answers them.
 
-A locked conversation takes no comment and no reaction from the App: a command there
-is ignored at intake (the payload says `locked`), and a lock that came after the command
-ends its delivery at the first write GitHub refuses (bot.dispatch): the update of the
-notes comment it asked for, when refused, is owed and made at the unlock.
+A locked conversation takes no comment and no reaction from the App: a PR comment's
+commands whose 👀 GitHub refuses so (said there, or locked before the 👀) are kept and
+run at the unlock (bot.locked_commands); a review's or a diff comment's there are ignored
+at intake (the payload says `locked`). A lock that came after the 👀 ends the delivery at
+the first write GitHub refuses (bot.dispatch): the update of the notes comment it asked
+for, when refused, is owed and made at the unlock.
 
 Bots are never answered (our own comments included, known by who wrote them; with a
 token, whose owner also writes as a person, by who wrote them and our marker: see
@@ -95,11 +97,11 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
     body = item.get("body") or ""
     if not _MAY_HOLD_COMMAND.search(body):
         return "no line starts with a slash command"
-    if _locked(payload):
+    if _locked(payload) and "issue" not in payload:  # a review, a comment on the diff
         return (
             "the conversation is locked: GitHub takes no comment and no reaction from the"
-            " App there, so commands are neither run nor answered, nor kept for the unlock:"
-            " say them again once unlocked"
+            " App there, and a review's or a diff comment's commands are not kept for the"
+            " unlock, as a PR comment's are: say them again once unlocked"
         )
     _item_id(item, part)  # a command's: refused at intake (400), not failed when run
     return None

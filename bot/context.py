@@ -11,6 +11,7 @@ from bot.feedback_store import FeedbackStore
 from bot.flood_control import Clock, FloodControl
 from bot.github_port import GitHubPort
 from bot.library import Library
+from bot.locked_commands import LockedCommands
 from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
 from bot.prstate import PRStore
@@ -34,6 +35,7 @@ class BotContext:
     flood: FloodControl = field(init=False, repr=False, compare=False)
     feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
     decisions: DecisionStore = field(init=False, repr=False, compare=False)  # in the PRs' file
+    locked: LockedCommands = field(init=False, repr=False, compare=False)  # in the PRs' file
 
     def __post_init__(self) -> None:
         if self.matcher.library is not self.library:  # the comment would link other notes
@@ -44,6 +46,7 @@ class BotContext:
         object.__setattr__(self, "flood", FloodControl(self.commands, self.clock))
         object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
         object.__setattr__(self, "decisions", DecisionStore(self.prs.db))
+        object.__setattr__(self, "locked", LockedCommands(self.prs.db))
 
     @property
     def links(self) -> NoteLinks:

@@ -136,6 +136,9 @@ class DryRunGitHub:
         found = [row["id"] for row in earlier if ends_with_key(row["body"], key)]
         return int(found[0]) if found else None
 
+    def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
+        return None  # never asked: a dry run's writes are never refused as locked
+
     def create_comment(self, ref: PRRef, body: str) -> int:
         now = utcnow()
         rows = self.db.execute(

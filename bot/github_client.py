@@ -369,6 +369,18 @@ class GitHubClient:
 
         return self._sessions.as_installation(ref, op, READ_COMMENTS)
 
+    def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
+        def op(gh: Github) -> str | None:
+            comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
+            if self._gone_when_called(  # lazy: the request is the raw_data
+                f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
+            ):
+                return None
+            on = str(comment.raw_data.get("issue_url") or "")
+            return comment.body if on.endswith(f"/issues/{ref.number}") else None
+
+        return self._sessions.as_installation(ref, op, READ_COMMENTS)
+
     def create_comment(self, ref: PRRef, body: str) -> int:
         since = datetime.now(UTC) - CLOCK_SLACK
         runs = 0

@@ -281,6 +281,11 @@ class GitHubPort(Protocol):
         key mid-text, echoing what a user typed."""
         ...
 
+    def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
+        """The text of comment `comment_id` on the PR's conversation now (one GET); None
+        when it is gone (deleted) or on another issue."""
+        ...
+
     def create_comment(self, ref: PRRef, body: str) -> int:
         """Post a new comment (replies to commands); return its id."""
         ...

@@ -32,6 +32,7 @@ from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
+from bot.locked_commands import release
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import Refresh, refresh_sticky, seen_event
@@ -79,18 +80,21 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     the notes comment), the write owed, then the deletion owed (`delete_owed`). The
     commands' update (`pending`, one a lock refused) by their rules, with their 👍; else
     a write of ours the lock refused, or whose answer was lost (`unconfirmed`), as any
-    PR event's. Nothing owed: nothing written (the lock changed nothing the comment
-    shows)."""
+    PR event's. Then the commands said on the locked PR, or locked before their 👀, are
+    queued again (bot.locked_commands). Nothing owed: nothing written (the lock changed
+    nothing the comment shows)."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     back = write_back_owed(ctx, ref) and "a rewrite's words written back over our late edit"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
-        return "; ".join(x for x in (back, handle_pull_request(ctx, delivery)) if x)
-    said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
-    owed = delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))
-    done = "; ".join(x for x in (back, said, owed) if x)
-    return done or "nothing owed: no write or deletion was left to the unlock"
+        done: list[str | bool | None] = [back, handle_pull_request(ctx, delivery)]
+    else:
+        said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
+        done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]
+    done.append(release(ctx, ref))  # the commands it kept from being heard, queued after
+    nothing = "nothing owed: no write or deletion was left to the unlock"
+    return "; ".join(x for x in done if x) or nothing
 
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:

@@ -30,7 +30,6 @@ from tests.command_kit import (
     sticky,
     tune,
 )
-from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, FakeComment, Identity
 from tests.webhook_kit import (
     MATCHING_FILES,
@@ -347,6 +346,7 @@ def test_a_comment_opening_with_a_pasted_bom_runs_its_command(live):
 
 
 def test_a_command_on_a_locked_pr_is_not_a_failure_no_retry_can_fix(live):
+    # kept for the unlock instead (tests/test_unlocks.py): one refused 👀, nothing more
     client, rt, fake = live
     fake.set_permission(DEFAULT_REPO, "maintainer", "write")
     fake.lock(DEFAULT_REPO, N, "too heated")
@@ -355,39 +355,44 @@ def test_a_command_on_a_locked_pr_is_not_a_failure_no_retry_can_fix(live):
     payload["issue"].update(locked=True, active_lock_reason="too heated")
     fake.clear_requests()
     r = post(client, "issue_comment", payload)
-    assert r.status_code == 202 and r.json()["status"] == "ignored"
-    assert "locked" in r.json()["reason"] and "say them again once unlocked" in r.json()["reason"]
-    said = " ".join(doc("commands.md").split())
-    assert "unlock the conversation first, then say the command again" in said
+    assert r.status_code == 202 and r.json()["status"] == "queued"
     drain(rt)
     assert rt.queue.counts()["failed"] == 0
     assert client.get("/healthz").json()["failed"] == 0
-    assert reactions(fake, c) != {"eyes"}  # taken, then neither answered nor refused
-    assert repo_calls(fake) == Counter()  # nothing tried that GitHub must refuse
+    assert reactions(fake, c) == set() and ours(fake) == []
+    refused = [q for q in fake.requests if q.method == "POST" and q.path.startswith("/repos/")]
+    assert [q.status for q in refused] == [403]  # the 👀: nothing tried after it
 
 
-def test_a_review_on_a_locked_pr_is_ignored_too(live):
+@pytest.mark.parametrize("on_diff", [False, True])
+def test_a_review_or_a_diff_comment_on_a_locked_pr_is_ignored(live, on_diff):
+    # not kept for the unlock, as a PR comment's commands are (bot.locked_commands)
     client, rt, fake = live
     head = fake.pull(DEFAULT_REPO, N).head_sha
     fake.lock(DEFAULT_REPO, N)
-    payload = review_payload("/notes help", head_sha=head)
+    if on_diff:
+        c = fake.add_review_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+        event, payload = "pull_request_review_comment", diff_comment_payload(c, head_sha=head)
+    else:
+        event, payload = "pull_request_review", review_payload("/notes help", head_sha=head)
     payload["pull_request"]["locked"] = True
-    r = post(client, "pull_request_review", payload)
+    r = post(client, event, payload)
     assert r.json()["status"] == "ignored" and "locked" in r.json()["reason"]
+    assert "not kept for the unlock" in r.json()["reason"]
 
 
-def test_a_lock_between_the_command_and_its_answer_ends_the_delivery(live, caplog):
-    # the payload says unlocked; by the time the bot answers, a maintainer has locked it
+def test_a_lock_between_the_command_and_its_answer_ends_the_delivery(live):
+    # the payload says unlocked; by the time the bot answers, a maintainer has locked it:
+    # the 👀 refused, the commands are kept for the unlock (tests/test_unlocks.py)
     client, rt, fake = live
     c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes", login="octo-dev")
     fake.lock(DEFAULT_REPO, N)
-    with caplog.at_level("INFO", logger="bot.dispatch"):
-        r = post(client, "issue_comment", comment_payload(c))
-        drain(rt)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
     assert rt.queue.get(r.json()["delivery"]).state == "done"
     assert client.get("/healthz").json()["failed"] == 0
     assert reactions(fake, c) == set() and ours(fake) == []
-    assert "is locked, GitHub refused our write" in caplog.text
+    assert [k.comment_id for k in rt.ctx.locked.kept(DEFAULT_REPO, N)] == [c.id]
     # one refused write ends it: the rest is not tried
     assert len(fake.calls("POST", "/repos/*/reactions")) == 1
     assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments") == []

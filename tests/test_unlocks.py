@@ -16,8 +16,12 @@ from tests.command_kit import (
     AUTHOR,
     OWING,
     N,
+    comment_payload,
+    edit,
+    maintainer_deletes,
     owe_an_update,
     reactions,
+    replies,
     retried_for_its_thumb,
     reviewed,
     run_due,
@@ -302,3 +306,111 @@ def test_a_pull_request_payload_its_handler_cannot_read_is_refused_at_intake(
     assert post(client, "pull_request", good).status_code == 202
     said = " ".join(doc("operating.md").split())
     assert "so is a `pull_request` event handled (`unlocked` too) whose `installation`" in said
+
+
+# --- commands the lock kept from being heard (bot.locked_commands) --------------------
+
+
+def said_while_locked(client, rt, fake, body: str):
+    """A maintainer (only collaborators may comment on a locked conversation) says `body`
+    on the locked PR; its delivery runs, GitHub refusing its 👀. Returns the comment."""
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = fake.add_comment(DEFAULT_REPO, N, body, login="maintainer")
+    payload = comment_payload(c)
+    payload["issue"].update(locked=True, active_lock_reason="too heated")
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 202 and r.json()["status"] == "queued", r.text
+    drain(rt)
+    assert rt.queue.get(r.json()["delivery"]).state == "done"
+    return c
+
+
+def test_a_command_said_on_a_locked_pr_is_answered_at_the_unlock(live, caplog):
+    """A maintainer's `/notes help` and `/notes why` on the locked PR: GitHub refuses the
+    App's 👀 there, and the commands were dropped (ignored at intake), the maintainer
+    told by nothing on the PR to say them again. They are kept, and run at the unlock:
+    👀, the reply, the why mode, 👍."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N, "too heated")
+    c = said_while_locked(client, rt, fake, "/notes help\n/notes why")
+    assert reactions(fake, c) == set() and replies(fake) == []
+    assert "(why mode)" not in sticky(fake).body and not state(rt).verbose
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == "1 comment(s) of commands kept while locked queued"
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 0
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    said = " ".join(doc("commands.md").split())
+    assert "kept, and run at the unlock" in said
+
+
+def test_a_kept_command_whose_comment_was_deleted_is_not_run(live, caplog):
+    """The maintainer took the command back (deleted its comment) before the unlock:
+    nothing is run for it, and the unlock says so."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    maintainer_deletes(fake, c)
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == f"kept commands dropped: comment {c.id} (deleted since)"
+    assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+def test_a_kept_command_edited_while_locked_runs_its_last_text_whole(live):
+    """Said locked, then edited while still locked (adding a line): the edit is kept in
+    its place, and the unlock runs every command of the text it shows, once."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    edit(client, rt, fake, c, "/notes help\n/notes why")
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert "(why mode)" in sticky(fake).body
+
+
+def test_a_kept_comment_edited_after_the_unlock_is_left_to_its_edit(live, caplog):
+    """Edited once unlocked, before the unlock's event ran: the text kept is no longer
+    what the comment says, and the edit's own event answers what it changed."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    c.body = "/notes why"  # in the web UI; its event comes after the unlock's
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == f"kept commands dropped: comment {c.id} (edited since)"
+    assert replies(fake) == []
+
+
+def test_a_command_locked_before_its_eyes_is_answered_at_the_unlock(live):
+    """Said on the open PR (its event says unlocked), locked before the bot's 👀: GitHub
+    refused it, and the command was dropped, though nothing on the PR said it was not
+    heard. It is kept as one said locked, and answered at the unlock."""
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes", login="octo-dev")
+    fake.lock(DEFAULT_REPO, N)
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+    assert reactions(fake, c) == set() and ours(fake) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert sticky(fake) is not None and rt.queue.counts()["failed"] == 0
+
+
+def test_a_command_refused_after_its_eyes_is_not_kept(live, caplog):
+    """The 👀 landed, the lock came before the reply: heard, so not run again at the
+    unlock (its reply is not made, as before: docs/commands.md)."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+    lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", lock)
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
+    assert reactions(fake, c) == {"eyes"} and replies(fake) == []

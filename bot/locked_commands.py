@@ -1,0 +1,177 @@
+"""Commands a locked conversation kept the bot from hearing, kept for its unlock (shell).
+
+On a locked PR only collaborators may comment, and GitHub refuses the App every write
+there, reactions too: a maintainer's command said there, or said just before a lock that
+came ahead of its 👀, could be neither answered nor acknowledged, and was dropped. A PR
+comment's commands whose first write (the 👀, or 😕) GitHub refused so are kept here
+(`keep`, bot.command_answers), one row per comment, in the bot's SQLite file
+(`locked_commands`). The unlock (bot.pr_events) queues each again (`release`), run then
+as if GitHub had just sent it (reactions, replies, the notes comment's update), when the
+comment still says what was kept: one deleted since was taken back, and one edited since
+is answered by its edit's own event. Their order keys (`said_at`) decide as for any
+command run late: an `off` kept, outranked by an `on` said after the unlock, changes
+nothing. An edit made while locked replaces the kept comment's text, and asks for the
+commands that neither the comment's text before the lock nor the edit before had (as an
+edit's event does).
+
+A review body or a comment on the diff is not kept: GitHub gives the bot no reaction on
+the one and no way here to read the other again at the unlock (bot.command_events ignores
+them at intake on a locked PR).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bot.command_source import Source
+from bot.db import Database, utcnow
+from bot.github_port import PRRef
+from bot.order_keys import said_before
+from bot.queue import Delivery
+
+if TYPE_CHECKING:  # the context holds the store
+    from bot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS locked_commands (
+    repo        TEXT NOT NULL,      -- lower-case owner/name
+    number      INTEGER NOT NULL,
+    comment_id  INTEGER NOT NULL,   -- the PR comment the commands are in
+    delivery    TEXT NOT NULL,      -- the delivery kept (its newest, for an edited comment)
+    event       TEXT NOT NULL,
+    payload     TEXT NOT NULL,      -- as GitHub sent it (JSON)
+    body        TEXT NOT NULL,      -- the comment's text kept: the unlock runs it if it shows
+    old_body    TEXT,               -- its text before the lock (an edit); NULL: a new comment
+    said_at     TEXT,               -- its order key (bot.command_events.said_at)
+    kept_at     TEXT NOT NULL,
+    PRIMARY KEY (repo, number, comment_id)
+);
+"""
+# the delivery queued again at the unlock: the kept one's id, then this
+UNLOCKED_ID = "#unlocked"
+
+
+@dataclass(frozen=True)
+class Kept:
+    comment_id: int
+    delivery: str
+    event: str
+    payload: dict[str, Any]
+    body: str
+    old_body: str | None
+
+
+class LockedCommands:
+    """The `locked_commands` table."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(SCHEMA)  # an older file gains the table here, at start
+
+    def keep(self, ref: PRRef, delivery: Delivery, source: Source) -> bool:
+        """Keep the comment's commands for the unlock; an edit of one kept already keeps
+        the text before the lock (its commands ran then). False: a newer text of the
+        comment is kept (this delivery ran late)."""
+        assert source.comment_id is not None
+        key = (ref.repo.lower(), ref.number, source.comment_id)
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "SELECT said_at, old_body FROM locked_commands"
+                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                key,
+            ).fetchone()
+            if row is not None and said_before(source.said_at, row["said_at"]):
+                return False
+            old_body = source.old_body if row is None else row["old_body"]
+            conn.execute(
+                "INSERT OR REPLACE INTO locked_commands (repo, number, comment_id, delivery,"
+                " event, payload, body, old_body, said_at, kept_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *key,
+                    delivery.id,
+                    delivery.event,
+                    json.dumps(delivery.payload),
+                    source.body,
+                    old_body,
+                    source.said_at,
+                    utcnow(),
+                ),
+            )
+        return True
+
+    def kept(self, repo: str, number: int) -> list[Kept]:
+        """The PR's kept comments, in the order they were said."""
+        rows = self.db.execute(
+            "SELECT * FROM locked_commands WHERE repo = ? AND number = ?"
+            " ORDER BY said_at IS NULL, said_at, comment_id",
+            (repo.lower(), number),
+        )
+        return [
+            Kept(
+                r["comment_id"],
+                r["delivery"],
+                r["event"],
+                json.loads(r["payload"]),
+                r["body"],
+                r["old_body"],
+            )
+            for r in rows
+        ]
+
+    def forget(self, repo: str, number: int, comment_id: int) -> None:
+        self.db.execute(
+            "DELETE FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",
+            (repo.lower(), number, comment_id),
+        )
+
+
+def release(ctx: BotContext, ref: PRRef) -> str | None:
+    """At the unlock: queue each kept comment's commands again, to run after the unlock,
+    when the comment still shows the text kept (one GET each); forget them all. What was
+    done, None when nothing was kept."""
+    kept = ctx.locked.kept(ref.repo, ref.number)
+    if not kept or ctx.queue is None:
+        return None
+    queued, dropped = 0, []
+    for k in kept:
+        now = ctx.github.comment_text(ref, k.comment_id)
+        if now == k.body:
+            ctx.queue.enqueue(
+                f"{k.delivery}{UNLOCKED_ID}",
+                k.event,
+                "created" if k.old_body is None else "edited",
+                _as_said(k),
+                ref.repo,
+                ref.number,
+                by_bot=True,
+            )
+            queued += 1
+        else:
+            dropped.append(f"{k.comment_id} ({'deleted' if now is None else 'edited'} since)")
+            log.info("%s#%d: kept commands dropped: %s", ref.repo, ref.number, dropped[-1])
+        ctx.locked.forget(ref.repo, ref.number, k.comment_id)
+    said = [f"{queued} comment(s) of commands kept while locked queued"] if queued else []
+    if dropped:
+        said.append(f"kept commands dropped: comment {', '.join(dropped)}")
+    return "; ".join(said)
+
+
+def _as_said(kept: Kept) -> dict[str, Any]:
+    """The kept delivery's payload, asking for the commands the comment's text before the
+    lock did not have (all of a comment new then)."""
+    payload = copy.deepcopy(kept.payload)
+    payload["comment"]["body"] = kept.body
+    if kept.old_body is None:
+        payload.pop("changes", None)
+        payload["action"] = "created"
+    else:
+        payload["action"] = "edited"
+        payload["changes"] = {"body": {"from": kept.old_body}}
+    return payload
