@@ -150,8 +150,10 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     try:
         return _run_judged(ctx, ref, source, delivery, judged, spent)
     except ConversationLocked:
-        if spent.writes > 1 or source.comment_id is None or source.on_diff:
-            raise  # heard (its 👀 shows), or not kept: what it left owed waits (bot.dispatch)
+        # heard (its 👀 shows, or an earlier run's may: a reply too, which a run under
+        # another id would post again), or not kept: what it left owed waits (bot.dispatch)
+        if spent.writes > 1 or delivery.attempts > 1 or source.comment_id is None or source.on_diff:
+            raise
         return _kept_for_the_unlock(ctx, ref, source, delivery)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)

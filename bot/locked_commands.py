@@ -136,11 +136,10 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     """At the unlock: queue each kept comment's commands again, to run after the unlock,
     when the comment still shows the text kept (one GET each); forget them all. What was
     done, None when nothing was kept."""
-    kept = ctx.locked.kept(ref.repo, ref.number)
-    if not kept or ctx.queue is None:
+    if ctx.queue is None:  # (a replay's: no queue to run them in)
         return None
     queued, dropped = 0, []
-    for k in kept:
+    for k in ctx.locked.kept(ref.repo, ref.number):
         now = ctx.github.comment_text(ref, k.comment_id)
         if now == k.body:
             ctx.queue.enqueue(
@@ -160,7 +159,7 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     said = [f"{queued} comment(s) of commands kept while locked queued"] if queued else []
     if dropped:
         said.append(f"kept commands dropped: comment {', '.join(dropped)}")
-    return "; ".join(said)
+    return "; ".join(said) or None
 
 
 def _as_said(kept: Kept) -> dict[str, Any]:

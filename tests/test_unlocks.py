@@ -17,6 +17,7 @@ from tests.command_kit import (
     OWING,
     N,
     comment_payload,
+    diff_comment_payload,
     edit,
     maintainer_deletes,
     owe_an_update,
@@ -25,6 +26,7 @@ from tests.command_kit import (
     retried_for_its_thumb,
     reviewed,
     run_due,
+    said_and_left_without_its_thumb,
     say,
     state,
     sticky,
@@ -48,9 +50,9 @@ from tests.webhook_kit import (
 )
 
 
-def ran(caplog, answer: dict, action: str = "unlocked") -> str:
-    """What the unlock's (or `action`'s) delivery did, as the server's log line says."""
-    opening = f"delivery {answer['delivery']} pull_request.{action} PR "
+def ran(caplog, answer: dict, event: str = "pull_request.unlocked") -> str:
+    """What the unlock's delivery (or another `event`'s) did, as the server's log line says."""
+    opening = f"delivery {answer['delivery']} {event} PR "
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith(opening)]
     return line.split(": ", 1)[1]
 
@@ -157,7 +159,7 @@ def test_an_unlock_not_delivered_leaves_the_commands_update_to_the_prs_next_even
     assert "paused" in sticky(fake).body and state(rt).pending is None
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
     said = "the commands' update owed, on this event's look: comment updated: paused"
-    assert ran(caplog, pushed, "synchronize") == said
+    assert ran(caplog, pushed, "pull_request.synchronize") == said
     said = " ".join(doc("commands.md").split())
     assert "to the PR's next event or command, whichever comes first" in said
 
@@ -208,7 +210,7 @@ def test_the_next_event_pays_the_commands_update_on_its_own_look_in_one_write(li
     assert "(why mode)" in body and "paused" in body and state(rt).pending is None
     assert repo_calls(fake)["PATCH issues/comments/{n}"] == 1
     said = "the commands' update owed, on this event's look: comment updated: 1 note(s)"
-    assert ran(caplog, labeled, "labeled") == said
+    assert ran(caplog, labeled, "pull_request.labeled") == said
 
 
 def test_a_stale_event_pays_the_commands_update_on_the_pr_as_it_is_now(live, caplog):
@@ -227,7 +229,7 @@ def test_a_stale_event_pays_the_commands_update_on_the_pr_as_it_is_now(live, cap
     assert "(why mode)" in sticky(fake).body and state(rt).notes == shown
     assert state(rt).pending is None and state(rt).event_at == "2026-09-01T10:00:00Z"
     stale = "skipped: stale event (2026-09-01T09:00:00Z < 2026-09-01T10:00:00Z)"
-    assert ran(caplog, late, "reopened") == f"{stale}; comment updated: {len(shown)} note(s)"
+    assert ran(caplog, late, "pull_request.reopened") == f"{stale}; comment updated: {len(shown)} note(s)"
 
 
 def test_an_event_in_a_deferred_updates_window_makes_its_own_update(live):
@@ -322,9 +324,11 @@ def said_while_locked(client, rt, fake, body: str):
     assert r.status_code == 202 and r.json()["status"] == "queued", r.text
     drain(rt)
     assert rt.queue.get(r.json()["delivery"]).state == "done"
+    assert rt.queue.counts()["failed"] == 0
     return c
 
 
+# kills: bot/locked_commands.py:LockedCommands.keep its True not returned (the kept line lost)
 def test_a_command_said_on_a_locked_pr_is_answered_at_the_unlock(live, caplog):
     """A maintainer's `/notes help` and `/notes why` on the locked PR: GitHub refuses the
     App's 👀 there, and the commands were dropped (ignored at intake), the maintainer
@@ -335,6 +339,8 @@ def test_a_command_said_on_a_locked_pr_is_answered_at_the_unlock(live, caplog):
     say(client, rt, fake, "/notes")
     fake.lock(DEFAULT_REPO, N, "too heated")
     c = said_while_locked(client, rt, fake, "/notes help\n/notes why")
+    kept = [r.getMessage() for r in caplog.records if "issue_comment.created PR" in r.getMessage()]
+    assert kept[-1].endswith(": the conversation is locked: its commands are kept for the unlock")
     assert reactions(fake, c) == set() and replies(fake) == []
     assert "(why mode)" not in sticky(fake).body and not state(rt).verbose
     answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
@@ -414,3 +420,51 @@ def test_a_command_refused_after_its_eyes_is_not_kept(live, caplog):
     answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
     assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+
+
+def test_a_comment_edited_while_locked_runs_only_what_the_edit_added(live):
+    """`/notes help` said and answered before the lock, the comment edited while locked to
+    add `/notes why`: the unlock runs the `why` alone, as the edit's event would have (one
+    reply, not two)."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = say(client, rt, fake, "/notes help")
+    assert len(replies(fake)) == 1
+    fake.lock(DEFAULT_REPO, N)
+    edit(client, rt, fake, c, "/notes help\n/notes why")
+    assert "(why mode)" not in sticky(fake).body
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 1
+
+
+# kills: bot/command_answers.py:run_commands a retry's refused 👀 kept (its reply posted twice)
+def test_a_retry_refused_its_eyes_by_the_lock_is_not_kept(live, caplog):
+    """A command answered but for its 👍 (GitHub failed it), retried once the PR is
+    locked: the retry's 👀 is refused, but an earlier run was heard (its 👀, its reply):
+    run again at the unlock under another delivery, it would reply twice. Not kept."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    c = said_and_left_without_its_thumb(client, rt, fake, "/notes help")
+    fake.lock(DEFAULT_REPO, N)
+    (retried,) = rt.queue.retry()
+    drain(rt)
+    said = ran(caplog, {"delivery": retried}, "issue_comment.created")
+    assert said.startswith("stopped: the conversation is locked")
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes"}
+
+
+# kills: bot/command_answers.py:run_commands a diff comment kept (never found at the unlock)
+def test_a_diff_comment_locked_before_its_eyes_is_not_kept(live):
+    """A comment on the diff is not read again at the unlock (bot.locked_commands): one
+    the lock refused the 👀 of is dropped, as before."""
+    client, rt, fake = live
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+    fake.lock(DEFAULT_REPO, N)
+    post(client, "pull_request_review_comment", diff_comment_payload(c, head_sha=head))
+    drain(rt)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert replies(fake) == []
