@@ -164,13 +164,12 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
 
 def _as_said(kept: Kept) -> dict[str, Any]:
     """The kept delivery's payload, asking for the commands the comment's text before the
-    lock did not have (all of a comment new then)."""
+    lock did not have (all of a comment new then). Its text is the one kept (`keep`): the
+    newest delivery's. A `created` reads no `changes` an edit's payload carries."""
     payload = copy.deepcopy(kept.payload)
-    payload["comment"]["body"] = kept.body
     if kept.old_body is None:
-        payload.pop("changes", None)
         payload["action"] = "created"
-    else:
+    else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)
         payload["action"] = "edited"
         payload["changes"] = {"body": {"from": kept.old_body}}
     return payload

@@ -468,3 +468,17 @@ def test_a_diff_comment_locked_before_its_eyes_is_not_kept(live):
     assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert replies(fake) == []
+
+
+# kills: bot/locked_commands.py:_as_said the last edit's own `from` asked for, not the pre-lock text
+def test_a_comment_edited_twice_while_locked_runs_what_both_edits_added(live):
+    """Answered before the lock, then edited twice while locked: the unlock asks for what
+    the text before the lock lacked, not only what the last edit added."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = say(client, rt, fake, "/notes help")
+    fake.lock(DEFAULT_REPO, N)
+    edit(client, rt, fake, c, "/notes help\n/notes why")
+    edit(client, rt, fake, c, "/notes help\n/notes why\n/notes search cache")
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 2
