@@ -229,7 +229,10 @@ def test_a_stale_event_pays_the_commands_update_on_the_pr_as_it_is_now(live, cap
     assert "(why mode)" in sticky(fake).body and state(rt).notes == shown
     assert state(rt).pending is None and state(rt).event_at == "2026-09-01T10:00:00Z"
     stale = "skipped: stale event (2026-09-01T09:00:00Z < 2026-09-01T10:00:00Z)"
-    assert ran(caplog, late, "pull_request.reopened") == f"{stale}; comment updated: {len(shown)} note(s)"
+    assert (
+        ran(caplog, late, "pull_request.reopened")
+        == f"{stale}; comment updated: {len(shown)} note(s)"
+    )
 
 
 def test_an_event_in_a_deferred_updates_window_makes_its_own_update(live):
