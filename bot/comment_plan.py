@@ -123,6 +123,10 @@ def deleted_by_maintainer(state: KnownComment) -> bool:
     return state.comment_id is not None and not state.resumed
 
 
+# why a deletion (or a rewrite) an `off`/`on` said after it outranks changes nothing
+SWITCHED_AFTER = "a `/notes off` or `on` said after the deletion decides"
+
+
 def deletion_ignored(
     state: KnownComment, comment_id: int, *, by_us: bool, by_our_account: bool, said: str
 ) -> str | None:
@@ -154,7 +158,7 @@ def deletion_ignored(
     if by_our_account and (known is None or state.unconfirmed):
         return "deleted by the bot's account, the comment it keeps not known: taken for its own"
     if said_before(said, state.switched_at):
-        return "a `/notes off` or `on` said after the deletion decides"
+        return SWITCHED_AFTER
     return None
 
 

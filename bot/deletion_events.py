@@ -31,17 +31,18 @@ A rewrite (`issue_comment` `edited` of a comment our account wrote: the text bef
 opened with our marker, the text now does not, `rewrote_notes`) is the comment's
 deletion for readers, counted as one by the same rules, but dated when it was made (its
 `comment.updated_at`, as an edited command is); the route takes it from the slash
-commands' (`Route.claims`, `claims_rewrite`).
+commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
+the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.command_events import comment_written
-from bot.comment_plan import deletion_ignored, found_gone, replaced_by_kept
+from bot.comment_plan import SWITCHED_AFTER, deletion_ignored, found_gone, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
@@ -51,7 +52,7 @@ from bot.markers import MARKER, by_our_app, opens_with, written_by_us
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
-from bot.sticky import record_deletion, refresh_sticky
+from bot.sticky import forget_comment, record_deletion, refresh_sticky
 from bot.write_backs import owe_write_back, write_back_owed
 
 log = logging.getLogger(__name__)
@@ -146,7 +147,7 @@ def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
-    return _taken_away(ctx, delivery, *_named(delivery.payload))[1]
+    return _taken_away(ctx, delivery, *_named(delivery.payload)).done
 
 
 def _named(payload: dict[str, Any]) -> tuple[PRRef, int]:
@@ -156,14 +157,26 @@ def _named(payload: dict[str, Any]) -> tuple[PRRef, int]:
     return ref, payload_id(payload["comment"].get("id"), "comment.id")
 
 
+class _Taken(NamedTuple):
+    """What a deletion (or a rewrite) of our notes comment did: whether it counted (the
+    updates went off), what was done, and whether an `off`/`on` said after it outranks
+    it (not counted)."""
+
+    counted: bool
+    done: str
+    outranked: bool = False
+
+
 def _taken_away(
     ctx: BotContext, delivery: Delivery, ref: PRRef, comment_id: int, edited: str | None = None
-) -> tuple[bool, str]:
+) -> _Taken:
     """Our notes comment `comment_id` on `ref` deleted, or rewritten at order key `edited`
-    (`_said`): whether it counted (the updates went off), and what was done."""
+    (`_said`)."""
     payload = delivery.payload
     if ctx.settings.is_dry_run:
-        return False, "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
+        return _Taken(
+            False, "ignored: a dry run posts no comment on GitHub, so none of its was deleted"
+        )
     comment = payload["comment"]
     author = _author(comment)
     ours = own_logins(ctx.settings, ctx.github.bot_login())
@@ -174,12 +187,12 @@ def _taken_away(
     by_us = written_by_us(author, *_writer(comment), ours, ctx.settings.github_app_id)
     why = deletion_ignored(state, comment_id, by_us=by_us, by_our_account=by_account, said=said)
     if why is not None:
-        return False, f"ignored: {why}"
+        return _Taken(False, f"ignored: {why}", why == SWITCHED_AFTER)
     if found_gone(state, comment_id):
-        return True, _dated_now(ctx, ref, state, comment_id, said)
+        return _Taken(True, _dated_now(ctx, ref, state, comment_id, said))
     if not replaced_by_kept(state, comment_id):
         record_deletion(ctx, ref, state, comment_id, said)
-        return True, f"updates off: our comment {comment_id} was deleted"
+        return _Taken(True, f"updates off: our comment {comment_id} was deleted")
     # Made after the `/notes on` whose write found it gone and posted the comment kept
     # now: the maintainer's "go away" came last. That comment is the bot's: it goes too,
     # as if never posted. Owed before the call: a delete GitHub applied but answered
@@ -195,7 +208,7 @@ def _taken_away(
     record_deletion(ctx, ref, replace(state, owed_delete=kept), comment_id, said)
     locked = _delete_owed_now(ctx, ref, kept)
     if locked is None:
-        return True, f"{done}, deleted too"
+        return _Taken(True, f"{done}, deleted too")
     # the maintainer's "go away" still holds (updates off); the comment stays owed
     log.warning(
         "%s PR %s: our comment %s stays up for now: GitHub refused to delete it as the"
@@ -205,7 +218,7 @@ def _taken_away(
         kept,
         locked,
     )
-    return True, f"{done}, left up: the conversation is locked (deleted at the unlock)"
+    return _Taken(True, f"{done}, left up: the conversation is locked (deleted at the unlock)")
 
 
 def _dated_now(ctx: BotContext, ref: PRRef, state: PRState, comment_id: int, said: str) -> str:
@@ -341,11 +354,37 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     comment its id, author and App, not its text.)"""
     comment = delivery.payload["comment"]
     ref, comment_id = _named(delivery.payload)
-    counted, said = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
-    done = f"{said} (rewritten: its text no longer opens with our marker)"
-    if not counted:
+    taken = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
+    if taken.outranked and ctx.prs.get(ref.repo, ref.number).comment_id == comment_id:
+        return _kept_apart(ctx, ref, comment_id, comment.get("body"))
+    done = f"{taken.done} (rewritten: its text no longer opens with our marker)"
+    if not taken.counted:
         return done
     return f"{done}{_their_text_back(ctx, ref, comment_id, comment.get('body'))}"
+
+
+def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
+    """A rewrite of the notes comment the bot keeps, outranked by a `/notes on` said
+    after it and run first (its update, in flight as they rewrote the comment or run on
+    a list lagging behind their edit, wrote over their words). The `on` stands (updates
+    on), but the comment is the maintainer's: forgotten, never the bot's again, their
+    words written back as a counted rewrite's are (`_their_text_back`: owed), and the
+    notes posted in a new comment, as the `on`'s update would have with their rewrite
+    run first (a PR event's rules: a draft waits, a closed PR is left alone). What was
+    done."""
+    facts = ctx.github.get_pull(ref)  # before any change: a call failing retries it all
+    assert facts is not None  # (None: a dry run, whose rewrites are ignored before)
+    forget_comment(ctx, ctx.prs.get(ref.repo, ref.number))
+    back = _their_text_back(ctx, ref, comment_id, text)
+    kept = (
+        f"our comment {comment_id} rewritten: theirs now, forgotten (the `/notes on` said"
+        f" after it stands){back}"
+    )
+    try:
+        result = refresh_sticky(ctx, ref, facts)
+    except ConversationLocked:  # their words owed first: the unlock writes them
+        return f"{kept}; the notes not posted anew: the conversation is locked"
+    return f"{kept}; the notes comment: {result.outcome} ({result.reason})"
 
 
 def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:

@@ -534,7 +534,7 @@ def _found_gone(
     """A write found no comment of ours: forget it, and if a maintainer deleted it
     (`comment_plan.deleted_by_maintainer`), turn updates off as `/notes off` would."""
     if not deleted_by_maintainer(state):
-        ctx.prs.put(replace(state, **_FORGOTTEN, unconfirmed=False))
+        forget_comment(ctx, state)
         return Refresh(Outcome.SKIPPED, f"{gone} (no comment of ours found)")
     # the maintainer's `/notes off`, said when noticed: an older `on` run late must
     # not post the comment again
@@ -552,6 +552,12 @@ _FORGOTTEN = dict(
     replaced_id=None,
     found_gone_id=None,
 )
+
+
+def forget_comment(ctx: BotContext, state: PRState) -> None:
+    """The notes comment the PR's state keeps is no longer ours (gone, or a person's
+    now): forgotten, the updates as they stand; the next write posts a new one."""
+    ctx.prs.put(replace(state, **_FORGOTTEN, unconfirmed=False))
 
 
 def record_deletion(

@@ -383,25 +383,73 @@ def test_a_rewrite_an_off_said_after_it_outranks_still_gets_its_words_back(serve
     assert sticky(fake).id != a.id and fake.comment(a.id).body == THEIRS
 
 
-# kills: bot/deletion_events.py:handle_rewritten their text written back of a rewrite an
-#        `on` said after it outranks (the comment the bot keeps made the maintainer's)
-def test_a_rewrite_outranked_by_an_on_keeps_what_our_late_edit_wrote(served):  # noqa: F811
+# kills: bot/deletion_events.py:handle_rewritten a rewrite an `on` said after it outranks left
+#        showing our text over theirs, their comment kept as the notes comment
+def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_comment(
+    served,  # noqa: F811
+    caplog,
+):
     """Off, the notes comment A up. A maintainer rewrites it while the update of the
     author's `/notes on`, said after the rewrite, is in flight; GitHub applies theirs,
-    then ours. The rewrite's event, run last, is outranked by the `on`: A is the notes
-    comment the bot keeps, and stays so (docs/commands.md)."""
+    then ours. The rewrite's event, run last, is outranked by the `on`: the updates stay
+    on. It used to leave A as the notes comment, our text over theirs, their words lost
+    for good and A edited by every update since. A is theirs, as had the rewrite's event
+    run first: their words go back onto it, and the notes go to a new comment C, the one
+    the PR's state keeps (docs/commands.md, the notes comment)."""
     client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     a = sticky(fake)
     said_ago(client, rt, fake, "/notes off", 600)
     made = rewritten_in_flight(fake, a, ago=200)
     said_ago(client, rt, fake, "/notes on", 100)
     assert made and not state(rt).opted_out and state(rt).comment_id == a.id
-    shown, patches = fake.comment(a.id).body, len(fake.calls("PATCH"))
+    shown = fake.comment(a.id).body
     assert shown.startswith(MARKER)
-    sent(client, rt, made[0])
-    assert not state(rt).opted_out and state(rt).comment_id == a.id
-    assert fake.comment(a.id).body == shown and len(fake.calls("PATCH")) == patches
+    answer = sent(client, rt, made[0])
+    c = sticky(fake)
+    assert fake.comment(a.id).body == THEIRS and c is not None and c.id != a.id
+    assert c.body == shown  # the notes the `on` showed, in a comment of their own
+    s = state(rt)
+    assert not s.opted_out and s.comment_id == c.id and s.write_back is None
+    assert ran(caplog, answer) == (
+        f"our comment {a.id} rewritten: theirs now, forgotten (the `/notes on` said after it"
+        " stands); their text, which our late edit wrote over, written back; the notes"
+        " comment: created (1 note(s))"
+    )
+    # the PR's next update edits C, never theirs
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert sticky(fake).id == c.id and fake.comment(a.id).body == THEIRS
+
+
+# kills: bot/deletion_events.py:_kept_apart a lock refusing their words failing the delivery
+def test_a_rewrite_outranked_by_an_on_on_a_locked_pr_gets_its_words_back_at_the_unlock(
+    served,  # noqa: F811
+    caplog,
+):
+    """As above, the PR locked before the rewrite's event runs: their words are owed (the
+    unlock writes them), the notes not posted anew (the delivery done, not failed), and
+    the PR's next update posts them in a new comment, never onto A."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    made = rewritten_in_flight(fake, a, ago=200)
+    said_ago(client, rt, fake, "/notes on", 100)
+    fake.lock(DEFAULT_REPO, N)
+    answer = sent(client, rt, made[0])
+    assert ran(caplog, answer).endswith(
+        "owed: the conversation is locked (written back at the unlock); the notes not"
+        " posted anew: the conversation is locked"
+    )
+    assert rt.queue.counts()["failed"] == 0 and fake.comment(a.id).body.startswith(MARKER)
+    s = state(rt)
+    assert not s.opted_out and s.comment_id is None and s.write_back.text == THEIRS
+    unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
+    assert fake.comment(a.id).body == THEIRS and state(rt).write_back is None
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:07Z"))
+    assert sticky(fake).id != a.id and fake.comment(a.id).body == THEIRS
 
 
 # kills: bot/deletion_events.py:_said a rewrite dated by its arrival, not by its updated_at
