@@ -60,6 +60,7 @@ from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
+from bot.write_backs import charged
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +149,8 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
     spent = Spent()
     try:
-        return _run_judged(ctx, ref, source, delivery, judged, spent)
+        with charged(ctx, ref):  # a rewrite's words its update writes back first
+            return _run_judged(ctx, ref, source, delivery, judged, spent)
     except ConversationLocked:
         # heard (its 👀 shows, or an earlier run's may: a reply too, which a run under
         # another id would post again), or not kept: what it left owed waits (bot.dispatch)

@@ -51,6 +51,7 @@ from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState, showing_key
 from bot.queue import Delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
+from bot.write_backs import charged
 
 REFRESH_ACTION = "review_notes_refresh"  # not GitHub's: a deferred sticky update
 WAITS = "the commands' update waits for its window's end (flood control)"
@@ -217,7 +218,7 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
         _settle_prepaid(ctx, ref, delivery, tried=False)
         return "nothing owed: an earlier update covered it"
     reactions = Reactions(ctx, ref)
-    with counting_writes() as asked:
+    with counting_writes() as asked, charged(ctx, ref):
         try:
             look = partial(_refresh, ctx, ref, payload["pull_request"])
             said, wrote = _write_owed_update(ctx, ref, look, pending, reactions)

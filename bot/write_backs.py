@@ -17,12 +17,17 @@ shown, so that nothing loses them:
 
 Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
 no comment looks for ours by its marker, and would take the rewritten comment showing our
-text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`).
+text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`). One
+made so inside a command's run is a content write of that run, taken from its
+installation's write budget (`charged`), as PR events' writes are not.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from bot.context import BotContext
 from bot.github_port import PRRef
@@ -30,6 +35,26 @@ from bot.markers import MARKER
 from bot.prstate import WriteBack
 
 log = logging.getLogger(__name__)
+
+# the write-backs made inside `charged` (None: outside one)
+_MADE: ContextVar[list[int] | None] = ContextVar("write_backs_made", default=None)
+
+
+@contextmanager
+def charged(ctx: BotContext, ref: PRRef) -> Iterator[None]:
+    """A command's run (its update written at once, or deferred: bot.command_answers,
+    bot.command_updates): the write-backs its writes of the notes comment make first are
+    content writes GitHub's limit counts, as its own are, but no command reserved them
+    (`command_policy.most_writes`). Each is taken from the installation's write budget
+    (`FloodControl.take_writes`), even past it (their words are owed, never refused), also
+    when the run raises after it."""
+    made = [0]
+    token = _MADE.set(made)
+    try:
+        yield
+    finally:
+        _MADE.reset(token)
+        ctx.flood.take_writes(ref.installation_id, made[0])
 
 
 def owe_write_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> None:
@@ -52,6 +77,8 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     kept = owed.comment_id == state.comment_id
     wrote = not kept and ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER)
     if wrote:
+        if (made := _MADE.get()) is not None:
+            made[0] += 1
         log.info(
             "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
             " which a late edit of ours wrote over",

@@ -298,9 +298,9 @@ OWING = CommandConfig(
 )
 
 
-def owe_an_update(client, rt, fake, body: str) -> FakeComment:
+def owe_an_update(client, rt, fake, body: str, login: str = "octo-dev") -> FakeComment:
     """A command in the window of the one before: its update waits in the queue."""
-    c = say(client, rt, fake, body, wait=False)
+    c = say(client, rt, fake, body, login=login, wait=False)
     wait_until(
         lambda: (
             state(rt).pending is not None

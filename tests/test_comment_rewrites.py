@@ -21,12 +21,16 @@ from bot.queue import Delivery
 from bot.server import build_dispatcher
 from tests.command_kit import (
     AUTHOR,
+    OWING,
     N,
     comment_payload,
+    owe_an_update,
     reactions,
+    run_due,
     say,
     state,
     sticky,
+    tune,
     unlocked,
 )
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
@@ -57,6 +61,7 @@ from tests.webhook_kit import (
 )
 
 THEIRS = "Moved the reading list to the description."
+INSTALLATION = 1001  # the fake's App installation on the PR's repository
 
 
 def rewritten(client, rt, fake, comment, text: str = THEIRS, *, by=MAINTAINER) -> dict:
@@ -222,13 +227,13 @@ def rewritten_in_flight(fake, comment, ago: float = 0) -> list[dict]:
     return made
 
 
-def written_over(client, rt, fake):
+def written_over(client, rt, fake, ago: float = 0):
     """The notes comment C up; a maintainer rewrites it while a PR event's edit is in
     flight, which GitHub applies after theirs: our text shows on C. Their `edited` event
-    is not sent yet. (C, the event's payload)"""
+    is not sent yet; their rewrite made `ago` seconds ago. (C, the event's payload)"""
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     c = sticky(fake)
-    made = rewritten_in_flight(fake, c)
+    made = rewritten_in_flight(fake, c, ago)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert made and fake.comment(c.id).body.startswith(MARKER)  # ours wrote over theirs
     return c, made[0]
@@ -302,6 +307,16 @@ def test_a_rewrite_made_again_while_locked_is_what_the_unlock_finds(served):  # 
     assert state(rt).write_back is None
 
 
+def failed_write_back(client, rt, fake, c, payload: dict) -> None:
+    """The rewrite's event (`payload`) sent, GitHub failing its write-back onto C at every
+    try: the delivery failed (for a retry), their words owed."""
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, payload)
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body.startswith(MARKER)
+    assert state(rt).write_back is not None
+
+
 # kills: bot/sticky.py:_write a write that knows no comment taking the rewritten one, our
 #        text shown over theirs, for the notes comment before their words are written back
 @pytest.mark.parametrize("command", ["/notes on", "/notes why"])
@@ -318,11 +333,7 @@ def test_a_write_back_that_failed_is_made_before_a_later_commands_write(
     client, rt, fake = served
     caplog.set_level("INFO")
     c, payload = written_over(client, rt, fake)
-    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
-    sent(client, rt, payload)
-    fake.clear_faults()
-    assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body.startswith(MARKER)
-    assert state(rt).write_back is not None
+    failed_write_back(client, rt, fake, c, payload)
     say_after(client, rt, fake, command)
     assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
     assert sticky(fake) is not None and sticky(fake).id != c.id
@@ -330,6 +341,50 @@ def test_a_write_back_that_failed_is_made_before_a_later_commands_write(
     assert rt.queue.retry() != []  # the rewrite's delivery, retried: C stays theirs
     drain(rt)
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id == kept
+
+
+# kills: bot/write_backs.py:write_back_owed a write-back made in a command's run not counted
+# kills: bot/command_answers.py:run_commands a command's write-back not taken from the budget
+@pytest.mark.parametrize("command", ["/notes on", "/notes why"])
+def test_a_write_back_a_commands_update_makes_costs_the_installation_a_write(
+    served,  # noqa: F811
+    command,
+):
+    """Their words owed (the write-back failed), the author's command pays them first: a
+    content write GitHub's limit counts as the command's own are, taken from the
+    installation's write budget with them: 👀, the write-back, the new comment, 👍."""
+    client, rt, fake = served
+    c, payload = written_over(client, rt, fake)
+    failed_write_back(client, rt, fake, c, payload)
+    tune(rt, OWING, clock=lambda: 50.0)  # no refill
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(INSTALLATION)
+    say_after(client, rt, fake, command)
+    assert fake.comment(c.id).body == THEIRS and sticky(fake).id != c.id
+    assert before - budget.left(INSTALLATION) == 4
+
+
+# kills: bot/command_updates.py:handle_refresh a deferred update's write-back not taken from the
+#        installation's write budget
+def test_a_write_back_a_deferred_update_makes_costs_the_installation_a_write(
+    served,  # noqa: F811
+):
+    """As above, the author's `/notes on` said in the window of a `/notes` said before:
+    its update deferred, paid for by the command (its notes comment, its 👍). The
+    update's run writes their words back first: that write is taken when it is made."""
+    client, rt, fake = served
+    tune(rt, OWING, clock=lambda: 50.0)
+    c, payload = written_over(client, rt, fake, ago=100)
+    say(client, rt, fake, "/notes", login=AUTHOR)  # the window opens
+    failed_write_back(client, rt, fake, c, payload)
+    on = owe_an_update(client, rt, fake, "/notes on", login=AUTHOR)
+    assert fake.comment(c.id).body.startswith(MARKER)
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(INSTALLATION)
+    run_due(rt)
+    assert fake.comment(c.id).body == THEIRS and sticky(fake).id != c.id
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert before - budget.left(INSTALLATION) == 1  # the write-back; the rest was paid
 
 
 # kills: bot/write_backs.py:write_back_owed the words no longer owed once a look found them
