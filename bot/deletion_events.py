@@ -33,6 +33,8 @@ deletion for readers, counted as one by the same rules, but dated when it was ma
 `comment.updated_at`, as an edited command is); the route takes it from the slash
 commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
 the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
+A later edit of a comment so rewritten comes by the same route (`claims_rewrite`): the
+words owed back onto it are then theirs (bot.write_backs.edited_again).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.sticky import forget_comment, record_deletion, refresh_sticky
-from bot.write_backs import owe_write_back, write_back_owed
+from bot.write_backs import edited_again, owe_write_back, write_back_owed
 
 log = logging.getLogger(__name__)
 
@@ -299,21 +301,36 @@ def rewrote_notes(payload: dict[str, Any]) -> bool:
     for a deletion. MalformedPayload when `changes` is not as GitHub sends it: the slash
     commands' handler would fail reading it at each run, and a rewrite cannot be told;
     no `changes.body`: not its text."""
+    before = _text_before(payload)
+    now = (payload.get("comment") or {}).get("body")
+    return before is not None and opens_with(before) and not opens_with(now)
+
+
+def _edited_again(payload: dict[str, Any]) -> bool:
+    """Whether an `issue_comment` `edited` event is of a text that did not open with our
+    notes marker before: of a comment of ours, one a person's rewrite made theirs, edited
+    again (or a reply of ours). MalformedPayload as for `rewrote_notes`."""
+    before = _text_before(payload)
+    return before is not None and not opens_with(before)
+
+
+def _text_before(payload: dict[str, Any]) -> str | None:
+    """An edited comment's text before the edit (`changes.body.from`); None when the edit
+    did not change its text. MalformedPayload when `changes` is not as GitHub sends it."""
     changes = payload.get("changes")
     if changes is None:
-        return False
+        return None
     if not isinstance(changes, dict):
         raise MalformedPayload(f"changes: not an object ({type(changes).__name__})")
     body = changes.get("body")
     if body is None:
-        return False
+        return None
     if not isinstance(body, dict):
         raise MalformedPayload(f"changes.body: not an object ({type(body).__name__})")
     before = body.get("from")
     if not isinstance(before, str):
         raise MalformedPayload(f"changes.body.from: not a string ({type(before).__name__})")
-    now = (payload.get("comment") or {}).get("body")
-    return opens_with(before) and not opens_with(now)
+    return before
 
 
 def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
@@ -324,8 +341,14 @@ def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
     commands' to run. Before the bot's login is known (`Us.known`: intake, without
     REVIEW_NOTES_BOT_LOGIN), one that may be ours is claimed, and the run routes it again
     knowing the login: an App's comment is a bot account's, a token's account a user's.
-    MalformedPayload when `changes` or `comment.user` is not as GitHub sends them."""
-    if not rewrote_notes(payload):
+    MalformedPayload when `changes` or `comment.user` is not as GitHub sends them.
+
+    Also a later edit of a comment of the App's that did not open with our marker before
+    (`_edited_again`): a rewritten notes comment edited again, whose newest words a
+    write-back owed must not write over (bot.write_backs). Not with a token: its account
+    is also its owner, whose own comments edited into commands are the commands'."""
+    rewrite = rewrote_notes(payload)
+    if not rewrite and (us.as_user or not _edited_again(payload)):
         return False
     comment = payload.get("comment") or {}
     author = _author(comment)
@@ -354,16 +377,18 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     comment its id, author and App, not its text.)"""
     comment = delivery.payload["comment"]
     ref, comment_id = _named(delivery.payload)
+    if not rewrote_notes(delivery.payload):  # rewritten before: their words edited again
+        return edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
     taken = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
     if taken.outranked and ctx.prs.get(ref.repo, ref.number).comment_id == comment_id:
-        return _kept_apart(ctx, ref, comment_id, comment.get("body"))
+        return _kept_apart(ctx, ref, comment_id, comment)
     done = f"{taken.done} (rewritten: its text no longer opens with our marker)"
     if not taken.counted:
         return done
-    return f"{done}{_their_text_back(ctx, ref, comment_id, comment.get('body'))}"
+    return f"{done}{_their_text_back(ctx, ref, comment_id, comment)}"
 
 
-def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
+def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict[str, Any]) -> str:
     """A rewrite of the notes comment the bot keeps, outranked by a `/notes on` said
     after it and run first (its update, in flight as they rewrote the comment or run on
     a list lagging behind their edit, wrote over their words). The `on` stands (updates
@@ -375,7 +400,7 @@ def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
     facts = ctx.github.get_pull(ref)  # before any change: a call failing retries it all
     assert facts is not None  # (None: a dry run, whose rewrites are ignored before)
     forget_comment(ctx, ctx.prs.get(ref.repo, ref.number))
-    back = _their_text_back(ctx, ref, comment_id, text)
+    back = _their_text_back(ctx, ref, comment_id, comment)
     kept = (
         f"our comment {comment_id} rewritten: theirs now, forgotten (the `/notes on` said"
         f" after it stands){back}"
@@ -387,21 +412,22 @@ def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
     return f"{kept}; the notes comment: {result.outcome} ({result.reason})"
 
 
-def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> str:
+def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict[str, Any]) -> str:
     """A counted rewrite's words written back, when an edit of ours wrote over them: in
     flight when the person rewrote the comment, GitHub applied it after theirs (no
     conditional edit on GitHub to refuse it), and our text shows again, theirs lost.
     This runs after that write (a PR's deliveries run one at a time). Only onto the
     comment our account wrote, opening with our marker again (`restore_text` asks for it
     first): never a person's comment. The words are those their edit put there (the
-    event's `comment.body`): any mention or reference in them is theirs, made by their
-    edit, none new of ours. Owed before the call, and past it when nothing was written
-    (bot.write_backs): a locked conversation refuses it (the unlock writes it), a failed
-    call fails the delivery (its retry, or any write of ours before it, writes it), and
-    an edit of ours may land after this look (the next write looks again). A re-run
-    finds their text and writes nothing. What is said after the rewrite: empty when
+    event's `comment.body`; a later edit's, owed already, stand: `owe_write_back`): any
+    mention or reference in them is theirs, made by their edit, none new of ours. Owed
+    before the call, and past it when nothing was written (bot.write_backs): a locked
+    conversation refuses it (the unlock writes it), a failed call fails the delivery
+    (its retry, or any write of ours before it, writes it), and an edit of ours may land
+    after this look (the next write looks again). A re-run finds their text and writes
+    nothing. What is said after the rewrite: empty when
     nothing was written."""
-    owe_write_back(ctx, ref, comment_id, text)
+    owe_write_back(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
     try:
         wrote = write_back_owed(ctx, ref, keep=True)
     except ConversationLocked as locked:

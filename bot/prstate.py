@@ -168,6 +168,9 @@ class WriteBack:
 
     comment_id: int
     text: str
+    # the order key of the edit that put them there (`deletion_events._edited_at`; None:
+    # not known, or kept by a release before it was), so that a later edit's words win
+    at: str | None = None
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -926,11 +929,11 @@ def _write_back(text: str | None) -> WriteBack | None:
     if text is None:
         return None
     data = json.loads(text)
-    return WriteBack(int(data["comment"]), str(data["text"]))
+    return WriteBack(int(data["comment"]), str(data["text"]), data.get("at"))
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:
     """`write_back` as stored (`_write_back` reads it)."""
     if owed is None:
         return None
-    return json.dumps({"comment": owed.comment_id, "text": owed.text})
+    return json.dumps({"comment": owed.comment_id, "text": owed.text, "at": owed.at})

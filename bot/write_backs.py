@@ -15,6 +15,10 @@ shown, so that nothing loses them:
   (answered late, or applied after the client gave up): kept owed past that look, the
   next write looks again.
 
+Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
+theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
+rewrite's event run late does not owe its words over a later one's (`owe_write_back`).
+
 Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
 no comment looks for ours by its marker, and would take the rewritten comment showing our
 text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`). One
@@ -31,7 +35,8 @@ from contextvars import ContextVar
 
 from bot.context import BotContext
 from bot.github_port import PRRef
-from bot.markers import MARKER
+from bot.markers import MARKER, opens_with
+from bot.order_keys import said_before
 from bot.prstate import WriteBack
 
 log = logging.getLogger(__name__)
@@ -57,9 +62,38 @@ def charged(ctx: BotContext, ref: PRRef) -> Iterator[None]:
         ctx.flood.take_writes(ref.installation_id, made[0])
 
 
-def owe_write_back(ctx: BotContext, ref: PRRef, comment_id: int, text: str) -> None:
-    """Keep a rewrite's words as owed back onto comment `comment_id`, before any call."""
-    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text))
+def owe_write_back(
+    ctx: BotContext, ref: PRRef, comment_id: int, text: str, at: str | None = None
+) -> None:
+    """Keep a rewrite's words, put there at order key `at`, as owed back onto comment
+    `comment_id`, before any call; not over words a later edit of theirs put there, kept
+    already (its event ran first)."""
+    owed = ctx.prs.get(ref.repo, ref.number).write_back
+    if owed is not None and owed.comment_id == comment_id and said_before(at, owed.at):
+        return
+    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at))
+
+
+def edited_again(
+    ctx: BotContext, ref: PRRef, comment_id: int, text: str | None, at: str | None
+) -> str:
+    """A person's edit, made at order key `at`, of a comment of ours their rewrite made
+    theirs (its text before no longer opened with our marker: bot.deletion_events). When
+    their words are owed back onto it, these are their newest: a debt kept for weeks (a
+    lock, a write of ours long in coming) must not write older words back over them. Now
+    owed in their place; or, when they put our notes text back themselves (it opens with
+    our marker again), the debt is dropped: the comment shows what they chose. An edit
+    made before the words owed (its event run late) changes nothing. What was done."""
+    owed = ctx.prs.get(ref.repo, ref.number).write_back
+    if owed is None or owed.comment_id != comment_id:
+        return "ignored: no words of a rewrite owed back onto it"
+    if said_before(at, owed.at):
+        return "ignored: made before the words owed back onto it"
+    if opens_with(text, MARKER):
+        ctx.prs.update(ref.repo, ref.number, write_back=None)
+        return "their words owed back onto it dropped: they put our text back themselves"
+    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text or "", at))
+    return "their newest words are owed back onto it instead"
 
 
 def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:

@@ -24,6 +24,7 @@ from tests.command_kit import (
     OWING,
     N,
     comment_payload,
+    github_time_ago,
     owe_an_update,
     reactions,
     run_due,
@@ -399,6 +400,18 @@ def test_an_edit_of_ours_landing_after_the_rewrites_look_is_written_back_at_our_
     took C for the notes comment: their words lost. Kept past that look, they are
     written back before that write, which posts its own comment."""
     client, rt, fake = served
+    c, notes = kept_past_the_look(client, rt, fake)
+    assert state(rt).opted_out
+    fake.set_body(c.id, notes)  # GitHub applies ours late (its text before stands for it)
+    say_after(client, rt, fake, "/notes why")
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+    assert sticky(fake) is not None and sticky(fake).id != c.id
+
+
+def kept_past_the_look(client, rt, fake):
+    """A PR event's edit of C in flight as a maintainer rewrites C; GitHub answers it with
+    errors at every try, and will apply it only later. The rewrite's event looked, found
+    their text and kept their words owed. (C, the text of ours that will land)"""
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     c = sticky(fake)
     notes, made = c.body, []
@@ -409,11 +422,77 @@ def test_an_edit_of_ours_landing_after_the_rewrites_look_is_written_back_at_our_
     fake.clear_faults()
     assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body == THEIRS
     sent(client, rt, made[0])
-    assert fake.comment(c.id).body == THEIRS and state(rt).opted_out
-    fake.set_body(c.id, notes)  # GitHub applies ours late (its text before stands for it)
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.text == THEIRS
+    return c, notes
+
+
+AGAIN = "Reading list: see the description (updated)."
+
+
+# kills: bot/write_backs.py:edited_again their words owed not replaced by their newest
+# kills: bot/deletion_events.py:claims_rewrite a rewritten comment edited again not claimed
+def test_a_rewrite_edited_again_before_our_late_edit_lands_gets_its_newest_words_back(
+    served,  # noqa: F811
+    caplog,
+):
+    """Their words kept owed past the look; they edit their comment again; then our edit
+    GitHub applied late lands. The next write wrote back their first words, the ones
+    the debt kept, over their newest: their second edit's event (a comment of ours,
+    its marker gone before) was ignored at intake. Now it replaces the words owed."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, notes = kept_past_the_look(client, rt, fake)
+    answer = sent(client, rt, rewrite(fake, fake.comment(c.id), AGAIN))
+    assert ran(caplog, answer) == "their newest words are owed back onto it instead"
+    assert state(rt).write_back.text == AGAIN
+    fake.set_body(c.id, notes)  # GitHub applies ours late
     say_after(client, rt, fake, "/notes why")
-    assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+    assert fake.comment(c.id).body == AGAIN and state(rt).write_back is None
     assert sticky(fake) is not None and sticky(fake).id != c.id
+
+
+# kills: bot/write_backs.py:edited_again their words owed kept over our text they put back
+def test_a_rewrite_whose_author_puts_our_text_back_is_not_written_over_by_its_old_words(
+    served,  # noqa: F811
+    caplog,
+):
+    """Their words kept owed past the look; weeks later they paste our notes text back
+    into their comment. Our next write wrote their old words over what they chose (our
+    marker shows: taken for our late edit). Their edit's event drops the debt."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, notes = kept_past_the_look(client, rt, fake)
+    answer = sent(client, rt, rewrite(fake, fake.comment(c.id), notes))
+    assert ran(caplog, answer) == (
+        "their words owed back onto it dropped: they put our text back themselves"
+    )
+    assert state(rt).write_back is None
+    say_after(client, rt, fake, "/notes why")
+    assert fake.comment(c.id).body.startswith(MARKER)  # never their old words again
+
+
+# kills: bot/write_backs.py:owe_write_back a rewrite's retried event owing its older words over
+#        the newer words of a rewrite made after it
+def test_a_rewrites_retry_does_not_owe_its_words_over_a_later_rewrites(served):  # noqa: F811
+    """The race; the write-back failed (the delivery failed, for a retry). The maintainer,
+    finding our text on their comment, rewrites it again: that rewrite's event counts
+    and keeps its words owed (its look finds them shown). The first event's retry came
+    after it: it owed its own, older words in their place, which our late edit landing
+    since would get back."""
+    client, rt, fake = served
+    c, payload = written_over(client, rt, fake)
+    notes = fake.comment(c.id).body
+    failed_write_back(client, rt, fake, c, payload)
+    later = rewrite(fake, fake.comment(c.id), AGAIN)
+    later["comment"]["updated_at"] = github_time_ago(-2)  # made after the first
+    sent(client, rt, later)
+    assert fake.comment(c.id).body == AGAIN and state(rt).write_back.text == AGAIN
+    assert rt.queue.retry() != []
+    drain(rt)
+    assert state(rt).write_back.text == AGAIN
+    fake.set_body(c.id, notes)  # an edit of ours lands late
+    say_after(client, rt, fake, "/notes why")
+    assert fake.comment(c.id).body == AGAIN
 
 
 # kills: bot/deletion_events.py:_said a rewrite not dated after the `off` that stands: outranked
@@ -756,6 +835,26 @@ def test_a_rewrite_is_claimed_only_of_a_comment_the_bots_account_may_have_writte
     payload["comment"].update(user={"login": author, "type": kind}, performed_via_github_app=app)
     assert claims_rewrite(payload, us) is claimed
     assert claims_rewrite(edit_event(NOTES, NOTES + "!"), us) is False  # marker kept
+
+
+# kills: bot/deletion_events.py:claims_rewrite a rewritten comment's later edit claimed with a
+#        token (its owner's own comments, edited into commands, are the commands'), or not
+#        claimed of the App's comment
+@pytest.mark.parametrize(
+    ("author", "kind", "us", "claimed"),
+    [
+        (BOT, "Bot", Us(frozenset({BOT}), APP, known=True), True),
+        ("renamed[bot]", "Bot", Us(frozenset({BOT}), APP, known=True), False),  # no App named
+        (BOT, "Bot", Us(frozenset(), APP), True),  # intake, the login not known
+        ("octo-dev", "User", Us(frozenset({BOT}), APP, known=True), False),
+        ("me", "User", Us(frozenset({"me"}), None, as_user=True, known=True), False),
+        ("me", "User", Us(frozenset(), None, as_user=True), False),
+    ],
+)
+def test_a_rewritten_comment_edited_again_is_claimed_only_of_the_apps(author, kind, us, claimed):
+    payload = edit_event(THEIRS, "Reading list: see the description.")
+    payload["comment"]["user"] = {"login": author, "type": kind}
+    assert claims_rewrite(payload, us) is claimed
 
 
 def _rewrite_or_commands() -> tuple[Dispatcher, dict]:
