@@ -451,6 +451,25 @@ def test_a_rewrite_edited_again_before_our_late_edit_lands_gets_its_newest_words
     assert sticky(fake) is not None and sticky(fake).id != c.id
 
 
+# kills: bot/write_backs.py:edited_again an edit with nothing owed onto it, or made before the
+#        words owed (its event run late), taken for the newest words
+def test_a_rewritten_comment_edited_again_changes_no_newer_words_owed(
+    served,  # noqa: F811
+    caplog,
+):
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, _ = kept_past_the_look(client, rt, fake)
+    answer = sent(client, rt, rewrite(fake, fake.comment(c.id), AGAIN, ago=100))
+    assert ran(caplog, answer) == "ignored: made before the words owed back onto it"
+    assert state(rt).write_back.text == THEIRS
+    say_after(client, rt, fake, "/notes on")  # its write looks: their text shows, none owed
+    assert state(rt).write_back is None
+    answer = sent(client, rt, rewrite(fake, fake.comment(c.id), THEIRS))
+    assert ran(caplog, answer) == "ignored: no words of a rewrite owed back onto it"
+    assert state(rt).write_back is None
+
+
 # kills: bot/write_backs.py:edited_again their words owed kept over our text they put back
 def test_a_rewrite_whose_author_puts_our_text_back_is_not_written_over_by_its_old_words(
     served,  # noqa: F811
