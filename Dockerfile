@@ -20,11 +20,13 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 
-# The dependencies and the build backend first, read from pyproject.toml alone: a change
-# to bot/ does not download and install them again.
-COPY pyproject.toml ./
+# The dependencies and the build backend first, read from pyproject.toml and pinned by
+# constraints.txt alone (scripts/bootstrap.sh installs the same versions for the tests;
+# scripts/lock_deps.sh refreshes them): a change to bot/ does not download and install
+# them again, and two builds a week apart ship the same libraries.
+COPY pyproject.toml constraints.txt ./
 RUN python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > /tmp/deps.txt \
-    && pip install -r /tmp/deps.txt && rm /tmp/deps.txt
+    && pip install -c constraints.txt -r /tmp/deps.txt && rm /tmp/deps.txt
 # The package, installed editable so that config/ and seeds/ are found beside bot/
 # (a change to the notes or the config below does not re-run this layer).
 COPY README.md ./

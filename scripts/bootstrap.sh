@@ -8,7 +8,12 @@ cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+# Every package at the version constraints.txt pins, as the image installs them: the
+# build backend first, then the project built with it (no isolated build, which would
+# fetch an unpinned backend), so the tests run on what the image ships.
+pip=(.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt)
+"${pip[@]}" -r <(.venv/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+"${pip[@]}" --no-build-isolation -e '.[test]'
 
 # Test fixtures (package.json pins the versions): real webhook payloads, GitHub's REST
 # API description the fake GitHub's answers are checked against, and gemoji, which

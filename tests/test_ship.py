@@ -166,7 +166,8 @@ def test_dockerfile_runs_the_server_unprivileged_with_a_healthcheck():
 
 def test_the_image_installs_the_dependencies_before_it_copies_the_code(tmp_path):
     # A change to bot/ must not download and install every dependency again: the layer
-    # that does is built from pyproject.toml alone. Its one-line reader, run here on our
+    # that does is built from pyproject.toml and its pins (constraints.txt, tests/test_lock.py)
+    # alone. Its one-line reader, run here on our
     # pyproject.toml, must list exactly the project's dependencies and build backend.
     text = (ROOT / "Dockerfile").read_text("utf-8")
     program = re.search(r"^RUN python -c '([^']+)' > /tmp/deps\.txt", text, re.M)
@@ -175,7 +176,7 @@ def test_the_image_installs_the_dependencies_before_it_copies_the_code(tmp_path)
     # layer was built after `COPY pyproject.toml README.md ./`, README in its cache key.
     copied = re.findall(r"^COPY (.+?) \S+$", text[: program.start()], re.M)
     files = [f for line in copied for f in line.split()]
-    assert files == ["pyproject.toml"], f"the dependency layer also depends on {files}"
+    assert files == ["pyproject.toml", "constraints.txt"], f"the layer depends on {files}"
     assert re.search(r"^RUN pip install --no-deps --no-build-isolation -e \.$", text, re.M)
     shutil.copy2(ROOT / "pyproject.toml", tmp_path)
     ran = subprocess.run(
