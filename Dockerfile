@@ -32,6 +32,12 @@ RUN python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); p
 COPY README.md ./
 COPY bot ./bot
 RUN pip install --no-deps --no-build-isolation -e .
+# bot/ compiled now: at run time nothing writes bytecode (PYTHONDONTWRITEBYTECODE, and
+# /app is root's), so each start compiled every module again. Beside the sources, where
+# the editable install's finder loads them from; checked by the source's hash, not its
+# mtime, which a builder may rewrite (SOURCE_DATE_EPOCH), and still recompiled in memory
+# should a source differ (a bot/ mounted over it).
+RUN python -m compileall -q --invalidation-mode checked-hash bot
 
 # Data: the taxonomy, matching weights, bot defaults and the notes themselves.
 COPY config ./config

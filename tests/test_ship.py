@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shlex
 import shutil
@@ -237,6 +238,37 @@ def _image_tree(app: Path) -> None:
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(origin, target)
+
+
+def test_the_image_compiles_bot_at_build_and_a_start_loads_the_bytecode(tmp_path):
+    # The image writes no bytecode at run time (PYTHONDONTWRITEBYTECODE=1, /app root's
+    # and the server uid 10001's), so every start compiled all of bot/ again. Its
+    # compileall line, run here as root runs it at build on what the image copies, must
+    # leave bytecode that a start with writing off loads for every module of bot/, also
+    # once the sources' mtimes are rewritten (a reproducible build's SOURCE_DATE_EPOCH).
+    text = (ROOT / "Dockerfile").read_text("utf-8")
+    line = re.search(r"^RUN (python -m compileall .*)$", text, re.M)
+    assert line, "the Dockerfile compiles no bytecode at build"
+    assert text.index("COPY bot ") < line.start() < text.index("\nUSER ")
+    app = tmp_path / "app"
+    _image_tree(app)
+    subprocess.run([PY, *shlex.split(line[1])[1:]], cwd=app, check=True)
+    for source in (app / "bot").rglob("*.py"):
+        os.utime(source, (315532800, 315532800))  # 1980-01-01, as a zip's or a clamp's
+    env = base_env(tmp_path, PYTHONPATH=str(app), PYTHONDONTWRITEBYTECODE="1")
+    ran = subprocess.run(
+        [PY, "-v", "-c", "import bot.cli, bot.server"],
+        env=env,
+        cwd=app,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = re.findall(r"^# code object from '?(.+?)'?$", ran.stderr, re.M)
+    ours = [p for p in loaded if p.startswith(str(app / "bot"))]
+    assert len(ours) > 20, ours  # the server's modules were read from /app/bot
+    compiled_again = [p for p in ours if not p.endswith(".pyc")]
+    assert not compiled_again, f"compiled at the start: {compiled_again}"
 
 
 def test_the_server_runs_from_what_the_image_copies(tmp_path):
