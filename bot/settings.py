@@ -1,7 +1,8 @@
 """Run-time settings: environment, an optional `.env`, then `config/bot.toml`, then defaults.
 
-GitHub credentials use the usual `GITHUB_*` names; the bot's own options are
-`REVIEW_NOTES_<FIELD>`. Secrets are SecretStr (they print as `**********`).
+GitHub credentials use the usual `GITHUB_*` names, never read from `config/bot.toml`;
+the bot's own options are `REVIEW_NOTES_<FIELD>`. Secrets are SecretStr (they print as
+`**********`).
 `load_settings()` turns every invalid or contradictory value into one
 `SettingsError` whose lines name the variable to fix.
 """
@@ -42,9 +43,10 @@ from pydantic_settings import (
 )
 
 from bot.commands import WORD_PATTERN
-from bot.config_files import ConfigError, read_config
+from bot.config_files import ConfigError, ConfigFile, read_config
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.note_files import Problem
 from bot.queue import MAX_DEFERRALS
 from bot.toml_lines import first_lines
 
@@ -550,10 +552,41 @@ class Settings(BaseSettings):
 class _TomlSource(TomlConfigSettingsSource):
     """config/bot.toml read as every config file is (`read_config`): a byte-order mark
     (Notepad's "UTF-8 with BOM") or CR line ends are no fault, and a malformed line is
-    named with its number and tomllib's error explained."""
+    named with its number and tomllib's error explained. GitHub's settings are refused
+    there (`github_keys_refused`)."""
 
     def _read_file(self, file_path: Path | Traversable) -> dict[str, Any]:
-        return read_config(Path(str(file_path))).data
+        config = read_config(Path(str(file_path)))
+        refused = github_keys_refused(config)
+        if refused:
+            raise ConfigError(refused)
+        return config.data
+
+
+# Where each of GitHub's settings goes instead of config/bot.toml (the environment's
+# variable, by default)
+_GITHUB_PLACE = {
+    "github_private_key": (
+        "give the key in a file named by GITHUB_PRIVATE_KEY_PATH, or in GITHUB_PRIVATE_KEY,"
+        " in the environment or .env"
+    ),
+}
+
+
+def github_keys_refused(config: ConfigFile) -> list[Problem]:
+    """A problem on its line for each of GitHub's settings (GITHUB_*: the credentials,
+    the API's URL) set in the settings file `config`, by its key as written: the file is
+    committed and copied into the image, where a credential would be read by anyone who
+    has either. They come from the environment or `.env` (the key from a key file too)."""
+    github = {f for f in Settings.model_fields if env_name(f).startswith(_GITHUB_PREFIX)}
+    refused = []
+    for key in config.data:
+        field = key.lower()  # keys are read in any case: GITHUB_TOKEN is github_token
+        if field in github:
+            place = _GITHUB_PLACE.get(field, f"set {env_name(field)} in the environment or .env")
+            said = "GitHub's settings are never read from this file (committed, and copied"
+            refused.append(config.problem(key, f"{said} into the image): {place}"))
+    return refused
 
 
 class _DotEnvSource(DotEnvSettingsSource):
@@ -892,7 +925,7 @@ def _set_at(
         line, key = max(set_in_env)  # `X=2`, then `x=99`: the last is read
         return f"{env_file}:{line}: {key}"
     for key, line in toml_keys.items():
-        if key.lower() == field.lower():  # `github_api_url` for GITHUB_API_URL
+        if key.lower() == field.lower():  # `WORKERS` for workers
             return f"{toml_file}:{line}: {key}"
     return name
 

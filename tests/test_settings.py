@@ -141,14 +141,58 @@ def test_a_bad_value_set_twice_in_dotenv_is_named_on_the_line_read(tmp_path):
     assert str(exc.value).startswith(f"{env}:1: REVIEW_NOTES_WORKER: unknown setting")
 
 
-def test_a_bad_value_of_a_github_setting_in_bot_toml_is_named_on_its_line(tmp_path):
-    # found by review 'r38j': a setting read under GitHub's name (GITHUB_API_URL), set in
-    # config/bot.toml by its key, was named by its variable alone, set nowhere
+GITHUB_IN_TOML = (
+    "GitHub's settings are never read from this file (committed, and copied into the image)"
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "place"),
+    [
+        ("github_token", "ghp_0123456789abcdef", "set GITHUB_TOKEN in the environment or .env"),
+        ("GITHUB_APP_ID", "123456", "set GITHUB_APP_ID in the environment or .env"),
+        (
+            "github_private_key",
+            PEM,
+            "give the key in a file named by GITHUB_PRIVATE_KEY_PATH, or in"
+            " GITHUB_PRIVATE_KEY, in the environment or .env",
+        ),
+        ("Github_Private_Key_Path", "app.pem", "set GITHUB_PRIVATE_KEY_PATH in the environment"),
+        ("github_webhook_secret", "s3cret-value", "set GITHUB_WEBHOOK_SECRET in the environment"),
+        ("github_api_url", "https://ghe.example.org/api/v3", "set GITHUB_API_URL in the"),
+    ],
+)
+def test_githubs_settings_in_bot_toml_are_refused_saying_where_they_go(tmp_path, key, value, place):
+    # config/bot.toml said "GitHub credentials never go here" and took them all the same
+    # (keys in any case, GitHub's names too), though it is committed and copied into the
+    # image. Refused on the key's line, its value never shown; in the environment too.
     toml = tmp_path / "bot.toml"
-    toml.write_text('# defaults\ngithub_api_url = "ftp://x"\n', "utf-8")
+    toml.write_text(f"# defaults\nworkers = 3\n\n{key} = {value!r}\n", "utf-8")
     with pytest.raises(SettingsError) as exc:
         load_settings(env_file=None, toml_file=toml)
-    assert str(exc.value) == f"{toml}:2: github_api_url: must be an http(s) URL"
+    assert str(exc.value).startswith(f"{toml}:4: {key}: {GITHUB_IN_TOML}: {place}")
+    assert value not in str(exc.value)
+
+
+def test_every_github_setting_in_bot_toml_is_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_from_the_environment")  # set where it goes too
+    monkeypatch.setenv("REVIEW_NOTES_DRY_RUN", "true")
+    toml = tmp_path / "bot.toml"
+    toml.write_text('"GITHUB_TOKEN" = "x"\ncomment_on_drafts = true\ngithub_api_url = ""\n')
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=None, toml_file=toml)
+    said = str(exc.value).splitlines()
+    assert [line.split(f": {GITHUB_IN_TOML}")[0] for line in said] == [
+        f"{toml}:1: GITHUB_TOKEN",
+        f"{toml}:3: github_api_url",
+    ]
+    # the bot's own settings there, and GitHub's from the environment: as before
+    toml.write_text("comment_on_drafts = true\n")
+    read = load_settings(env_file=None, toml_file=toml)
+    assert (
+        read.comment_on_drafts
+        and read.github_token.get_secret_value() == "ghp_from_the_environment"
+    )
 
 
 # kills: bot/settings.py:_set_at returned None for a value no source names (`None: ...`)
