@@ -5,6 +5,12 @@
 #   GITHUB_PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n
 # or mounted as a file: -v "$PWD/app.pem:/run/secrets/app.pem:ro" with
 #   GITHUB_PRIVATE_KEY_PATH=/run/secrets/app.pem (readable by uid 10001) in the env file.
+# The base image by its tag, which moves: each build takes the tag's image of the day
+# (Debian's and Python's patch releases). To build on the same base every time, pin its
+# digest, read where a registry answers (the "Digest:" line, the tag's index for every
+# platform), and move it on when you refresh constraints.txt (docs/operating.md, Deploy):
+#   docker buildx imagetools inspect python:3.11-slim
+#   FROM python:3.11-slim@sha256:<the 64 hex digits of that digest>
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
