@@ -536,6 +536,18 @@ def test_a_rewrite_an_off_said_after_it_outranks_still_gets_its_words_back(serve
     assert sticky(fake).id != a.id and fake.comment(a.id).body == THEIRS
 
 
+def rewritten_before_an_on(client, rt, fake) -> tuple:
+    """Off, the notes comment A up; a maintainer rewrites A (200 s ago) while the update
+    of the author's `/notes on` (100 s ago, said after the rewrite) is in flight: GitHub
+    applies theirs, then ours. A, and the rewrite's `edited` event, not sent yet."""
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    a = sticky(fake)
+    said_ago(client, rt, fake, "/notes off", 600)
+    made = rewritten_in_flight(fake, a, ago=200)
+    said_ago(client, rt, fake, "/notes on", 100)
+    return a, made
+
+
 # kills: bot/deletion_events.py:handle_rewritten a rewrite an `on` said after it outranks left
 #        showing our text over theirs, their comment kept as the notes comment
 def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_comment(
@@ -551,11 +563,7 @@ def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_co
     the PR's state keeps (docs/commands.md, the notes comment)."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    made = rewritten_in_flight(fake, a, ago=200)
-    said_ago(client, rt, fake, "/notes on", 100)
+    a, made = rewritten_before_an_on(client, rt, fake)
     assert made and not state(rt).opted_out and state(rt).comment_id == a.id
     shown = fake.comment(a.id).body
     assert shown.startswith(MARKER)
@@ -585,11 +593,7 @@ def test_a_rewrite_outranked_by_an_on_on_a_locked_pr_gets_its_words_back_at_the_
     the PR's next update posts them in a new comment, never onto A."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    a = sticky(fake)
-    said_ago(client, rt, fake, "/notes off", 600)
-    made = rewritten_in_flight(fake, a, ago=200)
-    said_ago(client, rt, fake, "/notes on", 100)
+    a, made = rewritten_before_an_on(client, rt, fake)
     fake.lock(DEFAULT_REPO, N)
     answer = sent(client, rt, made[0])
     assert ran(caplog, answer).endswith(
