@@ -880,6 +880,22 @@ def test_a_rewritten_comment_edited_again_is_claimed_only_of_the_apps(author, ki
     assert claims_rewrite(payload, us) is claimed
 
 
+# kills: bot/deletion_events.py:claims_rewrite a comment's later edit claimed whoever sent it:
+#        before the bot's login is known (intake, no REVIEW_NOTES_BOT_LOGIN) any bot's comment
+#        may be the App's, so every edit another bot makes of its own comment was queued
+def test_another_bots_edit_of_its_own_comment_is_ignored_at_intake(served):  # noqa: F811
+    client, rt, fake = served
+    codecov = {"login": "codecov[bot]", "type": "Bot"}
+    payload = edit_event("Coverage: 81.2%", "Coverage: 81.4%", codecov)
+    payload["comment"]["user"] = codecov
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 202 and "sent by a bot (codecov[bot])" in r.text
+    assert sum(rt.queue.counts().values()) == 0
+    # a person's later edit of a comment the App may have written is still claimed
+    payload = edit_event(THEIRS, "Reading list: see the description.")
+    assert claims_rewrite(payload, Us(frozenset(), APP)) is True
+
+
 def _rewrite_or_commands() -> tuple[Dispatcher, dict]:
     """The real routes of an edited comment, their handlers saying which ran, and our
     notes comment edited into `/notes why`."""
