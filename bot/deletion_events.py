@@ -385,26 +385,36 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     if not rewrote_notes(delivery.payload):  # rewritten before: their words edited again
         return edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
     taken = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
-    if taken.outranked and ctx.prs.get(ref.repo, ref.number).comment_id == comment_id:
+    state = ctx.prs.get(ref.repo, ref.number)
+    if taken.outranked and state.comment_id == comment_id:
         return _kept_apart(ctx, ref, comment_id, comment)
+    if taken.outranked and state.comment_id is None and not state.opted_out:
+        # our comment, none kept, updates on: kept apart by a run that failed after
+        # forgetting it (the new comment, or their words, refused), and retried
+        return _kept_apart(ctx, ref, comment_id, comment, kept=False)
     done = f"{taken.done} (rewritten: its text no longer opens with our marker)"
     if not taken.counted:
         return done
     return f"{done}{_their_text_back(ctx, ref, comment_id, comment)}"
 
 
-def _kept_apart(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict[str, Any]) -> str:
+def _kept_apart(
+    ctx: BotContext, ref: PRRef, comment_id: int, comment: dict[str, Any], *, kept: bool = True
+) -> str:
     """A rewrite of the notes comment the bot keeps, outranked by a `/notes on` said
     after it and run first (its update, in flight as they rewrote the comment or run on
     a list lagging behind their edit, wrote over their words). The `on` stands (updates
     on), but the comment is the maintainer's: forgotten, never the bot's again, their
     words written back as a counted rewrite's are (`_their_text_back`: owed), and the
     notes posted in a new comment, as the `on`'s update would have with their rewrite
-    run first (a PR event's rules: a draft waits, a closed PR is left alone). What was
-    done."""
+    run first (a PR event's rules: a draft waits, a closed PR is left alone). `kept`:
+    the comment is the one the state keeps; not, at the retry of a run that forgot it
+    and failed: the rest is done again (a re-run finds their text, and writes nothing
+    the run before made; a create whose answer was lost is looked for). What was done."""
     facts = ctx.github.get_pull(ref)  # before any change: a call failing retries it all
     assert facts is not None  # (None: a dry run, whose rewrites are ignored before)
-    forget_comment(ctx, ctx.prs.get(ref.repo, ref.number))
+    if kept:
+        forget_comment(ctx, ctx.prs.get(ref.repo, ref.number))
     back = _their_text_back(ctx, ref, comment_id, comment)
     kept = (
         f"our comment {comment_id} rewritten: theirs now, forgotten (the `/notes on` said"

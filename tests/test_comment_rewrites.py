@@ -536,10 +536,10 @@ def test_a_rewrite_an_off_said_after_it_outranks_still_gets_its_words_back(serve
     assert sticky(fake).id != a.id and fake.comment(a.id).body == THEIRS
 
 
-def rewritten_before_an_on(client, rt, fake) -> tuple:
-    """Off, the notes comment A up; a maintainer rewrites A (200 s ago) while the update
-    of the author's `/notes on` (100 s ago, said after the rewrite) is in flight: GitHub
-    applies theirs, then ours. A, and the rewrite's `edited` event, not sent yet."""
+def outranked_by_an_on(client, rt, fake):
+    """Off, the notes comment A up; a maintainer rewrites A while the update of a
+    `/notes on` said after the rewrite is in flight: GitHub applies theirs, then ours.
+    (A, the rewrite's event in a list: not sent yet)"""
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
     a = sticky(fake)
     said_ago(client, rt, fake, "/notes off", 600)
@@ -563,7 +563,7 @@ def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_co
     the PR's state keeps (docs/commands.md, the notes comment)."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    a, made = rewritten_before_an_on(client, rt, fake)
+    a, made = outranked_by_an_on(client, rt, fake)
     assert made and not state(rt).opted_out and state(rt).comment_id == a.id
     shown = fake.comment(a.id).body
     assert shown.startswith(MARKER)
@@ -583,6 +583,29 @@ def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_co
     assert sticky(fake).id == c.id and fake.comment(a.id).body == THEIRS
 
 
+# kills: bot/deletion_events.py:handle_rewritten a retry of a rewrite kept apart, the comment
+#        forgotten by the failed run, taken for an outranked rewrite of no comment of ours
+def test_a_rewrite_kept_apart_whose_new_comment_failed_posts_it_at_the_retry(
+    served,  # noqa: F811
+):
+    """As above, GitHub failing the new comment at every try: the delivery fails, A
+    forgotten and their words back on it. Its retry found A no longer the notes comment
+    and took the rewrite for one the `on` outranks of a comment not kept: the notes were
+    never posted anew (updates on, no comment, till the PR's next event). Now it posts
+    them; A stays theirs."""
+    client, rt, fake = served
+    a, made = outranked_by_an_on(client, rt, fake)
+    fake.inject("POST", "/repos/*/issues/*/comments", *[Fault.error(502)] * 20)
+    sent(client, rt, made[0])
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 1 and state(rt).comment_id is None
+    assert rt.queue.retry() != []
+    drain(rt)
+    c = sticky(fake)
+    assert c is not None and c.id != a.id and fake.comment(a.id).body == THEIRS
+    assert state(rt).comment_id == c.id and not state(rt).opted_out
+
+
 # kills: bot/deletion_events.py:_kept_apart a lock refusing their words failing the delivery
 def test_a_rewrite_outranked_by_an_on_on_a_locked_pr_gets_its_words_back_at_the_unlock(
     served,  # noqa: F811
@@ -593,7 +616,7 @@ def test_a_rewrite_outranked_by_an_on_on_a_locked_pr_gets_its_words_back_at_the_
     the PR's next update posts them in a new comment, never onto A."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    a, made = rewritten_before_an_on(client, rt, fake)
+    a, made = outranked_by_an_on(client, rt, fake)
     fake.lock(DEFAULT_REPO, N)
     answer = sent(client, rt, made[0])
     assert ran(caplog, answer).endswith(
