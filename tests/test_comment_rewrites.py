@@ -585,8 +585,10 @@ def test_a_rewrite_outranked_by_an_on_gets_its_words_back_and_the_notes_a_new_co
 
 # kills: bot/deletion_events.py:handle_rewritten a retry of a rewrite kept apart, the comment
 #        forgotten by the failed run, taken for an outranked rewrite of no comment of ours
+@pytest.mark.parametrize("lost", [False, True])  # refused; or made, its answer lost
 def test_a_rewrite_kept_apart_whose_new_comment_failed_posts_it_at_the_retry(
     served,  # noqa: F811
+    lost,
 ):
     """As above, GitHub failing the new comment at every try: the delivery fails, A
     forgotten and their words back on it. Its retry found A no longer the notes comment
@@ -595,13 +597,17 @@ def test_a_rewrite_kept_apart_whose_new_comment_failed_posts_it_at_the_retry(
     them; A stays theirs."""
     client, rt, fake = served
     a, made = outranked_by_an_on(client, rt, fake)
-    fake.inject("POST", "/repos/*/issues/*/comments", *[Fault.error(502)] * 20)
+    if lost:
+        fake.inject("POST", "/repos/*/issues/*/comments", Fault.dropped(apply=True))
+        fake.inject("GET", "/repos/*/issues/*/comments", Fault(), *[Fault.error(502)] * 9)
+    else:
+        fake.inject("POST", "/repos/*/issues/*/comments", *[Fault.error(502)] * 20)
     sent(client, rt, made[0])
     fake.clear_faults()
     assert rt.queue.counts()["failed"] == 1 and state(rt).comment_id is None
     assert rt.queue.retry() != []
     drain(rt)
-    c = sticky(fake)
+    c = sticky(fake)  # one notes comment: a create whose answer was lost is not made again
     assert c is not None and c.id != a.id and fake.comment(a.id).body == THEIRS
     assert state(rt).comment_id == c.id and not state(rt).opted_out
 
