@@ -350,17 +350,38 @@ def _as_ascii(word: str) -> str:
 # ASCII (`_as_ascii`, one character for one: `（` is `(`).
 _BRACKETED = re.compile(r"(?P<open>[(\[【])(?P<number>#*[0-9]+)(?P<close>[)\]】])")
 _CLOSING = {"(": ")", "[": "]", "【": "】"}
+# What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`)
+_BETWEEN = re.compile(r"[-.:,、]*")
 
 
 def _unbracketed(words: list[str]) -> list[str]:
-    """The words with a note's number in brackets at their start (`_BRACKETED`) as the
-    number and a separator: `(2)` as `2)`, which names note 2 as `2` does. Other words in
-    brackets (`(see 2)`, `[2,3]`, `(2]`) are as typed."""
-    first = words[0] if words else ""
-    found = _BRACKETED.match(_as_ascii(first))
-    if found is None or _CLOSING[found["open"]] != found["close"]:
-        return words
-    return [first[1 : found.end("number")] + ")" + first[found.end() :], *words[1:]]
+    """The words with the notes' numbers in brackets at their start (`_BRACKETED`) as the
+    numbers and a separator: `(2)` as `2)`, which names note 2 as `2` does, and `(1) (2)`,
+    `[1][2]` as `1) 2)`, `1)2)`: two numbers, as `1 2` and `1,2` are. Other words in
+    brackets (`(see 2)`, `[2,3]`, `(2]`) and those after a reason are as typed."""
+    read: list[str] = []
+    for word in words:
+        numbers, end = _numbers_unbracketed(word)
+        if not numbers:
+            break
+        read.append(numbers + word[end:])
+        if _BETWEEN.fullmatch(_as_ascii(word), end) is None:  # a reason glued on: `(2)只是改名`
+            break
+    return read + words[len(read) :]
+
+
+def _numbers_unbracketed(word: str) -> tuple[str, int]:
+    """The run of bracketed numbers `word` starts with, each as `2)` (what stands between
+    them as typed), and where the run ends; ("", 0) when it starts with none."""
+    ascii_form, parts, at = _as_ascii(word), [], 0
+    for found in _BRACKETED.finditer(ascii_form):
+        start = found.start()
+        apart = start == at or (at > 0 and _BETWEEN.fullmatch(ascii_form, at, start))
+        if not apart or _CLOSING[found["open"]] != found["close"]:
+            break
+        parts.append(word[at:start] + word[start + 1 : found.end("number")] + ")")
+        at = found.end()
+    return "".join(parts), at
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

@@ -83,6 +83,26 @@ def test_brackets_holding_more_than_a_number_or_unmatched_name_no_note(typed):
     assert pick_note(command.args, SHOWN).note_id is None
 
 
+# two notes' numbers in brackets name no one note, as `2, 3` and `2 3` do not: `/notes wrong
+#   (1) (2)` (or `(1), (2)`, `[1][2]`) hid note 1 with the reason `(2)`, half of what was
+#   asked, its only word a number
+@pytest.mark.parametrize(
+    "typed",
+    ["(1) (2)", "(1), (2)", "[1][2]", "(1)(2) both off", "（１）（２）", "(1)-(3)"],
+)
+def test_two_bracketed_numbers_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
+
+
+# kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
+#   read as a number: the reason's words are the curators', as typed
+def test_a_bracketed_number_in_the_reason_is_its_word():
+    (command,) = parse_commands("/notes wrong (2)只是改名 (3)")
+    assert pick_note(command.args, SHOWN).reason == "只是改名 (3)"
+
+
 def test_a_bracketed_number_out_of_range_is_answered_with_the_number():
     (command,) = parse_commands("/notes wrong (9)")
     pick = pick_note(command.args, SHOWN)
