@@ -348,7 +348,10 @@ def _as_ascii(word: str) -> str:
 # a Chinese input method types them, `（２）`, `【2】`): read as `2)`, its closing bracket a
 # separator (`(2)只是改名`, `[2]: only renames`). The pairs are matched on the word as
 # ASCII (`_as_ascii`, one character for one: `（` is `(`).
-_BRACKETED = re.compile(r"(?P<open>[(\[【])(?P<number>#*[0-9]+)(?P<close>[)\]】])")
+# Several in one pair (`(2,3)`, `[1、2]`) are a list's numbers, as `2,3` is.
+_BRACKETED = re.compile(
+    r"(?P<open>[(\[【])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)(?P<close>[)\]】])"
+)
 _CLOSING = {"(": ")", "[": "]", "【": "】"}
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`)
 _BETWEEN = re.compile(r"[-.:,、]*")
@@ -357,8 +360,8 @@ _BETWEEN = re.compile(r"[-.:,、]*")
 def _unbracketed(words: list[str]) -> list[str]:
     """The words with the notes' numbers in brackets at their start (`_BRACKETED`) as the
     numbers and a separator: `(2)` as `2)`, which names note 2 as `2` does, and `(1) (2)`,
-    `[1][2]` as `1) 2)`, `1)2)`: two numbers, as `1 2` and `1,2` are. Other words in
-    brackets (`(see 2)`, `[2,3]`, `(2]`) and those after a reason are as typed."""
+    `[1][2]`, `(2,3)` as `1) 2)`, `1)2)`, `2,3)`: two numbers, as `1 2` and `1,2` are.
+    Other words in brackets (`(see 2)`, `(2]`) and those after a reason are as typed."""
     read: list[str] = []
     for word in words:
         numbers, end = _numbers_unbracketed(word)

@@ -96,6 +96,16 @@ def test_two_bracketed_numbers_name_no_one_note(typed):
     assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
 
 
+# two numbers in one pair of brackets with one note shown hide nothing, as `2,3` does not:
+#   `/notes wrong (2,3)` hid note 1 with the reason `(2,3)`, where the writer named two
+#   notes the comment does not show
+@pytest.mark.parametrize("typed", ["(2,3)", "[2,3]", "（２，３）", "(2、3) both off"])
+def test_with_one_note_shown_two_bracketed_numbers_hide_nothing(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+
+
 # kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
 #   read as a number: the reason's words are the curators', as typed
 def test_a_bracketed_number_in_the_reason_is_its_word():
