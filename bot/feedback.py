@@ -229,13 +229,14 @@ _QUOTE_PAIRS = dict(zip("「『“‘【《\"'`", "」』”’】》\"'`", stri
 
 
 def _unquoted(reason: str) -> str:
-    """The reason without a pair of quotes around all of it (`「只是改名」`, `"only renames"`);
-    as typed when they hold a part only (`「只是」改名`, `"a" or "b"`)."""
+    """The reason without a pair of quotes around all of it (`「只是改名」`, `"only renames"`),
+    nor the sentence's marks after its closing quote (`「只是改名」。`, `「只是改名」🙏`); as
+    typed when they hold a part only (`「只是」改名`, `"a" or "b"`)."""
     close = _QUOTE_PAIRS.get(reason[:1])
-    inner = reason[1:-1]
-    if close is None or len(reason) < 2 or reason[-1] != close or close in inner:
+    end = reason.rfind(close, 1) if close else -1
+    if end < 0 or close in reason[1:end] or marks_end(reason, end + 1) != len(reason):
         return reason
-    return inner.strip()
+    return reason[1:end].strip()
 
 
 def _without_emoji(args: Iterable[str]) -> list[str]:

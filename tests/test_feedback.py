@@ -384,6 +384,10 @@ def test_a_wrongs_key_names_the_note_by_the_number_it_reads(typed, plain):
         ('2 "only renames"', "2 only renames"),
         ("2 `only renames`", "2 only renames"),
         ("2 【只是 改名】", "2 只是 改名"),
+        # a full stop or an emoji after the closing quote ends the sentence, no word
+        ("2「只是改名」。", "2 只是改名"),
+        ('2 "only renames".', "2 only renames"),
+        ("2 「只是改名」🙏", "2 只是改名"),
     ],
 )
 def test_a_wrongs_key_reads_a_quoted_reason_without_its_quotes(typed, plain):
