@@ -376,7 +376,8 @@ def _unbracketed(words: list[str]) -> list[str]:
 
 def _numbers_unbracketed(word: str) -> tuple[str, int]:
     """The run of bracketed numbers `word` starts with, each as `2)` (what stands between
-    them as typed), and where the run ends; ("", 0) when it starts with none."""
+    them as typed; the last as `2` when it ends the word), and where the run ends; ("", 0)
+    when it starts with none."""
     ascii_form, parts, at = _as_ascii(word), [], 0
     for found in _BRACKETED.finditer(ascii_form):
         start = found.start()
@@ -385,7 +386,10 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
             break
         parts.append(word[at:start] + word[start + 1 : found.end("number")] + ")")
         at = found.end()
-    return "".join(parts), at
+    read = "".join(parts)
+    # the last `)` sets a reason glued on apart; a word of numbers alone has none: `(2,3)`
+    # is `2,3`, which a reply may quote as the numbers asked
+    return (read[:-1] if at == len(word) else read), at
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

@@ -104,6 +104,8 @@ def test_with_one_note_shown_two_bracketed_numbers_hide_nothing(typed):
     (command,) = parse_commands(f"/notes wrong {typed}")
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    # the answer quotes the numbers asked, with no bracket left of the pair
+    assert pick.asked == typed.split(" ")[0][1:-1]
 
 
 # kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
