@@ -1276,6 +1276,12 @@ def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
     assert linked("[Build] Drop CUDA arch 7.0 from the default list") == ["vllm-6e24c63c"]
     assert linked("[Build] Bump the docs theme") == []
     assert linked("Fix CUDA arch detection in the docs") == []  # one word is one piece of evidence
+    # the draft-loader note's PP-safe loading, as titles name it: "pipeline parallelism"
+    # is its own word, not the plural of "pipeline parallel"
+    assert linked("[Spec Decode] Support EAGLE drafters under pipeline parallelism") == [
+        "vllm-cdd35ec7"
+    ]
+    assert linked("Support pipeline parallelism for Qwen3-Next") == []  # no drafter in it
 
 
 def test_shipped_taxonomy_knows_the_kv_coordinator_by_its_short_name():
