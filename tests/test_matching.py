@@ -1282,6 +1282,10 @@ def test_shipped_notes_aspects_name_their_part_of_the_subsystem():
         "vllm-cdd35ec7"
     ]
     assert linked("Support pipeline parallelism for Qwen3-Next") == []  # no drafter in it
+    # the MegaMoE note's lesson is the kernel's parameter names: how a MoE PR calls its kernel
+    assert linked("[MoE] Call the grouped GEMM kernel with kwargs") == ["vllm-e6864e88"]
+    assert linked("[MoE] Update the Mega MoE kernel call convention") == ["vllm-e6864e88"]
+    assert linked("[Frontend] Accept kwargs in the chat template") == []  # no MoE in it
 
 
 def test_shipped_taxonomy_knows_the_kv_coordinator_by_its_short_name():
