@@ -335,12 +335,17 @@ _WRITES_ASKED: ContextVar[WritesAsked | None] = ContextVar("writes_asked", defau
 
 @contextmanager
 def counting_writes() -> Iterator[WritesAsked]:
+    """Count the writes asked inside the block; a count around it counts them too (a
+    write-back's own count inside a deferred update's: bot.write_backs)."""
+    outer = _WRITES_ASKED.get()
     asked = WritesAsked()
     token = _WRITES_ASKED.set(asked)
     try:
         yield asked
     finally:
         _WRITES_ASKED.reset(token)
+        if outer is not None:
+            outer.count += asked.count
 
 
 def write_asked() -> None:

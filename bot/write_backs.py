@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from bot.context import BotContext
-from bot.github_port import PRRef
+from bot.github_port import PRRef, counting_writes, never_sent
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
 from bot.prstate import WriteBack
@@ -109,10 +109,8 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     # the notes comment the state keeps: a release before write-backs (a rollback) took
     # it for ours and wrote it since; their words would take it from the updates
     kept = owed.comment_id == state.comment_id
-    wrote = not kept and ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER)
+    wrote = not kept and _restore(ctx, ref, owed)
     if wrote:
-        if (made := _MADE.get()) is not None:
-            made[0] += 1
         log.info(
             "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
             " which a late edit of ours wrote over",
@@ -123,3 +121,22 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     if wrote or not keep:
         ctx.prs.update(ref.repo, ref.number, write_back=None)
     return wrote
+
+
+def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> bool:
+    """Write the words back (`restore_text`). Inside `charged`, a write-back whose PATCH
+    was sent is counted whatever GitHub answered, as every write a command tries is
+    (bot.command_reactions `Spent`): one it failed (a 5xx, a lock) may still count toward
+    GitHub's limit, and the retry that writes it again is another. None sent (their text
+    shows, the comment is gone, the GET failed, a rate limit pause held it back) counts
+    nothing."""
+    sent = True
+    with counting_writes() as asked:
+        try:
+            return ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER)
+        except BaseException as exc:
+            sent = not never_sent(exc)
+            raise
+        finally:
+            if sent and asked.count and (made := _MADE.get()) is not None:
+                made[0] += 1

@@ -15,10 +15,12 @@ from bot.db import Database
 from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
 from bot.dryrun import DryRunGitHub
+from bot.github_port import GitHubError, PRRef, write_asked
 from bot.markers import MARKER
-from bot.prstate import PRState
+from bot.prstate import PRState, WriteBack
 from bot.queue import Delivery
 from bot.server import build_dispatcher
+from bot.write_backs import charged, write_back_owed
 from tests.command_kit import (
     AUTHOR,
     OWING,
@@ -363,6 +365,65 @@ def test_a_write_back_a_commands_update_makes_costs_the_installation_a_write(
     say_after(client, rt, fake, command)
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id != c.id
     assert before - budget.left(INSTALLATION) == 4
+
+
+# kills: bot/write_backs.py:write_back_owed a write-back GitHub answered with an error not
+#        taken from the budget (it was sent: GitHub's limit may count it, its retry again)
+def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_a_write(
+    served,  # noqa: F811
+):
+    """Their words owed; the author's `/notes why` writes them back first, GitHub failing
+    that PATCH at every try: the run fails (for a retry). The write-back was sent, a
+    content write as any (bot.command_reactions `Spent`: a write tried counts), so it is
+    taken with the command's 👀; what else was reserved goes back."""
+    client, rt, fake = served
+    c, payload = written_over(client, rt, fake)
+    failed_write_back(client, rt, fake, c, payload)
+    tune(rt, OWING, clock=lambda: 50.0)  # no refill
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(INSTALLATION)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    say_after(client, rt, fake, "/notes why")
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 2 and state(rt).write_back is not None
+    assert before - budget.left(INSTALLATION) == 2  # 👀, the write-back tried
+
+
+class _HeldBack:
+    """A port whose write-back a rate limit pause holds back: its PATCH begun, never sent."""
+
+    def restore_text(self, ref, comment_id, text, marker) -> bool:
+        write_asked()
+        raise GitHubError("held back: the identity is paused", transient=True, sent=False)
+
+
+# kills: bot/write_backs.py:_restore a write-back that sent no write (their text shown, a rate
+#        limit pause holding its PATCH back) taken from the budget
+# kills: bot/write_backs.py:write_back_owed nothing owed read as words owed
+def test_a_write_back_that_sent_no_write_costs_nothing(served):  # noqa: F811
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    notes = c.body
+    fake.set_body(c.id, THEIRS)
+    ref = PRRef(DEFAULT_REPO, N, INSTALLATION)
+    tune(rt, OWING, clock=lambda: 50.0)  # no refill
+    budget = rt.ctx.flood.installation_writes
+    before = budget.left(INSTALLATION)
+    with charged(rt.ctx, ref):
+        assert write_back_owed(rt.ctx, ref) is None  # nothing owed
+    owed = WriteBack(c.id, THEIRS, None)
+    rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=None, write_back=owed)  # a rewrite's
+    with charged(rt.ctx, ref):  # their text shows: looked at, nothing written
+        assert write_back_owed(rt.ctx, ref) is False
+    rt.ctx.prs.update(DEFAULT_REPO, N, write_back=owed)
+    paused = SimpleNamespace(prs=rt.ctx.prs, github=_HeldBack(), flood=rt.ctx.flood)
+    with pytest.raises(GitHubError), charged(paused, ref):
+        write_back_owed(paused, ref)
+    assert budget.left(INSTALLATION) == before and state(rt).write_back is not None
+    fake.set_body(c.id, notes)  # our late edit lands; a PR event's write writes them back
+    assert write_back_owed(rt.ctx, ref) is True and fake.comment(c.id).body == THEIRS
+    assert budget.left(INSTALLATION) == before
 
 
 # kills: bot/command_updates.py:handle_refresh a deferred update's write-back not taken from the

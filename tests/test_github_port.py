@@ -59,6 +59,17 @@ def test_only_the_writes_asked_inside_counting_writes_are_counted():
     assert asked.count == 1
 
 
+# kills: bot/github_port.py:counting_writes the writes of a count inside another not counted by
+#        the outer (a deferred update's write-back sent, taken for none: its prepaid write
+#        given back)
+def test_a_count_inside_another_counts_into_both():
+    with counting_writes() as outer:
+        write_asked()
+        with counting_writes() as inner:
+            write_asked()
+    assert (outer.count, inner.count) == (2, 1)
+
+
 @pytest.mark.parametrize(
     ("ref", "repo_id"),
     [(PRRef("o/r", 7, 42), 99), (PRRef("o/r", 7), None)],
