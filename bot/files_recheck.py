@@ -20,6 +20,11 @@ the PR's files, or a push whose own event looks. A repository renamed meanwhile:
 finds the PR's state by the repository's id, moved to the new name by a delivery that
 looked at no list (a reply's command), and is queued again there, as a deferred update
 is (bot.command_updates).
+
+A rewrite's words owed back that its write of the notes comment writes first
+(bot.write_backs) are taken from the installation's write budget, as those of the
+command's own update are (`charged`): the re-check is the command's look, and the write
+one GitHub's limit counts. Its own write is not, as a PR event's is not.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from bot.prstate import PendingUpdate, PRState, showing_key
 from bot.queue import Delivery
 from bot.render import PauseCause, render_paused
 from bot.sticky import body_hash, refresh_sticky
+from bot.write_backs import charged
 
 RECHECK_ACTION = "review_notes_files_recheck"  # not GitHub's: a command's re-check
 _LOOK = "review_notes_files_look"  # which re-check of the command this one is (1, ...)
@@ -118,7 +124,8 @@ def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     expected = facts.changed_files if look < len(delays) else None  # the last: as it is
     force = _shows_asked_notes(ctx, state) and not facts.closed
     try:
-        result = refresh_sticky(ctx, ref, facts, force=force, expected_files=expected)
+        with charged(ctx, ref):  # a rewrite's words written back first: the command's cost
+            result = refresh_sticky(ctx, ref, facts, force=force, expected_files=expected)
     except FilesNotReady as short:
         _schedule(ctx, ref, look + 1, delays[look], repo_id)
         return f"{short}; looking again in {delays[look]:g}s"

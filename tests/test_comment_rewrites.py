@@ -50,17 +50,20 @@ from tests.test_deletion_events import (
 from tests.test_deletion_events import ran as deletion_ran
 from tests.webhook_kit import (
     BOT,
+    HEAD,
     MATCHING_FILES,
     MATCHING_TITLE,
     clean_env,
     deliver_pr,
     drain,
     labeled_one_more_note,
+    live_settings,
     make_settings,
     ours,
     post,
     serving,
     title_with_one_more_note,
+    wait_until,
 )
 
 THEIRS = "Moved the reading list to the description."
@@ -447,6 +450,42 @@ def test_a_write_back_a_deferred_update_makes_costs_the_installation_a_write(
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id != c.id
     assert reactions(fake, on) == {"eyes", "+1"}
     assert before - budget.left(INSTALLATION) == 1  # the write-back; the rest was paid
+
+
+# kills: bot/files_recheck.py:handle_recheck a write-back its files re-check makes not taken
+#        from the installation's write budget
+def test_a_write_back_a_commands_files_recheck_makes_costs_the_installation_a_write(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The author's `/notes why` answered on a file list GitHub gave short (a push just
+    made): its re-check waits. Meanwhile their words came to be owed onto C, a rewrite
+    an `on` outranked (C forgotten, updates on; C shows our text: an edit of ours landed
+    late). The re-check, the command's look, writes them back before it posts the notes
+    anew: a content write of the command's, taken from the budget as its own update's
+    would be."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    fake.pull(DEFAULT_REPO, N).head_sha = HEAD
+    settings = live_settings(tmp_path, fake, app_key, files_recheck_delays=(3600.0,))
+    with serving(settings) as (client, rt):
+        tune(rt, OWING, clock=lambda: 50.0)  # no refill
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+        c = sticky(fake)
+        fake.pull(DEFAULT_REPO, N).head_sha = "c" * 40  # a push, its event not come yet
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=200, body=[]))
+        asked = say(client, rt, fake, "/notes why", login=AUTHOR, wait=False)
+        wait_until(lambda: "+1" in reactions(fake, asked), what="/notes why")
+        wait_until(lambda: rt.queue.counts()["processing"] == 0, what="its end")
+        assert rt.queue.counts()["pending"] == 1  # the re-check
+        owed = WriteBack(c.id, THEIRS, None)
+        rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=None, body_hash=None, write_back=owed)
+        budget = rt.ctx.flood.installation_writes
+        before = budget.left(INSTALLATION)
+        run_due(rt)
+        assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+        assert sticky(fake) is not None and sticky(fake).id != c.id
+        assert before - budget.left(INSTALLATION) == 1
 
 
 # kills: bot/write_backs.py:write_back_owed the words no longer owed once a look found them
