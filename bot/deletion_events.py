@@ -346,8 +346,11 @@ def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
     Also a later edit of a comment of the App's that did not open with our marker before
     (`_edited_again`): a rewritten notes comment edited again, whose newest words a
     write-back owed must not write over (bot.write_backs). Not with a token: its account
-    is also its owner, whose own comments edited into commands are the commands'. One a
-    bot sent is claimed only of a comment known to be the App's."""
+    is also its owner, whose own comments edited into commands are the commands'. Claimed
+    only of a comment known to be the App's (its login, or GitHub naming the App as its
+    writer, `performed_via_github_app`), whoever edits it: before the login is known,
+    another bot's comment edited (by that bot each push, or by a person) would be queued
+    for the run to drop; the commands' route drops it at intake ("written by a bot")."""
     rewrite = rewrote_notes(payload)
     if not rewrite and (us.as_user or not _edited_again(payload)):
         return False
@@ -356,11 +359,9 @@ def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
     if written_by_us(author, *_writer(comment), us.logins, us.app_id):
         return True
     kind, _ = _writer(comment)
-    # any bot's comment may be the App's while its login is not known, and other bots
-    # edit their own all the time (a coverage report's each push): a later edit a bot
-    # sent is left to the commands' route, which drops it at intake, as before
-    by_bot = (payload.get("sender") or {}).get("type") == "Bot"
-    return not us.known and (us.as_user or kind == "Bot") and (rewrite or not by_bot)
+    # a rewrite (our marker dropped), while the login is not known: any bot's comment
+    # may be the App's (a token's: any user's); the run routes it again knowing it
+    return not us.known and rewrite and (us.as_user or kind == "Bot")
 
 
 def check_rewritten(payload: dict[str, Any]) -> str | None:

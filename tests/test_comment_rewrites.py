@@ -992,20 +992,28 @@ def test_a_rewrite_is_claimed_only_of_a_comment_the_bots_account_may_have_writte
 # kills: bot/deletion_events.py:claims_rewrite a rewritten comment's later edit claimed with a
 #        token (its owner's own comments, edited into commands, are the commands'), or not
 #        claimed of the App's comment
+#        (a person's edit of another bot's comment queued while the login is not known, for
+#        the run to drop: only one GitHub says the App wrote may be ours)
 @pytest.mark.parametrize(
-    ("author", "kind", "us", "claimed"),
+    ("author", "kind", "app", "us", "claimed"),
     [
-        (BOT, "Bot", Us(frozenset({BOT}), APP, known=True), True),
-        ("renamed[bot]", "Bot", Us(frozenset({BOT}), APP, known=True), False),  # no App named
-        (BOT, "Bot", Us(frozenset(), APP), True),  # intake, the login not known
-        ("octo-dev", "User", Us(frozenset({BOT}), APP, known=True), False),
-        ("me", "User", Us(frozenset({"me"}), None, as_user=True, known=True), False),
-        ("me", "User", Us(frozenset(), None, as_user=True), False),
+        (BOT, "Bot", None, Us(frozenset({BOT}), APP, known=True), True),
+        ("renamed[bot]", "Bot", None, Us(frozenset({BOT}), APP, known=True), False),
+        ("renamed[bot]", "Bot", OUR_APP, Us(frozenset({BOT}), APP, known=True), True),
+        # intake, the login not known: the App's comment, as GitHub names its writer
+        (BOT, "Bot", OUR_APP, Us(frozenset(), APP), True),
+        (BOT, "Bot", None, Us(frozenset(), APP), False),
+        ("codecov[bot]", "Bot", {"id": 254, "slug": "codecov"}, Us(frozenset(), APP), False),
+        ("octo-dev", "User", None, Us(frozenset({BOT}), APP, known=True), False),
+        ("me", "User", None, Us(frozenset({"me"}), None, as_user=True, known=True), False),
+        ("me", "User", None, Us(frozenset(), None, as_user=True), False),
     ],
 )
-def test_a_rewritten_comment_edited_again_is_claimed_only_of_the_apps(author, kind, us, claimed):
+def test_a_rewritten_comment_edited_again_is_claimed_only_of_the_apps(
+    author, kind, app, us, claimed
+):
     payload = edit_event(THEIRS, "Reading list: see the description.")
-    payload["comment"]["user"] = {"login": author, "type": kind}
+    payload["comment"].update(user={"login": author, "type": kind}, performed_via_github_app=app)
     assert claims_rewrite(payload, us) is claimed
 
 
@@ -1020,9 +1028,22 @@ def test_another_bots_edit_of_its_own_comment_is_ignored_at_intake(served):  # n
     r = post(client, "issue_comment", payload)
     assert r.status_code == 202 and "sent by a bot (codecov[bot])" in r.text
     assert sum(rt.queue.counts().values()) == 0
-    # a person's later edit of a comment the App may have written is still claimed
+    # a person's later edit of a comment GitHub says the App wrote is still claimed
     payload = edit_event(THEIRS, "Reading list: see the description.")
+    payload["comment"]["performed_via_github_app"] = OUR_APP
     assert claims_rewrite(payload, Us(frozenset(), APP)) is True
+
+
+# kills: bot/deletion_events.py:claims_rewrite a person's edit of another bot's comment claimed
+#        before the bot's login is known (no REVIEW_NOTES_BOT_LOGIN): queued, then dropped
+def test_a_persons_edit_of_another_bots_comment_is_ignored_at_intake(served):  # noqa: F811
+    client, rt, fake = served
+    payload = edit_event("Coverage: 81.2%", "Coverage: 81.4% (re-run)")
+    payload["comment"]["user"] = {"login": "codecov[bot]", "type": "Bot"}
+    payload["comment"]["performed_via_github_app"] = {"id": 254, "slug": "codecov"}
+    r = post(client, "issue_comment", payload)
+    assert r.status_code == 202 and r.json() == {"status": "ignored", "reason": "written by a bot"}
+    assert sum(rt.queue.counts().values()) == 0
 
 
 def _rewrite_or_commands() -> tuple[Dispatcher, dict]:
