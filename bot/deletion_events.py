@@ -346,7 +346,10 @@ def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
     Also a later edit of a comment of the App's that did not open with our marker before
     (`_edited_again`): a rewritten notes comment edited again, whose newest words a
     write-back owed must not write over (bot.write_backs). Not with a token: its account
-    is also its owner, whose own comments edited into commands are the commands'. Claimed
+    is also its owner, whose own comments edited into commands are the commands', and
+    the payload cannot tell the rewritten comment from theirs (the same author, no
+    marker): only the PR's state knows which one words are owed onto, and intake reads
+    none (docs/commands.md says what that leaves). Claimed
     only of a comment known to be the App's (its login, or GitHub naming the App as its
     writer, `performed_via_github_app`), whoever edits it: before the login is known,
     another bot's comment edited (by that bot each push, or by a person) would be queued
