@@ -288,12 +288,19 @@ def _guesses(library: Library, text: str) -> list[Topic]:
     return []
 
 
-def _did_you_mean(library: Library, text: str) -> str:
+def _did_you_mean(library: Library, text: str, word: str, repo: str | None) -> str:
+    """The topics guessed from what was typed, or, with no guess, every topic. Not both:
+    a reply is a new comment that notifies everyone on the PR, and three guesses before
+    the 35 topics were lost in 1,400 characters of list; `topic` alone gives the list."""
     named = [
         f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)}, {safe_text(t.name_zh, _NAME_MAX)})"
         for t in _guesses(library, text)
     ]
-    return f" Did you mean {_listing(named, 'or')}?" if named else ""
+    if not named:
+        return f" {_topic_list(library, repo)}."
+    return (
+        f" Did you mean {_listing(named, 'or')}? {code(word + ' topic')} alone lists every topic."
+    )
 
 
 def _in_repo(note: Note, repo: str | None) -> bool:
@@ -311,7 +318,7 @@ def render_topic(
     repo: str | None = None,
 ) -> str:
     """The notes of the topic command.text names (its id, English or Chinese name); unknown ->
-    the valid ids, after what was asked, as typed."""
+    what was asked, as typed, then the topics guessed from it, else the valid ids."""
     head = _header(command)
     if not command.args:
         example = f"`{word} topic cuda-graphs`"
@@ -321,7 +328,7 @@ def render_topic(
     if topic is None:
         return (
             f"{head}\nThere is no topic {code(command.text, ECHO_LIMIT)}."
-            f"{_did_you_mean(library, named)} {_topic_list(library, repo)}."
+            f"{_did_you_mean(library, named, word, repo)}"
         )
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])

@@ -251,8 +251,8 @@ def test_a_mark_inside_or_after_a_topics_name_is_still_asked_as_typed(library):
 
 
 def test_unknown_topic_lists_the_valid_ids(library):
-    body = reply("/notes topic cuda-graph", library)
-    assert "no topic `cuda-graph`" in body
+    body = reply("/notes topic zzzq", library)  # nothing to guess from: the list
+    assert "no topic `zzzq`" in body
     for topic_id in library.topics:
         assert f"`{topic_id}`" in body
     assert "redirect.github.com" not in body  # no notes listed
@@ -264,7 +264,7 @@ def test_topic_without_id_lists_the_valid_ids(library):
     assert all(f"`{t}`" in body for t in library.topics)
 
 
-@pytest.mark.parametrize("line", ["/notes topic", "/notes topic cuda-graph", "/notes search zzzq"])
+@pytest.mark.parametrize("line", ["/notes topic", "/notes topic zzzq", "/notes search zzzq"])
 def test_the_list_of_topics_sets_apart_those_with_no_notes_yet(library, line):
     """The 35 topics were listed as one, each asked for with `topic` alike, though 17 have
     no note (`deepseek`, `quantization`...): a reviewer who picked one from a reply was
@@ -706,11 +706,36 @@ def test_an_unknown_topic_guesses_the_topics_whose_names_hold_it(library, asked,
     # name was told "There is no topic" and shown names they had not typed
     body = reply(f"/notes topic {asked}", library)
     assert f"There is no topic `{asked}`." in body, body
-    mean = re.search(r"Did you mean (.*?)\? Topics: ", body)
+    mean = re.search(r"Did you mean (.*?)\? `/notes topic` alone", body)
     assert re.findall(r"`([a-z0-9-]+)` \(", mean[1] if mean else "") == guessed, body
     if asked == "前缀缓存":  # each guess is named in Chinese too, as it was asked
         assert "(Prefix caching and KV cache manager, 前缀缓存与 KV 缓存管理)" in body, body
     assert_safe(body)
+
+
+def test_an_unknown_topic_with_guesses_names_them_without_every_topic(library):
+    """Found by review 'r40g': `/notes topic cuda` answered "Did you mean `cuda-graphs`,
+    `cmake-build` or `hardware-ci`?" and then every one of the 35 topics, 1,400 characters
+    in a new comment that notifies everyone on the PR, the guesses lost in the list. With
+    guesses the reply names them and says how to see the list; with none, the list."""
+    body = reply("/notes topic cuda", library, repo="vllm-project/vllm")
+    assert "Did you mean `cuda-graphs` (CUDA graphs, " in body, body
+    assert "`spec-decode`" not in body and "no notes yet" not in body, body
+    assert body.rstrip().endswith("`/notes topic` alone lists every topic."), body
+    assert len(body) < 600, len(body)
+    assert_safe(body)
+    # the command word as the server's config names it
+    other = render_reply(
+        command("/review-notes topic cuda", "/review-notes"),
+        library,
+        note_url,
+        word="/review-notes",
+    )
+    assert "`/review-notes topic` alone lists every topic." in other, other
+    # no guess: every topic, as before
+    lost = reply("/notes topic frobnicate", library, repo="vllm-project/vllm")
+    assert "Did you mean" not in lost and "alone lists every topic" not in lost, lost
+    assert all(f"`{t}`" in lost for t in library.topics), lost
 
 
 def test_an_unknown_topic_is_quoted_as_typed(library):
@@ -1129,7 +1154,7 @@ def test_a_topics_name_is_not_found_inside_a_longer_word(library):
 def test_an_unknown_topic_guesses_from_the_name_as_typed_before_a_mark(library, asked, guessed):
     body = reply(f"/notes topic {asked}", library)
     assert "There is no topic" in body, body
-    mean = re.search(r"Did you mean (.*?)\? Topics: ", body)
+    mean = re.search(r"Did you mean (.*?)\? `/notes topic` alone", body)
     assert re.findall(r"`([a-z0-9-]+)` \(", mean[1] if mean else "") == guessed, body
 
 
