@@ -53,7 +53,10 @@ OWN_CODE = "code of this note"
 
 # Lines of their own: what ties the PR to the note, whatever its words and files
 IS_SOURCE = "this PR is the one this note reviews"
-READ_WITH = "this note lists this PR to read with its own"
+READ_WITH = "this note lists this PR as one to read with it"
+# READ_WITH as marks kept before review 'r40g' wrote it ("its own": the note's PR, which
+# a reader had to guess), read back by `evidence_terms`
+_READ_WITH_BEFORE = "this note lists this PR to read with its own"
 
 
 def refers_to_source(number: int) -> str:
@@ -438,7 +441,10 @@ _TERM_PATTERNS = (
     (re.compile(r"^label(?:l)?ed (.+?)(?: \(|$)"), lambda m: f"label {m.group(1)}"),
     (re.compile(r"^title shares "), lambda m: "(a title like the note's)"),
     (re.compile(r"^refers to (PR|issue) "), lambda m: "(refers to the note's PR or issue)"),
-    (re.compile("^" + re.escape(READ_WITH)), lambda m: "(a PR the note lists to read with it)"),
+    (
+        re.compile(f"^(?:{re.escape(READ_WITH)}|{re.escape(_READ_WITH_BEFORE)})"),
+        lambda m: "(a PR the note lists to read with it)",
+    ),
     (re.compile(r"^\w[\w ]* PR \d+, which got this note"), lambda m: "(relates to a PR with it)"),
 )
 _QUOTED = re.compile(r"'([^'\n]{1,100})'")

@@ -871,7 +871,8 @@ def test_the_terms_of_the_matchers_evidence():
         "reverts PR 53155, which got this note",
         # found by review 'r16e': the rest of a shared file set gave the term '2'
         "changes 2 other files (topic: Speculative decoding)",
-        "this note lists this PR to read with its own",
+        "this note lists this PR to read with its own",  # a mark kept before review 'r40g'
+        "this note lists this PR as one to read with it",
         # the rest of a file set, named since review 'r35i': its first path, no comma
         "changes vllm/spec_decode/a.py, vllm/spec_decode/b.py and 1 more file (topic: X)",
     )
@@ -1254,6 +1255,9 @@ def test_each_line_the_reasons_word_is_read_back_to_its_term():
     assert evidence_terms([r.refers_to_source(52419)]) == {"(refers to the note's PR or issue)"}
     assert evidence_terms([r.refers_to_issue(7)]) == {"(refers to the note's PR or issue)"}
     assert evidence_terms([r.READ_WITH]) == {"(a PR the note lists to read with it)"}
+    # as marks kept before review 'r40g' reworded it
+    old = "this note lists this PR to read with its own"
+    assert evidence_terms([old]) == {"(a PR the note lists to read with it)"}
     assert evidence_terms([r.related_via("reverts", 53155)]) == {"(relates to a PR with it)"}
     assert evidence_terms([r.labeled(["rocm", "ci/build"])]) == {"label 'rocm', 'ci/build'"}
     assert evidence_terms([r.diff_names(["deep_gemm_warmup"])]) == {"'deep_gemm_warmup'"}

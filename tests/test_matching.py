@@ -1702,7 +1702,9 @@ def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
     lib = library(note("n", ("ec-connector",), source_pr=49585, read_with=(38390, 47941)))
     got = match_pr(pr("[Model Runner v2] E/P/D disaggregation support", number=38390), lib, CFG)
     assert ids(got) == ["n"]
-    assert got.matches[0].reasons == ("this note lists this PR to read with its own",)
+    # found by review 'r40g': "this note lists this PR to read with its own" left a
+    # reader to guess what "its own" was (the note's PR; a note may have none)
+    assert got.matches[0].reasons == ("this note lists this PR as one to read with it",)
     other_repo = replace(pr("E/P/D disaggregation support", number=38390), repo="o/fork")
     assert ids(match_pr(other_repo, lib, CFG)) == []
     assert ids(match_pr(pr("E/P/D disaggregation support", number=38391), lib, CFG)) == []

@@ -240,7 +240,7 @@ def test_the_aspect_gloss_says_why_the_word_counts_in_plain_english():
 
 # --- 6. the decisive tie listed under weaker evidence ---------------------------------
 
-TIES = ("this note lists this PR to read with its own", "refers to PR ", "refers to issue ")
+TIES = ("this note lists this PR as one to read with it", "refers to PR ", "refers to issue ")
 
 
 def test_a_tie_the_curator_made_is_the_first_reason():
