@@ -252,7 +252,7 @@ def existing_database(path: Path | str):
     must not create an empty one at a mistyped path and report that nothing is there)."""
     from contextlib import closing
 
-    from bot.db import DAMAGED_FIX, Database, access_hint, is_damaged
+    from bot.db import DAMAGED_FIX, Database, NewerDatabase, access_hint, is_damaged
 
     where = "(--db or REVIEW_NOTES_DB_PATH)"
     if Path(path).is_dir():  # --db /var/lib/review-notes: the folder, not the file in it
@@ -282,7 +282,11 @@ def existing_database(path: Path | str):
         msg = f"{path} is not a review-notes database ({why}) {where}"
         print(f"review-notes: {msg}", file=sys.stderr)
         return None
-    return Database(path)
+    try:
+        return Database(path)
+    except NewerDatabase as exc:
+        print(f"review-notes: {exc}", file=sys.stderr)
+        return None
 
 
 def database_failed(path: Path, exc: sqlite3.DatabaseError) -> int:

@@ -75,6 +75,39 @@ DAMAGED_FIX = (
 )
 
 
+# The file's schema version, SQLite's `PRAGMA user_version` (0 in a file no release set
+# it in: the releases before it, and a new file). Tables and columns are only ever added
+# (`Database.add_missing_columns`, each store's CREATE TABLE IF NOT EXISTS), and a release
+# reads a file with more of them as its own: so a rollback runs on the newer file, and
+# the version moves only on a change an older release cannot read safely (a column
+# renamed, dropped or given another meaning). Then a release refuses a file of a
+# higher version, and upgrades a lower one at opening.
+SCHEMA_VERSION = 1
+
+
+class NewerDatabase(Exception):
+    """The file's schema version is above this release's: written by a release this
+    one cannot read safely. Refused before anything is written to it (`said`)."""
+
+    def __init__(self, path: Path, version: int) -> None:
+        super().__init__(path, version)
+        self.path, self.version = path, version
+
+    def said(self, then: str = "") -> str:
+        """The refusal with what to do; `then`: what this command does not do."""
+        return (
+            f"{self.path}: a database of schema version {self.version}, written by a newer"
+            f" release of review-notes than this one (which reads version {SCHEMA_VERSION}"
+            f" and older){then}; nothing in it was changed. Run that release (or a newer"
+            " one) on it; to roll back to this release instead, restore the backup taken"
+            " before the upgrade in its place, or set REVIEW_NOTES_DB_PATH to a new file"
+            " to start empty (keep this one to go forward again)"
+        )
+
+    def __str__(self) -> str:
+        return self.said()
+
+
 class DamagedDatabase(Exception):
     """SQLite found the file damaged where a step read or wrote it (a page of any table or
     index): its words, with what to do (`damaged_error`)."""
@@ -232,9 +265,26 @@ class Database:
         self._checkpoints: tuple[threading.Thread, threading.Event] | None = None
         self.last_used = 0.0  # time.monotonic() of the last statement: checkpoints wait for quiet
         with self._lock:
+            self._check_version()
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={round(BUSY_TIMEOUT_SECONDS * 1000)}")
+
+    def _check_version(self) -> None:
+        """Refuse a file of a newer schema version (closed, nothing written to it); set
+        ours in a new file or an older one (which the stores then bring up to date). A
+        file SQLite may not write keeps its older version (a reader's: `retry` listing)."""
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self._conn.close()
+            raise NewerDatabase(self.path, version)
+        if version == SCHEMA_VERSION:
+            return
+        try:
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.OperationalError as exc:
+            if not is_read_only(exc):
+                raise
 
     def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self._lock:

@@ -135,6 +135,9 @@ def salvage(source: sqlite3.Connection, target: Path) -> list[TableCopy]:
     schema = tables_of(source)
     with closing(sqlite3.connect(target, isolation_level=None)) as out:
         out.execute("PRAGMA journal_mode=WAL")  # as the server keeps it
+        # its schema version: a newer release's file stays refused by an older one
+        version = int(source.execute("PRAGMA user_version").fetchone()[0])
+        out.execute(f"PRAGMA user_version = {version}")
         for kind in ("table", "index"):  # the indexes first: a row they refuse is lost
             for what, name, _, sql in schema:
                 if what == kind and sql and not name.startswith("sqlite_"):

@@ -47,7 +47,14 @@ from starlette.types import ASGIApp
 from bot import command_events, command_updates, deletion_events, files_recheck, pr_events
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
-from bot.db import DAMAGED_FIX, Database, access_hint, damaged_error, is_damaged
+from bot.db import (
+    DAMAGED_FIX,
+    Database,
+    NewerDatabase,
+    access_hint,
+    damaged_error,
+    is_damaged,
+)
 from bot.dispatch import Dispatcher
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort, repository_id
@@ -495,6 +502,8 @@ def _open_database(path: Path, max_deferrals: int) -> tuple[Database, DeliveryQu
         try:
             db = Database(path)
             return db, DeliveryQueue(db, max_deferrals), PRStore(db)
+        except NewerDatabase as exc:  # the operator's file: no path to change
+            raise StartupError(exc.said(": not starting")) from None
         except FileExistsError as exc:  # creating its directory: a file is in the way
             why = f"{exc.filename} is a file, not a directory"
         except OSError as exc:

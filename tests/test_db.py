@@ -5,10 +5,21 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import subprocess
 import sys
 
-from bot.db import Database, as_github_time, github_time, utcnow
+import pytest
+
+from bot.db import (
+    SCHEMA_VERSION,
+    Database,
+    NewerDatabase,
+    as_github_time,
+    github_time,
+    utcnow,
+)
+from bot.queue import DeliveryQueue
 
 # --- mutation review r26g ----------------------------------------------------------------
 
@@ -127,3 +138,74 @@ def test_delete_before_deletes_up_to_the_limit_older_than_the_cut_of_which_where
     assert db.delete_before("records", "at", "2001", 5, "kind = ?", ("x",)) == 0
     left = {r["name"] for r in db.execute("SELECT name FROM records")}
     assert left == {"old y", "at the cut", "new"}
+
+
+# --- the file's schema version (PRAGMA user_version) -----------------------------------------
+
+
+def _version(path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _a_queue_file(path, version: int) -> None:
+    """A file with one queued delivery, of schema `version` (0: a release before versions)."""
+    db = Database(path)
+    DeliveryQueue(db).enqueue("d-1", "pull_request", "opened", {"n": 1}, "o/r", 1)
+    db.execute(f"PRAGMA user_version = {version}")
+    db.close()
+
+
+# kills: bot/db.py:Database._check_version the version never set (a new file, an older one)
+def test_a_new_file_and_an_older_one_get_this_releases_schema_version(tmp_path):
+    Database(tmp_path / "new.sqlite3").close()
+    assert _version(tmp_path / "new.sqlite3") == SCHEMA_VERSION
+    older = tmp_path / "older.sqlite3"
+    _a_queue_file(older, 0)
+    db = Database(older)
+    db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # a release before the column
+    db.close()
+    queue = DeliveryQueue(Database(older))  # upgraded as before: the column added
+    assert queue.get("d-1").waits == 0
+    queue.db.close()
+    assert _version(older) == SCHEMA_VERSION
+
+
+# kills: bot/db.py:Database._check_version `>` -> `>=` (a file of this release refused) and the
+#        refusal dropped (a newer file opened, written and read as this release's)
+def test_a_file_of_a_newer_schema_version_is_refused_unchanged(tmp_path):
+    ours = tmp_path / "ours.sqlite3"
+    _a_queue_file(ours, SCHEMA_VERSION)
+    Database(ours).close()  # this release's own file opens
+    newer = tmp_path / "newer.sqlite3"
+    _a_queue_file(newer, SCHEMA_VERSION + 1)
+    before = newer.read_bytes()
+    with pytest.raises(NewerDatabase) as refused:
+        Database(newer)
+    said = str(refused.value)
+    assert f"{newer}: a database of schema version {SCHEMA_VERSION + 1}" in said, said
+    assert f"(which reads version {SCHEMA_VERSION} and older)" in said, said
+    assert "nothing in it was changed" in said and "REVIEW_NOTES_DB_PATH" in said, said
+    assert newer.read_bytes() == before
+    assert _version(newer) == SCHEMA_VERSION + 1
+
+
+# kills: bot/db.py:Database._check_version the refused file's connection left open
+def test_a_refused_newer_file_leaves_no_connection_open(tmp_path, monkeypatch):
+    newer = tmp_path / "newer.sqlite3"
+    _a_queue_file(newer, SCHEMA_VERSION + 1)
+    made: list[sqlite3.Connection] = []
+    real_connect = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        made.append(real_connect(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with pytest.raises(NewerDatabase):
+        Database(newer)
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        made[0].execute("SELECT 1")

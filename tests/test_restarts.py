@@ -161,6 +161,7 @@ def _a_file_of_the_release_before(tmp_path: Path) -> Path:
     queue.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
     queue.db.execute("ALTER TABLE deliveries DROP COLUMN sent_at")
     queue.db.execute("DROP TABLE first_sent")
+    queue.db.execute("PRAGMA user_version = 0")  # (the releases before set none)
     queue.db.close()
     return path
 
@@ -187,6 +188,32 @@ def test_retry_on_a_read_only_file_of_the_release_before_says_what_to_check(tmp_
     assert r.returncode != 0
     assert f"review-notes: {path}: attempt to write a readonly database" in r.stderr
     assert f"(can this user, uid {os.getuid()}, write to it and to its directory?)" in r.stderr
+
+
+# kills: bot/server.py:_open_database (hand) a newer release's file met in a traceback;
+#        bot/cli.py:existing_database (hand) the same for `retry`
+@pytest.mark.parametrize("command", [("serve",), ("retry",), ("retry", "--all")])
+def test_a_file_of_a_newer_release_is_refused_in_words_and_left_as_it_was(tmp_path, command):
+    """docs/operating.md (Upgrading): a rollback to a release that cannot read the file a
+    newer one wrote (its schema version is higher) stops the start, and `retry`, naming
+    the file, its version and ours, and what to do, without writing to it."""
+    from bot.db import SCHEMA_VERSION
+
+    db = _a_file_of_the_release_before(tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = db.read_bytes()
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
+    extra = ("--port", str(free_port())) if command == ("serve",) else ()
+    r = cli(*command, *extra, env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode == (1 if command == ("serve",) else 2), r.stderr[-1500:]
+    assert "Traceback" not in r.stderr, r.stderr[-1500:]
+    said = f"review-notes: {db}: a database of schema version {SCHEMA_VERSION + 1}"
+    assert said in r.stderr, r.stderr
+    assert f"this one (which reads version {SCHEMA_VERSION} and older)" in r.stderr
+    if command == ("serve",):
+        assert "older): not starting; nothing in it was changed" in r.stderr, r.stderr
+    assert db.read_bytes() == before
 
 
 def serve_while_another_holds(tmp_path: Path, db: Path) -> subprocess.CompletedProcess:

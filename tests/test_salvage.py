@@ -15,7 +15,7 @@ import pytest
 
 from bot.command_policy import Decision
 from bot.commands import Kind
-from bot.db import Database, servers_kept_out
+from bot.db import SCHEMA_VERSION, Database, NewerDatabase, servers_kept_out
 from bot.decision_store import DecisionStore
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore
@@ -226,6 +226,23 @@ def test_salvage_of_a_sound_file_copies_every_row_and_counter(tmp_path):
             sql = f"SELECT rowid, * FROM {table} ORDER BY rowid"
             assert conn.execute(sql).fetchall() == old.execute(sql).fetchall(), table
     assert DeliveryQueue(Database(new)).enqueue("d-3", "pull_request", "opened", {})
+
+
+# kills: bot/salvage.py:salvage (hand) the copy made without the file's schema version: a newer
+#        release's file, salvaged, read as this release's (a version 0 file is upgraded)
+def test_salvage_keeps_the_files_schema_version(tmp_path):
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    DeliveryQueue(db).enqueue("d-1", "pull_request", "opened", {}, "o/r", 1)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")  # a newer release's file
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with closing(sqlite3.connect(new)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    with pytest.raises(NewerDatabase):
+        Database(new)
 
 
 @pytest.mark.parametrize("there", ["", "-wal", "-shm"])
