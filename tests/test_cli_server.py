@@ -31,6 +31,8 @@ from tests.webhook_kit import (
     free_port,
     get_json,
     run_cli,
+    serve_refused,
+    wait_for_start,
     wait_until,
 )
 
@@ -45,11 +47,33 @@ def test_serve_refuses_a_broken_library_and_prints_every_problem(tmp_path):
     notes.mkdir()
     (notes / "bad.md").write_text('+++\nid = "x"\nverdict = "maybe"\n+++\nbody\n')
     env = base_env(tmp_path, REVIEW_NOTES_NOTES_DIR=str(notes))
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+    r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 1
     assert f"{notes / 'bad.md'}:3: verdict: bad verdict 'maybe'" in r.stderr
     assert "missing required field" in r.stderr
     assert "not starting" in r.stderr
+
+
+def test_a_server_that_cannot_start_fails_the_wait_at_once_with_its_output(tmp_path):
+    """The wait for a server's start (wait_for_start, LiveServer) has no fixed timeout a
+    loaded machine could miss: it waits for the answer, and fails as soon as the process
+    exits, saying how long it waited and what the server said (here a bad setting)."""
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), REVIEW_NOTES_WORKERS="lots")
+    with pytest.raises(AssertionError) as failed, LiveServer(tmp_path, env).run():
+        pytest.fail("the server started on a bad setting")
+    said = str(failed.value)
+    assert re.search(r"the server exited \(code 2\) [\d.]+ s after", said), said
+    assert "REVIEW_NOTES_WORKERS: Input should be a valid integer" in said, said
+
+
+def test_a_server_that_starts_where_it_should_refuse_fails_the_wait_at_once(tmp_path):
+    # serve_refused's other way out: the server answers, so it will never exit by itself
+    r = None
+    with pytest.raises(AssertionError) as failed:
+        r = serve_refused(env=base_env(tmp_path, PYTHONPATH=str(ROOT)), cwd=tmp_path)
+    assert r is None
+    said = str(failed.value)
+    assert re.search(r"started \(it answered /healthz\) in [\d.]+ s", said), said
 
 
 def test_serve_refuses_bad_settings_and_names_them(tmp_path):
@@ -84,7 +108,7 @@ def test_serve_names_a_key_under_a_passphrase_as_such(tmp_path, app_key):
         GITHUB_WEBHOOK_SECRET="s",
         REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
     )
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+    r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "GITHUB_PRIVATE_KEY_PATH: GitHub App private key is encrypted" in r.stderr
     assert "the key GitHub downloads is not; use that file" in r.stderr
@@ -98,7 +122,7 @@ def test_serve_refuses_a_malformed_or_missing_matching_file_naming_it(tmp_path, 
     if content is not None:
         path.write_bytes(content)
     env = base_env(tmp_path, REVIEW_NOTES_MATCHING_FILE=str(path))
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=20)
+    r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "review-notes: REVIEW_NOTES_MATCHING_FILE: " in r.stderr and str(path) in r.stderr
 
@@ -123,7 +147,7 @@ def test_serve_refuses_a_malformed_config_file_naming_it(tmp_path, name, line, c
     kept = [ln for ln in path.read_text().splitlines() if not ln.startswith(key)]
     path.write_bytes("\n".join([*kept, line, ""]).encode("cp1252"))
     env = base_env(tmp_path, PYTHONPATH=str(app))
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    r = serve_refused(env=env, cwd=tmp_path)
     assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
     # commands.toml's problems are on their line (`file:10: max_results: ...`)
     assert re.search(rf"{re.escape(str(path))}(:\d+)?: ", r.stderr), r.stderr
@@ -145,7 +169,7 @@ def test_serve_says_in_one_line_that_commands_toml_stops_the_start(tmp_path, kin
     else:
         path.write_text("max_results = [\n")
     env = base_env(tmp_path, PYTHONPATH=str(app))
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    r = serve_refused(env=env, cwd=tmp_path)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     said = f"review-notes: {path}: cannot read: Is a directory\n"
     if kind == "malformed":
@@ -166,7 +190,7 @@ def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
         "not_sqlite": str(other),
     }[kind]
     env = base_env(tmp_path, REVIEW_NOTES_DB_PATH=value)
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=30)
+    r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
     assert other.read_text() == "not a database\n"  # left as it was
@@ -177,7 +201,7 @@ def test_serve_names_its_uid_when_the_database_cannot_be_opened(tmp_path):
     # was refused with "can this user write to it", not saying who this user is (review
     # r20d). /proc takes no new file, even from root (the tests may run as root).
     env = base_env(tmp_path, REVIEW_NOTES_DB_PATH="/proc/review-notes.sqlite3")
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT, timeout=30)
+    r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 2 and "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
     assert f"can this user, uid {os.getuid()}, write to it" in r.stderr, r.stderr
 
@@ -188,7 +212,7 @@ def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
     # it was lost just when it explained the failure (found by review 'diff12')
     # (this checkout's code: from tmp_path, `-m bot.cli` alone imports the one installed)
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    r = serve_refused(env=env, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert "REVIEW_NOTES_DRYRUN: not a review-notes setting, ignored; did you mean" in r.stderr
 
@@ -203,7 +227,7 @@ def test_serve_names_the_app_s_key_set_under_another_name_when_it_fails(tmp_path
         GITHUB_APP_PRIVATE_KEY=app_key.private_pem,
         GITHUB_WEBHOOK_SECRET="s3cret-of-the-hook",
     )
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    r = serve_refused(env=env, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert "GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is" in r.stderr
     assert (
@@ -234,7 +258,7 @@ def test_serve_names_the_near_miss_of_a_dotenv_name_by_file_and_line(tmp_path, a
         "utf-8",
     )
     env = base_env(tmp_path, PYTHONPATH=str(ROOT))
-    r = cli("serve", "--port", str(free_port()), env=env, cwd=tmp_path, timeout=20)
+    r = serve_refused(env=env, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert r.stderr.splitlines()[1:] == [
         ".env:2: GITHUB_APP_PRIVATE_KEY: unknown setting; did you mean GITHUB_PRIVATE_KEY?",
@@ -435,7 +459,7 @@ def test_every_example_replays_cleanly(tmp_path):
 def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
     env = base_env(tmp_path)
     with server(tmp_path, env).run():
-        r = cli("serve", "--port", str(free_port()), env=env, cwd=ROOT)
+        r = serve_refused(env=env, cwd=ROOT)
         assert r.returncode == 1
         assert "another review-notes server, or a `review-notes salvage` copying" in r.stderr
 
@@ -803,7 +827,9 @@ def test_healthz_does_not_say_ok_while_every_delivery_is_refused_for_a_full_disk
             return err.code
 
     try:
-        wait_until(lambda: get_json(f"{base}/healthz"), what="server start")
+        wait_for_start(
+            proc, lambda: get_json(f"{base}/healthz"), (tmp_path / "serve.log").read_text
+        )
         sizes = [p.stat().st_size for p in tmp_path.iterdir() if p.is_file()]
         limit = max(sizes) + 256 * 1024
         _, hard = resource.prlimit(proc.pid, resource.RLIMIT_FSIZE)
@@ -1514,7 +1540,7 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
 
     queue = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # as `review-notes retry`
     try:
-        wait_until(lambda: get_json(f"{base}/healthz"), timeout=90, what="server start")
+        wait_for_start(proc, lambda: get_json(f"{base}/healthz"), lambda: "".join(lines))
         assert health()[1]["worker_error"] is None
         _, hard = resource.prlimit(proc.pid, resource.RLIMIT_FSIZE)
         resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (1, hard))  # the disk is full

@@ -13,7 +13,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections import Counter
@@ -255,6 +257,90 @@ def wait_until(check, timeout: float = 30.0, what: str = "condition"):
         time.sleep(0.05)
 
 
+# How long a server started by a test may take to answer or exit: a guard against a hang
+# only, far above a start on a loaded 2-core machine (a start is a few seconds; a fixed
+# 20 s wait failed there). A server that exits is told at once (`wait_for_start`).
+START_DEADLINE = 300.0
+
+
+def wait_for_start(
+    proc: subprocess.Popen, check: Callable[[], Any], output: Callable[[], str]
+) -> Any:
+    """What `check()` first answers (the server is up). Fails at once, with the server's
+    output (`output()`), when the process exits first; past START_DEADLINE when it does
+    neither. Either failure says how long it waited."""
+    began = time.monotonic()
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except OSError:
+            pass
+        waited = time.monotonic() - began
+        if proc.poll() is not None:
+            raise AssertionError(
+                f"the server exited (code {proc.returncode}) {waited:.1f} s after the test"
+                f" began waiting for it, never answering; its output:\n{output()[-3000:]}"
+            )
+        if waited > START_DEADLINE:
+            raise AssertionError(
+                f"the server neither answered nor exited in {waited:.0f} s; its output so"
+                f" far:\n{output()[-3000:]}"
+            )
+        time.sleep(0.05)
+
+
+def serve_refused(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """`review-notes serve` expected to refuse to start: its exit and output. Fails at once
+    when it answers /healthz instead (it started), and past START_DEADLINE when it does
+    neither, saying how long it waited: no fixed timeout for a loaded machine to miss."""
+    port = free_port()
+    with open(os.devnull, "rb") as stdin:
+        proc = subprocess.Popen(
+            [PY, "-m", "bot.cli", "serve", "--port", str(port), *args],
+            env=env,
+            cwd=cwd,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    out: dict[str, str] = {}
+    reader = threading.Thread(target=lambda: out.update(zip("oe", proc.communicate(), strict=True)))
+    reader.start()
+    began = time.monotonic()
+    try:
+        while reader.is_alive():
+            reader.join(0.1)
+            waited = time.monotonic() - began
+            started = _answers(f"http://127.0.0.1:{port}/healthz")
+            if started or waited > START_DEADLINE:
+                proc.kill()
+                reader.join()
+                said = "started (it answered /healthz)" if started else "did not exit"
+                raise AssertionError(
+                    f"`serve {' '.join(args)}` {said} in {waited:.1f} s, where it should refuse"
+                    f" to start; its stderr:\n{out.get('e', '')[-3000:]}"
+                )
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out["o"], out["e"])
+
+
+def _answers(url: str) -> bool:
+    """Something listens at `url` and answers HTTP (an error status too)."""
+    try:
+        with urllib.request.urlopen(url, timeout=2):
+            return True
+    except urllib.error.HTTPError:  # a 503: it answered all the same
+        return True
+    except OSError:  # refused: not listening (yet)
+        return False
+
+
 def send_signed(base_url: str, event: str, payload: dict[str, Any], delivery: str) -> int:
     """POST a signed delivery to a server in another process; return the status."""
     body = json.dumps(payload).encode()
@@ -299,7 +385,7 @@ class LiveServer:
                 stderr=subprocess.STDOUT,
             )
             try:
-                wait_until(self.health, timeout=90, what="server start")  # a loaded machine
+                wait_for_start(proc, self.health, log_path.read_text)
                 yield proc
             finally:
                 if proc.poll() is None:
