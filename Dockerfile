@@ -26,16 +26,17 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 
-# The dependencies and the build backend first, read from pyproject.toml and pinned by
-# constraints.txt alone (scripts/bootstrap.sh installs the same versions for the tests;
-# scripts/lock_deps.sh refreshes them): a change to bot/ does not download and install
-# them again, and two builds a week apart ship the same libraries.
-COPY pyproject.toml constraints.txt ./
-RUN python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > /tmp/deps.txt \
-    && pip install -c constraints.txt -r /tmp/deps.txt && rm /tmp/deps.txt
+# The dependencies and the build backend first, from image-requirements.txt alone:
+# pyproject.toml's dependencies at constraints.txt's versions (scripts/bootstrap.sh
+# installs the same versions for the tests; scripts/lock_deps.sh refreshes both), each
+# file checked against its sha256 there, so a file changed on PyPI under a pinned version
+# stops the build. A change to bot/ does not download and install them again, and two
+# builds a week apart ship the same libraries.
+COPY image-requirements.txt ./
+RUN pip install --require-hashes -r image-requirements.txt
 # The package, installed editable so that config/ and seeds/ are found beside bot/
 # (a change to the notes or the config below does not re-run this layer).
-COPY README.md ./
+COPY pyproject.toml README.md ./
 COPY bot ./bot
 RUN pip install --no-deps --no-build-isolation -e .
 # bot/ compiled now: at run time nothing writes bytecode (PYTHONDONTWRITEBYTECODE, and

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Refresh constraints.txt, the exact versions the image and CI install (pip install -c):
+# Refresh constraints.txt, the exact versions the image and CI install (pip install -c),
+# then image-requirements.txt, the image's share of them with their hashes
+# (scripts/lock_image.sh):
 # pyproject.toml's dependencies, its test extra and its build backend, and all they pull
 # in, resolved afresh from PyPI within pyproject.toml's ranges in a throw-away virtualenv
 # (Python 3.11, as the image's). Then `bash scripts/bootstrap.sh` brings .venv to them,
 # and the tests run on what the image will ship (tests/test_lock.py holds the file to
-# pyproject.toml). Needs python3 and PyPI; takes a minute or two.
+# pyproject.toml and image-requirements.txt to it). Needs python3 and PyPI; takes a few
+# minutes.
 #   bash scripts/lock_deps.sh [OUTPUT]      (default constraints.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +27,4 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
   "$venv/bin/python" -m pip freeze --all --exclude-editable --exclude pip
 } >"$out"
 echo "lock_deps: $(grep -vc '^#' "$out") packages pinned in $out"
+bash scripts/lock_image.sh "$out" "$(dirname "$out")/image-requirements.txt"

@@ -132,8 +132,9 @@ def test_bootstrap_installs_what_the_image_installs_with_the_lock():
     # with constraints.txt as the Dockerfile does, the build backend first (the same
     # pins) and the project built by it, with no isolated build fetching another.
     docker = (ROOT / "Dockerfile").read_text("utf-8")
-    assert re.search(r"^COPY pyproject\.toml constraints\.txt \./$", docker, re.M)
-    assert "&& pip install -c constraints.txt -r /tmp/deps.txt &&" in docker
+    assert re.search(r"^COPY image-requirements\.txt \./$", docker, re.M)
+    assert re.search(r"^RUN pip install --require-hashes -r image-requirements\.txt$", docker, re.M)
+    assert re.search(r"^RUN pip install --no-deps --no-build-isolation -e \.$", docker, re.M)
     boot = (ROOT / "scripts" / "bootstrap.sh").read_text("utf-8")
     install = re.search(r"^pip=\((.*)\)$", boot, re.M)
     assert install and "-c constraints.txt" in install[1], "bootstrap.sh installs unpinned"
@@ -143,4 +144,55 @@ def test_bootstrap_installs_what_the_image_installs_with_the_lock():
     lock_deps = (ROOT / "scripts" / "lock_deps.sh").read_text("utf-8")
     reader = _build_requires_reader(lock_deps)
     assert _build_requires_reader(boot) == reader
-    assert 'p["build-system"]["requires"]' in docker  # the Dockerfile's also reads the deps
+    # the image's lock reads the dependencies and the backend as the Dockerfile did
+    lock_image = (ROOT / "scripts" / "lock_image.sh").read_text("utf-8")
+    assert 'p["project"]["dependencies"] + p["build-system"]["requires"]' in lock_image
+    assert 'bash scripts/lock_image.sh "$out"' in lock_deps  # refreshed with constraints.txt
+
+
+IMAGE_LOCK = ROOT / "image-requirements.txt"
+
+
+def hashed_pins(text: str) -> dict[str, tuple[str, list[str]]]:
+    """Each package `text` (a requirements file with hashes) pins, by its canonical name
+    -> (version, its sha256 hashes)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    entries = re.sub(r"\s*\\\n\s*", " ", text).splitlines()  # continued lines joined
+    for entry in entries:
+        if not entry.strip() or entry.startswith("#"):
+            continue
+        pin = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?: --hash=sha256:[0-9a-f]{64})+)", entry
+        )
+        assert pin, f"image-requirements.txt: not NAME==VERSION --hash=sha256:...: {entry}"
+        found[canonicalize_name(pin[1])] = (pin[2], pin[3].split(" --hash=sha256:")[1:])
+    return found
+
+
+def test_the_image_installs_its_share_of_the_pins_each_with_its_hashes():
+    # The Dockerfile installs image-requirements.txt with --require-hashes: every package
+    # the project pulls in to run, and the build backend, at constraints.txt's version
+    # (so the image ships what the tests ran on), each with a hash; the test tools not.
+    # (This machine reads the markers as the image does: CPython 3.11 on Linux.)
+    image = hashed_pins(IMAGE_LOCK.read_text("utf-8"))
+    pinned = pins(LOCK.read_text("utf-8"))
+    runtime = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+    wanted = set(installed_closure(runtime + _build_requirements()))
+    assert set(image) == wanted, (
+        f"image-requirements.txt lacks {sorted(wanted - set(image))}, has more:"
+        f" {sorted(set(image) - wanted)}; {REFRESH}"
+    )
+    differ = {n: (v, pinned[n]) for n, (v, _) in image.items() if pinned[n] != v}
+    assert not differ, f"image-requirements.txt's version is not constraints.txt's: {differ}"
+    assert all(hashes for _, hashes in image.values())
+
+
+def test_a_pin_without_a_hash_is_named():
+    text = "fastapi==0.1 \\\n    --hash=sha256:" + "0" * 64 + "\nuvicorn==0.2\n"
+    assert list(hashed_pins(text.split("uvicorn")[0])) == ["fastapi"]
+    try:
+        hashed_pins(text)
+    except AssertionError as exc:
+        assert "not NAME==VERSION --hash=sha256:...: uvicorn==0.2" in str(exc), exc
+    else:
+        raise AssertionError("a pin without a hash was taken")
