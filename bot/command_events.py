@@ -34,7 +34,8 @@ from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, Route, payload_id
-from bot.github_port import ref_from_payload, repository_id
+from bot.github_port import PRRef, ref_from_payload, repository_id
+from bot.locked_commands import release_unlocked
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -210,16 +211,27 @@ def _diff_comment_source(payload: dict[str, Any]) -> Source:
 def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    return run_commands(ctx, ref, _comment_source(payload), delivery)
+    said = run_commands(ctx, ref, _comment_source(payload), delivery)
+    return _then_kept(ctx, ref, payload["issue"], said)
 
 
 def handle_diff_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, _diff_comment_source(payload), delivery)
+    said = run_commands(ctx, ref, _diff_comment_source(payload), delivery)
+    return _then_kept(ctx, ref, payload["pull_request"], said)
 
 
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    return run_commands(ctx, ref, _review_source(payload, delivery.received_at), delivery)
+    said = run_commands(ctx, ref, _review_source(payload, delivery.received_at), delivery)
+    return _then_kept(ctx, ref, payload["pull_request"], said)
+
+
+def _then_kept(ctx: BotContext, ref: PRRef, conversation: dict[str, Any], said: str) -> str:
+    """After the comment's own commands (a lock refusing them raised past this), those a
+    lock kept, queued when the payload says the PR is not locked: its unlock was not
+    delivered (bot.locked_commands)."""
+    kept = release_unlocked(ctx, ref, conversation)
+    return f"{said}; {kept}" if kept else said

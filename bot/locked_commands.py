@@ -132,6 +132,18 @@ class LockedCommands:
         )
 
 
+def release_unlocked(ctx: BotContext, ref: PRRef, conversation: dict[str, Any]) -> str | None:
+    """At a PR event other than the unlock whose payload says the conversation is not
+    locked (`conversation`: its `pull_request`, or a comment's `issue`): the unlock came
+    and its event did not (GitHub failed to deliver it, the bot was down past its
+    redelivery), and the kept commands would wait for it for good. Released now
+    (`release`), once: an unlock delivered late finds them gone. A payload that does not
+    say (no `locked`): nothing."""
+    if conversation.get("locked") is not False:
+        return None
+    return release(ctx, ref)
+
+
 def release(ctx: BotContext, ref: PRRef) -> str | None:
     """At the unlock: queue each kept comment's commands again, to run after the unlock,
     when the comment still shows the text kept (one GET each); forget them all. What was

@@ -32,7 +32,7 @@ from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
-from bot.locked_commands import release
+from bot.locked_commands import release, release_unlocked
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import Refresh, refresh_sticky, seen_event
@@ -88,7 +88,7 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     back = write_back_owed(ctx, ref) and "a rewrite's words written back over our late edit"
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
-        done: list[str | bool | None] = [back, handle_pull_request(ctx, delivery)]
+        done: list[str | bool | None] = [back, _handle_pull_request(ctx, delivery)]
     else:
         said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
         done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]
@@ -124,6 +124,16 @@ def check_readable(payload: dict[str, Any]) -> None:
 
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
+    """The event's look, then the commands a lock kept, when the payload says the PR is
+    not locked and its unlock was not delivered (bot.locked_commands)."""
+    said = _handle_pull_request(ctx, delivery)
+    pull = delivery.payload["pull_request"]
+    ref = ref_from_payload(delivery.payload, int(pull["number"]))
+    kept = release_unlocked(ctx, ref, pull)
+    return f"{said}; {kept}" if kept else said
+
+
+def _handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     if payload.get("action") == "closed":  # nothing to match: only remember when
         ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))

@@ -485,3 +485,82 @@ def test_a_comment_edited_twice_while_locked_runs_what_both_edits_added(live):
     edit(client, rt, fake, c, "/notes help\n/notes why\n/notes search cache")
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert "(why mode)" in sticky(fake).body and len(replies(fake)) == 2
+
+
+def test_kept_commands_whose_unlock_was_not_delivered_run_at_the_prs_next_event(live, caplog):
+    """The `unlocked` event never came (GitHub failed to deliver it, the bot was down past
+    redelivery): the PR's next event, whose payload says it is not locked, paid the
+    update owed but left the kept commands waiting for an unlock already past. They run
+    then, once: the unlock delivered late finds nothing kept."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
+    pushed = deliver_pr(
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    )
+    assert ran(caplog, pushed, "pull_request.synchronize").endswith(
+        "; 1 comment(s) of commands kept while locked queued"
+    )
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    answer = unlocked(client, rt, fake, "2026-09-01T10:03:00Z")  # delivered late after all
+    assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
+    said = " ".join(doc("commands.md").split())
+    assert "the PR's next event whose payload says it is not locked" in said
+
+
+# kills: bot/command_events.py:_then_kept the kept commands' release not said in its line
+def test_kept_commands_whose_unlock_was_not_delivered_run_at_the_prs_next_command(live, caplog):
+    """As above, the PR's next event a comment's command: its payload's `issue.locked`
+    false, the kept commands run after it."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)
+    d = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    payload = comment_payload(d)
+    payload["issue"].update(locked=False, active_lock_reason=None)
+    r = post(client, "issue_comment", payload)
+    drain(rt)
+    said = ran(caplog, r.json(), "issue_comment.created")
+    assert said.endswith(": 1 note(s); 1 comment(s) of commands kept while locked queued"), said
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert "(why mode)" in sticky(fake).body and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+def test_an_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
+    """A comment's event whose payload says the PR is still locked (a collaborator's
+    command said there) releases nothing: the kept commands wait for the unlock."""
+    client, rt, fake = live
+    fake.lock(DEFAULT_REPO, N)
+    said_while_locked(client, rt, fake, "/notes help")
+    said_while_locked(client, rt, fake, "/notes why")
+    kept = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert len(kept) == 2 and replies(fake) == []
+    assert not any(k.delivery.endswith("#unlocked") for k in kept)  # not run and kept again
+
+
+@pytest.mark.parametrize("where", ["review", "diff"])
+def test_kept_commands_whose_unlock_was_not_delivered_run_at_a_review_or_diff_comment(live, where):
+    """A review's or a diff comment's payload says `pull_request.locked` false: the kept
+    commands run after its own."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)
+    if where == "review":
+        reviewed(client, rt, fake, "/notes why")
+    else:
+        head = fake.pull(DEFAULT_REPO, N).head_sha
+        d = fake.add_review_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+        post(client, "pull_request_review_comment", diff_comment_payload(d, head_sha=head))
+        drain(rt)
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
