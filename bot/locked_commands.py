@@ -125,6 +125,36 @@ class LockedCommands:
             for r in rows
         ]
 
+    def drop(self, repo: str, number: int) -> int:
+        """Forget every comment kept on the PR (it closed: nothing is run on it at a later
+        unlock); how many."""
+        with self.db.tx() as conn:
+            return conn.execute(
+                "DELETE FROM locked_commands WHERE repo = ? AND number = ?", (repo.lower(), number)
+            ).rowcount
+
+    def prune(self, before: str, limit: int) -> int:
+        """Delete up to `limit` comments kept before `before` (utcnow format; bot.retention:
+        REVIEW_NOTES_DELIVERY_RETENTION_DAYS ago), each named in the log: an unlock that
+        long after would run commands said long ago, which the PR has most likely moved
+        past. How many."""
+        with self.db.tx() as conn:
+            gone = conn.execute(
+                "DELETE FROM locked_commands WHERE rowid IN (SELECT rowid FROM locked_commands"
+                " WHERE kept_at < ? LIMIT ?) RETURNING repo, number, comment_id, kept_at",
+                (before, limit),
+            ).fetchall()
+        for row in gone:
+            log.info(
+                "%s#%d: the commands of comment %s, kept since %s for an unlock that has not"
+                " come, are dropped (REVIEW_NOTES_DELIVERY_RETENTION_DAYS)",
+                row["repo"],
+                row["number"],
+                row["comment_id"],
+                row["kept_at"],
+            )
+        return len(gone)
+
     def forget(self, repo: str, number: int, comment_id: int) -> None:
         self.db.execute(
             "DELETE FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",

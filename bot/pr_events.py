@@ -128,6 +128,8 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     not locked and its unlock was not delivered (bot.locked_commands)."""
     said = _handle_pull_request(ctx, delivery)
     pull = delivery.payload["pull_request"]
+    if delivery.payload.get("action") == "closed":  # (`_closed` forgot them)
+        return said
     ref = ref_from_payload(delivery.payload, int(pull["number"]))
     kept = release_unlocked(ctx, ref, pull)
     return f"{said}; {kept}" if kept else said
@@ -136,10 +138,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
 def _handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     if payload.get("action") == "closed":  # nothing to match: only remember when
-        ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-        event_at = as_github_time(payload["pull_request"].get("updated_at"))
-        newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
-        return f"skipped: closed{f' (stale: {newer} is newer)' if newer else ''}"
+        return _closed(ctx, delivery)
     files = payload_files(payload)
     facts = facts_from_payload(payload, files or ())
     ref = ref_from_payload(payload, facts.number)
@@ -191,6 +190,28 @@ def _handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     comment = f" (comment {result.comment_id})" if result.comment_id else ""
     more = "".join(f"; {x}" for x in (said, owed) if x)
     return f"{result.outcome}{comment}: {result.reason}{more}"
+
+
+def _closed(ctx: BotContext, delivery: Delivery) -> str:
+    """`closed`: remember when, and forget the commands a lock kept on the PR (closed or
+    merged, no unlock is to run them: they would answer on a PR done with). A stale
+    `closed` (reopened since) forgets none: they are the reopened PR's."""
+    payload = delivery.payload
+    ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
+    event_at = as_github_time(payload["pull_request"].get("updated_at"))
+    newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
+    if newer:
+        return f"skipped: closed (stale: {newer} is newer)"
+    dropped = ctx.locked.drop(ref.repo, ref.number)
+    if dropped:
+        log.info(
+            "%s#%d: closed: the commands kept of %d comment(s) dropped",
+            ref.repo,
+            ref.number,
+            dropped,
+        )
+        return f"skipped: closed; the commands kept of {dropped} comment(s) dropped"
+    return "skipped: closed"
 
 
 def event_id(delivery: Delivery) -> str:

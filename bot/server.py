@@ -163,6 +163,9 @@ class Runtime:
                 partial(self.ctx.feedback.prune_numbering, prs=prs),
             ),
             Pruning("decisions on commands of deliveries now gone", self.ctx.decisions.prune),
+            Pruning(
+                "comments of commands kept for an unlock that has not come", self.ctx.locked.prune
+            ),
         ]
         if self.dry_run is None:
             also.append(Pruning("changed-file lists of PRs not handled since", prs.prune_files))

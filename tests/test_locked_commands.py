@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.command_policy import Actor
 from bot.command_source import Source
 from bot.db import Database
@@ -42,3 +44,44 @@ def test_a_comment_text_run_late_does_not_replace_a_newer_one_kept(tmp_path):
         None,
         "d-2026-09-01T10:05:00Z",
     )
+
+
+def _aged(db: Database, comment_id: int, kept_at: str) -> None:
+    db.execute("UPDATE locked_commands SET kept_at = ? WHERE comment_id = ?", (kept_at, comment_id))
+
+
+def _keep(store: LockedCommands, ref: PRRef, comment_id: int) -> None:
+    delivery, source = _said("/notes help", "2026-09-01T10:00:00Z")
+    assert store.keep(ref, delivery, replace(source, comment_id=comment_id))
+
+
+# kills: bot/locked_commands.py:LockedCommands.prune rows kept since the cut, or past its limit,
+# deleted; the count not returned
+def test_retention_prunes_comments_kept_longer_than_it_keeps_deliveries(tmp_path, caplog):
+    """A row kept for an unlock that has not come in the retention's days goes, named in
+    the log; a newer one stays; a batch deletes at most its limit."""
+    caplog.set_level("INFO")
+    db = Database(tmp_path / "bot.sqlite3")
+    store = LockedCommands(db)
+    for comment_id in (1, 2, 3):
+        _keep(store, REF, comment_id)
+    _aged(db, 1, "2026-08-01T00:00:00.000000Z")
+    _aged(db, 2, "2026-08-02T00:00:00.000000Z")
+    _aged(db, 3, "2026-09-01T00:00:00.000000Z")
+    cut = "2026-08-15T00:00:00.000000Z"
+    assert store.prune(cut, 1) == 1
+    assert store.prune(cut, 5) == 1
+    assert store.prune(cut, 5) == 0
+    assert [k.comment_id for k in store.kept("owner/repo", 7)] == [3]
+    said = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("owner/repo#7: the commands of comment 1, kept since") for m in said)
+
+
+# kills: bot/locked_commands.py:LockedCommands.drop another PR's rows dropped too
+def test_a_closed_prs_kept_comments_are_dropped_and_no_other_prs(tmp_path):
+    store = LockedCommands(Database(tmp_path / "bot.sqlite3"))
+    _keep(store, REF, 1)
+    _keep(store, REF, 2)
+    _keep(store, PRRef("Owner/Repo", 8, 1001), 3)
+    assert store.drop("Owner/Repo", 7) == 2
+    assert store.kept("owner/repo", 7) == [] and len(store.kept("owner/repo", 8)) == 1

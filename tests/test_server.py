@@ -1992,6 +1992,35 @@ def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
         rt.db.close()
 
 
+# kills: bot/server.py:Runtime._prunings the commands kept on a locked PR never pruned
+def test_the_retention_keeps_commands_kept_for_an_unlock_for_the_days_the_setting_says(tmp_path):
+    """A locked PR's kept comment goes after REVIEW_NOTES_DELIVERY_RETENTION_DAYS, as
+    deliveries do (docs/commands.md, Locked conversations)."""
+    from bot.command_policy import Actor
+    from bot.command_source import Source
+    from bot.db import utcnow
+    from bot.queue import Delivery
+
+    rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
+    try:
+        ref = PRRef("owner/repo", 7, 1001)
+        for comment_id, days_ago in ((1, 4), (2, 2)):
+            source = Source("/notes help", None, comment_id, Actor("m", False), "a", {})
+            rt.ctx.locked.keep(
+                ref, Delivery(f"d{comment_id}", "issue_comment", "created", {}), source
+            )
+            rt.ctx.prs.db.execute(
+                "UPDATE locked_commands SET kept_at = ? WHERE comment_id = ?",
+                (utcnow(-days_ago * 86400), comment_id),
+            )
+        rt.retention.prune()
+        assert [k.comment_id for k in rt.ctx.locked.kept("owner/repo", 7)] == [2]
+    finally:
+        rt.db.close()
+    said = " ".join(doc("commands.md").split())
+    assert "for longer than `REVIEW_NOTES_DELIVERY_RETENTION_DAYS`" in said
+
+
 # kills: bot/server.py:Runtime each pass's prunes counted once (`inc()`), not by their number
 # kills: bot/server.py:Runtime.__post_init__ every prune counted under state "done"
 def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):

@@ -564,3 +564,45 @@ def test_kept_commands_whose_unlock_was_not_delivered_run_at_a_review_or_diff_co
         drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
     assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+def test_a_closed_prs_kept_commands_are_dropped_not_run_at_a_later_unlock(live, caplog):
+    """Closed (or merged) while its commands were kept: they are forgotten at `closed`,
+    not run on the PR done with when someone unlocks it later."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    said_while_locked(client, rt, fake, "/notes help")
+    closed = deliver_pr(
+        client, rt, action="closed", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    )
+    said = "skipped: closed; the commands kept of 1 comment(s) dropped"
+    assert ran(caplog, closed, "pull_request.closed") == said
+    logged = f"{DEFAULT_REPO}#{N}: closed: the commands kept of 1 comment(s) dropped"
+    assert logged in [r.getMessage() for r in caplog.records]
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    again = deliver_pr(  # (redelivered: nothing kept now)
+        client, rt, action="closed", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:30Z"
+    )
+    assert ran(caplog, again, "pull_request.closed") == "skipped: closed"
+    unlocked(client, rt, fake, "2026-09-01T10:03:00Z")
+    assert replies(fake) == []
+    said = " ".join(doc("commands.md").split())
+    assert "A PR closed or merged meanwhile forgets them" in said
+
+
+# kills: bot/pr_events.py:handle_pull_request a stale `closed` (payload unlocked) releasing them
+def test_a_stale_closed_leaves_the_reopened_prs_kept_commands(live, caplog):
+    """A `closed` run after a newer event of the PR (reopened since) drops nothing, and
+    releases nothing either."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:05:00Z")
+    fake.lock(DEFAULT_REPO, N)
+    said_while_locked(client, rt, fake, "/notes help")
+    closed = deliver_pr(
+        client, rt, action="closed", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    )
+    assert ran(caplog, closed, "pull_request.closed").startswith("skipped: closed (stale: ")
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.delivery.endswith("#unlocked")
