@@ -274,7 +274,8 @@ class Dispatcher:
 def follow_repository(
     ctx: BotContext, payload: dict[str, Any], repo: str, number: int
 ) -> str | None:
-    """Move PR `number`'s state (per-PR state, reply records, `/notes wrong` marks) kept
+    """Move PR `number`'s state (per-PR state, reply records, `/notes wrong` marks, the
+    commands a lock kept for the unlock) kept
     under another name of the payload's repository to `repo`, in one transaction, and
     mark its state with the repository's id; another repository's state kept under `repo`
     is set aside for it (`PRStore.follow`). Returns why the delivery must not run: it
@@ -289,6 +290,9 @@ def follow_repository(
         moved = ctx.prs.follow(conn, repo, number, repo_id)
         held = ctx.feedback.move(conn, moved.new, moved.held, number) if moved.held else 0
         marks = sum(ctx.feedback.move(conn, old, moved.new, number) for old in moved.old)
+        if moved.held:  # the commands a lock kept follow as the marks do
+            ctx.locked.move(conn, moved.new, moved.held, number)
+        kept = sum(ctx.locked.move(conn, old, moved.new, number) for old in moved.old)
     if moved.held:
         log.info(
             "%s#%d: the state kept under this name carries another repository's id (the"
@@ -304,7 +308,8 @@ def follow_repository(
     if moved.old:
         log.info(
             "repository %d renamed or transferred: PR #%d's state moved from %s to %s"
-            " (%d PR state, %d reply records, %d /notes wrong marks; %d older copies dropped)",
+            " (%d PR state, %d reply records, %d /notes wrong marks, %d comments of commands"
+            " kept for an unlock; %d older copies dropped)",
             repo_id,
             number,
             ", ".join(moved.old),
@@ -312,6 +317,7 @@ def follow_repository(
             moved.states,
             moved.replies,
             marks,
+            kept,
             moved.dropped,
         )
 

@@ -14,6 +14,11 @@ nothing. An edit made while locked replaces the kept comment's text, and asks fo
 commands that neither the comment's text before the lock nor the edit before had (as an
 edit's event does).
 
+Rows are keyed by the repository's name; a rename or transfer moves them with the PR's
+state (`move`, from bot.dispatch.follow_repository). They go when released, when the PR
+closes (`drop`, bot.pr_events), and after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`prune`,
+bot.retention).
+
 A review body or a comment on the diff is not kept: GitHub gives the bot no reaction on
 the one and no way here to read the other again at the unlock (bot.command_events ignores
 them at intake on a locked PR).
@@ -24,6 +29,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -124,6 +130,17 @@ class LockedCommands:
             )
             for r in rows
         ]
+
+    def move(self, conn: sqlite3.Connection, old: str, new: str, number: int) -> int:
+        """In the caller's transaction (bot.dispatch.follow_repository): the PR's comments
+        kept under its repository's old name go to the new one (renamed or transferred
+        while locked: the unlock's event names the new one), or those of another
+        repository's PR to the name it is set aside under (`PRStore.follow`); how many.
+        A comment's id is GitHub's, the same under either name."""
+        return conn.execute(
+            "UPDATE OR REPLACE locked_commands SET repo = ? WHERE repo = ? AND number = ?",
+            (new.lower(), old.lower(), number),
+        ).rowcount
 
     def drop(self, repo: str, number: int) -> int:
         """Forget every comment kept on the PR (it closed: nothing is run on it at a later

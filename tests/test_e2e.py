@@ -289,6 +289,19 @@ def _name_taken(fake, elsewhere: str, **event) -> dict:
     return payload
 
 
+def _kept_for_an_unlock(rt) -> None:
+    """A comment's commands kept on PR N for its unlock (bot.locked_commands), as a lock
+    refusing their 👀 keeps them."""
+    from bot.command_policy import Actor
+    from bot.command_source import Source
+    from bot.github_port import PRRef
+    from bot.queue import Delivery
+
+    source = Source("/notes help", None, 42, Actor("maintainer", False), "someone", {})
+    delivery = Delivery("kept", "issue_comment", "created", {})
+    assert rt.ctx.locked.keep(PRRef(DEFAULT_REPO, N, 1001), delivery, source)
+
+
 def _opted_out_with_a_mark(client, rt, fake):
     """PR N's notes comment, then its author's `/notes wrong 1` and `/notes off`: its state."""
     from tests.command_kit import AUTHOR, say, tune
@@ -377,6 +390,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         before = _opted_out_with_a_mark(client, rt, fake)
         (hidden,) = before.dismissed
         assert before.opted_out and len(rt.ctx.feedback.marks()) == 1
+        _kept_for_an_unlock(rt)
         payload = _name_taken(fake, elsewhere, updated_at=at(1))
         caplog.set_level("INFO", logger="bot.dispatch")
         assert post(client, "pull_request", payload).status_code == 202
@@ -387,6 +401,9 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
         aside = held_name(payload["repository"]["id"] - 1)
         assert [m.repo for m in rt.ctx.feedback.marks(withdrawn=True)] == [aside]
         assert [r["repo"] for r in rt.db.execute("SELECT repo FROM numbering")] == [aside]
+        # and the commands a lock kept on it (not run at the new PR's unlock)
+        assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+        assert [k.comment_id for k in rt.ctx.locked.kept(aside, N)] == [42]
         (comment,) = [c for c in ours(fake) if c.body.startswith(MARKER)]
         assert after.comment_id == comment.id
     (said,) = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]

@@ -479,8 +479,8 @@ def test_a_routed_event_moves_its_prs_state_to_the_repositorys_new_name(tmp_path
         said = [r.getMessage() for r in caplog.records if r.name == "bot.dispatch"]
         assert said == [
             f"repository {repo_id} renamed or transferred: PR #7001's state moved from {old}"
-            f" to {new} (1 PR state, 0 reply records, 1 /notes wrong marks;"
-            " 0 older copies dropped)"
+            f" to {new} (1 PR state, 0 reply records, 1 /notes wrong marks, 0 comments of"
+            " commands kept for an unlock; 0 older copies dropped)"
         ]
         # a payload without `repository.id` (hand-made, `replay` of an example): kept by
         # name alone, as before

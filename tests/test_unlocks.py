@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from bot.commands import CommandConfig
+from bot.markers import REPLY_MARKER
 from bot.server import build_dispatcher
 from tests.command_kit import (
     AUTHOR,
@@ -36,15 +37,19 @@ from tests.command_kit import (
 from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_REPO, Fault
 from tests.webhook_kit import (
+    MATCHING_FILES,
     MATCHING_TITLE,
+    clean_env,
     deliver_pr,
     drain,
+    live_settings,
     make_settings,
     octokit_example,
     ours,
     post,
     pr_payload,
     repo_calls,
+    serving,
     title_with_one_more_note,
     wait_until,
 )
@@ -606,3 +611,32 @@ def test_a_stale_closed_leaves_the_reopened_prs_kept_commands(live, caplog):
     assert ran(caplog, closed, "pull_request.closed").startswith("skipped: closed (stale: ")
     (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
     assert not kept.delivery.endswith("#unlocked")
+
+
+def test_kept_commands_follow_their_repository_renamed_while_locked(
+    tmp_path, fake_github, app_key, monkeypatch, caplog
+):
+    """Kept by the repository's name, a comment kept before a rename was never found by
+    the unlock, whose event names the new one: stranded. They follow the repository (its
+    id, `repository.id`) as the PR's state does (bot.dispatch.follow_repository)."""
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, repos=f"{DEFAULT_REPO},{elsewhere}")
+    caplog.set_level("INFO")
+    with serving(settings) as (client, rt):
+        tune(rt)
+        fake.lock(DEFAULT_REPO, N)
+        c = said_while_locked(client, rt, fake, "/notes help")
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        fake.unlock(elsewhere, N)
+        answer = deliver_pr(
+            client, rt, action="unlocked", repo=elsewhere, title=MATCHING_TITLE, number=N
+        )
+        assert ran(caplog, answer) == "1 comment(s) of commands kept while locked queued"
+        assert reactions(fake, c) == {"eyes", "+1"}
+        assert len([x for x in ours(fake, N, elsewhere) if x.body.startswith(REPLY_MARKER)]) == 1
+        assert rt.ctx.locked.kept(DEFAULT_REPO, N) == rt.ctx.locked.kept(elsewhere, N) == []
+        assert rt.queue.counts()["failed"] == 0
+    said = " ".join(doc("commands.md").split())
+    assert "renamed or transferred while locked takes them along" in said
