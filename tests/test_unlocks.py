@@ -476,6 +476,8 @@ def test_a_diff_comment_locked_before_its_eyes_is_not_kept(live):
     assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert replies(fake) == []
+    said = " ".join(doc("commands.md").split())  # and why not
+    assert "the bot has no such read of a review or a diff comment" in said
 
 
 # kills: bot/locked_commands.py:_as_said the last edit's own `from` asked for, not the pre-lock text
