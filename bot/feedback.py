@@ -360,36 +360,43 @@ _BETWEEN = re.compile(r"[-.:,、]*")
 
 def _unbracketed(words: list[str]) -> list[str]:
     """The words with the notes' numbers in brackets at their start (`_BRACKETED`) as the
-    numbers and a separator: `(2)` as `2)`, which names note 2 as `2` does, and `(1) (2)`,
-    `[1][2]`, `(2,3)` as `1) 2)`, `1)2)`, `2,3)`: two numbers, as `1 2` and `1,2` are.
-    Other words in brackets (`(see 2)`, `(2]`) and those after a reason are as typed."""
+    numbers: `(2)` as `2`, which names note 2 as `2` does, `(2)只是改名` as `2)只是改名` (the
+    closing bracket a separator), and `(1) (2)`, `[1][2]`, `(1),(2)`, `(2,3)` as `1 2`,
+    `1 2`, `1,2`, `2,3`: two numbers, as typed without the brackets. Other words in
+    brackets (`(see 2)`, `(2]`) and those after a reason are as typed."""
     read: list[str] = []
+    taken = 0  # words read
     for word in words:
         numbers, end = _numbers_unbracketed(word)
         if not numbers:
             break
-        read.append(numbers + word[end:])
+        read += (numbers + word[end:]).split(" ")
+        taken += 1
         if _BETWEEN.fullmatch(_as_ascii(word), end) is None:  # a reason glued on: `(2)只是改名`
             break
-    return read + words[len(read) :]
+    return read + words[taken:]
 
 
 def _numbers_unbracketed(word: str) -> tuple[str, int]:
-    """The run of bracketed numbers `word` starts with, each as `2)` (what stands between
-    them as typed; the last as `2` when it ends the word), and where the run ends; ("", 0)
-    when it starts with none."""
+    """The run of bracketed numbers `word` starts with, as the numbers typed apart: what
+    stands between two as typed (`(1),(2)`: `1,2`), a space where nothing does (`(1)(2)`:
+    `1 2`), and a closing bracket after the last where a reason is glued on (`(2)只是改名`:
+    `2)只是改名`, a separator as after `2`); and where the run ends. ("", 0) when it starts
+    with none."""
     ascii_form, parts, at = _as_ascii(word), [], 0
     for found in _BRACKETED.finditer(ascii_form):
         start = found.start()
         apart = start == at or (at > 0 and _BETWEEN.fullmatch(ascii_form, at, start))
         if not apart or _CLOSING[found["open"]] != found["close"]:
             break
-        parts.append(word[at:start] + word[start + 1 : found.end("number")] + ")")
+        between = word[at:start] or " "  # `(1)(2)`: two numbers, as `1 2` is
+        parts.append((between if parts else "") + word[start + 1 : found.end("number")])
         at = found.end()
     read = "".join(parts)
-    # the last `)` sets a reason glued on apart; a word of numbers alone has none: `(2,3)`
-    # is `2,3`, which a reply may quote as the numbers asked
-    return (read[:-1] if at == len(word) else read), at
+    # whatever follows the last is set apart by its `)`, as by the separator after `2` (a
+    # dash is none: `(2)-` is `2)-`); a word of numbers alone has none (`(2,3)` is `2,3`,
+    # which a reply may quote as the numbers asked)
+    return read + (")" if 0 < at < len(word) else ""), at
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

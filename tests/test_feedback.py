@@ -64,6 +64,8 @@ def test_a_note_is_named_by_its_number_or_its_id(first):
         ("(2) only renames", "2 only renames"),
         ("[2]: only renames", "2 only renames"),
         ("(2)只是改名", "2 只是改名"),
+        ("(2)-", "2"),
+        ("(2)- only renames", "2 only renames"),
         ("（２）「只是改名」", "2「只是改名」"),
     ],
 )
@@ -77,7 +79,7 @@ def test_a_note_number_in_brackets_names_the_note(typed, plain):
     assert bracketed.key == said.key
 
 
-@pytest.mark.parametrize("typed", ["(2,3)", "(2]", "[2)", "(see 2)", "(2x)"])
+@pytest.mark.parametrize("typed", ["(2,3)", "(2]", "[2)", "(see 2)", "(2x)", ",(2)"])
 def test_brackets_holding_more_than_a_number_or_unmatched_name_no_note(typed):
     (command,) = parse_commands(f"/notes wrong {typed}")
     assert pick_note(command.args, SHOWN).note_id is None
@@ -106,6 +108,34 @@ def test_with_one_note_shown_two_bracketed_numbers_hide_nothing(typed):
     assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
     # the answer quotes the numbers asked, with no bracket left of the pair
     assert pick.asked == typed.split(" ")[0][1:-1]
+
+
+# two bracketed numbers in one word read as two numbers, no bracket of theirs quoted back:
+#   `/notes wrong (2)(3)` with one note shown was answered "There is no note `2)3`", its
+#   closing bracket read as a separator between them; `(2)-(3)` as `2)-3`
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("(2)(3)", "2 3"),
+        ("[2][3]", "2 3"),
+        ("（２）（３）", "２ ３"),
+        ("(2)【3】", "2 3"),
+        ("(2)(3) both off", "2 3 both off"),
+        ("(2)(3)只是改名", "2 3)只是改名"),
+        ("(2),(3)", "2,3"),
+        ("(2)-(3)", "2-3"),
+        ("(2)、(3)", "2、3"),
+        ("(2),(3)x", "2,3)x"),
+    ],
+)
+def test_bracketed_numbers_glued_together_are_read_as_typed_apart(typed, plain):
+    (bracketed,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    for shown in (SHOWN[:1], SHOWN):
+        assert pick_note(bracketed.args, shown) == pick_note(said.args, shown)
+    assert bracketed.key == said.key
 
 
 # kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
