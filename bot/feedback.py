@@ -368,7 +368,8 @@ def _unbracketed(words: list[str]) -> list[str]:
     taken = 0  # words read
     for word in words:
         numbers, end = _numbers_unbracketed(word)
-        if not numbers:
+        # a list's separator typed as a word of its own between two (`(1) - (2)`), as typed
+        if not numbers and not (read and _BETWEEN.fullmatch(_as_ascii(word))):
             break
         read += (numbers + word[end:]).split(" ")
         taken += 1
@@ -413,11 +414,28 @@ def _reason_quoted(words: list[str]) -> list[str]:
 
 
 def _is_number(words: list[str]) -> bool:
-    """Whether the first of `words` is a note's number (`3`, `#3`, `3，只是改名`, `3,4`).
-    After a note's number, `the` and an ordinal are the reason's words (`2 the first one
-    fits, this one does not`), no second number."""
-    words = _ordinal(words, article=False)[0]
+    """Whether the first of `words`, past a list's separators (`_past_separators`: `2 , 3`),
+    is a note's number (`3`, `#3`, `3，只是改名`, `3,4`). After a note's number, `the` and
+    an ordinal are the reason's words (`2 the first one fits, this one does not`), no
+    second number."""
+    words = _ordinal(_past_separators(words), article=False)[0]
     return bool(words) and _numbered(words[0])
+
+
+# A list's separators as `_LISTED` reads them after a number (as ASCII: `，`, `、`, `–`, `—`
+# too), here typed apart from it: `2 , 3`, `2 ,3`, `2 - 3`, `2 – 3` name two notes, as
+# `2,3`, `2-3` and `2–3` do
+_APART = re.compile(r"[-.:,]*")
+
+
+def _past_separators(words: list[str]) -> list[str]:
+    """`words` without the list's separators they start with (`_APART`), words of their
+    own or glued to the next (`, 3`, `,3`, `- 3`); none left when they are all there is."""
+    for i, word in enumerate(words):
+        at = _APART.match(_as_ascii(word)).end()  # one character for one: `，` is `,`
+        if at < len(word):
+            return [word[at:], *words[i + 1 :]]
+    return []
 
 
 def _numbered(word: str) -> bool:

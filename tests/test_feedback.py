@@ -138,6 +138,67 @@ def test_bracketed_numbers_glued_together_are_read_as_typed_apart(typed, plain):
     assert bracketed.key == said.key
 
 
+# a list's separator typed apart from the numbers reads as glued to them: `/notes wrong 1 ,
+#   2` and `1 - 2` hid note 1 with the reason `, 2` / `2`, where `1,2` and `1-2` (which is
+#   no range: two notes, or which is meant is not clear) are asked which note
+@pytest.mark.parametrize(
+    ("spaced", "glued"),
+    [
+        ("1 , 2", "1,2"),
+        ("1 ,2", "1,2"),
+        ("1 ， 2", "1，2"),
+        ("1 、 2", "1、2"),
+        ("1 - 2", "1-2"),
+        ("1 – 2", "1–2"),
+        ("1 — 2", "1—2"),
+        ("1 : 2", "1:2"),
+        ("1 , #2", "1,#2"),
+        ("1 - 第2条", "1-第2条"),
+        ("(1) , (2)", "(1),(2)"),
+        ("(1) - (2)", "(1)-(2)"),
+        ("1 , 2 both off", "1,2 both off"),
+    ],
+)
+def test_a_list_separator_typed_apart_reads_as_glued(spaced, glued):
+    (apart,), (together,) = (
+        parse_commands(f"/notes wrong {spaced}"),
+        parse_commands(f"/notes wrong {glued}"),
+    )
+    for shown in (SHOWN[:1], SHOWN):
+        pick, wanted = pick_note(apart.args, shown), pick_note(together.args, shown)
+        assert (pick.note_id, pick.problem) == (wanted.note_id, wanted.problem) != (None, None)
+
+
+@pytest.mark.parametrize("spaced", ["2 , 3", "2 - 3", "(2) - (3)"])
+def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced):
+    (command,) = parse_commands(f"/notes wrong {spaced}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank, pick.asked) == (None, PickProblem.RANGE, 2, "2")
+
+
+# a separator alone is a list's only between two numbers: a dash before words still sets
+#   the reason off (`2 - 3x faster`: a quantity), and one before the bracketed number is no
+#   list's (`/notes wrong - (2)` with one note shown: the reason `(2)`, as typed)
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 - only renames", "only renames"),
+        ("2 — 3x faster", "3x faster"),
+        ("2 ， 3个文件只是改名", "， 3个文件只是改名"),
+        ("2 - --enforce-eager", "--enforce-eager"),
+    ],
+)
+def test_a_separator_before_words_keeps_them_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
+def test_a_separator_before_a_bracketed_number_is_the_reason_s():
+    (command,) = parse_commands("/notes wrong - (2)")
+    assert pick_note(command.args, SHOWN[:1]).reason == "(2)"
+
+
 # kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
 #   read as a number: the reason's words are the curators', as typed
 def test_a_bracketed_number_in_the_reason_is_its_word():
