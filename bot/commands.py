@@ -51,7 +51,7 @@ from bot.config_files import read_config
 from bot.feedback import as_said
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
-from bot.notes import topic_key
+from bot.notes import BRACKET_PAIRS, topic_key
 from bot.search import query_terms
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
@@ -192,12 +192,6 @@ class Command:
         return " ".join(self.args)
 
 
-# The brackets a writer may put a topic's name in beside bot.notes.QUOTES, which hold no
-# name's start: full-width as Chinese puts them (`/notes topic（rocm）`, glued on as after
-# `off`) and ASCII's, as a PR title tags its subject (`/notes topic [ROCm]`)
-_BRACKETS = {"(": ")", "\uff08": "\uff09", "[": "]", "\uff3b": "\uff3d"}
-
-
 # What may stand before a topic's name as a tag's or a label's mark, no name's start (ids
 # start with a letter or digit): a hashtag's `#` (`/notes topic #rocm`) and a colon
 # (`/notes topic :rocm`, `/notes topic : rocm`), full-width too (`＃`, `：`)
@@ -214,7 +208,10 @@ def named_topic(text: str) -> str:
 def unbracketed(text: str) -> str:
     """`text` without the brackets its start opens and what closes them (`（rocm）` is
     `rocm`, `（rocm）谢谢` is `rocm 谢谢`); as typed when it opens none or they stay open."""
-    close = _BRACKETS.get(text[:1])
+    # the brackets a writer may put a topic's name in beside bot.notes.QUOTES, which hold no
+    # name's start: full-width as Chinese puts them (`/notes topic（rocm）`, glued on as after
+    # `off`) and ASCII's, as a PR title tags its subject (`/notes topic [ROCm]`)
+    close = BRACKET_PAIRS.get(text[:1])
     end = text.find(close) if close else -1
     return text if end < 0 else " ".join(f"{text[1:end]} {text[end + 1 :]}".split())
 

@@ -21,6 +21,7 @@ from enum import StrEnum
 from bot.comment_prose import is_symbol, marks_end, opens_a_quote, without_shortcodes
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
+from bot.notes import BRACKET_PAIRS, QUOTE_PAIRS
 from bot.reasons import evidence_terms
 from bot.terminal import inert
 
@@ -224,15 +225,11 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     return tuple(w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w)
 
 
-# The quotes a reason may be put in, opening -> closing (bot.notes.QUOTES' pairs)
-_QUOTE_PAIRS = dict(zip("「『“‘【《\"'`", "」』”’】》\"'`", strict=True))
-
-
 def _unquoted(reason: str) -> str:
     """The reason without a pair of quotes around all of it (`「只是改名」`, `"only renames"`),
     nor the sentence's marks after its closing quote (`「只是改名」。`, `「只是改名」🙏`); as
     typed when they hold a part only (`「只是」改名`, `"a" or "b"`)."""
-    close = _QUOTE_PAIRS.get(reason[:1])
+    close = QUOTE_PAIRS.get(reason[:1])  # the quotes a reason may be put in
     end = reason.rfind(close, 1) if close else -1
     if end < 0 or close in reason[1:end] or marks_end(reason, end + 1) != len(reason):
         return reason
@@ -350,10 +347,15 @@ def _as_ascii(word: str) -> str:
 # separator (`(2)只是改名`, `[2]: only renames`). The pairs are matched on the word as
 # ASCII (`_as_ascii`, one character for one: `（` is `(`).
 # Several in one pair (`(2,3)`, `[1、2]`) are a list's numbers, as `2,3` is.
+# `_CLOSING`: the pairs as ASCII (bot.notes.BRACKET_PAIRS, and the tag's `【】`).
+_CLOSING = {
+    o.translate(FULL_WIDTH): c.translate(FULL_WIDTH)
+    for o, c in (BRACKET_PAIRS | {"【": QUOTE_PAIRS["【"]}).items()
+}
 _BRACKETED = re.compile(
-    r"(?P<open>[(\[【])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)(?P<close>[)\]】])"
+    rf"(?P<open>[{re.escape(''.join(_CLOSING))}])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)"
+    rf"(?P<close>[{re.escape(''.join(_CLOSING.values()))}])"
 )
-_CLOSING = {"(": ")", "[": "]", "【": "】"}
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`)
 _BETWEEN = re.compile(r"[-.:,、]*")
 

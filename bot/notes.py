@@ -39,10 +39,27 @@ _NAME_GAPS = re.compile(r"[\s_-]+")
 
 # a sentence's end after the name (`/notes topic cuda-graphs.`), NFKC's forms of it
 _SENTENCE_END = ".,!?;:。、"
-# what a name may be typed in: inline code, quotes as typed and as iOS, macOS or a Chinese
-# input method make them (`“cuda graphs”`, `「投机解码」`), and the brackets Chinese puts
-# around a tag or a name (`【ROCm】`, `《投机解码》`); no name holds one
-QUOTES = "`\"'“”‘’「」『』【】《》"
+# What a name or a reason may be typed in, opening -> closing: inline code, quotes as typed
+# and as iOS, macOS or a Chinese input method make them (`“cuda graphs”`, `「投机解码」`), and
+# the brackets Chinese puts around a tag or a name (`【ROCm】`, `《投机解码》`); no name holds
+# one. The one table of them: `QUOTES`, `feedback`'s quoted reason and bracketed number
+# and `commands`' bracketed topic read views of it and of `BRACKET_PAIRS`.
+QUOTE_PAIRS: dict[str, str] = {
+    "`": "`",
+    '"': '"',
+    "'": "'",
+    "“": "”",
+    "‘": "’",
+    "「": "」",
+    "『": "』",
+    "【": "】",
+    "《": "》",
+}
+# each of them once, openings and closings: what `topic_key` strips
+QUOTES = "".join(dict.fromkeys("".join(o + c for o, c in QUOTE_PAIRS.items())))
+# The brackets beside them, ASCII's and the full-width ones a Chinese input method types:
+# an aside's or a tag's (`/notes topic（rocm）`, `[ROCm]`), and a list's number's (`(2)`)
+BRACKET_PAIRS: dict[str, str] = {"(": ")", "\uff08": "\uff09", "[": "]", "\uff3b": "\uff3d"}
 
 
 def topic_key(text: str) -> str:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot import comment_prose
+from bot import commands, comment_prose, feedback, notes
 from bot.command_policy import Decision, most_writes
 from bot.commands import (
     Command,
@@ -2369,3 +2369,48 @@ def test_an_edit_of_a_search_changing_no_word_it_searches_runs_nothing_again():
         assert changed_commands(old, new) == [], new
     (search,) = changed_commands("/notes search rocm", "/notes search rocm kv")
     assert search.line == "/notes search rocm kv"
+
+
+# The quote and bracket pairs have one table (bot.notes.QUOTE_PAIRS, BRACKET_PAIRS); each
+# reader's view of it is the table that reader kept before, pair for pair, and reads every
+# pair of marks as before (the old tables and pattern, as they were written)
+_OLD_QUOTES = "`\"'“”‘’「」『』【】《》"
+_OLD_QUOTE_PAIRS = dict(zip("「『“‘【《\"'`", "」』”’】》\"'`", strict=True))
+_OLD_CLOSING = {"(": ")", "[": "]", "【": "】"}
+_OLD_BRACKETS = {"(": ")", "\uff08": "\uff09", "[": "]", "\uff3b": "\uff3d"}
+_OLD_BRACKETED = re.compile(
+    r"(?P<open>[(\[【])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)(?P<close>[)\]】])"
+)
+_MARKS = _OLD_QUOTES + "()（）[]［］{}｛｝<>〈〉〔〕«»＂＇｀"
+
+
+def test_each_reader_s_quote_and_bracket_pairs_are_as_before():
+    assert notes.QUOTES == _OLD_QUOTES
+    assert feedback.QUOTE_PAIRS == _OLD_QUOTE_PAIRS
+    assert feedback._CLOSING == _OLD_CLOSING
+    assert commands.BRACKET_PAIRS == _OLD_BRACKETS
+    for opening in _MARKS:
+        for closing in _MARKS:
+            for inner in ("2", "2,3", "x", ""):
+                text = f"{opening}{inner}{closing}"
+                old = _OLD_BRACKETED.fullmatch(text)
+                new = feedback._BRACKETED.fullmatch(text)
+                assert (old and old.groupdict()) == (new and new.groupdict()), text
+                assert commands.unbracketed(text + " y") == _old_unbracketed(text + " y")
+                assert feedback._unquoted(text) == _old_unquoted(text)
+            held = f"{opening}{closing}x{closing}"  # a closing quote inside: as typed
+            assert feedback._unquoted(held) == _old_unquoted(held), held
+
+
+def _old_unbracketed(text: str) -> str:
+    close = _OLD_BRACKETS.get(text[:1])
+    end = text.find(close) if close else -1
+    return text if end < 0 else " ".join(f"{text[1:end]} {text[end + 1 :]}".split())
+
+
+def _old_unquoted(reason: str) -> str:
+    close = _OLD_QUOTE_PAIRS.get(reason[:1])
+    end = reason.rfind(close, 1) if close else -1
+    if end < 0 or close in reason[1:end] or comment_prose.marks_end(reason, end + 1) != len(reason):
+        return reason
+    return reason[1:end].strip()
